@@ -1,0 +1,160 @@
+import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
+import swagger from '@fastify/swagger';
+import {
+  hasZodFastifySchemaValidationErrors,
+  jsonSchemaTransform,
+  jsonSchemaTransformObject,
+  serializerCompiler,
+  validatorCompiler,
+  type ZodTypeProvider,
+} from 'fastify-type-provider-zod';
+import { sql } from 'drizzle-orm';
+import { z } from 'zod';
+import type { Logger } from 'pino';
+import type { Config } from './config.ts';
+import type { Database } from './db/index.ts';
+import type { Clock } from './platform/clock.ts';
+import { AppError, renderError, type ErrorShape, type FieldIssue } from './platform/errors.ts';
+import { installAuth, type RouteAuthEntry } from './platform/auth/index.ts';
+import type { TokenHasher } from './platform/tokens.ts';
+import { OrganizationService, organizationRoutes } from './modules/organizations/index.ts';
+import { ApiKeyService, apiKeyRoutes } from './modules/api-keys/index.ts';
+
+export interface Deps {
+  config: Config;
+  db: Database;
+  clock: Clock;
+  logger: Logger;
+  tokenHasher: TokenHasher;
+}
+
+export interface Services {
+  organizations: OrganizationService;
+  apiKeys: ApiKeyService;
+}
+
+export interface App {
+  http: FastifyInstance;
+  services: Services;
+  /** Every route with the permission it needs (the auth test matrix reads it). */
+  routeTable: RouteAuthEntry[];
+}
+
+export function buildServices(deps: Deps): Services {
+  let organizations: OrganizationService;
+  const apiKeys = new ApiKeyService(deps.db, deps.clock, deps.tokenHasher, () => organizations);
+  organizations = new OrganizationService(deps.db, deps.clock, apiKeys);
+  return { organizations, apiKeys };
+}
+
+export async function buildApp(deps: Deps): Promise<App> {
+  const http: FastifyInstance = Fastify({
+    loggerInstance: deps.logger as FastifyBaseLogger,
+    bodyLimit: 1024 * 1024,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+    routerOptions: { ignoreTrailingSlash: true },
+  });
+  http.setValidatorCompiler(validatorCompiler);
+  http.setSerializerCompiler(serializerCompiler);
+
+  await http.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Spyglass',
+        version: '1.0.0',
+        description: 'LLM observability and evaluation: traces, prompts, annotations, evaluators, agent cache, webhooks.',
+      },
+      components: {
+        securitySchemes: {
+          project_api_key: { type: 'http', scheme: 'basic', description: 'Basic base64(projectId:token)' },
+          bearer: { type: 'http', scheme: 'bearer', description: 'Bearer <token>; organization keys add X-Project-Id on project routes' },
+          auth_token: { type: 'apiKey', in: 'header', name: 'X-Auth-Token' },
+        },
+      },
+      security: [{ project_api_key: [] }, { bearer: [] }, { auth_token: [] }],
+    },
+    transform: jsonSchemaTransform,
+    transformObject: jsonSchemaTransformObject,
+  });
+
+  const services = buildServices(deps);
+  const routeTable = installAuth(
+    http,
+    {
+      resolve: (token, now) => services.apiKeys.resolve(token, now),
+      projectOrganization: (id) => services.organizations.projectOrganization(id),
+    },
+    deps.clock,
+  );
+
+  http.setErrorHandler((error: FastifyError, request, reply) => {
+    const shape: ErrorShape = request.routeOptions?.config?.errorShape ?? 'nested';
+    const appError = toAppError(error, request);
+    if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
+    void reply.status(appError.status).send(renderError(appError, shape));
+  });
+  http.setNotFoundHandler((request, reply) => {
+    void reply
+      .status(404)
+      .send(renderError(new AppError(404, 'route_not_found', `no route ${request.method} ${request.url.split('?')[0]}`), 'nested'));
+  });
+
+  const r = http.withTypeProvider<ZodTypeProvider>();
+  r.get(
+    '/healthz',
+    {
+      config: { auth: { scope: 'public' } },
+      schema: { tags: ['meta'], summary: 'Answers 200 when the database answers', response: { 200: z.object({ status: z.literal('ok') }) } },
+    },
+    async () => {
+      try {
+        await deps.db.orm.execute(sql`SELECT 1`);
+      } catch {
+        throw new AppError(503, 'database_unavailable', 'the database does not answer');
+      }
+      return { status: 'ok' as const };
+    },
+  );
+  http.get(
+    '/api/openapi.json',
+    { config: { auth: { scope: 'public' } }, schema: { hide: true } },
+    async () => http.swagger(),
+  );
+
+  organizationRoutes(http, services.organizations);
+  apiKeyRoutes(http, services.apiKeys);
+
+  await http.ready();
+  return { http, services, routeTable };
+}
+
+/** Every failure becomes an AppError: validation and parsing errors name the field. */
+function toAppError(error: FastifyError, request: FastifyRequest): AppError {
+  if (error instanceof AppError) return error;
+  if (hasZodFastifySchemaValidationErrors(error)) {
+    const where = error.validationContext ?? 'body';
+    const issues: FieldIssue[] = error.validation.map((v) => ({
+      field: [where, ...v.instancePath.split('/').filter(Boolean)].join('.'),
+      message: v.message ?? 'invalid',
+    }));
+    const first = issues[0];
+    return new AppError(400, 'validation_error', `${first.field}: ${first.message}`, { field: first.field, issues });
+  }
+  switch (error.code) {
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new AppError(400, 'invalid_json', `body: ${error.message}`, { field: 'body' });
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new AppError(413, 'payload_too_large', `body: larger than this route accepts (${request.routeOptions.bodyLimit ?? 1048576} bytes)`, { field: 'body' });
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new AppError(415, 'unsupported_media_type', `content-type ${request.headers['content-type'] ?? '(none)'} is not accepted here`, { field: 'content-type' });
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new AppError(400, 'invalid_content_length', 'content-length does not match the body', { field: 'content-length' });
+  }
+  if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
+    return new AppError(error.statusCode, (error.code ?? 'bad_request').toLowerCase(), error.message);
+  }
+  return new AppError(500, 'internal_error', 'internal error');
+}

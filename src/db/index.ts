@@ -1,0 +1,149 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
+import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
+import type { ExtractTablesWithRelations, SQL } from 'drizzle-orm';
+import pg from 'pg';
+import * as schema from './schema/index.ts';
+
+export type Schema = typeof schema;
+/** The drizzle database, whichever driver is underneath. */
+export type Orm = PgDatabase<PgQueryResultHKT, Schema>;
+export type Tx = PgTransaction<PgQueryResultHKT, Schema, ExtractTablesWithRelations<Schema>>;
+/** Either the database or an open transaction: stores accept both. */
+export type Executor = Orm | Tx;
+
+export interface Database {
+  kind: 'pglite' | 'postgres';
+  orm: Orm;
+  /** The PGlite instance when kind is pglite (tests dump it; benchmarks read its size). */
+  pglite: PGlite | null;
+  /** The pool when kind is postgres. */
+  pool: pg.Pool | null;
+  /**
+   * Runs multi-statement SQL scripts (migrations) in one transaction over the simple
+   * query protocol, which drizzle's prepared statements cannot carry.
+   */
+  runScripts(fn: (exec: (script: string) => Promise<Record<string, unknown>[]>) => Promise<void>): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Rows of a raw `execute`, whose result shape differs between the two drivers. */
+export async function rows<T>(executor: Executor, query: SQL): Promise<T[]> {
+  const result = (await executor.execute(query)) as unknown as { rows: T[] };
+  return result.rows;
+}
+
+// PGlite's WAL otherwise grows to its 1 GB default before a checkpoint.
+const PGLITE_CONF = ['max_wal_size = 64MB', 'min_wal_size = 32MB'];
+
+export interface OpenOptions {
+  databaseUrl: string | null;
+  /** PGlite data directory; null for an in-memory database. */
+  dataDir: string | null;
+  /** A dumped data directory to start from (tests). */
+  loadDataDir?: Blob;
+  poolSize?: number;
+}
+
+export async function openDatabase(options: OpenOptions): Promise<Database> {
+  if (options.databaseUrl) {
+    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10 });
+    // An idle client's error (server restart) must not crash the process; the next query reconnects.
+    pool.on('error', () => {});
+    const orm = drizzlePg({ client: pool, schema }) as unknown as Orm;
+    return {
+      kind: 'postgres',
+      orm,
+      pglite: null,
+      pool,
+      runScripts: async (fn) => {
+        const client = await pool.connect();
+        try {
+          await client.query('BEGIN');
+          await fn(async (script) => {
+            const result = (await client.query(script)) as unknown as pg.QueryResult | pg.QueryResult[];
+            const last = Array.isArray(result) ? result[result.length - 1] : result;
+            return (last?.rows ?? []) as Record<string, unknown>[];
+          });
+          await client.query('COMMIT');
+        } catch (err) {
+          await client.query('ROLLBACK').catch(() => {});
+          throw err;
+        } finally {
+          client.release();
+        }
+      },
+      close: () => pool.end(),
+    };
+  }
+  let release: (() => void) | null = null;
+  let dataDir: string | undefined;
+  if (options.dataDir) {
+    const dir = path.join(options.dataDir, 'pgdata');
+    fs.mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
+    release = lockDataDir(options.dataDir);
+    dataDir = dir;
+  }
+  const client = await PGlite.create({
+    dataDir,
+    loadDataDir: options.loadDataDir,
+    extensions: { pg_trgm },
+    postgresqlconf: PGLITE_CONF,
+  });
+  const orm = drizzlePglite({ client, schema }) as unknown as Orm;
+  return {
+    kind: 'pglite',
+    orm,
+    pglite: client,
+    pool: null,
+    runScripts: (fn) =>
+      client.transaction(async (tx) => {
+        await fn(async (script) => {
+          const results = await tx.exec(script);
+          return (results[results.length - 1]?.rows ?? []) as Record<string, unknown>[];
+        });
+      }),
+    close: async () => {
+      await client.close();
+      release?.();
+    },
+  };
+}
+
+/**
+ * PGlite is one process's database: a second process opening the same folder would
+ * corrupt it. A lock file with our pid refuses the second opener (a stale lock of a
+ * dead process is taken over).
+ */
+function lockDataDir(dataDir: string): () => void {
+  const lockPath = path.join(dataDir, 'spyglass.lock');
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      fs.writeFileSync(lockPath, String(process.pid), { flag: 'wx', mode: 0o600 });
+      return () => fs.rmSync(lockPath, { force: true });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      const pid = Number(fs.readFileSync(lockPath, 'utf8'));
+      if (pid && pid !== process.pid && isAlive(pid)) {
+        throw new Error(
+          `the data directory ${dataDir} is in use by process ${pid}; stop it first (PGlite allows one process per data directory)`,
+        );
+      }
+      fs.rmSync(lockPath, { force: true });
+    }
+  }
+  throw new Error(`could not lock ${dataDir}`);
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

@@ -1,0 +1,137 @@
+import { parseArgs } from 'node:util';
+import pino, { type Logger } from 'pino';
+import { ConfigError, loadConfig, type Config } from './config.ts';
+import { openDatabase, type Database } from './db/index.ts';
+import { migrate } from './db/migrate.ts';
+import { buildApp, buildServices, type Deps } from './app.ts';
+import { credentialsBox, firstStart, writeCredentialsFile } from './first-start.ts';
+import { systemClock } from './platform/clock.ts';
+import { loadTokenHashKey, TokenHasher } from './platform/tokens.ts';
+
+const USAGE = `usage: spyglass <command>
+
+  serve                 start the server (default): migrate, first-start set-up, listen
+  migrate               apply pending database migrations and exit
+  init                  migrate and create the first organization, project and keys, then exit
+  keys revoke <id>      revoke an API key by id
+  keys create-admin     mint a new organization admin key (recovery) for the first ADMIN user
+
+Configuration comes from the environment; see README.md.`;
+
+function makeLogger(config: Config): Logger {
+  return pino({
+    level: config.logLevel,
+    // Credentials never reach the log, whatever a serializer adds later.
+    redact: {
+      paths: ['req.headers.authorization', 'req.headers["x-auth-token"]', 'req.headers.cookie', '*.token', '*.password'],
+      censor: '[redacted]',
+    },
+  });
+}
+
+async function openDeps(config: Config, logger: Logger): Promise<Deps> {
+  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const applied = await migrate(db);
+  if (applied.length) logger.info({ applied }, 'migrations applied');
+  return { config, db, logger, clock: systemClock, tokenHasher: new TokenHasher(loadTokenHashKey(config.tokenHashKey, config.dataDir)) };
+}
+
+async function setUp(deps: Deps, baseUrl: string): Promise<void> {
+  const creds = await firstStart(deps.config, buildServices(deps), deps.clock.now());
+  if (!creds) return;
+  const file = writeCredentialsFile(deps.config.dataDir, creds);
+  // The box goes to the terminal, not through the logger: secrets never enter log lines.
+  process.stdout.write('\n' + credentialsBox(creds, baseUrl, file) + '\n\n');
+  deps.logger.info({ file, organizationId: creds.organization.id, projectId: creds.project.id }, 'first start: organization, project and keys created');
+}
+
+async function serve(config: Config): Promise<void> {
+  const logger = makeLogger(config);
+  const deps = await openDeps(config, logger);
+  const app = await buildApp(deps);
+  const baseUrl = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
+  await setUp(deps, baseUrl);
+  await app.http.listen({ port: config.port, host: config.host });
+
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    logger.info({ signal }, 'shutting down: finishing in-flight requests');
+    const force = setTimeout(() => {
+      logger.warn('grace period over; closing anyway');
+      void deps.db.close().finally(() => process.exit(1));
+    }, config.shutdownGraceMs);
+    force.unref();
+    try {
+      await app.http.close();
+      await deps.db.close();
+      logger.info('stopped cleanly');
+      process.exit(0);
+    } catch (err) {
+      logger.error({ err }, 'shutdown failed');
+      process.exit(1);
+    }
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+}
+
+async function withDeps<T>(config: Config, fn: (deps: Deps, db: Database) => Promise<T>): Promise<T> {
+  const deps = await openDeps(config, makeLogger(config));
+  try {
+    return await fn(deps, deps.db);
+  } finally {
+    await deps.db.close();
+  }
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const { positionals } = parseArgs({ args: argv, allowPositionals: true, strict: false });
+  const [command = 'serve', sub, arg] = positionals;
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`spyglass: ${err.message}\n`);
+      return 2;
+    }
+    throw err;
+  }
+  switch (command) {
+    case 'serve':
+      await serve(config);
+      return -1; // keeps running
+    case 'migrate':
+      await withDeps(config, async () => {});
+      process.stdout.write('migrations are up to date\n');
+      return 0;
+    case 'init':
+      await withDeps(config, (deps) => setUp(deps, `http://${config.host}:${config.port}`));
+      return 0;
+    case 'keys': {
+      if (sub === 'revoke' && arg) {
+        const ok = await withDeps(config, (deps) => buildServices(deps).apiKeys.revokeAsOperator(arg));
+        process.stdout.write(ok ? `revoked ${arg}\n` : `no key ${arg}\n`);
+        return ok ? 0 : 1;
+      }
+      if (sub === 'create-admin') {
+        const token = await withDeps(config, (deps) => buildServices(deps).apiKeys.mintRecoveryAdminKey());
+        if (!token) {
+          process.stderr.write('no organization with an ADMIN member yet; run `spyglass init` first\n');
+          return 1;
+        }
+        process.stdout.write(`${token}\n`);
+        return 0;
+      }
+      break;
+    }
+    case 'help':
+    case '--help':
+      process.stdout.write(USAGE + '\n');
+      return 0;
+  }
+  process.stderr.write(USAGE + '\n');
+  return 2;
+}

@@ -1,0 +1,2 @@
+export { ApiKeyService, type ApiKeyView, type Directory } from './service.ts';
+export { apiKeyRoutes } from './routes.ts';

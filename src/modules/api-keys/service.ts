@@ -1,0 +1,385 @@
+import type { Database, Executor, Tx } from '../../db/index.ts';
+import type { Clock } from '../../platform/clock.ts';
+import { AppError, badRequest, forbidden, notFound } from '../../platform/errors.ts';
+import { mintToken, parseToken, TOKEN_FORMAT_HINT, type TokenHasher, type TokenPrefix } from '../../platform/tokens.ts';
+import {
+  PermissionSet,
+  PROJECT_KEY_PERMISSIONS,
+  rolePermissions,
+  type BindingRole,
+  type KeyType,
+  type Permission,
+  type Principal,
+  type Role,
+} from '../../platform/auth/index.ts';
+import type { ProjectKeyIssuer } from '../organizations/index.ts';
+
+export interface IssuedKey {
+  token: string;
+  apiKey: ApiKeyView;
+}
+import * as store from './store.ts';
+
+export type PermissionMode = 'all' | 'readonly' | 'restricted';
+
+export interface Binding {
+  role: BindingRole;
+  scopeType: 'ORGANIZATION' | 'PROJECT';
+  scopeId: string;
+}
+
+export interface ApiKeyView {
+  id: string;
+  name: string;
+  description: string | null;
+  keyType: KeyType;
+  organizationId: string;
+  projectId: string | null;
+  ownerUserId: string | null;
+  permissionMode: PermissionMode;
+  permissions: string[];
+  bindings: Binding[];
+  expiresAt: string | null;
+  revokedAt: string | null;
+  status: 'active' | 'revoked' | 'expired';
+  createdAt: string;
+}
+
+export interface CreateKeyInput {
+  name: string;
+  description?: string;
+  keyType: 'personal' | 'service';
+  assignedToUserId?: string;
+  permissionMode: PermissionMode;
+  permissions?: Permission[];
+  bindings?: { role?: BindingRole; scopeType: 'ORGANIZATION' | 'PROJECT'; scopeId: string }[];
+  projectIds?: string[];
+  expiresAt?: Date;
+}
+
+/** What the api-keys module needs of the organizations module, handed in by app.ts. */
+export interface Directory {
+  membershipRole(organizationId: string, userId: string, db?: Executor): Promise<Role | null>;
+  projectOrganization(projectId: string): Promise<string | null>;
+  firstAdmin(): Promise<{ organizationId: string; userId: string } | null>;
+}
+
+export class ApiKeyService implements ProjectKeyIssuer {
+  constructor(
+    private readonly db: Database,
+    private readonly clock: Clock,
+    private readonly hasher: TokenHasher,
+    private readonly directory: () => Directory,
+  ) {}
+
+  /** Credentials -> principal. Null for malformed, unknown, revoked or expired tokens. */
+  async resolve(token: string, now: Date): Promise<Principal | null> {
+    const parsed = parseToken(token);
+    if (!parsed) return null;
+    const key = await store.findKey(this.db.orm, parsed.id);
+    if (!key || !this.hasher.verify(parsed.secret, key.secretHash)) return null;
+    if (prefixOf(key.keyType) !== parsed.prefix) return null;
+    if (key.revokedAt || (key.expiresAt && key.expiresAt.getTime() <= now.getTime())) return null;
+
+    if (key.keyType === 'project') {
+      const perms = new PermissionSet(PROJECT_KEY_PERMISSIONS);
+      return {
+        keyId: key.id,
+        keyType: 'project',
+        organizationId: key.organizationId,
+        userId: null,
+        projectId: key.projectId,
+        organizationPermissions: PermissionSet.none,
+        projectPermissions: (projectId) => (projectId === key.projectId ? perms : PermissionSet.none),
+      };
+    }
+
+    const bindings = await store.bindingsOf(this.db.orm, [key.id]);
+    let cap: PermissionSet | null = null;
+    if (key.keyType === 'personal') {
+      const role = await this.directory().membershipRole(key.organizationId, key.ownerUserId!);
+      // An owner who left the organization takes the key's access with them.
+      cap = role ? rolePermissions(role) : PermissionSet.none;
+    }
+    const effective = (b: store.BindingRow) => effectivePermissions(b.role, key.permissionMode, key.permissions, cap);
+    let orgPerms = PermissionSet.none;
+    const projectPerms = new Map<string, PermissionSet>();
+    for (const b of bindings) {
+      if (b.scopeType === 'ORGANIZATION') orgPerms = orgPerms.union(effective(b));
+      else projectPerms.set(b.scopeId, (projectPerms.get(b.scopeId) ?? PermissionSet.none).union(effective(b)));
+    }
+    return {
+      keyId: key.id,
+      keyType: key.keyType,
+      organizationId: key.organizationId,
+      userId: key.ownerUserId,
+      projectId: null,
+      organizationPermissions: orgPerms,
+      projectPermissions: (projectId) => orgPerms.union(projectPerms.get(projectId) ?? PermissionSet.none),
+    };
+  }
+
+  async create(principal: Principal, input: CreateKeyInput): Promise<{ token: string; apiKey: ApiKeyView }> {
+    const now = this.clock.now();
+    const isAdmin = principal.organizationPermissions.has('apiKeys:manage');
+    if (input.expiresAt && input.expiresAt.getTime() <= now.getTime()) {
+      throw badRequest('invalid_expires_at', 'expiresAt must be in the future', 'expiresAt');
+    }
+    if (input.permissionMode === 'restricted' && !input.permissions?.length) {
+      throw badRequest('permissions_required', 'permissionMode restricted requires a non-empty permissions list', 'permissions');
+    }
+    if (input.permissionMode !== 'restricted' && input.permissions !== undefined) {
+      throw badRequest('permissions_not_allowed', 'permissions is only allowed with permissionMode restricted', 'permissions');
+    }
+    const defaultRole: BindingRole = input.permissionMode === 'restricted' ? 'CUSTOM' : 'ADMIN';
+    let ownerUserId: string | null = null;
+    let bindings: Binding[];
+
+    if (input.keyType === 'service') {
+      if (!isAdmin) throw forbidden('only organization admins can mint service keys');
+      if (input.assignedToUserId !== undefined) {
+        throw badRequest('invalid_assignee', 'assignedToUserId applies to personal keys; a service key is not tied to a user', 'assignedToUserId');
+      }
+      if (input.projectIds && input.bindings) {
+        throw badRequest('ambiguous_scope', 'send either projectIds or bindings for a service key, not both', 'projectIds');
+      }
+      if (input.projectIds) {
+        const unique = [...new Set(input.projectIds)];
+        for (const [i, projectId] of unique.entries()) {
+          if ((await this.directory().projectOrganization(projectId)) !== principal.organizationId) {
+            throw badRequest('unknown_project', `no project ${projectId} in this organization`, `projectIds.${i}`);
+          }
+          if (!principal.projectPermissions(projectId).has('apiKeys:manage')) {
+            throw forbidden(`you must be ADMIN on project ${projectId} to scope a key to it`);
+          }
+        }
+        bindings = unique.map((scopeId) => ({ role: defaultRole, scopeType: 'PROJECT', scopeId }));
+      } else if (input.bindings) {
+        bindings = this.normalizeBindings(input.bindings, input.permissionMode);
+      } else {
+        bindings = [{ role: defaultRole, scopeType: 'ORGANIZATION', scopeId: principal.organizationId }];
+      }
+    } else {
+      if (input.projectIds !== undefined) {
+        throw badRequest('invalid_project_ids', 'projectIds applies to service keys; give a personal key bindings', 'projectIds');
+      }
+      if (!input.bindings?.length) {
+        throw badRequest('bindings_required', 'a personal key needs at least one binding (what it may do and where)', 'bindings');
+      }
+      ownerUserId = input.assignedToUserId ?? principal.userId;
+      if (!ownerUserId) {
+        throw badRequest('assignee_required', 'the calling key has no user; name the owner with assignedToUserId', 'assignedToUserId');
+      }
+      if (ownerUserId !== principal.userId && !isAdmin) {
+        throw forbidden('only organization admins can mint keys for another member');
+      }
+      if (!(await this.directory().membershipRole(principal.organizationId, ownerUserId))) {
+        throw badRequest('unknown_user', `user ${ownerUserId} is not a member of this organization`, 'assignedToUserId');
+      }
+      bindings = this.normalizeBindings(input.bindings, input.permissionMode);
+    }
+
+    for (const [i, b] of bindings.entries()) {
+      if (b.scopeType === 'ORGANIZATION' && b.scopeId !== principal.organizationId) {
+        throw badRequest('unknown_scope', `bindings[${i}].scopeId must be this organization's id (${principal.organizationId})`, `bindings.${i}.scopeId`);
+      }
+      if (b.scopeType === 'PROJECT' && (await this.directory().projectOrganization(b.scopeId)) !== principal.organizationId) {
+        throw badRequest('unknown_scope', `no project ${b.scopeId} in this organization`, `bindings.${i}.scopeId`);
+      }
+      // Nobody hands out more than they hold.
+      const held = b.scopeType === 'ORGANIZATION' ? principal.organizationPermissions : principal.projectPermissions(b.scopeId);
+      const granted = effectivePermissions(b.role, input.permissionMode, input.permissions ?? [], null);
+      if (!held.covers(granted)) {
+        throw forbidden(`bindings[${i}] grants permissions the calling key does not hold on ${b.scopeType} ${b.scopeId}`);
+      }
+    }
+
+    const minted = mintToken('sg-');
+    const key = await this.db.orm.transaction((tx) =>
+      store.insertKey(
+        tx,
+        {
+          id: minted.id,
+          organizationId: principal.organizationId,
+          projectId: null,
+          keyType: input.keyType,
+          name: input.name,
+          description: input.description ?? null,
+          ownerUserId,
+          createdByUserId: principal.userId,
+          permissionMode: input.permissionMode,
+          permissions: input.permissions ?? [],
+          secretHash: this.hasher.hash(minted.secret),
+          expiresAt: input.expiresAt ?? null,
+          createdAt: now,
+        },
+        bindings,
+      ),
+    );
+    return { token: minted.token, apiKey: keyView(key, bindings, now) };
+  }
+
+  private normalizeBindings(input: NonNullable<CreateKeyInput['bindings']>, mode: PermissionMode): Binding[] {
+    const seen = new Set<string>();
+    return input.map((b, i) => {
+      const role = b.role ?? (mode === 'restricted' ? 'CUSTOM' : undefined);
+      if (!role) throw badRequest('role_required', `bindings[${i}].role is required`, `bindings.${i}.role`);
+      if (mode === 'restricted' && role !== 'CUSTOM') {
+        throw badRequest('invalid_role', `bindings[${i}].role must be CUSTOM when permissionMode is restricted`, `bindings.${i}.role`);
+      }
+      if (mode !== 'restricted' && role === 'CUSTOM') {
+        throw badRequest('invalid_role', `bindings[${i}].role CUSTOM needs permissionMode restricted and a permissions list`, `bindings.${i}.role`);
+      }
+      const k = `${b.scopeType}:${b.scopeId}`;
+      if (seen.has(k)) throw badRequest('duplicate_binding', `bindings[${i}] repeats scope ${k}`, `bindings.${i}`);
+      seen.add(k);
+      return { role, scopeType: b.scopeType, scopeId: b.scopeId };
+    });
+  }
+
+  async list(principal: Principal): Promise<ApiKeyView[]> {
+    const isAdmin = principal.organizationPermissions.has('apiKeys:manage');
+    if (!isAdmin && !principal.userId) return [];
+    const rows = await store.listKeys(this.db.orm, principal.organizationId, isAdmin ? undefined : principal.userId!);
+    const bindings = await store.bindingsOf(this.db.orm, rows.map((r) => r.id));
+    const now = this.clock.now();
+    return rows.map((r) => keyView(r, bindings.filter((b) => b.apiKeyId === r.id), now));
+  }
+
+  async get(principal: Principal, id: string): Promise<ApiKeyView> {
+    const row = await this.visibleKey(principal, id);
+    return keyView(row, await store.bindingsOf(this.db.orm, [row.id]), this.clock.now());
+  }
+
+  /** Revokes at once: the next request with the token gets 401. */
+  async revoke(principal: Principal, id: string): Promise<ApiKeyView> {
+    const row = await this.visibleKey(principal, id);
+    const revoked = (await store.revokeKey(this.db.orm, principal.organizationId, row.id, this.clock.now())) ?? row;
+    return keyView(revoked, await store.bindingsOf(this.db.orm, [row.id]), this.clock.now());
+  }
+
+  /** Admins see every key of the organization; others only keys they own. Others' keys are 404, not 403. */
+  private async visibleKey(principal: Principal, id: string): Promise<store.ApiKeyRow> {
+    const row = await store.findKeyInOrganization(this.db.orm, principal.organizationId, id);
+    const isAdmin = principal.organizationPermissions.has('apiKeys:manage');
+    if (!row || (!isAdmin && (!principal.userId || row.ownerUserId !== principal.userId))) {
+      throw notFound('api_key_not_found', `no API key ${id}`);
+    }
+    return row;
+  }
+
+  async mintProjectKey(tx: Tx, project: { id: string; organizationId: string }, token?: string): Promise<IssuedKey> {
+    const now = this.clock.now();
+    const minted = token ? { ...requireFormat(token, 'sgp-'), token } : mintToken('sgp-');
+    const key = await store.insertKey(
+      tx,
+      {
+        id: minted.id,
+        organizationId: project.organizationId,
+        projectId: project.id,
+        keyType: 'project',
+        name: 'Project API key',
+        description: null,
+        ownerUserId: null,
+        createdByUserId: null,
+        permissionMode: 'all',
+        permissions: [],
+        secretHash: this.hasher.hash(minted.secret),
+        expiresAt: null,
+        createdAt: now,
+      },
+      [],
+    );
+    return { token: minted.token, apiKey: keyView(key, [], now) };
+  }
+
+  /** Replaces a project's key: the old one stops working in the same transaction. */
+  async rotateProjectKey(principal: Principal, projectId: string): Promise<IssuedKey> {
+    return this.db.orm.transaction(async (tx) => {
+      await store.revokeProjectKeys(tx, projectId, this.clock.now());
+      return this.mintProjectKey(tx, { id: projectId, organizationId: principal.organizationId });
+    });
+  }
+
+  /** CLI: revoke any key by id, without credentials (the operator owns the machine). */
+  async revokeAsOperator(id: string): Promise<boolean> {
+    const key = await store.findKey(this.db.orm, id);
+    if (!key) return false;
+    await store.revokeKey(this.db.orm, key.organizationId, id, this.clock.now());
+    return true;
+  }
+
+  /** CLI recovery when every admin key is lost: a new admin key for the oldest organization's first ADMIN. */
+  async mintRecoveryAdminKey(): Promise<string | null> {
+    const admin = await this.directory().firstAdmin();
+    if (!admin) return null;
+    const issued = await this.db.orm.transaction((tx) => this.mintInitialAdminKey(tx, admin.organizationId, admin.userId));
+    return issued.token;
+  }
+
+  /** The first organization admin key (first start): a personal key of the admin user with an ORGANIZATION ADMIN binding. */
+  async mintInitialAdminKey(tx: Tx, organizationId: string, userId: string, token?: string): Promise<IssuedKey> {
+    const now = this.clock.now();
+    const minted = token ? { ...requireFormat(token, 'sg-'), token } : mintToken('sg-');
+    const bindings: Binding[] = [{ role: 'ADMIN', scopeType: 'ORGANIZATION', scopeId: organizationId }];
+    const key = await store.insertKey(
+      tx,
+      {
+        id: minted.id,
+        organizationId,
+        projectId: null,
+        keyType: 'personal',
+        name: 'Initial organization admin key',
+        description: 'Created at first start',
+        ownerUserId: userId,
+        createdByUserId: userId,
+        permissionMode: 'all',
+        permissions: [],
+        secretHash: this.hasher.hash(minted.secret),
+        expiresAt: null,
+        createdAt: now,
+      },
+      bindings,
+    );
+    return { token: minted.token, apiKey: keyView(key, bindings, now) };
+  }
+}
+
+function effectivePermissions(role: BindingRole, mode: string, permissions: string[], cap: PermissionSet | null): PermissionSet {
+  let perms = role === 'CUSTOM' ? new PermissionSet(permissions) : rolePermissions(role);
+  if (mode === 'readonly') perms = perms.viewOnly();
+  if (mode === 'restricted') perms = perms.intersect(new PermissionSet(permissions));
+  return cap ? perms.intersect(cap) : perms;
+}
+
+function prefixOf(keyType: KeyType): TokenPrefix {
+  return keyType === 'project' ? 'sgp-' : 'sg-';
+}
+
+function requireFormat(token: string, prefix: TokenPrefix) {
+  const parsed = parseToken(token);
+  if (!parsed || parsed.prefix !== prefix) {
+    throw new AppError(500, 'invalid_init_key', `an initial API key must look like ${prefix}${TOKEN_FORMAT_HINT.slice(TOKEN_FORMAT_HINT.indexOf('>') + 1)}`);
+  }
+  return parsed;
+}
+
+export function keyView(row: store.ApiKeyRow, bindings: Binding[], now: Date): ApiKeyView {
+  const expired = row.expiresAt !== null && row.expiresAt.getTime() <= now.getTime();
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    keyType: row.keyType,
+    organizationId: row.organizationId,
+    projectId: row.projectId,
+    ownerUserId: row.ownerUserId,
+    permissionMode: row.permissionMode,
+    permissions: row.permissions,
+    bindings: bindings.map((b) => ({ role: b.role, scopeType: b.scopeType, scopeId: b.scopeId })),
+    expiresAt: row.expiresAt?.toISOString() ?? null,
+    revokedAt: row.revokedAt?.toISOString() ?? null,
+    status: row.revokedAt ? 'revoked' : expired ? 'expired' : 'active',
+    createdAt: row.createdAt.toISOString(),
+  };
+}

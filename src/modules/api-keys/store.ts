@@ -1,0 +1,55 @@
+import { and, desc, eq, inArray, isNull } from 'drizzle-orm';
+import type { Executor } from '../../db/index.ts';
+import { apiKeyBindings, apiKeys } from '../../db/schema/index.ts';
+
+export type ApiKeyRow = typeof apiKeys.$inferSelect;
+export type BindingRow = typeof apiKeyBindings.$inferSelect;
+
+export async function findKey(db: Executor, id: string): Promise<ApiKeyRow | null> {
+  const [row] = await db.select().from(apiKeys).where(eq(apiKeys.id, id));
+  return row ?? null;
+}
+
+export async function findKeyInOrganization(db: Executor, organizationId: string, id: string): Promise<ApiKeyRow | null> {
+  const [row] = await db
+    .select()
+    .from(apiKeys)
+    .where(and(eq(apiKeys.id, id), eq(apiKeys.organizationId, organizationId)));
+  return row ?? null;
+}
+
+export async function listKeys(db: Executor, organizationId: string, ownerUserId?: string): Promise<ApiKeyRow[]> {
+  const where = ownerUserId
+    ? and(eq(apiKeys.organizationId, organizationId), eq(apiKeys.ownerUserId, ownerUserId))
+    : eq(apiKeys.organizationId, organizationId);
+  return db.select().from(apiKeys).where(where).orderBy(desc(apiKeys.createdAt), desc(apiKeys.id));
+}
+
+export async function bindingsOf(db: Executor, keyIds: string[]): Promise<BindingRow[]> {
+  if (keyIds.length === 0) return [];
+  return db.select().from(apiKeyBindings).where(inArray(apiKeyBindings.apiKeyId, keyIds));
+}
+
+export async function insertKey(db: Executor, row: typeof apiKeys.$inferInsert, bindings: Omit<BindingRow, 'apiKeyId'>[]) {
+  const [key] = await db.insert(apiKeys).values(row).returning();
+  if (bindings.length) await db.insert(apiKeyBindings).values(bindings.map((b) => ({ ...b, apiKeyId: key.id })));
+  return key;
+}
+
+export async function revokeKey(db: Executor, organizationId: string, id: string, at: Date): Promise<ApiKeyRow | null> {
+  const [row] = await db
+    .update(apiKeys)
+    .set({ revokedAt: at })
+    .where(and(eq(apiKeys.id, id), eq(apiKeys.organizationId, organizationId), isNull(apiKeys.revokedAt)))
+    .returning();
+  return row ?? null;
+}
+
+export async function revokeProjectKeys(db: Executor, projectId: string, at: Date): Promise<number> {
+  const rows = await db
+    .update(apiKeys)
+    .set({ revokedAt: at })
+    .where(and(eq(apiKeys.projectId, projectId), eq(apiKeys.keyType, 'project'), isNull(apiKeys.revokedAt)))
+    .returning({ id: apiKeys.id });
+  return rows.length;
+}

@@ -1,0 +1,200 @@
+import { sql } from 'drizzle-orm';
+import type { Database, Executor, Tx } from '../../db/index.ts';
+import type { Clock } from '../../platform/clock.ts';
+import { conflict, notFound } from '../../platform/errors.ts';
+import { newId } from '../../platform/ids.ts';
+import type { Principal, Role } from '../../platform/auth/index.ts';
+import * as store from './store.ts';
+
+export interface ProjectView {
+  id: string;
+  name: string;
+  organizationId: string;
+  retentionDays: number | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface MemberView {
+  userId: string;
+  email: string;
+  name: string | null;
+  role: Role;
+  createdAt: string;
+}
+
+/** Mints a project's API key inside the transaction that creates or rotates it (api-keys module). */
+export interface ProjectKeyIssuer {
+  mintProjectKey(tx: Tx, project: { id: string; organizationId: string }, token?: string): Promise<IssuedKey>;
+}
+
+export interface IssuedKey {
+  token: string;
+  apiKey: { id: string; name: string; createdAt: string };
+}
+
+export function projectView(p: store.ProjectRow): ProjectView {
+  return {
+    id: p.id,
+    name: p.name,
+    organizationId: p.organizationId,
+    retentionDays: p.retentionDays,
+    createdAt: p.createdAt.toISOString(),
+    updatedAt: p.updatedAt.toISOString(),
+  };
+}
+
+export class OrganizationService {
+  constructor(
+    private readonly db: Database,
+    private readonly clock: Clock,
+    private readonly keys: ProjectKeyIssuer,
+  ) {}
+
+  projectOrganization(projectId: string): Promise<string | null> {
+    return store.projectOrganization(this.db.orm, projectId);
+  }
+
+  membershipRole(organizationId: string, userId: string, db: Executor = this.db.orm): Promise<Role | null> {
+    return store.findMembershipRole(db, organizationId, userId);
+  }
+
+  firstAdmin(): Promise<{ organizationId: string; userId: string } | null> {
+    return store.firstAdmin(this.db.orm);
+  }
+
+  async getOrganization(principal: Principal) {
+    const org = await store.findOrganization(this.db.orm, principal.organizationId);
+    if (!org) throw notFound('organization_not_found', 'organization not found');
+    return { id: org.id, name: org.name, createdAt: org.createdAt.toISOString(), updatedAt: org.updatedAt.toISOString() };
+  }
+
+  async renameOrganization(principal: Principal, name: string) {
+    await store.renameOrganization(this.db.orm, principal.organizationId, name, this.clock.now());
+    return this.getOrganization(principal);
+  }
+
+  /** The projects of the organization this key can see. */
+  async listProjects(principal: Principal): Promise<ProjectView[]> {
+    const all = await store.listProjects(this.db.orm, principal.organizationId);
+    return all.filter((p) => principal.projectPermissions(p.id).has('project:view')).map(projectView);
+  }
+
+  async getProject(principal: Principal, id: string): Promise<ProjectView> {
+    const p = await store.findProject(this.db.orm, principal.organizationId, id);
+    if (!p) throw notFound('project_not_found', `no project ${id} in this organization`);
+    return projectView(p);
+  }
+
+  async createProject(
+    principal: Principal,
+    input: { name: string; retentionDays?: number | null },
+  ): Promise<{ project: ProjectView } & IssuedKey> {
+    return this.db.orm.transaction(async (tx) => {
+      const at = this.clock.now();
+      const row = await store.insertProject(tx, {
+        id: newId('proj'),
+        organizationId: principal.organizationId,
+        name: input.name,
+        retentionDays: input.retentionDays ?? null,
+        createdAt: at,
+        updatedAt: at,
+      });
+      const key = await this.keys.mintProjectKey(tx, row);
+      return { project: projectView(row), ...key };
+    });
+  }
+
+  async updateProject(principal: Principal, id: string, patch: { name?: string; retentionDays?: number | null }) {
+    const row = await store.updateProject(this.db.orm, principal.organizationId, id, { ...patch, updatedAt: this.clock.now() });
+    if (!row) throw notFound('project_not_found', `no project ${id} in this organization`);
+    return projectView(row);
+  }
+
+  async deleteProject(principal: Principal, id: string): Promise<{ id: string; deleted: true }> {
+    const deleted = await this.db.orm.transaction((tx) => store.deleteProject(tx, principal.organizationId, id));
+    if (!deleted) throw notFound('project_not_found', `no project ${id} in this organization`);
+    return { id, deleted: true };
+  }
+
+  async listMembers(principal: Principal): Promise<MemberView[]> {
+    const rows = await store.listMembers(this.db.orm, principal.organizationId);
+    return rows.map((m) => ({ ...m, createdAt: m.createdAt.toISOString() }));
+  }
+
+  /** Adds a member by e-mail, creating the user when new (without a password). */
+  async addMember(principal: Principal, input: { email: string; name?: string; role: Role }): Promise<MemberView> {
+    return this.db.orm.transaction(async (tx) => {
+      const at = this.clock.now();
+      let user = await store.findUserByEmail(tx, input.email);
+      if (!user) {
+        user = await store.insertUser(tx, { id: newId('user'), email: input.email, name: input.name ?? null, createdAt: at });
+      }
+      if (await store.findMembershipRole(tx, principal.organizationId, user.id)) {
+        throw conflict('member_exists', `${input.email} is already a member of this organization`, 'email');
+      }
+      await store.insertMembership(tx, { organizationId: principal.organizationId, userId: user.id, role: input.role, at });
+      return { userId: user.id, email: user.email, name: user.name, role: input.role, createdAt: at.toISOString() };
+    });
+  }
+
+  async changeRole(principal: Principal, userId: string, role: Role): Promise<MemberView> {
+    return this.db.orm.transaction(async (tx) => {
+      const current = await store.findMembershipRole(tx, principal.organizationId, userId);
+      if (!current) throw notFound('member_not_found', `user ${userId} is not a member of this organization`);
+      if (current === 'ADMIN' && role !== 'ADMIN') await this.keepOneAdmin(tx, principal.organizationId);
+      await store.updateMembershipRole(tx, principal.organizationId, userId, role);
+      const member = (await store.listMembers(tx, principal.organizationId)).find((m) => m.userId === userId)!;
+      return { ...member, createdAt: member.createdAt.toISOString() };
+    });
+  }
+
+  async removeMember(principal: Principal, userId: string): Promise<{ userId: string; removed: true }> {
+    return this.db.orm.transaction(async (tx) => {
+      const current = await store.findMembershipRole(tx, principal.organizationId, userId);
+      if (!current) throw notFound('member_not_found', `user ${userId} is not a member of this organization`);
+      if (current === 'ADMIN') await this.keepOneAdmin(tx, principal.organizationId);
+      await store.deleteMembership(tx, principal.organizationId, userId);
+      return { userId, removed: true as const };
+    });
+  }
+
+  /**
+   * First start: on an empty database, creates the organization, its admin user and a
+   * project, then lets the caller mint keys in the same transaction. Null when the
+   * database already holds an organization (a restart creates nothing).
+   */
+  async bootstrap<T>(
+    input: { organizationName: string; projectName: string; email: string; passwordHash: string },
+    mintKeys: (tx: Tx, created: { organizationId: string; userId: string; projectId: string }) => Promise<T>,
+  ): Promise<{ organization: { id: string; name: string }; project: ProjectView; userId: string; keys: T } | null> {
+    return this.db.orm.transaction(async (tx) => {
+      // Two processes starting together on one PostgreSQL: the second waits, then sees the first's work.
+      if (this.db.kind === 'postgres') await tx.execute(sql`SELECT pg_advisory_xact_lock(5560002)`);
+      if ((await store.countOrganizations(tx)) > 0) return null;
+      return this.createOrganizationWithAdmin(tx, input, mintKeys);
+    });
+  }
+
+  /** An organization with its ADMIN user and a first project; keys minted by the caller in the same transaction. */
+  async createOrganizationWithAdmin<T>(
+    tx: Tx,
+    input: { organizationName: string; projectName: string; email: string; passwordHash: string | null },
+    mintKeys: (tx: Tx, created: { organizationId: string; userId: string; projectId: string }) => Promise<T>,
+  ) {
+    const at = this.clock.now();
+    const org = await store.insertOrganization(tx, { id: newId('org'), name: input.organizationName, at });
+    const user = await store.insertUser(tx, { id: newId('user'), email: input.email, name: 'Admin', passwordHash: input.passwordHash, createdAt: at });
+    await store.insertMembership(tx, { organizationId: org.id, userId: user.id, role: 'ADMIN', at });
+    const project = await store.insertProject(tx, { id: newId('proj'), organizationId: org.id, name: input.projectName, createdAt: at, updatedAt: at });
+    const keys = await mintKeys(tx, { organizationId: org.id, userId: user.id, projectId: project.id });
+    return { organization: { id: org.id, name: org.name }, project: projectView(project), userId: user.id, keys };
+  }
+
+  private async keepOneAdmin(tx: Executor, organizationId: string) {
+    if ((await store.countAdmins(tx, organizationId)) <= 1) {
+      throw conflict('last_admin', 'an organization keeps at least one ADMIN; promote another member first');
+    }
+  }
+}
+

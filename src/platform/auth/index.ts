@@ -1,0 +1,181 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { AppError, badRequest, forbidden, unauthorized, type ErrorShape } from '../errors.ts';
+import type { Clock } from '../clock.ts';
+import { PermissionSet, type Permission } from './permissions.ts';
+
+export * from './permissions.ts';
+
+export type KeyType = 'project' | 'personal' | 'service';
+
+/** What a valid API key may do, with caps and permission mode already applied. */
+export interface Principal {
+  keyId: string;
+  keyType: KeyType;
+  organizationId: string;
+  /** The owner of a personal key (it acts as this user); null for service and project keys. */
+  userId: string | null;
+  /** The project of a project key. */
+  projectId: string | null;
+  organizationPermissions: PermissionSet;
+  projectPermissions(projectId: string): PermissionSet;
+}
+
+/** Implemented by the api-keys and organizations modules, handed in by app.ts. */
+export interface CredentialStore {
+  /** The principal of a token; null when it is malformed, unknown, revoked or expired. */
+  resolve(token: string, now: Date): Promise<Principal | null>;
+  /** The organization a project belongs to; null when there is no such project. */
+  projectOrganization(projectId: string): Promise<string | null>;
+}
+
+/**
+ * Every route declares what it needs:
+ * - public: no credentials.
+ * - project: a project route; the project comes from the key (project keys), from Basic
+ *   `projectId:token`, or from `X-Project-Id` (organization keys).
+ * - organization: an organization key; `permission` at organization scope, or null when
+ *   the service applies finer rules (e.g. listing only the projects the key can see).
+ * - projectParam: an organization route about the project named by a path parameter.
+ */
+export type AuthRequirement =
+  | { scope: 'public' }
+  | { scope: 'project'; permission: Permission }
+  | { scope: 'organization'; permission: Permission | null }
+  | { scope: 'projectParam'; param: string; permission: Permission };
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    auth?: AuthRequirement;
+    errorShape?: ErrorShape;
+  }
+  interface FastifyRequest {
+    principal: Principal | null;
+    /** The project a project-scoped route acts on. */
+    projectId: string | null;
+  }
+}
+
+export interface RouteAuthEntry {
+  method: string;
+  url: string;
+  auth: AuthRequirement;
+  errorShape: ErrorShape;
+}
+
+interface Credentials {
+  token: string;
+  projectId: string | null;
+}
+
+/** Credentials, in this order: Basic projectId:token, Bearer, X-Auth-Token. */
+export function readCredentials(request: FastifyRequest): Credentials | null {
+  const header = request.headers.authorization;
+  const projectHeader = single(request.headers['x-project-id']);
+  if (header) {
+    const space = header.indexOf(' ');
+    const scheme = (space < 0 ? header : header.slice(0, space)).toLowerCase();
+    const value = space < 0 ? '' : header.slice(space + 1).trim();
+    if (scheme === 'basic') {
+      const decoded = Buffer.from(value, 'base64').toString('utf8');
+      const colon = decoded.indexOf(':');
+      if (colon <= 0) throw unauthorized('Basic credentials must be base64(projectId:token)');
+      return { projectId: decoded.slice(0, colon), token: decoded.slice(colon + 1) };
+    }
+    if (scheme === 'bearer') {
+      if (!value) throw unauthorized('the Bearer token is empty');
+      return { token: value, projectId: projectHeader };
+    }
+    throw unauthorized(`unsupported Authorization scheme "${scheme}"; use Basic or Bearer`);
+  }
+  const authToken = single(request.headers['x-auth-token']);
+  if (authToken) return { token: authToken, projectId: projectHeader };
+  return null;
+}
+
+function single(v: string | string[] | undefined): string | null {
+  const s = Array.isArray(v) ? v[0] : v;
+  return s && s.trim() ? s.trim() : null;
+}
+
+/**
+ * Installs the route table (every route must declare `config.auth`; tests read the
+ * table) and the hook that turns credentials into a principal and checks the permission.
+ */
+export function installAuth(app: FastifyInstance, store: CredentialStore, clock: Clock): RouteAuthEntry[] {
+  const table: RouteAuthEntry[] = [];
+  app.decorateRequest('principal', null);
+  app.decorateRequest('projectId', null);
+
+  app.addHook('onRoute', (route) => {
+    const auth = route.config?.auth;
+    if (!auth) throw new Error(`route ${String(route.method)} ${route.url} declares no config.auth`);
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    for (const method of methods) {
+      if (method === 'HEAD') continue;
+      table.push({ method, url: route.url, auth, errorShape: route.config?.errorShape ?? 'nested' });
+    }
+  });
+
+  app.addHook('onRequest', async (request) => {
+    const auth = request.routeOptions.config.auth;
+    if (!auth || auth.scope === 'public') return;
+    const credentials = readCredentials(request);
+    if (!credentials) {
+      throw unauthorized('missing credentials: send Authorization: Bearer <token>, Basic base64(projectId:token), or X-Auth-Token');
+    }
+    const principal = await store.resolve(credentials.token, clock.now());
+    if (!principal) throw unauthorized('invalid, expired or revoked API key');
+    request.principal = principal;
+
+    if (auth.scope === 'project') {
+      const projectId = await resolveProject(principal, credentials, store);
+      if (!principal.projectPermissions(projectId).has(auth.permission)) {
+        throw forbidden(`this key lacks the ${auth.permission} permission on project ${projectId}`);
+      }
+      request.projectId = projectId;
+      return;
+    }
+    if (principal.keyType === 'project') {
+      throw forbidden('project keys cannot call organization routes; use an organization API key (sg-...)');
+    }
+    if (auth.scope === 'organization') {
+      if (auth.permission && !principal.organizationPermissions.has(auth.permission)) {
+        throw forbidden(`this key lacks the ${auth.permission} permission on the organization`);
+      }
+      return;
+    }
+    const projectId = (request.params as Record<string, string>)[auth.param];
+    const organizationId = projectId ? await store.projectOrganization(projectId) : null;
+    if (organizationId !== principal.organizationId) {
+      throw new AppError(404, 'project_not_found', `no project ${projectId} in this organization`);
+    }
+    if (!principal.projectPermissions(projectId).has(auth.permission)) {
+      throw forbidden(`this key lacks the ${auth.permission} permission on project ${projectId}`);
+    }
+    request.projectId = projectId;
+  });
+
+  return table;
+}
+
+async function resolveProject(principal: Principal, credentials: Credentials, store: CredentialStore): Promise<string> {
+  if (principal.keyType === 'project') {
+    if (credentials.projectId && credentials.projectId !== principal.projectId) {
+      throw unauthorized(`this project key does not belong to project ${credentials.projectId}`);
+    }
+    return principal.projectId!;
+  }
+  if (!credentials.projectId) {
+    throw badRequest(
+      'missing_project',
+      'organization keys must name the project: send the X-Project-Id header (or Basic projectId:token)',
+      'X-Project-Id',
+    );
+  }
+  const organizationId = await store.projectOrganization(credentials.projectId);
+  if (organizationId !== principal.organizationId) {
+    // Unknown and foreign projects answer alike: no tenant learns another's project ids.
+    throw forbidden(`this key has no access to project ${credentials.projectId}`);
+  }
+  return credentials.projectId;
+}

@@ -1,0 +1,92 @@
+/**
+ * One error type for everything a request can fail with. Routes render it in their
+ * group's shape (see `ErrorShape`); services only throw it.
+ */
+export type ErrorShape =
+  /** prompt routes: {error: string} */
+  | 'string'
+  /** annotation and trace routes: the shared Error object {error: code, message, field?, issues?} */
+  | 'object'
+  /** everything else: {error: {type, code, message, meta?}} */
+  | 'nested';
+
+export type ErrorType =
+  | 'invalid_request'
+  | 'authentication_error'
+  | 'permission_error'
+  | 'not_found'
+  | 'conflict'
+  | 'payload_too_large'
+  | 'unsupported_media_type'
+  | 'rate_limited'
+  | 'internal_error'
+  | 'unavailable';
+
+const TYPE_BY_STATUS: Record<number, ErrorType> = {
+  400: 'invalid_request',
+  401: 'authentication_error',
+  403: 'permission_error',
+  404: 'not_found',
+  409: 'conflict',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+  429: 'rate_limited',
+  500: 'internal_error',
+  503: 'unavailable',
+};
+
+export interface FieldIssue {
+  field: string;
+  message: string;
+}
+
+export class AppError extends Error {
+  readonly status: number;
+  readonly code: string;
+  readonly type: ErrorType;
+  readonly field?: string;
+  readonly issues?: FieldIssue[];
+  readonly meta?: Record<string, unknown>;
+
+  constructor(
+    status: number,
+    code: string,
+    message: string,
+    extra: { field?: string; issues?: FieldIssue[]; meta?: Record<string, unknown> } = {},
+  ) {
+    super(message);
+    this.status = status;
+    this.code = code;
+    this.type = TYPE_BY_STATUS[status] ?? (status >= 500 ? 'internal_error' : 'invalid_request');
+    this.field = extra.field;
+    this.issues = extra.issues;
+    this.meta = extra.meta;
+  }
+}
+
+export const badRequest = (code: string, message: string, field?: string) =>
+  new AppError(400, code, message, { field });
+export const notFound = (code: string, message: string) => new AppError(404, code, message);
+export const conflict = (code: string, message: string, field?: string) => new AppError(409, code, message, { field });
+export const forbidden = (message: string) => new AppError(403, 'forbidden', message);
+export const unauthorized = (message: string) => new AppError(401, 'unauthorized', message);
+
+export function renderError(err: AppError, shape: ErrorShape): unknown {
+  switch (shape) {
+    case 'string':
+      return { error: err.message };
+    case 'object':
+      return {
+        error: err.code,
+        message: err.message,
+        ...(err.field ? { field: err.field } : {}),
+        ...(err.issues ? { issues: err.issues } : {}),
+      };
+    case 'nested': {
+      const meta = { ...(err.meta ?? {}), ...(err.field ? { field: err.field } : {}), ...(err.issues ? { issues: err.issues } : {}) };
+      return {
+        error: { type: err.type, code: err.code, message: err.message, ...(Object.keys(meta).length ? { meta } : {}) },
+      };
+    }
+  }
+}

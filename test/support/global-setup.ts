@@ -1,0 +1,61 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import type { TestProject } from 'vitest/node';
+import { openDatabase } from '../../src/db/index.ts';
+import { migrate } from '../../src/db/migrate.ts';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** A dumped, migrated PGlite data directory: each test file starts from a copy. */
+    pgliteTemplate: string;
+    /** A migrated PostgreSQL database each test file copies (CREATE DATABASE ... TEMPLATE). */
+    pgTemplate: { url: string; name: string } | null;
+  }
+}
+
+/** Builds one migrated database per run (PGlite's initdb alone takes seconds). */
+export default async function setup(project: TestProject) {
+  const db = await openDatabase({ databaseUrl: null, dataDir: null });
+  await migrate(db);
+  const dump = await db.pglite!.dumpDataDir('none');
+  const file = path.join(os.tmpdir(), `spyglass-pglite-template-${process.pid}.tar`);
+  fs.writeFileSync(file, Buffer.from(await dump.arrayBuffer()));
+  await db.close();
+  project.provide('pgliteTemplate', file);
+
+  const url = process.env.TEST_DATABASE_URL;
+  let template: { url: string; name: string } | null = null;
+  if (url) {
+    const name = `spyglass_tpl_${process.pid}`;
+    await adminQuery(url, `DROP DATABASE IF EXISTS ${name}`);
+    await adminQuery(url, `CREATE DATABASE ${name}`);
+    const tdb = await openDatabase({ databaseUrl: withDatabase(url, name), dataDir: null, poolSize: 1 });
+    await migrate(tdb);
+    await tdb.close();
+    template = { url, name };
+  }
+  project.provide('pgTemplate', template);
+
+  return async () => {
+    fs.rmSync(file, { force: true });
+    if (template) await adminQuery(template.url, `DROP DATABASE IF EXISTS ${template.name}`);
+  };
+}
+
+export function withDatabase(url: string, name: string): string {
+  const u = new URL(url);
+  u.pathname = `/${name}`;
+  return u.toString();
+}
+
+export async function adminQuery(url: string, text: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(text);
+  } finally {
+    await client.end();
+  }
+}

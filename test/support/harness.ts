@@ -1,0 +1,170 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import pino from 'pino';
+import { inject } from 'vitest';
+import { buildApp, type App } from '../../src/app.ts';
+import { loadConfig, type Config } from '../../src/config.ts';
+import { openDatabase, type Database } from '../../src/db/index.ts';
+import { firstStart, type InitialCredentials } from '../../src/first-start.ts';
+import { ManualClock, systemClock, type Clock } from '../../src/platform/clock.ts';
+import { TokenHasher } from '../../src/platform/tokens.ts';
+import { adminQuery, withDatabase } from './global-setup.ts';
+
+export type DatabaseKind = 'pglite' | 'postgres';
+
+/** PGlite always; PostgreSQL too when TEST_DATABASE_URL is set. */
+export const databaseKinds: DatabaseKind[] = inject('pgTemplate') ? ['pglite', 'postgres'] : ['pglite'];
+
+export async function openTestDatabase(kind: DatabaseKind): Promise<{ db: Database; drop: () => Promise<void> }> {
+  if (kind === 'pglite') {
+    const blob = new Blob([fs.readFileSync(inject('pgliteTemplate'))]);
+    const db = await openDatabase({ databaseUrl: null, dataDir: null, loadDataDir: blob });
+    return { db, drop: () => db.close() };
+  }
+  const template = inject('pgTemplate')!;
+  const name = `spyglass_t_${randomBytes(6).toString('hex')}`;
+  // Two files copying the template at once can collide ("source database is being accessed"): retry.
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await adminQuery(template.url, `CREATE DATABASE ${name} TEMPLATE ${template.name}`);
+      break;
+    } catch (err) {
+      if (attempt >= 20) throw err;
+      await new Promise((r) => setTimeout(r, 100 + Math.random() * 200));
+    }
+  }
+  const db = await openDatabase({ databaseUrl: withDatabase(template.url, name), dataDir: null, poolSize: 5 });
+  return {
+    db,
+    drop: async () => {
+      await db.close();
+      await adminQuery(template.url, `DROP DATABASE IF EXISTS ${name}`);
+    },
+  };
+}
+
+export interface ApiResponse<T = any> {
+  status: number;
+  body: T;
+  text: string;
+  headers: Headers;
+}
+
+export interface RequestOptions {
+  /** Bearer token. */
+  token?: string;
+  /** Basic projectId:token. */
+  basic?: [string, string];
+  /** X-Auth-Token. */
+  authToken?: string;
+  projectId?: string;
+  body?: unknown;
+  rawBody?: string | Buffer | Uint8Array;
+  headers?: Record<string, string>;
+}
+
+export interface TestApp {
+  kind: DatabaseKind;
+  baseUrl: string;
+  app: App;
+  db: Database;
+  clock: Clock;
+  config: Config;
+  creds: InitialCredentials;
+  dataDir: string;
+  request<T = any>(method: string, url: string, options?: RequestOptions): Promise<ApiResponse<T>>;
+  close(): Promise<void>;
+}
+
+/** A real app on a real database, listening on a loopback port. */
+export async function startApp(kind: DatabaseKind, options: { clock?: Clock; env?: Record<string, string> } = {}): Promise<TestApp> {
+  const { db, drop } = await openTestDatabase(kind);
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'spyglass-test-'));
+  const config = loadConfig({ SPYGLASS_DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...(options.env ?? {}) });
+  const clock = options.clock ?? systemClock;
+  const app = await buildApp({
+    config,
+    db,
+    clock,
+    logger: pino({ level: 'silent' }),
+    tokenHasher: new TokenHasher(randomBytes(32)),
+  });
+  const creds = (await firstStart(config, app.services, clock.now()))!;
+  await app.http.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.http.server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  const baseUrl = `http://127.0.0.1:${port}`;
+  return {
+    kind,
+    baseUrl,
+    app,
+    db,
+    clock,
+    config,
+    creds,
+    dataDir,
+    request: (method, url, opts) => request(baseUrl, method, url, opts),
+    close: async () => {
+      await app.http.close();
+      await drop();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function request<T = any>(baseUrl: string, method: string, url: string, opts: RequestOptions = {}): Promise<ApiResponse<T>> {
+  const headers: Record<string, string> = { ...(opts.headers ?? {}) };
+  if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+  if (opts.basic) headers.authorization = `Basic ${Buffer.from(`${opts.basic[0]}:${opts.basic[1]}`).toString('base64')}`;
+  if (opts.authToken) headers['x-auth-token'] = opts.authToken;
+  if (opts.projectId) headers['x-project-id'] = opts.projectId;
+  let body: BodyInit | undefined;
+  if (opts.rawBody !== undefined) body = opts.rawBody as BodyInit;
+  else if (opts.body !== undefined) {
+    body = JSON.stringify(opts.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const res = await fetch(baseUrl + url, { method, headers, body });
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    /* not JSON */
+  }
+  return { status: res.status, body: parsed as T, text, headers: res.headers };
+}
+
+export { ManualClock };
+
+export interface Tenant {
+  organizationId: string;
+  projectId: string;
+  userId: string;
+  adminToken: string;
+  projectToken: string;
+}
+
+/** A second, separate organization (with admin and project) for isolation tests. */
+export async function createTenant(t: TestApp, name = 'Other Org'): Promise<Tenant> {
+  const { organizations, apiKeys } = t.app.services;
+  const result = await t.db.orm.transaction((tx) =>
+    organizations.createOrganizationWithAdmin(
+      tx,
+      { organizationName: name, projectName: `${name} project`, email: `admin-${randomBytes(4).toString('hex')}@other.test`, passwordHash: null },
+      async (tx2, created) => ({
+        project: (await apiKeys.mintProjectKey(tx2, { id: created.projectId, organizationId: created.organizationId })).token,
+        admin: (await apiKeys.mintInitialAdminKey(tx2, created.organizationId, created.userId)).token,
+      }),
+    ),
+  );
+  return {
+    organizationId: result.organization.id,
+    projectId: result.project.id,
+    userId: result.userId,
+    adminToken: result.keys.admin,
+    projectToken: result.keys.project,
+  };
+}
