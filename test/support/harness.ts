@@ -120,8 +120,8 @@ export async function request<T = any>(baseUrl: string, method: string, url: str
   if (opts.basic) headers.authorization = `Basic ${Buffer.from(`${opts.basic[0]}:${opts.basic[1]}`).toString('base64')}`;
   if (opts.authToken) headers['x-auth-token'] = opts.authToken;
   if (opts.projectId) headers['x-project-id'] = opts.projectId;
-  let body: BodyInit | undefined;
-  if (opts.rawBody !== undefined) body = opts.rawBody as BodyInit;
+  let body: RequestInit["body"] | undefined;
+  if (opts.rawBody !== undefined) body = opts.rawBody as RequestInit["body"];
   else if (opts.body !== undefined) {
     body = JSON.stringify(opts.body);
     headers['content-type'] ??= 'application/json';
