@@ -1,1 +1,2 @@
 export * from './foundation.ts';
+export * from './events.ts';
