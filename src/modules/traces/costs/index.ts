@@ -1,0 +1,17 @@
+export {
+  computeCost,
+  findModelPrice,
+  listModelPrices,
+  normalizeModelName,
+  priceTableInfo,
+  sumCostAmounts,
+} from './prices.ts';
+export type { Cost, CostBreakdown, CostInput, ModelPrice } from './prices.ts';
+export {
+  MAX_EXACT_CHARS,
+  encodingForModel,
+  estimateMessagesTokens,
+  estimateTokens,
+  warmUpTokenizers,
+} from './tokens.ts';
+export type { ChatContentPart, ChatMessageLike, EncodingName } from './tokens.ts';
