@@ -19,6 +19,8 @@ import { installAuth, type RouteAuthEntry } from './platform/auth/index.ts';
 import type { TokenHasher } from './platform/tokens.ts';
 import { OrganizationService, organizationRoutes } from './modules/organizations/index.ts';
 import { ApiKeyService, apiKeyRoutes } from './modules/api-keys/index.ts';
+import { TraceService, traceRoutes } from './modules/traces/index.ts';
+import { runPeriodically } from './platform/periodic.ts';
 
 export interface Deps {
   config: Config;
@@ -31,6 +33,7 @@ export interface Deps {
 export interface Services {
   organizations: OrganizationService;
   apiKeys: ApiKeyService;
+  traces: TraceService;
 }
 
 export interface App {
@@ -44,7 +47,8 @@ export function buildServices(deps: Deps): Services {
   let organizations: OrganizationService;
   const apiKeys = new ApiKeyService(deps.db, deps.clock, deps.tokenHasher, () => organizations);
   organizations = new OrganizationService(deps.db, deps.clock, apiKeys);
-  return { organizations, apiKeys };
+  const traces = new TraceService(deps.db, deps.clock);
+  return { organizations, apiKeys, traces };
 }
 
 export async function buildApp(deps: Deps): Promise<App> {
@@ -53,7 +57,8 @@ export async function buildApp(deps: Deps): Promise<App> {
     bodyLimit: 1024 * 1024,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
-    routerOptions: { ignoreTrailingSlash: true },
+    // Trace ids reach 128 characters; the default cap is 100.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 512 },
   });
   http.setValidatorCompiler(validatorCompiler);
   http.setSerializerCompiler(serializerCompiler);
@@ -125,6 +130,8 @@ export async function buildApp(deps: Deps): Promise<App> {
 
   organizationRoutes(http, services.organizations);
   apiKeyRoutes(http, services.apiKeys);
+  traceRoutes(http, services.traces);
+  runPeriodically(http, 'trace retention', 10 * 60_000, () => services.traces.sweepRetention());
 
   await http.ready();
   return { http, services, routeTable };

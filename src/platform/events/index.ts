@@ -18,17 +18,26 @@ export interface NewEvent {
  * the event exists exactly when the change does.
  */
 export async function emitEvent(tx: Executor, event: NewEvent, at: Date): Promise<string> {
-  const def = eventDefinition(event.type);
-  if (!def) throw new Error(`unknown event type ${event.type}`);
-  const id = newId('evt');
-  await tx.insert(events).values({
-    id,
-    organizationId: event.organizationId,
-    projectId: event.projectId,
-    type: event.type,
-    schemaVersion: def.schemaVersion,
-    data: event.data,
-    createdAt: at,
-  });
+  const [id] = await emitEvents(tx, [event], at);
   return id;
+}
+
+/** Several events in one statement (ingestion creates many traces per request). */
+export async function emitEvents(tx: Executor, batch: NewEvent[], at: Date): Promise<string[]> {
+  if (!batch.length) return [];
+  const values = batch.map((event) => {
+    const def = eventDefinition(event.type);
+    if (!def) throw new Error(`unknown event type ${event.type}`);
+    return {
+      id: newId('evt'),
+      organizationId: event.organizationId,
+      projectId: event.projectId,
+      type: event.type,
+      schemaVersion: def.schemaVersion,
+      data: event.data,
+      createdAt: at,
+    };
+  });
+  await tx.insert(events).values(values);
+  return values.map((v) => v.id);
 }

@@ -1,0 +1,98 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import pino from 'pino';
+import pg from 'pg';
+import { buildApp, type App } from '../src/app.ts';
+import { loadConfig } from '../src/config.ts';
+import { openDatabase, type Database } from '../src/db/index.ts';
+import { migrate } from '../src/db/migrate.ts';
+import { firstStart, type InitialCredentials } from '../src/first-start.ts';
+import { systemClock } from '../src/platform/clock.ts';
+import { TokenHasher } from '../src/platform/tokens.ts';
+
+export interface BenchServer {
+  kind: 'pglite' | 'postgres';
+  app: App;
+  db: Database;
+  baseUrl: string;
+  creds: InitialCredentials;
+  close(): Promise<void>;
+}
+
+/** A real server on loopback: PGlite in a data directory (as `npm start`), or a fresh PostgreSQL database. */
+export async function startBenchServer(kind: 'pglite' | 'postgres', postgresUrl: string): Promise<BenchServer> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'spyglass-bench-'));
+  let dropDb: (() => Promise<void>) | null = null;
+  let databaseUrl: string | null = null;
+  if (kind === 'postgres') {
+    const name = `spyglass_bench_${randomBytes(4).toString('hex')}`;
+    await admin(postgresUrl, `CREATE DATABASE ${name}`);
+    const u = new URL(postgresUrl);
+    u.pathname = `/${name}`;
+    databaseUrl = u.toString();
+    dropDb = () => admin(postgresUrl, `DROP DATABASE IF EXISTS ${name}`);
+  }
+  const config = loadConfig({ SPYGLASS_DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) });
+  const db = await openDatabase({ databaseUrl, dataDir: kind === 'pglite' ? dataDir : null, poolSize: 10 });
+  await migrate(db);
+  const app = await buildApp({ config, db, clock: systemClock, logger: pino({ level: 'silent' }), tokenHasher: new TokenHasher(randomBytes(32)) });
+  const creds = (await firstStart(config, app.services, new Date()))!;
+  await app.http.listen({ port: 0, host: '127.0.0.1' });
+  const port = (app.http.server.address() as { port: number }).port;
+  return {
+    kind,
+    app,
+    db,
+    baseUrl: `http://127.0.0.1:${port}`,
+    creds,
+    close: async () => {
+      await app.http.close();
+      await db.close();
+      await dropDb?.();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function admin(url: string, text: string) {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    await c.query(text);
+  } finally {
+    await c.end();
+  }
+}
+
+export function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  if (!sorted.length) return NaN;
+  const idx = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[idx];
+}
+
+export const median = (values: number[]) => percentile(values, 50);
+
+/** Runs `tasks` with at most `concurrency` in flight. */
+export async function pool<T>(tasks: (() => Promise<T>)[], concurrency: number): Promise<T[]> {
+  const results: T[] = new Array(tasks.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < tasks.length) {
+        const i = next++;
+        results[i] = await tasks[i]();
+      }
+    }),
+  );
+  return results;
+}
+
+export function table(rows: Record<string, string | number>[]): string {
+  const cols = Object.keys(rows[0] ?? {});
+  const width = cols.map((c) => Math.max(c.length, ...rows.map((r) => String(r[c]).length)));
+  const line = (cells: string[]) => '| ' + cells.map((c, i) => c.padEnd(width[i])).join(' | ') + ' |';
+  return [line(cols), line(width.map((w) => '-'.repeat(w))), ...rows.map((r) => line(cols.map((c) => String(r[c]))))].join('\n');
+}

@@ -1,0 +1,78 @@
+/**
+ * `npm run bench`: speed and memory targets, measured on this machine. Prints a table and
+ * writes bench/results/<date>.json. BENCH_SCALE (default 1) scales the data sizes;
+ * BENCH_DATABASES (default "pglite,postgres") picks the databases; PostgreSQL comes
+ * from BENCH_DATABASE_URL or TEST_DATABASE_URL (skipped when neither is set and the
+ * local server does not answer).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import pg from 'pg';
+import { startBenchServer, table } from './lib.ts';
+import { benchDetail, benchIngest, benchRawInsert, benchSearch } from './traces.ts';
+
+const scale = Number(process.env.BENCH_SCALE ?? '1');
+const pgUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const kinds = (process.env.BENCH_DATABASES ?? 'pglite,postgres').split(',').map((k) => k.trim()) as ('pglite' | 'postgres')[];
+const only = process.env.BENCH_ONLY?.split(',');
+
+async function postgresAnswers(): Promise<boolean> {
+  const c = new pg.Client({ connectionString: pgUrl, connectionTimeoutMillis: 2000 });
+  try {
+    await c.connect();
+    await c.end();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const results: Record<string, unknown> = { date: new Date().toISOString(), scale, node: process.version, cpus: (await import('node:os')).cpus().length };
+const printed: Record<string, string | number>[] = [];
+const row = (bench: string, database: string, metric: string, value: number, unit: string, target = '') => {
+  printed.push({ bench, database, metric, value: Number.isFinite(value) ? Number(value.toFixed(value < 10 ? 2 : 0)) : String(value), unit, target });
+};
+
+for (const kind of kinds) {
+  if (kind === 'postgres' && !(await postgresAnswers())) {
+    console.error(`PostgreSQL at ${pgUrl} does not answer: skipping it`);
+    continue;
+  }
+  if (!only || only.includes('traces')) {
+    const server = await startBenchServer(kind, pgUrl);
+    try {
+      const target = kind === 'pglite' ? 5000 : 10000;
+      const requests = Math.round(500 * scale);
+      const ingest = await benchIngest(server, { requests, clients: 4, firstTrace: 0, salt: 1 });
+      row('ingest OTLP protobuf, 100-span requests, 4 clients', kind, 'spans/s (ack after commit)', ingest.spansPerSecond, 'spans/s', `>= ${target}`);
+      row('ingest OTLP protobuf, 100-span requests, 4 clients', kind, 'request p50', ingest.requestP50, 'ms');
+      const raw = await benchRawInsert(server, 20_000);
+      row('raw multi-row INSERT of the same rows', kind, 'rows/s', raw.rowsPerSecond, 'rows/s');
+      row('ingest / raw insert', kind, 'ratio', ingest.spansPerSecond / raw.rowsPerSecond, 'x');
+
+      // Fill to 100k traces / 500k spans (scaled), then search.
+      const targetSpans = Math.round(500_000 * scale);
+      const loaded = ingest.spans;
+      if (targetSpans > loaded) {
+        await benchIngest(server, { requests: Math.ceil((targetSpans - loaded) / 100), clients: 4, firstTrace: 10_000_000, salt: 2 });
+      }
+      const search = await benchSearch(server, 200);
+      row(`search at ${Math.round(100_000 * scale)} traces / ${targetSpans} spans`, kind, 'p50', search.p50, 'ms');
+      row(`search at ${Math.round(100_000 * scale)} traces / ${targetSpans} spans`, kind, 'p95', search.p95, 'ms', '<= 100');
+      const detail = await benchDetail(server, 10_000, 10);
+      row('trace detail, 10,000 spans', kind, 'p50', detail.p50, 'ms', '<= 500');
+      row('trace detail, 10,000 spans', kind, 'response size', detail.bytes / 1024 / 1024, 'MiB');
+      row('server process', kind, 'RSS after the run', process.memoryUsage().rss / 1024 / 1024, 'MiB');
+      results[`traces_${kind}`] = { ingest, raw, ratio: ingest.spansPerSecond / raw.rowsPerSecond, search, detail, rssMiB: process.memoryUsage().rss / 1024 / 1024 };
+    } finally {
+      await server.close();
+    }
+  }
+}
+
+console.log(table(printed));
+const dir = path.resolve('bench/results');
+fs.mkdirSync(dir, { recursive: true });
+const file = path.join(dir, `${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+fs.writeFileSync(file, JSON.stringify({ ...results, table: printed }, null, 2));
+console.log(`\nwrote ${file}`);

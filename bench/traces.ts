@@ -1,0 +1,117 @@
+import { sql } from 'drizzle-orm';
+import { rows } from '../src/db/index.ts';
+import { median, percentile, pool, type BenchServer } from './lib.ts';
+import { otlpRequest } from './otlp-payloads.ts';
+
+const post = async (s: BenchServer, body: Buffer) => {
+  const res = await fetch(`${s.baseUrl}/api/otel/v1/traces`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-protobuf', authorization: `Bearer ${s.creds.projectApiKey}` },
+    body,
+  });
+  await res.arrayBuffer();
+  if (res.status !== 200) throw new Error(`ingest answered ${res.status}`);
+};
+
+/** Ingest throughput: 100-span protobuf requests from `clients` concurrent clients; each answer comes after commit. */
+export async function benchIngest(s: BenchServer, opts: { requests: number; clients: number; firstTrace: number; salt: number }) {
+  const spansPerRequest = 100;
+  const spansPerTrace = 5;
+  const tracesPerRequest = spansPerRequest / spansPerTrace;
+  const start = Date.now() - 30 * 86_400_000;
+  const bodies = Array.from({ length: opts.requests }, (_, i) => otlpRequest(opts.firstTrace + i * tracesPerRequest, spansPerRequest, spansPerTrace, start, opts.salt));
+  // Warm-up (JIT, connection pools) outside the measurement.
+  await post(s, otlpRequest(10_000_000 + opts.firstTrace, spansPerRequest, spansPerTrace, start, opts.salt + 1));
+  const latencies: number[] = [];
+  const t0 = performance.now();
+  await pool(
+    bodies.map((b) => async () => {
+      const r0 = performance.now();
+      await post(s, b);
+      latencies.push(performance.now() - r0);
+    }),
+    opts.clients,
+  );
+  const seconds = (performance.now() - t0) / 1000;
+  const spans = opts.requests * spansPerRequest;
+  return { spans, seconds, spansPerSecond: spans / seconds, requestP50: median(latencies), requestP95: percentile(latencies, 95) };
+}
+
+/**
+ * The raw rate at which the same database accepts the same rows: the spans table's
+ * rows copied with multi-row INSERT ... SELECT into a scratch table of the same shape
+ * (no decoding, no summaries, no upsert), in 100-row statements.
+ */
+export async function benchRawInsert(s: BenchServer, sampleRows: number) {
+  const db = s.db.orm;
+  await db.execute(sql`DROP TABLE IF EXISTS bench_raw_spans`);
+  await db.execute(sql`CREATE TABLE bench_raw_spans (LIKE spans INCLUDING ALL)`);
+  const source = await rows<Record<string, unknown>>(db, sql`SELECT * FROM spans ORDER BY trace_id, span_id LIMIT ${sampleRows}`);
+  const batches: Record<string, unknown>[][] = [];
+  for (let i = 0; i < source.length; i += 100) batches.push(source.slice(i, i + 100).map((r, j) => ({ ...r, span_id: `raw${i + j}` })));
+  const t0 = performance.now();
+  for (const batch of batches) {
+    await db.execute(
+      sql`INSERT INTO bench_raw_spans SELECT * FROM jsonb_populate_recordset(NULL::bench_raw_spans, ${JSON.stringify(batch)}::jsonb)`,
+    );
+  }
+  const seconds = (performance.now() - t0) / 1000;
+  await db.execute(sql`DROP TABLE bench_raw_spans`);
+  return { rows: source.length, seconds, rowsPerSecond: source.length / seconds };
+}
+
+export async function benchSearch(s: BenchServer, iterations: number) {
+  const bodies = [
+    {},
+    { query: 'refund policy' },
+    { query: 'order 4242' },
+    { filters: { user_id: 'user-42' } },
+    { filters: { model: 'gpt-4o-mini', span_type: 'tool' }, pageSize: 50 },
+    { sortBy: 'metrics.total_cost', sortDirection: 'desc' },
+    { sortBy: 'latency', filters: { has_error: false } },
+    { query: 'shipping', filters: { user_id: ['user-1', 'user-2', 'user-3'] } },
+  ];
+  const latencies: number[] = [];
+  for (let i = 0; i < iterations; i++) {
+    const body = bodies[i % bodies.length];
+    const t0 = performance.now();
+    const res = await fetch(`${s.baseUrl}/api/trace/search`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${s.creds.projectApiKey}` },
+      body: JSON.stringify(body),
+    });
+    const json = (await res.json()) as { pagination: { scrollId: string | null } };
+    if (res.status !== 200) throw new Error(`search answered ${res.status}`);
+    // A second page exercises the keyset cursor.
+    if (json.pagination.scrollId && i % 4 === 0) {
+      await fetch(`${s.baseUrl}/api/trace/search`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${s.creds.projectApiKey}` },
+        body: JSON.stringify({ ...body, scrollId: json.pagination.scrollId }),
+      }).then((r) => r.arrayBuffer());
+    }
+    latencies.push(performance.now() - t0);
+  }
+  return { p50: median(latencies), p95: percentile(latencies, 95) };
+}
+
+/** A 10,000-span trace ingested in 100-span requests, then read back whole. */
+export async function benchDetail(s: BenchServer, spans: number, reads: number) {
+  const start = Date.now() - 86_400_000;
+  const salt = 0xbeef;
+  for (let first = 0; first < spans; first += 100) await post(s, otlpRequest(0, 100, spans, start, salt, first));
+  const traceId = salt.toString(16).padStart(8, '0') + (1).toString(16).padStart(24, '0');
+  const latencies: number[] = [];
+  let bytes = 0;
+  for (let i = 0; i < reads; i++) {
+    const t0 = performance.now();
+    const res = await fetch(`${s.baseUrl}/api/trace/${traceId}`, { headers: { authorization: `Bearer ${s.creds.projectApiKey}` } });
+    const body = await res.arrayBuffer();
+    if (res.status !== 200) throw new Error(`detail answered ${res.status}`);
+    latencies.push(performance.now() - t0);
+    bytes = body.byteLength;
+  }
+  const [{ n }] = await rows<{ n: number }>(s.db.orm, sql`SELECT span_count AS n FROM traces WHERE trace_id = ${traceId}`);
+  if (Number(n) !== spans) throw new Error(`expected ${spans} spans, trace has ${n}`);
+  return { spans, p50: median(latencies), p95: percentile(latencies, 95), bytes };
+}

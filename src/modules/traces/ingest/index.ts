@@ -1,0 +1,17 @@
+export {
+  decodeTraceRequest,
+  encodeExportTraceResponse,
+  otlpFormat,
+  OtlpDecodeError,
+  MAX_ATTRIBUTES_PER_SPAN,
+  MAX_EVENTS_PER_SPAN,
+  MAX_LINKS_PER_SPAN,
+  MAX_REJECTION_MESSAGES,
+  type DecodeResult,
+  type OtlpDecodeErrorCode,
+  type OtlpFormat,
+} from './otlp.ts';
+export { mapSpan } from './map-span.ts';
+export type { RawSpan } from './mapping-context.ts';
+export { normalizeMessages, toPayload } from './messages.ts';
+export type * from './types.ts';

@@ -1,0 +1,173 @@
+import zlib from 'node:zlib';
+import { promisify } from 'node:util';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { AppError } from '../../platform/errors.ts';
+import { decodeTraceRequest, encodeExportTraceResponse, otlpFormat, OtlpDecodeError } from './ingest/index.ts';
+import { collectorBodySchema, collectorSpans } from './collector.ts';
+import type { TraceService } from './service.ts';
+import { renderNotSharedPage, renderSharePage } from './share-page.ts';
+import { errorObjectSchema, searchRequestSchema, searchResponseSchema, traceDetailSchema, traceIdParams } from './schemas.ts';
+
+const tags = ['traces'];
+/** Compressed (on the wire) and decompressed limits of one OTLP request. */
+export const OTLP_BODY_LIMIT = 16 * 1024 * 1024;
+export const OTLP_DECOMPRESSED_LIMIT = 64 * 1024 * 1024;
+const gunzip = promisify(zlib.gunzip);
+const inflate = promisify(zlib.inflate);
+
+/**
+ * Hot read routes: the zod response schema documents the answer (OpenAPI) but is not
+ * re-validated per object on the way out — a 10,000-span trace would pay for it twice.
+ */
+const plainJson = () => (data: unknown) => JSON.stringify(data);
+
+const objectErrors = { 400: errorObjectSchema, 401: errorObjectSchema, 403: errorObjectSchema, 404: errorObjectSchema };
+
+export function traceRoutes(app: FastifyInstance, service: TraceService) {
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  const orgOf = (req: FastifyRequest) => req.principal!.organizationId;
+
+  r.post(
+    '/api/trace/search',
+    {
+      config: { auth: { scope: 'project', permission: 'traces:view' }, errorShape: 'object' },
+      serializerCompiler: plainJson,
+      schema: { tags, summary: 'Search traces (keyset paging with scrollId)', body: searchRequestSchema, response: { 200: searchResponseSchema, ...objectErrors } },
+    },
+    (req) => service.search(req.projectId!, req.body),
+  );
+
+  r.get(
+    '/api/trace/:id',
+    {
+      config: { auth: { scope: 'project', permission: 'traces:view' }, errorShape: 'object' },
+      serializerCompiler: plainJson,
+      schema: { tags, summary: 'A trace with its spans and evaluations', params: traceIdParams, response: { 200: traceDetailSchema, ...objectErrors } },
+    },
+    (req) => service.detail(req.projectId!, req.params.id),
+  );
+
+  r.post(
+    '/api/trace/:id/share',
+    {
+      config: { auth: { scope: 'project', permission: 'traces:share' }, errorShape: 'object' },
+      schema: { tags, summary: 'Publish a trace under a public path (the same path when shared twice)', params: traceIdParams, response: { 200: z.object({ path: z.string() }), ...objectErrors } },
+    },
+    (req) => service.share(orgOf(req), req.projectId!, req.params.id),
+  );
+
+  r.post(
+    '/api/trace/:id/unshare',
+    {
+      config: { auth: { scope: 'project', permission: 'traces:share' }, errorShape: 'object' },
+      schema: { tags, summary: 'Withdraw the public path of a trace', params: traceIdParams, response: { 200: z.object({ message: z.string() }), ...objectErrors } },
+    },
+    (req) => service.unshare(orgOf(req), req.projectId!, req.params.id),
+  );
+
+  r.get(
+    '/api/share/:token',
+    {
+      config: { auth: { scope: 'public' }, errorShape: 'object' },
+      serializerCompiler: plainJson,
+      schema: { tags, summary: 'A shared trace, without credentials', params: z.object({ token: z.string().max(100) }), response: { 200: traceDetailSchema, 404: errorObjectSchema } },
+    },
+    (req) => service.shared(req.params.token),
+  );
+
+  r.get(
+    '/share/:token',
+    { config: { auth: { scope: 'public' } }, schema: { hide: true, params: z.object({ token: z.string().max(100) }) } },
+    async (req, reply) => {
+      void reply.header('content-type', 'text/html; charset=utf-8').header('x-robots-tag', 'noindex').header('cache-control', 'no-store');
+      try {
+        return renderSharePage((await service.shared(req.params.token)) as never);
+      } catch (err) {
+        if (err instanceof AppError && err.status === 404) return reply.status(404).send(renderNotSharedPage());
+        throw err;
+      }
+    },
+  );
+
+  r.post(
+    '/api/collector',
+    {
+      config: { auth: { scope: 'project', permission: 'traces:create' } },
+      bodyLimit: OTLP_BODY_LIMIT,
+      schema: {
+        tags,
+        summary: 'Send one trace as JSON (clients without OpenTelemetry)',
+        body: collectorBodySchema,
+        response: { 200: z.object({ message: z.string(), trace_id: z.string(), spans: z.number().int() }) },
+      },
+    },
+    async (req) => {
+      const spans = collectorSpans(req.body);
+      await service.ingest(orgOf(req), req.projectId!, spans);
+      return { message: 'Trace received successfully.', trace_id: req.body.trace_id, spans: spans.length };
+    },
+  );
+
+  // OTLP/HTTP: protobuf or JSON bodies, plain or compressed, parsed here rather than by Fastify.
+  void app.register(async (otlp) => {
+    otlp.removeAllContentTypeParsers();
+    otlp.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: OTLP_BODY_LIMIT }, (_req, body, done) => done(null, body));
+    for (const url of ['/api/otel/v1/traces', '/v1/traces']) {
+      otlp.post(
+        url,
+        {
+          config: { auth: { scope: 'project', permission: 'traces:create' } },
+          bodyLimit: OTLP_BODY_LIMIT,
+          schema: {
+            tags,
+            summary: 'OTLP/HTTP trace export (application/x-protobuf or application/json, gzip or deflate)',
+            hide: url === '/v1/traces',
+          },
+        },
+        async (req, reply) => {
+          const contentType = String(req.headers['content-type'] ?? '');
+          const format = otlpFormat(contentType);
+          if (!format) {
+            throw new AppError(415, 'unsupported_media_type', `content-type must be application/x-protobuf or application/json, not "${contentType || '(none)'}"`, { field: 'content-type' });
+          }
+          const body = await decompress(req.body as Buffer | undefined, String(req.headers['content-encoding'] ?? 'identity'));
+          let decoded;
+          try {
+            decoded = decodeTraceRequest(body, contentType);
+          } catch (err) {
+            if (err instanceof OtlpDecodeError) throw new AppError(err.code === 'unsupported_media_type' ? 415 : 400, err.code, `body: ${err.message}`, { field: 'body' });
+            throw err;
+          }
+          if (decoded.spans.length === 0 && decoded.rejected.count > 0) {
+            throw new AppError(400, 'all_spans_rejected', `every span was rejected: ${decoded.rejected.messages.join('; ')}`, {
+              field: 'resourceSpans',
+              meta: { rejectedSpans: decoded.rejected.count },
+            });
+          }
+          await service.ingest(orgOf(req), req.projectId!, decoded.spans);
+          void reply.header('content-type', format === 'protobuf' ? 'application/x-protobuf' : 'application/json');
+          return reply.send(encodeExportTraceResponse(decoded.rejected, format));
+        },
+      );
+    }
+  });
+}
+
+async function decompress(body: Buffer | undefined, encoding: string): Promise<Buffer> {
+  const data = body ?? Buffer.alloc(0);
+  const enc = encoding.trim().toLowerCase();
+  if (enc === '' || enc === 'identity') return data;
+  if (enc !== 'gzip' && enc !== 'deflate') {
+    throw new AppError(415, 'unsupported_content_encoding', `content-encoding ${encoding} is not supported; use gzip, deflate or none`, { field: 'content-encoding' });
+  }
+  try {
+    return await (enc === 'gzip' ? gunzip : inflate)(data, { maxOutputLength: OTLP_DECOMPRESSED_LIMIT });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' || err instanceof RangeError) {
+      throw new AppError(413, 'payload_too_large', `body: decompresses to more than ${OTLP_DECOMPRESSED_LIMIT} bytes`, { field: 'body' });
+    }
+    throw new AppError(400, 'invalid_compression', `body: the ${enc} stream is truncated or corrupt (${(err as Error).message})`, { field: 'body' });
+  }
+}

@@ -1,0 +1,365 @@
+import { createHash } from 'node:crypto';
+import { sql, type SQL } from 'drizzle-orm';
+import type { Database } from '../../db/index.ts';
+import type { Clock } from '../../platform/clock.ts';
+import { AppError, badRequest, notFound } from '../../platform/errors.ts';
+import { randomAlphanumeric } from '../../platform/ids.ts';
+import { emitEvent, emitEvents } from '../../platform/events/index.ts';
+import { computeCost, estimateMessagesTokens, estimateTokens } from './costs/index.ts';
+import type { NormalizedSpan, SpanPayload } from './ingest/index.ts';
+import * as store from './store.ts';
+import { payloadText, summarizeTrace } from './summary.ts';
+import type { SearchRequest } from './schemas.ts';
+
+const MAX_SPAN_TEXT = 64 * 1024;
+
+/** Lets other modules add what belongs to a trace (evaluations) and what search may filter on. */
+export interface TraceExtensions {
+  evaluations(projectId: string, traceId: string): Promise<Record<string, unknown>[]>;
+  /** SQL conditions on `traces` rows (alias-free) for filters owned by other modules. */
+  filterConditions(filters: NonNullable<SearchRequest['filters']>, projectId: string): SQL[];
+  onTracesCommitted?(projectId: string, traceIds: string[]): void;
+}
+
+const noExtensions: TraceExtensions = { evaluations: async () => [], filterConditions: () => [] };
+
+export class TraceService {
+  private extensions: TraceExtensions = noExtensions;
+
+  constructor(
+    private readonly db: Database,
+    private readonly clock: Clock,
+  ) {}
+
+  extend(extensions: TraceExtensions) {
+    this.extensions = extensions;
+  }
+
+  /**
+   * Writes a batch of spans and refreshes the summaries of the traces they touch, in one
+   * transaction: when this returns, the spans are committed and searchable.
+   */
+  async ingest(organizationId: string, projectId: string, spans: NormalizedSpan[]): Promise<{ traces: number; spans: number }> {
+    if (!spans.length) return { traces: 0, spans: 0 };
+    const latest = new Map<string, store.SpanRow>();
+    for (const s of spans) latest.set(`${s.trace_id}/${s.span_id}`, toSpanRow(s));
+    const rows = [...latest.values()];
+    const traceIds = [...new Set(rows.map((r) => r.trace_id))];
+    const now = this.clock.now();
+    await this.db.orm.transaction(async (tx) => {
+      await store.lockTraces(tx, this.db, projectId, traceIds);
+      await store.upsertSpans(tx, projectId, rows, now.getTime());
+      const facts = await store.spanFacts(tx, projectId, traceIds);
+      const byTrace = new Map<string, typeof facts>();
+      for (const f of facts) (byTrace.get(f.trace_id) ?? byTrace.set(f.trace_id, []).get(f.trace_id)!).push(f);
+      const summaries = traceIds.map((id) => summarizeTrace(id, byTrace.get(id)!));
+      const created = await store.upsertSummaries(tx, projectId, summaries);
+      const createdSet = new Set(created);
+      await emitEvents(
+        tx,
+        summaries
+          .filter((s) => createdSet.has(s.trace_id))
+          .map((s) => ({ organizationId, projectId, type: 'trace.created' as const, data: { trace_id: s.trace_id, started_at: s.started_at, span_count: s.span_count } })),
+        now,
+      );
+    });
+    this.extensions.onTracesCommitted?.(projectId, traceIds);
+    return { traces: traceIds.length, spans: rows.length };
+  }
+
+  async detail(projectId: string, traceId: string) {
+    const trace = await store.findTrace(this.db.orm, projectId, traceId);
+    if (!trace) throw notFound('trace_not_found', `no trace ${traceId} in this project`);
+    const [spans, evaluations] = await Promise.all([
+      store.traceSpans(this.db.orm, projectId, traceId),
+      this.extensions.evaluations(projectId, traceId),
+    ]);
+    return { ...traceView(trace), spans: spans.map((s) => spanView(projectId, s)), evaluations };
+  }
+
+  async search(projectId: string, req: SearchRequest) {
+    const sortBy = SORT_COLUMNS[req.sortBy ?? 'started_at'];
+    const direction = req.sortDirection ?? 'desc';
+    const fingerprint = createHash('sha256').update(JSON.stringify([req.query, req.startDate, req.endDate, req.filters, sortBy, direction])).digest('base64url').slice(0, 16);
+    let cursor: ScrollCursor | null = null;
+    if (req.scrollId) {
+      cursor = decodeScroll(req.scrollId);
+      if (cursor.f !== fingerprint) throw badRequest('invalid_scroll_id', 'scrollId belongs to a different query, filters or sort', 'scrollId');
+    }
+    // The first page fixes a snapshot: traces first seen after it never shift later pages.
+    const snapshot = cursor?.s ?? this.clock.now().getTime();
+    const where: SQL[] = [sql`inserted_at <= ${snapshot}`, ...this.conditions(projectId, req)];
+    const pageSize = req.pageSize ?? 25;
+    const { rows, total } = await store.searchTraces(this.db.orm, {
+      projectId,
+      where,
+      orderColumn: sortBy,
+      direction,
+      after: cursor ? { value: cursor.v, traceId: cursor.t } : null,
+      limit: pageSize,
+    });
+    const last = rows[rows.length - 1];
+    const scrollId =
+      rows.length === pageSize && last
+        ? encodeScroll({ v: sortValue(last, sortBy), t: last.trace_id, s: snapshot, f: fingerprint })
+        : null;
+    return { traces: rows.map(traceView), pagination: { totalHits: total, scrollId } };
+  }
+
+  private conditions(projectId: string, req: SearchRequest): SQL[] {
+    const c: SQL[] = [];
+    if (req.query) c.push(sql`search_text ILIKE ${'%' + req.query.replace(/[\\%_]/g, (m) => '\\' + m) + '%'}`);
+    if (req.startDate !== undefined) c.push(sql`started_at >= ${toMillis(req.startDate)}`);
+    if (req.endDate !== undefined) c.push(sql`started_at <= ${toMillis(req.endDate)}`);
+    const f = req.filters;
+    if (!f) return c;
+    const anyOf = (col: string, v: string | string[] | undefined) => {
+      if (v === undefined) return;
+      const list = JSON.stringify(Array.isArray(v) ? v : [v]);
+      c.push(sql`${sql.raw(col)} = ANY(ARRAY(SELECT jsonb_array_elements_text(${list}::jsonb)))`);
+    };
+    const overlaps = (col: string, v: string | string[] | undefined) => {
+      if (v === undefined) return;
+      const list = JSON.stringify(Array.isArray(v) ? v : [v]);
+      c.push(sql`${sql.raw(col)} && ARRAY(SELECT jsonb_array_elements_text(${list}::jsonb))`);
+    };
+    anyOf('user_id', f.user_id);
+    anyOf('thread_id', f.thread_id);
+    anyOf('customer_id', f.customer_id);
+    overlaps('labels', f.labels);
+    overlaps('models', f.model);
+    overlaps('span_types', f.span_type);
+    if (f.has_error !== undefined) c.push(sql`has_error = ${f.has_error}`);
+    for (const [key, value] of Object.entries(f.metadata ?? {})) {
+      c.push(sql`metadata @> ${JSON.stringify({ [key]: value })}::jsonb`);
+    }
+    c.push(...this.extensions.filterConditions(f, projectId));
+    return c;
+  }
+
+  async share(organizationId: string, projectId: string, traceId: string): Promise<{ path: string }> {
+    const now = this.clock.now();
+    return this.db.orm.transaction(async (tx) => {
+      if (!(await store.findTrace(tx, projectId, traceId))) throw notFound('trace_not_found', `no trace ${traceId} in this project`);
+      const { token, created } = await store.insertShare(tx, projectId, traceId, randomAlphanumeric(32), now);
+      const path = `/share/${token}`;
+      if (created) await emitEvent(tx, { organizationId, projectId, type: 'trace.shared', data: { trace_id: traceId, path } }, now);
+      return { path };
+    });
+  }
+
+  async unshare(organizationId: string, projectId: string, traceId: string): Promise<{ message: string }> {
+    const now = this.clock.now();
+    return this.db.orm.transaction(async (tx) => {
+      if (!(await store.findTrace(tx, projectId, traceId))) throw notFound('trace_not_found', `no trace ${traceId} in this project`);
+      const deleted = await store.deleteShare(tx, projectId, traceId);
+      if (deleted) await emitEvent(tx, { organizationId, projectId, type: 'trace.unshared', data: { trace_id: traceId } }, now);
+      return { message: deleted ? 'trace unshared: its public path no longer works' : 'trace was not shared' };
+    });
+  }
+
+  /** The trace behind a public share token, for anyone; 404 once unshared. */
+  async shared(token: string) {
+    const share = /^[A-Za-z0-9]{32}$/.test(token) ? await store.findShare(this.db.orm, token) : null;
+    if (!share) throw notFound('share_not_found', 'this shared trace does not exist or is no longer shared');
+    return this.detail(share.projectId, share.traceId);
+  }
+
+  /** Deletes traces older than each project's retention period. */
+  async sweepRetention(): Promise<number> {
+    let deleted = 0;
+    const now = this.clock.now().getTime();
+    for (const { projectId, days } of await store.retentionProjects(this.db.orm)) {
+      deleted += await this.db.orm.transaction((tx) => store.deleteTracesBefore(tx, projectId, now - days * 86_400_000));
+    }
+    return deleted;
+  }
+}
+
+const SORT_COLUMNS = {
+  started_at: 'started_at',
+  'timestamps.started_at': 'started_at',
+  cost: 'total_cost',
+  'metrics.total_cost': 'total_cost',
+  latency: 'total_time_ms',
+  'metrics.total_time_ms': 'total_time_ms',
+} as const;
+
+interface ScrollCursor {
+  v: number | null;
+  t: string;
+  s: number;
+  f: string;
+}
+
+function encodeScroll(c: ScrollCursor): string {
+  return Buffer.from(JSON.stringify(c)).toString('base64url');
+}
+
+function decodeScroll(id: string): ScrollCursor {
+  try {
+    const c = JSON.parse(Buffer.from(id, 'base64url').toString('utf8')) as ScrollCursor;
+    if (typeof c.t === 'string' && typeof c.s === 'number' && typeof c.f === 'string' && (c.v === null || typeof c.v === 'number')) return c;
+  } catch {
+    /* falls through */
+  }
+  throw badRequest('invalid_scroll_id', 'scrollId is not one this server issued', 'scrollId');
+}
+
+function sortValue(row: store.TraceRow, column: store.SearchQuery['orderColumn']): number | null {
+  return column === 'started_at' ? row.started_at : column === 'total_cost' ? row.total_cost : row.total_time_ms;
+}
+
+function toMillis(v: number | string): number {
+  if (typeof v === 'number') return v;
+  const ms = Date.parse(v);
+  if (Number.isNaN(ms)) throw new AppError(400, 'invalid_date', `not a date: ${v}`);
+  return ms;
+}
+
+export function toSpanRow(s: NormalizedSpan): store.SpanRow {
+  let promptTokens = s.metrics.prompt_tokens;
+  let completionTokens = s.metrics.completion_tokens;
+  let estimated = s.metrics.tokens_estimated;
+  // No counts from the SDK: estimate them with a real tokenizer, and say so.
+  if (s.type === 'llm') {
+    if (promptTokens === null && s.input) {
+      promptTokens = estimatePayload(s.input, s.model);
+      estimated = true;
+    }
+    if (completionTokens === null && s.output) {
+      completionTokens = estimatePayload(s.output, s.model);
+      estimated = true;
+    }
+  }
+  const cost =
+    s.metrics.cost ??
+    (s.model && (promptTokens !== null || completionTokens !== null)
+      ? computeCost({
+          model: s.model,
+          vendor: s.vendor,
+          promptTokens,
+          completionTokens,
+          cachedInputTokens: s.metrics.cached_input_tokens,
+          reasoningTokens: s.metrics.reasoning_tokens,
+        })?.amount ?? null
+      : null);
+  const clip = (t: string | null) => (t && t.length > MAX_SPAN_TEXT ? t.slice(0, MAX_SPAN_TEXT) : t);
+  return {
+    trace_id: s.trace_id,
+    span_id: s.span_id,
+    parent_id: s.parent_id,
+    name: s.name,
+    type: s.type,
+    model: s.model,
+    vendor: s.vendor,
+    started_at: Math.round(s.started_at),
+    finished_at: Math.round(s.finished_at),
+    first_token_at: s.first_token_at === null ? null : Math.round(s.first_token_at),
+    prompt_tokens: promptTokens,
+    completion_tokens: completionTokens,
+    cached_input_tokens: s.metrics.cached_input_tokens,
+    reasoning_tokens: s.metrics.reasoning_tokens,
+    tokens_estimated: estimated,
+    cost,
+    has_error: s.error !== null,
+    error: s.error,
+    input_text: clip(payloadText(s.input, 'input')),
+    output_text: clip(payloadText(s.output, 'output')),
+    trace_meta: s.trace_metadata,
+    data: {
+      params: s.params,
+      input: s.input,
+      output: s.output,
+      attributes: s.attributes,
+      resource: s.resource,
+      scope: s.scope,
+      events: s.events,
+      links: s.links,
+      status: s.status,
+      kind: s.kind,
+      exact_started_at: s.started_at,
+      exact_finished_at: s.finished_at,
+    },
+  };
+}
+
+function estimatePayload(p: SpanPayload, model: string | null): number {
+  if (p.type === 'chat_messages') {
+    return estimateMessagesTokens(
+      p.value.map((m) => ({ role: m.role, content: typeof m.content === 'string' || Array.isArray(m.content) ? (m.content as never) : m.tool_calls ? JSON.stringify(m.tool_calls) : null })),
+      model,
+    );
+  }
+  return estimateTokens(typeof p.value === 'string' ? p.value : JSON.stringify(p.value), model);
+}
+
+export function traceView(t: store.TraceRow) {
+  return {
+    trace_id: t.trace_id,
+    project_id: t.project_id,
+    metadata: {
+      ...t.metadata,
+      ...(t.user_id ? { user_id: t.user_id } : {}),
+      ...(t.thread_id ? { thread_id: t.thread_id } : {}),
+      ...(t.customer_id ? { customer_id: t.customer_id } : {}),
+      labels: t.labels,
+    },
+    timestamps: { started_at: t.started_at, inserted_at: t.inserted_at, updated_at: t.updated_at },
+    input: { value: t.input ?? '' },
+    output: { value: t.output ?? '' },
+    metrics: {
+      first_token_ms: t.first_token_ms,
+      total_time_ms: t.total_time_ms,
+      prompt_tokens: t.prompt_tokens,
+      completion_tokens: t.completion_tokens,
+      tokens_estimated: t.tokens_estimated,
+      total_cost: t.total_cost,
+    },
+    error: t.error,
+    indexing_md5s: t.indexing_md5 ? [t.indexing_md5] : [],
+    models: t.models,
+    span_types: t.span_types,
+    span_count: t.span_count,
+  };
+}
+
+function spanView(projectId: string, s: store.StoredSpan) {
+  const d = s.data as Record<string, unknown>;
+  return {
+    trace_id: s.trace_id,
+    span_id: s.span_id,
+    project_id: projectId,
+    parent_id: s.parent_id,
+    name: s.name,
+    type: s.type,
+    model: s.model,
+    vendor: s.vendor,
+    timestamps: {
+      started_at: s.started_at,
+      finished_at: s.finished_at,
+      first_token_at: s.first_token_at,
+      updated_at: s.updated_at,
+      inserted_at: s.inserted_at,
+    },
+    error: s.error,
+    params: (d.params ?? {}) as Record<string, unknown>,
+    metrics: {
+      tokens_estimated: s.tokens_estimated,
+      prompt_tokens: s.prompt_tokens,
+      completion_tokens: s.completion_tokens,
+      cached_input_tokens: s.cached_input_tokens,
+      reasoning_tokens: s.reasoning_tokens,
+      cost: s.cost,
+    },
+    input: d.input ?? null,
+    output: d.output ?? null,
+    attributes: d.attributes ?? {},
+    resource: d.resource ?? {},
+    events: d.events ?? [],
+    links: d.links ?? [],
+    status: d.status ?? null,
+    kind: d.kind ?? null,
+    scope: d.scope ?? null,
+  };
+}

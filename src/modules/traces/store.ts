@@ -1,0 +1,298 @@
+import { sql, type SQL } from 'drizzle-orm';
+import { rows, type Database, type Executor } from '../../db/index.ts';
+import type { SpanFacts, TraceSummary } from './summary.ts';
+
+/** A span ready for the spans table: the summary's facts plus the full payload. */
+export interface SpanRow extends Omit<SpanFacts, 'inserted_at' | 'updated_at'> {
+  trace_id: string;
+  name: string | null;
+  vendor: string | null;
+  cached_input_tokens: number | null;
+  reasoning_tokens: number | null;
+  data: Record<string, unknown>;
+}
+
+const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+
+/**
+ * Serializes concurrent batches that touch the same traces (PostgreSQL; PGlite runs one
+ * transaction at a time anyway), so every summary is computed from every committed span.
+ */
+export async function lockTraces(tx: Executor, db: Database, projectId: string, traceIds: string[]) {
+  if (db.kind !== 'postgres') return;
+  const keys = [...traceIds].sort().map((t) => `${projectId}:${t}`);
+  await tx.execute(
+    sql`SELECT pg_advisory_xact_lock(k) FROM (SELECT hashtextextended(x, 0) AS k FROM jsonb_array_elements_text(${JSON.stringify(keys)}::jsonb) AS x ORDER BY 1) s`,
+  );
+}
+
+/** One statement for the whole batch; a repeated span id replaces the earlier version. */
+export async function upsertSpans(tx: Executor, projectId: string, spans: SpanRow[], now: number) {
+  if (!spans.length) return;
+  await tx.execute(sql`
+    INSERT INTO spans (project_id, trace_id, span_id, parent_id, name, type, model, vendor, started_at, finished_at,
+      first_token_at, inserted_at, updated_at, prompt_tokens, completion_tokens, cached_input_tokens, reasoning_tokens,
+      tokens_estimated, cost, has_error, error, input_text, output_text, trace_meta, data)
+    SELECT ${projectId}, x.trace_id, x.span_id, x.parent_id, x.name, x.type, x.model, x.vendor, x.started_at, x.finished_at,
+      x.first_token_at, ${now}::bigint, ${now}::bigint, x.prompt_tokens, x.completion_tokens, x.cached_input_tokens, x.reasoning_tokens,
+      x.tokens_estimated, x.cost, x.has_error, x.error, x.input_text, x.output_text, x.trace_meta, x.data
+    FROM jsonb_to_recordset(${JSON.stringify(spans)}::jsonb) AS x(trace_id text, span_id text, parent_id text, name text,
+      type text, model text, vendor text, started_at bigint, finished_at bigint, first_token_at bigint, prompt_tokens int,
+      completion_tokens int, cached_input_tokens int, reasoning_tokens int, tokens_estimated boolean, cost double precision,
+      has_error boolean, error jsonb, input_text text, output_text text, trace_meta jsonb, data jsonb)
+    ON CONFLICT (project_id, trace_id, span_id) DO UPDATE SET
+      parent_id = EXCLUDED.parent_id, name = EXCLUDED.name, type = EXCLUDED.type, model = EXCLUDED.model,
+      vendor = EXCLUDED.vendor, started_at = EXCLUDED.started_at, finished_at = EXCLUDED.finished_at,
+      first_token_at = EXCLUDED.first_token_at, updated_at = EXCLUDED.updated_at, prompt_tokens = EXCLUDED.prompt_tokens,
+      completion_tokens = EXCLUDED.completion_tokens, cached_input_tokens = EXCLUDED.cached_input_tokens,
+      reasoning_tokens = EXCLUDED.reasoning_tokens, tokens_estimated = EXCLUDED.tokens_estimated, cost = EXCLUDED.cost,
+      has_error = EXCLUDED.has_error, error = EXCLUDED.error, input_text = EXCLUDED.input_text,
+      output_text = EXCLUDED.output_text, trace_meta = EXCLUDED.trace_meta, data = EXCLUDED.data`);
+}
+
+export async function spanFacts(tx: Executor, projectId: string, traceIds: string[]): Promise<(SpanFacts & { trace_id: string })[]> {
+  const result = await rows<Record<string, unknown>>(
+    tx,
+    sql`SELECT trace_id, span_id, parent_id, type, model, started_at::float8 AS started_at, finished_at::float8 AS finished_at,
+          first_token_at::float8 AS first_token_at, inserted_at::float8 AS inserted_at, updated_at::float8 AS updated_at,
+          prompt_tokens, completion_tokens, tokens_estimated, cost, has_error, error, input_text, output_text, trace_meta
+        FROM spans
+        WHERE project_id = ${projectId} AND trace_id = ANY(ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(traceIds)}::jsonb)))`,
+  );
+  return result.map((r) => ({
+    trace_id: r.trace_id as string,
+    span_id: r.span_id as string,
+    parent_id: (r.parent_id as string | null) ?? null,
+    type: r.type as string,
+    model: (r.model as string | null) ?? null,
+    started_at: Number(r.started_at),
+    finished_at: Number(r.finished_at),
+    first_token_at: num(r.first_token_at),
+    inserted_at: Number(r.inserted_at),
+    updated_at: Number(r.updated_at),
+    prompt_tokens: num(r.prompt_tokens),
+    completion_tokens: num(r.completion_tokens),
+    tokens_estimated: !!r.tokens_estimated,
+    cost: num(r.cost),
+    has_error: !!r.has_error,
+    error: (r.error as SpanFacts['error']) ?? null,
+    input_text: (r.input_text as string | null) ?? null,
+    output_text: (r.output_text as string | null) ?? null,
+    trace_meta: (r.trace_meta as SpanFacts['trace_meta']) ?? null,
+  }));
+}
+
+/** Writes summaries; answers the ids of traces seen for the first time. */
+export async function upsertSummaries(tx: Executor, projectId: string, summaries: TraceSummary[]): Promise<string[]> {
+  if (!summaries.length) return [];
+  const result = await rows<{ trace_id: string; created: boolean }>(
+    tx,
+    sql`
+    INSERT INTO traces AS t (project_id, trace_id, started_at, finished_at, inserted_at, updated_at, input, output, user_id,
+      thread_id, customer_id, labels, metadata, models, span_types, span_count, first_token_ms, total_time_ms, prompt_tokens,
+      completion_tokens, tokens_estimated, total_cost, has_error, error, search_text, indexing_md5)
+    SELECT ${projectId}, x.trace_id, x.started_at, x.finished_at, x.inserted_at, x.updated_at, x.input, x.output, x.user_id,
+      x.thread_id, x.customer_id, ARRAY(SELECT jsonb_array_elements_text(x.labels)), x.metadata,
+      ARRAY(SELECT jsonb_array_elements_text(x.models)), ARRAY(SELECT jsonb_array_elements_text(x.span_types)), x.span_count,
+      x.first_token_ms, x.total_time_ms, x.prompt_tokens, x.completion_tokens, x.tokens_estimated, x.total_cost, x.has_error,
+      x.error, x.search_text, x.indexing_md5
+    FROM jsonb_to_recordset(${JSON.stringify(summaries)}::jsonb) AS x(trace_id text, started_at bigint, finished_at bigint,
+      inserted_at bigint, updated_at bigint, input text, output text, user_id text, thread_id text, customer_id text,
+      labels jsonb, metadata jsonb, models jsonb, span_types jsonb, span_count int, first_token_ms int, total_time_ms int,
+      prompt_tokens int, completion_tokens int, tokens_estimated boolean, total_cost double precision, has_error boolean,
+      error jsonb, search_text text, indexing_md5 text)
+    ON CONFLICT (project_id, trace_id) DO UPDATE SET
+      started_at = EXCLUDED.started_at, finished_at = EXCLUDED.finished_at, updated_at = EXCLUDED.updated_at,
+      input = EXCLUDED.input, output = EXCLUDED.output, user_id = EXCLUDED.user_id, thread_id = EXCLUDED.thread_id,
+      customer_id = EXCLUDED.customer_id, labels = EXCLUDED.labels, metadata = EXCLUDED.metadata, models = EXCLUDED.models,
+      span_types = EXCLUDED.span_types, span_count = EXCLUDED.span_count, first_token_ms = EXCLUDED.first_token_ms,
+      total_time_ms = EXCLUDED.total_time_ms, prompt_tokens = EXCLUDED.prompt_tokens,
+      completion_tokens = EXCLUDED.completion_tokens, tokens_estimated = EXCLUDED.tokens_estimated,
+      total_cost = EXCLUDED.total_cost, has_error = EXCLUDED.has_error, error = EXCLUDED.error,
+      search_text = EXCLUDED.search_text, indexing_md5 = EXCLUDED.indexing_md5
+    RETURNING trace_id, (xmax = 0) AS created`,
+  );
+  return result.filter((r) => r.created).map((r) => r.trace_id);
+}
+
+export interface TraceRow extends Omit<TraceSummary, 'search_text'> {
+  project_id: string;
+}
+
+const TRACE_COLUMNS = sql.raw(`project_id, trace_id, started_at::float8 AS started_at, finished_at::float8 AS finished_at,
+  inserted_at::float8 AS inserted_at, updated_at::float8 AS updated_at, input, output, user_id, thread_id, customer_id,
+  labels, metadata, models, span_types, span_count, first_token_ms, total_time_ms, prompt_tokens, completion_tokens,
+  tokens_estimated, total_cost, has_error, error, indexing_md5`);
+
+function toTraceRow(r: Record<string, unknown>): TraceRow {
+  return {
+    project_id: r.project_id as string,
+    trace_id: r.trace_id as string,
+    started_at: Number(r.started_at),
+    finished_at: Number(r.finished_at),
+    inserted_at: Number(r.inserted_at),
+    updated_at: Number(r.updated_at),
+    input: (r.input as string | null) ?? null,
+    output: (r.output as string | null) ?? null,
+    user_id: (r.user_id as string | null) ?? null,
+    thread_id: (r.thread_id as string | null) ?? null,
+    customer_id: (r.customer_id as string | null) ?? null,
+    labels: (r.labels as string[]) ?? [],
+    metadata: (r.metadata as Record<string, unknown>) ?? {},
+    models: (r.models as string[]) ?? [],
+    span_types: (r.span_types as string[]) ?? [],
+    span_count: Number(r.span_count),
+    first_token_ms: num(r.first_token_ms),
+    total_time_ms: Number(r.total_time_ms ?? 0),
+    prompt_tokens: num(r.prompt_tokens),
+    completion_tokens: num(r.completion_tokens),
+    tokens_estimated: !!r.tokens_estimated,
+    total_cost: num(r.total_cost),
+    has_error: !!r.has_error,
+    error: (r.error as TraceRow['error']) ?? null,
+    indexing_md5: (r.indexing_md5 as string) ?? '',
+  };
+}
+
+export async function findTrace(db: Executor, projectId: string, traceId: string): Promise<TraceRow | null> {
+  const [r] = await rows<Record<string, unknown>>(
+    db,
+    sql`SELECT ${TRACE_COLUMNS} FROM traces WHERE project_id = ${projectId} AND trace_id = ${traceId}`,
+  );
+  return r ? toTraceRow(r) : null;
+}
+
+export interface StoredSpan {
+  trace_id: string;
+  span_id: string;
+  parent_id: string | null;
+  name: string | null;
+  type: string;
+  model: string | null;
+  vendor: string | null;
+  started_at: number;
+  finished_at: number;
+  first_token_at: number | null;
+  inserted_at: number;
+  updated_at: number;
+  prompt_tokens: number | null;
+  completion_tokens: number | null;
+  cached_input_tokens: number | null;
+  reasoning_tokens: number | null;
+  tokens_estimated: boolean;
+  cost: number | null;
+  error: SpanFacts['error'];
+  data: Record<string, unknown>;
+}
+
+/** Every span of a trace in one ordered query; the caller assembles the tree. */
+export async function traceSpans(db: Executor, projectId: string, traceId: string): Promise<StoredSpan[]> {
+  const result = await rows<Record<string, unknown>>(
+    db,
+    sql`SELECT trace_id, span_id, parent_id, name, type, model, vendor, started_at::float8 AS started_at,
+          finished_at::float8 AS finished_at, first_token_at::float8 AS first_token_at, inserted_at::float8 AS inserted_at,
+          updated_at::float8 AS updated_at, prompt_tokens, completion_tokens, cached_input_tokens, reasoning_tokens,
+          tokens_estimated, cost, error, data
+        FROM spans WHERE project_id = ${projectId} AND trace_id = ${traceId}
+        ORDER BY started_at, span_id`,
+  );
+  return result.map((r) => ({
+    trace_id: r.trace_id as string,
+    span_id: r.span_id as string,
+    parent_id: (r.parent_id as string | null) ?? null,
+    name: (r.name as string | null) ?? null,
+    type: r.type as string,
+    model: (r.model as string | null) ?? null,
+    vendor: (r.vendor as string | null) ?? null,
+    started_at: Number(r.started_at),
+    finished_at: Number(r.finished_at),
+    first_token_at: num(r.first_token_at),
+    inserted_at: Number(r.inserted_at),
+    updated_at: Number(r.updated_at),
+    prompt_tokens: num(r.prompt_tokens),
+    completion_tokens: num(r.completion_tokens),
+    cached_input_tokens: num(r.cached_input_tokens),
+    reasoning_tokens: num(r.reasoning_tokens),
+    tokens_estimated: !!r.tokens_estimated,
+    cost: num(r.cost),
+    error: (r.error as SpanFacts['error']) ?? null,
+    data: (typeof r.data === 'string' ? JSON.parse(r.data) : r.data) as Record<string, unknown>,
+  }));
+}
+
+export interface SearchQuery {
+  projectId: string;
+  where: SQL[];
+  orderColumn: 'started_at' | 'total_cost' | 'total_time_ms';
+  direction: 'asc' | 'desc';
+  after: { value: number | null; traceId: string } | null;
+  limit: number;
+}
+
+/** Keyset page: ORDER BY (sort column, trace_id), NULLs last in both directions. */
+export async function searchTraces(db: Executor, q: SearchQuery): Promise<{ rows: TraceRow[]; total: number }> {
+  const col = sql.raw(q.orderColumn);
+  const dir = sql.raw(q.direction);
+  const base = sql.join([sql`project_id = ${q.projectId}`, ...q.where], sql` AND `);
+  const sortKey = sql`coalesce(${col}::float8, ${q.direction === 'desc' ? sql.raw('-1e308') : sql.raw('1e308')})`;
+  let keyset = sql`TRUE`;
+  if (q.after) {
+    const v = q.after.value ?? (q.direction === 'desc' ? -1e308 : 1e308);
+    keyset =
+      q.direction === 'desc'
+        ? sql`(${sortKey} < ${v} OR (${sortKey} = ${v} AND trace_id < ${q.after.traceId}))`
+        : sql`(${sortKey} > ${v} OR (${sortKey} = ${v} AND trace_id > ${q.after.traceId}))`;
+  }
+  const page = await rows<Record<string, unknown>>(
+    db,
+    sql`SELECT ${TRACE_COLUMNS} FROM traces WHERE ${base} AND ${keyset}
+        ORDER BY ${sortKey} ${dir}, trace_id ${dir} LIMIT ${q.limit}`,
+  );
+  const [count] = await rows<{ n: number }>(db, sql`SELECT count(*)::int AS n FROM traces WHERE ${base}`);
+  return { rows: page.map(toTraceRow), total: Number(count.n) };
+}
+
+export async function findShareByTrace(db: Executor, projectId: string, traceId: string): Promise<string | null> {
+  const [r] = await rows<{ token: string }>(db, sql`SELECT token FROM trace_shares WHERE project_id = ${projectId} AND trace_id = ${traceId}`);
+  return r?.token ?? null;
+}
+
+/** Inserts a share, or answers the token of the existing one (sharing twice gives the same path). */
+export async function insertShare(db: Executor, projectId: string, traceId: string, token: string, at: Date): Promise<{ token: string; created: boolean }> {
+  const inserted = await rows<{ token: string }>(
+    db,
+    sql`INSERT INTO trace_shares (token, project_id, trace_id, created_at) VALUES (${token}, ${projectId}, ${traceId}, ${at})
+        ON CONFLICT (project_id, trace_id) DO NOTHING RETURNING token`,
+  );
+  if (inserted.length) return { token: inserted[0].token, created: true };
+  return { token: (await findShareByTrace(db, projectId, traceId))!, created: false };
+}
+
+export async function deleteShare(db: Executor, projectId: string, traceId: string): Promise<boolean> {
+  const deleted = await rows(db, sql`DELETE FROM trace_shares WHERE project_id = ${projectId} AND trace_id = ${traceId} RETURNING token`);
+  return deleted.length > 0;
+}
+
+export async function findShare(db: Executor, token: string): Promise<{ projectId: string; traceId: string } | null> {
+  const [r] = await rows<{ project_id: string; trace_id: string }>(db, sql`SELECT project_id, trace_id FROM trace_shares WHERE token = ${token}`);
+  return r ? { projectId: r.project_id, traceId: r.trace_id } : null;
+}
+
+/** Projects with a retention period and how many days they keep. */
+export async function retentionProjects(db: Executor): Promise<{ projectId: string; days: number }[]> {
+  const result = await rows<{ id: string; retention_days: number }>(db, sql`SELECT id, retention_days FROM projects WHERE retention_days IS NOT NULL`);
+  return result.map((r) => ({ projectId: r.id, days: Number(r.retention_days) }));
+}
+
+/** Deletes traces (and their spans and shares) that started before the cut-off. */
+export async function deleteTracesBefore(tx: Executor, projectId: string, cutoff: number): Promise<number> {
+  const gone = await rows<{ trace_id: string }>(
+    tx,
+    sql`DELETE FROM traces WHERE project_id = ${projectId} AND started_at < ${cutoff} RETURNING trace_id`,
+  );
+  if (!gone.length) return 0;
+  const ids = JSON.stringify(gone.map((g) => g.trace_id));
+  await tx.execute(sql`DELETE FROM spans WHERE project_id = ${projectId} AND trace_id = ANY(ARRAY(SELECT jsonb_array_elements_text(${ids}::jsonb)))`);
+  await tx.execute(sql`DELETE FROM trace_shares WHERE project_id = ${projectId} AND trace_id = ANY(ARRAY(SELECT jsonb_array_elements_text(${ids}::jsonb)))`);
+  return gone.length;
+}
