@@ -1,8 +1,9 @@
 /**
  * The OTLP trace messages, as opentelemetry-proto defines them
- * (opentelemetry/proto/{common,resource,trace}/v1 and collector/trace/v1):
- * the field numbers and wire types are the upstream ones, the comments are cut.
- * Embedded as text so no file has to be found at run time; parsed once, at import.
+ * (opentelemetry/proto/{common,resource,trace}/v1 and collector/trace/v1): the
+ * field numbers and wire types are the upstream ones (AnyValue's oneof is written
+ * as optional fields, same bytes; see there), the comments are cut. Embedded as
+ * text so no file has to be found at run time; parsed once, at import.
  */
 import protobuf from 'protobufjs';
 
@@ -11,10 +12,10 @@ syntax = "proto3";
 package opentelemetry.proto.common.v1;
 
 // Upstream wraps these seven fields in \`oneof value\`. On the wire a oneof member is
-// just a field that is always written, even when it holds its default; \`optional\`
-// gives the same explicit presence (an int_value of 0 stays 0). It also spares
-// protobufjs's oneof setter, which deletes the six sibling fields on every decoded
-// value and was the costliest step of a decode.
+// just a field that is written even when it holds its default; \`optional\` gives the
+// same explicit presence (an int_value of 0 stays 0) and spares protobufjs's oneof
+// setter, which deletes the six sibling fields on every decoded value: a tenth of
+// the whole decode-and-map time, measured.
 message AnyValue {
   optional string string_value = 1;
   optional bool bool_value = 2;
@@ -149,11 +150,18 @@ for (const source of [COMMON_PROTO, RESOURCE_PROTO, TRACE_PROTO, TRACE_SERVICE_P
 }
 root.resolveAll();
 
+export const ExportTraceServiceRequestType = root.lookupType(
+  'opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest',
+);
+export const ExportTraceServiceResponseType = root.lookupType(
+  'opentelemetry.proto.collector.trace.v1.ExportTraceServiceResponse',
+);
+
 /**
- * A reader for request bodies. protobufjs checks proto3 strings with its own
- * UTF-8 decoder, which builds short strings 8 characters at a time: every key
- * comes out as a rope that must be flattened again on first use, and that
- * flattening cost more than decoding itself. Node's decoder yields flat strings;
+ * A reader for request bodies. protobufjs checks proto3 strings with its own UTF-8
+ * decoder, which builds short strings 8 characters at a time: every attribute key
+ * comes out as a rope, flattened again the first time it is hashed or compared.
+ * Node's decoder returns flat strings (decode plus first use measured ~15% faster);
  * invalid UTF-8 becomes U+FFFD instead of failing the whole request.
  */
 class OtlpReader extends protobuf.BufferReader {
@@ -165,13 +173,6 @@ class OtlpReader extends protobuf.BufferReader {
 export function decodeExportTraceServiceRequest(body: Buffer): PbExportTraceServiceRequest {
   return ExportTraceServiceRequestType.decode(new OtlpReader(body)) as unknown as PbExportTraceServiceRequest;
 }
-
-export const ExportTraceServiceRequestType = root.lookupType(
-  'opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest',
-);
-export const ExportTraceServiceResponseType = root.lookupType(
-  'opentelemetry.proto.collector.trace.v1.ExportTraceServiceResponse',
-);
 
 /**
  * The decoded message shapes protobufjs produces from the schema above (camelCase

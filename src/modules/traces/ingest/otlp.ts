@@ -105,14 +105,15 @@ class Batch {
   private readonly messages: string[] = [];
 
   add(raw: RawSpan): void {
-    // One span id twice in a request: the later copy wins, as it would in the store,
+    // One span twice in a request: the later copy wins, as it would in the store,
     // and a multi-row upsert must not see the same key twice.
-    const at = this.positions.get(raw.span_id);
+    const key = raw.trace_id + raw.span_id;
+    const at = this.positions.get(key);
     if (at !== undefined) {
       this.raws[at] = raw;
       return;
     }
-    this.positions.set(raw.span_id, this.raws.length);
+    this.positions.set(key, this.raws.length);
     this.raws.push(raw);
   }
 

@@ -2,6 +2,7 @@
  * Small, allocation-light conversions shared by the protobuf and JSON decoders:
  * OTLP AnyValue -> plain JS value, ids -> lowercase hex, unix nanos -> epoch ms.
  */
+import { setOwn } from './mapping-context.ts';
 import type { PbAnyValue, PbInt64, PbKeyValue, PbLong } from './otlp-schema.ts';
 
 const HEX: string[] = [];
@@ -70,7 +71,7 @@ export function jsonNanosToMs(value: unknown): number {
     if (value.length === 0) return 0;
     if (!/^\d+$/.test(value)) return Number.NaN;
     if (value.length <= 6) return roundMicros(Number(value) / 1e6);
-    return Number(value.slice(0, -6)) + Math.round(Number(value.slice(-6)) / 1000) / 1000;
+    return roundMicros(Number(value.slice(0, -6)) + Number(value.slice(-6)) / 1e6);
   }
   if (typeof value === 'number') return Number.isFinite(value) && value >= 0 ? roundMicros(value / 1e6) : Number.NaN;
   if (value == null) return 0;
@@ -92,18 +93,12 @@ export function longToValue(value: PbInt64): number | string {
   return BigInt.asIntN(64, (BigInt(high >>> 0) << 32n) | BigInt(low)).toString();
 }
 
-function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
-  else target[key] = value;
-}
-
 const hasOwn = Object.prototype.hasOwnProperty;
 
 /**
- * protobufjs sets only the decoded oneof member as an own property (the others are
- * prototype defaults). Its `value` oneof getter walks Object.keys on every call,
- * which costs more than the rest of the value decoding, so own-property checks
- * in order of how often each type appears stand in for it.
+ * Only the field that was on the wire is an own property of a decoded AnyValue (the
+ * schema gives its fields explicit presence; the rest are prototype defaults).
+ * Checked in order of how often each type appears.
  */
 export function pbAnyValue(v: PbAnyValue | null | undefined): unknown {
   if (v == null) return null;
