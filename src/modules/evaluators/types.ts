@@ -19,7 +19,10 @@ export interface EvaluatorContext {
   env: Readonly<Record<string, string | undefined>>;
   fetch: typeof fetch;
   now: () => Date;
+  /** Aborted when the evaluation's deadline passes (the runner then reports a Timeout). */
   signal?: AbortSignal;
+  /** Retries of a failed provider call (HTTP 429/5xx, network); the provider SDK's default when unset. */
+  maxRetries?: number;
 }
 
 /**
@@ -38,7 +41,15 @@ export interface EvaluatorDefinition<
   data: D;
   settings: S;
   requiredEnv: string[];
+  /**
+   * Variables needed for these settings on top of `requiredEnv`, e.g. the provider key of
+   * `settings.model`. The runner checks them before `evaluate` and answers a
+   * MissingConfiguration error result naming the first one missing.
+   */
+  requiredEnvFor?(settings: z.output<S>): string[];
   isCostly: boolean;
+  /** Meant to run before or after an LLM call to block it: it always sets `passed`. */
+  isGuardrail?: boolean;
   /** When used as a guardrail: may the guarded call proceed? Defaults to result.passed !== false. */
   evaluate(input: { data: z.output<D>; settings: z.output<S>; ctx: EvaluatorContext }): Promise<EvaluationResult>;
 }

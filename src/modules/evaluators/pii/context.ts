@@ -1,0 +1,113 @@
+import type { RawResult } from './recognizer.ts';
+
+/**
+ * Presidio's LemmaContextAwareEnhancer, without spaCy: a recognizer's context word found
+ * among the words around a match raises its score by 0.35, to at least 0.4, at most 1.
+ *
+ * Like Presidio, stop words and punctuation neither count as context nor use up the
+ * window, the word the match starts in counts (a context word glued to the value, as in
+ * "is030594W903B", still helps), and a context word matches when it is a substring of a
+ * surrounding word ("numbers" contains "number"). Unlike Presidio, a window reaches 5 words
+ * after the match as well as 5 before (Presidio's default looks only before), and a
+ * multi-word context phrase ("national insurance") matches when it occurs in the window;
+ * spaCy tokens are single words, so Presidio never matches those.
+ */
+export const CONTEXT_SIMILARITY_FACTOR = 0.35;
+export const MIN_SCORE_WITH_CONTEXT = 0.4;
+export const CONTEXT_WORDS_BEFORE = 5;
+export const CONTEXT_WORDS_AFTER = 5;
+
+// spaCy's English stop words (spacy/lang/en/stop_words.py), which decide what Presidio
+// counts as a context word.
+const STOP_WORDS = new Set(
+  (
+    "a about above across after afterwards again against all almost alone along already also although always am among " +
+    "amongst amount an and another any anyhow anyone anything anyway anywhere are around as at back be became because " +
+    "become becomes becoming been before beforehand behind being below beside besides between beyond both bottom but by " +
+    "ca call can cannot could did do does doing done down due during each eight either eleven else elsewhere empty enough " +
+    "even ever every everyone everything everywhere except few fifteen fifty first five for former formerly forty four " +
+    "from front full further get give go had has have he hence her here hereafter hereby herein hereupon hers herself him " +
+    "himself his how however hundred i if in indeed into is it its itself just keep last latter latterly least less made " +
+    "make many may me meanwhile might mine more moreover most mostly move much must my myself n't name namely neither " +
+    "never nevertheless next nine no nobody none noone nor not nothing now nowhere of off often on once one only onto or " +
+    "other others otherwise our ours ourselves out over own part per perhaps please put quite rather re really regarding " +
+    "same say see seem seemed seeming seems serious several she should show side since six sixty so some somehow someone " +
+    "something sometime sometimes somewhere still such take ten than that the their them themselves then thence there " +
+    "thereafter thereby therefore therein thereupon these they third this those though three through throughout thru " +
+    "thus to together too top toward towards twelve twenty two under unless until up upon us used using various very via " +
+    "was we well were what whatever when whence whenever where whereafter whereas whereby wherein whereupon wherever " +
+    "whether which while whither who whoever whole whom whose why will with within without would yet you your yours " +
+    "yourself yourselves 'd 'll 'm 're 's 've"
+  ).split(' '),
+);
+
+interface Token {
+  start: number;
+  end: number;
+  lower: string;
+  keyword: boolean;
+}
+
+const WORD = /[\p{L}\p{N}_]+(?:['’\-#][\p{L}\p{N}_]+)*#?/gu;
+
+function tokenize(text: string): Token[] {
+  const tokens: Token[] = [];
+  WORD.lastIndex = 0;
+  let m: RegExpExecArray | null;
+  while ((m = WORD.exec(text)) !== null) {
+    const lower = m[0].toLowerCase();
+    tokens.push({ start: m.index, end: m.index + m[0].length, lower, keyword: !STOP_WORDS.has(lower) });
+  }
+  return tokens;
+}
+
+/** Index of the first token ending after `offset` (the one the match starts in, or the next). */
+function tokenAt(tokens: readonly Token[], offset: number): number {
+  let lo = 0;
+  let hi = tokens.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (tokens[mid].end <= offset) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+export function enhanceUsingContext(text: string, results: RawResult[]): RawResult[] {
+  if (results.length === 0) return results;
+  const tokens = tokenize(text);
+  if (tokens.length === 0) return results;
+  return results.map((r) => {
+    if (r.context.length === 0 || r.score >= 1) return r;
+    const i = Math.min(tokenAt(tokens, r.start), tokens.length - 1);
+    const words: string[] = [];
+    let first = i;
+    let last = i;
+    for (let j = i, left = CONTEXT_WORDS_BEFORE + 1; j >= 0 && left > 0; j--) {
+      if (tokens[j].keyword) {
+        words.push(tokens[j].lower);
+        left--;
+        first = j;
+      }
+    }
+    for (let j = i, left = CONTEXT_WORDS_AFTER + 1; j < tokens.length && left > 0; j++) {
+      if (tokens[j].keyword) {
+        words.push(tokens[j].lower);
+        left--;
+        last = j;
+      }
+    }
+    let phraseWindow: string | null = null;
+    const found = r.context.some((cw) => {
+      if (!cw.includes(' ')) return words.some((w) => w.includes(cw));
+      phraseWindow ??= tokens
+        .slice(first, last + 1)
+        .map((t) => t.lower)
+        .join(' ');
+      return phraseWindow.includes(cw);
+    });
+    if (!found) return r;
+    const score = Math.min(1, Math.max(r.score + CONTEXT_SIMILARITY_FACTOR, MIN_SCORE_WITH_CONTEXT));
+    return { ...r, score };
+  });
+}

@@ -1,0 +1,105 @@
+import { enhanceUsingContext } from './context.ts';
+import type { EntityType } from './entities.ts';
+import { extractNlpEntities, NLP_RECOGNIZERS, type NlpEntity } from './nlp.ts';
+import { phMobileNumber, phoneNumber } from './phone.ts';
+import { removeDuplicates, type AnalyzeOptions, type RawResult, type Recognizer } from './recognizer.ts';
+import { EUROPE_RECOGNIZERS } from './recognizers/europe.ts';
+import { GENERIC_RECOGNIZERS } from './recognizers/generic.ts';
+import { US_UK_RECOGNIZERS } from './recognizers/us-uk.ts';
+import { WORLD_RECOGNIZERS } from './recognizers/world.ts';
+
+/**
+ * One detected entity. `start`/`end` count Unicode code points (end exclusive), as
+ * Presidio's Python offsets do, so an emoji before a finding shifts it by one, not two.
+ */
+export interface Finding {
+  entity_type: EntityType;
+  start: number;
+  end: number;
+  score: number;
+  text: string;
+}
+
+export interface DetectOptions {
+  /** Entity types to look for. */
+  entities: Iterable<EntityType>;
+  /** Findings scoring below this (after context enhancement) are dropped. */
+  minThreshold: number;
+  /** Presidio's context enhancement; on unless a caller wants raw recognizer scores. */
+  context?: boolean;
+  /** libphonenumber leniency (Presidio's 1 = VALID, 0 = POSSIBLE). */
+  phoneLeniency?: 'POSSIBLE' | 'VALID';
+}
+
+export const ALL_RECOGNIZERS: readonly Recognizer[] = [
+  ...GENERIC_RECOGNIZERS,
+  phoneNumber,
+  phMobileNumber,
+  ...US_UK_RECOGNIZERS,
+  ...EUROPE_RECOGNIZERS,
+  ...WORLD_RECOGNIZERS,
+  ...NLP_RECOGNIZERS,
+];
+
+const RECOGNIZERS_BY_ENTITY = new Map<EntityType, Recognizer[]>();
+for (const r of ALL_RECOGNIZERS) {
+  for (const e of r.entities) {
+    const list = RECOGNIZERS_BY_ENTITY.get(e) ?? [];
+    list.push(r);
+    RECOGNIZERS_BY_ENTITY.set(e, list);
+  }
+}
+
+/** Entity types some recognizer can find. */
+export const SUPPORTED_ENTITIES: ReadonlySet<EntityType> = new Set(RECOGNIZERS_BY_ENTITY.keys());
+
+/**
+ * Presidio's AnalyzerEngine: every recognizer of a requested entity, context enhancement,
+ * duplicates removed (a result inside another of the same type with at least its score
+ * goes), then the threshold.
+ */
+export function detectPii(text: string, options: DetectOptions): Finding[] {
+  if (text.length === 0) return [];
+  let nlpCache: NlpEntity[] | null = null;
+  const analyzeOptions: AnalyzeOptions = {
+    phoneLeniency: options.phoneLeniency ?? 'VALID',
+    nlpEntities: () => (nlpCache ??= extractNlpEntities(text)),
+  };
+  const recognizers = new Set<Recognizer>();
+  for (const entity of options.entities) for (const r of RECOGNIZERS_BY_ENTITY.get(entity) ?? []) recognizers.add(r);
+
+  let results: RawResult[] = [];
+  for (const r of recognizers) results.push(...r.analyze(text, analyzeOptions));
+  if (options.context !== false) results = enhanceUsingContext(text, results);
+  results = removeDuplicates(results).filter((r) => r.score > 0 && r.score >= options.minThreshold);
+  results.sort((a, b) => a.start - b.start || a.end - b.end || (a.entity < b.entity ? -1 : a.entity > b.entity ? 1 : 0));
+
+  const toCodePoint = codePointMapper(text);
+  return results.map((r) => ({
+    entity_type: r.entity,
+    start: toCodePoint(r.start),
+    end: toCodePoint(r.end),
+    score: Math.round(r.score * 1e6) / 1e6,
+    text: text.slice(r.start, r.end),
+  }));
+}
+
+/** UTF-16 index -> code point index; the identity unless the text has astral characters. */
+export function codePointMapper(text: string): (utf16: number) => number {
+  if (!/[\uD800-\uDBFF]/.test(text)) return (i) => i;
+  const map = new Uint32Array(text.length + 1);
+  let cp = 0;
+  for (let i = 0; i < text.length; i++) {
+    map[i] = cp;
+    const c = text.charCodeAt(i);
+    // The low half of a pair shares its code point's index with the high half.
+    if (!(c >= 0xdc00 && c <= 0xdfff && i > 0 && isHighSurrogate(text.charCodeAt(i - 1)))) cp++;
+    else map[i] = cp - 1;
+  }
+  map[text.length] = cp;
+  return (i) => map[i];
+}
+
+function isHighSurrogate(c: number): boolean {
+  return c >= 0xd800 && c <= 0xdbff;
+}
