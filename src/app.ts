@@ -19,6 +19,10 @@ import { installAuth, type RouteAuthEntry } from './platform/auth/index.ts';
 import type { TokenHasher } from './platform/tokens.ts';
 import { OrganizationService, organizationRoutes } from './modules/organizations/index.ts';
 import { ApiKeyService, apiKeyRoutes } from './modules/api-keys/index.ts';
+import { PromptService, promptRoutes } from './modules/prompts/index.ts';
+import { AnnotationService, annotationRoutes } from './modules/annotations/index.ts';
+import { AgentCacheService, agentCacheRoutes } from './modules/agent-cache/index.ts';
+import { loadKeyring } from './platform/crypto.ts';
 import { TraceService, traceRoutes } from './modules/traces/index.ts';
 import { runPeriodically } from './platform/periodic.ts';
 
@@ -33,6 +37,9 @@ export interface Deps {
 export interface Services {
   organizations: OrganizationService;
   apiKeys: ApiKeyService;
+  prompts: PromptService;
+  annotations: AnnotationService;
+  agentCache: AgentCacheService;
   traces: TraceService;
 }
 
@@ -48,7 +55,10 @@ export function buildServices(deps: Deps): Services {
   const apiKeys = new ApiKeyService(deps.db, deps.clock, deps.tokenHasher, () => organizations);
   organizations = new OrganizationService(deps.db, deps.clock, apiKeys);
   const traces = new TraceService(deps.db, deps.clock);
-  return { organizations, apiKeys, traces };
+  const prompts = new PromptService(deps.db, deps.clock);
+  const annotations = new AnnotationService(deps.db, deps.clock);
+  const agentCache = new AgentCacheService(deps.db, deps.clock, loadKeyring(deps.config.encryptionKey, deps.config.dataDir));
+  return { organizations, apiKeys, traces, prompts, annotations, agentCache };
 }
 
 export async function buildApp(deps: Deps): Promise<App> {
@@ -57,7 +67,7 @@ export async function buildApp(deps: Deps): Promise<App> {
     bodyLimit: 1024 * 1024,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
-    // Trace ids reach 128 characters; the default cap is 100.
+    // Trace ids reach 128 characters and prompt references 300; the default cap is 100.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 512 },
   });
   http.setValidatorCompiler(validatorCompiler);
@@ -130,6 +140,10 @@ export async function buildApp(deps: Deps): Promise<App> {
 
   organizationRoutes(http, services.organizations);
   apiKeyRoutes(http, services.apiKeys);
+  promptRoutes(http, services.prompts);
+  annotationRoutes(http, services.annotations);
+  agentCacheRoutes(http, services.agentCache);
+  runPeriodically(http, 'agent cache expiry', 60_000, () => services.agentCache.sweepExpired());
   traceRoutes(http, services.traces);
   runPeriodically(http, 'trace retention', 10 * 60_000, () => services.traces.sweepRetention());
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import path from 'node:path';
+import { parseKeySpecs } from './platform/crypto.ts';
 
 /**
  * Everything Spyglass reads from the environment, validated once at start.
@@ -18,6 +19,20 @@ const envSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Key for the keyed hash of API tokens; when unset, a key file in the data directory. */
   SPYGLASS_TOKEN_HASH_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
+  /** Master keys of encryption at rest: `key` or `kid:key` (base64, >= 32 bytes), comma-separated, the first encrypts; unset: a key file. */
+  SPYGLASS_ENCRYPTION_KEY: z
+    .string()
+    .trim()
+    .min(1)
+    .optional()
+    .superRefine((value, ctx) => {
+      if (value === undefined) return;
+      try {
+        parseKeySpecs(value);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: (err as Error).message });
+      }
+    }),
   SPYGLASS_INIT_ORG_NAME: optionalString,
   SPYGLASS_INIT_PROJECT_NAME: optionalString,
   SPYGLASS_INIT_PROJECT_API_KEY: optionalString,
@@ -26,6 +41,10 @@ const envSchema = z.object({
   SPYGLASS_INIT_USER_PASSWORD: z.string().min(8, 'must be at least 8 characters').optional(),
   /** Seconds to let in-flight requests finish on SIGTERM before closing anyway. */
   SPYGLASS_SHUTDOWN_GRACE_SECONDS: z.coerce.number().min(0).max(600).default(25),
+  /** 1: webhook endpoints may point at loopback, private, link-local and metadata addresses (development only). */
+  SPYGLASS_WEBHOOK_ALLOW_PRIVATE: z.enum(['0', '1', 'true', 'false']).default('0'),
+  /** How often this process's webhook dispatcher looks for work, in ms; 0: this process does not dispatch. */
+  SPYGLASS_WEBHOOK_POLL_MS: z.coerce.number().int().min(0).max(60_000).default(1000),
 });
 
 export interface Config {
@@ -35,6 +54,8 @@ export interface Config {
   databaseUrl: string | null;
   logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
   tokenHashKey: string | null;
+  /** SPYGLASS_ENCRYPTION_KEY as given (validated); null: `<dataDir>/encryption.key`. */
+  encryptionKey: string | null;
   init: {
     orgName: string | null;
     projectName: string | null;
@@ -44,6 +65,11 @@ export interface Config {
     userPassword: string | null;
   };
   shutdownGraceMs: number;
+  webhooks: {
+    allowPrivateDestinations: boolean;
+    /** 0: no background dispatcher in this process. */
+    pollMs: number;
+  };
   /** Provider variables handed to evaluators (OPENAI_API_KEY, AZURE_CONTENT_SAFETY_ENDPOINT, ...). */
   providerEnv: Readonly<Record<string, string | undefined>>;
 }
@@ -70,6 +96,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     databaseUrl: e.DATABASE_URL ?? null,
     logLevel: e.LOG_LEVEL,
     tokenHashKey: e.SPYGLASS_TOKEN_HASH_KEY ?? null,
+    encryptionKey: e.SPYGLASS_ENCRYPTION_KEY ?? null,
     init: {
       orgName: e.SPYGLASS_INIT_ORG_NAME ?? null,
       projectName: e.SPYGLASS_INIT_PROJECT_NAME ?? null,
@@ -79,6 +106,10 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
       userPassword: e.SPYGLASS_INIT_USER_PASSWORD ?? null,
     },
     shutdownGraceMs: e.SPYGLASS_SHUTDOWN_GRACE_SECONDS * 1000,
+    webhooks: {
+      allowPrivateDestinations: e.SPYGLASS_WEBHOOK_ALLOW_PRIVATE === '1' || e.SPYGLASS_WEBHOOK_ALLOW_PRIVATE === 'true',
+      pollMs: e.SPYGLASS_WEBHOOK_POLL_MS,
+    },
     providerEnv,
   };
 }

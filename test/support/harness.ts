@@ -17,10 +17,13 @@ export type DatabaseKind = 'pglite' | 'postgres';
 /** PGlite always; PostgreSQL too when TEST_DATABASE_URL is set. */
 export const databaseKinds: DatabaseKind[] = inject('pgTemplate') ? ['pglite', 'postgres'] : ['pglite'];
 
-export async function openTestDatabase(kind: DatabaseKind): Promise<{ db: Database; drop: () => Promise<void> }> {
+export async function openTestDatabase(
+  kind: DatabaseKind,
+  options: { pgliteDataDir?: string } = {},
+): Promise<{ db: Database; drop: () => Promise<void> }> {
   if (kind === 'pglite') {
     const blob = new Blob([fs.readFileSync(inject('pgliteTemplate'))]);
-    const db = await openDatabase({ databaseUrl: null, dataDir: null, loadDataDir: blob });
+    const db = await openDatabase({ databaseUrl: null, dataDir: options.pgliteDataDir ?? null, loadDataDir: blob });
     return { db, drop: () => db.close() };
   }
   const template = inject('pgTemplate')!;
@@ -74,14 +77,50 @@ export interface TestApp {
   config: Config;
   creds: InitialCredentials;
   dataDir: string;
+  tokenHasher: TokenHasher;
   request<T = any>(method: string, url: string, options?: RequestOptions): Promise<ApiResponse<T>>;
+  /** Closes this app only; the database stays open for `startApp(kind, {reopen})`. */
+  stop(): Promise<void>;
+  /** Closes this app; the last app on a database also drops the database and the data dir. */
   close(): Promise<void>;
 }
 
+/** What apps reopened on one database share. */
+interface SharedResources {
+  db: Database;
+  drop: () => Promise<void>;
+  dataDir: string;
+  tokenHasher: TokenHasher;
+  creds: InitialCredentials;
+  apps: number;
+}
+const sharedResources = new WeakMap<TestApp, SharedResources>();
+
 /** A real app on a real database, listening on a loopback port. */
-export async function startApp(kind: DatabaseKind, options: { clock?: Clock; env?: Record<string, string> } = {}): Promise<TestApp> {
-  const { db, drop } = await openTestDatabase(kind);
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'spyglass-test-'));
+export async function startApp(
+  kind: DatabaseKind,
+  options: {
+    clock?: Clock;
+    env?: Record<string, string>;
+    /** PGlite only: keep the database in files under `dataDir` (as a server does) instead of in memory. */
+    persistent?: boolean;
+    /**
+     * Another app on the open database (and data dir, token-hash key, credentials) of an
+     * earlier app: a restart after `stop()`, or a second server process on one PostgreSQL.
+     */
+    reopen?: TestApp;
+  } = {},
+): Promise<TestApp> {
+  const previous = options.reopen ? sharedResources.get(options.reopen) : undefined;
+  if (options.reopen && !previous) throw new Error('startApp: reopen takes an app made by startApp');
+  let shared: SharedResources;
+  if (previous) shared = previous;
+  else {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'spyglass-test-'));
+    const { db, drop } = await openTestDatabase(kind, { pgliteDataDir: options.persistent && kind === 'pglite' ? dataDir : undefined });
+    shared = { db, drop, dataDir, tokenHasher: new TokenHasher(randomBytes(32)), creds: null as unknown as InitialCredentials, apps: 0 };
+  }
+  const { db, dataDir, tokenHasher } = shared;
   const config = loadConfig({ SPYGLASS_DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...(options.env ?? {}) });
   const clock = options.clock ?? systemClock;
   const app = await buildApp({
@@ -89,14 +128,19 @@ export async function startApp(kind: DatabaseKind, options: { clock?: Clock; env
     db,
     clock,
     logger: pino({ level: 'silent' }),
-    tokenHasher: new TokenHasher(randomBytes(32)),
+    tokenHasher,
   });
-  const creds = (await firstStart(config, app.services, clock.now()))!;
+  if (!previous) shared.creds = (await firstStart(config, app.services, clock.now()))!;
+  const creds = shared.creds;
+  shared.apps++;
   await app.http.listen({ port: 0, host: '127.0.0.1' });
   const address = app.http.server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
   const baseUrl = `http://127.0.0.1:${port}`;
-  return {
+  let stopped: Promise<void> | null = null;
+  let closed = false;
+  const stop = () => (stopped ??= app.http.close());
+  const testApp: TestApp = {
     kind,
     baseUrl,
     app,
@@ -105,13 +149,20 @@ export async function startApp(kind: DatabaseKind, options: { clock?: Clock; env
     config,
     creds,
     dataDir,
+    tokenHasher,
     request: (method, url, opts) => request(baseUrl, method, url, opts),
+    stop,
     close: async () => {
-      await app.http.close();
-      await drop();
+      await stop();
+      if (closed) return;
+      closed = true;
+      if (--shared.apps > 0) return;
+      await shared.drop();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
+  sharedResources.set(testApp, shared);
+  return testApp;
 }
 
 export async function request<T = any>(baseUrl: string, method: string, url: string, opts: RequestOptions = {}): Promise<ApiResponse<T>> {

@@ -1,2 +1,3 @@
 export * from './foundation.ts';
 export * from './events.ts';
+export * from './prompts-annotations-cache.ts';

@@ -1,0 +1,84 @@
+import { boolean, integer, jsonb, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
+
+// Mirrors migrations/0004_prompts_annotations_cache.sql.
+
+const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+
+export interface PromptMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+export interface PromptInput {
+  identifier: string;
+  type: string;
+}
+export interface PromptOutput {
+  identifier: string;
+  type: string;
+  json_schema?: Record<string, unknown>;
+}
+
+export const prompts = pgTable('prompts', {
+  id: text('id').primaryKey(),
+  organizationId: text('organization_id').notNull(),
+  projectId: text('project_id'),
+  scope: text('scope', { enum: ['ORGANIZATION', 'PROJECT'] }).notNull(),
+  handle: text('handle').notNull(),
+  name: text('name').notNull(),
+  createdAt: ts('created_at').notNull().defaultNow(),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+});
+
+export const promptVersions = pgTable('prompt_versions', {
+  id: text('id').primaryKey(),
+  promptId: text('prompt_id').notNull(),
+  version: integer('version').notNull(),
+  authorId: text('author_id'),
+  commitMessage: text('commit_message'),
+  model: text('model').notNull(),
+  prompt: text('prompt').notNull(),
+  messages: jsonb('messages').$type<PromptMessage[]>().notNull(),
+  inputs: jsonb('inputs').$type<PromptInput[]>().notNull(),
+  outputs: jsonb('outputs').$type<PromptOutput[]>().notNull(),
+  createdAt: ts('created_at').notNull().defaultNow(),
+});
+
+export const promptTags = pgTable(
+  'prompt_tags',
+  {
+    promptId: text('prompt_id').notNull(),
+    tag: text('tag').notNull(),
+    versionId: text('version_id').notNull(),
+    updatedAt: ts('updated_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.promptId, t.tag] })],
+);
+
+export const annotations = pgTable('annotations', {
+  id: text('id').primaryKey(),
+  projectId: text('project_id').notNull(),
+  traceId: text('trace_id').notNull(),
+  comment: text('comment').notNull(),
+  isThumbsUp: boolean('is_thumbs_up').notNull(),
+  email: text('email'),
+  userId: text('user_id'),
+  anchorKind: text('anchor_kind', { enum: ['span', 'field', 'attribute', 'message'] }),
+  anchorId: text('anchor_id'),
+  anchorPath: text('anchor_path'),
+  createdAt: ts('created_at').notNull().defaultNow(),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+});
+
+export const agentCacheEntries = pgTable(
+  'agent_cache_entries',
+  {
+    projectId: text('project_id').notNull(),
+    name: text('name').notNull(),
+    keyId: text('key_id').notNull(),
+    sealed: text('sealed').notNull(),
+    expiresAt: ts('expires_at').notNull(),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    updatedAt: ts('updated_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.name] })],
+);

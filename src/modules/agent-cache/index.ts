@@ -1,0 +1,2 @@
+export { AgentCacheService } from './service.ts';
+export { agentCacheRoutes } from './routes.ts';

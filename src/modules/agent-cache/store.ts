@@ -1,0 +1,43 @@
+import { and, eq, gt, lte, sql } from 'drizzle-orm';
+import type { Executor } from '../../db/index.ts';
+import { agentCacheEntries } from '../../db/schema/index.ts';
+
+export type EntryRow = typeof agentCacheEntries.$inferSelect;
+
+/** The entry unless its lifetime has passed (`now` comes from the app's clock, not the database's). */
+export async function findLive(db: Executor, projectId: string, name: string, now: Date): Promise<EntryRow | null> {
+  const [row] = await db
+    .select()
+    .from(agentCacheEntries)
+    .where(and(eq(agentCacheEntries.projectId, projectId), eq(agentCacheEntries.name, name), gt(agentCacheEntries.expiresAt, now)));
+  return row ?? null;
+}
+
+/** Last write wins: a second write to a name replaces the first, live or expired. */
+export async function upsert(db: Executor, row: typeof agentCacheEntries.$inferInsert): Promise<void> {
+  await db
+    .insert(agentCacheEntries)
+    .values(row)
+    .onConflictDoUpdate({
+      target: [agentCacheEntries.projectId, agentCacheEntries.name],
+      set: {
+        keyId: sql`excluded.key_id`,
+        sealed: sql`excluded.sealed`,
+        expiresAt: sql`excluded.expires_at`,
+        updatedAt: sql`excluded.updated_at`,
+      },
+    });
+}
+
+export async function remove(db: Executor, projectId: string, name: string): Promise<boolean> {
+  const rows = await db
+    .delete(agentCacheEntries)
+    .where(and(eq(agentCacheEntries.projectId, projectId), eq(agentCacheEntries.name, name)))
+    .returning({ name: agentCacheEntries.name });
+  return rows.length > 0;
+}
+
+export async function deleteExpired(db: Executor, now: Date): Promise<number> {
+  const rows = await db.delete(agentCacheEntries).where(lte(agentCacheEntries.expiresAt, now)).returning({ name: agentCacheEntries.name });
+  return rows.length;
+}

@@ -1,0 +1,156 @@
+import type { Database } from '../../db/index.ts';
+import type { Clock } from '../../platform/clock.ts';
+import { badRequest, notFound } from '../../platform/errors.ts';
+import { emitEvent } from '../../platform/events/index.ts';
+import { newId } from '../../platform/ids.ts';
+import type { AnchorKind, CreateAnnotationBody, UpdateAnnotationBody } from './schemas.ts';
+import * as store from './store.ts';
+
+/** Who is annotating, and in which project. */
+export interface AnnotationContext {
+  projectId: string;
+  organizationId: string;
+  /** The user of a personal key: recorded as the author. Null for project and service keys. */
+  userId: string | null;
+}
+
+export interface AnnotationView {
+  id: string;
+  projectId: string;
+  traceId: string;
+  comment: string;
+  isThumbsUp: boolean;
+  email: string | null;
+  userId: string | null;
+  anchorKind: AnchorKind | null;
+  anchorId: string | null;
+  anchorPath: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export type AnchorFilter = 'trace' | 'all';
+
+export class AnnotationService {
+  constructor(
+    private readonly db: Database,
+    private readonly clock: Clock,
+  ) {}
+
+  /** The project's annotations, newest first. */
+  async list(ctx: AnnotationContext, anchor: AnchorFilter = 'all'): Promise<AnnotationView[]> {
+    const rows = await store.listAnnotations(this.db.orm, ctx.projectId, { wholeTraceOnly: anchor === 'trace' });
+    return rows.map(view);
+  }
+
+  /**
+   * A trace's annotations, oldest first. The trace need not exist (yet): annotations made
+   * before its spans arrived are kept and show once it does. The traces module reads them here.
+   */
+  async forTrace(projectId: string, traceId: string, anchor: AnchorFilter = 'all'): Promise<AnnotationView[]> {
+    const rows = await store.listAnnotations(this.db.orm, projectId, { traceId, wholeTraceOnly: anchor === 'trace' });
+    return rows.map(view);
+  }
+
+  async create(ctx: AnnotationContext, traceId: string, input: CreateAnnotationBody): Promise<AnnotationView> {
+    checkAnchor(input);
+    const now = this.clock.now();
+    return this.db.orm.transaction(async (tx) => {
+      // A personal key speaks for its user; other keys may name the person in `email`.
+      const userEmail = ctx.userId ? await store.userEmail(tx, ctx.userId) : null;
+      const row = await store.insertAnnotation(tx, {
+        id: newId('ann'),
+        projectId: ctx.projectId,
+        traceId,
+        comment: input.comment,
+        isThumbsUp: input.isThumbsUp,
+        email: userEmail ?? input.email ?? null,
+        userId: ctx.userId,
+        anchorKind: input.anchorKind ?? null,
+        anchorId: input.anchorId ?? null,
+        anchorPath: input.anchorPath ?? null,
+        createdAt: now,
+        updatedAt: now,
+      });
+      const created = view(row);
+      await emitEvent(tx, { organizationId: ctx.organizationId, projectId: ctx.projectId, type: 'annotation.created', data: { annotation: created } }, now);
+      return created;
+    });
+  }
+
+  async get(ctx: AnnotationContext, id: string): Promise<AnnotationView> {
+    const row = await store.findAnnotation(this.db.orm, ctx.projectId, id);
+    if (!row) throw annotationNotFound(id);
+    return view(row);
+  }
+
+  /** Changes the comment and flag; the author stays the one who wrote it (an e-mail is set only where no user is recorded). */
+  async update(ctx: AnnotationContext, id: string, input: UpdateAnnotationBody): Promise<AnnotationView> {
+    const now = this.clock.now();
+    return this.db.orm.transaction(async (tx) => {
+      const current = await store.findAnnotation(tx, ctx.projectId, id);
+      if (!current) throw annotationNotFound(id);
+      const row = await store.updateAnnotation(tx, ctx.projectId, id, {
+        comment: input.comment,
+        isThumbsUp: input.isThumbsUp,
+        email: current.userId ? current.email : (input.email ?? current.email),
+        updatedAt: now,
+      });
+      if (!row) throw annotationNotFound(id);
+      const updated = view(row);
+      await emitEvent(tx, { organizationId: ctx.organizationId, projectId: ctx.projectId, type: 'annotation.updated', data: { annotation: updated } }, now);
+      return updated;
+    });
+  }
+
+  async delete(ctx: AnnotationContext, id: string): Promise<{ status: string; message: string }> {
+    const now = this.clock.now();
+    return this.db.orm.transaction(async (tx) => {
+      const row = await store.deleteAnnotation(tx, ctx.projectId, id);
+      if (!row) throw annotationNotFound(id);
+      await emitEvent(
+        tx,
+        { organizationId: ctx.organizationId, projectId: ctx.projectId, type: 'annotation.deleted', data: { annotation: { id: row.id, traceId: row.traceId } } },
+        now,
+      );
+      return { status: 'ok', message: `annotation ${id} deleted` };
+    });
+  }
+}
+
+function annotationNotFound(id: string) {
+  return notFound('annotation_not_found', `no annotation ${id} in this project`);
+}
+
+/** An anchor names its kind; a span anchor names the span; anchor details without a kind are ambiguous. */
+function checkAnchor(input: CreateAnnotationBody): void {
+  if (!input.anchorKind) {
+    if (input.anchorId !== undefined || input.anchorPath !== undefined) {
+      throw badRequest('anchor_kind_required', 'body.anchorKind: anchorId and anchorPath need an anchorKind (span, field, attribute or message)', 'body.anchorKind');
+    }
+    return;
+  }
+  if (input.anchorKind === 'span' && input.anchorId === undefined) {
+    throw badRequest('anchor_id_required', 'body.anchorId: a span anchor needs the span id', 'body.anchorId');
+  }
+  if (input.anchorId === undefined && input.anchorPath === undefined) {
+    throw badRequest('anchor_target_required', `body.anchorPath: a ${input.anchorKind} anchor needs anchorPath or anchorId`, 'body.anchorPath');
+  }
+}
+
+function view(row: store.AnnotationRow): AnnotationView {
+  return {
+    id: row.id,
+    projectId: row.projectId,
+    traceId: row.traceId,
+    comment: row.comment,
+    isThumbsUp: row.isThumbsUp,
+    email: row.email,
+    userId: row.userId,
+    anchorKind: row.anchorKind,
+    anchorId: row.anchorId,
+    anchorPath: row.anchorPath,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}

@@ -1,0 +1,2 @@
+export { PromptService, DEFAULT_VERSION, type PromptContext, type PromptView, type TagView } from './service.ts';
+export { promptRoutes } from './routes.ts';

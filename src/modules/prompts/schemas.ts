@@ -1,0 +1,127 @@
+import { z } from 'zod';
+
+/** Lowercase letters, digits, _ and -, optionally one `/` and a second such segment. */
+export const HANDLE_PATTERN = /^[a-z0-9_-]+(\/[a-z0-9_-]+)?$/;
+/** Tags start with a letter so `handle:3` (a version) and `handle:prod` (a tag) never collide. */
+export const TAG_PATTERN = /^[a-z][a-z0-9_-]{0,49}$/;
+
+export const INPUT_TYPES = ['str', 'float', 'bool', 'image', 'list[str]', 'list[float]', 'list[int]', 'list[bool]', 'dict'] as const;
+export const OUTPUT_TYPES = ['str', 'float', 'bool', 'json_schema'] as const;
+export type InputType = (typeof INPUT_TYPES)[number];
+
+export const handleSchema = z
+  .string()
+  .max(255)
+  .regex(HANDLE_PATTERN, 'must be lowercase letters, digits, _ or -, optionally followed by one / and a second such segment (e.g. support/triage)')
+  .describe('lowercase letters, digits, _ or -; optionally one / and a second segment: `triage`, `support/triage`');
+
+export const messageSchema = z
+  .strictObject({
+    role: z.enum(['user', 'assistant', 'system']),
+    content: z.string().max(200_000),
+  })
+  .meta({ id: 'PromptMessage' });
+
+export const inputSchema = z
+  .strictObject({
+    identifier: z.string().min(1).max(100),
+    type: z.enum(INPUT_TYPES),
+  })
+  .meta({ id: 'PromptInputDeclaration' });
+
+export const outputSchema = z
+  .strictObject({
+    identifier: z.string().min(1).max(100),
+    type: z.enum(OUTPUT_TYPES),
+    json_schema: z
+      .looseObject({ type: z.string().min(1) })
+      .optional()
+      .describe('a JSON Schema; required when type is json_schema; becomes response_format'),
+  })
+  .meta({ id: 'PromptOutputDeclaration' });
+
+const versionFields = {
+  name: z.string().trim().min(1).max(255).optional().describe('display name; defaults to the handle'),
+  authorId: z.string().min(1).max(255).optional().describe("author of this version; defaults to the calling key's user"),
+  model: z.string().trim().min(1).max(200).optional().describe('`provider/model`; default openai/gpt-4o-mini'),
+  prompt: z.string().max(200_000).optional().describe('the system prompt; may use {{variables}}'),
+  messages: z.array(messageSchema).max(500).optional(),
+  inputs: z.array(inputSchema).max(100).optional(),
+  outputs: z.array(outputSchema).max(100).optional(),
+};
+
+export const createPromptBody = z.strictObject({
+  handle: handleSchema,
+  scope: z.enum(['ORGANIZATION', 'PROJECT']).default('PROJECT'),
+  ...versionFields,
+  commitMessage: z.string().trim().min(1).max(1000).optional().describe('default "Initial version"'),
+});
+export type CreatePromptBody = z.infer<typeof createPromptBody>;
+
+export const updatePromptBody = z.strictObject({
+  commitMessage: z.string().trim().min(1).max(1000).describe('what changed in this version'),
+  handle: handleSchema.optional(),
+  scope: z.enum(['ORGANIZATION', 'PROJECT']).optional(),
+  ...versionFields,
+});
+export type UpdatePromptBody = z.infer<typeof updatePromptBody>;
+
+export const restoreBody = z
+  .strictObject({
+    commitMessage: z.string().trim().min(1).max(1000).optional().describe('default "Restored from version N"'),
+    authorId: z.string().min(1).max(255).optional(),
+  })
+  .nullish()
+  .describe('optional');
+
+export const tagBody = z.strictObject({
+  versionId: z.string().min(1).max(100).optional().describe('the version to point at (its versionId)'),
+  version: z.number().int().positive().optional().describe('or its version number'),
+});
+
+export const compileBody = z.strictObject({
+  variables: z.record(z.string(), z.unknown()).default({}).describe('values of the inputs the template uses'),
+});
+
+export const responseFormatSchema = z
+  .object({
+    type: z.literal('json_schema'),
+    json_schema: z.object({ name: z.string(), schema: z.record(z.string(), z.unknown()) }),
+  })
+  .nullable();
+
+export const promptSchema = z
+  .object({
+    id: z.string(),
+    handle: z.string().nullable(),
+    scope: z.enum(['ORGANIZATION', 'PROJECT']),
+    name: z.string(),
+    updatedAt: z.string(),
+    projectId: z.string(),
+    organizationId: z.string(),
+    version: z.number().int(),
+    versionId: z.string(),
+    versionCreatedAt: z.string(),
+    model: z.string(),
+    prompt: z.string(),
+    messages: z.array(z.object({ role: z.enum(['user', 'assistant', 'system']), content: z.string() })),
+    response_format: responseFormatSchema,
+    authorId: z.string().nullable(),
+    commitMessage: z.string().nullable(),
+    inputs: z.array(z.object({ identifier: z.string(), type: z.string() })),
+    outputs: z.array(z.object({ identifier: z.string(), type: z.string(), json_schema: z.record(z.string(), z.unknown()).optional() })),
+    tags: z.array(z.string()).describe('tags pointing at this version'),
+    createdAt: z.string(),
+  })
+  .meta({ id: 'Prompt' });
+
+export const tagSchema = z.object({
+  promptId: z.string(),
+  tag: z.string(),
+  versionId: z.string(),
+  version: z.number().int(),
+  updatedAt: z.string(),
+});
+
+/** Errors on prompt routes: `{error: string}`, the message naming the field. */
+export const promptErrorSchema = z.object({ error: z.string() }).describe('{error: message}');
