@@ -79,7 +79,10 @@ export function traceRoutes(app: FastifyInstance, service: TraceService) {
 
   r.get(
     '/share/:token',
-    { config: { auth: { scope: 'public' } }, schema: { hide: true, params: z.object({ token: z.string().max(100) }) } },
+    {
+      config: { auth: { scope: 'public' } },
+      schema: { tags, summary: 'The page of a shared trace (text/html), without credentials', params: z.object({ token: z.string().max(100) }) },
+    },
     async (req, reply) => {
       void reply.header('content-type', 'text/html; charset=utf-8').header('x-robots-tag', 'noindex').header('cache-control', 'no-store');
       try {
@@ -122,8 +125,10 @@ export function traceRoutes(app: FastifyInstance, service: TraceService) {
           bodyLimit: OTLP_BODY_LIMIT,
           schema: {
             tags,
-            summary: 'OTLP/HTTP trace export (application/x-protobuf or application/json, gzip or deflate)',
-            hide: url === '/v1/traces',
+            summary:
+              url === '/v1/traces'
+                ? 'The same as /api/otel/v1/traces, at the path OTLP exporters default to'
+                : 'OTLP/HTTP trace export (application/x-protobuf or application/json, gzip or deflate)',
           },
         },
         async (req, reply) => {
