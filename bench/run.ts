@@ -10,6 +10,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { startBenchServer, table } from './lib.ts';
 import { benchDetail, benchIngest, benchRawInsert, benchSearch } from './traces.ts';
+import { benchEvaluators } from './evaluators.ts';
 
 const scale = Number(process.env.BENCH_SCALE ?? '1');
 const pgUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -68,6 +69,15 @@ for (const kind of kinds) {
       await server.close();
     }
   }
+}
+
+if (!only || only.includes('evaluators')) {
+  const e = await benchEvaluators(Number(process.env.BENCH_SECONDS ?? '5'));
+  for (const [name, r] of [['pii/pii_detection, 2 KB text', e.pii], ['rag/context_recall, 2 KB of contexts', e.recall], ['rag/context_precision, 2 KB of contexts', e.precision]] as const) {
+    row(name, '-', 'evaluations/s (one core)', r.perSecond, 'evals/s');
+    row(name, '-', 'p95', r.p95, 'ms');
+  }
+  results.evaluators = e;
 }
 
 console.log(table(printed));

@@ -24,7 +24,13 @@ import { AnnotationService, annotationRoutes } from './modules/annotations/index
 import { AgentCacheService, agentCacheRoutes } from './modules/agent-cache/index.ts';
 import { loadKeyring } from './platform/crypto.ts';
 import { TraceService, traceRoutes } from './modules/traces/index.ts';
+import { EvaluationService, evaluationRoutes } from './modules/evaluators/index.ts';
 import { runPeriodically } from './platform/periodic.ts';
+import { JobQueue } from './platform/jobs/index.ts';
+import { MONITOR_QUEUE, MonitorService, monitorRoutes } from './modules/monitors/index.ts';
+import { annotatedTraceCondition, deleteTraceAnnotations } from './modules/annotations/index.ts';
+import { deleteTraceEvaluations, evaluationTraceCondition, listTraceEvaluations } from './modules/evaluators/index.ts';
+import { badRequest } from './platform/errors.ts';
 
 export interface Deps {
   config: Config;
@@ -41,6 +47,9 @@ export interface Services {
   annotations: AnnotationService;
   agentCache: AgentCacheService;
   traces: TraceService;
+  evaluations: EvaluationService;
+  monitors: MonitorService;
+  jobs: JobQueue;
 }
 
 export interface App {
@@ -58,7 +67,36 @@ export function buildServices(deps: Deps): Services {
   const prompts = new PromptService(deps.db, deps.clock);
   const annotations = new AnnotationService(deps.db, deps.clock);
   const agentCache = new AgentCacheService(deps.db, deps.clock, loadKeyring(deps.config.encryptionKey, deps.config.dataDir));
-  return { organizations, apiKeys, traces, prompts, annotations, agentCache };
+  const evaluations = new EvaluationService(deps.db, deps.clock, deps.config.providerEnv);
+  const jobs = new JobQueue(deps.db, deps.clock);
+  const monitors = new MonitorService(deps.db, deps.clock, {
+    checkEvaluator: (path, settings) => {
+      const definition = evaluations.catalogue().find((e) => e.path === path);
+      if (!definition) throw badRequest('unknown_evaluator', `no evaluator ${path}; GET /api/evaluations lists them`, 'evaluator');
+      const parsed = evaluations.evaluator(path).settings.safeParse(settings);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        const field = ['settings', ...issue.path.map(String)].join('.');
+        throw badRequest('validation_error', `${field}: ${issue.message}`, field);
+      }
+    },
+    evaluate: (scope, path, body) => evaluations.evaluate(scope, path, body),
+    traceDetail: (projectId, traceId) => traces.detail(projectId, traceId) as never,
+  });
+  jobs.handle(MONITOR_QUEUE, (job) => monitors.runJob(job));
+  traces.extend({
+    evaluations: (projectId, traceId) => listTraceEvaluations(deps.db, projectId, traceId) as never,
+    filterConditions: (f) => [
+      ...(f.has_annotation !== undefined ? [annotatedTraceCondition(f.has_annotation)] : []),
+      ...(f.evaluation ? [evaluationTraceCondition(f.evaluation)] : []),
+    ],
+    beforeCommit: (tx, batch) => monitors.enqueueForTraces(tx, batch),
+    onTracesDeleted: async (tx, projectId, traceIds) => {
+      await deleteTraceEvaluations(tx, projectId, traceIds);
+      await deleteTraceAnnotations(tx, projectId, traceIds);
+    },
+  });
+  return { organizations, apiKeys, traces, prompts, annotations, agentCache, evaluations, monitors, jobs };
 }
 
 export async function buildApp(deps: Deps): Promise<App> {
@@ -145,7 +183,10 @@ export async function buildApp(deps: Deps): Promise<App> {
   agentCacheRoutes(http, services.agentCache);
   runPeriodically(http, 'agent cache expiry', 60_000, () => services.agentCache.sweepExpired());
   traceRoutes(http, services.traces);
+  evaluationRoutes(http, services.evaluations);
   runPeriodically(http, 'trace retention', 10 * 60_000, () => services.traces.sweepRetention());
+  monitorRoutes(http, services.monitors);
+  runPeriodically(http, 'jobs', 2_000, () => services.jobs.runDue());
 
   await http.ready();
   return { http, services, routeTable };

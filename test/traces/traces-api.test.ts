@@ -225,6 +225,14 @@ describe.each(databaseKinds)('traces API (%s)', (kind) => {
   it('deletes traces past the project retention period in the background sweep', async () => {
     await send(collectorTrace('trace-old', { offset: -40 * 86_400_000 }));
     await send(collectorTrace('trace-recent', { offset: -1 * 86_400_000 }));
+    const note = await t.request('POST', '/api/annotations/trace/trace-old', { token: key, body: { comment: 'old', isThumbsUp: false } });
+    expect(note.status).toBe(200);
+    const evaluated = await t.request('POST', '/api/evaluations/llm/competitor_blocklist/evaluate', {
+      authToken: key,
+      body: { data: { output: 'we beat OpenAI' }, trace_id: 'trace-old' },
+    });
+    expect(evaluated.status).toBe(200);
+    expect((await t.request('GET', '/api/trace/trace-old', { token: key })).body.evaluations).toHaveLength(1);
     await t.request('PATCH', `/api/projects/${t.creds.project.id}`, { token: t.creds.adminApiKey, body: { retentionDays: 30 } });
     const deleted = await t.app.services.traces.sweepRetention();
     expect(deleted).toBeGreaterThanOrEqual(1);
@@ -232,6 +240,10 @@ describe.each(databaseKinds)('traces API (%s)', (kind) => {
     expect((await t.request('GET', '/api/trace/trace-recent', { token: key })).status).toBe(200);
     const [{ n }] = await rows<{ n: number }>(t.db.orm, sql`SELECT count(*)::int AS n FROM spans WHERE trace_id = 'trace-old'`);
     expect(Number(n)).toBe(0);
+    // What belonged to the trace goes with it.
+    expect((await t.request('GET', '/api/annotations/trace/trace-old', { token: key })).body.data).toEqual([]);
+    const [{ e }] = await rows<{ e: number }>(t.db.orm, sql`SELECT count(*)::int AS e FROM evaluations WHERE trace_id = 'trace-old'`);
+    expect(Number(e)).toBe(0);
     await t.request('PATCH', `/api/projects/${t.creds.project.id}`, { token: t.creds.adminApiKey, body: { retentionDays: null } });
   });
 

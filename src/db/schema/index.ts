@@ -1,3 +1,4 @@
 export * from './foundation.ts';
 export * from './events.ts';
 export * from './prompts-annotations-cache.ts';
+export * from './evaluations.ts';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { sql, type SQL } from 'drizzle-orm';
-import type { Database } from '../../db/index.ts';
+import type { Database, Executor } from '../../db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import { AppError, badRequest, notFound } from '../../platform/errors.ts';
 import { randomAlphanumeric } from '../../platform/ids.ts';
@@ -8,31 +8,32 @@ import { emitEvent, emitEvents } from '../../platform/events/index.ts';
 import { computeCost, estimateMessagesTokens, estimateTokens } from './costs/index.ts';
 import type { NormalizedSpan, SpanPayload } from './ingest/index.ts';
 import * as store from './store.ts';
-import { payloadText, summarizeTrace } from './summary.ts';
+import { payloadText, summarizeTrace, type TraceSummary } from './summary.ts';
 import type { SearchRequest } from './schemas.ts';
 
 const MAX_SPAN_TEXT = 64 * 1024;
 
-/** Lets other modules add what belongs to a trace (evaluations) and what search may filter on. */
-export interface TraceExtensions {
-  evaluations(projectId: string, traceId: string): Promise<Record<string, unknown>[]>;
-  /** SQL conditions on `traces` rows (alias-free) for filters owned by other modules. */
-  filterConditions(filters: NonNullable<SearchRequest['filters']>, projectId: string): SQL[];
-  onTracesCommitted?(projectId: string, traceIds: string[]): void;
+/** What other modules add to traces: evaluations on the detail, search filters, work done with each ingest. */
+export interface TraceExtension {
+  evaluations?(projectId: string, traceId: string): Promise<Record<string, unknown>[]>;
+  /** SQL conditions on `traces` rows for filters owned by other modules (annotations, evaluations). */
+  filterConditions?(filters: NonNullable<SearchRequest['filters']>, projectId: string): SQL[];
+  /** Runs inside the ingest transaction (e.g. enqueue monitor jobs): durable exactly when the spans are. */
+  beforeCommit?(tx: Executor, batch: { organizationId: string; projectId: string; summaries: TraceSummary[]; now: Date }): Promise<void>;
+  /** Runs in the transaction that deletes traces (retention): remove what belongs to them. */
+  onTracesDeleted?(tx: Executor, projectId: string, traceIds: string[]): Promise<void>;
 }
 
-const noExtensions: TraceExtensions = { evaluations: async () => [], filterConditions: () => [] };
-
 export class TraceService {
-  private extensions: TraceExtensions = noExtensions;
+  private readonly extensions: TraceExtension[] = [];
 
   constructor(
     private readonly db: Database,
     private readonly clock: Clock,
   ) {}
 
-  extend(extensions: TraceExtensions) {
-    this.extensions = extensions;
+  extend(extension: TraceExtension) {
+    this.extensions.push(extension);
   }
 
   /**
@@ -62,8 +63,8 @@ export class TraceService {
           .map((s) => ({ organizationId, projectId, type: 'trace.created' as const, data: { trace_id: s.trace_id, started_at: s.started_at, span_count: s.span_count } })),
         now,
       );
+      for (const e of this.extensions) await e.beforeCommit?.(tx, { organizationId, projectId, summaries, now });
     });
-    this.extensions.onTracesCommitted?.(projectId, traceIds);
     return { traces: traceIds.length, spans: rows.length };
   }
 
@@ -72,7 +73,7 @@ export class TraceService {
     if (!trace) throw notFound('trace_not_found', `no trace ${traceId} in this project`);
     const [spans, evaluations] = await Promise.all([
       store.traceSpans(this.db.orm, projectId, traceId),
-      this.extensions.evaluations(projectId, traceId),
+      Promise.all(this.extensions.map((e) => e.evaluations?.(projectId, traceId) ?? [])).then((lists) => lists.flat()),
     ]);
     return { ...traceView(trace), spans: spans.map((s) => spanView(projectId, s)), evaluations };
   }
@@ -133,7 +134,7 @@ export class TraceService {
     for (const [key, value] of Object.entries(f.metadata ?? {})) {
       c.push(sql`metadata @> ${JSON.stringify({ [key]: value })}::jsonb`);
     }
-    c.push(...this.extensions.filterConditions(f, projectId));
+    for (const e of this.extensions) c.push(...(e.filterConditions?.(f, projectId) ?? []));
     return c;
   }
 
@@ -170,7 +171,11 @@ export class TraceService {
     let deleted = 0;
     const now = this.clock.now().getTime();
     for (const { projectId, days } of await store.retentionProjects(this.db.orm)) {
-      deleted += await this.db.orm.transaction((tx) => store.deleteTracesBefore(tx, projectId, now - days * 86_400_000));
+      deleted += await this.db.orm.transaction(async (tx) => {
+        const gone = await store.deleteTracesBefore(tx, projectId, now - days * 86_400_000);
+        if (gone.length) for (const e of this.extensions) await e.onTracesDeleted?.(tx, projectId, gone);
+        return gone.length;
+      });
     }
     return deleted;
   }

@@ -36,10 +36,10 @@ export async function upsertSpans(tx: Executor, projectId: string, spans: SpanRo
     SELECT ${projectId}, x.trace_id, x.span_id, x.parent_id, x.name, x.type, x.model, x.vendor, x.started_at, x.finished_at,
       x.first_token_at, ${now}::bigint, ${now}::bigint, x.prompt_tokens, x.completion_tokens, x.cached_input_tokens, x.reasoning_tokens,
       x.tokens_estimated, x.cost, x.has_error, x.error, x.input_text, x.output_text, x.trace_meta, x.data
-    FROM jsonb_to_recordset(${JSON.stringify(spans)}::jsonb) AS x(trace_id text, span_id text, parent_id text, name text,
+    FROM json_to_recordset(${JSON.stringify(spans)}::json) AS x(trace_id text, span_id text, parent_id text, name text,
       type text, model text, vendor text, started_at bigint, finished_at bigint, first_token_at bigint, prompt_tokens int,
       completion_tokens int, cached_input_tokens int, reasoning_tokens int, tokens_estimated boolean, cost double precision,
-      has_error boolean, error jsonb, input_text text, output_text text, trace_meta jsonb, data jsonb)
+      has_error boolean, error jsonb, input_text text, output_text text, trace_meta jsonb, data json)
     ON CONFLICT (project_id, trace_id, span_id) DO UPDATE SET
       parent_id = EXCLUDED.parent_id, name = EXCLUDED.name, type = EXCLUDED.type, model = EXCLUDED.model,
       vendor = EXCLUDED.vendor, started_at = EXCLUDED.started_at, finished_at = EXCLUDED.finished_at,
@@ -285,14 +285,14 @@ export async function retentionProjects(db: Executor): Promise<{ projectId: stri
 }
 
 /** Deletes traces (and their spans and shares) that started before the cut-off. */
-export async function deleteTracesBefore(tx: Executor, projectId: string, cutoff: number): Promise<number> {
+export async function deleteTracesBefore(tx: Executor, projectId: string, cutoff: number): Promise<string[]> {
   const gone = await rows<{ trace_id: string }>(
     tx,
     sql`DELETE FROM traces WHERE project_id = ${projectId} AND started_at < ${cutoff} RETURNING trace_id`,
   );
-  if (!gone.length) return 0;
+  if (!gone.length) return [];
   const ids = JSON.stringify(gone.map((g) => g.trace_id));
   await tx.execute(sql`DELETE FROM spans WHERE project_id = ${projectId} AND trace_id = ANY(ARRAY(SELECT jsonb_array_elements_text(${ids}::jsonb)))`);
   await tx.execute(sql`DELETE FROM trace_shares WHERE project_id = ${projectId} AND trace_id = ANY(ARRAY(SELECT jsonb_array_elements_text(${ids}::jsonb)))`);
-  return gone.length;
+  return gone.map((g) => g.trace_id);
 }

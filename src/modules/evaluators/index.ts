@@ -1,0 +1,15 @@
+export {
+  EvaluationService,
+  listTraceEvaluations,
+  deleteTraceEvaluations,
+  deleteEvaluationsInsertedBefore,
+  DEFAULT_LIMITS,
+  type EvaluationLimits,
+  type EvaluationOutcome,
+} from './service.ts';
+export { evaluationRoutes, GUARDRAIL_HEADER } from './routes.ts';
+export { traceEvaluationSchema, evaluationResultSchema, type TraceEvaluation } from './schemas.ts';
+export { catalogue, findEvaluator, EVALUATORS, type CatalogueEntry } from './catalogue.ts';
+export { parseInput, runEvaluator, type RunOptions } from './runner.ts';
+export type { EvaluationResult, EvaluatorContext, EvaluatorDefinition } from './types.ts';
+export { evaluationTraceCondition } from './trace-filter.ts';

@@ -1,0 +1,205 @@
+import type { Database, Executor } from '../../db/index.ts';
+import type { Clock } from '../../platform/clock.ts';
+import { AppError, notFound } from '../../platform/errors.ts';
+import { emitEvent, type EventType } from '../../platform/events/index.ts';
+import { newId } from '../../platform/ids.ts';
+import { catalogue, findEvaluator, type CatalogueEntry } from './catalogue.ts';
+import { parseInput, runEvaluator } from './runner.ts';
+import type { EvaluateBody, TraceEvaluation } from './schemas.ts';
+import * as store from './store.ts';
+import type { EvaluationResult, EvaluatorDefinition } from './types.ts';
+
+export interface EvaluationLimits {
+  /** Deadline of one evaluation, all its provider calls and retries included. */
+  timeoutMs: number;
+  /** Retries of a failed provider call (HTTP 408/429/5xx, network errors). */
+  maxRetries: number;
+}
+
+export const DEFAULT_LIMITS: EvaluationLimits = { timeoutMs: 120_000, maxRetries: 2 };
+
+export interface EvaluationScope {
+  organizationId: string;
+  projectId: string;
+}
+
+export type AnsweredResult = EvaluationResult & { evaluation_id?: string };
+
+export interface EvaluationOutcome {
+  results: AnsweredResult[];
+  /** as_guardrail only: may the guarded call proceed (no result has passed === false)? */
+  guardrailPassed: boolean | null;
+}
+
+const MAX_EVENT_DETAILS = 1000;
+
+export class EvaluationService {
+  readonly limits: EvaluationLimits;
+
+  constructor(
+    private readonly db: Database,
+    private readonly clock: Clock,
+    private readonly env: Readonly<Record<string, string | undefined>>,
+    limits: Partial<EvaluationLimits> = {},
+    private readonly fetchImpl: typeof fetch = fetch,
+  ) {
+    this.limits = { ...DEFAULT_LIMITS, ...limits };
+  }
+
+  catalogue(): CatalogueEntry[] {
+    return catalogue();
+  }
+
+  evaluator(path: string): EvaluatorDefinition {
+    const definition = findEvaluator(path);
+    if (!definition) {
+      throw notFound('evaluator_not_found', `no evaluator ${path}; GET /api/evaluations lists the available ones`);
+    }
+    return definition;
+  }
+
+  /**
+   * Runs one evaluator (400 for bad data or settings, 404 for an unknown path). With a
+   * trace_id the result is stored on that trace; either way its webhook events are written,
+   * in the same transaction as the stored result.
+   */
+  async evaluate(scope: EvaluationScope, path: string, body: EvaluateBody, signal?: AbortSignal): Promise<EvaluationOutcome> {
+    const definition = this.evaluator(path);
+    const input = parseInput(definition, body.data, body.settings);
+    let result: AnsweredResult = await runEvaluator(definition, input, {
+      env: this.env,
+      fetch: this.fetchImpl,
+      now: () => this.clock.now(),
+      timeoutMs: this.limits.timeoutMs,
+      maxRetries: this.limits.maxRetries,
+      signal,
+    });
+
+    // Nobody is waiting for this answer: store nothing the client was not told about.
+    if (signal?.aborted) throw new AppError(499, 'client_closed_request', 'the client closed the connection before the evaluation finished');
+
+    const asGuardrail = body.as_guardrail === true;
+    if (asGuardrail) {
+      // Fail-open, as LangWatch's guardrails: only a verdict against the content blocks the
+      // call; a skipped or failed evaluation, or one without a verdict, lets it proceed.
+      result = { ...result, passed: result.passed !== false };
+    }
+
+    const now = this.clock.now();
+    const name = body.name ?? definition.name;
+    const traceId = body.trace_id ?? null;
+    await this.db.orm.transaction(async (tx) => {
+      if (traceId) {
+        const row = await store.insertEvaluation(tx, {
+          id: newId('eval'),
+          projectId: scope.projectId,
+          traceId,
+          evaluator: definition.path,
+          name,
+          status: result.status,
+          score: result.score ?? null,
+          passed: result.passed ?? null,
+          label: result.label ?? null,
+          details: result.details ?? null,
+          costAmount: result.cost?.amount ?? null,
+          costCurrency: result.cost?.currency ?? null,
+          settings: input.settings as Record<string, unknown>,
+          isGuardrail: asGuardrail,
+          errorType: result.status === 'error' ? (result.error_type ?? 'Error') : null,
+          errorMessage: result.status === 'error' ? (result.details ?? '') : null,
+          errorStacktrace: result.status === 'error' ? (result.traceback ?? []) : null,
+          insertedAt: now.getTime(),
+          updatedAt: now.getTime(),
+        });
+        result = { ...result, evaluation_id: row.id };
+      }
+      await this.emitEvents(tx, scope, { result, path: definition.path, name, traceId, asGuardrail }, now);
+    });
+
+    return { results: [result], guardrailPassed: asGuardrail ? result.passed !== false : null };
+  }
+
+  private async emitEvents(
+    tx: Executor,
+    scope: EvaluationScope,
+    e: { result: AnsweredResult; path: string; name: string; traceId: string | null; asGuardrail: boolean },
+    now: Date,
+  ): Promise<void> {
+    const { result } = e;
+    const data = {
+      evaluation_id: result.evaluation_id ?? null,
+      trace_id: e.traceId,
+      type: e.path,
+      name: e.name,
+      status: result.status,
+      score: result.score ?? null,
+      passed: result.passed ?? null,
+      label: result.label ?? null,
+      details: result.details ? truncate(result.details, MAX_EVENT_DETAILS) : null,
+      cost: result.cost ?? null,
+      error_type: result.error_type ?? null,
+      as_guardrail: e.asGuardrail,
+    };
+    const base = { organizationId: scope.organizationId, projectId: scope.projectId };
+    const type: EventType = result.status === 'error' ? 'evaluation.failed' : 'evaluation.completed';
+    await emitEvent(tx, { ...base, type, data }, now);
+    if (e.asGuardrail && result.passed === false) {
+      await emitEvent(tx, { ...base, type: 'guardrail.triggered', data }, now);
+    }
+  }
+
+  async listTraceEvaluations(projectId: string, traceId: string): Promise<TraceEvaluation[]> {
+    return listTraceEvaluations(this.db, projectId, traceId);
+  }
+}
+
+/** The spec's "Trace evaluation" objects of one trace, oldest first (the traces module reads them). */
+export async function listTraceEvaluations(db: Database | Executor, projectId: string, traceId: string): Promise<TraceEvaluation[]> {
+  const executor = 'orm' in db ? db.orm : db;
+  const rows = await store.listByTrace(executor, projectId, traceId);
+  return rows.map(toTraceEvaluation);
+}
+
+/** For the traces module's deletions and retention sweep: the evaluations of these traces go with them. */
+export async function deleteTraceEvaluations(db: Database | Executor, projectId: string, traceIds: readonly string[]): Promise<number> {
+  return store.deleteByTraces('orm' in db ? db.orm : db, projectId, traceIds);
+}
+
+/**
+ * Retention for results whose trace never arrived (or was swept): everything of the project
+ * stored before `beforeMs` (epoch ms).
+ */
+export async function deleteEvaluationsInsertedBefore(db: Database | Executor, projectId: string, beforeMs: number): Promise<number> {
+  return store.deleteInsertedBefore('orm' in db ? db.orm : db, projectId, beforeMs);
+}
+
+function toTraceEvaluation(row: store.EvaluationRow): TraceEvaluation {
+  return {
+    evaluation_id: row.id,
+    name: row.name,
+    type: row.evaluator,
+    trace_id: row.traceId,
+    project_id: row.projectId,
+    status: row.status,
+    score: row.score,
+    passed: row.passed,
+    label: row.label,
+    details: row.details,
+    cost: row.costAmount !== null ? { currency: row.costCurrency ?? 'USD', amount: row.costAmount } : null,
+    is_guardrail: row.isGuardrail,
+    timestamps: { inserted_at: Number(row.insertedAt), updated_at: Number(row.updatedAt) },
+    error:
+      row.status === 'error'
+        ? {
+            stacktrace: row.errorStacktrace ?? [],
+            message: row.errorMessage ?? '',
+            has_error: true,
+            error_type: row.errorType,
+          }
+        : null,
+  };
+}
+
+function truncate(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}...`;
+}

@@ -1,0 +1,57 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { MonitorService } from './service.ts';
+import { createMonitorBody, monitorSchema, updateMonitorBody } from './schemas.ts';
+
+const tags = ['monitors'];
+const idParams = z.object({ id: z.string().min(1).max(100) });
+
+export function monitorRoutes(app: FastifyInstance, service: MonitorService) {
+  const r = app.withTypeProvider<ZodTypeProvider>();
+
+  r.get(
+    '/api/monitors',
+    {
+      config: { auth: { scope: 'project', permission: 'monitors:view' } },
+      schema: { tags, summary: "The project's monitors", response: { 200: z.object({ data: z.array(monitorSchema) }) } },
+    },
+    async (req) => ({ data: await service.list(req.projectId!) }),
+  );
+
+  r.post(
+    '/api/monitors',
+    {
+      config: { auth: { scope: 'project', permission: 'monitors:manage' } },
+      schema: { tags, summary: 'Create a monitor: an evaluator that runs by itself on matching incoming traces', body: createMonitorBody, response: { 200: monitorSchema } },
+    },
+    (req) => service.create({ organizationId: req.principal!.organizationId, projectId: req.projectId! }, req.body),
+  );
+
+  r.get(
+    '/api/monitors/:id',
+    {
+      config: { auth: { scope: 'project', permission: 'monitors:view' } },
+      schema: { tags, params: idParams, response: { 200: monitorSchema } },
+    },
+    (req) => service.get(req.projectId!, req.params.id),
+  );
+
+  r.patch(
+    '/api/monitors/:id',
+    {
+      config: { auth: { scope: 'project', permission: 'monitors:manage' } },
+      schema: { tags, params: idParams, body: updateMonitorBody, response: { 200: monitorSchema } },
+    },
+    (req) => service.update(req.projectId!, req.params.id, req.body),
+  );
+
+  r.delete(
+    '/api/monitors/:id',
+    {
+      config: { auth: { scope: 'project', permission: 'monitors:manage' } },
+      schema: { tags, params: idParams, response: { 200: z.object({ id: z.string(), deleted: z.literal(true) }) } },
+    },
+    (req) => service.remove(req.projectId!, req.params.id),
+  );
+}

@@ -1,0 +1,204 @@
+import { createHash } from 'node:crypto';
+import type { Database, Executor } from '../../db/index.ts';
+import type { Clock } from '../../platform/clock.ts';
+import { AppError, notFound } from '../../platform/errors.ts';
+import { newId } from '../../platform/ids.ts';
+import { enqueueJobs, PermanentJobError, type ClaimedJob } from '../../platform/jobs/index.ts';
+import type { TraceSummary } from '../traces/index.ts';
+import type { MonitorFilters, MonitorView } from './schemas.ts';
+import * as store from './store.ts';
+
+export const MONITOR_QUEUE = 'monitor.evaluate';
+
+/** What monitors need of the evaluators and traces modules (wired by app.ts). */
+export interface MonitorDeps {
+  /** Throws a 400 AppError naming the field when the evaluator is unknown or the settings are bad. */
+  checkEvaluator(path: string, settings: Record<string, unknown>): void;
+  evaluate(
+    scope: { organizationId: string; projectId: string },
+    path: string,
+    body: { data: Record<string, unknown>; settings: Record<string, unknown>; trace_id: string; name: string },
+  ): Promise<unknown>;
+  traceDetail(projectId: string, traceId: string): Promise<TraceDetailLike>;
+}
+
+export interface TraceDetailLike {
+  input: { value: string };
+  output: { value: string };
+  spans: { type: string; output: unknown; input: unknown }[];
+}
+
+export interface MonitorOptions {
+  /** Quiet time after a trace's last span before its monitors run (spans keep arriving for a while). */
+  settleMs: number;
+}
+
+export class MonitorService {
+  constructor(
+    private readonly db: Database,
+    private readonly clock: Clock,
+    private readonly deps: MonitorDeps,
+    private readonly options: MonitorOptions = { settleMs: 30_000 },
+  ) {}
+
+  async list(projectId: string): Promise<MonitorView[]> {
+    return (await store.listMonitors(this.db.orm, projectId)).map(view);
+  }
+
+  async get(projectId: string, id: string): Promise<MonitorView> {
+    return view(await this.find(projectId, id));
+  }
+
+  async create(
+    scope: { organizationId: string; projectId: string },
+    input: { name: string; evaluator: string; settings: Record<string, unknown>; sample: number; filters?: MonitorFilters | null; enabled: boolean },
+  ): Promise<MonitorView> {
+    this.deps.checkEvaluator(input.evaluator, input.settings);
+    const row = await store.insertMonitor(
+      this.db.orm,
+      {
+        id: newId('mon'),
+        organization_id: scope.organizationId,
+        project_id: scope.projectId,
+        name: input.name,
+        evaluator: input.evaluator,
+        settings: input.settings,
+        sample: input.sample,
+        filters: input.filters ?? null,
+        enabled: input.enabled,
+      },
+      this.clock.now(),
+    );
+    return view(row);
+  }
+
+  async update(projectId: string, id: string, patch: Partial<Omit<MonitorView, 'id' | 'project_id' | 'created_at' | 'updated_at'>>): Promise<MonitorView> {
+    const current = await this.find(projectId, id);
+    const next = { ...current, ...Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) } as store.MonitorRow;
+    if (patch.evaluator !== undefined || patch.settings !== undefined) this.deps.checkEvaluator(next.evaluator, next.settings);
+    return view(await store.updateMonitor(this.db.orm, next, this.clock.now()));
+  }
+
+  async remove(projectId: string, id: string): Promise<{ id: string; deleted: true }> {
+    if (!(await store.deleteMonitor(this.db.orm, projectId, id))) throw notFound('monitor_not_found', `no monitor ${id} in this project`);
+    return { id, deleted: true };
+  }
+
+  private async find(projectId: string, id: string): Promise<store.MonitorRow> {
+    const row = await store.findMonitor(this.db.orm, projectId, id);
+    if (!row) throw notFound('monitor_not_found', `no monitor ${id} in this project`);
+    return row;
+  }
+
+  /**
+   * In the ingest transaction: one pending job per (monitor, matching trace), run once the
+   * trace has been quiet for `settleMs`; a later span of the trace pushes it back.
+   */
+  async enqueueForTraces(tx: Executor, batch: { organizationId: string; projectId: string; summaries: TraceSummary[]; now: Date }) {
+    const monitors = await store.listMonitors(tx, batch.projectId, true);
+    if (!monitors.length) return;
+    const runAt = batch.now.getTime() + this.options.settleMs;
+    const jobs = [];
+    for (const m of monitors) {
+      for (const s of batch.summaries) {
+        if (!matches(m.filters, s) || !sampled(m.id, s.trace_id, m.sample)) continue;
+        jobs.push({
+          queue: MONITOR_QUEUE,
+          dedupeKey: `${m.id}:${s.trace_id}`,
+          runAt,
+          payload: { monitorId: m.id, organizationId: batch.organizationId, projectId: batch.projectId, traceId: s.trace_id },
+        });
+      }
+    }
+    await enqueueJobs(tx, jobs, batch.now.getTime());
+  }
+
+  /** A job: evaluate the whole trace; the result lands on the trace as an evaluation. */
+  async runJob(job: ClaimedJob): Promise<void> {
+    const { monitorId, organizationId, projectId, traceId } = job.payload as Record<string, string>;
+    const monitor = await store.findMonitor(this.db.orm, projectId, monitorId);
+    if (!monitor || !monitor.enabled) return; // deleted or paused since: nothing to do
+    let detail: TraceDetailLike;
+    try {
+      detail = await this.deps.traceDetail(projectId, traceId);
+    } catch (err) {
+      if (err instanceof AppError && err.status === 404) return; // deleted since (retention, project removal)
+      throw err;
+    }
+    try {
+      await this.deps.evaluate({ organizationId, projectId }, monitor.evaluator, {
+        data: traceData(detail),
+        settings: monitor.settings,
+        trace_id: traceId,
+        name: monitor.name,
+      });
+    } catch (err) {
+      // The trace lacks what the evaluator needs: retrying cannot help.
+      if (err instanceof AppError && err.status < 500) throw new PermanentJobError(err.message);
+      throw err;
+    }
+  }
+}
+
+/** The evaluator data a trace offers: its input and output, retrieved contexts, the conversation. */
+export function traceData(detail: TraceDetailLike): Record<string, unknown> {
+  const contexts: string[] = [];
+  for (const s of detail.spans) {
+    if (s.type !== 'rag' && s.type !== 'retriever') continue;
+    const out = s.output as { type?: string; value?: unknown } | null;
+    const value = out?.value;
+    const items = Array.isArray(value) ? value : value === undefined || value === null ? [] : [value];
+    for (const item of items) {
+      if (typeof item === 'string') contexts.push(item);
+      else if (item && typeof item === 'object') {
+        const o = item as Record<string, unknown>;
+        const text = o.content ?? o.text ?? o.page_content ?? o.document;
+        contexts.push(typeof text === 'string' ? text : JSON.stringify(item));
+      }
+    }
+  }
+  const input = detail.input.value;
+  const output = detail.output.value;
+  return {
+    input,
+    output,
+    contexts,
+    conversation: [
+      ...(input ? [{ role: 'user', content: input }] : []),
+      ...(output ? [{ role: 'assistant', content: output }] : []),
+    ],
+  };
+}
+
+function anyOf(wanted: string | string[] | undefined, actual: (string | null)[]): boolean {
+  if (wanted === undefined) return true;
+  const list = Array.isArray(wanted) ? wanted : [wanted];
+  return actual.some((a) => a !== null && list.includes(a));
+}
+
+export function matches(f: MonitorFilters | null, s: TraceSummary): boolean {
+  if (!f) return true;
+  return (
+    anyOf(f.user_id, [s.user_id]) &&
+    anyOf(f.thread_id, [s.thread_id]) &&
+    anyOf(f.customer_id, [s.customer_id]) &&
+    anyOf(f.labels, s.labels) &&
+    anyOf(f.model, s.models) &&
+    anyOf(f.span_type, s.span_types) &&
+    (f.has_error === undefined || f.has_error === s.has_error) &&
+    Object.entries(f.metadata ?? {}).every(([k, v]) => s.metadata[k] === v)
+  );
+}
+
+/** Deterministic: the same trace is always in or out of a monitor's sample. */
+export function sampled(monitorId: string, traceId: string, rate: number): boolean {
+  if (rate >= 1) return true;
+  if (rate <= 0) return false;
+  const h = createHash('sha256').update(`${monitorId}:${traceId}`).digest().readUInt32BE(0);
+  return h / 0x1_0000_0000 < rate;
+}
+
+function view(r: store.MonitorRow): MonitorView {
+  const { organization_id: _org, ...rest } = r;
+  return rest;
+}

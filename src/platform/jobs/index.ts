@@ -1,0 +1,129 @@
+import { sql } from 'drizzle-orm';
+import { rows, type Database, type Executor } from '../../db/index.ts';
+import type { Clock } from '../clock.ts';
+
+/**
+ * A durable job queue in the database: jobs survive restarts, are claimed with
+ * FOR UPDATE SKIP LOCKED (several processes on one PostgreSQL never run a job twice at
+ * once), retried with exponential backoff and jitter, and kept with their error after the
+ * last attempt.
+ */
+export interface NewJob {
+  queue: string;
+  payload: Record<string, unknown>;
+  runAt: number;
+  /** With a key, enqueuing again moves the pending job's run time instead of adding a job. */
+  dedupeKey?: string;
+  maxAttempts?: number;
+}
+
+export interface ClaimedJob {
+  id: number;
+  queue: string;
+  payload: Record<string, unknown>;
+  attempts: number;
+  maxAttempts: number;
+}
+
+export type JobHandler = (job: ClaimedJob) => Promise<void>;
+
+/** A failure no retry can mend: the job is marked failed at once. */
+export class PermanentJobError extends Error {}
+
+/** Called in the producer's transaction, so a job exists exactly when its cause does. */
+export async function enqueueJobs(tx: Executor, jobs: NewJob[], now: number): Promise<void> {
+  if (!jobs.length) return;
+  const values = jobs.map((j) => ({
+    queue: j.queue,
+    dedupe_key: j.dedupeKey ?? null,
+    payload: j.payload,
+    run_at: j.runAt,
+    max_attempts: j.maxAttempts ?? 5,
+  }));
+  await tx.execute(sql`
+    INSERT INTO jobs (queue, dedupe_key, payload, run_at, max_attempts, created_at)
+    SELECT x.queue, x.dedupe_key, x.payload, x.run_at, x.max_attempts, ${now}::bigint
+    FROM jsonb_to_recordset(${JSON.stringify(values)}::jsonb) AS x(queue text, dedupe_key text, payload jsonb, run_at bigint, max_attempts int)
+    ON CONFLICT (dedupe_key) DO UPDATE SET run_at = GREATEST(jobs.run_at, EXCLUDED.run_at), payload = EXCLUDED.payload
+      WHERE jobs.locked_until IS NULL AND jobs.failed_at IS NULL`);
+}
+
+export const LEASE_MS = 5 * 60_000;
+
+/** Backoff before attempt n+1: 10 s, 40 s, 2.7 min, 10.7 min, ... capped at 1 h, with ±20 % jitter. */
+export function backoffMs(attempts: number): number {
+  const base = Math.min(3_600_000, 10_000 * 4 ** Math.max(0, attempts - 1));
+  return Math.round(base * (0.8 + Math.random() * 0.4));
+}
+
+export class JobQueue {
+  private readonly handlers = new Map<string, JobHandler>();
+
+  constructor(
+    private readonly db: Database,
+    private readonly clock: Clock,
+  ) {}
+
+  handle(queue: string, handler: JobHandler): void {
+    this.handlers.set(queue, handler);
+  }
+
+  /** Claims and runs due jobs until none is due (or `limit` ran); answers how many ran. */
+  async runDue(limit = 100): Promise<number> {
+    let ran = 0;
+    while (ran < limit) {
+      const batch = await this.claim(Math.min(10, limit - ran));
+      if (!batch.length) break;
+      for (const job of batch) await this.run(job);
+      ran += batch.length;
+    }
+    return ran;
+  }
+
+  private async claim(n: number): Promise<ClaimedJob[]> {
+    const now = this.clock.now().getTime();
+    const queues = JSON.stringify([...this.handlers.keys()]);
+    const claimed = await rows<Record<string, unknown>>(
+      this.db.orm,
+      sql`UPDATE jobs SET locked_until = ${now + LEASE_MS}, attempts = attempts + 1
+          WHERE id IN (
+            SELECT id FROM jobs
+            WHERE queue = ANY(ARRAY(SELECT jsonb_array_elements_text(${queues}::jsonb))) AND failed_at IS NULL
+              AND run_at <= ${now} AND (locked_until IS NULL OR locked_until < ${now})
+            ORDER BY run_at LIMIT ${n} FOR UPDATE SKIP LOCKED)
+          RETURNING id::int AS id, queue, payload, attempts, max_attempts`,
+    );
+    return claimed.map((r) => ({
+      id: Number(r.id),
+      queue: r.queue as string,
+      payload: r.payload as Record<string, unknown>,
+      attempts: Number(r.attempts),
+      maxAttempts: Number(r.max_attempts),
+    }));
+  }
+
+  private async run(job: ClaimedJob): Promise<void> {
+    try {
+      await this.handlers.get(job.queue)!(job);
+      await this.db.orm.execute(sql`DELETE FROM jobs WHERE id = ${job.id}`);
+    } catch (err) {
+      const now = this.clock.now().getTime();
+      const message = err instanceof Error ? err.message : String(err);
+      if (job.attempts >= job.maxAttempts || err instanceof PermanentJobError) {
+        await this.db.orm.execute(sql`UPDATE jobs SET failed_at = ${now}, locked_until = NULL, last_error = ${message} WHERE id = ${job.id}`);
+      } else {
+        await this.db.orm.execute(
+          sql`UPDATE jobs SET run_at = ${now + backoffMs(job.attempts)}, locked_until = NULL, last_error = ${message} WHERE id = ${job.id}`,
+        );
+      }
+    }
+  }
+
+  async stats(queue: string): Promise<{ pending: number; failed: number }> {
+    const [r] = await rows<{ pending: number; failed: number }>(
+      this.db.orm,
+      sql`SELECT count(*) FILTER (WHERE failed_at IS NULL)::int AS pending, count(*) FILTER (WHERE failed_at IS NOT NULL)::int AS failed FROM jobs WHERE queue = ${queue}`,
+    );
+    return { pending: Number(r.pending), failed: Number(r.failed) };
+  }
+}

@@ -1,0 +1,132 @@
+/**
+ * Loopback stand-ins for the providers the evaluators call: an OpenAI-compatible chat
+ * completions server and an Azure AI Content Safety Prompt Shields server. Each records the
+ * requests it got and answers from a script the test writes.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  headers: http.IncomingHttpHeaders;
+  body: any;
+}
+
+export type Reply =
+  | { kind: 'json'; status?: number; body: unknown; headers?: Record<string, string> }
+  /** Never answers (until the server closes): a provider that times out. */
+  | { kind: 'hang' };
+
+export interface FakeServer {
+  url: string;
+  requests: RecordedRequest[];
+  /** Answers for the next requests, in order; when none is queued, `fallback` answers. */
+  queue(...replies: Reply[]): void;
+  fallback: (req: RecordedRequest) => Reply;
+  /** Requests still waiting for an answer ('hang' replies whose client has not gone away). */
+  openConnections(): number;
+  close(): Promise<void>;
+}
+
+export async function startFakeServer(): Promise<FakeServer> {
+  const queued: Reply[] = [];
+  const hanging = new Set<http.ServerResponse>();
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      let body: unknown = text;
+      try {
+        body = text ? JSON.parse(text) : undefined;
+      } catch {
+        /* keep the text */
+      }
+      const recorded: RecordedRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body };
+      fake.requests.push(recorded);
+      const reply = queued.shift() ?? fake.fallback(recorded);
+      if (reply.kind === 'hang') {
+        hanging.add(res);
+        res.on('close', () => hanging.delete(res));
+        return;
+      }
+      res.writeHead(reply.status ?? 200, { 'content-type': 'application/json', ...(reply.headers ?? {}) });
+      res.end(JSON.stringify(reply.body));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const fake: FakeServer = {
+    url: `http://127.0.0.1:${port}`,
+    requests: [],
+    queue: (...replies) => queued.push(...replies),
+    fallback: () => ({ kind: 'json', status: 500, body: { error: { message: 'no reply scripted for this request' } } }),
+    openConnections: () => hanging.size,
+    close: async () => {
+      for (const res of hanging) res.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+  return fake;
+}
+
+export interface Usage {
+  prompt_tokens: number;
+  completion_tokens: number;
+}
+
+/** A chat completion whose assistant message calls `name` with `args`. */
+export function toolCallReply(name: string, args: unknown, usage: Usage = { prompt_tokens: 1000, completion_tokens: 200 }, model = 'gpt-4o-mini'): Reply {
+  return {
+    kind: 'json',
+    body: {
+      id: 'chatcmpl-test',
+      object: 'chat.completion',
+      created: 1_700_000_000,
+      model,
+      choices: [
+        {
+          index: 0,
+          message: {
+            role: 'assistant',
+            content: null,
+            tool_calls: [{ id: 'call_1', type: 'function', function: { name, arguments: JSON.stringify(args) } }],
+          },
+          finish_reason: 'tool_calls',
+        },
+      ],
+      usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
+    },
+  };
+}
+
+/** A chat completion with plain text and no tool call. */
+export function textReply(text: string): Reply {
+  return {
+    kind: 'json',
+    body: {
+      id: 'chatcmpl-test',
+      object: 'chat.completion',
+      created: 1_700_000_000,
+      model: 'gpt-4o-mini',
+      choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }],
+      usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+    },
+  };
+}
+
+/** An OpenAI-style error; `retry-after-ms: 0` keeps the SDK's retries instant. */
+export function errorReply(status: number, message = 'The server had an error while processing your request.'): Reply {
+  return {
+    kind: 'json',
+    status,
+    headers: { 'retry-after-ms': '0' },
+    body: { error: { message, type: 'server_error', param: null, code: null } },
+  };
+}
+
+export function shieldReply(attackDetected: boolean): Reply {
+  return { kind: 'json', body: { userPromptAnalysis: { attackDetected }, documentsAnalysis: [] } };
+}
