@@ -31,6 +31,7 @@ import { MONITOR_QUEUE, MonitorService, monitorRoutes } from './modules/monitors
 import { annotatedTraceCondition, deleteTraceAnnotations } from './modules/annotations/index.ts';
 import { deleteTraceEvaluations, evaluationTraceCondition, listTraceEvaluations } from './modules/evaluators/index.ts';
 import { badRequest } from './platform/errors.ts';
+import { buildWebhookService, WebhookService, webhookRoutes } from './modules/webhooks/index.ts';
 
 export interface Deps {
   config: Config;
@@ -48,6 +49,7 @@ export interface Services {
   agentCache: AgentCacheService;
   traces: TraceService;
   evaluations: EvaluationService;
+  webhooks: WebhookService;
   monitors: MonitorService;
   jobs: JobQueue;
 }
@@ -68,6 +70,7 @@ export function buildServices(deps: Deps): Services {
   const annotations = new AnnotationService(deps.db, deps.clock);
   const agentCache = new AgentCacheService(deps.db, deps.clock, loadKeyring(deps.config.encryptionKey, deps.config.dataDir));
   const evaluations = new EvaluationService(deps.db, deps.clock, deps.config.providerEnv);
+  const webhooks = buildWebhookService(deps);
   const jobs = new JobQueue(deps.db, deps.clock);
   const monitors = new MonitorService(deps.db, deps.clock, {
     checkEvaluator: (path, settings) => {
@@ -96,7 +99,7 @@ export function buildServices(deps: Deps): Services {
       await deleteTraceAnnotations(tx, projectId, traceIds);
     },
   });
-  return { organizations, apiKeys, traces, prompts, annotations, agentCache, evaluations, monitors, jobs };
+  return { organizations, apiKeys, traces, prompts, annotations, agentCache, evaluations, webhooks, monitors, jobs };
 }
 
 export async function buildApp(deps: Deps): Promise<App> {
@@ -187,6 +190,8 @@ export async function buildApp(deps: Deps): Promise<App> {
   runPeriodically(http, 'trace retention', 10 * 60_000, () => services.traces.sweepRetention());
   monitorRoutes(http, services.monitors);
   runPeriodically(http, 'jobs', 2_000, () => services.jobs.runDue());
+  webhookRoutes(http, services.webhooks);
+  services.webhooks.dispatcher.attach(http);
 
   await http.ready();
   return { http, services, routeTable };

@@ -1,4 +1,5 @@
 export * from './foundation.ts';
 export * from './events.ts';
 export * from './prompts-annotations-cache.ts';
+export * from './webhooks.ts';
 export * from './evaluations.ts';

@@ -13,6 +13,7 @@ import {
   type Role,
 } from '../../platform/auth/index.ts';
 import type { ProjectKeyIssuer } from '../organizations/index.ts';
+import { emitEvent } from '../../platform/events/index.ts';
 
 export interface IssuedKey {
   token: string;
@@ -195,8 +196,8 @@ export class ApiKeyService implements ProjectKeyIssuer {
     }
 
     const minted = mintToken('sg-');
-    const key = await this.db.orm.transaction((tx) =>
-      store.insertKey(
+    const key = await this.db.orm.transaction(async (tx) => {
+      const inserted = await store.insertKey(
         tx,
         {
           id: minted.id,
@@ -214,8 +215,10 @@ export class ApiKeyService implements ProjectKeyIssuer {
           createdAt: now,
         },
         bindings,
-      ),
-    );
+      );
+      await emitKeyEvent(tx, 'api_key.created', keyView(inserted, bindings, now), now);
+      return inserted;
+    });
     return { token: minted.token, apiKey: keyView(key, bindings, now) };
   }
 
@@ -254,8 +257,15 @@ export class ApiKeyService implements ProjectKeyIssuer {
   /** Revokes at once: the next request with the token gets 401. */
   async revoke(principal: Principal, id: string): Promise<ApiKeyView> {
     const row = await this.visibleKey(principal, id);
-    const revoked = (await store.revokeKey(this.db.orm, principal.organizationId, row.id, this.clock.now())) ?? row;
-    return keyView(revoked, await store.bindingsOf(this.db.orm, [row.id]), this.clock.now());
+    const now = this.clock.now();
+    const bindings = await store.bindingsOf(this.db.orm, [row.id]);
+    const revoked = await this.db.orm.transaction(async (tx) => {
+      const changed = await store.revokeKey(tx, principal.organizationId, row.id, now);
+      // Revoking a key already revoked changes nothing and emits nothing.
+      if (changed) await emitKeyEvent(tx, 'api_key.revoked', keyView(changed, bindings, now), now);
+      return changed ?? row;
+    });
+    return keyView(revoked, bindings, now);
   }
 
   /** Admins see every key of the organization; others only keys they own. Others' keys are 404, not 403. */
@@ -290,13 +300,17 @@ export class ApiKeyService implements ProjectKeyIssuer {
       },
       [],
     );
+    await emitKeyEvent(tx, 'api_key.created', keyView(key, [], now), now);
     return { token: minted.token, apiKey: keyView(key, [], now) };
   }
 
   /** Replaces a project's key: the old one stops working in the same transaction. */
   async rotateProjectKey(principal: Principal, projectId: string): Promise<IssuedKey> {
     return this.db.orm.transaction(async (tx) => {
-      await store.revokeProjectKeys(tx, projectId, this.clock.now());
+      const now = this.clock.now();
+      for (const old of await store.revokeProjectKeys(tx, projectId, now)) {
+        await emitKeyEvent(tx, 'api_key.revoked', keyView(old, [], now), now);
+      }
       return this.mintProjectKey(tx, { id: projectId, organizationId: principal.organizationId });
     });
   }
@@ -305,7 +319,12 @@ export class ApiKeyService implements ProjectKeyIssuer {
   async revokeAsOperator(id: string): Promise<boolean> {
     const key = await store.findKey(this.db.orm, id);
     if (!key) return false;
-    await store.revokeKey(this.db.orm, key.organizationId, id, this.clock.now());
+    const now = this.clock.now();
+    const bindings = await store.bindingsOf(this.db.orm, [id]);
+    await this.db.orm.transaction(async (tx) => {
+      const changed = await store.revokeKey(tx, key.organizationId, id, now);
+      if (changed) await emitKeyEvent(tx, 'api_key.revoked', keyView(changed, bindings, now), now);
+    });
     return true;
   }
 
@@ -341,8 +360,18 @@ export class ApiKeyService implements ProjectKeyIssuer {
       },
       bindings,
     );
+    await emitKeyEvent(tx, 'api_key.created', keyView(key, bindings, now), now);
     return { token: minted.token, apiKey: keyView(key, bindings, now) };
   }
+}
+
+/**
+ * api_key.created / api_key.revoked, in the caller's transaction. The data is the key as
+ * GET /api/api-keys/{id} shows it (never the token). Project keys' events belong to their
+ * project; organization keys' events to the organization (projectId null).
+ */
+function emitKeyEvent(tx: Tx, type: 'api_key.created' | 'api_key.revoked', key: ApiKeyView, now: Date) {
+  return emitEvent(tx, { organizationId: key.organizationId, projectId: key.projectId, type, data: { ...key } }, now);
 }
 
 function effectivePermissions(role: BindingRole, mode: string, permissions: string[], cap: PermissionSet | null): PermissionSet {

@@ -45,11 +45,11 @@ export async function revokeKey(db: Executor, organizationId: string, id: string
   return row ?? null;
 }
 
-export async function revokeProjectKeys(db: Executor, projectId: string, at: Date): Promise<number> {
-  const rows = await db
+/** Revokes the project's live project keys; returns them as revoked. */
+export async function revokeProjectKeys(db: Executor, projectId: string, at: Date): Promise<ApiKeyRow[]> {
+  return db
     .update(apiKeys)
     .set({ revokedAt: at })
     .where(and(eq(apiKeys.projectId, projectId), eq(apiKeys.keyType, 'project'), isNull(apiKeys.revokedAt)))
-    .returning({ id: apiKeys.id });
-  return rows.length;
+    .returning();
 }

@@ -19,20 +19,20 @@ const t = (type: string, isEmitting: boolean, description: string): EventTypeDef
 });
 
 export const EVENT_TYPES = [
-  t('trace.created', false, 'A trace was seen for the first time (its first spans were committed).'),
-  t('trace.shared', false, 'A trace was published under a public path.'),
-  t('trace.unshared', false, "A trace's public path was withdrawn."),
-  t('annotation.created', false, 'An annotation was added to a trace.'),
-  t('annotation.updated', false, 'An annotation was changed.'),
-  t('annotation.deleted', false, 'An annotation was deleted.'),
-  t('prompt.created', false, 'A prompt was created (with its version 1).'),
-  t('prompt.version_created', false, 'A new version of a prompt was saved (update or restore).'),
-  t('prompt.deleted', false, 'A prompt was deleted.'),
-  t('evaluation.completed', false, 'An evaluation finished with status processed or skipped.'),
-  t('evaluation.failed', false, 'An evaluation finished with status error.'),
-  t('guardrail.triggered', false, 'An evaluation run as a guardrail did not pass: the guarded call should not proceed.'),
-  t('api_key.created', false, 'An API key was minted.'),
-  t('api_key.revoked', false, 'An API key was revoked.'),
+  t('trace.created', true, 'A trace was seen for the first time (its first spans were committed).'),
+  t('trace.shared', true, 'A trace was published under a public path.'),
+  t('trace.unshared', true, "A trace's public path was withdrawn."),
+  t('annotation.created', true, 'An annotation was added to a trace.'),
+  t('annotation.updated', true, 'An annotation was changed.'),
+  t('annotation.deleted', true, 'An annotation was deleted.'),
+  t('prompt.created', true, 'A prompt was created (with its version 1).'),
+  t('prompt.version_created', true, 'A new version of a prompt was saved (update or restore).'),
+  t('prompt.deleted', true, 'A prompt was deleted.'),
+  t('evaluation.completed', true, 'An evaluation finished with status processed or skipped.'),
+  t('evaluation.failed', true, 'An evaluation finished with status error.'),
+  t('guardrail.triggered', true, 'An evaluation run as a guardrail did not pass: the guarded call should not proceed.'),
+  t('api_key.created', true, 'An API key was minted.'),
+  t('api_key.revoked', true, 'An API key was revoked.'),
 ] as const satisfies readonly EventTypeDefinition[];
 
 export type EventType = (typeof EVENT_TYPES)[number]['type'];

@@ -1,0 +1,345 @@
+import { performance } from 'node:perf_hooks';
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import type { Database, Executor } from '../../db/index.ts';
+import type { WebhookEventPayload } from '../../db/schema/index.ts';
+import type { Clock } from '../../platform/clock.ts';
+import { newId } from '../../platform/ids.ts';
+import { subscribes } from './catalogue.ts';
+import { deliver, type DeliveryResult } from './delivery.ts';
+import {
+  DISABLE_AFTER_FAILING_MS,
+  isRetryableStatus,
+  LOG_RETENTION_MS,
+  nextAttemptDelayMs,
+  parseRetryAfter,
+  REQUEST_TIMEOUT_MS,
+} from './retry.ts';
+import type { EndpointSecrets } from './secrets.ts';
+import { signedHeaders } from './signing.ts';
+import * as store from './store.ts';
+
+export interface DispatcherOptions {
+  /** How often the background loop looks for work (ms); 0: no background loop in this process. */
+  pollMs: number;
+  allowPrivateDestinations: boolean;
+  requestTimeoutMs?: number;
+  /** Attempts in flight at once in this process. */
+  maxInFlight?: number;
+  /** Events read from the outbox per fan-out transaction. */
+  fanOutChunk?: number;
+  /** How long a claimed batch belongs to this process before another may take it over. */
+  leaseMs?: number;
+}
+
+export interface PassResult {
+  /** Outbox events fanned out to batches. */
+  fannedOut: number;
+  /** Batches claimed and attempted. */
+  attempted: number;
+}
+
+const PRUNE_EVERY_MS = 60 * 60 * 1000;
+
+/**
+ * Moves events from the outbox to receivers, off the request path:
+ * 1. fan-out: settled outbox events after the cursor go into per-endpoint batches (one
+ *    transaction with the cursor move, so an event is batched exactly once);
+ * 2. claim: due batches are claimed with FOR UPDATE SKIP LOCKED and a lease, so several
+ *    processes on one PostgreSQL send each batch once;
+ * 3. send: signed POST, 10 s deadline, no redirects, body read up to 64 KiB;
+ * 4. settle: the attempt is logged, the batch delivered, retried later or failed, and the
+ *    endpoint disabled after 72 hours of nothing but failures.
+ * Every time decision uses the injected clock.
+ */
+export class WebhookDispatcher {
+  private readonly requestTimeoutMs: number;
+  private readonly maxInFlight: number;
+  private readonly fanOutChunk: number;
+  private readonly leaseMs: number;
+  private readonly inFlight = new Set<Promise<void>>();
+  private passes: Promise<unknown> = Promise.resolve();
+  private timer: NodeJS.Timeout | null = null;
+  private running = false;
+  private abort = new AbortController();
+  private lastPruneAt: number | null = null;
+
+  constructor(
+    private readonly db: Database,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+    private readonly secrets: EndpointSecrets,
+    private readonly options: DispatcherOptions,
+  ) {
+    this.requestTimeoutMs = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
+    this.maxInFlight = options.maxInFlight ?? 16;
+    this.fanOutChunk = options.fanOutChunk ?? 500;
+    this.leaseMs = options.leaseMs ?? Math.max(60_000, this.requestTimeoutMs * 3);
+  }
+
+  /** Runs the background loop while the app is up (when pollMs > 0); stops it when the app closes. */
+  attach(app: FastifyInstance): void {
+    app.addHook('onReady', async () => {
+      if (this.options.pollMs > 0) this.start();
+    });
+    app.addHook('onClose', async () => {
+      await this.stop();
+    });
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.abort = new AbortController();
+    this.schedule(0);
+  }
+
+  /** Stops the loop; attempts in flight are cut short and logged as retryable. */
+  async stop(): Promise<void> {
+    this.running = false;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.abort.abort();
+    await this.passes.catch(() => {});
+    await Promise.allSettled([...this.inFlight]);
+    this.abort = new AbortController();
+  }
+
+  /** Asks the loop to look for work now (e.g. a test event was queued). */
+  wake(): void {
+    if (this.running) this.schedule(0);
+  }
+
+  /**
+   * One pass (fan out, claim, send, prune), waiting until every attempt it started is
+   * settled. Tests call it instead of waiting for the loop.
+   */
+  async runOnce(): Promise<PassResult> {
+    const result = await this.serialized(() => this.pass());
+    await Promise.allSettled([...this.inFlight]);
+    return result;
+  }
+
+  /**
+   * Passes until nothing is left to do now: every outbox event fanned out and no batch
+   * due. Waits (up to `timeoutMs`) for events of transactions still open elsewhere.
+   */
+  async drain(timeoutMs = 15_000): Promise<PassResult> {
+    const total: PassResult = { fannedOut: 0, attempted: 0 };
+    const deadline = performance.now() + timeoutMs;
+    for (;;) {
+      const r = await this.runOnce();
+      total.fannedOut += r.fannedOut;
+      total.attempted += r.attempted;
+      if (r.fannedOut || r.attempted) continue;
+      if (!(await store.hasOutboxBacklog(this.db.orm))) return total;
+      if (performance.now() > deadline) throw new Error('webhook drain: outbox events stayed unsettled (a long transaction is open)');
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  }
+
+  private schedule(delayMs: number): void {
+    if (!this.running) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      void this.serialized(() => this.pass())
+        .then((r) => this.schedule(r.fannedOut || r.attempted ? 0 : this.options.pollMs))
+        .catch((err) => {
+          this.logger.error({ err }, 'webhook dispatcher pass failed');
+          this.schedule(this.options.pollMs);
+        });
+    }, delayMs);
+    this.timer.unref();
+  }
+
+  private serialized<T>(fn: () => Promise<T>): Promise<T> {
+    const next = this.passes.catch(() => {}).then(fn);
+    this.passes = next;
+    return next;
+  }
+
+  private async pass(): Promise<PassResult> {
+    let fannedOut = 0;
+    for (;;) {
+      const n = await this.fanOut();
+      fannedOut += n;
+      if (n < this.fanOutChunk) break;
+    }
+    const attempted = await this.claimAndSend();
+    await this.pruneIfDue();
+    return { fannedOut, attempted };
+  }
+
+  /** Fans out one chunk of settled outbox events; returns how many. */
+  private async fanOut(): Promise<number> {
+    // An idle poll only reads: locking the cursor row would write (and assign a transaction id) every tick.
+    if (!(await store.hasOutboxBacklog(this.db.orm))) return 0;
+    return this.db.orm.transaction(async (tx) => {
+      const cursor = await store.lockCursor(tx);
+      if (!cursor) return 0; // another process is fanning out
+      const events = await store.settledEventsAfter(tx, cursor, this.fanOutChunk);
+      if (events.length === 0) return 0;
+      const now = this.clock.now();
+
+      const projectIds = [...new Set(events.flatMap((e) => (e.projectId ? [e.projectId] : [])))];
+      const organizationIds = [...new Set(events.filter((e) => !e.projectId).map((e) => e.organizationId))];
+      const endpoints = await store.candidateEndpoints(tx, projectIds, organizationIds);
+      for (const endpoint of endpoints) {
+        const matching = events.filter(
+          (e) =>
+            BigInt(e.txid) > BigInt(endpoint.createdTxid) &&
+            (e.projectId ? e.projectId === endpoint.projectId : endpoint.receivesOrganizationEvents && e.organizationId === endpoint.organizationId) &&
+            subscribes(endpoint.enabledEvents, e.type),
+        );
+        if (matching.length) await this.batch(tx, endpoint, matching.map(toPayload), now);
+      }
+      const last = events[events.length - 1];
+      await store.advanceCursor(tx, { txid: last.txid, seq: last.seq }, now);
+      return events.length;
+    });
+  }
+
+  /** Adds events to the endpoint's open batch, then to new ones, `max_batch_size` at most each. */
+  private async batch(tx: Executor, endpoint: store.EndpointRow, events: WebhookEventPayload[], now: Date): Promise<void> {
+    let rest = events;
+    const open = await store.lockOpenDispatch(tx, endpoint.id);
+    if (open) {
+      const room = Math.max(0, endpoint.maxBatchSize - open.eventCount);
+      const taken = rest.slice(0, room);
+      if (taken.length) {
+        const full = open.eventCount + taken.length >= endpoint.maxBatchSize;
+        await store.appendToDispatch(tx, open.id, taken, full ? now : null, now);
+        rest = rest.slice(taken.length);
+      }
+    }
+    while (rest.length) {
+      const chunk = rest.slice(0, endpoint.maxBatchSize);
+      rest = rest.slice(chunk.length);
+      const full = chunk.length >= endpoint.maxBatchSize;
+      await store.insertDispatch(tx, {
+        id: newId('msg'),
+        endpointId: endpoint.id,
+        status: 'open',
+        events: chunk,
+        eventCount: chunk.length,
+        nextAttemptAt: full ? now : new Date(now.getTime() + endpoint.maxBatchDelayMs),
+        createdAt: now,
+        updatedAt: now,
+      });
+    }
+  }
+
+  /** Claims as many due batches as there is room for and starts sending them; returns how many. */
+  private async claimAndSend(): Promise<number> {
+    const room = this.maxInFlight - this.inFlight.size;
+    if (room <= 0) return 0;
+    const now = this.clock.now();
+    const claimed = await store.claimDue(this.db.orm, now, new Date(now.getTime() + this.leaseMs), room);
+    if (claimed.length === 0) return 0;
+    const endpoints = new Map((await store.endpointsByIds(this.db.orm, [...new Set(claimed.map((c) => c.endpointId))])).map((e) => [e.id, e]));
+    for (const dispatch of claimed) {
+      const endpoint = endpoints.get(dispatch.endpointId);
+      if (!endpoint) continue; // deleted meanwhile: its batches went with it
+      const attempt = this.attempt(endpoint, dispatch)
+        .catch((err) => this.logger.error({ err, dispatchId: dispatch.id }, 'webhook attempt could not be recorded'))
+        .finally(() => {
+          this.inFlight.delete(attempt);
+          this.wake();
+        });
+      this.inFlight.add(attempt);
+    }
+    return claimed.length;
+  }
+
+  private async attempt(endpoint: store.EndpointRow, dispatch: store.ClaimedDispatch): Promise<void> {
+    const payload =
+      dispatch.payload ?? (await store.fixPayload(this.db.orm, dispatch.id, JSON.stringify({ batch: dispatch.events.map(orderedEvent) })));
+    const firedAt = this.clock.now();
+    const secrets = [this.secrets.open(endpoint.id, { keyId: endpoint.secretKeyId, sealed: endpoint.secretSealed })];
+    if (
+      endpoint.previousSecretSealed &&
+      endpoint.previousSecretKeyId &&
+      endpoint.previousSecretExpiresAt &&
+      endpoint.previousSecretExpiresAt.getTime() > firedAt.getTime()
+    ) {
+      secrets.push(this.secrets.open(endpoint.id, { keyId: endpoint.previousSecretKeyId, sealed: endpoint.previousSecretSealed }));
+    }
+    const result = await deliver({
+      url: endpoint.url,
+      headers: signedHeaders(secrets, dispatch.id, firedAt, payload),
+      body: payload,
+      timeoutMs: this.requestTimeoutMs,
+      allowPrivateDestinations: this.options.allowPrivateDestinations,
+      signal: this.abort.signal,
+    });
+    await this.settle(endpoint, dispatch, firedAt, result);
+  }
+
+  private async settle(endpoint: store.EndpointRow, dispatch: store.ClaimedDispatch, firedAt: Date, result: DeliveryResult): Promise<void> {
+    const now = this.clock.now();
+    const delivered = result.status !== null && result.status >= 200 && result.status < 300;
+    const retryable = !delivered && (result.status !== null ? isRetryableStatus(result.status) : result.failure !== 'refused_destination');
+    const retryAfterHeader = result.headers['retry-after'];
+    const delay = retryable
+      ? nextAttemptDelayMs(dispatch.attempt, parseRetryAfter(Array.isArray(retryAfterHeader) ? retryAfterHeader[0] : retryAfterHeader, now))
+      : null;
+    const outcome = delivered ? 'delivered' : delay !== null ? 'retrying' : 'failed';
+    const nextAttemptAt = delay !== null ? new Date(now.getTime() + delay) : null;
+    let error = result.error;
+    if (outcome === 'failed' && retryable) error = `${error}; no attempts left`;
+
+    await this.db.orm.transaction(async (tx) => {
+      const current = await store.findEndpointById(tx, endpoint.id, true);
+      if (!current) return; // deleted while the attempt ran
+      await store.insertAttempt(tx, {
+        id: newId('atmpt'),
+        endpointId: endpoint.id,
+        dispatchId: dispatch.id,
+        attempt: dispatch.attempt,
+        eventCount: dispatch.eventCount,
+        responseStatus: result.status,
+        latencyMs: result.latencyMs,
+        error,
+        outcome,
+        nextAttemptAt,
+        firedAt,
+      });
+      await store.settleDispatch(tx, dispatch.id, dispatch.attempt, { status: outcome, nextAttemptAt }, now);
+      if (delivered) {
+        await store.updateEndpoint(tx, endpoint.id, { failingSince: null, lastSuccessAt: now });
+        return;
+      }
+      const failingSince = current.failingSince ?? firedAt;
+      const disable = current.enabled && now.getTime() - failingSince.getTime() >= DISABLE_AFTER_FAILING_MS;
+      await store.updateEndpoint(tx, endpoint.id, {
+        failingSince,
+        ...(disable
+          ? {
+              enabled: false,
+              disabledAt: now,
+              disabledReason: `disabled after 72 hours in which every delivery attempt failed (since ${failingSince.toISOString()}); last error: ${error ?? 'unknown'}`,
+              updatedAt: now,
+            }
+          : {}),
+      });
+      if (disable) this.logger.warn({ endpointId: endpoint.id }, 'webhook endpoint disabled after 72 hours of failures');
+    });
+  }
+
+  private async pruneIfDue(): Promise<void> {
+    const now = this.clock.now().getTime();
+    if (this.lastPruneAt !== null && now - this.lastPruneAt < PRUNE_EVERY_MS) return;
+    this.lastPruneAt = now;
+    await store.prune(this.db.orm, new Date(now - LOG_RETENTION_MS));
+  }
+}
+
+function toPayload(e: store.OutboxEvent): WebhookEventPayload {
+  return { id: e.id, type: e.type, schema_version: e.schemaVersion, timestamp: e.createdAt.toISOString(), data: e.data };
+}
+
+/** jsonb reorders keys; receivers read the documented order. */
+function orderedEvent(e: WebhookEventPayload): WebhookEventPayload {
+  return { id: e.id, type: e.type, schema_version: e.schema_version, timestamp: e.timestamp, data: e.data };
+}
