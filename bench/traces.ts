@@ -1,3 +1,6 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
 import { rows } from '../src/db/index.ts';
 import { median, percentile, pool, type BenchServer } from './lib.ts';
@@ -13,7 +16,11 @@ const post = async (s: BenchServer, body: Buffer) => {
   if (res.status !== 200) throw new Error(`ingest answered ${res.status}`);
 };
 
-/** Ingest throughput: 100-span protobuf requests from `clients` concurrent clients; each answer comes after commit. */
+/**
+ * Ingest throughput: 100-span protobuf requests from `clients` client processes, each with
+ * two requests in flight; every answer comes after the commit. Wall time from the first
+ * request sent to the last answer received.
+ */
 export async function benchIngest(s: BenchServer, opts: { requests: number; clients: number; firstTrace: number; salt: number }) {
   const spansPerRequest = 100;
   const spansPerTrace = 5;
@@ -21,20 +28,38 @@ export async function benchIngest(s: BenchServer, opts: { requests: number; clie
   const start = Date.now() - 30 * 86_400_000;
   const bodies = Array.from({ length: opts.requests }, (_, i) => otlpRequest(opts.firstTrace + i * tracesPerRequest, spansPerRequest, spansPerTrace, start, opts.salt));
   // Warm-up (JIT, connection pools) outside the measurement.
-  await post(s, otlpRequest(10_000_000 + opts.firstTrace, spansPerRequest, spansPerTrace, start, opts.salt + 1));
-  const latencies: number[] = [];
+  for (let i = 0; i < 5; i++) await post(s, otlpRequest(10_000_000 + opts.firstTrace + i * 20, spansPerRequest, spansPerTrace, start, opts.salt + 1));
+  const shares = Array.from({ length: opts.clients }, (_, c) => bodies.filter((_, i) => i % opts.clients === c));
+  const clients = shares.map((share) => startClient(`${s.baseUrl}/api/otel/v1/traces`, s.creds.projectApiKey, share, 2));
+  await Promise.all(clients.map((c) => c.ready));
   const t0 = performance.now();
-  await pool(
-    bodies.map((b) => async () => {
-      const r0 = performance.now();
-      await post(s, b);
-      latencies.push(performance.now() - r0);
-    }),
-    opts.clients,
-  );
+  clients.forEach((c) => c.go());
+  const reports = await Promise.all(clients.map((c) => c.done));
   const seconds = (performance.now() - t0) / 1000;
+  const failures = reports.reduce((n, r) => n + r.failures, 0);
+  if (failures) throw new Error(`${failures} ingest requests failed`);
+  const latencies = reports.flatMap((r) => r.latencies);
   const spans = opts.requests * spansPerRequest;
   return { spans, seconds, spansPerSecond: spans / seconds, requestP50: median(latencies), requestP95: percentile(latencies, 95) };
+}
+
+function startClient(url: string, token: string, bodies: Buffer[], concurrency: number) {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(path.dirname(fileURLToPath(import.meta.url)), 'ingest-client.ts')], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  let out = '';
+  let onReady: () => void = () => {};
+  const ready = new Promise<void>((resolve) => (onReady = resolve));
+  child.stdout.on('data', (d) => {
+    out += d;
+    if (out.startsWith('ready\n')) onReady();
+  });
+  const done = new Promise<{ latencies: number[]; failures: number }>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out.slice('ready\n'.length))) : reject(new Error(`client exited ${code}`))));
+  });
+  child.stdin.write(JSON.stringify({ url, token, concurrency, bodies: bodies.map((b) => b.toString('base64')) }) + '\n');
+  return { ready, done, go: () => child.stdin.end('go\n') };
 }
 
 /**

@@ -8,7 +8,7 @@ import { emitEvent, emitEvents } from '../../platform/events/index.ts';
 import { computeCost, estimateMessagesTokens, estimateTokens } from './costs/index.ts';
 import type { NormalizedSpan, SpanPayload } from './ingest/index.ts';
 import * as store from './store.ts';
-import { payloadText, summarizeTrace, type TraceSummary } from './summary.ts';
+import { payloadText, summarizeTrace, type SpanFacts, type TraceSummary } from './summary.ts';
 import type { SearchRequest } from './schemas.ts';
 
 const MAX_SPAN_TEXT = 64 * 1024;
@@ -49,11 +49,18 @@ export class TraceService {
     const now = this.clock.now();
     await this.db.orm.transaction(async (tx) => {
       await store.lockTraces(tx, this.db, projectId, traceIds);
+      // Facts of the spans already stored (read before the upsert, so a new trace reads
+      // nothing); the batch's own spans come from memory and replace stored ones by id.
+      const stored = await store.spanFacts(tx, projectId, traceIds);
       await store.upsertSpans(tx, projectId, rows, now.getTime());
-      const facts = await store.spanFacts(tx, projectId, traceIds);
-      const byTrace = new Map<string, typeof facts>();
-      for (const f of facts) (byTrace.get(f.trace_id) ?? byTrace.set(f.trace_id, []).get(f.trace_id)!).push(f);
-      const summaries = traceIds.map((id) => summarizeTrace(id, byTrace.get(id)!));
+      const byTrace = new Map<string, Map<string, SpanFacts>>();
+      const factsOf = (traceId: string) => byTrace.get(traceId) ?? byTrace.set(traceId, new Map()).get(traceId)!;
+      for (const f of stored) factsOf(f.trace_id).set(f.span_id, f);
+      for (const r of rows) {
+        const previous = factsOf(r.trace_id).get(r.span_id);
+        factsOf(r.trace_id).set(r.span_id, { ...r, inserted_at: previous?.inserted_at ?? now.getTime(), updated_at: now.getTime() });
+      }
+      const summaries = traceIds.map((id) => summarizeTrace(id, [...byTrace.get(id)!.values()]));
       const created = await store.upsertSummaries(tx, projectId, summaries);
       const createdSet = new Set(created);
       await emitEvents(

@@ -1,5 +1,5 @@
 import type { Executor } from '../../db/index.ts';
-import { events } from '../../db/schema/index.ts';
+import { sql } from 'drizzle-orm';
 import { newId } from '../ids.ts';
 import { eventDefinition, type EventType } from './catalog.ts';
 
@@ -30,14 +30,18 @@ export async function emitEvents(tx: Executor, batch: NewEvent[], at: Date): Pro
     if (!def) throw new Error(`unknown event type ${event.type}`);
     return {
       id: newId('evt'),
-      organizationId: event.organizationId,
-      projectId: event.projectId,
+      organization_id: event.organizationId,
+      project_id: event.projectId,
       type: event.type,
-      schemaVersion: def.schemaVersion,
+      schema_version: def.schemaVersion,
       data: event.data,
-      createdAt: at,
     };
   });
-  await tx.insert(events).values(values);
+  // One parameter for the whole batch: ingestion writes dozens of these per request.
+  await tx.execute(sql`
+    INSERT INTO events (id, organization_id, project_id, type, schema_version, data, created_at)
+    SELECT x.id, x.organization_id, x.project_id, x.type, x.schema_version, x.data, ${at}
+    FROM json_to_recordset(${JSON.stringify(values)}::json)
+      AS x(id text, organization_id text, project_id text, type text, schema_version text, data jsonb)`);
   return values.map((v) => v.id);
 }
