@@ -50,16 +50,13 @@ export async function upsertSpans(tx: Executor, projectId: string, spans: SpanRo
       output_text = EXCLUDED.output_text, trace_meta = EXCLUDED.trace_meta, data = EXCLUDED.data`);
 }
 
-export async function spanFacts(tx: Executor, projectId: string, traceIds: string[]): Promise<(SpanFacts & { trace_id: string })[]> {
-  const result = await rows<Record<string, unknown>>(
-    tx,
-    sql`SELECT trace_id, span_id, parent_id, type, model, started_at::float8 AS started_at, finished_at::float8 AS finished_at,
-          first_token_at::float8 AS first_token_at, inserted_at::float8 AS inserted_at, updated_at::float8 AS updated_at,
-          prompt_tokens, completion_tokens, tokens_estimated, cost, has_error, error, input_text, output_text, trace_meta
-        FROM spans
-        WHERE project_id = ${projectId} AND trace_id = ANY(ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(traceIds)}::jsonb)))`,
-  );
-  return result.map((r) => ({
+/** Columns both span readers need, and their mapping (int8 arrives as number or string). */
+const SPAN_BASE_COLUMNS = sql.raw(`trace_id, span_id, parent_id, type, model, started_at::float8 AS started_at,
+  finished_at::float8 AS finished_at, first_token_at::float8 AS first_token_at, inserted_at::float8 AS inserted_at,
+  updated_at::float8 AS updated_at, prompt_tokens, completion_tokens, tokens_estimated, cost, error`);
+
+function spanBase(r: Record<string, unknown>) {
+  return {
     trace_id: r.trace_id as string,
     span_id: r.span_id as string,
     parent_id: (r.parent_id as string | null) ?? null,
@@ -74,8 +71,20 @@ export async function spanFacts(tx: Executor, projectId: string, traceIds: strin
     completion_tokens: num(r.completion_tokens),
     tokens_estimated: !!r.tokens_estimated,
     cost: num(r.cost),
-    has_error: !!r.has_error,
     error: (r.error as SpanFacts['error']) ?? null,
+  };
+}
+
+export async function spanFacts(tx: Executor, projectId: string, traceIds: string[]): Promise<(SpanFacts & { trace_id: string })[]> {
+  const result = await rows<Record<string, unknown>>(
+    tx,
+    sql`SELECT ${SPAN_BASE_COLUMNS}, has_error, input_text, output_text, trace_meta
+        FROM spans
+        WHERE project_id = ${projectId} AND trace_id = ANY(ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(traceIds)}::jsonb)))`,
+  );
+  return result.map((r) => ({
+    ...spanBase(r),
+    has_error: !!r.has_error,
     input_text: (r.input_text as string | null) ?? null,
     output_text: (r.output_text as string | null) ?? null,
     trace_meta: (r.trace_meta as SpanFacts['trace_meta']) ?? null,
@@ -162,26 +171,11 @@ export async function findTrace(db: Executor, projectId: string, traceId: string
   return r ? toTraceRow(r) : null;
 }
 
-export interface StoredSpan {
-  trace_id: string;
-  span_id: string;
-  parent_id: string | null;
+export interface StoredSpan extends ReturnType<typeof spanBase> {
   name: string | null;
-  type: string;
-  model: string | null;
   vendor: string | null;
-  started_at: number;
-  finished_at: number;
-  first_token_at: number | null;
-  inserted_at: number;
-  updated_at: number;
-  prompt_tokens: number | null;
-  completion_tokens: number | null;
   cached_input_tokens: number | null;
   reasoning_tokens: number | null;
-  tokens_estimated: boolean;
-  cost: number | null;
-  error: SpanFacts['error'];
   data: Record<string, unknown>;
 }
 
@@ -189,33 +183,16 @@ export interface StoredSpan {
 export async function traceSpans(db: Executor, projectId: string, traceId: string): Promise<StoredSpan[]> {
   const result = await rows<Record<string, unknown>>(
     db,
-    sql`SELECT trace_id, span_id, parent_id, name, type, model, vendor, started_at::float8 AS started_at,
-          finished_at::float8 AS finished_at, first_token_at::float8 AS first_token_at, inserted_at::float8 AS inserted_at,
-          updated_at::float8 AS updated_at, prompt_tokens, completion_tokens, cached_input_tokens, reasoning_tokens,
-          tokens_estimated, cost, error, data
+    sql`SELECT ${SPAN_BASE_COLUMNS}, name, vendor, cached_input_tokens, reasoning_tokens, data
         FROM spans WHERE project_id = ${projectId} AND trace_id = ${traceId}
         ORDER BY started_at, span_id`,
   );
   return result.map((r) => ({
-    trace_id: r.trace_id as string,
-    span_id: r.span_id as string,
-    parent_id: (r.parent_id as string | null) ?? null,
+    ...spanBase(r),
     name: (r.name as string | null) ?? null,
-    type: r.type as string,
-    model: (r.model as string | null) ?? null,
     vendor: (r.vendor as string | null) ?? null,
-    started_at: Number(r.started_at),
-    finished_at: Number(r.finished_at),
-    first_token_at: num(r.first_token_at),
-    inserted_at: Number(r.inserted_at),
-    updated_at: Number(r.updated_at),
-    prompt_tokens: num(r.prompt_tokens),
-    completion_tokens: num(r.completion_tokens),
     cached_input_tokens: num(r.cached_input_tokens),
     reasoning_tokens: num(r.reasoning_tokens),
-    tokens_estimated: !!r.tokens_estimated,
-    cost: num(r.cost),
-    error: (r.error as SpanFacts['error']) ?? null,
     data: (typeof r.data === 'string' ? JSON.parse(r.data) : r.data) as Record<string, unknown>,
   }));
 }
