@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { sql } from 'drizzle-orm';
 import pino from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { rows } from '../../src/db/index.ts';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
@@ -14,12 +14,12 @@ import { AgentCacheService } from '../../src/modules/agent-cache/index.ts';
 import { TokenHasher } from '../../src/platform/tokens.ts';
 import { Keyring } from '../../src/platform/crypto.ts';
 import {
-  createTenant,
   databaseKinds,
   ManualClock,
   openTestDatabase,
   request,
   startApp,
+  useProjectApp,
   type RequestOptions,
   type TestApp,
   type Tenant,
@@ -52,14 +52,7 @@ describe.each(databaseKinds)('agent cache (%s)', (kind) => {
   let t: TestApp;
   let key: string;
   let other: Tenant;
-  const clock = new ManualClock(new Date('2026-11-22T10:00:00Z'));
-
-  beforeAll(async () => {
-    t = await startApp(kind, { clock });
-    key = t.creds.projectApiKey;
-    other = await createTenant(t);
-  });
-  afterAll(() => t.close());
+  const clock = useProjectApp(kind, (app) => ({ t, key, other } = app));
 
   const call = (method: string, name: string, body?: unknown, opts: RequestOptions = {}) =>
     t.request(method, `/api/agent-cache/${name}`, { token: key, body, ...opts });

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { rows } from '../../src/db/index.ts';
-import { createTenant, databaseKinds, ManualClock, startApp, type RequestOptions, type TestApp, type Tenant } from '../support/harness.ts';
+import { databaseKinds, useProjectApp, type RequestOptions, type TestApp, type Tenant } from '../support/harness.ts';
 
 const OTLP_TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
 const FIELDS = ['id', 'projectId', 'traceId', 'comment', 'isThumbsUp', 'email', 'userId', 'createdAt', 'updatedAt'];
@@ -10,14 +10,7 @@ describe.each(databaseKinds)('annotations (%s)', (kind) => {
   let t: TestApp;
   let key: string;
   let other: Tenant;
-  const clock = new ManualClock(new Date('2026-11-22T10:00:00Z'));
-
-  beforeAll(async () => {
-    t = await startApp(kind, { clock });
-    key = t.creds.projectApiKey;
-    other = await createTenant(t);
-  });
-  afterAll(() => t.close());
+  const clock = useProjectApp(kind, (app) => ({ t, key, other } = app));
 
   const call = (method: string, url: string, body?: unknown, opts: RequestOptions = {}) =>
     t.request(method, url, { token: key, body, ...opts });

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { rows } from '../../src/db/index.ts';
-import { createTenant, databaseKinds, ManualClock, startApp, type RequestOptions, type TestApp, type Tenant } from '../support/harness.ts';
+import { databaseKinds, useProjectApp, type RequestOptions, type TestApp, type Tenant } from '../support/harness.ts';
 
 const SPEC_FIELDS = [
   'id',
@@ -24,14 +24,7 @@ describe.each(databaseKinds)('prompts (%s)', (kind) => {
   let t: TestApp;
   let key: string;
   let other: Tenant;
-  const clock = new ManualClock(new Date('2026-11-22T10:00:00Z'));
-
-  beforeAll(async () => {
-    t = await startApp(kind, { clock });
-    key = t.creds.projectApiKey;
-    other = await createTenant(t);
-  });
-  afterAll(() => t.close());
+  const clock = useProjectApp(kind, (app) => ({ t, key, other } = app));
 
   const as = (token: string) => ({
     get: (url: string, opts: RequestOptions = {}) => t.request('GET', url, { token, ...opts }),

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pino from 'pino';
-import { inject } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import { buildApp, type App } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { openDatabase, type Database } from '../../src/db/index.ts';
@@ -218,4 +218,32 @@ export async function createTenant(t: TestApp, name = 'Other Org'): Promise<Tena
     adminToken: result.keys.admin,
     projectToken: result.keys.project,
   };
+}
+
+/** The app of a describe block that tests one project's API and its isolation from another. */
+export interface ProjectApp {
+  t: TestApp;
+  /** The first project's API key. */
+  key: string;
+  /** A second organization, with its own project and keys. */
+  other: Tenant;
+}
+
+/** Where the ManualClock of useProjectApp starts. */
+const TEST_START = new Date('2026-11-22T10:00:00Z');
+
+/**
+ * For a describe block: an app on a ManualClock at TEST_START, started before the block's tests
+ * together with a second tenant, and closed after them. `started` receives it once it runs (assign
+ * it to the block's variables); the clock is returned for the tests to advance.
+ */
+export function useProjectApp(kind: DatabaseKind, started: (app: ProjectApp) => void): ManualClock {
+  const clock = new ManualClock(TEST_START);
+  let t: TestApp | undefined;
+  beforeAll(async () => {
+    t = await startApp(kind, { clock });
+    started({ t, key: t.creds.projectApiKey, other: await createTenant(t) });
+  });
+  afterAll(() => t?.close());
+  return clock;
 }

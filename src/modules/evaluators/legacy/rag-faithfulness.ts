@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { EvaluatorDefinition } from '../types.ts';
-import { numbered, optionalContexts, optionalText, shortReasoning, usableContexts } from '../llm/judge-content.ts';
-import { JudgeSession, maxTokensSetting, modelSetting, requiredEnvForModel, skipIfTooLong } from '../llm/provider.ts';
+import { nonBlank, numbered, optionalContexts, optionalText, shortReasoning } from '../llm/judge-content.ts';
+import { judgedResult, judgeEvaluator, judgeSettings, outputAndContexts } from '../llm/judge.ts';
+import { JudgeSession } from '../llm/provider.ts';
 
 const data = z.object({
   output: optionalText('The answer whose claims are checked.'),
@@ -9,10 +9,7 @@ const data = z.object({
 });
 
 // Defaults are langevals' legacy RagasSettings (its embeddings_model is not needed by faithfulness).
-const settings = z.object({
-  model: modelSetting,
-  max_tokens: maxTokensSetting(2048),
-});
+const settings = judgeSettings(2048);
 
 const statementsTool = {
   name: 'extract_statements',
@@ -49,7 +46,7 @@ const verdictsTool = {
  * Skipped (with the reason) when the output or the contexts are empty, or the answer makes no
  * claim (Ragas' NaN case).
  */
-export const ragFaithfulness: EvaluatorDefinition<typeof data, typeof settings> = {
+export const ragFaithfulness = judgeEvaluator({
   path: 'legacy/rag_faithfulness',
   name: 'Ragas Faithfulness',
   description:
@@ -57,18 +54,13 @@ export const ragFaithfulness: EvaluatorDefinition<typeof data, typeof settings> 
   category: 'rag',
   data,
   settings,
-  requiredEnv: [],
-  requiredEnvFor: (s) => requiredEnvForModel(s.model),
-  isCostly: true,
   async evaluate({ data: entry, settings: config, ctx }) {
-    const output = entry.output ?? '';
-    if (!output.trim()) return { status: 'skipped', details: 'Output is empty: there is no answer to check.' };
-    const contexts = usableContexts(entry.contexts);
-    if (contexts.length === 0) {
-      return { status: 'skipped', details: 'No contexts were given to check the output against.' };
-    }
-    const tooLong = skipIfTooLong(`${output}\n${contexts.join('\n')}`, config.model, config.max_tokens);
-    if (tooLong) return tooLong;
+    const subject = outputAndContexts(entry, config, {
+      noOutput: 'Output is empty: there is no answer to check.',
+      noContexts: 'No contexts were given to check the output against.',
+    });
+    if (subject.skipped) return subject.skipped;
+    const { output, contexts } = subject;
 
     const judge = new JudgeSession(config.model, ctx);
     const { statements: extracted } = await judge.call({
@@ -77,14 +69,9 @@ export const ragFaithfulness: EvaluatorDefinition<typeof data, typeof settings> 
       prompt: `Answer:\n${output}`,
       tool: statementsTool,
     });
-    const statements = extracted.map((s) => s.trim()).filter(Boolean);
+    const statements = nonBlank(extracted);
     if (statements.length === 0) {
-      return {
-        status: 'skipped',
-        details: 'No claims found in the output to measure faithfulness against the contexts.',
-        cost: judge.cost(),
-        raw_response: { ...judge.report(), statements: [] },
-      };
+      return judgedResult(judge, 'skipped', { details: 'No claims found in the output to measure faithfulness against the contexts.' }, { statements: [] });
     }
 
     const { verdicts } = await judge.call({
@@ -100,16 +87,14 @@ export const ragFaithfulness: EvaluatorDefinition<typeof data, typeof settings> 
     }));
     const supported = judged.filter((j) => j.supported).length;
     const unsupported = judged.filter((j) => !j.supported);
-    return {
-      status: 'processed',
+    const verdict = {
       score: supported / statements.length,
       details:
         `${supported} of ${statements.length} statements are supported by the contexts.` +
         (unsupported.length
           ? ` Not supported: ${unsupported.map((u) => `"${u.statement}" (${shortReasoning(u.reason, 300)})`).join('; ')}`
           : ''),
-      cost: judge.cost(),
-      raw_response: { ...judge.report(), statements: judged, verdicts_given: verdicts.length },
     };
+    return judgedResult(judge, 'processed', verdict, { statements: judged, verdicts_given: verdicts.length });
   },
-};
+});

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { EvaluatorDefinition } from '../types.ts';
 import { clamp01, optionalText, shortReasoning } from './judge-content.ts';
-import { JudgeSession, maxTokensSetting, modelSetting, requiredEnvForModel, skipIfTooLong } from './provider.ts';
+import { judgeEvaluator, judgeOnce, judgeSettings } from './judge.ts';
+import { skipIfTooLong } from './provider.ts';
 
 const data = z.object({
   input: optionalText('The user message to check for competitor mentions.'),
@@ -17,9 +17,7 @@ const competitor = z.union([
 ]);
 
 // Defaults are langevals' CompetitorLLMFunctionCallSettings, placeholders meant to be replaced.
-const settings = z.object({
-  model: modelSetting,
-  max_tokens: maxTokensSetting(131_072),
+const settings = judgeSettings(131_072).extend({
   name: z.string().trim().min(1).default('LangWatch').describe('The name of your company.'),
   description: z
     .string()
@@ -43,7 +41,7 @@ const verdict = z.object({
  * company and its competitors and calls competitor_check (here forced, where langevals left
  * the tool choice to the model). score = confidence, passed = no competitor mentioned.
  */
-export const competitorLlmFunctionCall: EvaluatorDefinition<typeof data, typeof settings> = {
+export const competitorLlmFunctionCall = judgeEvaluator({
   path: 'llm/competitor_llm_function_call',
   name: 'Competitor LLM Check',
   description:
@@ -51,9 +49,6 @@ export const competitorLlmFunctionCall: EvaluatorDefinition<typeof data, typeof 
   category: 'policy',
   data,
   settings,
-  requiredEnv: [],
-  requiredEnvFor: (s) => requiredEnvForModel(s.model),
-  isCostly: true,
   isGuardrail: true,
   async evaluate({ data: entry, settings: config, ctx }) {
     const parts = [entry.input, entry.output].filter((t): t is string => !!t?.trim());
@@ -65,27 +60,29 @@ export const competitorLlmFunctionCall: EvaluatorDefinition<typeof data, typeof 
     const competitors = config.competitors
       .map((c) => (typeof c === 'string' ? `- ${c}` : `- ${c.name}${c.description ? `: ${c.description}` : ''}`))
       .join('\n');
-    const judge = new JudgeSession(config.model, ctx);
-    const answer = await judge.call({
-      system: `You are a competitor detection system working for ${config.name} - ${config.description}.
+    return judgeOnce(
+      config.model,
+      ctx,
+      {
+        system: `You are a competitor detection system working for ${config.name} - ${config.description}.
 Your task is to find mentions of competitors in the message you are given, including indirect ones (their products, services or nicknames).
 The competitors work in the same field as the company and are:
 ${competitors}`,
-      prompt: `Was a competitor mentioned in this message?\n\n${message}`,
-      tool: { name: 'competitor_check', description: 'Report whether any competitor was mentioned', input: verdict },
-      maxOutputTokens: 1024,
-    });
-    const confidence = clamp01(answer.confidence);
-    const passed = !answer.competitor_mentioned;
-    return {
-      status: 'processed',
-      score: confidence,
-      passed,
-      details: passed
-        ? `No competitor mentioned. Reasoning: ${shortReasoning(answer.reasoning)}`
-        : `${confidence} - confidence score. Reasoning: ${shortReasoning(answer.reasoning)}`,
-      cost: judge.cost(),
-      raw_response: { ...judge.report(), ...answer },
-    };
+        prompt: `Was a competitor mentioned in this message?\n\n${message}`,
+        tool: { name: 'competitor_check', description: 'Report whether any competitor was mentioned', input: verdict },
+        maxOutputTokens: 1024,
+      },
+      (answer) => {
+        const confidence = clamp01(answer.confidence);
+        const passed = !answer.competitor_mentioned;
+        return {
+          score: confidence,
+          passed,
+          details: passed
+            ? `No competitor mentioned. Reasoning: ${shortReasoning(answer.reasoning)}`
+            : `${confidence} - confidence score. Reasoning: ${shortReasoning(answer.reasoning)}`,
+        };
+      },
+    );
   },
-};
+});

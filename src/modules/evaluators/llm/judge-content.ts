@@ -8,9 +8,21 @@ export const optionalContexts = z
   .nullish()
   .describe('Retrieved contexts (RAG), in rank order.');
 
+/** The data of the judges that read the whole exchange (see judgedDocument). */
+export const documentData = z.object({
+  input: optionalText('The user message.'),
+  output: optionalText('The assistant reply.'),
+  contexts: optionalContexts,
+});
+
 /** Non-blank contexts only: an empty string carries nothing for a judge to read. */
 export function usableContexts(contexts: readonly string[] | null | undefined): string[] {
   return (contexts ?? []).filter((c) => c.trim() !== '');
+}
+
+/** The items trimmed, blank ones left out: what a judge listed, ready to use. */
+export function nonBlank(items: readonly string[]): string[] {
+  return items.map((item) => item.trim()).filter(Boolean);
 }
 
 export function numbered(items: readonly string[]): string {

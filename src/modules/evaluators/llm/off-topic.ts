@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { EvaluatorDefinition } from '../types.ts';
 import { clamp01, optionalText } from './judge-content.ts';
-import { JudgeSession, maxTokensSetting, modelSetting, requiredEnvForModel, skipIfTooLong } from './provider.ts';
+import { judgeEvaluator, judgeOnce, judgeSettings } from './judge.ts';
+import { skipIfTooLong } from './provider.ts';
 
 const OTHER = 'other';
 
@@ -19,9 +19,7 @@ const allowedTopic = z.object({
 });
 
 // Defaults are langevals' OffTopicSettings.
-const settings = z.object({
-  model: modelSetting,
-  max_tokens: maxTokensSetting(131_072),
+const settings = judgeSettings(131_072).extend({
   allowed_topics: z
     .array(allowedTopic)
     .min(1)
@@ -37,7 +35,7 @@ const settings = z.object({
  * topics plus "other". label = the intent, score = the judge's confidence, passed = the intent
  * is an allowed topic.
  */
-export const offTopic: EvaluatorDefinition<typeof data, typeof settings> = {
+export const offTopic = judgeEvaluator({
   path: 'llm/off_topic',
   name: 'Off Topic Evaluator',
   description:
@@ -45,9 +43,6 @@ export const offTopic: EvaluatorDefinition<typeof data, typeof settings> = {
   category: 'policy',
   data,
   settings,
-  requiredEnv: [],
-  requiredEnvFor: (s) => requiredEnvForModel(s.model),
-  isCostly: true,
   isGuardrail: true,
   async evaluate({ data: entry, settings: config, ctx }) {
     const content = entry.input ?? '';
@@ -57,30 +52,30 @@ export const offTopic: EvaluatorDefinition<typeof data, typeof settings> = {
 
     const [first, ...rest] = [...new Set(config.allowed_topics.map((t) => t.topic)), OTHER];
     const topics: [string, ...string[]] = [first, ...rest];
-    const judge = new JudgeSession(config.model, ctx);
-    const answer = await judge.call({
-      system: `You are an intent classification system. Identify the intent of the message among these intents:
+    return judgeOnce(
+      config.model,
+      ctx,
+      {
+        system: `You are an intent classification system. Identify the intent of the message among these intents:
 ${config.allowed_topics.map((t) => `- ${t.topic}: ${t.description}`).join('\n')}
 - ${OTHER}: anything that fits none of the intents above`,
-      prompt: content,
-      tool: {
-        name: 'identify_intent',
-        description: 'Identify the intent of the message',
-        input: z.object({
-          intent: z.enum(topics).describe('The intent of the user message: what the message is about.'),
-          confidence: z.number().describe('Confidence in the identified intent, from 0.0 to 1.0.'),
-        }),
+        prompt: content,
+        tool: {
+          name: 'identify_intent',
+          description: 'Identify the intent of the message',
+          input: z.object({
+            intent: z.enum(topics).describe('The intent of the user message: what the message is about.'),
+            confidence: z.number().describe('Confidence in the identified intent, from 0.0 to 1.0.'),
+          }),
+        },
+        maxOutputTokens: 1024,
       },
-      maxOutputTokens: 1024,
-    });
-    return {
-      status: 'processed',
-      score: clamp01(answer.confidence),
-      passed: answer.intent !== OTHER,
-      label: answer.intent,
-      details: `Detected intent: ${answer.intent}`,
-      cost: judge.cost(),
-      raw_response: { ...judge.report(), ...answer },
-    };
+      (answer) => ({
+        score: clamp01(answer.confidence),
+        passed: answer.intent !== OTHER,
+        label: answer.intent,
+        details: `Detected intent: ${answer.intent}`,
+      }),
+    );
   },
-};
+});

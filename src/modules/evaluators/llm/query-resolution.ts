@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { EvaluatorDefinition } from '../types.ts';
 import { clamp01, shortReasoning } from './judge-content.ts';
-import { JudgeSession, maxTokensSetting, modelSetting, requiredEnvForModel, skipIfTooLong } from './provider.ts';
+import { judgeEvaluator, judgeOnce, judgeSettings } from './judge.ts';
+import { skipIfTooLong } from './provider.ts';
 
 const contentPart = z.looseObject({ type: z.string().optional(), text: z.string().nullish() });
 
@@ -20,10 +20,7 @@ const data = z.object({
     .describe('The conversation in order, as chat messages {role, content}.'),
 });
 
-const settings = z.object({
-  model: modelSetting,
-  max_tokens: maxTokensSetting(131_072),
-});
+const settings = judgeSettings(131_072);
 
 function messageText(content: z.output<typeof message>['content']): string {
   if (typeof content === 'string') return content;
@@ -43,7 +40,7 @@ const verdict = z.object({
  * langevals' QueryResolutionEvaluator: the judge counts the user's requests and the resolved
  * ones; score = resolved / total (1 when there was nothing to resolve), passed = all resolved.
  */
-export const queryResolution: EvaluatorDefinition<typeof data, typeof settings> = {
+export const queryResolution = judgeEvaluator({
   path: 'llm/query_resolution',
   name: 'Query Resolution',
   description:
@@ -51,9 +48,6 @@ export const queryResolution: EvaluatorDefinition<typeof data, typeof settings> 
   category: 'quality',
   data,
   settings,
-  requiredEnv: [],
-  requiredEnvFor: (s) => requiredEnvForModel(s.model),
-  isCostly: true,
   async evaluate({ data: entry, settings: config, ctx }) {
     const turns = (entry.conversation ?? [])
       .map((m) => ({ role: m.role.toUpperCase(), text: messageText(m.content) }))
@@ -65,24 +59,26 @@ export const queryResolution: EvaluatorDefinition<typeof data, typeof settings> 
     const tooLong = skipIfTooLong(transcript, config.model, config.max_tokens);
     if (tooLong) return tooLong;
 
-    const judge = new JudgeSession(config.model, ctx);
-    const answer = await judge.call({
-      system:
-        'You are a precise query resolution evaluator. Read the conversation between a user and a chatbot and find out whether every request the user made was resolved by the assistant.',
-      prompt: transcript,
-      tool: { name: 'query_resolution_evaluator', description: 'Report how many of the user queries were answered', input: verdict },
-      maxOutputTokens: 1024,
-    });
-    const total = Math.max(0, Math.round(answer.queries_total));
-    const resolved = Math.max(0, Math.round(answer.queries_answered));
-    const score = total === 0 ? 1 : clamp01(resolved / total);
-    return {
-      status: 'processed',
-      score,
-      passed: resolved >= total,
-      details: `There were ${total} queries in total and ${Math.min(resolved, total)} of them were resolved in the conversation. Reasoning: ${shortReasoning(answer.reasoning)}`,
-      cost: judge.cost(),
-      raw_response: { ...judge.report(), queries_total: total, queries_answered: resolved, reasoning: answer.reasoning },
-    };
+    return judgeOnce(
+      config.model,
+      ctx,
+      {
+        system:
+          'You are a precise query resolution evaluator. Read the conversation between a user and a chatbot and find out whether every request the user made was resolved by the assistant.',
+        prompt: transcript,
+        tool: { name: 'query_resolution_evaluator', description: 'Report how many of the user queries were answered', input: verdict },
+        maxOutputTokens: 1024,
+      },
+      (answer) => {
+        const total = Math.max(0, Math.round(answer.queries_total));
+        const resolved = Math.max(0, Math.round(answer.queries_answered));
+        return {
+          score: total === 0 ? 1 : clamp01(resolved / total),
+          passed: resolved >= total,
+          details: `There were ${total} queries in total and ${Math.min(resolved, total)} of them were resolved in the conversation. Reasoning: ${shortReasoning(answer.reasoning)}`,
+          raw: { queries_total: total, queries_answered: resolved, reasoning: answer.reasoning },
+        };
+      },
+    );
   },
-};
+});

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { EvaluatorDefinition } from '../types.ts';
-import { numbered, optionalContexts, optionalText, usableContexts } from '../llm/judge-content.ts';
-import { JudgeSession, maxTokensSetting, modelSetting, requiredEnvForModel, skipIfTooLong } from '../llm/provider.ts';
+import { nonBlank, numbered, optionalContexts, optionalText } from '../llm/judge-content.ts';
+import { judgedResult, judgeEvaluator, judgeSettings, outputAndContexts } from '../llm/judge.ts';
+import { JudgeSession } from '../llm/provider.ts';
 
 /** Ragas SummarizationScore's `coeff`: the weight of conciseness in the final score. */
 export const CONCISENESS_WEIGHT = 0.5;
@@ -12,10 +12,7 @@ const data = z.object({
 });
 
 // Defaults are langevals' RagasSettings.
-const settings = z.object({
-  model: modelSetting,
-  max_tokens: maxTokensSetting(2048),
-});
+const settings = judgeSettings(2048);
 
 const keyphrasesTool = {
   name: 'extract_keyphrases',
@@ -57,7 +54,7 @@ function codePoints(text: string): number {
  * score = (1 - 0.5) * QA + 0.5 * conciseness. A copy of the text answers everything but scores
  * 0 on conciseness, so it gets 0.5.
  */
-export const summarizationScore: EvaluatorDefinition<typeof data, typeof settings> = {
+export const summarizationScore = judgeEvaluator({
   path: 'rag/summarization_score',
   name: 'Summarization Score',
   description:
@@ -65,17 +62,14 @@ export const summarizationScore: EvaluatorDefinition<typeof data, typeof setting
   category: 'quality',
   data,
   settings,
-  requiredEnv: [],
-  requiredEnvFor: (s) => requiredEnvForModel(s.model),
-  isCostly: true,
   async evaluate({ data: entry, settings: config, ctx }) {
-    const summary = entry.output ?? '';
-    if (!summary.trim()) return { status: 'skipped', details: 'Output is empty: there is no summary to score.' };
-    const contexts = usableContexts(entry.contexts);
-    if (contexts.length === 0) return { status: 'skipped', details: 'No contexts were given: there is no text the summary summarizes.' };
-    const text = contexts.join('\n');
-    const tooLong = skipIfTooLong(`${summary}\n${text}`, config.model, config.max_tokens);
-    if (tooLong) return tooLong;
+    const subject = outputAndContexts(entry, config, {
+      noOutput: 'Output is empty: there is no summary to score.',
+      noContexts: 'No contexts were given: there is no text the summary summarizes.',
+    });
+    if (subject.skipped) return subject.skipped;
+    const summary = subject.output;
+    const text = subject.contexts.join('\n');
 
     const judge = new JudgeSession(config.model, ctx);
     const { keyphrases } = await judge.call({
@@ -84,9 +78,9 @@ export const summarizationScore: EvaluatorDefinition<typeof data, typeof setting
       prompt: `Text:\n${text}`,
       tool: keyphrasesTool,
     });
-    const phrases = keyphrases.map((k) => k.trim()).filter(Boolean);
+    const phrases = nonBlank(keyphrases);
     if (phrases.length === 0) {
-      return { status: 'skipped', details: 'The judge found no key phrases in the contexts to ask questions about.', cost: judge.cost(), raw_response: { ...judge.report(), keyphrases: [] } };
+      return judgedResult(judge, 'skipped', { details: 'The judge found no key phrases in the contexts to ask questions about.' }, { keyphrases: [] });
     }
 
     const { questions: generated } = await judge.call({
@@ -95,9 +89,9 @@ export const summarizationScore: EvaluatorDefinition<typeof data, typeof setting
       prompt: `Text:\n${text}\n\nKey phrases:\n${phrases.map((p) => `- ${p}`).join('\n')}`,
       tool: questionsTool,
     });
-    const questions = generated.map((q) => q.trim()).filter(Boolean);
+    const questions = nonBlank(generated);
     if (questions.length === 0) {
-      return { status: 'skipped', details: 'The judge generated no questions from the contexts.', cost: judge.cost(), raw_response: { ...judge.report(), keyphrases: phrases, questions: [] } };
+      return judgedResult(judge, 'skipped', { details: 'The judge generated no questions from the contexts.' }, { keyphrases: phrases, questions: [] });
     }
 
     const { answers } = await judge.call({
@@ -111,21 +105,15 @@ export const summarizationScore: EvaluatorDefinition<typeof data, typeof setting
     const textLength = codePoints(text);
     const conciseness = 1 - Math.min(codePoints(summary), textLength) / (textLength + 1e-10);
     const score = qaScore * (1 - CONCISENESS_WEIGHT) + conciseness * CONCISENESS_WEIGHT;
-    return {
-      status: 'processed',
-      score,
-      details: `QA score: ${round(qaScore)} (${answered} of ${questions.length} questions answered by the summary); conciseness score: ${round(conciseness)}; score = ${1 - CONCISENESS_WEIGHT} x QA + ${CONCISENESS_WEIGHT} x conciseness.`,
-      cost: judge.cost(),
-      raw_response: {
-        ...judge.report(),
-        qa_score: qaScore,
-        conciseness_score: conciseness,
-        keyphrases: phrases,
-        questions: questions.map((question, i) => ({ question, answer: answers[i] ?? null })),
-      },
-    };
+    const details = `QA score: ${round(qaScore)} (${answered} of ${questions.length} questions answered by the summary); conciseness score: ${round(conciseness)}; score = ${1 - CONCISENESS_WEIGHT} x QA + ${CONCISENESS_WEIGHT} x conciseness.`;
+    return judgedResult(judge, 'processed', { score, details }, {
+      qa_score: qaScore,
+      conciseness_score: conciseness,
+      keyphrases: phrases,
+      questions: questions.map((question, i) => ({ question, answer: answers[i] ?? null })),
+    });
   },
-};
+});
 
 function round(x: number): number {
   return Math.round(x * 10_000) / 10_000;
