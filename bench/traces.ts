@@ -18,10 +18,10 @@ const post = async (s: BenchServer, body: Buffer) => {
 
 /**
  * Ingest throughput: 100-span protobuf requests from `clients` client processes, each with
- * two requests in flight; every answer comes after the commit. Wall time from the first
+ * `inFlight` requests in flight; every answer comes after the commit. Wall time from the first
  * request sent to the last answer received.
  */
-export async function benchIngest(s: BenchServer, opts: { requests: number; clients: number; firstTrace: number; salt: number }) {
+export async function benchIngest(s: BenchServer, opts: { requests: number; clients: number; inFlight: number; firstTrace: number; salt: number }) {
   const spansPerRequest = 100;
   const spansPerTrace = 5;
   const tracesPerRequest = spansPerRequest / spansPerTrace;
@@ -30,7 +30,7 @@ export async function benchIngest(s: BenchServer, opts: { requests: number; clie
   // Warm-up (JIT, connection pools) outside the measurement.
   for (let i = 0; i < 5; i++) await post(s, otlpRequest(10_000_000 + opts.firstTrace + i * 20, spansPerRequest, spansPerTrace, start, opts.salt + 1));
   const shares = Array.from({ length: opts.clients }, (_, c) => bodies.filter((_, i) => i % opts.clients === c));
-  const clients = shares.map((share) => startClient(`${s.baseUrl}/api/otel/v1/traces`, s.creds.projectApiKey, share, 2));
+  const clients = shares.map((share) => startClient(`${s.baseUrl}/api/otel/v1/traces`, s.creds.projectApiKey, share, opts.inFlight));
   await Promise.all(clients.map((c) => c.ready));
   const t0 = performance.now();
   clients.forEach((c) => c.go());

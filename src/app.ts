@@ -188,6 +188,7 @@ export async function buildApp(deps: Deps): Promise<App> {
   traceRoutes(http, services.traces);
   evaluationRoutes(http, services.evaluations);
   runPeriodically(http, 'trace retention', 10 * 60_000, () => services.traces.sweepRetention());
+  if (deps.db.kind === 'pglite') runPeriodically(http, 'planner statistics', 5 * 60_000, () => services.traces.refreshStatistics());
   monitorRoutes(http, services.monitors);
   runPeriodically(http, 'jobs', 2_000, () => services.jobs.runDue());
   webhookRoutes(http, services.webhooks);

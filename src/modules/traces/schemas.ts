@@ -5,7 +5,7 @@ const dateInput = z.union([z.number().int().nonnegative(), z.iso.datetime({ offs
 
 export const searchRequestSchema = z
   .strictObject({
-    query: z.string().max(1000).optional().describe('Case-insensitive text matched anywhere in trace input or output'),
+    query: z.string().max(1000).optional().describe('Full-text: words of trace input or output (case-insensitive); "a phrase", or, -word'),
     startDate: dateInput.optional().describe('Traces started at or after (epoch ms or ISO 8601)'),
     endDate: dateInput.optional().describe('Traces started at or before (epoch ms or ISO 8601)'),
     filters: z
@@ -93,7 +93,11 @@ export const traceDetailSchema = traceSummarySchema
 export const searchResponseSchema = z
   .object({
     traces: z.array(traceSummarySchema),
-    pagination: z.object({ totalHits: z.number().int(), scrollId: z.string().nullable() }),
+    pagination: z.object({
+      totalHits: z.number().int().describe('Exact up to 10,000; see totalHitsRelation'),
+      totalHitsRelation: z.enum(['eq', 'gte']).describe('gte: at least totalHits traces match'),
+      scrollId: z.string().nullable(),
+    }),
   })
   .meta({ id: 'SearchResponse' });
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { sql, type SQL } from 'drizzle-orm';
-import type { Database, Executor } from '../../db/index.ts';
+import { textArray, type Database, type Executor } from '../../db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import { AppError, badRequest, notFound } from '../../platform/errors.ts';
 import { randomAlphanumeric } from '../../platform/ids.ts';
@@ -98,7 +98,7 @@ export class TraceService {
     const snapshot = cursor?.s ?? this.clock.now().getTime();
     const where: SQL[] = [sql`inserted_at <= ${snapshot}`, ...this.conditions(projectId, req)];
     const pageSize = req.pageSize ?? 25;
-    const { rows, total } = await store.searchTraces(this.db.orm, {
+    const { rows } = await store.searchTraces(this.db.orm, {
       projectId,
       where,
       orderColumn: sortBy,
@@ -106,30 +106,34 @@ export class TraceService {
       after: cursor ? { value: cursor.v, traceId: cursor.t } : null,
       limit: pageSize,
     });
+    // Counted once, on the first page; the snapshot keeps it true for the pages after.
+    const counted = cursor ? cursor.n : await store.countTraces(this.db.orm, projectId, where);
     const last = rows[rows.length - 1];
     const scrollId =
       rows.length === pageSize && last
-        ? encodeScroll({ v: sortValue(last, sortBy), t: last.trace_id, s: snapshot, f: fingerprint })
+        ? encodeScroll({ v: sortValue(last, sortBy), t: last.trace_id, s: snapshot, f: fingerprint, n: counted })
         : null;
-    return { traces: rows.map(traceView), pagination: { totalHits: total, scrollId } };
+    const capped = counted > store.MAX_COUNTED_HITS;
+    return {
+      traces: rows.map(traceView),
+      pagination: { totalHits: capped ? store.MAX_COUNTED_HITS : counted, totalHitsRelation: capped ? ('gte' as const) : ('eq' as const), scrollId },
+    };
   }
 
   private conditions(projectId: string, req: SearchRequest): SQL[] {
     const c: SQL[] = [];
-    if (req.query) c.push(sql`search_text ILIKE ${'%' + req.query.replace(/[\\%_]/g, (m) => '\\' + m) + '%'}`);
+    // Words of input and output; web-search syntax: "a phrase", or, -excluded.
+    if (req.query?.trim()) c.push(sql`search_tsv @@ websearch_to_tsquery('simple', ${req.query})`);
     if (req.startDate !== undefined) c.push(sql`started_at >= ${toMillis(req.startDate)}`);
     if (req.endDate !== undefined) c.push(sql`started_at <= ${toMillis(req.endDate)}`);
     const f = req.filters;
     if (!f) return c;
+    const list = (v: string | string[]) => textArray(Array.isArray(v) ? v : [v]);
     const anyOf = (col: string, v: string | string[] | undefined) => {
-      if (v === undefined) return;
-      const list = JSON.stringify(Array.isArray(v) ? v : [v]);
-      c.push(sql`${sql.raw(col)} = ANY(ARRAY(SELECT jsonb_array_elements_text(${list}::jsonb)))`);
+      if (v !== undefined) c.push(sql`${sql.raw(col)} = ANY(${list(v)})`);
     };
     const overlaps = (col: string, v: string | string[] | undefined) => {
-      if (v === undefined) return;
-      const list = JSON.stringify(Array.isArray(v) ? v : [v]);
-      c.push(sql`${sql.raw(col)} && ARRAY(SELECT jsonb_array_elements_text(${list}::jsonb))`);
+      if (v !== undefined) c.push(sql`${sql.raw(col)} && ${list(v)}`);
     };
     anyOf('user_id', f.user_id);
     anyOf('thread_id', f.thread_id);
@@ -173,6 +177,14 @@ export class TraceService {
     return this.detail(share.projectId, share.traceId);
   }
 
+  /**
+   * Planner statistics for the trace tables. PostgreSQL's autovacuum keeps them; PGlite has
+   * no autovacuum, so the app runs this periodically (without them search plans go blind).
+   */
+  async refreshStatistics(): Promise<void> {
+    await this.db.orm.execute(sql`ANALYZE traces, spans`);
+  }
+
   /** Deletes traces older than each project's retention period. */
   async sweepRetention(): Promise<number> {
     let deleted = 0;
@@ -198,10 +210,15 @@ const SORT_COLUMNS = {
 } as const;
 
 interface ScrollCursor {
+  /** sort value and trace id of the last trace served */
   v: number | null;
   t: string;
+  /** snapshot: traces first seen after it are left out */
   s: number;
+  /** fingerprint of query, filters and sort */
   f: string;
+  /** hits counted on the first page */
+  n: number;
 }
 
 function encodeScroll(c: ScrollCursor): string {
@@ -211,7 +228,7 @@ function encodeScroll(c: ScrollCursor): string {
 function decodeScroll(id: string): ScrollCursor {
   try {
     const c = JSON.parse(Buffer.from(id, 'base64url').toString('utf8')) as ScrollCursor;
-    if (typeof c.t === 'string' && typeof c.s === 'number' && typeof c.f === 'string' && (c.v === null || typeof c.v === 'number')) return c;
+    if (typeof c.t === 'string' && typeof c.s === 'number' && typeof c.f === 'string' && typeof c.n === 'number' && (c.v === null || typeof c.v === 'number')) return c;
   } catch {
     /* falls through */
   }

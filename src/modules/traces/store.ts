@@ -206,27 +206,42 @@ export interface SearchQuery {
   limit: number;
 }
 
-/** Keyset page: ORDER BY (sort column, trace_id), NULLs last in both directions. */
-export async function searchTraces(db: Executor, q: SearchQuery): Promise<{ rows: TraceRow[]; total: number }> {
-  const col = sql.raw(q.orderColumn);
-  const dir = sql.raw(q.direction);
+/** Exact counts stop here: beyond, totalHits says "at least" (counting 100k rows per page costs more than the page). */
+export const MAX_COUNTED_HITS = 10_000;
+
+/**
+ * Keyset page ordered as the indexes are: (column DESC NULLS LAST, trace_id DESC), or its
+ * exact reverse for ascending pages (NULLs first).
+ */
+export async function searchTraces(db: Executor, q: SearchQuery): Promise<{ rows: TraceRow[] }> {
+  // Qualified: the select list's float8 aliases of the same names would otherwise shadow the indexed columns.
+  const col = sql.raw(`traces.${q.orderColumn}`);
+  const desc = q.direction === 'desc';
   const base = sql.join([sql`project_id = ${q.projectId}`, ...q.where], sql` AND `);
-  const sortKey = sql`coalesce(${col}::float8, ${q.direction === 'desc' ? sql.raw('-1e308') : sql.raw('1e308')})`;
   let keyset = sql`TRUE`;
   if (q.after) {
-    const v = q.after.value ?? (q.direction === 'desc' ? -1e308 : 1e308);
-    keyset =
-      q.direction === 'desc'
-        ? sql`(${sortKey} < ${v} OR (${sortKey} = ${v} AND trace_id < ${q.after.traceId}))`
-        : sql`(${sortKey} > ${v} OR (${sortKey} = ${v} AND trace_id > ${q.after.traceId}))`;
+    const { value: v, traceId: t } = q.after;
+    if (desc) {
+      keyset = v === null ? sql`(${col} IS NULL AND trace_id < ${t})` : sql`(${col} < ${v} OR (${col} = ${v} AND trace_id < ${t}) OR ${col} IS NULL)`;
+    } else {
+      keyset = v === null ? sql`((${col} IS NULL AND trace_id > ${t}) OR ${col} IS NOT NULL)` : sql`(${col} > ${v} OR (${col} = ${v} AND trace_id > ${t}))`;
+    }
   }
+  // started_at is NOT NULL and its index is plain DESC; the nullable sort columns' indexes are DESC NULLS LAST.
+  const nulls = q.orderColumn === 'started_at' ? sql`` : desc ? sql` NULLS LAST` : sql` NULLS FIRST`;
+  const order = desc ? sql`${col} DESC${nulls}, traces.trace_id DESC` : sql`${col} ASC${nulls}, traces.trace_id ASC`;
   const page = await rows<Record<string, unknown>>(
     db,
-    sql`SELECT ${TRACE_COLUMNS} FROM traces WHERE ${base} AND ${keyset}
-        ORDER BY ${sortKey} ${dir}, trace_id ${dir} LIMIT ${q.limit}`,
+    sql`SELECT ${TRACE_COLUMNS} FROM traces WHERE ${base} AND ${keyset} ORDER BY ${order} LIMIT ${q.limit}`,
   );
-  const [count] = await rows<{ n: number }>(db, sql`SELECT count(*)::int AS n FROM traces WHERE ${base}`);
-  return { rows: page.map(toTraceRow), total: Number(count.n) };
+  return { rows: page.map(toTraceRow) };
+}
+
+/** Matching traces, counted up to MAX_COUNTED_HITS + 1. */
+export async function countTraces(db: Executor, projectId: string, where: SQL[]): Promise<number> {
+  const base = sql.join([sql`project_id = ${projectId}`, ...where], sql` AND `);
+  const [r] = await rows<{ n: number }>(db, sql`SELECT count(*)::int AS n FROM (SELECT 1 FROM traces WHERE ${base} LIMIT ${MAX_COUNTED_HITS + 1}) m`);
+  return Number(r.n);
 }
 
 export async function findShareByTrace(db: Executor, projectId: string, traceId: string): Promise<string | null> {
