@@ -19,9 +19,10 @@ const inflate = promisify(zlib.inflate);
 
 /**
  * Hot read routes: the zod response schema documents the answer (OpenAPI) but is not
- * re-validated per object on the way out — a 10,000-span trace would pay for it twice.
+ * re-validated per object on the way out — a 10,000-span trace would pay for it twice;
+ * JSON text made by the service passes through as it is.
  */
-const plainJson = () => (data: unknown) => JSON.stringify(data);
+const plainJson = () => (data: unknown) => (typeof data === 'string' ? data : JSON.stringify(data));
 
 const objectErrors = { 400: errorObjectSchema, 401: errorObjectSchema, 403: errorObjectSchema, 404: errorObjectSchema };
 
@@ -46,7 +47,7 @@ export function traceRoutes(app: FastifyInstance, service: TraceService) {
       serializerCompiler: plainJson,
       schema: { tags, summary: 'A trace with its spans and evaluations', params: traceIdParams, response: { 200: traceDetailSchema, ...objectErrors } },
     },
-    (req) => service.detail(req.projectId!, req.params.id),
+    async (req, reply) => reply.type('application/json; charset=utf-8').send((await service.detailJson(req.projectId!, req.params.id)) as never),
   );
 
   r.post(
@@ -74,7 +75,7 @@ export function traceRoutes(app: FastifyInstance, service: TraceService) {
       serializerCompiler: plainJson,
       schema: { tags, summary: 'A shared trace, without credentials', params: z.object({ token: z.string().max(100) }), response: { 200: traceDetailSchema, 404: errorObjectSchema } },
     },
-    (req) => service.shared(req.params.token),
+    async (req, reply) => reply.type('application/json; charset=utf-8').send((await service.sharedJson(req.params.token)) as never),
   );
 
   r.get(
@@ -86,7 +87,7 @@ export function traceRoutes(app: FastifyInstance, service: TraceService) {
     async (req, reply) => {
       void reply.header('content-type', 'text/html; charset=utf-8').header('x-robots-tag', 'noindex').header('cache-control', 'no-store');
       try {
-        return renderSharePage((await service.shared(req.params.token)) as never);
+        return renderSharePage(JSON.parse(await service.sharedJson(req.params.token)));
       } catch (err) {
         if (err instanceof AppError && err.status === 404) return reply.status(404).send(renderNotSharedPage());
         throw err;

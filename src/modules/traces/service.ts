@@ -75,14 +75,21 @@ export class TraceService {
     return { traces: traceIds.length, spans: rows.length };
   }
 
-  async detail(projectId: string, traceId: string) {
+  /** The trace detail as JSON text: the spans array comes from the database ready-made. */
+  async detailJson(projectId: string, traceId: string): Promise<string> {
     const trace = await store.findTrace(this.db.orm, projectId, traceId);
     if (!trace) throw notFound('trace_not_found', `no trace ${traceId} in this project`);
     const [spans, evaluations] = await Promise.all([
-      store.traceSpans(this.db.orm, projectId, traceId),
+      store.traceSpansJson(this.db.orm, projectId, traceId),
       Promise.all(this.extensions.map((e) => e.evaluations?.(projectId, traceId) ?? [])).then((lists) => lists.flat()),
     ]);
-    return { ...traceView(trace), spans: spans.map((s) => spanView(projectId, s)), evaluations };
+    const head = JSON.stringify({ ...traceView(trace), evaluations });
+    return `${head.slice(0, -1)},"spans":${spans}}`;
+  }
+
+  /** The trace detail as objects (monitors, the share page). */
+  async detail(projectId: string, traceId: string): Promise<TraceDetail> {
+    return JSON.parse(await this.detailJson(projectId, traceId)) as TraceDetail;
   }
 
   async search(projectId: string, req: SearchRequest) {
@@ -170,11 +177,11 @@ export class TraceService {
     });
   }
 
-  /** The trace behind a public share token, for anyone; 404 once unshared. */
-  async shared(token: string) {
+  /** The trace behind a public share token, for anyone (JSON text); 404 once unshared. */
+  async sharedJson(token: string): Promise<string> {
     const share = /^[A-Za-z0-9]{32}$/.test(token) ? await store.findShare(this.db.orm, token) : null;
     if (!share) throw notFound('share_not_found', 'this shared trace does not exist or is no longer shared');
-    return this.detail(share.projectId, share.traceId);
+    return this.detailJson(share.projectId, share.traceId);
   }
 
   /**
@@ -296,19 +303,18 @@ export function toSpanRow(s: NormalizedSpan): store.SpanRow {
     input_text: clip(payloadText(s.input, 'input')),
     output_text: clip(payloadText(s.output, 'output')),
     trace_meta: s.trace_metadata,
+    // Exactly the span's API fields beyond the columns: the detail joins this text as it is.
     data: {
       params: s.params,
       input: s.input,
       output: s.output,
       attributes: s.attributes,
       resource: s.resource,
-      scope: s.scope,
       events: s.events,
       links: s.links,
       status: s.status,
       kind: s.kind,
-      exact_started_at: s.started_at,
-      exact_finished_at: s.finished_at,
+      scope: s.scope,
     },
   };
 }
@@ -322,6 +328,11 @@ function estimatePayload(p: SpanPayload, model: string | null): number {
   }
   return estimateTokens(typeof p.value === 'string' ? p.value : JSON.stringify(p.value), model);
 }
+
+export type TraceDetail = ReturnType<typeof traceView> & {
+  spans: (Record<string, unknown> & { span_id: string; parent_id: string | null; type: string; input: unknown; output: unknown })[];
+  evaluations: Record<string, unknown>[];
+};
 
 export function traceView(t: store.TraceRow) {
   return {
@@ -350,45 +361,5 @@ export function traceView(t: store.TraceRow) {
     models: t.models,
     span_types: t.span_types,
     span_count: t.span_count,
-  };
-}
-
-function spanView(projectId: string, s: store.StoredSpan) {
-  const d = s.data as Record<string, unknown>;
-  return {
-    trace_id: s.trace_id,
-    span_id: s.span_id,
-    project_id: projectId,
-    parent_id: s.parent_id,
-    name: s.name,
-    type: s.type,
-    model: s.model,
-    vendor: s.vendor,
-    timestamps: {
-      started_at: s.started_at,
-      finished_at: s.finished_at,
-      first_token_at: s.first_token_at,
-      updated_at: s.updated_at,
-      inserted_at: s.inserted_at,
-    },
-    error: s.error,
-    params: (d.params ?? {}) as Record<string, unknown>,
-    metrics: {
-      tokens_estimated: s.tokens_estimated,
-      prompt_tokens: s.prompt_tokens,
-      completion_tokens: s.completion_tokens,
-      cached_input_tokens: s.cached_input_tokens,
-      reasoning_tokens: s.reasoning_tokens,
-      cost: s.cost,
-    },
-    input: d.input ?? null,
-    output: d.output ?? null,
-    attributes: d.attributes ?? {},
-    resource: d.resource ?? {},
-    events: d.events ?? [],
-    links: d.links ?? [],
-    status: d.status ?? null,
-    kind: d.kind ?? null,
-    scope: d.scope ?? null,
   };
 }
