@@ -63,6 +63,17 @@ const LATEST = 'latest';
 
 type VersionContent = Pick<store.VersionRow, 'model' | 'prompt' | 'messages' | 'inputs' | 'outputs'>;
 
+/** A version's content: the fields sent, the rest carried over from `base`. */
+function versionContent(input: Partial<VersionContent>, base: VersionContent): VersionContent {
+  return {
+    model: input.model ?? base.model,
+    prompt: input.prompt ?? base.prompt,
+    messages: input.messages ?? base.messages,
+    inputs: input.inputs ?? base.inputs,
+    outputs: input.outputs ?? base.outputs,
+  };
+}
+
 /** `idOrHandle`, optionally `:<version number>` or `:<tag>`. */
 interface PromptRef {
   base: string;
@@ -86,13 +97,7 @@ export class PromptService {
   }
 
   async create(ctx: PromptContext, input: CreatePromptBody): Promise<PromptView> {
-    const content: VersionContent = {
-      model: input.model ?? DEFAULT_VERSION.model,
-      prompt: input.prompt ?? DEFAULT_VERSION.prompt,
-      messages: input.messages ?? DEFAULT_VERSION.messages,
-      inputs: input.inputs ?? DEFAULT_VERSION.inputs,
-      outputs: input.outputs ?? DEFAULT_VERSION.outputs,
-    };
+    const content = versionContent(input, DEFAULT_VERSION);
     checkDeclarations(content);
     const now = this.clock.now();
     return this.db.orm.transaction(async (tx) => {
@@ -140,13 +145,7 @@ export class PromptService {
     return this.db.orm.transaction(async (tx) => {
       const prompt = (await store.lockPrompt(tx, found.id)) ?? throwNotFound(ref);
       const latest = (await store.latestVersions(tx, [prompt.id])).get(prompt.id)!;
-      const content: VersionContent = {
-        model: input.model ?? latest.model,
-        prompt: input.prompt ?? latest.prompt,
-        messages: input.messages ?? latest.messages,
-        inputs: input.inputs ?? latest.inputs,
-        outputs: input.outputs ?? latest.outputs,
-      };
+      const content = versionContent(input, latest);
       checkDeclarations(content);
       const scope = input.scope ?? prompt.scope;
       const handle = input.handle ?? prompt.handle;
