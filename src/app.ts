@@ -65,7 +65,7 @@ export function buildServices(deps: Deps): Services {
   let organizations: OrganizationService;
   const apiKeys = new ApiKeyService(deps.db, deps.clock, deps.tokenHasher, () => organizations);
   organizations = new OrganizationService(deps.db, deps.clock, apiKeys);
-  const traces = new TraceService(deps.db, deps.clock);
+  const traces = new TraceService(deps.db, deps.clock, () => organizations.retentionPolicies());
   const prompts = new PromptService(deps.db, deps.clock);
   const annotations = new AnnotationService(deps.db, deps.clock);
   const agentCache = new AgentCacheService(deps.db, deps.clock, loadKeyring(deps.config.encryptionKey, deps.config.dataDir));

@@ -59,6 +59,11 @@ export class OrganizationService {
     return store.findMembershipRole(db, organizationId, userId);
   }
 
+  /** Projects that keep traces for a limited time (the traces module's retention sweep). */
+  retentionPolicies(): Promise<{ projectId: string; days: number }[]> {
+    return store.retentionPolicies(this.db.orm);
+  }
+
   firstAdmin(): Promise<{ organizationId: string; userId: string } | null> {
     return store.firstAdmin(this.db.orm);
   }

@@ -1,4 +1,4 @@
-import { and, asc, count, eq, sql } from 'drizzle-orm';
+import { and, asc, count, eq, isNotNull, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/index.ts';
 import { apiKeyBindings, memberships, organizations, projects, users } from '../../db/schema/index.ts';
 import type { Role } from '../../platform/auth/index.ts';
@@ -153,4 +153,12 @@ export async function firstAdmin(db: Executor): Promise<{ organizationId: string
     .orderBy(asc(organizations.createdAt), asc(memberships.createdAt))
     .limit(1);
   return row ?? null;
+}
+
+export async function retentionPolicies(db: Executor): Promise<{ projectId: string; days: number }[]> {
+  const result = await db
+    .select({ projectId: projects.id, days: projects.retentionDays })
+    .from(projects)
+    .where(isNotNull(projects.retentionDays));
+  return result.map((r) => ({ projectId: r.projectId, days: Number(r.days) }));
 }

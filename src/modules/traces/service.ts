@@ -30,6 +30,8 @@ export class TraceService {
   constructor(
     private readonly db: Database,
     private readonly clock: Clock,
+    /** Which projects keep traces for how many days (owned by the organizations module). */
+    private readonly retentionPolicies: () => Promise<{ projectId: string; days: number }[]>,
   ) {}
 
   extend(extension: TraceExtension) {
@@ -196,7 +198,7 @@ export class TraceService {
   async sweepRetention(): Promise<number> {
     let deleted = 0;
     const now = this.clock.now().getTime();
-    for (const { projectId, days } of await store.retentionProjects(this.db.orm)) {
+    for (const { projectId, days } of await this.retentionPolicies()) {
       deleted += await this.db.orm.transaction(async (tx) => {
         const gone = await store.deleteTracesBefore(tx, projectId, now - days * 86_400_000);
         if (gone.length) for (const e of this.extensions) await e.onTracesDeleted?.(tx, projectId, gone);
@@ -253,7 +255,7 @@ function toMillis(v: number | string): number {
   return ms;
 }
 
-export function toSpanRow(s: NormalizedSpan): store.SpanRow {
+function toSpanRow(s: NormalizedSpan): store.SpanRow {
   let promptTokens = s.metrics.prompt_tokens;
   let completionTokens = s.metrics.completion_tokens;
   let estimated = s.metrics.tokens_estimated;

@@ -273,12 +273,6 @@ export async function findShare(db: Executor, token: string): Promise<{ projectI
   return r ? { projectId: r.project_id, traceId: r.trace_id } : null;
 }
 
-/** Projects with a retention period and how many days they keep. */
-export async function retentionProjects(db: Executor): Promise<{ projectId: string; days: number }[]> {
-  const result = await rows<{ id: string; retention_days: number }>(db, sql`SELECT id, retention_days FROM projects WHERE retention_days IS NOT NULL`);
-  return result.map((r) => ({ projectId: r.id, days: Number(r.retention_days) }));
-}
-
 /** Deletes traces (and their spans and shares) that started before the cut-off. */
 export async function deleteTracesBefore(tx: Executor, projectId: string, cutoff: number): Promise<string[]> {
   const gone = await rows<{ trace_id: string }>(
