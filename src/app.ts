@@ -30,7 +30,6 @@ import { JobQueue } from './platform/jobs/index.ts';
 import { MONITOR_QUEUE, MonitorService, monitorRoutes } from './modules/monitors/index.ts';
 import { annotatedTraceCondition, deleteTraceAnnotations } from './modules/annotations/index.ts';
 import { deleteTraceEvaluations, evaluationTraceCondition, listTraceEvaluations } from './modules/evaluators/index.ts';
-import { badRequest } from './platform/errors.ts';
 import { buildWebhookService, WebhookService, webhookRoutes } from './modules/webhooks/index.ts';
 
 export interface Deps {
@@ -73,18 +72,9 @@ export function buildServices(deps: Deps): Services {
   const webhooks = buildWebhookService(deps);
   const jobs = new JobQueue(deps.db, deps.clock);
   const monitors = new MonitorService(deps.db, deps.clock, {
-    checkEvaluator: (path, settings) => {
-      const definition = evaluations.catalogue().find((e) => e.path === path);
-      if (!definition) throw badRequest('unknown_evaluator', `no evaluator ${path}; GET /api/evaluations lists them`, 'evaluator');
-      const parsed = evaluations.evaluator(path).settings.safeParse(settings);
-      if (!parsed.success) {
-        const issue = parsed.error.issues[0];
-        const field = ['settings', ...issue.path.map(String)].join('.');
-        throw badRequest('validation_error', `${field}: ${issue.message}`, field);
-      }
-    },
+    checkEvaluator: (path, settings) => evaluations.checkSettings(path, settings),
     evaluate: (scope, path, body) => evaluations.evaluate(scope, path, body),
-    traceDetail: (projectId, traceId) => traces.detail(projectId, traceId) as never,
+    traceDetail: (projectId, traceId) => traces.detail(projectId, traceId),
   });
   jobs.handle(MONITOR_QUEUE, (job) => monitors.runJob(job));
   traces.extend({

@@ -17,6 +17,11 @@ export interface ParsedInput {
 export function parseInput(definition: EvaluatorDefinition, rawData: unknown, rawSettings: unknown): ParsedInput {
   const data = definition.data.safeParse(rawData ?? {});
   if (!data.success) throw validationError('data', data.error);
+  return { data: data.data, settings: parseSettings(definition, rawSettings) };
+}
+
+/** Settings with defaults applied; unknown keys and bad values are a 400 naming `settings.<key>`. */
+export function parseSettings(definition: EvaluatorDefinition, rawSettings: unknown): unknown {
   const settingsInput = rawSettings ?? {};
   const unknown = unknownKeys(definition.settings, settingsInput);
   if (unknown.length) {
@@ -31,7 +36,7 @@ export function parseInput(definition: EvaluatorDefinition, rawData: unknown, ra
   }
   const settings = definition.settings.safeParse(settingsInput);
   if (!settings.success) throw validationError('settings', settings.error);
-  return { data: data.data, settings: settings.data };
+  return settings.data;
 }
 
 function validationError(root: 'data' | 'settings', error: z.ZodError): AppError {

@@ -1,10 +1,10 @@
 import type { Database, Executor } from '../../db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
-import { AppError, notFound } from '../../platform/errors.ts';
+import { AppError, badRequest, notFound } from '../../platform/errors.ts';
 import { emitEvent, type EventType } from '../../platform/events/index.ts';
 import { newId } from '../../platform/ids.ts';
 import { catalogue, findEvaluator, type CatalogueEntry } from './catalogue.ts';
-import { parseInput, runEvaluator } from './runner.ts';
+import { parseInput, parseSettings, runEvaluator } from './runner.ts';
 import type { EvaluateBody, TraceEvaluation } from './schemas.ts';
 import * as store from './store.ts';
 import type { EvaluationResult, EvaluatorDefinition } from './types.ts';
@@ -48,6 +48,13 @@ export class EvaluationService {
 
   catalogue(): CatalogueEntry[] {
     return catalogue();
+  }
+
+  /** An evaluator path and settings to save for later runs (monitors): 400 naming `evaluator` or `settings.<key>`. */
+  checkSettings(path: string, settings: unknown): void {
+    const definition = findEvaluator(path);
+    if (!definition) throw badRequest('unknown_evaluator', `no evaluator ${path}; GET /api/evaluations lists them`, 'evaluator');
+    parseSettings(definition, settings);
   }
 
   evaluator(path: string): EvaluatorDefinition {

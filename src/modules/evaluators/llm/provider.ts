@@ -25,7 +25,7 @@ import {
   type LanguageModelUsage,
 } from 'ai';
 import { z } from 'zod';
-import { computeCost, estimateTokens } from '../../traces/costs/index.ts';
+import { computeCost, estimateTokens } from '../../traces/index.ts';
 import { InvalidProviderResponseError, MissingConfigurationError, ProviderError } from '../errors.ts';
 import type { EvaluationResult, EvaluatorContext } from '../types.ts';
 
