@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rows } from '../../src/db/index.ts';
 import { JobQueue, PermanentJobError } from '../../src/platform/jobs/index.ts';
+import { ENABLED_MONITORS_TTL_MS } from '../../src/modules/monitors/index.ts';
 import { databaseKinds, ManualClock, startApp, type TestApp } from '../support/harness.ts';
 
 const T0 = Date.parse('2026-11-21T09:00:00Z');
@@ -16,8 +17,8 @@ describe.each(databaseKinds)('monitors: evaluators running by themselves on inco
   });
   afterAll(() => t.close());
 
-  const trace = (id: string, text: string, labels: string[] = []) =>
-    t.request('POST', '/api/collector', {
+  const trace = (id: string, text: string, labels: string[] = [], via: TestApp = t) =>
+    via.request('POST', '/api/collector', {
       authToken: key,
       body: {
         trace_id: id,
@@ -104,6 +105,21 @@ describe.each(databaseKinds)('monitors: evaluators running by themselves on inco
     expect(await queue.runDue()).toBe(1);
     expect((await t.request('GET', '/api/trace/mon-6', { token: key })).body.evaluations[0].name).toBe('restart');
     await t.request('DELETE', `/api/monitors/${m.body.id}`, { token: key });
+  });
+
+  it('another server process on the database picks up a new monitor within ENABLED_MONITORS_TTL_MS', async () => {
+    const other = await startApp(kind, { clock, reopen: t });
+    try {
+      await trace('mon-7', 'no monitor yet', [], other); // the other process has now read the project's monitors
+      const m = await t.request('POST', '/api/monitors', { token: key, body: { name: 'late', evaluator: 'llm/competitor_blocklist', settings: { competitors: ['Acme'] } } });
+      await new Promise((r) => setTimeout(r, ENABLED_MONITORS_TTL_MS + 100));
+      await trace('mon-8', 'Acme', [], other);
+      const [job] = await rows<{ payload: { monitorId: string } }>(t.db.orm, sql`SELECT payload FROM jobs WHERE payload->>'traceId' = 'mon-8'`);
+      expect(job?.payload.monitorId).toBe(m.body.id);
+      await t.request('DELETE', `/api/monitors/${m.body.id}`, { token: key });
+    } finally {
+      await other.close();
+    }
   });
 
   it('retries failed jobs with backoff and keeps the error after the last attempt', async () => {

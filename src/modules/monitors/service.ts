@@ -33,7 +33,18 @@ export interface MonitorOptions {
   settleMs: number;
 }
 
+/**
+ * How long a process trusts its copy of a project's enabled monitors. Every ingest
+ * transaction needs them and they rarely change; this process forgets its copy the moment
+ * it changes a monitor, other processes within this time.
+ */
+export const ENABLED_MONITORS_TTL_MS = 2_000;
+
 export class MonitorService {
+  private readonly enabledMonitors = new Map<string, { until: number; monitors: store.MonitorRow[] }>();
+  /** Bumped per project by every change, so a read racing a change never stores the old list. */
+  private readonly generations = new Map<string, number>();
+
   constructor(
     private readonly db: Database,
     private readonly clock: Clock,
@@ -69,6 +80,7 @@ export class MonitorService {
       },
       this.clock.now(),
     );
+    this.forgetEnabled(scope.projectId);
     return view(row);
   }
 
@@ -76,12 +88,32 @@ export class MonitorService {
     const current = await this.find(projectId, id);
     const next = { ...current, ...Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) } as store.MonitorRow;
     if (patch.evaluator !== undefined || patch.settings !== undefined) this.deps.checkEvaluator(next.evaluator, next.settings);
-    return view(await store.updateMonitor(this.db.orm, next, this.clock.now()));
+    const row = await store.updateMonitor(this.db.orm, next, this.clock.now());
+    this.forgetEnabled(projectId);
+    return view(row);
   }
 
   async remove(projectId: string, id: string): Promise<{ id: string; deleted: true }> {
     if (!(await store.deleteMonitor(this.db.orm, projectId, id))) throw notFound('monitor_not_found', `no monitor ${id} in this project`);
+    this.forgetEnabled(projectId);
     return { id, deleted: true };
+  }
+
+  private forgetEnabled(projectId: string) {
+    this.enabledMonitors.delete(projectId);
+    this.generations.set(projectId, (this.generations.get(projectId) ?? 0) + 1);
+  }
+
+  /** The project's enabled monitors, read with `tx` (PGlite would wait on its own transaction otherwise) unless recently read. */
+  private async enabledFor(tx: Executor, projectId: string): Promise<store.MonitorRow[]> {
+    const cached = this.enabledMonitors.get(projectId);
+    if (cached && cached.until > performance.now()) return cached.monitors;
+    const generation = this.generations.get(projectId) ?? 0;
+    const monitors = await store.listMonitors(tx, projectId, true);
+    if ((this.generations.get(projectId) ?? 0) === generation) {
+      this.enabledMonitors.set(projectId, { until: performance.now() + ENABLED_MONITORS_TTL_MS, monitors });
+    }
+    return monitors;
   }
 
   private async find(projectId: string, id: string): Promise<store.MonitorRow> {
@@ -95,7 +127,7 @@ export class MonitorService {
    * trace has been quiet for `settleMs`; a later span of the trace pushes it back.
    */
   async enqueueForTraces(tx: Executor, batch: { organizationId: string; projectId: string; summaries: TraceSummary[]; now: Date }) {
-    const monitors = await store.listMonitors(tx, batch.projectId, true);
+    const monitors = await this.enabledFor(tx, batch.projectId);
     if (!monitors.length) return;
     const runAt = batch.now.getTime() + this.options.settleMs;
     const jobs = [];
