@@ -64,7 +64,11 @@ export function buildServices(deps: Deps): Services {
   let organizations: OrganizationService;
   const apiKeys = new ApiKeyService(deps.db, deps.clock, deps.tokenHasher, () => organizations);
   organizations = new OrganizationService(deps.db, deps.clock, apiKeys);
-  const traces = new TraceService(deps.db, deps.clock, () => organizations.retentionPolicies());
+  const traces = new TraceService(deps.db, deps.clock, {
+    retentionPolicies: () => organizations.retentionPolicies(),
+    holdProjectSql: (projectId) => organizations.holdProjectSql(projectId),
+  });
+  organizations.onProjectDeleted((tx, projectId) => traces.deleteProjectTraces(tx, projectId));
   const prompts = new PromptService(deps.db, deps.clock);
   const annotations = new AnnotationService(deps.db, deps.clock);
   const agentCache = new AgentCacheService(deps.db, deps.clock, loadKeyring(deps.config.encryptionKey, deps.config.dataDir));

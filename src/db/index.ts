@@ -46,6 +46,17 @@ export function textArray(values: readonly string[]): SQL {
   return sql`${literal}::text[]`;
 }
 
+/**
+ * A value as one JSON text parameter (for json_to_recordset and friends). PostgreSQL text
+ * and jsonb cannot hold U+0000, and one NUL in a span would fail the whole statement, so
+ * NUL characters are sent as U+FFFD (the replacement character) instead.
+ */
+export function jsonParam(value: unknown): string {
+  const text = JSON.stringify(value);
+  // An escaped NUL is "\u0000" preceded by an even number of backslashes (an odd number escapes the backslash itself).
+  return text.includes('\\u0000') ? text.replace(/(?<!\\)((?:\\\\)*)\\u0000/g, '$1\\ufffd') : text;
+}
+
 // PGlite's WAL otherwise grows to its 1 GB default before a checkpoint.
 const PGLITE_CONF = ['max_wal_size = 64MB', 'min_wal_size = 32MB'];
 

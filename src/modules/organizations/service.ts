@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import type { Database, Executor, Tx } from '../../db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import { conflict, notFound } from '../../platform/errors.ts';
@@ -45,6 +45,8 @@ export function projectView(p: store.ProjectRow): ProjectView {
 }
 
 export class OrganizationService {
+  private readonly projectDeletedListeners: ((tx: Executor, projectId: string) => Promise<void>)[] = [];
+
   constructor(
     private readonly db: Database,
     private readonly clock: Clock,
@@ -57,6 +59,20 @@ export class OrganizationService {
 
   membershipRole(organizationId: string, userId: string, db: Executor = this.db.orm): Promise<Role | null> {
     return store.findMembershipRole(db, organizationId, userId);
+  }
+
+  /**
+   * A query answering the project's id with its row share-locked until the transaction
+   * ends: the project cannot be deleted while the caller writes rows for it (what a foreign
+   * key does per row, done once). Callers embed it in a statement of their own.
+   */
+  holdProjectSql(projectId: string): SQL {
+    return store.holdProjectSql(projectId);
+  }
+
+  /** Runs `listener` in the transaction that deletes a project (other modules delete what they own of it). */
+  onProjectDeleted(listener: (tx: Executor, projectId: string) => Promise<void>) {
+    this.projectDeletedListeners.push(listener);
   }
 
   /** Projects that keep traces for a limited time (the traces module's retention sweep). */
@@ -117,7 +133,11 @@ export class OrganizationService {
   }
 
   async deleteProject(principal: Principal, id: string): Promise<{ id: string; deleted: true }> {
-    const deleted = await this.db.orm.transaction((tx) => store.deleteProject(tx, principal.organizationId, id));
+    const deleted = await this.db.orm.transaction(async (tx) => {
+      if (!(await store.deleteProject(tx, principal.organizationId, id))) return false;
+      for (const listener of this.projectDeletedListeners) await listener(tx, id);
+      return true;
+    });
     if (!deleted) throw notFound('project_not_found', `no project ${id} in this organization`);
     return { id, deleted: true };
   }

@@ -1,4 +1,4 @@
-import { and, asc, count, eq, isNotNull, sql } from 'drizzle-orm';
+import { and, asc, count, eq, isNotNull, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../db/index.ts';
 import { apiKeyBindings, memberships, organizations, projects, users } from '../../db/schema/index.ts';
 import type { Role } from '../../platform/auth/index.ts';
@@ -134,7 +134,10 @@ export async function updateProject(
   return project ?? null;
 }
 
-/** Deletes a project; its data goes with it (foreign keys cascade), and so do key bindings to it. */
+/**
+ * Deletes a project; its data goes with it (foreign keys cascade, and the service's
+ * project-deleted listeners remove the rest), and so do key bindings to it.
+ */
 export async function deleteProject(db: Executor, organizationId: string, id: string): Promise<boolean> {
   await db.delete(apiKeyBindings).where(and(eq(apiKeyBindings.scopeType, 'PROJECT'), eq(apiKeyBindings.scopeId, id)));
   const deleted = await db
@@ -153,6 +156,11 @@ export async function firstAdmin(db: Executor): Promise<{ organizationId: string
     .orderBy(asc(organizations.createdAt), asc(memberships.createdAt))
     .limit(1);
   return row ?? null;
+}
+
+/** A query answering the project's id, share-locked until the transaction ends (for embedding in a caller's statement). */
+export function holdProjectSql(projectId: string): SQL {
+  return sql`SELECT id FROM projects WHERE id = ${projectId} FOR KEY SHARE`;
 }
 
 export async function retentionPolicies(db: Executor): Promise<{ projectId: string; days: number }[]> {

@@ -4,7 +4,8 @@ import { textArray, type Database, type Executor } from '../../db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import { AppError, badRequest, notFound } from '../../platform/errors.ts';
 import { randomAlphanumeric } from '../../platform/ids.ts';
-import { emitEvent, emitEvents } from '../../platform/events/index.ts';
+import { emitEvent } from '../../platform/events/index.ts';
+import { GroupCommit } from '../../platform/group-commit.ts';
 import { computeCost, estimateMessagesTokens, estimateTokens } from './costs/index.ts';
 import type { NormalizedSpan, SpanPayload } from './ingest/index.ts';
 import * as store from './store.ts';
@@ -24,28 +25,60 @@ export interface TraceExtension {
   onTracesDeleted?(tx: Executor, projectId: string, traceIds: string[]): Promise<void>;
 }
 
+/** What traces need from the organizations module, which owns projects. */
+export interface ProjectRegistry {
+  /** Which projects keep traces for how many days. */
+  retentionPolicies(): Promise<{ projectId: string; days: number }[]>;
+  /** A query answering the project's id, share-locked for the transaction (it cannot be deleted under an ingest). */
+  holdProjectSql(projectId: string): SQL;
+}
+
+/** Spans of one ingest request, converted to rows, waiting for their transaction. */
+interface IngestBatch {
+  organizationId: string;
+  projectId: string;
+  rows: store.SpanRow[];
+}
+
 export class TraceService {
   private readonly extensions: TraceExtension[] = [];
+  private readonly ingestCommits: GroupCommit<IngestBatch>;
 
   constructor(
     private readonly db: Database,
     private readonly clock: Clock,
-    /** Which projects keep traces for how many days (owned by the organizations module). */
-    private readonly retentionPolicies: () => Promise<{ projectId: string; days: number }[]>,
-  ) {}
+    private readonly projects: ProjectRegistry,
+  ) {
+    this.ingestCommits = new GroupCommit((batches) => this.writeSpans(batches), {
+      // PGlite runs one transaction at a time; PostgreSQL gains from a second one writing
+      // while the first waits on the network.
+      maxConcurrent: db.kind === 'pglite' ? 1 : 2,
+      maxWeight: 5_000,
+      weight: (b) => b.rows.length,
+    });
+  }
 
   extend(extension: TraceExtension) {
     this.extensions.push(extension);
   }
 
   /**
-   * Writes a batch of spans and refreshes the summaries of the traces they touch, in one
-   * transaction: when this returns, the spans are committed and searchable.
+   * Writes a batch of spans and refreshes the summaries of the traces they touch: when this
+   * returns, the spans are committed and searchable. Concurrent batches of one project are
+   * written together (group commit): one transaction per round instead of one per request.
    */
   async ingest(organizationId: string, projectId: string, spans: NormalizedSpan[]): Promise<{ traces: number; spans: number }> {
     if (!spans.length) return { traces: 0, spans: 0 };
+    const rows = spans.map(toSpanRow);
+    await this.ingestCommits.submit(`${organizationId}/${projectId}`, { organizationId, projectId, rows });
+    return { traces: new Set(rows.map((r) => r.trace_id)).size, spans: new Set(rows.map((r) => `${r.trace_id}/${r.span_id}`)).size };
+  }
+
+  /** One transaction for batches of the same project; later batches replace earlier spans of the same id. */
+  private async writeSpans(batches: IngestBatch[]): Promise<void> {
+    const { organizationId, projectId } = batches[0];
     const latest = new Map<string, store.SpanRow>();
-    for (const s of spans) latest.set(`${s.trace_id}/${s.span_id}`, toSpanRow(s));
+    for (const b of batches) for (const r of b.rows) latest.set(`${r.trace_id}/${r.span_id}`, r);
     const rows = [...latest.values()];
     const traceIds = [...new Set(rows.map((r) => r.trace_id))];
     const now = this.clock.now();
@@ -53,7 +86,9 @@ export class TraceService {
       await store.lockTraces(tx, this.db, projectId, traceIds);
       // Facts of the spans already stored (read before the upsert, so a new trace reads
       // nothing); the batch's own spans come from memory and replace stored ones by id.
-      const stored = await store.spanFacts(tx, projectId, traceIds);
+      // The same statement holds the project, once, as a foreign key would for every row.
+      const { projectHeld, stored } = await store.spanFacts(tx, projectId, traceIds, this.projects.holdProjectSql(projectId));
+      if (!projectHeld) throw notFound('project_not_found', `project ${projectId} no longer exists`);
       await store.upsertSpans(tx, projectId, rows, now.getTime());
       const byTrace = new Map<string, Map<string, SpanFacts>>();
       const factsOf = (traceId: string) => byTrace.get(traceId) ?? byTrace.set(traceId, new Map()).get(traceId)!;
@@ -63,18 +98,9 @@ export class TraceService {
         factsOf(r.trace_id).set(r.span_id, { ...r, inserted_at: previous?.inserted_at ?? now.getTime(), updated_at: now.getTime() });
       }
       const summaries = traceIds.map((id) => summarizeTrace(id, [...byTrace.get(id)!.values()]));
-      const created = await store.upsertSummaries(tx, projectId, summaries);
-      const createdSet = new Set(created);
-      await emitEvents(
-        tx,
-        summaries
-          .filter((s) => createdSet.has(s.trace_id))
-          .map((s) => ({ organizationId, projectId, type: 'trace.created' as const, data: { trace_id: s.trace_id, started_at: s.started_at, span_count: s.span_count } })),
-        now,
-      );
+      await store.upsertSummaries(tx, { organizationId, projectId }, summaries, now);
       for (const e of this.extensions) await e.beforeCommit?.(tx, { organizationId, projectId, summaries, now });
     });
-    return { traces: traceIds.length, spans: rows.length };
   }
 
   /** The trace detail as JSON text: the spans array comes from the database ready-made. */
@@ -194,11 +220,16 @@ export class TraceService {
     await this.db.orm.execute(sql`ANALYZE traces, spans`);
   }
 
+  /** Deletes every trace and span of a project, in the transaction that deletes the project. */
+  async deleteProjectTraces(tx: Executor, projectId: string): Promise<void> {
+    await store.deleteProjectTraces(tx, projectId);
+  }
+
   /** Deletes traces older than each project's retention period. */
   async sweepRetention(): Promise<number> {
     let deleted = 0;
     const now = this.clock.now().getTime();
-    for (const { projectId, days } of await this.retentionPolicies()) {
+    for (const { projectId, days } of await this.projects.retentionPolicies()) {
       deleted += await this.db.orm.transaction(async (tx) => {
         const gone = await store.deleteTracesBefore(tx, projectId, now - days * 86_400_000);
         if (gone.length) for (const e of this.extensions) await e.onTracesDeleted?.(tx, projectId, gone);

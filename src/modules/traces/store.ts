@@ -1,5 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm';
-import { rows, type Database, type Executor } from '../../db/index.ts';
+import { jsonParam, rows, type Database, type Executor } from '../../db/index.ts';
+import { eventsInsertSql } from '../../platform/events/index.ts';
+import { newId } from '../../platform/ids.ts';
 import type { SpanFacts, TraceSummary } from './summary.ts';
 
 /** A span ready for the spans table: the summary's facts plus the full payload. */
@@ -36,7 +38,7 @@ export async function upsertSpans(tx: Executor, projectId: string, spans: SpanRo
     SELECT ${projectId}, x.trace_id, x.span_id, x.parent_id, x.name, x.type, x.model, x.vendor, x.started_at, x.finished_at,
       x.first_token_at, ${now}::bigint, ${now}::bigint, x.prompt_tokens, x.completion_tokens, x.cached_input_tokens, x.reasoning_tokens,
       x.tokens_estimated, x.cost, x.has_error, x.error, x.input_text, x.output_text, x.trace_meta, x.data
-    FROM json_to_recordset(${JSON.stringify(spans)}::json) AS x(trace_id text, span_id text, parent_id text, name text,
+    FROM json_to_recordset(${jsonParam(spans)}::json) AS x(trace_id text, span_id text, parent_id text, name text,
       type text, model text, vendor text, started_at bigint, finished_at bigint, first_token_at bigint, prompt_tokens int,
       completion_tokens int, cached_input_tokens int, reasoning_tokens int, tokens_estimated boolean, cost double precision,
       has_error boolean, error jsonb, input_text text, output_text text, trace_meta jsonb, data json)
@@ -75,28 +77,59 @@ function spanBase(r: Record<string, unknown>) {
   };
 }
 
-export async function spanFacts(tx: Executor, projectId: string, traceIds: string[]): Promise<(SpanFacts & { trace_id: string })[]> {
+/**
+ * Facts of the stored spans of these traces, and whether `hold` (a query locking the
+ * project row) found the project: one statement for both.
+ */
+export async function spanFacts(
+  tx: Executor,
+  projectId: string,
+  traceIds: string[],
+  hold: SQL,
+): Promise<{ projectHeld: boolean; stored: (SpanFacts & { trace_id: string })[] }> {
   const result = await rows<Record<string, unknown>>(
     tx,
-    sql`SELECT ${SPAN_BASE_COLUMNS}, has_error, input_text, output_text, trace_meta
-        FROM spans
-        WHERE project_id = ${projectId} AND trace_id = ANY(ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(traceIds)}::jsonb)))`,
+    sql`SELECT (SELECT count(*) FROM (${hold}) h)::int AS project_held, f.*
+        FROM (SELECT 1) one LEFT JOIN LATERAL (
+          SELECT ${SPAN_BASE_COLUMNS}, has_error, input_text, output_text, trace_meta
+          FROM spans
+          WHERE project_id = ${projectId} AND trace_id = ANY(ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(traceIds)}::jsonb)))
+        ) f ON true`,
   );
-  return result.map((r) => ({
-    ...spanBase(r),
-    has_error: !!r.has_error,
-    input_text: (r.input_text as string | null) ?? null,
-    output_text: (r.output_text as string | null) ?? null,
-    trace_meta: (r.trace_meta as SpanFacts['trace_meta']) ?? null,
-  }));
+  const stored = result
+    .filter((r) => r.span_id !== null)
+    .map((r) => ({
+      ...spanBase(r),
+      has_error: !!r.has_error,
+      input_text: (r.input_text as string | null) ?? null,
+      output_text: (r.output_text as string | null) ?? null,
+      trace_meta: (r.trace_meta as SpanFacts['trace_meta']) ?? null,
+    }));
+  return { projectHeld: Number(result[0]?.project_held) > 0, stored };
 }
 
-/** Writes summaries; answers the ids of traces seen for the first time. */
-export async function upsertSummaries(tx: Executor, projectId: string, summaries: TraceSummary[]): Promise<string[]> {
+/**
+ * Writes summaries and, in the same statement, a `trace.created` event for each trace seen
+ * for the first time; answers the ids of those traces.
+ */
+export async function upsertSummaries(
+  tx: Executor,
+  scope: { organizationId: string; projectId: string },
+  summaries: TraceSummary[],
+  at: Date,
+): Promise<string[]> {
+  const { organizationId, projectId } = scope;
   if (!summaries.length) return [];
   const result = await rows<{ trace_id: string; created: boolean }>(
     tx,
     sql`
+    WITH x AS (
+      SELECT * FROM jsonb_to_recordset(${jsonParam(summaries.map((s, ord) => ({ ...s, event_id: newId('evt'), ord })))}::jsonb) AS x(trace_id text,
+        started_at bigint, finished_at bigint, inserted_at bigint, updated_at bigint, input text, output text, user_id text,
+        thread_id text, customer_id text, labels jsonb, metadata jsonb, models jsonb, span_types jsonb, span_count int,
+        first_token_ms int, total_time_ms int, prompt_tokens int, completion_tokens int, tokens_estimated boolean,
+        total_cost double precision, has_error boolean, error jsonb, search_text text, indexing_md5 text, event_id text, ord int)
+    ), up AS (
     INSERT INTO traces AS t (project_id, trace_id, started_at, finished_at, inserted_at, updated_at, input, output, user_id,
       thread_id, customer_id, labels, metadata, models, span_types, span_count, first_token_ms, total_time_ms, prompt_tokens,
       completion_tokens, tokens_estimated, total_cost, has_error, error, search_text, indexing_md5)
@@ -105,11 +138,7 @@ export async function upsertSummaries(tx: Executor, projectId: string, summaries
       ARRAY(SELECT jsonb_array_elements_text(x.models)), ARRAY(SELECT jsonb_array_elements_text(x.span_types)), x.span_count,
       x.first_token_ms, x.total_time_ms, x.prompt_tokens, x.completion_tokens, x.tokens_estimated, x.total_cost, x.has_error,
       x.error, x.search_text, x.indexing_md5
-    FROM jsonb_to_recordset(${JSON.stringify(summaries)}::jsonb) AS x(trace_id text, started_at bigint, finished_at bigint,
-      inserted_at bigint, updated_at bigint, input text, output text, user_id text, thread_id text, customer_id text,
-      labels jsonb, metadata jsonb, models jsonb, span_types jsonb, span_count int, first_token_ms int, total_time_ms int,
-      prompt_tokens int, completion_tokens int, tokens_estimated boolean, total_cost double precision, has_error boolean,
-      error jsonb, search_text text, indexing_md5 text)
+    FROM x
     ON CONFLICT (project_id, trace_id) DO UPDATE SET
       started_at = EXCLUDED.started_at, finished_at = EXCLUDED.finished_at, updated_at = EXCLUDED.updated_at,
       input = EXCLUDED.input, output = EXCLUDED.output, user_id = EXCLUDED.user_id, thread_id = EXCLUDED.thread_id,
@@ -119,7 +148,17 @@ export async function upsertSummaries(tx: Executor, projectId: string, summaries
       completion_tokens = EXCLUDED.completion_tokens, tokens_estimated = EXCLUDED.tokens_estimated,
       total_cost = EXCLUDED.total_cost, has_error = EXCLUDED.has_error, error = EXCLUDED.error,
       search_text = EXCLUDED.search_text, indexing_md5 = EXCLUDED.indexing_md5
-    RETURNING trace_id, (xmax = 0) AS created`,
+    RETURNING trace_id, (xmax = 0) AS created, started_at, span_count
+    ), created_events AS (
+      ${eventsInsertSql(
+        'trace.created',
+        sql`SELECT x.event_id AS id, ${organizationId}::text AS organization_id, ${projectId}::text AS project_id,
+              jsonb_build_object('trace_id', up.trace_id, 'started_at', up.started_at, 'span_count', up.span_count) AS data
+            FROM up JOIN x USING (trace_id) WHERE up.created ORDER BY x.ord`,
+        at,
+      )}
+    )
+    SELECT trace_id, created FROM up`,
   );
   return result.filter((r) => r.created).map((r) => r.trace_id);
 }
@@ -284,4 +323,10 @@ export async function deleteTracesBefore(tx: Executor, projectId: string, cutoff
   await tx.execute(sql`DELETE FROM spans WHERE project_id = ${projectId} AND trace_id = ANY(ARRAY(SELECT jsonb_array_elements_text(${ids}::jsonb)))`);
   await tx.execute(sql`DELETE FROM trace_shares WHERE project_id = ${projectId} AND trace_id = ANY(ARRAY(SELECT jsonb_array_elements_text(${ids}::jsonb)))`);
   return gone.map((g) => g.trace_id);
+}
+
+/** Every trace and span of a project (the project is being deleted; shares go by foreign key). */
+export async function deleteProjectTraces(tx: Executor, projectId: string): Promise<void> {
+  await tx.execute(sql`DELETE FROM spans WHERE project_id = ${projectId}`);
+  await tx.execute(sql`DELETE FROM traces WHERE project_id = ${projectId}`);
 }

@@ -1,5 +1,5 @@
-import type { Executor } from '../../db/index.ts';
-import { sql } from 'drizzle-orm';
+import { jsonParam, type Executor } from '../../db/index.ts';
+import { sql, type SQL } from 'drizzle-orm';
 import { newId } from '../ids.ts';
 import { eventDefinition, type EventType } from './catalog.ts';
 
@@ -41,7 +41,20 @@ export async function emitEvents(tx: Executor, batch: NewEvent[], at: Date): Pro
   await tx.execute(sql`
     INSERT INTO events (id, organization_id, project_id, type, schema_version, data, created_at)
     SELECT x.id, x.organization_id, x.project_id, x.type, x.schema_version, x.data, ${at}
-    FROM json_to_recordset(${JSON.stringify(values)}::json)
+    FROM json_to_recordset(${jsonParam(values)}::json)
       AS x(id text, organization_id text, project_id text, type text, schema_version text, data jsonb)`);
   return values.map((v) => v.id);
+}
+
+/**
+ * For producers that write many rows and their events in one statement (a data-modifying
+ * CTE: `WITH up AS (INSERT ... RETURNING ...), ev AS (${eventsInsertSql(...)}) SELECT ...`):
+ * the INSERT of one event of `type` per row of `source`, which must select the columns
+ * `id` (from `newId('evt')`), `organization_id`, `project_id` and `data` (jsonb).
+ */
+export function eventsInsertSql(type: EventType, source: SQL, at: Date): SQL {
+  const def = eventDefinition(type);
+  if (!def) throw new Error(`unknown event type ${type}`);
+  return sql`INSERT INTO events (id, organization_id, project_id, type, schema_version, data, created_at)
+    SELECT e.id, e.organization_id, e.project_id, ${type}, ${def.schemaVersion}, e.data, ${at} FROM (${source}) AS e`;
 }

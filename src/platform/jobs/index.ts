@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { rows, type Database, type Executor } from '../../db/index.ts';
+import { jsonParam, rows, type Database, type Executor } from '../../db/index.ts';
 import type { Clock } from '../clock.ts';
 
 /**
@@ -43,7 +43,7 @@ export async function enqueueJobs(tx: Executor, jobs: NewJob[], now: number): Pr
   await tx.execute(sql`
     INSERT INTO jobs (queue, dedupe_key, payload, run_at, max_attempts, created_at)
     SELECT x.queue, x.dedupe_key, x.payload, x.run_at, x.max_attempts, ${now}::bigint
-    FROM jsonb_to_recordset(${JSON.stringify(values)}::jsonb) AS x(queue text, dedupe_key text, payload jsonb, run_at bigint, max_attempts int)
+    FROM jsonb_to_recordset(${jsonParam(values)}::jsonb) AS x(queue text, dedupe_key text, payload jsonb, run_at bigint, max_attempts int)
     ON CONFLICT (dedupe_key) DO UPDATE SET run_at = GREATEST(jobs.run_at, EXCLUDED.run_at), payload = EXCLUDED.payload
       WHERE jobs.locked_until IS NULL AND jobs.failed_at IS NULL`);
 }

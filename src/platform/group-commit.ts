@@ -1,0 +1,101 @@
+/**
+ * Group commit: work submitted for the same key while earlier work is being written joins
+ * the next transaction, so N concurrent requests cost one transaction instead of N (one
+ * round of statements, one commit). Each submitter's promise settles only after the
+ * transaction holding its work has committed, so an acknowledgement still means durable.
+ *
+ * A merged transaction that fails is retried one submission at a time: a bad submission
+ * fails alone and never takes its neighbours down with it.
+ */
+export interface GroupCommitOptions<T> {
+  /** Transactions in progress at once per key (PGlite runs one at a time anyway). */
+  maxConcurrent: number;
+  /** A transaction takes submissions until their weights reach this (always at least one). */
+  maxWeight: number;
+  weight(item: T): number;
+}
+
+interface Waiting<T> {
+  item: T;
+  resolve(): void;
+  reject(err: unknown): void;
+}
+
+interface Lane<T> {
+  waiting: Waiting<T>[];
+  running: number;
+  scheduled: boolean;
+}
+
+export class GroupCommit<T> {
+  private readonly lanes = new Map<string, Lane<T>>();
+
+  constructor(
+    /** Writes the items in one transaction. */
+    private readonly write: (items: T[]) => Promise<void>,
+    private readonly options: GroupCommitOptions<T>,
+  ) {}
+
+  submit(key: string, item: T): Promise<void> {
+    let lane = this.lanes.get(key);
+    if (!lane) this.lanes.set(key, (lane = { waiting: [], running: 0, scheduled: false }));
+    const done = new Promise<void>((resolve, reject) => lane.waiting.push({ item, resolve, reject }));
+    this.schedule(key, lane);
+    return done;
+  }
+
+  /**
+   * Starts the next transaction after the current I/O phase, so that every request already
+   * read from the sockets in that phase joins it (a PGlite transaction never yields to I/O,
+   * so without this pause each one would go alone).
+   */
+  private schedule(key: string, lane: Lane<T>) {
+    if (lane.scheduled || lane.running >= this.options.maxConcurrent || !lane.waiting.length) return;
+    lane.scheduled = true;
+    setImmediate(() => {
+      lane.scheduled = false;
+      while (lane.running < this.options.maxConcurrent && lane.waiting.length) {
+        const batch = this.take(lane);
+        lane.running++;
+        void this.commit(batch).finally(() => {
+          lane.running--;
+          if (!lane.running && !lane.waiting.length && !lane.scheduled) this.lanes.delete(key);
+          else this.schedule(key, lane);
+        });
+      }
+    });
+  }
+
+  private take(lane: Lane<T>): Waiting<T>[] {
+    let weight = 0;
+    let n = 0;
+    while (n < lane.waiting.length) {
+      const w = this.options.weight(lane.waiting[n].item);
+      if (n > 0 && weight + w > this.options.maxWeight) break;
+      weight += w;
+      n++;
+    }
+    return lane.waiting.splice(0, n);
+  }
+
+  private async commit(batch: Waiting<T>[]): Promise<void> {
+    try {
+      await this.write(batch.map((w) => w.item));
+      for (const w of batch) w.resolve();
+      return;
+    } catch (err) {
+      if (batch.length === 1) {
+        batch[0].reject(err);
+        return;
+      }
+    }
+    for (const w of batch) {
+      try {
+        await this.write([w.item]);
+        w.resolve();
+      } catch (err) {
+        w.reject(err);
+      }
+    }
+  }
+}
