@@ -52,7 +52,7 @@ export class TraceService {
     this.ingestCommits = new GroupCommit((batches) => this.writeSpans(batches), {
       // PGlite runs one transaction at a time; PostgreSQL gains from a second one writing
       // while the first waits on the network.
-      maxConcurrent: db.kind === 'pglite' ? 1 : 2,
+      maxConcurrent: Number(process.env.GC_MAX ?? (db.kind === 'pglite' ? 1 : 2)),
       maxWeight: 5_000,
       weight: (b) => b.rows.length,
     });
@@ -89,14 +89,16 @@ export class TraceService {
       // The same statement holds the project, once, as a foreign key would for every row.
       const { projectHeld, stored } = await store.spanFacts(tx, projectId, traceIds, this.projects.holdProjectSql(projectId));
       if (!projectHeld) throw notFound('project_not_found', `project ${projectId} no longer exists`);
-      await store.upsertSpans(tx, projectId, rows, now.getTime());
       const byTrace = new Map<string, Map<string, SpanFacts>>();
       const factsOf = (traceId: string) => byTrace.get(traceId) ?? byTrace.set(traceId, new Map()).get(traceId)!;
       for (const f of stored) factsOf(f.trace_id).set(f.span_id, f);
+      let replacing = false;
       for (const r of rows) {
         const previous = factsOf(r.trace_id).get(r.span_id);
+        if (previous) replacing = true;
         factsOf(r.trace_id).set(r.span_id, { ...r, inserted_at: previous?.inserted_at ?? now.getTime(), updated_at: now.getTime() });
       }
+      await store.upsertSpans(tx, projectId, rows, now.getTime(), replacing);
       const summaries = traceIds.map((id) => summarizeTrace(id, [...byTrace.get(id)!.values()]));
       await store.upsertSummaries(tx, { organizationId, projectId }, summaries, now);
       for (const e of this.extensions) await e.beforeCommit?.(tx, { organizationId, projectId, summaries, now });
