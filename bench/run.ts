@@ -34,8 +34,9 @@ async function postgresAnswers(): Promise<boolean> {
 
 const results: Record<string, unknown> = { date: new Date().toISOString(), scale, node: process.version, cpus: (await import('node:os')).cpus().length };
 const printed: Record<string, string | number>[] = [];
-const row = (bench: string, database: string, metric: string, value: number, unit: string, target = '') => {
-  printed.push({ bench, database, metric, value: Number.isFinite(value) ? Number(value.toFixed(value < 10 ? 2 : 0)) : String(value), unit, target });
+const row = (bench: string, database: string, metric: string, value: number | string, unit: string, target = '') => {
+  const shown = typeof value === 'string' || !Number.isFinite(value) ? String(value) : Number(value.toFixed(value < 10 ? 2 : 0));
+  printed.push({ bench, database, metric, value: shown, unit, target });
 };
 
 for (const kind of kinds) {
@@ -47,17 +48,23 @@ for (const kind of kinds) {
     const server = await startBenchServer(kind, pgUrl);
     try {
       const target = kind === 'pglite' ? 5000 : 10000;
+      // Three rounds of 500 requests (the first 150k spans of the search data set); the median round counts.
       const requests = Math.round(500 * scale);
-      const ingest = await benchIngest(server, { requests, clients, inFlight, firstTrace: 0, salt: 1 });
-      row(ingestLabel, kind, 'spans/s (ack after commit)', ingest.spansPerSecond, 'spans/s', `>= ${target}`);
-      row(ingestLabel, kind, 'request p50', ingest.requestP50, 'ms');
+      const rounds = [];
+      for (let round = 0; round < 3; round++) {
+        rounds.push(await benchIngest(server, { requests, clients, inFlight, firstTrace: round * requests * 20, salt: 1 }));
+      }
+      const ingest = [...rounds].sort((a, b) => a.spansPerSecond - b.spansPerSecond)[1];
+      const loaded = rounds.reduce((n, r) => n + r.spans, 0);
+      row(ingestLabel, kind, 'spans/s (ack after commit), median of 3 rounds', ingest.spansPerSecond, 'spans/s', `>= ${target}`);
+      row(ingestLabel, kind, 'each round', rounds.map((r) => Math.round(r.spansPerSecond)).join(' / '), 'spans/s');
+      row(ingestLabel, kind, 'request p50 (median round)', ingest.requestP50, 'ms');
       const raw = await benchRawInsert(server, 20_000);
       row('raw multi-row INSERT of the same rows', kind, 'rows/s', raw.rowsPerSecond, 'rows/s');
       row('ingest / raw insert', kind, 'ratio', ingest.spansPerSecond / raw.rowsPerSecond, 'x');
 
       // Fill to 100k traces / 500k spans (scaled), then search.
       const targetSpans = Math.round(500_000 * scale);
-      const loaded = ingest.spans;
       if (targetSpans > loaded) {
         await benchIngest(server, { requests: Math.ceil((targetSpans - loaded) / 100), clients, inFlight, firstTrace: 10_000_000, salt: 2 });
       }
@@ -70,7 +77,7 @@ for (const kind of kinds) {
       row('trace detail, 10,000 spans', kind, 'p50', detail.p50, 'ms', '<= 500');
       row('trace detail, 10,000 spans', kind, 'response size', detail.bytes / 1024 / 1024, 'MiB');
       row('server process', kind, 'RSS after the run', process.memoryUsage().rss / 1024 / 1024, 'MiB');
-      results[`traces_${kind}`] = { ingest, raw, ratio: ingest.spansPerSecond / raw.rowsPerSecond, search, detail, rssMiB: process.memoryUsage().rss / 1024 / 1024 };
+      results[`traces_${kind}`] = { ingest, ingestRounds: rounds, raw, ratio: ingest.spansPerSecond / raw.rowsPerSecond, search, detail, rssMiB: process.memoryUsage().rss / 1024 / 1024 };
     } finally {
       await server.close();
     }

@@ -312,6 +312,22 @@ describe.each(databaseKinds)('webhook delivery (%s)', (kind) => {
     const [left] = await rows<{ n: number }>(t.db.orm, sql`SELECT count(*)::int AS n FROM webhook_dispatches WHERE endpoint_id = ${endpoint.id}`);
     expect(Number(left.n)).toBe(0);
   });
+
+  it('deletes outbox events a day after they were written once fanned out; the batches keep their copies', async () => {
+    const endpoint = await subscribe();
+    await api.mintKey('outbox old');
+    await drain();
+    const outbox = async () => Number((await rows<{ n: number }>(t.db.orm, sql`SELECT count(*)::int AS n FROM events`))[0].n);
+    expect(await outbox()).toBeGreaterThan(0);
+    clock.advance(25 * HOUR);
+    await api.mintKey('outbox fresh');
+    await dispatcherOf(t).runOnce();
+    expect(await outbox()).toBe(1); // only the fresh one
+    const delivered = (await attempts(endpoint.id)).filter((a) => a.outcome === 'delivered');
+    expect(delivered.length).toBeGreaterThanOrEqual(1);
+    const [batch] = await rows<{ events: { data: { name?: string } }[] }>(t.db.orm, sql`SELECT events FROM webhook_dispatches WHERE endpoint_id = ${endpoint.id} ORDER BY created_at LIMIT 1`);
+    expect(JSON.stringify(batch.events)).toContain('outbox old');
+  });
 });
 
 describe.each(databaseKinds)('webhook delivery across restarts and processes (%s)', (kind) => {

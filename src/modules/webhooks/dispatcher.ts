@@ -11,6 +11,7 @@ import {
   DISABLE_AFTER_FAILING_MS,
   isRetryableStatus,
   LOG_RETENTION_MS,
+  OUTBOX_RETENTION_MS,
   nextAttemptDelayMs,
   parseRetryAfter,
   REQUEST_TIMEOUT_MS,
@@ -332,6 +333,7 @@ export class WebhookDispatcher {
     if (this.lastPruneAt !== null && now - this.lastPruneAt < PRUNE_EVERY_MS) return;
     this.lastPruneAt = now;
     await store.prune(this.db.orm, new Date(now - LOG_RETENTION_MS));
+    await store.pruneOutbox(this.db.orm, new Date(now - OUTBOX_RETENTION_MS));
   }
 }
 

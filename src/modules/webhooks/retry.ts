@@ -18,6 +18,11 @@ export const JITTER = 0.1;
 export const DISABLE_AFTER_FAILING_MS = 72 * HOUR;
 /** Attempt log rows (and finished batches) older than this are pruned. */
 export const LOG_RETENTION_MS = 30 * 24 * HOUR;
+/**
+ * Outbox events the dispatcher has fanned out are deleted this long after they were
+ * written: batches carry their own copies, and ingestion writes one per new trace.
+ */
+export const OUTBOX_RETENTION_MS = 24 * HOUR;
 /** Hard deadline of one attempt: connect, response and body. */
 export const REQUEST_TIMEOUT_MS = 10 * SECOND;
 /** Receivers' response bodies are read up to this many bytes, then the connection is dropped. */

@@ -287,6 +287,27 @@ export async function attemptsPage(db: Executor, endpointId: string, beforeSeq: 
   return db.select().from(webhookDeliveryAttempts).where(where).orderBy(desc(webhookDeliveryAttempts.seq)).limit(limit);
 }
 
+/**
+ * Deletes outbox events written before `before` that the dispatcher's cursor has passed,
+ * oldest first in chunks (the outbox grows by one event per new trace); returns how many.
+ */
+export async function pruneOutbox(db: Executor, before: Date, chunk = 10_000): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const gone = await rows<{ seq: number }>(
+      db,
+      sql`DELETE FROM events WHERE seq IN (
+            SELECT e.seq FROM events e, webhook_outbox_cursor c
+            WHERE c.id = 1 AND (e.txid, e.seq) <= (c.last_txid, c.last_seq)
+            ORDER BY e.txid, e.seq LIMIT ${chunk})
+          AND created_at < ${before}
+          RETURNING seq`,
+    );
+    total += gone.length;
+    if (gone.length < chunk) return total;
+  }
+}
+
 /** Deletes attempt rows and finished batches older than `before`; returns how many attempts went. */
 export async function prune(db: Executor, before: Date): Promise<number> {
   const gone = await db
