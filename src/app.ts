@@ -26,6 +26,7 @@ import { loadKeyring } from './platform/crypto.ts';
 import { TraceService, traceRoutes } from './modules/traces/index.ts';
 import { EvaluationService, evaluationRoutes } from './modules/evaluators/index.ts';
 import { runPeriodically } from './platform/periodic.ts';
+import { installNulGuard } from './platform/nul-guard.ts';
 import { JobQueue } from './platform/jobs/index.ts';
 import { MONITOR_QUEUE, MonitorService, monitorRoutes } from './modules/monitors/index.ts';
 import { annotatedTraceCondition, deleteTraceAnnotations } from './modules/annotations/index.ts';
@@ -130,6 +131,7 @@ export async function buildApp(deps: Deps): Promise<App> {
   });
 
   const services = buildServices(deps);
+  installNulGuard(http);
   const routeTable = installAuth(
     http,
     {

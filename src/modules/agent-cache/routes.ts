@@ -32,7 +32,7 @@ export function agentCacheRoutes(app: FastifyInstance, service: AgentCacheServic
     '/api/agent-cache/:name',
     {
       bodyLimit: PUT_BODY_LIMIT,
-      config: { auth, errorShape },
+      config: { auth, errorShape, acceptsNulInBody: true }, // values are stored encrypted
       schema: {
         tags,
         summary: 'Store (or replace: last write wins) an entry for ttl_seconds; values over 1 MiB answer 413',

@@ -1,0 +1,51 @@
+import type { FastifyInstance } from 'fastify';
+import { AppError } from './errors.ts';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route stores U+0000 in its body safely itself (trace ingestion replaces it, the agent cache encrypts values). */
+    acceptsNulInBody?: boolean;
+  }
+}
+
+/**
+ * PostgreSQL text and jsonb cannot hold U+0000: a NUL anywhere in a request would fail its
+ * INSERT with a 500. Every route refuses it up front instead, 400 naming the field (in the
+ * body only unless the route declares `config.acceptsNulInBody`; always in params and query).
+ */
+export function installNulGuard(app: FastifyInstance): void {
+  app.addHook('preValidation', async (req) => {
+    const checked = req.routeOptions.config?.acceptsNulInBody ? (['params', 'query'] as const) : (['params', 'query', 'body'] as const);
+    for (const where of checked) {
+      const value = req[where];
+      const field = findNul(value, where);
+      if (field) throw new AppError(400, 'invalid_character', `${field}: the NUL character (U+0000) is not accepted`, { field });
+    }
+  });
+}
+
+/** The path (`body.messages.0.content`) of the first string or key holding U+0000 in parsed JSON, or null. */
+export function findNul(value: unknown, root: string): string | null {
+  const stack: [unknown, string][] = [[value, root]];
+  while (stack.length) {
+    const [v, path] = stack.pop()!;
+    if (typeof v === 'string') {
+      if (v.includes('\u0000')) return path;
+    } else if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) stack.push([v[i], `${path}.${i}`]);
+    } else if (v !== null && typeof v === 'object' && isPlainObject(v)) {
+      const entries = Object.entries(v);
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [k, child] = entries[i];
+        if (k.includes('\u0000')) return `${path}.${k.replaceAll('\u0000', '\\u0000')}`;
+        stack.push([child, `${path}.${k}`]);
+      }
+    }
+  }
+  return null;
+}
+
+function isPlainObject(v: object): boolean {
+  const proto = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
+}
