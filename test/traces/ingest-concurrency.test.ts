@@ -1,8 +1,8 @@
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { rows } from '../../src/db/index.ts';
 import { AppError } from '../../src/platform/errors.ts';
-import { databaseKinds, ManualClock, startApp, type TestApp } from '../support/harness.ts';
+import { databaseKinds, useProjectApp, type TestApp } from '../support/harness.ts';
 
 const T0 = Date.parse('2026-11-20T12:00:00Z');
 
@@ -19,12 +19,7 @@ const span = (spanId: string, output: string, offset = 0) => ({
 describe.each(databaseKinds)('ingest under concurrency, odd text, and deleted projects (%s)', (kind) => {
   let t: TestApp;
   let key: string;
-  const clock = new ManualClock(T0 + 60_000);
-  beforeAll(async () => {
-    t = await startApp(kind, { clock });
-    key = t.creds.projectApiKey;
-  });
-  afterAll(() => t.close());
+  useProjectApp(kind, (app) => ({ t, key } = app));
   const send = (body: unknown, token = key) => t.request('POST', '/api/collector', { authToken: token, body });
   const count = async (query: ReturnType<typeof sql>) => Number((await rows<{ n: number }>(t.db.orm, query))[0].n);
 
