@@ -116,20 +116,16 @@ export async function spanFacts(
   return { projectHeld: Number(result[0]?.project_held) > 0, stored };
 }
 
-/**
- * Writes summaries and, in the same statement, a `trace.created` event for each trace seen
- * for the first time; answers the ids of those traces.
- */
+/** Writes summaries and, in the same statement, a `trace.created` event for each trace seen for the first time. */
 export async function upsertSummaries(
   tx: Executor,
   scope: { organizationId: string; projectId: string },
   summaries: TraceSummary[],
   at: Date,
-): Promise<string[]> {
+): Promise<void> {
   const { organizationId, projectId } = scope;
-  if (!summaries.length) return [];
-  const result = await rows<{ trace_id: string; created: boolean }>(
-    tx,
+  if (!summaries.length) return;
+  await tx.execute(
     sql`
     WITH x AS (
       SELECT * FROM jsonb_to_recordset(${jsonParam(summaries.map((s, ord) => ({ ...s, event_id: newId('evt'), ord })))}::jsonb) AS x(trace_id text,
@@ -165,9 +161,8 @@ export async function upsertSummaries(
         at,
       )}
     )
-    SELECT trace_id, created FROM up`,
+    SELECT count(*) FROM up`,
   );
-  return result.filter((r) => r.created).map((r) => r.trace_id);
 }
 
 export interface TraceRow extends Omit<TraceSummary, 'search_text'> {
