@@ -1,6 +1,5 @@
-import type { EvaluatorDefinition } from '../types.ts';
 import { contextPrecision, PRECISION_THRESHOLD } from './context-metrics.ts';
-import { contextsData, stringDistanceSettings } from './schemas.ts';
+import { contextsEvaluator } from './contexts-evaluator.ts';
 
 /**
  * Ragas NonLLMContextPrecisionWithReference (average precision over the ranking). Empty lists:
@@ -10,24 +9,13 @@ import { contextsData, stringDistanceSettings } from './schemas.ts';
  *   gives (0 / (0 + 1e-10)).
  * Empty strings inside the lists are compared like any other (two empty strings are identical).
  */
-export const contextPrecisionEvaluator: EvaluatorDefinition<typeof contextsData, typeof stringDistanceSettings> = {
+export const contextPrecisionEvaluator = contextsEvaluator({
   path: 'rag/context_precision',
   name: 'Context Precision',
   description:
     'How well the retriever ranks relevant contexts first: a retrieved context is relevant when some expected context has a string similarity of at least 0.5; score = average precision over the ranking. No LLM involved (Ragas NonLLMContextPrecisionWithReference).',
-  category: 'rag',
-  data: contextsData,
-  settings: stringDistanceSettings,
-  requiredEnv: [],
-  isCostly: false,
-  async evaluate({ data, settings }) {
-    const measure = settings.distance_measure;
-    if (data.expected_contexts.length === 0) {
-      return {
-        status: 'skipped',
-        details: 'No expected contexts were given, so the relevance of the retrieved contexts cannot be judged.',
-      };
-    }
+  skippedDetails: 'No expected contexts were given, so the relevance of the retrieved contexts cannot be judged.',
+  score(data, measure) {
     const result = contextPrecision(data.contexts, data.expected_contexts, measure);
     const score = result.score ?? 0;
     const details =
@@ -53,7 +41,7 @@ export const contextPrecisionEvaluator: EvaluatorDefinition<typeof contextsData,
       },
     };
   },
-};
+});
 
 function formatScore(score: number): string {
   return String(Math.round(score * 10_000) / 10_000);

@@ -1,6 +1,5 @@
-import type { EvaluatorDefinition } from '../types.ts';
 import { contextRecall, RECALL_THRESHOLD } from './context-metrics.ts';
-import { contextsData, stringDistanceSettings } from './schemas.ts';
+import { contextsEvaluator } from './contexts-evaluator.ts';
 
 /**
  * Ragas NonLLMContextRecall. Empty lists, which Ragas does not define (NaN or an error):
@@ -8,24 +7,13 @@ import { contextsData, stringDistanceSettings } from './schemas.ts';
  * - no retrieved contexts (but some expected): processed, score 0, nothing was found.
  * Empty strings inside the lists are compared like any other (two empty strings are identical).
  */
-export const contextRecallEvaluator: EvaluatorDefinition<typeof contextsData, typeof stringDistanceSettings> = {
+export const contextRecallEvaluator = contextsEvaluator({
   path: 'rag/context_recall',
   name: 'Context Recall',
   description:
     'How many of the expected contexts were retrieved: an expected context counts when some retrieved context has a string similarity above 0.5. Score = found / expected. No LLM involved (Ragas NonLLMContextRecall).',
-  category: 'rag',
-  data: contextsData,
-  settings: stringDistanceSettings,
-  requiredEnv: [],
-  isCostly: false,
-  async evaluate({ data, settings }) {
-    const measure = settings.distance_measure;
-    if (data.expected_contexts.length === 0) {
-      return {
-        status: 'skipped',
-        details: 'No expected contexts were given, so there is nothing to recall.',
-      };
-    }
+  skippedDetails: 'No expected contexts were given, so there is nothing to recall.',
+  score(data, measure) {
     const result = contextRecall(data.contexts, data.expected_contexts, measure);
     const details =
       data.contexts.length === 0
@@ -49,4 +37,4 @@ export const contextRecallEvaluator: EvaluatorDefinition<typeof contextsData, ty
       },
     };
   },
-};
+});

@@ -1,0 +1,33 @@
+import type { z } from 'zod';
+import type { EvaluationResult, EvaluatorDefinition } from '../types.ts';
+import { contextsData, stringDistanceSettings } from './schemas.ts';
+import type { DistanceMeasure } from './string-distance.ts';
+
+/**
+ * An evaluator that compares retrieved with expected contexts by string distance (recall,
+ * precision): the inputs, settings and the skip without expected contexts they share.
+ */
+export function contextsEvaluator(spec: {
+  path: string;
+  name: string;
+  description: string;
+  /** Details of the skipped result when no expected contexts were given. */
+  skippedDetails: string;
+  /** The processed result; expected_contexts is not empty. */
+  score(data: z.output<typeof contextsData>, measure: DistanceMeasure): EvaluationResult;
+}): EvaluatorDefinition<typeof contextsData, typeof stringDistanceSettings> {
+  return {
+    path: spec.path,
+    name: spec.name,
+    description: spec.description,
+    category: 'rag',
+    data: contextsData,
+    settings: stringDistanceSettings,
+    requiredEnv: [],
+    isCostly: false,
+    async evaluate({ data, settings }) {
+      if (data.expected_contexts.length === 0) return { status: 'skipped', details: spec.skippedDetails };
+      return spec.score(data, settings.distance_measure);
+    },
+  };
+}
