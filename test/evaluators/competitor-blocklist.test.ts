@@ -113,19 +113,20 @@ const cases: Case[] = [
     expected: { status: 'processed', score: 1, passed: false },
   },
   {
-    name: 'empty input and output: skipped',
+    // langevals: an empty text mentions no competitor (processed, passed, score 0).
+    name: 'empty input and output: processed and passed',
     data: { input: '', output: '' },
-    expected: { status: 'skipped', details: 'Input and output are empty: there is nothing to check.' },
+    expected: { status: 'processed', score: 0, passed: true, details: 'No competitors mentioned.', matches: [] },
   },
   {
-    name: 'missing input and output: skipped',
+    name: 'missing input and output: processed and passed',
     data: {},
-    expected: { status: 'skipped' },
+    expected: { status: 'processed', score: 0, passed: true, matches: [] },
   },
   {
-    name: 'null and whitespace only: skipped',
+    name: 'null and whitespace only: processed and passed',
     data: { input: null, output: '  \n' },
-    expected: { status: 'skipped' },
+    expected: { status: 'processed', score: 0, passed: true, matches: [] },
   },
 ];
 
@@ -188,14 +189,11 @@ const fixture = JSON.parse(
 
 /**
  * Where Spyglass deliberately differs from langevals:
- * - empty input and output are skipped ("nothing to check") instead of passed with score 0;
  * - details name each configured competitor once with its count; the raw matches langevals
  *   prints ("Competitors mentioned: liverpool, Man City") are kept, in the same order, in
  *   raw_response.matches.
  */
-const DEVIATIONS: Record<string, Case['expected']> = {
-  blocklist_empty_entry_not_skipped: { status: 'skipped' },
-};
+const DEVIATIONS: Record<string, Case['expected']> = {};
 
 const LANGEVALS_DETAILS_PREFIX = 'Competitors mentioned: ';
 

@@ -47,6 +47,14 @@ const ragCases: Array<{ path: string; data: unknown; settings?: unknown; score: 
   { path: 'rag/context_precision', data: { contexts: RANKED, expected_contexts: REFERENCE }, settings: { distance_measure: 'hamming' }, score: 0.5 / (1 + 1e-10), status: 'processed' },
   { path: 'rag/context_precision', data: { contexts: ['😀x'], expected_contexts: ['😃x'] }, score: 1 / (1 + 1e-10), status: 'processed' },
   { path: 'rag/context_precision', data: { contexts: [], expected_contexts: ['sitting'] }, score: 0, status: 'processed' },
+  // Ragas' threshold: "kitten"/"sitting" (4/7 = 0.571) counts at 0.55, not at 0.6; "dixon"/"dicksonx" (0.5)
+  // counts for recall below 0.5 and for precision at 0.5.
+  { path: 'rag/context_recall', data: { contexts: RANKED, expected_contexts: REFERENCE }, settings: { threshold: 0.6 }, score: 0, status: 'processed' },
+  { path: 'rag/context_recall', data: { contexts: RANKED, expected_contexts: REFERENCE }, settings: { threshold: 0.49 }, score: 1, status: 'processed' },
+  { path: 'rag/context_recall', data: { contexts: RANKED, expected_contexts: REFERENCE }, settings: { threshold: 0.55, distance_measure: 'levenshtein' }, score: 0.5, status: 'processed' },
+  { path: 'rag/context_precision', data: { contexts: RANKED, expected_contexts: REFERENCE }, settings: { threshold: 0.6 }, score: 0, status: 'processed' },
+  { path: 'rag/context_precision', data: { contexts: RANKED, expected_contexts: REFERENCE }, settings: { threshold: 0.55 }, score: 0.5 / (1 + 1e-10), status: 'processed' },
+  { path: 'rag/context_precision', data: { contexts: RANKED, expected_contexts: REFERENCE }, settings: { threshold: 0 }, score: 4 / (4 + 1e-10), status: 'processed' },
 ];
 
 describe.each(databaseKinds)('evaluations API (%s)', (kind) => {
@@ -92,7 +100,10 @@ describe.each(databaseKinds)('evaluations API (%s)', (kind) => {
         default: 'levenshtein',
         enum: ['levenshtein', 'hamming', 'jaro', 'jaro_winkler'],
       });
-      expect(byPath['rag/context_recall']).toMatchObject({ isCostly: false, requiredEnv: [], defaultSettings: { distance_measure: 'levenshtein' } });
+      for (const path of ['rag/context_recall', 'rag/context_precision']) {
+        expect(byPath[path]).toMatchObject({ isCostly: false, requiredEnv: [], defaultSettings: { distance_measure: 'levenshtein', threshold: 0.5 } });
+        expect(byPath[path].settings.properties.threshold).toMatchObject({ type: 'number', minimum: 0, maximum: 1, default: 0.5 });
+      }
 
       expect(byPath['llm/off_topic']).toMatchObject({
         isCostly: true,
@@ -150,15 +161,20 @@ describe.each(databaseKinds)('evaluations API (%s)', (kind) => {
         const res = await evaluate('llm/competitor_blocklist', { data: c.entry, settings: c.settings });
         expect(res.status, c.id).toBe(200);
         const result = res.body[0];
-        // Spyglass skips two empty texts where langevals passes them (see competitor-blocklist.test.ts).
-        if (!c.entry.input?.trim() && !c.entry.output?.trim()) {
-          expect(result.status, c.id).toBe('skipped');
-          continue;
-        }
         expect(result.status, c.id).toBe(c.expected.status);
         if (c.expected.score !== undefined) expect(result.score, c.id).toBe(c.expected.score);
         if (c.expected.passed !== undefined) expect(result.passed, c.id).toBe(c.expected.passed);
       }
+    });
+
+    it.each([
+      ['empty', { input: '', output: '' }],
+      ['missing', {}],
+      ['null and blank', { input: null, output: ' \n ' }],
+    ])('llm/competitor_blocklist with %s input and output: processed, passed, score 0 (as langevals)', async (_name, data) => {
+      const res = await evaluate('llm/competitor_blocklist', { data, settings: { competitors: ['Vimeo'] } });
+      expect(res.status).toBe(200);
+      expect(res.body[0]).toMatchObject({ status: 'processed', passed: true, score: 0 });
     });
 
     it('pii/pii_detection finds an e-mail address and a credit card number', async () => {
@@ -203,6 +219,12 @@ describe.each(databaseKinds)('evaluations API (%s)', (kind) => {
       expect(res.status).toBe(400);
       expect(res.body.error.meta.field).toBe('settings.distance_measure');
       expect(res.body.error.message).toMatch(/^settings\.distance_measure: /);
+
+      for (const threshold of [1.5, -0.1, '0.5']) {
+        const bad = await evaluate('rag/context_precision', { data: { contexts: [], expected_contexts: [] }, settings: { threshold } });
+        expect(bad.status).toBe(400);
+        expect(bad.body.error.meta.field).toBe('settings.threshold');
+      }
 
       const model = await evaluate('llm/llm_score', { data: { output: 'x' }, settings: { model: 'gpt-4o' } });
       expect(model.status).toBe(400);

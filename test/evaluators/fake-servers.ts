@@ -16,7 +16,9 @@ export interface RecordedRequest {
 export type Reply =
   | { kind: 'json'; status?: number; body: unknown; headers?: Record<string, string> }
   /** Never answers (until the server closes): a provider that times out. */
-  | { kind: 'hang' };
+  | { kind: 'hang' }
+  /** A server-sent event stream: each chunk as a `data:` event, `gapMs` apart, then `data: [DONE]`. */
+  | { kind: 'sse'; chunks: unknown[]; gapMs?: number };
 
 export interface FakeServer {
   url: string;
@@ -49,6 +51,16 @@ export async function startFakeServer(): Promise<FakeServer> {
       if (reply.kind === 'hang') {
         hanging.add(res);
         res.on('close', () => hanging.delete(res));
+        return;
+      }
+      if (reply.kind === 'sse') {
+        res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+        const write = (i: number) => {
+          if (i === reply.chunks.length) return void res.end('data: [DONE]\n\n');
+          res.write(`data: ${JSON.stringify(reply.chunks[i])}\n\n`);
+          setTimeout(() => write(i + 1), reply.gapMs ?? 0);
+        };
+        write(0);
         return;
       }
       res.writeHead(reply.status ?? 200, { 'content-type': 'application/json', ...(reply.headers ?? {}) });

@@ -1,5 +1,4 @@
-import { readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { EvaluationResult, EvaluatorContext } from '../../src/modules/evaluators/types.ts';
 import {
@@ -13,31 +12,18 @@ import {
 } from '../../src/modules/evaluators/pii/index.ts';
 
 // Fixtures: Presidio's recognizer test tables and presidio-research's synthetic set (MIT);
-// see test/fixtures/presidio/README.md.
-const fixture = <T>(name: string): T =>
-  JSON.parse(readFileSync(new URL(`../fixtures/presidio/${name}`, import.meta.url), 'utf8')) as T;
+// see test/fixtures/presidio/README.md. The checks themselves are the bench's, so the two
+// always measure the same thing.
+import { corpusSettings, CORPUS_TARGETS, isHeldOut, loadCorpus, scoreCorpus, type CorpusRow, type CorpusType } from '../../bench/pii-corpus.ts';
+import { checkVector, loadVectors, type Detect, type Vector } from '../../bench/pii-vectors.ts';
 
-interface Vector {
-  text: string;
-  entity: EntityType;
-  should_detect: boolean;
-  expected_count: number;
-  spans: Array<[number, number]> | null;
-  extra: {
-    expected_score_ranges?: Array<[number | 'max', number | 'max']>;
-    expected_score?: number | null | unknown[];
-    score?: number;
-    leniency?: number;
-  };
-  recognizer: string | null;
-  test: string;
-}
-
-interface SynthRow {
-  id: number;
-  text: string;
-  entities: Array<{ type: string; start: number; end: number }>;
-}
+/** Held-out precision and recall as measured when the recognizers were finished. */
+const HELD_OUT_FLOORS: Partial<Record<CorpusType, { precision: number; recall: number }>> = {
+  PERSON: { precision: 0.9224, recall: 0.6997 },
+  LOCATION: { precision: 0.9006, recall: 0.8969 },
+  PHONE_NUMBER: { precision: 0.9211, recall: 0.7143 },
+  CREDIT_CARD: { precision: 1, recall: 0.9808 },
+};
 
 const ctx: EvaluatorContext = { env: {}, fetch, now: () => new Date() };
 
@@ -103,50 +89,22 @@ function knownGap(v: Vector) {
   );
 }
 
-const LENIENCY = { 0: 'POSSIBLE', 1: 'VALID' } as const;
-
-async function checkVector(v: Vector): Promise<void> {
-  const leniency = v.extra.leniency;
-  // The evaluator has no leniency setting; cases that set one go to detectPii directly.
-  let found: Array<{ start: number; end: number }>;
-  if (leniency === undefined || leniency === 1) {
-    const result = await evaluate({ input: v.text }, only([v.entity], 0));
-    expect(['processed', 'skipped']).toContain(result.status);
-    found = findingsOf(result).filter((f) => f.entity_type === v.entity);
-  } else {
-    found = detectPii(v.text, {
-      entities: [v.entity],
-      minThreshold: 0,
-      phoneLeniency: LENIENCY[leniency as 0 | 1] ?? 'VALID',
-    });
-  }
-  expect(found.length, 'number of findings').toBe(v.expected_count);
-  if (v.spans) {
-    const spans = found.map((f) => [f.start, f.end]).sort((a, b) => a[0] - b[0]);
-    expect(spans).toEqual([...v.spans].sort((a, b) => a[0] - b[0]));
-  }
-
-  // Presidio's recognizer tests score without NLP artifacts, i.e. without context words.
-  const raw = detectPii(v.text, { entities: [v.entity], minThreshold: 0, context: false }).sort((a, b) => a.start - b.start);
-  const ranges = v.extra.expected_score_ranges;
-  if (ranges && ranges.length === raw.length) {
-    ranges.forEach(([lo, hi], i) => {
-      expect(raw[i].score).toBeGreaterThanOrEqual((lo === 'max' ? 1 : lo) - 1e-9);
-      expect(raw[i].score).toBeLessThanOrEqual((hi === 'max' ? 1 : hi) + 1e-9);
-    });
-  }
-  const expectedScore = typeof v.extra.expected_score === 'number' && v.extra.expected_score > 0 ? v.extra.expected_score : v.extra.score;
-  if (expectedScore !== undefined) for (const r of raw) expect(r.score).toBeCloseTo(expectedScore, 6);
-}
+const detect = detectPii as unknown as Detect;
 
 describe('Presidio recognizer vectors', () => {
-  const { rows } = fixture<{ rows: Vector[] }>('recognizer_vectors.json');
-  const byEntity = new Map<EntityType, Vector[]>();
+  const rows = loadVectors();
+  const byEntity = new Map<string, Vector[]>();
   for (const v of rows) byEntity.set(v.entity, [...(byEntity.get(v.entity) ?? []), v]);
 
   it('covers every entity type in the vectors, and every setting has a recognizer', () => {
-    for (const entity of byEntity.keys()) expect(SUPPORTED_ENTITIES.has(entity), entity).toBe(true);
+    for (const entity of byEntity.keys()) expect(SUPPORTED_ENTITIES.has(entity as EntityType), entity).toBe(true);
     for (const entity of ENTITY_TYPES) expect(SUPPORTED_ENTITIES.has(entity), entity).toBe(true);
+  });
+
+  it('answers every case as Presidio does but the known gaps: 1479 of 1484', () => {
+    const passed = rows.filter((v) => checkVector(v, detect) === null).length;
+    expect(rows).toHaveLength(1484);
+    expect(passed).toBe(rows.length - KNOWN_GAPS.length);
   });
 
   for (const [entity, vectors] of byEntity) {
@@ -154,8 +112,9 @@ describe('Presidio recognizer vectors', () => {
       for (const [i, v] of vectors.entries()) {
         const title = `#${i} ${v.should_detect ? 'finds' : 'ignores'} ${JSON.stringify(v.text).slice(0, 70)}`;
         const gap = knownGap(v);
-        if (gap) it.fails(`${title} — known gap: ${gap.reason}`, () => checkVector(v));
-        else it(title, () => checkVector(v));
+        // A known gap still runs: when it starts to pass, the list above is out of date.
+        if (gap) it(`${title} — known gap: ${gap.reason}`, () => expect(checkVector(v, detect)).not.toBeNull());
+        else it(title, () => expect(checkVector(v, detect)).toBeNull());
       }
     });
   }
@@ -193,15 +152,14 @@ describe('settings', () => {
     expect(JSON.stringify(parsed.error?.issues)).toContain(field);
   });
 
-  const text = 'Write to jane.doe@example.com. My SSN is 536-22-8726. Reach me at (415) 555-0132.';
+  const text = 'Write to jane.doe@example.com. My SSN is 536-22-8726. Office: (415) 555-0132.';
 
   it.each<[string, unknown, string[]]>([
-    ['defaults', {}, ['EMAIL_ADDRESS']],
-    ['us_ssn switched on', { entities: { us_ssn: true } }, ['EMAIL_ADDRESS', 'US_SSN']],
-    ['email_address switched off', { entities: { email_address: false } }, []],
+    // the grouped (415) number, valid in the US, scores 0.75 without a context word
+    ['defaults', {}, ['EMAIL_ADDRESS', 'PHONE_NUMBER']],
+    ['us_ssn switched on', { entities: { us_ssn: true } }, ['EMAIL_ADDRESS', 'PHONE_NUMBER', 'US_SSN']],
+    ['email_address switched off', { entities: { email_address: false } }, ['PHONE_NUMBER']],
     ['only us_ssn', only(['US_SSN']), ['US_SSN']],
-    // the phone number scores 0.4 (no context word near it): below the default threshold
-    ['min_threshold 0.3', { min_threshold: 0.3 }, ['EMAIL_ADDRESS', 'PHONE_NUMBER']],
     ['min_threshold 1 keeps only validated findings', { entities: { us_ssn: true }, min_threshold: 1 }, ['EMAIL_ADDRESS']],
   ])('%s', async (_name, settings, expected) => {
     const result = await evaluate({ input: text }, settings);
@@ -209,9 +167,15 @@ describe('settings', () => {
   });
 
   it.each([
-    ['a context word before', 'Call my phone: (415) 555-0132', 0.75],
-    ['a context word after', '(415) 555-0132 is my mobile', 0.75],
-    ['no context word', 'Reach me at (415) 555-0132', 0.4],
+    ['a bare run, a context word before', 'Call my phone: 4155550132', 0.75],
+    ['a bare run, a context word after', '4155550132 is my mobile', 0.75],
+    ['a bare run, no context word', 'Office: 4155550132', 0.4],
+    ['a grouped national number valid in a default region', 'Office: (415) 555-0132', 0.75],
+    ['a grouped national number and a context word', 'Call my phone: (415) 555-0132', 1],
+    ['a country code', 'Office: +1 415 555 2509', 0.75],
+    ['a country code and a context word ("reach", beyond Presidio\'s words)', 'Reach me at +1 415 555 2509', 1],
+    ['a phone-shaped group no region takes, and a context word', 'Phone: 451 5986', 0.55],
+    ['a phone-shaped group no region takes, no context word', 'Ticket 451 5986', 0.2],
   ])('phone score with %s', async (_name, input, score) => {
     const found = findingsOf(await evaluate({ input }, { min_threshold: 0 })).filter((f) => f.entity_type === 'PHONE_NUMBER');
     expect(found).toHaveLength(1);
@@ -272,13 +236,10 @@ describe('result', () => {
     );
   });
 
-  it('keeps both an e-mail and the URL inside it as findings, but anonymizes the e-mail once', async () => {
+  it('an e-mail address and the URL inside it: the e-mail, the more specific explanation, wins', async () => {
     const result = await evaluate({ input: 'hey there, my email is foo@bar.com' }, { entities: { url: true } });
-    expect(findingsOf(result).map((f) => [f.entity_type, f.text, f.score])).toEqual([
-      ['EMAIL_ADDRESS', 'foo@bar.com', 1],
-      ['URL', 'bar.com', 0.5],
-    ]);
-    expect(result.details).toBe('PII detected: EMAIL_ADDRESS (1.00) in input, URL (0.50) in input');
+    expect(findingsOf(result).map((f) => [f.entity_type, f.text, f.score])).toEqual([['EMAIL_ADDRESS', 'foo@bar.com', 1]]);
+    expect(result.details).toBe('PII detected: EMAIL_ADDRESS (1.00) in input');
     expect((result.raw_response as { anonymized: { input: string } }).anonymized.input).toBe('hey there, my email is <EMAIL_ADDRESS>');
   });
 
@@ -327,44 +288,36 @@ describe('input size', () => {
   });
 });
 
-// --- PERSON / LOCATION on presidio-research's synthetic set --------------------------
+// --- presidio-research's synthetic corpus (issue 14's measurement) ---------------------
 
-describe('PERSON and LOCATION on the synthetic dataset', () => {
-  // Span-level: a prediction is right when it overlaps a gold span of its type; a gold span
-  // is found when some prediction overlaps it. LOCATION is scored against GPE; places
-  // predicted inside a gold STREET_ADDRESS count neither way (an address's town is a place).
-  const GOLD: Record<'PERSON' | 'LOCATION', { gold: string[]; neutral: string[]; floor: number }> = {
-    // measured on these 750 rows: PERSON F1 0.706 (P 0.729, R 0.685), LOCATION F1 0.737 (P 0.831, R 0.662)
-    PERSON: { gold: ['PERSON'], neutral: [], floor: 0.68 },
-    LOCATION: { gold: ['GPE'], neutral: ['STREET_ADDRESS'], floor: 0.71 },
-  };
+describe("presidio-research's synthetic corpus", () => {
+  const rows = loadCorpus();
+  const settings = corpusSettings(ENTITY_TYPES.map((t) => t.toLowerCase()));
+  let findings: Map<number, Finding[]>;
 
-  it('keeps F1 above the floor', { timeout: 120_000 }, async () => {
-    const { rows } = fixture<{ rows: SynthRow[] }>('synth_dataset_v2_person_location.json');
-    const counts = { PERSON: { tp: 0, fp: 0, found: 0, gold: 0 }, LOCATION: { tp: 0, fp: 0, found: 0, gold: 0 } };
-    const overlaps = (a: { start: number; end: number }, b: { start: number; end: number }) => a.start < b.end && b.start < a.end;
-    for (const row of rows) {
-      const result = await evaluate({ input: row.text }, only(['PERSON', 'LOCATION']));
-      const findings = findingsOf(result);
-      for (const entity of ['PERSON', 'LOCATION'] as const) {
-        const c = counts[entity];
-        const gold = row.entities.filter((e) => GOLD[entity].gold.includes(e.type));
-        const neutral = row.entities.filter((e) => GOLD[entity].neutral.includes(e.type));
-        const predicted = findings.filter((f) => f.entity_type === entity);
-        for (const p of predicted) {
-          if (gold.some((g) => overlaps(p, g))) c.tp++;
-          else if (!neutral.some((n) => overlaps(p, n))) c.fp++;
-        }
-        c.gold += gold.length;
-        c.found += gold.filter((g) => predicted.some((p) => overlaps(p, g))).length;
-      }
+  beforeAll(async () => {
+    findings = new Map();
+    for (const row of rows) findings.set(row.id, findingsOf(await evaluate({ input: row.text }, settings)));
+  }, 120_000);
+
+  const score = (part: CorpusRow[]) => scoreCorpus(part, (row) => findings.get(row.id) ?? []);
+
+  it('meets the targets on the whole corpus', () => {
+    const all = score(rows);
+    for (const [type, target] of Object.entries(CORPUS_TARGETS) as Array<[CorpusType, NonNullable<(typeof CORPUS_TARGETS)[CorpusType]>]>) {
+      const s = all[type];
+      const label = `${type}: P ${s.precision.toFixed(3)} R ${s.recall.toFixed(3)} F1 ${s.f1.toFixed(3)}`;
+      expect(s[target.metric], label).toBeGreaterThanOrEqual(target.min);
+      expect(s.precision, label).toBeGreaterThanOrEqual(target.precision);
     }
-    for (const entity of ['PERSON', 'LOCATION'] as const) {
-      const { tp, fp, found, gold } = counts[entity];
-      const precision = tp / (tp + fp);
-      const recall = found / gold;
-      const f1 = (2 * precision * recall) / (precision + recall);
-      expect(f1, `${entity} F1 (P ${precision.toFixed(3)}, R ${recall.toFixed(3)})`).toBeGreaterThanOrEqual(GOLD[entity].floor);
-    }
+    expect(all.EMAIL_ADDRESS).toMatchObject({ precision: 1, recall: 1 });
+  });
+
+  // Measured once the recognizers were done, never tuned on (see bench/pii-corpus.ts); a
+  // change that loses more than 0.02 on these templates shows here.
+  it.each(Object.entries(HELD_OUT_FLOORS))('keeps %s on the held-out templates', (type, floor) => {
+    const s = score(rows.filter(isHeldOut))[type as CorpusType];
+    expect(s.precision, `${type} precision`).toBeGreaterThanOrEqual(floor.precision - 0.02);
+    expect(s.recall, `${type} recall`).toBeGreaterThanOrEqual(floor.recall - 0.02);
   });
 });

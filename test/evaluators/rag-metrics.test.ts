@@ -556,7 +556,7 @@ describe('rag/context_precision', () => {
 describe('schemas', () => {
   for (const definition of [contextRecallEvaluator, contextPrecisionEvaluator]) {
     it(`${definition.path}: defaults, descriptions and field errors`, () => {
-      expect(definition.settings.parse({})).toEqual({ distance_measure: 'levenshtein' });
+      expect(definition.settings.parse({})).toEqual({ distance_measure: 'levenshtein', threshold: 0.5 });
 
       const settingsSchema = z.toJSONSchema(definition.settings, { io: 'input' }) as {
         properties: Record<string, { default?: unknown; description?: string; enum?: string[] }>;

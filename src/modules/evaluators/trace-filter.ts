@@ -1,4 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
+import { rows, type Executor } from '../../db/index.ts';
+import type { EvaluationChip } from '../traces/index.ts';
 
 /** Trace search filter `evaluation`: some stored result on the trace matches every given field. */
 export function evaluationTraceCondition(f: { evaluator?: string; passed?: boolean; status?: string }): SQL {
@@ -8,3 +10,20 @@ export function evaluationTraceCondition(f: { evaluator?: string; passed?: boole
   if (f.status !== undefined) parts.push(sql`e.status = ${f.status}`);
   return sql`EXISTS (SELECT 1 FROM evaluations e WHERE ${sql.join(parts, sql` AND `)})`;
 }
+
+/** The traces list: each evaluation of a page of traces, briefly, oldest first. */
+export async function evaluationChipsByTrace(db: Executor, projectId: string, traceIds: string[]): Promise<Map<string, EvaluationChip[]>> {
+  const found = await rows<EvaluationChip & { trace_id: string }>(
+    db,
+    sql`SELECT trace_id, id AS evaluation_id, name, status, passed, score, label
+        FROM evaluations WHERE project_id = ${projectId} AND trace_id = ANY(ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(traceIds)}::jsonb)))
+        ORDER BY inserted_at, id`,
+  );
+  const byTrace = new Map<string, EvaluationChip[]>();
+  for (const { trace_id, ...chip } of found) {
+    const list = byTrace.get(trace_id) ?? byTrace.set(trace_id, []).get(trace_id)!;
+    list.push({ ...chip, score: chip.score === null ? null : Number(chip.score) });
+  }
+  return byTrace;
+}
+

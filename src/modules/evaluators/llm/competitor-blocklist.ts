@@ -76,11 +76,8 @@ export const competitorBlocklist: EvaluatorDefinition<typeof data, typeof settin
   requiredEnv: [],
   isCostly: false,
   async evaluate({ data: entry, settings: config }) {
-    // langevals reports "passed" for two empty strings; saying nothing was checked is more
-    // honest, and a guardrail still lets the call through (passed is not false).
-    if (!entry.input?.trim() && !entry.output?.trim()) {
-      return { status: 'skipped', details: 'Input and output are empty: there is nothing to check.' };
-    }
+    // Empty or missing input and output fall through to "processed, passed, score 0", as in
+    // langevals: an empty text mentions no competitor, and monitors count such traces as passing.
     const matches = findCompetitorMentions(config.competitors, entry);
     const counts = new Map<string, number>();
     for (const m of matches) counts.set(m.competitor, (counts.get(m.competitor) ?? 0) + 1);

@@ -7,7 +7,9 @@ import type { RawResult } from './recognizer.ts';
  * Like Presidio, stop words and punctuation neither count as context nor use up the
  * window, the word the match starts in counts (a context word glued to the value, as in
  * "is030594W903B", still helps), and a context word matches when it is a substring of a
- * surrounding word ("numbers" contains "number"). Unlike Presidio, a window reaches 5 words
+ * surrounding word ("numbers" contains "number"). Unlike Presidio, a context word that is a
+ * stop word counts when it is itself in the window (Presidio's phone context "call" is a
+ * spaCy stop word, so it never counts there), a window reaches 5 words
  * after the match as well as 5 before (Presidio's default looks only before), and a
  * multi-word context phrase ("national insurance") matches when it occurs in the window;
  * spaCy tokens are single words, so Presidio never matches those.
@@ -83,23 +85,25 @@ export function enhanceUsingContext(text: string, results: RawResult[]): RawResu
     const words: string[] = [];
     let first = i;
     let last = i;
+    // Stop words the window passes over, which count only as a recognizer's own context word.
+    const stopWords: string[] = [];
     for (let j = i, left = CONTEXT_WORDS_BEFORE + 1; j >= 0 && left > 0; j--) {
       if (tokens[j].keyword) {
         words.push(tokens[j].lower);
         left--;
         first = j;
-      }
+      } else stopWords.push(tokens[j].lower);
     }
     for (let j = i, left = CONTEXT_WORDS_AFTER + 1; j < tokens.length && left > 0; j++) {
       if (tokens[j].keyword) {
         words.push(tokens[j].lower);
         left--;
         last = j;
-      }
+      } else stopWords.push(tokens[j].lower);
     }
     let phraseWindow: string | null = null;
     const found = r.context.some((cw) => {
-      if (!cw.includes(' ')) return words.some((w) => w.includes(cw));
+      if (!cw.includes(' ')) return words.some((w) => w.includes(cw)) || stopWords.includes(cw);
       phraseWindow ??= tokens
         .slice(first, last + 1)
         .map((t) => t.lower)

@@ -1,8 +1,11 @@
+import type { CountryCode } from 'libphonenumber-js/max';
+import { addressRecognizer } from './address.ts';
 import { enhanceUsingContext } from './context.ts';
+import { countriesNamedIn } from './gazetteer.ts';
 import type { EntityType } from './entities.ts';
 import { extractNlpEntities, NLP_RECOGNIZERS, type NlpEntity } from './nlp.ts';
 import { phMobileNumber, phoneNumber } from './phone.ts';
-import { removeDuplicates, type AnalyzeOptions, type RawResult, type Recognizer } from './recognizer.ts';
+import { removeDuplicates, resolveTypeConflicts, type AnalyzeOptions, type RawResult, type Recognizer } from './recognizer.ts';
 import { EUROPE_RECOGNIZERS } from './recognizers/europe.ts';
 import { GENERIC_RECOGNIZERS } from './recognizers/generic.ts';
 import { US_UK_RECOGNIZERS } from './recognizers/us-uk.ts';
@@ -25,7 +28,11 @@ export interface DetectOptions {
   entities: Iterable<EntityType>;
   /** Findings scoring below this (after context enhancement) are dropped. */
   minThreshold: number;
-  /** Presidio's context enhancement; on unless a caller wants raw recognizer scores. */
+  /**
+   * Score enhancement: what the written form earns by itself (a phone number with its
+   * country code) and Presidio's context words. On unless a caller wants the recognizers'
+   * own scores, which are Presidio's.
+   */
   context?: boolean;
   /** libphonenumber leniency (Presidio's 1 = VALID, 0 = POSSIBLE). */
   phoneLeniency?: 'POSSIBLE' | 'VALID';
@@ -39,6 +46,7 @@ export const ALL_RECOGNIZERS: readonly Recognizer[] = [
   ...EUROPE_RECOGNIZERS,
   ...WORLD_RECOGNIZERS,
   ...NLP_RECOGNIZERS,
+  addressRecognizer,
 ];
 
 const RECOGNIZERS_BY_ENTITY = new Map<EntityType, Recognizer[]>();
@@ -54,24 +62,28 @@ for (const r of ALL_RECOGNIZERS) {
 export const SUPPORTED_ENTITIES: ReadonlySet<EntityType> = new Set(RECOGNIZERS_BY_ENTITY.keys());
 
 /**
- * Presidio's AnalyzerEngine: every recognizer of a requested entity, context enhancement,
+ * Presidio's AnalyzerEngine: every recognizer of a requested entity, score enhancement,
  * duplicates removed (a result inside another of the same type with at least its score
- * goes), then the threshold.
+ * goes), then the threshold; beyond Presidio, overlapping findings of different types
+ * leave the most specific one.
  */
 export function detectPii(text: string, options: DetectOptions): Finding[] {
   if (text.length === 0) return [];
   let nlpCache: NlpEntity[] | null = null;
+  let regionsCache: CountryCode[] | null = null;
   const analyzeOptions: AnalyzeOptions = {
     phoneLeniency: options.phoneLeniency ?? 'VALID',
     nlpEntities: () => (nlpCache ??= extractNlpEntities(text)),
+    regionsInText: () => (regionsCache ??= countriesNamedIn(text) as CountryCode[]),
   };
   const recognizers = new Set<Recognizer>();
   for (const entity of options.entities) for (const r of RECOGNIZERS_BY_ENTITY.get(entity) ?? []) recognizers.add(r);
 
   let results: RawResult[] = [];
   for (const r of recognizers) results.push(...r.analyze(text, analyzeOptions));
-  if (options.context !== false) results = enhanceUsingContext(text, results);
+  if (options.context !== false) results = enhanceUsingContext(text, results.map(withEvidence));
   results = removeDuplicates(results).filter((r) => r.score > 0 && r.score >= options.minThreshold);
+  results = resolveTypeConflicts(results);
   results.sort((a, b) => a.start - b.start || a.end - b.end || (a.entity < b.entity ? -1 : a.entity > b.entity ? 1 : 0));
 
   const toCodePoint = codePointMapper(text);
@@ -82,6 +94,10 @@ export function detectPii(text: string, options: DetectOptions): Finding[] {
     score: Math.round(r.score * 1e6) / 1e6,
     text: text.slice(r.start, r.end),
   }));
+}
+
+function withEvidence(r: RawResult): RawResult {
+  return r.evidence !== undefined && r.evidence > r.score ? { ...r, score: r.evidence } : r;
 }
 
 /** UTF-16 index -> code point index; the identity unless the text has astral characters. */

@@ -107,8 +107,9 @@ export const piiDetection: EvaluatorDefinition<typeof piiData, typeof piiSetting
   name: 'PII Detection',
   description:
     'Detects personally identifiable information (credit cards, e-mail addresses, phone numbers, IBANs, ' +
-    'national IDs, names, places, ...) in the input and output, as Presidio does: checksummed patterns, ' +
-    'libphonenumber and context words. Fails when anything at or above min_threshold is found; the score is ' +
+    'national IDs, names, places, street addresses, ...) in the input and output, as Presidio does and beyond: ' +
+    'checksummed patterns, card issuer ranges, libphonenumber, context words, gazetteers and name lists. ' +
+    'Where findings of different types overlap, the most specific one is kept. Fails when anything at or above min_threshold is found; the score is ' +
     'the number of findings, and raw_response carries each finding (offsets in Unicode code points) and an ' +
     'anonymized copy of the text.',
   category: 'pii',

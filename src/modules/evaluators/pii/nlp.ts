@@ -1,21 +1,26 @@
 import { createRequire } from 'node:module';
-import nlp from 'compromise';
+import type Compromise from 'compromise';
+import { lookupArea, lookupPlace } from './gazetteer.ts';
+import { isCommonWord, isFirstName, isProperNoun, isSurname } from './lexicon.ts';
 import type { EntityType } from './entities.ts';
 import type { RawResult, Recognizer } from './recognizer.ts';
 
 /**
- * PERSON, LOCATION and NRP without model weights. compromise's tagger (its Person and Place
- * tags) does most of the work; on top of it:
- * - a first-name list (gender-detection-from-name, MIT) for names compromise does not know,
- *   extended over the capitalised words that follow ("Hijacinta Godina");
- * - wording that marks a name: "Mr./Dr./Sir X", "my name is X", "called X", and names
- *   listed next to a known one ("Marrero and Murphy");
- * - a capitalised word after "in/to/from/at/near" as a place ("flew to LEPPEN");
- * - no PERSON for street names ("3911 Fourth Avenue").
- * Presidio's spaCy recognizer scores every entity 0.85; so do compromise's tags and the
- * wording cues, while list- and position-only guesses get 0.6 (above the default 0.5).
- * On presidio-research's synthetic set this gives span-level F1 of about 0.71 for PERSON
- * and 0.74 for LOCATION (GPE).
+ * PERSON, LOCATION and NRP without model weights. compromise splits sentences and tags
+ * words; each capitalised run of words is then weighed:
+ * - what its words are: a listed first name or surname (gender-detection-from-name, the US
+ *   Census lists), an English word (SCOWL's en_US dictionary: "Shadow", "Can"), a proper
+ *   noun of that dictionary, or a word no list knows ("Szczepańska");
+ * - wording that marks a person ("Mr./Dr. X", "my name is X", "Name: X", "I'm X", "X said",
+ *   "X's"), names listed next to a known one ("Marrero and Murphy"), and what marks a firm
+ *   ("Russell Investments", "at Jones, Mitchell and Williams") or a title ("The Big Three
+ *   Killed My Baby"), which are neither;
+ * - places: countries and regions of the gazetteer (gazetteer.ts) wherever they are named,
+ *   towns when large or after words that introduce a place ("in", "from", "grew up in",
+ *   "Where:", "University of"), and a word no list knows after "in/from/to".
+ * Presidio's spaCy recognizer scores every entity 0.85; so do compromise's tags, the
+ * gazetteer and the wording cues, while list- and position-only guesses get 0.6 (above the
+ * default 0.5). Street addresses are address.ts's.
  */
 export interface NlpEntity {
   entity: EntityType;
@@ -29,29 +34,22 @@ const NAME_LIST_SCORE = 0.6;
 const NRP_SCORE = 0.85;
 
 const require = createRequire(import.meta.url);
-let firstNames: ReadonlySet<string> | null = null;
-/** ~80k first names, loaded on the first text that needs them. */
-function isFirstName(word: string): boolean {
-  if (!firstNames) {
-    const names = new Set<string>();
-    for (const lang of ['en', 'fr', 'de', 'es', 'it', 'tr']) {
-      const map = require(`gender-detection-from-name/names/${lang}.js`) as Map<string, string>;
-      for (const name of map.keys()) if (name.length > 1 && !name.includes(' ')) names.add(name);
-    }
-    firstNames = names;
-  }
-  return firstNames.has(word);
+let compromise: typeof Compromise | null = null;
+let lexicon: Record<string, string | undefined> | null = null;
+
+/** compromise (its CommonJS build), loaded on the first text that asks for names or places: ~45 MB otherwise never spent. */
+function tagger(): typeof Compromise {
+  return (compromise ??= require('compromise') as typeof Compromise);
 }
 
-/** What compromise knows a word to be; a sentence-initial word it knows as something else is not a name. */
-const LEXICON = (nlp.world() as { model: { one: { lexicon: Record<string, string | undefined> } } }).model.one.lexicon;
-
-// Tags that rule a word out as (part of) a personal name, whatever the name list says.
-const NOT_A_NAME = [
-  'Verb', 'Adjective', 'Adverb', 'Determiner', 'Preposition', 'Conjunction', 'Pronoun', 'Date', 'Month', 'WeekDay',
-  'Place', 'Organization', 'Value', 'Expression', 'QuestionWord', 'Honorific', 'Possessive', 'Acronym', 'Url',
-  'Email', 'PhoneNumber',
-];
+/** What compromise knows a word to be ("Modal", "FirstName", "Possessive,Pronoun", "Country"), if anything. */
+function lexiconTag(word: string): string | undefined {
+  lexicon ??= (tagger().world() as { model: { one: { lexicon: Record<string, string | string[] | undefined> } } }).model.one.lexicon as Record<string, string | undefined>;
+  const tag = lexicon[word] as string | string[] | undefined;
+  return Array.isArray(tag) ? tag.join(',') : tag;
+}
+// Words compromise knows as these are never (part of) a name, whatever a name list says ("My").
+const FUNCTION_WORD_TAG = /Possessive|Pronoun|Determiner|Preposition|Conjunction|Modal|Copula|Auxiliary|QuestionWord/;
 
 interface Term {
   text: string;
@@ -61,16 +59,8 @@ interface Term {
   offset: { start: number; length: number };
 }
 
-const TITLE_CASE = /^\p{Lu}[\p{Ll}\p{Lu}'’-]*$/u;
-
 function hasAny(tags: Set<string>, list: readonly string[]): boolean {
   return list.some((t) => tags.has(t));
-}
-
-function isPersonTerm(t: Term, first: boolean): boolean {
-  if (t.tags.has('Person') && !t.tags.has('Honorific')) return true;
-  if (!TITLE_CASE.test(t.text) || hasAny(t.tags, NOT_A_NAME)) return false;
-  return first ? isFirstName(t.normal) : t.tags.has('ProperNoun');
 }
 
 // Nationalities, religions and political groups (Presidio's NRP, from spaCy's NORP).
@@ -97,33 +87,13 @@ const NRP_SET = new Set(NRP_WORDS);
 // the false positives; these stay out unless compromise tags them Demonym.
 const NRP_AMBIGUOUS = new Set(['Green', 'Greens', 'Liberal', 'Conservative', 'Democratic', 'Orthodox', 'Evangelical']);
 
-// Words that end a street name: a "name" next to them is part of an address.
-const STREET_WORDS = new Set(
-  ('street st avenue ave road rd drive dr lane ln boulevard blvd way court ct place pl square sq terrace ' +
-    'highway hwy parkway pkwy crescent close row alley apt apartment suite unit floor').split(' '),
-);
 const HONORIFICS = new Set(['mr', 'mrs', 'ms', 'miss', 'mx', 'dr', 'prof', 'sir', 'madam', 'dame', 'lord', 'lady']);
 // "in Tobel", "flew to LEPPEN": a capitalised word after these is most often a place.
 const PLACE_PREPOSITIONS = new Set(['in', 'to', 'from', 'near', 'at', 'visiting', 'visited', 'around']);
-const NOT_A_PLACE = ['Person', 'Organization', 'Date', 'Month', 'WeekDay', 'Pronoun', 'Value', 'Verb', 'Adjective', 'Determiner', 'Url', 'Email'];
 const UPPER_WORD = /^\p{Lu}[\p{L}'’-]+$/u;
-
-function isNumberTerm(t: Term | undefined): boolean {
-  return !!t && /^[0-9]/.test(t.text);
-}
 
 function breaksAfter(t: Term): boolean {
   return /[,;:.!?()\n"]/.test(t.post);
-}
-
-/** A capitalised run that the sentence's wording marks as a name ("Mr. X", "my name is X"). */
-function personCue(sentence: readonly Term[], i: number): boolean {
-  const prev = sentence[i - 1];
-  if (!prev) return false;
-  if (HONORIFICS.has(prev.normal.replace(/\.$/, '')) || prev.tags.has('Honorific')) return true;
-  if (prev.normal === 'named' || prev.normal === 'called') return true;
-  const prev2 = sentence[i - 2];
-  return prev.normal === 'is' && prev2?.normal === 'name';
 }
 
 const SEGMENT = /[^\n.!?]*(?:[.!?]+|\n|$)/g;
@@ -141,7 +111,7 @@ function mayHoldEntities(segment: string): boolean {
       if (!first) return true;
       // A capitalised first word is only a candidate when it is not just any word.
       const lower = word.toLowerCase();
-      const tag = LEXICON[lower];
+      const tag = lexiconTag(lower);
       if (tag === undefined || NAME_OR_PLACE_TAG.test(tag) || isFirstName(lower) || HONORIFICS.has(lower) || NRP_SET.has(word)) {
         return true;
       }
@@ -177,59 +147,111 @@ function keepCandidateSentences(text: string): string | null {
   return kept ? out : null;
 }
 
+// Words that make a capitalised run an organisation's name, not a person's or a place's.
+const ORG_WORDS = new Set(
+  ('inc incorporated llc llp ltd limited corp corporation co company companies group holdings partners associates ' +
+    'technologies technology systems solutions consulting consultants investments research bank banking insurance ' +
+    'orchestra foundation institute university college school agency markets labs laboratories media studios ' +
+    'services industries international global enterprises ventures capital financial networks software analytics ' +
+    'sons brothers gmbh ag sa plc pty bv nv oy ab as').split(' '),
+);
+// Verbs whose subject is a person: "X said", "X began writing".
+const PERSON_VERBS = new Set(
+  ('said says told asked wrote writes explained replied answered began spent listed lives lived works worked married ' +
+    'died thinks thought believes believed wants wanted agreed admitted added noted insisted recalled smiled laughed ' +
+    'cried shouted whispered').split(' '),
+);
+// "Name: X", "Dear X": words before a name.
+const PERSON_LEADS = new Set(['name:', 'dear', 'hi', 'hello', 'thanks,', 'regards,', 'sincerely,']);
+const CONNECTORS = new Set(['van', 'von', 'de', 'der', 'den', 'ten', 'ter', 'da', 'di', 'du', 'del', 'della', 'le', 'la', 'bin', 'ibn', 'al', 'el']);
+const NAME_TAGS = ['Person', 'FirstName', 'LastName', 'MaleName', 'FemaleName'];
+const NAME_TAG = /Name$|^Person$/;
+const PLACE_TAG = /Country|City|Region|Place/;
+const FUNCTION_TAGS = [
+  'Acronym', 'Determiner', 'Preposition', 'Conjunction', 'Pronoun', 'Modal', 'Auxiliary', 'Copula', 'QuestionWord', 'Date', 'Month',
+  'WeekDay', 'Value', 'Url', 'Email', 'PhoneNumber', 'Expression',
+];
+/** A town this large is a place wherever it is named; a smaller one needs words that say so. */
+const MAJOR_CITY = 100_000;
+
+/**
+ * What a word can be in a name: a listed name ("name"), a listed name that is also an
+ * English word ("ambiguous": Will, Rose, Brown), a proper noun of the dictionary that no
+ * name list has ("proper"), a capitalised word no list knows ("unknown": Szczepańska),
+ * an initial, a particle ("van", "de"), or none of these.
+ */
+type Kind = 'name' | 'ambiguous' | 'proper' | 'unknown' | 'initial' | 'connector' | 'other';
+const NAMEISH: readonly Kind[] = ['name', 'ambiguous', 'proper', 'unknown'];
+
+function kindOf(t: Term, lowerCaseText: boolean): Kind {
+  const text = t.text;
+  if (/^\p{Lu}\.?$/u.test(text)) return 'initial';
+  if (CONNECTORS.has(t.normal) && !/^\p{Lu}/u.test(text)) return 'connector';
+  const capitalised = /^\p{Lu}[\p{L}'’-]*$/u.test(text) && text.length > 1;
+  if (!capitalised && !(lowerCaseText && /^\p{Ll}[\p{L}'’-]+$/u.test(text))) return 'other';
+  if (hasAny(t.tags, FUNCTION_TAGS) || t.tags.has('Honorific') || NRP_SET.has(text)) return 'other';
+  const lower = t.normal.replace(/['’]s$/, '');
+  // compromise's `normal` drops accents ("sedlackova"); the lists keep them.
+  const written = text.normalize('NFC').toLowerCase().replace(/['’]s$/, '');
+  const listedPart = (p: string, q: string | undefined) => isFirstName(p) || isSurname(p) || (!!q && q !== p && (isFirstName(q) || isSurname(q)));
+  const parts = lower.split('-').filter(Boolean);
+  const writtenParts = written.split('-').filter(Boolean);
+  const listed = hasAny(t.tags, NAME_TAGS) || (parts.length > 0 && parts.every((p, k) => listedPart(writtenParts[k] ?? p, p)));
+  const lexTag = lexiconTag(lower);
+  if (lexTag !== undefined && FUNCTION_WORD_TAG.test(lexTag)) return 'other';
+  if (lexTag !== undefined && PLACE_TAG.test(lexTag)) return 'proper';
+  const common = isCommonWord(lower) || (lexTag !== undefined && !NAME_TAG.test(lexTag));
+  if (!capitalised) return listed && !common ? 'name' : 'other';
+  // "IBAN", "NI", "VIC": short capitals are acronyms and codes unless a list has the name.
+  if (/^\p{Lu}{2,4}$/u.test(text) && !listed) return 'other';
+  if (listed) return common ? 'ambiguous' : 'name';
+  if (common) return 'other';
+  return isProperNoun(lower) ? 'proper' : 'unknown';
+}
+
 export function extractNlpEntities(text: string): NlpEntity[] {
-  const candidates = /\p{Lu}/u.test(text) ? keepCandidateSentences(text) : null;
+  const lowerCaseText = !/\p{Lu}/u.test(text);
+  const candidates = lowerCaseText ? text : keepCandidateSentences(text);
   if (candidates === null) return [];
-  const doc = nlp(candidates);
+  const doc = tagger()(candidates);
   doc.compute('offset');
   const out: NlpEntity[] = [];
+  let previousSentence: readonly Term[] = [];
   for (const sentence of doc.docs as unknown as Term[][]) {
+    // "What's your last name? Boyle": a question that asks for a name, answered in the next sentence.
+    const asked = /^name$/.test(previousSentence[previousSentence.length - 1]?.normal ?? '') && /[?:]/.test(previousSentence[previousSentence.length - 1].post);
     const found: Array<{ entity: EntityType; i: number; j: number; score: number }> = [];
+    const kinds = sentence.map((t) => (t.offset ? kindOf(t, lowerCaseText) : 'other'));
+    const nameish = (k: number) => NAMEISH.includes(kinds[k]);
+    const areas = namedAreas(sentence, lowerCaseText);
     let i = 0;
     while (i < sentence.length) {
       const t = sentence[i];
+      const area = areas.get(i);
+      if (area !== undefined) {
+        found.push({ entity: 'LOCATION', i, j: area, score: TAGGED_SCORE });
+        i = area + 1;
+        continue;
+      }
       if (!t.offset) {
         i++;
         continue;
       }
-      const cue =
-        UPPER_WORD.test(t.text) &&
-        !hasAny(t.tags, ['Date', 'Month', 'WeekDay', 'Pronoun']) &&
-        personCue(sentence, i);
-      if (cue || isPersonTerm(t, true)) {
-        const tagged = t.tags.has('Person') || cue;
+      if (nameish(i)) {
+        // The run: name-like words, with initials and particles inside ("Alvir D. Pušaver", "Willemine ten Pas").
         let j = i;
-        let anyTagged = tagged;
-        while (j + 1 < sentence.length && !breaksAfter(sentence[j]) && isPersonTerm(sentence[j + 1], false)) {
-          j++;
-          anyTagged ||= sentence[j].tags.has('Person');
+        // An initial's full stop ("Alvir D. Pušaver") does not end the name.
+        const ends = (k: number) => breaksAfter(sentence[k]) && !(kinds[k] === 'initial' && /^\.?\s*$/.test(sentence[k].post) && !/\n/.test(sentence[k].post));
+        while (j + 1 < sentence.length && !ends(j) && !areas.has(j + 1)) {
+          const k = kinds[j + 1];
+          if (nameish(j + 1)) j++;
+          else if (k === 'initial' && nameish(j + 2)) j++;
+          else if (k === 'connector' && nameish(j + 2) && !ends(j + 1)) j += 2;
+          else if (k === 'connector' && kinds[j + 2] === 'connector' && nameish(j + 3) && !ends(j + 1) && !ends(j + 2)) j += 3;
+          else break;
         }
-        // A lone sentence-initial word known to the lexicon as something else ("Will", "May").
-        const lexTag = LEXICON[t.normal];
-        const lone = i === j && !tagged && i === 0 && lexTag !== undefined && !/Name$/.test(lexTag);
-        // "3911 Fourth Avenue", "1737 Cheriton Dr": street names, not people.
-        const street = isNumberTerm(sentence[i - 1]) || STREET_WORDS.has(sentence[j + 1]?.normal.replace(/\.$/, '') ?? '');
-        if (!lone && !street) {
-          found.push({ entity: 'PERSON', i, j, score: anyTagged ? TAGGED_SCORE : NAME_LIST_SCORE });
-        }
-        i = j + 1;
-        continue;
-      }
-      if (t.tags.has('Place')) {
-        let j = i;
-        while (j + 1 < sentence.length && !breaksAfter(sentence[j]) && sentence[j + 1].tags.has('Place')) j++;
-        found.push({ entity: 'LOCATION', i, j, score: TAGGED_SCORE });
-        i = j + 1;
-        continue;
-      }
-      const prev = sentence[i - 1];
-      if (
-        prev && PLACE_PREPOSITIONS.has(prev.normal) && !breaksAfter(prev) && UPPER_WORD.test(t.text) &&
-        !hasAny(t.tags, NOT_A_PLACE) && !NRP_SET.has(t.text)
-      ) {
-        let j = i;
-        while (j + 1 < sentence.length && !breaksAfter(sentence[j]) && UPPER_WORD.test(sentence[j + 1].text) && !hasAny(sentence[j + 1].tags, NOT_A_PLACE)) j++;
-        found.push({ entity: 'LOCATION', i, j, score: NAME_LIST_SCORE });
+        const decided = i === 0 && asked && kinds[0] !== 'other' ? { entity: 'PERSON' as const, score: TAGGED_SCORE } : decide(sentence, kinds, i, j, lowerCaseText);
+        if (decided) found.push({ ...decided, i, j });
         i = j + 1;
         continue;
       }
@@ -238,22 +260,185 @@ export function extractNlpEntities(text: string): NlpEntity[] {
       }
       i++;
     }
-    addCoordinatedNames(sentence, found);
+    addCoordinatedNames(sentence, found, kinds);
+    if (lowerCaseText) addLowerCaseNameLists(sentence, found, kinds);
     for (const f of found) out.push(span(f.entity, sentence[f.i], sentence[f.j], f.score));
+    previousSentence = sentence;
   }
   return out;
 }
 
 /**
- * "Gaetane, Hannah, Anthony and Derek", "Marrero and Murphy": a capitalised word listed
- * next to a recognised name is a name too, even one no list knows.
+ * Countries and regions the sentence names, capitalised ("New Zealand", "Czech Republic")
+ * or, in a text without capitals, after "in", "from", "to": start index -> end index.
  */
-function addCoordinatedNames(sentence: readonly Term[], found: Array<{ entity: EntityType; i: number; j: number; score: number }>): void {
+function namedAreas(sentence: readonly Term[], lowerCaseText: boolean): Map<number, number> {
+  const areas = new Map<number, number>();
+  const capital = (k: number) => !!sentence[k]?.offset && /^\p{Lu}/u.test(sentence[k].text);
+  for (let i = 0; i < sentence.length; i++) {
+    const lead = sentence[i - 1];
+    const afterPreposition = !!lead && PLACE_PREPOSITIONS.has(lead.normal) && !breaksAfter(lead);
+    if (!(lowerCaseText ? afterPreposition && !!sentence[i].offset : capital(i))) continue;
+    let last = i;
+    while (last + 1 < sentence.length && last - i < 3 && !breaksAfter(sentence[last]) && (lowerCaseText || capital(last + 1) || /^(of|and|the)$/.test(sentence[last + 1].normal))) last++;
+    for (let j = last; j >= i; j--) {
+      const phrase = sentence.slice(i, j + 1).map((t) => t.text).join(' ').replace(/['’]s$/, '');
+      const place = lowerCaseText ? lookupPlace(phrase) : lookupArea(phrase);
+      // One capitalised word alone is left to decide(), which weighs names against places.
+      if (place && (place.kind === 'country' || j > i || lowerCaseText)) {
+        areas.set(i, j);
+        i = j;
+        break;
+      }
+    }
+  }
+  return areas;
+}
+
+const STRONG_PLACE_LEADS = new Set(['in', 'near', 'city', 'town', 'visiting', 'around']);
+
+const orgWord = (t: Term | undefined) => !!t && ORG_WORDS.has(t.normal.replace(/[.,]$/, ''));
+
+/** What a run of name-like words is: a person, a place, or (an organisation, a title) nothing. */
+function decide(
+  sentence: readonly Term[],
+  kinds: readonly Kind[],
+  i: number,
+  j: number,
+  lowerCaseText: boolean,
+): { entity: EntityType; score: number } | null {
+  const run = sentence.slice(i, j + 1);
+  const phrase = run.map((t) => t.text.replace(/['’]s$/, '')).join(' ');
+  const runKinds = kinds.slice(i, j + 1).filter((k) => k !== 'initial' && k !== 'connector');
+  const prev = before(sentence, i, 1);
+  const prev2 = before(sentence, i, 2);
+  const next = sentence[j + 1];
+  const prevWord = prev?.normal.replace(/[.:,]$/, '') ?? '';
+
+  // Organisations: "Russell Investments", "Thomas and Sons", "Abt Associates".
+  if (run.some(orgWord) || (orgWord(next) && /^\p{Lu}/u.test(next!.text) && !breaksAfter(sentence[j]))) return null;
+  if (next && !breaksAfter(sentence[j]) && /^(and|&)$/.test(next.normal) && orgWord(sentence[j + 2])) return null;
+
+  const place = lookupPlace(phrase);
+  const area = !!place && place.kind !== 'city';
+  const placeLead = !!prev && !breaksAfter(prev) && PLACE_PREPOSITIONS.has(prevWord);
+  // Words after which a name is a place's even when it is also a person's ("grew up in Shelly Park").
+  const strongLead =
+    (!!prev && !breaksAfter(prev) && (STRONG_PLACE_LEADS.has(prevWord) || (prevWord === 'of' && prev2?.normal === 'university'))) ||
+    (!!prev && /^(where|location|city|country|town)$/.test(prevWord) && /:/.test(prev.text + prev.post));
+  const hasName = runKinds.includes('name');
+  const tagged = run.some((t) => hasAny(t.tags, NAME_TAGS));
+  const cue = personCue(sentence, i, j);
+
+  // A region named like a person ("Mary", "Victoria") is the person unless the wording says otherwise.
+  if (area && !cue && !(hasName && place.kind === 'region')) return { entity: 'LOCATION', score: TAGGED_SCORE };
+  const sizeable = !!place && (place.kind !== 'city' || place.population >= MAJOR_CITY);
+  if (strongLead && !cue) return { entity: 'LOCATION', score: place ? TAGGED_SCORE : NAME_LIST_SCORE };
+  // Two words no list knows after "to" or "from" ("change it to Bekbolat Musliyevich") are more
+  // often a name than a place the gazetteer lacks.
+  const unknownName = !place && runKinds.length >= 2 && runKinds.every((k) => k === 'unknown' || k === 'name');
+  if (placeLead && !cue && (!hasName || sizeable) && !unknownName) {
+    if (place) return { entity: 'LOCATION', score: TAGGED_SCORE };
+    // A word no list knows after "in", "from", "to": a place, unless it reads as an acronym
+    // ("from ATM") or a company ("at Datamarket", "Fuse TV").
+    const acronym = /^\p{Lu}{2,4}$/u.test(phrase);
+    const continues = !!next && /^\p{Lu}/u.test(next.text) && !breaksAfter(sentence[j]);
+    if (prevWord !== 'at' && !acronym && !continues) return { entity: 'LOCATION', score: NAME_LIST_SCORE };
+  }
+  if (lowerCaseText) {
+    // Without capitals only the wording marks a name ("my name is lena andersson").
+    return cue && runKinds.every((k) => k === 'name') ? { entity: 'PERSON', score: TAGGED_SCORE } : null;
+  }
+  if (cue) return { entity: 'PERSON', score: TAGGED_SCORE };
+  if (place && place.population >= MAJOR_CITY && !hasName) return { entity: 'LOCATION', score: TAGGED_SCORE };
+  // A capitalised word right after the run that is not a name makes it a title or a brand
+  // ("Fuse TV", "Nera Economic Consulting").
+  if (next && /^\p{Lu}\p{Ll}/u.test(next.text) && !breaksAfter(sentence[j]) && kinds[j + 1] === 'other') return null;
+  // Inside a title in capitals ("The Big Three Killed My Baby", "Collective Ip") a capitalised word is no name.
+  if (prev && /^\p{Lu}/u.test(prev.text) && kinds[i - 1] === 'other' && !breaksAfter(prev) && (i > 1 || !hasName)) return null;
+  // "Mayo-Walters invested": a double-barrelled name alone is a firm's more often than a person's.
+  if (run.length === 2 && sentence[i].post === '-') return null;
+  if (runKinds.length === 1) {
+    if (kinds[i] !== 'name' && !(tagged && kinds[i] === 'ambiguous' && i > 0)) return null;
+    // Every sentence starts with a capital: a lone first word needs compromise's word for it.
+    if (i === 0 && !tagged) return null;
+    return { entity: 'PERSON', score: tagged ? TAGGED_SCORE : NAME_LIST_SCORE };
+  }
+  if (hasName || tagged || runKinds.filter((k) => k === 'unknown').length >= 2 || (runKinds.includes('ambiguous') && runKinds.includes('unknown'))) {
+    return { entity: 'PERSON', score: tagged ? TAGGED_SCORE : NAME_LIST_SCORE };
+  }
+  return null;
+}
+
+/** The n-th word before index i, passing over the empty tokens compromise leaves for contractions ("I'm"). */
+function before(sentence: readonly Term[], i: number, n: number): Term | undefined {
+  for (let k = i - 1; k >= 0; k--) {
+    if (sentence[k].text === '') continue;
+    if (--n === 0) return sentence[k];
+  }
+  return undefined;
+}
+
+/** Wording that marks a run as a person: "Mr. X", "my name is X", "Name: X", "X said", "I'm X". */
+function personCue(sentence: readonly Term[], i: number, j: number): boolean {
+  const prev = before(sentence, i, 1);
+  const prev2 = before(sentence, i, 2);
+  const next = sentence[j + 1];
+  if (prev) {
+    const word = prev.normal.replace(/\.$/, '');
+    if (HONORIFICS.has(word) || prev.tags.has('Honorific')) return true;
+    if (word === 'named' || word === 'called') return true;
+    if (word === 'is' && prev2?.normal === 'name') return true;
+    // "Name: X", "What's your last name? X"
+    if (word === 'name' && /[:?]/.test(prev.post)) return true;
+    if (PERSON_LEADS.has(prev.normal + (/:/.test(prev.post) && !prev.normal.endsWith(':') ? ':' : ''))) return true;
+    if ((word === "i'm" || (word === 'am' && prev2?.normal === 'i')) && !breaksAfter(prev)) return true;
+    // "calls me X", "says Hartvigsson": a verb of naming or speaking before the name.
+    if (word === 'me' && /^calls?$/.test(prev2?.normal ?? '') && !breaksAfter(prev)) return true;
+    if (/^(says|said|asks|asked|replied|wrote)$/.test(word) && !breaksAfter(prev)) return true;
+    // "a song by Elle Sandström": a full name after "by".
+    if (word === 'by' && j > i && !breaksAfter(prev)) return true;
+  }
+  if (next && !breaksAfter(sentence[j]) && PERSON_VERBS.has(next.normal)) return true;
+  // "Wisława Szczepańska's killers": the possessive of a name of two words or more.
+  if (j > i && /['’]s$/.test(sentence[j].text) && next && /^\p{Ll}/u.test(next.text)) return true;
+  return false;
+}
+
+/**
+ * Without capitals, a list of three or more single words of which most are listed first
+ * names ("silvana, adam, christopher, kristina, chad and caleb") is a list of people.
+ */
+function addLowerCaseNameLists(sentence: readonly Term[], found: Array<{ entity: EntityType; i: number; j: number; score: number }>, kinds: readonly Kind[]): void {
+  let k = 0;
+  while (k < sentence.length) {
+    const members = [k];
+    let end = k;
+    for (;;) {
+      if (/^,\s*$/.test(sentence[end].post) && sentence[end + 1]?.offset && sentence[end + 1].normal !== 'and') end += 1;
+      else if (/^,?\s*$/.test(sentence[end].post) && /^(and|or)$/.test(sentence[end + 1]?.normal ?? '') && sentence[end + 2]?.offset) end += 2;
+      else break;
+      members.push(end);
+    }
+    const named = members.filter((m) => kinds[m] === 'name').length;
+    if (members.length >= 3 && named * 3 >= members.length * 2) {
+      for (const m of members) if (!found.some((f) => m >= f.i && m <= f.j) && /^\p{L}+$/u.test(sentence[m].text)) found.push({ entity: 'PERSON', i: m, j: m, score: NAME_LIST_SCORE });
+    }
+    k = end + 1;
+  }
+}
+
+/**
+ * "Gaetane, Hannah, Anthony and Derek", "Marrero and Murphy": a capitalised word listed
+ * next to a recognised name is a name too, even one no list knows. Three or more bare
+ * names after "the", "at", "for" ("at Jones, Mitchell and Williams") are a firm.
+ */
+function addCoordinatedNames(sentence: readonly Term[], found: Array<{ entity: EntityType; i: number; j: number; score: number }>, kinds: readonly Kind[]): void {
   const label = new Array<EntityType | null>(sentence.length).fill(null);
   for (const f of found) for (let k = f.i; k <= f.j; k++) label[k] = f.entity;
   const candidate = (k: number) => {
     const t = sentence[k];
-    return !!t?.offset && label[k] === null && UPPER_WORD.test(t.text) && !hasAny(t.tags, NOT_A_NAME) && !/^\p{Lu}+$/u.test(t.text);
+    return !!t?.offset && label[k] === null && UPPER_WORD.test(t.text) && !/^\p{Lu}+$/u.test(t.text) && NAMEISH.includes(kinds[k]);
   };
   // Joined to a neighbour by a comma after the left word, or by "and"/"or" between them.
   const listedAfter = (k: number) =>
@@ -271,6 +456,23 @@ function addCoordinatedNames(sentence: readonly Term[], found: Array<{ entity: E
       changed = true;
     }
     if (!changed) break;
+  }
+  for (let k = 0; k < sentence.length; k++) {
+    // After "the", "at", "for", or opening a sentence or line ("Owens, Duran and Oneal\n...").
+    const lead = sentence[k - 1];
+    const opens = !lead || /\n/.test(lead.post) || /^[>?\s]*$/.test(lead.text);
+    if (label[k] !== 'PERSON' || !(opens || /^(the|at|for|of|from|with)$/.test(lead.normal))) continue;
+    let end = k;
+    let members = 1;
+    for (;;) {
+      if (/^,\s*$/.test(sentence[end].post) && label[end + 1] === 'PERSON') end += 1;
+      else if (/^(and|&)$/.test(sentence[end + 1]?.normal ?? '') && label[end + 2] === 'PERSON') end += 2;
+      else break;
+      members++;
+    }
+    if (members < 3) continue;
+    for (let f = found.length - 1; f >= 0; f--) if (found[f].entity === 'PERSON' && found[f].i >= k && found[f].j <= end) found.splice(f, 1);
+    k = end;
   }
 }
 

@@ -1,6 +1,6 @@
 import { findPhoneNumbersInText, Metadata, type CountryCode, type PhoneNumber } from 'libphonenumber-js/max';
 import type { EntityType } from './entities.ts';
-import { removeDuplicates, type RawResult, type Recognizer } from './recognizer.ts';
+import { removeDuplicates, VALIDATED, type RawResult, type Recognizer } from './recognizer.ts';
 
 /**
  * Presidio's PhoneRecognizer: libphonenumber's matcher run once per region, every match
@@ -10,10 +10,14 @@ import { removeDuplicates, type RawResult, type Recognizer } from './recognizer.
  */
 export const DEFAULT_PHONE_REGIONS: readonly CountryCode[] = ['US', 'GB', 'DE', 'FR', 'IL', 'IN', 'CA', 'BR', 'JP', 'CN'];
 const PHONE_SCORE = 0.4;
-const PHONE_CONTEXT = ['phone', 'number', 'telephone', 'cell', 'cellphone', 'mobile', 'call'];
+// Presidio's words, and others that introduce a phone number in English and its neighbours.
+const PHONE_CONTEXT = [
+  'phone', 'number', 'telephone', 'cell', 'cellphone', 'mobile', 'call', 'fax', 'contact', 'reach', 'dial', 'sms',
+  'whatsapp', 'landline', 'telefon', 'téléphone', 'telefono', 'teléfono',
+];
 
 // A run that could hold a phone number: digits with the separators people write.
-const CANDIDATE = /[+＋(（]?[0-9０-９][0-9０-９\s.\-‐-―−－()（）/]*[0-9０-９]/g;
+const CANDIDATE = /[+＋(（]?[0-9０-９][0-9０-９\s.\-‐-―−－()（）/]*[0-9０-９](?:\s?(?:x|ext\.?)\s?[0-9]{1,6})?/gi;
 const DOTTED_QUAD = /^[0-9]{1,3}(\.[0-9]{1,3}){3}$/;
 // E.164 numbers have at most 15 digits, national numbers of the default regions at most
 // 13 with their trunk prefix, and "00"/"011" adds up to 3. A longer run is a card,
@@ -29,7 +33,7 @@ const WINDOW_PAD = 4;
 interface Window {
   start: number;
   end: number;
-  /** Starts with "+": the country code is written, so the default region does not matter. */
+  /** Holds a "+": a number with its country code, whatever the default region. */
   international: boolean;
 }
 
@@ -44,11 +48,7 @@ function candidateWindows(text: string): Window[] {
   CANDIDATE.lastIndex = 0;
   let m: RegExpExecArray | null;
   while ((m = CANDIDATE.exec(text)) !== null) {
-    let digits = 0;
-    for (let k = 0; k < m[0].length; k++) {
-      const c = m[0].charCodeAt(k);
-      if ((c >= 48 && c <= 57) || (c >= 0xff10 && c <= 0xff19)) digits++;
-    }
+    const digits = digitCount(m[0].replace(EXTENSION, ''));
     const international = m[0][0] === '+' || m[0][0] === '＋';
     const max = international ? MAX_INTERNATIONAL_DIGITS : /^\(?0(0|11)/.test(m[0]) ? MAX_IDD_DIGITS : MAX_NATIONAL_DIGITS;
     if (digits < MIN_DIGITS || digits > max || DOTTED_QUAD.test(m[0])) continue;
@@ -59,7 +59,7 @@ function candidateWindows(text: string): Window[] {
     const last = windows[windows.length - 1];
     if (last && start <= last.end) {
       last.end = Math.max(last.end, end);
-      last.international &&= international;
+      last.international ||= international;
     } else {
       windows.push({ start, end, international });
     }
@@ -125,11 +125,62 @@ function nationalPrefixPresentIfRequired(number: PhoneNumber, raw: string): bool
   return !prefix || rawDigits.startsWith(prefix);
 }
 
+/** The written form groups its digits ("(415) 555-0132", "0494 92 82 32"), not a bare run. */
+function grouped(raw: string): boolean {
+  return /[0-9０-９][\s.\-‐-―−－/()（）]+[0-9０-９]|[(（][0-9０-９]/.test(raw);
+}
+
+// Written with its country code: "+" or an international call prefix (00, 011).
+const INTERNATIONAL = /^\s*(?:[+＋]|\(?0(?:0|11)[\s.\-]?)/;
+
+/** A number with its country code and valid there: as specific as a phone number gets. */
+export const PHONE_WITH_COUNTRY_CODE = 3;
+/** A number with a country code and a length that country's numbers have. */
+const PHONE_POSSIBLE_WITH_COUNTRY_CODE = 2;
+/** What the written form alone earns (as much as a context word would give the base score). */
+const STRONG_EVIDENCE = 0.75;
+/** A phone-shaped run libphonenumber does not place: only a context word lifts it past 0.5. */
+const PHONE_SHAPE_SCORE = 0.2;
+
+// Groups of digits as people write phone numbers: an optional area code in parentheses,
+// then groups of 2 to 5 digits joined by one space, dot or dash, and an optional extension.
+const PHONE_SHAPE =
+  /^(?:\(\d{1,5}\)[\s.\-]?|\d{1,5}[\s.\-])(?:\d{2,7}[\s.\-]){0,4}\d{2,7}(?:\s?(?:x|ext\.?)\s?\d{1,6})?$/i;
+const EXTENSION = /\s?(?:x|ext\.?)\s?[0-9]{1,6}$/i;
+// The US social security number's grouping: an identifier, not a phone number, unless a
+// region's numbering plan says otherwise.
+const SSN_SHAPE = /^\d{3}-\d{2}-\d{4}$/;
+const DATE_LIKE = /^(?:\d{4}[.\-/]\d{1,2}[.\-/]\d{1,2}|\d{1,2}[.\-/]\d{1,2}[.\-/]\d{2,4}|(?:19|20)\d{2}\s?[\-–]\s?(?:19|20)\d{2})$/;
+
+function digitCount(s: string): number {
+  let n = 0;
+  for (let k = 0; k < s.length; k++) {
+    const c = s.charCodeAt(k);
+    if ((c >= 48 && c <= 57) || (c >= 0xff10 && c <= 0xff19)) n++;
+  }
+  return n;
+}
+
+/**
+ * Presidio's PhoneRecognizer (libphonenumber's matcher per region, score 0.4), and beyond
+ * it, what the issue of unmistakable numbers asks:
+ * - a number written with its country code ("+", "00", "011") is found when it has a
+ *   length that country's numbers have, valid or not ("+1-984-182-0190"), and earns 0.75 on
+ *   its own;
+ * - a national number in grouped form that is valid for a default region or a country the
+ *   text names earns 0.75 on its own; a bare digit run stays at 0.4 and needs a context word;
+ * - a phone-shaped group of digits no region accepts scores 0.2: a context word ("Phone:",
+ *   "call me on") lifts it to 0.55.
+ * A recognizer for one country's numbers (PH_MOBILE_NUMBER) takes only numbers of that
+ * country: a "+1" number is not Philippine.
+ */
 export function phoneRecognizer(options: {
   name: string;
   entity: EntityType;
   regions: readonly CountryCode[];
   context: readonly string[];
+  /** Any country's numbers (PHONE_NUMBER), not only the regions'. */
+  anyCountry?: boolean;
 }): Recognizer {
   return {
     name: options.name,
@@ -138,10 +189,31 @@ export function phoneRecognizer(options: {
       const windows = candidateWindows(text);
       if (windows.length === 0) return [];
       const results: RawResult[] = [];
-      const seen = new Set<string>();
+      const taken: Array<[number, number]> = [];
+      const overlapsTaken = (start: number, end: number) => taken.some(([s, e]) => start < e && s < end);
+      const add = (start: number, end: number, score: number, evidence: number | undefined, specificity: number) => {
+        taken.push([start, end]);
+        results.push({ entity: options.entity, start, end, score, context: options.context, evidence, specificity });
+      };
+      let textRegions: readonly CountryCode[] | null = null;
       for (const w of windows) {
         const slice = text.slice(w.start, w.end);
-        for (const region of w.international ? options.regions.slice(0, 1) : options.regions) {
+        if (w.international) {
+          for (const f of findPhoneNumbersInText(slice, { defaultCountry: options.regions[0], extended: true })) {
+            const start = w.start + f.startsAt;
+            const end = w.start + f.endsAt;
+            if (overlapsTaken(start, end) || !INTERNATIONAL.test(text.slice(start, end))) continue;
+            const country = f.number.country;
+            if (!options.anyCountry && !(country && options.regions.includes(country))) continue;
+            const valid = f.number.isValid();
+            if (!valid && !(options.anyCountry || analyzeOptions.phoneLeniency === 'POSSIBLE')) continue;
+            add(start, end, PHONE_SCORE, STRONG_EVIDENCE, valid ? PHONE_WITH_COUNTRY_CODE : PHONE_POSSIBLE_WITH_COUNTRY_CODE);
+          }
+        }
+        const regions = options.anyCountry ? [...options.regions, ...(textRegions ??= analyzeOptions.regionsInText())] : options.regions;
+        for (const region of regions) {
+          // Every digit of the window already belongs to a number: the other regions can add nothing.
+          if (allDigitsTaken(text, w, taken)) break;
           const found = findPhoneNumbersInText(slice, {
             defaultCountry: region,
             extended: analyzeOptions.phoneLeniency === 'POSSIBLE',
@@ -149,13 +221,26 @@ export function phoneRecognizer(options: {
           for (const f of found) {
             const start = w.start + f.startsAt;
             const end = w.start + f.endsAt;
-            const key = `${start}:${end}`;
-            if (seen.has(key)) continue;
-            if (analyzeOptions.phoneLeniency === 'VALID' && !nationalPrefixPresentIfRequired(f.number, text.slice(start, end))) {
-              continue;
-            }
-            seen.add(key);
-            results.push({ entity: options.entity, start, end, score: PHONE_SCORE, context: options.context });
+            if (overlapsTaken(start, end)) continue;
+            const raw = text.slice(start, end);
+            if (analyzeOptions.phoneLeniency === 'VALID' && !nationalPrefixPresentIfRequired(f.number, raw)) continue;
+            if (!options.anyCountry && !(f.number.country && options.regions.includes(f.number.country))) continue;
+            // "00 44 ..." / "011 ...": the country code written after a call prefix.
+            const withCountryCode = INTERNATIONAL.test(raw);
+            const valid = f.number.isValid();
+            // Six digits or fewer are as often a house or order number.
+            const strong = valid && (withCountryCode || (grouped(raw) && digitCount(raw.replace(EXTENSION, '')) >= 7));
+            add(start, end, PHONE_SCORE, strong ? STRONG_EVIDENCE : undefined, !valid ? 0 : withCountryCode ? PHONE_WITH_COUNTRY_CODE : VALIDATED);
+          }
+        }
+        if (options.anyCountry) {
+          for (const m of slice.matchAll(PHONE_RUN)) {
+            const start = w.start + m.index;
+            const end = start + m[0].length;
+            if (overlapsTaken(start, end) || !PHONE_SHAPE.test(m[0]) || DATE_LIKE.test(m[0]) || SSN_SHAPE.test(m[0])) continue;
+            const digits = digitCount(m[0].replace(EXTENSION, ''));
+            if (digits < 7 || digits > MAX_NATIONAL_DIGITS) continue;
+            add(start, end, PHONE_SHAPE_SCORE, undefined, 0);
           }
         }
       }
@@ -164,11 +249,24 @@ export function phoneRecognizer(options: {
   };
 }
 
+function allDigitsTaken(text: string, w: Window, taken: ReadonlyArray<[number, number]>): boolean {
+  if (taken.length === 0) return false;
+  for (let k = w.start; k < w.end; k++) {
+    const c = text.charCodeAt(k);
+    if (((c >= 48 && c <= 57) || (c >= 0xff10 && c <= 0xff19)) && !taken.some(([s, e]) => k >= s && k < e)) return false;
+  }
+  return true;
+}
+
+// A candidate for the phone-shaped fallback, not glued to letters, digits or other numbers.
+const PHONE_RUN = /(?<![\p{L}\p{N}_.,\-+])(?:\(\d{1,5}\)[\s.\-]?|\d)[\d\s.\-]*\d(?:\s?(?:x|ext\.?)\s?\d{1,6})?(?![\p{L}\p{N}_]|[.,\-]\d)/giu;
+
 export const phoneNumber = phoneRecognizer({
   name: 'PhoneRecognizer',
   entity: 'PHONE_NUMBER',
   regions: DEFAULT_PHONE_REGIONS,
   context: PHONE_CONTEXT,
+  anyCountry: true,
 });
 
 /** Presidio's tests configure PhoneRecognizer for the Philippines under this entity name. */

@@ -1,4 +1,5 @@
 import type { EntityType } from './entities.ts';
+import type { CountryCode } from 'libphonenumber-js/max';
 import type { NlpEntity } from './nlp.ts';
 
 /** A candidate before context, overlap resolution and threshold. Offsets are UTF-16 units. */
@@ -9,13 +10,29 @@ export interface RawResult {
   score: number;
   /** Context words of the recognizer that produced it (Presidio keeps them per recognizer). */
   context: readonly string[];
+  /**
+   * The score the written form alone earns when the engine enhances scores, as a context
+   * word would (a phone number with its country code). `score` stays the recognizer's own
+   * (Presidio's) score.
+   */
+  evidence?: number;
+  /**
+   * How specific the explanation is when findings of different types overlap; the higher
+   * one wins (see `resolveTypeConflicts`). 0, the default, for a pattern or a guess.
+   */
+  specificity?: number;
 }
+
+/** `specificity` of a value a checksum or registry rule confirmed. */
+export const VALIDATED = 1;
 
 export interface AnalyzeOptions {
   /** libphonenumber-js leniency; Presidio's default (1) is VALID. */
   phoneLeniency: 'POSSIBLE' | 'VALID';
   /** Named entities of the text, computed on first use and shared by every NLP recognizer. */
   nlpEntities(): readonly NlpEntity[];
+  /** Countries the text names ("Cyprus", "Deutschland"), computed on first use. */
+  regionsInText(): readonly CountryCode[];
 }
 
 export interface Recognizer {
@@ -53,6 +70,8 @@ export interface PatternRecognizerSpec {
   caseSensitive?: boolean;
   /** A cheap test the text must pass before any pattern runs (most IDs need a digit). */
   requires?: RegExp | null;
+  /** `specificity` of a validated match; VALIDATED unless the check is stronger than a check digit. */
+  validatedSpecificity?: number;
 }
 
 const HAS_DIGIT = /[0-9]/;
@@ -86,7 +105,8 @@ export function patternRecognizer(spec: PatternRecognizerSpec): Recognizer {
           else if (validation === false) score = 0;
           if (score > 0 && spec.invalidate && spec.invalidate(m[0])) score = 0;
           if (score > 0) {
-            results.push({ entity: spec.entity, start: m.index, end: m.index + m[0].length, score, context });
+            const specificity = validation === true ? (spec.validatedSpecificity ?? VALIDATED) : 0;
+            results.push({ entity: spec.entity, start: m.index, end: m.index + m[0].length, score, context, specificity });
           }
         }
       }
@@ -128,4 +148,28 @@ function dedupeCluster(cluster: RawResult[]): RawResult[] {
     if (!kept.some((k) => r.start >= k.start && r.end <= k.end)) kept.push(r);
   }
   return kept;
+}
+
+/**
+ * When findings of different types overlap, the most specific explanation wins: a phone
+ * number written with its country code is not a VAT code that happens to pass a check
+ * digit, a card number of a real issuer range is not a bank account pattern. Findings of
+ * equal specificity (two guesses, two checksums) are both kept, as Presidio keeps them.
+ */
+export function resolveTypeConflicts(results: RawResult[]): RawResult[] {
+  if (results.length < 2) return results;
+  const byStart = [...results].sort((a, b) => a.start - b.start);
+  const dropped = new Set<RawResult>();
+  for (let i = 0; i < byStart.length; i++) {
+    const a = byStart[i];
+    for (let j = i + 1; j < byStart.length && byStart[j].start < a.end; j++) {
+      const b = byStart[j];
+      if (a.entity === b.entity) continue;
+      const sa = a.specificity ?? 0;
+      const sb = b.specificity ?? 0;
+      if (sa > sb) dropped.add(b);
+      else if (sb > sa) dropped.add(a);
+    }
+  }
+  return dropped.size === 0 ? results : results.filter((r) => !dropped.has(r));
 }

@@ -14,9 +14,9 @@ import {
   type DistanceMeasure,
 } from './string-distance.ts';
 
-/** Ragas NonLLMContextRecall: an expected context counts as retrieved when best similarity > 0.5. */
+/** Ragas NonLLMContextRecall: an expected context counts as retrieved when best similarity > threshold (default 0.5). */
 export const RECALL_THRESHOLD = 0.5;
-/** Ragas NonLLMContextPrecisionWithReference: a retrieved context is relevant when best similarity >= 0.5. */
+/** Ragas NonLLMContextPrecisionWithReference: a retrieved context is relevant when best similarity >= threshold (default 0.5). */
 export const PRECISION_THRESHOLD = 0.5;
 /** Ragas adds this to the denominator of average precision, so no relevant context gives 0, not NaN. */
 export const AVERAGE_PRECISION_EPSILON = 1e-10;
@@ -67,11 +67,12 @@ export function contextRecall(
   contexts: readonly string[],
   expectedContexts: readonly string[],
   measure: DistanceMeasure = 'levenshtein',
+  threshold: number = RECALL_THRESHOLD,
 ): ContextRecallBreakdown {
   const retrieved = contexts.map(toCodePoints);
   const perExpected = expectedContexts.map((expected) => {
     const match = bestMatch(toCodePoints(expected), retrieved, measure, false);
-    return { ...match, recalled: match.bestSimilarity > RECALL_THRESHOLD };
+    return { ...match, recalled: match.bestSimilarity > threshold };
   });
   const recalled = perExpected.filter((e) => e.recalled).length;
   return {
@@ -86,13 +87,14 @@ export function contextPrecision(
   contexts: readonly string[],
   expectedContexts: readonly string[],
   measure: DistanceMeasure = 'levenshtein',
+  threshold: number = PRECISION_THRESHOLD,
 ): ContextPrecisionBreakdown {
   const expected = expectedContexts.map(toCodePoints);
   let relevant = 0;
   let numerator = 0;
   const perRetrieved = contexts.map((context, k) => {
     const match = bestMatch(toCodePoints(context), expected, measure, true);
-    const isRelevant = match.bestSimilarity >= PRECISION_THRESHOLD;
+    const isRelevant = match.bestSimilarity >= threshold;
     if (isRelevant) relevant++;
     const precisionAtK = relevant / (k + 1);
     if (isRelevant) numerator += precisionAtK;

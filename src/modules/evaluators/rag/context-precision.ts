@@ -1,4 +1,4 @@
-import { contextPrecision, PRECISION_THRESHOLD } from './context-metrics.ts';
+import { contextPrecision } from './context-metrics.ts';
 import { contextsEvaluator } from './contexts-evaluator.ts';
 
 /**
@@ -13,22 +13,22 @@ export const contextPrecisionEvaluator = contextsEvaluator({
   path: 'rag/context_precision',
   name: 'Context Precision',
   description:
-    'How well the retriever ranks relevant contexts first: a retrieved context is relevant when some expected context has a string similarity of at least 0.5; score = average precision over the ranking. No LLM involved (Ragas NonLLMContextPrecisionWithReference).',
+    'How well the retriever ranks relevant contexts first: a retrieved context is relevant when some expected context has a string similarity of at least `threshold` (0.5); score = average precision over the ranking. No LLM involved (Ragas NonLLMContextPrecisionWithReference).',
   skippedDetails: 'No expected contexts were given, so the relevance of the retrieved contexts cannot be judged.',
-  score(data, measure) {
-    const result = contextPrecision(data.contexts, data.expected_contexts, measure);
+  score(data, { distance_measure: measure, threshold }) {
+    const result = contextPrecision(data.contexts, data.expected_contexts, measure, threshold);
     const score = result.score ?? 0;
     const details =
       data.contexts.length === 0
         ? 'No contexts were retrieved: precision is 0.'
-        : `${result.relevant} of ${result.retrieved} retrieved contexts are relevant (best ${measure} similarity >= ${PRECISION_THRESHOLD}); average precision ${formatScore(score)}.`;
+        : `${result.relevant} of ${result.retrieved} retrieved contexts are relevant (best ${measure} similarity >= ${threshold}); average precision ${formatScore(score)}.`;
     return {
       status: 'processed',
       score,
       details,
       raw_response: {
         distance_measure: measure,
-        threshold: PRECISION_THRESHOLD,
+        threshold,
         relevant: result.relevant,
         retrieved: result.retrieved,
         retrieved_contexts: result.perRetrieved.map((r, index) => ({

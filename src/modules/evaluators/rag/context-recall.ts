@@ -1,4 +1,4 @@
-import { contextRecall, RECALL_THRESHOLD } from './context-metrics.ts';
+import { contextRecall } from './context-metrics.ts';
 import { contextsEvaluator } from './contexts-evaluator.ts';
 
 /**
@@ -11,21 +11,21 @@ export const contextRecallEvaluator = contextsEvaluator({
   path: 'rag/context_recall',
   name: 'Context Recall',
   description:
-    'How many of the expected contexts were retrieved: an expected context counts when some retrieved context has a string similarity above 0.5. Score = found / expected. No LLM involved (Ragas NonLLMContextRecall).',
+    'How many of the expected contexts were retrieved: an expected context counts when some retrieved context has a string similarity above `threshold` (0.5). Score = found / expected. No LLM involved (Ragas NonLLMContextRecall).',
   skippedDetails: 'No expected contexts were given, so there is nothing to recall.',
-  score(data, measure) {
-    const result = contextRecall(data.contexts, data.expected_contexts, measure);
+  score(data, { distance_measure: measure, threshold }) {
+    const result = contextRecall(data.contexts, data.expected_contexts, measure, threshold);
     const details =
       data.contexts.length === 0
         ? `No contexts were retrieved: 0 of ${result.expected} expected contexts found.`
-        : `${result.recalled} of ${result.expected} expected contexts found among ${data.contexts.length} retrieved (best ${measure} similarity > ${RECALL_THRESHOLD}).`;
+        : `${result.recalled} of ${result.expected} expected contexts found among ${data.contexts.length} retrieved (best ${measure} similarity > ${threshold}).`;
     return {
       status: 'processed',
       score: result.score ?? 0,
       details,
       raw_response: {
         distance_measure: measure,
-        threshold: RECALL_THRESHOLD,
+        threshold,
         recalled: result.recalled,
         expected: result.expected,
         expected_contexts: result.perExpected.map((e, index) => ({

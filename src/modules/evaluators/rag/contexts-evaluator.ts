@@ -1,7 +1,6 @@
 import type { z } from 'zod';
 import type { EvaluationResult, EvaluatorDefinition } from '../types.ts';
 import { contextsData, stringDistanceSettings } from './schemas.ts';
-import type { DistanceMeasure } from './string-distance.ts';
 
 /**
  * An evaluator that compares retrieved with expected contexts by string distance (recall,
@@ -14,7 +13,7 @@ export function contextsEvaluator(spec: {
   /** Details of the skipped result when no expected contexts were given. */
   skippedDetails: string;
   /** The processed result; expected_contexts is not empty. */
-  score(data: z.output<typeof contextsData>, measure: DistanceMeasure): EvaluationResult;
+  score(data: z.output<typeof contextsData>, settings: z.output<typeof stringDistanceSettings>): EvaluationResult;
 }): EvaluatorDefinition<typeof contextsData, typeof stringDistanceSettings> {
   return {
     path: spec.path,
@@ -27,7 +26,7 @@ export function contextsEvaluator(spec: {
     isCostly: false,
     async evaluate({ data, settings }) {
       if (data.expected_contexts.length === 0) return { status: 'skipped', details: spec.skippedDetails };
-      return spec.score(data, settings.distance_measure);
+      return spec.score(data, settings);
     },
   };
 }

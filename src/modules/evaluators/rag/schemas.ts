@@ -18,4 +18,12 @@ export const stringDistanceSettings = z.object({
     .describe(
       'String distance used to compare contexts (rapidfuzz definitions, over Unicode code points, case-sensitive); similarity = 1 - normalized distance.',
     ),
+  threshold: z
+    .number()
+    .min(0)
+    .max(1)
+    .default(0.5)
+    .describe(
+      "Ragas' threshold: the string similarity at which a context counts as found (recall: above it; precision: at or above it).",
+    ),
 });

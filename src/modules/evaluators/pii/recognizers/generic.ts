@@ -7,26 +7,12 @@ import {
   digitsOf,
   ethereumChecksum,
   ibanChecksumValid,
-  luhnValid,
   stripChars,
 } from '../checksums.ts';
+import { creditCard } from '../cards.ts';
 import { isValidIp } from '../ip.ts';
 import { MAX_SCORE, patternRecognizer, removeDuplicates, type RawResult, type Recognizer } from '../recognizer.ts';
 import { TOP_LEVEL_DOMAINS } from '../tlds.ts';
-
-export const creditCard = patternRecognizer({
-  name: 'CreditCardRecognizer',
-  entity: 'CREDIT_CARD',
-  patterns: [
-    {
-      name: 'All Credit Cards (weak)',
-      regex: /\b(?!1\d{12}(?!\d))((4\d{3})|(5[0-5]\d{2})|(6\d{3})|(1\d{3})|(3\d{3}))[- ]?(\d{3,4})[- ]?(\d{3,4})[- ]?(\d{3,5})\b/,
-      score: 0.3,
-    },
-  ],
-  context: ['credit', 'card', 'visa', 'mastercard', 'cc ', 'amex', 'discover', 'jcb', 'diners', 'maestro', 'instapayment'],
-  validate: (m) => luhnValid(digitsOf(m)),
-});
 
 export const crypto = patternRecognizer({
   name: 'CryptoRecognizer',

@@ -14,13 +14,14 @@ export const usSsn = patternRecognizer({
     { name: 'SSN5 (medium)', regex: /\b([0-9]{3})[- .]([0-9]{2})[- .]([0-9]{4})\b/, score: 0.5 },
   ],
   context: ['social', 'security', 'ssn', 'ssns', 'ssid'],
-  // Presidio's rules for numbers the SSA never issues or that are well-known samples.
+  // Numbers the SSA never issues (area 000, 666 and 900-999, group 00, serial 0000; Presidio
+  // misses the 900s) and well-known samples.
   invalidate(m) {
     const delimiters = new Set(m.replace(/[^.\- ]/g, ''));
     if (delimiters.size > 1) return true;
     const d = m.replace(/[^0-9]/g, '');
     if ([...d].every((ch) => ch === d[0])) return true;
-    if (d.slice(3, 5) === '00' || d.slice(5) === '0000') return true;
+    if (d[0] === '9' || d.slice(3, 5) === '00' || d.slice(5) === '0000') return true;
     return ['000', '666', '123456789', '98765432', '078051120'].some((sample) => d.startsWith(sample));
   },
 });

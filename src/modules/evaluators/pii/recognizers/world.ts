@@ -374,16 +374,17 @@ export const trLicensePlate = patternRecognizer({
   },
 });
 
+// A number after "+" and a country code other than 90 is not Turkish ("+1 415 555 2509").
 export const trPhoneNumber = patternRecognizer({
   name: 'TrPhoneNumberRecognizer',
   entity: 'TR_PHONE_NUMBER',
   patterns: [
     { name: 'TR Phone Number (international)', regex: /(?<!\w)\+90[\s.\-]?\(?5\d{2}\)?[\s.\-]?\d{3}[\s.\-]?\d{2}[\s.\-]?\d{2}(?!\w)/, score: 0.4 },
-    { name: 'TR Phone Number (national)', regex: /(?<!\w)0[\s.\-]?\(?5\d{2}\)?[\s.\-]?\d{3}[\s.\-]?\d{2}[\s.\-]?\d{2}(?!\w)/, score: 0.3 },
-    { name: 'TR Phone Number (local/mobile)', regex: /(?<!\w)\(?5\d{2}\)?[\s.\-]?\d{3}[\s.\-]?\d{2}[\s.\-]?\d{2}(?!\w)/, score: 0.15 },
+    { name: 'TR Phone Number (national)', regex: /(?<![+＋][0-9]{0,3}[\s.\-]?)(?<!\w)0[\s.\-]?\(?5\d{2}\)?[\s.\-]?\d{3}[\s.\-]?\d{2}[\s.\-]?\d{2}(?!\w)/, score: 0.3 },
+    { name: 'TR Phone Number (local/mobile)', regex: /(?<![+＋][0-9]{0,3}[\s.\-]?)(?<!\w)\(?5\d{2}\)?[\s.\-]?\d{3}[\s.\-]?\d{2}[\s.\-]?\d{2}(?!\w)/, score: 0.15 },
     { name: 'TR Geographic Number (international)', regex: /(?<!\w)\+90[\s.\-]?\(?[234]\d{2}\)?[\s.\-]?\d{3}[\s.\-]?\d{2}[\s.\-]?\d{2}(?!\w)/, score: 0.1 },
-    { name: 'TR Geographic Number (national)', regex: /(?<!\w)0[\s.\-]?\(?[234]\d{2}\)?[\s.\-]?\d{3}[\s.\-]?\d{2}[\s.\-]?\d{2}(?!\w)/, score: 0.1 },
-    { name: 'TR Geographic Number (local)', regex: /(?<!\w)\(?[234]\d{2}\)?[\s.\-]?\d{3}[\s.\-]?\d{2}[\s.\-]?\d{2}(?!\w)/, score: 0.05 },
+    { name: 'TR Geographic Number (national)', regex: /(?<![+＋][0-9]{0,3}[\s.\-]?)(?<!\w)0[\s.\-]?\(?[234]\d{2}\)?[\s.\-]?\d{3}[\s.\-]?\d{2}[\s.\-]?\d{2}(?!\w)/, score: 0.1 },
+    { name: 'TR Geographic Number (local)', regex: /(?<![+＋][0-9]{0,3}[\s.\-]?)(?<!\w)\(?[234]\d{2}\)?[\s.\-]?\d{3}[\s.\-]?\d{2}[\s.\-]?\d{2}(?!\w)/, score: 0.05 },
   ],
   context: [
     'telefon', 'telefon numarası', 'cep telefonu', 'cep no', 'telefon no', 'numara', 'mobil telefon', 'mobil no',

@@ -1,0 +1,197 @@
+import type { RawResult, Recognizer } from './recognizer.ts';
+
+/**
+ * Street addresses as LOCATION, by the way addresses are written in the major languages:
+ * a house number and a street type ("1737 Cheriton Dr", "26 rue des Lilas"), a street type
+ * and a number ("Via Roma 131", "ul. Miła 53", "Rua do Arenque 1634"), a street name with
+ * its type joined on ("Hammarvägen 15", "Pohlstrasse 9", "Koskikatu 25"), post boxes and
+ * US military addresses ("PSC 6293, Box 8158 / APO AP 04336"), "the corner of X and Y", and
+ * a number, name and number after words that introduce an address ("lives on", "address
+ * is"). The lines that follow a street (apartment, town, region, post code, country) join
+ * the finding, so one address is one finding.
+ *
+ * Street types: the US Postal Service's street suffixes (Publication 28, appendix C1) and
+ * the usual words of the other languages, in both places they go.
+ */
+
+const AMBIGUOUS_ABBREVIATIONS = new Set(['is', 'iss', 'un', 'uns', 'ky', 'kys', 'vis', 'vl', 'via', 'lf', 'cp', 'dl', 'dm', 'dv', 'wl', 'pr', 'sta', 'est', 'ests', 'cor', 'cors', 'ml', 'msn', 'frk', 'ext']);
+
+// USPS Publication 28, C1 (common suffixes and their standard abbreviations), and UK usage.
+const SUFFIX_TYPES = (
+  'alley aly annex anx arcade arc avenue ave av bayou byu beach bch bend bnd bluff blf bluffs blfs bottom btm boulevard blvd ' +
+  'branch br bridge brg brook brk brooks burg burgs bypass byp camp cp canyon cyn cape cpe causeway cswy center ctr centre ' +
+  'circle cir circles cirs cliff clf cliffs clfs club clb common cmn commons corner cor corners cors course crse court ct ' +
+  'courts cts cove cv coves creek crk crescent cres crest crst crossing xing crossroad xrd curve curv dale dl dam dm divide ' +
+  'dv drive dr drives drs estate est estates ests expressway expy extension ext extensions exts fall falls fls ferry fry ' +
+  'field fld fields flds flat flt flats flts ford frd fords forest frst forge frg forges frgs fork frk forks frks fort ft ' +
+  'freeway fwy garden gdn gardens gdns gateway gtwy glen gln glens green grn greens grns grove grv groves harbor hbr ' +
+  'harbors hbrs haven hvn heights hts highway hwy hill hl hills hls hollow holw inlet inlt island is islands iss isle ' +
+  'junction jct junctions jcts key ky keys kys knoll knl knolls knls lake lk lakes lks landing lndg lane ln light lgt ' +
+  'lights lgts loaf lf lock lck locks lcks lodge ldg loop mall manor mnr manors mnrs meadow mdw meadows mdws mews mill ml ' +
+  'mills mls mission msn motorway mtwy mount mt mountain mtn mountains mtns neck nck orchard orch oval overpass opas park ' +
+  'parks parkway pkwy parkways pass passage psge path pike pine pne pines pnes place pl plain pln plains plns plaza plz ' +
+  'point pt points pts port prt ports prts prairie pr radial radl ramp ranch rnch rapid rpd rapids rpds rest rst ridge ' +
+  'rdg ridges rdgs river riv road rd roads rds route rte row rue run shoal shl shoals shls shore shr shores shrs skyway ' +
+  'skwy spring spg springs spgs spur spurs square sq squares sqs station sta stravenue stra stream strm street st streets ' +
+  'sts summit smt terrace ter throughway trwy trace trce track trak trafficway trfy trail trl trailer trlr tunnel tunl ' +
+  'turnpike tpke underpass upas union un unions uns valley vly valleys vlys viaduct via view vw views vws village vlg ' +
+  'villages vlgs ville vl vista vis walk walks wall way ways well wl wells wls close wynd'
+)
+  .split(' ')
+  // Abbreviations that are also everyday words ("is", "un") would turn "12 is" into a street.
+  .filter((t) => !AMBIGUOUS_ABBREVIATIONS.has(t));
+
+// Street types written before the name.
+const PREFIX_TYPES = [
+  // Romance languages
+  'via', 'viale', 'vicolo', 'piazza', 'piazzale', 'corso', 'largo', 'strada', 'contrada', 'borgo', 'rua', 'avenida', 'av', 'avda',
+  'calle', 'c', 'carrer', 'rúa', 'paseo', 'passeig', 'camino', 'plaza', 'praça', 'praca', 'travessa', 'tv', 'alameda', 'estrada',
+  'rodovia', 'ronda', 'glorieta', 'rue', 'avenue', 'boulevard', 'bd', 'bvd', 'chemin', 'allée', 'allee', 'impasse', 'quai',
+  'route', 'place', 'cours', 'square', 'strada', 'bulevardul', 'calea', 'str', 'strada', 'aleea', 'piata',
+  // Slavic, Baltic, Hungarian, Greek
+  'ul', 'ulica', 'al', 'aleja', 'pl', 'plac', 'os', 'osiedle', 'ulitsa', 'prospekt', 'pr', 'nám', 'náměstí', 'třída', 'trg',
+  'odos', 'οδός', 'λεωφόρος',
+  // English words that also lead
+  'calle', 'rue',
+];
+
+// Street types joined onto the name ("Hammarvägen") or following it as a word ("Villacher Strasse").
+const JOINED_TYPES = [
+  // German, Dutch
+  'straße', 'strasse', 'gasse', 'weg', 'allee', 'platz', 'damm', 'ufer', 'steig', 'pfad', 'chaussee', 'brücke',
+  'graben', 'straat', 'laan', 'plein', 'gracht', 'kade', 'singel', 'dijk', 'dreef', 'steeg',
+  // Nordic
+  'gatan', 'gata', 'vägen', 'väg', 'gränd', 'torget', 'stig', 'gade', 'vej', 'vænget', 'stræde', 'allé', 'torv', 'gate',
+  'veien', 'vegen', 'stræti', 'straeti', 'braut', 'vegur', 'stígur',
+  // Finnish, Estonian, Latvian, Lithuanian
+  'katu', 'tie', 'kuja', 'polku', 'väylä', 'raitti', 'kaari', 'tänav', 'maantee', 'iela', 'gatvė', 'prospektas',
+  // Hungarian, Czech, Slovak, Slovene, Croatian
+  'utca', 'körút', 'ulice', 'cesta', 'ulica', 'nábřeží',
+];
+// Short street types that stand as a word of their own after the name ("Kálmán Imre u. 12.").
+const STANDALONE_TYPES = ['str', 'u', 'út', 'útja', 'tér', 'köz', 'rkp', 'st', 'rd', 'ave', 'ul'];
+
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const alternation = (list: readonly string[]) => [...new Set(list)].sort((a, b) => b.length - a.length).map(escape).join('|');
+/** Street types match as written, capitalised or in capitals; the names around them stay case-sensitive. */
+const anyCase = (list: readonly string[]) =>
+  alternation(list.flatMap((t) => [t, t[0].toUpperCase() + t.slice(1), t.toUpperCase()]));
+
+const NUM = String.raw`(?<![\p{L}\p{N}_.,\-/])\d{1,5}[A-Za-z]?`;
+// A word of a street or place name: capitalised, or a lower-case particle ("do", "des", "van").
+const CAP = String.raw`\p{Lu}[\p{L}'’\-]*\.?`;
+const PARTICLE = String.raw`(?:de|do|da|dos|das|del|della|dei|degli|di|du|des|la|le|les|van|von|der|den|ten|ter|z|na|nad|pod|am|an|im|e|y|of|the)(?![\p{L}'’])`;
+const NAME_WORD = `(?:${CAP}|${PARTICLE})`;
+const LOWER_WORD = String.raw`\p{Ll}[\p{L}'’\-]*\.?`;
+
+function compile(wordsCapitalised: boolean): { street: RegExp; cue: RegExp } {
+  const word = wordsCapitalised ? NAME_WORD : `(?:${NAME_WORD}|${LOWER_WORD})`;
+  const suffixType = `(?:${anyCase(SUFFIX_TYPES)})\\.?`;
+  const prefixType = `(?:${anyCase(PREFIX_TYPES)})\\.?`;
+  const joined = `(?:\\p{Lu}[\\p{L}'’\\-]*(?:${alternation(JOINED_TYPES)})|${CAP}[ \\t]+(?:${anyCase(STANDALONE_TYPES)}))\\.?`;
+  const street = [
+    // 1737 Cheriton Dr, 3369 24 Clarke Avenue, 26 rue des lieutemants Thomazo
+    `${NUM}(?:[ \\t]+${NUM})?[ \\t]+(?:${word}[ \\t]+){1,4}?${suffixType}(?![\\p{L}\\d])`,
+    `${NUM}(?:[ \\t]+${NUM})?[ \\t]+${prefixType}[ \\t]+(?:${word}|${LOWER_WORD})(?:[ \\t]+(?:${word}|${LOWER_WORD})){0,4}`,
+    // Via Roma 131, ul. Miła 53, Rua Cidade de Maracajá 468
+    `(?:${NUM}[ \\t]+)?${prefixType}[ \\t]+${word}(?:[ \\t]+${word}){0,4}[ \\t]+${NUM}(?![\\p{L}\\d])`,
+    // Hammarvägen 15, Villacher Strasse 89, Kálmán Imre u. 12.
+    `(?:${NUM}[ \\t]+)?(?:${word}[ \\t]+){0,3}${joined}[ \\t]+${NUM}\\.?(?![\\p{L}\\d])`,
+    // 20789 Allika 46, 5850 Jana Nerudy 894: a house number, a name, a street number
+    `${NUM}[ \\t]+${CAP}(?:[ \\t]+${word}){0,3}[ \\t]+${NUM}\\.?(?![\\p{L}\\d.,]\\d)`,
+    // Post boxes and US military addresses
+    `(?:${NUM}[ \\t]+)?` + String.raw`(?:P\.?[ \t]?O\.?[ \t]?Box|Postfach|Apartado|Caixa Postal)[ \t]+\d{1,6}`,
+    String.raw`(?:PSC|CMR|Unit)[ \t]+\d{1,5},?[ \t]+Box[ \t]+\d{1,5}`,
+    `(?:USNS|USNV|USS|USCGC)[ \\t]+${CAP}(?:[ \\t]+${CAP})?`,
+    String.raw`(?:APO|FPO|DPO)[ \t]+(?:AA|AE|AP)[ \t]+\d{5}`,
+  ].join('|');
+  // After words that introduce an address, a name and a number is one ("lives on Pod Floriánem 1677").
+  // The cue words in lower case or capitalised; the name after them keeps its capitals.
+  const cue =
+    String.raw`(?:[Aa]ddress(?:es)?(?:[ \t]+is)?[ \t:]*|[Ll]ives?[ \t]+(?:on|at|in)|[Ll]ocated[ \t]+(?:at|on)|(?:station|office)[ \t]+is[ \t]+(?:on|at)|[Ee]nter[ \t]+on|drops?[ \t]+you[ \t]+off[ \t]+at|[Ss]top[ \t]+at|[Mm]eet[ \t]+me[ \t]+at|[Ss]ent[ \t]+to)[ \t]+` +
+    `((?:${NUM}[ \\t]+)?${CAP}(?:[ \\t]+${word}){0,4}[ \\t]+${NUM})(?![\\p{L}\\d])`;
+  const flags = wordsCapitalised ? 'gu' : 'giu';
+  return { street: new RegExp(street, flags), cue: new RegExp(cue, flags) };
+}
+
+// Whatever may follow a street on its line or the next lines: apartment, town, region,
+// post code, country. A line of up to five words without sentence punctuation.
+const UNIT = String.raw`(?:[Aa](?:pt|PT)\.?|[Aa]partment|[Ss]uite|SUITE|[Ss]te\.?|[Uu]nit|UNIT|[Ff]lat|[Ff]loor|[Ff]l\.?|#|[Nn]o\.?|[Bb]ox|BOX)[ \t]*\d{1,6}[A-Za-z]?`;
+const CONTINUATION = new RegExp(
+  String.raw`^(?:[ \t]*,?[ \t]*${UNIT})*` +
+    String.raw`(?:(?:[ \t]*,[ \t]*|[ \t]*\n[ \t>?]*\n?[ \t>?]*|[ \t]+)(?:${UNIT}|[\p{Lu}\d][\p{L}\d'’().\-]*(?:[ \t]+[\p{L}\d(][\p{L}\d'’().\-]*){0,4}))*`,
+  'u',
+);
+const SENTENCE_WORDS = new Set(['i', 'it', 'is', 'was', 'the', 'a', 'and', 'for', 'please', 'after', 'last', 'this', 'that', 'we', 'you', 'my', 'serves', 'now']);
+
+const SCORE = 0.85;
+/** A street address beats a guess at a name or a phone-shaped number inside it. */
+export const ADDRESS_SPECIFICITY = 2;
+
+/** Extends a street over the lines that continue the address; stops at the first line that reads as a sentence. */
+function extend(text: string, end: number): number {
+  const tail = text.slice(end, end + 200);
+  const m = CONTINUATION.exec(tail);
+  if (!m || m[0].length === 0) return end;
+  // Cut at the first part that starts a sentence or carries a label ("Mobile:").
+  let best = end;
+  const parts = m[0].split(/(?=[,\n])/);
+  let offset = end;
+  for (const part of parts) {
+    const words = part.replace(/^[\s,>?]+/, '').split(/\s+/).filter(Boolean);
+    const lower = words.map((w) => w.toLowerCase().replace(/[.,]$/, ''));
+    if (lower.some((w) => SENTENCE_WORDS.has(w)) || /:/.test(part)) break;
+    offset += part.length;
+    best = offset;
+  }
+  // Never end on a separator, or on the full stop of a sentence.
+  while (best > end && /[\s,>?]/.test(text[best - 1])) best--;
+  if (text[best - 1] === '.' && /\d/.test(text[best - 2] ?? '') && /^(?:\s+\p{Lu}|\s*$)/u.test(text.slice(best, best + 3))) best--;
+  return best;
+}
+
+// To the end of the clause: a question mark, a line end, or a full stop before a capital or the end ("St. and" goes on).
+const CORNER = /(?:the[ \t]+)?corner[ \t]+of[ \t]+([^\n?!]{3,120}?)(?=[?!\n]|\.(?=\s+\p{Lu}|\s*$)|$)/giu;
+// "Katrina and Rúa do Paseo 46": a crossing street written before a street with its number.
+const CROSSING = /(?:\p{Lu}[\p{L}'’\-]*[ \t]+){0,2}\p{Lu}[\p{L}'’\-]*[ \t]+and[ \t]+$/u;
+
+let compiled: { capitalised: ReturnType<typeof compile>; lower: ReturnType<typeof compile> } | null = null;
+
+export const addressRecognizer: Recognizer = {
+  name: 'StreetAddressRecognizer',
+  entities: ['LOCATION'],
+  analyze(text) {
+    if (!/\d/.test(text)) return [];
+    compiled ??= { capitalised: compile(true), lower: compile(false) };
+    // A text without capitals (chat written in lower case) gets lower-case names too.
+    const { street, cue } = /\p{Lu}/u.test(text) ? compiled.capitalised : compiled.lower;
+    const results: RawResult[] = [];
+    const push = (start: number, end: number) =>
+      results.push({ entity: 'LOCATION', start, end: extend(text, end), score: SCORE, context: [], specificity: ADDRESS_SPECIFICITY });
+    for (const m of text.matchAll(street)) {
+      const crossing = /^\D/.test(m[0]) ? CROSSING.exec(text.slice(Math.max(0, m.index - 60), m.index)) : null;
+      push(crossing ? m.index - crossing[0].length : m.index, m.index + m[0].length);
+    }
+    for (const m of text.matchAll(cue)) {
+      const start = m.index + m[0].length - m[1].length;
+      push(start, start + m[1].length);
+    }
+    for (const m of text.matchAll(CORNER)) {
+      if (/\d/.test(m[1]) || /\p{Lu}/u.test(m[1])) push(m.index, m.index + m[0].length);
+    }
+    return mergeOverlapping(results);
+  },
+};
+
+/** One finding per address: overlapping and touching matches merge. */
+function mergeOverlapping(results: RawResult[]): RawResult[] {
+  if (results.length < 2) return results;
+  results.sort((a, b) => a.start - b.start);
+  const out: RawResult[] = [results[0]];
+  for (const r of results.slice(1)) {
+    const last = out[out.length - 1];
+    if (r.start <= last.end) last.end = Math.max(last.end, r.end);
+    else out.push(r);
+  }
+  return out;
+}
