@@ -1,8 +1,11 @@
 export {
+  canonicalModelName,
   computeCost,
   findModelPrice,
   listModelPrices,
+  modelSearchNames,
   normalizeModelName,
+  providerPrefix,
   priceTableInfo,
   sumCostAmounts,
 } from './prices.ts';
@@ -10,6 +13,7 @@ export type { Cost, CostBreakdown, CostInput, ModelPrice } from './prices.ts';
 export {
   MAX_EXACT_CHARS,
   encodingForModel,
+  estimateCompletionTokens,
   estimateMessagesTokens,
   estimateTokens,
   warmUpTokenizers,

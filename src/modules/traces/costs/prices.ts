@@ -192,6 +192,45 @@ const TRAILING_VERSION: readonly RegExp[] = [
   /-\d{3,4}$/, // gpt-4-0613, gemini-1.5-flash-002
 ];
 
+/**
+ * The names a search for a model should find it by: its normalized name and the names of
+ * its family (a dated or numbered snapshot without its suffix), so a filter on
+ * `gpt-4o-mini` finds the spans whose response model was `gpt-4o-mini-2024-07-18` and
+ * one on `openai/gpt-4o-mini` finds both.
+ */
+export function modelSearchNames(name: string | null | undefined): string[] {
+  const normalized = normalizeModelName(name);
+  if (normalized !== null) return nameVariants(normalized);
+  const canonical = canonicalModelName(name);
+  return canonical === null ? [] : [canonical];
+}
+
+/**
+ * The name search and analytics use for a model: its normalized name, or for a model the price
+ * table never matches by design (fine-tunes, `ft:...`) the whole name, lower-cased.
+ */
+export function canonicalModelName(name: string | null | undefined): string | null {
+  if (typeof name !== 'string') return null;
+  return normalizeModelName(name) ?? (name.trim().toLowerCase() || null);
+}
+
+// Provider prefixes of the `provider/model` form (LiteLLM's, the LangWatch SDKs', this
+// project's LLM judges'). Only these: in `meta-llama/Llama-3-8b` the prefix is an organization.
+const PROVIDER_PREFIXES: ReadonlySet<string> = new Set([
+  'openai', 'azure', 'azure_ai', 'anthropic', 'google', 'gemini', 'vertex_ai', 'vertexai', 'bedrock', 'mistral',
+  'mistralai', 'groq', 'deepseek', 'cohere', 'xai', 'ollama', 'openrouter', 'together_ai', 'fireworks_ai',
+  'perplexity', 'cerebras',
+]);
+
+/** `openai` of `openai/gpt-4o-mini`; null when the name has no known provider prefix. */
+export function providerPrefix(name: string | null | undefined): string | null {
+  if (typeof name !== 'string') return null;
+  const slash = name.indexOf('/');
+  if (slash <= 0) return null;
+  const prefix = name.slice(0, slash).trim().toLowerCase();
+  return PROVIDER_PREFIXES.has(prefix) ? prefix : null;
+}
+
 function nameVariants(normalized: string): string[] {
   const variants = [normalized];
   let current = normalized;

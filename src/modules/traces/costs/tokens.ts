@@ -271,6 +271,17 @@ function contentText(content: ChatMessageLike['content']): string {
   return text;
 }
 
+/**
+ * Estimated completion tokens of a chat answer: its content alone. The framing of a reply
+ * (<|start|>assistant<|message|> ... <|end|>) is part of the prompt (the priming above) or
+ * not billed at all: OpenAI's completion_tokens count what the model wrote.
+ */
+export function estimateCompletionTokens(messages: readonly ChatMessageLike[], model?: string | null): number {
+  let total = 0;
+  for (const message of messages) total += estimateTokens(contentText(message.content), model);
+  return total;
+}
+
 /** Estimated prompt tokens of a chat request; 0 for no messages. */
 export function estimateMessagesTokens(messages: readonly ChatMessageLike[], model?: string | null): number {
   if (messages.length === 0) return 0;

@@ -15,3 +15,6 @@ export { mapSpan } from './map-span.ts';
 export type { RawSpan } from './mapping-context.ts';
 export { normalizeMessages, toPayload } from './messages.ts';
 export type * from './types.ts';
+export { decodeLogsRequest, encodeExportLogsResponse, type LogsDecodeResult, type SpanLogEvents } from './otlp-logs.ts';
+export { mergeGenAiLogEvents } from './conventions/genai.ts';
+export type { SpanEvent } from './mapping-context.ts';

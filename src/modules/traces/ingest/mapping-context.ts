@@ -179,12 +179,20 @@ export class SpanMapping {
     this.firstTokenAt = at;
   }
 
-  /** First token from a duration after the span start. */
+  /**
+   * First token from a duration after the span start. A value in seconds that would put
+   * the first token after the span's end while the same number of milliseconds fits in it
+   * was written in milliseconds (OpenLLMetry's Bedrock instrumentation does so).
+   */
   setFirstTokenAfter(key: string, unitMs: number): void {
     const raw = this.attrs.get(key);
     const value = num(raw);
     if (value === null || value < 0) return;
-    if (this.firstTokenAt === null) this.firstTokenAt = this.raw.started_at + value * unitMs;
+    if (this.firstTokenAt === null) {
+      const { started_at: start, finished_at: end } = this.raw;
+      const unit = unitMs > 1 && start + value * unitMs > end && start + value <= end ? 1 : unitMs;
+      this.firstTokenAt = start + value * unit;
+    }
     this.attrs.delete(key);
   }
 }

@@ -144,8 +144,55 @@ message ExportTracePartialSuccess {
 }
 `;
 
+// opentelemetry/proto/logs/v1 and collector/logs/v1: the log records GenAI instrumentations
+// send their prompt and completion events as.
+const LOGS_PROTO = `
+syntax = "proto3";
+package opentelemetry.proto.logs.v1;
+
+message ResourceLogs {
+  opentelemetry.proto.resource.v1.Resource resource = 1;
+  repeated ScopeLogs scope_logs = 2;
+  string schema_url = 3;
+}
+message ScopeLogs {
+  opentelemetry.proto.common.v1.InstrumentationScope scope = 1;
+  repeated LogRecord log_records = 2;
+  string schema_url = 3;
+}
+message LogRecord {
+  fixed64 time_unix_nano = 1;
+  fixed64 observed_time_unix_nano = 11;
+  int32 severity_number = 2;
+  string severity_text = 3;
+  opentelemetry.proto.common.v1.AnyValue body = 5;
+  repeated opentelemetry.proto.common.v1.KeyValue attributes = 6;
+  uint32 dropped_attributes_count = 7;
+  fixed32 flags = 8;
+  bytes trace_id = 9;
+  bytes span_id = 10;
+  string event_name = 12;
+}
+`;
+
+const LOGS_SERVICE_PROTO = `
+syntax = "proto3";
+package opentelemetry.proto.collector.logs.v1;
+
+message ExportLogsServiceRequest {
+  repeated opentelemetry.proto.logs.v1.ResourceLogs resource_logs = 1;
+}
+message ExportLogsServiceResponse {
+  ExportLogsPartialSuccess partial_success = 1;
+}
+message ExportLogsPartialSuccess {
+  int64 rejected_log_records = 1;
+  string error_message = 2;
+}
+`;
+
 const root = new protobuf.Root();
-for (const source of [COMMON_PROTO, RESOURCE_PROTO, TRACE_PROTO, TRACE_SERVICE_PROTO]) {
+for (const source of [COMMON_PROTO, RESOURCE_PROTO, TRACE_PROTO, TRACE_SERVICE_PROTO, LOGS_PROTO, LOGS_SERVICE_PROTO]) {
   protobuf.parse(source, root, { keepCase: false });
 }
 root.resolveAll();
@@ -156,6 +203,9 @@ export const ExportTraceServiceRequestType = root.lookupType(
 export const ExportTraceServiceResponseType = root.lookupType(
   'opentelemetry.proto.collector.trace.v1.ExportTraceServiceResponse',
 );
+
+export const ExportLogsServiceRequestType = root.lookupType('opentelemetry.proto.collector.logs.v1.ExportLogsServiceRequest');
+export const ExportLogsServiceResponseType = root.lookupType('opentelemetry.proto.collector.logs.v1.ExportLogsServiceResponse');
 
 /**
  * A reader for request bodies. protobufjs checks proto3 strings with its own UTF-8
@@ -172,6 +222,10 @@ class OtlpReader extends protobuf.BufferReader {
 
 export function decodeExportTraceServiceRequest(body: Buffer): PbExportTraceServiceRequest {
   return ExportTraceServiceRequestType.decode(new OtlpReader(body)) as unknown as PbExportTraceServiceRequest;
+}
+
+export function decodeExportLogsServiceRequest(body: Buffer): PbExportLogsServiceRequest {
+  return ExportLogsServiceRequestType.decode(new OtlpReader(body)) as unknown as PbExportLogsServiceRequest;
 }
 
 /**
@@ -233,4 +287,16 @@ export interface PbResourceSpans {
 }
 export interface PbExportTraceServiceRequest {
   resourceSpans: PbResourceSpans[];
+}
+export interface PbLogRecord {
+  timeUnixNano: PbInt64;
+  observedTimeUnixNano: PbInt64;
+  body: PbAnyValue | null;
+  attributes: PbKeyValue[];
+  traceId: Uint8Array;
+  spanId: Uint8Array;
+  eventName: string;
+}
+export interface PbExportLogsServiceRequest {
+  resourceLogs: { resource: { attributes: PbKeyValue[] } | null; scopeLogs: { logRecords: PbLogRecord[] }[] }[];
 }

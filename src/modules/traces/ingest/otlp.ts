@@ -72,7 +72,7 @@ export function otlpFormat(contentType: string): OtlpFormat | null {
   return null;
 }
 
-function sniffFormat(body: Buffer): OtlpFormat {
+export function sniffFormat(body: Buffer): OtlpFormat {
   for (let i = 0; i < body.length; i++) {
     const c = body[i];
     if (c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d) continue;
@@ -81,7 +81,15 @@ function sniffFormat(body: Buffer): OtlpFormat {
   return 'protobuf';
 }
 
-export function decodeTraceRequest(body: Buffer, contentType: string): DecodeResult {
+export interface DecodeOptions {
+  /**
+   * Epoch ms: spans that start or end later are rejected. A clock years ahead (or a max
+   * uint64 timestamp) would otherwise sort first in every search, forever.
+   */
+  latestTimeMs?: number;
+}
+
+export function decodeTraceRequest(body: Buffer, contentType: string, options: DecodeOptions = {}): DecodeResult {
   let format = otlpFormat(contentType);
   if (format === null) {
     if (contentType.trim() !== '') {
@@ -92,7 +100,7 @@ export function decodeTraceRequest(body: Buffer, contentType: string): DecodeRes
     }
     format = sniffFormat(body);
   }
-  const batch = new Batch();
+  const batch = new Batch(options.latestTimeMs ?? Number.POSITIVE_INFINITY);
   if (format === 'protobuf') readProtobuf(body, batch);
   else readJson(body, batch);
   return batch.finish();
@@ -103,6 +111,8 @@ class Batch {
   private readonly positions = new Map<string, number>();
   private rejectedCount = 0;
   private readonly messages: string[] = [];
+
+  constructor(readonly latestTimeMs: number) {}
 
   add(raw: RawSpan): void {
     // One span twice in a request: the later copy wins, as it would in the store,
@@ -176,12 +186,22 @@ function checkCounts(attributes: number, events: number, links: number): string 
   return null;
 }
 
-/** A span without a start time cannot be placed; an end before the start is clamped to it. */
-function checkTimes(start: number, end: number): string | null {
+/**
+ * A span without a start time cannot be placed; an end before the start is clamped to it;
+ * times past `latest` (the server's clock plus a day of tolerated skew) are refused.
+ */
+function checkTimes(start: number, end: number, latest: number): string | null {
   if (Number.isNaN(start)) return 'start time is not a unix-nanoseconds integer';
   if (start <= 0) return 'start time is missing';
   if (Number.isNaN(end)) return 'end time is not a unix-nanoseconds integer';
+  if (start > latest) return `start time ${isoOrRaw(start)} is more than a day ahead of the server's clock`;
+  if (end > latest) return `end time ${isoOrRaw(end)} is more than a day ahead of the server's clock`;
   return null;
+}
+
+function isoOrRaw(ms: number): string {
+  const date = new Date(ms);
+  return Number.isNaN(date.getTime()) ? `${ms} ms` : date.toISOString();
 }
 
 // ---------------------------------------------------------------- protobuf
@@ -226,15 +246,15 @@ function pbSpan(
   const parentId = bytesToHex(span.parentSpanId);
   const name = span.name || null;
   const startedAt = nanosToMs(span.startTimeUnixNano);
+  const endedAt = nanosToMs(span.endTimeUnixNano);
   const problem =
     checkIds(traceId, spanId, parentId) ??
     checkCounts(span.attributes.length, span.events.length, span.links.length) ??
-    checkTimes(startedAt, 0);
+    checkTimes(startedAt, endedAt, batch.latestTimeMs);
   if (problem !== null) {
     batch.reject(describe(path, spanId.length === 16 ? spanId : null, name), problem);
     return null;
   }
-  const endedAt = nanosToMs(span.endTimeUnixNano);
   const events: SpanEvent[] = new Array(span.events.length);
   for (let i = 0; i < span.events.length; i++) {
     const e = span.events[i];
@@ -368,7 +388,7 @@ function jsonSpan(
   const problem =
     checkIds(traceId, spanId, parentId ?? undefined) ??
     checkCounts(arrayLength(span.attributes), arrayLength(span.events), arrayLength(span.links)) ??
-    checkTimes(startedAt, endedAt);
+    checkTimes(startedAt, endedAt, batch.latestTimeMs);
   const label = describe(path, spanId !== null && spanId.length === 16 ? spanId : null, name);
   if (problem !== null) {
     batch.reject(label, problem);

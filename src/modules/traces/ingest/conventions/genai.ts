@@ -5,9 +5,9 @@
  * older event form (gen_ai.{system,user,assistant,tool}.message, gen_ai.choice,
  * gen_ai.content.prompt/completion, gen_ai.client.inference.operation.details).
  */
-import { int, isRecord, parseJson, str, table, type SpanEvent, type SpanMapping } from '../mapping-context.ts';
+import { int, isRecord, parseJson, SpanMapping, str, table, type SpanEvent } from '../mapping-context.ts';
 import { chatPayload, normalizeMessages, partsToText, toPayload } from '../messages.ts';
-import type { ChatMessage, SpanType } from '../types.ts';
+import type { ChatMessage, SpanPayload, SpanType } from '../types.ts';
 
 const OPERATION_TYPES = table<SpanType>({
   chat: 'llm',
@@ -66,7 +66,9 @@ export function mapGenAi(ctx: SpanMapping): void {
     ctx.fillOutput(toPayload(a.get('gen_ai.tool.call.result')), 'gen_ai.tool.call.result');
   }
 
-  // Semantic-convention durations are in seconds.
+  // Semantic-convention durations are in seconds (the AI SDK 7's @ai-sdk/otel writes the
+  // client one, OpenLLMetry's Bedrock instrumentation the server one).
+  ctx.setFirstTokenAfter('gen_ai.client.operation.time_to_first_chunk', 1000);
   ctx.setFirstTokenAfter('gen_ai.response.time_to_first_chunk', 1000);
   ctx.setFirstTokenAfter('gen_ai.server.time_to_first_token', 1000);
 }
@@ -222,4 +224,57 @@ export function mapGenAiEvents(ctx: SpanMapping): void {
     const dropped = drop;
     ctx.events = ctx.events.filter((e) => !dropped.has(e));
   }
+}
+
+/** The parts of a stored span that GenAI events sent as log records can fill. */
+export interface LogMergeTarget {
+  model: string | null;
+  input: SpanPayload | null;
+  output: SpanPayload | null;
+  prompt_tokens: number | null;
+  completion_tokens: number | null;
+  events: SpanEvent[];
+}
+
+/**
+ * Merges the GenAI events a span's log records carried into it, as if they had been span
+ * events: they fill input and output only where the span has none (its attributes win), the
+ * message events whose content was used are dropped, the rest are appended to its events.
+ * The details event also fills a missing model and usage.
+ */
+export function mergeGenAiLogEvents(target: LogMergeTarget, events: SpanEvent[]): LogMergeTarget {
+  const ctx = new SpanMapping({
+    trace_id: '',
+    span_id: '',
+    parent_id: null,
+    name: null,
+    kind: 'internal',
+    started_at: 0,
+    finished_at: 0,
+    attributes: new Map(),
+    events: [...events],
+    links: [],
+    status: { code: 'unset', message: null },
+    resource: {},
+    scope: { name: null, version: null },
+  });
+  ctx.input = target.input;
+  ctx.output = target.output;
+  mapGenAiEvents(ctx);
+  let { model, prompt_tokens: promptTokens, completion_tokens: completionTokens } = target;
+  for (const event of events) {
+    if (event.name !== 'gen_ai.client.inference.operation.details') continue;
+    const a = event.attributes;
+    model ??= str(a['gen_ai.response.model']) ?? str(a['gen_ai.request.model']);
+    promptTokens ??= int(a['gen_ai.usage.input_tokens']);
+    completionTokens ??= int(a['gen_ai.usage.output_tokens']);
+  }
+  return {
+    model,
+    input: ctx.input,
+    output: ctx.output,
+    prompt_tokens: promptTokens,
+    completion_tokens: completionTokens,
+    events: [...target.events, ...ctx.events],
+  };
 }

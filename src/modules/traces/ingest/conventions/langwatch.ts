@@ -4,7 +4,7 @@
  * timestamps. The LangWatch SDKs are the ones whose trace shape Spyglass serves,
  * so their explicit statements win over anything inferred.
  */
-import { bool, int, isRecord, jsonObject, num, parseJson, str, type SpanMapping } from '../mapping-context.ts';
+import { bool, int, isRecord, num, parseJson, str, type SpanMapping } from '../mapping-context.ts';
 import { chatPayload, normalizeMessages, structuredPayload, toPayload } from '../messages.ts';
 import type { SpanPayload, SpanType } from '../types.ts';
 
@@ -13,23 +13,48 @@ const SPAN_TYPES = new Set<SpanType>([
   'workflow', 'task', 'module', 'server', 'client', 'producer', 'consumer', 'span',
 ]);
 
+/** `{type, value}`: how the LangWatch SDKs type a value (`{"type": "json", "value": {...}}`). */
+function isTyped(v: unknown): v is { type: string; value: unknown } {
+  return isRecord(v) && typeof v.type === 'string' && 'value' in v && Object.keys(v).length === 2;
+}
+
 function typedPayload(value: unknown): SpanPayload | null {
   const parsed = typeof value === 'string' ? parseJson(value) : value;
-  if (isRecord(parsed) && typeof parsed.type === 'string' && 'value' in parsed) {
+  if (isTyped(parsed)) {
     switch (parsed.type) {
       case 'chat_messages':
         return chatPayload(normalizeMessages(parsed.value, 'user')) ?? structuredPayload(parsed.value);
       case 'text':
       case 'raw':
         return typeof parsed.value === 'string' ? { type: 'text', value: parsed.value } : structuredPayload(parsed.value);
-      case 'json':
       case 'list':
+        // A list of typed values: their values, in order.
+        return { type: 'json', value: Array.isArray(parsed.value) ? parsed.value.map((v) => (isTyped(v) ? v.value : v)) : parsed.value };
+      case 'json':
+      case 'guardrail_result':
+      case 'evaluation_result':
         return { type: 'json', value: parsed.value };
       default:
         return structuredPayload(parsed.value);
     }
   }
   return toPayload(value);
+}
+
+/**
+ * An object attribute as the LangWatch SDKs write it: JSON text of the object itself
+ * (Python) or of a `{"type": "json", "value": {...}}` wrapper around it (TypeScript).
+ */
+function typedObject(value: unknown): Record<string, unknown> | null {
+  let v = typeof value === 'string' ? parseJson(value) : value;
+  if (isTyped(v)) v = typeof v.value === 'string' ? (parseJson(v.value) ?? v.value) : v.value;
+  return isRecord(v) ? v : null;
+}
+
+/** The first of these keys (snake_case and camelCase spellings) that holds a value. */
+function pick(o: Record<string, unknown>, ...keys: string[]): unknown {
+  for (const k of keys) if (o[k] !== undefined && o[k] !== null) return o[k];
+  return undefined;
 }
 
 export function mapLangWatch(ctx: SpanMapping): void {
@@ -44,7 +69,7 @@ export function mapLangWatch(ctx: SpanMapping): void {
 
   const params = a.get('langwatch.params');
   if (params !== undefined) {
-    const object = jsonObject(params);
+    const object = typedObject(params);
     if (object !== null) {
       ctx.mergeParams(object);
       a.delete('langwatch.params');
@@ -53,23 +78,25 @@ export function mapLangWatch(ctx: SpanMapping): void {
   ctx.fillParam('stream', 'langwatch.gen_ai.streaming', bool);
 
   const metricsRaw = a.get('langwatch.metrics');
-  const metrics = metricsRaw === undefined ? null : jsonObject(metricsRaw);
+  const metrics = metricsRaw === undefined ? null : typedObject(metricsRaw);
   if (metrics !== null) {
     const m = ctx.metrics;
-    m.prompt_tokens ??= int(metrics.prompt_tokens);
-    m.completion_tokens ??= int(metrics.completion_tokens);
-    m.cached_input_tokens ??= int(metrics.cached_input_tokens ?? metrics.cache_read_input_tokens);
-    m.reasoning_tokens ??= int(metrics.reasoning_tokens);
-    m.cost ??= num(metrics.cost);
-    if (metrics.tokens_estimated === true) m.tokens_estimated = true;
+    m.prompt_tokens ??= int(pick(metrics, 'prompt_tokens', 'promptTokens'));
+    m.completion_tokens ??= int(pick(metrics, 'completion_tokens', 'completionTokens'));
+    m.cached_input_tokens ??= int(
+      pick(metrics, 'cached_prompt_tokens', 'cachedPromptTokens', 'cached_input_tokens', 'cachedInputTokens', 'cache_read_input_tokens', 'cacheReadInputTokens'),
+    );
+    m.reasoning_tokens ??= int(pick(metrics, 'reasoning_tokens', 'reasoningTokens'));
+    m.cost ??= num(pick(metrics, 'cost'));
+    if (pick(metrics, 'tokens_estimated', 'tokensEstimated') === true) m.tokens_estimated = true;
     a.delete('langwatch.metrics');
     ctx.metricSources.push(['langwatch.metrics', metricsRaw]);
   }
 
   const timestamps = a.get('langwatch.timestamps');
   if (timestamps !== undefined) {
-    const object = jsonObject(timestamps);
-    const firstToken = object === null ? null : num(object.first_token_at);
+    const object = typedObject(timestamps);
+    const firstToken = object === null ? null : num(pick(object, 'first_token_at', 'firstTokenAt'));
     if (firstToken !== null) {
       ctx.setFirstToken(firstToken);
       a.delete('langwatch.timestamps');

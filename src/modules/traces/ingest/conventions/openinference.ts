@@ -52,6 +52,9 @@ export function mapOpenInference(ctx: SpanMapping): void {
   if (invocation !== undefined) {
     const params = jsonObject(invocation);
     if (params !== null) {
+      // The instrumentations set llm.model_name from the response: a call that failed
+      // has only the model it asked for, here.
+      ctx.model ??= str(params.model) ?? str(params.model_name) ?? str(params.model_id);
       ctx.mergeParams(params);
       a.delete('llm.invocation_parameters');
     }

@@ -58,6 +58,9 @@ export function mapTraceloop(ctx: SpanMapping): void {
   }
 
   ctx.fillVendor('llm.vendor');
+  // Names of OpenLLMetry releases before the gen_ai.* ones.
+  ctx.fillModel('llm.response.model');
+  ctx.fillModel('llm.request.model');
   ctx.fillParam('stream', 'llm.is_streaming', bool);
   ctx.fillParam('top_k', 'llm.top_k');
   ctx.fillParam('frequency_penalty', 'llm.frequency_penalty');

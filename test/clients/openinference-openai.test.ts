@@ -1,0 +1,120 @@
+/**
+ * The OpenTelemetry Node SDK with OpenInference's OpenAI instrumentation
+ * (@arizeai/openinference-instrumentation-openai) and the official `openai` client, exporting
+ * OTLP/protobuf to Spyglass. PGlite only: the SDK registers process-wide globals once, and the
+ * database is not what this file tests.
+ */
+import { trace, SpanStatusCode, type Span } from '@opentelemetry/api';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
+import { NodeSDK } from '@opentelemetry/sdk-node';
+import { SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { OpenAIInstrumentation } from '@arizeai/openinference-instrumentation-openai';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FakeServer } from '../evaluators/fake-servers.ts';
+import { startApp, type TestApp } from '../support/harness.ts';
+import {
+  ANSWER,
+  expectFailed,
+  expectMessages,
+  expectReportedUsage,
+  llmSpan,
+  PROMPTS,
+  RESPONSE_MODEL,
+  REQUEST_MODEL,
+  startFakeOpenAI,
+  storedTrace,
+} from './support.ts';
+
+describe('OpenTelemetry Node SDK + OpenInference OpenAI instrumentation', () => {
+  let t: TestApp;
+  let fake: FakeServer;
+  let sdk: NodeSDK;
+  let processor: SimpleSpanProcessor;
+  const ids = { plain: '', streamed: '', failing: '' };
+
+  beforeAll(async () => {
+    t = await startApp('pglite');
+    fake = await startFakeOpenAI();
+    processor = new SimpleSpanProcessor(
+      new OTLPTraceExporter({ url: `${t.baseUrl}/api/otel/v1/traces`, headers: { authorization: `Bearer ${t.creds.projectApiKey}` } }),
+    );
+    const instrumentation = new OpenAIInstrumentation();
+    sdk = new NodeSDK({ serviceName: 'openinference-client-test', spanProcessors: [processor], instrumentations: [instrumentation] });
+    sdk.start();
+    // ESM imports are not hooked by require-time patching: OpenInference documents this call.
+    instrumentation.manuallyInstrument(OpenAI);
+    const client = new OpenAI({ baseURL: `${fake.url}/v1`, apiKey: 'sk-test', maxRetries: 0 });
+    const tracer = trace.getTracer('app');
+    const inRoot = <T>(name: string, fn: (span: Span) => Promise<T>) =>
+      tracer.startActiveSpan(name, async (span) => {
+        try {
+          return await fn(span);
+        } catch (err) {
+          span.recordException(err as Error);
+          span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error).message });
+          throw err;
+        } finally {
+          span.end();
+        }
+      });
+
+    await inRoot('plain', async (span) => {
+      ids.plain = span.spanContext().traceId;
+      await client.chat.completions.create({ model: REQUEST_MODEL, messages: [{ role: 'user', content: PROMPTS.plain }] });
+    });
+    await inRoot('streamed', async (span) => {
+      ids.streamed = span.spanContext().traceId;
+      const stream = await client.chat.completions.create({
+        model: REQUEST_MODEL,
+        messages: [{ role: 'user', content: PROMPTS.streamed }],
+        stream: true,
+        stream_options: { include_usage: true },
+      });
+      for await (const _ of stream) void _;
+    });
+    await inRoot('failing', async (span) => {
+      ids.failing = span.spanContext().traceId;
+      await client.chat.completions.create({ model: REQUEST_MODEL, messages: [{ role: 'user', content: PROMPTS.failing }] });
+    }).catch(() => undefined);
+    // The streamed span ends when the instrumentation has read its copy of the stream.
+    await new Promise((r) => setTimeout(r, 100));
+    await processor.forceFlush();
+  });
+  afterAll(async () => {
+    await sdk?.shutdown();
+    await fake?.close();
+    await t?.close();
+  });
+
+  it('plain call: an llm span with the response model, messages, reported tokens (cached, reasoning) and cost', async () => {
+    const span = llmSpan(await storedTrace(t, ids.plain));
+    expect(span.model).toBe(RESPONSE_MODEL);
+    expectMessages(span.input, [['user', PROMPTS.plain]]);
+    expectMessages(span.output, [['assistant', ANSWER]]);
+    expectReportedUsage(span, { prompt: 11, completion: 7, cached: 4, reasoning: 3 });
+    expect(span.error).toBeNull();
+  });
+
+  it('streamed call: messages; no usage from the instrumentation for streams, so Spyglass estimates (and says so)', async () => {
+    const stored = await storedTrace(t, ids.streamed);
+    const span = llmSpan(stored);
+    // OpenInference keeps the request model for streams and records neither usage nor first-token time.
+    expect(span.model).toBe(REQUEST_MODEL);
+    expectMessages(span.input, [['user', PROMPTS.streamed]]);
+    expectMessages(span.output, [['assistant', ANSWER]]);
+    // o200k: "Say hi" 2 + role 1 + 3 framing + 3 priming = 9; "Hello there" = 2, no framing.
+    expect(span.metrics).toMatchObject({ prompt_tokens: 9, completion_tokens: 2, tokens_estimated: true });
+    expect(span.metrics.cost).toBeGreaterThan(0);
+    expect(span.timestamps.first_token_at).toBeNull();
+  });
+
+  it('failing call: the error is on the trace, nothing is charged', async () => {
+    // OpenInference's JS instrumentation (4.2.x) never ends the span of a call whose promise
+    // rejects, so the failed call itself is not exported; the application's span carries the error.
+    const stored = await storedTrace(t, ids.failing);
+    expect(stored.spans.map((s) => s.type)).not.toContain('llm');
+    expectFailed(stored, /500/);
+    expect(fake.requests.filter((r) => JSON.stringify(r.body).includes('FAIL'))).toHaveLength(1);
+  });
+});
