@@ -124,6 +124,71 @@ describe.each(databaseKinds)('API keys (%s)', (kind) => {
     expect((await create(scoped.body.token, { name: 'x', keyType: 'service' })).status).toBe(403);
   });
 
+  it('service keys with projectIds and bindings: the bindings, limited to the listed projects', async () => {
+    const second = (await t.request('POST', '/api/projects', { token: admin, body: { name: 'Limited two' } })).body.project.id;
+    const outside = (await t.request('POST', '/api/projects', { token: admin, body: { name: 'Limited outside' } })).body.project.id;
+    const key = await create(admin, {
+      name: 'limited',
+      keyType: 'service',
+      projectIds: [projectId, second],
+      bindings: [
+        { role: 'VIEWER', scopeType: 'ORGANIZATION', scopeId: orgId },
+        { role: 'ADMIN', scopeType: 'PROJECT', scopeId: second },
+      ],
+    });
+    expect(key.status).toBe(200);
+    expect(key.body.apiKey.bindings).toEqual([
+      { role: 'VIEWER', scopeType: 'PROJECT', scopeId: projectId },
+      { role: 'ADMIN', scopeType: 'PROJECT', scopeId: second },
+    ]);
+    const token = key.body.token;
+    const seen = await t.request('GET', '/api/projects', { token });
+    expect(seen.body.data.map((p: { id: string }) => p.id).sort()).toEqual([projectId, second].sort());
+    expect((await t.request('GET', `/api/projects/${outside}`, { token })).status).toBe(403);
+    expect((await t.request('PATCH', `/api/projects/${projectId}`, { token, body: { name: 'viewer may not' } })).status).toBe(403);
+    expect((await t.request('PATCH', `/api/projects/${second}`, { token, body: { name: 'Limited two, renamed' } })).status).toBe(200);
+    // The organization binding does not reach the organization itself.
+    expect((await t.request('POST', '/api/projects', { token, body: { name: 'not at organization level' } })).status).toBe(403);
+
+    const stray = await create(admin, {
+      name: 'stray',
+      keyType: 'service',
+      projectIds: [projectId],
+      bindings: [
+        { role: 'VIEWER', scopeType: 'PROJECT', scopeId: projectId },
+        { role: 'ADMIN', scopeType: 'PROJECT', scopeId: outside },
+      ],
+    });
+    expect(stray.status).toBe(400);
+    expect(stray.body.error).toMatchObject({ code: 'binding_outside_projects', meta: { field: 'bindings.1.scopeId' } });
+    expect(stray.body.error.message).toContain(outside);
+
+    const readonly = await create(admin, {
+      name: 'limited readonly',
+      keyType: 'service',
+      permissionMode: 'readonly',
+      projectIds: [projectId],
+      bindings: [{ role: 'ADMIN', scopeType: 'ORGANIZATION', scopeId: orgId }],
+    });
+    expect(readonly.body.apiKey.bindings).toEqual([{ role: 'ADMIN', scopeType: 'PROJECT', scopeId: projectId }]);
+    expect((await t.request('GET', `/api/projects/${projectId}`, { token: readonly.body.token })).status).toBe(200);
+    expect((await t.request('PATCH', `/api/projects/${projectId}`, { token: readonly.body.token, body: { name: 'no' } })).status).toBe(403);
+    expect((await t.request('GET', `/api/projects/${second}`, { token: readonly.body.token })).status).toBe(403);
+
+    const restricted = await create(admin, {
+      name: 'limited restricted',
+      keyType: 'service',
+      permissionMode: 'restricted',
+      permissions: ['project:view'],
+      projectIds: [second],
+      bindings: [{ scopeType: 'ORGANIZATION', scopeId: orgId }],
+    });
+    expect(restricted.body.apiKey.bindings).toEqual([{ role: 'CUSTOM', scopeType: 'PROJECT', scopeId: second }]);
+    expect((await t.request('GET', `/api/projects/${second}`, { token: restricted.body.token })).status).toBe(200);
+    expect((await t.request('GET', `/api/projects/${projectId}`, { token: restricted.body.token })).status).toBe(403);
+    expect((await t.request('PATCH', `/api/projects/${second}`, { token: restricted.body.token, body: { name: 'no' } })).status).toBe(403);
+  });
+
   it('only organization admins mint service keys or keys for another member', async () => {
     const member = await t.request('POST', '/api/members', { token: admin, body: { email: 'member@example.com', role: 'MEMBER' } });
     const forMember = await create(admin, {

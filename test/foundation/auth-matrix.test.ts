@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RouteAuthEntry } from '../../src/platform/auth/index.ts';
+import { rolePermissions, type RouteAuthEntry } from '../../src/platform/auth/index.ts';
 import { createTenant, databaseKinds, ManualClock, startApp, type RequestOptions, type TestApp, type Tenant } from '../support/harness.ts';
+import { asBrowser, inviteAndAccept, signIn, type BrowserSession } from '../support/sessions.ts';
 
 /**
  * Walks every route of the app's route table (each route declares its permission there)
@@ -13,10 +14,19 @@ describe.each(databaseKinds)('authentication matrix over every route (%s)', (kin
   let routes: RouteAuthEntry[];
   const clock = new ManualClock(new Date('2026-11-22T10:00:00Z'));
   const keys: Record<string, string> = {};
+  const sessions: Record<'expired' | 'revoked' | 'admin' | 'viewer', BrowserSession> = {} as never;
 
   beforeAll(async () => {
     t = await startApp(kind, { clock });
     other = await createTenant(t);
+    const { email, password } = t.creds.user;
+    // Idle for longer than the idle limit (7 days): expired.
+    sessions.expired = await signIn(t, email, password);
+    clock.advance(7 * 86_400_000 + 60_000);
+    sessions.revoked = await signIn(t, email, password);
+    await t.request('POST', '/api/auth/signout', asBrowser(sessions.revoked));
+    sessions.admin = await signIn(t, email, password);
+    sessions.viewer = await inviteAndAccept(t, t.creds.adminApiKey, { email: 'viewer@matrix.test', role: 'VIEWER' });
     routes = t.app.routeTable.filter((r) => r.auth.scope !== 'public');
     const admin = t.creds.adminApiKey;
     const mint = async (body: object) => (await t.request('POST', '/api/api-keys', { token: admin, body })).body.token as string;
@@ -40,7 +50,7 @@ describe.each(databaseKinds)('authentication matrix over every route (%s)', (kin
 
   it('has routes to check, each with a declared permission', () => {
     expect(routes.length).toBeGreaterThan(10);
-    for (const r of routes) expect(r.auth.scope).toMatch(/^(project|organization|projectParam)$/);
+    for (const r of routes) expect(r.auth.scope).toMatch(/^(project|organization|projectParam|session)$/);
   });
 
   it('no credentials: 401', async () => {
@@ -87,7 +97,7 @@ describe.each(databaseKinds)('authentication matrix over every route (%s)', (kin
     for (const r of routes) {
       const perm = permissionOf(r);
       const res = await call(r, { token: keys.readonly, ...projectHeader(r) });
-      if (perm && !perm.endsWith(':view')) expect(res.status, `${r.method} ${r.url}`).toBe(403);
+      if ((perm && !perm.endsWith(':view')) || r.auth.scope === 'session') expect(res.status, `${r.method} ${r.url}`).toBe(403);
       else expect([401, 403], `${r.method} ${r.url}`).not.toContain(res.status);
     }
   });
@@ -100,10 +110,131 @@ describe.each(databaseKinds)('authentication matrix over every route (%s)', (kin
     }
   });
 
+  it('API keys cannot call the routes of a signed-in session: 403 session_required', async () => {
+    for (const r of routes.filter((x) => x.auth.scope === 'session')) {
+      const res = await call(r, { token: t.creds.adminApiKey });
+      expect(res.status, `${r.method} ${r.url}`).toBe(403);
+      expect(res.body.error.code).toBe('session_required');
+    }
+  });
+
+  it('API key ownership: a readonly key revokes nothing; a member revokes only their own keys', async () => {
+    const admin = t.creds.adminApiKey;
+    const orgId = t.creds.organization.id;
+    const adminKeyId = admin.slice(3, 19);
+    const mint = async (token: string, body: object) => {
+      const res = await t.request('POST', '/api/api-keys', { token, body });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return res.body as { token: string; apiKey: { id: string } };
+    };
+    // The probe's case: a readonly personal key of the admin, bound ADMIN on the organization.
+    const readonly = await mint(admin, {
+      name: 'ro personal',
+      permissionMode: 'readonly',
+      bindings: [{ role: 'ADMIN', scopeType: 'ORGANIZATION', scopeId: orgId }],
+    });
+    expect((await t.request('DELETE', `/api/api-keys/${adminKeyId}`, { token: readonly.token })).status).toBe(403);
+    expect((await t.request('DELETE', `/api/api-keys/${readonly.apiKey.id}`, { token: readonly.token })).status).toBe(403);
+    expect((await t.request('GET', '/api/projects', { token: admin })).status).toBe(200);
+    expect((await t.request('GET', '/api/projects', { token: readonly.token })).status).toBe(200);
+
+    const member = async (email: string) => {
+      const res = await t.request('POST', '/api/members', { token: admin, body: { email, role: 'MEMBER' } });
+      return res.body.userId as string;
+    };
+    const [alice, bob] = [await member('alice-keys@example.com'), await member('bob-keys@example.com')];
+    const binding = [{ role: 'MEMBER', scopeType: 'ORGANIZATION', scopeId: orgId }];
+    const aliceKey = await mint(admin, { name: 'alice', assignedToUserId: alice, bindings: binding });
+    const aliceSecond = await mint(aliceKey.token, { name: 'alice 2', bindings: binding });
+    const bobKey = await mint(admin, { name: 'bob', assignedToUserId: bob, bindings: binding });
+    // Another member's key is not even confirmed to exist; the admin's neither.
+    expect((await t.request('DELETE', `/api/api-keys/${bobKey.apiKey.id}`, { token: aliceKey.token })).status).toBe(404);
+    expect((await t.request('DELETE', `/api/api-keys/${adminKeyId}`, { token: aliceKey.token })).status).toBe(404);
+    expect((await t.request('GET', '/api/projects', { token: bobKey.token })).status).toBe(200);
+    // Her own key: revoked, and it stops working at once.
+    expect((await t.request('DELETE', `/api/api-keys/${aliceSecond.apiKey.id}`, { token: aliceKey.token })).status).toBe(200);
+    expect((await t.request('GET', '/api/projects', { token: aliceSecond.token })).status).toBe(401);
+    // A readonly key of a member cannot revoke even the member's own keys.
+    const aliceReadonly = await mint(aliceKey.token, { name: 'alice ro', permissionMode: 'readonly', bindings: binding });
+    expect((await t.request('DELETE', `/api/api-keys/${aliceKey.apiKey.id}`, { token: aliceReadonly.token })).status).toBe(403);
+    expect((await t.request('GET', '/api/projects', { token: aliceKey.token })).status).toBe(200);
+  });
+
   it('the admin key gets past authentication on every read', async () => {
-    for (const r of routes.filter((x) => x.method === 'GET')) {
+    for (const r of routes.filter((x) => x.method === 'GET' && x.auth.scope !== 'session')) {
       const res = await call(r, { token: t.creds.adminApiKey, ...projectHeader(r) });
       expect([401, 403], `${r.method} ${r.url}`).not.toContain(res.status);
     }
+  });
+
+  describe('the session cookie', () => {
+    const isMutation = (r: RouteAuthEntry) => !['GET', 'HEAD', 'OPTIONS'].includes(r.method);
+
+    it('a revoked or an expired session: 401 on every route', async () => {
+      for (const r of routes) {
+        for (const which of ['revoked', 'expired'] as const) {
+          const res = await call(r, asBrowser(sessions[which], projectHeader(r)));
+          expect(res.status, `${which} ${r.method} ${r.url}`).toBe(401);
+        }
+      }
+    });
+
+    it('a cookie that is no session: 401', async () => {
+      const forged: BrowserSession = { cookie: `spyglass_session=${'A'.repeat(48)}`, csrfToken: 'x', session: null };
+      for (const r of routes) expect((await call(r, asBrowser(forged, projectHeader(r)))).status, `${r.method} ${r.url}`).toBe(401);
+    });
+
+    it('a mutation without the CSRF token, or with a wrong one: 403 csrf_token_invalid', async () => {
+      for (const r of routes.filter(isMutation)) {
+        for (const csrf of [false, 'wrong', sessions.viewer.csrfToken]) {
+          const res = await call(r, asBrowser(sessions.admin, { csrf, ...projectHeader(r) }));
+          expect(res.status, `${r.method} ${r.url} csrf=${csrf}`).toBe(403);
+          // Every route group's error shape names it (the prompts group answers a message only).
+          expect(res.text, `${r.method} ${r.url}`).toMatch(/csrf_token_invalid|X-CSRF-Token/);
+        }
+      }
+    });
+
+    it('a VIEWER session on a mutation its role does not grant: 403', async () => {
+      const viewer = rolePermissions('VIEWER');
+      for (const r of routes.filter(isMutation)) {
+        const perm = permissionOf(r);
+        if (!perm || viewer.has(perm)) continue;
+        const res = await call(r, asBrowser(sessions.viewer, projectHeader(r)));
+        expect(res.status, `${r.method} ${r.url}`).toBe(403);
+      }
+    });
+
+    it('reads follow the role: a VIEWER gets past authentication where VIEWER may read, 403 elsewhere', async () => {
+      const viewer = rolePermissions('VIEWER');
+      for (const r of routes.filter((x) => x.method === 'GET')) {
+        const perm = permissionOf(r);
+        const res = await call(r, asBrowser(sessions.viewer, projectHeader(r)));
+        if (perm && !viewer.has(perm)) expect(res.status, `${r.method} ${r.url}`).toBe(403);
+        else expect([401, 403], `${r.method} ${r.url}`).not.toContain(res.status);
+      }
+    });
+
+    it('the admin session gets past authentication on every read', async () => {
+      for (const r of routes.filter((x) => x.method === 'GET')) {
+        const res = await call(r, asBrowser(sessions.admin, projectHeader(r)));
+        expect([401, 403], `${r.method} ${r.url}`).not.toContain(res.status);
+      }
+    });
+
+    it('another organization\'s project through X-Project-Id: 403', async () => {
+      for (const r of routes.filter((x) => x.auth.scope === 'project' && x.method === 'GET')) {
+        const res = await call(r, asBrowser(sessions.admin, { projectId: other.projectId }));
+        expect(res.status, `${r.method} ${r.url}`).toBe(403);
+      }
+    });
+
+    it('credential headers win over the cookie: a bad key next to a good cookie is still 401', async () => {
+      const wrong = 'sg-AAAAAAAAAAAAAAAA_' + 'B'.repeat(48);
+      for (const r of routes) {
+        const res = await call(r, asBrowser(sessions.admin, { token: wrong, ...projectHeader(r) }));
+        expect(res.status, `${r.method} ${r.url}`).toBe(401);
+      }
+    });
   });
 });

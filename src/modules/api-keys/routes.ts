@@ -46,10 +46,24 @@ export function apiKeyRoutes(app: FastifyInstance, service: ApiKeyService) {
   r.delete(
     '/api/api-keys/:id',
     {
-      config: { auth: { scope: 'organization', permission: 'apiKeys:view' } },
+      config: { auth: { scope: 'organization', permission: 'apiKeys:delete' } },
       schema: { tags, summary: 'Revoke a key (admins: any; members: their own); it stops working at once', params: idParams, response: { 200: apiKeySchema } },
     },
     (req) => service.revoke(req.principal!, req.params.id),
+  );
+
+  r.post(
+    '/api/projects/:id/api-keys',
+    {
+      config: { auth: { scope: 'projectParam', param: 'id', permission: 'apiKeys:manage' } },
+      schema: {
+        tags,
+        summary: 'Mint another project API key (sgp-); the keys the project has keep working',
+        params: idParams,
+        response: { 200: createdKeySchema },
+      },
+    },
+    (req) => service.addProjectKey(req.principal!, req.params.id),
   );
 
   r.post(

@@ -3,6 +3,9 @@ import type { Clock } from '../../platform/clock.ts';
 import { AppError, badRequest, forbidden, notFound } from '../../platform/errors.ts';
 import { mintToken, parseToken, TOKEN_FORMAT_HINT, type TokenHasher, type TokenPrefix } from '../../platform/tokens.ts';
 import {
+  accessTo,
+  allowsOnAny,
+  definePolicy,
   PermissionSet,
   PROJECT_KEY_PERMISSIONS,
   rolePermissions,
@@ -22,6 +25,19 @@ export interface IssuedKey {
 import * as store from './store.ts';
 
 export type PermissionMode = 'all' | 'readonly' | 'restricted';
+
+/**
+ * Admins (apiKeys:manage, which a readonly key does not hold) see and revoke every key of the
+ * organization; others see their own keys with apiKeys:view and revoke them with apiKeys:delete.
+ */
+const KEY_POLICY = definePolicy({
+  see: 'view',
+  actions: {
+    view: { any: 'apiKeys:manage', own: 'apiKeys:view' },
+    revoke: { any: 'apiKeys:manage', own: 'apiKeys:delete' },
+  },
+});
+type KeyAction = keyof typeof KEY_POLICY.actions;
 
 export interface Binding {
   role: BindingRole;
@@ -141,9 +157,6 @@ export class ApiKeyService implements ProjectKeyIssuer {
       if (input.assignedToUserId !== undefined) {
         throw badRequest('invalid_assignee', 'assignedToUserId applies to personal keys; a service key is not tied to a user', 'assignedToUserId');
       }
-      if (input.projectIds && input.bindings) {
-        throw badRequest('ambiguous_scope', 'send either projectIds or bindings for a service key, not both', 'projectIds');
-      }
       if (input.projectIds) {
         const unique = [...new Set(input.projectIds)];
         for (const [i, projectId] of unique.entries()) {
@@ -154,7 +167,9 @@ export class ApiKeyService implements ProjectKeyIssuer {
             throw forbidden(`you must be ADMIN on project ${projectId} to scope a key to it`);
           }
         }
-        bindings = unique.map((scopeId) => ({ role: defaultRole, scopeType: 'PROJECT', scopeId }));
+        bindings = input.bindings
+          ? withinProjects(this.normalizeBindings(input.bindings, input.permissionMode), unique, principal.organizationId)
+          : unique.map((scopeId) => ({ role: defaultRole, scopeType: 'PROJECT', scopeId }));
       } else if (input.bindings) {
         bindings = this.normalizeBindings(input.bindings, input.permissionMode);
       } else {
@@ -241,22 +256,22 @@ export class ApiKeyService implements ProjectKeyIssuer {
   }
 
   async list(principal: Principal): Promise<ApiKeyView[]> {
-    const isAdmin = principal.organizationPermissions.has('apiKeys:manage');
-    if (!isAdmin && !principal.userId) return [];
-    const rows = await store.listKeys(this.db.orm, principal.organizationId, isAdmin ? undefined : principal.userId!);
+    const everyone = allowsOnAny(KEY_POLICY, caller(principal), 'view');
+    if (!everyone && !principal.userId) return [];
+    const rows = await store.listKeys(this.db.orm, principal.organizationId, everyone ? undefined : principal.userId!);
     const bindings = await store.bindingsOf(this.db.orm, rows.map((r) => r.id));
     const now = this.clock.now();
     return rows.map((r) => keyView(r, bindings.filter((b) => b.apiKeyId === r.id), now));
   }
 
   async get(principal: Principal, id: string): Promise<ApiKeyView> {
-    const row = await this.visibleKey(principal, id);
+    const row = await this.keyFor(principal, id, 'view');
     return keyView(row, await store.bindingsOf(this.db.orm, [row.id]), this.clock.now());
   }
 
   /** Revokes at once: the next request with the token gets 401. */
   async revoke(principal: Principal, id: string): Promise<ApiKeyView> {
-    const row = await this.visibleKey(principal, id);
+    const row = await this.keyFor(principal, id, 'revoke');
     const now = this.clock.now();
     const bindings = await store.bindingsOf(this.db.orm, [row.id]);
     const revoked = await this.db.orm.transaction(async (tx) => {
@@ -268,13 +283,12 @@ export class ApiKeyService implements ProjectKeyIssuer {
     return keyView(revoked, bindings, now);
   }
 
-  /** Admins see every key of the organization; others only keys they own. Others' keys are 404, not 403. */
-  private async visibleKey(principal: Principal, id: string): Promise<store.ApiKeyRow> {
+  /** The key when the policy lets the caller do `action` to it; keys the caller may not see are 404, not 403. */
+  private async keyFor(principal: Principal, id: string, action: KeyAction): Promise<store.ApiKeyRow> {
     const row = await store.findKeyInOrganization(this.db.orm, principal.organizationId, id);
-    const isAdmin = principal.organizationPermissions.has('apiKeys:manage');
-    if (!row || (!isAdmin && (!principal.userId || row.ownerUserId !== principal.userId))) {
-      throw notFound('api_key_not_found', `no API key ${id}`);
-    }
+    const access = row ? accessTo(KEY_POLICY, caller(principal), row.ownerUserId, action) : 'hidden';
+    if (!row || access === 'hidden') throw notFound('api_key_not_found', `no API key ${id}`);
+    if (access === 'forbidden') throw forbidden(`this key may not ${action} API key ${id}`);
     return row;
   }
 
@@ -304,7 +318,13 @@ export class ApiKeyService implements ProjectKeyIssuer {
     return { token: minted.token, apiKey: keyView(key, [], now) };
   }
 
+  /** Another key for the project (e.g. the web app's first-run panel); the existing keys keep working. */
+  async addProjectKey(principal: Principal, projectId: string): Promise<IssuedKey> {
+    return this.db.orm.transaction((tx) => this.mintProjectKey(tx, { id: projectId, organizationId: principal.organizationId }));
+  }
+
   /** Replaces a project's key: the old one stops working in the same transaction. */
+
   async rotateProjectKey(principal: Principal, projectId: string): Promise<IssuedKey> {
     return this.db.orm.transaction(async (tx) => {
       const now = this.clock.now();
@@ -372,6 +392,47 @@ export class ApiKeyService implements ProjectKeyIssuer {
  */
 function emitKeyEvent(tx: Tx, type: 'api_key.created' | 'api_key.revoked', key: ApiKeyView, now: Date) {
   return emitEvent(tx, { organizationId: key.organizationId, projectId: key.projectId, type, data: { ...key } }, now);
+}
+
+/**
+ * A service key with both projectIds and bindings: the bindings say what it may do, the
+ * projects where. An organization binding becomes a binding to each listed project; a
+ * project with both keeps the larger role (roles nest: VIEWER < MEMBER < ADMIN). A listed
+ * project no binding reaches gets no rights.
+ */
+function withinProjects(bindings: Binding[], projectIds: string[], organizationId: string): Binding[] {
+  const listed = new Set(projectIds);
+  let organizationRole: BindingRole | null = null;
+  const byProject = new Map<string, BindingRole>();
+  for (const [i, b] of bindings.entries()) {
+    if (b.scopeType === 'ORGANIZATION') {
+      if (b.scopeId !== organizationId) {
+        throw badRequest('unknown_scope', `bindings[${i}].scopeId must be this organization's id (${organizationId})`, `bindings.${i}.scopeId`);
+      }
+      organizationRole = b.role;
+    } else if (!listed.has(b.scopeId)) {
+      throw badRequest(
+        'binding_outside_projects',
+        `bindings[${i}] is bound to project ${b.scopeId}, which is not in projectIds; the key is restricted to the listed projects`,
+        `bindings.${i}.scopeId`,
+      );
+    } else {
+      byProject.set(b.scopeId, b.role);
+    }
+  }
+  return projectIds.flatMap((scopeId): Binding[] => {
+    const roles = [byProject.get(scopeId), organizationRole].filter((r): r is BindingRole => r !== undefined && r !== null);
+    if (roles.length === 0) return [];
+    const role = roles.reduce((a, b) => (ROLE_ORDER.indexOf(b) > ROLE_ORDER.indexOf(a) ? b : a));
+    return [{ role, scopeType: 'PROJECT', scopeId }];
+  });
+}
+
+// CUSTOM appears alone (restricted mode makes every binding CUSTOM), so it needs no rank.
+const ROLE_ORDER: readonly BindingRole[] = ['CUSTOM', 'VIEWER', 'MEMBER', 'ADMIN'];
+
+function caller(principal: Principal) {
+  return { userId: principal.userId, permissions: principal.organizationPermissions };
 }
 
 function effectivePermissions(role: BindingRole, mode: string, permissions: string[], cap: PermissionSet | null): PermissionSet {

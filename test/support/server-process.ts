@@ -1,0 +1,100 @@
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll } from 'vitest';
+
+/** Spyglass as a user runs it: `bin/spyglass.mjs` in its own process. */
+export const BIN = path.resolve('bin/spyglass.mjs');
+
+export interface Running {
+  child: ChildProcess;
+  baseUrl: string;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const srv = net.createServer().listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as net.AddressInfo).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** Servers a test left running (it failed or timed out) are killed after the file's tests. */
+const running = new Set<ChildProcess>();
+afterAll(() => running.forEach((child) => signalTree(child.pid!, 'SIGKILL')));
+
+/**
+ * Signals a process and everything it started, children first. A wrapper (strace, script)
+ * does not pass a SIGTERM on to the server it runs, so the server is signalled itself.
+ */
+export function signalTree(pid: number, signal: NodeJS.Signals): void {
+  const table = execFileSync('ps', ['-e', '-o', 'pid=,ppid=']).toString().trim().split('\n').map((l) => l.trim().split(/\s+/).map(Number));
+  const visit = (p: number) => {
+    for (const [child, parent] of table) if (parent === p) visit(child);
+    try {
+      process.kill(p, signal);
+    } catch {
+      /* gone already */
+    }
+  };
+  visit(pid);
+}
+
+export async function startServer(env: Record<string, string>, wrapper: string[] = []): Promise<Running> {
+  const port = await freePort();
+  // A wrapper (strace, a shell setting the umask) runs the server as its last arguments.
+  const [command, ...args] = [...wrapper, process.execPath, BIN, 'serve'];
+  const child = spawn(command, args, {
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', PORT: String(port), LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  running.add(child);
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  const exited = new Promise<number | null>((resolve) =>
+    child.on('exit', (code) => {
+      running.delete(child);
+      resolve(code);
+    }),
+  );
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`server exited: ${out}`);
+    try {
+      if ((await fetch(`${baseUrl}/healthz`)).ok) return { child, baseUrl, output: () => out, exited };
+    } catch {
+      /* not up yet */
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  child.kill('SIGKILL');
+  throw new Error(`server did not start: ${out}`);
+}
+
+export async function runCli(args: string[], env: Record<string, string>): Promise<{ code: number | null; out: string }> {
+  const child = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
+  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+  return { code, out };
+}
+
+
+/** A temporary directory removed after the file's tests. */
+export function useTmpDirs(): () => string {
+  const dirs: string[] = [];
+  afterAll(() => dirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
+  return () => {
+    const d = fs.mkdtempSync(path.join(os.tmpdir(), 'spyglass-srv-'));
+    dirs.push(d);
+    return d;
+  };
+}
