@@ -22,7 +22,7 @@ export interface BenchServer {
 }
 
 /** A real server on loopback: PGlite in a data directory (as `npm start`), or a fresh PostgreSQL database. */
-export async function startBenchServer(kind: 'pglite' | 'postgres', postgresUrl: string): Promise<BenchServer> {
+export async function startBenchServer(kind: 'pglite' | 'postgres', postgresUrl: string, options: { durable?: boolean } = {}): Promise<BenchServer> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'spyglass-bench-'));
   let dropDb: (() => Promise<void>) | null = null;
   let databaseUrl: string | null = null;
@@ -35,7 +35,7 @@ export async function startBenchServer(kind: 'pglite' | 'postgres', postgresUrl:
     dropDb = () => admin(postgresUrl, `DROP DATABASE IF EXISTS ${name}`);
   }
   const config = loadConfig({ SPYGLASS_DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) });
-  const db = await openDatabase({ databaseUrl, dataDir: kind === 'pglite' ? dataDir : null, poolSize: 10 });
+  const db = await openDatabase({ databaseUrl, dataDir: kind === 'pglite' ? dataDir : null, poolSize: 10, durable: options.durable });
   await migrate(db);
   const app = await buildApp({ config, db, clock: systemClock, logger: pino({ level: 'silent' }), tokenHasher: new TokenHasher(randomBytes(32)) });
   const creds = (await firstStart(config, app.services, new Date()))!;

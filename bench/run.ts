@@ -9,8 +9,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import { startBenchServer, table } from './lib.ts';
-import { benchDetail, benchIngest, benchRawInsert, benchSearch } from './traces.ts';
+import { DETAIL_TRACE_ID, benchDetail, benchIngest, benchRawInsert, benchSearch } from './traces.ts';
+import { benchWeb } from './web.ts';
 import { benchEvaluators } from './evaluators.ts';
+import { benchPii, corpusTable } from './pii.ts';
 
 const scale = Number(process.env.BENCH_SCALE ?? '1');
 const pgUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -59,6 +61,22 @@ for (const kind of kinds) {
       row(ingestLabel, kind, 'spans/s (ack after commit), median of 3 rounds', ingest.spansPerSecond, 'spans/s', `>= ${target}`);
       row(ingestLabel, kind, 'each round', rounds.map((r) => Math.round(r.spansPerSecond)).join(' / '), 'spans/s');
       row(ingestLabel, kind, 'request p50 (median round)', ingest.requestP50, 'ms');
+      if (kind === 'pglite') {
+        // What durability costs: the same rounds on a PGlite that does not fsync (its default, and Spyglass's before 2026-11-24).
+        const relaxed = await startBenchServer(kind, pgUrl, { durable: false });
+        try {
+          const relaxedRounds = [];
+          for (let round = 0; round < 3; round++) {
+            relaxedRounds.push(await benchIngest(relaxed, { requests, clients, inFlight, firstTrace: round * requests * 20, salt: 1 }));
+          }
+          const relaxedIngest = [...relaxedRounds].sort((a, b) => a.spansPerSecond - b.spansPerSecond)[1];
+          row(ingestLabel, 'pglite, no fsync', 'spans/s, median of 3 rounds (not durable; for comparison)', relaxedIngest.spansPerSecond, 'spans/s');
+          row(ingestLabel, kind, 'durable / no fsync', ingest.spansPerSecond / relaxedIngest.spansPerSecond, 'x');
+          results.ingest_pglite_without_fsync = { ingest: relaxedIngest, rounds: relaxedRounds };
+        } finally {
+          await relaxed.close();
+        }
+      }
       const raw = await benchRawInsert(server, 20_000);
       row('raw multi-row INSERT of the same rows', kind, 'rows/s', raw.rowsPerSecond, 'rows/s');
       row('ingest / raw insert', kind, 'ratio', ingest.spansPerSecond / raw.rowsPerSecond, 'x');
@@ -77,11 +95,39 @@ for (const kind of kinds) {
       row('trace detail, 10,000 spans', kind, 'p50', detail.p50, 'ms', '<= 500');
       row('trace detail, 10,000 spans', kind, 'response size', detail.bytes / 1024 / 1024, 'MiB');
       row('server process', kind, 'RSS after the run', process.memoryUsage().rss / 1024 / 1024, 'MiB');
-      results[`traces_${kind}`] = { ingest, ingestRounds: rounds, raw, ratio: ingest.spansPerSecond / raw.rowsPerSecond, search, detail, rssMiB: process.memoryUsage().rss / 1024 / 1024 };
+      // The web app in Chromium on the same data (100k traces, the 10,000-span trace).
+      const web = await benchWeb(server, DETAIL_TRACE_ID);
+      if (web) {
+        const traces = `${Math.round(100_000 * scale)} traces`;
+        row('web app: JavaScript of the first page (sign-in)', kind, 'gzip', web.signInJsGzip / 1024, 'KiB', '< 350 KB');
+        row('web app: JavaScript of the traces list', kind, 'gzip', web.listJsGzip / 1024, 'KiB');
+        row(`web app: traces list first render, ${traces}`, kind, 'p50 of 5', web.listFirstRender, 'ms');
+        row(`web app: traces list scrolled 20 pages, ${traces}`, kind, `${web.rowsLoaded} rows`, web.scroll2000Rows, 'ms');
+        row('web app: 10,000-span trace opened', kind, 'p50 of 5', web.traceOpen, 'ms', '< 1500');
+        row('web app: 10,000-span tree, End then Home', kind, 'keyboard', web.treeEndHome, 'ms');
+      } else console.error('no chromium at /usr/bin/chromium: skipping the web app bench');
+      results[`traces_${kind}`] = { ingest, ingestRounds: rounds, raw, ratio: ingest.spansPerSecond / raw.rowsPerSecond, search, detail, web, rssMiB: process.memoryUsage().rss / 1024 / 1024 };
     } finally {
       await server.close();
     }
   }
+}
+
+let piiTable = '';
+if (!only || only.includes('pii')) {
+  const { before, after } = await benchPii();
+  for (const v of [before, after]) {
+    if (!v) continue;
+    const name = `pii/pii_detection ${v.label}`;
+    row(name, '-', "Presidio's recognizer vectors passed", `${v.vectors.passed}/${v.vectors.total}`, 'cases');
+    row(name, '-', 'evaluations/s, 2 KB, default entities', v.speed.defaults, 'evals/s');
+    row(name, '-', 'evaluations/s, 2 KB, the corpus five entities', v.speed.fiveEntities, 'evals/s');
+    if (v.memory) row(name, '-', 'RSS added by importing it', v.memory.importRssMiB, 'MiB');
+    if (v.memory) row(name, '-', 'RSS added once everything is loaded', v.memory.rssMiB, 'MiB');
+    if (v.memory) row(name, '-', 'heap added once everything is loaded', v.memory.heapMiB, 'MiB');
+  }
+  piiTable = corpusTable(before, after);
+  results.pii = { before, after };
 }
 
 if (!only || only.includes('evaluators')) {
@@ -94,6 +140,7 @@ if (!only || only.includes('evaluators')) {
 }
 
 console.log(table(printed));
+if (piiTable) console.log(`\npii/pii_detection on presidio-research's synthetic corpus (issue 14; held out: templates % 3 === 2)\n${piiTable}`);
 const dir = path.resolve('bench/results');
 fs.mkdirSync(dir, { recursive: true });
 const file = path.join(dir, `${new Date().toISOString().replace(/[:.]/g, '-')}.json`);

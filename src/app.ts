@@ -17,7 +17,8 @@ import type { Clock } from './platform/clock.ts';
 import { AppError, renderError, type ErrorShape, type FieldIssue } from './platform/errors.ts';
 import { installAuth, type RouteAuthEntry } from './platform/auth/index.ts';
 import type { TokenHasher } from './platform/tokens.ts';
-import { OrganizationService, organizationRoutes } from './modules/organizations/index.ts';
+import { AccountService, OrganizationService, organizationRoutes } from './modules/organizations/index.ts';
+import { smtpMailer } from './platform/mail.ts';
 import { ApiKeyService, apiKeyRoutes } from './modules/api-keys/index.ts';
 import { PromptService, promptRoutes } from './modules/prompts/index.ts';
 import { AnnotationService, annotationRoutes } from './modules/annotations/index.ts';
@@ -29,8 +30,9 @@ import { runPeriodically } from './platform/periodic.ts';
 import { installNulGuard } from './platform/nul-guard.ts';
 import { JobQueue } from './platform/jobs/index.ts';
 import { MONITOR_QUEUE, MonitorService, monitorRoutes } from './modules/monitors/index.ts';
-import { annotatedTraceCondition, deleteTraceAnnotations } from './modules/annotations/index.ts';
-import { deleteTraceEvaluations, evaluationTraceCondition, listTraceEvaluations } from './modules/evaluators/index.ts';
+import { annotatedTraceCondition, annotationCountsByTrace, deleteTraceAnnotations } from './modules/annotations/index.ts';
+import { deleteTraceEvaluations, evaluationChipsByTrace, evaluationTraceCondition, listTraceEvaluations } from './modules/evaluators/index.ts';
+import { installWebApp } from './web-app.ts';
 import { buildWebhookService, WebhookService, webhookRoutes } from './modules/webhooks/index.ts';
 
 export interface Deps {
@@ -43,6 +45,7 @@ export interface Deps {
 
 export interface Services {
   organizations: OrganizationService;
+  accounts: AccountService;
   apiKeys: ApiKeyService;
   prompts: PromptService;
   annotations: AnnotationService;
@@ -65,6 +68,9 @@ export function buildServices(deps: Deps): Services {
   let organizations: OrganizationService;
   const apiKeys = new ApiKeyService(deps.db, deps.clock, deps.tokenHasher, () => organizations);
   organizations = new OrganizationService(deps.db, deps.clock, apiKeys);
+  const { sessions, signIn, publicUrl, smtp } = deps.config;
+  const mailer = smtp ? smtpMailer(smtp) : null;
+  const accounts = new AccountService(deps.db, deps.clock, deps.tokenHasher, { sessions, signIn, publicUrl }, organizations, mailer, deps.logger);
   const traces = new TraceService(deps.db, deps.clock, {
     retentionPolicies: () => organizations.retentionPolicies(),
     holdProjectSql: (projectId) => organizations.holdProjectSql(projectId),
@@ -88,19 +94,25 @@ export function buildServices(deps: Deps): Services {
       ...(f.has_annotation !== undefined ? [annotatedTraceCondition(f.has_annotation)] : []),
       ...(f.evaluation ? [evaluationTraceCondition(f.evaluation)] : []),
     ],
+    listFacts: async (projectId, traceIds) => ({
+      evaluations: await evaluationChipsByTrace(deps.db.orm, projectId, traceIds),
+      annotations: await annotationCountsByTrace(deps.db.orm, projectId, traceIds),
+    }),
     beforeCommit: (tx, batch) => monitors.enqueueForTraces(tx, batch),
     onTracesDeleted: async (tx, projectId, traceIds) => {
       await deleteTraceEvaluations(tx, projectId, traceIds);
       await deleteTraceAnnotations(tx, projectId, traceIds);
     },
   });
-  return { organizations, apiKeys, traces, prompts, annotations, agentCache, evaluations, webhooks, monitors, jobs };
+  return { organizations, accounts, apiKeys, traces, prompts, annotations, agentCache, evaluations, webhooks, monitors, jobs };
 }
 
 export async function buildApp(deps: Deps): Promise<App> {
   const http: FastifyInstance = Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,
     bodyLimit: 1024 * 1024,
+    // Behind a reverse proxy: the client's address (sign-in limits) and scheme (Secure cookies).
+    trustProxy: deps.config.trustProxy,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     // Trace ids reach 128 characters and prompt references 300; the default cap is 100.
@@ -122,9 +134,10 @@ export async function buildApp(deps: Deps): Promise<App> {
           project_api_key: { type: 'http', scheme: 'basic', description: 'Basic base64(projectId:token)' },
           bearer: { type: 'http', scheme: 'bearer', description: 'Bearer <token>; organization keys add X-Project-Id on project routes' },
           auth_token: { type: 'apiKey', in: 'header', name: 'X-Auth-Token' },
+          session_cookie: { type: 'apiKey', in: 'cookie', name: 'spyglass_session', description: 'Signed in (POST /api/auth/signin); requests other than GET add X-CSRF-Token' },
         },
       },
-      security: [{ project_api_key: [] }, { bearer: [] }, { auth_token: [] }],
+      security: [{ project_api_key: [] }, { bearer: [] }, { auth_token: [] }, { session_cookie: [] }],
     },
     transform: jsonSchemaTransform,
     transformObject: jsonSchemaTransformObject,
@@ -132,10 +145,11 @@ export async function buildApp(deps: Deps): Promise<App> {
 
   const services = buildServices(deps);
   installNulGuard(http);
-  const routeTable = installAuth(
+  const routeTable = await installAuth(
     http,
     {
       resolve: (token, now) => services.apiKeys.resolve(token, now),
+      resolveSession: (token, now) => services.accounts.resolveSession(token, now),
       projectOrganization: (id) => services.organizations.projectOrganization(id),
     },
     deps.clock,
@@ -175,7 +189,8 @@ export async function buildApp(deps: Deps): Promise<App> {
     async () => http.swagger(),
   );
 
-  organizationRoutes(http, services.organizations);
+  organizationRoutes(http, services.organizations, services.accounts);
+  runPeriodically(http, 'sessions and links expiry', 10 * 60_000, () => services.accounts.sweep());
   apiKeyRoutes(http, services.apiKeys);
   promptRoutes(http, services.prompts);
   annotationRoutes(http, services.annotations);
@@ -189,6 +204,7 @@ export async function buildApp(deps: Deps): Promise<App> {
   runPeriodically(http, 'jobs', 2_000, () => services.jobs.runDue());
   webhookRoutes(http, services.webhooks);
   services.webhooks.dispatcher.attach(http);
+  await installWebApp(http, { shareShowsTrace: (token) => services.traces.shareShowsTrace(token) });
 
   await http.ready();
   return { http, services, routeTable };

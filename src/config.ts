@@ -45,6 +45,27 @@ const envSchema = z.object({
   SPYGLASS_WEBHOOK_ALLOW_PRIVATE: z.enum(['0', '1', 'true', 'false']).default('0'),
   /** How often this process's webhook dispatcher looks for work, in ms; 0: this process does not dispatch. */
   SPYGLASS_WEBHOOK_POLL_MS: z.coerce.number().int().min(0).max(60_000).default(1000),
+  /** Where people reach this server (links in invitations and password resets); unset: the request's own origin. */
+  SPYGLASS_PUBLIC_URL: z
+    .url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' })
+    .transform((u) => u.replace(/\/+$/, ''))
+    .optional(),
+  /** 1: behind a reverse proxy; X-Forwarded-For and X-Forwarded-Proto give the client's address and scheme. */
+  SPYGLASS_TRUST_PROXY: z.enum(['0', '1', 'true', 'false']).default('0'),
+  /** A browser session ends after this many hours without a request... */
+  SPYGLASS_SESSION_IDLE_HOURS: z.coerce.number().positive().max(24 * 365).default(24 * 7),
+  /** ...and this many hours after signing in, whatever happens. */
+  SPYGLASS_SESSION_MAX_HOURS: z.coerce.number().positive().max(24 * 365).default(24 * 30),
+  /** Sign-in attempts per account (e-mail) in one window; a successful sign-in clears the account's count. */
+  SPYGLASS_SIGNIN_MAX_PER_ACCOUNT: z.coerce.number().int().min(1).max(100_000).default(10),
+  /** Sign-in attempts per client address in one window. */
+  SPYGLASS_SIGNIN_MAX_PER_ADDRESS: z.coerce.number().int().min(1).max(100_000).default(50),
+  SPYGLASS_SIGNIN_WINDOW_MINUTES: z.coerce.number().positive().max(24 * 60).default(15),
+  /** smtp://user:pass@host:587 or smtps://...: invitation and password-reset links are also mailed. */
+  SMTP_URL: z
+    .url({ protocol: /^smtps?$/, error: 'must be an smtp:// or smtps:// URL' })
+    .optional(),
+  SMTP_FROM: z.string().trim().min(3).default('Spyglass <spyglass@localhost>'),
 });
 
 export interface Config {
@@ -70,9 +91,18 @@ export interface Config {
     /** 0: no background dispatcher in this process. */
     pollMs: number;
   };
+  /** SPYGLASS_PUBLIC_URL without a trailing slash; null: links use the request's origin. */
+  publicUrl: string | null;
+  trustProxy: boolean;
+  sessions: { idleMs: number; maxAgeMs: number };
+  signIn: { maxPerAccount: number; maxPerAddress: number; windowMs: number };
+  /** null: no mail is sent (links are only shown to whoever asked for them). */
+  smtp: { url: string; from: string } | null;
   /** Provider variables handed to evaluators (OPENAI_API_KEY, AZURE_CONTENT_SAFETY_ENDPOINT, ...). */
   providerEnv: Readonly<Record<string, string | undefined>>;
 }
+
+const HOUR = 3_600_000;
 
 export class ConfigError extends Error {}
 
@@ -110,6 +140,15 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
       allowPrivateDestinations: e.SPYGLASS_WEBHOOK_ALLOW_PRIVATE === '1' || e.SPYGLASS_WEBHOOK_ALLOW_PRIVATE === 'true',
       pollMs: e.SPYGLASS_WEBHOOK_POLL_MS,
     },
+    publicUrl: e.SPYGLASS_PUBLIC_URL ?? null,
+    trustProxy: e.SPYGLASS_TRUST_PROXY === '1' || e.SPYGLASS_TRUST_PROXY === 'true',
+    sessions: { idleMs: e.SPYGLASS_SESSION_IDLE_HOURS * HOUR, maxAgeMs: e.SPYGLASS_SESSION_MAX_HOURS * HOUR },
+    signIn: {
+      maxPerAccount: e.SPYGLASS_SIGNIN_MAX_PER_ACCOUNT,
+      maxPerAddress: e.SPYGLASS_SIGNIN_MAX_PER_ADDRESS,
+      windowMs: e.SPYGLASS_SIGNIN_WINDOW_MINUTES * 60_000,
+    },
+    smtp: e.SMTP_URL ? { url: e.SMTP_URL, from: e.SMTP_FROM } : null,
     providerEnv,
   };
 }

@@ -1,11 +1,12 @@
 import { parseArgs } from 'node:util';
-import pino, { type Logger } from 'pino';
+import type { Logger } from 'pino';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { openDatabase, type Database } from './db/index.ts';
 import { migrate } from './db/migrate.ts';
 import { buildApp, buildServices, type Deps } from './app.ts';
 import { credentialsBox, firstStart, writeCredentialsFile } from './first-start.ts';
 import { systemClock } from './platform/clock.ts';
+import { createLogger } from './platform/logging.ts';
 import { loadTokenHashKey, TokenHasher } from './platform/tokens.ts';
 
 const USAGE = `usage: spyglass <command>
@@ -15,19 +16,10 @@ const USAGE = `usage: spyglass <command>
   init                  migrate and create the first organization, project and keys, then exit
   keys revoke <id>      revoke an API key by id
   keys create-admin     mint a new organization admin key (recovery) for the first ADMIN user
+  users reset-password <email>
+                        print a one-time link (1 hour) to set a new password for that user
 
 Configuration comes from the environment; see README.md.`;
-
-function makeLogger(config: Config): Logger {
-  return pino({
-    level: config.logLevel,
-    // Credentials never reach the log, whatever a serializer adds later.
-    redact: {
-      paths: ['req.headers.authorization', 'req.headers["x-auth-token"]', 'req.headers.cookie', '*.token', '*.password'],
-      censor: '[redacted]',
-    },
-  });
-}
 
 async function openDeps(config: Config, logger: Logger): Promise<Deps> {
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
@@ -40,13 +32,17 @@ async function setUp(deps: Deps, baseUrl: string): Promise<void> {
   const creds = await firstStart(deps.config, buildServices(deps), deps.clock.now());
   if (!creds) return;
   const file = writeCredentialsFile(deps.config.dataDir, creds);
-  // The box goes to the terminal, not through the logger: secrets never enter log lines.
-  process.stdout.write('\n' + credentialsBox(creds, baseUrl, file) + '\n\n');
-  deps.logger.info({ file, organizationId: creds.organization.id, projectId: creds.project.id }, 'first start: organization, project and keys created');
+  // Secrets never enter log lines: the box goes to a terminal only. When stdout is not a
+  // terminal (a log collector, a file, a pipe), the 0600 file alone holds them.
+  if (process.stdout.isTTY) process.stdout.write('\n' + credentialsBox(creds, baseUrl, file) + '\n\n');
+  deps.logger.info(
+    { file, organizationId: creds.organization.id, projectId: creds.project.id },
+    `first start: organization, project, admin user and keys created; the credentials are in ${file} (mode 0600)`,
+  );
 }
 
 async function serve(config: Config): Promise<void> {
-  const logger = makeLogger(config);
+  const logger = createLogger(config.logLevel);
   const deps = await openDeps(config, logger);
   const app = await buildApp(deps);
   const baseUrl = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
@@ -78,12 +74,18 @@ async function serve(config: Config): Promise<void> {
 }
 
 async function withDeps<T>(config: Config, fn: (deps: Deps, db: Database) => Promise<T>): Promise<T> {
-  const deps = await openDeps(config, makeLogger(config));
+  const deps = await openDeps(config, createLogger(config.logLevel));
   try {
     return await fn(deps, deps.db);
   } finally {
     await deps.db.close();
   }
+}
+
+/** A host people can open: the wildcard addresses a server listens on are not. */
+function linkHost(host: string): string {
+  if (host === '0.0.0.0' || host === '::') return '127.0.0.1';
+  return host.includes(':') ? `[${host}]` : host;
 }
 
 export async function main(argv: string[]): Promise<number> {
@@ -123,6 +125,19 @@ export async function main(argv: string[]): Promise<number> {
           return 1;
         }
         process.stdout.write(`${token}\n`);
+        return 0;
+      }
+      break;
+    }
+    case 'users': {
+      if (sub === 'reset-password' && arg) {
+        const base = config.publicUrl ?? `http://${linkHost(config.host)}:${config.port}`;
+        const link = await withDeps(config, (deps) => buildServices(deps).accounts.issueOperatorReset(arg, base)).catch((err: Error) => err);
+        if (link instanceof Error) {
+          process.stderr.write(`spyglass: ${link.message}\n`);
+          return 1;
+        }
+        process.stdout.write(`Open this link to set a new password for ${arg} (it works once, until ${link.expiresAt}):\n${link.url}\n`);
         return 0;
       }
       break;

@@ -8,6 +8,8 @@ import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg
 import { sql, type ExtractTablesWithRelations, type SQL } from 'drizzle-orm';
 import pg from 'pg';
 import * as schema from './schema/index.ts';
+import { lockDataDir } from './data-dir-lock.ts';
+import { DurableNodeFS, durableStartParams, makePrivate, syncTree } from './pglite-fs.ts';
 
 export type Schema = typeof schema;
 /** The drizzle database, whichever driver is underneath. */
@@ -67,6 +69,11 @@ export interface OpenOptions {
   /** A dumped data directory to start from (tests). */
   loadDataDir?: Blob;
   poolSize?: number;
+  /**
+   * PGlite in a data directory: each commit is flushed to disk before it returns (default).
+   * Only the benchmark turns it off, to measure what durability costs.
+   */
+  durable?: boolean;
 }
 
 export async function openDatabase(options: OpenOptions): Promise<Database> {
@@ -100,20 +107,38 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
       close: () => pool.end(),
     };
   }
-  let release: (() => void) | null = null;
-  let dataDir: string | undefined;
+  let release: (() => Promise<void>) | null = null;
+  let durableFs: DurableNodeFS | undefined;
+  let pgdata: string | null = null;
+  let initializes = false;
   if (options.dataDir) {
-    const dir = path.join(options.dataDir, 'pgdata');
     fs.mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
-    release = lockDataDir(options.dataDir);
-    dataDir = dir;
+    release = await lockDataDir(options.dataDir);
+    pgdata = path.join(options.dataDir, 'pgdata');
+    initializes = !fs.existsSync(path.join(pgdata, 'PG_VERSION'));
+    fs.mkdirSync(pgdata, { recursive: true, mode: 0o700 });
+    makePrivate(options.dataDir);
+    durableFs = new DurableNodeFS(pgdata);
   }
-  const client = await PGlite.create({
-    dataDir,
-    loadDataDir: options.loadDataDir,
-    extensions: { pg_trgm },
-    postgresqlconf: PGLITE_CONF,
-  });
+  let client: PGlite;
+  try {
+    client = await PGlite.create({
+      fs: durableFs,
+      loadDataDir: options.loadDataDir,
+      extensions: { pg_trgm },
+      postgresqlconf: PGLITE_CONF,
+      // In memory (tests) there is nothing to make durable.
+      startParams: durableFs && options.durable !== false ? durableStartParams() : undefined,
+    });
+  } catch (err) {
+    await release?.();
+    throw err;
+  }
+  if (options.dataDir) {
+    // What initdb wrote on a first start: private, and on disk before anything is acknowledged.
+    makePrivate(options.dataDir);
+    if (initializes && options.durable !== false) syncTree(pgdata!);
+  }
   const orm = drizzlePglite({ client, schema }) as unknown as Orm;
   return {
     kind: 'pglite',
@@ -129,41 +154,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
       }),
     close: async () => {
       await client.close();
-      release?.();
+      await release?.();
     },
   };
-}
-
-/**
- * PGlite is one process's database: a second process opening the same folder would
- * corrupt it. A lock file with our pid refuses the second opener (a stale lock of a
- * dead process is taken over).
- */
-function lockDataDir(dataDir: string): () => void {
-  const lockPath = path.join(dataDir, 'spyglass.lock');
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      fs.writeFileSync(lockPath, String(process.pid), { flag: 'wx', mode: 0o600 });
-      return () => fs.rmSync(lockPath, { force: true });
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      const pid = Number(fs.readFileSync(lockPath, 'utf8'));
-      if (pid && pid !== process.pid && isAlive(pid)) {
-        throw new Error(
-          `the data directory ${dataDir} is in use by process ${pid}; stop it first (PGlite allows one process per data directory)`,
-        );
-      }
-      fs.rmSync(lockPath, { force: true });
-    }
-  }
-  throw new Error(`could not lock ${dataDir}`);
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }

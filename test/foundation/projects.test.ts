@@ -76,6 +76,20 @@ describe.each(databaseKinds)('projects and members (%s)', (kind) => {
     expect(oldKey.body.status).toBe('revoked');
   });
 
+  it('mints another project key while the existing ones keep working', async () => {
+    const created = await t.request('POST', '/api/projects', { token: admin, body: { name: 'More keys' } });
+    const id = created.body.project.id;
+    const first = created.body.token;
+    const added = await t.request('POST', `/api/projects/${id}/api-keys`, { token: admin });
+    expect(added.status).toBe(200);
+    expect(added.body.token).toMatch(/^sgp-/);
+    expect(added.body.token).not.toBe(first);
+    for (const key of [first, added.body.token]) {
+      expect((await t.request('POST', '/api/trace/search', { authToken: key, body: {} })).status).toBe(200);
+    }
+    expect((await t.request('POST', `/api/projects/${id}/api-keys`, { token: first })).status).toBe(403);
+  });
+
   it('manages members and keeps at least one admin', async () => {
     const added = await t.request('POST', '/api/members', { token: admin, body: { email: 'dev@example.com', role: 'MEMBER' } });
     expect(added.status).toBe(200);

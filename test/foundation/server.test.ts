@@ -1,83 +1,29 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { adminQuery, withDatabase } from '../support/global-setup.ts';
 import { request } from '../support/harness.ts';
+import { BIN, freePort, runCli, signalTree, startServer, useTmpDirs } from '../support/server-process.ts';
 
-const BIN = path.resolve('bin/spyglass.mjs');
+const tmpDir = useTmpDirs();
 
-interface Running {
-  child: ChildProcess;
-  baseUrl: string;
-  output: () => string;
-  exited: Promise<number | null>;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = net.createServer().listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-async function startServer(env: Record<string, string>): Promise<Running> {
-  const port = await freePort();
-  const child = spawn(process.execPath, [BIN, 'serve'], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', PORT: String(port), LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', (d) => (out += d));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const baseUrl = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`server exited: ${out}`);
-    try {
-      if ((await fetch(`${baseUrl}/healthz`)).ok) return { child, baseUrl, output: () => out, exited };
-    } catch {
-      /* not up yet */
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  child.kill('SIGKILL');
-  throw new Error(`server did not start: ${out}`);
-}
-
-async function runCli(args: string[], env: Record<string, string>): Promise<{ code: number | null; out: string }> {
-  const child = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout.on('data', (d) => (out += d));
-  child.stderr.on('data', (d) => (out += d));
-  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
-  return { code, out };
-}
-
-const tmpDirs: string[] = [];
-const tmpDir = () => {
-  const d = fs.mkdtempSync(path.join(os.tmpdir(), 'spyglass-srv-'));
-  tmpDirs.push(d);
-  return d;
-};
-afterAll(() => tmpDirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
-
-describe('the server process (PGlite in a data directory)', () => {
+describe('the server process (PGlite in a data directory)', { timeout: 120_000 }, () => {
   it('first start creates and prints credentials once; a restart keeps them and creates nothing', async () => {
     const dataDir = tmpDir();
     const first = await startServer({ SPYGLASS_DATA_DIR: dataDir });
     const file = path.join(dataDir, 'initial-credentials.json');
     expect(fs.statSync(file).mode & 0o777).toBe(0o600);
     const creds = JSON.parse(fs.readFileSync(file, 'utf8'));
-    expect(first.output()).toContain('These credentials are shown once');
-    expect(first.output()).toContain(creds.adminApiKey);
+    // stdout is a pipe here, as under a log collector: the secrets stay in the 0600 file,
+    // and the output says where it is.
+    expect(first.output()).not.toContain('These credentials are shown once');
+    expect(first.output()).not.toContain(creds.adminApiKey);
+    expect(first.output()).not.toContain(creds.user.password);
+    expect(first.output()).toContain(`the credentials are in ${file}`);
     expect(creds.projectApiKey).toMatch(/^sgp-/);
 
     const projects = await request(first.baseUrl, 'GET', '/api/projects', { token: creds.adminApiKey });
@@ -103,11 +49,32 @@ describe('the server process (PGlite in a data directory)', () => {
     expect(first.output()).toContain('stopped cleanly');
 
     const again = await startServer({ SPYGLASS_DATA_DIR: dataDir });
-    expect(again.output()).not.toContain('shown once');
+    expect(again.output()).not.toContain('first start');
     const list = await request(again.baseUrl, 'GET', '/api/projects', { token: creds.adminApiKey });
     expect(list.body.data.map((p: { name: string }) => p.name)).toEqual(['My Project', 'Kept']);
     again.child.kill('SIGTERM');
     expect(await again.exited).toBe(0);
+  });
+
+  it('on a terminal, the first start shows the credentials box', async () => {
+    const dataDir = tmpDir();
+    const port = await freePort();
+    // script(1) gives the server a pseudo-terminal as stdout, as an interactive `npm start` has.
+    const child = spawn('script', ['-qfec', `"${process.execPath}" "${BIN}" serve`, '/dev/null'], {
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', PORT: String(port), SPYGLASS_DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout!.on('data', (d) => (out += d));
+    const exited = new Promise((resolve) => child.on('exit', resolve));
+    const deadline = Date.now() + 60_000;
+    while (!out.includes('Try: curl') && Date.now() < deadline && child.exitCode === null) await new Promise((r) => setTimeout(r, 100));
+    const creds = JSON.parse(fs.readFileSync(path.join(dataDir, 'initial-credentials.json'), 'utf8'));
+    expect(out).toContain('These credentials are shown once');
+    expect(out).toContain(creds.adminApiKey);
+    expect(out).toContain(creds.user.password);
+    signalTree(child.pid!, 'SIGTERM');
+    await exited;
   });
 
   it('SIGTERM lets an in-flight request finish before the process exits', async () => {
@@ -147,7 +114,7 @@ describe('the server process (PGlite in a data directory)', () => {
 });
 
 const pgTemplate = inject('pgTemplate');
-describe.runIf(pgTemplate)('the server process on PostgreSQL', () => {
+describe.runIf(pgTemplate)('the server process on PostgreSQL', { timeout: 120_000 }, () => {
   it('migrates explicitly, takes headless SPYGLASS_INIT_* values, and keeps them across restarts', async () => {
     const name = `spyglass_srv_${randomBytes(4).toString('hex')}`;
     await adminQuery(pgTemplate!.url, `CREATE DATABASE ${name}`);

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import pino from 'pino';
+import pino, { type Logger } from 'pino';
 import { afterAll, beforeAll, inject } from 'vitest';
 import { buildApp, type App } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
@@ -109,6 +109,8 @@ export async function startApp(
      * earlier app: a restart after `stop()`, or a second server process on one PostgreSQL.
      */
     reopen?: TestApp;
+    /** The app's logger (default: silent). */
+    logger?: Logger;
   } = {},
 ): Promise<TestApp> {
   const previous = options.reopen ? sharedResources.get(options.reopen) : undefined;
@@ -127,7 +129,7 @@ export async function startApp(
     config,
     db,
     clock,
-    logger: pino({ level: 'silent' }),
+    logger: options.logger ?? pino({ level: 'silent' }),
     tokenHasher,
   });
   if (!previous) shared.creds = (await firstStart(config, app.services, clock.now()))!;

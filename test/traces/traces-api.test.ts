@@ -196,6 +196,48 @@ describe.each(databaseKinds)('traces API (%s)', (kind) => {
     expect((await search({ sortBy: 'colour' })).body.field).toBe('body.sortBy');
   });
 
+  it('search/new answers the traces first stored since a time, with the search filters, and the server time to ask from next', async () => {
+    const since = clock.now().getTime();
+    const before = await t.request('POST', '/api/trace/search/new', { token: key, body: { since: since + 1 } });
+    expect(before.status).toBe(200);
+    expect(before.body).toEqual({ traces: [], count: 0, now: since });
+    clock.advance(1000);
+    await send(collectorTrace('live-1', { metadata: { user_id: 'live-user' } }));
+    clock.advance(1000);
+    await send(collectorTrace('live-2', { metadata: { user_id: 'other-user' } }));
+    const all = await t.request('POST', '/api/trace/search/new', { token: key, body: { since: since + 1 } });
+    expect(all.body.traces.map((tr: { trace_id: string }) => tr.trace_id)).toEqual(['live-2', 'live-1']);
+    expect(all.body.count).toBe(2);
+    expect(all.body.now).toBe(clock.now().getTime());
+    const filtered = await t.request('POST', '/api/trace/search/new', { token: key, body: { since: since + 1, filters: { user_id: 'live-user' } } });
+    expect(filtered.body.traces.map((tr: { trace_id: string }) => tr.trace_id)).toEqual(['live-1']);
+    const later = await t.request('POST', '/api/trace/search/new', { token: key, body: { since: all.body.now + 1 } });
+    expect(later.body.count).toBe(0);
+    const bad = await t.request('POST', '/api/trace/search/new', { token: key, body: { since: -1 } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.field).toBe('body.since');
+  });
+
+  it('search answers carry each trace\'s evaluations in brief and its thumbs counted', async () => {
+    await send(collectorTrace('facts-1'));
+    await t.request('POST', '/api/annotations/trace/facts-1', { token: key, body: { comment: 'good', isThumbsUp: true } });
+    await t.request('POST', '/api/annotations/trace/facts-1', { token: key, body: { comment: 'meh', isThumbsUp: false } });
+    await t.request('POST', '/api/annotations/trace/facts-1', { token: key, body: { comment: 'great', isThumbsUp: true } });
+    const evaluated = await t.request('POST', '/api/evaluations/pii/pii_detection/evaluate', {
+      token: key,
+      body: { trace_id: 'facts-1', name: 'PII check', data: { input: 'write to bob@example.com', output: 'ok' } },
+    });
+    expect(evaluated.status).toBe(200);
+    const found = (await search({ query: 'facts-1' })).body.traces;
+    const facts = found.find((tr: { trace_id: string }) => tr.trace_id === 'facts-1');
+    expect(facts.annotations).toEqual({ thumbs_up: 2, thumbs_down: 1 });
+    expect(facts.evaluations).toEqual([
+      { evaluation_id: expect.any(String), name: 'PII check', status: 'processed', passed: false, score: expect.any(Number), label: null },
+    ]);
+    const plain = (await search({ query: 'trace-a' })).body.traces.find((tr: { trace_id: string }) => tr.trace_id === 'trace-a');
+    expect(plain).toMatchObject({ annotations: { thumbs_up: 0, thumbs_down: 0 }, evaluations: [] });
+  });
+
   it('shares a trace under a public path until it is unshared', async () => {
     await send(collectorTrace('trace-share'));
     const a = await t.request('POST', '/api/trace/trace-share/share', { token: key });
@@ -207,19 +249,54 @@ describe.each(databaseKinds)('traces API (%s)', (kind) => {
     const pub = await t.request('GET', `/api/share/${token}`);
     expect(pub.status).toBe(200);
     expect(pub.body.trace_id).toBe('trace-share');
-    const page = await t.request('GET', a.body.path);
+    const html = { headers: { accept: 'text/html' } };
+    const page = await t.request('GET', a.body.path, html);
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toContain('text/html');
-    expect(page.text).toContain('question for trace-share');
+    expect(page.headers.get('x-robots-tag')).toContain('noindex');
+    expect((await t.request('GET', '/api/trace/trace-share/share', { token: key })).body).toEqual({ shared: true, path: a.body.path });
 
     const un = await t.request('POST', '/api/trace/trace-share/unshare', { token: key });
     expect(un.status).toBe(200);
     expect(typeof un.body.message).toBe('string');
     expect((await t.request('GET', `/api/share/${token}`)).status).toBe(404);
-    expect((await t.request('GET', a.body.path)).status).toBe(404);
-    expect((await t.request('POST', '/api/trace/nope/share', { token: key })).status).toBe(404);
+    expect((await t.request('GET', a.body.path, html)).status).toBe(404);
+    expect((await t.request('GET', '/api/trace/trace-share/share', { token: key })).body).toEqual({ shared: false, path: null });
     const [{ n }] = await rows<{ n: number }>(t.db.orm, sql`SELECT count(*)::int AS n FROM events WHERE type IN ('trace.shared', 'trace.unshared')`);
     expect(Number(n)).toBe(2);
+  });
+
+  it('outline: every span without payloads; one span whole by its id (also on a shared trace)', async () => {
+    await send(collectorTrace('outlined'));
+    const outline = await t.request('GET', '/api/trace/outlined/outline', { token: key });
+    expect(outline.status).toBe(200);
+    expect(outline.body.trace_id).toBe('outlined');
+    expect(outline.body.spans.map((s: { span_id: string }) => s.span_id)).toEqual(['outlined-root', 'outlined-llm']);
+    expect(outline.body.spans[1]).toEqual({
+      span_id: 'outlined-llm',
+      parent_id: 'outlined-root',
+      name: null,
+      type: 'llm',
+      model: 'gpt-4o-mini',
+      timestamps: { started_at: T0 + 100, finished_at: T0 + 1500, first_token_at: T0 + 400 },
+      error: null,
+      metrics: { prompt_tokens: 100, completion_tokens: 20, cost: expect.any(Number) },
+    });
+    const full = (await t.request('GET', '/api/trace/outlined', { token: key })).body.spans[1];
+    const one = await t.request('GET', '/api/trace/outlined/spans/outlined-llm', { token: key });
+    expect(one.status).toBe(200);
+    expect(one.body).toEqual(full);
+    expect((await t.request('GET', '/api/trace/outlined/spans/nope', { token: key })).body.error).toBe('span_not_found');
+    const stranger = await createTenant(t, 'Stranger Org');
+    expect((await t.request('GET', '/api/trace/outlined/spans/outlined-llm', { token: stranger.projectToken })).status).toBe(404);
+
+    const { path } = (await t.request('POST', '/api/trace/outlined/share', { token: key })).body;
+    const token = path.split('/')[2];
+    expect((await t.request('GET', `/api/share/${token}/outline`)).body.spans).toEqual(outline.body.spans);
+    expect((await t.request('GET', `/api/share/${token}/spans/outlined-llm`)).body).toEqual(full);
+    await t.request('POST', '/api/trace/outlined/unshare', { token: key });
+    expect((await t.request('GET', `/api/share/${token}/outline`)).status).toBe(404);
+    expect((await t.request('GET', `/api/share/${token}/spans/outlined-llm`)).status).toBe(404);
   });
 
   it('deletes traces past the project retention period in the background sweep', async () => {
@@ -290,5 +367,47 @@ describe.each(databaseKinds)('traces API (%s)', (kind) => {
     });
     expect(viaRoot.status).toBe(200);
     expect((await t.request('GET', `/api/trace/${hex(9, 32)}`, { token: key })).status).toBe(200);
+  });
+
+  it('refuses spans from more than a day ahead with a partial-success message; they never sort first', async () => {
+    const now = clock.now().getTime();
+    const nanos = (ms: number) => `${BigInt(ms) * 1_000_000n}`;
+    const span = (n: number, name: string, start: string, end: string) => ({ traceId: hex(0x500 + n, 32), spanId: hex(0x500 + n, 16), name, startTimeUnixNano: start, endTimeUnixNano: end });
+    const year2500 = nanos(Date.parse('2500-01-01T00:00:00Z'));
+    const maxUint64 = '18446744073709551615';
+    const spans = [
+      span(1, 'on time', nanos(now - 1000), nanos(now)),
+      span(2, 'clock skew of an hour', nanos(now + 3_600_000), nanos(now + 3_601_000)),
+      span(3, 'year 2500', year2500, year2500),
+      span(4, 'max uint64', maxUint64, maxUint64),
+      span(5, 'ends in 2500', nanos(now - 1000), year2500),
+    ];
+    const body = { resourceSpans: [{ resource: { attributes: [] }, scopeSpans: [{ scope: { name: 's' }, spans }] }] };
+    const res = await t.request('POST', '/api/otel/v1/traces', { token: key, rawBody: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+    expect(res.status).toBe(200);
+    expect(Number(res.body.partialSuccess.rejectedSpans)).toBe(3);
+    expect(res.body.partialSuccess.errorMessage).toMatch(/year 2500.*more than a day ahead/);
+    expect(res.body.partialSuccess.errorMessage).toMatch(/max uint64.*more than a day ahead/);
+    expect(res.body.partialSuccess.errorMessage).toMatch(/ends in 2500.*end time.*more than a day ahead/);
+    // The same through protobuf.
+    const { otlpJsonToProtobuf } = await import('./ingest-helpers.ts');
+    const pb = await t.request('POST', '/api/otel/v1/traces', {
+      token: key,
+      rawBody: otlpJsonToProtobuf({ resourceSpans: [{ scopeSpans: [{ spans: [{ ...spans[3], traceId: hex(0x600, 32) }, { ...spans[0], traceId: hex(0x601, 32) }] }] }] }),
+      headers: { 'content-type': 'application/x-protobuf' },
+    });
+    expect(pb.status).toBe(200);
+    expect((await t.request('GET', `/api/trace/${hex(0x600, 32)}`, { token: key })).status).toBe(404);
+
+    // The newest trace is the one an hour ahead; nothing from the far future is stored.
+    const newest = await search({ pageSize: 1 });
+    expect(newest.body.traces.map((tr: { trace_id: string }) => tr.trace_id)).toEqual([hex(0x502, 32)]);
+    for (const n of [3, 4, 5]) expect((await t.request('GET', `/api/trace/${hex(0x500 + n, 32)}`, { token: key })).status).toBe(404);
+    // The collector refuses such a trace whole, naming the field.
+    const future = collectorTrace('trace-future');
+    (future.spans[0] as { timestamps: { started_at: number; finished_at: number } }).timestamps = { started_at: now + 2 * 86_400_000, finished_at: now + 2 * 86_400_000 };
+    const refused = await send(future);
+    expect(refused.status).toBe(400);
+    expect(JSON.stringify(refused.body)).toContain('spans.0.timestamps.started_at');
   });
 });

@@ -3,3 +3,4 @@ export * from './events.ts';
 export * from './prompts-annotations-cache.ts';
 export * from './webhooks.ts';
 export * from './evaluations.ts';
+export * from './sessions.ts';

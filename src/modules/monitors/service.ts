@@ -4,7 +4,7 @@ import type { Clock } from '../../platform/clock.ts';
 import { AppError, notFound } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import { enqueueJobs, PermanentJobError, type ClaimedJob } from '../../platform/jobs/index.ts';
-import type { TraceSummary } from '../traces/index.ts';
+import { canonicalModelName, type TraceSummary } from '../traces/index.ts';
 import type { MonitorFilters, MonitorView } from './schemas.ts';
 import * as store from './store.ts';
 
@@ -208,6 +208,12 @@ function anyOf(wanted: string | string[] | undefined, actual: (string | null)[])
   return actual.some((a) => a !== null && list.includes(a));
 }
 
+/** A model filter as the trace search reads it: `openai/gpt-4o-mini` means `gpt-4o-mini`. */
+function modelNames(wanted: string | string[] | undefined): string[] | undefined {
+  if (wanted === undefined) return undefined;
+  return (Array.isArray(wanted) ? wanted : [wanted]).map((m) => canonicalModelName(m) ?? m);
+}
+
 export function matches(f: MonitorFilters | null, s: TraceSummary): boolean {
   if (!f) return true;
   return (
@@ -215,7 +221,7 @@ export function matches(f: MonitorFilters | null, s: TraceSummary): boolean {
     anyOf(f.thread_id, [s.thread_id]) &&
     anyOf(f.customer_id, [s.customer_id]) &&
     anyOf(f.labels, s.labels) &&
-    anyOf(f.model, s.models) &&
+    anyOf(modelNames(f.model), s.model_names) &&
     anyOf(f.span_type, s.span_types) &&
     (f.has_error === undefined || f.has_error === s.has_error) &&
     Object.entries(f.metadata ?? {}).every(([k, v]) => s.metadata[k] === v)

@@ -2,3 +2,4 @@ export { OrganizationService, projectView, type ProjectKeyIssuer, type IssuedKey
 export { organizationRoutes } from './routes.ts';
 export * as organizationStore from './store.ts';
 export { hashPassword, verifyPassword } from './passwords.ts';
+export { AccountService, type AccountOptions } from './account-service.ts';

@@ -2,8 +2,11 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { OrganizationService } from './service.ts';
+import type { AccountService } from './account-service.ts';
+import { accountRoutes, noStore, originOf } from './account-routes.ts';
 import {
   addMemberBody,
+  addedMemberSchema,
   createProjectBody,
   createdProjectSchema,
   idParams,
@@ -17,7 +20,7 @@ import {
 
 const tags = ['organization'];
 
-export function organizationRoutes(app: FastifyInstance, service: OrganizationService) {
+export function organizationRoutes(app: FastifyInstance, service: OrganizationService, accounts: AccountService) {
   const r = app.withTypeProvider<ZodTypeProvider>();
 
   r.get(
@@ -106,9 +109,15 @@ export function organizationRoutes(app: FastifyInstance, service: OrganizationSe
     '/api/members',
     {
       config: { auth: { scope: 'organization', permission: 'organization:manage' } },
-      schema: { tags, summary: 'Add a member (creates the user when new)', body: addMemberBody, response: { 200: memberSchema } },
+      onSend: noStore,
+      schema: {
+        tags,
+        summary: 'Add a member (creates the user when new); a new user gets a one-time invitation link to set a password',
+        body: addMemberBody,
+        response: { 200: addedMemberSchema },
+      },
     },
-    (req) => service.addMember(req.principal!, req.body),
+    (req) => accounts.addMember(req.principal!, req.body, originOf(req)),
   );
 
   r.patch(
@@ -128,4 +137,6 @@ export function organizationRoutes(app: FastifyInstance, service: OrganizationSe
     },
     (req) => service.removeMember(req.principal!, req.params.userId),
   );
+
+  accountRoutes(app, accounts);
 }

@@ -147,8 +147,15 @@ export class OrganizationService {
     return rows.map((m) => ({ ...m, createdAt: m.createdAt.toISOString() }));
   }
 
-  /** Adds a member by e-mail, creating the user when new (without a password). */
-  async addMember(principal: Principal, input: { email: string; name?: string; role: Role }): Promise<MemberView> {
+  /**
+   * Adds a member by e-mail, creating the user when new (without a password); `added` runs
+   * in the same transaction (the invitation link is made there).
+   */
+  async addMember(
+    principal: Principal,
+    input: { email: string; name?: string; role: Role },
+    added?: (tx: Tx, user: store.UserRow) => Promise<void>,
+  ): Promise<MemberView> {
     return this.db.orm.transaction(async (tx) => {
       const at = this.clock.now();
       let user = await store.findUserByEmail(tx, input.email);
@@ -159,6 +166,7 @@ export class OrganizationService {
         throw conflict('member_exists', `${input.email} is already a member of this organization`, 'email');
       }
       await store.insertMembership(tx, { organizationId: principal.organizationId, userId: user.id, role: input.role, at });
+      await added?.(tx, user);
       return { userId: user.id, email: user.email, name: user.name, role: input.role, createdAt: at.toISOString() };
     });
   }
@@ -176,12 +184,17 @@ export class OrganizationService {
 
   async removeMember(principal: Principal, userId: string): Promise<{ userId: string; removed: true }> {
     return this.db.orm.transaction(async (tx) => {
-      const current = await store.findMembershipRole(tx, principal.organizationId, userId);
-      if (!current) throw notFound('member_not_found', `user ${userId} is not a member of this organization`);
-      if (current === 'ADMIN') await this.keepOneAdmin(tx, principal.organizationId);
-      await store.deleteMembership(tx, principal.organizationId, userId);
+      await this.removeMembership(tx, principal.organizationId, userId);
       return { userId, removed: true as const };
     });
+  }
+
+  /** Removes a membership (the user's sessions in the organization stop working with it); keeps one ADMIN. */
+  async removeMembership(tx: Tx, organizationId: string, userId: string) {
+    const current = await store.findMembershipRole(tx, organizationId, userId);
+    if (!current) throw notFound('member_not_found', `user ${userId} is not a member of this organization`);
+    if (current === 'ADMIN') await this.keepOneAdmin(tx, organizationId);
+    await store.deleteMembership(tx, organizationId, userId);
   }
 
   /**

@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { PromptContext, PromptService } from './service.ts';
+import { badRequest } from '../../platform/errors.ts';
+import type { PromptContext, PromptService, VersionSelection } from './service.ts';
 import {
   TAG_PATTERN,
   compileBody,
@@ -17,6 +18,33 @@ import {
 const tags = ['prompts'];
 const errorShape = 'string' as const;
 const errors = { 400: promptErrorSchema, 401: promptErrorSchema, 403: promptErrorSchema, 404: promptErrorSchema, 409: promptErrorSchema };
+/** A version or tag of a read, as `handle:3` / `handle:production` select them in the path. */
+const selectionQuery = z.object({
+  version: z
+    .string()
+    .regex(/^([1-9]\d{0,8}|latest)$/, 'a version number (1 or more) or latest')
+    .optional()
+    .describe('a version number, or latest'),
+  tag: z.string().regex(TAG_PATTERN, 'a tag: a letter, then letters, digits, _ or -').optional().describe('a tag, e.g. production'),
+  label: z
+    .string()
+    .regex(TAG_PATTERN, 'a tag: a letter, then letters, digits, _ or -')
+    
+    .optional()
+    .describe('the same as tag (the name some LangWatch SDK releases send)'),
+});
+
+function selection(q: z.infer<typeof selectionQuery>): VersionSelection {
+  if (q.tag !== undefined && q.label !== undefined && q.tag !== q.label) {
+    throw badRequest('conflicting_selection', 'label: differs from tag (they name the same thing)', 'label');
+  }
+  const tag = q.tag ?? q.label;
+  return {
+    ...(q.version !== undefined ? { version: q.version === 'latest' ? ('latest' as const) : Number(q.version) } : {}),
+    ...(tag !== undefined ? { tag } : {}),
+  };
+}
+
 const idParams = z.object({
   id: z
     .string()
@@ -71,12 +99,13 @@ export function promptRoutes(app: FastifyInstance, service: PromptService) {
       config: { auth: { scope: 'project', permission: 'prompts:view' }, errorShape },
       schema: {
         tags,
-        summary: 'One prompt by id or handle: the newest version, `handle:3` for version 3, `handle:production` for a tag',
+        summary: 'One prompt by id or handle: the newest version, `handle:3` or `?version=3` for version 3, `handle:production` or `?tag=production` for a tag',
         params: idParams,
+        querystring: selectionQuery,
         response: { 200: promptSchema, ...errors },
       },
     },
-    (req) => service.get(context(req), req.params.id),
+    (req) => service.get(context(req), req.params.id, selection(req.query)),
   );
 
   r.put(
@@ -169,10 +198,11 @@ export function promptRoutes(app: FastifyInstance, service: PromptService) {
         tags,
         summary: 'Render the prompt and messages with {variables}; a variable the template uses is required (400 naming it)',
         params: idParams,
+        querystring: selectionQuery,
         body: compileBody,
         response: { 200: promptSchema.extend({ variables: z.record(z.string(), z.unknown()) }), ...errors },
       },
     },
-    (req) => service.compile(context(req), req.params.id, req.body.variables),
+    (req) => service.compile(context(req), req.params.id, req.body.variables, selection(req.query)),
   );
 }

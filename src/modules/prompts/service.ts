@@ -129,9 +129,12 @@ export class PromptService {
     });
   }
 
-  /** One prompt: its newest version, or `ref:3` (version 3), or `ref:production` (the version a tag points at). */
-  async get(ctx: PromptContext, ref: string): Promise<PromptView> {
-    const parsed = parseRef(ref);
+  /**
+   * One prompt: its newest version, or `ref:3` (version 3), or `ref:production` (the version a
+   * tag points at); the same selection may come as `select` (the `?version=` / `?tag=` query).
+   */
+  async get(ctx: PromptContext, ref: string, select: VersionSelection = {}): Promise<PromptView> {
+    const parsed = withSelection(parseRef(ref), select);
     const prompt = await this.find(ctx, parsed.base, ref);
     const version = await this.selectVersion(prompt, parsed, ref);
     return view(prompt, version, await store.tagsOf(this.db.orm, [prompt.id]), ctx);
@@ -245,8 +248,13 @@ export class PromptService {
   }
 
   /** The prompt (newest version, or the one `ref` selects) with its messages rendered. */
-  async compile(ctx: PromptContext, ref: string, variables: Record<string, unknown>): Promise<PromptView & { variables: Record<string, unknown> }> {
-    const prompt = await this.get(ctx, ref);
+  async compile(
+    ctx: PromptContext,
+    ref: string,
+    variables: Record<string, unknown>,
+    select: VersionSelection = {},
+  ): Promise<PromptView & { variables: Record<string, unknown> }> {
+    const prompt = await this.get(ctx, ref, select);
     const rendered = compileTemplate(prompt, variables);
     return { ...prompt, prompt: rendered.prompt, messages: rendered.messages, variables };
   }
@@ -345,6 +353,26 @@ function parseRef(ref: string): PromptRef {
     throw badRequest('invalid_reference', `id: "${ref}" must be an id or handle, optionally followed by :<version> or :<tag>`, 'id');
   }
   return { base, selector: { tag: selector } };
+}
+
+/** `?version=` and `?tag=` of reads: the same selection as `ref:<version>` / `ref:<tag>`. */
+export interface VersionSelection {
+  version?: number | 'latest';
+  tag?: string;
+}
+
+function withSelection(ref: PromptRef, select: VersionSelection): PromptRef {
+  if (select.version !== undefined && select.tag !== undefined) {
+    throw badRequest('conflicting_selection', 'version and tag: send one of them, not both', 'version');
+  }
+  const field = select.version !== undefined ? 'version' : 'tag';
+  const wanted: PromptRef['selector'] =
+    select.version === 'latest' ? { tag: LATEST } : select.version !== undefined ? { version: select.version } : select.tag !== undefined ? { tag: select.tag } : null;
+  if (wanted === null) return ref;
+  if (ref.selector !== null && JSON.stringify(ref.selector) !== JSON.stringify(wanted)) {
+    throw badRequest('conflicting_selection', `${field}: differs from the version or tag named in the id`, field);
+  }
+  return { base: ref.base, selector: wanted };
 }
 
 /** Writes address the prompt itself, never one version of it. */

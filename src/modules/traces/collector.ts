@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { badRequest } from '../../platform/errors.ts';
 import type { NormalizedSpan, SpanPayload, SpanType } from './ingest/index.ts';
 
 /** The JSON trace of clients without OpenTelemetry (POST /api/collector). */
@@ -80,6 +81,18 @@ export const collectorBodySchema = z
   .meta({ id: 'CollectorTrace' });
 
 export type CollectorBody = z.infer<typeof collectorBodySchema>;
+
+/** Refuses a trace with a span time past `latestMs` (the server's clock plus tolerated skew), naming the field. */
+export function checkCollectorTimes(body: CollectorBody, latestMs: number): void {
+  body.spans.forEach((s, i) => {
+    for (const key of ['started_at', 'finished_at'] as const) {
+      if (s.timestamps[key] > latestMs) {
+        const field = `spans.${i}.timestamps.${key}`;
+        throw badRequest('time_in_future', `${field}: ${new Date(s.timestamps[key]).toISOString()} is more than a day ahead of the server's clock`, field);
+      }
+    }
+  });
+}
 
 export function collectorSpans(body: CollectorBody): NormalizedSpan[] {
   const m = body.metadata ?? {};

@@ -1,5 +1,5 @@
 export { TraceService, type TraceExtension } from './service.ts';
 export type { TraceSummary } from './summary.ts';
 export { traceRoutes } from './routes.ts';
-export type { SearchRequest } from './schemas.ts';
-export { computeCost, estimateTokens, estimateMessagesTokens, findModelPrice } from './costs/index.ts';
+export type { SearchRequest, EvaluationChip, AnnotationCounts } from './schemas.ts';
+export { canonicalModelName, computeCost, estimateTokens, estimateMessagesTokens, findModelPrice } from './costs/index.ts';

@@ -4,11 +4,23 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { AppError } from '../../platform/errors.ts';
-import { decodeTraceRequest, encodeExportTraceResponse, otlpFormat, OtlpDecodeError } from './ingest/index.ts';
-import { collectorBodySchema, collectorSpans } from './collector.ts';
+import { decodeLogsRequest, decodeTraceRequest, encodeExportLogsResponse, encodeExportTraceResponse, otlpFormat, OtlpDecodeError } from './ingest/index.ts';
+import { checkCollectorTimes, collectorBodySchema, collectorSpans } from './collector.ts';
 import type { TraceService } from './service.ts';
-import { renderNotSharedPage, renderSharePage } from './share-page.ts';
-import { errorObjectSchema, searchRequestSchema, searchResponseSchema, traceDetailSchema, traceIdParams } from './schemas.ts';
+import {
+  errorObjectSchema,
+  newTracesRequestSchema,
+  newTracesResponseSchema,
+  searchRequestSchema,
+  searchResponseSchema,
+  shareSpanParams,
+  shareStateSchema,
+  spanParams,
+  spanSchema,
+  traceDetailSchema,
+  traceIdParams,
+  traceOutlineSchema,
+} from './schemas.ts';
 
 const tags = ['traces'];
 /** Compressed (on the wire) and decompressed limits of one OTLP request. */
@@ -40,6 +52,21 @@ export function traceRoutes(app: FastifyInstance, service: TraceService) {
     (req) => service.search(req.projectId!, req.body),
   );
 
+  r.post(
+    '/api/trace/search/new',
+    {
+      config: { auth: { scope: 'project', permission: 'traces:view' }, errorShape: 'object' },
+      serializerCompiler: plainJson,
+      schema: {
+        tags,
+        summary: 'Traces of a search first stored since a time (poll it to follow new traces live; the web app does)',
+        body: newTracesRequestSchema,
+        response: { 200: newTracesResponseSchema, ...objectErrors },
+      },
+    },
+    (req) => service.newTraces(req.projectId!, req.body),
+  );
+
   r.get(
     '/api/trace/:id',
     {
@@ -50,13 +77,42 @@ export function traceRoutes(app: FastifyInstance, service: TraceService) {
     async (req, reply) => reply.type('application/json; charset=utf-8').send((await service.detailJson(req.projectId!, req.params.id)) as never),
   );
 
+  r.get(
+    '/api/trace/:id/outline',
+    {
+      config: { auth: { scope: 'project', permission: 'traces:view' }, errorShape: 'object' },
+      serializerCompiler: plainJson,
+      schema: { tags, summary: 'A trace with every span in outline (no payloads): for span trees of big traces', params: traceIdParams, response: { 200: traceOutlineSchema, ...objectErrors } },
+    },
+    async (req, reply) => reply.type('application/json; charset=utf-8').send((await service.detailJson(req.projectId!, req.params.id, { outline: true })) as never),
+  );
+
+  r.get(
+    '/api/trace/:id/spans/:spanId',
+    {
+      config: { auth: { scope: 'project', permission: 'traces:view' }, errorShape: 'object' },
+      serializerCompiler: plainJson,
+      schema: { tags, summary: 'One span of a trace, whole (input, output, params, attributes, events)', params: spanParams, response: { 200: spanSchema, ...objectErrors } },
+    },
+    async (req, reply) => reply.type('application/json; charset=utf-8').send((await service.spanJson(req.projectId!, req.params.id, req.params.spanId)) as never),
+  );
+
   r.post(
     '/api/trace/:id/share',
     {
       config: { auth: { scope: 'project', permission: 'traces:share' }, errorShape: 'object' },
-      schema: { tags, summary: 'Publish a trace under a public path (the same path when shared twice)', params: traceIdParams, response: { 200: z.object({ path: z.string() }), ...objectErrors } },
+      schema: { tags, summary: 'Publish a trace under a public path (the same path when shared twice; the trace may arrive later)', params: traceIdParams, response: { 200: z.object({ path: z.string() }), ...objectErrors } },
     },
     (req) => service.share(orgOf(req), req.projectId!, req.params.id),
+  );
+
+  r.get(
+    '/api/trace/:id/share',
+    {
+      config: { auth: { scope: 'project', permission: 'traces:view' }, errorShape: 'object' },
+      schema: { tags, summary: 'Whether a trace is shared, and its public path', params: traceIdParams, response: { 200: shareStateSchema, ...objectErrors } },
+    },
+    (req) => service.shareState(req.projectId!, req.params.id),
   );
 
   r.post(
@@ -79,20 +135,23 @@ export function traceRoutes(app: FastifyInstance, service: TraceService) {
   );
 
   r.get(
-    '/share/:token',
+    '/api/share/:token/outline',
     {
-      config: { auth: { scope: 'public' } },
-      schema: { tags, summary: 'The page of a shared trace (text/html), without credentials', params: z.object({ token: z.string().max(100) }) },
+      config: { auth: { scope: 'public' }, errorShape: 'object' },
+      serializerCompiler: plainJson,
+      schema: { tags, summary: 'A shared trace in outline, without credentials', params: z.object({ token: z.string().max(100) }), response: { 200: traceOutlineSchema, 404: errorObjectSchema } },
     },
-    async (req, reply) => {
-      void reply.header('content-type', 'text/html; charset=utf-8').header('x-robots-tag', 'noindex').header('cache-control', 'no-store');
-      try {
-        return renderSharePage(JSON.parse(await service.sharedJson(req.params.token)));
-      } catch (err) {
-        if (err instanceof AppError && err.status === 404) return reply.status(404).send(renderNotSharedPage());
-        throw err;
-      }
+    async (req, reply) => reply.type('application/json; charset=utf-8').send((await service.sharedJson(req.params.token, { outline: true })) as never),
+  );
+
+  r.get(
+    '/api/share/:token/spans/:spanId',
+    {
+      config: { auth: { scope: 'public' }, errorShape: 'object' },
+      serializerCompiler: plainJson,
+      schema: { tags, summary: 'One span of a shared trace, without credentials', params: shareSpanParams, response: { 200: spanSchema, 404: errorObjectSchema } },
     },
+    async (req, reply) => reply.type('application/json; charset=utf-8').send((await service.sharedSpanJson(req.params.token, req.params.spanId)) as never),
   );
 
   r.post(
@@ -109,6 +168,7 @@ export function traceRoutes(app: FastifyInstance, service: TraceService) {
       },
     },
     async (req) => {
+      checkCollectorTimes(req.body, service.latestSpanTime());
       const spans = collectorSpans(req.body);
       await service.ingest(orgOf(req), req.projectId!, spans);
       return { message: 'Trace received successfully.', trace_id: req.body.trace_id, spans: spans.length };
@@ -135,18 +195,9 @@ export function traceRoutes(app: FastifyInstance, service: TraceService) {
         },
         async (req, reply) => {
           const contentType = String(req.headers['content-type'] ?? '');
-          const format = otlpFormat(contentType);
-          if (!format) {
-            throw new AppError(415, 'unsupported_media_type', `content-type must be application/x-protobuf or application/json, not "${contentType || '(none)'}"`, { field: 'content-type' });
-          }
+          const format = requestFormat(contentType);
           const body = await decompress(req.body as Buffer | undefined, String(req.headers['content-encoding'] ?? 'identity'));
-          let decoded;
-          try {
-            decoded = decodeTraceRequest(body, contentType);
-          } catch (err) {
-            if (err instanceof OtlpDecodeError) throw new AppError(err.code === 'unsupported_media_type' ? 415 : 400, err.code, `body: ${err.message}`, { field: 'body' });
-            throw err;
-          }
+          const decoded = decodeOrRefuse(() => decodeTraceRequest(body, contentType, { latestTimeMs: service.latestSpanTime() }));
           if (decoded.spans.length === 0 && decoded.rejected.count > 0) {
             throw new AppError(400, 'all_spans_rejected', `every span was rejected: ${decoded.rejected.messages.join('; ')}`, {
               field: 'resourceSpans',
@@ -159,7 +210,56 @@ export function traceRoutes(app: FastifyInstance, service: TraceService) {
         },
       );
     }
+    for (const url of ['/api/otel/v1/logs', '/v1/logs']) {
+      otlp.post(
+        url,
+        {
+          config: { auth: { scope: 'project', permission: 'traces:create' } },
+          bodyLimit: OTLP_BODY_LIMIT,
+          schema: {
+            tags,
+            summary:
+              url === '/v1/logs'
+                ? 'The same as /api/otel/v1/logs, at the path OTLP exporters default to'
+                : 'OTLP/HTTP log export: GenAI events (gen_ai.*) merged into their spans; other records are rejected in the partial success',
+          },
+        },
+        async (req, reply) => {
+          const contentType = String(req.headers['content-type'] ?? '');
+          const format = requestFormat(contentType);
+          const body = await decompress(req.body as Buffer | undefined, String(req.headers['content-encoding'] ?? 'identity'));
+          const decoded = decodeOrRefuse(() => decodeLogsRequest(body, contentType));
+          if (decoded.accepted === 0 && decoded.rejected.count > 0) {
+            throw new AppError(400, 'all_log_records_rejected', `every log record was rejected: ${decoded.rejected.messages.join('; ')}`, {
+              field: 'resourceLogs',
+              meta: { rejectedLogRecords: decoded.rejected.count },
+            });
+          }
+          await service.ingestLogEvents(orgOf(req), req.projectId!, decoded.spans);
+          void reply.header('content-type', format === 'protobuf' ? 'application/x-protobuf' : 'application/json');
+          return reply.send(encodeExportLogsResponse(decoded.rejected, format));
+        },
+      );
+    }
   });
+}
+
+function requestFormat(contentType: string) {
+  const format = otlpFormat(contentType);
+  if (!format) {
+    throw new AppError(415, 'unsupported_media_type', `content-type must be application/x-protobuf or application/json, not "${contentType || '(none)'}"`, { field: 'content-type' });
+  }
+  return format;
+}
+
+/** A body that cannot be read as an OTLP request: 415 or 400 naming the body, nothing accepted. */
+function decodeOrRefuse<T>(decode: () => T): T {
+  try {
+    return decode();
+  } catch (err) {
+    if (err instanceof OtlpDecodeError) throw new AppError(err.code === 'unsupported_media_type' ? 415 : 400, err.code, `body: ${err.message}`, { field: 'body' });
+    throw err;
+  }
 }
 
 async function decompress(body: Buffer | undefined, encoding: string): Promise<Buffer> {

@@ -40,6 +40,27 @@ export const searchRequestSchema = z
 
 export type SearchRequest = z.infer<typeof searchRequestSchema>;
 
+export const newTracesRequestSchema = searchRequestSchema
+  .pick({ query: true, startDate: true, endDate: true, filters: true })
+  .extend({
+    since: z.number().int().nonnegative().describe('Epoch ms: traces first stored at or after this time (timestamps.inserted_at)'),
+    pageSize: z.number().int().min(1).max(200).optional().describe('Most recently stored first; default 50'),
+  })
+  .meta({ id: 'NewTracesRequest' });
+export type NewTracesRequest = z.infer<typeof newTracesRequestSchema>;
+
+/** One evaluation of a trace as the traces list shows it (the detail has the whole result). */
+export const evaluationChipSchema = z.object({
+  evaluation_id: z.string(),
+  name: z.string(),
+  status: z.string(),
+  passed: z.boolean().nullable(),
+  score: z.number().nullable(),
+  label: z.string().nullable(),
+});
+export type EvaluationChip = z.infer<typeof evaluationChipSchema>;
+export type AnnotationCounts = { thumbs_up: number; thumbs_down: number };
+
 const errorSchema = z.object({ has_error: z.boolean(), message: z.string(), stacktrace: z.array(z.string()) }).nullable();
 
 export const traceSummarySchema = z
@@ -56,11 +77,37 @@ export const traceSummarySchema = z
       prompt_tokens: z.number().nullable(),
       completion_tokens: z.number().nullable(),
       tokens_estimated: z.boolean(),
+      total_cost: z.number().nullable().optional().describe('USD'),
     }),
     error: errorSchema,
     indexing_md5s: z.array(z.string()),
+    models: z.array(z.string()).optional().describe('Models its llm spans used'),
+    span_types: z.array(z.string()).optional(),
+    span_count: z.number().int().optional(),
+    evaluations: z.array(evaluationChipSchema).optional().describe('Search answers: each evaluation of the trace, briefly'),
+    annotations: z
+      .object({ thumbs_up: z.number().int(), thumbs_down: z.number().int() })
+      .optional()
+      .describe('Search answers: how many annotations of the trace are thumbs up and down'),
   })
   .meta({ id: 'TraceSummary' });
+
+const chatMessageSchema = z.looseObject({
+  role: z.string(),
+  content: z.union([z.string(), z.array(z.unknown()), z.null()]),
+  tool_calls: z.array(z.unknown()).optional(),
+  tool_call_id: z.string().optional(),
+  name: z.string().optional(),
+});
+
+/** Input or output of a span: chat messages, text, or any JSON. */
+export const spanPayloadSchema = z
+  .discriminatedUnion('type', [
+    z.object({ type: z.literal('chat_messages'), value: z.array(chatMessageSchema) }),
+    z.object({ type: z.literal('text'), value: z.string() }),
+    z.object({ type: z.literal('json'), value: z.unknown() }),
+  ])
+  .nullable();
 
 export const spanSchema = z
   .looseObject({
@@ -71,6 +118,7 @@ export const spanSchema = z
     name: z.string().nullable(),
     type: z.string(),
     model: z.string().nullable(),
+    vendor: z.string().nullable().optional().describe('Provider or system, e.g. openai'),
     timestamps: z.object({
       started_at: z.number(),
       finished_at: z.number(),
@@ -80,15 +128,73 @@ export const spanSchema = z
     }),
     error: errorSchema,
     params: z.record(z.string(), z.unknown()),
-    metrics: z.looseObject({ tokens_estimated: z.boolean(), prompt_tokens: z.number().nullable(), completion_tokens: z.number().nullable() }),
-    input: z.unknown(),
-    output: z.unknown(),
+    metrics: z.looseObject({
+      tokens_estimated: z.boolean(),
+      prompt_tokens: z.number().nullable(),
+      completion_tokens: z.number().nullable(),
+      cached_input_tokens: z.number().nullable().optional().describe('Part of prompt_tokens read from the prompt cache'),
+      reasoning_tokens: z.number().nullable().optional().describe('Part of completion_tokens spent reasoning'),
+      cost: z.number().nullable().optional().describe('USD'),
+    }),
+    input: spanPayloadSchema,
+    output: spanPayloadSchema,
+    attributes: z.record(z.string(), z.unknown()).optional().describe('Attributes not mapped onto a field, flattened'),
+    resource: z.record(z.string(), z.unknown()).optional(),
+    events: z.array(z.object({ name: z.string(), time: z.number(), attributes: z.record(z.string(), z.unknown()) })).optional(),
+    links: z.array(z.object({ trace_id: z.string(), span_id: z.string(), attributes: z.record(z.string(), z.unknown()) })).optional(),
+    status: z.object({ code: z.string(), message: z.string().nullable() }).optional(),
+    kind: z.string().optional(),
+    scope: z.object({ name: z.string().nullable(), version: z.string().nullable() }).optional(),
   })
   .meta({ id: 'Span' });
+
+/** A span without its payloads: what a span tree and a waterfall draw. */
+export const spanOutlineSchema = z
+  .object({
+    span_id: z.string(),
+    parent_id: z.string().nullable(),
+    name: z.string().nullable(),
+    type: z.string(),
+    model: z.string().nullable(),
+    timestamps: z.object({ started_at: z.number(), finished_at: z.number(), first_token_at: z.number().nullable() }),
+    error: z.object({ message: z.string() }).nullable(),
+    metrics: z.object({ prompt_tokens: z.number().nullable(), completion_tokens: z.number().nullable(), cost: z.number().nullable() }),
+  })
+  .meta({ id: 'SpanOutline' });
+
+export const traceOutlineSchema = traceSummarySchema
+  .extend({ spans: z.array(spanOutlineSchema).describe('Every span without input, output, params, attributes or events: GET .../spans/{spanId} has those'), evaluations: z.array(z.looseObject({})) })
+  .meta({ id: 'TraceOutline' });
+
+export const spanParams = z.object({
+  id: z.string().regex(/^[A-Za-z0-9_.:-]{1,128}$/, 'a trace id is 1..128 letters, digits or _ . : -'),
+  spanId: z.string().min(1).max(256),
+});
+export const shareSpanParams = z.object({ token: z.string().max(100), spanId: z.string().min(1).max(256) });
 
 export const traceDetailSchema = traceSummarySchema
   .extend({ spans: z.array(spanSchema), evaluations: z.array(z.looseObject({})) })
   .meta({ id: 'TraceDetail' });
+
+export const newTracesResponseSchema = z
+  .object({
+    traces: z.array(traceSummarySchema).describe('Most recently stored first'),
+    count: z.number().int().describe('How many traces match, stored at or after since (exact up to 10,000)'),
+    now: z.number().int().describe("The server's time (epoch ms): the next poll's since, less a few seconds for transactions still committing"),
+  })
+  .meta({ id: 'NewTracesResponse' });
+
+export const shareStateSchema = z
+  .object({ shared: z.boolean(), path: z.string().nullable().describe('/share/<token> while shared') })
+  .meta({ id: 'ShareState' });
+
+export type TraceSummaryView = z.infer<typeof traceSummarySchema>;
+export type TraceDetailView = z.infer<typeof traceDetailSchema>;
+export type SpanView = z.infer<typeof spanSchema>;
+export type SpanOutlineView = z.infer<typeof spanOutlineSchema>;
+export type TraceOutlineView = z.infer<typeof traceOutlineSchema>;
+export type SearchResponse = z.infer<typeof searchResponseSchema>;
+export type NewTracesResponse = z.infer<typeof newTracesResponseSchema>;
 
 export const searchResponseSchema = z
   .object({

@@ -6,13 +6,24 @@ import { AppError, badRequest, notFound } from '../../platform/errors.ts';
 import { randomAlphanumeric } from '../../platform/ids.ts';
 import { emitEvent } from '../../platform/events/index.ts';
 import { GroupCommit } from '../../platform/group-commit.ts';
-import { computeCost, estimateMessagesTokens, estimateTokens } from './costs/index.ts';
-import type { NormalizedSpan, SpanPayload } from './ingest/index.ts';
+import {
+  computeCost,
+  estimateCompletionTokens,
+  estimateMessagesTokens,
+  estimateTokens,
+  canonicalModelName,
+  providerPrefix,
+} from './costs/index.ts';
+import { mergeGenAiLogEvents, type NormalizedSpan, type SpanEvent, type SpanLogEvents, type SpanPayload, type SpanType } from './ingest/index.ts';
 import * as store from './store.ts';
 import { payloadText, summarizeTrace, type SpanFacts, type TraceSummary } from './summary.ts';
-import type { SearchRequest } from './schemas.ts';
+import type { AnnotationCounts, EvaluationChip, NewTracesRequest, SearchRequest } from './schemas.ts';
 
 const MAX_SPAN_TEXT = 64 * 1024;
+/** How long GenAI log events wait for a span that has not arrived (README: OTLP logs). */
+export const PENDING_LOG_EVENTS_TTL_MS = 3 * 86_400_000;
+/** Clock skew tolerated on incoming span times; later spans are refused. */
+const MAX_CLOCK_SKEW_MS = 24 * 60 * 60 * 1000;
 
 /** What other modules add to traces: evaluations on the detail, search filters, work done with each ingest. */
 export interface TraceExtension {
@@ -21,8 +32,16 @@ export interface TraceExtension {
   filterConditions?(filters: NonNullable<SearchRequest['filters']>, projectId: string): SQL[];
   /** Runs inside the ingest transaction (e.g. enqueue monitor jobs): durable exactly when the spans are. */
   beforeCommit?(tx: Executor, batch: { organizationId: string; projectId: string; summaries: TraceSummary[]; now: Date }): Promise<void>;
+  /** What the traces list shows of other modules' data, for a page of traces (one query each, not one per trace). */
+  listFacts?(projectId: string, traceIds: string[]): Promise<ListFacts>;
   /** Runs in the transaction that deletes traces (retention): remove what belongs to them. */
   onTracesDeleted?(tx: Executor, projectId: string, traceIds: string[]): Promise<void>;
+}
+
+/** Per trace id: its evaluations in brief, its annotations counted. */
+export interface ListFacts {
+  evaluations?: Map<string, EvaluationChip[]>;
+  annotations?: Map<string, AnnotationCounts>;
 }
 
 /** What traces need from the organizations module, which owns projects. */
@@ -58,6 +77,11 @@ export class TraceService {
     });
   }
 
+  /** Epoch ms past which a span's start or end is refused: the server's clock plus a day of skew. */
+  latestSpanTime(): number {
+    return this.clock.now().getTime() + MAX_CLOCK_SKEW_MS;
+  }
+
   extend(extension: TraceExtension) {
     this.extensions.push(extension);
   }
@@ -77,42 +101,106 @@ export class TraceService {
     const { organizationId, projectId } = batches[0];
     const latest = new Map<string, store.SpanRow>();
     for (const b of batches) for (const r of b.rows) latest.set(`${r.trace_id}/${r.span_id}`, r);
-    const rows = [...latest.values()];
-    const traceIds = [...new Set(rows.map((r) => r.trace_id))];
     const now = this.clock.now();
+    await this.db.orm.transaction((tx) => this.writeRows(tx, organizationId, projectId, [...latest.values()], now, true));
+  }
+
+  /**
+   * Writes span rows and refreshes their traces' summaries, in the caller's transaction.
+   * `mergePending`: spans that log events were waiting for (span_log_events) take them in.
+   */
+  private async writeRows(tx: Executor, organizationId: string, projectId: string, incoming: store.SpanRow[], now: Date, mergePending: boolean) {
+    const traceIds = [...new Set(incoming.map((r) => r.trace_id))];
+    await store.lockTraces(tx, this.db, projectId, traceIds);
+    // Facts of the spans already stored (read before the upsert, so a new trace reads
+    // nothing); the batch's own spans come from memory and replace stored ones by id.
+    // The same statement holds the project, once, as a foreign key would for every row.
+    const { projectHeld, stored, pending } = await store.spanFacts(tx, projectId, traceIds, this.projects.holdProjectSql(projectId), mergePending);
+    if (!projectHeld) throw notFound('project_not_found', `project ${projectId} no longer exists`);
+    const rows = pending.length > 0 ? await this.takePendingLogEvents(tx, projectId, incoming, pending) : incoming;
+    const byTrace = new Map<string, Map<string, SpanFacts>>();
+    const factsOf = (traceId: string) => byTrace.get(traceId) ?? byTrace.set(traceId, new Map()).get(traceId)!;
+    for (const f of stored) factsOf(f.trace_id).set(f.span_id, f);
+    let replacing = false;
+    for (const r of rows) {
+      const previous = factsOf(r.trace_id).get(r.span_id);
+      if (previous) replacing = true;
+      factsOf(r.trace_id).set(r.span_id, { ...r, inserted_at: previous?.inserted_at ?? now.getTime(), updated_at: now.getTime() });
+    }
+    await store.upsertSpans(tx, projectId, rows, now.getTime(), replacing);
+    const summaries = traceIds.map((id) => summarizeTrace(id, [...byTrace.get(id)!.values()]));
+    await store.upsertSummaries(tx, { organizationId, projectId }, summaries, now);
+    for (const e of this.extensions) await e.beforeCommit?.(tx, { organizationId, projectId, summaries, now });
+  }
+
+  /** Rows of spans that log events were waiting for, with those events merged in; the events leave the waiting table. */
+  private async takePendingLogEvents(tx: Executor, projectId: string, rows: store.SpanRow[], pending: store.PendingLogEvents[]) {
+    const waiting = new Map<string, store.PendingLogEvents[]>();
+    for (const p of pending) {
+      const key = `${p.trace_id}/${p.span_id}`;
+      waiting.set(key, [...(waiting.get(key) ?? []), p]);
+    }
+    const taken: number[] = [];
+    const merged = rows.map((r) => {
+      const found = waiting.get(`${r.trace_id}/${r.span_id}`);
+      if (!found) return r;
+      for (const p of found) taken.push(p.id);
+      return mergeLogEvents(r, found.flatMap((p) => p.events));
+    });
+    if (taken.length > 0) await store.deletePendingLogEvents(tx, projectId, taken);
+    return merged;
+  }
+
+  /**
+   * GenAI events sent as OTLP log records: merged into their spans' input and output. A span
+   * not stored yet gets them when it arrives (they wait in span_log_events, in this
+   * transaction, so nothing acknowledged is lost); the trace summary is refreshed at once
+   * for spans already stored.
+   */
+  async ingestLogEvents(organizationId: string, projectId: string, groups: SpanLogEvents[]): Promise<void> {
+    if (!groups.length) return;
+    const now = this.clock.now();
+    const traceIds = [...new Set(groups.map((g) => g.trace_id))];
     await this.db.orm.transaction(async (tx) => {
+      // The same per-trace lock as span ingest: either the span is stored when this reads,
+      // or these events are waiting when the span's transaction reads.
       await store.lockTraces(tx, this.db, projectId, traceIds);
-      // Facts of the spans already stored (read before the upsert, so a new trace reads
-      // nothing); the batch's own spans come from memory and replace stored ones by id.
-      // The same statement holds the project, once, as a foreign key would for every row.
-      const { projectHeld, stored } = await store.spanFacts(tx, projectId, traceIds, this.projects.holdProjectSql(projectId));
-      if (!projectHeld) throw notFound('project_not_found', `project ${projectId} no longer exists`);
-      const byTrace = new Map<string, Map<string, SpanFacts>>();
-      const factsOf = (traceId: string) => byTrace.get(traceId) ?? byTrace.set(traceId, new Map()).get(traceId)!;
-      for (const f of stored) factsOf(f.trace_id).set(f.span_id, f);
-      let replacing = false;
-      for (const r of rows) {
-        const previous = factsOf(r.trace_id).get(r.span_id);
-        if (previous) replacing = true;
-        factsOf(r.trace_id).set(r.span_id, { ...r, inserted_at: previous?.inserted_at ?? now.getTime(), updated_at: now.getTime() });
+      const found = await store.storedSpanRows(tx, projectId, traceIds, [...new Set(groups.map((g) => g.span_id))]);
+      const stored = new Map(found.map((r) => [`${r.trace_id}/${r.span_id}`, r]));
+      const merged: store.SpanRow[] = [];
+      const waiting: SpanLogEvents[] = [];
+      // The decoder groups a request's events by span: each span appears once here.
+      for (const g of groups) {
+        const row = stored.get(`${g.trace_id}/${g.span_id}`);
+        if (row) merged.push(mergeLogEvents(row, g.events));
+        else waiting.push(g);
       }
-      await store.upsertSpans(tx, projectId, rows, now.getTime(), replacing);
-      const summaries = traceIds.map((id) => summarizeTrace(id, [...byTrace.get(id)!.values()]));
-      await store.upsertSummaries(tx, { organizationId, projectId }, summaries, now);
-      for (const e of this.extensions) await e.beforeCommit?.(tx, { organizationId, projectId, summaries, now });
+      if (waiting.length > 0) await store.insertPendingLogEvents(tx, projectId, waiting, now.getTime());
+      if (merged.length > 0) await this.writeRows(tx, organizationId, projectId, merged, now, false);
+      else if (!(await store.projectExists(tx, this.projects.holdProjectSql(projectId)))) throw notFound('project_not_found', `project ${projectId} no longer exists`);
     });
   }
 
-  /** The trace detail as JSON text: the spans array comes from the database ready-made. */
-  async detailJson(projectId: string, traceId: string): Promise<string> {
+  /**
+   * The trace detail as JSON text: the spans array comes from the database ready-made.
+   * `outline`: the spans without their payloads (input, output, params, attributes, events).
+   */
+  async detailJson(projectId: string, traceId: string, options: { outline?: boolean } = {}): Promise<string> {
     const trace = await store.findTrace(this.db.orm, projectId, traceId);
     if (!trace) throw notFound('trace_not_found', `no trace ${traceId} in this project`);
     const [spans, evaluations] = await Promise.all([
-      store.traceSpansJson(this.db.orm, projectId, traceId),
+      store.traceSpansJson(this.db.orm, projectId, traceId, { payloads: !options.outline }),
       Promise.all(this.extensions.map((e) => e.evaluations?.(projectId, traceId) ?? [])).then((lists) => lists.flat()),
     ]);
     const head = JSON.stringify({ ...traceView(trace), evaluations });
     return `${head.slice(0, -1)},"spans":${spans}}`;
+  }
+
+  /** One span of a trace, whole, as JSON text. */
+  async spanJson(projectId: string, traceId: string, spanId: string): Promise<string> {
+    const spans = await store.traceSpansJson(this.db.orm, projectId, traceId, { payloads: true, spanId });
+    if (spans === '[]') throw notFound('span_not_found', `no span ${spanId} in trace ${traceId}`);
+    return spans.slice(1, -1);
   }
 
   /** The trace detail as objects (monitors, the share page). */
@@ -150,12 +238,43 @@ export class TraceService {
         : null;
     const capped = counted > store.MAX_COUNTED_HITS;
     return {
-      traces: rows.map(traceView),
+      traces: await this.listViews(projectId, rows),
       pagination: { totalHits: capped ? store.MAX_COUNTED_HITS : counted, totalHitsRelation: capped ? ('gte' as const) : ('eq' as const), scrollId },
     };
   }
 
-  private conditions(projectId: string, req: SearchRequest): SQL[] {
+  /**
+   * Traces first stored at or after `since` that match the search, newest first: the list
+   * polls this to show new traces live. It reads the database only, so it works the same
+   * with any number of processes on one PostgreSQL.
+   */
+  async newTraces(projectId: string, req: NewTracesRequest) {
+    const where = [sql`inserted_at >= ${req.since}`, ...this.conditions(projectId, req)];
+    const now = this.clock.now().getTime();
+    const [rows, count] = await Promise.all([
+      store.recentlyInserted(this.db.orm, projectId, where, req.pageSize ?? 50),
+      store.countTraces(this.db.orm, projectId, where),
+    ]);
+    return { traces: await this.listViews(projectId, rows), count: Math.min(count, store.MAX_COUNTED_HITS), now };
+  }
+
+  /** Summaries as the list shows them: with other modules' facts (evaluations, annotations) merged in. */
+  private async listViews(projectId: string, rows: store.TraceRow[]) {
+    const views = rows.map(traceView);
+    if (!views.length) return views;
+    const ids = views.map((v) => v.trace_id);
+    const facts: ListFacts[] = await Promise.all(this.extensions.map((e) => e.listFacts?.(projectId, ids) ?? {}));
+    return views.map((v) => {
+      const extra: { evaluations: EvaluationChip[]; annotations: AnnotationCounts } = { evaluations: [], annotations: { thumbs_up: 0, thumbs_down: 0 } };
+      for (const f of facts) {
+        extra.evaluations.push(...(f.evaluations?.get(v.trace_id) ?? []));
+        if (f.annotations?.has(v.trace_id)) extra.annotations = f.annotations.get(v.trace_id)!;
+      }
+      return { ...v, ...extra };
+    });
+  }
+
+  private conditions(projectId: string, req: Pick<SearchRequest, 'query' | 'startDate' | 'endDate' | 'filters'>): SQL[] {
     const c: SQL[] = [];
     // Words of input and output; web-search syntax: "a phrase", or, -excluded.
     if (req.query?.trim()) c.push(sql`search_tsv @@ websearch_to_tsquery('simple', ${req.query})`);
@@ -174,7 +293,11 @@ export class TraceService {
     anyOf('thread_id', f.thread_id);
     anyOf('customer_id', f.customer_id);
     overlaps('labels', f.labels);
-    overlaps('models', f.model);
+    // What was sent (`openai/gpt-4o-mini`, `GPT-4o-mini`) finds its normalized name.
+    if (f.model !== undefined) {
+      const names = (Array.isArray(f.model) ? f.model : [f.model]).map((m) => canonicalModelName(m) ?? m);
+      c.push(sql`model_names && ${textArray(names)}`);
+    }
     overlaps('span_types', f.span_type);
     if (f.has_error !== undefined) c.push(sql`has_error = ${f.has_error}`);
     for (const [key, value] of Object.entries(f.metadata ?? {})) {
@@ -184,10 +307,14 @@ export class TraceService {
     return c;
   }
 
+  /**
+   * Publishes a trace. The trace need not have arrived: exporters batch spans for seconds and
+   * SDKs share the trace they are still running, so the share is kept and works once the
+   * spans come (like annotations and evaluations of a trace that is not there yet).
+   */
   async share(organizationId: string, projectId: string, traceId: string): Promise<{ path: string }> {
     const now = this.clock.now();
     return this.db.orm.transaction(async (tx) => {
-      if (!(await store.findTrace(tx, projectId, traceId))) throw notFound('trace_not_found', `no trace ${traceId} in this project`);
       const { token, created } = await store.insertShare(tx, projectId, traceId, randomAlphanumeric(32), now);
       const path = `/share/${token}`;
       if (created) await emitEvent(tx, { organizationId, projectId, type: 'trace.shared', data: { trace_id: traceId, path } }, now);
@@ -198,18 +325,47 @@ export class TraceService {
   async unshare(organizationId: string, projectId: string, traceId: string): Promise<{ message: string }> {
     const now = this.clock.now();
     return this.db.orm.transaction(async (tx) => {
-      if (!(await store.findTrace(tx, projectId, traceId))) throw notFound('trace_not_found', `no trace ${traceId} in this project`);
       const deleted = await store.deleteShare(tx, projectId, traceId);
       if (deleted) await emitEvent(tx, { organizationId, projectId, type: 'trace.unshared', data: { trace_id: traceId } }, now);
       return { message: deleted ? 'trace unshared: its public path no longer works' : 'trace was not shared' };
     });
   }
 
-  /** The trace behind a public share token, for anyone (JSON text); 404 once unshared. */
-  async sharedJson(token: string): Promise<string> {
+  /** Whether a trace is shared, and its public path (a trace may be shared before it arrives). */
+  async shareState(projectId: string, traceId: string): Promise<{ shared: boolean; path: string | null }> {
+    const token = await store.findShareByTrace(this.db.orm, projectId, traceId);
+    return { shared: token !== null, path: token ? `/share/${token}` : null };
+  }
+
+  /** Whether a public share token shows a trace now: shared, and its spans have arrived (else its page answers 404). */
+  async shareShowsTrace(token: string): Promise<boolean> {
+    const share = /^[A-Za-z0-9]{32}$/.test(token) ? await store.findShare(this.db.orm, token) : null;
+    return share !== null && (await store.findTrace(this.db.orm, share.projectId, share.traceId)) !== null;
+  }
+
+  /** The trace behind a public share token, for anyone (JSON text); 404 once unshared, or while its spans have not arrived. */
+  async sharedJson(token: string, options: { outline?: boolean } = {}): Promise<string> {
+    const share = await this.liveShare(token);
+    try {
+      return await this.detailJson(share.projectId, share.traceId, options);
+    } catch (err) {
+      if (err instanceof AppError && err.status === 404) {
+        throw notFound('trace_not_available_yet', 'this trace is shared but not available yet: its spans have not arrived (try again in a few seconds)');
+      }
+      throw err;
+    }
+  }
+
+  /** One span of a shared trace, for anyone (JSON text). */
+  async sharedSpanJson(token: string, spanId: string): Promise<string> {
+    const share = await this.liveShare(token);
+    return this.spanJson(share.projectId, share.traceId, spanId);
+  }
+
+  private async liveShare(token: string): Promise<{ projectId: string; traceId: string }> {
     const share = /^[A-Za-z0-9]{32}$/.test(token) ? await store.findShare(this.db.orm, token) : null;
     if (!share) throw notFound('share_not_found', 'this shared trace does not exist or is no longer shared');
-    return this.detailJson(share.projectId, share.traceId);
+    return share;
   }
 
   /**
@@ -225,10 +381,11 @@ export class TraceService {
     await store.deleteProjectTraces(tx, projectId);
   }
 
-  /** Deletes traces older than each project's retention period. */
+  /** Deletes traces older than each project's retention period, and log events whose span never came. */
   async sweepRetention(): Promise<number> {
     let deleted = 0;
     const now = this.clock.now().getTime();
+    await store.prunePendingLogEvents(this.db.orm, now - PENDING_LOG_EVENTS_TTL_MS);
     for (const { projectId, days } of await this.projects.retentionPolicies()) {
       deleted += await this.db.orm.transaction(async (tx) => {
         const gone = await store.deleteTracesBefore(tx, projectId, now - days * 86_400_000);
@@ -286,33 +443,74 @@ function toMillis(v: number | string): number {
   return ms;
 }
 
+/** A stored span row as the normalized span it was made from (its payload holds the rest). */
+function spanFromRow(row: store.SpanRow): NormalizedSpan {
+  const d = row.data as Pick<NormalizedSpan, 'params' | 'input' | 'output' | 'attributes' | 'resource' | 'events' | 'links' | 'status' | 'kind' | 'scope'>;
+  return {
+    trace_id: row.trace_id,
+    span_id: row.span_id,
+    parent_id: row.parent_id,
+    name: row.name,
+    type: row.type as SpanType,
+    model: row.model,
+    vendor: row.vendor,
+    started_at: row.started_at,
+    finished_at: row.finished_at,
+    first_token_at: row.first_token_at,
+    params: d.params ?? {},
+    metrics: {
+      prompt_tokens: row.prompt_tokens,
+      completion_tokens: row.completion_tokens,
+      cached_input_tokens: row.cached_input_tokens,
+      reasoning_tokens: row.reasoning_tokens,
+      tokens_estimated: row.tokens_estimated,
+      cost: row.cost,
+    },
+    input: d.input ?? null,
+    output: d.output ?? null,
+    error: row.error,
+    trace_metadata: row.trace_meta ?? {},
+    attributes: d.attributes ?? {},
+    resource: d.resource ?? {},
+    scope: d.scope ?? { name: null, version: null },
+    events: d.events ?? [],
+    links: d.links ?? [],
+    status: d.status ?? { code: row.has_error ? 'error' : 'unset', message: null },
+    kind: d.kind ?? 'internal',
+  };
+}
+
+/**
+ * A span row with the GenAI events of its log records merged in (input, output, and from the
+ * details event a missing model and usage). Counts the span lacked are estimated as at
+ * ingest; the cost is computed again when counts or model changed.
+ */
+function mergeLogEvents(row: store.SpanRow, events: SpanEvent[]): store.SpanRow {
+  const span = spanFromRow(row);
+  const m = span.metrics;
+  const merged = mergeGenAiLogEvents(
+    { model: span.model, input: span.input, output: span.output, prompt_tokens: m.prompt_tokens, completion_tokens: m.completion_tokens, events: span.events },
+    events,
+  );
+  const changed =
+    merged.model !== span.model ||
+    merged.input !== span.input ||
+    merged.output !== span.output ||
+    merged.prompt_tokens !== m.prompt_tokens ||
+    merged.completion_tokens !== m.completion_tokens;
+  return toSpanRow({
+    ...span,
+    model: merged.model,
+    input: merged.input,
+    output: merged.output,
+    events: merged.events,
+    metrics: { ...m, prompt_tokens: merged.prompt_tokens, completion_tokens: merged.completion_tokens, cost: changed ? null : m.cost },
+  });
+}
+
 function toSpanRow(s: NormalizedSpan): store.SpanRow {
-  let promptTokens = s.metrics.prompt_tokens;
-  let completionTokens = s.metrics.completion_tokens;
-  let estimated = s.metrics.tokens_estimated;
-  // No counts from the SDK: estimate them with a real tokenizer, and say so.
-  if (s.type === 'llm') {
-    if (promptTokens === null && s.input) {
-      promptTokens = estimatePayload(s.input, s.model);
-      estimated = true;
-    }
-    if (completionTokens === null && s.output) {
-      completionTokens = estimatePayload(s.output, s.model);
-      estimated = true;
-    }
-  }
-  const cost =
-    s.metrics.cost ??
-    (s.model && (promptTokens !== null || completionTokens !== null)
-      ? computeCost({
-          model: s.model,
-          vendor: s.vendor,
-          promptTokens,
-          completionTokens,
-          cachedInputTokens: s.metrics.cached_input_tokens,
-          reasoningTokens: s.metrics.reasoning_tokens,
-        })?.amount ?? null
-      : null);
+  const vendor = s.vendor ?? providerPrefix(s.model);
+  const { prompt_tokens: promptTokens, completion_tokens: completionTokens, tokens_estimated: estimated, cost } = pricedMetrics(s, vendor);
   const clip = (t: string | null) => (t && t.length > MAX_SPAN_TEXT ? t.slice(0, MAX_SPAN_TEXT) : t);
   return {
     trace_id: s.trace_id,
@@ -321,7 +519,8 @@ function toSpanRow(s: NormalizedSpan): store.SpanRow {
     name: s.name,
     type: s.type,
     model: s.model,
-    vendor: s.vendor,
+    model_name: canonicalModelName(s.model),
+    vendor,
     started_at: Math.round(s.started_at),
     finished_at: Math.round(s.finished_at),
     first_token_at: s.first_token_at === null ? null : Math.round(s.first_token_at),
@@ -352,12 +551,49 @@ function toSpanRow(s: NormalizedSpan): store.SpanRow {
   };
 }
 
-function estimatePayload(p: SpanPayload, model: string | null): number {
+/**
+ * Token counts and cost of a span. Counts the SDK did not report are estimated with a real
+ * tokenizer (and flagged) on LLM spans, except for a failed call that reported no usage at
+ * all: the provider billed nothing for it, so it gets no counts and no cost.
+ */
+function pricedMetrics(s: NormalizedSpan, vendor: string | null) {
+  let promptTokens = s.metrics.prompt_tokens;
+  let completionTokens = s.metrics.completion_tokens;
+  let estimated = s.metrics.tokens_estimated;
+  const failedWithoutUsage = s.error !== null && promptTokens === null && completionTokens === null;
+  if (s.type === 'llm' && !failedWithoutUsage) {
+    if (promptTokens === null && s.input) {
+      promptTokens = estimatePayload(s.input, s.model, 'prompt');
+      estimated = true;
+    }
+    if (completionTokens === null && s.output) {
+      completionTokens = estimatePayload(s.output, s.model, 'completion');
+      estimated = true;
+    }
+  }
+  const cost =
+    s.metrics.cost ??
+    (s.model && (promptTokens !== null || completionTokens !== null)
+      ? computeCost({
+          model: s.model,
+          vendor,
+          promptTokens,
+          completionTokens,
+          cachedInputTokens: s.metrics.cached_input_tokens,
+          reasoningTokens: s.metrics.reasoning_tokens,
+        })?.amount ?? null
+      : null);
+  return { prompt_tokens: promptTokens, completion_tokens: completionTokens, tokens_estimated: estimated, cost };
+}
+
+/** Tokens of a payload as the provider bills them: chat framing on the prompt side only. */
+function estimatePayload(p: SpanPayload, model: string | null, side: 'prompt' | 'completion'): number {
   if (p.type === 'chat_messages') {
-    return estimateMessagesTokens(
-      p.value.map((m) => ({ role: m.role, content: typeof m.content === 'string' || Array.isArray(m.content) ? (m.content as never) : m.tool_calls ? JSON.stringify(m.tool_calls) : null })),
-      model,
-    );
+    const messages = p.value.map((m) => ({
+      role: m.role,
+      content: typeof m.content === 'string' || Array.isArray(m.content) ? (m.content as never) : m.tool_calls ? JSON.stringify(m.tool_calls) : null,
+    }));
+    return side === 'prompt' ? estimateMessagesTokens(messages, model) : estimateCompletionTokens(messages, model);
   }
   return estimateTokens(typeof p.value === 'string' ? p.value : JSON.stringify(p.value), model);
 }

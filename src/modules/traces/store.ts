@@ -2,12 +2,15 @@ import { sql, type SQL } from 'drizzle-orm';
 import { jsonParam, rows, type Database, type Executor } from '../../db/index.ts';
 import { eventsInsertSql } from '../../platform/events/index.ts';
 import { newId } from '../../platform/ids.ts';
+import type { SpanEvent } from './ingest/index.ts';
 import type { SpanFacts, TraceSummary } from './summary.ts';
 
 /** A span ready for the spans table: the summary's facts plus the full payload. */
 export interface SpanRow extends Omit<SpanFacts, 'inserted_at' | 'updated_at'> {
   trace_id: string;
   name: string | null;
+  /** The model's normalized name (lower case, provider prefix removed): what analytics group by. */
+  model_name: string | null;
   vendor: string | null;
   cached_input_tokens: number | null;
   reasoning_tokens: number | null;
@@ -37,14 +40,14 @@ export async function lockTraces(tx: Executor, db: Database, projectId: string, 
 export async function upsertSpans(tx: Executor, projectId: string, spans: SpanRow[], now: number, replacing: boolean) {
   if (!spans.length) return;
   await tx.execute(sql`
-    INSERT INTO spans (project_id, trace_id, span_id, parent_id, name, type, model, vendor, started_at, finished_at,
+    INSERT INTO spans (project_id, trace_id, span_id, parent_id, name, type, model, model_name, vendor, started_at, finished_at,
       first_token_at, inserted_at, updated_at, prompt_tokens, completion_tokens, cached_input_tokens, reasoning_tokens,
       tokens_estimated, cost, has_error, error, input_text, output_text, trace_meta, data)
-    SELECT ${projectId}, x.trace_id, x.span_id, x.parent_id, x.name, x.type, x.model, x.vendor, x.started_at, x.finished_at,
+    SELECT ${projectId}, x.trace_id, x.span_id, x.parent_id, x.name, x.type, x.model, x.model_name, x.vendor, x.started_at, x.finished_at,
       x.first_token_at, ${now}::bigint, ${now}::bigint, x.prompt_tokens, x.completion_tokens, x.cached_input_tokens, x.reasoning_tokens,
       x.tokens_estimated, x.cost, x.has_error, x.error, x.input_text, x.output_text, x.trace_meta, x.data
     FROM json_to_recordset(${jsonParam(spans)}::json) AS x(trace_id text, span_id text, parent_id text, name text,
-      type text, model text, vendor text, started_at bigint, finished_at bigint, first_token_at bigint, prompt_tokens int,
+      type text, model text, model_name text, vendor text, started_at bigint, finished_at bigint, first_token_at bigint, prompt_tokens int,
       completion_tokens int, cached_input_tokens int, reasoning_tokens int, tokens_estimated boolean, cost double precision,
       has_error boolean, error jsonb, input_text text, output_text text, trace_meta jsonb, data json)
     ${replacing ? REPLACE_SPAN : sql``}`);
@@ -53,7 +56,7 @@ export async function upsertSpans(tx: Executor, projectId: string, spans: SpanRo
 const REPLACE_SPAN = sql.raw(`
     ON CONFLICT (project_id, trace_id, span_id) DO UPDATE SET
       parent_id = EXCLUDED.parent_id, name = EXCLUDED.name, type = EXCLUDED.type, model = EXCLUDED.model,
-      vendor = EXCLUDED.vendor, started_at = EXCLUDED.started_at, finished_at = EXCLUDED.finished_at,
+      model_name = EXCLUDED.model_name, vendor = EXCLUDED.vendor, started_at = EXCLUDED.started_at, finished_at = EXCLUDED.finished_at,
       first_token_at = EXCLUDED.first_token_at, updated_at = EXCLUDED.updated_at, prompt_tokens = EXCLUDED.prompt_tokens,
       completion_tokens = EXCLUDED.completion_tokens, cached_input_tokens = EXCLUDED.cached_input_tokens,
       reasoning_tokens = EXCLUDED.reasoning_tokens, tokens_estimated = EXCLUDED.tokens_estimated, cost = EXCLUDED.cost,
@@ -85,23 +88,40 @@ function spanBase(r: Record<string, unknown>) {
   };
 }
 
+/** GenAI events of log records whose span had not arrived when they did (span_log_events). */
+export interface PendingLogEvents {
+  id: number;
+  trace_id: string;
+  span_id: string;
+  events: SpanEvent[];
+}
+
+const traceIdArray = (traceIds: string[]) => sql`ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(traceIds)}::jsonb))`;
+
 /**
- * Facts of the stored spans of these traces, and whether `hold` (a query locking the
- * project row) found the project: one statement for both.
+ * Facts of the stored spans of these traces, whether `hold` (a query locking the project
+ * row) found the project, and (`withPending`) the log events waiting for spans of these
+ * traces: one statement for all three. The pending events are one uncorrelated subquery,
+ * evaluated once: an index probe per trace, on a table that is usually empty.
  */
 export async function spanFacts(
   tx: Executor,
   projectId: string,
   traceIds: string[],
   hold: SQL,
-): Promise<{ projectHeld: boolean; stored: (SpanFacts & { trace_id: string })[] }> {
+  withPending: boolean,
+): Promise<{ projectHeld: boolean; stored: (SpanFacts & { trace_id: string })[]; pending: PendingLogEvents[] }> {
+  const pendingColumn = withPending
+    ? sql`, (SELECT coalesce(json_agg(json_build_object('id', e.id, 'trace_id', e.trace_id, 'span_id', e.span_id, 'events', e.events) ORDER BY e.id), '[]'::json)
+             FROM span_log_events e WHERE e.project_id = ${projectId} AND e.trace_id = ANY(${traceIdArray(traceIds)})) AS pending`
+    : sql``;
   const result = await rows<Record<string, unknown>>(
     tx,
-    sql`SELECT (SELECT count(*) FROM (${hold}) h)::int AS project_held, f.*
+    sql`SELECT (SELECT count(*) FROM (${hold}) h)::int AS project_held ${pendingColumn}, f.*
         FROM (SELECT 1) one LEFT JOIN LATERAL (
           SELECT ${SPAN_BASE_COLUMNS}, has_error, input_text, output_text, trace_meta
           FROM spans
-          WHERE project_id = ${projectId} AND trace_id = ANY(ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(traceIds)}::jsonb)))
+          WHERE project_id = ${projectId} AND trace_id = ANY(${traceIdArray(traceIds)})
         ) f ON true`,
   );
   const stored = result
@@ -113,7 +133,73 @@ export async function spanFacts(
       output_text: (r.output_text as string | null) ?? null,
       trace_meta: (r.trace_meta as SpanFacts['trace_meta']) ?? null,
     }));
-  return { projectHeld: Number(result[0]?.project_held) > 0, stored };
+  const pending = withPending ? ((result[0]?.pending as PendingLogEvents[] | undefined) ?? []) : [];
+  return { projectHeld: Number(result[0]?.project_held) > 0, stored, pending };
+}
+
+/** Whole stored spans (every column and the payload) of these traces and span ids. */
+export async function storedSpanRows(tx: Executor, projectId: string, traceIds: string[], spanIds: string[]): Promise<SpanRow[]> {
+  const found = await rows<Record<string, unknown>>(
+    tx,
+    sql`SELECT trace_id, span_id, parent_id, name, type, model, model_name, vendor, started_at::float8 AS started_at,
+          finished_at::float8 AS finished_at, first_token_at::float8 AS first_token_at, prompt_tokens, completion_tokens,
+          cached_input_tokens, reasoning_tokens, tokens_estimated, cost, has_error, error, input_text, output_text, trace_meta, data
+        FROM spans
+        WHERE project_id = ${projectId} AND trace_id = ANY(${traceIdArray(traceIds)}) AND span_id = ANY(${traceIdArray(spanIds)})`,
+  );
+  return found.map((r) => ({
+    trace_id: r.trace_id as string,
+    span_id: r.span_id as string,
+    parent_id: (r.parent_id as string | null) ?? null,
+    name: (r.name as string | null) ?? null,
+    type: r.type as string,
+    model: (r.model as string | null) ?? null,
+    model_name: (r.model_name as string | null) ?? null,
+    vendor: (r.vendor as string | null) ?? null,
+    started_at: Number(r.started_at),
+    finished_at: Number(r.finished_at),
+    first_token_at: num(r.first_token_at),
+    prompt_tokens: num(r.prompt_tokens),
+    completion_tokens: num(r.completion_tokens),
+    cached_input_tokens: num(r.cached_input_tokens),
+    reasoning_tokens: num(r.reasoning_tokens),
+    tokens_estimated: !!r.tokens_estimated,
+    cost: num(r.cost),
+    has_error: !!r.has_error,
+    error: (r.error as SpanFacts['error']) ?? null,
+    input_text: (r.input_text as string | null) ?? null,
+    output_text: (r.output_text as string | null) ?? null,
+    trace_meta: (r.trace_meta as SpanFacts['trace_meta']) ?? null,
+    data: r.data as Record<string, unknown>,
+  }));
+}
+
+export async function projectExists(tx: Executor, hold: SQL): Promise<boolean> {
+  const [r] = await rows<{ n: number }>(tx, sql`SELECT count(*)::int AS n FROM (${hold}) h`);
+  return Number(r?.n) > 0;
+}
+
+/** Keeps log events until their span arrives. */
+export async function insertPendingLogEvents(
+  tx: Executor,
+  projectId: string,
+  groups: { trace_id: string; span_id: string; events: SpanEvent[] }[],
+  receivedAt: number,
+): Promise<void> {
+  await tx.execute(sql`
+    INSERT INTO span_log_events (project_id, trace_id, span_id, received_at, events)
+    SELECT ${projectId}, x.trace_id, x.span_id, ${receivedAt}::bigint, x.events
+    FROM json_to_recordset(${jsonParam(groups)}::json) AS x(trace_id text, span_id text, events jsonb)`);
+}
+
+export async function deletePendingLogEvents(tx: Executor, projectId: string, ids: number[]): Promise<void> {
+  await tx.execute(sql`DELETE FROM span_log_events WHERE project_id = ${projectId} AND id = ANY(ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb)::bigint))`);
+}
+
+/** Log events whose span never came, received before `before`. */
+export async function prunePendingLogEvents(db: Executor, before: number): Promise<number> {
+  const gone = await rows(db, sql`DELETE FROM span_log_events WHERE received_at < ${before} RETURNING id`);
+  return gone.length;
 }
 
 /** Writes summaries and, in the same statement, a `trace.created` event for each trace seen for the first time. */
@@ -130,15 +216,15 @@ export async function upsertSummaries(
     WITH x AS (
       SELECT * FROM jsonb_to_recordset(${jsonParam(summaries.map((s, ord) => ({ ...s, event_id: newId('evt'), ord })))}::jsonb) AS x(trace_id text,
         started_at bigint, finished_at bigint, inserted_at bigint, updated_at bigint, input text, output text, user_id text,
-        thread_id text, customer_id text, labels text[], metadata jsonb, models text[], span_types text[], span_count int,
+        thread_id text, customer_id text, labels text[], metadata jsonb, models text[], model_names text[], span_types text[], span_count int,
         first_token_ms int, total_time_ms int, prompt_tokens int, completion_tokens int, tokens_estimated boolean,
         total_cost double precision, has_error boolean, error jsonb, search_text text, indexing_md5 text, event_id text, ord int)
     ), up AS (
     INSERT INTO traces AS t (project_id, trace_id, started_at, finished_at, inserted_at, updated_at, input, output, user_id,
-      thread_id, customer_id, labels, metadata, models, span_types, span_count, first_token_ms, total_time_ms, prompt_tokens,
+      thread_id, customer_id, labels, metadata, models, model_names, span_types, span_count, first_token_ms, total_time_ms, prompt_tokens,
       completion_tokens, tokens_estimated, total_cost, has_error, error, search_text, indexing_md5)
     SELECT ${projectId}, x.trace_id, x.started_at, x.finished_at, x.inserted_at, x.updated_at, x.input, x.output, x.user_id,
-      x.thread_id, x.customer_id, x.labels, x.metadata, x.models, x.span_types, x.span_count,
+      x.thread_id, x.customer_id, x.labels, x.metadata, x.models, x.model_names, x.span_types, x.span_count,
       x.first_token_ms, x.total_time_ms, x.prompt_tokens, x.completion_tokens, x.tokens_estimated, x.total_cost, x.has_error,
       x.error, x.search_text, x.indexing_md5
     FROM x
@@ -146,6 +232,7 @@ export async function upsertSummaries(
       started_at = EXCLUDED.started_at, finished_at = EXCLUDED.finished_at, updated_at = EXCLUDED.updated_at,
       input = EXCLUDED.input, output = EXCLUDED.output, user_id = EXCLUDED.user_id, thread_id = EXCLUDED.thread_id,
       customer_id = EXCLUDED.customer_id, labels = EXCLUDED.labels, metadata = EXCLUDED.metadata, models = EXCLUDED.models,
+      model_names = EXCLUDED.model_names,
       span_types = EXCLUDED.span_types, span_count = EXCLUDED.span_count, first_token_ms = EXCLUDED.first_token_ms,
       total_time_ms = EXCLUDED.total_time_ms, prompt_tokens = EXCLUDED.prompt_tokens,
       completion_tokens = EXCLUDED.completion_tokens, tokens_estimated = EXCLUDED.tokens_estimated,
@@ -165,7 +252,7 @@ export async function upsertSummaries(
   );
 }
 
-export interface TraceRow extends Omit<TraceSummary, 'search_text'> {
+export interface TraceRow extends Omit<TraceSummary, 'search_text' | 'model_names'> {
   project_id: string;
 }
 
@@ -217,25 +304,38 @@ export async function findTrace(db: Executor, projectId: string, traceId: string
  * database: each span's columns as a JSON object, joined as text with its stored payload
  * (already the remaining API fields: params, input, output, attributes, ...). PGlite's
  * per-cell conversion of 10,000 rows, and re-parsing json per extracted field, each cost
- * several times this.
+ * several times this. `payloads: false` leaves the stored payload out (the outline: what a
+ * span tree and a waterfall draw); `spanId` reads that one span only.
  */
-export async function traceSpansJson(db: Executor, projectId: string, traceId: string): Promise<string> {
-  const [r] = await rows<{ spans: string }>(
-    db,
-    sql`SELECT '[' || coalesce(string_agg(
-          CASE WHEN data::text = '{}' THEN base ELSE left(base, -1) || ',' || substr(data::text, 2) END,
-          ',' ORDER BY started_at, span_id), '') || ']' AS spans
-        FROM (
-          SELECT started_at, span_id, data, json_build_object(
+export async function traceSpansJson(
+  db: Executor,
+  projectId: string,
+  traceId: string,
+  options: { payloads: boolean; spanId?: string } = { payloads: true },
+): Promise<string> {
+  const oneSpan = options.spanId !== undefined ? sql` AND span_id = ${options.spanId}` : sql``;
+  // The outline: what a tree and a waterfall draw, nothing repeated on every span.
+  const object = options.payloads
+    ? sql`json_build_object(
             'trace_id', trace_id, 'span_id', span_id, 'project_id', project_id, 'parent_id', parent_id, 'name', name,
-            'type', type, 'model', model, 'vendor', vendor,
+            'type', type, 'model', model, 'model_name', model_name, 'vendor', vendor,
             'timestamps', json_build_object('started_at', started_at, 'finished_at', finished_at,
               'first_token_at', first_token_at, 'updated_at', updated_at, 'inserted_at', inserted_at),
             'error', error,
             'metrics', json_build_object('tokens_estimated', tokens_estimated, 'prompt_tokens', prompt_tokens,
               'completion_tokens', completion_tokens, 'cached_input_tokens', cached_input_tokens,
-              'reasoning_tokens', reasoning_tokens, 'cost', cost))::text AS base
-          FROM spans WHERE project_id = ${projectId} AND trace_id = ${traceId}
+              'reasoning_tokens', reasoning_tokens, 'cost', cost))::text`
+    : sql`row_to_json((SELECT o FROM (SELECT span_id, parent_id, name, type, model,
+            (SELECT t FROM (SELECT started_at, finished_at, first_token_at) t) AS timestamps,
+            CASE WHEN error IS NULL THEN NULL ELSE json_build_object('message', error->>'message') END AS error,
+            (SELECT m FROM (SELECT prompt_tokens, completion_tokens, cost) m) AS metrics) o))::text`;
+  const item = options.payloads ? sql`CASE WHEN data::text = '{}' THEN base ELSE left(base, -1) || ',' || substr(data::text, 2) END` : sql`base`;
+  const [r] = await rows<{ spans: string }>(
+    db,
+    sql`SELECT '[' || coalesce(string_agg(${item}, ',' ORDER BY started_at, span_id), '') || ']' AS spans
+        FROM (
+          SELECT started_at, span_id, ${options.payloads ? sql`data` : sql`NULL::jsonb AS data`}, ${object} AS base
+          FROM spans WHERE project_id = ${projectId} AND trace_id = ${traceId}${oneSpan}
         ) s`,
   );
   return r.spans;
@@ -279,6 +379,16 @@ export async function searchTraces(db: Executor, q: SearchQuery): Promise<{ rows
     sql`SELECT ${TRACE_COLUMNS} FROM traces WHERE ${base} AND ${keyset} ORDER BY ${order} LIMIT ${q.limit}`,
   );
   return { rows: page.map(toTraceRow) };
+}
+
+/** Matching traces, most recently stored first (read by the (project_id, inserted_at) index). */
+export async function recentlyInserted(db: Executor, projectId: string, where: SQL[], limit: number): Promise<TraceRow[]> {
+  const base = sql.join([sql`project_id = ${projectId}`, ...where], sql` AND `);
+  const found = await rows<Record<string, unknown>>(
+    db,
+    sql`SELECT ${TRACE_COLUMNS} FROM traces WHERE ${base} ORDER BY traces.inserted_at DESC, traces.trace_id DESC LIMIT ${limit}`,
+  );
+  return found.map(toTraceRow);
 }
 
 /** Matching traces, counted up to MAX_COUNTED_HITS + 1. */
@@ -329,6 +439,7 @@ export async function deleteTracesBefore(tx: Executor, projectId: string, cutoff
 
 /** Every trace and span of a project (the project is being deleted; shares go by foreign key). */
 export async function deleteProjectTraces(tx: Executor, projectId: string): Promise<void> {
+  await tx.execute(sql`DELETE FROM span_log_events WHERE project_id = ${projectId}`);
   await tx.execute(sql`DELETE FROM spans WHERE project_id = ${projectId}`);
   await tx.execute(sql`DELETE FROM traces WHERE project_id = ${projectId}`);
 }

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { modelSearchNames } from './costs/index.ts';
 import type { ChatMessage, SpanError, SpanPayload, TraceMetadataHints } from './ingest/index.ts';
 
 /** The columns of a span that a trace summary is built from (never the big payloads). */
@@ -37,6 +38,8 @@ export interface TraceSummary {
   labels: string[];
   metadata: Record<string, unknown>;
   models: string[];
+  /** What the search's model filter matches: normalized names and their snapshot families. */
+  model_names: string[];
   span_types: string[];
   span_count: number;
   first_token_ms: number | null;
@@ -104,6 +107,7 @@ export function summarizeTrace(traceId: string, spans: SpanFacts[]): TraceSummar
   if (meta.sdk_language) metadata.sdk_language = meta.sdk_language;
   if (meta.sdk_name) metadata.sdk_name = meta.sdk_name;
 
+  const models = [...new Set(ordered.map((s) => s.model).filter((m): m is string => !!m))];
   const clip = (s: string | null) => (s && s.length > MAX_TRACE_TEXT ? s.slice(0, MAX_TRACE_TEXT) : s);
   const searchText = [input, output].filter(Boolean).join('\n').slice(0, MAX_SEARCH_TEXT);
   const summary: Omit<TraceSummary, 'indexing_md5'> = {
@@ -119,7 +123,8 @@ export function summarizeTrace(traceId: string, spans: SpanFacts[]): TraceSummar
     customer_id: meta.customer_id ?? null,
     labels: [...labels],
     metadata,
-    models: [...new Set(ordered.map((s) => s.model).filter((m): m is string => !!m))],
+    models,
+    model_names: [...new Set(models.flatMap(modelSearchNames))],
     span_types: [...new Set(ordered.map((s) => s.type))],
     span_count: ordered.length,
     first_token_ms: firstTokens.length ? Math.max(0, Math.min(...firstTokens) - started) : null,

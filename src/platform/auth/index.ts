@@ -1,16 +1,21 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { timingSafeEqual } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import cookie from '@fastify/cookie';
 import { AppError, badRequest, forbidden, unauthorized, type ErrorShape } from '../errors.ts';
 import type { Clock } from '../clock.ts';
 import { PermissionSet, type Permission } from './permissions.ts';
 
 export * from './permissions.ts';
+export * from './policy.ts';
 
 export type KeyType = 'project' | 'personal' | 'service';
 
-/** What a valid API key may do, with caps and permission mode already applied. */
+/** What a valid API key or session may do, with caps and permission mode already applied. */
 export interface Principal {
+  /** The API key's id, or the session's id. */
   keyId: string;
-  keyType: KeyType;
+  /** `session`: a signed-in browser session (the session cookie), acting as its user. */
+  keyType: KeyType | 'session';
   organizationId: string;
   /** The owner of a personal key (it acts as this user); null for service and project keys. */
   userId: string | null;
@@ -18,12 +23,22 @@ export interface Principal {
   projectId: string | null;
   organizationPermissions: PermissionSet;
   projectPermissions(projectId: string): PermissionSet;
+  /** Sessions only: what requests other than GET, HEAD and OPTIONS must send in X-CSRF-Token. */
+  csrfToken?: string;
 }
+
+/** The cookie of a browser session; its value is an opaque token. */
+export const SESSION_COOKIE = 'spyglass_session';
 
 /** Implemented by the api-keys and organizations modules, handed in by app.ts. */
 export interface CredentialStore {
   /** The principal of a token; null when it is malformed, unknown, revoked or expired. */
   resolve(token: string, now: Date): Promise<Principal | null>;
+  /**
+   * The principal of a session cookie's token (keyType `session`, with its csrfToken); null
+   * when unknown, revoked, expired, or its user is no longer a member of its organization.
+   */
+  resolveSession(token: string, now: Date): Promise<Principal | null>;
   /** The organization a project belongs to; null when there is no such project. */
   projectOrganization(projectId: string): Promise<string | null>;
 }
@@ -36,12 +51,15 @@ export interface CredentialStore {
  * - organization: an organization key; `permission` at organization scope, or null when
  *   the service applies finer rules (e.g. listing only the projects the key can see).
  * - projectParam: an organization route about the project named by a path parameter.
+ * - session: a route about the signed-in user's own session; only the session cookie
+ *   reaches it (API keys get 403).
  */
 export type AuthRequirement =
   | { scope: 'public' }
   | { scope: 'project'; permission: Permission }
   | { scope: 'organization'; permission: Permission | null }
-  | { scope: 'projectParam'; param: string; permission: Permission };
+  | { scope: 'projectParam'; param: string; permission: Permission }
+  | { scope: 'session' };
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -63,11 +81,15 @@ export interface RouteAuthEntry {
 }
 
 interface Credentials {
+  kind: 'apiKey' | 'session';
   token: string;
   projectId: string | null;
 }
 
-/** Credentials, in this order: Basic projectId:token, Bearer, X-Auth-Token. */
+/**
+ * Credentials, in this order: Basic projectId:token, Bearer, X-Auth-Token, and only when
+ * none of those headers is there, the session cookie.
+ */
 export function readCredentials(request: FastifyRequest): Credentials | null {
   const header = request.headers.authorization;
   const projectHeader = single(request.headers['x-project-id']);
@@ -79,17 +101,51 @@ export function readCredentials(request: FastifyRequest): Credentials | null {
       const decoded = Buffer.from(value, 'base64').toString('utf8');
       const colon = decoded.indexOf(':');
       if (colon <= 0) throw unauthorized('Basic credentials must be base64(projectId:token)');
-      return { projectId: decoded.slice(0, colon), token: decoded.slice(colon + 1) };
+      return { kind: 'apiKey', projectId: decoded.slice(0, colon), token: decoded.slice(colon + 1) };
     }
     if (scheme === 'bearer') {
       if (!value) throw unauthorized('the Bearer token is empty');
-      return { token: value, projectId: projectHeader };
+      return { kind: 'apiKey', token: value, projectId: projectHeader };
     }
     throw unauthorized(`unsupported Authorization scheme "${scheme}"; use Basic or Bearer`);
   }
   const authToken = single(request.headers['x-auth-token']);
-  if (authToken) return { token: authToken, projectId: projectHeader };
+  if (authToken) return { kind: 'apiKey', token: authToken, projectId: projectHeader };
+  const session = request.cookies?.[SESSION_COOKIE];
+  if (session) return { kind: 'session', token: session, projectId: projectHeader };
   return null;
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** Cookie-authenticated requests that change something must echo the session's CSRF token. */
+function checkCsrf(request: FastifyRequest, principal: Principal) {
+  if (SAFE_METHODS.has(request.method)) return;
+  const sent = Buffer.from(single(request.headers['x-csrf-token']) ?? '');
+  const expected = Buffer.from(principal.csrfToken ?? '');
+  if (expected.length === 0 || sent.length !== expected.length || !timingSafeEqual(sent, expected)) {
+    throw new AppError(403, 'csrf_token_invalid', 'missing or wrong X-CSRF-Token header: send the csrfToken of GET /api/auth/session', {
+      field: 'X-CSRF-Token',
+    });
+  }
+}
+
+/**
+ * Sets the session cookie: HttpOnly (no script reads it), SameSite=Lax (no cross-site
+ * sub-request carries it), Secure when the request came over https.
+ */
+export function setSessionCookie(request: FastifyRequest, reply: FastifyReply, token: string, expiresAt: Date) {
+  reply.setCookie(SESSION_COOKIE, token, {
+    httpOnly: true,
+    sameSite: 'lax',
+    path: '/',
+    secure: request.protocol === 'https',
+    expires: expiresAt,
+  });
+}
+
+export function clearSessionCookie(request: FastifyRequest, reply: FastifyReply) {
+  reply.clearCookie(SESSION_COOKIE, { httpOnly: true, sameSite: 'lax', path: '/', secure: request.protocol === 'https' });
 }
 
 function single(v: string | string[] | undefined): string | null {
@@ -100,8 +156,10 @@ function single(v: string | string[] | undefined): string | null {
 /**
  * Installs the route table (every route must declare `config.auth`; tests read the
  * table) and the hook that turns credentials into a principal and checks the permission.
+ * Registers cookie parsing first, so the hook sees the session cookie.
  */
-export function installAuth(app: FastifyInstance, store: CredentialStore, clock: Clock): RouteAuthEntry[] {
+export async function installAuth(app: FastifyInstance, store: CredentialStore, clock: Clock): Promise<RouteAuthEntry[]> {
+  await app.register(cookie);
   const table: RouteAuthEntry[] = [];
   app.decorateRequest('principal', null);
   app.decorateRequest('projectId', null);
@@ -121,16 +179,34 @@ export function installAuth(app: FastifyInstance, store: CredentialStore, clock:
     if (!auth || auth.scope === 'public') return;
     const credentials = readCredentials(request);
     if (!credentials) {
-      throw unauthorized('missing credentials: send Authorization: Bearer <token>, Basic base64(projectId:token), or X-Auth-Token');
+      throw unauthorized(
+        auth.scope === 'session'
+          ? 'not signed in: POST /api/auth/signin first (this route takes the session cookie)'
+          : 'missing credentials: send Authorization: Bearer <token>, Basic base64(projectId:token), or X-Auth-Token, or sign in',
+      );
     }
-    const principal = await store.resolve(credentials.token, clock.now());
-    if (!principal) throw unauthorized('invalid, expired or revoked API key');
+    let principal: Principal | null;
+    if (credentials.kind === 'session') {
+      principal = await store.resolveSession(credentials.token, clock.now());
+      if (!principal) throw unauthorized('the session has expired or was revoked: sign in again');
+      checkCsrf(request, principal);
+    } else {
+      principal = await store.resolve(credentials.token, clock.now());
+      if (!principal) throw unauthorized('invalid, expired or revoked API key');
+    }
     request.principal = principal;
+
+    if (auth.scope === 'session') {
+      if (principal.keyType !== 'session') {
+        throw new AppError(403, 'session_required', 'this route is about a signed-in session; API keys cannot call it');
+      }
+      return;
+    }
 
     if (auth.scope === 'project') {
       const projectId = await resolveProject(principal, credentials, store);
       if (!principal.projectPermissions(projectId).has(auth.permission)) {
-        throw forbidden(`this key lacks the ${auth.permission} permission on project ${projectId}`);
+        throw forbidden(`${who(principal)} lacks the ${auth.permission} permission on project ${projectId}`);
       }
       request.projectId = projectId;
       return;
@@ -140,7 +216,7 @@ export function installAuth(app: FastifyInstance, store: CredentialStore, clock:
     }
     if (auth.scope === 'organization') {
       if (auth.permission && !principal.organizationPermissions.has(auth.permission)) {
-        throw forbidden(`this key lacks the ${auth.permission} permission on the organization`);
+        throw forbidden(`${who(principal)} lacks the ${auth.permission} permission on the organization`);
       }
       return;
     }
@@ -150,13 +226,15 @@ export function installAuth(app: FastifyInstance, store: CredentialStore, clock:
       throw new AppError(404, 'project_not_found', `no project ${projectId} in this organization`);
     }
     if (!principal.projectPermissions(projectId).has(auth.permission)) {
-      throw forbidden(`this key lacks the ${auth.permission} permission on project ${projectId}`);
+      throw forbidden(`${who(principal)} lacks the ${auth.permission} permission on project ${projectId}`);
     }
     request.projectId = projectId;
   });
 
   return table;
 }
+
+const who = (principal: Principal) => (principal.keyType === 'session' ? 'your role' : 'this key');
 
 async function resolveProject(principal: Principal, credentials: Credentials, store: CredentialStore): Promise<string> {
   if (principal.keyType === 'project') {
@@ -168,7 +246,7 @@ async function resolveProject(principal: Principal, credentials: Credentials, st
   if (!credentials.projectId) {
     throw badRequest(
       'missing_project',
-      'organization keys must name the project: send the X-Project-Id header (or Basic projectId:token)',
+      'organization keys and sessions must name the project: send the X-Project-Id header (or Basic projectId:token)',
       'X-Project-Id',
     );
   }

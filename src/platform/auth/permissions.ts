@@ -43,8 +43,10 @@ export const ROLE_PERMISSIONS: Record<Role, readonly Permission[]> = {
     'project:view',
     ...manageAll(PROJECT_DATA),
     'webhookEndpoints:view',
+    // Their own keys only: the api-keys policy adds ownership to these.
     'apiKeys:view',
     'apiKeys:create',
+    'apiKeys:delete',
   ],
   VIEWER: viewAll(['organization', 'project', ...PROJECT_DATA]),
 };

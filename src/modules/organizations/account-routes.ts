@@ -1,0 +1,250 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { AppError } from '../../platform/errors.ts';
+import { clearSessionCookie, setSessionCookie } from '../../platform/auth/index.ts';
+import type { AccountService, Client, StartedSession } from './account-service.ts';
+import {
+  acceptInvitationBody,
+  changePasswordBody,
+  idParams,
+  invitationInfoSchema,
+  pendingInvitationSchema,
+  resetInfoSchema,
+  resetLinkSchema,
+  resetPasswordBody,
+  sessionListSchema,
+  sessionSchema,
+  signInBody,
+  switchOrganizationBody,
+  tokenParams,
+  userIdParams,
+} from './schemas.ts';
+
+const tags = ['sign-in'];
+const publicRoute = { auth: { scope: 'public' as const } };
+const sessionRoute = { auth: { scope: 'session' as const } };
+const noCredentials: Record<string, string[]>[] = [];
+const cookieCredential = [{ session_cookie: [] as string[] }];
+const adminRoute = { auth: { scope: 'organization' as const, permission: 'organization:manage' as const } };
+
+export const clientOf = (req: FastifyRequest): Client => ({ ip: req.ip, userAgent: req.headers['user-agent'] ?? null });
+/** Where the request came to: links fall back to it when SPYGLASS_PUBLIC_URL is unset. */
+export const originOf = (req: FastifyRequest) => `${req.protocol}://${req.host}`;
+
+/** Answers holding a CSRF token or a one-time link are never cached. */
+export const noStore = async (_req: FastifyRequest, reply: FastifyReply) => {
+  void reply.header('cache-control', 'no-store');
+};
+
+/** Answers the new session and sets its cookie. */
+function signedIn(req: FastifyRequest, reply: FastifyReply, started: StartedSession) {
+  setSessionCookie(req, reply, started.token, started.cookieExpiresAt);
+  return started.session;
+}
+
+/** 429 answers say when to come back. */
+async function withRetryAfter<T>(reply: FastifyReply, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (err instanceof AppError && typeof err.meta?.retryAfterSeconds === 'number') {
+      void reply.header('retry-after', String(err.meta.retryAfterSeconds));
+    }
+    throw err;
+  }
+}
+
+export function accountRoutes(app: FastifyInstance, accounts: AccountService) {
+  const r = app.withTypeProvider<ZodTypeProvider>();
+
+  r.post(
+    '/api/auth/signin',
+    {
+      config: publicRoute,
+      onSend: noStore,
+      schema: {
+        tags,
+        summary: 'Sign in with e-mail and password; sets the session cookie',
+        description:
+          'Rate-limited per account and per client address (429 too_many_attempts with Retry-After). A wrong password and an unknown e-mail get the same 401 invalid_credentials.',
+        security: noCredentials,
+        body: signInBody,
+        response: { 200: sessionSchema },
+      },
+    },
+    (req, reply) => withRetryAfter(reply, async () => signedIn(req, reply, await accounts.signIn(req.body, clientOf(req)))),
+  );
+
+  r.get(
+    '/api/auth/session',
+    {
+      config: sessionRoute,
+      onSend: noStore,
+      schema: { tags, summary: 'The signed-in user, the active organization, its projects, the role and the CSRF token', security: cookieCredential, response: { 200: sessionSchema } },
+    },
+    (req) => accounts.describe(req.principal!),
+  );
+
+  r.patch(
+    '/api/auth/session',
+    {
+      config: sessionRoute,
+      onSend: noStore,
+      schema: {
+        tags,
+        summary: 'Switch the active organization (404 when not a member)',
+        security: cookieCredential,
+        body: switchOrganizationBody,
+        response: { 200: sessionSchema },
+      },
+    },
+    (req) => accounts.switchOrganization(req.principal!, req.body.organizationId),
+  );
+
+  r.post(
+    '/api/auth/signout',
+    {
+      config: sessionRoute,
+      schema: { tags, summary: 'Sign out: revokes this session and clears the cookie', security: cookieCredential, response: { 200: z.object({ signedOut: z.literal(true) }) } },
+    },
+    async (req, reply) => {
+      const answer = await accounts.signOut(req.principal!);
+      clearSessionCookie(req, reply);
+      return answer;
+    },
+  );
+
+  r.get(
+    '/api/auth/sessions',
+    {
+      config: sessionRoute,
+      schema: { tags, summary: "The signed-in user's active sessions, newest first", security: cookieCredential, response: { 200: sessionListSchema } },
+    },
+    async (req) => ({ data: await accounts.listSessions(req.principal!) }),
+  );
+
+  r.delete(
+    '/api/auth/sessions/:id',
+    {
+      config: sessionRoute,
+      schema: {
+        tags,
+        summary: 'Revoke one of your sessions (it gets 401 at once); others\' ids answer 404',
+        security: cookieCredential,
+        params: idParams,
+        response: { 200: z.object({ id: z.string(), revoked: z.literal(true) }) },
+      },
+    },
+    async (req, reply) => {
+      const answer = await accounts.revokeSession(req.principal!, req.params.id);
+      if (req.params.id === req.principal!.keyId) clearSessionCookie(req, reply);
+      return answer;
+    },
+  );
+
+  r.post(
+    '/api/auth/password',
+    {
+      config: sessionRoute,
+      schema: {
+        tags,
+        summary: 'Change your password; your other sessions are revoked',
+        security: cookieCredential,
+        body: changePasswordBody,
+        response: { 200: z.object({ changed: z.literal(true) }) },
+      },
+    },
+    (req, reply) => withRetryAfter(reply, () => accounts.changePassword(req.principal!, req.body, clientOf(req))),
+  );
+
+  r.get(
+    '/api/auth/invitations/:token',
+    {
+      config: publicRoute,
+      schema: { tags, summary: 'What an invitation link is for (404 invitation_not_found when unknown, used or expired)', security: noCredentials, params: tokenParams, response: { 200: invitationInfoSchema } },
+    },
+    (req) => accounts.invitationInfo(req.params.token),
+  );
+
+  r.post(
+    '/api/auth/invitations/:token/accept',
+    {
+      config: publicRoute,
+      onSend: noStore,
+      schema: {
+        tags,
+        summary: 'Accept an invitation: set a password and be signed in',
+        security: noCredentials,
+        params: tokenParams,
+        body: acceptInvitationBody,
+        response: { 200: sessionSchema },
+      },
+    },
+    async (req, reply) => signedIn(req, reply, await accounts.acceptInvitation(req.params.token, req.body, clientOf(req))),
+  );
+
+  r.get(
+    '/api/auth/password-reset/:token',
+    {
+      config: publicRoute,
+      schema: { tags, summary: 'Whose a password-reset link is (404 reset_not_found when unknown, used or expired)', security: noCredentials, params: tokenParams, response: { 200: resetInfoSchema } },
+    },
+    (req) => accounts.resetInfo(req.params.token),
+  );
+
+  r.post(
+    '/api/auth/password-reset/:token',
+    {
+      config: publicRoute,
+      onSend: noStore,
+      schema: {
+        tags,
+        summary: "Set a new password with a reset link and be signed in; every other session of the user is revoked",
+        security: noCredentials,
+        params: tokenParams,
+        body: resetPasswordBody,
+        response: { 200: sessionSchema },
+      },
+    },
+    async (req, reply) => signedIn(req, reply, await accounts.resetPassword(req.params.token, req.body, clientOf(req))),
+  );
+
+  r.get(
+    '/api/invitations',
+    {
+      config: adminRoute,
+      schema: { tags: ['organization'], summary: 'Pending invitations of the organization, newest first', response: { 200: z.object({ data: z.array(pendingInvitationSchema) }) } },
+    },
+    async (req) => ({ data: await accounts.listInvitations(req.principal!) }),
+  );
+
+  r.delete(
+    '/api/invitations/:id',
+    {
+      config: adminRoute,
+      schema: {
+        tags: ['organization'],
+        summary: 'Revoke a pending invitation: the link stops working and the invitee, who never set a password, leaves the organization',
+        params: idParams,
+        response: { 200: z.object({ id: z.string(), revoked: z.literal(true) }) },
+      },
+    },
+    (req) => accounts.revokeInvitation(req.principal!, req.params.id),
+  );
+
+  r.post(
+    '/api/members/:userId/password-reset',
+    {
+      config: adminRoute,
+      onSend: noStore,
+      schema: {
+        tags: ['organization'],
+        summary: 'A one-time link (1 hour) for the member to set a new password; 409 when the member also belongs to other organizations',
+        params: userIdParams,
+        response: { 200: resetLinkSchema },
+      },
+    },
+    (req) => accounts.issueReset(req.principal!, req.params.userId, originOf(req)),
+  );
+}

@@ -1,0 +1,37 @@
+/**
+ * The API's request and answer types, straight from the modules' zod schemas (the same
+ * ones that validate requests and document /api/openapi.json): never written twice.
+ */
+import type { z } from 'zod';
+import type {
+  NewTracesRequest,
+  NewTracesResponse,
+  SearchRequest,
+  SearchResponse,
+  SpanOutlineView,
+  SpanView,
+  TraceOutlineView,
+  TraceSummaryView,
+  shareStateSchema,
+  spanPayloadSchema,
+} from '../../modules/traces/schemas.ts';
+import type { TraceEvaluation } from '../../modules/evaluators/schemas.ts';
+import type { CreateAnnotationBody, UpdateAnnotationBody, annotationSchema } from '../../modules/annotations/schemas.ts';
+import type { createdKeySchema } from '../../modules/api-keys/schemas.ts';
+import type { invitationInfoSchema, resetInfoSchema, sessionSchema } from '../../modules/organizations/schemas.ts';
+
+export type { NewTracesRequest, NewTracesResponse, SearchRequest, SearchResponse, TraceEvaluation, CreateAnnotationBody, UpdateAnnotationBody };
+export type TraceSummary = TraceSummaryView;
+export type Span = SpanView;
+export type SpanOutline = SpanOutlineView;
+/** What the trace page loads first: the trace with its spans in outline, and its evaluations. */
+export type TraceOutline = TraceOutlineView & { evaluations: TraceEvaluation[] };
+export type SpanPayload = z.infer<typeof spanPayloadSchema>;
+export type ChatMessage = Extract<NonNullable<SpanPayload>, { type: 'chat_messages' }>['value'][number];
+export type ShareState = z.infer<typeof shareStateSchema>;
+export type Annotation = z.infer<typeof annotationSchema>;
+export type CreatedKey = z.infer<typeof createdKeySchema>;
+export type SearchFilters = NonNullable<SearchRequest['filters']>;
+export type Session = z.infer<typeof sessionSchema>;
+export type InvitationInfo = z.infer<typeof invitationInfoSchema>;
+export type ResetInfo = z.infer<typeof resetInfoSchema>;

@@ -1,0 +1,93 @@
+import { useState } from 'react';
+import { Alert, Button, Group, Paper, Stack, Tabs, Text, Title, Tooltip } from '@mantine/core';
+import { IconKey } from '@tabler/icons-react';
+import { useMutation } from '@tanstack/react-query';
+import { api } from '../api/client.ts';
+import { can, useSession } from '../api/session.ts';
+import type { CreatedKey } from '../api/types.ts';
+import { Snippet } from './Copy.tsx';
+
+/** An empty project: how to send the first trace, with snippets for this server and a key. */
+export function FirstRun({ projectId }: { projectId: string }) {
+  const { data: session } = useSession();
+  const [token, setToken] = useState<string | null>(null);
+  const mint = useMutation({
+    mutationFn: () => api<CreatedKey>('POST', `/api/projects/${encodeURIComponent(projectId)}/api-keys`),
+    onSuccess: (created) => setToken(created.token),
+  });
+  const origin = window.location.origin;
+  const key = token ?? '<your project API key>';
+  const allowed = can(session, 'apiKeys:manage');
+  const now = Date.now();
+
+  const env = `export OTEL_EXPORTER_OTLP_ENDPOINT="${origin}/api/otel"
+export OTEL_EXPORTER_OTLP_HEADERS="X-Auth-Token=${key}"`;
+  const python = `pip install opentelemetry-sdk opentelemetry-exporter-otlp-proto-http
+${env}
+
+# in your app, before the LLM client is created:
+from opentelemetry import trace
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import BatchSpanProcessor
+from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+
+provider = TracerProvider()
+provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
+trace.set_tracer_provider(provider)`;
+  const node = `npm install @opentelemetry/sdk-node @opentelemetry/exporter-trace-otlp-proto
+${env}
+
+// instrumentation.mjs, loaded first: node --import ./instrumentation.mjs app.mjs
+import { NodeSDK } from '@opentelemetry/sdk-node';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
+new NodeSDK({ traceExporter: new OTLPTraceExporter() }).start();`;
+  const curl = `curl -X POST ${origin}/api/collector \\
+  -H "X-Auth-Token: ${key}" -H "Content-Type: application/json" \\
+  -d '{"trace_id": "first-trace", "spans": [{"span_id": "s1", "type": "llm", "model": "gpt-4o-mini",
+       "input": {"type": "text", "value": "Hello"}, "output": {"type": "text", "value": "Hi! How can I help?"},
+       "timestamps": {"started_at": ${now - 1200}, "finished_at": ${now}}}]}'`;
+
+  return (
+    <Paper withBorder p="lg" radius="md" maw={860} mx="auto" w="100%" style={{ overflow: 'auto' }}>
+      <Stack gap="md">
+        <div>
+          <Title order={2} size="h3">
+            Send your first trace
+          </Title>
+          <Text size="sm" className="muted" mt={4}>
+            This project has no traces yet. Point an OpenTelemetry exporter at this server, or post one trace with curl; it shows up here within two seconds.
+          </Text>
+        </div>
+        <Group gap="sm">
+          <Tooltip label="Only administrators can create project keys" disabled={allowed}>
+            <Button leftSection={<IconKey size={14} />} onClick={() => mint.mutate()} loading={mint.isPending} disabled={!allowed || !!token} size="sm">
+              {token ? 'Key created' : 'Create a project key'}
+            </Button>
+          </Tooltip>
+          {token && (
+            <Text size="sm" className="muted">
+              The key is in the snippets below. It is shown this once: copy it now.
+            </Text>
+          )}
+        </Group>
+        {mint.isError && <Alert color="red">{mint.error.message}</Alert>}
+        <Tabs defaultValue="python" keepMounted={false}>
+          <Tabs.List>
+            <Tabs.Tab value="python">Python (OpenTelemetry)</Tabs.Tab>
+            <Tabs.Tab value="node">Node (OpenTelemetry)</Tabs.Tab>
+            <Tabs.Tab value="curl">curl</Tabs.Tab>
+          </Tabs.List>
+          <Tabs.Panel value="python" pt="sm">
+            <Snippet code={python} label="Python set-up" />
+          </Tabs.Panel>
+          <Tabs.Panel value="node" pt="sm">
+            <Snippet code={node} label="Node set-up" />
+          </Tabs.Panel>
+          <Tabs.Panel value="curl" pt="sm">
+            <Snippet code={curl} label="curl command" />
+          </Tabs.Panel>
+        </Tabs>
+      </Stack>
+    </Paper>
+  );
+}

@@ -1,0 +1,217 @@
+import { useEffect, useState, type ReactNode } from 'react';
+import { Badge, Button, CloseButton, Group, NativeSelect, Pill, Popover, SegmentedControl, SimpleGrid, Stack, Text, TextInput } from '@mantine/core';
+import { useDebouncedCallback } from '@mantine/hooks';
+import { IconFilter, IconSearch } from '@tabler/icons-react';
+import { activeFilterCount, RANGE_PRESETS, type ListSearch } from '../lib/list-search.ts';
+
+const SORTS = [
+  { value: 'time:desc', label: 'Newest first' },
+  { value: 'time:asc', label: 'Oldest first' },
+  { value: 'cost:desc', label: 'Highest cost' },
+  { value: 'latency:desc', label: 'Slowest' },
+  { value: 'latency:asc', label: 'Fastest' },
+];
+
+/** Search box, time range, filters and sort of the traces list; every change goes to the URL. */
+export function ListToolbar({ search, onChange }: { search: ListSearch; onChange(next: ListSearch): void }) {
+  const [query, setQuery] = useState(search.q ?? '');
+  useEffect(() => setQuery(search.q ?? ''), [search.q]);
+  const pushQuery = useDebouncedCallback((q: string) => onChange({ ...search, q: q || undefined }), 300);
+  const sortValue = `${search.sort ?? 'time'}:${search.dir ?? 'desc'}`;
+
+  return (
+    <Stack gap={6}>
+      <div className="list-toolbar">
+        <TextInput
+          aria-label="Search traces"
+          placeholder='Search input and output: words, "a phrase", -exclude'
+          leftSection={<IconSearch size={14} aria-hidden />}
+          value={query}
+          onChange={(e) => {
+            setQuery(e.currentTarget.value);
+            pushQuery(e.currentTarget.value);
+          }}
+          onKeyDown={(e) => {
+            if (e.key === 'Enter') onChange({ ...search, q: query || undefined });
+          }}
+          rightSection={query ? <CloseButton size="sm" aria-label="Clear search" onClick={() => (setQuery(''), onChange({ ...search, q: undefined }))} /> : null}
+          style={{ flex: '1 1 260px' }}
+          size="sm"
+        />
+        <NativeSelect
+          aria-label="Time range"
+          size="sm"
+          value={search.range ?? ''}
+          onChange={(e) => {
+            const range = e.currentTarget.value || undefined;
+            onChange({ ...search, range, ...(range !== 'custom' ? { from: undefined, to: undefined } : {}) });
+          }}
+          data={[{ value: '', label: 'All time' }, ...RANGE_PRESETS.map((p) => ({ value: p.value, label: p.label })), { value: 'custom', label: 'Custom range…' }]}
+          w={150}
+        />
+        <FiltersPopover search={search} onChange={onChange} />
+        <NativeSelect
+          aria-label="Sort"
+          size="sm"
+          value={SORTS.some((s) => s.value === sortValue) ? sortValue : 'time:desc'}
+          onChange={(e) => {
+            const [sort, dir] = e.currentTarget.value.split(':') as ['time' | 'cost' | 'latency', 'asc' | 'desc'];
+            onChange({ ...search, sort: sort === 'time' ? undefined : sort, dir: dir === 'desc' ? undefined : dir });
+          }}
+          data={SORTS}
+          w={140}
+        />
+      </div>
+      {search.range === 'custom' && (
+        <Group gap="xs">
+          <TextInput type="datetime-local" size="xs" label="From" value={search.from ?? ''} onChange={(e) => onChange({ ...search, from: e.currentTarget.value || undefined })} />
+          <TextInput type="datetime-local" size="xs" label="To" value={search.to ?? ''} onChange={(e) => onChange({ ...search, to: e.currentTarget.value || undefined })} />
+        </Group>
+      )}
+      <ActiveFilters search={search} onChange={onChange} />
+    </Stack>
+  );
+}
+
+const FILTER_LABELS: [keyof ListSearch, string][] = [
+  ['user', 'User'],
+  ['thread', 'Thread'],
+  ['customer', 'Customer'],
+  ['labels', 'Labels'],
+  ['model', 'Model'],
+  ['type', 'Span type'],
+  ['error', 'Error'],
+  ['annotated', 'Annotated'],
+  ['eval', 'Evaluation'],
+  ['evaluator', 'Evaluator'],
+  ['meta', 'Metadata'],
+];
+
+function ActiveFilters({ search, onChange }: { search: ListSearch; onChange(next: ListSearch): void }) {
+  const active = FILTER_LABELS.filter(([k]) => search[k]);
+  if (!active.length) return null;
+  return (
+    <Group gap={6} aria-label="Active filters">
+      {active.map(([k, label]) => (
+        <Pill key={k} withRemoveButton onRemove={() => onChange({ ...search, [k]: undefined })} removeButtonProps={{ 'aria-label': `Remove filter ${label}` }}>
+          {label}: {String(search[k])}
+        </Pill>
+      ))}
+      <Button
+        size="compact-xs"
+        variant="subtle"
+        onClick={() => onChange({ q: search.q, range: search.range, from: search.from, to: search.to, sort: search.sort, dir: search.dir })}
+      >
+        Clear filters
+      </Button>
+    </Group>
+  );
+}
+
+function FiltersPopover({ search, onChange }: { search: ListSearch; onChange(next: ListSearch): void }) {
+  const [opened, setOpened] = useState(false);
+  const [draft, setDraft] = useState<ListSearch>(search);
+  useEffect(() => {
+    if (opened) setDraft(search);
+  }, [opened]); // eslint-disable-line react-hooks/exhaustive-deps
+  const count = activeFilterCount({ ...search, range: undefined });
+  const text = (key: keyof ListSearch, label: string, placeholder: string, description?: ReactNode) => (
+    <TextInput
+      size="xs"
+      label={label}
+      description={description}
+      placeholder={placeholder}
+      value={(draft[key] as string | undefined) ?? ''}
+      onChange={(e) => setDraft({ ...draft, [key]: e.currentTarget.value || undefined })}
+    />
+  );
+  const tri = (key: 'error' | 'annotated', label: string) => (
+    <div>
+      <Text size="xs" fw={500} mb={4} id={`f-${key}`}>
+        {label}
+      </Text>
+      <SegmentedControl
+        size="xs"
+        aria-labelledby={`f-${key}`}
+        value={draft[key] ?? 'any'}
+        onChange={(v) => setDraft({ ...draft, [key]: v === 'any' ? undefined : (v as 'yes' | 'no') })}
+        data={[
+          { value: 'any', label: 'Any' },
+          { value: 'yes', label: 'Yes' },
+          { value: 'no', label: 'No' },
+        ]}
+      />
+    </div>
+  );
+
+  return (
+    <Popover opened={opened} onChange={setOpened} position="bottom-end" width={440} shadow="md" trapFocus withinPortal>
+      <Popover.Target>
+        <Button
+          size="sm"
+          variant="default"
+          leftSection={<IconFilter size={14} aria-hidden />}
+          rightSection={count > 0 ? <Badge size="xs" circle aria-label={`${count} active`}>{count}</Badge> : null}
+          onClick={() => setOpened((o) => !o)}
+        >
+          Filters
+        </Button>
+      </Popover.Target>
+      <Popover.Dropdown>
+        <form
+          onSubmit={(e) => {
+            e.preventDefault();
+            onChange(draft);
+            setOpened(false);
+          }}
+        >
+          <Stack gap="xs">
+            <SimpleGrid cols={2} spacing="xs">
+              {text('user', 'User id', 'user-1, user-2')}
+              {text('thread', 'Thread id', 'thread id')}
+              {text('customer', 'Customer id', 'customer id')}
+              {text('labels', 'Labels', 'any of: a, b')}
+              {text('model', 'Model', 'gpt-4o-mini')}
+              {text('type', 'Span type', 'llm, tool, rag')}
+            </SimpleGrid>
+            <Group gap="lg">
+              {tri('error', 'Has error')}
+              {tri('annotated', 'Has annotation')}
+              <div>
+                <Text size="xs" fw={500} mb={4} id="f-eval">
+                  Evaluation
+                </Text>
+                <SegmentedControl
+                  size="xs"
+                  aria-labelledby="f-eval"
+                  value={draft.eval ?? 'any'}
+                  onChange={(v) => setDraft({ ...draft, eval: v === 'any' ? undefined : (v as 'passed' | 'failed') })}
+                  data={[
+                    { value: 'any', label: 'Any' },
+                    { value: 'passed', label: 'Passed' },
+                    { value: 'failed', label: 'Failed' },
+                  ]}
+                />
+              </div>
+            </Group>
+            {text('evaluator', 'Evaluator', 'e.g. pii/pii_detection or its name')}
+            {text('meta', 'Metadata', 'key=value, key2=value2', 'Traces whose metadata has every pair')}
+            <Group justify="space-between" mt={4}>
+              <Button size="xs" variant="subtle" onClick={() => setDraft({ q: search.q, range: search.range, from: search.from, to: search.to, sort: search.sort, dir: search.dir })}>
+                Reset
+              </Button>
+              <Group gap="xs">
+                <Button size="xs" variant="default" onClick={() => setOpened(false)}>
+                  Cancel
+                </Button>
+                <Button size="xs" type="submit">
+                  Apply
+                </Button>
+              </Group>
+            </Group>
+          </Stack>
+        </form>
+      </Popover.Dropdown>
+    </Popover>
+  );
+}

@@ -1,0 +1,111 @@
+import type { SearchFilters, SearchRequest } from '../api/types.ts';
+
+/**
+ * The traces list's filters as they live in the URL (`?q=refund&error=1&sort=cost`), so a
+ * filtered view is a link. Every value is a string; lists are comma-separated.
+ */
+export interface ListSearch {
+  q?: string;
+  /** A preset (15m, 1h, 24h, 7d, 30d) or "custom" with from/to. */
+  range?: string;
+  from?: string;
+  to?: string;
+  user?: string;
+  thread?: string;
+  customer?: string;
+  labels?: string;
+  model?: string;
+  type?: string;
+  error?: 'yes' | 'no';
+  annotated?: 'yes' | 'no';
+  eval?: 'passed' | 'failed';
+  evaluator?: string;
+  /** key=value pairs, comma-separated */
+  meta?: string;
+  sort?: 'time' | 'cost' | 'latency';
+  dir?: 'asc' | 'desc';
+}
+
+const KEYS = ['q', 'range', 'from', 'to', 'user', 'thread', 'customer', 'labels', 'model', 'type', 'evaluator', 'meta'] as const;
+
+export function parseListSearch(raw: Record<string, unknown>): ListSearch {
+  const out: ListSearch = {};
+  for (const k of KEYS) if (typeof raw[k] === 'string' && raw[k]) out[k] = raw[k] as string;
+  const pick = <T extends string>(v: unknown, allowed: readonly T[]) => (allowed.includes(v as T) ? (v as T) : undefined);
+  out.error = pick(raw.error, ['yes', 'no'] as const);
+  out.annotated = pick(raw.annotated, ['yes', 'no'] as const);
+  out.eval = pick(raw.eval, ['passed', 'failed'] as const);
+  out.sort = pick(raw.sort, ['time', 'cost', 'latency'] as const);
+  out.dir = pick(raw.dir, ['asc', 'desc'] as const);
+  for (const k of Object.keys(out) as (keyof ListSearch)[]) if (out[k] === undefined) delete out[k];
+  return out;
+}
+
+export const RANGE_PRESETS: { value: string; label: string; ms: number }[] = [
+  { value: '15m', label: 'Last 15 minutes', ms: 15 * 60_000 },
+  { value: '1h', label: 'Last hour', ms: 3_600_000 },
+  { value: '24h', label: 'Last 24 hours', ms: 86_400_000 },
+  { value: '7d', label: 'Last 7 days', ms: 7 * 86_400_000 },
+  { value: '30d', label: 'Last 30 days', ms: 30 * 86_400_000 },
+];
+
+const list = (v: string | undefined) => {
+  const items = (v ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  return items.length ? items : undefined;
+};
+
+export function parseMeta(meta: string | undefined): Record<string, string> | undefined {
+  const pairs = list(meta)
+    ?.map((p) => [p.slice(0, p.indexOf('=')).trim(), p.slice(p.indexOf('=') + 1).trim()] as const)
+    .filter(([k]) => k.length > 0);
+  return pairs?.length ? Object.fromEntries(pairs) : undefined;
+}
+
+/**
+ * The search request of the URL's filters. `now` anchors relative ranges (the caller keeps
+ * it fixed while the filters stay the same, so the query key does not change every render).
+ */
+export function toSearchRequest(s: ListSearch, now: number): Omit<SearchRequest, 'pageSize' | 'scrollId'> {
+  const filters: SearchFilters = {};
+  const users = list(s.user);
+  if (users) filters.user_id = users;
+  const threads = list(s.thread);
+  if (threads) filters.thread_id = threads;
+  const customers = list(s.customer);
+  if (customers) filters.customer_id = customers;
+  const labels = list(s.labels);
+  if (labels) filters.labels = labels;
+  const models = list(s.model);
+  if (models) filters.model = models;
+  const types = list(s.type);
+  if (types) filters.span_type = types;
+  if (s.error) filters.has_error = s.error === 'yes';
+  if (s.annotated) filters.has_annotation = s.annotated === 'yes';
+  if (s.eval || s.evaluator) {
+    filters.evaluation = {
+      ...(s.eval ? { passed: s.eval === 'passed' } : {}),
+      ...(s.evaluator ? { evaluator: s.evaluator } : {}),
+    };
+  }
+  const meta = parseMeta(s.meta);
+  if (meta) filters.metadata = meta;
+
+  const req: Omit<SearchRequest, 'pageSize' | 'scrollId'> = {};
+  if (s.q?.trim()) req.query = s.q.trim();
+  const preset = RANGE_PRESETS.find((p) => p.value === s.range);
+  if (preset) req.startDate = now - preset.ms;
+  else if (s.range === 'custom') {
+    const from = s.from ? Date.parse(s.from) : NaN;
+    const to = s.to ? Date.parse(s.to) : NaN;
+    if (!Number.isNaN(from)) req.startDate = from;
+    if (!Number.isNaN(to)) req.endDate = to;
+  }
+  if (Object.keys(filters).length) req.filters = filters;
+  if (s.sort && s.sort !== 'time') req.sortBy = s.sort;
+  if (s.dir) req.sortDirection = s.dir;
+  return req;
+}
+
+/** How many filters (beyond search and sort) are active: the filter button's badge. */
+export const activeFilterCount = (s: ListSearch) =>
+  (['range', 'user', 'thread', 'customer', 'labels', 'model', 'type', 'error', 'annotated', 'eval', 'evaluator', 'meta'] as const).filter((k) => s[k]).length;

@@ -1,0 +1,44 @@
+import '@mantine/core/styles.css';
+import '@mantine/notifications/styles.css';
+import './app.css';
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { MantineProvider, createTheme } from '@mantine/core';
+import { Notifications } from '@mantine/notifications';
+import { QueryCache, QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { RouterProvider } from '@tanstack/react-router';
+import { createAppRouter } from './router.tsx';
+import { isUnauthorized } from './api/client.ts';
+import { SESSION_KEY } from './api/session.ts';
+
+const theme = createTheme({
+  primaryColor: 'indigo',
+  // Shade 7: white text on filled buttons meets WCAG AA (shade 6 does not).
+  primaryShade: { light: 7, dark: 8 },
+  defaultRadius: 'sm',
+  fontFamily: 'Inter, system-ui, -apple-system, "Segoe UI", Roboto, sans-serif',
+  fontFamilyMonospace: 'ui-monospace, SFMono-Regular, Menlo, Consolas, monospace',
+  fontSizes: { xs: '12px', sm: '13px', md: '14px', lg: '16px', xl: '18px' },
+});
+
+const queryClient: QueryClient = new QueryClient({
+  defaultOptions: { queries: { refetchOnWindowFocus: false, retry: 1 } },
+  // A session that ended (expired, revoked, signed out in another tab): forget it; the shell then goes to sign-in.
+  queryCache: new QueryCache({
+    onError: (error, query) => {
+      if (isUnauthorized(error) && query.queryKey[0] !== SESSION_KEY[0]) queryClient.setQueryData(SESSION_KEY, null);
+    },
+  }),
+});
+const router = createAppRouter(queryClient);
+
+createRoot(document.getElementById('root')!).render(
+  <StrictMode>
+    <MantineProvider theme={theme} defaultColorScheme="light">
+      <Notifications position="bottom-right" />
+      <QueryClientProvider client={queryClient}>
+        <RouterProvider router={router} />
+      </QueryClientProvider>
+    </MantineProvider>
+  </StrictMode>,
+);

@@ -1,0 +1,133 @@
+import { Outlet, createRootRouteWithContext, createRoute, createRouter, lazyRouteComponent, redirect } from '@tanstack/react-router';
+import type { QueryClient } from '@tanstack/react-query';
+import { SESSION_KEY, fetchSession, lastProject } from './api/session.ts';
+import { parseListSearch } from './lib/list-search.ts';
+import { traceOutlineQuery } from './api/traces.ts';
+
+interface RouterContext {
+  queryClient: QueryClient;
+}
+
+const sessionOf = (queryClient: QueryClient) => queryClient.ensureQueryData({ queryKey: SESSION_KEY, queryFn: fetchSession });
+
+const rootRoute = createRootRouteWithContext<RouterContext>()({ component: Outlet });
+
+const indexRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: '/',
+  beforeLoad: async ({ context }) => {
+    const session = await sessionOf(context.queryClient);
+    if (!session) throw redirect({ to: '/signin' });
+    const projectId = lastProject(session);
+    if (!projectId) throw redirect({ to: '/signin' });
+    throw redirect({ to: '/p/$projectId/traces', params: { projectId } });
+  },
+});
+
+const signinRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: '/signin',
+  validateSearch: (s: Record<string, unknown>): { redirect?: string } => (typeof s.redirect === 'string' ? { redirect: s.redirect } : {}),
+  component: lazyRouteComponent(() => import('./routes/signin.tsx')),
+});
+
+const inviteRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: '/invite/$token',
+  component: lazyRouteComponent(() => import('./routes/set-password.tsx'), 'InvitePage'),
+});
+
+const resetRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: '/reset-password/$token',
+  component: lazyRouteComponent(() => import('./routes/set-password.tsx'), 'ResetPage'),
+});
+
+const shareRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: '/share/$token',
+  loader: ({ context, params }) => void context.queryClient.prefetchQuery(traceOutlineQuery({ shareToken: params.token })),
+  component: lazyRouteComponent(() => import('./routes/share.tsx')),
+});
+
+/** Every project page: signed in, or sent to the sign-in page and back. */
+const projectRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: '/p/$projectId',
+  beforeLoad: async ({ context, location }) => {
+    const session = await sessionOf(context.queryClient);
+    if (!session) throw redirect({ to: '/signin', search: { redirect: location.href } });
+    return { session };
+  },
+  component: lazyRouteComponent(() => import('./routes/shell.tsx')),
+});
+
+const projectIndexRoute = createRoute({
+  getParentRoute: () => projectRoute,
+  path: '/',
+  beforeLoad: ({ params }) => {
+    throw redirect({ to: '/p/$projectId/traces', params });
+  },
+});
+
+export const tracesRoute = createRoute({
+  getParentRoute: () => projectRoute,
+  path: '/traces',
+  validateSearch: parseListSearch,
+  component: lazyRouteComponent(() => import('./routes/traces.tsx')),
+});
+
+export const traceRoute = createRoute({
+  getParentRoute: () => projectRoute,
+  path: '/traces/$traceId',
+  validateSearch: (s: Record<string, unknown>): { span?: string } => (typeof s.span === 'string' ? { span: s.span } : {}),
+  // Starts reading the trace while the page's code loads (not awaited: the page shows its own progress).
+  loader: ({ context, params }) => void context.queryClient.prefetchQuery(traceOutlineQuery(params)),
+  component: lazyRouteComponent(() => import('./routes/trace.tsx')),
+});
+
+const routeTree = rootRoute.addChildren([
+  indexRoute,
+  signinRoute,
+  inviteRoute,
+  resetRoute,
+  shareRoute,
+  projectRoute.addChildren([projectIndexRoute, tracesRoute, traceRoute]),
+]);
+
+/** Plain `?key=value` search strings (shareable, readable), not JSON-encoded values. */
+function parseSearch(search: string): Record<string, string> {
+  return Object.fromEntries(new URLSearchParams(search.startsWith('?') ? search.slice(1) : search));
+}
+function stringifySearch(search: Record<string, unknown>): string {
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(search)) if (v !== undefined && v !== null && v !== '') params.set(k, String(v));
+  const s = params.toString();
+  return s ? `?${s}` : '';
+}
+
+export function createAppRouter(queryClient: QueryClient) {
+  return createRouter({
+    routeTree,
+    context: { queryClient },
+    parseSearch,
+    stringifySearch,
+    defaultPreload: 'intent',
+    defaultNotFoundComponent: NotFound,
+  });
+}
+
+function NotFound() {
+  return (
+    <main className="center-page">
+      <h1>Page not found</h1>
+      <a href="/">Go to Spyglass</a>
+    </main>
+  );
+}
+
+declare module '@tanstack/react-router' {
+  interface Register {
+    router: ReturnType<typeof createAppRouter>;
+  }
+}

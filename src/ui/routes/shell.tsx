@@ -1,0 +1,118 @@
+import { useEffect } from 'react';
+import { Alert, Avatar, Group, Menu, NativeSelect, Text, UnstyledButton } from '@mantine/core';
+import { IconChevronDown, IconLogout, IconTelescope } from '@tabler/icons-react';
+import { useQueryClient } from '@tanstack/react-query';
+import { Link, Outlet, useNavigate, useParams, useRouteContext } from '@tanstack/react-router';
+import { api, setCsrfToken } from '../api/client.ts';
+import { SESSION_KEY, rememberProject, useAcceptSession, useSession, type Session } from '../api/session.ts';
+
+/** The signed-in frame: brand, organization and project switchers, the user's menu. */
+export default function Shell() {
+  const { projectId } = useParams({ from: '/p/$projectId' });
+  const initial = useRouteContext({ from: '/p/$projectId' }).session;
+  const { data } = useSession();
+  const session = data ?? initial;
+  const navigate = useNavigate();
+  const client = useQueryClient();
+  const accept = useAcceptSession();
+  const project = session.projects.find((p) => p.id === projectId);
+
+  useEffect(() => {
+    if (project) rememberProject(project.id);
+  }, [project]);
+
+  // Signed out elsewhere (another tab, expiry): a 401 leaves the session query empty.
+  useEffect(() => {
+    if (data === null) void navigate({ to: '/signin', search: { redirect: window.location.pathname + window.location.search } });
+  }, [data, navigate]);
+
+  const signOut = async () => {
+    try {
+      await api('POST', '/api/auth/signout');
+    } finally {
+      setCsrfToken(null);
+      client.clear();
+      client.setQueryData(SESSION_KEY, null);
+      await navigate({ to: '/signin' });
+    }
+  };
+
+  const switchOrganization = async (organizationId: string) => {
+    const next = await api<Session>('PATCH', '/api/auth/session', { body: { organizationId } });
+    client.removeQueries({ predicate: (q) => q.queryKey[0] !== 'session' });
+    accept(next);
+    const first = next.projects[0];
+    await navigate(first ? { to: '/p/$projectId/traces', params: { projectId: first.id } } : { to: '/' });
+  };
+
+  return (
+    <div className="shell">
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
+      <header className="shell-header">
+        <Link to="/p/$projectId/traces" params={{ projectId }} className="shell-brand" aria-label="Spyglass: traces">
+          <IconTelescope size={20} aria-hidden /> <span>Spyglass</span>
+        </Link>
+        {session.organizations.length > 1 && (
+          <NativeSelect
+            aria-label="Organization"
+            size="xs"
+            value={session.organization.id}
+            onChange={(e) => void switchOrganization(e.currentTarget.value)}
+            data={session.organizations.map((o) => ({ value: o.id, label: o.name }))}
+            w={160}
+          />
+        )}
+        <NativeSelect
+          aria-label="Project"
+          size="xs"
+          value={project ? projectId : ''}
+          onChange={(e) => void navigate({ to: '/p/$projectId/traces', params: { projectId: e.currentTarget.value } })}
+          data={[...(project ? [] : [{ value: '', label: 'Choose a project' }]), ...session.projects.map((p) => ({ value: p.id, label: p.name }))]}
+          w={180}
+        />
+        <nav aria-label="Sections" style={{ display: 'flex', gap: 4 }}>
+          <Link to="/p/$projectId/traces" params={{ projectId }} className="nav-link" activeProps={{ 'aria-current': 'page' }}>
+            Traces
+          </Link>
+        </nav>
+        <div style={{ flex: 1 }} />
+        <Menu position="bottom-end" withinPortal>
+          <Menu.Target>
+            <UnstyledButton aria-label={`Account: ${session.user.email}`} style={{ color: 'white' }}>
+              <Group gap={6} wrap="nowrap">
+                <Avatar size={26} color="indigo" variant="filled" radius="xl">
+                  {(session.user.name ?? session.user.email).slice(0, 1).toUpperCase()}
+                </Avatar>
+                <Text size="sm" visibleFrom="sm" className="ellipsis" maw={180}>
+                  {session.user.name ?? session.user.email}
+                </Text>
+                <IconChevronDown size={14} aria-hidden />
+              </Group>
+            </UnstyledButton>
+          </Menu.Target>
+          <Menu.Dropdown>
+            <Menu.Label>
+              {session.user.email}
+              <br />
+              {session.organization.name} · {session.role.toLowerCase()}
+            </Menu.Label>
+            <Menu.Item leftSection={<IconLogout size={14} />} onClick={() => void signOut()}>
+              Sign out
+            </Menu.Item>
+          </Menu.Dropdown>
+        </Menu>
+      </header>
+      <div className="shell-main" id="main">
+        {project ? (
+          <Outlet />
+        ) : (
+          <Alert color="yellow" m="md" title="No such project">
+            This project does not exist in {session.organization.name}, or you have no access to it. Choose one above.
+          </Alert>
+        )}
+      </div>
+    </div>
+  );
+}

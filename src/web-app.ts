@@ -1,0 +1,127 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fastifyStatic from '@fastify/static';
+import helmet from '@fastify/helmet';
+
+/** Where `npm run build:ui` (the `prepare` script) writes the app. */
+export const UI_DIR = fileURLToPath(new URL('../dist/ui', import.meta.url));
+
+/**
+ * Paths of the app's pages. A browser's navigation to one gets the app (history
+ * fallback); the app's router draws the page. None of them is under /api, /v1, /healthz,
+ * /readyz or /metrics, so no API client is ever answered with HTML.
+ */
+export const PAGE_ROUTES = ['/', '/signin', '/invite/:token', '/reset-password/:token', '/p/*', '/share/:token'] as const;
+
+/** Every route this file adds: pages and assets, not API (the OpenAPI document leaves them out). */
+export const WEB_ROUTES: readonly string[] = [...PAGE_ROUTES, '/assets/*'];
+
+export interface WebAppOptions {
+  /** Whether a share token shows a trace: the page of a withdrawn link (or of a trace not arrived yet) answers 404. */
+  shareShowsTrace(token: string): Promise<boolean>;
+  uiDir?: string;
+}
+
+/**
+ * A browser's navigation: it asks for HTML and carries no API credentials (a browser never
+ * sends Authorization or X-Auth-Token when following a link). Only these reach the pages.
+ */
+const isNavigation = (req: { headers: Record<string, string | string[] | undefined> }) => {
+  const accept = req.headers.accept;
+  return typeof accept === 'string' && accept.includes('text/html') && !req.headers.authorization && !req.headers['x-auth-token'];
+};
+
+/**
+ * Serves the built single-page app: hashed assets with long immutable caching and their
+ * gzip/brotli twins made at build time; index.html (never cached) to browser navigations
+ * of the app's pages, with security headers. `GET /` without `Accept: text/html` keeps
+ * answering the prompts list.
+ */
+export async function installWebApp(app: FastifyInstance, options: WebAppOptions): Promise<void> {
+  const uiDir = options.uiDir ?? UI_DIR;
+  const indexFile = path.join(uiDir, 'index.html');
+  const built = fs.existsSync(indexFile);
+  const indexHtml = built ? fs.readFileSync(indexFile) : null;
+
+  app.addConstraintStrategy({
+    name: 'page',
+    storage() {
+      const handlers = new Map<string, unknown>();
+      return {
+        get: (value: string) => (handlers.get(value) ?? null) as never,
+        set: (value: string, store: unknown) => void handlers.set(value, store),
+      };
+    },
+    deriveConstraint: (req: FastifyRequest['raw']) => (isNavigation(req) ? 'html' : 'other'),
+    mustMatchWhenDerived: false,
+  });
+
+  await app.register(async (web) => {
+    await web.register(helmet, {
+      global: false,
+      contentSecurityPolicy: {
+        useDefaults: false,
+        directives: {
+          defaultSrc: ["'self'"],
+          scriptSrc: ["'self'"],
+          // Mantine and CodeMirror set styles at run time (style elements and attributes).
+          styleSrc: ["'self'", "'unsafe-inline'"],
+          imgSrc: ["'self'", 'data:'],
+          fontSrc: ["'self'", 'data:'],
+          connectSrc: ["'self'"],
+          objectSrc: ["'none'"],
+          baseUri: ["'self'"],
+          formAction: ["'self'"],
+          frameAncestors: ["'none'"],
+        },
+      },
+      referrerPolicy: { policy: 'strict-origin-when-cross-origin' },
+      frameguard: { action: 'deny' }, // as frame-ancestors 'none', for browsers without CSP level 2
+      // Served over plain http on a laptop as often as behind TLS: HSTS is the proxy's call.
+      strictTransportSecurity: false,
+      crossOriginEmbedderPolicy: false,
+    });
+    await web.register(fastifyStatic, { root: uiDir, serve: false, preCompressed: true });
+
+    web.get(
+      '/assets/*',
+      { config: { auth: { scope: 'public' } }, schema: { hide: true } },
+      (req: FastifyRequest<{ Params: { '*': string } }>, reply) => {
+        void reply.header('x-content-type-options', 'nosniff');
+        // Names carry a content hash: a new build never reuses one.
+        return reply.sendFile(req.params['*'], path.join(uiDir, 'assets'), { immutable: true, maxAge: '365d' });
+      },
+    );
+
+    const sendPage = async (reply: FastifyReply, status = 200) => {
+      await reply.helmet();
+      void reply.header('cache-control', 'no-cache').header('vary', 'accept').type('text/html; charset=utf-8').status(status);
+      if (!indexHtml) {
+        return reply
+          .status(503)
+          .send('<!doctype html><title>Spyglass</title><p>The web app is not built. Run <code>npm run build:ui</code> and restart.</p>');
+      }
+      return reply.send(indexHtml);
+    };
+
+    for (const url of PAGE_ROUTES) {
+      web.route({
+        method: 'GET',
+        url,
+        constraints: { page: 'html' },
+        config: { auth: { scope: 'public' } },
+        schema: { hide: true },
+        handler: async (req: FastifyRequest<{ Params: { token?: string } }>, reply) => {
+          if (url === '/share/:token') {
+            void reply.header('x-robots-tag', 'noindex, nofollow');
+            const live = await options.shareShowsTrace(req.params.token ?? '');
+            return sendPage(reply, live ? 200 : 404);
+          }
+          return sendPage(reply);
+        },
+      });
+    }
+  });
+}

@@ -1,0 +1,89 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startApp, type TestApp } from '../support/harness.ts';
+import { UI_DIR } from '../../src/web-app.ts';
+
+/** The built app as a browser and as API clients meet it (npm ci builds dist/ui; see `prepare`). */
+describe('serving the web app', () => {
+  let t: TestApp;
+  const html = { headers: { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' } };
+  beforeAll(async () => {
+    t = await startApp('pglite');
+  });
+  afterAll(() => t.close());
+
+  it('answers a browser navigation to / and to deep links with the app, with security headers and no caching', async () => {
+    for (const url of ['/', '/signin', '/p/proj_x/traces', '/p/proj_x/traces/some-trace?span=abc', '/invite/tok', '/reset-password/tok']) {
+      const res = await t.request('GET', url, html);
+      expect(res.status, url).toBe(200);
+      expect(res.headers.get('content-type')).toContain('text/html');
+      expect(res.text).toContain('<div id="root">');
+      expect(res.headers.get('cache-control')).toBe('no-cache');
+      const csp = res.headers.get('content-security-policy')!;
+      expect(csp).toContain("default-src 'self'");
+      expect(csp).toContain("script-src 'self'");
+      expect(csp).toContain("frame-ancestors 'none'");
+      expect(csp).not.toMatch(/script-src[^;]*unsafe/);
+      expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(res.headers.get('referrer-policy')).toBe('strict-origin-when-cross-origin');
+      expect(res.headers.get('x-frame-options')).toBe('DENY');
+    }
+  });
+
+  it('GET / asking for JSON still answers the prompts list', async () => {
+    const viaRoot = await t.request('GET', '/', { authToken: t.creds.projectApiKey, headers: { accept: 'application/json' } });
+    const viaApi = await t.request('GET', '/api/prompts', { authToken: t.creds.projectApiKey });
+    expect(viaRoot.status).toBe(200);
+    expect(viaRoot.headers.get('content-type')).toContain('application/json');
+    expect(viaRoot.body).toEqual(viaApi.body);
+    // An API client is never answered with the page, whatever it accepts.
+    const keyAndHtml = await t.request('GET', '/', { authToken: t.creds.projectApiKey, headers: { accept: 'text/html' } });
+    expect(keyAndHtml.headers.get('content-type')).toContain('application/json');
+    expect(keyAndHtml.body).toEqual(viaApi.body);
+    // No Accept header (curl, SDKs): JSON too, and a missing key is the API's 401, not a page.
+    const bare = await t.request('GET', '/');
+    expect(bare.status).toBe(401);
+    expect(bare.headers.get('content-type')).toContain('application/json');
+  });
+
+  it('never answers API, OTLP, health or metrics paths with the page, and app paths only to browsers', async () => {
+    for (const url of ['/api/nothing-here', '/api/trace/search', '/v1/traces', '/v1/anything', '/healthz', '/readyz', '/metrics']) {
+      const res = await t.request('GET', url, html);
+      expect(res.headers.get('content-type'), url).toContain('application/json');
+    }
+    const api = await t.request('GET', '/p/proj_x/traces');
+    expect(api.status).toBe(404);
+    expect(api.headers.get('content-type')).toContain('application/json');
+  });
+
+  it('serves hashed assets precompressed, with long immutable caching', async () => {
+    const file = fs.readdirSync(path.join(UI_DIR, 'assets')).find((f) => f.endsWith('.js') && fs.existsSync(path.join(UI_DIR, 'assets', `${f}.br`)))!;
+    const br = await fetch(`${t.baseUrl}/assets/${file}`, { headers: { 'accept-encoding': 'br' } });
+    expect(br.status).toBe(200);
+    expect(br.headers.get('content-encoding')).toBe('br');
+    expect(br.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    expect(br.headers.get('content-type')).toContain('javascript');
+    const gz = await fetch(`${t.baseUrl}/assets/${file}`, { headers: { 'accept-encoding': 'gzip' } });
+    expect(gz.headers.get('content-encoding')).toBe('gzip');
+    expect((await t.request('GET', '/assets/nope.js')).status).toBe(404);
+    expect((await t.request('GET', '/assets/../index.html')).status).not.toBe(200);
+  });
+
+  it('the page of a shared trace is noindex, and 404 once the link is withdrawn', async () => {
+    const now = Date.now();
+    await t.request('POST', '/api/collector', {
+      authToken: t.creds.projectApiKey,
+      body: { trace_id: 'web-share', spans: [{ span_id: 'a', type: 'llm', timestamps: { started_at: now - 10, finished_at: now } }] },
+    });
+    const { path: sharePath } = (await t.request('POST', '/api/trace/web-share/share', { authToken: t.creds.projectApiKey })).body;
+    const page = await t.request('GET', sharePath, html);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('x-robots-tag')).toContain('noindex');
+    await t.request('POST', '/api/trace/web-share/unshare', { authToken: t.creds.projectApiKey });
+    const gone = await t.request('GET', sharePath, html);
+    expect(gone.status).toBe(404);
+    expect(gone.headers.get('content-type')).toContain('text/html');
+    expect((await t.request('GET', '/share/not-a-token', html)).status).toBe(404);
+  });
+});
