@@ -33,6 +33,8 @@ import { MONITOR_QUEUE, MonitorService, monitorRoutes } from './modules/monitors
 import { annotatedTraceCondition, annotationCountsByTrace, deleteTraceAnnotations } from './modules/annotations/index.ts';
 import { deleteTraceEvaluations, evaluationChipsByTrace, evaluationTraceCondition, listTraceEvaluations } from './modules/evaluators/index.ts';
 import { installWebApp } from './web-app.ts';
+import { installMetricsRoute, Metrics } from './platform/metrics.ts';
+import { echoRequestId, requestIdOptions } from './platform/request-id.ts';
 import { buildWebhookService, WebhookService, webhookRoutes } from './modules/webhooks/index.ts';
 
 export interface Deps {
@@ -55,6 +57,7 @@ export interface Services {
   webhooks: WebhookService;
   monitors: MonitorService;
   jobs: JobQueue;
+  metrics: Metrics;
 }
 
 export interface App {
@@ -65,6 +68,7 @@ export interface App {
 }
 
 export function buildServices(deps: Deps): Services {
+  const metrics = new Metrics();
   let organizations: OrganizationService;
   const apiKeys = new ApiKeyService(deps.db, deps.clock, deps.tokenHasher, () => organizations);
   organizations = new OrganizationService(deps.db, deps.clock, apiKeys);
@@ -74,14 +78,14 @@ export function buildServices(deps: Deps): Services {
   const traces = new TraceService(deps.db, deps.clock, {
     retentionPolicies: () => organizations.retentionPolicies(),
     holdProjectSql: (projectId) => organizations.holdProjectSql(projectId),
-  });
+  }, metrics);
   organizations.onProjectDeleted((tx, projectId) => traces.deleteProjectTraces(tx, projectId));
   const prompts = new PromptService(deps.db, deps.clock);
   const annotations = new AnnotationService(deps.db, deps.clock);
   const agentCache = new AgentCacheService(deps.db, deps.clock, loadKeyring(deps.config.encryptionKey, deps.config.dataDir));
-  const evaluations = new EvaluationService(deps.db, deps.clock, deps.config.providerEnv);
-  const webhooks = buildWebhookService(deps);
-  const jobs = new JobQueue(deps.db, deps.clock);
+  const evaluations = new EvaluationService(deps.db, deps.clock, deps.config.providerEnv, {}, fetch, metrics);
+  const webhooks = buildWebhookService(deps, metrics);
+  const jobs = new JobQueue(deps.db, deps.clock, metrics);
   const monitors = new MonitorService(deps.db, deps.clock, {
     checkEvaluator: (path, settings) => evaluations.checkSettings(path, settings),
     evaluate: (scope, path, body) => evaluations.evaluate(scope, path, body),
@@ -104,7 +108,8 @@ export function buildServices(deps: Deps): Services {
       await deleteTraceAnnotations(tx, projectId, traceIds);
     },
   });
-  return { organizations, accounts, apiKeys, traces, prompts, annotations, agentCache, evaluations, webhooks, monitors, jobs };
+  registerGauges(metrics, deps, { traces, jobs, webhooks });
+  return { organizations, accounts, apiKeys, traces, prompts, annotations, agentCache, evaluations, webhooks, monitors, jobs, metrics };
 }
 
 export async function buildApp(deps: Deps): Promise<App> {
@@ -117,7 +122,9 @@ export async function buildApp(deps: Deps): Promise<App> {
     forceCloseConnections: 'idle',
     // Trace ids reach 128 characters and prompt references 300; the default cap is 100.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 512 },
+    ...requestIdOptions,
   });
+  echoRequestId(http);
   http.setValidatorCompiler(validatorCompiler);
   http.setSerializerCompiler(serializerCompiler);
 
@@ -154,6 +161,7 @@ export async function buildApp(deps: Deps): Promise<App> {
     },
     deps.clock,
   );
+  installMetricsRoute(http, services.metrics, { open: deps.config.metricsPublic });
 
   http.setErrorHandler((error: FastifyError, request, reply) => {
     const shape: ErrorShape = request.routeOptions?.config?.errorShape ?? 'nested';
@@ -208,6 +216,37 @@ export async function buildApp(deps: Deps): Promise<App> {
 
   await http.ready();
   return { http, services, routeTable };
+}
+
+/** Gauges read when /metrics is scraped: queues, the outbox, the connection pool. */
+function registerGauges(metrics: Metrics, deps: Deps, s: Pick<Services, 'traces' | 'jobs' | 'webhooks'>): void {
+  metrics.gauge('spyglass_ingest_queue_requests', 'Ingest requests of this process waiting for their transaction (group commit)', [], () => [
+    { value: s.traces.ingestQueue().requests },
+  ]);
+  metrics.gauge('spyglass_ingest_queue_spans', 'Spans of this process waiting for their transaction (group commit)', [], () => [
+    { value: s.traces.ingestQueue().spans },
+  ]);
+  metrics.gauge('spyglass_jobs', 'Background jobs in the database by queue and state: queued (due or later), running (claimed), failed (kept after the last attempt)', ['queue', 'state'], async () =>
+    (await s.jobs.counts()).flatMap((c) => [
+      { labels: { queue: c.queue, state: 'queued' }, value: c.queued },
+      { labels: { queue: c.queue, state: 'running' }, value: c.running },
+      { labels: { queue: c.queue, state: 'failed' }, value: c.failed },
+    ]),
+  );
+  metrics.gauge('spyglass_webhook_outbox_depth', 'Events written but not yet fanned out to webhook batches', [], async () => [{ value: await s.webhooks.outboxDepth() }]);
+  metrics.gauge('spyglass_webhook_batches_pending', 'Webhook batches waiting to be sent (open, sending or retrying)', [], async () => [
+    { value: await s.webhooks.pendingBatches() },
+  ]);
+  metrics.gauge('spyglass_db_pool_connections', 'Database connections of this process by state (PGlite: one, in the process)', ['state'], () => {
+    const pool = deps.db.pool;
+    if (!pool) return [{ labels: { state: 'total' }, value: 1 }, { labels: { state: 'max' }, value: 1 }];
+    return [
+      { labels: { state: 'total' }, value: pool.totalCount },
+      { labels: { state: 'idle' }, value: pool.idleCount },
+      { labels: { state: 'waiting' }, value: pool.waitingCount },
+      { labels: { state: 'max' }, value: pool.options.max ?? 10 },
+    ];
+  });
 }
 
 /** Every failure becomes an AppError: validation and parsing errors name the field. */

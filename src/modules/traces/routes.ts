@@ -168,7 +168,12 @@ export function traceRoutes(app: FastifyInstance, service: TraceService) {
       },
     },
     async (req) => {
-      checkCollectorTimes(req.body, service.latestSpanTime());
+      try {
+        checkCollectorTimes(req.body, service.latestSpanTime());
+      } catch (err) {
+        service.countRejected(req.body.spans.length);
+        throw err;
+      }
       const spans = collectorSpans(req.body);
       await service.ingest(orgOf(req), req.projectId!, spans);
       return { message: 'Trace received successfully.', trace_id: req.body.trace_id, spans: spans.length };
@@ -198,6 +203,7 @@ export function traceRoutes(app: FastifyInstance, service: TraceService) {
           const format = requestFormat(contentType);
           const body = await decompress(req.body as Buffer | undefined, String(req.headers['content-encoding'] ?? 'identity'));
           const decoded = decodeOrRefuse(() => decodeTraceRequest(body, contentType, { latestTimeMs: service.latestSpanTime() }));
+          service.countRejected(decoded.rejected.count);
           if (decoded.spans.length === 0 && decoded.rejected.count > 0) {
             throw new AppError(400, 'all_spans_rejected', `every span was rejected: ${decoded.rejected.messages.join('; ')}`, {
               field: 'resourceSpans',

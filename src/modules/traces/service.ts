@@ -6,6 +6,7 @@ import { AppError, badRequest, notFound } from '../../platform/errors.ts';
 import { randomAlphanumeric } from '../../platform/ids.ts';
 import { emitEvent } from '../../platform/events/index.ts';
 import { GroupCommit } from '../../platform/group-commit.ts';
+import { Metrics } from '../../platform/metrics.ts';
 import {
   computeCost,
   estimateCompletionTokens,
@@ -67,6 +68,7 @@ export class TraceService {
     private readonly db: Database,
     private readonly clock: Clock,
     private readonly projects: ProjectRegistry,
+    private readonly metrics: Metrics = new Metrics(),
   ) {
     this.ingestCommits = new GroupCommit((batches) => this.writeSpans(batches), {
       // PGlite runs one transaction at a time; PostgreSQL gains from a second one writing
@@ -93,7 +95,24 @@ export class TraceService {
    */
   async ingest(organizationId: string, projectId: string, spans: NormalizedSpan[]): Promise<void> {
     if (!spans.length) return;
-    await this.ingestCommits.submit(`${organizationId}/${projectId}`, { organizationId, projectId, rows: spans.map(toSpanRow) });
+    try {
+      await this.ingestCommits.submit(`${organizationId}/${projectId}`, { organizationId, projectId, rows: spans.map(toSpanRow) });
+    } catch (err) {
+      this.metrics.spansRejected('failed', spans.length);
+      throw err;
+    }
+    this.metrics.spansIngested(spans.length);
+  }
+
+  /** Spans refused before reaching ingest (invalid in an OTLP request, or a collector body answered 400). */
+  countRejected(n: number): void {
+    this.metrics.spansRejected('invalid', n);
+  }
+
+  /** Ingest work of this process waiting for its transaction. */
+  ingestQueue(): { requests: number; spans: number } {
+    const { submissions, weight } = this.ingestCommits.waiting();
+    return { requests: submissions, spans: weight };
   }
 
   /** One transaction for batches of the same project; later batches replace earlier spans of the same id. */
