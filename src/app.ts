@@ -26,7 +26,7 @@ import { AgentCacheService, agentCacheRoutes } from './modules/agent-cache/index
 import { loadKeyring } from './platform/crypto.ts';
 import { TraceService, traceRoutes } from './modules/traces/index.ts';
 import { EvaluationService, evaluationRoutes } from './modules/evaluators/index.ts';
-import { runPeriodically } from './platform/periodic.ts';
+import { Scheduler } from './platform/periodic.ts';
 import { installNulGuard } from './platform/nul-guard.ts';
 import { JobQueue } from './platform/jobs/index.ts';
 import { MONITOR_QUEUE, MonitorService, monitorRoutes } from './modules/monitors/index.ts';
@@ -86,11 +86,16 @@ export function buildServices(deps: Deps): Services {
   const evaluations = new EvaluationService(deps.db, deps.clock, deps.config.providerEnv, {}, fetch, metrics);
   const webhooks = buildWebhookService(deps, metrics);
   const jobs = new JobQueue(deps.db, deps.clock, metrics);
-  const monitors = new MonitorService(deps.db, deps.clock, {
-    checkEvaluator: (path, settings) => evaluations.checkSettings(path, settings),
-    evaluate: (scope, path, body) => evaluations.evaluate(scope, path, body),
-    traceDetail: (projectId, traceId) => traces.detail(projectId, traceId),
-  });
+  const monitors = new MonitorService(
+    deps.db,
+    deps.clock,
+    {
+      checkEvaluator: (path, settings) => evaluations.checkSettings(path, settings),
+      evaluate: (scope, path, body) => evaluations.evaluate(scope, path, body),
+      traceDetail: (projectId, traceId) => traces.detail(projectId, traceId),
+    },
+    { settleMs: deps.config.intervals.monitorSettleMs },
+  );
   jobs.handle(MONITOR_QUEUE, (job) => monitors.runJob(job));
   traces.extend({
     evaluations: (projectId, traceId) => listTraceEvaluations(deps.db, projectId, traceId) as never,
@@ -197,19 +202,24 @@ export async function buildApp(deps: Deps): Promise<App> {
     async () => http.swagger(),
   );
 
+  const scheduler = new Scheduler(http, deps.db, services.metrics);
+  const { intervals } = deps.config;
   organizationRoutes(http, services.organizations, services.accounts);
-  runPeriodically(http, 'sessions and links expiry', 10 * 60_000, () => services.accounts.sweep());
+  scheduler.every({ name: 'sessions and links expiry', intervalMs: 10 * 60_000, once: true, run: () => services.accounts.sweep() });
   apiKeyRoutes(http, services.apiKeys);
   promptRoutes(http, services.prompts);
   annotationRoutes(http, services.annotations);
   agentCacheRoutes(http, services.agentCache);
-  runPeriodically(http, 'agent cache expiry', 60_000, () => services.agentCache.sweepExpired());
+  scheduler.every({ name: 'agent cache expiry', intervalMs: intervals.cacheSweepMs, once: true, run: () => services.agentCache.sweepExpired() });
   traceRoutes(http, services.traces);
   evaluationRoutes(http, services.evaluations);
-  runPeriodically(http, 'trace retention', 10 * 60_000, () => services.traces.sweepRetention());
-  if (deps.db.kind === 'pglite') runPeriodically(http, 'planner statistics', 5 * 60_000, () => services.traces.refreshStatistics());
+  scheduler.every({ name: 'trace retention', intervalMs: intervals.retentionSweepMs, once: true, run: () => services.traces.sweepRetention() });
+  if (deps.db.kind === 'pglite') {
+    scheduler.every({ name: 'planner statistics', intervalMs: 5 * 60_000, once: false, run: () => services.traces.refreshStatistics() });
+  }
   monitorRoutes(http, services.monitors);
-  runPeriodically(http, 'jobs', 2_000, () => services.jobs.runDue());
+  // Every process polls: jobs are claimed one by one (SKIP LOCKED), so each runs once.
+  scheduler.every({ name: 'jobs', intervalMs: 2_000, once: false, run: () => services.jobs.runDue() });
   webhookRoutes(http, services.webhooks);
   services.webhooks.dispatcher.attach(http);
   await installWebApp(http, { shareShowsTrace: (token) => services.traces.shareShowsTrace(token) });

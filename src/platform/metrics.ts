@@ -85,6 +85,17 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  private readonly periodicRuns = new Counter({
+    name: 'spyglass_periodic_runs_total',
+    help: 'Rounds of background tasks run by this process (sweeps run in one process per period across all of them)',
+    labelNames: ['task'] as const,
+    registers: [this.registry],
+  });
+
+  periodicRun(task: string): void {
+    this.periodicRuns.inc({ task });
+  }
+
   observeRequest(method: string, route: string, status: number, seconds: number): void {
     const labels = { method, route, status: String(status) };
     this.httpRequests.inc(labels);
