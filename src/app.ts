@@ -127,7 +127,7 @@ export async function buildApp(deps: Deps): Promise<App> {
     forceCloseConnections: 'idle',
     // Trace ids reach 128 characters and prompt references 300; the default cap is 100.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 512 },
-    ...requestIdOptions,
+    ...requestIdOptions(),
   });
   echoRequestId(http);
   http.setValidatorCompiler(validatorCompiler);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import type { FastifyInstance } from 'fastify';
+import { LogController, type FastifyInstance } from 'fastify';
 
 /** What a caller's x-request-id may be: short, and nothing that could forge a log line or a header. */
 const REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
@@ -21,11 +21,13 @@ export function requestIdOf(headers: IncomingHttpHeaders): string {
 }
 
 /** Fastify's options that make `request.id` the request id and label every request log line with it. */
-export const requestIdOptions = {
-  genReqId: (req: { headers: IncomingHttpHeaders }) => requestIdOf(req.headers),
-  requestIdHeader: false as const,
-  requestIdLogLabel: 'requestId',
-};
+export function requestIdOptions() {
+  return {
+    genReqId: (req: { headers: IncomingHttpHeaders }) => requestIdOf(req.headers),
+    requestIdHeader: false as const,
+    logController: new LogController({ requestIdLogLabel: 'requestId' }),
+  };
+}
 
 /** Every answer (errors included) carries the request id in x-request-id. Install it before any hook that may refuse. */
 export function echoRequestId(app: FastifyInstance): void {
