@@ -23,6 +23,8 @@ import type { AnnotationCounts, EvaluationChip, NewTracesRequest, SearchRequest 
 const MAX_SPAN_TEXT = 64 * 1024;
 /** How long GenAI log events wait for a span that has not arrived (README: OTLP logs). */
 export const PENDING_LOG_EVENTS_TTL_MS = 3 * 86_400_000;
+/** Traces deleted per retention transaction. */
+const RETENTION_ROUND = 2_000;
 /** Clock skew tolerated on incoming span times; later spans are refused. */
 const MAX_CLOCK_SKEW_MS = 24 * 60 * 60 * 1000;
 
@@ -406,11 +408,17 @@ export class TraceService {
     const now = this.clock.now().getTime();
     await store.prunePendingLogEvents(this.db.orm, now - PENDING_LOG_EVENTS_TTL_MS);
     for (const { projectId, days } of await this.projects.retentionPolicies()) {
-      deleted += await this.db.orm.transaction(async (tx) => {
-        const gone = await store.deleteTracesBefore(tx, projectId, now - days * 86_400_000);
-        if (gone.length) for (const e of this.extensions) await e.onTracesDeleted?.(tx, projectId, gone);
-        return gone.length;
-      });
+      // Rounds of a few thousand traces, each its own short transaction: a big backlog never
+      // holds one huge transaction (and its locks and WAL) open beside ingest.
+      for (;;) {
+        const gone = await this.db.orm.transaction(async (tx) => {
+          const ids = await store.deleteTracesBefore(tx, projectId, now - days * 86_400_000, RETENTION_ROUND);
+          if (ids.length) for (const e of this.extensions) await e.onTracesDeleted?.(tx, projectId, ids);
+          return ids.length;
+        });
+        deleted += gone;
+        if (gone < RETENTION_ROUND) break;
+      }
     }
     return deleted;
   }
