@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { createHash } from 'node:crypto';
 import { sql, type SQL } from 'drizzle-orm';
 import { textArray, type Database, type Executor } from '../../db/index.ts';
@@ -23,8 +24,6 @@ import type { AnnotationCounts, EvaluationChip, NewTracesRequest, SearchRequest 
 const MAX_SPAN_TEXT = 64 * 1024;
 /** How long GenAI log events wait for a span that has not arrived (README: OTLP logs). */
 export const PENDING_LOG_EVENTS_TTL_MS = 3 * 86_400_000;
-/** Traces deleted per retention transaction. */
-const RETENTION_ROUND = 2_000;
 /** Clock skew tolerated on incoming span times; later spans are refused. */
 const MAX_CLOCK_SKEW_MS = 24 * 60 * 60 * 1000;
 
@@ -409,15 +408,20 @@ export class TraceService {
     await store.prunePendingLogEvents(this.db.orm, now - PENDING_LOG_EVENTS_TTL_MS);
     for (const { projectId, days } of await this.projects.retentionPolicies()) {
       // Rounds of a few thousand traces, each its own short transaction: a big backlog never
-      // holds one huge transaction (and its locks and WAL) open beside ingest.
+      // holds one huge transaction (and its locks and WAL) open beside ingest. PGlite runs
+      // one statement at a time in this very thread, so there the rounds are smaller and
+      // each is followed by a pause as long as itself: ingest waits one round at most.
+      const round = this.db.kind === 'pglite' ? 500 : 2_000;
       for (;;) {
+        const started = performance.now();
         const gone = await this.db.orm.transaction(async (tx) => {
-          const ids = await store.deleteTracesBefore(tx, projectId, now - days * 86_400_000, RETENTION_ROUND);
+          const ids = await store.deleteTracesBefore(tx, projectId, now - days * 86_400_000, round);
           if (ids.length) for (const e of this.extensions) await e.onTracesDeleted?.(tx, projectId, ids);
           return ids.length;
         });
         deleted += gone;
-        if (gone < RETENTION_ROUND) break;
+        if (gone < round) break;
+        if (this.db.kind === 'pglite') await new Promise((r) => setTimeout(r, performance.now() - started));
       }
     }
     return deleted;
