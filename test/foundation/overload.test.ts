@@ -2,7 +2,7 @@ import net from 'node:net';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rows } from '../../src/db/index.ts';
-import { createTenant, databaseKinds, startApp, type TestApp, type Tenant } from '../support/harness.ts';
+import { createTenant, databaseKinds, startApp, type ApiResponse, type TestApp, type Tenant } from '../support/harness.ts';
 
 /** Longer floods when SPYGLASS_LONG_TESTS=1. */
 const LONG = process.env.SPYGLASS_LONG_TESTS === '1';
@@ -45,7 +45,7 @@ describe.each(databaseKinds)('overload: bounded ingest queues (%s)', (kind) => {
     const probes: Promise<{ healthz: number; readyz: number; readyBody: any }>[] = [];
     // Requests that trickle in are committed one by one: flood again (new traces) until one is shed.
     let ids: string[] = [];
-    let answers: Awaited<ReturnType<TestApp['request']>>[] = [];
+    let answers: ApiResponse[] = [];
     for (let round = 0; round < 5 && !answers.some((a) => a.status === 503); round++) {
       ids = Array.from({ length: n }, (_, i) => `flood-${round}-${i}`);
       const flood = Promise.all(ids.map((id) => t.request('POST', '/api/collector', { authToken: t.creds.projectApiKey, body: trace(id, 100) })));
