@@ -1,7 +1,5 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
-import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
@@ -9,7 +7,8 @@ import { sql, type ExtractTablesWithRelations, type SQL } from 'drizzle-orm';
 import pg from 'pg';
 import * as schema from './schema/index.ts';
 import { lockDataDir } from './data-dir-lock.ts';
-import { DurableNodeFS, durableStartParams, makePrivate, syncTree } from './pglite-fs.ts';
+import { makePrivate, syncTree } from './pglite-fs.ts';
+import { PGliteThread } from './pglite-thread.ts';
 
 export type Schema = typeof schema;
 /** The drizzle database, whichever driver is underneath. */
@@ -21,8 +20,8 @@ export type Executor = Orm | Tx;
 export interface Database {
   kind: 'pglite' | 'postgres';
   orm: Orm;
-  /** The PGlite instance when kind is pglite (tests dump it; benchmarks read its size). */
-  pglite: PGlite | null;
+  /** PGlite (in its worker thread) when kind is pglite: tests dump it. */
+  pglite: PGliteThread | null;
   /** The pool when kind is postgres. */
   pool: pg.Pool | null;
   /**
@@ -108,7 +107,6 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     };
   }
   let release: (() => Promise<void>) | null = null;
-  let durableFs: DurableNodeFS | undefined;
   let pgdata: string | null = null;
   let initializes = false;
   if (options.dataDir) {
@@ -118,17 +116,15 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     initializes = !fs.existsSync(path.join(pgdata, 'PG_VERSION'));
     fs.mkdirSync(pgdata, { recursive: true, mode: 0o700 });
     makePrivate(options.dataDir);
-    durableFs = new DurableNodeFS(pgdata);
   }
-  let client: PGlite;
+  let client: PGliteThread;
   try {
-    client = await PGlite.create({
-      fs: durableFs,
-      loadDataDir: options.loadDataDir,
-      extensions: { pg_trgm },
-      postgresqlconf: PGLITE_CONF,
+    client = await PGliteThread.create({
+      pgdata,
+      loadDataDir: options.loadDataDir ? new Uint8Array(await options.loadDataDir.arrayBuffer()) : null,
+      conf: PGLITE_CONF,
       // In memory (tests) there is nothing to make durable.
-      startParams: durableFs && options.durable !== false ? durableStartParams() : undefined,
+      durable: options.durable !== false,
     });
   } catch (err) {
     await release?.();
@@ -139,7 +135,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     makePrivate(options.dataDir);
     if (initializes && options.durable !== false) syncTree(pgdata!);
   }
-  const orm = drizzlePglite({ client, schema }) as unknown as Orm;
+  const orm = drizzlePglite({ client: client as never, schema }) as unknown as Orm;
   return {
     kind: 'pglite',
     orm,
