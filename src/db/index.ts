@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
@@ -63,6 +64,9 @@ export function jsonParam(value: unknown): string {
 // cache, which serves PGlite's file reads anyway; 32 MB measured 125 MB less RSS (README: Memory).
 const PGLITE_CONF = ['max_wal_size = 64MB', 'min_wal_size = 32MB', 'shared_buffers = 32MB'];
 
+/** A migrated empty PGlite database, made by `prepare` (scripts/pglite-template.ts). */
+export const PGLITE_TEMPLATE = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'dist', 'pglite-template.tar');
+
 export interface OpenOptions {
   databaseUrl: string | null;
   /** PGlite data directory; null for an in-memory database. */
@@ -119,11 +123,13 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     fs.mkdirSync(pgdata, { recursive: true, mode: 0o700 });
     makePrivate(options.dataDir);
   }
+  // A first start unpacks the template instead of running initdb (when `prepare` made one).
+  const template = !options.loadDataDir && initializes && fs.existsSync(PGLITE_TEMPLATE) ? new Uint8Array(fs.readFileSync(PGLITE_TEMPLATE)) : null;
   let client: PGliteThread;
   try {
     client = await PGliteThread.create({
       pgdata,
-      loadDataDir: options.loadDataDir ? new Uint8Array(await options.loadDataDir.arrayBuffer()) : null,
+      loadDataDir: options.loadDataDir ? new Uint8Array(await options.loadDataDir.arrayBuffer()) : template,
       conf: PGLITE_CONF,
       // In memory (tests) there is nothing to make durable.
       durable: options.durable !== false,
