@@ -41,6 +41,8 @@ const objectErrors = { 400: errorObjectSchema, 401: errorObjectSchema, 403: erro
 export function traceRoutes(app: FastifyInstance, service: TraceService) {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const orgOf = (req: FastifyRequest) => req.principal!.organizationId;
+  // After authentication, before the body is read: a shed request costs no memory or decoding.
+  const admitIngest = async (req: FastifyRequest) => service.checkIngestRequest(req.principal!.keyId, req.projectId!);
 
   r.post(
     '/api/trace/search',
@@ -158,7 +160,8 @@ export function traceRoutes(app: FastifyInstance, service: TraceService) {
     '/api/collector',
     {
       // NUL characters are stored as U+FFFD (the store's jsonParam): a span is never refused for one.
-      config: { auth: { scope: 'project', permission: 'traces:create' }, acceptsNulInBody: true },
+      config: { auth: { scope: 'project', permission: 'traces:create' }, acceptsNulInBody: true, ingest: true },
+      onRequest: admitIngest,
       bodyLimit: OTLP_BODY_LIMIT,
       schema: {
         tags,
@@ -189,7 +192,7 @@ export function traceRoutes(app: FastifyInstance, service: TraceService) {
     const exportRoute = (url: string, summary: string, handle: (req: FastifyRequest, body: Buffer, contentType: string, format: OtlpFormat) => Promise<Buffer>) =>
       otlp.post(
         url,
-        { config: { auth: { scope: 'project', permission: 'traces:create' } }, bodyLimit: OTLP_BODY_LIMIT, schema: { tags, summary } },
+        { config: { auth: { scope: 'project', permission: 'traces:create' }, ingest: true }, onRequest: admitIngest, bodyLimit: OTLP_BODY_LIMIT, schema: { tags, summary } },
         async (req, reply) => {
           const contentType = String(req.headers['content-type'] ?? '');
           const format = requestFormat(contentType);
