@@ -78,10 +78,13 @@ export function buildServices(deps: Deps): Services {
     holdProjectSql: (projectId) => organizations.holdProjectSql(projectId),
   });
   organizations.onProjectDeleted((tx, projectId) => traces.deleteProjectTraces(tx, projectId));
-  const prompts = new PromptService(deps.db, deps.clock);
   const annotations = new AnnotationService(deps.db, deps.clock);
   const agentCache = new AgentCacheService(deps.db, deps.clock, loadKeyring(deps.config.encryptionKey, deps.config.dataDir));
   const evaluations = new EvaluationService(deps.db, deps.clock, deps.config.providerEnv);
+  const prompts = new PromptService(deps.db, deps.clock, {
+    complete: (model, messages, signal) => evaluations.complete(model, messages, signal),
+    record: (scope, spans) => traces.ingest(scope.organizationId, scope.projectId, spans),
+  });
   const webhooks = buildWebhookService(deps);
   const jobs = new JobQueue(deps.db, deps.clock);
   const monitors = new MonitorService(deps.db, deps.clock, {

@@ -7,6 +7,8 @@ import { catalogue, findEvaluator, type CatalogueEntry } from './catalogue.ts';
 import { parseInput, parseSettings, runEvaluator } from './runner.ts';
 import type { EvaluateBody, TraceEvaluation } from './schemas.ts';
 import * as store from './store.ts';
+import { EvaluatorError, MissingConfigurationError } from './errors.ts';
+import { completeChat, resolveChatModel, type ChatCompletion } from './llm/provider.ts';
 import type { EvaluationResult, EvaluatorDefinition } from './types.ts';
 
 export interface EvaluationLimits {
@@ -152,6 +154,35 @@ export class EvaluationService {
     await emitEvent(tx, { ...base, type, data }, now);
     if (e.asGuardrail && result.passed === false) {
       await emitEvent(tx, { ...base, type: 'guardrail.triggered', data }, now);
+    }
+  }
+
+  /**
+   * One chat completion with the judges' provider configuration, retries, deadline and price
+   * table (a prompt's "Try it"). `model` is `provider/model` or a bare OpenAI model id.
+   * Failures are HTTP errors here: 400 naming `model`, 503 when the provider is not
+   * configured (naming the variable), 502 for the provider's errors, 504 past the deadline.
+   */
+  async complete(model: string, messages: { role: 'system' | 'user' | 'assistant'; content: string }[], signal?: AbortSignal): Promise<ChatCompletion & { provider: string }> {
+    const resolved = resolveChatModel(model);
+    if (!resolved) throw badRequest('unsupported_model', `model: ${model} is not supported; use openai/<model> (any OpenAI-compatible server through OPENAI_BASE_URL)`, 'model');
+    const deadline = AbortSignal.timeout(this.limits.timeoutMs);
+    try {
+      const answer = await completeChat(resolved, messages, {
+        env: this.env,
+        fetch: this.fetchImpl,
+        now: () => this.clock.now(),
+        maxRetries: this.limits.maxRetries,
+        signal: signal ? AbortSignal.any([signal, deadline]) : deadline,
+      });
+      return { ...answer, provider: resolved.provider };
+    } catch (err) {
+      if (err instanceof MissingConfigurationError) {
+        throw new AppError(503, 'provider_not_configured', err.message, { meta: { variable: err.variable } });
+      }
+      if (deadline.aborted) throw new AppError(504, 'provider_timeout', `the model provider did not answer within ${this.limits.timeoutMs / 1000} s (retries included)`);
+      if (err instanceof EvaluatorError) throw new AppError(502, err.type === 'ProviderError' ? 'provider_error' : 'invalid_provider_response', err.message);
+      throw err;
     }
   }
 
