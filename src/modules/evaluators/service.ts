@@ -3,7 +3,7 @@ import type { Clock } from '../../platform/clock.ts';
 import { AppError, badRequest, notFound } from '../../platform/errors.ts';
 import { emitEvent, type EventType } from '../../platform/events/index.ts';
 import { newId } from '../../platform/ids.ts';
-import { catalogue, findEvaluator, type CatalogueEntry } from './catalogue.ts';
+import { catalogueFor, findEvaluator, type CatalogueAvailability } from './catalogue.ts';
 import { parseInput, parseSettings, runEvaluator } from './runner.ts';
 import type { EvaluateBody, TraceEvaluation } from './schemas.ts';
 import * as store from './store.ts';
@@ -48,8 +48,9 @@ export class EvaluationService {
     this.limits = { ...DEFAULT_LIMITS, ...limits };
   }
 
-  catalogue(): CatalogueEntry[] {
-    return catalogue();
+  /** Every evaluator, with whether this server's environment lets it run (and why not). */
+  catalogue(): CatalogueAvailability[] {
+    return catalogueFor(this.env);
   }
 
   /** An evaluator path and settings to save for later runs (monitors): 400 naming `evaluator` or `settings.<key>`. */
