@@ -1,3 +1,4 @@
+import type { SQL } from 'drizzle-orm';
 import type { Database, Executor } from '../../db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import { AppError, badRequest, notFound } from '../../platform/errors.ts';
@@ -73,7 +74,7 @@ export class EvaluationService {
    * trace_id the result is stored on that trace; either way its webhook events are written,
    * in the same transaction as the stored result.
    */
-  async evaluate(scope: EvaluationScope, path: string, body: EvaluateBody, signal?: AbortSignal): Promise<EvaluationOutcome> {
+  async evaluate(scope: EvaluationScope, path: string, body: EvaluateBody, signal?: AbortSignal, origin: { monitorId?: string } = {}): Promise<EvaluationOutcome> {
     const definition = this.evaluator(path);
     const input = parseInput(definition, body.data, body.settings);
     let result: AnsweredResult = await runEvaluator(definition, input, {
@@ -120,6 +121,7 @@ export class EvaluationService {
           errorStacktrace: result.status === 'error' ? (result.traceback ?? []) : null,
           insertedAt: now.getTime(),
           updatedAt: now.getTime(),
+          monitorId: origin.monitorId ?? null,
         });
         result = { ...result, evaluation_id: row.id };
       }
@@ -197,6 +199,57 @@ export async function listTraceEvaluations(db: Database | Executor, projectId: s
   const executor = 'orm' in db ? db.orm : db;
   const rows = await store.listByTrace(executor, projectId, traceId);
   return rows.map(toTraceEvaluation);
+}
+
+/** The results a monitor produced, newest first, a keyset page at a time (`cursor` from the previous page). */
+export async function monitorResults(
+  db: Database,
+  projectId: string,
+  monitorId: string,
+  page: { pageSize: number; cursor?: string; outcome?: store.Outcome },
+): Promise<{ data: MonitorResult[]; next_cursor: string | null }> {
+  let after: { insertedAt: number; id: string } | null = null;
+  if (page.cursor) {
+    try {
+      const c = JSON.parse(Buffer.from(page.cursor, 'base64url').toString('utf8')) as { t: unknown; i: unknown };
+      if (typeof c.t === 'number' && typeof c.i === 'string') after = { insertedAt: c.t, id: c.i };
+    } catch {
+      /* answered below */
+    }
+    if (!after) throw badRequest('invalid_cursor', 'cursor: not one this server issued', 'cursor');
+  }
+  const found = await store.listByMonitor(db.orm, projectId, monitorId, { limit: page.pageSize + 1, after, outcome: page.outcome });
+  const rows = found.slice(0, page.pageSize);
+  const last = rows[rows.length - 1];
+  return {
+    data: rows.map((r) => ({
+      evaluation_id: r.id,
+      trace_id: r.traceId,
+      status: r.status,
+      passed: r.passed,
+      score: r.score,
+      label: r.label,
+      details: r.details,
+      inserted_at: Number(r.insertedAt),
+    })),
+    next_cursor: found.length > page.pageSize && last ? Buffer.from(JSON.stringify({ t: Number(last.insertedAt), i: last.id })).toString('base64url') : null,
+  };
+}
+
+export interface MonitorResult {
+  evaluation_id: string;
+  trace_id: string;
+  status: 'processed' | 'skipped' | 'error';
+  passed: boolean | null;
+  score: number | null;
+  label: string | null;
+  details: string | null;
+  inserted_at: number;
+}
+
+/** A monitor's results counted per time bucket (of when they were stored). */
+export async function monitorOutcomeCounts(db: Database, projectId: string, monitorId: string, range: { start: number; end: number; bucket: SQL }) {
+  return store.countByMonitor(db.orm, projectId, monitorId, range);
 }
 
 /** For the traces module's deletions and retention sweep: the evaluations of these traces go with them. */
