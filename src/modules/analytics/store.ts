@@ -93,7 +93,8 @@ export async function aggregate(db: Executor, q: AggregateQuery): Promise<Aggreg
           FROM traces ${group.join}
           WHERE ${where}
         ),
-        top AS (SELECT g FROM base GROUP BY g ORDER BY count(*) DESC, g NULLS LAST LIMIT ${q.maxGroups}),
+        -- Materialized: referenced once, it would be inlined into the EXISTS below and re-aggregated for every row.
+        top AS MATERIALIZED (SELECT g FROM base GROUP BY g ORDER BY count(*) DESC, g NULLS LAST LIMIT ${q.maxGroups}),
         grouped AS MATERIALIZED (
           SELECT base.*, EXISTS (SELECT 1 FROM top WHERE top.g IS NOT DISTINCT FROM base.g) AS kept FROM base
         ),
