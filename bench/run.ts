@@ -11,6 +11,7 @@ import pg from 'pg';
 import { startBenchServer, table } from './lib.ts';
 import { DETAIL_TRACE_ID, benchDetail, benchIngest, benchRawInsert, benchSearch } from './traces.ts';
 import { benchWeb } from './web.ts';
+import { benchRetention } from './retention.ts';
 import { benchEvaluators } from './evaluators.ts';
 import { benchAnalytics } from './analytics.ts';
 import { benchPii, corpusTable } from './pii.ts';
@@ -127,6 +128,27 @@ for (const kind of kinds) {
     } finally {
       await server.close();
     }
+  }
+}
+
+// Retention at scale (issue 15): the sweep removing 1,000,000 old spans (scaled) while ingest runs.
+for (const kind of kinds) {
+  if (only && !only.includes('retention')) break;
+  if (kind === 'postgres' && !(await postgresAnswers())) continue;
+  const server = await startBenchServer(kind, pgUrl);
+  try {
+    const spans = Math.round(1_000_000 * scale);
+    const rate = Number(process.env.BENCH_RETENTION_RATE ?? '20');
+    const r = await benchRetention(server, { spans, rate, baselineSeconds: 20 });
+    const name = `retention sweep of ${r.spansBefore.toLocaleString('en')} old spans, ingest at ${rate} x 100 spans/s`;
+    row(name, kind, 'sweep time', r.sweepSeconds, 's', '<= 30');
+    row(name, kind, 'traces deleted / spans left', `${r.tracesDeleted} / ${r.spansLeft}`, '');
+    row(name, kind, 'ingest p95 without / during the sweep', `${r.baseline.p95.toFixed(1)} / ${r.duringSweep.p95.toFixed(1)}`, 'ms');
+    row(name, kind, 'ingest p95 change', r.p95Change * 100, '%', '<= 20');
+    row(name, kind, 'ingest p50 without / during the sweep', `${r.baseline.p50.toFixed(1)} / ${r.duringSweep.p50.toFixed(1)}`, 'ms');
+    results[`retention_${kind}`] = r;
+  } finally {
+    await server.close();
   }
 }
 

@@ -26,7 +26,7 @@ import { AgentCacheService, agentCacheRoutes } from './modules/agent-cache/index
 import { loadKeyring } from './platform/crypto.ts';
 import { TraceService, traceRoutes } from './modules/traces/index.ts';
 import { EvaluationService, evaluationRoutes } from './modules/evaluators/index.ts';
-import { runPeriodically } from './platform/periodic.ts';
+import { Scheduler } from './platform/periodic.ts';
 import { installNulGuard } from './platform/nul-guard.ts';
 import { JobQueue } from './platform/jobs/index.ts';
 import { MONITOR_QUEUE, MonitorService, monitorRoutes } from './modules/monitors/index.ts';
@@ -42,6 +42,8 @@ import {
 } from './modules/evaluators/index.ts';
 import { AnalyticsService, analyticsRoutes } from './modules/analytics/index.ts';
 import { installWebApp } from './web-app.ts';
+import { installMetricsRoute, Metrics } from './platform/metrics.ts';
+import { echoRequestId, requestIdOptions } from './platform/request-id.ts';
 import { buildWebhookService, WebhookService, webhookRoutes } from './modules/webhooks/index.ts';
 
 export interface Deps {
@@ -65,6 +67,7 @@ export interface Services {
   monitors: MonitorService;
   analytics: AnalyticsService;
   jobs: JobQueue;
+  metrics: Metrics;
 }
 
 export interface App {
@@ -75,6 +78,7 @@ export interface App {
 }
 
 export function buildServices(deps: Deps): Services {
+  const metrics = new Metrics();
   let organizations: OrganizationService;
   const apiKeys = new ApiKeyService(deps.db, deps.clock, deps.tokenHasher, () => organizations);
   organizations = new OrganizationService(deps.db, deps.clock, apiKeys);
@@ -84,24 +88,29 @@ export function buildServices(deps: Deps): Services {
   const traces = new TraceService(deps.db, deps.clock, {
     retentionPolicies: () => organizations.retentionPolicies(),
     holdProjectSql: (projectId) => organizations.holdProjectSql(projectId),
-  });
+  }, metrics);
   organizations.onProjectDeleted((tx, projectId) => traces.deleteProjectTraces(tx, projectId));
   const annotations = new AnnotationService(deps.db, deps.clock);
   const agentCache = new AgentCacheService(deps.db, deps.clock, loadKeyring(deps.config.encryptionKey, deps.config.dataDir));
-  const evaluations = new EvaluationService(deps.db, deps.clock, deps.config.providerEnv);
+  const evaluations = new EvaluationService(deps.db, deps.clock, deps.config.providerEnv, {}, fetch, metrics);
   const prompts = new PromptService(deps.db, deps.clock, {
     complete: (model, messages, signal) => evaluations.complete(model, messages, signal),
     record: (scope, spans) => traces.ingest(scope.organizationId, scope.projectId, spans),
   });
-  const webhooks = buildWebhookService(deps);
-  const jobs = new JobQueue(deps.db, deps.clock);
-  const monitors = new MonitorService(deps.db, deps.clock, {
-    checkEvaluator: (path, settings) => evaluations.checkSettings(path, settings),
-    evaluate: (scope, path, body, monitorId) => evaluations.evaluate(scope, path, body, undefined, { monitorId }),
-    traceDetail: (projectId, traceId) => traces.detail(projectId, traceId),
-    results: (projectId, monitorId, page) => monitorResults(deps.db, projectId, monitorId, page),
-    outcomeCounts: (projectId, monitorId, range) => monitorOutcomeCounts(deps.db, projectId, monitorId, range),
-  });
+  const webhooks = buildWebhookService(deps, metrics);
+  const jobs = new JobQueue(deps.db, deps.clock, metrics);
+  const monitors = new MonitorService(
+    deps.db,
+    deps.clock,
+    {
+      checkEvaluator: (path, settings) => evaluations.checkSettings(path, settings),
+      evaluate: (scope, path, body, monitorId) => evaluations.evaluate(scope, path, body, undefined, { monitorId }),
+      traceDetail: (projectId, traceId) => traces.detail(projectId, traceId),
+      results: (projectId, monitorId, page) => monitorResults(deps.db, projectId, monitorId, page),
+      outcomeCounts: (projectId, monitorId, range) => monitorOutcomeCounts(deps.db, projectId, monitorId, range),
+    },
+    { settleMs: deps.config.intervals.monitorSettleMs },
+  );
   jobs.handle(MONITOR_QUEUE, (job) => monitors.runJob(job));
   traces.extend({
     evaluations: (projectId, traceId) => listTraceEvaluations(deps.db, projectId, traceId) as never,
@@ -124,7 +133,8 @@ export function buildServices(deps: Deps): Services {
     thumbsSql,
     verdictsSql,
   });
-  return { organizations, accounts, apiKeys, traces, prompts, annotations, agentCache, evaluations, webhooks, monitors, analytics, jobs };
+  registerGauges(metrics, deps, { traces, jobs, webhooks });
+  return { organizations, accounts, apiKeys, traces, prompts, annotations, agentCache, evaluations, webhooks, monitors, analytics, jobs, metrics };
 }
 
 export async function buildApp(deps: Deps): Promise<App> {
@@ -137,7 +147,9 @@ export async function buildApp(deps: Deps): Promise<App> {
     forceCloseConnections: 'idle',
     // Trace ids reach 128 characters and prompt references 300; the default cap is 100.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 512 },
+    ...requestIdOptions(),
   });
+  echoRequestId(http);
   http.setValidatorCompiler(validatorCompiler);
   http.setSerializerCompiler(serializerCompiler);
 
@@ -174,6 +186,7 @@ export async function buildApp(deps: Deps): Promise<App> {
     },
     deps.clock,
   );
+  installMetricsRoute(http, services.metrics, { open: deps.config.metricsPublic });
 
   http.setErrorHandler((error: FastifyError, request, reply) => {
     const shape: ErrorShape = request.routeOptions?.config?.errorShape ?? 'nested';
@@ -209,26 +222,62 @@ export async function buildApp(deps: Deps): Promise<App> {
     async () => http.swagger(),
   );
 
+  const scheduler = new Scheduler(http, deps.db, services.metrics);
+  const { intervals } = deps.config;
   organizationRoutes(http, services.organizations, services.accounts);
-  runPeriodically(http, 'sessions and links expiry', 10 * 60_000, () => services.accounts.sweep());
+  scheduler.every({ name: 'sessions and links expiry', intervalMs: 10 * 60_000, once: true, run: () => services.accounts.sweep() });
   apiKeyRoutes(http, services.apiKeys);
   promptRoutes(http, services.prompts);
   annotationRoutes(http, services.annotations);
   agentCacheRoutes(http, services.agentCache);
-  runPeriodically(http, 'agent cache expiry', 60_000, () => services.agentCache.sweepExpired());
+  scheduler.every({ name: 'agent cache expiry', intervalMs: intervals.cacheSweepMs, once: true, run: () => services.agentCache.sweepExpired() });
   traceRoutes(http, services.traces);
   evaluationRoutes(http, services.evaluations);
-  runPeriodically(http, 'trace retention', 10 * 60_000, () => services.traces.sweepRetention());
-  if (deps.db.kind === 'pglite') runPeriodically(http, 'planner statistics', 5 * 60_000, () => services.traces.refreshStatistics());
+  scheduler.every({ name: 'trace retention', intervalMs: intervals.retentionSweepMs, once: true, run: () => services.traces.sweepRetention() });
+  if (deps.db.kind === 'pglite') {
+    scheduler.every({ name: 'planner statistics', intervalMs: 5 * 60_000, once: false, run: () => services.traces.refreshStatistics() });
+  }
   monitorRoutes(http, services.monitors);
   analyticsRoutes(http, services.analytics);
-  runPeriodically(http, 'jobs', 2_000, () => services.jobs.runDue());
+  // Every process polls: jobs are claimed one by one (SKIP LOCKED), so each runs once.
+  scheduler.every({ name: 'jobs', intervalMs: 2_000, once: false, run: () => services.jobs.runDue() });
   webhookRoutes(http, services.webhooks);
   services.webhooks.dispatcher.attach(http);
   await installWebApp(http, { shareShowsTrace: (token) => services.traces.shareShowsTrace(token) });
 
   await http.ready();
   return { http, services, routeTable };
+}
+
+/** Gauges read when /metrics is scraped: queues, the outbox, the connection pool. */
+function registerGauges(metrics: Metrics, deps: Deps, s: Pick<Services, 'traces' | 'jobs' | 'webhooks'>): void {
+  metrics.gauge('spyglass_ingest_queue_requests', 'Ingest requests of this process waiting for their transaction (group commit)', [], () => [
+    { value: s.traces.ingestQueue().requests },
+  ]);
+  metrics.gauge('spyglass_ingest_queue_spans', 'Spans of this process waiting for their transaction (group commit)', [], () => [
+    { value: s.traces.ingestQueue().spans },
+  ]);
+  metrics.gauge('spyglass_jobs', 'Background jobs in the database by queue and state: queued (due or later), running (claimed), failed (kept after the last attempt)', ['queue', 'state'], async () =>
+    (await s.jobs.counts()).flatMap((c) => [
+      { labels: { queue: c.queue, state: 'queued' }, value: c.queued },
+      { labels: { queue: c.queue, state: 'running' }, value: c.running },
+      { labels: { queue: c.queue, state: 'failed' }, value: c.failed },
+    ]),
+  );
+  metrics.gauge('spyglass_webhook_outbox_depth', 'Events written but not yet fanned out to webhook batches', [], async () => [{ value: await s.webhooks.outboxDepth() }]);
+  metrics.gauge('spyglass_webhook_batches_pending', 'Webhook batches waiting to be sent (open, sending or retrying)', [], async () => [
+    { value: await s.webhooks.pendingBatches() },
+  ]);
+  metrics.gauge('spyglass_db_pool_connections', 'Database connections of this process by state (PGlite: one, in the process)', ['state'], () => {
+    const pool = deps.db.pool;
+    if (!pool) return [{ labels: { state: 'total' }, value: 1 }, { labels: { state: 'max' }, value: 1 }];
+    return [
+      { labels: { state: 'total' }, value: pool.totalCount },
+      { labels: { state: 'idle' }, value: pool.idleCount },
+      { labels: { state: 'waiting' }, value: pool.waitingCount },
+      { labels: { state: 'max' }, value: pool.options.max ?? 10 },
+    ];
+  });
 }
 
 /** Every failure becomes an AppError: validation and parsing errors name the field. */

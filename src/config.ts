@@ -65,6 +65,14 @@ const envSchema = z.object({
   SMTP_URL: z
     .url({ protocol: /^smtps?$/, error: 'must be an smtp:// or smtps:// URL' })
     .optional(),
+  /** How often expired agent-cache entries are deleted (one process per period does it). */
+  SPYGLASS_CACHE_SWEEP_SECONDS: z.coerce.number().min(1).max(86_400).default(60),
+  /** How often traces past their project's retention are deleted (one process per period does it). */
+  SPYGLASS_RETENTION_SWEEP_SECONDS: z.coerce.number().min(1).max(86_400).default(600),
+  /** How long a trace must be quiet before monitors evaluate it (later spans push it back). */
+  SPYGLASS_MONITOR_SETTLE_SECONDS: z.coerce.number().min(0).max(3_600).default(30),
+  /** 1: GET /metrics answers without credentials (a scraper on a private network); else it needs metrics:view. */
+  SPYGLASS_METRICS_PUBLIC: z.enum(['0', '1', 'true', 'false']).default('0'),
   SMTP_FROM: z.string().trim().min(3).default('Spyglass <spyglass@localhost>'),
 });
 
@@ -94,6 +102,9 @@ export interface Config {
   /** SPYGLASS_PUBLIC_URL without a trailing slash; null: links use the request's origin. */
   publicUrl: string | null;
   trustProxy: boolean;
+  intervals: { cacheSweepMs: number; retentionSweepMs: number; monitorSettleMs: number };
+  /** GET /metrics without credentials. */
+  metricsPublic: boolean;
   sessions: { idleMs: number; maxAgeMs: number };
   signIn: { maxPerAccount: number; maxPerAddress: number; windowMs: number };
   /** null: no mail is sent (links are only shown to whoever asked for them). */
@@ -142,6 +153,12 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     },
     publicUrl: e.SPYGLASS_PUBLIC_URL ?? null,
     trustProxy: e.SPYGLASS_TRUST_PROXY === '1' || e.SPYGLASS_TRUST_PROXY === 'true',
+    intervals: {
+      cacheSweepMs: e.SPYGLASS_CACHE_SWEEP_SECONDS * 1000,
+      retentionSweepMs: e.SPYGLASS_RETENTION_SWEEP_SECONDS * 1000,
+      monitorSettleMs: e.SPYGLASS_MONITOR_SETTLE_SECONDS * 1000,
+    },
+    metricsPublic: e.SPYGLASS_METRICS_PUBLIC === '1' || e.SPYGLASS_METRICS_PUBLIC === 'true',
     sessions: { idleMs: e.SPYGLASS_SESSION_IDLE_HOURS * HOUR, maxAgeMs: e.SPYGLASS_SESSION_MAX_HOURS * HOUR },
     signIn: {
       maxPerAccount: e.SPYGLASS_SIGNIN_MAX_PER_ACCOUNT,

@@ -36,6 +36,17 @@ export class GroupCommit<T> {
     private readonly options: GroupCommitOptions<T>,
   ) {}
 
+  /** Submissions waiting for a transaction, over every key, and their summed weight. */
+  waiting(): { submissions: number; weight: number } {
+    let submissions = 0;
+    let weight = 0;
+    for (const lane of this.lanes.values()) {
+      submissions += lane.waiting.length;
+      for (const w of lane.waiting) weight += this.options.weight(w.item);
+    }
+    return { submissions, weight };
+  }
+
   submit(key: string, item: T): Promise<void> {
     let lane = this.lanes.get(key);
     if (!lane) this.lanes.set(key, (lane = { waiting: [], running: 0, scheduled: false }));

@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { createHash } from 'node:crypto';
 import { sql, type SQL } from 'drizzle-orm';
 import { textArray, type Database, type Executor } from '../../db/index.ts';
@@ -6,6 +7,7 @@ import { AppError, badRequest, notFound } from '../../platform/errors.ts';
 import { randomAlphanumeric } from '../../platform/ids.ts';
 import { emitEvent } from '../../platform/events/index.ts';
 import { GroupCommit } from '../../platform/group-commit.ts';
+import { Metrics } from '../../platform/metrics.ts';
 import {
   computeCost,
   estimateCompletionTokens,
@@ -67,6 +69,7 @@ export class TraceService {
     private readonly db: Database,
     private readonly clock: Clock,
     private readonly projects: ProjectRegistry,
+    private readonly metrics: Metrics = new Metrics(),
   ) {
     this.ingestCommits = new GroupCommit((batches) => this.writeSpans(batches), {
       // PGlite runs one transaction at a time; PostgreSQL gains from a second one writing
@@ -93,7 +96,24 @@ export class TraceService {
    */
   async ingest(organizationId: string, projectId: string, spans: NormalizedSpan[]): Promise<void> {
     if (!spans.length) return;
-    await this.ingestCommits.submit(`${organizationId}/${projectId}`, { organizationId, projectId, rows: spans.map(toSpanRow) });
+    try {
+      await this.ingestCommits.submit(`${organizationId}/${projectId}`, { organizationId, projectId, rows: spans.map(toSpanRow) });
+    } catch (err) {
+      this.metrics.spansRejected('failed', spans.length);
+      throw err;
+    }
+    this.metrics.spansIngested(spans.length);
+  }
+
+  /** Spans refused before reaching ingest (invalid in an OTLP request, or a collector body answered 400). */
+  countRejected(n: number): void {
+    this.metrics.spansRejected('invalid', n);
+  }
+
+  /** Ingest work of this process waiting for its transaction. */
+  ingestQueue(): { requests: number; spans: number } {
+    const { submissions, weight } = this.ingestCommits.waiting();
+    return { requests: submissions, spans: weight };
   }
 
   /** One transaction for batches of the same project; later batches replace earlier spans of the same id. */
@@ -391,11 +411,22 @@ export class TraceService {
     const now = this.clock.now().getTime();
     await store.prunePendingLogEvents(this.db.orm, now - PENDING_LOG_EVENTS_TTL_MS);
     for (const { projectId, days } of await this.projects.retentionPolicies()) {
-      deleted += await this.db.orm.transaction(async (tx) => {
-        const gone = await store.deleteTracesBefore(tx, projectId, now - days * 86_400_000);
-        if (gone.length) for (const e of this.extensions) await e.onTracesDeleted?.(tx, projectId, gone);
-        return gone.length;
-      });
+      // Rounds of a few thousand traces, each its own short transaction: a big backlog never
+      // holds one huge transaction (and its locks and WAL) open beside ingest. PGlite runs
+      // one statement at a time in this very thread, so there the rounds are smaller and
+      // each is followed by a pause as long as itself: ingest waits one round at most.
+      const round = this.db.kind === 'pglite' ? 500 : 2_000;
+      for (;;) {
+        const started = performance.now();
+        const gone = await this.db.orm.transaction(async (tx) => {
+          const ids = await store.deleteTracesBefore(tx, projectId, now - days * 86_400_000, round);
+          if (ids.length) for (const e of this.extensions) await e.onTracesDeleted?.(tx, projectId, ids);
+          return ids.length;
+        });
+        deleted += gone;
+        if (gone < round) break;
+        if (this.db.kind === 'pglite') await new Promise((r) => setTimeout(r, performance.now() - started));
+      }
     }
     return deleted;
   }
