@@ -30,8 +30,17 @@ import { Scheduler } from './platform/periodic.ts';
 import { installNulGuard } from './platform/nul-guard.ts';
 import { JobQueue } from './platform/jobs/index.ts';
 import { MONITOR_QUEUE, MonitorService, monitorRoutes } from './modules/monitors/index.ts';
-import { annotatedTraceCondition, annotationCountsByTrace, deleteTraceAnnotations } from './modules/annotations/index.ts';
-import { deleteTraceEvaluations, evaluationChipsByTrace, evaluationTraceCondition, listTraceEvaluations } from './modules/evaluators/index.ts';
+import { annotatedTraceCondition, annotationCountsByTrace, deleteTraceAnnotations, thumbsSql } from './modules/annotations/index.ts';
+import {
+  deleteTraceEvaluations,
+  evaluationChipsByTrace,
+  evaluationTraceCondition,
+  listTraceEvaluations,
+  monitorOutcomeCounts,
+  monitorResults,
+  verdictsSql,
+} from './modules/evaluators/index.ts';
+import { AnalyticsService, analyticsRoutes } from './modules/analytics/index.ts';
 import { installWebApp } from './web-app.ts';
 import { installMetricsRoute, Metrics } from './platform/metrics.ts';
 import { echoRequestId, requestIdOptions } from './platform/request-id.ts';
@@ -60,6 +69,7 @@ export interface Services {
   evaluations: EvaluationService;
   webhooks: WebhookService;
   monitors: MonitorService;
+  analytics: AnalyticsService;
   jobs: JobQueue;
   metrics: Metrics;
   /** PGlite: ingest transactions wait while read requests are in progress. */
@@ -97,10 +107,13 @@ export function buildServices(deps: Deps): Services {
     metrics,
   );
   organizations.onProjectDeleted((tx, projectId) => traces.deleteProjectTraces(tx, projectId));
-  const prompts = new PromptService(deps.db, deps.clock);
   const annotations = new AnnotationService(deps.db, deps.clock);
   const agentCache = new AgentCacheService(deps.db, deps.clock, loadKeyring(deps.config.encryptionKey, deps.config.dataDir));
   const evaluations = new EvaluationService(deps.db, deps.clock, deps.config.providerEnv, {}, fetch, metrics);
+  const prompts = new PromptService(deps.db, deps.clock, {
+    complete: (model, messages, signal) => evaluations.complete(model, messages, signal),
+    record: (scope, spans) => traces.ingest(scope.organizationId, scope.projectId, spans),
+  });
   const webhooks = buildWebhookService(deps, metrics);
   const jobs = new JobQueue(deps.db, deps.clock, metrics);
   const monitors = new MonitorService(
@@ -108,8 +121,10 @@ export function buildServices(deps: Deps): Services {
     deps.clock,
     {
       checkEvaluator: (path, settings) => evaluations.checkSettings(path, settings),
-      evaluate: (scope, path, body) => evaluations.evaluate(scope, path, body),
+      evaluate: (scope, path, body, monitorId) => evaluations.evaluate(scope, path, body, undefined, { monitorId }),
       traceDetail: (projectId, traceId) => traces.detail(projectId, traceId),
+      results: (projectId, monitorId, page) => monitorResults(deps.db, projectId, monitorId, page),
+      outcomeCounts: (projectId, monitorId, range) => monitorOutcomeCounts(deps.db, projectId, monitorId, range),
     },
     { settleMs: deps.config.intervals.monitorSettleMs },
   );
@@ -130,8 +145,13 @@ export function buildServices(deps: Deps): Services {
       await deleteTraceAnnotations(tx, projectId, traceIds);
     },
   });
+  const analytics = new AnalyticsService(deps.db, {
+    searchConditions: (projectId, req) => traces.searchConditions(projectId, req),
+    thumbsSql,
+    verdictsSql,
+  });
   registerGauges(metrics, deps, { traces, jobs, webhooks });
-  return { organizations, accounts, apiKeys, traces, prompts, annotations, agentCache, evaluations, webhooks, monitors, jobs, metrics, readPriority };
+  return { organizations, accounts, apiKeys, traces, prompts, annotations, agentCache, evaluations, webhooks, monitors, analytics, jobs, metrics, readPriority };
 }
 
 /** How long an ingest transaction waits at most for read requests in progress (PGlite). */
@@ -235,6 +255,7 @@ export async function buildApp(deps: Deps): Promise<App> {
     scheduler.every({ name: 'planner statistics', intervalMs: 5 * 60_000, once: false, run: () => services.traces.refreshStatistics() });
   }
   monitorRoutes(http, services.monitors);
+  analyticsRoutes(http, services.analytics);
   // Every process polls: jobs are claimed one by one (SKIP LOCKED), so each runs once.
   scheduler.every({ name: 'jobs', intervalMs: 2_000, once: false, run: () => services.jobs.runDue() });
   webhookRoutes(http, services.webhooks);

@@ -141,14 +141,20 @@ export class JudgeSession {
     if (missing) throw missing;
   }
 
-  async call<T extends z.ZodType>(call: JudgeCall<T>): Promise<z.output<T>> {
-    const { name, description, input } = call.tool;
+  /** The AI SDK, loaded on first use, and this judge's model made with it. */
+  private async sdk(): Promise<{ ai: Sdk; model: LanguageModel }> {
     const ai = await loadSdk();
     this.model ??= PROVIDERS[this.provider as keyof typeof PROVIDERS].create(ai, this.modelId, this.ctx);
+    return { ai, model: this.model };
+  }
+
+  async call<T extends z.ZodType>(call: JudgeCall<T>): Promise<z.output<T>> {
+    const { name, description, input } = call.tool;
+    const { ai, model } = await this.sdk();
     let result;
     try {
       result = await ai.generateText({
-        model: this.model,
+        model,
         system: call.system,
         prompt: call.prompt,
         tools: { [name]: ai.tool({ description, inputSchema: input }) },
@@ -182,6 +188,20 @@ export class JudgeSession {
       throw new InvalidProviderResponseError(`the judge model called ${name} with invalid arguments: ${parsed.error.message}`);
     }
     return parsed.data;
+  }
+
+  /** A plain chat completion, no tool (the prompts' "Try it"); its usage adds up like a call's. */
+  async chat(messages: { role: 'system' | 'user' | 'assistant'; content: string }[]): Promise<{ text: string; responseModel: string }> {
+    const { ai, model } = await this.sdk();
+    let result;
+    try {
+      // The prompt's author wrote its system messages: no injection risk to warn about (on stderr).
+      result = await ai.generateText({ model, messages, allowSystemInMessages: true, maxRetries: this.ctx.maxRetries, abortSignal: this.ctx.signal });
+    } catch (err) {
+      throw toProviderError(ai, err, this.ctx.signal);
+    }
+    this.addUsage(result.usage);
+    return { text: result.text, responseModel: result.response?.modelId || this.modelId };
   }
 
   private addUsage(usage: LanguageModelUsage): void {
@@ -261,4 +281,33 @@ function safeOrigin(url: string): string {
 
 export function truncate(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max)}...`;
+}
+
+/** A provider and model from a prompt's `model`: `provider/model`, or a bare model id meaning `openai/<model>`. */
+export function resolveChatModel(model: string): { provider: string; modelId: string } | null {
+  const { provider, modelId } = model.includes('/') ? splitModel(model) : { provider: 'openai', modelId: model };
+  return (SUPPORTED_PROVIDERS as readonly string[]).includes(provider) && modelId ? { provider, modelId } : null;
+}
+
+export interface ChatCompletion {
+  text: string;
+  /** The model the provider says answered (a dated snapshot, often), else the one asked for. */
+  responseModel: string;
+  usage: Omit<UsageTotals, 'calls'>;
+  cost: EvaluationResult['cost'];
+}
+
+/**
+ * One plain chat completion through the judges' provider and price table (a prompt's
+ * "Try it"). Throws MissingConfigurationError, ProviderError or InvalidProviderResponseError.
+ */
+export async function completeChat(
+  model: { provider: string; modelId: string },
+  messages: { role: 'system' | 'user' | 'assistant'; content: string }[],
+  ctx: EvaluatorContext,
+): Promise<ChatCompletion> {
+  const session = new JudgeSession(`${model.provider}/${model.modelId}`, ctx);
+  const { text, responseModel } = await session.chat(messages);
+  const { calls: _calls, ...usage } = session.usage;
+  return { text, responseModel, usage, cost: session.cost() };
 }

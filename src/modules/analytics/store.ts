@@ -1,0 +1,134 @@
+import { sql, type SQL } from 'drizzle-orm';
+import { rows, textArray, type Executor } from '../../db/index.ts';
+
+export type GroupBy = 'model' | 'label' | 'user' | null;
+
+export interface AggregateQuery {
+  projectId: string;
+  /** The trace search's conditions on `traces` (dates included). */
+  where: SQL[];
+  /** Bucket start of `traces.started_at`. */
+  bucket: SQL;
+  groupBy: GroupBy;
+  maxGroups: number;
+  /** Rows (trace_id, is_thumbs_up) of the project's annotations. */
+  thumbs: SQL;
+  /** Rows (trace_id, name, evaluator, passed) of the project's evaluations that gave a verdict. */
+  verdicts: SQL;
+}
+
+/** Sums of one bucket of one group; token sums are float8 (they outgrow int4 over big ranges). */
+export interface MetricsRow {
+  kept: boolean;
+  g: string | null;
+  b: number;
+  traces: number;
+  spans: number;
+  errors: number;
+  cost: number;
+  prompt: number;
+  completion: number;
+  cached: number;
+  reasoning: number;
+  /** [p50, p95, p99] of total_time_ms */
+  latency: number[] | null;
+}
+
+export interface ThumbsRow {
+  kept: boolean;
+  g: string | null;
+  b: number;
+  up: number;
+  down: number;
+}
+
+export interface VerdictRow {
+  name: string;
+  evaluator: string;
+  b: number;
+  passed: number;
+  failed: number;
+}
+
+export type Totals = Omit<MetricsRow, 'kept' | 'g' | 'b' | 'latency'> & { up: number; down: number };
+
+export interface AggregateResult {
+  metrics: MetricsRow[];
+  thumbs: ThumbsRow[];
+  verdicts: VerdictRow[];
+  /** Null when every trace is in exactly one group (the caller sums the buckets). */
+  totals: Totals | null;
+}
+
+/**
+ * The group a trace row falls in; a trace with several models or labels counts once in each
+ * (with its whole cost and tokens), one with none in the null group.
+ */
+function groupJoin(groupBy: GroupBy): { join: SQL; column: SQL } {
+  const each = (array: string) => ({
+    join: sql.raw(`CROSS JOIN LATERAL unnest(CASE WHEN cardinality(traces.${array}) = 0 THEN ARRAY[NULL]::text[] ELSE traces.${array} END) AS grp(g)`),
+    column: sql`grp.g`,
+  });
+  if (groupBy === 'model') return each('normalized_models');
+  if (groupBy === 'label') return each('labels');
+  if (groupBy === 'user') return { join: sql``, column: sql`traces.user_id` };
+  return { join: sql``, column: sql`NULL::text` };
+}
+
+const SUMS = sql.raw(`count(*)::int AS traces, coalesce(sum(span_count), 0)::float8 AS spans,
+  count(*) FILTER (WHERE has_error)::int AS errors, coalesce(sum(total_cost), 0)::float8 AS cost,
+  coalesce(sum(prompt_tokens), 0)::float8 AS prompt, coalesce(sum(completion_tokens), 0)::float8 AS completion,
+  coalesce(sum(cached_input_tokens), 0)::float8 AS cached, coalesce(sum(reasoning_tokens), 0)::float8 AS reasoning`);
+
+/**
+ * A few statements over the per-trace summary table, each one pass over the matching
+ * traces (no materialized intermediate: on PGlite that cost several times the scan): the
+ * groups with most traces first (grouped only), then the sums and percentiles per group and
+ * bucket, thumbs and verdicts joined to the same traces, and totals when a trace can be in
+ * several groups.
+ */
+export async function aggregate(db: Executor, q: AggregateQuery): Promise<AggregateResult> {
+  const where = sql.join([sql`traces.project_id = ${q.projectId}`, ...q.where], sql` AND `);
+  const group = groupJoin(q.groupBy);
+  // Which groups keep a series of their own; the rest fold into "other".
+  let kept = sql`true`;
+  if (q.groupBy !== null) {
+    const top = await rows<{ g: string | null }>(
+      db,
+      sql`SELECT ${group.column} AS g FROM traces ${group.join} WHERE ${where} GROUP BY 1 ORDER BY count(*) DESC, 1 NULLS LAST LIMIT ${q.maxGroups}`,
+    );
+    const named = top.map((t) => t.g).filter((g): g is string => g !== null);
+    const withNull = top.some((t) => t.g === null);
+    kept = sql`coalesce(${group.column} = ANY(${textArray(named)}) ${withNull ? sql`OR ${group.column} IS NULL` : sql``}, false)`;
+  }
+  const metrics = await rows<MetricsRow>(
+    db,
+    sql`SELECT ${kept} AS kept, CASE WHEN ${kept} THEN ${group.column} END AS g, ${q.bucket} AS b, ${SUMS},
+          percentile_cont(ARRAY[0.5, 0.95, 0.99]) WITHIN GROUP (ORDER BY total_time_ms) AS latency
+        FROM traces ${group.join} WHERE ${where} GROUP BY 1, 2, 3`,
+  );
+  const thumbs = await rows<ThumbsRow>(
+    db,
+    sql`SELECT ${kept} AS kept, CASE WHEN ${kept} THEN ${group.column} END AS g, ${q.bucket} AS b,
+          count(*) FILTER (WHERE a.is_thumbs_up)::int AS up, count(*) FILTER (WHERE NOT a.is_thumbs_up)::int AS down
+        FROM (${q.thumbs}) a JOIN traces ON traces.project_id = ${q.projectId} AND traces.trace_id = a.trace_id ${group.join}
+        WHERE ${where} GROUP BY 1, 2, 3`,
+  );
+  const verdicts = await rows<VerdictRow>(
+    db,
+    sql`SELECT v.name, v.evaluator, ${q.bucket} AS b, count(*) FILTER (WHERE v.passed)::int AS passed, count(*) FILTER (WHERE NOT v.passed)::int AS failed
+        FROM (${q.verdicts}) v JOIN traces ON traces.project_id = ${q.projectId} AND traces.trace_id = v.trace_id
+        WHERE ${where} GROUP BY 1, 2, 3`,
+  );
+  let totals: Totals | null = null;
+  if (q.groupBy === 'model' || q.groupBy === 'label') {
+    [totals] = await rows<Totals>(
+      db,
+      sql`SELECT ${SUMS},
+            (SELECT count(*) FILTER (WHERE a.is_thumbs_up) FROM (${q.thumbs}) a JOIN traces ON traces.project_id = ${q.projectId} AND traces.trace_id = a.trace_id WHERE ${where})::int AS up,
+            (SELECT count(*) FILTER (WHERE NOT a.is_thumbs_up) FROM (${q.thumbs}) a JOIN traces ON traces.project_id = ${q.projectId} AND traces.trace_id = a.trace_id WHERE ${where})::int AS down
+          FROM traces WHERE ${where}`,
+    );
+  }
+  return { metrics, thumbs, verdicts, totals };
+}
