@@ -1,0 +1,69 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api } from './client.ts';
+import type { CatalogueAvailability, MonitorResultsPage, MonitorStats } from './pending-contract.ts';
+import type { CatalogueEntry, CreateMonitorBody, EvaluateBody, EvaluationResult, Monitor, UpdateMonitorBody } from './types.ts';
+
+export type Evaluator = CatalogueEntry & CatalogueAvailability;
+
+/** The evaluator catalogue (it never changes while the server runs). */
+export function useCatalogue(projectId: string) {
+  return useQuery({
+    queryKey: ['evaluators', projectId],
+    queryFn: async ({ signal }) => (await api<{ evaluators: Evaluator[] }>('GET', '/api/evaluations', { projectId, signal })).evaluators,
+    staleTime: 5 * 60_000,
+  });
+}
+
+/** What an evaluator needs; the catalogue's own answer when the server gives it. */
+export function requirementsOf(e: Evaluator): NonNullable<Evaluator['requirements']> {
+  return e.requirements ?? { llm: 'model' in ((e.settings as { properties?: object }).properties ?? {}), external_service: null, env: e.requiredEnv };
+}
+
+export function useEvaluate(projectId: string, path: string) {
+  return useMutation({
+    mutationFn: async (body: EvaluateBody) => (await api<EvaluationResult[]>('POST', `/api/evaluations/${path}/evaluate`, { projectId, body }))[0],
+  });
+}
+
+export function useMonitors(projectId: string) {
+  return useQuery({ queryKey: ['monitors', projectId], queryFn: async ({ signal }) => (await api<{ data: Monitor[] }>('GET', '/api/monitors', { projectId, signal })).data });
+}
+
+export function useMonitor(projectId: string, id: string) {
+  return useQuery({ queryKey: ['monitor', projectId, id], queryFn: ({ signal }) => api<Monitor>('GET', `/api/monitors/${encodeURIComponent(id)}`, { projectId, signal }) });
+}
+
+export function useMonitorMutations(projectId: string) {
+  const client = useQueryClient();
+  const refresh = (m: Monitor) => {
+    client.setQueryData(['monitor', projectId, m.id], m);
+    return client.invalidateQueries({ queryKey: ['monitors', projectId] });
+  };
+  return {
+    create: useMutation({ mutationFn: (body: CreateMonitorBody) => api<Monitor>('POST', '/api/monitors', { projectId, body }), onSuccess: refresh }),
+    update: useMutation({
+      mutationFn: ({ id, body }: { id: string; body: UpdateMonitorBody }) => api<Monitor>('PATCH', `/api/monitors/${encodeURIComponent(id)}`, { projectId, body }),
+      onSuccess: refresh,
+    }),
+    remove: useMutation({
+      mutationFn: (id: string) => api('DELETE', `/api/monitors/${encodeURIComponent(id)}`, { projectId }),
+      onSuccess: () => client.invalidateQueries({ queryKey: ['monitors', projectId] }),
+    }),
+  };
+}
+
+export function useMonitorResults(projectId: string, id: string) {
+  return useQuery({
+    queryKey: ['monitor-results', projectId, id],
+    queryFn: ({ signal }) => api<MonitorResultsPage>('GET', `/api/monitors/${encodeURIComponent(id)}/results?pageSize=100`, { projectId, signal }),
+    refetchInterval: 5000,
+  });
+}
+
+export function useMonitorStats(projectId: string, id: string, startDate: number, endDate: number) {
+  return useQuery({
+    queryKey: ['monitor-stats', projectId, id, startDate, endDate],
+    queryFn: ({ signal }) => api<MonitorStats>('GET', `/api/monitors/${encodeURIComponent(id)}/stats?startDate=${startDate}&endDate=${endDate}`, { projectId, signal }),
+    refetchInterval: 5000,
+  });
+}
