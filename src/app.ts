@@ -30,8 +30,9 @@ import { runPeriodically } from './platform/periodic.ts';
 import { installNulGuard } from './platform/nul-guard.ts';
 import { JobQueue } from './platform/jobs/index.ts';
 import { MONITOR_QUEUE, MonitorService, monitorRoutes } from './modules/monitors/index.ts';
-import { annotatedTraceCondition, annotationCountsByTrace, deleteTraceAnnotations } from './modules/annotations/index.ts';
-import { deleteTraceEvaluations, evaluationChipsByTrace, evaluationTraceCondition, listTraceEvaluations } from './modules/evaluators/index.ts';
+import { annotatedTraceCondition, annotationCountsByTrace, deleteTraceAnnotations, thumbsSql } from './modules/annotations/index.ts';
+import { deleteTraceEvaluations, evaluationChipsByTrace, evaluationTraceCondition, listTraceEvaluations, verdictsSql } from './modules/evaluators/index.ts';
+import { AnalyticsService, analyticsRoutes } from './modules/analytics/index.ts';
 import { installWebApp } from './web-app.ts';
 import { buildWebhookService, WebhookService, webhookRoutes } from './modules/webhooks/index.ts';
 
@@ -54,6 +55,7 @@ export interface Services {
   evaluations: EvaluationService;
   webhooks: WebhookService;
   monitors: MonitorService;
+  analytics: AnalyticsService;
   jobs: JobQueue;
 }
 
@@ -104,7 +106,12 @@ export function buildServices(deps: Deps): Services {
       await deleteTraceAnnotations(tx, projectId, traceIds);
     },
   });
-  return { organizations, accounts, apiKeys, traces, prompts, annotations, agentCache, evaluations, webhooks, monitors, jobs };
+  const analytics = new AnalyticsService(deps.db, {
+    searchConditions: (projectId, req) => traces.searchConditions(projectId, req),
+    thumbsSql,
+    verdictsSql,
+  });
+  return { organizations, accounts, apiKeys, traces, prompts, annotations, agentCache, evaluations, webhooks, monitors, analytics, jobs };
 }
 
 export async function buildApp(deps: Deps): Promise<App> {
@@ -201,6 +208,7 @@ export async function buildApp(deps: Deps): Promise<App> {
   runPeriodically(http, 'trace retention', 10 * 60_000, () => services.traces.sweepRetention());
   if (deps.db.kind === 'pglite') runPeriodically(http, 'planner statistics', 5 * 60_000, () => services.traces.refreshStatistics());
   monitorRoutes(http, services.monitors);
+  analyticsRoutes(http, services.analytics);
   runPeriodically(http, 'jobs', 2_000, () => services.jobs.runDue());
   webhookRoutes(http, services.webhooks);
   services.webhooks.dispatcher.attach(http);

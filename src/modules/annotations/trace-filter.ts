@@ -24,3 +24,8 @@ export async function annotationCountsByTrace(db: Executor, projectId: string, t
   );
   return new Map(found.map((r) => [r.trace_id, { thumbs_up: Number(r.up), thumbs_down: Number(r.down) }]));
 }
+
+/** Analytics: rows (trace_id, is_thumbs_up) of a project's annotations, to join with traces. */
+export function thumbsSql(projectId: string): SQL {
+  return sql`SELECT trace_id, is_thumbs_up FROM annotations WHERE project_id = ${projectId}`;
+}

@@ -12,4 +12,4 @@ export { traceEvaluationSchema, evaluationResultSchema, type TraceEvaluation } f
 export { catalogue, findEvaluator, EVALUATORS, type CatalogueEntry } from './catalogue.ts';
 export { parseInput, runEvaluator, type RunOptions } from './runner.ts';
 export type { EvaluationResult, EvaluatorContext, EvaluatorDefinition } from './types.ts';
-export { evaluationChipsByTrace, evaluationTraceCondition } from './trace-filter.ts';
+export { evaluationChipsByTrace, evaluationTraceCondition, verdictsSql } from './trace-filter.ts';

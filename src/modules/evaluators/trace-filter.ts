@@ -27,3 +27,8 @@ export async function evaluationChipsByTrace(db: Executor, projectId: string, tr
   return byTrace;
 }
 
+
+/** Analytics: rows (trace_id, name, evaluator, passed) of a project's evaluations that gave a verdict. */
+export function verdictsSql(projectId: string): SQL {
+  return sql`SELECT trace_id, name, evaluator, passed FROM evaluations WHERE project_id = ${projectId} AND status = 'processed' AND passed IS NOT NULL`;
+}

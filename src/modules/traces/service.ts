@@ -219,7 +219,7 @@ export class TraceService {
     }
     // The first page fixes a snapshot: traces first seen after it never shift later pages.
     const snapshot = cursor?.s ?? this.clock.now().getTime();
-    const where: SQL[] = [sql`inserted_at <= ${snapshot}`, ...this.conditions(projectId, req)];
+    const where: SQL[] = [sql`inserted_at <= ${snapshot}`, ...this.searchConditions(projectId, req)];
     const pageSize = req.pageSize ?? 25;
     const { rows } = await store.searchTraces(this.db.orm, {
       projectId,
@@ -249,7 +249,7 @@ export class TraceService {
    * with any number of processes on one PostgreSQL.
    */
   async newTraces(projectId: string, req: NewTracesRequest) {
-    const where = [sql`inserted_at >= ${req.since}`, ...this.conditions(projectId, req)];
+    const where = [sql`inserted_at >= ${req.since}`, ...this.searchConditions(projectId, req)];
     const now = this.clock.now().getTime();
     const [rows, count] = await Promise.all([
       store.recentlyInserted(this.db.orm, projectId, where, req.pageSize ?? 50),
@@ -274,7 +274,11 @@ export class TraceService {
     });
   }
 
-  private conditions(projectId: string, req: Pick<SearchRequest, 'query' | 'startDate' | 'endDate' | 'filters'>): SQL[] {
+  /**
+   * The trace search's query, dates and filters as SQL conditions on rows of `traces`: the
+   * one filter compiler, also used by analytics so a dashboard and the list agree.
+   */
+  searchConditions(projectId: string, req: Pick<SearchRequest, 'query' | 'startDate' | 'endDate' | 'filters'>): SQL[] {
     const c: SQL[] = [];
     // Words of input and output; web-search syntax: "a phrase", or, -excluded.
     if (req.query?.trim()) c.push(sql`search_tsv @@ websearch_to_tsquery('simple', ${req.query})`);

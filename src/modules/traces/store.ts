@@ -12,8 +12,6 @@ export interface SpanRow extends Omit<SpanFacts, 'inserted_at' | 'updated_at'> {
   /** The model's normalized name (lower case, provider prefix removed): what analytics group by. */
   model_name: string | null;
   vendor: string | null;
-  cached_input_tokens: number | null;
-  reasoning_tokens: number | null;
   data: Record<string, unknown>;
 }
 
@@ -66,7 +64,7 @@ const REPLACE_SPAN = sql.raw(`
 /** Columns both span readers need, and their mapping (int8 arrives as number or string). */
 const SPAN_BASE_COLUMNS = sql.raw(`trace_id, span_id, parent_id, type, model, started_at::float8 AS started_at,
   finished_at::float8 AS finished_at, first_token_at::float8 AS first_token_at, inserted_at::float8 AS inserted_at,
-  updated_at::float8 AS updated_at, prompt_tokens, completion_tokens, tokens_estimated, cost, error`);
+  updated_at::float8 AS updated_at, prompt_tokens, completion_tokens, cached_input_tokens, reasoning_tokens, tokens_estimated, cost, error`);
 
 function spanBase(r: Record<string, unknown>) {
   return {
@@ -82,6 +80,8 @@ function spanBase(r: Record<string, unknown>) {
     updated_at: Number(r.updated_at),
     prompt_tokens: num(r.prompt_tokens),
     completion_tokens: num(r.completion_tokens),
+    cached_input_tokens: num(r.cached_input_tokens),
+    reasoning_tokens: num(r.reasoning_tokens),
     tokens_estimated: !!r.tokens_estimated,
     cost: num(r.cost),
     error: (r.error as SpanFacts['error']) ?? null,
@@ -216,26 +216,27 @@ export async function upsertSummaries(
     WITH x AS (
       SELECT * FROM jsonb_to_recordset(${jsonParam(summaries.map((s, ord) => ({ ...s, event_id: newId('evt'), ord })))}::jsonb) AS x(trace_id text,
         started_at bigint, finished_at bigint, inserted_at bigint, updated_at bigint, input text, output text, user_id text,
-        thread_id text, customer_id text, labels text[], metadata jsonb, models text[], model_names text[], span_types text[], span_count int,
-        first_token_ms int, total_time_ms int, prompt_tokens int, completion_tokens int, tokens_estimated boolean,
+        thread_id text, customer_id text, labels text[], metadata jsonb, models text[], model_names text[], normalized_models text[], span_types text[], span_count int,
+        first_token_ms int, total_time_ms int, prompt_tokens int, completion_tokens int, cached_input_tokens int, reasoning_tokens int, tokens_estimated boolean,
         total_cost double precision, has_error boolean, error jsonb, search_text text, indexing_md5 text, event_id text, ord int)
     ), up AS (
     INSERT INTO traces AS t (project_id, trace_id, started_at, finished_at, inserted_at, updated_at, input, output, user_id,
-      thread_id, customer_id, labels, metadata, models, model_names, span_types, span_count, first_token_ms, total_time_ms, prompt_tokens,
-      completion_tokens, tokens_estimated, total_cost, has_error, error, search_text, indexing_md5)
+      thread_id, customer_id, labels, metadata, models, model_names, normalized_models, span_types, span_count, first_token_ms, total_time_ms, prompt_tokens,
+      completion_tokens, cached_input_tokens, reasoning_tokens, tokens_estimated, total_cost, has_error, error, search_text, indexing_md5)
     SELECT ${projectId}, x.trace_id, x.started_at, x.finished_at, x.inserted_at, x.updated_at, x.input, x.output, x.user_id,
-      x.thread_id, x.customer_id, x.labels, x.metadata, x.models, x.model_names, x.span_types, x.span_count,
-      x.first_token_ms, x.total_time_ms, x.prompt_tokens, x.completion_tokens, x.tokens_estimated, x.total_cost, x.has_error,
+      x.thread_id, x.customer_id, x.labels, x.metadata, x.models, x.model_names, x.normalized_models, x.span_types, x.span_count,
+      x.first_token_ms, x.total_time_ms, x.prompt_tokens, x.completion_tokens, x.cached_input_tokens, x.reasoning_tokens, x.tokens_estimated, x.total_cost, x.has_error,
       x.error, x.search_text, x.indexing_md5
     FROM x
     ON CONFLICT (project_id, trace_id) DO UPDATE SET
       started_at = EXCLUDED.started_at, finished_at = EXCLUDED.finished_at, updated_at = EXCLUDED.updated_at,
       input = EXCLUDED.input, output = EXCLUDED.output, user_id = EXCLUDED.user_id, thread_id = EXCLUDED.thread_id,
       customer_id = EXCLUDED.customer_id, labels = EXCLUDED.labels, metadata = EXCLUDED.metadata, models = EXCLUDED.models,
-      model_names = EXCLUDED.model_names,
+      model_names = EXCLUDED.model_names, normalized_models = EXCLUDED.normalized_models,
       span_types = EXCLUDED.span_types, span_count = EXCLUDED.span_count, first_token_ms = EXCLUDED.first_token_ms,
       total_time_ms = EXCLUDED.total_time_ms, prompt_tokens = EXCLUDED.prompt_tokens,
-      completion_tokens = EXCLUDED.completion_tokens, tokens_estimated = EXCLUDED.tokens_estimated,
+      completion_tokens = EXCLUDED.completion_tokens, cached_input_tokens = EXCLUDED.cached_input_tokens,
+      reasoning_tokens = EXCLUDED.reasoning_tokens, tokens_estimated = EXCLUDED.tokens_estimated,
       total_cost = EXCLUDED.total_cost, has_error = EXCLUDED.has_error, error = EXCLUDED.error,
       search_text = EXCLUDED.search_text, indexing_md5 = EXCLUDED.indexing_md5
     RETURNING trace_id, (xmax = 0) AS created, started_at, span_count
@@ -252,7 +253,7 @@ export async function upsertSummaries(
   );
 }
 
-export interface TraceRow extends Omit<TraceSummary, 'search_text' | 'model_names'> {
+export interface TraceRow extends Omit<TraceSummary, 'search_text' | 'model_names' | 'normalized_models' | 'cached_input_tokens' | 'reasoning_tokens'> {
   project_id: string;
 }
 

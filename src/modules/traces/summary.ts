@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { modelSearchNames } from './costs/index.ts';
+import { canonicalModelName, modelSearchNames } from './costs/index.ts';
 import type { ChatMessage, SpanError, SpanPayload, TraceMetadataHints } from './ingest/index.ts';
 
 /** The columns of a span that a trace summary is built from (never the big payloads). */
@@ -15,6 +15,8 @@ export interface SpanFacts {
   updated_at: number;
   prompt_tokens: number | null;
   completion_tokens: number | null;
+  cached_input_tokens: number | null;
+  reasoning_tokens: number | null;
   tokens_estimated: boolean;
   cost: number | null;
   has_error: boolean;
@@ -40,12 +42,16 @@ export interface TraceSummary {
   models: string[];
   /** What the search's model filter matches: normalized names and their snapshot families. */
   model_names: string[];
+  /** The normalized names of the models its spans used (analytics group by these). */
+  normalized_models: string[];
   span_types: string[];
   span_count: number;
   first_token_ms: number | null;
   total_time_ms: number;
   prompt_tokens: number | null;
   completion_tokens: number | null;
+  cached_input_tokens: number | null;
+  reasoning_tokens: number | null;
   tokens_estimated: boolean;
   total_cost: number | null;
   has_error: boolean;
@@ -125,12 +131,15 @@ export function summarizeTrace(traceId: string, spans: SpanFacts[]): TraceSummar
     metadata,
     models,
     model_names: [...new Set(models.flatMap(modelSearchNames))],
+    normalized_models: [...new Set(models.map(canonicalModelName).filter((m): m is string => !!m))],
     span_types: [...new Set(ordered.map((s) => s.type))],
     span_count: ordered.length,
     first_token_ms: firstTokens.length ? Math.max(0, Math.min(...firstTokens) - started) : null,
     total_time_ms: Math.max(0, finished - started),
     prompt_tokens: sum((s) => s.prompt_tokens),
     completion_tokens: sum((s) => s.completion_tokens),
+    cached_input_tokens: sum((s) => s.cached_input_tokens),
+    reasoning_tokens: sum((s) => s.reasoning_tokens),
     tokens_estimated: ordered.some((s) => s.tokens_estimated),
     total_cost: totalCost === null ? null : Math.round(totalCost * 1e10) / 1e10,
     has_error: !!errorSpan,

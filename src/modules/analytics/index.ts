@@ -1,0 +1,2 @@
+export { AnalyticsService, type AnalyticsDeps } from './service.ts';
+export { analyticsRoutes } from './routes.ts';

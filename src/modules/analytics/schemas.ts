@@ -1,0 +1,80 @@
+import { z } from 'zod';
+// schemas.ts to schemas.ts: the web app imports these without pulling in any service code.
+import { searchRequestSchema } from '../traces/schemas.ts';
+
+const dateInput = z.union([z.number().int().nonnegative(), z.iso.datetime({ offset: true })]);
+
+export const timeseriesRequestSchema = z
+  .strictObject({
+    startDate: dateInput.describe('Traces started at or after (epoch ms or ISO 8601)'),
+    endDate: dateInput.describe('Traces started at or before (epoch ms or ISO 8601); at most 400 days after startDate'),
+    interval: z
+      .enum(['auto', 'minute', 'hour', 'day', 'week'])
+      .default('auto')
+      .describe('Bucket width (UTC; weeks start on Monday). auto: the finest giving at most 200 buckets'),
+    query: searchRequestSchema.shape.query,
+    filters: searchRequestSchema.shape.filters.describe('The trace search filters, exactly'),
+    groupBy: z
+      .enum(['model', 'label', 'user'])
+      .nullable()
+      .default(null)
+      .describe('One series per model (normalized name), label or user: the 10 with most traces, the rest as "other"'),
+  })
+  .meta({ id: 'TimeseriesRequest' });
+export type TimeseriesRequest = z.input<typeof timeseriesRequestSchema>;
+
+const tokensSchema = z.object({
+  prompt: z.number().describe('Prompt (input) tokens, cached ones included'),
+  completion: z.number().describe('Completion (output) tokens, reasoning ones included'),
+  cached: z.number().describe('Prompt tokens read from the prompt cache'),
+  reasoning: z.number().describe('Completion tokens spent reasoning'),
+});
+
+export const timeseriesBucketSchema = z.object({
+  start: z.number().int().describe('Bucket start, epoch ms'),
+  traces: z.number().int(),
+  spans: z.number().int(),
+  errors: z.number().int().describe('Traces with an error'),
+  error_rate: z.number().nullable().describe('errors / traces (0..1); null without traces'),
+  cost: z.number().describe('USD'),
+  tokens: tokensSchema,
+  latency_ms: z
+    .object({ p50: z.number().nullable(), p95: z.number().nullable(), p99: z.number().nullable() })
+    .describe("Percentiles of the traces' total time; null without traces"),
+  thumbs_up: z.number().int(),
+  thumbs_down: z.number().int(),
+});
+
+export const timeseriesResponseSchema = z
+  .object({
+    interval: z.enum(['minute', 'hour', 'day', 'week']).describe('The interval used'),
+    intervalMs: z.number().int(),
+    startDate: z.number().int(),
+    endDate: z.number().int(),
+    series: z.array(
+      z.object({
+        group: z.string().nullable().describe('The model, label or user; null: ungrouped, or traces without one'),
+        other: z.boolean().describe('The groups beyond the first 10, together (group "other")'),
+        buckets: z.array(timeseriesBucketSchema),
+      }),
+    ),
+    evaluations: z.array(
+      z.object({
+        evaluator: z.string().describe("The evaluation's name (a monitor's name, or the evaluator's)"),
+        type: z.string().describe('The evaluator path, e.g. pii/pii_detection'),
+        buckets: z.array(z.object({ start: z.number().int(), passed: z.number().int(), failed: z.number().int(), pass_rate: z.number().nullable() })),
+      }),
+    ),
+    totals: z.object({
+      traces: z.number().int(),
+      spans: z.number().int(),
+      errors: z.number().int(),
+      cost: z.number(),
+      tokens: tokensSchema,
+      thumbs_up: z.number().int(),
+      thumbs_down: z.number().int(),
+    }),
+  })
+  .meta({ id: 'TimeseriesResponse' });
+export type TimeseriesResponse = z.infer<typeof timeseriesResponseSchema>;
+export type TimeseriesBucket = z.infer<typeof timeseriesBucketSchema>;
