@@ -35,39 +35,3 @@ export interface MonitorStats {
   buckets: { start: number; passed: number; failed: number; errors: number; skipped: number }[];
   intervalMs: number;
 }
-
-interface Tokens {
-  prompt: number;
-  completion: number;
-  cached: number;
-  reasoning: number;
-}
-export interface TimeseriesBucket {
-  start: number;
-  traces: number;
-  spans: number;
-  errors: number;
-  error_rate: number | null;
-  cost: number;
-  tokens: Tokens;
-  latency_ms: { p50: number | null; p95: number | null; p99: number | null } | null;
-  thumbs_up: number;
-  thumbs_down: number;
-}
-export interface TimeseriesRequest {
-  startDate: number;
-  endDate: number;
-  interval?: 'auto' | 'minute' | 'hour' | 'day' | 'week';
-  query?: string;
-  filters?: Record<string, unknown>;
-  groupBy?: 'model' | 'label' | 'user' | null;
-}
-export interface TimeseriesResponse {
-  interval: string;
-  intervalMs: number;
-  startDate: number;
-  endDate: number;
-  series: { group: string | null; buckets: TimeseriesBucket[] }[];
-  evaluations: { evaluator: string; buckets: { start: number; passed: number; failed: number; pass_rate: number | null }[] }[];
-  totals: { traces: number; spans: number; errors: number; cost: number; tokens: Tokens; thumbs_up: number; thumbs_down: number };
-}

@@ -54,3 +54,5 @@ export type CreateMonitorBody = z.input<typeof createMonitorBody>;
 export type UpdateMonitorBody = z.input<typeof updateMonitorBody>;
 import type { memberSchema } from '../../modules/organizations/schemas.ts';
 export type Member = z.infer<typeof memberSchema>;
+import type { TimeseriesRequest, TimeseriesResponse, TimeseriesBucket } from '../../modules/analytics/schemas.ts';
+export type { TimeseriesRequest, TimeseriesResponse, TimeseriesBucket };

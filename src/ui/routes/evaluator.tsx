@@ -7,6 +7,7 @@ import { requirementsOf, useCatalogue, useEvaluate, type Evaluator } from '../ap
 import type { EvaluationResult } from '../api/types.ts';
 import { DataForm, SchemaForm, type JsonSchema } from '../components/SchemaForm.tsx';
 import { ButtonLink } from '../components/ButtonLink.tsx';
+import { Stat } from '../components/Stat.tsx';
 import { TracePicker } from '../components/TracePicker.tsx';
 import { formatCost } from '../lib/format.ts';
 import { traceData } from '../../modules/monitors/trace-data.ts';
@@ -201,16 +202,5 @@ function Result({ result: r }: { result: EvaluationResult }) {
         </>
       )}
     </Paper>
-  );
-}
-
-export function Stat({ label, value, testId }: { label: string; value: string; testId?: string }) {
-  return (
-    <div className="stat">
-      <div className="stat-label">{label}</div>
-      <div className="stat-value" data-testid={testId}>
-        {value}
-      </div>
-    </div>
   );
 }
