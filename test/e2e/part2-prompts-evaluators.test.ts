@@ -29,6 +29,7 @@ describe.runIf(hasChromium)('prompts, evaluators, monitors and analytics in a re
     browser = await launchBrowser();
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     page = await context.newPage();
+    page.setDefaultTimeout(8000);
     projectId = web.creds.project.id;
     key = web.creds.projectApiKey;
     fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
@@ -61,7 +62,7 @@ describe.runIf(hasChromium)('prompts, evaluators, monitors and analytics in a re
     await page.waitForURL('**/prompts');
     await page.getByText('No prompts yet').waitFor();
     await page.getByRole('button', { name: 'New prompt' }).click();
-    await page.getByLabel('Handle').fill('support/reply');
+    await page.getByRole('textbox', { name: 'Handle', exact: true }).fill('support/reply');
     await page.getByRole('button', { name: 'Create', exact: true }).click();
     await page.waitForURL(/\/prompts\/[^/]+$/);
     await page.getByText('v1 · 1 version').waitFor();
@@ -83,7 +84,7 @@ describe.runIf(hasChromium)('prompts, evaluators, monitors and analytics in a re
     await page.getByLabel('Input 3 type').selectOption('float');
     await page.getByLabel('Output 1 type').selectOption('json_schema');
     await page.getByLabel('JSON Schema of output output').waitFor();
-    await page.getByLabel('Commit message').fill('Company, question and a word limit');
+    await page.getByRole('textbox', { name: 'Commit message' }).fill('Company, question and a word limit');
     await accessible();
     await screenshot('prompt-edit');
     await page.getByRole('button', { name: 'Save version' }).click();
@@ -139,7 +140,7 @@ describe.runIf(hasChromium)('prompts, evaluators, monitors and analytics in a re
     await screenshot('prompt-preview');
 
     await page.getByRole('tab', { name: 'Code' }).click();
-    const curl = page.getByLabel('curl commands');
+    const curl = page.getByLabel('curl commands', { exact: true });
     await curl.waitFor();
     expect(await curl.textContent()).toContain(`${web.baseUrl}/api/prompts/support%2Freply?tag=production`);
     await accessible();
@@ -170,8 +171,8 @@ describe.runIf(hasChromium)('prompts, evaluators, monitors and analytics in a re
     await card.getByRole('link', { name: /playground/ }).click();
     await page.waitForURL('**/evaluators/rag/context_recall');
     expect(await page.getByLabel('threshold').inputValue()).toBe('0.5'); // defaults filled
-    await page.getByLabel('contexts *').fill('kitten');
-    await page.getByLabel('expected_contexts *').fill('sitting\nmitten');
+    await page.getByRole('textbox', { name: 'contexts', exact: true }).fill('kitten');
+    await page.getByRole('textbox', { name: 'expected_contexts', exact: true }).fill('sitting\nmitten');
     await page.getByLabel('distance_measure').selectOption('jaro');
     await page.getByRole('button', { name: 'Run' }).click();
     await page.getByTestId('evaluation-result').waitFor();

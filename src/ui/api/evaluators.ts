@@ -16,7 +16,7 @@ export function useCatalogue(projectId: string) {
 
 /** What an evaluator needs; the catalogue's own answer when the server gives it. */
 export function requirementsOf(e: Evaluator): NonNullable<Evaluator['requirements']> {
-  return e.requirements ?? { llm: 'model' in ((e.settings as { properties?: object }).properties ?? {}), external_service: null, env: e.requiredEnv };
+  return e.requirements ?? { llm: 'model' in ((e.settings as { properties?: object }).properties ?? {}), external_service: e.category === 'cloud' ? 'a cloud service' : null, env: e.requiredEnv };
 }
 
 export function useEvaluate(projectId: string, path: string) {
@@ -67,3 +67,6 @@ export function useMonitorStats(projectId: string, id: string, startDate: number
     refetchInterval: 5000,
   });
 }
+
+/** A result's badge colour: white text on these shades meets WCAG AA. */
+export const resultColor = (r: { status: string; passed?: boolean | null }) => (r.status === 'error' || r.passed === false ? 'red.9' : r.status === 'skipped' ? 'gray.7' : 'teal.9');

@@ -69,3 +69,6 @@ export type CompiledPrompt = Prompt & { variables: Record<string, unknown> };
 export function compilePrompt(projectId: string, promptId: string, version: number, variables: Record<string, unknown>) {
   return api<CompiledPrompt>('POST', `${promptPath(promptId)}/compile?version=${version}`, { projectId, body: { variables } });
 }
+
+/** Tag badges: production stands out; shades dark enough for outline text on white (WCAG AA). */
+export const tagColor = (tag: string) => (tag === 'production' ? 'teal.9' : 'indigo.7');

@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { Alert, Badge, Button, CloseButton, Group, Menu, Modal, NativeSelect, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { IconHistory, IconTag } from '@tabler/icons-react';
-import { useMemberNames, usePromptMutations } from '../api/prompts.ts';
+import { useMemberNames, usePromptMutations, tagColor } from '../api/prompts.ts';
 import { can, useSession } from '../api/session.ts';
 import type { Prompt } from '../api/types.ts';
 import { diffLines } from '../lib/diff.ts';
@@ -69,7 +69,7 @@ export function PromptHistory({ projectId, promptId, versions, compare, onCompar
                         size="sm"
                         variant="outline"
                         tt="none"
-                        color={t === 'production' ? 'green' : 'indigo'}
+                        color={tagColor(t)}
                         rightSection={allowed ? <CloseButton size="xs" aria-label={`Remove tag ${t}`} onClick={() => untag.mutate(t)} /> : undefined}
                       >
                         {t}

@@ -138,14 +138,16 @@ export function DataForm({ schema, value, onChange }: { schema: JsonSchema; valu
       {Object.entries(schema.properties ?? {}).map(([name, raw]) => {
         const s = nonNull(raw);
         const set = (v: unknown) => onChange({ ...value, [name]: v });
-        const label = `${name}${required.has(name) ? ' *' : ''}`;
+        const label = name;
+        const withAsterisk = required.has(name);
         if (s.type === 'string')
-          return <Textarea key={name} label={label} description={s.description} autosize minRows={2} maxRows={10} value={String(value[name] ?? '')} onChange={(e) => set(e.currentTarget.value)} />;
+          return <Textarea key={name} label={label} withAsterisk={withAsterisk} description={s.description} autosize minRows={2} maxRows={10} value={String(value[name] ?? '')} onChange={(e) => set(e.currentTarget.value)} />;
         if (isStringList(s))
           return (
             <Textarea
               key={name}
               label={label}
+              withAsterisk={withAsterisk}
               description={`${s.description ?? ''} One per line.`.trim()}
               autosize
               minRows={2}

@@ -3,7 +3,7 @@ import { Alert, Badge, Button, Group, Loader, Paper, SimpleGrid, Stack, Text, Ti
 import { IconArrowLeft, IconPlayerPlay, IconRefresh } from '@tabler/icons-react';
 import { Link, useNavigate, useParams, useSearch } from '@tanstack/react-router';
 import { api } from '../api/client.ts';
-import { requirementsOf, useCatalogue, useEvaluate, type Evaluator } from '../api/evaluators.ts';
+import { requirementsOf, resultColor, useCatalogue, useEvaluate, type Evaluator } from '../api/evaluators.ts';
 import type { EvaluationResult } from '../api/types.ts';
 import { DataForm, SchemaForm, type JsonSchema } from '../components/SchemaForm.tsx';
 import { ButtonLink } from '../components/ButtonLink.tsx';
@@ -83,7 +83,7 @@ function Playground({ projectId, evaluator, back }: { projectId: string; evaluat
             {evaluator.path}
           </Text>
           {req.llm && (
-            <Badge size="sm" variant="outline" color="grape" tt="none">
+            <Badge size="sm" variant="outline" color="grape.9" tt="none">
               calls an LLM
             </Badge>
           )}
@@ -158,14 +158,13 @@ function Playground({ projectId, evaluator, back }: { projectId: string; evaluat
 }
 
 function Result({ result: r }: { result: EvaluationResult }) {
-  const color = r.status === 'error' ? 'red' : r.status === 'skipped' ? 'gray' : r.passed === false ? 'orange' : 'teal';
   return (
     <Paper withBorder p="md" data-testid="evaluation-result">
       <Group gap="sm" mb="sm">
         <Title order={2} size="h5">
           Result
         </Title>
-        <Badge color={color} variant="light" tt="none">
+        <Badge color={resultColor(r)} variant="filled" tt="none">
           {r.status}
         </Badge>
       </Group>

@@ -63,17 +63,17 @@ function EvaluatorCard({ projectId, evaluator: e }: { projectId: string; evaluat
         </Text>
         <Group gap={4}>
           {req.llm && (
-            <Badge size="sm" variant="outline" color="grape" tt="none">
+            <Badge size="sm" variant="outline" color="grape.9" tt="none">
               calls an LLM
             </Badge>
           )}
           {req.external_service && (
-            <Badge size="sm" variant="outline" color="orange" tt="none">
+            <Badge size="sm" variant="outline" color="orange.9" tt="none">
               calls {req.external_service}
             </Badge>
           )}
           {!req.llm && !req.external_service && (
-            <Badge size="sm" variant="outline" color="teal" tt="none">
+            <Badge size="sm" variant="outline" color="teal.9" tt="none">
               runs locally
             </Badge>
           )}

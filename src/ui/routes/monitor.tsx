@@ -2,7 +2,7 @@ import { useMemo, useState } from 'react';
 import { Alert, Badge, Button, Group, Loader, NativeSelect, Paper, SegmentedControl, Stack, Switch, Table, Text, Title, Tooltip } from '@mantine/core';
 import { IconArrowLeft, IconTrash } from '@tabler/icons-react';
 import { Link, useNavigate, useParams } from '@tanstack/react-router';
-import { useMonitor, useMonitorMutations, useMonitorResults, useMonitorStats } from '../api/evaluators.ts';
+import { resultColor, useMonitor, useMonitorMutations, useMonitorResults, useMonitorStats } from '../api/evaluators.ts';
 import type { MonitorStats } from '../api/pending-contract.ts';
 import { can, useSession } from '../api/session.ts';
 import { FilterChips } from '../components/FilterChips.tsx';
@@ -168,7 +168,7 @@ export default function MonitorPage() {
                       </Link>
                     </Table.Td>
                     <Table.Td>
-                      <Badge size="sm" variant="light" tt="none" color={r.status === 'error' ? 'red' : r.status === 'skipped' ? 'gray' : r.passed === false ? 'orange' : 'teal'}>
+                      <Badge size="sm" variant="filled" tt="none" color={resultColor(r)}>
                         {r.status !== 'processed' ? r.status : r.passed === false ? 'failed' : r.passed === true ? 'passed' : 'processed'}
                       </Badge>
                     </Table.Td>

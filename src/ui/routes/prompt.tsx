@@ -1,7 +1,7 @@
 import { Alert, Badge, Group, Loader, Tabs, Text, Title } from '@mantine/core';
 import { IconArrowLeft } from '@tabler/icons-react';
 import { Link, useNavigate, useParams, useSearch } from '@tanstack/react-router';
-import { usePromptVersions } from '../api/prompts.ts';
+import { usePromptVersions, tagColor } from '../api/prompts.ts';
 import { PromptEditor } from '../components/PromptEditor.tsx';
 import { PromptHistory } from '../components/PromptHistory.tsx';
 import { PromptPreview } from '../components/PromptPreview.tsx';
@@ -58,7 +58,7 @@ export default function PromptPage() {
           {all
             .flatMap((v) => v.tags.map((t) => [t, v.version] as const))
             .map(([t, v]) => (
-              <Badge key={t} variant="outline" tt="none" color={t === 'production' ? 'green' : 'indigo'}>
+              <Badge key={t} variant="outline" tt="none" color={tagColor(t)}>
                 {t} → v{v}
               </Badge>
             ))}

@@ -3,7 +3,7 @@ import { Alert, Badge, Button, Group, Loader, Modal, SegmentedControl, Stack, Ta
 import { IconPlus, IconSearch } from '@tabler/icons-react';
 import { Link, useNavigate, useParams, useSearch } from '@tanstack/react-router';
 import { can, useSession } from '../api/session.ts';
-import { useCreatePrompt, useMemberNames, usePrompts } from '../api/prompts.ts';
+import { useCreatePrompt, useMemberNames, usePrompts, tagColor } from '../api/prompts.ts';
 import { formatFullTime, formatRelative } from '../lib/format.ts';
 
 /** The project's prompts (organization prompts included), newest version each; search by handle. */
@@ -82,7 +82,7 @@ export default function PromptsPage() {
                   <Table.Td>
                     <Group gap={4}>
                       {p.tags.map((t) => (
-                        <Badge key={t} size="sm" variant="outline" tt="none" color={t === 'production' ? 'green' : 'indigo'}>
+                        <Badge key={t} size="sm" variant="outline" tt="none" color={tagColor(t)}>
                           {t}
                         </Badge>
                       ))}
