@@ -17,6 +17,8 @@ export function otlpRequest(
   startMs: number,
   traceSalt = 0,
   firstSpan = 0,
+  /** Time between traces (the analytics bench spreads 100k traces over 30 days). */
+  traceSpacingMs = 1000,
 ): Buffer {
   const spans = [];
   for (let i = firstSpan; i < firstSpan + spansPerRequest; i++) {
@@ -25,8 +27,8 @@ export function otlpRequest(
     const traceId = hex(traceSalt, 8) + hex(traceNo + 1, 24);
     const spanId = hex(traceNo + 1, 10) + hex(inTrace + 1, 6);
     const rootId = hex(traceNo + 1, 10) + hex(1, 6);
-    // One trace a second, wrapping every 2,000,000 (23 days): ingestion refuses spans more than a day ahead.
-    const t = startMs + (traceNo % 2_000_000) * 1000 + inTrace;
+    // One trace a second by default, wrapping every 2,000,000 (23 days): ingestion refuses spans more than a day ahead.
+    const t = startMs + (traceNo % 2_000_000) * traceSpacingMs + inTrace;
     const q = QUESTIONS[traceNo % QUESTIONS.length];
     const isLlm = inTrace % 2 === 1;
     spans.push({

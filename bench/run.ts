@@ -12,6 +12,7 @@ import { startBenchServer, table } from './lib.ts';
 import { DETAIL_TRACE_ID, benchDetail, benchIngest, benchRawInsert, benchSearch } from './traces.ts';
 import { benchWeb } from './web.ts';
 import { benchEvaluators } from './evaluators.ts';
+import { benchAnalytics } from './analytics.ts';
 import { benchPii, corpusTable } from './pii.ts';
 
 const scale = Number(process.env.BENCH_SCALE ?? '1');
@@ -107,6 +108,22 @@ for (const kind of kinds) {
         row('web app: 10,000-span tree, End then Home', kind, 'keyboard', web.treeEndHome, 'ms');
       } else console.error('no chromium at /usr/bin/chromium: skipping the web app bench');
       results[`traces_${kind}`] = { ingest, ingestRounds: rounds, raw, ratio: ingest.spansPerSecond / raw.rowsPerSecond, search, detail, web, rssMiB: process.memoryUsage().rss / 1024 / 1024 };
+    } finally {
+      await server.close();
+    }
+  }
+
+  if (!only || only.includes('analytics')) {
+    // A fresh database: 500,000 spans (scaled) spread over the last 30 days.
+    const server = await startBenchServer(kind, pgUrl);
+    try {
+      const a = await benchAnalytics(server, { spans: Math.round(500_000 * scale), runs: Number(process.env.BENCH_ANALYTICS_RUNS ?? '15'), clients: 4 });
+      const name = `analytics timeseries, ${a.traces} traces / ${a.spans} spans over 30 days`;
+      for (const [shape, r] of Object.entries(a.results)) {
+        row(name, kind, `${shape}: median`, r.p50, 'ms', shape === '30 days, by day' ? '< 300' : '');
+        row(name, kind, `${shape}: p95`, r.p95, 'ms');
+      }
+      results[`analytics_${kind}`] = a;
     } finally {
       await server.close();
     }

@@ -31,7 +31,15 @@ import { installNulGuard } from './platform/nul-guard.ts';
 import { JobQueue } from './platform/jobs/index.ts';
 import { MONITOR_QUEUE, MonitorService, monitorRoutes } from './modules/monitors/index.ts';
 import { annotatedTraceCondition, annotationCountsByTrace, deleteTraceAnnotations, thumbsSql } from './modules/annotations/index.ts';
-import { deleteTraceEvaluations, evaluationChipsByTrace, evaluationTraceCondition, listTraceEvaluations, verdictsSql } from './modules/evaluators/index.ts';
+import {
+  deleteTraceEvaluations,
+  evaluationChipsByTrace,
+  evaluationTraceCondition,
+  listTraceEvaluations,
+  monitorOutcomeCounts,
+  monitorResults,
+  verdictsSql,
+} from './modules/evaluators/index.ts';
 import { AnalyticsService, analyticsRoutes } from './modules/analytics/index.ts';
 import { installWebApp } from './web-app.ts';
 import { buildWebhookService, WebhookService, webhookRoutes } from './modules/webhooks/index.ts';
@@ -78,16 +86,21 @@ export function buildServices(deps: Deps): Services {
     holdProjectSql: (projectId) => organizations.holdProjectSql(projectId),
   });
   organizations.onProjectDeleted((tx, projectId) => traces.deleteProjectTraces(tx, projectId));
-  const prompts = new PromptService(deps.db, deps.clock);
   const annotations = new AnnotationService(deps.db, deps.clock);
   const agentCache = new AgentCacheService(deps.db, deps.clock, loadKeyring(deps.config.encryptionKey, deps.config.dataDir));
   const evaluations = new EvaluationService(deps.db, deps.clock, deps.config.providerEnv);
+  const prompts = new PromptService(deps.db, deps.clock, {
+    complete: (model, messages, signal) => evaluations.complete(model, messages, signal),
+    record: (scope, spans) => traces.ingest(scope.organizationId, scope.projectId, spans),
+  });
   const webhooks = buildWebhookService(deps);
   const jobs = new JobQueue(deps.db, deps.clock);
   const monitors = new MonitorService(deps.db, deps.clock, {
     checkEvaluator: (path, settings) => evaluations.checkSettings(path, settings),
-    evaluate: (scope, path, body) => evaluations.evaluate(scope, path, body),
+    evaluate: (scope, path, body, monitorId) => evaluations.evaluate(scope, path, body, undefined, { monitorId }),
     traceDetail: (projectId, traceId) => traces.detail(projectId, traceId),
+    results: (projectId, monitorId, page) => monitorResults(deps.db, projectId, monitorId, page),
+    outcomeCounts: (projectId, monitorId, range) => monitorOutcomeCounts(deps.db, projectId, monitorId, range),
   });
   jobs.handle(MONITOR_QUEUE, (job) => monitors.runJob(job));
   traces.extend({

@@ -1,6 +1,6 @@
 import { bigint, boolean, doublePrecision, index, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
 
-/** Mirrors migrations/0006_evaluations.sql. */
+/** Mirrors migrations/0006_evaluations.sql (and 0013's monitor_id). */
 export const evaluations = pgTable(
   'evaluations',
   {
@@ -23,6 +23,8 @@ export const evaluations = pgTable(
     errorStacktrace: jsonb('error_stacktrace').$type<string[]>(),
     insertedAt: bigint('inserted_at', { mode: 'number' }).notNull(),
     updatedAt: bigint('updated_at', { mode: 'number' }).notNull(),
+    /** The monitor that produced it; null when evaluated through the API. */
+    monitorId: text('monitor_id'),
   },
   (t) => [index('evaluations_project_trace').on(t.projectId, t.traceId, t.insertedAt, t.id)],
 );

@@ -55,6 +55,14 @@ export interface CatalogueEntry {
   requiredEnv: string[];
   isCostly: boolean;
   isGuardrail: boolean;
+  /** What it calls and needs: an LLM (the judges' provider), another service, server variables. */
+  requirements: { llm: boolean; external_service: string | null; env: string[] };
+}
+
+/** A catalogue entry as this server can run it: unavailable (and why) while a variable it needs is missing. */
+export interface CatalogueAvailability extends CatalogueEntry {
+  available: boolean;
+  unavailable_reason: string | null;
 }
 
 function jsonSchemaOf(schema: z.ZodType): JsonSchema {
@@ -65,6 +73,7 @@ function jsonSchemaOf(schema: z.ZodType): JsonSchema {
 
 function describe(definition: EvaluatorDefinition): CatalogueEntry {
   const defaultSettings = definition.settings.parse({}) as Record<string, unknown>;
+  const requiredEnv = [...new Set([...definition.requiredEnv, ...(definition.requiredEnvFor?.(defaultSettings) ?? [])])];
   return {
     path: definition.path,
     name: definition.name,
@@ -73,13 +82,30 @@ function describe(definition: EvaluatorDefinition): CatalogueEntry {
     data: jsonSchemaOf(definition.data),
     settings: jsonSchemaOf(definition.settings),
     defaultSettings,
-    requiredEnv: [...new Set([...definition.requiredEnv, ...(definition.requiredEnvFor?.(defaultSettings) ?? [])])],
+    requiredEnv,
     isCostly: definition.isCostly,
     isGuardrail: definition.isGuardrail ?? false,
+    requirements: { llm: definition.usesLlm ?? false, external_service: definition.externalService ?? null, env: requiredEnv },
   };
 }
 
 let described: CatalogueEntry[] | null = null;
+
+/** The catalogue with what this server's environment lets it run. */
+export function catalogueFor(env: Readonly<Record<string, string | undefined>>): CatalogueAvailability[] {
+  return catalogue().map((entry) => {
+    const missing = entry.requirements.env.filter((v) => !env[v]);
+    if (!missing.length) return { ...entry, available: true, unavailable_reason: null };
+    const what = entry.requirements.llm
+      ? "the judges' model provider: OpenAI, or any OpenAI-compatible server through OPENAI_BASE_URL (set any key if it needs none)"
+      : (entry.requirements.external_service ?? 'this evaluator');
+    return {
+      ...entry,
+      available: false,
+      unavailable_reason: `Set ${missing.join(' and ')} in the Spyglass server's environment and restart it (${what}).`,
+    };
+  });
+}
 
 /** The catalogue, built once (the schemas never change while the process runs). */
 export function catalogue(): CatalogueEntry[] {

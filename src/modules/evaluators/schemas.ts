@@ -67,7 +67,17 @@ export const catalogueEntrySchema = z.object({
   requiredEnv: z.array(z.string()).describe('Server variables the default settings need.'),
   isCostly: z.boolean(),
   isGuardrail: z.boolean(),
+  requirements: z
+    .object({
+      llm: z.boolean().describe("Calls an LLM (the judges' OpenAI-compatible provider of settings.model)"),
+      external_service: z.string().nullable().describe('Another outside service it calls, e.g. Azure AI Content Safety'),
+      env: z.array(z.string()).describe('Server variables it needs with its default settings'),
+    })
+    .describe('What running it takes'),
+  available: z.boolean().describe('false while a variable it needs is not set on the server'),
+  unavailable_reason: z.string().nullable().describe('Why it cannot run here, naming the variables to set'),
 });
+export type CatalogueEntryView = z.infer<typeof catalogueEntrySchema>;
 
 export const catalogueResponse = z.object({ evaluators: z.array(catalogueEntrySchema) });
 

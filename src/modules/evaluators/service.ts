@@ -1,12 +1,15 @@
+import type { SQL } from 'drizzle-orm';
 import type { Database, Executor } from '../../db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import { AppError, badRequest, notFound } from '../../platform/errors.ts';
 import { emitEvent, type EventType } from '../../platform/events/index.ts';
 import { newId } from '../../platform/ids.ts';
-import { catalogue, findEvaluator, type CatalogueEntry } from './catalogue.ts';
+import { catalogueFor, findEvaluator, type CatalogueAvailability } from './catalogue.ts';
 import { parseInput, parseSettings, runEvaluator } from './runner.ts';
 import type { EvaluateBody, TraceEvaluation } from './schemas.ts';
 import * as store from './store.ts';
+import { EvaluatorError, MissingConfigurationError } from './errors.ts';
+import { completeChat, resolveChatModel, type ChatCompletion } from './llm/provider.ts';
 import type { EvaluationResult, EvaluatorDefinition } from './types.ts';
 
 export interface EvaluationLimits {
@@ -46,8 +49,9 @@ export class EvaluationService {
     this.limits = { ...DEFAULT_LIMITS, ...limits };
   }
 
-  catalogue(): CatalogueEntry[] {
-    return catalogue();
+  /** Every evaluator, with whether this server's environment lets it run (and why not). */
+  catalogue(): CatalogueAvailability[] {
+    return catalogueFor(this.env);
   }
 
   /** An evaluator path and settings to save for later runs (monitors): 400 naming `evaluator` or `settings.<key>`. */
@@ -70,7 +74,7 @@ export class EvaluationService {
    * trace_id the result is stored on that trace; either way its webhook events are written,
    * in the same transaction as the stored result.
    */
-  async evaluate(scope: EvaluationScope, path: string, body: EvaluateBody, signal?: AbortSignal): Promise<EvaluationOutcome> {
+  async evaluate(scope: EvaluationScope, path: string, body: EvaluateBody, signal?: AbortSignal, origin: { monitorId?: string } = {}): Promise<EvaluationOutcome> {
     const definition = this.evaluator(path);
     const input = parseInput(definition, body.data, body.settings);
     let result: AnsweredResult = await runEvaluator(definition, input, {
@@ -117,6 +121,7 @@ export class EvaluationService {
           errorStacktrace: result.status === 'error' ? (result.traceback ?? []) : null,
           insertedAt: now.getTime(),
           updatedAt: now.getTime(),
+          monitorId: origin.monitorId ?? null,
         });
         result = { ...result, evaluation_id: row.id };
       }
@@ -155,6 +160,35 @@ export class EvaluationService {
     }
   }
 
+  /**
+   * One chat completion with the judges' provider configuration, retries, deadline and price
+   * table (a prompt's "Try it"). `model` is `provider/model` or a bare OpenAI model id.
+   * Failures are HTTP errors here: 400 naming `model`, 503 when the provider is not
+   * configured (naming the variable), 502 for the provider's errors, 504 past the deadline.
+   */
+  async complete(model: string, messages: { role: 'system' | 'user' | 'assistant'; content: string }[], signal?: AbortSignal): Promise<ChatCompletion & { provider: string }> {
+    const resolved = resolveChatModel(model);
+    if (!resolved) throw badRequest('unsupported_model', `model: ${model} is not supported; use openai/<model> (any OpenAI-compatible server through OPENAI_BASE_URL)`, 'model');
+    const deadline = AbortSignal.timeout(this.limits.timeoutMs);
+    try {
+      const answer = await completeChat(resolved, messages, {
+        env: this.env,
+        fetch: this.fetchImpl,
+        now: () => this.clock.now(),
+        maxRetries: this.limits.maxRetries,
+        signal: signal ? AbortSignal.any([signal, deadline]) : deadline,
+      });
+      return { ...answer, provider: resolved.provider };
+    } catch (err) {
+      if (err instanceof MissingConfigurationError) {
+        throw new AppError(503, 'provider_not_configured', err.message, { meta: { variable: err.variable } });
+      }
+      if (deadline.aborted) throw new AppError(504, 'provider_timeout', `the model provider did not answer within ${this.limits.timeoutMs / 1000} s (retries included)`);
+      if (err instanceof EvaluatorError) throw new AppError(502, err.type === 'ProviderError' ? 'provider_error' : 'invalid_provider_response', err.message);
+      throw err;
+    }
+  }
+
   async listTraceEvaluations(projectId: string, traceId: string): Promise<TraceEvaluation[]> {
     return listTraceEvaluations(this.db, projectId, traceId);
   }
@@ -165,6 +199,57 @@ export async function listTraceEvaluations(db: Database | Executor, projectId: s
   const executor = 'orm' in db ? db.orm : db;
   const rows = await store.listByTrace(executor, projectId, traceId);
   return rows.map(toTraceEvaluation);
+}
+
+/** The results a monitor produced, newest first, a keyset page at a time (`cursor` from the previous page). */
+export async function monitorResults(
+  db: Database,
+  projectId: string,
+  monitorId: string,
+  page: { pageSize: number; cursor?: string; outcome?: store.Outcome },
+): Promise<{ data: MonitorResult[]; next_cursor: string | null }> {
+  let after: { insertedAt: number; id: string } | null = null;
+  if (page.cursor) {
+    try {
+      const c = JSON.parse(Buffer.from(page.cursor, 'base64url').toString('utf8')) as { t: unknown; i: unknown };
+      if (typeof c.t === 'number' && typeof c.i === 'string') after = { insertedAt: c.t, id: c.i };
+    } catch {
+      /* answered below */
+    }
+    if (!after) throw badRequest('invalid_cursor', 'cursor: not one this server issued', 'cursor');
+  }
+  const found = await store.listByMonitor(db.orm, projectId, monitorId, { limit: page.pageSize + 1, after, outcome: page.outcome });
+  const rows = found.slice(0, page.pageSize);
+  const last = rows[rows.length - 1];
+  return {
+    data: rows.map((r) => ({
+      evaluation_id: r.id,
+      trace_id: r.traceId,
+      status: r.status,
+      passed: r.passed,
+      score: r.score,
+      label: r.label,
+      details: r.details,
+      inserted_at: Number(r.insertedAt),
+    })),
+    next_cursor: found.length > page.pageSize && last ? Buffer.from(JSON.stringify({ t: Number(last.insertedAt), i: last.id })).toString('base64url') : null,
+  };
+}
+
+export interface MonitorResult {
+  evaluation_id: string;
+  trace_id: string;
+  status: 'processed' | 'skipped' | 'error';
+  passed: boolean | null;
+  score: number | null;
+  label: string | null;
+  details: string | null;
+  inserted_at: number;
+}
+
+/** A monitor's results counted per time bucket (of when they were stored). */
+export async function monitorOutcomeCounts(db: Database, projectId: string, monitorId: string, range: { start: number; end: number; bucket: SQL }) {
+  return store.countByMonitor(db.orm, projectId, monitorId, range);
 }
 
 /** For the traces module's deletions and retention sweep: the evaluations of these traces go with them. */

@@ -1,5 +1,5 @@
-import { and, asc, eq, inArray, lt } from 'drizzle-orm';
-import type { Executor } from '../../db/index.ts';
+import { and, asc, eq, inArray, lt, sql, type SQL } from 'drizzle-orm';
+import { rows, type Executor } from '../../db/index.ts';
 import { evaluations } from '../../db/schema/index.ts';
 
 export type EvaluationRow = typeof evaluations.$inferSelect;
@@ -34,4 +34,43 @@ export async function deleteInsertedBefore(db: Executor, projectId: string, befo
     .where(and(eq(evaluations.projectId, projectId), lt(evaluations.insertedAt, beforeMs)))
     .returning({ id: evaluations.id });
   return deleted.length;
+}
+
+export type Outcome = 'passed' | 'failed' | 'error' | 'skipped';
+
+const OUTCOME_CONDITION: Record<Outcome, SQL> = {
+  passed: sql`status = 'processed' AND passed`,
+  failed: sql`status = 'processed' AND NOT passed`,
+  error: sql`status = 'error'`,
+  skipped: sql`status = 'skipped'`,
+};
+
+/** A monitor's results, newest first, after a keyset position (read by evaluations_monitor). */
+export async function listByMonitor(
+  db: Executor,
+  projectId: string,
+  monitorId: string,
+  q: { limit: number; after: { insertedAt: number; id: string } | null; outcome?: Outcome },
+): Promise<EvaluationRow[]> {
+  const after = q.after ? sql`AND (inserted_at < ${q.after.insertedAt} OR (inserted_at = ${q.after.insertedAt} AND id < ${q.after.id}))` : sql``;
+  const outcome = q.outcome ? sql`AND ${OUTCOME_CONDITION[q.outcome]}` : sql``;
+  return db
+    .select()
+    .from(evaluations)
+    .where(sql`project_id = ${projectId} AND monitor_id = ${monitorId} ${after} ${outcome}`)
+    .orderBy(sql`inserted_at DESC, id DESC`)
+    .limit(q.limit);
+}
+
+/** A monitor's results counted per bucket of inserted_at (`bucket`: the bucket start of `inserted_at`). */
+export async function countByMonitor(db: Executor, projectId: string, monitorId: string, range: { start: number; end: number; bucket: SQL }) {
+  return rows<{ b: number; passed: number; failed: number; errors: number; skipped: number }>(
+    db,
+    sql`SELECT ${range.bucket} AS b, count(*) FILTER (WHERE ${OUTCOME_CONDITION.passed})::int AS passed,
+          count(*) FILTER (WHERE ${OUTCOME_CONDITION.failed})::int AS failed, count(*) FILTER (WHERE ${OUTCOME_CONDITION.error})::int AS errors,
+          count(*) FILTER (WHERE ${OUTCOME_CONDITION.skipped})::int AS skipped
+        FROM evaluations
+        WHERE project_id = ${projectId} AND monitor_id = ${monitorId} AND inserted_at >= ${range.start} AND inserted_at <= ${range.end}
+        GROUP BY 1`,
+  );
 }

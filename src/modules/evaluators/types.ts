@@ -48,6 +48,10 @@ export interface EvaluatorDefinition<
    */
   requiredEnvFor?(settings: z.output<S>): string[];
   isCostly: boolean;
+  /** An LLM judge: it calls the model provider of settings.model. */
+  usesLlm?: boolean;
+  /** The outside service it calls, other than an LLM provider (e.g. Azure AI Content Safety). */
+  externalService?: string;
   /** Meant to run before or after an LLM call to block it: it always sets `passed`. */
   isGuardrail?: boolean;
   /** When used as a guardrail: may the guarded call proceed? Defaults to result.passed !== false. */

@@ -2,7 +2,15 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { MonitorService } from './service.ts';
-import { createMonitorBody, monitorSchema, updateMonitorBody } from './schemas.ts';
+import {
+  createMonitorBody,
+  monitorResultsQuery,
+  monitorResultsResponse,
+  monitorSchema,
+  monitorStatsQuery,
+  monitorStatsResponse,
+  updateMonitorBody,
+} from './schemas.ts';
 
 const tags = ['monitors'];
 const idParams = z.object({ id: z.string().min(1).max(100) });
@@ -53,5 +61,23 @@ export function monitorRoutes(app: FastifyInstance, service: MonitorService) {
       schema: { tags, params: idParams, response: { 200: z.object({ id: z.string(), deleted: z.literal(true) }) } },
     },
     (req) => service.remove(req.projectId!, req.params.id),
+  );
+
+  r.get(
+    '/api/monitors/:id/results',
+    {
+      config: { auth: { scope: 'project', permission: 'monitors:view' } },
+      schema: { tags, summary: "The monitor's results, newest first (each names its trace)", params: idParams, querystring: monitorResultsQuery, response: { 200: monitorResultsResponse } },
+    },
+    (req) => service.results(req.projectId!, req.params.id, req.query),
+  );
+
+  r.get(
+    '/api/monitors/:id/stats',
+    {
+      config: { auth: { scope: 'project', permission: 'monitors:view' } },
+      schema: { tags, summary: "The monitor's passed, failed, errors and skipped per interval: its pass rate over time", params: idParams, querystring: monitorStatsQuery, response: { 200: monitorStatsResponse } },
+    },
+    (req) => service.stats(req.projectId!, req.params.id, req.query),
   );
 }

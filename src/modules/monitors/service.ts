@@ -5,7 +5,9 @@ import { AppError, notFound } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import { enqueueJobs, PermanentJobError, type ClaimedJob } from '../../platform/jobs/index.ts';
 import { canonicalModelName, type TraceSummary } from '../traces/index.ts';
-import type { MonitorFilters, MonitorView } from './schemas.ts';
+import { sql, type SQL } from 'drizzle-orm';
+import { bucketing, toMillis, type Interval } from '../../platform/time-buckets.ts';
+import type { MonitorFilters, MonitorResultsResponse, MonitorStatsResponse, MonitorView } from './schemas.ts';
 import * as store from './store.ts';
 import { traceData, type TraceDetailLike } from './trace-data.ts';
 
@@ -15,12 +17,22 @@ export const MONITOR_QUEUE = 'monitor.evaluate';
 export interface MonitorDeps {
   /** Throws a 400 AppError naming the field when the evaluator is unknown or the settings are bad. */
   checkEvaluator(path: string, settings: Record<string, unknown>): void;
+  /** Runs and stores an evaluation, recording `monitorId` as its origin. */
   evaluate(
     scope: { organizationId: string; projectId: string },
     path: string,
     body: { data: Record<string, unknown>; settings: Record<string, unknown>; trace_id: string; name: string },
+    monitorId: string,
   ): Promise<unknown>;
   traceDetail(projectId: string, traceId: string): Promise<TraceDetailLike>;
+  /** The results a monitor produced, newest first (the evaluators module stores them). */
+  results(projectId: string, monitorId: string, page: { pageSize: number; cursor?: string; outcome?: 'passed' | 'failed' | 'error' | 'skipped' }): Promise<MonitorResultsResponse>;
+  /** A monitor's results counted per bucket of when they ran. */
+  outcomeCounts(
+    projectId: string,
+    monitorId: string,
+    range: { start: number; end: number; bucket: SQL },
+  ): Promise<{ b: number; passed: number; failed: number; errors: number; skipped: number }[]>;
 }
 
 export interface MonitorOptions {
@@ -94,6 +106,35 @@ export class MonitorService {
     return { id, deleted: true };
   }
 
+  /** The monitor's results, newest first: what its page lists (each links to its trace). */
+  async results(projectId: string, id: string, page: { pageSize: number; cursor?: string; outcome?: 'passed' | 'failed' | 'error' | 'skipped' }): Promise<MonitorResultsResponse> {
+    await this.find(projectId, id);
+    return this.deps.results(projectId, id, page);
+  }
+
+  /** Passed, failed, errors and skipped per interval of when they ran: the monitor's pass rate over time. */
+  async stats(projectId: string, id: string, q: { startDate?: number | string; endDate?: number | string; interval?: Interval | 'auto' }): Promise<MonitorStatsResponse> {
+    await this.find(projectId, id);
+    const end = q.endDate !== undefined ? toMillis(q.endDate, 'endDate') : this.clock.now().getTime();
+    const start = q.startDate !== undefined ? toMillis(q.startDate, 'startDate') : end - 7 * 86_400_000;
+    if (end < start) throw new AppError(400, 'invalid_range', 'endDate: before startDate', { field: 'endDate' });
+    if (end - start > 400 * 86_400_000) throw new AppError(400, 'invalid_range', 'endDate: at most 400 days after startDate', { field: 'endDate' });
+    const b = bucketing(start, end, q.interval ?? 'auto');
+    const counts = await this.deps.outcomeCounts(projectId, id, { start, end, bucket: b.bucketOf(sql`inserted_at`) });
+    const byStart = new Map(counts.map((c) => [Number(c.b), c]));
+    return {
+      interval: b.interval,
+      intervalMs: b.intervalMs,
+      startDate: start,
+      endDate: end,
+      buckets: b.starts.map((s) => {
+        const c = byStart.get(s);
+        const [passed, failed, errors, skipped] = c ? [Number(c.passed), Number(c.failed), Number(c.errors), Number(c.skipped)] : [0, 0, 0, 0];
+        return { start: s, passed, failed, errors, skipped, pass_rate: passed + failed > 0 ? passed / (passed + failed) : null };
+      }),
+    };
+  }
+
   private forgetEnabled(projectId: string) {
     this.enabledMonitors.delete(projectId);
     this.generations.set(projectId, (this.generations.get(projectId) ?? 0) + 1);
@@ -158,7 +199,7 @@ export class MonitorService {
         settings: monitor.settings,
         trace_id: traceId,
         name: monitor.name,
-      });
+      }, monitor.id);
     } catch (err) {
       // The trace lacks what the evaluator needs: retrying cannot help.
       if (err instanceof AppError && err.status < 500) throw new PermanentJobError(err.message);

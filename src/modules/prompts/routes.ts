@@ -13,7 +13,10 @@ import {
   tagBody,
   tagSchema,
   updatePromptBody,
+  runBody,
+  runResponse,
 } from './schemas.ts';
+import { forbidden } from '../../platform/errors.ts';
 
 const tags = ['prompts'];
 const errorShape = 'string' as const;
@@ -204,5 +207,34 @@ export function promptRoutes(app: FastifyInstance, service: PromptService) {
       },
     },
     (req) => service.compile(context(req), req.params.id, req.body.variables, selection(req.query)),
+  );
+
+  r.post(
+    '/api/prompts/:id/run',
+    {
+      // Costs money and writes a trace: traces:create (MEMBER, ADMIN, project keys; not readonly keys or VIEWERs), and prompts:view.
+      config: { auth: { scope: 'project', permission: 'traces:create' }, errorShape: 'nested' },
+      schema: {
+        tags,
+        summary: '"Try it": run a version against the configured OpenAI-compatible model; the run is recorded as a trace of the project',
+        params: idParams,
+        body: runBody,
+        response: { 200: runResponse },
+      },
+    },
+    async (req, reply) => {
+      if (!req.principal!.projectPermissions(req.projectId!).has('prompts:view')) throw forbidden('running a prompt also needs the prompts:view permission');
+      // A client that gives up stops the provider call made on its behalf.
+      const controller = new AbortController();
+      const onClose = () => {
+        if (!reply.raw.writableEnded) controller.abort(new Error('the client closed the connection'));
+      };
+      reply.raw.once('close', onClose);
+      try {
+        return await service.run(context(req), req.params.id, req.body, controller.signal);
+      } finally {
+        reply.raw.off('close', onClose);
+      }
+    },
   );
 }

@@ -125,3 +125,31 @@ export const tagSchema = z.object({
 
 /** Errors on prompt routes: `{error: string}`, the message naming the field. */
 export const promptErrorSchema = z.object({ error: z.string() }).describe('{error: message}');
+
+/** "Try it": run a version of the prompt against the configured model. */
+export const runBody = z
+  .strictObject({
+    variables: z.record(z.string(), z.unknown()).default({}).describe('values of the inputs the template uses (checked as compile checks them)'),
+    version: z.number().int().min(1).optional().describe('the version to run; default: the newest'),
+    tag: z.string().regex(TAG_PATTERN, 'a tag: a letter, then letters, digits, _ or -').optional().describe('the version a tag points at, e.g. production'),
+    model: z
+      .string()
+      .min(1)
+      .max(300)
+      .optional()
+      .describe("provider/model instead of the version's model, e.g. openai/gpt-4.1 (openai: the OpenAI API or the server in OPENAI_BASE_URL)"),
+  })
+  .meta({ id: 'PromptRunRequest' });
+export type RunBody = z.input<typeof runBody>;
+
+export const runResponse = z
+  .object({
+    output: z.object({ role: z.literal('assistant'), content: z.string() }),
+    model: z.string().describe('The model that answered, as the provider names it'),
+    usage: z.object({ prompt_tokens: z.number().int(), completion_tokens: z.number().int() }),
+    cost: z.object({ currency: z.literal('USD'), amount: z.number() }).nullable().describe('From the model price table; null for a model not in it'),
+    latency_ms: z.number().int(),
+    trace_id: z.string().describe('The run, recorded as a trace of the project (label prompt-run)'),
+  })
+  .meta({ id: 'PromptRunResponse' });
+export type RunResponse = z.infer<typeof runResponse>;

@@ -3,3 +3,4 @@ export type { TraceSummary } from './summary.ts';
 export { traceRoutes } from './routes.ts';
 export type { SearchRequest, EvaluationChip, AnnotationCounts } from './schemas.ts';
 export { canonicalModelName, computeCost, estimateTokens, estimateMessagesTokens, findModelPrice } from './costs/index.ts';
+export type { NormalizedSpan } from './ingest/index.ts';

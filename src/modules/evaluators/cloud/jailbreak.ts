@@ -136,6 +136,7 @@ export const jailbreak: EvaluatorDefinition<typeof data, typeof settings> = {
   data,
   settings,
   requiredEnv: ['AZURE_CONTENT_SAFETY_ENDPOINT', 'AZURE_CONTENT_SAFETY_KEY'],
+  externalService: 'Azure AI Content Safety (Prompt Shields)',
   isCostly: true,
   isGuardrail: true,
   async evaluate({ data: entry, ctx }) {

@@ -35,6 +35,7 @@ export function judgeEvaluator<D extends z.ZodType, S extends z.ZodType<{ model:
     requiredEnv: [],
     requiredEnvFor: (s) => requiredEnvForModel(s.model),
     isCostly: true,
+    usesLlm: true,
     ...(isGuardrail === undefined ? {} : { isGuardrail }),
     evaluate,
   };

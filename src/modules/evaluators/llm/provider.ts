@@ -189,6 +189,19 @@ export class JudgeSession {
     return parsed.data;
   }
 
+  /** A plain chat completion, no tool (the prompts' "Try it"); its usage adds up like a call's. */
+  async chat(messages: { role: 'system' | 'user' | 'assistant'; content: string }[]): Promise<{ text: string; responseModel: string }> {
+    let result;
+    try {
+      // The prompt's author wrote its system messages: no injection risk to warn about (on stderr).
+      result = await generateText({ model: this.model, messages, allowSystemInMessages: true, maxRetries: this.ctx.maxRetries, abortSignal: this.ctx.signal });
+    } catch (err) {
+      throw toProviderError(err, this.ctx.signal);
+    }
+    this.addUsage(result.usage);
+    return { text: result.text, responseModel: result.response?.modelId || this.modelId };
+  }
+
   private addUsage(usage: LanguageModelUsage): void {
     this.usage.calls++;
     this.usage.prompt_tokens += usage.inputTokens ?? 0;
@@ -265,4 +278,33 @@ function safeOrigin(url: string): string {
 
 export function truncate(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max)}...`;
+}
+
+/** A provider and model from a prompt's `model`: `provider/model`, or a bare model id meaning `openai/<model>`. */
+export function resolveChatModel(model: string): { provider: string; modelId: string } | null {
+  const { provider, modelId } = model.includes('/') ? splitModel(model) : { provider: 'openai', modelId: model };
+  return (SUPPORTED_PROVIDERS as readonly string[]).includes(provider) && modelId ? { provider, modelId } : null;
+}
+
+export interface ChatCompletion {
+  text: string;
+  /** The model the provider says answered (a dated snapshot, often), else the one asked for. */
+  responseModel: string;
+  usage: Omit<UsageTotals, 'calls'>;
+  cost: EvaluationResult['cost'];
+}
+
+/**
+ * One plain chat completion through the judges' provider and price table (a prompt's
+ * "Try it"). Throws MissingConfigurationError, ProviderError or InvalidProviderResponseError.
+ */
+export async function completeChat(
+  model: { provider: string; modelId: string },
+  messages: { role: 'system' | 'user' | 'assistant'; content: string }[],
+  ctx: EvaluatorContext,
+): Promise<ChatCompletion> {
+  const session = new JudgeSession(`${model.provider}/${model.modelId}`, ctx);
+  const { text, responseModel } = await session.chat(messages);
+  const { calls: _calls, ...usage } = session.usage;
+  return { text, responseModel, usage, cost: session.cost() };
 }
