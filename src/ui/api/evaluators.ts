@@ -1,9 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from './client.ts';
-import type { CatalogueAvailability, MonitorResultsPage, MonitorStats } from './pending-contract.ts';
-import type { CatalogueEntry, CreateMonitorBody, EvaluateBody, EvaluationResult, Monitor, UpdateMonitorBody } from './types.ts';
+import type { CatalogueEntry, CreateMonitorBody, EvaluateBody, EvaluationResult, Monitor, MonitorResultsResponse, MonitorStatsResponse, UpdateMonitorBody } from './types.ts';
 
-export type Evaluator = CatalogueEntry & CatalogueAvailability;
+export type Evaluator = CatalogueEntry;
 
 /** The evaluator catalogue (it never changes while the server runs). */
 export function useCatalogue(projectId: string) {
@@ -12,11 +11,6 @@ export function useCatalogue(projectId: string) {
     queryFn: async ({ signal }) => (await api<{ evaluators: Evaluator[] }>('GET', '/api/evaluations', { projectId, signal })).evaluators,
     staleTime: 5 * 60_000,
   });
-}
-
-/** What an evaluator needs; the catalogue's own answer when the server gives it. */
-export function requirementsOf(e: Evaluator): NonNullable<Evaluator['requirements']> {
-  return e.requirements ?? { llm: 'model' in ((e.settings as { properties?: object }).properties ?? {}), external_service: e.category === 'cloud' ? 'a cloud service' : null, env: e.requiredEnv };
 }
 
 export function useEvaluate(projectId: string, path: string) {
@@ -52,18 +46,20 @@ export function useMonitorMutations(projectId: string) {
   };
 }
 
-export function useMonitorResults(projectId: string, id: string) {
+/** The newest 100 results, or the newest 100 failed ones. */
+export function useMonitorResults(projectId: string, id: string, onlyFailed: boolean) {
   return useQuery({
-    queryKey: ['monitor-results', projectId, id],
-    queryFn: ({ signal }) => api<MonitorResultsPage>('GET', `/api/monitors/${encodeURIComponent(id)}/results?pageSize=100`, { projectId, signal }),
+    queryKey: ['monitor-results', projectId, id, onlyFailed],
+    queryFn: ({ signal }) => api<MonitorResultsResponse>('GET', `/api/monitors/${encodeURIComponent(id)}/results?pageSize=100${onlyFailed ? '&outcome=failed' : ''}`, { projectId, signal }),
     refetchInterval: 5000,
   });
 }
 
-export function useMonitorStats(projectId: string, id: string, startDate: number, endDate: number) {
+/** Results per interval over the last `rangeMs` up to the server's now, asked again every 5 s. */
+export function useMonitorStats(projectId: string, id: string, rangeMs: number) {
   return useQuery({
-    queryKey: ['monitor-stats', projectId, id, startDate, endDate],
-    queryFn: ({ signal }) => api<MonitorStats>('GET', `/api/monitors/${encodeURIComponent(id)}/stats?startDate=${startDate}&endDate=${endDate}`, { projectId, signal }),
+    queryKey: ['monitor-stats', projectId, id, rangeMs],
+    queryFn: ({ signal }) => api<MonitorStatsResponse>('GET', `/api/monitors/${encodeURIComponent(id)}/stats?startDate=${Date.now() - rangeMs}`, { projectId, signal }),
     refetchInterval: 5000,
   });
 }

@@ -56,3 +56,6 @@ import type { memberSchema } from '../../modules/organizations/schemas.ts';
 export type Member = z.infer<typeof memberSchema>;
 import type { TimeseriesRequest, TimeseriesResponse, TimeseriesBucket } from '../../modules/analytics/schemas.ts';
 export type { TimeseriesRequest, TimeseriesResponse, TimeseriesBucket };
+import type { RunBody, RunResponse } from '../../modules/prompts/schemas.ts';
+import type { MonitorResultsResponse, MonitorStatsResponse } from '../../modules/monitors/schemas.ts';
+export type { RunBody as PromptRunBody, RunResponse as PromptRunResult, MonitorResultsResponse, MonitorStatsResponse };

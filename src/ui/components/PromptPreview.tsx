@@ -5,8 +5,7 @@ import { useMutation } from '@tanstack/react-query';
 import { Link } from '@tanstack/react-router';
 import { ApiError, api } from '../api/client.ts';
 import { compilePrompt, promptPath, type CompiledPrompt } from '../api/prompts.ts';
-import type { PromptRunResult } from '../api/pending-contract.ts';
-import type { Prompt, PromptInputType } from '../api/types.ts';
+import type { Prompt, PromptInputType, PromptRunBody, PromptRunResult } from '../api/types.ts';
 import { formatCost, formatDuration } from '../lib/format.ts';
 import { INPUT_TYPE_CHECKS, placeholdersOf } from '../lib/prompt-types.ts';
 
@@ -62,7 +61,7 @@ export function PromptPreview({ projectId, promptId, versions }: { projectId: st
     },
   });
   const run = useMutation({
-    mutationFn: (vars: Record<string, unknown>) => api<PromptRunResult>('POST', `${promptPath(promptId)}/run`, { projectId, body: { variables: vars, version: version.version } }),
+    mutationFn: (vars: Record<string, unknown>) => api<PromptRunResult>('POST', `${promptPath(promptId)}/run`, { projectId, body: { variables: vars, version: version.version } satisfies PromptRunBody }),
   });
 
   return (

@@ -3,7 +3,7 @@ import { Alert, Badge, Button, Group, Loader, Paper, SimpleGrid, Stack, Text, Ti
 import { IconArrowLeft, IconPlayerPlay, IconRefresh } from '@tabler/icons-react';
 import { Link, useNavigate, useParams, useSearch } from '@tanstack/react-router';
 import { api } from '../api/client.ts';
-import { requirementsOf, resultColor, useCatalogue, useEvaluate, type Evaluator } from '../api/evaluators.ts';
+import { resultColor, useCatalogue, useEvaluate, type Evaluator } from '../api/evaluators.ts';
 import type { EvaluationResult } from '../api/types.ts';
 import { DataForm, SchemaForm, type JsonSchema } from '../components/SchemaForm.tsx';
 import { ButtonLink } from '../components/ButtonLink.tsx';
@@ -51,7 +51,7 @@ function Playground({ projectId, evaluator, back }: { projectId: string; evaluat
   const [fillError, setFillError] = useState<string | null>(null);
   const evaluate = useEvaluate(projectId, evaluator.path);
   const dataSchema = evaluator.data as JsonSchema;
-  const req = requirementsOf(evaluator);
+  const req = evaluator.requirements;
 
   // A trace chosen (here or by link, ?trace=): its input, output, contexts and conversation fill the fields it has.
   useEffect(() => {
@@ -92,7 +92,7 @@ function Playground({ projectId, evaluator, back }: { projectId: string; evaluat
           {evaluator.description}
         </Text>
       </div>
-      {evaluator.available === false && <Alert color="yellow" title="Not configured on this server">{evaluator.unavailable_reason}</Alert>}
+      {!evaluator.available && <Alert color="yellow" title="Not configured on this server">{evaluator.unavailable_reason}</Alert>}
       <SimpleGrid cols={{ base: 1, md: 2 }} spacing="lg">
         <Stack gap="md">
           <Paper withBorder p="md">

@@ -2,7 +2,7 @@ import { Alert, Badge, Button, Group, Loader, Paper, Stack, Text, Title, Tooltip
 import { IconAlertCircle } from '@tabler/icons-react';
 import { useParams } from '@tanstack/react-router';
 import { ButtonLink } from '../components/ButtonLink.tsx';
-import { requirementsOf, useCatalogue, type Evaluator } from '../api/evaluators.ts';
+import { useCatalogue, type Evaluator } from '../api/evaluators.ts';
 
 /** Every evaluator: what it does, its data fields, what it needs (LLM, service, variables) and whether it can run here. */
 export default function EvaluatorsPage() {
@@ -37,8 +37,8 @@ export default function EvaluatorsPage() {
 }
 
 function EvaluatorCard({ projectId, evaluator: e }: { projectId: string; evaluator: Evaluator }) {
-  const req = requirementsOf(e);
-  const available = e.available !== false;
+  const req = e.requirements;
+  const available = e.available;
   const [family, name] = e.path.split('/');
   const fields = Object.keys((e.data as { properties?: object }).properties ?? {});
   return (

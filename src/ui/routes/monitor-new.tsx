@@ -26,7 +26,7 @@ export default function NewMonitorPage() {
     );
   if (catalogue.isError) return <Alert color="red">{catalogue.error.message}</Alert>;
   const evaluators = catalogue.data;
-  const chosen = evaluators.find((e) => e.path === initial) ?? evaluators.find((e) => e.available !== false) ?? evaluators[0];
+  const chosen = evaluators.find((e) => e.path === initial) ?? evaluators.find((e) => e.available) ?? evaluators[0];
   return (
     <div className="page">
       {back}
@@ -37,7 +37,7 @@ export default function NewMonitorPage() {
         label="Evaluator"
         value={chosen.path}
         onChange={(e) => void navigate({ search: { evaluator: e.currentTarget.value }, replace: true })}
-        data={evaluators.map((e) => ({ value: e.path, label: `${e.name} (${e.path})${e.available === false ? ' — not configured' : ''}`, disabled: e.available === false }))}
+        data={evaluators.map((e) => ({ value: e.path, label: `${e.name} (${e.path})${!e.available ? ' — not configured' : ''}`, disabled: !e.available }))}
         maw={520}
       />
       <MonitorForm key={chosen.path} projectId={projectId} evaluator={chosen} />

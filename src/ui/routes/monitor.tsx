@@ -1,9 +1,9 @@
-import { useMemo, useState } from 'react';
+import { useState } from 'react';
 import { Alert, Badge, Button, Group, Loader, NativeSelect, Paper, SegmentedControl, Stack, Switch, Table, Text, Title, Tooltip } from '@mantine/core';
 import { IconArrowLeft, IconTrash } from '@tabler/icons-react';
 import { Link, useNavigate, useParams } from '@tanstack/react-router';
 import { resultColor, useMonitor, useMonitorMutations, useMonitorResults, useMonitorStats } from '../api/evaluators.ts';
-import type { MonitorStats } from '../api/pending-contract.ts';
+import type { MonitorStatsResponse } from '../api/types.ts';
 import { can, useSession } from '../api/session.ts';
 import { FilterChips } from '../components/FilterChips.tsx';
 import { Stat } from '../components/Stat.tsx';
@@ -25,9 +25,8 @@ export default function MonitorPage() {
   const allowed = can(session, 'monitors:manage');
   const [rangeMs, setRangeMs] = useState(RANGES[0].value);
   const [show, setShow] = useState<'all' | 'failed'>('all');
-  const end = useMemo(() => Date.now(), [rangeMs]); // eslint-disable-line react-hooks/exhaustive-deps
-  const stats = useMonitorStats(projectId, monitorId, end - Number(rangeMs), end);
-  const results = useMonitorResults(projectId, monitorId);
+  const stats = useMonitorStats(projectId, monitorId, Number(rangeMs));
+  const results = useMonitorResults(projectId, monitorId, show === 'failed');
 
   const back = (
     <Link to="/p/$projectId/monitors" params={{ projectId }} className="back-link">
@@ -50,7 +49,7 @@ export default function MonitorPage() {
       </div>
     );
   const m = monitor.data;
-  const rows = (results.data?.data ?? []).filter((r) => show === 'all' || r.passed === false || r.status === 'error');
+  const rows = results.data?.data ?? [];
   const totals = (stats.data?.buckets ?? []).reduce((t, b) => ({ passed: t.passed + b.passed, failed: t.failed + b.failed, errors: t.errors + b.errors, skipped: t.skipped + b.skipped }), { passed: 0, failed: 0, errors: 0, skipped: 0 });
   const judged = totals.passed + totals.failed;
 
@@ -156,7 +155,7 @@ export default function MonitorPage() {
             </Table.Thead>
             <Table.Tbody>
               {rows.map((r) => {
-                const at = typeof r.inserted_at === 'number' ? r.inserted_at : Date.parse(r.inserted_at);
+                const at = r.inserted_at;
                 return (
                   <Table.Tr key={r.evaluation_id} data-trace-id={r.trace_id}>
                     <Table.Td className="nowrap" title={formatFullTime(at)}>
@@ -189,7 +188,7 @@ export default function MonitorPage() {
 }
 
 /** Passed (green) over failed (orange) and errors (red) per bucket: a chart without a chart library. */
-function PassRateBars({ stats }: { stats: MonitorStats }) {
+function PassRateBars({ stats }: { stats: MonitorStatsResponse }) {
   const max = Math.max(1, ...stats.buckets.map((b) => b.passed + b.failed + b.errors));
   const when = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
   return (
