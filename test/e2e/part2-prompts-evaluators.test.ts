@@ -50,7 +50,11 @@ describe.runIf(hasChromium)('prompts, evaluators, monitors and analytics in a re
     const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
     expect(serious.map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => `${n.target.join(' ')} ${n.html.slice(0, 160)}`).join(', ')}`)).toEqual([]);
   }
-  const screenshot = (name: string) => page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
+  /** The page from its top (the form under test may have scrolled it). */
+  async function screenshot(name: string) {
+    await page.locator('.page').first().evaluate((el) => el.scrollTo(0, 0));
+    await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`) });
+  }
   async function send(traceId: string, question: string, startedAt = Date.now()) {
     const res = await web.request('POST', '/api/collector', { authToken: key, body: agentTrace(traceId, startedAt, { question }) });
     expect(res.status).toBe(200);

@@ -81,16 +81,18 @@ export default function AnalyticsPage() {
 function Dashboard({ data, grouped }: { data: TimeseriesResponse; grouped: boolean }) {
   const t = data.totals;
   const tick = tickFormat(data.interval);
-  const names = data.series.map((s) => s.group ?? (grouped ? '(none)' : 'all'));
+  const groupNames = data.series.map((s) => s.group ?? '(none)');
   const color = (i: number) => COLORS[i % COLORS.length];
   const starts = data.series[0]?.buckets.map((b) => b.start) ?? [];
 
-  /** One row per bucket: a column per group, `pick` of that group's bucket. */
-  const perGroup = (pick: (b: TimeseriesBucket) => number | null): Row[] =>
-    starts.map((start, i) => ({ time: tick(start), ...Object.fromEntries(data.series.map((s, g) => [names[g], pick(s.buckets[i])])) }));
+  /** The series of a chart: one per group, or the one named after the measure. */
+  const namesFor = (measure: string) => (grouped ? groupNames : data.series.map(() => measure));
+  /** One row per bucket: a column per group (or the measure), `pick` of that bucket. */
+  const perGroup = (measure: string, pick: (b: TimeseriesBucket) => number | null): Row[] =>
+    starts.map((start, i) => ({ time: tick(start), ...Object.fromEntries(data.series.map((s, g) => [namesFor(measure)[g], pick(s.buckets[i])])) }));
+  const seriesFor = (measure: string) => namesFor(measure).map((name, i) => ({ name, color: color(i) }));
   /** One row per bucket of the ungrouped series, with several measures. */
   const measures = (pick: (b: TimeseriesBucket) => Row): Row[] => (data.series[0]?.buckets ?? []).map((b) => ({ time: tick(b.start), ...pick(b) }));
-  const groupSeries = names.map((name, i) => ({ name, color: color(i) }));
 
   const evaluations = starts.map((start, i) => ({
     time: tick(start),
@@ -115,17 +117,17 @@ function Dashboard({ data, grouped }: { data: TimeseriesResponse; grouped: boole
       <div className="chart-grid">
         <Chart title="Traces and spans" summary={`${t.traces} traces, ${t.spans} spans`}>
           {grouped ? (
-            <BarChart {...common} data={perGroup((b) => b.traces)} series={groupSeries} type="stacked" />
+            <BarChart {...common} data={perGroup('traces', (b) => b.traces)} series={seriesFor('traces')} type="stacked" />
           ) : (
             <BarChart {...common} data={measures((b) => ({ traces: b.traces, spans: b.spans }))} series={[{ name: 'traces', color: 'indigo.6' }, { name: 'spans', color: 'teal.6' }]} />
           )}
         </Chart>
         <Chart title="Cost (USD)" summary={`${formatCost(t.cost)} in all`}>
-          <AreaChart {...common} data={perGroup((b) => b.cost)} series={groupSeries} type={grouped ? 'stacked' : 'default'} valueFormatter={(v) => formatCost(v)} />
+          <AreaChart {...common} data={perGroup('cost', (b) => b.cost)} series={seriesFor('cost')} type={grouped ? 'stacked' : 'default'} withDots={false} valueFormatter={(v) => formatCost(v)} />
         </Chart>
         <Chart title="Tokens" summary={`${t.tokens.prompt} prompt, ${t.tokens.completion} completion, ${t.tokens.cached} cached, ${t.tokens.reasoning} reasoning`}>
           {grouped ? (
-            <BarChart {...common} data={perGroup(tokenTotal)} series={groupSeries} type="stacked" valueFormatter={formatTokens} />
+            <BarChart {...common} data={perGroup('tokens', tokenTotal)} series={seriesFor('tokens')} type="stacked" valueFormatter={formatTokens} />
           ) : (
             <BarChart
               {...common}
@@ -142,7 +144,7 @@ function Dashboard({ data, grouped }: { data: TimeseriesResponse; grouped: boole
         </Chart>
         <Chart title={grouped ? 'Latency p95' : 'Latency'} summary="Percentiles of the traces' total time">
           {grouped ? (
-            <LineChart {...common} data={perGroup((b) => b.latency_ms.p95)} series={groupSeries} valueFormatter={(v) => formatDuration(v)} />
+            <LineChart {...common} data={perGroup('p95', (b) => b.latency_ms.p95)} series={seriesFor('p95')} valueFormatter={(v) => formatDuration(v)} />
           ) : (
             <LineChart
               {...common}
@@ -157,7 +159,7 @@ function Dashboard({ data, grouped }: { data: TimeseriesResponse; grouped: boole
           )}
         </Chart>
         <Chart title="Error rate (%)" summary={`${t.errors} traces with an error`}>
-          <LineChart {...common} data={perGroup((b) => (b.error_rate === null ? null : Math.round(b.error_rate * 1000) / 10))} series={groupSeries} valueFormatter={(v) => `${v}%`} />
+          <LineChart {...common} data={perGroup('error rate', (b) => (b.error_rate === null ? null : Math.round(b.error_rate * 1000) / 10))} series={seriesFor('error rate')} valueFormatter={(v) => `${v}%`} />
         </Chart>
         <Chart title="Evaluation pass rate (%)" summary={data.evaluations.length ? `${data.evaluations.length} evaluators` : 'No evaluations in this range'}>
           {data.evaluations.length ? (
@@ -170,7 +172,7 @@ function Dashboard({ data, grouped }: { data: TimeseriesResponse; grouped: boole
         </Chart>
         <Chart title="Thumbs up and down" summary={`${t.thumbs_up} up, ${t.thumbs_down} down`}>
           {grouped ? (
-            <BarChart {...common} data={perGroup((b) => b.thumbs_up - b.thumbs_down)} series={groupSeries} />
+            <BarChart {...common} data={perGroup('up minus down', (b) => b.thumbs_up - b.thumbs_down)} series={seriesFor('up minus down')} />
           ) : (
             <BarChart {...common} data={measures((b) => ({ up: b.thumbs_up, down: b.thumbs_down }))} series={[{ name: 'up', color: 'teal.6' }, { name: 'down', color: 'red.6' }]} />
           )}

@@ -85,7 +85,7 @@ function EvaluatorCard({ projectId, evaluator: e }: { projectId: string; evaluat
         </Group>
         {!available && (
           <Text size="xs" c="red.9" style={{ display: 'flex', gap: 4, alignItems: 'center' }}>
-            <IconAlertCircle size={14} aria-hidden /> {e.unavailable_reason ?? 'Not configured on this server.'}
+            <IconAlertCircle size={14} aria-hidden style={{ flex: 'none', alignSelf: 'flex-start', marginTop: 2 }} /> {e.unavailable_reason ?? 'Not configured on this server.'}
           </Text>
         )}
         <Group gap="xs" mt={4}>
