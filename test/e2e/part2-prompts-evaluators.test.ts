@@ -152,8 +152,7 @@ describe.runIf(hasChromium)('prompts, evaluators, monitors and analytics in a re
 
     await page.getByRole('link', { name: 'Prompts' }).first().click();
     const row = page.locator('tr', { hasText: 'support/reply' });
-    await row.waitFor();
-    expect(await row.textContent()).toMatch(/project.*v2.*production/);
+    await expect.poll(() => row.textContent()).toMatch(/project.*v2.*production/);
     await page.getByLabel('Search by handle').fill('nothing-like-it');
     await page.getByText('No prompt matches').waitFor();
     await page.getByLabel('Search by handle').fill('support');
