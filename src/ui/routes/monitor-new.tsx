@@ -107,7 +107,7 @@ function MonitorForm({ projectId, evaluator }: { projectId: string; evaluator: E
               max={100}
               step={5}
               onChange={(v) => setSamplePercent(typeof v === 'number' ? v : 0)}
-              w={200}
+              maw={420}
             />
             <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="sm">
               {text('labels', 'Labels', 'any of: production, beta')}
