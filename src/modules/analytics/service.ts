@@ -87,7 +87,8 @@ export class AnalyticsService {
       e.byStart.set(Number(v.b), { passed: Number(v.passed), failed: Number(v.failed) });
     }
 
-    const t = result.totals;
+    // Each trace is in one series unless grouped by model or label: then the store counted the totals.
+    const t = result.totals ?? sumOf(result.metrics, result.thumbs);
     return {
       interval: buckets.interval,
       intervalMs: buckets.intervalMs,
@@ -115,6 +116,18 @@ export class AnalyticsService {
       },
     };
   }
+}
+
+function sumOf(metrics: store.MetricsRow[], thumbs: store.ThumbsRow[]): store.Totals {
+  const t: store.Totals = { traces: 0, spans: 0, errors: 0, cost: 0, prompt: 0, completion: 0, cached: 0, reasoning: 0, up: 0, down: 0 };
+  for (const m of metrics) {
+    for (const k of ['traces', 'spans', 'errors', 'cost', 'prompt', 'completion', 'cached', 'reasoning'] as const) t[k] += Number(m[k]);
+  }
+  for (const x of thumbs) {
+    t.up += Number(x.up);
+    t.down += Number(x.down);
+  }
+  return t;
 }
 
 /** Sums of float costs drift in the last digits; the summary keeps 10 decimals, so do the sums. */

@@ -1,5 +1,5 @@
 import { sql, type SQL } from 'drizzle-orm';
-import { rows, type Executor } from '../../db/index.ts';
+import { rows, textArray, type Executor } from '../../db/index.ts';
 
 export type GroupBy = 'model' | 'label' | 'user' | null;
 
@@ -50,11 +50,14 @@ export interface VerdictRow {
   failed: number;
 }
 
+export type Totals = Omit<MetricsRow, 'kept' | 'g' | 'b' | 'latency'> & { up: number; down: number };
+
 export interface AggregateResult {
   metrics: MetricsRow[];
   thumbs: ThumbsRow[];
   verdicts: VerdictRow[];
-  totals: Omit<MetricsRow, 'kept' | 'g' | 'b' | 'latency'> & { up: number; down: number };
+  /** Null when every trace is in exactly one group (the caller sums the buckets). */
+  totals: Totals | null;
 }
 
 /**
@@ -78,53 +81,54 @@ const SUMS = sql.raw(`count(*)::int AS traces, coalesce(sum(span_count), 0)::flo
   coalesce(sum(cached_input_tokens), 0)::float8 AS cached, coalesce(sum(reasoning_tokens), 0)::float8 AS reasoning`);
 
 /**
- * One statement over the per-trace summary table: the matching traces are read once (base),
- * spread over their groups, the groups beyond `maxGroups` (by traces) folded together, and
- * summed per group and bucket; thumbs and evaluation verdicts join those traces.
+ * A few statements over the per-trace summary table, each one pass over the matching
+ * traces (no materialized intermediate: on PGlite that cost several times the scan): the
+ * groups with most traces first (grouped only), then the sums and percentiles per group and
+ * bucket, thumbs and verdicts joined to the same traces, and totals when a trace can be in
+ * several groups.
  */
 export async function aggregate(db: Executor, q: AggregateQuery): Promise<AggregateResult> {
   const where = sql.join([sql`traces.project_id = ${q.projectId}`, ...q.where], sql` AND `);
   const group = groupJoin(q.groupBy);
-  const [r] = await rows<{ metrics: MetricsRow[] | null; thumbs: ThumbsRow[] | null; verdicts: VerdictRow[] | null; totals: AggregateResult['totals'] }>(
+  // Which groups keep a series of their own; the rest fold into "other".
+  let kept = sql`true`;
+  if (q.groupBy !== null) {
+    const top = await rows<{ g: string | null }>(
+      db,
+      sql`SELECT ${group.column} AS g FROM traces ${group.join} WHERE ${where} GROUP BY 1 ORDER BY count(*) DESC, 1 NULLS LAST LIMIT ${q.maxGroups}`,
+    );
+    const named = top.map((t) => t.g).filter((g): g is string => g !== null);
+    const withNull = top.some((t) => t.g === null);
+    kept = sql`coalesce(${group.column} = ANY(${textArray(named)}) ${withNull ? sql`OR ${group.column} IS NULL` : sql``}, false)`;
+  }
+  const metrics = await rows<MetricsRow>(
     db,
-    sql`WITH base AS MATERIALIZED (
-          SELECT traces.trace_id, ${q.bucket} AS b, ${group.column} AS g, span_count, has_error, total_cost, prompt_tokens,
-            completion_tokens, cached_input_tokens, reasoning_tokens, total_time_ms
-          FROM traces ${group.join}
-          WHERE ${where}
-        ),
-        top AS (SELECT g FROM base GROUP BY g ORDER BY count(*) DESC, g NULLS LAST LIMIT ${q.maxGroups}),
-        grouped AS MATERIALIZED (
-          SELECT base.*, EXISTS (SELECT 1 FROM top WHERE top.g IS NOT DISTINCT FROM base.g) AS kept FROM base
-        ),
-        metrics AS (
-          SELECT kept, CASE WHEN kept THEN g END AS g, b, ${SUMS},
-            percentile_cont(ARRAY[0.5, 0.95, 0.99]) WITHIN GROUP (ORDER BY total_time_ms) AS latency
-          FROM grouped GROUP BY 1, 2, 3
-        ),
-        traces_once AS (${q.groupBy === 'model' || q.groupBy === 'label' ? sql`SELECT DISTINCT ON (trace_id) * FROM base ORDER BY trace_id` : sql`SELECT * FROM base`}),
-        thumbs AS (
-          SELECT kept, CASE WHEN kept THEN g END AS g, b, count(*) FILTER (WHERE a.is_thumbs_up)::int AS up,
-            count(*) FILTER (WHERE NOT a.is_thumbs_up)::int AS down
-          FROM grouped JOIN (${q.thumbs}) a ON a.trace_id = grouped.trace_id GROUP BY 1, 2, 3
-        ),
-        verdicts AS (
-          SELECT v.name, v.evaluator, t.b, count(*) FILTER (WHERE v.passed)::int AS passed, count(*) FILTER (WHERE NOT v.passed)::int AS failed
-          FROM traces_once t JOIN (${q.verdicts}) v ON v.trace_id = t.trace_id GROUP BY 1, 2, 3
-        )
-        SELECT (SELECT json_agg(metrics) FROM metrics) AS metrics,
-          (SELECT json_agg(thumbs) FROM thumbs) AS thumbs,
-          (SELECT json_agg(verdicts) FROM verdicts) AS verdicts,
-          (SELECT row_to_json(s) FROM (
-            SELECT ${SUMS},
-              (SELECT count(*) FILTER (WHERE a.is_thumbs_up) FROM traces_once t JOIN (${q.thumbs}) a ON a.trace_id = t.trace_id)::int AS up,
-              (SELECT count(*) FILTER (WHERE NOT a.is_thumbs_up) FROM traces_once t JOIN (${q.thumbs}) a ON a.trace_id = t.trace_id)::int AS down
-            FROM traces_once) s) AS totals`,
+    sql`SELECT ${kept} AS kept, CASE WHEN ${kept} THEN ${group.column} END AS g, ${q.bucket} AS b, ${SUMS},
+          percentile_cont(ARRAY[0.5, 0.95, 0.99]) WITHIN GROUP (ORDER BY total_time_ms) AS latency
+        FROM traces ${group.join} WHERE ${where} GROUP BY 1, 2, 3`,
   );
-  return { metrics: json(r.metrics) ?? [], thumbs: json(r.thumbs) ?? [], verdicts: json(r.verdicts) ?? [], totals: json(r.totals) };
-}
-
-/** json columns arrive parsed from both drivers; text would be parsed here. */
-function json<T>(v: T | string): T {
-  return typeof v === 'string' ? (JSON.parse(v) as T) : v;
+  const thumbs = await rows<ThumbsRow>(
+    db,
+    sql`SELECT ${kept} AS kept, CASE WHEN ${kept} THEN ${group.column} END AS g, ${q.bucket} AS b,
+          count(*) FILTER (WHERE a.is_thumbs_up)::int AS up, count(*) FILTER (WHERE NOT a.is_thumbs_up)::int AS down
+        FROM (${q.thumbs}) a JOIN traces ON traces.project_id = ${q.projectId} AND traces.trace_id = a.trace_id ${group.join}
+        WHERE ${where} GROUP BY 1, 2, 3`,
+  );
+  const verdicts = await rows<VerdictRow>(
+    db,
+    sql`SELECT v.name, v.evaluator, ${q.bucket} AS b, count(*) FILTER (WHERE v.passed)::int AS passed, count(*) FILTER (WHERE NOT v.passed)::int AS failed
+        FROM (${q.verdicts}) v JOIN traces ON traces.project_id = ${q.projectId} AND traces.trace_id = v.trace_id
+        WHERE ${where} GROUP BY 1, 2, 3`,
+  );
+  let totals: Totals | null = null;
+  if (q.groupBy === 'model' || q.groupBy === 'label') {
+    [totals] = await rows<Totals>(
+      db,
+      sql`SELECT ${SUMS},
+            (SELECT count(*) FILTER (WHERE a.is_thumbs_up) FROM (${q.thumbs}) a JOIN traces ON traces.project_id = ${q.projectId} AND traces.trace_id = a.trace_id WHERE ${where})::int AS up,
+            (SELECT count(*) FILTER (WHERE NOT a.is_thumbs_up) FROM (${q.thumbs}) a JOIN traces ON traces.project_id = ${q.projectId} AND traces.trace_id = a.trace_id WHERE ${where})::int AS down
+          FROM traces WHERE ${where}`,
+    );
+  }
+  return { metrics, thumbs, verdicts, totals };
 }
