@@ -1,7 +1,7 @@
 import { Outlet, createRootRouteWithContext, createRoute, createRouter, lazyRouteComponent, redirect } from '@tanstack/react-router';
 import type { QueryClient } from '@tanstack/react-query';
 import { SESSION_KEY, fetchSession, lastProject } from './api/session.ts';
-import { parseListSearch } from './lib/list-search.ts';
+import { parseListSearch, type ListSearch } from './lib/list-search.ts';
 import { traceOutlineQuery } from './api/traces.ts';
 
 interface RouterContext {
@@ -86,13 +86,92 @@ export const traceRoute = createRoute({
   component: lazyRouteComponent(() => import('./routes/trace.tsx')),
 });
 
+const promptsRoute = createRoute({
+  getParentRoute: () => projectRoute,
+  path: '/prompts',
+  validateSearch: (s: Record<string, unknown>): { q?: string } => (typeof s.q === 'string' && s.q ? { q: s.q } : {}),
+  component: lazyRouteComponent(() => import('./routes/prompts.tsx')),
+});
+
+export interface PromptSearch {
+  tab?: 'edit' | 'history' | 'preview' | 'code';
+  /** The two versions the history compares. */
+  a?: number;
+  b?: number;
+}
+const promptRoute = createRoute({
+  getParentRoute: () => projectRoute,
+  path: '/prompts/$promptId',
+  validateSearch: (s: Record<string, unknown>): PromptSearch => {
+    const tab = ['edit', 'history', 'preview', 'code'].includes(s.tab as string) ? (s.tab as PromptSearch['tab']) : undefined;
+    const version = (v: unknown) => (Number.isInteger(Number(v)) && Number(v) > 0 ? Number(v) : undefined);
+    return Object.fromEntries(Object.entries({ tab, a: version(s.a), b: version(s.b) }).filter(([, v]) => v !== undefined));
+  },
+  component: lazyRouteComponent(() => import('./routes/prompt.tsx')),
+});
+
+const evaluatorsRoute = createRoute({
+  getParentRoute: () => projectRoute,
+  path: '/evaluators',
+  component: lazyRouteComponent(() => import('./routes/evaluators.tsx')),
+});
+
+const evaluatorRoute = createRoute({
+  getParentRoute: () => projectRoute,
+  path: '/evaluators/$family/$name',
+  validateSearch: (s: Record<string, unknown>): { trace?: string } => (typeof s.trace === 'string' && s.trace ? { trace: s.trace } : {}),
+  component: lazyRouteComponent(() => import('./routes/evaluator.tsx')),
+});
+
+const monitorsRoute = createRoute({
+  getParentRoute: () => projectRoute,
+  path: '/monitors',
+  component: lazyRouteComponent(() => import('./routes/monitors.tsx')),
+});
+
+const newMonitorRoute = createRoute({
+  getParentRoute: () => projectRoute,
+  path: '/monitors/new',
+  validateSearch: (s: Record<string, unknown>): { evaluator?: string } => (typeof s.evaluator === 'string' && s.evaluator ? { evaluator: s.evaluator } : {}),
+  component: lazyRouteComponent(() => import('./routes/monitor-new.tsx')),
+});
+
+const monitorRoute = createRoute({
+  getParentRoute: () => projectRoute,
+  path: '/monitors/$monitorId',
+  component: lazyRouteComponent(() => import('./routes/monitor.tsx')),
+});
+
+export type AnalyticsSearch = ListSearch & { group?: 'model' | 'label' | 'user' };
+const analyticsRoute = createRoute({
+  getParentRoute: () => projectRoute,
+  path: '/analytics',
+  validateSearch: (s: Record<string, unknown>): AnalyticsSearch => {
+    const group = ['model', 'label', 'user'].includes(s.group as string) ? (s.group as AnalyticsSearch['group']) : undefined;
+    return { ...parseListSearch(s), ...(group ? { group } : {}) };
+  },
+  component: lazyRouteComponent(() => import('./routes/analytics.tsx')),
+});
+
 const routeTree = rootRoute.addChildren([
   indexRoute,
   signinRoute,
   inviteRoute,
   resetRoute,
   shareRoute,
-  projectRoute.addChildren([projectIndexRoute, tracesRoute, traceRoute]),
+  projectRoute.addChildren([
+    projectIndexRoute,
+    tracesRoute,
+    traceRoute,
+    promptsRoute,
+    promptRoute,
+    evaluatorsRoute,
+    evaluatorRoute,
+    monitorsRoute,
+    newMonitorRoute,
+    monitorRoute,
+    analyticsRoute,
+  ]),
 ]);
 
 /** Plain `?key=value` search strings (shareable, readable), not JSON-encoded values. */

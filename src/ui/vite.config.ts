@@ -25,7 +25,8 @@ export default defineConfig({
         // Libraries every page uses in one long-cached chunk; page code and CodeMirror load per route.
         manualChunks(id) {
           if (/node_modules\/(react|react-dom|scheduler)\//.test(id)) return 'react';
-          if (/node_modules\/@mantine\//.test(id)) return 'mantine';
+          // @mantine/charts (and recharts with it) stays with the analytics page that uses it.
+          if (/node_modules\/@mantine\/(?!charts\/)/.test(id)) return 'mantine';
           if (/node_modules\/@tanstack\//.test(id)) return 'tanstack';
           return undefined;
         },

@@ -4,12 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { AxeBuilder } from '@axe-core/playwright';
 import { databaseKinds, startApp, type TestApp } from '../support/harness.ts';
-import { hasChromium, launchBrowser } from '../support/browser.ts';
+import { SCREENSHOT_DIR, hasChromium, launchBrowser } from '../support/browser.ts';
 import { spanAt, withExporter } from '../support/otel.ts';
 import { agentTrace } from '../support/sample-traces.ts';
-
-/** Where the tests leave a screenshot of every page (the README shows them). */
-export const SCREENSHOT_DIR = process.env.SPYGLASS_SCREENSHOTS ?? path.resolve('docs/screenshots');
 
 /**
  * One journey through the web app in Debian's Chromium, against the real server: the

@@ -1,2 +1,3 @@
-export { MonitorService, MONITOR_QUEUE, ENABLED_MONITORS_TTL_MS, traceData, type MonitorDeps } from './service.ts';
+export { MonitorService, MONITOR_QUEUE, ENABLED_MONITORS_TTL_MS, type MonitorDeps } from './service.ts';
+export { traceData } from './trace-data.ts';
 export { monitorRoutes } from './routes.ts';

@@ -9,6 +9,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import { bucketing, toMillis, type Interval } from '../../platform/time-buckets.ts';
 import type { MonitorFilters, MonitorResultsResponse, MonitorStatsResponse, MonitorView } from './schemas.ts';
 import * as store from './store.ts';
+import { traceData, type TraceDetailLike } from './trace-data.ts';
 
 export const MONITOR_QUEUE = 'monitor.evaluate';
 
@@ -32,12 +33,6 @@ export interface MonitorDeps {
     monitorId: string,
     range: { start: number; end: number; bucket: SQL },
   ): Promise<{ b: number; passed: number; failed: number; errors: number; skipped: number }[]>;
-}
-
-export interface TraceDetailLike {
-  input: { value: string };
-  output: { value: string };
-  spans: { type: string; output: unknown; input: unknown }[];
 }
 
 export interface MonitorOptions {
@@ -211,36 +206,6 @@ export class MonitorService {
       throw err;
     }
   }
-}
-
-/** The evaluator data a trace offers: its input and output, retrieved contexts, the conversation. */
-export function traceData(detail: TraceDetailLike): Record<string, unknown> {
-  const contexts: string[] = [];
-  for (const s of detail.spans) {
-    if (s.type !== 'rag' && s.type !== 'retriever') continue;
-    const out = s.output as { type?: string; value?: unknown } | null;
-    const value = out?.value;
-    const items = Array.isArray(value) ? value : value === undefined || value === null ? [] : [value];
-    for (const item of items) {
-      if (typeof item === 'string') contexts.push(item);
-      else if (item && typeof item === 'object') {
-        const o = item as Record<string, unknown>;
-        const text = o.content ?? o.text ?? o.page_content ?? o.document;
-        contexts.push(typeof text === 'string' ? text : JSON.stringify(item));
-      }
-    }
-  }
-  const input = detail.input.value;
-  const output = detail.output.value;
-  return {
-    input,
-    output,
-    contexts,
-    conversation: [
-      ...(input ? [{ role: 'user', content: input }] : []),
-      ...(output ? [{ role: 'assistant', content: output }] : []),
-    ],
-  };
 }
 
 function anyOf(wanted: string | string[] | undefined, actual: (string | null)[]): boolean {

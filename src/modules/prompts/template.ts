@@ -11,7 +11,8 @@ export function placeholdersOf(texts: string[]): string[] {
   return [...names];
 }
 
-const TYPE_CHECKS: Record<InputType, { accepts: (v: unknown) => boolean; expected: string }> = {
+/** Exported for the web app's variables form: the same checks before the request. */
+export const TYPE_CHECKS: Record<InputType, { accepts: (v: unknown) => boolean; expected: string }> = {
   str: { accepts: (v) => typeof v === 'string', expected: 'a string' },
   float: { accepts: (v) => typeof v === 'number' && Number.isFinite(v), expected: 'a number' },
   bool: { accepts: (v) => typeof v === 'boolean', expected: 'true or false' },

@@ -35,3 +35,27 @@ export type SearchFilters = NonNullable<SearchRequest['filters']>;
 export type Session = z.infer<typeof sessionSchema>;
 export type InvitationInfo = z.infer<typeof invitationInfoSchema>;
 export type ResetInfo = z.infer<typeof resetInfoSchema>;
+
+// Part 2: prompts, evaluators, monitors, analytics.
+import type { CreatePromptBody, INPUT_TYPES, OUTPUT_TYPES, UpdatePromptBody, promptSchema, tagSchema } from '../../modules/prompts/schemas.ts';
+import type { catalogueEntrySchema, evaluationResultSchema, EvaluateBody } from '../../modules/evaluators/schemas.ts';
+import type { MonitorFilters, MonitorView, createMonitorBody, updateMonitorBody } from '../../modules/monitors/schemas.ts';
+
+export type { CreatePromptBody, UpdatePromptBody, EvaluateBody, MonitorFilters };
+export type Prompt = z.infer<typeof promptSchema>;
+export type PromptTag = z.infer<typeof tagSchema>;
+export type PromptMessage = Prompt['messages'][number];
+export type PromptInputType = (typeof INPUT_TYPES)[number];
+export type PromptOutputType = (typeof OUTPUT_TYPES)[number];
+export type CatalogueEntry = z.infer<typeof catalogueEntrySchema>;
+export type EvaluationResult = z.infer<typeof evaluationResultSchema>;
+export type Monitor = MonitorView;
+export type CreateMonitorBody = z.input<typeof createMonitorBody>;
+export type UpdateMonitorBody = z.input<typeof updateMonitorBody>;
+import type { memberSchema } from '../../modules/organizations/schemas.ts';
+export type Member = z.infer<typeof memberSchema>;
+import type { TimeseriesRequest, TimeseriesResponse, TimeseriesBucket } from '../../modules/analytics/schemas.ts';
+export type { TimeseriesRequest, TimeseriesResponse, TimeseriesBucket };
+import type { RunBody, RunResponse } from '../../modules/prompts/schemas.ts';
+import type { MonitorResultsResponse, MonitorStatsResponse } from '../../modules/monitors/schemas.ts';
+export type { RunBody as PromptRunBody, RunResponse as PromptRunResult, MonitorResultsResponse, MonitorStatsResponse };

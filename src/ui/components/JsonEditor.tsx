@@ -3,13 +3,23 @@ import { EditorState } from '@codemirror/state';
 import { EditorView, lineNumbers, highlightActiveLine, keymap } from '@codemirror/view';
 import { foldGutter, foldKeymap, syntaxHighlighting, defaultHighlightStyle } from '@codemirror/language';
 import { searchKeymap, highlightSelectionMatches } from '@codemirror/search';
+import { defaultKeymap, history, historyKeymap, indentWithTab } from '@codemirror/commands';
 import { json } from '@codemirror/lang-json';
 
-/** Read-only CodeMirror 6 for JSON: folding, search (Ctrl-F), line numbers. Loaded only when a page shows JSON. */
-export default function JsonEditor({ text, label, maxHeight }: { text: string; label: string; maxHeight: number }) {
+/**
+ * CodeMirror 6 for JSON: folding, search (Ctrl-F), line numbers. Read-only unless given
+ * `onChange` (then an editor with undo; Tab indents, Escape then Tab leaves it). Loaded
+ * only when a page shows JSON.
+ */
+export default function JsonEditor({ text, label, maxHeight, onChange }: { text: string; label: string; maxHeight: number; onChange?: (text: string) => void }) {
   const host = useRef<HTMLDivElement>(null);
+  const view = useRef<EditorView | null>(null);
+  const changed = useRef(onChange);
+  changed.current = onChange;
+  const editable = onChange !== undefined;
+
   useEffect(() => {
-    const view = new EditorView({
+    const created = new EditorView({
       parent: host.current!,
       state: EditorState.create({
         doc: text,
@@ -20,15 +30,27 @@ export default function JsonEditor({ text, label, maxHeight }: { text: string; l
           highlightSelectionMatches(),
           syntaxHighlighting(defaultHighlightStyle, { fallback: true }),
           json(),
+          ...(editable
+            ? [history(), keymap.of([...defaultKeymap, ...historyKeymap, indentWithTab]), EditorView.updateListener.of((u) => u.docChanged && changed.current?.(u.state.doc.toString()))]
+            : [EditorState.readOnly.of(true)]),
           keymap.of([...foldKeymap, ...searchKeymap]),
-          EditorState.readOnly.of(true),
           EditorView.lineWrapping,
           EditorView.contentAttributes.of({ 'aria-label': label }),
           EditorView.theme({ '&': { maxHeight: `${maxHeight}px` }, '.cm-scroller': { overflow: 'auto', fontFamily: 'var(--mantine-font-family-monospace)' } }),
         ],
       }),
     });
-    return () => view.destroy();
-  }, [text, label, maxHeight]);
+    view.current = created;
+    return () => created.destroy();
+    // An editor keeps its own text while typing: only a read-only view follows `text`.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, editable ? [label, maxHeight] : [text, label, maxHeight]);
+
+  // A new text from outside (another version loaded) replaces the editor's.
+  useEffect(() => {
+    const v = view.current;
+    if (editable && v && v.state.doc.toString() !== text) v.dispatch({ changes: { from: 0, to: v.state.doc.length, insert: text } });
+  }, [editable, text]);
+
   return <div ref={host} className="json-view" />;
 }

@@ -12,8 +12,11 @@ const SORTS = [
   { value: 'latency:asc', label: 'Fastest' },
 ];
 
-/** Search box, time range, filters and sort of the traces list; every change goes to the URL. */
-export function ListToolbar({ search, onChange }: { search: ListSearch; onChange(next: ListSearch): void }) {
+/**
+ * Search box, time range, filters and sort of the traces list; every change goes to the URL.
+ * The analytics dashboard shows it without sort and without "All time" (a chart has a range).
+ */
+export function ListToolbar({ search, onChange, forCharts = false }: { search: ListSearch; onChange(next: ListSearch): void; forCharts?: boolean }) {
   const [query, setQuery] = useState(search.q ?? '');
   useEffect(() => setQuery(search.q ?? ''), [search.q]);
   const pushQuery = useDebouncedCallback((q: string) => onChange({ ...search, q: q || undefined }), 300);
@@ -46,10 +49,11 @@ export function ListToolbar({ search, onChange }: { search: ListSearch; onChange
             const range = e.currentTarget.value || undefined;
             onChange({ ...search, range, ...(range !== 'custom' ? { from: undefined, to: undefined } : {}) });
           }}
-          data={[{ value: '', label: 'All time' }, ...RANGE_PRESETS.map((p) => ({ value: p.value, label: p.label })), { value: 'custom', label: 'Custom range…' }]}
+          data={[...(forCharts ? [] : [{ value: '', label: 'All time' }]), ...RANGE_PRESETS.map((p) => ({ value: p.value, label: p.label })), { value: 'custom', label: 'Custom range…' }]}
           w={150}
         />
         <FiltersPopover search={search} onChange={onChange} />
+        {!forCharts && (
         <NativeSelect
           aria-label="Sort"
           size="sm"
@@ -61,6 +65,7 @@ export function ListToolbar({ search, onChange }: { search: ListSearch; onChange
           data={SORTS}
           w={140}
         />
+        )}
       </div>
       {search.range === 'custom' && (
         <Group gap="xs">

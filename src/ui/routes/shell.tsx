@@ -6,6 +6,13 @@ import { Link, Outlet, useNavigate, useParams, useRouteContext } from '@tanstack
 import { api, setCsrfToken } from '../api/client.ts';
 import { SESSION_KEY, rememberProject, useAcceptSession, useSession, type Session } from '../api/session.ts';
 
+const PART2_SECTIONS = [
+  ['/p/$projectId/prompts', 'Prompts'],
+  ['/p/$projectId/evaluators', 'Evaluators'],
+  ['/p/$projectId/monitors', 'Monitors'],
+  ['/p/$projectId/analytics', 'Analytics'],
+] as const;
+
 /** The signed-in frame: brand, organization and project switchers, the user's menu. */
 export default function Shell() {
   const { projectId } = useParams({ from: '/p/$projectId' });
@@ -76,6 +83,11 @@ export default function Shell() {
           <Link to="/p/$projectId/traces" params={{ projectId }} className="nav-link" activeProps={{ 'aria-current': 'page' }}>
             Traces
           </Link>
+          {PART2_SECTIONS.map(([to, label]) => (
+            <Link key={to} to={to} params={{ projectId }} className="nav-link" activeProps={{ 'aria-current': 'page' }}>
+              {label}
+            </Link>
+          ))}
         </nav>
         <div style={{ flex: 1 }} />
         <Menu position="bottom-end" withinPortal>

@@ -1,0 +1,163 @@
+import { useEffect, useState } from 'react';
+import { Fieldset, NativeSelect, NumberInput, SimpleGrid, Stack, Switch, TagsInput, TextInput, Textarea } from '@mantine/core';
+
+/** The JSON Schema subset the evaluator catalogue uses (zod's toJSONSchema output). */
+export interface JsonSchema {
+  type?: string | string[];
+  enum?: unknown[];
+  properties?: Record<string, JsonSchema>;
+  items?: JsonSchema;
+  anyOf?: JsonSchema[];
+  required?: string[];
+  default?: unknown;
+  description?: string;
+  minimum?: number;
+  maximum?: number;
+  exclusiveMinimum?: number;
+}
+
+type Values = Record<string, unknown>;
+
+/** The schema without its `null` alternative (`string | null`, `anyOf: [array, null]`). */
+export function nonNull(schema: JsonSchema): JsonSchema {
+  if (schema.anyOf) {
+    const rest = schema.anyOf.filter((s) => s.type !== 'null');
+    if (rest.length === 1) return { ...rest[0], description: schema.description ?? rest[0].description, default: schema.default };
+  }
+  if (Array.isArray(schema.type)) {
+    const rest = schema.type.filter((t) => t !== 'null');
+    if (rest.length === 1) return { ...schema, type: rest[0] };
+  }
+  return schema;
+}
+
+const isStringList = (s: JsonSchema) => s.type === 'array' && nonNull(s.items ?? {}).type === 'string';
+
+/** A settings form generated from a JSON Schema: one control per property, nested objects as groups. */
+export function SchemaForm({ schema, value, onChange, idPrefix }: { schema: JsonSchema; value: Values; onChange(next: Values): void; idPrefix: string }) {
+  const properties = Object.entries(schema.properties ?? {});
+  return (
+    <Stack gap="sm">
+      {properties.map(([name, raw]) => {
+        const s = nonNull(raw);
+        const set = (v: unknown) => onChange({ ...value, [name]: v });
+        const current = value[name] ?? s.default;
+        const common = { label: name, description: s.description };
+        if (s.enum) return <NativeSelect key={name} {...common} value={String(current ?? '')} data={s.enum.map(String)} onChange={(e) => set(e.currentTarget.value)} />;
+        if (s.type === 'boolean') return <Switch key={name} {...common} checked={current === true} onChange={(e) => set(e.currentTarget.checked)} />;
+        if (s.type === 'number' || s.type === 'integer')
+          return (
+            <NumberInput
+              key={name}
+              {...common}
+              value={typeof current === 'number' ? current : ''}
+              min={s.minimum ?? s.exclusiveMinimum}
+              max={s.maximum !== undefined && s.maximum < 1e15 ? s.maximum : undefined}
+              step={s.type === 'integer' ? 1 : 0.05}
+              allowDecimal={s.type === 'number'}
+              onChange={(v) => set(typeof v === 'number' ? v : undefined)}
+            />
+          );
+        if (s.type === 'string') {
+          const text = String(current ?? '');
+          return text.length > 60 ? (
+            <Textarea key={name} {...common} autosize minRows={2} maxRows={8} value={text} onChange={(e) => set(e.currentTarget.value)} />
+          ) : (
+            <TextInput key={name} {...common} value={text} onChange={(e) => set(e.currentTarget.value)} />
+          );
+        }
+        if (isStringList(s)) return <TagsInput key={name} {...common} value={Array.isArray(current) ? (current as string[]) : []} onChange={set} clearable />;
+        if (s.type === 'object' && s.properties && Object.values(s.properties).every((p) => nonNull(p).type === 'boolean')) {
+          const inner = (current ?? {}) as Values;
+          return (
+            <Fieldset key={name} legend={name}>
+              <SimpleGrid cols={{ base: 1, sm: 3 }} spacing={6}>
+                {Object.entries(s.properties).map(([key, p]) => (
+                  <Switch key={key} size="xs" label={key} checked={(inner[key] ?? nonNull(p).default) === true} onChange={(e) => set({ ...inner, [key]: e.currentTarget.checked })} />
+                ))}
+              </SimpleGrid>
+            </Fieldset>
+          );
+        }
+        return <JsonField key={name} id={`${idPrefix}-${name}`} label={name} description={s.description} value={current} onChange={set} />;
+      })}
+    </Stack>
+  );
+}
+
+/** Any other value as JSON text; applied while it parses, the error shown while it does not. */
+export function JsonField({ label, description, value, onChange, id }: { label: string; description?: string; value: unknown; onChange(v: unknown): void; id: string }) {
+  const [text, setText] = useState(() => (value === undefined ? '' : JSON.stringify(value, null, 2)));
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    // A new value from outside (filled from a trace): show it unless it is what the text says.
+    setText((t) => {
+      try {
+        if (JSON.stringify(JSON.parse(t)) === JSON.stringify(value)) return t;
+      } catch {
+        /* the text is being edited */
+      }
+      return value === undefined ? '' : JSON.stringify(value, null, 2);
+    });
+  }, [value]);
+  return (
+    <Textarea
+      id={id}
+      label={label}
+      description={description ? `${description} (JSON)` : 'JSON'}
+      autosize
+      minRows={2}
+      maxRows={12}
+      className="mono"
+      value={text}
+      error={error}
+      onChange={(e) => {
+        const next = e.currentTarget.value;
+        setText(next);
+        if (next.trim() === '') {
+          setError(null);
+          onChange(undefined);
+          return;
+        }
+        try {
+          onChange(JSON.parse(next));
+          setError(null);
+        } catch {
+          setError('not valid JSON yet');
+        }
+      }}
+    />
+  );
+}
+
+/** An evaluator's data fields: texts, lists of texts one per line, anything else as JSON. */
+export function DataForm({ schema, value, onChange }: { schema: JsonSchema; value: Values; onChange(next: Values): void }) {
+  const required = new Set(schema.required ?? []);
+  return (
+    <Stack gap="sm">
+      {Object.entries(schema.properties ?? {}).map(([name, raw]) => {
+        const s = nonNull(raw);
+        const set = (v: unknown) => onChange({ ...value, [name]: v });
+        const label = name;
+        const withAsterisk = required.has(name);
+        if (s.type === 'string')
+          return <Textarea key={name} label={label} withAsterisk={withAsterisk} description={s.description} autosize minRows={2} maxRows={10} value={String(value[name] ?? '')} onChange={(e) => set(e.currentTarget.value)} />;
+        if (isStringList(s))
+          return (
+            <Textarea
+              key={name}
+              label={label}
+              withAsterisk={withAsterisk}
+              description={`${s.description ?? ''} One per line.`.trim()}
+              autosize
+              minRows={2}
+              maxRows={10}
+              value={Array.isArray(value[name]) ? (value[name] as string[]).join('\n') : ''}
+              onChange={(e) => set(e.currentTarget.value === '' ? [] : e.currentTarget.value.split('\n'))}
+            />
+          );
+        return <JsonField key={name} id={`data-${name}`} label={label} description={s.description} value={value[name]} onChange={set} />;
+      })}
+    </Stack>
+  );
+}

@@ -1,0 +1,211 @@
+import { useState } from 'react';
+import { Alert, Badge, Button, Group, Loader, NativeSelect, Paper, SegmentedControl, Stack, Switch, Table, Text, Title, Tooltip } from '@mantine/core';
+import { IconArrowLeft, IconTrash } from '@tabler/icons-react';
+import { Link, useNavigate, useParams } from '@tanstack/react-router';
+import { resultColor, useMonitor, useMonitorMutations, useMonitorResults, useMonitorStats } from '../api/evaluators.ts';
+import type { MonitorStatsResponse } from '../api/types.ts';
+import { can, useSession } from '../api/session.ts';
+import { FilterChips } from '../components/FilterChips.tsx';
+import { Stat } from '../components/Stat.tsx';
+import { formatFullTime, formatRelative, oneLine } from '../lib/format.ts';
+
+const RANGES = [
+  { value: '86400000', label: 'Last 24 hours' },
+  { value: '604800000', label: 'Last 7 days' },
+  { value: '2592000000', label: 'Last 30 days' },
+];
+
+/** One monitor: enable or disable it, its pass rate over time and its recent results, each linked to its trace. */
+export default function MonitorPage() {
+  const { projectId, monitorId } = useParams({ from: '/p/$projectId/monitors/$monitorId' });
+  const monitor = useMonitor(projectId, monitorId);
+  const { update, remove } = useMonitorMutations(projectId);
+  const navigate = useNavigate();
+  const { data: session } = useSession();
+  const allowed = can(session, 'monitors:manage');
+  const [rangeMs, setRangeMs] = useState(RANGES[0].value);
+  const [show, setShow] = useState<'all' | 'failed'>('all');
+  const stats = useMonitorStats(projectId, monitorId, Number(rangeMs));
+  const results = useMonitorResults(projectId, monitorId, show === 'failed');
+
+  const back = (
+    <Link to="/p/$projectId/monitors" params={{ projectId }} className="back-link">
+      <IconArrowLeft size={14} aria-hidden /> Monitors
+    </Link>
+  );
+  if (monitor.isPending)
+    return (
+      <Group justify="center" p="xl">
+        <Loader size="sm" aria-label="Loading the monitor" />
+      </Group>
+    );
+  if (monitor.isError)
+    return (
+      <div className="page">
+        {back}
+        <Alert color="gray" title="This monitor cannot be shown">
+          {monitor.error.message}
+        </Alert>
+      </div>
+    );
+  const m = monitor.data;
+  const rows = results.data?.data ?? [];
+  const totals = (stats.data?.buckets ?? []).reduce((t, b) => ({ passed: t.passed + b.passed, failed: t.failed + b.failed, errors: t.errors + b.errors, skipped: t.skipped + b.skipped }), { passed: 0, failed: 0, errors: 0, skipped: 0 });
+  const judged = totals.passed + totals.failed;
+
+  return (
+    <div className="page">
+      <div>
+        {back}
+        <Group gap="sm" mt={4} justify="space-between">
+          <Group gap="sm">
+            <Title order={1} size="h3">
+              {m.name}
+            </Title>
+            <Link to="/p/$projectId/evaluators/$family/$name" params={{ projectId, family: m.evaluator.split('/')[0], name: m.evaluator.split('/')[1] }} className="mono">
+              {m.evaluator}
+            </Link>
+          </Group>
+          <Group gap="sm">
+            <Switch label="Enabled" checked={m.enabled} disabled={!allowed} onChange={(e) => update.mutate({ id: m.id, body: { enabled: e.currentTarget.checked } })} />
+            {allowed && (
+              <Button
+                size="xs"
+                variant="default"
+                color="red"
+                leftSection={<IconTrash size={14} />}
+                loading={remove.isPending}
+                onClick={() => {
+                  if (window.confirm(`Delete the monitor ${m.name}? Its results stay on the traces.`)) remove.mutate(m.id, { onSuccess: () => void navigate({ to: '/p/$projectId/monitors', params: { projectId } }) });
+                }}
+              >
+                Delete
+              </Button>
+            )}
+          </Group>
+        </Group>
+        <Group gap="md" mt={6}>
+          <Text size="sm">Sample: {Math.round(m.sample * 1000) / 10}%</Text>
+          <FilterChips filters={m.filters} />
+          <Text size="xs" className="muted mono" title="Settings">
+            {JSON.stringify(m.settings)}
+          </Text>
+        </Group>
+      </div>
+      {(update.isError || remove.isError) && <Alert color="red">{(update.error ?? remove.error)?.message}</Alert>}
+
+      <Paper withBorder p="md">
+        <Group justify="space-between" mb="sm">
+          <Title order={2} size="h5">
+            Pass rate over time
+          </Title>
+          <NativeSelect aria-label="Range" size="xs" value={rangeMs} onChange={(e) => setRangeMs(e.currentTarget.value)} data={RANGES} />
+        </Group>
+        {stats.isError ? (
+          <Alert color="red">{stats.error.message}</Alert>
+        ) : (
+          <Stack gap="sm">
+            <div className="result-grid">
+              <Stat label="Pass rate" value={judged ? `${Math.round((totals.passed / judged) * 1000) / 10}%` : '–'} testId="monitor-pass-rate" />
+              <Stat label="Passed" value={String(totals.passed)} />
+              <Stat label="Failed" value={String(totals.failed)} testId="monitor-failed" />
+              <Stat label="Errors" value={String(totals.errors)} />
+              <Stat label="Skipped" value={String(totals.skipped)} />
+            </div>
+            {stats.data && <PassRateBars stats={stats.data} />}
+          </Stack>
+        )}
+      </Paper>
+
+      <Group justify="space-between">
+        <Title order={2} size="h5">
+          Recent results
+        </Title>
+        <SegmentedControl
+          size="xs"
+          aria-label="Show"
+          value={show}
+          onChange={(v) => setShow(v as typeof show)}
+          data={[
+            { value: 'all', label: 'All' },
+            { value: 'failed', label: 'Failed' },
+          ]}
+        />
+      </Group>
+      {results.isError ? (
+        <Alert color="red">{results.error.message}</Alert>
+      ) : results.isPending ? (
+        <Loader size="sm" aria-label="Loading results" />
+      ) : rows.length === 0 ? (
+        <Text size="sm" className="muted">
+          {show === 'failed' ? 'No failed traces.' : 'No results yet: matching traces are evaluated about 30 seconds after their last span arrives.'}
+        </Text>
+      ) : (
+        <div className="panel">
+          <Table verticalSpacing={6} aria-label="Results" data-testid="monitor-results">
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>When</Table.Th>
+                <Table.Th>Trace</Table.Th>
+                <Table.Th>Result</Table.Th>
+                <Table.Th>Score</Table.Th>
+                <Table.Th>Label</Table.Th>
+                <Table.Th>Details</Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {rows.map((r) => {
+                const at = r.inserted_at;
+                return (
+                  <Table.Tr key={r.evaluation_id} data-trace-id={r.trace_id}>
+                    <Table.Td className="nowrap" title={formatFullTime(at)}>
+                      {formatRelative(at)}
+                    </Table.Td>
+                    <Table.Td>
+                      <Link to="/p/$projectId/traces/$traceId" params={{ projectId, traceId: r.trace_id }} className="mono">
+                        {r.trace_id}
+                      </Link>
+                    </Table.Td>
+                    <Table.Td>
+                      <Badge size="sm" variant="filled" tt="none" color={resultColor(r)}>
+                        {r.status !== 'processed' ? r.status : r.passed === false ? 'failed' : r.passed === true ? 'passed' : 'processed'}
+                      </Badge>
+                    </Table.Td>
+                    <Table.Td>{r.score ?? '–'}</Table.Td>
+                    <Table.Td>{r.label ?? '–'}</Table.Td>
+                    <Table.Td className="ellipsis" title={r.details ?? undefined} style={{ maxWidth: 420 }}>
+                      {oneLine(r.details, 200)}
+                    </Table.Td>
+                  </Table.Tr>
+                );
+              })}
+            </Table.Tbody>
+          </Table>
+        </div>
+      )}
+    </div>
+  );
+}
+
+/** Passed (green) over failed (orange) and errors (red) per bucket: a chart without a chart library. */
+function PassRateBars({ stats }: { stats: MonitorStatsResponse }) {
+  const max = Math.max(1, ...stats.buckets.map((b) => b.passed + b.failed + b.errors));
+  const when = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
+  return (
+    <div className="bars" role="img" aria-label={`Results per ${Math.round(stats.intervalMs / 60_000)} minutes: passed, failed and errors`}>
+      {stats.buckets.map((b) => {
+        const total = b.passed + b.failed + b.errors;
+        const label = `${when.format(b.start)}: ${b.passed} passed, ${b.failed} failed, ${b.errors} errors${total ? ` (${Math.round((b.passed / Math.max(1, b.passed + b.failed)) * 100)}% pass)` : ''}`;
+        return (
+          <Tooltip key={b.start} label={label} withinPortal>
+            <div>
+              <span style={{ height: `${(b.passed / max) * 100}%`, background: 'var(--mantine-color-teal-6)' }} />
+              <span style={{ height: `${(b.failed / max) * 100}%`, background: 'var(--mantine-color-orange-6)' }} />
+              <span style={{ height: `${(b.errors / max) * 100}%`, background: 'var(--mantine-color-red-7)' }} />
+            </div>
+          </Tooltip>
+        );
+      })}
+    </div>
+  );
+}
