@@ -10,18 +10,23 @@ declare module 'fastify' {
 
 /**
  * PostgreSQL text and jsonb cannot hold U+0000: a NUL anywhere in a request would fail its
- * INSERT with a 500. Every route refuses it up front instead, 400 naming the field (in the
- * body only unless the route declares `config.acceptsNulInBody`; always in params and query).
+ * statement with a 500. Every route refuses it up front instead, 400 naming the field: path
+ * and query parameters when the request arrives (install this before the credential check,
+ * which reads a path parameter on some routes), the body once parsed unless the route
+ * declares `config.acceptsNulInBody`.
  */
 export function installNulGuard(app: FastifyInstance): void {
-  app.addHook('preValidation', async (req) => {
-    const checked = req.routeOptions.config?.acceptsNulInBody ? (['params', 'query'] as const) : (['params', 'query', 'body'] as const);
-    for (const where of checked) {
-      const value = req[where];
-      const field = findNul(value, where);
-      if (field) throw new AppError(400, 'invalid_character', `${field}: the NUL character (U+0000) is not accepted`, { field });
-    }
+  app.addHook('onRequest', async (req) => {
+    for (const where of ['params', 'query'] as const) refuseNul(req[where], where);
   });
+  app.addHook('preValidation', async (req) => {
+    if (!req.routeOptions.config?.acceptsNulInBody) refuseNul(req.body, 'body');
+  });
+}
+
+function refuseNul(value: unknown, where: string): void {
+  const field = findNul(value, where);
+  if (field) throw new AppError(400, 'invalid_character', `${field}: the NUL character (U+0000) is not accepted`, { field });
 }
 
 /** The path (`body.messages.0.content`) of the first string or key holding U+0000 in parsed JSON, or null. */
@@ -45,7 +50,12 @@ export function findNul(value: unknown, root: string): string | null {
   return null;
 }
 
+/**
+ * Records and arrays of parsed input, not Buffers or class instances. The router builds
+ * path parameters as instances of a prototype-less class (`NullObject`), whose prototype's
+ * prototype is null: those count too, or a NUL in a path parameter would reach the database.
+ */
 function isPlainObject(v: object): boolean {
   const proto = Object.getPrototypeOf(v);
-  return proto === Object.prototype || proto === null;
+  return proto === Object.prototype || proto === null || Object.getPrototypeOf(proto) === null;
 }

@@ -29,6 +29,15 @@ describe.each(databaseKinds)('NUL characters, which PostgreSQL text cannot hold 
       ['POST', '/api/evaluations/rag/context_recall/evaluate', { trace_id: 't-nul', data: { contexts: [NUL], expected_contexts: ['x'] } }, project, 'body.data.contexts.0'],
       ['POST', '/api/evaluations/llm/competitor_blocklist/evaluate', { data: { output: 'x' }, settings: { competitors: ['a'] }, name: 'n', metadata: { [`k${NUL}`]: 1 } }, project, 'body.metadata.kbefore\\u0000after'],
       ['GET', `/api/trace/${encodeURIComponent(NUL)}`, undefined, project, 'params.id'],
+      // Path parameters that reach a lookup without a format check (the router's params object has no Object prototype).
+      ['GET', '/api/annotations/%00', undefined, project, 'params.id'],
+      ['PATCH', '/api/annotations/%00', { comment: 'c', isThumbsUp: true }, project, 'params.id'],
+      ['DELETE', '/api/prompts/%00', undefined, project, 'params.id'],
+      ['GET', '/api/monitors/%00', undefined, project, 'params.id'],
+      ['GET', '/api/projects/%00', undefined, admin, 'params.id'],
+      ['GET', '/api/api-keys/%00', undefined, admin, 'params.id'],
+      ['POST', '/api/webhooks/v1/endpoints/%00/roll-secret', undefined, project, 'params.id'],
+      ['GET', '/api/webhooks/v1/endpoints/x/deliveries?cursor=%00', undefined, project, 'query.cursor'],
     ];
     for (const [method, url, body, token, field] of cases) {
       const res = await t.request(method, url, { token, body });
