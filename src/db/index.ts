@@ -50,13 +50,15 @@ export function textArray(values: readonly string[]): SQL {
 
 /**
  * A value as one JSON text parameter (for json_to_recordset and friends). PostgreSQL text
- * and jsonb cannot hold U+0000, and one NUL in a span would fail the whole statement, so
- * NUL characters are sent as U+FFFD (the replacement character) instead.
+ * and jsonb cannot hold U+0000 nor a lone UTF-16 surrogate, and one in a span would fail the
+ * whole statement, so they are sent as U+FFFD (the replacement character) instead.
  */
 export function jsonParam(value: unknown): string {
   const text = JSON.stringify(value);
-  // An escaped NUL is "\u0000" preceded by an even number of backslashes (an odd number escapes the backslash itself).
-  return text.includes('\\u0000') ? text.replace(/(?<!\\)((?:\\\\)*)\\u0000/g, '$1\\ufffd') : text;
+  // JSON.stringify writes NUL as "\u0000" and a lone surrogate as "\udxxx" (paired ones as
+  // themselves); an escape is one preceded by an even number of backslashes (an odd number
+  // escapes the backslash itself).
+  return text.includes('\\u') ? text.replace(/(?<!\\)((?:\\\\)*)\\u(?:0000|d[89a-f][0-9a-f]{2})/gi, '$1\\ufffd') : text;
 }
 
 // PGlite's WAL otherwise grows to its 1 GB default before a checkpoint.
