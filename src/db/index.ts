@@ -30,6 +30,13 @@ export interface Database {
    * query protocol, which drizzle's prepared statements cannot carry.
    */
   runScripts(fn: (exec: (script: string) => Promise<Record<string, unknown>[]>) => Promise<void>): Promise<void>;
+  /**
+   * Calls `onNotify` for every NOTIFY on `channel` (sent when the notifying transaction
+   * commits, by this process or, on PostgreSQL, any other). PostgreSQL listens on a connection
+   * of its own, reconnected after a failure; `onNotify` also runs after each reconnection,
+   * since notifications sent meanwhile are lost. Answers the function that stops listening.
+   */
+  listen(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 
@@ -106,6 +113,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
           client.release();
         }
       },
+      listen: (channel, onNotify) => listenOnPostgres(options.databaseUrl!, channel, onNotify),
       close: () => pool.end(),
     };
   }
@@ -154,9 +162,54 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
           return (results[results.length - 1]?.rows ?? []) as Record<string, unknown>[];
         });
       }),
+    listen: (channel, onNotify) => client.listen(channel, () => onNotify()).then((stop) => async () => stop()),
     close: async () => {
       await client.close();
       await release?.();
     },
+  };
+}
+
+const RELISTEN_AFTER_MS = 1_000;
+
+/** LISTEN on a dedicated connection (a pooled one would be handed to others), reconnecting until stopped. */
+async function listenOnPostgres(connectionString: string, channel: string, onNotify: () => void): Promise<() => Promise<void>> {
+  let stopped = false;
+  let client: pg.Client | null = null;
+  let retry: NodeJS.Timeout | null = null;
+  const connect = async (first: boolean): Promise<void> => {
+    const c = new pg.Client({ connectionString });
+    const lost = () => {
+      if (client !== c) return;
+      client = null;
+      void c.end().catch(() => {});
+      if (!stopped) retry = setTimeout(() => void connect(false), RELISTEN_AFTER_MS).unref();
+    };
+    c.on('error', lost);
+    c.on('end', lost);
+    c.on('notification', (n) => {
+      if (n.channel === channel) onNotify();
+    });
+    client = c;
+    try {
+      await c.connect();
+      await c.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+      if (!first) onNotify();
+    } catch (err) {
+      if (first) {
+        client = null;
+        await c.end().catch(() => {});
+        throw err;
+      }
+      lost();
+    }
+  };
+  await connect(true);
+  return async () => {
+    stopped = true;
+    if (retry) clearTimeout(retry);
+    const c = client;
+    client = null;
+    await c?.end().catch(() => {});
   };
 }

@@ -54,7 +54,7 @@ describe.each(databaseKinds)('fuzz of every route in the OpenAPI document (%s)',
     });
     expect(res.status).toBe(200);
     const cookie = res.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
-    session = { cookie, csrf: (await res.json()).csrfToken };
+    session = { cookie, csrf: ((await res.json()) as { csrfToken: string }).csrfToken };
   }
 
   function headersFor(cred: CredentialKind, rng: Rng): Record<string, string> {
@@ -74,7 +74,7 @@ describe.each(databaseKinds)('fuzz of every route in the OpenAPI document (%s)',
       case 'session':
         return { cookie: session.cookie, 'x-csrf-token': session.csrf, 'x-project-id': projectId };
       case 'hostile':
-        return rng.pick([
+        return rng.pick<Record<string, string>>([
           { authorization: `Basic ${Buffer.from(`\u0000:${project}`).toString('base64')}` },
           { authorization: `Basic ${Buffer.from(`${projectId}\u0000:x`).toString('base64')}` },
           { authorization: `Basic ${Buffer.from('a:b:c').toString('base64')}` },
