@@ -3,7 +3,7 @@
  * writes bench/results/<date>.json. BENCH_SCALE (default 1) scales the data sizes;
  * BENCH_DATABASES (default "pglite,postgres") picks the databases; PostgreSQL comes
  * from BENCH_DATABASE_URL or TEST_DATABASE_URL (skipped when neither is set and the
- * local server does not answer).
+ * local server does not answer). BENCH_ONLY=traces|webhooks|evaluators|pii picks benchmarks.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -13,6 +13,7 @@ import { DETAIL_TRACE_ID, benchDetail, benchIngest, benchRawInsert, benchSearch 
 import { benchWeb } from './web.ts';
 import { benchEvaluators } from './evaluators.ts';
 import { benchPii, corpusTable } from './pii.ts';
+import { benchWebhooks } from './webhooks.ts';
 
 const scale = Number(process.env.BENCH_SCALE ?? '1');
 const pgUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -111,6 +112,17 @@ for (const kind of kinds) {
       await server.close();
     }
   }
+}
+
+for (const kind of kinds) {
+  if (only && !only.includes('webhooks')) break;
+  if (kind === 'postgres' && !(await postgresAnswers())) continue;
+  const w = await benchWebhooks(kind, pgUrl, { latencyEvents: 200, events: Math.round(10_000 * scale) });
+  const label = 'webhook event to delivery (idle server, an event every 50 ms, receiver on loopback)';
+  row(label, kind, 'p50', w.p50, 'ms', '<= 50');
+  row(label, kind, 'p99', w.p99, 'ms');
+  row(`webhook delivery of a ${w.events}-event backlog, batches of 50`, kind, 'events/s', w.eventsPerSecond, 'events/s', '>= 1000');
+  results[`webhooks_${kind}`] = w;
 }
 
 let piiTable = '';

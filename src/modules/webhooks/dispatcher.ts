@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
@@ -82,7 +83,7 @@ export class WebhookDispatcher {
   private again = false;
   private stopListening: (() => Promise<void>) | null = null;
   private waitingRetryMs = WAITING_RETRY_MS;
-  private abort = new AbortController();
+  private abort: AbortController;
   private lastPruneAt: number | null = null;
 
   constructor(
@@ -96,6 +97,7 @@ export class WebhookDispatcher {
     this.maxInFlight = options.maxInFlight ?? 16;
     this.fanOutChunk = options.fanOutChunk ?? 500;
     this.leaseMs = options.leaseMs ?? Math.max(60_000, this.requestTimeoutMs * 3);
+    this.abort = this.newAbortController();
   }
 
   /**
@@ -121,7 +123,7 @@ export class WebhookDispatcher {
   start(): void {
     if (this.running) return;
     this.running = true;
-    this.abort = new AbortController();
+    this.abort = this.newAbortController();
     this.schedule(0);
   }
 
@@ -135,7 +137,14 @@ export class WebhookDispatcher {
     this.abort.abort();
     await this.passes.catch(() => {});
     await Promise.allSettled([...this.inFlight]);
-    this.abort = new AbortController();
+    this.abort = this.newAbortController();
+  }
+
+  /** Every attempt in flight listens to the one signal: up to maxInFlight listeners is expected, not a leak. */
+  private newAbortController(): AbortController {
+    const controller = new AbortController();
+    setMaxListeners(this.maxInFlight + 8, controller.signal);
+    return controller;
   }
 
   /** Asks the loop to look for work now (events were committed, an attempt ended, a test event was queued). */
