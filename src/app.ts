@@ -86,7 +86,7 @@ export function buildServices(deps: Deps): Services {
     checkEvaluator: (path, settings) => evaluations.checkSettings(path, settings),
     evaluate: (scope, path, body) => evaluations.evaluate(scope, path, body),
     traceDetail: (projectId, traceId) => traces.detail(projectId, traceId),
-  });
+  }, deps.config.monitors);
   jobs.handle(MONITOR_QUEUE, (job) => monitors.runJob(job));
   traces.extend({
     evaluations: (projectId, traceId) => listTraceEvaluations(deps.db, projectId, traceId) as never,
@@ -201,6 +201,8 @@ export async function buildApp(deps: Deps): Promise<App> {
   runPeriodically(http, 'trace retention', 10 * 60_000, () => services.traces.sweepRetention());
   if (deps.db.kind === 'pglite') runPeriodically(http, 'planner statistics', 5 * 60_000, () => services.traces.refreshStatistics());
   monitorRoutes(http, services.monitors);
+  // One process owns a PGlite database: jobs it had claimed when it last stopped (killed) are nobody's now.
+  if (deps.db.kind === 'pglite') http.addHook('onReady', async () => void (await services.jobs.releaseClaims()));
   runPeriodically(http, 'jobs', 2_000, () => services.jobs.runDue());
   webhookRoutes(http, services.webhooks);
   services.webhooks.dispatcher.attach(http);

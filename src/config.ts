@@ -45,6 +45,7 @@ const envSchema = z.object({
   SPYGLASS_WEBHOOK_ALLOW_PRIVATE: z.enum(['0', '1', 'true', 'false']).default('0'),
   /** How often this process's webhook dispatcher looks for work, in ms; 0: this process does not dispatch. */
   SPYGLASS_WEBHOOK_POLL_MS: z.coerce.number().int().min(0).max(60_000).default(1000),
+  SPYGLASS_MONITOR_SETTLE_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),
   /** Where people reach this server (links in invitations and password resets); unset: the request's own origin. */
   SPYGLASS_PUBLIC_URL: z
     .url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' })
@@ -91,6 +92,8 @@ export interface Config {
     /** 0: no background dispatcher in this process. */
     pollMs: number;
   };
+  /** How long a trace must be quiet (no new span) before monitors evaluate it. */
+  monitors: { settleMs: number };
   /** SPYGLASS_PUBLIC_URL without a trailing slash; null: links use the request's origin. */
   publicUrl: string | null;
   trustProxy: boolean;
@@ -140,6 +143,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
       allowPrivateDestinations: e.SPYGLASS_WEBHOOK_ALLOW_PRIVATE === '1' || e.SPYGLASS_WEBHOOK_ALLOW_PRIVATE === 'true',
       pollMs: e.SPYGLASS_WEBHOOK_POLL_MS,
     },
+    monitors: { settleMs: e.SPYGLASS_MONITOR_SETTLE_SECONDS * 1000 },
     publicUrl: e.SPYGLASS_PUBLIC_URL ?? null,
     trustProxy: e.SPYGLASS_TRUST_PROXY === '1' || e.SPYGLASS_TRUST_PROXY === 'true',
     sessions: { idleMs: e.SPYGLASS_SESSION_IDLE_HOURS * HOUR, maxAgeMs: e.SPYGLASS_SESSION_MAX_HOURS * HOUR },

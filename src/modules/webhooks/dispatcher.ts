@@ -108,6 +108,8 @@ export class WebhookDispatcher {
   attach(app: FastifyInstance): void {
     app.addHook('onReady', async () => {
       if (this.options.pollMs <= 0) return;
+      // One process owns a PGlite database: batches it was sending when it last stopped (killed) are nobody's now.
+      if (this.db.kind === 'pglite') await store.releaseClaims(this.db.orm, this.clock.now());
       this.start();
       try {
         this.stopListening = await this.db.listen(EVENTS_CHANNEL, () => this.wake());
