@@ -1,4 +1,4 @@
-import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
 import {
   hasZodFastifySchemaValidationErrors,
@@ -117,6 +117,16 @@ export async function buildApp(deps: Deps): Promise<App> {
     forceCloseConnections: 'idle',
     // Trace ids reach 128 characters and prompt references 300; the default cap is 100.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 512 },
+    // Before a route is found (bad percent-encoding, an overlong path parameter): the API's error shape, not Fastify's.
+    frameworkErrors: (error, _request, reply: FastifyReply) => {
+      const appError =
+        error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+          ? new AppError(414, 'path_parameter_too_long', 'path: a path parameter is longer than 512 characters', { field: 'path' })
+          : error.code === 'FST_ERR_BAD_URL'
+            ? new AppError(400, 'invalid_url', 'path: invalid percent-encoding in the URL', { field: 'path' })
+            : new AppError(error.statusCode && error.statusCode < 500 ? error.statusCode : 400, 'bad_request', error.message);
+      void reply.status(appError.status).send(renderError(appError, 'nested'));
+    },
   });
   http.setValidatorCompiler(validatorCompiler);
   http.setSerializerCompiler(serializerCompiler);
