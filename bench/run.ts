@@ -121,6 +121,7 @@ for (const kind of kinds) {
   const label = 'webhook event to delivery (idle server, an event every 50 ms, receiver on loopback)';
   row(label, kind, 'p50', w.p50, 'ms', '<= 50');
   row(label, kind, 'p99', w.p99, 'ms');
+  row(label, kind, 'p50 / p99 after the write was answered', `${w.afterAnswerP50} / ${w.afterAnswerP99}`, 'ms');
   row(`webhook delivery of a ${w.events}-event backlog, batches of 50`, kind, 'events/s', w.eventsPerSecond, 'events/s', '>= 1000');
   results[`webhooks_${kind}`] = w;
 }

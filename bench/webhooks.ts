@@ -7,7 +7,8 @@ import { median, percentile, pool, startBenchServer } from './lib.ts';
  * 204 at once, the dispatcher's defaults: max_batch_size 50, max_batch_delay_ms 0, poll 1 s):
  * - latency: events written one at a time on an otherwise idle server (an annotation every
  *   50 ms); event to delivery = arrival at the receiver minus the event's timestamp (taken
- *   before the writing transaction commits, so the figure includes that commit);
+ *   before the writing transaction commits, so the figure includes that commit), and minus
+ *   the time the writing request was answered (after its commit);
  * - throughput: a backlog of `events` trace.created events (ingested while the dispatcher is
  *   stopped), drained to the receiver: events/s = events / (dispatcher started .. last event
  *   received), in batches of 50.
@@ -26,12 +27,16 @@ export async function benchWebhooks(kind: 'pglite' | 'postgres', pgUrl: string, 
     for (let i = 0; i < 20; i++) await post(`/api/annotations/trace/warm-${i}`, { comment: 'warm', isThumbsUp: true });
     await receiver.until((r) => r.arrivals.length >= 20, 30_000);
     receiver.arrivals.length = 0;
+    const answeredAt = new Map<string, number>();
     for (let i = 0; i < opts.latencyEvents; i++) {
       await post(`/api/annotations/trace/lat-${i}`, { comment: `c${i}`, isThumbsUp: true });
+      answeredAt.set(`lat-${i}`, Date.now());
       await new Promise((r) => setTimeout(r, 50));
     }
     await receiver.until((r) => r.arrivals.length >= opts.latencyEvents, 60_000);
     const latencies = receiver.arrivals.map((a) => a.at - Date.parse(a.event.timestamp));
+    // From the writer's answer (the commit is before it): 0 when the event arrived first.
+    const afterAnswer = receiver.arrivals.map((a) => Math.max(0, a.at - answeredAt.get(a.event.data.annotation.traceId)!));
 
     // Throughput: a backlog of trace.created events, ingested while the dispatcher is stopped, then drained.
     await post('/api/webhooks/v1/endpoints', { url: `${receiver.url}/traces`, enabled_events: ['trace.created'] });
@@ -58,6 +63,8 @@ export async function benchWebhooks(kind: 'pglite' | 'postgres', pgUrl: string, 
     return {
       p50: median(latencies),
       p99: percentile(latencies, 99),
+      afterAnswerP50: median(afterAnswer),
+      afterAnswerP99: percentile(afterAnswer, 99),
       max: Math.max(...latencies),
       events: total,
       eventsPerSecond: total / seconds,
@@ -71,7 +78,7 @@ export async function benchWebhooks(kind: 'pglite' | 'postgres', pgUrl: string, 
 
 interface Arrival {
   at: number;
-  event: { id: string; timestamp: string };
+  event: { id: string; timestamp: string; data: { annotation: { traceId: string } } };
 }
 
 /**
@@ -87,17 +94,19 @@ const server = http.createServer((req, res) => {
   req.on('end', () => {
     const at = Date.now();
     res.writeHead(204).end();
-    const events = JSON.parse(Buffer.concat(chunks).toString('utf8')).batch.map((e) => ({ id: e.id, timestamp: e.timestamp }));
+    const events = JSON.parse(Buffer.concat(chunks).toString('utf8')).batch.map((e) => ({ id: e.id, timestamp: e.timestamp, data: e.type === 'annotation.created' ? { annotation: { traceId: e.data.annotation.traceId } } : {} }));
     process.stdout.write(JSON.stringify({ at, events }) + '\\n');
   });
 });
 server.keepAliveTimeout = 60000;
+// The bench's end (or death) closes stdin: the receiver goes with it.
+process.stdin.on('end', () => process.exit(0)).resume();
 server.listen(0, '127.0.0.1', () => process.stdout.write(JSON.stringify({ port: server.address().port }) + '\\n'));
 `;
 
 async function startReceiver() {
   const state = { arrivals: [] as Arrival[], requests: 0 };
-  const child = spawn(process.execPath, ['-e', RECEIVER], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['-e', RECEIVER], { stdio: ['pipe', 'pipe', 'inherit'] });
   let buffered = '';
   const port = await new Promise<number>((resolve) => {
     child.stdout.on('data', (d) => {
