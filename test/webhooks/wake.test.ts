@@ -42,9 +42,9 @@ describe.each(databaseKinds)('webhook dispatcher wakes on commit (%s)', (kind) =
     await waitFor(() => receiver.events().some((e) => e.type === 'trace.created' && e.data.trace_id === 'wake-trace'), 15_000);
   });
 
-  it('a transaction that rolls back wakes nothing and sends nothing', async () => {
+  it('a write refused before it commits sends nothing', async () => {
     const before = receiver.events().length;
-    // An annotation on a trace id the route refuses never commits.
+    // An annotation on a trace id the route refuses: no transaction commits, no event exists.
     expect((await t.request('POST', `/api/annotations/trace/${'x'.repeat(300)}`, { token: t.creds.projectApiKey, body: { comment: 'c', isThumbsUp: true } })).status).toBe(400);
     await new Promise((r) => setTimeout(r, 300));
     expect(receiver.events().length).toBe(before);
