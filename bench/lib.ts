@@ -22,7 +22,11 @@ export interface BenchServer {
 }
 
 /** A real server on loopback: PGlite in a data directory (as `npm start`), or a fresh PostgreSQL database. */
-export async function startBenchServer(kind: 'pglite' | 'postgres', postgresUrl: string, options: { durable?: boolean } = {}): Promise<BenchServer> {
+export async function startBenchServer(
+  kind: 'pglite' | 'postgres',
+  postgresUrl: string,
+  options: { durable?: boolean; env?: Record<string, string> } = {},
+): Promise<BenchServer> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'spyglass-bench-'));
   let dropDb: (() => Promise<void>) | null = null;
   let databaseUrl: string | null = null;
@@ -34,7 +38,7 @@ export async function startBenchServer(kind: 'pglite' | 'postgres', postgresUrl:
     databaseUrl = u.toString();
     dropDb = () => admin(postgresUrl, `DROP DATABASE IF EXISTS ${name}`);
   }
-  const config = loadConfig({ SPYGLASS_DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) });
+  const config = loadConfig({ SPYGLASS_DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}), ...(options.env ?? {}) });
   const db = await openDatabase({ databaseUrl, dataDir: kind === 'pglite' ? dataDir : null, poolSize: 10, durable: options.durable });
   await migrate(db);
   const app = await buildApp({ config, db, clock: systemClock, logger: pino({ level: 'silent' }), tokenHasher: new TokenHasher(randomBytes(32)) });

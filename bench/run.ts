@@ -3,7 +3,7 @@
  * writes bench/results/<date>.json. BENCH_SCALE (default 1) scales the data sizes;
  * BENCH_DATABASES (default "pglite,postgres") picks the databases; PostgreSQL comes
  * from BENCH_DATABASE_URL or TEST_DATABASE_URL (skipped when neither is set and the
- * local server does not answer).
+ * local server does not answer). BENCH_ONLY=traces|webhooks|evaluators|pii picks benchmarks.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -15,6 +15,7 @@ import { benchRetention } from './retention.ts';
 import { benchEvaluators } from './evaluators.ts';
 import { benchAnalytics } from './analytics.ts';
 import { benchPii, corpusTable } from './pii.ts';
+import { benchWebhooks } from './webhooks.ts';
 import { benchOverload } from './overload.ts';
 
 const scale = Number(process.env.BENCH_SCALE ?? '1');
@@ -130,6 +131,18 @@ for (const kind of kinds) {
       await server.close();
     }
   }
+}
+
+for (const kind of kinds) {
+  if (only && !only.includes('webhooks')) break;
+  if (kind === 'postgres' && !(await postgresAnswers())) continue;
+  const w = await benchWebhooks(kind, pgUrl, { latencyEvents: 200, events: Math.round(10_000 * scale) });
+  const label = 'webhook event to delivery (idle server, an event every 50 ms, receiver on loopback)';
+  row(label, kind, 'p50', w.p50, 'ms', '<= 50');
+  row(label, kind, 'p99', w.p99, 'ms');
+  row(label, kind, 'p50 / p99 after the write was answered', `${w.afterAnswerP50} / ${w.afterAnswerP99}`, 'ms');
+  row(`webhook delivery of a ${w.events}-event backlog, batches of 50`, kind, 'events/s', w.eventsPerSecond, 'events/s', '>= 1000');
+  results[`webhooks_${kind}`] = w;
 }
 
 // Retention at scale (issue 15): the sweep removing 1,000,000 old spans (scaled) while ingest runs.

@@ -1,4 +1,4 @@
-import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
 import {
   hasZodFastifySchemaValidationErrors,
@@ -176,6 +176,16 @@ export async function buildApp(deps: Deps): Promise<App> {
     },
     // Trace ids reach 128 characters and prompt references 300; the default cap is 100.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 512 },
+    // Before a route is found (bad percent-encoding, an overlong path parameter): the API's error shape, not Fastify's.
+    frameworkErrors: (error, _request, reply: FastifyReply) => {
+      const appError =
+        error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+          ? new AppError(414, 'path_parameter_too_long', 'path: a path parameter is longer than 512 characters', { field: 'path' })
+          : error.code === 'FST_ERR_BAD_URL'
+            ? new AppError(400, 'invalid_url', 'path: invalid percent-encoding in the URL', { field: 'path' })
+            : new AppError(error.statusCode && error.statusCode < 500 ? error.statusCode : 400, 'bad_request', error.message);
+      void reply.status(appError.status).send(renderError(appError, 'nested'));
+    },
     ...requestIdOptions(),
   });
   echoRequestId(http);
@@ -256,6 +266,8 @@ export async function buildApp(deps: Deps): Promise<App> {
   }
   monitorRoutes(http, services.monitors);
   analyticsRoutes(http, services.analytics);
+  // One process owns a PGlite database: jobs it had claimed when it last stopped (killed) are nobody's now.
+  if (deps.db.kind === 'pglite') http.addHook('onReady', async () => void (await services.jobs.releaseClaims()));
   // Every process polls: jobs are claimed one by one (SKIP LOCKED), so each runs once.
   scheduler.every({ name: 'jobs', intervalMs: 2_000, once: false, run: () => services.jobs.runDue() });
   webhookRoutes(http, services.webhooks);

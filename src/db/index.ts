@@ -30,6 +30,13 @@ export interface Database {
    * query protocol, which drizzle's prepared statements cannot carry.
    */
   runScripts(fn: (exec: (script: string) => Promise<Record<string, unknown>[]>) => Promise<void>): Promise<void>;
+  /**
+   * Calls `onNotify` for every NOTIFY on `channel` (sent when the notifying transaction
+   * commits, by this process or, on PostgreSQL, any other). PostgreSQL listens on a connection
+   * of its own, reconnected after a failure; `onNotify` also runs after each reconnection,
+   * since notifications sent meanwhile are lost. Answers the function that stops listening.
+   */
+  listen(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 
@@ -50,13 +57,15 @@ export function textArray(values: readonly string[]): SQL {
 
 /**
  * A value as one JSON text parameter (for json_to_recordset and friends). PostgreSQL text
- * and jsonb cannot hold U+0000, and one NUL in a span would fail the whole statement, so
- * NUL characters are sent as U+FFFD (the replacement character) instead.
+ * and jsonb cannot hold U+0000 nor a lone UTF-16 surrogate, and one in a span would fail the
+ * whole statement, so they are sent as U+FFFD (the replacement character) instead.
  */
 export function jsonParam(value: unknown): string {
   const text = JSON.stringify(value);
-  // An escaped NUL is "\u0000" preceded by an even number of backslashes (an odd number escapes the backslash itself).
-  return text.includes('\\u0000') ? text.replace(/(?<!\\)((?:\\\\)*)\\u0000/g, '$1\\ufffd') : text;
+  // JSON.stringify writes NUL as "\u0000" and a lone surrogate as "\udxxx" (paired ones as
+  // themselves); an escape is one preceded by an even number of backslashes (an odd number
+  // escapes the backslash itself).
+  return text.includes('\\u') ? text.replace(/(?<!\\)((?:\\\\)*)\\u(?:0000|d[89a-f][0-9a-f]{2})/gi, '$1\\ufffd') : text;
 }
 
 // PGlite's WAL otherwise grows to its 1 GB default before a checkpoint. Shared buffers: PGlite's
@@ -109,6 +118,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
           client.release();
         }
       },
+      listen: (channel, onNotify) => listenOnPostgres(options.databaseUrl!, channel, onNotify),
       close: () => pool.end(),
     };
   }
@@ -156,9 +166,54 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
           return (results[results.length - 1]?.rows ?? []) as Record<string, unknown>[];
         });
       }),
+    listen: (channel, onNotify) => client.listen(channel, onNotify),
     close: async () => {
       await client.close();
       await release?.();
     },
+  };
+}
+
+const RELISTEN_AFTER_MS = 1_000;
+
+/** LISTEN on a dedicated connection (a pooled one would be handed to others), reconnecting until stopped. */
+async function listenOnPostgres(connectionString: string, channel: string, onNotify: () => void): Promise<() => Promise<void>> {
+  let stopped = false;
+  let client: pg.Client | null = null;
+  let retry: NodeJS.Timeout | null = null;
+  const connect = async (first: boolean): Promise<void> => {
+    const c = new pg.Client({ connectionString });
+    const lost = () => {
+      if (client !== c) return;
+      client = null;
+      void c.end().catch(() => {});
+      if (!stopped) retry = setTimeout(() => void connect(false), RELISTEN_AFTER_MS).unref();
+    };
+    c.on('error', lost);
+    c.on('end', lost);
+    c.on('notification', (n) => {
+      if (n.channel === channel) onNotify();
+    });
+    client = c;
+    try {
+      await c.connect();
+      await c.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+      if (!first) onNotify();
+    } catch (err) {
+      if (first) {
+        client = null;
+        await c.end().catch(() => {});
+        throw err;
+      }
+      lost();
+    }
+  };
+  await connect(true);
+  return async () => {
+    stopped = true;
+    if (retry) clearTimeout(retry);
+    const c = client;
+    client = null;
+    await c?.end().catch(() => {});
   };
 }

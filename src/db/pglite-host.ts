@@ -64,6 +64,12 @@ async function handle(req: HostRequest): Promise<unknown> {
     case 'end':
       transactions.get(req.tx)?.end(req.commit);
       return null;
+    case 'listen':
+      await pg!.listen(req.channel, () => port.postMessage({ id: 0, notify: req.channel } satisfies HostResponse));
+      return null;
+    case 'unlisten':
+      await pg?.unlisten(req.channel);
+      return null;
     case 'dump': {
       const blob = await pg!.dumpDataDir('none');
       return new Uint8Array(await blob.arrayBuffer());

@@ -23,9 +23,15 @@ export type HostRequest =
   | { op: 'begin'; id: number }
   | { op: 'end'; id: number; tx: number; commit: boolean }
   | { op: 'dump'; id: number }
+  | { op: 'listen'; id: number; channel: string }
+  | { op: 'unlisten'; id: number; channel: string }
   | { op: 'close'; id: number };
 /** Negative ids answer the end of transaction -id. */
-export type HostResponse = { id: number; result: unknown; error?: undefined } | { id: number; error: { message: string } & Record<string, unknown> };
+export type HostResponse =
+  | { id: number; result: unknown; error?: undefined }
+  | { id: number; error: { message: string } & Record<string, unknown> }
+  /** A NOTIFY on a channel listened to (id 0: it answers no request). */
+  | { id: 0; notify: string };
 
 type Distribute<T> = T extends unknown ? Omit<T, 'id'> : never;
 
@@ -47,10 +53,15 @@ export class PGliteThread implements PgliteQueries {
   private readonly worker: Worker;
   private readonly pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
   private nextId = 1;
+  private readonly listeners = new Map<string, Set<() => void>>();
 
   private constructor() {
     this.worker = new Worker(new URL('./pglite-worker.mjs', import.meta.url));
     this.worker.on('message', (m: HostResponse) => {
+      if ('notify' in m) {
+        for (const listener of this.listeners.get(m.notify) ?? []) listener();
+        return;
+      }
       const p = this.pending.get(m.id);
       if (!p) return;
       this.pending.delete(m.id);
@@ -114,6 +125,23 @@ export class PGliteThread implements PgliteQueries {
     this.worker.postMessage({ op: 'end', id: 0, tx: txId, commit: true } satisfies HostRequest);
     await ended;
     return result;
+  }
+
+  /** Calls `onNotify` at every NOTIFY on `channel` (delivered when the notifying transaction commits); answers how to stop. */
+  async listen(channel: string, onNotify: () => void): Promise<() => Promise<void>> {
+    let set = this.listeners.get(channel);
+    if (!set) {
+      set = new Set();
+      this.listeners.set(channel, set);
+      await this.call({ op: 'listen', channel });
+    }
+    set.add(onNotify);
+    return async () => {
+      set.delete(onNotify);
+      if (set.size || this.listeners.get(channel) !== set) return;
+      this.listeners.delete(channel);
+      await this.call({ op: 'unlisten', channel }).catch(() => {}); // closed already
+    };
   }
 
   async dumpDataDir(): Promise<Blob> {

@@ -3,7 +3,8 @@ import pino, { type DestinationStream, type Logger, type LevelWithSilent } from 
 /**
  * The process's logger: JSON lines that carry no secret and no user data.
  * - Request lines show the path with secret-bearing segments (share, invitation and reset
- *   tokens) redacted and query parameter names without their values.
+ *   tokens) and the secrets of API tokens and webhook secrets redacted, and query parameter
+ *   names without their values.
  * - Errors keep their type, SQL state, constraint and statement text, but never the
  *   statement's parameters, the server's `detail` (it quotes the row) or quoted values.
  * - Credential headers and token/password/secret fields are censored wherever they appear.
@@ -33,10 +34,22 @@ export function createLogger(level: LevelWithSilent, destination?: DestinationSt
 /** Path segments whose next segment is a secret (a bearer link of its own). */
 const SECRET_SEGMENT = /\/(share|invite|invitations|reset-password|password-reset)\/[^/?#]+/g;
 
+/**
+ * API tokens (`sg-`/`sgp-` <16-character public id> `_` <secret>, also percent-encoded) and
+ * webhook signing secrets (`whsec_...`), wherever a client put them by mistake (a path, a
+ * message quoting its input): the secret part goes, the public id stays for the reader.
+ */
+const TOKEN_SECRET = /(sgp?-[A-Za-z0-9]{16})(_|%5F)[A-Za-z0-9]{8,}/gi;
+const WEBHOOK_SECRET = /whsec_[A-Za-z0-9+/=%]+/g;
+
+export function redactSecrets(text: string): string {
+  return text.replace(TOKEN_SECRET, '$1_[redacted]').replace(WEBHOOK_SECRET, 'whsec_[redacted]');
+}
+
 /** `/share/abc?x=1&q=secret` -> `/share/[redacted]?x&q`. */
 export function urlForLog(url: string): string {
   const q = url.indexOf('?');
-  const path = (q < 0 ? url : url.slice(0, q)).replace(SECRET_SEGMENT, '/$1/[redacted]');
+  const path = redactSecrets((q < 0 ? url : url.slice(0, q)).replace(SECRET_SEGMENT, '/$1/[redacted]'));
   if (q < 0) return path;
   const names = url
     .slice(q + 1)
@@ -92,5 +105,5 @@ export function errorForLog(err: unknown, depth = 0): LoggedError {
  */
 function messageForLog(message: string): string {
   const firstLine = message.split('\n')[0];
-  return firstLine.replace(/: ".*"$/s, ': "[redacted]"').slice(0, 2000);
+  return redactSecrets(firstLine.replace(/: ".*"$/s, ': "[redacted]"')).slice(0, 2000);
 }

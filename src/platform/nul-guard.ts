@@ -3,41 +3,64 @@ import { AppError } from './errors.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** The route stores U+0000 in its body safely itself (trace ingestion replaces it, the agent cache encrypts values). */
+    /**
+     * The route stores U+0000 and lone surrogates in its body safely itself (trace ingestion
+     * replaces them, the agent cache encrypts values).
+     */
     acceptsNulInBody?: boolean;
   }
 }
 
 /**
- * PostgreSQL text and jsonb cannot hold U+0000: a NUL anywhere in a request would fail its
- * INSERT with a 500. Every route refuses it up front instead, 400 naming the field (in the
- * body only unless the route declares `config.acceptsNulInBody`; always in params and query).
+ * PostgreSQL text and jsonb cannot hold U+0000, and jsonb refuses a lone UTF-16 surrogate
+ * (JSON.stringify writes one as the escape \ud800): either anywhere in a request would fail its
+ * statement with a 500. Every route refuses it up front instead, 400 naming the field: path
+ * and query parameters when the request arrives (install this before the credential check,
+ * which reads a path parameter on some routes), the body once parsed unless the route
+ * declares `config.acceptsNulInBody`.
  */
 export function installNulGuard(app: FastifyInstance): void {
+  app.addHook('onRequest', async (req) => {
+    for (const where of ['params', 'query'] as const) refuseNul(req[where], where);
+  });
   app.addHook('preValidation', async (req) => {
-    const checked = req.routeOptions.config?.acceptsNulInBody ? (['params', 'query'] as const) : (['params', 'query', 'body'] as const);
-    for (const where of checked) {
-      const value = req[where];
-      const field = findNul(value, where);
-      if (field) throw new AppError(400, 'invalid_character', `${field}: the NUL character (U+0000) is not accepted`, { field });
-    }
+    if (!req.routeOptions.config?.acceptsNulInBody) refuseNul(req.body, 'body');
   });
 }
 
-/** The path (`body.messages.0.content`) of the first string or key holding U+0000 in parsed JSON, or null. */
-export function findNul(value: unknown, root: string): string | null {
+function refuseNul(value: unknown, where: string): void {
+  const found = findUnstorable(value, where);
+  if (!found) return;
+  const what = found.character === 'nul' ? 'the NUL character (U+0000)' : 'a lone UTF-16 surrogate (not a character: invalid Unicode)';
+  throw new AppError(400, 'invalid_character', `${found.field}: ${what} is not accepted`, { field: found.field });
+}
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+function unstorable(s: string): 'nul' | 'surrogate' | null {
+  if (s.includes('\u0000')) return 'nul';
+  return LONE_SURROGATE.test(s) ? 'surrogate' : null;
+}
+
+/**
+ * The path (`body.messages.0.content`) of the first string or key in parsed JSON holding a
+ * character PostgreSQL cannot store, and which character it is; null when there is none.
+ */
+export function findUnstorable(value: unknown, root: string): { field: string; character: 'nul' | 'surrogate' } | null {
   const stack: [unknown, string][] = [[value, root]];
   while (stack.length) {
     const [v, path] = stack.pop()!;
     if (typeof v === 'string') {
-      if (v.includes('\u0000')) return path;
+      const character = unstorable(v);
+      if (character) return { field: path, character };
     } else if (Array.isArray(v)) {
       for (let i = v.length - 1; i >= 0; i--) stack.push([v[i], `${path}.${i}`]);
     } else if (v !== null && typeof v === 'object' && isPlainObject(v)) {
       const entries = Object.entries(v);
       for (let i = entries.length - 1; i >= 0; i--) {
         const [k, child] = entries[i];
-        if (k.includes('\u0000')) return `${path}.${k.replaceAll('\u0000', '\\u0000')}`;
+        const character = unstorable(k);
+        if (character) return { field: `${path}.${JSON.stringify(k).slice(1, -1)}`, character };
         stack.push([child, `${path}.${k}`]);
       }
     }
@@ -45,7 +68,12 @@ export function findNul(value: unknown, root: string): string | null {
   return null;
 }
 
+/**
+ * Records and arrays of parsed input, not Buffers or class instances. The router builds
+ * path parameters as instances of a prototype-less class (`NullObject`), whose prototype's
+ * prototype is null: those count too, or a NUL in a path parameter would reach the database.
+ */
 function isPlainObject(v: object): boolean {
   const proto = Object.getPrototypeOf(v);
-  return proto === Object.prototype || proto === null;
+  return proto === Object.prototype || proto === null || Object.getPrototypeOf(proto) === null;
 }

@@ -9,7 +9,7 @@ function fieldOf(body: any): string | undefined {
   return body?.error?.meta?.field;
 }
 
-describe.each(databaseKinds)('NUL characters, which PostgreSQL text cannot hold (%s)', (kind) => {
+describe.each(databaseKinds)('NUL characters and lone surrogates, which PostgreSQL text and jsonb cannot hold (%s)', (kind) => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startApp(kind);
@@ -29,6 +29,18 @@ describe.each(databaseKinds)('NUL characters, which PostgreSQL text cannot hold 
       ['POST', '/api/evaluations/rag/context_recall/evaluate', { trace_id: 't-nul', data: { contexts: [NUL], expected_contexts: ['x'] } }, project, 'body.data.contexts.0'],
       ['POST', '/api/evaluations/llm/competitor_blocklist/evaluate', { data: { output: 'x' }, settings: { competitors: ['a'] }, name: 'n', metadata: { [`k${NUL}`]: 1 } }, project, 'body.metadata.kbefore\\u0000after'],
       ['GET', `/api/trace/${encodeURIComponent(NUL)}`, undefined, project, 'params.id'],
+      // Path parameters that reach a lookup without a format check (the router's params object has no Object prototype).
+      ['GET', '/api/annotations/%00', undefined, project, 'params.id'],
+      ['PATCH', '/api/annotations/%00', { comment: 'c', isThumbsUp: true }, project, 'params.id'],
+      ['DELETE', '/api/prompts/%00', undefined, project, 'params.id'],
+      ['GET', '/api/monitors/%00', undefined, project, 'params.id'],
+      ['GET', '/api/projects/%00', undefined, admin, 'params.id'],
+      ['GET', '/api/api-keys/%00', undefined, admin, 'params.id'],
+      ['POST', '/api/webhooks/v1/endpoints/%00/roll-secret', undefined, project, 'params.id'],
+      ['GET', '/api/webhooks/v1/endpoints/x/deliveries?cursor=%00', undefined, project, 'query.cursor'],
+      // jsonb refuses a lone surrogate (JSON.stringify writes it as the escape \ud800).
+      ['POST', '/api/prompts', { handle: 'lone', outputs: [{ identifier: '\ud800', type: 'str' }] }, project, 'body.outputs.0.identifier'],
+      ['POST', '/api/annotations/trace/t-nul', { comment: 'x\udc00', isThumbsUp: true }, project, 'body.comment'],
     ];
     for (const [method, url, body, token, field] of cases) {
       const res = await t.request(method, url, { token, body });
@@ -48,5 +60,11 @@ describe.each(databaseKinds)('NUL characters, which PostgreSQL text cannot hold 
     });
     expect(sent.status).toBe(200);
     expect((await t.request('GET', '/api/trace/nul-kept', { token: key })).body.output.value).toBe('before\uFFFDafter');
+    const lone = await t.request('POST', '/api/collector', {
+      authToken: key,
+      body: { trace_id: 'lone-kept', spans: [{ span_id: 's1', type: 'span', output: { type: 'text', value: 'a\ud800b' }, params: { 'k\udc00': 'v' }, timestamps: { started_at: now, finished_at: now + 1 } }] },
+    });
+    expect(lone.status, lone.text).toBe(200);
+    expect((await t.request('GET', '/api/trace/lone-kept', { token: key })).body.output.value).toBe('a\uFFFDb');
   });
 });

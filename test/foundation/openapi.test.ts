@@ -35,6 +35,15 @@ describe('OpenAPI document and health', () => {
     expect(res.body).toEqual({ status: 'ok' });
   });
 
+  it('a URL the router cannot read answers in the error shape too, naming the path', async () => {
+    const bad = await t.request('GET', '/api/annotations/%ZZ', { token: t.creds.projectApiKey });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toMatchObject({ code: 'invalid_url', meta: { field: 'path' } });
+    const long = await t.request('GET', `/api/annotations/${'x'.repeat(5_000)}`, { token: t.creds.projectApiKey });
+    expect(long.status).toBe(414);
+    expect(long.body.error).toMatchObject({ code: 'path_parameter_too_long', meta: { field: 'path' } });
+  });
+
   it('unknown routes answer 404 in the error shape', async () => {
     const res = await t.request('GET', '/api/nope');
     expect(res.status).toBe(404);

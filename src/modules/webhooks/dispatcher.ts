@@ -1,9 +1,11 @@
+import { setMaxListeners } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Database, Executor } from '../../db/index.ts';
 import type { WebhookEventPayload } from '../../db/schema/index.ts';
 import type { Clock } from '../../platform/clock.ts';
+import { EVENTS_CHANNEL } from '../../platform/events/index.ts';
 import { newId } from '../../platform/ids.ts';
 import type { Metrics } from '../../platform/metrics.ts';
 import { subscribes } from './catalogue.ts';
@@ -41,7 +43,21 @@ export interface PassResult {
   fannedOut: number;
   /** Batches claimed and attempted. */
   attempted: number;
+  /**
+   * Committed events wait behind a transaction still open elsewhere (or another process is
+   * fanning out): their commit notified already, so the loop looks again soon instead of at
+   * the next poll.
+   */
+  waiting?: boolean;
 }
+
+/**
+ * The first look again for events waiting behind an open transaction (on PostgreSQL, any
+ * transaction of the cluster that began before they committed); it doubles up to
+ * WAITING_RETRY_MAX_MS (or the poll interval when shorter).
+ */
+const WAITING_RETRY_MS = 10;
+const WAITING_RETRY_MAX_MS = 200;
 
 const PRUNE_EVERY_MS = 60 * 60 * 1000;
 
@@ -65,7 +81,12 @@ export class WebhookDispatcher {
   private passes: Promise<unknown> = Promise.resolve();
   private timer: NodeJS.Timeout | null = null;
   private running = false;
-  private abort = new AbortController();
+  /** A background pass is running; a wake meanwhile sets `again` instead of queueing another. */
+  private passing = false;
+  private again = false;
+  private stopListening: (() => Promise<void>) | null = null;
+  private waitingRetryMs = WAITING_RETRY_MS;
+  private abort: AbortController;
   private lastPruneAt: number | null = null;
 
   constructor(
@@ -79,12 +100,25 @@ export class WebhookDispatcher {
     this.maxInFlight = options.maxInFlight ?? 16;
     this.fanOutChunk = options.fanOutChunk ?? 500;
     this.leaseMs = options.leaseMs ?? Math.max(60_000, this.requestTimeoutMs * 3);
+    this.abort = this.newAbortController();
   }
 
-  /** Runs the background loop while the app is up (when pollMs > 0); stops it when the app closes. */
+  /**
+   * Runs the background loop while the app is up (when pollMs > 0), woken by every commit that
+   * wrote outbox events (LISTEN: this process's and, on PostgreSQL, other processes'); the poll
+   * is the fallback (retries coming due, a lost notification). Stops when the app closes.
+   */
   attach(app: FastifyInstance): void {
     app.addHook('onReady', async () => {
-      if (this.options.pollMs > 0) this.start();
+      if (this.options.pollMs <= 0) return;
+      // One process owns a PGlite database: batches it was sending when it last stopped (killed) are nobody's now.
+      if (this.db.kind === 'pglite') await store.releaseClaims(this.db.orm, this.clock.now());
+      this.start();
+      try {
+        this.stopListening = await this.db.listen(EVENTS_CHANNEL, () => this.wake());
+      } catch (err) {
+        this.logger.warn({ err }, 'webhook dispatcher cannot LISTEN for new events: it polls only');
+      }
     });
     app.addHook('onClose', async () => {
       await this.stop();
@@ -94,24 +128,35 @@ export class WebhookDispatcher {
   start(): void {
     if (this.running) return;
     this.running = true;
-    this.abort = new AbortController();
+    this.abort = this.newAbortController();
     this.schedule(0);
   }
 
   /** Stops the loop; attempts in flight are cut short and logged as retryable. */
   async stop(): Promise<void> {
     this.running = false;
+    await this.stopListening?.();
+    this.stopListening = null;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     this.abort.abort();
     await this.passes.catch(() => {});
     await Promise.allSettled([...this.inFlight]);
-    this.abort = new AbortController();
+    this.abort = this.newAbortController();
   }
 
-  /** Asks the loop to look for work now (e.g. a test event was queued). */
+  /** Every attempt in flight listens to the one signal: up to maxInFlight listeners is expected, not a leak. */
+  private newAbortController(): AbortController {
+    const controller = new AbortController();
+    setMaxListeners(this.maxInFlight + 8, controller.signal);
+    return controller;
+  }
+
+  /** Asks the loop to look for work now (events were committed, an attempt ended, a test event was queued). */
   wake(): void {
-    if (this.running) this.schedule(0);
+    if (!this.running) return;
+    if (this.passing) this.again = true;
+    else this.schedule(0);
   }
 
   /**
@@ -147,10 +192,25 @@ export class WebhookDispatcher {
     if (this.timer) clearTimeout(this.timer);
     this.timer = setTimeout(() => {
       this.timer = null;
+      this.passing = true;
+      this.again = false;
       void this.serialized(() => this.pass())
-        .then((r) => this.schedule(r.fannedOut || r.attempted ? 0 : this.options.pollMs))
-        .catch((err) => {
+        .catch((err): PassResult => {
           this.logger.error({ err }, 'webhook dispatcher pass failed');
+          return { fannedOut: 0, attempted: 0 };
+        })
+        .then((r) => {
+          this.passing = false;
+          if (r.fannedOut > 0 || r.attempted > 0 || this.again) {
+            this.waitingRetryMs = WAITING_RETRY_MS;
+            return this.schedule(0);
+          }
+          if (r.waiting) {
+            this.schedule(Math.min(this.waitingRetryMs, this.options.pollMs));
+            this.waitingRetryMs = Math.min(this.waitingRetryMs * 2, WAITING_RETRY_MAX_MS);
+            return;
+          }
+          this.waitingRetryMs = WAITING_RETRY_MS;
           this.schedule(this.options.pollMs);
         });
     }, delayMs);
@@ -165,25 +225,27 @@ export class WebhookDispatcher {
 
   private async pass(): Promise<PassResult> {
     let fannedOut = 0;
+    let waiting = false;
     for (;;) {
       const n = await this.fanOut();
-      fannedOut += n;
-      if (n < this.fanOutChunk) break;
+      if (n === 'waiting') waiting = true;
+      else fannedOut += n;
+      if (n === 'waiting' || n < this.fanOutChunk) break;
     }
     const attempted = await this.claimAndSend();
     await this.pruneIfDue();
-    return { fannedOut, attempted };
+    return { fannedOut, attempted, waiting };
   }
 
-  /** Fans out one chunk of settled outbox events; returns how many. */
-  private async fanOut(): Promise<number> {
+  /** Fans out one chunk of settled outbox events; returns how many, or 'waiting' when there are only unsettled ones. */
+  private async fanOut(): Promise<number | 'waiting'> {
     // An idle poll only reads: locking the cursor row would write (and assign a transaction id) every tick.
     if (!(await store.hasOutboxBacklog(this.db.orm))) return 0;
     return this.db.orm.transaction(async (tx) => {
       const cursor = await store.lockCursor(tx);
-      if (!cursor) return 0; // another process is fanning out
+      if (!cursor) return 'waiting'; // another process is fanning out
       const events = await store.settledEventsAfter(tx, cursor, this.fanOutChunk);
-      if (events.length === 0) return 0;
+      if (events.length === 0) return 'waiting';
       const now = this.clock.now();
 
       const projectIds = [...new Set(events.flatMap((e) => (e.projectId ? [e.projectId] : [])))];

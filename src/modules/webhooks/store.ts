@@ -260,6 +260,14 @@ export async function claimDue(db: Executor, now: Date, leaseUntil: Date, limit:
   }));
 }
 
+/**
+ * Makes batches claimed for sending claimable again at once, instead of when their lease
+ * ends. Only for a database that no other process can use (PGlite): the claimer is gone.
+ */
+export async function releaseClaims(db: Executor, now: Date): Promise<void> {
+  await db.execute(sql`UPDATE webhook_dispatches SET claimed_until = ${ts(now)} WHERE status = 'sending' AND claimed_until > ${ts(now)}`);
+}
+
 export async function fixPayload(db: Executor, id: string, payload: string): Promise<string> {
   // A batch whose earlier claimer died after fixing the payload keeps that payload.
   const [row] = await rows<{ payload: string }>(

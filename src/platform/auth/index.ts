@@ -100,7 +100,8 @@ export function readCredentials(request: FastifyRequest): Credentials | null {
     if (scheme === 'basic') {
       const decoded = Buffer.from(value, 'base64').toString('utf8');
       const colon = decoded.indexOf(':');
-      if (colon <= 0) throw unauthorized('Basic credentials must be base64(projectId:token)');
+      // A NUL would reach the project lookup, and PostgreSQL text cannot hold one.
+      if (colon <= 0 || decoded.includes('\u0000')) throw unauthorized('Basic credentials must be base64(projectId:token)');
       return { kind: 'apiKey', projectId: decoded.slice(0, colon), token: decoded.slice(colon + 1) };
     }
     if (scheme === 'bearer') {

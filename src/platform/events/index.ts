@@ -5,6 +5,16 @@ import { eventDefinition, type EventType } from './catalog.ts';
 
 export * from './catalog.ts';
 
+/**
+ * Every statement that writes outbox events also NOTIFYs this channel: PostgreSQL delivers the
+ * notification when (and only when) the transaction commits, to every process listening, so
+ * the webhook dispatcher wakes as soon as an event can be sent, without polling.
+ */
+export const EVENTS_CHANNEL = 'spyglass_events';
+
+// Identical notifications of one transaction are delivered once, so one per row costs little.
+const NOTIFY = sql.raw(`RETURNING pg_notify('${EVENTS_CHANNEL}', '')`);
+
 export interface NewEvent {
   organizationId: string;
   /** Null for organization-level events (e.g. an organization-wide API key). */
@@ -42,7 +52,8 @@ export async function emitEvents(tx: Executor, batch: NewEvent[], at: Date): Pro
     INSERT INTO events (id, organization_id, project_id, type, schema_version, data, created_at)
     SELECT x.id, x.organization_id, x.project_id, x.type, x.schema_version, x.data, ${at}
     FROM json_to_recordset(${jsonParam(values)}::json)
-      AS x(id text, organization_id text, project_id text, type text, schema_version text, data jsonb)`);
+      AS x(id text, organization_id text, project_id text, type text, schema_version text, data jsonb)
+    ${NOTIFY}`);
   return values.map((v) => v.id);
 }
 
@@ -56,5 +67,6 @@ export function eventsInsertSql(type: EventType, source: SQL, at: Date): SQL {
   const def = eventDefinition(type);
   if (!def) throw new Error(`unknown event type ${type}`);
   return sql`INSERT INTO events (id, organization_id, project_id, type, schema_version, data, created_at)
-    SELECT e.id, e.organization_id, e.project_id, ${type}, ${def.schemaVersion}, e.data, ${at} FROM (${source}) AS e`;
+    SELECT e.id, e.organization_id, e.project_id, ${type}, ${def.schemaVersion}, e.data, ${at} FROM (${source}) AS e
+    ${NOTIFY}`;
 }

@@ -124,6 +124,18 @@ export class JobQueue {
     }
   }
 
+  /**
+   * Makes every claimed, unfinished job claimable again at once, instead of when its lease
+   * ends. Only for a database that no other process can use (PGlite): the claimer is gone.
+   */
+  async releaseClaims(): Promise<number> {
+    const released = await rows<{ id: number }>(
+      this.db.orm,
+      sql`UPDATE jobs SET locked_until = NULL WHERE locked_until IS NOT NULL AND failed_at IS NULL RETURNING id`,
+    );
+    return released.length;
+  }
+
   /** Jobs of every queue by state, read from the database (so every process sees the same). */
   async counts(): Promise<{ queue: string; queued: number; running: number; failed: number }[]> {
     const now = this.clock.now().getTime();
