@@ -27,19 +27,22 @@ export function Section({ title, description, actions, children }: { title: stri
   );
 }
 
+/** Light alerts' coloured titles miss WCAG AA contrast on their tinted background: titles in text colour. */
+const READABLE = { title: 'alert-title' };
+
 /** An API failure, a 403 said plainly: what the role may not do, in the server's words. */
 export function ApiErrorAlert({ error, title }: { error: unknown; title?: string }) {
   const { data: session } = useSession();
   if (!error) return null;
   if (error instanceof ApiError && error.status === 403) {
     return (
-      <Alert color="orange" icon={<IconLock size={16} />} title={title ?? 'Not allowed'} role="alert">
+      <Alert color="orange" icon={<IconLock size={16} />} title={title ?? 'Not allowed'} role="alert" classNames={READABLE}>
         Your role in {session?.organization.name ?? 'this organization'} ({session?.role.toLowerCase() ?? 'unknown'}) does not allow this. The server said: {error.message}
       </Alert>
     );
   }
   return (
-    <Alert color="red" icon={<IconAlertTriangle size={16} />} title={title ?? 'Something went wrong'} role="alert">
+    <Alert color="red" icon={<IconAlertTriangle size={16} />} title={title ?? 'Something went wrong'} role="alert" classNames={READABLE}>
       {error instanceof Error ? error.message : String(error)}
       {error instanceof ApiError && error.field ? ` (field: ${error.field})` : ''}
     </Alert>
@@ -49,7 +52,7 @@ export function ApiErrorAlert({ error, title }: { error: unknown; title?: string
 /** A secret the server answers once (a token, a signing secret, a link): copy it now. */
 export function ShownOnce({ label, value, children }: { label: string; value: string; children?: ReactNode }) {
   return (
-    <Alert color="teal" title={`${label} — shown once`} data-testid="shown-once">
+    <Alert color="teal" title={`${label} — shown once`} data-testid="shown-once" classNames={READABLE}>
       <Stack gap={6}>
         <Text size="sm">Copy it now: it is not shown again.{children ? ' ' : ''}{children}</Text>
         <Group gap={6} wrap="nowrap">

@@ -57,7 +57,7 @@ export default function AccountPage() {
         description={`Where ${session?.user.email ?? 'you'} is signed in, most recent first. Signing a session out ends it at once.`}
         actions={
           others.length > 0 && (
-            <Button size="xs" variant="light" color="red" leftSection={<IconLogout size={14} />} onClick={() => void signOutOthers()}>
+            <Button size="xs" variant="outline" color="red.9" leftSection={<IconLogout size={14} />} onClick={() => void signOutOthers()}>
               Sign out all other sessions
             </Button>
           )

@@ -343,7 +343,10 @@ function CreateKey({ session, members, onClose, onCreated }: { session: Session;
                     aria-label={`Role of binding ${i + 1}`}
                     value={mode === 'restricted' ? 'CUSTOM' : b.role}
                     disabled={mode === 'restricted'}
-                    onChange={(e) => setBindings((rows) => rows.map((r, j) => (j === i ? { ...r, role: e.currentTarget.value as BindingRole } : r)))}
+                    onChange={(e) => {
+                      const role = e.currentTarget.value as BindingRole; // read now: the event is gone when the updater runs
+                      setBindings((rows) => rows.map((r, j) => (j === i ? { ...r, role } : r)));
+                    }}
                     data={roles.map((r) => ({ value: r, label: r === 'CUSTOM' ? 'Custom (the permissions above)' : r.charAt(0) + r.slice(1).toLowerCase() }))}
                     w={200}
                   />
@@ -351,7 +354,10 @@ function CreateKey({ session, members, onClose, onCreated }: { session: Session;
                     label={i === 0 ? 'Scope' : undefined}
                     aria-label={`Scope of binding ${i + 1}`}
                     value={b.scope}
-                    onChange={(e) => setBindings((rows) => rows.map((r, j) => (j === i ? { ...r, scope: e.currentTarget.value } : r)))}
+                    onChange={(e) => {
+                      const scope = e.currentTarget.value;
+                      setBindings((rows) => rows.map((r, j) => (j === i ? { ...r, scope } : r)));
+                    }}
                     data={scopes}
                     style={{ flex: 1 }}
                   />
@@ -363,7 +369,7 @@ function CreateKey({ session, members, onClose, onCreated }: { session: Session;
               <Group>
                 <Button
                   size="compact-sm"
-                  variant="light"
+                  variant="default"
                   leftSection={<IconPlus size={12} />}
                   onClick={() => setBindings((rows) => [...rows, { role: mode === 'restricted' ? 'CUSTOM' : 'VIEWER', scope: scopes[1]?.value ?? orgScope }])}
                   disabled={bindings.length >= 20}

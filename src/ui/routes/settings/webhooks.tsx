@@ -114,7 +114,7 @@ export default function WebhooksPage() {
                       {manage && (
                         <Button
                           size="compact-sm"
-                          variant="light"
+                          variant="default"
                           leftSection={<IconBolt size={14} />}
                           disabled={!ep.enabled}
                           title={ep.enabled ? undefined : 'Enable the endpoint first'}
@@ -274,7 +274,7 @@ function Deliveries({ projectId, endpointId }: { projectId: string; endpointId: 
           </Table>
           {pages.hasNextPage && (
             <Group justify="center" mt="xs">
-              <Button size="compact-sm" variant="light" loading={pages.isFetchingNextPage} onClick={() => void pages.fetchNextPage()}>
+              <Button size="compact-sm" variant="default" loading={pages.isFetchingNextPage} onClick={() => void pages.fetchNextPage()}>
                 Older attempts
               </Button>
             </Group>
