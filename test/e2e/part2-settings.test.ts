@@ -111,8 +111,9 @@ describe.runIf(hasChromium)('the settings pages in a real browser', () => {
     expect(await deleteButton.isDisabled()).toBe(true);
     await accessible();
     await screenshot('settings-project-delete');
+    // The keyboard is enough: Enter in the field confirms.
     await confirm.getByLabel(/Type the project name/).fill('Checkout assistant');
-    await deleteButton.click();
+    await confirm.getByLabel(/Type the project name/).press('Enter');
     await renamed.waitFor({ state: 'detached' });
     const projects = (await web.request('GET', '/api/projects', { token: admin.token() })).body.data as { name: string }[];
     expect(projects.map((p) => p.name)).not.toContain('Checkout assistant');
@@ -209,6 +210,8 @@ describe.runIf(hasChromium)('the settings pages in a real browser', () => {
     await delivered.waitFor({ timeout: 15_000 }); // the log refreshes by itself
     expect(await delivered.textContent()).toContain('200');
     expect(receiver.received.some((r) => r.json.batch.some((e) => e.type === 'webhook.test'))).toBe(true);
+    // The endpoint's health follows while its log is open.
+    await expect.poll(() => card.textContent()).not.toContain('last success –');
     await accessible();
     await screenshot('settings-webhooks');
 

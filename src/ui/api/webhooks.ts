@@ -18,10 +18,12 @@ export function useEventTypes(projectId: string) {
   });
 }
 
-export function useEndpoints(projectId: string) {
+/** `live`: a delivery log is open, so the endpoints' health (last success, failing, disabled) is read as often. */
+export function useEndpoints(projectId: string, live = false) {
   return useQuery({
     queryKey: ['webhooks', projectId],
     queryFn: async () => (await api<{ data: WebhookEndpoint[] }>('GET', `${BASE}/endpoints`, { projectId })).data,
+    refetchInterval: live ? DELIVERIES_REFRESH_MS : false,
     retry: noRetryOn4xx,
   });
 }

@@ -95,9 +95,9 @@ export default function AccountPage() {
                   <Table.Td className="mono" fz="xs">
                     {s.ipAddress ?? '–'}
                   </Table.Td>
-                  <Table.Td>{shortDate(s.createdAt)}</Table.Td>
-                  <Table.Td>{shortDate(s.lastSeenAt)}</Table.Td>
-                  <Table.Td>{shortDate(s.expiresAt)}</Table.Td>
+                  <Table.Td className="nowrap">{shortDate(s.createdAt)}</Table.Td>
+                  <Table.Td className="nowrap">{shortDate(s.lastSeenAt)}</Table.Td>
+                  <Table.Td className="nowrap">{shortDate(s.expiresAt)}</Table.Td>
                   <Table.Td>
                     {!s.current && (
                       <Group justify="flex-end">

@@ -41,7 +41,7 @@ export default function ApiKeysPage() {
 
   return (
     <div className="settings-page">
-      {!isAdmin && (
+      {!isAdmin && mayCreate && (
         <RoleNote>
           Your role ({session?.role.toLowerCase()}) sees and revokes its own keys, and creates personal keys that act as you (never with more than you may do). Administrators see every key and create service keys.
         </RoleNote>
@@ -121,8 +121,8 @@ export default function ApiKeysPage() {
                       </Text>
                     )}
                   </Table.Td>
-                  <Table.Td>{shortDate(k.createdAt)}</Table.Td>
-                  <Table.Td>{k.expiresAt ? shortDate(k.expiresAt) : 'never'}</Table.Td>
+                  <Table.Td className="nowrap">{shortDate(k.createdAt)}</Table.Td>
+                  <Table.Td className="nowrap">{k.expiresAt ? shortDate(k.expiresAt) : 'never'}</Table.Td>
                   <Table.Td>
                     <Badge size="sm" variant="light" color={k.status === 'active' ? 'teal' : 'gray'}>
                       {k.status}

@@ -8,9 +8,9 @@ import type { AddedMember, Member, Role } from '../../api/types.ts';
 import { ApiErrorAlert, RoleNote, Section, ShownOnce, shortDate } from '../../components/Settings.tsx';
 
 const ROLES: { value: Role; label: string }[] = [
-  { value: 'ADMIN', label: 'Admin: everything, settings included' },
-  { value: 'MEMBER', label: 'Member: works with project data' },
-  { value: 'VIEWER', label: 'Viewer: reads' },
+  { value: 'ADMIN', label: 'Admin (everything, settings too)' },
+  { value: 'MEMBER', label: 'Member (works with the data)' },
+  { value: 'VIEWER', label: 'Viewer (reads)' },
 ];
 const roleName = (role: Role) => role.charAt(0) + role.slice(1).toLowerCase();
 
@@ -51,7 +51,7 @@ export default function MembersPage() {
             <Group align="flex-end" gap="sm">
               <TextInput label="E-mail" type="email" required value={email} onChange={(e) => setEmail(e.currentTarget.value)} w={260} />
               <TextInput label="Name (optional)" value={name} onChange={(e) => setName(e.currentTarget.value)} w={180} />
-              <NativeSelect label="Role" value={role} onChange={(e) => setRole(e.currentTarget.value as Role)} data={ROLES} w={250} />
+              <NativeSelect label="Role" value={role} onChange={(e) => setRole(e.currentTarget.value as Role)} data={ROLES} w={270} />
               <Button type="submit" leftSection={<IconMailPlus size={14} />} loading={m.add.isPending} disabled={!email.trim()}>
                 Invite
               </Button>
@@ -123,7 +123,7 @@ export default function MembersPage() {
                         roleName(member.role)
                       )}
                     </Table.Td>
-                    <Table.Td>{shortDate(member.createdAt)}</Table.Td>
+                    <Table.Td className="nowrap">{shortDate(member.createdAt)}</Table.Td>
                     {manage && (
                       <Table.Td>
                         <Group justify="flex-end">
@@ -172,8 +172,8 @@ export default function MembersPage() {
                   <Table.Tr key={inv.id} data-invitation={inv.email}>
                     <Table.Td>{inv.email}</Table.Td>
                     <Table.Td>{roleName(inv.role)}</Table.Td>
-                    <Table.Td>{shortDate(inv.createdAt)}</Table.Td>
-                    <Table.Td>{shortDate(inv.expiresAt)}</Table.Td>
+                    <Table.Td className="nowrap">{shortDate(inv.createdAt)}</Table.Td>
+                    <Table.Td className="nowrap">{shortDate(inv.expiresAt)}</Table.Td>
                     <Table.Td>
                       <Group gap={4} justify="flex-end" wrap="nowrap">
                         <Button

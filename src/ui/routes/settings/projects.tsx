@@ -112,7 +112,7 @@ export default function ProjectsPage() {
                     {p.id}
                   </Table.Td>
                   <Table.Td>{p.retentionDays === null ? 'forever' : `${p.retentionDays} days`}</Table.Td>
-                  <Table.Td>{shortDate(p.createdAt)}</Table.Td>
+                  <Table.Td className="nowrap">{shortDate(p.createdAt)}</Table.Td>
                   <Table.Td>
                     <Group gap={4} justify="flex-end" wrap="nowrap">
                       {mayUpdate && (

@@ -19,7 +19,7 @@ export default function WebhooksPage() {
   const navigate = useNavigate({ from: ROUTE });
   const { data: session } = useSession();
   const project = session?.projects.find((p) => p.id === projectId);
-  const endpoints = useEndpoints(projectId);
+  const endpoints = useEndpoints(projectId, openId !== undefined);
   const m = useEndpointMutations(projectId);
   const manage = can(session, 'webhookEndpoints:manage');
   const [creating, setCreating] = useState(false);
