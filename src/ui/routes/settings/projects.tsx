@@ -19,7 +19,7 @@ export default function ProjectsPage() {
   const m = useProjectMutations();
   const [name, setName] = useState('');
   const [retention, setRetention] = useState<string | number>('');
-  const [issued, setIssued] = useState<{ project: string; token: string } | null>(null);
+  const [issued, setIssued] = useState<{ projectId: string; project: string; token: string } | null>(null);
   const [editing, setEditing] = useState<Project | null>(null);
   const [deleting, setDeleting] = useState<Project | null>(null);
   const [rotating, setRotating] = useState<Project | null>(null);
@@ -31,7 +31,7 @@ export default function ProjectsPage() {
   const create = async (e: React.FormEvent) => {
     e.preventDefault();
     const created = await m.create.mutateAsync({ name, ...(retention === '' ? {} : { retentionDays: retentionOf(retention) }) });
-    setIssued({ project: created.project.name, token: created.token });
+    setIssued({ projectId: created.project.id, project: created.project.name, token: created.token });
     setName('');
     setRetention('');
   };
@@ -39,12 +39,13 @@ export default function ProjectsPage() {
   const rotate = async (project: Project) => {
     const rotated = await m.rotateKey.mutateAsync(project.id);
     setRotating(null);
-    setIssued({ project: project.name, token: rotated.token });
+    setIssued({ projectId: project.id, project: project.name, token: rotated.token });
   };
 
   const remove = async (project: Project) => {
     await m.remove.mutateAsync(project.id);
     setDeleting(null);
+    if (issued?.projectId === project.id) setIssued(null); // a deleted project's key is gone too
     notifications.show({ message: `Project ${project.name} deleted`, color: 'teal' });
     if (project.id === projectId) {
       const next = projects.data?.find((p) => p.id !== project.id);
