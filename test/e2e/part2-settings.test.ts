@@ -136,6 +136,14 @@ describe.runIf(hasChromium)('the settings pages in a real browser', () => {
       .poll(async () => ((await web.request('GET', '/api/members', { token: admin.token() })).body.data as { email: string; role: string }[]).find((m) => m.email === 'dana@example.com')?.role)
       .toBe('VIEWER');
     await page.getByText('dana@example.com is now viewer').waitFor();
+
+    // Only a hash of a link is kept: "New link" replaces it (same e-mail and the role now held), shown once.
+    await page.getByRole('button', { name: 'New link for dana@example.com' }).click();
+    await expect.poll(async () => (await page.getByTestId('secret-value').textContent())!.trim()).not.toBe(link);
+    const fresh = (await page.getByTestId('secret-value').textContent())!.trim();
+    expect((await web.request('GET', `/api/auth/invitations/${link.split('/invite/')[1]}`)).status).toBe(404);
+    expect((await web.request('GET', `/api/auth/invitations/${fresh.split('/invite/')[1]}`)).body).toMatchObject({ email: 'dana@example.com', role: 'VIEWER' });
+    await expect.poll(() => page.locator('[data-invitation="dana@example.com"]').count()).toBe(1);
     await accessible();
     await screenshot('settings-members');
   });
@@ -211,7 +219,7 @@ describe.runIf(hasChromium)('the settings pages in a real browser', () => {
     expect(await delivered.textContent()).toContain('200');
     expect(receiver.received.some((r) => r.json.batch.some((e) => e.type === 'webhook.test'))).toBe(true);
     // The endpoint's health follows while its log is open.
-    await expect.poll(() => card.textContent()).not.toContain('last success –');
+    await expect.poll(() => card.textContent(), { timeout: 10_000 }).not.toContain('last success –');
     await accessible();
     await screenshot('settings-webhooks');
 
