@@ -41,6 +41,8 @@ const objectErrors = { 400: errorObjectSchema, 401: errorObjectSchema, 403: erro
 export function traceRoutes(app: FastifyInstance, service: TraceService) {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const orgOf = (req: FastifyRequest) => req.principal!.organizationId;
+  // After authentication, before the body is read: a shed request costs no memory or decoding.
+  const admitIngest = async (req: FastifyRequest) => service.checkIngestRequest(req.principal!.keyId, req.projectId!);
 
   r.post(
     '/api/trace/search',
@@ -158,7 +160,8 @@ export function traceRoutes(app: FastifyInstance, service: TraceService) {
     '/api/collector',
     {
       // NUL characters are stored as U+FFFD (the store's jsonParam): a span is never refused for one.
-      config: { auth: { scope: 'project', permission: 'traces:create' }, acceptsNulInBody: true },
+      config: { auth: { scope: 'project', permission: 'traces:create' }, acceptsNulInBody: true, ingest: true },
+      onRequest: admitIngest,
       bodyLimit: OTLP_BODY_LIMIT,
       schema: {
         tags,
@@ -168,7 +171,12 @@ export function traceRoutes(app: FastifyInstance, service: TraceService) {
       },
     },
     async (req) => {
-      checkCollectorTimes(req.body, service.latestSpanTime());
+      try {
+        checkCollectorTimes(req.body, service.latestSpanTime());
+      } catch (err) {
+        service.countRejected(req.body.spans.length);
+        throw err;
+      }
       const spans = collectorSpans(req.body);
       await service.ingest(orgOf(req), req.projectId!, spans);
       return { message: 'Trace received successfully.', trace_id: req.body.trace_id, spans: spans.length };
@@ -184,7 +192,7 @@ export function traceRoutes(app: FastifyInstance, service: TraceService) {
     const exportRoute = (url: string, summary: string, handle: (req: FastifyRequest, body: Buffer, contentType: string, format: OtlpFormat) => Promise<Buffer>) =>
       otlp.post(
         url,
-        { config: { auth: { scope: 'project', permission: 'traces:create' } }, bodyLimit: OTLP_BODY_LIMIT, schema: { tags, summary } },
+        { config: { auth: { scope: 'project', permission: 'traces:create' }, ingest: true }, onRequest: admitIngest, bodyLimit: OTLP_BODY_LIMIT, schema: { tags, summary } },
         async (req, reply) => {
           const contentType = String(req.headers['content-type'] ?? '');
           const format = requestFormat(contentType);
@@ -198,6 +206,7 @@ export function traceRoutes(app: FastifyInstance, service: TraceService) {
     for (const url of ['/api/otel/v1/traces', '/v1/traces']) {
       exportRoute(url, url === '/v1/traces' ? 'The same as /api/otel/v1/traces, at the path OTLP exporters default to' : tracesSummary, async (req, body, contentType, format) => {
         const decoded = decodeOrRefuse(() => decodeTraceRequest(body, contentType, { latestTimeMs: service.latestSpanTime() }));
+        service.countRejected(decoded.rejected.count);
         if (decoded.spans.length === 0 && decoded.rejected.count > 0) {
           throw new AppError(400, 'all_spans_rejected', `every span was rejected: ${decoded.rejected.messages.join('; ')}`, {
             field: 'resourceSpans',
