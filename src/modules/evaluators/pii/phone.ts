@@ -95,8 +95,12 @@ type Libphonenumber = typeof import('libphonenumber-js/max');
 let loaded: { lib: Libphonenumber; metadata: MetadataAccess } | null = null;
 function phoneLib() {
   if (!loaded) {
-    const lib = createRequire(import.meta.url)('libphonenumber-js/max') as Libphonenumber;
-    loaded = { lib, metadata: new lib.Metadata() as unknown as MetadataAccess };
+    const require = createRequire(import.meta.url);
+    const lib = require('libphonenumber-js/max') as Libphonenumber;
+    // The CommonJS build of /max exports no Metadata class: core's, given the max metadata.
+    const core = require('libphonenumber-js/core') as typeof import('libphonenumber-js/core');
+    const metadata = new core.Metadata(require('libphonenumber-js/metadata.max.json')) as unknown as MetadataAccess;
+    loaded = { lib, metadata };
   }
   return loaded;
 }
