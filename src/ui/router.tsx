@@ -153,6 +153,61 @@ const analyticsRoute = createRoute({
   component: lazyRouteComponent(() => import('./routes/analytics.tsx')),
 });
 
+/** Settings: organization-wide pages (and the project's webhooks) under the current project's frame. */
+const settingsRoute = createRoute({
+  getParentRoute: () => projectRoute,
+  path: '/settings',
+  component: lazyRouteComponent(() => import('./routes/settings/layout.tsx')),
+});
+const settingsIndexRoute = createRoute({
+  getParentRoute: () => settingsRoute,
+  path: '/',
+  beforeLoad: ({ params }) => {
+    throw redirect({ to: '/p/$projectId/settings/projects', params });
+  },
+});
+const settingsProjectsRoute = createRoute({
+  getParentRoute: () => settingsRoute,
+  path: '/projects',
+  component: lazyRouteComponent(() => import('./routes/settings/projects.tsx')),
+});
+const settingsMembersRoute = createRoute({
+  getParentRoute: () => settingsRoute,
+  path: '/members',
+  component: lazyRouteComponent(() => import('./routes/settings/members.tsx')),
+});
+const settingsApiKeysRoute = createRoute({
+  getParentRoute: () => settingsRoute,
+  path: '/api-keys',
+  component: lazyRouteComponent(() => import('./routes/settings/api-keys.tsx')),
+});
+const settingsWebhooksRoute = createRoute({
+  getParentRoute: () => settingsRoute,
+  path: '/webhooks',
+  // ?endpoint=<id>: the endpoint whose delivery log is open.
+  validateSearch: (s: Record<string, unknown>): { endpoint?: string } => (typeof s.endpoint === 'string' ? { endpoint: s.endpoint } : {}),
+  component: lazyRouteComponent(() => import('./routes/settings/webhooks.tsx')),
+});
+const settingsOrganizationRoute = createRoute({
+  getParentRoute: () => settingsRoute,
+  path: '/organization',
+  component: lazyRouteComponent(() => import('./routes/settings/organization.tsx')),
+});
+const settingsAccountRoute = createRoute({
+  getParentRoute: () => settingsRoute,
+  path: '/account',
+  component: lazyRouteComponent(() => import('./routes/settings/account.tsx')),
+});
+const settingsRoutes = settingsRoute.addChildren([
+  settingsIndexRoute,
+  settingsProjectsRoute,
+  settingsMembersRoute,
+  settingsApiKeysRoute,
+  settingsWebhooksRoute,
+  settingsOrganizationRoute,
+  settingsAccountRoute,
+]);
+
 const routeTree = rootRoute.addChildren([
   indexRoute,
   signinRoute,
@@ -171,6 +226,7 @@ const routeTree = rootRoute.addChildren([
     newMonitorRoute,
     monitorRoute,
     analyticsRoute,
+    settingsRoutes,
   ]),
 ]);
 

@@ -23,10 +23,11 @@ export default defineConfig({
       },
       output: {
         // Libraries every page uses in one long-cached chunk; page code and CodeMirror load per route.
+        // Mantine is not forced into one chunk: its components go with the pages that use them (a
+        // manual chunk would also take in everything reachable through its barrel), so the
+        // settings' tables, modals and accordions do not weigh on the sign-in page.
         manualChunks(id) {
           if (/node_modules\/(react|react-dom|scheduler)\//.test(id)) return 'react';
-          // @mantine/charts (and recharts with it) stays with the analytics page that uses it.
-          if (/node_modules\/@mantine\/(?!charts\/)/.test(id)) return 'mantine';
           if (/node_modules\/@tanstack\//.test(id)) return 'tanstack';
           return undefined;
         },

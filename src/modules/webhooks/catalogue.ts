@@ -1,4 +1,5 @@
-import { EVENT_TYPES } from '../../platform/events/index.ts';
+// The catalogue alone (no database code): the web app's types read these schemas too.
+import { EVENT_TYPES } from '../../platform/events/catalog.ts';
 
 /** What an endpoint may subscribe to: an exact type, `family.*`, or `*`. */
 export function isSubscription(pattern: string): boolean {

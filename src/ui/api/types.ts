@@ -17,8 +17,31 @@ import type {
 } from '../../modules/traces/schemas.ts';
 import type { TraceEvaluation } from '../../modules/evaluators/schemas.ts';
 import type { CreateAnnotationBody, UpdateAnnotationBody, annotationSchema } from '../../modules/annotations/schemas.ts';
-import type { createdKeySchema } from '../../modules/api-keys/schemas.ts';
-import type { invitationInfoSchema, resetInfoSchema, sessionSchema } from '../../modules/organizations/schemas.ts';
+import type { apiKeySchema, createKeyBody, createdKeySchema } from '../../modules/api-keys/schemas.ts';
+import type {
+  addedMemberSchema,
+  changePasswordBody,
+  createdProjectSchema,
+  invitationInfoSchema,
+  memberSchema,
+  organizationSchema,
+  pendingInvitationSchema,
+  projectSchema,
+  resetInfoSchema,
+  roleSchema,
+  sessionListSchema,
+  sessionSchema,
+  updateProjectBody,
+} from '../../modules/organizations/schemas.ts';
+import type {
+  attemptSchema,
+  createEndpointBody,
+  createdEndpointSchema,
+  endpointSchema,
+  eventTypeSchema,
+  rolledSecretSchema,
+  updateEndpointBody,
+} from '../../modules/webhooks/schemas.ts';
 
 export type { NewTracesRequest, NewTracesResponse, SearchRequest, SearchResponse, TraceEvaluation, CreateAnnotationBody, UpdateAnnotationBody };
 export type TraceSummary = TraceSummaryView;
@@ -52,10 +75,29 @@ export type EvaluationResult = z.infer<typeof evaluationResultSchema>;
 export type Monitor = MonitorView;
 export type CreateMonitorBody = z.input<typeof createMonitorBody>;
 export type UpdateMonitorBody = z.input<typeof updateMonitorBody>;
-import type { memberSchema } from '../../modules/organizations/schemas.ts';
-export type Member = z.infer<typeof memberSchema>;
 import type { TimeseriesRequest, TimeseriesResponse, TimeseriesBucket } from '../../modules/analytics/schemas.ts';
 export type { TimeseriesRequest, TimeseriesResponse, TimeseriesBucket };
 import type { RunBody, RunResponse } from '../../modules/prompts/schemas.ts';
 import type { MonitorResultsResponse, MonitorStatsResponse } from '../../modules/monitors/schemas.ts';
 export type { RunBody as PromptRunBody, RunResponse as PromptRunResult, MonitorResultsResponse, MonitorStatsResponse };
+// ---- settings: organization, projects, members, API keys, webhooks, the user's sessions
+export type Role = z.infer<typeof roleSchema>;
+export type Organization = z.infer<typeof organizationSchema>;
+export type Project = z.infer<typeof projectSchema>;
+export type CreatedProject = z.infer<typeof createdProjectSchema>;
+export type UpdateProjectBody = z.input<typeof updateProjectBody>;
+export type Member = z.infer<typeof memberSchema>;
+export type AddedMember = z.infer<typeof addedMemberSchema>;
+export type PendingInvitation = z.infer<typeof pendingInvitationSchema>;
+export type UserSession = z.infer<typeof sessionListSchema>['data'][number];
+export type ChangePasswordBody = z.input<typeof changePasswordBody>;
+export type ApiKey = z.infer<typeof apiKeySchema>;
+export type CreateKeyBody = z.input<typeof createKeyBody>;
+export type KeyBinding = NonNullable<CreateKeyBody['bindings']>[number];
+export type WebhookEndpoint = z.infer<typeof endpointSchema>;
+export type CreatedEndpoint = z.infer<typeof createdEndpointSchema>;
+export type CreateEndpointBody = z.input<typeof createEndpointBody>;
+export type UpdateEndpointBody = z.input<typeof updateEndpointBody>;
+export type WebhookEventType = z.infer<typeof eventTypeSchema>;
+export type DeliveryAttempt = z.infer<typeof attemptSchema>;
+export type RolledSecret = z.infer<typeof rolledSecretSchema>;

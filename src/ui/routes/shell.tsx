@@ -1,6 +1,6 @@
 import { useEffect } from 'react';
 import { Alert, Avatar, Group, Menu, NativeSelect, Text, UnstyledButton } from '@mantine/core';
-import { IconChevronDown, IconLogout, IconTelescope } from '@tabler/icons-react';
+import { IconChevronDown, IconLogout, IconSettings, IconTelescope } from '@tabler/icons-react';
 import { useQueryClient } from '@tanstack/react-query';
 import { Link, Outlet, useNavigate, useParams, useRouteContext } from '@tanstack/react-router';
 import { api, setCsrfToken } from '../api/client.ts';
@@ -90,6 +90,9 @@ export default function Shell() {
           ))}
         </nav>
         <div style={{ flex: 1 }} />
+        <Link to="/p/$projectId/settings" params={{ projectId }} className="nav-link" activeProps={{ 'aria-current': 'page' }}>
+          <IconSettings size={14} aria-hidden style={{ verticalAlign: -2 }} /> Settings
+        </Link>
         <Menu position="bottom-end" withinPortal>
           <Menu.Target>
             <UnstyledButton aria-label={`Account: ${session.user.email}`} style={{ color: 'white' }}>

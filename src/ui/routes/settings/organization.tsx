@@ -1,0 +1,57 @@
+import { useEffect, useState } from 'react';
+import { Button, Group, Loader, Text, TextInput } from '@mantine/core';
+import { notifications } from '@mantine/notifications';
+import { can, useSession } from '../../api/session.ts';
+import { useOrganization, useRenameOrganization } from '../../api/organization.ts';
+import { ApiErrorAlert, RoleNote, Section, shortDate } from '../../components/Settings.tsx';
+
+export default function OrganizationPage() {
+  const { data: session } = useSession();
+  const organization = useOrganization();
+  const rename = useRenameOrganization();
+  const [name, setName] = useState('');
+  useEffect(() => {
+    if (organization.data) setName(organization.data.name);
+  }, [organization.data]);
+  const mayRename = can(session, 'organization:update');
+
+  const save = async (e: React.FormEvent) => {
+    e.preventDefault();
+    await rename.mutateAsync(name.trim());
+    notifications.show({ message: 'Organization renamed', color: 'teal' });
+  };
+
+  return (
+    <div className="settings-page">
+      <Section title="Organization" description="Its name shows in the header, in invitations and in e-mails.">
+        {organization.isPending ? (
+          <Loader size="sm" aria-label="Loading the organization" />
+        ) : organization.isError ? (
+          <ApiErrorAlert error={organization.error} title="The organization could not be loaded" />
+        ) : (
+          <>
+            <form onSubmit={(e) => void save(e).catch(() => undefined)}>
+              <Group align="flex-end" gap="sm">
+                <TextInput label="Organization name" required value={name} onChange={(e) => setName(e.currentTarget.value)} maxLength={100} w={320} readOnly={!mayRename} />
+                {mayRename && (
+                  <Button type="submit" loading={rename.isPending} disabled={!name.trim() || name.trim() === organization.data.name}>
+                    Rename
+                  </Button>
+                )}
+              </Group>
+            </form>
+            <Text size="xs" className="muted" mt="xs">
+              Id <span className="mono">{organization.data.id}</span> · created {shortDate(organization.data.createdAt)}
+            </Text>
+            {!mayRename && (
+              <div style={{ marginTop: 12 }}>
+                <RoleNote>Only administrators rename the organization.</RoleNote>
+              </div>
+            )}
+            <ApiErrorAlert error={rename.error} title="Not renamed" />
+          </>
+        )}
+      </Section>
+    </div>
+  );
+}
