@@ -8,6 +8,8 @@ import { credentialsBox, firstStart, writeCredentialsFile } from './first-start.
 import { systemClock } from './platform/clock.ts';
 import { createLogger } from './platform/logging.ts';
 import { loadTokenHashKey, TokenHasher } from './platform/tokens.ts';
+import { exportLine, keySettings } from './ops/keys.ts';
+import { MoveError, moveToPostgres } from './ops/move-to-postgres.ts';
 
 const USAGE = `usage: spyglass <command>
 
@@ -18,6 +20,8 @@ const USAGE = `usage: spyglass <command>
   keys create-admin     mint a new organization admin key (recovery) for the first ADMIN user
   users reset-password <email>
                         print a one-time link (1 hour) to set a new password for that user
+  move-to-postgres <DATABASE_URL>
+                        copy the PGlite data directory into an empty PostgreSQL database (server stopped)
 
 Configuration comes from the environment; see README.md.`;
 
@@ -142,6 +146,8 @@ export async function main(argv: string[]): Promise<number> {
       }
       break;
     }
+    case 'move-to-postgres':
+      return moveCommand(config, sub);
     case 'help':
     case '--help':
       process.stdout.write(USAGE + '\n');
@@ -149,4 +155,36 @@ export async function main(argv: string[]): Promise<number> {
   }
   process.stderr.write(USAGE + '\n');
   return 2;
+}
+
+async function moveCommand(config: Config, url: string | undefined): Promise<number> {
+  if (!url || !/^postgres(ql)?:\/\//.test(url)) {
+    process.stderr.write('usage: spyglass move-to-postgres <DATABASE_URL>  (postgres://user:pass@host:5432/db, an empty database)\n');
+    return 2;
+  }
+  if (config.databaseUrl) {
+    process.stderr.write('spyglass: DATABASE_URL is set, so this installation already runs on PostgreSQL; move-to-postgres copies a PGlite data directory (SPYGLASS_DATA_DIR)\n');
+    return 2;
+  }
+  const keys = keySettings(config);
+  let report;
+  try {
+    report = await moveToPostgres({ dataDir: config.dataDir, databaseUrl: url, progress: (line) => process.stdout.write(`${line}\n`) });
+  } catch (err) {
+    if (!(err instanceof MoveError) && !/in use by process/.test((err as Error).message)) throw err;
+    process.stderr.write(`spyglass: ${(err as Error).message}\n`);
+    return 1;
+  }
+  const lines = [
+    '',
+    `Moved ${report.tables.length} tables, ${report.totalRows} rows; every row count and checksum matches.`,
+    `The PGlite data directory ${config.dataDir} was left as it was (remove it once the server runs on PostgreSQL).`,
+    '',
+    'Start Spyglass with these settings (the keys are secrets: keep them like the database password):',
+    `  ${exportLine('DATABASE_URL', url)}`,
+    ...keys.map((k) => (k.value === null ? `  # ${k.variable}: ${k.note}` : `  ${exportLine(k.variable, k.value)}   # ${k.note}`)),
+    '',
+  ];
+  process.stdout.write(lines.join('\n') + '\n');
+  return 0;
 }
