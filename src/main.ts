@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Logger } from 'pino';
 import { ConfigError, loadConfig, type Config } from './config.ts';
@@ -10,6 +12,7 @@ import { createLogger } from './platform/logging.ts';
 import { loadTokenHashKey, TokenHasher } from './platform/tokens.ts';
 import { exportLine, keySettings } from './ops/keys.ts';
 import { MoveError, moveToPostgres } from './ops/move-to-postgres.ts';
+import { BACKUP_COMMAND, BackupError, backupHandler, backupTo, restoreFrom } from './ops/backup.ts';
 
 const USAGE = `usage: spyglass <command>
 
@@ -20,6 +23,8 @@ const USAGE = `usage: spyglass <command>
   keys create-admin     mint a new organization admin key (recovery) for the first ADMIN user
   users reset-password <email>
                         print a one-time link (1 hour) to set a new password for that user
+  backup <file>         write a backup of the PGlite installation (database and key files), also while it serves
+  restore <file>        restore a backup into an empty data directory
   move-to-postgres <DATABASE_URL>
                         copy the PGlite data directory into an empty PostgreSQL database (server stopped)
 
@@ -49,6 +54,8 @@ async function serve(config: Config): Promise<void> {
   const logger = createLogger(config.logLevel);
   const deps = await openDeps(config, logger);
   const app = await buildApp(deps);
+  // `spyglass backup` asks this process over the data directory's lock socket (see ops/backup.ts).
+  deps.db.dataDirLock?.handle(BACKUP_COMMAND, backupHandler(deps.db, config));
   const baseUrl = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
   await setUp(deps, baseUrl);
   await app.http.listen({ port: config.port, host: config.host });
@@ -148,6 +155,10 @@ export async function main(argv: string[]): Promise<number> {
     }
     case 'move-to-postgres':
       return moveCommand(config, sub);
+    case 'backup':
+      return backupCommand(config, sub);
+    case 'restore':
+      return restoreCommand(config, sub);
     case 'help':
     case '--help':
       process.stdout.write(USAGE + '\n');
@@ -184,6 +195,64 @@ async function moveCommand(config: Config, url: string | undefined): Promise<num
     `  ${exportLine('DATABASE_URL', url)}`,
     ...keys.map((k) => (k.value === null ? `  # ${k.variable}: ${k.note}` : `  ${exportLine(k.variable, k.value)}   # ${k.note}`)),
     '',
+  ];
+  process.stdout.write(lines.join('\n') + '\n');
+  return 0;
+}
+
+/** A failure the operator can act on: its message, exit 1. Anything else is a bug and throws. */
+async function reported<T>(fn: () => Promise<T>): Promise<T | null> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (!(err instanceof BackupError) && !/in use by process/.test((err as Error).message)) throw err;
+    process.stderr.write(`spyglass: ${(err as Error).message}\n`);
+    return null;
+  }
+}
+
+function keyWarnings(keys: { variable: string; file: string; included: boolean }[]): string[] {
+  return keys
+    .filter((k) => !k.included)
+    .map(
+      (k) =>
+        `WARNING: this backup does NOT hold ${k.variable}: the server reads it from its environment (or has no ${k.file}). ` +
+        `Keep that value with the backup: without it the restored installation's ${k.variable === 'SPYGLASS_TOKEN_HASH_KEY' ? 'API keys, share links and sessions' : 'agent-cache values and webhook secrets'} do not work.`,
+    );
+}
+
+async function backupCommand(config: Config, file: string | undefined): Promise<number> {
+  if (!file) {
+    process.stderr.write('usage: spyglass backup <file>   (e.g. spyglass-$(date +%F).tar.gz)\n');
+    return 2;
+  }
+  const done = await reported(() => backupTo(config, path.resolve(file)));
+  if (!done) return 1;
+  const held = done.manifest.keys.filter((k) => k.included).map((k) => k.file);
+  const lines = [
+    `Backed up ${config.dataDir} from ${done.via} to ${path.resolve(file)} (${done.bytes} bytes; queries paused ${done.manifest.pausedMs} ms).`,
+    ...(held.length ? [`It holds the installation's keys (${held.join(', ')}): keep it as private as the data directory (it is written with mode 0600).`] : []),
+    ...keyWarnings(done.manifest.keys),
+  ];
+  process.stdout.write(lines.join('\n') + '\n');
+  return 0;
+}
+
+async function restoreCommand(config: Config, file: string | undefined): Promise<number> {
+  if (!file) {
+    process.stderr.write('usage: spyglass restore <file>   (into an empty SPYGLASS_DATA_DIR)\n');
+    return 2;
+  }
+  if (!fs.existsSync(file)) {
+    process.stderr.write(`spyglass: no file ${file}\n`);
+    return 1;
+  }
+  const done = await reported(() => restoreFrom(config, file));
+  if (!done) return 1;
+  const lines = [
+    `Restored the backup of ${done.manifest.createdAt} into ${config.dataDir}: ${done.traces} traces` +
+      (done.applied.length ? `; applied migrations ${done.applied.join(', ')}` : '') + '. Start the server on this data directory.',
+    ...keyWarnings(done.manifest.keys),
   ];
   process.stdout.write(lines.join('\n') + '\n');
   return 0;
