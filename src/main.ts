@@ -32,6 +32,8 @@ Configuration comes from the environment; see README.md.`;
 
 async function openDeps(config: Config, logger: Logger): Promise<Deps> {
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  // `spyglass backup` asks whichever process holds the data directory, over its lock socket (ops/backup.ts).
+  db.dataDirLock?.handle(BACKUP_COMMAND, backupHandler(db, config));
   const applied = await migrate(db);
   if (applied.length) logger.info({ applied }, 'migrations applied');
   return { config, db, logger, clock: systemClock, tokenHasher: new TokenHasher(loadTokenHashKey(config.tokenHashKey, config.dataDir)) };
@@ -54,8 +56,6 @@ async function serve(config: Config): Promise<void> {
   const logger = createLogger(config.logLevel);
   const deps = await openDeps(config, logger);
   const app = await buildApp(deps);
-  // `spyglass backup` asks this process over the data directory's lock socket (see ops/backup.ts).
-  deps.db.dataDirLock?.handle(BACKUP_COMMAND, backupHandler(deps.db, config));
   const baseUrl = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
   await setUp(deps, baseUrl);
   await app.http.listen({ port: config.port, host: config.host });
