@@ -4,12 +4,8 @@
  * process-wide global, and the database is not what this file tests.
  */
 import { createOpenAI } from '@ai-sdk/openai';
-import { trace } from '@opentelemetry/api';
-import type { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { generateText, streamText } from 'ai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FakeServer } from '../evaluators/fake-servers.ts';
-import { startApp, type TestApp } from '../support/harness.ts';
+import { describe, expect, it } from 'vitest';
 import { registerExporter } from './ai-sdk-shared.ts';
 import {
   ANSWER,
@@ -17,54 +13,32 @@ import {
   expectFirstToken,
   expectMessages,
   expectReportedUsage,
+  inAppSpan,
   llmSpan,
   PROMPTS,
   REQUEST_MODEL,
   RESPONSE_MODEL,
-  startFakeOpenAI,
   storedTrace,
+  useClientTest,
 } from './support.ts';
 
 describe('Vercel AI SDK 6 with experimental_telemetry', () => {
-  let t: TestApp;
-  let fake: FakeServer;
-  let provider: NodeTracerProvider;
-  const ids = { plain: '', streamed: '', failing: '' };
-
-  beforeAll(async () => {
-    t = await startApp('pglite');
-    fake = await startFakeOpenAI();
-    provider = registerExporter(t, 'ai-sdk-6-client-test');
+  const c = useClientTest(async ({ t, fake, ids }) => {
+    const provider = registerExporter(t, 'ai-sdk-6-client-test');
     const openai = createOpenAI({ baseURL: `${fake.url}/v1`, apiKey: 'sk-test' });
     const telemetry = { experimental_telemetry: { isEnabled: true, functionId: 'fidelity' } };
-    const tracer = trace.getTracer('app');
-    const inRoot = (name: string, key: keyof typeof ids, fn: () => Promise<unknown>) =>
-      tracer.startActiveSpan(name, async (span) => {
-        ids[key] = span.spanContext().traceId;
-        try {
-          await fn();
-        } catch {
-          /* the failing call: its span records the error */
-        } finally {
-          span.end();
-        }
-      });
-    await inRoot('plain', 'plain', () => generateText({ model: openai.chat(REQUEST_MODEL), prompt: PROMPTS.plain, ...telemetry }));
-    await inRoot('streamed', 'streamed', async () => {
+    await inAppSpan(ids, 'plain', () => generateText({ model: openai.chat(REQUEST_MODEL), prompt: PROMPTS.plain, ...telemetry }));
+    await inAppSpan(ids, 'streamed', async () => {
       const result = streamText({ model: openai.chat(REQUEST_MODEL), prompt: PROMPTS.streamed, ...telemetry });
       for await (const _ of result.textStream) void _;
     });
-    await inRoot('failing', 'failing', () => generateText({ model: openai.chat(REQUEST_MODEL), prompt: PROMPTS.failing, maxRetries: 0, ...telemetry }));
+    await inAppSpan(ids, 'failing', () => generateText({ model: openai.chat(REQUEST_MODEL), prompt: PROMPTS.failing, maxRetries: 0, ...telemetry }));
     await provider.forceFlush();
-  });
-  afterAll(async () => {
-    await provider?.shutdown();
-    await fake?.close();
-    await t?.close();
+    return () => provider.shutdown();
   });
 
   it('plain call: the doGenerate step is the llm span, with model, messages, tokens (cached, reasoning) and cost', async () => {
-    const stored = await storedTrace(t, ids.plain);
+    const stored = await storedTrace(c.t, c.ids.plain);
     expect(stored.spans.map((s) => s.type).sort()).toEqual(['chain', 'llm', 'span']);
     const span = llmSpan(stored);
     expect(span.model).toBe(RESPONSE_MODEL);
@@ -76,7 +50,7 @@ describe('Vercel AI SDK 6 with experimental_telemetry', () => {
   });
 
   it('streamed call: messages, tokens and the first-token time (ai.response.msToFirstChunk)', async () => {
-    const stored = await storedTrace(t, ids.streamed);
+    const stored = await storedTrace(c.t, c.ids.streamed);
     const span = llmSpan(stored);
     expect(span.model).toBe(RESPONSE_MODEL);
     expectMessages(span.input, [['user', PROMPTS.streamed]]);
@@ -88,7 +62,7 @@ describe('Vercel AI SDK 6 with experimental_telemetry', () => {
   });
 
   it('failing call: the llm span keeps its model and error, with no tokens and no cost', async () => {
-    const stored = await storedTrace(t, ids.failing);
+    const stored = await storedTrace(c.t, c.ids.failing);
     const span = llmSpan(stored);
     expect(span.model).toBe(REQUEST_MODEL);
     expectMessages(span.input, [['user', PROMPTS.failing]]);

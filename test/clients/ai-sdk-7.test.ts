@@ -6,13 +6,9 @@
  * is the only difference). PGlite only: telemetry is registered process-wide.
  */
 import { OpenTelemetry } from '@ai-sdk/otel';
-import { trace } from '@opentelemetry/api';
-import type { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { generateText, registerTelemetry, streamText } from 'ai-v7';
 import { createOpenAI } from 'ai-sdk-openai-v4';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FakeServer } from '../evaluators/fake-servers.ts';
-import { startApp, type TestApp } from '../support/harness.ts';
+import { describe, expect, it } from 'vitest';
 import { registerExporter } from './ai-sdk-shared.ts';
 import {
   ANSWER,
@@ -20,54 +16,32 @@ import {
   expectFirstToken,
   expectMessages,
   expectReportedUsage,
+  inAppSpan,
   llmSpan,
   PROMPTS,
   REQUEST_MODEL,
   RESPONSE_MODEL,
-  startFakeOpenAI,
   storedTrace,
+  useClientTest,
 } from './support.ts';
 
 describe('Vercel AI SDK 7 with @ai-sdk/otel (semantic conventions)', () => {
-  let t: TestApp;
-  let fake: FakeServer;
-  let provider: NodeTracerProvider;
-  const ids = { plain: '', streamed: '', failing: '' };
-
-  beforeAll(async () => {
-    t = await startApp('pglite');
-    fake = await startFakeOpenAI();
-    provider = registerExporter(t, 'ai-sdk-7-client-test');
+  const c = useClientTest(async ({ t, fake, ids }) => {
+    const provider = registerExporter(t, 'ai-sdk-7-client-test');
     registerTelemetry(new OpenTelemetry());
     const openai = createOpenAI({ baseURL: `${fake.url}/v1`, apiKey: 'sk-test' });
-    const tracer = trace.getTracer('app');
-    const inRoot = (name: string, key: keyof typeof ids, fn: () => Promise<unknown>) =>
-      tracer.startActiveSpan(name, async (span) => {
-        ids[key] = span.spanContext().traceId;
-        try {
-          await fn();
-        } catch {
-          /* the failing call: its spans record the error */
-        } finally {
-          span.end();
-        }
-      });
-    await inRoot('plain', 'plain', () => generateText({ model: openai.chat(REQUEST_MODEL), prompt: PROMPTS.plain }));
-    await inRoot('streamed', 'streamed', async () => {
+    await inAppSpan(ids, 'plain', () => generateText({ model: openai.chat(REQUEST_MODEL), prompt: PROMPTS.plain }));
+    await inAppSpan(ids, 'streamed', async () => {
       const result = streamText({ model: openai.chat(REQUEST_MODEL), prompt: PROMPTS.streamed });
       for await (const _ of result.textStream) void _;
     });
-    await inRoot('failing', 'failing', () => generateText({ model: openai.chat(REQUEST_MODEL), prompt: PROMPTS.failing, maxRetries: 0 }));
+    await inAppSpan(ids, 'failing', () => generateText({ model: openai.chat(REQUEST_MODEL), prompt: PROMPTS.failing, maxRetries: 0 }));
     await provider.forceFlush();
-  });
-  afterAll(async () => {
-    await provider?.shutdown();
-    await fake?.close();
-    await t?.close();
+    return () => provider.shutdown();
   });
 
   it('plain call: the chat span is the llm span, with model, messages, tokens (cached) and cost; the agent span adds nothing', async () => {
-    const stored = await storedTrace(t, ids.plain);
+    const stored = await storedTrace(c.t, c.ids.plain);
     expect(stored.spans.map((s) => s.type).sort()).toEqual(['agent', 'llm', 'span', 'span']);
     const span = llmSpan(stored);
     expect(span.model).toBe(RESPONSE_MODEL);
@@ -79,7 +53,7 @@ describe('Vercel AI SDK 7 with @ai-sdk/otel (semantic conventions)', () => {
   });
 
   it('streamed call: the first-token time from gen_ai.client.operation.time_to_first_chunk (seconds)', async () => {
-    const stored = await storedTrace(t, ids.streamed);
+    const stored = await storedTrace(c.t, c.ids.streamed);
     const span = llmSpan(stored);
     expect(span.model).toBe(RESPONSE_MODEL);
     expectMessages(span.input, [['user', PROMPTS.streamed]]);
@@ -90,7 +64,7 @@ describe('Vercel AI SDK 7 with @ai-sdk/otel (semantic conventions)', () => {
   });
 
   it('failing call: the llm span keeps its model and error, with no tokens and no cost', async () => {
-    const stored = await storedTrace(t, ids.failing);
+    const stored = await storedTrace(c.t, c.ids.failing);
     const span = llmSpan(stored);
     expect(span.model).toBe(REQUEST_MODEL);
     expectMessages(span.input, [['user', PROMPTS.failing]]);

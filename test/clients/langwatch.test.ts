@@ -8,9 +8,7 @@
 import { setupObservability } from 'langwatch/observability/node';
 import { getLangWatchTracer, LangWatch } from 'langwatch';
 import OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FakeServer } from '../evaluators/fake-servers.ts';
-import { startApp, type TestApp } from '../support/harness.ts';
+import { describe, expect, it } from 'vitest';
 import {
   ANSWER,
   expectFailed,
@@ -20,19 +18,13 @@ import {
   PROMPTS,
   REQUEST_MODEL,
   RESPONSE_MODEL,
-  startFakeOpenAI,
   storedTrace,
+  useClientTest,
 } from './support.ts';
 
 describe('LangWatch TypeScript SDK', () => {
-  let t: TestApp;
-  let fake: FakeServer;
   let langwatch: LangWatch;
-  const ids = { plain: '', streamed: '', failing: '' };
-
-  beforeAll(async () => {
-    t = await startApp('pglite');
-    fake = await startFakeOpenAI();
+  const c = useClientTest(async ({ t, fake, ids }) => {
     const observability = setupObservability({
       langwatch: { apiKey: t.creds.projectApiKey, endpoint: t.baseUrl, processorType: 'simple' },
       serviceName: 'langwatch-client-test',
@@ -89,13 +81,9 @@ describe('LangWatch TypeScript SDK', () => {
     }
     await t.request('PUT', '/api/prompts/support%2Freply/tags/production', { token: t.creds.projectApiKey, body: { version: 2 } });
   });
-  afterAll(async () => {
-    await fake?.close();
-    await t?.close();
-  });
 
   it('tracing, plain call: typed input/output, camelCase metrics in their {type, value} wrapper, cost', async () => {
-    const span = llmSpan(await storedTrace(t, ids.plain));
+    const span = llmSpan(await storedTrace(c.t, c.ids.plain));
     expect(span.model).toBe(RESPONSE_MODEL);
     expectMessages(span.input, [['user', PROMPTS.plain]]);
     expectMessages(span.output, [['assistant', ANSWER]]);
@@ -104,7 +92,7 @@ describe('LangWatch TypeScript SDK', () => {
   });
 
   it('tracing, streamed call: the usage of the last chunk; the SDK has no first-token field', async () => {
-    const span = llmSpan(await storedTrace(t, ids.streamed));
+    const span = llmSpan(await storedTrace(c.t, c.ids.streamed));
     expect(span.model).toBe(RESPONSE_MODEL);
     expectMessages(span.output, [['assistant', ANSWER]]);
     expectReportedUsage(span, { prompt: 11, completion: 7, cached: null, reasoning: null });
@@ -112,7 +100,7 @@ describe('LangWatch TypeScript SDK', () => {
   });
 
   it('tracing, failing call: the span records the error; no usage, so no tokens and no cost', async () => {
-    const stored = await storedTrace(t, ids.failing);
+    const stored = await storedTrace(c.t, c.ids.failing);
     const span = llmSpan(stored);
     expect(span.model).toBe(REQUEST_MODEL);
     expect(span.metrics).toMatchObject({ prompt_tokens: null, completion_tokens: null, tokens_estimated: false, cost: null });
@@ -137,8 +125,8 @@ describe('LangWatch TypeScript SDK', () => {
   });
 
   it('evaluations.evaluate: the spec answers an array, the SDK reads one object (listed as not working in the README)', async () => {
-    const raw = await t.request('POST', '/api/evaluations/llm/competitor_blocklist/evaluate', {
-      authToken: t.creds.projectApiKey,
+    const raw = await c.t.request('POST', '/api/evaluations/llm/competitor_blocklist/evaluate', {
+      authToken: c.t.creds.projectApiKey,
       body: { data: { input: 'Is OpenAI better?', output: 'Maybe.' } },
     });
     expect(Array.isArray(raw.body)).toBe(true);

@@ -4,67 +4,39 @@
  * OTLP/protobuf to Spyglass. PGlite only: the SDK registers process-wide globals once, and the
  * database is not what this file tests.
  */
-import { trace, SpanStatusCode, type Span } from '@opentelemetry/api';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import { SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { OpenAIInstrumentation } from '@arizeai/openinference-instrumentation-openai';
 import OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FakeServer } from '../evaluators/fake-servers.ts';
-import { startApp, type TestApp } from '../support/harness.ts';
+import { describe, expect, it } from 'vitest';
 import {
   ANSWER,
   expectFailed,
   expectMessages,
   expectReportedUsage,
+  inAppSpan,
   llmSpan,
   PROMPTS,
   RESPONSE_MODEL,
   REQUEST_MODEL,
-  startFakeOpenAI,
   storedTrace,
+  useClientTest,
 } from './support.ts';
 
 describe('OpenTelemetry Node SDK + OpenInference OpenAI instrumentation', () => {
-  let t: TestApp;
-  let fake: FakeServer;
-  let sdk: NodeSDK;
-  let processor: SimpleSpanProcessor;
-  const ids = { plain: '', streamed: '', failing: '' };
-
-  beforeAll(async () => {
-    t = await startApp('pglite');
-    fake = await startFakeOpenAI();
-    processor = new SimpleSpanProcessor(
+  const c = useClientTest(async ({ t, fake, ids }) => {
+    const processor = new SimpleSpanProcessor(
       new OTLPTraceExporter({ url: `${t.baseUrl}/api/otel/v1/traces`, headers: { authorization: `Bearer ${t.creds.projectApiKey}` } }),
     );
     const instrumentation = new OpenAIInstrumentation();
-    sdk = new NodeSDK({ serviceName: 'openinference-client-test', spanProcessors: [processor], instrumentations: [instrumentation] });
+    const sdk = new NodeSDK({ serviceName: 'openinference-client-test', spanProcessors: [processor], instrumentations: [instrumentation] });
     sdk.start();
     // ESM imports are not hooked by require-time patching: OpenInference documents this call.
     instrumentation.manuallyInstrument(OpenAI);
     const client = new OpenAI({ baseURL: `${fake.url}/v1`, apiKey: 'sk-test', maxRetries: 0 });
-    const tracer = trace.getTracer('app');
-    const inRoot = <T>(name: string, fn: (span: Span) => Promise<T>) =>
-      tracer.startActiveSpan(name, async (span) => {
-        try {
-          return await fn(span);
-        } catch (err) {
-          span.recordException(err as Error);
-          span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error).message });
-          throw err;
-        } finally {
-          span.end();
-        }
-      });
-
-    await inRoot('plain', async (span) => {
-      ids.plain = span.spanContext().traceId;
-      await client.chat.completions.create({ model: REQUEST_MODEL, messages: [{ role: 'user', content: PROMPTS.plain }] });
-    });
-    await inRoot('streamed', async (span) => {
-      ids.streamed = span.spanContext().traceId;
+    await inAppSpan(ids, 'plain', () => client.chat.completions.create({ model: REQUEST_MODEL, messages: [{ role: 'user', content: PROMPTS.plain }] }));
+    await inAppSpan(ids, 'streamed', async () => {
       const stream = await client.chat.completions.create({
         model: REQUEST_MODEL,
         messages: [{ role: 'user', content: PROMPTS.streamed }],
@@ -73,22 +45,15 @@ describe('OpenTelemetry Node SDK + OpenInference OpenAI instrumentation', () => 
       });
       for await (const _ of stream) void _;
     });
-    await inRoot('failing', async (span) => {
-      ids.failing = span.spanContext().traceId;
-      await client.chat.completions.create({ model: REQUEST_MODEL, messages: [{ role: 'user', content: PROMPTS.failing }] });
-    }).catch(() => undefined);
+    await inAppSpan(ids, 'failing', () => client.chat.completions.create({ model: REQUEST_MODEL, messages: [{ role: 'user', content: PROMPTS.failing }] }));
     // The streamed span ends when the instrumentation has read its copy of the stream.
     await new Promise((r) => setTimeout(r, 100));
     await processor.forceFlush();
-  });
-  afterAll(async () => {
-    await sdk?.shutdown();
-    await fake?.close();
-    await t?.close();
+    return () => sdk.shutdown();
   });
 
   it('plain call: an llm span with the response model, messages, reported tokens (cached, reasoning) and cost', async () => {
-    const span = llmSpan(await storedTrace(t, ids.plain));
+    const span = llmSpan(await storedTrace(c.t, c.ids.plain));
     expect(span.model).toBe(RESPONSE_MODEL);
     expectMessages(span.input, [['user', PROMPTS.plain]]);
     expectMessages(span.output, [['assistant', ANSWER]]);
@@ -97,7 +62,7 @@ describe('OpenTelemetry Node SDK + OpenInference OpenAI instrumentation', () => 
   });
 
   it('streamed call: messages; no usage from the instrumentation for streams, so Spyglass estimates (and says so)', async () => {
-    const stored = await storedTrace(t, ids.streamed);
+    const stored = await storedTrace(c.t, c.ids.streamed);
     const span = llmSpan(stored);
     // OpenInference keeps the request model for streams and records neither usage nor first-token time.
     expect(span.model).toBe(REQUEST_MODEL);
@@ -112,9 +77,9 @@ describe('OpenTelemetry Node SDK + OpenInference OpenAI instrumentation', () => 
   it('failing call: the error is on the trace, nothing is charged', async () => {
     // OpenInference's JS instrumentation (4.2.x) never ends the span of a call whose promise
     // rejects, so the failed call itself is not exported; the application's span carries the error.
-    const stored = await storedTrace(t, ids.failing);
+    const stored = await storedTrace(c.t, c.ids.failing);
     expect(stored.spans.map((s) => s.type)).not.toContain('llm');
     expectFailed(stored, /500/);
-    expect(fake.requests.filter((r) => JSON.stringify(r.body).includes('FAIL'))).toHaveLength(1);
+    expect(c.fake.requests.filter((r) => JSON.stringify(r.body).includes('FAIL'))).toHaveLength(1);
   });
 });

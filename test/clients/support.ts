@@ -9,10 +9,11 @@
  * (with the usage chunk when `stream_options.include_usage` asks for it); a prompt
  * containing FAIL answers 500.
  */
-import { expect } from 'vitest';
+import { SpanStatusCode, trace } from '@opentelemetry/api';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { computeCost } from '../../src/modules/traces/index.ts';
 import { errorReply, startFakeServer, type FakeServer, type RecordedRequest, type Reply } from '../evaluators/fake-servers.ts';
-import type { TestApp } from '../support/harness.ts';
+import { startApp, type TestApp } from '../support/harness.ts';
 
 export const REQUEST_MODEL = 'gpt-4o-mini';
 export const RESPONSE_MODEL = 'gpt-4o-mini-2024-07-18';
@@ -64,6 +65,60 @@ export async function startFakeOpenAI(): Promise<FakeServer> {
   const fake = await startFakeServer();
   fake.fallback = chatScript;
   return fake;
+}
+
+/** The trace id of each of the three calls, filled in as the client makes them. */
+export interface CallIds {
+  plain: string;
+  streamed: string;
+  failing: string;
+}
+
+export interface ClientTest {
+  t: TestApp;
+  fake: FakeServer;
+  ids: CallIds;
+}
+
+/**
+ * A client test file's fixture: before its tests, Spyglass (PGlite: the clients register
+ * process-wide globals, and the database is not what these files test) and the fake provider
+ * start, then `makeCalls` sets the client up and makes its calls; after them, the teardown
+ * `makeCalls` returns runs before both close.
+ */
+export function useClientTest(makeCalls: (test: ClientTest) => Promise<(() => Promise<unknown>) | void>): ClientTest {
+  const test = { ids: { plain: '', streamed: '', failing: '' } } as ClientTest;
+  let teardown: (() => Promise<unknown>) | void;
+  beforeAll(async () => {
+    test.t = await startApp('pglite');
+    test.fake = await startFakeOpenAI();
+    teardown = await makeCalls(test);
+  });
+  afterAll(async () => {
+    await teardown?.();
+    await test.fake?.close();
+    await test.t?.close();
+  });
+  return test;
+}
+
+/**
+ * The application's own span around one call, as an instrumented app has: it records the
+ * call's trace id, and a failure (some instrumentations end nothing of a rejected call, so
+ * this span is what carries the error). The failure is not rethrown.
+ */
+export function inAppSpan(ids: CallIds, call: keyof CallIds, fn: () => Promise<unknown>): Promise<void> {
+  return trace.getTracer('app').startActiveSpan(`${call} call`, async (span) => {
+    ids[call] = span.spanContext().traceId;
+    try {
+      await fn();
+    } catch (err) {
+      span.recordException(err as Error);
+      span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error).message });
+    } finally {
+      span.end();
+    }
+  });
 }
 
 export interface StoredSpan {

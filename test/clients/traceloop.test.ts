@@ -4,33 +4,26 @@
  * `<baseUrl>/v1/traces` with the API key as a Bearer token). PGlite only: the SDK initializes
  * process-wide once, and the database is not what this file tests.
  */
-import { SpanStatusCode, trace } from '@opentelemetry/api';
+import { trace } from '@opentelemetry/api';
 import * as traceloop from '@traceloop/node-server-sdk';
 import OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FakeServer } from '../evaluators/fake-servers.ts';
-import { startApp, type TestApp } from '../support/harness.ts';
+import { describe, expect, it } from 'vitest';
 import {
   ANSWER,
   expectFailed,
   expectMessages,
   expectReportedUsage,
+  inAppSpan,
   llmSpan,
   PROMPTS,
   REQUEST_MODEL,
   RESPONSE_MODEL,
-  startFakeOpenAI,
   storedTrace,
+  useClientTest,
 } from './support.ts';
 
 describe('OpenLLMetry (@traceloop/node-server-sdk) with the openai client', () => {
-  let t: TestApp;
-  let fake: FakeServer;
-  const ids = { plain: '', streamed: '', failing: '' };
-
-  beforeAll(async () => {
-    t = await startApp('pglite');
-    fake = await startFakeOpenAI();
+  const c = useClientTest(async ({ t, fake, ids }) => {
     traceloop.initialize({
       appName: 'traceloop-client-test',
       baseUrl: t.baseUrl,
@@ -58,26 +51,14 @@ describe('OpenLLMetry (@traceloop/node-server-sdk) with the openai client', () =
     });
     // OpenLLMetry ends neither the span of a rejected call nor the workflow around it (both
     // end only when the promise resolves): the application's own span records the failure.
-    await trace.getTracer('app').startActiveSpan('failing request', async (span) => {
-      ids.failing = span.spanContext().traceId;
-      try {
-        await workflow('failing', () => client.chat.completions.create({ model: REQUEST_MODEL, messages: [{ role: 'user', content: PROMPTS.failing }] }));
-      } catch (err) {
-        span.recordException(err as Error);
-        span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error).message });
-      } finally {
-        span.end();
-      }
-    });
+    await inAppSpan(ids, 'failing', () =>
+      workflow('failing', () => client.chat.completions.create({ model: REQUEST_MODEL, messages: [{ role: 'user', content: PROMPTS.failing }] })),
+    );
     await traceloop.forceFlush();
-  });
-  afterAll(async () => {
-    await fake?.close();
-    await t?.close();
   });
 
   it('plain call: an llm span under the workflow, with the response model, messages, reported tokens and cost', async () => {
-    const stored = await storedTrace(t, ids.plain);
+    const stored = await storedTrace(c.t, c.ids.plain);
     expect(stored.spans.map((s) => s.type).sort()).toEqual(['llm', 'workflow']);
     const span = llmSpan(stored);
     expect(span.model).toBe(RESPONSE_MODEL);
@@ -88,7 +69,7 @@ describe('OpenLLMetry (@traceloop/node-server-sdk) with the openai client', () =
   });
 
   it('streamed call: messages and the tokens OpenLLMetry counts itself for streams', async () => {
-    const span = llmSpan(await storedTrace(t, ids.streamed));
+    const span = llmSpan(await storedTrace(c.t, c.ids.streamed));
     expect(span.model).toBe(RESPONSE_MODEL);
     expectMessages(span.input, [['user', PROMPTS.streamed]]);
     expectMessages(span.output, [['assistant', ANSWER]]);
@@ -100,7 +81,7 @@ describe('OpenLLMetry (@traceloop/node-server-sdk) with the openai client', () =
 
   it('failing call: the error is on the trace, nothing is charged', async () => {
     // Neither OpenLLMetry span of the failed call is ever ended, so neither is exported.
-    const stored = await storedTrace(t, ids.failing);
+    const stored = await storedTrace(c.t, c.ids.failing);
     expect(stored.spans.map((s) => s.type)).toEqual(['span']);
     expectFailed(stored, /500/);
   });

@@ -67,6 +67,10 @@ export async function startFakeServer(): Promise<FakeServer> {
       res.end(JSON.stringify(reply.body));
     });
   });
+  // Node closes a keep-alive socket idle for 5 s; a client that sends on it just then gets a
+  // reset ("Connection error." with retries off). A busy machine can idle that long between
+  // calls, so the fake keeps sockets until it closes.
+  server.keepAliveTimeout = 10 * 60_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   const fake: FakeServer = {
