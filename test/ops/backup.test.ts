@@ -112,7 +112,7 @@ async function backupWhileIngesting(options: { preload: number; padding: number 
   return { acknowledgedBefore: acknowledgedBefore.length, total: ingest.acked.length };
 }
 
-describe('backup and restore (PGlite)', { timeout: 300_000 }, () => {
+describe('backup and restore (PGlite)', { timeout: 600_000 }, () => {
   it('backs up a running server while ingest goes on; the restore holds every trace acknowledged before the backup began', async () => {
     await backupWhileIngesting({ preload: 0, padding: 200 });
   });

@@ -60,7 +60,7 @@ async function stop(srv: Running): Promise<void> {
   expect(await srv.exited).toBe(0);
 }
 
-describe.skipIf(!pgUrl)('move-to-postgres', { timeout: 240_000 }, () => {
+describe.skipIf(!pgUrl)('move-to-postgres', { timeout: 480_000 }, () => {
   it('moves a PGlite installation; API keys, share links, the agent cache, webhook secrets and prompt versions work unchanged', async () => {
     const dataDir = tmpDir();
     const receiver = await Receiver.start();
