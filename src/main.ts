@@ -11,8 +11,10 @@ import { systemClock } from './platform/clock.ts';
 import { createLogger } from './platform/logging.ts';
 import { loadTokenHashKey, TokenHasher } from './platform/tokens.ts';
 import { exportLine, keySettings } from './ops/keys.ts';
-import { MoveError, moveToPostgres } from './ops/move-to-postgres.ts';
-import { BACKUP_COMMAND, BackupError, backupHandler, backupTo, restoreFrom } from './ops/backup.ts';
+import { moveToPostgres } from './ops/move-to-postgres.ts';
+import { BACKUP_COMMAND, backupHandler, backupTo, restoreFrom } from './ops/backup.ts';
+import { OpsError } from './ops/errors.ts';
+import { DataDirInUseError } from './db/data-dir-lock.ts';
 
 const USAGE = `usage: spyglass <command>
 
@@ -178,14 +180,10 @@ async function moveCommand(config: Config, url: string | undefined): Promise<num
     return 2;
   }
   const keys = keySettings(config);
-  let report;
-  try {
-    report = await moveToPostgres({ dataDir: config.dataDir, databaseUrl: url, progress: (line) => process.stdout.write(`${line}\n`) });
-  } catch (err) {
-    if (!(err instanceof MoveError) && !/in use by process/.test((err as Error).message)) throw err;
-    process.stderr.write(`spyglass: ${(err as Error).message}\n`);
-    return 1;
-  }
+  const report = await reported(() =>
+    moveToPostgres({ dataDir: config.dataDir, databaseUrl: url, progress: (line) => process.stdout.write(`${line}\n`) }),
+  );
+  if (!report) return 1;
   const lines = [
     '',
     `Moved ${report.tables.length} tables, ${report.totalRows} rows; every row count and checksum matches.`,
@@ -205,7 +203,7 @@ async function reported<T>(fn: () => Promise<T>): Promise<T | null> {
   try {
     return await fn();
   } catch (err) {
-    if (!(err instanceof BackupError) && !/in use by process/.test((err as Error).message)) throw err;
+    if (!(err instanceof OpsError) && !(err instanceof DataDirInUseError)) throw err;
     process.stderr.write(`spyglass: ${(err as Error).message}\n`);
     return null;
   }

@@ -26,6 +26,9 @@ export interface DataDirLock {
   handle(command: string, handler: ControlHandler): void;
 }
 
+/** Another process holds the data directory (its PID is in the message). */
+export class DataDirInUseError extends Error {}
+
 export type ControlHandler = (socket: net.Socket) => Promise<void>;
 
 const CONTROL_KEY_FILE = 'control.key';
@@ -47,7 +50,7 @@ export async function lockDataDir(dataDir: string): Promise<DataDirLock> {
       // outlive its process, and then nobody answers on it.
       const abstract = address.startsWith('\0');
       if (holder !== null || abstract) {
-        throw new Error(`the data directory ${dataDir} is in use by process ${holder ?? 'unknown'}; stop it first (PGlite allows one process per data directory)`);
+        throw new DataDirInUseError(`the data directory ${dataDir} is in use by process ${holder ?? 'unknown'}; stop it first (PGlite allows one process per data directory)`);
       }
       fs.rmSync(address, { force: true });
       continue;

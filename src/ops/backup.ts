@@ -8,6 +8,7 @@ import { openDatabase, type Database } from '../db/index.ts';
 import { requestHolder } from '../db/data-dir-lock.ts';
 import { migrate } from '../db/migrate.ts';
 import { syncTree } from '../db/pglite-fs.ts';
+import { OpsError } from './errors.ts';
 import { INSTALLATION_KEYS } from './keys.ts';
 import { readTar, writeTar } from './tar.ts';
 
@@ -39,12 +40,10 @@ export interface BackupManifest {
   keys: { file: string; variable: string; included: boolean }[];
 }
 
-export class BackupError extends Error {}
-
 /** The backup of an open PGlite database; the keys the process reads from variables are left out (and say so). */
 export async function createBackup(db: Database, config: Config): Promise<{ manifest: BackupManifest; data: Buffer }> {
   const pglite = db.pglite;
-  if (!pglite || !db.dataDirLock) throw new BackupError('backups are of a PGlite data directory; on PostgreSQL use pg_dump (see README, "Operating Spyglass")');
+  if (!pglite || !db.dataDirLock) throw new OpsError('backups are of a PGlite data directory; on PostgreSQL use pg_dump (see README, "Operating Spyglass")');
   const migrations = (await pglite.query<{ name: string }>('SELECT name FROM schema_migrations ORDER BY name')).rows.map((r) => r.name);
   // A checkpoint first, so a restore has little WAL to replay.
   await pglite.exec('CHECKPOINT');
@@ -78,8 +77,8 @@ export function backupHandler(db: Database, config: Config): (socket: net.Socket
  * the server holding the data directory when one runs, else taken here.
  */
 export async function backupTo(config: Config, file: string): Promise<{ manifest: BackupManifest; bytes: number; via: string }> {
-  if (config.databaseUrl) throw new BackupError('DATABASE_URL is set: on PostgreSQL back up with pg_dump (see README, "Operating Spyglass")');
-  if (!fs.existsSync(path.join(config.dataDir, 'pgdata', 'PG_VERSION'))) throw new BackupError(`no PGlite database in ${config.dataDir} (set SPYGLASS_DATA_DIR)`);
+  if (config.databaseUrl) throw new OpsError('DATABASE_URL is set: on PostgreSQL back up with pg_dump (see README, "Operating Spyglass")');
+  if (!fs.existsSync(path.join(config.dataDir, 'pgdata', 'PG_VERSION'))) throw new OpsError(`no PGlite database in ${config.dataDir} (set SPYGLASS_DATA_DIR)`);
   const partial = `${file}.partial`;
   fs.rmSync(partial, { force: true });
   try {
@@ -87,9 +86,9 @@ export async function backupTo(config: Config, file: string): Promise<{ manifest
     const holder = await requestHolder(config.dataDir, BACKUP_COMMAND);
     if (holder) {
       const { header, body } = await splitHeader(holder.answer);
-      if (!header.ok) throw new BackupError(`the server (process ${holder.pid}) refused: ${header.error}`);
+      if (!header.ok) throw new OpsError(`the server (process ${holder.pid}) refused: ${header.error}`);
       fs.writeFileSync(partial, body, { mode: 0o600 });
-      if (body.length !== header.bytes) throw new BackupError(`the server (process ${holder.pid}) sent ${body.length} of ${header.bytes} bytes`);
+      if (body.length !== header.bytes) throw new OpsError(`the server (process ${holder.pid}) sent ${body.length} of ${header.bytes} bytes`);
       result = { manifest: header.manifest, bytes: body.length, via: `the running server (process ${holder.pid})` };
     } else {
       const db = await openDatabase({ databaseUrl: null, dataDir: config.dataDir });
@@ -116,7 +115,7 @@ async function splitHeader(stream: NodeJS.ReadableStream): Promise<{ header: any
   for await (const chunk of stream) chunks.push(chunk as Buffer);
   const all = Buffer.concat(chunks);
   const end = all.indexOf('\n');
-  if (end < 0) throw new BackupError('the server closed the connection without an answer');
+  if (end < 0) throw new OpsError('the server closed the connection without an answer');
   return { header: JSON.parse(all.subarray(0, end).toString('utf8')), body: all.subarray(end + 1) };
 }
 
@@ -125,21 +124,21 @@ async function splitHeader(stream: NodeJS.ReadableStream): Promise<{ header: any
  * key files it holds, then the migrations of this version. Returns the manifest.
  */
 export async function restoreFrom(config: Config, file: string): Promise<{ manifest: BackupManifest; traces: number; applied: string[] }> {
-  if (config.databaseUrl) throw new BackupError('DATABASE_URL is set: restore a PostgreSQL backup with pg_restore (see README, "Operating Spyglass")');
+  if (config.databaseUrl) throw new OpsError('DATABASE_URL is set: restore a PostgreSQL backup with pg_restore (see README, "Operating Spyglass")');
   let entries;
   try {
     entries = readTar(zlib.gunzipSync(fs.readFileSync(file)));
   } catch (err) {
-    throw new BackupError(`${file} is not a Spyglass backup: ${(err as Error).message}`);
+    throw new OpsError(`${file} is not a Spyglass backup: ${(err as Error).message}`);
   }
   const byName = new Map(entries.map((e) => [e.name, e.data]));
   const manifest = JSON.parse(byName.get(MANIFEST)?.toString('utf8') ?? 'null') as BackupManifest | null;
   const pgdata = byName.get(PGDATA);
-  if (manifest?.format !== FORMAT || !pgdata) throw new BackupError(`${file} is not a Spyglass backup (no ${MANIFEST} or ${PGDATA})`);
-  if (manifest.version > VERSION) throw new BackupError(`${file} was written by a newer Spyglass (backup format ${manifest.version}); upgrade first`);
+  if (manifest?.format !== FORMAT || !pgdata) throw new OpsError(`${file} is not a Spyglass backup (no ${MANIFEST} or ${PGDATA})`);
+  if (manifest.version > VERSION) throw new OpsError(`${file} was written by a newer Spyglass (backup format ${manifest.version}); upgrade first`);
   const present = fs.existsSync(config.dataDir) ? fs.readdirSync(config.dataDir) : [];
   if (present.length) {
-    throw new BackupError(`the data directory ${config.dataDir} is not empty (${present.slice(0, 5).join(', ')}); restore into a new directory (SPYGLASS_DATA_DIR)`);
+    throw new OpsError(`the data directory ${config.dataDir} is not empty (${present.slice(0, 5).join(', ')}); restore into a new directory (SPYGLASS_DATA_DIR)`);
   }
   const db = await openDatabase({ databaseUrl: null, dataDir: config.dataDir, loadDataDir: new Blob([pgdata]) });
   let traces: number;

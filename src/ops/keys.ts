@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config.ts';
+import { OpsError } from './errors.ts';
 
 /**
  * The installation's keys: without them the data is not whole. API keys, share links and
@@ -51,7 +52,7 @@ function variableValue(file: KeyFileName, stored: string): string {
   const bytes = Buffer.from(stored, 'base64');
   const text = bytes.toString('utf8');
   if (!Buffer.from(text, 'utf8').equals(bytes) || text.length < 32) {
-    throw new Error(`${file} does not hold a key that SPYGLASS_TOKEN_HASH_KEY can carry; keep the file and point SPYGLASS_DATA_DIR at its directory`);
+    throw new OpsError(`${file} does not hold a key that SPYGLASS_TOKEN_HASH_KEY can carry; keep the file and point SPYGLASS_DATA_DIR at its directory`);
   }
   return text;
 }

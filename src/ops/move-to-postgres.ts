@@ -4,6 +4,7 @@ import pg from 'pg';
 import type { PGlite, Transaction } from '@electric-sql/pglite';
 import { openDatabase, type Database } from '../db/index.ts';
 import { migrate } from '../db/migrate.ts';
+import { OpsError } from './errors.ts';
 
 /**
  * Copies a PGlite data directory's database into an empty PostgreSQL database, keeping
@@ -22,8 +23,6 @@ export interface MoveReport {
   totalRows: number;
 }
 
-export class MoveError extends Error {}
-
 /** Tables whose rows a fresh migration writes itself: they do not make a target "not empty". */
 const SEEDED_BY_MIGRATIONS = new Set(['schema_migrations', 'webhook_outbox_cursor']);
 /** Rows copied per INSERT, and the text size at which a batch is sent early. */
@@ -36,13 +35,13 @@ export async function moveToPostgres(options: {
   progress: (line: string) => void;
 }): Promise<MoveReport> {
   if (!fs.existsSync(path.join(options.dataDir, 'pgdata', 'PG_VERSION'))) {
-    throw new MoveError(`no PGlite database in ${options.dataDir} (set SPYGLASS_DATA_DIR to the data directory to move)`);
+    throw new OpsError(`no PGlite database in ${options.dataDir} (set SPYGLASS_DATA_DIR to the data directory to move)`);
   }
   const target = new pg.Client({ connectionString: options.databaseUrl, application_name: 'spyglass move-to-postgres' });
   try {
     await target.connect();
   } catch (err) {
-    throw new MoveError(`cannot connect to the target database: ${(err as Error).message}`);
+    throw new OpsError(`cannot connect to the target database: ${(err as Error).message}`);
   }
   // An idle client's error must not crash the process; the next query reports it.
   target.on('error', () => {});
@@ -74,7 +73,7 @@ export async function moveToPostgres(options: {
         const rows = await copyTable(pglite, target, table);
         const [a, b] = [await checksum(pglite, table), await checksum(target, table)];
         if (a.rows !== rows || a.rows !== b.rows || a.sum !== b.sum) {
-          throw new MoveError(`table ${table.name}: the copy does not match (source ${a.rows} rows, checksum ${a.sum}; target ${b.rows} rows, checksum ${b.sum}); nothing was kept`);
+          throw new OpsError(`table ${table.name}: the copy does not match (source ${a.rows} rows, checksum ${a.sum}; target ${b.rows} rows, checksum ${b.sum}); nothing was kept`);
         }
         report.tables.push({ name: table.name, rows });
         report.totalRows += rows;
@@ -134,7 +133,7 @@ async function copyOrder(pglite: PGlite): Promise<TableInfo[]> {
   const placed = new Set<string>();
   while (placed.size < byName.size) {
     const ready = [...byName.keys()].filter((n) => !placed.has(n) && [...parents.get(n)!].every((p) => placed.has(p)));
-    if (ready.length === 0) throw new MoveError('the foreign keys between tables form a cycle; cannot order the copy');
+    if (ready.length === 0) throw new OpsError('the foreign keys between tables form a cycle; cannot order the copy');
     for (const n of ready.sort()) {
       placed.add(n);
       ordered.push(byName.get(n)!);
@@ -157,7 +156,7 @@ async function refuseNonEmpty(target: pg.Client): Promise<void> {
   }
   if (holding.length) {
     const shown = holding.slice(0, 5).join(', ') + (holding.length > 5 ? `, and ${holding.length - 5} more` : '');
-    throw new MoveError(
+    throw new OpsError(
       `the target database is not empty (rows in ${shown}); move-to-postgres only copies into an empty database: create a new one (createdb) or drop this one's tables first`,
     );
   }
@@ -171,7 +170,7 @@ async function refuseUnknownTables(target: pg.Client, known: string[]): Promise<
     [known],
   );
   if (rows.length) {
-    throw new MoveError(`the target database has tables Spyglass does not know (${rows.map((r) => r.name).join(', ')}); use an empty database`);
+    throw new OpsError(`the target database has tables Spyglass does not know (${rows.map((r) => r.name).join(', ')}); use an empty database`);
   }
 }
 
@@ -248,7 +247,7 @@ async function renumberTransactionIds(pglite: PGlite, target: pg.Client): Promis
       WHERE n.nspname = 'public' AND c.relkind = 'r' AND a.atttypid = 'xid8'::regtype AND NOT a.attisdropped ORDER BY 1`,
   );
   const unknown = found.map((r) => r.col).filter((c) => !XID8_COLUMNS.includes(c));
-  if (unknown.length) throw new MoveError(`cannot move transaction ids of ${unknown.join(', ')}: this version does not know what they mean`);
+  if (unknown.length) throw new OpsError(`cannot move transaction ids of ${unknown.join(', ')}: this version does not know what they mean`);
 
   const { rows: cursorRows } = await target.query<{ txid: string }>(`SELECT last_txid::text AS txid FROM webhook_outbox_cursor WHERE id = 1`);
   const cursor = cursorRows[0]?.txid ?? '0';
@@ -265,7 +264,7 @@ async function renumberTransactionIds(pglite: PGlite, target: pg.Client): Promis
   // 3 is the first normal transaction id; the collapsed past takes one below the first live one.
   const first = current - BigInt(live.length);
   if (first - 1n < 3n) {
-    throw new MoveError(
+    throw new OpsError(
       `the target cluster's transaction counter (${current}) is too young to hold the ${live.length} webhook events still waiting in the outbox; start the server on PGlite once to let the dispatcher send them, then move again`,
     );
   }
