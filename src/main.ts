@@ -179,11 +179,14 @@ async function moveCommand(config: Config, url: string | undefined): Promise<num
     process.stderr.write('spyglass: DATABASE_URL is set, so this installation already runs on PostgreSQL; move-to-postgres copies a PGlite data directory (SPYGLASS_DATA_DIR)\n');
     return 2;
   }
-  const keys = keySettings(config);
-  const report = await reported(() =>
-    moveToPostgres({ dataDir: config.dataDir, databaseUrl: url, progress: (line) => process.stdout.write(`${line}\n`) }),
-  );
-  if (!report) return 1;
+  // The keys are read first: a key that cannot be printed stops the move before it copies anything.
+  const moved = await reported(async () => {
+    const keys = keySettings(config);
+    const report = await moveToPostgres({ dataDir: config.dataDir, databaseUrl: url, progress: (line) => process.stdout.write(`${line}\n`) });
+    return { keys, report };
+  });
+  if (!moved) return 1;
+  const { keys, report } = moved;
   const lines = [
     '',
     `Moved ${report.tables.length} tables, ${report.totalRows} rows; every row count and checksum matches.`,
