@@ -11,8 +11,10 @@ import pg from 'pg';
 import { startBenchServer, table } from './lib.ts';
 import { DETAIL_TRACE_ID, benchDetail, benchIngest, benchRawInsert, benchSearch } from './traces.ts';
 import { benchWeb } from './web.ts';
+import { benchRetention } from './retention.ts';
 import { benchEvaluators } from './evaluators.ts';
 import { benchPii, corpusTable } from './pii.ts';
+import { benchOverload } from './overload.ts';
 
 const scale = Number(process.env.BENCH_SCALE ?? '1');
 const pgUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -111,6 +113,60 @@ for (const kind of kinds) {
       await server.close();
     }
   }
+}
+
+// Retention at scale (issue 15): the sweep removing 1,000,000 old spans (scaled) while ingest runs.
+for (const kind of kinds) {
+  if (only && !only.includes('retention')) break;
+  if (kind === 'postgres' && !(await postgresAnswers())) continue;
+  const server = await startBenchServer(kind, pgUrl);
+  try {
+    const spans = Math.round(1_000_000 * scale);
+    const rate = Number(process.env.BENCH_RETENTION_RATE ?? '20');
+    const r = await benchRetention(server, { spans, rate, baselineSeconds: 20 });
+    const name = `retention sweep of ${r.spansBefore.toLocaleString('en')} old spans, ingest at ${rate} x 100 spans/s`;
+    row(name, kind, 'sweep time', r.sweepSeconds, 's', '<= 30');
+    row(name, kind, 'traces deleted / spans left', `${r.tracesDeleted} / ${r.spansLeft}`, '');
+    row(name, kind, 'ingest p95 without / during the sweep', `${r.baseline.p95.toFixed(1)} / ${r.duringSweep.p95.toFixed(1)}`, 'ms');
+    row(name, kind, 'ingest p95 change', r.p95Change * 100, '%', '<= 20');
+    row(name, kind, 'ingest p50 without / during the sweep', `${r.baseline.p50.toFixed(1)} / ${r.duringSweep.p50.toFixed(1)}`, 'ms');
+    results[`retention_${kind}`] = r;
+  } finally {
+    await server.close();
+  }
+}
+
+// Start, memory at rest and overload (issue 13): the server in its own process, as users run it.
+for (const kind of kinds) {
+  if (only && !only.includes('overload')) continue;
+  if (kind === 'postgres' && !(await postgresAnswers())) continue;
+  const seconds = Number(process.env.BENCH_OVERLOAD_SECONDS ?? '30');
+  const inFlight = Number(process.env.BENCH_OVERLOAD_IN_FLIGHT ?? '64');
+  const loadBefore = (await import('node:os')).loadavg()[0];
+  const o = await benchOverload(kind, pgUrl, { seconds, inFlight, clients: 2 });
+  const loadAfter = (await import('node:os')).loadavg()[0];
+  row('first start (empty), spawn to /healthz 200', kind, 'wall', o.firstStart.healthyMs, 'ms', '<= 3000');
+  row('first start (empty), spawn to /readyz 200', kind, 'wall', o.firstStart.readyMs, 'ms');
+  row('first start (empty)', kind, 'server CPU (user+sys) until ready', o.firstStart.cpuMs, 'ms');
+  row('restart, spawn to /healthz 200', kind, 'wall', o.restart.healthyMs, 'ms', '<= 1500');
+  row('restart, spawn to /readyz 200', kind, 'wall', o.restart.readyMs, 'ms');
+  row('restart', kind, 'server CPU (user+sys) until ready', o.restart.cpuMs, 'ms');
+  row('RSS at rest (5 s after first start)', kind, 'VmRSS', o.restMiB.afterFirstStart, 'MiB', '<= 400');
+  row('RSS at rest (5 s after restart)', kind, 'VmRSS', o.restMiB.afterRestart, 'MiB', '<= 400');
+  const label = `overload: ${o.overload.inFlight} OTLP requests of 1,000 spans in flight, ${seconds} s`;
+  row(label, kind, '/healthz p99', o.overload.healthzP99, 'ms', '<= 100');
+  row(label, kind, '/readyz p99', o.overload.readyzP99, 'ms', '<= 100');
+  row(label, kind, `search p95 (${o.overload.searches} searches)`, o.overload.searchP95, 'ms', '<= 300');
+  row(label, kind, 'search p50', o.overload.searchP50, 'ms');
+  row(label, kind, 'trace detail p95', o.overload.detailP95, 'ms', '<= 300');
+  row(label, kind, 'spans/s admitted (acknowledged after commit)', o.overload.spansPerSecond, 'spans/s');
+  row(label, kind, 'requests shed (503 + Retry-After) / accepted', `${o.overload.shed503} / ${o.overload.acceptedRequests}`, 'requests');
+  row(label, kind, 'client errors (timeouts, resets)', o.overload.errors, 'requests', '0');
+  row(label, kind, 'ingest request p50 (accepted)', o.overload.ingestP50, 'ms');
+  row(label, kind, 'peak RSS', o.overload.peakRssMiB, 'MiB', '<= 600');
+  row(label, kind, 'RSS 5 s after the load', o.overload.restAfterMiB, 'MiB');
+  row(label, kind, 'machine load average (1 min), before / after', `${loadBefore.toFixed(1)} / ${loadAfter.toFixed(1)}`, 'runnable');
+  results[`overload_${kind}`] = { ...o, loadBefore, loadAfter };
 }
 
 let piiTable = '';

@@ -12,7 +12,7 @@ import { sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
-import type { Database } from './db/index.ts';
+import { rows, type Database } from './db/index.ts';
 import type { Clock } from './platform/clock.ts';
 import { AppError, renderError, type ErrorShape, type FieldIssue } from './platform/errors.ts';
 import { installAuth, type RouteAuthEntry } from './platform/auth/index.ts';
@@ -26,13 +26,19 @@ import { AgentCacheService, agentCacheRoutes } from './modules/agent-cache/index
 import { loadKeyring } from './platform/crypto.ts';
 import { TraceService, traceRoutes } from './modules/traces/index.ts';
 import { EvaluationService, evaluationRoutes } from './modules/evaluators/index.ts';
-import { runPeriodically } from './platform/periodic.ts';
+import { Scheduler } from './platform/periodic.ts';
 import { installNulGuard } from './platform/nul-guard.ts';
 import { JobQueue } from './platform/jobs/index.ts';
 import { MONITOR_QUEUE, MonitorService, monitorRoutes } from './modules/monitors/index.ts';
 import { annotatedTraceCondition, annotationCountsByTrace, deleteTraceAnnotations } from './modules/annotations/index.ts';
 import { deleteTraceEvaluations, evaluationChipsByTrace, evaluationTraceCondition, listTraceEvaluations } from './modules/evaluators/index.ts';
 import { installWebApp } from './web-app.ts';
+import { installMetricsRoute, Metrics } from './platform/metrics.ts';
+import { echoRequestId, requestIdOptions } from './platform/request-id.ts';
+import { Admission, RateLimiter } from './platform/admission.ts';
+import { ReadPriority } from './platform/read-priority.ts';
+import { DatabaseProbe } from './platform/readiness.ts';
+import { listMigrations } from './db/migrate.ts';
 import { buildWebhookService, WebhookService, webhookRoutes } from './modules/webhooks/index.ts';
 
 export interface Deps {
@@ -55,6 +61,9 @@ export interface Services {
   webhooks: WebhookService;
   monitors: MonitorService;
   jobs: JobQueue;
+  metrics: Metrics;
+  /** PGlite: ingest transactions wait while read requests are in progress. */
+  readPriority: ReadPriority | null;
 }
 
 export interface App {
@@ -65,28 +74,45 @@ export interface App {
 }
 
 export function buildServices(deps: Deps): Services {
+  const metrics = new Metrics();
   let organizations: OrganizationService;
   const apiKeys = new ApiKeyService(deps.db, deps.clock, deps.tokenHasher, () => organizations);
   organizations = new OrganizationService(deps.db, deps.clock, apiKeys);
   const { sessions, signIn, publicUrl, smtp } = deps.config;
   const mailer = smtp ? smtpMailer(smtp) : null;
   const accounts = new AccountService(deps.db, deps.clock, deps.tokenHasher, { sessions, signIn, publicUrl }, organizations, mailer, deps.logger);
-  const traces = new TraceService(deps.db, deps.clock, {
-    retentionPolicies: () => organizations.retentionPolicies(),
-    holdProjectSql: (projectId) => organizations.holdProjectSql(projectId),
-  });
+  const readPriority = deps.db.kind === 'pglite' ? new ReadPriority(READ_PRIORITY_MAX_DELAY_MS) : null;
+  const traces = new TraceService(
+    deps.db,
+    deps.clock,
+    {
+      retentionPolicies: () => organizations.retentionPolicies(),
+      holdProjectSql: (projectId) => organizations.holdProjectSql(projectId),
+    },
+    {
+      admission: new Admission({ total: deps.config.ingest.queueSpans, perKey: deps.config.ingest.projectQueueSpans }),
+      rateLimiter: new RateLimiter(deps.config.ingest.ratePerSecond),
+      beforeWrite: readPriority ? () => readPriority.beforeWrite() : undefined,
+    },
+    metrics,
+  );
   organizations.onProjectDeleted((tx, projectId) => traces.deleteProjectTraces(tx, projectId));
   const prompts = new PromptService(deps.db, deps.clock);
   const annotations = new AnnotationService(deps.db, deps.clock);
   const agentCache = new AgentCacheService(deps.db, deps.clock, loadKeyring(deps.config.encryptionKey, deps.config.dataDir));
-  const evaluations = new EvaluationService(deps.db, deps.clock, deps.config.providerEnv);
-  const webhooks = buildWebhookService(deps);
-  const jobs = new JobQueue(deps.db, deps.clock);
-  const monitors = new MonitorService(deps.db, deps.clock, {
-    checkEvaluator: (path, settings) => evaluations.checkSettings(path, settings),
-    evaluate: (scope, path, body) => evaluations.evaluate(scope, path, body),
-    traceDetail: (projectId, traceId) => traces.detail(projectId, traceId),
-  });
+  const evaluations = new EvaluationService(deps.db, deps.clock, deps.config.providerEnv, {}, fetch, metrics);
+  const webhooks = buildWebhookService(deps, metrics);
+  const jobs = new JobQueue(deps.db, deps.clock, metrics);
+  const monitors = new MonitorService(
+    deps.db,
+    deps.clock,
+    {
+      checkEvaluator: (path, settings) => evaluations.checkSettings(path, settings),
+      evaluate: (scope, path, body) => evaluations.evaluate(scope, path, body),
+      traceDetail: (projectId, traceId) => traces.detail(projectId, traceId),
+    },
+    { settleMs: deps.config.intervals.monitorSettleMs },
+  );
   jobs.handle(MONITOR_QUEUE, (job) => monitors.runJob(job));
   traces.extend({
     evaluations: (projectId, traceId) => listTraceEvaluations(deps.db, projectId, traceId) as never,
@@ -104,8 +130,12 @@ export function buildServices(deps: Deps): Services {
       await deleteTraceAnnotations(tx, projectId, traceIds);
     },
   });
-  return { organizations, accounts, apiKeys, traces, prompts, annotations, agentCache, evaluations, webhooks, monitors, jobs };
+  registerGauges(metrics, deps, { traces, jobs, webhooks });
+  return { organizations, accounts, apiKeys, traces, prompts, annotations, agentCache, evaluations, webhooks, monitors, jobs, metrics, readPriority };
 }
+
+/** How long an ingest transaction waits at most for read requests in progress (PGlite). */
+const READ_PRIORITY_MAX_DELAY_MS = 250;
 
 export async function buildApp(deps: Deps): Promise<App> {
   const http: FastifyInstance = Fastify({
@@ -115,9 +145,20 @@ export async function buildApp(deps: Deps): Promise<App> {
     trustProxy: deps.config.trustProxy,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    // Slow clients cannot hold the server: headers, the whole request, and idle keep-alive
+    // connections each have a deadline (checked every second, not Node's default 30 s).
+    requestTimeout: deps.config.http.requestTimeoutMs,
+    keepAliveTimeout: deps.config.http.idleTimeoutMs,
+    connectionTimeout: deps.config.http.requestTimeoutMs,
+    http: {
+      headersTimeout: deps.config.http.headersTimeoutMs,
+      connectionsCheckingInterval: Math.min(1000, deps.config.http.headersTimeoutMs / 2),
+    },
     // Trace ids reach 128 characters and prompt references 300; the default cap is 100.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 512 },
+    ...requestIdOptions(),
   });
+  echoRequestId(http);
   http.setValidatorCompiler(validatorCompiler);
   http.setSerializerCompiler(serializerCompiler);
 
@@ -154,11 +195,13 @@ export async function buildApp(deps: Deps): Promise<App> {
     },
     deps.clock,
   );
+  installMetricsRoute(http, services.metrics, { open: deps.config.metricsPublic });
 
   http.setErrorHandler((error: FastifyError, request, reply) => {
     const shape: ErrorShape = request.routeOptions?.config?.errorShape ?? 'nested';
     const appError = toAppError(error, request);
     if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
+    if (appError.retryAfterSeconds !== undefined) void reply.header('retry-after', String(appError.retryAfterSeconds));
     void reply.status(appError.status).send(renderError(appError, shape));
   });
   http.setNotFoundHandler((request, reply) => {
@@ -167,47 +210,144 @@ export async function buildApp(deps: Deps): Promise<App> {
       .send(renderError(new AppError(404, 'route_not_found', `no route ${request.method} ${request.url.split('?')[0]}`), 'nested'));
   });
 
-  const r = http.withTypeProvider<ZodTypeProvider>();
-  r.get(
-    '/healthz',
-    {
-      config: { auth: { scope: 'public' } },
-      schema: { tags: ['meta'], summary: 'Answers 200 when the database answers', response: { 200: z.object({ status: z.literal('ok') }) } },
-    },
-    async () => {
-      try {
-        await deps.db.orm.execute(sql`SELECT 1`);
-      } catch {
-        throw new AppError(503, 'database_unavailable', 'the database does not answer');
-      }
-      return { status: 'ok' as const };
-    },
-  );
+  http.server.maxConnections = deps.config.http.maxConnections;
+  installReadPriority(http, services.readPriority);
+  installHealthRoutes(http, deps, services);
   http.get(
     '/api/openapi.json',
     { config: { auth: { scope: 'public' } }, schema: { hide: true } },
     async () => http.swagger(),
   );
 
+  const scheduler = new Scheduler(http, deps.db, services.metrics);
+  const { intervals } = deps.config;
   organizationRoutes(http, services.organizations, services.accounts);
-  runPeriodically(http, 'sessions and links expiry', 10 * 60_000, () => services.accounts.sweep());
+  scheduler.every({ name: 'sessions and links expiry', intervalMs: 10 * 60_000, once: true, run: () => services.accounts.sweep() });
   apiKeyRoutes(http, services.apiKeys);
   promptRoutes(http, services.prompts);
   annotationRoutes(http, services.annotations);
   agentCacheRoutes(http, services.agentCache);
-  runPeriodically(http, 'agent cache expiry', 60_000, () => services.agentCache.sweepExpired());
+  scheduler.every({ name: 'agent cache expiry', intervalMs: intervals.cacheSweepMs, once: true, run: () => services.agentCache.sweepExpired() });
   traceRoutes(http, services.traces);
   evaluationRoutes(http, services.evaluations);
-  runPeriodically(http, 'trace retention', 10 * 60_000, () => services.traces.sweepRetention());
-  if (deps.db.kind === 'pglite') runPeriodically(http, 'planner statistics', 5 * 60_000, () => services.traces.refreshStatistics());
+  scheduler.every({ name: 'trace retention', intervalMs: intervals.retentionSweepMs, once: true, run: () => services.traces.sweepRetention() });
+  if (deps.db.kind === 'pglite') {
+    scheduler.every({ name: 'planner statistics', intervalMs: 5 * 60_000, once: false, run: () => services.traces.refreshStatistics() });
+  }
   monitorRoutes(http, services.monitors);
-  runPeriodically(http, 'jobs', 2_000, () => services.jobs.runDue());
+  // Every process polls: jobs are claimed one by one (SKIP LOCKED), so each runs once.
+  scheduler.every({ name: 'jobs', intervalMs: 2_000, once: false, run: () => services.jobs.runDue() });
   webhookRoutes(http, services.webhooks);
   services.webhooks.dispatcher.attach(http);
   await installWebApp(http, { shareShowsTrace: (token) => services.traces.shareShowsTrace(token) });
 
   await http.ready();
   return { http, services, routeTable };
+}
+
+/** Gauges read when /metrics is scraped: queues, the outbox, the connection pool. */
+function registerGauges(metrics: Metrics, deps: Deps, s: Pick<Services, 'traces' | 'jobs' | 'webhooks'>): void {
+  metrics.gauge('spyglass_ingest_queue_requests', 'Ingest requests of this process waiting for their transaction (group commit)', [], () => [
+    { value: s.traces.ingestQueue().requests },
+  ]);
+  metrics.gauge('spyglass_ingest_queue_spans', 'Spans of this process waiting for their transaction (group commit)', [], () => [
+    { value: s.traces.ingestQueue().spans },
+  ]);
+  metrics.gauge('spyglass_ingest_admitted_spans', 'Spans admitted to ingest and not yet committed (the admission queue); past spyglass_ingest_admission_limit_spans ingest answers 503', [], () => [
+    { value: s.traces.ingestLoad.queued },
+  ]);
+  metrics.gauge('spyglass_ingest_admission_limit_spans', 'The bound of the admission queue (SPYGLASS_INGEST_QUEUE_SPANS)', [], () => [{ value: s.traces.ingestLoad.limit }]);
+  metrics.gauge('spyglass_jobs', 'Background jobs in the database by queue and state: queued (due or later), running (claimed), failed (kept after the last attempt)', ['queue', 'state'], async () =>
+    (await s.jobs.counts()).flatMap((c) => [
+      { labels: { queue: c.queue, state: 'queued' }, value: c.queued },
+      { labels: { queue: c.queue, state: 'running' }, value: c.running },
+      { labels: { queue: c.queue, state: 'failed' }, value: c.failed },
+    ]),
+  );
+  metrics.gauge('spyglass_webhook_outbox_depth', 'Events written but not yet fanned out to webhook batches', [], async () => [{ value: await s.webhooks.outboxDepth() }]);
+  metrics.gauge('spyglass_webhook_batches_pending', 'Webhook batches waiting to be sent (open, sending or retrying)', [], async () => [
+    { value: await s.webhooks.pendingBatches() },
+  ]);
+  metrics.gauge('spyglass_db_pool_connections', 'Database connections of this process by state (PGlite: one, in the process)', ['state'], () => {
+    const pool = deps.db.pool;
+    if (!pool) return [{ labels: { state: 'total' }, value: 1 }, { labels: { state: 'max' }, value: 1 }];
+    return [
+      { labels: { state: 'total' }, value: pool.totalCount },
+      { labels: { state: 'idle' }, value: pool.idleCount },
+      { labels: { state: 'waiting' }, value: pool.waitingCount },
+      { labels: { state: 'max' }, value: pool.options.max ?? 10 },
+    ];
+  });
+}
+
+/**
+ * Liveness and readiness, answered within 100 ms under any load (neither waits in the
+ * database's queue). /healthz: the process answers. /readyz: the database answers, the
+ * migrations this version knows are applied, and the ingest queue is below its bound.
+ */
+function installHealthRoutes(http: FastifyInstance, deps: Deps, services: Services) {
+  const known = listMigrations().length;
+  const probe = new DatabaseProbe(
+    async () => {
+      const [row] = await rows<{ n: number }>(deps.db.orm, sql`SELECT count(*)::int AS n FROM schema_migrations`);
+      return Number(row?.n ?? 0) >= known ? null : `migrations are not done (${row?.n ?? 0} of ${known} applied)`;
+    },
+    { budgetMs: 80, freshMs: 5_000 },
+  );
+  const r = http.withTypeProvider<ZodTypeProvider>();
+  r.get(
+    '/healthz',
+    {
+      config: { auth: { scope: 'public' } },
+      schema: { tags: ['meta'], summary: 'Liveness: answers 200 while the process serves requests (it never waits for the database)', response: { 200: z.object({ status: z.literal('ok') }) } },
+    },
+    async () => ({ status: 'ok' as const }),
+  );
+  const check = z.object({ ok: z.boolean(), detail: z.string() });
+  const readiness = z.object({
+    status: z.enum(['ready', 'not_ready']),
+    checks: z.object({ database: check, ingestQueue: check.extend({ queuedSpans: z.number().int(), limit: z.number().int() }) }),
+  });
+  r.get(
+    '/readyz',
+    {
+      config: { auth: { scope: 'public' } },
+      schema: {
+        tags: ['meta'],
+        summary: 'Readiness: 200 when the database answers, migrations are done and the ingest queue is below its bound; else 503',
+        response: { 200: readiness, 503: readiness },
+      },
+    },
+    async (_req, reply) => {
+      const database = await probe.status();
+      const load = services.traces.ingestLoad;
+      const ingestQueue = {
+        ok: !load.full,
+        detail: load.full ? 'the ingest queue is full: ingest answers 503' : 'below its bound',
+        queuedSpans: load.queued,
+        limit: load.limit,
+      };
+      const ready = database.ok && ingestQueue.ok;
+      if (!ready) void reply.status(503).header('retry-after', '1');
+      return { status: ready ? ('ready' as const) : ('not_ready' as const), checks: { database, ingestQueue } };
+    },
+  );
+}
+
+/** PGlite: read requests in progress hold ingest transactions back (up to a bound). */
+function installReadPriority(http: FastifyInstance, readPriority: ReadPriority | null) {
+  if (!readPriority) return;
+  const counted = new WeakSet<FastifyRequest>();
+  http.addHook('onRequest', async (req) => {
+    if (req.routeOptions.config?.ingest || req.url === '/healthz') return;
+    counted.add(req);
+    readPriority.enter();
+  });
+  const leave = async (req: FastifyRequest) => {
+    if (counted.delete(req)) readPriority.leave();
+  };
+  http.addHook('onResponse', leave);
+  http.addHook('onRequestAbort', leave);
 }
 
 /** Every failure becomes an AppError: validation and parsing errors name the field. */

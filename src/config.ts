@@ -65,7 +65,29 @@ const envSchema = z.object({
   SMTP_URL: z
     .url({ protocol: /^smtps?$/, error: 'must be an smtp:// or smtps:// URL' })
     .optional(),
+  /** How often expired agent-cache entries are deleted (one process per period does it). */
+  SPYGLASS_CACHE_SWEEP_SECONDS: z.coerce.number().min(1).max(86_400).default(60),
+  /** How often traces past their project's retention are deleted (one process per period does it). */
+  SPYGLASS_RETENTION_SWEEP_SECONDS: z.coerce.number().min(1).max(86_400).default(600),
+  /** How long a trace must be quiet before monitors evaluate it (later spans push it back). */
+  SPYGLASS_MONITOR_SETTLE_SECONDS: z.coerce.number().min(0).max(3_600).default(30),
+  /** 1: GET /metrics answers without credentials (a scraper on a private network); else it needs metrics:view. */
+  SPYGLASS_METRICS_PUBLIC: z.enum(['0', '1', 'true', 'false']).default('0'),
   SMTP_FROM: z.string().trim().min(3).default('Spyglass <spyglass@localhost>'),
+  /** Spans admitted and not yet committed, for the whole process: past it ingest answers 503 with Retry-After. */
+  SPYGLASS_INGEST_QUEUE_SPANS: z.coerce.number().int().min(1).max(10_000_000).default(20_000),
+  /** The same bound per project, so one noisy project cannot starve the others. */
+  SPYGLASS_INGEST_PROJECT_QUEUE_SPANS: z.coerce.number().int().min(1).max(10_000_000).default(10_000),
+  /** Ingest requests per second per API key; past it 429 with Retry-After. 0: no limit (the default). */
+  SPYGLASS_INGEST_RATE_LIMIT: z.coerce.number().min(0).max(1_000_000).default(0),
+  /** A client must send a request's headers within this many seconds... */
+  SPYGLASS_HEADERS_TIMEOUT_SECONDS: z.coerce.number().min(0.1).max(600).default(10),
+  /** ...and the whole request (headers and body) within this many. */
+  SPYGLASS_REQUEST_TIMEOUT_SECONDS: z.coerce.number().min(0.1).max(3600).default(60),
+  /** An idle keep-alive connection is closed after this many seconds. */
+  SPYGLASS_IDLE_TIMEOUT_SECONDS: z.coerce.number().min(0.1).max(3600).default(5),
+  /** Open connections at most; further ones are closed at once. */
+  SPYGLASS_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(1_000_000).default(1024),
 });
 
 export interface Config {
@@ -94,10 +116,17 @@ export interface Config {
   /** SPYGLASS_PUBLIC_URL without a trailing slash; null: links use the request's origin. */
   publicUrl: string | null;
   trustProxy: boolean;
+  intervals: { cacheSweepMs: number; retentionSweepMs: number; monitorSettleMs: number };
+  /** GET /metrics without credentials. */
+  metricsPublic: boolean;
   sessions: { idleMs: number; maxAgeMs: number };
   signIn: { maxPerAccount: number; maxPerAddress: number; windowMs: number };
   /** null: no mail is sent (links are only shown to whoever asked for them). */
   smtp: { url: string; from: string } | null;
+  /** Ingest admission: bounded queues (503) and an optional per-key rate (429). */
+  ingest: { queueSpans: number; projectQueueSpans: number; ratePerSecond: number };
+  /** Slow clients cannot hold the server. */
+  http: { headersTimeoutMs: number; requestTimeoutMs: number; idleTimeoutMs: number; maxConnections: number };
   /** Provider variables handed to evaluators (OPENAI_API_KEY, AZURE_CONTENT_SAFETY_ENDPOINT, ...). */
   providerEnv: Readonly<Record<string, string | undefined>>;
 }
@@ -142,6 +171,12 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     },
     publicUrl: e.SPYGLASS_PUBLIC_URL ?? null,
     trustProxy: e.SPYGLASS_TRUST_PROXY === '1' || e.SPYGLASS_TRUST_PROXY === 'true',
+    intervals: {
+      cacheSweepMs: e.SPYGLASS_CACHE_SWEEP_SECONDS * 1000,
+      retentionSweepMs: e.SPYGLASS_RETENTION_SWEEP_SECONDS * 1000,
+      monitorSettleMs: e.SPYGLASS_MONITOR_SETTLE_SECONDS * 1000,
+    },
+    metricsPublic: e.SPYGLASS_METRICS_PUBLIC === '1' || e.SPYGLASS_METRICS_PUBLIC === 'true',
     sessions: { idleMs: e.SPYGLASS_SESSION_IDLE_HOURS * HOUR, maxAgeMs: e.SPYGLASS_SESSION_MAX_HOURS * HOUR },
     signIn: {
       maxPerAccount: e.SPYGLASS_SIGNIN_MAX_PER_ACCOUNT,
@@ -149,6 +184,17 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
       windowMs: e.SPYGLASS_SIGNIN_WINDOW_MINUTES * 60_000,
     },
     smtp: e.SMTP_URL ? { url: e.SMTP_URL, from: e.SMTP_FROM } : null,
+    ingest: {
+      queueSpans: e.SPYGLASS_INGEST_QUEUE_SPANS,
+      projectQueueSpans: Math.min(e.SPYGLASS_INGEST_PROJECT_QUEUE_SPANS, e.SPYGLASS_INGEST_QUEUE_SPANS),
+      ratePerSecond: e.SPYGLASS_INGEST_RATE_LIMIT,
+    },
+    http: {
+      headersTimeoutMs: e.SPYGLASS_HEADERS_TIMEOUT_SECONDS * 1000,
+      requestTimeoutMs: Math.max(e.SPYGLASS_REQUEST_TIMEOUT_SECONDS, e.SPYGLASS_HEADERS_TIMEOUT_SECONDS) * 1000,
+      idleTimeoutMs: e.SPYGLASS_IDLE_TIMEOUT_SECONDS * 1000,
+      maxConnections: e.SPYGLASS_MAX_CONNECTIONS,
+    },
     providerEnv,
   };
 }

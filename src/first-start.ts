@@ -20,6 +20,8 @@ export interface InitialCredentials {
  * database was set up before.
  */
 export async function firstStart(config: Config, services: Services, now: Date): Promise<InitialCredentials | null> {
+  // Every later start ends here, before the (deliberately slow) password hash.
+  if (await services.organizations.isSetUp()) return null;
   const password = config.init.userPassword ?? randomAlphanumeric(20);
   const email = config.init.userEmail ?? 'admin@localhost';
   const result = await services.organizations.bootstrap(

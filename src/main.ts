@@ -3,10 +3,9 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Logger } from 'pino';
 import { ConfigError, loadConfig, type Config } from './config.ts';
-import { openDatabase, type Database } from './db/index.ts';
+import { openDatabase } from './db/index.ts';
 import { migrate } from './db/migrate.ts';
-import { buildApp, buildServices, type Deps } from './app.ts';
-import { credentialsBox, firstStart, writeCredentialsFile } from './first-start.ts';
+import type { Deps } from './app.ts';
 import { systemClock } from './platform/clock.ts';
 import { createLogger } from './platform/logging.ts';
 import { loadTokenHashKey, TokenHasher } from './platform/tokens.ts';
@@ -32,7 +31,15 @@ const USAGE = `usage: spyglass <command>
 
 Configuration comes from the environment; see README.md.`;
 
+/**
+ * The application's modules, loaded once. Imported, not required statically, so that the
+ * database opens (PGlite: initdb or recovery in its worker thread) while they load.
+ */
+let appModules: Promise<[typeof import('./app.ts'), typeof import('./first-start.ts')]> | null = null;
+const loadApp = () => (appModules ??= Promise.all([import('./app.ts'), import('./first-start.ts')]));
+
 async function openDeps(config: Config, logger: Logger): Promise<Deps> {
+  void loadApp().catch(() => {});
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   // `spyglass backup` asks whichever process holds the data directory, over its lock socket (ops/backup.ts).
   db.dataDirLock?.handle(BACKUP_COMMAND, backupHandler(db, config));
@@ -42,6 +49,7 @@ async function openDeps(config: Config, logger: Logger): Promise<Deps> {
 }
 
 async function setUp(deps: Deps, baseUrl: string): Promise<void> {
+  const [{ buildServices }, { credentialsBox, firstStart, writeCredentialsFile }] = await loadApp();
   const creds = await firstStart(deps.config, buildServices(deps), deps.clock.now());
   if (!creds) return;
   const file = writeCredentialsFile(deps.config.dataDir, creds);
@@ -57,6 +65,7 @@ async function setUp(deps: Deps, baseUrl: string): Promise<void> {
 async function serve(config: Config): Promise<void> {
   const logger = createLogger(config.logLevel);
   const deps = await openDeps(config, logger);
+  const [{ buildApp }] = await loadApp();
   const app = await buildApp(deps);
   const baseUrl = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
   await setUp(deps, baseUrl);
@@ -86,10 +95,10 @@ async function serve(config: Config): Promise<void> {
   process.on('SIGINT', () => void shutdown('SIGINT'));
 }
 
-async function withDeps<T>(config: Config, fn: (deps: Deps, db: Database) => Promise<T>): Promise<T> {
+async function withDeps<T>(config: Config, fn: (deps: Deps, app: typeof import('./app.ts')) => Promise<T>): Promise<T> {
   const deps = await openDeps(config, createLogger(config.logLevel));
   try {
-    return await fn(deps, deps.db);
+    return await fn(deps, (await loadApp())[0]);
   } finally {
     await deps.db.close();
   }
@@ -127,12 +136,12 @@ export async function main(argv: string[]): Promise<number> {
       return 0;
     case 'keys': {
       if (sub === 'revoke' && arg) {
-        const ok = await withDeps(config, (deps) => buildServices(deps).apiKeys.revokeAsOperator(arg));
+        const ok = await withDeps(config, (deps, { buildServices }) => buildServices(deps).apiKeys.revokeAsOperator(arg));
         process.stdout.write(ok ? `revoked ${arg}\n` : `no key ${arg}\n`);
         return ok ? 0 : 1;
       }
       if (sub === 'create-admin') {
-        const token = await withDeps(config, (deps) => buildServices(deps).apiKeys.mintRecoveryAdminKey());
+        const token = await withDeps(config, (deps, { buildServices }) => buildServices(deps).apiKeys.mintRecoveryAdminKey());
         if (!token) {
           process.stderr.write('no organization with an ADMIN member yet; run `spyglass init` first\n');
           return 1;
@@ -145,7 +154,7 @@ export async function main(argv: string[]): Promise<number> {
     case 'users': {
       if (sub === 'reset-password' && arg) {
         const base = config.publicUrl ?? `http://${linkHost(config.host)}:${config.port}`;
-        const link = await withDeps(config, (deps) => buildServices(deps).accounts.issueOperatorReset(arg, base)).catch((err: Error) => err);
+        const link = await withDeps(config, (deps, { buildServices }) => buildServices(deps).accounts.issueOperatorReset(arg, base)).catch((err: Error) => err);
         if (link instanceof Error) {
           process.stderr.write(`spyglass: ${link.message}\n`);
           return 1;

@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
-import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+import { fileURLToPath } from 'node:url';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
@@ -9,7 +8,8 @@ import { sql, type ExtractTablesWithRelations, type SQL } from 'drizzle-orm';
 import pg from 'pg';
 import * as schema from './schema/index.ts';
 import { lockDataDir, type DataDirLock } from './data-dir-lock.ts';
-import { DurableNodeFS, durableStartParams, makePrivate, syncTree } from './pglite-fs.ts';
+import { makePrivate, syncTree } from './pglite-fs.ts';
+import { PGliteThread } from './pglite-thread.ts';
 
 export type Schema = typeof schema;
 /** The drizzle database, whichever driver is underneath. */
@@ -21,8 +21,8 @@ export type Executor = Orm | Tx;
 export interface Database {
   kind: 'pglite' | 'postgres';
   orm: Orm;
-  /** The PGlite instance when kind is pglite (tests dump it; benchmarks read its size). */
-  pglite: PGlite | null;
+  /** PGlite (in its worker thread) when kind is pglite: tests dump it. */
+  pglite: PGliteThread | null;
   /** The pool when kind is postgres. */
   pool: pg.Pool | null;
   /** PGlite in a data directory: the directory's lock, which also answers requests of other processes. */
@@ -61,8 +61,13 @@ export function jsonParam(value: unknown): string {
   return text.includes('\\u0000') ? text.replace(/(?<!\\)((?:\\\\)*)\\u0000/g, '$1\\ufffd') : text;
 }
 
-// PGlite's WAL otherwise grows to its 1 GB default before a checkpoint.
-const PGLITE_CONF = ['max_wal_size = 64MB', 'min_wal_size = 32MB'];
+// PGlite's WAL otherwise grows to its 1 GB default before a checkpoint. Shared buffers: PGlite's
+// default 128 MB is resident in the WebAssembly memory once touched and doubles the OS page
+// cache, which serves PGlite's file reads anyway; 32 MB measured 125 MB less RSS (README: Memory).
+const PGLITE_CONF = ['max_wal_size = 64MB', 'min_wal_size = 32MB', 'shared_buffers = 32MB'];
+
+/** A migrated empty PGlite database, made by `prepare` (scripts/pglite-template.ts). */
+export const PGLITE_TEMPLATE = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'dist', 'pglite-template.tar');
 
 export interface OpenOptions {
   databaseUrl: string | null;
@@ -111,7 +116,6 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     };
   }
   let lock: DataDirLock | null = null;
-  let durableFs: DurableNodeFS | undefined;
   let pgdata: string | null = null;
   let initializes = false;
   if (options.dataDir) {
@@ -121,17 +125,17 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     initializes = !fs.existsSync(path.join(pgdata, 'PG_VERSION'));
     fs.mkdirSync(pgdata, { recursive: true, mode: 0o700 });
     makePrivate(options.dataDir);
-    durableFs = new DurableNodeFS(pgdata);
   }
-  let client: PGlite;
+  // A first start unpacks the template instead of running initdb (when `prepare` made one).
+  const template = !options.loadDataDir && initializes && fs.existsSync(PGLITE_TEMPLATE) ? new Uint8Array(fs.readFileSync(PGLITE_TEMPLATE)) : null;
+  let client: PGliteThread;
   try {
-    client = await PGlite.create({
-      fs: durableFs,
-      loadDataDir: options.loadDataDir,
-      extensions: { pg_trgm },
-      postgresqlconf: PGLITE_CONF,
+    client = await PGliteThread.create({
+      pgdata,
+      loadDataDir: options.loadDataDir ? new Uint8Array(await options.loadDataDir.arrayBuffer()) : template,
+      conf: PGLITE_CONF,
       // In memory (tests) there is nothing to make durable.
-      startParams: durableFs && options.durable !== false ? durableStartParams() : undefined,
+      durable: options.durable !== false,
     });
   } catch (err) {
     await lock?.release();
@@ -142,7 +146,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     makePrivate(options.dataDir);
     if (initializes && options.durable !== false) syncTree(pgdata!);
   }
-  const orm = drizzlePglite({ client, schema }) as unknown as Orm;
+  const orm = drizzlePglite({ client: client as never, schema }) as unknown as Orm;
   return {
     kind: 'pglite',
     orm,

@@ -44,11 +44,11 @@ export interface BackupManifest {
 export async function createBackup(db: Database, config: Config): Promise<{ manifest: BackupManifest; data: Buffer }> {
   const pglite = db.pglite;
   if (!pglite || !db.dataDirLock) throw new OpsError('backups are of a PGlite data directory; on PostgreSQL use pg_dump (see README, "Operating Spyglass")');
-  const migrations = (await pglite.query<{ name: string }>('SELECT name FROM schema_migrations ORDER BY name')).rows.map((r) => r.name);
+  const migrations = ((await pglite.query('SELECT name FROM schema_migrations ORDER BY name')).rows as { name: string }[]).map((r) => r.name);
   // A checkpoint first, so a restore has little WAL to replay.
   await pglite.exec('CHECKPOINT');
   const started = performance.now();
-  const dump = await pglite._runExclusiveTransaction(() => pglite.dumpDataDir('none'));
+  const dump = await pglite.dumpDataDir();
   const pausedMs = Math.round(performance.now() - started);
   const entries = [{ name: PGDATA, data: Buffer.from(await dump.arrayBuffer()) }];
   const keys: BackupManifest['keys'] = [];

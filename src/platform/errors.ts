@@ -47,12 +47,14 @@ export class AppError extends Error {
   readonly field?: string;
   readonly issues?: FieldIssue[];
   readonly meta?: Record<string, unknown>;
+  /** Sent as Retry-After (429, 503): when the client may try again. */
+  readonly retryAfterSeconds?: number;
 
   constructor(
     status: number,
     code: string,
     message: string,
-    extra: { field?: string; issues?: FieldIssue[]; meta?: Record<string, unknown> } = {},
+    extra: { field?: string; issues?: FieldIssue[]; meta?: Record<string, unknown>; retryAfterSeconds?: number } = {},
   ) {
     super(message);
     this.status = status;
@@ -61,6 +63,7 @@ export class AppError extends Error {
     this.field = extra.field;
     this.issues = extra.issues;
     this.meta = extra.meta;
+    this.retryAfterSeconds = extra.retryAfterSeconds;
   }
 }
 

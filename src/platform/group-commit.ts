@@ -10,6 +10,13 @@
 export interface GroupCommitOptions<T> {
   /** Transactions in progress at once per key (PGlite runs one at a time anyway). */
   maxConcurrent: number;
+  /**
+   * Transactions in progress at once over all keys: the rest of the database's connections
+   * stay free for reads. Keys waiting for a free one take turns (no key starves the others).
+   */
+  maxConcurrentTotal?: number;
+  /** Awaited before a transaction starts (reads go first on a single-connection database). */
+  beforeWrite?: () => Promise<void>;
   /** A transaction takes submissions until their weights reach this (always at least one). */
   maxWeight: number;
   weight(item: T): number;
@@ -29,12 +36,26 @@ interface Lane<T> {
 
 export class GroupCommit<T> {
   private readonly lanes = new Map<string, Lane<T>>();
+  private running = 0;
+  /** Keys with work that found every transaction slot taken, in the order they asked. */
+  private readonly turns: string[] = [];
 
   constructor(
     /** Writes the items in one transaction. */
     private readonly write: (items: T[]) => Promise<void>,
     private readonly options: GroupCommitOptions<T>,
   ) {}
+
+  /** Submissions waiting for a transaction, over every key, and their summed weight. */
+  waiting(): { submissions: number; weight: number } {
+    let submissions = 0;
+    let weight = 0;
+    for (const lane of this.lanes.values()) {
+      submissions += lane.waiting.length;
+      for (const w of lane.waiting) weight += this.options.weight(w.item);
+    }
+    return { submissions, weight };
+  }
 
   submit(key: string, item: T): Promise<void> {
     let lane = this.lanes.get(key);
@@ -51,18 +72,34 @@ export class GroupCommit<T> {
    */
   private schedule(key: string, lane: Lane<T>) {
     if (lane.scheduled || lane.running >= this.options.maxConcurrent || !lane.waiting.length) return;
+    if (this.running >= (this.options.maxConcurrentTotal ?? Infinity)) {
+      if (!this.turns.includes(key)) this.turns.push(key);
+      return;
+    }
     lane.scheduled = true;
-    setImmediate(() => {
+    setImmediate(async () => {
+      if (this.options.beforeWrite) await this.options.beforeWrite();
       lane.scheduled = false;
-      while (lane.running < this.options.maxConcurrent && lane.waiting.length) {
+      while (lane.running < this.options.maxConcurrent && lane.waiting.length && this.running < (this.options.maxConcurrentTotal ?? Infinity)) {
         const batch = this.take(lane);
         lane.running++;
+        this.running++;
         void this.commit(batch).finally(() => {
           lane.running--;
+          this.running--;
+          // Keys that waited for a slot go first; this key takes its turn after them.
+          for (let next = this.turns.shift(); next !== undefined; next = this.turns.shift()) {
+            const other = this.lanes.get(next);
+            if (other?.waiting.length) {
+              this.schedule(next, other);
+              break;
+            }
+          }
           if (!lane.running && !lane.waiting.length && !lane.scheduled) this.lanes.delete(key);
           else this.schedule(key, lane);
         });
       }
+      if (lane.waiting.length && lane.running < this.options.maxConcurrent) this.schedule(key, lane);
     });
   }
 

@@ -1,4 +1,4 @@
-import nodemailer from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 
 export interface MailMessage {
   to: string;
@@ -12,10 +12,12 @@ export interface Mailer {
 
 /** Sends through the SMTP server of `SMTP_URL` (smtp:// with STARTTLS when offered, smtps:// for TLS from the start). */
 export function smtpMailer(smtp: { url: string; from: string }): Mailer {
-  const transport = nodemailer.createTransport(smtp.url);
+  // nodemailer is loaded with the first mail, not at start (README: Memory).
+  let transport: Promise<Transporter> | null = null;
   return {
     async send(message) {
-      await transport.sendMail({ from: smtp.from, to: message.to, subject: message.subject, text: message.text });
+      transport ??= import('nodemailer').then((m) => m.default.createTransport(smtp.url));
+      await (await transport).sendMail({ from: smtp.from, to: message.to, subject: message.subject, text: message.text });
     },
   };
 }

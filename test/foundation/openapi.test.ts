@@ -29,7 +29,7 @@ describe('OpenAPI document and health', () => {
     expect(res.body.components.securitySchemes).toHaveProperty('project_api_key');
   });
 
-  it('healthz answers 200 while the database answers', async () => {
+  it('healthz (liveness) answers 200 without asking the database', async () => {
     const res = await t.request('GET', '/healthz');
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ status: 'ok' });

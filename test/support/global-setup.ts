@@ -19,7 +19,7 @@ declare module 'vitest' {
 export default async function setup(project: TestProject) {
   const db = await openDatabase({ databaseUrl: null, dataDir: null });
   await migrate(db);
-  const dump = await db.pglite!.dumpDataDir('none');
+  const dump = await db.pglite!.dumpDataDir();
   const file = path.join(os.tmpdir(), `spyglass-pglite-template-${process.pid}.tar`);
   fs.writeFileSync(file, Buffer.from(await dump.arrayBuffer()));
   await db.close();

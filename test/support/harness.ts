@@ -20,11 +20,11 @@ export const databaseKinds: DatabaseKind[] = inject('pgTemplate') ? ['pglite', '
 export async function openTestDatabase(
   kind: DatabaseKind,
   options: { pgliteDataDir?: string } = {},
-): Promise<{ db: Database; drop: () => Promise<void> }> {
+): Promise<{ db: Database; drop: () => Promise<void>; url: string | null }> {
   if (kind === 'pglite') {
     const blob = new Blob([fs.readFileSync(inject('pgliteTemplate'))]);
     const db = await openDatabase({ databaseUrl: null, dataDir: options.pgliteDataDir ?? null, loadDataDir: blob });
-    return { db, drop: () => db.close() };
+    return { db, drop: () => db.close(), url: null };
   }
   const template = inject('pgTemplate')!;
   const name = `spyglass_t_${randomBytes(6).toString('hex')}`;
@@ -38,9 +38,11 @@ export async function openTestDatabase(
       await new Promise((r) => setTimeout(r, 100 + Math.random() * 200));
     }
   }
-  const db = await openDatabase({ databaseUrl: withDatabase(template.url, name), dataDir: null, poolSize: 5 });
+  const url = withDatabase(template.url, name);
+  const db = await openDatabase({ databaseUrl: url, dataDir: null, poolSize: 5 });
   return {
     db,
+    url,
     drop: async () => {
       await db.close();
       await adminQuery(template.url, `DROP DATABASE IF EXISTS ${name}`);

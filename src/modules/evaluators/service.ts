@@ -1,8 +1,10 @@
+import { performance } from 'node:perf_hooks';
 import type { Database, Executor } from '../../db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import { AppError, badRequest, notFound } from '../../platform/errors.ts';
 import { emitEvent, type EventType } from '../../platform/events/index.ts';
 import { newId } from '../../platform/ids.ts';
+import { Metrics } from '../../platform/metrics.ts';
 import { catalogue, findEvaluator, type CatalogueEntry } from './catalogue.ts';
 import { parseInput, parseSettings, runEvaluator } from './runner.ts';
 import type { EvaluateBody, TraceEvaluation } from './schemas.ts';
@@ -42,6 +44,7 @@ export class EvaluationService {
     private readonly env: Readonly<Record<string, string | undefined>>,
     limits: Partial<EvaluationLimits> = {},
     private readonly fetchImpl: typeof fetch = fetch,
+    private readonly metrics: Metrics = new Metrics(),
   ) {
     this.limits = { ...DEFAULT_LIMITS, ...limits };
   }
@@ -73,14 +76,22 @@ export class EvaluationService {
   async evaluate(scope: EvaluationScope, path: string, body: EvaluateBody, signal?: AbortSignal): Promise<EvaluationOutcome> {
     const definition = this.evaluator(path);
     const input = parseInput(definition, body.data, body.settings);
-    let result: AnsweredResult = await runEvaluator(definition, input, {
-      env: this.env,
-      fetch: this.fetchImpl,
-      now: () => this.clock.now(),
-      timeoutMs: this.limits.timeoutMs,
-      maxRetries: this.limits.maxRetries,
-      signal,
-    });
+    const started = performance.now();
+    let result: AnsweredResult;
+    try {
+      result = await runEvaluator(definition, input, {
+        env: this.env,
+        fetch: this.fetchImpl,
+        now: () => this.clock.now(),
+        timeoutMs: this.limits.timeoutMs,
+        maxRetries: this.limits.maxRetries,
+        signal,
+      });
+    } catch (err) {
+      this.metrics.evaluatorRun(definition.path, 'error', (performance.now() - started) / 1000, err instanceof Error ? err.name : 'Error');
+      throw err;
+    }
+    this.metrics.evaluatorRun(definition.path, result.status, (performance.now() - started) / 1000, result.error_type ?? undefined);
 
     // Nobody is waiting for this answer: store nothing the client was not told about.
     if (signal?.aborted) throw new AppError(499, 'client_closed_request', 'the client closed the connection before the evaluation finished');

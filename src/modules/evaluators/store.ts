@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, lt } from 'drizzle-orm';
+import { and, asc, eq, lt, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/index.ts';
 import { evaluations } from '../../db/schema/index.ts';
 
@@ -21,9 +21,10 @@ export async function listByTrace(db: Executor, projectId: string, traceId: stri
 
 export async function deleteByTraces(db: Executor, projectId: string, traceIds: readonly string[]): Promise<number> {
   if (traceIds.length === 0) return 0;
+  // One JSON parameter, not one per id: a retention round passes thousands of ids.
   const deleted = await db
     .delete(evaluations)
-    .where(and(eq(evaluations.projectId, projectId), inArray(evaluations.traceId, [...traceIds])))
+    .where(and(eq(evaluations.projectId, projectId), sql`${evaluations.traceId} = ANY(ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(traceIds)}::jsonb)))`))
     .returning({ id: evaluations.id });
   return deleted.length;
 }

@@ -202,6 +202,11 @@ export class OrganizationService {
    * project, then lets the caller mint keys in the same transaction. Null when the
    * database already holds an organization (a restart creates nothing).
    */
+  /** Whether the first organization exists (the first-start set-up has run). */
+  async isSetUp(): Promise<boolean> {
+    return (await store.countOrganizations(this.db.orm)) > 0;
+  }
+
   async bootstrap<T>(
     input: { organizationName: string; projectName: string; email: string; passwordHash: string },
     mintKeys: (tx: Tx, created: { organizationId: string; userId: string; projectId: string }) => Promise<T>,

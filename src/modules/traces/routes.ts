@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { AppError } from '../../platform/errors.ts';
-import { decodeLogsRequest, decodeTraceRequest, encodeExportLogsResponse, encodeExportTraceResponse, otlpFormat, OtlpDecodeError } from './ingest/index.ts';
+import { decodeLogsRequest, decodeTraceRequest, encodeExportLogsResponse, encodeExportTraceResponse, otlpFormat, OtlpDecodeError, type OtlpFormat } from './ingest/index.ts';
 import { checkCollectorTimes, collectorBodySchema, collectorSpans } from './collector.ts';
 import type { TraceService } from './service.ts';
 import {
@@ -41,6 +41,8 @@ const objectErrors = { 400: errorObjectSchema, 401: errorObjectSchema, 403: erro
 export function traceRoutes(app: FastifyInstance, service: TraceService) {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const orgOf = (req: FastifyRequest) => req.principal!.organizationId;
+  // After authentication, before the body is read: a shed request costs no memory or decoding.
+  const admitIngest = async (req: FastifyRequest) => service.checkIngestRequest(req.principal!.keyId, req.projectId!);
 
   r.post(
     '/api/trace/search',
@@ -158,7 +160,8 @@ export function traceRoutes(app: FastifyInstance, service: TraceService) {
     '/api/collector',
     {
       // NUL characters are stored as U+FFFD (the store's jsonParam): a span is never refused for one.
-      config: { auth: { scope: 'project', permission: 'traces:create' }, acceptsNulInBody: true },
+      config: { auth: { scope: 'project', permission: 'traces:create' }, acceptsNulInBody: true, ingest: true },
+      onRequest: admitIngest,
       bodyLimit: OTLP_BODY_LIMIT,
       schema: {
         tags,
@@ -168,7 +171,12 @@ export function traceRoutes(app: FastifyInstance, service: TraceService) {
       },
     },
     async (req) => {
-      checkCollectorTimes(req.body, service.latestSpanTime());
+      try {
+        checkCollectorTimes(req.body, service.latestSpanTime());
+      } catch (err) {
+        service.countRejected(req.body.spans.length);
+        throw err;
+      }
       const spans = collectorSpans(req.body);
       await service.ingest(orgOf(req), req.projectId!, spans);
       return { message: 'Trace received successfully.', trace_id: req.body.trace_id, spans: spans.length };
@@ -179,67 +187,49 @@ export function traceRoutes(app: FastifyInstance, service: TraceService) {
   void app.register(async (otlp) => {
     otlp.removeAllContentTypeParsers();
     otlp.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: OTLP_BODY_LIMIT }, (_req, body, done) => done(null, body));
+    // One route per signal and path: the same parsing, answer and content type, what differs
+    // is how the body is decoded and where it goes.
+    const exportRoute = (url: string, summary: string, handle: (req: FastifyRequest, body: Buffer, contentType: string, format: OtlpFormat) => Promise<Buffer>) =>
+      otlp.post(
+        url,
+        { config: { auth: { scope: 'project', permission: 'traces:create' }, ingest: true }, onRequest: admitIngest, bodyLimit: OTLP_BODY_LIMIT, schema: { tags, summary } },
+        async (req, reply) => {
+          const contentType = String(req.headers['content-type'] ?? '');
+          const format = requestFormat(contentType);
+          const body = await decompress(req.body as Buffer | undefined, String(req.headers['content-encoding'] ?? 'identity'));
+          const answer = await handle(req, body, contentType, format);
+          void reply.header('content-type', format === 'protobuf' ? 'application/x-protobuf' : 'application/json');
+          return reply.send(answer);
+        },
+      );
+    const tracesSummary = 'OTLP/HTTP trace export (application/x-protobuf or application/json, gzip or deflate)';
     for (const url of ['/api/otel/v1/traces', '/v1/traces']) {
-      otlp.post(
-        url,
-        {
-          config: { auth: { scope: 'project', permission: 'traces:create' } },
-          bodyLimit: OTLP_BODY_LIMIT,
-          schema: {
-            tags,
-            summary:
-              url === '/v1/traces'
-                ? 'The same as /api/otel/v1/traces, at the path OTLP exporters default to'
-                : 'OTLP/HTTP trace export (application/x-protobuf or application/json, gzip or deflate)',
-          },
-        },
-        async (req, reply) => {
-          const contentType = String(req.headers['content-type'] ?? '');
-          const format = requestFormat(contentType);
-          const body = await decompress(req.body as Buffer | undefined, String(req.headers['content-encoding'] ?? 'identity'));
-          const decoded = decodeOrRefuse(() => decodeTraceRequest(body, contentType, { latestTimeMs: service.latestSpanTime() }));
-          if (decoded.spans.length === 0 && decoded.rejected.count > 0) {
-            throw new AppError(400, 'all_spans_rejected', `every span was rejected: ${decoded.rejected.messages.join('; ')}`, {
-              field: 'resourceSpans',
-              meta: { rejectedSpans: decoded.rejected.count },
-            });
-          }
-          await service.ingest(orgOf(req), req.projectId!, decoded.spans);
-          void reply.header('content-type', format === 'protobuf' ? 'application/x-protobuf' : 'application/json');
-          return reply.send(encodeExportTraceResponse(decoded.rejected, format));
-        },
-      );
+      exportRoute(url, url === '/v1/traces' ? 'The same as /api/otel/v1/traces, at the path OTLP exporters default to' : tracesSummary, async (req, body, contentType, format) => {
+        const decoded = decodeOrRefuse(() => decodeTraceRequest(body, contentType, { latestTimeMs: service.latestSpanTime() }));
+        service.countRejected(decoded.rejected.count);
+        if (decoded.spans.length === 0 && decoded.rejected.count > 0) {
+          throw new AppError(400, 'all_spans_rejected', `every span was rejected: ${decoded.rejected.messages.join('; ')}`, {
+            field: 'resourceSpans',
+            meta: { rejectedSpans: decoded.rejected.count },
+          });
+        }
+        await service.ingest(orgOf(req), req.projectId!, decoded.spans);
+        return encodeExportTraceResponse(decoded.rejected, format);
+      });
     }
+    const logsSummary = 'OTLP/HTTP log export: GenAI events (gen_ai.*) merged into their spans; other records are rejected in the partial success';
     for (const url of ['/api/otel/v1/logs', '/v1/logs']) {
-      otlp.post(
-        url,
-        {
-          config: { auth: { scope: 'project', permission: 'traces:create' } },
-          bodyLimit: OTLP_BODY_LIMIT,
-          schema: {
-            tags,
-            summary:
-              url === '/v1/logs'
-                ? 'The same as /api/otel/v1/logs, at the path OTLP exporters default to'
-                : 'OTLP/HTTP log export: GenAI events (gen_ai.*) merged into their spans; other records are rejected in the partial success',
-          },
-        },
-        async (req, reply) => {
-          const contentType = String(req.headers['content-type'] ?? '');
-          const format = requestFormat(contentType);
-          const body = await decompress(req.body as Buffer | undefined, String(req.headers['content-encoding'] ?? 'identity'));
-          const decoded = decodeOrRefuse(() => decodeLogsRequest(body, contentType));
-          if (decoded.accepted === 0 && decoded.rejected.count > 0) {
-            throw new AppError(400, 'all_log_records_rejected', `every log record was rejected: ${decoded.rejected.messages.join('; ')}`, {
-              field: 'resourceLogs',
-              meta: { rejectedLogRecords: decoded.rejected.count },
-            });
-          }
-          await service.ingestLogEvents(orgOf(req), req.projectId!, decoded.spans);
-          void reply.header('content-type', format === 'protobuf' ? 'application/x-protobuf' : 'application/json');
-          return reply.send(encodeExportLogsResponse(decoded.rejected, format));
-        },
-      );
+      exportRoute(url, url === '/v1/logs' ? 'The same as /api/otel/v1/logs, at the path OTLP exporters default to' : logsSummary, async (req, body, contentType, format) => {
+        const decoded = decodeOrRefuse(() => decodeLogsRequest(body, contentType));
+        if (decoded.accepted === 0 && decoded.rejected.count > 0) {
+          throw new AppError(400, 'all_log_records_rejected', `every log record was rejected: ${decoded.rejected.messages.join('; ')}`, {
+            field: 'resourceLogs',
+            meta: { rejectedLogRecords: decoded.rejected.count },
+          });
+        }
+        await service.ingestLogEvents(orgOf(req), req.projectId!, decoded.spans);
+        return encodeExportLogsResponse(decoded.rejected, format);
+      });
     }
   });
 }

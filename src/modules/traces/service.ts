@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { createHash } from 'node:crypto';
 import { sql, type SQL } from 'drizzle-orm';
 import { textArray, type Database, type Executor } from '../../db/index.ts';
@@ -6,6 +7,8 @@ import { AppError, badRequest, notFound } from '../../platform/errors.ts';
 import { randomAlphanumeric } from '../../platform/ids.ts';
 import { emitEvent } from '../../platform/events/index.ts';
 import { GroupCommit } from '../../platform/group-commit.ts';
+import { Metrics } from '../../platform/metrics.ts';
+import { Admission, RateLimiter } from '../../platform/admission.ts';
 import {
   computeCost,
   estimateCompletionTokens,
@@ -22,6 +25,11 @@ import type { AnnotationCounts, EvaluationChip, NewTracesRequest, SearchRequest 
 const MAX_SPAN_TEXT = 64 * 1024;
 /** How long GenAI log events wait for a span that has not arrived (README: OTLP logs). */
 export const PENDING_LOG_EVENTS_TTL_MS = 3 * 86_400_000;
+/**
+ * Spans per ingest transaction on PGlite: a read arriving meanwhile waits for the batch in
+ * progress (one connection), so it is kept to a few hundred ms of work.
+ */
+const PGLITE_BATCH_SPANS = 2_000;
 /** Clock skew tolerated on incoming span times; later spans are refused. */
 const MAX_CLOCK_SKEW_MS = 24 * 60 * 60 * 1000;
 
@@ -52,6 +60,14 @@ export interface ProjectRegistry {
   holdProjectSql(projectId: string): SQL;
 }
 
+/** How ingest is kept within what the database can commit (README: Overload). */
+export interface IngestControl {
+  admission: Admission;
+  rateLimiter: RateLimiter;
+  /** Awaited before each ingest transaction (reads first, on PGlite). */
+  beforeWrite?: () => Promise<void>;
+}
+
 /** Spans of one ingest request, converted to rows, waiting for their transaction. */
 interface IngestBatch {
   organizationId: string;
@@ -67,14 +83,34 @@ export class TraceService {
     private readonly db: Database,
     private readonly clock: Clock,
     private readonly projects: ProjectRegistry,
+    private readonly control: IngestControl,
+    private readonly metrics: Metrics = new Metrics(),
   ) {
     this.ingestCommits = new GroupCommit((batches) => this.writeSpans(batches), {
       // PGlite runs one transaction at a time; PostgreSQL gains from a second one writing
       // while the first waits on the network.
       maxConcurrent: db.kind === 'pglite' ? 1 : 2,
-      maxWeight: 5_000,
+      // PostgreSQL: at most 3 of the pool's connections write spans; the rest stay for reads.
+      maxConcurrentTotal: db.kind === 'pglite' ? 1 : 3,
+      // PGlite: a read waits for the batch in progress, so batches stay short (README: Overload).
+      maxWeight: db.kind === 'pglite' ? PGLITE_BATCH_SPANS : 5_000,
       weight: (b) => b.rows.length,
+      beforeWrite: control.beforeWrite,
     });
+  }
+
+  /**
+   * Before an ingest request's body is read: the per-key rate (429) and whether its project's
+   * queue and the process's have room (503). Both carry Retry-After.
+   */
+  checkIngestRequest(keyId: string, projectId: string): void {
+    this.control.rateLimiter.take(keyId);
+    this.control.admission.checkRoom(projectId);
+  }
+
+  /** Spans waiting for their commit, and the bound (readiness reports it). */
+  get ingestLoad() {
+    return { ...this.control.admission.load, full: this.control.admission.full, shed: this.control.admission.shed, admitted: this.control.admission.admitted };
   }
 
   /** Epoch ms past which a span's start or end is refused: the server's clock plus a day of skew. */
@@ -93,7 +129,27 @@ export class TraceService {
    */
   async ingest(organizationId: string, projectId: string, spans: NormalizedSpan[]): Promise<void> {
     if (!spans.length) return;
-    await this.ingestCommits.submit(`${organizationId}/${projectId}`, { organizationId, projectId, rows: spans.map(toSpanRow) });
+    const release = this.control.admission.admit(projectId, spans.length);
+    try {
+      await this.ingestCommits.submit(`${organizationId}/${projectId}`, { organizationId, projectId, rows: spans.map(toSpanRow) });
+    } catch (err) {
+      this.metrics.spansRejected('failed', spans.length);
+      throw err;
+    } finally {
+      release();
+    }
+    this.metrics.spansIngested(spans.length);
+  }
+
+  /** Spans refused before reaching ingest (invalid in an OTLP request, or a collector body answered 400). */
+  countRejected(n: number): void {
+    this.metrics.spansRejected('invalid', n);
+  }
+
+  /** Ingest work of this process waiting for its transaction (group commit). */
+  ingestQueue(): { requests: number; spans: number } {
+    const { submissions, weight } = this.ingestCommits.waiting();
+    return { requests: submissions, spans: weight };
   }
 
   /** One transaction for batches of the same project; later batches replace earlier spans of the same id. */
@@ -159,6 +215,16 @@ export class TraceService {
    */
   async ingestLogEvents(organizationId: string, projectId: string, groups: SpanLogEvents[]): Promise<void> {
     if (!groups.length) return;
+    const release = this.control.admission.admit(projectId, groups.length);
+    try {
+      await this.control.beforeWrite?.();
+      await this.writeLogEvents(organizationId, projectId, groups);
+    } finally {
+      release();
+    }
+  }
+
+  private async writeLogEvents(organizationId: string, projectId: string, groups: SpanLogEvents[]): Promise<void> {
     const now = this.clock.now();
     const traceIds = [...new Set(groups.map((g) => g.trace_id))];
     await this.db.orm.transaction(async (tx) => {
@@ -387,11 +453,22 @@ export class TraceService {
     const now = this.clock.now().getTime();
     await store.prunePendingLogEvents(this.db.orm, now - PENDING_LOG_EVENTS_TTL_MS);
     for (const { projectId, days } of await this.projects.retentionPolicies()) {
-      deleted += await this.db.orm.transaction(async (tx) => {
-        const gone = await store.deleteTracesBefore(tx, projectId, now - days * 86_400_000);
-        if (gone.length) for (const e of this.extensions) await e.onTracesDeleted?.(tx, projectId, gone);
-        return gone.length;
-      });
+      // Rounds of a few thousand traces, each its own short transaction: a big backlog never
+      // holds one huge transaction (and its locks and WAL) open beside ingest. PGlite runs
+      // one statement at a time in this very thread, so there the rounds are smaller and
+      // each is followed by a pause as long as itself: ingest waits one round at most.
+      const round = this.db.kind === 'pglite' ? 500 : 2_000;
+      for (;;) {
+        const started = performance.now();
+        const gone = await this.db.orm.transaction(async (tx) => {
+          const ids = await store.deleteTracesBefore(tx, projectId, now - days * 86_400_000, round);
+          if (ids.length) for (const e of this.extensions) await e.onTracesDeleted?.(tx, projectId, ids);
+          return ids.length;
+        });
+        deleted += gone;
+        if (gone < round) break;
+        if (this.db.kind === 'pglite') await new Promise((r) => setTimeout(r, performance.now() - started));
+      }
     }
     return deleted;
   }

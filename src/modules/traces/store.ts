@@ -424,11 +424,13 @@ export async function findShare(db: Executor, token: string): Promise<{ projectI
   return r ? { projectId: r.project_id, traceId: r.trace_id } : null;
 }
 
-/** Deletes traces (and their spans and shares) that started before the cut-off. */
-export async function deleteTracesBefore(tx: Executor, projectId: string, cutoff: number): Promise<string[]> {
+/** Deletes up to `limit` of the oldest traces (and their spans and shares) that started before the cut-off. */
+export async function deleteTracesBefore(tx: Executor, projectId: string, cutoff: number, limit: number): Promise<string[]> {
   const gone = await rows<{ trace_id: string }>(
     tx,
-    sql`DELETE FROM traces WHERE project_id = ${projectId} AND started_at < ${cutoff} RETURNING trace_id`,
+    sql`DELETE FROM traces WHERE project_id = ${projectId} AND trace_id IN (
+          SELECT trace_id FROM traces WHERE project_id = ${projectId} AND started_at < ${cutoff} ORDER BY started_at LIMIT ${limit})
+        RETURNING trace_id`,
   );
   if (!gone.length) return [];
   const ids = JSON.stringify(gone.map((g) => g.trace_id));

@@ -5,6 +5,7 @@ import type { Database, Executor } from '../../db/index.ts';
 import type { WebhookEventPayload } from '../../db/schema/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import { newId } from '../../platform/ids.ts';
+import type { Metrics } from '../../platform/metrics.ts';
 import { subscribes } from './catalogue.ts';
 import { deliver, type DeliveryResult } from './delivery.ts';
 import {
@@ -31,6 +32,8 @@ export interface DispatcherOptions {
   fanOutChunk?: number;
   /** How long a claimed batch belongs to this process before another may take it over. */
   leaseMs?: number;
+  /** Counts delivery outcomes. */
+  metrics?: Metrics;
 }
 
 export interface PassResult {
@@ -286,6 +289,7 @@ export class WebhookDispatcher {
       ? nextAttemptDelayMs(dispatch.attempt, parseRetryAfter(Array.isArray(retryAfterHeader) ? retryAfterHeader[0] : retryAfterHeader, now))
       : null;
     const outcome = delivered ? 'delivered' : delay !== null ? 'retrying' : 'failed';
+    this.options.metrics?.webhookDelivery(outcome);
     const nextAttemptAt = delay !== null ? new Date(now.getTime() + delay) : null;
     let error = result.error;
     if (outcome === 'failed' && retryable) error = `${error}; no attempts left`;

@@ -73,6 +73,16 @@ export class WebhookService {
     readonly dispatcher: WebhookDispatcher,
   ) {}
 
+  /** Events waiting to be fanned out to batches (the metrics' outbox depth). */
+  outboxDepth(): Promise<number> {
+    return store.outboxDepth(this.db.orm);
+  }
+
+  /** Batches waiting to be delivered. */
+  pendingBatches(): Promise<number> {
+    return store.pendingDispatches(this.db.orm);
+  }
+
   eventTypes(): EventTypeView[] {
     return eventTypeCatalogue();
   }

@@ -157,7 +157,22 @@ export async function hasOutboxBacklog(db: Executor): Promise<boolean> {
   return Boolean(row.found);
 }
 
+/** Events after the cursor: written, not yet fanned out to batches. */
+export async function outboxDepth(db: Executor): Promise<number> {
+  const [row] = await rows<{ n: number }>(
+    db,
+    sql`SELECT count(*)::int AS n FROM events e, webhook_outbox_cursor c WHERE c.id = 1 AND (e.txid, e.seq) > (c.last_txid, c.last_seq)`,
+  );
+  return Number(row?.n ?? 0);
+}
+
 // Dispatches (batches)
+
+/** Batches not settled yet: open (taking events), sending (claimed) or retrying. */
+export async function pendingDispatches(db: Executor): Promise<number> {
+  const [row] = await rows<{ n: number }>(db, sql`SELECT count(*)::int AS n FROM webhook_dispatches WHERE status IN ('open', 'sending', 'retrying')`);
+  return Number(row?.n ?? 0);
+}
 
 /**
  * The endpoint's batch still taking events, locked; null when there is none. A batch whose

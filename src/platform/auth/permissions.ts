@@ -14,6 +14,8 @@ export const RESOURCES = [
   'agentCache',
   'apiKeys',
   'webhookEndpoints',
+  // GET /metrics: the process's figures (every organization's traffic counted together).
+  'metrics',
 ] as const;
 export const ACTIONS = ['view', 'create', 'update', 'delete', 'manage', 'share'] as const;
 

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { jsonParam, rows, type Database, type Executor } from '../../db/index.ts';
 import type { Clock } from '../clock.ts';
+import { Metrics } from '../metrics.ts';
 
 /**
  * A durable job queue in the database: jobs survive restarts, are claimed with
@@ -62,6 +63,7 @@ export class JobQueue {
   constructor(
     private readonly db: Database,
     private readonly clock: Clock,
+    private readonly metrics: Metrics = new Metrics(),
   ) {}
 
   handle(queue: string, handler: JobHandler): void {
@@ -106,17 +108,36 @@ export class JobQueue {
     try {
       await this.handlers.get(job.queue)!(job);
       await this.db.orm.execute(sql`DELETE FROM jobs WHERE id = ${job.id}`);
+      this.metrics.jobFinished(job.queue, 'done');
     } catch (err) {
       const now = this.clock.now().getTime();
       const message = err instanceof Error ? err.message : String(err);
       if (job.attempts >= job.maxAttempts || err instanceof PermanentJobError) {
         await this.db.orm.execute(sql`UPDATE jobs SET failed_at = ${now}, locked_until = NULL, last_error = ${message} WHERE id = ${job.id}`);
+        this.metrics.jobFinished(job.queue, 'failed');
       } else {
         await this.db.orm.execute(
           sql`UPDATE jobs SET run_at = ${now + backoffMs(job.attempts)}, locked_until = NULL, last_error = ${message} WHERE id = ${job.id}`,
         );
+        this.metrics.jobFinished(job.queue, 'retrying');
       }
     }
+  }
+
+  /** Jobs of every queue by state, read from the database (so every process sees the same). */
+  async counts(): Promise<{ queue: string; queued: number; running: number; failed: number }[]> {
+    const now = this.clock.now().getTime();
+    const found = await rows<{ queue: string; queued: number; running: number; failed: number }>(
+      this.db.orm,
+      sql`SELECT queue,
+            count(*) FILTER (WHERE failed_at IS NULL AND (locked_until IS NULL OR locked_until < ${now}))::int AS queued,
+            count(*) FILTER (WHERE failed_at IS NULL AND locked_until >= ${now})::int AS running,
+            count(*) FILTER (WHERE failed_at IS NOT NULL)::int AS failed
+          FROM jobs GROUP BY queue ORDER BY queue`,
+    );
+    const known = new Map(found.map((r) => [r.queue, { queue: r.queue, queued: Number(r.queued), running: Number(r.running), failed: Number(r.failed) }]));
+    for (const queue of this.handlers.keys()) if (!known.has(queue)) known.set(queue, { queue, queued: 0, running: 0, failed: 0 });
+    return [...known.values()];
   }
 
   async stats(queue: string): Promise<{ pending: number; failed: number }> {

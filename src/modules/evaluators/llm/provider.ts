@@ -8,22 +8,7 @@
  * through OPENAI_BASE_URL (vLLM, Ollama, LiteLLM, Azure's /openai/v1, ...). Other provider
  * packages are not installed; their names are refused with a 400 on `settings.model`.
  */
-import { createOpenAI } from '@ai-sdk/openai';
-import {
-  APICallError,
-  generateText,
-  InvalidResponseDataError,
-  InvalidToolInputError,
-  JSONParseError,
-  NoContentGeneratedError,
-  NoSuchToolError,
-  RetryError,
-  tool,
-  ToolChoiceViolationError,
-  TypeValidationError,
-  type LanguageModel,
-  type LanguageModelUsage,
-} from 'ai';
+import type { LanguageModel, LanguageModelUsage } from 'ai';
 import { z } from 'zod';
 import { computeCost, estimateTokens } from '../../traces/index.ts';
 import { InvalidProviderResponseError, MissingConfigurationError, ProviderError } from '../errors.ts';
@@ -34,13 +19,22 @@ import type { EvaluationResult, EvaluatorContext } from '../types.ts';
 const g = globalThis as { AI_SDK_LOG_WARNINGS?: unknown };
 if (g.AI_SDK_LOG_WARNINGS === undefined) g.AI_SDK_LOG_WARNINGS = false;
 
+/**
+ * The AI SDK and its OpenAI provider are loaded on the first judge call, not at start: they
+ * cost ~50 MB and ~0.5 s of CPU, and most servers never run an LLM judge (README: Memory).
+ */
+type Sdk = typeof import('ai') & { createOpenAI: typeof import('@ai-sdk/openai').createOpenAI };
+let sdk: Promise<Sdk> | null = null;
+const loadSdk = (): Promise<Sdk> =>
+  (sdk ??= Promise.all([import('ai'), import('@ai-sdk/openai')]).then(([ai, openai]) => ({ ...ai, createOpenAI: openai.createOpenAI })));
+
 export const DEFAULT_MODEL = 'openai/gpt-4o-mini';
 export const SUPPORTED_PROVIDERS = ['openai'] as const;
 
 interface ProviderSpec {
   /** Variables that must be set, with what each is for. */
   required: Array<{ variable: string; why: string }>;
-  create(modelId: string, ctx: EvaluatorContext): LanguageModel;
+  create(sdk: Sdk, modelId: string, ctx: EvaluatorContext): LanguageModel;
 }
 
 const PROVIDERS: Record<(typeof SUPPORTED_PROVIDERS)[number], ProviderSpec> = {
@@ -51,8 +45,8 @@ const PROVIDERS: Record<(typeof SUPPORTED_PROVIDERS)[number], ProviderSpec> = {
         why: 'openai/* judge models need an API key (for an OpenAI-compatible server without authentication, set any value and point OPENAI_BASE_URL at it)',
       },
     ],
-    create: (modelId, ctx) =>
-      createOpenAI({
+    create: (sdk, modelId, ctx) =>
+      sdk.createOpenAI({
         apiKey: ctx.env.OPENAI_API_KEY,
         baseURL: ctx.env.OPENAI_BASE_URL || undefined,
         organization: ctx.env.OPENAI_ORGANIZATION || undefined,
@@ -136,7 +130,7 @@ export class JudgeSession {
   readonly modelId: string;
   readonly usage: UsageTotals = { calls: 0, prompt_tokens: 0, completion_tokens: 0, cached_input_tokens: 0, reasoning_tokens: 0 };
   readonly warnings: string[] = [];
-  private readonly model: LanguageModel;
+  private model: LanguageModel | null = null;
 
   constructor(
     model: string,
@@ -145,18 +139,19 @@ export class JudgeSession {
     ({ provider: this.provider, modelId: this.modelId } = splitModel(model));
     const missing = missingModelEnv(model, ctx.env);
     if (missing) throw missing;
-    this.model = PROVIDERS[this.provider as keyof typeof PROVIDERS].create(this.modelId, ctx);
   }
 
   async call<T extends z.ZodType>(call: JudgeCall<T>): Promise<z.output<T>> {
     const { name, description, input } = call.tool;
+    const ai = await loadSdk();
+    this.model ??= PROVIDERS[this.provider as keyof typeof PROVIDERS].create(ai, this.modelId, this.ctx);
     let result;
     try {
-      result = await generateText({
+      result = await ai.generateText({
         model: this.model,
         system: call.system,
         prompt: call.prompt,
-        tools: { [name]: tool({ description, inputSchema: input }) },
+        tools: { [name]: ai.tool({ description, inputSchema: input }) },
         toolChoice: { type: 'tool', toolName: name },
         temperature: 0,
         maxOutputTokens: call.maxOutputTokens,
@@ -164,7 +159,7 @@ export class JudgeSession {
         abortSignal: this.ctx.signal,
       });
     } catch (err) {
-      throw toProviderError(err, this.ctx.signal);
+      throw toProviderError(ai, err, this.ctx.signal);
     }
     this.addUsage(result.usage);
     for (const w of result.warnings ?? []) this.warnings.push(JSON.stringify(w));
@@ -221,7 +216,8 @@ export class JudgeSession {
 }
 
 /** Provider failures in the SDK's shapes -> ProviderError with the HTTP status and the provider's message. */
-export function toProviderError(err: unknown, signal?: AbortSignal): unknown {
+function toProviderError(ai: Sdk, err: unknown, signal?: AbortSignal): unknown {
+  const { APICallError, RetryError, ToolChoiceViolationError, InvalidToolInputError, NoSuchToolError, JSONParseError, TypeValidationError, InvalidResponseDataError, NoContentGeneratedError } = ai;
   // A deadline is the runner's to report.
   if (signal?.aborted) return signal.reason ?? err;
   const last = RetryError.isInstance(err) ? err.lastError : err;

@@ -1,4 +1,5 @@
-import { findPhoneNumbersInText, Metadata, type CountryCode, type PhoneNumber } from 'libphonenumber-js/max';
+import { createRequire } from 'node:module';
+import type { CountryCode, PhoneNumber } from 'libphonenumber-js/max';
 import type { EntityType } from './entities.ts';
 import { removeDuplicates, VALIDATED, type RawResult, type Recognizer } from './recognizer.ts';
 
@@ -86,7 +87,21 @@ interface MetadataAccess {
   selectNumberingPlan(country: CountryCode): void;
   numberingPlan?: NumberingPlan;
 }
-const metadata = new Metadata() as unknown as MetadataAccess;
+/**
+ * libphonenumber-js with its full metadata (~20 MB, 0.2 s) is loaded by the first phone
+ * check, not at start (README: Memory); the recognizers are synchronous, so it is required.
+ */
+type Libphonenumber = typeof import('libphonenumber-js/max');
+let loaded: { lib: Libphonenumber; metadata: MetadataAccess } | null = null;
+function phoneLib() {
+  if (!loaded) {
+    const lib = createRequire(import.meta.url)('libphonenumber-js/max') as Libphonenumber;
+    loaded = { lib, metadata: new lib.Metadata() as unknown as MetadataAccess };
+  }
+  return loaded;
+}
+const findPhoneNumbersInText: Libphonenumber['findPhoneNumbersInText'] = ((...args: Parameters<Libphonenumber['findPhoneNumbersInText']>) =>
+  phoneLib().lib.findPhoneNumbersInText(...args)) as Libphonenumber['findPhoneNumbersInText'];
 
 const regexCache = new Map<string, RegExp>();
 function cached(source: string): RegExp {
@@ -116,6 +131,7 @@ function nationalPrefixPresentIfRequired(number: PhoneNumber, raw: string): bool
   const rawDigits = raw.replace(/[^0-9]/g, '');
   // Written with an international call prefix and country code ("00 44 ...").
   if (rawDigits.length > national.length && rawDigits.endsWith(number.countryCallingCode + national)) return true;
+  const { metadata } = phoneLib();
   metadata.selectNumberingPlan(number.country);
   const plan = metadata.numberingPlan;
   if (!plan) return true;

@@ -24,8 +24,7 @@
  * MAX_EXACT_CHARS / 2 characters and the middle is extrapolated at the same characters-per-token
  * rate, so one huge payload cannot hold the event loop for long. Below that size counts are exact.
  */
-import cl100kBase from 'js-tiktoken/ranks/cl100k_base';
-import o200kBase from 'js-tiktoken/ranks/o200k_base';
+import { createRequire } from 'node:module';
 
 export type EncodingName = 'o200k_base' | 'cl100k_base';
 
@@ -36,7 +35,14 @@ interface RankData {
   bpe_ranks: string;
 }
 
-const RANK_DATA: Readonly<Record<EncodingName, RankData>> = { o200k_base: o200kBase, cl100k_base: cl100kBase };
+// The ranks are loaded on the first estimate, not at start: together they take ~35 MB and
+// a few hundred ms to load, and many servers never estimate a token (README: Memory).
+const require = createRequire(import.meta.url);
+const RANK_MODULES: Readonly<Record<EncodingName, string>> = { o200k_base: 'js-tiktoken/ranks/o200k_base', cl100k_base: 'js-tiktoken/ranks/cl100k_base' };
+const loadRanks = (name: EncodingName): RankData => {
+  const mod = require(RANK_MODULES[name]) as RankData | { default: RankData };
+  return 'default' in mod ? mod.default : mod;
+};
 
 // Byte strings are kept as "binary" strings: one char per byte (latin1), so a slice of a piece is
 // a ready map key and ASCII text needs no conversion at all.
@@ -187,7 +193,7 @@ const counters = new Map<EncodingName, TokenCounter>();
 function getCounter(name: EncodingName): TokenCounter {
   let counter = counters.get(name);
   if (!counter) {
-    counter = new TokenCounter(RANK_DATA[name]);
+    counter = new TokenCounter(loadRanks(name));
     counters.set(name, counter);
   }
   return counter;

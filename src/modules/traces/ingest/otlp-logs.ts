@@ -8,7 +8,7 @@
  * Spyglass keeps traces, not application logs, and never acknowledges what it drops.
  */
 import { isRecord, type SpanEvent } from './mapping-context.ts';
-import { MAX_REJECTION_MESSAGES, OtlpDecodeError, otlpFormat, sniffFormat, type OtlpFormat } from './otlp.ts';
+import { jsonField, jsonList, MAX_REJECTION_MESSAGES, OtlpDecodeError, otlpFormat, parseJsonExport, sniffFormat, type OtlpFormat } from './otlp.ts';
 import { decodeExportLogsServiceRequest, ExportLogsServiceResponseType, type PbExportLogsServiceRequest } from './otlp-schema.ts';
 import {
   bytesToHex,
@@ -123,49 +123,29 @@ function readProtobuf(body: Buffer, batch: LogBatch): void {
   );
 }
 
-function field(o: Record<string, unknown>, camel: string, snake: string): unknown {
-  return o[camel] === undefined ? o[snake] : o[camel];
-}
-
-function list(o: Record<string, unknown>, camel: string, snake: string, path: string): unknown[] {
-  const v = field(o, camel, snake);
-  if (v === undefined || v === null) return [];
-  if (!Array.isArray(v)) throw new OtlpDecodeError('malformed_request', `${path}.${camel} must be an array`);
-  return v;
-}
-
 function jsonId(value: unknown): string | null {
   return typeof value === 'string' ? jsonIdToHex(value) : null;
 }
 
 function readJson(body: Buffer, batch: LogBatch): void {
-  let text = body.toString('utf8');
-  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-  if (text.trim() === '') throw new OtlpDecodeError('malformed_request', 'body is empty: expected an OTLP JSON object');
-  let doc: unknown;
-  try {
-    doc = JSON.parse(text);
-  } catch (error) {
-    throw new OtlpDecodeError('malformed_request', `body is not valid JSON: ${(error as Error).message}`, { cause: error });
-  }
-  if (!isRecord(doc)) throw new OtlpDecodeError('malformed_request', 'body must be a JSON object with a resourceLogs array');
-  list(doc, 'resourceLogs', 'resource_logs', 'body').forEach((rl, r) => {
+  const doc = parseJsonExport(body, 'resourceLogs');
+  jsonList(doc, 'resourceLogs', 'resource_logs', 'body').forEach((rl, r) => {
     const rPath = `resourceLogs[${r}]`;
     if (!isRecord(rl)) throw new OtlpDecodeError('malformed_request', `${rPath} must be an object`);
-    list(rl, 'scopeLogs', 'scope_logs', rPath).forEach((sl, s) => {
+    jsonList(rl, 'scopeLogs', 'scope_logs', rPath).forEach((sl, s) => {
       const sPath = `${rPath}.scopeLogs[${s}]`;
       if (!isRecord(sl)) throw new OtlpDecodeError('malformed_request', `${sPath} must be an object`);
-      list(sl, 'logRecords', 'log_records', sPath).forEach((rec, i) => {
+      jsonList(sl, 'logRecords', 'log_records', sPath).forEach((rec, i) => {
         const where = `${sPath}.logRecords[${i}]`;
         if (!isRecord(rec)) return batch.reject(where, 'is not an object');
         try {
           const attributes = jsonKeyValues(rec.attributes);
-          const time = jsonNanosToMs(field(rec, 'timeUnixNano', 'time_unix_nano')) || jsonNanosToMs(field(rec, 'observedTimeUnixNano', 'observed_time_unix_nano'));
-          const name = field(rec, 'eventName', 'event_name');
+          const time = jsonNanosToMs(jsonField(rec, 'timeUnixNano', 'time_unix_nano')) || jsonNanosToMs(jsonField(rec, 'observedTimeUnixNano', 'observed_time_unix_nano'));
+          const name = jsonField(rec, 'eventName', 'event_name');
           batch.add(
             where,
-            jsonId(field(rec, 'traceId', 'trace_id')),
-            jsonId(field(rec, 'spanId', 'span_id')),
+            jsonId(jsonField(rec, 'traceId', 'trace_id')),
+            jsonId(jsonField(rec, 'spanId', 'span_id')),
             eventName(typeof name === 'string' ? name : '', attributes),
             Number.isFinite(time) ? time : 0,
             attributes,

@@ -286,19 +286,22 @@ function pbSpan(
 
 // ---------------------------------------------------------------- JSON
 
-function field(o: Record<string, unknown>, camel: string, snake: string): unknown {
+/** A field of an OTLP JSON object, by its proto3 JSON (camelCase) or original (snake_case) name. */
+export function jsonField(o: Record<string, unknown>, camel: string, snake: string): unknown {
   const v = o[camel];
   return v === undefined ? o[snake] : v;
 }
 
-function list(o: Record<string, unknown>, camel: string, snake: string, path: string): unknown[] {
-  const v = field(o, camel, snake);
+/** A repeated field of an OTLP JSON object: absent or null is empty; anything but an array is malformed. */
+export function jsonList(o: Record<string, unknown>, camel: string, snake: string, path: string): unknown[] {
+  const v = jsonField(o, camel, snake);
   if (v === undefined || v === null) return [];
   if (!Array.isArray(v)) throw new OtlpDecodeError('malformed_request', `${path}.${camel} must be an array`);
   return v;
 }
 
-function readJson(body: Buffer, batch: Batch): void {
+/** The top-level object of an OTLP/JSON export body (a byte-order mark allowed), or a malformed_request naming what is wrong. */
+export function parseJsonExport(body: Buffer, rootField: 'resourceSpans' | 'resourceLogs'): Record<string, unknown> {
   let text = body.toString('utf8');
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   if (text.trim() === '') throw new OtlpDecodeError('malformed_request', 'body is empty: expected an OTLP JSON object');
@@ -308,10 +311,13 @@ function readJson(body: Buffer, batch: Batch): void {
   } catch (error) {
     throw new OtlpDecodeError('malformed_request', `body is not valid JSON: ${(error as Error).message}`, { cause: error });
   }
-  if (!isRecord(doc)) {
-    throw new OtlpDecodeError('malformed_request', 'body must be a JSON object with a resourceSpans array');
-  }
-  const resourceSpans = list(doc, 'resourceSpans', 'resource_spans', 'body');
+  if (!isRecord(doc)) throw new OtlpDecodeError('malformed_request', `body must be a JSON object with a ${rootField} array`);
+  return doc;
+}
+
+function readJson(body: Buffer, batch: Batch): void {
+  const doc = parseJsonExport(body, 'resourceSpans');
+  const resourceSpans = jsonList(doc, 'resourceSpans', 'resource_spans', 'body');
   for (let r = 0; r < resourceSpans.length; r++) {
     const rs = resourceSpans[r];
     const rPath = `resourceSpans[${r}]`;
@@ -325,19 +331,19 @@ function readJson(body: Buffer, batch: Batch): void {
       throw new OtlpDecodeError('malformed_request', `${rPath}.resource: ${error.message}`);
     }
     const groups = [
-      ...list(rs, 'scopeSpans', 'scope_spans', rPath),
-      ...list(rs, 'instrumentationLibrarySpans', 'instrumentation_library_spans', rPath),
+      ...jsonList(rs, 'scopeSpans', 'scope_spans', rPath),
+      ...jsonList(rs, 'instrumentationLibrarySpans', 'instrumentation_library_spans', rPath),
     ];
     for (let s = 0; s < groups.length; s++) {
       const group = groups[s];
       const sPath = `${rPath}.scopeSpans[${s}]`;
       if (!isRecord(group)) throw new OtlpDecodeError('malformed_request', `${sPath} must be an object`);
-      const sc = field(group, 'scope', 'instrumentation_library') ?? group.instrumentationLibrary;
+      const sc = jsonField(group, 'scope', 'instrumentation_library') ?? group.instrumentationLibrary;
       const scope = {
         name: isRecord(sc) && typeof sc.name === 'string' && sc.name !== '' ? sc.name : null,
         version: isRecord(sc) && typeof sc.version === 'string' && sc.version !== '' ? sc.version : null,
       };
-      const spans = list(group, 'spans', 'spans', sPath);
+      const spans = jsonList(group, 'spans', 'spans', sPath);
       for (let i = 0; i < spans.length; i++) {
         const path = `${sPath}.spans[${i}]`;
         const span = spans[i];
@@ -379,12 +385,12 @@ function jsonSpan(
   batch: Batch,
   path: string,
 ): RawSpan | null {
-  const traceId = jsonId(field(span, 'traceId', 'trace_id'));
-  const spanId = jsonId(field(span, 'spanId', 'span_id'));
-  const parentId = jsonId(field(span, 'parentSpanId', 'parent_span_id'));
+  const traceId = jsonId(jsonField(span, 'traceId', 'trace_id'));
+  const spanId = jsonId(jsonField(span, 'spanId', 'span_id'));
+  const parentId = jsonId(jsonField(span, 'parentSpanId', 'parent_span_id'));
   const name = typeof span.name === 'string' && span.name !== '' ? span.name : null;
-  const startedAt = jsonNanosToMs(field(span, 'startTimeUnixNano', 'start_time_unix_nano'));
-  const endedAt = jsonNanosToMs(field(span, 'endTimeUnixNano', 'end_time_unix_nano'));
+  const startedAt = jsonNanosToMs(jsonField(span, 'startTimeUnixNano', 'start_time_unix_nano'));
+  const endedAt = jsonNanosToMs(jsonField(span, 'endTimeUnixNano', 'end_time_unix_nano'));
   const problem =
     checkIds(traceId, spanId, parentId ?? undefined) ??
     checkCounts(arrayLength(span.attributes), arrayLength(span.events), arrayLength(span.links)) ??
@@ -422,7 +428,7 @@ function jsonEvents(events: unknown, startedAt: number): SpanEvent[] {
   if (!Array.isArray(events)) return out;
   for (const e of events) {
     if (!isRecord(e)) continue;
-    const time = jsonNanosToMs(field(e, 'timeUnixNano', 'time_unix_nano'));
+    const time = jsonNanosToMs(jsonField(e, 'timeUnixNano', 'time_unix_nano'));
     out.push({
       name: typeof e.name === 'string' ? e.name : '',
       time: time > 0 ? time : startedAt,
@@ -437,8 +443,8 @@ function jsonLinks(links: unknown): SpanLink[] {
   if (!Array.isArray(links)) return out;
   for (const l of links) {
     if (!isRecord(l)) continue;
-    const traceId = field(l, 'traceId', 'trace_id');
-    const spanId = field(l, 'spanId', 'span_id');
+    const traceId = jsonField(l, 'traceId', 'trace_id');
+    const spanId = jsonField(l, 'spanId', 'span_id');
     out.push({
       trace_id: jsonId(traceId) ?? String(traceId),
       span_id: jsonId(spanId) ?? String(spanId),

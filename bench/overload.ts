@@ -1,0 +1,268 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { percentile } from './lib.ts';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const BIN = path.join(here, '..', 'bin', 'spyglass.mjs');
+
+/** KiB from /proc/<pid>/status (VmRSS now, VmHWM the peak). */
+function procStatus(pid: number, field: 'VmRSS' | 'VmHWM'): number {
+  const m = fs.readFileSync(`/proc/${pid}/status`, 'utf8').match(new RegExp(`${field}:\\s+(\\d+)`));
+  return m ? Number(m[1]) : NaN;
+}
+
+async function timedGet(url: string, timeoutMs: number): Promise<{ ms: number; status: number }> {
+  const t0 = performance.now();
+  try {
+    const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
+    await res.arrayBuffer();
+    return { ms: performance.now() - t0, status: res.status };
+  } catch {
+    return { ms: timeoutMs, status: 0 };
+  }
+}
+
+interface Server {
+  child: ChildProcess;
+  baseUrl: string;
+  /** ms from spawn to /healthz 200, and to /readyz 200. */
+  healthyMs: number;
+  readyMs: number;
+  /** CPU seconds the server process used to get there (user + system), from /proc: less noisy than wall time on a shared machine. */
+  startCpuMs: number;
+  stop(): Promise<void>;
+}
+
+function cpuMs(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime + stime, in clock ticks of 100 Hz
+}
+
+async function startServer(env: Record<string, string>): Promise<Server> {
+  const port = 20_000 + Math.floor(Math.random() * 20_000);
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const t0 = performance.now();
+  const child = spawn(process.execPath, [BIN, 'serve'], {
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', PORT: String(port), LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  let healthyMs = NaN;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
+    const h = await timedGet(`${baseUrl}/healthz`, 1000);
+    if (h.status === 200) {
+      if (Number.isNaN(healthyMs)) healthyMs = performance.now() - t0;
+      const r = await timedGet(`${baseUrl}/readyz`, 1000);
+      if (r.status === 200) break;
+    }
+    if (performance.now() - t0 > 120_000) throw new Error('server did not start in 120 s');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  const readyMs = performance.now() - t0;
+  const startCpuMs = cpuMs(child.pid!);
+  return {
+    child,
+    baseUrl,
+    healthyMs,
+    readyMs,
+    startCpuMs,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+function startClient(job: Record<string, unknown>) {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(here, 'overload-client.ts')], { stdio: ['pipe', 'pipe', 'inherit'] });
+  let out = '';
+  let onReady: () => void = () => {};
+  const ready = new Promise<void>((resolve) => (onReady = resolve));
+  child.stdout.on('data', (d) => {
+    out += d;
+    if (out.startsWith('ready\n')) onReady();
+  });
+  const done = new Promise<ClientReport>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out.slice('ready\n'.length))) : reject(new Error(`client exited ${code}`))));
+  });
+  child.stdin.write(JSON.stringify(job) + '\n');
+  return { ready, done, go: () => child.stdin.end('go\n') };
+}
+
+interface ClientReport {
+  admittedSpans: number;
+  accepted: number;
+  shed503: number;
+  shed429: number;
+  errors: number;
+  latencies: number[];
+  retryAfter: number[];
+}
+
+const SEARCHES = [{}, { query: 'refund policy' }, { query: 'order 4242' }, { filters: { user_id: 'user-42' } }, { sortBy: 'metrics.total_cost', sortDirection: 'desc' }];
+
+export interface OverloadResult {
+  firstStart: { healthyMs: number; readyMs: number; cpuMs: number };
+  restart: { healthyMs: number; readyMs: number; cpuMs: number };
+  restMiB: { afterFirstStart: number; afterRestart: number };
+  overload: {
+    seconds: number;
+    inFlight: number;
+    healthzP99: number;
+    healthzMax: number;
+    readyzP99: number;
+    searchP50: number;
+    searchP95: number;
+    searches: number;
+    detailP95: number;
+    spansPerSecond: number;
+    acceptedRequests: number;
+    shed503: number;
+    shed429: number;
+    errors: number;
+    ingestP50: number;
+    peakRssMiB: number;
+    restAfterMiB: number;
+  };
+}
+
+/**
+ * The server as a user runs it (`bin/spyglass.mjs serve`, its own process): first start on
+ * an empty data directory or database, RSS at rest, restart, then the overload run:
+ * `clients` exporter processes keep `inFlight` requests of 1,000 spans in flight for
+ * `seconds`, honouring Retry-After, while /healthz, /readyz, searches and a trace detail
+ * are timed and the server's RSS sampled.
+ */
+export async function benchOverload(kind: 'pglite' | 'postgres', postgresUrl: string, opts: { seconds: number; inFlight: number; clients: number }): Promise<OverloadResult> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'spyglass-overload-'));
+  let dropDb: (() => Promise<void>) | null = null;
+  const env: Record<string, string> = { SPYGLASS_DATA_DIR: dataDir };
+  if (kind === 'postgres') {
+    const name = `spyglass_overload_${randomBytes(4).toString('hex')}`;
+    await admin(postgresUrl, `CREATE DATABASE ${name}`);
+    const u = new URL(postgresUrl);
+    u.pathname = `/${name}`;
+    env.DATABASE_URL = u.toString();
+    dropDb = () => admin(postgresUrl, `DROP DATABASE IF EXISTS ${name}`);
+  }
+  const rest = () => new Promise((r) => setTimeout(r, 5_000));
+  try {
+    let server = await startServer(env);
+    const firstStart = { healthyMs: server.healthyMs, readyMs: server.readyMs, cpuMs: server.startCpuMs };
+    await rest();
+    const afterFirstStart = procStatus(server.child.pid!, 'VmRSS') / 1024;
+    await server.stop();
+    server = await startServer(env);
+    const restart = { healthyMs: server.healthyMs, readyMs: server.readyMs, cpuMs: server.startCpuMs };
+    await rest();
+    const afterRestart = procStatus(server.child.pid!, 'VmRSS') / 1024;
+    const creds = JSON.parse(fs.readFileSync(path.join(dataDir, 'initial-credentials.json'), 'utf8')) as { projectApiKey: string };
+    const auth = { authorization: `Bearer ${creds.projectApiKey}` };
+
+    const perClient = Math.ceil(opts.inFlight / opts.clients);
+    const clients = Array.from({ length: opts.clients }, (_, c) =>
+      startClient({ url: `${server.baseUrl}/v1/traces`, token: creds.projectApiKey, concurrency: perClient, seconds: opts.seconds, bodies: 60, firstTrace: c * 1_000_000, salt: 0x0ad }),
+    );
+    await Promise.all(clients.map((c) => c.ready));
+    const pid = server.child.pid!;
+    let peakKiB = procStatus(pid, 'VmRSS');
+    let running = true;
+    const sampler = (async () => {
+      while (running) {
+        peakKiB = Math.max(peakKiB, procStatus(pid, 'VmRSS'));
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    })();
+    const healthz: number[] = [];
+    const readyz: number[] = [];
+    const probes = (async () => {
+      while (running) {
+        healthz.push((await timedGet(`${server.baseUrl}/healthz`, 5000)).ms);
+        readyz.push((await timedGet(`${server.baseUrl}/readyz`, 5000)).ms);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    })();
+    const searches: number[] = [];
+    const details: number[] = [];
+    const reads = (async () => {
+      await new Promise((r) => setTimeout(r, 2000)); // let the queue fill first
+      for (let i = 0; running; i++) {
+        const t0 = performance.now();
+        try {
+          const res = await fetch(`${server.baseUrl}/api/trace/search`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', ...auth },
+            body: JSON.stringify(SEARCHES[i % SEARCHES.length]),
+            signal: AbortSignal.timeout(30_000),
+          });
+          const body = (await res.json()) as { traces?: { trace_id: string }[] };
+          searches.push(performance.now() - t0);
+          const id = body.traces?.[0]?.trace_id;
+          if (id && i % 5 === 0) {
+            const d0 = performance.now();
+            await fetch(`${server.baseUrl}/api/trace/${id}`, { headers: auth, signal: AbortSignal.timeout(30_000) }).then((r) => r.arrayBuffer());
+            details.push(performance.now() - d0);
+          }
+        } catch {
+          searches.push(30_000);
+        }
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    })();
+    const t0 = performance.now();
+    clients.forEach((c) => c.go());
+    const reports = await Promise.all(clients.map((c) => c.done));
+    const seconds = (performance.now() - t0) / 1000;
+    running = false;
+    await Promise.all([sampler, probes, reads]);
+    const sum = (f: (r: ClientReport) => number) => reports.reduce((n, r) => n + f(r), 0);
+    await new Promise((r) => setTimeout(r, 5_000));
+    const restAfterMiB = procStatus(pid, 'VmRSS') / 1024;
+    await server.stop();
+    return {
+      firstStart,
+      restart,
+      restMiB: { afterFirstStart, afterRestart },
+      overload: {
+        seconds,
+        inFlight: perClient * opts.clients,
+        healthzP99: percentile(healthz, 99),
+        healthzMax: Math.max(...healthz),
+        readyzP99: percentile(readyz, 99),
+        searchP50: percentile(searches, 50),
+        searchP95: percentile(searches, 95),
+        searches: searches.length,
+        detailP95: percentile(details, 95),
+        spansPerSecond: sum((r) => r.admittedSpans) / seconds,
+        acceptedRequests: sum((r) => r.accepted),
+        shed503: sum((r) => r.shed503),
+        shed429: sum((r) => r.shed429),
+        errors: sum((r) => r.errors),
+        ingestP50: percentile(reports.flatMap((r) => r.latencies), 50),
+        peakRssMiB: peakKiB / 1024,
+        restAfterMiB,
+      },
+    };
+  } finally {
+    await dropDb?.();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function admin(url: string, text: string) {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    await c.query(text);
+  } finally {
+    await c.end();
+  }
+}

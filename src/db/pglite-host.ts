@@ -1,0 +1,90 @@
+/**
+ * The worker thread that owns PGlite (see pglite-thread.ts). PGlite runs PostgreSQL as
+ * WebAssembly, synchronously: a statement blocks the thread it runs on. Here it blocks
+ * this thread, not the one answering HTTP.
+ */
+import { parentPort } from 'node:worker_threads';
+import { PGlite, type Transaction } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+import { DurableNodeFS, durableStartParams } from './pglite-fs.ts';
+import type { HostRequest, HostResponse, OpenRequest } from './pglite-thread.ts';
+
+const port = parentPort!;
+let pg: PGlite | null = null;
+const transactions = new Map<number, { tx: Transaction; end: (commit: boolean) => void }>();
+let nextTx = 1;
+
+/** drizzle's parsers are identity functions for the types it reads as text (timestamps, intervals, dates): named here by oid. */
+const identity = (v: string) => v;
+const parsersFor = (oids: number[] | undefined) => (oids ? Object.fromEntries(oids.map((oid) => [oid, identity])) : undefined);
+
+async function open(req: OpenRequest) {
+  const fs = req.pgdata ? new DurableNodeFS(req.pgdata) : undefined;
+  pg = await PGlite.create({
+    fs,
+    loadDataDir: req.loadDataDir ? new Blob([req.loadDataDir]) : undefined,
+    extensions: { pg_trgm },
+    postgresqlconf: req.conf,
+    startParams: fs && req.durable ? durableStartParams() : undefined,
+  });
+}
+
+async function handle(req: HostRequest): Promise<unknown> {
+  switch (req.op) {
+    case 'open':
+      return open(req);
+    case 'query': {
+      const on = req.tx ? transactions.get(req.tx)!.tx : pg!;
+      const r = await on.query(req.sql, req.params, { rowMode: req.rowMode, parsers: parsersFor(req.identityOids) });
+      return { rows: r.rows, fields: r.fields, affectedRows: r.affectedRows };
+    }
+    case 'exec': {
+      const on = req.tx ? transactions.get(req.tx)!.tx : pg!;
+      return (await on.exec(req.sql)).map((r) => ({ rows: r.rows, fields: r.fields, affectedRows: r.affectedRows }));
+    }
+    case 'begin': {
+      const id = nextTx++;
+      return new Promise<number>((began, failed) => {
+        pg!
+          .transaction(
+            (tx) =>
+              new Promise<void>((commit, rollback) => {
+                transactions.set(id, { tx, end: (ok) => (ok ? commit() : rollback(new Error('rolled back'))) });
+                began(id);
+              }),
+          )
+          .then(
+            () => port.postMessage({ id: -id, result: null } satisfies HostResponse),
+            (err: Error) => port.postMessage({ id: -id, error: { message: err.message, code: (err as { code?: string }).code } } satisfies HostResponse),
+          )
+          .finally(() => transactions.delete(id));
+        void failed;
+      });
+    }
+    case 'end':
+      transactions.get(req.tx)?.end(req.commit);
+      return null;
+    case 'dump': {
+      // Between transactions (an open one waits to finish; none starts until the files are
+      // read): a backup of a running server (ops/backup.ts) holds only committed work.
+      const blob = await pg!._runExclusiveTransaction(() => pg!.dumpDataDir('none'));
+      return new Uint8Array(await blob.arrayBuffer());
+    }
+    case 'close':
+      await pg?.close();
+      pg = null;
+      return null;
+  }
+}
+
+port.on('message', (req: HostRequest) => {
+  handle(req).then(
+    (result) => port.postMessage({ id: req.id, result } satisfies HostResponse),
+    (err: Error & Record<string, unknown>) =>
+      port.postMessage({
+        id: req.id,
+        // PostgreSQL's fields (code, detail, constraint, ...) travel with the message: callers read them.
+        error: { message: err.message, ...Object.fromEntries(Object.entries(err).filter(([, v]) => typeof v === 'string' || typeof v === 'number')) },
+      } satisfies HostResponse),
+  );
+});

@@ -1,0 +1,130 @@
+import { Worker } from 'node:worker_threads';
+
+/**
+ * PGlite in a worker thread, behind the part of PGlite's interface Spyglass uses (query,
+ * exec, transaction, dumpDataDir, close; drizzle's driver needs no more). PGlite executes
+ * SQL synchronously as WebAssembly: on the main thread a 2,000-span ingest transaction kept
+ * every other request, /healthz included, waiting for seconds under load. In a worker the
+ * main thread keeps answering, and the database's work runs on the second core.
+ */
+export interface OpenRequest {
+  op: 'open';
+  id: number;
+  /** The data directory's pgdata folder; null: in memory. */
+  pgdata: string | null;
+  loadDataDir: Uint8Array | null;
+  durable: boolean;
+  conf: string[];
+}
+export type HostRequest =
+  | OpenRequest
+  | { op: 'query'; id: number; tx?: number; sql: string; params?: unknown[]; rowMode?: 'array' | 'object'; identityOids?: number[] }
+  | { op: 'exec'; id: number; tx?: number; sql: string }
+  | { op: 'begin'; id: number }
+  | { op: 'end'; id: number; tx: number; commit: boolean }
+  | { op: 'dump'; id: number }
+  | { op: 'close'; id: number };
+/** Negative ids answer the end of transaction -id. */
+export type HostResponse = { id: number; result: unknown; error?: undefined } | { id: number; error: { message: string } & Record<string, unknown> };
+
+type Distribute<T> = T extends unknown ? Omit<T, 'id'> : never;
+
+interface Results {
+  rows: unknown[];
+  fields: { name: string; dataTypeID: number }[];
+  affectedRows?: number;
+}
+interface QueryOptions {
+  rowMode?: 'array' | 'object';
+  parsers?: Record<number, unknown>;
+}
+export interface PgliteQueries {
+  query<T = Record<string, unknown>>(sql: string, params?: unknown[], options?: QueryOptions): Promise<Results & { rows: T[] }>;
+  exec(sql: string): Promise<Results[]>;
+}
+
+export class PGliteThread implements PgliteQueries {
+  private readonly worker: Worker;
+  private readonly pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
+  private nextId = 1;
+
+  private constructor() {
+    this.worker = new Worker(new URL('./pglite-worker.mjs', import.meta.url));
+    this.worker.on('message', (m: HostResponse) => {
+      const p = this.pending.get(m.id);
+      if (!p) return;
+      this.pending.delete(m.id);
+      if (m.error) p.reject(Object.assign(new Error(m.error.message), m.error));
+      else p.resolve(m.result);
+    });
+    this.worker.on('error', (err) => {
+      for (const p of this.pending.values()) p.reject(err);
+      this.pending.clear();
+    });
+  }
+
+  static async create(options: Omit<OpenRequest, 'op' | 'id'>): Promise<PGliteThread> {
+    const thread = new PGliteThread();
+    try {
+      await thread.call({ op: 'open', ...options }, options.loadDataDir ? [options.loadDataDir.buffer as ArrayBuffer] : []);
+    } catch (err) {
+      await thread.worker.terminate();
+      throw err;
+    }
+    return thread;
+  }
+
+  private call<T>(req: Distribute<HostRequest>, transfer: ArrayBuffer[] = []): Promise<T> {
+    const id = this.nextId++;
+    return new Promise<T>((resolve, reject) => {
+      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
+      this.worker.postMessage({ ...req, id }, transfer);
+    });
+  }
+
+  private waitFor<T>(id: number): Promise<T> {
+    return new Promise<T>((resolve, reject) => this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject }));
+  }
+
+  query<T>(sql: string, params?: unknown[], options?: QueryOptions, tx?: number) {
+    const identityOids = options?.parsers ? Object.keys(options.parsers).map(Number) : undefined;
+    return this.call<Results & { rows: T[] }>({ op: 'query', tx, sql, params, rowMode: options?.rowMode, identityOids });
+  }
+
+  exec(sql: string, tx?: number) {
+    return this.call<Results[]>({ op: 'exec', tx, sql });
+  }
+
+  /** Runs `fn` in a transaction: committed when it resolves, rolled back when it throws. */
+  async transaction<T>(fn: (tx: PgliteQueries) => Promise<T>): Promise<T> {
+    const txId = await this.call<number>({ op: 'begin' });
+    const ended = this.waitFor<null>(-txId);
+    const tx: PgliteQueries = {
+      query: (sql, params, options) => this.query(sql, params, options, txId),
+      exec: (sql) => this.exec(sql, txId),
+    };
+    let result: T;
+    try {
+      result = await fn(tx);
+    } catch (err) {
+      this.worker.postMessage({ op: 'end', id: 0, tx: txId, commit: false } satisfies HostRequest);
+      await ended.catch(() => {});
+      throw err;
+    }
+    this.worker.postMessage({ op: 'end', id: 0, tx: txId, commit: true } satisfies HostRequest);
+    await ended;
+    return result;
+  }
+
+  async dumpDataDir(): Promise<Blob> {
+    return new Blob([await this.call<Uint8Array>({ op: 'dump' })]);
+  }
+
+  async close(): Promise<void> {
+    try {
+      await this.call({ op: 'close' });
+    } finally {
+      await this.worker.terminate();
+    }
+  }
+}
