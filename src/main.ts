@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Logger } from 'pino';
 import { ConfigError, loadConfig, type Config } from './config.ts';
@@ -7,6 +9,11 @@ import type { Deps } from './app.ts';
 import { systemClock } from './platform/clock.ts';
 import { createLogger } from './platform/logging.ts';
 import { loadTokenHashKey, TokenHasher } from './platform/tokens.ts';
+import { exportLine, keySettings } from './ops/keys.ts';
+import { moveToPostgres } from './ops/move-to-postgres.ts';
+import { BACKUP_COMMAND, backupHandler, backupTo, restoreFrom } from './ops/backup.ts';
+import { OpsError } from './ops/errors.ts';
+import { DataDirInUseError } from './db/data-dir-lock.ts';
 
 const USAGE = `usage: spyglass <command>
 
@@ -17,6 +24,10 @@ const USAGE = `usage: spyglass <command>
   keys create-admin     mint a new organization admin key (recovery) for the first ADMIN user
   users reset-password <email>
                         print a one-time link (1 hour) to set a new password for that user
+  backup <file>         write a backup of the PGlite installation (database and key files), also while it serves
+  restore <file>        restore a backup into an empty data directory
+  move-to-postgres <DATABASE_URL>
+                        copy the PGlite data directory into an empty PostgreSQL database (server stopped)
 
 Configuration comes from the environment; see README.md.`;
 
@@ -30,6 +41,8 @@ const loadApp = () => (appModules ??= Promise.all([import('./app.ts'), import('.
 async function openDeps(config: Config, logger: Logger): Promise<Deps> {
   void loadApp().catch(() => {});
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  // `spyglass backup` asks whichever process holds the data directory, over its lock socket (ops/backup.ts).
+  db.dataDirLock?.handle(BACKUP_COMMAND, backupHandler(db, config));
   const applied = await migrate(db);
   if (applied.length) logger.info({ applied }, 'migrations applied');
   return { config, db, logger, clock: systemClock, tokenHasher: new TokenHasher(loadTokenHashKey(config.tokenHashKey, config.dataDir)) };
@@ -151,6 +164,12 @@ export async function main(argv: string[]): Promise<number> {
       }
       break;
     }
+    case 'move-to-postgres':
+      return moveCommand(config, sub);
+    case 'backup':
+      return backupCommand(config, sub);
+    case 'restore':
+      return restoreCommand(config, sub);
     case 'help':
     case '--help':
       process.stdout.write(USAGE + '\n');
@@ -158,4 +177,93 @@ export async function main(argv: string[]): Promise<number> {
   }
   process.stderr.write(USAGE + '\n');
   return 2;
+}
+
+async function moveCommand(config: Config, url: string | undefined): Promise<number> {
+  if (!url || !/^postgres(ql)?:\/\//.test(url)) {
+    process.stderr.write('usage: spyglass move-to-postgres <DATABASE_URL>  (postgres://user:pass@host:5432/db, an empty database)\n');
+    return 2;
+  }
+  if (config.databaseUrl) {
+    process.stderr.write('spyglass: DATABASE_URL is set, so this installation already runs on PostgreSQL; move-to-postgres copies a PGlite data directory (SPYGLASS_DATA_DIR)\n');
+    return 2;
+  }
+  // The keys are read first: a key that cannot be printed stops the move before it copies anything.
+  const moved = await reported(async () => {
+    const keys = keySettings(config);
+    const report = await moveToPostgres({ dataDir: config.dataDir, databaseUrl: url, progress: (line) => process.stdout.write(`${line}\n`) });
+    return { keys, report };
+  });
+  if (!moved) return 1;
+  const { keys, report } = moved;
+  const lines = [
+    '',
+    `Moved ${report.tables.length} tables, ${report.totalRows} rows; every row count and checksum matches.`,
+    `The PGlite data directory ${config.dataDir} was left as it was (remove it once the server runs on PostgreSQL).`,
+    '',
+    'Start Spyglass with these settings (the keys are secrets: keep them like the database password):',
+    `  ${exportLine('DATABASE_URL', url)}`,
+    ...keys.map((k) => (k.value === null ? `  # ${k.variable}: ${k.note}` : `  ${exportLine(k.variable, k.value)}   # ${k.note}`)),
+    '',
+  ];
+  process.stdout.write(lines.join('\n') + '\n');
+  return 0;
+}
+
+/** A failure the operator can act on: its message, exit 1. Anything else is a bug and throws. */
+async function reported<T>(fn: () => Promise<T>): Promise<T | null> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (!(err instanceof OpsError) && !(err instanceof DataDirInUseError)) throw err;
+    process.stderr.write(`spyglass: ${(err as Error).message}\n`);
+    return null;
+  }
+}
+
+function keyWarnings(keys: { variable: string; file: string; included: boolean }[]): string[] {
+  return keys
+    .filter((k) => !k.included)
+    .map(
+      (k) =>
+        `WARNING: this backup does NOT hold ${k.variable}: the server reads it from its environment (or has no ${k.file}). ` +
+        `Keep that value with the backup: without it the restored installation's ${k.variable === 'SPYGLASS_TOKEN_HASH_KEY' ? 'API keys, share links and sessions' : 'agent-cache values and webhook secrets'} do not work.`,
+    );
+}
+
+async function backupCommand(config: Config, file: string | undefined): Promise<number> {
+  if (!file) {
+    process.stderr.write('usage: spyglass backup <file>   (e.g. spyglass-$(date +%F).tar.gz)\n');
+    return 2;
+  }
+  const done = await reported(() => backupTo(config, path.resolve(file)));
+  if (!done) return 1;
+  const held = done.manifest.keys.filter((k) => k.included).map((k) => k.file);
+  const lines = [
+    `Backed up ${config.dataDir} from ${done.via} to ${path.resolve(file)} (${done.bytes} bytes; queries paused ${done.manifest.pausedMs} ms).`,
+    ...(held.length ? [`It holds the installation's keys (${held.join(', ')}): keep it as private as the data directory (it is written with mode 0600).`] : []),
+    ...keyWarnings(done.manifest.keys),
+  ];
+  process.stdout.write(lines.join('\n') + '\n');
+  return 0;
+}
+
+async function restoreCommand(config: Config, file: string | undefined): Promise<number> {
+  if (!file) {
+    process.stderr.write('usage: spyglass restore <file>   (into an empty SPYGLASS_DATA_DIR)\n');
+    return 2;
+  }
+  if (!fs.existsSync(file)) {
+    process.stderr.write(`spyglass: no file ${file}\n`);
+    return 1;
+  }
+  const done = await reported(() => restoreFrom(config, file));
+  if (!done) return 1;
+  const lines = [
+    `Restored the backup of ${done.manifest.createdAt} into ${config.dataDir}: ${done.traces} traces` +
+      (done.applied.length ? `; applied migrations ${done.applied.join(', ')}` : '') + '. Start the server on this data directory.',
+    ...keyWarnings(done.manifest.keys),
+  ];
+  process.stdout.write(lines.join('\n') + '\n');
+  return 0;
 }

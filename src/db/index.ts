@@ -7,7 +7,7 @@ import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg
 import { sql, type ExtractTablesWithRelations, type SQL } from 'drizzle-orm';
 import pg from 'pg';
 import * as schema from './schema/index.ts';
-import { lockDataDir } from './data-dir-lock.ts';
+import { lockDataDir, type DataDirLock } from './data-dir-lock.ts';
 import { makePrivate, syncTree } from './pglite-fs.ts';
 import { PGliteThread } from './pglite-thread.ts';
 
@@ -25,6 +25,8 @@ export interface Database {
   pglite: PGliteThread | null;
   /** The pool when kind is postgres. */
   pool: pg.Pool | null;
+  /** PGlite in a data directory: the directory's lock, which also answers requests of other processes. */
+  dataDirLock: DataDirLock | null;
   /**
    * Runs multi-statement SQL scripts (migrations) in one transaction over the simple
    * query protocol, which drizzle's prepared statements cannot carry.
@@ -101,6 +103,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
       orm,
       pglite: null,
       pool,
+      dataDirLock: null,
       runScripts: async (fn) => {
         const client = await pool.connect();
         try {
@@ -122,12 +125,12 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
       close: () => pool.end(),
     };
   }
-  let release: (() => Promise<void>) | null = null;
+  let lock: DataDirLock | null = null;
   let pgdata: string | null = null;
   let initializes = false;
   if (options.dataDir) {
     fs.mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
-    release = await lockDataDir(options.dataDir);
+    lock = await lockDataDir(options.dataDir);
     pgdata = path.join(options.dataDir, 'pgdata');
     initializes = !fs.existsSync(path.join(pgdata, 'PG_VERSION'));
     fs.mkdirSync(pgdata, { recursive: true, mode: 0o700 });
@@ -145,7 +148,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
       durable: options.durable !== false,
     });
   } catch (err) {
-    await release?.();
+    await lock?.release();
     throw err;
   }
   if (options.dataDir) {
@@ -159,6 +162,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     orm,
     pglite: client,
     pool: null,
+    dataDirLock: lock,
     runScripts: (fn) =>
       client.transaction(async (tx) => {
         await fn(async (script) => {
@@ -169,7 +173,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     listen: (channel, onNotify) => client.listen(channel, onNotify),
     close: async () => {
       await client.close();
-      await release?.();
+      await lock?.release();
     },
   };
 }

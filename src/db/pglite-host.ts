@@ -71,7 +71,9 @@ async function handle(req: HostRequest): Promise<unknown> {
       await pg?.unlisten(req.channel);
       return null;
     case 'dump': {
-      const blob = await pg!.dumpDataDir('none');
+      // Between transactions (an open one waits to finish; none starts until the files are
+      // read): a backup of a running server (ops/backup.ts) holds only committed work.
+      const blob = await pg!._runExclusiveTransaction(() => pg!.dumpDataDir('none'));
       return new Uint8Array(await blob.arrayBuffer());
     }
     case 'close':
