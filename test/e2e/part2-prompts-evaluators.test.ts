@@ -124,6 +124,8 @@ describe.runIf(hasChromium)('prompts, evaluators, monitors and analytics in a re
     await page.getByRole('menuitem', { name: 'production' }).click();
     await page.locator('[data-version="2"]').getByText('production', { exact: true }).waitFor();
     expect((await web.request('GET', '/api/prompts/support%2Freply:production', { authToken: key })).body.version).toBe(2);
+    // The tag menu closes with a transition; axe would catch it half gone.
+    await page.getByRole('menu').waitFor({ state: 'detached' });
     await accessible();
     await screenshot('prompt-history');
 
@@ -173,7 +175,7 @@ describe.runIf(hasChromium)('prompts, evaluators, monitors and analytics in a re
 
     await card.getByRole('link', { name: /playground/ }).click();
     await page.waitForURL('**/evaluators/rag/context_recall');
-    expect(await page.getByLabel('threshold').inputValue()).toBe('0.5'); // defaults filled
+    await expect.poll(() => page.getByLabel('threshold').inputValue()).toBe('0.5'); // defaults filled (once the catalogue answered)
     await page.getByRole('textbox', { name: 'contexts', exact: true }).fill('kitten');
     await page.getByRole('textbox', { name: 'expected_contexts', exact: true }).fill('sitting\nmitten');
     await page.getByLabel('distance_measure').selectOption('jaro');
