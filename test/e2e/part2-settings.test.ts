@@ -171,13 +171,17 @@ describe.runIf(hasChromium)('the settings pages in a real browser', () => {
     expect(read.status).toBe(200);
     const write = await web.request('POST', '/api/annotations/trace/t1', { token, projectId, body: { comment: 'x', isThumbsUp: true } });
     expect(write.status).toBe(403);
+    // The list, opened again, shows the key's last use (written beside the request).
+    const keyId = token.slice(3, 19);
+    await expect.poll(async () => (await web.request('GET', `/api/api-keys/${keyId}`, { token: admin.token() })).body.lastUsedAt).not.toBeNull();
+    await page.reload();
     const row = page.locator('[data-key-name="CI reader"]');
     await row.waitFor();
     const text = (await row.textContent())!;
     expect(text).toContain('viewer on project');
     expect(text).toContain('read-only');
     expect(text).toContain('active');
-    expect(text).not.toContain('never'); // it expires
+    expect(text).not.toContain('never'); // used, and it expires
     await accessible();
     await screenshot('settings-api-keys');
 

@@ -51,6 +51,32 @@ describe.each(databaseKinds)('API keys (%s)', (kind) => {
     expect(text).not.toContain(res.body.token.split('_')[1]);
   });
 
+  it('records when a key was last used, to the minute', async () => {
+    const res = await create(admin, { name: 'last use', keyType: 'service' });
+    const id = res.body.apiKey.id as string;
+    expect(res.body.apiKey.lastUsedAt).toBeNull();
+    const lastUsed = async () => (await t.request('GET', `/api/api-keys/${id}`, { token: admin })).body.lastUsedAt as string | null;
+    expect(await lastUsed()).toBeNull();
+
+    const first = clock.now().toISOString();
+    expect((await t.request('GET', '/api/projects', { token: res.body.token })).status).toBe(200);
+    // Written beside the request, not before its answer.
+    await expect.poll(lastUsed).toBe(first);
+    // Within the minute, a use changes nothing; after it, the time moves.
+    clock.advance(30_000);
+    await t.request('GET', '/api/projects', { token: res.body.token });
+    clock.advance(31_000);
+    const later = clock.now().toISOString();
+    await t.request('GET', '/api/projects', { token: res.body.token });
+    await expect.poll(lastUsed).toBe(later);
+    // A refused token (wrong secret) is not a use.
+    clock.advance(120_000);
+    const forged = `${res.body.token.slice(0, 20)}${'x'.repeat(48)}`;
+    expect((await t.request('GET', '/api/projects', { token: forged })).status).toBe(401);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(await lastUsed()).toBe(later);
+  });
+
   it('stores only a keyed hash of the secret', async () => {
     const res = await create(admin, { name: 'hash check', keyType: 'service' });
     const secret = res.body.token.split('_')[1];

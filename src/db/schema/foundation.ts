@@ -51,6 +51,7 @@ export const apiKeys = pgTable('api_keys', {
   secretHash: text('secret_hash').notNull(),
   expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }),
   revokedAt: timestamp('revoked_at', { withTimezone: true, mode: 'date' }),
+  lastUsedAt: timestamp('last_used_at', { withTimezone: true, mode: 'date' }),
   createdAt: createdAt(),
 });
 

@@ -37,6 +37,7 @@ export const apiKeySchema = z
     bindings: z.array(z.object({ role: z.string(), scopeType: z.string(), scopeId: z.string() })),
     expiresAt: z.string().nullable(),
     revokedAt: z.string().nullable(),
+    lastUsedAt: z.string().nullable().describe('When the key last authenticated a request, to the minute; null if never'),
     status: z.enum(['active', 'revoked', 'expired']),
     createdAt: z.string(),
   })

@@ -58,9 +58,13 @@ export interface ApiKeyView {
   bindings: Binding[];
   expiresAt: string | null;
   revokedAt: string | null;
+  /** When the key last authenticated a request, to the minute; null if never. */
+  lastUsedAt: string | null;
   status: 'active' | 'revoked' | 'expired';
   createdAt: string;
 }
+
+const LAST_USED_PRECISION_MS = 60_000;
 
 export interface CreateKeyInput {
   name: string;
@@ -97,6 +101,7 @@ export class ApiKeyService implements ProjectKeyIssuer {
     if (!key || !this.hasher.verify(parsed.secret, key.secretHash)) return null;
     if (prefixOf(key.keyType) !== parsed.prefix) return null;
     if (key.revokedAt || (key.expiresAt && key.expiresAt.getTime() <= now.getTime())) return null;
+    this.recordUse(key, now);
 
     if (key.keyType === 'project') {
       const perms = new PermissionSet(PROJECT_KEY_PERMISSIONS);
@@ -134,6 +139,16 @@ export class ApiKeyService implements ProjectKeyIssuer {
       organizationPermissions: orgPerms,
       projectPermissions: (projectId) => orgPerms.union(projectPerms.get(projectId) ?? PermissionSet.none),
     };
+  }
+
+  /**
+   * "Last used" to the minute, written beside the request rather than in its path: the
+   * request does not wait for it, and a failed write (an overloaded database) costs only
+   * the record of this use.
+   */
+  private recordUse(key: store.ApiKeyRow, now: Date): void {
+    if (key.lastUsedAt && now.getTime() - key.lastUsedAt.getTime() < LAST_USED_PRECISION_MS) return;
+    store.touchKey(this.db.orm, key.id, now, LAST_USED_PRECISION_MS).catch(() => undefined);
   }
 
   async create(principal: Principal, input: CreateKeyInput): Promise<{ token: string; apiKey: ApiKeyView }> {
@@ -469,6 +484,7 @@ export function keyView(row: store.ApiKeyRow, bindings: Binding[], now: Date): A
     bindings: bindings.map((b) => ({ role: b.role, scopeType: b.scopeType, scopeId: b.scopeId })),
     expiresAt: row.expiresAt?.toISOString() ?? null,
     revokedAt: row.revokedAt?.toISOString() ?? null,
+    lastUsedAt: row.lastUsedAt?.toISOString() ?? null,
     status: row.revokedAt ? 'revoked' : expired ? 'expired' : 'active',
     createdAt: row.createdAt.toISOString(),
   };

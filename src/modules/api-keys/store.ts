@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray, isNull } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNull, lt, or } from 'drizzle-orm';
 import type { Executor } from '../../db/index.ts';
 import { apiKeyBindings, apiKeys } from '../../db/schema/index.ts';
 
@@ -8,6 +8,14 @@ export type BindingRow = typeof apiKeyBindings.$inferSelect;
 export async function findKey(db: Executor, id: string): Promise<ApiKeyRow | null> {
   const [row] = await db.select().from(apiKeys).where(eq(apiKeys.id, id));
   return row ?? null;
+}
+
+/** Records a use, at most once per `everyMs` per key (a write per request would cost ingest a write per batch). */
+export async function touchKey(db: Executor, id: string, now: Date, everyMs: number): Promise<void> {
+  await db
+    .update(apiKeys)
+    .set({ lastUsedAt: now })
+    .where(and(eq(apiKeys.id, id), or(isNull(apiKeys.lastUsedAt), lt(apiKeys.lastUsedAt, new Date(now.getTime() - everyMs)))));
 }
 
 export async function findKeyInOrganization(db: Executor, organizationId: string, id: string): Promise<ApiKeyRow | null> {

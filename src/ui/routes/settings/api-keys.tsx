@@ -78,6 +78,7 @@ export default function ApiKeysPage() {
                 <Table.Th>Type</Table.Th>
                 <Table.Th>Access</Table.Th>
                 <Table.Th>Created</Table.Th>
+                <Table.Th>Last used</Table.Th>
                 <Table.Th>Expires</Table.Th>
                 <Table.Th>Status</Table.Th>
                 <Table.Th>
@@ -122,6 +123,7 @@ export default function ApiKeysPage() {
                     )}
                   </Table.Td>
                   <Table.Td className="nowrap">{shortDate(k.createdAt)}</Table.Td>
+                  <Table.Td className="nowrap" title="To the minute">{k.lastUsedAt ? shortDate(k.lastUsedAt) : 'never'}</Table.Td>
                   <Table.Td className="nowrap">{k.expiresAt ? shortDate(k.expiresAt) : 'never'}</Table.Td>
                   <Table.Td>
                     <Badge size="sm" variant="light" color={k.status === 'active' ? 'teal' : 'gray'}>
