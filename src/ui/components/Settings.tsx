@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import { Alert, Code, Group, Paper, Stack, Text, Title } from '@mantine/core';
+import { Alert, Button, Code, Group, Modal, Paper, Stack, Text, Title } from '@mantine/core';
 import { IconAlertTriangle, IconLock } from '@tabler/icons-react';
 import { ApiError } from '../api/client.ts';
 import { useSession } from '../api/session.ts';
@@ -76,3 +76,39 @@ export function RoleNote({ children }: { children: ReactNode }) {
 }
 
 export const shortDate = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' }) : '–');
+
+interface ConfirmActionProps<T> {
+  /** What the action is about; the dialog is open while it is set. */
+  target: T | null;
+  title(target: T): string;
+  /** What happens, said before it does. */
+  children: ReactNode;
+  confirmLabel: string;
+  color?: 'red' | 'orange';
+  pending: boolean;
+  error: unknown;
+  errorTitle?: string;
+  onClose(): void;
+  /** Runs the action; the dialog closes when it succeeds and shows the server's refusal when it fails. */
+  onConfirm(target: T): Promise<unknown>;
+}
+
+/** A confirmation before an action that cannot be undone (revoke, remove, delete, rotate). */
+export function ConfirmAction<T>({ target, title, children, confirmLabel, color = 'red', pending, error, errorTitle, onClose, onConfirm }: ConfirmActionProps<T>) {
+  return (
+    <Modal opened={target !== null} onClose={onClose} title={target !== null ? title(target) : ''}>
+      <Stack gap="sm">
+        <Text size="sm">{children}</Text>
+        <ApiErrorAlert error={error} title={errorTitle} />
+        <Group justify="flex-end">
+          <Button variant="default" onClick={onClose}>
+            Cancel
+          </Button>
+          <Button color={color} loading={pending} onClick={() => target !== null && void onConfirm(target).then(onClose).catch(() => undefined)}>
+            {confirmLabel}
+          </Button>
+        </Group>
+      </Stack>
+    </Modal>
+  );
+}

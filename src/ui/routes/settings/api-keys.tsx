@@ -7,7 +7,7 @@ import { can, useSession } from '../../api/session.ts';
 import { useApiKeyMutations, useApiKeys } from '../../api/api-keys.ts';
 import { useMembers } from '../../api/organization.ts';
 import type { ApiKey, CreateKeyBody, KeyBinding, Session } from '../../api/types.ts';
-import { ApiErrorAlert, RoleNote, Section, ShownOnce, shortDate } from '../../components/Settings.tsx';
+import { ApiErrorAlert, ConfirmAction, RoleNote, Section, ShownOnce, shortDate } from '../../components/Settings.tsx';
 
 type Mode = NonNullable<CreateKeyBody['permissionMode']>;
 type BindingRole = NonNullable<KeyBinding['role']>;
@@ -154,33 +154,18 @@ export default function ApiKeysPage() {
           }}
         />
       )}
-      <Modal opened={revoking !== null} onClose={() => setRevoking(null)} title={`Revoke ${revoking?.name ?? ''}?`}>
-        <Stack gap="sm">
-          <Text size="sm">The key stops working at once. This cannot be undone.</Text>
-          <ApiErrorAlert error={revoke.error} title="Not revoked" />
-          <Group justify="flex-end">
-            <Button variant="default" onClick={() => setRevoking(null)}>
-              Cancel
-            </Button>
-            <Button
-              color="red"
-              loading={revoke.isPending}
-              onClick={() =>
-                revoking &&
-                void revoke
-                  .mutateAsync(revoking.id)
-                  .then(() => {
-                    notifications.show({ message: `${revoking.name} revoked`, color: 'teal' });
-                    setRevoking(null);
-                  })
-                  .catch(() => undefined)
-              }
-            >
-              Revoke key
-            </Button>
-          </Group>
-        </Stack>
-      </Modal>
+      <ConfirmAction
+        target={revoking}
+        title={(key) => `Revoke ${key.name}?`}
+        confirmLabel="Revoke key"
+        pending={revoke.isPending}
+        error={revoke.error}
+        errorTitle="Not revoked"
+        onClose={() => setRevoking(null)}
+        onConfirm={(key) => revoke.mutateAsync(key.id).then(() => notifications.show({ message: `${key.name} revoked`, color: 'teal' }))}
+      >
+        The key stops working at once. This cannot be undone.
+      </ConfirmAction>
     </div>
   );
 }

@@ -1,11 +1,11 @@
 import { useState } from 'react';
-import { Badge, Button, Group, Loader, Modal, NativeSelect, Stack, Table, Text, TextInput } from '@mantine/core';
+import { Badge, Button, Group, Loader, NativeSelect, Stack, Table, Text, TextInput } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { IconLink, IconMailPlus, IconUserMinus, IconX } from '@tabler/icons-react';
 import { can, useSession } from '../../api/session.ts';
 import { useInvitations, useMemberMutations, useMembers } from '../../api/organization.ts';
 import type { AddedMember, Member, Role } from '../../api/types.ts';
-import { ApiErrorAlert, RoleNote, Section, ShownOnce, shortDate } from '../../components/Settings.tsx';
+import { ApiErrorAlert, ConfirmAction, RoleNote, Section, ShownOnce, shortDate } from '../../components/Settings.tsx';
 
 const ROLES: { value: Role; label: string }[] = [
   { value: 'ADMIN', label: 'Admin (everything, settings too)' },
@@ -216,30 +216,18 @@ export default function MembersPage() {
         </Section>
       )}
 
-      <Modal opened={removing !== null} onClose={() => setRemoving(null)} title={`Remove ${removing?.email ?? ''}?`}>
-        <Stack gap="sm">
-          <Text size="sm">They lose access to {session?.organization.name} at once; their personal API keys stop working.</Text>
-          <ApiErrorAlert error={m.remove.error} title="Not removed" />
-          <Group justify="flex-end">
-            <Button variant="default" onClick={() => setRemoving(null)}>
-              Cancel
-            </Button>
-            <Button
-              color="red"
-              loading={m.remove.isPending}
-              onClick={() =>
-                removing &&
-                void m.remove
-                  .mutateAsync(removing.userId)
-                  .then(() => setRemoving(null))
-                  .catch(() => undefined)
-              }
-            >
-              Remove member
-            </Button>
-          </Group>
-        </Stack>
-      </Modal>
+      <ConfirmAction
+        target={removing}
+        title={(member) => `Remove ${member.email}?`}
+        confirmLabel="Remove member"
+        pending={m.remove.isPending}
+        error={m.remove.error}
+        errorTitle="Not removed"
+        onClose={() => setRemoving(null)}
+        onConfirm={(member) => m.remove.mutateAsync(member.userId)}
+      >
+        They lose access to {session?.organization.name} at once; their personal API keys stop working.
+      </ConfirmAction>
     </div>
   );
 }

@@ -6,7 +6,7 @@ import { useNavigate, useParams } from '@tanstack/react-router';
 import { can, useSession } from '../../api/session.ts';
 import { useProjectMutations, useProjects } from '../../api/organization.ts';
 import type { Project } from '../../api/types.ts';
-import { ApiErrorAlert, RoleNote, Section, ShownOnce, shortDate } from '../../components/Settings.tsx';
+import { ApiErrorAlert, ConfirmAction, RoleNote, Section, ShownOnce, shortDate } from '../../components/Settings.tsx';
 
 /** A number field's value as retention days: empty keeps traces forever (null). */
 const retentionOf = (v: string | number) => (v === '' ? null : Number(v));
@@ -38,7 +38,6 @@ export default function ProjectsPage() {
 
   const rotate = async (project: Project) => {
     const rotated = await m.rotateKey.mutateAsync(project.id);
-    setRotating(null);
     setIssued({ projectId: project.id, project: project.name, token: rotated.token });
   };
 
@@ -140,20 +139,18 @@ export default function ProjectsPage() {
         )}
       </Section>
       {editing && <EditProject project={editing} onClose={() => setEditing(null)} />}
-      <Modal opened={rotating !== null} onClose={() => setRotating(null)} title={`Rotate the key of ${rotating?.name ?? ''}?`}>
-        <Stack gap="sm">
-          <Text size="sm">A new project key replaces the current one, which stops working at once: update every application that sends traces with it.</Text>
-          <ApiErrorAlert error={m.rotateKey.error} />
-          <Group justify="flex-end">
-            <Button variant="default" onClick={() => setRotating(null)}>
-              Cancel
-            </Button>
-            <Button color="orange" loading={m.rotateKey.isPending} onClick={() => rotating && void rotate(rotating).catch(() => undefined)}>
-              Rotate key
-            </Button>
-          </Group>
-        </Stack>
-      </Modal>
+      <ConfirmAction
+        target={rotating}
+        title={(project) => `Rotate the key of ${project.name}?`}
+        confirmLabel="Rotate key"
+        color="orange"
+        pending={m.rotateKey.isPending}
+        error={m.rotateKey.error}
+        onClose={() => setRotating(null)}
+        onConfirm={rotate}
+      >
+        A new project key replaces the current one, which stops working at once: update every application that sends traces with it.
+      </ConfirmAction>
       {deleting && <DeleteProject project={deleting} pending={m.remove.isPending} error={m.remove.error} onClose={() => setDeleting(null)} onConfirm={() => void remove(deleting).catch(() => undefined)} />}
     </div>
   );

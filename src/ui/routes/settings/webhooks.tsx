@@ -6,7 +6,7 @@ import { useNavigate, useParams, useSearch } from '@tanstack/react-router';
 import { can, useSession } from '../../api/session.ts';
 import { DELIVERIES_REFRESH_MS, useDeliveries, useEndpointMutations, useEndpoints, useEventTypes } from '../../api/webhooks.ts';
 import type { WebhookEndpoint, WebhookEventType } from '../../api/types.ts';
-import { ApiErrorAlert, RoleNote, Section, ShownOnce, shortDate } from '../../components/Settings.tsx';
+import { ApiErrorAlert, ConfirmAction, RoleNote, Section, ShownOnce, shortDate } from '../../components/Settings.tsx';
 import { formatDuration } from '../../lib/format.ts';
 
 /** The reason the API itself writes when someone disables an endpoint (anything else: the dispatcher did). */
@@ -176,32 +176,18 @@ export default function WebhooksPage() {
           }}
         />
       )}
-      <Modal opened={deleting !== null} onClose={() => setDeleting(null)} title="Delete this endpoint?">
-        <Stack gap="sm">
-          <Text size="sm">
-            <span className="mono">{deleting?.url}</span> stops receiving events; its queued batches and its delivery log are deleted.
-          </Text>
-          <ApiErrorAlert error={m.remove.error} title="Not deleted" />
-          <Group justify="flex-end">
-            <Button variant="default" onClick={() => setDeleting(null)}>
-              Cancel
-            </Button>
-            <Button
-              color="red"
-              loading={m.remove.isPending}
-              onClick={() =>
-                deleting &&
-                void m.remove
-                  .mutateAsync(deleting.id)
-                  .then(() => setDeleting(null))
-                  .catch(() => undefined)
-              }
-            >
-              Delete endpoint
-            </Button>
-          </Group>
-        </Stack>
-      </Modal>
+      <ConfirmAction
+        target={deleting}
+        title={() => 'Delete this endpoint?'}
+        confirmLabel="Delete endpoint"
+        pending={m.remove.isPending}
+        error={m.remove.error}
+        errorTitle="Not deleted"
+        onClose={() => setDeleting(null)}
+        onConfirm={(endpoint) => m.remove.mutateAsync(endpoint.id)}
+      >
+        <span className="mono">{deleting?.url}</span> stops receiving events; its queued batches and its delivery log are deleted.
+      </ConfirmAction>
     </div>
   );
 }
