@@ -5,6 +5,7 @@
  * Input on stdin: one JSON line; "ready" goes out; sending starts on the line "go".
  */
 import { otlpRequest } from './otlp-payloads.ts';
+import { awaitJob } from './stdin-lines.ts';
 
 interface Job {
   url: string;
@@ -16,31 +17,11 @@ interface Job {
   salt: number;
 }
 
-const lines: string[] = [];
-let waiting: ((line: string) => void) | null = null;
-let buffered = '';
-process.stdin.on('data', (d) => {
-  buffered += d;
-  let i;
-  while ((i = buffered.indexOf('\n')) >= 0) {
-    const line = buffered.slice(0, i);
-    buffered = buffered.slice(i + 1);
-    if (waiting) {
-      const w = waiting;
-      waiting = null;
-      w(line);
-    } else lines.push(line);
-  }
-});
-const nextLine = () => new Promise<string>((resolve) => (lines.length ? resolve(lines.shift()!) : (waiting = resolve)));
-
-const job = JSON.parse(await nextLine()) as Job;
 const SPANS = 1000;
-const start = Date.now() - 20 * 86_400_000;
-const bodies = Array.from({ length: job.bodies }, (_, i) => otlpRequest(job.firstTrace + i * (SPANS / 5), SPANS, 5, start, job.salt));
-process.stdout.write('ready\n');
-await nextLine();
-process.stdin.pause();
+const { job, prepared: bodies } = await awaitJob((job: Job) => {
+  const start = Date.now() - 20 * 86_400_000;
+  return Array.from({ length: job.bodies }, (_, i) => otlpRequest(job.firstTrace + i * (SPANS / 5), SPANS, 5, start, job.salt));
+});
 
 const report = { admittedSpans: 0, accepted: 0, shed503: 0, shed429: 0, errors: 0, latencies: [] as number[], retryAfter: [] as number[] };
 const deadline = performance.now() + job.seconds * 1000;
