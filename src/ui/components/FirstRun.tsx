@@ -1,11 +1,11 @@
 import { useState } from 'react';
-import { Alert, Button, Group, Paper, Stack, Tabs, Text, Title, Tooltip } from '@mantine/core';
+import { Alert, Button, Group, Paper, Stack, Text, Title, Tooltip } from '@mantine/core';
 import { IconKey } from '@tabler/icons-react';
 import { useMutation } from '@tanstack/react-query';
 import { api } from '../api/client.ts';
 import { can, useSession } from '../api/session.ts';
 import type { CreatedKey } from '../api/types.ts';
-import { Snippet } from './Copy.tsx';
+import { SnippetTabs } from './SnippetTabs.tsx';
 
 /** An empty project: how to send the first trace, with snippets for this server and a key. */
 export function FirstRun({ projectId }: { projectId: string }) {
@@ -71,22 +71,13 @@ new NodeSDK({ traceExporter: new OTLPTraceExporter() }).start();`;
           )}
         </Group>
         {mint.isError && <Alert color="red">{mint.error.message}</Alert>}
-        <Tabs defaultValue="python" keepMounted={false}>
-          <Tabs.List>
-            <Tabs.Tab value="python">Python (OpenTelemetry)</Tabs.Tab>
-            <Tabs.Tab value="node">Node (OpenTelemetry)</Tabs.Tab>
-            <Tabs.Tab value="curl">curl</Tabs.Tab>
-          </Tabs.List>
-          <Tabs.Panel value="python" pt="sm">
-            <Snippet code={python} label="Python set-up" />
-          </Tabs.Panel>
-          <Tabs.Panel value="node" pt="sm">
-            <Snippet code={node} label="Node set-up" />
-          </Tabs.Panel>
-          <Tabs.Panel value="curl" pt="sm">
-            <Snippet code={curl} label="curl command" />
-          </Tabs.Panel>
-        </Tabs>
+        <SnippetTabs
+          snippets={[
+            { value: 'python', tab: 'Python (OpenTelemetry)', code: python, label: 'Python set-up' },
+            { value: 'node', tab: 'Node (OpenTelemetry)', code: node, label: 'Node set-up' },
+            { value: 'curl', tab: 'curl', code: curl, label: 'curl command' },
+          ]}
+        />
       </Stack>
     </Paper>
   );

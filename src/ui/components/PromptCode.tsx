@@ -1,7 +1,7 @@
 import { useState } from 'react';
-import { NativeSelect, Stack, Tabs, Text } from '@mantine/core';
+import { NativeSelect, Stack, Text } from '@mantine/core';
 import type { Prompt } from '../api/types.ts';
-import { Snippet } from './Copy.tsx';
+import { SnippetTabs } from './SnippetTabs.tsx';
 
 /** Code that fetches the prompt by handle and tag: curl, and Python and Node traced with OpenTelemetry. */
 export function PromptCode({ prompt, tags }: { prompt: Prompt; tags: string[] }) {
@@ -86,22 +86,13 @@ const messages = [{ role: 'system', content: prompt.prompt }, ...prompt.messages
       <Text size="sm" className="muted">
         Set SPYGLASS_API_KEY to a project key (Settings, or the first-run panel of the traces list).
       </Text>
-      <Tabs defaultValue="curl" keepMounted={false}>
-        <Tabs.List>
-          <Tabs.Tab value="curl">curl</Tabs.Tab>
-          <Tabs.Tab value="python">Python (OpenTelemetry)</Tabs.Tab>
-          <Tabs.Tab value="node">Node (OpenTelemetry)</Tabs.Tab>
-        </Tabs.List>
-        <Tabs.Panel value="curl" pt="sm">
-          <Snippet code={curl} label="curl commands" />
-        </Tabs.Panel>
-        <Tabs.Panel value="python" pt="sm">
-          <Snippet code={python} label="Python code" />
-        </Tabs.Panel>
-        <Tabs.Panel value="node" pt="sm">
-          <Snippet code={node} label="Node code" />
-        </Tabs.Panel>
-      </Tabs>
+      <SnippetTabs
+        snippets={[
+          { value: 'curl', tab: 'curl', code: curl, label: 'curl commands' },
+          { value: 'python', tab: 'Python (OpenTelemetry)', code: python, label: 'Python code' },
+          { value: 'node', tab: 'Node (OpenTelemetry)', code: node, label: 'Node code' },
+        ]}
+      />
     </Stack>
   );
 }
