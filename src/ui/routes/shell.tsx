@@ -79,7 +79,7 @@ export default function Shell() {
           data={[...(project ? [] : [{ value: '', label: 'Choose a project' }]), ...session.projects.map((p) => ({ value: p.id, label: p.name }))]}
           w={180}
         />
-        <nav aria-label="Sections" style={{ display: 'flex', gap: 4 }}>
+        <nav aria-label="Sections" className="shell-nav">
           <Link to="/p/$projectId/traces" params={{ projectId }} className="nav-link" activeProps={{ 'aria-current': 'page' }}>
             Traces
           </Link>
