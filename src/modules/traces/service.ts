@@ -31,6 +31,12 @@ export const PENDING_LOG_EVENTS_TTL_MS = 3 * 86_400_000;
  * progress (one connection), so it is kept to a few hundred ms of work.
  */
 const PGLITE_BATCH_SPANS = 2_000;
+/**
+ * The same while reads are in progress (they waited their bound for the batch to start):
+ * as little as one request per transaction (a transaction takes at least one), so a read that
+ * arrives meanwhile waits for a short one.
+ */
+const PGLITE_BATCH_SPANS_WHILE_READING = 500;
 /** Spans made into rows per turn of the event loop (ingest): a few ms of work. */
 const SPANS_PER_TURN = 250;
 /** Clock skew tolerated on incoming span times; later spans are refused. */
@@ -69,6 +75,8 @@ export interface IngestControl {
   rateLimiter: RateLimiter;
   /** Awaited before each ingest transaction (reads first, on PGlite). */
   beforeWrite?: () => Promise<void>;
+  /** Whether read requests are in progress (PGlite: ingest transactions are then kept short). */
+  reading?: () => boolean;
 }
 
 /** Spans of one ingest request, converted to rows, waiting for their transaction. */
@@ -96,7 +104,7 @@ export class TraceService {
       // PostgreSQL: at most 3 of the pool's connections write spans; the rest stay for reads.
       maxConcurrentTotal: db.kind === 'pglite' ? 1 : 3,
       // PGlite: a read waits for the batch in progress, so batches stay short (README: Overload).
-      maxWeight: db.kind === 'pglite' ? PGLITE_BATCH_SPANS : 5_000,
+      maxWeight: db.kind === 'pglite' ? () => (control.reading?.() ? PGLITE_BATCH_SPANS_WHILE_READING : PGLITE_BATCH_SPANS) : 5_000,
       weight: (b) => b.rows.length,
       beforeWrite: control.beforeWrite,
     });
