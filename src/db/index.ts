@@ -57,18 +57,7 @@ export function textArray(values: readonly string[]): SQL {
   return sql`${literal}::text[]`;
 }
 
-/**
- * A value as one JSON text parameter (for json_to_recordset and friends). PostgreSQL text
- * and jsonb cannot hold U+0000 nor a lone UTF-16 surrogate, and one in a span would fail the
- * whole statement, so they are sent as U+FFFD (the replacement character) instead.
- */
-export function jsonParam(value: unknown): string {
-  const text = JSON.stringify(value);
-  // JSON.stringify writes NUL as "\u0000" and a lone surrogate as "\udxxx" (paired ones as
-  // themselves); an escape is one preceded by an even number of backslashes (an odd number
-  // escapes the backslash itself).
-  return text.includes('\\u') ? text.replace(/(?<!\\)((?:\\\\)*)\\u(?:0000|d[89a-f][0-9a-f]{2})/gi, '$1\\ufffd') : text;
-}
+export { jsonParam } from './json-param.ts';
 
 // PGlite's WAL otherwise grows to its 1 GB default before a checkpoint. Shared buffers: PGlite's
 // default 128 MB is resident in the WebAssembly memory once touched and doubles the OS page

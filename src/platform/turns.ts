@@ -1,7 +1,5 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 
-export { nextTurn };
-
 /**
  * `items.map(f)` a slice at a time, letting the event loop turn between slices: work on
  * thousands of spans (ingest) then holds the main thread, and with it /healthz and every

@@ -1,10 +1,8 @@
-import zlib from 'node:zlib';
-import { promisify } from 'node:util';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { AppError } from '../../platform/errors.ts';
-import { decodeLogsRequest, decodeTraceRequestInTurns, encodeExportLogsResponse, encodeExportTraceResponse, otlpFormat, OtlpDecodeError, type OtlpFormat } from './ingest/index.ts';
+import { encodeExportLogsResponse, encodeExportTraceResponse, otlpFormat, type OtlpFormat } from './ingest/index.ts';
 import { checkCollectorTimes, collectorBodySchema, collectorSpans } from './collector.ts';
 import type { TraceService } from './service.ts';
 import {
@@ -23,11 +21,8 @@ import {
 } from './schemas.ts';
 
 const tags = ['traces'];
-/** Compressed (on the wire) and decompressed limits of one OTLP request. */
+/** What one OTLP request may be on the wire (compressed or not; ingest/otlp-decode-host.ts limits what it decompresses to). */
 export const OTLP_BODY_LIMIT = 16 * 1024 * 1024;
-export const OTLP_DECOMPRESSED_LIMIT = 64 * 1024 * 1024;
-const gunzip = promisify(zlib.gunzip);
-const inflate = promisify(zlib.inflate);
 
 /**
  * Hot read routes: the zod response schema documents the answer (OpenAPI) but is not
@@ -43,6 +38,7 @@ export function traceRoutes(app: FastifyInstance, service: TraceService) {
   const orgOf = (req: FastifyRequest) => req.principal!.organizationId;
   // After authentication, before the body is read: a shed request costs no memory or decoding.
   const admitIngest = async (req: FastifyRequest) => service.checkIngestRequest(req.principal!.keyId, req.projectId!);
+  app.addHook('onClose', () => service.close());
 
   r.post(
     '/api/trace/search',
@@ -189,39 +185,39 @@ export function traceRoutes(app: FastifyInstance, service: TraceService) {
     otlp.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: OTLP_BODY_LIMIT }, (_req, body, done) => done(null, body));
     // One route per signal and path: the same parsing, answer and content type, what differs
     // is how the body is decoded and where it goes.
-    const exportRoute = (url: string, summary: string, handle: (req: FastifyRequest, body: Buffer, contentType: string, format: OtlpFormat) => Promise<Buffer>) =>
+    // The body goes to a decode worker as it came (compressed or not): see service.decodeOtlpTraces.
+    const exportRoute = (url: string, summary: string, handle: (req: FastifyRequest, body: Buffer, contentType: string, contentEncoding: string, format: OtlpFormat) => Promise<Buffer>) =>
       otlp.post(
         url,
         { config: { auth: { scope: 'project', permission: 'traces:create' }, ingest: true }, onRequest: admitIngest, bodyLimit: OTLP_BODY_LIMIT, schema: { tags, summary } },
         async (req, reply) => {
           const contentType = String(req.headers['content-type'] ?? '');
           const format = requestFormat(contentType);
-          const body = await decompress(req.body as Buffer | undefined, String(req.headers['content-encoding'] ?? 'identity'));
-          const answer = await handle(req, body, contentType, format);
+          const body = (req.body as Buffer | undefined) ?? Buffer.alloc(0);
+          const answer = await handle(req, body, contentType, String(req.headers['content-encoding'] ?? 'identity'), format);
           void reply.header('content-type', format === 'protobuf' ? 'application/x-protobuf' : 'application/json');
           return reply.send(answer);
         },
       );
     const tracesSummary = 'OTLP/HTTP trace export (application/x-protobuf or application/json, gzip or deflate)';
     for (const url of ['/api/otel/v1/traces', '/v1/traces']) {
-      exportRoute(url, url === '/v1/traces' ? 'The same as /api/otel/v1/traces, at the path OTLP exporters default to' : tracesSummary, async (req, body, contentType, format) => {
-        // Nothing here holds the decoded spans while their commit is awaited: the queue keeps them as rows of text.
-        const { spans, rejected } = await decodeOrRefuse(() => decodeTraceRequestInTurns(body, contentType, { latestTimeMs: service.latestSpanTime() }));
+      exportRoute(url, url === '/v1/traces' ? 'The same as /api/otel/v1/traces, at the path OTLP exporters default to' : tracesSummary, async (req, body, contentType, contentEncoding, format) => {
+        const { rows, count, rejected } = await service.decodeOtlpTraces(body, contentType, contentEncoding);
         service.countRejected(rejected.count);
-        if (spans.length === 0 && rejected.count > 0) {
+        if (count === 0 && rejected.count > 0) {
           throw new AppError(400, 'all_spans_rejected', `every span was rejected: ${rejected.messages.join('; ')}`, {
             field: 'resourceSpans',
             meta: { rejectedSpans: rejected.count },
           });
         }
-        await service.ingest(orgOf(req), req.projectId!, spans);
+        await service.ingestPrepared(orgOf(req), req.projectId!, rows);
         return encodeExportTraceResponse(rejected, format);
       });
     }
     const logsSummary = 'OTLP/HTTP log export: GenAI events (gen_ai.*) merged into their spans; other records are rejected in the partial success';
     for (const url of ['/api/otel/v1/logs', '/v1/logs']) {
-      exportRoute(url, url === '/v1/logs' ? 'The same as /api/otel/v1/logs, at the path OTLP exporters default to' : logsSummary, async (req, body, contentType, format) => {
-        const decoded = await decodeOrRefuse(() => decodeLogsRequest(body, contentType));
+      exportRoute(url, url === '/v1/logs' ? 'The same as /api/otel/v1/logs, at the path OTLP exporters default to' : logsSummary, async (req, body, contentType, contentEncoding, format) => {
+        const decoded = await service.decodeOtlpLogs(body, contentType, contentEncoding);
         if (decoded.accepted === 0 && decoded.rejected.count > 0) {
           throw new AppError(400, 'all_log_records_rejected', `every log record was rejected: ${decoded.rejected.messages.join('; ')}`, {
             field: 'resourceLogs',
@@ -241,31 +237,4 @@ function requestFormat(contentType: string) {
     throw new AppError(415, 'unsupported_media_type', `content-type must be application/x-protobuf or application/json, not "${contentType || '(none)'}"`, { field: 'content-type' });
   }
   return format;
-}
-
-/** A body that cannot be read as an OTLP request: 415 or 400 naming the body, nothing accepted. */
-async function decodeOrRefuse<T>(decode: () => T | Promise<T>): Promise<T> {
-  try {
-    return await decode();
-  } catch (err) {
-    if (err instanceof OtlpDecodeError) throw new AppError(err.code === 'unsupported_media_type' ? 415 : 400, err.code, `body: ${err.message}`, { field: 'body' });
-    throw err;
-  }
-}
-
-async function decompress(body: Buffer | undefined, encoding: string): Promise<Buffer> {
-  const data = body ?? Buffer.alloc(0);
-  const enc = encoding.trim().toLowerCase();
-  if (enc === '' || enc === 'identity') return data;
-  if (enc !== 'gzip' && enc !== 'deflate') {
-    throw new AppError(415, 'unsupported_content_encoding', `content-encoding ${encoding} is not supported; use gzip, deflate or none`, { field: 'content-encoding' });
-  }
-  try {
-    return await (enc === 'gzip' ? gunzip : inflate)(data, { maxOutputLength: OTLP_DECOMPRESSED_LIMIT });
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' || err instanceof RangeError) {
-      throw new AppError(413, 'payload_too_large', `body: decompresses to more than ${OTLP_DECOMPRESSED_LIMIT} bytes`, { field: 'body' });
-    }
-    throw new AppError(400, 'invalid_compression', `body: the ${enc} stream is truncated or corrupt (${(err as Error).message})`, { field: 'body' });
-  }
 }

@@ -10,20 +10,13 @@ import { GroupCommit } from '../../platform/group-commit.ts';
 import { Metrics } from '../../platform/metrics.ts';
 import { Admission, RateLimiter } from '../../platform/admission.ts';
 import { mapInTurns } from '../../platform/turns.ts';
-import {
-  computeCost,
-  estimateCompletionTokens,
-  estimateMessagesTokens,
-  estimateTokens,
-  canonicalModelName,
-  providerPrefix,
-} from './costs/index.ts';
-import { mergeGenAiLogEvents, type NormalizedSpan, type SpanEvent, type SpanLogEvents, type SpanPayload, type SpanType } from './ingest/index.ts';
+import { canonicalModelName } from './costs/index.ts';
+import { mergeGenAiLogEvents, OtlpDecoder, type DecodedTraces, type LogsDecodeResult, type NormalizedSpan, type SpanEvent, type SpanLogEvents, type SpanType } from './ingest/index.ts';
 import * as store from './store.ts';
-import { payloadText, summarizeTrace, type SpanFacts, type TraceSummary } from './summary.ts';
+import { joinRows, prepareSpanRow, splitRows, toSpanRow, unprepareSpanRow, type PreparedRows, type PreparedSpanRow } from './span-rows.ts';
+import { summarizeTrace, type SpanFacts, type TraceSummary } from './summary.ts';
 import type { AnnotationCounts, EvaluationChip, NewTracesRequest, SearchRequest } from './schemas.ts';
 
-const MAX_SPAN_TEXT = 64 * 1024;
 /** How long GenAI log events wait for a span that has not arrived (README: OTLP logs). */
 export const PENDING_LOG_EVENTS_TTL_MS = 3 * 86_400_000;
 /**
@@ -37,8 +30,10 @@ const PGLITE_BATCH_SPANS = 2_000;
  * arrives meanwhile waits for a short one.
  */
 const PGLITE_BATCH_SPANS_WHILE_READING = 500;
-/** Spans made into rows per turn of the event loop (ingest): a few ms of work. */
+/** Spans made into rows per turn of the event loop (collector and prompt spans): a few ms of work. */
 const SPANS_PER_TURN = 250;
+/** Threads decoding OTLP request bodies (README: Overload). */
+const OTLP_DECODE_THREADS = Number(process.env.SPYGLASS_DECODE_THREADS_EXPERIMENT ?? 1);
 /** Clock skew tolerated on incoming span times; later spans are refused. */
 const MAX_CLOCK_SKEW_MS = 24 * 60 * 60 * 1000;
 
@@ -83,12 +78,15 @@ export interface IngestControl {
 interface IngestBatch {
   organizationId: string;
   projectId: string;
-  rows: store.PreparedSpanRow[];
+  rows: PreparedRows;
+  count: number;
 }
 
 export class TraceService {
   private readonly extensions: TraceExtension[] = [];
   private readonly ingestCommits: GroupCommit<IngestBatch>;
+  /** OTLP request bodies to rows, on worker threads (the routes hand it the bodies). */
+  readonly otlpDecoder = new OtlpDecoder(OTLP_DECODE_THREADS);
 
   constructor(
     private readonly db: Database,
@@ -105,7 +103,7 @@ export class TraceService {
       maxConcurrentTotal: db.kind === 'pglite' ? 1 : 3,
       // PGlite: a read waits for the batch in progress, so batches stay short (README: Overload).
       maxWeight: db.kind === 'pglite' ? () => (control.reading?.() ? PGLITE_BATCH_SPANS_WHILE_READING : PGLITE_BATCH_SPANS) : 5_000,
-      weight: (b) => b.rows.length,
+      weight: (b) => b.count,
       beforeWrite: control.beforeWrite,
     });
   }
@@ -139,13 +137,21 @@ export class TraceService {
    * written together (group commit): one transaction per round instead of one per request.
    */
   async ingest(organizationId: string, projectId: string, spans: NormalizedSpan[]): Promise<void> {
-    const count = spans.length;
-    if (!count) return;
+    if (!spans.length) return;
+    // Only the prepared rows wait for the commit (not `spans`, whose objects can then die young).
+    await this.ingestRows(organizationId, projectId, spans.length, async () => joinRows(await mapInTurns(spans, SPANS_PER_TURN, (s) => prepareSpanRow(toSpanRow(s)))));
+  }
+
+  /** ingest for spans made into rows already (OTLP requests, by the decode worker). */
+  async ingestPrepared(organizationId: string, projectId: string, rows: PreparedRows): Promise<void> {
+    if (!rows.ends.length) return;
+    await this.ingestRows(organizationId, projectId, rows.ends.length, async () => rows);
+  }
+
+  private async ingestRows(organizationId: string, projectId: string, count: number, prepare: () => Promise<PreparedRows>): Promise<void> {
     const release = this.control.admission.admit(projectId, count);
     try {
-      // Only the prepared rows wait for the commit (not `spans`, whose objects can then die young).
-      const rows = await mapInTurns(spans, SPANS_PER_TURN, (s) => store.prepareSpanRow(toSpanRow(s)));
-      await this.ingestCommits.submit(`${organizationId}/${projectId}`, { organizationId, projectId, rows });
+      await this.ingestCommits.submit(`${organizationId}/${projectId}`, { organizationId, projectId, rows: await prepare(), count });
     } catch (err) {
       this.metrics.spansRejected('failed', count);
       throw err;
@@ -153,6 +159,21 @@ export class TraceService {
       release();
     }
     this.metrics.spansIngested(count);
+  }
+
+  /** An OTLP trace request's body (as received: compressed or not) decoded and made into rows, on a worker thread. */
+  decodeOtlpTraces(body: Buffer, contentType: string, contentEncoding: string): Promise<DecodedTraces> {
+    return this.otlpDecoder.traces({ body, contentType, contentEncoding, latestTimeMs: this.latestSpanTime() });
+  }
+
+  /** An OTLP log request's body decoded (GenAI events grouped by span), on a worker thread. */
+  decodeOtlpLogs(body: Buffer, contentType: string, contentEncoding: string): Promise<LogsDecodeResult> {
+    return this.otlpDecoder.logs({ body, contentType, contentEncoding });
+  }
+
+  /** Stops the decode workers (the server closes). */
+  async close(): Promise<void> {
+    await this.otlpDecoder.close();
   }
 
   /** Spans refused before reaching ingest (invalid in an OTLP request, or a collector body answered 400). */
@@ -169,8 +190,8 @@ export class TraceService {
   /** One transaction for batches of the same project; later batches replace earlier spans of the same id. */
   private async writeSpans(batches: IngestBatch[]): Promise<void> {
     const { organizationId, projectId } = batches[0];
-    const latest = new Map<string, store.PreparedSpanRow>();
-    for (const b of batches) for (const r of b.rows) latest.set(`${r.facts.trace_id}/${r.facts.span_id}`, r);
+    const latest = new Map<string, PreparedSpanRow>();
+    for (const b of batches) for (const r of splitRows(b.rows)) latest.set(`${r.facts.trace_id}/${r.facts.span_id}`, r);
     const now = this.clock.now();
     await this.db.orm.transaction((tx) => this.writeRows(tx, organizationId, projectId, [...latest.values()], now, true));
   }
@@ -179,7 +200,7 @@ export class TraceService {
    * Writes span rows and refreshes their traces' summaries, in the caller's transaction.
    * `mergePending`: spans that log events were waiting for (span_log_events) take them in.
    */
-  private async writeRows(tx: Executor, organizationId: string, projectId: string, incoming: store.PreparedSpanRow[], now: Date, mergePending: boolean) {
+  private async writeRows(tx: Executor, organizationId: string, projectId: string, incoming: PreparedSpanRow[], now: Date, mergePending: boolean) {
     const traceIds = [...new Set(incoming.map((r) => r.facts.trace_id))];
     await store.lockTraces(tx, this.db, projectId, traceIds);
     // Facts of the spans already stored (read before the upsert, so a new trace reads
@@ -205,7 +226,7 @@ export class TraceService {
   }
 
   /** Rows of spans that log events were waiting for, with those events merged in; the events leave the waiting table. */
-  private async takePendingLogEvents(tx: Executor, projectId: string, rows: store.PreparedSpanRow[], pending: store.PendingLogEvents[]) {
+  private async takePendingLogEvents(tx: Executor, projectId: string, rows: PreparedSpanRow[], pending: store.PendingLogEvents[]) {
     const waiting = new Map<string, store.PendingLogEvents[]>();
     for (const p of pending) {
       const key = `${p.trace_id}/${p.span_id}`;
@@ -216,7 +237,7 @@ export class TraceService {
       const found = waiting.get(`${r.facts.trace_id}/${r.facts.span_id}`);
       if (!found) return r;
       for (const p of found) taken.push(p.id);
-      return store.prepareSpanRow(mergeLogEvents(store.unprepareSpanRow(r), found.flatMap((p) => p.events)));
+      return prepareSpanRow(mergeLogEvents(unprepareSpanRow(r), found.flatMap((p) => p.events)));
     });
     if (taken.length > 0) await store.deletePendingLogEvents(tx, projectId, taken);
     return merged;
@@ -257,7 +278,7 @@ export class TraceService {
         else waiting.push(g);
       }
       if (waiting.length > 0) await store.insertPendingLogEvents(tx, projectId, waiting, now.getTime());
-      if (merged.length > 0) await this.writeRows(tx, organizationId, projectId, merged.map(store.prepareSpanRow), now, false);
+      if (merged.length > 0) await this.writeRows(tx, organizationId, projectId, merged.map(prepareSpanRow), now, false);
       else if (!(await store.projectExists(tx, this.projects.holdProjectSql(projectId)))) throw notFound('project_not_found', `project ${projectId} no longer exists`);
     });
   }
@@ -602,96 +623,6 @@ function mergeLogEvents(row: store.SpanRow, events: SpanEvent[]): store.SpanRow 
     events: merged.events,
     metrics: { ...m, prompt_tokens: merged.prompt_tokens, completion_tokens: merged.completion_tokens, cost: changed ? null : m.cost },
   });
-}
-
-function toSpanRow(s: NormalizedSpan): store.SpanRow {
-  const vendor = s.vendor ?? providerPrefix(s.model);
-  const { prompt_tokens: promptTokens, completion_tokens: completionTokens, tokens_estimated: estimated, cost } = pricedMetrics(s, vendor);
-  const clip = (t: string | null) => (t && t.length > MAX_SPAN_TEXT ? t.slice(0, MAX_SPAN_TEXT) : t);
-  return {
-    trace_id: s.trace_id,
-    span_id: s.span_id,
-    parent_id: s.parent_id,
-    name: s.name,
-    type: s.type,
-    model: s.model,
-    model_name: canonicalModelName(s.model),
-    vendor,
-    started_at: Math.round(s.started_at),
-    finished_at: Math.round(s.finished_at),
-    first_token_at: s.first_token_at === null ? null : Math.round(s.first_token_at),
-    prompt_tokens: promptTokens,
-    completion_tokens: completionTokens,
-    cached_input_tokens: s.metrics.cached_input_tokens,
-    reasoning_tokens: s.metrics.reasoning_tokens,
-    tokens_estimated: estimated,
-    cost,
-    has_error: s.error !== null,
-    error: s.error,
-    input_text: clip(payloadText(s.input, 'input')),
-    output_text: clip(payloadText(s.output, 'output')),
-    trace_meta: s.trace_metadata,
-    // Exactly the span's API fields beyond the columns: the detail joins this text as it is.
-    data: {
-      params: s.params,
-      input: s.input,
-      output: s.output,
-      attributes: s.attributes,
-      resource: s.resource,
-      events: s.events,
-      links: s.links,
-      status: s.status,
-      kind: s.kind,
-      scope: s.scope,
-    },
-  };
-}
-
-/**
- * Token counts and cost of a span. Counts the SDK did not report are estimated with a real
- * tokenizer (and flagged) on LLM spans, except for a failed call that reported no usage at
- * all: the provider billed nothing for it, so it gets no counts and no cost.
- */
-function pricedMetrics(s: NormalizedSpan, vendor: string | null) {
-  let promptTokens = s.metrics.prompt_tokens;
-  let completionTokens = s.metrics.completion_tokens;
-  let estimated = s.metrics.tokens_estimated;
-  const failedWithoutUsage = s.error !== null && promptTokens === null && completionTokens === null;
-  if (s.type === 'llm' && !failedWithoutUsage) {
-    if (promptTokens === null && s.input) {
-      promptTokens = estimatePayload(s.input, s.model, 'prompt');
-      estimated = true;
-    }
-    if (completionTokens === null && s.output) {
-      completionTokens = estimatePayload(s.output, s.model, 'completion');
-      estimated = true;
-    }
-  }
-  const cost =
-    s.metrics.cost ??
-    (s.model && (promptTokens !== null || completionTokens !== null)
-      ? computeCost({
-          model: s.model,
-          vendor,
-          promptTokens,
-          completionTokens,
-          cachedInputTokens: s.metrics.cached_input_tokens,
-          reasoningTokens: s.metrics.reasoning_tokens,
-        })?.amount ?? null
-      : null);
-  return { prompt_tokens: promptTokens, completion_tokens: completionTokens, tokens_estimated: estimated, cost };
-}
-
-/** Tokens of a payload as the provider bills them: chat framing on the prompt side only. */
-function estimatePayload(p: SpanPayload, model: string | null, side: 'prompt' | 'completion'): number {
-  if (p.type === 'chat_messages') {
-    const messages = p.value.map((m) => ({
-      role: m.role,
-      content: typeof m.content === 'string' || Array.isArray(m.content) ? (m.content as never) : m.tool_calls ? JSON.stringify(m.tool_calls) : null,
-    }));
-    return side === 'prompt' ? estimateMessagesTokens(messages, model) : estimateCompletionTokens(messages, model);
-  }
-  return estimateTokens(typeof p.value === 'string' ? p.value : JSON.stringify(p.value), model);
 }
 
 export type TraceDetail = ReturnType<typeof traceView> & {

@@ -3,6 +3,7 @@ import { jsonParam, rows, type Database, type Executor } from '../../db/index.ts
 import { eventsInsertSql } from '../../platform/events/index.ts';
 import { newId } from '../../platform/ids.ts';
 import type { SpanEvent } from './ingest/index.ts';
+import type { PreparedSpanRow } from './span-rows.ts';
 import type { SpanFacts, TraceSummary } from './summary.ts';
 
 /** A span ready for the spans table: the summary's facts plus the full payload. */
@@ -13,28 +14,6 @@ export interface SpanRow extends Omit<SpanFacts, 'inserted_at' | 'updated_at'> {
   model_name: string | null;
   vendor: string | null;
   data: Record<string, unknown>;
-}
-
-/**
- * A span row as it waits for its ingest transaction: the row as JSON text (what
- * upsertSpans sends) and its facts without the payload (what the trace summaries read).
- * Spans wait seconds under load; as one string each instead of a graph of dozens of
- * objects they cost the garbage collector a copy instead of a trace, and the main thread
- * its long scavenge pauses (README: Overload).
- */
-export interface PreparedSpanRow {
-  facts: Omit<SpanRow, 'data'>;
-  json: string;
-}
-
-export function prepareSpanRow(row: SpanRow): PreparedSpanRow {
-  const { data: _data, ...facts } = row;
-  return { facts, json: jsonParam(row) };
-}
-
-/** The full row back (spans that log events are merged into: rare). */
-export function unprepareSpanRow(row: PreparedSpanRow): SpanRow {
-  return JSON.parse(row.json) as SpanRow;
 }
 
 const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));

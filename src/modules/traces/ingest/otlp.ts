@@ -4,7 +4,6 @@
  * a readable body with bad spans keeps its good spans and counts the bad ones with a
  * message each, which is what OTLP's partial success reports back to the sender.
  */
-import { nextTurn } from '../../../platform/turns.ts';
 import { mapSpan } from './map-span.ts';
 import { isRecord, type RawSpan, type SpanEvent, type SpanKindName, type SpanLink } from './mapping-context.ts';
 import {
@@ -92,27 +91,6 @@ export interface DecodeOptions {
 
 export function decodeTraceRequest(body: Buffer, contentType: string, options: DecodeOptions = {}): DecodeResult {
   return read(body, contentType, options).finish();
-}
-
-/** Spans mapped per turn of the event loop by decodeTraceRequestInTurns: a few ms of work. */
-const SPANS_PER_TURN = 250;
-let decoding: Promise<unknown> = Promise.resolve();
-
-/**
- * decodeTraceRequest for the server: requests are decoded one at a time, and each maps its
- * spans a slice per turn of the event loop, so that whatever else the main thread serves
- * (/healthz, reads, answers) waits for a slice, never for a queue of 1,000-span requests
- * decoded back to back (README: Overload).
- */
-export function decodeTraceRequestInTurns(body: Buffer, contentType: string, options: DecodeOptions = {}): Promise<DecodeResult> {
-  const decoded = decoding.then(async () => {
-    await nextTurn();
-    const batch = read(body, contentType, options);
-    for (let from = 0; !batch.mapped(from, SPANS_PER_TURN); from += SPANS_PER_TURN) await nextTurn();
-    return batch.result();
-  });
-  decoding = decoded.catch(() => {});
-  return decoded;
 }
 
 function read(body: Buffer, contentType: string, options: DecodeOptions): Batch {

@@ -1,0 +1,105 @@
+import { Worker } from 'node:worker_threads';
+import { AppError } from '../../../platform/errors.ts';
+import type { LogsDecodeResult } from './otlp-logs.ts';
+import type { DecodeAnswer, DecodedTraces, DecodeJob } from './otlp-decode-host.ts';
+
+/** workerData.role of a decode worker: its host serves jobs only then. */
+export const DECODE_WORKER_ROLE = 'spyglass-otlp-decode';
+
+type Request = Omit<DecodeJob, 'id' | 'body' | 'signal'> & { body: Buffer };
+
+interface Slot {
+  worker: Worker;
+  pending: Map<number, { resolve(answer: DecodeAnswer): void; reject(err: Error): void }>;
+}
+
+/**
+ * OTLP request bodies decoded on worker threads (otlp-decode-host.ts): the main thread
+ * hands over the body's bytes (transferred, not copied) and gets back the rows to write, so
+ * /healthz, reads and answers never wait for a request being decoded, nor for the garbage
+ * collection of its objects (README: Overload). Workers start at the first request. A worker
+ * that dies takes only its requests in progress with it: they answer 503 with Retry-After
+ * (nothing of them was stored, nothing acknowledged), and the next request starts a new one.
+ */
+export class OtlpDecoder {
+  private readonly slots: Slot[] = [];
+  private nextId = 1;
+  private closed = false;
+
+  constructor(private readonly threads: number) {}
+
+  async traces(request: Request): Promise<DecodedTraces> {
+    const answer = await this.run({ ...request, signal: 'traces' });
+    if ('traces' in answer) return answer.traces;
+    throw this.error(answer);
+  }
+
+  async logs(request: Omit<Request, 'latestTimeMs'>): Promise<LogsDecodeResult> {
+    const answer = await this.run({ ...request, signal: 'logs', latestTimeMs: 0 });
+    if ('logs' in answer) return answer.logs;
+    throw this.error(answer);
+  }
+
+  /** Stops the workers; requests in progress answer 503. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.all(this.slots.map((s) => s.worker.terminate()));
+  }
+
+  /** Ends the workers as a crash would (tests: what a request in progress then gets, and that the next one works). */
+  async crash(): Promise<void> {
+    await Promise.all(this.slots.map((s) => s.worker.terminate()));
+  }
+
+  private error(answer: DecodeAnswer): Error {
+    if ('refused' in answer) {
+      const { status, code, message, field } = answer.refused;
+      return new AppError(status, code, message, { field });
+    }
+    return new Error(`OTLP decode worker: ${'failed' in answer ? answer.failed : 'unexpected answer'}`);
+  }
+
+  private run(request: Request & Pick<DecodeJob, 'signal'>): Promise<DecodeAnswer> {
+    if (this.closed) return Promise.reject(unavailable('the server is shutting down'));
+    const slot = this.slot();
+    const id = this.nextId++;
+    const { body } = request;
+    // The body's memory goes to the worker when it is the body's own (Fastify concatenates a
+    // body into a buffer of its own from 4 KiB on); a small body shares Node's pool and is copied.
+    const own = body.byteOffset === 0 && body.byteLength === body.buffer.byteLength && !(body.buffer instanceof SharedArrayBuffer);
+    const bytes = own ? new Uint8Array(body.buffer, 0, body.byteLength) : new Uint8Array(body);
+    return new Promise<DecodeAnswer>((resolve, reject) => {
+      slot.pending.set(id, { resolve, reject });
+      slot.worker.postMessage({ ...request, id, body: bytes } satisfies DecodeJob, [bytes.buffer as ArrayBuffer]);
+    });
+  }
+
+  /** The worker with the fewest requests in progress, started when there are fewer than `threads`. */
+  private slot(): Slot {
+    let best: Slot | undefined;
+    for (const s of this.slots) if (!best || s.pending.size < best.pending.size) best = s;
+    if (best && (best.pending.size === 0 || this.slots.length >= this.threads)) return best;
+    const slot: Slot = { worker: new Worker(new URL('./otlp-decode-worker.mjs', import.meta.url), { workerData: { role: DECODE_WORKER_ROLE } }), pending: new Map() };
+    // An idle worker does not keep the process alive (the server's sockets do).
+    slot.worker.unref();
+    slot.worker.on('message', (answer: DecodeAnswer) => {
+      const p = slot.pending.get(answer.id);
+      slot.pending.delete(answer.id);
+      p?.resolve(answer);
+    });
+    // 'error' (an uncaught exception, out of memory) is followed by 'exit', which answers the requests.
+    slot.worker.on('error', () => {});
+    slot.worker.on('exit', () => {
+      this.slots.splice(this.slots.indexOf(slot), 1);
+      const err = unavailable(this.closed ? 'the server is shutting down' : 'the ingest decoder stopped');
+      for (const p of slot.pending.values()) p.reject(err);
+      slot.pending.clear();
+    });
+    this.slots.push(slot);
+    return slot;
+  }
+}
+
+function unavailable(why: string): AppError {
+  return new AppError(503, 'ingest_unavailable', `${why}: retry after 1 s (nothing of this request was stored)`, { retryAfterSeconds: 1 });
+}

@@ -1,0 +1,154 @@
+/**
+ * Spans as rows of the spans table, and the form in which they wait for their ingest
+ * transaction. Made on the OTLP decode worker for OTLP trace requests (ingest/otlp-decode-host.ts),
+ * on the main thread for the collector and prompts; nothing here touches the database.
+ */
+import { jsonParam } from '../../db/json-param.ts';
+import { computeCost, estimateCompletionTokens, estimateMessagesTokens, estimateTokens, canonicalModelName, providerPrefix } from './costs/index.ts';
+import type { NormalizedSpan, SpanPayload } from './ingest/index.ts';
+import type { SpanRow } from './store.ts';
+import { payloadText } from './summary.ts';
+
+const MAX_SPAN_TEXT = 64 * 1024;
+
+/** A span row without its payload (`data`): what the trace summaries are computed from. */
+export type SpanRowFacts = Omit<SpanRow, 'data'>;
+
+/** One span row, ready for upsertSpans: its facts, and the whole row as JSON text. */
+export interface PreparedSpanRow {
+  facts: SpanRowFacts;
+  json: string;
+}
+
+/**
+ * The span rows of one ingest request as they wait for their transaction: three flat values
+ * instead of a graph of objects per span. Spans wait seconds under load; long strings live
+ * in V8's large-object space, which scavenges never copy, so the main thread's garbage
+ * collector pays next to nothing for them (README: Overload). They also cross from the
+ * decode worker to the main thread as two string copies and one transferred buffer.
+ */
+export interface PreparedRows {
+  /** The rows' JSON texts joined by commas, in order. */
+  json: string;
+  /** Where each row's text ends in `json` (the next starts one character later). */
+  ends: Uint32Array;
+  /** The rows' facts, as one JSON array text in the same order. */
+  facts: string;
+}
+
+export function prepareSpanRow(row: SpanRow): PreparedSpanRow {
+  const { data: _data, ...facts } = row;
+  return { facts, json: jsonParam(row) };
+}
+
+/** The full row back (spans that log events are merged into: rare). */
+export function unprepareSpanRow(row: PreparedSpanRow): SpanRow {
+  return JSON.parse(row.json) as SpanRow;
+}
+
+export function joinRows(rows: readonly PreparedSpanRow[]): PreparedRows {
+  const ends = new Uint32Array(rows.length);
+  let at = -1;
+  for (let i = 0; i < rows.length; i++) ends[i] = at += rows[i].json.length + 1;
+  return { json: rows.map((r) => r.json).join(','), ends, facts: JSON.stringify(rows.map((r) => r.facts)) };
+}
+
+/** The rows one by one again, when their transaction is about to be written. */
+export function splitRows(prepared: PreparedRows): PreparedSpanRow[] {
+  const facts = JSON.parse(prepared.facts) as SpanRowFacts[];
+  const { json, ends } = prepared;
+  const out: PreparedSpanRow[] = new Array(ends.length);
+  for (let i = 0, start = 0; i < ends.length; start = ends[i++] + 1) out[i] = { facts: facts[i], json: json.slice(start, ends[i]) };
+  return out;
+}
+
+/** A normalized span as a row of the spans table: priced, its token counts estimated where missing, texts clipped. */
+export function toSpanRow(s: NormalizedSpan): SpanRow {
+  const vendor = s.vendor ?? providerPrefix(s.model);
+  const { prompt_tokens: promptTokens, completion_tokens: completionTokens, tokens_estimated: estimated, cost } = pricedMetrics(s, vendor);
+  const clip = (t: string | null) => (t && t.length > MAX_SPAN_TEXT ? t.slice(0, MAX_SPAN_TEXT) : t);
+  return {
+    trace_id: s.trace_id,
+    span_id: s.span_id,
+    parent_id: s.parent_id,
+    name: s.name,
+    type: s.type,
+    model: s.model,
+    model_name: canonicalModelName(s.model),
+    vendor,
+    started_at: Math.round(s.started_at),
+    finished_at: Math.round(s.finished_at),
+    first_token_at: s.first_token_at === null ? null : Math.round(s.first_token_at),
+    prompt_tokens: promptTokens,
+    completion_tokens: completionTokens,
+    cached_input_tokens: s.metrics.cached_input_tokens,
+    reasoning_tokens: s.metrics.reasoning_tokens,
+    tokens_estimated: estimated,
+    cost,
+    has_error: s.error !== null,
+    error: s.error,
+    input_text: clip(payloadText(s.input, 'input')),
+    output_text: clip(payloadText(s.output, 'output')),
+    trace_meta: s.trace_metadata,
+    // Exactly the span's API fields beyond the columns: the detail joins this text as it is.
+    data: {
+      params: s.params,
+      input: s.input,
+      output: s.output,
+      attributes: s.attributes,
+      resource: s.resource,
+      events: s.events,
+      links: s.links,
+      status: s.status,
+      kind: s.kind,
+      scope: s.scope,
+    },
+  };
+}
+
+/**
+ * Token counts and cost of a span. Counts the SDK did not report are estimated with a real
+ * tokenizer (and flagged) on LLM spans, except for a failed call that reported no usage at
+ * all: the provider billed nothing for it, so it gets no counts and no cost.
+ */
+function pricedMetrics(s: NormalizedSpan, vendor: string | null) {
+  let promptTokens = s.metrics.prompt_tokens;
+  let completionTokens = s.metrics.completion_tokens;
+  let estimated = s.metrics.tokens_estimated;
+  const failedWithoutUsage = s.error !== null && promptTokens === null && completionTokens === null;
+  if (s.type === 'llm' && !failedWithoutUsage) {
+    if (promptTokens === null && s.input) {
+      promptTokens = estimatePayload(s.input, s.model, 'prompt');
+      estimated = true;
+    }
+    if (completionTokens === null && s.output) {
+      completionTokens = estimatePayload(s.output, s.model, 'completion');
+      estimated = true;
+    }
+  }
+  const cost =
+    s.metrics.cost ??
+    (s.model && (promptTokens !== null || completionTokens !== null)
+      ? computeCost({
+          model: s.model,
+          vendor,
+          promptTokens,
+          completionTokens,
+          cachedInputTokens: s.metrics.cached_input_tokens,
+          reasoningTokens: s.metrics.reasoning_tokens,
+        })?.amount ?? null
+      : null);
+  return { prompt_tokens: promptTokens, completion_tokens: completionTokens, tokens_estimated: estimated, cost };
+}
+
+/** Tokens of a payload as the provider bills them: chat framing on the prompt side only. */
+function estimatePayload(p: SpanPayload, model: string | null, side: 'prompt' | 'completion'): number {
+  if (p.type === 'chat_messages') {
+    const messages = p.value.map((m) => ({
+      role: m.role,
+      content: typeof m.content === 'string' || Array.isArray(m.content) ? (m.content as never) : m.tool_calls ? JSON.stringify(m.tool_calls) : null,
+    }));
+    return side === 'prompt' ? estimateMessagesTokens(messages, model) : estimateCompletionTokens(messages, model);
+  }
+  return estimateTokens(typeof p.value === 'string' ? p.value : JSON.stringify(p.value), model);
+}
