@@ -94,6 +94,42 @@ describe.each(databaseKinds)('overload: bounded ingest queues (%s)', (kind) => {
     expect(await spansOf(t, other.projectId, ['quiet-0', 'quiet-1', 'quiet-2'])).toBe(150);
   });
 
+  it('a decode worker that dies answers its request in progress 503 with Retry-After (nothing stored); the next request gets a new worker and is stored', async () => {
+    const otlpTrace = (traceId: string) =>
+      JSON.stringify({
+        resourceSpans: [
+          {
+            scopeSpans: [
+              {
+                spans: Array.from({ length: 2_000 }, (_, i) => ({
+                  traceId,
+                  spanId: (i + 1).toString(16).padStart(16, '0'),
+                  name: `span ${i}`,
+                  startTimeUnixNano: String((T0 + i) * 1e6),
+                  endTimeUnixNano: String((T0 + i + 5) * 1e6),
+                  attributes: [{ key: 'gen_ai.request.model', value: { stringValue: 'gpt-4o-mini' } }],
+                })),
+              },
+            ],
+          },
+        ],
+      });
+    const post = (traceId: string) =>
+      t.request('POST', '/v1/traces', { authToken: t.creds.projectApiKey, rawBody: otlpTrace(traceId), headers: { 'content-type': 'application/json' } });
+    const decoder = t.app.services.traces.otlpDecoder;
+    const lost = 'de000000000000000000000000000001';
+    const pending = post(lost);
+    while (decoder.inProgress === 0) await new Promise((r) => setTimeout(r, 1));
+    await decoder.crash();
+    const answer = await pending;
+    expect(answer.status).toBe(503);
+    expect(answer.headers.get('retry-after')).toBe('1');
+    expect(answer.body.error.code).toBe('ingest_unavailable');
+    const kept = 'de000000000000000000000000000002';
+    expect((await post(kept)).status).toBe(200);
+    expect(await spansOf(t, t.creds.project.id, [lost, kept])).toBe(2_000);
+  });
+
   it('the per-key rate limit is off by default: a burst of requests is all admitted', async () => {
     const answers = [];
     for (let i = 0; i < 10; i++) answers.push((await t.request('POST', '/api/collector', { authToken: other.projectToken, body: trace(`burst-${i}`, 1) })).status);

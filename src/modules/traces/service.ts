@@ -32,8 +32,13 @@ const PGLITE_BATCH_SPANS = 2_000;
 const PGLITE_BATCH_SPANS_WHILE_READING = 500;
 /** Spans made into rows per turn of the event loop (collector and prompt spans): a few ms of work. */
 const SPANS_PER_TURN = 250;
-/** Threads decoding OTLP request bodies (README: Overload). */
-const OTLP_DECODE_THREADS = Number(process.env.SPYGLASS_DECODE_THREADS_EXPERIMENT ?? 1);
+/**
+ * Threads decoding OTLP request bodies (README: Overload). One: on 2 cores, with PGlite in a
+ * thread of its own, a second decoder made the main thread's event-loop delay p99 and the
+ * committed spans per second worse (bench/overload.ts, both at the process's priority: 167-186 ms vs
+ * 109-112 ms, 1,733-1,836 vs 2,446-3,299 spans/s).
+ */
+const OTLP_DECODE_THREADS = 1;
 /** Clock skew tolerated on incoming span times; later spans are refused. */
 const MAX_CLOCK_SKEW_MS = 24 * 60 * 60 * 1000;
 

@@ -46,6 +46,11 @@ export class OtlpDecoder {
     await Promise.all(this.slots.map((s) => s.worker.terminate()));
   }
 
+  /** Requests handed to the workers and not answered yet. */
+  get inProgress(): number {
+    return this.slots.reduce((n, s) => n + s.pending.size, 0);
+  }
+
   /** Ends the workers as a crash would (tests: what a request in progress then gets, and that the next one works). */
   async crash(): Promise<void> {
     await Promise.all(this.slots.map((s) => s.worker.terminate()));
