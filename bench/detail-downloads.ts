@@ -18,9 +18,14 @@ export interface DetailDownloadsResult {
   ttfbMax: number;
   totalP50: number;
   totalMax: number;
-  /** The server's RSS before a round, and its peak (VmHWM) during it, worst round; MiB. */
+  /**
+   * The server's RSS after the trace was ingested, its peak (VmHWM, reset then) over every
+   * download, and its RSS a second after the last (PGlite's WebAssembly heap does not shrink
+   * back: what one big answer grew stays); MiB.
+   */
   rssBeforeMiB: number;
   peakRssMiB: number;
+  rssAfterMiB: number;
   /** Server CPU time (user + system) per download, from /proc: what load barely moves. */
   cpuMsPerDownload: number;
 }
@@ -55,8 +60,8 @@ async function download(url: string, headers: Record<string, string>): Promise<{
  * Downloads of a 10,000-span trace detail (9.8 MiB of JSON) from the server as users run it
  * (`bin/spyglass.mjs serve`, its own process, so its RSS is the server's alone): first five
  * one at a time, then `rounds` rounds of `concurrent` downloads at once, read at full speed.
- * Measured: time to the first body byte and to the last, the server's peak RSS during a round
- * (VmHWM, reset before each round) and its CPU time per download. `bin`: another checkout's
+ * Measured: time to the first body byte and to the last, the server's peak RSS over the
+ * downloads (VmHWM, reset after the ingest) and its CPU time per concurrent download. `bin`: another checkout's
  * `bin/spyglass.mjs` (BENCH_DETAIL_BIN), to compare with the code before a change.
  */
 export async function benchDetailDownloads(
@@ -92,45 +97,41 @@ export async function benchDetailDownloads(
       if (res.status !== 200) throw new Error(`ingest answered ${res.status}`);
     }
     const url = `${server.baseUrl}/api/trace/${DETAIL_TRACE_ID}`;
+    const pid = server.child.pid!;
+    await new Promise((r) => setTimeout(r, 1_000));
+    const rssBefore = procStatus(pid, 'VmRSS');
+    const resettable = resetPeak(pid);
+    // Sampled as well, in case the peak cannot be reset (VmHWM then holds the process's lifetime peak).
+    let sampled = rssBefore;
+    let sampling = true;
+    const sampler = (async () => {
+      while (sampling) {
+        sampled = Math.max(sampled, procStatus(pid, 'VmRSS'));
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    })();
     const alone = [];
     for (let i = 0; i < 7; i++) alone.push(await download(url, auth));
     alone.splice(0, 2); // warm-up: JIT, the database's caches
     const bytes = alone[0].bytes;
-    const pid = server.child.pid!;
     const ttfbs: number[] = [];
     const totals: number[] = [];
-    let rssBefore = 0;
-    let peak = 0;
     let cpu = 0;
     for (let round = 0; round < opts.rounds; round++) {
-      await new Promise((r) => setTimeout(r, 1_000));
-      const before = procStatus(pid, 'VmRSS');
-      const resettable = resetPeak(pid);
-      // Sampled as well, in case the peak cannot be reset (VmHWM then holds the process's lifetime peak).
-      let sampled = before;
-      let sampling = true;
-      const sampler = (async () => {
-        while (sampling) {
-          sampled = Math.max(sampled, procStatus(pid, 'VmRSS'));
-          await new Promise((r) => setTimeout(r, 10));
-        }
-      })();
       const cpu0 = cpuMs(pid);
       const done = await Promise.all(Array.from({ length: opts.concurrent }, () => download(url, auth)));
       cpu += cpuMs(pid) - cpu0;
-      sampling = false;
-      await sampler;
-      const roundPeak = resettable ? procStatus(pid, 'VmHWM') : sampled;
-      if (roundPeak > peak) {
-        peak = roundPeak;
-        rssBefore = before;
-      }
       for (const d of done) {
         if (d.bytes !== bytes) throw new Error(`a download had ${d.bytes} bytes, not ${bytes}`);
         ttfbs.push(d.ttfb);
         totals.push(d.total);
       }
     }
+    sampling = false;
+    await sampler;
+    const peak = resettable ? procStatus(pid, 'VmHWM') : sampled;
+    await new Promise((r) => setTimeout(r, 1_000));
+    const rssAfter = procStatus(pid, 'VmRSS');
     return {
       bytes,
       alone: { ttfbP50: percentile(alone.map((d) => d.ttfb), 50), totalP50: percentile(alone.map((d) => d.total), 50) },
@@ -142,6 +143,7 @@ export async function benchDetailDownloads(
       totalMax: Math.max(...totals),
       rssBeforeMiB: rssBefore / 1024,
       peakRssMiB: peak / 1024,
+      rssAfterMiB: rssAfter / 1024,
       cpuMsPerDownload: cpu / (opts.rounds * opts.concurrent),
     };
   } finally {

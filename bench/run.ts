@@ -178,9 +178,9 @@ for (const kind of kinds) {
   row(label, kind, 'one at a time: first byte / last byte, p50', `${d.alone.ttfbP50.toFixed(0)} / ${d.alone.totalP50.toFixed(0)}`, 'ms');
   row(label, kind, `${concurrent} at once: first byte p50 / max`, `${d.ttfbP50.toFixed(0)} / ${d.ttfbMax.toFixed(0)}`, 'ms');
   row(label, kind, `${concurrent} at once: last byte p50 / max`, `${d.totalP50.toFixed(0)} / ${d.totalMax.toFixed(0)}`, 'ms');
-  row(label, kind, `${concurrent} at once: server peak RSS (RSS before)`, `${d.peakRssMiB.toFixed(0)} (${d.rssBeforeMiB.toFixed(0)})`, 'MiB');
-  row(label, kind, `${concurrent} at once: server peak RSS above before`, d.peakRssMiB - d.rssBeforeMiB, 'MiB');
-  row(label, kind, 'server CPU (user+sys) per download', d.cpuMsPerDownload, 'ms');
+  row(label, kind, 'server RSS before the downloads / peak / 1 s after', `${d.rssBeforeMiB.toFixed(0)} / ${d.peakRssMiB.toFixed(0)} / ${d.rssAfterMiB.toFixed(0)}`, 'MiB');
+  row(label, kind, 'server peak RSS above before', d.peakRssMiB - d.rssBeforeMiB, 'MiB');
+  row(label, kind, `server CPU (user+sys) per download, ${concurrent} at once`, d.cpuMsPerDownload, 'ms');
   results[`detail_downloads_${kind}`] = { ...d, bin: bin ?? null };
 }
 

@@ -21,7 +21,12 @@ export function pagedStream(head: string, source: PageSource, tail: string, opti
   const started = performance.now();
   let reading = false;
   let closed: Promise<void> | null = null;
-  const close = () => (closed ??= source.close());
+  // A client that stops reading never asks for more: the deadline itself reads the rest.
+  const deadline = options.hurryAfterMs === undefined ? null : setTimeout(() => reading || stream.destroyed || void pump(), options.hurryAfterMs).unref();
+  const close = () => {
+    if (deadline) clearTimeout(deadline);
+    return (closed ??= source.close());
+  };
   const stream = new Readable({
     read() {
       if (!reading) void pump();
@@ -37,6 +42,7 @@ export function pagedStream(head: string, source: PageSource, tail: string, opti
   stream.push(head);
   const hurried = () => options.hurryAfterMs !== undefined && performance.now() - started > options.hurryAfterMs;
   async function pump() {
+    if (closed) return;
     reading = true;
     try {
       for (;;) {
