@@ -59,13 +59,17 @@ describe('the bundled server (dist/server)', { timeout: 120_000 }, () => {
       // PII detection: the phone-number library, the NLP lexicon and the gazetteers load on first use.
       const pii = await request(srv.baseUrl, 'POST', '/api/evaluations/pii/pii_detection/evaluate', {
         token: key,
-        body: { data: { output: 'Call Maria Garcia in Lisbon at +1 415 555 0132 or maria@example.com.' } },
+        body: {
+          data: { output: 'Call Maria Garcia in Lappeenranta at +1 415 555 0132 or maria@example.com.' },
+          settings: { entities: { person: true, location: true, phone_number: true, email_address: true } },
+        },
       });
       expect(pii.status, JSON.stringify(pii.body)).toBe(200);
       expect(pii.body[0]).toMatchObject({ status: 'processed', passed: false });
       expect(pii.body[0].details).toMatch(/PHONE_NUMBER/);
       expect(pii.body[0].details).toMatch(/EMAIL_ADDRESS/);
       expect(pii.body[0].details).toMatch(/PERSON/);
+      expect(pii.body[0].details).toMatch(/LOCATION/);
 
       // The web app, found from dist/server as from src/.
       const page = await fetch(`${srv.baseUrl}/signin`, { headers: { accept: 'text/html' } });
