@@ -48,7 +48,15 @@ export async function startServer(env: Record<string, string>, bin = BIN): Promi
   const baseUrl = `http://127.0.0.1:${port}`;
   const t0 = performance.now();
   const child = spawn(process.execPath, [bin, 'serve'], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', PORT: String(port), LOG_LEVEL: 'warn', ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '/tmp',
+      PORT: String(port),
+      LOG_LEVEL: 'warn',
+      // bin/spyglass.mjs: the bundle or the TypeScript sources (A/B of the start in one sitting)
+      ...(process.env.SPYGLASS_RUN_FROM ? { SPYGLASS_RUN_FROM: process.env.SPYGLASS_RUN_FROM } : {}),
+      ...env,
+    },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   let healthyMs = NaN;
@@ -113,6 +121,7 @@ export interface OverloadResult {
   firstStart: { healthyMs: number; readyMs: number; cpuMs: number };
   restart: { healthyMs: number; readyMs: number; cpuMs: number };
   restMiB: { afterFirstStart: number; afterRestart: number };
+  /** null when run with seconds = 0 (start and rest only). */
   overload: {
     seconds: number;
     inFlight: number;
@@ -131,7 +140,7 @@ export interface OverloadResult {
     ingestP50: number;
     peakRssMiB: number;
     restAfterMiB: number;
-  };
+  } | null;
 }
 
 /**
@@ -139,7 +148,7 @@ export interface OverloadResult {
  * an empty data directory or database, RSS at rest, restart, then the overload run:
  * `clients` exporter processes keep `inFlight` requests of 1,000 spans in flight for
  * `seconds`, honouring Retry-After, while /healthz, /readyz, searches and a trace detail
- * are timed and the server's RSS sampled.
+ * are timed and the server's RSS sampled. `seconds` 0: the start and rest figures only.
  */
 export async function benchOverload(kind: 'pglite' | 'postgres', postgresUrl: string, opts: { seconds: number; inFlight: number; clients: number }): Promise<OverloadResult> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'spyglass-overload-'));
@@ -164,6 +173,10 @@ export async function benchOverload(kind: 'pglite' | 'postgres', postgresUrl: st
     const restart = { healthyMs: server.healthyMs, readyMs: server.readyMs, cpuMs: server.startCpuMs };
     await rest();
     const afterRestart = procStatus(server.child.pid!, 'VmRSS') / 1024;
+    if (opts.seconds <= 0) {
+      await server.stop();
+      return { firstStart, restart, restMiB: { afterFirstStart, afterRestart }, overload: null };
+    }
     const creds = JSON.parse(fs.readFileSync(path.join(dataDir, 'initial-credentials.json'), 'utf8')) as { projectApiKey: string };
     const auth = { authorization: `Bearer ${creds.projectApiKey}` };
 
