@@ -11,7 +11,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const BIN = path.join(here, '..', 'bin', 'spyglass.mjs');
 
 /** KiB from /proc/<pid>/status (VmRSS now, VmHWM the peak). */
-function procStatus(pid: number, field: 'VmRSS' | 'VmHWM'): number {
+export function procStatus(pid: number, field: 'VmRSS' | 'VmHWM'): number {
   const m = fs.readFileSync(`/proc/${pid}/status`, 'utf8').match(new RegExp(`${field}:\\s+(\\d+)`));
   return m ? Number(m[1]) : NaN;
 }
@@ -27,7 +27,7 @@ async function timedGet(url: string, timeoutMs: number): Promise<{ ms: number; s
   }
 }
 
-interface Server {
+export interface Server {
   child: ChildProcess;
   baseUrl: string;
   /** ms from spawn to /healthz 200, and to /readyz 200. */
@@ -38,17 +38,25 @@ interface Server {
   stop(): Promise<void>;
 }
 
-function cpuMs(pid: number): number {
+export function cpuMs(pid: number): number {
   const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime + stime, in clock ticks of 100 Hz
 }
 
-async function startServer(env: Record<string, string>): Promise<Server> {
+export async function startServer(env: Record<string, string>, bin = BIN): Promise<Server> {
   const port = 20_000 + Math.floor(Math.random() * 20_000);
   const baseUrl = `http://127.0.0.1:${port}`;
   const t0 = performance.now();
-  const child = spawn(process.execPath, [BIN, 'serve'], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', PORT: String(port), LOG_LEVEL: 'warn', ...env },
+  const child = spawn(process.execPath, [bin, 'serve'], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '/tmp',
+      PORT: String(port),
+      LOG_LEVEL: 'warn',
+      // bin/spyglass.mjs: the bundle or the TypeScript sources (A/B of the start in one sitting)
+      ...(process.env.SPYGLASS_RUN_FROM ? { SPYGLASS_RUN_FROM: process.env.SPYGLASS_RUN_FROM } : {}),
+      ...env,
+    },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   let healthyMs = NaN;
@@ -113,6 +121,7 @@ export interface OverloadResult {
   firstStart: { healthyMs: number; readyMs: number; cpuMs: number };
   restart: { healthyMs: number; readyMs: number; cpuMs: number };
   restMiB: { afterFirstStart: number; afterRestart: number };
+  /** null when run with seconds = 0 (start and rest only). */
   overload: {
     seconds: number;
     inFlight: number;
@@ -131,7 +140,7 @@ export interface OverloadResult {
     ingestP50: number;
     peakRssMiB: number;
     restAfterMiB: number;
-  };
+  } | null;
 }
 
 /**
@@ -139,7 +148,7 @@ export interface OverloadResult {
  * an empty data directory or database, RSS at rest, restart, then the overload run:
  * `clients` exporter processes keep `inFlight` requests of 1,000 spans in flight for
  * `seconds`, honouring Retry-After, while /healthz, /readyz, searches and a trace detail
- * are timed and the server's RSS sampled.
+ * are timed and the server's RSS sampled. `seconds` 0: the start and rest figures only.
  */
 export async function benchOverload(kind: 'pglite' | 'postgres', postgresUrl: string, opts: { seconds: number; inFlight: number; clients: number }): Promise<OverloadResult> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'spyglass-overload-'));
@@ -164,6 +173,10 @@ export async function benchOverload(kind: 'pglite' | 'postgres', postgresUrl: st
     const restart = { healthyMs: server.healthyMs, readyMs: server.readyMs, cpuMs: server.startCpuMs };
     await rest();
     const afterRestart = procStatus(server.child.pid!, 'VmRSS') / 1024;
+    if (opts.seconds <= 0) {
+      await server.stop();
+      return { firstStart, restart, restMiB: { afterFirstStart, afterRestart }, overload: null };
+    }
     const creds = JSON.parse(fs.readFileSync(path.join(dataDir, 'initial-credentials.json'), 'utf8')) as { projectApiKey: string };
     const auth = { authorization: `Bearer ${creds.projectApiKey}` };
 
@@ -257,7 +270,7 @@ export async function benchOverload(kind: 'pglite' | 'postgres', postgresUrl: st
   }
 }
 
-async function admin(url: string, text: string) {
+export async function admin(url: string, text: string) {
   const c = new pg.Client({ connectionString: url });
   await c.connect();
   try {

@@ -1,6 +1,5 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
@@ -10,6 +9,7 @@ import * as schema from './schema/index.ts';
 import { lockDataDir, type DataDirLock } from './data-dir-lock.ts';
 import { makePrivate, syncTree } from './pglite-fs.ts';
 import { PGliteThread } from './pglite-thread.ts';
+import { PACKAGE_DIR } from '../package-dir.ts';
 
 export type Schema = typeof schema;
 /** The drizzle database, whichever driver is underneath. */
@@ -65,7 +65,7 @@ export { jsonParam } from './json-param.ts';
 const PGLITE_CONF = ['max_wal_size = 64MB', 'min_wal_size = 32MB', 'shared_buffers = 32MB'];
 
 /** A migrated empty PGlite database, made by `prepare` (scripts/pglite-template.ts). */
-export const PGLITE_TEMPLATE = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'dist', 'pglite-template.tar');
+export const PGLITE_TEMPLATE = path.join(PACKAGE_DIR, 'dist', 'pglite-template.tar');
 
 export interface OpenOptions {
   databaseUrl: string | null;
@@ -208,5 +208,26 @@ async function listenOnPostgres(connectionString: string, channel: string, onNot
     const c = client;
     client = null;
     await c?.end().catch(() => {});
+  };
+}
+
+/**
+ * One connection kept for a caller across several statements, outside any transaction
+ * (session state such as a WITH HOLD cursor lives on it): on PostgreSQL a connection taken
+ * from the pool until `release`; PGlite has one connection, shared, and nothing to release.
+ * `release(failed)`: a connection whose last statement failed is discarded, not pooled.
+ */
+export async function reserveSession(db: Database): Promise<{ exec: Orm; release(failed?: boolean): void }> {
+  if (db.kind === 'pglite') return { exec: db.orm, release: () => {} };
+  const client = await db.pool!.connect();
+  let released = false;
+  return {
+    // No schema: relational queries are not needed here, and mapping the schema costs ~ms per call.
+    exec: drizzlePg({ client }) as unknown as Orm,
+    release: (failed = false) => {
+      if (released) return;
+      released = true;
+      client.release(failed ? new Error('discarded after a failed statement') : undefined);
+    },
   };
 }

@@ -1,6 +1,7 @@
-// Entry of the OTLP decode worker threads (otlp-decode-thread.ts starts them): the host is
-// TypeScript, run through tsx as the main thread is. A bundle builds its own entry of this
-// name from ./otlp-decode-host.ts, which starts serving when imported.
+// Entry of the OTLP decode worker thread when the sources run (otlp-decode-thread.ts starts
+// it): the host is TypeScript, run through tsx as the main thread is. The bundle has its own
+// entry of this name beside its code, dist/server/otlp-decode-worker.mjs
+// (scripts/build-server.mjs), which needs no tsx.
 import { register } from 'tsx/esm/api';
 
 register();
