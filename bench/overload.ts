@@ -49,7 +49,15 @@ async function startServer(env: Record<string, string>): Promise<Server> {
   const baseUrl = `http://127.0.0.1:${port}`;
   const t0 = performance.now();
   const child = spawn(process.execPath, [BIN, 'serve'], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', PORT: String(port), LOG_LEVEL: 'warn', ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '/tmp',
+      PORT: String(port),
+      LOG_LEVEL: 'warn',
+      // bin/spyglass.mjs: the bundle or the TypeScript sources (A/B of the start in one sitting)
+      ...(process.env.SPYGLASS_RUN_FROM ? { SPYGLASS_RUN_FROM: process.env.SPYGLASS_RUN_FROM } : {}),
+      ...env,
+    },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   let healthyMs = NaN;
@@ -114,8 +122,9 @@ export interface OverloadResult {
   firstStart: { healthyMs: number; readyMs: number; cpuMs: number };
   restart: { healthyMs: number; readyMs: number; cpuMs: number };
   restMiB: { afterFirstStart: number; afterRestart: number };
-  /** BENCH_MEMORY_BREAKDOWN=1: where the memory is, 5 s after each start and at the overload's peak. */
-  memory?: { afterFirstStart: MemoryBreakdown; afterRestart: MemoryBreakdown; peak: MemoryBreakdown };
+  /** BENCH_MEMORY_BREAKDOWN=1: where the memory is, 5 s after each start and at the overload's peak (none with seconds = 0). */
+  memory?: { afterFirstStart: MemoryBreakdown; afterRestart: MemoryBreakdown; peak?: MemoryBreakdown };
+  /** null when run with seconds = 0 (start and rest only). */
   overload: {
     seconds: number;
     inFlight: number;
@@ -134,7 +143,7 @@ export interface OverloadResult {
     ingestP50: number;
     peakRssMiB: number;
     restAfterMiB: number;
-  };
+  } | null;
 }
 
 /**
@@ -142,7 +151,7 @@ export interface OverloadResult {
  * an empty data directory or database, RSS at rest, restart, then the overload run:
  * `clients` exporter processes keep `inFlight` requests of 1,000 spans in flight for
  * `seconds`, honouring Retry-After, while /healthz, /readyz, searches and a trace detail
- * are timed and the server's RSS sampled.
+ * are timed and the server's RSS sampled. `seconds` 0: the start and rest figures only.
  */
 export async function benchOverload(kind: 'pglite' | 'postgres', postgresUrl: string, opts: { seconds: number; inFlight: number; clients: number }): Promise<OverloadResult> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'spyglass-overload-'));
@@ -172,6 +181,11 @@ export async function benchOverload(kind: 'pglite' | 'postgres', postgresUrl: st
     await rest();
     const afterRestart = procStatus(server.child.pid!, 'VmRSS') / 1024;
     const restAt = Date.now();
+    if (opts.seconds <= 0) {
+      await server.stop();
+      const memory = probeDir ? { afterFirstStart: memoryAt(probeDir, firstPid, firstRestAt), afterRestart: memoryAt(probeDir, server.child.pid!, restAt) } : undefined;
+      return { firstStart, restart, restMiB: { afterFirstStart, afterRestart }, memory, overload: null };
+    }
     const creds = JSON.parse(fs.readFileSync(path.join(dataDir, 'initial-credentials.json'), 'utf8')) as { projectApiKey: string };
     const auth = { authorization: `Bearer ${creds.projectApiKey}` };
 

@@ -103,6 +103,7 @@ export function buildServices(deps: Deps): Services {
       admission: new Admission({ total: deps.config.ingest.queueSpans, perKey: deps.config.ingest.projectQueueSpans }),
       rateLimiter: new RateLimiter(deps.config.ingest.ratePerSecond),
       beforeWrite: readPriority ? () => readPriority.beforeWrite() : undefined,
+      reading: readPriority ? () => readPriority.reading : undefined,
     },
     metrics,
   );

@@ -1,12 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fastifyStatic from '@fastify/static';
 import helmet from '@fastify/helmet';
+import { PACKAGE_DIR } from './package-dir.ts';
 
 /** Where `npm run build:ui` (the `prepare` script) writes the app. */
-export const UI_DIR = fileURLToPath(new URL('../dist/ui', import.meta.url));
+export const UI_DIR = path.join(PACKAGE_DIR, 'dist', 'ui');
 
 /**
  * Paths of the app's pages. A browser's navigation to one gets the app (history

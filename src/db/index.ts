@@ -1,6 +1,5 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
@@ -10,6 +9,7 @@ import * as schema from './schema/index.ts';
 import { lockDataDir, type DataDirLock } from './data-dir-lock.ts';
 import { makePrivate, syncTree, unpackTar } from './pglite-fs.ts';
 import { PGliteThread } from './pglite-thread.ts';
+import { PACKAGE_DIR } from '../package-dir.ts';
 
 export type Schema = typeof schema;
 /** The drizzle database, whichever driver is underneath. */
@@ -76,7 +76,7 @@ export function jsonParam(value: unknown): string {
 const PGLITE_CONF = ['max_wal_size = 64MB', 'min_wal_size = 32MB', 'shared_buffers = 32MB'];
 
 /** A migrated empty PGlite database, made by `prepare` (scripts/pglite-template.ts). */
-export const PGLITE_TEMPLATE = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'dist', 'pglite-template.tar');
+export const PGLITE_TEMPLATE = path.join(PACKAGE_DIR, 'dist', 'pglite-template.tar');
 
 export interface OpenOptions {
   databaseUrl: string | null;

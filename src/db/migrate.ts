@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Database } from './index.ts';
+import { PACKAGE_DIR } from '../package-dir.ts';
 
-const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
+const MIGRATIONS_DIR = path.join(PACKAGE_DIR, 'src', 'db', 'migrations');
 // Any constant: serializes migrations of several server processes on one PostgreSQL.
 const MIGRATION_LOCK = 5_560_001;
 

@@ -17,8 +17,11 @@ export interface GroupCommitOptions<T> {
   maxConcurrentTotal?: number;
   /** Awaited before a transaction starts (reads go first on a single-connection database). */
   beforeWrite?: () => Promise<void>;
-  /** A transaction takes submissions until their weights reach this (always at least one). */
-  maxWeight: number;
+  /**
+   * A transaction takes submissions until their weights reach this (always at least one);
+   * asked as each transaction starts.
+   */
+  maxWeight: number | (() => number);
   weight(item: T): number;
 }
 
@@ -104,11 +107,12 @@ export class GroupCommit<T> {
   }
 
   private take(lane: Lane<T>): Waiting<T>[] {
+    const max = typeof this.options.maxWeight === 'function' ? this.options.maxWeight() : this.options.maxWeight;
     let weight = 0;
     let n = 0;
     while (n < lane.waiting.length) {
       const w = this.options.weight(lane.waiting[n].item);
-      if (n > 0 && weight + w > this.options.maxWeight) break;
+      if (n > 0 && weight + w > max) break;
       weight += w;
       n++;
     }

@@ -10,6 +10,11 @@ export class ReadPriority {
 
   constructor(private readonly maxDelayMs: number) {}
 
+  /** Whether a read request is in progress (a write that starts now makes it wait). */
+  get reading(): boolean {
+    return this.reads > 0;
+  }
+
   enter(): void {
     this.reads++;
   }

@@ -66,7 +66,9 @@ describe.each(databaseKinds)('crash safety: SIGKILL mid-ingest, mid-dispatch and
     const key: string = creds.projectApiKey;
     const api = (method: string, url: string, body?: unknown) => request(server.baseUrl, method, url, { token: key, body });
 
-    expect((await api('POST', '/api/monitors', { name: MONITOR, evaluator: 'llm/competitor_blocklist', settings: { competitors: ['Acme'] } })).status).toBeLessThan(300);
+    const monitor = await api('POST', '/api/monitors', { name: MONITOR, evaluator: 'llm/competitor_blocklist', settings: { competitors: ['Acme'] } });
+    expect(monitor.status).toBeLessThan(300);
+    const monitorId: string = monitor.body.id;
     expect((await api('POST', '/api/webhooks/v1/endpoints', { url: receiver.url, enabled_events: ['trace.created'] })).status).toBe(201);
 
     const acknowledged: string[] = [];
@@ -95,14 +97,16 @@ describe.each(databaseKinds)('crash safety: SIGKILL mid-ingest, mid-dispatch and
         }
       };
       const clients = [ingest(), ingest()];
-      const evaluated = async (traceId: string) => (await api('GET', `/api/trace/${traceId}`)).body?.evaluations?.some((e: { name: string }) => e.name === MONITOR);
       // Kill once deliveries and evaluations of this cycle are under way, with ingestion still going.
+      // (An evaluation of this cycle, not of this cycle's first trace: the queue holds earlier
+      // cycles' backlog first, and ingest outruns evaluation on a loaded machine.)
+      const cycleStarted = Date.now();
+      const evaluatedThisCycle = async () =>
+        ((await api('GET', `/api/monitors/${monitorId}/results?pageSize=1`)).body?.data?.[0]?.inserted_at ?? 0) >= cycleStarted;
       const sentBefore = receiver.received.length;
-      const firstOfCycle = () => acknowledged.find((id) => id.startsWith(`crash-${cycle}-`));
       await waitFor(() => receiver.received.length > sentBefore && acknowledged.length > 5 * (cycle + 1), 60_000);
       for (const deadline = Date.now() + 60_000; ; ) {
-        const first = firstOfCycle();
-        if (first && (await evaluated(first))) break;
+        if (await evaluatedThisCycle()) break;
         if (Date.now() > deadline) throw new Error('no evaluation ran before the kill');
         await new Promise((r) => setTimeout(r, 50));
       }
@@ -142,6 +146,9 @@ describe.each(databaseKinds)('crash safety: SIGKILL mid-ingest, mid-dispatch and
         if (Date.now() > deadline) throw new Error(`never evaluated: ${[...pending].join(', ')}`);
         await new Promise((r) => setTimeout(r, 500));
       }
+    } catch (err) {
+      // The server's own account of a failure (a crash, a closed connection) is in its log.
+      throw new Error(`${err instanceof Error ? err.stack : err}\nserver log (last 4 KB):\n${server.output().slice(-4096)}`);
     } finally {
       server.child.kill('SIGTERM');
       await server.exited;

@@ -260,7 +260,7 @@ describe.each(databaseKinds)('fuzz of every route in the OpenAPI document (%s)',
       for (const row of rowsBefore) {
         if (rowsAfter.has(row)) continue;
         // The only record the requests may change without naming it: this organization's settings (PATCH /api/organization).
-        if (table === 'organizations' && row.includes(`"id":"${t.creds.organization.id}"`)) continue;
+        if (table === 'organizations' && JSON.parse(row).id === t.creds.organization.id) continue;
         changed.push(`${table}: ${row.slice(0, 300)}`);
       }
     }

@@ -58,4 +58,15 @@ describe('group commit', () => {
     expect(serial.maxRunning()).toBe(1);
     expect(serial.transactions.flat()).toHaveLength(10);
   });
+
+  it('maxWeight given as a function is asked as each transaction starts', async () => {
+    const w = recordingWriter(10);
+    let max = 100;
+    const gc = new GroupCommit(w.write, { ...options, maxWeight: () => max });
+    const first = gc.submit('p', 'a');
+    await new Promise((r) => setTimeout(r, 2)); // 'a' is being written now
+    max = 1; // e.g. reads are in progress: the next transactions take one submission each
+    await Promise.all([first, ...['b', 'c', 'd'].map((i) => gc.submit('p', i))]);
+    expect(w.transactions).toEqual([['a'], ['b'], ['c'], ['d']]);
+  });
 });

@@ -280,6 +280,7 @@ export function rawRequest(
   path: string,
   headers: Record<string, string>,
   body?: RawBody,
+  retried = false,
 ): Promise<RawResponse> {
   const url = new URL(baseUrl);
   const h: Record<string, string | number> = { ...headers };
@@ -296,6 +297,9 @@ export function rawRequest(
       res.on('error', reject);
     });
     req.on('error', (err: NodeJS.ErrnoException) => {
+      // A kept-alive socket the server closed for idleness (5 s) just as it was reused: the
+      // request never reached the server; send it again, as Node's documentation advises.
+      if (req.reusedSocket && err.code === 'ECONNRESET' && !retried) return void rawRequest(baseUrl, method, path, headers, body, true).then(resolve, reject);
       // A server may answer (413) and close before a large body is sent: that is an answer, not a crash.
       if (err.code === 'EPIPE' || err.code === 'ECONNRESET') resolve({ status: -1, text: String(err.code) });
       else reject(err);

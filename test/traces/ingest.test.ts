@@ -12,6 +12,7 @@ import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { describe, expect, it } from 'vitest';
 import {
   decodeTraceRequest,
+  decodeTraceRequestInTurns,
   encodeExportTraceResponse,
   MAX_ATTRIBUTES_PER_SPAN,
   MAX_REJECTION_MESSAGES,
@@ -969,5 +970,23 @@ describe('bad input', () => {
     const result = decodeTraceRequest(body, JSON_TYPE);
     expect(result.spans.map((s) => s.name)).toEqual(['second copy', 'other', 'same id, other trace']);
     expect(result.rejected.count).toBe(0);
+  });
+
+  it('decoded in turns (the server) a request gives what decoding at once gives, spans past a turn and rejections included; a bad body fails alone', async () => {
+    const spans = Array.from({ length: 700 }, (_, i) =>
+      i % 100 === 7 ? jsonSpan({ startTimeUnixNano: '0' }) : jsonSpan({ attributes: [{ key: 'gen_ai.request.model', value: { stringValue: `m${i}` } }] }),
+    );
+    const body = otlpJson(spans);
+    const atOnce = decodeTraceRequest(body, JSON_TYPE);
+    const [inTurns, bad, again] = await Promise.allSettled([
+      decodeTraceRequestInTurns(body, JSON_TYPE),
+      decodeTraceRequestInTurns(Buffer.from([0x0a, 0xff, 0x01, 0x0a]), PROTOBUF_TYPE),
+      decodeTraceRequestInTurns(body, JSON_TYPE),
+    ]);
+    expect(atOnce.spans).toHaveLength(693);
+    expect(atOnce.rejected.count).toBe(7);
+    expect(inTurns.status === 'fulfilled' && inTurns.value).toEqual(atOnce);
+    expect(bad.status === 'rejected' && bad.reason).toBeInstanceOf(OtlpDecodeError);
+    expect(again.status === 'fulfilled' && again.value).toEqual(atOnce);
   });
 });

@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { AppError } from '../../platform/errors.ts';
-import { decodeLogsRequest, decodeTraceRequest, encodeExportLogsResponse, encodeExportTraceResponse, otlpFormat, OtlpDecodeError, type OtlpFormat } from './ingest/index.ts';
+import { decodeLogsRequest, decodeTraceRequestInTurns, encodeExportLogsResponse, encodeExportTraceResponse, otlpFormat, OtlpDecodeError, type OtlpFormat } from './ingest/index.ts';
 import { checkCollectorTimes, collectorBodySchema, collectorSpans } from './collector.ts';
 import type { TraceService } from './service.ts';
 import {
@@ -205,22 +205,23 @@ export function traceRoutes(app: FastifyInstance, service: TraceService) {
     const tracesSummary = 'OTLP/HTTP trace export (application/x-protobuf or application/json, gzip or deflate)';
     for (const url of ['/api/otel/v1/traces', '/v1/traces']) {
       exportRoute(url, url === '/v1/traces' ? 'The same as /api/otel/v1/traces, at the path OTLP exporters default to' : tracesSummary, async (req, body, contentType, format) => {
-        const decoded = decodeOrRefuse(() => decodeTraceRequest(body, contentType, { latestTimeMs: service.latestSpanTime() }));
-        service.countRejected(decoded.rejected.count);
-        if (decoded.spans.length === 0 && decoded.rejected.count > 0) {
-          throw new AppError(400, 'all_spans_rejected', `every span was rejected: ${decoded.rejected.messages.join('; ')}`, {
+        // Nothing here holds the decoded spans while their commit is awaited: the queue keeps them as rows of text.
+        const { spans, rejected } = await decodeOrRefuse(() => decodeTraceRequestInTurns(body, contentType, { latestTimeMs: service.latestSpanTime() }));
+        service.countRejected(rejected.count);
+        if (spans.length === 0 && rejected.count > 0) {
+          throw new AppError(400, 'all_spans_rejected', `every span was rejected: ${rejected.messages.join('; ')}`, {
             field: 'resourceSpans',
-            meta: { rejectedSpans: decoded.rejected.count },
+            meta: { rejectedSpans: rejected.count },
           });
         }
-        await service.ingest(orgOf(req), req.projectId!, decoded.spans);
-        return encodeExportTraceResponse(decoded.rejected, format);
+        await service.ingest(orgOf(req), req.projectId!, spans);
+        return encodeExportTraceResponse(rejected, format);
       });
     }
     const logsSummary = 'OTLP/HTTP log export: GenAI events (gen_ai.*) merged into their spans; other records are rejected in the partial success';
     for (const url of ['/api/otel/v1/logs', '/v1/logs']) {
       exportRoute(url, url === '/v1/logs' ? 'The same as /api/otel/v1/logs, at the path OTLP exporters default to' : logsSummary, async (req, body, contentType, format) => {
-        const decoded = decodeOrRefuse(() => decodeLogsRequest(body, contentType));
+        const decoded = await decodeOrRefuse(() => decodeLogsRequest(body, contentType));
         if (decoded.accepted === 0 && decoded.rejected.count > 0) {
           throw new AppError(400, 'all_log_records_rejected', `every log record was rejected: ${decoded.rejected.messages.join('; ')}`, {
             field: 'resourceLogs',
@@ -243,9 +244,9 @@ function requestFormat(contentType: string) {
 }
 
 /** A body that cannot be read as an OTLP request: 415 or 400 naming the body, nothing accepted. */
-function decodeOrRefuse<T>(decode: () => T): T {
+async function decodeOrRefuse<T>(decode: () => T | Promise<T>): Promise<T> {
   try {
-    return decode();
+    return await decode();
   } catch (err) {
     if (err instanceof OtlpDecodeError) throw new AppError(err.code === 'unsupported_media_type' ? 415 : 400, err.code, `body: ${err.message}`, { field: 'body' });
     throw err;

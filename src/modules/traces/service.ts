@@ -9,6 +9,7 @@ import { emitEvent } from '../../platform/events/index.ts';
 import { GroupCommit } from '../../platform/group-commit.ts';
 import { Metrics } from '../../platform/metrics.ts';
 import { Admission, RateLimiter } from '../../platform/admission.ts';
+import { mapInTurns } from '../../platform/turns.ts';
 import {
   computeCost,
   estimateCompletionTokens,
@@ -30,6 +31,14 @@ export const PENDING_LOG_EVENTS_TTL_MS = 3 * 86_400_000;
  * progress (one connection), so it is kept to a few hundred ms of work.
  */
 const PGLITE_BATCH_SPANS = 2_000;
+/**
+ * The same while reads are in progress (they waited their bound for the batch to start):
+ * as little as one request per transaction (a transaction takes at least one), so a read that
+ * arrives meanwhile waits for a short one.
+ */
+const PGLITE_BATCH_SPANS_WHILE_READING = 500;
+/** Spans made into rows per turn of the event loop (ingest): a few ms of work. */
+const SPANS_PER_TURN = 250;
 /** Clock skew tolerated on incoming span times; later spans are refused. */
 const MAX_CLOCK_SKEW_MS = 24 * 60 * 60 * 1000;
 
@@ -66,13 +75,15 @@ export interface IngestControl {
   rateLimiter: RateLimiter;
   /** Awaited before each ingest transaction (reads first, on PGlite). */
   beforeWrite?: () => Promise<void>;
+  /** Whether read requests are in progress (PGlite: ingest transactions are then kept short). */
+  reading?: () => boolean;
 }
 
 /** Spans of one ingest request, converted to rows, waiting for their transaction. */
 interface IngestBatch {
   organizationId: string;
   projectId: string;
-  rows: store.SpanRow[];
+  rows: store.PreparedSpanRow[];
 }
 
 export class TraceService {
@@ -93,7 +104,7 @@ export class TraceService {
       // PostgreSQL: at most 3 of the pool's connections write spans; the rest stay for reads.
       maxConcurrentTotal: db.kind === 'pglite' ? 1 : 3,
       // PGlite: a read waits for the batch in progress, so batches stay short (README: Overload).
-      maxWeight: db.kind === 'pglite' ? PGLITE_BATCH_SPANS : 5_000,
+      maxWeight: db.kind === 'pglite' ? () => (control.reading?.() ? PGLITE_BATCH_SPANS_WHILE_READING : PGLITE_BATCH_SPANS) : 5_000,
       weight: (b) => b.rows.length,
       beforeWrite: control.beforeWrite,
     });
@@ -128,17 +139,20 @@ export class TraceService {
    * written together (group commit): one transaction per round instead of one per request.
    */
   async ingest(organizationId: string, projectId: string, spans: NormalizedSpan[]): Promise<void> {
-    if (!spans.length) return;
-    const release = this.control.admission.admit(projectId, spans.length);
+    const count = spans.length;
+    if (!count) return;
+    const release = this.control.admission.admit(projectId, count);
     try {
-      await this.ingestCommits.submit(`${organizationId}/${projectId}`, { organizationId, projectId, rows: spans.map(toSpanRow) });
+      // Only the prepared rows wait for the commit (not `spans`, whose objects can then die young).
+      const rows = await mapInTurns(spans, SPANS_PER_TURN, (s) => store.prepareSpanRow(toSpanRow(s)));
+      await this.ingestCommits.submit(`${organizationId}/${projectId}`, { organizationId, projectId, rows });
     } catch (err) {
-      this.metrics.spansRejected('failed', spans.length);
+      this.metrics.spansRejected('failed', count);
       throw err;
     } finally {
       release();
     }
-    this.metrics.spansIngested(spans.length);
+    this.metrics.spansIngested(count);
   }
 
   /** Spans refused before reaching ingest (invalid in an OTLP request, or a collector body answered 400). */
@@ -155,8 +169,8 @@ export class TraceService {
   /** One transaction for batches of the same project; later batches replace earlier spans of the same id. */
   private async writeSpans(batches: IngestBatch[]): Promise<void> {
     const { organizationId, projectId } = batches[0];
-    const latest = new Map<string, store.SpanRow>();
-    for (const b of batches) for (const r of b.rows) latest.set(`${r.trace_id}/${r.span_id}`, r);
+    const latest = new Map<string, store.PreparedSpanRow>();
+    for (const b of batches) for (const r of b.rows) latest.set(`${r.facts.trace_id}/${r.facts.span_id}`, r);
     const now = this.clock.now();
     await this.db.orm.transaction((tx) => this.writeRows(tx, organizationId, projectId, [...latest.values()], now, true));
   }
@@ -165,8 +179,8 @@ export class TraceService {
    * Writes span rows and refreshes their traces' summaries, in the caller's transaction.
    * `mergePending`: spans that log events were waiting for (span_log_events) take them in.
    */
-  private async writeRows(tx: Executor, organizationId: string, projectId: string, incoming: store.SpanRow[], now: Date, mergePending: boolean) {
-    const traceIds = [...new Set(incoming.map((r) => r.trace_id))];
+  private async writeRows(tx: Executor, organizationId: string, projectId: string, incoming: store.PreparedSpanRow[], now: Date, mergePending: boolean) {
+    const traceIds = [...new Set(incoming.map((r) => r.facts.trace_id))];
     await store.lockTraces(tx, this.db, projectId, traceIds);
     // Facts of the spans already stored (read before the upsert, so a new trace reads
     // nothing); the batch's own spans come from memory and replace stored ones by id.
@@ -178,19 +192,20 @@ export class TraceService {
     const factsOf = (traceId: string) => byTrace.get(traceId) ?? byTrace.set(traceId, new Map()).get(traceId)!;
     for (const f of stored) factsOf(f.trace_id).set(f.span_id, f);
     let replacing = false;
-    for (const r of rows) {
+    for (const { facts: r } of rows) {
       const previous = factsOf(r.trace_id).get(r.span_id);
       if (previous) replacing = true;
       factsOf(r.trace_id).set(r.span_id, { ...r, inserted_at: previous?.inserted_at ?? now.getTime(), updated_at: now.getTime() });
     }
     await store.upsertSpans(tx, projectId, rows, now.getTime(), replacing);
+    // In one go, not in turns: on PGlite the open transaction holds the only connection (and every read) meanwhile.
     const summaries = traceIds.map((id) => summarizeTrace(id, [...byTrace.get(id)!.values()]));
     await store.upsertSummaries(tx, { organizationId, projectId }, summaries, now);
     for (const e of this.extensions) await e.beforeCommit?.(tx, { organizationId, projectId, summaries, now });
   }
 
   /** Rows of spans that log events were waiting for, with those events merged in; the events leave the waiting table. */
-  private async takePendingLogEvents(tx: Executor, projectId: string, rows: store.SpanRow[], pending: store.PendingLogEvents[]) {
+  private async takePendingLogEvents(tx: Executor, projectId: string, rows: store.PreparedSpanRow[], pending: store.PendingLogEvents[]) {
     const waiting = new Map<string, store.PendingLogEvents[]>();
     for (const p of pending) {
       const key = `${p.trace_id}/${p.span_id}`;
@@ -198,10 +213,10 @@ export class TraceService {
     }
     const taken: number[] = [];
     const merged = rows.map((r) => {
-      const found = waiting.get(`${r.trace_id}/${r.span_id}`);
+      const found = waiting.get(`${r.facts.trace_id}/${r.facts.span_id}`);
       if (!found) return r;
       for (const p of found) taken.push(p.id);
-      return mergeLogEvents(r, found.flatMap((p) => p.events));
+      return store.prepareSpanRow(mergeLogEvents(store.unprepareSpanRow(r), found.flatMap((p) => p.events)));
     });
     if (taken.length > 0) await store.deletePendingLogEvents(tx, projectId, taken);
     return merged;
@@ -242,7 +257,7 @@ export class TraceService {
         else waiting.push(g);
       }
       if (waiting.length > 0) await store.insertPendingLogEvents(tx, projectId, waiting, now.getTime());
-      if (merged.length > 0) await this.writeRows(tx, organizationId, projectId, merged, now, false);
+      if (merged.length > 0) await this.writeRows(tx, organizationId, projectId, merged.map(store.prepareSpanRow), now, false);
       else if (!(await store.projectExists(tx, this.projects.holdProjectSql(projectId)))) throw notFound('project_not_found', `project ${projectId} no longer exists`);
     });
   }

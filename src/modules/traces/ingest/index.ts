@@ -1,5 +1,6 @@
 export {
   decodeTraceRequest,
+  decodeTraceRequestInTurns,
   encodeExportTraceResponse,
   otlpFormat,
   OtlpDecodeError,

@@ -4,6 +4,7 @@
  * a readable body with bad spans keeps its good spans and counts the bad ones with a
  * message each, which is what OTLP's partial success reports back to the sender.
  */
+import { nextTurn } from '../../../platform/turns.ts';
 import { mapSpan } from './map-span.ts';
 import { isRecord, type RawSpan, type SpanEvent, type SpanKindName, type SpanLink } from './mapping-context.ts';
 import {
@@ -90,6 +91,31 @@ export interface DecodeOptions {
 }
 
 export function decodeTraceRequest(body: Buffer, contentType: string, options: DecodeOptions = {}): DecodeResult {
+  return read(body, contentType, options).finish();
+}
+
+/** Spans mapped per turn of the event loop by decodeTraceRequestInTurns: a few ms of work. */
+const SPANS_PER_TURN = 250;
+let decoding: Promise<unknown> = Promise.resolve();
+
+/**
+ * decodeTraceRequest for the server: requests are decoded one at a time, and each maps its
+ * spans a slice per turn of the event loop, so that whatever else the main thread serves
+ * (/healthz, reads, answers) waits for a slice, never for a queue of 1,000-span requests
+ * decoded back to back (README: Overload).
+ */
+export function decodeTraceRequestInTurns(body: Buffer, contentType: string, options: DecodeOptions = {}): Promise<DecodeResult> {
+  const decoded = decoding.then(async () => {
+    await nextTurn();
+    const batch = read(body, contentType, options);
+    for (let from = 0; !batch.mapped(from, SPANS_PER_TURN); from += SPANS_PER_TURN) await nextTurn();
+    return batch.result();
+  });
+  decoding = decoded.catch(() => {});
+  return decoded;
+}
+
+function read(body: Buffer, contentType: string, options: DecodeOptions): Batch {
   let format = otlpFormat(contentType);
   if (format === null) {
     if (contentType.trim() !== '') {
@@ -103,7 +129,7 @@ export function decodeTraceRequest(body: Buffer, contentType: string, options: D
   const batch = new Batch(options.latestTimeMs ?? Number.POSITIVE_INFINITY);
   if (format === 'protobuf') readProtobuf(body, batch);
   else readJson(body, batch);
-  return batch.finish();
+  return batch;
 }
 
 class Batch {
@@ -133,14 +159,28 @@ class Batch {
   }
 
   finish(): DecodeResult {
-    const spans: NormalizedSpan[] = [];
-    for (const raw of this.raws) {
+    this.mapped(0, this.raws.length);
+    return this.result();
+  }
+
+  private readonly spans: NormalizedSpan[] = [];
+
+  /** Maps `count` spans from `from` on; answers whether every span is mapped. */
+  mapped(from: number, count: number): boolean {
+    const to = Math.min(from + count, this.raws.length);
+    for (let i = from; i < to; i++) {
+      const raw = this.raws[i];
       try {
-        spans.push(mapSpan(raw));
+        this.spans.push(mapSpan(raw));
       } catch (error) {
         this.reject(describe('', raw.span_id, raw.name), `could not be mapped: ${(error as Error).message}`);
       }
     }
+    return to === this.raws.length;
+  }
+
+  result(): DecodeResult {
+    const spans = this.spans;
     const messages = this.messages.slice();
     const unlisted = this.rejectedCount - messages.length;
     if (unlisted > 0) messages.push(`... and ${unlisted} more rejected span${unlisted === 1 ? '' : 's'}`);
