@@ -12,7 +12,7 @@ const BIN = path.join(here, '..', 'bin', 'spyglass.mjs');
 const MEMORY_PROBE = path.join(here, 'memory-probe.cjs');
 
 /** KiB from /proc/<pid>/status (VmRSS now, VmHWM the peak). */
-function procStatus(pid: number, field: 'VmRSS' | 'VmHWM'): number {
+export function procStatus(pid: number, field: 'VmRSS' | 'VmHWM'): number {
   const m = fs.readFileSync(`/proc/${pid}/status`, 'utf8').match(new RegExp(`${field}:\\s+(\\d+)`));
   return m ? Number(m[1]) : NaN;
 }
@@ -28,7 +28,7 @@ async function timedGet(url: string, timeoutMs: number): Promise<{ ms: number; s
   }
 }
 
-interface Server {
+export interface Server {
   child: ChildProcess;
   baseUrl: string;
   /** ms from spawn to /healthz 200, and to /readyz 200. */
@@ -39,16 +39,16 @@ interface Server {
   stop(): Promise<void>;
 }
 
-function cpuMs(pid: number): number {
+export function cpuMs(pid: number): number {
   const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime + stime, in clock ticks of 100 Hz
 }
 
-async function startServer(env: Record<string, string>): Promise<Server> {
+export async function startServer(env: Record<string, string>, bin = BIN): Promise<Server> {
   const port = 20_000 + Math.floor(Math.random() * 20_000);
   const baseUrl = `http://127.0.0.1:${port}`;
   const t0 = performance.now();
-  const child = spawn(process.execPath, [BIN, 'serve'], {
+  const child = spawn(process.execPath, [bin, 'serve'], {
     env: {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '/tmp',
@@ -316,7 +316,7 @@ function memoryAt(probeDir: string, pid: number, t: number): MemoryBreakdown {
   };
 }
 
-async function admin(url: string, text: string) {
+export async function admin(url: string, text: string) {
   const c = new pg.Client({ connectionString: url });
   await c.connect();
   try {

@@ -3,7 +3,7 @@
  * writes bench/results/<date>.json. BENCH_SCALE (default 1) scales the data sizes;
  * BENCH_DATABASES (default "pglite,postgres") picks the databases; PostgreSQL comes
  * from BENCH_DATABASE_URL or TEST_DATABASE_URL (skipped when neither is set and the
- * local server does not answer). BENCH_ONLY=traces|webhooks|evaluators|pii picks benchmarks.
+ * local server does not answer). BENCH_ONLY=traces|detail|webhooks|evaluators|pii picks benchmarks.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -17,6 +17,7 @@ import { benchAnalytics } from './analytics.ts';
 import { benchPii, corpusTable } from './pii.ts';
 import { benchWebhooks } from './webhooks.ts';
 import { benchOverload } from './overload.ts';
+import { benchDetailDownloads } from './detail-downloads.ts';
 
 const scale = Number(process.env.BENCH_SCALE ?? '1');
 const pgUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -164,6 +165,23 @@ for (const kind of kinds) {
   } finally {
     await server.close();
   }
+}
+
+// Trace detail downloads (issue 13): N at once of a 10,000-span trace, the server in its own process.
+for (const kind of kinds) {
+  if (only && !only.includes('detail')) continue;
+  if (kind === 'postgres' && !(await postgresAnswers())) continue;
+  const concurrent = Number(process.env.BENCH_DETAIL_CONCURRENT ?? '8');
+  const bin = process.env.BENCH_DETAIL_BIN;
+  const d = await benchDetailDownloads(kind, pgUrl, { concurrent, rounds: Number(process.env.BENCH_DETAIL_ROUNDS ?? '3'), bin });
+  const label = `trace detail, 10,000 spans (${(d.bytes / 1024 / 1024).toFixed(1)} MiB)${bin ? ` [${bin}]` : ''}`;
+  row(label, kind, 'one at a time: first byte / last byte, p50', `${d.alone.ttfbP50.toFixed(0)} / ${d.alone.totalP50.toFixed(0)}`, 'ms');
+  row(label, kind, `${concurrent} at once: first byte p50 / max`, `${d.ttfbP50.toFixed(0)} / ${d.ttfbMax.toFixed(0)}`, 'ms');
+  row(label, kind, `${concurrent} at once: last byte p50 / max`, `${d.totalP50.toFixed(0)} / ${d.totalMax.toFixed(0)}`, 'ms');
+  row(label, kind, 'server RSS before the downloads / peak / 1 s after', `${d.rssBeforeMiB.toFixed(0)} / ${d.peakRssMiB.toFixed(0)} / ${d.rssAfterMiB.toFixed(0)}`, 'MiB');
+  row(label, kind, 'server peak RSS above before', d.peakRssMiB - d.rssBeforeMiB, 'MiB');
+  row(label, kind, `server CPU (user+sys) per download, ${concurrent} at once`, d.cpuMsPerDownload, 'ms');
+  results[`detail_downloads_${kind}`] = { ...d, bin: bin ?? null };
 }
 
 // Start, memory at rest and overload (issue 13): the server in its own process, as users run it.

@@ -248,3 +248,24 @@ async function listenOnPostgres(connectionString: string, channel: string, onNot
     await c?.end().catch(() => {});
   };
 }
+
+/**
+ * One connection kept for a caller across several statements, outside any transaction
+ * (session state such as a WITH HOLD cursor lives on it): on PostgreSQL a connection taken
+ * from the pool until `release`; PGlite has one connection, shared, and nothing to release.
+ * `release(failed)`: a connection whose last statement failed is discarded, not pooled.
+ */
+export async function reserveSession(db: Database): Promise<{ exec: Orm; release(failed?: boolean): void }> {
+  if (db.kind === 'pglite') return { exec: db.orm, release: () => {} };
+  const client = await db.pool!.connect();
+  let released = false;
+  return {
+    // No schema: relational queries are not needed here, and mapping the schema costs ~ms per call.
+    exec: drizzlePg({ client }) as unknown as Orm,
+    release: (failed = false) => {
+      if (released) return;
+      released = true;
+      client.release(failed ? new Error('discarded after a failed statement') : undefined);
+    },
+  };
+}

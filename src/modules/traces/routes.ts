@@ -76,7 +76,7 @@ export function traceRoutes(app: FastifyInstance, service: TraceService) {
       serializerCompiler: plainJson,
       schema: { tags, summary: 'A trace with its spans and evaluations', params: traceIdParams, response: { 200: traceDetailSchema, ...objectErrors } },
     },
-    async (req, reply) => reply.type('application/json; charset=utf-8').send((await service.detailJson(req.projectId!, req.params.id)) as never),
+    async (req, reply) => reply.type('application/json; charset=utf-8').send((await service.detailStream(req.projectId!, req.params.id)) as never),
   );
 
   r.get(
@@ -86,7 +86,7 @@ export function traceRoutes(app: FastifyInstance, service: TraceService) {
       serializerCompiler: plainJson,
       schema: { tags, summary: 'A trace with every span in outline (no payloads): for span trees of big traces', params: traceIdParams, response: { 200: traceOutlineSchema, ...objectErrors } },
     },
-    async (req, reply) => reply.type('application/json; charset=utf-8').send((await service.detailJson(req.projectId!, req.params.id, { outline: true })) as never),
+    async (req, reply) => reply.type('application/json; charset=utf-8').send((await service.detailStream(req.projectId!, req.params.id, { outline: true })) as never),
   );
 
   r.get(
@@ -133,7 +133,7 @@ export function traceRoutes(app: FastifyInstance, service: TraceService) {
       serializerCompiler: plainJson,
       schema: { tags, summary: 'A shared trace, without credentials', params: z.object({ token: z.string().max(100) }), response: { 200: traceDetailSchema, 404: errorObjectSchema } },
     },
-    async (req, reply) => reply.type('application/json; charset=utf-8').send((await service.sharedJson(req.params.token)) as never),
+    async (req, reply) => reply.type('application/json; charset=utf-8').send((await service.sharedStream(req.params.token)) as never),
   );
 
   r.get(
@@ -143,7 +143,7 @@ export function traceRoutes(app: FastifyInstance, service: TraceService) {
       serializerCompiler: plainJson,
       schema: { tags, summary: 'A shared trace in outline, without credentials', params: z.object({ token: z.string().max(100) }), response: { 200: traceOutlineSchema, 404: errorObjectSchema } },
     },
-    async (req, reply) => reply.type('application/json; charset=utf-8').send((await service.sharedJson(req.params.token, { outline: true })) as never),
+    async (req, reply) => reply.type('application/json; charset=utf-8').send((await service.sharedStream(req.params.token, { outline: true })) as never),
   );
 
   r.get(

@@ -1,4 +1,6 @@
 import { performance } from 'node:perf_hooks';
+import type { Readable } from 'node:stream';
+import { json } from 'node:stream/consumers';
 import { createHash } from 'node:crypto';
 import { sql, type SQL } from 'drizzle-orm';
 import { textArray, type Database, type Executor } from '../../db/index.ts';
@@ -9,6 +11,7 @@ import { emitEvent } from '../../platform/events/index.ts';
 import { GroupCommit } from '../../platform/group-commit.ts';
 import { Metrics } from '../../platform/metrics.ts';
 import { Admission, RateLimiter } from '../../platform/admission.ts';
+import { pagedStream } from '../../platform/paged-stream.ts';
 import { mapInTurns } from '../../platform/turns.ts';
 import {
   computeCost,
@@ -24,6 +27,8 @@ import { payloadText, summarizeTrace, type SpanFacts, type TraceSummary } from '
 import type { AnnotationCounts, EvaluationChip, NewTracesRequest, SearchRequest } from './schemas.ts';
 
 const MAX_SPAN_TEXT = 64 * 1024;
+/** PostgreSQL: how long a trace download may keep its pooled connection waiting for the client. */
+const STREAM_HOLD_MS = 10_000;
 /** How long GenAI log events wait for a span that has not arrived (README: OTLP logs). */
 export const PENDING_LOG_EVENTS_TTL_MS = 3 * 86_400_000;
 /**
@@ -263,30 +268,46 @@ export class TraceService {
   }
 
   /**
-   * The trace detail as JSON text: the spans array comes from the database ready-made.
-   * `outline`: the spans without their payloads (input, output, params, attributes, events).
+   * The trace detail as a stream of JSON text, read from the database as the client takes
+   * it: a 10,000-span trace with payloads is ~10 MiB, which was held whole three times over
+   * (the database's result, the string, the reply). 404 before the first byte when there is
+   * no such trace. `outline`: the spans without their payloads (input, output, params,
+   * attributes, events).
    */
-  async detailJson(projectId: string, traceId: string, options: { outline?: boolean } = {}): Promise<string> {
-    const trace = await store.findTrace(this.db.orm, projectId, traceId);
-    if (!trace) throw notFound('trace_not_found', `no trace ${traceId} in this project`);
-    const [spans, evaluations] = await Promise.all([
-      store.traceSpansJson(this.db.orm, projectId, traceId, { payloads: !options.outline }),
-      Promise.all(this.extensions.map((e) => e.evaluations?.(projectId, traceId) ?? [])).then((lists) => lists.flat()),
+  async detailStream(projectId: string, traceId: string, options: { outline?: boolean } = {}): Promise<Readable> {
+    const [opened, evaluated] = await Promise.allSettled([
+      store.openTraceSpans(this.db, projectId, traceId, { payloads: !options.outline }),
+      this.evaluations(projectId, traceId),
     ]);
-    const head = JSON.stringify({ ...traceView(trace), evaluations });
-    return `${head.slice(0, -1)},"spans":${spans}}`;
+    if (opened.status === 'rejected') throw opened.reason;
+    const spans = opened.value;
+    if (evaluated.status === 'rejected') {
+      await spans?.close();
+      throw evaluated.reason;
+    }
+    if (!spans) throw notFound('trace_not_found', `no trace ${traceId} in this project`);
+    const evaluations = evaluated.value;
+    const head = JSON.stringify({ ...traceView(spans.trace), evaluations });
+    // PostgreSQL: the stream keeps a pooled connection (its cursor lives there), so a slow
+    // client gets the rest buffered after a while rather than holding it for ever.
+    return pagedStream(`${head.slice(0, -1)},"spans":[`, spans, ']}', { hurryAfterMs: this.db.kind === 'postgres' ? STREAM_HOLD_MS : undefined });
+  }
+
+  private async evaluations(projectId: string, traceId: string): Promise<Record<string, unknown>[]> {
+    const lists = await Promise.all(this.extensions.map((e) => e.evaluations?.(projectId, traceId) ?? []));
+    return lists.flat();
   }
 
   /** One span of a trace, whole, as JSON text. */
   async spanJson(projectId: string, traceId: string, spanId: string): Promise<string> {
-    const spans = await store.traceSpansJson(this.db.orm, projectId, traceId, { payloads: true, spanId });
-    if (spans === '[]') throw notFound('span_not_found', `no span ${spanId} in trace ${traceId}`);
-    return spans.slice(1, -1);
+    const span = await store.spanJson(this.db.orm, projectId, traceId, spanId);
+    if (span === null) throw notFound('span_not_found', `no span ${spanId} in trace ${traceId}`);
+    return span;
   }
 
-  /** The trace detail as objects (monitors, the share page). */
+  /** The trace detail as objects (monitors). */
   async detail(projectId: string, traceId: string): Promise<TraceDetail> {
-    return JSON.parse(await this.detailJson(projectId, traceId)) as TraceDetail;
+    return (await json(await this.detailStream(projectId, traceId))) as TraceDetail;
   }
 
   async search(projectId: string, req: SearchRequest) {
@@ -428,11 +449,11 @@ export class TraceService {
     return share !== null && (await store.findTrace(this.db.orm, share.projectId, share.traceId)) !== null;
   }
 
-  /** The trace behind a public share token, for anyone (JSON text); 404 once unshared, or while its spans have not arrived. */
-  async sharedJson(token: string, options: { outline?: boolean } = {}): Promise<string> {
+  /** The trace behind a public share token, for anyone (streamed as detailStream); 404 once unshared, or while its spans have not arrived. */
+  async sharedStream(token: string, options: { outline?: boolean } = {}): Promise<Readable> {
     const share = await this.liveShare(token);
     try {
-      return await this.detailJson(share.projectId, share.traceId, options);
+      return await this.detailStream(share.projectId, share.traceId, options);
     } catch (err) {
       if (err instanceof AppError && err.status === 404) {
         throw notFound('trace_not_available_yet', 'this trace is shared but not available yet: its spans have not arrived (try again in a few seconds)');
