@@ -9,6 +9,7 @@ import { percentile } from './lib.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const BIN = path.join(here, '..', 'bin', 'spyglass.mjs');
+const MEMORY_PROBE = path.join(here, 'memory-probe.cjs');
 
 /** KiB from /proc/<pid>/status (VmRSS now, VmHWM the peak). */
 export function procStatus(pid: number, field: 'VmRSS' | 'VmHWM'): number {
@@ -121,6 +122,8 @@ export interface OverloadResult {
   firstStart: { healthyMs: number; readyMs: number; cpuMs: number };
   restart: { healthyMs: number; readyMs: number; cpuMs: number };
   restMiB: { afterFirstStart: number; afterRestart: number };
+  /** BENCH_MEMORY_BREAKDOWN=1: where the memory is, 5 s after each start and at the overload's peak (none with seconds = 0). */
+  memory?: { afterFirstStart: MemoryBreakdown; afterRestart: MemoryBreakdown; peak?: MemoryBreakdown };
   /** null when run with seconds = 0 (start and rest only). */
   overload: {
     seconds: number;
@@ -154,6 +157,8 @@ export async function benchOverload(kind: 'pglite' | 'postgres', postgresUrl: st
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'spyglass-overload-'));
   let dropDb: (() => Promise<void>) | null = null;
   const env: Record<string, string> = { SPYGLASS_DATA_DIR: dataDir };
+  const probeDir = process.env.BENCH_MEMORY_BREAKDOWN === '1' ? fs.mkdtempSync(path.join(os.tmpdir(), 'spyglass-memory-')) : null;
+  if (probeDir) Object.assign(env, { NODE_OPTIONS: `--require ${MEMORY_PROBE}`, SPYGLASS_MEMORY_PROBE_DIR: probeDir });
   if (kind === 'postgres') {
     const name = `spyglass_overload_${randomBytes(4).toString('hex')}`;
     await admin(postgresUrl, `CREATE DATABASE ${name}`);
@@ -168,14 +173,18 @@ export async function benchOverload(kind: 'pglite' | 'postgres', postgresUrl: st
     const firstStart = { healthyMs: server.healthyMs, readyMs: server.readyMs, cpuMs: server.startCpuMs };
     await rest();
     const afterFirstStart = procStatus(server.child.pid!, 'VmRSS') / 1024;
+    const firstPid = server.child.pid!;
+    const firstRestAt = Date.now();
     await server.stop();
     server = await startServer(env);
     const restart = { healthyMs: server.healthyMs, readyMs: server.readyMs, cpuMs: server.startCpuMs };
     await rest();
     const afterRestart = procStatus(server.child.pid!, 'VmRSS') / 1024;
+    const restAt = Date.now();
     if (opts.seconds <= 0) {
       await server.stop();
-      return { firstStart, restart, restMiB: { afterFirstStart, afterRestart }, overload: null };
+      const memory = probeDir ? { afterFirstStart: memoryAt(probeDir, firstPid, firstRestAt), afterRestart: memoryAt(probeDir, server.child.pid!, restAt) } : undefined;
+      return { firstStart, restart, restMiB: { afterFirstStart, afterRestart }, memory, overload: null };
     }
     const creds = JSON.parse(fs.readFileSync(path.join(dataDir, 'initial-credentials.json'), 'utf8')) as { projectApiKey: string };
     const auth = { authorization: `Bearer ${creds.projectApiKey}` };
@@ -187,10 +196,12 @@ export async function benchOverload(kind: 'pglite' | 'postgres', postgresUrl: st
     await Promise.all(clients.map((c) => c.ready));
     const pid = server.child.pid!;
     let peakKiB = procStatus(pid, 'VmRSS');
+    let peakAt = Date.now();
     let running = true;
     const sampler = (async () => {
       while (running) {
-        peakKiB = Math.max(peakKiB, procStatus(pid, 'VmRSS'));
+        const kiB = procStatus(pid, 'VmRSS');
+        if (kiB > peakKiB) [peakKiB, peakAt] = [kiB, Date.now()];
         await new Promise((r) => setTimeout(r, 100));
       }
     })();
@@ -244,6 +255,9 @@ export async function benchOverload(kind: 'pglite' | 'postgres', postgresUrl: st
       firstStart,
       restart,
       restMiB: { afterFirstStart, afterRestart },
+      memory: probeDir
+        ? { afterFirstStart: memoryAt(probeDir, firstPid, firstRestAt), afterRestart: memoryAt(probeDir, pid, restAt), peak: memoryAt(probeDir, pid, peakAt) }
+        : undefined,
       overload: {
         seconds,
         inFlight: perClient * opts.clients,
@@ -267,7 +281,39 @@ export async function benchOverload(kind: 'pglite' | 'postgres', postgresUrl: st
   } finally {
     await dropDb?.();
     fs.rmSync(dataDir, { recursive: true, force: true });
+    if (probeDir) fs.rmSync(probeDir, { recursive: true, force: true });
   }
+}
+
+/** MiB. `resident` adds up to the RSS (bench/memory-probe.cjs says how it is told apart). */
+export interface MemoryBreakdown {
+  rss: number;
+  resident: { wasm: number; jsHeapsAndOther: number; malloc: number; files: number };
+  /** V8 heap size (committed) of each thread; `others`: threads other than the main one and PGlite's (tsx's loader). */
+  jsHeap: { main: number; pglite: number; others: number };
+  /** PGlite's WebAssembly memory as committed (its resident part is resident.wasm). */
+  wasmCommitted: number;
+}
+
+/** The memory probe's samples of process `pid` nearest to time `t`, one per thread. */
+function memoryAt(probeDir: string, pid: number, t: number): MemoryBreakdown {
+  type Sample = { t: number; heapTotal: number; wasm: number; rss?: number; resident?: MemoryBreakdown['resident'] };
+  const threads = fs
+    .readdirSync(probeDir)
+    .filter((f) => f.startsWith(`${pid}-`))
+    .map((f) => {
+      const samples = fs.readFileSync(path.join(probeDir, f), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Sample);
+      return { main: f === `${pid}-main.jsonl`, s: samples.reduce((a, b) => (Math.abs(b.t - t) < Math.abs(a.t - t) ? b : a)) };
+    });
+  const main = threads.find((th) => th.main)!.s;
+  const pglite = threads.find((th) => !th.main && th.s.wasm > 64)?.s;
+  const others = threads.filter((th) => !th.main && th.s !== pglite).reduce((n, th) => n + th.s.heapTotal, 0);
+  return {
+    rss: main.rss!,
+    resident: main.resident!,
+    jsHeap: { main: main.heapTotal, pglite: pglite?.heapTotal ?? 0, others: Math.round(others * 10) / 10 },
+    wasmCommitted: pglite?.wasm ?? 0,
+  };
 }
 
 export async function admin(url: string, text: string) {

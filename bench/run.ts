@@ -201,6 +201,13 @@ for (const kind of kinds) {
   row('restart', kind, 'server CPU (user+sys) until ready', o.restart.cpuMs, 'ms');
   row('RSS at rest (5 s after first start)', kind, 'VmRSS', o.restMiB.afterFirstStart, 'MiB', '<= 400');
   row('RSS at rest (5 s after restart)', kind, 'VmRSS', o.restMiB.afterRestart, 'MiB', '<= 400');
+  // BENCH_MEMORY_BREAKDOWN=1 (bench/memory-probe.cjs in the server's threads).
+  for (const [when, m] of Object.entries(o.memory ?? {})) {
+    const at = `memory breakdown (${when === 'peak' ? 'overload peak' : `5 s ${when === 'afterRestart' ? 'after restart' : 'after first start'}`})`;
+    const r = m.resident;
+    row(at, kind, 'resident: PGlite WebAssembly / JS heaps and other anon / malloc / files', `${r.wasm} / ${r.jsHeapsAndOther} / ${r.malloc} / ${r.files} (${m.rss})`, 'MiB');
+    row(at, kind, `JS heap: main / PGlite worker / other threads (wasm committed ${m.wasmCommitted})`, `${m.jsHeap.main} / ${m.jsHeap.pglite} / ${m.jsHeap.others}`, 'MiB');
+  }
   if (!o.overload) {
     // BENCH_OVERLOAD_SECONDS=0: the start and rest figures only
     row('start and rest', kind, 'machine load average (1 min), before / after', `${loadBefore.toFixed(1)} / ${loadAfter.toFixed(1)}`, 'runnable');

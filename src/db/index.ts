@@ -7,7 +7,7 @@ import { sql, type ExtractTablesWithRelations, type SQL } from 'drizzle-orm';
 import pg from 'pg';
 import * as schema from './schema/index.ts';
 import { lockDataDir, type DataDirLock } from './data-dir-lock.ts';
-import { makePrivate, syncTree } from './pglite-fs.ts';
+import { makePrivate, syncTree, unpackTar } from './pglite-fs.ts';
 import { PGliteThread } from './pglite-thread.ts';
 import { PACKAGE_DIR } from '../package-dir.ts';
 
@@ -117,33 +117,38 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
   let lock: DataDirLock | null = null;
   let pgdata: string | null = null;
   let initializes = false;
+  const durable = options.durable !== false;
   if (options.dataDir) {
     fs.mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
     lock = await lockDataDir(options.dataDir);
     pgdata = path.join(options.dataDir, 'pgdata');
     initializes = !fs.existsSync(path.join(pgdata, 'PG_VERSION'));
+    // A first start unpacks the template (when `prepare` made one) instead of running initdb:
+    // PGlite then opens it as on a restart.
+    if (initializes && !options.loadDataDir && fs.existsSync(PGLITE_TEMPLATE)) {
+      unpackTemplate(options.dataDir, pgdata, durable);
+      initializes = false;
+    }
     fs.mkdirSync(pgdata, { recursive: true, mode: 0o700 });
     makePrivate(options.dataDir);
   }
-  // A first start unpacks the template instead of running initdb (when `prepare` made one).
-  const template = !options.loadDataDir && initializes && fs.existsSync(PGLITE_TEMPLATE) ? new Uint8Array(fs.readFileSync(PGLITE_TEMPLATE)) : null;
   let client: PGliteThread;
   try {
     client = await PGliteThread.create({
       pgdata,
-      loadDataDir: options.loadDataDir ? new Uint8Array(await options.loadDataDir.arrayBuffer()) : template,
+      loadDataDir: options.loadDataDir ? new Uint8Array(await options.loadDataDir.arrayBuffer()) : null,
       conf: PGLITE_CONF,
       // In memory (tests) there is nothing to make durable.
-      durable: options.durable !== false,
+      durable,
     });
   } catch (err) {
     await lock?.release();
     throw err;
   }
   if (options.dataDir) {
-    // What initdb wrote on a first start: private, and on disk before anything is acknowledged.
+    // What initdb or loadDataDir wrote: private, and on disk before anything is acknowledged.
     makePrivate(options.dataDir);
-    if (initializes && options.durable !== false) syncTree(pgdata!);
+    if (initializes && durable) syncTree(pgdata!);
   }
   const orm = drizzlePglite({ client: client as never, schema }) as unknown as Orm;
   return {
@@ -165,6 +170,28 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
       await lock?.release();
     },
   };
+}
+
+/**
+ * Unpacks the template into `pgdata` so that it holds either no database or a whole one,
+ * whatever stops the process: unpacked beside it, flushed, then renamed into place.
+ */
+function unpackTemplate(dataDir: string, pgdata: string, durable: boolean): void {
+  const unpacking = path.join(dataDir, 'pgdata.unpacking');
+  fs.rmSync(unpacking, { recursive: true, force: true }); // left by a first start that was stopped
+  unpackTar(PGLITE_TEMPLATE, unpacking);
+  if (durable) syncTree(unpacking);
+  // A pgdata without PG_VERSION holds no database, only what an interrupted initdb left.
+  fs.rmSync(pgdata, { recursive: true, force: true });
+  fs.renameSync(unpacking, pgdata);
+  if (durable) {
+    const dir = fs.openSync(dataDir, 'r');
+    try {
+      fs.fsyncSync(dir);
+    } finally {
+      fs.closeSync(dir);
+    }
+  }
 }
 
 const RELISTEN_AFTER_MS = 1_000;

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { NodeFS } from '@electric-sql/pglite/nodefs';
+import { parseTarHeader, TAR_BLOCK, tarPadded } from '../platform/tar.ts';
 
 /**
  * PGlite's Node filesystem, made durable and private.
@@ -103,4 +104,55 @@ export function syncTree(dir: string): void {
     if (fs.statSync(p).isDirectory()) for (const entry of fs.readdirSync(p)) walk(path.join(p, entry));
   };
   walk(dir);
+}
+
+/**
+ * Unpacks a tar of a data directory (PGlite's dumpDataDir) into `dir`, which must not exist,
+ * a piece at a time: PGlite's own loadDataDir holds the whole archive in memory (twice) and
+ * writes it through the WebAssembly file system, which left ~100 MiB resident after a first
+ * start. Files are 0600 and directories 0700; nothing is flushed here (see syncTree).
+ */
+export function unpackTar(tarFile: string, dir: string): void {
+  fs.mkdirSync(dir, { mode: DIR_MODE });
+  const chunk = Buffer.alloc(1 << 20);
+  const header = Buffer.alloc(TAR_BLOCK);
+  const tar = fs.openSync(tarFile, 'r');
+  try {
+    let offset = 0;
+    const read = (into: Buffer, length: number) => {
+      if (fs.readSync(tar, into, 0, length, offset) !== length) throw new Error(`${tarFile} is truncated`);
+      offset += length;
+    };
+    for (;;) {
+      read(header, TAR_BLOCK);
+      const entry = parseTarHeader(header);
+      if (!entry) return;
+      const parts = entry.name.split('/').filter((p) => p && p !== '.');
+      if (parts.includes('..')) throw new Error(`${tarFile}: entry outside the directory: ${entry.name}`);
+      const target = path.join(dir, ...parts);
+      if (entry.type === '5') {
+        fs.mkdirSync(target, { recursive: true, mode: DIR_MODE });
+      } else if (entry.type === '0') {
+        fs.mkdirSync(path.dirname(target), { recursive: true, mode: DIR_MODE });
+        const out = fs.openSync(target, 'wx', FILE_MODE);
+        try {
+          for (let left = entry.size; left > 0; ) {
+            const n = Math.min(left, chunk.length);
+            read(chunk, n);
+            fs.writeSync(out, chunk, 0, n);
+            left -= n;
+          }
+        } finally {
+          fs.closeSync(out);
+        }
+        offset += tarPadded(entry.size) - entry.size;
+        continue;
+      } else {
+        throw new Error(`${tarFile}: unexpected entry type ${entry.type} (${entry.name})`);
+      }
+      offset += tarPadded(entry.size);
+    }
+  } finally {
+    fs.closeSync(tar);
+  }
 }

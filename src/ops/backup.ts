@@ -10,7 +10,7 @@ import { migrate } from '../db/migrate.ts';
 import { syncTree } from '../db/pglite-fs.ts';
 import { OpsError } from './errors.ts';
 import { INSTALLATION_KEYS } from './keys.ts';
-import { readTar, writeTar } from './tar.ts';
+import { readTar, writeTar } from '../platform/tar.ts';
 
 /**
  * Backups of a PGlite installation: one gzipped tar holding the PGlite data directory,

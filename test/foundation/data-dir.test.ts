@@ -92,6 +92,26 @@ describe('the PGlite data directory', { timeout: 120_000 }, () => {
     expect((await request(third.baseUrl, 'GET', '/api/trace/durable-2', { token: creds.projectApiKey })).status).toBe(200);
     await stop(third);
   });
+
+  it('a first start stopped while it laid out the empty database starts over, whole, on the next start', async () => {
+    // What a first start stopped midway leaves: a partly unpacked database beside an
+    // incomplete pgdata (no PG_VERSION: never a database that answered anything).
+    const dataDir = tmpDir();
+    fs.mkdirSync(path.join(dataDir, 'pgdata.unpacking', 'base'), { recursive: true });
+    fs.writeFileSync(path.join(dataDir, 'pgdata.unpacking', 'base', 'half-written'), 'x');
+    fs.mkdirSync(path.join(dataDir, 'pgdata', 'global'), { recursive: true });
+    fs.writeFileSync(path.join(dataDir, 'pgdata', 'global', 'pg_control'), 'not a control file');
+    const first = await startServer({ SPYGLASS_DATA_DIR: dataDir, LOG_LEVEL: 'warn' });
+    const creds = await ingestSequentially(first, dataDir, 2);
+    expect(fs.existsSync(path.join(dataDir, 'pgdata.unpacking'))).toBe(false);
+    expect(notPrivate(dataDir)).toEqual([]);
+    await stop(first, 'SIGKILL');
+
+    const second = await startServer({ SPYGLASS_DATA_DIR: dataDir, LOG_LEVEL: 'warn' });
+    expect(second.output()).not.toContain('first start');
+    expect((await request(second.baseUrl, 'GET', '/api/trace/durable-1', { token: creds.projectApiKey })).status).toBe(200);
+    await stop(second);
+  });
 });
 
 function walFlushes(straceFile: string): number {
