@@ -326,7 +326,7 @@ function installHealthRoutes(http: FastifyInstance, deps: Deps, services: Servic
       const [row] = await rows<{ n: number }>(deps.db.orm, sql`SELECT count(*)::int AS n FROM schema_migrations`);
       return Number(row?.n ?? 0) >= known ? null : `migrations are not done (${row?.n ?? 0} of ${known} applied)`;
     },
-    { budgetMs: 80, freshMs: 5_000 },
+    { budgetMs: 80, refreshMs: 500, freshMs: 2_000 },
   );
   const r = http.withTypeProvider<ZodTypeProvider>();
   r.get(

@@ -1,0 +1,44 @@
+import { randomBytes } from 'node:crypto';
+import { describe, expect, inject, it } from 'vitest';
+import { adminQuery, withDatabase } from '../support/global-setup.ts';
+import { databaseKinds, request } from '../support/harness.ts';
+import { startServer, useTmpDirs } from '../support/server-process.ts';
+
+/**
+ * /readyz follows the database without waiting in its queue: when the database goes away
+ * under a running server, readiness turns 503 within about a second while liveness stays
+ * 200; the server keeps running. PostgreSQL only: a PGlite database lives inside the process.
+ */
+describe.runIf(databaseKinds.includes('postgres'))('readiness when the database goes away (postgres)', () => {
+  const tmp = useTmpDirs();
+
+  it('/readyz answers 503 naming the database, /healthz stays 200, and the process keeps serving', async () => {
+    const template = inject('pgTemplate')!;
+    const name = `spyglass_t_${randomBytes(6).toString('hex')}`;
+    await adminQuery(template.url, `CREATE DATABASE ${name} TEMPLATE ${template.name}`);
+    const server = await startServer({ SPYGLASS_DATA_DIR: tmp(), DATABASE_URL: withDatabase(template.url, name), LOG_LEVEL: 'warn' });
+    try {
+      const ready = await request(server.baseUrl, 'GET', '/readyz');
+      expect(ready.status).toBe(200);
+      expect(ready.body.checks.database).toEqual({ ok: true, detail: 'ok' });
+
+      await adminQuery(template.url, `DROP DATABASE ${name} WITH (FORCE)`);
+      const deadline = Date.now() + 10_000;
+      let last = ready;
+      while (last.status === 200 && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 100));
+        last = await request(server.baseUrl, 'GET', '/readyz');
+      }
+      expect(last.status).toBe(503);
+      expect(last.headers.get('retry-after')).toBe('1');
+      expect(last.body).toMatchObject({ status: 'not_ready', checks: { database: { ok: false } } });
+      expect(last.body.checks.database.detail).toMatch(/the database (does not answer|has not answered)/);
+      expect((await request(server.baseUrl, 'GET', '/healthz')).status).toBe(200);
+      expect(server.child.exitCode).toBeNull();
+    } finally {
+      server.child.kill('SIGTERM');
+      await server.exited;
+      await adminQuery(template.url, `DROP DATABASE IF EXISTS ${name}`);
+    }
+  }, 60_000);
+});
