@@ -1,9 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { adminQuery, withDatabase } from '../support/global-setup.ts';
-import { databaseKinds, request } from '../support/harness.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { adminQuery } from '../support/global-setup.ts';
+import { copyTemplateDatabase, databaseKinds, request } from '../support/harness.ts';
 import { signalTree, startServer, useTmpDirs, type Running } from '../support/server-process.ts';
 import { Receiver } from '../webhooks/receiver.ts';
 import { waitFor } from '../webhooks/support.ts';
@@ -37,11 +36,9 @@ describe.each(databaseKinds)('crash safety: SIGKILL mid-ingest, mid-dispatch and
       LOG_LEVEL: 'warn',
     };
     if (kind === 'postgres') {
-      const template = inject('pgTemplate')!;
-      const name = `spyglass_t_${randomBytes(6).toString('hex')}`;
-      await adminQuery(template.url, `CREATE DATABASE ${name} TEMPLATE ${template.name}`);
-      env.DATABASE_URL = withDatabase(template.url, name);
-      dropDb = () => adminQuery(template.url, `DROP DATABASE IF EXISTS ${name}`);
+      const copy = await copyTemplateDatabase();
+      env.DATABASE_URL = copy.url;
+      dropDb = copy.drop;
     }
   });
   afterAll(async () => {

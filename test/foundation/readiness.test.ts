@@ -1,7 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import { describe, expect, inject, it } from 'vitest';
-import { adminQuery, withDatabase } from '../support/global-setup.ts';
-import { databaseKinds, request } from '../support/harness.ts';
+import { adminQuery } from '../support/global-setup.ts';
+import { copyTemplateDatabase, databaseKinds, request } from '../support/harness.ts';
 import { startServer, useTmpDirs } from '../support/server-process.ts';
 
 /**
@@ -13,16 +12,14 @@ describe.runIf(databaseKinds.includes('postgres'))('readiness when the database 
   const tmp = useTmpDirs();
 
   it('/readyz answers 503 naming the database, /healthz stays 200, and the process keeps serving', async () => {
-    const template = inject('pgTemplate')!;
-    const name = `spyglass_t_${randomBytes(6).toString('hex')}`;
-    await adminQuery(template.url, `CREATE DATABASE ${name} TEMPLATE ${template.name}`);
-    const server = await startServer({ SPYGLASS_DATA_DIR: tmp(), DATABASE_URL: withDatabase(template.url, name), LOG_LEVEL: 'warn' });
+    const database = await copyTemplateDatabase();
+    const server = await startServer({ SPYGLASS_DATA_DIR: tmp(), DATABASE_URL: database.url, LOG_LEVEL: 'warn' });
     try {
       const ready = await request(server.baseUrl, 'GET', '/readyz');
       expect(ready.status).toBe(200);
       expect(ready.body.checks.database).toEqual({ ok: true, detail: 'ok' });
 
-      await adminQuery(template.url, `DROP DATABASE ${name} WITH (FORCE)`);
+      await adminQuery(inject('pgTemplate')!.url, `DROP DATABASE ${database.name} WITH (FORCE)`);
       const deadline = Date.now() + 10_000;
       let last = ready;
       while (last.status === 200 && Date.now() < deadline) {
@@ -38,7 +35,7 @@ describe.runIf(databaseKinds.includes('postgres'))('readiness when the database 
     } finally {
       server.child.kill('SIGTERM');
       await server.exited;
-      await adminQuery(template.url, `DROP DATABASE IF EXISTS ${name}`);
+      await database.drop();
     }
   }, 60_000);
 });

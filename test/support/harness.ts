@@ -17,15 +17,11 @@ export type DatabaseKind = 'pglite' | 'postgres';
 /** PGlite always; PostgreSQL too when TEST_DATABASE_URL is set. */
 export const databaseKinds: DatabaseKind[] = inject('pgTemplate') ? ['pglite', 'postgres'] : ['pglite'];
 
-export async function openTestDatabase(
-  kind: DatabaseKind,
-  options: { pgliteDataDir?: string } = {},
-): Promise<{ db: Database; drop: () => Promise<void>; url: string | null }> {
-  if (kind === 'pglite') {
-    const blob = new Blob([fs.readFileSync(inject('pgliteTemplate'))]);
-    const db = await openDatabase({ databaseUrl: null, dataDir: options.pgliteDataDir ?? null, loadDataDir: blob });
-    return { db, drop: () => db.close(), url: null };
-  }
+/**
+ * A PostgreSQL database of its own, copied from the migrated template: for a test app, or for
+ * a server a test runs in its own process (DATABASE_URL). `drop` removes it.
+ */
+export async function copyTemplateDatabase(): Promise<{ name: string; url: string; drop: () => Promise<void> }> {
   const template = inject('pgTemplate')!;
   const name = `spyglass_t_${randomBytes(6).toString('hex')}`;
   // Two files copying the template at once can collide ("source database is being accessed"): retry.
@@ -38,14 +34,27 @@ export async function openTestDatabase(
       await new Promise((r) => setTimeout(r, 100 + Math.random() * 200));
     }
   }
-  const url = withDatabase(template.url, name);
+  return { name, url: withDatabase(template.url, name), drop: () => adminQuery(template.url, `DROP DATABASE IF EXISTS ${name}`) };
+}
+
+export async function openTestDatabase(
+  kind: DatabaseKind,
+  options: { pgliteDataDir?: string } = {},
+): Promise<{ db: Database; drop: () => Promise<void>; url: string | null }> {
+  if (kind === 'pglite') {
+    const blob = new Blob([fs.readFileSync(inject('pgliteTemplate'))]);
+    const db = await openDatabase({ databaseUrl: null, dataDir: options.pgliteDataDir ?? null, loadDataDir: blob });
+    return { db, drop: () => db.close(), url: null };
+  }
+  const copy = await copyTemplateDatabase();
+  const url = copy.url;
   const db = await openDatabase({ databaseUrl: url, dataDir: null, poolSize: 5 });
   return {
     db,
     url,
     drop: async () => {
       await db.close();
-      await adminQuery(template.url, `DROP DATABASE IF EXISTS ${name}`);
+      await copy.drop();
     },
   };
 }

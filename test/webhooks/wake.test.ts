@@ -2,9 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inject } from 'vitest';
-import { adminQuery, withDatabase } from '../support/global-setup.ts';
-import { databaseKinds, request, startApp, type TestApp } from '../support/harness.ts';
+import { copyTemplateDatabase, databaseKinds, request, startApp, type TestApp } from '../support/harness.ts';
 import { startServer, useTmpDirs } from '../support/server-process.ts';
 import { Receiver } from './receiver.ts';
 import { waitFor } from './support.ts';
@@ -58,11 +56,7 @@ describe.runIf(databaseKinds.includes('postgres'))('webhook dispatcher wakes on 
   let dropDb: () => Promise<void>;
   beforeAll(async () => {
     receiver = await Receiver.start();
-    const template = inject('pgTemplate')!;
-    const name = `spyglass_t_${randomBytes(6).toString('hex')}`;
-    await adminQuery(template.url, `CREATE DATABASE ${name} TEMPLATE ${template.name}`);
-    databaseUrl = withDatabase(template.url, name);
-    dropDb = () => adminQuery(template.url, `DROP DATABASE IF EXISTS ${name}`);
+    ({ url: databaseUrl, drop: dropDb } = await copyTemplateDatabase());
   });
   afterAll(async () => {
     await receiver.close();
