@@ -7,7 +7,7 @@ import { sql, type ExtractTablesWithRelations, type SQL } from 'drizzle-orm';
 import pg from 'pg';
 import * as schema from './schema/index.ts';
 import { lockDataDir, type DataDirLock } from './data-dir-lock.ts';
-import { makePrivate, syncTree, unpackTar } from './pglite-fs.ts';
+import { fsyncPath, makePrivate, syncTree, unpackTar } from './pglite-fs.ts';
 import { PGliteThread } from './pglite-thread.ts';
 import { PACKAGE_DIR } from '../package-dir.ts';
 
@@ -184,14 +184,7 @@ function unpackTemplate(dataDir: string, pgdata: string, durable: boolean): void
   // A pgdata without PG_VERSION holds no database, only what an interrupted initdb left.
   fs.rmSync(pgdata, { recursive: true, force: true });
   fs.renameSync(unpacking, pgdata);
-  if (durable) {
-    const dir = fs.openSync(dataDir, 'r');
-    try {
-      fs.fsyncSync(dir);
-    } finally {
-      fs.closeSync(dir);
-    }
-  }
+  if (durable) fsyncPath(dataDir);
 }
 
 const RELISTEN_AFTER_MS = 1_000;

@@ -7,7 +7,7 @@ import type { Config } from '../config.ts';
 import { openDatabase, type Database } from '../db/index.ts';
 import { requestHolder } from '../db/data-dir-lock.ts';
 import { migrate } from '../db/migrate.ts';
-import { syncTree } from '../db/pglite-fs.ts';
+import { fsyncPath, syncTree } from '../db/pglite-fs.ts';
 import { OpsError } from './errors.ts';
 import { INSTALLATION_KEYS } from './keys.ts';
 import { readTar, writeTar } from '../platform/tar.ts';
@@ -100,9 +100,7 @@ export async function backupTo(config: Config, file: string): Promise<{ manifest
         await db.close();
       }
     }
-    const fd = fs.openSync(partial, 'r');
-    fs.fsyncSync(fd);
-    fs.closeSync(fd);
+    fsyncPath(partial);
     fs.renameSync(partial, file);
     return result;
   } finally {
