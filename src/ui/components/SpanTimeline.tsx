@@ -236,7 +236,10 @@ const SpanRow = memo(function SpanRow({ row, top, selected, expanded, left, widt
   const duration = s.timestamps.finished_at - s.timestamps.started_at;
   const color = typeColor(s.type);
   const barWidth = Math.max(width, 0.25);
-  const labelInside = left + barWidth > 80;
+  // A bar reaching the right edge takes its label before it, or, when it starts near the left
+  // edge too (a root span), inside it: before it the label would cover the span's name.
+  const labelBefore = left + barWidth > 80 && left >= 20;
+  const labelInBar = left + barWidth > 80 && left < 20;
   return (
     <div
       id={rowDomId(s.span_id)}
@@ -283,7 +286,10 @@ const SpanRow = memo(function SpanRow({ row, top, selected, expanded, left, widt
       </div>
       <div className="span-bar-cell" aria-hidden>
         <div className={`span-bar${s.error ? ' err' : ''}`} style={{ left: `${left}%`, width: `${barWidth}%`, background: color }} />
-        <span className="span-bar-label" style={labelInside ? { right: `${100 - left + 0.5}%` } : { left: `calc(${left + barWidth}% + 4px)` }}>
+        <span
+          className={`span-bar-label${labelInBar ? ' in-bar' : ''}`}
+          style={labelBefore ? { right: `${100 - left + 0.5}%` } : labelInBar ? { left: `calc(${left}% + 4px)` } : { left: `calc(${left + barWidth}% + 4px)` }}
+        >
           {formatDuration(duration)}
         </span>
       </div>
