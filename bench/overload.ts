@@ -48,7 +48,9 @@ export async function startServer(env: Record<string, string>, bin = BIN): Promi
   const port = 20_000 + Math.floor(Math.random() * 20_000);
   const baseUrl = `http://127.0.0.1:${port}`;
   const t0 = performance.now();
-  const child = spawn(process.execPath, [bin, 'serve'], {
+  // BENCH_SERVER_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof": where the server's CPU goes
+  const nodeArgs = process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const child = spawn(process.execPath, [...nodeArgs, bin, 'serve'], {
     env: {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '/tmp',

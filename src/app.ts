@@ -73,7 +73,7 @@ export interface Services {
   jobs: JobQueue;
   metrics: Metrics;
   /** PGlite: ingest transactions wait while read requests are in progress. */
-  readPriority: ReadPriority | null;
+  readPriority: ReadPriority;
 }
 
 export interface App {
@@ -91,7 +91,7 @@ export function buildServices(deps: Deps): Services {
   const { sessions, signIn, publicUrl, smtp } = deps.config;
   const mailer = smtp ? smtpMailer(smtp) : null;
   const accounts = new AccountService(deps.db, deps.clock, deps.tokenHasher, { sessions, signIn, publicUrl }, organizations, mailer, deps.logger);
-  const readPriority = deps.db.kind === 'pglite' ? new ReadPriority(READ_PRIORITY_MAX_DELAY_MS) : null;
+  const readPriority = new ReadPriority(READ_PRIORITY_MAX_DELAY_MS);
   const traces = new TraceService(
     deps.db,
     deps.clock,
@@ -102,8 +102,9 @@ export function buildServices(deps: Deps): Services {
     {
       admission: new Admission({ total: deps.config.ingest.queueSpans, perKey: deps.config.ingest.projectQueueSpans }),
       rateLimiter: new RateLimiter(deps.config.ingest.ratePerSecond),
-      beforeWrite: readPriority ? () => readPriority.beforeWrite() : undefined,
-      reading: readPriority ? () => readPriority.reading : undefined,
+      // Only PGlite's one connection makes writes wait for reads; PostgreSQL has connections for both.
+      beforeWrite: deps.db.kind === 'pglite' ? () => readPriority.beforeWrite() : undefined,
+      reading: () => readPriority.reading,
     },
     metrics,
   );
@@ -368,12 +369,11 @@ function installHealthRoutes(http: FastifyInstance, deps: Deps, services: Servic
   );
 }
 
-/** PGlite: read requests in progress hold ingest transactions back (up to a bound). */
-function installReadPriority(http: FastifyInstance, readPriority: ReadPriority | null) {
-  if (!readPriority) return;
+/** Read requests in progress hold ingest transactions back: fewer and shorter ones, and on PGlite later ones (up to a bound). */
+function installReadPriority(http: FastifyInstance, readPriority: ReadPriority) {
   const counted = new WeakSet<FastifyRequest>();
   http.addHook('onRequest', async (req) => {
-    if (req.routeOptions.config?.ingest || req.url === '/healthz') return;
+    if (req.routeOptions.config?.ingest || req.url === '/healthz' || req.url === '/readyz') return;
     counted.add(req);
     readPriority.enter();
   });

@@ -13,8 +13,9 @@ export interface GroupCommitOptions<T> {
   /**
    * Transactions in progress at once over all keys: the rest of the database's connections
    * stay free for reads. Keys waiting for a free one take turns (no key starves the others).
+   * Asked as each transaction starts.
    */
-  maxConcurrentTotal?: number;
+  maxConcurrentTotal?: number | (() => number);
   /** Awaited before a transaction starts (reads go first on a single-connection database). */
   beforeWrite?: () => Promise<void>;
   /**
@@ -75,7 +76,7 @@ export class GroupCommit<T> {
    */
   private schedule(key: string, lane: Lane<T>) {
     if (lane.scheduled || lane.running >= this.options.maxConcurrent || !lane.waiting.length) return;
-    if (this.running >= (this.options.maxConcurrentTotal ?? Infinity)) {
+    if (this.running >= this.maxTotal()) {
       if (!this.turns.includes(key)) this.turns.push(key);
       return;
     }
@@ -83,7 +84,7 @@ export class GroupCommit<T> {
     setImmediate(async () => {
       if (this.options.beforeWrite) await this.options.beforeWrite();
       lane.scheduled = false;
-      while (lane.running < this.options.maxConcurrent && lane.waiting.length && this.running < (this.options.maxConcurrentTotal ?? Infinity)) {
+      while (lane.running < this.options.maxConcurrent && lane.waiting.length && this.running < this.maxTotal()) {
         const batch = this.take(lane);
         lane.running++;
         this.running++;
@@ -104,6 +105,11 @@ export class GroupCommit<T> {
       }
       if (lane.waiting.length && lane.running < this.options.maxConcurrent) this.schedule(key, lane);
     });
+  }
+
+  private maxTotal(): number {
+    const max = this.options.maxConcurrentTotal ?? Infinity;
+    return typeof max === 'function' ? max() : max;
   }
 
   private take(lane: Lane<T>): Waiting<T>[] {

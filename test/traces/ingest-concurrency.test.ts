@@ -47,6 +47,36 @@ describe.each(databaseKinds)('ingest under concurrency, odd text, and deleted pr
     expect(search.body.traces.map((x: { trace_id: string }) => x.trace_id).sort()).toEqual(traces);
   });
 
+  it('an OTLP request larger than one transaction piece (a 600-span trace among 40 small ones) lands whole, each trace summarized from all its spans and created once', async () => {
+    const hex = (n: number, width: number) => n.toString(16).padStart(width, '0');
+    const otlpSpan = (trace: number, i: number) => ({
+      traceId: hex(0xb1ece000 + trace, 32),
+      spanId: hex(trace * 10_000 + i + 1, 16),
+      name: 'chat',
+      kind: 3,
+      startTimeUnixNano: String((T0 + i) * 1e6),
+      endTimeUnixNano: String((T0 + i + 100) * 1e6),
+      attributes: [
+        { key: 'gen_ai.operation.name', value: { stringValue: 'chat' } },
+        { key: 'gen_ai.request.model', value: { stringValue: 'gpt-4o-mini' } },
+        { key: 'gen_ai.usage.input_tokens', value: { intValue: 10 } },
+        { key: 'gen_ai.usage.output_tokens', value: { intValue: 5 } },
+      ],
+    });
+    // Trace 0 (600 spans) in the middle of the request: the pieces before and after it hold small traces.
+    const traces = [...Array.from({ length: 20 }, (_, k) => k + 1), 0, ...Array.from({ length: 20 }, (_, k) => k + 21)];
+    const spans = traces.flatMap((k) => Array.from({ length: k === 0 ? 600 : 5 }, (_, i) => otlpSpan(k, i)));
+    const res = await t.request('POST', '/v1/traces', { authToken: key, body: { resourceSpans: [{ resource: { attributes: [] }, scopeSpans: [{ scope: { name: 'pieces' }, spans }] }] } });
+    expect(res.status).toBe(200);
+    const big = (await t.request('GET', `/api/trace/${hex(0xb1ece000, 32)}`, { token: key })).body;
+    expect(big.span_count).toBe(600);
+    expect(big.metrics).toMatchObject({ prompt_tokens: 6000, completion_tokens: 3000, total_time_ms: 699 });
+    for (const k of [1, 20, 21, 40]) expect((await t.request('GET', `/api/trace/${hex(0xb1ece000 + k, 32)}`, { token: key })).body.span_count).toBe(5);
+    const ours = `${hex(0xb1ece000, 32).slice(0, 30)}%`;
+    expect(await count(sql`SELECT count(*)::int AS n FROM spans WHERE trace_id LIKE ${ours}`)).toBe(800);
+    expect(await count(sql`SELECT count(*)::int AS n FROM events WHERE type = 'trace.created' AND data->>'trace_id' LIKE ${ours}`)).toBe(41);
+  });
+
   it('NUL characters, which PostgreSQL text cannot hold, arrive as U+FFFD instead of failing the batch', async () => {
     const res = await send({
       trace_id: 'nul-text',

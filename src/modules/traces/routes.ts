@@ -202,7 +202,7 @@ export function traceRoutes(app: FastifyInstance, service: TraceService) {
     const tracesSummary = 'OTLP/HTTP trace export (application/x-protobuf or application/json, gzip or deflate)';
     for (const url of ['/api/otel/v1/traces', '/v1/traces']) {
       exportRoute(url, url === '/v1/traces' ? 'The same as /api/otel/v1/traces, at the path OTLP exporters default to' : tracesSummary, async (req, body, contentType, contentEncoding, format) => {
-        const { rows, count, rejected } = await service.decodeOtlpTraces(body, contentType, contentEncoding);
+        const { pieces, count, rejected } = await service.decodeOtlpTraces(body, contentType, contentEncoding);
         service.countRejected(rejected.count);
         if (count === 0 && rejected.count > 0) {
           throw new AppError(400, 'all_spans_rejected', `every span was rejected: ${rejected.messages.join('; ')}`, {
@@ -210,7 +210,7 @@ export function traceRoutes(app: FastifyInstance, service: TraceService) {
             meta: { rejectedSpans: rejected.count },
           });
         }
-        await service.ingestPrepared(orgOf(req), req.projectId!, rows);
+        await service.ingestPrepared(orgOf(req), req.projectId!, pieces, count);
         return encodeExportTraceResponse(rejected, format);
       });
     }

@@ -16,7 +16,7 @@ import { mapInTurns } from '../../platform/turns.ts';
 import { canonicalModelName } from './costs/index.ts';
 import { mergeGenAiLogEvents, OtlpDecoder, type DecodedTraces, type LogsDecodeResult, type NormalizedSpan, type SpanEvent, type SpanLogEvents, type SpanType } from './ingest/index.ts';
 import * as store from './store.ts';
-import { joinRows, prepareSpanRow, splitRows, toSpanRow, unprepareSpanRow, type PreparedRows, type PreparedSpanRow } from './span-rows.ts';
+import { INGEST_PIECE_SPANS, joinRowsInPieces, prepareSpanRow, splitRows, toSpanRow, unprepareSpanRow, type PreparedRows, type PreparedSpanRow } from './span-rows.ts';
 import { summarizeTrace, type SpanFacts, type TraceSummary } from './summary.ts';
 import type { AnnotationCounts, EvaluationChip, NewTracesRequest, SearchRequest } from './schemas.ts';
 
@@ -30,11 +30,21 @@ export const PENDING_LOG_EVENTS_TTL_MS = 3 * 86_400_000;
  */
 const PGLITE_BATCH_SPANS = 2_000;
 /**
- * The same while reads are in progress (they waited their bound for the batch to start):
- * as little as one request per transaction (a transaction takes at least one), so a read that
- * arrives meanwhile waits for a short one.
+ * The same while reads are in progress or were a moment ago (they waited their bound for the
+ * batch to start): one piece of a request per transaction, so a read that arrives meanwhile
+ * waits for a short one.
  */
-const PGLITE_BATCH_SPANS_WHILE_READING = 500;
+const PGLITE_BATCH_SPANS_WHILE_READING = INGEST_PIECE_SPANS;
+/** Ingest transactions at once on PostgreSQL, and spans per transaction. */
+const POSTGRES_WRITERS = 3;
+const POSTGRES_BATCH_SPANS = 5_000;
+/**
+ * The same while reads come in. The process's main thread does the ingest transactions'
+ * work in JavaScript (summaries, the statements' text, the results) and answers the reads:
+ * fewer, smaller transactions leave it time for them (README: Overload).
+ */
+const POSTGRES_WRITERS_WHILE_READING = 1;
+const POSTGRES_BATCH_SPANS_WHILE_READING = 1_000;
 /** Spans made into rows per turn of the event loop (collector and prompt spans): a few ms of work. */
 const SPANS_PER_TURN = 250;
 /**
@@ -80,7 +90,7 @@ export interface IngestControl {
   rateLimiter: RateLimiter;
   /** Awaited before each ingest transaction (reads first, on PGlite). */
   beforeWrite?: () => Promise<void>;
-  /** Whether read requests are in progress (PGlite: ingest transactions are then kept short). */
+  /** Whether read requests are in progress or were a moment ago (ingest transactions are then fewer and shorter). */
   reading?: () => boolean;
 }
 
@@ -110,9 +120,13 @@ export class TraceService {
       // while the first waits on the network.
       maxConcurrent: db.kind === 'pglite' ? 1 : 2,
       // PostgreSQL: at most 3 of the pool's connections write spans; the rest stay for reads.
-      maxConcurrentTotal: db.kind === 'pglite' ? 1 : 3,
+      // While reads come in, fewer: see POSTGRES_WRITERS_WHILE_READING.
+      maxConcurrentTotal: db.kind === 'pglite' ? 1 : () => (control.reading?.() ? POSTGRES_WRITERS_WHILE_READING : POSTGRES_WRITERS),
       // PGlite: a read waits for the batch in progress, so batches stay short (README: Overload).
-      maxWeight: db.kind === 'pglite' ? () => (control.reading?.() ? PGLITE_BATCH_SPANS_WHILE_READING : PGLITE_BATCH_SPANS) : 5_000,
+      maxWeight:
+        db.kind === 'pglite'
+          ? () => (control.reading?.() ? PGLITE_BATCH_SPANS_WHILE_READING : PGLITE_BATCH_SPANS)
+          : () => (control.reading?.() ? POSTGRES_BATCH_SPANS_WHILE_READING : POSTGRES_BATCH_SPANS),
       weight: (b) => b.count,
       beforeWrite: control.beforeWrite,
     });
@@ -149,19 +163,27 @@ export class TraceService {
   async ingest(organizationId: string, projectId: string, spans: NormalizedSpan[]): Promise<void> {
     if (!spans.length) return;
     // Only the prepared rows wait for the commit (not `spans`, whose objects can then die young).
-    await this.ingestRows(organizationId, projectId, spans.length, async () => joinRows(await mapInTurns(spans, SPANS_PER_TURN, (s) => prepareSpanRow(toSpanRow(s)))));
+    await this.ingestRows(organizationId, projectId, spans.length, async () => joinRowsInPieces(await mapInTurns(spans, SPANS_PER_TURN, (s) => prepareSpanRow(toSpanRow(s)))));
   }
 
-  /** ingest for spans made into rows already (OTLP requests, by the decode worker). */
-  async ingestPrepared(organizationId: string, projectId: string, rows: PreparedRows): Promise<void> {
-    if (!rows.ends.length) return;
-    await this.ingestRows(organizationId, projectId, rows.ends.length, async () => rows);
+  /** ingest for spans made into rows already (OTLP requests, by the decode worker), `count` in all. */
+  async ingestPrepared(organizationId: string, projectId: string, pieces: PreparedRows[], count: number): Promise<void> {
+    if (!count) return;
+    await this.ingestRows(organizationId, projectId, count, async () => pieces);
   }
 
-  private async ingestRows(organizationId: string, projectId: string, count: number, prepare: () => Promise<PreparedRows>): Promise<void> {
+  /**
+   * Acknowledged once every piece has committed. A piece that fails fails the request, whose
+   * retry writes the pieces that did commit again: upserts by span id, so nothing doubles.
+   */
+  private async ingestRows(organizationId: string, projectId: string, count: number, prepare: () => Promise<PreparedRows[]>): Promise<void> {
     const release = this.control.admission.admit(projectId, count);
     try {
-      await this.ingestCommits.submit(`${organizationId}/${projectId}`, { organizationId, projectId, rows: await prepare(), count });
+      const key = `${organizationId}/${projectId}`;
+      const pieces = await prepare();
+      const written = await Promise.allSettled(pieces.map((rows) => this.ingestCommits.submit(key, { organizationId, projectId, rows, count: rows.ends.length })));
+      const failed = written.find((w) => w.status === 'rejected');
+      if (failed) throw failed.reason;
     } catch (err) {
       this.metrics.spansRejected('failed', count);
       throw err;

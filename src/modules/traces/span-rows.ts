@@ -53,6 +53,45 @@ export function joinRows(rows: readonly PreparedSpanRow[]): PreparedRows {
   return { json: rows.map((r) => r.json).join(','), ends, facts: JSON.stringify(rows.map((r) => r.facts)) };
 }
 
+/** Spans per piece (below): what a PGlite transaction takes while reads come in. */
+export const INGEST_PIECE_SPANS = 250;
+
+/**
+ * The rows of one request in pieces of at most `maxSpans` (whole traces together where a
+ * trace fits), each its own submission to the group commit: a transaction takes whole pieces,
+ * so on PGlite, where a read waits for the transaction in progress, one can be kept short
+ * while reads come in (README: Overload). A trace's summary stays right across pieces: each
+ * transaction merges the spans already stored.
+ */
+export function joinRowsInPieces(rows: readonly PreparedSpanRow[], maxSpans = INGEST_PIECE_SPANS): PreparedRows[] {
+  if (rows.length <= maxSpans) return [joinRows(rows)];
+  const byTrace = new Map<string, PreparedSpanRow[]>();
+  for (const r of rows) {
+    const trace = byTrace.get(r.facts.trace_id);
+    if (trace) trace.push(r);
+    else byTrace.set(r.facts.trace_id, [r]);
+  }
+  const pieces: PreparedRows[] = [];
+  let piece: PreparedSpanRow[] = [];
+  for (const trace of byTrace.values()) {
+    if (piece.length > 0 && piece.length + trace.length > maxSpans) {
+      pieces.push(joinRows(piece));
+      piece = [];
+    }
+    // A trace larger than a piece goes in runs of maxSpans.
+    for (let i = 0; i < trace.length; i += maxSpans) {
+      const run = trace.slice(i, i + maxSpans);
+      if (piece.length + run.length > maxSpans) {
+        pieces.push(joinRows(piece));
+        piece = [];
+      }
+      piece.push(...run);
+    }
+  }
+  if (piece.length > 0) pieces.push(joinRows(piece));
+  return pieces;
+}
+
 /** The rows one by one again, when their transaction is about to be written. */
 export function splitRows(prepared: PreparedRows): PreparedSpanRow[] {
   const facts = JSON.parse(prepared.facts) as SpanRowFacts[];

@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import zlib from 'node:zlib';
 import { AppError } from '../../../platform/errors.ts';
-import { joinRows, prepareSpanRow, toSpanRow, type PreparedRows, type PreparedSpanRow } from '../span-rows.ts';
+import { joinRowsInPieces, prepareSpanRow, toSpanRow, type PreparedRows, type PreparedSpanRow } from '../span-rows.ts';
 import { DECODE_WORKER_ROLE } from './otlp-decode-thread.ts';
 import { decodeTraceRequest, OtlpDecodeError } from './otlp.ts';
 import { decodeLogsRequest, type LogsDecodeResult } from './otlp-logs.ts';
@@ -31,7 +31,8 @@ export interface DecodeJob {
 
 /** A trace request's accepted spans as rows, and what was refused of it. */
 export interface DecodedTraces {
-  rows: PreparedRows;
+  /** The rows in pieces that can be committed apart (span-rows.ts joinRowsInPieces). */
+  pieces: PreparedRows[];
   count: number;
   rejected: { count: number; messages: string[] };
 }
@@ -72,7 +73,7 @@ function decodeTraces(body: Buffer, job: DecodeJob): DecodedTraces {
   const { spans, rejected } = decodeTraceRequest(body, job.contentType, { latestTimeMs: job.latestTimeMs });
   const rows: PreparedSpanRow[] = new Array(spans.length);
   for (let i = 0; i < spans.length; i++) rows[i] = prepareSpanRow(toSpanRow(spans[i]));
-  return { rows: joinRows(rows), count: spans.length, rejected };
+  return { pieces: joinRowsInPieces(rows), count: spans.length, rejected };
 }
 
 /**
@@ -104,7 +105,7 @@ export function answer(job: DecodeJob): [DecodeAnswer, ArrayBuffer[]] {
     const body = decompress(job.body, job.contentEncoding);
     if (job.signal === 'logs') return [{ id, logs: decodeLogsRequest(body, job.contentType) }, []];
     const traces = decodeTraces(body, job);
-    return [{ id, traces }, [traces.rows.ends.buffer as ArrayBuffer]];
+    return [{ id, traces }, traces.pieces.map((p) => p.ends.buffer as ArrayBuffer)];
   } catch (err) {
     // A body that cannot be read as an OTLP request: 415 or 400 naming the body, nothing accepted.
     if (err instanceof OtlpDecodeError) {
