@@ -106,6 +106,7 @@ export function buildServices(deps: Deps): Services {
       beforeWrite: deps.db.kind === 'pglite' ? () => readPriority.beforeWrite() : undefined,
       reading: () => readPriority.reading,
     },
+    { jobDeadlineMs: deps.config.ingest.decodeTimeoutMs, logger: deps.logger },
     metrics,
   );
   organizations.onProjectDeleted((tx, projectId) => traces.deleteProjectTraces(tx, projectId));

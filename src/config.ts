@@ -80,6 +80,13 @@ const envSchema = z.object({
   SPYGLASS_INGEST_PROJECT_QUEUE_SPANS: z.coerce.number().int().min(1).max(10_000_000).default(10_000),
   /** Ingest requests per second per API key; past it 429 with Retry-After. 0: no limit (the default). */
   SPYGLASS_INGEST_RATE_LIMIT: z.coerce.number().min(0).max(1_000_000).default(0),
+  /**
+   * An OTLP decode worker that has not answered a request within this many seconds of starting
+   * it counts as hung: it is terminated and its requests answer 503. 30: a body at the 64 MiB
+   * decompressed limit takes seconds to decode on an idle core, and the worker runs at nice 10,
+   * so on two busy cores it gets a fraction of one; a hang costs all OTLP ingest this long.
+   */
+  SPYGLASS_INGEST_DECODE_TIMEOUT_SECONDS: z.coerce.number().min(0.001).max(3600).default(30),
   /** A client must send a request's headers within this many seconds... */
   SPYGLASS_HEADERS_TIMEOUT_SECONDS: z.coerce.number().min(0.1).max(600).default(10),
   /** ...and the whole request (headers and body) within this many. */
@@ -124,7 +131,7 @@ export interface Config {
   /** null: no mail is sent (links are only shown to whoever asked for them). */
   smtp: { url: string; from: string } | null;
   /** Ingest admission: bounded queues (503) and an optional per-key rate (429). */
-  ingest: { queueSpans: number; projectQueueSpans: number; ratePerSecond: number };
+  ingest: { queueSpans: number; projectQueueSpans: number; ratePerSecond: number; decodeTimeoutMs: number };
   /** Slow clients cannot hold the server. */
   http: { headersTimeoutMs: number; requestTimeoutMs: number; idleTimeoutMs: number; maxConnections: number };
   /** Provider variables handed to evaluators (OPENAI_API_KEY, AZURE_CONTENT_SAFETY_ENDPOINT, ...). */
@@ -188,6 +195,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
       queueSpans: e.SPYGLASS_INGEST_QUEUE_SPANS,
       projectQueueSpans: Math.min(e.SPYGLASS_INGEST_PROJECT_QUEUE_SPANS, e.SPYGLASS_INGEST_QUEUE_SPANS),
       ratePerSecond: e.SPYGLASS_INGEST_RATE_LIMIT,
+      decodeTimeoutMs: e.SPYGLASS_INGEST_DECODE_TIMEOUT_SECONDS * 1000,
     },
     http: {
       headersTimeoutMs: e.SPYGLASS_HEADERS_TIMEOUT_SECONDS * 1000,

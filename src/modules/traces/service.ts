@@ -14,7 +14,7 @@ import { Admission, RateLimiter } from '../../platform/admission.ts';
 import { pagedStream } from '../../platform/paged-stream.ts';
 import { mapInTurns } from '../../platform/turns.ts';
 import { canonicalModelName } from './costs/index.ts';
-import { mergeGenAiLogEvents, OtlpDecoder, type DecodedTraces, type LogsDecodeResult, type NormalizedSpan, type SpanEvent, type SpanLogEvents, type SpanType } from './ingest/index.ts';
+import { mergeGenAiLogEvents, OtlpDecoder, type DecodedTraces, type OtlpDecoderOptions, type LogsDecodeResult, type NormalizedSpan, type SpanEvent, type SpanLogEvents, type SpanType } from './ingest/index.ts';
 import * as store from './store.ts';
 import { INGEST_PIECE_SPANS, joinRowsInPieces, prepareSpanRow, splitRows, toSpanRow, unprepareSpanRow, type PreparedRows, type PreparedSpanRow } from './span-rows.ts';
 import { summarizeTrace, type SpanFacts, type TraceSummary } from './summary.ts';
@@ -106,15 +106,17 @@ export class TraceService {
   private readonly extensions: TraceExtension[] = [];
   private readonly ingestCommits: GroupCommit<IngestBatch>;
   /** OTLP request bodies to rows, on worker threads (the routes hand it the bodies). */
-  readonly otlpDecoder = new OtlpDecoder(OTLP_DECODE_THREADS);
+  readonly otlpDecoder: OtlpDecoder;
 
   constructor(
     private readonly db: Database,
     private readonly clock: Clock,
     private readonly projects: ProjectRegistry,
     private readonly control: IngestControl,
+    decoding: Omit<OtlpDecoderOptions, 'threads'>,
     private readonly metrics: Metrics = new Metrics(),
   ) {
+    this.otlpDecoder = new OtlpDecoder({ threads: OTLP_DECODE_THREADS, ...decoding });
     this.ingestCommits = new GroupCommit((batches) => this.writeSpans(batches), {
       // PGlite runs one transaction at a time; PostgreSQL gains from a second one writing
       // while the first waits on the network.

@@ -18,5 +18,5 @@ export type * from './types.ts';
 export { decodeLogsRequest, encodeExportLogsResponse, type LogsDecodeResult, type SpanLogEvents } from './otlp-logs.ts';
 export { mergeGenAiLogEvents } from './conventions/genai.ts';
 export type { SpanEvent } from './mapping-context.ts';
-export { OtlpDecoder } from './otlp-decode-thread.ts';
+export { OtlpDecoder, type OtlpDecoderOptions } from './otlp-decode-thread.ts';
 export type { DecodedTraces } from './otlp-decode-host.ts';

@@ -1,4 +1,6 @@
+import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
+import type { Logger } from 'pino';
 import { AppError } from '../../../platform/errors.ts';
 import type { LogsDecodeResult } from './otlp-logs.ts';
 import type { DecodeAnswer, DecodedTraces, DecodeJob } from './otlp-decode-host.ts';
@@ -10,7 +12,23 @@ type Request = Omit<DecodeJob, 'id' | 'body' | 'signal'> & { body: Buffer };
 
 interface Slot {
   worker: Worker;
+  /** Jobs posted and not answered, oldest first (the worker answers them in this order). */
   pending: Map<number, { resolve(answer: DecodeAnswer): void; reject(err: Error): void }>;
+  /**
+   * performance.now() when the oldest pending job became the worker's to do: posted to an idle
+   * worker (a new worker's start counts too), or its predecessor answered. Its deadline runs from
+   * then, not from its arrival, so requests queued behind a long one do not use up their time waiting.
+   */
+  oldestJobSince: number;
+  /** While jobs are pending: when the oldest job's deadline falls (one timer per worker, not per job). */
+  watchdog: NodeJS.Timeout | undefined;
+}
+
+export interface OtlpDecoderOptions {
+  threads: number;
+  /** How long a worker may take over one job before it counts as hung and is terminated. */
+  jobDeadlineMs: number;
+  logger: Logger;
 }
 
 /**
@@ -20,13 +38,16 @@ interface Slot {
  * collection of its objects (README: Overload). Workers start at the first request. A worker
  * that dies takes only its requests in progress with it: they answer 503 with Retry-After
  * (nothing of them was stored, nothing acknowledged), and the next request starts a new one.
+ * A worker that hangs (a loop on pathological input never answers, never exits) would hold
+ * every later OTLP request as well, with /healthz still green: one that has not answered its
+ * oldest job within the deadline is treated as dead the same way, and terminated.
  */
 export class OtlpDecoder {
   private readonly slots: Slot[] = [];
   private nextId = 1;
   private closed = false;
 
-  constructor(private readonly threads: number) {}
+  constructor(private readonly options: OtlpDecoderOptions) {}
 
   async traces(request: Request): Promise<DecodedTraces> {
     const answer = await this.run({ ...request, signal: 'traces' });
@@ -74,6 +95,10 @@ export class OtlpDecoder {
     const own = body.byteOffset === 0 && body.byteLength === body.buffer.byteLength && !(body.buffer instanceof SharedArrayBuffer);
     const bytes = own ? new Uint8Array(body.buffer, 0, body.byteLength) : new Uint8Array(body);
     return new Promise<DecodeAnswer>((resolve, reject) => {
+      if (slot.pending.size === 0) {
+        slot.oldestJobSince = performance.now();
+        this.watch(slot);
+      }
       slot.pending.set(id, { resolve, reject });
       slot.worker.postMessage({ ...request, id, body: bytes } satisfies DecodeJob, [bytes.buffer as ArrayBuffer]);
     });
@@ -83,25 +108,66 @@ export class OtlpDecoder {
   private slot(): Slot {
     let best: Slot | undefined;
     for (const s of this.slots) if (!best || s.pending.size < best.pending.size) best = s;
-    if (best && (best.pending.size === 0 || this.slots.length >= this.threads)) return best;
-    const slot: Slot = { worker: new Worker(new URL('./otlp-decode-worker.mjs', import.meta.url), { workerData: { role: DECODE_WORKER_ROLE } }), pending: new Map() };
+    if (best && (best.pending.size === 0 || this.slots.length >= this.options.threads)) return best;
+    const slot: Slot = {
+      worker: new Worker(new URL('./otlp-decode-worker.mjs', import.meta.url), { workerData: { role: DECODE_WORKER_ROLE } }),
+      pending: new Map(),
+      oldestJobSince: 0,
+      watchdog: undefined,
+    };
     // An idle worker does not keep the process alive (the server's sockets do).
     slot.worker.unref();
     slot.worker.on('message', (answer: DecodeAnswer) => {
       const p = slot.pending.get(answer.id);
+      if (!p) return; // answered 503 already: the worker was retired as hung
       slot.pending.delete(answer.id);
-      p?.resolve(answer);
+      slot.oldestJobSince = performance.now();
+      if (slot.pending.size === 0) this.unwatch(slot);
+      p.resolve(answer);
     });
     // 'error' (an uncaught exception, out of memory) is followed by 'exit', which answers the requests.
     slot.worker.on('error', () => {});
-    slot.worker.on('exit', () => {
-      this.slots.splice(this.slots.indexOf(slot), 1);
-      const err = unavailable(this.closed ? 'the server is shutting down' : 'the ingest decoder stopped');
-      for (const p of slot.pending.values()) p.reject(err);
-      slot.pending.clear();
-    });
+    slot.worker.on('exit', () => this.retire(slot, this.closed ? 'the server is shutting down' : 'the ingest decoder stopped'));
     this.slots.push(slot);
     return slot;
+  }
+
+  /** Arms the worker's watchdog for its oldest job's deadline, unless it is armed. */
+  private watch(slot: Slot): void {
+    if (slot.watchdog) return;
+    const left = slot.oldestJobSince + this.options.jobDeadlineMs - performance.now();
+    slot.watchdog = setTimeout(() => {
+      slot.watchdog = undefined;
+      if (slot.pending.size === 0) return;
+      if (performance.now() - slot.oldestJobSince < this.options.jobDeadlineMs) return this.watch(slot);
+      this.options.logger.warn(
+        { worker: slot.worker.threadId, requests: slot.pending.size, deadlineMs: this.options.jobDeadlineMs },
+        'OTLP decode worker did not answer a request within its deadline: terminated, its requests answer 503',
+      );
+      this.retire(slot, 'the ingest decoder stopped answering');
+      void slot.worker.terminate();
+    }, Math.max(0, left));
+    // A hung worker must not keep the process from exiting either.
+    slot.watchdog.unref();
+  }
+
+  private unwatch(slot: Slot): void {
+    clearTimeout(slot.watchdog);
+    slot.watchdog = undefined;
+  }
+
+  /**
+   * The next request starts a new worker; this one's requests answer 503. A hung worker is
+   * retired before it has exited (terminating may wait for native code, such as a
+   * decompression, to return), so its 'exit' finds it retired already.
+   */
+  private retire(slot: Slot, why: string): void {
+    const at = this.slots.indexOf(slot);
+    if (at >= 0) this.slots.splice(at, 1);
+    this.unwatch(slot);
+    const err = unavailable(why);
+    for (const p of slot.pending.values()) p.reject(err);
+    slot.pending.clear();
   }
 }
 
