@@ -1,4 +1,5 @@
 import net from 'node:net';
+import { gzipSync } from 'node:zlib';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rows } from '../../src/db/index.ts';
@@ -28,6 +29,34 @@ const spansOf = async (t: TestApp, projectId: string, traceIds: string[]) =>
         (await rows<{ n: number }>(t.db.orm, sql`SELECT count(*)::int AS n FROM spans WHERE project_id = ${projectId} AND trace_id IN (${sql.join(traceIds.map((id) => sql`${id}`), sql`, `)})`))[0]
           .n,
       );
+
+/** An OTLP/JSON trace request of 2,000 spans, optionally gzipped. */
+const otlpTrace = (traceId: string) =>
+  JSON.stringify({
+    resourceSpans: [
+      {
+        scopeSpans: [
+          {
+            spans: Array.from({ length: 2_000 }, (_, i) => ({
+              traceId,
+              spanId: (i + 1).toString(16).padStart(16, '0'),
+              name: `span ${i}`,
+              startTimeUnixNano: String((T0 + i) * 1e6),
+              endTimeUnixNano: String((T0 + i + 5) * 1e6),
+              attributes: [{ key: 'gen_ai.request.model', value: { stringValue: 'gpt-4o-mini' } }],
+            })),
+          },
+        ],
+      },
+    ],
+  });
+
+const postOtlpTrace = (t: TestApp, traceId: string, options: { gzip?: boolean } = {}) =>
+  t.request('POST', '/v1/traces', {
+    authToken: t.creds.projectApiKey,
+    rawBody: options.gzip ? gzipSync(otlpTrace(traceId)) : otlpTrace(traceId),
+    headers: { 'content-type': 'application/json', ...(options.gzip ? { 'content-encoding': 'gzip' } : {}) },
+  });
 
 describe.each(databaseKinds)('overload: bounded ingest queues (%s)', (kind) => {
   let t: TestApp;
@@ -95,27 +124,7 @@ describe.each(databaseKinds)('overload: bounded ingest queues (%s)', (kind) => {
   });
 
   it('a decode worker that dies answers its request in progress 503 with Retry-After (nothing stored); the next request gets a new worker and is stored', async () => {
-    const otlpTrace = (traceId: string) =>
-      JSON.stringify({
-        resourceSpans: [
-          {
-            scopeSpans: [
-              {
-                spans: Array.from({ length: 2_000 }, (_, i) => ({
-                  traceId,
-                  spanId: (i + 1).toString(16).padStart(16, '0'),
-                  name: `span ${i}`,
-                  startTimeUnixNano: String((T0 + i) * 1e6),
-                  endTimeUnixNano: String((T0 + i + 5) * 1e6),
-                  attributes: [{ key: 'gen_ai.request.model', value: { stringValue: 'gpt-4o-mini' } }],
-                })),
-              },
-            ],
-          },
-        ],
-      });
-    const post = (traceId: string) =>
-      t.request('POST', '/v1/traces', { authToken: t.creds.projectApiKey, rawBody: otlpTrace(traceId), headers: { 'content-type': 'application/json' } });
+    const post = (traceId: string) => postOtlpTrace(t, traceId);
     const decoder = t.app.services.traces.otlpDecoder;
     const lost = 'de000000000000000000000000000001';
     const pending = post(lost);
@@ -134,6 +143,41 @@ describe.each(databaseKinds)('overload: bounded ingest queues (%s)', (kind) => {
     const answers = [];
     for (let i = 0; i < 10; i++) answers.push((await t.request('POST', '/api/collector', { authToken: other.projectToken, body: trace(`burst-${i}`, 1) })).status);
     expect(answers).toEqual(Array(10).fill(200));
+  });
+});
+
+describe.each(databaseKinds)('overload: a decode worker that stops answering (%s)', (kind) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    // 1 ms: no worker can start and decode a request in that time, so every job outlives it.
+    t = await startApp(kind, { env: { SPYGLASS_INGEST_DECODE_TIMEOUT_SECONDS: '0.001' } });
+  });
+  afterAll(() => t?.close());
+
+  it('is terminated past the deadline: its request answers 503 ingest_unavailable with Retry-After (nothing stored), the next one gets a new worker; with the usual deadline the same body is stored', async () => {
+    const slow = 'de000000000000000000000000000003';
+    const answer = await postOtlpTrace(t, slow, { gzip: true });
+    expect(answer.status).toBe(503);
+    expect(answer.headers.get('retry-after')).toBe('1');
+    expect(answer.body.error).toMatchObject({ type: 'unavailable', code: 'ingest_unavailable', message: expect.stringContaining('stopped answering') });
+    expect(t.app.services.traces.otlpDecoder.inProgress).toBe(0);
+    expect(await spansOf(t, t.creds.project.id, [slow])).toBe(0);
+    // The decoder did not stay stuck on the terminated worker: the next request is answered too
+    // (by a new worker, terminated as well at this deadline).
+    const next = await postOtlpTrace(t, slow, { gzip: true });
+    expect(next.status).toBe(503);
+    expect(next.body.error.message).toContain('stopped answering');
+
+    // The same server restarted with the usual deadline (30 s) decodes and stores that body.
+    await t.stop();
+    const usual = await startApp(kind, { reopen: t });
+    try {
+      expect(usual.config.ingest.decodeTimeoutMs).toBe(30_000);
+      expect((await postOtlpTrace(usual, slow, { gzip: true })).status).toBe(200);
+      expect(await spansOf(usual, usual.creds.project.id, [slow])).toBe(2_000);
+    } finally {
+      await usual.close();
+    }
   });
 });
 
