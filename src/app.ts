@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
 import {
@@ -45,6 +46,7 @@ import { installWebApp } from './web-app.ts';
 import { installMetricsRoute, Metrics } from './platform/metrics.ts';
 import { echoRequestId, requestIdOptions } from './platform/request-id.ts';
 import { Admission, RateLimiter } from './platform/admission.ts';
+import { PAGED_STREAM_SOURCING } from './platform/paged-stream.ts';
 import { ReadPriority } from './platform/read-priority.ts';
 import { DatabaseProbe } from './platform/readiness.ts';
 import { listMigrations } from './db/migrate.ts';
@@ -153,7 +155,7 @@ export function buildServices(deps: Deps): Services {
     thumbsSql,
     verdictsSql,
   });
-  registerGauges(metrics, deps, { traces, jobs, webhooks });
+  registerGauges(metrics, deps, { traces, jobs, webhooks, readPriority });
   return { organizations, accounts, apiKeys, traces, prompts, annotations, agentCache, evaluations, webhooks, monitors, analytics, jobs, metrics, readPriority };
 }
 
@@ -281,8 +283,8 @@ export async function buildApp(deps: Deps): Promise<App> {
   return { http, services, routeTable };
 }
 
-/** Gauges read when /metrics is scraped: queues, the outbox, the connection pool. */
-function registerGauges(metrics: Metrics, deps: Deps, s: Pick<Services, 'traces' | 'jobs' | 'webhooks'>): void {
+/** Gauges read when /metrics is scraped: queues, reads in progress, the outbox, the connection pool. */
+function registerGauges(metrics: Metrics, deps: Deps, s: Pick<Services, 'traces' | 'jobs' | 'webhooks' | 'readPriority'>): void {
   metrics.gauge('spyglass_ingest_queue_requests', 'Ingest requests of this process waiting for their transaction (group commit)', [], () => [
     { value: s.traces.ingestQueue().requests },
   ]);
@@ -291,6 +293,9 @@ function registerGauges(metrics: Metrics, deps: Deps, s: Pick<Services, 'traces'
   ]);
   metrics.gauge('spyglass_ingest_admitted_spans', 'Spans admitted to ingest and not yet committed (the admission queue); past spyglass_ingest_admission_limit_spans ingest answers 503', [], () => [
     { value: s.traces.ingestLoad.queued },
+  ]);
+  metrics.gauge('spyglass_reads_in_progress', 'Read requests working on their answer now (not counting a download waiting for its client); while any are, or were within 1 s, ingest commits in fewer, shorter transactions', [], () => [
+    { value: s.readPriority.inProgress },
   ]);
   metrics.gauge('spyglass_ingest_admission_limit_spans', 'The bound of the admission queue (SPYGLASS_INGEST_QUEUE_SPANS)', [], () => [{ value: s.traces.ingestLoad.limit }]);
   metrics.gauge('spyglass_jobs', 'Background jobs in the database by queue and state: queued (due or later), running (claimed), failed (kept after the last attempt)', ['queue', 'state'], async () =>
@@ -370,16 +375,33 @@ function installHealthRoutes(http: FastifyInstance, deps: Deps, services: Servic
   );
 }
 
-/** Read requests in progress hold ingest transactions back: fewer and shorter ones, and on PGlite later ones (up to a bound). */
+/**
+ * Read requests in progress hold ingest transactions back: fewer and shorter ones, and on
+ * PGlite later ones (up to a bound). A streamed answer (a trace download) counts only while
+ * it reads from the database: a client that takes its bytes slowly holds nothing back.
+ */
 function installReadPriority(http: FastifyInstance, readPriority: ReadPriority) {
-  const counted = new WeakSet<FastifyRequest>();
+  /** Requests counted, and whether each is counted as reading now. */
+  const counted = new WeakMap<FastifyRequest, boolean>();
+  const setReading = (req: FastifyRequest, reading: boolean) => {
+    const was = counted.get(req);
+    if (was === undefined || was === reading) return;
+    counted.set(req, reading);
+    if (reading) readPriority.enter();
+    else readPriority.leave();
+  };
   http.addHook('onRequest', async (req) => {
     if (req.routeOptions.config?.ingest || req.url === '/healthz' || req.url === '/readyz') return;
-    counted.add(req);
+    counted.set(req, true);
     readPriority.enter();
   });
+  http.addHook('onSend', async (req, _reply, payload) => {
+    if (counted.has(req) && payload instanceof Readable) payload.on(PAGED_STREAM_SOURCING, (sourcing: boolean) => setReading(req, sourcing));
+    return payload;
+  });
   const leave = async (req: FastifyRequest) => {
-    if (counted.delete(req)) readPriority.leave();
+    setReading(req, false);
+    counted.delete(req);
   };
   http.addHook('onResponse', leave);
   http.addHook('onRequestAbort', leave);

@@ -8,6 +8,13 @@ export interface PageSource {
 }
 
 /**
+ * Emitted with `true` when the stream starts reading pages from its source and `false` when
+ * it stops (the client has not taken what it got, or the answer ended): while `false` the
+ * answer waits on the client, not on the database (app.ts counts reads with it).
+ */
+export const PAGED_STREAM_SOURCING = 'sourcing';
+
+/**
  * A text answer written as `head`, the pages in order, then `tail`, read from `source` only
  * as fast as the client takes it (backpressure): a big answer is never held whole. The
  * source is closed when the answer ends, fails or is abandoned (Fastify destroys the stream
@@ -44,6 +51,7 @@ export function pagedStream(head: string, source: PageSource, tail: string, opti
   async function pump() {
     if (closed) return;
     reading = true;
+    stream.emit(PAGED_STREAM_SOURCING, true);
     try {
       for (;;) {
         const page = await source.next();
@@ -61,6 +69,7 @@ export function pagedStream(head: string, source: PageSource, tail: string, opti
       stream.destroy(err as Error);
     } finally {
       reading = false;
+      stream.emit(PAGED_STREAM_SOURCING, false);
     }
   }
   return stream;

@@ -24,6 +24,11 @@ export class ReadPriority {
     return this.reads > 0 || this.now() - this.lastReadEnded < this.recentMs;
   }
 
+  /** Read requests in progress. */
+  get inProgress(): number {
+    return this.reads;
+  }
+
   enter(): void {
     this.reads++;
   }

@@ -143,6 +143,37 @@ describe.each(databaseKinds)('trace detail streamed (%s)', (kind) => {
     expect(after.spans.find((s: { span_id: string }) => s.span_id === 's00000').name).toBe('renamed');
   }, 60_000);
 
+  it('a download waiting for its client holds no ingest back: it counts as a read only while it reads from the database', async () => {
+    // The scrape is a read in progress itself: 1 is the scrape alone.
+    const readsInProgress = async () => {
+      const text = (await t.request('GET', '/metrics', { token: t.creds.adminApiKey })).text;
+      return Number(/^spyglass_reads_in_progress (\d+)$/m.exec(text)![1]);
+    };
+    expect(await readsInProgress()).toBe(1);
+    const res = await fetch(`${t.baseUrl}/api/trace/big`, { headers: auth() });
+    const reader = res.body!.getReader();
+    const chunks: Uint8Array[] = [(await reader.read()).value!];
+    // The client reads nothing more: once the socket's buffers are full the server stops
+    // reading pages, and the download stops counting.
+    let reads = await readsInProgress();
+    for (let i = 0; i < 100 && reads !== 1; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      reads = await readsInProgress();
+    }
+    expect(reads).toBe(1);
+    // Ingest meanwhile is acknowledged, and a search answers.
+    await send('while-waiting', [span('while-waiting', 0)]);
+    expect((await t.request('POST', '/api/trace/search', { token: key, body: {} })).status).toBe(200);
+    // The client reads the rest: the whole answer arrives.
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+    }
+    expect(JSON.parse(Buffer.concat(chunks).toString('utf8')).spans).toHaveLength(SPANS);
+    expect(await readsInProgress()).toBe(1);
+  }, 60_000);
+
   it('downloads abandoned midway release everything: the server answers and nothing stays held', async () => {
     const abandon = async () => {
       const controller = new AbortController();
