@@ -82,9 +82,10 @@ const envSchema = z.object({
   SPYGLASS_INGEST_RATE_LIMIT: z.coerce.number().min(0).max(1_000_000).default(0),
   /**
    * An OTLP decode worker that has not answered a request within this many seconds of starting
-   * it counts as hung: it is terminated and its requests answer 503. 30: a body at the 64 MiB
-   * decompressed limit takes seconds to decode on an idle core, and the worker runs at nice 10,
-   * so on two busy cores it gets a fraction of one; a hang costs all OTLP ingest this long.
+   * it counts as hung: it is terminated and its requests answer 503. 30 (a reasoned figure, not
+   * a measured one): the longest legitimate job, a body at the 64 MiB decompressed limit, may
+   * take seconds, more when the worker, at nice 10, gets only a share of a core on a busy
+   * 2-core machine; while a worker hangs, all OTLP ingest waits, so not minutes either.
    */
   SPYGLASS_INGEST_DECODE_TIMEOUT_SECONDS: z.coerce.number().min(0.001).max(3600).default(30),
   /** A client must send a request's headers within this many seconds... */
