@@ -93,7 +93,7 @@ export function buildServices(deps: Deps): Services {
   const { sessions, signIn, publicUrl, smtp } = deps.config;
   const mailer = smtp ? smtpMailer(smtp) : null;
   const accounts = new AccountService(deps.db, deps.clock, deps.tokenHasher, { sessions, signIn, publicUrl }, organizations, mailer, deps.logger);
-  const readPriority = new ReadPriority(READ_PRIORITY_MAX_DELAY_MS);
+  const readPriority = new ReadPriority(READ_PRIORITY_MAX_DELAY_MS, READ_PRIORITY_RECENT_MS);
   const traces = new TraceService(
     deps.db,
     deps.clock,
@@ -161,6 +161,8 @@ export function buildServices(deps: Deps): Services {
 
 /** How long an ingest transaction waits at most for read requests in progress (PGlite). */
 const READ_PRIORITY_MAX_DELAY_MS = 250;
+/** Reads that ended this recently still count (README: Overload): the next one comes soon. */
+const READ_PRIORITY_RECENT_MS = 1_000;
 
 export async function buildApp(deps: Deps): Promise<App> {
   const http: FastifyInstance = Fastify({

@@ -15,13 +15,12 @@ export class ReadPriority {
 
   constructor(
     private readonly maxDelayMs: number,
-    private readonly recentMs = 1000,
-    private readonly now: () => number = () => performance.now(),
+    private readonly recentMs: number,
   ) {}
 
   /** Whether reads are in progress or ended within recentMs (a long write that starts now would make the next one wait). */
   get reading(): boolean {
-    return this.reads > 0 || this.now() - this.lastReadEnded < this.recentMs;
+    return this.reads > 0 || performance.now() - this.lastReadEnded < this.recentMs;
   }
 
   /** Read requests in progress. */
@@ -36,7 +35,7 @@ export class ReadPriority {
   leave(): void {
     if (this.reads > 0) this.reads--;
     if (this.reads === 0) {
-      this.lastReadEnded = this.now();
+      this.lastReadEnded = performance.now();
       this.flush();
     }
   }

@@ -25,26 +25,18 @@ const STREAM_HOLD_MS = 10_000;
 /** How long GenAI log events wait for a span that has not arrived (README: OTLP logs). */
 export const PENDING_LOG_EVENTS_TTL_MS = 3 * 86_400_000;
 /**
- * Spans per ingest transaction on PGlite: a read arriving meanwhile waits for the batch in
- * progress (one connection), so it is kept to a few hundred ms of work.
- */
-const PGLITE_BATCH_SPANS = 2_000;
-/**
- * The same while reads are in progress or were a moment ago (they waited their bound for the
- * batch to start): one piece of a request per transaction, so a read that arrives meanwhile
- * waits for a short one.
- */
-const PGLITE_BATCH_SPANS_WHILE_READING = INGEST_PIECE_SPANS;
-/** Ingest transactions at once on PostgreSQL, and spans per transaction. */
-const POSTGRES_WRITERS = 3;
-const POSTGRES_BATCH_SPANS = 5_000;
-/**
- * The same while reads come in. The process's main thread does the ingest transactions'
+ * Ingest transactions at once (`writers`) and spans per transaction, by database, with no
+ * reads coming in and while they do (README: Overload). PGlite runs one at a time, and a read
+ * waits for the one in progress: while reads come in it takes one piece of a request, so a
+ * read waits for a short one. On PostgreSQL the process's main thread does the transactions'
  * work in JavaScript (summaries, the statements' text, the results) and answers the reads:
- * fewer, smaller transactions leave it time for them (README: Overload).
+ * one smaller transaction at a time leaves it time for them, and the pool's other
+ * connections stay for reads either way.
  */
-const POSTGRES_WRITERS_WHILE_READING = 1;
-const POSTGRES_BATCH_SPANS_WHILE_READING = 1_000;
+const INGEST_TRANSACTIONS = {
+  pglite: { idle: { writers: 1, spans: 2_000 }, reading: { writers: 1, spans: INGEST_PIECE_SPANS } },
+  postgres: { idle: { writers: 3, spans: 5_000 }, reading: { writers: 1, spans: 1_000 } },
+} as const;
 /** Spans made into rows per turn of the event loop (collector and prompt spans): a few ms of work. */
 const SPANS_PER_TURN = 250;
 /**
@@ -117,18 +109,13 @@ export class TraceService {
     private readonly metrics: Metrics = new Metrics(),
   ) {
     this.otlpDecoder = new OtlpDecoder({ threads: OTLP_DECODE_THREADS, ...decoding });
+    const transactions = () => INGEST_TRANSACTIONS[db.kind][control.reading?.() ? 'reading' : 'idle'];
     this.ingestCommits = new GroupCommit((batches) => this.writeSpans(batches), {
       // PGlite runs one transaction at a time; PostgreSQL gains from a second one writing
       // while the first waits on the network.
       maxConcurrent: db.kind === 'pglite' ? 1 : 2,
-      // PostgreSQL: at most 3 of the pool's connections write spans; the rest stay for reads.
-      // While reads come in, fewer: see POSTGRES_WRITERS_WHILE_READING.
-      maxConcurrentTotal: db.kind === 'pglite' ? 1 : () => (control.reading?.() ? POSTGRES_WRITERS_WHILE_READING : POSTGRES_WRITERS),
-      // PGlite: a read waits for the batch in progress, so batches stay short (README: Overload).
-      maxWeight:
-        db.kind === 'pglite'
-          ? () => (control.reading?.() ? PGLITE_BATCH_SPANS_WHILE_READING : PGLITE_BATCH_SPANS)
-          : () => (control.reading?.() ? POSTGRES_BATCH_SPANS_WHILE_READING : POSTGRES_BATCH_SPANS),
+      maxConcurrentTotal: () => transactions().writers,
+      maxWeight: () => transactions().spans,
       weight: (b) => b.count,
       beforeWrite: control.beforeWrite,
     });
