@@ -1,0 +1,119 @@
+// ESLint: typescript-eslint with type information, react-hooks for the web app, and the
+// house's boundaries (docs/architecture.md) as a rule of our own, so they are checked, not
+// remembered.
+import path from 'node:path';
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import reactHooks from 'eslint-plugin-react-hooks';
+import globals from 'globals';
+
+const ROOT = import.meta.dirname;
+const MODULES = path.join(ROOT, 'src/modules');
+const PLATFORM = path.join(ROOT, 'src/platform');
+const UI = path.join(ROOT, 'src/ui');
+
+/** The module folder (src/modules/<name>) a file belongs to, or null. */
+function moduleOf(file) {
+  const rel = path.relative(MODULES, file);
+  if (rel.startsWith('..') || path.isAbsolute(rel)) return null;
+  return rel.split(path.sep)[0];
+}
+
+const within = (dir, file) => {
+  const rel = path.relative(dir, file);
+  return !rel.startsWith('..') && !path.isAbsolute(rel);
+};
+
+/**
+ * - A module's files other than its index.ts are private to it: another module, app.ts or
+ *   main.ts reaches it through `src/modules/<name>/index.ts`.
+ * - `src/platform/` never imports a module.
+ * - The web app (`src/ui/`) imports from the server only the modules' `schemas.ts` files.
+ */
+const boundaries = {
+  meta: {
+    type: 'problem',
+    messages: {
+      private: "{{target}} is private to the {{module}} module: import it through src/modules/{{module}}/index.ts",
+      platform: 'src/platform/ never imports a module ({{target}}): pass what it needs in from the caller',
+      ui: 'the web app imports from the server only schema files ({{target}}): the rest runs on the server',
+    },
+    schema: [],
+  },
+  create(context) {
+    const file = context.filename;
+    function check(node) {
+      const source = node.source?.value;
+      if (typeof source !== 'string' || !source.startsWith('.')) return;
+      const target = path.resolve(path.dirname(file), source);
+      const rel = path.relative(ROOT, target);
+      const targetModule = moduleOf(target);
+      if (within(UI, file)) {
+        if (!within(UI, target) && within(path.join(ROOT, 'src'), target) && !/(^|[/\\])schemas?\.ts$/.test(target)) {
+          context.report({ node: node.source, messageId: 'ui', data: { target: rel } });
+        }
+        return;
+      }
+      if (!targetModule) return;
+      if (within(PLATFORM, file)) {
+        context.report({ node: node.source, messageId: 'platform', data: { target: rel } });
+        return;
+      }
+      if (moduleOf(file) === targetModule) return;
+      // schemas.ts is a module's contract (zod types the routes, other modules and the web app share).
+      const face = [path.join(MODULES, targetModule, 'index.ts'), path.join(MODULES, targetModule, 'schemas.ts')];
+      if (!face.includes(target)) {
+        context.report({ node: node.source, messageId: 'private', data: { target: rel, module: targetModule } });
+      }
+    }
+    return { ImportDeclaration: check, ExportNamedDeclaration: check, ExportAllDeclaration: check, ImportExpression: check };
+  },
+};
+
+export default tseslint.config(
+  { ignores: ['dist/', 'node_modules/', 'coverage/', 'bench/results/', '**/*.mjs', '**/*.cjs'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: {
+      ecmaVersion: 2023,
+      sourceType: 'module',
+      globals: { ...globals.node },
+      parserOptions: { projectService: true, tsconfigRootDir: ROOT },
+    },
+    plugins: { house: { rules: { boundaries } } },
+    rules: {
+      // Unused arguments keep a handler's signature readable; an underscore says so.
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none', destructuredArrayIgnorePattern: '^_' }],
+    },
+  },
+  {
+    // The house's boundaries bind the product's code. Tests and benchmarks may reach inside a
+    // module to measure or check one piece (a recognizer, a decoder) on its own.
+    files: ['src/**/*.{ts,tsx}'],
+    rules: { 'house/boundaries': 'error' },
+  },
+  {
+    // Tests and benchmarks read HTTP answers as untyped JSON on purpose (res.body is any):
+    // what they check is in their assertions, not in types.
+    files: ['test/**/*.ts', 'bench/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-unsafe-member-access': 'off',
+      '@typescript-eslint/no-unsafe-assignment': 'off',
+      '@typescript-eslint/no-unsafe-call': 'off',
+      '@typescript-eslint/no-unsafe-argument': 'off',
+      '@typescript-eslint/no-unsafe-return': 'off',
+      '@typescript-eslint/no-explicit-any': 'off',
+    },
+  },
+  {
+    files: ['src/ui/**/*.{ts,tsx}'],
+    languageOptions: { globals: { ...globals.browser } },
+    plugins: { 'react-hooks': reactHooks },
+    rules: reactHooks.configs.recommended.rules,
+  },
+  {
+    files: ['eslint.config.js', 'scripts/**/*.ts'],
+    ...tseslint.configs.disableTypeChecked,
+  },
+);
