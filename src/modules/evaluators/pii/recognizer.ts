@@ -179,10 +179,11 @@ function dedupeCluster(cluster: RawResult[]): RawResult[] {
  * - the more specific one (a higher `specificity` rung) wins: a phone number written with
  *   its country code is not a VAT code that happens to pass a check digit, an IBAN is not
  *   the national id or card number that some of its digits spell;
- * - on the same rung, a finding covering another with at least its score wins (the longer
- *   explanation accounts for more of the text), and on the same span the higher score wins.
- * Findings that only partly overlap on the same rung, or tie on span, rung and score, are
- * all kept, as Presidio keeps them.
+ * - on the same rung, a finding covering a shorter one with at least its score wins (the
+ *   longer explanation accounts for more of the text: an IBAN over the card number its
+ *   digits spell).
+ * Findings on the same rung that only partly overlap or share their span are all kept, as
+ * Presidio's analyzer keeps them.
  */
 export function resolveTypeConflicts(results: RawResult[]): RawResult[] {
   if (results.length < 2) return results;
@@ -207,7 +208,9 @@ function weaker(a: RawResult, b: RawResult): RawResult | null {
   if (sa !== sb) return sa > sb ? b : a;
   const aCoversB = a.start <= b.start && a.end >= b.end;
   const bCoversA = b.start <= a.start && b.end >= a.end;
-  if (aCoversB && bCoversA) return a.score === b.score ? null : a.score > b.score ? b : a;
+  // The same span on the same rung is two readings of one value ("541-714-1388" is a valid
+  // US number and a valid Turkish mobile): neither explains more of the text.
+  if (aCoversB && bCoversA) return null;
   if (aCoversB) return a.score >= b.score ? b : null;
   if (bCoversA) return b.score >= a.score ? a : null;
   return null;
