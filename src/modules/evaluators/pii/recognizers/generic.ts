@@ -119,7 +119,7 @@ function monthNamed(word: string): number {
  * "05/03/2024" will do). Year first is ISO order; a named month fixes the month, a number
  * before it is the day and after it the year (or the day, when a four-digit year follows).
  */
-export function dateExists(match: string): boolean {
+function dateExists(match: string): boolean {
   const parts = match.split(/T[0-9]/)[0].split(/[^A-Za-z0-9]+/).filter((p) => p !== '' && !/^(?:st|nd|rd|th|of)$/i.test(p));
   const numbers = (ps: string[]) => ps.map((p) => Number(p.replace(/\D/g, '')));
   const monthAt = parts.findIndex((p) => /^[A-Za-z]+$/.test(p) && monthNamed(p) > 0);
