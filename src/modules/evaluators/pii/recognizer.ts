@@ -178,7 +178,7 @@ function dedupeCluster(cluster: RawResult[]): RawResult[] {
  * is better, as Presidio's analyzer and anonymizer decide between conflicting results:
  * - the more specific one (a higher `specificity` rung) wins: a phone number written with
  *   its country code is not a VAT code that happens to pass a check digit, an IBAN is not
- *   the national id or card number that some of its digits spell;
+ *   the national id that some of its digits spell;
  * - on the same rung, a finding covering a shorter one with at least its score wins (the
  *   longer explanation accounts for more of the text: an IBAN over the card number its
  *   digits spell).
