@@ -3,6 +3,7 @@
  * - issue 14's table on presidio-research's synthetic corpus (bench/pii-corpus.ts), for the
  *   whole corpus and, for this version, the tuning and held-out parts;
  * - Presidio's recognizer vectors passed (bench/pii-vectors.ts);
+ * - the seeded IBANs and dates with every entity enabled, by type (bench/pii-typed-set.ts);
  * - evaluations per second on 2 KB of text (the defaults, and the corpus's five entities);
  * - the RSS the evaluator adds to a process once everything it loads lazily is loaded.
  *
@@ -19,6 +20,7 @@ import { measure, text2kb } from './evaluators.ts';
 import { median } from './lib.ts';
 import { CORPUS_TARGETS, CORPUS_TYPES, corpusSettings, isHeldOut, loadCorpus, scoreCorpus, type CorpusType, type Span, type TypeScore } from './pii-corpus.ts';
 import { checkVector, loadVectors, type Detect } from './pii-vectors.ts';
+import { generateTypedSet, scoreTypedSet, TYPED_SET_TYPES, TYPED_TARGETS, type TypedFinding, type TypedGoldType, type TypedScore } from './pii-typed-set.ts';
 
 /** main when issue 14 began: the "before" of the README. */
 export const PII_BASELINE = process.env.BENCH_PII_BEFORE ?? '57d6c4c43174e509d4ddc2889ec18d41ca6bf5b9';
@@ -56,6 +58,8 @@ export interface VersionResult {
   label: string;
   corpus: { all: Record<CorpusType, TypeScore>; dev: Record<CorpusType, TypeScore>; heldOut: Record<CorpusType, TypeScore> };
   vectors: { passed: number; total: number };
+  /** The seeded IBANs and dates with every entity enabled: is each named as what it is? */
+  typed: Record<TypedGoldType, TypedScore>;
   speed: { defaults: number; fiveEntities: number };
   memory: { importRssMiB: number; rssMiB: number; heapMiB: number } | null;
 }
@@ -72,6 +76,14 @@ async function measureVersion(label: string, dir: string): Promise<VersionResult
   }
   const score = (part: typeof rows) => scoreCorpus(part, (row) => found.get(row.id) ?? []);
 
+  const all = mod.piiDetection.settings.parse({ entities: Object.fromEntries(mod.ENTITY_TYPES.map((t) => [t.toLowerCase(), true])) });
+  const typedRows = generateTypedSet();
+  const typedFound: TypedFinding[][] = [];
+  for (const row of typedRows) {
+    const r = await mod.piiDetection.evaluate({ data: mod.piiDetection.data.parse({ input: row.text }), settings: all, ctx });
+    typedFound.push((r.raw_response?.findings ?? []) as TypedFinding[]);
+  }
+
   const vectors = loadVectors();
   const passed = vectors.filter((v) => checkVector(v, mod.detectPii) === null).length;
 
@@ -79,6 +91,7 @@ async function measureVersion(label: string, dir: string): Promise<VersionResult
     label,
     corpus: { all: score(rows), dev: score(rows.filter((r) => !isHeldOut(r))), heldOut: score(rows.filter(isHeldOut)) },
     vectors: { passed, total: vectors.length },
+    typed: scoreTypedSet(typedRows, (_row, i) => typedFound[i]),
     speed: { defaults: 0, fiveEntities: 0 },
     memory: memoryOf(dir),
   };
@@ -138,6 +151,17 @@ export function corpusTable(before: VersionResult | null, after: VersionResult):
     const t = CORPUS_TARGETS[type];
     const target = t ? `${t.metric === 'f1' ? 'F1' : 'R'} >= ${t.min}, P >= ${t.precision}` : '';
     return [type, ...(b ? [f2(b.precision), f2(b.recall), f2(b.f1)] : []), f2(a.precision), f2(a.recall), f2(a.f1), f2(h.precision), f2(h.recall), f2(h.f1), target];
+  });
+  return [head, head.map(() => '---'), ...lines].map((cells) => `| ${cells.join(' | ')} |`).join('\n');
+}
+
+/** The seeded IBANs and dates, every entity enabled: named as their own type, as another, or not found. */
+export function typedTable(before: VersionResult | null, after: VersionResult): string {
+  const head = ['type', 'gold', ...(before ? ['before recall', 'before named otherwise', 'before missed'] : []), 'recall', 'named otherwise', 'missed', 'target'];
+  const lines = TYPED_SET_TYPES.map((type) => {
+    const a = after.typed[type];
+    const b = before?.typed[type];
+    return [type, a.gold, ...(b ? [f2(b.recall), b.namedWrong, b.missed] : []), f2(a.recall), a.namedWrong, a.missed, `R >= ${TYPED_TARGETS[type]}`];
   });
   return [head, head.map(() => '---'), ...lines].map((cells) => `| ${cells.join(' | ')} |`).join('\n');
 }

@@ -14,7 +14,7 @@ import { benchWeb } from './web.ts';
 import { benchRetention } from './retention.ts';
 import { benchEvaluators } from './evaluators.ts';
 import { benchAnalytics } from './analytics.ts';
-import { benchPii, corpusTable } from './pii.ts';
+import { benchPii, corpusTable, typedTable } from './pii.ts';
 import { benchWebhooks } from './webhooks.ts';
 import { benchOverload } from './overload.ts';
 import { benchDetailDownloads } from './detail-downloads.ts';
@@ -231,6 +231,7 @@ for (const kind of kinds) {
 }
 
 let piiTable = '';
+let piiTypedTable = '';
 if (!only || only.includes('pii')) {
   const { before, after } = await benchPii();
   for (const v of [before, after]) {
@@ -244,6 +245,7 @@ if (!only || only.includes('pii')) {
     if (v.memory) row(name, '-', 'heap added once everything is loaded', v.memory.heapMiB, 'MiB');
   }
   piiTable = corpusTable(before, after);
+  piiTypedTable = typedTable(before, after);
   results.pii = { before, after };
 }
 
@@ -258,6 +260,7 @@ if (!only || only.includes('evaluators')) {
 
 console.log(table(printed));
 if (piiTable) console.log(`\npii/pii_detection on presidio-research's synthetic corpus (issue 14; held out: templates % 3 === 2)\n${piiTable}`);
+if (piiTypedTable) console.log(`\npii/pii_detection on the seeded IBANs and dates, every entity enabled (bench/pii-typed-set.ts)\n${piiTypedTable}`);
 const dir = path.resolve('bench/results');
 fs.mkdirSync(dir, { recursive: true });
 const file = path.join(dir, `${new Date().toISOString().replace(/[:.]/g, '-')}.json`);

@@ -1,4 +1,4 @@
-import type { RawResult, Recognizer } from './recognizer.ts';
+import { PATTERN, STRUCTURED, type RawResult, type Recognizer } from './recognizer.ts';
 
 /**
  * Street addresses as LOCATION, by the way addresses are written in the major languages:
@@ -84,7 +84,7 @@ const PARTICLE = String.raw`(?:de|do|da|dos|das|del|della|dei|degli|di|du|des|la
 const NAME_WORD = `(?:${CAP}|${PARTICLE})`;
 const LOWER_WORD = String.raw`\p{Ll}[\p{L}'’\-]*\.?`;
 
-function compile(wordsCapitalised: boolean): { street: RegExp; cue: RegExp } {
+function compile(wordsCapitalised: boolean): { street: RegExp; bare: RegExp; cue: RegExp } {
   const word = wordsCapitalised ? NAME_WORD : `(?:${NAME_WORD}|${LOWER_WORD})`;
   const suffixType = `(?:${anyCase(SUFFIX_TYPES)})\\.?`;
   const prefixType = `(?:${anyCase(PREFIX_TYPES)})\\.?`;
@@ -97,21 +97,22 @@ function compile(wordsCapitalised: boolean): { street: RegExp; cue: RegExp } {
     `(?:${NUM}[ \\t]+)?${prefixType}[ \\t]+${word}(?:[ \\t]+${word}){0,4}[ \\t]+${NUM}(?![\\p{L}\\d])`,
     // Hammarvägen 15, Villacher Strasse 89, Kálmán Imre u. 12.
     `(?:${NUM}[ \\t]+)?(?:${word}[ \\t]+){0,3}${joined}[ \\t]+${NUM}\\.?(?![\\p{L}\\d])`,
-    // 20789 Allika 46, 5850 Jana Nerudy 894: a house number, a name, a street number
-    `${NUM}[ \\t]+${CAP}(?:[ \\t]+${word}){0,3}[ \\t]+${NUM}\\.?(?![\\p{L}\\d.,]\\d)`,
     // Post boxes and US military addresses
     `(?:${NUM}[ \\t]+)?` + String.raw`(?:P\.?[ \t]?O\.?[ \t]?Box|Postfach|Apartado|Caixa Postal)[ \t]+\d{1,6}`,
     String.raw`(?:PSC|CMR|Unit)[ \t]+\d{1,5},?[ \t]+Box[ \t]+\d{1,5}`,
     `(?:USNS|USNV|USS|USCGC)[ \\t]+${CAP}(?:[ \\t]+${CAP})?`,
     String.raw`(?:APO|FPO|DPO)[ \t]+(?:AA|AE|AP)[ \t]+\d{5}`,
   ].join('|');
+  // 20789 Allika 46, 5850 Jana Nerudy 894: a house number, a name, a street number. No
+  // street type confirms it, so it is a pattern ("23 April 1970" has the same shape).
+  const bare = `${NUM}[ \\t]+${CAP}(?:[ \\t]+${word}){0,3}[ \\t]+${NUM}\\.?(?![\\p{L}\\d.,]\\d)`;
   // After words that introduce an address, a name and a number is one ("lives on Pod Floriánem 1677").
   // The cue words in lower case or capitalised; the name after them keeps its capitals.
   const cue =
     String.raw`(?:[Aa]ddress(?:es)?(?:[ \t]+is)?[ \t:]*|[Ll]ives?[ \t]+(?:on|at|in)|[Ll]ocated[ \t]+(?:at|on)|(?:station|office)[ \t]+is[ \t]+(?:on|at)|[Ee]nter[ \t]+on|drops?[ \t]+you[ \t]+off[ \t]+at|[Ss]top[ \t]+at|[Mm]eet[ \t]+me[ \t]+at|[Ss]ent[ \t]+to)[ \t]+` +
     `((?:${NUM}[ \\t]+)?${CAP}(?:[ \\t]+${word}){0,4}[ \\t]+${NUM})(?![\\p{L}\\d])`;
   const flags = wordsCapitalised ? 'gu' : 'giu';
-  return { street: new RegExp(street, flags), cue: new RegExp(cue, flags) };
+  return { street: new RegExp(street, flags), bare: new RegExp(bare, flags), cue: new RegExp(cue, flags) };
 }
 
 // Whatever may follow a street on its line or the next lines: apartment, town, region,
@@ -125,8 +126,6 @@ const CONTINUATION = new RegExp(
 const SENTENCE_WORDS = new Set(['i', 'it', 'is', 'was', 'the', 'a', 'and', 'for', 'please', 'after', 'last', 'this', 'that', 'we', 'you', 'my', 'serves', 'now']);
 
 const SCORE = 0.85;
-/** A street address beats a guess at a name or a phone-shaped number inside it. */
-export const ADDRESS_SPECIFICITY = 2;
 
 /** Extends a street over the lines that continue the address; stops at the first line that reads as a sentence. */
 function extend(text: string, end: number): number {
@@ -164,14 +163,15 @@ export const addressRecognizer: Recognizer = {
     if (!/\d/.test(text)) return [];
     compiled ??= { capitalised: compile(true), lower: compile(false) };
     // A text without capitals (chat written in lower case) gets lower-case names too.
-    const { street, cue } = /\p{Lu}/u.test(text) ? compiled.capitalised : compiled.lower;
+    const { street, bare, cue } = /\p{Lu}/u.test(text) ? compiled.capitalised : compiled.lower;
     const results: RawResult[] = [];
-    const push = (start: number, end: number) =>
-      results.push({ entity: 'LOCATION', start, end: extend(text, end), score: SCORE, context: [], specificity: ADDRESS_SPECIFICITY });
+    const push = (start: number, end: number, specificity = STRUCTURED) =>
+      results.push({ entity: 'LOCATION', start, end: extend(text, end), score: SCORE, context: [], specificity });
     for (const m of text.matchAll(street)) {
       const crossing = /^\D/.test(m[0]) ? CROSSING.exec(text.slice(Math.max(0, m.index - 60), m.index)) : null;
       push(crossing ? m.index - crossing[0].length : m.index, m.index + m[0].length);
     }
+    for (const m of text.matchAll(bare)) push(m.index, m.index + m[0].length, PATTERN);
     for (const m of text.matchAll(cue)) {
       const start = m.index + m[0].length - m[1].length;
       push(start, start + m[1].length);
@@ -190,7 +190,10 @@ function mergeOverlapping(results: RawResult[]): RawResult[] {
   const out: RawResult[] = [results[0]];
   for (const r of results.slice(1)) {
     const last = out[out.length - 1];
-    if (r.start <= last.end) last.end = Math.max(last.end, r.end);
+    if (r.start <= last.end) {
+      last.end = Math.max(last.end, r.end);
+      last.specificity = Math.max(last.specificity ?? PATTERN, r.specificity ?? PATTERN);
+    }
     else out.push(r);
   }
   return out;

@@ -1,5 +1,5 @@
 import { luhnValid } from './checksums.ts';
-import { MAX_SCORE, VALIDATED, type RawResult, type Recognizer } from './recognizer.ts';
+import { MAX_SCORE, STRUCTURED, VALIDATED, type RawResult, type Recognizer } from './recognizer.ts';
 
 /**
  * Payment card numbers by issuer: the issuer identification number ranges and card lengths
@@ -62,8 +62,6 @@ export function isCardNumber(digits: string): boolean {
   return digits.length >= MIN_LENGTH && digits.length <= MAX_LENGTH && cardIssuer(digits) !== null && luhnValid([...digits].map(Number));
 }
 
-/** A card checked against an issuer's ranges and lengths and Luhn beats a check digit alone. */
-export const ISSUER_CHECKED = 2;
 /**
  * Presidio's shape (13 to 19 digits starting 3 to 6) passing Luhn but in no published
  * issuer range: Presidio's weak pattern score, so only a context word ("card") reports it.
@@ -106,7 +104,7 @@ export const creditCard: Recognizer = {
           else if (UNKNOWN_ISSUER.test(digits) && luhnValid([...digits].map(Number))) weak = j;
         }
         if (best >= 0) {
-          results.push({ entity: 'CREDIT_CARD', start: groups[i].start, end: groups[best].end, score: MAX_SCORE, context: CONTEXT, specificity: ISSUER_CHECKED });
+          results.push({ entity: 'CREDIT_CARD', start: groups[i].start, end: groups[best].end, score: MAX_SCORE, context: CONTEXT, specificity: STRUCTURED });
           i = best + 1;
         } else if (weak >= 0) {
           results.push({ entity: 'CREDIT_CARD', start: groups[i].start, end: groups[weak].end, score: UNKNOWN_ISSUER_SCORE, context: CONTEXT, specificity: VALIDATED });

@@ -248,8 +248,10 @@ export function phoneRecognizer(options: {
             // "00 44 ..." / "011 ...": the country code written after a call prefix.
             const withCountryCode = INTERNATIONAL.test(raw);
             const valid = f.number.isValid();
-            // Six digits or fewer are as often a house or order number.
-            const strong = valid && (withCountryCode || (grouped(raw) && digitCount(raw.replace(EXTENSION, '')) >= 7));
+            // Six digits or fewer are as often a house or order number; digits grouped as a
+            // date ("09.12.2024") are grouped like a date, not like a phone number.
+            const strong =
+              valid && (withCountryCode || (grouped(raw) && !DATE_LIKE.test(raw) && digitCount(raw.replace(EXTENSION, '')) >= 7));
             add(start, end, PHONE_SCORE, strong ? STRONG_EVIDENCE : undefined, !valid ? 0 : withCountryCode ? PHONE_WITH_COUNTRY_CODE : VALIDATED);
           }
         }

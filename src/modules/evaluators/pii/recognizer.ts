@@ -18,13 +18,26 @@ export interface RawResult {
   evidence?: number;
   /**
    * How specific the explanation is when findings of different types overlap; the higher
-   * one wins (see `resolveTypeConflicts`). 0, the default, for a pattern or a guess.
+   * one wins (see `resolveTypeConflicts`). PATTERN, the default, for a pattern or a guess.
    */
   specificity?: number;
 }
 
-/** `specificity` of a value a checksum or registry rule confirmed. */
+// The rungs of `specificity`. Each is evidence the rung below does not have, so the order
+// does not depend on which recognizers happen to be enabled.
+/** The shape alone, a guess, or a check that most values of the shape pass. */
+export const PATTERN = 0;
+/**
+ * A rule that rejects most values of the shape confirmed this one: a check digit (1 in 10
+ * or 11 random values pass), a day that exists in its month.
+ */
 export const VALIDATED = 1;
+/**
+ * The whole value matched a published structure on top of its check: a card number in an
+ * issuer's range and length with Luhn, an IBAN in its country's length and format with
+ * mod 97, a street address.
+ */
+export const STRUCTURED = 2;
 
 export interface AnalyzeOptions {
   /** libphonenumber-js leniency; Presidio's default (1) is VALID. */
@@ -70,8 +83,17 @@ export interface PatternRecognizerSpec {
   caseSensitive?: boolean;
   /** A cheap test the text must pass before any pattern runs (most IDs need a digit). */
   requires?: RegExp | null;
-  /** `specificity` of a validated match; VALIDATED unless the check is stronger than a check digit. */
+  /**
+   * `specificity` of a validated match: VALIDATED, STRUCTURED when the check is stronger
+   * than a check digit, PATTERN when most values of the shape pass it.
+   */
   validatedSpecificity?: number;
+  /**
+   * A structure check that makes a match VALIDATED in overlaps without touching its score,
+   * for recognizers Presidio gives no validation (a date that exists stays at Presidio's
+   * 0.6 but is no longer a bare pattern next to a licence plate).
+   */
+  confirm?: (match: string) => boolean;
 }
 
 const HAS_DIGIT = /[0-9]/;
@@ -105,7 +127,8 @@ export function patternRecognizer(spec: PatternRecognizerSpec): Recognizer {
           else if (validation === false) score = 0;
           if (score > 0 && spec.invalidate && spec.invalidate(m[0])) score = 0;
           if (score > 0) {
-            const specificity = validation === true ? (spec.validatedSpecificity ?? VALIDATED) : 0;
+            const specificity =
+              validation === true ? (spec.validatedSpecificity ?? VALIDATED) : spec.confirm?.(m[0]) ? VALIDATED : PATTERN;
             results.push({ entity: spec.entity, start: m.index, end: m.index + m[0].length, score, context, specificity });
           }
         }
@@ -151,10 +174,16 @@ function dedupeCluster(cluster: RawResult[]): RawResult[] {
 }
 
 /**
- * When findings of different types overlap, the most specific explanation wins: a phone
- * number written with its country code is not a VAT code that happens to pass a check
- * digit, a card number of a real issuer range is not a bank account pattern. Findings of
- * equal specificity (two guesses, two checksums) are both kept, as Presidio keeps them.
+ * When findings of different types overlap, one explanation of the text is kept where one
+ * is better, as Presidio's analyzer and anonymizer decide between conflicting results:
+ * - the more specific one (a higher `specificity` rung) wins: a phone number written with
+ *   its country code is not a VAT code that happens to pass a check digit, an IBAN is not
+ *   the national id that some of its digits spell;
+ * - on the same rung, a finding covering a shorter one with at least its score wins (the
+ *   longer explanation accounts for more of the text: an IBAN over the card number its
+ *   digits spell).
+ * Findings on the same rung that only partly overlap or share their span are all kept, as
+ * Presidio's analyzer keeps them.
  */
 export function resolveTypeConflicts(results: RawResult[]): RawResult[] {
   if (results.length < 2) return results;
@@ -165,11 +194,24 @@ export function resolveTypeConflicts(results: RawResult[]): RawResult[] {
     for (let j = i + 1; j < byStart.length && byStart[j].start < a.end; j++) {
       const b = byStart[j];
       if (a.entity === b.entity) continue;
-      const sa = a.specificity ?? 0;
-      const sb = b.specificity ?? 0;
-      if (sa > sb) dropped.add(b);
-      else if (sb > sa) dropped.add(a);
+      const loser = weaker(a, b);
+      if (loser) dropped.add(loser);
     }
   }
   return dropped.size === 0 ? results : results.filter((r) => !dropped.has(r));
+}
+
+/** Of two overlapping findings of different types, the one that gives way, if either does. */
+function weaker(a: RawResult, b: RawResult): RawResult | null {
+  const sa = a.specificity ?? PATTERN;
+  const sb = b.specificity ?? PATTERN;
+  if (sa !== sb) return sa > sb ? b : a;
+  const aCoversB = a.start <= b.start && a.end >= b.end;
+  const bCoversA = b.start <= a.start && b.end >= a.end;
+  // The same span on the same rung is two readings of one value ("541-714-1388" is a valid
+  // US number and a valid Turkish mobile): neither explains more of the text.
+  if (aCoversB && bCoversA) return null;
+  if (aCoversB) return a.score >= b.score ? b : null;
+  if (bCoversA) return b.score >= a.score ? a : null;
+  return null;
 }

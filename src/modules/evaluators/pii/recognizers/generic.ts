@@ -7,11 +7,12 @@ import {
   digitsOf,
   ethereumChecksum,
   ibanChecksumValid,
+  isValidDate,
   stripChars,
 } from '../checksums.ts';
 import { creditCard } from '../cards.ts';
 import { isValidIp } from '../ip.ts';
-import { MAX_SCORE, patternRecognizer, removeDuplicates, type RawResult, type Recognizer } from '../recognizer.ts';
+import { MAX_SCORE, PATTERN, patternRecognizer, removeDuplicates, STRUCTURED, type RawResult, type Recognizer } from '../recognizer.ts';
 import { TOP_LEVEL_DOMAINS } from '../tlds.ts';
 
 export const crypto = patternRecognizer({
@@ -101,6 +102,42 @@ export const url = patternRecognizer({
 });
 
 const MONTHS = 'JAN|FEB|MAR|APR|MAY|JUN|JUL|AUG|SEP|OCT|NOV|DEC';
+const MONTH_NAMES = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
+// A month written out or abbreviated ("March", "Mar.", "Sept"), for the forms Presidio leaves to spaCy.
+const MONTH_WORD = `(?:${MONTH_NAMES.join('|')}|${MONTHS}|SEPT)\\.?`;
+const DAY = '(?:0?[1-9]|[12][0-9]|3[01])(?:st|nd|rd|th)?';
+
+/** The month a word names (1-12), or 0. */
+function monthNamed(word: string): number {
+  const w = word.toLowerCase();
+  if (w.length < 3) return 0;
+  return MONTH_NAMES.findIndex((name) => name.startsWith(w) && (w.length === 3 || w === 'sept' || w === name)) + 1;
+}
+
+/**
+ * True when the date a match writes exists: its day is in its month (either reading of
+ * "05/03/2024" will do). Year first is ISO order; a named month fixes the month, a number
+ * before it is the day and after it the year (or the day, when a four-digit year follows).
+ */
+function dateExists(match: string): boolean {
+  const parts = match.split(/T[0-9]/)[0].split(/[^A-Za-z0-9]+/).filter((p) => p !== '' && !/^(?:st|nd|rd|th|of)$/i.test(p));
+  const numbers = (ps: string[]) => ps.map((p) => Number(p.replace(/\D/g, '')));
+  const monthAt = parts.findIndex((p) => /^[A-Za-z]+$/.test(p) && monthNamed(p) > 0);
+  if (monthAt >= 0) {
+    const month = monthNamed(parts[monthAt]);
+    const before = numbers(parts.slice(0, monthAt));
+    const after = parts.slice(monthAt + 1);
+    const fourDigitYear = after.find((p) => /^[0-9]{4}$/.test(p));
+    const day = before[0] ?? (fourDigitYear && after.length > 1 ? Number(after[0].replace(/\D/g, '')) : undefined);
+    return day === undefined || isValidDate(fourDigitYear ? Number(fourDigitYear) : 2000, month, day);
+  }
+  const [a, b, c] = numbers(parts);
+  if (/^[0-9]{4}$/.test(parts[0])) return b !== undefined && (c === undefined ? b >= 1 && b <= 12 : isValidDate(a, b, c));
+  if (c === undefined) return a >= 1 && a <= 12;
+  const year = c < 100 ? 2000 + c : c;
+  return isValidDate(year, a, b) || isValidDate(year, b, a);
+}
+
 export const dateTime = patternRecognizer({
   name: 'DateRecognizer',
   entity: 'DATE_TIME',
@@ -123,8 +160,14 @@ export const dateTime = patternRecognizer({
     { name: 'dd-MMM or dd-MMM', regex: new RegExp(`\\b(([1-9]|0[1-9]|[1-2][0-9]|3[0-1])-(${MONTHS}))\\b`), score: 0.6 },
     { name: 'mm/yyyy or m/yyyy', regex: /\b(([1-9]|0[1-9]|1[0-2])\/\d{4})\b/, score: 0.2 },
     { name: 'mm/yy or m/yy', regex: /\b(([1-9]|0[1-9]|1[0-2])\/\d{2})\b/, score: 0.1 },
+    // Written-out months, which Presidio finds with spaCy's DATE (its NER score, 0.85, would
+    // outrank the numeric forms; these stay at their level).
+    { name: 'Month d, yyyy', regex: new RegExp(`\\b${MONTH_WORD}\\s+${DAY},?\\s+\\d{4}\\b`), score: 0.6 },
+    { name: 'd Month yyyy', regex: new RegExp(`\\b${DAY}(?:\\s+of)?\\s+${MONTH_WORD},?\\s+\\d{4}\\b`), score: 0.6 },
+    { name: 'Month yyyy', regex: new RegExp(`\\b(?:${MONTH_NAMES.join('|')})\\s+\\d{4}\\b`), score: 0.6 },
   ],
   context: ['date', 'birthday'],
+  confirm: dateExists,
 });
 
 export const macAddress = patternRecognizer({
@@ -206,17 +249,21 @@ const n = (k: number) => `[0-9]{${k}}`;
 const a = (k: number) => `[A-Z]{${k}}`;
 const c = (k: number) => `[a-zA-Z0-9]{${k}}`;
 
-/** Bank account part after country code and check digits, per country (Presidio's iban_patterns). */
+/**
+ * Bank account part after country code and check digits, per country: Presidio's
+ * iban_patterns, but Azerbaijan, Jordan, Pakistan and Palestine as the SWIFT IBAN registry
+ * has them (Presidio allows only digits where the registry allows letters too).
+ */
 const IBAN_FORMATS: Record<string, string> = {
-  AL: n(8) + c(16), AD: n(8) + c(12), AT: n(16), AZ: c(4) + n(20), BH: a(4) + c(14), BY: c(4) + n(4) + c(16),
+  AL: n(8) + c(16), AD: n(8) + c(12), AT: n(16), AZ: a(4) + c(20), BH: a(4) + c(14), BY: c(4) + n(4) + c(16),
   BE: n(12), BA: n(16), BR: n(23) + a(1) + c(1), BG: a(4) + n(6) + c(8), CR: '0' + n(17), HR: n(17),
   CY: n(8) + c(16), CZ: n(20), DK: n(14), DO: a(4) + n(20), TL: n(19), EE: n(16), FO: n(14), FI: n(14),
   FR: n(10) + c(11) + n(2), GE: c(2) + n(16), DE: n(18), GI: a(4) + c(15), GR: n(7) + c(16), GL: n(14),
-  GT: c(24), HU: n(24), IS: n(22), IE: c(4) + n(14), IL: n(19), IT: a(1) + n(10) + c(12), JO: a(4) + n(22),
+  GT: c(24), HU: n(24), IS: n(22), IE: c(4) + n(14), IL: n(19), IT: a(1) + n(10) + c(12), JO: a(4) + n(4) + c(18),
   KZ: n(3) + c(13), XK: n(16), KW: a(4) + c(22), LV: a(4) + c(13), LB: n(4) + c(20), LI: n(5) + c(12),
   LT: n(16), LU: n(3) + c(13), MT: a(4) + n(5) + c(18), MR: n(23), MU: a(4) + n(19) + a(1), MD: c(20),
-  MC: n(10) + c(11) + n(2), ME: n(18), NL: a(4) + n(10), MK: n(3) + c(10) + n(2), NO: n(11), PK: c(4) + n(16),
-  PS: c(4) + n(21), PL: n(24), PT: n(21), QA: a(4) + c(21), RO: a(4) + c(16), SM: a(1) + n(10) + c(12),
+  MC: n(10) + c(11) + n(2), ME: n(18), NL: a(4) + n(10), MK: n(3) + c(10) + n(2), NO: n(11), PK: a(4) + c(16),
+  PS: a(4) + c(21), PL: n(24), PT: n(21), QA: a(4) + c(21), RO: a(4) + c(16), SM: a(1) + n(10) + c(12),
   SA: n(2) + c(18), RS: n(18), SK: n(20), SI: n(15), ES: n(20), SE: n(20), CH: n(5) + c(12), TN: n(20),
   TR: n(5) + c(17), AE: n(19), GB: a(4) + n(14), VA: n(18), VG: c(4) + n(16),
   // In Presidio's test vectors (registry formats): Egypt, Iraq, Libya, Saint Lucia, Seychelles, Ukraine.
@@ -261,7 +308,10 @@ export const iban: Recognizer = {
         const validation = validateIban(text.slice(m.index, end));
         const score = validation === true ? MAX_SCORE : validation === false ? 0 : 0.5;
         if (score > 0) {
-          results.push({ entity: 'IBAN_CODE', start: m.index, end, score, context: IBAN_CONTEXT });
+          // Mod 97 on its country's length and format: a national id or card number some of
+          // its digits spell is not what the text holds.
+          const specificity = validation === true ? STRUCTURED : PATTERN;
+          results.push({ entity: 'IBAN_CODE', start: m.index, end, score, context: IBAN_CONTEXT, specificity });
           break;
         }
       }

@@ -2,7 +2,7 @@
 // the Philippines and South Africa; patterns, scores and context words as Presidio's
 // (microsoft/presidio, MIT).
 import { digitsOf, isValidDate, luhnValid, stripChars, verhoeffValid } from '../checksums.ts';
-import { patternRecognizer, type Recognizer } from '../recognizer.ts';
+import { PATTERN, patternRecognizer, type Recognizer } from '../recognizer.ts';
 
 function weightedSum(digits: readonly number[], weights: readonly number[]): number {
   let sum = 0;
@@ -364,6 +364,9 @@ export const trLicensePlate = patternRecognizer({
     { name: 'TR License Plate (hyphen)', regex: /\b(0[1-9]|[1-7][0-9]|8[0-1])-[A-PR-VY-Z]{1,3}-\d{2,4}\b/, score: 0.3 },
   ],
   context: ['plaka', 'araç plakası', 'plaka numarası', 'kayıt plakası', 'tr plaka', 'license plate', 'number plate', 'plate', 'taşıt plakası', 'kayıt'],
+  // A province code passes 81 of 100 two-digit prefixes: it refutes a plate but does not
+  // make "26-Sep-1979" one rather than a date.
+  validatedSpecificity: PATTERN,
   validate(m) {
     const s = stripChars(m, '- ');
     if (s.length >= 3 && /^[0-9]{2}/.test(s)) {
