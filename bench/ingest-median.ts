@@ -9,7 +9,8 @@
  * Each run also prints the server's CPU time per 1,000 spans by thread (and, on PostgreSQL,
  * its backends'), which other work on the machine moves far less than spans/s, and then
  * inserts the same rows again with plain multi-row INSERT statements (bench/traces.ts
- * benchRawInsert) for the ratio ingest / raw, measured in the same run. BENCH_RAW=0 skips that.
+ * benchRawInsert) for the ratio ingest / raw, measured in the same run. BENCH_RAW=0 skips that;
+ * BENCH_REQUESTS sets the requests of 100 spans per run (default 500).
  * Under `--cpu-prof` it prints the measured window on the profiles' clock (microseconds).
  */
 import fs from 'node:fs';
@@ -25,6 +26,8 @@ const runs = Number(process.argv[3] ?? '5');
 const pgUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const clients = Number(process.env.BENCH_CLIENTS ?? '2');
 const inFlight = Number(process.env.BENCH_IN_FLIGHT ?? '2');
+/** Requests of 100 spans per run (500: 50,000 spans, as `npm run bench`). */
+const requests = Number(process.env.BENCH_REQUESTS ?? '500');
 const withRaw = process.env.BENCH_RAW !== '0';
 /** SPYGLASS_* variables of this process reach the server under bench (e.g. SPYGLASS_WEBHOOK_POLL_MS=0, to compare). */
 const serverEnv = Object.fromEntries(Object.entries(process.env).filter(([k, v]) => k.startsWith('SPYGLASS_') && v !== undefined)) as Record<string, string>;
@@ -60,7 +63,7 @@ for (let run = 0; run < runs; run++) {
     let endUs = 0n;
     const r = await benchIngest(
       server,
-      { requests: 500, clients, inFlight, firstTrace: 0, salt: 1 },
+      { requests, clients, inFlight, firstTrace: 0, salt: 1 },
       {
         start: async () => {
           backendsBefore = await backendCpu(server);
