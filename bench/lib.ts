@@ -100,3 +100,51 @@ export function table(rows: Record<string, string | number>[]): string {
   const line = (cells: string[]) => '| ' + cells.map((c, i) => c.padEnd(width[i])).join(' | ') + ' |';
   return [line(cols), line(width.map((w) => '-'.repeat(w))), ...rows.map((r) => line(cols.map((c) => String(r[c]))))].join('\n');
 }
+
+/** CPU seconds (user + system) of each thread of this process, by thread id (Linux; empty elsewhere), and each thread's nice value. */
+function threadTimes(): Map<number, { seconds: number; nice: number }> {
+  const out = new Map<number, { seconds: number; nice: number }>();
+  let tids: string[] = [];
+  try {
+    tids = fs.readdirSync('/proc/self/task');
+  } catch {
+    return out;
+  }
+  const tick = 100; // USER_HZ on Linux
+  for (const tid of tids) {
+    try {
+      // Fields after the command's closing parenthesis: state is field 3; utime 14, stime 15, nice 19.
+      const stat = fs.readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out.set(Number(tid), { seconds: (Number(f[11]) + Number(f[12])) / tick, nice: Number(f[16]) });
+    } catch {
+      // The thread ended meanwhile.
+    }
+  }
+  return out;
+}
+
+/**
+ * CPU time of the server's threads over a stretch of work, when the server runs in this
+ * process (as bench/ingest-median.ts runs it): the main thread, the OTLP decode worker (the
+ * thread at nice 10), the busiest other thread (on PGlite: its worker) and the rest (V8's
+ * collector and compiler helpers, libuv). Far less sensitive to other work on the machine
+ * than wall time.
+ */
+export function threadCpu() {
+  const before = threadTimes();
+  return () => {
+    const after = threadTimes();
+    let main = 0;
+    let decode = 0;
+    const others: number[] = [];
+    for (const [tid, t] of after) {
+      const used = t.seconds - (before.get(tid)?.seconds ?? 0);
+      if (tid === process.pid) main += used;
+      else if (t.nice === 10) decode += used;
+      else others.push(used);
+    }
+    others.sort((a, b) => b - a);
+    return { main, decode, busiestOther: others[0] ?? 0, rest: others.slice(1).reduce((a, b) => a + b, 0) };
+  };
+}

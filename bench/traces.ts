@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import { rows } from '../src/db/index.ts';
 import { median, percentile, pool, type BenchServer } from './lib.ts';
 import { otlpRequest } from './otlp-payloads.ts';
@@ -21,7 +21,12 @@ const post = async (s: BenchServer, body: Buffer) => {
  * `inFlight` requests in flight; every answer comes after the commit. Wall time from the first
  * request sent to the last answer received.
  */
-export async function benchIngest(s: BenchServer, opts: { requests: number; clients: number; inFlight: number; firstTrace: number; salt: number }) {
+export async function benchIngest(
+  s: BenchServer,
+  opts: { requests: number; clients: number; inFlight: number; firstTrace: number; salt: number },
+  /** Called as the measured stretch starts and ends (bench/ingest-median.ts measures CPU time over it). */
+  window?: { start(): void | Promise<void>; end(): void | Promise<void> },
+) {
   const spansPerRequest = 100;
   const spansPerTrace = 5;
   const tracesPerRequest = spansPerRequest / spansPerTrace;
@@ -34,10 +39,12 @@ export async function benchIngest(s: BenchServer, opts: { requests: number; clie
   const shares = Array.from({ length: opts.clients }, (_, c) => bodies.filter((_, i) => i % opts.clients === c));
   const clients = shares.map((share) => startClient(`${s.baseUrl}/api/otel/v1/traces`, s.creds.projectApiKey, share, opts.inFlight));
   await Promise.all(clients.map((c) => c.ready));
+  await window?.start();
   const t0 = performance.now();
   clients.forEach((c) => c.go());
   const reports = await Promise.all(clients.map((c) => c.done));
   const seconds = (performance.now() - t0) / 1000;
+  await window?.end();
   const failures = reports.reduce((n, r) => n + r.failures, 0);
   if (failures) throw new Error(`${failures} ingest requests failed`);
   const latencies = reports.flatMap((r) => r.latencies);
@@ -64,24 +71,39 @@ function startClient(url: string, token: string, bodies: Buffer[], concurrency: 
   return { ready, done, go: () => child.stdin.end('go\n') };
 }
 
+/** Columns of the spans table, in the order the raw insert names them. */
+const SPAN_COLUMNS = [
+  'project_id', 'trace_id', 'span_id', 'parent_id', 'name', 'type', 'model', 'model_name', 'vendor', 'started_at', 'finished_at',
+  'first_token_at', 'inserted_at', 'updated_at', 'prompt_tokens', 'completion_tokens', 'cached_input_tokens', 'reasoning_tokens',
+  'tokens_estimated', 'cost', 'has_error', 'error', 'input_text', 'output_text', 'trace_meta', 'data',
+];
+const JSON_COLUMNS = new Set(['error', 'trace_meta', 'data']);
+
 /**
- * The raw rate at which the same database accepts the same rows: the spans table's
- * rows copied with multi-row INSERT ... SELECT into a scratch table of the same shape
- * (no decoding, no summaries, no upsert), in 100-row statements.
+ * The raw rate at which the same database accepts the same rows: the spans table's rows
+ * (those ingest just wrote, up to `sampleRows`) inserted again with plain multi-row
+ * `INSERT ... VALUES` statements of `rowsPerStatement` rows, one parameter per value, into a
+ * scratch table of the same shape and indexes, each statement its own transaction (a durable
+ * commit each, as ingest's), one after another on one connection: no decoding, mapping,
+ * summaries, events or upserts. The rows are read and their parameters built before the clock starts.
  */
-export async function benchRawInsert(s: BenchServer, sampleRows: number) {
+export async function benchRawInsert(s: BenchServer, sampleRows: number, rowsPerStatement = 100) {
   const db = s.db.orm;
   await db.execute(sql`DROP TABLE IF EXISTS bench_raw_spans`);
   await db.execute(sql`CREATE TABLE bench_raw_spans (LIKE spans INCLUDING ALL)`);
-  const source = await rows<Record<string, unknown>>(db, sql`SELECT * FROM spans ORDER BY trace_id, span_id LIMIT ${sampleRows}`);
-  const batches: Record<string, unknown>[][] = [];
-  for (let i = 0; i < source.length; i += 100) batches.push(source.slice(i, i + 100).map((r, j) => ({ ...r, span_id: `raw${i + j}` })));
-  const t0 = performance.now();
-  for (const batch of batches) {
-    await db.execute(
-      sql`INSERT INTO bench_raw_spans SELECT * FROM jsonb_populate_recordset(NULL::bench_raw_spans, ${JSON.stringify(batch)}::jsonb)`,
+  const source = await rows<Record<string, unknown>>(
+    db,
+    sql.raw(`SELECT ${SPAN_COLUMNS.map((c) => (JSON_COLUMNS.has(c) ? `${c}::text AS ${c}` : c)).join(', ')} FROM spans ORDER BY trace_id, span_id LIMIT ${sampleRows}`),
+  );
+  const statements: SQL[] = [];
+  for (let i = 0; i < source.length; i += rowsPerStatement) {
+    const tuples = source.slice(i, i + rowsPerStatement).map(
+      (r, j) => sql`(${sql.join(SPAN_COLUMNS.map((c) => (c === 'span_id' ? sql`${`raw${i + j}`}` : JSON_COLUMNS.has(c) ? sql`${r[c]}::jsonb` : sql`${r[c]}`)), sql`, `)})`,
     );
+    statements.push(sql`INSERT INTO bench_raw_spans (${sql.raw(SPAN_COLUMNS.join(', '))}) VALUES ${sql.join(tuples, sql`, `)}`);
   }
+  const t0 = performance.now();
+  for (const statement of statements) await db.execute(statement);
   const seconds = (performance.now() - t0) / 1000;
   await db.execute(sql`DROP TABLE bench_raw_spans`);
   return { rows: source.length, seconds, rowsPerSecond: source.length / seconds };

@@ -84,6 +84,12 @@ export class WebhookDispatcher {
   /** A background pass is running; a wake meanwhile sets `again` instead of queueing another. */
   private passing = false;
   private again = false;
+  /**
+   * The next pass must fan out and claim whatever there is; when false, it was asked for by a
+   * commit's NOTIFY alone, and checks first that an endpoint could want the events (below).
+   */
+  private fullPassWanted = true;
+  private lastFullPassAt = -Infinity;
   private stopListening: (() => Promise<void>) | null = null;
   private waitingRetryMs = WAITING_RETRY_MS;
   private abort: AbortController;
@@ -115,7 +121,7 @@ export class WebhookDispatcher {
       if (this.db.kind === 'pglite') await store.releaseClaims(this.db.orm, this.clock.now());
       this.start();
       try {
-        this.stopListening = await this.db.listen(EVENTS_CHANNEL, () => this.wake());
+        this.stopListening = await this.db.listen(EVENTS_CHANNEL, () => this.eventsCommitted());
       } catch (err) {
         this.logger.warn({ err }, 'webhook dispatcher cannot LISTEN for new events: it polls only');
       }
@@ -154,6 +160,18 @@ export class WebhookDispatcher {
 
   /** Asks the loop to look for work now (events were committed, an attempt ended, a test event was queued). */
   wake(): void {
+    this.fullPassWanted = true;
+    this.eventsCommitted();
+  }
+
+  /**
+   * A commit wrote events (NOTIFY). Under ingest that is every transaction: a whole pass
+   * each time (backlog check, fan-out transaction with its flush to disk, claim) took the
+   * database from ingest when no endpoint could want the events. Such a pass asks first
+   * whether an endpoint is enabled and stops there if none is; the cursor then moves past the
+   * events at the next full pass (the poll, at least every pollMs).
+   */
+  private eventsCommitted(): void {
     if (!this.running) return;
     if (this.passing) this.again = true;
     else this.schedule(0);
@@ -187,20 +205,25 @@ export class WebhookDispatcher {
     }
   }
 
-  private schedule(delayMs: number): void {
+  /** `poll`: the pass is the regular poll's, a full one (see eventsCommitted). */
+  private schedule(delayMs: number, poll = false): void {
     if (!this.running) return;
     if (this.timer) clearTimeout(this.timer);
     this.timer = setTimeout(() => {
       this.timer = null;
       this.passing = true;
       this.again = false;
-      void this.serialized(() => this.pass())
+      const full = poll || this.fullPassWanted || performance.now() - this.lastFullPassAt >= this.options.pollMs;
+      this.fullPassWanted = false;
+      void this.serialized(() => (full ? this.pass() : this.passIfEndpoints()))
         .catch((err): PassResult => {
           this.logger.error({ err }, 'webhook dispatcher pass failed');
           return { fannedOut: 0, attempted: 0 };
         })
         .then((r) => {
           this.passing = false;
+          // Work found, or events waiting for an open transaction: the next look is a full one.
+          if (r.fannedOut > 0 || r.attempted > 0 || r.waiting) this.fullPassWanted = true;
           if (r.fannedOut > 0 || r.attempted > 0 || this.again) {
             this.waitingRetryMs = WAITING_RETRY_MS;
             return this.schedule(0);
@@ -211,7 +234,7 @@ export class WebhookDispatcher {
             return;
           }
           this.waitingRetryMs = WAITING_RETRY_MS;
-          this.schedule(this.options.pollMs);
+          this.schedule(this.options.pollMs, true);
         });
     }, delayMs);
     this.timer.unref();
@@ -223,7 +246,14 @@ export class WebhookDispatcher {
     return next;
   }
 
+  /** A pass, when an endpoint is enabled (a commit's NOTIFY asked for it). */
+  private async passIfEndpoints(): Promise<PassResult> {
+    if (!(await store.anyEnabledEndpoint(this.db.orm))) return { fannedOut: 0, attempted: 0 };
+    return this.pass();
+  }
+
   private async pass(): Promise<PassResult> {
+    this.lastFullPassAt = performance.now();
     let fannedOut = 0;
     let waiting = false;
     for (;;) {
