@@ -82,8 +82,12 @@ const envSchema = z.object({
    * Decompressed bytes of OTLP request bodies in flight (from before their decompression until
    * they are answered), for the whole process: past it ingest answers 503 with Retry-After
    * before inflating another. A body larger than it is admitted only when no other is in flight.
+   * 64 MiB, the decompressed limit of one body: 16 gzip bodies of 60 MB at once, PGlite, peak
+   * RSS 416 MiB against 603 at 128 MiB (two giant bodies in flight) and 1,162 before the budget
+   * (bench/overload.ts flood, one sitting, load 14-22); 64 requests of 1,000 spans (~0.3 MB
+   * each) take 20 MB of it.
    */
-  SPYGLASS_INGEST_QUEUE_BYTES: z.coerce.number().int().min(1024 * 1024).max(64 * 1024 * 1024 * 1024).default(128 * 1024 * 1024),
+  SPYGLASS_INGEST_QUEUE_BYTES: z.coerce.number().int().min(1024 * 1024).max(64 * 1024 * 1024 * 1024).default(64 * 1024 * 1024),
   /**
    * One attribute value (and a span's input, output, params, ...) larger than this many bytes
    * keeps its first part; the span lists what was cut in its spyglass.truncated attribute.
