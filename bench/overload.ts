@@ -4,8 +4,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
 import pg from 'pg';
 import { percentile } from './lib.ts';
+import { ExportTraceServiceRequestType } from '../src/modules/traces/ingest/otlp-schema.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const BIN = path.join(here, '..', 'bin', 'spyglass.mjs');
@@ -326,4 +328,152 @@ export async function admin(url: string, text: string) {
   } finally {
     await c.end();
   }
+}
+
+export interface FloodResult {
+  requests: number;
+  /** Each request on the wire (gzip) and what it inflates to, bytes. */
+  wireBytes: number;
+  inflatedBytes: number;
+  restBeforeMiB: number;
+  peakRssMiB: number;
+  /** RSS 20 s and 60 s after the last answer, and the first second it was at most 400 MiB (null: not within 60 s). */
+  rssAfter20sMiB: number;
+  rssAfter60sMiB: number;
+  secondsToRest400: number | null;
+  /** BENCH_MEMORY_BREAKDOWN=1: where the memory is at the peak and 60 s after the last answer. */
+  memory?: { peak: MemoryBreakdown; after60s: MemoryBreakdown };
+  statuses: Record<string, number>;
+  healthzP99: number;
+  healthzMax: number;
+  healthzFailures: number;
+}
+
+/**
+ * The compressed flood (issue 15, item 3): `requests` OTLP/HTTP protobuf bodies sent at once,
+ * each a gzip of about 58 KB that inflates to one span carrying a single 60 MB attribute,
+ * against a fresh server in its own process; its RSS sampled every 50 ms and /healthz timed
+ * every 100 ms, through the burst and for 60 s after its last answer.
+ */
+export async function benchFlood(kind: 'pglite' | 'postgres', postgresUrl: string, opts: { requests: number; attributeBytes: number }): Promise<FloodResult> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'spyglass-flood-'));
+  const env: Record<string, string> = { SPYGLASS_DATA_DIR: dataDir };
+  const probeDir = process.env.BENCH_MEMORY_BREAKDOWN === '1' ? fs.mkdtempSync(path.join(os.tmpdir(), 'spyglass-memory-')) : null;
+  if (probeDir) Object.assign(env, { NODE_OPTIONS: `--require ${MEMORY_PROBE}`, SPYGLASS_MEMORY_PROBE_DIR: probeDir });
+  let dropDb: (() => Promise<void>) | null = null;
+  if (kind === 'postgres') {
+    const name = `spyglass_flood_${randomBytes(4).toString('hex')}`;
+    await admin(postgresUrl, `CREATE DATABASE ${name}`);
+    const u = new URL(postgresUrl);
+    u.pathname = `/${name}`;
+    env.DATABASE_URL = u.toString();
+    dropDb = () => admin(postgresUrl, `DROP DATABASE IF EXISTS ${name}`);
+  }
+  try {
+    const server = await startServer(env);
+    await new Promise((r) => setTimeout(r, 5_000));
+    const pid = server.child.pid!;
+    const restBeforeMiB = procStatus(pid, 'VmRSS') / 1024;
+    const creds = JSON.parse(fs.readFileSync(path.join(dataDir, 'initial-credentials.json'), 'utf8')) as { projectApiKey: string };
+    const bodies = Array.from({ length: opts.requests }, (_, i) => gzipSync(floodRequest(i, opts.attributeBytes), { level: 9 }));
+    let peakKiB = procStatus(pid, 'VmRSS');
+    let peakAt = Date.now();
+    let running = true;
+    const sampler = (async () => {
+      while (running) {
+        const kiB = procStatus(pid, 'VmRSS');
+        if (kiB > peakKiB) [peakKiB, peakAt] = [kiB, Date.now()];
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    })();
+    const healthz: number[] = [];
+    let healthzFailures = 0;
+    const probes = (async () => {
+      while (running) {
+        const h = await timedGet(`${server.baseUrl}/healthz`, 5000);
+        healthz.push(h.ms);
+        if (h.status !== 200) healthzFailures++;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    })();
+    const statuses: Record<string, number> = {};
+    await Promise.all(
+      bodies.map(async (body) => {
+        try {
+          const res = await fetch(`${server.baseUrl}/v1/traces`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/x-protobuf', 'content-encoding': 'gzip', authorization: `Bearer ${creds.projectApiKey}` },
+            body,
+            signal: AbortSignal.timeout(120_000),
+          });
+          await res.arrayBuffer();
+          statuses[res.status] = (statuses[res.status] ?? 0) + 1;
+        } catch {
+          statuses.error = (statuses.error ?? 0) + 1;
+        }
+      }),
+    );
+    const answeredAt = performance.now();
+    let secondsToRest400: number | null = null;
+    let rssAfter20sMiB = NaN;
+    for (let s = 1; s <= 60; s++) {
+      await new Promise((r) => setTimeout(r, answeredAt + s * 1000 - performance.now()));
+      const mib = procStatus(pid, 'VmRSS') / 1024;
+      if (secondsToRest400 === null && mib <= 400) secondsToRest400 = s;
+      if (s === 20) rssAfter20sMiB = mib;
+    }
+    const rssAfter60sMiB = procStatus(pid, 'VmRSS') / 1024;
+    const after60sAt = Date.now();
+    running = false;
+    await Promise.all([sampler, probes]);
+    await server.stop();
+    return {
+      memory: probeDir ? { peak: memoryAt(probeDir, pid, peakAt), after60s: memoryAt(probeDir, pid, after60sAt) } : undefined,
+      requests: opts.requests,
+      wireBytes: bodies[0].length,
+      inflatedBytes: floodRequest(0, opts.attributeBytes).length,
+      restBeforeMiB,
+      peakRssMiB: peakKiB / 1024,
+      rssAfter20sMiB,
+      rssAfter60sMiB,
+      secondsToRest400,
+      statuses,
+      healthzP99: percentile(healthz, 99),
+      healthzMax: Math.max(...healthz),
+      healthzFailures,
+    };
+  } finally {
+    await dropDb?.();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    if (probeDir) fs.rmSync(probeDir, { recursive: true, force: true });
+  }
+}
+
+/** One span whose one attribute is `attributeBytes` of text: what a gzip flood inflates to. */
+function floodRequest(n: number, attributeBytes: number): Buffer {
+  const hex = (v: number, len: number) => v.toString(16).padStart(len, '0');
+  const t = BigInt(Date.now() - 60_000) * 1_000_000n;
+  const message = ExportTraceServiceRequestType.fromObject({
+    resourceSpans: [
+      {
+        resource: { attributes: [{ key: 'service.name', value: { stringValue: 'flood' } }] },
+        scopeSpans: [
+          {
+            spans: [
+              {
+                traceId: Buffer.from(`f100d000${hex(n + 1, 24)}`, 'hex'),
+                spanId: Buffer.from(hex(n + 1, 16), 'hex'),
+                name: 'flood',
+                kind: 1,
+                startTimeUnixNano: t.toString(),
+                endTimeUnixNano: (t + 1_000_000n).toString(),
+                attributes: [{ key: 'flood.payload', value: { stringValue: 'x'.repeat(attributeBytes) } }],
+              },
+            ],
+          },
+        ],
+      },
+    ],
+  });
+  return Buffer.from(ExportTraceServiceRequestType.encode(message).finish());
 }

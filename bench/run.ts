@@ -3,7 +3,7 @@
  * writes bench/results/<date>.json. BENCH_SCALE (default 1) scales the data sizes;
  * BENCH_DATABASES (default "pglite,postgres") picks the databases; PostgreSQL comes
  * from BENCH_DATABASE_URL or TEST_DATABASE_URL (skipped when neither is set and the
- * local server does not answer). BENCH_ONLY=traces|detail|webhooks|evaluators|pii picks benchmarks.
+ * local server does not answer). BENCH_ONLY=traces|detail|webhooks|evaluators|pii|overload|flood picks benchmarks.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -16,7 +16,7 @@ import { benchEvaluators } from './evaluators.ts';
 import { benchAnalytics } from './analytics.ts';
 import { benchPii, corpusTable, typedTable } from './pii.ts';
 import { benchWebhooks } from './webhooks.ts';
-import { benchOverload } from './overload.ts';
+import { benchFlood, benchOverload } from './overload.ts';
 import { benchDetailDownloads } from './detail-downloads.ts';
 
 const scale = Number(process.env.BENCH_SCALE ?? '1');
@@ -228,6 +228,31 @@ for (const kind of kinds) {
   row(label, kind, 'RSS 5 s after the load', o.overload.restAfterMiB, 'MiB');
   row(label, kind, 'machine load average (1 min), before / after', `${loadBefore.toFixed(1)} / ${loadAfter.toFixed(1)}`, 'runnable');
   results[`overload_${kind}`] = { ...o, loadBefore, loadAfter };
+}
+
+// Compressed flood (issue 15): gzip bodies that inflate to one giant attribute each, all at once.
+for (const kind of kinds) {
+  if (only && !only.includes('flood')) continue;
+  if (kind === 'postgres' && !(await postgresAnswers())) continue;
+  const requests = Number(process.env.BENCH_FLOOD_REQUESTS ?? '16');
+  const loadBefore = (await import('node:os')).loadavg()[0];
+  const f = await benchFlood(kind, pgUrl, { requests, attributeBytes: 60_000_000 });
+  const loadAfter = (await import('node:os')).loadavg()[0];
+  const label = `flood: ${requests} gzip OTLP requests at once, ${Math.round(f.wireBytes / 1000)} KB each inflating to ${Math.round(f.inflatedBytes / 1e6)} MB (one attribute)`;
+  row(label, kind, 'RSS at rest before', f.restBeforeMiB, 'MiB');
+  row(label, kind, 'peak RSS', f.peakRssMiB, 'MiB', '<= 600');
+  row(label, kind, 'RSS 20 s / 60 s after the last answer', `${Math.round(f.rssAfter20sMiB)} / ${Math.round(f.rssAfter60sMiB)}`, 'MiB', '<= 400 within 60 s');
+  row(label, kind, 'seconds until RSS <= 400 MiB', f.secondsToRest400 ?? 'not within 60 s', 's');
+  for (const [when, m] of Object.entries(f.memory ?? {})) {
+    const at = `memory breakdown (${when === 'peak' ? 'flood peak' : '60 s after the flood'})`;
+    const r = m.resident;
+    row(at, kind, 'resident: PGlite WebAssembly / JS heaps and other anon / malloc / files', `${r.wasm} / ${r.jsHeapsAndOther} / ${r.malloc} / ${r.files} (${m.rss})`, 'MiB');
+    row(at, kind, `JS heap: main / PGlite worker / other threads (wasm committed ${m.wasmCommitted})`, `${m.jsHeap.main} / ${m.jsHeap.pglite} / ${m.jsHeap.others}`, 'MiB');
+  }
+  row(label, kind, 'answers by status', Object.entries(f.statuses).map(([s, n]) => `${s}: ${n}`).join(', '), 'requests');
+  row(label, kind, '/healthz p99 / max (failures)', `${Math.round(f.healthzP99)} / ${Math.round(f.healthzMax)} (${f.healthzFailures})`, 'ms', 'max < 100');
+  row(label, kind, 'machine load average (1 min), before / after', `${loadBefore.toFixed(1)} / ${loadAfter.toFixed(1)}`, 'runnable');
+  results[`flood_${kind}`] = { ...f, loadBefore, loadAfter };
 }
 
 let piiTable = '';

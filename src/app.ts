@@ -103,6 +103,12 @@ export function buildServices(deps: Deps): Services {
     },
     {
       admission: new Admission({ total: deps.config.ingest.queueSpans, perKey: deps.config.ingest.projectQueueSpans }),
+      otlpBytes: new Admission({
+        total: deps.config.ingest.queueBytes,
+        perKey: deps.config.ingest.queueBytes,
+        full: () => `the server's budget of ${deps.config.ingest.queueBytes} bytes of decompressed OTLP bodies in flight is in use`,
+      }),
+      maxValueBytes: deps.config.ingest.maxAttributeBytes,
       rateLimiter: new RateLimiter(deps.config.ingest.ratePerSecond),
       // Only PGlite's one connection makes writes wait for reads; PostgreSQL has connections for both.
       beforeWrite: deps.db.kind === 'pglite' ? () => readPriority.beforeWrite() : undefined,

@@ -78,6 +78,21 @@ const envSchema = z.object({
   SPYGLASS_INGEST_QUEUE_SPANS: z.coerce.number().int().min(1).max(10_000_000).default(20_000),
   /** The same bound per project, so one noisy project cannot starve the others. */
   SPYGLASS_INGEST_PROJECT_QUEUE_SPANS: z.coerce.number().int().min(1).max(10_000_000).default(10_000),
+  /**
+   * Decompressed bytes of OTLP request bodies in flight (from before their decompression until
+   * they are answered), for the whole process: past it ingest answers 503 with Retry-After
+   * before inflating another. A body larger than it is admitted only when no other is in flight.
+   * 64 MiB, the decompressed limit of one body: 16 gzip bodies of 60 MB at once, PGlite, peak
+   * RSS 416 MiB against 603 at 128 MiB (two giant bodies in flight) and 1,162 before the budget
+   * (bench/overload.ts flood, one sitting, load 14-22); 64 requests of 1,000 spans (~0.3 MB
+   * each) take 20 MB of it.
+   */
+  SPYGLASS_INGEST_QUEUE_BYTES: z.coerce.number().int().min(1024 * 1024).max(64 * 1024 * 1024 * 1024).default(64 * 1024 * 1024),
+  /**
+   * One attribute value (and a span's input, output, params, ...) larger than this many bytes
+   * keeps its first part; the span lists what was cut in its spyglass.truncated attribute.
+   */
+  SPYGLASS_MAX_ATTRIBUTE_BYTES: z.coerce.number().int().min(1024).max(64 * 1024 * 1024).default(1024 * 1024),
   /** Ingest requests per second per API key; past it 429 with Retry-After. 0: no limit (the default). */
   SPYGLASS_INGEST_RATE_LIMIT: z.coerce.number().min(0).max(1_000_000).default(0),
   /**
@@ -132,7 +147,7 @@ export interface Config {
   /** null: no mail is sent (links are only shown to whoever asked for them). */
   smtp: { url: string; from: string } | null;
   /** Ingest admission: bounded queues (503) and an optional per-key rate (429). */
-  ingest: { queueSpans: number; projectQueueSpans: number; ratePerSecond: number; decodeTimeoutMs: number };
+  ingest: { queueSpans: number; projectQueueSpans: number; queueBytes: number; maxAttributeBytes: number; ratePerSecond: number; decodeTimeoutMs: number };
   /** Slow clients cannot hold the server. */
   http: { headersTimeoutMs: number; requestTimeoutMs: number; idleTimeoutMs: number; maxConnections: number };
   /** Provider variables handed to evaluators (OPENAI_API_KEY, AZURE_CONTENT_SAFETY_ENDPOINT, ...). */
@@ -195,6 +210,8 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     ingest: {
       queueSpans: e.SPYGLASS_INGEST_QUEUE_SPANS,
       projectQueueSpans: Math.min(e.SPYGLASS_INGEST_PROJECT_QUEUE_SPANS, e.SPYGLASS_INGEST_QUEUE_SPANS),
+      queueBytes: e.SPYGLASS_INGEST_QUEUE_BYTES,
+      maxAttributeBytes: e.SPYGLASS_MAX_ATTRIBUTE_BYTES,
       ratePerSecond: e.SPYGLASS_INGEST_RATE_LIMIT,
       decodeTimeoutMs: e.SPYGLASS_INGEST_DECODE_TIMEOUT_SECONDS * 1000,
     },

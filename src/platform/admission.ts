@@ -12,6 +12,8 @@ export interface AdmissionLimits {
   total: number;
   /** The same, per key. */
   perKey: number;
+  /** What is full, as the 503's message says it; by default the ingest queue (of the server, of this project). */
+  full?: (who: 'the server' | 'this project') => string;
 }
 
 export class Admission {
@@ -85,10 +87,11 @@ export class Admission {
     return Math.min(30, Math.max(1, Math.ceil(this.queued / this.rate)));
   }
 
-  private refuse(who: string): AppError {
+  private refuse(who: 'the server' | 'this project'): AppError {
     this.shed++;
     const retryAfterSeconds = this.retryAfterSeconds();
-    return new AppError(503, 'ingest_queue_full', `the ingest queue of ${who} is full: retry after ${retryAfterSeconds} s (nothing of this request was stored)`, {
+    const full = this.limits.full?.(who) ?? `the ingest queue of ${who} is full`;
+    return new AppError(503, 'ingest_queue_full', `${full}: retry after ${retryAfterSeconds} s (nothing of this request was stored)`, {
       retryAfterSeconds,
     });
   }

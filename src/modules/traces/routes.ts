@@ -38,6 +38,7 @@ export function traceRoutes(app: FastifyInstance, service: TraceService) {
   const orgOf = (req: FastifyRequest) => req.principal!.organizationId;
   // After authentication, before the body is read: a shed request costs no memory or decoding.
   const admitIngest = async (req: FastifyRequest) => service.checkIngestRequest(req.principal!.keyId, req.projectId!);
+  const admitOtlp = async (req: FastifyRequest) => service.checkOtlpRequest(req.principal!.keyId, req.projectId!);
   app.addHook('onClose', () => service.close());
 
   r.post(
@@ -186,23 +187,35 @@ export function traceRoutes(app: FastifyInstance, service: TraceService) {
     // One route per signal and path: the same parsing, answer and content type, what differs
     // is how the body is decoded and where it goes.
     // The body goes to a decode worker as it came (compressed or not): see service.decodeOtlpTraces.
-    const exportRoute = (url: string, summary: string, handle: (req: FastifyRequest, body: Buffer, contentType: string, contentEncoding: string, format: OtlpFormat) => Promise<Buffer>) =>
+    // Before the body is inflated, what it may inflate to is admitted against the process's budget, until it is answered.
+    const exportRoute = (
+      url: string,
+      summary: string,
+      handle: (req: FastifyRequest, body: Buffer, contentType: string, contentEncoding: string, format: OtlpFormat, maxInflatedBytes: number) => Promise<Buffer>,
+    ) =>
       otlp.post(
         url,
-        { config: { auth: { scope: 'project', permission: 'traces:create' }, ingest: true }, onRequest: admitIngest, bodyLimit: OTLP_BODY_LIMIT, schema: { tags, summary } },
+        { config: { auth: { scope: 'project', permission: 'traces:create' }, ingest: true }, onRequest: admitOtlp, bodyLimit: OTLP_BODY_LIMIT, schema: { tags, summary } },
         async (req, reply) => {
           const contentType = String(req.headers['content-type'] ?? '');
           const format = requestFormat(contentType);
           const body = (req.body as Buffer | undefined) ?? Buffer.alloc(0);
-          const answer = await handle(req, body, contentType, String(req.headers['content-encoding'] ?? 'identity'), format);
+          const contentEncoding = String(req.headers['content-encoding'] ?? 'identity');
+          const inflight = service.admitOtlpBody(body, contentEncoding);
+          let answer: Buffer;
+          try {
+            answer = await handle(req, body, contentType, contentEncoding, format, inflight.maxInflatedBytes);
+          } finally {
+            inflight.release();
+          }
           void reply.header('content-type', format === 'protobuf' ? 'application/x-protobuf' : 'application/json');
           return reply.send(answer);
         },
       );
     const tracesSummary = 'OTLP/HTTP trace export (application/x-protobuf or application/json, gzip or deflate)';
     for (const url of ['/api/otel/v1/traces', '/v1/traces']) {
-      exportRoute(url, url === '/v1/traces' ? 'The same as /api/otel/v1/traces, at the path OTLP exporters default to' : tracesSummary, async (req, body, contentType, contentEncoding, format) => {
-        const { pieces, count, rejected } = await service.decodeOtlpTraces(body, contentType, contentEncoding);
+      exportRoute(url, url === '/v1/traces' ? 'The same as /api/otel/v1/traces, at the path OTLP exporters default to' : tracesSummary, async (req, body, contentType, contentEncoding, format, maxInflatedBytes) => {
+        const { pieces, count, rejected, truncated } = await service.decodeOtlpTraces(body, contentType, contentEncoding, maxInflatedBytes);
         service.countRejected(rejected.count);
         if (count === 0 && rejected.count > 0) {
           throw new AppError(400, 'all_spans_rejected', `every span was rejected: ${rejected.messages.join('; ')}`, {
@@ -211,13 +224,13 @@ export function traceRoutes(app: FastifyInstance, service: TraceService) {
           });
         }
         await service.ingestPrepared(orgOf(req), req.projectId!, pieces, count);
-        return encodeExportTraceResponse(rejected, format);
+        return encodeExportTraceResponse(rejected, format, truncated);
       });
     }
     const logsSummary = 'OTLP/HTTP log export: GenAI events (gen_ai.*) merged into their spans; other records are rejected in the partial success';
     for (const url of ['/api/otel/v1/logs', '/v1/logs']) {
-      exportRoute(url, url === '/v1/logs' ? 'The same as /api/otel/v1/logs, at the path OTLP exporters default to' : logsSummary, async (req, body, contentType, contentEncoding, format) => {
-        const decoded = await service.decodeOtlpLogs(body, contentType, contentEncoding);
+      exportRoute(url, url === '/v1/logs' ? 'The same as /api/otel/v1/logs, at the path OTLP exporters default to' : logsSummary, async (req, body, contentType, contentEncoding, format, maxInflatedBytes) => {
+        const decoded = await service.decodeOtlpLogs(body, contentType, contentEncoding, maxInflatedBytes);
         if (decoded.accepted === 0 && decoded.rejected.count > 0) {
           throw new AppError(400, 'all_log_records_rejected', `every log record was rejected: ${decoded.rejected.messages.join('; ')}`, {
             field: 'resourceLogs',

@@ -14,7 +14,7 @@ import { Admission, RateLimiter } from '../../platform/admission.ts';
 import { pagedStream } from '../../platform/paged-stream.ts';
 import { mapInTurns } from '../../platform/turns.ts';
 import { canonicalModelName } from './costs/index.ts';
-import { mergeGenAiLogEvents, OtlpDecoder, type DecodedTraces, type OtlpDecoderOptions, type LogsDecodeResult, type NormalizedSpan, type SpanEvent, type SpanLogEvents, type SpanType } from './ingest/index.ts';
+import { inflatedSizeBound, mergeGenAiLogEvents, OtlpDecoder, truncateSpan, type DecodedTraces, type OtlpDecoderOptions, type LogsDecodeResult, type NormalizedSpan, type SpanEvent, type SpanLogEvents, type SpanType } from './ingest/index.ts';
 import * as store from './store.ts';
 import { INGEST_PIECE_SPANS, joinRowsInPieces, prepareSpanRow, splitRows, toSpanRow, unprepareSpanRow, type PreparedRows, type PreparedSpanRow } from './span-rows.ts';
 import { summarizeTrace, type SpanFacts, type TraceSummary } from './summary.ts';
@@ -46,6 +46,8 @@ const SPANS_PER_TURN = 250;
  * 109-112 ms, 1,733-1,836 vs 2,446-3,299 spans/s).
  */
 const OTLP_DECODE_THREADS = 1;
+/** The one key of the budget of decompressed OTLP bytes: it bounds the process, not each project. */
+const OTLP_BYTES_KEY = 'otlp';
 /** Clock skew tolerated on incoming span times; later spans are refused. */
 const MAX_CLOCK_SKEW_MS = 24 * 60 * 60 * 1000;
 
@@ -79,6 +81,10 @@ export interface ProjectRegistry {
 /** How ingest is kept within what the database can commit (README: Overload). */
 export interface IngestControl {
   admission: Admission;
+  /** Decompressed bytes of OTLP bodies in flight, for the process (SPYGLASS_INGEST_QUEUE_BYTES). */
+  otlpBytes: Admission;
+  /** A span's values past this many bytes keep their first part (SPYGLASS_MAX_ATTRIBUTE_BYTES). */
+  maxValueBytes: number;
   rateLimiter: RateLimiter;
   /** Awaited before each ingest transaction (reads first, on PGlite). */
   beforeWrite?: () => Promise<void>;
@@ -130,6 +136,22 @@ export class TraceService {
     this.control.admission.checkRoom(projectId);
   }
 
+  /** checkIngestRequest, and whether the process's budget of decompressed OTLP bytes has room (503). */
+  checkOtlpRequest(keyId: string, projectId: string): void {
+    this.checkIngestRequest(keyId, projectId);
+    this.control.otlpBytes.checkRoom(OTLP_BYTES_KEY);
+  }
+
+  /**
+   * Before an OTLP body is inflated: what it may inflate to (a gzip body that says more than the
+   * limit answers 413 at once), admitted against the process's budget of decompressed bytes in
+   * flight, or a 503 with Retry-After. `release` gives the bytes back once the request is answered.
+   */
+  admitOtlpBody(body: Buffer, contentEncoding: string): { maxInflatedBytes: number; release: () => void } {
+    const maxInflatedBytes = inflatedSizeBound(body, contentEncoding);
+    return { maxInflatedBytes, release: this.control.otlpBytes.admit(OTLP_BYTES_KEY, maxInflatedBytes) };
+  }
+
   /** Spans waiting for their commit, and the bound (readiness reports it). */
   get ingestLoad() {
     return { ...this.control.admission.load, full: this.control.admission.full, shed: this.control.admission.shed, admitted: this.control.admission.admitted };
@@ -152,7 +174,11 @@ export class TraceService {
   async ingest(organizationId: string, projectId: string, spans: NormalizedSpan[]): Promise<void> {
     if (!spans.length) return;
     // Only the prepared rows wait for the commit (not `spans`, whose objects can then die young).
-    await this.ingestRows(organizationId, projectId, spans.length, async () => joinRowsInPieces(await mapInTurns(spans, SPANS_PER_TURN, (s) => prepareSpanRow(toSpanRow(s)))));
+    const toRow = (s: NormalizedSpan) => {
+      truncateSpan(s, this.control.maxValueBytes);
+      return prepareSpanRow(toSpanRow(s));
+    };
+    await this.ingestRows(organizationId, projectId, spans.length, async () => joinRowsInPieces(await mapInTurns(spans, SPANS_PER_TURN, toRow)));
   }
 
   /** ingest for spans made into rows already (OTLP requests, by the decode worker), `count` in all. */
@@ -183,13 +209,13 @@ export class TraceService {
   }
 
   /** An OTLP trace request's body (as received: compressed or not) decoded and made into rows, on a worker thread. */
-  decodeOtlpTraces(body: Buffer, contentType: string, contentEncoding: string): Promise<DecodedTraces> {
-    return this.otlpDecoder.traces({ body, contentType, contentEncoding, latestTimeMs: this.latestSpanTime() });
+  decodeOtlpTraces(body: Buffer, contentType: string, contentEncoding: string, maxInflatedBytes: number): Promise<DecodedTraces> {
+    return this.otlpDecoder.traces({ body, contentType, contentEncoding, maxInflatedBytes, latestTimeMs: this.latestSpanTime(), maxValueBytes: this.control.maxValueBytes });
   }
 
   /** An OTLP log request's body decoded (GenAI events grouped by span), on a worker thread. */
-  decodeOtlpLogs(body: Buffer, contentType: string, contentEncoding: string): Promise<LogsDecodeResult> {
-    return this.otlpDecoder.logs({ body, contentType, contentEncoding });
+  decodeOtlpLogs(body: Buffer, contentType: string, contentEncoding: string, maxInflatedBytes: number): Promise<LogsDecodeResult> {
+    return this.otlpDecoder.logs({ body, contentType, contentEncoding, maxInflatedBytes, maxValueBytes: this.control.maxValueBytes });
   }
 
   /** Stops the decode workers (the server closes). */

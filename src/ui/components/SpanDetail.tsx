@@ -138,6 +138,7 @@ export function SpanDetail({ span }: { span: Span }) {
   const duration = t.finished_at - t.started_at;
   const firstToken = t.first_token_at !== null ? t.first_token_at - t.started_at : null;
   const params = Object.entries(span.params ?? {});
+  const truncated = truncatedKeys(span);
   return (
     <Stack gap="md" p="md" data-testid="span-detail">
       <div>
@@ -204,6 +205,18 @@ export function SpanDetail({ span }: { span: Span }) {
         )}
       </dl>
 
+      {truncated.length > 0 && (
+        <Paper withBorder p={8} radius="sm" bg="#fff9db" data-testid="span-truncated">
+          <Text size="sm" fw={600}>
+            Truncated on arrival
+          </Text>
+          <Text size="xs">
+            These values were larger than the server's limit (SPYGLASS_MAX_ATTRIBUTE_BYTES) and keep only their first part:{' '}
+            <span className="mono">{truncated.join(', ')}</span>
+          </Text>
+        </Paper>
+      )}
+
       {span.error && (
         <Section title="Error">
           <Text size="sm" c="red.8" fw={600} mb={4} style={{ overflowWrap: 'anywhere' }}>
@@ -253,6 +266,12 @@ export function SpanDetail({ span }: { span: Span }) {
       <Attributes span={span} />
     </Stack>
   );
+}
+
+/** The keys the server cut to its size limit (the span's spyglass.truncated attribute). */
+function truncatedKeys(span: Span): string[] {
+  const value = span.attributes?.['spyglass.truncated'];
+  return Array.isArray(value) ? value.map(String) : [];
 }
 
 function ParamRow({ name, value }: { name: string; value: unknown }) {

@@ -20,3 +20,5 @@ export { mergeGenAiLogEvents } from './conventions/genai.ts';
 export type { SpanEvent } from './mapping-context.ts';
 export { OtlpDecoder, type OtlpDecoderOptions } from './otlp-decode-thread.ts';
 export type { DecodedTraces } from './otlp-decode-host.ts';
+export { inflatedSizeBound, OTLP_DECOMPRESSED_LIMIT } from './inflate.ts';
+export { truncateSpan, TRUNCATED_ATTRIBUTE } from './truncate.ts';

@@ -1,7 +1,7 @@
 /**
  * The OTLP decode worker (entry: otlp-decode-worker.mjs; the main thread's side:
  * otlp-decode-thread.ts). It takes an OTLP/HTTP request body as it came off the socket and
- * does everything up to the rows the store writes: decompression, protobuf or JSON decoding,
+ * does everything up to the rows the store writes: decompression (inflate.ts), protobuf or JSON decoding,
  * validation, mapping, pricing and token estimates, the rows' JSON text. The main thread gets
  * back a few long strings, so neither the work nor the garbage of a 1,000-span request ever
  * lands on it (README: Overload).
@@ -9,15 +9,13 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import fs from 'node:fs';
 import os from 'node:os';
-import zlib from 'node:zlib';
 import { AppError } from '../../../platform/errors.ts';
 import { joinRowsInPieces, prepareSpanRow, toSpanRow, type PreparedRows, type PreparedSpanRow } from '../span-rows.ts';
 import { DECODE_WORKER_ROLE } from './otlp-decode-thread.ts';
-import { decodeTraceRequest, OtlpDecodeError } from './otlp.ts';
+import { decodeTraceRequest, MAX_REJECTION_MESSAGES, OtlpDecodeError } from './otlp.ts';
 import { decodeLogsRequest, type LogsDecodeResult } from './otlp-logs.ts';
-
-/** What one OTLP request may decompress to (a decompression bomb is refused with 413). */
-export const OTLP_DECOMPRESSED_LIMIT = 64 * 1024 * 1024;
+import { decompress } from './inflate.ts';
+import { truncateAttributes, truncateSpan } from './truncate.ts';
 
 export interface DecodeJob {
   id: number;
@@ -27,6 +25,10 @@ export interface DecodeJob {
   contentEncoding: string;
   /** Epoch ms past which a span's start or end is refused (traces). */
   latestTimeMs: number;
+  /** What the body may inflate to: the bytes the main thread admitted it for (inflatedSizeBound). */
+  maxInflatedBytes: number;
+  /** A span's values past this size keep their first part (truncate.ts). */
+  maxValueBytes: number;
 }
 
 /** A trace request's accepted spans as rows, and what was refused of it. */
@@ -35,6 +37,8 @@ export interface DecodedTraces {
   pieces: PreparedRows[];
   count: number;
   rejected: { count: number; messages: string[] };
+  /** Spans kept with values cut to the size cap (OTLP's partial success reports them, none rejected). */
+  truncated: { count: number; messages: string[] };
 }
 
 /** A refusal the client caused: the AppError the main thread throws. */
@@ -52,28 +56,20 @@ export type DecodeAnswer =
   /** Not the client's doing (a bug): the request answers 500. */
   | { id: number; failed: string };
 
-function decompress(body: Uint8Array, encoding: string): Buffer {
-  const data = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
-  const enc = encoding.trim().toLowerCase();
-  if (enc === '' || enc === 'identity') return data;
-  if (enc !== 'gzip' && enc !== 'deflate') {
-    throw new AppError(415, 'unsupported_content_encoding', `content-encoding ${encoding} is not supported; use gzip, deflate or none`, { field: 'content-encoding' });
-  }
-  try {
-    return (enc === 'gzip' ? zlib.gunzipSync : zlib.inflateSync)(data, { maxOutputLength: OTLP_DECOMPRESSED_LIMIT });
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' || err instanceof RangeError) {
-      throw new AppError(413, 'payload_too_large', `body: decompresses to more than ${OTLP_DECOMPRESSED_LIMIT} bytes`, { field: 'body' });
-    }
-    throw new AppError(400, 'invalid_compression', `body: the ${enc} stream is truncated or corrupt (${(err as Error).message})`, { field: 'body' });
-  }
-}
-
 function decodeTraces(body: Buffer, job: DecodeJob): DecodedTraces {
   const { spans, rejected } = decodeTraceRequest(body, job.contentType, { latestTimeMs: job.latestTimeMs });
   const rows: PreparedSpanRow[] = new Array(spans.length);
-  for (let i = 0; i < spans.length; i++) rows[i] = prepareSpanRow(toSpanRow(spans[i]));
-  return { pieces: joinRowsInPieces(rows), count: spans.length, rejected };
+  const truncated = { count: 0, messages: [] as string[] };
+  for (let i = 0; i < spans.length; i++) {
+    const cut = truncateSpan(spans[i], job.maxValueBytes);
+    if (cut.length > 0 && truncated.count++ < MAX_REJECTION_MESSAGES) {
+      truncated.messages.push(`span ${spans[i].span_id}: cut to the first ${job.maxValueBytes} bytes (kept, marked spyglass.truncated): ${cut.join(', ')}`);
+    }
+    rows[i] = prepareSpanRow(toSpanRow(spans[i]));
+  }
+  const unlisted = truncated.count - truncated.messages.length;
+  if (unlisted > 0) truncated.messages.push(`... and ${unlisted} more truncated span${unlisted === 1 ? '' : 's'}`);
+  return { pieces: joinRowsInPieces(rows), count: spans.length, rejected, truncated };
 }
 
 /**
@@ -102,8 +98,12 @@ function lowerPriority(nice: number): void {
 export function answer(job: DecodeJob): [DecodeAnswer, ArrayBuffer[]] {
   const { id } = job;
   try {
-    const body = decompress(job.body, job.contentEncoding);
-    if (job.signal === 'logs') return [{ id, logs: decodeLogsRequest(body, job.contentType) }, []];
+    const body = decompress(job.body, job.contentEncoding, job.maxInflatedBytes);
+    if (job.signal === 'logs') {
+      const logs = decodeLogsRequest(body, job.contentType);
+      for (const span of logs.spans) for (const e of span.events) truncateAttributes(e.attributes, job.maxValueBytes);
+      return [{ id, logs }, []];
+    }
     const traces = decodeTraces(body, job);
     return [{ id, traces }, traces.pieces.map((p) => p.ends.buffer as ArrayBuffer)];
   } catch (err) {

@@ -22,7 +22,19 @@ interface Slot {
   oldestJobSince: number;
   /** While jobs are pending: when the oldest job's deadline falls (one timer per worker, not per job). */
   watchdog: NodeJS.Timeout | undefined;
+  /** It was given a body that may inflate to LARGE_BODY_BYTES or more: replaced once idle. */
+  replaceWhenIdle: boolean;
 }
+
+/**
+ * A worker that was given a body that may inflate to this much or more is ended once it has no
+ * request left, and the next request starts a new one: what such a body leaves behind (the
+ * inflated buffer, its decoded strings) is garbage that an idle thread's V8 does not collect,
+ * and ending the thread gives it back to the system at once. 16 MiB: far above what exporters
+ * send (a 1,000-span request inflates to about 1 MB), so a worker starts again only after the
+ * rare giant body (bench/overload.ts flood: RSS 60 s after 16 gzip bodies of 60 MB).
+ */
+const LARGE_BODY_BYTES = 16 * 1024 * 1024;
 
 export interface OtlpDecoderOptions {
   threads: number;
@@ -94,6 +106,7 @@ export class OtlpDecoder {
     // body into a buffer of its own from 4 KiB on); a small body shares Node's pool and is copied.
     const own = body.byteOffset === 0 && body.byteLength === body.buffer.byteLength && !(body.buffer instanceof SharedArrayBuffer);
     const bytes = own ? new Uint8Array(body.buffer, 0, body.byteLength) : new Uint8Array(body);
+    if (request.maxInflatedBytes >= LARGE_BODY_BYTES) slot.replaceWhenIdle = true;
     return new Promise<DecodeAnswer>((resolve, reject) => {
       if (slot.pending.size === 0) {
         slot.oldestJobSince = performance.now();
@@ -114,6 +127,7 @@ export class OtlpDecoder {
       pending: new Map(),
       oldestJobSince: 0,
       watchdog: undefined,
+      replaceWhenIdle: false,
     };
     // An idle worker does not keep the process alive (the server's sockets do).
     slot.worker.unref();
@@ -122,7 +136,10 @@ export class OtlpDecoder {
       if (!p) return; // answered 503 already: the worker was retired as hung
       slot.pending.delete(answer.id);
       slot.oldestJobSince = performance.now();
-      if (slot.pending.size === 0) this.unwatch(slot);
+      if (slot.pending.size === 0) {
+        this.unwatch(slot);
+        if (slot.replaceWhenIdle) this.replace(slot);
+      }
       p.resolve(answer);
     });
     // 'error' (an uncaught exception, out of memory) is followed by 'exit', which answers the requests.
@@ -149,6 +166,13 @@ export class OtlpDecoder {
     }, Math.max(0, left));
     // A hung worker must not keep the process from exiting either.
     slot.watchdog.unref();
+  }
+
+  /** Ends an idle worker; the next request starts another. */
+  private replace(slot: Slot): void {
+    const at = this.slots.indexOf(slot);
+    if (at >= 0) this.slots.splice(at, 1);
+    void slot.worker.terminate();
   }
 
   private unwatch(slot: Slot): void {

@@ -482,11 +482,12 @@ function jsonStatus(status: unknown): RawSpan['status'] {
 
 /**
  * The ExportTraceServiceResponse body for a decode result, in the request's format:
- * empty (full success) or a partial_success naming the rejected count and reasons.
+ * empty (full success) or a partial_success naming the rejected count and reasons, and the
+ * spans kept with values cut to the size cap (a warning: they count as accepted).
  */
-export function encodeExportTraceResponse(rejected: DecodeResult['rejected'], format: OtlpFormat): Buffer {
-  const partialSuccess =
-    rejected.count > 0 ? { rejectedSpans: rejected.count, errorMessage: rejected.messages.join('; ') } : undefined;
+export function encodeExportTraceResponse(rejected: DecodeResult['rejected'], format: OtlpFormat, truncated?: { count: number; messages: string[] }): Buffer {
+  const messages = truncated && truncated.count > 0 ? [...rejected.messages, ...truncated.messages] : rejected.messages;
+  const partialSuccess = messages.length > 0 ? { rejectedSpans: rejected.count, errorMessage: messages.join('; ') } : undefined;
   if (format === 'json') {
     const body = partialSuccess
       ? { partialSuccess: { rejectedSpans: String(partialSuccess.rejectedSpans), errorMessage: partialSuccess.errorMessage } }
