@@ -415,15 +415,46 @@ function installReadPriority(http: FastifyInstance, readPriority: ReadPriority) 
   http.addHook('onRequestAbort', leave);
 }
 
+interface ZodIssueLike {
+  code?: string;
+  path?: PropertyKey[];
+  message?: string;
+  expected?: string;
+  errors?: ZodIssueLike[][];
+}
+
+/**
+ * A union's issue ("Invalid input" on the union's field) made as precise as the value allows:
+ * when the value has the type of one branch only (an array where text or an array is
+ * accepted), that branch's issue inside it (`content.0`); when it has none of their types,
+ * every type the union accepts.
+ */
+function unionIssue(path: PropertyKey[], message: string, branches: ZodIssueLike[][]): { path: PropertyKey[]; message: string } {
+  const wrongType = (branch: ZodIssueLike[]) => branch.length === 1 && branch[0].code === 'invalid_type' && (branch[0].path?.length ?? 0) === 0;
+  const matched = branches.filter((b) => b.length > 0 && !wrongType(b));
+  if (matched.length === 1) {
+    const issue = matched[0][0];
+    const inner = [...path, ...(issue.path ?? [])];
+    return issue.code === 'invalid_union' ? unionIssue(inner, issue.message ?? message, issue.errors ?? []) : { path: inner, message: issue.message ?? message };
+  }
+  if (branches.length > 0 && branches.every(wrongType)) {
+    const expected = [...new Set(branches.map((b) => b[0].expected).filter(Boolean))];
+    const received = /received (\w+)/.exec(branches[0][0].message ?? '')?.[1];
+    return { path, message: `Invalid input: expected ${expected.join(' or ')}${received ? `, received ${received}` : ''}` };
+  }
+  return { path, message };
+}
+
 /** Every failure becomes an AppError: validation and parsing errors name the field. */
 function toAppError(error: FastifyError, request: FastifyRequest): AppError {
   if (error instanceof AppError) return error;
   if (hasZodFastifySchemaValidationErrors(error)) {
     const where = error.validationContext ?? 'body';
-    const issues: FieldIssue[] = error.validation.map((v) => ({
-      field: [where, ...v.instancePath.split('/').filter(Boolean)].join('.'),
-      message: v.message ?? 'invalid',
-    }));
+    const issues: FieldIssue[] = error.validation.map((v) => {
+      const path: PropertyKey[] = v.instancePath.split('/').filter(Boolean);
+      const precise = v.keyword === 'invalid_union' ? unionIssue(path, v.message ?? 'invalid', (v.params as { errors?: ZodIssueLike[][] }).errors ?? []) : { path, message: v.message ?? 'invalid' };
+      return { field: [where, ...precise.path].map(String).join('.'), message: precise.message };
+    });
     const first = issues[0];
     return new AppError(400, 'validation_error', `${first.field}: ${first.message}`, { field: first.field, issues });
   }

@@ -16,21 +16,72 @@ import { BACKUP_COMMAND, backupHandler, backupTo, restoreFrom } from './ops/back
 import { OpsError } from './ops/errors.ts';
 import { DataDirInUseError } from './db/data-dir-lock.ts';
 
-const USAGE = `usage: spyglass <command>
+/**
+ * Every command: `spyglass help` lists them, `spyglass <command> --help` (or -h) prints one's
+ * entry on stdout, and a wrong call of one prints it on stderr (exit 2). Nothing of it opens
+ * the database.
+ */
+const COMMANDS: { name: string; args?: string; summary: string; details?: string }[] = [
+  { name: 'serve', summary: 'start the server (default): migrate, first-start set-up, listen' },
+  { name: 'migrate', summary: 'apply pending database migrations and exit' },
+  { name: 'init', summary: 'migrate and create the first organization, project and keys, then exit' },
+  { name: 'keys revoke', args: '<id>', summary: 'revoke an API key by id' },
+  { name: 'keys create-admin', summary: 'mint a new organization admin key (recovery) for the first ADMIN user' },
+  { name: 'users reset-password', args: '<email>', summary: 'print a one-time link (1 hour) to set a new password for that user' },
+  { name: 'backup', args: '<file>', summary: 'write a backup of the PGlite installation (database and key files), also while it serves', details: 'e.g. spyglass backup spyglass-$(date +%F).tar.gz' },
+  { name: 'restore', args: '<file>', summary: 'restore a backup into an empty data directory', details: 'the data directory is SPYGLASS_DATA_DIR; it must be empty' },
+  {
+    name: 'move-to-postgres',
+    args: '<DATABASE_URL>',
+    summary: 'copy the PGlite data directory into an empty PostgreSQL database (server stopped)',
+    details: 'DATABASE_URL: postgres://user:pass@host:5432/db, an empty database',
+  },
+  { name: 'help', args: '[command]', summary: 'print this list, or how to call one command' },
+];
 
-  serve                 start the server (default): migrate, first-start set-up, listen
-  migrate               apply pending database migrations and exit
-  init                  migrate and create the first organization, project and keys, then exit
-  keys revoke <id>      revoke an API key by id
-  keys create-admin     mint a new organization admin key (recovery) for the first ADMIN user
-  users reset-password <email>
-                        print a one-time link (1 hour) to set a new password for that user
-  backup <file>         write a backup of the PGlite installation (database and key files), also while it serves
-  restore <file>        restore a backup into an empty data directory
-  move-to-postgres <DATABASE_URL>
-                        copy the PGlite data directory into an empty PostgreSQL database (server stopped)
+const CONFIGURATION_NOTE = 'Configuration comes from the environment; see README.md.';
+const callOf = (c: (typeof COMMANDS)[number]) => (c.args ? `${c.name} ${c.args}` : c.name);
 
-Configuration comes from the environment; see README.md.`;
+/** The usage of `commands`: a list, or one command's entry. */
+function usageOf(commands: typeof COMMANDS): string {
+  if (commands.length === 1) {
+    const [c] = commands;
+    return [`usage: spyglass ${callOf(c)}`, '', `  ${c.summary}`, ...(c.details ? [`  ${c.details}`] : []), '', CONFIGURATION_NOTE].join('\n');
+  }
+  const lines = commands.map((c) => (callOf(c).length < 22 ? `  ${callOf(c).padEnd(22)}${c.summary}` : `  ${callOf(c)}\n${' '.repeat(24)}${c.summary}`));
+  const group = commands[0].name.split(' ')[0];
+  const ofGroup = commands.length < COMMANDS.length && commands.every((c) => c.name.startsWith(`${group} `));
+  return [`usage: spyglass ${ofGroup ? `${group} ` : ''}<command>`, '', ...lines, '', CONFIGURATION_NOTE].join('\n');
+}
+
+/** The commands `words` name: the one whose name they start with, else those of a group (`keys`); none when they name nothing. */
+function commandsNamed(words: string[]): typeof COMMANDS {
+  const exact = COMMANDS.filter((c) => c.name.split(' ').every((w, i) => words[i] === w)).sort((a, b) => b.name.length - a.name.length);
+  if (exact.length) return exact.slice(0, 1);
+  return words.length ? COMMANDS.filter((c) => c.name.startsWith(`${words[0]} `)) : [];
+}
+
+/** A wrong call: the usage of what it named (every command when it named none) on stderr, exit 2. */
+function wrongCall(words: string[]): number {
+  const named = commandsNamed(words);
+  process.stderr.write(usageOf(named.length ? named : COMMANDS) + '\n');
+  return 2;
+}
+
+/** `spyglass help [command]` and `<command> --help`: the usage on stdout, exit 0; a command that does not exist is a wrong call. */
+function help(words: string[]): number {
+  if (words.length === 0) {
+    process.stdout.write(usageOf(COMMANDS) + '\n');
+    return 0;
+  }
+  const named = commandsNamed(words);
+  if (!named.length) {
+    process.stderr.write(`spyglass: no command ${words.join(' ')}\n`);
+    return wrongCall([]);
+  }
+  process.stdout.write(usageOf(named) + '\n');
+  return 0;
+}
 
 /**
  * The application's modules, loaded once. Imported, not required statically, so that the
@@ -122,7 +173,9 @@ function linkHost(host: string): string {
 }
 
 export async function main(argv: string[]): Promise<number> {
-  const { positionals } = parseArgs({ args: argv, allowPositionals: true, strict: false });
+  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, strict: false, options: { help: { type: 'boolean', short: 'h' } } });
+  if (positionals[0] === 'help') return help(positionals.slice(1));
+  if (values.help) return help(positionals);
   const [command = 'serve', sub, arg] = positionals;
   let config: Config;
   try {
@@ -181,19 +234,13 @@ export async function main(argv: string[]): Promise<number> {
       return backupCommand(config, sub);
     case 'restore':
       return restoreCommand(config, sub);
-    case 'help':
-    case '--help':
-      process.stdout.write(USAGE + '\n');
-      return 0;
   }
-  process.stderr.write(USAGE + '\n');
-  return 2;
+  return wrongCall(positionals);
 }
 
 async function moveCommand(config: Config, url: string | undefined): Promise<number> {
   if (!url || !/^postgres(ql)?:\/\//.test(url)) {
-    process.stderr.write('usage: spyglass move-to-postgres <DATABASE_URL>  (postgres://user:pass@host:5432/db, an empty database)\n');
-    return 2;
+    return wrongCall(['move-to-postgres']);
   }
   if (config.databaseUrl) {
     process.stderr.write('spyglass: DATABASE_URL is set, so this installation already runs on PostgreSQL; move-to-postgres copies a PGlite data directory (SPYGLASS_DATA_DIR)\n');
@@ -244,8 +291,7 @@ function keyWarnings(keys: { variable: string; file: string; included: boolean }
 
 async function backupCommand(config: Config, file: string | undefined): Promise<number> {
   if (!file) {
-    process.stderr.write('usage: spyglass backup <file>   (e.g. spyglass-$(date +%F).tar.gz)\n');
-    return 2;
+    return wrongCall(['backup']);
   }
   const done = await reported(() => backupTo(config, path.resolve(file)));
   if (!done) return 1;
@@ -261,8 +307,7 @@ async function backupCommand(config: Config, file: string | undefined): Promise<
 
 async function restoreCommand(config: Config, file: string | undefined): Promise<number> {
   if (!file) {
-    process.stderr.write('usage: spyglass restore <file>   (into an empty SPYGLASS_DATA_DIR)\n');
-    return 2;
+    return wrongCall(['restore']);
   }
   if (!fs.existsSync(file)) {
     process.stderr.write(`spyglass: no file ${file}\n`);

@@ -24,13 +24,34 @@ export interface WebAppOptions {
   uiDir?: string;
 }
 
+/** The quality an Accept header gives a media type: that of its most specific matching range (RFC 9110 12.5.1), 0 when none matches. */
+function acceptQuality(accept: string, mediaType: string): number {
+  const [type, subtype] = mediaType.split('/');
+  let best = { specificity: -1, q: 0 };
+  for (const part of accept.split(',')) {
+    const [range = '', ...params] = part.split(';').map((p) => p.trim().toLowerCase());
+    const [rangeType, rangeSubtype] = range.split('/');
+    const specificity = rangeType === type && rangeSubtype === subtype ? 2 : rangeType === type && rangeSubtype === '*' ? 1 : range === '*/*' ? 0 : -1;
+    if (specificity <= best.specificity) continue;
+    const qParam = params.find((p) => p.startsWith('q='));
+    const q = qParam ? Number(qParam.slice(2)) : 1;
+    best = { specificity, q: Number.isFinite(q) ? q : 0 };
+  }
+  return best.q;
+}
+
 /**
- * A browser's navigation: it asks for HTML and carries no API credentials (a browser never
- * sends Authorization or X-Auth-Token when following a link). Only these reach the pages.
+ * A browser's navigation: it prefers HTML to JSON (a browser lists text/html at q=1 and any
+ * other type at q=0.8 at most; curl, SDKs and fetch send no Accept, any type alike, or JSON)
+ * and carries no API credentials (a browser never sends Authorization or X-Auth-Token when
+ * following a link). Only these reach the pages; every other client of a page path that is
+ * also API (`/`, `/share/<token>`) gets the JSON.
  */
 const isNavigation = (req: { headers: Record<string, string | string[] | undefined> }) => {
   const accept = req.headers.accept;
-  return typeof accept === 'string' && accept.includes('text/html') && !req.headers.authorization && !req.headers['x-auth-token'];
+  if (typeof accept !== 'string' || req.headers.authorization || req.headers['x-auth-token']) return false;
+  const html = acceptQuality(accept, 'text/html');
+  return html > 0 && html > acceptQuality(accept, 'application/json');
 };
 
 /**

@@ -317,3 +317,114 @@ export function encodeSegment(s: string): string {
   }
   return out;
 }
+
+// ---- Positions of a zod schema
+
+type PathKey = string | number;
+
+/** One place in a body that a zod schema describes, and what a value there has to sit beside. */
+export interface SchemaPosition {
+  /** Keys and array indexes (0) from the top, as an issue's path names them. */
+  path: PathKey[];
+  /** The schema leaves the value's type open here: unknown or any, a record's or a loose object's values. */
+  loose: boolean;
+  /** Values the position's siblings must hold for it to mean what it means (the `type` beside a payload's `value`). */
+  beside: { path: PathKey[]; value: unknown }[];
+}
+
+/** Key put under a record or a loose object to reach its values. */
+export const EXTRA_KEY = 'fuzz_extra';
+
+interface ZodLike {
+  _zod: { def: Record<string, any> & { type: string } };
+}
+
+/** Optional, nullable, defaulted, read-only or piped schemas: the schema that decides the value's shape. */
+function unwrap(schema: ZodLike): ZodLike {
+  let s = schema;
+  for (;;) {
+    const def = s._zod.def;
+    if (['optional', 'nullable', 'default', 'prefault', 'readonly', 'catch', 'nonoptional'].includes(def.type)) s = def.innerType;
+    else if (def.type === 'pipe') s = def.in;
+    else if (def.type === 'lazy') s = def.getter();
+    else return s;
+  }
+}
+
+/** The values a discriminator (an enum or a literal) may hold, or null when the schema is not one. */
+function choicesOf(schema: ZodLike): unknown[] | null {
+  const def = unwrap(schema)._zod.def;
+  if (def.type === 'enum') return Object.values(def.entries);
+  if (def.type === 'literal') return [...def.values];
+  return null;
+}
+
+/**
+ * Every position of a zod schema: each field, each array's first element, each record's and
+ * loose object's values, down to the leaves. A value beside an enum or literal sibling (a
+ * payload's `value` beside its `type`) is a position once per sibling value, because what it
+ * may hold depends on it. Read from the schema itself, so a new field is fuzzed by itself.
+ */
+export function schemaPositions(schema: ZodLike, path: PathKey[] = [], beside: SchemaPosition['beside'] = []): SchemaPosition[] {
+  const s = unwrap(schema);
+  const def = s._zod.def;
+  const here: SchemaPosition = { path, loose: def.type === 'unknown' || def.type === 'any', beside };
+  switch (def.type) {
+    case 'object': {
+      const out: SchemaPosition[] = [here];
+      const shape = def.shape as Record<string, ZodLike>;
+      const discriminators = Object.entries(shape)
+        .map(([key, child]) => ({ key, choices: choicesOf(child) }))
+        .filter((d): d is { key: string; choices: unknown[] } => d.choices !== null && d.choices.length <= 8);
+      for (const [key, child] of Object.entries(shape)) {
+        const siblings = discriminators.filter((d) => d.key !== key);
+        // Each combination of the sibling discriminators' values.
+        let combinations: SchemaPosition['beside'][] = [beside];
+        for (const d of siblings) combinations = combinations.flatMap((c) => d.choices.map((value) => [...c, { path: [...path, d.key], value }]));
+        for (const c of combinations) out.push(...schemaPositions(child, [...path, key], c));
+      }
+      const catchall = def.catchall as ZodLike | undefined;
+      if (catchall && unwrap(catchall)._zod.def.type !== 'never') out.push(...schemaPositions(catchall, [...path, EXTRA_KEY], beside));
+      return out;
+    }
+    case 'array':
+      return [here, ...schemaPositions(def.element, [...path, 0], beside)];
+    case 'record':
+      return [here, ...schemaPositions(def.valueType, [...path, EXTRA_KEY], beside)];
+    case 'union': {
+      // The options' positions, each once (a discriminated union's options differ by their literal).
+      const seen = new Set<string>();
+      return [here, ...(def.options as ZodLike[]).flatMap((o) => schemaPositions(o, path, beside))].filter((p) => {
+        const key = JSON.stringify([p.path, p.beside, p.loose]);
+        return seen.has(key) ? false : (seen.add(key), true);
+      });
+    }
+    default:
+      return [here];
+  }
+}
+
+/** A copy of `base` with `value` at `path` (objects made on the way, array index 0 included). */
+export function setAt(base: unknown, path: PathKey[], value: unknown): unknown {
+  if (path.length === 0) return value;
+  const [key, ...rest] = path;
+  const container: any = Array.isArray(base) ? [...base] : base && typeof base === 'object' ? { ...base } : typeof key === 'number' ? [] : {};
+  container[key] = setAt(container[key], rest, value);
+  return container;
+}
+
+/** A shape of each kind JSON has: null, numbers, strings, booleans, arrays and objects, empty and not. */
+export const JSON_SHAPES: unknown[] = [null, 0, -1.5, 1e308, '', 'text', '\u0000', true, [], [null], [1], ['text'], [[]], [{}], {}, { a: null }, { a: [null] }];
+
+/**
+ * A random JSON value up to `depth` levels, its object keys drawn from `keys` (the names the
+ * readers of a loosely typed value look for), its leaves from JSON_SHAPES.
+ */
+export function jsonValue(rng: Rng, keys: readonly string[], depth = 3): unknown {
+  const roll = rng.next();
+  if (depth === 0 || roll < 0.3) return rng.pick(JSON_SHAPES);
+  if (roll < 0.6) return Array.from({ length: rng.int(0, 3) }, () => jsonValue(rng, keys, depth - 1));
+  const out: Record<string, unknown> = {};
+  for (let i = rng.int(0, 4); i > 0; i--) out[rng.pick(keys)] = jsonValue(rng, keys, depth - 1);
+  return out;
+}

@@ -78,13 +78,22 @@ export async function startServer(env: Record<string, string>, wrapper: string[]
   throw new Error(`server did not start: ${out}`);
 }
 
-export async function runCli(args: string[], env: Record<string, string>): Promise<{ code: number | null; out: string }> {
+/** Runs the CLI to its end; with `timeoutMs`, a call still running then is killed (code null). */
+export async function runCli(
+  args: string[],
+  env: Record<string, string>,
+  options: { timeoutMs?: number } = {},
+): Promise<{ code: number | null; out: string; stdout: string; stderr: string }> {
   const child = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const timer = options.timeoutMs ? setTimeout(() => child.kill('SIGKILL'), options.timeoutMs) : null;
+  child.on('exit', () => timer && clearTimeout(timer));
   let out = '';
-  child.stdout.on('data', (d) => (out += d));
-  child.stderr.on('data', (d) => (out += d));
-  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
-  return { code, out };
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => ((out += d), (stdout += d)));
+  child.stderr.on('data', (d) => ((out += d), (stderr += d)));
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  return { code, out, stdout, stderr };
 }
 
 

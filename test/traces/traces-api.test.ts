@@ -266,6 +266,35 @@ describe.each(databaseKinds)('traces API (%s)', (kind) => {
     expect(Number(n)).toBe(2);
   });
 
+  it('the public path answers a program with the shared trace (as /api/share does) and a browser with the page', async () => {
+    const { path } = (await t.request('POST', '/api/trace/trace-follow/share', { token: key })).body;
+    const token = path.split('/')[2];
+    const programs: Record<string, string>[] = [{}, { accept: '*/*' }, { accept: 'application/json' }, { accept: 'application/json, text/html;q=0.9' }];
+    const browser = { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8' };
+    // Each program gets exactly what the API route answers: before the spans arrive, while shared, once unshared.
+    const expectSameAsApi = async (status: number) => {
+      const api = await t.request('GET', `/api/share/${token}`);
+      expect(api.status).toBe(status);
+      for (const headers of programs) {
+        const res = await t.request('GET', path, { headers });
+        expect(res.status, JSON.stringify(headers)).toBe(status);
+        expect(res.headers.get('content-type'), JSON.stringify(headers)).toContain('application/json');
+        expect(res.headers.get('vary')).toContain('accept');
+        expect(res.body, JSON.stringify(headers)).toEqual(api.body);
+      }
+      const page = await t.request('GET', path, { headers: browser });
+      expect(page.status).toBe(status);
+      expect(page.headers.get('content-type')).toContain('text/html');
+    };
+    await expectSameAsApi(404);
+    await send(collectorTrace('trace-follow'));
+    await expectSameAsApi(200);
+    expect((await t.request('GET', path)).body).toMatchObject({ trace_id: 'trace-follow', spans: [{}, {}] });
+    await t.request('POST', '/api/trace/trace-follow/unshare', { token: key });
+    await expectSameAsApi(404);
+    expect((await t.request('GET', path)).body.error).toBe('share_not_found');
+  });
+
   it('outline: every span without payloads; one span whole by its id (also on a shared trace)', async () => {
     await send(collectorTrace('outlined'));
     const outline = await t.request('GET', '/api/trace/outlined/outline', { token: key });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { badRequest } from '../../platform/errors.ts';
-import type { NormalizedSpan, SpanPayload, SpanType } from './ingest/index.ts';
+import type { ChatMessage, NormalizedSpan, SpanPayload, SpanType } from './ingest/index.ts';
 
 /** The JSON trace of clients without OpenTelemetry (POST /api/collector). */
 const SPAN_TYPES = [
@@ -12,11 +12,26 @@ const id = z.string().regex(/^[A-Za-z0-9_.:-]{1,128}$/, '1..128 letters, digits 
 // 2000-01-01 .. 2100-01-01 in ms: catches seconds or nanoseconds sent by mistake.
 const epochMs = z.number().int().min(946_684_800_000, 'must be epoch milliseconds (this looks like seconds)').max(4_102_444_800_000, 'must be epoch milliseconds (this looks like micro- or nanoseconds)');
 
+/**
+ * A chat message as the LangWatch SDKs send it (OpenAI's shape, `role` optional). What every
+ * reader of a conversation relies on (the summary, token estimates, the web app) is checked
+ * here, so a message it cannot read is a 400 naming it; other fields are kept as they came.
+ */
+const chatMessage = z.looseObject({
+  role: z.string().max(200).optional(),
+  content: z.union([z.string(), z.array(z.union([z.string(), z.looseObject({})])), z.null()]).optional(),
+  tool_calls: z.array(z.looseObject({})).nullable().optional(),
+  tool_call_id: z.string().nullable().optional(),
+  name: z.string().nullable().optional(),
+  function_call: z.looseObject({}).nullable().optional(),
+});
+type CollectorChatMessage = z.infer<typeof chatMessage>;
+
 const payload = z
-  .object({
-    type: z.enum(['chat_messages', 'text', 'json', 'raw']),
-    value: z.unknown(),
-  })
+  .discriminatedUnion('type', [
+    z.object({ type: z.literal('chat_messages'), value: z.array(chatMessage) }),
+    z.object({ type: z.enum(['text', 'json', 'raw']), value: z.unknown() }),
+  ])
   .nullable()
   .optional();
 
@@ -117,8 +132,8 @@ export function collectorSpans(body: CollectorBody): NormalizedSpan[] {
       tokens_estimated: s.metrics?.tokens_estimated ?? false,
       cost: s.metrics?.cost ?? null,
     },
-    input: toPayload(s.input),
-    output: toPayload(s.output),
+    input: toPayload(s.input, 'user'),
+    output: toPayload(s.output, 'assistant'),
     error: s.error ? { has_error: true, message: s.error.message, stacktrace: s.error.stacktrace ?? [] } : null,
     trace_metadata: {
       user_id: user_id ?? undefined,
@@ -139,9 +154,26 @@ export function collectorSpans(body: CollectorBody): NormalizedSpan[] {
   }));
 }
 
-function toPayload(p: z.infer<typeof payload>): SpanPayload | null {
+function toPayload(p: z.infer<typeof payload>, defaultRole: string): SpanPayload | null {
   if (!p) return null;
-  if (p.type === 'chat_messages' && Array.isArray(p.value)) return { type: 'chat_messages', value: p.value as never };
+  if (p.type === 'chat_messages') return { type: 'chat_messages', value: p.value.map((m) => storedMessage(m, defaultRole)) };
   if ((p.type === 'text' || p.type === 'raw') && typeof p.value === 'string') return { type: 'text', value: p.value };
   return { type: 'json', value: p.value };
+}
+
+/**
+ * A message as every stored conversation has it (role and content always there, the optional
+ * fields absent rather than null). A message without a role gets the side's usual one, as the
+ * OTLP mapping does for the same LangWatch payload.
+ */
+function storedMessage(m: CollectorChatMessage, defaultRole: string): ChatMessage {
+  const { role, content, tool_calls, tool_call_id, name, ...rest } = m;
+  return {
+    ...rest,
+    role: role ?? defaultRole,
+    content: content ?? null,
+    ...(tool_calls != null ? { tool_calls } : {}),
+    ...(tool_call_id != null ? { tool_call_id } : {}),
+    ...(name != null ? { name } : {}),
+  };
 }

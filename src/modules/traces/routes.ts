@@ -123,15 +123,26 @@ export function traceRoutes(app: FastifyInstance, service: TraceService) {
     (req) => service.unshare(orgOf(req), req.projectId!, req.params.id),
   );
 
-  r.get(
-    '/api/share/:token',
-    {
-      config: { auth: { scope: 'public' }, errorShape: 'object' },
-      serializerCompiler: plainJson,
-      schema: { tags, summary: 'A shared trace, without credentials', params: z.object({ token: z.string().max(100) }), response: { 200: traceDetailSchema, 404: errorObjectSchema } },
-    },
-    async (req, reply) => reply.type('application/json; charset=utf-8').send((await service.sharedStream(req.params.token)) as never),
-  );
+  // The path a share answers is followed by programs as well as by browsers: every client
+  // but a browser navigation (web-app.ts serves that one the page) gets the trace's JSON there.
+  const sharedTraceRoutes = [
+    { url: '/api/share/:token', summary: 'A shared trace, without credentials' },
+    { url: '/share/:token', summary: 'The public path a share answered: the shared trace as GET /api/share/{token} answers it (a browser navigation gets the web page instead)' },
+  ];
+  for (const { url, summary } of sharedTraceRoutes) {
+    r.get(
+      url,
+      {
+        config: { auth: { scope: 'public' }, errorShape: 'object' },
+        serializerCompiler: plainJson,
+        schema: { tags, summary, params: z.object({ token: z.string().max(100) }), response: { 200: traceDetailSchema, 404: errorObjectSchema } },
+      },
+      async (req, reply) => {
+        if (!url.startsWith('/api/')) void reply.header('vary', 'accept');
+        return reply.type('application/json; charset=utf-8').send((await service.sharedStream(req.params.token)) as never);
+      },
+    );
+  }
 
   r.get(
     '/api/share/:token/outline',
