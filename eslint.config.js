@@ -19,16 +19,24 @@ function moduleOf(file) {
   return rel.split(path.sep)[0];
 }
 
+/**
+ * A schema file: a module's `schemas.ts` (its zod contract), or a `*.schema.ts` file holding
+ * pure pieces that the server and the web app both run (the template language's checks, the
+ * permission vocabulary). Either may be imported from outside its module or platform folder.
+ */
+const isSchemaFile = (file) => /(^|[/\\])(schemas?|[^/\\]+\.schema)\.ts$/.test(file);
+
 const within = (dir, file) => {
   const rel = path.relative(dir, file);
   return !rel.startsWith('..') && !path.isAbsolute(rel);
 };
 
 /**
- * - A module's files other than its index.ts are private to it: another module, app.ts or
- *   main.ts reaches it through `src/modules/<name>/index.ts`.
+ * - A module's files other than its index.ts and schema files are private to it: another
+ *   module, app.ts or main.ts reaches it through `src/modules/<name>/index.ts`.
  * - `src/platform/` never imports a module.
- * - The web app (`src/ui/`) imports from the server only the modules' `schemas.ts` files.
+ * - The web app (`src/ui/`) imports from the server only schema files (`schemas.ts`,
+ *   `*.schema.ts`).
  */
 const boundaries = {
   meta: {
@@ -49,7 +57,7 @@ const boundaries = {
       const rel = path.relative(ROOT, target);
       const targetModule = moduleOf(target);
       if (within(UI, file)) {
-        if (!within(UI, target) && within(path.join(ROOT, 'src'), target) && !/(^|[/\\])schemas?\.ts$/.test(target)) {
+        if (!within(UI, target) && within(path.join(ROOT, 'src'), target) && !isSchemaFile(target)) {
           context.report({ node: node.source, messageId: 'ui', data: { target: rel } });
         }
         return;
@@ -60,9 +68,10 @@ const boundaries = {
         return;
       }
       if (moduleOf(file) === targetModule) return;
-      // schemas.ts is a module's contract (zod types the routes, other modules and the web app share).
-      const face = [path.join(MODULES, targetModule, 'index.ts'), path.join(MODULES, targetModule, 'schemas.ts')];
-      if (!face.includes(target)) {
+      // Schema files are a module's contract (the types and checks its routes, other modules and
+      // the web app share); the rest is reached through index.ts.
+      const face = target === path.join(MODULES, targetModule, 'index.ts') || (path.dirname(target) === path.join(MODULES, targetModule) && isSchemaFile(target));
+      if (!face) {
         context.report({ node: node.source, messageId: 'private', data: { target: rel, module: targetModule } });
       }
     }

@@ -9,7 +9,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import { bucketing, toMillis, type Interval } from '../../platform/time-buckets.ts';
 import type { MonitorFilters, MonitorResultsResponse, MonitorStatsResponse, MonitorView } from './schemas.ts';
 import * as store from './store.ts';
-import { traceData, type TraceDetailLike } from './trace-data.ts';
+import { traceData, type TraceDetailLike } from './trace-data.schema.ts';
 
 export const MONITOR_QUEUE = 'monitor.evaluate';
 

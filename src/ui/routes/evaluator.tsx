@@ -10,7 +10,7 @@ import { ButtonLink } from '../components/ButtonLink.tsx';
 import { Stat } from '../components/Stat.tsx';
 import { TracePicker } from '../components/TracePicker.tsx';
 import { formatCost } from '../lib/format.ts';
-import { traceData } from '../../modules/monitors/trace-data.ts';
+import { traceData } from '../../modules/monitors/trace-data.schema.ts';
 
 const JsonEditor = lazy(() => import('../components/JsonEditor.tsx'));
 

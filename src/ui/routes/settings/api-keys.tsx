@@ -2,7 +2,7 @@ import { useMemo, useState } from 'react';
 import { ActionIcon, Badge, Button, Checkbox, Group, Loader, Modal, NativeSelect, SegmentedControl, Stack, Table, Text, TextInput, Textarea } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { IconKey, IconPlus, IconTrash } from '@tabler/icons-react';
-import { ACTIONS, RESOURCES } from '../../../platform/auth/permissions.ts';
+import { ACTIONS, RESOURCES } from '../../../platform/auth/permissions.schema.ts';
 import { can, useSession } from '../../api/session.ts';
 import { useApiKeyMutations, useApiKeys } from '../../api/api-keys.ts';
 import { useMembers } from '../../api/organization.ts';
