@@ -72,7 +72,7 @@ function ipv6Bytes(ip: string): number[] {
       : (() => {
           const left = groups(s.slice(0, gap));
           const right = [...groups(s.slice(gap + 2)), ...tail];
-          return [...left, ...Array(8 - left.length - right.length).fill(0), ...right];
+          return [...left, ...new Array<number>(8 - left.length - right.length).fill(0), ...right];
         })();
   return all.flatMap((g) => [(g >> 8) & 0xff, g & 0xff]);
 }

@@ -4,7 +4,7 @@ import { ACTIONS, RESOURCES, type Permission, type Resource } from './permission
 // effective set is its bindings', capped by its owner's role (personal keys) and narrowed by
 // its permission mode.
 
-export const ALL_PERMISSIONS: Permission[] = RESOURCES.flatMap((r) => ACTIONS.map((a) => `${r}:${a}` as Permission));
+export const ALL_PERMISSIONS: Permission[] = RESOURCES.flatMap((r) => ACTIONS.map((a): Permission => `${r}:${a}`));
 
 export type Role = 'ADMIN' | 'MEMBER' | 'VIEWER';
 export type BindingRole = Role | 'CUSTOM';
