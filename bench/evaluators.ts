@@ -27,13 +27,13 @@ export async function measure(def: EvaluatorDefinition, inputs: { data: unknown;
 
 export async function benchEvaluators(seconds = 5) {
   const pii = await measure(
-    piiDetection as EvaluatorDefinition,
+    piiDetection,
     Array.from({ length: 7 }, (_, i) => ({ data: { input: text2kb(i) }, settings: {} })),
     seconds,
   );
   const contexts = (seed: number) => [text2kb(seed).slice(0, 700), text2kb(seed + 2).slice(0, 700), text2kb(seed + 4).slice(0, 648)];
   const ragInputs = Array.from({ length: 5 }, (_, i) => ({ data: { contexts: contexts(i), expected_contexts: contexts(i + 1).slice(0, 2) }, settings: {} }));
-  const recall = await measure(contextRecallEvaluator as EvaluatorDefinition, ragInputs, seconds);
-  const precision = await measure(contextPrecisionEvaluator as EvaluatorDefinition, ragInputs, seconds);
+  const recall = await measure(contextRecallEvaluator, ragInputs, seconds);
+  const precision = await measure(contextPrecisionEvaluator, ragInputs, seconds);
   return { pii, recall, precision };
 }

@@ -7,7 +7,7 @@ const lines: string[] = [];
 let waiting: ((line: string) => void) | null = null;
 let buffered = '';
 process.stdin.on('data', (d) => {
-  buffered += d;
+  buffered += d.toString();
   let i;
   while ((i = buffered.indexOf('\n')) >= 0) {
     const line = buffered.slice(0, i);

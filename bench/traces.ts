@@ -3,7 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql, type SQL } from 'drizzle-orm';
 import { rows } from '../src/db/index.ts';
-import { median, percentile, pool, type BenchServer } from './lib.ts';
+import { median, percentile, type BenchServer } from './lib.ts';
 import { otlpRequest } from './otlp-payloads.ts';
 
 const post = async (s: BenchServer, body: Buffer) => {

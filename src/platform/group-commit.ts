@@ -81,30 +81,33 @@ export class GroupCommit<T> {
       return;
     }
     lane.scheduled = true;
-    setImmediate(async () => {
-      if (this.options.beforeWrite) await this.options.beforeWrite();
-      lane.scheduled = false;
-      while (lane.running < this.options.maxConcurrent && lane.waiting.length && this.running < this.maxTotal()) {
-        const batch = this.take(lane);
-        lane.running++;
-        this.running++;
-        void this.commit(batch).finally(() => {
-          lane.running--;
-          this.running--;
-          // Keys that waited for a slot go first; this key takes its turn after them.
-          for (let next = this.turns.shift(); next !== undefined; next = this.turns.shift()) {
-            const other = this.lanes.get(next);
-            if (other?.waiting.length) {
-              this.schedule(next, other);
-              break;
-            }
+    setImmediate(() => void this.startBatches(key, lane));
+  }
+
+  /** The scheduled turn: as many batches of the lane as the limits allow, each its own transaction. */
+  private async startBatches(key: string, lane: Lane<T>) {
+    if (this.options.beforeWrite) await this.options.beforeWrite();
+    lane.scheduled = false;
+    while (lane.running < this.options.maxConcurrent && lane.waiting.length && this.running < this.maxTotal()) {
+      const batch = this.take(lane);
+      lane.running++;
+      this.running++;
+      void this.commit(batch).finally(() => {
+        lane.running--;
+        this.running--;
+        // Keys that waited for a slot go first; this key takes its turn after them.
+        for (let next = this.turns.shift(); next !== undefined; next = this.turns.shift()) {
+          const other = this.lanes.get(next);
+          if (other?.waiting.length) {
+            this.schedule(next, other);
+            break;
           }
-          if (!lane.running && !lane.waiting.length && !lane.scheduled) this.lanes.delete(key);
-          else this.schedule(key, lane);
-        });
-      }
-      if (lane.waiting.length && lane.running < this.options.maxConcurrent) this.schedule(key, lane);
-    });
+        }
+        if (!lane.running && !lane.waiting.length && !lane.scheduled) this.lanes.delete(key);
+        else this.schedule(key, lane);
+      });
+    }
+    if (lane.waiting.length && lane.running < this.options.maxConcurrent) this.schedule(key, lane);
   }
 
   private maxTotal(): number {

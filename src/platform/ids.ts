@@ -16,6 +16,6 @@ export function randomAlphanumeric(length: number): string {
 }
 
 /** Entity ids: a readable prefix and 20 random alphanumerics, e.g. `proj_3kd9...`. */
-export function newId(prefix: 'org' | 'user' | 'proj' | string): string {
+export function newId(prefix: string): string {
   return `${prefix}_${randomAlphanumeric(20)}`;
 }

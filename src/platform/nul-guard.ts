@@ -20,11 +20,14 @@ declare module 'fastify' {
  * declares `config.acceptsNulInBody`.
  */
 export function installNulGuard(app: FastifyInstance): void {
-  app.addHook('onRequest', async (req) => {
+  // Callback-style hooks (nothing to wait for): Fastify answers a throw from either as it would a rejection.
+  app.addHook('onRequest', (req, _reply, done) => {
     for (const where of ['params', 'query'] as const) refuseNul(req[where], where);
+    done();
   });
-  app.addHook('preValidation', async (req) => {
+  app.addHook('preValidation', (req, _reply, done) => {
     if (!req.routeOptions.config?.acceptsNulInBody) refuseNul(req.body, 'body');
+    done();
   });
 }
 
@@ -56,7 +59,7 @@ export function findUnstorable(value: unknown, root: string): { field: string; c
     } else if (Array.isArray(v)) {
       for (let i = v.length - 1; i >= 0; i--) stack.push([v[i], `${path}.${i}`]);
     } else if (v !== null && typeof v === 'object' && isPlainObject(v)) {
-      const entries = Object.entries(v);
+      const entries = Object.entries(v as Record<string, unknown>);
       for (let i = entries.length - 1; i >= 0; i--) {
         const [k, child] = entries[i];
         const character = unstorable(k);
@@ -74,6 +77,6 @@ export function findUnstorable(value: unknown, root: string): { field: string; c
  * prototype is null: those count too, or a NUL in a path parameter would reach the database.
  */
 function isPlainObject(v: object): boolean {
-  const proto = Object.getPrototypeOf(v);
+  const proto = Object.getPrototypeOf(v) as object | null;
   return proto === Object.prototype || proto === null || Object.getPrototypeOf(proto) === null;
 }

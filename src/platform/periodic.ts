@@ -42,8 +42,9 @@ export class Scheduler {
           if (!stopped) timer = setTimeout(tick, task.intervalMs).unref();
         });
     };
-    this.app.addHook('onReady', async () => {
+    this.app.addHook('onReady', (done) => {
       timer = setTimeout(tick, task.intervalMs).unref();
+      done();
     });
     this.app.addHook('onClose', async () => {
       stopped = true;

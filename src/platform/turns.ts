@@ -6,7 +6,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
  * read, for a few ms at a time instead of its whole length (README: Overload).
  */
 export async function mapInTurns<T, U>(items: readonly T[], perTurn: number, f: (item: T) => U): Promise<U[]> {
-  const out: U[] = new Array(items.length);
+  const out = new Array<U>(items.length);
   for (let i = 0; i < items.length; i++) {
     if (i > 0 && i % perTurn === 0) await nextTurn();
     out[i] = f(items[i]);

@@ -1,6 +1,7 @@
 import { Outlet, createRootRouteWithContext, createRoute, createRouter, lazyRouteComponent, redirect } from '@tanstack/react-router';
 import type { QueryClient } from '@tanstack/react-query';
 import { SESSION_KEY, fetchSession, lastProject } from './api/session.ts';
+import { asText } from './lib/format.ts';
 import { parseListSearch, type ListSearch } from './lib/list-search.ts';
 import { traceOutlineQuery } from './api/traces.ts';
 
@@ -236,7 +237,7 @@ function parseSearch(search: string): Record<string, string> {
 }
 function stringifySearch(search: Record<string, unknown>): string {
   const params = new URLSearchParams();
-  for (const [k, v] of Object.entries(search)) if (v !== undefined && v !== null && v !== '') params.set(k, String(v));
+  for (const [k, v] of Object.entries(search)) if (v !== undefined && v !== null && v !== '') params.set(k, asText(v));
   const s = params.toString();
   return s ? `?${s}` : '';
 }

@@ -319,7 +319,7 @@ async function run(definition: EvaluatorDefinition, c: EvaluatorCase): Promise<E
 }
 
 /** Raw values are floats: compare to 12 decimals. */
-const close = (x: number): number => expect.closeTo(x, 12) as unknown as number;
+const close = (x: number): number => expect.closeTo(x, 12);
 
 function check(result: EvaluationResult, expected: EvaluatorCase['expected']): void {
   expect(result.status).toBe(expected.status);

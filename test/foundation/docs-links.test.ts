@@ -35,7 +35,7 @@ function headings(markdown: string): string[] {
   for (const line of markdown.split('\n')) {
     if (line.startsWith('```')) fenced = !fenced;
     const m = !fenced && /^#{1,6} (.+)$/.exec(line);
-    if (m) found.push(m[1]!);
+    if (m) found.push(m[1]);
   }
   return found;
 }
@@ -43,7 +43,7 @@ function headings(markdown: string): string[] {
 /** Markdown links and images outside code, as [text](target). */
 function linksOf(markdown: string): string[] {
   const prose = markdown.replace(/```[\s\S]*?```/g, '').replace(/`[^`\n]*`/g, '');
-  return [...prose.matchAll(/!?\[[^\]]*\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)].map((m) => m[1]!);
+  return [...prose.matchAll(/!?\[[^\]]*\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)].map((m) => m[1]);
 }
 
 describe('the manual', () => {

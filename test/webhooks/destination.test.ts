@@ -1,7 +1,8 @@
 import dns from 'node:dns';
 import os from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { blockedAddressReason, checkHost, guardedLookup, urlProblem } from '../../src/modules/webhooks/destination.ts';
+import { blockedAddressReason, checkHost, guardedLookup } from '../../src/modules/webhooks/destination.ts';
+import { urlProblem } from '../../src/modules/webhooks/schemas.ts';
 
 describe('webhook destinations', () => {
   it('classifies addresses: loopback, private, link-local, metadata and their IPv6 spellings are blocked', () => {

@@ -3,7 +3,6 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { ApiKeyService } from './service.ts';
 import { apiKeySchema, createKeyBody, createdKeySchema } from './schemas.ts';
-import type { Permission } from '../../platform/auth/index.ts';
 
 const tags = ['api-keys'];
 const idParams = z.object({ id: z.string().min(1).max(100) });
@@ -20,7 +19,6 @@ export function apiKeyRoutes(app: FastifyInstance, service: ApiKeyService) {
     (req) =>
       service.create(req.principal!, {
         ...req.body,
-        permissions: req.body.permissions as Permission[] | undefined,
         expiresAt: req.body.expiresAt ? new Date(req.body.expiresAt) : undefined,
       }),
   );

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isPermission } from '../../platform/auth/index.ts';
+import { isPermission } from '../../platform/auth/permissions.schema.ts';
 
 const permission = z
   .string()

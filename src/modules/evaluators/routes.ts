@@ -22,7 +22,7 @@ export function evaluationRoutes(app: FastifyInstance, service: EvaluationServic
         response: { 200: catalogueResponse },
       },
     },
-    async () => ({ evaluators: service.catalogue() }),
+    () => ({ evaluators: service.catalogue() }),
   );
 
   r.post(

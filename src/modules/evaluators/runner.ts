@@ -107,7 +107,8 @@ export async function runEvaluator(definition: EvaluatorDefinition, input: Parse
   const onOuterAbort = () => controller.abort(options.signal?.reason ?? new EvaluatorError('Aborted', 'the evaluation was cancelled'));
   options.signal?.addEventListener('abort', onOuterAbort, { once: true });
   const aborted = new Promise<never>((_, reject) => {
-    controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true });
+    // The reason is the EvaluatorError given to abort() above, or the caller's signal's.
+    controller.signal.addEventListener('abort', () => reject(controller.signal.reason as Error), { once: true });
   });
   aborted.catch(() => {});
 

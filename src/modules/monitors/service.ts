@@ -9,7 +9,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import { bucketing, toMillis, type Interval } from '../../platform/time-buckets.ts';
 import type { MonitorFilters, MonitorResultsResponse, MonitorStatsResponse, MonitorView } from './schemas.ts';
 import * as store from './store.ts';
-import { traceData, type TraceDetailLike } from './trace-data.ts';
+import { traceData, type TraceDetailLike } from './trace-data.schema.ts';
 
 export const MONITOR_QUEUE = 'monitor.evaluate';
 
@@ -93,7 +93,7 @@ export class MonitorService {
 
   async update(projectId: string, id: string, patch: Partial<Omit<MonitorView, 'id' | 'project_id' | 'created_at' | 'updated_at'>>): Promise<MonitorView> {
     const current = await this.find(projectId, id);
-    const next = { ...current, ...Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) } as store.MonitorRow;
+    const next = { ...current, ...Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) };
     if (patch.evaluator !== undefined || patch.settings !== undefined) this.deps.checkEvaluator(next.evaluator, next.settings);
     const row = await store.updateMonitor(this.db.orm, next, this.clock.now());
     this.forgetEnabled(projectId);

@@ -174,7 +174,9 @@ export class AccountService {
     input: { email: string; name?: string; role: Role },
     origin: string,
   ): Promise<MemberView & { invitation: { id: string; url: string; expiresAt: string } | null }> {
-    let invitation: { id: string; url: string; expiresAt: string } | null = null;
+    // Set inside the transaction's callback, which TypeScript's narrowing does not follow: the
+    // assertion keeps `null` from narrowing it for good.
+    let invitation = null as { id: string; url: string; expiresAt: string } | null;
     const member = await this.organizations.addMember(principal, input, async (tx, user) => {
       if (user.passwordHash || !(await this.ownedBy(tx, user.id, principal.organizationId))) return;
       const token = randomAlphanumeric(48);
@@ -258,6 +260,7 @@ export class AccountService {
         'this user also belongs to other organizations: they change their password themselves, or the server operator runs `spyglass users reset-password`',
       );
     }
+    // A member of the organization (checked above) is a user that exists.
     const user = (await store.findUser(this.db.orm, userId))!;
     const link = await this.createReset(user.id, principal.organizationId, principal.userId, this.linkBase(origin));
     this.mail(

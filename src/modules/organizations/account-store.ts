@@ -7,7 +7,7 @@ export type SessionRow = typeof userSessions.$inferSelect;
 
 // ---- users and memberships, as sign-in sees them
 
-export async function findUser(db: Executor, id: string) {
+export async function findUser(db: Executor, id: string): Promise<typeof users.$inferSelect | null> {
   const [user] = await db.select().from(users).where(eq(users.id, id));
   return user ?? null;
 }

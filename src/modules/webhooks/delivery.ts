@@ -76,7 +76,7 @@ export async function deliver(request: DeliveryRequest): Promise<DeliveryResult>
       },
       // A fresh connection per attempt: no socket outlives the address check it passed.
       agent: false,
-      ...(request.allowPrivateDestinations ? {} : { lookup: guardedLookup as never }),
+      ...(request.allowPrivateDestinations ? {} : { lookup: guardedLookup }),
     });
 
     const timer = setTimeout(() => {

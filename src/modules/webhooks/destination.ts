@@ -72,7 +72,7 @@ function ipv6Bytes(ip: string): number[] {
       : (() => {
           const left = groups(s.slice(0, gap));
           const right = [...groups(s.slice(gap + 2)), ...tail];
-          return [...left, ...Array(8 - left.length - right.length).fill(0), ...right];
+          return [...left, ...new Array<number>(8 - left.length - right.length).fill(0), ...right];
         })();
   return all.flatMap((g) => [(g >> 8) & 0xff, g & 0xff]);
 }
@@ -167,23 +167,4 @@ export function guardedLookup(hostname: string, options: dns.LookupOptions, call
     },
     (err: Error) => callback(Object.assign(err, { code: err instanceof DestinationError && !err.transient ? 'EDESTINATION' : 'ENOTFOUND' }), ''),
   );
-}
-
-export const MAX_URL_LENGTH = 2048;
-
-/**
- * The checks of a receiver URL that need no network: http(s), a host, no credentials.
- * Returns the message naming what is wrong, or null.
- */
-export function urlProblem(raw: string): string | null {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    return 'must be an absolute http:// or https:// URL';
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return `must use http or https, not ${url.protocol.slice(0, -1)}`;
-  if (!url.hostname) return 'must name a host';
-  if (url.username || url.password) return 'must not carry credentials (user:password@); verify deliveries by their signature instead';
-  return null;
 }

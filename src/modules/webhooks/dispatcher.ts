@@ -376,10 +376,8 @@ export class WebhookDispatcher {
     const now = this.clock.now();
     const delivered = result.status !== null && result.status >= 200 && result.status < 300;
     const retryable = !delivered && (result.status !== null ? isRetryableStatus(result.status) : result.failure !== 'refused_destination');
-    const retryAfterHeader = result.headers['retry-after'];
-    const delay = retryable
-      ? nextAttemptDelayMs(dispatch.attempt, parseRetryAfter(Array.isArray(retryAfterHeader) ? retryAfterHeader[0] : retryAfterHeader, now))
-      : null;
+    // One value: Node keeps the first Retry-After of a response and discards repeats.
+    const delay = retryable ? nextAttemptDelayMs(dispatch.attempt, parseRetryAfter(result.headers['retry-after'], now)) : null;
     const outcome = delivered ? 'delivered' : delay !== null ? 'retrying' : 'failed';
     this.options.metrics?.webhookDelivery(outcome);
     const nextAttemptAt = delay !== null ? new Date(now.getTime() + delay) : null;

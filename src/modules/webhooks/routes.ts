@@ -37,7 +37,7 @@ export function webhookRoutes(app: FastifyInstance, service: WebhookService) {
         response: { 200: z.object({ data: z.array(eventTypeSchema) }) },
       },
     },
-    async () => ({ data: service.eventTypes() }),
+    () => ({ data: service.eventTypes() }),
   );
 
   r.post(

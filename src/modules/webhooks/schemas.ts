@@ -1,8 +1,26 @@
 import { z } from 'zod';
 import { isSubscription } from './catalogue.ts';
-import { MAX_URL_LENGTH, urlProblem } from './destination.ts';
 
 export const MAX_ENDPOINTS_PER_PROJECT = 50;
+
+export const MAX_URL_LENGTH = 2048;
+
+/**
+ * The checks of a receiver URL that need no network: http(s), a host, no credentials (where
+ * it may connect is destination.ts's). Returns the message naming what is wrong, or null.
+ */
+export function urlProblem(raw: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return 'must be an absolute http:// or https:// URL';
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return `must use http or https, not ${url.protocol.slice(0, -1)}`;
+  if (!url.hostname) return 'must name a host';
+  if (url.username || url.password) return 'must not carry credentials (user:password@); verify deliveries by their signature instead';
+  return null;
+}
 
 const url = z
   .string()

@@ -3,8 +3,10 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import cookie from '@fastify/cookie';
 import { AppError, badRequest, forbidden, unauthorized, type ErrorShape } from '../errors.ts';
 import type { Clock } from '../clock.ts';
-import { PermissionSet, type Permission } from './permissions.ts';
+import { PermissionSet } from './permissions.ts';
+import type { Permission } from './permissions.schema.ts';
 
+export * from './permissions.schema.ts';
 export * from './permissions.ts';
 export * from './policy.ts';
 

@@ -1,34 +1,10 @@
-/**
- * Permissions are `resource:action`. `resource:manage` implies every action on the
- * resource. Roles map to sets; a key's effective set is its bindings', capped by its
- * owner's role (personal keys) and narrowed by its permission mode.
- */
-export const RESOURCES = [
-  'organization',
-  'project',
-  'traces',
-  'annotations',
-  'prompts',
-  'evaluations',
-  'monitors',
-  'agentCache',
-  'apiKeys',
-  'webhookEndpoints',
-  // GET /metrics: the process's figures (every organization's traffic counted together).
-  'metrics',
-] as const;
-export const ACTIONS = ['view', 'create', 'update', 'delete', 'manage', 'share'] as const;
+import { ACTIONS, RESOURCES, type Permission, type Resource } from './permissions.schema.ts';
 
-export type Resource = (typeof RESOURCES)[number];
-export type Action = (typeof ACTIONS)[number];
-export type Permission = `${Resource}:${Action}`;
+// Roles map to sets of permissions (their vocabulary is permissions.schema.ts). A key's
+// effective set is its bindings', capped by its owner's role (personal keys) and narrowed by
+// its permission mode.
 
-export const ALL_PERMISSIONS: Permission[] = RESOURCES.flatMap((r) => ACTIONS.map((a) => `${r}:${a}` as Permission));
-
-export function isPermission(value: string): value is Permission {
-  const [r, a, extra] = value.split(':');
-  return extra === undefined && (RESOURCES as readonly string[]).includes(r) && (ACTIONS as readonly string[]).includes(a);
-}
+export const ALL_PERMISSIONS: Permission[] = RESOURCES.flatMap((r) => ACTIONS.map((a): Permission => `${r}:${a}`));
 
 export type Role = 'ADMIN' | 'MEMBER' | 'VIEWER';
 export type BindingRole = Role | 'CUSTOM';

@@ -1,4 +1,5 @@
-import type { Permission, PermissionSet } from './permissions.ts';
+import type { Permission } from './permissions.schema.ts';
+import type { PermissionSet } from './permissions.ts';
 
 /**
  * Who may do what to records that belong to a user (API keys today). The route table

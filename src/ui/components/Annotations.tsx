@@ -10,8 +10,8 @@ interface Props {
   projectId: string;
   traceId: string;
   selected: Span | null;
-  spanName(spanId: string): string | null;
-  onSelectSpan(spanId: string): void;
+  spanName: (spanId: string) => string | null;
+  onSelectSpan: (spanId: string) => void;
 }
 
 /** Thumbs and comments on the whole trace or on a span; the author edits and deletes their own. */
@@ -38,7 +38,7 @@ export function Annotations({ projectId, traceId, selected, spanName, onSelectSp
               size="xs"
               aria-label="Annotate"
               value={onSpan ? 'span' : 'trace'}
-              onChange={(v) => setTarget(v as 'trace' | 'span')}
+              onChange={(v) => setTarget(v)}
               data={[
                 { value: 'trace', label: 'Whole trace' },
                 { value: 'span', label: selected ? `Span: ${(selected.name ?? selected.span_id).slice(0, 28)}` : 'Selected span', disabled: !selected },
@@ -49,7 +49,7 @@ export function Annotations({ projectId, traceId, selected, spanName, onSelectSp
           pending={create.isPending}
           error={create.error?.message}
           onSubmit={async (body) => {
-            await create.mutateAsync({ ...body, ...(onSpan ? { anchorKind: 'span' as const, anchorId: selected!.span_id } : {}) });
+            await create.mutateAsync({ ...body, ...(onSpan ? { anchorKind: 'span' as const, anchorId: selected.span_id } : {}) });
             return true;
           }}
         />
@@ -67,7 +67,7 @@ export function Annotations({ projectId, traceId, selected, spanName, onSelectSp
           size="xs"
           aria-label="Show annotations of"
           value={show}
-          onChange={(v) => setShow(v as typeof show)}
+          onChange={(v) => setShow(v)}
           data={[
             { value: 'all', label: 'All' },
             { value: 'trace', label: 'Trace' },
@@ -104,8 +104,8 @@ interface FormProps {
   submitLabel: string;
   pending: boolean;
   error?: string;
-  onSubmit(body: { comment: string; isThumbsUp: boolean }): Promise<boolean>;
-  onCancel?(): void;
+  onSubmit: (body: { comment: string; isThumbsUp: boolean }) => Promise<boolean>;
+  onCancel?: () => void;
 }
 
 function AnnotationForm({ header, initial, submitLabel, pending, error, onSubmit, onCancel }: FormProps) {
@@ -114,15 +114,15 @@ function AnnotationForm({ header, initial, submitLabel, pending, error, onSubmit
   const [missing, setMissing] = useState(false);
   return (
     <Paper withBorder p="sm" radius="sm" component="form"
-      onSubmit={async (e: React.FormEvent) => {
+      onSubmit={(e: React.FormEvent) => {
         e.preventDefault();
         if (thumbs === null) return setMissing(true);
-        if (await onSubmit({ comment, isThumbsUp: thumbs })) {
-          if (!initial) {
+        void onSubmit({ comment, isThumbsUp: thumbs }).then((saved) => {
+          if (saved && !initial) {
             setComment('');
             setThumbs(null);
           }
-        }
+        });
       }}
     >
       <Stack gap={8}>
@@ -171,9 +171,9 @@ interface ItemProps {
   mayEdit: boolean;
   mayDelete: boolean;
   spanName: string | null;
-  onSelectSpan(spanId: string): void;
-  onSave(body: { comment: string; isThumbsUp: boolean }): Promise<boolean>;
-  onDelete(): void;
+  onSelectSpan: (spanId: string) => void;
+  onSave: (body: { comment: string; isThumbsUp: boolean }) => Promise<boolean>;
+  onDelete: () => void;
 }
 
 function AnnotationItem({ annotation: a, own, mayEdit, mayDelete, spanName, onSelectSpan, onSave, onDelete }: ItemProps) {

@@ -18,7 +18,8 @@ export function FirstRun({ projectId }: { projectId: string }) {
   const origin = window.location.origin;
   const key = token ?? '<your project API key>';
   const allowed = can(session, 'apiKeys:manage');
-  const now = Date.now();
+  // The example trace's timestamps: when the page opened.
+  const [now] = useState(() => Date.now());
 
   const env = `export OTEL_EXPORTER_OTLP_ENDPOINT="${origin}/api/otel"
 export OTEL_EXPORTER_OTLP_HEADERS="X-Auth-Token=${key}"`;

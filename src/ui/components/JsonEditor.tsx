@@ -1,4 +1,4 @@
-import { useEffect, useRef } from 'react';
+import { useEffect, useEffectEvent, useRef } from 'react';
 import { EditorState } from '@codemirror/state';
 import { EditorView, lineNumbers, highlightActiveLine, keymap } from '@codemirror/view';
 import { foldGutter, foldKeymap, syntaxHighlighting, defaultHighlightStyle } from '@codemirror/language';
@@ -14,15 +14,19 @@ import { json } from '@codemirror/lang-json';
 export default function JsonEditor({ text, label, maxHeight, onChange }: { text: string; label: string; maxHeight: number; onChange?: (text: string) => void }) {
   const host = useRef<HTMLDivElement>(null);
   const view = useRef<EditorView | null>(null);
-  const changed = useRef(onChange);
-  changed.current = onChange;
   const editable = onChange !== undefined;
+  // An editor keeps its own text while typing: only a read-only view is rebuilt on a new `text`
+  // (an editor takes one from outside in the effect below). The latest `onChange` and `text`
+  // are read when needed, not dependencies of the editor.
+  const readOnlyText = editable ? null : text;
+  const currentText = useEffectEvent(() => text);
+  const changed = useEffectEvent((doc: string) => onChange?.(doc));
 
   useEffect(() => {
     const created = new EditorView({
       parent: host.current!,
       state: EditorState.create({
-        doc: text,
+        doc: readOnlyText ?? currentText(),
         extensions: [
           lineNumbers(),
           foldGutter(),
@@ -31,7 +35,7 @@ export default function JsonEditor({ text, label, maxHeight, onChange }: { text:
           syntaxHighlighting(defaultHighlightStyle, { fallback: true }),
           json(),
           ...(editable
-            ? [history(), keymap.of([...defaultKeymap, ...historyKeymap, indentWithTab]), EditorView.updateListener.of((u) => u.docChanged && changed.current?.(u.state.doc.toString()))]
+            ? [history(), keymap.of([...defaultKeymap, ...historyKeymap, indentWithTab]), EditorView.updateListener.of((u) => u.docChanged && changed(u.state.doc.toString()))]
             : [EditorState.readOnly.of(true)]),
           keymap.of([...foldKeymap, ...searchKeymap]),
           EditorView.lineWrapping,
@@ -42,9 +46,7 @@ export default function JsonEditor({ text, label, maxHeight, onChange }: { text:
     });
     view.current = created;
     return () => created.destroy();
-    // An editor keeps its own text while typing: only a read-only view follows `text`.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, editable ? [label, maxHeight] : [text, label, maxHeight]);
+  }, [editable, readOnlyText, label, maxHeight]);
 
   // A new text from outside (another version loaded) replaces the editor's.
   useEffect(() => {

@@ -38,7 +38,7 @@ const move = <T,>(list: T[], from: number, to: number) => {
 };
 
 /** The newest version as a form; saving makes a new version with a commit message. */
-export function PromptEditor({ projectId, prompt, onSaved }: { projectId: string; prompt: Prompt; onSaved(): void }) {
+export function PromptEditor({ projectId, prompt, onSaved }: { projectId: string; prompt: Prompt; onSaved: () => void }) {
   const [draft, setDraft] = useState(() => draftOf(prompt));
   const [commitMessage, setCommitMessage] = useState('');
   const [localError, setLocalError] = useState<string | null>(null);
@@ -56,7 +56,7 @@ export function PromptEditor({ projectId, prompt, onSaved }: { projectId: string
         continue;
       }
       try {
-        outputs.push({ identifier: o.identifier, type: o.type, json_schema: JSON.parse(o.schemaText) });
+        outputs.push({ identifier: o.identifier, type: o.type, json_schema: JSON.parse(o.schemaText) as (typeof outputs)[number]['json_schema'] });
       } catch (e) {
         setLocalError(`outputs: the JSON Schema of "${o.identifier}" is not valid JSON (${(e as Error).message})`);
         return;

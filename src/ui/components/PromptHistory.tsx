@@ -13,7 +13,7 @@ interface Props {
   promptId: string;
   versions: Prompt[];
   compare: [number, number];
-  onCompare(a: number, b: number): void;
+  onCompare: (a: number, b: number) => void;
 }
 
 /** Every version (who, what, when), restore, tags moved in one action, and a diff of any two. */

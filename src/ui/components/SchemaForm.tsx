@@ -1,5 +1,6 @@
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { Fieldset, NativeSelect, NumberInput, SimpleGrid, Stack, Switch, TagsInput, TextInput, Textarea } from '@mantine/core';
+import { asText } from '../lib/format.ts';
 
 /** The JSON Schema subset the evaluator catalogue uses (zod's toJSONSchema output). */
 export interface JsonSchema {
@@ -34,7 +35,7 @@ export function nonNull(schema: JsonSchema): JsonSchema {
 const isStringList = (s: JsonSchema) => s.type === 'array' && nonNull(s.items ?? {}).type === 'string';
 
 /** A settings form generated from a JSON Schema: one control per property, nested objects as groups. */
-export function SchemaForm({ schema, value, onChange, idPrefix }: { schema: JsonSchema; value: Values; onChange(next: Values): void; idPrefix: string }) {
+export function SchemaForm({ schema, value, onChange, idPrefix }: { schema: JsonSchema; value: Values; onChange: (next: Values) => void; idPrefix: string }) {
   const properties = Object.entries(schema.properties ?? {});
   return (
     <Stack gap="sm">
@@ -43,7 +44,7 @@ export function SchemaForm({ schema, value, onChange, idPrefix }: { schema: Json
         const set = (v: unknown) => onChange({ ...value, [name]: v });
         const current = value[name] ?? s.default;
         const common = { label: name, description: s.description };
-        if (s.enum) return <NativeSelect key={name} {...common} value={String(current ?? '')} data={s.enum.map(String)} onChange={(e) => set(e.currentTarget.value)} />;
+        if (s.enum) return <NativeSelect key={name} {...common} value={asText(current)} data={s.enum.map(String)} onChange={(e) => set(e.currentTarget.value)} />;
         if (s.type === 'boolean') return <Switch key={name} {...common} checked={current === true} onChange={(e) => set(e.currentTarget.checked)} />;
         if (s.type === 'number' || s.type === 'integer')
           return (
@@ -59,7 +60,7 @@ export function SchemaForm({ schema, value, onChange, idPrefix }: { schema: Json
             />
           );
         if (s.type === 'string') {
-          const text = String(current ?? '');
+          const text = asText(current);
           return text.length > 60 ? (
             <Textarea key={name} {...common} autosize minRows={2} maxRows={8} value={text} onChange={(e) => set(e.currentTarget.value)} />
           ) : (
@@ -86,11 +87,14 @@ export function SchemaForm({ schema, value, onChange, idPrefix }: { schema: Json
 }
 
 /** Any other value as JSON text; applied while it parses, the error shown while it does not. */
-export function JsonField({ label, description, value, onChange, id }: { label: string; description?: string; value: unknown; onChange(v: unknown): void; id: string }) {
+export function JsonField({ label, description, value, onChange, id }: { label: string; description?: string; value: unknown; onChange: (v: unknown) => void; id: string }) {
   const [text, setText] = useState(() => (value === undefined ? '' : JSON.stringify(value, null, 2)));
   const [error, setError] = useState<string | null>(null);
-  useEffect(() => {
-    // A new value from outside (filled from a trace): show it unless it is what the text says.
+  // A new value from outside (filled from a trace): show it unless it is what the text says.
+  // Adjusted while rendering, as React recommends for state that follows a prop.
+  const [shownValue, setShownValue] = useState(value);
+  if (!Object.is(value, shownValue)) {
+    setShownValue(value);
     setText((t) => {
       try {
         if (JSON.stringify(JSON.parse(t)) === JSON.stringify(value)) return t;
@@ -99,7 +103,7 @@ export function JsonField({ label, description, value, onChange, id }: { label: 
       }
       return value === undefined ? '' : JSON.stringify(value, null, 2);
     });
-  }, [value]);
+  }
   return (
     <Textarea
       id={id}
@@ -131,7 +135,7 @@ export function JsonField({ label, description, value, onChange, id }: { label: 
 }
 
 /** An evaluator's data fields: texts, lists of texts one per line, anything else as JSON. */
-export function DataForm({ schema, value, onChange }: { schema: JsonSchema; value: Values; onChange(next: Values): void }) {
+export function DataForm({ schema, value, onChange }: { schema: JsonSchema; value: Values; onChange: (next: Values) => void }) {
   const required = new Set(schema.required ?? []);
   return (
     <Stack gap="sm">
@@ -141,7 +145,7 @@ export function DataForm({ schema, value, onChange }: { schema: JsonSchema; valu
         const label = name;
         const withAsterisk = required.has(name);
         if (s.type === 'string')
-          return <Textarea key={name} label={label} withAsterisk={withAsterisk} description={s.description} autosize minRows={2} maxRows={10} value={String(value[name] ?? '')} onChange={(e) => set(e.currentTarget.value)} />;
+          return <Textarea key={name} label={label} withAsterisk={withAsterisk} description={s.description} autosize minRows={2} maxRows={10} value={asText(value[name])} onChange={(e) => set(e.currentTarget.value)} />;
         if (isStringList(s))
           return (
             <Textarea

@@ -3,6 +3,7 @@ import { Alert, Button, Code, Group, Modal, Paper, Stack, Text, Title } from '@m
 import { IconAlertTriangle, IconLock } from '@tabler/icons-react';
 import { ApiError } from '../api/client.ts';
 import { useSession } from '../api/session.ts';
+import { asText } from '../lib/format.ts';
 import { Copy } from './Copy.tsx';
 
 /** One block of a settings page: a heading, what it is for, its content. */
@@ -43,7 +44,7 @@ export function ApiErrorAlert({ error, title }: { error: unknown; title?: string
   }
   return (
     <Alert color="red" icon={<IconAlertTriangle size={16} />} title={title ?? 'Something went wrong'} role="alert" classNames={READABLE}>
-      {error instanceof Error ? error.message : String(error)}
+      {error instanceof Error ? error.message : asText(error)}
       {error instanceof ApiError && error.field ? ` (field: ${error.field})` : ''}
     </Alert>
   );
@@ -80,7 +81,7 @@ export const shortDate = (iso: string | null | undefined) => (iso ? new Date(iso
 interface ConfirmActionProps<T> {
   /** What the action is about; the dialog is open while it is set. */
   target: T | null;
-  title(target: T): string;
+  title: (target: T) => string;
   /** What happens, said before it does. */
   children: ReactNode;
   confirmLabel: string;
@@ -88,9 +89,9 @@ interface ConfirmActionProps<T> {
   pending: boolean;
   error: unknown;
   errorTitle?: string;
-  onClose(): void;
+  onClose: () => void;
   /** Runs the action; the dialog closes when it succeeds and shows the server's refusal when it fails. */
-  onConfirm(target: T): Promise<unknown>;
+  onConfirm: (target: T) => Promise<unknown>;
 }
 
 /** A confirmation before an action that cannot be undone (revoke, remove, delete, rotate). */

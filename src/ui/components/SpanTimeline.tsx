@@ -78,7 +78,7 @@ function visibleRows(index: TreeIndex, collapsed: Set<string>): Row[] {
 interface Props {
   index: TreeIndex;
   selectedId: string | null;
-  onSelect(spanId: string): void;
+  onSelect: (spanId: string) => void;
 }
 
 /** The span tree and the waterfall side by side, one virtualized list (they scroll together). */
@@ -106,9 +106,10 @@ export function SpanTimeline({ index, selectedId, onSelect }: Props) {
       return next;
     });
   }, [selectedId, position, index]);
+  // The virtualizer is one instance for the component's life: this runs when the selected row moves.
   useEffect(() => {
     if (selectedRow !== undefined) virtualizer.scrollToIndex(selectedRow, { align: 'auto' });
-  }, [selectedRow]); // eslint-disable-line react-hooks/exhaustive-deps
+  }, [selectedRow, virtualizer]);
 
   const toggle = useCallback((id: string) => {
     setCollapsed((c) => {
@@ -227,8 +228,8 @@ interface RowProps {
   width: number;
   index: number;
   count: number;
-  onSelect(id: string): void;
-  onToggle(id: string): void;
+  onSelect: (id: string) => void;
+  onToggle: (id: string) => void;
 }
 
 const SpanRow = memo(function SpanRow({ row, top, selected, expanded, left, width, index, count, onSelect, onToggle }: RowProps) {

@@ -1,4 +1,4 @@
-import { useEffect, useState, type ReactNode } from 'react';
+import { useState, type ReactNode } from 'react';
 import { Badge, Button, CloseButton, Group, NativeSelect, Pill, Popover, SegmentedControl, SimpleGrid, Stack, Text, TextInput } from '@mantine/core';
 import { useDebouncedCallback } from '@mantine/hooks';
 import { IconFilter, IconSearch } from '@tabler/icons-react';
@@ -16,9 +16,15 @@ const SORTS = [
  * Search box, time range, filters and sort of the traces list; every change goes to the URL.
  * The analytics dashboard shows it without sort and without "All time" (a chart has a range).
  */
-export function ListToolbar({ search, onChange, forCharts = false }: { search: ListSearch; onChange(next: ListSearch): void; forCharts?: boolean }) {
+export function ListToolbar({ search, onChange, forCharts = false }: { search: ListSearch; onChange: (next: ListSearch) => void; forCharts?: boolean }) {
   const [query, setQuery] = useState(search.q ?? '');
-  useEffect(() => setQuery(search.q ?? ''), [search.q]);
+  // A search from outside (the URL: back, a link) replaces what is typed; adjusted while
+  // rendering, as React recommends for state that follows a prop.
+  const [shownQ, setShownQ] = useState(search.q);
+  if (search.q !== shownQ) {
+    setShownQ(search.q);
+    setQuery(search.q ?? '');
+  }
   const pushQuery = useDebouncedCallback((q: string) => onChange({ ...search, q: q || undefined }), 300);
   const sortValue = `${search.sort ?? 'time'}:${search.dir ?? 'desc'}`;
 
@@ -92,7 +98,7 @@ const FILTER_LABELS: [keyof ListSearch, string][] = [
   ['meta', 'Metadata'],
 ];
 
-function ActiveFilters({ search, onChange }: { search: ListSearch; onChange(next: ListSearch): void }) {
+function ActiveFilters({ search, onChange }: { search: ListSearch; onChange: (next: ListSearch) => void }) {
   const active = FILTER_LABELS.filter(([k]) => search[k]);
   if (!active.length) return null;
   return (
@@ -113,12 +119,14 @@ function ActiveFilters({ search, onChange }: { search: ListSearch; onChange(next
   );
 }
 
-function FiltersPopover({ search, onChange }: { search: ListSearch; onChange(next: ListSearch): void }) {
+function FiltersPopover({ search, onChange }: { search: ListSearch; onChange: (next: ListSearch) => void }) {
   const [opened, setOpened] = useState(false);
   const [draft, setDraft] = useState<ListSearch>(search);
-  useEffect(() => {
-    if (opened) setDraft(search);
-  }, [opened]); // eslint-disable-line react-hooks/exhaustive-deps
+  // Opening starts the draft from the current search: edits abandoned by closing are dropped.
+  const open = (next: boolean) => {
+    if (next) setDraft(search);
+    setOpened(next);
+  };
   const count = activeFilterCount({ ...search, range: undefined });
   const text = (key: keyof ListSearch, label: string, placeholder: string, description?: ReactNode) => (
     <TextInput
@@ -126,7 +134,7 @@ function FiltersPopover({ search, onChange }: { search: ListSearch; onChange(nex
       label={label}
       description={description}
       placeholder={placeholder}
-      value={(draft[key] as string | undefined) ?? ''}
+      value={draft[key] ?? ''}
       onChange={(e) => setDraft({ ...draft, [key]: e.currentTarget.value || undefined })}
     />
   );
@@ -139,7 +147,7 @@ function FiltersPopover({ search, onChange }: { search: ListSearch; onChange(nex
         size="xs"
         aria-labelledby={`f-${key}`}
         value={draft[key] ?? 'any'}
-        onChange={(v) => setDraft({ ...draft, [key]: v === 'any' ? undefined : (v as 'yes' | 'no') })}
+        onChange={(v) => setDraft({ ...draft, [key]: v === 'any' ? undefined : v })}
         data={[
           { value: 'any', label: 'Any' },
           { value: 'yes', label: 'Yes' },
@@ -150,14 +158,14 @@ function FiltersPopover({ search, onChange }: { search: ListSearch; onChange(nex
   );
 
   return (
-    <Popover opened={opened} onChange={setOpened} position="bottom-end" width={440} shadow="md" trapFocus withinPortal>
+    <Popover opened={opened} onChange={open} position="bottom-end" width={440} shadow="md" trapFocus withinPortal>
       <Popover.Target>
         <Button
           size="sm"
           variant="default"
           leftSection={<IconFilter size={14} aria-hidden />}
           rightSection={count > 0 ? <Badge size="xs" circle aria-label={`${count} active`}>{count}</Badge> : null}
-          onClick={() => setOpened((o) => !o)}
+          onClick={() => open(!opened)}
         >
           Filters
         </Button>
@@ -190,7 +198,7 @@ function FiltersPopover({ search, onChange }: { search: ListSearch; onChange(nex
                   size="xs"
                   aria-labelledby="f-eval"
                   value={draft.eval ?? 'any'}
-                  onChange={(v) => setDraft({ ...draft, eval: v === 'any' ? undefined : (v as 'passed' | 'failed') })}
+                  onChange={(v) => setDraft({ ...draft, eval: v === 'any' ? undefined : v })}
                   data={[
                     { value: 'any', label: 'Any' },
                     { value: 'passed', label: 'Passed' },

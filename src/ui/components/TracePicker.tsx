@@ -8,7 +8,7 @@ import type { SearchResponse } from '../api/types.ts';
 import { formatTime, oneLine } from '../lib/format.ts';
 
 /** "Fill from a trace": the project's traces (newest first, searchable); choosing one hands back its id. */
-export function TracePicker({ projectId, onPick }: { projectId: string; onPick(traceId: string): void }) {
+export function TracePicker({ projectId, onPick }: { projectId: string; onPick: (traceId: string) => void }) {
   const [opened, setOpened] = useState(false);
   const [query, setQuery] = useState('');
   const [debounced] = useDebouncedValue(query, 250);

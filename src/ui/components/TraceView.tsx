@@ -15,9 +15,9 @@ interface Props {
   /** Where the selected span is read whole from. */
   source: TraceSource;
   /** Signed in: annotations and links; absent on the public page. */
-  project?: { id: string; threadLink(threadId: string): ReactNode; userLink(userId: string): ReactNode };
+  project?: { id: string; threadLink: (threadId: string) => ReactNode; userLink: (userId: string) => ReactNode };
   selectedSpanId: string | null;
-  onSelectSpan(spanId: string): void;
+  onSelectSpan: (spanId: string) => void;
   actions?: ReactNode;
 }
 

@@ -41,3 +41,14 @@ export function formatRelative(ms: number, now = Date.now()): string {
 
 /** One line of a long text for a table cell. */
 export const oneLine = (text: string | null | undefined, max = 300) => (text ?? '').replace(/\s+/g, ' ').trim().slice(0, max);
+
+/**
+ * A value as text: a string as it is, another scalar as String() writes it, nothing for null
+ * or undefined, anything else as JSON (never "[object Object]").
+ */
+export function asText(v: unknown): string {
+  if (v === undefined || v === null) return '';
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return String(v);
+  return JSON.stringify(v);
+}

@@ -1,3 +1,4 @@
+import { useState } from 'react';
 import type { SearchFilters, SearchRequest } from '../api/types.ts';
 
 /**
@@ -30,7 +31,7 @@ const KEYS = ['q', 'range', 'from', 'to', 'user', 'thread', 'customer', 'labels'
 
 export function parseListSearch(raw: Record<string, unknown>): ListSearch {
   const out: ListSearch = {};
-  for (const k of KEYS) if (typeof raw[k] === 'string' && raw[k]) out[k] = raw[k] as string;
+  for (const k of KEYS) if (typeof raw[k] === 'string' && raw[k]) out[k] = raw[k];
   const pick = <T extends string>(v: unknown, allowed: readonly T[]) => (allowed.includes(v as T) ? (v as T) : undefined);
   out.error = pick(raw.error, ['yes', 'no'] as const);
   out.annotated = pick(raw.annotated, ['yes', 'no'] as const);
@@ -62,8 +63,20 @@ export function parseMeta(meta: string | undefined): Record<string, string> | un
 }
 
 /**
- * The search request of the URL's filters. `now` anchors relative ranges (the caller keeps
- * it fixed while the filters stay the same, so the query key does not change every render).
+ * The instant relative ranges ("last hour") count back from: taken when the range or its
+ * custom ends change, not on every render, so the request (a query key) stays the same
+ * between changes. Taken while rendering (React renders again at once with the new value).
+ */
+export function useRangeAnchor({ range, from, to }: Pick<ListSearch, 'range' | 'from' | 'to'>): number {
+  const key = JSON.stringify([range, from, to]);
+  const [anchor, setAnchor] = useState(() => ({ key, at: Date.now() }));
+  if (anchor.key !== key) setAnchor(() => ({ key, at: Date.now() }));
+  return anchor.at;
+}
+
+/**
+ * The search request of the URL's filters. `now` anchors relative ranges (useRangeAnchor
+ * keeps it fixed while the range stays the same, so the query key does not change every render).
  */
 export function toSearchRequest(s: ListSearch, now: number): Omit<SearchRequest, 'pageSize' | 'scrollId'> {
   const filters: SearchFilters = {};

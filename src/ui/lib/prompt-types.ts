@@ -1,4 +1,4 @@
-import { TYPE_CHECKS, placeholdersOf } from '../../modules/prompts/template.ts';
+import { TYPE_CHECKS, placeholdersOf } from '../../modules/prompts/template.schema.ts';
 import type { PromptInputType, PromptOutputType } from '../api/types.ts';
 
 /** Every input type the API accepts, with its value check (the same code compile runs). */

@@ -9,7 +9,7 @@ import type { TimeseriesBucket, TimeseriesRequest, TimeseriesResponse } from '..
 import { Stat } from '../components/Stat.tsx';
 import { ListToolbar } from '../components/TraceFilters.tsx';
 import { formatCost, formatDuration, formatTokens } from '../lib/format.ts';
-import { toSearchRequest } from '../lib/list-search.ts';
+import { toSearchRequest, useRangeAnchor } from '../lib/list-search.ts';
 import type { AnalyticsSearch } from '../router.tsx';
 
 const DEFAULT_RANGE = '24h';
@@ -21,15 +21,16 @@ type Row = Record<string, number | string | null>;
 export default function AnalyticsPage() {
   const { projectId } = useParams({ from: '/p/$projectId/analytics' });
   const raw = useSearch({ from: '/p/$projectId/analytics' });
-  const search = { ...raw, range: raw.range ?? DEFAULT_RANGE };
+  // The router keeps `raw` the same object while the URL's search does not change.
+  const search = useMemo(() => ({ ...raw, range: raw.range ?? DEFAULT_RANGE }), [raw]);
   const navigate = useNavigate({ from: '/p/$projectId/analytics' });
-  const anchor = useMemo(() => Date.now(), [search.range, search.from, search.to]); // eslint-disable-line react-hooks/exhaustive-deps
+  const anchor = useRangeAnchor(search);
   const request = useMemo((): TimeseriesRequest => {
     const { query, filters, startDate, endDate } = toSearchRequest(search, anchor);
     const start = typeof startDate === 'number' ? startDate : anchor - 86_400_000;
     const end = typeof endDate === 'number' ? endDate : anchor;
     return { startDate: start, endDate: end, interval: 'auto', ...(query ? { query } : {}), ...(filters ? { filters } : {}), groupBy: search.group ?? null };
-  }, [JSON.stringify(search), anchor]); // eslint-disable-line react-hooks/exhaustive-deps
+  }, [search, anchor]);
 
   const series = useQuery({
     queryKey: ['analytics', projectId, request],
@@ -52,7 +53,7 @@ export default function AnalyticsPage() {
             size="xs"
             aria-labelledby="group-by-label"
             value={search.group ?? 'none'}
-            onChange={(v) => setSearch({ ...raw, group: v === 'none' ? undefined : (v as Group) })}
+            onChange={(v) => setSearch({ ...raw, group: v === 'none' ? undefined : v })}
             data={[
               { value: 'none', label: 'Nothing' },
               { value: 'model', label: 'Model' },
@@ -96,7 +97,7 @@ function Dashboard({ data, grouped }: { data: TimeseriesResponse; grouped: boole
 
   const evaluations = starts.map((start, i) => ({
     time: tick(start),
-    ...Object.fromEntries(data.evaluations.map((e) => [e.evaluator, e.buckets[i]?.pass_rate === null || e.buckets[i] === undefined ? null : Math.round(e.buckets[i].pass_rate! * 1000) / 10])),
+    ...Object.fromEntries(data.evaluations.map((e) => [e.evaluator, e.buckets[i]?.pass_rate === null || e.buckets[i] === undefined ? null : Math.round(e.buckets[i].pass_rate * 1000) / 10])),
   }));
   const tokenTotal = (b: TimeseriesBucket) => b.tokens.prompt + b.tokens.completion;
   const common = { dataKey: 'time', h: 220, withLegend: true, legendProps: { verticalAlign: 'bottom' as const }, connectNulls: false, tickLine: 'y' as const };

@@ -10,7 +10,7 @@ import { ButtonLink } from '../components/ButtonLink.tsx';
 import { Stat } from '../components/Stat.tsx';
 import { TracePicker } from '../components/TracePicker.tsx';
 import { formatCost } from '../lib/format.ts';
-import { traceData } from '../../modules/monitors/trace-data.ts';
+import { traceData } from '../../modules/monitors/trace-data.schema.ts';
 
 const JsonEditor = lazy(() => import('../components/JsonEditor.tsx'));
 
@@ -54,10 +54,15 @@ function Playground({ projectId, evaluator, back }: { projectId: string; evaluat
   const req = evaluator.requirements;
 
   // A trace chosen (here or by link, ?trace=): its input, output, contexts and conversation fill the fields it has.
+  // A new one starts without the last one's error (set while rendering, before the fetch below).
+  const [filling, setFilling] = useState({ trace, projectId, dataSchema });
+  if (filling.trace !== trace || filling.projectId !== projectId || filling.dataSchema !== dataSchema) {
+    setFilling({ trace, projectId, dataSchema });
+    if (trace) setFillError(null);
+  }
   useEffect(() => {
     if (!trace) return;
     let cancelled = false;
-    setFillError(null);
     api<Parameters<typeof traceData>[0]>('GET', `/api/trace/${encodeURIComponent(trace)}`, { projectId })
       .then((detail) => {
         if (cancelled) return;
@@ -127,7 +132,7 @@ function Playground({ projectId, evaluator, back }: { projectId: string; evaluat
                 This evaluator has no settings.
               </Text>
             ) : (
-              <SchemaForm schema={evaluator.settings as JsonSchema} value={settings} onChange={setSettings} idPrefix="settings" />
+              <SchemaForm schema={evaluator.settings} value={settings} onChange={setSettings} idPrefix="settings" />
             )}
           </Paper>
           <Group>

@@ -94,7 +94,7 @@ function MonitorForm({ projectId, evaluator }: { projectId: string; evaluator: E
               This evaluator has no settings.
             </Text>
           ) : (
-            <SchemaForm schema={evaluator.settings as JsonSchema} value={settings} onChange={setSettings} idPrefix="monitor-settings" />
+            <SchemaForm schema={evaluator.settings} value={settings} onChange={setSettings} idPrefix="monitor-settings" />
           )}
         </Paper>
         <Fieldset legend="Which traces">

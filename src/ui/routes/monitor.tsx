@@ -125,7 +125,7 @@ export default function MonitorPage() {
           size="xs"
           aria-label="Show"
           value={show}
-          onChange={(v) => setShow(v as typeof show)}
+          onChange={(v) => setShow(v)}
           data={[
             { value: 'all', label: 'All' },
             { value: 'failed', label: 'Failed' },

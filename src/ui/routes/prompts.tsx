@@ -104,7 +104,7 @@ export default function PromptsPage() {
   );
 }
 
-function NewPromptModal({ projectId, opened, onClose }: { projectId: string; opened: boolean; onClose(): void }) {
+function NewPromptModal({ projectId, opened, onClose }: { projectId: string; opened: boolean; onClose: () => void }) {
   const [handle, setHandle] = useState('');
   const [scope, setScope] = useState<'PROJECT' | 'ORGANIZATION'>('PROJECT');
   const create = useCreatePrompt(projectId);
@@ -138,7 +138,7 @@ function NewPromptModal({ projectId, opened, onClose }: { projectId: string; ope
             <SegmentedControl
               aria-labelledby="new-prompt-scope"
               value={scope}
-              onChange={(v) => setScope(v as typeof scope)}
+              onChange={(v) => setScope(v)}
               data={[
                 { value: 'PROJECT', label: 'This project' },
                 { value: 'ORGANIZATION', label: 'The organization' },

@@ -10,7 +10,7 @@ import type { NewTracesResponse, SearchResponse, TraceSummary } from '../api/typ
 import { FirstRun } from '../components/FirstRun.tsx';
 import { ListToolbar } from '../components/TraceFilters.tsx';
 import { formatCost, formatDuration, formatFullTime, formatTime, formatTokens, oneLine } from '../lib/format.ts';
-import { activeFilterCount, toSearchRequest, type ListSearch } from '../lib/list-search.ts';
+import { activeFilterCount, toSearchRequest, useRangeAnchor, type ListSearch } from '../lib/list-search.ts';
 
 const PAGE_SIZE = 100;
 const POLL_MS = 1500;
@@ -22,8 +22,7 @@ export default function TracesPage() {
   const { projectId } = useParams({ from: '/p/$projectId/traces' });
   const search = useSearch({ from: '/p/$projectId/traces' });
   const navigate = useNavigate({ from: '/p/$projectId/traces' });
-  // Relative ranges ("last hour") are anchored when the filters change, not on every render.
-  const anchor = useMemo(() => Date.now(), [search.range, search.from, search.to]); // eslint-disable-line react-hooks/exhaustive-deps
+  const anchor = useRangeAnchor(search);
   const request = useMemo(() => toSearchRequest(search, anchor), [search, anchor]);
   const liveInsert = (search.sort ?? 'time') === 'time' && (search.dir ?? 'desc') === 'desc';
 
@@ -126,9 +125,16 @@ function useLiveTraces(projectId: string, request: ReturnType<typeof toSearchReq
   const known = useRef(new Set<string>());
   const since = useRef<number | null>(null);
 
-  useEffect(() => {
+  // Another search (or project) starts with nothing new: reset while rendering, so the
+  // previous search's new traces never show above this one's.
+  const [following, setFollowing] = useState({ projectId, request, enabled });
+  if (following.projectId !== projectId || following.request !== request || following.enabled !== enabled) {
+    setFollowing({ projectId, request, enabled });
     setFresh([]);
     setPendingCount(0);
+  }
+
+  useEffect(() => {
     known.current = new Set();
     since.current = null;
     if (!enabled) return;
@@ -186,8 +192,8 @@ interface GridProps {
   rows: TraceSummary[];
   freshIds: Set<string>;
   search: ListSearch;
-  onSort(sort: 'time' | 'cost' | 'latency'): void;
-  loadMore(): void;
+  onSort: (sort: 'time' | 'cost' | 'latency') => void;
+  loadMore: () => void;
   loadingMore: boolean;
 }
 
@@ -307,7 +313,7 @@ function TraceGrid({ projectId, rows, freshIds, search, onSort, loadMore, loadin
   );
 }
 
-function TraceRow({ trace: t, projectId, top, index, fresh, onClick }: { trace: TraceSummary; projectId: string; top: number; index: number; fresh: boolean; onClick(e: MouseEvent): void }) {
+function TraceRow({ trace: t, projectId, top, index, fresh, onClick }: { trace: TraceSummary; projectId: string; top: number; index: number; fresh: boolean; onClick: (e: MouseEvent) => void }) {
   const m = t.metrics;
   const tokens = m.prompt_tokens === null && m.completion_tokens === null ? null : (m.prompt_tokens ?? 0) + (m.completion_tokens ?? 0);
   const meta = t.metadata as Record<string, unknown> & { user_id?: string; labels?: string[] };

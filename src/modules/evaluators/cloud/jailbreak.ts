@@ -107,15 +107,16 @@ function backoffMs(attempt: number, headers: Headers | null): number {
 }
 
 function pause(ms: number, signal?: AbortSignal): Promise<void> {
+  // An abort's reason is an Error (abort() without one gives a DOMException AbortError).
   return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
+    if (signal?.aborted) return reject(signal.reason as Error);
     const timer = setTimeout(() => {
       signal?.removeEventListener('abort', onAbort);
       resolve();
     }, ms);
     const onAbort = () => {
       clearTimeout(timer);
-      reject(signal?.reason);
+      reject(signal?.reason as Error);
     };
     signal?.addEventListener('abort', onAbort, { once: true });
   });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { EvaluatorDefinition } from '../types.ts';
+import type { EvaluationResult, EvaluatorDefinition } from '../types.ts';
 
 /** langevals' CompetitorBlocklistSettings default. */
 export const DEFAULT_COMPETITORS = ['OpenAI', 'Google', 'Microsoft'];
@@ -75,7 +75,8 @@ export const competitorBlocklist: EvaluatorDefinition<typeof data, typeof settin
   settings,
   requiredEnv: [],
   isCostly: false,
-  async evaluate({ data: entry, settings: config }) {
+  // Nothing to wait for: the result is ready at once (a throw still reaches the runner as a rejection).
+  evaluate({ data: entry, settings: config }) {
     // Empty or missing input and output fall through to "processed, passed, score 0", as in
     // langevals: an empty text mentions no competitor, and monitors count such traces as passing.
     const matches = findCompetitorMentions(config.competitors, entry);
@@ -85,7 +86,7 @@ export const competitorBlocklist: EvaluatorDefinition<typeof data, typeof settin
     const mentioned = config.competitors
       .filter((name, i) => counts.has(name) && config.competitors.indexOf(name) === i)
       .map((name) => ({ competitor: name, count: counts.get(name) as number }));
-    return {
+    return Promise.resolve<EvaluationResult>({
       status: 'processed',
       score: matches.length,
       passed: matches.length === 0,
@@ -94,6 +95,6 @@ export const competitorBlocklist: EvaluatorDefinition<typeof data, typeof settin
           ? 'No competitors mentioned.'
           : `Competitors mentioned: ${mentioned.map((m) => `${m.competitor} (${m.count})`).join(', ')}`,
       raw_response: { mentions: mentioned, matches },
-    };
+    });
   },
 };

@@ -2,7 +2,7 @@ import { useMemo, useState } from 'react';
 import { ActionIcon, Badge, Button, Checkbox, Group, Loader, Modal, NativeSelect, SegmentedControl, Stack, Table, Text, TextInput, Textarea } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { IconKey, IconPlus, IconTrash } from '@tabler/icons-react';
-import { ACTIONS, RESOURCES } from '../../../platform/auth/permissions.ts';
+import { ACTIONS, RESOURCES } from '../../../platform/auth/permissions.schema.ts';
 import { can, useSession } from '../../api/session.ts';
 import { useApiKeyMutations, useApiKeys } from '../../api/api-keys.ts';
 import { useMembers } from '../../api/organization.ts';
@@ -171,7 +171,7 @@ export default function ApiKeysPage() {
 }
 
 /** Every option of POST /api/api-keys, each shown when it applies. */
-function CreateKey({ session, members, onClose, onCreated }: { session: Session; members: { value: string; label: string }[]; onClose(): void; onCreated(name: string, token: string): void }) {
+function CreateKey({ session, members, onClose, onCreated }: { session: Session; members: { value: string; label: string }[]; onClose: () => void; onCreated: (name: string, token: string) => void }) {
   const { create } = useApiKeyMutations();
   const isAdmin = can(session, 'apiKeys:manage');
   const orgScope = `ORGANIZATION:${session.organization.id}`;
@@ -249,7 +249,7 @@ function CreateKey({ session, members, onClose, onCreated }: { session: Session;
             <SegmentedControl
               aria-labelledby="key-type-label"
               value={keyType}
-              onChange={(v) => setKeyType(v as 'personal' | 'service')}
+              onChange={(v) => setKeyType(v)}
               data={[
                 { value: 'personal', label: 'Personal: acts as a member' },
                 { value: 'service', label: 'Service: not tied to a user', disabled: !isAdmin },
@@ -279,7 +279,7 @@ function CreateKey({ session, members, onClose, onCreated }: { session: Session;
             <SegmentedControl
               aria-labelledby="key-mode-label"
               value={mode}
-              onChange={(v) => setMode2(v as Mode)}
+              onChange={(v) => setMode2(v)}
               data={[
                 { value: 'all', label: 'All of the roles' },
                 { value: 'readonly', label: 'Read-only' },

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { Button, Group, Loader, Text, TextInput } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { can, useSession } from '../../api/session.ts';
@@ -10,9 +10,13 @@ export default function OrganizationPage() {
   const organization = useOrganization();
   const rename = useRenameOrganization();
   const [name, setName] = useState('');
-  useEffect(() => {
+  // The field follows the organization as loaded (and as renamed): adjusted while rendering,
+  // as React recommends for state that follows a prop.
+  const [shown, setShown] = useState<typeof organization.data>(undefined);
+  if (organization.data !== shown) {
+    setShown(organization.data);
     if (organization.data) setName(organization.data.name);
-  }, [organization.data]);
+  }
   const mayRename = can(session, 'organization:update');
 
   const save = async (e: React.FormEvent) => {

@@ -156,7 +156,7 @@ export default function ProjectsPage() {
   );
 }
 
-function EditProject({ project, onClose }: { project: Project; onClose(): void }) {
+function EditProject({ project, onClose }: { project: Project; onClose: () => void }) {
   const { update } = useProjectMutations();
   const [name, setName] = useState(project.name);
   const [retention, setRetention] = useState<string | number>(project.retentionDays ?? '');
@@ -188,7 +188,7 @@ function EditProject({ project, onClose }: { project: Project; onClose(): void }
 }
 
 /** Deleting a project deletes all its data: the name, typed, confirms it. */
-function DeleteProject({ project, pending, error, onClose, onConfirm }: { project: Project; pending: boolean; error: unknown; onClose(): void; onConfirm(): void }) {
+function DeleteProject({ project, pending, error, onClose, onConfirm }: { project: Project; pending: boolean; error: unknown; onClose: () => void; onConfirm: () => void }) {
   const [typed, setTyped] = useState('');
   return (
     <Modal opened onClose={onClose} title={`Delete ${project.name}?`}>

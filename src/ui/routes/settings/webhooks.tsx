@@ -271,7 +271,7 @@ function Deliveries({ projectId, endpointId }: { projectId: string; endpointId: 
   );
 }
 
-function CreateEndpoint({ projectId, onClose, onCreated }: { projectId: string; onClose(): void; onCreated(url: string, secret: string): void }) {
+function CreateEndpoint({ projectId, onClose, onCreated }: { projectId: string; onClose: () => void; onCreated: (url: string, secret: string) => void }) {
   const { create } = useEndpointMutations(projectId);
   const catalogue = useEventTypes(projectId);
   const [url, setUrl] = useState('');
@@ -325,7 +325,7 @@ function CreateEndpoint({ projectId, onClose, onCreated }: { projectId: string; 
 }
 
 /** The catalogue by family, each expandable: every event (`*`), a whole family (`family.*`) or single types. */
-function EventsPicker({ types, value, onChange }: { types: WebhookEventType[]; value: string[]; onChange(next: string[]): void }) {
+function EventsPicker({ types, value, onChange }: { types: WebhookEventType[]; value: string[]; onChange: (next: string[]) => void }) {
   const families = useMemo(() => {
     const map = new Map<string, WebhookEventType[]>();
     for (const t of types) map.set(t.family, [...(map.get(t.family) ?? []), t]);

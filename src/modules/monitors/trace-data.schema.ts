@@ -1,6 +1,6 @@
 /**
  * What a trace gives an evaluator, shared by monitors and the web app's playground ("fill
- * from a trace"): no server-only imports here.
+ * from a trace"). A schema file the web app imports at run time: plain TypeScript, no imports.
  */
 export interface TraceDetailLike {
   input: { value: string };

@@ -1,0 +1,29 @@
+/**
+ * The permission vocabulary: `resource:action`, where `resource:manage` implies every action
+ * on the resource. Shared by the server (permissions.ts, the api-keys schemas) and the web
+ * app's key form, which imports it at run time: plain TypeScript, no imports.
+ */
+export const RESOURCES = [
+  'organization',
+  'project',
+  'traces',
+  'annotations',
+  'prompts',
+  'evaluations',
+  'monitors',
+  'agentCache',
+  'apiKeys',
+  'webhookEndpoints',
+  // GET /metrics: the process's figures (every organization's traffic counted together).
+  'metrics',
+] as const;
+export const ACTIONS = ['view', 'create', 'update', 'delete', 'manage', 'share'] as const;
+
+export type Resource = (typeof RESOURCES)[number];
+export type Action = (typeof ACTIONS)[number];
+export type Permission = `${Resource}:${Action}`;
+
+export function isPermission(value: string): value is Permission {
+  const [r, a, extra] = value.split(':');
+  return extra === undefined && (RESOURCES as readonly string[]).includes(r) && (ACTIONS as readonly string[]).includes(a);
+}
