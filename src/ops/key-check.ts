@@ -157,13 +157,13 @@ async function sealedValueKeyIds(db: Executor): Promise<Set<string>> {
 export function keyProblems(keys: InstallationKeys, expected: KeyExpectations, dataDir: string): string[] {
   const problems: string[] = [];
   const th = keys.tokenHash;
-  if (expected.tokenHash && expected.tokenHash.verifier !== th.verifier) problems.push(tokenHashProblem(th, expected.tokenHash.fingerprint, dataDir));
+  if (expected.tokenHash && expected.tokenHash.verifier !== th.verifier) problems.push(tokenHashProblem(th, expected.tokenHash.fingerprint));
   const lacking = expectedIds(expected).filter((id) => !keys.encryption.keyring.keyIds.includes(id));
   if (lacking.length) problems.push(encryptionProblem(keys.encryption, lacking, dataDir));
   return problems;
 }
 
-function tokenHashProblem(th: TokenHashKeyInUse, expected: string, dataDir: string): string {
+function tokenHashProblem(th: TokenHashKeyInUse, expected: string): string {
   const inUse =
     th.source === 'variable'
       ? `SPYGLASS_TOKEN_HASH_KEY is set to a key of fingerprint ${th.fingerprint}`
@@ -177,7 +177,7 @@ function tokenHashProblem(th: TokenHashKeyInUse, expected: string, dataDir: stri
   const decoded = th.source === 'variable' ? parseTokenHashKeyFile(th.text) : null;
   if (decoded?.oldForm && tokenHashVerifier(decoded.text).fingerprint === expected) {
     lines.push(
-      `  The value is that key base64-encoded, as token-hash.key files of earlier versions hold it: set the decoded text, SPYGLASS_TOKEN_HASH_KEY="$(base64 -d < ${path.join(dataDir, TOKEN_HASH_KEY_FILE)})" (or start once with the file alone: it is then rewritten in the form the variable takes).`,
+      '  The value is that key base64-encoded, as token-hash.key files of earlier versions hold it: set the decoded text instead (what `base64 -d` makes of it). A start of this version with the file alone rewrites the file in the form the variable takes.',
     );
   } else {
     lines.push(
@@ -194,7 +194,7 @@ function encryptionProblem(enc: EncryptionKeysInUse, lacking: string[], dataDir:
   const ids = lacking.join(', ');
   return [
     `SPYGLASS_ENCRYPTION_KEY lacks key id${lacking.length > 1 ? 's' : ''} ${ids}, which this database's encrypted values (agent-cache values, webhook signing secrets) use; the keys configured now (from ${from}) have id${enc.keyring.keyIds.length > 1 ? 's' : ''} ${enc.keyring.keyIds.join(', ')}.`,
-    `  Fix: add the key${lacking.length > 1 ? 's' : ''} to SPYGLASS_ENCRYPTION_KEY: the first key encrypts, every key listed decrypts, e.g. SPYGLASS_ENCRYPTION_KEY="<new key>,$(cat <that data dir>/encryption.key)" with the encryption.key of the installation the data came from (or the value \`spyglass move-to-postgres\` printed); ${path.join(dataDir, ENCRYPTION_KEY_FILE)} is used when the variable is unset.`,
+    `  Fix: give SPYGLASS_ENCRYPTION_KEY the key${lacking.length > 1 ? 's' : ''} the data was encrypted with: the text of encryption.key of the installation it came from (SPYGLASS_ENCRYPTION_KEY="$(cat <that data dir>/encryption.key)") or the value \`spyglass move-to-postgres\` printed; ${path.join(dataDir, ENCRYPTION_KEY_FILE)} is used when the variable is unset. Several keys: comma-separated, the first encrypts, every one decrypts ("<new key>,<old key>").`,
     `  To stop using a key on purpose: spyglass keys rotate-encryption --dry-run (it re-encrypts every value under the first key).`,
     '  Nothing was written.',
   ].join('\n');

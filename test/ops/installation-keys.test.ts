@@ -262,7 +262,7 @@ describe.each(databaseKinds)('an installation made by an earlier version (%s)', 
       const trap = await run(['serve'], { ...inst.env, SPYGLASS_TOKEN_HASH_KEY: oldForm });
       expect(trap.code, trap.out).toBe(2);
       expect(trap.out).toContain('The value is that key base64-encoded');
-      expect(trap.out).toContain('base64 -d <');
+      expect(trap.out).toContain('set the decoded text instead (what `base64 -d` makes of it)');
     } finally {
       await inst.drop();
     }
