@@ -159,6 +159,8 @@ export function backupHandler(db: Database, config: Config): (socket: net.Socket
         else socket.once('drain', () => callback());
       },
     });
+    // A client that goes away stops the backup (and frees its snapshot) instead of leaving it waiting to write.
+    socket.once('close', () => frames.destroy(new Error('the client closed the connection')));
     const manifest = await streamBackup(db, config, frames);
     socket.write(Buffer.alloc(4));
     socket.end(JSON.stringify({ bytes, manifest }) + '\n');
