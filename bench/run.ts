@@ -3,7 +3,8 @@
  * writes bench/results/<date>.json. BENCH_SCALE (default 1) scales the data sizes;
  * BENCH_DATABASES (default "pglite,postgres") picks the databases; PostgreSQL comes
  * from BENCH_DATABASE_URL or TEST_DATABASE_URL (skipped when neither is set and the
- * local server does not answer). BENCH_ONLY=traces|detail|webhooks|evaluators|pii|overload|flood picks benchmarks.
+ * local server does not answer). BENCH_ONLY=traces|detail|webhooks|evaluators|pii|overload|flood|backup picks
+ * benchmarks (backup: BENCH_BACKUP_MIB, default 1024, the PGlite database's size).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -18,6 +19,7 @@ import { benchPii, corpusTable, typedTable } from './pii.ts';
 import { benchWebhooks } from './webhooks.ts';
 import { benchFlood, benchOverload } from './overload.ts';
 import { benchDetailDownloads } from './detail-downloads.ts';
+import { benchBackup } from './backup.ts';
 
 const scale = Number(process.env.BENCH_SCALE ?? '1');
 const pgUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -253,6 +255,18 @@ for (const kind of kinds) {
   row(label, kind, '/healthz p99 / max (failures)', `${Math.round(f.healthzP99)} / ${Math.round(f.healthzMax)} (${f.healthzFailures})`, 'ms', 'max < 100');
   row(label, kind, 'machine load average (1 min), before / after', `${loadBefore.toFixed(1)} / ${loadAfter.toFixed(1)}`, 'runnable');
   results[`flood_${kind}`] = { ...f, loadBefore, loadAfter };
+}
+
+if (only?.includes('backup') || (!only && kinds.includes('pglite'))) {
+  const b = await benchBackup(Number(process.env.BENCH_BACKUP_MIB ?? '1024'));
+  const name = `spyglass backup, PGlite database of ${b.databaseMiB} MiB (data directory ${Math.round(b.dataDirMiB)} MiB)`;
+  row(name, 'pglite', 'database built by SQL (generate_series)', b.buildSeconds, 's');
+  for (const r of b.runs) {
+    row(name, 'pglite', `${r.via}: command peak RSS (VmHWM)`, r.commandPeakMiB, 'MiB', '<= 600');
+    if (r.serverPeakMiB !== null) row(name, 'pglite', `${r.via}: server peak RSS during the backup (VmHWM; ${Math.round(r.serverBeforeMiB!)} MiB before)`, r.serverPeakMiB, 'MiB', '<= 600');
+    row(name, 'pglite', `${r.via}: wall / queries paused / file`, `${r.seconds.toFixed(1)} s / ${r.pausedMs} ms / ${Math.round(r.fileMiB)} MiB`, '');
+  }
+  results.backup = b;
 }
 
 let piiTable = '';

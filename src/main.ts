@@ -9,7 +9,19 @@ import { migrate } from './db/migrate.ts';
 import type { Deps } from './app.ts';
 import { systemClock } from './platform/clock.ts';
 import { createLogger } from './platform/logging.ts';
-import { loadTokenHashKey, TokenHasher } from './platform/tokens.ts';
+import { TokenHasher } from './platform/tokens.ts';
+import { KeyMismatchError, keyStatus, resolveKeys, verifyKeysAtStart } from './ops/key-check.ts';
+import {
+  checkReplacement,
+  planReplacement,
+  planRotation,
+  prepareReplacement,
+  prepareRotation,
+  replace,
+  replacementKey,
+  rotate,
+  rotationTarget,
+} from './ops/key-changes.ts';
 import { exportLine, keySettings } from './ops/keys.ts';
 import { moveToPostgres } from './ops/move-to-postgres.ts';
 import { BACKUP_COMMAND, backupHandler, backupTo, restoreFrom } from './ops/backup.ts';
@@ -27,6 +39,13 @@ const COMMANDS: { name: string; args?: string; summary: string; details?: string
   { name: 'init', summary: 'migrate and create the first organization, project and keys, then exit' },
   { name: 'keys revoke', args: '<id>', summary: 'revoke an API key by id' },
   { name: 'keys create-admin', summary: 'mint a new organization admin key (recovery) for the first ADMIN user' },
+  { name: 'keys status', summary: "the configured keys' fingerprints and ids beside what the database records" },
+  { name: 'keys rotate-encryption', args: '[--dry-run]', summary: 're-encrypt every encrypted value under the first encryption key, so older keys can go' },
+  {
+    name: 'keys replace-token-hash',
+    args: '[--dry-run]',
+    summary: 'record a new token-hash key: revokes every API key, ends sessions, mints one new admin key',
+  },
   { name: 'users reset-password', args: '<email>', summary: 'print a one-time link (1 hour) to set a new password for that user' },
   { name: 'backup', args: '<file>', summary: 'write a backup of the PGlite installation (database and key files), also while it serves', details: 'e.g. spyglass backup spyglass-$(date +%F).tar.gz' },
   { name: 'restore', args: '<file>', summary: 'restore a backup into an empty data directory', details: 'the data directory is SPYGLASS_DATA_DIR; it must be empty' },
@@ -39,7 +58,7 @@ const COMMANDS: { name: string; args?: string; summary: string; details?: string
   { name: 'help', args: '[command]', summary: 'print this list, or how to call one command' },
 ];
 
-const CONFIGURATION_NOTE = 'Configuration comes from the environment; see README.md.';
+const CONFIGURATION_NOTE = 'Configuration comes from the environment; see docs/configuration.md.';
 const callOf = (c: (typeof COMMANDS)[number]) => (c.args ? `${c.name} ${c.args}` : c.name);
 
 /** The usage of `commands`: a list, or one command's entry. */
@@ -93,11 +112,29 @@ const loadApp = () => (appModules ??= Promise.all([import('./app.ts'), import('.
 async function openDeps(config: Config, logger: Logger): Promise<Deps> {
   void loadApp().catch(() => {});
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-  // `spyglass backup` asks whichever process holds the data directory, over its lock socket (ops/backup.ts).
-  db.dataDirLock?.handle(BACKUP_COMMAND, backupHandler(db, config));
-  const applied = await migrate(db);
-  if (applied.length) logger.info({ applied }, 'migrations applied');
-  return { config, db, logger, clock: systemClock, tokenHasher: new TokenHasher(loadTokenHashKey(config.tokenHashKey, config.dataDir)) };
+  try {
+    // `spyglass backup` asks whichever process holds the data directory, over its lock socket (ops/backup.ts).
+    db.dataDirLock?.handle(BACKUP_COMMAND, backupHandler(db, config));
+    // The keys are compared with what the data records before anything is written (ops/key-check.ts).
+    const keys = await verifyKeysAtStart(db, config, logger, async () => {
+      const applied = await migrate(db);
+      if (applied.length) logger.info({ applied }, 'migrations applied');
+    });
+    return { config, db, logger, clock: systemClock, tokenHasher: new TokenHasher(Buffer.from(keys.tokenHash.text, 'utf8')) };
+  } catch (err) {
+    await db.close();
+    throw err;
+  }
+}
+
+/** `spyglass migrate`: the schema only; no key is read or recorded (a database may be migrated before it is moved into). */
+async function migrateOnly(config: Config): Promise<string[]> {
+  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  try {
+    return await migrate(db);
+  } finally {
+    await db.close();
+  }
 }
 
 async function setUp(deps: Deps, baseUrl: string): Promise<void> {
@@ -172,7 +209,18 @@ function linkHost(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
 }
 
+/** Exit 2 with the message when the configured keys do not fit the data (ops/key-check.ts): nothing was written. */
 export async function main(argv: string[]): Promise<number> {
+  try {
+    return await run(argv);
+  } catch (err) {
+    if (!(err instanceof KeyMismatchError)) throw err;
+    process.stderr.write(`spyglass: ${err.message}\n`);
+    return 2;
+  }
+}
+
+async function run(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, strict: false, options: { help: { type: 'boolean', short: 'h' } } });
   if (positionals[0] === 'help') return help(positionals.slice(1));
   if (values.help) return help(positionals);
@@ -191,10 +239,11 @@ export async function main(argv: string[]): Promise<number> {
     case 'serve':
       await serve(config);
       return -1; // keeps running
-    case 'migrate':
-      await withDeps(config, async () => {});
-      process.stdout.write('migrations are up to date\n');
+    case 'migrate': {
+      const applied = await migrateOnly(config);
+      process.stdout.write(applied.length ? `applied migrations ${applied.join(', ')}\n` : 'migrations are up to date\n');
       return 0;
+    }
     case 'init':
       await withDeps(config, (deps) => setUp(deps, `http://${config.host}:${config.port}`));
       return 0;
@@ -204,6 +253,9 @@ export async function main(argv: string[]): Promise<number> {
         process.stdout.write(ok ? `revoked ${arg}\n` : `no key ${arg}\n`);
         return ok ? 0 : 1;
       }
+      if (sub === 'status') return keyStatusCommand(config);
+      if (sub === 'rotate-encryption') return rotateEncryptionCommand(config, argv.includes('--dry-run'));
+      if (sub === 'replace-token-hash') return replaceTokenHashCommand(config, argv.includes('--dry-run'));
       if (sub === 'create-admin') {
         const token = await withDeps(config, (deps, { buildServices }) => buildServices(deps).apiKeys.mintRecoveryAdminKey());
         if (!token) {
@@ -238,6 +290,74 @@ export async function main(argv: string[]): Promise<number> {
   return wrongCall(positionals);
 }
 
+async function keyStatusCommand(config: Config): Promise<number> {
+  const status = await reported(async () => {
+    const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+    try {
+      return await keyStatus(db, config);
+    } finally {
+      await db.close();
+    }
+  });
+  if (!status) return 1;
+  process.stdout.write(status.lines.join('\n') + '\n');
+  return status.ok ? 0 : 2;
+}
+
+async function rotateEncryptionCommand(config: Config, dryRun: boolean): Promise<number> {
+  const target = rotationTarget(config);
+  if (!target) {
+    process.stdout.write(`No encryption key yet (SPYGLASS_ENCRYPTION_KEY is unset and there is no ${path.join(config.dataDir, 'encryption.key')}): nothing is encrypted, nothing to rotate.\n`);
+    return 0;
+  }
+  const lines = await reported(async () => {
+    if (dryRun) {
+      const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+      try {
+        return await planRotation(db, config, target);
+      } finally {
+        await db.close();
+      }
+    }
+    prepareRotation(target);
+    // The start's own check then runs with the new keyring and records the new key's id.
+    return withDeps(config, (deps, { buildServices }) => {
+      const services = buildServices(deps);
+      return rotate(deps.db, target, { values: () => services.agentCache.resealAll(), secrets: () => services.webhooks.resealSecrets() });
+    });
+  });
+  if (!lines) return 1;
+  process.stdout.write(lines.join('\n') + '\n');
+  return 0;
+}
+
+async function replaceTokenHashCommand(config: Config, dryRun: boolean): Promise<number> {
+  const next = replacementKey(config);
+  const lines = await reported(async () => {
+    const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+    try {
+      if (dryRun) return await planReplacement(db, config, next);
+      await checkReplacement(db, config, next);
+      prepareReplacement(next);
+      await migrate(db);
+      const { buildServices } = (await loadApp())[0];
+      const deps: Deps = { config, db, logger: createLogger(config.logLevel), clock: systemClock, tokenHasher: new TokenHasher(Buffer.from(next.text, 'utf8')) };
+      const services = buildServices(deps);
+      const admin = await services.organizations.firstAdmin();
+      return await replace(db, next, async (tx) => {
+        const keys = await services.apiKeys.reissueAfterHashKeyChange(tx, admin);
+        const ended = await services.accounts.endAllAfterHashKeyChange(tx);
+        return { revoked: keys.revoked, adminToken: keys.adminToken, sessions: ended.sessions, links: ended.invitations + ended.resets };
+      });
+    } finally {
+      await db.close();
+    }
+  });
+  if (!lines) return 1;
+  process.stdout.write(lines.join('\n') + '\n');
+  return 0;
+}
+
 async function moveCommand(config: Config, url: string | undefined): Promise<number> {
   if (!url || !/^postgres(ql)?:\/\//.test(url)) {
     return wrongCall(['move-to-postgres']);
@@ -249,7 +369,12 @@ async function moveCommand(config: Config, url: string | undefined): Promise<num
   // The keys are read first: a key that cannot be printed stops the move before it copies anything.
   const moved = await reported(async () => {
     const keys = keySettings(config);
-    const report = await moveToPostgres({ dataDir: config.dataDir, databaseUrl: url, progress: (line) => process.stdout.write(`${line}\n`) });
+    const report = await moveToPostgres({
+      dataDir: config.dataDir,
+      databaseUrl: url,
+      keys: resolveKeys(config),
+      progress: (line) => process.stdout.write(`${line}\n`),
+    });
     return { keys, report };
   });
   if (!moved) return 1;

@@ -13,6 +13,8 @@ const port = parentPort!;
 let pg: PGlite | null = null;
 const transactions = new Map<number, { tx: Transaction; end: (commit: boolean) => void }>();
 let nextTx = 1;
+/** Ends the hold a backup took ('hold'), if one is taken. */
+let releaseHold: (() => void) | null = null;
 
 /** drizzle's parsers are identity functions for the types it reads as text (timestamps, intervals, dates): named here by oid. */
 const identity = (v: string) => v;
@@ -76,6 +78,23 @@ async function handle(req: HostRequest): Promise<unknown> {
       const blob = await pg!._runExclusiveTransaction(() => pg!.dumpDataDir('none'));
       return new Uint8Array(await blob.arrayBuffer());
     }
+    case 'hold': {
+      await pg!.exec('CHECKPOINT');
+      // Between transactions, as 'dump' is; until 'release', every statement waits.
+      return new Promise<null>((held) => {
+        void pg!._runExclusiveTransaction(
+          () =>
+            new Promise<void>((release) => {
+              releaseHold = release;
+              held(null);
+            }),
+        );
+      });
+    }
+    case 'release':
+      releaseHold?.();
+      releaseHold = null;
+      return null;
     case 'close':
       await pg?.close();
       pg = null;

@@ -23,6 +23,8 @@ export type HostRequest =
   | { op: 'begin'; id: number }
   | { op: 'end'; id: number; tx: number; commit: boolean }
   | { op: 'dump'; id: number }
+  | { op: 'hold'; id: number }
+  | { op: 'release'; id: number }
   | { op: 'listen'; id: number; channel: string }
   | { op: 'unlisten'; id: number; channel: string }
   | { op: 'close'; id: number };
@@ -141,6 +143,21 @@ export class PGliteThread implements PgliteQueries {
       if (set.size || this.listeners.get(channel) !== set) return;
       this.listeners.delete(channel);
       await this.call({ op: 'unlisten', channel }).catch(() => {}); // closed already
+    };
+  }
+
+  /**
+   * A checkpoint, then no statement runs until the answered function is called (an open
+   * transaction finishes first): the files of the data directory on disk are then a
+   * consistent copy, as after a crash, for as long as the hold lasts (ops/backup.ts).
+   */
+  async hold(): Promise<() => Promise<void>> {
+    await this.call({ op: 'hold' });
+    let released = false;
+    return async () => {
+      if (released) return;
+      released = true;
+      await this.call({ op: 'release' });
     };
   }
 

@@ -1,7 +1,6 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config.ts';
-import { OpsError } from './errors.ts';
+import { parseTokenHashKeyFile, readKeyFile, TOKEN_HASH_KEY_FILE } from '../platform/key-files.ts';
 
 /**
  * The installation's keys: without them the data is not whole. API keys, share links and
@@ -31,30 +30,11 @@ export function keySettings(config: Config): KeySetting[] {
   return INSTALLATION_KEYS.map((k) => {
     if (k.configured(config)) return { variable: k.variable, value: null, note: `already set: keep the value in use now` };
     const file = path.join(config.dataDir, k.file);
-    let stored: string;
-    try {
-      stored = fs.readFileSync(file, 'utf8').trim();
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-      return { variable: k.variable, value: null, note: `no ${file}: nothing was made with it, nothing to keep` };
-    }
-    return { variable: k.variable, value: variableValue(k.file, stored), note: `from ${file}` };
+    const stored = readKeyFile(file);
+    if (stored === null) return { variable: k.variable, value: null, note: `no ${file}: nothing was made with it, nothing to keep` };
+    // The variable takes what the file holds; a token-hash.key of an earlier version holds it base64-encoded.
+    return { variable: k.variable, value: k.file === TOKEN_HASH_KEY_FILE ? parseTokenHashKeyFile(stored).text : stored, note: `from ${file}` };
   });
-}
-
-/**
- * A key file holds base64 of the key. The encryption key variable takes that base64 as it
- * is (its key id, a fingerprint of the key, stays the same); the token-hash variable takes
- * the key's own characters.
- */
-function variableValue(file: KeyFileName, stored: string): string {
-  if (file === 'encryption.key') return stored;
-  const bytes = Buffer.from(stored, 'base64');
-  const text = bytes.toString('utf8');
-  if (!Buffer.from(text, 'utf8').equals(bytes) || text.length < 32) {
-    throw new OpsError(`${file} does not hold a key that SPYGLASS_TOKEN_HASH_KEY can carry; keep the file and point SPYGLASS_DATA_DIR at its directory`);
-  }
-  return text;
 }
 
 /** `export NAME='value'`, quoted for a POSIX shell. */

@@ -5,6 +5,7 @@ import { openDatabase, type Database } from '../db/index.ts';
 import type { PGliteThread, PgliteQueries } from '../db/pglite-thread.ts';
 import { migrate } from '../db/migrate.ts';
 import { OpsError } from './errors.ts';
+import { checkKeys, missingRecords, type InstallationKeys } from './key-check.ts';
 
 /**
  * Copies a PGlite data directory's database into an empty PostgreSQL database, keeping
@@ -32,6 +33,8 @@ const BATCH_CHARS = 8 * 1024 * 1024;
 export async function moveToPostgres(options: {
   dataDir: string;
   databaseUrl: string;
+  /** The source's keys (ops/key-check.ts): checked against the source, recorded in the target when the source has no record yet. */
+  keys: InstallationKeys;
   progress: (line: string) => void;
 }): Promise<MoveReport> {
   if (!fs.existsSync(path.join(options.dataDir, 'pgdata', 'PG_VERSION'))) {
@@ -52,6 +55,8 @@ export async function moveToPostgres(options: {
     const pglite = source.pglite!;
     const sourceApplied = await migrate(source);
     if (sourceApplied.length) options.progress(`source: applied migrations ${sourceApplied.join(', ')}`);
+    // Keys that do not open the source would be printed as the target's: refused before anything is copied.
+    const expected = await checkKeys(source, options.keys, options.dataDir);
     const targetDb = await openDatabase({ databaseUrl: options.databaseUrl, dataDir: null, poolSize: 1 });
     try {
       const applied = await migrate(targetDb);
@@ -78,6 +83,11 @@ export async function moveToPostgres(options: {
         report.tables.push({ name: table.name, rows });
         report.totalRows += rows;
         options.progress(`copied ${table.name}: ${rows} rows, checksum matches`);
+      }
+      // A source made by an earlier version has no record of its keys yet: the target gets it,
+      // so that a server started on it with other keys is refused.
+      for (const r of missingRecords(options.keys, expected, true)) {
+        await target.query('INSERT INTO installation_keys (kind, key_id, verifier) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [r.kind, r.keyId, r.verifier]);
       }
       await copySequences(pglite, target);
       await renumberTransactionIds(pglite, target);

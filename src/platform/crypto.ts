@@ -1,6 +1,6 @@
 import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { loadOrCreateKeyFile } from './tokens.ts';
+import { createKeyFile, ENCRYPTION_KEY_FILE, newEncryptionKeyText, readKeyFile } from './key-files.ts';
 
 /**
  * Envelope encryption for values kept at rest (the agent cache): each value gets its own
@@ -118,14 +118,14 @@ export class Keyring {
 }
 
 /**
- * The keyring of this installation: SPYGLASS_ENCRYPTION_KEY when set, otherwise a random
- * key kept in `<dataDir>/encryption.key` (mode 0600), created on first use. Several server
- * processes on one PostgreSQL must share the variable.
+ * The keyring of this installation: SPYGLASS_ENCRYPTION_KEY when set, otherwise
+ * `<dataDir>/encryption.key` (mode 0600; the variable's text, platform/key-files.ts),
+ * created on first use. Several server processes on one PostgreSQL must share the variable.
  */
 export function loadKeyring(configured: string | null, dataDir: string): Keyring {
   if (configured) return new Keyring(parseKeySpecs(configured));
-  const material = loadOrCreateKeyFile(path.join(dataDir, 'encryption.key'));
-  return new Keyring([{ id: fingerprint(material), material }]);
+  const file = path.join(dataDir, ENCRYPTION_KEY_FILE);
+  return new Keyring(parseKeySpecs(readKeyFile(file) ?? createKeyFile(file, newEncryptionKeyText())));
 }
 
 function deriveKey(material: Buffer): Buffer {

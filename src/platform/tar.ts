@@ -16,26 +16,34 @@ function octal(value: number, width: number): string {
   return value.toString(8).padStart(width - 1, '0') + '\0';
 }
 
+/** The 512-byte ustar header of one member; `type` '0' a regular file, '5' a directory. */
+export function tarHeader(name: string, size: number, options: { mode?: number; mtime?: Date; type?: '0' | '5' } = {}): Buffer {
+  if (Buffer.byteLength(name) > 100) throw new Error(`tar entry name too long: ${name}`);
+  const header = Buffer.alloc(BLOCK);
+  header.write(name, 0, 100, 'utf8');
+  header.write(octal(options.mode ?? 0o600, 8), 100, 'ascii');
+  header.write(octal(0, 8), 108, 'ascii'); // uid
+  header.write(octal(0, 8), 116, 'ascii'); // gid
+  header.write(octal(size, 12), 124, 'ascii');
+  header.write(octal(Math.floor((options.mtime ?? new Date()).getTime() / 1000), 12), 136, 'ascii');
+  header.write('        ', 148, 'ascii'); // checksum placeholder: spaces while summing
+  header.write(options.type ?? '0', 156, 'ascii');
+  header.write('ustar\0' + '00', 257, 'ascii');
+  let sum = 0;
+  for (const byte of header) sum += byte;
+  header.write(octal(sum, 7) + ' ', 148, 'ascii');
+  return header;
+}
+
+/** The zero bytes that pad a member's data of `size` bytes to whole blocks. */
+export const tarPadding = (size: number) => Buffer.alloc((BLOCK - (size % BLOCK)) % BLOCK);
+/** The two zero blocks that end an archive. */
+export const TAR_END = Buffer.alloc(BLOCK * 2);
+
 export function writeTar(entries: TarEntry[], mtime = new Date()): Buffer {
   const parts: Buffer[] = [];
-  for (const e of entries) {
-    if (Buffer.byteLength(e.name) > 100) throw new Error(`tar entry name too long: ${e.name}`);
-    const header = Buffer.alloc(BLOCK);
-    header.write(e.name, 0, 100, 'utf8');
-    header.write(octal(e.mode ?? 0o600, 8), 100, 'ascii');
-    header.write(octal(0, 8), 108, 'ascii'); // uid
-    header.write(octal(0, 8), 116, 'ascii'); // gid
-    header.write(octal(e.data.length, 12), 124, 'ascii');
-    header.write(octal(Math.floor(mtime.getTime() / 1000), 12), 136, 'ascii');
-    header.write('        ', 148, 'ascii'); // checksum placeholder: spaces while summing
-    header.write('0', 156, 'ascii'); // regular file
-    header.write('ustar\0' + '00', 257, 'ascii');
-    let sum = 0;
-    for (const byte of header) sum += byte;
-    header.write(octal(sum, 7) + ' ', 148, 'ascii');
-    parts.push(header, e.data, Buffer.alloc((BLOCK - (e.data.length % BLOCK)) % BLOCK));
-  }
-  parts.push(Buffer.alloc(BLOCK * 2));
+  for (const e of entries) parts.push(tarHeader(e.name, e.data.length, { mode: e.mode, mtime }), e.data, tarPadding(e.data.length));
+  parts.push(TAR_END);
   return Buffer.concat(parts);
 }
 

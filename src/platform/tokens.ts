@@ -2,6 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomAlphanumeric } from './ids.ts';
+import { createKeyFile, newTokenHashKeyText, parseTokenHashKeyFile, readKeyFile, TOKEN_HASH_KEY_FILE } from './key-files.ts';
 
 /**
  * API tokens: `<prefix><16 alphanumeric id>_<48 alphanumeric secret>`.
@@ -47,15 +48,19 @@ export class TokenHasher {
 }
 
 /**
- * The token-hash key: SPYGLASS_TOKEN_HASH_KEY when set, otherwise a random key kept in
- * `<dataDir>/token-hash.key` (mode 0600), created on first use. Several server processes
- * on one PostgreSQL must share it (set the variable).
+ * The token-hash key: SPYGLASS_TOKEN_HASH_KEY when set, otherwise `<dataDir>/token-hash.key`
+ * (mode 0600, either form: platform/key-files.ts), created on first use. Several server
+ * processes on one PostgreSQL must share it (set the variable). A server start reads it
+ * through ops/key-check.ts instead, which verifies it against the data before creating anything.
  */
 export function loadTokenHashKey(configured: string | null, dataDir: string): Buffer {
   if (configured) return Buffer.from(configured, 'utf8');
-  return loadOrCreateKeyFile(path.join(dataDir, 'token-hash.key'));
+  const file = path.join(dataDir, TOKEN_HASH_KEY_FILE);
+  const stored = readKeyFile(file) ?? createKeyFile(file, newTokenHashKeyText());
+  return Buffer.from(parseTokenHashKeyFile(stored).text, 'utf8');
 }
 
+/** A random secret kept base64-encoded in `file` (0600), created on first use: the data directory's control key. */
 export function loadOrCreateKeyFile(file: string): Buffer {
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   try {

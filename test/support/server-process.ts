@@ -64,7 +64,8 @@ export async function startServer(env: Record<string, string>, wrapper: string[]
     }),
   );
   const baseUrl = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
+  // A first start on PGlite took over 60 s on the shared 2-core machine at load 20+ (several helpers testing at once).
+  const deadline = Date.now() + 120_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`server exited: ${out}`);
     try {

@@ -4,3 +4,4 @@ export * from './prompts-annotations-cache.ts';
 export * from './webhooks.ts';
 export * from './evaluations.ts';
 export * from './sessions.ts';
+export * from './installation-keys.ts';

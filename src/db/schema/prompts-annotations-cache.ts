@@ -1,4 +1,4 @@
-import { boolean, integer, jsonb, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
+import { boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
 
 // Mirrors migrations/0004_prompts_annotations_cache.sql.
 
@@ -80,5 +80,5 @@ export const agentCacheEntries = pgTable(
     createdAt: ts('created_at').notNull().defaultNow(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
   },
-  (t) => [primaryKey({ columns: [t.projectId, t.name] })],
+  (t) => [primaryKey({ columns: [t.projectId, t.name] }), index('agent_cache_entries_key_id').on(t.keyId)],
 );

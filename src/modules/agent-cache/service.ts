@@ -61,4 +61,29 @@ export class AgentCacheService {
   async sweepExpired(): Promise<number> {
     return store.deleteExpired(this.db.orm, this.clock.now());
   }
+
+  /**
+   * `spyglass keys rotate-encryption`: seals every value not sealed with the keyring's
+   * current key again under it, a batch at a time. Expired entries are deleted first
+   * (nobody can read them). A value written meanwhile by a server is left as that server
+   * wrote it. Returns how many values were sealed again.
+   */
+  async resealAll(batchSize = 500): Promise<number> {
+    await this.sweepExpired();
+    const current = this.keyring.currentKeyId;
+    let after: { projectId: string; name: string } | null = null;
+    let resealed = 0;
+    for (;;) {
+      const batch = await store.sealedWithOtherKeys(this.db.orm, current, after, batchSize);
+      if (batch.length === 0) return resealed;
+      await this.db.orm.transaction(async (tx) => {
+        for (const row of batch) {
+          const value = this.keyring.open({ keyId: row.keyId, sealed: row.sealed }, [row.projectId, row.name]);
+          const next = this.keyring.seal(value, [row.projectId, row.name]);
+          if (await store.replaceSealed(tx, row, next)) resealed++;
+        }
+      });
+      after = batch[batch.length - 1];
+    }
+  }
 }

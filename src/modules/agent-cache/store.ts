@@ -1,4 +1,4 @@
-import { and, eq, gt, lte, sql } from 'drizzle-orm';
+import { and, eq, gt, lte, ne, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/index.ts';
 import { agentCacheEntries } from '../../db/schema/index.ts';
 
@@ -40,4 +40,29 @@ export async function remove(db: Executor, projectId: string, name: string): Pro
 export async function deleteExpired(db: Executor, now: Date): Promise<number> {
   const rows = await db.delete(agentCacheEntries).where(lte(agentCacheEntries.expiresAt, now)).returning({ name: agentCacheEntries.name });
   return rows.length;
+}
+
+/** Entries sealed with a key other than `keyId`, in (project, name) order after `after`. */
+export async function sealedWithOtherKeys(db: Executor, keyId: string, after: { projectId: string; name: string } | null, limit: number): Promise<EntryRow[]> {
+  return db
+    .select()
+    .from(agentCacheEntries)
+    .where(
+      and(
+        ne(agentCacheEntries.keyId, keyId),
+        after ? sql`(${agentCacheEntries.projectId}, ${agentCacheEntries.name}) > (${after.projectId}, ${after.name})` : undefined,
+      ),
+    )
+    .orderBy(agentCacheEntries.projectId, agentCacheEntries.name)
+    .limit(limit);
+}
+
+/** Seals the entry again unless it changed since it was read. */
+export async function replaceSealed(db: Executor, row: EntryRow, next: { keyId: string; sealed: string }): Promise<boolean> {
+  const changed = await db
+    .update(agentCacheEntries)
+    .set({ keyId: next.keyId, sealed: next.sealed })
+    .where(and(eq(agentCacheEntries.projectId, row.projectId), eq(agentCacheEntries.name, row.name), eq(agentCacheEntries.sealed, row.sealed)))
+    .returning({ name: agentCacheEntries.name });
+  return changed.length > 0;
 }

@@ -363,6 +363,24 @@ export class ApiKeyService implements ProjectKeyIssuer {
     return true;
   }
 
+  /**
+   * `spyglass keys replace-token-hash`: every key's stored hash was made with the key being
+   * replaced and can never match again, so every live key is revoked (its holders see why
+   * in the key list; webhooks get api_key.revoked) and one new admin key is minted, hashed
+   * with the new key, for `admin` (the oldest organization's first ADMIN, looked up before
+   * the caller's transaction: PGlite has one connection). In the caller's transaction.
+   */
+  async reissueAfterHashKeyChange(tx: Tx, admin: { organizationId: string; userId: string } | null): Promise<{ revoked: number; adminToken: string | null }> {
+    const now = this.clock.now();
+    const revoked = await store.revokeAllKeys(tx, now);
+    const bindings = await store.bindingsOf(tx, revoked.map((k) => k.id));
+    for (const key of revoked) {
+      await emitKeyEvent(tx, 'api_key.revoked', keyView(key, bindings.filter((b) => b.apiKeyId === key.id), now), now);
+    }
+    const issued = admin ? await this.mintInitialAdminKey(tx, admin.organizationId, admin.userId) : null;
+    return { revoked: revoked.length, adminToken: issued?.token ?? null };
+  }
+
   /** CLI recovery when every admin key is lost: a new admin key for the oldest organization's first ADMIN. */
   async mintRecoveryAdminKey(): Promise<string | null> {
     const admin = await this.directory().firstAdmin();

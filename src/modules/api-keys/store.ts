@@ -53,6 +53,11 @@ export async function revokeKey(db: Executor, organizationId: string, id: string
   return row ?? null;
 }
 
+/** Revokes every live key of the installation; returns them as revoked. */
+export async function revokeAllKeys(db: Executor, at: Date): Promise<ApiKeyRow[]> {
+  return db.update(apiKeys).set({ revokedAt: at }).where(isNull(apiKeys.revokedAt)).returning();
+}
+
 /** Revokes the project's live project keys; returns them as revoked. */
 export async function revokeProjectKeys(db: Executor, projectId: string, at: Date): Promise<ApiKeyRow[]> {
   return db

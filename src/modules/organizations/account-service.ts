@@ -67,6 +67,15 @@ export class AccountService {
     private readonly logger: Logger,
   ) {}
 
+  /**
+   * `spyglass keys replace-token-hash`: sessions, invitation and reset links are found by a
+   * hash made with the key being replaced; they are ended (people sign in again; links are
+   * sent again). In the caller's transaction.
+   */
+  async endAllAfterHashKeyChange(tx: Tx): Promise<{ sessions: number; invitations: number; resets: number }> {
+    return store.endAllTokenLinks(tx, this.clock.now());
+  }
+
   // ---- signing in and the session credential
 
   async signIn(input: { email: string; password: string }, client: Client): Promise<StartedSession> {

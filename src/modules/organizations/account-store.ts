@@ -91,6 +91,18 @@ export async function revokeSession(db: Executor, userId: string, id: string, at
   return revoked.length > 0;
 }
 
+/** Ends every session, invitation and reset link of the installation (their token hashes are of a replaced key). */
+export async function endAllTokenLinks(db: Executor, at: Date): Promise<{ sessions: number; invitations: number; resets: number }> {
+  const sessions = await db.update(userSessions).set({ revokedAt: at }).where(isNull(userSessions.revokedAt)).returning({ id: userSessions.id });
+  const invites = await db
+    .update(invitations)
+    .set({ revokedAt: at })
+    .where(and(isNull(invitations.acceptedAt), isNull(invitations.revokedAt)))
+    .returning({ id: invitations.id });
+  const resets = await db.update(passwordResets).set({ usedAt: at }).where(isNull(passwordResets.usedAt)).returning({ id: passwordResets.id });
+  return { sessions: sessions.length, invitations: invites.length, resets: resets.length };
+}
+
 /** Revokes every session of the user, but `keepId`'s. */
 export async function revokeUserSessions(db: Executor, userId: string, at: Date, keepId?: string) {
   await db

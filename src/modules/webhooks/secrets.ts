@@ -9,6 +9,11 @@ import type { Keyring, SealedValue } from '../../platform/crypto.ts';
 export class EndpointSecrets {
   constructor(private readonly keyring: Keyring) {}
 
+  /** The id of the key secrets are sealed with now. */
+  get currentKeyId(): string {
+    return this.keyring.currentKeyId;
+  }
+
   seal(endpointId: string, secret: string): SealedValue {
     return this.keyring.seal(secret, associated(endpointId));
   }

@@ -73,6 +73,33 @@ export class WebhookService {
     readonly dispatcher: WebhookDispatcher,
   ) {}
 
+  /**
+   * `spyglass keys rotate-encryption`: seals every endpoint's signing secret (and previous
+   * secret, while it is still accepted) again under the keyring's current key, in one
+   * transaction. Returns how many sealed secrets changed.
+   */
+  async resealSecrets(): Promise<number> {
+    const current = this.secrets.currentKeyId;
+    return this.db.orm.transaction(async (tx) => {
+      let resealed = 0;
+      for (const row of await store.endpointsSealedWithOtherKeys(tx, current)) {
+        const patch: Partial<store.EndpointRow> = {};
+        if (row.secretKeyId !== current) {
+          const next = this.secrets.seal(row.id, this.secrets.open(row.id, { keyId: row.secretKeyId, sealed: row.secretSealed }));
+          Object.assign(patch, { secretKeyId: next.keyId, secretSealed: next.sealed });
+          resealed++;
+        }
+        if (row.previousSecretKeyId && row.previousSecretSealed && row.previousSecretKeyId !== current) {
+          const next = this.secrets.seal(row.id, this.secrets.open(row.id, { keyId: row.previousSecretKeyId, sealed: row.previousSecretSealed }));
+          Object.assign(patch, { previousSecretKeyId: next.keyId, previousSecretSealed: next.sealed });
+          resealed++;
+        }
+        await store.updateEndpoint(tx, row.id, patch);
+      }
+      return resealed;
+    });
+  }
+
   /** Events waiting to be fanned out to batches (the metrics' outbox depth). */
   outboxDepth(): Promise<number> {
     return store.outboxDepth(this.db.orm);

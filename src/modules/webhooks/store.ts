@@ -53,6 +53,16 @@ export async function updateEndpoint(db: Executor, id: string, patch: Partial<En
   return row;
 }
 
+/** Endpoints whose secret or previous secret is sealed with a key other than `keyId`, locked for update. */
+export async function endpointsSealedWithOtherKeys(tx: Executor, keyId: string): Promise<EndpointRow[]> {
+  return tx
+    .select()
+    .from(webhookEndpoints)
+    .where(or(sql`${webhookEndpoints.secretKeyId} <> ${keyId}`, sql`${webhookEndpoints.previousSecretKeyId} <> ${keyId}`))
+    .orderBy(webhookEndpoints.id)
+    .for('update');
+}
+
 export async function deleteEndpoint(db: Executor, projectId: string, id: string): Promise<boolean> {
   const deleted = await db
     .delete(webhookEndpoints)
