@@ -19,6 +19,8 @@ export interface AnswerFigures {
   cpuMs: number;
   /** Wall time per answer on loopback, median of the rounds, ms. */
   wallMs: number;
+  /** Time to the first body byte, median of every answer, ms: a streamed answer starts before it is read whole. */
+  firstByteMs: number;
   /** What the content-encoding header said. */
   encoding: string;
 }
@@ -29,13 +31,26 @@ export interface CompressionResult {
   levels: { answer: string; encoding: string; level: number; bytes: number; cpuMs: number }[];
 }
 
-function get(url: string, method: string, headers: Record<string, string>, body?: string): Promise<{ bytes: Buffer; encoding: string }> {
+interface Answer {
+  bytes: Buffer;
+  encoding: string;
+  firstByteMs: number;
+}
+
+function get(url: string, method: string, headers: Record<string, string>, body?: string): Promise<Answer> {
+  const t0 = performance.now();
   return new Promise((resolve, reject) => {
     const req = http.request(url, { method, headers: { ...headers, ...(body ? { 'content-type': 'application/json' } : {}) } }, (res) => {
       const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
+      let firstByteMs = NaN;
+      res.on('data', (c: Buffer) => {
+        if (chunks.length === 0) firstByteMs = performance.now() - t0;
+        chunks.push(c);
+      });
       res.on('end', () =>
-        res.statusCode === 200 ? resolve({ bytes: Buffer.concat(chunks), encoding: String(res.headers['content-encoding'] ?? 'identity') }) : reject(new Error(`${url} answered ${res.statusCode}`)),
+        res.statusCode === 200
+          ? resolve({ bytes: Buffer.concat(chunks), encoding: String(res.headers['content-encoding'] ?? 'identity'), firstByteMs })
+          : reject(new Error(`${url} answered ${res.statusCode}`)),
       );
       res.on('error', reject);
     });
@@ -85,11 +100,7 @@ export async function benchCompression(kind: 'pglite' | 'postgres', postgresUrl:
     const pid = server.child.pid!;
     const result: CompressionResult = { answers: {}, levels: [] };
     for (const [label, a] of Object.entries(answers)) {
-      const samples: Record<Encoding, { cpu: number[]; wall: number[]; bytes: number; encoding: string }> = {
-        identity: { cpu: [], wall: [], bytes: 0, encoding: '' },
-        gzip: { cpu: [], wall: [], bytes: 0, encoding: '' },
-        br: { cpu: [], wall: [], bytes: 0, encoding: '' },
-      };
+      const samples = Object.fromEntries(ENCODINGS.map((e) => [e, { cpu: [] as number[], wall: [] as number[], firstByte: [] as number[], bytes: 0, encoding: '' }]));
       const headers = (e: Encoding) => ({ ...auth, ...(e === 'identity' ? {} : { 'accept-encoding': e }) });
       // Warm-up: JIT, the database's caches, zlib's first contexts.
       for (const e of ENCODINGS) await get(a.url, a.method, headers(e), a.body);
@@ -98,9 +109,13 @@ export async function benchCompression(kind: 'pglite' | 'postgres', postgresUrl:
         for (const e of ENCODINGS) {
           const cpu0 = cpuMs(pid);
           const t0 = performance.now();
-          let last: { bytes: Buffer; encoding: string } = { bytes: Buffer.alloc(0), encoding: '' };
+          let last: Answer | null = null;
           // /proc counts CPU in 10 ms ticks: several answers per sample.
-          for (let i = 0; i < a.perRound; i++) last = await get(a.url, a.method, headers(e), a.body);
+          for (let i = 0; i < a.perRound; i++) {
+            last = await get(a.url, a.method, headers(e), a.body);
+            samples[e].firstByte.push(last.firstByteMs);
+          }
+          if (!last) throw new Error('no answer');
           samples[e].wall.push((performance.now() - t0) / a.perRound);
           samples[e].cpu.push((cpuMs(pid) - cpu0) / a.perRound);
           samples[e].bytes = last.bytes.length;
@@ -109,7 +124,7 @@ export async function benchCompression(kind: 'pglite' | 'postgres', postgresUrl:
         }
       }
       result.answers[label] = Object.fromEntries(
-        ENCODINGS.map((e) => [e, { bytes: samples[e].bytes, cpuMs: median(samples[e].cpu), wallMs: median(samples[e].wall), encoding: samples[e].encoding }]),
+        ENCODINGS.map((e) => [e, { bytes: samples[e].bytes, cpuMs: median(samples[e].cpu), wallMs: median(samples[e].wall), firstByteMs: median(samples[e].firstByte), encoding: samples[e].encoding }]),
       ) as Record<Encoding, AnswerFigures>;
       result.levels.push(...levelSweep(label, identityBody));
     }

@@ -202,7 +202,8 @@ for (const kind of kinds) {
       const asked = e === 'identity' ? 'no Accept-Encoding' : `Accept-Encoding: ${e}`;
       row(label, kind, `${asked}: bytes on the wire (content-encoding ${f.encoding})`, f.bytes / 1024, 'KiB');
       row(label, kind, `${asked}: server CPU (user+sys) per answer`, f.cpuMs, 'ms');
-      row(label, kind, `${asked}: loopback wall per answer / transfer at 10 Mbit/s`, `${f.wallMs.toFixed(0)} / ${((f.bytes * 8) / 10_000_000).toFixed(2)} s`, 'ms / s');
+      row(label, kind, `${asked}: loopback first byte / last byte per answer`, `${f.firstByteMs.toFixed(0)} / ${f.wallMs.toFixed(0)}`, 'ms');
+      row(label, kind, `${asked}: the bytes alone at 10 Mbit/s`, (f.bytes * 8) / 10_000_000, 's');
       if (e !== 'identity') row(label, kind, `${asked}: identity bytes / these, extra CPU`, `${(identity.bytes / f.bytes).toFixed(1)}x, ${(f.cpuMs - identity.cpuMs).toFixed(1)} ms`, 'x, ms');
     }
   }
