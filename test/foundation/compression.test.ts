@@ -75,7 +75,7 @@ describe.each(databaseKinds)('compressed answers (%s)', (kind) => {
     }
     for (let i = 0; i < 30; i++) await send(`small-${i}`, [span(0, `question ${i}`), span(1, `lookup ${i}`)]);
     sharePath = ((await t.request('POST', '/api/trace/big/share', { token: t.creds.projectApiKey })).body as { path: string }).path;
-  }, 120_000);
+  }, 240_000);
   afterAll(() => t?.close());
 
   const search = JSON.stringify({ pageSize: 50 });
