@@ -6,11 +6,11 @@ import compress from '@fastify/compress';
 export const COMPRESS_THRESHOLD_BYTES = 1024;
 
 /**
- * Measured on the outline of a 10,000-span trace (2.8 MiB) and the whole trace (10 MiB),
- * compressed page by page (bench/compression.ts and README: Performance, compression):
- * gzip level 1 gives 31x for 6 ms of CPU, levels 4-6 no smaller for more; brotli quality 4
- * gives 54x for 22 ms, quality 5 costs twice that. A 1 MiB window (LGWIN 20, default 4 MiB)
- * keeps a compressing stream's memory near 1 MiB for a few percent of size.
+ * Levels from bench/compression.ts (BENCH_ONLY=compression) on the outline of a 10,000-span
+ * trace (2.8 MiB): gzip level 1 shrinks it 30x, levels 3-6 no further; brotli quality 4 54x,
+ * quality 5 a quarter smaller again for about 1.5x the CPU. At these levels the server's CPU
+ * per answer moves within the noise (130-270 ms for the outline, 15-30 ms for a search page).
+ * A 1 MiB window (LGWIN 20, default 4 MiB) keeps a compressing stream near 1 MiB of memory.
  *
  * Every write is flushed: a streamed answer's pages then go out compressed as each is read
  * (brotli otherwise holds the whole outline before its first byte). Pages are large

@@ -7,7 +7,7 @@ import { rows } from '../../src/db/index.ts';
 import { databaseKinds, ManualClock, startApp, type TestApp } from '../support/harness.ts';
 
 /**
- * Answers are compressed when the client accepts it (README: Performance, compression).
+ * Answers of 1 KiB or more are compressed when the client accepts it (src/platform/compression.ts).
  * Read with http.request, which, unlike fetch, shows the bytes on the wire and sends only
  * the Accept-Encoding a test gives it.
  */
