@@ -15,10 +15,10 @@ const clock = new ManualClock(new Date('2026-11-22T10:00:00Z'));
 const T0 = clock.now().getTime() - 3_600_000;
 const SPANS = 1_600;
 /**
- * ~4 KiB of random text per span: it does not compress much, so the compressed answer
- * (~5 MiB) is still more than loopback socket buffers and zlib's buffers hold.
+ * ~8 KiB of random text per span: it does not compress much, so the compressed answer
+ * (~10 MiB) is still more than loopback socket buffers (4 MiB to send here) and zlib's hold.
  */
-const fillers = Array.from({ length: SPANS }, () => randomBytes(3_000).toString('base64'));
+const fillers = Array.from({ length: SPANS }, () => randomBytes(6_000).toString('base64'));
 
 interface RawAnswer {
   status: number;
@@ -70,8 +70,8 @@ describe.each(databaseKinds)('compressed answers (%s)', (kind) => {
   beforeAll(async () => {
     t = await startApp(kind, { clock });
     auth = { authorization: `Bearer ${t.creds.projectApiKey}` };
-    for (let first = 0; first < SPANS; first += 400) {
-      await send('big', Array.from({ length: 400 }, (_, j) => span(first + j, fillers[first + j])));
+    for (let first = 0; first < SPANS; first += 200) {
+      await send('big', Array.from({ length: 200 }, (_, j) => span(first + j, fillers[first + j])));
     }
     for (let i = 0; i < 30; i++) await send(`small-${i}`, [span(0, `question ${i}`), span(1, `lookup ${i}`)]);
     sharePath = ((await t.request('POST', '/api/trace/big/share', { token: t.creds.projectApiKey })).body as { path: string }).path;
