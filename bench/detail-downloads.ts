@@ -40,7 +40,7 @@ function resetPeak(pid: number): boolean {
   }
 }
 
-async function download(url: string, headers: Record<string, string>): Promise<{ ttfb: number; total: number; bytes: number }> {
+async function downloadOnce(url: string, headers: Record<string, string>): Promise<{ ttfb: number; total: number; bytes: number }> {
   const t0 = performance.now();
   const res = await fetch(url, { headers });
   if (res.status !== 200) throw new Error(`detail answered ${res.status}`);
@@ -62,12 +62,13 @@ async function download(url: string, headers: Record<string, string>): Promise<{
  * one at a time, then `rounds` rounds of `concurrent` downloads at once, read at full speed.
  * Measured: time to the first body byte and to the last, the server's peak RSS over the
  * downloads (VmHWM, reset after the ingest) and its CPU time per concurrent download. `bin`: another checkout's
- * `bin/spyglass.mjs` (BENCH_DETAIL_BIN), to compare with the code before a change.
+ * `bin/spyglass.mjs` (BENCH_DETAIL_BIN), to compare with the code before a change. `encoding`: what the
+ * downloads accept (BENCH_DETAIL_ENCODING; default identity, as before answers were compressed).
  */
 export async function benchDetailDownloads(
   kind: 'pglite' | 'postgres',
   postgresUrl: string,
-  opts: { concurrent: number; rounds: number; bin?: string },
+  opts: { concurrent: number; rounds: number; bin?: string; encoding?: 'identity' | 'gzip' | 'br' },
 ): Promise<DetailDownloadsResult> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'spyglass-detail-'));
   let dropDb: (() => Promise<void>) | null = null;
@@ -97,6 +98,8 @@ export async function benchDetailDownloads(
       if (res.status !== 200) throw new Error(`ingest answered ${res.status}`);
     }
     const url = `${server.baseUrl}/api/trace/${DETAIL_TRACE_ID}`;
+    // fetch asks for gzip by itself: the encoding is said, so figures stay comparable (fetch decodes; `bytes` are the JSON's).
+    const download = (u: string, headers: Record<string, string>) => downloadOnce(u, { ...headers, 'accept-encoding': opts.encoding ?? 'identity' });
     const pid = server.child.pid!;
     await new Promise((r) => setTimeout(r, 1_000));
     const rssBefore = procStatus(pid, 'VmRSS');

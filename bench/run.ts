@@ -3,8 +3,8 @@
  * writes bench/results/<date>.json. BENCH_SCALE (default 1) scales the data sizes;
  * BENCH_DATABASES (default "pglite,postgres") picks the databases; PostgreSQL comes
  * from BENCH_DATABASE_URL or TEST_DATABASE_URL (skipped when neither is set and the
- * local server does not answer). BENCH_ONLY=traces|detail|webhooks|evaluators|pii|overload|flood|backup picks
- * benchmarks (backup: BENCH_BACKUP_MIB, default 1024, the PGlite database's size).
+ * local server does not answer). BENCH_ONLY=traces|detail|compression|webhooks|evaluators|pii|overload|flood|backup
+ * picks benchmarks (backup: BENCH_BACKUP_MIB, default 1024, the PGlite database's size).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -20,6 +20,7 @@ import { benchWebhooks } from './webhooks.ts';
 import { benchFlood, benchOverload } from './overload.ts';
 import { benchDetailDownloads } from './detail-downloads.ts';
 import { benchBackup } from './backup.ts';
+import { benchCompression, ENCODINGS } from './compression.ts';
 
 const scale = Number(process.env.BENCH_SCALE ?? '1');
 const pgUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -175,15 +176,42 @@ for (const kind of kinds) {
   if (kind === 'postgres' && !(await postgresAnswers())) continue;
   const concurrent = Number(process.env.BENCH_DETAIL_CONCURRENT ?? '8');
   const bin = process.env.BENCH_DETAIL_BIN;
-  const d = await benchDetailDownloads(kind, pgUrl, { concurrent, rounds: Number(process.env.BENCH_DETAIL_ROUNDS ?? '3'), bin });
-  const label = `trace detail, 10,000 spans (${(d.bytes / 1024 / 1024).toFixed(1)} MiB)${bin ? ` [${bin}]` : ''}`;
+  const encoding = (process.env.BENCH_DETAIL_ENCODING ?? 'identity') as 'identity' | 'gzip' | 'br';
+  const d = await benchDetailDownloads(kind, pgUrl, { concurrent, rounds: Number(process.env.BENCH_DETAIL_ROUNDS ?? '3'), bin, encoding });
+  const label = `trace detail, 10,000 spans (${(d.bytes / 1024 / 1024).toFixed(1)} MiB)${encoding === 'identity' ? '' : `, ${encoding}`}${bin ? ` [${bin}]` : ''}`;
   row(label, kind, 'one at a time: first byte / last byte, p50', `${d.alone.ttfbP50.toFixed(0)} / ${d.alone.totalP50.toFixed(0)}`, 'ms');
   row(label, kind, `${concurrent} at once: first byte p50 / max`, `${d.ttfbP50.toFixed(0)} / ${d.ttfbMax.toFixed(0)}`, 'ms');
   row(label, kind, `${concurrent} at once: last byte p50 / max`, `${d.totalP50.toFixed(0)} / ${d.totalMax.toFixed(0)}`, 'ms');
   row(label, kind, 'server RSS before the downloads / peak / 1 s after', `${d.rssBeforeMiB.toFixed(0)} / ${d.peakRssMiB.toFixed(0)} / ${d.rssAfterMiB.toFixed(0)}`, 'MiB');
   row(label, kind, 'server peak RSS above before', d.peakRssMiB - d.rssBeforeMiB, 'MiB');
   row(label, kind, `server CPU (user+sys) per download, ${concurrent} at once`, d.cpuMsPerDownload, 'ms');
-  results[`detail_downloads_${kind}`] = { ...d, bin: bin ?? null };
+  results[`detail_downloads_${kind}`] = { ...d, bin: bin ?? null, encoding };
+}
+
+// Compressed answers: bytes on the wire and server CPU per answer, identity / gzip / br.
+for (const kind of kinds) {
+  if (!only?.includes('compression')) continue;
+  if (kind === 'postgres' && !(await postgresAnswers())) continue;
+  const bin = process.env.BENCH_COMPRESSION_BIN;
+  const loadBefore = (await import('node:os')).loadavg()[0];
+  const c = await benchCompression(kind, pgUrl, { rounds: Number(process.env.BENCH_COMPRESSION_ROUNDS ?? '5'), bin });
+  const loadAfter = (await import('node:os')).loadavg()[0];
+  for (const [answer, byEncoding] of Object.entries(c.answers)) {
+    const label = `${answer}${bin ? ` [${bin}]` : ''}`;
+    const identity = byEncoding.identity;
+    for (const e of ENCODINGS) {
+      const f = byEncoding[e];
+      const asked = e === 'identity' ? 'no Accept-Encoding' : `Accept-Encoding: ${e}`;
+      row(label, kind, `${asked}: bytes on the wire (content-encoding ${f.encoding})`, f.bytes / 1024, 'KiB');
+      row(label, kind, `${asked}: server CPU (user+sys) per answer`, f.cpuMs, 'ms');
+      row(label, kind, `${asked}: loopback first byte / last byte per answer`, `${f.firstByteMs.toFixed(0)} / ${f.wallMs.toFixed(0)}`, 'ms');
+      row(label, kind, `${asked}: the bytes alone at 10 Mbit/s`, (f.bytes * 8) / 10_000_000, 's');
+      if (e !== 'identity') row(label, kind, `${asked}: identity bytes / these, extra CPU`, `${(identity.bytes / f.bytes).toFixed(1)}x, ${(f.cpuMs - identity.cpuMs).toFixed(1)} ms`, 'x, ms');
+    }
+  }
+  for (const l of c.levels) row(`compression level sweep (in process, sync): ${l.answer}`, kind, `${l.encoding} level ${l.level}: KiB / CPU ms`, `${(l.bytes / 1024).toFixed(0)} / ${l.cpuMs.toFixed(1)}`, 'KiB / ms');
+  row('compression', kind, 'machine load average (1 min), before / after', `${loadBefore.toFixed(1)} / ${loadAfter.toFixed(1)}`, 'runnable');
+  results[`compression_${kind}`] = { ...c, bin: bin ?? null, loadBefore, loadAfter };
 }
 
 // Start, memory at rest and overload (issue 13): the server in its own process, as users run it.

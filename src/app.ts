@@ -47,6 +47,7 @@ import { installMetricsRoute, Metrics } from './platform/metrics.ts';
 import { echoRequestId, requestIdOptions } from './platform/request-id.ts';
 import { Admission, RateLimiter } from './platform/admission.ts';
 import { PAGED_STREAM_SOURCING } from './platform/paged-stream.ts';
+import { installCompression } from './platform/compression.ts';
 import { ReadPriority } from './platform/read-priority.ts';
 import { DatabaseProbe } from './platform/readiness.ts';
 import { listMigrations } from './db/migrate.ts';
@@ -227,6 +228,8 @@ export async function buildApp(deps: Deps): Promise<App> {
     transformObject: jsonSchemaTransformObject,
   });
 
+  // Before any route: it attaches itself to each route as the route is added.
+  await installCompression(http);
   const services = buildServices(deps);
   installNulGuard(http);
   const routeTable = await installAuth(
