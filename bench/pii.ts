@@ -22,7 +22,7 @@ import { CORPUS_TARGETS, CORPUS_TYPES, corpusSettings, isHeldOut, loadCorpus, sc
 import { checkVector, loadVectors, type Detect } from './pii-vectors.ts';
 import { generateTypedSet, scoreTypedSet, TYPED_SET_TYPES, TYPED_TARGETS, type TypedFinding, type TypedGoldType, type TypedScore } from './pii-typed-set.ts';
 
-/** main when issue 14 began: the "before" of the README. */
+/** The evaluator before the PII rework: the "before" of docs/api.md's PII table. */
 export const PII_BASELINE = process.env.BENCH_PII_BEFORE ?? '57d6c4c43174e509d4ddc2889ec18d41ca6bf5b9';
 
 const here = path.dirname(fileURLToPath(import.meta.url));

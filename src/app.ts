@@ -168,7 +168,7 @@ export function buildServices(deps: Deps): Services {
 
 /** How long an ingest transaction waits at most for read requests in progress (PGlite). */
 const READ_PRIORITY_MAX_DELAY_MS = 250;
-/** Reads that ended this recently still count (README: Overload): the next one comes soon. */
+/** Reads that ended this recently still count (docs/operating.md: Overload): the next one comes soon. */
 const READ_PRIORITY_RECENT_MS = 1_000;
 
 export async function buildApp(deps: Deps): Promise<App> {

@@ -155,7 +155,7 @@ async function setUp(deps: Deps, baseUrl: string): Promise<void> {
  * V8 lets a heap grow to up to 4x what was live after its last full collection before the
  * next one. Under ingest overload that was ~250 MiB of main-thread heap for ~60 MiB live, most
  * of it decoded spans already committed; 1.5x keeps the peak ~150 MiB lower at about the
- * same collection time (README: Overload, memory and start). Process-wide: the PGlite worker
+ * same collection time (docs/performance.md: Overload, memory and start). Process-wide: the PGlite worker
  * thread's heap follows it too.
  */
 const HEAP_GROWING_PERCENT = 50;

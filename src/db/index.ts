@@ -61,7 +61,7 @@ export { jsonParam } from './json-param.ts';
 
 // PGlite's WAL otherwise grows to its 1 GB default before a checkpoint. Shared buffers: PGlite's
 // default 128 MB is resident in the WebAssembly memory once touched and doubles the OS page
-// cache, which serves PGlite's file reads anyway; 32 MB measured 125 MB less RSS (README: Memory).
+// cache, which serves PGlite's file reads anyway; 32 MB measured 125 MB less RSS (docs/performance.md: Overload, memory and start).
 const PGLITE_CONF = ['max_wal_size = 64MB', 'min_wal_size = 32MB', 'shared_buffers = 32MB'];
 
 /** A migrated empty PGlite database, made by `prepare` (scripts/pglite-template.ts). */

@@ -52,7 +52,7 @@ export interface BackupManifest {
  */
 export async function streamBackup(db: Database, config: Config, out: Writable): Promise<BackupManifest> {
   const pglite = db.pglite;
-  if (!pglite || !db.dataDirLock) throw new OpsError('backups are of a PGlite data directory; on PostgreSQL use pg_dump (see README, "Operating Spyglass")');
+  if (!pglite || !db.dataDirLock) throw new OpsError('backups are of a PGlite data directory; on PostgreSQL use pg_dump (see docs/operating.md)');
   const migrations = ((await pglite.query('SELECT name FROM schema_migrations ORDER BY name')).rows as { name: string }[]).map((r) => r.name);
   const snapshot = path.join(config.dataDir, `backup-snapshot.${process.pid}`);
   fs.rmSync(snapshot, { recursive: true, force: true });
@@ -172,7 +172,7 @@ export function backupHandler(db: Database, config: Config): (socket: net.Socket
  * the server holding the data directory when one runs, else taken here.
  */
 export async function backupTo(config: Config, file: string): Promise<{ manifest: BackupManifest; bytes: number; via: string }> {
-  if (config.databaseUrl) throw new OpsError('DATABASE_URL is set: on PostgreSQL back up with pg_dump (see README, "Operating Spyglass")');
+  if (config.databaseUrl) throw new OpsError('DATABASE_URL is set: on PostgreSQL back up with pg_dump (see docs/operating.md)');
   if (!fs.existsSync(path.join(config.dataDir, 'pgdata', 'PG_VERSION'))) throw new OpsError(`no PGlite database in ${config.dataDir} (set SPYGLASS_DATA_DIR)`);
   const partial = `${file}.partial`;
   fs.rmSync(partial, { force: true });
@@ -254,7 +254,7 @@ async function receiveFrames(answer: Readable, out: fs.WriteStream, pid: string)
  * key files it holds, then the migrations of this version. Returns the manifest.
  */
 export async function restoreFrom(config: Config, file: string): Promise<{ manifest: BackupManifest; traces: number; applied: string[] }> {
-  if (config.databaseUrl) throw new OpsError('DATABASE_URL is set: restore a PostgreSQL backup with pg_restore (see README, "Operating Spyglass")');
+  if (config.databaseUrl) throw new OpsError('DATABASE_URL is set: restore a PostgreSQL backup with pg_restore (see docs/operating.md)');
   let entries;
   try {
     entries = readTar(zlib.gunzipSync(fs.readFileSync(file)));

@@ -12,7 +12,7 @@ export interface Mailer {
 
 /** Sends through the SMTP server of `SMTP_URL` (smtp:// with STARTTLS when offered, smtps:// for TLS from the start). */
 export function smtpMailer(smtp: { url: string; from: string }): Mailer {
-  // nodemailer is loaded with the first mail, not at start (README: Memory).
+  // nodemailer is loaded with the first mail, not at start (docs/performance.md: Overload, memory and start).
   let transport: Promise<Transporter> | null = null;
   return {
     async send(message) {

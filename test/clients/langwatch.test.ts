@@ -3,7 +3,7 @@
  * (setupObservability + getLangWatchTracer, LLM calls recorded as its docs show, with the
  * official `openai` client) and its prompt fetch (prompts.get by handle, version and tag).
  * PGlite only: the SDK registers process-wide globals, and the database is not what this
- * file tests. The README's compatibility table lists what works and what does not.
+ * file tests. The compatibility table of docs/getting-started.md lists what works and what does not.
  */
 import { setupObservability } from 'langwatch/observability/node';
 import { getLangWatchTracer, LangWatch } from 'langwatch';
@@ -124,7 +124,7 @@ describe('LangWatch TypeScript SDK', () => {
     expect(await langwatch.prompts.get('support/reply', { version: '1' })).toMatchObject({ version: 3 });
   });
 
-  it('evaluations.evaluate: the spec answers an array, the SDK reads one object (listed as not working in the README)', async () => {
+  it('evaluations.evaluate: the spec answers an array, the SDK reads one object (listed as not working in docs/getting-started.md)', async () => {
     const raw = await c.t.request('POST', '/api/evaluations/llm/competitor_blocklist/evaluate', {
       authToken: c.t.creds.projectApiKey,
       body: { data: { input: 'Is OpenAI better?', output: 'Maybe.' } },

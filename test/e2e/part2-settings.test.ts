@@ -7,7 +7,7 @@ import { databaseKinds, startApp, type TestApp } from '../support/harness.ts';
 import { hasChromium, launchBrowser } from '../support/browser.ts';
 import { Receiver } from '../webhooks/receiver.ts';
 
-/** Beside the other pages' screenshots (the README shows them). */
+/** Beside the other pages' screenshots (docs/web-app.md shows them). */
 const SCREENSHOT_DIR = process.env.SPYGLASS_SCREENSHOTS ?? path.resolve('docs/screenshots');
 
 /**

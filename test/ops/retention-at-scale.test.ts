@@ -52,7 +52,7 @@ describe.each(databaseKinds)('retention sweep of a large backlog (%s)', (kind) =
         await send(otlp(first, Math.min(PER_REQUEST, OLD_TRACES - first), now - 40 * DAY));
       }
       await send(otlp(OLD_TRACES, 3, now - DAY));
-      // Search counts exactly up to 10,000, then answers 10,000 with totalHitsRelation "gte" (README).
+      // Search counts exactly up to 10,000, then answers 10,000 with totalHitsRelation "gte" (docs/api.md).
       expect(await totalHits()).toBe(Math.min(OLD_TRACES + 3, 10_000));
       for (const id of [traceId(0), traceId(OLD_TRACES - 1), traceId(OLD_TRACES)]) {
         const evaluated = await p.t.request('POST', '/api/evaluations/llm/competitor_blocklist/evaluate', {

@@ -8,7 +8,7 @@ import { sessionCookieOf } from '../support/sessions.ts';
 import { Receiver } from '../webhooks/receiver.ts';
 
 /**
- * Two server processes on one PostgreSQL, as README "Operating Spyglass" sets them up
+ * Two server processes on one PostgreSQL, as docs/operating.md ("Scaling out") sets them up
  * (shared keys, one database): whatever a client sends through either is stored once,
  * background work runs once, and a browser session works on both.
  * SPYGLASS_LONG_TESTS=1 sends ten times as many traces.

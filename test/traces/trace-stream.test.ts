@@ -4,7 +4,7 @@ import { rows } from '../../src/db/index.ts';
 import { databaseKinds, startApp, type TestApp } from '../support/harness.ts';
 
 /**
- * The trace detail is streamed page by page (README: Traces: reading them). These tests read
+ * The trace detail is streamed page by page (docs/api.md: Traces: reading them). These tests read
  * it over HTTP: the same bytes as the answer built whole, a snapshot that spans ingested
  * mid-download do not tear, a 404 decided before the first byte, and downloads abandoned
  * midway that leave nothing held (no cursor, no pooled connection).

@@ -22,11 +22,11 @@ import type { AnnotationCounts, EvaluationChip, NewTracesRequest, SearchRequest 
 
 /** PostgreSQL: how long a trace download may keep its pooled connection waiting for the client. */
 const STREAM_HOLD_MS = 10_000;
-/** How long GenAI log events wait for a span that has not arrived (README: OTLP logs). */
+/** How long GenAI log events wait for a span that has not arrived (docs/api.md: Traces: sending them, OTLP logs). */
 export const PENDING_LOG_EVENTS_TTL_MS = 3 * 86_400_000;
 /**
  * Ingest transactions at once (`writers`) and spans per transaction, by database, with no
- * reads coming in and while they do (README: Overload). PGlite runs one at a time, and a read
+ * reads coming in and while they do (docs/operating.md: Overload). PGlite runs one at a time, and a read
  * waits for the one in progress: while reads come in it takes one piece of a request, so a
  * read waits for a short one. On PostgreSQL the process's main thread does the transactions'
  * work in JavaScript (summaries, the statements' text, the results) and answers the reads:
@@ -40,7 +40,7 @@ const INGEST_TRANSACTIONS = {
 /** Spans made into rows per turn of the event loop (collector and prompt spans): a few ms of work. */
 const SPANS_PER_TURN = 250;
 /**
- * Threads decoding OTLP request bodies (README: Overload). One: on 2 cores, with PGlite in a
+ * Threads decoding OTLP request bodies (docs/operating.md: Overload). One: on 2 cores, with PGlite in a
  * thread of its own, a second decoder made the main thread's event-loop delay p99 and the
  * committed spans per second worse (bench/overload.ts, both at the process's priority: 167-186 ms vs
  * 109-112 ms, 1,733-1,836 vs 2,446-3,299 spans/s).
@@ -78,7 +78,7 @@ export interface ProjectRegistry {
   holdProjectSql(projectId: string): SQL;
 }
 
-/** How ingest is kept within what the database can commit (README: Overload). */
+/** How ingest is kept within what the database can commit (docs/operating.md: Overload). */
 export interface IngestControl {
   admission: Admission;
   /** Decompressed bytes of OTLP bodies in flight, for the process (SPYGLASS_INGEST_QUEUE_BYTES). */

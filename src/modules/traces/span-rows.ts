@@ -24,7 +24,7 @@ export interface PreparedSpanRow {
  * The span rows of one ingest request as they wait for their transaction: three flat values
  * instead of a graph of objects per span. Spans wait seconds under load; long strings live
  * in V8's large-object space, which scavenges never copy, so the main thread's garbage
- * collector pays next to nothing for them (README: Overload). They also cross from the
+ * collector pays next to nothing for them (docs/operating.md: Overload). They also cross from the
  * decode worker to the main thread as two string copies and one transferred buffer.
  */
 export interface PreparedRows {
@@ -60,7 +60,7 @@ export const INGEST_PIECE_SPANS = 250;
  * The rows of one request in pieces of at most `maxSpans` (whole traces together where a
  * trace fits), each its own submission to the group commit: a transaction takes whole pieces,
  * so on PGlite, where a read waits for the transaction in progress, one can be kept short
- * while reads come in (README: Overload). A trace's summary stays right across pieces: each
+ * while reads come in (docs/operating.md: Overload). A trace's summary stays right across pieces: each
  * transaction merges the spans already stored.
  */
 export function joinRowsInPieces(rows: readonly PreparedSpanRow[], maxSpans = INGEST_PIECE_SPANS): PreparedRows[] {

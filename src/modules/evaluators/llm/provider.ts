@@ -21,7 +21,7 @@ if (g.AI_SDK_LOG_WARNINGS === undefined) g.AI_SDK_LOG_WARNINGS = false;
 
 /**
  * The AI SDK and its OpenAI provider are loaded on the first judge call, not at start: they
- * cost ~50 MB and ~0.5 s of CPU, and most servers never run an LLM judge (README: Memory).
+ * cost ~50 MB and ~0.5 s of CPU, and most servers never run an LLM judge (docs/performance.md: Overload, memory and start).
  */
 type Sdk = typeof import('ai') & { createOpenAI: typeof import('@ai-sdk/openai').createOpenAI };
 let sdk: Promise<Sdk> | null = null;

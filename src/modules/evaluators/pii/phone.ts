@@ -89,7 +89,7 @@ interface MetadataAccess {
 }
 /**
  * libphonenumber-js with its full metadata (~20 MB, 0.2 s) is loaded by the first phone
- * check, not at start (README: Memory); the recognizers are synchronous, so it is required.
+ * check, not at start (docs/performance.md: Overload, memory and start); the recognizers are synchronous, so it is required.
  */
 type Libphonenumber = typeof import('libphonenumber-js/max');
 let loaded: { lib: Libphonenumber; metadata: MetadataAccess } | null = null;

@@ -36,7 +36,7 @@ interface RankData {
 }
 
 // The ranks are loaded on the first estimate, not at start: together they take ~35 MB and
-// a few hundred ms to load, and many servers never estimate a token (README: Memory).
+// a few hundred ms to load, and many servers never estimate a token (docs/performance.md: Overload, memory and start).
 const require = createRequire(import.meta.url);
 const RANK_MODULES: Readonly<Record<EncodingName, string>> = { o200k_base: 'js-tiktoken/ranks/o200k_base', cl100k_base: 'js-tiktoken/ranks/cl100k_base' };
 const loadRanks = (name: EncodingName): RankData => {

@@ -4,7 +4,7 @@
  * does everything up to the rows the store writes: decompression (inflate.ts), protobuf or JSON decoding,
  * validation, mapping, pricing and token estimates, the rows' JSON text. The main thread gets
  * back a few long strings, so neither the work nor the garbage of a 1,000-span request ever
- * lands on it (README: Overload).
+ * lands on it (docs/operating.md: Overload).
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import fs from 'node:fs';

@@ -47,7 +47,7 @@ export interface OtlpDecoderOptions {
  * OTLP request bodies decoded on worker threads (otlp-decode-host.ts): the main thread
  * hands over the body's bytes (transferred, not copied) and gets back the rows to write, so
  * /healthz, reads and answers never wait for a request being decoded, nor for the garbage
- * collection of its objects (README: Overload). Workers start at the first request. A worker
+ * collection of its objects (docs/operating.md: Overload). Workers start at the first request. A worker
  * that dies takes only its requests in progress with it: they answer 503 with Retry-After
  * (nothing of them was stored, nothing acknowledged), and the next request starts a new one.
  * A worker that hangs (a loop on pathological input never answers, never exits) would hold
