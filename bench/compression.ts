@@ -1,12 +1,8 @@
-import fs from 'node:fs';
 import http from 'node:http';
-import os from 'node:os';
-import path from 'node:path';
 import zlib from 'node:zlib';
-import { randomBytes } from 'node:crypto';
 import { median } from './lib.ts';
 import { otlpRequest } from './otlp-payloads.ts';
-import { admin, cpuMs, startServer } from './overload.ts';
+import { cpuMs, startFreshServer } from './overload.ts';
 import { DETAIL_TRACE_ID } from './traces.ts';
 
 export const ENCODINGS = ['identity', 'gzip', 'br'] as const;
@@ -68,20 +64,8 @@ function get(url: string, method: string, headers: Record<string, string>, body?
  * each round (identity, gzip, br, identity, ...), and the median round counts.
  */
 export async function benchCompression(kind: 'pglite' | 'postgres', postgresUrl: string, opts: { rounds: number; bin?: string }): Promise<CompressionResult> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'spyglass-compression-'));
-  let dropDb: (() => Promise<void>) | null = null;
-  const env: Record<string, string> = { SPYGLASS_DATA_DIR: dataDir };
-  if (kind === 'postgres') {
-    const name = `spyglass_compression_${randomBytes(4).toString('hex')}`;
-    await admin(postgresUrl, `CREATE DATABASE ${name}`);
-    const u = new URL(postgresUrl);
-    u.pathname = `/${name}`;
-    env.DATABASE_URL = u.toString();
-    dropDb = () => admin(postgresUrl, `DROP DATABASE IF EXISTS ${name}`);
-  }
-  const server = await startServer(env, opts.bin).catch(() => startServer(env, opts.bin)).catch(() => startServer(env, opts.bin));
+  const { server, creds, dispose } = await startFreshServer(kind, postgresUrl, 'compression', opts.bin);
   try {
-    const creds = JSON.parse(fs.readFileSync(path.join(dataDir, 'initial-credentials.json'), 'utf8')) as { projectApiKey: string };
     const auth = { authorization: `Bearer ${creds.projectApiKey}` };
     const ingest = async (body: Buffer) => {
       const res = await fetch(`${server.baseUrl}/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/x-protobuf', ...auth }, body });
@@ -130,9 +114,7 @@ export async function benchCompression(kind: 'pglite' | 'postgres', postgresUrl:
     }
     return result;
   } finally {
-    await server.stop();
-    await dropDb?.();
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    await dispose();
   }
 }
 

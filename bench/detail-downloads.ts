@@ -1,10 +1,7 @@
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { percentile } from './lib.ts';
 import { otlpRequest } from './otlp-payloads.ts';
-import { admin, cpuMs, procStatus, startServer } from './overload.ts';
+import { cpuMs, procStatus, startFreshServer } from './overload.ts';
 import { DETAIL_TRACE_ID } from './traces.ts';
 
 export interface DetailDownloadsResult {
@@ -70,21 +67,8 @@ export async function benchDetailDownloads(
   postgresUrl: string,
   opts: { concurrent: number; rounds: number; bin?: string; encoding?: 'identity' | 'gzip' | 'br' },
 ): Promise<DetailDownloadsResult> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'spyglass-detail-'));
-  let dropDb: (() => Promise<void>) | null = null;
-  const env: Record<string, string> = { SPYGLASS_DATA_DIR: dataDir };
-  if (kind === 'postgres') {
-    const name = `spyglass_detail_${randomBytes(4).toString('hex')}`;
-    await admin(postgresUrl, `CREATE DATABASE ${name}`);
-    const u = new URL(postgresUrl);
-    u.pathname = `/${name}`;
-    env.DATABASE_URL = u.toString();
-    dropDb = () => admin(postgresUrl, `DROP DATABASE IF EXISTS ${name}`);
-  }
-  // A random port may be taken (other servers on the machine): another one, twice at most.
-  const server = await startServer(env, opts.bin).catch(() => startServer(env, opts.bin)).catch(() => startServer(env, opts.bin));
+  const { server, creds, dispose } = await startFreshServer(kind, postgresUrl, 'detail', opts.bin);
   try {
-    const creds = JSON.parse(fs.readFileSync(path.join(dataDir, 'initial-credentials.json'), 'utf8')) as { projectApiKey: string };
     const auth = { authorization: `Bearer ${creds.projectApiKey}` };
     const spans = 10_000;
     const start = Date.now() - 86_400_000;
@@ -150,8 +134,6 @@ export async function benchDetailDownloads(
       cpuMsPerDownload: cpu / (opts.rounds * opts.concurrent),
     };
   } finally {
-    await server.stop();
-    await dropDb?.();
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    await dispose();
   }
 }

@@ -320,6 +320,36 @@ function memoryAt(probeDir: string, pid: number, t: number): MemoryBreakdown {
   };
 }
 
+/**
+ * A server as users run it on an empty database of its own: a new PGlite data directory, and
+ * on PostgreSQL a new database too; `dispose` stops the server and removes both. A random port
+ * may be taken (other servers on the machine): another one, twice at most.
+ */
+export async function startFreshServer(kind: 'pglite' | 'postgres', postgresUrl: string, label: string, bin?: string) {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `spyglass-${label}-`));
+  let dropDb: (() => Promise<void>) | null = null;
+  const env: Record<string, string> = { SPYGLASS_DATA_DIR: dataDir };
+  if (kind === 'postgres') {
+    const name = `spyglass_${label}_${randomBytes(4).toString('hex')}`;
+    await admin(postgresUrl, `CREATE DATABASE ${name}`);
+    const u = new URL(postgresUrl);
+    u.pathname = `/${name}`;
+    env.DATABASE_URL = u.toString();
+    dropDb = () => admin(postgresUrl, `DROP DATABASE IF EXISTS ${name}`);
+  }
+  const server = await startServer(env, bin).catch(() => startServer(env, bin)).catch(() => startServer(env, bin));
+  const creds = JSON.parse(fs.readFileSync(path.join(dataDir, 'initial-credentials.json'), 'utf8')) as { projectApiKey: string };
+  return {
+    server,
+    creds,
+    async dispose() {
+      await server.stop();
+      await dropDb?.();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
 export async function admin(url: string, text: string) {
   const c = new pg.Client({ connectionString: url });
   await c.connect();
