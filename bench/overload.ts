@@ -41,6 +41,31 @@ export interface Server {
   stop(): Promise<void>;
 }
 
+/** The highest RSS of a process, read every `intervalMs` until `stop()`, and when it was seen. */
+export function sampleRssPeak(pid: number, intervalMs: number) {
+  const peak = { peakKiB: procStatus(pid, 'VmRSS'), peakAt: Date.now() };
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      const kiB = procStatus(pid, 'VmRSS');
+      if (kiB > peak.peakKiB) [peak.peakKiB, peak.peakAt] = [kiB, Date.now()];
+      await new Promise((r) => setTimeout(r, intervalMs));
+    }
+  })();
+  return {
+    get peakKiB() {
+      return peak.peakKiB;
+    },
+    get peakAt() {
+      return peak.peakAt;
+    },
+    stop: () => {
+      running = false;
+      return loop;
+    },
+  };
+}
+
 export function cpuMs(pid: number): number {
   const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime + stime, in clock ticks of 100 Hz
@@ -199,16 +224,8 @@ export async function benchOverload(kind: 'pglite' | 'postgres', postgresUrl: st
     );
     await Promise.all(clients.map((c) => c.ready));
     const pid = server.child.pid!;
-    let peakKiB = procStatus(pid, 'VmRSS');
-    let peakAt = Date.now();
+    const rss = sampleRssPeak(pid, 100);
     let running = true;
-    const sampler = (async () => {
-      while (running) {
-        const kiB = procStatus(pid, 'VmRSS');
-        if (kiB > peakKiB) [peakKiB, peakAt] = [kiB, Date.now()];
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    })();
     const healthz: number[] = [];
     const readyz: number[] = [];
     const probes = (async () => {
@@ -250,7 +267,7 @@ export async function benchOverload(kind: 'pglite' | 'postgres', postgresUrl: st
     const reports = await Promise.all(clients.map((c) => c.done));
     const seconds = (performance.now() - t0) / 1000;
     running = false;
-    await Promise.all([sampler, probes, reads]);
+    await Promise.all([rss.stop(), probes, reads]);
     const sum = (f: (r: ClientReport) => number) => reports.reduce((n, r) => n + f(r), 0);
     await new Promise((r) => setTimeout(r, 5_000));
     const restAfterMiB = procStatus(pid, 'VmRSS') / 1024;
@@ -260,7 +277,7 @@ export async function benchOverload(kind: 'pglite' | 'postgres', postgresUrl: st
       restart,
       restMiB: { afterFirstStart, afterRestart },
       memory: probeDir
-        ? { afterFirstStart: memoryAt(probeDir, firstPid, firstRestAt), afterRestart: memoryAt(probeDir, pid, restAt), peak: memoryAt(probeDir, pid, peakAt) }
+        ? { afterFirstStart: memoryAt(probeDir, firstPid, firstRestAt), afterRestart: memoryAt(probeDir, pid, restAt), peak: memoryAt(probeDir, pid, rss.peakAt) }
         : undefined,
       overload: {
         seconds,
@@ -278,7 +295,7 @@ export async function benchOverload(kind: 'pglite' | 'postgres', postgresUrl: st
         shed429: sum((r) => r.shed429),
         errors: sum((r) => r.errors),
         ingestP50: percentile(reports.flatMap((r) => r.latencies), 50),
-        peakRssMiB: peakKiB / 1024,
+        peakRssMiB: rss.peakKiB / 1024,
         restAfterMiB,
       },
     };
@@ -406,16 +423,8 @@ export async function benchFlood(kind: 'pglite' | 'postgres', postgresUrl: strin
     const restBeforeMiB = procStatus(pid, 'VmRSS') / 1024;
     const creds = JSON.parse(fs.readFileSync(path.join(dataDir, 'initial-credentials.json'), 'utf8')) as { projectApiKey: string };
     const bodies = Array.from({ length: opts.requests }, (_, i) => gzipSync(floodRequest(i, opts.attributeBytes), { level: 9 }));
-    let peakKiB = procStatus(pid, 'VmRSS');
-    let peakAt = Date.now();
+    const rss = sampleRssPeak(pid, 50);
     let running = true;
-    const sampler = (async () => {
-      while (running) {
-        const kiB = procStatus(pid, 'VmRSS');
-        if (kiB > peakKiB) [peakKiB, peakAt] = [kiB, Date.now()];
-        await new Promise((r) => setTimeout(r, 50));
-      }
-    })();
     const healthz: number[] = [];
     let healthzFailures = 0;
     const probes = (async () => {
@@ -455,15 +464,15 @@ export async function benchFlood(kind: 'pglite' | 'postgres', postgresUrl: strin
     const rssAfter60sMiB = procStatus(pid, 'VmRSS') / 1024;
     const after60sAt = Date.now();
     running = false;
-    await Promise.all([sampler, probes]);
+    await Promise.all([rss.stop(), probes]);
     await server.stop();
     return {
-      memory: probeDir ? { peak: memoryAt(probeDir, pid, peakAt), after60s: memoryAt(probeDir, pid, after60sAt) } : undefined,
+      memory: probeDir ? { peak: memoryAt(probeDir, pid, rss.peakAt), after60s: memoryAt(probeDir, pid, after60sAt) } : undefined,
       requests: opts.requests,
       wireBytes: bodies[0].length,
       inflatedBytes: floodRequest(0, opts.attributeBytes).length,
       restBeforeMiB,
-      peakRssMiB: peakKiB / 1024,
+      peakRssMiB: rss.peakKiB / 1024,
       rssAfter20sMiB,
       rssAfter60sMiB,
       secondsToRest400,
