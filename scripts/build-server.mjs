@@ -8,10 +8,10 @@
  * Our code only: packages stay imports of node_modules (`packages: 'external'`), so they
  * resolve, load lazily and find their own files (PGlite's wasm and data) as they do from the
  * sources. Code splitting keeps the dynamic imports dynamic. Three entries: the CLI
- * (src/main.ts -> main.mjs), the PGlite worker thread (src/db/pglite-host.ts ->
- * pglite-worker.mjs, the name src/db/pglite-thread.ts starts from the sources too) and the
- * OTLP decode worker thread (src/modules/traces/ingest/otlp-decode-host.ts ->
- * otlp-decode-worker.mjs, the name ingest/otlp-decode-thread.ts starts).
+ * (src/main.ts -> main.mjs), the PGlite worker thread (src/db/pglite-worker.ts ->
+ * pglite-worker.entry.mjs, the name src/db/pglite-client.ts starts from the sources too) and
+ * the OTLP decode worker thread (src/modules/traces/ingest/otlp-decode-worker.ts ->
+ * otlp-decode-worker.entry.mjs, the name ingest/otlp-decode-pool.ts starts).
  * Every output file sits in dist/server itself: our code that finds files relative to
  * itself goes through src/package-dir.ts, which knows both places.
  *
@@ -41,8 +41,8 @@ const result = await esbuild.build({
   absWorkingDir: PACKAGE_DIR,
   entryPoints: [
     { in: 'src/main.ts', out: 'main' },
-    { in: 'src/db/pglite-host.ts', out: 'pglite-worker' },
-    { in: 'src/modules/traces/ingest/otlp-decode-host.ts', out: 'otlp-decode-worker' },
+    { in: 'src/db/pglite-worker.ts', out: 'pglite-worker.entry' },
+    { in: 'src/modules/traces/ingest/otlp-decode-worker.ts', out: 'otlp-decode-worker.entry' },
   ],
   outdir: out,
   outExtension: { '.js': '.mjs' },

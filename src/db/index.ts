@@ -8,7 +8,7 @@ import pg from 'pg';
 import * as schema from './schema/index.ts';
 import { lockDataDir, type DataDirLock } from './data-dir-lock.ts';
 import { fsyncPath, makePrivate, syncTree, unpackTar } from './pglite-fs.ts';
-import { PGliteThread } from './pglite-thread.ts';
+import { PGliteClient } from './pglite-client.ts';
 import { PACKAGE_DIR } from '../package-dir.ts';
 
 export type Schema = typeof schema;
@@ -22,7 +22,7 @@ export interface Database {
   kind: 'pglite' | 'postgres';
   orm: Orm;
   /** PGlite (in its worker thread) when kind is pglite: tests dump it. */
-  pglite: PGliteThread | null;
+  pglite: PGliteClient | null;
   /** The pool when kind is postgres. */
   pool: pg.Pool | null;
   /** PGlite in a data directory: the directory's lock, which also answers requests of other processes. */
@@ -132,9 +132,9 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     fs.mkdirSync(pgdata, { recursive: true, mode: 0o700 });
     makePrivate(options.dataDir);
   }
-  let client: PGliteThread;
+  let client: PGliteClient;
   try {
-    client = await PGliteThread.create({
+    client = await PGliteClient.create({
       pgdata,
       loadDataDir: options.loadDataDir ? new Uint8Array(await options.loadDataDir.arrayBuffer()) : null,
       conf: PGLITE_CONF,

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import { openDatabase, type Database } from '../db/index.ts';
-import type { PGliteThread, PgliteQueries } from '../db/pglite-thread.ts';
+import type { PGliteClient, PgliteQueries } from '../db/pglite-client.ts';
 import { migrate } from '../db/migrate.ts';
 import { OpsError } from './errors.ts';
 import { checkKeys, missingRecords, type InstallationKeys } from './key-check.ts';
@@ -116,7 +116,7 @@ function ident(name: string): string {
 }
 
 /** The public tables of the source, parents before the tables whose foreign keys point at them. */
-async function copyOrder(pglite: PGliteThread): Promise<TableInfo[]> {
+async function copyOrder(pglite: PGliteClient): Promise<TableInfo[]> {
   const cols = await pglite.query<{ table: string; column: string; generated: string }>(
     `SELECT c.relname AS table, a.attname AS column, a.attgenerated AS generated
        FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
@@ -185,7 +185,7 @@ async function refuseUnknownTables(target: pg.Client, known: string[]): Promise<
 }
 
 /** Reads the source table through a cursor and writes it in batches; returns the rows copied. */
-async function copyTable(pglite: PGliteThread, target: pg.Client, table: TableInfo): Promise<number> {
+async function copyTable(pglite: PGliteClient, target: pg.Client, table: TableInfo): Promise<number> {
   const list = table.insertable.map(ident).join(', ');
   const insert = `INSERT INTO ${ident(table.name)} (${list}) OVERRIDING SYSTEM VALUE
     SELECT ${list} FROM json_populate_recordset(NULL::${ident(table.name)}, $1::json)`;
@@ -220,7 +220,7 @@ async function copyTable(pglite: PGliteThread, target: pg.Client, table: TableIn
  * Row count and an order-independent checksum of every column's text (the sum of the
  * first 60 bits of each row's MD5), computed by the same SQL on both sides.
  */
-async function checksum(db: PGliteThread | pg.Client, table: TableInfo): Promise<{ rows: number; sum: string }> {
+async function checksum(db: PGliteClient | pg.Client, table: TableInfo): Promise<{ rows: number; sum: string }> {
   const row = `ROW(${table.columns.map((c) => `t.${ident(c)}`).join(', ')})::text`;
   const query = `SELECT count(*)::text AS rows, coalesce(sum(('x' || left(md5(${row}), 15))::bit(60)::bigint), 0)::text AS sum
     FROM ${ident(table.name)} t`;
@@ -229,7 +229,7 @@ async function checksum(db: PGliteThread | pg.Client, table: TableInfo): Promise
 }
 
 /** Sequences (bigserial columns) continue where the source's stopped: new rows never reuse an id. */
-async function copySequences(pglite: PGliteThread, target: pg.Client): Promise<void> {
+async function copySequences(pglite: PGliteClient, target: pg.Client): Promise<void> {
   const { rows } = await pglite.query<{ name: string; last: string | null }>(
     `SELECT sequencename AS name, last_value::text AS last FROM pg_sequences WHERE schemaname = 'public'`,
   );
@@ -250,7 +250,7 @@ const XID8_COLUMNS = ['events.txid', 'webhook_endpoints.created_txid', 'webhook_
  * cursor's, and the cursor, the events it has not passed and the endpoints created since
  * keep their relative order. Events written after the move then sort after all of them.
  */
-async function renumberTransactionIds(pglite: PGliteThread, target: pg.Client): Promise<void> {
+async function renumberTransactionIds(pglite: PGliteClient, target: pg.Client): Promise<void> {
   const { rows: found } = await pglite.query<{ col: string }>(
     `SELECT c.relname || '.' || a.attname AS col FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
        JOIN pg_namespace n ON n.oid = c.relnamespace

@@ -21,7 +21,7 @@ import {
 } from './schemas.ts';
 
 const tags = ['traces'];
-/** What one OTLP request may be on the wire (compressed or not; ingest/otlp-decode-host.ts limits what it decompresses to). */
+/** What one OTLP request may be on the wire (compressed or not; ingest/otlp-decode-worker.ts limits what it decompresses to). */
 export const OTLP_BODY_LIMIT = 16 * 1024 * 1024;
 
 /**

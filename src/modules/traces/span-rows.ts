@@ -1,17 +1,26 @@
 /**
  * Spans as rows of the spans table, and the form in which they wait for their ingest
- * transaction. Made on the OTLP decode worker for OTLP trace requests (ingest/otlp-decode-host.ts),
+ * transaction. Made on the OTLP decode worker for OTLP trace requests (ingest/otlp-decode-worker.ts),
  * on the main thread for the collector and prompts; nothing here touches the database.
  */
 import { jsonParam } from '../../db/json-param.ts';
 import { computeCost, estimateCompletionTokens, estimateMessagesTokens, estimateTokens, canonicalModelName, providerPrefix } from './costs/index.ts';
-import type { NormalizedSpan, SpanPayload } from './ingest/index.ts';
-import type { SpanRow } from './store.ts';
-import { payloadText } from './summary.ts';
+import type { NormalizedSpan, SpanPayload } from './ingest/types.ts';
+import { payloadText, type SpanFacts } from './summary.ts';
 
 const MAX_SPAN_TEXT = 64 * 1024;
 
 /** A span row without its payload (`data`): what the trace summaries are computed from. */
+/** A span ready for the spans table: the summary's facts plus the full payload. */
+export interface SpanRow extends Omit<SpanFacts, 'inserted_at' | 'updated_at'> {
+  trace_id: string;
+  name: string | null;
+  /** The model's normalized name (lower case, provider prefix removed): what analytics group by. */
+  model_name: string | null;
+  vendor: string | null;
+  data: Record<string, unknown>;
+}
+
 export type SpanRowFacts = Omit<SpanRow, 'data'>;
 
 /** One span row, ready for upsertSpans: its facts, and the whole row as JSON text. */

@@ -2,19 +2,11 @@ import { sql, type SQL } from 'drizzle-orm';
 import { jsonParam, reserveSession, rows, type Database, type Executor } from '../../db/index.ts';
 import { eventsInsertSql } from '../../platform/events/index.ts';
 import { newId } from '../../platform/ids.ts';
-import type { SpanEvent } from './ingest/index.ts';
-import type { PreparedSpanRow } from './span-rows.ts';
-import type { SpanFacts, TraceSummary } from './summary.ts';
+import type { SpanEvent } from './ingest/mapping-context.ts';
+import type { PreparedSpanRow, SpanRow } from './span-rows.ts';
 
-/** A span ready for the spans table: the summary's facts plus the full payload. */
-export interface SpanRow extends Omit<SpanFacts, 'inserted_at' | 'updated_at'> {
-  trace_id: string;
-  name: string | null;
-  /** The model's normalized name (lower case, provider prefix removed): what analytics group by. */
-  model_name: string | null;
-  vendor: string | null;
-  data: Record<string, unknown>;
-}
+export type { SpanRow };
+import type { SpanFacts, TraceSummary } from './summary.ts';
 
 const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { canonicalModelName, modelSearchNames } from './costs/index.ts';
-import type { ChatMessage, SpanError, SpanPayload, TraceMetadataHints } from './ingest/index.ts';
+import type { ChatMessage, SpanError, SpanPayload, TraceMetadataHints } from './ingest/types.ts';
 
 /** The columns of a span that a trace summary is built from (never the big payloads). */
 export interface SpanFacts {

@@ -1,6 +1,6 @@
 /**
- * The OTLP decode worker (entry: otlp-decode-worker.mjs; the main thread's side:
- * otlp-decode-thread.ts). It takes an OTLP/HTTP request body as it came off the socket and
+ * The OTLP decode worker (entry: otlp-decode-worker.entry.mjs; the main thread's side:
+ * otlp-decode-pool.ts; the messages between them: otlp-decode-protocol.ts). It takes an OTLP/HTTP request body as it came off the socket and
  * does everything up to the rows the store writes: decompression (inflate.ts), protobuf or JSON decoding,
  * validation, mapping, pricing and token estimates, the rows' JSON text. The main thread gets
  * back a few long strings, so neither the work nor the garbage of a 1,000-span request ever
@@ -10,51 +10,12 @@ import { parentPort, workerData } from 'node:worker_threads';
 import fs from 'node:fs';
 import os from 'node:os';
 import { AppError } from '../../../platform/errors.ts';
-import { joinRowsInPieces, prepareSpanRow, toSpanRow, type PreparedRows, type PreparedSpanRow } from '../span-rows.ts';
-import { DECODE_WORKER_ROLE } from './otlp-decode-thread.ts';
+import { joinRowsInPieces, prepareSpanRow, toSpanRow, type PreparedSpanRow } from '../span-rows.ts';
+import { DECODE_WORKER_ROLE, type DecodeAnswer, type DecodedTraces, type DecodeJob } from './otlp-decode-protocol.ts';
 import { decodeTraceRequest, MAX_REJECTION_MESSAGES, OtlpDecodeError } from './otlp.ts';
-import { decodeLogsRequest, type LogsDecodeResult } from './otlp-logs.ts';
+import { decodeLogsRequest } from './otlp-logs.ts';
 import { decompress } from './inflate.ts';
 import { truncateAttributes, truncateSpan } from './truncate.ts';
-
-export interface DecodeJob {
-  id: number;
-  signal: 'traces' | 'logs';
-  body: Uint8Array;
-  contentType: string;
-  contentEncoding: string;
-  /** Epoch ms past which a span's start or end is refused (traces). */
-  latestTimeMs: number;
-  /** What the body may inflate to: the bytes the main thread admitted it for (inflatedSizeBound). */
-  maxInflatedBytes: number;
-  /** A span's values past this size keep their first part (truncate.ts). */
-  maxValueBytes: number;
-}
-
-/** A trace request's accepted spans as rows, and what was refused of it. */
-export interface DecodedTraces {
-  /** The rows in pieces that can be committed apart (span-rows.ts joinRowsInPieces). */
-  pieces: PreparedRows[];
-  count: number;
-  rejected: { count: number; messages: string[] };
-  /** Spans kept with values cut to the size cap (OTLP's partial success reports them, none rejected). */
-  truncated: { count: number; messages: string[] };
-}
-
-/** A refusal the client caused: the AppError the main thread throws. */
-export interface Refusal {
-  status: number;
-  code: string;
-  message: string;
-  field?: string;
-}
-
-export type DecodeAnswer =
-  | { id: number; traces: DecodedTraces }
-  | { id: number; logs: LogsDecodeResult }
-  | { id: number; refused: Refusal }
-  /** Not the client's doing (a bug): the request answers 500. */
-  | { id: number; failed: string };
 
 function decodeTraces(body: Buffer, job: DecodeJob): DecodedTraces {
   const { spans, rejected } = decodeTraceRequest(body, job.contentType, { latestTimeMs: job.latestTimeMs });

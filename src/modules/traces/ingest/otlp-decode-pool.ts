@@ -3,10 +3,7 @@ import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import { AppError } from '../../../platform/errors.ts';
 import type { LogsDecodeResult } from './otlp-logs.ts';
-import type { DecodeAnswer, DecodedTraces, DecodeJob } from './otlp-decode-host.ts';
-
-/** workerData.role of a decode worker: its host serves jobs only then. */
-export const DECODE_WORKER_ROLE = 'spyglass-otlp-decode';
+import { DECODE_WORKER_ROLE, type DecodeAnswer, type DecodedTraces, type DecodeJob } from './otlp-decode-protocol.ts';
 
 type Request = Omit<DecodeJob, 'id' | 'body' | 'signal'> & { body: Buffer };
 
@@ -44,7 +41,7 @@ export interface OtlpDecoderOptions {
 }
 
 /**
- * OTLP request bodies decoded on worker threads (otlp-decode-host.ts): the main thread
+ * OTLP request bodies decoded on worker threads (otlp-decode-worker.ts): the main thread
  * hands over the body's bytes (transferred, not copied) and gets back the rows to write, so
  * /healthz, reads and answers never wait for a request being decoded, nor for the garbage
  * collection of its objects (docs/operating.md: Overload). Workers start at the first request. A worker
@@ -123,7 +120,7 @@ export class OtlpDecoder {
     for (const s of this.slots) if (!best || s.pending.size < best.pending.size) best = s;
     if (best && (best.pending.size === 0 || this.slots.length >= this.options.threads)) return best;
     const slot: Slot = {
-      worker: new Worker(new URL('./otlp-decode-worker.mjs', import.meta.url), { workerData: { role: DECODE_WORKER_ROLE } }),
+      worker: new Worker(new URL('./otlp-decode-worker.entry.mjs', import.meta.url), { workerData: { role: DECODE_WORKER_ROLE } }),
       pending: new Map(),
       oldestJobSince: 0,
       watchdog: undefined,

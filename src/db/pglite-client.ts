@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import type { OpenRequest, PgliteRequest, PgliteResponse } from './pglite-protocol.ts';
 
 /**
  * PGlite in a worker thread, behind the part of PGlite's interface Spyglass uses (query,
@@ -7,34 +8,6 @@ import { Worker } from 'node:worker_threads';
  * every other request, /healthz included, waiting for seconds under load. In a worker the
  * main thread keeps answering, and the database's work runs on the second core.
  */
-export interface OpenRequest {
-  op: 'open';
-  id: number;
-  /** The data directory's pgdata folder; null: in memory. */
-  pgdata: string | null;
-  loadDataDir: Uint8Array | null;
-  durable: boolean;
-  conf: string[];
-}
-export type HostRequest =
-  | OpenRequest
-  | { op: 'query'; id: number; tx?: number; sql: string; params?: unknown[]; rowMode?: 'array' | 'object'; identityOids?: number[] }
-  | { op: 'exec'; id: number; tx?: number; sql: string }
-  | { op: 'begin'; id: number }
-  | { op: 'end'; id: number; tx: number; commit: boolean }
-  | { op: 'dump'; id: number }
-  | { op: 'hold'; id: number }
-  | { op: 'release'; id: number }
-  | { op: 'listen'; id: number; channel: string }
-  | { op: 'unlisten'; id: number; channel: string }
-  | { op: 'close'; id: number };
-/** Negative ids answer the end of transaction -id. */
-export type HostResponse =
-  | { id: number; result: unknown; error?: undefined }
-  | { id: number; error: { message: string } & Record<string, unknown> }
-  /** A NOTIFY on a channel listened to (id 0: it answers no request). */
-  | { id: 0; notify: string };
-
 type Distribute<T> = T extends unknown ? Omit<T, 'id'> : never;
 
 interface Results {
@@ -51,15 +24,15 @@ export interface PgliteQueries {
   exec(sql: string): Promise<Results[]>;
 }
 
-export class PGliteThread implements PgliteQueries {
+export class PGliteClient implements PgliteQueries {
   private readonly worker: Worker;
   private readonly pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
   private nextId = 1;
   private readonly listeners = new Map<string, Set<() => void>>();
 
   private constructor() {
-    this.worker = new Worker(new URL('./pglite-worker.mjs', import.meta.url));
-    this.worker.on('message', (m: HostResponse) => {
+    this.worker = new Worker(new URL('./pglite-worker.entry.mjs', import.meta.url));
+    this.worker.on('message', (m: PgliteResponse) => {
       if ('notify' in m) {
         for (const listener of this.listeners.get(m.notify) ?? []) listener();
         return;
@@ -76,18 +49,18 @@ export class PGliteThread implements PgliteQueries {
     });
   }
 
-  static async create(options: Omit<OpenRequest, 'op' | 'id'>): Promise<PGliteThread> {
-    const thread = new PGliteThread();
+  static async create(options: Omit<OpenRequest, 'op' | 'id'>): Promise<PGliteClient> {
+    const client = new PGliteClient();
     try {
-      await thread.call({ op: 'open', ...options }, options.loadDataDir ? [options.loadDataDir.buffer as ArrayBuffer] : []);
+      await client.call({ op: 'open', ...options }, options.loadDataDir ? [options.loadDataDir.buffer as ArrayBuffer] : []);
     } catch (err) {
-      await thread.worker.terminate();
+      await client.worker.terminate();
       throw err;
     }
-    return thread;
+    return client;
   }
 
-  private call<T>(req: Distribute<HostRequest>, transfer: ArrayBuffer[] = []): Promise<T> {
+  private call<T>(req: Distribute<PgliteRequest>, transfer: ArrayBuffer[] = []): Promise<T> {
     const id = this.nextId++;
     return new Promise<T>((resolve, reject) => {
       this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
@@ -120,11 +93,11 @@ export class PGliteThread implements PgliteQueries {
     try {
       result = await fn(tx);
     } catch (err) {
-      this.worker.postMessage({ op: 'end', id: 0, tx: txId, commit: false } satisfies HostRequest);
+      this.worker.postMessage({ op: 'end', id: 0, tx: txId, commit: false } satisfies PgliteRequest);
       await ended.catch(() => {});
       throw err;
     }
-    this.worker.postMessage({ op: 'end', id: 0, tx: txId, commit: true } satisfies HostRequest);
+    this.worker.postMessage({ op: 'end', id: 0, tx: txId, commit: true } satisfies PgliteRequest);
     await ended;
     return result;
   }

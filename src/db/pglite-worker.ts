@@ -1,5 +1,5 @@
 /**
- * The worker thread that owns PGlite (see pglite-thread.ts). PGlite runs PostgreSQL as
+ * The worker thread that owns PGlite (its client: pglite-client.ts; the messages: pglite-protocol.ts). PGlite runs PostgreSQL as
  * WebAssembly, synchronously: a statement blocks the thread it runs on. Here it blocks
  * this thread, not the one answering HTTP.
  */
@@ -7,7 +7,7 @@ import { parentPort } from 'node:worker_threads';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { DurableNodeFS, durableStartParams } from './pglite-fs.ts';
-import type { HostRequest, HostResponse, OpenRequest } from './pglite-thread.ts';
+import type { OpenRequest, PgliteRequest, PgliteResponse } from './pglite-protocol.ts';
 
 const port = parentPort!;
 let pg: PGlite | null = null;
@@ -31,7 +31,7 @@ async function open(req: OpenRequest) {
   });
 }
 
-async function handle(req: HostRequest): Promise<unknown> {
+async function handle(req: PgliteRequest): Promise<unknown> {
   switch (req.op) {
     case 'open':
       return open(req);
@@ -56,8 +56,8 @@ async function handle(req: HostRequest): Promise<unknown> {
               }),
           )
           .then(
-            () => port.postMessage({ id: -id, result: null } satisfies HostResponse),
-            (err: Error) => port.postMessage({ id: -id, error: { message: err.message, code: (err as { code?: string }).code } } satisfies HostResponse),
+            () => port.postMessage({ id: -id, result: null } satisfies PgliteResponse),
+            (err: Error) => port.postMessage({ id: -id, error: { message: err.message, code: (err as { code?: string }).code } } satisfies PgliteResponse),
           )
           .finally(() => transactions.delete(id));
         void failed;
@@ -67,7 +67,7 @@ async function handle(req: HostRequest): Promise<unknown> {
       transactions.get(req.tx)?.end(req.commit);
       return null;
     case 'listen':
-      await pg!.listen(req.channel, () => port.postMessage({ id: 0, notify: req.channel } satisfies HostResponse));
+      await pg!.listen(req.channel, () => port.postMessage({ id: 0, notify: req.channel } satisfies PgliteResponse));
       return null;
     case 'unlisten':
       await pg?.unlisten(req.channel);
@@ -102,14 +102,14 @@ async function handle(req: HostRequest): Promise<unknown> {
   }
 }
 
-port.on('message', (req: HostRequest) => {
+port.on('message', (req: PgliteRequest) => {
   handle(req).then(
-    (result) => port.postMessage({ id: req.id, result } satisfies HostResponse),
+    (result) => port.postMessage({ id: req.id, result } satisfies PgliteResponse),
     (err: Error & Record<string, unknown>) =>
       port.postMessage({
         id: req.id,
         // PostgreSQL's fields (code, detail, constraint, ...) travel with the message: callers read them.
         error: { message: err.message, ...Object.fromEntries(Object.entries(err).filter(([, v]) => typeof v === 'string' || typeof v === 'number')) },
-      } satisfies HostResponse),
+      } satisfies PgliteResponse),
   );
 });

@@ -1,0 +1,7 @@
+// Entry of the PGlite worker thread when the sources run: the worker is TypeScript, run through
+// tsx as the main thread is. The bundle has its own entry of this name beside its code,
+// dist/server/pglite-worker.entry.mjs (scripts/build-server.mjs), which needs no tsx.
+import { register } from 'tsx/esm/api';
+
+register();
+await import('./pglite-worker.ts');
