@@ -28,6 +28,7 @@ export class PGliteClient implements PgliteQueries {
   private readonly worker: Worker;
   private readonly pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
   private nextId = 1;
+  private nextTx = 1;
   private readonly listeners = new Map<string, Set<() => void>>();
 
   private constructor() {
@@ -83,8 +84,10 @@ export class PGliteClient implements PgliteQueries {
 
   /** Runs `fn` in a transaction: committed when it resolves, rolled back when it throws. */
   async transaction<T>(fn: (tx: PgliteQueries) => Promise<T>): Promise<T> {
-    const txId = await this.call<number>({ op: 'begin' });
+    const txId = this.nextTx++;
     const ended = this.waitFor<null>(-txId);
+    // Not awaited: the statements of `fn` follow it in the worker's queue (PgliteRequest 'begin').
+    this.worker.postMessage({ op: 'begin', id: 0, tx: txId } satisfies PgliteRequest);
     const tx: PgliteQueries = {
       query: (sql, params, options) => this.query(sql, params, options, txId),
       exec: (sql) => this.exec(sql, txId),

@@ -11,8 +11,12 @@ import type { OpenRequest, PgliteRequest, PgliteResponse } from './pglite-protoc
 
 const port = parentPort!;
 let pg: PGlite | null = null;
-const transactions = new Map<number, { tx: Transaction; end: (commit: boolean) => void }>();
-let nextTx = 1;
+/**
+ * Open transactions by the client's number: `tx` settles once PGlite has begun it (a 'begin'
+ * waits for the transaction before it to end), and the statements sent behind the 'begin'
+ * wait for it.
+ */
+const transactions = new Map<number, { tx: Promise<Transaction>; end: (commit: boolean) => void }>();
 /** Ends the hold a backup took ('hold'), if one is taken. */
 let releaseHold: (() => void) | null = null;
 
@@ -31,41 +35,59 @@ async function open(req: OpenRequest) {
   });
 }
 
+function openTransaction(tx: number): Promise<Transaction> {
+  const entry = transactions.get(tx);
+  if (!entry) throw new Error(`transaction ${tx} is not open`);
+  return entry.tx;
+}
+
 async function handle(req: PgliteRequest): Promise<unknown> {
   switch (req.op) {
     case 'open':
       return open(req);
     case 'query': {
-      const on = req.tx ? transactions.get(req.tx)!.tx : pg!;
+      const on = req.tx ? await openTransaction(req.tx) : pg!;
       const r = await on.query(req.sql, req.params, { rowMode: req.rowMode, parsers: parsersFor(req.identityOids) });
       return { rows: r.rows, fields: r.fields, affectedRows: r.affectedRows };
     }
     case 'exec': {
-      const on = req.tx ? transactions.get(req.tx)!.tx : pg!;
+      const on = req.tx ? await openTransaction(req.tx) : pg!;
       return (await on.exec(req.sql)).map((r) => ({ rows: r.rows, fields: r.fields, affectedRows: r.affectedRows }));
     }
     case 'begin': {
-      const id = nextTx++;
-      return new Promise<number>((began, failed) => {
-        pg!
-          .transaction(
-            (tx) =>
-              new Promise<void>((commit, rollback) => {
-                transactions.set(id, { tx, end: (ok) => (ok ? commit() : rollback(new Error('rolled back'))) });
-                began(id);
-              }),
-          )
-          .then(
-            () => port.postMessage({ id: -id, result: null } satisfies PgliteResponse),
-            (err: Error) => port.postMessage({ id: -id, error: { message: err.message, code: (err as { code?: string }).code } } satisfies PgliteResponse),
-          )
-          .finally(() => transactions.delete(id));
-        void failed;
-      });
-    }
-    case 'end':
-      transactions.get(req.tx)?.end(req.commit);
+      let began!: (tx: Transaction) => void;
+      let failed!: (err: Error) => void;
+      let end: (commit: boolean) => void = () => {};
+      const entry = {
+        tx: new Promise<Transaction>((resolve, reject) => ((began = resolve), (failed = reject))),
+        // Set before `tx` settles, so an 'end' (which waits for `tx`) always finds it.
+        end: (commit: boolean) => end(commit),
+      };
+      entry.tx.catch(() => {}); // the statements waiting for it report the failure
+      transactions.set(req.tx, entry);
+      pg!
+        .transaction(
+          (tx) =>
+            new Promise<void>((commit, rollback) => {
+              end = (ok) => (ok ? commit() : rollback(new Error('rolled back')));
+              began(tx);
+            }),
+        )
+        .then(
+          () => port.postMessage({ id: -req.tx, result: null } satisfies PgliteResponse),
+          (err: Error) => {
+            failed(err);
+            port.postMessage({ id: -req.tx, error: { message: err.message, code: (err as { code?: string }).code } } satisfies PgliteResponse);
+          },
+        )
+        .finally(() => transactions.delete(req.tx));
       return null;
+    }
+    case 'end': {
+      const entry = transactions.get(req.tx);
+      if (entry) void entry.tx.then(() => entry.end(req.commit), () => {});
+      return null;
+    }
     case 'listen':
       await pg!.listen(req.channel, () => port.postMessage({ id: 0, notify: req.channel } satisfies PgliteResponse));
       return null;
@@ -104,8 +126,11 @@ async function handle(req: PgliteRequest): Promise<unknown> {
 
 port.on('message', (req: PgliteRequest) => {
   handle(req).then(
-    (result) => port.postMessage({ id: req.id, result } satisfies PgliteResponse),
+    (result) => {
+      if (req.id !== 0) port.postMessage({ id: req.id, result } satisfies PgliteResponse);
+    },
     (err: Error & Record<string, unknown>) =>
+      req.id !== 0 &&
       port.postMessage({
         id: req.id,
         // PostgreSQL's fields (code, detail, constraint, ...) travel with the message: callers read them.

@@ -265,10 +265,14 @@ export class TraceService {
       if (previous) replacing = true;
       factsOf(r.trace_id).set(r.span_id, { ...r, inserted_at: previous?.inserted_at ?? now.getTime(), updated_at: now.getTime() });
     }
-    await store.upsertSpans(tx, projectId, rows, now.getTime(), replacing);
     // In one go, not in turns: on PGlite the open transaction holds the only connection (and every read) meanwhile.
     const summaries = traceIds.map((id) => summarizeTrace(id, [...byTrace.get(id)!.values()]));
-    await store.upsertSummaries(tx, { organizationId, projectId }, summaries, now);
+    // Both statements sent at once (the connection runs them in order): the database does not
+    // wait for a round trip to this thread between them.
+    await Promise.all([
+      store.upsertSpans(tx, projectId, rows, now.getTime(), replacing),
+      store.upsertSummaries(tx, { organizationId, projectId }, summaries, now),
+    ]);
     for (const e of this.extensions) await e.beforeCommit?.(tx, { organizationId, projectId, summaries, now });
   }
 
