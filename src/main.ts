@@ -399,7 +399,7 @@ async function reported<T>(fn: () => Promise<T>): Promise<T | null> {
     return await fn();
   } catch (err) {
     if (!(err instanceof OpsError) && !(err instanceof DataDirInUseError)) throw err;
-    process.stderr.write(`spyglass: ${(err as Error).message}\n`);
+    process.stderr.write(`spyglass: ${err.message}\n`);
     return null;
   }
 }

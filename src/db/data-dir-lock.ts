@@ -178,7 +178,7 @@ function askHolder(address: string): Promise<string | null> {
     // Half-closed at once: the holder answers its PID and ends, without waiting for a request.
     socket.on('connect', () => socket.end());
     socket.setTimeout(2000, () => socket.destroy());
-    socket.on('data', (d) => (answer += d));
+    socket.on('data', (d: Buffer) => (answer += d.toString('utf8')));
     socket.on('end', () => resolve(answer.trim() || 'unknown'));
     socket.on('error', (err: NodeJS.ErrnoException) => resolve(err.code === 'ECONNREFUSED' || err.code === 'ENOENT' ? null : 'unknown'));
     socket.on('close', () => resolve(answer.trim() || null));

@@ -44,7 +44,7 @@ export interface Database {
 
 /** Rows of a raw `execute`, whose result shape differs between the two drivers. */
 export async function rows<T>(executor: Executor, query: SQL): Promise<T[]> {
-  const result = (await executor.execute(query)) as unknown as { rows: T[] };
+  const result = (await executor.execute<Record<string, unknown>>(query)) as { rows: T[] };
   return result.rows;
 }
 

@@ -64,13 +64,13 @@ export class PGliteClient implements PgliteQueries {
   private call<T>(req: Distribute<PgliteRequest>, transfer: ArrayBuffer[] = []): Promise<T> {
     const id = this.nextId++;
     return new Promise<T>((resolve, reject) => {
-      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
+      this.pending.set(id, { resolve, reject });
       this.worker.postMessage({ ...req, id }, transfer);
     });
   }
 
   private waitFor<T>(id: number): Promise<T> {
-    return new Promise<T>((resolve, reject) => this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject }));
+    return new Promise<T>((resolve, reject) => this.pending.set(id, { resolve, reject }));
   }
 
   query<T>(sql: string, params?: unknown[], options?: QueryOptions, tx?: number) {

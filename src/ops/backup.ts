@@ -219,9 +219,10 @@ async function receiveFrames(answer: Readable, out: fs.WriteStream, pid: string)
       if (!header) {
         const end = pending.indexOf('\n');
         if (end < 0) break;
-        header = JSON.parse(pending.subarray(0, end).toString('utf8'));
+        const parsed = JSON.parse(pending.subarray(0, end).toString('utf8')) as { ok: boolean; error?: string };
+        header = parsed;
         pending = pending.subarray(end + 1);
-        if (!header!.ok) throw new OpsError(`the server (process ${pid}) refused: ${header!.error}`);
+        if (!parsed.ok) throw new OpsError(`the server (process ${pid}) refused: ${parsed.error}`);
         continue;
       }
       if (frame === null) {

@@ -152,7 +152,7 @@ function extend(text: string, end: number): number {
 // To the end of the clause: a question mark, a line end, or a full stop before a capital or the end ("St. and" goes on).
 const CORNER = /(?:the[ \t]+)?corner[ \t]+of[ \t]+([^\n?!]{3,120}?)(?=[?!\n]|\.(?=\s+\p{Lu}|\s*$)|$)/giu;
 // "Katrina and Rúa do Paseo 46": a crossing street written before a street with its number.
-const CROSSING = /(?:\p{Lu}[\p{L}'’\-]*[ \t]+){0,2}\p{Lu}[\p{L}'’\-]*[ \t]+and[ \t]+$/u;
+const CROSSING = /(?:\p{Lu}[\p{L}'’-]*[ \t]+){0,2}\p{Lu}[\p{L}'’-]*[ \t]+and[ \t]+$/u;
 
 let compiled: { capitalised: ReturnType<typeof compile>; lower: ReturnType<typeof compile> } | null = null;
 

@@ -218,7 +218,7 @@ function keccakF(state: bigint[]): void {
       const d = c[(x + 4) % 5] ^ rotl64(c[(x + 1) % 5], 1);
       for (let y = 0; y < 25; y += 5) state[y + x] ^= d;
     }
-    const b: bigint[] = new Array(25);
+    const b = new Array<bigint>(25);
     for (let x = 0; x < 5; x++) {
       for (let y = 0; y < 5; y++) {
         b[y + 5 * ((2 * x + 3 * y) % 5)] = rotl64(state[x + 5 * y], KECCAK_ROT[x + 5 * y]);
@@ -240,7 +240,7 @@ export function keccak256Hex(input: Uint8Array): string {
   padded.set(input);
   padded[input.length] ^= 0x01;
   padded[padded.length - 1] ^= 0x80;
-  const state: bigint[] = new Array(25).fill(0n);
+  const state = new Array<bigint>(25).fill(0n);
   for (let off = 0; off < padded.length; off += rate) {
     for (let i = 0; i < rate / 8; i++) {
       let lane = 0n;

@@ -119,17 +119,17 @@ export const piiDetection: EvaluatorDefinition<typeof piiData, typeof piiSetting
   isCostly: false,
   // langevals marks its Presidio evaluator is_guardrail; a processed result always sets `passed`.
   isGuardrail: true,
-  async evaluate({ data, settings }) {
+  evaluate({ data, settings }) {
     try {
-      return evaluatePii(data, settings);
+      return Promise.resolve(evaluatePii(data, settings));
     } catch (err) {
       const error = err instanceof Error ? err : new Error(String(err));
-      return {
-        status: 'error',
+      return Promise.resolve({
+        status: 'error' as const,
         error_type: error.name,
         details: error.message,
         traceback: error.stack?.split('\n') ?? [],
-      };
+      });
     }
   },
 };

@@ -316,7 +316,7 @@ function decide(
   const prevWord = prev?.normal.replace(/[.:,]$/, '') ?? '';
 
   // Organisations: "Russell Investments", "Thomas and Sons", "Abt Associates".
-  if (run.some(orgWord) || (orgWord(next) && /^\p{Lu}/u.test(next!.text) && !breaksAfter(sentence[j]))) return null;
+  if (run.some(orgWord) || (orgWord(next) && /^\p{Lu}/u.test(next.text) && !breaksAfter(sentence[j]))) return null;
   if (next && !breaksAfter(sentence[j]) && /^(and|&)$/.test(next.normal) && orgWord(sentence[j + 2])) return null;
 
   const place = lookupPlace(phrase);

@@ -99,12 +99,13 @@ function phoneLib() {
     const lib = require('libphonenumber-js/max') as Libphonenumber;
     // The CommonJS build of /max exports no Metadata class: core's, given the max metadata.
     const core = require('libphonenumber-js/core') as typeof import('libphonenumber-js/core');
-    const metadata = new core.Metadata(require('libphonenumber-js/metadata.max.json')) as unknown as MetadataAccess;
+    const metadataJson = require('libphonenumber-js/metadata.max.json') as ConstructorParameters<typeof core.Metadata>[0];
+    const metadata = new core.Metadata(metadataJson) as unknown as MetadataAccess;
     loaded = { lib, metadata };
   }
   return loaded;
 }
-const findPhoneNumbersInText: Libphonenumber['findPhoneNumbersInText'] = ((...args: Parameters<Libphonenumber['findPhoneNumbersInText']>) =>
+const findPhoneNumbersInText = ((...args: Parameters<Libphonenumber['findPhoneNumbersInText']>) =>
   phoneLib().lib.findPhoneNumbersInText(...args)) as Libphonenumber['findPhoneNumbersInText'];
 
 const regexCache = new Map<string, RegExp>();
@@ -151,7 +152,7 @@ function grouped(raw: string): boolean {
 }
 
 // Written with its country code: "+" or an international call prefix (00, 011).
-const INTERNATIONAL = /^\s*(?:[+＋]|\(?0(?:0|11)[\s.\-]?)/;
+const INTERNATIONAL = /^\s*(?:[+＋]|\(?0(?:0|11)[\s.-]?)/;
 
 /** A number with its country code and valid there: as specific as a phone number gets. */
 export const PHONE_WITH_COUNTRY_CODE = 3;
@@ -165,12 +166,12 @@ const PHONE_SHAPE_SCORE = 0.2;
 // Groups of digits as people write phone numbers: an optional area code in parentheses,
 // then groups of 2 to 5 digits joined by one space, dot or dash, and an optional extension.
 const PHONE_SHAPE =
-  /^(?:\(\d{1,5}\)[\s.\-]?|\d{1,5}[\s.\-])(?:\d{2,7}[\s.\-]){0,4}\d{2,7}(?:\s?(?:x|ext\.?)\s?\d{1,6})?$/i;
+  /^(?:\(\d{1,5}\)[\s.-]?|\d{1,5}[\s.-])(?:\d{2,7}[\s.-]){0,4}\d{2,7}(?:\s?(?:x|ext\.?)\s?\d{1,6})?$/i;
 const EXTENSION = /\s?(?:x|ext\.?)\s?[0-9]{1,6}$/i;
 // The US social security number's grouping: an identifier, not a phone number, unless a
 // region's numbering plan says otherwise.
 const SSN_SHAPE = /^\d{3}-\d{2}-\d{4}$/;
-const DATE_LIKE = /^(?:\d{4}[.\-/]\d{1,2}[.\-/]\d{1,2}|\d{1,2}[.\-/]\d{1,2}[.\-/]\d{2,4}|(?:19|20)\d{2}\s?[\-–]\s?(?:19|20)\d{2})$/;
+const DATE_LIKE = /^(?:\d{4}[./-]\d{1,2}[./-]\d{1,2}|\d{1,2}[./-]\d{1,2}[./-]\d{2,4}|(?:19|20)\d{2}\s?[–-]\s?(?:19|20)\d{2})$/;
 
 function digitCount(s: string): number {
   let n = 0;
@@ -281,7 +282,7 @@ function allDigitsTaken(text: string, w: Window, taken: ReadonlyArray<[number, n
 }
 
 // A candidate for the phone-shaped fallback, not glued to letters, digits or other numbers.
-const PHONE_RUN = /(?<![\p{L}\p{N}_.,\-+])(?:\(\d{1,5}\)[\s.\-]?|\d)[\d\s.\-]*\d(?:\s?(?:x|ext\.?)\s?\d{1,6})?(?![\p{L}\p{N}_]|[.,\-]\d)/giu;
+const PHONE_RUN = /(?<![\p{L}\p{N}_.,+-])(?:\(\d{1,5}\)[\s.-]?|\d)[\d\s.-]*\d(?:\s?(?:x|ext\.?)\s?\d{1,6})?(?![\p{L}\p{N}_]|[.,-]\d)/giu;
 
 export const phoneNumber = phoneRecognizer({
   name: 'PhoneRecognizer',

@@ -228,7 +228,7 @@ export const deVatId = patternRecognizer({
   entity: 'DE_VAT_ID',
   // Presidio's default mode: separators as printed on invoices are allowed, and a failed
   // check digit keeps the pattern score rather than dropping the match (recall first).
-  patterns: [{ name: 'USt-IdNr. (DE + 9 digits)', regex: /\bDE[ .\-]?\d{3}[ .\-]?\d{3}[ .\-]?\d{3}\b/, score: 0.5 }],
+  patterns: [{ name: 'USt-IdNr. (DE + 9 digits)', regex: /\bDE[ .-]?\d{3}[ .-]?\d{3}[ .-]?\d{3}\b/, score: 0.5 }],
   context: ['umsatzsteuer-identifikationsnummer', 'umsatzsteueridentifikationsnummer', 'ust-idnr', 'ust-id', 'ustidnr', 'umsatzsteuer-id', 'mehrwertsteuer', 'vat', 'vat-id', 'vat id', 'steueridentifikation', 'bzst', 'bundeszentralamt für steuern', 'finanzamt', 'invoice', 'rechnung'],
   validate(m) {
     const d = digitsOf(m);
