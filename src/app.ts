@@ -143,10 +143,7 @@ export function buildServices(deps: Deps): Services {
   jobs.handle(MONITOR_QUEUE, (job) => monitors.runJob(job));
   traces.extend({
     evaluations: (projectId, traceId) => listTraceEvaluations(deps.db, projectId, traceId) as never,
-    filterConditions: (f) => [
-      ...(f.has_annotation !== undefined ? [annotatedTraceCondition(f.has_annotation)] : []),
-      ...(f.evaluation ? [evaluationTraceCondition(f.evaluation)] : []),
-    ],
+    filterConditions: { has_annotation: annotatedTraceCondition, evaluation: evaluationTraceCondition },
     listFacts: async (projectId, traceIds) => ({
       evaluations: await evaluationChipsByTrace(deps.db.orm, projectId, traceIds),
       annotations: await annotationCountsByTrace(deps.db.orm, projectId, traceIds),

@@ -4,7 +4,7 @@ import type { Clock } from '../../platform/clock.ts';
 import { AppError, notFound } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import { enqueueJobs, PermanentJobError, type ClaimedJob } from '../../platform/jobs/index.ts';
-import { canonicalModelName, type TraceSummary } from '../traces/index.ts';
+import { matchesTraceFilter, type TraceSummary } from '../traces/index.ts';
 import { sql, type SQL } from 'drizzle-orm';
 import { bucketing, toMillis, type Interval } from '../../platform/time-buckets.ts';
 import type { MonitorFilters, MonitorResultsResponse, MonitorStatsResponse, MonitorView } from './schemas.ts';
@@ -169,7 +169,7 @@ export class MonitorService {
     const jobs = [];
     for (const m of monitors) {
       for (const s of batch.summaries) {
-        if (!matches(m.filters, s) || !sampled(m.id, s.trace_id, m.sample)) continue;
+        if (!matchesTraceFilter(m.filters, s) || !sampled(m.id, s.trace_id, m.sample)) continue;
         jobs.push({
           queue: MONITOR_QUEUE,
           dedupeKey: `${m.id}:${s.trace_id}`,
@@ -206,32 +206,6 @@ export class MonitorService {
       throw err;
     }
   }
-}
-
-function anyOf(wanted: string | string[] | undefined, actual: (string | null)[]): boolean {
-  if (wanted === undefined) return true;
-  const list = Array.isArray(wanted) ? wanted : [wanted];
-  return actual.some((a) => a !== null && list.includes(a));
-}
-
-/** A model filter as the trace search reads it: `openai/gpt-4o-mini` means `gpt-4o-mini`. */
-function modelNames(wanted: string | string[] | undefined): string[] | undefined {
-  if (wanted === undefined) return undefined;
-  return (Array.isArray(wanted) ? wanted : [wanted]).map((m) => canonicalModelName(m) ?? m);
-}
-
-export function matches(f: MonitorFilters | null, s: TraceSummary): boolean {
-  if (!f) return true;
-  return (
-    anyOf(f.user_id, [s.user_id]) &&
-    anyOf(f.thread_id, [s.thread_id]) &&
-    anyOf(f.customer_id, [s.customer_id]) &&
-    anyOf(f.labels, s.labels) &&
-    anyOf(modelNames(f.model), s.model_names) &&
-    anyOf(f.span_type, s.span_types) &&
-    (f.has_error === undefined || f.has_error === s.has_error) &&
-    Object.entries(f.metadata ?? {}).every(([k, v]) => s.metadata[k] === v)
-  );
 }
 
 /** Deterministic: the same trace is always in or out of a monitor's sample. */

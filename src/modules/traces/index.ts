@@ -4,3 +4,13 @@ export { traceRoutes } from './routes.ts';
 export type { SearchRequest, EvaluationChip, AnnotationCounts } from './schemas.ts';
 export { canonicalModelName, computeCost, estimateTokens, estimateMessagesTokens, findModelPrice } from './costs/index.ts';
 export type { NormalizedSpan } from './ingest/index.ts';
+export {
+  traceFilterSchema,
+  summaryFilterSchema,
+  toSql as traceFilterSql,
+  matches as matchesTraceFilter,
+  type TraceFilter,
+  type SummaryFilter,
+  type EvaluationFilter,
+  type ForeignFilterConditions,
+} from './filter.ts';

@@ -18,6 +18,7 @@ import { inflatedSizeBound, mergeGenAiLogEvents, OtlpDecoder, truncateSpan, type
 import * as store from './store.ts';
 import { INGEST_PIECE_SPANS, joinRowsInPieces, prepareSpanRow, splitRows, toSpanRow, unprepareSpanRow, type PreparedRows, type PreparedSpanRow } from './span-rows.ts';
 import { summarizeTrace, type SpanFacts, type TraceSummary } from './summary.ts';
+import { toSql, type ForeignFilterConditions } from './filter.ts';
 import type { AnnotationCounts, EvaluationChip, NewTracesRequest, SearchRequest } from './schemas.ts';
 
 /** PostgreSQL: how long a trace download may keep its pooled connection waiting for the client. */
@@ -54,8 +55,8 @@ const MAX_CLOCK_SKEW_MS = 24 * 60 * 60 * 1000;
 /** What other modules add to traces: evaluations on the detail, search filters, work done with each ingest. */
 export interface TraceExtension {
   evaluations?(projectId: string, traceId: string): Promise<Record<string, unknown>[]>;
-  /** SQL conditions on `traces` rows for filters owned by other modules (annotations, evaluations). */
-  filterConditions?(filters: NonNullable<SearchRequest['filters']>, projectId: string): SQL[];
+  /** SQL conditions on `traces` rows for the filter keys other modules own (annotations, evaluations). */
+  filterConditions?: ForeignFilterConditions;
   /** Runs inside the ingest transaction (e.g. enqueue monitor jobs): durable exactly when the spans are. */
   beforeCommit?(tx: Executor, batch: { organizationId: string; projectId: string; summaries: TraceSummary[]; now: Date }): Promise<void>;
   /** What the traces list shows of other modules' data, for a page of traces (one query each, not one per trace). */
@@ -449,30 +450,7 @@ export class TraceService {
     if (req.query?.trim()) c.push(sql`search_tsv @@ websearch_to_tsquery('simple', ${req.query})`);
     if (req.startDate !== undefined) c.push(sql`started_at >= ${toMillis(req.startDate)}`);
     if (req.endDate !== undefined) c.push(sql`started_at <= ${toMillis(req.endDate)}`);
-    const f = req.filters;
-    if (!f) return c;
-    const list = (v: string | string[]) => textArray(Array.isArray(v) ? v : [v]);
-    const anyOf = (col: string, v: string | string[] | undefined) => {
-      if (v !== undefined) c.push(sql`${sql.raw(col)} = ANY(${list(v)})`);
-    };
-    const overlaps = (col: string, v: string | string[] | undefined) => {
-      if (v !== undefined) c.push(sql`${sql.raw(col)} && ${list(v)}`);
-    };
-    anyOf('user_id', f.user_id);
-    anyOf('thread_id', f.thread_id);
-    anyOf('customer_id', f.customer_id);
-    overlaps('labels', f.labels);
-    // What was sent (`openai/gpt-4o-mini`, `GPT-4o-mini`) finds its normalized name.
-    if (f.model !== undefined) {
-      const names = (Array.isArray(f.model) ? f.model : [f.model]).map((m) => canonicalModelName(m) ?? m);
-      c.push(sql`model_names && ${textArray(names)}`);
-    }
-    overlaps('span_types', f.span_type);
-    if (f.has_error !== undefined) c.push(sql`has_error = ${f.has_error}`);
-    for (const [key, value] of Object.entries(f.metadata ?? {})) {
-      c.push(sql`metadata @> ${JSON.stringify({ [key]: value })}::jsonb`);
-    }
-    for (const e of this.extensions) c.push(...(e.filterConditions?.(f, projectId) ?? []));
+    c.push(...toSql(req.filters, this.extensions.flatMap((e) => (e.filterConditions ? [e.filterConditions] : []))));
     return c;
   }
 
