@@ -36,6 +36,7 @@ import {
   deleteTraceEvaluations,
   evaluationChipsByTrace,
   evaluationTraceCondition,
+  deleteEvaluationsInsertedBefore,
   listTraceEvaluations,
   monitorOutcomeCounts,
   monitorResults,
@@ -153,6 +154,8 @@ export function buildServices(deps: Deps): Services {
       await deleteTraceEvaluations(tx, projectId, traceIds);
       await deleteTraceAnnotations(tx, projectId, traceIds);
     },
+    // Evaluations whose trace never arrived (or came under another id) age out with the traces.
+    sweepBefore: (projectId, cutoffMs) => deleteEvaluationsInsertedBefore(deps.db, projectId, cutoffMs),
   });
   const analytics = new AnalyticsService(deps.db, {
     searchConditions: (projectId, req) => traces.searchConditions(projectId, req),

@@ -16,6 +16,12 @@ export interface TraceExtension {
   listFacts?(projectId: string, traceIds: string[]): Promise<ListFacts>;
   /** Runs in the transaction that deletes traces (retention): remove what belongs to them. */
   onTracesDeleted?(tx: Executor, projectId: string, traceIds: string[]): Promise<void>;
+  /**
+   * Runs in the retention sweep for each project with a retention period, after its old
+   * traces went: remove what the project stored before `cutoffMs` that no trace took with it
+   * (e.g. evaluations of traces that never arrived).
+   */
+  sweepBefore?(projectId: string, cutoffMs: number): Promise<unknown>;
 }
 
 /** Per trace id: its evaluations in brief, its annotations counted. */

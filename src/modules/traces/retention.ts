@@ -23,7 +23,10 @@ export class TraceRetention {
     await store.deleteProjectTraces(tx, projectId);
   }
 
-  /** Deletes traces older than each project's retention period, and log events whose span never came. */
+  /**
+   * Deletes traces older than each project's retention period (and what other modules keep
+   * of that period: sweepBefore), and log events whose span never came. Answers the traces deleted.
+   */
   async sweepRetention(): Promise<number> {
     let deleted = 0;
     const now = this.ctx.clock.now().getTime();
@@ -34,10 +37,11 @@ export class TraceRetention {
       // one statement at a time in this very thread, so there the rounds are smaller and
       // each is followed by a pause as long as itself: ingest waits one round at most.
       const round = this.ctx.db.kind === 'pglite' ? 500 : 2_000;
+      const cutoff = now - days * 86_400_000;
       for (;;) {
         const started = performance.now();
         const gone = await this.ctx.db.orm.transaction(async (tx) => {
-          const ids = await store.deleteTracesBefore(tx, projectId, now - days * 86_400_000, round);
+          const ids = await store.deleteTracesBefore(tx, projectId, cutoff, round);
           if (ids.length) for (const e of this.ctx.extensions) await e.onTracesDeleted?.(tx, projectId, ids);
           return ids.length;
         });
@@ -45,6 +49,7 @@ export class TraceRetention {
         if (gone < round) break;
         if (this.ctx.db.kind === 'pglite') await new Promise((r) => setTimeout(r, performance.now() - started));
       }
+      for (const e of this.ctx.extensions) await e.sweepBefore?.(projectId, cutoff);
     }
     return deleted;
   }
