@@ -30,7 +30,7 @@ import { EvaluationService, evaluationRoutes } from './modules/evaluators/index.
 import { Scheduler } from './platform/periodic.ts';
 import { installNulGuard } from './platform/nul-guard.ts';
 import { JobQueue } from './platform/jobs/index.ts';
-import { MONITOR_QUEUE, MonitorService, monitorRoutes } from './modules/monitors/index.ts';
+import { MONITOR_QUEUE, monitorJobPayload, MonitorService, monitorRoutes } from './modules/monitors/index.ts';
 import { annotatedTraceCondition, annotationCountsByTrace, deleteTraceAnnotations, thumbsSql } from './modules/annotations/index.ts';
 import {
   deleteTraceEvaluations,
@@ -141,7 +141,7 @@ export function buildServices(deps: Deps): Services {
     },
     { settleMs: deps.config.intervals.monitorSettleMs },
   );
-  jobs.handle(MONITOR_QUEUE, (job) => monitors.runJob(job));
+  jobs.handle(MONITOR_QUEUE, monitorJobPayload, (job) => monitors.runJob(job));
   traces.extend({
     evaluations: (projectId, traceId) => listTraceEvaluations(deps.db, projectId, traceId) as never,
     filterConditions: { has_annotation: annotatedTraceCondition, evaluation: evaluationTraceCondition },

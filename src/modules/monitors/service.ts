@@ -6,12 +6,17 @@ import { newId } from '../../platform/ids.ts';
 import { enqueueJobs, PermanentJobError, type ClaimedJob } from '../../platform/jobs/index.ts';
 import { matchesTraceFilter, type TraceSummary } from '../traces/index.ts';
 import { sql, type SQL } from 'drizzle-orm';
+import { z } from 'zod';
 import { bucketing, toMillis, type Interval } from '../../platform/time-buckets.ts';
 import type { MonitorFilters, MonitorResultsResponse, MonitorStatsResponse, MonitorView } from './schemas.ts';
 import * as store from './store.ts';
 import { traceData, type TraceDetailLike } from './trace-data.schema.ts';
 
 export const MONITOR_QUEUE = 'monitor.evaluate';
+
+/** A monitor job: evaluate this trace with this monitor (checked when the job is claimed). */
+export const monitorJobPayload = z.object({ monitorId: z.string(), organizationId: z.string(), projectId: z.string(), traceId: z.string() });
+export type MonitorJobPayload = z.infer<typeof monitorJobPayload>;
 
 /** What monitors need of the evaluators and traces modules (wired by app.ts). */
 export interface MonitorDeps {
@@ -174,7 +179,7 @@ export class MonitorService {
           queue: MONITOR_QUEUE,
           dedupeKey: `${m.id}:${s.trace_id}`,
           runAt,
-          payload: { monitorId: m.id, organizationId: batch.organizationId, projectId: batch.projectId, traceId: s.trace_id },
+          payload: { monitorId: m.id, organizationId: batch.organizationId, projectId: batch.projectId, traceId: s.trace_id } satisfies MonitorJobPayload,
         });
       }
     }
@@ -182,8 +187,8 @@ export class MonitorService {
   }
 
   /** A job: evaluate the whole trace; the result lands on the trace as an evaluation. */
-  async runJob(job: ClaimedJob): Promise<void> {
-    const { monitorId, organizationId, projectId, traceId } = job.payload as Record<string, string>;
+  async runJob(job: ClaimedJob<MonitorJobPayload>): Promise<void> {
+    const { monitorId, organizationId, projectId, traceId } = job.payload;
     const monitor = await store.findMonitor(this.db.orm, projectId, monitorId);
     if (!monitor || !monitor.enabled) return; // deleted or paused since: nothing to do
     let detail: TraceDetailLike;
