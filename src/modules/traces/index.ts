@@ -14,3 +14,4 @@ export {
   type EvaluationFilter,
   type ForeignFilterConditions,
 } from './filter.ts';
+export { aggregateTraces, type AggregateQuery, type AggregateResult, type GroupBy, type MetricsRow, type ThumbsRow, type Totals, type VerdictRow } from './aggregates.ts';
