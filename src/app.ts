@@ -30,12 +30,13 @@ import { EvaluationService, evaluationRoutes } from './modules/evaluators/index.
 import { Scheduler } from './platform/periodic.ts';
 import { installNulGuard } from './platform/nul-guard.ts';
 import { JobQueue } from './platform/jobs/index.ts';
-import { MONITOR_QUEUE, MonitorService, monitorRoutes } from './modules/monitors/index.ts';
+import { MONITOR_QUEUE, monitorJobPayload, MonitorService, monitorRoutes } from './modules/monitors/index.ts';
 import { annotatedTraceCondition, annotationCountsByTrace, deleteTraceAnnotations, thumbsSql } from './modules/annotations/index.ts';
 import {
   deleteTraceEvaluations,
   evaluationChipsByTrace,
   evaluationTraceCondition,
+  deleteEvaluationsInsertedBefore,
   listTraceEvaluations,
   monitorOutcomeCounts,
   monitorResults,
@@ -140,13 +141,10 @@ export function buildServices(deps: Deps): Services {
     },
     { settleMs: deps.config.intervals.monitorSettleMs },
   );
-  jobs.handle(MONITOR_QUEUE, (job) => monitors.runJob(job));
+  jobs.handle(MONITOR_QUEUE, monitorJobPayload, (job) => monitors.runJob(job));
   traces.extend({
     evaluations: (projectId, traceId) => listTraceEvaluations(deps.db, projectId, traceId) as never,
-    filterConditions: (f) => [
-      ...(f.has_annotation !== undefined ? [annotatedTraceCondition(f.has_annotation)] : []),
-      ...(f.evaluation ? [evaluationTraceCondition(f.evaluation)] : []),
-    ],
+    filterConditions: { has_annotation: annotatedTraceCondition, evaluation: evaluationTraceCondition },
     listFacts: async (projectId, traceIds) => ({
       evaluations: await evaluationChipsByTrace(deps.db.orm, projectId, traceIds),
       annotations: await annotationCountsByTrace(deps.db.orm, projectId, traceIds),
@@ -156,6 +154,8 @@ export function buildServices(deps: Deps): Services {
       await deleteTraceEvaluations(tx, projectId, traceIds);
       await deleteTraceAnnotations(tx, projectId, traceIds);
     },
+    // Evaluations whose trace never arrived (or came under another id) age out with the traces.
+    sweepBefore: (projectId, cutoffMs) => deleteEvaluationsInsertedBefore(deps.db, projectId, cutoffMs),
   });
   const analytics = new AnalyticsService(deps.db, {
     searchConditions: (projectId, req) => traces.searchConditions(projectId, req),

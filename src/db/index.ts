@@ -3,7 +3,7 @@ import path from 'node:path';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
-import { sql, type ExtractTablesWithRelations, type SQL } from 'drizzle-orm';
+import type { ExtractTablesWithRelations, SQL } from 'drizzle-orm';
 import pg from 'pg';
 import * as schema from './schema/index.ts';
 import { lockDataDir, type DataDirLock } from './data-dir-lock.ts';
@@ -48,15 +48,7 @@ export async function rows<T>(executor: Executor, query: SQL): Promise<T[]> {
   return result.rows;
 }
 
-/**
- * A text[] parameter as an array literal: both drivers pass it as one string, and the
- * planner sees the values (ARRAY(SELECT ...) hides them, and with them its estimates).
- */
-export function textArray(values: readonly string[]): SQL {
-  const literal = `{${values.map((v) => `"${v.replace(/["\\]/g, (c) => `\\${c}`)}"`).join(',')}}`;
-  return sql`${literal}::text[]`;
-}
-
+export { textArray } from './text-array.ts';
 export { jsonParam } from './json-param.ts';
 
 // PGlite's WAL otherwise grows to its 1 GB default before a checkpoint. Shared buffers: PGlite's

@@ -406,6 +406,23 @@ describe.each(databaseKinds)('evaluations API (%s)', (kind) => {
       expect(await listTraceEvaluations(t.db, projectId, 'trace-del-3')).toHaveLength(1);
     });
 
+    it('the retention sweep deletes a project\'s evaluations older than its period, also those whose trace never came', async () => {
+      const projectId = t.creds.project.id;
+      clock.set(new Date('2026-11-22T14:00:00Z'));
+      await evaluate('rag/context_recall', { data: { contexts: ['a'], expected_contexts: ['a'] }, trace_id: 'trace-never-came' });
+      clock.set(new Date('2026-11-24T14:00:00Z'));
+      await evaluate('rag/context_recall', { data: { contexts: ['a'], expected_contexts: ['a'] }, trace_id: 'trace-never-came-recent' });
+      const patch = (retentionDays: number | null) => t.request('PATCH', `/api/projects/${projectId}`, { token: t.creds.adminApiKey, body: { retentionDays } });
+      expect((await patch(1)).status).toBe(200);
+      try {
+        await t.app.services.traces.sweepRetention();
+      } finally {
+        await patch(null);
+      }
+      expect(await listTraceEvaluations(t.db, projectId, 'trace-never-came')).toEqual([]);
+      expect(await listTraceEvaluations(t.db, projectId, 'trace-never-came-recent')).toHaveLength(1);
+    });
+
     const eventCount = async () => Number((await rows<{ n: number }>(t.db.orm, sql`SELECT count(*)::int AS n FROM events`))[0].n);
   });
 

@@ -2,7 +2,8 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rows } from '../../src/db/index.ts';
 import { JobQueue, PermanentJobError } from '../../src/platform/jobs/index.ts';
-import { ENABLED_MONITORS_TTL_MS } from '../../src/modules/monitors/index.ts';
+import { z } from 'zod';
+import { ENABLED_MONITORS_TTL_MS, MONITOR_QUEUE, monitorJobPayload } from '../../src/modules/monitors/index.ts';
 import { databaseKinds, ManualClock, startApp, type TestApp } from '../support/harness.ts';
 
 const T0 = Date.parse('2026-11-21T09:00:00Z');
@@ -100,7 +101,7 @@ describe.each(databaseKinds)('monitors: evaluators running by themselves on inco
     expect(await pendingJobs()).toBe(1);
     // A fresh queue (as after a restart) with the same handler.
     const queue = new JobQueue(t.db, clock);
-    queue.handle('monitor.evaluate', (job) => t.app.services.monitors.runJob(job));
+    queue.handle('monitor.evaluate', monitorJobPayload, (job) => t.app.services.monitors.runJob(job));
     clock.advance(31_000);
     expect(await queue.runDue()).toBe(1);
     expect((await t.request('GET', '/api/trace/mon-6', { token: key })).body.evaluations[0].name).toBe('restart');
@@ -125,11 +126,11 @@ describe.each(databaseKinds)('monitors: evaluators running by themselves on inco
   it('retries failed jobs with backoff and keeps the error after the last attempt', async () => {
     const queue = new JobQueue(t.db, clock);
     let calls = 0;
-    queue.handle('test.flaky', async () => {
+    queue.handle('test.flaky', z.object({}), async () => {
       calls++;
       if (calls === 1) throw new Error('provider hiccup');
     });
-    queue.handle('test.broken', async () => {
+    queue.handle('test.broken', z.object({}), async () => {
       throw new PermanentJobError('trace lacks contexts');
     });
     await t.db.orm.transaction(async (tx) => {
@@ -147,5 +148,26 @@ describe.each(databaseKinds)('monitors: evaluators running by themselves on inco
     expect(calls).toBe(2);
     expect(await queue.stats('test.flaky')).toEqual({ pending: 0, failed: 0 });
     expect(await queue.stats('test.broken')).toEqual({ pending: 0, failed: 1 });
+  });
+
+  it('a job whose payload fails its queue\'s schema fails at once, naming the field, without reaching the handler', async () => {
+    const queue = new JobQueue(t.db, clock);
+    let ran = 0;
+    queue.handle(MONITOR_QUEUE, monitorJobPayload, async () => {
+      ran++;
+    });
+    const { enqueueJobs } = await import('../../src/platform/jobs/index.ts');
+    await t.db.orm.transaction((tx) =>
+      enqueueJobs(tx, [{ queue: MONITOR_QUEUE, dedupeKey: 'bad-payload', payload: { monitorId: 'mon_x', organizationId: 'org', projectId: 42 }, runAt: clock.now().getTime() }], clock.now().getTime()),
+    );
+    expect(await queue.runDue()).toBe(1);
+    expect(ran).toBe(0);
+    const [job] = await rows<{ last_error: string; failed: boolean; attempts: number }>(
+      t.db.orm,
+      sql`SELECT last_error, failed_at IS NOT NULL AS failed, attempts FROM jobs WHERE dedupe_key = 'bad-payload'`,
+    );
+    expect(job).toMatchObject({ failed: true, attempts: 1 });
+    expect(job.last_error).toMatch(/^invalid monitor\.evaluate job payload: projectId: /);
+    await t.db.orm.execute(sql`DELETE FROM jobs WHERE dedupe_key = 'bad-payload'`);
   });
 });

@@ -5,3 +5,6 @@ export * from './webhooks.ts';
 export * from './evaluations.ts';
 export * from './sessions.ts';
 export * from './installation-keys.ts';
+export * from './traces.ts';
+export * from './monitors.ts';
+export * from './jobs.ts';

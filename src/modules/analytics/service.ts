@@ -4,7 +4,7 @@ import type { Database } from '../../db/index.ts';
 import { badRequest } from '../../platform/errors.ts';
 import { bucketing, toMillis } from '../../platform/time-buckets.ts';
 import type { TimeseriesBucket, TimeseriesRequest, TimeseriesResponse } from './schemas.ts';
-import * as store from './store.ts';
+import { aggregateTraces, type MetricsRow, type ThumbsRow, type Totals } from '../traces/index.ts';
 
 /** What analytics reads of other modules (wired by app.ts). */
 export interface AnalyticsDeps {
@@ -33,7 +33,7 @@ export class AnalyticsService {
     if (endDate - startDate > MAX_RANGE_DAYS * 86_400_000) throw badRequest('invalid_range', `endDate: at most ${MAX_RANGE_DAYS} days after startDate`, 'endDate');
     const buckets = bucketing(startDate, endDate, req.interval ?? 'auto');
     const groupBy = req.groupBy ?? null;
-    const result = await store.aggregate(this.db.orm, {
+    const result = await aggregateTraces(this.db.orm, {
       projectId,
       where: this.deps.searchConditions(projectId, { query: req.query, filters: req.filters, startDate, endDate }),
       bucket: buckets.bucketOf(sql`traces.started_at`),
@@ -118,8 +118,8 @@ export class AnalyticsService {
   }
 }
 
-function sumOf(metrics: store.MetricsRow[], thumbs: store.ThumbsRow[]): store.Totals {
-  const t: store.Totals = { traces: 0, spans: 0, errors: 0, cost: 0, prompt: 0, completion: 0, cached: 0, reasoning: 0, up: 0, down: 0 };
+function sumOf(metrics: MetricsRow[], thumbs: ThumbsRow[]): Totals {
+  const t: Totals = { traces: 0, spans: 0, errors: 0, cost: 0, prompt: 0, completion: 0, cached: 0, reasoning: 0, up: 0, down: 0 };
   for (const m of metrics) {
     for (const k of ['traces', 'spans', 'errors', 'cost', 'prompt', 'completion', 'cached', 'reasoning'] as const) t[k] += Number(m[k]);
   }

@@ -5,6 +5,7 @@ import { emitEvent } from '../../platform/events/index.ts';
 import { newId } from '../../platform/ids.ts';
 import type { AnchorKind, CreateAnnotationBody, UpdateAnnotationBody } from './schemas.ts';
 import * as store from './store.ts';
+import { userEmail as emailOfUser } from '../organizations/index.ts';
 
 /** Who is annotating, and in which project. */
 export interface AnnotationContext {
@@ -57,7 +58,7 @@ export class AnnotationService {
     const now = this.clock.now();
     return this.db.orm.transaction(async (tx) => {
       // A personal key speaks for its user; other keys may name the person in `email`.
-      const userEmail = ctx.userId ? await store.userEmail(tx, ctx.userId) : null;
+      const userEmail = ctx.userId ? await emailOfUser(tx, ctx.userId) : null;
       const row = await store.insertAnnotation(tx, {
         id: newId('ann'),
         projectId: ctx.projectId,

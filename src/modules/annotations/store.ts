@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, isNull } from 'drizzle-orm';
 import type { Executor } from '../../db/index.ts';
-import { annotations, users } from '../../db/schema/index.ts';
+import { annotations } from '../../db/schema/index.ts';
 
 export type AnnotationRow = typeof annotations.$inferSelect;
 
@@ -54,10 +54,4 @@ export async function deleteAnnotation(db: Executor, projectId: string, id: stri
     .where(and(eq(annotations.projectId, projectId), eq(annotations.id, id)))
     .returning();
   return row ?? null;
-}
-
-/** The e-mail of a personal key's user (recorded as the annotation's author). */
-export async function userEmail(db: Executor, userId: string): Promise<string | null> {
-  const [row] = await db.select({ email: users.email }).from(users).where(eq(users.id, userId));
-  return row?.email ?? null;
 }

@@ -1,6 +1,6 @@
 import type { Database, Executor, Tx } from '../../db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
-import { AppError, badRequest, forbidden, notFound } from '../../platform/errors.ts';
+import { AppError, forbidden, notFound } from '../../platform/errors.ts';
 import { mintToken, parseToken, TOKEN_FORMAT_HINT, type TokenHasher, type TokenPrefix } from '../../platform/tokens.ts';
 import {
   accessTo,
@@ -23,6 +23,7 @@ export interface IssuedKey {
   apiKey: ApiKeyView;
 }
 import * as store from './store.ts';
+import { effectivePermissions, keyToMint } from './mint-key.ts';
 
 export type PermissionMode = 'all' | 'readonly' | 'restricted';
 
@@ -153,78 +154,7 @@ export class ApiKeyService implements ProjectKeyIssuer {
 
   async create(principal: Principal, input: CreateKeyInput): Promise<{ token: string; apiKey: ApiKeyView }> {
     const now = this.clock.now();
-    const isAdmin = principal.organizationPermissions.has('apiKeys:manage');
-    if (input.expiresAt && input.expiresAt.getTime() <= now.getTime()) {
-      throw badRequest('invalid_expires_at', 'expiresAt must be in the future', 'expiresAt');
-    }
-    if (input.permissionMode === 'restricted' && !input.permissions?.length) {
-      throw badRequest('permissions_required', 'permissionMode restricted requires a non-empty permissions list', 'permissions');
-    }
-    if (input.permissionMode !== 'restricted' && input.permissions !== undefined) {
-      throw badRequest('permissions_not_allowed', 'permissions is only allowed with permissionMode restricted', 'permissions');
-    }
-    const defaultRole: BindingRole = input.permissionMode === 'restricted' ? 'CUSTOM' : 'ADMIN';
-    let ownerUserId: string | null = null;
-    let bindings: Binding[];
-
-    if (input.keyType === 'service') {
-      if (!isAdmin) throw forbidden('only organization admins can mint service keys');
-      if (input.assignedToUserId !== undefined) {
-        throw badRequest('invalid_assignee', 'assignedToUserId applies to personal keys; a service key is not tied to a user', 'assignedToUserId');
-      }
-      if (input.projectIds) {
-        const unique = [...new Set(input.projectIds)];
-        for (const [i, projectId] of unique.entries()) {
-          if ((await this.directory().projectOrganization(projectId)) !== principal.organizationId) {
-            throw badRequest('unknown_project', `no project ${projectId} in this organization`, `projectIds.${i}`);
-          }
-          if (!principal.projectPermissions(projectId).has('apiKeys:manage')) {
-            throw forbidden(`you must be ADMIN on project ${projectId} to scope a key to it`);
-          }
-        }
-        bindings = input.bindings
-          ? withinProjects(this.normalizeBindings(input.bindings, input.permissionMode), unique, principal.organizationId)
-          : unique.map((scopeId) => ({ role: defaultRole, scopeType: 'PROJECT', scopeId }));
-      } else if (input.bindings) {
-        bindings = this.normalizeBindings(input.bindings, input.permissionMode);
-      } else {
-        bindings = [{ role: defaultRole, scopeType: 'ORGANIZATION', scopeId: principal.organizationId }];
-      }
-    } else {
-      if (input.projectIds !== undefined) {
-        throw badRequest('invalid_project_ids', 'projectIds applies to service keys; give a personal key bindings', 'projectIds');
-      }
-      if (!input.bindings?.length) {
-        throw badRequest('bindings_required', 'a personal key needs at least one binding (what it may do and where)', 'bindings');
-      }
-      ownerUserId = input.assignedToUserId ?? principal.userId;
-      if (!ownerUserId) {
-        throw badRequest('assignee_required', 'the calling key has no user; name the owner with assignedToUserId', 'assignedToUserId');
-      }
-      if (ownerUserId !== principal.userId && !isAdmin) {
-        throw forbidden('only organization admins can mint keys for another member');
-      }
-      if (!(await this.directory().membershipRole(principal.organizationId, ownerUserId))) {
-        throw badRequest('unknown_user', `user ${ownerUserId} is not a member of this organization`, 'assignedToUserId');
-      }
-      bindings = this.normalizeBindings(input.bindings, input.permissionMode);
-    }
-
-    for (const [i, b] of bindings.entries()) {
-      if (b.scopeType === 'ORGANIZATION' && b.scopeId !== principal.organizationId) {
-        throw badRequest('unknown_scope', `bindings[${i}].scopeId must be this organization's id (${principal.organizationId})`, `bindings.${i}.scopeId`);
-      }
-      if (b.scopeType === 'PROJECT' && (await this.directory().projectOrganization(b.scopeId)) !== principal.organizationId) {
-        throw badRequest('unknown_scope', `no project ${b.scopeId} in this organization`, `bindings.${i}.scopeId`);
-      }
-      // Nobody hands out more than they hold.
-      const held = b.scopeType === 'ORGANIZATION' ? principal.organizationPermissions : principal.projectPermissions(b.scopeId);
-      const granted = effectivePermissions(b.role, input.permissionMode, input.permissions ?? [], null);
-      if (!held.covers(granted)) {
-        throw forbidden(`bindings[${i}] grants permissions the calling key does not hold on ${b.scopeType} ${b.scopeId}`);
-      }
-    }
-
+    const { ownerUserId, bindings } = await keyToMint(this.directory(), principal, input, now);
     const minted = mintToken('sg-');
     const key = await this.db.orm.transaction(async (tx) => {
       const inserted = await store.insertKey(
@@ -252,23 +182,6 @@ export class ApiKeyService implements ProjectKeyIssuer {
     return { token: minted.token, apiKey: keyView(key, bindings, now) };
   }
 
-  private normalizeBindings(input: NonNullable<CreateKeyInput['bindings']>, mode: PermissionMode): Binding[] {
-    const seen = new Set<string>();
-    return input.map((b, i) => {
-      const role = b.role ?? (mode === 'restricted' ? 'CUSTOM' : undefined);
-      if (!role) throw badRequest('role_required', `bindings[${i}].role is required`, `bindings.${i}.role`);
-      if (mode === 'restricted' && role !== 'CUSTOM') {
-        throw badRequest('invalid_role', `bindings[${i}].role must be CUSTOM when permissionMode is restricted`, `bindings.${i}.role`);
-      }
-      if (mode !== 'restricted' && role === 'CUSTOM') {
-        throw badRequest('invalid_role', `bindings[${i}].role CUSTOM needs permissionMode restricted and a permissions list`, `bindings.${i}.role`);
-      }
-      const k = `${b.scopeType}:${b.scopeId}`;
-      if (seen.has(k)) throw badRequest('duplicate_binding', `bindings[${i}] repeats scope ${k}`, `bindings.${i}`);
-      seen.add(k);
-      return { role, scopeType: b.scopeType, scopeId: b.scopeId };
-    });
-  }
 
   async list(principal: Principal): Promise<ApiKeyView[]> {
     const everyone = allowsOnAny(KEY_POLICY, caller(principal), 'view');
@@ -427,53 +340,11 @@ function emitKeyEvent(tx: Tx, type: 'api_key.created' | 'api_key.revoked', key: 
   return emitEvent(tx, { organizationId: key.organizationId, projectId: key.projectId, type, data: { ...key } }, now);
 }
 
-/**
- * A service key with both projectIds and bindings: the bindings say what it may do, the
- * projects where. An organization binding becomes a binding to each listed project; a
- * project with both keeps the larger role (roles nest: VIEWER < MEMBER < ADMIN). A listed
- * project no binding reaches gets no rights.
- */
-function withinProjects(bindings: Binding[], projectIds: string[], organizationId: string): Binding[] {
-  const listed = new Set(projectIds);
-  let organizationRole: BindingRole | null = null;
-  const byProject = new Map<string, BindingRole>();
-  for (const [i, b] of bindings.entries()) {
-    if (b.scopeType === 'ORGANIZATION') {
-      if (b.scopeId !== organizationId) {
-        throw badRequest('unknown_scope', `bindings[${i}].scopeId must be this organization's id (${organizationId})`, `bindings.${i}.scopeId`);
-      }
-      organizationRole = b.role;
-    } else if (!listed.has(b.scopeId)) {
-      throw badRequest(
-        'binding_outside_projects',
-        `bindings[${i}] is bound to project ${b.scopeId}, which is not in projectIds; the key is restricted to the listed projects`,
-        `bindings.${i}.scopeId`,
-      );
-    } else {
-      byProject.set(b.scopeId, b.role);
-    }
-  }
-  return projectIds.flatMap((scopeId): Binding[] => {
-    const roles = [byProject.get(scopeId), organizationRole].filter((r): r is BindingRole => r !== undefined && r !== null);
-    if (roles.length === 0) return [];
-    const role = roles.reduce((a, b) => (ROLE_ORDER.indexOf(b) > ROLE_ORDER.indexOf(a) ? b : a));
-    return [{ role, scopeType: 'PROJECT', scopeId }];
-  });
-}
-
-// CUSTOM appears alone (restricted mode makes every binding CUSTOM), so it needs no rank.
-const ROLE_ORDER: readonly BindingRole[] = ['CUSTOM', 'VIEWER', 'MEMBER', 'ADMIN'];
 
 function caller(principal: Principal) {
   return { userId: principal.userId, permissions: principal.organizationPermissions };
 }
 
-function effectivePermissions(role: BindingRole, mode: string, permissions: string[], cap: PermissionSet | null): PermissionSet {
-  let perms = role === 'CUSTOM' ? new PermissionSet(permissions) : rolePermissions(role);
-  if (mode === 'readonly') perms = perms.viewOnly();
-  if (mode === 'restricted') perms = perms.intersect(new PermissionSet(permissions));
-  return cap ? perms.intersect(cap) : perms;
-}
 
 function prefixOf(keyType: KeyType): TokenPrefix {
   return keyType === 'project' ? 'sgp-' : 'sg-';

@@ -1,20 +1,8 @@
 import { z } from 'zod';
+import { summaryFilterSchema } from '../traces/schemas.ts';
 
-const stringOrList = z.union([z.string().min(1).max(500), z.array(z.string().min(1).max(500)).min(1).max(100)]);
-
-/** Which incoming traces a monitor evaluates; the same keys as search filters. */
-export const monitorFiltersSchema = z
-  .strictObject({
-    user_id: stringOrList.optional(),
-    thread_id: stringOrList.optional(),
-    customer_id: stringOrList.optional(),
-    labels: stringOrList.optional(),
-    model: stringOrList.optional(),
-    span_type: stringOrList.optional(),
-    has_error: z.boolean().optional(),
-    metadata: z.record(z.string().min(1).max(200), z.union([z.string().max(1000), z.number(), z.boolean()])).optional(),
-  })
-  .meta({ id: 'MonitorFilters' });
+/** Which incoming traces a monitor evaluates: the trace filter's keys a trace summary decides. */
+export const monitorFiltersSchema = summaryFilterSchema.meta({ id: 'MonitorFilters' });
 
 export type MonitorFilters = z.infer<typeof monitorFiltersSchema>;
 

@@ -4,14 +4,19 @@ import type { Clock } from '../../platform/clock.ts';
 import { AppError, notFound } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import { enqueueJobs, PermanentJobError, type ClaimedJob } from '../../platform/jobs/index.ts';
-import { canonicalModelName, type TraceSummary } from '../traces/index.ts';
+import { matchesTraceFilter, type TraceSummary } from '../traces/index.ts';
 import { sql, type SQL } from 'drizzle-orm';
+import { z } from 'zod';
 import { bucketing, toMillis, type Interval } from '../../platform/time-buckets.ts';
 import type { MonitorFilters, MonitorResultsResponse, MonitorStatsResponse, MonitorView } from './schemas.ts';
 import * as store from './store.ts';
 import { traceData, type TraceDetailLike } from './trace-data.schema.ts';
 
 export const MONITOR_QUEUE = 'monitor.evaluate';
+
+/** A monitor job: evaluate this trace with this monitor (checked when the job is claimed). */
+export const monitorJobPayload = z.object({ monitorId: z.string(), organizationId: z.string(), projectId: z.string(), traceId: z.string() });
+export type MonitorJobPayload = z.infer<typeof monitorJobPayload>;
 
 /** What monitors need of the evaluators and traces modules (wired by app.ts). */
 export interface MonitorDeps {
@@ -169,12 +174,12 @@ export class MonitorService {
     const jobs = [];
     for (const m of monitors) {
       for (const s of batch.summaries) {
-        if (!matches(m.filters, s) || !sampled(m.id, s.trace_id, m.sample)) continue;
+        if (!matchesTraceFilter(m.filters, s) || !sampled(m.id, s.trace_id, m.sample)) continue;
         jobs.push({
           queue: MONITOR_QUEUE,
           dedupeKey: `${m.id}:${s.trace_id}`,
           runAt,
-          payload: { monitorId: m.id, organizationId: batch.organizationId, projectId: batch.projectId, traceId: s.trace_id },
+          payload: { monitorId: m.id, organizationId: batch.organizationId, projectId: batch.projectId, traceId: s.trace_id } satisfies MonitorJobPayload,
         });
       }
     }
@@ -182,8 +187,8 @@ export class MonitorService {
   }
 
   /** A job: evaluate the whole trace; the result lands on the trace as an evaluation. */
-  async runJob(job: ClaimedJob): Promise<void> {
-    const { monitorId, organizationId, projectId, traceId } = job.payload as Record<string, string>;
+  async runJob(job: ClaimedJob<MonitorJobPayload>): Promise<void> {
+    const { monitorId, organizationId, projectId, traceId } = job.payload;
     const monitor = await store.findMonitor(this.db.orm, projectId, monitorId);
     if (!monitor || !monitor.enabled) return; // deleted or paused since: nothing to do
     let detail: TraceDetailLike;
@@ -206,32 +211,6 @@ export class MonitorService {
       throw err;
     }
   }
-}
-
-function anyOf(wanted: string | string[] | undefined, actual: (string | null)[]): boolean {
-  if (wanted === undefined) return true;
-  const list = Array.isArray(wanted) ? wanted : [wanted];
-  return actual.some((a) => a !== null && list.includes(a));
-}
-
-/** A model filter as the trace search reads it: `openai/gpt-4o-mini` means `gpt-4o-mini`. */
-function modelNames(wanted: string | string[] | undefined): string[] | undefined {
-  if (wanted === undefined) return undefined;
-  return (Array.isArray(wanted) ? wanted : [wanted]).map((m) => canonicalModelName(m) ?? m);
-}
-
-export function matches(f: MonitorFilters | null, s: TraceSummary): boolean {
-  if (!f) return true;
-  return (
-    anyOf(f.user_id, [s.user_id]) &&
-    anyOf(f.thread_id, [s.thread_id]) &&
-    anyOf(f.customer_id, [s.customer_id]) &&
-    anyOf(f.labels, s.labels) &&
-    anyOf(modelNames(f.model), s.model_names) &&
-    anyOf(f.span_type, s.span_types) &&
-    (f.has_error === undefined || f.has_error === s.has_error) &&
-    Object.entries(f.metadata ?? {}).every(([k, v]) => s.metadata[k] === v)
-  );
 }
 
 /** Deterministic: the same trace is always in or out of a monitor's sample. */

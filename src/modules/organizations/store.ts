@@ -170,3 +170,9 @@ export async function retentionPolicies(db: Executor): Promise<{ projectId: stri
     .where(isNotNull(projects.retentionDays));
   return result.map((r) => ({ projectId: r.projectId, days: Number(r.days) }));
 }
+
+/** The e-mail of a personal key's user (annotations record it as their author). */
+export async function userEmail(db: Executor, userId: string): Promise<string | null> {
+  const [row] = await db.select({ email: users.email }).from(users).where(eq(users.id, userId));
+  return row?.email ?? null;
+}

@@ -4,11 +4,10 @@ import type { Clock } from '../../platform/clock.ts';
 import { AppError, badRequest, conflict, notFound } from '../../platform/errors.ts';
 import { emitEvent } from '../../platform/events/index.ts';
 import { newId } from '../../platform/ids.ts';
-import { randomBytes } from 'node:crypto';
-import type { NormalizedSpan } from '../traces/index.ts';
 import { HANDLE_PATTERN, TAG_PATTERN, type CreatePromptBody, type RunBody, type RunResponse, type UpdatePromptBody } from './schemas.ts';
 import { compileTemplate } from './template.ts';
 import * as store from './store.ts';
+import { runPrompt, type PromptRunner } from './run-prompt.ts';
 
 /** Who is asking, and through which project. */
 export interface PromptContext {
@@ -82,24 +81,7 @@ interface PromptRef {
   selector: { version: number } | { tag: string } | null;
 }
 
-/** What "Try it" needs of other modules (wired by app.ts): the judges' model provider, and trace ingest. */
-export interface PromptRunner {
-  /** One chat completion; throws HTTP errors (400 on the model, 503 not configured, 502, 504). */
-  complete(
-    model: string,
-    messages: PromptMessage[],
-    signal?: AbortSignal,
-  ): Promise<{
-    text: string;
-    /** e.g. openai */
-    provider: string;
-    responseModel: string;
-    usage: { prompt_tokens: number; completion_tokens: number; cached_input_tokens: number; reasoning_tokens: number };
-    cost?: { currency: string; amount: number };
-  }>;
-  /** Stores spans as a trace of the project. */
-  record(scope: { organizationId: string; projectId: string }, spans: NormalizedSpan[]): Promise<void>;
-}
+export type { PromptRunner } from './run-prompt.ts';
 
 export class PromptService {
   constructor(
@@ -283,83 +265,11 @@ export class PromptService {
 
   /**
    * "Try it": renders a version with `variables` (the checks of compile), sends it to the
-   * model (the version's, or `input.model`) and records the call as a trace of the project,
-   * also when the provider fails (the error then answers with the trace id in its meta).
+   * model and records the call as a trace of the project (run-prompt.ts).
    */
   async run(ctx: PromptContext, ref: string, input: RunBody, signal?: AbortSignal): Promise<RunResponse> {
     if (!this.runner) throw new AppError(503, 'runner_unavailable', 'prompt runs are not wired in this server');
-    const select: VersionSelection = input.version !== undefined ? { version: input.version } : input.tag !== undefined ? { tag: input.tag } : {};
-    if (input.version !== undefined && input.tag !== undefined) throw badRequest('conflicting_selection', 'version and tag: send one of them, not both', 'version');
-    const prompt = await this.compile(ctx, ref, input.variables ?? {}, select);
-    const model = input.model ?? prompt.model;
-    const messages: PromptMessage[] = [...(prompt.prompt.trim() ? [{ role: 'system' as const, content: prompt.prompt }] : []), ...prompt.messages];
-    const traceId = randomBytes(16).toString('hex');
-    const started = this.clock.now().getTime();
-    const t0 = performance.now();
-    const span = (fields: Partial<NormalizedSpan>): NormalizedSpan => {
-      const latency = Math.round(performance.now() - t0);
-      return {
-        trace_id: traceId,
-        span_id: randomBytes(8).toString('hex'),
-        parent_id: null,
-        name: `prompt ${prompt.handle ?? prompt.id} v${prompt.version}`,
-        type: 'llm',
-        model,
-        vendor: null,
-        started_at: started,
-        finished_at: started + latency,
-        first_token_at: null,
-        params: {},
-        metrics: { prompt_tokens: null, completion_tokens: null, cached_input_tokens: null, reasoning_tokens: null, tokens_estimated: false, cost: null },
-        input: { type: 'chat_messages', value: messages.map((m) => ({ role: m.role, content: m.content })) },
-        output: null,
-        error: null,
-        trace_metadata: {
-          labels: ['prompt-run'],
-          ...(ctx.userId ? { user_id: ctx.userId } : {}),
-          extra: { prompt_id: prompt.id, prompt_handle: prompt.handle, prompt_version: prompt.version, prompt_version_id: prompt.versionId },
-        },
-        attributes: { 'spyglass.prompt.id': prompt.id, 'spyglass.prompt.version': prompt.version },
-        resource: { 'service.name': 'spyglass' },
-        scope: { name: 'spyglass.prompts', version: null },
-        events: [],
-        links: [],
-        status: { code: 'ok', message: null },
-        kind: 'client',
-        ...fields,
-      };
-    };
-    const scope = { organizationId: ctx.organizationId, projectId: ctx.projectId };
-    let answer: Awaited<ReturnType<PromptRunner['complete']>>;
-    try {
-      answer = await this.runner.complete(model, messages, signal);
-    } catch (err) {
-      // Only calls that reached the provider are traces; a refused model or missing key is not a run.
-      if (err instanceof AppError && err.status >= 500 && err.code !== 'provider_not_configured') {
-        await this.runner.record(scope, [span({ error: { has_error: true, message: err.message, stacktrace: [] }, status: { code: 'error', message: err.message } })]);
-        throw new AppError(err.status, err.code, err.message, { meta: { ...err.meta, trace_id: traceId } });
-      }
-      throw err;
-    }
-    const latency = Math.round(performance.now() - t0);
-    const { usage } = answer;
-    await this.runner.record(scope, [
-      span({
-        model: answer.responseModel,
-        vendor: answer.provider,
-        finished_at: started + latency,
-        output: { type: 'chat_messages', value: [{ role: 'assistant', content: answer.text }] },
-        metrics: { ...usage, tokens_estimated: false, cost: answer.cost?.amount ?? null },
-      }),
-    ]);
-    return {
-      output: { role: 'assistant', content: answer.text },
-      model: answer.responseModel,
-      usage: { prompt_tokens: usage.prompt_tokens, completion_tokens: usage.completion_tokens },
-      cost: answer.cost ? { currency: 'USD', amount: answer.cost.amount } : null,
-      latency_ms: latency,
-      trace_id: traceId,
-    };
+    return runPrompt({ clock: this.clock, runner: this.runner, compile: (select) => this.compile(ctx, ref, input.variables ?? {}, select) }, ctx, input, signal);
   }
 
   private async saveVersion(

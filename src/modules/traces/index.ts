@@ -4,3 +4,14 @@ export { traceRoutes } from './routes.ts';
 export type { SearchRequest, EvaluationChip, AnnotationCounts } from './schemas.ts';
 export { canonicalModelName, computeCost, estimateTokens, estimateMessagesTokens, findModelPrice } from './costs/index.ts';
 export type { NormalizedSpan } from './ingest/index.ts';
+export {
+  traceFilterSchema,
+  summaryFilterSchema,
+  toSql as traceFilterSql,
+  matches as matchesTraceFilter,
+  type TraceFilter,
+  type SummaryFilter,
+  type EvaluationFilter,
+  type ForeignFilterConditions,
+} from './filter.ts';
+export { aggregateTraces, type AggregateQuery, type AggregateResult, type GroupBy, type MetricsRow, type ThumbsRow, type Totals, type VerdictRow } from './aggregates.ts';

@@ -1,6 +1,8 @@
 import { z } from 'zod';
+import { traceFilterSchema } from './filter.ts';
 
-const stringOrList = z.union([z.string().min(1).max(500), z.array(z.string().min(1).max(500)).min(1).max(100)]);
+export { traceFilterSchema, summaryFilterSchema, type TraceFilter, type SummaryFilter } from './filter.ts';
+
 const dateInput = z.union([z.number().int().nonnegative(), z.iso.datetime({ offset: true })]);
 
 export const searchRequestSchema = z
@@ -8,26 +10,7 @@ export const searchRequestSchema = z
     query: z.string().max(1000).optional().describe('Full-text: words of trace input or output (case-insensitive); "a phrase", or, -word'),
     startDate: dateInput.optional().describe('Traces started at or after (epoch ms or ISO 8601)'),
     endDate: dateInput.optional().describe('Traces started at or before (epoch ms or ISO 8601)'),
-    filters: z
-      .strictObject({
-        user_id: stringOrList.optional(),
-        thread_id: stringOrList.optional(),
-        customer_id: stringOrList.optional(),
-        labels: stringOrList.optional().describe('Any of these labels'),
-        model: stringOrList.optional().describe('Any span used one of these models'),
-        span_type: stringOrList.optional().describe('Any span has one of these types (llm, tool, agent, ...)'),
-        has_error: z.boolean().optional(),
-        has_annotation: z.boolean().optional(),
-        evaluation: z
-          .strictObject({
-            evaluator: z.string().min(1).max(200).optional().describe('Evaluator path or name, e.g. pii/pii_detection'),
-            passed: z.boolean().optional(),
-            status: z.enum(['processed', 'skipped', 'error']).optional(),
-          })
-          .optional(),
-        metadata: z.record(z.string().min(1).max(200), z.union([z.string().max(1000), z.number(), z.boolean()])).optional().describe('key = value on trace metadata'),
-      })
-      .optional(),
+    filters: traceFilterSchema.optional(),
     pageSize: z.number().int().min(1).max(1000).optional().describe('Default 25'),
     scrollId: z.string().min(1).max(2000).optional().describe('pagination.scrollId of the previous page'),
     sortBy: z

@@ -1,12 +1,23 @@
-import { sql, type SQL } from 'drizzle-orm';
+import { and, eq, lt, sql, type SQL } from 'drizzle-orm';
+import { spanLogEvents, spans as spansTable, traces as tracesTable, traceShares } from '../../db/schema/index.ts';
 import { jsonParam, reserveSession, rows, type Database, type Executor } from '../../db/index.ts';
 import { eventsInsertSql } from '../../platform/events/index.ts';
 import { newId } from '../../platform/ids.ts';
 import type { SpanEvent } from './ingest/mapping-context.ts';
 import type { PreparedSpanRow, SpanRow } from './span-rows.ts';
-
-export type { SpanRow };
 import type { SpanFacts, TraceSummary } from './summary.ts';
+
+/*
+ * The traces module's tables (src/db/schema/traces.ts) are read and written here only.
+ * Simple statements use drizzle's builder. The ingest path (upsertSpans, upsertSummaries,
+ * spanFacts, insertPendingLogEvents) and the big reads (span JSON built by the database,
+ * the streamed detail's cursor, keyset search pages) stay raw SQL on purpose: multi-row
+ * upserts from one json_to_recordset parameter (one parameter for a whole batch instead of
+ * ~26 per row, which the builder's .values() would bind), ON CONFLICT ... DO UPDATE lists
+ * chosen per batch, the trace.created events written in the same statement, and casts
+ * (::float8) the drivers need; the builder has no form for these, and a per-row builder
+ * insert costs more CPU on the hot path (bench/ingest-median.ts).
+ */
 
 const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
 
@@ -191,7 +202,7 @@ export async function deletePendingLogEvents(tx: Executor, projectId: string, id
 
 /** Log events whose span never came, received before `before`. */
 export async function prunePendingLogEvents(db: Executor, before: number): Promise<number> {
-  const gone = await rows(db, sql`DELETE FROM span_log_events WHERE received_at < ${before} RETURNING id`);
+  const gone = await db.delete(spanLogEvents).where(lt(spanLogEvents.receivedAt, before)).returning({ id: spanLogEvents.id });
   return gone.length;
 }
 
@@ -473,29 +484,35 @@ export async function countTraces(db: Executor, projectId: string, where: SQL[])
 }
 
 export async function findShareByTrace(db: Executor, projectId: string, traceId: string): Promise<string | null> {
-  const [r] = await rows<{ token: string }>(db, sql`SELECT token FROM trace_shares WHERE project_id = ${projectId} AND trace_id = ${traceId}`);
+  const [r] = await db
+    .select({ token: traceShares.token })
+    .from(traceShares)
+    .where(and(eq(traceShares.projectId, projectId), eq(traceShares.traceId, traceId)));
   return r?.token ?? null;
 }
 
 /** Inserts a share, or answers the token of the existing one (sharing twice gives the same path). */
 export async function insertShare(db: Executor, projectId: string, traceId: string, token: string, at: Date): Promise<{ token: string; created: boolean }> {
-  const inserted = await rows<{ token: string }>(
-    db,
-    sql`INSERT INTO trace_shares (token, project_id, trace_id, created_at) VALUES (${token}, ${projectId}, ${traceId}, ${at})
-        ON CONFLICT (project_id, trace_id) DO NOTHING RETURNING token`,
-  );
+  const inserted = await db
+    .insert(traceShares)
+    .values({ token, projectId, traceId, createdAt: at })
+    .onConflictDoNothing({ target: [traceShares.projectId, traceShares.traceId] })
+    .returning({ token: traceShares.token });
   if (inserted.length) return { token: inserted[0].token, created: true };
   return { token: (await findShareByTrace(db, projectId, traceId))!, created: false };
 }
 
 export async function deleteShare(db: Executor, projectId: string, traceId: string): Promise<boolean> {
-  const deleted = await rows(db, sql`DELETE FROM trace_shares WHERE project_id = ${projectId} AND trace_id = ${traceId} RETURNING token`);
+  const deleted = await db
+    .delete(traceShares)
+    .where(and(eq(traceShares.projectId, projectId), eq(traceShares.traceId, traceId)))
+    .returning({ token: traceShares.token });
   return deleted.length > 0;
 }
 
 export async function findShare(db: Executor, token: string): Promise<{ projectId: string; traceId: string } | null> {
-  const [r] = await rows<{ project_id: string; trace_id: string }>(db, sql`SELECT project_id, trace_id FROM trace_shares WHERE token = ${token}`);
-  return r ? { projectId: r.project_id, traceId: r.trace_id } : null;
+  const [r] = await db.select({ projectId: traceShares.projectId, traceId: traceShares.traceId }).from(traceShares).where(eq(traceShares.token, token));
+  return r ?? null;
 }
 
 /** Deletes up to `limit` of the oldest traces (and their spans and shares) that started before the cut-off. */
@@ -515,7 +532,7 @@ export async function deleteTracesBefore(tx: Executor, projectId: string, cutoff
 
 /** Every trace and span of a project (the project is being deleted; shares go by foreign key). */
 export async function deleteProjectTraces(tx: Executor, projectId: string): Promise<void> {
-  await tx.execute(sql`DELETE FROM span_log_events WHERE project_id = ${projectId}`);
-  await tx.execute(sql`DELETE FROM spans WHERE project_id = ${projectId}`);
-  await tx.execute(sql`DELETE FROM traces WHERE project_id = ${projectId}`);
+  await tx.delete(spanLogEvents).where(eq(spanLogEvents.projectId, projectId));
+  await tx.delete(spansTable).where(eq(spansTable.projectId, projectId));
+  await tx.delete(tracesTable).where(eq(tracesTable.projectId, projectId));
 }

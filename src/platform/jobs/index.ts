@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm';
+import type { z } from 'zod';
 import { jsonParam, rows, type Database, type Executor } from '../../db/index.ts';
 import type { Clock } from '../clock.ts';
 import { Metrics } from '../metrics.ts';
@@ -18,15 +19,22 @@ export interface NewJob {
   maxAttempts?: number;
 }
 
-export interface ClaimedJob {
+export interface ClaimedJob<P = Record<string, unknown>> {
   id: number;
   queue: string;
-  payload: Record<string, unknown>;
+  /** Checked against the queue's payload schema when claimed. */
+  payload: P;
   attempts: number;
   maxAttempts: number;
 }
 
-export type JobHandler = (job: ClaimedJob) => Promise<void>;
+export type JobHandler<P = Record<string, unknown>> = (job: ClaimedJob<P>) => Promise<void>;
+
+/** A queue's handler and the schema its jobs' payloads are checked against when claimed. */
+interface QueueHandler {
+  payload: z.ZodType<unknown>;
+  handler: JobHandler<unknown>;
+}
 
 /** A failure no retry can mend: the job is marked failed at once. */
 export class PermanentJobError extends Error {}
@@ -58,7 +66,7 @@ export function backoffMs(attempts: number): number {
 }
 
 export class JobQueue {
-  private readonly handlers = new Map<string, JobHandler>();
+  private readonly handlers = new Map<string, QueueHandler>();
 
   constructor(
     private readonly db: Database,
@@ -66,8 +74,13 @@ export class JobQueue {
     private readonly metrics: Metrics = new Metrics(),
   ) {}
 
-  handle(queue: string, handler: JobHandler): void {
-    this.handlers.set(queue, handler);
+  /**
+   * Runs the queue's jobs with `handler`. Each payload is checked against `payload` when the
+   * job is claimed: one that fails (written by an older version, or by hand) fails its job at
+   * once with an error naming the field, without reaching the handler.
+   */
+  handle<P>(queue: string, payload: z.ZodType<P>, handler: JobHandler<P>): void {
+    this.handlers.set(queue, { payload, handler: handler as JobHandler<unknown> });
   }
 
   /** Claims and runs due jobs until none is due (or `limit` ran); answers how many ran. */
@@ -106,7 +119,14 @@ export class JobQueue {
 
   private async run(job: ClaimedJob): Promise<void> {
     try {
-      await this.handlers.get(job.queue)!(job);
+      const { payload, handler } = this.handlers.get(job.queue)!;
+      const checked = payload.safeParse(job.payload);
+      if (!checked.success) {
+        const issue = checked.error.issues[0];
+        const field = issue.path.length ? issue.path.join('.') : '(payload)';
+        throw new PermanentJobError(`invalid ${job.queue} job payload: ${field}: ${issue.message}`);
+      }
+      await handler({ ...job, payload: checked.data });
       await this.db.orm.execute(sql`DELETE FROM jobs WHERE id = ${job.id}`);
       this.metrics.jobFinished(job.queue, 'done');
     } catch (err) {

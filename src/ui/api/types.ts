@@ -8,6 +8,7 @@ import type {
   NewTracesResponse,
   SearchRequest,
   SearchResponse,
+  TraceFilter,
   SpanOutlineView,
   SpanView,
   TraceOutlineView,
@@ -54,7 +55,8 @@ export type ChatMessage = Extract<NonNullable<SpanPayload>, { type: 'chat_messag
 export type ShareState = z.infer<typeof shareStateSchema>;
 export type Annotation = z.infer<typeof annotationSchema>;
 export type CreatedKey = z.infer<typeof createdKeySchema>;
-export type SearchFilters = NonNullable<SearchRequest['filters']>;
+/** The one trace filter (traces/filter.ts): the list's URL maps onto it, monitors take its summary keys. */
+export type SearchFilters = TraceFilter;
 export type Session = z.infer<typeof sessionSchema>;
 export type InvitationInfo = z.infer<typeof invitationInfoSchema>;
 export type ResetInfo = z.infer<typeof resetInfoSchema>;

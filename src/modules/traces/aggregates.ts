@@ -1,3 +1,9 @@
+/**
+ * Time series over a project's trace summaries (analytics' query): the traces table is the
+ * traces module's, so the query that reads it lives here, and analytics calls it through
+ * the module's face. Thumbs and verdicts come in as SQL from their owners (annotations,
+ * evaluators), and the filter's conditions from traces/filter.ts.
+ */
 import { sql, type SQL } from 'drizzle-orm';
 import { rows, textArray, type Executor } from '../../db/index.ts';
 
@@ -87,7 +93,7 @@ const SUMS = sql.raw(`count(*)::int AS traces, coalesce(sum(span_count), 0)::flo
  * bucket, thumbs and verdicts joined to the same traces, and totals when a trace can be in
  * several groups.
  */
-export async function aggregate(db: Executor, q: AggregateQuery): Promise<AggregateResult> {
+export async function aggregateTraces(db: Executor, q: AggregateQuery): Promise<AggregateResult> {
   const where = sql.join([sql`traces.project_id = ${q.projectId}`, ...q.where], sql` AND `);
   const group = groupJoin(q.groupBy);
   // Which groups keep a series of their own; the rest fold into "other".

@@ -1,0 +1,117 @@
+import { sql } from 'drizzle-orm';
+import { bigint, bigserial, boolean, customType, doublePrecision, index, integer, json, jsonb, pgTable, primaryKey, text, timestamp, unique } from 'drizzle-orm/pg-core';
+
+/** PostgreSQL's tsvector (the full-text document of a trace), read by `@@` only. */
+const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' });
+
+/**
+ * The traces module's tables. Mirrors migrations 0003_traces.sql, 0008 (spans.data json),
+ * 0009 (traces.search_tsv), 0010 (no foreign keys on spans and traces: ingest holds the
+ * project instead), 0012 (model names, span_log_events) and 0013 (token kinds, normalized
+ * models). Only src/modules/traces/store.ts (and traces/aggregates.ts) read and write them.
+ */
+export const spans = pgTable(
+  'spans',
+  {
+    projectId: text('project_id').notNull(),
+    traceId: text('trace_id').notNull(),
+    spanId: text('span_id').notNull(),
+    parentId: text('parent_id'),
+    name: text('name'),
+    type: text('type').notNull(),
+    model: text('model'),
+    vendor: text('vendor'),
+    startedAt: bigint('started_at', { mode: 'number' }).notNull(),
+    finishedAt: bigint('finished_at', { mode: 'number' }).notNull(),
+    firstTokenAt: bigint('first_token_at', { mode: 'number' }),
+    insertedAt: bigint('inserted_at', { mode: 'number' }).notNull(),
+    updatedAt: bigint('updated_at', { mode: 'number' }).notNull(),
+    promptTokens: integer('prompt_tokens'),
+    completionTokens: integer('completion_tokens'),
+    cachedInputTokens: integer('cached_input_tokens'),
+    reasoningTokens: integer('reasoning_tokens'),
+    tokensEstimated: boolean('tokens_estimated').notNull().default(false),
+    cost: doublePrecision('cost'),
+    hasError: boolean('has_error').notNull().default(false),
+    error: jsonb('error'),
+    inputText: text('input_text'),
+    outputText: text('output_text'),
+    traceMeta: jsonb('trace_meta'),
+    /** The rest of the span's API shape, stored and returned whole (json, not jsonb: 0008). */
+    data: json('data').notNull(),
+    modelName: text('model_name'),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.traceId, t.spanId] })],
+);
+
+export const traces = pgTable(
+  'traces',
+  {
+    projectId: text('project_id').notNull(),
+    traceId: text('trace_id').notNull(),
+    startedAt: bigint('started_at', { mode: 'number' }).notNull(),
+    finishedAt: bigint('finished_at', { mode: 'number' }).notNull(),
+    insertedAt: bigint('inserted_at', { mode: 'number' }).notNull(),
+    updatedAt: bigint('updated_at', { mode: 'number' }).notNull(),
+    input: text('input'),
+    output: text('output'),
+    userId: text('user_id'),
+    threadId: text('thread_id'),
+    customerId: text('customer_id'),
+    labels: text('labels').array().notNull().default(sql`'{}'`),
+    metadata: jsonb('metadata').$type<Record<string, unknown>>().notNull().default({}),
+    models: text('models').array().notNull().default(sql`'{}'`),
+    spanTypes: text('span_types').array().notNull().default(sql`'{}'`),
+    spanCount: integer('span_count').notNull(),
+    firstTokenMs: integer('first_token_ms'),
+    totalTimeMs: integer('total_time_ms'),
+    promptTokens: integer('prompt_tokens'),
+    completionTokens: integer('completion_tokens'),
+    tokensEstimated: boolean('tokens_estimated').notNull().default(false),
+    totalCost: doublePrecision('total_cost'),
+    hasError: boolean('has_error').notNull().default(false),
+    error: jsonb('error'),
+    searchText: text('search_text').notNull().default(''),
+    indexingMd5: text('indexing_md5').notNull().default(''),
+    searchTsv: tsvector('search_tsv').generatedAlwaysAs(sql`to_tsvector('simple', search_text)`),
+    modelNames: text('model_names').array().notNull().default(sql`'{}'`),
+    cachedInputTokens: integer('cached_input_tokens'),
+    reasoningTokens: integer('reasoning_tokens'),
+    normalizedModels: text('normalized_models').array().notNull().default(sql`'{}'`),
+  },
+  (t) => [
+    primaryKey({ columns: [t.projectId, t.traceId] }),
+    index('traces_time').on(t.projectId, t.startedAt.desc(), t.traceId.desc()),
+    index('traces_cost').on(t.projectId, t.totalCost.desc().nullsLast(), t.traceId.desc()),
+    index('traces_latency').on(t.projectId, t.totalTimeMs.desc().nullsLast(), t.traceId.desc()),
+    index('traces_user').on(t.projectId, t.userId).where(sql`user_id IS NOT NULL`),
+    index('traces_thread').on(t.projectId, t.threadId).where(sql`thread_id IS NOT NULL`),
+    index('traces_customer').on(t.projectId, t.customerId).where(sql`customer_id IS NOT NULL`),
+    index('traces_fulltext').using('gin', t.searchTsv),
+  ],
+);
+
+export const traceShares = pgTable(
+  'trace_shares',
+  {
+    token: text('token').primaryKey(),
+    projectId: text('project_id').notNull(),
+    traceId: text('trace_id').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [unique().on(t.projectId, t.traceId)],
+);
+
+/** GenAI log events waiting for their span (0012). */
+export const spanLogEvents = pgTable(
+  'span_log_events',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    projectId: text('project_id').notNull(),
+    traceId: text('trace_id').notNull(),
+    spanId: text('span_id').notNull(),
+    receivedAt: bigint('received_at', { mode: 'number' }).notNull(),
+    events: jsonb('events').notNull(),
+  },
+  (t) => [index('span_log_events_trace').on(t.projectId, t.traceId), index('span_log_events_received').on(t.receivedAt)],
+);

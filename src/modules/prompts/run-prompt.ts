@@ -1,0 +1,120 @@
+import { randomBytes } from 'node:crypto';
+import type { PromptMessage } from '../../db/schema/index.ts';
+import type { Clock } from '../../platform/clock.ts';
+import { AppError, badRequest } from '../../platform/errors.ts';
+import type { NormalizedSpan } from '../traces/index.ts';
+import type { RunBody, RunResponse } from './schemas.ts';
+import type { PromptContext, PromptView, VersionSelection } from './service.ts';
+
+/** What "Try it" needs of other modules (wired by app.ts): the judges' model provider, and trace ingest. */
+export interface PromptRunner {
+  /** One chat completion; throws HTTP errors (400 on the model, 503 not configured, 502, 504). */
+  complete(
+    model: string,
+    messages: PromptMessage[],
+    signal?: AbortSignal,
+  ): Promise<{
+    text: string;
+    /** e.g. openai */
+    provider: string;
+    responseModel: string;
+    usage: { prompt_tokens: number; completion_tokens: number; cached_input_tokens: number; reasoning_tokens: number };
+    cost?: { currency: string; amount: number };
+  }>;
+  /** Stores spans as a trace of the project. */
+  record(scope: { organizationId: string; projectId: string }, spans: NormalizedSpan[]): Promise<void>;
+}
+
+export interface RunPromptDeps {
+  clock: Clock;
+  runner: PromptRunner;
+  /** The prompt version `select` picks, rendered with the run's variables (PromptService.compile). */
+  compile(select: VersionSelection): Promise<PromptView>;
+}
+
+/**
+ * "Try it": renders a version with `variables` (the checks of compile), sends it to the
+ * model (the version's, or `input.model`) and records the call as a trace of the project,
+ * also when the provider fails (the error then answers with the trace id in its meta).
+ */
+export async function runPrompt(deps: RunPromptDeps, ctx: PromptContext, input: RunBody, signal?: AbortSignal): Promise<RunResponse> {
+  const { clock, runner } = deps;
+  const select: VersionSelection = input.version !== undefined ? { version: input.version } : input.tag !== undefined ? { tag: input.tag } : {};
+  if (input.version !== undefined && input.tag !== undefined) throw badRequest('conflicting_selection', 'version and tag: send one of them, not both', 'version');
+  const prompt = await deps.compile(select);
+  const model = input.model ?? prompt.model;
+  const messages: PromptMessage[] = [...(prompt.prompt.trim() ? [{ role: 'system' as const, content: prompt.prompt }] : []), ...prompt.messages];
+  const traceId = randomBytes(16).toString('hex');
+  const started = clock.now().getTime();
+  const t0 = performance.now();
+  const span = (fields: Partial<NormalizedSpan>) => runSpan({ traceId, started, latency: Math.round(performance.now() - t0), model, messages, prompt, ctx }, fields);
+  const scope = { organizationId: ctx.organizationId, projectId: ctx.projectId };
+  let answer: Awaited<ReturnType<PromptRunner['complete']>>;
+  try {
+    answer = await runner.complete(model, messages, signal);
+  } catch (err) {
+    // Only calls that reached the provider are traces; a refused model or missing key is not a run.
+    if (err instanceof AppError && err.status >= 500 && err.code !== 'provider_not_configured') {
+      await runner.record(scope, [span({ error: { has_error: true, message: err.message, stacktrace: [] }, status: { code: 'error', message: err.message } })]);
+      throw new AppError(err.status, err.code, err.message, { meta: { ...err.meta, trace_id: traceId } });
+    }
+    throw err;
+  }
+  const latency = Math.round(performance.now() - t0);
+  const { usage } = answer;
+  await runner.record(scope, [
+    span({
+      model: answer.responseModel,
+      vendor: answer.provider,
+      finished_at: started + latency,
+      output: { type: 'chat_messages', value: [{ role: 'assistant', content: answer.text }] },
+      metrics: { ...usage, tokens_estimated: false, cost: answer.cost?.amount ?? null },
+    }),
+  ]);
+  return {
+    output: { role: 'assistant', content: answer.text },
+    model: answer.responseModel,
+    usage: { prompt_tokens: usage.prompt_tokens, completion_tokens: usage.completion_tokens },
+    cost: answer.cost ? { currency: 'USD', amount: answer.cost.amount } : null,
+    latency_ms: latency,
+    trace_id: traceId,
+  };
+}
+
+/** The span a run records: the rendered messages in, `fields` (the answer or the error) over the rest. */
+function runSpan(
+  run: { traceId: string; started: number; latency: number; model: string; messages: PromptMessage[]; prompt: PromptView; ctx: PromptContext },
+  fields: Partial<NormalizedSpan>,
+): NormalizedSpan {
+  const { prompt, ctx } = run;
+  return {
+    trace_id: run.traceId,
+    span_id: randomBytes(8).toString('hex'),
+    parent_id: null,
+    name: `prompt ${prompt.handle ?? prompt.id} v${prompt.version}`,
+    type: 'llm',
+    model: run.model,
+    vendor: null,
+    started_at: run.started,
+    finished_at: run.started + run.latency,
+    first_token_at: null,
+    params: {},
+    metrics: { prompt_tokens: null, completion_tokens: null, cached_input_tokens: null, reasoning_tokens: null, tokens_estimated: false, cost: null },
+    input: { type: 'chat_messages', value: run.messages.map((m) => ({ role: m.role, content: m.content })) },
+    output: null,
+    error: null,
+    trace_metadata: {
+      labels: ['prompt-run'],
+      ...(ctx.userId ? { user_id: ctx.userId } : {}),
+      extra: { prompt_id: prompt.id, prompt_handle: prompt.handle, prompt_version: prompt.version, prompt_version_id: prompt.versionId },
+    },
+    attributes: { 'spyglass.prompt.id': prompt.id, 'spyglass.prompt.version': prompt.version },
+    resource: { 'service.name': 'spyglass' },
+    scope: { name: 'spyglass.prompts', version: null },
+    events: [],
+    links: [],
+    status: { code: 'ok', message: null },
+    kind: 'client',
+    ...fields,
+  };
+}

@@ -1,0 +1,48 @@
+import type { SQL } from 'drizzle-orm';
+import type { Database, Executor } from '../../db/index.ts';
+import type { Clock } from '../../platform/clock.ts';
+import type { ForeignFilterConditions } from './filter.ts';
+import type { AnnotationCounts, EvaluationChip } from './schemas.ts';
+import type { TraceSummary } from './summary.ts';
+
+/** What other modules add to traces: evaluations on the detail, search filters, work done with each ingest. */
+export interface TraceExtension {
+  evaluations?(projectId: string, traceId: string): Promise<Record<string, unknown>[]>;
+  /** SQL conditions on `traces` rows for the filter keys other modules own (annotations, evaluations). */
+  filterConditions?: ForeignFilterConditions;
+  /** Runs inside the ingest transaction (e.g. enqueue monitor jobs): durable exactly when the spans are. */
+  beforeCommit?(tx: Executor, batch: { organizationId: string; projectId: string; summaries: TraceSummary[]; now: Date }): Promise<void>;
+  /** What the traces list shows of other modules' data, for a page of traces (one query each, not one per trace). */
+  listFacts?(projectId: string, traceIds: string[]): Promise<ListFacts>;
+  /** Runs in the transaction that deletes traces (retention): remove what belongs to them. */
+  onTracesDeleted?(tx: Executor, projectId: string, traceIds: string[]): Promise<void>;
+  /**
+   * Runs in the retention sweep for each project with a retention period, after its old
+   * traces went: remove what the project stored before `cutoffMs` that no trace took with it
+   * (e.g. evaluations of traces that never arrived).
+   */
+  sweepBefore?(projectId: string, cutoffMs: number): Promise<unknown>;
+}
+
+/** Per trace id: its evaluations in brief, its annotations counted. */
+export interface ListFacts {
+  evaluations?: Map<string, EvaluationChip[]>;
+  annotations?: Map<string, AnnotationCounts>;
+}
+
+/** What traces need from the organizations module, which owns projects. */
+export interface ProjectRegistry {
+  /** Which projects keep traces for how many days. */
+  retentionPolicies(): Promise<{ projectId: string; days: number }[]>;
+  /** A query answering the project's id, share-locked for the transaction (it cannot be deleted under an ingest). */
+  holdProjectSql(projectId: string): SQL;
+}
+
+/** What the traces module's use cases (ingest, reads, search, shares, retention) work with. */
+export interface TraceContext {
+  db: Database;
+  clock: Clock;
+  projects: ProjectRegistry;
+  /** Filled by TraceService.extend (app.ts), read by every use case. */
+  extensions: TraceExtension[];
+}

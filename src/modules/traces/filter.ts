@@ -1,0 +1,135 @@
+/**
+ * The trace filter: one schema and its two interpreters.
+ *
+ * - `toSql(filter)`: conditions on rows of `traces`, for the search, the new-traces poll and
+ *   analytics (so a dashboard and the list agree).
+ * - `matches(filter, summary)`: the same decision in memory on a trace summary, for monitors,
+ *   which pick incoming traces inside the ingest transaction without a query.
+ *
+ * `has_annotation` and `evaluation` read other modules' tables: their conditions come from
+ * those modules (ForeignFilterConditions, wired by app.ts), and a summary alone cannot decide
+ * them, so monitors take the summary filter (the trace filter without those two).
+ * test/traces/filter-interpreters.test.ts runs one table of cases through both interpreters.
+ *
+ * The web app type-checks this file (through schemas.ts): it imports only zod, drizzle and
+ * pure files, never the database or Node.
+ */
+import { z } from 'zod';
+import { sql, type SQL } from 'drizzle-orm';
+import { textArray } from '../../db/text-array.ts';
+import { canonicalModelName } from './costs/prices.ts';
+
+const stringOrList = z.union([z.string().min(1).max(500), z.array(z.string().min(1).max(500)).min(1).max(100)]);
+const metadataFilter = z.record(z.string().min(1).max(200), z.union([z.string().max(1000), z.number(), z.boolean()]));
+
+/** The keys a trace summary alone decides. */
+const summaryFields = {
+  user_id: stringOrList.optional(),
+  thread_id: stringOrList.optional(),
+  customer_id: stringOrList.optional(),
+  labels: stringOrList.optional(),
+  model: stringOrList.optional(),
+  span_type: stringOrList.optional(),
+  has_error: z.boolean().optional(),
+  metadata: metadataFilter.optional(),
+};
+
+/** The filter of a trace search (POST /api/trace/search `filters`, analytics, the new-traces poll). */
+export const traceFilterSchema = z.strictObject({
+  user_id: summaryFields.user_id,
+  thread_id: summaryFields.thread_id,
+  customer_id: summaryFields.customer_id,
+  labels: stringOrList.optional().describe('Any of these labels'),
+  model: stringOrList.optional().describe('Any span used one of these models'),
+  span_type: stringOrList.optional().describe('Any span has one of these types (llm, tool, agent, ...)'),
+  has_error: summaryFields.has_error,
+  has_annotation: z.boolean().optional(),
+  evaluation: z
+    .strictObject({
+      evaluator: z.string().min(1).max(200).optional().describe('Evaluator path or name, e.g. pii/pii_detection'),
+      passed: z.boolean().optional(),
+      status: z.enum(['processed', 'skipped', 'error']).optional(),
+    })
+    .optional(),
+  metadata: metadataFilter.optional().describe('key = value on trace metadata'),
+});
+
+/** The trace filter without the keys other modules decide: what `matches` reads (monitors' filters). */
+export const summaryFilterSchema = z.strictObject(summaryFields);
+
+export type TraceFilter = z.infer<typeof traceFilterSchema>;
+export type SummaryFilter = z.infer<typeof summaryFilterSchema>;
+export type EvaluationFilter = NonNullable<TraceFilter['evaluation']>;
+
+/** Conditions on `traces` rows for the keys whose tables other modules own. */
+export interface ForeignFilterConditions {
+  has_annotation?(hasAnnotation: boolean): SQL;
+  evaluation?(filter: EvaluationFilter): SQL;
+}
+
+/** What `matches` reads of a trace summary. */
+export interface FilterableSummary {
+  user_id: string | null;
+  thread_id: string | null;
+  customer_id: string | null;
+  labels: string[];
+  /** Normalized model names and their snapshot families (TraceSummary.model_names). */
+  model_names: string[];
+  span_types: string[];
+  has_error: boolean;
+  metadata: Record<string, unknown>;
+}
+
+const asList = (v: string | string[]) => (Array.isArray(v) ? v : [v]);
+
+/** A model filter as both interpreters read it: what was sent (`openai/gpt-4o-mini`, `GPT-4o-mini`) finds its normalized name. */
+function modelNames(wanted: string | string[]): string[] {
+  return asList(wanted).map((m) => canonicalModelName(m) ?? m);
+}
+
+/** The filter as SQL conditions on rows of `traces` (ANDed by the caller). */
+export function toSql(f: TraceFilter | undefined, foreign: readonly ForeignFilterConditions[] = []): SQL[] {
+  const c: SQL[] = [];
+  if (!f) return c;
+  const anyOf = (col: string, v: string | string[] | undefined) => {
+    if (v !== undefined) c.push(sql`${sql.raw(col)} = ANY(${textArray(asList(v))})`);
+  };
+  const overlaps = (col: string, v: string[] | undefined) => {
+    if (v !== undefined) c.push(sql`${sql.raw(col)} && ${textArray(v)}`);
+  };
+  anyOf('user_id', f.user_id);
+  anyOf('thread_id', f.thread_id);
+  anyOf('customer_id', f.customer_id);
+  overlaps('labels', f.labels === undefined ? undefined : asList(f.labels));
+  overlaps('model_names', f.model === undefined ? undefined : modelNames(f.model));
+  overlaps('span_types', f.span_type === undefined ? undefined : asList(f.span_type));
+  if (f.has_error !== undefined) c.push(sql`has_error = ${f.has_error}`);
+  for (const [key, value] of Object.entries(f.metadata ?? {})) {
+    c.push(sql`metadata @> ${JSON.stringify({ [key]: value })}::jsonb`);
+  }
+  for (const owner of foreign) {
+    if (f.has_annotation !== undefined && owner.has_annotation) c.push(owner.has_annotation(f.has_annotation));
+    if (f.evaluation && owner.evaluation) c.push(owner.evaluation(f.evaluation));
+  }
+  return c;
+}
+
+/** Whether a trace summary passes the filter (null: every trace does). */
+export function matches(f: SummaryFilter | null | undefined, s: FilterableSummary): boolean {
+  if (!f) return true;
+  const anyOf = (wanted: string | string[] | undefined, actual: (string | null)[]) => {
+    if (wanted === undefined) return true;
+    const list = asList(wanted);
+    return actual.some((a) => a !== null && list.includes(a));
+  };
+  return (
+    anyOf(f.user_id, [s.user_id]) &&
+    anyOf(f.thread_id, [s.thread_id]) &&
+    anyOf(f.customer_id, [s.customer_id]) &&
+    anyOf(f.labels, s.labels) &&
+    anyOf(f.model === undefined ? undefined : modelNames(f.model), s.model_names) &&
+    anyOf(f.span_type, s.span_types) &&
+    (f.has_error === undefined || f.has_error === s.has_error) &&
+    Object.entries(f.metadata ?? {}).every(([k, v]) => s.metadata[k] === v)
+  );
+}

@@ -1,0 +1,57 @@
+import type { Readable } from 'node:stream';
+import { json } from 'node:stream/consumers';
+import { notFound } from '../../platform/errors.ts';
+import { pagedStream } from '../../platform/paged-stream.ts';
+import * as store from './store.ts';
+import { traceView, type TraceDetail } from './presenters.ts';
+import type { TraceContext } from './context.ts';
+
+/** PostgreSQL: how long a trace download may keep its pooled connection waiting for the client. */
+const STREAM_HOLD_MS = 10_000;
+/** Reading one trace: its detail (streamed), its outline, one span. */
+export class TraceReads {
+  constructor(private readonly ctx: TraceContext) {}
+
+  /**
+   * The trace detail as a stream of JSON text, read from the database as the client takes
+   * it: a 10,000-span trace with payloads is ~10 MiB, which was held whole three times over
+   * (the database's result, the string, the reply). 404 before the first byte when there is
+   * no such trace. `outline`: the spans without their payloads (input, output, params,
+   * attributes, events).
+   */
+  async detailStream(projectId: string, traceId: string, options: { outline?: boolean } = {}): Promise<Readable> {
+    const [opened, evaluated] = await Promise.allSettled([
+      store.openTraceSpans(this.ctx.db, projectId, traceId, { payloads: !options.outline }),
+      this.evaluations(projectId, traceId),
+    ]);
+    if (opened.status === 'rejected') throw opened.reason;
+    const spans = opened.value;
+    if (evaluated.status === 'rejected') {
+      await spans?.close();
+      throw evaluated.reason;
+    }
+    if (!spans) throw notFound('trace_not_found', `no trace ${traceId} in this project`);
+    const evaluations = evaluated.value;
+    const head = JSON.stringify({ ...traceView(spans.trace), evaluations });
+    // PostgreSQL: the stream keeps a pooled connection (its cursor lives there), so a slow
+    // client gets the rest buffered after a while rather than holding it for ever.
+    return pagedStream(`${head.slice(0, -1)},"spans":[`, spans, ']}', { hurryAfterMs: this.ctx.db.kind === 'postgres' ? STREAM_HOLD_MS : undefined });
+  }
+
+  private async evaluations(projectId: string, traceId: string): Promise<Record<string, unknown>[]> {
+    const lists = await Promise.all(this.ctx.extensions.map(async (e) => (await e.evaluations?.(projectId, traceId)) ?? []));
+    return lists.flat();
+  }
+
+  /** One span of a trace, whole, as JSON text. */
+  async spanJson(projectId: string, traceId: string, spanId: string): Promise<string> {
+    const span = await store.spanJson(this.ctx.db.orm, projectId, traceId, spanId);
+    if (span === null) throw notFound('span_not_found', `no span ${spanId} in trace ${traceId}`);
+    return span;
+  }
+
+  /** The trace detail as objects (monitors). */
+  async detail(projectId: string, traceId: string): Promise<TraceDetail> {
+    return (await json(await this.detailStream(projectId, traceId))) as TraceDetail;
+  }
+}

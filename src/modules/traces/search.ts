@@ -1,0 +1,139 @@
+import { createHash } from 'node:crypto';
+import { sql, type SQL } from 'drizzle-orm';
+import { AppError, badRequest } from '../../platform/errors.ts';
+import * as store from './store.ts';
+import { toSql } from './filter.ts';
+import { traceView } from './presenters.ts';
+import type { ListFacts, TraceContext } from './context.ts';
+import type { AnnotationCounts, EvaluationChip, NewTracesRequest, SearchRequest } from './schemas.ts';
+
+/** The trace search (keyset pages under a snapshot), the new-traces poll, and their conditions. */
+export class TraceSearch {
+  constructor(private readonly ctx: TraceContext) {}
+
+  async search(projectId: string, req: SearchRequest) {
+    const sortBy = SORT_COLUMNS[req.sortBy ?? 'started_at'];
+    const direction = req.sortDirection ?? 'desc';
+    const fingerprint = createHash('sha256').update(JSON.stringify([req.query, req.startDate, req.endDate, req.filters, sortBy, direction])).digest('base64url').slice(0, 16);
+    let cursor: ScrollCursor | null = null;
+    if (req.scrollId) {
+      cursor = decodeScroll(req.scrollId);
+      if (cursor.f !== fingerprint) throw badRequest('invalid_scroll_id', 'scrollId belongs to a different query, filters or sort', 'scrollId');
+    }
+    // The first page fixes a snapshot: traces first seen after it never shift later pages.
+    const snapshot = cursor?.s ?? this.ctx.clock.now().getTime();
+    const where: SQL[] = [sql`inserted_at <= ${snapshot}`, ...this.searchConditions(projectId, req)];
+    const pageSize = req.pageSize ?? 25;
+    const { rows } = await store.searchTraces(this.ctx.db.orm, {
+      projectId,
+      where,
+      orderColumn: sortBy,
+      direction,
+      after: cursor ? { value: cursor.v, traceId: cursor.t } : null,
+      limit: pageSize,
+    });
+    // Counted once, on the first page; the snapshot keeps it true for the pages after.
+    const counted = cursor ? cursor.n : await store.countTraces(this.ctx.db.orm, projectId, where);
+    const last = rows[rows.length - 1];
+    const scrollId =
+      rows.length === pageSize && last
+        ? encodeScroll({ v: sortValue(last, sortBy), t: last.trace_id, s: snapshot, f: fingerprint, n: counted })
+        : null;
+    const capped = counted > store.MAX_COUNTED_HITS;
+    return {
+      traces: await this.listViews(projectId, rows),
+      pagination: { totalHits: capped ? store.MAX_COUNTED_HITS : counted, totalHitsRelation: capped ? ('gte' as const) : ('eq' as const), scrollId },
+    };
+  }
+
+  /**
+   * Traces first stored at or after `since` that match the search, newest first: the list
+   * polls this to show new traces live. It reads the database only, so it works the same
+   * with any number of processes on one PostgreSQL.
+   */
+  async newTraces(projectId: string, req: NewTracesRequest) {
+    const where = [sql`inserted_at >= ${req.since}`, ...this.searchConditions(projectId, req)];
+    const now = this.ctx.clock.now().getTime();
+    const [rows, count] = await Promise.all([
+      store.recentlyInserted(this.ctx.db.orm, projectId, where, req.pageSize ?? 50),
+      store.countTraces(this.ctx.db.orm, projectId, where),
+    ]);
+    return { traces: await this.listViews(projectId, rows), count: Math.min(count, store.MAX_COUNTED_HITS), now };
+  }
+
+  /** Summaries as the list shows them: with other modules' facts (evaluations, annotations) merged in. */
+  private async listViews(projectId: string, rows: store.TraceRow[]) {
+    const views = rows.map(traceView);
+    if (!views.length) return views;
+    const ids = views.map((v) => v.trace_id);
+    const facts: ListFacts[] = await Promise.all(this.ctx.extensions.map(async (e) => (await e.listFacts?.(projectId, ids)) ?? {}));
+    return views.map((v) => {
+      const extra: { evaluations: EvaluationChip[]; annotations: AnnotationCounts } = { evaluations: [], annotations: { thumbs_up: 0, thumbs_down: 0 } };
+      for (const f of facts) {
+        extra.evaluations.push(...(f.evaluations?.get(v.trace_id) ?? []));
+        if (f.annotations?.has(v.trace_id)) extra.annotations = f.annotations.get(v.trace_id)!;
+      }
+      return { ...v, ...extra };
+    });
+  }
+
+  /**
+   * The trace search's query, dates and filters as SQL conditions on rows of `traces`: the
+   * one filter compiler, also used by analytics so a dashboard and the list agree.
+   */
+  searchConditions(projectId: string, req: Pick<SearchRequest, 'query' | 'startDate' | 'endDate' | 'filters'>): SQL[] {
+    const c: SQL[] = [];
+    // Words of input and output; web-search syntax: "a phrase", or, -excluded.
+    if (req.query?.trim()) c.push(sql`search_tsv @@ websearch_to_tsquery('simple', ${req.query})`);
+    if (req.startDate !== undefined) c.push(sql`started_at >= ${toMillis(req.startDate)}`);
+    if (req.endDate !== undefined) c.push(sql`started_at <= ${toMillis(req.endDate)}`);
+    c.push(...toSql(req.filters, this.ctx.extensions.flatMap((e) => (e.filterConditions ? [e.filterConditions] : []))));
+    return c;
+  }
+}
+
+const SORT_COLUMNS = {
+  started_at: 'started_at',
+  'timestamps.started_at': 'started_at',
+  cost: 'total_cost',
+  'metrics.total_cost': 'total_cost',
+  latency: 'total_time_ms',
+  'metrics.total_time_ms': 'total_time_ms',
+} as const;
+
+interface ScrollCursor {
+  /** sort value and trace id of the last trace served */
+  v: number | null;
+  t: string;
+  /** snapshot: traces first seen after it are left out */
+  s: number;
+  /** fingerprint of query, filters and sort */
+  f: string;
+  /** hits counted on the first page */
+  n: number;
+}
+
+function encodeScroll(c: ScrollCursor): string {
+  return Buffer.from(JSON.stringify(c)).toString('base64url');
+}
+
+function decodeScroll(id: string): ScrollCursor {
+  try {
+    const c = JSON.parse(Buffer.from(id, 'base64url').toString('utf8')) as ScrollCursor;
+    if (typeof c.t === 'string' && typeof c.s === 'number' && typeof c.f === 'string' && typeof c.n === 'number' && (c.v === null || typeof c.v === 'number')) return c;
+  } catch {
+    /* falls through */
+  }
+  throw badRequest('invalid_scroll_id', 'scrollId is not one this server issued', 'scrollId');
+}
+
+function sortValue(row: store.TraceRow, column: store.SearchQuery['orderColumn']): number | null {
+  return column === 'started_at' ? row.started_at : column === 'total_cost' ? row.total_cost : row.total_time_ms;
+}
+
+function toMillis(v: number | string): number {
+  if (typeof v === 'number') return v;
+  const ms = Date.parse(v);
+  if (Number.isNaN(ms)) throw new AppError(400, 'invalid_date', `not a date: ${v}`);
+  return ms;
+}
