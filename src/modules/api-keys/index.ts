@@ -1,2 +1,3 @@
-export { ApiKeyService, type ApiKeyView, type Directory } from './service.ts';
+export { ApiKeyService, type Directory } from './service.ts';
+export type { ApiKeyView } from './presenters.ts';
 export { apiKeyRoutes } from './routes.ts';

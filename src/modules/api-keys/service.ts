@@ -23,6 +23,7 @@ export interface IssuedKey {
   apiKey: ApiKeyView;
 }
 import * as store from './store.ts';
+import { keyView, type ApiKeyView } from './presenters.ts';
 
 export type PermissionMode = 'all' | 'readonly' | 'restricted';
 
@@ -43,25 +44,6 @@ export interface Binding {
   role: BindingRole;
   scopeType: 'ORGANIZATION' | 'PROJECT';
   scopeId: string;
-}
-
-export interface ApiKeyView {
-  id: string;
-  name: string;
-  description: string | null;
-  keyType: KeyType;
-  organizationId: string;
-  projectId: string | null;
-  ownerUserId: string | null;
-  permissionMode: PermissionMode;
-  permissions: string[];
-  bindings: Binding[];
-  expiresAt: string | null;
-  revokedAt: string | null;
-  /** When the key last authenticated a request, to the minute; null if never. */
-  lastUsedAt: string | null;
-  status: 'active' | 'revoked' | 'expired';
-  createdAt: string;
 }
 
 const LAST_USED_PRECISION_MS = 60_000;
@@ -485,25 +467,4 @@ function requireFormat(token: string, prefix: TokenPrefix) {
     throw new AppError(500, 'invalid_init_key', `an initial API key must look like ${prefix}${TOKEN_FORMAT_HINT.slice(TOKEN_FORMAT_HINT.indexOf('>') + 1)}`);
   }
   return parsed;
-}
-
-export function keyView(row: store.ApiKeyRow, bindings: Binding[], now: Date): ApiKeyView {
-  const expired = row.expiresAt !== null && row.expiresAt.getTime() <= now.getTime();
-  return {
-    id: row.id,
-    name: row.name,
-    description: row.description,
-    keyType: row.keyType,
-    organizationId: row.organizationId,
-    projectId: row.projectId,
-    ownerUserId: row.ownerUserId,
-    permissionMode: row.permissionMode,
-    permissions: row.permissions,
-    bindings: bindings.map((b) => ({ role: b.role, scopeType: b.scopeType, scopeId: b.scopeId })),
-    expiresAt: row.expiresAt?.toISOString() ?? null,
-    revokedAt: row.revokedAt?.toISOString() ?? null,
-    lastUsedAt: row.lastUsedAt?.toISOString() ?? null,
-    status: row.revokedAt ? 'revoked' : expired ? 'expired' : 'active',
-    createdAt: row.createdAt.toISOString(),
-  };
 }
