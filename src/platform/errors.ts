@@ -1,6 +1,8 @@
+import { z } from 'zod';
+
 /**
  * One error type for everything a request can fail with. Routes render it in their
- * group's shape (see `ErrorShape`); services only throw it.
+ * group's shape (see `ErrorShape`, and platform/http/route-group.ts); services only throw it.
  */
 export type ErrorShape =
   /** prompt routes: {error: string} */
@@ -92,4 +94,38 @@ export function renderError(err: AppError, shape: ErrorShape): unknown {
       };
     }
   }
+}
+
+/**
+ * The three error shapes of the interface (spec: Errors) as response schemas: what
+ * `renderError` writes, key for key and in the same order (a response schema is also the
+ * serializer: a key missing here would be dropped from the answer).
+ */
+export const errorSchemas = {
+  string: z.object({ error: z.string().describe('what went wrong') }).describe('{error: message}'),
+  object: z
+    .object({
+      error: z.string().describe('machine-readable code, e.g. validation_error, trace_not_found, annotation_not_found'),
+      message: z.string().describe('what went wrong, naming the field'),
+      field: z.string().optional().describe('the request field at fault, e.g. body.isThumbsUp'),
+      issues: z.array(z.object({ field: z.string(), message: z.string() })).optional().describe('every validation problem'),
+    })
+    .describe('Error object: {error: code, message, field?, issues?}'),
+  nested: z
+    .object({
+      error: z.object({
+        type: z.string().describe('the kind of failure, e.g. invalid_request, not_found'),
+        code: z.string().describe('machine-readable code, e.g. validation_error'),
+        message: z.string().describe('what went wrong, naming the field'),
+        meta: z.record(z.string(), z.unknown()).optional().describe('field, issues and other details'),
+        trace_id: z.string().optional(),
+        span_id: z.string().optional(),
+      }),
+    })
+    .describe('{error: {type, code, message, meta?, trace_id?, span_id?}}'),
+} satisfies Record<ErrorShape, z.ZodType>;
+
+/** Response schemas for error statuses in one shape: `{...errorResponses('nested', [404, 409])}`. */
+export function errorResponses<S extends ErrorShape>(shape: S, statuses: readonly number[]): Record<number, (typeof errorSchemas)[S]> {
+  return Object.fromEntries(statuses.map((status) => [status, errorSchemas[shape]]));
 }

@@ -23,15 +23,3 @@ export const deletedSchema = z.object({
   name: z.string(),
   deleted: z.boolean().describe('always true: afterwards the project holds no entry under the name, whether or not it did before'),
 });
-
-/** `{error: {type, code, message, meta?, trace_id?, span_id?}}`. */
-export const nestedErrorSchema = z.object({
-  error: z.object({
-    type: z.string(),
-    code: z.string(),
-    message: z.string(),
-    meta: z.record(z.string(), z.unknown()).optional(),
-    trace_id: z.string().optional(),
-    span_id: z.string().optional(),
-  }),
-});

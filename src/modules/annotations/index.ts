@@ -1,3 +1,4 @@
-export { AnnotationService, type AnnotationContext, type AnnotationView, type AnchorFilter } from './service.ts';
+export { AnnotationService, type AnnotationContext, type AnchorFilter } from './service.ts';
+export type { AnnotationView } from './presenters.ts';
 export { annotationRoutes } from './routes.ts';
 export { annotatedTraceCondition, annotationCountsByTrace, deleteTraceAnnotations, thumbsSql } from './trace-filter.ts';

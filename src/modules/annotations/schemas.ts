@@ -51,12 +51,3 @@ export const annotationSchema = z
   })
   .meta({ id: 'Annotation' });
 
-/** The shared Error object of annotation and trace routes (400, 404). */
-export const errorObjectSchema = z
-  .object({
-    error: z.string().describe('machine-readable code, e.g. validation_error, annotation_not_found'),
-    message: z.string().describe('what went wrong, naming the field'),
-    field: z.string().optional().describe('the request field at fault, e.g. body.isThumbsUp'),
-    issues: z.array(z.object({ field: z.string(), message: z.string() })).optional().describe('every validation problem'),
-  })
-  .describe('Error object: {error: code, message, field?, issues?}');

@@ -3,7 +3,8 @@ import type { Clock } from '../../platform/clock.ts';
 import { badRequest, notFound } from '../../platform/errors.ts';
 import { emitEvent } from '../../platform/events/index.ts';
 import { newId } from '../../platform/ids.ts';
-import type { AnchorKind, CreateAnnotationBody, UpdateAnnotationBody } from './schemas.ts';
+import { presentAnnotation, type AnnotationView } from './presenters.ts';
+import type { CreateAnnotationBody, UpdateAnnotationBody } from './schemas.ts';
 import * as store from './store.ts';
 import { userEmail as emailOfUser } from '../organizations/index.ts';
 
@@ -13,21 +14,6 @@ export interface AnnotationContext {
   organizationId: string;
   /** The user of a personal key: recorded as the author. Null for project and service keys. */
   userId: string | null;
-}
-
-export interface AnnotationView {
-  id: string;
-  projectId: string;
-  traceId: string;
-  comment: string;
-  isThumbsUp: boolean;
-  email: string | null;
-  userId: string | null;
-  anchorKind: AnchorKind | null;
-  anchorId: string | null;
-  anchorPath: string | null;
-  createdAt: string;
-  updatedAt: string;
 }
 
 export type AnchorFilter = 'trace' | 'all';
@@ -41,7 +27,7 @@ export class AnnotationService {
   /** The project's annotations, newest first. */
   async list(ctx: AnnotationContext, anchor: AnchorFilter = 'all'): Promise<AnnotationView[]> {
     const rows = await store.listAnnotations(this.db.orm, ctx.projectId, { wholeTraceOnly: anchor === 'trace' });
-    return rows.map(view);
+    return rows.map(presentAnnotation);
   }
 
   /**
@@ -50,7 +36,7 @@ export class AnnotationService {
    */
   async forTrace(projectId: string, traceId: string, anchor: AnchorFilter = 'all'): Promise<AnnotationView[]> {
     const rows = await store.listAnnotations(this.db.orm, projectId, { traceId, wholeTraceOnly: anchor === 'trace' });
-    return rows.map(view);
+    return rows.map(presentAnnotation);
   }
 
   async create(ctx: AnnotationContext, traceId: string, input: CreateAnnotationBody): Promise<AnnotationView> {
@@ -73,7 +59,7 @@ export class AnnotationService {
         createdAt: now,
         updatedAt: now,
       });
-      const created = view(row);
+      const created = presentAnnotation(row);
       await emitEvent(tx, { organizationId: ctx.organizationId, projectId: ctx.projectId, type: 'annotation.created', data: { annotation: created } }, now);
       return created;
     });
@@ -82,7 +68,7 @@ export class AnnotationService {
   async get(ctx: AnnotationContext, id: string): Promise<AnnotationView> {
     const row = await store.findAnnotation(this.db.orm, ctx.projectId, id);
     if (!row) throw annotationNotFound(id);
-    return view(row);
+    return presentAnnotation(row);
   }
 
   /** Changes the comment and flag; the author stays the one who wrote it (an e-mail is set only where no user is recorded). */
@@ -98,7 +84,7 @@ export class AnnotationService {
         updatedAt: now,
       });
       if (!row) throw annotationNotFound(id);
-      const updated = view(row);
+      const updated = presentAnnotation(row);
       await emitEvent(tx, { organizationId: ctx.organizationId, projectId: ctx.projectId, type: 'annotation.updated', data: { annotation: updated } }, now);
       return updated;
     });
@@ -137,21 +123,4 @@ function checkAnchor(input: CreateAnnotationBody): void {
   if (input.anchorId === undefined && input.anchorPath === undefined) {
     throw badRequest('anchor_target_required', `body.anchorPath: a ${input.anchorKind} anchor needs anchorPath or anchorId`, 'body.anchorPath');
   }
-}
-
-function view(row: store.AnnotationRow): AnnotationView {
-  return {
-    id: row.id,
-    projectId: row.projectId,
-    traceId: row.traceId,
-    comment: row.comment,
-    isThumbsUp: row.isThumbsUp,
-    email: row.email,
-    userId: row.userId,
-    anchorKind: row.anchorKind,
-    anchorId: row.anchorId,
-    anchorPath: row.anchorPath,
-    createdAt: row.createdAt.toISOString(),
-    updatedAt: row.updatedAt.toISOString(),
-  };
 }

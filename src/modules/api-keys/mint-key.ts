@@ -1,6 +1,6 @@
 import { badRequest, forbidden } from '../../platform/errors.ts';
 import { PermissionSet, rolePermissions, type BindingRole, type Principal } from '../../platform/auth/index.ts';
-import type { Binding, CreateKeyInput, Directory, PermissionMode } from './service.ts';
+import type { Binding, CreateKeyInput, Directory, PermissionMode } from './types.ts';
 
 /**
  * Minting a key (POST /api/api-keys): what the body asks for, checked against what the

@@ -1,80 +1,98 @@
 import type { FastifyInstance } from 'fastify';
-import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { orgRoute, routeGroup } from '../../platform/http/route-group.ts';
 import type { ApiKeyService } from './service.ts';
 import { apiKeySchema, createKeyBody, createdKeySchema } from './schemas.ts';
 
 const tags = ['api-keys'];
 const idParams = z.object({ id: z.string().min(1).max(100) });
 
+/** API key routes (organization keys): the nested error shape. */
 export function apiKeyRoutes(app: FastifyInstance, service: ApiKeyService) {
-  const r = app.withTypeProvider<ZodTypeProvider>();
+  routeGroup(app, { prefix: '/api/api-keys', errors: 'nested' }, (r, g) => {
+    const org = orgRoute(r);
 
-  r.post(
-    '/api/api-keys',
-    {
-      config: { auth: { scope: 'organization', permission: 'apiKeys:create' } },
-      schema: { tags, summary: 'Mint an API key; the token is answered once', body: createKeyBody, response: { 200: createdKeySchema } },
-    },
-    (req) =>
-      service.create(req.principal!, {
-        ...req.body,
-        expiresAt: req.body.expiresAt ? new Date(req.body.expiresAt) : undefined,
-      }),
-  );
-
-  r.get(
-    '/api/api-keys',
-    {
-      config: { auth: { scope: 'organization', permission: 'apiKeys:view' } },
-      schema: { tags, summary: 'Keys of the organization (admins) or your own', response: { 200: z.object({ data: z.array(apiKeySchema) }) } },
-    },
-    async (req) => ({ data: await service.list(req.principal!) }),
-  );
-
-  r.get(
-    '/api/api-keys/:id',
-    {
-      config: { auth: { scope: 'organization', permission: 'apiKeys:view' } },
-      schema: { tags, params: idParams, response: { 200: apiKeySchema } },
-    },
-    (req) => service.get(req.principal!, req.params.id),
-  );
-
-  r.delete(
-    '/api/api-keys/:id',
-    {
-      config: { auth: { scope: 'organization', permission: 'apiKeys:delete' } },
-      schema: { tags, summary: 'Revoke a key (admins: any; members: their own); it stops working at once', params: idParams, response: { 200: apiKeySchema } },
-    },
-    (req) => service.revoke(req.principal!, req.params.id),
-  );
-
-  r.post(
-    '/api/projects/:id/api-keys',
-    {
-      config: { auth: { scope: 'projectParam', param: 'id', permission: 'apiKeys:manage' } },
-      schema: {
-        tags,
-        summary: 'Mint another project API key (sgp-); the keys the project has keep working',
-        params: idParams,
-        response: { 200: createdKeySchema },
+    org.post(
+      '/',
+      {
+        config: { auth: { scope: 'organization', permission: 'apiKeys:create' } },
+        schema: {
+          tags,
+          summary: 'Mint an API key; the token is answered once',
+          body: createKeyBody,
+          response: { 200: createdKeySchema },
+        },
       },
-    },
-    (req) => service.addProjectKey(req.principal!, req.params.id),
-  );
+      (req, { principal }) =>
+        service.create(principal, {
+          ...req.body,
+          expiresAt: req.body.expiresAt ? new Date(req.body.expiresAt) : undefined,
+        }),
+    );
 
-  r.post(
-    '/api/projects/:id/rotate-key',
-    {
-      config: { auth: { scope: 'projectParam', param: 'id', permission: 'apiKeys:manage' } },
-      schema: {
-        tags,
-        summary: "Replace a project's API key; the old one stops working at once",
-        params: idParams,
-        response: { 200: createdKeySchema },
+    org.get(
+      '/',
+      {
+        config: { auth: { scope: 'organization', permission: 'apiKeys:view' } },
+        schema: { tags, summary: 'Keys of the organization (admins) or your own', response: { 200: z.object({ data: z.array(apiKeySchema) }) } },
       },
-    },
-    (req) => service.rotateProjectKey(req.principal!, req.params.id),
-  );
+      async (_req, { principal }) => ({ data: await service.list(principal) }),
+    );
+
+    org.get(
+      '/:id',
+      {
+        config: { auth: { scope: 'organization', permission: 'apiKeys:view' } },
+        schema: { tags, params: idParams, response: { 200: apiKeySchema, ...g.errors(404) } },
+      },
+      (req, { principal }) => service.get(principal, req.params.id),
+    );
+
+    org.delete(
+      '/:id',
+      {
+        config: { auth: { scope: 'organization', permission: 'apiKeys:delete' } },
+        schema: {
+          tags,
+          summary: 'Revoke a key (admins: any; members: their own); it stops working at once',
+          params: idParams,
+          response: { 200: apiKeySchema, ...g.errors(404) },
+        },
+      },
+      (req, { principal }) => service.revoke(principal, req.params.id),
+    );
+  });
+
+  // A project's own keys, under the project they belong to.
+  routeGroup(app, { prefix: '/api/projects', errors: 'nested' }, (r) => {
+    const org = orgRoute(r);
+
+    org.post(
+      '/:id/api-keys',
+      {
+        config: { auth: { scope: 'projectParam', param: 'id', permission: 'apiKeys:manage' } },
+        schema: {
+          tags,
+          summary: 'Mint another project API key (sgp-); the keys the project has keep working',
+          params: idParams,
+          response: { 200: createdKeySchema },
+        },
+      },
+      (req, { principal }) => service.addProjectKey(principal, req.params.id),
+    );
+
+    org.post(
+      '/:id/rotate-key',
+      {
+        config: { auth: { scope: 'projectParam', param: 'id', permission: 'apiKeys:manage' } },
+        schema: {
+          tags,
+          summary: "Replace a project's API key; the old one stops working at once",
+          params: idParams,
+          response: { 200: createdKeySchema },
+        },
+      },
+      (req, { principal }) => service.rotateProjectKey(principal, req.params.id),
+    );
+  });
 }

@@ -1,4 +1,4 @@
-import type { Database, Executor, Tx } from '../../db/index.ts';
+import type { Database, Tx } from '../../db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import { AppError, forbidden, notFound } from '../../platform/errors.ts';
 import { mintToken, parseToken, TOKEN_FORMAT_HINT, type TokenHasher, type TokenPrefix } from '../../platform/tokens.ts';
@@ -9,11 +9,8 @@ import {
   PermissionSet,
   PROJECT_KEY_PERMISSIONS,
   rolePermissions,
-  type BindingRole,
   type KeyType,
-  type Permission,
   type Principal,
-  type Role,
 } from '../../platform/auth/index.ts';
 import type { ProjectKeyIssuer } from '../organizations/index.ts';
 import { emitEvent } from '../../platform/events/index.ts';
@@ -24,8 +21,9 @@ export interface IssuedKey {
 }
 import * as store from './store.ts';
 import { effectivePermissions, keyToMint } from './mint-key.ts';
+import { keyView, type ApiKeyView } from './presenters.ts';
+import type { Binding, CreateKeyInput, Directory } from './types.ts';
 
-export type PermissionMode = 'all' | 'readonly' | 'restricted';
 
 /**
  * Admins (apiKeys:manage, which a readonly key does not hold) see and revoke every key of the
@@ -40,51 +38,10 @@ const KEY_POLICY = definePolicy({
 });
 type KeyAction = keyof typeof KEY_POLICY.actions;
 
-export interface Binding {
-  role: BindingRole;
-  scopeType: 'ORGANIZATION' | 'PROJECT';
-  scopeId: string;
-}
-
-export interface ApiKeyView {
-  id: string;
-  name: string;
-  description: string | null;
-  keyType: KeyType;
-  organizationId: string;
-  projectId: string | null;
-  ownerUserId: string | null;
-  permissionMode: PermissionMode;
-  permissions: string[];
-  bindings: Binding[];
-  expiresAt: string | null;
-  revokedAt: string | null;
-  /** When the key last authenticated a request, to the minute; null if never. */
-  lastUsedAt: string | null;
-  status: 'active' | 'revoked' | 'expired';
-  createdAt: string;
-}
 
 const LAST_USED_PRECISION_MS = 60_000;
 
-export interface CreateKeyInput {
-  name: string;
-  description?: string;
-  keyType: 'personal' | 'service';
-  assignedToUserId?: string;
-  permissionMode: PermissionMode;
-  permissions?: Permission[];
-  bindings?: { role?: BindingRole; scopeType: 'ORGANIZATION' | 'PROJECT'; scopeId: string }[];
-  projectIds?: string[];
-  expiresAt?: Date;
-}
 
-/** What the api-keys module needs of the organizations module, handed in by app.ts. */
-export interface Directory {
-  membershipRole(organizationId: string, userId: string, db?: Executor): Promise<Role | null>;
-  projectOrganization(projectId: string): Promise<string | null>;
-  firstAdmin(): Promise<{ organizationId: string; userId: string } | null>;
-}
 
 export class ApiKeyService implements ProjectKeyIssuer {
   constructor(
@@ -356,25 +313,4 @@ function requireFormat(token: string, prefix: TokenPrefix) {
     throw new AppError(500, 'invalid_init_key', `an initial API key must look like ${prefix}${TOKEN_FORMAT_HINT.slice(TOKEN_FORMAT_HINT.indexOf('>') + 1)}`);
   }
   return parsed;
-}
-
-export function keyView(row: store.ApiKeyRow, bindings: Binding[], now: Date): ApiKeyView {
-  const expired = row.expiresAt !== null && row.expiresAt.getTime() <= now.getTime();
-  return {
-    id: row.id,
-    name: row.name,
-    description: row.description,
-    keyType: row.keyType,
-    organizationId: row.organizationId,
-    projectId: row.projectId,
-    ownerUserId: row.ownerUserId,
-    permissionMode: row.permissionMode,
-    permissions: row.permissions,
-    bindings: bindings.map((b) => ({ role: b.role, scopeType: b.scopeType, scopeId: b.scopeId })),
-    expiresAt: row.expiresAt?.toISOString() ?? null,
-    revokedAt: row.revokedAt?.toISOString() ?? null,
-    lastUsedAt: row.lastUsedAt?.toISOString() ?? null,
-    status: row.revokedAt ? 'revoked' : expired ? 'expired' : 'active',
-    createdAt: row.createdAt.toISOString(),
-  };
 }

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { projectRoute, routeGroup } from '../../platform/http/route-group.ts';
 import type { MonitorService } from './service.ts';
 import {
   createMonitorBody,
@@ -15,69 +15,72 @@ import {
 const tags = ['monitors'];
 const idParams = z.object({ id: z.string().min(1).max(100) });
 
+/** Monitor routes: the nested error shape. */
 export function monitorRoutes(app: FastifyInstance, service: MonitorService) {
-  const r = app.withTypeProvider<ZodTypeProvider>();
+  routeGroup(app, { prefix: '/api/monitors', errors: 'nested' }, (r, g) => {
+    const project = projectRoute(r);
 
-  r.get(
-    '/api/monitors',
-    {
-      config: { auth: { scope: 'project', permission: 'monitors:view' } },
-      schema: { tags, summary: "The project's monitors", response: { 200: z.object({ data: z.array(monitorSchema) }) } },
-    },
-    async (req) => ({ data: await service.list(req.projectId!) }),
-  );
+    project.get(
+      '/',
+      {
+        config: { auth: { scope: 'project', permission: 'monitors:view' } },
+        schema: { tags, summary: "The project's monitors", response: { 200: z.object({ data: z.array(monitorSchema) }) } },
+      },
+      async (_req, { projectId }) => ({ data: await service.list(projectId) }),
+    );
 
-  r.post(
-    '/api/monitors',
-    {
-      config: { auth: { scope: 'project', permission: 'monitors:manage' } },
-      schema: { tags, summary: 'Create a monitor: an evaluator that runs by itself on matching incoming traces', body: createMonitorBody, response: { 200: monitorSchema } },
-    },
-    (req) => service.create({ organizationId: req.principal!.organizationId, projectId: req.projectId! }, req.body),
-  );
+    project.post(
+      '/',
+      {
+        config: { auth: { scope: 'project', permission: 'monitors:manage' } },
+        schema: { tags, summary: 'Create a monitor: an evaluator that runs by itself on matching incoming traces', body: createMonitorBody, response: { 200: monitorSchema } },
+      },
+      (req, { organizationId, projectId }) => service.create({ organizationId, projectId }, req.body),
+    );
 
-  r.get(
-    '/api/monitors/:id',
-    {
-      config: { auth: { scope: 'project', permission: 'monitors:view' } },
-      schema: { tags, params: idParams, response: { 200: monitorSchema } },
-    },
-    (req) => service.get(req.projectId!, req.params.id),
-  );
+    project.get(
+      '/:id',
+      {
+        config: { auth: { scope: 'project', permission: 'monitors:view' } },
+        schema: { tags, params: idParams, response: { 200: monitorSchema, ...g.errors(404) } },
+      },
+      (req, { projectId }) => service.get(projectId, req.params.id),
+    );
 
-  r.patch(
-    '/api/monitors/:id',
-    {
-      config: { auth: { scope: 'project', permission: 'monitors:manage' } },
-      schema: { tags, params: idParams, body: updateMonitorBody, response: { 200: monitorSchema } },
-    },
-    (req) => service.update(req.projectId!, req.params.id, req.body),
-  );
+    project.patch(
+      '/:id',
+      {
+        config: { auth: { scope: 'project', permission: 'monitors:manage' } },
+        schema: { tags, params: idParams, body: updateMonitorBody, response: { 200: monitorSchema, ...g.errors(404) } },
+      },
+      (req, { projectId }) => service.update(projectId, req.params.id, req.body),
+    );
 
-  r.delete(
-    '/api/monitors/:id',
-    {
-      config: { auth: { scope: 'project', permission: 'monitors:manage' } },
-      schema: { tags, params: idParams, response: { 200: z.object({ id: z.string(), deleted: z.literal(true) }) } },
-    },
-    (req) => service.remove(req.projectId!, req.params.id),
-  );
+    project.delete(
+      '/:id',
+      {
+        config: { auth: { scope: 'project', permission: 'monitors:manage' } },
+        schema: { tags, params: idParams, response: { 200: z.object({ id: z.string(), deleted: z.literal(true) }), ...g.errors(404) } },
+      },
+      (req, { projectId }) => service.remove(projectId, req.params.id),
+    );
 
-  r.get(
-    '/api/monitors/:id/results',
-    {
-      config: { auth: { scope: 'project', permission: 'monitors:view' } },
-      schema: { tags, summary: "The monitor's results, newest first (each names its trace)", params: idParams, querystring: monitorResultsQuery, response: { 200: monitorResultsResponse } },
-    },
-    (req) => service.results(req.projectId!, req.params.id, req.query),
-  );
+    project.get(
+      '/:id/results',
+      {
+        config: { auth: { scope: 'project', permission: 'monitors:view' } },
+        schema: { tags, summary: "The monitor's results, newest first (each names its trace)", params: idParams, querystring: monitorResultsQuery, response: { 200: monitorResultsResponse, ...g.errors(404) } },
+      },
+      (req, { projectId }) => service.results(projectId, req.params.id, req.query),
+    );
 
-  r.get(
-    '/api/monitors/:id/stats',
-    {
-      config: { auth: { scope: 'project', permission: 'monitors:view' } },
-      schema: { tags, summary: "The monitor's passed, failed, errors and skipped per interval: its pass rate over time", params: idParams, querystring: monitorStatsQuery, response: { 200: monitorStatsResponse } },
-    },
-    (req) => service.stats(req.projectId!, req.params.id, req.query),
-  );
+    project.get(
+      '/:id/stats',
+      {
+        config: { auth: { scope: 'project', permission: 'monitors:view' } },
+        schema: { tags, summary: "The monitor's passed, failed, errors and skipped per interval: its pass rate over time", params: idParams, querystring: monitorStatsQuery, response: { 200: monitorStatsResponse, ...g.errors(404) } },
+      },
+      (req, { projectId }) => service.stats(projectId, req.params.id, req.query),
+    );
+  });
 }

@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { bucketing, toMillis, type Interval } from '../../platform/time-buckets.ts';
 import type { MonitorFilters, MonitorResultsResponse, MonitorStatsResponse, MonitorView } from './schemas.ts';
 import * as store from './store.ts';
+import { presentMonitor } from './presenters.ts';
 import { traceData, type TraceDetailLike } from './trace-data.schema.ts';
 
 export const MONITOR_QUEUE = 'monitor.evaluate';
@@ -65,11 +66,11 @@ export class MonitorService {
   ) {}
 
   async list(projectId: string): Promise<MonitorView[]> {
-    return (await store.listMonitors(this.db.orm, projectId)).map(view);
+    return (await store.listMonitors(this.db.orm, projectId)).map(presentMonitor);
   }
 
   async get(projectId: string, id: string): Promise<MonitorView> {
-    return view(await this.find(projectId, id));
+    return presentMonitor(await this.find(projectId, id));
   }
 
   async create(
@@ -93,7 +94,7 @@ export class MonitorService {
       this.clock.now(),
     );
     this.forgetEnabled(scope.projectId);
-    return view(row);
+    return presentMonitor(row);
   }
 
   async update(projectId: string, id: string, patch: Partial<Omit<MonitorView, 'id' | 'project_id' | 'created_at' | 'updated_at'>>): Promise<MonitorView> {
@@ -102,7 +103,7 @@ export class MonitorService {
     if (patch.evaluator !== undefined || patch.settings !== undefined) this.deps.checkEvaluator(next.evaluator, next.settings);
     const row = await store.updateMonitor(this.db.orm, next, this.clock.now());
     this.forgetEnabled(projectId);
-    return view(row);
+    return presentMonitor(row);
   }
 
   async remove(projectId: string, id: string): Promise<{ id: string; deleted: true }> {
@@ -219,9 +220,4 @@ export function sampled(monitorId: string, traceId: string, rate: number): boole
   if (rate <= 0) return false;
   const h = createHash('sha256').update(`${monitorId}:${traceId}`).digest().readUInt32BE(0);
   return h / 0x1_0000_0000 < rate;
-}
-
-function view(r: store.MonitorRow): MonitorView {
-  const { organization_id: _org, ...rest } = r;
-  return rest;
 }

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { orgRoute, routeGroup } from '../../platform/http/route-group.ts';
 import { AppError } from '../../platform/errors.ts';
 import { clearSessionCookie, setSessionCookie } from '../../platform/auth/index.ts';
 import type { AccountService, Client, StartedSession } from './account-service.ts';
@@ -55,196 +55,207 @@ async function withRetryAfter<T>(reply: FastifyReply, work: () => Promise<T>): P
   }
 }
 
+/** Sign-in, sessions, invitation and password-reset links: the nested error shape. */
 export function accountRoutes(app: FastifyInstance, accounts: AccountService) {
-  const r = app.withTypeProvider<ZodTypeProvider>();
+  routeGroup(app, { prefix: '/api/auth', errors: 'nested' }, (r, g) => {
+    const session = orgRoute(r);
 
-  r.post(
-    '/api/auth/signin',
-    {
-      config: publicRoute,
-      onSend: noStore,
-      schema: {
-        tags,
-        summary: 'Sign in with e-mail and password; sets the session cookie',
-        description:
-          'Rate-limited per account and per client address (429 too_many_attempts with Retry-After). A wrong password and an unknown e-mail get the same 401 invalid_credentials.',
-        security: noCredentials,
-        body: signInBody,
-        response: { 200: sessionSchema },
+    r.post(
+      '/signin',
+      {
+        config: publicRoute,
+        onSend: noStore,
+        schema: {
+          tags,
+          summary: 'Sign in with e-mail and password; sets the session cookie',
+          description:
+            'Rate-limited per account and per client address (429 too_many_attempts with Retry-After). A wrong password and an unknown e-mail get the same 401 invalid_credentials.',
+          security: noCredentials,
+          body: signInBody,
+          response: { 200: sessionSchema, ...g.errors(401, 403, 429) },
+        },
       },
-    },
-    (req, reply) => withRetryAfter(reply, async () => signedIn(req, reply, await accounts.signIn(req.body, clientOf(req)))),
-  );
+      (req, reply) => withRetryAfter(reply, async () => signedIn(req, reply, await accounts.signIn(req.body, clientOf(req)))),
+    );
 
-  r.get(
-    '/api/auth/session',
-    {
-      config: sessionRoute,
-      onSend: noStore,
-      schema: { tags, summary: 'The signed-in user, the active organization, its projects, the role and the CSRF token', security: cookieCredential, response: { 200: sessionSchema } },
-    },
-    (req) => accounts.describe(req.principal!),
-  );
-
-  r.patch(
-    '/api/auth/session',
-    {
-      config: sessionRoute,
-      onSend: noStore,
-      schema: {
-        tags,
-        summary: 'Switch the active organization (404 when not a member)',
-        security: cookieCredential,
-        body: switchOrganizationBody,
-        response: { 200: sessionSchema },
+    session.get(
+      '/session',
+      {
+        config: sessionRoute,
+        onSend: noStore,
+        schema: { tags, summary: 'The signed-in user, the active organization, its projects, the role and the CSRF token', security: cookieCredential, response: { 200: sessionSchema } },
       },
-    },
-    (req) => accounts.switchOrganization(req.principal!, req.body.organizationId),
-  );
+      (req, { principal }) => accounts.describe(principal),
+    );
 
-  r.post(
-    '/api/auth/signout',
-    {
-      config: sessionRoute,
-      schema: { tags, summary: 'Sign out: revokes this session and clears the cookie', security: cookieCredential, response: { 200: z.object({ signedOut: z.literal(true) }) } },
-    },
-    async (req, reply) => {
-      const answer = await accounts.signOut(req.principal!);
-      clearSessionCookie(req, reply);
-      return answer;
-    },
-  );
-
-  r.get(
-    '/api/auth/sessions',
-    {
-      config: sessionRoute,
-      schema: { tags, summary: "The signed-in user's active sessions, newest first", security: cookieCredential, response: { 200: sessionListSchema } },
-    },
-    async (req) => ({ data: await accounts.listSessions(req.principal!) }),
-  );
-
-  r.delete(
-    '/api/auth/sessions/:id',
-    {
-      config: sessionRoute,
-      schema: {
-        tags,
-        summary: 'Revoke one of your sessions (it gets 401 at once); others\' ids answer 404',
-        security: cookieCredential,
-        params: idParams,
-        response: { 200: z.object({ id: z.string(), revoked: z.literal(true) }) },
+    session.patch(
+      '/session',
+      {
+        config: sessionRoute,
+        onSend: noStore,
+        schema: {
+          tags,
+          summary: 'Switch the active organization (404 when not a member)',
+          security: cookieCredential,
+          body: switchOrganizationBody,
+          response: { 200: sessionSchema, ...g.errors(404) },
+        },
       },
-    },
-    async (req, reply) => {
-      const answer = await accounts.revokeSession(req.principal!, req.params.id);
-      if (req.params.id === req.principal!.keyId) clearSessionCookie(req, reply);
-      return answer;
-    },
-  );
+      (req, { principal }) => accounts.switchOrganization(principal, req.body.organizationId),
+    );
 
-  r.post(
-    '/api/auth/password',
-    {
-      config: sessionRoute,
-      schema: {
-        tags,
-        summary: 'Change your password; your other sessions are revoked',
-        security: cookieCredential,
-        body: changePasswordBody,
-        response: { 200: z.object({ changed: z.literal(true) }) },
+    session.post(
+      '/signout',
+      {
+        config: sessionRoute,
+        schema: { tags, summary: 'Sign out: revokes this session and clears the cookie', security: cookieCredential, response: { 200: z.object({ signedOut: z.literal(true) }) } },
       },
-    },
-    (req, reply) => withRetryAfter(reply, () => accounts.changePassword(req.principal!, req.body, clientOf(req))),
-  );
-
-  r.get(
-    '/api/auth/invitations/:token',
-    {
-      config: publicRoute,
-      schema: { tags, summary: 'What an invitation link is for (404 invitation_not_found when unknown, used or expired)', security: noCredentials, params: tokenParams, response: { 200: invitationInfoSchema } },
-    },
-    (req) => accounts.invitationInfo(req.params.token),
-  );
-
-  r.post(
-    '/api/auth/invitations/:token/accept',
-    {
-      config: publicRoute,
-      onSend: noStore,
-      schema: {
-        tags,
-        summary: 'Accept an invitation: set a password and be signed in',
-        security: noCredentials,
-        params: tokenParams,
-        body: acceptInvitationBody,
-        response: { 200: sessionSchema },
+      async (req, { principal }, reply) => {
+        const answer = await accounts.signOut(principal);
+        clearSessionCookie(req, reply);
+        return answer;
       },
-    },
-    async (req, reply) => signedIn(req, reply, await accounts.acceptInvitation(req.params.token, req.body, clientOf(req))),
-  );
+    );
 
-  r.get(
-    '/api/auth/password-reset/:token',
-    {
-      config: publicRoute,
-      schema: { tags, summary: 'Whose a password-reset link is (404 reset_not_found when unknown, used or expired)', security: noCredentials, params: tokenParams, response: { 200: resetInfoSchema } },
-    },
-    (req) => accounts.resetInfo(req.params.token),
-  );
-
-  r.post(
-    '/api/auth/password-reset/:token',
-    {
-      config: publicRoute,
-      onSend: noStore,
-      schema: {
-        tags,
-        summary: "Set a new password with a reset link and be signed in; every other session of the user is revoked",
-        security: noCredentials,
-        params: tokenParams,
-        body: resetPasswordBody,
-        response: { 200: sessionSchema },
+    session.get(
+      '/sessions',
+      {
+        config: sessionRoute,
+        schema: { tags, summary: "The signed-in user's active sessions, newest first", security: cookieCredential, response: { 200: sessionListSchema } },
       },
-    },
-    async (req, reply) => signedIn(req, reply, await accounts.resetPassword(req.params.token, req.body, clientOf(req))),
-  );
+      async (_req, { principal }) => ({ data: await accounts.listSessions(principal) }),
+    );
 
-  r.get(
-    '/api/invitations',
-    {
-      config: adminRoute,
-      schema: { tags: ['organization'], summary: 'Pending invitations of the organization, newest first', response: { 200: z.object({ data: z.array(pendingInvitationSchema) }) } },
-    },
-    async (req) => ({ data: await accounts.listInvitations(req.principal!) }),
-  );
-
-  r.delete(
-    '/api/invitations/:id',
-    {
-      config: adminRoute,
-      schema: {
-        tags: ['organization'],
-        summary: 'Revoke a pending invitation: the link stops working and the invitee, who never set a password, leaves the organization',
-        params: idParams,
-        response: { 200: z.object({ id: z.string(), revoked: z.literal(true) }) },
+    session.delete(
+      '/sessions/:id',
+      {
+        config: sessionRoute,
+        schema: {
+          tags,
+          summary: 'Revoke one of your sessions (it gets 401 at once); others\' ids answer 404',
+          security: cookieCredential,
+          params: idParams,
+          response: { 200: z.object({ id: z.string(), revoked: z.literal(true) }), ...g.errors(404) },
+        },
       },
-    },
-    (req) => accounts.revokeInvitation(req.principal!, req.params.id),
-  );
-
-  r.post(
-    '/api/members/:userId/password-reset',
-    {
-      config: adminRoute,
-      onSend: noStore,
-      schema: {
-        tags: ['organization'],
-        summary: 'A one-time link (1 hour) for the member to set a new password; 409 when the member also belongs to other organizations',
-        params: userIdParams,
-        response: { 200: resetLinkSchema },
+      async (req, { principal }, reply) => {
+        const answer = await accounts.revokeSession(principal, req.params.id);
+        if (req.params.id === principal.keyId) clearSessionCookie(req, reply);
+        return answer;
       },
-    },
-    (req) => accounts.issueReset(req.principal!, req.params.userId, originOf(req)),
-  );
+    );
+
+    session.post(
+      '/password',
+      {
+        config: sessionRoute,
+        schema: {
+          tags,
+          summary: 'Change your password; your other sessions are revoked',
+          security: cookieCredential,
+          body: changePasswordBody,
+          response: { 200: z.object({ changed: z.literal(true) }), ...g.errors(429) },
+        },
+      },
+      (req, { principal }, reply) => withRetryAfter(reply, () => accounts.changePassword(principal, req.body, clientOf(req))),
+    );
+
+    r.get(
+      '/invitations/:token',
+      {
+        config: publicRoute,
+        schema: { tags, summary: 'What an invitation link is for (404 invitation_not_found when unknown, used or expired)', security: noCredentials, params: tokenParams, response: { 200: invitationInfoSchema, ...g.errors(404) } },
+      },
+      (req) => accounts.invitationInfo(req.params.token),
+    );
+
+    r.post(
+      '/invitations/:token/accept',
+      {
+        config: publicRoute,
+        onSend: noStore,
+        schema: {
+          tags,
+          summary: 'Accept an invitation: set a password and be signed in',
+          security: noCredentials,
+          params: tokenParams,
+          body: acceptInvitationBody,
+          response: { 200: sessionSchema, ...g.errors(404) },
+        },
+      },
+      async (req, reply) => signedIn(req, reply, await accounts.acceptInvitation(req.params.token, req.body, clientOf(req))),
+    );
+
+    r.get(
+      '/password-reset/:token',
+      {
+        config: publicRoute,
+        schema: { tags, summary: 'Whose a password-reset link is (404 reset_not_found when unknown, used or expired)', security: noCredentials, params: tokenParams, response: { 200: resetInfoSchema, ...g.errors(404) } },
+      },
+      (req) => accounts.resetInfo(req.params.token),
+    );
+
+    r.post(
+      '/password-reset/:token',
+      {
+        config: publicRoute,
+        onSend: noStore,
+        schema: {
+          tags,
+          summary: "Set a new password with a reset link and be signed in; every other session of the user is revoked",
+          security: noCredentials,
+          params: tokenParams,
+          body: resetPasswordBody,
+          response: { 200: sessionSchema, ...g.errors(404) },
+        },
+      },
+      async (req, reply) => signedIn(req, reply, await accounts.resetPassword(req.params.token, req.body, clientOf(req))),
+    );
+
+  });
+
+  routeGroup(app, { prefix: '/api/invitations', errors: 'nested' }, (r, g) => {
+    const org = orgRoute(r);
+
+    org.get(
+      '/',
+      {
+        config: adminRoute,
+        schema: { tags: ['organization'], summary: 'Pending invitations of the organization, newest first', response: { 200: z.object({ data: z.array(pendingInvitationSchema) }) } },
+      },
+      async (_req, { principal }) => ({ data: await accounts.listInvitations(principal) }),
+    );
+
+    org.delete(
+      '/:id',
+      {
+        config: adminRoute,
+        schema: {
+          tags: ['organization'],
+          summary: 'Revoke a pending invitation: the link stops working and the invitee, who never set a password, leaves the organization',
+          params: idParams,
+          response: { 200: z.object({ id: z.string(), revoked: z.literal(true) }), ...g.errors(404) },
+        },
+      },
+      (req, { principal }) => accounts.revokeInvitation(principal, req.params.id),
+    );
+
+  });
+
+  routeGroup(app, { prefix: '/api/members', errors: 'nested' }, (r, g) => {
+    orgRoute(r).post(
+      '/:userId/password-reset',
+      {
+        config: adminRoute,
+        onSend: noStore,
+        schema: {
+          tags: ['organization'],
+          summary: 'A one-time link (1 hour) for the member to set a new password; 409 when the member also belongs to other organizations',
+          params: userIdParams,
+          response: { 200: resetLinkSchema, ...g.errors(404, 409) },
+        },
+      },
+      (req, { principal }) => accounts.issueReset(principal, req.params.userId, originOf(req)),
+    );
+  });
 }

@@ -1,4 +1,5 @@
-export { OrganizationService, projectView, type ProjectKeyIssuer, type IssuedKey, type ProjectView } from './service.ts';
+export { OrganizationService, type ProjectKeyIssuer, type IssuedKey } from './service.ts';
+export { presentProject, type ProjectView } from './presenters.ts';
 export { organizationRoutes } from './routes.ts';
 export * as organizationStore from './store.ts';
 export { userEmail } from './store.ts';

@@ -5,23 +5,7 @@ import { conflict, notFound } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import type { Principal, Role } from '../../platform/auth/index.ts';
 import * as store from './store.ts';
-
-export interface ProjectView {
-  id: string;
-  name: string;
-  organizationId: string;
-  retentionDays: number | null;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface MemberView {
-  userId: string;
-  email: string;
-  name: string | null;
-  role: Role;
-  createdAt: string;
-}
+import { presentMember, presentProject, type MemberView, type ProjectView } from './presenters.ts';
 
 /** Mints a project's API key inside the transaction that creates or rotates it (api-keys module). */
 export interface ProjectKeyIssuer {
@@ -31,17 +15,6 @@ export interface ProjectKeyIssuer {
 export interface IssuedKey {
   token: string;
   apiKey: { id: string; name: string; createdAt: string };
-}
-
-export function projectView(p: store.ProjectRow): ProjectView {
-  return {
-    id: p.id,
-    name: p.name,
-    organizationId: p.organizationId,
-    retentionDays: p.retentionDays,
-    createdAt: p.createdAt.toISOString(),
-    updatedAt: p.updatedAt.toISOString(),
-  };
 }
 
 export class OrganizationService {
@@ -98,13 +71,13 @@ export class OrganizationService {
   /** The projects of the organization this key can see. */
   async listProjects(principal: Principal): Promise<ProjectView[]> {
     const all = await store.listProjects(this.db.orm, principal.organizationId);
-    return all.filter((p) => principal.projectPermissions(p.id).has('project:view')).map(projectView);
+    return all.filter((p) => principal.projectPermissions(p.id).has('project:view')).map(presentProject);
   }
 
   async getProject(principal: Principal, id: string): Promise<ProjectView> {
     const p = await store.findProject(this.db.orm, principal.organizationId, id);
     if (!p) throw notFound('project_not_found', `no project ${id} in this organization`);
-    return projectView(p);
+    return presentProject(p);
   }
 
   async createProject(
@@ -122,14 +95,14 @@ export class OrganizationService {
         updatedAt: at,
       });
       const key = await this.keys.mintProjectKey(tx, row);
-      return { project: projectView(row), ...key };
+      return { project: presentProject(row), ...key };
     });
   }
 
   async updateProject(principal: Principal, id: string, patch: { name?: string; retentionDays?: number | null }) {
     const row = await store.updateProject(this.db.orm, principal.organizationId, id, { ...patch, updatedAt: this.clock.now() });
     if (!row) throw notFound('project_not_found', `no project ${id} in this organization`);
-    return projectView(row);
+    return presentProject(row);
   }
 
   async deleteProject(principal: Principal, id: string): Promise<{ id: string; deleted: true }> {
@@ -144,7 +117,7 @@ export class OrganizationService {
 
   async listMembers(principal: Principal): Promise<MemberView[]> {
     const rows = await store.listMembers(this.db.orm, principal.organizationId);
-    return rows.map((m) => ({ ...m, createdAt: m.createdAt.toISOString() }));
+    return rows.map(presentMember);
   }
 
   /**
@@ -167,7 +140,7 @@ export class OrganizationService {
       }
       await store.insertMembership(tx, { organizationId: principal.organizationId, userId: user.id, role: input.role, at });
       await added?.(tx, user);
-      return { userId: user.id, email: user.email, name: user.name, role: input.role, createdAt: at.toISOString() };
+      return presentMember({ userId: user.id, email: user.email, name: user.name, role: input.role, createdAt: at });
     });
   }
 
@@ -178,7 +151,7 @@ export class OrganizationService {
       if (current === 'ADMIN' && role !== 'ADMIN') await this.keepOneAdmin(tx, principal.organizationId);
       await store.updateMembershipRole(tx, principal.organizationId, userId, role);
       const member = (await store.listMembers(tx, principal.organizationId)).find((m) => m.userId === userId)!;
-      return { ...member, createdAt: member.createdAt.toISOString() };
+      return presentMember(member);
     });
   }
 
@@ -231,7 +204,7 @@ export class OrganizationService {
     await store.insertMembership(tx, { organizationId: org.id, userId: user.id, role: 'ADMIN', at });
     const project = await store.insertProject(tx, { id: newId('proj'), organizationId: org.id, name: input.projectName, createdAt: at, updatedAt: at });
     const keys = await mintKeys(tx, { organizationId: org.id, userId: user.id, projectId: project.id });
-    return { organization: { id: org.id, name: org.name }, project: projectView(project), userId: user.id, keys };
+    return { organization: { id: org.id, name: org.name }, project: presentProject(project), userId: user.id, keys };
   }
 
   private async keepOneAdmin(tx: Executor, organizationId: string) {

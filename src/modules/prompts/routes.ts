@@ -1,13 +1,12 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { badRequest } from '../../platform/errors.ts';
+import { badRequest, forbidden } from '../../platform/errors.ts';
+import { projectRoute, routeGroup, type ProjectScope, type RouteGroup, type Router } from '../../platform/http/route-group.ts';
 import type { PromptContext, PromptService, VersionSelection } from './service.ts';
 import {
   TAG_PATTERN,
   compileBody,
   createPromptBody,
-  promptErrorSchema,
   promptSchema,
   restoreBody,
   tagBody,
@@ -16,11 +15,8 @@ import {
   runBody,
   runResponse,
 } from './schemas.ts';
-import { forbidden } from '../../platform/errors.ts';
 
 const tags = ['prompts'];
-const errorShape = 'string' as const;
-const errors = { 400: promptErrorSchema, 401: promptErrorSchema, 403: promptErrorSchema, 404: promptErrorSchema, 409: promptErrorSchema };
 /** A version or tag of a read, as `handle:3` / `handle:production` select them in the path. */
 const selectionQuery = z.object({
   version: z
@@ -60,31 +56,33 @@ const tagParams = idParams.extend({
 });
 const restoreParams = idParams.extend({ versionId: z.string().min(1).max(100).describe('versionId, or a version number') });
 
-function context(req: FastifyRequest): PromptContext {
-  return { projectId: req.projectId!, organizationId: req.principal!.organizationId, userId: req.principal!.userId };
-}
+const context = ({ projectId, organizationId, userId }: ProjectScope): PromptContext => ({ projectId, organizationId, userId });
 
+/**
+ * Prompt routes: {error: message} (spec: Errors), except "Try it" (run), which answers the
+ * nested shape. The spec puts the prompt list and create at {base_url}/ as well.
+ */
 export function promptRoutes(app: FastifyInstance, service: PromptService) {
-  const r = app.withTypeProvider<ZodTypeProvider>();
-
-  // The spec puts the prompt list and create at {base_url}/; /api/prompts is the same route.
-  for (const url of ['/', '/api/prompts']) {
-    r.get(
-      url,
+  /** List and create: at {base_url}/ (the spec's place) and at /api/prompts, the same routes. */
+  const listAndCreate = (r: Router, g: RouteGroup) => {
+    const errors = g.errors(404, 409);
+    const project = projectRoute(r);
+    project.get(
+      '/',
       {
-        config: { auth: { scope: 'project', permission: 'prompts:view' }, errorShape },
+        config: { auth: { scope: 'project', permission: 'prompts:view' } },
         schema: {
           tags,
           summary: "The project's prompts (newest version each), organization-scoped prompts of its organization included",
           response: { 200: z.array(promptSchema), ...errors },
         },
       },
-      (req) => service.list(context(req)),
+      (_req, scope) => service.list(context(scope)),
     );
-    r.post(
-      url,
+    project.post(
+      '/',
       {
-        config: { auth: { scope: 'project', permission: 'prompts:create' }, errorShape },
+        config: { auth: { scope: 'project', permission: 'prompts:create' } },
         schema: {
           tags,
           summary: 'Create a prompt with its version 1; a handle is unique per scope (409)',
@@ -92,149 +90,157 @@ export function promptRoutes(app: FastifyInstance, service: PromptService) {
           response: { 200: promptSchema, ...errors },
         },
       },
-      (req) => service.create(context(req), req.body),
+      (req, scope) => service.create(context(scope), req.body),
     );
-  }
+  };
+  routeGroup(app, { errors: 'string' }, listAndCreate);
 
-  r.get(
-    '/api/prompts/:id',
-    {
-      config: { auth: { scope: 'project', permission: 'prompts:view' }, errorShape },
-      schema: {
-        tags,
-        summary: 'One prompt by id or handle: the newest version, `handle:3` or `?version=3` for version 3, `handle:production` or `?tag=production` for a tag',
-        params: idParams,
-        querystring: selectionQuery,
-        response: { 200: promptSchema, ...errors },
+  routeGroup(app, { prefix: '/api/prompts', errors: 'string' }, (r, g) => {
+    listAndCreate(r, g);
+    const errors = g.errors(404, 409);
+    const project = projectRoute(r);
+    project.get(
+      '/:id',
+      {
+        config: { auth: { scope: 'project', permission: 'prompts:view' } },
+        schema: {
+          tags,
+          summary: 'One prompt by id or handle: the newest version, `handle:3` or `?version=3` for version 3, `handle:production` or `?tag=production` for a tag',
+          params: idParams,
+          querystring: selectionQuery,
+          response: { 200: promptSchema, ...errors },
+        },
       },
-    },
-    (req) => service.get(context(req), req.params.id, selection(req.query)),
-  );
+      (req, scope) => service.get(context(scope), req.params.id, selection(req.query)),
+    );
 
-  r.put(
-    '/api/prompts/:id',
-    {
-      config: { auth: { scope: 'project', permission: 'prompts:update' }, errorShape },
-      schema: {
-        tags,
-        summary: 'Save a new version (commitMessage required); fields not sent carry over from the newest version',
-        params: idParams,
-        body: updatePromptBody,
-        response: { 200: promptSchema, ...errors },
+    project.put(
+      '/:id',
+      {
+        config: { auth: { scope: 'project', permission: 'prompts:update' } },
+        schema: {
+          tags,
+          summary: 'Save a new version (commitMessage required); fields not sent carry over from the newest version',
+          params: idParams,
+          body: updatePromptBody,
+          response: { 200: promptSchema, ...errors },
+        },
       },
-    },
-    (req) => service.update(context(req), req.params.id, req.body),
-  );
+      (req, scope) => service.update(context(scope), req.params.id, req.body),
+    );
 
-  r.delete(
-    '/api/prompts/:id',
-    {
-      config: { auth: { scope: 'project', permission: 'prompts:delete' }, errorShape },
-      schema: {
-        tags,
-        summary: 'Delete a prompt with all its versions and tags',
-        params: idParams,
-        response: { 200: z.object({ id: z.string(), handle: z.string(), deleted: z.literal(true) }), ...errors },
+    project.delete(
+      '/:id',
+      {
+        config: { auth: { scope: 'project', permission: 'prompts:delete' } },
+        schema: {
+          tags,
+          summary: 'Delete a prompt with all its versions and tags',
+          params: idParams,
+          response: { 200: z.object({ id: z.string(), handle: z.string(), deleted: z.literal(true) }), ...errors },
+        },
       },
-    },
-    (req) => service.delete(context(req), req.params.id),
-  );
+      (req, scope) => service.delete(context(scope), req.params.id),
+    );
 
-  r.get(
-    '/api/prompts/:id/versions',
-    {
-      config: { auth: { scope: 'project', permission: 'prompts:view' }, errorShape },
-      schema: { tags, summary: 'Every version of a prompt, newest first', params: idParams, response: { 200: z.array(promptSchema), ...errors } },
-    },
-    (req) => service.versions(context(req), req.params.id),
-  );
-
-  r.post(
-    '/api/prompts/:id/versions/:versionId/restore',
-    {
-      config: { auth: { scope: 'project', permission: 'prompts:update' }, errorShape },
-      schema: {
-        tags,
-        summary: 'Save a new version that copies an old one',
-        params: restoreParams,
-        body: restoreBody,
-        response: { 200: promptSchema, ...errors },
+    project.get(
+      '/:id/versions',
+      {
+        config: { auth: { scope: 'project', permission: 'prompts:view' } },
+        schema: { tags, summary: 'Every version of a prompt, newest first', params: idParams, response: { 200: z.array(promptSchema), ...errors } },
       },
-    },
-    (req) => service.restore(context(req), req.params.id, req.params.versionId, req.body ?? {}),
-  );
+      (req, scope) => service.versions(context(scope), req.params.id),
+    );
 
-  r.put(
-    '/api/prompts/:id/tags/:tag',
-    {
-      config: { auth: { scope: 'project', permission: 'prompts:update' }, errorShape },
-      schema: {
-        tags,
-        summary: 'Point a tag (production, staging, or a custom one) at a version; moves it if it pointed elsewhere',
-        params: tagParams,
-        body: tagBody,
-        response: { 200: tagSchema, ...errors },
+    project.post(
+      '/:id/versions/:versionId/restore',
+      {
+        config: { auth: { scope: 'project', permission: 'prompts:update' } },
+        schema: {
+          tags,
+          summary: 'Save a new version that copies an old one',
+          params: restoreParams,
+          body: restoreBody,
+          response: { 200: promptSchema, ...errors },
+        },
       },
-    },
-    (req) => service.setTag(context(req), req.params.id, req.params.tag, req.body),
-  );
+      (req, scope) => service.restore(context(scope), req.params.id, req.params.versionId, req.body ?? {}),
+    );
 
-  r.delete(
-    '/api/prompts/:id/tags/:tag',
-    {
-      config: { auth: { scope: 'project', permission: 'prompts:update' }, errorShape },
-      schema: {
-        tags,
-        summary: 'Remove a tag',
-        params: tagParams,
-        response: { 200: z.object({ promptId: z.string(), tag: z.string(), deleted: z.literal(true) }), ...errors },
+    project.put(
+      '/:id/tags/:tag',
+      {
+        config: { auth: { scope: 'project', permission: 'prompts:update' } },
+        schema: {
+          tags,
+          summary: 'Point a tag (production, staging, or a custom one) at a version; moves it if it pointed elsewhere',
+          params: tagParams,
+          body: tagBody,
+          response: { 200: tagSchema, ...errors },
+        },
       },
-    },
-    (req) => service.deleteTag(context(req), req.params.id, req.params.tag),
-  );
+      (req, scope) => service.setTag(context(scope), req.params.id, req.params.tag, req.body),
+    );
 
-  r.post(
-    '/api/prompts/:id/compile',
-    {
-      config: { auth: { scope: 'project', permission: 'prompts:view' }, errorShape },
-      schema: {
-        tags,
-        summary: 'Render the prompt and messages with {variables}; a variable the template uses is required (400 naming it)',
-        params: idParams,
-        querystring: selectionQuery,
-        body: compileBody,
-        response: { 200: promptSchema.extend({ variables: z.record(z.string(), z.unknown()) }), ...errors },
+    project.delete(
+      '/:id/tags/:tag',
+      {
+        config: { auth: { scope: 'project', permission: 'prompts:update' } },
+        schema: {
+          tags,
+          summary: 'Remove a tag',
+          params: tagParams,
+          response: { 200: z.object({ promptId: z.string(), tag: z.string(), deleted: z.literal(true) }), ...errors },
+        },
       },
-    },
-    (req) => service.compile(context(req), req.params.id, req.body.variables, selection(req.query)),
-  );
+      (req, scope) => service.deleteTag(context(scope), req.params.id, req.params.tag),
+    );
 
-  r.post(
-    '/api/prompts/:id/run',
-    {
-      // Costs money and writes a trace: traces:create (MEMBER, ADMIN, project keys; not readonly keys or VIEWERs), and prompts:view.
-      config: { auth: { scope: 'project', permission: 'traces:create' }, errorShape: 'nested' },
-      schema: {
-        tags,
-        summary: '"Try it": run a version against the configured OpenAI-compatible model; the run is recorded as a trace of the project',
-        params: idParams,
-        body: runBody,
-        response: { 200: runResponse },
+    project.post(
+      '/:id/compile',
+      {
+        config: { auth: { scope: 'project', permission: 'prompts:view' } },
+        schema: {
+          tags,
+          summary: 'Render the prompt and messages with {variables}; a variable the template uses is required (400 naming it)',
+          params: idParams,
+          querystring: selectionQuery,
+          body: compileBody,
+          response: { 200: promptSchema.extend({ variables: z.record(z.string(), z.unknown()) }), ...errors },
+        },
       },
-    },
-    async (req, reply) => {
-      if (!req.principal!.projectPermissions(req.projectId!).has('prompts:view')) throw forbidden('running a prompt also needs the prompts:view permission');
-      // A client that gives up stops the provider call made on its behalf.
-      const controller = new AbortController();
-      const onClose = () => {
-        if (!reply.raw.writableEnded) controller.abort(new Error('the client closed the connection'));
-      };
-      reply.raw.once('close', onClose);
-      try {
-        return await service.run(context(req), req.params.id, req.body, controller.signal);
-      } finally {
-        reply.raw.off('close', onClose);
-      }
-    },
-  );
+      (req, scope) => service.compile(context(scope), req.params.id, req.body.variables, selection(req.query)),
+    );
+  });
+
+  routeGroup(app, { prefix: '/api/prompts', errors: 'nested' }, (r, g) => {
+    projectRoute(r).post(
+      '/:id/run',
+      {
+        // Costs money and writes a trace: traces:create (MEMBER, ADMIN, project keys; not readonly keys or VIEWERs), and prompts:view.
+        config: { auth: { scope: 'project', permission: 'traces:create' } },
+        schema: {
+          tags,
+          summary: '"Try it": run a version against the configured OpenAI-compatible model; the run is recorded as a trace of the project',
+          params: idParams,
+          body: runBody,
+          response: { 200: runResponse, ...g.errors(404, 502, 503, 504) },
+        },
+      },
+      async (req, scope, reply) => {
+        if (!scope.principal.projectPermissions(scope.projectId).has('prompts:view')) throw forbidden('running a prompt also needs the prompts:view permission');
+        // A client that gives up stops the provider call made on its behalf.
+        const controller = new AbortController();
+        const onClose = () => {
+          if (!reply.raw.writableEnded) controller.abort(new Error('the client closed the connection'));
+        };
+        reply.raw.once('close', onClose);
+        try {
+          return await service.run(context(scope), req.params.id, req.body, controller.signal);
+        } finally {
+          reply.raw.off('close', onClose);
+        }
+      },
+    );
+  });
 }

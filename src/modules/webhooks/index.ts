@@ -8,7 +8,8 @@ import { WebhookDispatcher } from './dispatcher.ts';
 import { EndpointSecrets } from './secrets.ts';
 import { WebhookService } from './service.ts';
 
-export { WebhookService, type EndpointView, type AttemptView } from './service.ts';
+export { WebhookService } from './service.ts';
+export type { EndpointView, AttemptView } from './presenters.ts';
 export { WebhookDispatcher, type PassResult } from './dispatcher.ts';
 export { webhookRoutes } from './routes.ts';
 

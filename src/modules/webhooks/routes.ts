@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { projectRoute, routeGroup } from '../../platform/http/route-group.ts';
 import type { WebhookService } from './service.ts';
 import {
   attemptSchema,
@@ -16,129 +16,130 @@ import {
 
 const tags = ['webhooks'];
 const idParams = z.object({ id: z.string().min(1).max(100) });
-const view = { auth: { scope: 'project', permission: 'webhookEndpoints:view' }, errorShape: 'nested' } as const;
-const manage = { auth: { scope: 'project', permission: 'webhookEndpoints:manage' }, errorShape: 'nested' } as const;
-const BASE = '/api/webhooks/v1';
+const view = { auth: { scope: 'project', permission: 'webhookEndpoints:view' } } as const;
+const manage = { auth: { scope: 'project', permission: 'webhookEndpoints:manage' } } as const;
 
 /**
  * Webhook routes. Endpoints belong to a project: project keys need nothing more, organization
- * keys name the project with X-Project-Id.
+ * keys name the project with X-Project-Id. The nested error shape (spec: Errors).
  */
 export function webhookRoutes(app: FastifyInstance, service: WebhookService) {
-  const r = app.withTypeProvider<ZodTypeProvider>();
+  routeGroup(app, { prefix: '/api/webhooks/v1', errors: 'nested' }, (r, g) => {
+    const project = projectRoute(r);
 
-  r.get(
-    `${BASE}/event-types`,
-    {
-      config: view,
-      schema: {
-        tags,
-        summary: 'Every subscribable event type, grouped by family; is_emitting false: declared, no producer yet',
-        response: { 200: z.object({ data: z.array(eventTypeSchema) }) },
+    project.get(
+      '/event-types',
+      {
+        config: view,
+        schema: {
+          tags,
+          summary: 'Every subscribable event type, grouped by family; is_emitting false: declared, no producer yet',
+          response: { 200: z.object({ data: z.array(eventTypeSchema) }) },
+        },
       },
-    },
-    () => ({ data: service.eventTypes() }),
-  );
+      () => ({ data: service.eventTypes() }),
+    );
 
-  r.post(
-    `${BASE}/endpoints`,
-    {
-      config: manage,
-      schema: {
-        tags,
-        summary: 'Subscribe a URL to events of this project; the whsec_ signing secret is answered once',
-        body: createEndpointBody,
-        response: { 201: z.object({ data: createdEndpointSchema }) },
+    project.post(
+      '/endpoints',
+      {
+        config: manage,
+        schema: {
+          tags,
+          summary: 'Subscribe a URL to events of this project; the whsec_ signing secret is answered once',
+          body: createEndpointBody,
+          response: { 201: z.object({ data: createdEndpointSchema }), ...g.errors(409) },
+        },
       },
-    },
-    async (req, reply) => {
-      const created = await service.create(req.principal!, req.projectId!, req.body);
-      return reply.status(201).send({ data: created });
-    },
-  );
-
-  r.get(
-    `${BASE}/endpoints`,
-    {
-      config: view,
-      schema: { tags, summary: "The project's webhook endpoints, newest first", response: { 200: z.object({ data: z.array(endpointSchema) }) } },
-    },
-    async (req) => ({ data: await service.list(req.projectId!) }),
-  );
-
-  r.get(
-    `${BASE}/endpoints/:id`,
-    { config: view, schema: { tags, params: idParams, response: { 200: z.object({ data: endpointSchema }) } } },
-    async (req) => ({ data: await service.get(req.projectId!, req.params.id) }),
-  );
-
-  r.patch(
-    `${BASE}/endpoints/:id`,
-    {
-      config: manage,
-      schema: {
-        tags,
-        summary: 'Change an endpoint; {"enabled": true} re-enables one the dispatcher disabled',
-        params: idParams,
-        body: updateEndpointBody,
-        response: { 200: z.object({ data: endpointSchema }) },
+      async (req, { principal, projectId }, reply) => {
+        const created = await service.create(principal, projectId, req.body);
+        return reply.status(201).send({ data: created });
       },
-    },
-    async (req) => ({ data: await service.update(req.principal!, req.projectId!, req.params.id, req.body) }),
-  );
+    );
 
-  r.delete(
-    `${BASE}/endpoints/:id`,
-    {
-      config: manage,
-      schema: { tags, summary: 'Delete an endpoint, its queued batches and its delivery log', params: idParams, response: { 204: z.null() } },
-    },
-    async (req, reply) => {
-      await service.delete(req.projectId!, req.params.id);
-      return reply.status(204).send(null);
-    },
-  );
-
-  r.post(
-    `${BASE}/endpoints/:id/test`,
-    {
-      config: manage,
-      schema: {
-        tags,
-        summary: 'Queue a webhook.test event for this endpoint alone; its attempts appear in the deliveries log',
-        params: idParams,
-        response: { 202: z.object({ data: testDispatchSchema }) },
+    project.get(
+      '/endpoints',
+      {
+        config: view,
+        schema: { tags, summary: "The project's webhook endpoints, newest first", response: { 200: z.object({ data: z.array(endpointSchema) }) } },
       },
-    },
-    async (req, reply) => reply.status(202).send({ data: await service.sendTest(req.projectId!, req.params.id) }),
-  );
+      async (_req, { projectId }) => ({ data: await service.list(projectId) }),
+    );
 
-  r.post(
-    `${BASE}/endpoints/:id/roll-secret`,
-    {
-      config: manage,
-      schema: {
-        tags,
-        summary: 'Replace the signing secret (answered once); the old one keeps verifying for 24 hours',
-        params: idParams,
-        response: { 200: z.object({ data: rolledSecretSchema }) },
-      },
-    },
-    async (req) => ({ data: await service.rollSecret(req.projectId!, req.params.id) }),
-  );
+    project.get(
+      '/endpoints/:id',
+      { config: view, schema: { tags, params: idParams, response: { 200: z.object({ data: endpointSchema }), ...g.errors(404) } } },
+      async (req, { projectId }) => ({ data: await service.get(projectId, req.params.id) }),
+    );
 
-  r.get(
-    `${BASE}/endpoints/:id/deliveries`,
-    {
-      config: view,
-      schema: {
-        tags,
-        summary: 'Every delivery attempt of the endpoint, newest first',
-        params: idParams,
-        querystring: deliveriesQuery,
-        response: { 200: z.object({ data: z.array(attemptSchema), next_cursor: z.string().nullable() }) },
+    project.patch(
+      '/endpoints/:id',
+      {
+        config: manage,
+        schema: {
+          tags,
+          summary: 'Change an endpoint; {"enabled": true} re-enables one the dispatcher disabled',
+          params: idParams,
+          body: updateEndpointBody,
+          response: { 200: z.object({ data: endpointSchema }), ...g.errors(404) },
+        },
       },
-    },
-    async (req) => service.deliveries(req.projectId!, req.params.id, req.query),
-  );
+      async (req, { principal, projectId }) => ({ data: await service.update(principal, projectId, req.params.id, req.body) }),
+    );
+
+    project.delete(
+      '/endpoints/:id',
+      {
+        config: manage,
+        schema: { tags, summary: 'Delete an endpoint, its queued batches and its delivery log', params: idParams, response: { 204: z.null(), ...g.errors(404) } },
+      },
+      async (req, { projectId }, reply) => {
+        await service.delete(projectId, req.params.id);
+        return reply.status(204).send(null);
+      },
+    );
+
+    project.post(
+      '/endpoints/:id/test',
+      {
+        config: manage,
+        schema: {
+          tags,
+          summary: 'Queue a webhook.test event for this endpoint alone; its attempts appear in the deliveries log',
+          params: idParams,
+          response: { 202: z.object({ data: testDispatchSchema }), ...g.errors(404, 409) },
+        },
+      },
+      async (req, { projectId }, reply) => reply.status(202).send({ data: await service.sendTest(projectId, req.params.id) }),
+    );
+
+    project.post(
+      '/endpoints/:id/roll-secret',
+      {
+        config: manage,
+        schema: {
+          tags,
+          summary: 'Replace the signing secret (answered once); the old one keeps verifying for 24 hours',
+          params: idParams,
+          response: { 200: z.object({ data: rolledSecretSchema }), ...g.errors(404) },
+        },
+      },
+      async (req, { projectId }) => ({ data: await service.rollSecret(projectId, req.params.id) }),
+    );
+
+    project.get(
+      '/endpoints/:id/deliveries',
+      {
+        config: view,
+        schema: {
+          tags,
+          summary: 'Every delivery attempt of the endpoint, newest first',
+          params: idParams,
+          querystring: deliveriesQuery,
+          response: { 200: z.object({ data: z.array(attemptSchema), next_cursor: z.string().nullable() }), ...g.errors(404) },
+        },
+      },
+      async (req, { projectId }) => service.deliveries(projectId, req.params.id, req.query),
+    );
+  });
 }

@@ -11,6 +11,7 @@ import { MAX_ENDPOINTS_PER_PROJECT } from './schemas.ts';
 import type { EndpointSecrets } from './secrets.ts';
 import { newSigningSecret } from './signing.ts';
 import * as store from './store.ts';
+import { presentAttempt, presentEndpoint, type AttemptView, type EndpointView } from './presenters.ts';
 
 /** How long the old secret keeps signing after roll-secret. */
 export const SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
@@ -30,38 +31,6 @@ export interface EndpointPatch {
   max_batch_size?: number;
   max_batch_delay_ms?: number;
   enabled?: boolean;
-}
-
-export interface EndpointView {
-  id: string;
-  project_id: string;
-  url: string;
-  description: string | null;
-  enabled_events: string[];
-  max_batch_size: number;
-  max_batch_delay_ms: number;
-  enabled: boolean;
-  disabled_reason: string | null;
-  disabled_at: string | null;
-  receives_organization_events: boolean;
-  failing_since: string | null;
-  last_success_at: string | null;
-  previous_secret_expires_at: string | null;
-  created_at: string;
-  updated_at: string;
-}
-
-export interface AttemptView {
-  id: string;
-  dispatch_id: string;
-  attempt: number;
-  event_count: number;
-  response_status: number | null;
-  latency_ms: number;
-  error: string | null;
-  fired_at: string;
-  outcome: 'delivered' | 'retrying' | 'failed';
-  next_attempt_at: string | null;
 }
 
 export class WebhookService {
@@ -138,15 +107,15 @@ export class WebhookService {
       createdAt: now,
       updatedAt: now,
     });
-    return { ...endpointView(row), secret };
+    return { ...presentEndpoint(row), secret };
   }
 
   async list(projectId: string): Promise<EndpointView[]> {
-    return (await store.listEndpoints(this.db.orm, projectId)).map(endpointView);
+    return (await store.listEndpoints(this.db.orm, projectId)).map(presentEndpoint);
   }
 
   async get(projectId: string, id: string): Promise<EndpointView> {
-    return endpointView(await this.find(projectId, id));
+    return presentEndpoint(await this.find(projectId, id));
   }
 
   async update(principal: Principal, projectId: string, id: string, patch: EndpointPatch): Promise<EndpointView> {
@@ -170,7 +139,7 @@ export class WebhookService {
       } else if (patch.enabled === false && row.enabled) {
         Object.assign(changes, { enabled: false, disabledAt: now, disabledReason: 'disabled through the API' });
       }
-      return endpointView(await store.updateEndpoint(tx, id, changes));
+      return presentEndpoint(await store.updateEndpoint(tx, id, changes));
     });
   }
 
@@ -236,7 +205,7 @@ export class WebhookService {
     const page = await store.attemptsPage(this.db.orm, id, before, query.limit + 1);
     const more = page.length > query.limit;
     const data = page.slice(0, query.limit);
-    return { data: data.map(attemptView), next_cursor: more ? encodeCursor(data[data.length - 1].seq) : null };
+    return { data: data.map(presentAttempt), next_cursor: more ? encodeCursor(data[data.length - 1].seq) : null };
   }
 
   private async find(projectId: string, id: string): Promise<store.EndpointRow> {
@@ -282,42 +251,4 @@ function decodeCursor(cursor: string): number {
   const match = CURSOR_PATTERN.exec(/^[A-Za-z0-9_-]+$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString('utf8') : '');
   if (!match) throw badRequest('invalid_cursor', 'cursor: not a next_cursor this endpoint returned', 'cursor');
   return Number(match[1]);
-}
-
-const iso = (d: Date | null) => d?.toISOString() ?? null;
-
-export function endpointView(row: store.EndpointRow): EndpointView {
-  return {
-    id: row.id,
-    project_id: row.projectId,
-    url: row.url,
-    description: row.description,
-    enabled_events: row.enabledEvents,
-    max_batch_size: row.maxBatchSize,
-    max_batch_delay_ms: row.maxBatchDelayMs,
-    enabled: row.enabled,
-    disabled_reason: row.disabledReason,
-    disabled_at: iso(row.disabledAt),
-    receives_organization_events: row.receivesOrganizationEvents,
-    failing_since: iso(row.failingSince),
-    last_success_at: iso(row.lastSuccessAt),
-    previous_secret_expires_at: iso(row.previousSecretExpiresAt),
-    created_at: row.createdAt.toISOString(),
-    updated_at: row.updatedAt.toISOString(),
-  };
-}
-
-function attemptView(row: store.AttemptRow): AttemptView {
-  return {
-    id: row.id,
-    dispatch_id: row.dispatchId,
-    attempt: row.attempt,
-    event_count: row.eventCount,
-    response_status: row.responseStatus,
-    latency_ms: row.latencyMs,
-    error: row.error,
-    fired_at: row.firedAt.toISOString(),
-    outcome: row.outcome,
-    next_attempt_at: iso(row.nextAttemptAt),
-  };
 }

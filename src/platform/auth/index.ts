@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import cookie from '@fastify/cookie';
-import { AppError, badRequest, forbidden, unauthorized, type ErrorShape } from '../errors.ts';
+import { AppError, badRequest, forbidden, unauthorized } from '../errors.ts';
 import type { Clock } from '../clock.ts';
 import { PermissionSet } from './permissions.ts';
 import type { Permission } from './permissions.schema.ts';
@@ -66,7 +66,6 @@ export type AuthRequirement =
 declare module 'fastify' {
   interface FastifyContextConfig {
     auth?: AuthRequirement;
-    errorShape?: ErrorShape;
   }
   interface FastifyRequest {
     principal: Principal | null;
@@ -79,7 +78,6 @@ export interface RouteAuthEntry {
   method: string;
   url: string;
   auth: AuthRequirement;
-  errorShape: ErrorShape;
 }
 
 interface Credentials {
@@ -173,7 +171,7 @@ export async function installAuth(app: FastifyInstance, store: CredentialStore, 
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     for (const method of methods) {
       if (method === 'HEAD') continue;
-      table.push({ method, url: route.url, auth, errorShape: route.config?.errorShape ?? 'nested' });
+      table.push({ method, url: route.url, auth });
     }
   });
 
