@@ -52,6 +52,7 @@ import { ReadPriority } from './platform/read-priority.ts';
 import { DatabaseProbe } from './platform/readiness.ts';
 import { listMigrations } from './db/migrate.ts';
 import { buildWebhookService, WebhookService, webhookRoutes } from './modules/webhooks/index.ts';
+import { registerDatasetRoutes } from './modules/datasets/index.ts';
 
 export interface Deps {
   config: Config;
@@ -287,6 +288,7 @@ export async function buildApp(deps: Deps): Promise<App> {
   // Every process polls: jobs are claimed one by one (SKIP LOCKED), so each runs once.
   scheduler.every({ name: 'jobs', intervalMs: 2_000, once: false, run: () => services.jobs.runDue() });
   webhookRoutes(http, services.webhooks);
+  await registerDatasetRoutes(http, { deps: { db: deps.db, clock: deps.clock, limits: deps.config.datasets }, publicUrl: deps.config.publicUrl });
   services.webhooks.dispatcher.attach(http);
   await installWebApp(http, { shareShowsTrace: (token) => services.traces.shareShowsTrace(token) });
 

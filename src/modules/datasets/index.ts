@@ -1,0 +1,3 @@
+// What other modules and app.ts may use of the datasets module.
+export { datasetRoutes, registerDatasetRoutes, type DatasetRouteOptions } from './routes.ts';
+export type { DatasetDeps, DatasetLimits } from './context.ts';
