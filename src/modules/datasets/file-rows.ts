@@ -135,9 +135,14 @@ export class FileRowReader {
     try {
       text = this.decoder.decode(chunk, { stream });
     } catch {
+      // Where: the lines before the first invalid byte of this chunk.
+      const bad = firstInvalidUtf8(chunk);
+      const before = Buffer.from(chunk.subarray(0, bad)).toString('utf8');
+      let line = this.lines;
+      if (this.format === 'csv') for (let k = before.indexOf('\n'); k >= 0; k = before.indexOf('\n', k + 1)) line++;
       throw fileError(
-        `the file is not UTF-8: invalid bytes near byte ${this.bytes + 1}, ${at(this.lines)}; save it as UTF-8 (or UTF-16 with a byte-order mark) and upload again`,
-        { line: this.lines },
+        `the file is not UTF-8: invalid bytes at byte ${this.bytes + bad + 1}, ${at(line)}; save it as UTF-8 (or UTF-16 with a byte-order mark) and upload again`,
+        { line },
       );
     }
     this.bytes += chunk.length;
@@ -351,4 +356,19 @@ class JsonArraySplitter {
       });
     }
   }
+}
+
+/** The offset of the first byte that does not start or continue a valid UTF-8 sequence. */
+function firstInvalidUtf8(b: Buffer): number {
+  for (let i = 0; i < b.length; ) {
+    const c = b[i];
+    const n = c < 0x80 ? 1 : c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+    if (n === 0) return i;
+    for (let k = 1; k < n; k++) {
+      if (i + k >= b.length) return i;
+      if ((b[i + k] & 0xc0) !== 0x80) return i;
+    }
+    i += n;
+  }
+  return b.length;
 }
