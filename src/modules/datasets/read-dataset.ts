@@ -2,7 +2,7 @@ import { badRequest } from '../../platform/errors.ts';
 import { checkVersion, requireDataset, WHOLE_READ_MAX_BYTES, type DatasetDeps, type Scope } from './context.ts';
 import { pagination, presentDataset, presentListItem, presentRecord, presentVersion } from './presenters.ts';
 import * as store from './store.ts';
-import type { RecordRow } from './store.ts';
+import type { DatasetRow, RecordRow } from './store.ts';
 
 /** Rows per statement when a dataset is walked whole (reads, exports, rewrites). */
 export const WALK_BATCH = 1_000;
@@ -40,12 +40,44 @@ export async function getDatasetWithRecords(deps: DatasetDeps, scope: Scope, slu
   return { ...presentDataset(d, scope.linkBase), data: records.map(presentRecord) };
 }
 
+/**
+ * Where each page starts, per dataset version (a version names one set of records, so an entry
+ * never goes stale; a newer version is another key). Reading page after page of a big dataset
+ * then costs one walk of its index instead of an ever longer OFFSET per page.
+ */
+const PAGE_STARTS = new Map<string, number[]>();
+const PAGE_STARTS_KEPT = 64;
+/** Offsets below this are walked by OFFSET: cheaper than computing every page's start. */
+const OFFSET_WALK_MAX = 5_000;
+
+async function pageStart(deps: DatasetDeps, d: DatasetRow, asOf: number | null, page: number, limit: number): Promise<number | null> {
+  const key = `${d.id}:${d.version}:${asOf ?? 'now'}:${limit}`;
+  let starts = PAGE_STARTS.get(key);
+  if (!starts) {
+    starts = await store.pageStarts(deps.db.orm, d.id, asOf, limit);
+    if (PAGE_STARTS.size >= PAGE_STARTS_KEPT) PAGE_STARTS.delete(PAGE_STARTS.keys().next().value!);
+    PAGE_STARTS.set(key, starts);
+  } else {
+    // Most recently used last.
+    PAGE_STARTS.delete(key);
+    PAGE_STARTS.set(key, starts);
+  }
+  return starts[page - 1] ?? null;
+}
+
 export async function listRecords(deps: DatasetDeps, scope: Scope, slugOrId: string, q: { page: number; limit: number; version?: number }) {
   const d = await requireDataset(deps.db.orm, scope, slugOrId);
   const asOf = checkVersion(d, q.version);
   const total = asOf === null ? d.recordCount : ((await store.versionRow(deps.db.orm, d.id, asOf))?.recordCount ?? 0);
   const offset = (q.page - 1) * q.limit;
-  const rows = offset >= total ? [] : await store.pageRecords(deps.db.orm, d.id, asOf, offset, q.limit);
+  let rows: RecordRow[] = [];
+  if (offset < total) {
+    if (offset <= OFFSET_WALK_MAX) rows = await store.pageRecords(deps.db.orm, d.id, asOf, offset, q.limit);
+    else {
+      const from = await pageStart(deps, d, asOf, q.page, q.limit);
+      if (from !== null) rows = await store.pageFrom(deps.db.orm, d.id, asOf, from, q.limit);
+    }
+  }
   return { data: rows.map(presentRecord), pagination: pagination(q.page, q.limit, total) };
 }
 
