@@ -52,7 +52,7 @@ import { ReadPriority } from './platform/read-priority.ts';
 import { DatabaseProbe } from './platform/readiness.ts';
 import { listMigrations } from './db/migrate.ts';
 import { buildWebhookService, WebhookService, webhookRoutes } from './modules/webhooks/index.ts';
-import { registerDatasetRoutes } from './modules/datasets/index.ts';
+import { deleteProjectDatasetRecords, registerDatasetRoutes } from './modules/datasets/index.ts';
 
 export interface Deps {
   config: Config;
@@ -120,6 +120,7 @@ export function buildServices(deps: Deps): Services {
     metrics,
   );
   organizations.onProjectDeleted((tx, projectId) => traces.deleteProjectTraces(tx, projectId));
+  organizations.onProjectDeleted((tx, projectId) => deleteProjectDatasetRecords(tx, projectId));
   const annotations = new AnnotationService(deps.db, deps.clock);
   const agentCache = new AgentCacheService(deps.db, deps.clock, loadKeyring(deps.config.encryptionKey, deps.config.dataDir));
   const evaluations = new EvaluationService(deps.db, deps.clock, deps.config.providerEnv, {}, fetch, metrics);

@@ -48,10 +48,8 @@ export const datasetRecords = pgTable(
     updatedAt: ts('updated_at').notNull(),
   },
   (t) => [
-    primaryKey({ columns: [t.datasetId, t.id, t.versionAdded] }),
-    index('dataset_records_live').on(t.datasetId, t.position).where(sql`version_removed IS NULL`),
+    index('dataset_records_order').on(t.datasetId, t.position),
     uniqueIndex('dataset_records_live_id').on(t.datasetId, t.id).where(sql`version_removed IS NULL`),
-    index('dataset_records_all').on(t.datasetId, t.position, t.versionAdded),
   ],
 );
 

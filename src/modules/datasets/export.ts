@@ -30,10 +30,11 @@ export async function exportDataset(deps: DatasetDeps, scope: Scope, slugOrId: s
       after = batch[batch.length - 1].position;
       let out = '';
       for (const r of batch) {
-        if (format === 'csv') out += names.map((n) => csvCell(r.entry[n])).join(',') + '\r\n';
+        const stored = store.entryOf(r);
+        if (format === 'csv') out += names.map((n) => csvCell(stored[n])).join(',') + '\r\n';
         else {
           const entry: Record<string, unknown> = {};
-          for (const n of names) entry[n] = r.entry[n] ?? null;
+          for (const n of names) entry[n] = stored[n] ?? null;
           out += JSON.stringify(entry) + '\n';
         }
       }

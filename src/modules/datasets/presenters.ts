@@ -7,7 +7,7 @@ import type {
   uploadCreatedSchema,
   versionSchema,
 } from './schemas.ts';
-import type { DatasetRow, RecordRow, VersionRow } from './store.ts';
+import { entryOf, type DatasetRow, type RecordRow, type VersionRow } from './store.ts';
 
 /** Where links to the web app point: SPYGLASS_PUBLIC_URL, else the origin the request came to. */
 export type LinkBase = string;
@@ -33,7 +33,7 @@ export function presentRecord(r: RecordRow): z.output<typeof recordSchema> {
     id: r.id,
     datasetId: r.datasetId,
     projectId: r.projectId,
-    entry: r.entry,
+    entry: entryOf(r),
     createdAt: r.createdAt.toISOString(),
     updatedAt: r.updatedAt.toISOString(),
   };
@@ -65,4 +65,19 @@ export function presentVersion(v: VersionRow): z.output<typeof versionSchema> {
 
 export function pagination(page: number, limit: number, total: number) {
   return { page, limit, total, totalPages: Math.ceil(total / limit) };
+}
+
+/**
+ * JSON.stringify(presentRecord(r)), without parsing the stored entry and writing it again:
+ * the record pages and the whole-dataset read answer thousands of these at once.
+ */
+export function recordJson(r: RecordRow): string {
+  return `{"id":${JSON.stringify(r.id)},"datasetId":${JSON.stringify(r.datasetId)},"projectId":${JSON.stringify(r.projectId)},"entry":${r.entryJson},"createdAt":"${r.createdAt.toISOString()}","updatedAt":"${r.updatedAt.toISOString()}"}`;
+}
+
+/** An answer whose `data` is records as JSON text: `{...head, "data": [records]}` (+ `tail` fields). */
+export function withRecordsJson(head: Record<string, unknown>, records: RecordRow[], tail: Record<string, unknown> = {}): string {
+  const opening = Object.keys(head).length ? `${JSON.stringify(head).slice(0, -1)},` : '{';
+  const closing = Object.keys(tail).length ? `,${JSON.stringify(tail).slice(1)}` : '}';
+  return `${opening}"data":[${records.map(recordJson).join(',')}]${closing}`;
 }

@@ -1,6 +1,6 @@
 import { badRequest } from '../../platform/errors.ts';
 import { checkVersion, requireDataset, WHOLE_READ_MAX_BYTES, type DatasetDeps, type Scope } from './context.ts';
-import { pagination, presentDataset, presentListItem, presentRecord, presentVersion } from './presenters.ts';
+import { pagination, presentDataset, presentListItem, presentVersion, withRecordsJson } from './presenters.ts';
 import * as store from './store.ts';
 import type { DatasetRow, RecordRow } from './store.ts';
 
@@ -13,7 +13,7 @@ export async function listDatasets(deps: DatasetDeps, scope: Scope, page: number
 }
 
 /**
- * The dataset with every record, oldest first, as of `version` (default: now). Read in
+ * The dataset with every record, oldest first, as of `version` (default: now), as JSON text. Read in
  * batches as of one version, so concurrent writes never tear it; more than 25 MB of records
  * answers 400 dataset_too_large once that much has been read.
  */
@@ -25,7 +25,7 @@ export async function getDatasetWithRecords(deps: DatasetDeps, scope: Scope, slu
   for (let after = -1; ; ) {
     const batch = await store.recordsAfter(deps.db.orm, d.id, asOf, after, WALK_BATCH);
     for (const r of batch) {
-      bytes += Buffer.byteLength(JSON.stringify(r.entry));
+      bytes += Buffer.byteLength(r.entryJson);
       if (bytes > WHOLE_READ_MAX_BYTES) {
         throw badRequest(
           'dataset_too_large',
@@ -37,7 +37,7 @@ export async function getDatasetWithRecords(deps: DatasetDeps, scope: Scope, slu
     if (batch.length < WALK_BATCH) break;
     after = batch[batch.length - 1].position;
   }
-  return { ...presentDataset(d, scope.linkBase), data: records.map(presentRecord) };
+  return withRecordsJson(presentDataset(d, scope.linkBase), records);
 }
 
 /**
@@ -65,6 +65,7 @@ async function pageStart(deps: DatasetDeps, d: DatasetRow, asOf: number | null, 
   return starts[page - 1] ?? null;
 }
 
+/** A page of records as JSON text ({data, pagination}). */
 export async function listRecords(deps: DatasetDeps, scope: Scope, slugOrId: string, q: { page: number; limit: number; version?: number }) {
   const d = await requireDataset(deps.db.orm, scope, slugOrId);
   const asOf = checkVersion(d, q.version);
@@ -78,7 +79,7 @@ export async function listRecords(deps: DatasetDeps, scope: Scope, slugOrId: str
       if (from !== null) rows = await store.pageFrom(deps.db.orm, d.id, asOf, from, q.limit);
     }
   }
-  return { data: rows.map(presentRecord), pagination: pagination(q.page, q.limit, total) };
+  return withRecordsJson({}, rows, { pagination: pagination(q.page, q.limit, total) });
 }
 
 export async function listVersions(deps: DatasetDeps, scope: Scope, slugOrId: string, page: number, limit: number) {

@@ -108,7 +108,7 @@ export const datasetRoutes: FastifyPluginAsync<DatasetRouteOptions> = (app, { de
       querystring: versionQuery,
       response: { 200: datasetWithRecordsSchema, ...errors },
     },
-  }, (req) => getDatasetWithRecords(deps, scope(req), req.params.slugOrId, req.query.version));
+  }, async (req, reply) => reply.type('application/json; charset=utf-8').send((await getDatasetWithRecords(deps, scope(req), req.params.slugOrId, req.query.version)) as never));
 
   r.patch('/api/dataset/:slugOrId', {
     config: auth('datasets:update'),
@@ -135,7 +135,7 @@ export const datasetRoutes: FastifyPluginAsync<DatasetRouteOptions> = (app, { de
       querystring: recordsQuery,
       response: { 200: recordPageSchema, ...errors },
     },
-  }, (req) => listRecords(deps, scope(req), req.params.slugOrId, req.query));
+  }, async (req, reply) => reply.type('application/json; charset=utf-8').send((await listRecords(deps, scope(req), req.params.slugOrId, req.query)) as never));
 
   r.post('/api/dataset/:slugOrId/records', {
     config: auth('datasets:update'),

@@ -12,10 +12,16 @@ export interface RecordRow {
   datasetId: string;
   projectId: string;
   position: number;
-  entry: Record<string, unknown>;
+  /**
+   * The entry as stored: JSON text (a json column keeps it verbatim, keys in their order).
+   * Pages are answered with it spliced in, never parsed and written again.
+   */
+  entryJson: string;
   createdAt: Date;
   updatedAt: Date;
 }
+
+export const entryOf = (r: RecordRow) => JSON.parse(r.entryJson) as Record<string, unknown>;
 
 export interface NewRecord {
   id: string;
@@ -130,12 +136,12 @@ export async function insertRecords(
     INSERT INTO dataset_records (dataset_id, id, project_id, position, entry, version_added, trace_id, span_id, created_at, updated_at)
     SELECT ${d.datasetId}, x.id, ${d.projectId}, x.position, x.entry, ${d.version}, x.trace_id, x.span_id, x.created_at, ${d.now}
     FROM json_to_recordset(${jsonParam(values)}::json) AS x(id text, position bigint, entry json, trace_id text, span_id text, created_at timestamptz)`);
-  return values.map((v, i) => ({
+  return values.map((v) => ({
     id: v.id,
     datasetId: d.datasetId,
     projectId: d.projectId,
     position: v.position,
-    entry: records[i].entry,
+    entryJson: JSON.stringify(v.entry),
     createdAt: new Date(v.created_at),
     updatedAt: d.now,
   }));
@@ -163,7 +169,7 @@ interface RawRecord {
   dataset_id: string;
   project_id: string;
   position: string | number;
-  entry: Record<string, unknown> | string;
+  entry: string;
   created_at: Date | string;
   updated_at: Date | string;
 }
@@ -173,13 +179,13 @@ const toRecord = (r: RawRecord): RecordRow => ({
   datasetId: r.dataset_id,
   projectId: r.project_id,
   position: Number(r.position),
-  // Both drivers parse json columns; a driver that did not would hand over text.
-  entry: typeof r.entry === 'string' ? (JSON.parse(r.entry) as Record<string, unknown>) : r.entry,
+  entryJson: r.entry,
   createdAt: new Date(r.created_at),
   updatedAt: new Date(r.updated_at),
 });
 
-const RECORD_COLUMNS = sql`id, dataset_id, project_id, position, entry, created_at, updated_at`;
+// entry as text: neither driver parses it, and pages splice it into their answer as it is.
+const RECORD_COLUMNS = sql`id, dataset_id, project_id, position, entry::text AS entry, created_at, updated_at`;
 
 /** One page of the dataset's records (now, or as of `version`), oldest first. */
 export async function pageRecords(db: Executor, datasetId: string, version: number | null, offset: number, limit: number): Promise<RecordRow[]> {
@@ -255,4 +261,12 @@ export async function listVersions(db: Executor, datasetId: string, offset: numb
     .orderBy(desc(datasetVersions.version))
     .offset(offset)
     .limit(limit);
+}
+
+/**
+ * A deleted project's records (its datasets and versions go by their foreign keys, before
+ * this runs). A scan of the table: deleting a project is rare, an index on every row is not free.
+ */
+export async function deleteProjectRecords(db: Executor, projectId: string): Promise<void> {
+  await db.execute(sql`DELETE FROM dataset_records WHERE project_id = ${projectId}`);
 }

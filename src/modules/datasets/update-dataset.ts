@@ -76,7 +76,7 @@ async function rewriteRecords(tx: Executor, scope: Scope, d: DatasetRow, from: C
     await store.insertRecords(
       tx,
       { datasetId: d.id, projectId: scope.projectId, version, firstPosition: 0, now },
-      batch.map((r) => ({ id: r.id, entry: rewriteEntry(r.entry, from, to), position: r.position, createdAt: r.createdAt })),
+      batch.map((r) => ({ id: r.id, entry: rewriteEntry(store.entryOf(r), from, to), position: r.position, createdAt: r.createdAt })),
     );
     count += batch.length;
     after = batch[batch.length - 1].position;
