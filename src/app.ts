@@ -52,7 +52,8 @@ import { ReadPriority } from './platform/read-priority.ts';
 import { DatabaseProbe } from './platform/readiness.ts';
 import { listMigrations } from './db/migrate.ts';
 import { buildWebhookService, WebhookService, webhookRoutes } from './modules/webhooks/index.ts';
-import { deleteProjectDatasetRecords, registerDatasetRoutes } from './modules/datasets/index.ts';
+import { deleteProjectDatasetRecords, IMPORT_QUEUE, registerDatasetRoutes, runImport, type TraceDetailLike, type TraceSource } from './modules/datasets/index.ts';
+import type { SearchRequest } from './modules/traces/index.ts';
 
 export interface Deps {
   config: Config;
@@ -289,12 +290,39 @@ export async function buildApp(deps: Deps): Promise<App> {
   // Every process polls: jobs are claimed one by one (SKIP LOCKED), so each runs once.
   scheduler.every({ name: 'jobs', intervalMs: 2_000, once: false, run: () => services.jobs.runDue() });
   webhookRoutes(http, services.webhooks);
-  await registerDatasetRoutes(http, { deps: { db: deps.db, clock: deps.clock, limits: deps.config.datasets }, publicUrl: deps.config.publicUrl });
+  const datasetDeps = { db: deps.db, clock: deps.clock, limits: deps.config.datasets, traces: traceSource(services) };
+  services.jobs.handle(IMPORT_QUEUE, (job) => runImport(datasetDeps, job));
+  await registerDatasetRoutes(http, { deps: datasetDeps, publicUrl: deps.config.publicUrl });
   services.webhooks.dispatcher.attach(http);
   await installWebApp(http, { shareShowsTrace: (token) => services.traces.shareShowsTrace(token) });
 
   await http.ready();
   return { http, services, routeTable };
+}
+
+/** What the datasets module reads of traces: a trace's detail, and the ids matching a search. */
+function traceSource(services: Services): TraceSource {
+  return {
+    detail: async (projectId, traceId) => {
+      try {
+        return (await services.traces.detail(projectId, traceId)) as unknown as TraceDetailLike;
+      } catch (err) {
+        if (err instanceof AppError && err.status === 404) return null;
+        throw err;
+      }
+    },
+    matching: async (projectId, filter, limit) => {
+      const ids: string[] = [];
+      let scrollId: string | undefined;
+      while (ids.length < limit) {
+        const page = await services.traces.search(projectId, { ...(filter as SearchRequest), pageSize: Math.min(1000, limit - ids.length), scrollId });
+        ids.push(...page.traces.map((t) => t.trace_id));
+        scrollId = page.pagination.scrollId ?? undefined;
+        if (!scrollId) break;
+      }
+      return ids;
+    },
+  };
 }
 
 /** Gauges read when /metrics is scraped: queues, reads in progress, the outbox, the connection pool. */

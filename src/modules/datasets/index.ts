@@ -2,3 +2,4 @@
 export { datasetRoutes, registerDatasetRoutes, type DatasetRouteOptions } from './routes.ts';
 export type { DatasetDeps, DatasetLimits } from './context.ts';
 export { deleteProjectRecords as deleteProjectDatasetRecords } from './store.ts';
+export { IMPORT_QUEUE, runImport, type TraceSource, type TraceDetailLike } from './from-traces.ts';

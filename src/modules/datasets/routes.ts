@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { z } from 'zod';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Permission } from '../../platform/auth/index.ts';
 import { AppError, renderError } from '../../platform/errors.ts';
@@ -35,6 +36,8 @@ import {
   versionQuery,
 } from './schemas.ts';
 import { archiveDataset, updateDataset } from './update-dataset.ts';
+import { addFromTraces, fromTracesBody, getImport, importSchema, type TraceSource } from './from-traces.ts';
+import { forbidden } from '../../platform/errors.ts';
 import { uploadNewDataset, uploadToDataset } from './upload-file.ts';
 import { upsertRecord } from './upsert-record.ts';
 
@@ -46,7 +49,7 @@ const JSON_BODY_LIMIT = 16 * 1024 * 1024;
 const auth = (permission: Permission) => ({ auth: { scope: 'project' as const, permission }, errorShape: 'nested' as const });
 
 export interface DatasetRouteOptions {
-  deps: DatasetDeps;
+  deps: DatasetDeps & { traces: TraceSource };
   /** SPYGLASS_PUBLIC_URL; null: links use the request's origin. */
   publicUrl: string | null;
 }
@@ -210,6 +213,32 @@ export const datasetRoutes: FastifyPluginAsync<DatasetRouteOptions> = (app, { de
       response: { 200: versionListSchema, ...errors },
     },
   }, (req) => listVersions(deps, scope(req), req.params.slugOrId, req.query.page, req.query.limit));
+
+  r.post('/api/dataset/:slugOrId/from-traces', {
+    config: auth('datasets:update'),
+    schema: {
+      tags,
+      summary: 'Add traces or spans through a column mapping (remembered per dataset): items now (201), or every trace matching a search as a background job (202; GET .../imports/{id})',
+      params: slugOrIdParams,
+      body: fromTracesBody,
+      response: { 201: z.object({ recordsCreated: z.number().int(), version: z.number().int() }), 202: importSchema, ...errors },
+    },
+  }, async (req, reply) => {
+    // What is added is read from traces: the caller must be allowed to read them.
+    if (!req.principal!.projectPermissions(req.projectId!).has('traces:view')) throw forbidden('adding traces to a dataset also needs the traces:view permission');
+    const { status, body } = await addFromTraces(deps, scope(req), req.params.slugOrId, req.body);
+    return reply.status(status).send(body);
+  });
+
+  r.get('/api/dataset/:slugOrId/imports/:importId', {
+    config: auth('datasets:view'),
+    schema: {
+      tags,
+      summary: 'Progress of adding the traces matching a search: queued, running (done of total), completed or failed',
+      params: slugOrIdParams.extend({ importId: z.string().min(1).max(100) }),
+      response: { 200: importSchema, ...errors },
+    },
+  }, (req) => getImport(deps, scope(req), req.params.slugOrId, req.params.importId));
 
   r.get('/api/dataset/:slugOrId/export', {
     config: auth('datasets:view'),

@@ -1,11 +1,12 @@
 import { and, desc, eq, isNull, sql } from 'drizzle-orm';
 import { jsonParam, rows, textArray, type Executor } from '../../db/index.ts';
-import { datasets, datasetVersions, type DatasetColumn } from '../../db/schema/index.ts';
+import { datasetImports, datasets, datasetVersions, type DatasetColumn } from '../../db/schema/index.ts';
 
 // The only code that touches the datasets tables (migrations/0018_datasets.sql).
 
 export type DatasetRow = typeof datasets.$inferSelect;
 export type VersionRow = typeof datasetVersions.$inferSelect;
+export type ImportRow = typeof datasetImports.$inferSelect;
 
 export interface RecordRow {
   id: string;
@@ -269,4 +270,25 @@ export async function listVersions(db: Executor, datasetId: string, offset: numb
  */
 export async function deleteProjectRecords(db: Executor, projectId: string): Promise<void> {
   await db.execute(sql`DELETE FROM dataset_records WHERE project_id = ${projectId}`);
+}
+
+export async function insertImport(db: Executor, row: typeof datasetImports.$inferInsert): Promise<void> {
+  await db.insert(datasetImports).values(row);
+}
+
+export async function findImport(db: Executor, projectId: string, datasetId: string, id: string): Promise<ImportRow | null> {
+  const [row] = await db
+    .select()
+    .from(datasetImports)
+    .where(and(eq(datasetImports.id, id), eq(datasetImports.projectId, projectId), eq(datasetImports.datasetId, datasetId)));
+  return row ?? null;
+}
+
+export async function importById(db: Executor, id: string): Promise<ImportRow | null> {
+  const [row] = await db.select().from(datasetImports).where(eq(datasetImports.id, id));
+  return row ?? null;
+}
+
+export async function updateImport(db: Executor, id: string, set: Partial<Pick<ImportRow, 'status' | 'total' | 'done' | 'error' | 'updatedAt'>>): Promise<void> {
+  await db.update(datasetImports).set(set).where(eq(datasetImports.id, id));
 }
