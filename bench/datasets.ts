@@ -26,10 +26,10 @@ export interface DatasetsBenchResult {
 
 function writeCsv(file: string, rows: number): number {
   const fd = fs.openSync(file, 'w');
-  const filler = 'lorem ipsum dolor sit amet, consectetur adipiscing elit '.repeat(8);
+  const filler = 'lorem ipsum dolor sit amet, consectetur adipiscing elit '.repeat(10);
   let buf = 'question,expected_output,context,score\n';
   for (let i = 0; i < rows; i++) {
-    buf += `"Question ${i}: what does ""row ${i}"" say?","Answer ${i} ${filler.slice(0, 150)}","${filler.slice(i % 50, 200 + (i % 50))}",${(i % 100) / 100}\n`;
+    buf += `"Question ${i}: what does ""row ${i}"" say?","Answer ${i} ${filler.slice(0, 200)}","${filler.slice(i % 50, 260 + (i % 50))}",${(i % 100) / 100}\n`;
     if (buf.length > 1 << 20) {
       fs.writeSync(fd, buf);
       buf = '';

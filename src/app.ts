@@ -52,7 +52,7 @@ import { ReadPriority } from './platform/read-priority.ts';
 import { DatabaseProbe } from './platform/readiness.ts';
 import { listMigrations } from './db/migrate.ts';
 import { buildWebhookService, WebhookService, webhookRoutes } from './modules/webhooks/index.ts';
-import { deleteProjectDatasetRecords, IMPORT_QUEUE, registerDatasetRoutes, runImport, type TraceDetailLike, type TraceSource } from './modules/datasets/index.ts';
+import { deleteProjectDatasetRecords, IMPORT_QUEUE, registerDatasetRoutes, runImport, type TraceSource } from './modules/datasets/index.ts';
 import type { SearchRequest } from './modules/traces/index.ts';
 
 export interface Deps {
@@ -305,7 +305,7 @@ function traceSource(services: Services): TraceSource {
   return {
     detail: async (projectId, traceId) => {
       try {
-        return (await services.traces.detail(projectId, traceId)) as unknown as TraceDetailLike;
+        return await services.traces.detail(projectId, traceId);
       } catch (err) {
         if (err instanceof AppError && err.status === 404) return null;
         throw err;
