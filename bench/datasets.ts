@@ -87,7 +87,8 @@ export async function benchDatasets(kind: 'pglite' | 'postgres', postgresUrl: st
   }
   const csv = path.join(dataDir, 'bench.csv');
   const fileBytes = writeCsv(csv, opts.rows);
-  const server = await startServer(env);
+  // A random port may be taken by another server on the machine: another one, twice at most.
+  const server = await startServer(env).catch(() => startServer(env)).catch(() => startServer(env));
   try {
     const { projectApiKey: key } = JSON.parse(fs.readFileSync(path.join(dataDir, 'initial-credentials.json'), 'utf8')) as { projectApiKey: string };
     const pid = server.child.pid!;
