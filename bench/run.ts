@@ -3,7 +3,7 @@
  * writes bench/results/<date>.json. BENCH_SCALE (default 1) scales the data sizes;
  * BENCH_DATABASES (default "pglite,postgres") picks the databases; PostgreSQL comes
  * from BENCH_DATABASE_URL or TEST_DATABASE_URL (skipped when neither is set and the
- * local server does not answer). BENCH_ONLY=traces|detail|compression|webhooks|evaluators|pii|overload|flood|backup
+ * local server does not answer). BENCH_ONLY=traces|detail|compression|webhooks|evaluators|pii|overload|flood|backup|datasets
  * picks benchmarks (backup: BENCH_BACKUP_MIB, default 1024, the PGlite database's size).
  */
 import fs from 'node:fs';
@@ -21,6 +21,7 @@ import { benchFlood, benchOverload } from './overload.ts';
 import { benchDetailDownloads } from './detail-downloads.ts';
 import { benchBackup } from './backup.ts';
 import { benchCompression, ENCODINGS } from './compression.ts';
+import { benchDatasets } from './datasets.ts';
 
 const scale = Number(process.env.BENCH_SCALE ?? '1');
 const pgUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -283,6 +284,24 @@ for (const kind of kinds) {
   row(label, kind, '/healthz p99 / max (failures)', `${Math.round(f.healthzP99)} / ${Math.round(f.healthzMax)} (${f.healthzFailures})`, 'ms', 'max < 100');
   row(label, kind, 'machine load average (1 min), before / after', `${loadBefore.toFixed(1)} / ${loadAfter.toFixed(1)}`, 'runnable');
   results[`flood_${kind}`] = { ...f, loadBefore, loadAfter };
+}
+
+// Datasets (issue 23): a 100,000-row ~50 MB CSV upload, and the dataset read back page by page.
+for (const kind of kinds) {
+  if (only && !only.includes('datasets')) continue;
+  if (kind === 'postgres' && !(await postgresAnswers())) continue;
+  const rows = Math.round(100_000 * scale);
+  const loadBefore = (await import('node:os')).loadavg()[0];
+  const d = await benchDatasets(kind, pgUrl, { rows, pageLimit: 1000 });
+  const loadAfter = (await import('node:os')).loadavg()[0];
+  const upload = `dataset upload: ${rows.toLocaleString('en')}-row CSV of ${d.fileMiB.toFixed(0)} MiB, one multipart request (limits raised by env)`;
+  row(upload, kind, 'time to stored (201)', d.uploadSeconds, 's', '<= 10');
+  row(upload, kind, `server peak RSS (${Math.round(d.restBeforeMiB)} MiB before)`, d.uploadPeakRssMiB, 'MiB', '<= 600');
+  const read = `dataset read through GET records, ${d.pageLimit} rows a page, one client`;
+  row(read, kind, 'rows/s', d.readRowsPerSecond, 'rows/s', '>= 20000');
+  row(read, kind, 'wall / server peak RSS', `${d.readSeconds.toFixed(1)} s / ${Math.round(d.readPeakRssMiB)} MiB`, '');
+  row('datasets', kind, 'machine load average (1 min), before / after', `${loadBefore.toFixed(1)} / ${loadAfter.toFixed(1)}`, 'runnable');
+  results[`datasets_${kind}`] = { ...d, loadBefore, loadAfter };
 }
 
 if (only?.includes('backup') || (!only && kinds.includes('pglite'))) {

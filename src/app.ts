@@ -53,6 +53,8 @@ import { ReadPriority } from './platform/read-priority.ts';
 import { DatabaseProbe } from './platform/readiness.ts';
 import { listMigrations } from './db/migrate.ts';
 import { buildWebhookService, WebhookService, webhookRoutes } from './modules/webhooks/index.ts';
+import { deleteProjectDatasetRecords, IMPORT_QUEUE, importJobPayload, registerDatasetRoutes, runImport, type TraceSource } from './modules/datasets/index.ts';
+import type { SearchRequest } from './modules/traces/index.ts';
 
 export interface Deps {
   config: Config;
@@ -120,6 +122,7 @@ export function buildServices(deps: Deps): Services {
     metrics,
   );
   organizations.onProjectDeleted((tx, projectId) => traces.deleteProjectTraces(tx, projectId));
+  organizations.onProjectDeleted((tx, projectId) => deleteProjectDatasetRecords(tx, projectId));
   const annotations = new AnnotationService(deps.db, deps.clock);
   const agentCache = new AgentCacheService(deps.db, deps.clock, loadKeyring(deps.config.encryptionKey, deps.config.dataDir));
   const evaluations = new EvaluationService(deps.db, deps.clock, deps.config.providerEnv, {}, fetch, metrics);
@@ -283,11 +286,39 @@ export async function buildApp(deps: Deps): Promise<App> {
   // Every process polls: jobs are claimed one by one (SKIP LOCKED), so each runs once.
   scheduler.every({ name: 'jobs', intervalMs: 2_000, once: false, run: () => services.jobs.runDue() });
   webhookRoutes(http, services.webhooks);
+  const datasetDeps = { db: deps.db, clock: deps.clock, limits: deps.config.datasets, traces: traceSource(services) };
+  services.jobs.handle(IMPORT_QUEUE, importJobPayload, (job) => runImport(datasetDeps, job));
+  await registerDatasetRoutes(http, { deps: datasetDeps, publicUrl: deps.config.publicUrl });
   services.webhooks.dispatcher.attach(http);
   await installWebApp(http, { shareShowsTrace: (token) => services.traces.shareShowsTrace(token) });
 
   await http.ready();
   return { http, services, routeTable };
+}
+
+/** What the datasets module reads of traces: a trace's detail, and the ids matching a search. */
+function traceSource(services: Services): TraceSource {
+  return {
+    detail: async (projectId, traceId) => {
+      try {
+        return await services.traces.detail(projectId, traceId);
+      } catch (err) {
+        if (err instanceof AppError && err.status === 404) return null;
+        throw err;
+      }
+    },
+    matching: async (projectId, filter, limit) => {
+      const ids: string[] = [];
+      let scrollId: string | undefined;
+      while (ids.length < limit) {
+        const page = await services.traces.search(projectId, { ...(filter as SearchRequest), pageSize: Math.min(1000, limit - ids.length), scrollId });
+        ids.push(...page.traces.map((t) => t.trace_id));
+        scrollId = page.pagination.scrollId ?? undefined;
+        if (!scrollId) break;
+      }
+      return ids;
+    },
+  };
 }
 
 /** Gauges read when /metrics is scraped: queues, reads in progress, the outbox, the connection pool. */

@@ -111,6 +111,10 @@ const envSchema = z.object({
   SPYGLASS_IDLE_TIMEOUT_SECONDS: z.coerce.number().min(0.1).max(3600).default(5),
   /** Open connections at most; further ones are closed at once. */
   SPYGLASS_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(1_000_000).default(1024),
+  /** A dataset upload's file: at most this many bytes (413 beyond; the spec's 25 MiB)... */
+  SPYGLASS_DATASET_UPLOAD_MAX_BYTES: z.coerce.number().int().min(1024).max(4 * 1024 * 1024 * 1024).default(25 * 1024 * 1024),
+  /** ...and at most this many data rows (400 beyond; the spec's 10,000). */
+  SPYGLASS_DATASET_UPLOAD_MAX_ROWS: z.coerce.number().int().min(1).max(10_000_000).default(10_000),
 });
 
 export interface Config {
@@ -150,6 +154,8 @@ export interface Config {
   ingest: { queueSpans: number; projectQueueSpans: number; queueBytes: number; maxAttributeBytes: number; ratePerSecond: number; decodeTimeoutMs: number };
   /** Slow clients cannot hold the server. */
   http: { headersTimeoutMs: number; requestTimeoutMs: number; idleTimeoutMs: number; maxConnections: number };
+  /** Dataset file uploads (docs/datasets.md). */
+  datasets: { uploadMaxBytes: number; uploadMaxRows: number };
   /** Provider variables handed to evaluators (OPENAI_API_KEY, AZURE_CONTENT_SAFETY_ENDPOINT, ...). */
   providerEnv: Readonly<Record<string, string | undefined>>;
 }
@@ -221,6 +227,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
       idleTimeoutMs: e.SPYGLASS_IDLE_TIMEOUT_SECONDS * 1000,
       maxConnections: e.SPYGLASS_MAX_CONNECTIONS,
     },
+    datasets: { uploadMaxBytes: e.SPYGLASS_DATASET_UPLOAD_MAX_BYTES, uploadMaxRows: e.SPYGLASS_DATASET_UPLOAD_MAX_ROWS },
     providerEnv,
   };
 }

@@ -110,6 +110,53 @@ describe.each(databaseKinds)('authentication matrix over every route (%s)', (kin
     }
   });
 
+  it('the datasets routes are in the table, and a key restricted to datasets reaches them and nothing else', async () => {
+    const datasetRoutes = routes.filter((r) => r.url.startsWith('/api/dataset'));
+    expect(datasetRoutes.map((r) => `${r.method} ${r.url}`).sort()).toEqual(
+      [
+        'GET /api/dataset',
+        'POST /api/dataset',
+        'POST /api/dataset/upload',
+        'GET /api/dataset/:slugOrId',
+        'PATCH /api/dataset/:slugOrId',
+        'DELETE /api/dataset/:slugOrId',
+        'GET /api/dataset/:slugOrId/records',
+        'POST /api/dataset/:slugOrId/records',
+        'PATCH /api/dataset/:slugOrId/records/:recordId',
+        'DELETE /api/dataset/:slugOrId/records',
+        'POST /api/dataset/:slugOrId/entries',
+        'POST /api/dataset/:slugOrId/upload',
+        'GET /api/dataset/:slugOrId/versions',
+        'GET /api/dataset/:slugOrId/export',
+        'POST /api/dataset/:slugOrId/from-traces',
+        'GET /api/dataset/:slugOrId/imports/:importId',
+      ].sort(),
+    );
+    const admin = t.creds.adminApiKey;
+    const mint = async (body: object) => (await t.request('POST', '/api/api-keys', { token: admin, body })).body.token as string;
+    const viewOnly = await mint({ name: 'datasets view', keyType: 'service', permissionMode: 'restricted', permissions: ['datasets:view'] });
+    // A personal key bound to the project, limited to datasets.
+    const manager = await mint({
+      name: 'datasets manage',
+      permissionMode: 'restricted',
+      permissions: ['datasets:manage'],
+      bindings: [{ role: 'CUSTOM', scopeType: 'PROJECT', scopeId: t.creds.project.id }],
+    });
+    expect(manager, 'the bound key was minted').toBeTruthy();
+    const headers = { projectId: t.creds.project.id };
+    for (const r of datasetRoutes.filter((x) => !x.url.endsWith('/from-traces'))) {
+      const write = 'permission' in r.auth && r.auth.permission !== null && !r.auth.permission.endsWith(':view');
+      const asViewer = await call(r, { token: viewOnly, ...headers });
+      if (write) expect(asViewer.status, `view-only ${r.method} ${r.url}`).toBe(403);
+      else expect([401, 403], `view-only ${r.method} ${r.url}`).not.toContain(asViewer.status);
+      const asManager = await call(r, { token: manager, ...headers });
+      expect([401, 403], `manager ${r.method} ${r.url}`).not.toContain(asManager.status);
+    }
+    // The datasets key reaches nothing else.
+    expect((await t.request('GET', '/api/prompts', { token: manager, ...headers })).status).toBe(403);
+    expect((await t.request('POST', '/api/dataset', { token: manager, ...headers, body: { name: 'made by a restricted key' } })).status).toBe(201);
+  });
+
   it('API keys cannot call the routes of a signed-in session: 403 session_required', async () => {
     for (const r of routes.filter((x) => x.auth.scope === 'session')) {
       const res = await call(r, { token: t.creds.adminApiKey });

@@ -100,6 +100,26 @@ const ACTIONS: Record<string, Action> = {
       return (data) => expect(JSON.stringify(data)).toContain(p.id);
     },
   },
+  'dataset.created': {
+    async run(call, _t, n) {
+      const d = ok(await call('POST', '/api/dataset', { name: `wh created ${n}`, columnTypes: [{ name: 'q', type: 'string' }] }), 201);
+      return (data) => expect(data.dataset).toMatchObject({ id: d.id, slug: d.slug, columnTypes: [{ name: 'q', type: 'string' }] });
+    },
+  },
+  'dataset.updated': {
+    async run(call, _t, n) {
+      const d = ok(await call('POST', '/api/dataset', { name: `wh updated ${n}`, columnTypes: [{ name: 'q', type: 'string' }] }), 201);
+      ok(await call('POST', `/api/dataset/${d.slug}/records`, { entries: [{ q: 'a' }, { q: 'b' }] }), 201);
+      return (data) => expect(data).toMatchObject({ dataset: { id: d.id }, version: 1, change: 'records_added', added: 2, recordCount: 2 });
+    },
+  },
+  'dataset.deleted': {
+    async run(call, _t, n) {
+      const d = ok(await call('POST', '/api/dataset', { name: `wh deleted ${n}` }), 201);
+      ok(await call('DELETE', `/api/dataset/${d.id}`));
+      return (data) => expect(data.dataset).toMatchObject({ id: d.id });
+    },
+  },
   'evaluation.completed': {
     async run(call) {
       ok(await call('POST', '/api/evaluations/rag/context_recall/evaluate', { data: { contexts: ['kitten'], expected_contexts: ['kitten'] } }));

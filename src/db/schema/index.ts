@@ -8,3 +8,4 @@ export * from './installation-keys.ts';
 export * from './traces.ts';
 export * from './monitors.ts';
 export * from './jobs.ts';
+export * from './datasets.ts';

@@ -1,0 +1,5 @@
+// What other modules and app.ts may use of the datasets module.
+export { datasetRoutes, registerDatasetRoutes, type DatasetRouteOptions } from './routes.ts';
+export type { DatasetDeps, DatasetLimits } from './context.ts';
+export { deleteProjectRecords as deleteProjectDatasetRecords } from './store.ts';
+export { IMPORT_QUEUE, importJobPayload, runImport, type TraceSource, type TraceDetailLike } from './from-traces.ts';

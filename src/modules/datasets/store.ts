@@ -1,0 +1,294 @@
+import { and, desc, eq, isNull, sql } from 'drizzle-orm';
+import { jsonParam, rows, textArray, type Executor } from '../../db/index.ts';
+import { datasetImports, datasets, datasetVersions, type DatasetColumn } from '../../db/schema/index.ts';
+
+// The only code that touches the datasets tables (migrations/0018_datasets.sql).
+
+export type DatasetRow = typeof datasets.$inferSelect;
+export type VersionRow = typeof datasetVersions.$inferSelect;
+export type ImportRow = typeof datasetImports.$inferSelect;
+
+export interface RecordRow {
+  id: string;
+  datasetId: string;
+  projectId: string;
+  position: number;
+  /**
+   * The entry as stored: JSON text (a json column keeps it verbatim, keys in their order).
+   * Pages are answered with it spliced in, never parsed and written again.
+   */
+  entryJson: string;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export const entryOf = (r: RecordRow) => JSON.parse(r.entryJson) as Record<string, unknown>;
+
+export interface NewRecord {
+  id: string;
+  entry: Record<string, unknown>;
+  /** Kept by an edit (the record stays where it was); null: the next free position. */
+  position?: number | null;
+  createdAt?: Date | null;
+  traceId?: string | null;
+  spanId?: string | null;
+}
+
+export function isUniqueViolation(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    if ((e as { code?: unknown }).code === '23505') return true;
+  }
+  return false;
+}
+
+const live = (projectId: string) => and(eq(datasets.projectId, projectId), isNull(datasets.archivedAt));
+
+/** A live dataset of the project by id (it contains `_`) or by slug; null otherwise. */
+export async function findLive(db: Executor, projectId: string, slugOrId: string, forUpdate = false): Promise<DatasetRow | null> {
+  const key = slugOrId.includes('_') ? eq(datasets.id, slugOrId) : eq(datasets.slug, slugOrId);
+  const q = db.select().from(datasets).where(and(live(projectId), key));
+  const [row] = forUpdate ? await q.for('update') : await q;
+  return row ?? null;
+}
+
+export async function slugHolder(db: Executor, projectId: string, slug: string): Promise<DatasetRow | null> {
+  const [row] = await db.select().from(datasets).where(and(live(projectId), eq(datasets.slug, slug)));
+  return row ?? null;
+}
+
+export async function listLive(db: Executor, projectId: string, offset: number, limit: number): Promise<{ rows: DatasetRow[]; total: number }> {
+  const page = await db.select().from(datasets).where(live(projectId)).orderBy(desc(datasets.createdAt), desc(datasets.id)).offset(offset).limit(limit);
+  const [count] = await db.select({ n: sql<number>`count(*)::int` }).from(datasets).where(live(projectId));
+  return { rows: page, total: Number(count?.n ?? 0) };
+}
+
+export async function insertDataset(db: Executor, row: typeof datasets.$inferInsert): Promise<DatasetRow> {
+  const [created] = await db.insert(datasets).values(row).returning();
+  return created;
+}
+
+export async function updateDataset(
+  db: Executor,
+  id: string,
+  set: Partial<{ name: string; slug: string; columnTypes: DatasetColumn[]; updatedAt: Date; archivedAt: Date; traceMapping: Record<string, unknown> }>,
+): Promise<DatasetRow> {
+  const [row] = await db.update(datasets).set(set).where(eq(datasets.id, id)).returning();
+  return row;
+}
+
+/**
+ * Starts a new version of the dataset's records: numbers it, reserves `positions` positions
+ * for new records, and locks the dataset row until the transaction ends (one writer at a time
+ * per dataset, so versions are numbered in commit order).
+ */
+export async function beginVersion(db: Executor, datasetId: string, positions: number, now: Date): Promise<{ version: number; firstPosition: number }> {
+  const [row] = await rows<{ version: number; first: string | number }>(
+    db,
+    sql`UPDATE datasets SET version = version + 1, next_position = next_position + ${positions}, updated_at = ${now}
+        WHERE id = ${datasetId} RETURNING version, next_position - ${positions} AS first`,
+  );
+  return { version: Number(row.version), firstPosition: Number(row.first) };
+}
+
+/** Closes a version: the dataset's live count moves by added - removed, and the version is recorded. */
+export async function endVersion(
+  db: Executor,
+  v: { datasetId: string; version: number; change: string; added: number; updated: number; removed: number; columnTypes: DatasetColumn[]; now: Date },
+): Promise<number> {
+  const [row] = await rows<{ record_count: number }>(
+    db,
+    sql`UPDATE datasets SET record_count = record_count + ${v.added - v.removed} WHERE id = ${v.datasetId} RETURNING record_count`,
+  );
+  const recordCount = Number(row.record_count);
+  await db.insert(datasetVersions).values({
+    datasetId: v.datasetId,
+    version: v.version,
+    change: v.change,
+    added: v.added,
+    updated: v.updated,
+    removed: v.removed,
+    recordCount,
+    columnTypes: v.columnTypes,
+    createdAt: v.now,
+  });
+  return recordCount;
+}
+
+/**
+ * Adds records at `version`, in the order given: new ones take positions from `firstPosition`
+ * on, edited ones keep theirs. One statement (one JSON parameter) per call.
+ */
+export async function insertRecords(
+  db: Executor,
+  d: { datasetId: string; projectId: string; version: number; firstPosition: number; now: Date },
+  records: NewRecord[],
+): Promise<RecordRow[]> {
+  if (!records.length) return [];
+  let next = d.firstPosition;
+  const values = records.map((r) => ({
+    id: r.id,
+    position: r.position ?? next++,
+    entry: r.entry,
+    created_at: (r.createdAt ?? d.now).toISOString(),
+    trace_id: r.traceId ?? null,
+    span_id: r.spanId ?? null,
+  }));
+  await db.execute(sql`
+    INSERT INTO dataset_records (dataset_id, id, project_id, position, entry, version_added, trace_id, span_id, created_at, updated_at)
+    SELECT ${d.datasetId}, x.id, ${d.projectId}, x.position, x.entry, ${d.version}, x.trace_id, x.span_id, x.created_at, ${d.now}
+    FROM json_to_recordset(${jsonParam(values)}::json) AS x(id text, position bigint, entry json, trace_id text, span_id text, created_at timestamptz)`);
+  return values.map((v) => ({
+    id: v.id,
+    datasetId: d.datasetId,
+    projectId: d.projectId,
+    position: v.position,
+    entryJson: JSON.stringify(v.entry),
+    createdAt: new Date(v.created_at),
+    updatedAt: d.now,
+  }));
+}
+
+/** Ends the live rows of these record ids at `version`; answers what they were. */
+export async function endRecords(db: Executor, datasetId: string, ids: readonly string[], version: number): Promise<{ id: string; position: number; createdAt: Date }[]> {
+  if (!ids.length) return [];
+  const ended = await rows<{ id: string; position: string | number; created_at: Date | string }>(
+    db,
+    sql`UPDATE dataset_records SET version_removed = ${version}
+        WHERE dataset_id = ${datasetId} AND version_removed IS NULL AND id = ANY(${textArray(ids)})
+        RETURNING id, position, created_at`,
+  );
+  return ended.map((r) => ({ id: r.id, position: Number(r.position), createdAt: new Date(r.created_at) }));
+}
+
+const asOf = (version: number | null) =>
+  version === null
+    ? sql`version_removed IS NULL`
+    : sql`version_added <= ${version} AND (version_removed IS NULL OR version_removed > ${version})`;
+
+interface RawRecord {
+  id: string;
+  dataset_id: string;
+  project_id: string;
+  position: string | number;
+  entry: string;
+  created_at: Date | string;
+  updated_at: Date | string;
+}
+
+const toRecord = (r: RawRecord): RecordRow => ({
+  id: r.id,
+  datasetId: r.dataset_id,
+  projectId: r.project_id,
+  position: Number(r.position),
+  entryJson: r.entry,
+  createdAt: new Date(r.created_at),
+  updatedAt: new Date(r.updated_at),
+});
+
+// entry as text: neither driver parses it, and pages splice it into their answer as it is.
+const RECORD_COLUMNS = sql`id, dataset_id, project_id, position, entry::text AS entry, created_at, updated_at`;
+
+/** One page of the dataset's records (now, or as of `version`), oldest first. */
+export async function pageRecords(db: Executor, datasetId: string, version: number | null, offset: number, limit: number): Promise<RecordRow[]> {
+  const found = await rows<RawRecord>(
+    db,
+    sql`SELECT ${RECORD_COLUMNS} FROM dataset_records
+        WHERE dataset_id = ${datasetId} AND ${asOf(version)}
+        ORDER BY position OFFSET ${offset} LIMIT ${limit}`,
+  );
+  return found.map(toRecord);
+}
+
+/**
+ * The position each page of `limit` records starts at (now, or as of `version`): one walk of
+ * the dataset's index, so that deep pages are read from a position instead of walking an
+ * OFFSET each time.
+ */
+export async function pageStarts(db: Executor, datasetId: string, version: number | null, limit: number): Promise<number[]> {
+  const found = await rows<{ position: string | number }>(
+    db,
+    sql`SELECT position FROM (
+          SELECT position, row_number() OVER (ORDER BY position) - 1 AS n FROM dataset_records
+          WHERE dataset_id = ${datasetId} AND ${asOf(version)}
+        ) x WHERE n % ${limit} = 0 ORDER BY position`,
+  );
+  return found.map((r) => Number(r.position));
+}
+
+/** One page from a position on (see pageStarts). */
+export async function pageFrom(db: Executor, datasetId: string, version: number | null, fromPosition: number, limit: number): Promise<RecordRow[]> {
+  const found = await rows<RawRecord>(
+    db,
+    sql`SELECT ${RECORD_COLUMNS} FROM dataset_records
+        WHERE dataset_id = ${datasetId} AND ${asOf(version)} AND position >= ${fromPosition}
+        ORDER BY position LIMIT ${limit}`,
+  );
+  return found.map(toRecord);
+}
+
+/** Records after `afterPosition` in order (keyset): whole reads, exports and rewrites walk with it. */
+export async function recordsAfter(db: Executor, datasetId: string, version: number | null, afterPosition: number, limit: number): Promise<RecordRow[]> {
+  const found = await rows<RawRecord>(
+    db,
+    sql`SELECT ${RECORD_COLUMNS} FROM dataset_records
+        WHERE dataset_id = ${datasetId} AND ${asOf(version)} AND position > ${afterPosition}
+        ORDER BY position LIMIT ${limit}`,
+  );
+  return found.map(toRecord);
+}
+
+export async function liveRecord(db: Executor, datasetId: string, id: string): Promise<RecordRow | null> {
+  const [found] = await rows<RawRecord>(
+    db,
+    sql`SELECT ${RECORD_COLUMNS} FROM dataset_records WHERE dataset_id = ${datasetId} AND version_removed IS NULL AND id = ${id}`,
+  );
+  return found ? toRecord(found) : null;
+}
+
+/** One version's row (its record count and columns); version 0 has none. */
+export async function versionRow(db: Executor, datasetId: string, version: number): Promise<VersionRow | null> {
+  const [row] = await db
+    .select()
+    .from(datasetVersions)
+    .where(and(eq(datasetVersions.datasetId, datasetId), eq(datasetVersions.version, version)));
+  return row ?? null;
+}
+
+export async function listVersions(db: Executor, datasetId: string, offset: number, limit: number): Promise<VersionRow[]> {
+  return db
+    .select()
+    .from(datasetVersions)
+    .where(eq(datasetVersions.datasetId, datasetId))
+    .orderBy(desc(datasetVersions.version))
+    .offset(offset)
+    .limit(limit);
+}
+
+/**
+ * A deleted project's records (its datasets and versions go by their foreign keys, before
+ * this runs). A scan of the table: deleting a project is rare, an index on every row is not free.
+ */
+export async function deleteProjectRecords(db: Executor, projectId: string): Promise<void> {
+  await db.execute(sql`DELETE FROM dataset_records WHERE project_id = ${projectId}`);
+}
+
+export async function insertImport(db: Executor, row: typeof datasetImports.$inferInsert): Promise<void> {
+  await db.insert(datasetImports).values(row);
+}
+
+export async function findImport(db: Executor, projectId: string, datasetId: string, id: string): Promise<ImportRow | null> {
+  const [row] = await db
+    .select()
+    .from(datasetImports)
+    .where(and(eq(datasetImports.id, id), eq(datasetImports.projectId, projectId), eq(datasetImports.datasetId, datasetId)));
+  return row ?? null;
+}
+
+export async function importById(db: Executor, id: string): Promise<ImportRow | null> {
+  const [row] = await db.select().from(datasetImports).where(eq(datasetImports.id, id));
+  return row ?? null;
+}
+
+export async function updateImport(db: Executor, id: string, set: Partial<Pick<ImportRow, 'status' | 'total' | 'done' | 'error' | 'updatedAt'>>): Promise<void> {
+  await db.update(datasetImports).set(set).where(eq(datasetImports.id, id));
+}
