@@ -3,15 +3,16 @@ import { Alert, Button, Code, Group, Modal, Paper, Stack, Text, Title } from '@m
 import { IconAlertTriangle, IconLock } from '@tabler/icons-react';
 import { ApiError } from '../api/client.ts';
 import { useSession } from '../api/session.ts';
-import { asText } from '../lib/format.ts';
+import { asText, formatShortDateTime } from '../lib/format.ts';
 import { Copy } from './Copy.tsx';
 
 /** One block of a settings page: a heading, what it is for, its content. */
 export function Section({ title, description, actions, children }: { title: string; description?: ReactNode; actions?: ReactNode; children: ReactNode }) {
   return (
     <Paper withBorder p="md" radius="md" component="section" aria-label={title}>
-      <Group justify="space-between" align="flex-start" mb="sm" wrap="nowrap">
-        <div>
+      {/* The actions go under the title when both do not fit (a phone), never cut off. */}
+      <Group justify="space-between" align="flex-start" mb="sm" wrap="wrap" gap="xs">
+        <div style={{ flex: '1 1 220px', minWidth: 0 }}>
           <Title order={2} size="h4">
             {title}
           </Title>
@@ -76,7 +77,7 @@ export function RoleNote({ children }: { children: ReactNode }) {
   );
 }
 
-export const shortDate = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' }) : '–');
+export const shortDate = (iso: string | null | undefined) => (iso ? formatShortDateTime(iso) : '–');
 
 interface ConfirmActionProps<T> {
   /** What the action is about; the dialog is open while it is set. */

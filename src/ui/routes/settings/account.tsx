@@ -68,49 +68,51 @@ export default function AccountPage() {
         ) : sessions.isError ? (
           <ApiErrorAlert error={sessions.error} />
         ) : (
-          <Table className="settings-table" striped>
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Device</Table.Th>
-                <Table.Th>Address</Table.Th>
-                <Table.Th>Signed in</Table.Th>
-                <Table.Th>Last active</Table.Th>
-                <Table.Th>Ends</Table.Th>
-                <Table.Th>
-                  <span className="visually-hidden">Actions</span>
-                </Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {sessions.data.map((s) => (
-                <Table.Tr key={s.id} data-session-id={s.id}>
-                  <Table.Td title={s.userAgent ?? undefined}>
-                    {device(s.userAgent)}
-                    {s.current && (
-                      <Badge size="xs" variant="light" color="teal" ml={6}>
-                        this session
-                      </Badge>
-                    )}
-                  </Table.Td>
-                  <Table.Td className="mono" fz="xs">
-                    {s.ipAddress ?? '–'}
-                  </Table.Td>
-                  <Table.Td className="nowrap">{shortDate(s.createdAt)}</Table.Td>
-                  <Table.Td className="nowrap">{shortDate(s.lastSeenAt)}</Table.Td>
-                  <Table.Td className="nowrap">{shortDate(s.expiresAt)}</Table.Td>
-                  <Table.Td>
-                    {!s.current && (
-                      <Group justify="flex-end">
-                        <Button size="compact-sm" variant="subtle" color="red" onClick={() => void signOut(s)} aria-label={`Sign out ${device(s.userAgent)} signed in ${shortDate(s.createdAt)}`}>
-                          Sign out
-                        </Button>
-                      </Group>
-                    )}
-                  </Table.Td>
+          <div className="table-scroll">
+            <Table className="settings-table" striped>
+              <Table.Thead>
+                <Table.Tr>
+                  <Table.Th>Device</Table.Th>
+                  <Table.Th>Address</Table.Th>
+                  <Table.Th>Signed in</Table.Th>
+                  <Table.Th>Last active</Table.Th>
+                  <Table.Th>Ends</Table.Th>
+                  <Table.Th>
+                    <span className="visually-hidden">Actions</span>
+                  </Table.Th>
                 </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
+              </Table.Thead>
+              <Table.Tbody>
+                {sessions.data.map((s) => (
+                  <Table.Tr key={s.id} data-session-id={s.id}>
+                    <Table.Td title={s.userAgent ?? undefined}>
+                      {device(s.userAgent)}
+                      {s.current && (
+                        <Badge size="xs" variant="light" color="teal" ml={6}>
+                          this session
+                        </Badge>
+                      )}
+                    </Table.Td>
+                    <Table.Td className="mono" fz="xs">
+                      {s.ipAddress ?? '–'}
+                    </Table.Td>
+                    <Table.Td className="nowrap">{shortDate(s.createdAt)}</Table.Td>
+                    <Table.Td className="nowrap">{shortDate(s.lastSeenAt)}</Table.Td>
+                    <Table.Td className="nowrap">{shortDate(s.expiresAt)}</Table.Td>
+                    <Table.Td>
+                      {!s.current && (
+                        <Group justify="flex-end">
+                          <Button size="compact-sm" variant="subtle" color="red" onClick={() => void signOut(s)} aria-label={`Sign out ${device(s.userAgent)} signed in ${shortDate(s.createdAt)}`}>
+                            Sign out
+                          </Button>
+                        </Group>
+                      )}
+                    </Table.Td>
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </Table>
+          </div>
         )}
       </Section>
 

@@ -92,50 +92,52 @@ export default function ProjectsPage() {
         ) : projects.isError ? (
           <ApiErrorAlert error={projects.error} title="The projects could not be loaded" />
         ) : (
-          <Table className="settings-table" striped highlightOnHover>
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Name</Table.Th>
-                <Table.Th>Id</Table.Th>
-                <Table.Th>Retention</Table.Th>
-                <Table.Th>Created</Table.Th>
-                <Table.Th>
-                  <span className="visually-hidden">Actions</span>
-                </Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {projects.data.map((p) => (
-                <Table.Tr key={p.id} data-project-id={p.id}>
-                  <Table.Td fw={500}>{p.name}</Table.Td>
-                  <Table.Td className="mono" fz="xs">
-                    {p.id}
-                  </Table.Td>
-                  <Table.Td>{p.retentionDays === null ? 'forever' : `${p.retentionDays} days`}</Table.Td>
-                  <Table.Td className="nowrap">{shortDate(p.createdAt)}</Table.Td>
-                  <Table.Td>
-                    <Group gap={4} justify="flex-end" wrap="nowrap">
-                      {mayUpdate && (
-                        <Button size="compact-sm" variant="subtle" leftSection={<IconPencil size={14} />} onClick={() => setEditing(p)} aria-label={`Edit ${p.name}`}>
-                          Edit
-                        </Button>
-                      )}
-                      {mayRotate && (
-                        <Button size="compact-sm" variant="subtle" leftSection={<IconKey size={14} />} onClick={() => setRotating(p)} aria-label={`Rotate the key of ${p.name}`}>
-                          Rotate key
-                        </Button>
-                      )}
-                      {mayDelete && (
-                        <Button size="compact-sm" variant="subtle" color="red" leftSection={<IconTrash size={14} />} onClick={() => setDeleting(p)} aria-label={`Delete ${p.name}`}>
-                          Delete
-                        </Button>
-                      )}
-                    </Group>
-                  </Table.Td>
+          <div className="table-scroll">
+            <Table className="settings-table" striped highlightOnHover>
+              <Table.Thead>
+                <Table.Tr>
+                  <Table.Th>Name</Table.Th>
+                  <Table.Th>Id</Table.Th>
+                  <Table.Th>Retention</Table.Th>
+                  <Table.Th>Created</Table.Th>
+                  <Table.Th>
+                    <span className="visually-hidden">Actions</span>
+                  </Table.Th>
                 </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
+              </Table.Thead>
+              <Table.Tbody>
+                {projects.data.map((p) => (
+                  <Table.Tr key={p.id} data-project-id={p.id}>
+                    <Table.Td fw={500}>{p.name}</Table.Td>
+                    <Table.Td className="mono" fz="xs">
+                      {p.id}
+                    </Table.Td>
+                    <Table.Td>{p.retentionDays === null ? 'forever' : `${p.retentionDays} days`}</Table.Td>
+                    <Table.Td className="nowrap">{shortDate(p.createdAt)}</Table.Td>
+                    <Table.Td>
+                      <Group gap={4} justify="flex-end" wrap="nowrap">
+                        {mayUpdate && (
+                          <Button size="compact-sm" variant="subtle" leftSection={<IconPencil size={14} />} onClick={() => setEditing(p)} aria-label={`Edit ${p.name}`}>
+                            Edit
+                          </Button>
+                        )}
+                        {mayRotate && (
+                          <Button size="compact-sm" variant="subtle" leftSection={<IconKey size={14} />} onClick={() => setRotating(p)} aria-label={`Rotate the key of ${p.name}`}>
+                            Rotate key
+                          </Button>
+                        )}
+                        {mayDelete && (
+                          <Button size="compact-sm" variant="subtle" color="red" leftSection={<IconTrash size={14} />} onClick={() => setDeleting(p)} aria-label={`Delete ${p.name}`}>
+                            Delete
+                          </Button>
+                        )}
+                      </Group>
+                    </Table.Td>
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </Table>
+          </div>
         )}
       </Section>
       {editing && <EditProject project={editing} onClose={() => setEditing(null)} />}

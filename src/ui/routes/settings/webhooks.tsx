@@ -66,10 +66,10 @@ export default function WebhooksPage() {
           <Stack gap="sm">
             {endpoints.data.map((ep) => (
               <Paper key={ep.id} withBorder p="sm" radius="sm" data-endpoint-id={ep.id} component="article" aria-label={`Endpoint ${ep.url}`}>
-                <Group justify="space-between" align="flex-start" wrap="nowrap">
-                  <Stack gap={4} style={{ minWidth: 0 }}>
-                    <Group gap={8} wrap="nowrap">
-                      <Text fw={600} className="mono ellipsis" size="sm" title={ep.url}>
+                <Group justify="space-between" align="flex-start" gap="xs" className="endpoint-card">
+                  <Stack gap={4} style={{ minWidth: 0, flex: '1 1 260px' }}>
+                    <Group gap={8} wrap="wrap">
+                      <Text fw={600} className="mono" size="sm" title={ep.url} style={{ overflowWrap: 'anywhere', minWidth: 0 }}>
                         {ep.url}
                       </Text>
                       <EndpointStatus endpoint={ep} />
@@ -88,7 +88,7 @@ export default function WebhooksPage() {
                       </Text>
                     )}
                     {ep.failing_since && ep.enabled && (
-                      <Text size="xs" c="orange.9">
+                      <Text size="xs" className="warning-text">
                         Every attempt has failed since {shortDate(ep.failing_since)} (72 hours of failures disable the endpoint)
                       </Text>
                     )}
@@ -97,7 +97,7 @@ export default function WebhooksPage() {
                       {ep.previous_secret_expires_at ? ` · previous secret signs until ${shortDate(ep.previous_secret_expires_at)}` : ''}
                     </Text>
                   </Stack>
-                  <Stack gap={6} align="flex-end" style={{ flex: 'none' }}>
+                  <Stack gap={6} align="flex-end" className="endpoint-actions">
                     {manage && (
                       <Switch
                         label="Enabled"
@@ -110,7 +110,7 @@ export default function WebhooksPage() {
                         }}
                       />
                     )}
-                    <Group gap={4} wrap="nowrap">
+                    <Group gap={4} wrap="wrap" justify="flex-end">
                       {manage && (
                         <Button
                           size="compact-sm"
@@ -224,40 +224,42 @@ function Deliveries({ projectId, endpointId }: { projectId: string; endpointId: 
         </Text>
       ) : (
         <>
-          <Table className="settings-table" fz="xs" data-testid="deliveries" striped aria-label="Delivery attempts">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Fired</Table.Th>
-                <Table.Th>Outcome</Table.Th>
-                <Table.Th>HTTP status</Table.Th>
-                <Table.Th>Latency</Table.Th>
-                <Table.Th>Attempt</Table.Th>
-                <Table.Th>Events</Table.Th>
-                <Table.Th>Error</Table.Th>
-                <Table.Th>Next attempt</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {rows.map((a) => (
-                <Table.Tr key={a.id} data-attempt-id={a.id}>
-                  <Table.Td className="nowrap" title={`webhook-id ${a.dispatch_id}`}>
-                    {shortDate(a.fired_at)}
-                  </Table.Td>
-                  <Table.Td>
-                    <Badge size="xs" variant="light" color={OUTCOME_COLOR[a.outcome]}>
-                      {a.outcome}
-                    </Badge>
-                  </Table.Td>
-                  <Table.Td>{a.response_status ?? 'no response'}</Table.Td>
-                  <Table.Td>{formatDuration(a.latency_ms)}</Table.Td>
-                  <Table.Td>{a.attempt}</Table.Td>
-                  <Table.Td>{a.event_count}</Table.Td>
-                  <Table.Td style={{ maxWidth: 280, overflowWrap: 'anywhere' }}>{a.error ?? '–'}</Table.Td>
-                  <Table.Td className="nowrap">{a.next_attempt_at ? shortDate(a.next_attempt_at) : '–'}</Table.Td>
+          <div className="table-scroll">
+            <Table className="settings-table" fz="xs" data-testid="deliveries" striped aria-label="Delivery attempts">
+              <Table.Thead>
+                <Table.Tr>
+                  <Table.Th>Fired</Table.Th>
+                  <Table.Th>Outcome</Table.Th>
+                  <Table.Th>HTTP status</Table.Th>
+                  <Table.Th>Latency</Table.Th>
+                  <Table.Th>Attempt</Table.Th>
+                  <Table.Th>Events</Table.Th>
+                  <Table.Th>Error</Table.Th>
+                  <Table.Th>Next attempt</Table.Th>
                 </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
+              </Table.Thead>
+              <Table.Tbody>
+                {rows.map((a) => (
+                  <Table.Tr key={a.id} data-attempt-id={a.id}>
+                    <Table.Td className="nowrap" title={`webhook-id ${a.dispatch_id}`}>
+                      {shortDate(a.fired_at)}
+                    </Table.Td>
+                    <Table.Td>
+                      <Badge size="xs" variant="light" color={OUTCOME_COLOR[a.outcome]}>
+                        {a.outcome}
+                      </Badge>
+                    </Table.Td>
+                    <Table.Td>{a.response_status ?? 'no response'}</Table.Td>
+                    <Table.Td>{formatDuration(a.latency_ms)}</Table.Td>
+                    <Table.Td>{a.attempt}</Table.Td>
+                    <Table.Td>{a.event_count}</Table.Td>
+                    <Table.Td style={{ maxWidth: 280, overflowWrap: 'anywhere' }}>{a.error ?? '–'}</Table.Td>
+                    <Table.Td className="nowrap">{a.next_attempt_at ? shortDate(a.next_attempt_at) : '–'}</Table.Td>
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </Table>
+          </div>
           {pages.hasNextPage && (
             <Group justify="center" mt="xs">
               <Button size="compact-sm" variant="default" loading={pages.isFetchingNextPage} onClick={() => void pages.fetchNextPage()}>
