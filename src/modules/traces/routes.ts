@@ -12,6 +12,7 @@ import {
   searchRequestSchema,
   searchResponseSchema,
   shareSpanParams,
+  shareBodySchema,
   shareStateSchema,
   spanParams,
   spanSchema,
@@ -100,9 +101,15 @@ export function traceRoutes(app: FastifyInstance, service: TraceService) {
     '/api/trace/:id/share',
     {
       config: { auth: { scope: 'project', permission: 'traces:share' }, errorShape: 'object' },
-      schema: { tags, summary: 'Publish a trace under a public path (the same path when shared twice; the trace may arrive later)', params: traceIdParams, response: { 200: z.object({ path: z.string() }), ...objectErrors } },
+      schema: {
+        tags,
+        summary: 'Publish a trace under a public path (the same path when shared twice; the trace may arrive later)',
+        params: traceIdParams,
+        body: shareBodySchema,
+        response: { 200: z.object({ path: z.string() }), ...objectErrors },
+      },
     },
-    (req) => service.share(orgOf(req), req.projectId!, req.params.id),
+    (req) => service.share(orgOf(req), req.projectId!, req.params.id, req.body ?? {}),
   );
 
   r.get(

@@ -19,6 +19,7 @@ import * as store from './store.ts';
 import { INGEST_PIECE_SPANS, joinRowsInPieces, prepareSpanRow, splitRows, toSpanRow, unprepareSpanRow, type PreparedRows, type PreparedSpanRow } from './span-rows.ts';
 import { summarizeTrace, type SpanFacts, type TraceSummary } from './summary.ts';
 import type { AnnotationCounts, EvaluationChip, NewTracesRequest, SearchRequest } from './schemas.ts';
+import { DEFAULT_SHARE_OPTIONS, redactSpanJson, redactSpanPage, redactTraceHead, type ShareOptions } from './share-redaction.ts';
 
 /** PostgreSQL: how long a trace download may keep its pooled connection waiting for the client. */
 const STREAM_HOLD_MS = 10_000;
@@ -337,7 +338,7 @@ export class TraceService {
    * no such trace. `outline`: the spans without their payloads (input, output, params,
    * attributes, events).
    */
-  async detailStream(projectId: string, traceId: string, options: { outline?: boolean } = {}): Promise<Readable> {
+  async detailStream(projectId: string, traceId: string, options: { outline?: boolean; redact?: ShareOptions } = {}): Promise<Readable> {
     const [opened, evaluated] = await Promise.allSettled([
       store.openTraceSpans(this.db, projectId, traceId, { payloads: !options.outline }),
       this.evaluations(projectId, traceId),
@@ -350,10 +351,14 @@ export class TraceService {
     }
     if (!spans) throw notFound('trace_not_found', `no trace ${traceId} in this project`);
     const evaluations = evaluated.value;
-    const head = JSON.stringify({ ...traceView(spans.trace), evaluations });
+    const { redact } = options;
+    const view = { ...traceView(spans.trace), evaluations };
+    const head = JSON.stringify(redact ? redactTraceHead(view, redact) : view);
+    // A share's visitors: each page of spans without what the share hides.
+    const source = redact ? { next: async () => ((page) => (page === null ? null : redactSpanPage(page, redact)))(await spans.next()), close: () => spans.close() } : spans;
     // PostgreSQL: the stream keeps a pooled connection (its cursor lives there), so a slow
     // client gets the rest buffered after a while rather than holding it for ever.
-    return pagedStream(`${head.slice(0, -1)},"spans":[`, spans, ']}', { hurryAfterMs: this.db.kind === 'postgres' ? STREAM_HOLD_MS : undefined });
+    return pagedStream(`${head.slice(0, -1)},"spans":[`, source, ']}', { hurryAfterMs: this.db.kind === 'postgres' ? STREAM_HOLD_MS : undefined });
   }
 
   private async evaluations(projectId: string, traceId: string): Promise<Record<string, unknown>[]> {
@@ -481,10 +486,10 @@ export class TraceService {
    * SDKs share the trace they are still running, so the share is kept and works once the
    * spans come (like annotations and evaluations of a trace that is not there yet).
    */
-  async share(organizationId: string, projectId: string, traceId: string): Promise<{ path: string }> {
+  async share(organizationId: string, projectId: string, traceId: string, options: Partial<ShareOptions> = {}): Promise<{ path: string }> {
     const now = this.clock.now();
     return this.db.orm.transaction(async (tx) => {
-      const { token, created } = await store.insertShare(tx, projectId, traceId, randomAlphanumeric(32), now);
+      const { token, created } = await store.insertShare(tx, projectId, traceId, randomAlphanumeric(32), now, { ...DEFAULT_SHARE_OPTIONS, ...options });
       const path = `/share/${token}`;
       if (created) await emitEvent(tx, { organizationId, projectId, type: 'trace.shared', data: { trace_id: traceId, path } }, now);
       return { path };
@@ -501,9 +506,9 @@ export class TraceService {
   }
 
   /** Whether a trace is shared, and its public path (a trace may be shared before it arrives). */
-  async shareState(projectId: string, traceId: string): Promise<{ shared: boolean; path: string | null }> {
-    const token = await store.findShareByTrace(this.db.orm, projectId, traceId);
-    return { shared: token !== null, path: token ? `/share/${token}` : null };
+  async shareState(projectId: string, traceId: string): Promise<{ shared: boolean; path: string | null; options: ShareOptions | null }> {
+    const [token, options] = await Promise.all([store.findShareByTrace(this.db.orm, projectId, traceId), store.findShareOptions(this.db.orm, projectId, traceId)]);
+    return { shared: token !== null, path: token ? `/share/${token}` : null, options: token ? options : null };
   }
 
   /** Whether a public share token shows a trace now: shared, and its spans have arrived (else its page answers 404). */
@@ -516,7 +521,7 @@ export class TraceService {
   async sharedStream(token: string, options: { outline?: boolean } = {}): Promise<Readable> {
     const share = await this.liveShare(token);
     try {
-      return await this.detailStream(share.projectId, share.traceId, options);
+      return await this.detailStream(share.projectId, share.traceId, { ...options, redact: share.options });
     } catch (err) {
       if (err instanceof AppError && err.status === 404) {
         throw notFound('trace_not_available_yet', 'this trace is shared but not available yet: its spans have not arrived (try again in a few seconds)');
@@ -528,10 +533,10 @@ export class TraceService {
   /** One span of a shared trace, for anyone (JSON text). */
   async sharedSpanJson(token: string, spanId: string): Promise<string> {
     const share = await this.liveShare(token);
-    return this.spanJson(share.projectId, share.traceId, spanId);
+    return redactSpanJson(await this.spanJson(share.projectId, share.traceId, spanId), share.options);
   }
 
-  private async liveShare(token: string): Promise<{ projectId: string; traceId: string }> {
+  private async liveShare(token: string): Promise<{ projectId: string; traceId: string; options: ShareOptions }> {
     const share = /^[A-Za-z0-9]{32}$/.test(token) ? await store.findShare(this.db.orm, token) : null;
     if (!share) throw notFound('share_not_found', 'this shared trace does not exist or is no longer shared');
     return share;

@@ -1,7 +1,7 @@
 import type { ReactNode } from 'react';
 import { Alert, Button, Code, Group, Modal, Paper, Stack, Text, Title } from '@mantine/core';
 import { IconAlertTriangle, IconLock } from '@tabler/icons-react';
-import { ApiError } from '../api/client.ts';
+import { ApiError, fieldError } from '../api/client.ts';
 import { useSession } from '../api/session.ts';
 import { asText, formatShortDateTime } from '../lib/format.ts';
 import { Copy } from './Copy.tsx';
@@ -33,9 +33,11 @@ export function Section({ title, description, actions, children }: { title: stri
 const READABLE = { title: 'alert-title' };
 
 /** An API failure, a 403 said plainly: what the role may not do, in the server's words. */
-export function ApiErrorAlert({ error, title }: { error: unknown; title?: string }) {
+export function ApiErrorAlert({ error, title, shownAt = [] }: { error: unknown; title?: string; shownAt?: string[] }) {
   const { data: session } = useSession();
   if (!error) return null;
+  // Said next to its field already (fieldError): not twice.
+  if (shownAt.length && fieldError(error, ...shownAt)) return null;
   if (error instanceof ApiError && error.status === 403) {
     return (
       <Alert color="orange" icon={<IconLock size={16} />} title={title ?? 'Not allowed'} role="alert" classNames={READABLE}>
@@ -46,7 +48,6 @@ export function ApiErrorAlert({ error, title }: { error: unknown; title?: string
   return (
     <Alert color="red" icon={<IconAlertTriangle size={16} />} title={title ?? 'Something went wrong'} role="alert" classNames={READABLE}>
       {error instanceof Error ? error.message : asText(error)}
-      {error instanceof ApiError && error.field ? ` (field: ${error.field})` : ''}
     </Alert>
   );
 }

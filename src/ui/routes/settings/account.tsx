@@ -6,6 +6,7 @@ import { useSession } from '../../api/session.ts';
 import { useAccountMutations, useUserSessions } from '../../api/account.ts';
 import type { UserSession } from '../../api/types.ts';
 import { ApiErrorAlert, Section, shortDate } from '../../components/Settings.tsx';
+import { fieldError } from '../../api/client.ts';
 
 /** "Chrome 131 on Linux" from a user agent, enough to tell one's devices apart. */
 function device(userAgent: string | null): string {
@@ -119,10 +120,10 @@ export default function AccountPage() {
       <Section title="Password" description="At least 8 characters. Changing it signs out your other sessions.">
         <form onSubmit={(e) => void changePassword(e).catch(() => undefined)} noValidate>
           <Stack gap="sm" maw={360}>
-            <PasswordInput label="Current password" autoComplete="current-password" required value={current} onChange={(e) => setCurrent(e.currentTarget.value)} />
+            <PasswordInput label="Current password" autoComplete="current-password" required value={current} onChange={(e) => setCurrent(e.currentTarget.value)} error={fieldError(m.changePassword.error, 'currentPassword')} />
             <PasswordInput label="New password" autoComplete="new-password" required value={next} onChange={(e) => setNext(e.currentTarget.value)} error={next.length > 0 && next.length < 8 ? 'At least 8 characters' : undefined} />
             <PasswordInput label="New password again" autoComplete="new-password" required value={again} onChange={(e) => setAgain(e.currentTarget.value)} error={mismatch ? 'The two passwords differ' : undefined} />
-            <ApiErrorAlert error={m.changePassword.error} title="The password was not changed" />
+            <ApiErrorAlert error={m.changePassword.error} title="The password was not changed" shownAt={['currentPassword']} />
             <Group>
               <Button type="submit" loading={m.changePassword.isPending} disabled={!current || next.length < 8 || next !== again}>
                 Change password

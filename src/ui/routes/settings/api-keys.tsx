@@ -9,6 +9,7 @@ import { useApiKeyMutations, useApiKeys } from '../../api/api-keys.ts';
 import { useMembers } from '../../api/organization.ts';
 import type { ApiKey, CreateKeyBody, KeyBinding, Session } from '../../api/types.ts';
 import { ApiErrorAlert, ConfirmAction, RoleNote, Section, ShownOnce, shortDate } from '../../components/Settings.tsx';
+import { fieldError } from '../../api/client.ts';
 
 type Mode = NonNullable<CreateKeyBody['permissionMode']>;
 type BindingRole = NonNullable<KeyBinding['role']>;
@@ -242,7 +243,7 @@ function CreateKey({ session, members, onClose, onCreated }: { session: Session;
       <form onSubmit={(e) => void submit(e).catch(() => undefined)}>
         <Stack gap="md">
           <Group grow align="flex-start">
-            <TextInput label="Name" required value={name} onChange={(e) => setName(e.currentTarget.value)} maxLength={100} data-autofocus />
+            <TextInput label="Name" required value={name} onChange={(e) => setName(e.currentTarget.value)} maxLength={100} data-autofocus error={fieldError(create.error, 'name')} />
             <NativeSelect label="Expires" value={expiry} onChange={(e) => setExpiry(e.currentTarget.value)} data={EXPIRY} />
             {expiry === 'date' && <TextInput label="Expiry date" type="date" required value={expiryDate} onChange={(e) => setExpiryDate(e.currentTarget.value)} />}
           </Group>
@@ -390,7 +391,7 @@ function CreateKey({ session, members, onClose, onCreated }: { session: Session;
             </Checkbox.Group>
           )}
 
-          <ApiErrorAlert error={create.error} title="The key was not created" />
+          <ApiErrorAlert error={create.error} title="The key was not created" shownAt={['name']} />
           <Group justify="flex-end">
             <Button variant="default" onClick={onClose}>
               Cancel

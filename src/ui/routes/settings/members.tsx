@@ -6,6 +6,7 @@ import { can, useSession } from '../../api/session.ts';
 import { useInvitations, useMemberMutations, useMembers } from '../../api/organization.ts';
 import type { AddedMember, Member, Role } from '../../api/types.ts';
 import { ApiErrorAlert, ConfirmAction, RoleNote, Section, ShownOnce, shortDate } from '../../components/Settings.tsx';
+import { fieldError } from '../../api/client.ts';
 
 const ROLES: { value: Role; label: string }[] = [
   { value: 'ADMIN', label: 'Admin (everything, settings too)' },
@@ -49,7 +50,7 @@ export default function MembersPage() {
         <Section title="Invite a member" description="A new user gets a one-time link to set a password (it is e-mailed when the server has SMTP). Someone who already has an account signs in with it.">
           <form onSubmit={(e) => void invite(e).catch(() => undefined)}>
             <Group align="flex-end" gap="sm">
-              <TextInput label="E-mail" type="email" required value={email} onChange={(e) => setEmail(e.currentTarget.value)} w={260} />
+              <TextInput label="E-mail" type="email" required value={email} onChange={(e) => setEmail(e.currentTarget.value)} w={260} maw="100%" error={fieldError(m.add.error, 'email')} />
               <TextInput label="Name (optional)" value={name} onChange={(e) => setName(e.currentTarget.value)} w={180} />
               <NativeSelect label="Role" value={role} onChange={(e) => setRole(e.currentTarget.value as Role)} data={ROLES} w={270} />
               <Button type="submit" leftSection={<IconMailPlus size={14} />} loading={m.add.isPending} disabled={!email.trim()}>
@@ -58,7 +59,7 @@ export default function MembersPage() {
             </Group>
           </form>
           <Stack mt="sm" gap="sm">
-            <ApiErrorAlert error={m.add.error} title="Not invited" />
+            <ApiErrorAlert error={m.add.error} title="Not invited" shownAt={['email']} />
             {added &&
               (added.invitation ? (
                 <ShownOnce label={`Invitation link for ${added.email}`} value={added.invitation.url}>

@@ -7,6 +7,7 @@ import { can, useSession } from '../../api/session.ts';
 import { useProjectMutations, useProjects } from '../../api/organization.ts';
 import type { Project } from '../../api/types.ts';
 import { ApiErrorAlert, ConfirmAction, RoleNote, Section, ShownOnce, shortDate } from '../../components/Settings.tsx';
+import { fieldError } from '../../api/client.ts';
 
 /** A number field's value as retention days: empty keeps traces forever (null). */
 const retentionOf = (v: string | number) => (v === '' ? null : Number(v));
@@ -58,7 +59,7 @@ export default function ProjectsPage() {
         <Section title="New project" description="Each project has its own traces, prompts, webhooks and project API key.">
           <form onSubmit={(e) => void create(e).catch(() => undefined)}>
             <Group align="flex-end" gap="sm">
-              <TextInput label="Project name" required value={name} onChange={(e) => setName(e.currentTarget.value)} w={280} maxLength={100} />
+              <TextInput label="Project name" required value={name} onChange={(e) => setName(e.currentTarget.value)} w={280} maw="100%" maxLength={100} error={fieldError(m.create.error, 'name')} />
               <NumberInput
                 label="Retention (days)"
                 description="Empty: keep traces forever"
@@ -75,7 +76,7 @@ export default function ProjectsPage() {
             </Group>
           </form>
           <Stack mt="sm" gap="sm">
-            <ApiErrorAlert error={m.create.error} title="The project was not created" />
+            <ApiErrorAlert error={m.create.error} title="The project was not created" shownAt={['name']} />
           </Stack>
         </Section>
       ) : (

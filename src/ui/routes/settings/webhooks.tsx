@@ -8,6 +8,7 @@ import { DELIVERIES_REFRESH_MS, useDeliveries, useEndpointMutations, useEndpoint
 import type { WebhookEndpoint, WebhookEventType } from '../../api/types.ts';
 import { ApiErrorAlert, ConfirmAction, RoleNote, Section, ShownOnce, shortDate } from '../../components/Settings.tsx';
 import { formatDuration } from '../../lib/format.ts';
+import { fieldError } from '../../api/client.ts';
 
 /** The reason the API itself writes when someone disables an endpoint (anything else: the dispatcher did). */
 const MANUAL_REASON = 'disabled through the API';
@@ -298,7 +299,7 @@ function CreateEndpoint({ projectId, onClose, onCreated }: { projectId: string; 
     <Modal opened onClose={onClose} title="Add a webhook endpoint" size="lg">
       <form onSubmit={(e) => void submit(e).catch(() => undefined)}>
         <Stack gap="sm">
-          <TextInput label="URL" description="http(s) address of your receiver" required placeholder="https://example.com/hooks/spyglass" value={url} onChange={(e) => setUrl(e.currentTarget.value)} data-autofocus />
+          <TextInput label="URL" description="http(s) address of your receiver" required placeholder="https://example.com/hooks/spyglass" value={url} onChange={(e) => setUrl(e.currentTarget.value)} data-autofocus error={fieldError(create.error, 'url')} />
           <Textarea label="Description (optional)" value={description} onChange={(e) => setDescription(e.currentTarget.value)} maxLength={500} autosize minRows={1} />
           {catalogue.isPending ? (
             <Loader size="xs" aria-label="Loading event types" />
@@ -311,7 +312,7 @@ function CreateEndpoint({ projectId, onClose, onCreated }: { projectId: string; 
             <NumberInput label="Events per delivery (max)" value={batchSize} onChange={setBatchSize} min={1} max={500} allowDecimal={false} />
             <NumberInput label="Wait for more events (ms)" value={batchDelay} onChange={setBatchDelay} min={0} max={300000} step={1000} allowDecimal={false} />
           </Group>
-          <ApiErrorAlert error={create.error} title="The endpoint was not created" />
+          <ApiErrorAlert error={create.error} title="The endpoint was not created" shownAt={['url']} />
           <Group justify="flex-end">
             <Button variant="default" onClick={onClose}>
               Cancel
