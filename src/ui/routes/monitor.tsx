@@ -232,7 +232,12 @@ function PassRateBars({ stats }: { stats: MonitorStatsResponse }) {
 /** The monitor's settings in words: one line per setting; long on/off sets counted, with what is on. */
 function SettingsSummary({ settings }: { settings: Record<string, unknown> }) {
   const entries = Object.entries(settings);
-  if (!entries.length) return null;
+  if (!entries.length)
+    return (
+      <Text size="sm" mt={8} data-testid="monitor-settings">
+        Settings: the evaluator&apos;s defaults.
+      </Text>
+    );
   const describe = (v: unknown): string => {
     if (Array.isArray(v)) return v.length ? v.map((x) => asText(x)).join(', ') : 'none';
     if (v && typeof v === 'object') {
