@@ -221,7 +221,7 @@ describe.runIf(hasChromium)('the web app walked on a desktop and a phone (issue 
     // The row in the middle of the list as it stands, clicked where it is (no scrolling to it).
     const box = (await grid().boundingBox())!;
     const [x, y] = [box.x + box.width / 2, box.y + box.height / 2];
-    const traceId = (await page.evaluate(`document.elementFromPoint(${x}, ${y}).closest('[data-trace-id]').getAttribute('data-trace-id')`)) as string;
+    const traceId = await page.evaluate<string>(`document.elementFromPoint(${x}, ${y}).closest('[data-trace-id]').getAttribute('data-trace-id')`);
     expect(traceId).toMatch(/^plain-/);
     await page.mouse.click(x, y);
     await page.waitForURL(`**/traces/${traceId}`);
