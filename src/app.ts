@@ -127,7 +127,7 @@ export function buildServices(deps: Deps): Services {
   const agentCache = new AgentCacheService(deps.db, deps.clock, loadKeyring(deps.config.encryptionKey, deps.config.dataDir));
   const evaluations = new EvaluationService(deps.db, deps.clock, deps.config.providerEnv, {}, fetch, metrics);
   const prompts = new PromptService(deps.db, deps.clock, {
-    complete: (model, messages, signal) => evaluations.complete(model, messages, signal),
+    complete: (model, messages, signal, responseFormat) => evaluations.complete(model, messages, signal, responseFormat?.json_schema),
     record: (scope, spans) => traces.ingest(scope.organizationId, scope.projectId, spans),
   });
   const webhooks = buildWebhookService(deps, metrics);

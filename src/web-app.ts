@@ -15,8 +15,16 @@ export const UI_DIR = path.join(PACKAGE_DIR, 'dist', 'ui');
  */
 export const PAGE_ROUTES = ['/', '/signin', '/invite/:token', '/reset-password/:token', '/p/*', '/share/:token'] as const;
 
+/**
+ * Any other path a browser navigates to: the app, which draws its "not found" page, with
+ * status 404. Programs (no `Accept: text/html` first, or with credentials) keep the JSON 404
+ * of the not-found handler, and so does every browser under the API's own prefixes.
+ */
+export const NOT_FOUND_PAGE_ROUTE = '/*';
+const API_PREFIXES = ['/api/', '/api?', '/v1/', '/healthz', '/readyz', '/metrics'];
+
 /** Every route this file adds: pages and assets, not API (the OpenAPI document leaves them out). */
-export const WEB_ROUTES: readonly string[] = [...PAGE_ROUTES, '/assets/*'];
+export const WEB_ROUTES: readonly string[] = [...PAGE_ROUTES, '/assets/*', NOT_FOUND_PAGE_ROUTE];
 
 export interface WebAppOptions {
   /** Whether a share token shows a trace: the page of a withdrawn link (or of a trace not arrived yet) answers 404. */
@@ -144,5 +152,19 @@ export async function installWebApp(app: FastifyInstance, options: WebAppOptions
         },
       });
     }
+
+    // Unknown paths: the router tries every other route first (a wildcard at the root ranks last).
+    web.route({
+      method: 'GET',
+      url: NOT_FOUND_PAGE_ROUTE,
+      constraints: { page: 'html' },
+      config: { auth: { scope: 'public' } },
+      schema: { hide: true },
+      handler: async (req, reply) => {
+        const url = req.url;
+        if (url === '/api' || API_PREFIXES.some((p) => url.startsWith(p))) return reply.callNotFound();
+        return sendPage(reply, 404);
+      },
+    });
   });
 }

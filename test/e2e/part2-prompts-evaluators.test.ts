@@ -223,8 +223,8 @@ describe.runIf(hasChromium)('prompts, evaluators, monitors and analytics in a re
     await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Analytics' }).click();
     await page.waitForURL('**/analytics');
     await expect.poll(() => page.getByTestId('total-traces').textContent(), { timeout: 10_000 }).toBe(String(sent.length));
-    await page.getByRole('figure', { name: /^Traces and spans/ }).locator('svg').first().waitFor();
-    expect(await page.getByRole('figure', { name: /^Traces and spans/ }).getAttribute('aria-label')).toContain(`${sent.length} traces`);
+    await page.getByRole('figure', { name: /^Traces:/ }).locator('svg').first().waitFor();
+    expect(await page.getByRole('figure', { name: /^Traces:/ }).getAttribute('aria-label')).toContain(`${sent.length} traces`);
     await page.getByRole('figure', { name: /^Evaluation pass rate/ }).locator('svg').first().waitFor();
     await accessible();
     await screenshot('analytics');

@@ -197,6 +197,7 @@ describe.runIf(hasChromium)('the web app in a real browser', () => {
 
   it('shares the trace, shows it to a visitor without cookies, and withdraws it', async () => {
     await page.getByRole('button', { name: 'Share', exact: true }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Share and copy the link' }).click();
     const link = page.getByTestId('share-link');
     await link.waitFor();
     const shared = (await link.getAttribute('href'))!;

@@ -103,6 +103,24 @@ describe.each(databaseKinds)('POST /api/prompts/:id/run, "Try it" (%s)', (kind) 
     expect(openai.requests.at(-1)!.body.model).toBe('gpt-4.1');
   });
 
+  it('a version with a JSON Schema output sends it as response_format, as the editor says; without one, none is sent', async () => {
+    const schema = { type: 'object', properties: { answer: { type: 'string' }, confidence: { type: 'number' } }, required: ['answer'] };
+    const created = await t.request('POST', '/api/prompts', {
+      authToken: key,
+      body: { handle: 'structured', prompt: 'Answer as JSON.', messages: [{ role: 'user', content: '{{question}}' }], inputs: [{ identifier: 'question', type: 'str' }], outputs: [{ identifier: 'reply', type: 'json_schema', json_schema: schema }], model: 'openai/gpt-4o-mini' },
+    });
+    expect(created.status, created.text).toBe(200);
+    openai.queue(completion('{"answer":"tomorrow","confidence":0.9}'));
+    const res = await run({ variables: { question: 'When?' } }, 'structured');
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.output.content).toBe('{"answer":"tomorrow","confidence":0.9}');
+    expect(openai.requests.at(-1)!.body.response_format).toEqual({ type: 'json_schema', json_schema: { name: 'reply', schema, strict: false } });
+
+    openai.queue(completion('Plain text.'));
+    expect((await run({ variables: { company: 'Acme', question: 'Hi' } })).status).toBe(200);
+    expect(openai.requests.at(-1)!.body.response_format).toBeUndefined();
+  });
+
   it('refuses what the caller got wrong with a 400 naming the field, before calling the model', async () => {
     const before = openai.requests.length;
     const missing = await run({ variables: { company: 'Acme' } });

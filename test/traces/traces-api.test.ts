@@ -254,16 +254,71 @@ describe.each(databaseKinds)('traces API (%s)', (kind) => {
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toContain('text/html');
     expect(page.headers.get('x-robots-tag')).toContain('noindex');
-    expect((await t.request('GET', '/api/trace/trace-share/share', { token: key })).body).toEqual({ shared: true, path: a.body.path });
+    expect((await t.request('GET', '/api/trace/trace-share/share', { token: key })).body).toEqual({
+      shared: true,
+      path: a.body.path,
+      options: { hide_user: false, hide_metadata: false, hide_span_attributes: false },
+    });
 
     const un = await t.request('POST', '/api/trace/trace-share/unshare', { token: key });
     expect(un.status).toBe(200);
     expect(typeof un.body.message).toBe('string');
     expect((await t.request('GET', `/api/share/${token}`)).status).toBe(404);
     expect((await t.request('GET', a.body.path, html)).status).toBe(404);
-    expect((await t.request('GET', '/api/trace/trace-share/share', { token: key })).body).toEqual({ shared: false, path: null });
+    expect((await t.request('GET', '/api/trace/trace-share/share', { token: key })).body).toEqual({ shared: false, path: null, options: null });
     const [{ n }] = await rows<{ n: number }>(t.db.orm, sql`SELECT count(*)::int AS n FROM events WHERE type IN ('trace.shared', 'trace.unshared')`);
     expect(Number(n)).toBe(2);
+  });
+
+  it('a share hides the end user, the metadata and the span attributes when asked (a share made without a body shows everything, as before); sharing again changes what it hides', async () => {
+    const spans = [
+      {
+        span_id: 'private-root',
+        type: 'agent',
+        name: 'answer',
+        input: { type: 'text', value: 'question' },
+        output: { type: 'text', value: 'answer' },
+        timestamps: { started_at: T0, finished_at: T0 + 1000 },
+        attributes: { 'langwatch.user.id': 'alice@example.com', 'enduser.id': 'alice', 'service.version': '2.1', 'retrieval.top_k': 3 },
+      },
+    ];
+    await send(collectorTrace('private', { spans, metadata: { user_id: 'alice@example.com', thread_id: 'th-9', customer_id: 'acme', labels: ['prod'], plan: 'gold' } }));
+    const shared = async (body?: object) => {
+      const res = await t.request('POST', '/api/trace/private/share', { token: key, ...(body ? { body } : {}) });
+      expect(res.status, res.text).toBe(200);
+      const token = (res.body.path as string).split('/')[2];
+      const detail = (await t.request('GET', `/api/share/${token}`)).body;
+      const span = (await t.request('GET', `/api/share/${token}/spans/private-root`)).body;
+      return { detail, span, state: (await t.request('GET', '/api/trace/private/share', { token: key })).body };
+    };
+    // No body, as before: everything shown.
+    const asBefore = await shared();
+    expect(asBefore.detail.metadata).toMatchObject({ user_id: 'alice@example.com', plan: 'gold' });
+    expect(asBefore.state.options).toEqual({ hide_user: false, hide_metadata: false, hide_span_attributes: false });
+    // The end user hidden (the web app's default), everything else shown (the shape unchanged).
+    const plain = await shared({ hide_user: true });
+    expect(plain.detail.metadata).toEqual({ thread_id: 'th-9', customer_id: 'acme', labels: ['prod'], plan: 'gold' });
+    expect(plain.detail.spans[0].attributes).toEqual({ 'service.version': '2.1', 'retrieval.top_k': 3 });
+    expect(plain.span.attributes).toEqual({ 'service.version': '2.1', 'retrieval.top_k': 3 });
+    expect(plain.detail.input).toEqual({ value: 'question' });
+    expect(plain.state.options).toEqual({ hide_user: true, hide_metadata: false, hide_span_attributes: false });
+    // Everything shown, on purpose.
+    const open = await shared({ hide_user: false });
+    expect(open.detail.metadata).toMatchObject({ user_id: 'alice@example.com', plan: 'gold' });
+    expect(open.span.attributes).toMatchObject({ 'langwatch.user.id': 'alice@example.com', 'enduser.id': 'alice' });
+    // Metadata and attributes hidden (the same path: the share remembers the latest choice).
+    const closed = await shared({ hide_metadata: true, hide_span_attributes: true });
+    expect(closed.state.path).toBe(open.state.path);
+    expect(closed.detail.metadata).toEqual({});
+    expect(closed.detail.spans[0].attributes).toEqual({});
+    expect(closed.span.attributes).toEqual({});
+    expect(closed.detail.output).toEqual({ value: 'answer' });
+    // The project's own view is never redacted.
+    expect((await t.request('GET', '/api/trace/private', { token: key })).body.metadata).toMatchObject({ user_id: 'alice@example.com', plan: 'gold' });
+    // A wrong option is named.
+    const wrong = await t.request('POST', '/api/trace/private/share', { token: key, body: { hide_user: 'yes' } });
+    expect(wrong.status).toBe(400);
+    expect(JSON.stringify(wrong.body)).toContain('hide_user');
   });
 
   it('the public path answers a program with the shared trace (as /api/share does) and a browser with the page', async () => {

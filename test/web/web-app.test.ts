@@ -57,6 +57,23 @@ describe('serving the web app', () => {
     expect(api.headers.get('content-type')).toContain('application/json');
   });
 
+  it("a browser navigating to an unknown address gets the app (its not-found page) with 404; programs keep the JSON 404", async () => {
+    for (const url of ['/this/does/not/exist', '/nothing', '/p', '/settings/whatever?x=1']) {
+      const page = await t.request('GET', url, html);
+      expect(page.status, url).toBe(404);
+      expect(page.headers.get('content-type'), url).toContain('text/html');
+      expect(page.text).toContain('<div id="root">');
+      const program = await t.request('GET', url);
+      expect(program.status, url).toBe(404);
+      expect(program.body, url).toEqual({ error: { type: 'not_found', code: 'route_not_found', message: `no route GET ${url.split('?')[0]}` } });
+      // With credentials it is a program, whatever it accepts.
+      const keyed = await t.request('GET', url, { authToken: t.creds.projectApiKey, headers: { accept: 'text/html' } });
+      expect(keyed.headers.get('content-type'), url).toContain('application/json');
+    }
+    // Other methods are never pages.
+    expect((await t.request('POST', '/this/does/not/exist', html)).headers.get('content-type')).toContain('application/json');
+  });
+
   it('serves hashed assets precompressed, with long immutable caching', async () => {
     const file = fs.readdirSync(path.join(UI_DIR, 'assets')).find((f) => f.endsWith('.js') && fs.existsSync(path.join(UI_DIR, 'assets', `${f}.br`)))!;
     const br = await fetch(`${t.baseUrl}/assets/${file}`, { headers: { 'accept-encoding': 'br' } });

@@ -177,7 +177,12 @@ export class EvaluationService {
    * Failures are HTTP errors here: 400 naming `model`, 503 when the provider is not
    * configured (naming the variable), 502 for the provider's errors, 504 past the deadline.
    */
-  async complete(model: string, messages: { role: 'system' | 'user' | 'assistant'; content: string }[], signal?: AbortSignal): Promise<ChatCompletion & { provider: string }> {
+  async complete(
+    model: string,
+    messages: { role: 'system' | 'user' | 'assistant'; content: string }[],
+    signal?: AbortSignal,
+    jsonSchema?: { name: string; schema: Record<string, unknown> },
+  ): Promise<ChatCompletion & { provider: string }> {
     const resolved = resolveChatModel(model);
     if (!resolved) throw badRequest('unsupported_model', `model: ${model} is not supported; use openai/<model> (any OpenAI-compatible server through OPENAI_BASE_URL)`, 'model');
     const deadline = AbortSignal.timeout(this.limits.timeoutMs);
@@ -188,7 +193,7 @@ export class EvaluationService {
         now: () => this.clock.now(),
         maxRetries: this.limits.maxRetries,
         signal: signal ? AbortSignal.any([signal, deadline]) : deadline,
-      });
+      }, jsonSchema);
       return { ...answer, provider: resolved.provider };
     } catch (err) {
       if (err instanceof MissingConfigurationError) {

@@ -13,6 +13,8 @@ export interface PromptRunner {
     model: string,
     messages: PromptMessage[],
     signal?: AbortSignal,
+    /** The version's JSON Schema output, sent as the request's response_format. */
+    responseFormat?: PromptView['response_format'],
   ): Promise<{
     text: string;
     /** e.g. openai */
@@ -51,7 +53,7 @@ export async function runPrompt(deps: RunPromptDeps, ctx: PromptContext, input: 
   const scope = { organizationId: ctx.organizationId, projectId: ctx.projectId };
   let answer: Awaited<ReturnType<PromptRunner['complete']>>;
   try {
-    answer = await runner.complete(model, messages, signal);
+    answer = await runner.complete(model, messages, signal, prompt.response_format);
   } catch (err) {
     // Only calls that reached the provider are traces; a refused model or missing key is not a run.
     if (err instanceof AppError && err.status >= 500 && err.code !== 'provider_not_configured') {

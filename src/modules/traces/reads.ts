@@ -4,6 +4,7 @@ import { notFound } from '../../platform/errors.ts';
 import { pagedStream } from '../../platform/paged-stream.ts';
 import * as store from './store.ts';
 import { traceView, type TraceDetail } from './presenters.ts';
+import { redactSpanPage, redactTraceHead, type ShareOptions } from './share-redaction.ts';
 import type { TraceContext } from './context.ts';
 
 /** PostgreSQL: how long a trace download may keep its pooled connection waiting for the client. */
@@ -19,7 +20,7 @@ export class TraceReads {
    * no such trace. `outline`: the spans without their payloads (input, output, params,
    * attributes, events).
    */
-  async detailStream(projectId: string, traceId: string, options: { outline?: boolean } = {}): Promise<Readable> {
+  async detailStream(projectId: string, traceId: string, options: { outline?: boolean; redact?: ShareOptions } = {}): Promise<Readable> {
     const [opened, evaluated] = await Promise.allSettled([
       store.openTraceSpans(this.ctx.db, projectId, traceId, { payloads: !options.outline }),
       this.evaluations(projectId, traceId),
@@ -32,10 +33,14 @@ export class TraceReads {
     }
     if (!spans) throw notFound('trace_not_found', `no trace ${traceId} in this project`);
     const evaluations = evaluated.value;
-    const head = JSON.stringify({ ...traceView(spans.trace), evaluations });
+    const { redact } = options;
+    const view = { ...traceView(spans.trace), evaluations };
+    const head = JSON.stringify(redact ? redactTraceHead(view, redact) : view);
+    // A share's visitors: each page of spans without what the share hides.
+    const source = redact ? { next: async () => ((page) => (page === null ? null : redactSpanPage(page, redact)))(await spans.next()), close: () => spans.close() } : spans;
     // PostgreSQL: the stream keeps a pooled connection (its cursor lives there), so a slow
     // client gets the rest buffered after a while rather than holding it for ever.
-    return pagedStream(`${head.slice(0, -1)},"spans":[`, spans, ']}', { hurryAfterMs: this.ctx.db.kind === 'postgres' ? STREAM_HOLD_MS : undefined });
+    return pagedStream(`${head.slice(0, -1)},"spans":[`, source, ']}', { hurryAfterMs: this.ctx.db.kind === 'postgres' ? STREAM_HOLD_MS : undefined });
   }
 
   private async evaluations(projectId: string, traceId: string): Promise<Record<string, unknown>[]> {

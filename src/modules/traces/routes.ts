@@ -11,6 +11,7 @@ import {
   searchRequestSchema,
   searchResponseSchema,
   shareSpanParams,
+  shareBodySchema,
   shareStateSchema,
   spanParams,
   spanSchema,
@@ -127,10 +128,11 @@ export function traceRoutes(app: FastifyInstance, service: TraceService) {
           tags,
           summary: 'Publish a trace under a public path (the same path when shared twice; the trace may arrive later)',
           params: traceIdParams,
+          body: shareBodySchema,
           response: { 200: z.object({ path: z.string() }) },
         },
       },
-      (req, { organizationId, projectId }) => service.share(organizationId, projectId, req.params.id),
+      (req, { organizationId, projectId }) => service.share(organizationId, projectId, req.params.id, req.body ?? {}),
     );
 
     project.get(

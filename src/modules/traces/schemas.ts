@@ -167,8 +167,21 @@ export const newTracesResponseSchema = z
   })
   .meta({ id: 'NewTracesResponse' });
 
+const shareOptionsShape = {
+  hide_user: z.boolean().describe("Hide the end user (the trace's user_id, user attributes of spans) from visitors; default true"),
+  hide_metadata: z.boolean().describe("Hide the trace's metadata (labels, thread, customer, custom keys); default false"),
+  hide_span_attributes: z.boolean().describe("Hide the spans' attributes and resource attributes; default false"),
+};
+
+/** POST /api/trace/{id}/share: what the public path hides (optional; sharing again updates it). */
+export const shareBodySchema = z.strictObject({ hide_user: shareOptionsShape.hide_user.optional(), hide_metadata: shareOptionsShape.hide_metadata.optional(), hide_span_attributes: shareOptionsShape.hide_span_attributes.optional() }).nullish();
+
 export const shareStateSchema = z
-  .object({ shared: z.boolean(), path: z.string().nullable().describe('/share/<token> while shared') })
+  .object({
+    shared: z.boolean(),
+    path: z.string().nullable().describe('/share/<token> while shared'),
+    options: z.object(shareOptionsShape).nullable().describe('What the public path hides from its visitors (null while not shared)'),
+  })
   .meta({ id: 'ShareState' });
 
 export type TraceSummaryView = z.infer<typeof traceSummarySchema>;

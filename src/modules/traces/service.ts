@@ -12,6 +12,7 @@ import { TraceReads } from './reads.ts';
 import { TraceSearch } from './search.ts';
 import { TraceShares } from './shares.ts';
 import { TraceRetention } from './retention.ts';
+import type { ShareOptions } from './share-redaction.ts';
 import type { TraceDetail } from './presenters.ts';
 
 export type { ListFacts, ProjectRegistry, TraceExtension } from './context.ts';
@@ -120,13 +121,13 @@ export class TraceService {
   }
 
   // Shares (shares.ts)
-  share(organizationId: string, projectId: string, traceId: string): Promise<{ path: string }> {
-    return this.shares.share(organizationId, projectId, traceId);
+  share(organizationId: string, projectId: string, traceId: string, options: Partial<ShareOptions> = {}): Promise<{ path: string }> {
+    return this.shares.share(organizationId, projectId, traceId, options);
   }
   unshare(organizationId: string, projectId: string, traceId: string): Promise<{ message: string }> {
     return this.shares.unshare(organizationId, projectId, traceId);
   }
-  shareState(projectId: string, traceId: string): Promise<{ shared: boolean; path: string | null }> {
+  shareState(projectId: string, traceId: string): Promise<{ shared: boolean; path: string | null; options: ShareOptions | null }> {
     return this.shares.shareState(projectId, traceId);
   }
   shareShowsTrace(token: string): Promise<boolean> {

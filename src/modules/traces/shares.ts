@@ -5,6 +5,7 @@ import { emitEvent } from '../../platform/events/index.ts';
 import * as store from './store.ts';
 import type { TraceContext } from './context.ts';
 import type { TraceReads } from './reads.ts';
+import { DEFAULT_SHARE_OPTIONS, redactSpanJson, type ShareOptions } from './share-redaction.ts';
 
 /** Public share links of traces: sharing, unsharing, and what anyone with the link reads. */
 export class TraceShares {
@@ -18,10 +19,10 @@ export class TraceShares {
    * SDKs share the trace they are still running, so the share is kept and works once the
    * spans come (like annotations and evaluations of a trace that is not there yet).
    */
-  async share(organizationId: string, projectId: string, traceId: string): Promise<{ path: string }> {
+  async share(organizationId: string, projectId: string, traceId: string, options: Partial<ShareOptions> = {}): Promise<{ path: string }> {
     const now = this.ctx.clock.now();
     return this.ctx.db.orm.transaction(async (tx) => {
-      const { token, created } = await store.insertShare(tx, projectId, traceId, randomAlphanumeric(32), now);
+      const { token, created } = await store.insertShare(tx, projectId, traceId, randomAlphanumeric(32), now, { ...DEFAULT_SHARE_OPTIONS, ...options });
       const path = `/share/${token}`;
       if (created) await emitEvent(tx, { organizationId, projectId, type: 'trace.shared', data: { trace_id: traceId, path } }, now);
       return { path };
@@ -38,9 +39,9 @@ export class TraceShares {
   }
 
   /** Whether a trace is shared, and its public path (a trace may be shared before it arrives). */
-  async shareState(projectId: string, traceId: string): Promise<{ shared: boolean; path: string | null }> {
-    const token = await store.findShareByTrace(this.ctx.db.orm, projectId, traceId);
-    return { shared: token !== null, path: token ? `/share/${token}` : null };
+  async shareState(projectId: string, traceId: string): Promise<{ shared: boolean; path: string | null; options: ShareOptions | null }> {
+    const [token, options] = await Promise.all([store.findShareByTrace(this.ctx.db.orm, projectId, traceId), store.findShareOptions(this.ctx.db.orm, projectId, traceId)]);
+    return { shared: token !== null, path: token ? `/share/${token}` : null, options: token ? options : null };
   }
 
   /** Whether a public share token shows a trace now: shared, and its spans have arrived (else its page answers 404). */
@@ -53,7 +54,7 @@ export class TraceShares {
   async sharedStream(token: string, options: { outline?: boolean } = {}): Promise<Readable> {
     const share = await this.liveShare(token);
     try {
-      return await this.reads.detailStream(share.projectId, share.traceId, options);
+      return await this.reads.detailStream(share.projectId, share.traceId, { ...options, redact: share.options });
     } catch (err) {
       if (err instanceof AppError && err.status === 404) {
         throw notFound('trace_not_available_yet', 'this trace is shared but not available yet: its spans have not arrived (try again in a few seconds)');
@@ -65,10 +66,10 @@ export class TraceShares {
   /** One span of a shared trace, for anyone (JSON text). */
   async sharedSpanJson(token: string, spanId: string): Promise<string> {
     const share = await this.liveShare(token);
-    return this.reads.spanJson(share.projectId, share.traceId, spanId);
+    return redactSpanJson(await this.reads.spanJson(share.projectId, share.traceId, spanId), share.options);
   }
 
-  private async liveShare(token: string): Promise<{ projectId: string; traceId: string }> {
+  private async liveShare(token: string): Promise<{ projectId: string; traceId: string; options: ShareOptions }> {
     const share = /^[A-Za-z0-9]{32}$/.test(token) ? await store.findShare(this.ctx.db.orm, token) : null;
     if (!share) throw notFound('share_not_found', 'this shared trace does not exist or is no longer shared');
     return share;

@@ -6,6 +6,7 @@ import { newId } from '../../platform/ids.ts';
 import type { SpanEvent } from './ingest/mapping-context.ts';
 import type { PreparedSpanRow, SpanRow } from './span-rows.ts';
 import type { SpanFacts, TraceSummary } from './summary.ts';
+import type { ShareOptions } from './share-redaction.ts';
 
 /*
  * The traces module's tables (src/db/schema/traces.ts) are read and written here only.
@@ -491,15 +492,30 @@ export async function findShareByTrace(db: Executor, projectId: string, traceId:
   return r?.token ?? null;
 }
 
-/** Inserts a share, or answers the token of the existing one (sharing twice gives the same path). */
-export async function insertShare(db: Executor, projectId: string, traceId: string, token: string, at: Date): Promise<{ token: string; created: boolean }> {
-  const inserted = await db
-    .insert(traceShares)
-    .values({ token, projectId, traceId, createdAt: at })
-    .onConflictDoNothing({ target: [traceShares.projectId, traceShares.traceId] })
-    .returning({ token: traceShares.token });
+/**
+ * Inserts a share, or answers the token of the existing one (sharing twice gives the same
+ * path); either way the share hides what `options` says from then on.
+ */
+export async function insertShare(db: Executor, projectId: string, traceId: string, token: string, at: Date, options: ShareOptions): Promise<{ token: string; created: boolean }> {
+  const inserted = await rows<{ token: string }>(
+    db,
+    sql`INSERT INTO trace_shares (token, project_id, trace_id, created_at, hide_user, hide_metadata, hide_span_attributes)
+        VALUES (${token}, ${projectId}, ${traceId}, ${at}, ${options.hide_user}, ${options.hide_metadata}, ${options.hide_span_attributes})
+        ON CONFLICT (project_id, trace_id) DO NOTHING RETURNING token`,
+  );
   if (inserted.length) return { token: inserted[0].token, created: true };
-  return { token: (await findShareByTrace(db, projectId, traceId))!, created: false };
+  const [kept] = await rows<{ token: string }>(
+    db,
+    sql`UPDATE trace_shares SET hide_user = ${options.hide_user}, hide_metadata = ${options.hide_metadata}, hide_span_attributes = ${options.hide_span_attributes}
+        WHERE project_id = ${projectId} AND trace_id = ${traceId} RETURNING token`,
+  );
+  return { token: kept.token, created: false };
+}
+
+/** What a trace's share hides (null: not shared). */
+export async function findShareOptions(db: Executor, projectId: string, traceId: string): Promise<ShareOptions | null> {
+  const [r] = await rows<ShareOptions>(db, sql`SELECT hide_user, hide_metadata, hide_span_attributes FROM trace_shares WHERE project_id = ${projectId} AND trace_id = ${traceId}`);
+  return r ?? null;
 }
 
 export async function deleteShare(db: Executor, projectId: string, traceId: string): Promise<boolean> {
@@ -510,9 +526,12 @@ export async function deleteShare(db: Executor, projectId: string, traceId: stri
   return deleted.length > 0;
 }
 
-export async function findShare(db: Executor, token: string): Promise<{ projectId: string; traceId: string } | null> {
-  const [r] = await db.select({ projectId: traceShares.projectId, traceId: traceShares.traceId }).from(traceShares).where(eq(traceShares.token, token));
-  return r ?? null;
+export async function findShare(db: Executor, token: string): Promise<{ projectId: string; traceId: string; options: ShareOptions } | null> {
+  const [r] = await rows<{ project_id: string; trace_id: string } & ShareOptions>(
+    db,
+    sql`SELECT project_id, trace_id, hide_user, hide_metadata, hide_span_attributes FROM trace_shares WHERE token = ${token}`,
+  );
+  return r ? { projectId: r.project_id, traceId: r.trace_id, options: { hide_user: r.hide_user, hide_metadata: r.hide_metadata, hide_span_attributes: r.hide_span_attributes } } : null;
 }
 
 /** Deletes up to `limit` of the oldest traces (and their spans and shares) that started before the cut-off. */

@@ -47,14 +47,18 @@ export function useShareState(projectId: string, traceId: string, enabled = true
   });
 }
 
+/** What a public share hides from its visitors. */
+export type ShareOptions = NonNullable<ShareState['options']>;
+
 export function useShareMutation(projectId: string, traceId: string) {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: async (share: boolean): Promise<ShareState> => {
+    /** `false`: unshare; options: share (or change what the share hides). */
+    mutationFn: async (share: false | ShareOptions): Promise<ShareState> => {
       const path = `/api/trace/${encodeURIComponent(traceId)}/${share ? 'share' : 'unshare'}`;
-      if (share) return { shared: true, path: (await api<{ path: string }>('POST', path, { projectId })).path };
+      if (share) return { shared: true, path: (await api<{ path: string }>('POST', path, { projectId, body: share })).path, options: share };
       await api('POST', path, { projectId });
-      return { shared: false, path: null };
+      return { shared: false, path: null, options: null };
     },
     onSuccess: (state) => client.setQueryData(['share-state', projectId, traceId], state),
   });

@@ -1,5 +1,5 @@
-import { useState } from 'react';
-import { Fieldset, NativeSelect, NumberInput, SimpleGrid, Stack, Switch, TagsInput, TextInput, Textarea } from '@mantine/core';
+import { useMemo, useState } from 'react';
+import { Checkbox, Fieldset, Group, NativeSelect, NumberInput, SimpleGrid, Stack, Switch, TagsInput, Text, TextInput, Textarea } from '@mantine/core';
 import { asText } from '../lib/format.ts';
 
 /** The JSON Schema subset the evaluator catalogue uses (zod's toJSONSchema output). */
@@ -70,6 +70,8 @@ export function SchemaForm({ schema, value, onChange, idPrefix }: { schema: Json
         if (isStringList(s)) return <TagsInput key={name} {...common} value={Array.isArray(current) ? (current as string[]) : []} onChange={set} clearable />;
         if (s.type === 'object' && s.properties && Object.values(s.properties).every((p) => nonNull(p).type === 'boolean')) {
           const inner = (current ?? {}) as Values;
+          if (Object.keys(s.properties).length > 12)
+            return <SwitchGroups key={name} name={name} properties={s.properties} value={inner} onChange={(next) => set(next)} />;
           return (
             <Fieldset key={name} legend={name}>
               <SimpleGrid cols={{ base: 1, sm: 3 }} spacing={6}>
@@ -163,5 +165,88 @@ export function DataForm({ schema, value, onChange }: { schema: JsonSchema; valu
         return <JsonField key={name} id={`data-${name}`} label={label} description={s.description} value={value[name]} onChange={set} />;
       })}
     </Stack>
+  );
+}
+
+/** Prefixes of region-specific keys (PII entities as Presidio names them: `de_passport`, `uk_nhs`). */
+const REGIONS: Record<string, string> = { uk: 'GB' };
+const regionNames = typeof Intl.DisplayNames === 'function' ? new Intl.DisplayNames(undefined, { type: 'region' }) : null;
+/** The group of a key: its country when it starts with a two-letter country code, else "Any country". */
+function groupOf(key: string): string {
+  const m = /^([a-z]{2})_/.exec(key);
+  if (m) {
+    try {
+      const name = regionNames?.of((REGIONS[m[1]] ?? m[1]).toUpperCase());
+      if (name && name.toUpperCase() !== m[1].toUpperCase()) return name;
+    } catch {
+      /* not a region code */
+    }
+  }
+  return 'Any country';
+}
+const words = (key: string) => key.replace(/^[a-z]{2}_(?=.)/, (p) => (groupOf(key) === 'Any country' ? p : '')).replace(/_/g, ' ');
+
+/**
+ * Many on/off settings (an evaluator's ~80 PII entities): grouped (by country for region
+ * codes), each group with "all of this group", and a search over the names.
+ */
+function SwitchGroups({ name, properties, value, onChange }: { name: string; properties: Record<string, JsonSchema>; value: Values; onChange: (next: Values) => void }) {
+  const [query, setQuery] = useState('');
+  const isOn = (key: string) => (value[key] ?? nonNull(properties[key]).default) === true;
+  const groups = useMemo(() => {
+    const byGroup = new Map<string, string[]>();
+    for (const key of Object.keys(properties).sort()) {
+      const g = groupOf(key);
+      byGroup.set(g, [...(byGroup.get(g) ?? []), key]);
+    }
+    // "Any country" first, then the countries by name.
+    return [...byGroup.entries()].sort(([a], [b]) => (a === 'Any country' ? -1 : b === 'Any country' ? 1 : a.localeCompare(b)));
+  }, [properties]);
+  const needle = query.trim().toLowerCase();
+  const shown = groups
+    .map(([g, keys]) => [g, g.toLowerCase().includes(needle) ? keys : keys.filter((k) => k.includes(needle.replace(/\s+/g, '_')) || words(k).includes(needle))] as const)
+    .filter(([, keys]) => keys.length > 0);
+  const onCount = Object.keys(properties).filter(isOn).length;
+  const setAll = (keys: readonly string[], on: boolean) => onChange({ ...value, ...Object.fromEntries(keys.map((k) => [k, on])) });
+  return (
+    <Fieldset legend={`${name} (${onCount} of ${Object.keys(properties).length} on)`} style={{ minWidth: 0 }}>
+      <TextInput size="xs" mb="xs" aria-label={`Search ${name}`} placeholder="Search (a name or a country)" value={query} onChange={(e) => setQuery(e.currentTarget.value)} />
+      <Stack gap={6}>
+        {shown.map(([group, keys]) => {
+          const on = keys.filter(isOn).length;
+          return (
+            <details key={group} open={!!needle || group === 'Any country'} className="switch-group">
+              <summary>
+                <Text component="span" size="sm" fw={500}>
+                  {group}
+                </Text>{' '}
+                <Text component="span" size="xs" className="muted">
+                  {on} of {keys.length} on
+                </Text>
+              </summary>
+              <Group gap="xs" my={6}>
+                <Checkbox
+                  size="xs"
+                  label={`All of ${group}`}
+                  checked={on === keys.length}
+                  indeterminate={on > 0 && on < keys.length}
+                  onChange={(e) => setAll(keys, e.currentTarget.checked)}
+                />
+              </Group>
+              <SimpleGrid cols={{ base: 1, sm: 2 }} spacing={4} verticalSpacing={4}>
+                {keys.map((key) => (
+                  <Checkbox key={key} size="xs" label={words(key)} title={key} aria-label={key} checked={isOn(key)} onChange={(e) => onChange({ ...value, [key]: e.currentTarget.checked })} styles={{ label: { overflowWrap: 'anywhere' } }} />
+                ))}
+              </SimpleGrid>
+            </details>
+          );
+        })}
+        {shown.length === 0 && (
+          <Text size="xs" className="muted">
+            Nothing matches “{query.trim()}”.
+          </Text>
+        )}
+      </Stack>
+    </Fieldset>
   );
 }

@@ -1,17 +1,18 @@
 import type { ReactNode } from 'react';
 import { Alert, Button, Code, Group, Modal, Paper, Stack, Text, Title } from '@mantine/core';
 import { IconAlertTriangle, IconLock } from '@tabler/icons-react';
-import { ApiError } from '../api/client.ts';
+import { ApiError, fieldError } from '../api/client.ts';
 import { useSession } from '../api/session.ts';
-import { asText } from '../lib/format.ts';
+import { asText, formatShortDateTime } from '../lib/format.ts';
 import { Copy } from './Copy.tsx';
 
 /** One block of a settings page: a heading, what it is for, its content. */
 export function Section({ title, description, actions, children }: { title: string; description?: ReactNode; actions?: ReactNode; children: ReactNode }) {
   return (
     <Paper withBorder p="md" radius="md" component="section" aria-label={title}>
-      <Group justify="space-between" align="flex-start" mb="sm" wrap="nowrap">
-        <div>
+      {/* The actions go under the title when both do not fit (a phone), never cut off. */}
+      <Group justify="space-between" align="flex-start" mb="sm" wrap="wrap" gap="xs">
+        <div style={{ flex: '1 1 220px', minWidth: 0 }}>
           <Title order={2} size="h4">
             {title}
           </Title>
@@ -32,9 +33,11 @@ export function Section({ title, description, actions, children }: { title: stri
 const READABLE = { title: 'alert-title' };
 
 /** An API failure, a 403 said plainly: what the role may not do, in the server's words. */
-export function ApiErrorAlert({ error, title }: { error: unknown; title?: string }) {
+export function ApiErrorAlert({ error, title, shownAt = [] }: { error: unknown; title?: string; shownAt?: string[] }) {
   const { data: session } = useSession();
   if (!error) return null;
+  // Said next to its field already (fieldError): not twice.
+  if (shownAt.length && fieldError(error, ...shownAt)) return null;
   if (error instanceof ApiError && error.status === 403) {
     return (
       <Alert color="orange" icon={<IconLock size={16} />} title={title ?? 'Not allowed'} role="alert" classNames={READABLE}>
@@ -45,7 +48,6 @@ export function ApiErrorAlert({ error, title }: { error: unknown; title?: string
   return (
     <Alert color="red" icon={<IconAlertTriangle size={16} />} title={title ?? 'Something went wrong'} role="alert" classNames={READABLE}>
       {error instanceof Error ? error.message : asText(error)}
-      {error instanceof ApiError && error.field ? ` (field: ${error.field})` : ''}
     </Alert>
   );
 }
@@ -76,7 +78,7 @@ export function RoleNote({ children }: { children: ReactNode }) {
   );
 }
 
-export const shortDate = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' }) : '–');
+export const shortDate = (iso: string | null | undefined) => (iso ? formatShortDateTime(iso) : '–');
 
 interface ConfirmActionProps<T> {
   /** What the action is about; the dialog is open while it is set. */

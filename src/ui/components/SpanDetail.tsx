@@ -305,6 +305,12 @@ function Attributes({ span }: { span: Span }) {
       }
     >
       <AttributeTable attributes={attributes} filter={filter} />
+      {/* "No match" only says something about a search: an empty search lists everything there is. */}
+      {filter.trim() && !matchingAttributes(attributes, filter).length && !matchingAttributes(resource, filter).length && (
+        <Text size="xs" className="muted">
+          No attribute matches “{filter.trim()}”.
+        </Text>
+      )}
       {Object.keys(resource).length > 0 && (
         <>
           <Text size="xs" fw={600} mt={8} mb={2} c="#495057">
@@ -317,13 +323,17 @@ function Attributes({ span }: { span: Span }) {
   );
 }
 
-function AttributeTable({ attributes, filter }: { attributes: Record<string, unknown>; filter: string }) {
+function matchingAttributes(attributes: Record<string, unknown>, filter: string) {
   const needle = filter.trim().toLowerCase();
-  const entries = Object.entries(attributes)
+  return Object.entries(attributes)
     .map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)] as const)
     .filter(([k, v]) => !needle || k.toLowerCase().includes(needle) || v.toLowerCase().includes(needle))
     .sort(([a], [b]) => a.localeCompare(b));
-  if (!entries.length) return <Text size="xs" className="muted">No attribute matches.</Text>;
+}
+
+function AttributeTable({ attributes, filter }: { attributes: Record<string, unknown>; filter: string }) {
+  const entries = matchingAttributes(attributes, filter);
+  if (!entries.length) return null;
   return (
     <table className="attr-table">
       <tbody>

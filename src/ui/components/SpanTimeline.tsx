@@ -1,5 +1,6 @@
 import { memo, useCallback, useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import { Text } from '@mantine/core';
+import { useElementSize } from '@mantine/hooks';
 import { IconAlertTriangle, IconChevronDown, IconChevronRight } from '@tabler/icons-react';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import type { SpanOutline as Span } from '../api/types.ts';
@@ -120,6 +121,8 @@ export function SpanTimeline({ index, selectedId, onSelect }: Props) {
     });
   }, []);
 
+  const { ref: headRef, width: headWidth } = useElementSize();
+
   const onKeyDown = (e: KeyboardEvent) => {
     if (!rows.length) return;
     const i = selectedRow ?? -1;
@@ -163,21 +166,17 @@ export function SpanTimeline({ index, selectedId, onSelect }: Props) {
     e.preventDefault();
   };
 
-  const ticks = [0, 0.25, 0.5, 0.75, 1];
+  const ticks = chooseTicks(total, headWidth);
   return (
     <section className="timeline" aria-label="Spans">
       <div className="timeline-head" aria-hidden>
         <div style={{ padding: '6px 10px' }}>
           {index.byId.size.toLocaleString()} span{index.byId.size === 1 ? '' : 's'} · ←/→ fold, ↑/↓ move
         </div>
-        <div style={{ position: 'relative', marginRight: 8 }}>
+        <div style={{ position: 'relative', marginRight: 8 }} ref={headRef} data-testid="timeline-ticks">
           {ticks.map((t) => (
-            <span
-              key={t}
-              className={`tick${t === 0.25 || t === 0.75 ? ' minor' : ''}`}
-              style={{ left: `${t * 100}%`, transform: t === 1 ? 'translateX(-100%)' : t === 0 ? undefined : 'translateX(-50%)', paddingLeft: t === 0 ? 4 : 0 }}
-            >
-              {t === 0 ? '0' : formatDuration(total * t)}
+            <span key={t.at} className="tick" style={{ left: `${(t.at / total) * 100}%`, transform: t.at === 0 ? undefined : 'translateX(-50%)', paddingLeft: t.at === 0 ? 4 : 0 }}>
+              {t.label}
             </span>
           ))}
         </div>
@@ -297,3 +296,37 @@ const SpanRow = memo(function SpanRow({ row, top, selected, expanded, left, widt
     </div>
   );
 });
+
+/** Steps a waterfall's time axis may take: round durations, from a millisecond to a day. */
+const TICK_STEPS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000, 15_000, 30_000, 60_000, 120_000, 300_000, 600_000, 900_000, 1_800_000, 3_600_000, 7_200_000, 21_600_000, 43_200_000, 86_400_000];
+/** A tick label's width at the axis's 11 px font, with room on both sides. */
+const labelWidth = (label: string) => label.length * 6.5 + 16;
+
+/**
+ * Ticks of the time axis: the smallest round step whose labels fit the axis's width side by
+ * side (a long trace on a narrow screen gets fewer, further apart), none past the right edge.
+ */
+function chooseTicks(total: number, width: number): { at: number; label: string }[] {
+  if (!(total > 0) || !(width > 0)) return [{ at: 0, label: '0' }];
+  for (const step of TICK_STEPS) {
+    const count = Math.floor(total / step);
+    if (count > 40) continue;
+    const values = Array.from({ length: count + 1 }, (_, i) => i * step);
+    const widest = Math.max(...values.map((v) => labelWidth(tickLabel(v))));
+    if ((step / total) * width < widest) continue;
+    // The last label is centred on its tick: drop it when it would run past the edge.
+    return values
+      .filter((v) => v === 0 || (v / total) * width + labelWidth(tickLabel(v)) / 2 <= width)
+      .map((v) => ({ at: v, label: tickLabel(v) }));
+  }
+  return [{ at: 0, label: '0' }];
+}
+
+/** A round duration, short: "0", "500 ms", "15 s", "1 min 30 s", "2 h". */
+function tickLabel(ms: number): string {
+  if (ms === 0) return '0';
+  if (ms < 1000) return `${ms} ms`;
+  if (ms < 60_000) return `${ms / 1000} s`;
+  if (ms < 3_600_000) return `${Math.floor(ms / 60_000)} min${ms % 60_000 ? ` ${(ms % 60_000) / 1000} s` : ''}`;
+  return `${Math.floor(ms / 3_600_000)} h${ms % 3_600_000 ? ` ${(ms % 3_600_000) / 60_000} min` : ''}`;
+}

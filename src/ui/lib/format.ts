@@ -2,6 +2,7 @@
 
 export function formatDuration(ms: number | null | undefined): string {
   if (ms === null || ms === undefined || !Number.isFinite(ms)) return '–';
+  if (ms === 0) return '0 ms';
   if (ms < 1) return '<1 ms';
   if (ms < 1000) return `${Math.round(ms)} ms`;
   if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
@@ -24,11 +25,51 @@ export function formatTokens(n: number | null | undefined): string {
   return `${(n / 1_000_000).toFixed(1)}M`;
 }
 
-const timeFormat = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' });
-const fullFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
+/**
+ * One time zone for every time the app shows: the browser's own, or UTC when the user chose
+ * it (the account menu; kept in this browser). One format too: the browser locale's clock
+ * (12- or 24-hour as the locale has it), never a fixed hour cycle on one page and not another.
+ */
+export type TimeZoneChoice = 'local' | 'UTC';
+const TZ_KEY = 'spyglass.timeZone';
+export function timeZoneChoice(): TimeZoneChoice {
+  try {
+    return globalThis.localStorage?.getItem(TZ_KEY) === 'UTC' ? 'UTC' : 'local';
+  } catch {
+    return 'local';
+  }
+}
+export function setTimeZoneChoice(choice: TimeZoneChoice): void {
+  try {
+    if (choice === 'UTC') localStorage.setItem(TZ_KEY, 'UTC');
+    else localStorage.removeItem(TZ_KEY);
+  } catch {
+    /* private mode: the choice lasts this page */
+  }
+  formats.clear();
+}
+/** The IANA zone of the choice, for Intl (undefined: the browser's). */
+export const timeZone = (): string | undefined => (timeZoneChoice() === 'UTC' ? 'UTC' : undefined);
 
-export const formatTime = (ms: number) => timeFormat.format(ms);
-export const formatFullTime = (ms: number | string) => fullFormat.format(typeof ms === 'string' ? Date.parse(ms) : ms);
+const formats = new Map<string, Intl.DateTimeFormat>();
+/** An Intl formatter in the chosen time zone (cached per options). */
+export function dateFormat(options: Intl.DateTimeFormatOptions): Intl.DateTimeFormat {
+  const key = JSON.stringify(options);
+  let f = formats.get(key);
+  if (!f) {
+    const zone = timeZone();
+    f = new Intl.DateTimeFormat(undefined, { ...options, ...(zone ? { timeZone: zone } : {}) });
+    formats.set(key, f);
+  }
+  return f;
+}
+/** " UTC" after a time when the user chose UTC (local times go without a suffix). */
+const zoneSuffix = () => (timeZoneChoice() === 'UTC' ? ' UTC' : '');
+
+export const formatTime = (ms: number) => dateFormat({ month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit', second: '2-digit' }).format(ms);
+export const formatFullTime = (ms: number | string) => dateFormat({ dateStyle: 'medium', timeStyle: 'medium' }).format(typeof ms === 'string' ? Date.parse(ms) : ms) + zoneSuffix();
+/** A date and a time to the minute (settings lists, monitor results). */
+export const formatShortDateTime = (ms: number | string) => dateFormat({ dateStyle: 'medium', timeStyle: 'short' }).format(typeof ms === 'string' ? Date.parse(ms) : ms);
 
 export function formatRelative(ms: number, now = Date.now()): string {
   const s = Math.round((now - ms) / 1000);

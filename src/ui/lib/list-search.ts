@@ -69,9 +69,23 @@ export function parseMeta(meta: string | undefined): Record<string, string> | un
  */
 export function useRangeAnchor({ range, from, to }: Pick<ListSearch, 'range' | 'from' | 'to'>): number {
   const key = JSON.stringify([range, from, to]);
-  const [anchor, setAnchor] = useState(() => ({ key, at: Date.now() }));
-  if (anchor.key !== key) setAnchor(() => ({ key, at: Date.now() }));
+  const [anchor, setAnchor] = useState(() => ({ key, at: recentAnchor(key) }));
+  if (anchor.key !== key) setAnchor(() => ({ key, at: recentAnchor(key) }));
   return anchor.at;
+}
+
+/**
+ * The anchor a page of the same range used a moment ago: Back from a trace reopens the
+ * list with the same request (so its loaded pages, cached under it, come back at once).
+ */
+const anchors = new Map<string, number>();
+const ANCHOR_REUSE_MS = 10 * 60_000;
+function recentAnchor(key: string): number {
+  const now = Date.now();
+  const last = anchors.get(key);
+  if (last !== undefined && now - last < ANCHOR_REUSE_MS) return last;
+  anchors.set(key, now);
+  return now;
 }
 
 /**

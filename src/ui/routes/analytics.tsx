@@ -8,7 +8,7 @@ import { api } from '../api/client.ts';
 import type { TimeseriesBucket, TimeseriesRequest, TimeseriesResponse } from '../api/types.ts';
 import { Stat } from '../components/Stat.tsx';
 import { ListToolbar } from '../components/TraceFilters.tsx';
-import { formatCost, formatDuration, formatTokens } from '../lib/format.ts';
+import { dateFormat, formatCost, formatDuration, formatTokens, timeZoneChoice } from '../lib/format.ts';
 import { toSearchRequest, useRangeAnchor } from '../lib/list-search.ts';
 import type { AnalyticsSearch } from '../router.tsx';
 
@@ -81,7 +81,7 @@ export default function AnalyticsPage() {
 
 function Dashboard({ data, grouped }: { data: TimeseriesResponse; grouped: boolean }) {
   const t = data.totals;
-  const tick = tickFormat(data.interval);
+  const tick = tickFormat(data.interval, data.series[0]?.buckets ?? []);
   const groupNames = data.series.map((s) => s.group ?? '(none)');
   const color = (i: number) => COLORS[i % COLORS.length];
   const starts = data.series[0]?.buckets.map((b) => b.start) ?? [];
@@ -113,14 +113,22 @@ function Dashboard({ data, grouped }: { data: TimeseriesResponse; grouped: boole
         <Stat label="Thumbs up / down" value={`${t.thumbs_up} / ${t.thumbs_down}`} />
       </div>
       <Text size="xs" className="muted">
-        One point per {data.interval} (UTC).
+        One point per {data.interval}; times in {timeZoneChoice() === 'UTC' ? 'UTC' : `your time zone (${Intl.DateTimeFormat().resolvedOptions().timeZone})`}.
       </Text>
       <div className="chart-grid">
-        <Chart title="Traces and spans" summary={`${t.traces} traces, ${t.spans} spans`}>
+        {/* Traces and spans differ by orders of magnitude: a chart each, so neither flattens the other. */}
+        <Chart title="Traces" summary={`${t.traces} traces`}>
           {grouped ? (
             <BarChart {...common} data={perGroup('traces', (b) => b.traces)} series={seriesFor('traces')} type="stacked" />
           ) : (
-            <BarChart {...common} data={measures((b) => ({ traces: b.traces, spans: b.spans }))} series={[{ name: 'traces', color: 'indigo.6' }, { name: 'spans', color: 'teal.6' }]} />
+            <BarChart {...common} data={measures((b) => ({ traces: b.traces }))} series={[{ name: 'traces', color: 'indigo.6' }]} />
+          )}
+        </Chart>
+        <Chart title="Spans" summary={`${t.spans} spans`}>
+          {grouped ? (
+            <BarChart {...common} data={perGroup('spans', (b) => b.spans)} series={seriesFor('spans')} type="stacked" />
+          ) : (
+            <BarChart {...common} data={measures((b) => ({ spans: b.spans }))} series={[{ name: 'spans', color: 'teal.6' }]} />
           )}
         </Chart>
         <Chart title="Cost (USD)" summary={`${formatCost(t.cost)} in all`}>
@@ -145,7 +153,7 @@ function Dashboard({ data, grouped }: { data: TimeseriesResponse; grouped: boole
         </Chart>
         <Chart title={grouped ? 'Latency p95' : 'Latency'} summary="Percentiles of the traces' total time">
           {grouped ? (
-            <LineChart {...common} data={perGroup('p95', (b) => b.latency_ms.p95)} series={seriesFor('p95')} valueFormatter={(v) => formatDuration(v)} />
+            <LineChart {...common} data={perGroup('p95', (b) => b.latency_ms.p95)} series={seriesFor('p95')} valueFormatter={(v) => formatDuration(v)} yAxisProps={latencyAxis} />
           ) : (
             <LineChart
               {...common}
@@ -156,6 +164,7 @@ function Dashboard({ data, grouped }: { data: TimeseriesResponse; grouped: boole
                 { name: 'p99', color: 'red.6' },
               ]}
               valueFormatter={(v) => formatDuration(v)}
+              yAxisProps={latencyAxis}
             />
           )}
         </Chart>
@@ -195,9 +204,29 @@ function Chart({ title, summary, children }: { title: string; summary: string; c
 }
 
 
-function tickFormat(interval: string): (ms: number) => string {
+/** The latency axis: short labels that fit its width ("0", "800 ms", "1.5 s", "2 min"), never wrapped. */
+const latencyAxis = { width: 56, tickFormatter: (v: number) => formatAxisDuration(v) };
+function formatAxisDuration(ms: number): string {
+  if (!Number.isFinite(ms) || ms <= 0) return '0';
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${Math.round((ms / 1000) * 10) / 10} s`;
+  if (ms < 3_600_000) return `${Math.round((ms / 60_000) * 10) / 10} min`;
+  return `${Math.round((ms / 3_600_000) * 10) / 10} h`;
+}
+
+/**
+ * Labels of the x-axis, in the user's time zone: hours alone when every point is on one
+ * day, the date with the hour when the range crosses days, the date alone per day or week.
+ */
+function tickFormat(interval: string, buckets: { start: number }[]): (ms: number) => string {
+  const day = dateFormat({ year: 'numeric', month: 'numeric', day: 'numeric' });
+  const days = new Set(buckets.map((b) => day.format(b.start)));
   const opts: Intl.DateTimeFormatOptions =
-    interval === 'minute' || interval === 'hour' ? { hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZone: 'UTC' } : { month: 'short', day: 'numeric', timeZone: 'UTC' };
-  const format = new Intl.DateTimeFormat(undefined, opts);
+    interval === 'minute' || interval === 'hour'
+      ? days.size > 1
+        ? { month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit' }
+        : { hour: 'numeric', minute: '2-digit' }
+      : { month: 'short', day: 'numeric' };
+  const format = dateFormat(opts);
   return (ms) => format.format(ms);
 }

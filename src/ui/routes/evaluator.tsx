@@ -60,6 +60,11 @@ function Playground({ projectId, evaluator, back }: { projectId: string; evaluat
     setFilling({ trace, projectId, dataSchema });
     if (trace) setFillError(null);
   }
+  // New data from a trace: the last run's result or error was about other data.
+  const resetRun = evaluate.reset;
+  useEffect(() => {
+    if (trace) resetRun();
+  }, [trace, resetRun]);
   useEffect(() => {
     if (!trace) return;
     let cancelled = false;

@@ -3,7 +3,7 @@ import { Alert, Button, Fieldset, Group, Loader, NativeSelect, NumberInput, Pape
 import { IconArrowLeft } from '@tabler/icons-react';
 import { Link, useNavigate, useParams, useSearch } from '@tanstack/react-router';
 import { useCatalogue, useMonitorMutations, type Evaluator } from '../api/evaluators.ts';
-import type { MonitorFilters } from '../api/types.ts';
+import type { Monitor, MonitorFilters } from '../api/types.ts';
 import { SchemaForm, type JsonSchema } from '../components/SchemaForm.tsx';
 import { parseMeta } from '../lib/list-search.ts';
 
@@ -50,14 +50,29 @@ const list = (v: string) => {
   return items.length ? items : undefined;
 };
 
-function MonitorForm({ projectId, evaluator }: { projectId: string; evaluator: Evaluator }) {
+const joined = (v: string | string[] | undefined) => (Array.isArray(v) ? v.join(', ') : (v ?? ''));
+
+/** The form of a new monitor, or of one being edited (`editing`: saved with PATCH, then `onSaved`). */
+export function MonitorForm({ projectId, evaluator, editing, onSaved, onCancel }: { projectId: string; evaluator: Evaluator; editing?: Monitor; onSaved?: () => void; onCancel?: () => void }) {
   const navigate = useNavigate();
-  const { create } = useMonitorMutations(projectId);
-  const [name, setName] = useState(evaluator.name);
-  const [settings, setSettings] = useState<Record<string, unknown>>(() => structuredClone(evaluator.defaultSettings));
-  const [samplePercent, setSamplePercent] = useState<number>(100);
-  const [enabled, setEnabled] = useState(true);
-  const [filter, setFilter] = useState({ labels: '', user_id: '', model: '', span_type: '', customer_id: '', metadata: '', has_error: 'any' });
+  const { create, update } = useMonitorMutations(projectId);
+  const [name, setName] = useState(editing?.name ?? evaluator.name);
+  const [settings, setSettings] = useState<Record<string, unknown>>(() => structuredClone(editing?.settings ?? evaluator.defaultSettings));
+  const [samplePercent, setSamplePercent] = useState<number>(editing ? Math.round(editing.sample * 1000) / 10 : 100);
+  const [enabled, setEnabled] = useState(editing?.enabled ?? true);
+  const f = editing?.filters ?? {};
+  const [filter, setFilter] = useState({
+    labels: joined(f.labels),
+    user_id: joined(f.user_id),
+    model: joined(f.model),
+    span_type: joined(f.span_type),
+    customer_id: joined(f.customer_id),
+    metadata: Object.entries(f.metadata ?? {})
+      .map(([k, v]) => `${k}=${String(v)}`)
+      .join(', '),
+    has_error: f.has_error === undefined ? 'any' : f.has_error ? 'yes' : 'no',
+  });
+  const saving = editing ? update : create;
   const text = (key: keyof typeof filter, label: string, placeholder: string) => (
     <TextInput size="sm" label={label} placeholder={placeholder} value={filter[key]} onChange={(e) => setFilter({ ...filter, [key]: e.currentTarget.value })} />
   );
@@ -71,7 +86,15 @@ function MonitorForm({ projectId, evaluator }: { projectId: string; evaluator: E
     if (filter.has_error !== 'any') filters.has_error = filter.has_error === 'yes';
     const metadata = parseMeta(filter.metadata);
     if (metadata) filters.metadata = metadata;
-    const monitor = await create.mutateAsync({ name: name.trim(), evaluator: evaluator.path, settings, sample: samplePercent / 100, filters: Object.keys(filters).length ? filters : null, enabled });
+    // A filter the form does not show (a thread id set through the API) is kept as it was.
+    if (editing?.filters?.thread_id) filters.thread_id = editing.filters.thread_id;
+    const body = { name: name.trim(), evaluator: evaluator.path, settings, sample: samplePercent / 100, filters: Object.keys(filters).length ? filters : null, enabled };
+    if (editing) {
+      await update.mutateAsync({ id: editing.id, body });
+      onSaved?.();
+      return;
+    }
+    const monitor = await create.mutateAsync(body);
     await navigate({ to: '/p/$projectId/monitors/$monitorId', params: { projectId, monitorId: monitor.id } });
   };
 
@@ -136,11 +159,16 @@ function MonitorForm({ projectId, evaluator }: { projectId: string; evaluator: E
           </Stack>
         </Fieldset>
         <Switch label="Enabled" checked={enabled} onChange={(e) => setEnabled(e.currentTarget.checked)} />
-        {create.isError && <Alert color="red">{create.error.message}</Alert>}
+        {saving.isError && <Alert color="red">{saving.error.message}</Alert>}
         <Group>
-          <Button type="submit" loading={create.isPending}>
-            Create monitor
+          <Button type="submit" loading={saving.isPending}>
+            {editing ? 'Save changes' : 'Create monitor'}
           </Button>
+          {onCancel && (
+            <Button variant="default" onClick={onCancel}>
+              Cancel
+            </Button>
+          )}
         </Group>
       </Stack>
     </form>

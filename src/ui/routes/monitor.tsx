@@ -1,13 +1,14 @@
 import { useState } from 'react';
 import { Alert, Badge, Button, Group, Loader, NativeSelect, Paper, SegmentedControl, Stack, Switch, Table, Text, Title, Tooltip } from '@mantine/core';
-import { IconArrowLeft, IconTrash } from '@tabler/icons-react';
+import { IconArrowLeft, IconPencil, IconTrash } from '@tabler/icons-react';
 import { Link, useNavigate, useParams } from '@tanstack/react-router';
-import { resultColor, useMonitor, useMonitorMutations, useMonitorResults, useMonitorStats } from '../api/evaluators.ts';
+import { resultColor, useCatalogue, useMonitor, useMonitorMutations, useMonitorResults, useMonitorStats } from '../api/evaluators.ts';
 import type { MonitorStatsResponse } from '../api/types.ts';
 import { can, useSession } from '../api/session.ts';
 import { FilterChips } from '../components/FilterChips.tsx';
 import { Stat } from '../components/Stat.tsx';
-import { formatFullTime, formatRelative, oneLine } from '../lib/format.ts';
+import { asText, dateFormat, formatFullTime, formatRelative, oneLine } from '../lib/format.ts';
+import { MonitorForm } from './monitor-new.tsx';
 
 const RANGES = [
   { value: '86400000', label: 'Last 24 hours' },
@@ -27,6 +28,8 @@ export default function MonitorPage() {
   const [show, setShow] = useState<'all' | 'failed'>('all');
   const stats = useMonitorStats(projectId, monitorId, Number(rangeMs));
   const results = useMonitorResults(projectId, monitorId, show === 'failed');
+  const catalogue = useCatalogue(projectId);
+  const [editing, setEditing] = useState(false);
 
   const back = (
     <Link to="/p/$projectId/monitors" params={{ projectId }} className="back-link">
@@ -67,6 +70,11 @@ export default function MonitorPage() {
             </Link>
           </Group>
           <Group gap="sm">
+            {allowed && (
+              <Button size="xs" variant="default" leftSection={<IconPencil size={14} />} onClick={() => setEditing(true)} disabled={editing}>
+                Edit
+              </Button>
+            )}
             <Switch label="Enabled" checked={m.enabled} disabled={!allowed} onChange={(e) => update.mutate({ id: m.id, body: { enabled: e.currentTarget.checked } })} />
             {allowed && (
               <Button
@@ -87,11 +95,22 @@ export default function MonitorPage() {
         <Group gap="md" mt={6}>
           <Text size="sm">Sample: {Math.round(m.sample * 1000) / 10}%</Text>
           <FilterChips filters={m.filters} />
-          <Text size="xs" className="muted mono" title="Settings">
-            {JSON.stringify(m.settings)}
-          </Text>
         </Group>
+        <SettingsSummary settings={m.settings} />
       </div>
+      {editing &&
+        (() => {
+          const evaluator = catalogue.data?.find((e) => e.path === m.evaluator);
+          if (!evaluator) return catalogue.isPending ? <Loader size="sm" aria-label="Loading the evaluator" /> : <Alert color="gray">{m.evaluator} is not in the catalogue.</Alert>;
+          return (
+            <Paper withBorder p="md" component="section" aria-label="Edit the monitor">
+              <Title order={2} size="h5" mb="sm">
+                Edit the monitor
+              </Title>
+              <MonitorForm projectId={projectId} evaluator={evaluator} editing={m} onSaved={() => setEditing(false)} onCancel={() => setEditing(false)} />
+            </Paper>
+          );
+        })()}
       {(update.isError || remove.isError) && <Alert color="red">{(update.error ?? remove.error)?.message}</Alert>}
 
       <Paper withBorder p="md">
@@ -190,7 +209,7 @@ export default function MonitorPage() {
 /** Passed (green) over failed (orange) and errors (red) per bucket: a chart without a chart library. */
 function PassRateBars({ stats }: { stats: MonitorStatsResponse }) {
   const max = Math.max(1, ...stats.buckets.map((b) => b.passed + b.failed + b.errors));
-  const when = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
+  const when = dateFormat({ month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit' });
   return (
     <div className="bars" role="img" aria-label={`Results per ${Math.round(stats.intervalMs / 60_000)} minutes: passed, failed and errors`}>
       {stats.buckets.map((b) => {
@@ -207,5 +226,40 @@ function PassRateBars({ stats }: { stats: MonitorStatsResponse }) {
         );
       })}
     </div>
+  );
+}
+
+/** The monitor's settings in words: one line per setting; long on/off sets counted, with what is on. */
+function SettingsSummary({ settings }: { settings: Record<string, unknown> }) {
+  const entries = Object.entries(settings);
+  if (!entries.length)
+    return (
+      <Text size="sm" mt={8} data-testid="monitor-settings">
+        Settings: the evaluator&apos;s defaults.
+      </Text>
+    );
+  const describe = (v: unknown): string => {
+    if (Array.isArray(v)) return v.length ? v.map((x) => asText(x)).join(', ') : 'none';
+    if (v && typeof v === 'object') {
+      const values = Object.values(v);
+      if (values.every((x) => typeof x === 'boolean')) {
+        const on = Object.entries(v).filter(([, x]) => x === true).map(([k]) => k);
+        return `${on.length} of ${values.length} on${on.length ? `: ${on.slice(0, 12).join(', ')}${on.length > 12 ? ', …' : ''}` : ''}`;
+      }
+      return Object.entries(v)
+        .map(([k, x]) => `${k} ${describe(x)}`)
+        .join('; ');
+    }
+    return v === null || v === undefined || v === '' ? '–' : asText(v);
+  };
+  return (
+    <dl className="kv" style={{ marginTop: 8 }} aria-label="Settings" data-testid="monitor-settings">
+      {entries.map(([k, v]) => (
+        <div key={k} style={{ display: 'contents' }}>
+          <dt>{k.replace(/_/g, ' ')}</dt>
+          <dd>{describe(v)}</dd>
+        </div>
+      ))}
+    </dl>
   );
 }

@@ -5,6 +5,7 @@ import { Link, useNavigate, useParams, useSearch } from '@tanstack/react-router'
 import { can, useSession } from '../api/session.ts';
 import { useCreatePrompt, useMemberNames, usePrompts, tagColor } from '../api/prompts.ts';
 import { formatFullTime, formatRelative } from '../lib/format.ts';
+import { fieldError } from '../api/client.ts';
 
 /** The project's prompts (organization prompts included), newest version each; search by handle. */
 export default function PromptsPage() {
@@ -130,6 +131,7 @@ function NewPromptModal({ projectId, opened, onClose }: { projectId: string; ope
             onChange={(e) => setHandle(e.currentTarget.value)}
             required
             data-autofocus
+            error={fieldError(create.error, 'handle')}
           />
           <div>
             <Text size="sm" fw={500} id="new-prompt-scope">
@@ -145,7 +147,7 @@ function NewPromptModal({ projectId, opened, onClose }: { projectId: string; ope
               ]}
             />
           </div>
-          {create.isError && <Alert color="red">{create.error.message}</Alert>}
+          {create.isError && !fieldError(create.error, 'handle') && <Alert color="red">{create.error.message}</Alert>}
           <Group justify="flex-end">
             <Button variant="default" onClick={onClose}>
               Cancel

@@ -1,10 +1,11 @@
 import { useEffect } from 'react';
 import { Alert, Avatar, Group, Menu, NativeSelect, Text, UnstyledButton } from '@mantine/core';
-import { IconChevronDown, IconLogout, IconSettings, IconTelescope } from '@tabler/icons-react';
+import { IconChevronDown, IconClock, IconLogout, IconSettings, IconTelescope } from '@tabler/icons-react';
 import { useQueryClient } from '@tanstack/react-query';
 import { Link, Outlet, useNavigate, useParams, useRouteContext } from '@tanstack/react-router';
 import { api, setCsrfToken } from '../api/client.ts';
 import { SESSION_KEY, rememberProject, useAcceptSession, useSession, type Session } from '../api/session.ts';
+import { setTimeZoneChoice, timeZoneChoice } from '../lib/format.ts';
 
 const PART2_SECTIONS = [
   ['/p/$projectId/prompts', 'Prompts'],
@@ -113,6 +114,16 @@ export default function Shell() {
               <br />
               {session.organization.name} · {session.role.toLowerCase()}
             </Menu.Label>
+            <Menu.Item
+              leftSection={<IconClock size={14} />}
+              onClick={() => {
+                // Every time on every page follows the choice: the page is drawn again with it.
+                setTimeZoneChoice(timeZoneChoice() === 'UTC' ? 'local' : 'UTC');
+                window.location.reload();
+              }}
+            >
+              {timeZoneChoice() === 'UTC' ? 'Show times in my time zone' : 'Show times in UTC'}
+            </Menu.Item>
             <Menu.Item leftSection={<IconLogout size={14} />} onClick={() => void signOut()}>
               Sign out
             </Menu.Item>

@@ -1,9 +1,10 @@
-import { Alert, Button, Group, Loader, Text, Tooltip } from '@mantine/core';
+import { useState } from 'react';
+import { Alert, Button, Checkbox, Group, Loader, Modal, Stack, Text, Tooltip } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { IconArrowLeft, IconLink, IconLinkOff, IconShare } from '@tabler/icons-react';
 import { Link, useNavigate, useParams, useSearch } from '@tanstack/react-router';
 import { can, useSession } from '../api/session.ts';
-import { useShareMutation, useShareState, useTraceOutline } from '../api/traces.ts';
+import { useShareMutation, useShareState, useTraceOutline, type ShareOptions } from '../api/traces.ts';
 import { Copy } from '../components/Copy.tsx';
 import { TraceView } from '../components/TraceView.tsx';
 
@@ -64,16 +65,30 @@ export default function TracePage() {
   );
 }
 
-/** Share makes the trace public and copies the link; Unshare withdraws it. */
+/** The share dialog's choices: what a visitor of the public link does not see (default: the end user). */
+const DEFAULT_SHARE: ShareOptions = { hide_user: true, hide_metadata: false, hide_span_attributes: false };
+
+/**
+ * Share asks what to hide (the end user by default, the metadata, the span attributes) and
+ * says what a visitor will see, then makes the trace public and copies the link; Options
+ * changes the choice later; Unshare withdraws it.
+ */
 function ShareControl({ projectId, traceId }: { projectId: string; traceId: string }) {
   const { data: session } = useSession();
   const allowed = can(session, 'traces:share');
   const state = useShareState(projectId, traceId);
   const mutation = useShareMutation(projectId, traceId);
+  const [choosing, setChoosing] = useState(false);
   const url = state.data?.path ? `${window.location.origin}${state.data.path}` : null;
 
-  const share = async () => {
-    const next = await mutation.mutateAsync(true);
+  const share = async (options: ShareOptions) => {
+    const wasShared = !!state.data?.shared;
+    const next = await mutation.mutateAsync(options);
+    setChoosing(false);
+    if (wasShared) {
+      notifications.show({ message: 'The public link now shows what you chose', color: 'teal' });
+      return;
+    }
     const link = `${window.location.origin}${next.path}`;
     try {
       await navigator.clipboard.writeText(link);
@@ -84,17 +99,23 @@ function ShareControl({ projectId, traceId }: { projectId: string; traceId: stri
   };
 
   if (!state.data) return null;
+  const dialog = choosing && (
+    <ShareDialog shared={state.data.shared} initial={state.data.options ?? DEFAULT_SHARE} pending={mutation.isPending} error={mutation.error} onCancel={() => setChoosing(false)} onShare={(o) => void share(o).catch(() => undefined)} />
+  );
   if (!state.data.shared) {
     return (
-      <Tooltip label="Your role cannot share traces" disabled={allowed}>
-        <Button size="xs" variant="default" leftSection={<IconShare size={14} />} onClick={() => void share()} loading={mutation.isPending} disabled={!allowed}>
-          Share
-        </Button>
-      </Tooltip>
+      <>
+        <Tooltip label="Your role cannot share traces" disabled={allowed}>
+          <Button size="xs" variant="default" leftSection={<IconShare size={14} />} onClick={() => setChoosing(true)} disabled={!allowed}>
+            Share
+          </Button>
+        </Tooltip>
+        {dialog}
+      </>
     );
   }
   return (
-    <Group gap={6} wrap="nowrap" data-testid="share-state">
+    <Group gap={6} wrap="wrap" data-testid="share-state">
       <Text size="xs" c="teal.9" fw={600} style={{ display: 'inline-flex', gap: 4, alignItems: 'center' }}>
         <IconLink size={14} aria-hidden /> Public
       </Text>
@@ -103,10 +124,55 @@ function ShareControl({ projectId, traceId }: { projectId: string; traceId: stri
       </a>
       <Copy value={url!} label="Copy public link" />
       {allowed && (
+        <Button size="xs" variant="default" onClick={() => setChoosing(true)}>
+          What it shows
+        </Button>
+      )}
+      {allowed && (
         <Button size="xs" variant="default" color="red" leftSection={<IconLinkOff size={14} />} onClick={() => mutation.mutate(false)} loading={mutation.isPending}>
           Unshare
         </Button>
       )}
+      {dialog}
     </Group>
+  );
+}
+
+function ShareDialog({ shared, initial, pending, error, onCancel, onShare }: { shared: boolean; initial: ShareOptions; pending: boolean; error: Error | null; onCancel: () => void; onShare: (o: ShareOptions) => void }) {
+  const [o, setO] = useState<ShareOptions>(initial);
+  const shown = ['the input and output', 'every span with its input, output, timings, tokens, cost and errors', 'evaluations'];
+  const hidden: string[] = [];
+  (o.hide_user ? hidden : shown).push('the user (id or e-mail)');
+  (o.hide_metadata ? hidden : shown).push('the metadata (labels, thread, customer, your own keys)');
+  (o.hide_span_attributes ? hidden : shown).push('the span attributes');
+  return (
+    <Modal opened onClose={onCancel} title={shared ? 'What the public link shows' : 'Share this trace'}>
+      <Stack gap="sm">
+        <Text size="sm">Anyone with the link sees this trace, without signing in, until you unshare it.</Text>
+        <Checkbox label="Hide the user" description="The end user's id or e-mail, from the trace and its spans" checked={o.hide_user} onChange={(e) => setO({ ...o, hide_user: e.currentTarget.checked })} />
+        <Checkbox label="Hide the metadata" description="Labels, thread, customer and your own metadata keys" checked={o.hide_metadata} onChange={(e) => setO({ ...o, hide_metadata: e.currentTarget.checked })} />
+        <Checkbox label="Hide the span attributes" description="Every span's attributes and resource attributes" checked={o.hide_span_attributes} onChange={(e) => setO({ ...o, hide_span_attributes: e.currentTarget.checked })} />
+        <div data-testid="share-preview">
+          <Text size="sm" fw={600}>
+            A visitor will see
+          </Text>
+          <Text size="sm">{shown.join('; ')}.</Text>
+          {hidden.length > 0 && (
+            <Text size="sm" mt={4}>
+              <b>Hidden:</b> {hidden.join('; ')}.
+            </Text>
+          )}
+        </div>
+        {error && <Alert color="red">{error.message}</Alert>}
+        <Group justify="flex-end">
+          <Button variant="default" onClick={onCancel}>
+            Cancel
+          </Button>
+          <Button leftSection={<IconShare size={14} />} loading={pending} onClick={() => onShare(o)}>
+            {shared ? 'Save' : 'Share and copy the link'}
+          </Button>
+        </Group>
+      </Stack>
+    </Modal>
   );
 }

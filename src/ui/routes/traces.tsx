@@ -42,8 +42,11 @@ export default function TracesPage() {
   const loaded = useMemo(() => pages.data?.pages.flatMap((p) => p.traces) ?? [], [pages.data]);
   const rows = useMemo(() => {
     if (!liveInsert || !live.fresh.length) return loaded;
+    // New traces land where "newest first" puts them, not on top in the order they arrived
+    // (a batch may carry traces that started minutes ago). The sort is stable: rows of equal
+    // start keep the server's order.
     const seen = new Set(live.fresh.map((t) => t.trace_id));
-    return [...live.fresh, ...loaded.filter((t) => !seen.has(t.trace_id))];
+    return [...live.fresh, ...loaded.filter((t) => !seen.has(t.trace_id))].sort((a, b) => b.timestamps.started_at - a.timestamps.started_at);
   }, [live.fresh, loaded, liveInsert]);
   useEffect(() => live.know(loaded), [loaded, live]);
 
@@ -92,6 +95,7 @@ export default function TracesPage() {
         </Alert>
       ) : (
         <TraceGrid
+          placeKey={`${projectId} ${JSON.stringify(request)}`}
           projectId={projectId}
           rows={rows}
           freshIds={live.freshIds}
@@ -187,7 +191,15 @@ function useLiveTraces(projectId: string, request: ReturnType<typeof toSearchReq
   );
 }
 
+/**
+ * Where the reader was in each list (by project and search): Back from a trace returns to
+ * the same rows. The loaded pages stay in the query cache; this keeps the scroll offset.
+ */
+const places = new Map<string, number>();
+
 interface GridProps {
+  /** The list's identity (project and search) for keeping its scroll position. */
+  placeKey: string;
   projectId: string;
   rows: TraceSummary[];
   freshIds: Set<string>;
@@ -197,7 +209,7 @@ interface GridProps {
   loadingMore: boolean;
 }
 
-function TraceGrid({ projectId, rows, freshIds, search, onSort, loadMore, loadingMore }: GridProps) {
+function TraceGrid({ placeKey, projectId, rows, freshIds, search, onSort, loadMore, loadingMore }: GridProps) {
   const scrollRef = useRef<HTMLDivElement>(null);
   const pointerInside = useRef(false);
   const narrow = useMediaQuery('(max-width: 760px)') ?? false;
@@ -214,16 +226,34 @@ function TraceGrid({ projectId, rows, freshIds, search, onSort, loadMore, loadin
     getItemKey: (i) => rows[i].trace_id,
   });
 
-  // New traces arrive on top: keep the rows the reader is looking at (or pointing at) in place.
-  const firstId = useRef<string | null>(null);
+  // Back from a trace: the list opens where the reader left it (once, on mount).
   useLayoutEffect(() => {
     const el = scrollRef.current;
-    const previousFirst = firstId.current;
-    firstId.current = rows[0]?.trace_id ?? null;
-    if (!el || !previousFirst || previousFirst === rows[0]?.trace_id) return;
-    const shift = rows.findIndex((r) => r.trace_id === previousFirst);
-    if (shift > 0 && (pointerInside.current || el.scrollTop > 0)) el.scrollTop += shift * rowHeight;
+    const saved = places.get(placeKey);
+    if (el && saved) el.scrollTop = saved;
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- only when the list opens
+  }, []);
+
+  // New traces land where the sort puts them: keep the rows the reader is looking at (or
+  // pointing at) in place, anchored on the first row in view.
+  const anchor = useRef<{ id: string; index: number } | null>(null);
+  useLayoutEffect(() => {
+    const el = scrollRef.current;
+    const previous = anchor.current;
+    if (el && previous) {
+      const index = rows.findIndex((r) => r.trace_id === previous.id);
+      if (index > previous.index && (pointerInside.current || el.scrollTop > 0)) el.scrollTop += (index - previous.index) * rowHeight;
+    }
+    const first = el ? Math.min(rows.length - 1, Math.max(0, Math.floor(el.scrollTop / rowHeight))) : 0;
+    anchor.current = rows[first] ? { id: rows[first].trace_id, index: first } : null;
   }, [rows, rowHeight]);
+  const onScroll = () => {
+    const el = scrollRef.current;
+    if (!el) return;
+    places.set(placeKey, el.scrollTop);
+    const first = Math.min(rows.length - 1, Math.max(0, Math.floor(el.scrollTop / rowHeight)));
+    anchor.current = rows[first] ? { id: rows[first].trace_id, index: first } : null;
+  };
 
   const items = virtualizer.getVirtualItems();
   const last = items[items.length - 1];
@@ -270,6 +300,7 @@ function TraceGrid({ projectId, rows, freshIds, search, onSort, loadMore, loadin
       onPointerEnter={() => (pointerInside.current = true)}
       onPointerLeave={() => (pointerInside.current = false)}
       onKeyDown={onKeyDown}
+      onScroll={onScroll}
       data-testid="traces-grid"
     >
       <div className="list-head" role="row" aria-rowindex={1}>
@@ -327,6 +358,7 @@ function TraceRow({ trace: t, projectId, top, index, fresh, onClick }: { trace: 
       role="row"
       aria-rowindex={index + 2}
       className={`list-row${fresh ? ' is-new' : ''}`}
+      data-started-at={t.timestamps.started_at}
       style={{ transform: `translateY(${top}px)` }}
       onClick={onClick}
       data-trace-id={t.trace_id}
@@ -368,7 +400,7 @@ function TraceRow({ trace: t, projectId, top, index, fresh, onClick }: { trace: 
       <div role="cell" className="c-error">
         {t.error && (
           <Tooltip label={t.error.message} multiline maw={360} withinPortal>
-            <span style={{ color: '#c92a2a', display: 'inline-flex' }} aria-label={`Error: ${t.error.message}`}>
+            <span role="img" style={{ color: "#c92a2a", display: "inline-flex" }} aria-label={`Error: ${t.error.message}`}>
               <IconAlertTriangle size={16} />
             </span>
           </Tooltip>

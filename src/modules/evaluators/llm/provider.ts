@@ -191,12 +191,27 @@ export class JudgeSession {
   }
 
   /** A plain chat completion, no tool (the prompts' "Try it"); its usage adds up like a call's. */
-  async chat(messages: { role: 'system' | 'user' | 'assistant'; content: string }[]): Promise<{ text: string; responseModel: string }> {
+  async chat(
+    messages: { role: 'system' | 'user' | 'assistant'; content: string }[],
+    jsonSchema?: { name: string; schema: Record<string, unknown> },
+  ): Promise<{ text: string; responseModel: string }> {
     const { ai, model } = await this.sdk();
+    // A JSON Schema output goes as response_format, as written (not "strict": the author's
+    // schema need not meet OpenAI's strict-mode rules); the answer stays text, parsed by no one here.
+    const output = jsonSchema
+      ? { ...ai.Output.text(), responseFormat: Promise.resolve({ type: 'json' as const, schema: jsonSchema.schema, name: jsonSchema.name }) }
+      : undefined;
     let result;
     try {
       // The prompt's author wrote its system messages: no injection risk to warn about (on stderr).
-      result = await ai.generateText({ model, messages, allowSystemInMessages: true, maxRetries: this.ctx.maxRetries, abortSignal: this.ctx.signal });
+      result = await ai.generateText({
+        model,
+        messages,
+        allowSystemInMessages: true,
+        maxRetries: this.ctx.maxRetries,
+        abortSignal: this.ctx.signal,
+        ...(output ? { output, providerOptions: { openai: { strictJsonSchema: false } } } : {}),
+      });
     } catch (err) {
       throw toProviderError(ai, err, this.ctx.signal);
     }
@@ -305,9 +320,11 @@ export async function completeChat(
   model: { provider: string; modelId: string },
   messages: { role: 'system' | 'user' | 'assistant'; content: string }[],
   ctx: EvaluatorContext,
+  /** A JSON Schema the answer must follow: sent as response_format (type json_schema). */
+  jsonSchema?: { name: string; schema: Record<string, unknown> },
 ): Promise<ChatCompletion> {
   const session = new JudgeSession(`${model.provider}/${model.modelId}`, ctx);
-  const { text, responseModel } = await session.chat(messages);
+  const { text, responseModel } = await session.chat(messages, jsonSchema);
   const { calls: _calls, ...usage } = session.usage;
   return { text, responseModel, usage, cost: session.cost() };
 }

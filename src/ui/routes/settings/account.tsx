@@ -6,6 +6,7 @@ import { useSession } from '../../api/session.ts';
 import { useAccountMutations, useUserSessions } from '../../api/account.ts';
 import type { UserSession } from '../../api/types.ts';
 import { ApiErrorAlert, Section, shortDate } from '../../components/Settings.tsx';
+import { fieldError } from '../../api/client.ts';
 
 /** "Chrome 131 on Linux" from a user agent, enough to tell one's devices apart. */
 function device(userAgent: string | null): string {
@@ -68,59 +69,61 @@ export default function AccountPage() {
         ) : sessions.isError ? (
           <ApiErrorAlert error={sessions.error} />
         ) : (
-          <Table className="settings-table" striped>
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Device</Table.Th>
-                <Table.Th>Address</Table.Th>
-                <Table.Th>Signed in</Table.Th>
-                <Table.Th>Last active</Table.Th>
-                <Table.Th>Ends</Table.Th>
-                <Table.Th>
-                  <span className="visually-hidden">Actions</span>
-                </Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {sessions.data.map((s) => (
-                <Table.Tr key={s.id} data-session-id={s.id}>
-                  <Table.Td title={s.userAgent ?? undefined}>
-                    {device(s.userAgent)}
-                    {s.current && (
-                      <Badge size="xs" variant="light" color="teal" ml={6}>
-                        this session
-                      </Badge>
-                    )}
-                  </Table.Td>
-                  <Table.Td className="mono" fz="xs">
-                    {s.ipAddress ?? '–'}
-                  </Table.Td>
-                  <Table.Td className="nowrap">{shortDate(s.createdAt)}</Table.Td>
-                  <Table.Td className="nowrap">{shortDate(s.lastSeenAt)}</Table.Td>
-                  <Table.Td className="nowrap">{shortDate(s.expiresAt)}</Table.Td>
-                  <Table.Td>
-                    {!s.current && (
-                      <Group justify="flex-end">
-                        <Button size="compact-sm" variant="subtle" color="red" onClick={() => void signOut(s)} aria-label={`Sign out ${device(s.userAgent)} signed in ${shortDate(s.createdAt)}`}>
-                          Sign out
-                        </Button>
-                      </Group>
-                    )}
-                  </Table.Td>
+          <div className="table-scroll">
+            <Table className="settings-table" striped>
+              <Table.Thead>
+                <Table.Tr>
+                  <Table.Th>Device</Table.Th>
+                  <Table.Th>Address</Table.Th>
+                  <Table.Th>Signed in</Table.Th>
+                  <Table.Th>Last active</Table.Th>
+                  <Table.Th>Ends</Table.Th>
+                  <Table.Th>
+                    <span className="visually-hidden">Actions</span>
+                  </Table.Th>
                 </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
+              </Table.Thead>
+              <Table.Tbody>
+                {sessions.data.map((s) => (
+                  <Table.Tr key={s.id} data-session-id={s.id}>
+                    <Table.Td title={s.userAgent ?? undefined}>
+                      {device(s.userAgent)}
+                      {s.current && (
+                        <Badge size="xs" variant="light" color="teal" ml={6}>
+                          this session
+                        </Badge>
+                      )}
+                    </Table.Td>
+                    <Table.Td className="mono" fz="xs">
+                      {s.ipAddress ?? '–'}
+                    </Table.Td>
+                    <Table.Td className="nowrap">{shortDate(s.createdAt)}</Table.Td>
+                    <Table.Td className="nowrap">{shortDate(s.lastSeenAt)}</Table.Td>
+                    <Table.Td className="nowrap">{shortDate(s.expiresAt)}</Table.Td>
+                    <Table.Td>
+                      {!s.current && (
+                        <Group justify="flex-end">
+                          <Button size="compact-sm" variant="subtle" color="red" onClick={() => void signOut(s)} aria-label={`Sign out ${device(s.userAgent)} signed in ${shortDate(s.createdAt)}`}>
+                            Sign out
+                          </Button>
+                        </Group>
+                      )}
+                    </Table.Td>
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </Table>
+          </div>
         )}
       </Section>
 
       <Section title="Password" description="At least 8 characters. Changing it signs out your other sessions.">
         <form onSubmit={(e) => void changePassword(e).catch(() => undefined)} noValidate>
           <Stack gap="sm" maw={360}>
-            <PasswordInput label="Current password" autoComplete="current-password" required value={current} onChange={(e) => setCurrent(e.currentTarget.value)} />
+            <PasswordInput label="Current password" autoComplete="current-password" required value={current} onChange={(e) => setCurrent(e.currentTarget.value)} error={fieldError(m.changePassword.error, 'currentPassword')} />
             <PasswordInput label="New password" autoComplete="new-password" required value={next} onChange={(e) => setNext(e.currentTarget.value)} error={next.length > 0 && next.length < 8 ? 'At least 8 characters' : undefined} />
             <PasswordInput label="New password again" autoComplete="new-password" required value={again} onChange={(e) => setAgain(e.currentTarget.value)} error={mismatch ? 'The two passwords differ' : undefined} />
-            <ApiErrorAlert error={m.changePassword.error} title="The password was not changed" />
+            <ApiErrorAlert error={m.changePassword.error} title="The password was not changed" shownAt={['currentPassword']} />
             <Group>
               <Button type="submit" loading={m.changePassword.isPending} disabled={!current || next.length < 8 || next !== again}>
                 Change password

@@ -1,5 +1,6 @@
 import { useMemo, useState } from 'react';
 import { ActionIcon, Badge, Button, Checkbox, Group, Loader, Modal, NativeSelect, SegmentedControl, Stack, Table, Text, TextInput, Textarea } from '@mantine/core';
+import { useMediaQuery } from '@mantine/hooks';
 import { notifications } from '@mantine/notifications';
 import { IconKey, IconPlus, IconTrash } from '@tabler/icons-react';
 import { ACTIONS, RESOURCES } from '../../../platform/auth/permissions.schema.ts';
@@ -8,6 +9,7 @@ import { useApiKeyMutations, useApiKeys } from '../../api/api-keys.ts';
 import { useMembers } from '../../api/organization.ts';
 import type { ApiKey, CreateKeyBody, KeyBinding, Session } from '../../api/types.ts';
 import { ApiErrorAlert, ConfirmAction, RoleNote, Section, ShownOnce, shortDate } from '../../components/Settings.tsx';
+import { fieldError } from '../../api/client.ts';
 
 type Mode = NonNullable<CreateKeyBody['permissionMode']>;
 type BindingRole = NonNullable<KeyBinding['role']>;
@@ -71,76 +73,78 @@ export default function ApiKeysPage() {
             No API key yet.
           </Text>
         ) : (
-          <Table className="settings-table" striped>
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Name</Table.Th>
-                <Table.Th>Type</Table.Th>
-                <Table.Th>Access</Table.Th>
-                <Table.Th>Created</Table.Th>
-                <Table.Th>Last used</Table.Th>
-                <Table.Th>Expires</Table.Th>
-                <Table.Th>Status</Table.Th>
-                <Table.Th>
-                  <span className="visually-hidden">Actions</span>
-                </Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {keys.data.map((k) => (
-                <Table.Tr key={k.id} data-key-id={k.id} data-key-name={k.name}>
-                  <Table.Td>
-                    <Text size="sm" fw={500}>
-                      {k.name}
-                    </Text>
-                    {k.description && (
-                      <Text size="xs" className="muted">
-                        {k.description}
-                      </Text>
-                    )}
-                    <Text size="xs" className="muted mono">
-                      {k.id}
-                    </Text>
-                  </Table.Td>
-                  <Table.Td>
-                    {k.keyType}
-                    {k.ownerUserId && (
-                      <Text size="xs" className="muted">
-                        as {emailOf.get(k.ownerUserId) ?? k.ownerUserId}
-                      </Text>
-                    )}
-                  </Table.Td>
-                  <Table.Td>
-                    <Text size="xs">
-                      {k.keyType === 'project'
-                        ? `sends and reads data of ${scopeName('PROJECT', k.projectId ?? '')}`
-                        : k.bindings.map((b) => `${b.role.toLowerCase()} on ${scopeName(b.scopeType, b.scopeId)}`).join('; ')}
-                    </Text>
-                    {k.permissionMode !== 'all' && (
-                      <Text size="xs" className="muted" title={k.permissions.join(', ')}>
-                        {k.permissionMode === 'readonly' ? 'read-only' : `restricted to ${k.permissions.length} permission${k.permissions.length === 1 ? '' : 's'}`}
-                      </Text>
-                    )}
-                  </Table.Td>
-                  <Table.Td className="nowrap">{shortDate(k.createdAt)}</Table.Td>
-                  <Table.Td className="nowrap" title="To the minute">{k.lastUsedAt ? shortDate(k.lastUsedAt) : 'never'}</Table.Td>
-                  <Table.Td className="nowrap">{k.expiresAt ? shortDate(k.expiresAt) : 'never'}</Table.Td>
-                  <Table.Td>
-                    <Badge size="sm" variant="light" color={k.status === 'active' ? 'teal' : 'gray'}>
-                      {k.status}
-                    </Badge>
-                  </Table.Td>
-                  <Table.Td>
-                    {k.status === 'active' && (isAdmin || (k.ownerUserId === session?.user.id && can(session, 'apiKeys:delete'))) && (
-                      <ActionIcon variant="subtle" color="red" aria-label={`Revoke ${k.name}`} onClick={() => setRevoking(k)}>
-                        <IconTrash size={16} />
-                      </ActionIcon>
-                    )}
-                  </Table.Td>
+          <div className="table-scroll">
+            <Table className="settings-table" striped>
+              <Table.Thead>
+                <Table.Tr>
+                  <Table.Th>Name</Table.Th>
+                  <Table.Th>Type</Table.Th>
+                  <Table.Th>Access</Table.Th>
+                  <Table.Th>Created</Table.Th>
+                  <Table.Th>Last used</Table.Th>
+                  <Table.Th>Expires</Table.Th>
+                  <Table.Th>Status</Table.Th>
+                  <Table.Th>
+                    <span className="visually-hidden">Actions</span>
+                  </Table.Th>
                 </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
+              </Table.Thead>
+              <Table.Tbody>
+                {keys.data.map((k) => (
+                  <Table.Tr key={k.id} data-key-id={k.id} data-key-name={k.name}>
+                    <Table.Td>
+                      <Text size="sm" fw={500}>
+                        {k.name}
+                      </Text>
+                      {k.description && (
+                        <Text size="xs" className="muted">
+                          {k.description}
+                        </Text>
+                      )}
+                      <Text size="xs" className="muted mono">
+                        {k.id}
+                      </Text>
+                    </Table.Td>
+                    <Table.Td>
+                      {k.keyType}
+                      {k.ownerUserId && (
+                        <Text size="xs" className="muted">
+                          as {emailOf.get(k.ownerUserId) ?? k.ownerUserId}
+                        </Text>
+                      )}
+                    </Table.Td>
+                    <Table.Td>
+                      <Text size="xs">
+                        {k.keyType === 'project'
+                          ? `sends and reads data of ${scopeName('PROJECT', k.projectId ?? '')}`
+                          : k.bindings.map((b) => `${b.role.toLowerCase()} on ${scopeName(b.scopeType, b.scopeId)}`).join('; ')}
+                      </Text>
+                      {k.permissionMode !== 'all' && (
+                        <Text size="xs" className="muted" title={k.permissions.join(', ')}>
+                          {k.permissionMode === 'readonly' ? 'read-only' : `restricted to ${k.permissions.length} permission${k.permissions.length === 1 ? '' : 's'}`}
+                        </Text>
+                      )}
+                    </Table.Td>
+                    <Table.Td className="nowrap">{shortDate(k.createdAt)}</Table.Td>
+                    <Table.Td className="nowrap" title="To the minute">{k.lastUsedAt ? shortDate(k.lastUsedAt) : 'never'}</Table.Td>
+                    <Table.Td className="nowrap">{k.expiresAt ? shortDate(k.expiresAt) : 'never'}</Table.Td>
+                    <Table.Td>
+                      <Badge size="sm" variant="light" color={k.status === 'active' ? 'teal' : 'gray'}>
+                        {k.status}
+                      </Badge>
+                    </Table.Td>
+                    <Table.Td>
+                      {k.status === 'active' && (isAdmin || (k.ownerUserId === session?.user.id && can(session, 'apiKeys:delete'))) && (
+                        <ActionIcon variant="subtle" color="red" aria-label={`Revoke ${k.name}`} onClick={() => setRevoking(k)}>
+                          <IconTrash size={16} />
+                        </ActionIcon>
+                      )}
+                    </Table.Td>
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </Table>
+          </div>
         )}
       </Section>
       {creating && session && (
@@ -189,6 +193,9 @@ function CreateKey({ session, members, onClose, onCreated }: { session: Session;
   const scopes = [{ value: orgScope, label: `Organization: ${session.organization.name}` }, ...session.projects.map((p) => ({ value: `PROJECT:${p.id}`, label: `Project: ${p.name}` }))];
   const roles: BindingRole[] = mode === 'restricted' ? ['CUSTOM'] : ['ADMIN', 'MEMBER', 'VIEWER'];
   const needsBindings = keyType === 'personal';
+  // Phones: the dialog takes the screen, choices stack, and nothing runs past the edge.
+  const narrow = useMediaQuery('(max-width: 760px)') ?? false;
+  const orientation = narrow ? 'vertical' : 'horizontal';
 
   const body = (): CreateKeyBody => {
     const expiresAt =
@@ -232,11 +239,11 @@ function CreateKey({ session, members, onClose, onCreated }: { session: Session;
     });
 
   return (
-    <Modal opened onClose={onClose} title="Create an API key" size="xl">
+    <Modal opened onClose={onClose} title="Create an API key" size="xl" fullScreen={narrow}>
       <form onSubmit={(e) => void submit(e).catch(() => undefined)}>
         <Stack gap="md">
           <Group grow align="flex-start">
-            <TextInput label="Name" required value={name} onChange={(e) => setName(e.currentTarget.value)} maxLength={100} data-autofocus />
+            <TextInput label="Name" required value={name} onChange={(e) => setName(e.currentTarget.value)} maxLength={100} data-autofocus error={fieldError(create.error, 'name')} />
             <NativeSelect label="Expires" value={expiry} onChange={(e) => setExpiry(e.currentTarget.value)} data={EXPIRY} />
             {expiry === 'date' && <TextInput label="Expiry date" type="date" required value={expiryDate} onChange={(e) => setExpiryDate(e.currentTarget.value)} />}
           </Group>
@@ -248,6 +255,7 @@ function CreateKey({ session, members, onClose, onCreated }: { session: Session;
             </Text>
             <SegmentedControl
               aria-labelledby="key-type-label"
+              orientation={orientation}
               value={keyType}
               onChange={(v) => setKeyType(v)}
               data={[
@@ -278,6 +286,7 @@ function CreateKey({ session, members, onClose, onCreated }: { session: Session;
             </Text>
             <SegmentedControl
               aria-labelledby="key-mode-label"
+              orientation={orientation}
               value={mode}
               onChange={(v) => setMode2(v)}
               data={[
@@ -289,7 +298,7 @@ function CreateKey({ session, members, onClose, onCreated }: { session: Session;
           </Stack>
 
           {mode === 'restricted' && (
-            <fieldset style={{ border: '1px solid var(--sg-border)', borderRadius: 6, padding: '8px 12px', overflowX: 'auto' }}>
+            <fieldset style={{ border: '1px solid var(--sg-border)', borderRadius: 6, padding: '8px 12px', overflowX: 'auto', minWidth: 0 }}>
               <legend style={{ fontSize: 14, fontWeight: 500 }}>Permissions ({permissions.size} chosen)</legend>
               <table className="perm-grid">
                 <thead>
@@ -320,11 +329,11 @@ function CreateKey({ session, members, onClose, onCreated }: { session: Session;
             </fieldset>
           )}
 
-          <fieldset style={{ border: '1px solid var(--sg-border)', borderRadius: 6, padding: '8px 12px' }}>
+          <fieldset style={{ border: '1px solid var(--sg-border)', borderRadius: 6, padding: '8px 12px', minWidth: 0 }}>
             <legend style={{ fontSize: 14, fontWeight: 500 }}>Bindings: what the key may do, and where {needsBindings ? '(at least one)' : '(optional)'}</legend>
             <Stack gap="xs">
               {bindings.map((b, i) => (
-                <Group key={i} gap="xs" align="flex-end" wrap="nowrap">
+                <Group key={i} gap="xs" align="flex-end" wrap={narrow ? 'wrap' : 'nowrap'}>
                   <NativeSelect
                     label={i === 0 ? 'Role' : undefined}
                     aria-label={`Role of binding ${i + 1}`}
@@ -335,7 +344,7 @@ function CreateKey({ session, members, onClose, onCreated }: { session: Session;
                       setBindings((rows) => rows.map((r, j) => (j === i ? { ...r, role } : r)));
                     }}
                     data={roles.map((r) => ({ value: r, label: r === 'CUSTOM' ? 'Custom (the permissions above)' : r.charAt(0) + r.slice(1).toLowerCase() }))}
-                    w={200}
+                    w={narrow ? '100%' : 200}
                   />
                   <NativeSelect
                     label={i === 0 ? 'Scope' : undefined}
@@ -346,7 +355,7 @@ function CreateKey({ session, members, onClose, onCreated }: { session: Session;
                       setBindings((rows) => rows.map((r, j) => (j === i ? { ...r, scope } : r)));
                     }}
                     data={scopes}
-                    style={{ flex: 1 }}
+                    style={{ flex: 1, minWidth: 0 }}
                   />
                   <ActionIcon variant="subtle" color="gray" aria-label={`Remove binding ${i + 1}`} onClick={() => setBindings((rows) => rows.filter((_, j) => j !== i))} mb={4}>
                     <IconTrash size={14} />
@@ -382,7 +391,7 @@ function CreateKey({ session, members, onClose, onCreated }: { session: Session;
             </Checkbox.Group>
           )}
 
-          <ApiErrorAlert error={create.error} title="The key was not created" />
+          <ApiErrorAlert error={create.error} title="The key was not created" shownAt={['name']} />
           <Group justify="flex-end">
             <Button variant="default" onClick={onClose}>
               Cancel

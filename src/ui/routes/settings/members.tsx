@@ -6,6 +6,7 @@ import { can, useSession } from '../../api/session.ts';
 import { useInvitations, useMemberMutations, useMembers } from '../../api/organization.ts';
 import type { AddedMember, Member, Role } from '../../api/types.ts';
 import { ApiErrorAlert, ConfirmAction, RoleNote, Section, ShownOnce, shortDate } from '../../components/Settings.tsx';
+import { fieldError } from '../../api/client.ts';
 
 const ROLES: { value: Role; label: string }[] = [
   { value: 'ADMIN', label: 'Admin (everything, settings too)' },
@@ -49,7 +50,7 @@ export default function MembersPage() {
         <Section title="Invite a member" description="A new user gets a one-time link to set a password (it is e-mailed when the server has SMTP). Someone who already has an account signs in with it.">
           <form onSubmit={(e) => void invite(e).catch(() => undefined)}>
             <Group align="flex-end" gap="sm">
-              <TextInput label="E-mail" type="email" required value={email} onChange={(e) => setEmail(e.currentTarget.value)} w={260} />
+              <TextInput label="E-mail" type="email" required value={email} onChange={(e) => setEmail(e.currentTarget.value)} w={260} maw="100%" error={fieldError(m.add.error, 'email')} />
               <TextInput label="Name (optional)" value={name} onChange={(e) => setName(e.currentTarget.value)} w={180} />
               <NativeSelect label="Role" value={role} onChange={(e) => setRole(e.currentTarget.value as Role)} data={ROLES} w={270} />
               <Button type="submit" leftSection={<IconMailPlus size={14} />} loading={m.add.isPending} disabled={!email.trim()}>
@@ -58,7 +59,7 @@ export default function MembersPage() {
             </Group>
           </form>
           <Stack mt="sm" gap="sm">
-            <ApiErrorAlert error={m.add.error} title="Not invited" />
+            <ApiErrorAlert error={m.add.error} title="Not invited" shownAt={['email']} />
             {added &&
               (added.invitation ? (
                 <ShownOnce label={`Invitation link for ${added.email}`} value={added.invitation.url}>
@@ -81,63 +82,65 @@ export default function MembersPage() {
         ) : members.isError ? (
           <ApiErrorAlert error={members.error} title="The members could not be loaded" />
         ) : (
-          <Table className="settings-table" striped>
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Name</Table.Th>
-                <Table.Th>E-mail</Table.Th>
-                <Table.Th>Role</Table.Th>
-                <Table.Th>Member since</Table.Th>
-                {manage && (
-                  <Table.Th>
-                    <span className="visually-hidden">Actions</span>
-                  </Table.Th>
-                )}
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {members.data.map((member) => {
-                const self = member.userId === session?.user.id;
-                return (
-                  <Table.Tr key={member.userId} data-member={member.email}>
-                    <Table.Td>
-                      {member.name ?? <span className="muted">–</span>}
-                      {self && (
-                        <Badge size="xs" variant="light" ml={6}>
-                          you
-                        </Badge>
-                      )}
-                    </Table.Td>
-                    <Table.Td>{member.email}</Table.Td>
-                    <Table.Td>
-                      {manage ? (
-                        <NativeSelect
-                          aria-label={`Role of ${member.email}`}
-                          size="xs"
-                          w={120}
-                          value={member.role}
-                          onChange={(e) => void changeRole(member, e.currentTarget.value as Role)}
-                          data={ROLES.map((r) => ({ value: r.value, label: roleName(r.value) }))}
-                        />
-                      ) : (
-                        roleName(member.role)
-                      )}
-                    </Table.Td>
-                    <Table.Td className="nowrap">{shortDate(member.createdAt)}</Table.Td>
-                    {manage && (
+          <div className="table-scroll">
+            <Table className="settings-table" striped>
+              <Table.Thead>
+                <Table.Tr>
+                  <Table.Th>Name</Table.Th>
+                  <Table.Th>E-mail</Table.Th>
+                  <Table.Th>Role</Table.Th>
+                  <Table.Th>Member since</Table.Th>
+                  {manage && (
+                    <Table.Th>
+                      <span className="visually-hidden">Actions</span>
+                    </Table.Th>
+                  )}
+                </Table.Tr>
+              </Table.Thead>
+              <Table.Tbody>
+                {members.data.map((member) => {
+                  const self = member.userId === session?.user.id;
+                  return (
+                    <Table.Tr key={member.userId} data-member={member.email}>
                       <Table.Td>
-                        <Group justify="flex-end">
-                          <Button size="compact-sm" variant="subtle" color="red" leftSection={<IconUserMinus size={14} />} onClick={() => setRemoving(member)} aria-label={`Remove ${member.email}`}>
-                            Remove
-                          </Button>
-                        </Group>
+                        {member.name ?? <span className="muted">–</span>}
+                        {self && (
+                          <Badge size="xs" variant="light" ml={6}>
+                            you
+                          </Badge>
+                        )}
                       </Table.Td>
-                    )}
-                  </Table.Tr>
-                );
-              })}
-            </Table.Tbody>
-          </Table>
+                      <Table.Td>{member.email}</Table.Td>
+                      <Table.Td>
+                        {manage ? (
+                          <NativeSelect
+                            aria-label={`Role of ${member.email}`}
+                            size="xs"
+                            w={120}
+                            value={member.role}
+                            onChange={(e) => void changeRole(member, e.currentTarget.value as Role)}
+                            data={ROLES.map((r) => ({ value: r.value, label: roleName(r.value) }))}
+                          />
+                        ) : (
+                          roleName(member.role)
+                        )}
+                      </Table.Td>
+                      <Table.Td className="nowrap">{shortDate(member.createdAt)}</Table.Td>
+                      {manage && (
+                        <Table.Td>
+                          <Group justify="flex-end">
+                            <Button size="compact-sm" variant="subtle" color="red" leftSection={<IconUserMinus size={14} />} onClick={() => setRemoving(member)} aria-label={`Remove ${member.email}`}>
+                              Remove
+                            </Button>
+                          </Group>
+                        </Table.Td>
+                      )}
+                    </Table.Tr>
+                  );
+                })}
+              </Table.Tbody>
+            </Table>
+          </div>
         )}
       </Section>
 
@@ -155,63 +158,65 @@ export default function MembersPage() {
               No pending invitation.
             </Text>
           ) : (
-            <Table className="settings-table">
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>E-mail</Table.Th>
-                  <Table.Th>Role</Table.Th>
-                  <Table.Th>Invited</Table.Th>
-                  <Table.Th>Link valid until</Table.Th>
-                  <Table.Th>
-                    <span className="visually-hidden">Actions</span>
-                  </Table.Th>
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {invitations.data.map((inv) => (
-                  <Table.Tr key={inv.id} data-invitation={inv.email}>
-                    <Table.Td>{inv.email}</Table.Td>
-                    <Table.Td>{roleName(inv.role)}</Table.Td>
-                    <Table.Td className="nowrap">{shortDate(inv.createdAt)}</Table.Td>
-                    <Table.Td className="nowrap">{shortDate(inv.expiresAt)}</Table.Td>
-                    <Table.Td>
-                      <Group gap={4} justify="flex-end" wrap="nowrap">
-                        <Button
-                          size="compact-sm"
-                          variant="subtle"
-                          leftSection={<IconLink size={14} />}
-                          aria-label={`New link for ${inv.email}`}
-                          loading={m.reissueInvitation.isPending && m.reissueInvitation.variables?.id === inv.id}
-                          onClick={() =>
-                            void m.reissueInvitation
-                              .mutateAsync(inv)
-                              .then(setAdded)
-                              .catch((e: Error) => notifications.show({ title: 'No new link', message: e.message, color: 'red' }))
-                          }
-                        >
-                          New link
-                        </Button>
-                        <Button
-                          size="compact-sm"
-                          variant="subtle"
-                          color="red"
-                          leftSection={<IconX size={14} />}
-                          aria-label={`Revoke the invitation of ${inv.email}`}
-                          onClick={() =>
-                            void m.revokeInvitation
-                              .mutateAsync(inv.id)
-                              .then(() => notifications.show({ message: `Invitation of ${inv.email} revoked`, color: 'teal' }))
-                              .catch((e: Error) => notifications.show({ title: 'Not revoked', message: e.message, color: 'red' }))
-                          }
-                        >
-                          Revoke
-                        </Button>
-                      </Group>
-                    </Table.Td>
+            <div className="table-scroll">
+              <Table className="settings-table">
+                <Table.Thead>
+                  <Table.Tr>
+                    <Table.Th>E-mail</Table.Th>
+                    <Table.Th>Role</Table.Th>
+                    <Table.Th>Invited</Table.Th>
+                    <Table.Th>Link valid until</Table.Th>
+                    <Table.Th>
+                      <span className="visually-hidden">Actions</span>
+                    </Table.Th>
                   </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
+                </Table.Thead>
+                <Table.Tbody>
+                  {invitations.data.map((inv) => (
+                    <Table.Tr key={inv.id} data-invitation={inv.email}>
+                      <Table.Td>{inv.email}</Table.Td>
+                      <Table.Td>{roleName(inv.role)}</Table.Td>
+                      <Table.Td className="nowrap">{shortDate(inv.createdAt)}</Table.Td>
+                      <Table.Td className="nowrap">{shortDate(inv.expiresAt)}</Table.Td>
+                      <Table.Td>
+                        <Group gap={4} justify="flex-end" wrap="nowrap">
+                          <Button
+                            size="compact-sm"
+                            variant="subtle"
+                            leftSection={<IconLink size={14} />}
+                            aria-label={`New link for ${inv.email}`}
+                            loading={m.reissueInvitation.isPending && m.reissueInvitation.variables?.id === inv.id}
+                            onClick={() =>
+                              void m.reissueInvitation
+                                .mutateAsync(inv)
+                                .then(setAdded)
+                                .catch((e: Error) => notifications.show({ title: 'No new link', message: e.message, color: 'red' }))
+                            }
+                          >
+                            New link
+                          </Button>
+                          <Button
+                            size="compact-sm"
+                            variant="subtle"
+                            color="red"
+                            leftSection={<IconX size={14} />}
+                            aria-label={`Revoke the invitation of ${inv.email}`}
+                            onClick={() =>
+                              void m.revokeInvitation
+                                .mutateAsync(inv.id)
+                                .then(() => notifications.show({ message: `Invitation of ${inv.email} revoked`, color: 'teal' }))
+                                .catch((e: Error) => notifications.show({ title: 'Not revoked', message: e.message, color: 'red' }))
+                            }
+                          >
+                            Revoke
+                          </Button>
+                        </Group>
+                      </Table.Td>
+                    </Table.Tr>
+                  ))}
+                </Table.Tbody>
+              </Table>
+            </div>
           )}
         </Section>
       )}

@@ -7,6 +7,7 @@ import { can, useSession } from '../../api/session.ts';
 import { useProjectMutations, useProjects } from '../../api/organization.ts';
 import type { Project } from '../../api/types.ts';
 import { ApiErrorAlert, ConfirmAction, RoleNote, Section, ShownOnce, shortDate } from '../../components/Settings.tsx';
+import { fieldError } from '../../api/client.ts';
 
 /** A number field's value as retention days: empty keeps traces forever (null). */
 const retentionOf = (v: string | number) => (v === '' ? null : Number(v));
@@ -58,7 +59,7 @@ export default function ProjectsPage() {
         <Section title="New project" description="Each project has its own traces, prompts, webhooks and project API key.">
           <form onSubmit={(e) => void create(e).catch(() => undefined)}>
             <Group align="flex-end" gap="sm">
-              <TextInput label="Project name" required value={name} onChange={(e) => setName(e.currentTarget.value)} w={280} maxLength={100} />
+              <TextInput label="Project name" required value={name} onChange={(e) => setName(e.currentTarget.value)} w={280} maw="100%" maxLength={100} error={fieldError(m.create.error, 'name')} />
               <NumberInput
                 label="Retention (days)"
                 description="Empty: keep traces forever"
@@ -75,7 +76,7 @@ export default function ProjectsPage() {
             </Group>
           </form>
           <Stack mt="sm" gap="sm">
-            <ApiErrorAlert error={m.create.error} title="The project was not created" />
+            <ApiErrorAlert error={m.create.error} title="The project was not created" shownAt={['name']} />
           </Stack>
         </Section>
       ) : (
@@ -92,50 +93,52 @@ export default function ProjectsPage() {
         ) : projects.isError ? (
           <ApiErrorAlert error={projects.error} title="The projects could not be loaded" />
         ) : (
-          <Table className="settings-table" striped highlightOnHover>
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Name</Table.Th>
-                <Table.Th>Id</Table.Th>
-                <Table.Th>Retention</Table.Th>
-                <Table.Th>Created</Table.Th>
-                <Table.Th>
-                  <span className="visually-hidden">Actions</span>
-                </Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {projects.data.map((p) => (
-                <Table.Tr key={p.id} data-project-id={p.id}>
-                  <Table.Td fw={500}>{p.name}</Table.Td>
-                  <Table.Td className="mono" fz="xs">
-                    {p.id}
-                  </Table.Td>
-                  <Table.Td>{p.retentionDays === null ? 'forever' : `${p.retentionDays} days`}</Table.Td>
-                  <Table.Td className="nowrap">{shortDate(p.createdAt)}</Table.Td>
-                  <Table.Td>
-                    <Group gap={4} justify="flex-end" wrap="nowrap">
-                      {mayUpdate && (
-                        <Button size="compact-sm" variant="subtle" leftSection={<IconPencil size={14} />} onClick={() => setEditing(p)} aria-label={`Edit ${p.name}`}>
-                          Edit
-                        </Button>
-                      )}
-                      {mayRotate && (
-                        <Button size="compact-sm" variant="subtle" leftSection={<IconKey size={14} />} onClick={() => setRotating(p)} aria-label={`Rotate the key of ${p.name}`}>
-                          Rotate key
-                        </Button>
-                      )}
-                      {mayDelete && (
-                        <Button size="compact-sm" variant="subtle" color="red" leftSection={<IconTrash size={14} />} onClick={() => setDeleting(p)} aria-label={`Delete ${p.name}`}>
-                          Delete
-                        </Button>
-                      )}
-                    </Group>
-                  </Table.Td>
+          <div className="table-scroll">
+            <Table className="settings-table" striped highlightOnHover>
+              <Table.Thead>
+                <Table.Tr>
+                  <Table.Th>Name</Table.Th>
+                  <Table.Th>Id</Table.Th>
+                  <Table.Th>Retention</Table.Th>
+                  <Table.Th>Created</Table.Th>
+                  <Table.Th>
+                    <span className="visually-hidden">Actions</span>
+                  </Table.Th>
                 </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
+              </Table.Thead>
+              <Table.Tbody>
+                {projects.data.map((p) => (
+                  <Table.Tr key={p.id} data-project-id={p.id}>
+                    <Table.Td fw={500}>{p.name}</Table.Td>
+                    <Table.Td className="mono" fz="xs">
+                      {p.id}
+                    </Table.Td>
+                    <Table.Td>{p.retentionDays === null ? 'forever' : `${p.retentionDays} days`}</Table.Td>
+                    <Table.Td className="nowrap">{shortDate(p.createdAt)}</Table.Td>
+                    <Table.Td>
+                      <Group gap={4} justify="flex-end" wrap="nowrap">
+                        {mayUpdate && (
+                          <Button size="compact-sm" variant="subtle" leftSection={<IconPencil size={14} />} onClick={() => setEditing(p)} aria-label={`Edit ${p.name}`}>
+                            Edit
+                          </Button>
+                        )}
+                        {mayRotate && (
+                          <Button size="compact-sm" variant="subtle" leftSection={<IconKey size={14} />} onClick={() => setRotating(p)} aria-label={`Rotate the key of ${p.name}`}>
+                            Rotate key
+                          </Button>
+                        )}
+                        {mayDelete && (
+                          <Button size="compact-sm" variant="subtle" color="red" leftSection={<IconTrash size={14} />} onClick={() => setDeleting(p)} aria-label={`Delete ${p.name}`}>
+                            Delete
+                          </Button>
+                        )}
+                      </Group>
+                    </Table.Td>
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </Table>
+          </div>
         )}
       </Section>
       {editing && <EditProject project={editing} onClose={() => setEditing(null)} />}

@@ -8,6 +8,7 @@ import { DELIVERIES_REFRESH_MS, useDeliveries, useEndpointMutations, useEndpoint
 import type { WebhookEndpoint, WebhookEventType } from '../../api/types.ts';
 import { ApiErrorAlert, ConfirmAction, RoleNote, Section, ShownOnce, shortDate } from '../../components/Settings.tsx';
 import { formatDuration } from '../../lib/format.ts';
+import { fieldError } from '../../api/client.ts';
 
 /** The reason the API itself writes when someone disables an endpoint (anything else: the dispatcher did). */
 const MANUAL_REASON = 'disabled through the API';
@@ -66,10 +67,10 @@ export default function WebhooksPage() {
           <Stack gap="sm">
             {endpoints.data.map((ep) => (
               <Paper key={ep.id} withBorder p="sm" radius="sm" data-endpoint-id={ep.id} component="article" aria-label={`Endpoint ${ep.url}`}>
-                <Group justify="space-between" align="flex-start" wrap="nowrap">
-                  <Stack gap={4} style={{ minWidth: 0 }}>
-                    <Group gap={8} wrap="nowrap">
-                      <Text fw={600} className="mono ellipsis" size="sm" title={ep.url}>
+                <Group justify="space-between" align="flex-start" gap="xs" className="endpoint-card">
+                  <Stack gap={4} style={{ minWidth: 0, flex: '1 1 260px' }}>
+                    <Group gap={8} wrap="wrap">
+                      <Text fw={600} className="mono" size="sm" title={ep.url} style={{ overflowWrap: 'anywhere', minWidth: 0 }}>
                         {ep.url}
                       </Text>
                       <EndpointStatus endpoint={ep} />
@@ -88,7 +89,7 @@ export default function WebhooksPage() {
                       </Text>
                     )}
                     {ep.failing_since && ep.enabled && (
-                      <Text size="xs" c="orange.9">
+                      <Text size="xs" className="warning-text">
                         Every attempt has failed since {shortDate(ep.failing_since)} (72 hours of failures disable the endpoint)
                       </Text>
                     )}
@@ -97,7 +98,7 @@ export default function WebhooksPage() {
                       {ep.previous_secret_expires_at ? ` · previous secret signs until ${shortDate(ep.previous_secret_expires_at)}` : ''}
                     </Text>
                   </Stack>
-                  <Stack gap={6} align="flex-end" style={{ flex: 'none' }}>
+                  <Stack gap={6} align="flex-end" className="endpoint-actions">
                     {manage && (
                       <Switch
                         label="Enabled"
@@ -110,7 +111,7 @@ export default function WebhooksPage() {
                         }}
                       />
                     )}
-                    <Group gap={4} wrap="nowrap">
+                    <Group gap={4} wrap="wrap" justify="flex-end">
                       {manage && (
                         <Button
                           size="compact-sm"
@@ -224,40 +225,42 @@ function Deliveries({ projectId, endpointId }: { projectId: string; endpointId: 
         </Text>
       ) : (
         <>
-          <Table className="settings-table" fz="xs" data-testid="deliveries" striped aria-label="Delivery attempts">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Fired</Table.Th>
-                <Table.Th>Outcome</Table.Th>
-                <Table.Th>HTTP status</Table.Th>
-                <Table.Th>Latency</Table.Th>
-                <Table.Th>Attempt</Table.Th>
-                <Table.Th>Events</Table.Th>
-                <Table.Th>Error</Table.Th>
-                <Table.Th>Next attempt</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {rows.map((a) => (
-                <Table.Tr key={a.id} data-attempt-id={a.id}>
-                  <Table.Td className="nowrap" title={`webhook-id ${a.dispatch_id}`}>
-                    {shortDate(a.fired_at)}
-                  </Table.Td>
-                  <Table.Td>
-                    <Badge size="xs" variant="light" color={OUTCOME_COLOR[a.outcome]}>
-                      {a.outcome}
-                    </Badge>
-                  </Table.Td>
-                  <Table.Td>{a.response_status ?? 'no response'}</Table.Td>
-                  <Table.Td>{formatDuration(a.latency_ms)}</Table.Td>
-                  <Table.Td>{a.attempt}</Table.Td>
-                  <Table.Td>{a.event_count}</Table.Td>
-                  <Table.Td style={{ maxWidth: 280, overflowWrap: 'anywhere' }}>{a.error ?? '–'}</Table.Td>
-                  <Table.Td className="nowrap">{a.next_attempt_at ? shortDate(a.next_attempt_at) : '–'}</Table.Td>
+          <div className="table-scroll">
+            <Table className="settings-table" fz="xs" data-testid="deliveries" striped aria-label="Delivery attempts">
+              <Table.Thead>
+                <Table.Tr>
+                  <Table.Th>Fired</Table.Th>
+                  <Table.Th>Outcome</Table.Th>
+                  <Table.Th>HTTP status</Table.Th>
+                  <Table.Th>Latency</Table.Th>
+                  <Table.Th>Attempt</Table.Th>
+                  <Table.Th>Events</Table.Th>
+                  <Table.Th>Error</Table.Th>
+                  <Table.Th>Next attempt</Table.Th>
                 </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
+              </Table.Thead>
+              <Table.Tbody>
+                {rows.map((a) => (
+                  <Table.Tr key={a.id} data-attempt-id={a.id}>
+                    <Table.Td className="nowrap" title={`webhook-id ${a.dispatch_id}`}>
+                      {shortDate(a.fired_at)}
+                    </Table.Td>
+                    <Table.Td>
+                      <Badge size="xs" variant="light" color={OUTCOME_COLOR[a.outcome]}>
+                        {a.outcome}
+                      </Badge>
+                    </Table.Td>
+                    <Table.Td>{a.response_status ?? 'no response'}</Table.Td>
+                    <Table.Td>{formatDuration(a.latency_ms)}</Table.Td>
+                    <Table.Td>{a.attempt}</Table.Td>
+                    <Table.Td>{a.event_count}</Table.Td>
+                    <Table.Td style={{ maxWidth: 280, overflowWrap: 'anywhere' }}>{a.error ?? '–'}</Table.Td>
+                    <Table.Td className="nowrap">{a.next_attempt_at ? shortDate(a.next_attempt_at) : '–'}</Table.Td>
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </Table>
+          </div>
           {pages.hasNextPage && (
             <Group justify="center" mt="xs">
               <Button size="compact-sm" variant="default" loading={pages.isFetchingNextPage} onClick={() => void pages.fetchNextPage()}>
@@ -296,7 +299,7 @@ function CreateEndpoint({ projectId, onClose, onCreated }: { projectId: string; 
     <Modal opened onClose={onClose} title="Add a webhook endpoint" size="lg">
       <form onSubmit={(e) => void submit(e).catch(() => undefined)}>
         <Stack gap="sm">
-          <TextInput label="URL" description="http(s) address of your receiver" required placeholder="https://example.com/hooks/spyglass" value={url} onChange={(e) => setUrl(e.currentTarget.value)} data-autofocus />
+          <TextInput label="URL" description="http(s) address of your receiver" required placeholder="https://example.com/hooks/spyglass" value={url} onChange={(e) => setUrl(e.currentTarget.value)} data-autofocus error={fieldError(create.error, 'url')} />
           <Textarea label="Description (optional)" value={description} onChange={(e) => setDescription(e.currentTarget.value)} maxLength={500} autosize minRows={1} />
           {catalogue.isPending ? (
             <Loader size="xs" aria-label="Loading event types" />
@@ -309,7 +312,7 @@ function CreateEndpoint({ projectId, onClose, onCreated }: { projectId: string; 
             <NumberInput label="Events per delivery (max)" value={batchSize} onChange={setBatchSize} min={1} max={500} allowDecimal={false} />
             <NumberInput label="Wait for more events (ms)" value={batchDelay} onChange={setBatchDelay} min={0} max={300000} step={1000} allowDecimal={false} />
           </Group>
-          <ApiErrorAlert error={create.error} title="The endpoint was not created" />
+          <ApiErrorAlert error={create.error} title="The endpoint was not created" shownAt={['url']} />
           <Group justify="flex-end">
             <Button variant="default" onClick={onClose}>
               Cancel
