@@ -307,7 +307,7 @@ describe.each(databaseKinds)('traces API (%s)', (kind) => {
     expect(open.detail.metadata).toMatchObject({ user_id: 'alice@example.com', plan: 'gold' });
     expect(open.span.attributes).toMatchObject({ 'langwatch.user.id': 'alice@example.com', 'enduser.id': 'alice' });
     // Metadata and attributes hidden (the same path: the share remembers the latest choice).
-    const closed = await shared({ hide_metadata: true, hide_span_attributes: true });
+    const closed = await shared({ hide_user: true, hide_metadata: true, hide_span_attributes: true });
     expect(closed.state.path).toBe(open.state.path);
     expect(closed.detail.metadata).toEqual({});
     expect(closed.detail.spans[0].attributes).toEqual({});
