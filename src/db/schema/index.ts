@@ -5,3 +5,4 @@ export * from './webhooks.ts';
 export * from './evaluations.ts';
 export * from './sessions.ts';
 export * from './installation-keys.ts';
+export * from './experiments.ts';

@@ -12,6 +12,8 @@ export const RESOURCES = [
   'evaluations',
   'monitors',
   'agentCache',
+  'datasets',
+  'experiments',
   'apiKeys',
   'webhookEndpoints',
   // GET /metrics: the process's figures (every organization's traffic counted together).

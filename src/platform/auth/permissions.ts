@@ -12,7 +12,7 @@ export type BindingRole = Role | 'CUSTOM';
 const manageAll = (resources: readonly Resource[]) => resources.map((r) => `${r}:manage` as Permission);
 const viewAll = (resources: readonly Resource[]) => resources.map((r) => `${r}:view` as Permission);
 
-const PROJECT_DATA: Resource[] = ['traces', 'annotations', 'prompts', 'evaluations', 'monitors', 'agentCache'];
+const PROJECT_DATA: Resource[] = ['traces', 'annotations', 'prompts', 'evaluations', 'monitors', 'agentCache', 'datasets', 'experiments'];
 
 export const ROLE_PERMISSIONS: Record<Role, readonly Permission[]> = {
   ADMIN: manageAll(RESOURCES),
