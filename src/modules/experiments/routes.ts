@@ -39,7 +39,7 @@ export interface ExperimentRoutesOptions {
  * handler, so every answer of these routes is `{error: {type, code, message, meta?}}` and the
  * spec's codes (a body that is not JSON: 400 validation_error, not 415).
  */
-export async function experimentRoutes(app: FastifyInstance, { ctx, publicUrl }: ExperimentRoutesOptions): Promise<void> {
+export function experimentRoutes(app: FastifyInstance, { ctx, publicUrl }: ExperimentRoutesOptions, done: (err?: Error) => void): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const mapped = mapError(error);
     if (!mapped) throw error; // zod validation and the rest: the app's handler renders them in the same shape
@@ -117,6 +117,7 @@ export async function experimentRoutes(app: FastifyInstance, { ctx, publicUrl }:
       (req) => runStatus(ctx, req.projectId!, req.params.runId, req.query.experimentSlug, origin(req)),
     );
   }
+  done();
 }
 
 function mapError(error: FastifyError): AppError | null {
