@@ -3,7 +3,7 @@
  * writes bench/results/<date>.json. BENCH_SCALE (default 1) scales the data sizes;
  * BENCH_DATABASES (default "pglite,postgres") picks the databases; PostgreSQL comes
  * from BENCH_DATABASE_URL or TEST_DATABASE_URL (skipped when neither is set and the
- * local server does not answer). BENCH_ONLY=traces|detail|compression|webhooks|evaluators|pii|overload|flood|backup|datasets
+ * local server does not answer). BENCH_ONLY=traces|detail|compression|webhooks|evaluators|pii|overload|flood|backup|datasets|experiments
  * picks benchmarks (backup: BENCH_BACKUP_MIB, default 1024, the PGlite database's size).
  */
 import fs from 'node:fs';
@@ -17,6 +17,7 @@ import { benchEvaluators } from './evaluators.ts';
 import { benchAnalytics } from './analytics.ts';
 import { benchPii, corpusTable, typedTable } from './pii.ts';
 import { benchWebhooks } from './webhooks.ts';
+import { benchExperiments } from './experiments.ts';
 import { benchFlood, benchOverload } from './overload.ts';
 import { benchDetailDownloads } from './detail-downloads.ts';
 import { benchBackup } from './backup.ts';
@@ -148,6 +149,24 @@ for (const kind of kinds) {
   row(label, kind, 'p50 / p99 after the write was answered', `${w.afterAnswerP50} / ${w.afterAnswerP99}`, 'ms');
   row(`webhook delivery of a ${w.events}-event backlog, batches of 50`, kind, 'events/s', w.eventsPerSecond, 'events/s', '>= 1000');
   results[`webhooks_${kind}`] = w;
+}
+
+// Experiments logged by an SDK (issue 24): a run growing to 10,000 rows in posts of 100 new rows.
+for (const kind of kinds) {
+  if (only && !only.includes('experiments')) break;
+  if (kind === 'postgres' && !(await postgresAnswers())) continue;
+  const server = await startBenchServer(kind, pgUrl);
+  try {
+    const e = await benchExperiments(server, { rows: Math.round(10_000 * scale), perPost: 100 });
+    const label = `experiment log_results, ${e.posts} posts of ${e.perPost} rows + ${e.perPost} evaluations, run growing to ${e.rows} rows`;
+    row(label, kind, 'first posts (median of 5)', e.firstPostMs, 'ms');
+    row(label, kind, 'last posts (median of 5)', e.lastPostMs, 'ms');
+    row(label, kind, 'last / first', e.ratio, 'x', 'about 1 (proportional to the post)');
+    row(`experiment run read, ${e.rows} rows + ${e.rows} evaluations (${Math.round(e.readBytes / 1024)} KiB)`, kind, 'median of 5', e.readMs, 'ms', '<= 1000');
+    results[`experiments_${kind}`] = e;
+  } finally {
+    await server.close();
+  }
 }
 
 // Retention at scale (issue 15): the sweep removing 1,000,000 old spans (scaled) while ingest runs.

@@ -54,6 +54,7 @@ const TAG_TITLES: Record<string, string> = {
   evaluations: 'Evaluations',
   monitors: 'Monitors',
   webhooks: 'Webhooks',
+  experiments: 'Experiments',
 };
 
 export function renderApiReference(doc: OpenApiDocument): string {

@@ -55,6 +55,7 @@ import { listMigrations } from './db/migrate.ts';
 import { buildWebhookService, WebhookService, webhookRoutes } from './modules/webhooks/index.ts';
 import { deleteProjectDatasetRecords, IMPORT_QUEUE, importJobPayload, registerDatasetRoutes, runImport, type TraceSource } from './modules/datasets/index.ts';
 import type { SearchRequest } from './modules/traces/index.ts';
+import { experimentRoutes } from './modules/experiments/index.ts';
 
 export interface Deps {
   config: Config;
@@ -281,6 +282,7 @@ export async function buildApp(deps: Deps): Promise<App> {
   }
   monitorRoutes(http, services.monitors);
   analyticsRoutes(http, services.analytics);
+  await http.register(experimentRoutes, { ctx: { db: deps.db, clock: deps.clock }, publicUrl: deps.config.publicUrl });
   // One process owns a PGlite database: jobs it had claimed when it last stopped (killed) are nobody's now.
   if (deps.db.kind === 'pglite') http.addHook('onReady', async () => void (await services.jobs.releaseClaims()));
   // Every process polls: jobs are claimed one by one (SKIP LOCKED), so each runs once.

@@ -214,6 +214,36 @@ describe.each(databaseKinds)('authentication matrix over every route (%s)', (kin
     }
   });
 
+  it('experiments: each route needs experiments:view or experiments:create; ADMIN, MEMBER and a project key log, a VIEWER reads only', async () => {
+    const experimentRoutes = routes.filter((r) => /^\/api\/(experiment\/|experiments|evaluations\/batch\/|evaluations\/v3\/)/.test(r.url));
+    expect(experimentRoutes.map((r) => `${r.method} ${r.url} ${permissionOf(r)}`).sort()).toEqual(
+      [
+        'GET /api/evaluations/v3/runs/:runId experiments:view',
+        'GET /api/evaluations/v3/runs/:runId/results experiments:view',
+        'GET /api/experiments experiments:view',
+        'GET /api/experiments/runs experiments:view',
+        'GET /api/experiments/runs/:runId experiments:view',
+        'GET /api/experiments/runs/:runId/results experiments:view',
+        'POST /api/evaluations/batch/log_results experiments:create',
+        'POST /api/experiment/init experiments:create',
+      ].sort(),
+    );
+    for (const role of ['ADMIN', 'MEMBER'] as const) expect(rolePermissions(role).has('experiments:create'), role).toBe(true);
+    expect(rolePermissions('VIEWER').has('experiments:view')).toBe(true);
+    expect(rolePermissions('VIEWER').has('experiments:create')).toBe(false);
+    for (const role of ['ADMIN', 'MEMBER', 'VIEWER'] as const) expect(rolePermissions(role).has('datasets:view'), role).toBe(true);
+    const body = { experiment_slug: 'matrix', run_id: 'matrix-run', dataset: [{ index: 0, entry: { q: 1 } }] };
+    const post = (opts: RequestOptions) => t.request('POST', '/api/evaluations/batch/log_results', { body, ...opts });
+    expect((await post({ authToken: t.creds.projectApiKey })).status).toBe(200);
+    expect((await post(asBrowser(sessions.admin, { projectId: t.creds.project.id }))).status).toBe(200);
+    expect((await post(asBrowser(sessions.viewer, { projectId: t.creds.project.id }))).status).toBe(403);
+    expect((await post({ token: keys.readonly, projectId: t.creds.project.id })).status).toBe(403);
+    const read = await t.request('GET', '/api/experiments/runs/matrix-run?experimentSlug=matrix', asBrowser(sessions.viewer, { projectId: t.creds.project.id }));
+    expect(read.status).toBe(200);
+    expect(read.body.progress).toBe(1);
+    expect((await t.request('GET', '/api/experiments', { token: keys.readonly, projectId: t.creds.project.id })).status).toBe(200);
+  });
+
   describe('the session cookie', () => {
     const isMutation = (r: RouteAuthEntry) => !['GET', 'HEAD', 'OPTIONS'].includes(r.method);
 

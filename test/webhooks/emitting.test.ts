@@ -158,6 +158,24 @@ const ACTIONS: Record<string, Action> = {
       };
     },
   },
+  'experiment_run.started': {
+    async run(call, _t, n) {
+      ok(await call('POST', '/api/evaluations/batch/log_results', { experiment_slug: `wh-exp-${n}`, run_id: `started-${n}`, dataset: [{ index: 0, entry: { q: 1 } }] }));
+      return (data) => {
+        expect(data.experiment.slug).toBe(`wh-exp-${n}`);
+        expect(data.run.runId).toBe(`started-${n}`);
+      };
+    },
+  },
+  'experiment_run.finished': {
+    async run(call, _t, n) {
+      const finishedAt = Date.now();
+      ok(await call('POST', '/api/evaluations/batch/log_results', { experiment_slug: `wh-exp-${n}`, run_id: `finished-${n}`, timestamps: { finished_at: finishedAt } }));
+      return (data) => {
+        expect(data.run).toMatchObject({ runId: `finished-${n}`, status: 'completed', finishedAt });
+      };
+    },
+  },
 };
 
 const emitting = EVENT_TYPES.filter((e) => e.isEmitting).map((e) => e.type);

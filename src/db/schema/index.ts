@@ -9,3 +9,4 @@ export * from './traces.ts';
 export * from './monitors.ts';
 export * from './jobs.ts';
 export * from './datasets.ts';
+export * from './experiments.ts';

@@ -36,6 +36,8 @@ export const EVENT_TYPES = [
   t('guardrail.triggered', true, 'An evaluation run as a guardrail did not pass: the guarded call should not proceed.'),
   t('api_key.created', true, 'An API key was minted.'),
   t('api_key.revoked', true, 'An API key was revoked.'),
+  t('experiment_run.started', true, 'An experiment run was logged for the first time (its first accepted results post).'),
+  t('experiment_run.finished', true, 'An experiment run was marked finished or stopped (its first finished_at or stopped_at).'),
 ] as const satisfies readonly EventTypeDefinition[];
 
 export type EventType = (typeof EVENT_TYPES)[number]['type'];

@@ -1,0 +1,75 @@
+import { bigint, boolean, doublePrecision, integer, jsonb, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
+
+const at = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+const ms = (name: string) => bigint(name, { mode: 'number' });
+
+/** An experiment of a project, found by its slug (unique per project). */
+export const experiments = pgTable('experiments', {
+  id: text('id').primaryKey(),
+  projectId: text('project_id').notNull(),
+  slug: text('slug').notNull(),
+  name: text('name'),
+  type: text('type').notNull(),
+  workflowId: text('workflow_id'),
+  createdAt: at('created_at').notNull(),
+  updatedAt: at('updated_at').notNull(),
+});
+
+/** A run of an experiment; timestamps in milliseconds since the epoch. */
+export const experimentRuns = pgTable(
+  'experiment_runs',
+  {
+    experimentId: text('experiment_id').notNull(),
+    runId: text('run_id').notNull(),
+    projectId: text('project_id').notNull(),
+    workflowVersionId: text('workflow_version_id'),
+    targets: jsonb('targets').notNull().$type<unknown[]>(),
+    progress: integer('progress').notNull(),
+    total: integer('total').notNull(),
+    createdAt: ms('created_at').notNull(),
+    updatedAt: ms('updated_at').notNull(),
+    finishedAt: ms('finished_at'),
+    stoppedAt: ms('stopped_at'),
+  },
+  (t) => [primaryKey({ columns: [t.experimentId, t.runId] })],
+);
+
+/** One dataset row of a run per target ('' = no target). */
+export const experimentResults = pgTable(
+  'experiment_results',
+  {
+    experimentId: text('experiment_id').notNull(),
+    runId: text('run_id').notNull(),
+    idx: integer('idx').notNull(),
+    targetId: text('target_id').notNull(),
+    entry: jsonb('entry').notNull(),
+    predicted: jsonb('predicted'),
+    cost: doublePrecision('cost'),
+    duration: doublePrecision('duration'),
+    error: text('error'),
+    traceId: text('trace_id'),
+  },
+  (t) => [primaryKey({ columns: [t.experimentId, t.runId, t.idx, t.targetId] })],
+);
+
+/** One evaluator's result on one row and target of a run. */
+export const experimentEvaluations = pgTable(
+  'experiment_evaluations',
+  {
+    experimentId: text('experiment_id').notNull(),
+    runId: text('run_id').notNull(),
+    idx: integer('idx').notNull(),
+    targetId: text('target_id').notNull(),
+    evaluator: text('evaluator').notNull(),
+    name: text('name'),
+    status: text('status').notNull(),
+    score: doublePrecision('score'),
+    label: text('label'),
+    passed: boolean('passed'),
+    details: text('details'),
+    cost: doublePrecision('cost'),
+    duration: doublePrecision('duration'),
+    inputs: jsonb('inputs'),
+  },
+  (t) => [primaryKey({ columns: [t.experimentId, t.runId, t.idx, t.targetId, t.evaluator] })],
+);

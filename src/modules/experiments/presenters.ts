@@ -1,0 +1,159 @@
+import type { z } from 'zod';
+import type {
+  evaluationSchema,
+  executionSummarySchema,
+  experimentSchema,
+  resultRowSchema,
+  runAggregateSchema,
+  runResultsResponse,
+  runSchema,
+  runStatusResponse,
+} from './schemas.ts';
+import type * as store from './store.ts';
+
+type Out<T extends z.ZodType> = z.output<T>;
+
+export function presentExperiment(e: store.ExperimentRow & { runsCount: number; lastRunAt: number | null }): Out<typeof experimentSchema> {
+  return {
+    id: e.id,
+    slug: e.slug,
+    name: e.name,
+    type: e.type,
+    workflowId: e.workflowId,
+    createdAt: e.createdAt.toISOString(),
+    updatedAt: e.updatedAt.toISOString(),
+    runsCount: e.runsCount,
+    lastRunAt: e.lastRunAt === null ? null : new Date(e.lastRunAt).toISOString(),
+  };
+}
+
+const timestampsOf = (r: store.RunRow) => ({ createdAt: r.createdAt, updatedAt: r.updatedAt, finishedAt: r.finishedAt, stoppedAt: r.stoppedAt });
+const opt = (key: string, value: number | null | undefined) => (value === null || value === undefined ? {} : { [key]: value });
+
+export function presentAggregate(
+  dataset: store.DatasetAggregate | undefined,
+  evaluations: store.EvaluationAggregate | undefined,
+  evaluators: store.EvaluatorAggregate[],
+): Out<typeof runAggregateSchema> {
+  return {
+    ...opt('datasetCost', dataset?.costSum),
+    ...opt('datasetAverageCost', dataset?.costAvg),
+    ...opt('datasetAverageDuration', dataset?.durationAvg),
+    ...opt('evaluationsCost', evaluations?.costSum),
+    ...opt('evaluationsAverageCost', evaluations?.costAvg),
+    ...opt('evaluationsAverageDuration', evaluations?.durationAvg),
+    evaluations: Object.fromEntries(
+      evaluators
+        .filter((e) => e.processed > 0)
+        .map((e) => [e.evaluator, { name: e.name ?? e.evaluator, averageScore: e.averageScore, ...opt('averagePassed', e.averagePassed) }]),
+    ),
+  };
+}
+
+export function presentRun(r: store.RunRow, summary: Out<typeof runAggregateSchema>): Out<typeof runSchema> {
+  return {
+    experimentId: r.experimentId,
+    runId: r.runId,
+    workflowVersion: null,
+    timestamps: timestampsOf(r),
+    progress: r.progress,
+    total: r.total,
+    summary,
+  };
+}
+
+const presentRow = (d: store.ResultRowIn): Out<typeof resultRowSchema> => ({
+  index: d.idx,
+  targetId: d.targetId === '' ? null : d.targetId,
+  entry: d.entry,
+  predicted: d.predicted,
+  cost: d.cost,
+  duration: d.duration,
+  error: d.error,
+  traceId: d.traceId,
+});
+
+const presentEvaluation = (e: store.EvaluationIn): Out<typeof evaluationSchema> => ({
+  evaluator: e.evaluator,
+  name: e.name,
+  targetId: e.targetId === '' ? null : e.targetId,
+  status: e.status,
+  index: e.idx,
+  score: e.score,
+  label: e.label,
+  passed: e.passed,
+  details: e.details,
+  cost: e.cost,
+  duration: e.duration,
+  inputs: e.inputs,
+});
+
+export function presentResults(r: store.RunRow, results: { dataset: store.ResultRowIn[]; evaluations: store.EvaluationIn[] }): Out<typeof runResultsResponse> {
+  return {
+    experimentId: r.experimentId,
+    runId: r.runId,
+    projectId: r.projectId,
+    workflowVersionId: r.workflowVersionId,
+    progress: r.progress,
+    total: r.total,
+    targets: r.targets.length ? r.targets : null,
+    dataset: results.dataset.map(presentRow),
+    evaluations: results.evaluations.map(presentEvaluation),
+    timestamps: timestampsOf(r),
+  };
+}
+
+export function presentStatus(
+  r: store.RunRow,
+  facts: {
+    dataset: store.DatasetAggregate | undefined;
+    evaluations: store.EvaluationAggregate | undefined;
+    evaluators: store.EvaluatorAggregate[];
+    targets: store.TargetAggregate[];
+    runUrl: string;
+  },
+): Out<typeof runStatusResponse> {
+  const status = r.stoppedAt !== null ? 'stopped' : r.finishedAt !== null ? 'completed' : 'running';
+  const endedAt = r.stoppedAt ?? r.finishedAt;
+  const base = { runId: r.runId, status, progress: r.progress, total: r.total, startedAt: r.createdAt } as const;
+  if (endedAt === null) return { ...base };
+  const totalPassed = facts.evaluators.reduce((s, e) => s + e.passed, 0);
+  const totalFailed = facts.evaluators.reduce((s, e) => s + e.failed, 0);
+  const rate = (passed: number, failed: number) => (passed + failed ? (100 * passed) / (passed + failed) : 0);
+  const rows = facts.dataset?.rows ?? 0;
+  const errors = facts.dataset?.errors ?? 0;
+  const summary: Out<typeof executionSummarySchema> = {
+    runId: r.runId,
+    totalCells: rows,
+    completedCells: rows - errors,
+    failedCells: errors,
+    duration: Math.max(0, endedAt - r.createdAt),
+    timestamps: {
+      startedAt: r.createdAt,
+      ...(r.finishedAt !== null ? { finishedAt: r.finishedAt } : {}),
+      ...(r.stoppedAt !== null ? { stoppedAt: r.stoppedAt } : {}),
+    },
+    targets: facts.targets.map((t) => ({
+      targetId: t.targetId,
+      name: r.targets.find((x) => x.id === t.targetId)?.name ?? t.targetId,
+      passed: t.passed,
+      failed: t.failed,
+      avgLatency: t.durationAvg ?? 0,
+      totalCost: t.costSum ?? 0,
+    })),
+    evaluators: facts.evaluators.map((e) => ({
+      evaluatorId: e.evaluator,
+      name: e.name ?? e.evaluator,
+      passed: e.passed,
+      failed: e.failed,
+      passRate: rate(e.passed, e.failed),
+      ...opt('avgScore', e.averageScore),
+    })),
+    totalPassed,
+    totalFailed,
+    passRate: rate(totalPassed, totalFailed),
+    totalCost: (facts.dataset?.costSum ?? 0) + (facts.evaluations?.costSum ?? 0),
+    runUrl: facts.runUrl,
+  };
+  return { ...base, finishedAt: endedAt, summary };
+}

@@ -1,0 +1,324 @@
+import { sql, type SQL } from 'drizzle-orm';
+import { jsonParam, rows, type Executor } from '../../db/index.ts';
+
+/**
+ * SQL of the experiments module. Every query names the project or an experiment id found
+ * through the project. Result rows and evaluations are written with one INSERT ... ON
+ * CONFLICT per post (cost proportional to the rows posted); aggregates are GROUP BY queries
+ * over one run's keys (the primary key's prefix).
+ */
+
+export interface ExperimentRow {
+  id: string;
+  projectId: string;
+  slug: string;
+  name: string | null;
+  type: string;
+  workflowId: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface RunRow {
+  experimentId: string;
+  runId: string;
+  projectId: string;
+  workflowVersionId: string | null;
+  targets: StoredTarget[];
+  progress: number;
+  total: number;
+  createdAt: number;
+  updatedAt: number;
+  finishedAt: number | null;
+  stoppedAt: number | null;
+}
+
+export interface StoredTarget {
+  id: string;
+  name: string;
+  type: string;
+  promptId: string | null;
+  promptVersion: number | null;
+  agentId: string | null;
+  evaluatorId: string | null;
+  model: string | null;
+  metadata: Record<string, string | number | boolean> | null;
+}
+
+export interface ResultRowIn {
+  idx: number;
+  targetId: string;
+  entry: Record<string, unknown>;
+  predicted: Record<string, unknown> | null;
+  cost: number | null;
+  duration: number | null;
+  error: string | null;
+  traceId: string | null;
+}
+
+export interface EvaluationIn {
+  idx: number;
+  targetId: string;
+  evaluator: string;
+  name: string | null;
+  status: string;
+  score: number | null;
+  label: string | null;
+  passed: boolean | null;
+  details: string | null;
+  cost: number | null;
+  duration: number | null;
+  inputs: Record<string, unknown> | null;
+}
+
+const EXPERIMENT_COLUMNS = sql.raw(`id, project_id AS "projectId", slug, name, type, workflow_id AS "workflowId",
+  created_at AS "createdAt", updated_at AS "updatedAt"`);
+const RUN_COLUMNS = sql.raw(`r.experiment_id AS "experimentId", r.run_id AS "runId", r.project_id AS "projectId",
+  r.workflow_version_id AS "workflowVersionId", r.targets, r.progress, r.total,
+  r.created_at::float8 AS "createdAt", r.updated_at::float8 AS "updatedAt",
+  r.finished_at::float8 AS "finishedAt", r.stopped_at::float8 AS "stoppedAt"`);
+
+const fixDates = (r: ExperimentRow): ExperimentRow => ({ ...r, createdAt: new Date(r.createdAt), updatedAt: new Date(r.updatedAt) });
+
+/** Finds or creates the experiment of a slug. `rename`/`workflowId`, when given, replace the stored ones. */
+export async function upsertExperiment(
+  db: Executor,
+  e: { id: string; projectId: string; slug: string; nameOnCreate: string; rename: string | null; type: string; workflowId: string | null; now: Date },
+): Promise<ExperimentRow> {
+  const [row] = await rows<ExperimentRow>(
+    db,
+    sql`INSERT INTO experiments (id, project_id, slug, name, type, workflow_id, created_at, updated_at)
+        VALUES (${e.id}, ${e.projectId}, ${e.slug}, ${e.rename ?? e.nameOnCreate}, ${e.type}, ${e.workflowId}, ${e.now}, ${e.now})
+        ON CONFLICT (project_id, slug) DO UPDATE SET
+          name = COALESCE(${e.rename}::text, experiments.name),
+          workflow_id = COALESCE(${e.workflowId}::text, experiments.workflow_id),
+          updated_at = excluded.updated_at
+        RETURNING ${EXPERIMENT_COLUMNS}`,
+  );
+  return fixDates(row);
+}
+
+/** An existing experiment by id; `rename`/`workflowId` replace the stored ones when given. */
+export async function touchExperimentById(
+  db: Executor,
+  projectId: string,
+  id: string,
+  change: { rename: string | null; workflowId: string | null; now: Date },
+): Promise<ExperimentRow | null> {
+  const [row] = await rows<ExperimentRow>(
+    db,
+    sql`UPDATE experiments SET
+          name = COALESCE(${change.rename}::text, name),
+          workflow_id = COALESCE(${change.workflowId}::text, workflow_id),
+          updated_at = ${change.now}
+        WHERE project_id = ${projectId} AND id = ${id}
+        RETURNING ${EXPERIMENT_COLUMNS}`,
+  );
+  return row ? fixDates(row) : null;
+}
+
+export async function findExperimentBySlug(db: Executor, projectId: string, slug: string): Promise<ExperimentRow | null> {
+  const [row] = await rows<ExperimentRow>(db, sql`SELECT ${EXPERIMENT_COLUMNS} FROM experiments WHERE project_id = ${projectId} AND slug = ${slug}`);
+  return row ? fixDates(row) : null;
+}
+
+export async function listExperiments(
+  db: Executor,
+  projectId: string,
+  limit: number,
+  offset: number,
+): Promise<{ items: (ExperimentRow & { runsCount: number; lastRunAt: number | null })[]; total: number }> {
+  const items = await rows<ExperimentRow & { runsCount: number; lastRunAt: number | null }>(
+    db,
+    sql`SELECT ${EXPERIMENT_COLUMNS}, s.runs_count AS "runsCount", s.last_run_at AS "lastRunAt"
+        FROM experiments e
+        CROSS JOIN LATERAL (
+          SELECT count(*)::int AS runs_count, max(created_at)::float8 AS last_run_at FROM experiment_runs r WHERE r.experiment_id = e.id
+        ) s
+        WHERE e.project_id = ${projectId}
+        ORDER BY e.updated_at DESC, e.id DESC
+        LIMIT ${limit} OFFSET ${offset}`,
+  );
+  const [count] = await rows<{ n: number }>(db, sql`SELECT count(*)::int AS n FROM experiments WHERE project_id = ${projectId}`);
+  return { items: items.map((i) => ({ ...fixDates(i), runsCount: i.runsCount, lastRunAt: i.lastRunAt })), total: count.n };
+}
+
+/** Creates the run unless it exists; answers whether it did, and the run locked for this transaction. */
+export async function lockRun(
+  db: Executor,
+  r: { experimentId: string; runId: string; projectId: string; createdAt: number; now: number },
+): Promise<{ created: boolean; run: RunRow }> {
+  const inserted = await rows<{ runId: string }>(
+    db,
+    sql`INSERT INTO experiment_runs (experiment_id, run_id, project_id, created_at, updated_at)
+        VALUES (${r.experimentId}, ${r.runId}, ${r.projectId}, ${r.createdAt}, ${r.now})
+        ON CONFLICT (experiment_id, run_id) DO NOTHING
+        RETURNING run_id AS "runId"`,
+  );
+  const [run] = await rows<RunRow>(
+    db,
+    sql`SELECT ${RUN_COLUMNS} FROM experiment_runs r WHERE r.experiment_id = ${r.experimentId} AND r.run_id = ${r.runId} FOR UPDATE`,
+  );
+  return { created: inserted.length > 0, run };
+}
+
+/** Upserts result rows (keys unique within `items`); answers how many keys were new to the run. */
+export async function upsertResults(db: Executor, experimentId: string, runId: string, items: ResultRowIn[]): Promise<number> {
+  if (!items.length) return 0;
+  const out = await rows<{ inserted: boolean }>(
+    db,
+    sql`INSERT INTO experiment_results AS t (experiment_id, run_id, idx, target_id, entry, predicted, cost, duration, error, trace_id)
+        SELECT ${experimentId}, ${runId}, x."idx", x."targetId", x."entry", x."predicted", x."cost", x."duration", x."error", x."traceId"
+        FROM json_to_recordset(${jsonParam(items)}::json)
+          AS x("idx" int, "targetId" text, "entry" jsonb, "predicted" jsonb, "cost" float8, "duration" float8, "error" text, "traceId" text)
+        ON CONFLICT (experiment_id, run_id, idx, target_id) DO UPDATE SET
+          entry = excluded.entry, predicted = excluded.predicted, cost = excluded.cost,
+          duration = excluded.duration, error = excluded.error, trace_id = excluded.trace_id
+        RETURNING (t.xmax = 0) AS inserted`,
+  );
+  return out.filter((o) => o.inserted).length;
+}
+
+export async function upsertEvaluations(db: Executor, experimentId: string, runId: string, items: EvaluationIn[]): Promise<void> {
+  if (!items.length) return;
+  await db.execute(
+    sql`INSERT INTO experiment_evaluations (experiment_id, run_id, idx, target_id, evaluator, name, status, score, label, passed, details, cost, duration, inputs)
+        SELECT ${experimentId}, ${runId}, x."idx", x."targetId", x."evaluator", x."name", x."status", x."score", x."label", x."passed",
+               x."details", x."cost", x."duration", x."inputs"
+        FROM json_to_recordset(${jsonParam(items)}::json)
+          AS x("idx" int, "targetId" text, "evaluator" text, "name" text, "status" text, "score" float8, "label" text, "passed" boolean,
+               "details" text, "cost" float8, "duration" float8, "inputs" jsonb)
+        ON CONFLICT (experiment_id, run_id, idx, target_id, evaluator) DO UPDATE SET
+          name = excluded.name, status = excluded.status, score = excluded.score, label = excluded.label, passed = excluded.passed,
+          details = excluded.details, cost = excluded.cost, duration = excluded.duration, inputs = excluded.inputs`,
+  );
+}
+
+export async function saveRun(db: Executor, run: RunRow): Promise<void> {
+  await db.execute(
+    sql`UPDATE experiment_runs SET
+          workflow_version_id = ${run.workflowVersionId}, targets = ${jsonParam(run.targets)}::jsonb, progress = ${run.progress},
+          total = ${run.total}, updated_at = ${run.updatedAt}, finished_at = ${run.finishedAt}, stopped_at = ${run.stoppedAt}
+        WHERE experiment_id = ${run.experimentId} AND run_id = ${run.runId}`,
+  );
+}
+
+export async function listRuns(db: Executor, experimentId: string, limit: number, offset: number): Promise<{ items: RunRow[]; total: number }> {
+  const items = await rows<RunRow>(
+    db,
+    sql`SELECT ${RUN_COLUMNS} FROM experiment_runs r WHERE r.experiment_id = ${experimentId}
+        ORDER BY r.created_at DESC, r.run_id DESC LIMIT ${limit} OFFSET ${offset}`,
+  );
+  const [count] = await rows<{ n: number }>(db, sql`SELECT count(*)::int AS n FROM experiment_runs WHERE experiment_id = ${experimentId}`);
+  return { items, total: count.n };
+}
+
+/** Runs of the project with this run id (one experiment's, when a slug is given), with their experiment's slug. */
+export async function findRuns(db: Executor, projectId: string, runId: string, experimentSlug: string | null): Promise<(RunRow & { slug: string })[]> {
+  const bySlug: SQL = experimentSlug === null ? sql`` : sql`AND e.slug = ${experimentSlug}`;
+  return rows<RunRow & { slug: string }>(
+    db,
+    sql`SELECT ${RUN_COLUMNS}, e.slug FROM experiment_runs r JOIN experiments e ON e.id = r.experiment_id
+        WHERE r.project_id = ${projectId} AND r.run_id = ${runId} AND e.project_id = ${projectId} ${bySlug}
+        LIMIT 2`,
+  );
+}
+
+export interface DatasetAggregate {
+  runId: string;
+  rows: number;
+  errors: number;
+  costSum: number | null;
+  costAvg: number | null;
+  durationAvg: number | null;
+}
+export interface EvaluationAggregate {
+  runId: string;
+  costSum: number | null;
+  costAvg: number | null;
+  durationAvg: number | null;
+}
+export interface EvaluatorAggregate {
+  runId: string;
+  evaluator: string;
+  name: string | null;
+  averageScore: number | null;
+  averagePassed: number | null;
+  passed: number;
+  failed: number;
+  processed: number;
+}
+export interface TargetAggregate {
+  targetId: string;
+  durationAvg: number | null;
+  costSum: number | null;
+  passed: number;
+  failed: number;
+}
+
+/** Per run of `runIds` (all of one experiment): the de-duplicated results' aggregates. */
+export async function runAggregates(
+  db: Executor,
+  experimentId: string,
+  runIds: string[],
+): Promise<{ dataset: DatasetAggregate[]; evaluations: EvaluationAggregate[]; evaluators: EvaluatorAggregate[] }> {
+  if (!runIds.length) return { dataset: [], evaluations: [], evaluators: [] };
+  const ids = jsonParam(runIds);
+  const dataset = await rows<DatasetAggregate>(
+    db,
+    sql`SELECT run_id AS "runId", count(*)::int AS rows, count(error)::int AS errors,
+          sum(cost)::float8 AS "costSum", avg(cost)::float8 AS "costAvg", avg(duration)::float8 AS "durationAvg"
+        FROM experiment_results WHERE experiment_id = ${experimentId}
+          AND run_id IN (SELECT value FROM json_array_elements_text(${ids}::json)) GROUP BY run_id`,
+  );
+  const evaluations = await rows<EvaluationAggregate>(
+    db,
+    sql`SELECT run_id AS "runId", sum(cost)::float8 AS "costSum", avg(cost)::float8 AS "costAvg", avg(duration)::float8 AS "durationAvg"
+        FROM experiment_evaluations WHERE experiment_id = ${experimentId}
+          AND run_id IN (SELECT value FROM json_array_elements_text(${ids}::json)) GROUP BY run_id`,
+  );
+  const evaluators = await rows<EvaluatorAggregate>(
+    db,
+    sql`SELECT run_id AS "runId", evaluator, max(name) FILTER (WHERE status = 'processed') AS name,
+          avg(score) FILTER (WHERE status = 'processed')::float8 AS "averageScore",
+          avg(CASE WHEN passed THEN 1.0 ELSE 0.0 END) FILTER (WHERE status = 'processed' AND passed IS NOT NULL)::float8 AS "averagePassed",
+          count(*) FILTER (WHERE passed IS TRUE)::int AS passed,
+          count(*) FILTER (WHERE passed IS FALSE OR status = 'error')::int AS failed,
+          count(*) FILTER (WHERE status = 'processed')::int AS processed
+        FROM experiment_evaluations WHERE experiment_id = ${experimentId}
+          AND run_id IN (SELECT value FROM json_array_elements_text(${ids}::json))
+        GROUP BY run_id, evaluator ORDER BY evaluator`,
+  );
+  return { dataset, evaluations, evaluators };
+}
+
+/** Per target of one run (rows with a target only): mean duration, total cost, evaluations passed and failed. */
+export async function targetAggregates(db: Executor, experimentId: string, runId: string): Promise<TargetAggregate[]> {
+  return rows<TargetAggregate>(
+    db,
+    sql`SELECT d.target_id AS "targetId", d.duration_avg AS "durationAvg", d.cost_sum AS "costSum",
+          COALESCE(v.passed, 0)::int AS passed, COALESCE(v.failed, 0)::int AS failed
+        FROM (SELECT target_id, avg(duration)::float8 AS duration_avg, sum(cost)::float8 AS cost_sum
+              FROM experiment_results WHERE experiment_id = ${experimentId} AND run_id = ${runId} AND target_id <> ''
+              GROUP BY target_id) d
+        LEFT JOIN (SELECT target_id, count(*) FILTER (WHERE passed IS TRUE) AS passed,
+                     count(*) FILTER (WHERE passed IS FALSE OR status = 'error') AS failed
+                   FROM experiment_evaluations WHERE experiment_id = ${experimentId} AND run_id = ${runId}
+                   GROUP BY target_id) v ON v.target_id = d.target_id
+        ORDER BY d.target_id`,
+  );
+}
+
+export async function readResults(db: Executor, experimentId: string, runId: string): Promise<{ dataset: ResultRowIn[]; evaluations: EvaluationIn[] }> {
+  const dataset = await rows<ResultRowIn>(
+    db,
+    sql`SELECT idx, target_id AS "targetId", entry, predicted, cost, duration, error, trace_id AS "traceId"
+        FROM experiment_results WHERE experiment_id = ${experimentId} AND run_id = ${runId} ORDER BY idx, target_id`,
+  );
+  const evaluations = await rows<EvaluationIn>(
+    db,
+    sql`SELECT idx, target_id AS "targetId", evaluator, name, status, score, label, passed, details, cost, duration, inputs
+        FROM experiment_evaluations WHERE experiment_id = ${experimentId} AND run_id = ${runId} ORDER BY idx, target_id, evaluator`,
+  );
+  return { dataset, evaluations };
+}
