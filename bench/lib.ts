@@ -104,7 +104,7 @@ export function table(rows: Record<string, string | number>[]): string {
 /** CPU seconds (user + system) of each thread of this process, by thread id (Linux; empty elsewhere), and each thread's nice value. */
 function threadTimes(): Map<number, { seconds: number; nice: number }> {
   const out = new Map<number, { seconds: number; nice: number }>();
-  let tids: string[] = [];
+  let tids: string[];
   try {
     tids = fs.readdirSync('/proc/self/task');
   } catch {

@@ -359,7 +359,7 @@ export async function startFreshServer(kind: 'pglite' | 'postgres', postgresUrl:
   return {
     server,
     creds,
-    async dispose() {
+    dispose: async () => {
       await server.stop();
       await dropDb?.();
       fs.rmSync(dataDir, { recursive: true, force: true });

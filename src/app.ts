@@ -92,9 +92,9 @@ export interface App {
 
 export function buildServices(deps: Deps): Services {
   const metrics = new Metrics();
-  let organizations: OrganizationService;
+  // Each needs the other: the keys reach organizations through a function, called once both exist.
   const apiKeys = new ApiKeyService(deps.db, deps.clock, deps.tokenHasher, () => organizations);
-  organizations = new OrganizationService(deps.db, deps.clock, apiKeys);
+  const organizations: OrganizationService = new OrganizationService(deps.db, deps.clock, apiKeys);
   const { sessions, signIn, publicUrl, smtp } = deps.config;
   const mailer = smtp ? smtpMailer(smtp) : null;
   const accounts = new AccountService(deps.db, deps.clock, deps.tokenHasher, { sessions, signIn, publicUrl }, organizations, mailer, deps.logger);
@@ -147,7 +147,7 @@ export function buildServices(deps: Deps): Services {
   );
   jobs.handle(MONITOR_QUEUE, monitorJobPayload, (job) => monitors.runJob(job));
   traces.extend({
-    evaluations: (projectId, traceId) => listTraceEvaluations(deps.db, projectId, traceId) as never,
+    evaluations: (projectId, traceId) => listTraceEvaluations(deps.db, projectId, traceId),
     filterConditions: { has_annotation: annotatedTraceCondition, evaluation: evaluationTraceCondition },
     listFacts: async (projectId, traceIds) => ({
       evaluations: await evaluationChipsByTrace(deps.db.orm, projectId, traceIds),
@@ -176,8 +176,10 @@ const READ_PRIORITY_MAX_DELAY_MS = 250;
 const READ_PRIORITY_RECENT_MS = 1_000;
 
 export async function buildApp(deps: Deps): Promise<App> {
+  // pino's Logger, seen as the logger interface Fastify's own types are written against.
+  const logger: FastifyBaseLogger = deps.logger;
   const http: FastifyInstance = Fastify({
-    loggerInstance: deps.logger as FastifyBaseLogger,
+    loggerInstance: logger,
     bodyLimit: 1024 * 1024,
     // Behind a reverse proxy: the client's address (sign-in limits) and scheme (Secure cookies).
     trustProxy: deps.config.trustProxy,
@@ -262,7 +264,7 @@ export async function buildApp(deps: Deps): Promise<App> {
   http.get(
     '/api/openapi.json',
     { config: { auth: { scope: 'public' } }, schema: { hide: true } },
-    async () => http.swagger(),
+    () => http.swagger(),
   );
 
   const scheduler = new Scheduler(http, deps.db, services.metrics);
@@ -382,7 +384,7 @@ function installHealthRoutes(http: FastifyInstance, deps: Deps, services: Servic
       config: { auth: { scope: 'public' } },
       schema: { tags: ['meta'], summary: 'Liveness: answers 200 while the process serves requests (it never waits for the database)', response: { 200: z.object({ status: z.literal('ok') }) } },
     },
-    async () => ({ status: 'ok' as const }),
+    () => Promise.resolve({ status: 'ok' as const }),
   );
   const check = z.object({ ok: z.boolean(), detail: z.string() });
   const readiness = z.object({
@@ -430,19 +432,27 @@ function installReadPriority(http: FastifyInstance, readPriority: ReadPriority) 
     if (reading) readPriority.enter();
     else readPriority.leave();
   };
-  http.addHook('onRequest', async (req) => {
-    if (req.routeOptions.config?.ingest || req.url === '/healthz' || req.url === '/readyz') return;
-    counted.set(req, true);
-    readPriority.enter();
+  http.addHook('onRequest', (req, _reply, done) => {
+    if (!(req.routeOptions.config?.ingest || req.url === '/healthz' || req.url === '/readyz')) {
+      counted.set(req, true);
+      readPriority.enter();
+    }
+    done();
   });
-  http.addHook('onSend', async (req, _reply, payload) => {
+  http.addHook('onSend', (req, _reply, payload, done) => {
     if (counted.has(req) && payload instanceof Readable) payload.on(PAGED_STREAM_SOURCING, (sourcing: boolean) => setReading(req, sourcing));
-    return payload;
+    done(null, payload);
   });
-  const leave = async (req: FastifyRequest) => {
+  const leave = (req: FastifyRequest) => {
     setReading(req, false);
     counted.delete(req);
   };
-  http.addHook('onResponse', leave);
-  http.addHook('onRequestAbort', leave);
+  http.addHook('onResponse', (req, _reply, done) => {
+    leave(req);
+    done();
+  });
+  http.addHook('onRequestAbort', (req, done) => {
+    leave(req);
+    done();
+  });
 }

@@ -125,7 +125,7 @@ export async function installWebApp(app: FastifyInstance, options: WebAppOptions
     );
 
     const sendPage = async (reply: FastifyReply, status = 200) => {
-      await reply.helmet();
+      reply.helmet();
       void reply.header('cache-control', 'no-cache').header('vary', 'accept').type('text/html; charset=utf-8').status(status);
       if (!indexHtml) {
         return reply

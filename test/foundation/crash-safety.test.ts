@@ -145,7 +145,7 @@ describe.each(databaseKinds)('crash safety: SIGKILL mid-ingest, mid-dispatch and
       }
     } catch (err) {
       // The server's own account of a failure (a crash, a closed connection) is in its log.
-      throw new Error(`${err instanceof Error ? err.stack : err}\nserver log (last 4 KB):\n${server.output().slice(-4096)}`);
+      throw new Error(`${err instanceof Error ? err.stack : String(err)}\nserver log (last 4 KB):\n${server.output().slice(-4096)}`, { cause: err });
     } finally {
       server.child.kill('SIGTERM');
       await server.exited;

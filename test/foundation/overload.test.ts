@@ -214,7 +214,7 @@ function rawConnection(baseUrl: string) {
   const { port } = new URL(baseUrl);
   const socket = net.connect(Number(port), '127.0.0.1');
   let received = '';
-  socket.on('data', (d) => (received += d));
+  socket.on('data', (d: Buffer) => (received += d.toString('utf8')));
   socket.on('error', () => {});
   const closed = new Promise<string>((resolve) => socket.on('close', () => resolve(received)));
   const connected = new Promise<void>((resolve) => socket.on('connect', () => resolve()));

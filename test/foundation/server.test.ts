@@ -65,7 +65,7 @@ describe('the server process (PGlite in a data directory)', { timeout: 120_000 }
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
-    child.stdout!.on('data', (d) => (out += d));
+    child.stdout.on('data', (d) => (out += d));
     const exited = new Promise((resolve) => child.on('exit', resolve));
     const deadline = Date.now() + 60_000;
     while (!out.includes('Try: curl') && Date.now() < deadline && child.exitCode === null) await new Promise((r) => setTimeout(r, 100));
@@ -96,7 +96,7 @@ describe('the server process (PGlite in a data directory)', { timeout: 120_000 }
         }, 200);
       });
       let data = '';
-      socket.on('data', (d) => (data += d));
+      socket.on('data', (d: Buffer) => (data += d.toString('utf8')));
       socket.on('end', () => resolve(data));
       socket.on('error', reject);
     });

@@ -55,8 +55,8 @@ export async function startServer(env: Record<string, string>, wrapper: string[]
   });
   running.add(child);
   let out = '';
-  child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', (d) => (out += d));
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
   const exited = new Promise<number | null>((resolve) =>
     child.on('exit', (code) => {
       running.delete(child);

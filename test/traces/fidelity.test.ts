@@ -7,7 +7,7 @@
  */
 import { getEncoding } from 'js-tiktoken';
 import { SpanStatusCode } from '@opentelemetry/api';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { computeCost } from '../../src/modules/traces/index.ts';
 import { databaseKinds, useProjectApp, type ProjectApp } from '../support/harness.ts';
 import { spanAt, withExporter } from '../support/otel.ts';

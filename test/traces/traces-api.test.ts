@@ -105,13 +105,13 @@ describe.each(databaseKinds)('traces API (%s)', (kind) => {
 
   it('spans arriving out of order, across requests, and twice assemble one trace without duplicates', async () => {
     const full = collectorTrace('trace-b');
-    const [root, child] = full.spans as object[];
+    const [root, child] = full.spans;
     expect((await send({ ...full, spans: [child] })).status).toBe(200);
     let d = (await t.request('GET', '/api/trace/trace-b', { token: key })).body;
     expect(d.spans).toHaveLength(1);
     expect(d.input.value).toBe('question for trace-b'); // the LLM span stands in until the root arrives
     expect((await send({ ...full, spans: [root] })).status).toBe(200);
-    expect((await send({ ...full, spans: [{ ...(child as object), output: { type: 'text', value: 'replaced answer' } }] })).status).toBe(200);
+    expect((await send({ ...full, spans: [{ ...(child), output: { type: 'text', value: 'replaced answer' } }] })).status).toBe(200);
     d = (await t.request('GET', '/api/trace/trace-b', { token: key })).body;
     expect(d.spans).toHaveLength(2);
     expect(d.spans.find((s: { span_id: string }) => s.span_id === 'trace-b-llm').output).toEqual({ type: 'text', value: 'replaced answer' });
@@ -124,13 +124,13 @@ describe.each(databaseKinds)('traces API (%s)', (kind) => {
     const base = collectorTrace('trace-bad');
     const cases: [unknown, string][] = [
       [{ ...base, trace_id: undefined }, 'body.trace_id'],
-      [{ ...base, spans: [{ ...(base.spans[0] as object), span_id: undefined }] }, 'body.spans.0.span_id'],
-      [{ ...base, spans: [{ ...(base.spans[0] as object), trace_id: 'other' }] }, 'body.spans.0.trace_id'],
-      [{ ...base, spans: [{ ...(base.spans[0] as object), timestamps: { started_at: 1763640000, finished_at: 1763640001 } }] }, 'body.spans.0.timestamps.started_at'],
-      [{ ...base, spans: [{ ...(base.spans[0] as object), timestamps: { started_at: T0, finished_at: T0 - 1 } }] }, 'body.spans.0.timestamps.finished_at'],
-      [{ ...base, spans: [{ ...(base.spans[0] as object), timestamps: { started_at: 'yesterday', finished_at: T0 } }] }, 'body.spans.0.timestamps.started_at'],
+      [{ ...base, spans: [{ ...(base.spans[0]), span_id: undefined }] }, 'body.spans.0.span_id'],
+      [{ ...base, spans: [{ ...(base.spans[0]), trace_id: 'other' }] }, 'body.spans.0.trace_id'],
+      [{ ...base, spans: [{ ...(base.spans[0]), timestamps: { started_at: 1763640000, finished_at: 1763640001 } }] }, 'body.spans.0.timestamps.started_at'],
+      [{ ...base, spans: [{ ...(base.spans[0]), timestamps: { started_at: T0, finished_at: T0 - 1 } }] }, 'body.spans.0.timestamps.finished_at'],
+      [{ ...base, spans: [{ ...(base.spans[0]), timestamps: { started_at: 'yesterday', finished_at: T0 } }] }, 'body.spans.0.timestamps.started_at'],
       [{ ...base, spans: [] }, 'body.spans'],
-      [{ ...base, spans: [{ ...(base.spans[0] as object), type: 'robot' }] }, 'body.spans.0.type'],
+      [{ ...base, spans: [{ ...(base.spans[0]), type: 'robot' }] }, 'body.spans.0.type'],
     ];
     for (const [body, field] of cases) {
       const res = await send(body);

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { AppError } from '../../platform/errors.ts';
 import { projectRoute, projectScope, routeGroup, type ProjectScope } from '../../platform/http/route-group.ts';
@@ -39,14 +39,17 @@ export const plainJson = () => (data: unknown) => (typeof data === 'string' ? da
 export function traceRoutes(app: FastifyInstance, service: TraceService) {
   app.addHook('onClose', () => service.close());
   // After authentication, before the body is read: a shed request costs no memory or decoding.
-  const admitIngest = async (req: FastifyRequest) => {
-    const { principal, projectId } = projectScope(req);
-    return service.checkIngestRequest(principal.keyId, projectId);
+  const admit = (check: (keyId: string, projectId: string) => void) => (req: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void) => {
+    try {
+      const { principal, projectId } = projectScope(req);
+      check(principal.keyId, projectId);
+      done();
+    } catch (err) {
+      done(err as Error);
+    }
   };
-  const admitOtlp = async (req: FastifyRequest) => {
-    const { principal, projectId } = projectScope(req);
-    return service.checkOtlpRequest(principal.keyId, projectId);
-  };
+  const admitIngest = admit((keyId, projectId) => service.checkIngestRequest(keyId, projectId));
+  const admitOtlp = admit((keyId, projectId) => service.checkOtlpRequest(keyId, projectId));
   const view = { auth: { scope: 'project', permission: 'traces:view' } } as const;
   const share = { auth: { scope: 'project', permission: 'traces:share' } } as const;
 
@@ -229,7 +232,7 @@ export function traceRoutes(app: FastifyInstance, service: TraceService) {
     );
 
     // OTLP/HTTP: protobuf or JSON bodies, plain or compressed, parsed here rather than by Fastify.
-    void r.register(async (otlp) => {
+    void r.register((otlp, _opts, done) => {
       otlp.removeAllContentTypeParsers();
       otlp.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: OTLP_BODY_LIMIT }, (_req, body, done) => done(null, body));
       // One route per signal and path: the same parsing, answer and content type, what differs
@@ -299,6 +302,7 @@ export function traceRoutes(app: FastifyInstance, service: TraceService) {
           return encodeExportLogsResponse(decoded.rejected, format);
         });
       }
+      done();
     });
   });
 }

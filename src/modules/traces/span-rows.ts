@@ -105,7 +105,7 @@ export function joinRowsInPieces(rows: readonly PreparedSpanRow[], maxSpans = IN
 export function splitRows(prepared: PreparedRows): PreparedSpanRow[] {
   const facts = JSON.parse(prepared.facts) as SpanRowFacts[];
   const { json, ends } = prepared;
-  const out: PreparedSpanRow[] = new Array(ends.length);
+  const out = new Array<PreparedSpanRow>(ends.length);
   for (let i = 0, start = 0; i < ends.length; start = ends[i++] + 1) out[i] = { facts: facts[i], json: json.slice(start, ends[i]) };
   return out;
 }

@@ -166,7 +166,7 @@ export function contentText(message: ChatMessage): string | null {
   if (typeof c === 'string') return c;
   if (Array.isArray(c)) {
     const texts = c
-      .map((part) => (typeof part === 'string' ? part : part && typeof part === 'object' && 'text' in part ? String((part as { text: unknown }).text) : ''))
+      .map((part) => (typeof part === 'string' ? part : part && typeof part === 'object' && 'text' in part ? String((part).text) : ''))
       .filter(Boolean);
     return texts.length ? texts.join('\n') : null;
   }

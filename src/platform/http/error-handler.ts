@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyReply, FastifyRequest, FastifySchemaValidationError } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { AppError, renderError, type ErrorShape, type FieldIssue } from '../errors.ts';
 
@@ -51,7 +51,9 @@ export function toAppError(error: FastifyError, request: FastifyRequest): AppErr
   if (error instanceof AppError) return error;
   if (hasZodFastifySchemaValidationErrors(error)) {
     const where = error.validationContext ?? 'body';
-    const issues: FieldIssue[] = error.validation.map((v) => {
+    // The guard's own type names @fastify/error, which is not ours to import: the fields read here are Fastify's.
+    const validation: FastifySchemaValidationError[] = (error as { validation: FastifySchemaValidationError[] }).validation;
+    const issues: FieldIssue[] = validation.map((v) => {
       const path: PropertyKey[] = v.instancePath.split('/').filter(Boolean);
       const precise = v.keyword === 'invalid_union' ? unionIssue(path, v.message ?? 'invalid', (v.params as { errors?: ZodIssueLike[][] }).errors ?? []) : { path, message: v.message ?? 'invalid' };
       return { field: [where, ...precise.path].map(String).join('.'), message: precise.message };

@@ -67,7 +67,7 @@ class NumberHeap {
     items.push(value);
     while (i > 0) {
       const parent = (i - 1) >> 1;
-      const p = items[parent] as number;
+      const p = items[parent];
       if (p <= value) break;
       items[i] = p;
       i = parent;
@@ -77,7 +77,7 @@ class NumberHeap {
 
   pop(): number {
     const items = this.items;
-    const top = items[0] as number;
+    const top = items[0];
     const last = items.pop() as number;
     const n = items.length;
     if (n > 0) {
@@ -87,8 +87,8 @@ class NumberHeap {
         if (left >= n) break;
         const right = left + 1;
         let child = left;
-        if (right < n && (items[right] as number) < (items[left] as number)) child = right;
-        const c = items[child] as number;
+        if (right < n && (items[right]) < (items[left])) child = right;
+        const c = items[child];
         if (c >= last) break;
         items[i] = c;
         i = child;
@@ -111,7 +111,7 @@ class TokenCounter {
       const fields = line.split(' ');
       const offset = Number.parseInt(fields[1] ?? '', 10);
       for (let k = 2; k < fields.length; k++) {
-        this.ranks.set(Buffer.from(fields[k] as string, 'base64').toString('latin1'), offset + k - 2);
+        this.ranks.set(Buffer.from(fields[k], 'base64').toString('latin1'), offset + k - 2);
       }
     }
   }
@@ -134,9 +134,9 @@ class TokenCounter {
 
   private rankOf(bytes: string, start: number, next: Int32Array): number {
     const n = bytes.length;
-    const second = next[start] as number;
+    const second = next[start];
     if (second >= n) return -1;
-    const rank = this.ranks.get(bytes.slice(start, next[second] as number));
+    const rank = this.ranks.get(bytes.slice(start, next[second]));
     return rank === undefined ? -1 : rank;
   }
 
@@ -167,8 +167,8 @@ class TokenCounter {
       const rank = (key - start) / n;
       // Stale entries (the part was absorbed or its pair changed) no longer carry its rank.
       if (pairRank[start] !== rank) continue;
-      const absorbed = next[start] as number;
-      const after = next[absorbed] as number;
+      const absorbed = next[start];
+      const after = next[absorbed];
       next[start] = after;
       if (after < n) prev[after] = start;
       pairRank[absorbed] = -1;
@@ -177,7 +177,7 @@ class TokenCounter {
       const own = this.rankOf(bytes, start, next);
       pairRank[start] = own;
       if (own >= 0) heap.push(own * n + start);
-      const before = prev[start] as number;
+      const before = prev[start];
       if (before >= 0) {
         const left = this.rankOf(bytes, before, next);
         pairRank[before] = left;

@@ -110,7 +110,7 @@ export class OtlpDecoder {
         this.watch(slot);
       }
       slot.pending.set(id, { resolve, reject });
-      slot.worker.postMessage({ ...request, id, body: bytes } satisfies DecodeJob, [bytes.buffer as ArrayBuffer]);
+      slot.worker.postMessage({ ...request, id, body: bytes } satisfies DecodeJob, [bytes.buffer]);
     });
   }
 

@@ -19,7 +19,7 @@ import { truncateAttributes, truncateSpan } from './truncate.ts';
 
 function decodeTraces(body: Buffer, job: DecodeJob): DecodedTraces {
   const { spans, rejected } = decodeTraceRequest(body, job.contentType, { latestTimeMs: job.latestTimeMs });
-  const rows: PreparedSpanRow[] = new Array(spans.length);
+  const rows = new Array<PreparedSpanRow>(spans.length);
   const truncated = { count: 0, messages: [] as string[] };
   for (let i = 0; i < spans.length; i++) {
     const cut = truncateSpan(spans[i], job.maxValueBytes);

@@ -273,13 +273,13 @@ function pbSpan(
     batch.reject(describe(path, spanId.length === 16 ? spanId : null, name), problem);
     return null;
   }
-  const events: SpanEvent[] = new Array(span.events.length);
+  const events = new Array<SpanEvent>(span.events.length);
   for (let i = 0; i < span.events.length; i++) {
     const e = span.events[i];
     const time = nanosToMs(e.timeUnixNano);
     events[i] = { name: e.name, time: time > 0 ? time : startedAt, attributes: pbKeyValues(e.attributes) };
   }
-  const links: SpanLink[] = new Array(span.links.length);
+  const links = new Array<SpanLink>(span.links.length);
   for (let i = 0; i < span.links.length; i++) {
     const l = span.links[i];
     links[i] = { trace_id: bytesToHex(l.traceId), span_id: bytesToHex(l.spanId), attributes: pbKeyValues(l.attributes) };

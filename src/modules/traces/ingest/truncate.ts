@@ -78,7 +78,9 @@ export function over(value: unknown, maxBytes: number): boolean {
 /** `value`'s size in bytes, counted up to about `stop` at most. */
 function size(value: unknown, stop: number): number {
   if (typeof value === 'string') return Buffer.byteLength(value, 'utf8') + 2;
-  if (value === null || typeof value !== 'object') return value === undefined ? 0 : String(value).length;
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value).length;
+  if (value === null) return 4;
+  if (typeof value !== 'object') return 0;
   let n = 2;
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length && n < stop; i++) n += size(value[i], stop - n) + 1;

@@ -3,7 +3,7 @@
  * OTLP AnyValue -> plain JS value, ids -> lowercase hex, unix nanos -> epoch ms.
  */
 import { setOwn } from './mapping-context.ts';
-import type { PbAnyValue, PbInt64, PbKeyValue, PbLong } from './otlp-schema.ts';
+import type { PbAnyValue, PbInt64, PbKeyValue } from './otlp-schema.ts';
 
 const HEX: string[] = [];
 for (let i = 0; i < 256; i++) HEX.push(i.toString(16).padStart(2, '0'));
@@ -81,7 +81,7 @@ export function jsonNanosToMs(value: unknown): number {
 /** A signed int64 as a number when it fits exactly, else as its decimal string. */
 export function longToValue(value: PbInt64): number | string {
   if (typeof value === 'number') return value;
-  const long = value as PbLong;
+  const long = value;
   const high = long.high | 0;
   const low = long.low >>> 0;
   if (long.unsigned) {
@@ -93,7 +93,7 @@ export function longToValue(value: PbInt64): number | string {
   return BigInt.asIntN(64, (BigInt(high >>> 0) << 32n) | BigInt(low)).toString();
 }
 
-const hasOwn = Object.prototype.hasOwnProperty;
+const hasOwn = (o: object, key: string) => Object.prototype.hasOwnProperty.call(o, key);
 
 /**
  * Only the field that was on the wire is an own property of a decoded AnyValue (the
@@ -102,18 +102,18 @@ const hasOwn = Object.prototype.hasOwnProperty;
  */
 export function pbAnyValue(v: PbAnyValue | null | undefined): unknown {
   if (v == null) return null;
-  if (hasOwn.call(v, 'stringValue')) return v.stringValue;
-  if (hasOwn.call(v, 'intValue')) return longToValue(v.intValue);
-  if (hasOwn.call(v, 'doubleValue')) return v.doubleValue;
-  if (hasOwn.call(v, 'boolValue')) return v.boolValue;
-  if (hasOwn.call(v, 'arrayValue')) {
+  if (hasOwn(v, 'stringValue')) return v.stringValue;
+  if (hasOwn(v, 'intValue')) return longToValue(v.intValue);
+  if (hasOwn(v, 'doubleValue')) return v.doubleValue;
+  if (hasOwn(v, 'boolValue')) return v.boolValue;
+  if (hasOwn(v, 'arrayValue')) {
     const values = v.arrayValue?.values ?? [];
     const out = new Array<unknown>(values.length);
     for (let i = 0; i < values.length; i++) out[i] = pbAnyValue(values[i]);
     return out;
   }
-  if (hasOwn.call(v, 'kvlistValue')) return pbKeyValues(v.kvlistValue?.values ?? []);
-  if (hasOwn.call(v, 'bytesValue')) {
+  if (hasOwn(v, 'kvlistValue')) return pbKeyValues(v.kvlistValue?.values ?? []);
+  if (hasOwn(v, 'bytesValue')) {
     return Buffer.from(v.bytesValue.buffer, v.bytesValue.byteOffset, v.bytesValue.byteLength).toString('base64');
   }
   return null;

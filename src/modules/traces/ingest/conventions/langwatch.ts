@@ -29,7 +29,7 @@ function typedPayload(value: unknown): SpanPayload | null {
         return typeof parsed.value === 'string' ? { type: 'text', value: parsed.value } : structuredPayload(parsed.value);
       case 'list':
         // A list of typed values: their values, in order.
-        return { type: 'json', value: Array.isArray(parsed.value) ? parsed.value.map((v) => (isTyped(v) ? v.value : v)) : parsed.value };
+        return { type: 'json', value: Array.isArray(parsed.value) ? parsed.value.map((v: unknown): unknown => (isTyped(v) ? v.value : v)) : parsed.value };
       case 'json':
       case 'guardrail_result':
       case 'evaluation_result':
