@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { AppError, badRequest, notFound } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import { enqueueJobs, PermanentJobError, type ClaimedJob } from '../../platform/jobs/index.ts';
+import { summaryFilterSchema } from '../traces/index.ts';
 import { requireDataset, writeVersion, type DatasetDeps, type Scope } from './context.ts';
 import type { Column } from './schemas.ts';
 import * as store from './store.ts';
@@ -46,7 +47,6 @@ export const traceMappingSchema = z
   .describe('dataset column -> what to take: input, output, contexts (retrieved texts), messages (the conversation), metadata, metadata.<key>, trace_id, span_id, model, name');
 export type TraceMapping = z.infer<typeof traceMappingSchema>;
 
-const stringOrList = z.union([z.string().min(1).max(500), z.array(z.string().min(1).max(500)).min(1).max(100)]);
 const traceRef = z.object({
   traceId: z.string().regex(/^[A-Za-z0-9_.:-]{1,128}$/, 'a trace id is 1..128 letters, digits or _ . : -'),
   spanId: z.string().min(1).max(256).optional().describe('a span of the trace: its own input and output instead of the trace\'s'),
@@ -58,18 +58,8 @@ export const fromTracesBody = z.object({
       query: z.string().max(1000).optional(),
       startDate: z.union([z.number().int().nonnegative(), z.iso.datetime({ offset: true })]).optional(),
       endDate: z.union([z.number().int().nonnegative(), z.iso.datetime({ offset: true })]).optional(),
-      filters: z
-        .strictObject({
-          user_id: stringOrList.optional(),
-          thread_id: stringOrList.optional(),
-          customer_id: stringOrList.optional(),
-          labels: stringOrList.optional(),
-          model: stringOrList.optional(),
-          span_type: stringOrList.optional(),
-          has_error: z.boolean().optional(),
-          metadata: z.record(z.string().min(1).max(200), z.union([z.string().max(1000), z.number(), z.boolean()])).optional(),
-        })
-        .optional(),
+      // The keys a trace summary decides: the traces module's own filter, so both read it alike.
+      filters: summaryFilterSchema.optional(),
     })
     .optional()
     .describe('every trace matching this search (as POST /api/traces/search takes it), added by a background job'),
