@@ -98,6 +98,10 @@ export const traceShares = pgTable(
     projectId: text('project_id').notNull(),
     traceId: text('trace_id').notNull(),
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    /** What the share hides from its visitors (traces/share-redaction.ts). */
+    hideUser: boolean('hide_user').notNull().default(false),
+    hideMetadata: boolean('hide_metadata').notNull().default(false),
+    hideSpanAttributes: boolean('hide_span_attributes').notNull().default(false),
   },
   (t) => [unique().on(t.projectId, t.traceId)],
 );
