@@ -39,16 +39,10 @@ export function presentRecord(r: RecordRow): z.output<typeof recordSchema> {
   };
 }
 
+/** The dataset an upload created, flat as the SDKs read it: the dataset without its link, and the rows stored. */
 export function presentUploadCreated(row: DatasetRow, recordsCreated: number): z.output<typeof uploadCreatedSchema> {
-  return {
-    id: row.id,
-    name: row.name,
-    slug: row.slug,
-    columnTypes: row.columnTypes as Column[],
-    createdAt: row.createdAt.toISOString(),
-    updatedAt: row.updatedAt.toISOString(),
-    recordsCreated,
-  };
+  const { platformUrl: _link, ...dataset } = presentDataset(row, '');
+  return { ...dataset, recordsCreated };
 }
 
 export function presentVersion(v: VersionRow): z.output<typeof versionSchema> {
