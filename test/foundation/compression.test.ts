@@ -1,4 +1,7 @@
 import http from 'node:http';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import zlib from 'node:zlib';
 import { sql } from 'drizzle-orm';
@@ -156,16 +159,33 @@ describe.each(databaseKinds)('compressed answers (%s)', (kind) => {
     const [{ n }] = await rows<{ n: number }>(t.db.orm, sql`SELECT count(*)::int AS n FROM pg_cursors WHERE name LIKE 'trace\_spans\_%'`);
     return Number(n);
   };
+  // Up to 30 s: quiet, the buffers fill within a second; in the whole suite, beside a browser
+  // test on two cores, a 12 MB download has been seen to take more than 5 s to get there.
   const waitFor = async (check: () => Promise<boolean>) => {
-    for (let i = 0; i < 100 && !(await check()); i++) await new Promise((r) => setTimeout(r, 50));
+    const until = Date.now() + 30_000;
+    while (!(await check()) && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
     return check();
   };
 
+  // Over TCP the kernel's receive buffer grows with use (up to net.ipv4.tcp_rmem's 32 MiB on
+  // this machine), and the CI machine once took the whole compressed answer into it, so the
+  // server rightly finished reading. A Unix socket's buffers do not grow (~200 KiB): the
+  // server's own backpressure is what is left to see. The same HTTP server takes its connections.
+  let unixPath: string;
+  let unixServer: net.Server;
+  beforeAll(async () => {
+    unixPath = path.join(os.tmpdir(), `spyglass-compression-${process.pid}-${kind}.sock`);
+    unixServer = net.createServer((socket) => t.app.http.server.emit('connection', socket));
+    await new Promise<void>((resolve) => unixServer.listen(unixPath, resolve));
+  });
+  afterAll(() => new Promise<void>((resolve) => unixServer.close(() => resolve())));
+
   it.each(['gzip', 'br'])('a %s download starts before its source is read whole, and when the client stops reading it holds back: the database is no longer read, the cursor stays open, the rest comes when read', async (encoding) => {
     expect(await readsInProgress()).toBe(1);
+    const started = performance.now();
     const { res, first } = await new Promise<{ res: http.IncomingMessage; first: Buffer }>((resolve, reject) => {
       http
-        .get(`${t.baseUrl}/api/trace/big`, { headers: { ...auth, 'accept-encoding': encoding } }, (res) => {
+        .get({ socketPath: unixPath, agent: false, path: '/api/trace/big', headers: { ...auth, 'accept-encoding': encoding } }, (res) => {
           res.once('data', (chunk: Buffer) => {
             res.pause();
             resolve({ res, first: chunk });
@@ -178,7 +198,13 @@ describe.each(databaseKinds)('compressed answers (%s)', (kind) => {
     // server stops reading pages and the download stops counting as a read; the answer is
     // not whole yet, so its cursor is still open.
     expect(await waitFor(async () => (await readsInProgress()) === 1)).toBe(true);
-    expect(await held()).toBe(1);
+    const heldNow = await held();
+    // On PostgreSQL a client that holds a pooled connection this long is no longer waited
+    // for (src/modules/traces/reads.ts, 10 s): the rest is buffered and the connection goes
+    // back. On a loaded machine the buffers can take that long to fill.
+    // Then it holds one connection or, past the deadline, none.
+    if (kind === 'postgres' && performance.now() - started > 9_000) expect([0, 1]).toContain(heldNow);
+    else expect(heldNow).toBe(1);
     const chunks: Buffer[] = [first];
     await new Promise<void>((resolve, reject) => {
       res.on('data', (c: Buffer) => chunks.push(c));
@@ -191,7 +217,7 @@ describe.each(databaseKinds)('compressed answers (%s)', (kind) => {
     expect(detail.spans[SPANS - 1].input).toEqual({ type: 'text', value: fillers[SPANS - 1] });
     expect(await waitFor(async () => (await held()) === 0)).toBe(true);
     expect(await readsInProgress()).toBe(1);
-  }, 60_000);
+  }, 120_000);
 
   it('compressed downloads abandoned midway release their cursors and connections', async () => {
     const abandon = () =>
@@ -208,5 +234,5 @@ describe.each(databaseKinds)('compressed answers (%s)', (kind) => {
     expect(await waitFor(async () => (await held()) === 0)).toBe(true);
     const whole = await rawRequest(t, 'GET', '/api/trace/big', { ...auth, 'accept-encoding': 'br' });
     expect(JSON.parse(decode(whole)).spans).toHaveLength(SPANS);
-  }, 60_000);
+  }, 120_000);
 });
