@@ -3,7 +3,7 @@
  * writes bench/results/<date>.json. BENCH_SCALE (default 1) scales the data sizes;
  * BENCH_DATABASES (default "pglite,postgres") picks the databases; PostgreSQL comes
  * from BENCH_DATABASE_URL or TEST_DATABASE_URL (skipped when neither is set and the
- * local server does not answer). BENCH_ONLY=traces|detail|compression|webhooks|evaluators|pii|overload|flood|backup|datasets|experiments
+ * local server does not answer). BENCH_ONLY=traces|detail|compression|webhooks|evaluators|pii|overload|flood|backup|datasets|experiments|experiments-run|experiments-compare|views|span-jumps
  * picks benchmarks (backup: BENCH_BACKUP_MIB, default 1024, the PGlite database's size).
  */
 import fs from 'node:fs';
@@ -18,11 +18,15 @@ import { benchAnalytics } from './analytics.ts';
 import { benchPii, corpusTable, typedTable } from './pii.ts';
 import { benchWebhooks } from './webhooks.ts';
 import { benchExperiments } from './experiments.ts';
+import { benchExperimentsCompare } from './experiments-compare.ts';
+import { benchExperimentsRun, startSlowProvider } from './experiments-run.ts';
 import { benchFlood, benchOverload } from './overload.ts';
 import { benchDetailDownloads } from './detail-downloads.ts';
 import { benchBackup } from './backup.ts';
 import { benchCompression, ENCODINGS } from './compression.ts';
 import { benchDatasets } from './datasets.ts';
+import { benchViews } from './views.ts';
+import { benchSpanJumps } from './span-jumps.ts';
 
 const scale = Number(process.env.BENCH_SCALE ?? '1');
 const pgUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -122,6 +126,39 @@ for (const kind of kinds) {
     }
   }
 
+  if (!only || only.includes('views')) {
+    // The threads page's data (a 200-turn thread) and the users page at 10,000 end users.
+    const server = await startBenchServer(kind, pgUrl);
+    try {
+      const v = await benchViews(server, { turns: Math.round(200 * scale), users: Math.round(10_000 * scale), tracesPerUser: 3, runs: Number(process.env.BENCH_VIEWS_RUNS ?? '15') });
+      const name = `threads and users pages (API), ${v.users} users / ${v.traces} traces`;
+      for (const [shape, r] of Object.entries(v.results)) {
+        row(name, kind, `${shape}: median`, r.p50, 'ms', shape.startsWith('users') || shape.includes('in the browser') ? '< 1000' : '');
+        row(name, kind, `${shape}: p95`, r.p95, 'ms');
+      }
+      results[`views_${kind}`] = v;
+    } finally {
+      await server.close();
+    }
+  }
+
+  if (!only || only.includes('span-jumps')) {
+    // Finding things in a 10,000-span trace in Chromium: each jump's time in the page.
+    const server = await startBenchServer(kind, pgUrl);
+    try {
+      const j = await benchSpanJumps(server, { spans: 10_000, jumps: Number(process.env.BENCH_JUMPS ?? '10') });
+      if (j) {
+        for (const [what, r] of Object.entries(j.results)) {
+          row(`web app: ${j.spans.toLocaleString('en-US')}-span trace, ${what}`, kind, `median of ${r.n}`, r.p50, 'ms', what.startsWith('find') || what.includes('level') || what.includes('expand') ? '' : '< 100');
+          row(`web app: ${j.spans.toLocaleString('en-US')}-span trace, ${what}`, kind, 'worst', r.max, 'ms');
+        }
+        results[`span_jumps_${kind}`] = j;
+      } else console.error('no chromium at /usr/bin/chromium: skipping the span jumps bench');
+    } finally {
+      await server.close();
+    }
+  }
+
   if (!only || only.includes('analytics')) {
     // A fresh database: 500,000 spans (scaled) spread over the last 30 days.
     const server = await startBenchServer(kind, pgUrl);
@@ -166,6 +203,45 @@ for (const kind of kinds) {
     results[`experiments_${kind}`] = e;
   } finally {
     await server.close();
+  }
+}
+
+// Comparing two runs of 10,000 rows: aggregates and intervals through the API.
+for (const kind of kinds) {
+  if (only && !only.includes('experiments-compare')) break;
+  if (kind === 'postgres' && !(await postgresAnswers())) continue;
+  const server = await startBenchServer(kind, pgUrl);
+  try {
+    const c = await benchExperimentsCompare(server, { rows: Math.round(10_000 * scale), evaluators: 2, reads: Number(process.env.BENCH_READS ?? '7') });
+    const label = `experiment comparison, two runs of ${c.rows} rows x ${c.evaluators} evaluators`;
+    row(label, kind, `compare: aggregates + paired bootstrap (median of ${c.reads})`, c.compareMs, 'ms', '<= 300');
+    row(label, kind, `one run's summary with intervals (median of ${c.reads})`, c.summaryMs, 'ms');
+    row(label, kind, `comparison page's first read: 100 rows side by side (median of ${c.reads})`, c.compareRowsMs, 'ms', '<= 1000 with the page');
+    row(label, kind, `run page's first read: 100 lines with their evaluations (median of ${c.reads})`, c.runRowsMs, 'ms', '<= 1000 with the page');
+    row(label, kind, `run page filtered (an evaluator failed) and sorted (latency) by the server, first 100 (median of ${c.reads})`, c.filteredRowsMs, 'ms');
+    row(label, kind, `run page scrolled to its last 100 lines (median of ${c.reads})`, c.lastRowsMs, 'ms');
+    row(label, kind, 'verdicts', c.verdicts.join(', '), '');
+    results[`experiments_compare_${kind}`] = c;
+  } finally {
+    await server.close();
+  }
+}
+
+// Experiments run by the platform: 1,000 rows, one prompt target (a provider answering after 200 ms), one evaluator, 16 at once.
+for (const kind of kinds) {
+  if (only && !only.includes('experiments-run')) break;
+  if (kind === 'postgres' && !(await postgresAnswers())) continue;
+  const provider = await startSlowProvider(200);
+  const server = await startBenchServer(kind, pgUrl, { env: { OPENAI_API_KEY: 'bench', OPENAI_BASE_URL: `${provider.url}/v1` } });
+  try {
+    const e = await benchExperimentsRun(server, { rows: Math.round(1_000 * scale), concurrency: 16 });
+    const label = `platform experiment run, ${e.rows} rows x 1 prompt target (provider answers in 200 ms) + 1 evaluator, concurrency ${e.concurrency}`;
+    row(label, kind, 'start to completed', e.seconds, 's', `<= 15 (floor ${e.floorSeconds.toFixed(1)})`);
+    row(label, kind, 'failed cells', e.failedCells, '', '0');
+    results[`experiments_run_${kind}`] = e;
+  } finally {
+    await server.close();
+    await provider.close();
   }
 }
 
@@ -311,14 +387,29 @@ for (const kind of kinds) {
   if (kind === 'postgres' && !(await postgresAnswers())) continue;
   const rows = Math.round(100_000 * scale);
   const loadBefore = (await import('node:os')).loadavg()[0];
-  const d = await benchDatasets(kind, pgUrl, { rows, pageLimit: 1000 });
+  // BENCH_DATASETS_IMPORT_TRACES: fewer traces for the import (a slow version's run in reasonable time).
+  const importTraces = Number(process.env.BENCH_DATASETS_IMPORT_TRACES ?? Math.round(10_000 * scale));
+  const d = await benchDatasets(kind, pgUrl, { rows, pageLimit: 1000, importTraces });
   const loadAfter = (await import('node:os')).loadavg()[0];
   const upload = `dataset upload: ${rows.toLocaleString('en')}-row CSV of ${d.fileMiB.toFixed(0)} MiB, one multipart request (limits raised by env)`;
   row(upload, kind, 'time to stored (201)', d.uploadSeconds, 's', '<= 10');
+  row(upload, kind, 'server CPU (all threads)', d.uploadCpuSeconds, 's');
   row(upload, kind, `server peak RSS (${Math.round(d.restBeforeMiB)} MiB before)`, d.uploadPeakRssMiB, 'MiB', '<= 600');
   const read = `dataset read through GET records, ${d.pageLimit} rows a page, one client`;
   row(read, kind, 'rows/s', d.readRowsPerSecond, 'rows/s', '>= 20000');
-  row(read, kind, 'wall / server peak RSS', `${d.readSeconds.toFixed(1)} s / ${Math.round(d.readPeakRssMiB)} MiB`, '');
+  row(read, kind, 'wall / server CPU / server peak RSS', `${d.readSeconds.toFixed(1)} s / ${d.readCpuSeconds.toFixed(1)} s / ${Math.round(d.readPeakRssMiB)} MiB`, '');
+  if (d.page) {
+    const pageName = `web app: dataset page at ${rows.toLocaleString('en')} rows`;
+    row(pageName, kind, 'first rows drawn, p50 of 5 loads', d.page.firstRowsMs, 'ms', '<= 1000');
+    row(pageName, kind, 'scrolled to the last row: drawn', d.page.endRowsMs, 'ms');
+  } else console.error('no chromium at /usr/bin/chromium: skipping the dataset page');
+  const im = d.import;
+  const importName = `dataset from traces: ${im.traces.toLocaleString('en')} traces matching a search (background import)`;
+  row(importName, kind, 'time to completed', im.seconds, 's', '<= 20');
+  row(importName, kind, 'server CPU (the concurrent ingest included) / peak RSS', `${im.cpuSeconds.toFixed(1)} s / ${Math.round(im.peakRssMiB)} MiB`, '');
+  row(importName, kind, 'ingest 100-span requests before / during: p50', `${im.ingestIdle.p50.toFixed(0)} / ${im.ingestDuring.p50.toFixed(0)}`, 'ms');
+  row(importName, kind, 'ingest during: p95 / max / failed of requests', `${im.ingestDuring.p95.toFixed(0)} / ${im.ingestDuring.max.toFixed(0)} ms / ${im.ingestDuring.failures} of ${im.ingestDuring.requests}`, '', 'none failed');
+  row(importName, kind, 'ingest during: answers by status', Object.entries(im.ingestDuring.statuses).map(([st, n]) => `${st}: ${n}`).join(', '), '');
   row('datasets', kind, 'machine load average (1 min), before / after', `${loadBefore.toFixed(1)} / ${loadAfter.toFixed(1)}`, 'runnable');
   results[`datasets_${kind}`] = { ...d, loadBefore, loadAfter };
 }

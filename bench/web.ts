@@ -1,9 +1,21 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Page } from 'playwright-core';
-import { hasChromium, launchBrowser } from '../test/support/browser.ts';
+import type { Browser, Page } from 'playwright-core';
+import { hasChromium, launchBrowser, signIn } from '../test/support/browser.ts';
 import { UI_DIR } from '../src/web-app.ts';
 import { median, type BenchServer } from './lib.ts';
+
+/**
+ * A browser signed in to the bench server's first project, at 1280x800. `opened` sees the page
+ * before it loads anything; `signInShown` is called once the sign-in form is drawn.
+ */
+export async function signedInPage(s: BenchServer, hooks: { opened?: (page: Page) => void; signInShown?: () => void } = {}): Promise<{ browser: Browser; page: Page }> {
+  const browser = await launchBrowser();
+  const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US' })).newPage();
+  hooks.opened?.(page);
+  await signIn(page, s.baseUrl, s.creds.user, s.creds.project.id, hooks.signInShown);
+  return { browser, page };
+}
 
 /** Gzip bytes of the app's JavaScript files a page load fetched (their .gz twins in dist/ui). */
 function gzipBytes(urls: Set<string>): number {
@@ -29,23 +41,20 @@ async function timed(page: Page, url: string, ready: () => Promise<unknown>): Pr
  */
 export async function benchWeb(s: BenchServer, bigTraceId: string, runs = 5) {
   if (!hasChromium) return null;
-  const browser = await launchBrowser();
+  const scripts = new Set<string>();
+  let signInJs = 0;
+  const { browser, page } = await signedInPage(s, {
+    opened: (p) =>
+      p.on('response', (r) => {
+        if (r.url().includes('/assets/') && r.url().endsWith('.js')) scripts.add(r.url());
+      }),
+    signInShown: () => {
+      signInJs = gzipBytes(scripts);
+      scripts.clear();
+    },
+  });
   try {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    const page = await context.newPage();
-    const scripts = new Set<string>();
-    page.on('response', (r) => {
-      if (r.url().includes('/assets/') && r.url().endsWith('.js')) scripts.add(r.url());
-    });
-    await page.goto(`${s.baseUrl}/signin`);
-    await page.getByRole('button', { name: 'Sign in' }).waitFor();
-    const signInJs = gzipBytes(scripts);
-    scripts.clear();
-    await page.getByLabel('E-mail').fill(s.creds.user.email);
-    await page.locator('input[type=password]').fill(s.creds.user.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
     const projectId = s.creds.project.id;
-    await page.waitForURL(`**/p/${projectId}/traces`);
     await page.locator('[role=row][data-trace-id]').first().waitFor();
     const listJs = gzipBytes(scripts);
 

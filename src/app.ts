@@ -18,20 +18,21 @@ import { AppError, renderError } from './platform/errors.ts';
 import { errorHandler } from './platform/http/error-handler.ts';
 import { installAuth, type RouteAuthEntry } from './platform/auth/index.ts';
 import type { TokenHasher } from './platform/tokens.ts';
-import { AccountService, OrganizationService, organizationRoutes } from './modules/organizations/index.ts';
+import { AccountService, OrganizationService, organizationRoutes, organizationStore } from './modules/organizations/index.ts';
 import { smtpMailer } from './platform/mail.ts';
 import { ApiKeyService, apiKeyRoutes } from './modules/api-keys/index.ts';
 import { PromptService, promptRoutes } from './modules/prompts/index.ts';
-import { AnnotationService, annotationRoutes } from './modules/annotations/index.ts';
+import { AnnotationService, annotationRoutes, ScoreConfigService, scoreConfigRoutes } from './modules/annotations/index.ts';
+import { addMonitorFailure, queueExists, reviewQueueRoutes, type ReviewDeps } from './modules/review/index.ts';
 import { AgentCacheService, agentCacheRoutes } from './modules/agent-cache/index.ts';
 import { loadKeyring } from './platform/crypto.ts';
-import { TraceService, traceRoutes } from './modules/traces/index.ts';
-import { EvaluationService, evaluationRoutes } from './modules/evaluators/index.ts';
+import { TRACE_CONTENTS_PAGE, TraceService, traceRoutes } from './modules/traces/index.ts';
+import { customEvaluatorRoutes, EvaluationService, evaluationRoutes } from './modules/evaluators/index.ts';
 import { Scheduler } from './platform/periodic.ts';
 import { installNulGuard } from './platform/nul-guard.ts';
 import { JobQueue } from './platform/jobs/index.ts';
-import { MONITOR_QUEUE, monitorJobPayload, MonitorService, monitorRoutes } from './modules/monitors/index.ts';
-import { annotatedTraceCondition, annotationCountsByTrace, deleteTraceAnnotations, thumbsSql } from './modules/annotations/index.ts';
+import { BACKFILL_QUEUE, backfillJobPayload, MONITOR_QUEUE, monitorJobPayload, MonitorService, monitorRoutes } from './modules/monitors/index.ts';
+import { annotatedTraceCondition, annotationCountsByTrace, deleteTraceAnnotations, scoredTraceCondition, scoreSortSql, scoresSql, scoreSummariesByTrace, thumbsSql } from './modules/annotations/index.ts';
 import {
   deleteTraceEvaluations,
   evaluationChipsByTrace,
@@ -39,6 +40,7 @@ import {
   deleteEvaluationsInsertedBefore,
   listTraceEvaluations,
   monitorOutcomeCounts,
+  tracesEvaluatedByMonitor,
   monitorResults,
   verdictsSql,
 } from './modules/evaluators/index.ts';
@@ -53,9 +55,13 @@ import { ReadPriority } from './platform/read-priority.ts';
 import { DatabaseProbe } from './platform/readiness.ts';
 import { listMigrations } from './db/migrate.ts';
 import { buildWebhookService, WebhookService, webhookRoutes } from './modules/webhooks/index.ts';
-import { deleteProjectDatasetRecords, IMPORT_QUEUE, importJobPayload, registerDatasetRoutes, runImport, type TraceSource } from './modules/datasets/index.ts';
+import { datasetRoutes, deleteProjectDatasetRecords, IMPORT_QUEUE, importJobPayload, runImport, type TraceSource } from './modules/datasets/index.ts';
 import type { SearchRequest } from './modules/traces/index.ts';
-import { experimentRoutes } from './modules/experiments/index.ts';
+import { mcpRoutes } from './modules/mcp/index.ts';
+import { packageVersion } from './package-dir.ts';
+import { experimentRoutes, PlatformRunner, resealTargetHeaders, RUN_LEASE_MS, runTraceIds, TargetHeaders, type PlatformDeps } from './modules/experiments/index.ts';
+import type { Resealers } from './ops/key-changes.ts';
+import { ModelProviderService, modelProviderRoutes } from './modules/model-providers/index.ts';
 
 export interface Deps {
   config: Config;
@@ -71,9 +77,13 @@ export interface Services {
   apiKeys: ApiKeyService;
   prompts: PromptService;
   annotations: AnnotationService;
+  scoreConfigs: ScoreConfigService;
+  /** Annotation queues (the review module): what its use cases are given. */
+  review: ReviewDeps;
   agentCache: AgentCacheService;
   traces: TraceService;
   evaluations: EvaluationService;
+  modelProviders: ModelProviderService;
   webhooks: WebhookService;
   monitors: MonitorService;
   analytics: AnalyticsService;
@@ -125,10 +135,25 @@ export function buildServices(deps: Deps): Services {
   organizations.onProjectDeleted((tx, projectId) => traces.deleteProjectTraces(tx, projectId));
   organizations.onProjectDeleted((tx, projectId) => deleteProjectDatasetRecords(tx, projectId));
   const annotations = new AnnotationService(deps.db, deps.clock);
+  const scoreConfigs = new ScoreConfigService(deps.db, deps.clock);
+  const review: ReviewDeps = {
+    db: deps.db,
+    clock: deps.clock,
+    annotations,
+    scoreConfigs,
+    matchingTraces: (projectId, filter, limit) => traceSource(traces).matching(projectId, filter, limit),
+    experimentRunTraces: (projectId, slug, runId) => runTraceIds({ db: deps.db, clock: deps.clock }, projectId, slug, runId),
+    members: (organizationId) => organizationStore.listMembers(deps.db.orm, organizationId),
+  };
   const agentCache = new AgentCacheService(deps.db, deps.clock, loadKeyring(deps.config.encryptionKey, deps.config.dataDir));
   const evaluations = new EvaluationService(deps.db, deps.clock, deps.config.providerEnv, {}, fetch, metrics);
+  const modelProviders = new ModelProviderService(deps.db, deps.clock, loadKeyring(deps.config.encryptionKey, deps.config.dataDir), {
+    probe: (provider, modelId) => evaluations.probe(provider, modelId),
+    environmentModels: () => (deps.config.providerEnv.OPENAI_API_KEY ? ENVIRONMENT_MODELS : []),
+  });
+  evaluations.useProviders({ resolve: (scope, name) => modelProviders.resolve(scope, name) });
   const prompts = new PromptService(deps.db, deps.clock, {
-    complete: (model, messages, signal, responseFormat) => evaluations.complete(model, messages, signal, responseFormat?.json_schema),
+    complete: (scope, model, messages, signal, options) => evaluations.complete(scope, model, messages, signal, options),
     record: (scope, spans) => traces.ingest(scope.organizationId, scope.projectId, spans),
   });
   const webhooks = buildWebhookService(deps, metrics);
@@ -137,8 +162,17 @@ export function buildServices(deps: Deps): Services {
     deps.db,
     deps.clock,
     {
-      checkEvaluator: (path, settings) => evaluations.checkSettings(path, settings),
-      evaluate: (scope, path, body, monitorId) => evaluations.evaluate(scope, path, body, undefined, { monitorId }),
+      checkEvaluator: (scope, path, settings) => evaluations.checkSettings(scope, path, settings),
+      evaluate: async (scope, path, body, monitorId) => {
+        const outcome = await evaluations.evaluate(scope, path, body, undefined, { monitorId });
+        return { failed: outcome.results.some((r) => r.passed === false), error: outcome.results.some((r) => r.status === 'error') };
+      },
+      evaluatorVersion: async (scope, path, settings) => (await evaluations.describeForRuns(scope, path, settings)).version,
+      evaluatedTraces: (projectId, monitorId, version, traceIds) => tracesEvaluatedByMonitor(deps.db, projectId, monitorId, version, traceIds),
+      matchingTraces: (projectId, search, limit) => traceSource(traces).matching(projectId, search, limit),
+      estimateCost: (scope, path, settings, samples) => evaluations.estimateCost(scope, path, settings, samples),
+      reviewQueueExists: (projectId, queueId) => queueExists(review, projectId, queueId),
+      addToReviewQueue: (projectId, queueId, traceId) => addMonitorFailure(review, projectId, queueId, traceId),
       traceDetail: (projectId, traceId) => traces.detail(projectId, traceId),
       results: (projectId, monitorId, page) => monitorResults(deps.db, projectId, monitorId, page),
       outcomeCounts: (projectId, monitorId, range) => monitorOutcomeCounts(deps.db, projectId, monitorId, range),
@@ -146,13 +180,16 @@ export function buildServices(deps: Deps): Services {
     { settleMs: deps.config.intervals.monitorSettleMs },
   );
   jobs.handle(MONITOR_QUEUE, monitorJobPayload, (job) => monitors.runJob(job));
+  jobs.handle(BACKFILL_QUEUE, backfillJobPayload, (job) => monitors.backfills.runJob(job));
   traces.extend({
     evaluations: (projectId, traceId) => listTraceEvaluations(deps.db, projectId, traceId),
-    filterConditions: { has_annotation: annotatedTraceCondition, evaluation: evaluationTraceCondition },
+    filterConditions: { has_annotation: annotatedTraceCondition, evaluation: evaluationTraceCondition, score: scoredTraceCondition },
     listFacts: async (projectId, traceIds) => ({
       evaluations: await evaluationChipsByTrace(deps.db.orm, projectId, traceIds),
       annotations: await annotationCountsByTrace(deps.db.orm, projectId, traceIds),
+      scores: await scoreSummariesByTrace(deps.db.orm, projectId, traceIds),
     }),
+    scoreSort: (projectId, configId, field) => scoreSortSql(deps.db.orm, projectId, configId, field),
     beforeCommit: (tx, batch) => monitors.enqueueForTraces(tx, batch),
     onTracesDeleted: async (tx, projectId, traceIds) => {
       await deleteTraceEvaluations(tx, projectId, traceIds);
@@ -165,10 +202,14 @@ export function buildServices(deps: Deps): Services {
     searchConditions: (projectId, req) => traces.searchConditions(projectId, req),
     thumbsSql,
     verdictsSql,
+    scoresSql,
   });
   registerGauges(metrics, deps, { traces, jobs, webhooks, readPriority });
-  return { organizations, accounts, apiKeys, traces, prompts, annotations, agentCache, evaluations, webhooks, monitors, analytics, jobs, metrics, readPriority };
+  return { organizations, accounts, apiKeys, traces, prompts, annotations, scoreConfigs, review, agentCache, evaluations, modelProviders, webhooks, monitors, analytics, jobs, metrics, readPriority };
 }
+
+/** The models offered from the server's environment (OPENAI_API_KEY): any openai/<model> works, these are listed. */
+const ENVIRONMENT_MODELS = ['openai/gpt-4o-mini', 'openai/gpt-4o', 'openai/gpt-4.1-mini', 'openai/gpt-4.1'];
 
 /** How long an ingest transaction waits at most for read requests in progress (PGlite). */
 const READ_PRIORITY_MAX_DELAY_MS = 250;
@@ -274,25 +315,32 @@ export async function buildApp(deps: Deps): Promise<App> {
   apiKeyRoutes(http, services.apiKeys);
   promptRoutes(http, services.prompts);
   annotationRoutes(http, services.annotations);
+  scoreConfigRoutes(http, services.scoreConfigs);
+  reviewQueueRoutes(http, services.review);
   agentCacheRoutes(http, services.agentCache);
   scheduler.every({ name: 'agent cache expiry', intervalMs: intervals.cacheSweepMs, once: true, run: () => services.agentCache.sweepExpired() });
   traceRoutes(http, services.traces);
   evaluationRoutes(http, services.evaluations);
+  modelProviderRoutes(http, services.modelProviders);
+  customEvaluatorRoutes(http, services.evaluations.custom);
   scheduler.every({ name: 'trace retention', intervalMs: intervals.retentionSweepMs, once: true, run: () => services.traces.sweepRetention() });
   if (deps.db.kind === 'pglite') {
     scheduler.every({ name: 'planner statistics', intervalMs: 5 * 60_000, once: false, run: () => services.traces.refreshStatistics() });
   }
   monitorRoutes(http, services.monitors);
   analyticsRoutes(http, services.analytics);
-  await http.register(experimentRoutes, { ctx: { db: deps.db, clock: deps.clock }, publicUrl: deps.config.publicUrl });
+  const experimentRuns = platformRuns(deps, services, logger);
+  experimentRoutes(http, experimentRuns);
+  experimentRuns.runner.attach(http);
   // One process owns a PGlite database: jobs it had claimed when it last stopped (killed) are nobody's now.
   if (deps.db.kind === 'pglite') http.addHook('onReady', async () => void (await services.jobs.releaseClaims()));
   // Every process polls: jobs are claimed one by one (SKIP LOCKED), so each runs once.
   scheduler.every({ name: 'jobs', intervalMs: 2_000, once: false, run: () => services.jobs.runDue() });
   webhookRoutes(http, services.webhooks);
-  const datasetDeps = { db: deps.db, clock: deps.clock, limits: deps.config.datasets, traces: traceSource(services) };
+  const datasetDeps = { db: deps.db, clock: deps.clock, limits: deps.config.datasets, traces: traceSource(services.traces) };
   services.jobs.handle(IMPORT_QUEUE, importJobPayload, (job) => runImport(datasetDeps, job));
-  await registerDatasetRoutes(http, { deps: datasetDeps, publicUrl: deps.config.publicUrl });
+  datasetRoutes(http, { deps: datasetDeps, publicUrl: deps.config.publicUrl });
+  mcpRoutes(http, { routeTable, version: packageVersion() });
   services.webhooks.dispatcher.attach(http);
   await installWebApp(http, { shareShowsTrace: (token) => services.traces.shareShowsTrace(token) });
 
@@ -300,22 +348,54 @@ export async function buildApp(deps: Deps): Promise<App> {
   return { http, services, routeTable };
 }
 
-/** What the datasets module reads of traces: a trace's detail, and the ids matching a search. */
-function traceSource(services: Services): TraceSource {
-  return {
-    detail: async (projectId, traceId) => {
-      try {
-        return await services.traces.detail(projectId, traceId);
-      } catch (err) {
-        if (err instanceof AppError && err.status === 404) return null;
-        throw err;
-      }
+/** Experiments run by the platform: what they need of prompts, evaluators and traces, and their own job queue. */
+function platformRuns(deps: Deps, services: Services, logger: FastifyBaseLogger): { deps: PlatformDeps; runner: PlatformRunner } {
+  const platform: PlatformDeps = {
+    db: deps.db,
+    clock: deps.clock,
+    publicUrl: deps.config.publicUrl,
+    fetch,
+    retry: { attempts: 3, baseMs: 500, maxRetryAfterMs: 60_000 },
+    prompts: {
+      get: async (scope, ref, select) => {
+        const p = await services.prompts.get(scope, ref, select);
+        return { id: p.id, handle: p.handle, version: p.version, model: p.model, inputs: p.inputs.map((i) => i.identifier) };
+      },
+      prepare: (scope, ref, select) => services.prompts.prepareRuns(scope, ref, select),
     },
+    evaluators: {
+      describe: (scope, path, settings) => services.evaluations.describeForRuns(scope, path, settings),
+      run: (scope, path, data, settings, signal) => services.evaluations.runDetached(scope, path, data, settings, signal),
+    },
+    record: (scope, spans) => services.traces.ingest(scope.organizationId, scope.projectId, spans),
+    traceScores: (projectId, traceIds) => scoreSummariesByTrace(deps.db.orm, projectId, traceIds),
+    targetHeaders: new TargetHeaders(loadKeyring(deps.config.encryptionKey, deps.config.dataDir)),
+  };
+  // A queue of its own: a run takes minutes, and must not hold back monitor or import jobs.
+  const queue = new JobQueue(deps.db, deps.clock, services.metrics, RUN_LEASE_MS);
+  return { deps: platform, runner: new PlatformRunner(platform, queue, logger) };
+}
+
+/** How each kind of sealed value is sealed again under the keyring's first key (`spyglass keys rotate-encryption`). */
+export function resealers(deps: Deps, services: Services): Resealers {
+  return {
+    values: () => services.agentCache.resealAll(),
+    secrets: () => services.webhooks.resealSecrets(),
+    providerKeys: () => services.modelProviders.resealKeys(),
+    targetHeaders: () => resealTargetHeaders(deps.db, new TargetHeaders(loadKeyring(deps.config.encryptionKey, deps.config.dataDir))),
+  };
+}
+
+/** What the datasets module reads of traces: traces a page at a time, and the ids matching a search. */
+function traceSource(traces: TraceService): TraceSource {
+  return {
+    contents: (projectId, traceIds, spanTypes) => traces.contents(projectId, traceIds, spanTypes),
+    pageSize: TRACE_CONTENTS_PAGE,
     matching: async (projectId, filter, limit) => {
       const ids: string[] = [];
       let scrollId: string | undefined;
       while (ids.length < limit) {
-        const page = await services.traces.search(projectId, { ...(filter as SearchRequest), pageSize: Math.min(1000, limit - ids.length), scrollId });
+        const page = await traces.search(projectId, { ...(filter as SearchRequest), pageSize: Math.min(1000, limit - ids.length), scrollId });
         ids.push(...page.traces.map((t) => t.trace_id));
         scrollId = page.pagination.scrollId ?? undefined;
         if (!scrollId) break;

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { EXPERIMENT_OPTIONS, experimentCommand } from './cli/experiment.ts';
 import { parseArgs } from 'node:util';
 import v8 from 'node:v8';
 import type { Logger } from 'pino';
@@ -54,6 +55,24 @@ const COMMANDS: { name: string; args?: string; summary: string; details?: string
     args: '<DATABASE_URL>',
     summary: 'copy the PGlite data directory into an empty PostgreSQL database (server stopped)',
     details: 'DATABASE_URL: postgres://user:pass@host:5432/db, an empty database',
+  },
+  {
+    name: 'mcp',
+    args: '<--server=URL> [--project=ID]',
+    summary: 'an MCP server on stdin/stdout for coding agents, relaying to a running Spyglass',
+    details: 'the API key comes from SPYGLASS_API_KEY; --project (or SPYGLASS_PROJECT_ID) names the project for organization keys',
+  },
+  {
+    name: 'experiment run',
+    args: '<experiment-slug> [options]',
+    summary: 'start a platform run of an experiment on a server, follow it, print its summary; gates for CI',
+    details: EXPERIMENT_OPTIONS,
+  },
+  {
+    name: 'experiment check',
+    args: '<experiment-slug> --run <run-id> [options]',
+    summary: "a run's summary and the same gates, for a run that exists (one logged by an SDK)",
+    details: EXPERIMENT_OPTIONS,
   },
   { name: 'help', args: '[command]', summary: 'print this list, or how to call one command' },
 ];
@@ -225,6 +244,9 @@ async function run(argv: string[]): Promise<number> {
   if (positionals[0] === 'help') return help(positionals.slice(1));
   if (values.help) return help(positionals);
   const [command = 'serve', sub, arg] = positionals;
+  // Clients of a running server: no configuration, no database.
+  if (command === 'mcp') return mcpCommand(argv.slice(1));
+  if (command === 'experiment') return experimentCommand(argv.slice(argv.indexOf('experiment') + 1));
   let config: Config;
   try {
     config = loadConfig();
@@ -290,6 +312,26 @@ async function run(argv: string[]): Promise<number> {
   return wrongCall(positionals);
 }
 
+/** `spyglass mcp --server URL`: relays an agent's MCP session on stdio to the server's /mcp. */
+async function mcpCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({ args, allowPositionals: true, strict: false, options: { server: { type: 'string' }, project: { type: 'string' } } });
+  const server = typeof values.server === 'string' ? values.server : process.env.SPYGLASS_SERVER;
+  const apiKey = process.env.SPYGLASS_API_KEY;
+  const projectId = typeof values.project === 'string' ? values.project : process.env.SPYGLASS_PROJECT_ID;
+  if (positionals.length || !server) return wrongCall(['mcp']);
+  if (!/^https?:\/\/[^/]/.test(server)) {
+    process.stderr.write(`spyglass mcp: --server must be the server's http(s) address, e.g. http://localhost:3000, not ${JSON.stringify(server)}\n`);
+    return 2;
+  }
+  if (!apiKey) {
+    process.stderr.write('spyglass mcp: set SPYGLASS_API_KEY to a project or organization API key\n');
+    return 2;
+  }
+  const { runStdioBridge } = await import('./modules/mcp/index.ts');
+  await runStdioBridge({ server, apiKey, projectId });
+  return 0;
+}
+
 async function keyStatusCommand(config: Config): Promise<number> {
   const status = await reported(async () => {
     const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
@@ -321,10 +363,7 @@ async function rotateEncryptionCommand(config: Config, dryRun: boolean): Promise
     }
     prepareRotation(target);
     // The start's own check then runs with the new keyring and records the new key's id.
-    return withDeps(config, (deps, { buildServices }) => {
-      const services = buildServices(deps);
-      return rotate(deps.db, target, { values: () => services.agentCache.resealAll(), secrets: () => services.webhooks.resealSecrets() });
-    });
+    return withDeps(config, (deps, { buildServices, resealers }) => rotate(deps.db, target, resealers(deps, buildServices(deps))));
   });
   if (!lines) return 1;
   process.stdout.write(lines.join('\n') + '\n');

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** Defined (true) by scripts/build-server.mjs in the bundle; undeclared when the sources run. */
@@ -9,3 +11,10 @@ declare const SPYGLASS_BUNDLE: boolean | undefined;
  * dist/server/ when the bundle does, one directory deeper.
  */
 export const PACKAGE_DIR = fileURLToPath(new URL(typeof SPYGLASS_BUNDLE !== 'undefined' ? '../..' : '..', import.meta.url));
+
+let version: string | undefined;
+/** The package's version (package.json), read once. */
+export function packageVersion(): string {
+  version ??= (JSON.parse(readFileSync(path.join(PACKAGE_DIR, 'package.json'), 'utf8')) as { version: string }).version;
+  return version;
+}

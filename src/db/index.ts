@@ -49,7 +49,7 @@ export async function rows<T>(executor: Executor, query: SQL): Promise<T[]> {
 }
 
 export { textArray } from './text-array.ts';
-export { jsonParam } from './json-param.ts';
+export { jsonParam, storableJson } from './json-param.ts';
 
 // PGlite's WAL otherwise grows to its 1 GB default before a checkpoint. Shared buffers: PGlite's
 // default 128 MB is resident in the WebAssembly memory once touched and doubles the OS page

@@ -5,7 +5,11 @@
  * Its own file, without the database drivers: the OTLP decode worker makes span rows with it.
  */
 export function jsonParam(value: unknown): string {
-  const text = JSON.stringify(value);
+  return storableJson(JSON.stringify(value));
+}
+
+/** JSON text (as JSON.stringify writes it) with U+0000 and lone surrogates sent as U+FFFD: see jsonParam. */
+export function storableJson(text: string): string {
   // JSON.stringify writes NUL as "\u0000" and a lone surrogate as "\udxxx" (paired ones as
   // themselves); an escape is one preceded by an even number of backslashes (an odd number
   // escapes the backslash itself).

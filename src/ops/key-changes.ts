@@ -22,7 +22,7 @@ import {
  * (ops/key-check.ts) so that the next start accepts the new keys.
  *
  * `spyglass keys rotate-encryption`: every sealed value (agent-cache values, webhook
- * signing secrets) is sealed again under the keyring's first key, and the record then
+ * signing secrets, model provider keys, experiment targets' headers) is sealed again under the keyring's first key, and the record then
  * lists only the ids still in use, so the old key can leave the keyring. With
  * SPYGLASS_ENCRYPTION_KEY the operator puts the new key first (`new,old`); without it,
  * the command makes a new key and writes `new,old` into encryption.key, then only `new`
@@ -38,26 +38,55 @@ import {
 // Any constant: the record's rewrite is serialized with the start check of other processes (key-check.ts).
 const KEY_RECORD_LOCK = 5_560_002;
 
+/**
+ * Every kind of sealed value and the query counting them per key id: the rotation re-seals each
+ * kind, and a key stays recorded while any value of any kind is sealed with it.
+ */
+const SEALED_KINDS = [
+  { kind: 'values', one: 'agent-cache value', many: 'agent-cache values', byKey: sql`SELECT key_id, count(*)::int AS n FROM agent_cache_entries GROUP BY key_id` },
+  {
+    kind: 'secrets',
+    one: 'webhook secret',
+    many: 'webhook secrets',
+    byKey: sql`SELECT key_id, count(*)::int AS n FROM (SELECT secret_key_id AS key_id FROM webhook_endpoints
+                 UNION ALL SELECT previous_secret_key_id FROM webhook_endpoints WHERE previous_secret_key_id IS NOT NULL) s GROUP BY key_id`,
+  },
+  { kind: 'providerKeys', one: 'model provider key', many: 'model provider keys', byKey: sql`SELECT key_id, count(*)::int AS n FROM model_providers GROUP BY key_id` },
+  {
+    kind: 'targetHeaders',
+    one: "experiment target's headers",
+    many: "experiment targets' headers",
+    // Inside the JSON of definitions and of the plans runs keep (experiments/target-headers.ts).
+    byKey: sql`SELECT t->'sealed_headers'->'sealed'->>'keyId' AS key_id, count(*)::int AS n
+                 FROM (SELECT jsonb_array_elements(definition->'targets') AS t FROM experiment_definitions
+                       UNION ALL SELECT jsonb_array_elements(plan->'targets') FROM experiment_platform_runs) s
+                 WHERE t ? 'sealed_headers' GROUP BY 1`,
+  },
+] as const;
+type SealedKind = (typeof SEALED_KINDS)[number]['kind'];
+type SealedCounts = Record<SealedKind, number>;
+/** How each kind is sealed again under the keyring's first key; each answers how many it re-sealed. */
+export type Resealers = Record<SealedKind, () => Promise<number>>;
+
 /** Sealed values per key id. */
-async function sealedCounts(db: Executor): Promise<Map<string, { values: number; secrets: number }>> {
-  const counts = new Map<string, { values: number; secrets: number }>();
-  const add = (id: string, field: 'values' | 'secrets', n: number) => {
-    const c = counts.get(id) ?? { values: 0, secrets: 0 };
-    c[field] += Number(n);
-    counts.set(id, c);
-  };
-  for (const r of await rows<{ key_id: string; n: number }>(db, sql`SELECT key_id, count(*)::int AS n FROM agent_cache_entries GROUP BY key_id`)) add(r.key_id, 'values', r.n);
-  for (const r of await rows<{ key_id: string; n: number }>(
-    db,
-    sql`SELECT key_id, count(*)::int AS n FROM (SELECT secret_key_id AS key_id FROM webhook_endpoints
-          UNION ALL SELECT previous_secret_key_id FROM webhook_endpoints WHERE previous_secret_key_id IS NOT NULL) s GROUP BY key_id`,
-  )) {
-    add(r.key_id, 'secrets', r.n);
+async function sealedCounts(db: Executor): Promise<Map<string, SealedCounts>> {
+  const counts = new Map<string, SealedCounts>();
+  for (const { kind, byKey } of SEALED_KINDS) {
+    for (const r of await rows<{ key_id: string; n: number }>(db, byKey)) {
+      const c = counts.get(r.key_id) ?? { values: 0, secrets: 0, providerKeys: 0, targetHeaders: 0 };
+      c[kind] += Number(r.n);
+      counts.set(r.key_id, c);
+    }
   }
   return counts;
 }
 
-const describeCounts = (c: { values: number; secrets: number }) => `${c.values} agent-cache value${c.values === 1 ? '' : 's'} and ${c.secrets} webhook secret${c.secrets === 1 ? '' : 's'}`;
+/** "1 agent-cache value and 2 webhook secrets": the kinds present, in the catalogue's order. */
+function describeCounts(c: SealedCounts): string {
+  const parts = SEALED_KINDS.filter(({ kind }) => c[kind] > 0).map(({ kind, one, many }) => `${c[kind]} ${c[kind] === 1 ? one : many}`);
+  if (!parts.length) return 'nothing';
+  return parts.length === 1 ? parts[0] : `${parts.slice(0, -1).join(', ')} and ${parts.at(-1)}`;
+}
 
 export interface RotationTarget {
   /** The keyring text after the rotation starts: the new key first. */
@@ -128,11 +157,11 @@ export function prepareRotation(target: RotationTarget): void {
 export async function rotate(
   db: Database,
   target: RotationTarget,
-  reseal: { values: () => Promise<number>; secrets: () => Promise<number> },
+  reseal: Resealers,
 ): Promise<string[]> {
   const current = target.keyring.currentKeyId;
-  const values = await reseal.values();
-  const secrets = await reseal.secrets();
+  const resealed: SealedCounts = { values: 0, secrets: 0, providerKeys: 0, targetHeaders: 0 };
+  for (const { kind } of SEALED_KINDS) resealed[kind] = await reseal[kind]();
   const stillUsed = await db.orm.transaction(async (tx) => {
     if (db.kind === 'postgres') await tx.execute(sql`SELECT pg_advisory_xact_lock(${KEY_RECORD_LOCK})`);
     const inUse = [...(await sealedCounts(tx)).keys()].filter((id) => id !== current);
@@ -140,7 +169,7 @@ export async function rotate(
     await tx.execute(sql`DELETE FROM installation_keys WHERE kind = 'encryption' AND NOT (key_id = ANY(${textArray(keep)}))`);
     return inUse;
   });
-  const lines = [`Re-encrypted ${values} agent-cache value${values === 1 ? '' : 's'} and ${secrets} webhook secret${secrets === 1 ? '' : 's'} under key ${current}.`];
+  const lines = [`Re-encrypted ${describeCounts(resealed)} under key ${current}.`];
   const old = target.keyring.keyIds.filter((id) => id !== current);
   if (stillUsed.length) {
     lines.push(

@@ -10,8 +10,12 @@ export const INTERVALS = Object.keys(INTERVAL_MS) as Interval[];
 export const MAX_AUTO_BUCKETS = 200;
 /** An explicit interval may give at most this many (an hour by minute is fine, a month by minute is not). */
 export const MAX_BUCKETS = 2_000;
-/** Buckets are UTC: minutes, hours and days align to the epoch; weeks start on Monday (1970-01-05 was one). */
+/**
+ * Buckets align to the epoch in the caller's time zone, given as its offset from UTC (0: UTC):
+ * days start at its midnight; weeks start on Monday (1970-01-05 was one).
+ */
 const WEEK_ORIGIN = 4 * 86_400_000;
+
 
 export interface Bucketing {
   interval: Interval;
@@ -30,8 +34,9 @@ export function toMillis(v: number | string, field: string): number {
   return ms;
 }
 
-export function bucketing(start: number, end: number, requested: Interval | 'auto', field = 'interval'): Bucketing {
-  const origin = (iv: Interval) => (iv === 'week' ? WEEK_ORIGIN : 0);
+export function bucketing(start: number, end: number, requested: Interval | 'auto', field = 'interval', utcOffsetMinutes = 0): Bucketing {
+  // Local midnight is UTC midnight minus the offset: every origin moves back by it.
+  const origin = (iv: Interval) => (iv === 'week' ? WEEK_ORIGIN : 0) - utcOffsetMinutes * 60_000;
   const floorTo = (t: number, iv: Interval) => Math.floor((t - origin(iv)) / INTERVAL_MS[iv]) * INTERVAL_MS[iv] + origin(iv);
   const count = (iv: Interval) => Math.floor((floorTo(end, iv) - floorTo(start, iv)) / INTERVAL_MS[iv]) + 1;
   const interval = requested === 'auto' ? (INTERVALS.find((iv) => count(iv) <= MAX_AUTO_BUCKETS) ?? 'week') : requested;
@@ -46,7 +51,8 @@ export function bucketing(start: number, end: number, requested: Interval | 'aut
     interval,
     intervalMs: ms,
     starts: Array.from({ length: n }, (_, i) => first + i * ms),
-    // Integer division of positive bigints floors; the float8 cast reads as a number from PGlite and pg alike.
+    // Integer division of positive bigints floors (times are past 1970-01-02, beyond any
+    // offset); the float8 cast reads as a number from PGlite and pg alike.
     bucketOf: (column) => sql`((((${column}) - ${sql.raw(String(o))}::bigint) / ${sql.raw(String(ms))}::bigint) * ${sql.raw(String(ms))}::bigint + ${sql.raw(String(o))}::bigint)::float8`,
   };
 }

@@ -24,6 +24,9 @@ const theme = createTheme({
   components: {
     Notification: { defaultProps: { closeButtonProps: { 'aria-label': 'Close notification' } } },
     Modal: { defaultProps: { closeButtonProps: { 'aria-label': 'Close' } } },
+    // A spinner's aria-label ("Loading the trace") is read out only on an element with a role:
+    // on a bare span axe rightly calls it a prohibited attribute.
+    Loader: { defaultProps: { role: 'status' } },
   },
 });
 

@@ -4,6 +4,7 @@ import { SESSION_KEY, fetchSession, lastProject } from './api/session.ts';
 import { asText } from './lib/format.ts';
 import { parseListSearch, type ListSearch } from './lib/list-search.ts';
 import { traceOutlineQuery } from './api/traces.ts';
+import { DATASET_PAGE, datasetQuery, prefetchRecords } from './api/datasets.ts';
 
 interface RouterContext {
   queryClient: QueryClient;
@@ -83,8 +84,37 @@ export const traceRoute = createRoute({
   path: '/traces/$traceId',
   validateSearch: (s: Record<string, unknown>): { span?: string } => (typeof s.span === 'string' ? { span: s.span } : {}),
   // Starts reading the trace while the page's code loads (not awaited: the page shows its own progress).
-  loader: ({ context, params }) => void context.queryClient.prefetchQuery(traceOutlineQuery(params)),
+  // ensureQueryData: a span selected (the URL's search changing) must not read a big trace's outline again.
+  loader: ({ context, params }) => void context.queryClient.ensureQueryData(traceOutlineQuery(params)).catch(() => undefined),
   component: lazyRouteComponent(() => import('./routes/trace.tsx')),
+});
+
+export interface UsersSearch {
+  q?: string;
+  sort?: 'user_id' | 'traces' | 'cost' | 'tokens' | 'errors' | 'thumbs_up' | 'thumbs_down' | 'first_seen' | 'last_seen';
+  dir?: 'asc' | 'desc';
+  page?: number;
+}
+const USER_SORTS = ['user_id', 'traces', 'cost', 'tokens', 'errors', 'thumbs_up', 'thumbs_down', 'first_seen', 'last_seen'] as const;
+const usersRoute = createRoute({
+  getParentRoute: () => projectRoute,
+  path: '/users',
+  validateSearch: (s: Record<string, unknown>): UsersSearch => {
+    const out: UsersSearch = {};
+    if (typeof s.q === 'string' && s.q) out.q = s.q;
+    if (USER_SORTS.includes(s.sort as never)) out.sort = s.sort as UsersSearch['sort'];
+    if (s.dir === 'asc' || s.dir === 'desc') out.dir = s.dir;
+    const page = Number(s.page);
+    if (Number.isInteger(page) && page > 1) out.page = page;
+    return out;
+  },
+  component: lazyRouteComponent(() => import('./routes/users.tsx')),
+});
+
+const threadRoute = createRoute({
+  getParentRoute: () => projectRoute,
+  path: '/threads/$threadId',
+  component: lazyRouteComponent(() => import('./routes/thread.tsx')),
 });
 
 const promptsRoute = createRoute({
@@ -111,6 +141,48 @@ const promptRoute = createRoute({
   component: lazyRouteComponent(() => import('./routes/prompt.tsx')),
 });
 
+const datasetsRoute = createRoute({
+  getParentRoute: () => projectRoute,
+  path: '/datasets',
+  component: lazyRouteComponent(() => import('./routes/datasets.tsx')),
+});
+
+export interface DatasetSearch {
+  /** View the dataset as of this version (read-only). */
+  version?: number;
+  /** Only rows containing this text. */
+  q?: string;
+  /** Rows just uploaded (a notice). */
+  uploaded?: number;
+}
+const datasetRoute = createRoute({
+  getParentRoute: () => projectRoute,
+  path: '/datasets/$datasetId',
+  validateSearch: (s: Record<string, unknown>): DatasetSearch => {
+    const int = (v: unknown) => (v !== undefined && v !== '' && Number.isInteger(Number(v)) && Number(v) >= 0 ? Number(v) : undefined);
+    const q = typeof s.q === 'string' && s.q ? s.q : undefined;
+    return Object.fromEntries(Object.entries({ version: int(s.version), q, uploaded: int(s.uploaded) }).filter(([, v]) => v !== undefined));
+  },
+  loaderDeps: ({ search }) => ({ version: search.version, q: search.q }),
+  // The header and the first rows are asked for together, while the page's code loads (not awaited).
+  loader: ({ context, params, deps }) => {
+    void context.queryClient.prefetchQuery(datasetQuery(params.projectId, params.datasetId));
+    prefetchRecords(params.projectId, params.datasetId, { page: 1, limit: DATASET_PAGE, version: deps.version, search: deps.q });
+  },
+  component: lazyRouteComponent(() => import('./routes/dataset.tsx')),
+});
+
+const queuesRoute = createRoute({
+  getParentRoute: () => projectRoute,
+  path: '/queues',
+  component: lazyRouteComponent(() => import('./routes/queues.tsx')),
+});
+const queueReviewRoute = createRoute({
+  getParentRoute: () => projectRoute,
+  path: '/queues/$queueId/review',
+  component: lazyRouteComponent(() => import('./routes/queue-review.tsx')),
+});
+
 const evaluatorsRoute = createRoute({
   getParentRoute: () => projectRoute,
   path: '/evaluators',
@@ -122,6 +194,18 @@ const evaluatorRoute = createRoute({
   path: '/evaluators/$family/$name',
   validateSearch: (s: Record<string, unknown>): { trace?: string } => (typeof s.trace === 'string' && s.trace ? { trace: s.trace } : {}),
   component: lazyRouteComponent(() => import('./routes/evaluator.tsx')),
+});
+
+const customEvaluatorNewRoute = createRoute({
+  getParentRoute: () => projectRoute,
+  path: '/evaluators/new',
+  component: lazyRouteComponent(() => import('./routes/custom-evaluator.tsx')),
+});
+
+const customEvaluatorRoute = createRoute({
+  getParentRoute: () => projectRoute,
+  path: '/evaluators/custom/$slug/edit',
+  component: lazyRouteComponent(() => import('./routes/custom-evaluator.tsx')),
 });
 
 const monitorsRoute = createRoute({
@@ -141,6 +225,60 @@ const monitorRoute = createRoute({
   getParentRoute: () => projectRoute,
   path: '/monitors/$monitorId',
   component: lazyRouteComponent(() => import('./routes/monitor.tsx')),
+});
+
+const experimentsRoute = createRoute({
+  getParentRoute: () => projectRoute,
+  path: '/experiments',
+  component: lazyRouteComponent(() => import('./routes/experiments.tsx')),
+});
+
+/** The experiment page; with `runId` the run page (the SDKs print this URL), sorted and filtered by column. */
+export interface ExperimentSearch {
+  runId?: string;
+  sort?: string;
+  dir?: 'asc' | 'desc';
+  /** Filter: a column id and what to match (`>0.5`, `fail`, words). */
+  col?: string;
+  f?: string;
+}
+const experimentRoute = createRoute({
+  getParentRoute: () => projectRoute,
+  path: '/experiments/$slug',
+  validateSearch: (s: Record<string, unknown>): ExperimentSearch => {
+    const str = (v: unknown) => (typeof v === 'string' && v ? v : undefined);
+    const dir = s.dir === 'asc' || s.dir === 'desc' ? s.dir : undefined;
+    return Object.fromEntries(Object.entries({ runId: str(s.runId), sort: str(s.sort), dir, col: str(s.col), f: str(s.f) }).filter(([, v]) => v !== undefined));
+  },
+  component: lazyRouteComponent(() => import('./routes/experiment.tsx')),
+});
+
+/** A platform-run experiment's setup (a slug without one: a new experiment). */
+const experimentSetupRoute = createRoute({
+  getParentRoute: () => projectRoute,
+  path: '/experiments/$slug/setup',
+  /** `name`: the name typed for a new experiment. */
+  validateSearch: (s: Record<string, unknown>): { name?: string } => (typeof s.name === 'string' && s.name ? { name: s.name } : {}),
+  component: lazyRouteComponent(() => import('./routes/experiment-setup.tsx')),
+});
+
+/** Runs compared: `runs` is a comma-separated list; the baseline is the experiment's, else `baseline`, else the first. */
+export interface CompareSearch {
+  runs?: string;
+  /** Compare with this run instead of the experiment's baseline (for a viewer, who cannot mark one). */
+  baseline?: string;
+  view?: 'rows' | 'regressions';
+}
+const compareRoute = createRoute({
+  getParentRoute: () => projectRoute,
+  path: '/experiments/$slug/compare',
+  validateSearch: (s: Record<string, unknown>): CompareSearch => {
+    const runs = typeof s.runs === 'string' && s.runs ? s.runs : undefined;
+    const view = s.view === 'regressions' || s.view === 'rows' ? s.view : undefined;
+    const baseline = typeof s.baseline === 'string' && s.baseline ? s.baseline : undefined;
+    return Object.fromEntries(Object.entries({ runs, baseline, view }).filter(([, v]) => v !== undefined));
+  },
+  component: lazyRouteComponent(() => import('./routes/experiment-compare.tsx')),
 });
 
 export type AnalyticsSearch = ListSearch & { group?: 'model' | 'label' | 'user' };
@@ -189,6 +327,11 @@ const settingsWebhooksRoute = createRoute({
   validateSearch: (s: Record<string, unknown>): { endpoint?: string } => (typeof s.endpoint === 'string' ? { endpoint: s.endpoint } : {}),
   component: lazyRouteComponent(() => import('./routes/settings/webhooks.tsx')),
 });
+const settingsModelProvidersRoute = createRoute({
+  getParentRoute: () => settingsRoute,
+  path: '/model-providers',
+  component: lazyRouteComponent(() => import('./routes/settings/model-providers.tsx')),
+});
 const settingsOrganizationRoute = createRoute({
   getParentRoute: () => settingsRoute,
   path: '/organization',
@@ -205,6 +348,7 @@ const settingsRoutes = settingsRoute.addChildren([
   settingsMembersRoute,
   settingsApiKeysRoute,
   settingsWebhooksRoute,
+  settingsModelProvidersRoute,
   settingsOrganizationRoute,
   settingsAccountRoute,
 ]);
@@ -219,13 +363,25 @@ const routeTree = rootRoute.addChildren([
     projectIndexRoute,
     tracesRoute,
     traceRoute,
+    usersRoute,
+    threadRoute,
     promptsRoute,
     promptRoute,
+    datasetsRoute,
+    datasetRoute,
+    queuesRoute,
+    queueReviewRoute,
     evaluatorsRoute,
     evaluatorRoute,
+    customEvaluatorNewRoute,
+    customEvaluatorRoute,
     monitorsRoute,
     newMonitorRoute,
     monitorRoute,
+    experimentsRoute,
+    experimentRoute,
+    compareRoute,
+    experimentSetupRoute,
     analyticsRoute,
     settingsRoutes,
   ]),

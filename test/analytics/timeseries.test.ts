@@ -107,6 +107,31 @@ describe.each(databaseKinds)('POST /api/analytics/timeseries (%s)', (kind) => {
     ]);
   });
 
+  it("days start at the reader's midnight when the request gives its offset from UTC", async () => {
+    const H = 3_600_000;
+    const starts = (body: { series: { buckets: { start: number; traces: number }[] }[] }) => body.series[0].buckets.map((b) => [b.start, b.traces]);
+    // UTC-5: the three traces of 01:00-03:00 UTC on the 20th were the evening of the 19th there.
+    const west = await series({ utcOffsetMinutes: -300 });
+    expect(west.status, west.text).toBe(200);
+    expect(starts(west.body)).toEqual([
+      [DAY1 - 19 * H, 3],
+      [DAY1 + 5 * H, 1],
+      [DAY2 + 5 * H, 0],
+    ]);
+    // UTC+1: the same day as in UTC, starting an hour earlier.
+    const east = await series({ utcOffsetMinutes: 60 });
+    expect(starts(east.body)).toEqual([
+      [DAY1 - H, 3],
+      [DAY2 - H, 1],
+      [DAY2 + 23 * H, 0],
+    ]);
+    expect(west.body.evaluations[0].buckets.map((b: { start: number }) => b.start)).toEqual([DAY1 - 19 * H, DAY1 + 5 * H, DAY2 + 5 * H]);
+    expect(west.body.totals.traces).toBe(4);
+    const bad = await series({ utcOffsetMinutes: 900 });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.meta.field).toBe('body.utcOffsetMinutes');
+  });
+
   it('auto picks the finest interval with at most 200 buckets; hours are filled with zeros', async () => {
     const day = await series({ interval: 'auto', startDate: DAY1, endDate: DAY1 + 86_400_000 - 1 });
     expect(day.body.interval).toBe('hour');

@@ -136,4 +136,54 @@ describe('LangWatch TypeScript SDK: experiments', () => {
       ]),
     );
   });
+  it('evaluation.evaluate with LangWatch evaluator names: the server runs the evaluator, the SDK logs its result', async () => {
+    const evaluation = await langwatch.experiments.init('SDK built-in evaluators', { runId: 'sdk-run-evaluate' });
+    const rows = [{ text: 'Call me at +1 202-555-0143 or mail jane.doe@example.com' }, { text: 'The weather is fine today.' }];
+    await evaluation.run(rows, async ({ item, index }) => {
+      await evaluation.evaluate('presidio/pii_detection', { index, data: { input: item.text, output: '' } });
+      await evaluation.evaluate('ragas/context_recall', {
+        index,
+        name: 'recall',
+        data: { contexts: ['Paris is the capital of France.'], expected_contexts: ['Paris is the capital of France.'] },
+      });
+    });
+
+    const results = await read('/api/experiments/runs/sdk-run-evaluate/results?experimentSlug=sdk-built-in-evaluators');
+    expect(results.status).toBe(200);
+    const evals = (results.body.evaluations as Evaluation[]).map((e) => [e.index, e.evaluator, e.status, e.passed, e.score]);
+    expect(evals).toEqual([
+      [0, 'presidio/pii_detection', 'processed', false, expect.any(Number)],
+      [0, 'recall', 'processed', null, 1],
+      [1, 'presidio/pii_detection', 'processed', true, expect.any(Number)],
+      [1, 'recall', 'processed', null, 1],
+    ]);
+  });
+
+  it('langwatch.evaluations.evaluate: one result object, by LangWatch name or Spyglass path; interface clients still get arrays', async () => {
+    const guard = await langwatch.evaluations.evaluate('presidio/pii_detection', {
+      data: { input: 'my e-mail is jane.doe@example.com', output: '' },
+      name: 'PII guardrail',
+      asGuardrail: true,
+    });
+    expect(guard).toMatchObject({ status: 'processed', passed: false });
+    const neutral = await langwatch.evaluations.evaluate('pii/pii_detection', { data: { input: 'nothing personal here', output: '' } });
+    expect(neutral).toMatchObject({ status: 'processed', passed: true });
+
+    const plain = await t.request('POST', '/api/evaluations/pii/pii_detection/evaluate', {
+      authToken: t.creds.projectApiKey,
+      body: { data: { input: 'jane.doe@example.com', output: '' } },
+    });
+    expect(plain.status).toBe(200);
+    expect(Array.isArray(plain.body)).toBe(true);
+    expect(plain.body[0]).toMatchObject({ status: 'processed', passed: false });
+    const aliased = await t.request('POST', '/api/evaluations/presidio/pii_detection/evaluate', {
+      authToken: t.creds.projectApiKey,
+      body: { data: { input: 'jane.doe@example.com', output: '' } },
+    });
+    expect(aliased.body).toMatchObject({ status: 'processed', passed: false });
+
+    const catalogue = await read('/api/evaluations');
+    const pii = (catalogue.body.evaluators as { path: string; aliases: string[] }[]).filter((e) => e.path.includes('pii') || e.aliases.includes('presidio/pii_detection'));
+    expect(pii).toEqual([expect.objectContaining({ path: 'pii/pii_detection', aliases: ['presidio/pii_detection'] })]);
+  });
 });

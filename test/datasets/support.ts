@@ -1,10 +1,13 @@
 import type { ApiResponse, TestApp } from '../support/harness.ts';
 
 /** A multipart/form-data body as the SDKs send it: text parts, then one file part. */
-export function multipart(parts: { name?: string; file?: { filename: string; content: string | Buffer; type?: string } }, boundary = '----spyglass-test-boundary') {
+export function multipart(parts: { name?: string; mapping?: unknown; file?: { filename: string; content: string | Buffer; type?: string } }, boundary = '----spyglass-test-boundary') {
   const chunks: Buffer[] = [];
   if (parts.name !== undefined) {
     chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="name"\r\n\r\n${parts.name}\r\n`));
+  }
+  if (parts.mapping !== undefined) {
+    chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="mapping"\r\n\r\n${JSON.stringify(parts.mapping)}\r\n`));
   }
   if (parts.file) {
     chunks.push(

@@ -2,9 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { AxeBuilder } from '@axe-core/playwright';
 import { databaseKinds, startApp, type TestApp } from '../support/harness.ts';
-import { SCREENSHOT_DIR, hasChromium, launchBrowser } from '../support/browser.ts';
+import { SCREENSHOT_DIR, hasChromium, launchBrowser, seriousViolations } from '../support/browser.ts';
 import { agentTrace } from '../support/sample-traces.ts';
 
 /**
@@ -46,9 +45,7 @@ describe.runIf(hasChromium)('prompts, evaluators, monitors and analytics in a re
 
   const url = (p: string) => web.baseUrl + p;
   async function accessible() {
-    const { violations } = await new AxeBuilder({ page }).analyze();
-    const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-    expect(serious.map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => `${n.target.join(' ')} ${n.html.slice(0, 160)}`).join(', ')}`)).toEqual([]);
+    expect(await seriousViolations(page)).toEqual([]);
   }
   /** The page from its top (the form under test may have scrolled it). */
   async function screenshot(name: string) {

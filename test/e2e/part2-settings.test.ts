@@ -2,9 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { AxeBuilder } from '@axe-core/playwright';
 import { databaseKinds, startApp, type TestApp } from '../support/harness.ts';
-import { hasChromium, launchBrowser } from '../support/browser.ts';
+import { hasChromium, launchBrowser, seriousViolations } from '../support/browser.ts';
 import { Receiver } from '../webhooks/receiver.ts';
 
 /** Beside the other pages' screenshots (docs/web-app.md shows them). */
@@ -45,9 +44,7 @@ describe.runIf(hasChromium)('the settings pages in a real browser', () => {
   const url = (p: string) => web.baseUrl + p;
   const settings = (p: string) => url(`/p/${projectId}/settings/${p}`);
   async function accessible(p: Page = page) {
-    const { violations } = await new AxeBuilder({ page: p }).analyze();
-    const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-    expect(serious.map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => `${n.target.join(' ')} ${n.failureSummary ?? ''} ${n.html.slice(0, 200)}`).join(', ')}`)).toEqual([]);
+    expect(await seriousViolations(p)).toEqual([]);
   }
   const screenshot = (name: string, p: Page = page) => p.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`) });
   const admin = { token: () => web.creds.adminApiKey };

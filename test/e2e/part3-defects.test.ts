@@ -3,12 +3,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { AxeBuilder } from '@axe-core/playwright';
 import { databaseKinds, startApp, type TestApp } from '../support/harness.ts';
-import { hasChromium, launchBrowser } from '../support/browser.ts';
+import { hasChromium, launchBrowser, seriousViolations } from '../support/browser.ts';
 import { PHONE, unreachableActions, widerThanScreen } from '../support/phone-width.ts';
 import { agentTrace, bigTrace, simpleTrace } from '../support/sample-traces.ts';
-import { startFakeServer, textReply, type FakeServer } from '../evaluators/fake-servers.ts';
+import { startFakeServer, streamReply, type FakeServer } from '../evaluators/fake-servers.ts';
 
 /**
  * Issue 26, "Defects": what a walk through the app in Chromium found, one step each, and the
@@ -93,9 +92,7 @@ describe.runIf(hasChromium)('the web app walked on a desktop and a phone (issue 
   const desktop = () => page.setViewportSize({ width: 1280, height: 800 });
   const phone = () => page.setViewportSize(PHONE);
   async function accessible(p: Page = page) {
-    const { violations } = await new AxeBuilder({ page: p }).analyze();
-    const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-    expect(serious.map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => `${n.target.join(' ')} ${n.html.slice(0, 160)}`).join(', ')}`)).toEqual([]);
+    expect(await seriousViolations(p)).toEqual([]);
   }
   /** The phone-width rule on the page as it is now. */
   async function fitsThePhone(what: string, scope = 'body') {
@@ -354,11 +351,13 @@ describe.runIf(hasChromium)('the web app walked on a desktop and a phone (issue 
   });
 
   it('9. "Try it" sends the JSON Schema output as response_format', async () => {
-    openai.queue(textReply('{"answer":"tomorrow"}'));
+    // The playground streams its answers.
+    openai.queue(streamReply(['{"answer":"tomorrow"}']));
     await page.goto(project(`/prompts/${promptId}?tab=preview`));
     await page.getByLabel(/^question/).fill('When does it arrive?');
     await page.getByRole('button', { name: 'Try it' }).click();
-    await page.getByTestId('run-result').waitFor();
+    // The column shows at once, streaming; the answer once the provider has been called.
+    await page.getByTestId('run-result').getByText('tomorrow').waitFor();
     const sent = openai.requests.at(-1)!;
     expect(sent.body.response_format).toMatchObject({ type: 'json_schema', json_schema: { name: 'reply', schema: { type: 'object', required: ['answer'] } } });
   });

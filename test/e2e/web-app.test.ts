@@ -2,9 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { AxeBuilder } from '@axe-core/playwright';
 import { databaseKinds, startApp, type TestApp } from '../support/harness.ts';
-import { SCREENSHOT_DIR, hasChromium, launchBrowser } from '../support/browser.ts';
+import { SCREENSHOT_DIR, hasChromium, launchBrowser, seriousViolations } from '../support/browser.ts';
 import { spanAt, withExporter } from '../support/otel.ts';
 import { agentTrace } from '../support/sample-traces.ts';
 
@@ -41,9 +40,7 @@ describe.runIf(hasChromium)('the web app in a real browser', () => {
 
   const url = (p: string) => web.baseUrl + p;
   async function accessible(p: Page = page) {
-    const { violations } = await new AxeBuilder({ page: p }).analyze();
-    const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-    expect(serious.map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => `${n.target.join(' ')} ${n.failureSummary ?? ''} ${n.html.slice(0, 200)}`).join(', ')}`)).toEqual([]);
+    expect(await seriousViolations(p)).toEqual([]);
   }
   const screenshot = (name: string, p: Page = page) => p.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`) });
 

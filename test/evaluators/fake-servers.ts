@@ -146,3 +146,36 @@ export function errorReply(status: number, message = 'The server had an error wh
 export function shieldReply(attackDetected: boolean): Reply {
   return { kind: 'json', body: { userPromptAnalysis: { attackDetected }, documentsAnalysis: [] } };
 }
+
+/** A streamed chat completion as OpenAI sends one: a role chunk, `pieces` of text, the finish, then the usage. */
+export function streamReply(pieces: string[], o: { usage?: Usage; model?: string; gapMs?: number } = {}): Reply {
+  const model = o.model ?? 'gpt-4o-mini-2024-07-18';
+  const usage = o.usage ?? { prompt_tokens: 1000, completion_tokens: 40 };
+  const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) => ({ id: 'chatcmpl-stream', object: 'chat.completion.chunk', created: 1_700_000_000, model, choices, ...extra });
+  return {
+    kind: 'sse',
+    gapMs: o.gapMs ?? 20,
+    chunks: [
+      chunk([{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }]),
+      ...pieces.map((content) => chunk([{ index: 0, delta: { content }, finish_reason: null }])),
+      chunk([{ index: 0, delta: {}, finish_reason: 'stop' }]),
+      chunk([], { usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } }),
+    ],
+  };
+}
+
+/** A streamed chat completion calling `name`, its JSON arguments arriving in `argumentPieces`. */
+export function streamToolCallReply(name: string, argumentPieces: string[], o: { usage?: Usage; gapMs?: number } = {}): Reply {
+  const usage = o.usage ?? { prompt_tokens: 500, completion_tokens: 12 };
+  const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) => ({ id: 'chatcmpl-tools', object: 'chat.completion.chunk', created: 1_700_000_000, model: 'gpt-4o-mini-2024-07-18', choices, ...extra });
+  return {
+    kind: 'sse',
+    gapMs: o.gapMs ?? 10,
+    chunks: [
+      chunk([{ index: 0, delta: { role: 'assistant', content: null, tool_calls: [{ index: 0, id: 'call_7', type: 'function', function: { name, arguments: '' } }] }, finish_reason: null }]),
+      ...argumentPieces.map((piece) => chunk([{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: piece } }] }, finish_reason: null }])),
+      chunk([{ index: 0, delta: {}, finish_reason: 'tool_calls' }]),
+      chunk([], { usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } }),
+    ],
+  };
+}

@@ -130,6 +130,7 @@ describe.each(databaseKinds)('authentication matrix over every route (%s)', (kin
         'GET /api/dataset/:slugOrId/export',
         'POST /api/dataset/:slugOrId/from-traces',
         'GET /api/dataset/:slugOrId/imports/:importId',
+        'GET /api/dataset/:slugOrId/trace-mapping',
       ].sort(),
     );
     const admin = t.creds.adminApiKey;
@@ -155,6 +156,47 @@ describe.each(databaseKinds)('authentication matrix over every route (%s)', (kin
     // The datasets key reaches nothing else.
     expect((await t.request('GET', '/api/prompts', { token: manager, ...headers })).status).toBe(403);
     expect((await t.request('POST', '/api/dataset', { token: manager, ...headers, body: { name: 'made by a restricted key' } })).status).toBe(201);
+  });
+
+  it('the score-config and review-queue routes are in the table; a VIEWER reads them and changes nothing', async () => {
+    const reviewRoutes = routes.filter((r) => r.url.startsWith('/api/score-configs') || r.url.startsWith('/api/queues'));
+    expect(reviewRoutes.map((r) => `${r.method} ${r.url}`).sort()).toEqual(
+      [
+        'GET /api/score-configs',
+        'POST /api/score-configs',
+        'GET /api/score-configs/:id',
+        'PATCH /api/score-configs/:id',
+        'DELETE /api/score-configs/:id',
+        'GET /api/queues',
+        'POST /api/queues',
+        'GET /api/queues/:id',
+        'PATCH /api/queues/:id',
+        'DELETE /api/queues/:id',
+        'POST /api/queues/:id/items',
+        'GET /api/queues/:id/items',
+        'GET /api/queues/:id/items/:itemId',
+        'POST /api/queues/:id/next',
+        'POST /api/queues/:id/items/:itemId/complete',
+        'POST /api/queues/:id/items/:itemId/skip',
+        'POST /api/queues/:id/items/:itemId/release',
+      ].sort(),
+    );
+    for (const r of reviewRoutes) expect(permissionOf(r), `${r.method} ${r.url}`).toMatch(/^(scoreConfigs|reviewQueues):/);
+    const headers = { projectId: t.creds.project.id };
+    for (const r of reviewRoutes) {
+      const write = !permissionOf(r)!.endsWith(':view');
+      const asViewer = await call(r, asBrowser(sessions.viewer, headers));
+      const asReadonly = await call(r, { token: keys.readonly, ...headers });
+      if (write) {
+        expect(asViewer.status, `viewer ${r.method} ${r.url}`).toBe(403);
+        expect(asReadonly.status, `readonly ${r.method} ${r.url}`).toBe(403);
+      } else {
+        expect([401, 403], `viewer ${r.method} ${r.url}`).not.toContain(asViewer.status);
+        expect([401, 403], `readonly ${r.method} ${r.url}`).not.toContain(asReadonly.status);
+      }
+    }
+    // A key restricted to prompts reaches none of them.
+    for (const r of reviewRoutes) expect((await call(r, { token: keys.restricted, ...headers })).status, `${r.method} ${r.url}`).toBe(403);
   });
 
   it('API keys cannot call the routes of a signed-in session: 403 session_required', async () => {
@@ -224,8 +266,20 @@ describe.each(databaseKinds)('authentication matrix over every route (%s)', (kin
         'GET /api/experiments/runs experiments:view',
         'GET /api/experiments/runs/:runId experiments:view',
         'GET /api/experiments/runs/:runId/results experiments:view',
+        'GET /api/experiments/:slug/runs/:runId/summary experiments:view',
+        'GET /api/experiments/:slug/runs/:runId/rows experiments:view',
+        'GET /api/experiments/:slug/compare experiments:view',
+        'GET /api/experiments/:slug/compare/rows experiments:view',
+        'GET /api/experiments/:slug/compare/regressions experiments:view',
+        'GET /api/experiments/:slug/baseline experiments:view',
+        'PUT /api/experiments/:slug/baseline experiments:update',
         'POST /api/evaluations/batch/log_results experiments:create',
         'POST /api/experiment/init experiments:create',
+        'PUT /api/experiments/:slug/definition experiments:create',
+        'GET /api/experiments/:slug/definition experiments:view',
+        'POST /api/experiments/:slug/run experiments:create',
+        'POST /api/evaluations/v3/:slug/run experiments:create',
+        'POST /api/experiments/:slug/runs/:runId/stop experiments:create',
       ].sort(),
     );
     for (const role of ['ADMIN', 'MEMBER'] as const) expect(rolePermissions(role).has('experiments:create'), role).toBe(true);
@@ -242,6 +296,18 @@ describe.each(databaseKinds)('authentication matrix over every route (%s)', (kin
     expect(read.status).toBe(200);
     expect(read.body.progress).toBe(1);
     expect((await t.request('GET', '/api/experiments', { token: keys.readonly, projectId: t.creds.project.id })).status).toBe(200);
+    // Platform runs: defining, starting and stopping need experiments:create; a VIEWER reads the definition only.
+    const definition = { targets: [{ id: 'agent', type: 'http', url: 'http://127.0.0.1:9/agent' }] };
+    const put = (opts: RequestOptions) => t.request('PUT', '/api/experiments/matrix-platform/definition', { body: definition, ...opts });
+    expect((await put({ authToken: t.creds.projectApiKey })).status).toBe(200);
+    expect((await put(asBrowser(sessions.viewer, { projectId: t.creds.project.id }))).status).toBe(403);
+    expect((await put({ token: keys.readonly, projectId: t.creds.project.id })).status).toBe(403);
+    const viewerRead = await t.request('GET', '/api/experiments/matrix-platform/definition', asBrowser(sessions.viewer, { projectId: t.creds.project.id }));
+    expect(viewerRead.status).toBe(200);
+    for (const url of ['/api/experiments/matrix-platform/run', '/api/evaluations/v3/matrix-platform/run', '/api/experiments/matrix-platform/runs/run_x/stop']) {
+      expect((await t.request('POST', url, asBrowser(sessions.viewer, { projectId: t.creds.project.id }))).status, url).toBe(403);
+      expect((await t.request('POST', url, { token: keys.readonly, projectId: t.creds.project.id })).status, url).toBe(403);
+    }
   });
 
   describe('the session cookie', () => {

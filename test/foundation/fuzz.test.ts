@@ -183,7 +183,10 @@ describe.each(databaseKinds)('fuzz of every route in the OpenAPI document (%s)',
       const res = await rawRequest(t.baseUrl, op.method, path, headers, body);
       sent++;
       const closedOnLargeBody = res.status === -1 && (body?.bytes.length ?? 0) > 1024 * 1024;
-      if (res.status >= 500 || (res.status === -1 && !closedOnLargeBody)) {
+      // /readyz answers 503 by design when the database is slow to answer its probe (2 s), as
+      // it can be while the whole suite runs beside this test: that answer, and only that one.
+      const notReady = op.path === '/readyz' && res.status === 503 && /"status":"not_ready"/.test(res.text);
+      if ((res.status >= 500 && !notReady) || (res.status === -1 && !closedOnLargeBody)) {
         const sentBody = body && body.bytes.length < 2000 ? ` body ${body.bytes.toString('utf8')}` : '';
         failures.push(`${res.status} ${op.method} ${path.slice(0, 120)} [${cred}] ${what} ${body ? `(${body.label})` : ''}${sentBody}: ${res.text.slice(0, 200)}`);
       }

@@ -6,6 +6,7 @@ import { copyTemplateDatabase, databaseKinds, request } from '../support/harness
 import { startServer, useTmpDirs } from '../support/server-process.ts';
 import { Receiver } from '../webhooks/receiver.ts';
 import { waitFor } from '../webhooks/support.ts';
+import { errorReply, startFakeServer } from '../evaluators/fake-servers.ts';
 
 /**
  * A server process at the most verbose log level, taken through everything that handles a
@@ -100,6 +101,31 @@ describe.each(databaseKinds)('log scan: no token, password, webhook secret or ca
       expect((await call('GET', '/api/agent-cache/SCAN_VALUE', { token: project })).body.value).toBe(cached);
       // A value in a refused request (the name is invalid): the 400 must not echo it into a log.
       expect((await call('PUT', '/api/agent-cache/bad-name', { token: project, body: { value: cached, ttl_seconds: 60 } })).status).toBe(400);
+
+      // Model provider keys: set (sealed), listed, tested against a server that echoes them, sent in a refused body.
+      const llm = await startFakeServer();
+      try {
+        const providerKey = keep(`sk-scan-${randomBytes(12).toString('hex')}`);
+        const provider = await call('POST', '/api/model-providers', {
+          token: admin,
+          projectId: creds.project.id,
+          body: { name: 'scan', kind: 'openai_compatible', api_key: providerKey, base_url: `${llm.url}/v1`, models: ['m'] },
+        });
+        expect(provider.status, provider.text).toBe(201);
+        expect(provider.text).not.toContain(providerKey);
+        llm.queue(errorReply(401, `Incorrect API key provided: ${providerKey}`));
+        const tested = await call('POST', `/api/model-providers/${provider.body.id}/test`, { token: admin, projectId: creds.project.id, body: {} });
+        expect(tested.status).toBe(200);
+        expect(tested.text).not.toContain(providerKey);
+        llm.queue(errorReply(500, `upstream failed for key ${providerKey}`));
+        const judged = await call('POST', '/api/evaluations/llm/llm_score/evaluate', { authToken: project, body: { data: { output: 'x' }, settings: { model: 'scan/m' } } });
+        expect(judged.status).toBe(200);
+        expect(judged.text).not.toContain(providerKey);
+        await call('POST', '/api/model-providers', { token: admin, projectId: creds.project.id, body: { name: 'bad name', kind: 'openai', api_key: providerKey, models: ['m'] } });
+        expect((await call('GET', '/api/model-providers', { token: admin, projectId: creds.project.id })).text).not.toContain(providerKey);
+      } finally {
+        await llm.close();
+      }
 
       // A trace shared and read through its public link; events delivered with signatures.
       const now = Date.now();

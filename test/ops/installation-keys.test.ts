@@ -40,13 +40,14 @@ interface Installation {
   dataDir: string;
   adminKey: string;
   projectKey: string;
+  projectId: string;
   query<T = Record<string, unknown>>(text: string): Promise<T[]>;
   /** Several queries on one opening of the database. */
   queryAll(texts: string[]): Promise<Record<string, unknown>[][]>;
   drop(): Promise<void>;
 }
 
-/** A set-up installation with an agent-cache value and a webhook endpoint (both encrypted), stopped. */
+/** A set-up installation with an agent-cache value, a webhook endpoint, a model provider and an experiment's HTTP target headers (all encrypted), stopped. */
 async function install(kind: DatabaseKind): Promise<Installation> {
   const dataDir = tmpDir();
   const copy = kind === 'postgres' ? await copyTemplateDatabase() : null;
@@ -56,6 +57,17 @@ async function install(kind: DatabaseKind): Promise<Installation> {
   const project = { authToken: creds.projectApiKey as string };
   expect((await request(srv.baseUrl, 'PUT', '/api/agent-cache/STATE', { ...project, body: { value: 'sealed state', ttl_seconds: 86400 } })).status).toBe(200);
   expect((await request(srv.baseUrl, 'POST', '/api/webhooks/v1/endpoints', { ...project, body: { url: 'http://127.0.0.1:9/hook', enabled_events: ['prompt.*'] } })).status).toBe(201);
+  const provider = await request(srv.baseUrl, 'POST', '/api/model-providers', {
+    token: creds.adminApiKey,
+    projectId: creds.project.id,
+    body: { name: 'acme', kind: 'openai_compatible', api_key: 'sk-acme-sealed-1234', base_url: 'http://127.0.0.1:9/v1', models: ['small'] },
+  });
+  expect(provider.status, provider.text).toBe(201);
+  const experiment = await request(srv.baseUrl, 'PUT', '/api/experiments/agent-check/definition', {
+    ...project,
+    body: { targets: [{ id: 'agent', type: 'http', url: 'http://127.0.0.1:9/agent', headers: { authorization: 'Bearer agent-secret-5678' } }] },
+  });
+  expect(experiment.status, experiment.text).toBe(200);
   await stop(srv);
   const queryAll = async (texts: string[]): Promise<Record<string, unknown>[][]> => {
     const results: Record<string, unknown>[][] = [];
@@ -78,7 +90,7 @@ async function install(kind: DatabaseKind): Promise<Installation> {
     return results;
   };
   const query = async <T,>(text: string) => (await queryAll([text]))[0] as T[];
-  return { env, dataDir, adminKey: creds.adminApiKey, projectKey: creds.projectApiKey, query, queryAll, drop: async () => void (await copy?.drop()) };
+  return { env, dataDir, adminKey: creds.adminApiKey, projectKey: creds.projectApiKey, projectId: creds.project.id, query, queryAll, drop: async () => void (await copy?.drop()) };
 }
 
 const keyFile = (inst: Installation, name: string) => path.join(inst.dataDir, name);
@@ -173,7 +185,7 @@ describe.each(databaseKinds)('installation keys (%s)', { timeout: 600_000 }, (ki
     expect(dry.code, dry.out).toBe(0);
     expect(dry.out).toContain('Dry run: nothing was changed.');
     expect(dry.out).toMatch(/Would make a new encryption key \(id k[0-9a-f]{12}\) and write it first in /);
-    expect(dry.out).toContain(`1 agent-cache value and 1 webhook secret sealed with key ${oldId}`);
+    expect(dry.out).toContain(`1 agent-cache value, 1 webhook secret, 1 model provider key and 1 experiment target's headers sealed with key ${oldId}`);
     expect(await snapshot(inst)).toEqual(before);
 
     const rotated = await run(['keys', 'rotate-encryption'], inst.env);
@@ -182,15 +194,28 @@ describe.each(databaseKinds)('installation keys (%s)', { timeout: 600_000 }, (ki
     const newId = parseKeySpecs(newText)[0].id;
     expect(parseKeySpecs(newText)).toHaveLength(1);
     expect(newId).not.toBe(oldId);
-    expect(rotated.out).toContain(`Re-encrypted 1 agent-cache value and 1 webhook secret under key ${newId}.`);
+    expect(rotated.out).toContain(`Re-encrypted 1 agent-cache value, 1 webhook secret, 1 model provider key and 1 experiment target's headers under key ${newId}.`);
     expect(rotated.out).toContain(`Key ids recorded as in use: ${newId}.`);
     const after = await snapshot(inst);
     expect(after.record.filter((r) => r.kind === 'encryption')).toEqual([{ kind: 'encryption', key_id: newId, verifier: null }]);
     expect(after.cache.map((r) => r.key_id)).toEqual([newId]);
     expect(await inst.query(`SELECT secret_key_id FROM webhook_endpoints`)).toEqual([{ secret_key_id: newId }]);
 
+    const [provider] = await inst.query<{ id: string; key_id: string }>(`SELECT id, key_id FROM model_providers`);
+    expect(provider.key_id).toBe(newId);
+    const [definition] = await inst.query<{ key_id: string; doc: string }>(
+      `SELECT definition->'targets'->0->'sealed_headers'->'sealed'->>'keyId' AS key_id, definition::text AS doc FROM experiment_definitions`,
+    );
+    expect(definition.key_id).toBe(newId);
+    expect(definition.doc).not.toContain('agent-secret-5678');
+
     const srv = await startServer(inst.env);
     expect((await cacheValue(srv, inst)).body.value).toBe('sealed state');
+    // The provider's key opens under the new key: the test call gets as far as the network.
+    const providerId = provider.id;
+    const tried = await request(srv.baseUrl, 'POST', `/api/model-providers/${providerId}/test`, { token: inst.adminKey, projectId: inst.projectId, body: {} });
+    expect(tried.status, tried.text).toBe(200);
+    expect(tried.body.error.message).not.toMatch(/decrypt|seal|key id/i);
     await stop(srv);
     // The old key alone no longer opens the data.
     const old = await run(['serve'], { ...inst.env, SPYGLASS_ENCRYPTION_KEY: oldText });

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import { AxeBuilder } from '@axe-core/playwright';
+import { chromium, type Browser, type Page } from 'playwright-core';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const hasChromium = fs.existsSync(CHROMIUM);
@@ -15,4 +16,58 @@ export function launchBrowser(): Promise<Browser> {
     headless: true,
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
+}
+
+/** axe's serious and critical findings on the page as it is now, one line each (the tests expect none). */
+export async function seriousViolations(page: Page): Promise<string[]> {
+  const { violations } = await new AxeBuilder({ page }).analyze();
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => `${n.target.join(' ')} ${n.failureSummary ?? ''} ${n.html.slice(0, 200)}`).join(', ')}`);
+}
+
+/**
+ * Runs `action` (JavaScript, in the page) and measures with the page's own clock how long
+ * until the selected row of the trace's span tree is another one (the jump drawn):
+ * [ms, the span now selected], or [-1, ...] when nothing changed within 5 s.
+ * The e2e suite checks where jumps land with it; `npm run bench` reports how long they take.
+ */
+export function timeSpanJump(page: Page, action: string): Promise<[number, string]> {
+  return page.evaluate<[number, string]>(`new Promise((resolve) => {
+    const selected = () => document.querySelector('[data-testid=span-tree] [role=treeitem][aria-selected=true]')?.getAttribute('data-span-id') ?? null;
+    const before = selected();
+    const t0 = performance.now();
+    ${action};
+    const check = () => {
+      const now = selected();
+      if (now !== null && now !== before) resolve([performance.now() - t0, now]);
+      else if (performance.now() - t0 > 5000) resolve([-1, String(now)]);
+      else requestAnimationFrame(check);
+    };
+    check();
+  })`);
+}
+
+/** The actions of the span finder and the jump buttons, as `timeSpanJump` runs them. */
+export const SPAN_JUMPS = {
+  nextMatch: `document.querySelector('[data-testid=span-find]').dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true }))`,
+  previousMatch: `document.querySelector('[data-testid=span-find]').dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', shiftKey: true, bubbles: true }))`,
+  nextMatchKey: `document.querySelector('[data-testid=span-tree]').dispatchEvent(new KeyboardEvent('keydown', { key: 'n', bubbles: true }))`,
+  previousMatchKey: `document.querySelector('[data-testid=span-tree]').dispatchEvent(new KeyboardEvent('keydown', { key: 'N', bubbles: true }))`,
+  nextError: `document.querySelector('[data-testid=next-error]').click()`,
+  slowest: `document.querySelector('[data-testid=slowest-span]').click()`,
+} as const;
+
+/**
+ * Signs `user` in through the sign-in page and waits for the project's traces list, where the
+ * app lands. `shown` runs once the form is drawn (the bench counts the page's scripts there).
+ */
+export async function signIn(page: Page, baseUrl: string, user: { email: string; password: string }, projectId: string, shown?: () => void): Promise<void> {
+  await page.goto(`${baseUrl}/signin`);
+  await page.getByRole('button', { name: 'Sign in' }).waitFor();
+  shown?.();
+  await page.getByLabel('E-mail').fill(user.email);
+  await page.locator('input[type=password]').fill(user.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(`**/p/${projectId}/traces`, { timeout: 30_000 });
 }

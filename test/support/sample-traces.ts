@@ -183,3 +183,49 @@ export function bigTrace(traceId: string, now: number, count: number): Collector
   }
   return { trace_id: traceId, metadata: { user_id: 'batch-runner', labels: ['batch'] }, spans };
 }
+
+const CONVERSATION: [string, string][] = [
+  ['Hi, my order 5521 has not arrived yet.', 'Sorry to hear that. Order 5521 shipped on Monday with DHL; the tracking shows it in the Leipzig hub.'],
+  ['When will it get here?', 'The carrier expects to deliver it tomorrow before noon.'],
+  ['Can I change the delivery address to my office?', 'Yes. Which address should it go to? I can redirect it while it is still at the hub.'],
+  ['Acme Retail, 14 Harbour Street, Hamburg.', 'Done: the parcel is redirected to Acme Retail, 14 Harbour Street, Hamburg. You will get a new tracking e-mail.'],
+  ['Will that delay it?', 'Usually by half a day at most; the new estimate is tomorrow afternoon.'],
+  ['OK. And can I return one of the items?', 'Of course. Returns are free within 30 days; I have e-mailed you a return label for the item you choose.'],
+  ['Thanks, that is all.', 'You are welcome. Have a good day!'],
+];
+
+/**
+ * One turn of a support conversation (a thread): an agent span with an LLM call under it,
+ * the n-th question and answer of a scripted chat (cycling), by one user; `failed` turns end
+ * in an error without an answer.
+ */
+export function threadTurn(traceId: string, at: number, n: number, options: { threadId: string; userId?: string; failed?: boolean }): CollectorBody {
+  const [question, answer] = CONVERSATION[n % CONVERSATION.length];
+  const ms = 700 + ((n * 131) % 1800);
+  return {
+    trace_id: traceId,
+    metadata: { user_id: options.userId ?? 'customer-829', thread_id: options.threadId, labels: ['support'], environment: 'production' },
+    spans: [
+      {
+        span_id: `${traceId}-agent`,
+        type: 'agent',
+        name: 'support agent',
+        input: text(question),
+        output: options.failed ? null : text(answer),
+        ...(options.failed ? { error: { message: 'RateLimitError: 429 Too Many Requests', stacktrace: ['RateLimitError: 429'] } } : {}),
+        timestamps: { started_at: at, finished_at: at + ms },
+      },
+      {
+        span_id: `${traceId}-llm`,
+        parent_id: `${traceId}-agent`,
+        type: 'llm',
+        name: 'answer',
+        model: 'gpt-4o-mini',
+        input: { type: 'chat_messages', value: [{ role: 'user', content: question }] },
+        output: options.failed ? null : { type: 'chat_messages', value: [{ role: 'assistant', content: answer }] },
+        metrics: { prompt_tokens: 300 + n * 40, completion_tokens: 30 + (n % 5) * 9 },
+        timestamps: { started_at: at + 50, finished_at: at + ms - 20 },
+      },
+    ],
+  };
+}

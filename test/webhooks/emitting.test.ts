@@ -100,6 +100,22 @@ const ACTIONS: Record<string, Action> = {
       return (data) => expect(JSON.stringify(data)).toContain(p.id);
     },
   },
+  'score.created': {
+    async run(call, _t, n) {
+      const config = ok(await call('POST', '/api/score-configs', { name: `wh quality ${n}`, kind: 'numeric', min: 1, max: 5 }), 201).data as { id: string };
+      ok(await call('POST', `/api/annotations/trace/wh-scored-${n}`, { comment: 'scored', isThumbsUp: true, scores: [{ configId: config.id, value: 4 }] }));
+      return (data) => expect(data.score).toMatchObject({ configId: config.id, value: 4, traceId: `wh-scored-${n}` });
+    },
+  },
+  'queue_item.completed': {
+    async run(call, _t, n) {
+      const queue = ok(await call('POST', '/api/queues', { name: `wh queue ${n}` }), 201).data as { id: string };
+      ok(await call('POST', `/api/queues/${queue.id}/items`, { items: [{ traceId: `wh-reviewed-${n}` }] }));
+      const item = ok(await call('POST', `/api/queues/${queue.id}/next`)).data as { id: string };
+      ok(await call('POST', `/api/queues/${queue.id}/items/${item.id}/complete`, { comment: 'reviewed' }));
+      return (data) => expect(data).toMatchObject({ queue: { id: queue.id }, item: { id: item.id, traceId: `wh-reviewed-${n}`, status: 'completed' } });
+    },
+  },
   'dataset.created': {
     async run(call, _t, n) {
       const d = ok(await call('POST', '/api/dataset', { name: `wh created ${n}`, columnTypes: [{ name: 'q', type: 'string' }] }), 201);
@@ -155,6 +171,45 @@ const ACTIONS: Record<string, Action> = {
       return (data) => {
         expect(data.id).toBe(minted.apiKey.id);
         expect(data.status).toBe('revoked');
+      };
+    },
+  },
+  'custom_evaluator.created': {
+    async run(call, _t, n) {
+      ok(await call('POST', '/api/custom-evaluators', { slug: `wh-ce-${n}`, name: 'Judge', prompt: 'Is {{output}} fine?', model: 'openai/gpt-4o-mini', answer: { type: 'pass_fail' } }), 201);
+      return (data) => expect(data).toMatchObject({ slug: `wh-ce-${n}`, path: `custom/wh-ce-${n}`, version: 1 });
+    },
+  },
+  'custom_evaluator.version_created': {
+    async run(call, _t, n) {
+      ok(await call('POST', '/api/custom-evaluators', { slug: `wh-cv-${n}`, name: 'Judge', prompt: 'Is {{output}} fine?', model: 'openai/gpt-4o-mini', answer: { type: 'pass_fail' } }), 201);
+      ok(await call('PATCH', `/api/custom-evaluators/wh-cv-${n}`, { prompt: 'Is {{output}} kind?' }));
+      return (data) => expect(data).toMatchObject({ slug: `wh-cv-${n}`, version: 2 });
+    },
+  },
+  'custom_evaluator.deleted': {
+    async run(call, _t, n) {
+      ok(await call('POST', '/api/custom-evaluators', { slug: `wh-cd-${n}`, name: 'Judge', prompt: 'Is {{output}} fine?', model: 'openai/gpt-4o-mini', answer: { type: 'pass_fail' } }), 201);
+      ok(await call('DELETE', `/api/custom-evaluators/wh-cd-${n}`));
+      return (data) => expect(data.slug).toBe(`wh-cd-${n}`);
+    },
+  },
+  'model_provider.created': {
+    async run(call, _t, n) {
+      const created = ok(await call('POST', '/api/model-providers', { name: `wh-mp-${n}`, kind: 'openai', api_key: `sk-webhook-secret-${n}`, models: ['gpt-4o-mini'] }), 201);
+      return (data) => {
+        expect(data).toMatchObject({ id: created.id, name: `wh-mp-${n}`, kind: 'openai', scope: 'project' });
+        expect(JSON.stringify(data)).not.toContain('sk-webhook-secret');
+      };
+    },
+  },
+  'model_provider.deleted': {
+    async run(call, _t, n) {
+      const created = ok(await call('POST', '/api/model-providers', { name: `wh-md-${n}`, kind: 'openai', api_key: `sk-webhook-secret-${n}`, models: ['gpt-4o-mini'] }), 201);
+      ok(await call('DELETE', `/api/model-providers/${created.id}`));
+      return (data) => {
+        expect(data.id).toBe(created.id);
+        expect(JSON.stringify(data)).not.toContain('sk-webhook-secret');
       };
     },
   },

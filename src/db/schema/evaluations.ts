@@ -1,4 +1,4 @@
-import { bigint, boolean, doublePrecision, index, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
+import { bigint, boolean, integer, doublePrecision, index, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
 
 /** Mirrors migrations/0006_evaluations.sql (and 0013's monitor_id). */
 export const evaluations = pgTable(
@@ -25,6 +25,8 @@ export const evaluations = pgTable(
     updatedAt: bigint('updated_at', { mode: 'number' }).notNull(),
     /** The monitor that produced it; null when evaluated through the API. */
     monitorId: text('monitor_id'),
+    /** The custom evaluator's version that produced it (0024); null for built-in evaluators. */
+    evaluatorVersion: integer('evaluator_version'),
   },
   (t) => [index('evaluations_project_trace').on(t.projectId, t.traceId, t.insertedAt, t.id)],
 );

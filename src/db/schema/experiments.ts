@@ -13,6 +13,8 @@ export const experiments = pgTable('experiments', {
   workflowId: text('workflow_id'),
   createdAt: at('created_at').notNull(),
   updatedAt: at('updated_at').notNull(),
+  /** the run comparisons default to (0022) */
+  baselineRunId: text('baseline_run_id'),
 });
 
 /** A run of an experiment; timestamps in milliseconds since the epoch. */
@@ -72,4 +74,28 @@ export const experimentEvaluations = pgTable(
     inputs: jsonb('inputs'),
   },
   (t) => [primaryKey({ columns: [t.experimentId, t.runId, t.idx, t.targetId, t.evaluator] })],
+);
+
+/** The definition of a platform-run experiment (EVALUATIONS_V3): dataset, targets, evaluators. */
+export const experimentDefinitions = pgTable('experiment_definitions', {
+  experimentId: text('experiment_id').primaryKey(),
+  projectId: text('project_id').notNull(),
+  definition: jsonb('definition').notNull().$type<Record<string, unknown>>(),
+  updatedAt: at('updated_at').notNull(),
+});
+
+/** A platform run: its plan (the definition as it started), the rows it runs on, its state. */
+export const experimentPlatformRuns = pgTable(
+  'experiment_platform_runs',
+  {
+    experimentId: text('experiment_id').notNull(),
+    runId: text('run_id').notNull(),
+    projectId: text('project_id').notNull(),
+    organizationId: text('organization_id').notNull(),
+    status: text('status').notNull(),
+    plan: jsonb('plan').notNull().$type<Record<string, unknown>>(),
+    rows: jsonb('rows').notNull().$type<unknown[]>(),
+    error: text('error'),
+  },
+  (t) => [primaryKey({ columns: [t.experimentId, t.runId] })],
 );

@@ -10,3 +10,5 @@ export * from './monitors.ts';
 export * from './jobs.ts';
 export * from './datasets.ts';
 export * from './experiments.ts';
+export * from './custom-evaluators.ts';
+export * from './review.ts';

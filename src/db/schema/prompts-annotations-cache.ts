@@ -40,6 +40,8 @@ export const promptVersions = pgTable('prompt_versions', {
   messages: jsonb('messages').$type<PromptMessage[]>().notNull(),
   inputs: jsonb('inputs').$type<PromptInput[]>().notNull(),
   outputs: jsonb('outputs').$type<PromptOutput[]>().notNull(),
+  /** Model parameters and tools (migrations/0028); their shape is the prompts module's modelParameters. */
+  parameters: jsonb('parameters').$type<Record<string, unknown>>().notNull().default({}),
   createdAt: ts('created_at').notNull().defaultNow(),
 });
 

@@ -119,3 +119,19 @@ export const spanLogEvents = pgTable(
   },
   (t) => [index('span_log_events_trace').on(t.projectId, t.traceId), index('span_log_events_received').on(t.receivedAt)],
 );
+
+/** Saved views of the traces list, shared with the project (0026). */
+export const traceViews = pgTable(
+  'trace_views',
+  {
+    id: text('id').primaryKey(),
+    projectId: text('project_id').notNull(),
+    name: text('name').notNull(),
+    search: jsonb('search').notNull().default({}),
+    columns: jsonb('columns').notNull().default([]),
+    createdBy: text('created_by'),
+    createdAt: bigint('created_at', { mode: 'number' }).notNull(),
+    updatedAt: bigint('updated_at', { mode: 'number' }).notNull(),
+  },
+  (t) => [unique().on(t.projectId, t.name)],
+);

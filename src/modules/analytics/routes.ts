@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { projectRoute, routeGroup } from '../../platform/http/route-group.ts';
 import type { AnalyticsService } from './service.ts';
-import { timeseriesRequestSchema, timeseriesResponseSchema } from './schemas.ts';
+import { timeseriesRequestSchema, timeseriesResponseSchema, usersRequestSchema, usersResponseSchema } from './schemas.ts';
 
 /** Analytics routes: the nested error shape. */
 export function analyticsRoutes(app: FastifyInstance, service: AnalyticsService) {
@@ -19,6 +19,19 @@ export function analyticsRoutes(app: FastifyInstance, service: AnalyticsService)
         },
       },
       (req, { projectId }) => service.timeseries(projectId, req.body),
+    );
+    projectRoute(r).post(
+      '/users',
+      {
+        config: { auth: { scope: 'project', permission: 'traces:view' } },
+        schema: {
+          tags: ['analytics'],
+          summary: "The application's end users (traces' user_id): traces, cost, tokens, errors, thumbs, first and last seen; sorted and paged",
+          body: usersRequestSchema,
+          response: { 200: usersResponseSchema },
+        },
+      },
+      (req, { projectId }) => service.users(projectId, req.body),
     );
   });
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { utcOffsetMinutes } from '../../platform/utc-offset.ts';
 // schemas.ts to schemas.ts: the web app imports these without pulling in any service code.
 import { searchRequestSchema } from '../traces/schemas.ts';
 
@@ -11,7 +12,8 @@ export const timeseriesRequestSchema = z
     interval: z
       .enum(['auto', 'minute', 'hour', 'day', 'week'])
       .default('auto')
-      .describe('Bucket width (UTC; weeks start on Monday). auto: the finest giving at most 200 buckets'),
+      .describe('Bucket width (weeks start on Monday). auto: the finest giving at most 200 buckets'),
+    utcOffsetMinutes,
     query: searchRequestSchema.shape.query,
     filters: searchRequestSchema.shape.filters.describe('The trace search filters, exactly'),
     groupBy: z
@@ -65,6 +67,23 @@ export const timeseriesResponseSchema = z
         buckets: z.array(z.object({ start: z.number().int(), passed: z.number().int(), failed: z.number().int(), pass_rate: z.number().nullable() })),
       }),
     ),
+    scores: z
+      .array(
+        z.object({
+          configId: z.string(),
+          name: z.string().describe("The score config's name"),
+          kind: z.enum(['numeric', 'boolean', 'categorical']),
+          buckets: z.array(
+            z.object({
+              start: z.number().int(),
+              count: z.number().int().describe('Scores given to traces started in the bucket'),
+              mean: z.number().nullable().describe('numeric: the mean; boolean: the share of true (0..1); null without scores or when categorical'),
+              counts: z.record(z.string(), z.number().int()).describe('categorical: scores per category; empty otherwise'),
+            }),
+          ),
+        }),
+      )
+      .describe('Review scores per score config that has any in range (a trace counts in the bucket it started in)'),
     totals: z.object({
       traces: z.number().int(),
       spans: z.number().int(),
@@ -78,3 +97,41 @@ export const timeseriesResponseSchema = z
   .meta({ id: 'TimeseriesResponse' });
 export type TimeseriesResponse = z.infer<typeof timeseriesResponseSchema>;
 export type TimeseriesBucket = z.infer<typeof timeseriesBucketSchema>;
+
+export const USER_SORTS = ['user_id', 'traces', 'cost', 'tokens', 'errors', 'thumbs_up', 'thumbs_down', 'first_seen', 'last_seen'] as const;
+
+export const usersRequestSchema = z
+  .strictObject({
+    startDate: dateInput.optional().describe('Traces started at or after (epoch ms or ISO 8601); default: all'),
+    endDate: dateInput.optional().describe('Traces started at or before (epoch ms or ISO 8601)'),
+    query: searchRequestSchema.shape.query,
+    filters: searchRequestSchema.shape.filters.describe('The trace search filters, exactly: only matching traces count'),
+    search: z.string().trim().max(200).optional().describe('Part of the user id (case-insensitive)'),
+    sortBy: z.enum(USER_SORTS).default('last_seen'),
+    sortDirection: z.enum(['asc', 'desc']).default('desc'),
+    page: z.number().int().min(1).max(100_000).default(1),
+    pageSize: z.number().int().min(1).max(500).default(50),
+  })
+  .meta({ id: 'UsersRequest' });
+export type UsersRequest = z.input<typeof usersRequestSchema>;
+
+export const endUserSchema = z.object({
+  user_id: z.string(),
+  traces: z.number().int(),
+  cost: z.number().describe('USD'),
+  tokens: z.object({ prompt: z.number(), completion: z.number() }),
+  errors: z.number().int().describe('Traces with an error'),
+  thumbs_up: z.number().int(),
+  thumbs_down: z.number().int(),
+  first_seen: z.number().int().describe('Start of their first trace, epoch ms'),
+  last_seen: z.number().int().describe('Start of their last trace, epoch ms'),
+});
+
+export const usersResponseSchema = z
+  .object({
+    users: z.array(endUserSchema),
+    pagination: z.object({ page: z.number().int(), pageSize: z.number().int(), total: z.number().int().describe('Users matching') }),
+  })
+  .meta({ id: 'UsersResponse' });
+export type UsersResponse = z.infer<typeof usersResponseSchema>;
+export type EndUser = z.infer<typeof endUserSchema>;

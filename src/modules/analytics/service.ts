@@ -3,18 +3,23 @@ import { sql } from 'drizzle-orm';
 import type { Database } from '../../db/index.ts';
 import { badRequest } from '../../platform/errors.ts';
 import { bucketing, toMillis } from '../../platform/time-buckets.ts';
-import type { TimeseriesBucket, TimeseriesRequest, TimeseriesResponse } from './schemas.ts';
-import { aggregateTraces, type MetricsRow, type ThumbsRow, type Totals } from '../traces/index.ts';
+import type { TimeseriesBucket, TimeseriesRequest, TimeseriesResponse, UsersResponse, usersRequestSchema } from './schemas.ts';
+import type { z } from 'zod';
+import { aggregateTraces, aggregateUsers, type MetricsRow, type ThumbsRow, type Totals } from '../traces/index.ts';
 
 /** What analytics reads of other modules (wired by app.ts). */
 export interface AnalyticsDeps {
   /** The trace search's query, dates and filters as conditions on `traces` (one filter compiler). */
-  searchConditions(projectId: string, req: Pick<TimeseriesRequest, 'query' | 'filters'> & { startDate: number; endDate: number }): SQL[];
+  searchConditions(projectId: string, req: Pick<TimeseriesRequest, 'query' | 'filters'> & { startDate?: number; endDate?: number }): SQL[];
   /** Rows (trace_id, is_thumbs_up) of a project's annotations. */
   thumbsSql(projectId: string): SQL;
   /** Rows (trace_id, name, evaluator, passed) of a project's evaluations that gave a verdict. */
   verdictsSql(projectId: string): SQL;
+  /** Rows (trace_id, config_id, name, kind, number_value, text_value) of a project's review scores. */
+  scoresSql(projectId: string): SQL;
 }
+
+type ScoreKind = TimeseriesResponse['scores'][number]['kind'];
 
 export const MAX_RANGE_DAYS = 400;
 export const MAX_GROUPS = 10;
@@ -31,7 +36,7 @@ export class AnalyticsService {
     const endDate = toMillis(req.endDate, 'endDate');
     if (endDate < startDate) throw badRequest('invalid_range', 'endDate: before startDate', 'endDate');
     if (endDate - startDate > MAX_RANGE_DAYS * 86_400_000) throw badRequest('invalid_range', `endDate: at most ${MAX_RANGE_DAYS} days after startDate`, 'endDate');
-    const buckets = bucketing(startDate, endDate, req.interval ?? 'auto');
+    const buckets = bucketing(startDate, endDate, req.interval ?? 'auto', 'interval', req.utcOffsetMinutes ?? 0);
     const groupBy = req.groupBy ?? null;
     const result = await aggregateTraces(this.db.orm, {
       projectId,
@@ -41,6 +46,7 @@ export class AnalyticsService {
       maxGroups: MAX_GROUPS,
       thumbs: this.deps.thumbsSql(projectId),
       verdicts: this.deps.verdictsSql(projectId),
+      scores: this.deps.scoresSql(projectId),
     });
 
     // One series per group: the kept groups by traces (most first), then "other".
@@ -87,6 +93,15 @@ export class AnalyticsService {
       e.byStart.set(Number(v.b), { passed: Number(v.passed), failed: Number(v.failed) });
     }
 
+    const scores = new Map<string, { configId: string; name: string; kind: ScoreKind; byStart: Map<number, { count: number; total: number; counts: Record<string, number> }> }>();
+    for (const r of result.scores) {
+      const c = scores.get(r.config_id) ?? scores.set(r.config_id, { configId: r.config_id, name: r.name, kind: r.kind as ScoreKind, byStart: new Map() }).get(r.config_id)!;
+      const b = c.byStart.get(Number(r.b)) ?? c.byStart.set(Number(r.b), { count: 0, total: 0, counts: {} }).get(Number(r.b))!;
+      b.count += Number(r.n);
+      b.total += Number(r.total ?? 0);
+      if (r.category !== null) b.counts[r.category] = Number(r.n);
+    }
+
     // Each trace is in one series unless grouped by model or label: then the store counted the totals.
     const t = result.totals ?? sumOf(result.metrics, result.thumbs);
     return {
@@ -105,6 +120,18 @@ export class AnalyticsService {
             return { start, passed, failed, pass_rate: passed + failed > 0 ? passed / (passed + failed) : null };
           }),
         })),
+      scores: [...scores.values()]
+        .sort((a, b) => a.name.localeCompare(b.name))
+        .map((c) => ({
+          configId: c.configId,
+          name: c.name,
+          kind: c.kind,
+          buckets: buckets.starts.map((start) => {
+            const b = c.byStart.get(start);
+            if (!b) return { start, count: 0, mean: null, counts: {} };
+            return { start, count: b.count, mean: c.kind === 'categorical' ? null : b.total / b.count, counts: c.kind === 'categorical' ? b.counts : {} };
+          }),
+        })),
       totals: {
         traces: Number(t.traces),
         spans: Number(t.spans),
@@ -114,6 +141,43 @@ export class AnalyticsService {
         thumbs_up: Number(t.up),
         thumbs_down: Number(t.down),
       },
+    };
+  }
+
+  /**
+   * The application's end users (the traces' user_id): traces, cost, tokens, errors, thumbs,
+   * first and last seen per user, over the traces the search and dates pick; sorted and paged.
+   */
+  async users(projectId: string, req: z.output<typeof usersRequestSchema>): Promise<UsersResponse> {
+    const startDate = req.startDate === undefined ? undefined : toMillis(req.startDate, 'startDate');
+    const endDate = req.endDate === undefined ? undefined : toMillis(req.endDate, 'endDate');
+    if (startDate !== undefined && endDate !== undefined && endDate < startDate) throw badRequest('invalid_range', 'endDate: before startDate', 'endDate');
+    const found = await aggregateUsers(this.db.orm, {
+      projectId,
+      where: this.deps.searchConditions(projectId, { query: req.query, filters: req.filters, startDate, endDate }),
+      thumbs: this.deps.thumbsSql(projectId),
+      contains: req.search || null,
+      sortBy: req.sortBy,
+      direction: req.sortDirection,
+      limit: req.pageSize,
+      offset: (req.page - 1) * req.pageSize,
+    });
+    let total = found[0]?.total ?? 0;
+    // A page past the end has no row to carry the count.
+    if (!found.length && req.page > 1) total = (await aggregateUsers(this.db.orm, { projectId, where: this.deps.searchConditions(projectId, { query: req.query, filters: req.filters, startDate, endDate }), thumbs: this.deps.thumbsSql(projectId), contains: req.search || null, sortBy: 'user_id', direction: 'asc', limit: 1, offset: 0 }))[0]?.total ?? 0;
+    return {
+      users: found.map((u) => ({
+        user_id: u.user_id,
+        traces: Number(u.traces),
+        cost: roundUsd(Number(u.cost)),
+        tokens: { prompt: Number(u.prompt_tokens), completion: Number(u.completion_tokens) },
+        errors: Number(u.errors),
+        thumbs_up: Number(u.thumbs_up),
+        thumbs_down: Number(u.thumbs_down),
+        first_seen: Number(u.first_seen),
+        last_seen: Number(u.last_seen),
+      })),
+      pagination: { page: req.page, pageSize: req.pageSize, total: Number(total) },
     };
   }
 }

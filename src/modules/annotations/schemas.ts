@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { scoreInput, scoreSchema } from './scores.schema.ts';
 
 export const ANCHOR_KINDS = ['span', 'field', 'attribute', 'message'] as const;
 export type AnchorKind = (typeof ANCHOR_KINDS)[number];
@@ -28,6 +29,7 @@ export const createAnnotationBody = z.strictObject({
   anchorKind: z.enum(ANCHOR_KINDS).optional().describe('what part of the trace the comment is about; omitted: the whole trace'),
   anchorId: z.string().min(1).max(256).optional().describe('the span id (span anchors need it)'),
   anchorPath: z.string().min(1).max(1000).optional().describe('where inside the span or trace, e.g. output.value or attributes.gen_ai.request.model'),
+  scores: z.array(scoreInput).max(50).optional().describe("scores following the project's score configs (GET /api/score-configs); a value outside a config's range or categories is a 400"),
 });
 export type CreateAnnotationBody = z.infer<typeof createAnnotationBody>;
 
@@ -48,6 +50,7 @@ export const annotationSchema = z
     anchorPath: z.string().nullable(),
     createdAt: z.string(),
     updatedAt: z.string(),
+    scores: z.array(scoreSchema).optional().describe('present only on annotations that carry scores'),
   })
   .meta({ id: 'Annotation' });
 

@@ -1,12 +1,15 @@
-import type { Database } from '../../db/index.ts';
+import type { Database, Executor } from '../../db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import { badRequest, notFound } from '../../platform/errors.ts';
-import { emitEvent } from '../../platform/events/index.ts';
+import { emitEvent, emitEvents } from '../../platform/events/index.ts';
 import { newId } from '../../platform/ids.ts';
 import { presentAnnotation, type AnnotationView } from './presenters.ts';
 import type { CreateAnnotationBody, UpdateAnnotationBody } from './schemas.ts';
 import * as store from './store.ts';
 import { userEmail as emailOfUser } from '../organizations/index.ts';
+import { checkScores, presentScore } from './score-configs.ts';
+import type { ScoreView } from './scores.schema.ts';
+import * as scoreStore from './score-store.ts';
 
 /** Who is annotating, and in which project. */
 export interface AnnotationContext {
@@ -27,7 +30,7 @@ export class AnnotationService {
   /** The project's annotations, newest first. */
   async list(ctx: AnnotationContext, anchor: AnchorFilter = 'all'): Promise<AnnotationView[]> {
     const rows = await store.listAnnotations(this.db.orm, ctx.projectId, { wholeTraceOnly: anchor === 'trace' });
-    return rows.map(presentAnnotation);
+    return this.present(this.db.orm, ctx.projectId, rows);
   }
 
   /**
@@ -36,39 +39,67 @@ export class AnnotationService {
    */
   async forTrace(projectId: string, traceId: string, anchor: AnchorFilter = 'all'): Promise<AnnotationView[]> {
     const rows = await store.listAnnotations(this.db.orm, projectId, { traceId, wholeTraceOnly: anchor === 'trace' });
-    return rows.map(presentAnnotation);
+    return this.present(this.db.orm, projectId, rows);
   }
 
   async create(ctx: AnnotationContext, traceId: string, input: CreateAnnotationBody): Promise<AnnotationView> {
     checkAnchor(input);
     const now = this.clock.now();
-    return this.db.orm.transaction(async (tx) => {
-      // A personal key speaks for its user; other keys may name the person in `email`.
-      const userEmail = ctx.userId ? await emailOfUser(tx, ctx.userId) : null;
-      const row = await store.insertAnnotation(tx, {
-        id: newId('ann'),
-        projectId: ctx.projectId,
-        traceId,
-        comment: input.comment,
-        isThumbsUp: input.isThumbsUp,
-        email: userEmail ?? input.email ?? null,
-        userId: ctx.userId,
-        anchorKind: input.anchorKind ?? null,
-        anchorId: input.anchorId ?? null,
-        anchorPath: input.anchorPath ?? null,
-        createdAt: now,
-        updatedAt: now,
-      });
-      const created = presentAnnotation(row);
-      await emitEvent(tx, { organizationId: ctx.organizationId, projectId: ctx.projectId, type: 'annotation.created', data: { annotation: created } }, now);
-      return created;
+    return this.db.orm.transaction((tx) => this.createIn(tx, ctx, traceId, input, now));
+  }
+
+  /**
+   * Writes an annotation (with its scores, checked against their configs) in the caller's
+   * transaction, and its events: annotation.created, and score.created per score. The review
+   * module completes a queue item with it, in the transaction that marks the item done.
+   */
+  async createIn(tx: Executor, ctx: AnnotationContext, traceId: string, input: CreateAnnotationBody, now: Date, scoresField = 'body.scores'): Promise<AnnotationView> {
+    checkAnchor(input);
+    const checked = await checkScores(tx, ctx.projectId, input.scores ?? [], scoresField);
+    // A personal key speaks for its user; other keys may name the person in `email`.
+    const userEmail = ctx.userId ? await emailOfUser(tx, ctx.userId) : null;
+    const row = await store.insertAnnotation(tx, {
+      id: newId('ann'),
+      projectId: ctx.projectId,
+      traceId,
+      comment: input.comment,
+      isThumbsUp: input.isThumbsUp,
+      email: userEmail ?? input.email ?? null,
+      userId: ctx.userId,
+      anchorKind: input.anchorKind ?? null,
+      anchorId: input.anchorId ?? null,
+      anchorPath: input.anchorPath ?? null,
+      createdAt: now,
+      updatedAt: now,
     });
+    await scoreStore.insertScores(
+      tx,
+      checked.map((c) => ({ id: newId('sc'), projectId: ctx.projectId, annotationId: row.id, traceId, configId: c.config.id, numberValue: c.numberValue, textValue: c.textValue, createdAt: now })),
+    );
+    const scores = checked.map((c) => presentScore(c.config, c.numberValue, c.textValue));
+    const created = presentAnnotation(row, scores);
+    const scope = { organizationId: ctx.organizationId, projectId: ctx.projectId };
+    await emitEvent(tx, { ...scope, type: 'annotation.created', data: { annotation: created } }, now);
+    await emitEvents(tx, scores.map((score) => ({ ...scope, type: 'score.created', data: { score: { ...score, traceId, annotationId: row.id, userId: ctx.userId } } })), now);
+    return created;
+  }
+
+  /** Annotations as answered, each with its scores (read in one query). */
+  private async present(db: Executor, projectId: string, rows: store.AnnotationRow[]): Promise<AnnotationView[]> {
+    const found = await scoreStore.scoresOfAnnotations(db, projectId, rows.map((r) => r.id));
+    const byAnnotation = new Map<string, ScoreView[]>();
+    for (const { score, config } of found) {
+      const list = byAnnotation.get(score.annotationId) ?? [];
+      list.push(presentScore(config, score.numberValue, score.textValue));
+      byAnnotation.set(score.annotationId, list);
+    }
+    return rows.map((r) => presentAnnotation(r, byAnnotation.get(r.id)));
   }
 
   async get(ctx: AnnotationContext, id: string): Promise<AnnotationView> {
     const row = await store.findAnnotation(this.db.orm, ctx.projectId, id);
     if (!row) throw annotationNotFound(id);
-    return presentAnnotation(row);
+    return (await this.present(this.db.orm, ctx.projectId, [row]))[0];
   }
 
   /** Changes the comment and flag; the author stays the one who wrote it (an e-mail is set only where no user is recorded). */
@@ -84,7 +115,7 @@ export class AnnotationService {
         updatedAt: now,
       });
       if (!row) throw annotationNotFound(id);
-      const updated = presentAnnotation(row);
+      const [updated] = await this.present(tx, ctx.projectId, [row]);
       await emitEvent(tx, { organizationId: ctx.organizationId, projectId: ctx.projectId, type: 'annotation.updated', data: { annotation: updated } }, now);
       return updated;
     });

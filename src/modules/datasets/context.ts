@@ -24,6 +24,14 @@ export interface DatasetLimits {
 /** Bytes of records a whole-dataset read answers at most (spec: 25 MB); beyond, read page by page. */
 export const WHOLE_READ_MAX_BYTES = 25_000_000;
 
+/** Records written at once from which the planner statistics are refreshed (store.refreshStatistics). */
+const STATISTICS_AFTER_ROWS = 10_000;
+
+/** After a write of `added` records has committed: fresh statistics when it was a big one. */
+export async function afterBulkWrite(db: Executor, added: number): Promise<void> {
+  if (added >= STATISTICS_AFTER_ROWS) await store.refreshStatistics(db);
+}
+
 /** Who acts, where: the project of the request, its organization (events), the base of links. */
 export interface Scope {
   projectId: string;

@@ -3,7 +3,7 @@ import { AppError, badRequest, notFound } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import { enqueueJobs, PermanentJobError, type ClaimedJob } from '../../platform/jobs/index.ts';
 import { summaryFilterSchema } from '../traces/index.ts';
-import { requireDataset, writeVersion, type DatasetDeps, type Scope } from './context.ts';
+import { afterBulkWrite, requireDataset, writeVersion, type DatasetDeps, type Scope } from './context.ts';
 import type { Column } from './schemas.ts';
 import * as store from './store.ts';
 import type { DatasetRow, NewRecord } from './store.ts';
@@ -19,13 +19,18 @@ export interface TraceDetailLike {
   input: { value: string };
   output: { value: string };
   metadata: Record<string, unknown>;
-  spans: { span_id: string; type: string; name?: string | null; model?: string | null; input: unknown; output: unknown; params?: Record<string, unknown> }[];
+  spans: { span_id: string; type: string; name?: string | null; model?: string | null; input: unknown; output: unknown; params?: Record<string, unknown> | null }[];
 }
 
 /** What the traces module lends (through app.ts). */
 export interface TraceSource {
-  /** null: no such trace in the project. */
-  detail(projectId: string, traceId: string): Promise<TraceDetailLike | null>;
+  /**
+   * Up to `pageSize` traces of the project at once, by id, with their spans of `spanTypes`
+   * (null: every span) in the detail's order; an id of no trace is not in the map.
+   */
+  contents(projectId: string, traceIds: readonly string[], spanTypes: readonly string[] | null): Promise<Map<string, TraceDetailLike>>;
+  /** Ids a `contents` call takes at most. */
+  pageSize: number;
   /** Ids of the traces matching a search, newest first, at most `limit`. */
   matching(projectId: string, filter: Record<string, unknown>, limit: number): Promise<string[]>;
 }
@@ -179,9 +184,16 @@ export async function addFromTraces(deps: DatasetDeps & { traces: TraceSource },
     });
     return { status: 202 as const, body: presentImport((await store.findImport(deps.db.orm, scope.projectId, d.id, id))!) };
   }
+  const items = body.items!;
+  // A span of any type may be named: every span of the traces named.
+  const details = new Map<string, TraceDetailLike>();
+  const ids = [...new Set(items.map((item) => item.traceId))];
+  for (let i = 0; i < ids.length; i += deps.traces.pageSize) {
+    for (const [id, detail] of await deps.traces.contents(scope.projectId, ids.slice(i, i + deps.traces.pageSize), null)) details.set(id, detail);
+  }
   const records: NewRecord[] = [];
-  for (const [i, item] of body.items!.entries()) {
-    const detail = await deps.traces.detail(scope.projectId, item.traceId);
+  for (const [i, item] of items.entries()) {
+    const detail = details.get(item.traceId);
     if (!detail) throw notFound('trace_not_found', `body.items.${i}.traceId: no trace ${item.traceId} in this project`);
     if (item.spanId && !detail.spans.some((s) => s.span_id === item.spanId)) {
       throw notFound('span_not_found', `body.items.${i}.spanId: no span ${item.spanId} in trace ${item.traceId}`);
@@ -217,9 +229,13 @@ export async function getImport(deps: DatasetDeps, scope: Scope, slugOrId: strin
   return presentImport(r);
 }
 
-const PROGRESS_EVERY = 100;
+/** The spans a whole trace's entry reads: the first LLM call (messages, model) and the retrievals (contexts). */
+const TRACE_ENTRY_SPANS = ['llm', 'rag', 'retriever'];
 
-/** The background job: match, read each trace, then add every record in one version. */
+/**
+ * The background job: match, read the traces a page at a time (one statement per page, so
+ * ingest's statements interleave with it), then add every record in one transaction.
+ */
 export async function runImport(deps: DatasetDeps & { traces: TraceSource }, job: ClaimedJob<z.infer<typeof importJobPayload>>): Promise<void> {
   const importId = job.payload.importId;
   const r = await store.importById(deps.db.orm, importId);
@@ -235,10 +251,15 @@ export async function runImport(deps: DatasetDeps & { traces: TraceSource }, job
   const ids = await deps.traces.matching(r.projectId, request.filter, request.limit);
   await store.updateImport(deps.db.orm, importId, { status: 'running', total: ids.length, done: 0, updatedAt: deps.clock.now() });
   const records: NewRecord[] = [];
-  for (const [i, traceId] of ids.entries()) {
-    const detail = await deps.traces.detail(r.projectId, traceId);
-    if (detail) records.push({ id: newId('record'), entry: entryFromTrace(detail, null, request.mapping, d.columnTypes as Column[]), traceId });
-    if ((i + 1) % PROGRESS_EVERY === 0) await store.updateImport(deps.db.orm, importId, { done: i + 1, updatedAt: deps.clock.now() });
+  const { pageSize } = deps.traces;
+  for (let i = 0; i < ids.length; i += pageSize) {
+    const page = ids.slice(i, i + pageSize);
+    const details = await deps.traces.contents(r.projectId, page, TRACE_ENTRY_SPANS);
+    for (const traceId of page) {
+      const detail = details.get(traceId);
+      if (detail) records.push({ id: newId('record'), entry: entryFromTrace(detail, null, request.mapping, d.columnTypes as Column[]), traceId });
+    }
+    await store.updateImport(deps.db.orm, importId, { done: i + page.length, updatedAt: deps.clock.now() });
   }
   const now = deps.clock.now();
   await deps.db.orm.transaction(async (tx) => {
@@ -250,4 +271,5 @@ export async function runImport(deps: DatasetDeps & { traces: TraceSource }, job
     }
     await store.updateImport(tx, importId, { status: 'completed', total: records.length, done: ids.length, updatedAt: now });
   });
+  await afterBulkWrite(deps.db.orm, records.length);
 }

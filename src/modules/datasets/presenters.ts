@@ -63,7 +63,8 @@ export function pagination(page: number, limit: number, total: number) {
 
 /**
  * JSON.stringify(presentRecord(r)), without parsing the stored entry and writing it again:
- * the record pages and the whole-dataset read answer thousands of these at once.
+ * the whole-dataset read answers thousands of these at once (pages have the database write
+ * the same text: store.ts RECORD_JSON).
  */
 export function recordJson(r: RecordRow): string {
   return `{"id":${JSON.stringify(r.id)},"datasetId":${JSON.stringify(r.datasetId)},"projectId":${JSON.stringify(r.projectId)},"entry":${r.entryJson},"createdAt":"${r.createdAt.toISOString()}","updatedAt":"${r.updatedAt.toISOString()}"}`;
@@ -71,7 +72,12 @@ export function recordJson(r: RecordRow): string {
 
 /** An answer whose `data` is records as JSON text: `{...head, "data": [records]}` (+ `tail` fields). */
 export function withRecordsJson(head: Record<string, unknown>, records: RecordRow[], tail: Record<string, unknown> = {}): string {
+  return withRecordsText(head, records.map(recordJson).join(','), tail);
+}
+
+/** The same with the records' JSON texts joined by commas already (store.pageRecordsText). */
+export function withRecordsText(head: Record<string, unknown>, records: string, tail: Record<string, unknown> = {}): string {
   const opening = Object.keys(head).length ? `${JSON.stringify(head).slice(0, -1)},` : '{';
   const closing = Object.keys(tail).length ? `,${JSON.stringify(tail).slice(1)}` : '}';
-  return `${opening}"data":[${records.map(recordJson).join(',')}]${closing}`;
+  return `${opening}"data":[${records}]${closing}`;
 }

@@ -1,6 +1,6 @@
 import { badRequest } from '../../platform/errors.ts';
 import { checkVersion, requireDataset, WHOLE_READ_MAX_BYTES, type DatasetDeps, type Scope } from './context.ts';
-import { pagination, presentDataset, presentListItem, presentVersion, withRecordsJson } from './presenters.ts';
+import { pagination, presentDataset, presentListItem, presentVersion, withRecordsJson, withRecordsText } from './presenters.ts';
 import * as store from './store.ts';
 import type { DatasetRow, RecordRow } from './store.ts';
 
@@ -66,20 +66,31 @@ async function pageStart(deps: DatasetDeps, d: DatasetRow, asOf: number | null, 
 }
 
 /** A page of records as JSON text ({data, pagination}). */
-export async function listRecords(deps: DatasetDeps, scope: Scope, slugOrId: string, q: { page: number; limit: number; version?: number }) {
+export async function listRecords(deps: DatasetDeps, scope: Scope, slugOrId: string, q: { page: number; limit: number; version?: number; q?: string }) {
   const d = await requireDataset(deps.db.orm, scope, slugOrId);
   const asOf = checkVersion(d, q.version);
+  const needle = q.q?.trim();
+  if (needle) {
+    const found = await store.searchRecordsText(deps.db.orm, d.id, asOf, needle, (q.page - 1) * q.limit, q.limit);
+    return withRecordsText({}, found.page, { pagination: pagination(q.page, q.limit, found.total) });
+  }
   const total = asOf === null ? d.recordCount : ((await store.versionRow(deps.db.orm, d.id, asOf))?.recordCount ?? 0);
   const offset = (q.page - 1) * q.limit;
-  let rows: RecordRow[] = [];
+  let page = '';
   if (offset < total) {
-    if (offset <= OFFSET_WALK_MAX) rows = await store.pageRecords(deps.db.orm, d.id, asOf, offset, q.limit);
+    if (offset <= OFFSET_WALK_MAX) page = await store.pageRecordsText(deps.db.orm, d.id, asOf, offset, q.limit);
     else {
       const from = await pageStart(deps, d, asOf, q.page, q.limit);
-      if (from !== null) rows = await store.pageFrom(deps.db.orm, d.id, asOf, from, q.limit);
+      if (from !== null) page = await store.pageFromText(deps.db.orm, d.id, asOf, from, q.limit);
     }
   }
-  return withRecordsJson({}, rows, { pagination: pagination(q.page, q.limit, total) });
+  return withRecordsText({}, page, { pagination: pagination(q.page, q.limit, total) });
+}
+
+/** The column mapping last used to add traces to the dataset (null: none yet). */
+export async function traceMapping(deps: DatasetDeps, scope: Scope, slugOrId: string) {
+  const d = await requireDataset(deps.db.orm, scope, slugOrId);
+  return { mapping: (d.traceMapping as Record<string, string> | null) ?? null };
 }
 
 export async function listVersions(deps: DatasetDeps, scope: Scope, slugOrId: string, page: number, limit: number) {

@@ -103,12 +103,6 @@ export const versionSchema = z.object({
 });
 export const versionListSchema = z.object({ currentVersion: z.number().int(), data: z.array(versionSchema), pagination: paginationSchema });
 
-export const nestedErrorSchema = z
-  .object({
-    error: z.object({ type: z.string(), code: z.string(), message: z.string(), meta: z.record(z.string(), z.unknown()).optional() }),
-  })
-  .describe('{error: {type, code, message, meta?}}; meta.field names the field at fault');
-
 // ---- requests
 
 export const slugOrIdParams = z.object({
@@ -128,7 +122,13 @@ const versionParam = z.coerce
   .min(0)
   .optional()
   .describe('read the dataset as of this version (GET .../versions lists them); default: now');
-export const recordsQuery = pageQuery.extend({ version: versionParam });
+export const recordsQuery = pageQuery.extend({
+  version: versionParam,
+  q: z.string().max(500).optional().describe('only records whose entry contains this text (any column, case-insensitive)'),
+});
+export const traceMappingAnswer = z.object({
+  mapping: z.record(z.string(), z.string()).nullable().describe('dataset column -> trace source, as last used (null: none yet)'),
+});
 export const versionQuery = z.object({ version: versionParam });
 export const exportQuery = z.object({
   format: z.enum(['csv', 'jsonl']).default('csv'),

@@ -6,13 +6,14 @@ import type { Executor } from '../../db/index.ts';
 import { AppError, badRequest, conflict } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import { findUnstorable } from '../../platform/nul-guard.ts';
-import { emitDatasetEvent, requireDataset, type DatasetDeps, type Scope } from './context.ts';
+import { afterBulkWrite, emitDatasetEvent, requireDataset, type DatasetDeps, type Scope } from './context.ts';
 import { convertValue } from './convert.ts';
 import { insertNewDataset, slugConflict, slugOf } from './create-dataset.ts';
 import { FileRowReader, formatOf, type FileRow } from './file-rows.ts';
 import { boundaryOf, readMultipart } from './multipart.ts';
 import { presentUploadCreated } from './presenters.ts';
-import { MAX_NAME, type Column } from './schemas.ts';
+import { z } from 'zod';
+import { COLUMN_TYPES, MAX_COLUMNS, MAX_NAME, type Column } from './schemas.ts';
 import * as store from './store.ts';
 import type { DatasetRow } from './store.ts';
 
@@ -26,6 +27,7 @@ import type { DatasetRow } from './store.ts';
 /** Rows per INSERT when storing an upload. */
 const INSERT_BATCH = 1_000;
 const MAX_TEXT_PART = 64 * 1024;
+const MAX_MAPPING_PART = 1024 * 1024;
 
 /** `id` and `selected` are the web app's own columns: `id_`, `selected_`, then `_1`, `_2`, ... on a further clash. */
 export function renameReserved(columns: string[]): string[] {
@@ -46,8 +48,58 @@ interface Received {
   columns: Column[];
 }
 
+/**
+ * The optional multipart part `mapping` (before `file`): JSON `[{from, name, type}]`, one per
+ * dataset column: the file column it is read from and its name and type. File columns it does
+ * not name are left out.
+ */
+export const uploadMappingSchema = z
+  .array(z.object({ from: z.string().min(1).max(MAX_NAME), name: z.string().min(1).max(MAX_NAME), type: z.enum(COLUMN_TYPES) }))
+  .min(1, 'at least one column')
+  .max(MAX_COLUMNS);
+export type UploadMapping = z.infer<typeof uploadMappingSchema>;
+
+function parseMapping(text: string): UploadMapping {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw badRequest('validation_error', 'mapping: not JSON; send [{"from": "<file column>", "name": "<dataset column>", "type": "string"}, ...]', 'mapping');
+  }
+  const parsed = uploadMappingSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const field = ['mapping', ...issue.path].join('.');
+    throw badRequest('validation_error', `${field}: ${issue.message}`, field);
+  }
+  const names = new Set<string>();
+  parsed.data.forEach((m, i) => {
+    if (names.has(m.name)) throw badRequest('validation_error', `mapping.${i}.name: the column name "${m.name}" is used twice`, `mapping.${i}.name`);
+    names.add(m.name);
+  });
+  return parsed.data;
+}
+
+/** The mapped columns' reader: every `from` must be a column of the file. */
+function mappedFit(fileColumns: string[], mapping: UploadMapping) {
+  const present = new Set(fileColumns);
+  mapping.forEach((m, i) => {
+    if (!present.has(m.from)) {
+      throw new AppError(400, 'columns_mismatch', `mapping.${i}.from: the file has no column "${m.from}"; its columns are ${fileColumns.map((c) => `"${c}"`).join(', ')}`, {
+        field: `mapping.${i}.from`,
+        meta: { missing: [m.from], unexpected: [] },
+      });
+    }
+  });
+  return (values: Record<string, unknown>) => {
+    const entry: Record<string, unknown> = {};
+    for (const m of mapping) entry[m.name] = convertValue(values[m.from], m.type);
+    return entry;
+  };
+}
+
 /** How file rows become entries: decided once the file's columns are known. */
-type Fitter = (fileColumns: string[]) => { columns: Column[]; fit: (values: Record<string, unknown>) => Record<string, unknown> };
+type Fitter = (fileColumns: string[], mapping: UploadMapping | null) => { columns: Column[]; fit: (values: Record<string, unknown>) => Record<string, unknown> };
 
 async function receive(
   deps: DatasetDeps,
@@ -59,13 +111,18 @@ async function receive(
   const boundary = boundaryOf(contentType);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'spyglass-upload-'));
   const spool = path.join(dir, 'rows.jsonl');
-  const fd = fs.openSync(spool, 'w', 0o600);
+  // Written by libuv's threads while the next part of the body is parsed; drained between chunks.
+  const out = fs.createWriteStream(spool, { mode: 0o600 });
+  const failed = new Promise<never>((_, reject) => out.on('error', reject));
+  failed.catch(() => undefined);
   let pending = '';
   const flush = () => {
-    if (pending) fs.writeSync(fd, pending);
+    if (pending) out.write(pending);
     pending = '';
   };
+  const drained = () => (out.writableNeedDrain ? Promise.race([new Promise<void>((resolve) => out.once('drain', () => resolve())), failed]) : undefined);
   let name: string | null = null;
+  let mapping: UploadMapping | null = null;
   let count = 0;
   let columns: Column[] | null = null;
   let seenFile = false;
@@ -74,7 +131,7 @@ async function receive(
     let fit: ((values: Record<string, unknown>) => Record<string, unknown>) | null = null;
     const sink = (row: FileRow, reader: FileRowReader) => {
       if (!fit) {
-        const fitted = fitter(reader.columns!);
+        const fitted = fitter(reader.columns!, mapping);
         columns = fitted.columns;
         fit = fitted.fit;
       }
@@ -104,13 +161,20 @@ async function receive(
             throw new AppError(413, 'payload_too_large', `file: larger than ${deps.limits.uploadMaxBytes} bytes (the upload limit); split the file`, { field: 'file' });
           }
           part.reader.write(ev.chunk);
+          await drained();
+        } else if (part.name === 'mapping') {
+          if (part.bytes > MAX_MAPPING_PART) throw badRequest('validation_error', `mapping: larger than ${MAX_MAPPING_PART} bytes`, 'mapping');
+          part.text.push(Buffer.from(ev.chunk));
         } else if (part.name === 'name') {
           if (part.bytes > MAX_TEXT_PART) throw badRequest('validation_error', `name: longer than ${MAX_NAME} characters`, 'name');
           part.text.push(Buffer.from(ev.chunk));
         }
       } else if (ev.type === 'end' && part) {
         if (part.reader) part.reader.end();
-        else if (part.name === 'name') {
+        else if (part.name === 'mapping') {
+          if (seenFile) throw badRequest('validation_error', 'mapping: the part must come before the file part', 'mapping');
+          mapping = parseMapping(Buffer.concat(part.text).toString('utf8'));
+        } else if (part.name === 'name') {
           name = Buffer.concat(part.text).toString('utf8');
           checkName(name);
           await onName(name);
@@ -120,12 +184,13 @@ async function receive(
     }
     if (!seenFile) throw badRequest('validation_error', 'file: the multipart part "file" (with a filename) is required', 'file');
     flush();
+    await Promise.race([new Promise<void>((resolve) => out.end(() => resolve())), failed]);
     return { name, spool, count, columns: columns! };
   } catch (err) {
     fs.rmSync(dir, { recursive: true, force: true });
     throw err;
   } finally {
-    fs.closeSync(fd);
+    out.destroy();
   }
 }
 
@@ -135,23 +200,31 @@ function checkName(name: string) {
   slugOf(name, 'name');
 }
 
-/** Stores the spooled rows as one new version of `d` (the caller's transaction). */
+/**
+ * Stores the spooled rows as one new version of `d` (the caller's transaction). The next batch
+ * is read and written as JSON while the database stores the last one.
+ */
 async function storeSpool(tx: Executor, scope: Scope, d: DatasetRow, spool: string, count: number, now: Date) {
   const { version, firstPosition } = await store.beginVersion(tx, d.id, count, now);
   let position = firstPosition;
   let batch: store.NewRecord[] = [];
+  let storing: Promise<unknown> = Promise.resolve();
   const write = async () => {
-    await store.insertRecords(tx, { datasetId: d.id, projectId: scope.projectId, version, firstPosition: position, now }, batch);
+    await storing;
+    storing = store.insertRecords(tx, { datasetId: d.id, projectId: scope.projectId, version, firstPosition: position, now }, batch);
+    // Awaited before the next batch or at the end; a failure meanwhile is not unhandled.
+    storing.catch(() => undefined);
     position += batch.length;
     batch = [];
   };
   const lines = readline.createInterface({ input: fs.createReadStream(spool, { encoding: 'utf8' }), crlfDelay: Infinity });
   for await (const line of lines) {
     if (!line) continue;
-    batch.push({ id: newId('record'), entry: JSON.parse(line) as Record<string, unknown> });
+    batch.push({ id: newId('record'), entryJson: line });
     if (batch.length >= INSERT_BATCH) await write();
   }
   if (batch.length) await write();
+  await storing;
   const recordCount = await store.endVersion(tx, { datasetId: d.id, version, change: 'file_uploaded', added: count, updated: 0, removed: 0, columnTypes: d.columnTypes, now });
   return { version, recordCount };
 }
@@ -160,7 +233,8 @@ const cleanup = (spool: string) => fs.rmSync(path.dirname(spool), { recursive: t
 
 /** POST /api/dataset/upload: a new dataset from a file, its columns from the header or first object, all typed string. */
 export async function uploadNewDataset(deps: DatasetDeps, scope: Scope, contentType: string | undefined, body: AsyncIterable<Buffer | string>) {
-  const fitter: Fitter = (fileColumns) => {
+  const fitter: Fitter = (fileColumns, mapping) => {
+    if (mapping) return { columns: mapping.map((m) => ({ name: m.name, type: m.type })), fit: mappedFit(fileColumns, mapping) };
     const names = renameReserved(fileColumns);
     return {
       columns: names.map((name) => ({ name, type: 'string' as const })),
@@ -185,6 +259,7 @@ export async function uploadNewDataset(deps: DatasetDeps, scope: Scope, contentT
       await emitDatasetEvent(tx, scope, 'dataset.created', d, now, { version, recordCount });
       return d;
     });
+    await afterBulkWrite(deps.db.orm, received.count);
     return presentUploadCreated(row, received.count);
   } finally {
     cleanup(received.spool);
@@ -195,7 +270,27 @@ export async function uploadNewDataset(deps: DatasetDeps, scope: Scope, contentT
 export async function uploadToDataset(deps: DatasetDeps, scope: Scope, slugOrId: string, contentType: string | undefined, body: AsyncIterable<Buffer | string>) {
   const d = await requireDataset(deps.db.orm, scope, slugOrId);
   const datasetColumns = d.columnTypes as Column[];
-  const fitter: Fitter = (fileColumns) => {
+  const fitter: Fitter = (fileColumns, mapping) => {
+    if (mapping) {
+      // Mapped onto the dataset's columns (by name, in the dataset's types); columns it does not name are null.
+      const have = new Map(datasetColumns.map((c) => [c.name, c]));
+      mapping.forEach((m, i) => {
+        if (!have.has(m.name)) {
+          throw new AppError(400, 'invalid_column', `mapping.${i}.name: "${m.name}" is not a column of dataset "${d.slug}"`, { field: `mapping.${i}.name` });
+        }
+      });
+      const typed = mapping.map((m) => ({ ...m, type: have.get(m.name)!.type }));
+      const fit = mappedFit(fileColumns, typed);
+      return {
+        columns: datasetColumns,
+        fit: (values) => {
+          const mapped = fit(values);
+          const entry: Record<string, unknown> = {};
+          for (const c of datasetColumns) entry[c.name] = mapped[c.name] ?? null;
+          return entry;
+        },
+      };
+    }
     const names = renameReserved(fileColumns);
     const have = new Set(datasetColumns.map((c) => c.name));
     const sent = new Set(names);
@@ -238,6 +333,7 @@ export async function uploadToDataset(deps: DatasetDeps, scope: Scope, slugOrId:
         recordCount,
       });
     });
+    await afterBulkWrite(deps.db.orm, received.count);
     return { datasetId: d.id, recordsCreated: received.count };
   } finally {
     cleanup(received.spool);

@@ -15,6 +15,7 @@ import { piiDetection } from './pii/index.ts';
 import { contextPrecisionEvaluator, contextRecallEvaluator } from './rag/index.ts';
 import { summarizationScore } from './rag/summarization-score.ts';
 import type { EvaluatorDefinition } from './types.ts';
+import { CHECKS } from './checks/index.ts';
 
 export const EVALUATORS: readonly EvaluatorDefinition[] = [
   ragFaithfulness,
@@ -30,18 +31,49 @@ export const EVALUATORS: readonly EvaluatorDefinition[] = [
   summarizationScore,
   offTopic,
   jailbreak,
+  ...CHECKS,
 ] as readonly EvaluatorDefinition[];
 
-const byPath = new Map(EVALUATORS.map((e) => [e.path, e]));
+/**
+ * LangWatch's names of the same evaluators (langevals' paths, which the LangWatch SDKs send):
+ * each runs the evaluator it names here, with the same data, settings and result.
+ */
+export const EVALUATOR_ALIASES: Readonly<Record<string, readonly string[]>> = {
+  'pii/pii_detection': ['presidio/pii_detection'],
+  'legacy/rag_faithfulness': ['legacy/ragas_faithfulness', 'ragas/faithfulness'],
+  'rag/context_recall': ['ragas/context_recall'],
+  'rag/context_precision': ['ragas/context_precision'],
+  'rag/summarization_score': ['ragas/summarization_score'],
+  'llm/query_resolution': ['langevals/query_resolution'],
+  'llm/competitor_llm_function_call': ['langevals/competitor_llm_function_call'],
+  'llm/competitor_blocklist': ['langevals/competitor_blocklist'],
+  'llm/llm_category': ['langevals/llm_category'],
+  'llm/llm_score': ['langevals/llm_score'],
+  'llm/off_topic': ['langevals/off_topic'],
+  'cloud/jailbreak': ['azure/jailbreak'],
+};
 
+const byPath = new Map<string, EvaluatorDefinition>(EVALUATORS.map((e) => [e.path, e]));
+const byAlias = new Map<string, EvaluatorDefinition>(
+  EVALUATORS.flatMap((e) => (EVALUATOR_ALIASES[e.path] ?? []).map((alias) => [alias, e] as const)),
+);
+
+/** The evaluator of a Spyglass path or of one of its LangWatch aliases. */
 export function findEvaluator(path: string): EvaluatorDefinition | undefined {
-  return byPath.get(path);
+  return byPath.get(path) ?? byAlias.get(path);
+}
+
+/** Whether `path` is a LangWatch alias (not a Spyglass path) of an evaluator. */
+export function isEvaluatorAlias(path: string): boolean {
+  return !byPath.has(path) && byAlias.has(path);
 }
 
 export type JsonSchema = Record<string, unknown>;
 
 export interface CatalogueEntry {
   path: string;
+  /** LangWatch's names of this evaluator, which run it too. */
+  aliases: string[];
   name: string;
   description: string;
   category: EvaluatorDefinition['category'];
@@ -63,6 +95,8 @@ export interface CatalogueEntry {
 export interface CatalogueAvailability extends CatalogueEntry {
   available: boolean;
   unavailable_reason: string | null;
+  /** Custom evaluators: the newest version. */
+  version?: number;
 }
 
 function jsonSchemaOf(schema: z.ZodType): JsonSchema {
@@ -72,10 +106,13 @@ function jsonSchemaOf(schema: z.ZodType): JsonSchema {
 }
 
 function describe(definition: EvaluatorDefinition): CatalogueEntry {
-  const defaultSettings = definition.settings.parse({}) as Record<string, unknown>;
+  // Checks with a required setting (a regex's pattern) have no complete default.
+  const parsedDefaults = definition.settings.safeParse({});
+  const defaultSettings = (parsedDefaults.success ? parsedDefaults.data : {}) as Record<string, unknown>;
   const requiredEnv = [...new Set([...definition.requiredEnv, ...(definition.requiredEnvFor?.(defaultSettings) ?? [])])];
   return {
     path: definition.path,
+    aliases: [...(EVALUATOR_ALIASES[definition.path] ?? [])],
     name: definition.name,
     description: definition.description,
     category: definition.category,
@@ -111,4 +148,49 @@ export function catalogueFor(env: Readonly<Record<string, string | undefined>>):
 export function catalogue(): CatalogueEntry[] {
   described ??= EVALUATORS.map(describe);
   return described;
+}
+
+const VARIABLE_SCHEMAS: Record<string, JsonSchema> = {
+  input: { type: 'string', description: 'The user message.' },
+  output: { type: 'string', description: 'The assistant reply.' },
+  contexts: { type: 'array', items: { type: 'string' }, description: 'Retrieved contexts, in rank order.' },
+  expected_output: { type: 'string', description: 'The expected answer (a dataset column).' },
+  conversation: { type: 'array', items: { type: 'object', properties: { role: { type: 'string' }, content: { type: 'string' } } }, description: 'The conversation, oldest message first.' },
+};
+
+/** A custom evaluator's catalogue entry: its data are its template's variables, its one setting pins a version. */
+export function customCatalogueEntry(e: {
+  path: string;
+  name: string;
+  description: string;
+  variables: string[];
+  version: number;
+  available: boolean;
+  unavailableReason: string | null;
+}): CatalogueAvailability {
+  return {
+    path: e.path,
+    name: e.name,
+    description: e.description,
+    category: 'custom',
+    aliases: [],
+    data: {
+      type: 'object',
+      properties: Object.fromEntries(e.variables.map((v) => [v, VARIABLE_SCHEMAS[v] ?? { description: `The dataset column or data key ${v}.` }])),
+      required: e.variables,
+    },
+    settings: {
+      type: 'object',
+      properties: { version: { type: 'integer', minimum: 1, description: `Run this version instead of the newest (${e.version})` } },
+      additionalProperties: false,
+    },
+    defaultSettings: {},
+    requiredEnv: [],
+    isCostly: true,
+    isGuardrail: false,
+    requirements: { llm: true, external_service: null, env: [] },
+    available: e.available,
+    unavailable_reason: e.unavailableReason,
+    version: e.version,
+  };
 }

@@ -5,10 +5,13 @@ export {
   deleteEvaluationsInsertedBefore,
   monitorResults,
   monitorOutcomeCounts,
+  tracesEvaluatedByMonitor,
+  type CostEstimate,
   type MonitorResult,
   DEFAULT_LIMITS,
   type EvaluationLimits,
   type EvaluationOutcome,
+  type EvaluatorForRuns,
 } from './service.ts';
 export { evaluationRoutes, GUARDRAIL_HEADER } from './routes.ts';
 export { traceEvaluationSchema, evaluationResultSchema, type TraceEvaluation } from './schemas.ts';
@@ -16,3 +19,6 @@ export { catalogue, findEvaluator, EVALUATORS, type CatalogueEntry } from './cat
 export { parseInput, runEvaluator, type RunOptions } from './runner.ts';
 export type { EvaluationResult, EvaluatorContext, EvaluatorDefinition } from './types.ts';
 export { evaluationChipsByTrace, evaluationTraceCondition, verdictsSql } from './trace-filter.ts';
+export { catalogueResponse, evaluateBody } from './schemas.ts';
+export { customEvaluatorRoutes } from './custom/routes.ts';
+export { TRACE_VARIABLES } from './custom/definition.ts';

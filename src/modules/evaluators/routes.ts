@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { projectRoute, routeGroup } from '../../platform/http/route-group.ts';
+import { isEvaluatorAlias } from './catalogue.ts';
 import type { EvaluationService } from './service.ts';
 import { catalogueResponse, evaluateBody, evaluationResultSchema, evaluatorParams } from './schemas.ts';
 
@@ -20,11 +21,11 @@ export function evaluationRoutes(app: FastifyInstance, service: EvaluationServic
         config: { auth: { scope: 'project', permission: 'evaluations:view' } },
         schema: {
           tags,
-          summary: 'Every evaluator with its data fields, settings (JSON Schema, defaults) and required environment',
+          summary: "Every evaluator with its data fields, settings (JSON Schema, defaults) and required environment; the project's custom evaluators (custom/<slug>) last",
           response: { 200: catalogueResponse },
         },
       },
-      () => ({ evaluators: service.catalogue() }),
+      async (_req, { organizationId, projectId }) => ({ evaluators: await service.projectCatalogue({ organizationId, projectId }) }),
     );
 
     project.post(
@@ -33,11 +34,12 @@ export function evaluationRoutes(app: FastifyInstance, service: EvaluationServic
         config: { auth: { scope: 'project', permission: 'evaluations:create' } },
         schema: {
           tags,
-          summary: 'Run an evaluator; answers an array of results (status processed, skipped or error)',
+          summary:
+            "Run an evaluator; answers an array of results (status processed, skipped or error). LangWatch's form answers one result object: a LangWatch evaluator name in the path (e.g. presidio/pii_detection) or a span_id key in the body (the LangWatch SDKs send one)",
           params: evaluatorParams,
           body: evaluateBody,
           // 404: no such evaluator; 502, 503, 504: the model provider of an LLM judge failed, is not configured, or timed out.
-          response: { 200: z.array(evaluationResultSchema), ...g.errors(404, 502, 503, 504) },
+          response: { 200: z.union([z.array(evaluationResultSchema), evaluationResultSchema]), ...g.errors(404, 502, 503, 504) },
         },
       },
       async (req, { organizationId, projectId }, reply) => {
@@ -48,9 +50,12 @@ export function evaluationRoutes(app: FastifyInstance, service: EvaluationServic
         };
         reply.raw.once('close', onClose);
         try {
-          const outcome = await service.evaluate({ organizationId, projectId }, `${req.params.family}/${req.params.name}`, req.body, controller.signal);
+          const path = `${req.params.family}/${req.params.name}`;
+          const outcome = await service.evaluate({ organizationId, projectId }, path, req.body, controller.signal);
           if (outcome.guardrailPassed !== null) void reply.header(GUARDRAIL_HEADER, String(outcome.guardrailPassed));
-          return outcome.results;
+          // LangWatch's evaluate route answers one result; its SDKs read `status` of the body.
+          const langWatchForm = isEvaluatorAlias(path) || 'span_id' in req.body;
+          return langWatchForm ? outcome.results[0] : outcome.results;
         } finally {
           reply.raw.off('close', onClose);
         }

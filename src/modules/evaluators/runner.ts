@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { AppError, type FieldIssue } from '../../platform/errors.ts';
 import { EvaluatorError, MissingConfigurationError } from './errors.ts';
+import { splitModel, type ProviderConfig } from './llm/provider.ts';
 import type { EvaluationResult, EvaluatorContext, EvaluatorDefinition } from './types.ts';
 
 export interface ParsedInput {
@@ -88,11 +89,17 @@ export interface RunOptions {
   maxRetries?: number;
   /** Aborts the run from outside (e.g. the client went away). */
   signal?: AbortSignal;
+  /** Model providers set in the app, by name; a judge whose model names one needs no server variable. */
+  providers?: ReadonlyMap<string, ProviderConfig>;
+  /** The judge's model when its settings do not carry it (a custom evaluator's version does). */
+  model?: string;
 }
 
 /** Runs a parsed entry. Never throws: failures come back as status "error" results. */
 export async function runEvaluator(definition: EvaluatorDefinition, input: ParsedInput, options: RunOptions): Promise<EvaluationResult> {
-  const required = [...definition.requiredEnv, ...(definition.requiredEnvFor?.(input.settings) ?? [])];
+  const model = options.model ?? (input.settings as { model?: unknown } | null)?.model;
+  const storedProvider = definition.usesLlm === true && typeof model === 'string' && options.providers?.has(splitModel(model).provider) === true;
+  const required = [...definition.requiredEnv, ...(storedProvider ? [] : (definition.requiredEnvFor?.(input.settings) ?? []))];
   const missing = required.find((v) => !options.env[v]);
   if (missing) {
     return errorResult(new MissingConfigurationError(missing, `${definition.path} needs it`));
@@ -118,6 +125,7 @@ export async function runEvaluator(definition: EvaluatorDefinition, input: Parse
     now: options.now,
     signal: controller.signal,
     maxRetries: options.maxRetries,
+    providers: options.providers,
   };
   try {
     const running = Promise.resolve().then(() => definition.evaluate({ data: input.data, settings: input.settings, ctx }));

@@ -30,6 +30,11 @@ export const evaluateBody = z.object({
     .max(MAX_EVALUATION_NAME_LENGTH)
     .nullish()
     .describe('The name the stored evaluation shows; defaults to the evaluator\'s name.'),
+  span_id: z
+    .string()
+    .max(MAX_TRACE_ID_LENGTH)
+    .nullish()
+    .describe('Sent by the LangWatch SDKs (with or without a value): the answer is then one result object instead of an array, as LangWatch answers.'),
   as_guardrail: z
     .boolean()
     .nullish()
@@ -58,6 +63,7 @@ const jsonSchema = z.record(z.string(), z.unknown());
 
 export const catalogueEntrySchema = z.object({
   path: z.string().describe('The {family}/{name} of POST /api/evaluations/{family}/{name}/evaluate.'),
+  aliases: z.array(z.string()).describe("LangWatch's names of the same evaluator (e.g. presidio/pii_detection): they run it too, with the same result"),
   name: z.string(),
   description: z.string(),
   category: z.string(),
@@ -76,6 +82,7 @@ export const catalogueEntrySchema = z.object({
     .describe('What running it takes'),
   available: z.boolean().describe('false while a variable it needs is not set on the server'),
   unavailable_reason: z.string().nullable().describe('Why it cannot run here, naming the variables to set'),
+  version: z.number().int().optional().describe('Custom evaluators (path custom/<slug>): the newest version'),
 });
 export type CatalogueEntryView = z.infer<typeof catalogueEntrySchema>;
 

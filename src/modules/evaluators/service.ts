@@ -6,12 +6,15 @@ import { AppError, badRequest, notFound } from '../../platform/errors.ts';
 import { emitEvent, type EventType } from '../../platform/events/index.ts';
 import { newId } from '../../platform/ids.ts';
 import { Metrics } from '../../platform/metrics.ts';
-import { catalogueFor, findEvaluator, type CatalogueAvailability } from './catalogue.ts';
+import { catalogue, catalogueFor, customCatalogueEntry, findEvaluator, type CatalogueAvailability } from './catalogue.ts';
+import { CustomEvaluatorService, type ResolvedCustom } from './custom/service.ts';
+import { renderTemplate, TRACE_VARIABLES, variablesOf } from './custom/definition.ts';
+import { computeCost, estimateTokens } from '../traces/index.ts';
 import { parseInput, parseSettings, runEvaluator } from './runner.ts';
 import type { EvaluateBody, TraceEvaluation } from './schemas.ts';
 import * as store from './store.ts';
 import { EvaluatorError, MissingConfigurationError } from './errors.ts';
-import { completeChat, resolveChatModel, type ChatCompletion } from './llm/provider.ts';
+import { completeChat, resolveChatModel, splitModel, SUPPORTED_PROVIDERS, type ChatCompletion, type ChatMessage, type ChatOptions, type ChatParameters, type ProviderConfig } from './llm/provider.ts';
 import type { EvaluationResult, EvaluatorDefinition } from './types.ts';
 
 export interface EvaluationLimits {
@@ -28,6 +31,16 @@ export interface EvaluationScope {
   projectId: string;
 }
 
+/** An evaluator as a saved definition reads it: its path, name, the data keys it reads, and a custom one's version. */
+export interface EvaluatorForRuns {
+  path: string;
+  name: string;
+  dataKeys: string[];
+  requiredKeys: string[];
+  /** A custom evaluator's version (settings.version, else its newest); null for built-in ones. */
+  version: number | null;
+}
+
 export type AnsweredResult = EvaluationResult & { evaluation_id?: string };
 
 export interface EvaluationOutcome {
@@ -37,6 +50,28 @@ export interface EvaluationOutcome {
 }
 
 const MAX_EVENT_DETAILS = 1000;
+
+/** A judge's answer (its short reasoning and verdict), as the cost estimate assumes it. */
+export const ESTIMATED_ANSWER_TOKENS = 150;
+/** A built-in judge's own instructions around the data, as the cost estimate assumes them. */
+const BUILT_IN_INSTRUCTION_TOKENS = 400;
+
+/** What running an evaluator once per trace would cost (estimateCost). */
+export interface CostEstimate {
+  usesLlm: boolean;
+  model: string | null;
+  promptTokensPerTrace: number;
+  answerTokensPerTrace: number;
+  /** null: the model is not in the price table. */
+  costPerTrace: number | null;
+  currency: string;
+}
+
+/** Model providers set in the app (the model-providers module, wired by app.ts). */
+export interface ProviderDirectory {
+  /** The provider this name means in the project (its own, else its organization's), key opened; null when none. */
+  resolve(scope: EvaluationScope, name: string): Promise<ProviderConfig | null>;
+}
 
 export class EvaluationService {
   readonly limits: EvaluationLimits;
@@ -50,18 +85,134 @@ export class EvaluationService {
     private readonly metrics: Metrics = new Metrics(),
   ) {
     this.limits = { ...DEFAULT_LIMITS, ...limits };
+    this.custom = new CustomEvaluatorService(db, clock, async (scope, model, field) => void (await this.providersFor(scope, model, field)));
   }
 
-  /** Every evaluator, with whether this server's environment lets it run (and why not). */
+  /** Custom evaluators (definitions and versions); they run through evaluate() as custom/<slug>. */
+  readonly custom: CustomEvaluatorService;
+
+  private providers: ProviderDirectory | null = null;
+
+  /** Model providers set in the app: judges and "Try it" use the one their model names, else the environment. */
+  useProviders(directory: ProviderDirectory): void {
+    this.providers = directory;
+  }
+
+  /** Every built-in evaluator, with whether this server's environment lets it run (and why not). */
   catalogue(): CatalogueAvailability[] {
     return catalogueFor(this.env);
   }
 
-  /** An evaluator path and settings to save for later runs (monitors): 400 naming `evaluator` or `settings.<key>`. */
-  checkSettings(path: string, settings: unknown): void {
+  /** The built-in evaluators, then the project's custom ones (custom/<slug>) at their newest version. */
+  async projectCatalogue(scope: EvaluationScope): Promise<CatalogueAvailability[]> {
+    const custom = await this.custom.list(scope.projectId);
+    const entries: CatalogueAvailability[] = [];
+    for (const c of custom) {
+      let reason: string | null = null;
+      try {
+        const providers = await this.providersFor(scope, c.model, 'model');
+        const provider = c.model.slice(0, c.model.indexOf('/'));
+        if (!providers?.has(provider) && !this.env.OPENAI_API_KEY) reason = `Its model ${c.model} needs OPENAI_API_KEY on the server, or a model provider named ${provider} set in the app.`;
+      } catch (err) {
+        reason = err instanceof Error ? err.message.replace(/^model: /, '') : String(err);
+      }
+      entries.push(customCatalogueEntry({ path: c.path, name: c.name, description: c.description ?? `Custom LLM judge (${c.answer.type.replace('_', '/')})`, variables: c.variables, version: c.version, available: reason === null, unavailableReason: reason }));
+    }
+    return [...this.catalogue(), ...entries];
+  }
+
+  /**
+   * The provider a model names, as the runner takes it: the one set in the app, or none (the
+   * server environment's openai). Any other name: 400 naming `field`.
+   */
+  async providersFor(scope: EvaluationScope, model: string, field: string): Promise<ReadonlyMap<string, ProviderConfig> | undefined> {
+    const { provider } = splitModel(model);
+    const stored = (await this.providers?.resolve(scope, provider)) ?? null;
+    if (stored) return new Map([[provider, stored]]);
+    if ((SUPPORTED_PROVIDERS as readonly string[]).includes(provider)) return undefined;
+    throw badRequest(
+      'unsupported_provider',
+      `${field}: unsupported provider ${provider}: no model provider named ${provider} in this project or its organization (POST /api/model-providers sets one; GET /api/model-providers/models lists the models), and the server's environment only gives openai/<model>`,
+      field,
+    );
+  }
+
+  /**
+   * A custom evaluator's version to run: settings.version, else the newest. No such evaluator:
+   * 404, or a 400 naming `field` when it is being saved for later (a monitor).
+   */
+  private async resolveCustom(scope: EvaluationScope, path: string, settings: unknown, field: string | null): Promise<ResolvedCustom> {
+    const slug = path.slice('custom/'.length);
+    const pinned = (settings as { version?: unknown } | null | undefined)?.version;
+    const found = await this.custom.resolve(scope.projectId, slug, typeof pinned === 'number' && Number.isInteger(pinned) && pinned > 0 ? pinned : undefined);
+    if (found) return found;
+    if (field) throw badRequest('unknown_evaluator', `${field}: no evaluator ${path} in this project; GET /api/evaluations lists them`, field);
+    throw notFound('evaluator_not_found', `no evaluator ${path} in this project; GET /api/evaluations lists the available ones`);
+  }
+
+  /** An LLM judge's provider, from its settings.model. */
+  private async judgeProviders(scope: EvaluationScope, definition: EvaluatorDefinition, settings: unknown) {
+    const model = (settings as { model?: unknown } | null)?.model;
+    if (!definition.usesLlm || typeof model !== 'string') return undefined;
+    return this.providersFor(scope, model, 'settings.model');
+  }
+
+  /**
+   * An evaluator path and settings saved for later runs (monitors, experiment definitions):
+   * what it is and what data it reads; 400 naming `evaluator` or `settings.<key>` (unknown
+   * evaluator, refused settings, a judge whose provider is set neither in the app nor in the
+   * environment). A custom evaluator answers the version that would run.
+   */
+  async describeForRuns(scope: EvaluationScope, path: string, settings: unknown): Promise<EvaluatorForRuns> {
+    if (path.startsWith('custom/')) {
+      const custom = await this.resolveCustom(scope, path, settings, 'evaluator');
+      parseSettings(custom.definition, settings);
+      await this.providersFor(scope, custom.config.model, 'evaluator');
+      const keys = variablesOf(custom.config.prompt);
+      return { path: custom.definition.path, name: custom.definition.name, dataKeys: keys, requiredKeys: keys, version: custom.version };
+    }
     const definition = findEvaluator(path);
-    if (!definition) throw badRequest('unknown_evaluator', `no evaluator ${path}; GET /api/evaluations lists them`, 'evaluator');
-    parseSettings(definition, settings);
+    const entry = definition && catalogue().find((e) => e.path === definition.path);
+    if (!definition || !entry) throw badRequest('unknown_evaluator', `evaluator: no evaluator ${path}; GET /api/evaluations lists them`, 'evaluator');
+    await this.judgeProviders(scope, definition, parseSettings(definition, settings));
+    const schema = entry.data as { properties?: Record<string, unknown>; required?: string[] };
+    return { path: definition.path, name: definition.name, dataKeys: Object.keys(schema.properties ?? {}), requiredKeys: schema.required ?? [], version: null };
+  }
+
+  /**
+   * What running `path` once per trace would cost, estimated from `samples` (the evaluation data
+   * of a few of the traces): the prompt's tokens counted with the model's tokenizer (a custom
+   * judge's rendered template; a built-in judge's data plus its instructions), an assumed
+   * answer of ESTIMATED_ANSWER_TOKENS, priced by the price table. Evaluators without an LLM cost 0.
+   */
+  async estimateCost(scope: EvaluationScope, path: string, settings: unknown, samples: Record<string, unknown>[]): Promise<CostEstimate> {
+    const custom = path.startsWith('custom/') ? await this.resolveCustom(scope, path, settings, 'evaluator') : null;
+    const definition = custom?.definition ?? this.evaluator(path);
+    if (!definition.usesLlm) return { usesLlm: false, model: null, promptTokensPerTrace: 0, answerTokensPerTrace: 0, costPerTrace: 0, currency: 'USD' };
+    const model = custom?.config.model ?? ((parseSettings(definition, settings) as { model?: unknown }).model as string | undefined) ?? null;
+    if (!model) return { usesLlm: true, model: null, promptTokensPerTrace: 0, answerTokensPerTrace: 0, costPerTrace: null, currency: 'USD' };
+    const { provider, modelId } = splitModel(model);
+    const stored = (await this.providersFor(scope, model, 'evaluator'))?.get(provider);
+    const vendor = stored ? (stored.kind === 'anthropic' ? 'anthropic' : 'openai') : provider;
+    const promptOf = (data: Record<string, unknown>) => (custom ? renderTemplate(custom.config.prompt, data) : JSON.stringify(data));
+    const counted = samples.map((d) => estimateTokens(promptOf(d), modelId) + (custom ? 0 : BUILT_IN_INSTRUCTION_TOKENS));
+    const promptTokens = counted.length ? Math.ceil(counted.reduce((a, b) => a + b, 0) / counted.length) : 0;
+    const cost = computeCost({ model: modelId, vendor, promptTokens, completionTokens: ESTIMATED_ANSWER_TOKENS });
+    return { usesLlm: true, model, promptTokensPerTrace: promptTokens, answerTokensPerTrace: ESTIMATED_ANSWER_TOKENS, costPerTrace: cost?.amount ?? null, currency: cost?.currency ?? 'USD' };
+  }
+
+  /** An evaluator path and settings to save for a monitor: as describeForRuns, and a custom template may name only what traces give. */
+  async checkSettings(scope: EvaluationScope, path: string, settings: unknown): Promise<void> {
+    const found = await this.describeForRuns(scope, path, settings);
+    if (found.version === null) return;
+    const lacking = found.dataKeys.filter((v) => !TRACE_VARIABLES.includes(v));
+    if (lacking.length) {
+      throw badRequest(
+        'template_variables',
+        `evaluator: the template of ${path} (version ${found.version}) names ${lacking.map((v) => `{{${v}}}`).join(', ')}, which traces do not give (they give ${TRACE_VARIABLES.join(', ')})`,
+        'evaluator',
+      );
+    }
   }
 
   evaluator(path: string): EvaluatorDefinition {
@@ -73,29 +224,65 @@ export class EvaluationService {
   }
 
   /**
-   * Runs one evaluator (400 for bad data or settings, 404 for an unknown path). With a
-   * trace_id the result is stored on that trace; either way its webhook events are written,
-   * in the same transaction as the stored result.
+   * What running `path` takes, for the evaluate route, monitors and experiment runs alike: the
+   * evaluator (a custom one at settings.version, else its newest), the parsed data and
+   * settings, and the judge's provider (the project's, else the environment's).
    */
-  async evaluate(scope: EvaluationScope, path: string, body: EvaluateBody, signal?: AbortSignal, origin: { monitorId?: string } = {}): Promise<EvaluationOutcome> {
-    const definition = this.evaluator(path);
-    const input = parseInput(definition, body.data, body.settings);
+  private async prepare(scope: EvaluationScope, path: string, data: unknown, settings: unknown) {
+    const custom = path.startsWith('custom/') ? await this.resolveCustom(scope, path, settings, null) : null;
+    const definition = custom?.definition ?? this.evaluator(path);
+    const input = parseInput(definition, data, settings);
+    const providers = custom ? await this.providersFor(scope, custom.config.model, 'model') : await this.judgeProviders(scope, definition, input.settings);
+    return { custom, definition, input, providers };
+  }
+
+  private async execute(prepared: Awaited<ReturnType<EvaluationService['prepare']>>, signal: AbortSignal | undefined): Promise<EvaluationResult> {
+    const { definition, input, providers, custom } = prepared;
     const started = performance.now();
-    let result: AnsweredResult;
     try {
-      result = await runEvaluator(definition, input, {
+      const result = await runEvaluator(definition, input, {
         env: this.env,
         fetch: this.fetchImpl,
         now: () => this.clock.now(),
         timeoutMs: this.limits.timeoutMs,
         maxRetries: this.limits.maxRetries,
         signal,
+        providers,
+        model: custom?.config.model,
       });
+      this.metrics.evaluatorRun(definition.path, result.status, (performance.now() - started) / 1000, result.error_type ?? undefined);
+      return result;
     } catch (err) {
       this.metrics.evaluatorRun(definition.path, 'error', (performance.now() - started) / 1000, err instanceof Error ? err.name : 'Error');
       throw err;
     }
-    this.metrics.evaluatorRun(definition.path, result.status, (performance.now() - started) / 1000, result.error_type ?? undefined);
+  }
+
+  /**
+   * Runs one evaluator as evaluate() does, without storing its result or writing events (an
+   * experiment run stores its own): data, settings or an evaluator it cannot run answer a
+   * result with status error naming why.
+   */
+  async runDetached(scope: EvaluationScope, path: string, data: Record<string, unknown>, settings: Record<string, unknown>, signal?: AbortSignal): Promise<EvaluationResult> {
+    let prepared;
+    try {
+      prepared = await this.prepare(scope, path, data, settings);
+    } catch (err) {
+      if (err instanceof AppError && err.status < 500) return { status: 'error', details: err.message, error_type: err.status === 400 ? 'ValidationError' : err.code };
+      throw err;
+    }
+    return this.execute(prepared, signal);
+  }
+
+  /**
+   * Runs one evaluator (400 for bad data or settings, 404 for an unknown path). With a
+   * trace_id the result is stored on that trace; either way its webhook events are written,
+   * in the same transaction as the stored result.
+   */
+  async evaluate(scope: EvaluationScope, path: string, body: EvaluateBody, signal?: AbortSignal, origin: { monitorId?: string } = {}): Promise<EvaluationOutcome> {
+    const prepared = await this.prepare(scope, path, body.data, body.settings);
+    const { custom, definition, input } = prepared;
+    let result: AnsweredResult = await this.execute(prepared, signal);
 
     // Nobody is waiting for this answer: store nothing the client was not told about.
     if (signal?.aborted) throw new AppError(499, 'client_closed_request', 'the client closed the connection before the evaluation finished');
@@ -133,10 +320,11 @@ export class EvaluationService {
           insertedAt: now.getTime(),
           updatedAt: now.getTime(),
           monitorId: origin.monitorId ?? null,
+          evaluatorVersion: custom?.version ?? null,
         });
         result = { ...result, evaluation_id: row.id };
       }
-      await this.emitEvents(tx, scope, { result, path: definition.path, name, traceId, asGuardrail }, now);
+      await this.emitEvents(tx, scope, { result, path: definition.path, name, traceId, asGuardrail, version: custom?.version ?? null }, now);
     });
 
     return { results: [result], guardrailPassed: asGuardrail ? result.passed !== false : null };
@@ -145,7 +333,7 @@ export class EvaluationService {
   private async emitEvents(
     tx: Executor,
     scope: EvaluationScope,
-    e: { result: AnsweredResult; path: string; name: string; traceId: string | null; asGuardrail: boolean },
+    e: { result: AnsweredResult; path: string; name: string; traceId: string | null; asGuardrail: boolean; version: number | null },
     now: Date,
   ): Promise<void> {
     const { result } = e;
@@ -162,6 +350,7 @@ export class EvaluationService {
       cost: result.cost ?? null,
       error_type: result.error_type ?? null,
       as_guardrail: e.asGuardrail,
+      ...(e.version !== null ? { evaluator_version: e.version } : {}),
     };
     const base = { organizationId: scope.organizationId, projectId: scope.projectId };
     const type: EventType = result.status === 'error' ? 'evaluation.failed' : 'evaluation.completed';
@@ -177,29 +366,47 @@ export class EvaluationService {
    * Failures are HTTP errors here: 400 naming `model`, 503 when the provider is not
    * configured (naming the variable), 502 for the provider's errors, 504 past the deadline.
    */
-  async complete(
-    model: string,
-    messages: { role: 'system' | 'user' | 'assistant'; content: string }[],
-    signal?: AbortSignal,
-    jsonSchema?: { name: string; schema: Record<string, unknown> },
-  ): Promise<ChatCompletion & { provider: string }> {
+  async complete(scope: EvaluationScope, model: string, messages: ChatMessage[], signal?: AbortSignal, options: ChatOptions = {}): Promise<ChatCompletion & { provider: string }> {
     const resolved = resolveChatModel(model);
-    if (!resolved) throw badRequest('unsupported_model', `model: ${model} is not supported; use openai/<model> (any OpenAI-compatible server through OPENAI_BASE_URL)`, 'model');
-    const deadline = AbortSignal.timeout(this.limits.timeoutMs);
+    if (!resolved) throw badRequest('unsupported_model', `model: ${model} is not supported; use <provider>/<model> (GET /api/model-providers/models lists them)`, 'model');
+    const providers = await this.providersFor(scope, `${resolved.provider}/${resolved.modelId}`, 'model');
+    const stored = providers?.get(resolved.provider);
+    if (stored?.kind === 'anthropic') checkAnthropicParameters(options.parameters ?? {});
+    return this.completeWith(resolved, messages, { ...options, signal, providers, timeoutMs: this.limits.timeoutMs, maxRetries: this.limits.maxRetries, vendor: stored ? (stored.kind === 'anthropic' ? 'anthropic' : 'openai') : resolved.provider });
+  }
+
+  /** A model provider's "test": one tiny completion, a short deadline, no retries. */
+  async probe(provider: ProviderConfig, modelId: string): Promise<{ text: string; responseModel: string }> {
+    return this.completeWith({ provider: provider.name, modelId }, [{ role: 'user', content: 'Reply with the single word OK.' }], {
+      providers: new Map([[provider.name, provider]]),
+      timeoutMs: Math.min(this.limits.timeoutMs, 30_000),
+      maxRetries: 0,
+      vendor: provider.kind,
+    });
+  }
+
+  private async completeWith(
+    resolved: { provider: string; modelId: string },
+    messages: { role: 'system' | 'user' | 'assistant'; content: string }[],
+    o: ChatOptions & { signal?: AbortSignal; providers?: ReadonlyMap<string, ProviderConfig>; timeoutMs: number; maxRetries: number; vendor: string },
+  ): Promise<ChatCompletion & { provider: string }> {
+    const { signal } = o;
+    const deadline = AbortSignal.timeout(o.timeoutMs);
     try {
       const answer = await completeChat(resolved, messages, {
         env: this.env,
         fetch: this.fetchImpl,
         now: () => this.clock.now(),
-        maxRetries: this.limits.maxRetries,
+        maxRetries: o.maxRetries,
         signal: signal ? AbortSignal.any([signal, deadline]) : deadline,
-      }, jsonSchema);
-      return { ...answer, provider: resolved.provider };
+        providers: o.providers,
+      }, { parameters: o.parameters, outputSchema: o.outputSchema, onEvent: o.onEvent });
+      return { ...answer, provider: o.vendor };
     } catch (err) {
       if (err instanceof MissingConfigurationError) {
         throw new AppError(503, 'provider_not_configured', err.message, { meta: { variable: err.variable } });
       }
-      if (deadline.aborted) throw new AppError(504, 'provider_timeout', `the model provider did not answer within ${this.limits.timeoutMs / 1000} s (retries included)`);
+      if (deadline.aborted) throw new AppError(504, 'provider_timeout', `the model provider did not answer within ${o.timeoutMs / 1000} s (retries included)`);
       if (err instanceof EvaluatorError) throw new AppError(502, err.type === 'ProviderError' ? 'provider_error' : 'invalid_provider_response', err.message);
       throw err;
     }
@@ -246,6 +453,7 @@ export async function monitorResults(
       score: r.score,
       label: r.label,
       details: r.details,
+      evaluator_version: r.evaluatorVersion,
       inserted_at: Number(r.insertedAt),
     })),
     next_cursor: found.length > page.pageSize && last ? Buffer.from(JSON.stringify({ t: Number(last.insertedAt), i: last.id })).toString('base64url') : null,
@@ -260,10 +468,17 @@ export interface MonitorResult {
   score: number | null;
   label: string | null;
   details: string | null;
+  /** The custom evaluator's version that produced it; null for built-in evaluators. */
+  evaluator_version: number | null;
   inserted_at: number;
 }
 
 /** A monitor's results counted per time bucket (of when they were stored). */
+/** Of `traceIds`, those the monitor already evaluated with this evaluator version (a backfill skips them). */
+export function tracesEvaluatedByMonitor(db: Database, projectId: string, monitorId: string, version: number | null, traceIds: readonly string[]): Promise<Set<string>> {
+  return store.tracesEvaluatedByMonitor(db.orm, projectId, monitorId, version, traceIds);
+}
+
 export async function monitorOutcomeCounts(db: Database, projectId: string, monitorId: string, range: { start: number; end: number; bucket: SQL }) {
   return store.countByMonitor(db.orm, projectId, monitorId, range);
 }
@@ -310,4 +525,16 @@ function toTraceEvaluation(row: store.EvaluationRow): TraceEvaluation {
 
 function truncate(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max)}...`;
+}
+
+/** What Anthropic's Messages API has no place for, or takes in a narrower range: a 400 naming the parameter. */
+function checkAnthropicParameters(p: ChatParameters): void {
+  if (p.seed !== undefined) throw badRequest('unsupported_parameter', 'parameters.seed: Anthropic models take no seed', 'parameters.seed');
+  if (p.response_format !== undefined && p.response_format.type !== 'text') {
+    throw badRequest('unsupported_parameter', 'parameters.response_format: Anthropic models take no response format (declare a tool and require it instead)', 'parameters.response_format');
+  }
+  if (p.temperature !== undefined && p.temperature > 1) throw badRequest('unsupported_parameter', 'parameters.temperature: Anthropic models take 0..1', 'parameters.temperature');
+  if (p.stop !== undefined && (typeof p.stop === 'string' ? [p.stop] : p.stop).some((s) => !s.trim())) {
+    throw badRequest('unsupported_parameter', 'parameters.stop: Anthropic refuses stop sequences of only whitespace', 'parameters.stop');
+  }
 }

@@ -75,3 +75,15 @@ export async function countByMonitor(db: Executor, projectId: string, monitorId:
         GROUP BY 1`,
   );
 }
+
+/** Of `traceIds`, those a monitor already evaluated with this evaluator version (null: a built-in evaluator). */
+export async function tracesEvaluatedByMonitor(db: Executor, projectId: string, monitorId: string, version: number | null, traceIds: readonly string[]): Promise<Set<string>> {
+  if (traceIds.length === 0) return new Set();
+  const found = await rows<{ trace_id: string }>(
+    db,
+    sql`SELECT DISTINCT trace_id FROM evaluations
+        WHERE project_id = ${projectId} AND monitor_id = ${monitorId} AND evaluator_version IS NOT DISTINCT FROM ${version}::int
+          AND trace_id = ANY(ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(traceIds)}::jsonb)))`,
+  );
+  return new Set(found.map((r) => r.trace_id));
+}

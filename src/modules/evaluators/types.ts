@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { ProviderConfig } from './llm/provider.ts';
 
 /** One result of the spec's "Evaluation request and result" table. */
 export interface EvaluationResult {
@@ -23,6 +24,8 @@ export interface EvaluatorContext {
   signal?: AbortSignal;
   /** Retries of a failed provider call (HTTP 429/5xx, network); the provider SDK's default when unset. */
   maxRetries?: number;
+  /** Model providers set in the app, by name (the provider part of settings.model), keys opened. */
+  providers?: ReadonlyMap<string, ProviderConfig>;
 }
 
 /**

@@ -1,2 +1,21 @@
 export { experimentRoutes, type ExperimentRoutesOptions } from './routes.ts';
 export type { ExperimentsContext } from './context.ts';
+export {
+  compareQuery,
+  compareResponse,
+  experimentListResponse,
+  PLATFORM_SLUG_PARAMS,
+  regressionsQuery,
+  regressionsResponse,
+  runListResponse,
+  runParams,
+  runsQuery,
+  runStatusResponse,
+  startRunBody,
+  startRunResponse,
+} from './schemas.ts';
+export type { PlatformDeps, PlatformScope, EvaluatorForRuns, PromptForRuns } from './platform-context.ts';
+export { PlatformRunner, RUN_QUEUE, RUN_LEASE_MS } from './run-cells.ts';
+export { TargetHeaders } from './target-headers.ts';
+export { resealTargetHeaders } from './reseal-headers.ts';
+export { runTraceIds } from './run-traces.ts';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { scoreSummarySchema } from '../annotations/scores.schema.ts';
 
 /** Shared by the routes, presenters and the web app: the wire shapes of docs/experiments.md. */
 
@@ -226,3 +227,351 @@ export const runStatusResponse = z.object({
 export const errorSchema = z.object({
   error: z.object({ type: z.string(), code: z.string(), message: z.string(), meta: z.record(z.string(), z.unknown()).optional() }),
 });
+
+// ---- Reading and comparing runs (docs/experiments.md: "Reading a run", "Comparing runs") ----
+
+export const slugParams = z.object({ slug: z.string().min(1).max(255) });
+export const slugRunParams = slugParams.extend({ runId: z.string().min(1).max(255) });
+
+/** A statistic with its 95% interval (`low`..`high`) over `n` values. */
+export const estimateSchema = z.object({ value: z.number(), low: z.number(), high: z.number(), n: z.number().int() });
+
+export const evaluatorStatsSchema = z.object({
+  evaluator: z.string(),
+  name: z.string(),
+  /** results of every status */
+  results: z.number().int(),
+  processed: z.number().int(),
+  skipped: z.number().int(),
+  errors: z.number().int(),
+  passed: z.number().int(),
+  failed: z.number().int(),
+  /** mean score over processed results with a score; percentile bootstrap */
+  score: estimateSchema.nullable(),
+  /** share (0..1) passed among processed results with `passed` set; Wilson interval */
+  passRate: estimateSchema.nullable(),
+  /** the evaluator's own duration (ms) */
+  latency: z.object({ p50: estimateSchema.nullable(), p95: estimateSchema.nullable() }),
+  /** total of the evaluator's own cost; percentile bootstrap */
+  cost: estimateSchema.nullable(),
+});
+
+export const groupStatsSchema = z.object({
+  /** null: rows without a target (in `targets`), or every row (`overall`) */
+  targetId: z.string().nullable(),
+  name: z.string(),
+  rows: z.number().int(),
+  errors: z.number().int(),
+  /** share of rows with an error; Wilson interval */
+  errorRate: estimateSchema.nullable(),
+  /** the rows' duration (ms): median and 95th percentile, order-statistic intervals */
+  latency: z.object({ p50: estimateSchema.nullable(), p95: estimateSchema.nullable() }),
+  /** total cost of the rows; percentile bootstrap */
+  cost: estimateSchema.nullable(),
+  evaluators: z.array(evaluatorStatsSchema),
+});
+
+export const intervalMethodsSchema = z.object({
+  confidence: z.number(),
+  resamples: z.number().int(),
+  mean: z.string(),
+  rate: z.string(),
+  percentile: z.string(),
+  difference: z.string(),
+});
+
+export const runSummaryResponse = z.object({
+  experimentId: z.string(),
+  experimentSlug: z.string(),
+  runId: z.string(),
+  status: z.enum(['running', 'completed', 'stopped']),
+  createdAt: z.number().int(),
+  isBaseline: z.boolean(),
+  methods: intervalMethodsSchema,
+  overall: groupStatsSchema,
+  targets: z.array(groupStatsSchema),
+});
+
+/** One run's result of one evaluator on a row. */
+export const rowEvaluationSchema = z.object({
+  name: z.string().nullable(),
+  status: z.string(),
+  score: z.number().nullable(),
+  passed: z.boolean().nullable(),
+  label: z.string().nullable(),
+  details: z.string().nullable(),
+  cost: z.number().nullable(),
+  duration: z.number().nullable(),
+});
+
+export const runRowSchema = resultRowSchema.extend({
+  evaluations: z.record(z.string(), rowEvaluationSchema),
+  scores: z.array(scoreSummarySchema).describe("Review scores of the row's trace, per score config (empty until the trace is reviewed)"),
+});
+
+const pageParam = z.string().optional();
+export const runRowsQuery = z.object({
+  page: pageParam,
+  pageSize: pageParam,
+  sortBy: z.string().max(300).optional(),
+  sortDirection: z.enum(['asc', 'desc']).optional(),
+  /** `<column><op><value>`, repeatable: every condition must hold */
+  where: z.union([z.string().max(1000), z.array(z.string().max(1000)).max(20)]).optional(),
+});
+
+export const runRowsResponse = z.object({
+  experimentSlug: z.string(),
+  runId: z.string(),
+  evaluators: z.array(
+    z.object({ evaluator: z.string(), name: z.string(), version: z.number().int().nullable().describe("A custom evaluator's version the run ran; null for built-in ones and SDK runs") }),
+  ),
+  rows: z.array(runRowSchema),
+  pagination: paginationSchema,
+});
+
+export const compareQuery = z.object({
+  /** comma-separated run ids, 2..10 */
+  runs: z.string().min(1).max(3000),
+  baseline: z.string().min(1).max(255).optional(),
+  /** comma-separated evaluator ids whose lower scores and pass rates are better */
+  lowerIsBetter: z.string().max(3000).optional(),
+});
+
+export const verdictSchema = z.enum(['better', 'worse', 'no detectable difference', 'not comparable']);
+
+/** current - baseline over the rows both runs scored, with its paired-bootstrap interval. */
+export const differenceSchema = z.object({
+  baseline: z.number(),
+  current: z.number(),
+  difference: z.number(),
+  low: z.number(),
+  high: z.number(),
+  /** rows both runs scored */
+  n: z.number().int(),
+  verdict: verdictSchema,
+});
+
+export const evaluatorComparisonSchema = z.object({
+  evaluator: z.string(),
+  name: z.string(),
+  higherIsBetter: z.boolean(),
+  /** which difference decides `verdict`: the pass rate when both runs have pass/fail results on shared rows, else the score */
+  decidedBy: z.enum(['passRate', 'score']).nullable(),
+  verdict: verdictSchema,
+  score: differenceSchema.nullable(),
+  passRate: differenceSchema.nullable(),
+  /** rows that passed in the baseline and fail (or error) in this run */
+  regressions: z.number().int(),
+  /** rows that failed (or errored) in the baseline and pass in this run */
+  improvements: z.number().int(),
+});
+
+export const runComparisonSchema = z.object({
+  runId: z.string(),
+  baselineRunId: z.string(),
+  /** row keys (index, target) both runs hold */
+  sharedRows: z.number().int(),
+  evaluators: z.array(evaluatorComparisonSchema),
+});
+
+export const compareResponse = z.object({
+  experimentId: z.string(),
+  experimentSlug: z.string(),
+  baselineRunId: z.string(),
+  /** the experiment's stored baseline run, when one is marked */
+  experimentBaselineRunId: z.string().nullable(),
+  methods: intervalMethodsSchema,
+  runs: z.array(
+    z.object({
+      runId: z.string(),
+      status: z.enum(['running', 'completed', 'stopped']),
+      createdAt: z.number().int(),
+      overall: groupStatsSchema,
+    }),
+  ),
+  comparisons: z.array(runComparisonSchema),
+});
+
+export const compareRowsQuery = z.object({ runs: z.string().min(1).max(3000), page: pageParam, pageSize: pageParam, targetId: z.string().max(255).optional() });
+
+/** One run's side of a compared row; null when the run has no such row. */
+export const compareCellSchema = z.object({
+  runId: z.string(),
+  predicted: z.record(z.string(), z.unknown()).nullable(),
+  cost: z.number().nullable(),
+  duration: z.number().nullable(),
+  error: z.string().nullable(),
+  traceId: z.string().nullable(),
+  evaluations: z.record(z.string(), rowEvaluationSchema),
+});
+
+export const compareRowsResponse = z.object({
+  experimentSlug: z.string(),
+  runIds: z.array(z.string()),
+  evaluators: z.array(z.object({ evaluator: z.string(), name: z.string() })),
+  rows: z.array(
+    z.object({
+      index: z.number().int(),
+      targetId: z.string().nullable(),
+      /** the dataset row, from the first listed run that holds it */
+      entry: z.record(z.string(), z.unknown()),
+      /** one per run of `runIds`, in that order */
+      cells: z.array(compareCellSchema.nullable()),
+    }),
+  ),
+  pagination: paginationSchema,
+});
+
+export const regressionsQuery = z.object({
+  /** two run ids: baseline,current */
+  runs: z.string().min(1).max(600),
+  baseline: z.string().min(1).max(255).optional(),
+  evaluator: z.string().max(255).optional(),
+  direction: z.enum(['regressed', 'improved']).optional(),
+  page: pageParam,
+  pageSize: pageParam,
+});
+
+const flipSideSchema = z.object({
+  status: z.string(),
+  score: z.number().nullable(),
+  passed: z.boolean().nullable(),
+  label: z.string().nullable(),
+  details: z.string().nullable(),
+  predicted: z.record(z.string(), z.unknown()).nullable(),
+  error: z.string().nullable(),
+  traceId: z.string().nullable(),
+});
+
+export const regressionsResponse = z.object({
+  experimentSlug: z.string(),
+  baselineRunId: z.string(),
+  runId: z.string(),
+  counts: z.object({ regressed: z.number().int(), improved: z.number().int() }),
+  evaluators: z.array(z.object({ evaluator: z.string(), name: z.string(), regressed: z.number().int(), improved: z.number().int() })),
+  rows: z.array(
+    z.object({
+      index: z.number().int(),
+      targetId: z.string().nullable(),
+      evaluator: z.string(),
+      direction: z.enum(['regressed', 'improved']),
+      entry: z.record(z.string(), z.unknown()),
+      baseline: flipSideSchema,
+      current: flipSideSchema,
+    }),
+  ),
+  pagination: paginationSchema,
+});
+
+export const baselineBody = z.object({ runId: z.string().min(1).max(255).nullable() });
+export const baselineResponse = z.object({ experimentSlug: z.string(), baselineRunId: z.string().nullable() });
+// ---- Platform-run experiments (EVALUATIONS_V3): definition, start, stop ----
+
+export const PLATFORM_SLUG_PARAMS = z.object({ slug: z.string().min(1).max(255) });
+export const stopParams = z.object({ slug: z.string().min(1).max(255), runId: z.string().min(1).max(255) });
+
+/** Ids of targets and evaluators: what result rows and evaluations are keyed by. */
+const cellId = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, 'letters, digits, _ . - (1..64, starting with a letter or digit)');
+
+/** Where a value comes from: `dataset.<column>`, `target.output` or `target.output.<path>`. */
+export const SOURCE_PATTERN = /^(dataset\.[^\s].*|target\.output(\..+)?)$/;
+const source = z.string().max(300).regex(SOURCE_PATTERN, 'dataset.<column>, target.output or target.output.<path>');
+
+const promptTarget = z.object({
+  id: cellId,
+  name: z.string().min(1).max(255).optional(),
+  type: z.literal('prompt'),
+  prompt: z.string().min(1).max(300).describe('The prompt id or handle'),
+  version: z.number().int().min(1).optional().describe('A stored version; default: the newest when the run starts'),
+  tag: z.string().min(1).max(64).optional().describe('The version a tag points at when the run starts (instead of version)'),
+  model: z.string().min(1).max(300).optional().describe("provider/model instead of the version's model"),
+  variables: z
+    .record(z.string(), source)
+    .optional()
+    .describe("The prompt's inputs: variable name to dataset.<column>; default: the column of the same name"),
+});
+
+const httpTarget = z.object({
+  id: cellId,
+  name: z.string().min(1).max(255).optional(),
+  type: z.literal('http'),
+  url: z
+    .string()
+    .max(2000)
+    .url()
+    .refine((u) => /^https?:\/\//i.test(u), 'an http or https URL'),
+  headers: z.record(z.string().min(1).max(200), z.string().max(8000)).optional().describe('Sent with every row (e.g. Authorization); stored encrypted and answered masked. Not sent on a PUT: the stored headers stay; a masked value as GET answered it keeps the stored value'),
+  output_field: z.string().min(1).max(200).default('output').describe("The answer's field holding the output (a dotted path); `.` for the whole answer"),
+  timeout_ms: z.number().int().min(100).max(300_000).default(30_000),
+});
+
+export const targetDefinition = z.discriminatedUnion('type', [promptTarget, httpTarget]);
+export type TargetDefinition = z.output<typeof targetDefinition>;
+
+export const evaluatorDefinition = z.object({
+  id: cellId,
+  evaluator: z.string().min(1).max(200).describe('A catalogue path (GET /api/evaluations), one of its LangWatch aliases, or custom/<slug> for a custom evaluator of the project (settings.version pins a version; default: the newest when each run starts)'),
+  name: z.string().min(1).max(255).optional(),
+  settings: z.record(z.string(), z.unknown()).optional(),
+  mapping: z
+    .record(z.string(), source)
+    .optional()
+    .describe("The evaluator's data keys: key to dataset.<column> or target.output; default: `output` from the target, other keys from the column of the same name"),
+});
+export type EvaluatorDefinitionInput = z.output<typeof evaluatorDefinition>;
+
+export const MAX_CONCURRENCY = 64;
+export const DEFAULT_CONCURRENCY = 8;
+
+export const definitionBody = z.object({
+  name: z.string().min(1).max(255).optional(),
+  dataset: z
+    .object({
+      id: z.string().min(1).max(255).describe('The dataset slug or id'),
+      version: z.number().int().min(0).optional().describe('Pin a version; default: the version current when each run starts'),
+    })
+    .optional(),
+  targets: z.array(targetDefinition).min(1).max(10),
+  evaluators: z.array(evaluatorDefinition).max(20).default([]),
+  concurrency: z.number().int().min(1).max(MAX_CONCURRENCY).default(DEFAULT_CONCURRENCY).describe('Cells run at once'),
+});
+export type DefinitionBody = z.output<typeof definitionBody>;
+
+const targetView = z.union([
+  promptTarget.extend({ name: z.string() }),
+  httpTarget.extend({ name: z.string() }),
+]);
+
+export const definitionResponse = z.object({
+  id: z.string(),
+  slug: z.string(),
+  name: z.string().nullable(),
+  type: z.literal('EVALUATIONS_V3'),
+  dataset: z.object({ id: z.string(), slug: z.string(), name: z.string(), version: z.number().int().nullable() }).nullable(),
+  targets: z.array(targetView),
+  evaluators: z.array(
+    evaluatorDefinition.extend({ evaluator: z.string().describe('The catalogue path'), name: z.string(), settings: z.record(z.string(), z.unknown()), mapping: z.record(z.string(), z.string()) }),
+  ),
+  concurrency: z.number().int(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+
+export const startRunBody = z
+  .object({
+    data: z.array(z.record(z.string(), z.unknown())).min(1).max(10_000).optional().describe('Rows to evaluate instead of the saved dataset'),
+    dataset_id: z.string().min(1).max(255).optional().describe('A saved dataset (id or slug) to evaluate instead'),
+    parameters: z
+      .record(z.string(), z.union([z.string(), z.number(), z.boolean()]))
+      .optional()
+      .describe('Values that override the same-named fields of every row'),
+    row_indices: z.array(z.number().int().min(0)).min(1).max(10_000).optional().describe('Zero-based row positions to run'),
+    concurrency: z.number().int().min(1).max(MAX_CONCURRENCY).optional().describe("This run's concurrency instead of the definition's"),
+  })
+  .nullish();
+export type StartRunBody = z.output<typeof startRunBody>;
+
+export const startRunResponse = z.object({ runId: z.string(), status: z.literal('running'), total: z.number().int(), runUrl: z.string() });
+export const stopRunResponse = z.object({ runId: z.string(), status: z.enum(['running', 'completed', 'stopped', 'failed']) });

@@ -1,5 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { jsonParam, rows, type Executor } from '../../db/index.ts';
+import type { SealedHeaders } from './target-headers.ts';
 
 /**
  * SQL of the experiments module. Every query names the project or an experiment id found
@@ -321,4 +322,174 @@ export async function readResults(db: Executor, experimentId: string, runId: str
         FROM experiment_evaluations WHERE experiment_id = ${experimentId} AND run_id = ${runId} ORDER BY idx, target_id, evaluator`,
   );
   return { dataset, evaluations };
+}
+
+// ---- Platform-run experiments ----
+
+export interface DefinitionRow {
+  experimentId: string;
+  definition: Record<string, unknown>;
+  updatedAt: Date;
+}
+
+/** Creates the EVALUATIONS_V3 experiment of a slug, or answers the one there (whatever its type). */
+export async function insertPlatformExperiment(
+  db: Executor,
+  e: { id: string; projectId: string; slug: string; name: string | null; now: Date },
+): Promise<ExperimentRow> {
+  const [row] = await rows<ExperimentRow>(
+    db,
+    sql`INSERT INTO experiments (id, project_id, slug, name, type, created_at, updated_at)
+        VALUES (${e.id}, ${e.projectId}, ${e.slug}, ${e.name}, 'EVALUATIONS_V3', ${e.now}, ${e.now})
+        ON CONFLICT (project_id, slug) DO UPDATE SET
+          name = CASE WHEN experiments.type = 'EVALUATIONS_V3' THEN COALESCE(${e.name}::text, experiments.name) ELSE experiments.name END,
+          updated_at = CASE WHEN experiments.type = 'EVALUATIONS_V3' THEN excluded.updated_at ELSE experiments.updated_at END
+        RETURNING ${EXPERIMENT_COLUMNS}`,
+  );
+  return fixDates(row);
+}
+
+export async function saveDefinition(db: Executor, d: { experimentId: string; projectId: string; definition: unknown; now: Date }): Promise<void> {
+  await db.execute(
+    sql`INSERT INTO experiment_definitions (experiment_id, project_id, definition, updated_at)
+        VALUES (${d.experimentId}, ${d.projectId}, ${jsonParam(d.definition)}::jsonb, ${d.now})
+        ON CONFLICT (experiment_id) DO UPDATE SET definition = excluded.definition, updated_at = excluded.updated_at`,
+  );
+}
+
+export async function findDefinition(db: Executor, projectId: string, experimentId: string): Promise<DefinitionRow | null> {
+  const [row] = await rows<DefinitionRow>(
+    db,
+    sql`SELECT experiment_id AS "experimentId", definition, updated_at AS "updatedAt" FROM experiment_definitions
+        WHERE project_id = ${projectId} AND experiment_id = ${experimentId}`,
+  );
+  return row ? { ...row, updatedAt: new Date(row.updatedAt) } : null;
+}
+
+export interface PlatformRunRow {
+  experimentId: string;
+  runId: string;
+  projectId: string;
+  organizationId: string;
+  status: 'running' | 'completed' | 'stopped' | 'failed';
+  plan: Record<string, unknown>;
+  error: string | null;
+}
+
+export async function insertPlatformRun(
+  db: Executor,
+  r: { experimentId: string; runId: string; projectId: string; organizationId: string; plan: unknown; rows: unknown[] },
+): Promise<void> {
+  await db.execute(
+    sql`INSERT INTO experiment_platform_runs (experiment_id, run_id, project_id, organization_id, status, plan, rows)
+        VALUES (${r.experimentId}, ${r.runId}, ${r.projectId}, ${r.organizationId}, 'running', ${jsonParam(r.plan)}::jsonb, ${jsonParam(r.rows)}::jsonb)`,
+  );
+}
+
+const PLATFORM_COLUMNS = sql.raw(`experiment_id AS "experimentId", run_id AS "runId", project_id AS "projectId",
+  organization_id AS "organizationId", status, plan, error`);
+
+export async function findPlatformRun(db: Executor, experimentId: string, runId: string, forUpdate = false): Promise<PlatformRunRow | null> {
+  const lock = forUpdate ? sql` FOR UPDATE` : sql``;
+  const [row] = await rows<PlatformRunRow>(
+    db,
+    sql`SELECT ${PLATFORM_COLUMNS} FROM experiment_platform_runs WHERE experiment_id = ${experimentId} AND run_id = ${runId}${lock}`,
+  );
+  return row ?? null;
+}
+
+/** The custom evaluators' versions a platform run pinned (evaluator id to version); empty for other runs. */
+export async function platformRunEvaluatorVersions(db: Executor, experimentId: string, runId: string): Promise<Map<string, number>> {
+  const found = await rows<{ id: string; version: number | null }>(
+    db,
+    sql`SELECT e->>'id' AS id, (e->>'version')::int AS version
+        FROM experiment_platform_runs, jsonb_array_elements(plan->'evaluators') AS e
+        WHERE experiment_id = ${experimentId} AND run_id = ${runId}`,
+  );
+  return new Map(found.flatMap((f) => (f.version === null ? [] : [[f.id, f.version] as const])));
+}
+
+export async function platformRunStatus(db: Executor, experimentId: string, runId: string): Promise<string | null> {
+  const [row] = await rows<{ status: string }>(db, sql`SELECT status FROM experiment_platform_runs WHERE experiment_id = ${experimentId} AND run_id = ${runId}`);
+  return row?.status ?? null;
+}
+
+export async function platformRunRows(db: Executor, experimentId: string, runId: string): Promise<{ index: number; entry: Record<string, unknown> }[]> {
+  const [row] = await rows<{ rows: { index: number; entry: Record<string, unknown> }[] }>(
+    db,
+    sql`SELECT rows FROM experiment_platform_runs WHERE experiment_id = ${experimentId} AND run_id = ${runId}`,
+  );
+  return row?.rows ?? [];
+}
+
+export async function setPlatformRunStatus(db: Executor, experimentId: string, runId: string, status: PlatformRunRow['status'], error: string | null = null): Promise<void> {
+  await db.execute(sql`UPDATE experiment_platform_runs SET status = ${status}, error = ${error} WHERE experiment_id = ${experimentId} AND run_id = ${runId}`);
+}
+
+/** The cells (row index, target id) of a run that have their result row. */
+export async function doneCells(db: Executor, experimentId: string, runId: string): Promise<{ idx: number; targetId: string }[]> {
+  return rows<{ idx: number; targetId: string }>(
+    db,
+    sql`SELECT idx, target_id AS "targetId" FROM experiment_results WHERE experiment_id = ${experimentId} AND run_id = ${runId}`,
+  );
+}
+
+/** Stores one finished cell: its row and evaluations, once (a cell stored already is left as it is); answers whether it was new. */
+export async function storeCell(db: Executor, experimentId: string, runId: string, row: ResultRowIn, evaluations: EvaluationIn[], now: number): Promise<boolean> {
+  const inserted = await rows<{ idx: number }>(
+    db,
+    sql`INSERT INTO experiment_results (experiment_id, run_id, idx, target_id, entry, predicted, cost, duration, error, trace_id)
+        VALUES (${experimentId}, ${runId}, ${row.idx}, ${row.targetId}, ${jsonParam(row.entry)}::jsonb, ${row.predicted === null ? null : jsonParam(row.predicted)}::jsonb,
+                ${row.cost}, ${row.duration}, ${row.error}, ${row.traceId})
+        ON CONFLICT (experiment_id, run_id, idx, target_id) DO NOTHING
+        RETURNING idx`,
+  );
+  if (!inserted.length) return false;
+  await upsertEvaluations(db, experimentId, runId, evaluations);
+  await db.execute(sql`UPDATE experiment_runs SET progress = progress + 1, updated_at = ${now} WHERE experiment_id = ${experimentId} AND run_id = ${runId}`);
+  return true;
+}
+
+/** Ends a run (finished or stopped) unless it ended already; answers the run when this call ended it. */
+export async function endRun(db: Executor, experimentId: string, runId: string, how: { finishedAt?: number; stoppedAt?: number }, now: number): Promise<RunRow | null> {
+  const [row] = await rows<RunRow>(
+    db,
+    sql`UPDATE experiment_runs r SET finished_at = ${how.finishedAt ?? null}, stopped_at = ${how.stoppedAt ?? null}, updated_at = ${now}
+        WHERE r.experiment_id = ${experimentId} AND r.run_id = ${runId} AND r.finished_at IS NULL AND r.stopped_at IS NULL
+        RETURNING ${RUN_COLUMNS}`,
+  );
+  return row ?? null;
+}
+
+/** A platform run's run row, created with its targets and total when it starts. */
+export async function createRun(db: Executor, r: { experimentId: string; runId: string; projectId: string; targets: StoredTarget[]; total: number; now: number }): Promise<void> {
+  await db.execute(
+    sql`INSERT INTO experiment_runs (experiment_id, run_id, project_id, targets, progress, total, created_at, updated_at)
+        VALUES (${r.experimentId}, ${r.runId}, ${r.projectId}, ${jsonParam(r.targets)}::jsonb, 0, ${r.total}, ${r.now}, ${r.now})`,
+  );
+}
+
+/**
+ * Definitions and run plans whose targets hold sealed headers (target-headers.ts), locked for a
+ * key rotation: `holder` names the row (a definition: its experiment; a run: its run id too).
+ */
+export async function sealedHeaderHolders(
+  db: Executor,
+): Promise<{ kind: 'definition' | 'plan'; experimentId: string; runId: string | null; doc: { targets?: { id: string; sealed_headers?: SealedHeaders }[] } }[]> {
+  const definitions = await rows<{ experimentId: string; doc: Record<string, unknown> }>(
+    db,
+    sql`SELECT experiment_id AS "experimentId", definition AS doc FROM experiment_definitions
+        WHERE jsonb_path_exists(definition, '$.targets[*].sealed_headers') FOR UPDATE`,
+  );
+  const plans = await rows<{ experimentId: string; runId: string; doc: Record<string, unknown> }>(
+    db,
+    sql`SELECT experiment_id AS "experimentId", run_id AS "runId", plan AS doc FROM experiment_platform_runs
+        WHERE jsonb_path_exists(plan, '$.targets[*].sealed_headers') FOR UPDATE`,
+  );
+  return [...definitions.map((d) => ({ kind: 'definition' as const, runId: null, ...d })), ...plans.map((p) => ({ kind: 'plan' as const, ...p }))];
+}
+
+export async function replaceSealedHeaderHolder(db: Executor, kind: 'definition' | 'plan', experimentId: string, runId: string | null, doc: unknown): Promise<void> {
+  if (kind === 'definition') await db.execute(sql`UPDATE experiment_definitions SET definition = ${jsonParam(doc)}::jsonb WHERE experiment_id = ${experimentId}`);
+  else await db.execute(sql`UPDATE experiment_platform_runs SET plan = ${jsonParam(doc)}::jsonb WHERE experiment_id = ${experimentId} AND run_id = ${runId}`);
 }

@@ -3,6 +3,9 @@ import { z } from 'zod';
 import { projectRoute, routeGroup } from '../../platform/http/route-group.ts';
 import type { MonitorService } from './service.ts';
 import {
+  backfillBody,
+  backfillPreviewSchema,
+  backfillSchema,
   createMonitorBody,
   monitorResultsQuery,
   monitorResultsResponse,
@@ -14,6 +17,7 @@ import {
 
 const tags = ['monitors'];
 const idParams = z.object({ id: z.string().min(1).max(100) });
+const backfillParams = z.object({ id: z.string().min(1).max(100), backfillId: z.string().min(1).max(100) });
 
 /** Monitor routes: the nested error shape. */
 export function monitorRoutes(app: FastifyInstance, service: MonitorService) {
@@ -81,6 +85,62 @@ export function monitorRoutes(app: FastifyInstance, service: MonitorService) {
         schema: { tags, summary: "The monitor's passed, failed, errors and skipped per interval: its pass rate over time", params: idParams, querystring: monitorStatsQuery, response: { 200: monitorStatsResponse, ...g.errors(404) } },
       },
       (req, { projectId }) => service.stats(projectId, req.params.id, req.query),
+    );
+    project.post(
+      '/:id/backfill/preview',
+      {
+        config: { auth: { scope: 'project', permission: 'monitors:view' } },
+        schema: {
+          tags,
+          summary: 'Before running the monitor over past traces: how many traces it would evaluate (at most limit) and an estimated cost',
+          params: idParams,
+          body: backfillBody,
+          response: { 200: backfillPreviewSchema, ...g.errors(404) },
+        },
+      },
+      (req, scope) => service.backfills.preview(scope, req.params.id, req.body),
+    );
+
+    project.post(
+      '/:id/backfill',
+      {
+        config: { auth: { scope: 'project', permission: 'monitors:manage' } },
+        schema: {
+          tags,
+          summary: 'Run the monitor over past traces, as a background job (202; GET .../backfills/{backfillId} for its progress); traces it already evaluated at this evaluator version are skipped',
+          params: idParams,
+          body: backfillBody,
+          response: { 202: backfillSchema, ...g.errors(404, 409) },
+        },
+      },
+      async (req, scope, reply) => reply.status(202).send(await service.backfills.start(scope, req.params.id, req.body)),
+    );
+
+    project.get(
+      '/:id/backfills',
+      {
+        config: { auth: { scope: 'project', permission: 'monitors:view' } },
+        schema: { tags, summary: "The monitor's runs over past traces, newest first (the last 20)", params: idParams, response: { 200: z.object({ data: z.array(backfillSchema) }), ...g.errors(404) } },
+      },
+      async (req, { projectId }) => ({ data: await service.backfills.list(projectId, req.params.id) }),
+    );
+
+    project.get(
+      '/:id/backfills/:backfillId',
+      {
+        config: { auth: { scope: 'project', permission: 'monitors:view' } },
+        schema: { tags, summary: 'Progress of a run over past traces: state, total, done, evaluated, skipped, failed', params: backfillParams, response: { 200: backfillSchema, ...g.errors(404) } },
+      },
+      (req, { projectId }) => service.backfills.get(projectId, req.params.id, req.params.backfillId),
+    );
+
+    project.post(
+      '/:id/backfills/:backfillId/cancel',
+      {
+        config: { auth: { scope: 'project', permission: 'monitors:manage' } },
+        schema: { tags, summary: 'Stop a run over past traces after the trace being evaluated (results stored so far stay)', params: backfillParams, response: { 200: backfillSchema, ...g.errors(404) } },
+      },
+      (req, { projectId }) => service.backfills.cancel(projectId, req.params.id, req.params.backfillId),
     );
   });
 }

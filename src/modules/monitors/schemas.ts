@@ -1,10 +1,13 @@
 import { z } from 'zod';
+import { utcOffsetMinutesQuery } from '../../platform/utc-offset.ts';
 import { summaryFilterSchema } from '../traces/schemas.ts';
 
 /** Which incoming traces a monitor evaluates: the trace filter's keys a trace summary decides. */
 export const monitorFiltersSchema = summaryFilterSchema.meta({ id: 'MonitorFilters' });
 
 export type MonitorFilters = z.infer<typeof monitorFiltersSchema>;
+
+const reviewQueueId = z.string().min(1).max(128).describe('a review queue of the project (GET /api/queues): every trace the evaluator fails is added to it');
 
 export const createMonitorBody = z.strictObject({
   name: z.string().trim().min(1).max(100),
@@ -13,6 +16,7 @@ export const createMonitorBody = z.strictObject({
   sample: z.number().min(0).max(1).default(1).describe('Share of matching traces evaluated (0..1); the same trace is always in or out'),
   filters: monitorFiltersSchema.nullable().optional(),
   enabled: z.boolean().default(true),
+  review_queue_id: reviewQueueId.nullable().optional(),
 });
 
 export const updateMonitorBody = z
@@ -23,6 +27,7 @@ export const updateMonitorBody = z
     sample: z.number().min(0).max(1).optional(),
     filters: monitorFiltersSchema.nullable().optional(),
     enabled: z.boolean().optional(),
+    review_queue_id: reviewQueueId.nullable().optional(),
   })
   .refine((b) => Object.keys(b).length > 0, { message: 'send at least one field' });
 
@@ -36,6 +41,7 @@ export const monitorSchema = z
     sample: z.number(),
     filters: monitorFiltersSchema.nullable(),
     enabled: z.boolean(),
+    review_queue_id: z.string().nullable().describe('the review queue the traces it fails go to (null: none)'),
     created_at: z.string(),
     updated_at: z.string(),
   })
@@ -60,6 +66,7 @@ export const monitorResultSchema = z
     score: z.number().nullable(),
     label: z.string().nullable(),
     details: z.string().nullable(),
+    evaluator_version: z.number().int().nullable().describe('The custom evaluator\'s version that produced it (null for built-in evaluators)'),
     inserted_at: z.number().int().describe('When it ran (epoch ms)'),
   })
   .meta({ id: 'MonitorResult' });
@@ -72,6 +79,7 @@ export const monitorStatsQuery = z.object({
   startDate: dateInput.optional().describe('Results stored at or after (epoch ms or ISO 8601); default: 7 days before endDate'),
   endDate: dateInput.optional().describe('Results stored at or before; default: now'),
   interval: z.enum(['auto', 'minute', 'hour', 'day', 'week']).default('auto').describe('auto: the finest giving at most 200 buckets'),
+  utcOffsetMinutes: utcOffsetMinutesQuery,
 });
 
 export const monitorStatsResponse = z
@@ -96,3 +104,54 @@ export const monitorStatsResponse = z
 export type MonitorResultView = z.infer<typeof monitorResultSchema>;
 export type MonitorResultsResponse = z.infer<typeof monitorResultsResponse>;
 export type MonitorStatsResponse = z.infer<typeof monitorStatsResponse>;
+
+export const MAX_BACKFILL = 10_000;
+
+export const backfillBody = z
+  .strictObject({
+    startDate: dateInput.describe('Traces started at or after (epoch ms or ISO 8601)'),
+    endDate: dateInput.optional().describe('Traces started at or before; default: now'),
+    filters: monitorFiltersSchema.nullable().optional().describe("Which traces; default: the monitor's own filters"),
+    limit: z.number().int().min(1).max(MAX_BACKFILL).default(MAX_BACKFILL).describe(`At most this many traces (1..${MAX_BACKFILL}), newest first`),
+  })
+  .meta({ id: 'MonitorBackfillRequest' });
+export type BackfillBody = z.output<typeof backfillBody>;
+
+export const backfillPreviewSchema = z
+  .object({
+    count: z.number().int().describe("Traces the backfill would go through: matching the filter and time range, in the monitor's sample, at most limit (those already evaluated at this evaluator version are skipped when it runs, at no cost)"),
+    capped: z.boolean().describe('More traces match than limit: only the newest limit would be evaluated'),
+    limit: z.number().int(),
+    estimated_cost: z
+      .object({
+        amount: z.number().nullable().describe('USD for all of them (an upper bound when some were already evaluated); 0 for evaluators without an LLM; null when the model is not in the price table'),
+        currency: z.string(),
+        per_trace: z.number().nullable(),
+        model: z.string().nullable(),
+        prompt_tokens_per_trace: z.number().int().describe("The judge's prompt, counted with the model's tokenizer over a sample of the matching traces"),
+        answer_tokens_per_trace: z.number().int().describe('The answer the estimate assumes'),
+        method: z.string().describe('How it was estimated'),
+      })
+      .describe('An estimate: what the judge is sent is counted on a sample of the traces; the answer length is assumed'),
+  })
+  .meta({ id: 'MonitorBackfillPreview' });
+export type BackfillPreview = z.output<typeof backfillPreviewSchema>;
+
+export const backfillSchema = z
+  .object({
+    id: z.string(),
+    monitor_id: z.string(),
+    state: z.enum(['queued', 'running', 'completed', 'failed', 'cancelled']),
+    start_date: z.number().int(),
+    end_date: z.number().int(),
+    total: z.number().int().describe('Traces it will go through (known once running)'),
+    done: z.number().int().describe('Traces gone through: evaluated + skipped + failed'),
+    evaluated: z.number().int().describe('Results stored as the monitor\'s evaluations'),
+    skipped: z.number().int().describe('Already evaluated by this monitor (at this evaluator version), or deleted since'),
+    failed: z.number().int().describe("Traces the evaluator could not judge (the trace lacks what it needs, or the result was an error)"),
+    error: z.string().nullable(),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .meta({ id: 'MonitorBackfill' });
+export type BackfillView = z.output<typeof backfillSchema>;

@@ -12,6 +12,7 @@ import type { MonitorFilters, MonitorResultsResponse, MonitorStatsResponse, Moni
 import * as store from './store.ts';
 import { presentMonitor } from './presenters.ts';
 import { traceData, type TraceDetailLike } from './trace-data.schema.ts';
+import { MonitorBackfills } from './backfill.ts';
 
 export const MONITOR_QUEUE = 'monitor.evaluate';
 
@@ -21,15 +22,32 @@ export type MonitorJobPayload = z.infer<typeof monitorJobPayload>;
 
 /** What monitors need of the evaluators and traces modules (wired by app.ts). */
 export interface MonitorDeps {
-  /** Throws a 400 AppError naming the field when the evaluator is unknown or the settings are bad. */
-  checkEvaluator(path: string, settings: Record<string, unknown>): void;
+  /** Throws a 400 AppError naming the field when the evaluator is unknown, the settings are bad or its model has no provider. */
+  checkEvaluator(scope: { organizationId: string; projectId: string }, path: string, settings: Record<string, unknown>): Promise<void>;
   /** Runs and stores an evaluation, recording `monitorId` as its origin. */
   evaluate(
     scope: { organizationId: string; projectId: string },
     path: string,
     body: { data: Record<string, unknown>; settings: Record<string, unknown>; trace_id: string; name: string },
     monitorId: string,
-  ): Promise<unknown>;
+  ): Promise<{ failed: boolean; error: boolean }>;
+  /** The custom evaluator version `path` with `settings` runs (null for a built-in evaluator); 400 when it no longer can run. */
+  evaluatorVersion(scope: { organizationId: string; projectId: string }, path: string, settings: Record<string, unknown>): Promise<number | null>;
+  /** Of `traceIds`, those this monitor already evaluated at this evaluator version. */
+  evaluatedTraces(projectId: string, monitorId: string, version: number | null, traceIds: readonly string[]): Promise<Set<string>>;
+  /** Ids of the stored traces matching a search, newest first, at most `limit`. */
+  matchingTraces(projectId: string, search: { startDate: number; endDate: number; filters?: MonitorFilters }, limit: number): Promise<string[]>;
+  /** What running the evaluator once per trace would cost, from the evaluation data of a few traces. */
+  estimateCost(
+    scope: { organizationId: string; projectId: string },
+    path: string,
+    settings: Record<string, unknown>,
+    samples: Record<string, unknown>[],
+  ): Promise<{ usesLlm: boolean; model: string | null; promptTokensPerTrace: number; answerTokensPerTrace: number; costPerTrace: number | null; currency: string }>;
+  /** Whether the project has this review queue (the review module's). */
+  reviewQueueExists(projectId: string, queueId: string): Promise<boolean>;
+  /** Adds a trace the monitor failed to its review queue (once). */
+  addToReviewQueue(projectId: string, queueId: string, traceId: string): Promise<void>;
   traceDetail(projectId: string, traceId: string): Promise<TraceDetailLike>;
   /** The results a monitor produced, newest first (the evaluators module stores them). */
   results(projectId: string, monitorId: string, page: { pageSize: number; cursor?: string; outcome?: 'passed' | 'failed' | 'error' | 'skipped' }): Promise<MonitorResultsResponse>;
@@ -63,7 +81,15 @@ export class MonitorService {
     private readonly clock: Clock,
     private readonly deps: MonitorDeps,
     private readonly options: MonitorOptions = { settleMs: 30_000 },
-  ) {}
+  ) {
+    this.backfills = new MonitorBackfills(db, clock, deps, async (monitor, traceId) => {
+      const outcome = await this.evaluateTrace(monitor, traceId);
+      return typeof outcome === 'object' ? 'unjudgeable' : outcome;
+    });
+  }
+
+  /** Runs over traces already stored. */
+  readonly backfills: MonitorBackfills;
 
   async list(projectId: string): Promise<MonitorView[]> {
     return (await store.listMonitors(this.db.orm, projectId)).map(presentMonitor);
@@ -75,9 +101,10 @@ export class MonitorService {
 
   async create(
     scope: { organizationId: string; projectId: string },
-    input: { name: string; evaluator: string; settings: Record<string, unknown>; sample: number; filters?: MonitorFilters | null; enabled: boolean },
+    input: { name: string; evaluator: string; settings: Record<string, unknown>; sample: number; filters?: MonitorFilters | null; enabled: boolean; review_queue_id?: string | null },
   ): Promise<MonitorView> {
-    this.deps.checkEvaluator(input.evaluator, input.settings);
+    await this.deps.checkEvaluator(scope, input.evaluator, input.settings);
+    await this.checkQueue(scope.projectId, input.review_queue_id ?? null);
     const row = await store.insertMonitor(
       this.db.orm,
       {
@@ -90,6 +117,7 @@ export class MonitorService {
         sample: input.sample,
         filters: input.filters ?? null,
         enabled: input.enabled,
+        review_queue_id: input.review_queue_id ?? null,
       },
       this.clock.now(),
     );
@@ -100,10 +128,19 @@ export class MonitorService {
   async update(projectId: string, id: string, patch: Partial<Omit<MonitorView, 'id' | 'project_id' | 'created_at' | 'updated_at'>>): Promise<MonitorView> {
     const current = await this.find(projectId, id);
     const next = { ...current, ...Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) };
-    if (patch.evaluator !== undefined || patch.settings !== undefined) this.deps.checkEvaluator(next.evaluator, next.settings);
+    if (patch.evaluator !== undefined || patch.settings !== undefined) {
+      await this.deps.checkEvaluator({ organizationId: current.organization_id, projectId }, next.evaluator, next.settings);
+    }
+    if (patch.review_queue_id !== undefined) await this.checkQueue(projectId, patch.review_queue_id);
     const row = await store.updateMonitor(this.db.orm, next, this.clock.now());
     this.forgetEnabled(projectId);
     return presentMonitor(row);
+  }
+
+  private async checkQueue(projectId: string, queueId: string | null): Promise<void> {
+    if (queueId !== null && !(await this.deps.reviewQueueExists(projectId, queueId))) {
+      throw new AppError(400, 'unknown_review_queue', `body.review_queue_id: no review queue ${queueId} in this project`, { field: 'body.review_queue_id' });
+    }
   }
 
   async remove(projectId: string, id: string): Promise<{ id: string; deleted: true }> {
@@ -119,13 +156,13 @@ export class MonitorService {
   }
 
   /** Passed, failed, errors and skipped per interval of when they ran: the monitor's pass rate over time. */
-  async stats(projectId: string, id: string, q: { startDate?: number | string; endDate?: number | string; interval?: Interval | 'auto' }): Promise<MonitorStatsResponse> {
+  async stats(projectId: string, id: string, q: { startDate?: number | string; endDate?: number | string; interval?: Interval | 'auto'; utcOffsetMinutes?: number }): Promise<MonitorStatsResponse> {
     await this.find(projectId, id);
     const end = q.endDate !== undefined ? toMillis(q.endDate, 'endDate') : this.clock.now().getTime();
     const start = q.startDate !== undefined ? toMillis(q.startDate, 'startDate') : end - 7 * 86_400_000;
     if (end < start) throw new AppError(400, 'invalid_range', 'endDate: before startDate', { field: 'endDate' });
     if (end - start > 400 * 86_400_000) throw new AppError(400, 'invalid_range', 'endDate: at most 400 days after startDate', { field: 'endDate' });
-    const b = bucketing(start, end, q.interval ?? 'auto');
+    const b = bucketing(start, end, q.interval ?? 'auto', 'interval', q.utcOffsetMinutes ?? 0);
     const counts = await this.deps.outcomeCounts(projectId, id, { start, end, bucket: b.bucketOf(sql`inserted_at`) });
     const byStart = new Map(counts.map((c) => [Number(c.b), c]));
     return {
@@ -189,30 +226,47 @@ export class MonitorService {
 
   /** A job: evaluate the whole trace; the result lands on the trace as an evaluation. */
   async runJob(job: ClaimedJob<MonitorJobPayload>): Promise<void> {
-    const { monitorId, organizationId, projectId, traceId } = job.payload;
+    const { monitorId, projectId, traceId } = job.payload;
     const monitor = await store.findMonitor(this.db.orm, projectId, monitorId);
     if (!monitor || !monitor.enabled) return; // deleted or paused since: nothing to do
+    const outcome = await this.evaluateTrace(monitor, traceId);
+    // The trace lacks what the evaluator needs: retrying cannot help.
+    if (typeof outcome === 'object') throw new PermanentJobError(outcome.unjudgeable);
+  }
+
+  /**
+   * Evaluates a whole trace with the monitor, live or in a backfill alike: the result is stored
+   * on the trace as the monitor's evaluation, and a trace it fails goes to its review queue.
+   */
+  private async evaluateTrace(monitor: store.MonitorRow, traceId: string): Promise<MonitorEvaluation | { unjudgeable: string }> {
+    const { project_id: projectId, organization_id: organizationId } = monitor;
     let detail: TraceDetailLike;
     try {
       detail = await this.deps.traceDetail(projectId, traceId);
     } catch (err) {
-      if (err instanceof AppError && err.status === 404) return; // deleted since (retention, project removal)
+      if (err instanceof AppError && err.status === 404) return 'gone'; // deleted since (retention, project removal)
       throw err;
     }
+    let outcome: { failed: boolean; error: boolean };
     try {
-      await this.deps.evaluate({ organizationId, projectId }, monitor.evaluator, {
+      outcome = await this.deps.evaluate({ organizationId, projectId }, monitor.evaluator, {
         data: traceData(detail),
         settings: monitor.settings,
         trace_id: traceId,
         name: monitor.name,
       }, monitor.id);
     } catch (err) {
-      // The trace lacks what the evaluator needs: retrying cannot help.
-      if (err instanceof AppError && err.status < 500) throw new PermanentJobError(err.message);
+      if (err instanceof AppError && err.status < 500) return { unjudgeable: err.message };
       throw err;
     }
+    // A retried job adds the trace again: a queue holds each trace once.
+    if (outcome.failed && monitor.review_queue_id) await this.deps.addToReviewQueue(projectId, monitor.review_queue_id, traceId);
+    return outcome.error ? 'error' : 'evaluated';
   }
 }
+
+/** What evaluating one trace came to: a stored result (an error result too), or none (trace gone, or it lacks what the evaluator needs). */
+export type MonitorEvaluation = 'evaluated' | 'error' | 'gone' | 'unjudgeable';
 
 /** Deterministic: the same trace is always in or out of a monitor's sample. */
 export function sampled(monitorId: string, traceId: string, rate: number): boolean {

@@ -6,7 +6,7 @@ export interface MonitorRow extends MonitorView {
   organization_id: string;
 }
 
-const COLUMNS = sql.raw(`id, organization_id, project_id, name, evaluator, settings, sample, filters, enabled, created_at, updated_at`);
+const COLUMNS = sql.raw(`id, organization_id, project_id, name, evaluator, settings, sample, filters, enabled, review_queue_id, created_at, updated_at`);
 
 function toRow(r: Record<string, unknown>): MonitorRow {
   return {
@@ -19,6 +19,7 @@ function toRow(r: Record<string, unknown>): MonitorRow {
     sample: Number(r.sample),
     filters: (r.filters as MonitorFilters | null) ?? null,
     enabled: !!r.enabled,
+    review_queue_id: (r.review_queue_id as string | null) ?? null,
     created_at: new Date(r.created_at as string).toISOString(),
     updated_at: new Date(r.updated_at as string).toISOString(),
   };
@@ -40,9 +41,9 @@ export async function findMonitor(db: Executor, projectId: string, id: string): 
 export async function insertMonitor(db: Executor, m: Omit<MonitorRow, 'created_at' | 'updated_at'>, at: Date): Promise<MonitorRow> {
   const [r] = await rows<Record<string, unknown>>(
     db,
-    sql`INSERT INTO monitors (id, organization_id, project_id, name, evaluator, settings, sample, filters, enabled, created_at, updated_at)
+    sql`INSERT INTO monitors (id, organization_id, project_id, name, evaluator, settings, sample, filters, enabled, review_queue_id, created_at, updated_at)
         VALUES (${m.id}, ${m.organization_id}, ${m.project_id}, ${m.name}, ${m.evaluator}, ${JSON.stringify(m.settings)}::jsonb,
-          ${m.sample}, ${m.filters === null ? null : JSON.stringify(m.filters)}::jsonb, ${m.enabled}, ${at}, ${at})
+          ${m.sample}, ${m.filters === null ? null : JSON.stringify(m.filters)}::jsonb, ${m.enabled}, ${m.review_queue_id}, ${at}, ${at})
         RETURNING ${COLUMNS}`,
   );
   return toRow(r);
@@ -53,7 +54,7 @@ export async function updateMonitor(db: Executor, m: MonitorRow, at: Date): Prom
     db,
     sql`UPDATE monitors SET name = ${m.name}, evaluator = ${m.evaluator}, settings = ${JSON.stringify(m.settings)}::jsonb,
           sample = ${m.sample}, filters = ${m.filters === null ? null : JSON.stringify(m.filters)}::jsonb, enabled = ${m.enabled},
-          updated_at = ${at}
+          review_queue_id = ${m.review_queue_id}, updated_at = ${at}
         WHERE project_id = ${m.project_id} AND id = ${m.id} RETURNING ${COLUMNS}`,
   );
   return toRow(r);
@@ -62,4 +63,95 @@ export async function updateMonitor(db: Executor, m: MonitorRow, at: Date): Prom
 export async function deleteMonitor(db: Executor, projectId: string, id: string): Promise<boolean> {
   const deleted = await rows(db, sql`DELETE FROM monitors WHERE project_id = ${projectId} AND id = ${id} RETURNING id`);
   return deleted.length > 0;
+}
+
+export type BackfillState = 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
+
+export interface BackfillRow {
+  id: string;
+  organization_id: string;
+  project_id: string;
+  monitor_id: string;
+  state: BackfillState;
+  request: { startDate: number; endDate: number; filters: MonitorFilters | null; limit: number };
+  trace_ids: string[];
+  position: number;
+  total: number;
+  evaluated: number;
+  skipped: number;
+  failed: number;
+  error: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+const BACKFILL_COLUMNS = sql.raw(`id, organization_id, project_id, monitor_id, state, request, trace_ids, position, total, evaluated, skipped, failed, error, created_at, updated_at`);
+
+function toBackfill(r: Record<string, unknown>): BackfillRow {
+  return {
+    ...(r as unknown as BackfillRow),
+    position: Number(r.position),
+    total: Number(r.total),
+    evaluated: Number(r.evaluated),
+    skipped: Number(r.skipped),
+    failed: Number(r.failed),
+    error: (r.error as string | null) ?? null,
+    created_at: new Date(r.created_at as string).toISOString(),
+    updated_at: new Date(r.updated_at as string).toISOString(),
+  };
+}
+
+export async function insertBackfill(db: Executor, b: Pick<BackfillRow, 'id' | 'organization_id' | 'project_id' | 'monitor_id' | 'request'>, at: Date): Promise<BackfillRow> {
+  const [r] = await rows<Record<string, unknown>>(
+    db,
+    sql`INSERT INTO monitor_backfills (id, organization_id, project_id, monitor_id, state, request, created_at, updated_at)
+        VALUES (${b.id}, ${b.organization_id}, ${b.project_id}, ${b.monitor_id}, 'queued', ${JSON.stringify(b.request)}::jsonb, ${at}, ${at})
+        RETURNING ${BACKFILL_COLUMNS}`,
+  );
+  return toBackfill(r);
+}
+
+export async function findBackfill(db: Executor, projectId: string, monitorId: string, id: string): Promise<BackfillRow | null> {
+  const [r] = await rows<Record<string, unknown>>(db, sql`SELECT ${BACKFILL_COLUMNS} FROM monitor_backfills WHERE project_id = ${projectId} AND monitor_id = ${monitorId} AND id = ${id}`);
+  return r ? toBackfill(r) : null;
+}
+
+export async function backfillById(db: Executor, id: string): Promise<BackfillRow | null> {
+  const [r] = await rows<Record<string, unknown>>(db, sql`SELECT ${BACKFILL_COLUMNS} FROM monitor_backfills WHERE id = ${id}`);
+  return r ? toBackfill(r) : null;
+}
+
+/** The monitor's backfills, newest first. */
+export async function listBackfills(db: Executor, projectId: string, monitorId: string, limit: number): Promise<BackfillRow[]> {
+  const found = await rows<Record<string, unknown>>(
+    db,
+    sql`SELECT ${BACKFILL_COLUMNS} FROM monitor_backfills WHERE project_id = ${projectId} AND monitor_id = ${monitorId} ORDER BY created_at DESC, id DESC LIMIT ${limit}`,
+  );
+  return found.map(toBackfill);
+}
+
+export async function activeBackfill(db: Executor, projectId: string, monitorId: string): Promise<BackfillRow | null> {
+  const [r] = await rows<Record<string, unknown>>(
+    db,
+    sql`SELECT ${BACKFILL_COLUMNS} FROM monitor_backfills WHERE project_id = ${projectId} AND monitor_id = ${monitorId} AND state IN ('queued', 'running') LIMIT 1`,
+  );
+  return r ? toBackfill(r) : null;
+}
+
+/** Changes a backfill unless it ended (completed, failed, cancelled) meanwhile; null when it had. */
+export async function updateBackfill(
+  db: Executor,
+  id: string,
+  patch: Partial<Pick<BackfillRow, 'state' | 'trace_ids' | 'position' | 'total' | 'evaluated' | 'skipped' | 'failed' | 'error'>>,
+  at: Date,
+): Promise<BackfillRow | null> {
+  const sets = [sql`updated_at = ${at}`];
+  for (const [key, value] of Object.entries(patch)) {
+    sets.push(key === 'trace_ids' ? sql`trace_ids = ${JSON.stringify(value)}::jsonb` : sql`${sql.raw(key)} = ${value}`);
+  }
+  const [r] = await rows<Record<string, unknown>>(
+    db,
+    sql`UPDATE monitor_backfills SET ${sql.join(sets, sql`, `)} WHERE id = ${id} AND state IN ('queued', 'running') RETURNING ${BACKFILL_COLUMNS}`,
+  );
+  return r ? toBackfill(r) : null;
 }

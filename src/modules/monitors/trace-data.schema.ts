@@ -6,9 +6,10 @@ export interface TraceDetailLike {
   input: { value: string };
   output: { value: string };
   spans: { type: string; output: unknown; input: unknown }[];
+  metrics?: { total_time_ms?: number | null; total_cost?: number | null };
 }
 
-/** The evaluator data a trace offers: its input and output, retrieved contexts, the conversation. */
+/** The evaluator data a trace offers: its input and output, retrieved contexts, the conversation, its latency and cost when known. */
 export function traceData(detail: TraceDetailLike): Record<string, unknown> {
   const contexts: string[] = [];
   for (const s of detail.spans) {
@@ -27,9 +28,13 @@ export function traceData(detail: TraceDetailLike): Record<string, unknown> {
   }
   const input = detail.input.value;
   const output = detail.output.value;
+  const latency = detail.metrics?.total_time_ms;
+  const cost = detail.metrics?.total_cost;
   return {
     input,
     output,
+    ...(typeof latency === 'number' ? { latency_ms: latency } : {}),
+    ...(typeof cost === 'number' ? { cost } : {}),
     contexts,
     conversation: [
       ...(input ? [{ role: 'user', content: input }] : []),

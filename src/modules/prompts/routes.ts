@@ -1,10 +1,12 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { z } from 'zod';
-import { badRequest, forbidden } from '../../platform/errors.ts';
+import { AppError, badRequest, forbidden, renderError } from '../../platform/errors.ts';
+import type { RunStreamEvent } from './run-prompt.ts';
 import { projectRoute, routeGroup, type ProjectScope, type RouteGroup, type Router } from '../../platform/http/route-group.ts';
 import type { PromptContext, PromptService, VersionSelection } from './service.ts';
 import {
   TAG_PATTERN,
+  selectionQuery,
   compileBody,
   createPromptBody,
   promptSchema,
@@ -14,25 +16,11 @@ import {
   updatePromptBody,
   runBody,
   runResponse,
+  type RunResponse,
 } from './schemas.ts';
 
 const tags = ['prompts'];
 /** A version or tag of a read, as `handle:3` / `handle:production` select them in the path. */
-const selectionQuery = z.object({
-  version: z
-    .string()
-    .regex(/^([1-9]\d{0,8}|latest)$/, 'a version number (1 or more) or latest')
-    .optional()
-    .describe('a version number, or latest'),
-  tag: z.string().regex(TAG_PATTERN, 'a tag: a letter, then letters, digits, _ or -').optional().describe('a tag, e.g. production'),
-  label: z
-    .string()
-    .regex(TAG_PATTERN, 'a tag: a letter, then letters, digits, _ or -')
-    
-    .optional()
-    .describe('the same as tag (the name some LangWatch SDK releases send)'),
-});
-
 function selection(q: z.infer<typeof selectionQuery>): VersionSelection {
   if (q.tag !== undefined && q.label !== undefined && q.tag !== q.label) {
     throw badRequest('conflicting_selection', 'label: differs from tag (they name the same thing)', 'label');
@@ -221,7 +209,11 @@ export function promptRoutes(app: FastifyInstance, service: PromptService) {
         config: { auth: { scope: 'project', permission: 'traces:create' } },
         schema: {
           tags,
-          summary: '"Try it": run a version against the configured OpenAI-compatible model; the run is recorded as a trace of the project',
+          summary: '"Try it" and the playground: run a version with model parameters and tools; the run is recorded as a trace of the project',
+          description:
+            'With `Accept: text/event-stream` the answer streams as server-sent events, each `data: <json>`: `{type: "text", text}` as tokens arrive, ' +
+            '`{type: "tool_call", id, name, arguments}` for each tool the model calls, then `{type: "done", ...}` with the answer below (ttft_ms included), ' +
+            'or `{type: "error", error: {type, code, message}}` when the provider fails mid-stream. A failure before the first event answers as without streaming.',
           params: idParams,
           body: runBody,
           response: { 200: runResponse, ...g.errors(404, 502, 503, 504) },
@@ -236,11 +228,41 @@ export function promptRoutes(app: FastifyInstance, service: PromptService) {
         };
         reply.raw.once('close', onClose);
         try {
-          return await service.run(context(scope), req.params.id, req.body, controller.signal);
+          if (!(req.headers.accept ?? '').toLowerCase().includes('text/event-stream')) return await service.run(context(scope), req.params.id, req.body, controller.signal);
+          return await streamRun(reply, (onEvent) => service.run(context(scope), req.params.id, req.body, controller.signal, onEvent));
         } finally {
           reply.raw.off('close', onClose);
         }
       },
     );
   });
+}
+
+/**
+ * A run as server-sent events. The stream opens at the first event, so a run refused or failed
+ * before it (a bad variable, the provider's 401) answers with its status as JSON.
+ */
+async function streamRun(reply: FastifyReply, run: (onEvent: (event: RunStreamEvent) => void) => Promise<RunResponse>): Promise<FastifyReply> {
+  let open = false;
+  const write = (event: Record<string, unknown>) => {
+    if (!open) {
+      open = true;
+      void reply.hijack();
+      const headers = Object.fromEntries(Object.entries(reply.getHeaders()).filter(([, v]) => v !== undefined)) as Record<string, string | number | string[]>;
+      reply.raw.writeHead(200, { ...headers, 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
+    }
+    if (!reply.raw.writableEnded) reply.raw.write(`data: ${JSON.stringify(event)}\n\n`);
+  };
+  try {
+    const answer = await run(write);
+    write({ type: 'done', ...answer });
+  } catch (err) {
+    if (!open) throw err;
+    const failure = err instanceof AppError ? err : new AppError(502, 'provider_error', 'the model provider failed mid-stream');
+    // A client that went away stopped the call itself: nothing to report.
+    if (!(err instanceof AppError) && !reply.raw.destroyed) reply.log.error({ err }, 'prompt run stream failed');
+    write({ type: 'error', ...(renderError(failure, 'nested') as Record<string, unknown>) });
+  }
+  reply.raw.end();
+  return reply;
 }

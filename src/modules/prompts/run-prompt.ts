@@ -3,20 +3,32 @@ import type { PromptMessage } from '../../db/schema/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import { AppError, badRequest } from '../../platform/errors.ts';
 import type { NormalizedSpan } from '../traces/index.ts';
-import type { RunBody, RunResponse } from './schemas.ts';
-import type { PromptContext, PromptView, VersionSelection } from './service.ts';
+import type { ModelParameters, RunBody, RunResponse, ToolCall } from './schemas.ts';
+import { checkToolChoice, type PromptContext, type PromptView, type VersionSelection } from './service.ts';
+
+/** What a streamed run sends before its final `done` (the answer): text as it comes, and each tool call. */
+export type RunStreamEvent = { type: 'text'; text: string } | ({ type: 'tool_call' } & ToolCall);
 
 /** What "Try it" needs of other modules (wired by app.ts): the judges' model provider, and trace ingest. */
 export interface PromptRunner {
   /** One chat completion; throws HTTP errors (400 on the model, 503 not configured, 502, 504). */
   complete(
+    /** The project whose model providers the model's name is looked up in. */
+    scope: { organizationId: string; projectId: string },
     model: string,
     messages: PromptMessage[],
-    signal?: AbortSignal,
-    /** The version's JSON Schema output, sent as the request's response_format. */
-    responseFormat?: PromptView['response_format'],
+    signal: AbortSignal | undefined,
+    options: {
+      parameters: ModelParameters;
+      /** The version's JSON Schema output: the response format when parameters name none. */
+      outputSchema?: { name: string; schema: Record<string, unknown> };
+      /** Stream: each piece of text and each tool call as it arrives. */
+      onEvent?: (event: RunStreamEvent) => void;
+    },
   ): Promise<{
     text: string;
+    toolCalls: ToolCall[];
+    finishReason: string;
     /** e.g. openai */
     provider: string;
     responseModel: string;
@@ -35,25 +47,37 @@ export interface RunPromptDeps {
 }
 
 /**
- * "Try it": renders a version with `variables` (the checks of compile), sends it to the
- * model (the version's, or `input.model`) and records the call as a trace of the project,
- * also when the provider fails (the error then answers with the trace id in its meta).
+ * "Try it" and the playground: renders a version with `variables` (the checks of compile),
+ * sends it to the model (the version's, or `input.model`) with the version's parameters and
+ * the run's over them, and records the call as a trace of the project, also when the provider
+ * fails (the error then answers with the trace id in its meta). With `onEvent` the answer
+ * streams; the time to its first event is the run's ttft_ms.
  */
-export async function runPrompt(deps: RunPromptDeps, ctx: PromptContext, input: RunBody, signal?: AbortSignal): Promise<RunResponse> {
+export async function runPrompt(deps: RunPromptDeps, ctx: PromptContext, input: RunBody, signal?: AbortSignal, onEvent?: (event: RunStreamEvent) => void): Promise<RunResponse> {
   const { clock, runner } = deps;
   const select: VersionSelection = input.version !== undefined ? { version: input.version } : input.tag !== undefined ? { tag: input.tag } : {};
   if (input.version !== undefined && input.tag !== undefined) throw badRequest('conflicting_selection', 'version and tag: send one of them, not both', 'version');
   const prompt = await deps.compile(select);
   const model = input.model ?? prompt.model;
+  const parameters: ModelParameters = { ...prompt.parameters, ...input.parameters };
+  checkToolChoice(parameters);
   const messages: PromptMessage[] = [...(prompt.prompt.trim() ? [{ role: 'system' as const, content: prompt.prompt }] : []), ...prompt.messages];
   const traceId = randomBytes(16).toString('hex');
   const started = clock.now().getTime();
   const t0 = performance.now();
-  const span = (fields: Partial<NormalizedSpan>) => runSpan({ traceId, started, latency: Math.round(performance.now() - t0), model, messages, prompt, ctx }, fields);
+  let ttft: number | null = null;
+  const span = (fields: Partial<NormalizedSpan>) =>
+    runSpan({ traceId, started, latency: Math.round(performance.now() - t0), firstTokenAt: ttft === null ? null : started + ttft, model, messages, prompt, parameters, ctx }, fields);
   const scope = { organizationId: ctx.organizationId, projectId: ctx.projectId };
+  const stream = onEvent
+    ? (event: RunStreamEvent) => {
+        ttft ??= Math.round(performance.now() - t0);
+        onEvent(event);
+      }
+    : undefined;
   let answer: Awaited<ReturnType<PromptRunner['complete']>>;
   try {
-    answer = await runner.complete(model, messages, signal, prompt.response_format);
+    answer = await runner.complete(scope, model, messages, signal, { parameters, outputSchema: prompt.response_format?.json_schema, onEvent: stream });
   } catch (err) {
     // Only calls that reached the provider are traces; a refused model or missing key is not a run.
     if (err instanceof AppError && err.status >= 500 && err.code !== 'provider_not_configured') {
@@ -69,23 +93,48 @@ export async function runPrompt(deps: RunPromptDeps, ctx: PromptContext, input: 
       model: answer.responseModel,
       vendor: answer.provider,
       finished_at: started + latency,
-      output: { type: 'chat_messages', value: [{ role: 'assistant', content: answer.text }] },
+      output: {
+        type: 'chat_messages',
+        value: [
+          {
+            role: 'assistant',
+            content: answer.text,
+            ...(answer.toolCalls.length
+              ? { tool_calls: answer.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments) } })) }
+              : {}),
+          },
+        ],
+      },
       metrics: { ...usage, tokens_estimated: false, cost: answer.cost?.amount ?? null },
     }),
   ]);
   return {
     output: { role: 'assistant', content: answer.text },
+    tool_calls: answer.toolCalls,
+    finish_reason: answer.finishReason,
     model: answer.responseModel,
     usage: { prompt_tokens: usage.prompt_tokens, completion_tokens: usage.completion_tokens },
     cost: answer.cost ? { currency: 'USD', amount: answer.cost.amount } : null,
     latency_ms: latency,
+    ttft_ms: ttft,
+    parameters,
     trace_id: traceId,
   };
 }
 
 /** The span a run records: the rendered messages in, `fields` (the answer or the error) over the rest. */
 function runSpan(
-  run: { traceId: string; started: number; latency: number; model: string; messages: PromptMessage[]; prompt: PromptView; ctx: PromptContext },
+  run: {
+    traceId: string;
+    started: number;
+    latency: number;
+    firstTokenAt: number | null;
+    model: string;
+    messages: PromptMessage[];
+    prompt: PromptView;
+    parameters: ModelParameters;
+    ctx: PromptContext;
+  },
   fields: Partial<NormalizedSpan>,
 ): NormalizedSpan {
   const { prompt, ctx } = run;
@@ -99,8 +148,8 @@ function runSpan(
     vendor: null,
     started_at: run.started,
     finished_at: run.started + run.latency,
-    first_token_at: null,
-    params: {},
+    first_token_at: run.firstTokenAt,
+    params: run.parameters,
     metrics: { prompt_tokens: null, completion_tokens: null, cached_input_tokens: null, reasoning_tokens: null, tokens_estimated: false, cost: null },
     input: { type: 'chat_messages', value: run.messages.map((m) => ({ role: m.role, content: m.content })) },
     output: null,

@@ -40,6 +40,66 @@ export const outputSchema = z
   })
   .meta({ id: 'PromptOutputDeclaration' });
 
+const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** A tool the model may call, declared as OpenAI's function tools are: its arguments as a JSON Schema. */
+export const toolSchema = z
+  .strictObject({
+    type: z.literal('function'),
+    function: z.strictObject({
+      name: z.string().regex(TOOL_NAME, 'must be 1..64 letters, digits, _ or -'),
+      description: z.string().max(1024).optional(),
+      parameters: z
+        .looseObject({ type: z.literal('object', { error: 'must be "object" (a tool takes an object of arguments)' }) })
+        .optional()
+        .describe('JSON Schema of the arguments (type object); default: no arguments'),
+    }),
+  })
+  .meta({ id: 'PromptTool' });
+
+export const responseFormatParameter = z
+  .discriminatedUnion('type', [
+    z.strictObject({ type: z.literal('text') }),
+    z.strictObject({ type: z.literal('json_object') }),
+    z.strictObject({
+      type: z.literal('json_schema'),
+      json_schema: z.strictObject({
+        name: z.string().regex(TOOL_NAME, 'must be 1..64 letters, digits, _ or -'),
+        schema: z.looseObject({ type: z.string().min(1) }).describe('a JSON Schema'),
+        strict: z.boolean().optional().describe("OpenAI's strict mode; default false (any JSON Schema goes)"),
+      }),
+    }),
+  ])
+  .describe("text, json_object, or json_schema (default: the version's JSON Schema output, if any)");
+
+/**
+ * Model parameters and tools, as OpenAI's chat completions take them. A version keeps its own;
+ * a run's override them key by key.
+ */
+export const modelParameters = z
+  .strictObject({
+    temperature: z.number().min(0).max(2).optional(),
+    max_tokens: z.number().int().min(1).max(1_000_000).optional().describe('the most tokens the answer may have'),
+    top_p: z.number().min(0).max(1).optional(),
+    stop: z
+      .union([z.string().min(1).max(500), z.array(z.string().min(1).max(500)).min(1).max(4)])
+      .optional()
+      .describe('up to 4 sequences where the answer stops'),
+    seed: z.number().int().min(-(2 ** 53) + 1).max(2 ** 53 - 1).optional(),
+    response_format: responseFormatParameter.optional(),
+    tools: z
+      .array(toolSchema)
+      .max(64)
+      .refine((tools) => new Set(tools.map((t) => t.function.name)).size === tools.length, 'tool names must be unique')
+      .optional(),
+    tool_choice: z
+      .union([z.enum(['auto', 'none', 'required']), z.strictObject({ type: z.literal('function'), function: z.strictObject({ name: z.string().regex(TOOL_NAME) }) })])
+      .optional()
+      .describe('auto (default), none, required, or one tool by name'),
+  })
+  .meta({ id: 'PromptModelParameters' });
+export type ModelParameters = z.output<typeof modelParameters>;
+
 const versionFields = {
   name: z.string().trim().min(1).max(255).optional().describe('display name; defaults to the handle'),
   authorId: z.string().min(1).max(255).optional().describe("author of this version; defaults to the calling key's user"),
@@ -48,6 +108,7 @@ const versionFields = {
   messages: z.array(messageSchema).max(500).optional(),
   inputs: z.array(inputSchema).max(100).optional(),
   outputs: z.array(outputSchema).max(100).optional(),
+  parameters: modelParameters.optional().describe('model parameters and tools a run of this version sends'),
 };
 
 export const createPromptBody = z.strictObject({
@@ -106,6 +167,7 @@ export const promptSchema = z
     prompt: z.string(),
     messages: z.array(z.object({ role: z.enum(['user', 'assistant', 'system']), content: z.string() })),
     response_format: responseFormatSchema,
+    parameters: modelParameters,
     authorId: z.string().nullable(),
     commitMessage: z.string().nullable(),
     inputs: z.array(z.object({ identifier: z.string(), type: z.string() })),
@@ -138,18 +200,44 @@ export const runBody = z
       .max(300)
       .optional()
       .describe("provider/model instead of the version's model, e.g. openai/gpt-4.1 (openai: the OpenAI API or the server in OPENAI_BASE_URL)"),
+    parameters: modelParameters.optional().describe("over the version's parameters, key by key"),
   })
   .meta({ id: 'PromptRunRequest' });
 export type RunBody = z.input<typeof runBody>;
 
+export const toolCallSchema = z
+  .object({ id: z.string(), name: z.string(), arguments: z.unknown().describe('as the model sent them (an object when they parse as JSON)') })
+  .meta({ id: 'PromptToolCall' });
+export type ToolCall = z.output<typeof toolCallSchema>;
+
 export const runResponse = z
   .object({
     output: z.object({ role: z.literal('assistant'), content: z.string() }),
+    tool_calls: z.array(toolCallSchema).describe('the tools the model called (the run does not execute them)'),
+    finish_reason: z.string().describe('stop, length, tool-calls, content-filter, other'),
     model: z.string().describe('The model that answered, as the provider names it'),
     usage: z.object({ prompt_tokens: z.number().int(), completion_tokens: z.number().int() }),
     cost: z.object({ currency: z.literal('USD'), amount: z.number() }).nullable().describe('From the model price table; null for a model not in it'),
     latency_ms: z.number().int(),
+    ttft_ms: z.number().int().nullable().describe('time to the first token (or tool call); null when the provider answered in one piece'),
+    parameters: modelParameters.describe('the parameters sent: the version\'s, then the run\'s over them'),
     trace_id: z.string().describe('The run, recorded as a trace of the project (label prompt-run)'),
   })
   .meta({ id: 'PromptRunResponse' });
 export type RunResponse = z.infer<typeof runResponse>;
+
+/** Which version a read names: a number, latest, or a tag (GET /api/prompts/{id}, compile). */
+export const selectionQuery = z.object({
+  version: z
+    .string()
+    .regex(/^([1-9]\d{0,8}|latest)$/, 'a version number (1 or more) or latest')
+    .optional()
+    .describe('a version number, or latest'),
+  tag: z.string().regex(TAG_PATTERN, 'a tag: a letter, then letters, digits, _ or -').optional().describe('a tag, e.g. production'),
+  label: z
+    .string()
+    .regex(TAG_PATTERN, 'a tag: a letter, then letters, digits, _ or -')
+    
+    .optional()
+    .describe('the same as tag (the name some LangWatch SDK releases send)'),
+});

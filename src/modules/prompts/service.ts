@@ -4,10 +4,10 @@ import type { Clock } from '../../platform/clock.ts';
 import { AppError, badRequest, conflict, notFound } from '../../platform/errors.ts';
 import { emitEvent } from '../../platform/events/index.ts';
 import { newId } from '../../platform/ids.ts';
-import { HANDLE_PATTERN, TAG_PATTERN, type CreatePromptBody, type RunBody, type RunResponse, type UpdatePromptBody } from './schemas.ts';
+import { HANDLE_PATTERN, TAG_PATTERN, type CreatePromptBody, type ModelParameters, type RunBody, type RunResponse, type UpdatePromptBody } from './schemas.ts';
 import { compileTemplate } from './template.ts';
 import * as store from './store.ts';
-import { runPrompt, type PromptRunner } from './run-prompt.ts';
+import { runPrompt, type PromptRunner, type RunStreamEvent } from './run-prompt.ts';
 
 /** Who is asking, and through which project. */
 export interface PromptContext {
@@ -34,6 +34,7 @@ export interface PromptView {
   prompt: string;
   messages: PromptMessage[];
   response_format: { type: 'json_schema'; json_schema: { name: string; schema: Record<string, unknown> } } | null;
+  parameters: ModelParameters;
   authorId: string | null;
   commitMessage: string | null;
   inputs: PromptInput[];
@@ -57,12 +58,13 @@ export const DEFAULT_VERSION = {
   messages: [{ role: 'user', content: '{{input}}' }] as PromptMessage[],
   inputs: [{ identifier: 'input', type: 'str' }] as PromptInput[],
   outputs: [{ identifier: 'output', type: 'str' }] as PromptOutput[],
+  parameters: {},
 };
 
 /** `latest` always means the newest version; it cannot be moved by hand. */
 const LATEST = 'latest';
 
-type VersionContent = Pick<store.VersionRow, 'model' | 'prompt' | 'messages' | 'inputs' | 'outputs'>;
+type VersionContent = Pick<store.VersionRow, 'model' | 'prompt' | 'messages' | 'inputs' | 'outputs' | 'parameters'>;
 
 /** A version's content: the fields sent, the rest carried over from `base`. */
 function versionContent(input: Partial<VersionContent>, base: VersionContent): VersionContent {
@@ -72,6 +74,7 @@ function versionContent(input: Partial<VersionContent>, base: VersionContent): V
     messages: input.messages ?? base.messages,
     inputs: input.inputs ?? base.inputs,
     outputs: input.outputs ?? base.outputs,
+    parameters: input.parameters ?? base.parameters,
   };
 }
 
@@ -193,7 +196,7 @@ export class PromptService {
         tx,
         ctx,
         updated,
-        { model: old.model, prompt: old.prompt, messages: old.messages, inputs: old.inputs, outputs: old.outputs },
+        { model: old.model, prompt: old.prompt, messages: old.messages, inputs: old.inputs, outputs: old.outputs, parameters: old.parameters },
         { authorId: input.authorId ?? ctx.userId, commitMessage: input.commitMessage ?? `Restored from version ${old.version}`, restoredFrom: old },
         now,
       );
@@ -258,18 +261,53 @@ export class PromptService {
     variables: Record<string, unknown>,
     select: VersionSelection = {},
   ): Promise<PromptView & { variables: Record<string, unknown> }> {
+    return render(await this.get(ctx, ref, select), variables);
+  }
+
+  /**
+   * One version, looked up once, for many runs (an experiment's cells): each call renders it
+   * with its variables and runs it as `run` does. The call's trace is recorded without the
+   * call waiting for its commit: `recorded` settles when it is stored (or failed), so a
+   * caller making many calls keeps its provider busy meanwhile and stores what refers to
+   * the trace only after it.
+   */
+  async prepareRuns(ctx: PromptContext, ref: string, select: VersionSelection): Promise<PreparedPromptRun> {
+    const runner = this.runner;
+    if (!runner) throw new AppError(503, 'runner_unavailable', 'prompt runs are not wired in this server');
     const prompt = await this.get(ctx, ref, select);
-    const rendered = compileTemplate(prompt, variables);
-    return { ...prompt, prompt: rendered.prompt, messages: rendered.messages, variables };
+    return (input, signal) => {
+      // The first recording (a run records one trace) settles `recorded`; later calls do nothing.
+      const trace = { settle: (_recording: Promise<void>) => {} };
+      const recorded = new Promise<void>((resolve, reject) => {
+        trace.settle = (recording) => {
+          trace.settle = () => {};
+          recording.then(resolve, reject);
+        };
+      });
+      const deferred: PromptRunner = {
+        complete: (...args) => runner.complete(...args),
+        record: (scope, spans) => {
+          trace.settle(runner.record(scope, spans));
+          return Promise.resolve();
+        },
+      };
+      const answer = runPrompt({ clock: this.clock, runner: deferred, compile: () => Promise.resolve(render(prompt, input.variables ?? {})) }, ctx, input, signal);
+      // Refused before any call (nothing to record): settled at once.
+      void answer.then(
+        () => trace.settle(Promise.resolve()),
+        () => trace.settle(Promise.resolve()),
+      );
+      return { answer, recorded };
+    };
   }
 
   /**
    * "Try it": renders a version with `variables` (the checks of compile), sends it to the
    * model and records the call as a trace of the project (run-prompt.ts).
    */
-  async run(ctx: PromptContext, ref: string, input: RunBody, signal?: AbortSignal): Promise<RunResponse> {
+  async run(ctx: PromptContext, ref: string, input: RunBody, signal?: AbortSignal, onEvent?: (event: RunStreamEvent) => void): Promise<RunResponse> {
     if (!this.runner) throw new AppError(503, 'runner_unavailable', 'prompt runs are not wired in this server');
-    return runPrompt({ clock: this.clock, runner: this.runner, compile: (select) => this.compile(ctx, ref, input.variables ?? {}, select) }, ctx, input, signal);
+    return runPrompt({ clock: this.clock, runner: this.runner, compile: (select) => this.compile(ctx, ref, input.variables ?? {}, select) }, ctx, input, signal, onEvent);
   }
 
   private async saveVersion(
@@ -430,6 +468,20 @@ function checkDeclarations(content: VersionContent): void {
       }
     }
   }
+  checkToolChoice(content.parameters);
+}
+
+/** A tool_choice that names a tool, or requires one, needs the tool declared. */
+export function checkToolChoice(parameters: ModelParameters): void {
+  const choice = parameters.tool_choice;
+  if (choice === undefined || choice === 'auto' || choice === 'none') return;
+  const names = (parameters.tools ?? []).map((t) => t.function.name);
+  if (choice === 'required' && names.length === 0) {
+    throw badRequest('tool_choice_without_tools', 'parameters.tool_choice: required needs at least one tool in parameters.tools', 'parameters.tool_choice');
+  }
+  if (typeof choice === 'object' && !names.includes(choice.function.name)) {
+    throw badRequest('unknown_tool', `parameters.tool_choice: no tool named ${choice.function.name} in parameters.tools`, 'parameters.tool_choice');
+  }
 }
 
 function responseFormat(outputs: PromptOutput[]): PromptView['response_format'] {
@@ -454,6 +506,7 @@ function view(p: store.PromptRow, v: store.VersionRow, tags: store.TagRow[], ctx
     prompt: v.prompt,
     messages: v.messages,
     response_format: responseFormat(v.outputs),
+    parameters: v.parameters,
     authorId: v.authorId,
     commitMessage: v.commitMessage,
     inputs: v.inputs,
@@ -462,3 +515,15 @@ function view(p: store.PromptRow, v: store.VersionRow, tags: store.TagRow[], ctx
     createdAt: p.createdAt.toISOString(),
   };
 }
+
+/** A version with its messages rendered with `variables` (the checks of compile). */
+function render(prompt: PromptView, variables: Record<string, unknown>): PromptView & { variables: Record<string, unknown> } {
+  const rendered = compileTemplate(prompt, variables);
+  return { ...prompt, prompt: rendered.prompt, messages: rendered.messages, variables };
+}
+
+/** A prepared version's run (PromptService.prepareRuns): the answer, and when its trace is stored. */
+export type PreparedPromptRun = (
+  input: { variables?: Record<string, unknown>; model?: string },
+  signal?: AbortSignal,
+) => { answer: Promise<RunResponse>; recorded: Promise<void> };

@@ -21,6 +21,8 @@ export interface AggregateQuery {
   thumbs: SQL;
   /** Rows (trace_id, name, evaluator, passed) of the project's evaluations that gave a verdict. */
   verdicts: SQL;
+  /** Rows (trace_id, config_id, name, kind, number_value, text_value) of the project's review scores. */
+  scores: SQL;
 }
 
 /** Sums of one bucket of one group; token sums are float8 (they outgrow int4 over big ranges). */
@@ -56,12 +58,26 @@ export interface VerdictRow {
   failed: number;
 }
 
+/** One score config in one bucket; categorical configs have a row per category. */
+export interface ScoreBucketRow {
+  config_id: string;
+  name: string;
+  kind: string;
+  b: number;
+  /** categorical: the category; null otherwise */
+  category: string | null;
+  n: number;
+  /** sum of the numeric values (boolean: 1 for true) */
+  total: number | null;
+}
+
 export type Totals = Omit<MetricsRow, 'kept' | 'g' | 'b' | 'latency'> & { up: number; down: number };
 
 export interface AggregateResult {
   metrics: MetricsRow[];
   thumbs: ThumbsRow[];
   verdicts: VerdictRow[];
+  scores: ScoreBucketRow[];
   /** Null when every trace is in exactly one group (the caller sums the buckets). */
   totals: Totals | null;
 }
@@ -126,6 +142,14 @@ export async function aggregateTraces(db: Executor, q: AggregateQuery): Promise<
         FROM (${q.verdicts}) v JOIN traces ON traces.project_id = ${q.projectId} AND traces.trace_id = v.trace_id
         WHERE ${where} GROUP BY 1, 2, 3`,
   );
+  // Scores fall in their trace's bucket (as verdicts do), not at the time of the review.
+  const scores = await rows<ScoreBucketRow>(
+    db,
+    sql`SELECT s.config_id, s.name, s.kind, ${q.bucket} AS b, CASE WHEN s.kind = 'categorical' THEN s.text_value END AS category,
+          count(*)::int AS n, sum(s.number_value)::float8 AS total
+        FROM (${q.scores}) s JOIN traces ON traces.project_id = ${q.projectId} AND traces.trace_id = s.trace_id
+        WHERE ${where} GROUP BY 1, 2, 3, 4, 5`,
+  );
   let totals: Totals | null = null;
   if (q.groupBy === 'model' || q.groupBy === 'label') {
     [totals] = await rows<Totals>(
@@ -136,5 +160,79 @@ export async function aggregateTraces(db: Executor, q: AggregateQuery): Promise<
           FROM traces WHERE ${where}`,
     );
   }
-  return { metrics, thumbs, verdicts, totals };
+  return { metrics, thumbs, verdicts, scores, totals };
+}
+
+/** What the users page sorts by. */
+export type UserSort = 'user_id' | 'traces' | 'cost' | 'tokens' | 'errors' | 'thumbs_up' | 'thumbs_down' | 'first_seen' | 'last_seen';
+
+export interface UsersQuery {
+  projectId: string;
+  /** The trace search's conditions on `traces` (dates included). */
+  where: SQL[];
+  /** Rows (trace_id, is_thumbs_up) of the project's annotations. */
+  thumbs: SQL;
+  /** Part of the user id, case-insensitive. */
+  contains: string | null;
+  sortBy: UserSort;
+  direction: 'asc' | 'desc';
+  limit: number;
+  offset: number;
+}
+
+export interface UserRow {
+  user_id: string;
+  traces: number;
+  cost: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  errors: number;
+  thumbs_up: number;
+  thumbs_down: number;
+  first_seen: number;
+  last_seen: number;
+  /** Users matching, on every row (a window count). */
+  total: number;
+}
+
+const USER_ORDER: Record<UserSort, string> = {
+  user_id: 'u.user_id',
+  traces: 'u.traces',
+  cost: 'u.cost',
+  tokens: '(u.prompt_tokens + u.completion_tokens)',
+  errors: 'u.errors',
+  thumbs_up: 'thumbs_up',
+  thumbs_down: 'thumbs_down',
+  first_seen: 'u.first_seen',
+  last_seen: 'u.last_seen',
+};
+
+/**
+ * The application's end users (traces.user_id) of a project: per user one pass over their
+ * traces (count, cost, tokens, errors, first and last seen) and their thumbs joined through
+ * the traces, sorted and paged in the database (offset paging: a users table is read page by
+ * page, sorted by any column, and a few thousand rows deep at most).
+ */
+export async function aggregateUsers(db: Executor, q: UsersQuery): Promise<UserRow[]> {
+  const conditions = [sql`traces.project_id = ${q.projectId}`, sql`traces.user_id IS NOT NULL`, ...q.where];
+  if (q.contains) conditions.push(sql`traces.user_id ILIKE ${`%${q.contains.replace(/[\\%_]/g, (c) => `\\${c}`)}%`}`);
+  const where = sql.join(conditions, sql` AND `);
+  const dir = sql.raw(q.direction === 'asc' ? 'ASC' : 'DESC');
+  return rows<UserRow>(
+    db,
+    sql`WITH u AS (
+          SELECT traces.user_id, count(*)::int AS traces, coalesce(sum(total_cost), 0)::float8 AS cost,
+            coalesce(sum(prompt_tokens), 0)::float8 AS prompt_tokens, coalesce(sum(completion_tokens), 0)::float8 AS completion_tokens,
+            count(*) FILTER (WHERE has_error)::int AS errors, min(started_at)::float8 AS first_seen, max(started_at)::float8 AS last_seen
+          FROM traces WHERE ${where} GROUP BY traces.user_id
+        ), th AS (
+          SELECT traces.user_id, count(*) FILTER (WHERE a.is_thumbs_up)::int AS up, count(*) FILTER (WHERE NOT a.is_thumbs_up)::int AS down
+          FROM (${q.thumbs}) a JOIN traces ON traces.project_id = ${q.projectId} AND traces.trace_id = a.trace_id
+          WHERE ${where} GROUP BY traces.user_id
+        )
+        SELECT u.*, coalesce(th.up, 0)::int AS thumbs_up, coalesce(th.down, 0)::int AS thumbs_down, (count(*) OVER ())::int AS total
+        FROM u LEFT JOIN th ON th.user_id = u.user_id
+        ORDER BY ${sql.raw(USER_ORDER[q.sortBy])} ${dir} NULLS LAST, u.user_id ${dir}
+        LIMIT ${q.limit} OFFSET ${q.offset}`,
+  );
 }

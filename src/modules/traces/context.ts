@@ -2,7 +2,7 @@ import type { SQL } from 'drizzle-orm';
 import type { Database, Executor } from '../../db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { ForeignFilterConditions } from './filter.ts';
-import type { AnnotationCounts, EvaluationChip } from './schemas.ts';
+import type { AnnotationCounts, EvaluationChip, TraceScoreSummary } from './schemas.ts';
 import type { TraceSummary } from './summary.ts';
 
 /** What other modules add to traces: evaluations on the detail, search filters, work done with each ingest. */
@@ -12,6 +12,11 @@ export interface TraceExtension {
   filterConditions?: ForeignFilterConditions;
   /** Runs inside the ingest transaction (e.g. enqueue monitor jobs): durable exactly when the spans are. */
   beforeCommit?(tx: Executor, batch: { organizationId: string; projectId: string; summaries: TraceSummary[]; now: Date }): Promise<void>;
+  /**
+   * The search's `sortByScore`: rows (trace_id, value) of the config's value per scored trace
+   * (a 400 naming `field` when the config cannot sort).
+   */
+  scoreSort?(projectId: string, configId: string, field: string): Promise<SQL>;
   /** What the traces list shows of other modules' data, for a page of traces (one query each, not one per trace). */
   listFacts?(projectId: string, traceIds: string[]): Promise<ListFacts>;
   /** Runs in the transaction that deletes traces (retention): remove what belongs to them. */
@@ -24,10 +29,11 @@ export interface TraceExtension {
   sweepBefore?(projectId: string, cutoffMs: number): Promise<unknown>;
 }
 
-/** Per trace id: its evaluations in brief, its annotations counted. */
+/** Per trace id: its evaluations in brief, its annotations counted, its scores summed up. */
 export interface ListFacts {
   evaluations?: Map<string, EvaluationChip[]>;
   annotations?: Map<string, AnnotationCounts>;
+  scores?: Map<string, TraceScoreSummary[]>;
 }
 
 /** What traces need from the organizations module, which owns projects. */

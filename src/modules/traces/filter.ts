@@ -6,9 +6,9 @@
  * - `matches(filter, summary)`: the same decision in memory on a trace summary, for monitors,
  *   which pick incoming traces inside the ingest transaction without a query.
  *
- * `has_annotation` and `evaluation` read other modules' tables: their conditions come from
+ * `has_annotation`, `evaluation` and `score` read other modules' tables: their conditions come from
  * those modules (ForeignFilterConditions, wired by app.ts), and a summary alone cannot decide
- * them, so monitors take the summary filter (the trace filter without those two).
+ * them, so monitors take the summary filter (the trace filter without those three).
  * test/traces/filter-interpreters.test.ts runs one table of cases through both interpreters.
  *
  * The web app type-checks this file (through schemas.ts): it imports only zod, drizzle and
@@ -52,6 +52,15 @@ export const traceFilterSchema = z.strictObject({
     })
     .optional(),
   metadata: metadataFilter.optional().describe('key = value on trace metadata'),
+  score: z
+    .strictObject({
+      configId: z.string().min(1).max(128).describe('a score config (GET /api/score-configs)'),
+      min: z.number().optional().describe('numeric: at least'),
+      max: z.number().optional().describe('numeric: at most'),
+      value: z.union([z.string().max(100), z.boolean()]).optional().describe('categorical: this category; boolean: true or false'),
+    })
+    .optional()
+    .describe('Traces with a score of this config (any of their annotations), within min..max or equal to value'),
 });
 
 /** The trace filter without the keys other modules decide: what `matches` reads (monitors' filters). */
@@ -60,11 +69,13 @@ export const summaryFilterSchema = z.strictObject(summaryFields);
 export type TraceFilter = z.infer<typeof traceFilterSchema>;
 export type SummaryFilter = z.infer<typeof summaryFilterSchema>;
 export type EvaluationFilter = NonNullable<TraceFilter['evaluation']>;
+export type ScoreFilter = NonNullable<TraceFilter['score']>;
 
 /** Conditions on `traces` rows for the keys whose tables other modules own. */
 export interface ForeignFilterConditions {
   has_annotation?(hasAnnotation: boolean): SQL;
   evaluation?(filter: EvaluationFilter): SQL;
+  score?(filter: ScoreFilter): SQL;
 }
 
 /** What `matches` reads of a trace summary. */
@@ -110,6 +121,7 @@ export function toSql(f: TraceFilter | undefined, foreign: readonly ForeignFilte
   for (const owner of foreign) {
     if (f.has_annotation !== undefined && owner.has_annotation) c.push(owner.has_annotation(f.has_annotation));
     if (f.evaluation && owner.evaluation) c.push(owner.evaluation(f.evaluation));
+    if (f.score && owner.score) c.push(owner.score(f.score));
   }
   return c;
 }

@@ -1,4 +1,5 @@
 export { TraceService, type TraceExtension } from './service.ts';
+export { TRACE_CONTENTS_PAGE, type TraceContents } from './reads.ts';
 export type { TraceSummary } from './summary.ts';
 export { traceRoutes } from './routes.ts';
 export type { SearchRequest, EvaluationChip, AnnotationCounts } from './schemas.ts';
@@ -14,4 +15,5 @@ export {
   type EvaluationFilter,
   type ForeignFilterConditions,
 } from './filter.ts';
-export { aggregateTraces, type AggregateQuery, type AggregateResult, type GroupBy, type MetricsRow, type ThumbsRow, type Totals, type VerdictRow } from './aggregates.ts';
+export { searchRequestSchema, searchResponseSchema, spanParams, spanSchema, traceIdParams, traceOutlineSchema } from './schemas.ts';
+export { aggregateTraces, aggregateUsers, type UserRow, type UserSort, type UsersQuery, type AggregateQuery, type AggregateResult, type GroupBy, type MetricsRow, type ScoreBucketRow, type ThumbsRow, type Totals, type VerdictRow } from './aggregates.ts';

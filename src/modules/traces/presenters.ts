@@ -1,3 +1,5 @@
+import type { z } from 'zod';
+import type { traceViewSchema } from './schemas.ts';
 import type * as store from './store.ts';
 
 export type TraceDetail = ReturnType<typeof traceView> & {
@@ -32,5 +34,17 @@ export function traceView(t: store.TraceRow) {
     models: t.models,
     span_types: t.span_types,
     span_count: t.span_count,
+  };
+}
+
+export function traceViewPresenter(v: store.TraceViewRow): z.output<typeof traceViewSchema> {
+  return {
+    id: v.id,
+    name: v.name,
+    search: v.search as Record<string, string>,
+    columns: v.columns as string[],
+    created_by: v.createdBy,
+    created_at: Number(v.createdAt),
+    updated_at: Number(v.updatedAt),
   };
 }

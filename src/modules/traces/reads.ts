@@ -7,6 +7,18 @@ import { traceView, type TraceDetail } from './presenters.ts';
 import { redactSpanPage, redactTraceHead, type ShareOptions } from './share-redaction.ts';
 import type { TraceContext } from './context.ts';
 
+/** Traces per call of `contents`: one statement each, a few MiB of payloads at most. */
+export const TRACE_CONTENTS_PAGE = 500;
+
+/** A trace's contents (see TraceReads.contents). */
+export interface TraceContents {
+  trace_id: string;
+  input: { value: string };
+  output: { value: string };
+  metadata: Record<string, unknown>;
+  spans: store.TraceContentRow['spans'];
+}
+
 /** PostgreSQL: how long a trace download may keep its pooled connection waiting for the client. */
 const STREAM_HOLD_MS = 10_000;
 /** Reading one trace: its detail (streamed), its outline, one span. */
@@ -53,6 +65,33 @@ export class TraceReads {
     const span = await store.spanJson(this.ctx.db.orm, projectId, traceId, spanId);
     if (span === null) throw notFound('span_not_found', `no span ${spanId} in trace ${traceId}`);
     return span;
+  }
+
+  /**
+   * Spans of a trace whose name, type, model or attribute values contain the text (the trace
+   * page's search: its outline has no attributes). 404 when there is no such trace.
+   */
+  async searchSpans(projectId: string, traceId: string, q: string): Promise<{ span_ids: string[]; truncated: boolean }> {
+    const [found, exists] = await Promise.all([store.matchingSpanIds(this.ctx.db.orm, projectId, traceId, q), store.traceExists(this.ctx.db.orm, projectId, traceId)]);
+    if (!exists) throw notFound('trace_not_found', `no trace ${traceId} in this project`);
+    return { span_ids: found.ids, truncated: found.truncated };
+  }
+
+  /**
+   * What many traces hold, read a page at a time (datasets built from traces): each trace's
+   * input, output and metadata as its detail has them, and its spans of `spanTypes` (null:
+   * every span) in the detail's order with their name, model, input, output and params. At
+   * most TRACE_CONTENTS_PAGE ids a call; ids of no trace are left out of the map.
+   */
+  async contents(projectId: string, traceIds: readonly string[], spanTypes: readonly string[] | null): Promise<Map<string, TraceContents>> {
+    if (traceIds.length > TRACE_CONTENTS_PAGE) throw new Error(`contents: at most ${TRACE_CONTENTS_PAGE} traces a call, not ${traceIds.length}`);
+    const found = await store.traceContents(this.ctx.db.orm, projectId, traceIds, spanTypes);
+    return new Map(
+      found.map(({ trace, spans }) => {
+        const { trace_id, input, output, metadata } = traceView(trace);
+        return [trace_id, { trace_id, input, output, metadata, spans }];
+      }),
+    );
   }
 
   /** The trace detail as objects (monitors). */

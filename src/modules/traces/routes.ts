@@ -18,6 +18,12 @@ import {
   traceDetailSchema,
   traceIdParams,
   traceOutlineSchema,
+  spanSearchQuery,
+  spanSearchResponseSchema,
+  createViewBody,
+  updateViewBody,
+  viewIdParams,
+  traceViewSchema,
 } from './schemas.ts';
 
 const tags = ['traces'];
@@ -123,6 +129,21 @@ export function traceRoutes(app: FastifyInstance, service: TraceService) {
         reply.type('application/json; charset=utf-8').send((await service.spanJson(projectId, req.params.id, req.params.spanId)) as never),
     );
 
+    project.get(
+      '/:id/span-search',
+      {
+        config: view,
+        schema: {
+          tags,
+          summary: "Spans of a trace whose name, type, model or attribute values contain the text (case-insensitive), in start order",
+          params: traceIdParams,
+          querystring: spanSearchQuery,
+          response: { 200: spanSearchResponseSchema, ...g.errors(404) },
+        },
+      },
+      (req, { projectId }) => service.searchSpans(projectId, req.params.id, req.query.q),
+    );
+
     project.post(
       '/:id/share',
       {
@@ -154,6 +175,41 @@ export function traceRoutes(app: FastifyInstance, service: TraceService) {
         schema: { tags, summary: 'Withdraw the public path of a trace', params: traceIdParams, response: { 200: z.object({ message: z.string() }) } },
       },
       (req, { organizationId, projectId }) => service.unshare(organizationId, projectId, req.params.id),
+    );
+  });
+
+  // Saved views of the traces list, shared with the project.
+  routeGroup(app, { prefix: '/api/trace-views', errors: 'object' }, (r, g) => {
+    const project = projectRoute(r);
+    const viewTags = ['trace views'];
+    project.get(
+      '/',
+      { config: view, schema: { tags: viewTags, summary: "The project's saved views of the traces list, by name", response: { 200: z.object({ data: z.array(traceViewSchema) }) } } },
+      (_req, { projectId }) => service.listViews(projectId),
+    );
+    project.post(
+      '/',
+      {
+        config: { auth: { scope: 'project', permission: 'traces:create' } },
+        schema: { tags: viewTags, summary: 'Save a view: a name, the list search (filters, sort) and the columns', body: createViewBody, response: { 201: traceViewSchema, ...g.errors(409) } },
+      },
+      async (req, { projectId, userId }, reply) => reply.code(201).send(await service.createView(projectId, userId, req.body)),
+    );
+    project.patch(
+      '/:id',
+      {
+        config: { auth: { scope: 'project', permission: 'traces:update' } },
+        schema: { tags: viewTags, summary: 'Rename a view or change its search or columns', params: viewIdParams, body: updateViewBody, response: { 200: traceViewSchema, ...g.errors(404, 409) } },
+      },
+      (req, { projectId }) => service.updateView(projectId, req.params.id, req.body),
+    );
+    project.delete(
+      '/:id',
+      {
+        config: { auth: { scope: 'project', permission: 'traces:delete' } },
+        schema: { tags: viewTags, summary: 'Delete a saved view', params: viewIdParams, response: { 200: z.object({ id: z.string(), deleted: z.literal(true) }), ...g.errors(404) } },
+      },
+      (req, { projectId }) => service.deleteView(projectId, req.params.id),
     );
   });
 

@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { traceFilterSchema } from './filter.ts';
+import { BUILTIN_COLUMNS, isColumn } from './view-columns.schema.ts';
+import { scoreSummarySchema, type ScoreSummary } from '../annotations/scores.schema.ts';
 
 export { traceFilterSchema, summaryFilterSchema, type TraceFilter, type SummaryFilter } from './filter.ts';
 
@@ -18,6 +20,14 @@ export const searchRequestSchema = z
       .optional()
       .describe('Default started_at'),
     sortDirection: z.enum(['asc', 'desc']).optional().describe('Default desc'),
+    sortByScore: z
+      .string()
+      .min(1)
+      .max(128)
+      .optional()
+      .describe(
+        "A numeric or boolean score config's id (GET /api/score-configs): sort by each trace's mean score of it (boolean: the share true), in sortDirection; traces without one come last either way. Replaces sortBy",
+      ),
   })
   .meta({ id: 'SearchRequest' });
 
@@ -43,6 +53,7 @@ export const evaluationChipSchema = z.object({
 });
 export type EvaluationChip = z.infer<typeof evaluationChipSchema>;
 export type AnnotationCounts = { thumbs_up: number; thumbs_down: number };
+export type TraceScoreSummary = ScoreSummary;
 
 const errorSchema = z.object({ has_error: z.boolean(), message: z.string(), stacktrace: z.array(z.string()) }).nullable();
 
@@ -72,6 +83,7 @@ export const traceSummarySchema = z
       .object({ thumbs_up: z.number().int(), thumbs_down: z.number().int() })
       .optional()
       .describe('Search answers: how many annotations of the trace are thumbs up and down'),
+    scores: z.array(scoreSummarySchema).optional().describe("Search answers: the trace's review scores per score config, summed up"),
   })
   .meta({ id: 'TraceSummary' });
 
@@ -216,3 +228,58 @@ export const errorObjectSchema = z
 export const traceIdParams = z.object({
   id: z.string().regex(/^[A-Za-z0-9_.:-]{1,128}$/, 'a trace id is 1..128 letters, digits or _ . : -'),
 });
+
+// ---- Finding spans inside one trace (the trace page's search)
+
+export const spanSearchQuery = z.strictObject({
+  q: z.string().trim().min(1, 'q: say what to look for').max(200).describe('Case-insensitive text, matched within span names, types, models and attribute values'),
+});
+
+export const spanSearchResponseSchema = z
+  .object({
+    span_ids: z.array(z.string()).describe('Matching spans in start order (at most 10,000)'),
+    truncated: z.boolean(),
+  })
+  .meta({ id: 'SpanSearchResponse' });
+export type SpanSearchResponse = z.infer<typeof spanSearchResponseSchema>;
+
+// ---- Saved views of the traces list
+
+export const viewColumnSchema = z
+  .string()
+  .max(210)
+  .refine(isColumn, {
+    message: `a column is one of ${BUILTIN_COLUMNS.join(', ')}, or meta:<metadata key>, or eval:<evaluation name>, or score:<score config id>`,
+  });
+
+const viewSearch = z
+  .record(z.string().regex(/^[a-z_]{1,40}$/, 'a search key is 1..40 lowercase letters or _'), z.string().max(2000))
+  .refine((s) => Object.keys(s).length <= 30, { message: 'at most 30 search keys' })
+  .describe("The traces list's URL parameters: q, range, from, to, user, thread, customer, labels, model, type, error, annotated, eval, evaluator, score, meta, sort, dir");
+
+export const createViewBody = z.strictObject({
+  name: z.string().trim().min(1, 'name: required').max(100),
+  search: viewSearch.default({}),
+  columns: z.array(viewColumnSchema).max(40).default([]).describe('Columns in order; empty: the default columns'),
+});
+export const updateViewBody = z.strictObject({
+  name: createViewBody.shape.name.optional(),
+  search: viewSearch.optional(),
+  columns: z.array(viewColumnSchema).max(40).optional(),
+});
+export const viewIdParams = z.object({ id: z.string().min(1).max(100) });
+
+export const traceViewSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    search: z.record(z.string(), z.string()),
+    columns: z.array(z.string()),
+    created_by: z.string().nullable().describe('The user who saved it (null: an API key)'),
+    created_at: z.number().int(),
+    updated_at: z.number().int(),
+  })
+  .meta({ id: 'TraceView' });
+export type TraceViewView = z.infer<typeof traceViewSchema>;
+export type CreateViewBody = z.input<typeof createViewBody>;
+export type UpdateViewBody = z.input<typeof updateViewBody>;

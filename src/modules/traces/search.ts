@@ -5,7 +5,7 @@ import * as store from './store.ts';
 import { toSql } from './filter.ts';
 import { traceView } from './presenters.ts';
 import type { ListFacts, TraceContext } from './context.ts';
-import type { AnnotationCounts, EvaluationChip, NewTracesRequest, SearchRequest } from './schemas.ts';
+import type { AnnotationCounts, EvaluationChip, NewTracesRequest, SearchRequest, TraceScoreSummary } from './schemas.ts';
 
 /** The trace search (keyset pages under a snapshot), the new-traces poll, and their conditions. */
 export class TraceSearch {
@@ -14,12 +14,15 @@ export class TraceSearch {
   async search(projectId: string, req: SearchRequest) {
     const sortBy = SORT_COLUMNS[req.sortBy ?? 'started_at'];
     const direction = req.sortDirection ?? 'desc';
-    const fingerprint = createHash('sha256').update(JSON.stringify([req.query, req.startDate, req.endDate, req.filters, sortBy, direction])).digest('base64url').slice(0, 16);
+    const sortKey = req.sortByScore === undefined ? sortBy : `score:${req.sortByScore}`;
+    const fingerprint = createHash('sha256').update(JSON.stringify([req.query, req.startDate, req.endDate, req.filters, sortKey, direction])).digest('base64url').slice(0, 16);
     let cursor: ScrollCursor | null = null;
     if (req.scrollId) {
       cursor = decodeScroll(req.scrollId);
       if (cursor.f !== fingerprint) throw badRequest('invalid_scroll_id', 'scrollId belongs to a different query, filters or sort', 'scrollId');
     }
+    const order: store.SearchQuery['order'] =
+      req.sortByScore === undefined ? { column: sortBy } : { values: await this.scoreSort(projectId, req.sortByScore) };
     // The first page fixes a snapshot: traces first seen after it never shift later pages.
     const snapshot = cursor?.s ?? this.ctx.clock.now().getTime();
     const where: SQL[] = [sql`inserted_at <= ${snapshot}`, ...this.searchConditions(projectId, req)];
@@ -27,7 +30,7 @@ export class TraceSearch {
     const { rows } = await store.searchTraces(this.ctx.db.orm, {
       projectId,
       where,
-      orderColumn: sortBy,
+      order,
       direction,
       after: cursor ? { value: cursor.v, traceId: cursor.t } : null,
       limit: pageSize,
@@ -37,13 +40,19 @@ export class TraceSearch {
     const last = rows[rows.length - 1];
     const scrollId =
       rows.length === pageSize && last
-        ? encodeScroll({ v: sortValue(last, sortBy), t: last.trace_id, s: snapshot, f: fingerprint, n: counted })
+        ? encodeScroll({ v: 'column' in order ? sortValue(last, order.column) : last.sort_value, t: last.trace_id, s: snapshot, f: fingerprint, n: counted })
         : null;
     const capped = counted > store.MAX_COUNTED_HITS;
     return {
       traces: await this.listViews(projectId, rows),
       pagination: { totalHits: capped ? store.MAX_COUNTED_HITS : counted, totalHitsRelation: capped ? ('gte' as const) : ('eq' as const), scrollId },
     };
+  }
+
+  /** The rows (trace_id, value) `sortByScore` orders by, from the module that owns scores. */
+  private async scoreSort(projectId: string, configId: string): Promise<SQL> {
+    for (const e of this.ctx.extensions) if (e.scoreSort) return e.scoreSort(projectId, configId, 'sortByScore');
+    throw badRequest('validation_error', 'sortByScore: scores are not available on this server', 'sortByScore');
   }
 
   /**
@@ -68,10 +77,15 @@ export class TraceSearch {
     const ids = views.map((v) => v.trace_id);
     const facts: ListFacts[] = await Promise.all(this.ctx.extensions.map(async (e) => (await e.listFacts?.(projectId, ids)) ?? {}));
     return views.map((v) => {
-      const extra: { evaluations: EvaluationChip[]; annotations: AnnotationCounts } = { evaluations: [], annotations: { thumbs_up: 0, thumbs_down: 0 } };
+      const extra: { evaluations: EvaluationChip[]; annotations: AnnotationCounts; scores: TraceScoreSummary[] } = {
+        evaluations: [],
+        annotations: { thumbs_up: 0, thumbs_down: 0 },
+        scores: [],
+      };
       for (const f of facts) {
         extra.evaluations.push(...(f.evaluations?.get(v.trace_id) ?? []));
         if (f.annotations?.has(v.trace_id)) extra.annotations = f.annotations.get(v.trace_id)!;
+        extra.scores.push(...(f.scores?.get(v.trace_id) ?? []));
       }
       return { ...v, ...extra };
     });
@@ -127,7 +141,7 @@ function decodeScroll(id: string): ScrollCursor {
   throw badRequest('invalid_scroll_id', 'scrollId is not one this server issued', 'scrollId');
 }
 
-function sortValue(row: store.TraceRow, column: store.SearchQuery['orderColumn']): number | null {
+function sortValue(row: store.TraceRow, column: store.SortColumn): number | null {
   return column === 'started_at' ? row.started_at : column === 'total_cost' ? row.total_cost : row.total_time_ms;
 }
 

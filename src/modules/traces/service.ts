@@ -12,6 +12,7 @@ import { TraceReads } from './reads.ts';
 import { TraceSearch } from './search.ts';
 import { TraceShares } from './shares.ts';
 import { TraceRetention } from './retention.ts';
+import { TraceViews, type CreateViewInput, type UpdateViewInput } from './views.ts';
 import type { ShareOptions } from './share-redaction.ts';
 import type { TraceDetail } from './presenters.ts';
 
@@ -31,6 +32,7 @@ export class TraceService {
   private readonly searching: TraceSearch;
   private readonly shares: TraceShares;
   private readonly retention: TraceRetention;
+  private readonly views: TraceViews;
   /** OTLP request bodies to rows, on worker threads (the routes hand it the bodies). */
   readonly otlpDecoder: OtlpDecoder;
 
@@ -49,6 +51,7 @@ export class TraceService {
     this.searching = new TraceSearch(this.ctx);
     this.shares = new TraceShares(this.ctx, this.reads);
     this.retention = new TraceRetention(this.ctx);
+    this.views = new TraceViews(this.ctx);
   }
 
   /** What other modules add to traces (app.ts): evaluations on the detail, filter conditions, work done with each ingest. */
@@ -107,6 +110,26 @@ export class TraceService {
   }
   detail(projectId: string, traceId: string): Promise<TraceDetail> {
     return this.reads.detail(projectId, traceId);
+  }
+  contents(projectId: string, traceIds: readonly string[], spanTypes: readonly string[] | null) {
+    return this.reads.contents(projectId, traceIds, spanTypes);
+  }
+  searchSpans(projectId: string, traceId: string, q: string) {
+    return this.reads.searchSpans(projectId, traceId, q);
+  }
+
+  // Saved views of the traces list (views.ts)
+  listViews(projectId: string) {
+    return this.views.list(projectId);
+  }
+  createView(projectId: string, userId: string | null, body: CreateViewInput) {
+    return this.views.create(projectId, userId, body);
+  }
+  updateView(projectId: string, id: string, body: UpdateViewInput) {
+    return this.views.update(projectId, id, body);
+  }
+  deleteView(projectId: string, id: string) {
+    return this.views.remove(projectId, id);
   }
 
   // Search (search.ts)

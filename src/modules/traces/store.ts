@@ -1,6 +1,6 @@
 import { and, eq, lt, sql, type SQL } from 'drizzle-orm';
-import { spanLogEvents, spans as spansTable, traces as tracesTable, traceShares } from '../../db/schema/index.ts';
-import { jsonParam, reserveSession, rows, type Database, type Executor } from '../../db/index.ts';
+import { spanLogEvents, spans as spansTable, traces as tracesTable, traceShares, traceViews } from '../../db/schema/index.ts';
+import { jsonParam, reserveSession, rows, textArray, type Database, type Executor } from '../../db/index.ts';
 import { eventsInsertSql } from '../../platform/events/index.ts';
 import { newId } from '../../platform/ids.ts';
 import type { SpanEvent } from './ingest/mapping-context.ts';
@@ -305,6 +305,30 @@ export async function findTrace(db: Executor, projectId: string, traceId: string
   return r ? toTraceRow(r) : null;
 }
 
+/** A trace with some of its spans, in order, with only what their contents need (see traceContents). */
+export interface TraceContentRow {
+  trace: TraceRow;
+  spans: { span_id: string; type: string; name: string | null; model: string | null; input: unknown; output: unknown; params: Record<string, unknown> | null }[];
+}
+
+/**
+ * Many traces at once (one statement), with their spans of `spanTypes` (null: every span),
+ * each span's input, output and params only. The traces found, in no particular order.
+ */
+export async function traceContents(db: Executor, projectId: string, traceIds: readonly string[], spanTypes: readonly string[] | null): Promise<TraceContentRow[]> {
+  if (!traceIds.length) return [];
+  const ofType = spanTypes ? sql`AND s.type = ANY(${textArray(spanTypes)})` : sql``;
+  const found = await rows<Record<string, unknown> & { spans_json: string | null }>(
+    db,
+    sql`SELECT ${TRACE_COLUMNS},
+          (SELECT json_agg(json_build_object('span_id', s.span_id, 'type', s.type, 'name', s.name, 'model', s.model,
+                    'input', s.data->'input', 'output', s.data->'output', 'params', s.data->'params') ORDER BY s.started_at, s.span_id)::text
+           FROM spans s WHERE s.project_id = traces.project_id AND s.trace_id = traces.trace_id ${ofType}) AS spans_json
+        FROM traces WHERE project_id = ${projectId} AND trace_id = ANY(${textArray(traceIds)})`,
+  );
+  return found.map((r) => ({ trace: toTraceRow(r), spans: r.spans_json ? (JSON.parse(r.spans_json) as TraceContentRow['spans']) : [] }));
+}
+
 /**
  * A span in its API shape as JSON text built by the database: its columns as a JSON object,
  * joined as text with its stored payload (already the remaining API fields: params, input,
@@ -427,10 +451,13 @@ export async function openTraceSpans(
   };
 }
 
+export type SortColumn = 'started_at' | 'total_cost' | 'total_time_ms';
+
 export interface SearchQuery {
   projectId: string;
   where: SQL[];
-  orderColumn: 'started_at' | 'total_cost' | 'total_time_ms';
+  /** A column of `traces`, or rows (trace_id, value) of another module's (a score's mean per trace). */
+  order: { column: SortColumn } | { values: SQL };
   direction: 'asc' | 'desc';
   after: { value: number | null; traceId: string } | null;
   limit: number;
@@ -441,30 +468,34 @@ export const MAX_COUNTED_HITS = 10_000;
 
 /**
  * Keyset page ordered as the indexes are: (column DESC NULLS LAST, trace_id DESC), or its
- * exact reverse for ascending pages (NULLs first).
+ * exact reverse for ascending pages (NULLs first). Ordered by joined values (a score), traces
+ * without one come last in both directions: who sorts by a score wants the scored traces.
  */
-export async function searchTraces(db: Executor, q: SearchQuery): Promise<{ rows: TraceRow[] }> {
-  // Qualified: the select list's float8 aliases of the same names would otherwise shadow the indexed columns.
-  const col = sql.raw(`traces.${q.orderColumn}`);
+export async function searchTraces(db: Executor, q: SearchQuery): Promise<{ rows: (TraceRow & { sort_value: number | null })[] }> {
   const desc = q.direction === 'desc';
-  const base = sql.join([sql`project_id = ${q.projectId}`, ...q.where], sql` AND `);
+  const joined = 'values' in q.order;
+  // Qualified: the select list's float8 aliases of the same names would otherwise shadow the indexed columns.
+  const col = 'values' in q.order ? sql`sort_values.sort_value` : sql.raw(`traces.${q.order.column}`);
+  const join = 'values' in q.order ? sql`LEFT JOIN (${q.order.values}) sort_values(sort_trace_id, sort_value) ON sort_values.sort_trace_id = traces.trace_id` : sql``;
+  const base = sql.join([sql`traces.project_id = ${q.projectId}`, ...q.where], sql` AND `);
+  const id = sql`traces.trace_id`;
   let keyset = sql`TRUE`;
   if (q.after) {
     const { value: v, traceId: t } = q.after;
-    if (desc) {
-      keyset = v === null ? sql`(${col} IS NULL AND trace_id < ${t})` : sql`(${col} < ${v} OR (${col} = ${v} AND trace_id < ${t}) OR ${col} IS NULL)`;
-    } else {
-      keyset = v === null ? sql`((${col} IS NULL AND trace_id > ${t}) OR ${col} IS NOT NULL)` : sql`(${col} > ${v} OR (${col} = ${v} AND trace_id > ${t}))`;
-    }
+    const past = desc ? sql`<` : sql`>`;
+    // Where NULLs sit: last when descending or joined, first when ascending a column.
+    const nullsLast = desc || joined;
+    if (v === null) keyset = nullsLast ? sql`(${col} IS NULL AND ${id} ${past} ${t})` : sql`((${col} IS NULL AND ${id} ${past} ${t}) OR ${col} IS NOT NULL)`;
+    else keyset = sql`(${col} ${past} ${v} OR (${col} = ${v} AND ${id} ${past} ${t})${nullsLast ? sql` OR ${col} IS NULL` : sql``})`;
   }
   // started_at is NOT NULL and its index is plain DESC; the nullable sort columns' indexes are DESC NULLS LAST.
-  const nulls = q.orderColumn === 'started_at' ? sql`` : desc ? sql` NULLS LAST` : sql` NULLS FIRST`;
-  const order = desc ? sql`${col} DESC${nulls}, traces.trace_id DESC` : sql`${col} ASC${nulls}, traces.trace_id ASC`;
+  const nulls = joined ? sql` NULLS LAST` : (q.order as { column: SortColumn }).column === 'started_at' ? sql`` : desc ? sql` NULLS LAST` : sql` NULLS FIRST`;
+  const order = desc ? sql`${col} DESC${nulls}, ${id} DESC` : sql`${col} ASC${nulls}, ${id} ASC`;
   const page = await rows<Record<string, unknown>>(
     db,
-    sql`SELECT ${TRACE_COLUMNS} FROM traces WHERE ${base} AND ${keyset} ORDER BY ${order} LIMIT ${q.limit}`,
+    sql`SELECT ${TRACE_COLUMNS}, ${joined ? sql`sort_values.sort_value::float8` : sql`NULL::float8`} AS sort_value FROM traces ${join} WHERE ${base} AND ${keyset} ORDER BY ${order} LIMIT ${q.limit}`,
   );
-  return { rows: page.map(toTraceRow) };
+  return { rows: page.map((r) => ({ ...toTraceRow(r), sort_value: num(r.sort_value) })) };
 }
 
 /** Matching traces, most recently stored first (read by the (project_id, inserted_at) index). */
@@ -554,4 +585,69 @@ export async function deleteProjectTraces(tx: Executor, projectId: string): Prom
   await tx.delete(spanLogEvents).where(eq(spanLogEvents.projectId, projectId));
   await tx.delete(spansTable).where(eq(spansTable.projectId, projectId));
   await tx.delete(tracesTable).where(eq(tracesTable.projectId, projectId));
+}
+
+/** How many span ids a search inside one trace answers at most. */
+export const MAX_SPAN_MATCHES = 10_000;
+
+/**
+ * Spans of one trace whose name, type, model or attribute values (the span's own and its
+ * resource's) contain `needle`, case-insensitive, in start order. One pass over the trace's
+ * rows (the primary key finds them); attribute values are matched in their JSON text, the
+ * keys left out so that "model" does not find every span with a model attribute.
+ */
+export async function matchingSpanIds(db: Executor, projectId: string, traceId: string, needle: string): Promise<{ ids: string[]; truncated: boolean }> {
+  const pattern = `%${needle.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  const found = await rows<{ span_id: string }>(
+    db,
+    sql`SELECT s.span_id FROM spans s
+        WHERE s.project_id = ${projectId} AND s.trace_id = ${traceId}
+          AND (s.name ILIKE ${pattern} OR s.type ILIKE ${pattern} OR s.model ILIKE ${pattern}
+            OR EXISTS (SELECT 1 FROM json_each(CASE WHEN json_typeof(s.data->'attributes') = 'object' THEN s.data->'attributes' ELSE '{}'::json END) a
+                       WHERE (CASE WHEN json_typeof(a.value) = 'string' THEN a.value #>> '{}' ELSE a.value::text END) ILIKE ${pattern})
+            OR EXISTS (SELECT 1 FROM json_each(CASE WHEN json_typeof(s.data->'resource') = 'object' THEN s.data->'resource' ELSE '{}'::json END) a
+                       WHERE (CASE WHEN json_typeof(a.value) = 'string' THEN a.value #>> '{}' ELSE a.value::text END) ILIKE ${pattern}))
+        ORDER BY s.started_at, s.span_id LIMIT ${MAX_SPAN_MATCHES + 1}`,
+  );
+  return { ids: found.slice(0, MAX_SPAN_MATCHES).map((r) => r.span_id), truncated: found.length > MAX_SPAN_MATCHES };
+}
+
+export async function traceExists(db: Executor, projectId: string, traceId: string): Promise<boolean> {
+  const [r] = await rows<{ one: number }>(db, sql`SELECT 1 AS one FROM traces WHERE project_id = ${projectId} AND trace_id = ${traceId}`);
+  return !!r;
+}
+
+// ---- Saved views of the traces list (trace_views)
+
+export type TraceViewRow = typeof traceViews.$inferSelect;
+
+export async function listViews(db: Executor, projectId: string): Promise<TraceViewRow[]> {
+  return db.select().from(traceViews).where(eq(traceViews.projectId, projectId)).orderBy(traceViews.name, traceViews.id);
+}
+
+export async function findView(db: Executor, projectId: string, id: string): Promise<TraceViewRow | null> {
+  const [r] = await db.select().from(traceViews).where(and(eq(traceViews.projectId, projectId), eq(traceViews.id, id)));
+  return r ?? null;
+}
+
+export async function insertView(db: Executor, row: TraceViewRow): Promise<TraceViewRow> {
+  const [r] = await db.insert(traceViews).values(row).returning();
+  return r;
+}
+
+export async function updateView(db: Executor, projectId: string, id: string, set: Partial<Pick<TraceViewRow, 'name' | 'search' | 'columns' | 'updatedAt'>>): Promise<TraceViewRow | null> {
+  const [r] = await db.update(traceViews).set(set).where(and(eq(traceViews.projectId, projectId), eq(traceViews.id, id))).returning();
+  return r ?? null;
+}
+
+export async function deleteView(db: Executor, projectId: string, id: string): Promise<boolean> {
+  const deleted = await db.delete(traceViews).where(and(eq(traceViews.projectId, projectId), eq(traceViews.id, id))).returning({ id: traceViews.id });
+  return deleted.length > 0;
+}
+
+export function isUniqueViolation(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    if ((e as { code?: unknown }).code === '23505') return true;
+  }
+  return false;
 }

@@ -49,7 +49,9 @@ export interface CredentialStore {
  * Every route declares what it needs:
  * - public: no credentials.
  * - project: a project route; the project comes from the key (project keys), from Basic
- *   `projectId:token`, or from `X-Project-Id` (organization keys).
+ *   `projectId:token`, or from `X-Project-Id` (organization keys); `permission` on that
+ *   project, or null when the handler applies finer rules (the MCP endpoint: each of its
+ *   tools is a route with its own permission).
  * - organization: an organization key; `permission` at organization scope, or null when
  *   the service applies finer rules (e.g. listing only the projects the key can see).
  * - projectParam: an organization route about the project named by a path parameter.
@@ -58,7 +60,7 @@ export interface CredentialStore {
  */
 export type AuthRequirement =
   | { scope: 'public' }
-  | { scope: 'project'; permission: Permission }
+  | { scope: 'project'; permission: Permission | null }
   | { scope: 'organization'; permission: Permission | null }
   | { scope: 'projectParam'; param: string; permission: Permission }
   | { scope: 'session' };
@@ -206,7 +208,7 @@ export async function installAuth(app: FastifyInstance, store: CredentialStore, 
 
     if (auth.scope === 'project') {
       const projectId = await resolveProject(principal, credentials, store);
-      if (!principal.projectPermissions(projectId).has(auth.permission)) {
+      if (auth.permission && !principal.projectPermissions(projectId).has(auth.permission)) {
         throw forbidden(`${who(principal)} lacks the ${auth.permission} permission on project ${projectId}`);
       }
       request.projectId = projectId;

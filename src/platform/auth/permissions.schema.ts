@@ -10,8 +10,15 @@ export const RESOURCES = [
   'annotations',
   'prompts',
   'evaluations',
+  // Custom evaluators (their definitions and versions); running any evaluator is evaluations:create.
+  'evaluators',
   'monitors',
+  // Model providers set in the app (API keys of LLM providers): administrators manage them.
+  'modelProviders',
   'agentCache',
+  // Score configs (what reviewers score) and annotation queues (review work lists).
+  'scoreConfigs',
+  'reviewQueues',
   'datasets',
   'experiments',
   'apiKeys',

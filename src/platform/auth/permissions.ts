@@ -12,7 +12,7 @@ export type BindingRole = Role | 'CUSTOM';
 const manageAll = (resources: readonly Resource[]) => resources.map((r) => `${r}:manage` as Permission);
 const viewAll = (resources: readonly Resource[]) => resources.map((r) => `${r}:view` as Permission);
 
-const PROJECT_DATA: Resource[] = ['traces', 'annotations', 'prompts', 'evaluations', 'monitors', 'agentCache', 'datasets', 'experiments'];
+const PROJECT_DATA: Resource[] = ['traces', 'annotations', 'prompts', 'evaluations', 'evaluators', 'monitors', 'agentCache', 'datasets', 'experiments', 'scoreConfigs', 'reviewQueues'];
 
 export const ROLE_PERMISSIONS: Record<Role, readonly Permission[]> = {
   ADMIN: manageAll(RESOURCES),
@@ -21,6 +21,8 @@ export const ROLE_PERMISSIONS: Record<Role, readonly Permission[]> = {
     'project:view',
     ...manageAll(PROJECT_DATA),
     'webhookEndpoints:view',
+    // Which models the project can use (names and last four characters of keys), not the keys.
+    'modelProviders:view',
     // Their own keys only: the api-keys policy adds ownership to these.
     'apiKeys:view',
     'apiKeys:create',
@@ -34,6 +36,7 @@ export const PROJECT_KEY_PERMISSIONS: readonly Permission[] = [
   'project:view',
   ...manageAll(PROJECT_DATA),
   'webhookEndpoints:manage',
+  'modelProviders:view',
 ];
 
 export class PermissionSet {

@@ -25,6 +25,8 @@ export const EVENT_TYPES = [
   t('annotation.created', true, 'An annotation was added to a trace.'),
   t('annotation.updated', true, 'An annotation was changed.'),
   t('annotation.deleted', true, 'An annotation was deleted.'),
+  t('score.created', true, "A score was given to a trace: one per score of an annotation (a reviewer completing a queue item, or POST /api/annotations/trace/{id} with scores)."),
+  t('queue_item.completed', true, 'A reviewer completed an item of an annotation queue (its annotation and scores are in annotation.created and score.created).'),
   t('prompt.created', true, 'A prompt was created (with its version 1).'),
   t('prompt.version_created', true, 'A new version of a prompt was saved (update or restore).'),
   t('prompt.deleted', true, 'A prompt was deleted.'),
@@ -34,10 +36,15 @@ export const EVENT_TYPES = [
   t('evaluation.completed', true, 'An evaluation finished with status processed or skipped.'),
   t('evaluation.failed', true, 'An evaluation finished with status error.'),
   t('guardrail.triggered', true, 'An evaluation run as a guardrail did not pass: the guarded call should not proceed.'),
+  t('custom_evaluator.created', true, 'A custom evaluator was created (with its version 1).'),
+  t('custom_evaluator.version_created', true, 'A new version of a custom evaluator was saved.'),
+  t('custom_evaluator.deleted', true, 'A custom evaluator was deleted with its versions.'),
+  t('model_provider.created', true, 'A model provider was set in the app (its key is never in the event).'),
+  t('model_provider.deleted', true, 'A model provider was removed.'),
   t('api_key.created', true, 'An API key was minted.'),
   t('api_key.revoked', true, 'An API key was revoked.'),
-  t('experiment_run.started', true, 'An experiment run was logged for the first time (its first accepted results post).'),
-  t('experiment_run.finished', true, 'An experiment run was marked finished or stopped (its first finished_at or stopped_at).'),
+  t('experiment_run.started', true, 'An experiment run began: logged for the first time (its first accepted results post), or started on the platform (POST /api/experiments/{slug}/run).'),
+  t('experiment_run.finished', true, 'An experiment run ended: marked finished or stopped (its first finished_at or stopped_at), or a platform run completed or was stopped.'),
 ] as const satisfies readonly EventTypeDefinition[];
 
 export type EventType = (typeof EVENT_TYPES)[number]['type'];

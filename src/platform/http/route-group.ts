@@ -1,5 +1,6 @@
 import type {
   ContextConfigDefault,
+  FastifyError,
   FastifyBaseLogger,
   FastifyInstance,
   FastifyReply,
@@ -16,7 +17,7 @@ import type { ResolveFastifyReplyReturnType } from 'fastify/types/type-provider.
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
 import type { AuthRequirement, Principal } from '../auth/index.ts';
-import { errorResponses, errorSchemas, type ErrorShape } from '../errors.ts';
+import { errorResponses, errorSchemas, renderError, type AppError, type ErrorShape } from '../errors.ts';
 import { errorHandler } from './error-handler.ts';
 
 /** The Fastify instance a group's routes are declared on: zod schemas type requests and answers. */
@@ -27,6 +28,8 @@ export interface RouteGroupOptions {
   prefix?: string;
   /** How the group answers every error: one of the interface's three shapes (spec: Errors; platform/errors.ts). */
   errors: ErrorShape;
+  /** Errors the group answers otherwise than the house does (a contract's own codes); null: the house's answer. */
+  mapError?: (error: FastifyError, request: FastifyRequest) => AppError | null;
 }
 
 export interface RouteGroup {
@@ -70,7 +73,17 @@ export function routeGroup(app: FastifyInstance, options: RouteGroupOptions, rou
   const shape = options.errors;
   void app.register(
     (child, _opts, done) => {
-      child.setErrorHandler(errorHandler(shape));
+      const handle = errorHandler(shape);
+      const { mapError } = options;
+      child.setErrorHandler(
+        mapError
+          ? (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+              const mapped = mapError(error, request);
+              if (mapped) return void reply.status(mapped.status).send(renderError(mapped, shape));
+              handle(error, request, reply);
+            }
+          : handle,
+      );
       child.addHook('onRoute', (route) => documentErrors(route, shape));
       routes(child.withTypeProvider<ZodTypeProvider>(), { errors: (...statuses) => errorResponses(shape, statuses) });
       done();

@@ -39,6 +39,16 @@ interface QueueHandler {
 /** A failure no retry can mend: the job is marked failed at once. */
 export class PermanentJobError extends Error {}
 
+/**
+ * Not a failure: the handler gave the job back (the process is closing) and it is due again
+ * at `runAt`, without counting the attempt.
+ */
+export class RescheduleJob extends Error {
+  constructor(readonly runAt: number) {
+    super('rescheduled');
+  }
+}
+
 /** Called in the producer's transaction, so a job exists exactly when its cause does. */
 export async function enqueueJobs(tx: Executor, jobs: NewJob[], now: number): Promise<void> {
   if (!jobs.length) return;
@@ -72,7 +82,15 @@ export class JobQueue {
     private readonly db: Database,
     private readonly clock: Clock,
     private readonly metrics: Metrics = new Metrics(),
+    /** How long a claim holds; a handler that works longer calls extendLease before it ends. */
+    private readonly leaseMs: number = LEASE_MS,
   ) {}
+
+  /** Keeps a long job claimed by this process (another process takes it over once a lease lapses). */
+  async extendLease(jobId: number): Promise<void> {
+    const until = this.clock.now().getTime() + this.leaseMs;
+    await this.db.orm.execute(sql`UPDATE jobs SET locked_until = ${until} WHERE id = ${jobId} AND locked_until IS NOT NULL`);
+  }
 
   /**
    * Runs the queue's jobs with `handler`. Each payload is checked against `payload` when the
@@ -100,7 +118,7 @@ export class JobQueue {
     const queues = JSON.stringify([...this.handlers.keys()]);
     const claimed = await rows<Record<string, unknown>>(
       this.db.orm,
-      sql`UPDATE jobs SET locked_until = ${now + LEASE_MS}, attempts = attempts + 1
+      sql`UPDATE jobs SET locked_until = ${now + this.leaseMs}, attempts = attempts + 1
           WHERE id IN (
             SELECT id FROM jobs
             WHERE queue = ANY(ARRAY(SELECT jsonb_array_elements_text(${queues}::jsonb))) AND failed_at IS NULL
@@ -131,6 +149,10 @@ export class JobQueue {
       this.metrics.jobFinished(job.queue, 'done');
     } catch (err) {
       const now = this.clock.now().getTime();
+      if (err instanceof RescheduleJob) {
+        await this.db.orm.execute(sql`UPDATE jobs SET run_at = ${err.runAt}, locked_until = NULL, attempts = attempts - 1 WHERE id = ${job.id}`);
+        return;
+      }
       const message = err instanceof Error ? err.message : String(err);
       if (job.attempts >= job.maxAttempts || err instanceof PermanentJobError) {
         await this.db.orm.execute(sql`UPDATE jobs SET failed_at = ${now}, locked_until = NULL, last_error = ${message} WHERE id = ${job.id}`);

@@ -83,6 +83,9 @@ export function setCsrfToken(token: string | null) {
   csrfToken = token;
 }
 
+/** The token the session gave, for requests not made through `api` (file uploads). */
+export const currentCsrfToken = () => csrfToken;
+
 export interface RequestOptions {
   body?: unknown;
   projectId?: string;

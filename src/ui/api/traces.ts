@@ -1,6 +1,7 @@
+import { useMemo } from 'react';
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from './client.ts';
-import type { Annotation, CreateAnnotationBody, ShareState, Span, TraceOutline, UpdateAnnotationBody } from './types.ts';
+import type { Annotation, CreateAnnotationBody, ShareState, Span, SpanSearchResponse, TraceOutline, UpdateAnnotationBody } from './types.ts';
 
 /** Where a trace comes from: a project (signed in) or a public share token. */
 export type TraceSource = { projectId: string; traceId: string } | { shareToken: string };
@@ -37,6 +38,23 @@ export function useSpan(source: TraceSource, spanId: string | null) {
     retry: notRetriedBelow500,
     staleTime: 60_000,
   });
+}
+
+/**
+ * The trace page's attribute search (GET /api/trace/{id}/span-search): span ids in start
+ * order. Undefined for a shared trace (its visitors search what the outline has).
+ */
+export function useSpanSearch(source: TraceSource): ((text: string, signal: AbortSignal) => Promise<string[]>) | undefined {
+  const projectId = 'projectId' in source ? source.projectId : null;
+  const traceId = 'traceId' in source ? source.traceId : null;
+  return useMemo(
+    () =>
+      projectId && traceId
+        ? async (text: string, signal: AbortSignal) =>
+            (await api<SpanSearchResponse>('GET', `/api/trace/${encodeURIComponent(traceId)}/span-search?q=${encodeURIComponent(text)}`, { projectId, signal })).span_ids
+        : undefined,
+    [projectId, traceId],
+  );
 }
 
 export function useShareState(projectId: string, traceId: string, enabled = true) {

@@ -15,6 +15,10 @@ import type {
   TraceSummaryView,
   shareStateSchema,
   spanPayloadSchema,
+  SpanSearchResponse,
+  TraceViewView,
+  CreateViewBody,
+  UpdateViewBody,
 } from '../../modules/traces/schemas.ts';
 import type { TraceEvaluation } from '../../modules/evaluators/schemas.ts';
 import type { CreateAnnotationBody, UpdateAnnotationBody, annotationSchema } from '../../modules/annotations/schemas.ts';
@@ -44,6 +48,8 @@ import type {
   updateEndpointBody,
 } from '../../modules/webhooks/schemas.ts';
 
+export type { SpanSearchResponse, CreateViewBody, UpdateViewBody };
+export type SavedView = TraceViewView;
 export type { NewTracesRequest, NewTracesResponse, SearchRequest, SearchResponse, TraceEvaluation, CreateAnnotationBody, UpdateAnnotationBody };
 export type TraceSummary = TraceSummaryView;
 export type Span = SpanView;
@@ -103,3 +109,75 @@ export type UpdateEndpointBody = z.input<typeof updateEndpointBody>;
 export type WebhookEventType = z.infer<typeof eventTypeSchema>;
 export type DeliveryAttempt = z.infer<typeof attemptSchema>;
 export type RolledSecret = z.infer<typeof rolledSecretSchema>;
+// ---- experiments (docs/experiments.md)
+import type {
+  experimentSchema,
+  runSchema,
+  runListResponse,
+  runResultsResponse,
+  runStatusResponse,
+  resultRowSchema,
+  evaluationSchema,
+  targetSchema,
+} from '../../modules/experiments/schemas.ts';
+export type Experiment = z.infer<typeof experimentSchema>;
+export type ExperimentRun = z.infer<typeof runSchema>;
+export type ExperimentRunList = z.infer<typeof runListResponse>;
+export type RunResults = z.infer<typeof runResultsResponse>;
+export type RunStatus = z.infer<typeof runStatusResponse>;
+export type RunResultRow = z.infer<typeof resultRowSchema>;
+export type RunEvaluation = z.infer<typeof evaluationSchema>;
+export type RunTarget = z.infer<typeof targetSchema>;
+import type { baselineResponse, compareResponse, compareRowsResponse, regressionsResponse, differenceSchema, evaluatorComparisonSchema } from '../../modules/experiments/schemas.ts';
+export type Baseline = z.infer<typeof baselineResponse>;
+export type Comparison = z.infer<typeof compareResponse>;
+export type CompareRows = z.infer<typeof compareRowsResponse>;
+export type Regressions = z.infer<typeof regressionsResponse>;
+export type RunDifference = z.infer<typeof differenceSchema>;
+export type EvaluatorComparison = z.infer<typeof evaluatorComparisonSchema>;
+import type { runSummaryResponse, estimateSchema } from '../../modules/experiments/schemas.ts';
+export type RunSummary = z.infer<typeof runSummaryResponse>;
+import type { runRowsResponse } from '../../modules/experiments/schemas.ts';
+export type RunRows = z.infer<typeof runRowsResponse>;
+import type { definitionBody, definitionResponse, startRunResponse } from '../../modules/experiments/schemas.ts';
+export type DefinitionBody = z.input<typeof definitionBody>;
+export type ExperimentDefinition = z.infer<typeof definitionResponse>;
+export type StartedRun = z.infer<typeof startRunResponse>;
+export type Estimate = z.infer<typeof estimateSchema>;
+// ---- datasets
+import type { ColumnType, datasetListItemSchema, datasetSchema, recordPageSchema, recordSchema, versionListSchema } from '../../modules/datasets/schemas.ts';
+export type { ColumnType };
+export type Dataset = z.infer<typeof datasetSchema>;
+export type DatasetListItem = z.infer<typeof datasetListItemSchema>;
+export type DatasetRecord = z.infer<typeof recordSchema>;
+export type RecordPage = z.infer<typeof recordPageSchema>;
+export type DatasetVersions = z.infer<typeof versionListSchema>;
+/** A background import of traces (from-traces.ts importSchema; that file is server code). */
+export interface DatasetImport {
+  id: string;
+  datasetId: string;
+  status: 'queued' | 'running' | 'completed' | 'failed';
+  total: number;
+  done: number;
+  recordsCreated: number;
+  error: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+import type { UsersRequest, UsersResponse, EndUser } from '../../modules/analytics/schemas.ts';
+export type { UsersRequest, UsersResponse, EndUser };
+
+import type { scoreConfigSchema, scoreSchema, CreateScoreConfigBody } from '../../modules/annotations/scores.schema.ts';
+import type { queueSchema, itemSchema, nextResponse, itemDetailResponse, completeResponse, createQueueBody, updateQueueBody, addItemsBody, completeItemBody } from '../../modules/review/schemas.ts';
+export type ScoreConfig = z.infer<typeof scoreConfigSchema>;
+export type Score = z.infer<typeof scoreSchema>;
+export type ReviewQueue = z.infer<typeof queueSchema>;
+export type QueueItem = z.infer<typeof itemSchema>;
+export type NextItem = z.infer<typeof nextResponse>;
+export type QueueItemDetail = z.infer<typeof itemDetailResponse>;
+export type CompletedItem = z.infer<typeof completeResponse>;
+export type { CreateScoreConfigBody };
+export type CreateQueueBody = z.input<typeof createQueueBody>;
+export type UpdateQueueBody = z.input<typeof updateQueueBody>;
+export type AddItemsBody = z.input<typeof addItemsBody>;
+export type CompleteItemBody = z.input<typeof completeItemBody>;

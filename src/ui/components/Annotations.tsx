@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { ActionIcon, Alert, Anchor, Button, Group, Paper, SegmentedControl, Stack, Text, Textarea, Tooltip } from '@mantine/core';
+import { ActionIcon, Alert, Anchor, Badge, Button, Group, Paper, SegmentedControl, Stack, Text, Textarea, Tooltip } from '@mantine/core';
 import { IconPencil, IconThumbDown, IconThumbUp, IconTrash } from '@tabler/icons-react';
 import { can, useSession } from '../api/session.ts';
 import { useAnnotationMutations, useAnnotations } from '../api/traces.ts';
@@ -225,6 +225,15 @@ function AnnotationItem({ annotation: a, own, mayEdit, mayDelete, spanName, onSe
               <Text size="sm" mt={2} style={{ whiteSpace: 'pre-wrap', overflowWrap: 'anywhere' }}>
                 {a.comment}
               </Text>
+            )}
+            {a.scores && (
+              <Group gap={4} mt={4} data-testid="annotation-scores">
+                {a.scores.map((s) => (
+                  <Badge key={s.configId} size="sm" variant="light" color="indigo" tt="none">
+                    {s.name}: {s.kind === 'boolean' ? (s.value ? 'yes' : 'no') : String(s.value)}
+                  </Badge>
+                ))}
+              </Group>
             )}
           </div>
         </Group>

@@ -132,7 +132,7 @@ function ToolCall({ call }: { call: unknown }) {
 }
 
 /** Every fact of the selected span. */
-export function SpanDetail({ span }: { span: Span }) {
+export function SpanDetail({ span, actions }: { span: Span; actions?: ReactNode }) {
   const t = span.timestamps;
   const m = span.metrics;
   const duration = t.finished_at - t.started_at;
@@ -153,6 +153,11 @@ export function SpanDetail({ span }: { span: Span }) {
         <Text size="xs" className="muted mono" mt={4}>
           span {span.span_id} · started {formatFullTime(t.started_at)}
         </Text>
+        {actions && (
+          <Group gap="xs" mt={6}>
+            {actions}
+          </Group>
+        )}
       </div>
 
       <dl className="kv" data-testid="span-metrics">

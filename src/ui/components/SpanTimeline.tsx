@@ -1,7 +1,7 @@
-import { memo, useCallback, useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
-import { Text } from '@mantine/core';
-import { useElementSize } from '@mantine/hooks';
-import { IconAlertTriangle, IconChevronDown, IconChevronRight } from '@tabler/icons-react';
+import { memo, useCallback, useEffect, useMemo, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
+import { ActionIcon, Button, NativeSelect, Text, TextInput, Tooltip } from '@mantine/core';
+import { useDebouncedValue, useElementSize } from '@mantine/hooks';
+import { IconAlertTriangle, IconChevronDown, IconChevronRight, IconChevronUp, IconHourglassHigh, IconSearch } from '@tabler/icons-react';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import type { SpanOutline as Span } from '../api/types.ts';
 import { formatDuration } from '../lib/format.ts';
@@ -76,23 +76,68 @@ function visibleRows(index: TreeIndex, collapsed: Set<string>): Row[] {
   return rows;
 }
 
+/** Every span of the tree, unfolded, in reading order: depth, place and time of its own. */
+interface Outline {
+  rows: Row[];
+  order: Map<string, number>;
+  /** Deepest level (1 = roots). */
+  levels: number;
+  /** Span ids with an error, in reading order. */
+  errors: string[];
+  /** Span ids by time of their own (duration less their children's), longest first. */
+  slowest: string[];
+  selfTime: Map<string, number>;
+}
+
+function outlineOf(index: TreeIndex): Outline {
+  const rows = visibleRows(index, new Set());
+  const order = new Map<string, number>();
+  const selfTime = new Map<string, number>();
+  let levels = 0;
+  const errors: string[] = [];
+  for (let i = 0; i < rows.length; i++) {
+    const s = rows[i].span;
+    order.set(s.span_id, i);
+    levels = Math.max(levels, rows[i].depth + 1);
+    if (s.error) errors.push(s.span_id);
+    const own = s.timestamps.finished_at - s.timestamps.started_at;
+    let children = 0;
+    for (const c of index.children.get(s.span_id) ?? []) children += c.timestamps.finished_at - c.timestamps.started_at;
+    selfTime.set(s.span_id, Math.max(0, own - children));
+  }
+  const slowest = rows.map((r) => r.span.span_id).sort((a, b) => selfTime.get(b)! - selfTime.get(a)! || order.get(a)! - order.get(b)!);
+  return { rows, order, levels, errors, slowest, selfTime };
+}
+
+/** Whether a span's name, type or model contains the (lowercased) text. */
+const matchesOutline = (s: Span, needle: string) => (s.name ?? '').toLowerCase().includes(needle) || s.type.toLowerCase().includes(needle) || (s.model ?? '').toLowerCase().includes(needle);
+
 interface Props {
   index: TreeIndex;
   selectedId: string | null;
   onSelect: (spanId: string) => void;
+  /**
+   * Spans whose attribute values contain the text (the server reads them; the outline has
+   * none). Absent: the search covers names, types and models only (a shared trace).
+   */
+  searchAttributes?: (text: string, signal: AbortSignal) => Promise<string[]>;
 }
 
 /** The span tree and the waterfall side by side, one virtualized list (they scroll together). */
-export function SpanTimeline({ index, selectedId, onSelect }: Props) {
+export function SpanTimeline({ index, selectedId, onSelect, searchAttributes }: Props) {
   const [collapsed, setCollapsed] = useState<Set<string>>(() => new Set());
   const rows = useMemo(() => visibleRows(index, collapsed), [index, collapsed]);
+  const outline = useMemo(() => outlineOf(index), [index]);
+  const finder = useFinder(index, outline, searchAttributes);
+  const searchRef = useRef<HTMLInputElement>(null);
   const position = useMemo(() => new Map(rows.map((r, i) => [r.span.span_id, i])), [rows]);
   const scrollRef = useRef<HTMLDivElement>(null);
   const virtualizer = useVirtualizer({
     count: rows.length,
     getScrollElement: () => scrollRef.current,
     estimateSize: () => ROW_H,
-    overscan: 20,
+    // A jump far away mounts every row in view plus these: more makes each jump slower.
+    overscan: 8,
     getItemKey: (i) => rows[i].span.span_id,
   });
   const total = Math.max(index.end - index.start, 1);
@@ -107,9 +152,18 @@ export function SpanTimeline({ index, selectedId, onSelect }: Props) {
       return next;
     });
   }, [selectedId, position, index]);
-  // The virtualizer is one instance for the component's life: this runs when the selected row moves.
+  /** The row a jump of this tree scrolled to before selecting it (jumpTo). */
+  const scrolledTo = useRef<number | null>(null);
+  // The virtualizer is one instance for the component's life: this runs when the selected row
+  // moves. Not again after a jump: scrolling measures the page, and measured right after the
+  // new selection's render (its detail pane) that is a whole layout, most of a jump's time.
   useEffect(() => {
-    if (selectedRow !== undefined) virtualizer.scrollToIndex(selectedRow, { align: 'auto' });
+    if (selectedRow === undefined) return;
+    if (scrolledTo.current === selectedRow) {
+      scrolledTo.current = null;
+      return;
+    }
+    virtualizer.scrollToIndex(selectedRow, { align: 'auto' });
   }, [selectedRow, virtualizer]);
 
   const toggle = useCallback((id: string) => {
@@ -123,11 +177,25 @@ export function SpanTimeline({ index, selectedId, onSelect }: Props) {
 
   const { ref: headRef, width: headWidth } = useElementSize();
 
+  /**
+   * Selects a span of this tree, scrolling to it first: the rows it lands among are drawn in
+   * the same frame as the selection (the effect above would scroll only after that render,
+   * and draw them a frame or two later).
+   */
+  const jumpTo = (id: string) => {
+    const at = position.get(id);
+    if (at !== undefined) {
+      virtualizer.scrollToIndex(at, { align: 'auto' });
+      scrolledTo.current = at;
+    }
+    onSelect(id);
+  };
+
   const onKeyDown = (e: KeyboardEvent) => {
     if (!rows.length) return;
     const i = selectedRow ?? -1;
     const row = i >= 0 ? rows[i] : null;
-    const go = (n: number) => onSelect(rows[Math.max(0, Math.min(rows.length - 1, n))].span.span_id);
+    const go = (n: number) => jumpTo(rows[Math.max(0, Math.min(rows.length - 1, n))].span.span_id);
     switch (e.key) {
       case 'ArrowDown':
         go(i + 1);
@@ -152,6 +220,14 @@ export function SpanTimeline({ index, selectedId, onSelect }: Props) {
         else if (row.hasChildren && collapsed.has(row.span.span_id)) toggle(row.span.span_id);
         else if (row.hasChildren) go(i + 1);
         break;
+      case 'n':
+      case 'N':
+        if (e.ctrlKey || e.metaKey || e.altKey || !finder.matches.length) return;
+        step(e.key === 'N' ? -1 : 1);
+        break;
+      case '/':
+        searchRef.current?.focus();
+        break;
       case 'ArrowLeft':
         if (!row) break;
         if (row.hasChildren && !collapsed.has(row.span.span_id)) toggle(row.span.span_id);
@@ -166,12 +242,97 @@ export function SpanTimeline({ index, selectedId, onSelect }: Props) {
     e.preventDefault();
   };
 
+  const slowRank = selectedId !== null ? outline.slowest.indexOf(selectedId) : -1;
+  /** The next (or previous) span of a list in reading order after the selected one, wrapping. */
+  const nextIn = (list: string[], direction: 1 | -1): string | undefined => {
+    if (!list.length) return undefined;
+    const at = selectedId !== null ? (outline.order.get(selectedId) ?? -1) : -1;
+    if (direction === 1) return list.find((id) => outline.order.get(id)! > at) ?? list[0];
+    for (let i = list.length - 1; i >= 0; i--) if (outline.order.get(list[i])! < at) return list[i];
+    return list[list.length - 1];
+  };
+  const step = (direction: 1 | -1) => {
+    const id = nextIn(finder.matches, direction);
+    if (id !== undefined) jumpTo(id);
+  };
+  const nextError = () => {
+    const id = nextIn(outline.errors, 1);
+    if (id !== undefined) jumpTo(id);
+  };
+  // Slowest: the span with most time of its own, then (pressed again while it is selected) the next.
+  const slowest = () => {
+    const id = outline.slowest[slowRank >= 0 && slowRank < 50 ? (slowRank + 1) % outline.slowest.length : 0];
+    if (id !== undefined) jumpTo(id);
+  };
+  const showLevels = (levels: number | null) => {
+    if (levels === null) return setCollapsed(new Set());
+    const next = new Set<string>();
+    for (const r of outline.rows) if (r.hasChildren && r.depth >= levels - 1) next.add(r.span.span_id);
+    setCollapsed(next);
+    // A selected span folded away: its ancestor on the last level shown takes the selection
+    // (else the selection would unfold its branch again).
+    if (selectedId === null || !outline.order.has(selectedId)) return;
+    let id = selectedId;
+    while (outline.rows[outline.order.get(id)!].depth > levels - 1) id = index.parent.get(id)!;
+    if (id !== selectedId) onSelect(id);
+  };
+  const matchIndex = selectedId !== null && finder.matchSet.has(selectedId) ? finder.matches.indexOf(selectedId) : -1;
+
   const ticks = chooseTicks(total, headWidth);
   return (
     <section className="timeline" aria-label="Spans">
+      <div className="timeline-tools" role="search" aria-label="Find spans">
+        <TextInput
+          ref={searchRef}
+          size="xs"
+          className="timeline-find"
+          aria-label="Find spans by name, type, model or attribute value"
+          placeholder="Find spans (name, type, model, attribute)"
+          leftSection={<IconSearch size={14} aria-hidden />}
+          value={finder.text}
+          onChange={(e) => finder.setText(e.currentTarget.value)}
+          onKeyDown={(e) => {
+            if (e.key === 'Enter') {
+              e.preventDefault();
+              step(e.shiftKey ? -1 : 1);
+            } else if (e.key === 'Escape') finder.setText('');
+          }}
+          data-testid="span-find"
+        />
+        <Text size="xs" className="muted nowrap" aria-live="polite" data-testid="span-find-count" miw={64}>
+          {finder.text.trim() ? `${matchIndex >= 0 ? `${matchIndex + 1} of ` : ''}${finder.matches.length.toLocaleString()}${finder.truncated ? '+' : ''} found${finder.pending ? '…' : ''}` : ''}
+        </Text>
+        <Tooltip label="Previous match (Shift+Enter, N)">
+          <ActionIcon size="md" variant="default" aria-label="Previous match" onClick={() => step(-1)} disabled={!finder.matches.length}>
+            <IconChevronUp size={14} />
+          </ActionIcon>
+        </Tooltip>
+        <Tooltip label="Next match (Enter, n)">
+          <ActionIcon size="md" variant="default" aria-label="Next match" onClick={() => step(1)} disabled={!finder.matches.length}>
+            <IconChevronDown size={14} />
+          </ActionIcon>
+        </Tooltip>
+        <Button size="compact-xs" variant="default" color="red" leftSection={<IconAlertTriangle size={13} color="#c92a2a" aria-hidden />} onClick={nextError} disabled={!outline.errors.length} data-testid="next-error">
+          Next error{outline.errors.length ? ` (${outline.errors.length})` : ''}
+        </Button>
+        <Tooltip label="The span with most time of its own (its duration less its children's); again for the next">
+          <Button size="compact-xs" variant="default" leftSection={<IconHourglassHigh size={13} aria-hidden />} onClick={slowest} data-testid="slowest-span">
+            Slowest{slowRank >= 0 && slowRank < 50 ? ` #${slowRank + 1}` : ''}
+          </Button>
+        </Tooltip>
+        <NativeSelect
+          size="xs"
+          aria-label="Levels shown"
+          className="timeline-levels"
+          value=""
+          onChange={(e) => showLevels(e.currentTarget.value === 'all' ? null : Number(e.currentTarget.value))}
+          data={[{ value: '', label: 'Levels…', disabled: true }, { value: 'all', label: 'Expand all' }, ...Array.from({ length: Math.min(outline.levels - 1, 12) }, (_, i) => ({ value: String(i + 1), label: `Show ${i + 1} level${i ? 's' : ''}` }))]}
+          data-testid="span-levels"
+        />
+      </div>
       <div className="timeline-head" aria-hidden>
         <div style={{ padding: '6px 10px' }}>
-          {index.byId.size.toLocaleString()} span{index.byId.size === 1 ? '' : 's'} · ←/→ fold, ↑/↓ move
+          {index.byId.size.toLocaleString()} span{index.byId.size === 1 ? '' : 's'} · ←/→ fold, ↑/↓ move, n/N match
         </div>
         <div style={{ position: 'relative', marginRight: 8 }} ref={headRef} data-testid="timeline-ticks">
           {ticks.map((t) => (
@@ -200,6 +361,7 @@ export function SpanTimeline({ index, selectedId, onSelect }: Props) {
                 row={r}
                 top={item.start}
                 selected={r.span.span_id === selectedId}
+                match={finder.matchSet.has(r.span.span_id) ? finder.needle : null}
                 expanded={r.hasChildren ? !collapsed.has(r.span.span_id) : undefined}
                 left={((r.span.timestamps.started_at - index.start) / total) * 100}
                 width={((r.span.timestamps.finished_at - r.span.timestamps.started_at) / total) * 100}
@@ -222,6 +384,8 @@ interface RowProps {
   row: Row;
   top: number;
   selected: boolean;
+  /** The search text when this span matches it (highlighted where it is in the name, type or model). */
+  match: string | null;
   expanded: boolean | undefined;
   left: number;
   width: number;
@@ -231,7 +395,7 @@ interface RowProps {
   onToggle: (id: string) => void;
 }
 
-const SpanRow = memo(function SpanRow({ row, top, selected, expanded, left, width, index, count, onSelect, onToggle }: RowProps) {
+const SpanRow = memo(function SpanRow({ row, top, selected, match, expanded, left, width, index, count, onSelect, onToggle }: RowProps) {
   const s = row.span;
   const duration = s.timestamps.finished_at - s.timestamps.started_at;
   const color = typeColor(s.type);
@@ -243,7 +407,7 @@ const SpanRow = memo(function SpanRow({ row, top, selected, expanded, left, widt
   return (
     <div
       id={rowDomId(s.span_id)}
-      className="span-row"
+      className={`span-row${match !== null ? ' is-match' : ''}`}
       role="treeitem"
       aria-level={row.depth + 1}
       aria-selected={selected}
@@ -271,15 +435,13 @@ const SpanRow = memo(function SpanRow({ row, top, selected, expanded, left, widt
           <span className="span-toggle" aria-hidden />
         )}
         <span className="type-dot" style={{ background: color }} aria-hidden />
-        <Text span size="xs" className="mono" style={{ flex: "none", color: "#495057" }}>
-          {s.type}
-        </Text>
+        <span className="mono span-type">{mark(s.type, match)}</span>
         <span className="ellipsis" title={s.name ?? s.span_id}>
-          {s.name ?? s.span_id}
+          {mark(s.name ?? s.span_id, match)}
         </span>
         {s.model && (
           <span className="ellipsis" style={{ color: '#5f3dc4', fontSize: 11, flex: '0 1 auto', maxWidth: 140 }} title={s.model}>
-            {s.model}
+            {mark(s.model, match)}
           </span>
         )}
         {s.error && <IconAlertTriangle size={13} color="#e03131" style={{ flex: 'none' }} aria-hidden />}
@@ -296,6 +458,57 @@ const SpanRow = memo(function SpanRow({ row, top, selected, expanded, left, widt
     </div>
   );
 });
+
+/** The text with the first place it contains the needle marked (a span found by an attribute has none). */
+function mark(text: string, needle: string | null): ReactNode {
+  if (!needle) return text;
+  const at = text.toLowerCase().indexOf(needle);
+  if (at < 0) return text;
+  return (
+    <>
+      {text.slice(0, at)}
+      <mark>{text.slice(at, at + needle.length)}</mark>
+      {text.slice(at + needle.length)}
+    </>
+  );
+}
+
+/**
+ * The span search: names, types and models at once from the outline, attribute values from
+ * the server a moment after typing stops; matches in reading order.
+ */
+function useFinder(index: TreeIndex, outline: Outline, searchAttributes: Props['searchAttributes']) {
+  const [text, setText] = useState('');
+  const needle = text.trim().toLowerCase();
+  const [debounced] = useDebouncedValue(needle, 250);
+  const [remote, setRemote] = useState<{ needle: string; ids: string[]; truncated: boolean } | null>(null);
+  useEffect(() => {
+    if (!searchAttributes || !debounced) return;
+    const abort = new AbortController();
+    searchAttributes(debounced, abort.signal).then(
+      (ids) => setRemote({ needle: debounced, ids, truncated: ids.length >= 10_000 }),
+      () => undefined,
+    );
+    return () => abort.abort();
+  }, [debounced, searchAttributes]);
+  const local = useMemo(() => (needle ? outline.rows.filter((r) => matchesOutline(r.span, needle)).map((r) => r.span.span_id) : []), [needle, outline]);
+  const matches = useMemo(() => {
+    if (!remote || remote.needle !== needle || !remote.ids.length) return local;
+    const all = new Set(local);
+    for (const id of remote.ids) if (index.byId.has(id)) all.add(id);
+    return [...all].sort((a, b) => outline.order.get(a)! - outline.order.get(b)!);
+  }, [local, remote, needle, index, outline]);
+  const matchSet = useMemo(() => new Set(matches), [matches]);
+  return {
+    text,
+    setText,
+    needle,
+    matches,
+    matchSet,
+    truncated: !!remote && remote.needle === needle && remote.truncated,
+    pending: !!searchAttributes && !!needle && remote?.needle !== needle,
+  };
+}
 
 /** Steps a waterfall's time axis may take: round durations, from a millisecond to a day. */
 const TICK_STEPS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000, 15_000, 30_000, 60_000, 120_000, 300_000, 600_000, 900_000, 1_800_000, 3_600_000, 7_200_000, 21_600_000, 43_200_000, 86_400_000];

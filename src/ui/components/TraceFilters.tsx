@@ -2,7 +2,10 @@ import { useState, type ReactNode } from 'react';
 import { Badge, Button, CloseButton, Group, NativeSelect, Pill, Popover, SegmentedControl, SimpleGrid, Stack, Text, TextInput } from '@mantine/core';
 import { useDebouncedCallback } from '@mantine/hooks';
 import { IconFilter, IconSearch } from '@tabler/icons-react';
-import { activeFilterCount, RANGE_PRESETS, type ListSearch } from '../lib/list-search.ts';
+import { useParams } from '@tanstack/react-router';
+import { useScoreConfigs } from '../api/review.ts';
+import type { ScoreConfig } from '../api/types.ts';
+import { activeFilterCount, formatScoreFilter, parseScoreFilter, RANGE_PRESETS, type ListSearch, type ListSort } from '../lib/list-search.ts';
 
 const SORTS = [
   { value: 'time:desc', label: 'Newest first' },
@@ -27,6 +30,12 @@ export function ListToolbar({ search, onChange, forCharts = false }: { search: L
   }
   const pushQuery = useDebouncedCallback((q: string) => onChange({ ...search, q: q || undefined }), 300);
   const sortValue = `${search.sort ?? 'time'}:${search.dir ?? 'desc'}`;
+  const configs = useProjectScoreConfigs();
+  // A score sort (chosen at its column's header) is offered here too, under the config's name.
+  const scoreSort = search.sort?.startsWith('score:') ? configs?.find((c) => `score:${c.id}` === search.sort) : undefined;
+  const sorts = scoreSort
+    ? [...SORTS, { value: `score:${scoreSort.id}:desc`, label: `${scoreSort.name}: highest` }, { value: `score:${scoreSort.id}:asc`, label: `${scoreSort.name}: lowest` }]
+    : SORTS;
 
   return (
     <Stack gap={6}>
@@ -63,13 +72,16 @@ export function ListToolbar({ search, onChange, forCharts = false }: { search: L
         <NativeSelect
           aria-label="Sort"
           size="sm"
-          value={SORTS.some((s) => s.value === sortValue) ? sortValue : 'time:desc'}
+          value={sorts.some((s) => s.value === sortValue) ? sortValue : 'time:desc'}
           onChange={(e) => {
-            const [sort, dir] = e.currentTarget.value.split(':') as ['time' | 'cost' | 'latency', 'asc' | 'desc'];
+            const v = e.currentTarget.value;
+            const sort = v.slice(0, v.lastIndexOf(':')) as ListSort;
+            const dir = v.slice(v.lastIndexOf(':') + 1) as 'asc' | 'desc';
             onChange({ ...search, sort: sort === 'time' ? undefined : sort, dir: dir === 'desc' ? undefined : dir });
           }}
-          data={SORTS}
-          w={140}
+          data={sorts}
+          w={scoreSort ? 190 : 140}
+          className="list-sort"
         />
         )}
       </div>
@@ -96,16 +108,37 @@ const FILTER_LABELS: [keyof ListSearch, string][] = [
   ['eval', 'Evaluation'],
   ['evaluator', 'Evaluator'],
   ['meta', 'Metadata'],
+  ['score', 'Score'],
 ];
 
+/** The project's score configs, on pages under /p/<projectId> (the list and analytics). */
+function useProjectScoreConfigs(): ScoreConfig[] | undefined {
+  const { projectId } = useParams({ strict: false });
+  const configs = useScoreConfigs(projectId ?? '');
+  return projectId ? configs.data : undefined;
+}
+
+/** A score filter as people read it: "Quality 3..5", "Tone = rude". */
+function describeScoreFilter(text: string, configs: ScoreConfig[] | undefined): string {
+  const f = parseScoreFilter(text);
+  if (!f) return text;
+  const name = configs?.find((c) => c.id === f.configId)?.name ?? f.configId;
+  if (f.value !== undefined) return `${name} = ${f.value}`;
+  if (f.min !== undefined && f.max !== undefined) return `${name} ${f.min}..${f.max}`;
+  if (f.min !== undefined) return `${name} ≥ ${f.min}`;
+  if (f.max !== undefined) return `${name} ≤ ${f.max}`;
+  return `${name}: any`;
+}
+
 function ActiveFilters({ search, onChange }: { search: ListSearch; onChange: (next: ListSearch) => void }) {
+  const configs = useProjectScoreConfigs();
   const active = FILTER_LABELS.filter(([k]) => search[k]);
   if (!active.length) return null;
   return (
     <Group gap={6} aria-label="Active filters">
       {active.map(([k, label]) => (
         <Pill key={k} withRemoveButton onRemove={() => onChange({ ...search, [k]: undefined })} removeButtonProps={{ 'aria-label': `Remove filter ${label}` }}>
-          {label}: {String(search[k])}
+          {label}: {k === 'score' ? describeScoreFilter(search.score!, configs) : String(search[k])}
         </Pill>
       ))}
       <Button
@@ -163,6 +196,7 @@ function FiltersPopover({ search, onChange }: { search: ListSearch; onChange: (n
         <Button
           size="sm"
           variant="default"
+          className="list-filters"
           leftSection={<IconFilter size={14} aria-hidden />}
           rightSection={count > 0 ? <Badge size="xs" circle aria-label={`${count} active`}>{count}</Badge> : null}
           onClick={() => open(!opened)}
@@ -209,6 +243,7 @@ function FiltersPopover({ search, onChange }: { search: ListSearch; onChange: (n
             </Group>
             {text('evaluator', 'Evaluator', 'e.g. pii/pii_detection or its name')}
             {text('meta', 'Metadata', 'key=value, key2=value2', 'Traces whose metadata has every pair')}
+            <ScoreFilterInput value={draft.score} onChange={(score) => setDraft({ ...draft, score })} />
             <Group justify="space-between" mt={4}>
               <Button size="xs" variant="subtle" onClick={() => setDraft({ q: search.q, range: search.range, from: search.from, to: search.to, sort: search.sort, dir: search.dir })}>
                 Reset
@@ -226,5 +261,46 @@ function FiltersPopover({ search, onChange }: { search: ListSearch; onChange: (n
         </form>
       </Popover.Dropdown>
     </Popover>
+  );
+}
+
+/** The score filter: a config, then a range (numeric) or a value (boolean, categorical). */
+function ScoreFilterInput({ value, onChange }: { value: string | undefined; onChange: (next: string | undefined) => void }) {
+  const configs = useProjectScoreConfigs();
+  const f = parseScoreFilter(value);
+  const config = configs?.find((c) => c.id === f?.configId);
+  if (!configs?.length) return null;
+  const set = (next: { min?: number; max?: number; value?: string }) => config && onChange(formatScoreFilter({ configId: config.id, ...next }));
+  const bound = (text: string) => (text.trim() === '' || !Number.isFinite(Number(text)) ? undefined : Number(text));
+  return (
+    <Group gap="xs" align="flex-end" wrap="nowrap">
+      <NativeSelect
+        size="xs"
+        label="Review score"
+        value={config?.id ?? ''}
+        onChange={(e) => {
+          const id = e.currentTarget.value;
+          onChange(id ? formatScoreFilter({ configId: id }) : undefined);
+        }}
+        data={[{ value: '', label: 'Any' }, ...configs.map((c) => ({ value: c.id, label: c.name }))]}
+        style={{ flex: '1 1 0', minWidth: 0 }}
+      />
+      {config?.kind === 'numeric' && (
+        <>
+          <TextInput size="xs" label="At least" inputMode="decimal" placeholder={String(config.min ?? '')} value={f?.min ?? ''} onChange={(e) => set({ min: bound(e.currentTarget.value), max: f?.max })} w={80} />
+          <TextInput size="xs" label="At most" inputMode="decimal" placeholder={String(config.max ?? '')} value={f?.max ?? ''} onChange={(e) => set({ min: f?.min, max: bound(e.currentTarget.value) })} w={80} />
+        </>
+      )}
+      {config && config.kind !== 'numeric' && (
+        <NativeSelect
+          size="xs"
+          label="Value"
+          value={f?.value ?? ''}
+          onChange={(e) => set(e.currentTarget.value ? { value: e.currentTarget.value } : {})}
+          data={[{ value: '', label: 'Any' }, ...(config.kind === 'boolean' ? ['true', 'false'] : config.categories).map((v) => ({ value: v, label: v }))]}
+          style={{ flex: '1 1 0', minWidth: 0 }}
+        />
+      )}
+    </Group>
   );
 }

@@ -1,7 +1,7 @@
 import { useMemo, useState, type ReactNode } from 'react';
 import { Alert, Badge, Group, Loader, Spoiler, Tabs, Text, Title } from '@mantine/core';
 import { IconAlertTriangle } from '@tabler/icons-react';
-import { useSpan, type TraceSource } from '../api/traces.ts';
+import { useSpan, useSpanSearch, type TraceSource } from '../api/traces.ts';
 import type { SpanOutline, TraceOutline } from '../api/types.ts';
 import { formatCost, formatDuration, formatFullTime, formatTokens } from '../lib/format.ts';
 import { Annotations } from './Annotations.tsx';
@@ -19,18 +19,21 @@ interface Props {
   selectedSpanId: string | null;
   onSelectSpan: (spanId: string) => void;
   actions?: ReactNode;
+  /** Controls shown on the selected span's detail (signed in: add it to a dataset). */
+  spanActions?: (spanId: string) => ReactNode;
 }
 
 /** A trace: summary on top, span tree with waterfall beside the selected span's detail. */
-export function TraceView({ trace, source, project, selectedSpanId, onSelectSpan, actions }: Props) {
+export function TraceView({ trace, source, project, selectedSpanId, onSelectSpan, actions, spanActions }: Props) {
   const index = useMemo(() => indexSpans(trace.spans), [trace.spans]);
   const selected: SpanOutline | null = (selectedSpanId !== null ? index.byId.get(selectedSpanId) : undefined) ?? index.children.get('')?.[0] ?? null;
   const [tab, setTab] = useState<string | null>('span');
+  const searchAttributes = useSpanSearch(source);
   return (
     <div className="trace-page">
       <TraceSummary trace={trace} project={project} actions={actions} />
       <div className="trace-split">
-        <SpanTimeline index={index} selectedId={selected?.span_id ?? null} onSelect={onSelectSpan} />
+        <SpanTimeline index={index} selectedId={selected?.span_id ?? null} onSelect={onSelectSpan} searchAttributes={searchAttributes} />
         <div className="detail-pane">
           <Tabs value={tab} onChange={setTab} keepMounted={false}>
             <Tabs.List px="sm" style={{ position: 'sticky', top: 0, background: '#fff', zIndex: 1 }}>
@@ -40,7 +43,7 @@ export function TraceView({ trace, source, project, selectedSpanId, onSelectSpan
             </Tabs.List>
             <Tabs.Panel value="span">
               {selected ? (
-                <SelectedSpan source={source} outline={selected} />
+                <SelectedSpan source={source} outline={selected} actions={spanActions?.(selected.span_id)} />
               ) : (
                 <Text p="md" size="sm" className="muted">
                   This trace has no spans.
@@ -72,9 +75,9 @@ export function TraceView({ trace, source, project, selectedSpanId, onSelectSpan
 }
 
 /** The selected span, read whole (the outline has no payloads). */
-function SelectedSpan({ source, outline }: { source: TraceSource; outline: SpanOutline }) {
+function SelectedSpan({ source, outline, actions }: { source: TraceSource; outline: SpanOutline; actions?: ReactNode }) {
   const span = useSpan(source, outline.span_id);
-  if (span.data) return <SpanDetail span={span.data} />;
+  if (span.data) return <SpanDetail span={span.data} actions={actions} />;
   if (span.isError) {
     return (
       <Alert color="red" m="md" title={`Span ${outline.name ?? outline.span_id}`}>
@@ -90,7 +93,8 @@ function SelectedSpan({ source, outline }: { source: TraceSource; outline: SpanO
   );
 }
 
-function Metric({ label, children }: { label: string; children: ReactNode }) {
+/** A labelled figure of a trace's header (the trace page, a thread's turns). */
+export function Metric({ label, children }: { label: string; children: ReactNode }) {
   return (
     <div>
       <Text size="xs" className="muted" component="div">

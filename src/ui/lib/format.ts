@@ -50,6 +50,8 @@ export function setTimeZoneChoice(choice: TimeZoneChoice): void {
 }
 /** The IANA zone of the choice, for Intl (undefined: the browser's). */
 export const timeZone = (): string | undefined => (timeZoneChoice() === 'UTC' ? 'UTC' : undefined);
+/** Minutes the chosen time zone is ahead of UTC now: the server starts chart days at its midnight. */
+export const utcOffsetMinutes = (): number => (timeZoneChoice() === 'UTC' ? 0 : -new Date().getTimezoneOffset());
 
 const formats = new Map<string, Intl.DateTimeFormat>();
 /** An Intl formatter in the chosen time zone (cached per options). */

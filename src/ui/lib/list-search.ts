@@ -23,11 +23,70 @@ export interface ListSearch {
   evaluator?: string;
   /** key=value pairs, comma-separated */
   meta?: string;
-  sort?: 'time' | 'cost' | 'latency';
+  /** A review score (parseScoreFilter): `<config id>:<min>..<max>` or `<config id>:=<value>` */
+  score?: string;
+  /** A column, or `score:<config id>` (a numeric or boolean score's mean) */
+  sort?: ListSort;
   dir?: 'asc' | 'desc';
+  /** The columns shown, in order (encodeColumns); absent: the default columns. */
+  cols?: string;
+  /** The saved view the list was opened from. */
+  view?: string;
 }
 
-const KEYS = ['q', 'range', 'from', 'to', 'user', 'thread', 'customer', 'labels', 'model', 'type', 'evaluator', 'meta'] as const;
+export type ListSort = 'time' | 'cost' | 'latency' | `score:${string}`;
+
+const KEYS = ['q', 'range', 'from', 'to', 'user', 'thread', 'customer', 'labels', 'model', 'type', 'evaluator', 'meta', 'score', 'cols', 'view'] as const;
+
+/** The score filter of the URL: a config and a range (numeric) or a value (boolean, categorical). */
+export interface ScoreFilterText {
+  configId: string;
+  min?: number;
+  max?: number;
+  value?: string;
+}
+
+export function parseScoreFilter(text: string | undefined): ScoreFilterText | null {
+  if (!text) return null;
+  const colon = text.indexOf(':');
+  if (colon <= 0) return null;
+  const configId = text.slice(0, colon);
+  const rest = text.slice(colon + 1);
+  if (rest.startsWith('=')) return rest.length > 1 ? { configId, value: rest.slice(1) } : { configId };
+  const [lo, hi] = rest.split('..');
+  const num = (v: string | undefined) => (v === undefined || v.trim() === '' || !Number.isFinite(Number(v)) ? undefined : Number(v));
+  const out: ScoreFilterText = { configId };
+  if (num(lo) !== undefined) out.min = num(lo);
+  if (num(hi) !== undefined) out.max = num(hi);
+  return out;
+}
+
+export function formatScoreFilter(f: ScoreFilterText): string {
+  if (f.value !== undefined) return `${f.configId}:=${f.value}`;
+  return `${f.configId}:${f.min ?? ''}..${f.max ?? ''}`;
+}
+
+/** Columns in the URL: each one URI-encoded (a metadata key may hold a comma), comma-separated. */
+export const encodeColumns = (columns: readonly string[]) => columns.map((c) => encodeURIComponent(c)).join(',');
+export function decodeColumns(cols: string | undefined): string[] | null {
+  if (!cols) return null;
+  const out: string[] = [];
+  for (const part of cols.split(',')) {
+    try {
+      const c = decodeURIComponent(part);
+      if (c && !out.includes(c)) out.push(c);
+    } catch {
+      /* a mangled column is left out */
+    }
+  }
+  return out.length ? out : null;
+}
+
+/** The part of the list's URL a saved view keeps as its search: everything but the columns and the view itself. */
+export function viewSearchOf(s: ListSearch): Record<string, string> {
+  const { cols: _c, view: _v, ...rest } = s;
+  return Object.fromEntries(Object.entries(rest).filter((e): e is [string, string] => typeof e[1] === 'string' && e[1] !== ''));
+}
 
 export function parseListSearch(raw: Record<string, unknown>): ListSearch {
   const out: ListSearch = {};
@@ -36,7 +95,7 @@ export function parseListSearch(raw: Record<string, unknown>): ListSearch {
   out.error = pick(raw.error, ['yes', 'no'] as const);
   out.annotated = pick(raw.annotated, ['yes', 'no'] as const);
   out.eval = pick(raw.eval, ['passed', 'failed'] as const);
-  out.sort = pick(raw.sort, ['time', 'cost', 'latency'] as const);
+  out.sort = typeof raw.sort === 'string' && /^score:.{1,128}$/.test(raw.sort) ? (raw.sort as ListSort) : pick(raw.sort, ['time', 'cost', 'latency'] as const);
   out.dir = pick(raw.dir, ['asc', 'desc'] as const);
   for (const k of Object.keys(out) as (keyof ListSearch)[]) if (out[k] === undefined) delete out[k];
   return out;
@@ -116,6 +175,12 @@ export function toSearchRequest(s: ListSearch, now: number): Omit<SearchRequest,
   }
   const meta = parseMeta(s.meta);
   if (meta) filters.metadata = meta;
+  const score = parseScoreFilter(s.score);
+  if (score) {
+    // Boolean configs take true/false; the server compares a categorical value as text.
+    const value = score.value === 'true' ? true : score.value === 'false' ? false : score.value;
+    filters.score = { configId: score.configId, ...(score.min !== undefined ? { min: score.min } : {}), ...(score.max !== undefined ? { max: score.max } : {}), ...(value !== undefined ? { value } : {}) };
+  }
 
   const req: Omit<SearchRequest, 'pageSize' | 'scrollId'> = {};
   if (s.q?.trim()) req.query = s.q.trim();
@@ -128,11 +193,12 @@ export function toSearchRequest(s: ListSearch, now: number): Omit<SearchRequest,
     if (!Number.isNaN(to)) req.endDate = to;
   }
   if (Object.keys(filters).length) req.filters = filters;
-  if (s.sort && s.sort !== 'time') req.sortBy = s.sort;
+  if (s.sort?.startsWith('score:')) req.sortByScore = s.sort.slice('score:'.length);
+  else if (s.sort && s.sort !== 'time') req.sortBy = s.sort as 'cost' | 'latency';
   if (s.dir) req.sortDirection = s.dir;
   return req;
 }
 
 /** How many filters (beyond search and sort) are active: the filter button's badge. */
 export const activeFilterCount = (s: ListSearch) =>
-  (['range', 'user', 'thread', 'customer', 'labels', 'model', 'type', 'error', 'annotated', 'eval', 'evaluator', 'meta'] as const).filter((k) => s[k]).length;
+  (['range', 'user', 'thread', 'customer', 'labels', 'model', 'type', 'error', 'annotated', 'eval', 'evaluator', 'meta', 'score'] as const).filter((k) => s[k]).length;

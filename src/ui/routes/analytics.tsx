@@ -8,7 +8,7 @@ import { api } from '../api/client.ts';
 import type { TimeseriesBucket, TimeseriesRequest, TimeseriesResponse } from '../api/types.ts';
 import { Stat } from '../components/Stat.tsx';
 import { ListToolbar } from '../components/TraceFilters.tsx';
-import { dateFormat, formatCost, formatDuration, formatTokens, timeZoneChoice } from '../lib/format.ts';
+import { dateFormat, formatCost, formatDuration, formatTokens, timeZoneChoice, utcOffsetMinutes } from '../lib/format.ts';
 import { toSearchRequest, useRangeAnchor } from '../lib/list-search.ts';
 import type { AnalyticsSearch } from '../router.tsx';
 
@@ -29,7 +29,7 @@ export default function AnalyticsPage() {
     const { query, filters, startDate, endDate } = toSearchRequest(search, anchor);
     const start = typeof startDate === 'number' ? startDate : anchor - 86_400_000;
     const end = typeof endDate === 'number' ? endDate : anchor;
-    return { startDate: start, endDate: end, interval: 'auto', ...(query ? { query } : {}), ...(filters ? { filters } : {}), groupBy: search.group ?? null };
+    return { startDate: start, endDate: end, interval: 'auto', utcOffsetMinutes: utcOffsetMinutes(), ...(query ? { query } : {}), ...(filters ? { filters } : {}), groupBy: search.group ?? null };
   }, [search, anchor]);
 
   const series = useQuery({
@@ -187,8 +187,34 @@ function Dashboard({ data, grouped }: { data: TimeseriesResponse; grouped: boole
             <BarChart {...common} data={measures((b) => ({ up: b.thumbs_up, down: b.thumbs_down }))} series={[{ name: 'up', color: 'teal.6' }, { name: 'down', color: 'red.6' }]} />
           )}
         </Chart>
+        {data.scores.map((score) => (
+          <ScoreChart key={score.configId} score={score} tick={tick} common={common} />
+        ))}
       </div>
     </>
+  );
+}
+
+/** One review score over time: numeric its mean, boolean its share true, categorical its counts per category (stacked). */
+function ScoreChart({ score, tick, common }: { score: TimeseriesResponse['scores'][number]; tick: (ms: number) => string; common: Record<string, unknown> & { dataKey: string; h: number } }) {
+  const count = score.buckets.reduce((n, b) => n + b.count, 0);
+  const summary = `${count} review score${count === 1 ? '' : 's'}`;
+  if (score.kind === 'categorical') {
+    const categories = [...new Set(score.buckets.flatMap((b) => Object.keys(b.counts)))].sort();
+    const data = score.buckets.map((b) => ({ time: tick(b.start), ...Object.fromEntries(categories.map((c) => [c, b.counts[c] ?? 0])) }));
+    return (
+      <Chart title={`Review: ${score.name}`} summary={summary}>
+        <BarChart {...common} data={data} series={categories.map((c, i) => ({ name: c, color: COLORS[i % COLORS.length] }))} type="stacked" />
+      </Chart>
+    );
+  }
+  const boolean = score.kind === 'boolean';
+  const name = boolean ? '% yes' : 'mean';
+  const data = score.buckets.map((b) => ({ time: tick(b.start), [name]: b.mean === null ? null : boolean ? Math.round(b.mean * 1000) / 10 : Math.round(b.mean * 100) / 100 }));
+  return (
+    <Chart title={`Review: ${score.name}${boolean ? ' (% yes)' : ' (mean)'}`} summary={summary}>
+      <LineChart {...common} data={data} series={[{ name, color: boolean ? 'teal.6' : 'indigo.6' }]} {...(boolean ? { valueFormatter: (v: number) => `${v}%`, yAxisProps: { domain: [0, 100] } } : {})} />
+    </Chart>
   );
 }
 

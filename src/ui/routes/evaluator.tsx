@@ -1,18 +1,14 @@
-import { lazy, Suspense, useEffect, useState } from 'react';
+import { useEffect, useState } from 'react';
 import { Alert, Badge, Button, Group, Loader, Paper, SimpleGrid, Stack, Text, Title } from '@mantine/core';
 import { IconArrowLeft, IconPlayerPlay, IconRefresh } from '@tabler/icons-react';
 import { Link, useNavigate, useParams, useSearch } from '@tanstack/react-router';
 import { api } from '../api/client.ts';
-import { resultColor, useCatalogue, useEvaluate, type Evaluator } from '../api/evaluators.ts';
-import type { EvaluationResult } from '../api/types.ts';
+import { useCatalogue, useEvaluate, type Evaluator } from '../api/evaluators.ts';
 import { DataForm, SchemaForm, type JsonSchema } from '../components/SchemaForm.tsx';
 import { ButtonLink } from '../components/ButtonLink.tsx';
-import { Stat } from '../components/Stat.tsx';
+import { EvaluationOutcome, EvaluatorHeading } from '../components/EvaluatorPage.tsx';
 import { TracePicker } from '../components/TracePicker.tsx';
-import { formatCost } from '../lib/format.ts';
 import { traceData } from '../../modules/monitors/trace-data.schema.ts';
-
-const JsonEditor = lazy(() => import('../components/JsonEditor.tsx'));
 
 /** One evaluator's playground: settings from its JSON Schema, data pasted or taken from a trace, Run, the result. */
 export default function EvaluatorPage() {
@@ -83,25 +79,19 @@ function Playground({ projectId, evaluator, back }: { projectId: string; evaluat
 
   return (
     <div className="page">
-      <div>
-        {back}
-        <Group gap="sm" mt={4}>
-          <Title order={1} size="h3">
-            {evaluator.name}
-          </Title>
-          <Text className="mono muted" size="sm">
-            {evaluator.path}
-          </Text>
-          {req.llm && (
+      <EvaluatorHeading
+        back={back}
+        name={evaluator.name}
+        path={evaluator.path}
+        description={evaluator.description}
+        badges={
+          req.llm && (
             <Badge size="sm" variant="outline" color="grape.9" tt="none">
               calls an LLM
             </Badge>
-          )}
-        </Group>
-        <Text size="sm" maw={900} mt={4}>
-          {evaluator.description}
-        </Text>
-      </div>
+          )
+        }
+      />
       {!evaluator.available && <Alert color="yellow" title="Not configured on this server">{evaluator.unavailable_reason}</Alert>}
       <SimpleGrid cols={{ base: 1, md: 2 }} spacing="lg">
         <Stack gap="md">
@@ -149,67 +139,8 @@ function Playground({ projectId, evaluator, back }: { projectId: string; evaluat
             </ButtonLink>
           </Group>
         </Stack>
-        <Stack gap="sm" aria-live="polite">
-          {evaluate.isError && (
-            <Alert color="red" title="The request was refused">
-              {evaluate.error.message}
-            </Alert>
-          )}
-          {evaluate.data && <Result result={evaluate.data} />}
-          {!evaluate.data && !evaluate.isError && (
-            <Text size="sm" className="muted">
-              Fill the data, then Run: the result shows here.
-            </Text>
-          )}
-        </Stack>
+        <EvaluationOutcome run={evaluate} hint="Fill the data, then Run: the result shows here." />
       </SimpleGrid>
     </div>
-  );
-}
-
-function Result({ result: r }: { result: EvaluationResult }) {
-  return (
-    <Paper withBorder p="md" data-testid="evaluation-result">
-      <Group gap="sm" mb="sm">
-        <Title order={2} size="h5">
-          Result
-        </Title>
-        <Badge color={resultColor(r)} variant="filled" tt="none">
-          {r.status}
-        </Badge>
-      </Group>
-      <div className="result-grid">
-        <Stat label="Score" value={r.score === undefined ? '–' : String(Math.round(r.score * 10_000) / 10_000)} testId="result-score" />
-        <Stat label="Passed" value={r.passed === undefined ? '–' : r.passed ? 'yes' : 'no'} />
-        <Stat label="Label" value={r.label ?? '–'} />
-        <Stat label="Cost" value={r.cost ? formatCost(r.cost.amount) : '–'} />
-      </div>
-      {r.details && (
-        <>
-          <Text size="sm" fw={600} mt="sm">
-            Details
-          </Text>
-          <pre className="textblock">{r.details}</pre>
-        </>
-      )}
-      {r.error_type && (
-        <>
-          <Text size="sm" fw={600} mt="sm" c="red.9">
-            {r.error_type}
-          </Text>
-          {r.traceback && <pre className="stack">{r.traceback.join('\n')}</pre>}
-        </>
-      )}
-      {r.raw_response && (
-        <>
-          <Text size="sm" fw={600} mt="sm" mb={4}>
-            Raw response
-          </Text>
-          <Suspense fallback={<pre className="json-fallback">{JSON.stringify(r.raw_response, null, 2)}</pre>}>
-            <JsonEditor text={JSON.stringify(r.raw_response, null, 2)} label="Raw response" maxHeight={360} />
-          </Suspense>
-        </>
-      )}
-    </Paper>
   );
 }

@@ -1,21 +1,30 @@
 import { Alert, Badge, Button, Group, Loader, Paper, Stack, Text, Title, Tooltip } from '@mantine/core';
-import { IconAlertCircle } from '@tabler/icons-react';
+import { IconAlertCircle, IconPencil, IconPlus } from '@tabler/icons-react';
 import { useParams } from '@tanstack/react-router';
 import { ButtonLink } from '../components/ButtonLink.tsx';
 import { useCatalogue, type Evaluator } from '../api/evaluators.ts';
+import { can, useSession } from '../api/session.ts';
 
 /** Every evaluator: what it does, its data fields, what it needs (LLM, service, variables) and whether it can run here. */
 export default function EvaluatorsPage() {
   const { projectId } = useParams({ from: '/p/$projectId/evaluators' });
   const catalogue = useCatalogue(projectId);
+  const { data: session } = useSession();
   return (
     <div className="page">
-      <Title order={1} size="h3">
-        Evaluators
-      </Title>
+      <Group justify="space-between">
+        <Title order={1} size="h3">
+          Evaluators
+        </Title>
+        {can(session, 'evaluators:manage') && (
+          <ButtonLink to="/p/$projectId/evaluators/new" params={{ projectId }} size="xs" leftSection={<IconPlus size={14} />}>
+            New evaluator
+          </ButtonLink>
+        )}
+      </Group>
       <Text size="sm" className="muted" maw={820}>
-        Try one in its playground, or make it a monitor that evaluates incoming traces by itself. An evaluator whose provider is not configured on this server is greyed out, with the
-        variable to set.
+        Try one in its playground, or make it a monitor that evaluates incoming traces by itself. Write your own LLM judge with New evaluator. An evaluator whose provider is not
+        configured on this server is greyed out, with the variable to set.
       </Text>
       {catalogue.isError ? (
         <Alert color="red" title="The catalogue could not be loaded">
@@ -27,7 +36,7 @@ export default function EvaluatorsPage() {
         </Group>
       ) : (
         <div className="card-grid" role="list" aria-label="Evaluators">
-          {catalogue.data.map((e) => (
+          {[...catalogue.data].sort((a, b) => Number(b.category === 'custom') - Number(a.category === 'custom')).map((e) => (
             <EvaluatorCard key={e.path} projectId={projectId} evaluator={e} />
           ))}
         </div>
@@ -41,6 +50,7 @@ function EvaluatorCard({ projectId, evaluator: e }: { projectId: string; evaluat
   const available = e.available;
   const [family, name] = e.path.split('/');
   const fields = Object.keys((e.data as { properties?: object }).properties ?? {});
+  const custom = e.category === 'custom';
   return (
     <Paper withBorder p="md" role="listitem" className={available ? undefined : 'card-unavailable'} data-evaluator={e.path} aria-disabled={!available || undefined}>
       <Stack gap={6}>
@@ -53,9 +63,15 @@ function EvaluatorCard({ projectId, evaluator: e }: { projectId: string; evaluat
               {e.path}
             </Text>
           </div>
-          <Badge size="sm" variant="light" color="gray" tt="none">
-            {e.category}
-          </Badge>
+          {custom ? (
+            <Badge size="sm" variant="filled" color="indigo.9" tt="none">
+              custom{e.version ? ` · v${e.version}` : ''}
+            </Badge>
+          ) : (
+            <Badge size="sm" variant="light" color="gray" tt="none">
+              {e.category}
+            </Badge>
+          )}
         </Group>
         <Text size="sm">{e.description}</Text>
         <Text size="xs">
@@ -89,6 +105,11 @@ function EvaluatorCard({ projectId, evaluator: e }: { projectId: string; evaluat
           </Text>
         )}
         <Group gap="xs" mt={4}>
+          {custom && (
+            <ButtonLink to="/p/$projectId/evaluators/custom/$slug/edit" params={{ projectId, slug: name }} size="xs" variant="default" leftSection={<IconPencil size={14} />} aria-label={`Edit ${e.name}`}>
+              Edit
+            </ButtonLink>
+          )}
           <Tooltip label={e.unavailable_reason ?? ''} disabled={available}>
             <ButtonLink to="/p/$projectId/evaluators/$family/$name" params={{ projectId, family, name }} size="xs" variant={available ? 'filled' : 'default'} aria-label={`Open the ${e.name} playground`}>
               Playground

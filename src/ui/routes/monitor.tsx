@@ -6,6 +6,7 @@ import { resultColor, useCatalogue, useMonitor, useMonitorMutations, useMonitorR
 import type { MonitorStatsResponse } from '../api/types.ts';
 import { can, useSession } from '../api/session.ts';
 import { FilterChips } from '../components/FilterChips.tsx';
+import { MonitorBackfillButton } from '../components/MonitorBackfill.tsx';
 import { Stat } from '../components/Stat.tsx';
 import { asText, dateFormat, formatFullTime, formatRelative, oneLine } from '../lib/format.ts';
 import { MonitorForm } from './monitor-new.tsx';
@@ -70,6 +71,7 @@ export default function MonitorPage() {
             </Link>
           </Group>
           <Group gap="sm">
+            <MonitorBackfillButton projectId={projectId} monitor={m} allowed={allowed} />
             {allowed && (
               <Button size="xs" variant="default" leftSection={<IconPencil size={14} />} onClick={() => setEditing(true)} disabled={editing}>
                 Edit

@@ -8,9 +8,13 @@ import { SESSION_KEY, rememberProject, useAcceptSession, useSession, type Sessio
 import { setTimeZoneChoice, timeZoneChoice } from '../lib/format.ts';
 
 const PART2_SECTIONS = [
+  ['/p/$projectId/datasets', 'Datasets'],
+  ['/p/$projectId/queues', 'Review'],
+  ['/p/$projectId/users', 'Users'],
   ['/p/$projectId/prompts', 'Prompts'],
   ['/p/$projectId/evaluators', 'Evaluators'],
   ['/p/$projectId/monitors', 'Monitors'],
+  ['/p/$projectId/experiments', 'Experiments'],
   ['/p/$projectId/analytics', 'Analytics'],
 ] as const;
 

@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useCallback, useState } from 'react';
 import { Alert, Button, Checkbox, Group, Loader, Modal, Stack, Text, Tooltip } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { IconArrowLeft, IconLink, IconLinkOff, IconShare } from '@tabler/icons-react';
@@ -7,12 +7,28 @@ import { can, useSession } from '../api/session.ts';
 import { useShareMutation, useShareState, useTraceOutline, type ShareOptions } from '../api/traces.ts';
 import { Copy } from '../components/Copy.tsx';
 import { TraceView } from '../components/TraceView.tsx';
+import { AddToDatasetButton } from '../components/AddToDataset.tsx';
 
 export default function TracePage() {
   const { projectId, traceId } = useParams({ from: '/p/$projectId/traces/$traceId' });
   const { span } = useSearch({ from: '/p/$projectId/traces/$traceId' });
   const navigate = useNavigate({ from: '/p/$projectId/traces/$traceId' });
   const detail = useTraceOutline({ projectId, traceId });
+  // The selection answers at once; the URL follows (a router navigation takes a few frames,
+  // and a jump through a 10,000-span tree should not wait for it). A URL change this page did
+  // not make (Back, a link) moves the selection too.
+  const [selected, setSelected] = useState<{ span: string | null; url: string | undefined; pending: string[] }>({ span: span ?? null, url: span, pending: [] });
+  if (selected.url !== span) {
+    const at = span === undefined ? -1 : selected.pending.indexOf(span);
+    setSelected(at >= 0 ? { span: selected.span, url: span, pending: selected.pending.slice(at + 1) } : { span: span ?? null, url: span, pending: [] });
+  }
+  const selectSpan = useCallback(
+    (id: string) => {
+      setSelected((s) => ({ ...s, span: id, pending: [...s.pending, id].slice(-50) }));
+      void navigate({ search: { span: id }, replace: true });
+    },
+    [navigate],
+  );
 
   const back = (
     <Link to="/p/$projectId/traces" params={{ projectId }} className="back-link">
@@ -40,12 +56,12 @@ export default function TracePage() {
     <TraceView
       trace={detail.data}
       source={{ projectId, traceId }}
-      selectedSpanId={span ?? null}
-      onSelectSpan={(id) => void navigate({ search: { span: id }, replace: true })}
+      selectedSpanId={selected.span}
+      onSelectSpan={selectSpan}
       project={{
         id: projectId,
         threadLink: (thread) => (
-          <Link to="/p/$projectId/traces" params={{ projectId }} search={{ thread }} title="Every trace of this thread">
+          <Link to="/p/$projectId/threads/$threadId" params={{ projectId, threadId: thread }} title="The thread as a conversation, turn by turn" data-testid="thread-link">
             {thread}
           </Link>
         ),
@@ -59,8 +75,12 @@ export default function TracePage() {
         <Group gap="sm">
           {back}
           <ShareControl projectId={projectId} traceId={traceId} />
+          <AddToDatasetButton projectId={projectId} source={{ kind: 'items', items: [{ traceId }], label: `This trace (${traceId}): its input and output.` }} />
         </Group>
       }
+      spanActions={(spanId) => (
+        <AddToDatasetButton projectId={projectId} source={{ kind: 'items', items: [{ traceId, spanId }], label: `This span (${spanId}): its own input and output.` }} size="compact-sm" />
+      )}
     />
   );
 }

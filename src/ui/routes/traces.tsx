@@ -1,16 +1,22 @@
-import { useEffect, useLayoutEffect, useMemo, useRef, useState, type KeyboardEvent, type MouseEvent } from 'react';
-import { Alert, Badge, Button, Group, Loader, Text, Tooltip } from '@mantine/core';
+import { Fragment, useEffect, useLayoutEffect, useMemo, useRef, useState, type CSSProperties, type KeyboardEvent, type MouseEvent } from 'react';
+import { Alert, Button, Checkbox, Group, Loader, Text } from '@mantine/core';
 import { useMediaQuery } from '@mantine/hooks';
-import { IconAlertTriangle, IconArrowDown, IconArrowUp, IconThumbDown, IconThumbUp } from '@tabler/icons-react';
+import { IconArrowDown, IconArrowUp, IconMessages } from '@tabler/icons-react';
 import { useInfiniteQuery } from '@tanstack/react-query';
 import { Link, useNavigate, useParams, useSearch } from '@tanstack/react-router';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { api } from '../api/client.ts';
 import type { NewTracesResponse, SearchResponse, TraceSummary } from '../api/types.ts';
+import { can, useSession } from '../api/session.ts';
+import { useSavedViewMutations, useSavedViews } from '../api/views.ts';
 import { FirstRun } from '../components/FirstRun.tsx';
+import { AddToDatasetButton } from '../components/AddToDataset.tsx';
+import { AddToQueueButton } from '../components/AddToQueue.tsx';
+import { ColumnsPicker, DEFAULT_COLUMNS, SavedViews, columnDef, columnTitle, gridOf, sortOf } from '../components/TraceColumns.tsx';
+import { useScoreConfigs } from '../api/review.ts';
+import type { ScoreConfig } from '../api/types.ts';
 import { ListToolbar } from '../components/TraceFilters.tsx';
-import { formatCost, formatDuration, formatFullTime, formatTime, formatTokens, oneLine } from '../lib/format.ts';
-import { activeFilterCount, toSearchRequest, useRangeAnchor, type ListSearch } from '../lib/list-search.ts';
+import { activeFilterCount, decodeColumns, encodeColumns, toSearchRequest, useRangeAnchor, viewSearchOf, type ListSearch, type ListSort } from '../lib/list-search.ts';
 
 const PAGE_SIZE = 100;
 const POLL_MS = 1500;
@@ -54,16 +60,85 @@ export default function TracesPage() {
   const totalHits = (total?.totalHits ?? 0) + (liveInsert ? live.fresh.length : 0);
   const filtered = activeFilterCount(search) > 0 || !!search.q;
   const setSearch = (next: ListSearch) => void navigate({ search: next, replace: true });
+  // Traces ticked for "Add to dataset"; another search starts with none.
+  const [selection, setSelection] = useState<{ request: unknown; ids: Set<string> }>({ request, ids: new Set() });
+  const selected = selection.request === request ? selection.ids : new Set<string>();
+  const setSelected = (ids: Set<string>) => setSelection({ request, ids });
+  const importFilter = useMemo(() => {
+    const { sortBy: _s, sortDirection: _d, filters, ...rest } = request;
+    const { has_annotation, evaluation, score, ...summary } = filters ?? {};
+    const problem = has_annotation !== undefined || evaluation || score ? 'Not with the annotation, evaluation or score filters: tick the traces instead' : undefined;
+    const filter: Record<string, unknown> = { ...rest, ...(Object.keys(summary).length ? { filters: summary } : {}) };
+    return { filter, problem };
+  }, [request]);
+
+  // Columns: the URL's, else the default ones; a saved view is a name for a search and columns.
+  const columns = useMemo(() => (decodeColumns(search.cols) ?? [...DEFAULT_COLUMNS]).filter((c) => columnDef(c) !== null), [search.cols]);
+  const setColumns = (next: string[]) => setSearch({ ...search, cols: sameColumns(next, DEFAULT_COLUMNS) ? undefined : encodeColumns(next) });
+  const { data: session } = useSession();
+  const scoreConfigs = useScoreConfigs(projectId).data;
+  const views = useSavedViews(projectId);
+  const viewMutations = useSavedViewMutations(projectId);
+  const current = (search.view && views.data?.find((v) => v.id === search.view)) || null;
+  const modified = !!current && (!sameSearch(viewSearchOf(search), current.search) || !sameColumns(columns, current.columns.length ? current.columns : DEFAULT_COLUMNS));
+  const openView = (v: { id: string; search: Record<string, string>; columns: string[] } | null) =>
+    setSearch(v ? { ...(v.search as ListSearch), view: v.id, ...(v.columns.length ? { cols: encodeColumns(v.columns) } : {}) } : {});
+  const savedColumns = () => (sameColumns(columns, DEFAULT_COLUMNS) ? [] : columns);
 
   return (
     <div className="list-page">
       <ListToolbar search={search} onChange={setSearch} />
-      <Group gap="xs" justify="space-between" wrap="nowrap" mih={22}>
-        <Text size="xs" className="muted" aria-live="polite">
-          {pages.isSuccess ? `${totalHits.toLocaleString()}${total?.totalHitsRelation === 'gte' ? '+' : ''} traces` : ' '}
-          {liveInsert && live.fresh.length > 0 ? ` · ${live.fresh.length} new` : ''}
-        </Text>
+      <Group gap="xs" justify="space-between" wrap="wrap" mih={22} className="list-status">
+        <Group gap={6} wrap="wrap">
+          <Text size="xs" className="muted" aria-live="polite">
+            {pages.isSuccess ? `${totalHits.toLocaleString()}${total?.totalHitsRelation === 'gte' ? '+' : ''} traces` : ' '}
+            {liveInsert && live.fresh.length > 0 ? ` · ${live.fresh.length} new` : ''}
+          </Text>
+          {search.thread && !search.thread.includes(',') && (
+            <Link to="/p/$projectId/threads/$threadId" params={{ projectId, threadId: search.thread }} className="back-link" style={{ fontSize: 12 }}>
+              <IconMessages size={13} aria-hidden /> Read as a conversation
+            </Link>
+          )}
+        </Group>
+        <Group gap={6} wrap="wrap" className="list-views">
+          <SavedViews
+            views={views.data ?? []}
+            current={current}
+            modified={modified}
+            canSave={can(session, 'traces:create')}
+            onOpen={openView}
+            onSaveNew={async (name) => {
+              const made = await viewMutations.create.mutateAsync({ name, search: viewSearchOf(search), columns: savedColumns() });
+              setSearch({ ...search, view: made.id });
+            }}
+            onUpdate={() => viewMutations.update.mutateAsync({ id: current!.id, body: { search: viewSearchOf(search), columns: savedColumns() } })}
+            onDelete={async () => {
+              await viewMutations.remove.mutateAsync(current!.id);
+              setSearch({ ...search, view: undefined });
+            }}
+          />
+          <ColumnsPicker columns={columns} onChange={setColumns} rows={rows} scoreConfigs={scoreConfigs} />
+        </Group>
         <Group gap={6} wrap="nowrap">
+          {pages.isSuccess && rows.length > 0 && (
+            <>
+              <AddToDatasetButton
+                projectId={projectId}
+                size="compact-sm"
+                source={{ kind: 'choice', selected: [...selected], filter: importFilter.filter, matching: Math.min(totalHits, 10_000), filterProblem: importFilter.problem }}
+              />
+              <AddToQueueButton
+                projectId={projectId}
+                size="compact-sm"
+                source={{ kind: 'choice', selected: [...selected], filter: importFilter.filter, matching: totalHits, filterProblem: importFilter.problem }}
+              />
+            </>
+          )}
+          {selected.size > 0 && (
+            <Text size="xs" className="muted nowrap">
+              {selected.size} selected
+            </Text>
+          )}
           {!liveInsert && live.pendingCount > 0 && (
             <Button size="compact-xs" variant="light" onClick={() => void pages.refetch().then(live.reset)}>
               {live.pendingCount} new — show
@@ -99,7 +174,11 @@ export default function TracesPage() {
           projectId={projectId}
           rows={rows}
           freshIds={live.freshIds}
+          selected={selected}
+          onSelect={setSelected}
           search={search}
+          columns={columns}
+          scoreConfigs={scoreConfigs}
           onSort={(sort) => setSearch({ ...search, sort: sort === 'time' ? undefined : sort, dir: nextDirection(search, sort) })}
           loadMore={() => {
             if (pages.hasNextPage && !pages.isFetchingNextPage) void pages.fetchNextPage();
@@ -111,7 +190,14 @@ export default function TracesPage() {
   );
 }
 
-function nextDirection(search: ListSearch, sort: 'time' | 'cost' | 'latency'): 'asc' | undefined {
+const sameColumns = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((c, i) => c === b[i]);
+function sameSearch(a: Record<string, string>, b: Record<string, string>) {
+  const ka = Object.keys(a).filter((k) => a[k]);
+  const kb = Object.keys(b).filter((k) => b[k]);
+  return ka.length === kb.length && ka.every((k) => a[k] === b[k]);
+}
+
+function nextDirection(search: ListSearch, sort: ListSort): 'asc' | undefined {
   const current = search.sort ?? 'time';
   if (current !== sort) return undefined; // a new column starts descending
   return (search.dir ?? 'desc') === 'desc' ? 'asc' : undefined;
@@ -203,13 +289,17 @@ interface GridProps {
   projectId: string;
   rows: TraceSummary[];
   freshIds: Set<string>;
+  selected: Set<string>;
+  onSelect: (ids: Set<string>) => void;
   search: ListSearch;
-  onSort: (sort: 'time' | 'cost' | 'latency') => void;
+  columns: string[];
+  scoreConfigs: ScoreConfig[] | undefined;
+  onSort: (sort: ListSort) => void;
   loadMore: () => void;
   loadingMore: boolean;
 }
 
-function TraceGrid({ placeKey, projectId, rows, freshIds, search, onSort, loadMore, loadingMore }: GridProps) {
+function TraceGrid({ placeKey, projectId, rows, freshIds, selected, onSelect, search, columns, scoreConfigs, onSort, loadMore, loadingMore }: GridProps) {
   const scrollRef = useRef<HTMLDivElement>(null);
   const pointerInside = useRef(false);
   const narrow = useMediaQuery('(max-width: 760px)') ?? false;
@@ -263,9 +353,12 @@ function TraceGrid({ placeKey, projectId, rows, freshIds, search, onSort, loadMo
 
   const sort = search.sort ?? 'time';
   const dir = search.dir ?? 'desc';
-  const sortHeader = (key: 'time' | 'cost' | 'latency', label: string) => (
-    <div role="columnheader" aria-sort={sort === key ? (dir === 'asc' ? 'ascending' : 'descending') : 'none'} className={key === 'time' ? undefined : 'num'}>
-      <button type="button" onClick={() => onSort(key)} title={`Sort by ${label.toLowerCase()}`}>
+  const grid = gridOf(columns);
+  // The selection's checkbox column comes first, whatever columns the user chose.
+  const gridStyle = { '--list-cols': `22px ${grid.template}`, '--list-min': `${grid.minWidth + 32}px` } as CSSProperties;
+  const sortHeader = (key: ListSort, label: string) => (
+    <div role="columnheader" aria-sort={sort === key ? (dir === 'asc' ? 'ascending' : 'descending') : 'none'} className={key === 'time' ? 'c-time' : 'num ellipsis'}>
+      <button type="button" onClick={() => onSort(key)} title={`Sort by ${key.startsWith('score:') ? label : label.toLowerCase()}`}>
         {label}
         {sort === key && (dir === 'asc' ? <IconArrowUp size={12} aria-hidden /> : <IconArrowDown size={12} aria-hidden />)}
       </button>
@@ -285,7 +378,7 @@ function TraceGrid({ placeKey, projectId, rows, freshIds, search, onSort, loadMo
   };
 
   const open = (e: MouseEvent, traceId: string) => {
-    if ((e.target as HTMLElement).closest('a,button')) return;
+    if ((e.target as HTMLElement).closest('a,button,input,label,.c-select')) return;
     if (window.getSelection()?.toString()) return; // selecting text, not opening
     void navigate({ to: '/p/$projectId/traces/$traceId', params: { projectId, traceId } });
   };
@@ -303,23 +396,29 @@ function TraceGrid({ placeKey, projectId, rows, freshIds, search, onSort, loadMo
       onScroll={onScroll}
       data-testid="traces-grid"
     >
-      <div className="list-head" role="row" aria-rowindex={1}>
-        {sortHeader('time', 'Time')}
-        <div role="columnheader">Input</div>
-        <div role="columnheader">Output</div>
-        <div role="columnheader">User</div>
-        <div role="columnheader">Labels</div>
-        <div role="columnheader">Models</div>
-        <div role="columnheader" className="num">
-          Tokens
+      <div className="list-head" role="row" aria-rowindex={1} style={gridStyle}>
+        <div role="columnheader" className="c-select">
+          <Checkbox
+            size="xs"
+            aria-label="Select the loaded traces"
+            checked={rows.length > 0 && rows.every((r) => selected.has(r.trace_id))}
+            onChange={(e) => onSelect(e.currentTarget.checked ? new Set(rows.map((r) => r.trace_id)) : new Set())}
+          />
         </div>
-        {sortHeader('cost', 'Cost')}
-        {sortHeader('latency', 'Latency')}
-        <div role="columnheader">Error</div>
-        <div role="columnheader">Evaluations</div>
-        <div role="columnheader">Notes</div>
+        {columns.map((c) => {
+          const d = columnDef(c)!;
+          const title = columnTitle(c, scoreConfigs);
+          const by = sortOf(c, scoreConfigs);
+          return by ? (
+            <Fragment key={c}>{sortHeader(by, title)}</Fragment>
+          ) : (
+            <div key={c} role="columnheader" className={d.numeric ? 'num ellipsis' : 'ellipsis'} title={title}>
+              {title}
+            </div>
+          );
+        })}
       </div>
-      <div className="list-body" role="rowgroup" style={{ height: virtualizer.getTotalSize() }}>
+      <div className="list-body" role="rowgroup" style={{ height: virtualizer.getTotalSize(), ...gridStyle }}>
         {items.map((item) => {
           const t = rows[item.index];
           return (
@@ -330,6 +429,14 @@ function TraceGrid({ placeKey, projectId, rows, freshIds, search, onSort, loadMo
               top={item.start - headerHeight}
               index={item.index}
               fresh={freshIds.has(t.trace_id)}
+              columns={columns}
+              selected={selected.has(t.trace_id)}
+              onToggle={(on) => {
+                const next = new Set(selected);
+                if (on) next.add(t.trace_id);
+                else next.delete(t.trace_id);
+                onSelect(next);
+              }}
               onClick={(e) => open(e, t.trace_id)}
             />
           );
@@ -344,15 +451,27 @@ function TraceGrid({ placeKey, projectId, rows, freshIds, search, onSort, loadMo
   );
 }
 
-function TraceRow({ trace: t, projectId, top, index, fresh, onClick }: { trace: TraceSummary; projectId: string; top: number; index: number; fresh: boolean; onClick: (e: MouseEvent) => void }) {
-  const m = t.metrics;
-  const tokens = m.prompt_tokens === null && m.completion_tokens === null ? null : (m.prompt_tokens ?? 0) + (m.completion_tokens ?? 0);
-  const meta = t.metadata as Record<string, unknown> & { user_id?: string; labels?: string[] };
-  const labels = meta.labels ?? [];
-  const evaluations = t.evaluations ?? [];
-  const notes = t.annotations;
-  const input = oneLine(t.input.value);
-  const output = oneLine(t.output.value);
+function TraceRow({
+  trace: t,
+  projectId,
+  top,
+  index,
+  fresh,
+  columns,
+  selected,
+  onToggle,
+  onClick,
+}: {
+  trace: TraceSummary;
+  projectId: string;
+  top: number;
+  index: number;
+  fresh: boolean;
+  columns: string[];
+  selected: boolean;
+  onToggle: (on: boolean) => void;
+  onClick: (e: MouseEvent) => void;
+}) {
   return (
     <div
       role="row"
@@ -362,93 +481,19 @@ function TraceRow({ trace: t, projectId, top, index, fresh, onClick }: { trace: 
       style={{ transform: `translateY(${top}px)` }}
       onClick={onClick}
       data-trace-id={t.trace_id}
+      aria-selected={selected}
     >
-      <div role="cell" className="c-time nowrap">
-        <Link to="/p/$projectId/traces/$traceId" params={{ projectId, traceId: t.trace_id }} title={formatFullTime(t.timestamps.started_at)}>
-          {formatTime(t.timestamps.started_at)}
-        </Link>
+      <div role="cell" className="c-select">
+        <Checkbox size="xs" aria-label={`Select the trace ${t.trace_id}`} checked={selected} onChange={(e) => onToggle(e.currentTarget.checked)} />
       </div>
-      <div role="cell" className="c-input ellipsis" title={input}>
-        {input || <span className="muted">–</span>}
-      </div>
-      <div role="cell" className="c-output ellipsis" title={output}>
-        {output || <span className="muted">–</span>}
-      </div>
-      <div role="cell" className="c-user ellipsis" title={meta.user_id}>
-        {meta.user_id ?? ''}
-      </div>
-      <div role="cell" className="c-labels chips">
-        {labels.slice(0, 2).map((l) => (
-          <Badge key={l} size="xs" variant="light" color="gray" maw={100} title={l} tt="none">
-            {l}
-          </Badge>
-        ))}
-        {labels.length > 2 && <Text size="xs">+{labels.length - 2}</Text>}
-      </div>
-      <div role="cell" className="c-models ellipsis" title={(t.models ?? []).join(', ')}>
-        {(t.models ?? []).join(', ')}
-      </div>
-      <div role="cell" className="c-tokens num" title={tokens === null ? undefined : `${m.prompt_tokens ?? 0} prompt + ${m.completion_tokens ?? 0} completion${m.tokens_estimated ? ' (estimated)' : ''}`}>
-        {tokens === null ? '–' : `${m.tokens_estimated ? '~' : ''}${formatTokens(tokens)}`}
-      </div>
-      <div role="cell" className="c-cost num">
-        {formatCost(m.total_cost)}
-      </div>
-      <div role="cell" className="c-latency num nowrap">
-        {formatDuration(m.total_time_ms)}
-      </div>
-      <div role="cell" className="c-error">
-        {t.error && (
-          <Tooltip label={t.error.message} multiline maw={360} withinPortal>
-            <span role="img" style={{ color: "#c92a2a", display: "inline-flex" }} aria-label={`Error: ${t.error.message}`}>
-              <IconAlertTriangle size={16} />
-            </span>
-          </Tooltip>
-        )}
-      </div>
-      <div role="cell" className="c-evals chips">
-        <EvaluationCounts evaluations={evaluations} />
-      </div>
-      <div role="cell" className="c-annotations nowrap">
-        {notes && notes.thumbs_up > 0 && (
-          <span title={`${notes.thumbs_up} thumbs up`} style={{ color: '#2b8a3e', marginRight: 4 }}>
-            <IconThumbUp size={13} aria-label="thumbs up" style={{ verticalAlign: -2 }} /> {notes.thumbs_up}
-          </span>
-        )}
-        {notes && notes.thumbs_down > 0 && (
-          <span title={`${notes.thumbs_down} thumbs down`} style={{ color: '#c92a2a' }}>
-            <IconThumbDown size={13} aria-label="thumbs down" style={{ verticalAlign: -2 }} /> {notes.thumbs_down}
-          </span>
-        )}
-      </div>
+      {columns.map((c) => {
+        const d = columnDef(c)!;
+        return (
+          <div key={c} role="cell" className={d.className} data-column={c}>
+            {d.cell(t, projectId)}
+          </div>
+        );
+      })}
     </div>
-  );
-}
-
-/** Passed and failed evaluations of a row, counted; the names are in the tooltip. */
-function EvaluationCounts({ evaluations }: { evaluations: NonNullable<TraceSummary['evaluations']> }) {
-  if (!evaluations.length) return null;
-  const passed = evaluations.filter((e) => e.passed === true);
-  const failed = evaluations.filter((e) => e.passed === false);
-  const other = evaluations.length - passed.length - failed.length;
-  const describe = evaluations.map((e) => `${e.name}: ${e.passed === true ? 'passed' : e.passed === false ? 'failed' : e.status}${e.score !== null ? ` (${e.score})` : ''}`).join('\n');
-  return (
-    <span title={describe} style={{ display: 'inline-flex', gap: 4 }}>
-      {passed.length > 0 && (
-        <Badge size="sm" variant="light" color="green" tt="none" aria-label={`${passed.length} passed`}>
-          ✓ {passed.length}
-        </Badge>
-      )}
-      {failed.length > 0 && (
-        <Badge size="sm" variant="light" color="red" tt="none" aria-label={`${failed.length} failed`}>
-          ✗ {failed.length}
-        </Badge>
-      )}
-      {other > 0 && (
-        <Badge size="sm" variant="light" color="gray" tt="none">
-          {other} other
-        </Badge>
-      )}
-    </span>
   );
 }

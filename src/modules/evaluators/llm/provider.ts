@@ -1,17 +1,16 @@
 /**
- * The LLM judges' one way to a model: `settings.model` is `provider/model`, the provider's
- * variables come from `ctx.env`, every call is a forced tool call through the Vercel AI SDK
- * (its arguments are the verdict, validated with zod), and a session adds up token usage so a
- * multi-step judge reports one cost.
- *
- * Providers: `openai`, i.e. the OpenAI API or any OpenAI-compatible chat-completions server
- * through OPENAI_BASE_URL (vLLM, Ollama, LiteLLM, Azure's /openai/v1, ...). Other provider
- * packages are not installed; their names are refused with a 400 on `settings.model`.
+ * The LLM judges' one way to a model: `settings.model` is `provider/model`. The provider is
+ * one set in the app (model-providers: OpenAI, any OpenAI-compatible server, Azure OpenAI,
+ * Anthropic; the evaluation service resolves it into `ctx.providers`) or, as the fallback,
+ * `openai` from the server's environment (OPENAI_API_KEY, OPENAI_BASE_URL). Every judge call
+ * is a forced tool call (its arguments are the verdict, validated with zod), and a session
+ * adds up token usage so a multi-step judge reports one cost.
  */
-import type { LanguageModel, LanguageModelUsage } from 'ai';
+import type { JSONSchema7, LanguageModel, LanguageModelUsage } from 'ai';
 import { z } from 'zod';
 import { computeCost, estimateTokens } from '../../traces/index.ts';
-import { InvalidProviderResponseError, MissingConfigurationError, ProviderError } from '../errors.ts';
+import { EvaluatorError, InvalidProviderResponseError, MissingConfigurationError, ProviderError } from '../errors.ts';
+import { anthropicChat, anthropicToolCall } from './anthropic.ts';
 import type { EvaluationResult, EvaluatorContext } from '../types.ts';
 
 // Warnings (e.g. "temperature is not supported for reasoning models") go into raw_response,
@@ -29,7 +28,34 @@ const loadSdk = (): Promise<Sdk> =>
   (sdk ??= Promise.all([import('ai'), import('@ai-sdk/openai')]).then(([ai, openai]) => ({ ...ai, createOpenAI: openai.createOpenAI })));
 
 export const DEFAULT_MODEL = 'openai/gpt-4o-mini';
+/** The provider names that work from the server's environment alone (the fallback). */
 export const SUPPORTED_PROVIDERS = ['openai'] as const;
+
+export type ProviderKind = 'openai' | 'openai_compatible' | 'azure_openai' | 'anthropic';
+
+/** A provider set in the app, with its key opened: only ever held in memory for one call. */
+export interface ProviderConfig {
+  name: string;
+  kind: ProviderKind;
+  apiKey: string;
+  baseUrl: string | null;
+}
+
+/** An AI SDK model of a provider set in the app (every kind but Anthropic, which is called directly). */
+function storedModel(sdk: Sdk, config: ProviderConfig, modelId: string, ctx: EvaluatorContext): LanguageModel {
+  if (config.kind === 'azure_openai') {
+    // Azure's v1 API: the OpenAI wire format under <resource>/openai/v1, the key in an api-key header.
+    const base = (config.baseUrl ?? '').replace(/\/+$/, '');
+    const fetchWithKey: typeof fetch = (input, init) => {
+      const headers = new Headers(init?.headers);
+      headers.delete('authorization');
+      headers.set('api-key', config.apiKey);
+      return ctx.fetch(input, { ...init, headers });
+    };
+    return sdk.createOpenAI({ apiKey: 'azure', baseURL: base.endsWith('/openai/v1') ? base : `${base}/openai/v1`, fetch: fetchWithKey }).chat(modelId);
+  }
+  return sdk.createOpenAI({ apiKey: config.apiKey, baseURL: config.baseUrl || undefined, fetch: ctx.fetch }).chat(modelId);
+}
 
 interface ProviderSpec {
   /** Variables that must be set, with what each is for. */
@@ -65,11 +91,10 @@ export function splitModel(model: string): { provider: string; modelId: string }
 export const modelSetting = z
   .string()
   .regex(/^[A-Za-z0-9_.-]+\/\S+$/, 'must be provider/model, e.g. openai/gpt-4o-mini')
-  .refine((m) => (SUPPORTED_PROVIDERS as readonly string[]).includes(splitModel(m).provider), {
-    message: `unsupported provider; use ${SUPPORTED_PROVIDERS.map((p) => `${p}/<model>`).join(' or ')} (any OpenAI-compatible server through OPENAI_BASE_URL)`,
-  })
   .default(DEFAULT_MODEL)
-  .describe('The judge model as provider/model. openai/* reaches the OpenAI API or any OpenAI-compatible server set in OPENAI_BASE_URL.');
+  .describe(
+    "The judge model as provider/model: provider is the name of a model provider set in the app (GET /api/model-providers/models lists the models), or openai from the server's environment (OPENAI_API_KEY, OPENAI_BASE_URL).",
+  );
 
 /** langevals' `max_tokens`: the most tokens of content the judge may be sent; above it the entry is skipped. */
 export function maxTokensSetting(defaultValue: number) {
@@ -111,6 +136,8 @@ export interface JudgeCall<T extends z.ZodType> {
   tool: ToolSpec<T>;
   /** Cap on the answer's tokens (langevals: 1024 for its classifiers). */
   maxOutputTokens?: number;
+  /** Default 0. */
+  temperature?: number;
 }
 
 export interface UsageTotals {
@@ -131,25 +158,64 @@ export class JudgeSession {
   readonly usage: UsageTotals = { calls: 0, prompt_tokens: 0, completion_tokens: 0, cached_input_tokens: 0, reasoning_tokens: 0 };
   readonly warnings: string[] = [];
   private model: LanguageModel | null = null;
+  /** The provider set in the app this judge uses; null: the server's environment. */
+  private readonly stored: ProviderConfig | null;
 
   constructor(
     model: string,
     private readonly ctx: EvaluatorContext,
   ) {
     ({ provider: this.provider, modelId: this.modelId } = splitModel(model));
-    const missing = missingModelEnv(model, ctx.env);
-    if (missing) throw missing;
+    this.stored = ctx.providers?.get(this.provider) ?? null;
+    if (!this.stored) {
+      if (!(this.provider in PROVIDERS)) {
+        throw new EvaluatorError('UnknownProvider', `no model provider named ${this.provider} in this project or organization (settings: model providers)`);
+      }
+      const missing = missingModelEnv(model, ctx.env);
+      if (missing) throw missing;
+    }
   }
 
   /** The AI SDK, loaded on first use, and this judge's model made with it. */
   private async sdk(): Promise<{ ai: Sdk; model: LanguageModel }> {
     const ai = await loadSdk();
-    this.model ??= PROVIDERS[this.provider as keyof typeof PROVIDERS].create(ai, this.modelId, this.ctx);
+    this.model ??= this.stored
+      ? storedModel(ai, this.stored, this.modelId, this.ctx)
+      : PROVIDERS[this.provider as keyof typeof PROVIDERS].create(ai, this.modelId, this.ctx);
     return { ai, model: this.model };
   }
 
+  /** A provider's failure, with its key taken out of every message (a server may echo what it was sent). */
+  private redacted(err: unknown): unknown {
+    const key = this.stored?.apiKey ?? this.ctx.env.OPENAI_API_KEY;
+    if (!key || key.length < 4) return err;
+    let current: unknown = err;
+    for (let depth = 0; current instanceof Error && depth < 5; depth++) {
+      if (current.message.includes(key)) current.message = current.message.split(key).join('[redacted]');
+      current = (current as { cause?: unknown }).cause;
+    }
+    return err;
+  }
+
   async call<T extends z.ZodType>(call: JudgeCall<T>): Promise<z.output<T>> {
+    try {
+      return await this.callOnce(call);
+    } catch (err) {
+      throw this.redacted(err);
+    }
+  }
+
+  private async callOnce<T extends z.ZodType>(call: JudgeCall<T>): Promise<z.output<T>> {
     const { name, description, input } = call.tool;
+    if (this.stored?.kind === 'anthropic') {
+      const answer = await anthropicToolCall(this.stored, this.modelId, call, this.ctx);
+      this.addUsage(answer.usage);
+      const parsed = input.safeParse(answer.input);
+      if (!parsed.success) {
+        throw new InvalidProviderResponseError(`the judge model called ${name} with arguments that do not fit its schema: ${parsed.error.message}`);
+      }
+      return parsed.data;
+    }
     const { ai, model } = await this.sdk();
     let result;
     try {
@@ -159,7 +225,7 @@ export class JudgeSession {
         prompt: call.prompt,
         tools: { [name]: ai.tool({ description, inputSchema: input }) },
         toolChoice: { type: 'tool', toolName: name },
-        temperature: 0,
+        temperature: call.temperature ?? 0,
         maxOutputTokens: call.maxOutputTokens,
         maxRetries: this.ctx.maxRetries,
         abortSignal: this.ctx.signal,
@@ -190,36 +256,96 @@ export class JudgeSession {
     return parsed.data;
   }
 
-  /** A plain chat completion, no tool (the prompts' "Try it"); its usage adds up like a call's. */
-  async chat(
-    messages: { role: 'system' | 'user' | 'assistant'; content: string }[],
-    jsonSchema?: { name: string; schema: Record<string, unknown> },
-  ): Promise<{ text: string; responseModel: string }> {
-    const { ai, model } = await this.sdk();
-    // A JSON Schema output goes as response_format, as written (not "strict": the author's
-    // schema need not meet OpenAI's strict-mode rules); the answer stays text, parsed by no one here.
-    const output = jsonSchema
-      ? { ...ai.Output.text(), responseFormat: Promise.resolve({ type: 'json' as const, schema: jsonSchema.schema, name: jsonSchema.name }) }
-      : undefined;
-    let result;
+  /** A chat completion with the caller's parameters and tools (the prompts' playground); its usage adds up like a call's. */
+  async chat(messages: ChatMessage[], options: ChatOptions = {}): Promise<ChatAnswer> {
     try {
-      // The prompt's author wrote its system messages: no injection risk to warn about (on stderr).
-      result = await ai.generateText({
-        model,
-        messages,
-        allowSystemInMessages: true,
-        maxRetries: this.ctx.maxRetries,
-        abortSignal: this.ctx.signal,
-        ...(output ? { output, providerOptions: { openai: { strictJsonSchema: false } } } : {}),
-      });
+      return await this.chatOnce(messages, options);
     } catch (err) {
-      throw toProviderError(ai, err, this.ctx.signal);
+      throw this.redacted(err);
     }
-    this.addUsage(result.usage);
-    return { text: result.text, responseModel: result.response?.modelId || this.modelId };
   }
 
-  private addUsage(usage: LanguageModelUsage): void {
+  private async chatOnce(messages: ChatMessage[], options: ChatOptions): Promise<ChatAnswer> {
+    const p = options.parameters ?? {};
+    if (this.stored?.kind === 'anthropic') {
+      // Called in one piece: a stream gets the whole text as one event.
+      const answer = await anthropicChat(this.stored, this.modelId, messages, p, this.ctx);
+      this.addUsage(answer.usage);
+      if (options.onEvent) {
+        if (answer.text) options.onEvent({ type: 'text', text: answer.text });
+        for (const call of answer.toolCalls) options.onEvent({ type: 'tool_call', ...call });
+      }
+      return { text: answer.text, responseModel: answer.model || this.modelId, toolCalls: answer.toolCalls, finishReason: answer.finishReason };
+    }
+    const { ai, model } = await this.sdk();
+    // A JSON Schema output goes as response_format, as written (not "strict" unless asked: the
+    // author's schema need not meet OpenAI's strict-mode rules); the answer stays text, parsed by no one here.
+    const format = p.response_format ?? (options.outputSchema ? { type: 'json_schema' as const, json_schema: options.outputSchema } : undefined);
+    const output =
+      format && format.type !== 'text'
+        ? {
+            ...ai.Output.text(),
+            responseFormat: Promise.resolve(
+              format.type === 'json_object' ? { type: 'json' as const } : { type: 'json' as const, schema: format.json_schema.schema, name: format.json_schema.name },
+            ),
+          }
+        : undefined;
+    const strict = format?.type === 'json_schema' ? (format.json_schema.strict ?? false) : false;
+    // Tools without execute: the model's calls come back as they are; nothing runs them here.
+    const tools = p.tools?.length
+      ? Object.fromEntries(
+          p.tools.map((t) => [t.function.name, ai.tool({ description: t.function.description, inputSchema: ai.jsonSchema((t.function.parameters ?? { type: 'object', properties: {} }) as JSONSchema7) })]),
+        )
+      : undefined;
+    const choice = p.tool_choice;
+    const settings = {
+      model,
+      messages,
+      // The prompt's author wrote its system messages: no injection risk to warn about (on stderr).
+      allowSystemInMessages: true,
+      maxRetries: this.ctx.maxRetries,
+      abortSignal: this.ctx.signal,
+      temperature: p.temperature,
+      maxOutputTokens: p.max_tokens,
+      topP: p.top_p,
+      stopSequences: typeof p.stop === 'string' ? [p.stop] : p.stop,
+      seed: p.seed,
+      ...(tools ? { tools, toolChoice: choice === undefined ? undefined : typeof choice === 'string' ? choice : { type: 'tool' as const, toolName: choice.function.name } } : {}),
+      ...(output ? { output, providerOptions: { openai: { strictJsonSchema: strict } } } : {}),
+    };
+    const toolCall = (c: { toolCallId: string; toolName: string; input: unknown }): ToolCallEvent => ({ id: c.toolCallId, name: c.toolName, arguments: c.input });
+    if (!options.onEvent) {
+      let result;
+      try {
+        result = await ai.generateText(settings);
+      } catch (err) {
+        throw toProviderError(ai, err, this.ctx.signal);
+      }
+      this.addUsage(result.usage);
+      return { text: result.text, responseModel: result.response?.modelId || this.modelId, toolCalls: result.toolCalls.map(toolCall), finishReason: result.finishReason };
+    }
+    // Errors come as parts of the stream; onError only keeps the SDK from printing them.
+    const result = ai.streamText({ ...settings, onError: () => {} });
+    let failure: unknown = null;
+    for await (const part of result.fullStream) {
+      if (part.type === 'text-delta') options.onEvent({ type: 'text', text: part.text });
+      else if (part.type === 'tool-call') options.onEvent({ type: 'tool_call', ...toolCall(part) });
+      else if (part.type === 'error') failure ??= part.error;
+      else if (part.type === 'abort') failure ??= this.ctx.signal?.reason ?? new Error('aborted');
+    }
+    if (failure !== null) {
+      const mapped = toProviderError(ai, failure, this.ctx.signal);
+      // An error chunk of the stream comes as the provider's plain object, not an Error.
+      if (mapped instanceof Error) throw mapped;
+      const message = typeof mapped === 'object' && mapped !== null && 'message' in mapped ? String(mapped.message) : JSON.stringify(mapped);
+      throw new ProviderError(`the model provider failed mid-answer: ${truncate(message, 500)}`);
+    }
+    const [text, usage, finishReason, response, calls] = await Promise.all([result.text, result.totalUsage, result.finishReason, result.response, result.toolCalls]);
+    this.addUsage(usage);
+    return { text, responseModel: response?.modelId || this.modelId, toolCalls: calls.map(toolCall), finishReason };
+  }
+
+  private addUsage(usage: Pick<LanguageModelUsage, 'inputTokens' | 'outputTokens'> & Partial<Pick<LanguageModelUsage, 'inputTokenDetails' | 'outputTokenDetails'>>): void {
     this.usage.calls++;
     this.usage.prompt_tokens += usage.inputTokens ?? 0;
     this.usage.completion_tokens += usage.outputTokens ?? 0;
@@ -231,7 +357,8 @@ export class JudgeSession {
   cost(): EvaluationResult['cost'] {
     const cost = computeCost({
       model: this.modelId,
-      vendor: this.provider,
+      // Prices are per vendor, whatever name the provider was given in the app.
+      vendor: this.stored ? (this.stored.kind === 'anthropic' ? 'anthropic' : 'openai') : this.provider,
       promptTokens: this.usage.prompt_tokens,
       completionTokens: this.usage.completion_tokens,
       cachedInputTokens: this.usage.cached_input_tokens,
@@ -301,11 +428,52 @@ export function truncate(text: string, max: number): string {
 /** A provider and model from a prompt's `model`: `provider/model`, or a bare model id meaning `openai/<model>`. */
 export function resolveChatModel(model: string): { provider: string; modelId: string } | null {
   const { provider, modelId } = model.includes('/') ? splitModel(model) : { provider: 'openai', modelId: model };
-  return (SUPPORTED_PROVIDERS as readonly string[]).includes(provider) && modelId ? { provider, modelId } : null;
+  return /^[A-Za-z0-9_.-]+$/.test(provider) && modelId ? { provider, modelId } : null;
+}
+
+export type ChatMessage = { role: 'system' | 'user' | 'assistant'; content: string };
+
+/** Model parameters and tools of a chat, as OpenAI's chat completions name them (the prompts module validates them). */
+export interface ChatParameters {
+  temperature?: number;
+  max_tokens?: number;
+  top_p?: number;
+  stop?: string | string[];
+  seed?: number;
+  response_format?: { type: 'text' } | { type: 'json_object' } | { type: 'json_schema'; json_schema: { name: string; schema: Record<string, unknown>; strict?: boolean } };
+  tools?: Array<{ type: 'function'; function: { name: string; description?: string; parameters?: Record<string, unknown> } }>;
+  tool_choice?: 'auto' | 'none' | 'required' | { type: 'function'; function: { name: string } };
+}
+
+export interface ToolCallEvent {
+  id: string;
+  name: string;
+  /** As the model sent them: an object when they parse as JSON. */
+  arguments: unknown;
+}
+
+export type ChatEvent = { type: 'text'; text: string } | ({ type: 'tool_call' } & ToolCallEvent);
+
+export interface ChatOptions {
+  parameters?: ChatParameters;
+  /** The prompt version's JSON Schema output: the response format when parameters.response_format is not set. */
+  outputSchema?: { name: string; schema: Record<string, unknown>; strict?: boolean };
+  /** Stream: called with each piece of text and each tool call as it arrives. */
+  onEvent?: (event: ChatEvent) => void;
+}
+
+interface ChatAnswer {
+  text: string;
+  responseModel: string;
+  toolCalls: ToolCallEvent[];
+  finishReason: string;
 }
 
 export interface ChatCompletion {
   text: string;
+  toolCalls: ToolCallEvent[];
+  /** stop, length, tool-calls, content-filter, other. */
+  finishReason: string;
   /** The model the provider says answered (a dated snapshot, often), else the one asked for. */
   responseModel: string;
   usage: Omit<UsageTotals, 'calls'>;
@@ -316,15 +484,9 @@ export interface ChatCompletion {
  * One plain chat completion through the judges' provider and price table (a prompt's
  * "Try it"). Throws MissingConfigurationError, ProviderError or InvalidProviderResponseError.
  */
-export async function completeChat(
-  model: { provider: string; modelId: string },
-  messages: { role: 'system' | 'user' | 'assistant'; content: string }[],
-  ctx: EvaluatorContext,
-  /** A JSON Schema the answer must follow: sent as response_format (type json_schema). */
-  jsonSchema?: { name: string; schema: Record<string, unknown> },
-): Promise<ChatCompletion> {
+export async function completeChat(model: { provider: string; modelId: string }, messages: ChatMessage[], ctx: EvaluatorContext, options: ChatOptions = {}): Promise<ChatCompletion> {
   const session = new JudgeSession(`${model.provider}/${model.modelId}`, ctx);
-  const { text, responseModel } = await session.chat(messages, jsonSchema);
+  const answer = await session.chat(messages, options);
   const { calls: _calls, ...usage } = session.usage;
-  return { text, responseModel, usage, cost: session.cost() };
+  return { ...answer, usage, cost: session.cost() };
 }

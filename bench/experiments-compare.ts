@@ -1,0 +1,78 @@
+import { median, type BenchServer } from './lib.ts';
+
+/**
+ * Comparing two runs of `rows` rows, each row scored by `evaluators` evaluators (score and
+ * pass/fail), logged through log_results in posts of 250 rows. Then, through the API:
+ * GET /api/experiments/{slug}/compare (per-run aggregates with intervals, the paired bootstrap per
+ * evaluator) and GET .../runs/{runId}/summary (per target and evaluator), `reads` times each,
+ * median reported. The target is <= 300 ms for the comparison. The pages' first reads too (their
+ * share of "the page shows its first rows in at most 1 s"): the comparison page's first 100 rows
+ * side by side (GET .../compare/rows), and the run page's first 100 lines as it opens, then
+ * filtered (one evaluator failed) and sorted (slowest first) by the server (GET .../rows).
+ */
+export async function benchExperimentsCompare(server: BenchServer, opts: { rows: number; evaluators: number; reads: number }) {
+  const key = server.creds.projectApiKey;
+  const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+  const slug = 'bench-compare';
+  const evaluators = Array.from({ length: opts.evaluators }, (_, e) => `eval-${e}`);
+  const log = async (runId: string, shift: number) => {
+    for (let from = 0; from < opts.rows; from += 250) {
+      const n = Math.min(250, opts.rows - from);
+      const body = {
+        experiment_slug: slug,
+        run_id: runId,
+        targets: [{ id: 'model', name: 'Model' }],
+        dataset: Array.from({ length: n }, (_, i) => ({
+          index: from + i,
+          target_id: 'model',
+          entry: { question: `question ${from + i}` },
+          predicted: { output: `answer ${from + i}` },
+          duration: 200 + ((from + i) % 97),
+          cost: 0.0001 * (1 + ((from + i) % 7)),
+        })),
+        evaluations: Array.from({ length: n }, (_, i) =>
+          evaluators.map((evaluator, e) => {
+            const x = ((from + i) * 2654435761 + e * 97) % 1000;
+            return { evaluator, index: from + i, target_id: 'model', status: 'processed', score: x / 1000, passed: x < 700 + shift, duration: 50 + (x % 13), cost: 0.00001 };
+          }),
+        ).flat(),
+        timestamps: { created_at: Date.now(), finished_at: Date.now() },
+      };
+      const res = await fetch(`${server.baseUrl}/api/evaluations/batch/log_results`, { method: 'POST', headers, body: JSON.stringify(body) });
+      if (res.status !== 200) throw new Error(`log_results: ${res.status} ${await res.text()}`);
+    }
+  };
+  await log('baseline', 0);
+  await log('candidate', 30);
+  const time = async (url: string) => {
+    const times: number[] = [];
+    let body: unknown;
+    for (let i = 0; i < opts.reads + 1; i++) {
+      const t0 = performance.now();
+      const res = await fetch(`${server.baseUrl}${url}`, { headers });
+      body = await res.json();
+      if (res.status !== 200) throw new Error(`${url}: ${res.status} ${JSON.stringify(body)}`);
+      if (i > 0) times.push(performance.now() - t0); // the first read warms up
+    }
+    return { ms: median(times), body };
+  };
+  const compare = await time(`/api/experiments/${slug}/compare?runs=baseline,candidate`);
+  const summary = await time(`/api/experiments/${slug}/runs/candidate/summary`);
+  const compareRows = await time(`/api/experiments/${slug}/compare/rows?runs=baseline,candidate&page=1&pageSize=100`);
+  const runRows = await time(`/api/experiments/${slug}/runs/candidate/rows?page=1&pageSize=100`);
+  const filteredRows = await time(`/api/experiments/${slug}/runs/candidate/rows?page=1&pageSize=100&where=${encodeURIComponent('passed:eval-0=false')}&sortBy=duration&sortDirection=desc`);
+  const lastRows = await time(`/api/experiments/${slug}/runs/candidate/rows?page=${Math.ceil(opts.rows / 100)}&pageSize=100`);
+  const verdicts = (compare.body as { comparisons: { evaluators: { verdict: string }[] }[] }).comparisons[0].evaluators.map((e) => e.verdict);
+  return {
+    rows: opts.rows,
+    evaluators: opts.evaluators,
+    reads: opts.reads,
+    compareMs: compare.ms,
+    summaryMs: summary.ms,
+    compareRowsMs: compareRows.ms,
+    runRowsMs: runRows.ms,
+    filteredRowsMs: filteredRows.ms,
+    lastRowsMs: lastRows.ms,
+    verdicts,
+  };
+}

@@ -1,0 +1,71 @@
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { projectRoute, routeGroup } from '../../platform/http/route-group.ts';
+import type { ScoreConfigService } from './score-configs.ts';
+import { createScoreConfigBody, scoreConfigParams, scoreConfigSchema, updateScoreConfigBody } from './scores.schema.ts';
+
+const tags = ['score configs'];
+const one = z.object({ data: scoreConfigSchema });
+
+/** Score configs: what annotations and review queues score (the house's nested error shape). */
+export function scoreConfigRoutes(app: FastifyInstance, service: ScoreConfigService) {
+  routeGroup(app, { prefix: '/api/score-configs', errors: 'nested' }, (r, g) => {
+    const project = projectRoute(r);
+    project.get(
+      '/',
+      {
+        config: { auth: { scope: 'project', permission: 'scoreConfigs:view' } },
+        schema: { tags, summary: "The project's score configs, by name", response: { 200: z.object({ data: z.array(scoreConfigSchema) }) } },
+      },
+      async (_req, { projectId }) => ({ data: await service.list(projectId) }),
+    );
+    project.post(
+      '/',
+      {
+        config: { auth: { scope: 'project', permission: 'scoreConfigs:create' } },
+        schema: {
+          tags,
+          summary: 'Create a score config: numeric (min..max, default 0..1), boolean, or categorical (named values)',
+          body: createScoreConfigBody,
+          response: { 201: one, ...g.errors(409) },
+        },
+      },
+      async (req, { projectId }, reply) => reply.status(201).send({ data: await service.create(projectId, req.body) }),
+    );
+    project.get(
+      '/:id',
+      {
+        config: { auth: { scope: 'project', permission: 'scoreConfigs:view' } },
+        schema: { tags, summary: 'One score config', params: scoreConfigParams, response: { 200: one, ...g.errors(404) } },
+      },
+      async (req, { projectId }) => ({ data: await service.get(projectId, req.params.id) }),
+    );
+    project.patch(
+      '/:id',
+      {
+        config: { auth: { scope: 'project', permission: 'scoreConfigs:update' } },
+        schema: {
+          tags,
+          summary: 'Change the name, description, range or categories (the kind stays)',
+          params: scoreConfigParams,
+          body: updateScoreConfigBody,
+          response: { 200: one, ...g.errors(404, 409) },
+        },
+      },
+      async (req, { projectId }) => ({ data: await service.update(projectId, req.params.id, req.body) }),
+    );
+    project.delete(
+      '/:id',
+      {
+        config: { auth: { scope: 'project', permission: 'scoreConfigs:delete' } },
+        schema: {
+          tags,
+          summary: 'Delete a score config and the scores given by it',
+          params: scoreConfigParams,
+          response: { 200: z.object({ id: z.string(), deleted: z.literal(true) }), ...g.errors(404) },
+        },
+      },
+      (req, { projectId }) => service.delete(projectId, req.params.id),
+    );
+  });
+}

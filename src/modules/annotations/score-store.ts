@@ -1,0 +1,57 @@
+import { and, asc, eq, inArray, sql } from 'drizzle-orm';
+import { rows, type Executor } from '../../db/index.ts';
+import { annotationScores, scoreConfigs } from '../../db/schema/index.ts';
+
+export type ScoreConfigRow = typeof scoreConfigs.$inferSelect;
+export type ScoreRow = typeof annotationScores.$inferSelect;
+
+export async function insertScoreConfig(db: Executor, row: typeof scoreConfigs.$inferInsert): Promise<ScoreConfigRow | null> {
+  const [created] = await db.insert(scoreConfigs).values(row).onConflictDoNothing().returning();
+  return created ?? null;
+}
+
+export async function listScoreConfigs(db: Executor, projectId: string): Promise<ScoreConfigRow[]> {
+  return db.select().from(scoreConfigs).where(eq(scoreConfigs.projectId, projectId)).orderBy(asc(scoreConfigs.name));
+}
+
+export async function findScoreConfigs(db: Executor, projectId: string, ids: string[]): Promise<ScoreConfigRow[]> {
+  if (ids.length === 0) return [];
+  return db.select().from(scoreConfigs).where(and(eq(scoreConfigs.projectId, projectId), inArray(scoreConfigs.id, ids)));
+}
+
+export async function updateScoreConfig(db: Executor, projectId: string, id: string, patch: Partial<ScoreConfigRow>): Promise<ScoreConfigRow | null> {
+  const [row] = await db.update(scoreConfigs).set(patch).where(and(eq(scoreConfigs.projectId, projectId), eq(scoreConfigs.id, id))).returning();
+  return row ?? null;
+}
+
+export async function deleteScoreConfig(db: Executor, projectId: string, id: string): Promise<boolean> {
+  const deleted = await db.delete(scoreConfigs).where(and(eq(scoreConfigs.projectId, projectId), eq(scoreConfigs.id, id))).returning({ id: scoreConfigs.id });
+  return deleted.length > 0;
+}
+
+export async function insertScores(db: Executor, values: (typeof annotationScores.$inferInsert)[]): Promise<void> {
+  if (values.length > 0) await db.insert(annotationScores).values(values);
+}
+
+/** The scores of these annotations, with their config's name and kind. */
+export async function scoresOfAnnotations(db: Executor, projectId: string, annotationIds: string[]) {
+  if (annotationIds.length === 0) return [];
+  return db
+    .select({ score: annotationScores, config: scoreConfigs })
+    .from(annotationScores)
+    .innerJoin(scoreConfigs, eq(scoreConfigs.id, annotationScores.configId))
+    .where(and(eq(annotationScores.projectId, projectId), inArray(annotationScores.annotationId, annotationIds)))
+    .orderBy(asc(scoreConfigs.name));
+}
+
+/** Every score of these traces with its config's name and kind, oldest first. */
+export async function scoresOfTraces(db: Executor, projectId: string, traceIds: string[]) {
+  if (traceIds.length === 0) return [];
+  return rows<{ trace_id: string; config_id: string; name: string; kind: 'numeric' | 'boolean' | 'categorical'; number_value: number | null; text_value: string | null }>(
+    db,
+    sql`SELECT s.trace_id, s.config_id, c.name, c.kind, s.number_value, s.text_value
+        FROM annotation_scores s JOIN score_configs c ON c.id = s.config_id
+        WHERE s.project_id = ${projectId} AND s.trace_id = ANY(ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(traceIds)}::jsonb)))
+        ORDER BY s.created_at, s.id`,
+  );
+}

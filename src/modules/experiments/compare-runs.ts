@@ -1,0 +1,224 @@
+import type { z } from 'zod';
+import { badRequest } from '../../platform/errors.ts';
+import type { ExperimentsContext } from './context.ts';
+import * as cstore from './comparison-store.ts';
+import { lenientPaging, pagination } from './paging.ts';
+import { experimentOf, idList, METHODS, runsOf, runStatistics, statusOf } from './run-analysis.ts';
+import { keyOf, presentRowEvaluation } from './run-rows.ts';
+import type { compareResponse, compareRowsResponse, differenceSchema, evaluatorComparisonSchema, regressionsResponse, rowEvaluationSchema } from './schemas.ts';
+import { bootstrapMean, mean, parseNumbers, seedOf, signedCounts, verdictOf } from './statistics.ts';
+
+type Difference = z.output<typeof differenceSchema>;
+type EvaluatorComparison = z.output<typeof evaluatorComparisonSchema>;
+export const MAX_COMPARED_RUNS = 10;
+
+/**
+ * The runs a comparison names, baseline first: `runs` (comma-separated), with `baseline` (else
+ * the experiment's stored baseline, else the first run named) put first when not among them.
+ */
+async function comparedRuns(ctx: ExperimentsContext, projectId: string, slug: string, runsParam: string, baselineParam: string | undefined, max: number) {
+  const named = idList(runsParam, 'querystring.runs');
+  const experiment = await experimentOf(ctx, projectId, slug);
+  const baseline = baselineParam ?? (experiment.baselineRunId !== null ? experiment.baselineRunId : named[0]);
+  const runIds = [baseline, ...named.filter((id) => id !== baseline)];
+  if (runIds.length < 2) {
+    throw badRequest('validation_error', 'querystring.runs: name at least two runs, or one run when the experiment has a baseline (or `baseline` names one)', 'querystring.runs');
+  }
+  if (runIds.length > max) throw badRequest('validation_error', `querystring.runs: at most ${max} runs, baseline included`, 'querystring.runs');
+  const heads = await runsOf(ctx, experiment, runIds, baselineParam !== undefined && baselineParam === baseline ? 'querystring.runs or querystring.baseline' : 'querystring.runs');
+  return { experiment, runIds, heads };
+}
+
+function difference(base: number, current: number, values: Float64Array, seed: number, higherIsBetter: boolean): Difference | null {
+  const ci = bootstrapMean(values, seed);
+  if (!ci) return null;
+  return { baseline: base, current, difference: mean(values), low: ci.low, high: ci.high, n: values.length, verdict: verdictOf(ci, higherIsBetter) };
+}
+
+/** One evaluator of one run against the baseline: paired differences of mean score and pass rate. */
+function compareEvaluator(
+  experimentId: string,
+  baseRunId: string,
+  runId: string,
+  evaluator: string,
+  name: string,
+  paired: cstore.PairedEvaluator | undefined,
+  higherIsBetter: boolean,
+): EvaluatorComparison {
+  const seed = (stat: string) => seedOf(experimentId, baseRunId, runId, evaluator, stat);
+  const score =
+    paired && paired.scoreN > 0 ? difference(paired.baseScore!, paired.curScore!, parseNumbers(paired.scoreDiffs), seed('score'), higherIsBetter) : null;
+  const passRate =
+    paired && paired.passN > 0
+      ? difference(
+          paired.basePassed / paired.passN,
+          paired.curPassed / paired.passN,
+          signedCounts(paired.passMinus, paired.passN - paired.passMinus - paired.passPlus, paired.passPlus),
+          seed('passRate'),
+          higherIsBetter,
+        )
+      : null;
+  const decidedBy = passRate ? 'passRate' : score ? 'score' : null;
+  return {
+    evaluator,
+    name,
+    higherIsBetter,
+    decidedBy,
+    verdict: passRate?.verdict ?? score?.verdict ?? 'not comparable',
+    score,
+    passRate,
+    regressions: paired?.regressions ?? 0,
+    improvements: paired?.improvements ?? 0,
+  };
+}
+
+/** GET /api/experiments/{slug}/compare */
+export async function compareRuns(
+  ctx: ExperimentsContext,
+  projectId: string,
+  slug: string,
+  query: { runs: string; baseline?: string; lowerIsBetter?: string },
+): Promise<z.output<typeof compareResponse>> {
+  const lowerIsBetter = new Set(idList(query.lowerIsBetter, 'querystring.lowerIsBetter'));
+  const { experiment, runIds, heads } = await comparedRuns(ctx, projectId, slug, query.runs, query.baseline, MAX_COMPARED_RUNS);
+  const runs = [];
+  for (const head of heads) {
+    const stats = await runStatistics(ctx, experiment.id, head.runId, head.targets, false);
+    runs.push({ runId: head.runId, status: statusOf(head), createdAt: head.createdAt, overall: stats.overall });
+  }
+  const [baseRunId] = runIds;
+  const comparisons = [];
+  for (const run of runs.slice(1)) {
+    const paired = await cstore.pairedEvaluators(ctx.db.orm, experiment.id, baseRunId, run.runId);
+    const names = new Map<string, string>();
+    for (const e of [...runs[0].overall.evaluators, ...run.overall.evaluators]) names.set(e.evaluator, names.get(e.evaluator) ?? e.name);
+    const evaluators = [...names.keys()].sort().map((ev) =>
+      compareEvaluator(
+        experiment.id,
+        baseRunId,
+        run.runId,
+        ev,
+        names.get(ev)!,
+        paired.evaluators.find((p) => p.evaluator === ev),
+        !lowerIsBetter.has(ev),
+      ),
+    );
+    comparisons.push({ runId: run.runId, baselineRunId: baseRunId, sharedRows: paired.shared, evaluators });
+  }
+  return {
+    experimentId: experiment.id,
+    experimentSlug: experiment.slug,
+    baselineRunId: baseRunId,
+    experimentBaselineRunId: experiment.baselineRunId,
+    methods: METHODS,
+    runs,
+    comparisons,
+  };
+}
+
+type RowEvaluation = z.output<typeof rowEvaluationSchema>;
+
+/** GET /api/experiments/{slug}/compare/rows: the runs' rows side by side, joined by (index, target). */
+export async function compareRows(
+  ctx: ExperimentsContext,
+  projectId: string,
+  slug: string,
+  query: { runs: string; page?: string; pageSize?: string; targetId?: string },
+): Promise<z.output<typeof compareRowsResponse>> {
+  const named = idList(query.runs, 'querystring.runs');
+  if (named.length < 1 || named.length > MAX_COMPARED_RUNS) throw badRequest('validation_error', `querystring.runs: 1..${MAX_COMPARED_RUNS} run ids`, 'querystring.runs');
+  const experiment = await experimentOf(ctx, projectId, slug);
+  await runsOf(ctx, experiment, named, 'querystring.runs');
+  const paging = lenientPaging(query);
+  const target = query.targetId === undefined ? null : query.targetId;
+  const { keys, total } = await cstore.pageKeys(ctx.db.orm, experiment.id, named, target, paging.pageSize, (paging.page - 1) * paging.pageSize);
+  const [rows, evaluations, names] = [
+    await cstore.rowsOf(ctx.db.orm, experiment.id, named, keys),
+    await cstore.evaluationsOf(ctx.db.orm, experiment.id, named, keys),
+    await cstore.evaluatorNames(ctx.db.orm, experiment.id, named),
+  ];
+  const cellKey = (runId: string, idx: number, targetId: string) => `${runId}\u0000${keyOf(idx, targetId)}`;
+  const rowBy = new Map(rows.map((r) => [cellKey(r.runId, r.idx, r.targetId), r]));
+  const evalsBy = new Map<string, Record<string, RowEvaluation>>();
+  for (const e of evaluations) {
+    const k = cellKey(e.runId, e.idx, e.targetId);
+    const m = evalsBy.get(k) ?? {};
+    m[e.evaluator] = presentRowEvaluation(e);
+    evalsBy.set(k, m);
+  }
+  return {
+    experimentSlug: experiment.slug,
+    runIds: named,
+    evaluators: names.map((n) => ({ evaluator: n.evaluator, name: n.name ?? n.evaluator })),
+    rows: keys.map((k) => {
+      const cells = named.map((runId) => {
+        const r = rowBy.get(cellKey(runId, k.idx, k.targetId));
+        if (!r) return null;
+        return {
+          runId,
+          predicted: r.predicted,
+          cost: r.cost,
+          duration: r.duration,
+          error: r.error,
+          traceId: r.traceId,
+          evaluations: evalsBy.get(cellKey(runId, k.idx, k.targetId)) ?? {},
+        };
+      });
+      const first = named.map((runId) => rowBy.get(cellKey(runId, k.idx, k.targetId))).find((r) => r !== undefined);
+      return { index: k.idx, targetId: k.targetId === '' ? null : k.targetId, entry: first?.entry ?? {}, cells };
+    }),
+    pagination: pagination(paging, total),
+  };
+}
+
+/** GET /api/experiments/{slug}/compare/regressions: results that flipped between the baseline and a run. */
+export async function regressions(
+  ctx: ExperimentsContext,
+  projectId: string,
+  slug: string,
+  query: { runs: string; baseline?: string; evaluator?: string; direction?: 'regressed' | 'improved'; page?: string; pageSize?: string },
+): Promise<z.output<typeof regressionsResponse>> {
+  const { experiment, runIds } = await comparedRuns(ctx, projectId, slug, query.runs, query.baseline, 2);
+  const [baseRunId, runId] = runIds;
+  const paging = lenientPaging(query);
+  const found = await cstore.flips(ctx.db.orm, experiment.id, baseRunId, runId, {
+    evaluator: query.evaluator ?? null,
+    direction: query.direction ?? null,
+    limit: paging.pageSize,
+    offset: (paging.page - 1) * paging.pageSize,
+  });
+  const keys = found.page.map((f) => ({ idx: f.idx, targetId: f.targetId }));
+  const rows = await cstore.rowsOf(ctx.db.orm, experiment.id, runIds, keys);
+  const evaluations = await cstore.evaluationsOf(ctx.db.orm, experiment.id, runIds, keys);
+  const side = (run: string, f: cstore.Flip) => {
+    const r = rows.find((x) => x.runId === run && x.idx === f.idx && x.targetId === f.targetId);
+    const e = evaluations.find((x) => x.runId === run && x.idx === f.idx && x.targetId === f.targetId && x.evaluator === f.evaluator)!;
+    return {
+      status: e.status,
+      score: e.score,
+      passed: e.passed,
+      label: e.label,
+      details: e.details,
+      predicted: r?.predicted ?? null,
+      error: r?.error ?? null,
+      traceId: r?.traceId ?? null,
+    };
+  };
+  return {
+    experimentSlug: experiment.slug,
+    baselineRunId: baseRunId,
+    runId,
+    counts: { regressed: found.counts.reduce((s, c) => s + c.regressed, 0), improved: found.counts.reduce((s, c) => s + c.improved, 0) },
+    evaluators: found.counts.map((c) => ({ evaluator: c.evaluator, name: c.name ?? c.evaluator, regressed: c.regressed, improved: c.improved })),
+    rows: found.page.map((f) => ({
+      index: f.idx,
+      targetId: f.targetId === '' ? null : f.targetId,
+      evaluator: f.evaluator,
+      direction: f.direction,
+      entry: (rows.find((x) => x.idx === f.idx && x.targetId === f.targetId && x.runId === runId) ?? rows.find((x) => x.idx === f.idx && x.targetId === f.targetId))?.entry ?? {},
+      baseline: side(baseRunId, f),
+      current: side(runId, f),
+    })),
+    pagination: pagination(paging, found.total),
+  };
+}

@@ -1,0 +1,66 @@
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { projectRoute, routeGroup } from '../../platform/http/route-group.ts';
+import type { ModelProviderService } from './service.ts';
+import { createProviderBody, modelListResponse, providerListResponse, providerSchema, testProviderBody, testProviderResponse } from './schemas.ts';
+
+const tags = ['model providers'];
+const idParams = z.object({ id: z.string().min(1).max(100) });
+
+/** Model provider routes: the nested error shape. Keys go in, never out. */
+export function modelProviderRoutes(app: FastifyInstance, service: ModelProviderService) {
+  routeGroup(app, { prefix: '/api/model-providers', errors: 'nested' }, (r, g) => {
+    const project = projectRoute(r);
+
+    project.get(
+      '/',
+      {
+        config: { auth: { scope: 'project', permission: 'modelProviders:view' } },
+        schema: { tags, summary: "The project's model providers and its organization's (keys shown by their last four characters)", response: { 200: providerListResponse } },
+      },
+      async (_req, scope) => ({ data: await service.list(scope) }),
+    );
+
+    project.get(
+      '/models',
+      {
+        config: { auth: { scope: 'project', permission: 'modelProviders:view' } },
+        schema: { tags, summary: 'Every model the project can name (settings.model, a prompt\'s model): providers set in the app, then the server environment\'s', response: { 200: modelListResponse } },
+      },
+      async (_req, scope) => ({ data: await service.models(scope) }),
+    );
+
+    project.post(
+      '/',
+      {
+        config: { auth: { scope: 'project', permission: 'modelProviders:manage' } },
+        schema: { tags, summary: 'Set a model provider (its key is sealed at rest and never shown again)', body: createProviderBody, response: { 201: providerSchema, ...g.errors(409) } },
+      },
+      async (req, scope, reply) => reply.status(201).send(await service.create(scope, req.body)),
+    );
+
+    project.delete(
+      '/:id',
+      {
+        config: { auth: { scope: 'project', permission: 'modelProviders:manage' } },
+        schema: { tags, params: idParams, response: { 200: z.object({ id: z.string(), deleted: z.literal(true) }), ...g.errors(404) } },
+      },
+      (req, scope) => service.remove(scope, req.params.id),
+    );
+
+    project.post(
+      '/:id/test',
+      {
+        config: { auth: { scope: 'project', permission: 'modelProviders:manage' } },
+        schema: {
+          tags,
+          summary: 'One tiny call to the provider: ok, or the error it gave (200 either way)',
+          params: idParams,
+          body: testProviderBody.optional(),
+          response: { 200: testProviderResponse, ...g.errors(404) },
+        },
+      },
+      (req, scope) => service.test(scope, req.params.id, req.body?.model),
+    );
+  });
+}

@@ -1,0 +1,184 @@
+import { z } from 'zod';
+import type { Database } from '../../db/index.ts';
+import type { Clock } from '../../platform/clock.ts';
+import { AppError, badRequest, conflict, notFound } from '../../platform/errors.ts';
+import { newId } from '../../platform/ids.ts';
+import { enqueueJobs, PermanentJobError, type ClaimedJob } from '../../platform/jobs/index.ts';
+import { toMillis } from '../../platform/time-buckets.ts';
+import type { BackfillBody, BackfillPreview, BackfillView, MonitorFilters } from './schemas.ts';
+import { MAX_BACKFILL } from './schemas.ts';
+import { presentBackfill } from './presenters.ts';
+import * as store from './store.ts';
+import { traceData } from './trace-data.schema.ts';
+import type { MonitorDeps, MonitorEvaluation } from './service.ts';
+import { sampled } from './service.ts';
+
+export const BACKFILL_QUEUE = 'monitor.backfill';
+export const backfillJobPayload = z.object({ backfillId: z.string() });
+
+/** Traces one job goes through before handing over to the next (live monitor jobs run between them). */
+export const BACKFILL_CHUNK = 20;
+/** Traces whose prompt the cost estimate counts. */
+const ESTIMATE_SAMPLE = 10;
+
+type Scope = { organizationId: string; projectId: string };
+
+/**
+ * A monitor run over traces already stored: the traces matching a filter and a time range
+ * (at most 10,000, newest first, in the monitor's sample) are evaluated by a background job a
+ * chunk at a time, each result stored as the monitor's evaluation exactly as a live one
+ * (`MonitorEvaluation`). A trace the monitor already evaluated at this evaluator version is
+ * skipped, so running it again evaluates only what is new.
+ */
+export class MonitorBackfills {
+  constructor(
+    private readonly db: Database,
+    private readonly clock: Clock,
+    private readonly deps: MonitorDeps,
+    private readonly evaluateTrace: (monitor: store.MonitorRow, traceId: string) => Promise<MonitorEvaluation>,
+  ) {}
+
+  /** How many traces a backfill would evaluate and what it would cost, before starting it. */
+  async preview(scope: Scope, monitorId: string, body: BackfillBody): Promise<BackfillPreview> {
+    const monitor = await this.monitor(scope.projectId, monitorId);
+    const request = this.request(monitor, body);
+    const { ids, capped } = await this.matching(monitor, request);
+    const samples = [];
+    for (const traceId of ids.slice(0, ESTIMATE_SAMPLE)) {
+      try {
+        samples.push(traceData(await this.deps.traceDetail(scope.projectId, traceId)));
+      } catch (err) {
+        if (!(err instanceof AppError && err.status === 404)) throw err;
+      }
+    }
+    const e = await this.deps.estimateCost(scope, monitor.evaluator, monitor.settings, samples);
+    const method = !e.usesLlm
+      ? 'This evaluator runs locally, without an LLM: no cost.'
+      : e.costPerTrace === null
+        ? `The model ${e.model ?? '(none)'} is not in the price table: no estimate.`
+        : `Per trace: the judge's prompt counted with ${e.model}'s tokenizer, averaged over ${samples.length} of the matching traces (${e.promptTokensPerTrace} tokens), and an answer of about ${e.answerTokensPerTrace} tokens, priced by the price table; times ${ids.length} traces.`;
+    return {
+      count: ids.length,
+      capped,
+      limit: request.limit,
+      estimated_cost: {
+        amount: e.costPerTrace === null ? null : e.costPerTrace * ids.length,
+        currency: e.currency,
+        per_trace: e.costPerTrace,
+        model: e.model,
+        prompt_tokens_per_trace: e.promptTokensPerTrace,
+        answer_tokens_per_trace: e.answerTokensPerTrace,
+        method,
+      },
+    };
+  }
+
+  /** Starts a backfill (409 while another of the monitor's runs). */
+  async start(scope: Scope, monitorId: string, body: BackfillBody): Promise<BackfillView> {
+    const monitor = await this.monitor(scope.projectId, monitorId);
+    const request = this.request(monitor, body);
+    // The evaluator must still run as saved (a deleted custom evaluator: a 400 now, not a failed job).
+    await this.deps.checkEvaluator(scope, monitor.evaluator, monitor.settings);
+    const now = this.clock.now();
+    const row = await this.db.orm.transaction(async (tx) => {
+      if (await store.activeBackfill(tx, scope.projectId, monitorId)) return null;
+      const inserted = await store.insertBackfill(tx, { id: newId('backfill'), organization_id: scope.organizationId, project_id: scope.projectId, monitor_id: monitorId, request }, now);
+      await enqueueJobs(tx, [{ queue: BACKFILL_QUEUE, payload: { backfillId: inserted.id }, runAt: now.getTime(), maxAttempts: 5 }], now.getTime());
+      return inserted;
+    });
+    if (!row) throw conflict('backfill_running', `monitor ${monitorId} is already running over past traces; wait for it or cancel it`);
+    return presentBackfill(row);
+  }
+
+  async get(projectId: string, monitorId: string, id: string): Promise<BackfillView> {
+    return presentBackfill(await this.find(projectId, monitorId, id));
+  }
+
+  async list(projectId: string, monitorId: string): Promise<BackfillView[]> {
+    await this.monitor(projectId, monitorId);
+    return (await store.listBackfills(this.db.orm, projectId, monitorId, 20)).map(presentBackfill);
+  }
+
+  /** Stops it after the trace being evaluated; what was stored stays. */
+  async cancel(projectId: string, monitorId: string, id: string): Promise<BackfillView> {
+    const found = await this.find(projectId, monitorId, id);
+    const updated = await store.updateBackfill(this.db.orm, found.id, { state: 'cancelled' }, this.clock.now());
+    return presentBackfill(updated ?? (await this.find(projectId, monitorId, id)));
+  }
+
+  /** A job: match the traces on the first run, then evaluate the next chunk of them and hand over to the next job. */
+  async runJob(job: ClaimedJob<z.infer<typeof backfillJobPayload>>): Promise<void> {
+    let b = await store.backfillById(this.db.orm, job.payload.backfillId);
+    if (!b || (b.state !== 'queued' && b.state !== 'running')) return;
+    const scope = { organizationId: b.organization_id, projectId: b.project_id };
+    const monitor = await store.findMonitor(this.db.orm, b.project_id, b.monitor_id);
+    if (!monitor) return; // deleted: its backfills went with it
+    const fail = async (message: string): Promise<never> => {
+      await store.updateBackfill(this.db.orm, b!.id, { state: 'failed', error: message }, this.clock.now());
+      throw new PermanentJobError(message);
+    };
+    let version: number | null;
+    try {
+      version = await this.deps.evaluatorVersion(scope, monitor.evaluator, monitor.settings);
+    } catch (err) {
+      if (err instanceof AppError && err.status < 500) return fail(err.message);
+      throw err;
+    }
+    if (b.state === 'queued') {
+      const { ids } = await this.matching(monitor, b.request);
+      b = await store.updateBackfill(this.db.orm, b.id, { state: 'running', trace_ids: ids, total: ids.length, position: 0 }, this.clock.now());
+      if (!b) return; // cancelled meanwhile
+    }
+    const chunk = b.trace_ids.slice(b.position, b.position + BACKFILL_CHUNK);
+    const already = await this.deps.evaluatedTraces(b.project_id, monitor.id, version, chunk);
+    for (const traceId of chunk) {
+      const counts = { position: b.position + 1, evaluated: b.evaluated, skipped: b.skipped, failed: b.failed };
+      if (already.has(traceId)) counts.skipped++;
+      else {
+        const outcome = await this.evaluateTrace(monitor, traceId);
+        if (outcome === 'gone') counts.skipped++;
+        else if (outcome === 'unjudgeable' || outcome === 'error') counts.failed++;
+        else counts.evaluated++;
+      }
+      const next = await store.updateBackfill(this.db.orm, b.id, counts, this.clock.now());
+      if (!next) return; // cancelled
+      b = next;
+    }
+    if (b.position >= b.total) {
+      await store.updateBackfill(this.db.orm, b.id, { state: 'completed' }, this.clock.now());
+      return;
+    }
+    const now = this.clock.now().getTime();
+    await enqueueJobs(this.db.orm, [{ queue: BACKFILL_QUEUE, payload: { backfillId: b.id }, runAt: now, maxAttempts: 5 }], now);
+  }
+
+  private request(monitor: store.MonitorRow, body: BackfillBody): store.BackfillRow['request'] {
+    const startDate = toMillis(body.startDate, 'body.startDate');
+    const endDate = body.endDate === undefined ? this.clock.now().getTime() : toMillis(body.endDate, 'body.endDate');
+    if (endDate < startDate) throw badRequest('invalid_range', 'body.endDate: before body.startDate', 'body.endDate');
+    return { startDate, endDate, filters: body.filters === undefined ? monitor.filters : body.filters, limit: body.limit };
+  }
+
+  /** The traces to evaluate, newest first: matching, in the monitor's sample, at most `limit`. */
+  private async matching(monitor: store.MonitorRow, request: store.BackfillRow['request']): Promise<{ ids: string[]; capped: boolean }> {
+    const search: { startDate: number; endDate: number; filters?: MonitorFilters } = { startDate: request.startDate, endDate: request.endDate };
+    if (request.filters) search.filters = request.filters;
+    // One more than the cap tells whether it was reached.
+    const found = await this.deps.matchingTraces(monitor.project_id, search, Math.min(MAX_BACKFILL, request.limit) + 1);
+    const inSample = found.filter((id) => sampled(monitor.id, id, monitor.sample));
+    return { ids: inSample.slice(0, request.limit), capped: found.length > request.limit };
+  }
+
+  private async monitor(projectId: string, id: string): Promise<store.MonitorRow> {
+    const row = await store.findMonitor(this.db.orm, projectId, id);
+    if (!row) throw notFound('monitor_not_found', `no monitor ${id} in this project`);
+    return row;
+  }
+
+  private async find(projectId: string, monitorId: string, id: string): Promise<store.BackfillRow> {
+    await this.monitor(projectId, monitorId);
+    const row = await store.findBackfill(this.db.orm, projectId, monitorId, id);
+    if (!row) throw notFound('backfill_not_found', `no backfill ${id} of monitor ${monitorId}`);
+    return row;
+  }
+}

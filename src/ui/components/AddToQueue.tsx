@@ -1,0 +1,85 @@
+import { useState } from 'react';
+import { Alert, Button, Group, Modal, NativeSelect, Radio, Stack, Text } from '@mantine/core';
+import { IconListCheck } from '@tabler/icons-react';
+import { Link } from '@tanstack/react-router';
+import { useQueueMutations, useQueues } from '../api/review.ts';
+import { can, useSession } from '../api/session.ts';
+import type { AddSource } from './AddToDataset.tsx';
+
+/** "Add to queue" beside "Add to dataset": the ticked traces, or every trace matching the search. */
+export function AddToQueueButton({ projectId, source, size = 'xs' }: { projectId: string; source: AddSource; size?: 'xs' | 'compact-sm' }) {
+  const [open, setOpen] = useState(false);
+  const { data: session } = useSession();
+  const allowed = can(session, 'reviewQueues:create');
+  return (
+    <>
+      <Button size={size} variant="default" leftSection={<IconListCheck size={14} />} onClick={() => setOpen(true)} disabled={!allowed} title={allowed ? undefined : 'Your role cannot add to review queues'}>
+        Add to queue
+      </Button>
+      {open && <AddToQueueDialog projectId={projectId} source={source} onClose={() => setOpen(false)} />}
+    </>
+  );
+}
+
+function AddToQueueDialog({ projectId, source, onClose }: { projectId: string; source: AddSource; onClose: () => void }) {
+  const queues = useQueues(projectId);
+  const { addItems } = useQueueMutations(projectId);
+  const [picked, setPicked] = useState<string | null>(null);
+  const queueId = picked ?? queues.data?.[0]?.id ?? null;
+  const [which, setWhich] = useState<'selected' | 'matching'>(source.kind === 'choice' && source.selected.length === 0 ? 'matching' : 'selected');
+  const [result, setResult] = useState<string | null>(null);
+  const submit = async () => {
+    if (!queueId) return;
+    const body =
+      source.kind === 'items'
+        ? { items: source.items }
+        : which === 'selected'
+          ? { items: source.selected.map((traceId) => ({ traceId })) }
+          : { filter: source.filter ?? {}, limit: Math.min(Math.max(source.matching, 1), 5000) };
+    const r = await addItems.mutateAsync({ id: queueId, body });
+    setResult(`${r.added} added${r.alreadyQueued ? `, ${r.alreadyQueued} already in the queue` : ''}.`);
+  };
+  const matchingProblem = source.kind === 'choice' && which === 'matching' ? source.filterProblem : undefined;
+  return (
+    <Modal opened onClose={onClose} title="Add to a review queue">
+      <Stack gap="sm">
+        {queues.data && queues.data.length === 0 ? (
+          <Alert color="gray">
+            No queues yet.{' '}
+            <Link to="/p/$projectId/queues" params={{ projectId }}>
+              Create one
+            </Link>{' '}
+            first.
+          </Alert>
+        ) : (
+          <NativeSelect label="Queue" value={queueId ?? ''} onChange={(e) => setPicked(e.currentTarget.value)} data={(queues.data ?? []).map((q) => ({ value: q.id, label: q.name }))} />
+        )}
+        {source.kind === 'items' ? (
+          <Text size="sm">{source.label}</Text>
+        ) : (
+          <Radio.Group value={which} onChange={(v) => setWhich(v === 'matching' ? 'matching' : 'selected')} label="Which traces">
+            <Stack gap={4} mt={4}>
+              <Radio value="selected" label={`The ${source.selected.length} ticked`} disabled={source.selected.length === 0} />
+              <Radio value="matching" label={`Every trace matching the search (${Math.min(source.matching, 5000).toLocaleString()}${source.matching > 5000 ? ', the newest' : ''})`} />
+            </Stack>
+          </Radio.Group>
+        )}
+        {matchingProblem && <Alert color="yellow">{matchingProblem}</Alert>}
+        {addItems.error && <Alert color="red">{addItems.error.message}</Alert>}
+        {result && (
+          <Alert color="teal" role="status">
+            {result}
+          </Alert>
+        )}
+        <Group justify="flex-end">
+          <Button variant="default" onClick={onClose}>
+            {result ? 'Close' : 'Cancel'}
+          </Button>
+          <Button onClick={() => void submit().catch(() => undefined)} loading={addItems.isPending} disabled={!queueId || !!matchingProblem}>
+            Add
+          </Button>
+        </Group>
+      </Stack>
+    </Modal>
+  );
+}

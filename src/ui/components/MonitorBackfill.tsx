@@ -1,0 +1,150 @@
+import { useState } from 'react';
+import { Alert, Badge, Button, Group, Loader, Modal, NativeSelect, Progress, Stack, Text } from '@mantine/core';
+import { IconHistory } from '@tabler/icons-react';
+import { useBackfillMutations, useBackfillPreview, useMonitorBackfills, type MonitorBackfill } from '../api/evaluators.ts';
+import type { Monitor } from '../api/types.ts';
+import { formatCost, formatFullTime } from '../lib/format.ts';
+
+const DAY = 86_400_000;
+const RANGES = [
+  { value: String(DAY), label: 'Last 24 hours' },
+  { value: String(7 * DAY), label: 'Last 7 days' },
+  { value: String(30 * DAY), label: 'Last 30 days' },
+  { value: String(90 * DAY), label: 'Last 90 days' },
+  { value: String(365 * DAY), label: 'Last 365 days' },
+];
+
+const active = (b: MonitorBackfill | undefined) => !!b && (b.state === 'queued' || b.state === 'running');
+
+/** "Run over past traces": a time range, the count and estimated cost before starting, then the run's progress. */
+export function MonitorBackfillButton({ projectId, monitor, allowed }: { projectId: string; monitor: Monitor; allowed: boolean }) {
+  const [opened, setOpened] = useState(false);
+  const backfills = useMonitorBackfills(projectId, monitor.id);
+  const latest = backfills.data?.[0];
+  return (
+    <>
+      <Button size="xs" variant="default" leftSection={<IconHistory size={14} />} onClick={() => setOpened(true)}>
+        {active(latest) ? `Past traces: ${percent(latest!)}%` : 'Run over past traces'}
+      </Button>
+      {opened && <BackfillDialog projectId={projectId} monitor={monitor} allowed={allowed} latest={latest} onClose={() => setOpened(false)} />}
+    </>
+  );
+}
+
+function percent(b: MonitorBackfill) {
+  return b.total ? Math.floor((b.done / b.total) * 100) : 0;
+}
+
+function BackfillDialog({ projectId, monitor, allowed, latest, onClose }: { projectId: string; monitor: Monitor; allowed: boolean; latest: MonitorBackfill | undefined; onClose: () => void }) {
+  const [range, setRange] = useState(RANGES[1].value);
+  // Fixed when the range is chosen, so the preview is asked once per choice.
+  const [startDate, setStartDate] = useState(() => Date.now() - Number(RANGES[1].value));
+  const running = active(latest);
+  const preview = useBackfillPreview(projectId, monitor.id, running ? null : { startDate });
+  const { start, cancel } = useBackfillMutations(projectId, monitor.id);
+  const p = preview.data;
+  const cost = p?.estimated_cost;
+
+  return (
+    <Modal opened onClose={onClose} title="Run over past traces" size="lg">
+      <Stack gap="sm">
+        <Text size="sm">
+          Evaluates the traces already stored that match this monitor&apos;s filters, in its sample, with {monitor.evaluator}. Results are stored as the monitor&apos;s own; a trace it already
+          evaluated (at this evaluator version) is skipped.
+        </Text>
+        {latest && <Run backfill={latest} onCancel={allowed && running ? () => cancel.mutate(latest.id) : undefined} cancelling={cancel.isPending} />}
+        {!running && (
+          <>
+            <NativeSelect
+              label="Traces started in"
+              data={RANGES}
+              value={range}
+              onChange={(e) => {
+                setRange(e.currentTarget.value);
+                setStartDate(Date.now() - Number(e.currentTarget.value));
+              }}
+            />
+            {preview.isPending && <Loader size="sm" aria-label="Counting the matching traces" />}
+            {preview.isError && <Alert color="red">{preview.error.message}</Alert>}
+            {p && cost && (
+              <div className="result-grid" aria-label="Before starting">
+                <div>
+                  <Text size="xs" className="muted">
+                    Traces
+                  </Text>
+                  <Text fw={600} data-testid="backfill-count">
+                    {p.count.toLocaleString()}
+                    {p.capped ? ' (capped)' : ''}
+                  </Text>
+                </div>
+                <div>
+                  <Text size="xs" className="muted">
+                    Estimated cost
+                  </Text>
+                  <Text fw={600} data-testid="backfill-cost">
+                    {cost.amount === null ? 'unknown' : formatCost(cost.amount)}
+                  </Text>
+                </div>
+              </div>
+            )}
+            {p?.capped && (
+              <Text size="xs">
+                More traces match: only the newest {p.limit.toLocaleString()} would be evaluated.
+              </Text>
+            )}
+            {cost && (
+              <Text size="xs" className="muted">
+                {cost.method}
+              </Text>
+            )}
+            {start.isError && <Alert color="red">{start.error.message}</Alert>}
+            <Group justify="flex-end">
+              <Button variant="default" onClick={onClose}>
+                Close
+              </Button>
+              <Button onClick={() => start.mutate({ startDate })} loading={start.isPending} disabled={!allowed || !p || p.count === 0}>
+                Start
+              </Button>
+            </Group>
+            {!allowed && (
+              <Text size="xs" className="muted">
+                Your role cannot start a run.
+              </Text>
+            )}
+          </>
+        )}
+      </Stack>
+    </Modal>
+  );
+}
+
+function Run({ backfill: b, onCancel, cancelling }: { backfill: MonitorBackfill; onCancel?: () => void; cancelling: boolean }) {
+  return (
+    <Stack gap={6} aria-label="The run over past traces" data-testid="backfill-run">
+      <Group justify="space-between">
+        <Group gap="xs">
+          <Text size="sm" fw={600}>
+            Run of {formatFullTime(b.created_at)}
+          </Text>
+          <Badge size="sm" variant="filled" color={b.state === 'failed' ? 'red.9' : b.state === 'completed' ? 'teal.9' : 'gray.7'} tt="none">
+            {b.state}
+          </Badge>
+        </Group>
+        {onCancel && (
+          <Button size="compact-xs" variant="default" color="red" onClick={onCancel} loading={cancelling}>
+            Cancel
+          </Button>
+        )}
+      </Group>
+      <Progress value={b.total ? (b.done / b.total) * 100 : b.state === 'completed' ? 100 : 0} aria-label="Progress" animated={active(b)} />
+      <Text size="xs">
+        {b.done.toLocaleString()} of {b.total.toLocaleString()} traces · {b.evaluated} evaluated · {b.skipped} skipped · {b.failed} failed
+      </Text>
+      {b.error && (
+        <Text size="xs" c="red.9">
+          {b.error}
+        </Text>
+      )}
+    </Stack>
+  );
+}

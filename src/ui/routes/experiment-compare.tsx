@@ -1,0 +1,442 @@
+import { useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
+import { Alert, Breadcrumbs, Button, Group, Loader, NativeSelect, SegmentedControl, Table, Text, Title } from '@mantine/core';
+import { Link, useNavigate, useParams, useSearch } from '@tanstack/react-router';
+import { useVirtualizer } from '@tanstack/react-virtual';
+import { useBaseline, useComparison, useCompareRows, useExperiments, useMarkBaseline, useRegressions } from '../api/experiments.ts';
+import type { CompareRows, EvaluatorComparison, Regressions } from '../api/types.ts';
+import { can, useSession } from '../api/session.ts';
+import { diffLines } from '../lib/diff.ts';
+import { fmt, pct, signed } from '../lib/experiments.ts';
+import { asText } from '../lib/format.ts';
+import { EvalResult } from './experiment.tsx';
+import { ScrollPanel } from '../components/ScrollPanel.tsx';
+import './experiments.css';
+
+type CompareRow = CompareRows['rows'][number];
+type Regression = Regressions['rows'][number];
+
+/** Two or more runs side by side: each compared with the baseline (the experiment's, else the first named). */
+export default function ComparePage() {
+  const { projectId, slug } = useParams({ from: '/p/$projectId/experiments/$slug/compare' });
+  const search = useSearch({ from: '/p/$projectId/experiments/$slug/compare' });
+  const navigate = useNavigate({ from: '/p/$projectId/experiments/$slug/compare' });
+  const named = useMemo(() => [...new Set((search.runs ?? '').split(',').filter(Boolean))], [search.runs]);
+  const experiments = useExperiments(projectId);
+  const title = experiments.data?.find((e) => e.slug === slug)?.name ?? slug;
+  const comparison = useComparison(projectId, slug, named, search.baseline);
+  const mark = useMarkBaseline(projectId, slug);
+  const { data: session } = useSession();
+  const mayMark = can(session, 'experiments:update');
+  const data = comparison.data;
+  // The rows do not wait for the statistics: the baseline is known from the stored one (a quick read).
+  const stored = useBaseline(projectId, slug);
+  const baseline = data?.baselineRunId ?? search.baseline ?? stored.data?.baselineRunId ?? named[0];
+  const baselineKnown = !!data || !!search.baseline || stored.isSuccess || stored.isError;
+  const runIds = useMemo(() => [baseline, ...named.filter((r) => r !== baseline)], [baseline, named]);
+  const view = search.view ?? 'rows';
+
+  const makeBaseline = (runId: string) => {
+    if (mayMark) mark.mutate(runId, { onSuccess: () => void navigate({ search: (s) => ({ ...s, baseline: undefined }), replace: true }) });
+    else void navigate({ search: (s) => ({ ...s, baseline: runId }), replace: true });
+  };
+
+  return (
+    <div className="run-page">
+      <Breadcrumbs separator="/">
+        <Link to="/p/$projectId/experiments" params={{ projectId }}>
+          Experiments
+        </Link>
+        <Link to="/p/$projectId/experiments/$slug" params={{ projectId, slug }}>
+          {title}
+        </Link>
+        <Text size="sm">Comparison</Text>
+      </Breadcrumbs>
+      <Title order={1} size="h3">
+        Comparing {named.length} runs
+      </Title>
+      {named.length < 2 ? (
+        <Alert color="gray" title="Pick two or more runs">
+          Tick the runs to compare on the <Link to="/p/$projectId/experiments/$slug" params={{ projectId, slug }}>experiment&apos;s page</Link>.
+        </Alert>
+      ) : (
+        <>
+          {mark.isError && <Alert color="red">{mark.error.message}</Alert>}
+          <Group gap="xs" wrap="wrap" aria-label="Runs compared">
+            {runIds.map((runId) => (
+              <Group key={runId} gap={6} className="stat" wrap="nowrap">
+                <Link to="/p/$projectId/experiments/$slug" params={{ projectId, slug }} search={{ runId }} className="mono">
+                  {runId}
+                </Link>
+                {runId === baseline ? (
+                  <Text size="xs" fw={600}>
+                    baseline{(data?.experimentBaselineRunId ?? stored.data?.baselineRunId) === runId ? ' (the experiment’s)' : ''}
+                  </Text>
+                ) : (
+                  <Button size="compact-xs" variant="subtle" onClick={() => makeBaseline(runId)} loading={mark.isPending} aria-label={`Make ${runId} the baseline`}>
+                    Make baseline
+                  </Button>
+                )}
+              </Group>
+            ))}
+          </Group>
+          {comparison.isError ? (
+            <Alert color="red" title="These runs could not be compared">
+              {comparison.error.message}
+            </Alert>
+          ) : !data ? (
+            <Group justify="center" p="md">
+              <Loader size="sm" aria-label="Comparing the runs" />
+            </Group>
+          ) : (
+            <Verdicts comparisons={data.comparisons} />
+          )}
+          <SegmentedControl
+            aria-label="Rows to show"
+            value={view}
+            onChange={(v) => void navigate({ search: (s) => ({ ...s, view: v === 'rows' ? undefined : (v as 'regressions') }), replace: true })}
+            data={[
+              { value: 'rows', label: 'All rows' },
+              { value: 'regressions', label: 'Regressions' },
+            ]}
+            w="fit-content"
+          />
+          {!baselineKnown ? null : view === 'rows' ? (
+            <SideBySide projectId={projectId} slug={slug} runIds={runIds} />
+          ) : (
+            <RegressionsView projectId={projectId} slug={slug} baseline={baseline} others={runIds.slice(1)} />
+          )}
+        </>
+      )}
+    </div>
+  );
+}
+
+const points = (v: number) => `${v > 0 ? '+' : v < 0 ? '−' : ''}${Math.abs(v * 100).toFixed(1)} pts`;
+
+/** "prompt-v2 is better than baseline-run on Exact match (pass rate): +35.0 pts (95% CI +20.0 pts to +50.0 pts, 40 rows)." */
+export function verdictSentence(c: EvaluatorComparison, runId: string, baseline: string): string {
+  const d = c.decidedBy === 'passRate' ? c.passRate : c.score;
+  if (!d) return `Not comparable on ${c.name}: no row was scored by both runs.`;
+  const f = c.decidedBy === 'passRate' ? points : signed;
+  const on = `${c.name} (${c.decidedBy === 'passRate' ? 'pass rate' : 'mean score'})`;
+  const numbers = `${f(d.difference)} (95% CI ${f(d.low)} to ${f(d.high)}, ${d.n} rows)`;
+  if (c.verdict === 'better' || c.verdict === 'worse') return `${runId} is ${c.verdict} than ${baseline} on ${on}: ${numbers}.`;
+  return `No detectable difference between ${runId} and ${baseline} on ${on}: ${numbers}.`;
+}
+
+function Verdicts({ comparisons }: { comparisons: EvaluatorComparisonRun[] }) {
+  const rows = comparisons.flatMap((c) => c.evaluators.map((e) => ({ c, e })));
+  if (!rows.length)
+    return (
+      <Alert color="gray" title="Nothing to compare">
+        These runs share no evaluator.
+      </Alert>
+    );
+  return (
+    <ScrollPanel label="Differences with the baseline">
+      <Table verticalSpacing={4} miw={860} aria-label="Differences with the baseline" data-testid="verdicts">
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th>Run</Table.Th>
+            <Table.Th>Evaluator</Table.Th>
+            <Table.Th>Baseline</Table.Th>
+            <Table.Th>This run</Table.Th>
+            <Table.Th>Difference (95% CI)</Table.Th>
+            <Table.Th>Regressed / improved rows</Table.Th>
+            <Table.Th>Verdict</Table.Th>
+          </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>
+          {rows.map(({ c, e }) => {
+            const d = e.decidedBy === 'passRate' ? e.passRate : e.score;
+            const share = e.decidedBy === 'passRate';
+            return (
+              <Table.Tr key={`${c.runId}:${e.evaluator}`}>
+                <Table.Td className="mono">{c.runId}</Table.Td>
+                <Table.Td>
+                  {e.name} <span className="muted">({share ? 'pass rate' : 'score'})</span>
+                </Table.Td>
+                <Table.Td>{d ? (share ? pct(d.baseline) : fmt(d.baseline)) : '–'}</Table.Td>
+                <Table.Td>{d ? (share ? pct(d.current) : fmt(d.current)) : '–'}</Table.Td>
+                <Table.Td className="nowrap">
+                  {d ? (
+                    <>
+                      {share ? points(d.difference) : signed(d.difference)}{' '}
+                      <span className="ci">
+                        ({share ? points(d.low) : signed(d.low)} to {share ? points(d.high) : signed(d.high)})
+                      </span>
+                    </>
+                  ) : (
+                    '–'
+                  )}
+                </Table.Td>
+                <Table.Td>
+                  <span className={e.regressions ? 'eval-fail' : undefined}>{e.regressions}</span> / <span className={e.improvements ? 'eval-pass' : undefined}>{e.improvements}</span>
+                </Table.Td>
+                <Table.Td>
+                  <span className={e.verdict === 'better' ? 'verdict-better' : e.verdict === 'worse' ? 'verdict-worse' : 'verdict-none'}>{verdictSentence(e, c.runId, c.baselineRunId)}</span>
+                </Table.Td>
+              </Table.Tr>
+            );
+          })}
+        </Table.Tbody>
+      </Table>
+    </ScrollPanel>
+  );
+}
+type EvaluatorComparisonRun = { runId: string; baselineRunId: string; evaluators: EvaluatorComparison[] };
+
+/** A virtual list of variable-height items that asks for the next page near its end. */
+function VirtualList<T>({
+  items,
+  keyOf,
+  more,
+  label,
+  testId,
+  render,
+}: {
+  items: T[];
+  keyOf: (t: T) => string;
+  more: { hasNextPage: boolean; isFetchingNextPage: boolean; fetchNextPage: () => unknown };
+  label: string;
+  testId: string;
+  render: (t: T) => ReactNode;
+}) {
+  const scrollRef = useRef<HTMLDivElement>(null);
+  const virtualizer = useVirtualizer({ count: items.length, getScrollElement: () => scrollRef.current, estimateSize: () => 110, overscan: 6, getItemKey: (i) => keyOf(items[i]) });
+  const virtual = virtualizer.getVirtualItems();
+  const last = virtual[virtual.length - 1];
+  const { hasNextPage, isFetchingNextPage, fetchNextPage } = more;
+  useEffect(() => {
+    if (last && last.index >= items.length - 20 && hasNextPage && !isFetchingNextPage) void fetchNextPage();
+  }, [last, items.length, hasNextPage, isFetchingNextPage, fetchNextPage]);
+  return (
+    <div className="cmp-list" ref={scrollRef} tabIndex={0} role="list" aria-label={label} data-testid={testId}>
+      <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
+        {virtual.map((item) => (
+          <div
+            key={item.key}
+            role="listitem"
+            data-index={item.index}
+            ref={virtualizer.measureElement}
+            style={{ position: 'absolute', top: 0, left: 0, right: 0, transform: `translateY(${item.start}px)` }}
+          >
+            {render(items[item.index])}
+          </div>
+        ))}
+      </div>
+    </div>
+  );
+}
+
+function SideBySide({ projectId, slug, runIds }: { projectId: string; slug: string; runIds: string[] }) {
+  const pages = useCompareRows(projectId, slug, runIds);
+  const rows = useMemo(() => pages.data?.pages.flatMap((p) => p.rows) ?? [], [pages.data]);
+  const first = pages.data?.pages[0];
+  const names = useMemo(() => new Map((first?.evaluators ?? []).map((e) => [e.evaluator, e.name])), [first]);
+  if (pages.isError)
+    return (
+      <Alert color="red" title="The rows could not be loaded">
+        {pages.error.message}
+      </Alert>
+    );
+  if (!first)
+    return (
+      <Group justify="center" p="md">
+        <Loader size="sm" aria-label="Loading the rows" />
+      </Group>
+    );
+  // The server answers runs in the order asked, the baseline first.
+  const order = first.runIds;
+  return (
+    <>
+      <Text size="xs" className="muted" data-testid="compare-count">
+        {first.pagination.totalHits} rows
+      </Text>
+      <VirtualList
+        items={rows}
+        keyOf={(r) => `${r.index}:${r.targetId ?? ''}`}
+        more={pages}
+        label="Rows side by side"
+        testId="compare-rows"
+        render={(r) => <RowSideBySide row={r} runIds={order} names={names} />}
+      />
+    </>
+  );
+}
+
+const outputOf = (predicted: Record<string, unknown> | null | undefined) => {
+  if (!predicted) return '';
+  const keys = Object.keys(predicted);
+  if (keys.length === 1) return asText(predicted[keys[0]]);
+  return JSON.stringify(predicted);
+};
+
+function EntryLine({ entry }: { entry: Record<string, unknown> }) {
+  return (
+    <Text size="xs" className="muted" lineClamp={3}>
+      {Object.entries(entry)
+        .slice(0, 4)
+        .map(([k, v]) => `${k}: ${asText(v)}`)
+        .join(' · ')}
+    </Text>
+  );
+}
+
+function RowSideBySide({ row, runIds, names }: { row: CompareRow; runIds: string[]; names: Map<string, string> }) {
+  const baseOutput = outputOf(row.cells[0]?.predicted);
+  return (
+    <div className="cmp-row" style={{ ['--cols' as string]: runIds.length }}>
+      <div className="mono muted">#{row.index}</div>
+      {runIds.map((runId, i) => {
+        const cell = row.cells[i];
+        const out = outputOf(cell?.predicted);
+        return (
+          <div key={runId} className="cmp-side" aria-label={`Run ${runId}`}>
+            {i === 0 && <EntryLine entry={row.entry} />}
+            <Text size="xs" fw={600} className="mono">
+              {runId}
+              {row.targetId ? <span className="muted"> · {row.targetId}</span> : null}
+            </Text>
+            {!cell ? <span className="muted">not in this run</span> : i === 0 ? <pre>{out}</pre> : <OutputDiff before={baseOutput} after={out} />}
+            {cell?.error && (
+              <Text size="xs" className="eval-fail">
+                {cell.error}
+              </Text>
+            )}
+            {cell && (
+              <Group gap={8} wrap="wrap">
+                {Object.entries(cell.evaluations).map(([id, e]) => (
+                  <Text key={id} size="xs" component="span">
+                    {names.get(id) ?? id}: <EvalResult e={e} />
+                  </Text>
+                ))}
+              </Group>
+            )}
+          </div>
+        );
+      })}
+    </div>
+  );
+}
+
+function RegressionsView({ projectId, slug, baseline, others }: { projectId: string; slug: string; baseline: string; others: string[] }) {
+  const [runId, setRunId] = useState(others[0]);
+  const current = others.includes(runId) ? runId : others[0];
+  const [direction, setDirection] = useState<'regressed' | 'improved'>('regressed');
+  const pages = useRegressions(projectId, slug, baseline, current, direction);
+  const rows = useMemo(() => pages.data?.pages.flatMap((p) => p.rows) ?? [], [pages.data]);
+  const first = pages.data?.pages[0];
+  const names = useMemo(() => new Map((first?.evaluators ?? []).map((e) => [e.evaluator, e.name])), [first]);
+  return (
+    <>
+      <div className="toolbar">
+        {others.length > 1 && (
+          <NativeSelect label="Run" size="xs" value={current} onChange={(e) => setRunId(e.currentTarget.value)} data={others} w={200} />
+        )}
+        <SegmentedControl
+          aria-label="Direction"
+          size="xs"
+          value={direction}
+          onChange={(v) => setDirection(v)}
+          data={[
+            { value: 'regressed', label: 'Passed, now fail' },
+            { value: 'improved', label: 'Failed, now pass' },
+          ]}
+        />
+        {first && (
+          <Text size="xs" className="muted" data-testid="compare-count">
+            {first.counts.regressed} regressed, {first.counts.improved} improved
+            {first.evaluators.length > 0 && ` (${first.evaluators.map((e) => `${e.name}: ${e.regressed} / ${e.improved}`).join('; ')})`}
+          </Text>
+        )}
+      </div>
+      {pages.isError ? (
+        <Alert color="red" title="The regressions could not be loaded">
+          {pages.error.message}
+        </Alert>
+      ) : !first ? (
+        <Group justify="center" p="md">
+          <Loader size="sm" aria-label="Loading the regressions" />
+        </Group>
+      ) : rows.length === 0 ? (
+        <Alert color="teal" title={direction === 'regressed' ? 'No regressions' : 'No improvements'}>
+          {direction === 'regressed' ? `No result that passed in ${baseline} fails in ${current}.` : `No result that failed in ${baseline} passes in ${current}.`}
+        </Alert>
+      ) : (
+        <VirtualList
+          items={rows}
+          keyOf={(r) => `${r.index}:${r.targetId ?? ''}:${r.evaluator}`}
+          more={pages}
+          label={direction === 'regressed' ? 'Regressed results' : 'Improved results'}
+          testId="regression-rows"
+          render={(r) => <RegressionRow row={r} name={names.get(r.evaluator) ?? r.evaluator} baseline={baseline} runId={current} />}
+        />
+      )}
+    </>
+  );
+}
+
+function RegressionRow({ row, name, baseline, runId }: { row: Regression; name: string; baseline: string; runId: string }) {
+  const before = outputOf(row.baseline.predicted);
+  const after = outputOf(row.current.predicted);
+  return (
+    <div className="cmp-row" style={{ ['--cols' as string]: 2 }}>
+      <div className="mono muted">#{row.index}</div>
+      {[
+        [baseline, row.baseline, <pre key="b">{before}</pre>],
+        [runId, row.current, <OutputDiff key="c" before={before} after={after} />],
+      ].map(([id, side, body], i) => {
+        const s = side as Regression['baseline'];
+        return (
+          <div key={i} className="cmp-side" aria-label={`Run ${id as string}`}>
+            {i === 0 && <EntryLine entry={row.entry} />}
+            <Text size="xs" fw={600} className="mono">
+              {id as string}
+            </Text>
+            {body as ReactNode}
+            {s.error && (
+              <Text size="xs" className="eval-fail">
+                {s.error}
+              </Text>
+            )}
+            <Text size="xs" component="span">
+              {name}: <EvalResult e={s} />
+            </Text>
+          </div>
+        );
+      })}
+    </div>
+  );
+}
+
+/** The output against the baseline's, word by word: what changed is marked. */
+function OutputDiff({ before, after }: { before: string; after: string }) {
+  const parts = useMemo(() => {
+    if (before === after) return [{ text: after, kind: 'same' as const }];
+    const tok = (s: string) =>
+      s
+        .split(/(\s+)/)
+        .filter(Boolean)
+        .map((t) => t.replace(/\n/g, '\u2424'));
+    const a = tok(before);
+    const b = tok(after);
+    if (a.length * b.length > 4_000_000) return [{ text: after, kind: 'changed' as const }];
+    return diffLines(a.join('\n'), b.join('\n'))
+      .filter((r) => r.right)
+      .map((r) => ({ text: r.right!.text.replace(/\u2424/g, '\n'), kind: r.kind === 'same' ? ('same' as const) : ('changed' as const) }));
+  }, [before, after]);
+  return (
+    <pre>
+      {parts.map((p, i) =>
+        p.kind === 'same' ? (
+          <span key={i}>{p.text}</span>
+        ) : (
+          <mark key={i} className="ins" title="changed from the baseline">
+            {p.text}
+          </mark>
+        ),
+      )}
+    </pre>
+  );
+}

@@ -1,0 +1,389 @@
+import { useMemo, useState } from 'react';
+import { Alert, Breadcrumbs, Button, Group, Loader, NativeSelect, NumberInput, Paper, SegmentedControl, Stack, Text, Textarea, TextInput, Title } from '@mantine/core';
+import { IconPlayerPlay, IconPlus, IconTrash } from '@tabler/icons-react';
+import { Link, useNavigate, useParams, useSearch } from '@tanstack/react-router';
+import { useQuery } from '@tanstack/react-query';
+import { ApiError, api } from '../api/client.ts';
+import { useDatasets } from '../api/datasets.ts';
+import { useCatalogue, type Evaluator } from '../api/evaluators.ts';
+import { useDefinition, useSaveDefinition, useStartRun } from '../api/experiments.ts';
+import { usePrompts } from '../api/prompts.ts';
+import type { DefinitionBody, ExperimentDefinition, RecordPage } from '../api/types.ts';
+import { asText } from '../lib/format.ts';
+import './experiments.css';
+
+/**
+ * `/p/<projectId>/experiments/<slug>/setup`: what a platform run runs, edited in the app and
+ * saved with PUT /api/experiments/{slug}/definition: the dataset (and version), targets (a
+ * prompt, or an agent over HTTP), evaluators with their settings and the mapping of their data
+ * keys, previewed on the dataset's first row; then Save, or Save and run.
+ */
+
+interface TargetForm {
+  id: string;
+  type: 'prompt' | 'http';
+  prompt: string;
+  version: string;
+  model: string;
+  url: string;
+  /** One `Name: value` a line; a masked value (as the server answers it) keeps the stored one. */
+  headers: string;
+  output_field: string;
+}
+interface EvaluatorForm {
+  id: string;
+  evaluator: string;
+  settings: string;
+  mapping: Record<string, string>;
+}
+interface Form {
+  name: string;
+  dataset: string;
+  datasetVersion: string;
+  targets: TargetForm[];
+  evaluators: EvaluatorForm[];
+  concurrency: number;
+}
+
+const newTarget = (n: number): TargetForm => ({ id: `target-${n}`, type: 'prompt', prompt: '', version: '', model: '', url: '', headers: '', output_field: 'output' });
+const EMPTY: Form = { name: '', dataset: '', datasetVersion: '', targets: [newTarget(1)], evaluators: [], concurrency: 8 };
+
+function formOf(d: ExperimentDefinition): Form {
+  return {
+    name: d.name ?? '',
+    dataset: d.dataset?.slug ?? '',
+    datasetVersion: d.dataset?.version === null || d.dataset === null ? '' : String(d.dataset.version),
+    targets: d.targets.map((t) =>
+      t.type === 'prompt'
+        ? { ...newTarget(0), id: t.id, type: 'prompt', prompt: t.prompt, version: t.version ? String(t.version) : '', model: t.model ?? '' }
+        : { ...newTarget(0), id: t.id, type: 'http', url: t.url, headers: Object.entries(t.headers ?? {}).map(([k, v]) => `${k}: ${v}`).join('\n'), output_field: t.output_field },
+    ),
+    evaluators: d.evaluators.map((e) => ({ id: e.id, evaluator: e.evaluator, settings: Object.keys(e.settings).length ? JSON.stringify(e.settings, null, 2) : '', mapping: e.mapping })),
+    concurrency: d.concurrency,
+  };
+}
+
+/** The body of PUT definition; a field it cannot read (settings that are not JSON) throws naming it. */
+function bodyOf(f: Form): DefinitionBody {
+  return {
+    ...(f.name ? { name: f.name } : {}),
+    ...(f.dataset ? { dataset: { id: f.dataset, ...(f.datasetVersion ? { version: Number(f.datasetVersion) } : {}) } } : {}),
+    targets: f.targets.map((t) =>
+      t.type === 'prompt'
+        ? { id: t.id, type: 'prompt' as const, prompt: t.prompt, ...(t.version ? { version: Number(t.version) } : {}), ...(t.model ? { model: t.model } : {}) }
+        : {
+            id: t.id,
+            type: 'http' as const,
+            url: t.url,
+            output_field: t.output_field || 'output',
+            timeout_ms: 30_000,
+            headers: Object.fromEntries(
+              t.headers
+                .split('\n')
+                .map((l) => l.trim())
+                .filter(Boolean)
+                .map((l) => [l.slice(0, l.indexOf(':')).trim(), l.slice(l.indexOf(':') + 1).trim()]),
+            ),
+          },
+    ),
+    evaluators: f.evaluators.map((e, i) => {
+      let settings: Record<string, unknown> | undefined;
+      try {
+        settings = e.settings.trim() ? (JSON.parse(e.settings) as Record<string, unknown>) : undefined;
+      } catch {
+        throw new ApiError(400, 'validation_error', `body.evaluators.${i}.settings: not JSON`, `body.evaluators.${i}.settings`);
+      }
+      return { id: e.id, evaluator: e.evaluator, ...(settings ? { settings } : {}), mapping: Object.fromEntries(Object.entries(e.mapping).filter(([, v]) => v)) };
+    }),
+    concurrency: f.concurrency,
+  };
+}
+
+/** An evaluator's data keys (its data schema's properties) and which of them it requires. */
+function dataKeys(e: Evaluator | undefined): { key: string; required: boolean }[] {
+  const schema = (e?.data ?? {}) as { properties?: Record<string, unknown>; required?: string[] };
+  return Object.keys(schema.properties ?? {}).map((key) => ({ key, required: (schema.required ?? []).includes(key) }));
+}
+
+export default function ExperimentSetupPage() {
+  const { projectId, slug } = useParams({ from: '/p/$projectId/experiments/$slug/setup' });
+  const { name } = useSearch({ from: '/p/$projectId/experiments/$slug/setup' });
+  const definition = useDefinition(projectId, slug);
+  const isNew = definition.error instanceof ApiError && definition.error.status === 404;
+  return (
+    <div className="page setup-page">
+      <Breadcrumbs separator="/">
+        <Link to="/p/$projectId/experiments" params={{ projectId }}>
+          Experiments
+        </Link>
+        <Link to="/p/$projectId/experiments/$slug" params={{ projectId, slug }}>
+          {slug}
+        </Link>
+        <Text size="sm">Setup</Text>
+      </Breadcrumbs>
+      <Title order={1} size="h3">
+        {isNew ? `New experiment ${slug}` : `Set up ${definition.data?.name ?? slug}`}
+      </Title>
+      {definition.isPending ? (
+        <Group justify="center" p="xl">
+          <Loader size="sm" aria-label="Loading the setup" />
+        </Group>
+      ) : definition.isError && !isNew ? (
+        <Alert color="red" title="The setup could not be loaded">
+          {definition.error.message}
+        </Alert>
+      ) : (
+        <SetupForm projectId={projectId} slug={slug} initial={definition.data ? formOf(definition.data) : { ...EMPTY, name: name ?? slug }} />
+      )}
+    </div>
+  );
+}
+
+function SetupForm({ projectId, slug, initial }: { projectId: string; slug: string; initial: Form }) {
+  const [form, setForm] = useState<Form>(initial);
+  const [error, setError] = useState<ApiError | null>(null);
+  // The form as last saved: 'Saved.' holds until the form changes.
+  const [savedForm, setSavedForm] = useState<Form | null>(null);
+  const saved = savedForm === form;
+  const datasets = useDatasets(projectId);
+  const prompts = usePrompts(projectId);
+  const catalogue = useCatalogue(projectId);
+  const save = useSaveDefinition(projectId, slug);
+  const start = useStartRun(projectId, slug);
+  const navigate = useNavigate();
+  const dataset = datasets.data?.data.find((d) => d.slug === form.dataset || d.id === form.dataset);
+  const columns = useMemo(() => dataset?.columnTypes.map((c) => c.name) ?? [], [dataset]);
+  const firstRow = useQuery({
+    queryKey: ['dataset-first-row', projectId, dataset?.id],
+    queryFn: ({ signal }) => api<RecordPage>('GET', `/api/dataset/${encodeURIComponent(dataset!.id)}/records?limit=1`, { projectId, signal }),
+    enabled: !!dataset,
+  });
+  const entry = firstRow.data?.data[0]?.entry ?? null;
+  const set = (patch: Partial<Form>) => setForm((f) => ({ ...f, ...patch }));
+  const setTarget = (i: number, patch: Partial<TargetForm>) => set({ targets: form.targets.map((t, j) => (j === i ? { ...t, ...patch } : t)) });
+  const setEvaluator = (i: number, patch: Partial<EvaluatorForm>) => set({ evaluators: form.evaluators.map((e, j) => (j === i ? { ...e, ...patch } : e)) });
+  const fieldError = (field: string) => (error?.field === field || error?.field?.startsWith(`${field}.`) ? error.serverMessage : undefined);
+
+  async function submit(run: boolean) {
+    setError(null);
+    try {
+      await save.mutateAsync(bodyOf(form));
+      setSavedForm(form);
+      if (run) {
+        const started = await start.mutateAsync();
+        await navigate({ to: '/p/$projectId/experiments/$slug', params: { projectId, slug }, search: { runId: started.runId } });
+      }
+    } catch (err) {
+      if (err instanceof ApiError) setError(err);
+      else throw err;
+    }
+  }
+
+  const sourceOptions = [{ value: '', label: '(default)' }, { value: 'target.output', label: "The target's output" }, ...columns.map((c) => ({ value: `dataset.${c}`, label: `Column ${c}` }))];
+  const preview = (source: string, key: string) => {
+    const s = source || (key === 'output' ? 'target.output' : `dataset.${key}`);
+    if (s.startsWith('target.output')) return "the target's output";
+    if (!entry) return '–';
+    const v = entry[s.slice('dataset.'.length)];
+    return v === undefined || v === null ? '(empty)' : asText(v).slice(0, 120);
+  };
+
+  return (
+    <form
+      className="setup-form"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void submit(false);
+      }}
+    >
+      <Paper withBorder p="md" component="section" aria-labelledby="setup-data">
+        <Title order={2} size="h5" id="setup-data">
+          Data
+        </Title>
+        <div className="setup-grid">
+          <TextInput label="Name" value={form.name} onChange={(e) => set({ name: e.currentTarget.value })} />
+          <NativeSelect
+            label="Dataset"
+            value={form.dataset}
+            onChange={(e) => set({ dataset: e.currentTarget.value, datasetVersion: '' })}
+            data={[{ value: '', label: datasets.isPending ? 'Loading…' : 'Choose a dataset' }, ...(datasets.data?.data ?? []).map((d) => ({ value: d.slug, label: `${d.name} (${d.recordCount} rows)` }))]}
+            error={fieldError('body.dataset.id')}
+          />
+          <TextInput label="Dataset version" description="Empty: the newest when each run starts" inputMode="numeric" value={form.datasetVersion} onChange={(e) => set({ datasetVersion: e.currentTarget.value.replace(/\D/g, '') })} error={fieldError('body.dataset.version')} />
+          <NumberInput label="Concurrency" description="Cells run at once" min={1} max={64} value={form.concurrency} onChange={(v) => set({ concurrency: typeof v === 'number' ? v : 8 })} error={fieldError('body.concurrency')} />
+        </div>
+        {entry && (
+          <Text size="xs" className="muted" mt="xs" data-testid="first-row">
+            First row: {Object.entries(entry).map(([k, v]) => `${k} = ${asText(v).slice(0, 60)}`).join(' · ')}
+          </Text>
+        )}
+      </Paper>
+
+      <Paper withBorder p="md" component="section" aria-labelledby="setup-targets">
+        <Title order={2} size="h5" id="setup-targets">
+          Targets
+        </Title>
+        <Stack gap="md">
+          {form.targets.map((t, i) => (
+            <fieldset key={i} className="setup-item">
+              <legend>Target {i + 1}</legend>
+              <div className="setup-grid">
+                <TextInput label="Id" value={t.id} onChange={(e) => setTarget(i, { id: e.currentTarget.value })} error={fieldError(`body.targets.${i}.id`)} />
+                <div>
+                  <Text size="sm" fw={500} id={`target-kind-${i}`}>
+                    Kind
+                  </Text>
+                  <SegmentedControl
+                    aria-labelledby={`target-kind-${i}`}
+                    value={t.type}
+                    onChange={(v) => setTarget(i, { type: v === 'http' ? 'http' : 'prompt' })}
+                    data={[
+                      { value: 'prompt', label: 'Prompt' },
+                      { value: 'http', label: 'HTTP agent' },
+                    ]}
+                  />
+                </div>
+                {t.type === 'prompt' ? (
+                  <>
+                    <NativeSelect
+                      label="Prompt"
+                      value={t.prompt}
+                      onChange={(e) => setTarget(i, { prompt: e.currentTarget.value })}
+                      data={[{ value: '', label: 'Choose a prompt' }, ...(prompts.data ?? []).map((p) => ({ value: p.handle ?? p.id, label: `${p.handle ?? p.name} (v${p.version}, ${p.model})` }))]}
+                      error={fieldError(`body.targets.${i}.prompt`) ?? fieldError(`body.targets.${i}.variables`)}
+                    />
+                    <TextInput label="Version" description="Empty: the newest when a run starts" inputMode="numeric" value={t.version} onChange={(e) => setTarget(i, { version: e.currentTarget.value.replace(/\D/g, '') })} error={fieldError(`body.targets.${i}.version`)} />
+                    <TextInput label="Model" description="provider/model; empty: the version's" value={t.model} onChange={(e) => setTarget(i, { model: e.currentTarget.value })} error={fieldError(`body.targets.${i}.model`)} />
+                  </>
+                ) : (
+                  <>
+                    <TextInput label="URL" placeholder="https://agent.example.com/answer" value={t.url} onChange={(e) => setTarget(i, { url: e.currentTarget.value })} error={fieldError(`body.targets.${i}.url`)} />
+                    <TextInput label="Output field" description="The answer's field; . for all of it" value={t.output_field} onChange={(e) => setTarget(i, { output_field: e.currentTarget.value })} error={fieldError(`body.targets.${i}.output_field`)} />
+                    <Textarea
+                      label="Headers"
+                      description="One Name: value a line; stored encrypted, shown masked (a masked value keeps the stored one)"
+                      autosize
+                      minRows={2}
+                      value={t.headers}
+                      onChange={(e) => setTarget(i, { headers: e.currentTarget.value })}
+                      error={fieldError(`body.targets.${i}.headers`)}
+                    />
+                  </>
+                )}
+              </div>
+              {form.targets.length > 1 && (
+                <Button variant="subtle" color="red" size="xs" leftSection={<IconTrash size={14} />} onClick={() => set({ targets: form.targets.filter((_, j) => j !== i) })}>
+                  Remove target {i + 1}
+                </Button>
+              )}
+            </fieldset>
+          ))}
+          <Button variant="default" size="xs" leftSection={<IconPlus size={14} />} onClick={() => set({ targets: [...form.targets, newTarget(form.targets.length + 1)] })} w="fit-content">
+            Add a target
+          </Button>
+        </Stack>
+      </Paper>
+
+      <Paper withBorder p="md" component="section" aria-labelledby="setup-evaluators">
+        <Title order={2} size="h5" id="setup-evaluators">
+          Evaluators
+        </Title>
+        <Stack gap="md">
+          {form.evaluators.map((e, i) => {
+            const found = catalogue.data?.find((c) => c.path === e.evaluator || c.aliases.includes(e.evaluator));
+            return (
+              <fieldset key={i} className="setup-item">
+                <legend>Evaluator {i + 1}</legend>
+                <div className="setup-grid">
+                  <TextInput label="Id" value={e.id} onChange={(ev) => setEvaluator(i, { id: ev.currentTarget.value })} error={fieldError(`body.evaluators.${i}.id`)} />
+                  <NativeSelect
+                    label="Evaluator"
+                    value={found?.path ?? e.evaluator}
+                    onChange={(ev) => setEvaluator(i, { evaluator: ev.currentTarget.value, mapping: {}, settings: '' })}
+                    data={[{ value: '', label: 'Choose an evaluator' }, ...(catalogue.data ?? []).map((c) => ({ value: c.path, label: `${c.name} (${c.path})${c.available ? '' : ' – not available'}` }))]}
+                    error={fieldError(`body.evaluators.${i}.evaluator`)}
+                  />
+                  <Textarea
+                    label="Settings (JSON)"
+                    description={found ? `Defaults: ${JSON.stringify(found.defaultSettings).slice(0, 160)}` : undefined}
+                    autosize
+                    minRows={2}
+                    className="mono"
+                    value={e.settings}
+                    onChange={(ev) => setEvaluator(i, { settings: ev.currentTarget.value })}
+                    error={fieldError(`body.evaluators.${i}.settings`)}
+                  />
+                </div>
+                {found && (
+                  <table className="setup-mapping" aria-label={`Data of evaluator ${i + 1}`}>
+                    <thead>
+                      <tr>
+                        <th>Data key</th>
+                        <th>From</th>
+                        <th>On the first row</th>
+                      </tr>
+                    </thead>
+                    <tbody>
+                      {dataKeys(found).map(({ key, required }) => (
+                        <tr key={key}>
+                          <td className="mono">
+                            {key}
+                            {required && <span className="muted"> (required)</span>}
+                          </td>
+                          <td>
+                            <NativeSelect
+                              aria-label={`Source of ${key}`}
+                              size="xs"
+                              value={e.mapping[key] ?? ''}
+                              onChange={(ev) => setEvaluator(i, { mapping: { ...e.mapping, [key]: ev.currentTarget.value } })}
+                              data={sourceOptions}
+                              error={fieldError(`body.evaluators.${i}.mapping.${key}`)}
+                            />
+                          </td>
+                          <td className="setup-preview" data-testid={`preview-${i}-${key}`}>
+                            {preview(e.mapping[key] ?? '', key)}
+                          </td>
+                        </tr>
+                      ))}
+                    </tbody>
+                  </table>
+                )}
+                <Button variant="subtle" color="red" size="xs" leftSection={<IconTrash size={14} />} onClick={() => set({ evaluators: form.evaluators.filter((_, j) => j !== i) })}>
+                  Remove evaluator {i + 1}
+                </Button>
+              </fieldset>
+            );
+          })}
+          <Button
+            variant="default"
+            size="xs"
+            leftSection={<IconPlus size={14} />}
+            onClick={() => set({ evaluators: [...form.evaluators, { id: `evaluator-${form.evaluators.length + 1}`, evaluator: '', settings: '', mapping: {} }] })}
+            w="fit-content"
+          >
+            Add an evaluator
+          </Button>
+        </Stack>
+      </Paper>
+
+      {error && (
+        <Alert color="red" title="Not saved" role="alert">
+          {error.serverMessage}
+        </Alert>
+      )}
+      {saved && !error && (
+        <Text size="sm" role="status">
+          Saved.
+        </Text>
+      )}
+      <Group gap="sm">
+        <Button type="submit" loading={save.isPending && !start.isPending}>
+          Save
+        </Button>
+        <Button variant="light" leftSection={<IconPlayerPlay size={14} />} loading={start.isPending} onClick={() => void submit(true)}>
+          Save and run
+        </Button>
+      </Group>
+    </form>
+  );
+}

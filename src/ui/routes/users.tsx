@@ -1,0 +1,155 @@
+import { useEffect, useState } from 'react';
+import { Alert, Button, Group, Loader, Table, Text, TextInput, Title } from '@mantine/core';
+import { useDebouncedValue } from '@mantine/hooks';
+import { IconArrowDown, IconArrowUp, IconSearch, IconThumbDown, IconThumbUp } from '@tabler/icons-react';
+import { Link, useNavigate, useParams, useSearch } from '@tanstack/react-router';
+import { useEndUsers } from '../api/users.ts';
+import type { UsersSearch } from '../router.tsx';
+import { formatCost, formatFullTime, formatRelative, formatTokens } from '../lib/format.ts';
+
+const PAGE_SIZE = 50;
+type Sort = NonNullable<UsersSearch['sort']>;
+
+/** The application's end users: who uses it, how much, what it costs, how it goes for them. */
+export default function UsersPage() {
+  const { projectId } = useParams({ from: '/p/$projectId/users' });
+  const search = useSearch({ from: '/p/$projectId/users' });
+  const navigate = useNavigate({ from: '/p/$projectId/users' });
+  const sort: Sort = search.sort ?? 'last_seen';
+  const dir = search.dir ?? (sort === 'user_id' ? 'asc' : 'desc');
+  const page = search.page ?? 1;
+  const [text, setText] = useState(search.q ?? '');
+  const [debounced] = useDebouncedValue(text.trim(), 250);
+  useEffect(() => {
+    if (debounced !== (search.q ?? '')) void navigate({ search: { ...search, q: debounced || undefined, page: undefined }, replace: true });
+  }, [debounced, search, navigate]);
+
+  const users = useEndUsers(projectId, { search: search.q, sortBy: sort, sortDirection: dir, page, pageSize: PAGE_SIZE });
+  const total = users.data?.pagination.total ?? 0;
+  const pages = Math.max(1, Math.ceil(total / PAGE_SIZE));
+
+  const header = (key: Sort, label: string, numeric = false) => (
+    <Table.Th aria-sort={sort === key ? (dir === 'asc' ? 'ascending' : 'descending') : 'none'} className={numeric ? 'num' : undefined}>
+      <button
+        type="button"
+        className="th-sort"
+        title={`Sort by ${label.toLowerCase()}`}
+        onClick={() => void navigate({ search: { ...search, sort: key, dir: sort === key ? (dir === 'asc' ? 'desc' : 'asc') : key === 'user_id' ? 'asc' : 'desc', page: undefined }, replace: true })}
+      >
+        {label}
+        {sort === key && (dir === 'asc' ? <IconArrowUp size={12} aria-hidden /> : <IconArrowDown size={12} aria-hidden />)}
+      </button>
+    </Table.Th>
+  );
+
+  return (
+    <div className="page">
+      <Group justify="space-between" wrap="wrap" gap="sm">
+        <Title order={1} size="h3">
+          Users
+        </Title>
+        <TextInput
+          size="sm"
+          aria-label="Find a user by id"
+          placeholder="Find a user by id"
+          leftSection={<IconSearch size={14} aria-hidden />}
+          value={text}
+          onChange={(e) => setText(e.currentTarget.value)}
+          style={{ flex: '1 1 220px', maxWidth: 340 }}
+        />
+      </Group>
+      <Text size="sm" className="muted">
+        The people using your application, by the user id your traces carry (metadata <span className="mono">user_id</span>). Open one to see their traces.
+      </Text>
+      {users.isError ? (
+        <Alert color="red" title="The users could not be loaded">
+          {users.error.message}
+        </Alert>
+      ) : users.isPending ? (
+        <Group justify="center" p="xl">
+          <Loader size="sm" aria-label="Loading users" />
+        </Group>
+      ) : users.data.users.length === 0 ? (
+        <Alert color="gray" title={search.q ? 'No user matches' : 'No users yet'}>
+          {search.q ? 'No user id contains that text.' : 'Traces with a user id (metadata user_id, or the langwatch.user.id attribute) show their users here.'}
+        </Alert>
+      ) : (
+        <>
+          <div className="panel">
+            <Table striped highlightOnHover verticalSpacing={6} aria-label="Users" aria-rowcount={total + 1} data-testid="users-table" style={{ opacity: users.isPlaceholderData ? 0.6 : 1 }}>
+              <Table.Thead>
+                <Table.Tr>
+                  {header('user_id', 'User')}
+                  {header('traces', 'Traces', true)}
+                  {header('cost', 'Cost', true)}
+                  {header('tokens', 'Tokens', true)}
+                  {header('errors', 'Errors', true)}
+                  {header('thumbs_up', 'Thumbs up', true)}
+                  {header('thumbs_down', 'Thumbs down', true)}
+                  {header('first_seen', 'First seen')}
+                  {header('last_seen', 'Last seen')}
+                </Table.Tr>
+              </Table.Thead>
+              <Table.Tbody>
+                {users.data.users.map((u) => (
+                  <Table.Tr key={u.user_id} data-user-id={u.user_id}>
+                    <Table.Td className="ellipsis" style={{ maxWidth: 260 }}>
+                      <Link to="/p/$projectId/traces" params={{ projectId }} search={{ user: u.user_id }} title={`Traces of ${u.user_id}`}>
+                        {u.user_id}
+                      </Link>
+                    </Table.Td>
+                    <Table.Td className="num">{u.traces.toLocaleString()}</Table.Td>
+                    <Table.Td className="num">{formatCost(u.cost)}</Table.Td>
+                    <Table.Td className="num" title={`${u.tokens.prompt.toLocaleString()} prompt + ${u.tokens.completion.toLocaleString()} completion`}>
+                      {formatTokens(u.tokens.prompt + u.tokens.completion)}
+                    </Table.Td>
+                    <Table.Td className="num" style={{ color: u.errors ? '#c92a2a' : undefined }}>
+                      {u.errors.toLocaleString()}
+                    </Table.Td>
+                    <Table.Td className="num">
+                      {u.thumbs_up > 0 ? (
+                        <span style={{ color: '#2b8a3e' }}>
+                          <IconThumbUp size={13} aria-hidden style={{ verticalAlign: -2 }} /> {u.thumbs_up}
+                        </span>
+                      ) : (
+                        '0'
+                      )}
+                    </Table.Td>
+                    <Table.Td className="num">
+                      {u.thumbs_down > 0 ? (
+                        <span style={{ color: '#c92a2a' }}>
+                          <IconThumbDown size={13} aria-hidden style={{ verticalAlign: -2 }} /> {u.thumbs_down}
+                        </span>
+                      ) : (
+                        '0'
+                      )}
+                    </Table.Td>
+                    <Table.Td className="nowrap" title={formatFullTime(u.first_seen)}>
+                      {formatRelative(u.first_seen)}
+                    </Table.Td>
+                    <Table.Td className="nowrap" title={formatFullTime(u.last_seen)}>
+                      {formatRelative(u.last_seen)}
+                    </Table.Td>
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </Table>
+          </div>
+          <Group justify="space-between" gap="xs">
+            <Text size="sm" className="muted" aria-live="polite" data-testid="users-count">
+              {total.toLocaleString()} user{total === 1 ? '' : 's'} · page {page} of {pages}
+            </Text>
+            <Group gap="xs">
+              <Button size="xs" variant="default" disabled={page <= 1} onClick={() => void navigate({ search: { ...search, page: page - 1 > 1 ? page - 1 : undefined }, replace: true })}>
+                Previous
+              </Button>
+              <Button size="xs" variant="default" disabled={page >= pages} onClick={() => void navigate({ search: { ...search, page: page + 1 }, replace: true })}>
+                Next
+              </Button>
+            </Group>
+          </Group>
+        </>
+      )}
+    </div>
+  );
+}

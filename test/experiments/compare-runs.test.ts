@@ -1,0 +1,299 @@
+import { describe, expect, it } from 'vitest';
+import { databaseKinds, useProjectApp, type ProjectApp } from '../support/harness.ts';
+
+const T0 = Date.parse('2026-11-22T10:00:00Z');
+
+interface FixtureRow {
+  index: number;
+  target?: string;
+  cost?: number | null;
+  duration?: number | null;
+  error?: string | null;
+  evals?: Record<string, { score?: number | null; passed?: boolean | null; label?: string; status?: string; duration?: number; cost?: number }>;
+}
+
+describe.each(databaseKinds)('reading and comparing runs (%s)', (kind) => {
+  let p: ProjectApp;
+  useProjectApp(kind, (app) => (p = app));
+  const get = (url: string, token = p.key) => p.t.request('GET', url, { authToken: token });
+
+  /** Logs a finished run through log_results, as an SDK does. */
+  async function logRun(slug: string, runId: string, rows: FixtureRow[], createdAt = T0) {
+    const body = {
+      experiment_slug: slug,
+      run_id: runId,
+      targets: [...new Set(rows.map((r) => r.target).filter(Boolean))].map((id) => ({ id, name: `Target ${id}` })),
+      dataset: rows.map((r) => ({
+        index: r.index,
+        target_id: r.target ?? null,
+        entry: { question: `q${r.index}` },
+        predicted: { output: `${runId}-a${r.index}` },
+        cost: r.cost ?? null,
+        duration: r.duration ?? null,
+        error: r.error ?? null,
+      })),
+      evaluations: rows.flatMap((r) =>
+        Object.entries(r.evals ?? {}).map(([evaluator, e]) => ({
+          evaluator,
+          name: evaluator.toUpperCase(),
+          index: r.index,
+          target_id: r.target ?? null,
+          status: e.status ?? 'processed',
+          score: e.score ?? null,
+          passed: e.passed ?? null,
+          label: e.label ?? null,
+          duration: e.duration ?? null,
+          cost: e.cost ?? null,
+        })),
+      ),
+      timestamps: { created_at: createdAt, finished_at: createdAt + 60_000 },
+    };
+    const res = await p.t.request('POST', '/api/evaluations/batch/log_results', { authToken: p.key, body });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+  }
+
+  const range = (n: number) => Array.from({ length: n }, (_, i) => i);
+
+  it('summary: per evaluator and per target, mean score, pass rate, latency p50/p95 and total cost with 95% intervals, the same on every read', async () => {
+    // 100 rows on target a: duration 1..100 ms, cost 0.01 each; 8 of the first 10 pass "exact".
+    await logRun(
+      'summary',
+      'run-1',
+      range(100).map((i): FixtureRow => ({
+        index: i,
+        target: 'a',
+        duration: i + 1,
+        cost: 0.01,
+        error: i === 99 ? 'boom' : null,
+        evals: {
+          exact: i < 10 ? { score: i < 8 ? 1 : 0, passed: i < 8 } : { status: 'skipped' },
+          tone: { score: (i % 10) / 10, label: i % 2 ? 'polite' : 'rude', duration: 10, cost: 0.001 },
+        },
+      })).concat(range(10).map((i) => ({ index: i, target: 'b', duration: 5, cost: 0.02, evals: { exact: { score: 0, passed: false } } }))),
+    );
+    const res = await get('/api/experiments/summary/runs/run-1/summary');
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const s = res.body;
+    expect(s).toMatchObject({ experimentSlug: 'summary', runId: 'run-1', status: 'completed', isBaseline: false, methods: { confidence: 0.95, resamples: 1000, rate: 'Wilson score interval' } });
+    expect(s.targets.map((t: { targetId: string; name: string }) => [t.targetId, t.name])).toEqual([['a', 'Target a'], ['b', 'Target b']]);
+    const a = s.targets[0];
+    expect(a).toMatchObject({ rows: 100, errors: 1 });
+    expect(a.errorRate).toMatchObject({ value: 0.01, n: 100 });
+    // Order-statistic intervals on 1..100: p50 = 50.5 within [40, 60]; p95 = 95.05.
+    expect(a.latency.p50).toEqual({ value: 50.5, low: 40, high: 60, n: 100 });
+    expect(a.latency.p95.value).toBeCloseTo(95.05, 6);
+    expect(a.latency.p95.low).toBeLessThanOrEqual(95.05);
+    expect(a.latency.p95.high).toBeGreaterThanOrEqual(95.05);
+    // Every row costs the same: the bootstrap interval of the total is the total.
+    expect(a.cost.value).toBeCloseTo(1, 9);
+    expect(a.cost.low).toBeCloseTo(1, 9);
+    expect(a.cost.high).toBeCloseTo(1, 9);
+    const exact = a.evaluators.find((e: { evaluator: string }) => e.evaluator === 'exact');
+    expect(exact).toMatchObject({ name: 'EXACT', results: 100, processed: 10, skipped: 90, passed: 8, failed: 2 });
+    // Wilson for 8 of 10: [0.4902, 0.9433].
+    expect(exact.passRate.value).toBeCloseTo(0.8, 9);
+    expect(exact.passRate.low).toBeCloseTo(0.4902, 3);
+    expect(exact.passRate.high).toBeCloseTo(0.9433, 3);
+    expect(exact.score).toMatchObject({ value: 0.8, n: 10 });
+    expect(exact.score.low).toBeLessThan(0.8);
+    expect(exact.score.high).toBeGreaterThan(0.79);
+    const tone = a.evaluators.find((e: { evaluator: string }) => e.evaluator === 'tone');
+    expect(tone.score.value).toBeCloseTo(0.45, 9);
+    expect(tone.score.low).toBeGreaterThan(0.35);
+    expect(tone.score.high).toBeLessThan(0.55);
+    expect(tone.passRate).toBeNull();
+    expect(tone.latency.p50).toMatchObject({ value: 10, low: 10, high: 10 });
+    expect(tone.cost.value).toBeCloseTo(0.1, 9);
+    // Overall: both targets; exact passes 8 of 20.
+    expect(s.overall).toMatchObject({ targetId: null, rows: 110, errors: 1 });
+    expect(s.overall.cost.value).toBeCloseTo(1.2, 9);
+    expect(s.overall.evaluators.find((e: { evaluator: string }) => e.evaluator === 'exact').passRate).toMatchObject({ value: 0.4, n: 20 });
+    expect((await get('/api/experiments/summary/runs/run-1/summary')).body).toEqual(s);
+
+    expect((await get('/api/experiments/summary/runs/nope/summary')).body.error.code).toBe('run_not_found');
+    expect((await get('/api/experiments/never/runs/run-1/summary')).body.error.code).toBe('experiment_not_found');
+    expect((await get('/api/experiments/summary/runs/run-1/summary', p.other.projectToken)).status).toBe(404);
+  });
+
+  it('rows: filtered and sorted server-side by any column, paged, each with its evaluations', async () => {
+    const rows = (q: string) => get(`/api/experiments/summary/runs/run-1/rows?${q}`);
+    const all = await rows('pageSize=5');
+    expect(all.status, JSON.stringify(all.body)).toBe(200);
+    expect(all.body.pagination).toEqual({ page: 1, pageSize: 5, totalHits: 110, hasMore: true });
+    // An SDK-logged run pins no evaluator version (a platform run of a custom evaluator does).
+    expect(all.body.evaluators).toEqual([
+      { evaluator: 'exact', name: 'EXACT', version: null },
+      { evaluator: 'tone', name: 'TONE', version: null },
+    ]);
+    expect(all.body.rows[0]).toMatchObject({ index: 0, targetId: 'a', entry: { question: 'q0' }, duration: 1, evaluations: { exact: { score: 1, passed: true, status: 'processed' } } });
+    const failed = await rows(`where=${encodeURIComponent('passed:exact=false')}&sortBy=index&sortDirection=desc`);
+    expect(failed.body.rows.map((r: { index: number; targetId: string }) => `${r.targetId}${r.index}`)).toEqual(['a9', 'b9', 'a8', 'b8', 'b7', 'b6', 'b5', 'b4', 'b3', 'b2', 'b1', 'b0']);
+    const slowest = await rows('sortBy=duration&sortDirection=desc&pageSize=2');
+    expect(slowest.body.rows.map((r: { duration: number }) => r.duration)).toEqual([100, 99]);
+    const byScore = await rows(`where=${encodeURIComponent('score:tone>=0.9')}&where=targetId=a&sortBy=${encodeURIComponent('score:tone')}&pageSize=200`);
+    expect(byScore.body.pagination.totalHits).toBe(10);
+    const errored = await rows(`where=${encodeURIComponent('error!=null')}`);
+    expect(errored.body.rows.map((r: { index: number }) => r.index)).toEqual([99]);
+    const contains = await rows(`where=${encodeURIComponent('error~BO')}`);
+    expect(contains.body.pagination.totalHits).toBe(1);
+    const label = await rows(`where=${encodeURIComponent('label:tone=polite')}&where=${encodeURIComponent('cost<0.015')}&where=${encodeURIComponent('latency>90')}`);
+    expect(label.body.rows.map((r: { index: number }) => r.index)).toEqual([91, 93, 95, 97, 99]);
+    const page2 = await rows('pageSize=50&page=3');
+    expect(page2.body.rows).toHaveLength(10);
+    expect(page2.body.pagination).toEqual({ page: 3, pageSize: 50, totalHits: 110, hasMore: false });
+    for (const [q, field] of [
+      ['where=nope=1', 'querystring.where'],
+      ['where=cost=cheap', 'querystring.where'],
+      [`where=${encodeURIComponent('passed:exact>1')}`, 'querystring.where'],
+      ['where=justtext', 'querystring.where'],
+      ['sortBy=banana', 'querystring.sortBy'],
+      ['sortDirection=up', 'querystring.sortDirection'],
+    ]) {
+      const bad = await rows(q);
+      expect(bad.status, q).toBe(400);
+      expect(bad.body.error.meta.field, q).toBe(field);
+    }
+  });
+
+  it('compare: identical runs differ by 0 with no detectable difference; clearly shifted runs are better or worse; seeded intervals', async () => {
+    const base = range(200).map((i) => ({ index: i, duration: 100, cost: 0.01, evals: { exact: { score: (i % 10) / 10, passed: i < 60 } } }));
+    await logRun('cmp', 'base', base, T0);
+    await logRun('cmp', 'same', base, T0 + 1000);
+    await logRun('cmp', 'shifted', range(200).map((i) => ({ index: i, duration: 100, cost: 0.01, evals: { exact: { score: (i % 10) / 10 + 0.2, passed: i < 180 } } })), T0 + 2000);
+    // Five results flip each way: the pass rate is unchanged, the flips are listed.
+    await logRun('cmp', 'noisy', range(200).map((i) => ({ index: i, evals: { exact: { score: (i % 10) / 10, passed: i < 5 ? false : i >= 100 && i < 105 ? true : i < 60 } } })), T0 + 3000);
+
+    const same = await get('/api/experiments/cmp/compare?runs=base,same');
+    expect(same.status, JSON.stringify(same.body)).toBe(200);
+    expect(same.body.baselineRunId).toBe('base');
+    expect(same.body.runs.map((r: { runId: string }) => r.runId)).toEqual(['base', 'same']);
+    const [c] = same.body.comparisons;
+    expect(c).toMatchObject({ runId: 'same', baselineRunId: 'base', sharedRows: 200 });
+    expect(c.evaluators).toEqual([
+      {
+        evaluator: 'exact',
+        name: 'EXACT',
+        higherIsBetter: true,
+        decidedBy: 'passRate',
+        verdict: 'no detectable difference',
+        score: { baseline: expect.closeTo(0.45, 9), current: expect.closeTo(0.45, 9), difference: 0, low: 0, high: 0, n: 200, verdict: 'no detectable difference' },
+        passRate: { baseline: 0.3, current: 0.3, difference: 0, low: 0, high: 0, n: 200, verdict: 'no detectable difference' },
+        regressions: 0,
+        improvements: 0,
+      },
+    ]);
+
+    const up = await get('/api/experiments/cmp/compare?runs=base,shifted');
+    const upEval = up.body.comparisons[0].evaluators[0];
+    expect(upEval.verdict).toBe('better');
+    expect(upEval.passRate).toMatchObject({ baseline: 0.3, current: 0.9, verdict: 'better' });
+    expect(upEval.passRate.difference).toBeCloseTo(0.6, 9);
+    expect(upEval.passRate.low).toBeGreaterThan(0.5);
+    expect(upEval.passRate.high).toBeLessThan(0.7);
+    expect(upEval.score.difference).toBeCloseTo(0.2, 9);
+    expect(upEval.score.low).toBeCloseTo(0.2, 9);
+    expect(upEval.improvements).toBe(120);
+    // Same runs, same interval.
+    expect((await get('/api/experiments/cmp/compare?runs=base,shifted')).body).toEqual(up.body);
+
+    const down = await get('/api/experiments/cmp/compare?runs=shifted,base');
+    expect(down.body.comparisons[0].evaluators[0]).toMatchObject({ verdict: 'worse', regressions: 120, improvements: 0, score: { verdict: 'worse' } });
+    // Lower is better for this evaluator: the same shift is now worse.
+    const lower = await get('/api/experiments/cmp/compare?runs=base,shifted&lowerIsBetter=exact');
+    expect(lower.body.comparisons[0].evaluators[0]).toMatchObject({ higherIsBetter: false, verdict: 'worse' });
+
+    const noisy = await get('/api/experiments/cmp/compare?runs=base,noisy,shifted');
+    expect(noisy.body.comparisons.map((x: { runId: string }) => x.runId)).toEqual(['noisy', 'shifted']);
+    const n = noisy.body.comparisons[0].evaluators[0];
+    expect(n).toMatchObject({ verdict: 'no detectable difference', regressions: 5, improvements: 5, passRate: { difference: 0 } });
+    expect(n.passRate.low).toBeLessThan(0);
+    expect(n.passRate.high).toBeGreaterThan(0);
+
+    // The regressions view: passed in the baseline and fail now, and the reverse.
+    const flips = await get('/api/experiments/cmp/compare/regressions?runs=base,noisy');
+    expect(flips.status, JSON.stringify(flips.body)).toBe(200);
+    expect(flips.body).toMatchObject({ baselineRunId: 'base', runId: 'noisy', counts: { regressed: 5, improved: 5 }, evaluators: [{ evaluator: 'exact', regressed: 5, improved: 5 }] });
+    expect(flips.body.rows.map((r: { index: number; direction: string }) => `${r.direction}:${r.index}`)).toEqual([
+      ...range(5).map((i) => `regressed:${i}`),
+      ...range(5).map((i) => `improved:${100 + i}`),
+    ]);
+    expect(flips.body.rows[0]).toMatchObject({ evaluator: 'exact', entry: { question: 'q0' }, baseline: { passed: true, predicted: { output: 'base-a0' } }, current: { passed: false, predicted: { output: 'noisy-a0' } } });
+    const improved = await get('/api/experiments/cmp/compare/regressions?runs=base,noisy&direction=improved&pageSize=2');
+    expect(improved.body.rows.map((r: { index: number }) => r.index)).toEqual([100, 101]);
+    expect(improved.body.pagination).toEqual({ page: 1, pageSize: 2, totalHits: 5, hasMore: true });
+
+    // Side by side, joined by index (and target).
+    const side = await get('/api/experiments/cmp/compare/rows?runs=base,noisy&pageSize=3');
+    expect(side.status, JSON.stringify(side.body)).toBe(200);
+    expect(side.body.runIds).toEqual(['base', 'noisy']);
+    expect(side.body.pagination.totalHits).toBe(200);
+    expect(side.body.rows[0]).toMatchObject({
+      index: 0,
+      targetId: null,
+      entry: { question: 'q0' },
+      cells: [
+        { runId: 'base', predicted: { output: 'base-a0' }, evaluations: { exact: { passed: true } } },
+        { runId: 'noisy', predicted: { output: 'noisy-a0' }, evaluations: { exact: { passed: false } } },
+      ],
+    });
+  });
+
+  it('past 2,000 shared rows the difference of mean scores has the normal interval (mean ± 1.96 standard errors)', async () => {
+    const N = 2_500;
+    // Differences cycle through 0, 0.1, ..., 0.4: a mean of 0.2 and a known spread.
+    const scoreOf = (i: number, shift: boolean) => (i % 7) / 10 + (shift ? (i % 5) / 10 : 0);
+    await logRun('large', 'base', range(N).map((i) => ({ index: i, evals: { judge: { score: scoreOf(i, false), passed: true } } })));
+    await logRun('large', 'next', range(N).map((i) => ({ index: i, evals: { judge: { score: scoreOf(i, true), passed: true } } })));
+    const res = await get('/api/experiments/large/compare?runs=base,next');
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const diffs = range(N).map((i) => scoreOf(i, true) - scoreOf(i, false));
+    const m = diffs.reduce((a, b) => a + b, 0) / N;
+    const se = Math.sqrt(diffs.reduce((a, d) => a + (d - m) ** 2, 0) / (N - 1) / N);
+    const score = res.body.comparisons[0].evaluators[0].score;
+    expect(score).toMatchObject({ n: N, verdict: 'better' });
+    expect(score.difference).toBeCloseTo(m, 9);
+    expect(score.low).toBeCloseTo(m - 1.959963984540054 * se, 9);
+    expect(score.high).toBeCloseTo(m + 1.959963984540054 * se, 9);
+    expect(res.body.methods.difference).toMatch(/past 2,000 pairs the normal interval/);
+  });
+
+  it('baseline: marked by route and stored; comparisons default to it; bad input answers 4xx naming the field', async () => {
+    expect((await get('/api/experiments/cmp/baseline')).body).toEqual({ experimentSlug: 'cmp', baselineRunId: null });
+    const put = (body: unknown, token = p.key) => p.t.request('PUT', '/api/experiments/cmp/baseline', { authToken: token, body });
+    const marked = await put({ runId: 'shifted' });
+    expect(marked.status, JSON.stringify(marked.body)).toBe(200);
+    expect(marked.body).toEqual({ experimentSlug: 'cmp', baselineRunId: 'shifted' });
+    expect((await get('/api/experiments/cmp/baseline')).body.baselineRunId).toBe('shifted');
+    expect((await get('/api/experiments/cmp/runs/shifted/summary')).body.isBaseline).toBe(true);
+    // One run named: compared with the stored baseline.
+    const vs = await get('/api/experiments/cmp/compare?runs=base');
+    expect(vs.status, JSON.stringify(vs.body)).toBe(200);
+    expect(vs.body).toMatchObject({ baselineRunId: 'shifted', experimentBaselineRunId: 'shifted' });
+    expect(vs.body.comparisons[0]).toMatchObject({ runId: 'base', evaluators: [{ verdict: 'worse' }] });
+    // An explicit baseline wins over the stored one.
+    expect((await get('/api/experiments/cmp/compare?runs=shifted&baseline=base')).body.comparisons[0].evaluators[0].verdict).toBe('better');
+    expect((await get('/api/experiments/cmp/compare/regressions?runs=base')).body).toMatchObject({ baselineRunId: 'shifted', counts: { regressed: 120 } });
+
+    const unknown = await put({ runId: 'nope' });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.error.code).toBe('run_not_found');
+    const bad = await put({ runId: 5 });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.meta.field).toBe('body.runId');
+    expect((await put({ runId: 'base' }, p.other.projectToken)).status).toBe(404);
+    expect((await put({ runId: null })).body.baselineRunId).toBeNull();
+    const one = await get('/api/experiments/cmp/compare?runs=base');
+    expect(one.status).toBe(400);
+    expect(one.body.error.meta.field).toBe('querystring.runs');
+    const missing = await get('/api/experiments/cmp/compare?runs=base,nope');
+    expect(missing.status).toBe(404);
+    expect(missing.body.error.code).toBe('run_not_found');
+    expect((await get('/api/experiments/cmp/compare')).body.error.meta.field).toBe('querystring.runs');
+    expect((await get('/api/experiments/cmp/compare?runs=base,,same')).body.error.meta.field).toBe('querystring.runs');
+    expect((await get('/api/experiments/cmp/compare?runs=base,same', p.other.projectToken)).status).toBe(404);
+    expect((await get('/api/experiments/cmp/compare/rows?runs=base,same', p.other.projectToken)).status).toBe(404);
+    expect((await get('/api/experiments/cmp/compare/regressions?runs=base,same', p.other.projectToken)).status).toBe(404);
+    expect((await get('/api/experiments/summary/runs/run-1/rows', p.other.projectToken)).status).toBe(404);
+    expect((await get('/api/experiments/cmp/baseline', p.other.projectToken)).status).toBe(404);
+  });
+});
