@@ -17,8 +17,12 @@ export type Reply =
   | { kind: 'json'; status?: number; body: unknown; headers?: Record<string, string> }
   /** Never answers (until the server closes): a provider that times out. */
   | { kind: 'hang' }
-  /** A server-sent event stream: each chunk as a `data:` event, `gapMs` apart, then `data: [DONE]`. */
-  | { kind: 'sse'; chunks: unknown[]; gapMs?: number };
+  /**
+   * A server-sent event stream: each chunk as a `data:` event, `gapMs` apart, then `data: [DONE]`
+   * (OpenAI's form). `named`: each event also names itself (`event:` its chunk's `type`) and
+   * no [DONE] follows (Anthropic's form).
+   */
+  | { kind: 'sse'; chunks: unknown[]; gapMs?: number; named?: boolean };
 
 export interface FakeServer {
   url: string;
@@ -56,8 +60,9 @@ export async function startFakeServer(): Promise<FakeServer> {
       if (reply.kind === 'sse') {
         res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
         const write = (i: number) => {
-          if (i === reply.chunks.length) return void res.end('data: [DONE]\n\n');
-          res.write(`data: ${JSON.stringify(reply.chunks[i])}\n\n`);
+          if (i === reply.chunks.length) return void res.end(reply.named ? '' : 'data: [DONE]\n\n');
+          const chunk = reply.chunks[i] as { type?: string };
+          res.write(`${reply.named ? `event: ${chunk.type}\n` : ''}data: ${JSON.stringify(chunk)}\n\n`);
           setTimeout(() => write(i + 1), reply.gapMs ?? 0);
         };
         write(0);
@@ -162,6 +167,34 @@ export function streamReply(pieces: string[], o: { usage?: Usage; model?: string
       chunk([], { usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } }),
     ],
   };
+}
+
+/**
+ * A streamed Anthropic Messages answer: `pieces` of text, then, if given, a call of `tool`
+ * whose JSON arguments arrive in two halves. `cut`: the stream stops before message_stop.
+ */
+export function anthropicStreamReply(pieces: string[], o: { tool?: { id: string; name: string; input: unknown }; usage?: { input_tokens: number; output_tokens: number }; gapMs?: number; cut?: boolean } = {}): Reply {
+  const usage = o.usage ?? { input_tokens: 40, output_tokens: 4 };
+  const json = o.tool ? JSON.stringify(o.tool.input) : '';
+  const half = Math.floor(json.length / 2);
+  const chunks = [
+    { type: 'message_start', message: { id: 'msg_s', type: 'message', role: 'assistant', model: 'claude-3-5-haiku-20241022', content: [], stop_reason: null, usage: { input_tokens: usage.input_tokens, output_tokens: 1 } } },
+    { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+    { type: 'ping' },
+    ...pieces.map((text) => ({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } })),
+    { type: 'content_block_stop', index: 0 },
+    ...(o.tool
+      ? [
+          { type: 'content_block_start', index: 1, content_block: { type: 'tool_use', id: o.tool.id, name: o.tool.name, input: {} } },
+          { type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: json.slice(0, half) } },
+          { type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: json.slice(half) } },
+          { type: 'content_block_stop', index: 1 },
+        ]
+      : []),
+    { type: 'message_delta', delta: { stop_reason: o.tool ? 'tool_use' : 'end_turn', stop_sequence: null }, usage: { output_tokens: usage.output_tokens } },
+    ...(o.cut ? [] : [{ type: 'message_stop' }]),
+  ];
+  return { kind: 'sse', named: true, gapMs: o.gapMs ?? 10, chunks };
 }
 
 /** A streamed chat completion calling `name`, its JSON arguments arriving in `argumentPieces`. */

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { computeCost } from '../../src/modules/traces/index.ts';
 import { databaseKinds, startApp, type TestApp } from '../support/harness.ts';
-import { errorReply, startFakeServer, streamReply, streamToolCallReply, toolCallReply, type FakeServer } from '../evaluators/fake-servers.ts';
+import { anthropicStreamReply, errorReply, startFakeServer, streamReply, streamToolCallReply, toolCallReply, type FakeServer } from '../evaluators/fake-servers.ts';
 
 const KEY = 'sk-playground-secret-Zq81LmNoPq';
 const ANTHROPIC_KEY = 'anthropic-playground-key-Xy42';
@@ -189,19 +189,52 @@ describe.each(databaseKinds)('the prompt playground: parameters, tools, streamin
     expect(restored.body.parameters).toMatchObject({ temperature: 0.1 });
   });
 
-  it('Anthropic: parameters and tools go to its Messages API; a stream gets the whole answer as one text event', async () => {
+  it('Anthropic: parameters and tools go to its Messages API; a stream gets its text piece by piece and its tool calls whole', async () => {
+    fake.queue(anthropicStreamReply(['A ', 'warm ', 'scarf.'], { tool: { id: 'toolu_1', name: 'get_weather', input: { city: 'Oslo' } }, usage: { input_tokens: 40, output_tokens: 9 } }));
+    const res = await runStreamed(t, admin, projectId, 'weather', { variables, version: 1, model: 'claude/claude-3-5-haiku-latest', parameters: { temperature: 0.5, max_tokens: 300, top_p: 0.8, stop: 'END', tools: [weatherTool], tool_choice: 'auto' } });
+    expect(res.status, res.text).toBe(200);
+    expect(res.events.map((e) => e.type)).toEqual(['text', 'text', 'text', 'tool_call', 'done']);
+    expect(res.events.slice(0, 3).map((e) => e.text)).toEqual(['A ', 'warm ', 'scarf.']);
+    expect(res.events[3]).toMatchObject({ id: 'toolu_1', name: 'get_weather', arguments: { city: 'Oslo' } });
+    expect(res.events[4]).toMatchObject({ output: { content: 'A warm scarf.' }, usage: { prompt_tokens: 40, completion_tokens: 9 }, finish_reason: 'tool-calls' });
+    const sent = fake.requests.at(-1)!;
+    expect(sent.path).toBe('/v1/messages');
+    expect(sent.body).toMatchObject({ stream: true, model: 'claude-3-5-haiku-latest', temperature: 0.5, max_tokens: 300, top_p: 0.8, stop_sequences: ['END'], tool_choice: { type: 'auto' } });
+    expect(sent.body.tools).toEqual([{ name: 'get_weather', description: 'The weather in a city', input_schema: weatherTool.function.parameters }]);
+
+    // Unstreamed, the same call answers in one piece.
     fake.queue({
       kind: 'json',
       body: { id: 'msg_1', type: 'message', role: 'assistant', model: 'claude-3-5-haiku-20241022', stop_reason: 'end_turn', content: [{ type: 'text', text: 'A scarf.' }], usage: { input_tokens: 40, output_tokens: 4 } },
     });
-    const res = await runStreamed(t, admin, projectId, 'weather', { variables, version: 1, model: 'claude/claude-3-5-haiku-latest', parameters: { temperature: 0.5, max_tokens: 300, top_p: 0.8, stop: 'END', tools: [weatherTool], tool_choice: 'auto' } });
-    expect(res.status, res.text).toBe(200);
-    expect(res.events.map((e) => e.type)).toEqual(['text', 'done']);
-    expect(res.events[1]).toMatchObject({ output: { content: 'A scarf.' }, usage: { prompt_tokens: 40, completion_tokens: 4 }, finish_reason: 'stop' });
-    const sent = fake.requests.at(-1)!;
-    expect(sent.path).toBe('/v1/messages');
-    expect(sent.body).toMatchObject({ model: 'claude-3-5-haiku-latest', temperature: 0.5, max_tokens: 300, top_p: 0.8, stop_sequences: ['END'], tool_choice: { type: 'auto' } });
-    expect(sent.body.tools).toEqual([{ name: 'get_weather', description: 'The weather in a city', input_schema: weatherTool.function.parameters }]);
+    const whole = await run({ variables, version: 1, model: 'claude/claude-3-5-haiku-latest' });
+    expect(whole.status, whole.text).toBe(200);
+    expect(whole.body.output).toMatchObject({ content: 'A scarf.' });
+    expect(fake.requests.at(-1)!.body.stream).toBeUndefined();
+  });
+
+  it('Anthropic: an error event or a stream cut short ends the stream with an error event, without the key', async () => {
+    fake.queue({
+      kind: 'sse',
+      named: true,
+      chunks: [
+        { type: 'message_start', message: { model: 'claude-3-5-haiku-20241022', usage: { input_tokens: 10, output_tokens: 1 } } },
+        { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+        { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Half' } },
+        { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } },
+      ],
+    });
+    const failed = await runStreamed(t, admin, projectId, 'weather', { variables, version: 1, model: 'claude/claude-3-5-haiku-latest' });
+    expect(failed.status).toBe(200);
+    expect(failed.events.map((e) => e.type)).toEqual(['text', 'error']);
+    expect(failed.events[1].error).toMatchObject({ code: 'provider_error' });
+    expect(failed.events[1].error.message).toContain('Overloaded');
+
+    fake.queue(anthropicStreamReply(['Cut '], { cut: true }));
+    const cut = await runStreamed(t, admin, projectId, 'weather', { variables, version: 1, model: 'claude/claude-3-5-haiku-latest' });
+    expect(cut.events.map((e) => e.type)).toEqual(['text', 'error']);
+    expect(cut.events[1].error.message).toContain('ended its stream before the answer was complete');
+    expect(cut.text).not.toContain(ANTHROPIC_KEY);
   });
 
   it('every bad parameter is a 400 naming the field, before any call to the provider', async () => {

@@ -268,13 +268,8 @@ export class JudgeSession {
   private async chatOnce(messages: ChatMessage[], options: ChatOptions): Promise<ChatAnswer> {
     const p = options.parameters ?? {};
     if (this.stored?.kind === 'anthropic') {
-      // Called in one piece: a stream gets the whole text as one event.
-      const answer = await anthropicChat(this.stored, this.modelId, messages, p, this.ctx);
+      const answer = await anthropicChat(this.stored, this.modelId, messages, p, this.ctx, options.onEvent);
       this.addUsage(answer.usage);
-      if (options.onEvent) {
-        if (answer.text) options.onEvent({ type: 'text', text: answer.text });
-        for (const call of answer.toolCalls) options.onEvent({ type: 'tool_call', ...call });
-      }
       return { text: answer.text, responseModel: answer.model || this.modelId, toolCalls: answer.toolCalls, finishReason: answer.finishReason };
     }
     const { ai, model } = await this.sdk();
