@@ -192,6 +192,24 @@ describe.each(databaseKinds)('a custom judge in a monitor, a backfill and an exp
     expect(v2Results.map((r: { trace_id: string }) => r.trace_id).sort()).toEqual(['ancient', 'live-1', 'past-1', 'past-2', 'past-3']);
   });
 
+  it('a trace arriving during a backfill is left to its live evaluation: evaluated once, not twice', async () => {
+    await ingest('live-2', clock.now().getTime(), 'Thanks, please hold.');
+    const calls = judgeCalls().length;
+    // Its live job waits for the spans to settle (30 s); a backfill over it meanwhile leaves it alone.
+    const during = await req('POST', `/api/monitors/${monitorId}/backfill`, { startDate: clock.now().getTime() - 1_000 });
+    expect(during.status, during.text).toBe(202);
+    expect(await finish(during.body.id)).toMatchObject({ state: 'completed', total: 1, evaluated: 0, skipped: 1 });
+    expect(judgeCalls()).toHaveLength(calls);
+    clock.advance(31_000);
+    await t.app.services.jobs.runDue();
+    expect(judgeCalls()).toHaveLength(calls + 1);
+    const after = await req('POST', `/api/monitors/${monitorId}/backfill`, { startDate: clock.now().getTime() - 32_000 });
+    expect(await finish(after.body.id)).toMatchObject({ state: 'completed', total: 1, evaluated: 0, skipped: 1 });
+    expect(judgeCalls()).toHaveLength(calls + 1);
+    const results = (await req('GET', `/api/monitors/${monitorId}/results`)).body.data as { trace_id: string }[];
+    expect(results.filter((r) => r.trace_id === 'live-2')).toHaveLength(1);
+  });
+
   it('the same judge scores an experiment, which records the version it ran', async () => {
     const ds = await req('POST', '/api/dataset', { name: 'Questions', columnTypes: [{ name: 'input', type: 'string' }] });
     expect(ds.status, ds.text).toBe(201);

@@ -3,7 +3,7 @@ import type { Database } from '../../db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import { AppError, badRequest, conflict, notFound } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
-import { enqueueJobs, PermanentJobError, type ClaimedJob } from '../../platform/jobs/index.ts';
+import { enqueueJobs, pendingJobKeys, PermanentJobError, type ClaimedJob } from '../../platform/jobs/index.ts';
 import { toMillis } from '../../platform/time-buckets.ts';
 import type { BackfillBody, BackfillPreview, BackfillView, MonitorFilters } from './schemas.ts';
 import { MAX_BACKFILL } from './schemas.ts';
@@ -11,7 +11,7 @@ import { presentBackfill } from './presenters.ts';
 import * as store from './store.ts';
 import { traceData } from './trace-data.schema.ts';
 import type { MonitorDeps, MonitorEvaluation } from './service.ts';
-import { sampled } from './service.ts';
+import { liveJobKey, sampled } from './service.ts';
 
 export const BACKFILL_QUEUE = 'monitor.backfill';
 export const backfillJobPayload = z.object({ backfillId: z.string() });
@@ -28,7 +28,10 @@ type Scope = { organizationId: string; projectId: string };
  * (at most 10,000, newest first, in the monitor's sample) are evaluated by a background job a
  * chunk at a time, each result stored as the monitor's evaluation exactly as a live one
  * (`MonitorEvaluation`). A trace the monitor already evaluated at this evaluator version is
- * skipped, so running it again evaluates only what is new.
+ * skipped, so running it again evaluates only what is new; so is a trace whose live
+ * evaluation is pending (it arrived or changed during the backfill): the live job evaluates
+ * it once, when its spans have settled. Both are checked just before each trace, not once
+ * per chunk, so a live evaluation finishing meanwhile is not repeated.
  */
 export class MonitorBackfills {
   constructor(
@@ -130,10 +133,9 @@ export class MonitorBackfills {
       if (!b) return; // cancelled meanwhile
     }
     const chunk = b.trace_ids.slice(b.position, b.position + BACKFILL_CHUNK);
-    const already = await this.deps.evaluatedTraces(b.project_id, monitor.id, version, chunk);
     for (const traceId of chunk) {
       const counts = { position: b.position + 1, evaluated: b.evaluated, skipped: b.skipped, failed: b.failed };
-      if (already.has(traceId)) counts.skipped++;
+      if (await this.leftAlone(monitor, version, traceId)) counts.skipped++;
       else {
         const outcome = await this.evaluateTrace(monitor, traceId);
         if (outcome === 'gone') counts.skipped++;
@@ -150,6 +152,15 @@ export class MonitorBackfills {
     }
     const now = this.clock.now().getTime();
     await enqueueJobs(this.db.orm, [{ queue: BACKFILL_QUEUE, payload: { backfillId: b.id }, runAt: now, maxAttempts: 5 }], now);
+  }
+
+  /** Evaluated already at this version, or about to be by its live job. */
+  private async leftAlone(monitor: store.MonitorRow, version: number | null, traceId: string): Promise<boolean> {
+    const [evaluated, pending] = await Promise.all([
+      this.deps.evaluatedTraces(monitor.project_id, monitor.id, version, [traceId]),
+      pendingJobKeys(this.db.orm, [liveJobKey(monitor.id, traceId)]),
+    ]);
+    return evaluated.size > 0 || pending.size > 0;
   }
 
   private request(monitor: store.MonitorRow, body: BackfillBody): store.BackfillRow['request'] {

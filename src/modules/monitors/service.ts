@@ -215,7 +215,7 @@ export class MonitorService {
         if (!matchesTraceFilter(m.filters, s) || !sampled(m.id, s.trace_id, m.sample)) continue;
         jobs.push({
           queue: MONITOR_QUEUE,
-          dedupeKey: `${m.id}:${s.trace_id}`,
+          dedupeKey: liveJobKey(m.id, s.trace_id),
           runAt,
           payload: { monitorId: m.id, organizationId: batch.organizationId, projectId: batch.projectId, traceId: s.trace_id } satisfies MonitorJobPayload,
         });
@@ -267,6 +267,11 @@ export class MonitorService {
 
 /** What evaluating one trace came to: a stored result (an error result too), or none (trace gone, or it lacks what the evaluator needs). */
 export type MonitorEvaluation = 'evaluated' | 'error' | 'gone' | 'unjudgeable';
+
+/** The dedupe key of a monitor's live job for a trace: one pending job per monitor and trace. */
+export function liveJobKey(monitorId: string, traceId: string): string {
+  return `${monitorId}:${traceId}`;
+}
 
 /** Deterministic: the same trace is always in or out of a monitor's sample. */
 export function sampled(monitorId: string, traceId: string, rate: number): boolean {

@@ -67,6 +67,16 @@ export async function enqueueJobs(tx: Executor, jobs: NewJob[], now: number): Pr
       WHERE jobs.locked_until IS NULL AND jobs.failed_at IS NULL`);
 }
 
+/** Of `keys`, the dedupe keys of jobs not yet done (due later, due now or running; not failed). */
+export async function pendingJobKeys(db: Executor, keys: readonly string[]): Promise<Set<string>> {
+  if (!keys.length) return new Set();
+  const found = await rows<{ dedupe_key: string }>(
+    db,
+    sql`SELECT dedupe_key FROM jobs WHERE failed_at IS NULL AND dedupe_key = ANY(ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(keys)}::jsonb)))`,
+  );
+  return new Set(found.map((r) => r.dedupe_key));
+}
+
 export const LEASE_MS = 5 * 60_000;
 
 /** Backoff before attempt n+1: 10 s, 40 s, 2.7 min, 10.7 min, ... capped at 1 h, with ±20 % jitter. */
