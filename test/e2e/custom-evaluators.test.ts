@@ -127,6 +127,17 @@ describe.runIf(hasChromium).each(databaseKinds)('custom evaluators and backfills
     await expect.poll(() => dialog.getByTestId('backfill-count').textContent()).toBe('3');
     expect(await dialog.getByTestId('backfill-cost').textContent()).toMatch(/^(<)?\$/);
     await checkPage('monitor-backfill-dialog', () => dialog.getByTestId('backfill-count').waitFor(), '[role=dialog]');
+    // A range of one's own: from 2.5 hours ago holds two of the three traces; an end before its start is said, and nothing starts.
+    const local = (ms: number) => new Date(ms - new Date(ms).getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+    await dialog.getByLabel('Traces started in').selectOption('custom');
+    await dialog.getByLabel('From').fill(local(Date.now() - 150 * 60_000));
+    await expect.poll(() => dialog.getByTestId('backfill-count').textContent()).toBe('2');
+    await checkPage('monitor-backfill-range', () => dialog.getByLabel('From').waitFor(), '[role=dialog]');
+    await dialog.getByLabel('To (empty: now)').fill(local(Date.now() - 200 * 60_000));
+    await dialog.getByText('The range ends before it starts.').waitFor();
+    expect(await dialog.getByRole('button', { name: 'Start' }).isDisabled()).toBe(true);
+    await dialog.getByLabel('Traces started in').selectOption({ label: 'Last 7 days' });
+    await expect.poll(() => dialog.getByTestId('backfill-count').textContent()).toBe('3');
     await dialog.getByRole('button', { name: 'Start' }).click();
     await dialog.getByTestId('backfill-run').waitFor();
     for (let i = 0; i < 20 && (await web.app.services.jobs.runDue()) > 0; i++);

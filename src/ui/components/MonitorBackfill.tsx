@@ -1,7 +1,7 @@
 import { useState } from 'react';
-import { Alert, Badge, Button, Group, Loader, Modal, NativeSelect, Progress, Stack, Text } from '@mantine/core';
+import { Alert, Badge, Button, Group, Loader, Modal, NativeSelect, Progress, SimpleGrid, Stack, Text, TextInput } from '@mantine/core';
 import { IconHistory } from '@tabler/icons-react';
-import { useBackfillMutations, useBackfillPreview, useMonitorBackfills, type MonitorBackfill } from '../api/evaluators.ts';
+import { useBackfillMutations, useBackfillPreview, useMonitorBackfills, type BackfillRequest, type MonitorBackfill } from '../api/evaluators.ts';
 import type { Monitor } from '../api/types.ts';
 import { formatCost, formatFullTime } from '../lib/format.ts';
 
@@ -12,7 +12,25 @@ const RANGES = [
   { value: String(30 * DAY), label: 'Last 30 days' },
   { value: String(90 * DAY), label: 'Last 90 days' },
   { value: String(365 * DAY), label: 'Last 365 days' },
+  { value: 'custom', label: 'Custom range…' },
 ];
+
+/** A datetime-local input's value for a time (the browser's time zone, to the minute). */
+function localInputValue(ms: number): string {
+  const d = new Date(ms - new Date(ms).getTimezoneOffset() * 60_000);
+  return d.toISOString().slice(0, 16);
+}
+
+/** The request for a custom range, or why there is none yet. */
+function customRange(from: string, to: string): BackfillRequest | string {
+  const startDate = Date.parse(from);
+  if (!from || Number.isNaN(startDate)) return 'Choose when the range starts.';
+  if (!to) return { startDate };
+  const endDate = Date.parse(to);
+  if (Number.isNaN(endDate)) return 'Choose when the range ends, or leave it empty for now.';
+  if (endDate < startDate) return 'The range ends before it starts.';
+  return { startDate, endDate };
+}
 
 const active = (b: MonitorBackfill | undefined) => !!b && (b.state === 'queued' || b.state === 'running');
 
@@ -39,8 +57,12 @@ function BackfillDialog({ projectId, monitor, allowed, latest, onClose }: { proj
   const [range, setRange] = useState(RANGES[1].value);
   // Fixed when the range is chosen, so the preview is asked once per choice.
   const [startDate, setStartDate] = useState(() => Date.now() - Number(RANGES[1].value));
+  const [from, setFrom] = useState('');
+  const [to, setTo] = useState('');
+  const custom = range === 'custom' ? customRange(from, to) : null;
+  const request: BackfillRequest | null = custom === null ? { startDate } : typeof custom === 'string' ? null : custom;
   const running = active(latest);
-  const preview = useBackfillPreview(projectId, monitor.id, running ? null : { startDate });
+  const preview = useBackfillPreview(projectId, monitor.id, running ? null : request);
   const { start, cancel } = useBackfillMutations(projectId, monitor.id);
   const p = preview.data;
   const cost = p?.estimated_cost;
@@ -60,11 +82,26 @@ function BackfillDialog({ projectId, monitor, allowed, latest, onClose }: { proj
               data={RANGES}
               value={range}
               onChange={(e) => {
-                setRange(e.currentTarget.value);
-                setStartDate(Date.now() - Number(e.currentTarget.value));
+                const value = e.currentTarget.value;
+                setRange(value);
+                if (value === 'custom') {
+                  // Starts from the range shown until now, which the user then narrows.
+                  if (!from) setFrom(localInputValue(startDate));
+                } else setStartDate(Date.now() - Number(value));
               }}
             />
-            {preview.isPending && <Loader size="sm" aria-label="Counting the matching traces" />}
+            {range === 'custom' && (
+              <SimpleGrid cols={{ base: 1, xs: 2 }} spacing="xs">
+                <TextInput type="datetime-local" size="sm" label="From" value={from} onChange={(e) => setFrom(e.currentTarget.value)} />
+                <TextInput type="datetime-local" size="sm" label="To (empty: now)" value={to} onChange={(e) => setTo(e.currentTarget.value)} />
+              </SimpleGrid>
+            )}
+            {typeof custom === 'string' && (
+              <Text size="xs" c="red.9" role="alert">
+                {custom}
+              </Text>
+            )}
+            {request && preview.isPending && <Loader size="sm" aria-label="Counting the matching traces" />}
             {preview.isError && <Alert color="red">{preview.error.message}</Alert>}
             {p && cost && (
               <div className="result-grid" aria-label="Before starting">
@@ -102,7 +139,7 @@ function BackfillDialog({ projectId, monitor, allowed, latest, onClose }: { proj
               <Button variant="default" onClick={onClose}>
                 Close
               </Button>
-              <Button onClick={() => start.mutate({ startDate })} loading={start.isPending} disabled={!allowed || !p || p.count === 0}>
+              <Button onClick={() => request && start.mutate(request)} loading={start.isPending} disabled={!allowed || !request || !p || p.count === 0}>
                 Start
               </Button>
             </Group>
