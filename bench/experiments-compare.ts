@@ -1,4 +1,6 @@
 import { median, type BenchServer } from './lib.ts';
+import { hasChromium } from '../test/support/browser.ts';
+import { signedInPage } from './web.ts';
 
 /**
  * Comparing two runs of `rows` rows, each row scored by `evaluators` evaluators (score and
@@ -9,6 +11,8 @@ import { median, type BenchServer } from './lib.ts';
  * share of "the page shows its first rows in at most 1 s"): the comparison page's first 100 rows
  * side by side (GET .../compare/rows), and the run page's first 100 lines as it opens, then
  * filtered (one evaluator failed) and sorted (slowest first) by the server (GET .../rows).
+ * Then the pages themselves in Chromium (when installed): from navigation start to the first
+ * rows drawn, for the comparison page and the run page (`reads` times each, median).
  */
 export async function benchExperimentsCompare(server: BenchServer, opts: { rows: number; evaluators: number; reads: number }) {
   const key = server.creds.projectApiKey;
@@ -63,6 +67,7 @@ export async function benchExperimentsCompare(server: BenchServer, opts: { rows:
   const filteredRows = await time(`/api/experiments/${slug}/runs/candidate/rows?page=1&pageSize=100&where=${encodeURIComponent('passed:eval-0=false')}&sortBy=duration&sortDirection=desc`);
   const lastRows = await time(`/api/experiments/${slug}/runs/candidate/rows?page=${Math.ceil(opts.rows / 100)}&pageSize=100`);
   const verdicts = (compare.body as { comparisons: { evaluators: { verdict: string }[] }[] }).comparisons[0].evaluators.map((e) => e.verdict);
+  const pages = hasChromium ? await pagesInBrowser(server, slug, opts.reads) : null;
   return {
     rows: opts.rows,
     evaluators: opts.evaluators,
@@ -73,6 +78,31 @@ export async function benchExperimentsCompare(server: BenchServer, opts: { rows:
     runRowsMs: runRows.ms,
     filteredRowsMs: filteredRows.ms,
     lastRowsMs: lastRows.ms,
+    comparePageMs: pages?.compare ?? null,
+    runPageMs: pages?.run ?? null,
     verdicts,
   };
+}
+
+/** Navigation start to the first rows drawn, in Chromium: the comparison page, then the run page (the first load warms up). */
+async function pagesInBrowser(server: BenchServer, slug: string, reads: number): Promise<{ compare: number; run: number }> {
+  const project = `${server.baseUrl}/p/${server.creds.project.id}`;
+  const { browser, page } = await signedInPage(server);
+  try {
+    const firstRows = async (path: string, ready: string) => {
+      const times: number[] = [];
+      for (let i = 0; i < reads + 1; i++) {
+        await page.goto(`${project}${path}`, { waitUntil: 'commit' });
+        await page.locator(ready).first().waitFor({ timeout: 30_000 });
+        if (i > 0) times.push(await page.evaluate(() => performance.now()));
+      }
+      return median(times);
+    };
+    return {
+      compare: await firstRows(`/experiments/${slug}/compare?runs=baseline,candidate`, '[data-testid=compare-rows] [role=listitem]'),
+      run: await firstRows(`/experiments/${slug}?runId=candidate`, '[data-testid=run-grid] [role=row][data-row-index="0"]'),
+    };
+  } finally {
+    await browser.close();
+  }
 }

@@ -220,6 +220,10 @@ for (const kind of kinds) {
     row(label, kind, `run page's first read: 100 lines with their evaluations (median of ${c.reads})`, c.runRowsMs, 'ms', '<= 1000 with the page');
     row(label, kind, `run page filtered (an evaluator failed) and sorted (latency) by the server, first 100 (median of ${c.reads})`, c.filteredRowsMs, 'ms');
     row(label, kind, `run page scrolled to its last 100 lines (median of ${c.reads})`, c.lastRowsMs, 'ms');
+    if (c.comparePageMs !== null && c.runPageMs !== null) {
+      row(label, kind, `comparison page in Chromium: navigation to first rows drawn (median of ${c.reads})`, c.comparePageMs, 'ms', '<= 1000');
+      row(label, kind, `run page in Chromium: navigation to first rows drawn (median of ${c.reads})`, c.runPageMs, 'ms', '<= 1000');
+    } else console.error('no chromium at /usr/bin/chromium: skipping the experiment pages in the browser');
     row(label, kind, 'verdicts', c.verdicts.join(', '), '');
     results[`experiments_compare_${kind}`] = c;
   } finally {
