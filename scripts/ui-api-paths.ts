@@ -8,8 +8,9 @@
 import openapiTS, { astToString, COMMENT_HEADER } from 'openapi-typescript';
 
 export async function renderUiApiPaths(doc: object): Promise<string> {
-  // openapi-typescript reads the document as given (no fetching, no bundling of other files);
-  // `silent` keeps its progress lines out of the test's output.
-  const ast = await openapiTS(JSON.parse(JSON.stringify(doc)) as Parameters<typeof openapiTS>[0], { silent: true });
+  // `defaultNonNullable: false`: a field with a default is optional where the document does not
+  // list it as required, as in a request body (the server fills it in); answers list theirs.
+  // `silent` keeps openapi-typescript's progress lines out of the test's output.
+  const ast = await openapiTS(JSON.parse(JSON.stringify(doc)) as Parameters<typeof openapiTS>[0], { silent: true, defaultNonNullable: false });
   return COMMENT_HEADER + astToString(ast);
 }

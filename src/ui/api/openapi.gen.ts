@@ -26260,7 +26260,7 @@ export interface components {
              * @description values of the inputs the template uses (checked as compile checks them)
              * @default {}
              */
-            variables: {
+            variables?: {
                 [key: string]: unknown;
             };
             /** @description the version to run; default: the newest */
@@ -26900,7 +26900,7 @@ export interface components {
                  * @default span
                  * @enum {string}
                  */
-                type: "llm" | "chain" | "tool" | "agent" | "rag" | "retriever" | "embedding" | "prompt" | "guardrail" | "evaluation" | "workflow" | "task" | "module" | "server" | "client" | "producer" | "consumer" | "span";
+                type?: "llm" | "chain" | "tool" | "agent" | "rag" | "retriever" | "embedding" | "prompt" | "guardrail" | "evaluation" | "workflow" | "task" | "module" | "server" | "client" | "producer" | "consumer" | "span";
                 name?: string | null;
                 model?: string | null;
                 vendor?: string | null;
@@ -27010,9 +27010,9 @@ export interface components {
                 /** @constant */
                 type: "score";
                 /** @default 0 */
-                min: number;
+                min?: number;
                 /** @default 1 */
-                max: number;
+                max?: number;
                 /** @description score >= threshold passes; without one the result has no passed */
                 threshold?: number | null;
             } | {
@@ -27024,7 +27024,7 @@ export interface components {
                      * @description What belongs in this category
                      * @default
                      */
-                    description: string;
+                    description?: string;
                 }[];
                 /** @description Categories that pass; without them the result has no passed */
                 passing?: string[] | null;
@@ -27110,7 +27110,7 @@ export interface components {
              * @description At most this many traces (1..10000), newest first
              * @default 10000
              */
-            limit: number;
+            limit?: number;
         };
         MonitorBackfillPreviewInput: {
             /** @description Traces the backfill would go through: matching the filter and time range, in the monitor's sample, at most limit (those already evaluated at this evaluator version are skipped when it runs, at no cost) */
@@ -27164,12 +27164,12 @@ export interface components {
              * @default auto
              * @enum {string}
              */
-            interval: "auto" | "minute" | "hour" | "day" | "week";
+            interval?: "auto" | "minute" | "hour" | "day" | "week";
             /**
              * @description Minutes the reader's time zone is ahead of UTC (60 for UTC+1, -300 for UTC-5): days and weeks start at its midnight. Default 0: UTC
              * @default 0
              */
-            utcOffsetMinutes: number;
+            utcOffsetMinutes?: number;
             /** @description Full-text: words of trace input or output (case-insensitive); "a phrase", or, -word */
             query?: string;
             /** @description The trace search filters, exactly */
@@ -27212,7 +27212,7 @@ export interface components {
              * @description One series per model (normalized name), label or user: the 10 with most traces, the rest as "other"
              * @default null
              */
-            groupBy: ("model" | "label" | "user") | null;
+            groupBy?: ("model" | "label" | "user") | null;
         };
         TimeseriesResponseInput: {
             /**
@@ -27358,16 +27358,16 @@ export interface components {
              * @default last_seen
              * @enum {string}
              */
-            sortBy: "user_id" | "traces" | "cost" | "tokens" | "errors" | "thumbs_up" | "thumbs_down" | "first_seen" | "last_seen";
+            sortBy?: "user_id" | "traces" | "cost" | "tokens" | "errors" | "thumbs_up" | "thumbs_down" | "first_seen" | "last_seen";
             /**
              * @default desc
              * @enum {string}
              */
-            sortDirection: "asc" | "desc";
+            sortDirection?: "asc" | "desc";
             /** @default 1 */
-            page: number;
+            page?: number;
             /** @default 50 */
-            pageSize: number;
+            pageSize?: number;
         };
         UsersResponseInput: {
             users: {

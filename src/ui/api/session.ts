@@ -1,15 +1,17 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, isUnauthorized, setCsrfToken } from './client.ts';
+import { GET, PATCH, POST, isUnauthorized, setCsrfToken } from './client.ts';
 import type { Session } from './types.ts';
 
 export type { Session } from './types.ts';
 
 export const SESSION_KEY = ['session'] as const;
+/** An invitation or password-reset link's query. */
+const linkKey = (kind: LinkKind, token: string) => ['link', kind, token] as const;
 
 /** The signed-in user's session, or null when signed out (401). */
 export async function fetchSession(): Promise<Session | null> {
   try {
-    const session = await api<Session>('GET', '/api/auth/session');
+    const session = await GET('/api/auth/session');
     setCsrfToken(session.csrfToken);
     return session;
   } catch (e) {
@@ -33,6 +35,34 @@ export function useAcceptSession() {
     client.setQueryData(SESSION_KEY, session);
   };
 }
+
+export const signIn = (body: { email: string; password: string }) => POST('/api/auth/signin', { body });
+
+export const signOut = () => POST('/api/auth/signout');
+
+/** The session in another of the user's organizations. */
+export const switchOrganization = (organizationId: string) => PATCH('/api/auth/session', { body: { organizationId } });
+
+/** An invitation (`invite`) or a password reset (`reset`) link. */
+export type LinkKind = 'invite' | 'reset';
+
+/** Whose the link is and until when it works; a 404 (unknown, used, expired) is not retried. */
+export function useLink(kind: LinkKind, token: string) {
+  return useQuery({
+    queryKey: linkKey(kind, token),
+    queryFn: () =>
+      kind === 'invite'
+        ? GET('/api/auth/invitations/{token}', { params: { path: { token } } })
+        : GET('/api/auth/password-reset/{token}', { params: { path: { token } } }),
+    retry: false,
+  });
+}
+
+/** Accept an invitation (with the new user's name) or a reset: the answer is the new session. */
+export const acceptLink = (kind: LinkKind, token: string, body: { password: string; name?: string }) =>
+  kind === 'invite'
+    ? POST('/api/auth/invitations/{token}/accept', { params: { path: { token } }, body })
+    : POST('/api/auth/password-reset/{token}', { params: { path: { token } }, body: { password: body.password } });
 
 export const can = (session: Session | null | undefined, permission: string) => {
   if (!session) return false;

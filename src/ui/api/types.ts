@@ -1,183 +1,139 @@
 /**
- * The API's request and answer types, straight from the modules' zod schemas (the same
- * ones that validate requests and document /api/openapi.json): never written twice.
+ * Names for the API's answers and for what the pages send.
+ *
+ * Answers come from the generated path types (openapi.gen.ts, `npm run generate`): the shape
+ * the server documents and sends. Request bodies and vocabularies (roles, column types, input
+ * types) come from the modules' zod schemas, the same ones that validate requests.
  */
 import type { z } from 'zod';
-import type {
-  NewTracesRequest,
-  NewTracesResponse,
-  SearchRequest,
-  SearchResponse,
-  TraceFilter,
-  SpanOutlineView,
-  SpanView,
-  TraceOutlineView,
-  TraceSummaryView,
-  shareStateSchema,
-  spanPayloadSchema,
-  SpanSearchResponse,
-  TraceViewView,
-  CreateViewBody,
-  UpdateViewBody,
-} from '../../modules/traces/schemas.ts';
-import type { TraceEvaluation } from '../../modules/evaluators/schemas.ts';
-import type { CreateAnnotationBody, UpdateAnnotationBody, annotationSchema } from '../../modules/annotations/schemas.ts';
-import type { apiKeySchema, createKeyBody, createdKeySchema } from '../../modules/api-keys/schemas.ts';
-import type {
-  addedMemberSchema,
-  changePasswordBody,
-  createdProjectSchema,
-  invitationInfoSchema,
-  memberSchema,
-  organizationSchema,
-  pendingInvitationSchema,
-  projectSchema,
-  resetInfoSchema,
-  roleSchema,
-  sessionListSchema,
-  sessionSchema,
-  updateProjectBody,
-} from '../../modules/organizations/schemas.ts';
-import type {
-  attemptSchema,
-  createEndpointBody,
-  createdEndpointSchema,
-  endpointSchema,
-  eventTypeSchema,
-  rolledSecretSchema,
-  updateEndpointBody,
-} from '../../modules/webhooks/schemas.ts';
+import type { Answer } from './client.ts';
+import type { components } from './openapi.gen.ts';
+import type { NewTracesRequest, SearchRequest, TraceFilter, CreateViewBody, UpdateViewBody } from '../../modules/traces/schemas.ts';
+import type { CreateAnnotationBody, UpdateAnnotationBody } from '../../modules/annotations/schemas.ts';
+import type { createKeyBody } from '../../modules/api-keys/schemas.ts';
+import type { changePasswordBody, roleSchema, updateProjectBody } from '../../modules/organizations/schemas.ts';
+import type { createEndpointBody, updateEndpointBody } from '../../modules/webhooks/schemas.ts';
+import type { CreatePromptBody, INPUT_TYPES, OUTPUT_TYPES, UpdatePromptBody, RunBody } from '../../modules/prompts/schemas.ts';
+import type { EvaluateBody, TraceEvaluation } from '../../modules/evaluators/schemas.ts';
+import type { MonitorFilters, createMonitorBody, updateMonitorBody } from '../../modules/monitors/schemas.ts';
+import type { TimeseriesRequest, UsersRequest } from '../../modules/analytics/schemas.ts';
+import type { definitionBody } from '../../modules/experiments/schemas.ts';
+import type { ColumnType } from '../../modules/datasets/schemas.ts';
+import type { CreateScoreConfigBody } from '../../modules/annotations/scores.schema.ts';
+import type { createQueueBody, updateQueueBody, addItemsBody, completeItemBody } from '../../modules/review/schemas.ts';
 
-export type { SpanSearchResponse, CreateViewBody, UpdateViewBody };
-export type SavedView = TraceViewView;
-export type { NewTracesRequest, NewTracesResponse, SearchRequest, SearchResponse, TraceEvaluation, CreateAnnotationBody, UpdateAnnotationBody };
-export type TraceSummary = TraceSummaryView;
-export type Span = SpanView;
-export type SpanOutline = SpanOutlineView;
-/** What the trace page loads first: the trace with its spans in outline, and its evaluations. */
-export type TraceOutline = TraceOutlineView & { evaluations: TraceEvaluation[] };
-export type SpanPayload = z.infer<typeof spanPayloadSchema>;
-export type ChatMessage = Extract<NonNullable<SpanPayload>, { type: 'chat_messages' }>['value'][number];
-export type ShareState = z.infer<typeof shareStateSchema>;
-export type Annotation = z.infer<typeof annotationSchema>;
-export type CreatedKey = z.infer<typeof createdKeySchema>;
+type Schemas = components['schemas'];
+
+// ---- what the pages send
+export type { NewTracesRequest, SearchRequest, CreateViewBody, UpdateViewBody, CreateAnnotationBody, UpdateAnnotationBody };
 /** The one trace filter (traces/filter.ts): the list's URL maps onto it, monitors take its summary keys. */
 export type SearchFilters = TraceFilter;
-export type Session = z.infer<typeof sessionSchema>;
-export type InvitationInfo = z.infer<typeof invitationInfoSchema>;
-export type ResetInfo = z.infer<typeof resetInfoSchema>;
-
-// Part 2: prompts, evaluators, monitors, analytics.
-import type { CreatePromptBody, INPUT_TYPES, OUTPUT_TYPES, UpdatePromptBody, promptSchema, tagSchema } from '../../modules/prompts/schemas.ts';
-import type { catalogueEntrySchema, evaluationResultSchema, EvaluateBody } from '../../modules/evaluators/schemas.ts';
-import type { MonitorFilters, MonitorView, createMonitorBody, updateMonitorBody } from '../../modules/monitors/schemas.ts';
-
-export type { CreatePromptBody, UpdatePromptBody, EvaluateBody, MonitorFilters };
-export type Prompt = z.infer<typeof promptSchema>;
-export type PromptTag = z.infer<typeof tagSchema>;
-export type PromptMessage = Prompt['messages'][number];
-export type PromptInputType = (typeof INPUT_TYPES)[number];
-export type PromptOutputType = (typeof OUTPUT_TYPES)[number];
-export type CatalogueEntry = z.infer<typeof catalogueEntrySchema>;
-export type EvaluationResult = z.infer<typeof evaluationResultSchema>;
-export type Monitor = MonitorView;
+export type { CreatePromptBody, UpdatePromptBody, EvaluateBody, MonitorFilters, TimeseriesRequest, UsersRequest, CreateScoreConfigBody, ColumnType };
+export type PromptRunBody = RunBody;
 export type CreateMonitorBody = z.input<typeof createMonitorBody>;
 export type UpdateMonitorBody = z.input<typeof updateMonitorBody>;
-import type { TimeseriesRequest, TimeseriesResponse, TimeseriesBucket } from '../../modules/analytics/schemas.ts';
-export type { TimeseriesRequest, TimeseriesResponse, TimeseriesBucket };
-import type { RunBody, RunResponse } from '../../modules/prompts/schemas.ts';
-import type { MonitorResultsResponse, MonitorStatsResponse } from '../../modules/monitors/schemas.ts';
-export type { RunBody as PromptRunBody, RunResponse as PromptRunResult, MonitorResultsResponse, MonitorStatsResponse };
-// ---- settings: organization, projects, members, API keys, webhooks, the user's sessions
 export type Role = z.infer<typeof roleSchema>;
-export type Organization = z.infer<typeof organizationSchema>;
-export type Project = z.infer<typeof projectSchema>;
-export type CreatedProject = z.infer<typeof createdProjectSchema>;
 export type UpdateProjectBody = z.input<typeof updateProjectBody>;
-export type Member = z.infer<typeof memberSchema>;
-export type AddedMember = z.infer<typeof addedMemberSchema>;
-export type PendingInvitation = z.infer<typeof pendingInvitationSchema>;
-export type UserSession = z.infer<typeof sessionListSchema>['data'][number];
 export type ChangePasswordBody = z.input<typeof changePasswordBody>;
-export type ApiKey = z.infer<typeof apiKeySchema>;
 export type CreateKeyBody = z.input<typeof createKeyBody>;
 export type KeyBinding = NonNullable<CreateKeyBody['bindings']>[number];
-export type WebhookEndpoint = z.infer<typeof endpointSchema>;
-export type CreatedEndpoint = z.infer<typeof createdEndpointSchema>;
 export type CreateEndpointBody = z.input<typeof createEndpointBody>;
 export type UpdateEndpointBody = z.input<typeof updateEndpointBody>;
-export type WebhookEventType = z.infer<typeof eventTypeSchema>;
-export type DeliveryAttempt = z.infer<typeof attemptSchema>;
-export type RolledSecret = z.infer<typeof rolledSecretSchema>;
-// ---- experiments (docs/experiments.md)
-import type {
-  experimentSchema,
-  runSchema,
-  runListResponse,
-  runResultsResponse,
-  runStatusResponse,
-  resultRowSchema,
-  evaluationSchema,
-  targetSchema,
-} from '../../modules/experiments/schemas.ts';
-export type Experiment = z.infer<typeof experimentSchema>;
-export type ExperimentRun = z.infer<typeof runSchema>;
-export type ExperimentRunList = z.infer<typeof runListResponse>;
-export type RunResults = z.infer<typeof runResultsResponse>;
-export type RunStatus = z.infer<typeof runStatusResponse>;
-export type RunResultRow = z.infer<typeof resultRowSchema>;
-export type RunEvaluation = z.infer<typeof evaluationSchema>;
-export type RunTarget = z.infer<typeof targetSchema>;
-import type { baselineResponse, compareResponse, compareRowsResponse, regressionsResponse, differenceSchema, evaluatorComparisonSchema } from '../../modules/experiments/schemas.ts';
-export type Baseline = z.infer<typeof baselineResponse>;
-export type Comparison = z.infer<typeof compareResponse>;
-export type CompareRows = z.infer<typeof compareRowsResponse>;
-export type Regressions = z.infer<typeof regressionsResponse>;
-export type RunDifference = z.infer<typeof differenceSchema>;
-export type EvaluatorComparison = z.infer<typeof evaluatorComparisonSchema>;
-import type { runSummaryResponse, estimateSchema } from '../../modules/experiments/schemas.ts';
-export type RunSummary = z.infer<typeof runSummaryResponse>;
-import type { runRowsResponse } from '../../modules/experiments/schemas.ts';
-export type RunRows = z.infer<typeof runRowsResponse>;
-import type { definitionBody, definitionResponse, startRunResponse } from '../../modules/experiments/schemas.ts';
 export type DefinitionBody = z.input<typeof definitionBody>;
-export type ExperimentDefinition = z.infer<typeof definitionResponse>;
-export type StartedRun = z.infer<typeof startRunResponse>;
-export type Estimate = z.infer<typeof estimateSchema>;
-// ---- datasets
-import type { ColumnType, datasetListItemSchema, datasetSchema, recordPageSchema, recordSchema, versionListSchema } from '../../modules/datasets/schemas.ts';
-export type { ColumnType };
-export type Dataset = z.infer<typeof datasetSchema>;
-export type DatasetListItem = z.infer<typeof datasetListItemSchema>;
-export type DatasetRecord = z.infer<typeof recordSchema>;
-export type RecordPage = z.infer<typeof recordPageSchema>;
-export type DatasetVersions = z.infer<typeof versionListSchema>;
-/** A background import of traces (from-traces.ts importSchema; that file is server code). */
-export interface DatasetImport {
-  id: string;
-  datasetId: string;
-  status: 'queued' | 'running' | 'completed' | 'failed';
-  total: number;
-  done: number;
-  recordsCreated: number;
-  error: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
-import type { UsersRequest, UsersResponse, EndUser } from '../../modules/analytics/schemas.ts';
-export type { UsersRequest, UsersResponse, EndUser };
-
-import type { scoreConfigSchema, scoreSchema, CreateScoreConfigBody } from '../../modules/annotations/scores.schema.ts';
-import type { queueSchema, itemSchema, nextResponse, itemDetailResponse, completeResponse, createQueueBody, updateQueueBody, addItemsBody, completeItemBody } from '../../modules/review/schemas.ts';
-export type ScoreConfig = z.infer<typeof scoreConfigSchema>;
-export type Score = z.infer<typeof scoreSchema>;
-export type ReviewQueue = z.infer<typeof queueSchema>;
-export type QueueItem = z.infer<typeof itemSchema>;
-export type NextItem = z.infer<typeof nextResponse>;
-export type QueueItemDetail = z.infer<typeof itemDetailResponse>;
-export type CompletedItem = z.infer<typeof completeResponse>;
-export type { CreateScoreConfigBody };
 export type CreateQueueBody = z.input<typeof createQueueBody>;
 export type UpdateQueueBody = z.input<typeof updateQueueBody>;
 export type AddItemsBody = z.input<typeof addItemsBody>;
 export type CompleteItemBody = z.input<typeof completeItemBody>;
+export type PromptInputType = (typeof INPUT_TYPES)[number];
+export type PromptOutputType = (typeof OUTPUT_TYPES)[number];
+
+// ---- traces
+export type SearchResponse = Schemas['SearchResponse'];
+export type NewTracesResponse = Schemas['NewTracesResponse'];
+export type SpanSearchResponse = Schemas['SpanSearchResponse'];
+export type SavedView = Schemas['TraceView'];
+export type TraceSummary = Schemas['TraceSummary'];
+export type Span = Schemas['Span'];
+export type SpanOutline = Schemas['SpanOutline'];
+export type { TraceEvaluation };
+/**
+ * What the trace page loads first: the trace with its spans in outline, and its evaluations.
+ * The document leaves an evaluation's shape open (the traces module does not know the
+ * evaluators'); the evaluators module's schema says it.
+ */
+export type TraceOutline = Answer<'/api/trace/{id}/outline', 'get'> & { evaluations: TraceEvaluation[] };
+export type SpanPayload = Span['input'];
+export type ChatMessage = Extract<NonNullable<SpanPayload>, { type: 'chat_messages' }>['value'][number];
+export type ShareState = Schemas['ShareState'];
+export type Annotation = Schemas['Annotation'];
+
+// ---- the session, organization, projects, members, API keys, webhooks
+export type Session = Schemas['Session'];
+export type InvitationInfo = Answer<'/api/auth/invitations/{token}', 'get'>;
+export type ResetInfo = Answer<'/api/auth/password-reset/{token}', 'get'>;
+export type Organization = Schemas['Organization'];
+export type Project = Schemas['Project'];
+export type CreatedProject = Answer<'/api/projects', 'post'>;
+export type Member = Schemas['Member'];
+export type AddedMember = Answer<'/api/members', 'post'>;
+export type PendingInvitation = Answer<'/api/invitations', 'get'>['data'][number];
+export type UserSession = Answer<'/api/auth/sessions', 'get'>['data'][number];
+export type ApiKey = Schemas['ApiKey'];
+export type CreatedKey = Answer<'/api/api-keys', 'post'>;
+export type WebhookEndpoint = Schemas['WebhookEndpoint'];
+export type CreatedEndpoint = Answer<'/api/webhooks/v1/endpoints', 'post'>['data'];
+export type WebhookEventType = Schemas['WebhookEventType'];
+export type DeliveryAttempt = Schemas['WebhookDeliveryAttempt'];
+export type RolledSecret = Answer<'/api/webhooks/v1/endpoints/{id}/roll-secret', 'post'>['data'];
+
+// ---- prompts, evaluators, monitors, analytics
+export type Prompt = Schemas['Prompt'];
+export type PromptTag = Answer<'/api/prompts/{id}/tags/{tag}', 'put'>;
+export type PromptMessage = Prompt['messages'][number];
+export type PromptRunResult = Schemas['PromptRunResponse'];
+export type CatalogueEntry = Answer<'/api/evaluations', 'get'>['evaluators'][number];
+export type EvaluationResult = Extract<Answer<'/api/evaluations/{family}/{name}/evaluate', 'post'>, unknown[]>[number];
+export type Monitor = Schemas['Monitor'];
+export type MonitorResultsResponse = Schemas['MonitorResults'];
+export type MonitorStatsResponse = Schemas['MonitorStats'];
+export type TimeseriesResponse = Schemas['TimeseriesResponse'];
+export type TimeseriesBucket = TimeseriesResponse['series'][number]['buckets'][number];
+export type UsersResponse = Schemas['UsersResponse'];
+export type EndUser = UsersResponse['users'][number];
+
+// ---- experiments (docs/experiments.md)
+export type Experiment = Answer<'/api/experiments', 'get'>['experiments'][number];
+export type ExperimentRunList = Answer<'/api/experiments/runs', 'get'>;
+export type ExperimentRun = ExperimentRunList['runs'][number];
+export type RunResults = Answer<'/api/experiments/runs/{runId}/results', 'get'>;
+export type RunResultRow = RunResults['dataset'][number];
+export type RunEvaluation = RunResults['evaluations'][number];
+export type RunTarget = NonNullable<RunResults['targets']>[number];
+export type RunStatus = Answer<'/api/experiments/runs/{runId}', 'get'>;
+export type Baseline = Answer<'/api/experiments/{slug}/baseline', 'get'>;
+export type Comparison = Answer<'/api/experiments/{slug}/compare', 'get'>;
+export type EvaluatorComparison = Comparison['comparisons'][number]['evaluators'][number];
+export type RunDifference = NonNullable<EvaluatorComparison['score']>;
+export type CompareRows = Answer<'/api/experiments/{slug}/compare/rows', 'get'>;
+export type Regressions = Answer<'/api/experiments/{slug}/compare/regressions', 'get'>;
+export type RunSummary = Answer<'/api/experiments/{slug}/runs/{runId}/summary', 'get'>;
+export type Estimate = NonNullable<RunSummary['overall']['cost']>;
+export type RunRows = Answer<'/api/experiments/{slug}/runs/{runId}/rows', 'get'>;
+export type ExperimentDefinition = Answer<'/api/experiments/{slug}/definition', 'get'>;
+export type StartedRun = Answer<'/api/experiments/{slug}/run', 'post'>;
+
+// ---- datasets
+export type Dataset = Answer<'/api/dataset', 'post'>;
+export type DatasetListItem = Answer<'/api/dataset', 'get'>['data'][number];
+export type RecordPage = Answer<'/api/dataset/{slugOrId}/records', 'get'>;
+export type DatasetRecord = RecordPage['data'][number];
+export type DatasetVersions = Answer<'/api/dataset/{slugOrId}/versions', 'get'>;
+
+// ---- review
+export type ScoreConfig = Schemas['ScoreConfig'];
+export type Score = Schemas['Score'];
+export type ReviewQueue = Schemas['ReviewQueue'];
+export type QueueItem = Schemas['ReviewQueueItem'];
+export type NextItem = Answer<'/api/queues/{id}/next', 'post'>;
+export type QueueItemDetail = Answer<'/api/queues/{id}/items/{itemId}', 'get'>;
+export type CompletedItem = Answer<'/api/queues/{id}/items/{itemId}/complete', 'post'>;

@@ -2,7 +2,8 @@ import { useRef, useState } from 'react';
 import { Alert, Button, Group, NativeSelect, SimpleGrid, Stack, Switch, Text, TextInput, Textarea, Title } from '@mantine/core';
 import { IconColumnInsertRight, IconPlayerPlay, IconWand } from '@tabler/icons-react';
 import { useMutation } from '@tanstack/react-query';
-import { ApiError, api } from '../api/client.ts';
+import { ApiError } from '../api/client.ts';
+import { fetchTrace } from '../api/traces.ts';
 import { fetchRecords, useDatasets } from '../api/datasets.ts';
 import { useModelOptions } from '../api/model-providers.ts';
 import { streamPromptRun } from '../api/playground.ts';
@@ -281,7 +282,7 @@ function FillFrom({ projectId, onFill }: { projectId: string; onFill: (source: u
           disabled={!traceId.trim() || pending}
           onClick={() =>
             void load('trace', async () => {
-              const trace = await api<{ input: { value?: unknown } | null }>('GET', `/api/trace/${encodeURIComponent(traceId.trim())}`, { projectId });
+              const trace = await fetchTrace(projectId, traceId.trim());
               return { source: trace.input?.value ?? null, from: 'the trace input' };
             })
           }

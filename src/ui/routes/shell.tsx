@@ -3,8 +3,8 @@ import { Alert, Avatar, Group, Menu, NativeSelect, Text, UnstyledButton } from '
 import { IconChevronDown, IconClock, IconLogout, IconSettings, IconTelescope } from '@tabler/icons-react';
 import { useQueryClient } from '@tanstack/react-query';
 import { Link, Outlet, useNavigate, useParams, useRouteContext } from '@tanstack/react-router';
-import { api, setCsrfToken } from '../api/client.ts';
-import { SESSION_KEY, rememberProject, useAcceptSession, useSession, type Session } from '../api/session.ts';
+import { setCsrfToken } from '../api/client.ts';
+import { SESSION_KEY, rememberProject, signOut as endSession, switchOrganization as sessionIn, useAcceptSession, useSession } from '../api/session.ts';
 import { setTimeZoneChoice, timeZoneChoice } from '../lib/format.ts';
 
 const PART2_SECTIONS = [
@@ -40,7 +40,7 @@ export default function Shell() {
 
   const signOut = async () => {
     try {
-      await api('POST', '/api/auth/signout');
+      await endSession();
     } finally {
       setCsrfToken(null);
       client.clear();
@@ -50,7 +50,7 @@ export default function Shell() {
   };
 
   const switchOrganization = async (organizationId: string) => {
-    const next = await api<Session>('PATCH', '/api/auth/session', { body: { organizationId } });
+    const next = await sessionIn(organizationId);
     client.removeQueries({ predicate: (q) => q.queryKey[0] !== 'session' });
     accept(next);
     const first = next.projects[0];
