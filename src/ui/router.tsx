@@ -2,7 +2,7 @@ import { Outlet, createRootRouteWithContext, createRoute, createRouter, lazyRout
 import type { QueryClient } from '@tanstack/react-query';
 import { SESSION_KEY, fetchSession, lastProject } from './api/session.ts';
 import { asText } from './lib/format.ts';
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { listSearchSchema } from './lib/list-search.ts';
 import { oneOf, searchValidator, text, wholeNumber, words } from './lib/search.ts';
 import { traceOutlineQuery } from './api/traces.ts';
@@ -265,7 +265,7 @@ const compareRoute = createRoute({
   component: lazyRouteComponent(() => import('./routes/experiment-compare.tsx')),
 });
 
-const analyticsSearch = listSearchSchema.extend({ group: oneOf(['model', 'label', 'user']) });
+const analyticsSearch = z.extend(listSearchSchema, { group: oneOf(['model', 'label', 'user']) });
 export type AnalyticsSearch = z.output<typeof analyticsSearch>;
 const analyticsRoute = createRoute({
   getParentRoute: () => projectRoute,

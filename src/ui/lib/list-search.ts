@@ -1,6 +1,6 @@
 import { useState } from 'react';
-import { z } from 'zod';
-import { field, oneOf, words } from './search.ts';
+import * as z from 'zod/mini';
+import { matching, oneOf, words } from './search.ts';
 import type { SearchFilters, SearchRequest } from '../api/types.ts';
 
 /**
@@ -31,7 +31,7 @@ export const listSearchSchema = z.object({
   /** A review score (parseScoreFilter): `<config id>:<min>..<max>` or `<config id>:=<value>` */
   score: words(),
   /** A column, or `score:<config id>` (a numeric or boolean score's mean) */
-  sort: field(z.union([z.enum(['time', 'cost', 'latency']), z.custom<`score:${string}`>((v) => typeof v === 'string' && /^score:.{1,128}$/.test(v))])),
+  sort: matching<ListSort>((v) => ['time', 'cost', 'latency'].includes(v) || /^score:.{1,128}$/.test(v)),
   dir: oneOf(['asc', 'desc']),
   /** The columns shown, in order (encodeColumns); absent: the default columns. */
   cols: words(),
