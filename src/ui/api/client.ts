@@ -96,8 +96,6 @@ export const currentCsrfToken = () => csrfToken;
 const client = createClient<paths>({
   credentials: 'same-origin',
   headers: { accept: 'application/json' },
-  // Read at each call, not captured once: a test may stand a fetch in for the browser's.
-  fetch: (request) => globalThis.fetch(request),
 });
 client.use({
   onRequest({ request }) {
@@ -121,8 +119,10 @@ function method<M extends Method>(name: Uppercase<M>) {
   return async <P extends PathsWith<M>>(path: P, ...[init]: InitArg<Init<P, M>>): Promise<Answer<P, M>> => {
     const { projectId, ...options } = (init ?? {}) as { projectId?: string; headers?: Record<string, string> };
     const headers = projectId ? { ...options.headers, 'x-project-id': projectId } : options.headers;
+    // The types were checked above, against `paths`; openapi-fetch's own overloads would ask again.
     const request = client.request as (method: string, path: string, init: object) => Promise<{ data?: unknown; error?: unknown; response: Response }>;
     const { data, error, response } = await request(name, path, { ...options, headers });
+    // openapi-fetch hands a refusal over parsed when it is JSON, as its text otherwise.
     if (!response.ok) throw toApiError(response.status, error, typeof error === 'string' ? error : JSON.stringify(error));
     return data as Answer<P, M>;
   };

@@ -13,7 +13,7 @@ import type { CreateAnnotationBody, UpdateAnnotationBody } from '../../modules/a
 import type { createKeyBody } from '../../modules/api-keys/schemas.ts';
 import type { changePasswordBody, roleSchema, updateProjectBody } from '../../modules/organizations/schemas.ts';
 import type { createEndpointBody, updateEndpointBody } from '../../modules/webhooks/schemas.ts';
-import type { CreatePromptBody, INPUT_TYPES, OUTPUT_TYPES, UpdatePromptBody, RunBody } from '../../modules/prompts/schemas.ts';
+import type { CreatePromptBody, INPUT_TYPES, OUTPUT_TYPES, UpdatePromptBody } from '../../modules/prompts/schemas.ts';
 import type { EvaluateBody, TraceEvaluation } from '../../modules/evaluators/schemas.ts';
 import type { MonitorFilters, createMonitorBody, updateMonitorBody } from '../../modules/monitors/schemas.ts';
 import type { TimeseriesRequest, UsersRequest } from '../../modules/analytics/schemas.ts';
@@ -29,7 +29,6 @@ export type { NewTracesRequest, SearchRequest, CreateViewBody, UpdateViewBody, C
 /** The one trace filter (traces/filter.ts): the list's URL maps onto it, monitors take its summary keys. */
 export type SearchFilters = TraceFilter;
 export type { CreatePromptBody, UpdatePromptBody, EvaluateBody, MonitorFilters, TimeseriesRequest, UsersRequest, CreateScoreConfigBody, ColumnType };
-export type PromptRunBody = RunBody;
 export type CreateMonitorBody = z.input<typeof createMonitorBody>;
 export type UpdateMonitorBody = z.input<typeof updateMonitorBody>;
 export type Role = z.infer<typeof roleSchema>;
@@ -48,9 +47,6 @@ export type PromptInputType = (typeof INPUT_TYPES)[number];
 export type PromptOutputType = (typeof OUTPUT_TYPES)[number];
 
 // ---- traces
-export type SearchResponse = Schemas['SearchResponse'];
-export type NewTracesResponse = Schemas['NewTracesResponse'];
-export type SpanSearchResponse = Schemas['SpanSearchResponse'];
 export type SavedView = Schemas['TraceView'];
 export type TraceSummary = Schemas['TraceSummary'];
 export type Span = Schemas['Span'];
@@ -70,10 +66,8 @@ export type Annotation = Schemas['Annotation'];
 // ---- the session, organization, projects, members, API keys, webhooks
 export type Session = Schemas['Session'];
 export type InvitationInfo = Answer<'/api/auth/invitations/{token}', 'get'>;
-export type ResetInfo = Answer<'/api/auth/password-reset/{token}', 'get'>;
 export type Organization = Schemas['Organization'];
 export type Project = Schemas['Project'];
-export type CreatedProject = Answer<'/api/projects', 'post'>;
 export type Member = Schemas['Member'];
 export type AddedMember = Answer<'/api/members', 'post'>;
 export type PendingInvitation = Answer<'/api/invitations', 'get'>['data'][number];
@@ -81,59 +75,37 @@ export type UserSession = Answer<'/api/auth/sessions', 'get'>['data'][number];
 export type ApiKey = Schemas['ApiKey'];
 export type CreatedKey = Answer<'/api/api-keys', 'post'>;
 export type WebhookEndpoint = Schemas['WebhookEndpoint'];
-export type CreatedEndpoint = Answer<'/api/webhooks/v1/endpoints', 'post'>['data'];
 export type WebhookEventType = Schemas['WebhookEventType'];
-export type DeliveryAttempt = Schemas['WebhookDeliveryAttempt'];
-export type RolledSecret = Answer<'/api/webhooks/v1/endpoints/{id}/roll-secret', 'post'>['data'];
 
 // ---- prompts, evaluators, monitors, analytics
 export type Prompt = Schemas['Prompt'];
-export type PromptTag = Answer<'/api/prompts/{id}/tags/{tag}', 'put'>;
 export type PromptMessage = Prompt['messages'][number];
 export type PromptRunResult = Schemas['PromptRunResponse'];
-export type CatalogueEntry = Answer<'/api/evaluations', 'get'>['evaluators'][number];
 export type EvaluationResult = Extract<Answer<'/api/evaluations/{family}/{name}/evaluate', 'post'>, unknown[]>[number];
 export type Monitor = Schemas['Monitor'];
-export type MonitorResultsResponse = Schemas['MonitorResults'];
 export type MonitorStatsResponse = Schemas['MonitorStats'];
 export type TimeseriesResponse = Schemas['TimeseriesResponse'];
 export type TimeseriesBucket = TimeseriesResponse['series'][number]['buckets'][number];
-export type UsersResponse = Schemas['UsersResponse'];
-export type EndUser = UsersResponse['users'][number];
 
 // ---- experiments (docs/experiments.md)
 export type Experiment = Answer<'/api/experiments', 'get'>['experiments'][number];
-export type ExperimentRunList = Answer<'/api/experiments/runs', 'get'>;
-export type ExperimentRun = ExperimentRunList['runs'][number];
-export type RunResults = Answer<'/api/experiments/runs/{runId}/results', 'get'>;
-export type RunResultRow = RunResults['dataset'][number];
-export type RunEvaluation = RunResults['evaluations'][number];
-export type RunTarget = NonNullable<RunResults['targets']>[number];
-export type RunStatus = Answer<'/api/experiments/runs/{runId}', 'get'>;
+export type ExperimentRun = Answer<'/api/experiments/runs', 'get'>['runs'][number];
 export type Baseline = Answer<'/api/experiments/{slug}/baseline', 'get'>;
 export type Comparison = Answer<'/api/experiments/{slug}/compare', 'get'>;
 export type EvaluatorComparison = Comparison['comparisons'][number]['evaluators'][number];
-export type RunDifference = NonNullable<EvaluatorComparison['score']>;
 export type CompareRows = Answer<'/api/experiments/{slug}/compare/rows', 'get'>;
 export type Regressions = Answer<'/api/experiments/{slug}/compare/regressions', 'get'>;
-export type RunSummary = Answer<'/api/experiments/{slug}/runs/{runId}/summary', 'get'>;
-export type Estimate = NonNullable<RunSummary['overall']['cost']>;
+export type Estimate = NonNullable<Answer<'/api/experiments/{slug}/runs/{runId}/summary', 'get'>['overall']['cost']>;
 export type RunRows = Answer<'/api/experiments/{slug}/runs/{runId}/rows', 'get'>;
 export type ExperimentDefinition = Answer<'/api/experiments/{slug}/definition', 'get'>;
-export type StartedRun = Answer<'/api/experiments/{slug}/run', 'post'>;
 
 // ---- datasets
 export type Dataset = Answer<'/api/dataset', 'post'>;
-export type DatasetListItem = Answer<'/api/dataset', 'get'>['data'][number];
-export type RecordPage = Answer<'/api/dataset/{slugOrId}/records', 'get'>;
-export type DatasetRecord = RecordPage['data'][number];
-export type DatasetVersions = Answer<'/api/dataset/{slugOrId}/versions', 'get'>;
+export type DatasetRecord = Answer<'/api/dataset/{slugOrId}/records', 'get'>['data'][number];
 
 // ---- review
 export type ScoreConfig = Schemas['ScoreConfig'];
 export type Score = Schemas['Score'];
 export type ReviewQueue = Schemas['ReviewQueue'];
 export type QueueItem = Schemas['ReviewQueueItem'];
-export type NextItem = Answer<'/api/queues/{id}/next', 'post'>;
 export type QueueItemDetail = Answer<'/api/queues/{id}/items/{itemId}', 'get'>;
-export type CompletedItem = Answer<'/api/queues/{id}/items/{itemId}/complete', 'post'>;
