@@ -68,10 +68,15 @@ export function useCreatePrompt(projectId: string) {
 }
 
 /** The prompt's messages with `variables` filled in (POST /api/prompts/{id}/compile). */
-export function compilePrompt(projectId: string, promptId: string, version: number, variables: Record<string, unknown>) {
+function compilePrompt(projectId: string, promptId: string, version: number, variables: Record<string, unknown>) {
   return POST('/api/prompts/{id}/compile', { params: { path: { id: promptId }, query: { version: String(version) } }, projectId, body: { variables } });
 }
 export type CompiledPrompt = Awaited<ReturnType<typeof compilePrompt>>;
+
+/** Compile a version of the prompt with the variables given; `onError` sees a refusal (a variable's, say). */
+export function useCompilePrompt(projectId: string, promptId: string, version: number, onError: (error: Error) => void) {
+  return useMutation({ mutationFn: (variables: Record<string, unknown>) => compilePrompt(projectId, promptId, version, variables), onError });
+}
 
 /** Tag badges: production stands out; shades dark enough for outline text on white (WCAG AA). */
 export const tagColor = (tag: string) => (tag === 'production' ? 'teal.9' : 'indigo.7');

@@ -38,10 +38,31 @@ export function useAcceptSession() {
 
 export const signIn = (body: { email: string; password: string }) => POST('/api/auth/signin', { body });
 
-export const signOut = () => POST('/api/auth/signout');
+/** Sign out: the session ends on the server, and nothing of it stays in the page (token, cache). */
+export function useSignOut() {
+  const client = useQueryClient();
+  return async () => {
+    try {
+      await POST('/api/auth/signout');
+    } finally {
+      setCsrfToken(null);
+      client.clear();
+      client.setQueryData(SESSION_KEY, null);
+    }
+  };
+}
 
-/** The session in another of the user's organizations. */
-export const switchOrganization = (organizationId: string) => PATCH('/api/auth/session', { body: { organizationId } });
+/** Into another of the user's organizations: its session, and nothing cached of the last one but the session. */
+export function useSwitchOrganization() {
+  const client = useQueryClient();
+  const accept = useAcceptSession();
+  return async (organizationId: string) => {
+    const next = await PATCH('/api/auth/session', { body: { organizationId } });
+    client.removeQueries({ predicate: (q) => q.queryKey[0] !== SESSION_KEY[0] });
+    accept(next);
+    return next;
+  };
+}
 
 /** An invitation (`invite`) or a password reset (`reset`) link. */
 export type LinkKind = 'invite' | 'reset';

@@ -1,13 +1,12 @@
 import { useRef, useState } from 'react';
 import { Alert, Button, Group, NativeSelect, SimpleGrid, Stack, Switch, Text, TextInput, Textarea, Title } from '@mantine/core';
 import { IconColumnInsertRight, IconPlayerPlay, IconWand } from '@tabler/icons-react';
-import { useMutation } from '@tanstack/react-query';
 import { ApiError } from '../api/client.ts';
 import { fetchTrace } from '../api/traces.ts';
 import { fetchRecords, useDatasets } from '../api/datasets.ts';
 import { useModelOptions } from '../api/model-providers.ts';
 import { streamPromptRun } from '../api/playground.ts';
-import { compilePrompt, usePromptMutations, type CompiledPrompt } from '../api/prompts.ts';
+import { useCompilePrompt, usePromptMutations, type CompiledPrompt } from '../api/prompts.ts';
 import type { Prompt, PromptInputType, UpdatePromptBody } from '../api/types.ts';
 import { INPUT_TYPE_CHECKS, placeholdersOf } from '../lib/prompt-types.ts';
 import { formOf, parametersOf, PlaygroundColumn, type ColumnRun, type ColumnSetup, type ParameterForm } from './PlaygroundColumn.tsx';
@@ -98,12 +97,9 @@ export function PromptPreview({ projectId, promptId, versions }: { projectId: st
   };
   const serverField = (e: unknown) => (e instanceof ApiError && e.message.startsWith('variables.') ? e.message.split(':')[0].slice('variables.'.length) : null);
 
-  const compile = useMutation({
-    mutationFn: (vars: Record<string, unknown>) => compilePrompt(projectId, promptId, first.version, vars),
-    onError: (e) => {
-      const field = serverField(e);
-      if (field) setFieldErrors({ [field]: e.message.slice(e.message.indexOf(':') + 1).trim() });
-    },
+  const compile = useCompilePrompt(projectId, promptId, first.version, (e) => {
+    const field = serverField(e);
+    if (field) setFieldErrors({ [field]: e.message.slice(e.message.indexOf(':') + 1).trim() });
   });
 
   const fill = (source: unknown, from: string) => {
