@@ -1,6 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { DELETE, GET, POST } from './client.ts';
+import { DELETE, GET, POST, type Answer } from './client.ts';
 import type { ChangePasswordBody } from './types.ts';
+
+export type UserSession = Answer<'/api/auth/sessions', 'get'>['data'][number];
 
 /** The signed-in user's own sessions and password. */
 

@@ -1,6 +1,11 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { POST } from './client.ts';
 import type { TimeseriesRequest, UsersRequest } from './types.ts';
+import type { components } from './openapi.gen.ts';
+
+type Schemas = components['schemas'];
+export type TimeseriesResponse = Schemas['TimeseriesResponse'];
+export type TimeseriesBucket = TimeseriesResponse['series'][number]['buckets'][number];
 
 export const analyticsKeys = {
   timeseries: (projectId: string, request: TimeseriesRequest) => ['analytics', projectId, request] as const,

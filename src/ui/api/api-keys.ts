@@ -1,6 +1,11 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { DELETE, GET, POST } from './client.ts';
-import type { CreateKeyBody, CreatedKey } from './types.ts';
+import { DELETE, GET, POST, type Answer } from './client.ts';
+import type { CreateKeyBody } from './types.ts';
+import type { components } from './openapi.gen.ts';
+
+type Schemas = components['schemas'];
+export type ApiKey = Schemas['ApiKey'];
+export type CreatedKey = Answer<'/api/api-keys', 'post'>;
 
 export const apiKeyKeys = { all: ['api-keys'] as const };
 

@@ -1,7 +1,10 @@
 import { useMemo } from 'react';
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { ApiError, DELETE, GET, PATCH, POST, currentCsrfToken, type Answer } from './client.ts';
-import type { ColumnType, Dataset, DatasetRecord } from './types.ts';
+import type { ColumnType } from './types.ts';
+
+export type Dataset = Answer<'/api/dataset', 'post'>;
+export type DatasetRecord = Answer<'/api/dataset/{slugOrId}/records', 'get'>['data'][number];
 
 /** A background import of traces into a dataset. */
 export type DatasetImport = Answer<'/api/dataset/{slugOrId}/imports/{importId}', 'get'>;

@@ -3,6 +3,11 @@ import { GET, PATCH, POST, DELETE, type Answer } from './client.ts';
 import { utcOffsetMinutes } from '../lib/format.ts';
 import type { BackfillBody as BackfillRequestOut } from '../../modules/monitors/schemas.ts';
 import type { CreateMonitorBody, EvaluateBody, UpdateMonitorBody } from './types.ts';
+import type { components } from './openapi.gen.ts';
+
+type Schemas = components['schemas'];
+export type EvaluationResult = Extract<Answer<'/api/evaluations/{family}/{name}/evaluate', 'post'>, unknown[]>[number];
+export type MonitorStatsResponse = Schemas['MonitorStats'];
 
 export type Evaluator = Answer<'/api/evaluations', 'get'>['evaluators'][number];
 export type Monitor = Answer<'/api/monitors/{id}', 'get'>;

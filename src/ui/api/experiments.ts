@@ -1,7 +1,18 @@
 import { useCallback } from 'react';
 import { keepPreviousData, useInfiniteQuery, useMutation, useQueries, useQuery, useQueryClient } from '@tanstack/react-query';
-import { GET, POST, PUT } from './client.ts';
+import { GET, POST, PUT, type Answer } from './client.ts';
 import type { DefinitionBody } from './types.ts';
+
+export type Experiment = Answer<'/api/experiments', 'get'>['experiments'][number];
+export type ExperimentRun = Answer<'/api/experiments/runs', 'get'>['runs'][number];
+export type Baseline = Answer<'/api/experiments/{slug}/baseline', 'get'>;
+export type Comparison = Answer<'/api/experiments/{slug}/compare', 'get'>;
+export type EvaluatorComparison = Comparison['comparisons'][number]['evaluators'][number];
+export type CompareRows = Answer<'/api/experiments/{slug}/compare/rows', 'get'>;
+export type Regressions = Answer<'/api/experiments/{slug}/compare/regressions', 'get'>;
+export type Estimate = NonNullable<Answer<'/api/experiments/{slug}/runs/{runId}/summary', 'get'>['overall']['cost']>;
+export type RunRows = Answer<'/api/experiments/{slug}/runs/{runId}/rows', 'get'>;
+export type ExperimentDefinition = Answer<'/api/experiments/{slug}/definition', 'get'>;
 
 /** The experiments pages' reads (docs/experiments.md); every one a project route. */
 

@@ -1,8 +1,16 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { DELETE, GET, PATCH, POST } from './client.ts';
+import { DELETE, GET, PATCH, POST, type Answer } from './client.ts';
 import { SESSION_KEY } from './session.ts';
 import { apiKeyKeys } from './api-keys.ts';
-import type { PendingInvitation, Role, UpdateProjectBody } from './types.ts';
+import type { Role, UpdateProjectBody } from './types.ts';
+import type { components } from './openapi.gen.ts';
+
+type Schemas = components['schemas'];
+export type Organization = Schemas['Organization'];
+export type Project = Schemas['Project'];
+export type Member = Schemas['Member'];
+export type AddedMember = Answer<'/api/members', 'post'>;
+export type PendingInvitation = Answer<'/api/invitations', 'get'>['data'][number];
 
 /** The settings pages' reads and writes of the organization, its projects and members. */
 

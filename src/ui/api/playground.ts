@@ -1,5 +1,9 @@
 import { ApiError, currentCsrfToken, toApiError } from './client.ts';
 import type { ModelParameters, RunBody, RunResponse, ToolCall } from '../../modules/prompts/schemas.ts';
+import type { components } from './openapi.gen.ts';
+
+type Schemas = components['schemas'];
+export type PromptRunResult = Schemas['PromptRunResponse'];
 
 export type { ModelParameters, ToolCall };
 export type RunEvent = { type: 'text'; text: string } | ({ type: 'tool_call' } & ToolCall) | ({ type: 'done' } & RunResponse) | { type: 'error'; error: { code: string; message: string } };

@@ -3,6 +3,11 @@ import { DELETE, GET, POST, PUT } from './client.ts';
 import { fetchMembers } from './organization.ts';
 import { can, useSession } from './session.ts';
 import type { CreatePromptBody, UpdatePromptBody } from './types.ts';
+import type { components } from './openapi.gen.ts';
+
+type Schemas = components['schemas'];
+export type Prompt = Schemas['Prompt'];
+export type PromptMessage = Prompt['messages'][number];
 
 export const promptKeys = {
   all: (projectId: string) => ['prompts', projectId] as const,

@@ -1,6 +1,14 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { DELETE, GET, PATCH, POST } from './client.ts';
+import { DELETE, GET, PATCH, POST, type Answer } from './client.ts';
 import type { AddItemsBody, CompleteItemBody, CreateQueueBody, CreateScoreConfigBody, UpdateQueueBody } from './types.ts';
+import type { components } from './openapi.gen.ts';
+
+type Schemas = components['schemas'];
+export type ScoreConfig = Schemas['ScoreConfig'];
+export type Score = Schemas['Score'];
+export type ReviewQueue = Schemas['ReviewQueue'];
+export type QueueItem = Schemas['ReviewQueueItem'];
+export type QueueItemDetail = Answer<'/api/queues/{id}/items/{itemId}', 'get'>;
 
 export const reviewKeys = {
   scoreConfigs: (projectId: string) => ['score-configs', projectId] as const,

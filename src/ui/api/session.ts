@@ -1,8 +1,10 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { GET, PATCH, POST, isUnauthorized, setCsrfToken } from './client.ts';
-import type { Session } from './types.ts';
+import { GET, PATCH, POST, isUnauthorized, setCsrfToken, type Answer } from './client.ts';
+import type { components } from './openapi.gen.ts';
 
-export type { Session } from './types.ts';
+type Schemas = components['schemas'];
+export type Session = Schemas['Session'];
+export type InvitationInfo = Answer<'/api/auth/invitations/{token}', 'get'>;
 
 export const SESSION_KEY = ['session'] as const;
 /** An invitation or password-reset link's query. */

@@ -1,7 +1,25 @@
 import { useMemo } from 'react';
 import { queryOptions, useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { DELETE, GET, PATCH, POST } from './client.ts';
-import type { CreateAnnotationBody, NewTracesRequest, SearchRequest, ShareState, TraceOutline, UpdateAnnotationBody } from './types.ts';
+import { DELETE, GET, PATCH, POST, type Answer } from './client.ts';
+import type { CreateAnnotationBody, NewTracesRequest, SearchRequest, UpdateAnnotationBody } from './types.ts';
+import type { components } from './openapi.gen.ts';
+import type { TraceEvaluation } from '../../modules/evaluators/schemas.ts';
+
+type Schemas = components['schemas'];
+export type { TraceEvaluation };
+export type TraceSummary = Schemas['TraceSummary'];
+export type Span = Schemas['Span'];
+export type SpanOutline = Schemas['SpanOutline'];
+/**
+ * What the trace page loads first: the trace with its spans in outline, and its evaluations.
+ * The document leaves an evaluation's shape open (the traces module does not know the
+ * evaluators'); the evaluators module's schema says it.
+ */
+export type TraceOutline = Answer<'/api/trace/{id}/outline', 'get'> & { evaluations: TraceEvaluation[] };
+export type SpanPayload = Span['input'];
+export type ChatMessage = Extract<NonNullable<SpanPayload>, { type: 'chat_messages' }>['value'][number];
+export type ShareState = Schemas['ShareState'];
+export type Annotation = Schemas['Annotation'];
 
 /** Where a trace comes from: a project (signed in) or a public share token. */
 export type TraceSource = { projectId: string; traceId: string } | { shareToken: string };

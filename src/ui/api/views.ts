@@ -1,6 +1,10 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { DELETE, GET, PATCH, POST } from './client.ts';
 import type { CreateViewBody, UpdateViewBody } from './types.ts';
+import type { components } from './openapi.gen.ts';
+
+type Schemas = components['schemas'];
+export type SavedView = Schemas['TraceView'];
 
 export const viewKeys = { all: (projectId: string) => ['trace-views', projectId] as const };
 

@@ -1,6 +1,11 @@
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { DELETE, GET, PATCH, POST } from './client.ts';
 import type { CreateEndpointBody, UpdateEndpointBody } from './types.ts';
+import type { components } from './openapi.gen.ts';
+
+type Schemas = components['schemas'];
+export type WebhookEndpoint = Schemas['WebhookEndpoint'];
+export type WebhookEventType = Schemas['WebhookEventType'];
 
 /** Webhook endpoints belong to a project: every call names it (X-Project-Id). */
 const noRetryOn4xx = (count: number, error: Error) => count < 1 && !('status' in error && (error as { status: number }).status < 500);

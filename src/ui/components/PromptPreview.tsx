@@ -7,7 +7,8 @@ import { fetchRecords, useDatasets } from '../api/datasets.ts';
 import { useModelOptions } from '../api/model-providers.ts';
 import { streamPromptRun } from '../api/playground.ts';
 import { useCompilePrompt, usePromptMutations, type CompiledPrompt } from '../api/prompts.ts';
-import type { Prompt, PromptInputType, UpdatePromptBody } from '../api/types.ts';
+import type { Prompt } from '../api/prompts.ts';
+import type { PromptInputType, UpdatePromptBody } from '../api/types.ts';
 import { INPUT_TYPE_CHECKS, placeholdersOf } from '../lib/prompt-types.ts';
 import { formOf, parametersOf, PlaygroundColumn, type ColumnRun, type ColumnSetup, type ParameterForm } from './PlaygroundColumn.tsx';
 

@@ -7,7 +7,8 @@ import { useDatasets, useFirstRecord } from '../api/datasets.ts';
 import { useCatalogue, type Evaluator } from '../api/evaluators.ts';
 import { useDefinition, useSaveDefinition, useStartRun } from '../api/experiments.ts';
 import { usePrompts } from '../api/prompts.ts';
-import type { DefinitionBody, ExperimentDefinition } from '../api/types.ts';
+import type { DefinitionBody } from '../api/types.ts';
+import type { ExperimentDefinition } from '../api/experiments.ts';
 import { asText } from '../lib/format.ts';
 import './experiments.css';
 

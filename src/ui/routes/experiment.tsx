@@ -5,7 +5,7 @@ import { IconArrowDown, IconArrowUp, IconCheck, IconGitCompare, IconSettings, Ic
 import { Link, useNavigate, useParams, useSearch } from '@tanstack/react-router';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { RUN_ROWS_PAGE, useExperiments, useRefreshRunRows, useRunRows, useRunShape, useRunStatus, useRunSummary, useRuns } from '../api/experiments.ts';
-import type { Estimate, ExperimentRun, RunRows } from '../api/types.ts';
+import type { Estimate, ExperimentRun, RunRows } from '../api/experiments.ts';
 import { ButtonLink } from '../components/ButtonLink.tsx';
 import { Stat } from '../components/Stat.tsx';
 import { scoreText, scoreTitle } from '../lib/scores.ts';

@@ -4,7 +4,7 @@ import { IconArrowLeft, IconCheck, IconChevronLeft, IconChevronRight, IconPlayer
 import { Link, useNavigate, useParams } from '@tanstack/react-router';
 import { review, useClaim, useQueue, useQueueItem, useScoreConfigs } from '../api/review.ts';
 import { useTraceOutline } from '../api/traces.ts';
-import type { QueueItem, QueueItemDetail, ScoreConfig } from '../api/types.ts';
+import type { QueueItem, QueueItemDetail, ScoreConfig } from '../api/review.ts';
 import { TraceView } from '../components/TraceView.tsx';
 
 type Value = number | boolean | string;

@@ -4,7 +4,7 @@ import { useForm } from '@mantine/form';
 import { Link, useNavigate, useParams } from '@tanstack/react-router';
 import { ApiError } from '../api/client.ts';
 import { acceptLink, lastProject, useAcceptSession, useLink, type LinkKind } from '../api/session.ts';
-import type { InvitationInfo } from '../api/types.ts';
+import type { InvitationInfo } from '../api/session.ts';
 import { AuthCard } from '../components/AuthCard.tsx';
 import { formatFullTime } from '../lib/format.ts';
 

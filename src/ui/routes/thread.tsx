@@ -2,7 +2,7 @@ import { Alert, Button, Group, Loader, Text, Title, Tooltip } from '@mantine/cor
 import { IconAlertTriangle, IconArrowLeft, IconExternalLink, IconThumbDown, IconThumbUp } from '@tabler/icons-react';
 import { Link, useParams } from '@tanstack/react-router';
 import { useThreadTraces } from '../api/traces.ts';
-import type { TraceSummary } from '../api/types.ts';
+import type { TraceSummary } from '../api/traces.ts';
 import { Copy } from '../components/Copy.tsx';
 import { Metric } from '../components/TraceView.tsx';
 import { formatCost, formatDuration, formatFullTime, formatTime, formatTokens } from '../lib/format.ts';

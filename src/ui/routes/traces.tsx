@@ -5,7 +5,7 @@ import { IconArrowDown, IconArrowUp, IconMessages } from '@tabler/icons-react';
 import { Link, useNavigate, useParams, useSearch } from '@tanstack/react-router';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { fetchNewTraces, useTraceList } from '../api/traces.ts';
-import type { TraceSummary } from '../api/types.ts';
+import type { TraceSummary } from '../api/traces.ts';
 import { can, useSession } from '../api/session.ts';
 import { useSavedViewMutations, useSavedViews } from '../api/views.ts';
 import { FirstRun } from '../components/FirstRun.tsx';
@@ -13,7 +13,7 @@ import { AddToDatasetButton } from '../components/AddToDataset.tsx';
 import { AddToQueueButton } from '../components/AddToQueue.tsx';
 import { ColumnsPicker, DEFAULT_COLUMNS, SavedViews, columnDef, columnTitle, gridOf, sortOf } from '../components/TraceColumns.tsx';
 import { useScoreConfigs } from '../api/review.ts';
-import type { ScoreConfig } from '../api/types.ts';
+import type { ScoreConfig } from '../api/review.ts';
 import { ListToolbar } from '../components/TraceFilters.tsx';
 import { activeFilterCount, decodeColumns, encodeColumns, toSearchRequest, useRangeAnchor, viewSearchOf, type ListSearch, type ListSort } from '../lib/list-search.ts';
 
