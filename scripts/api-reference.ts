@@ -2,7 +2,7 @@
  * docs/api-reference.md from the OpenAPI document the server serves (`GET /api/openapi.json`),
  * so the reference lists exactly the routes, fields, bounds and status codes that validate
  * requests. test/foundation/api-reference.test.ts fails when the file is not current and
- * rewrites it with `npm run docs:api`.
+ * rewrites it with `npm run generate`.
  */
 
 interface Schema {
@@ -70,7 +70,7 @@ export function renderApiReference(doc: OpenApiDocument): string {
   const out: string[] = [
     '# API reference',
     '',
-    'Generated from the OpenAPI document the server serves at `GET /api/openapi.json` (`npm run docs:api`',
+    'Generated from the OpenAPI document the server serves at `GET /api/openapi.json` (`npm run generate`',
     'rewrites this file); the same zod schemas validate every request. Curl recipes for each route,',
     'authentication and the error shapes are in [the API guide](api.md).',
     '',

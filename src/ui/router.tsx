@@ -2,7 +2,9 @@ import { Outlet, createRootRouteWithContext, createRoute, createRouter, lazyRout
 import type { QueryClient } from '@tanstack/react-query';
 import { SESSION_KEY, fetchSession, lastProject } from './api/session.ts';
 import { asText } from './lib/format.ts';
-import { parseListSearch, type ListSearch } from './lib/list-search.ts';
+import * as z from 'zod/mini';
+import { listSearchSchema } from './lib/list-search.ts';
+import { oneOf, searchValidator, text, wholeNumber, words } from './lib/search.ts';
 import { traceOutlineQuery } from './api/traces.ts';
 import { DATASET_PAGE, datasetQuery, prefetchRecords } from './api/datasets.ts';
 
@@ -29,7 +31,7 @@ const indexRoute = createRoute({
 const signinRoute = createRoute({
   getParentRoute: () => rootRoute,
   path: '/signin',
-  validateSearch: (s: Record<string, unknown>): { redirect?: string } => (typeof s.redirect === 'string' ? { redirect: s.redirect } : {}),
+  validateSearch: searchValidator(z.object({ redirect: text() })),
   component: lazyRouteComponent(() => import('./routes/signin.tsx')),
 });
 
@@ -75,39 +77,32 @@ const projectIndexRoute = createRoute({
 export const tracesRoute = createRoute({
   getParentRoute: () => projectRoute,
   path: '/traces',
-  validateSearch: parseListSearch,
+  validateSearch: searchValidator(listSearchSchema),
   component: lazyRouteComponent(() => import('./routes/traces.tsx')),
 });
 
 export const traceRoute = createRoute({
   getParentRoute: () => projectRoute,
   path: '/traces/$traceId',
-  validateSearch: (s: Record<string, unknown>): { span?: string } => (typeof s.span === 'string' ? { span: s.span } : {}),
+  validateSearch: searchValidator(z.object({ span: text() })),
   // Starts reading the trace while the page's code loads (not awaited: the page shows its own progress).
   // ensureQueryData: a span selected (the URL's search changing) must not read a big trace's outline again.
   loader: ({ context, params }) => void context.queryClient.ensureQueryData(traceOutlineQuery(params)).catch(() => undefined),
   component: lazyRouteComponent(() => import('./routes/trace.tsx')),
 });
 
-export interface UsersSearch {
-  q?: string;
-  sort?: 'user_id' | 'traces' | 'cost' | 'tokens' | 'errors' | 'thumbs_up' | 'thumbs_down' | 'first_seen' | 'last_seen';
-  dir?: 'asc' | 'desc';
-  page?: number;
-}
-const USER_SORTS = ['user_id', 'traces', 'cost', 'tokens', 'errors', 'thumbs_up', 'thumbs_down', 'first_seen', 'last_seen'] as const;
+const usersSearch = z.object({
+  q: words(),
+  sort: oneOf(['user_id', 'traces', 'cost', 'tokens', 'errors', 'thumbs_up', 'thumbs_down', 'first_seen', 'last_seen']),
+  dir: oneOf(['asc', 'desc']),
+  /** The first page is the one without `page`. */
+  page: wholeNumber(2),
+});
+export type UsersSearch = z.output<typeof usersSearch>;
 const usersRoute = createRoute({
   getParentRoute: () => projectRoute,
   path: '/users',
-  validateSearch: (s: Record<string, unknown>): UsersSearch => {
-    const out: UsersSearch = {};
-    if (typeof s.q === 'string' && s.q) out.q = s.q;
-    if (USER_SORTS.includes(s.sort as never)) out.sort = s.sort as UsersSearch['sort'];
-    if (s.dir === 'asc' || s.dir === 'desc') out.dir = s.dir;
-    const page = Number(s.page);
-    if (Number.isInteger(page) && page > 1) out.page = page;
-    return out;
-  },
+  validateSearch: searchValidator(usersSearch),
   component: lazyRouteComponent(() => import('./routes/users.tsx')),
 });
 
@@ -120,24 +115,21 @@ const threadRoute = createRoute({
 const promptsRoute = createRoute({
   getParentRoute: () => projectRoute,
   path: '/prompts',
-  validateSearch: (s: Record<string, unknown>): { q?: string } => (typeof s.q === 'string' && s.q ? { q: s.q } : {}),
+  validateSearch: searchValidator(z.object({ q: words() })),
   component: lazyRouteComponent(() => import('./routes/prompts.tsx')),
 });
 
-export interface PromptSearch {
-  tab?: 'edit' | 'history' | 'preview' | 'code';
+const promptSearch = z.object({
+  tab: oneOf(['edit', 'history', 'preview', 'code']),
   /** The two versions the history compares. */
-  a?: number;
-  b?: number;
-}
+  a: wholeNumber(1),
+  b: wholeNumber(1),
+});
+export type PromptSearch = z.output<typeof promptSearch>;
 const promptRoute = createRoute({
   getParentRoute: () => projectRoute,
   path: '/prompts/$promptId',
-  validateSearch: (s: Record<string, unknown>): PromptSearch => {
-    const tab = ['edit', 'history', 'preview', 'code'].includes(s.tab as string) ? (s.tab as PromptSearch['tab']) : undefined;
-    const version = (v: unknown) => (Number.isInteger(Number(v)) && Number(v) > 0 ? Number(v) : undefined);
-    return Object.fromEntries(Object.entries({ tab, a: version(s.a), b: version(s.b) }).filter(([, v]) => v !== undefined));
-  },
+  validateSearch: searchValidator(promptSearch),
   component: lazyRouteComponent(() => import('./routes/prompt.tsx')),
 });
 
@@ -147,22 +139,21 @@ const datasetsRoute = createRoute({
   component: lazyRouteComponent(() => import('./routes/datasets.tsx')),
 });
 
-export interface DatasetSearch {
+const datasetSearch = z.object({
   /** View the dataset as of this version (read-only). */
-  version?: number;
+  version: wholeNumber(0),
   /** Only rows containing this text. */
-  q?: string;
+  q: words(),
   /** Rows just uploaded (a notice). */
-  uploaded?: number;
-}
+  uploaded: wholeNumber(0),
+});
+export type DatasetSearch = z.output<typeof datasetSearch>;
+// Named, not inline: inferred inside createRoute beside loaderDeps, the type comes out empty.
+const readDatasetSearch = searchValidator(datasetSearch);
 const datasetRoute = createRoute({
   getParentRoute: () => projectRoute,
   path: '/datasets/$datasetId',
-  validateSearch: (s: Record<string, unknown>): DatasetSearch => {
-    const int = (v: unknown) => (v !== undefined && v !== '' && Number.isInteger(Number(v)) && Number(v) >= 0 ? Number(v) : undefined);
-    const q = typeof s.q === 'string' && s.q ? s.q : undefined;
-    return Object.fromEntries(Object.entries({ version: int(s.version), q, uploaded: int(s.uploaded) }).filter(([, v]) => v !== undefined));
-  },
+  validateSearch: (s: Record<string, unknown>): DatasetSearch => readDatasetSearch(s),
   loaderDeps: ({ search }) => ({ version: search.version, q: search.q }),
   // The header and the first rows are asked for together, while the page's code loads (not awaited).
   loader: ({ context, params, deps }) => {
@@ -192,7 +183,7 @@ const evaluatorsRoute = createRoute({
 const evaluatorRoute = createRoute({
   getParentRoute: () => projectRoute,
   path: '/evaluators/$family/$name',
-  validateSearch: (s: Record<string, unknown>): { trace?: string } => (typeof s.trace === 'string' && s.trace ? { trace: s.trace } : {}),
+  validateSearch: searchValidator(z.object({ trace: words() })),
   component: lazyRouteComponent(() => import('./routes/evaluator.tsx')),
 });
 
@@ -217,7 +208,7 @@ const monitorsRoute = createRoute({
 const newMonitorRoute = createRoute({
   getParentRoute: () => projectRoute,
   path: '/monitors/new',
-  validateSearch: (s: Record<string, unknown>): { evaluator?: string } => (typeof s.evaluator === 'string' && s.evaluator ? { evaluator: s.evaluator } : {}),
+  validateSearch: searchValidator(z.object({ evaluator: words() })),
   component: lazyRouteComponent(() => import('./routes/monitor-new.tsx')),
 });
 
@@ -234,22 +225,19 @@ const experimentsRoute = createRoute({
 });
 
 /** The experiment page; with `runId` the run page (the SDKs print this URL), sorted and filtered by column. */
-export interface ExperimentSearch {
-  runId?: string;
-  sort?: string;
-  dir?: 'asc' | 'desc';
+const experimentSearch = z.object({
+  runId: words(),
+  sort: words(),
+  dir: oneOf(['asc', 'desc']),
   /** Filter: a column id and what to match (`>0.5`, `fail`, words). */
-  col?: string;
-  f?: string;
-}
+  col: words(),
+  f: words(),
+});
+export type ExperimentSearch = z.output<typeof experimentSearch>;
 const experimentRoute = createRoute({
   getParentRoute: () => projectRoute,
   path: '/experiments/$slug',
-  validateSearch: (s: Record<string, unknown>): ExperimentSearch => {
-    const str = (v: unknown) => (typeof v === 'string' && v ? v : undefined);
-    const dir = s.dir === 'asc' || s.dir === 'desc' ? s.dir : undefined;
-    return Object.fromEntries(Object.entries({ runId: str(s.runId), sort: str(s.sort), dir, col: str(s.col), f: str(s.f) }).filter(([, v]) => v !== undefined));
-  },
+  validateSearch: searchValidator(experimentSearch),
   component: lazyRouteComponent(() => import('./routes/experiment.tsx')),
 });
 
@@ -258,37 +246,31 @@ const experimentSetupRoute = createRoute({
   getParentRoute: () => projectRoute,
   path: '/experiments/$slug/setup',
   /** `name`: the name typed for a new experiment. */
-  validateSearch: (s: Record<string, unknown>): { name?: string } => (typeof s.name === 'string' && s.name ? { name: s.name } : {}),
+  validateSearch: searchValidator(z.object({ name: words() })),
   component: lazyRouteComponent(() => import('./routes/experiment-setup.tsx')),
 });
 
 /** Runs compared: `runs` is a comma-separated list; the baseline is the experiment's, else `baseline`, else the first. */
-export interface CompareSearch {
-  runs?: string;
+const compareSearch = z.object({
+  runs: words(),
   /** Compare with this run instead of the experiment's baseline (for a viewer, who cannot mark one). */
-  baseline?: string;
-  view?: 'rows' | 'regressions';
-}
+  baseline: words(),
+  view: oneOf(['rows', 'regressions']),
+});
+export type CompareSearch = z.output<typeof compareSearch>;
 const compareRoute = createRoute({
   getParentRoute: () => projectRoute,
   path: '/experiments/$slug/compare',
-  validateSearch: (s: Record<string, unknown>): CompareSearch => {
-    const runs = typeof s.runs === 'string' && s.runs ? s.runs : undefined;
-    const view = s.view === 'regressions' || s.view === 'rows' ? s.view : undefined;
-    const baseline = typeof s.baseline === 'string' && s.baseline ? s.baseline : undefined;
-    return Object.fromEntries(Object.entries({ runs, baseline, view }).filter(([, v]) => v !== undefined));
-  },
+  validateSearch: searchValidator(compareSearch),
   component: lazyRouteComponent(() => import('./routes/experiment-compare.tsx')),
 });
 
-export type AnalyticsSearch = ListSearch & { group?: 'model' | 'label' | 'user' };
+const analyticsSearch = z.extend(listSearchSchema, { group: oneOf(['model', 'label', 'user']) });
+export type AnalyticsSearch = z.output<typeof analyticsSearch>;
 const analyticsRoute = createRoute({
   getParentRoute: () => projectRoute,
   path: '/analytics',
-  validateSearch: (s: Record<string, unknown>): AnalyticsSearch => {
-    const group = ['model', 'label', 'user'].includes(s.group as string) ? (s.group as AnalyticsSearch['group']) : undefined;
-    return { ...parseListSearch(s), ...(group ? { group } : {}) };
-  },
+  validateSearch: searchValidator(analyticsSearch),
   component: lazyRouteComponent(() => import('./routes/analytics.tsx')),
 });
 
@@ -324,7 +306,7 @@ const settingsWebhooksRoute = createRoute({
   getParentRoute: () => settingsRoute,
   path: '/webhooks',
   // ?endpoint=<id>: the endpoint whose delivery log is open.
-  validateSearch: (s: Record<string, unknown>): { endpoint?: string } => (typeof s.endpoint === 'string' ? { endpoint: s.endpoint } : {}),
+  validateSearch: searchValidator(z.object({ endpoint: text() })),
   component: lazyRouteComponent(() => import('./routes/settings/webhooks.tsx')),
 });
 const settingsModelProvidersRoute = createRoute({

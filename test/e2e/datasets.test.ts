@@ -164,6 +164,8 @@ describe.runIf(hasChromium).each(databaseKinds)('the dataset pages in a real bro
     expect(await versions.locator('tbody tr').count()).toBe(current.data.length);
     // Version 1: the one empty row added first.
     await page.getByRole('button', { name: 'View as of version 1', exact: true }).click();
+    // The drawer closes (its close transition is still running when the rows are already in).
+    await page.getByRole('dialog', { name: 'Version history' }).waitFor({ state: 'hidden' });
     await page.getByTestId('as-of').getByText('as of version 1').waitFor();
     await expect.poll(() => grid().getAttribute('data-total')).toBe('1');
     expect(await cell(0, 0).textContent()).toBe('');

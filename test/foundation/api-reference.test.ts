@@ -3,26 +3,39 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type TestApp } from '../support/harness.ts';
 import { renderApiReference, type OpenApiDocument } from '../../scripts/api-reference.ts';
+import { renderUiApiPaths } from '../../scripts/ui-api-paths.ts';
 
 const REFERENCE = path.resolve(import.meta.dirname, '../../docs/api-reference.md');
+const UI_PATHS = path.resolve(import.meta.dirname, '../../src/ui/api/openapi.gen.ts');
 
 /**
- * docs/api-reference.md is generated from the OpenAPI document: a route, field or bound
- * changed without regenerating it fails here. `npm run docs:api` rewrites it.
+ * Two files are generated from the OpenAPI document: docs/api-reference.md and the web app's
+ * path types (src/ui/api/openapi.gen.ts). A route, field or bound changed without regenerating
+ * them fails here. `npm run generate` rewrites both.
  */
-describe('the API reference in docs/', () => {
+describe('the files generated from the OpenAPI document', () => {
   let t: TestApp;
+  let doc: OpenApiDocument;
+  const write = process.env.SPYGLASS_WRITE_GENERATED === '1';
   beforeAll(async () => {
     t = await startApp('pglite');
+    const res = await t.request('GET', '/api/openapi.json');
+    expect(res.status).toBe(200);
+    doc = res.body as OpenApiDocument;
   });
   afterAll(() => t.close());
 
-  it('is the one the OpenAPI document gives', async () => {
-    const res = await t.request('GET', '/api/openapi.json');
-    expect(res.status).toBe(200);
-    const reference = renderApiReference(res.body as OpenApiDocument);
-    if (process.env.SPYGLASS_WRITE_API_REFERENCE === '1') fs.writeFileSync(REFERENCE, reference);
-    const current = fs.existsSync(REFERENCE) ? fs.readFileSync(REFERENCE, 'utf8') : '';
-    expect(current, 'docs/api-reference.md is out of date: run npm run docs:api').toBe(reference);
+  function check(file: string, content: string) {
+    if (write) fs.writeFileSync(file, content);
+    const current = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
+    expect(current, `${path.relative(process.cwd(), file)} is out of date: run npm run generate`).toBe(content);
+  }
+
+  it('docs/api-reference.md is the one the document gives', () => {
+    check(REFERENCE, renderApiReference(doc));
+  });
+
+  it("the web app's path types are the ones the document gives", async () => {
+    check(UI_PATHS, await renderUiApiPaths(doc));
   });
 });

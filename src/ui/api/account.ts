@@ -1,18 +1,22 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api } from './client.ts';
-import type { ChangePasswordBody, UserSession } from './types.ts';
+import { DELETE, GET, POST, type Answer } from './client.ts';
+import type { ChangePasswordBody } from './types.ts';
+
+export type UserSession = Answer<'/api/auth/sessions', 'get'>['data'][number];
 
 /** The signed-in user's own sessions and password. */
 
+export const accountKeys = { sessions: ['user-sessions'] as const };
+
 export function useUserSessions() {
-  return useQuery({ queryKey: ['user-sessions'], queryFn: async () => (await api<{ data: UserSession[] }>('GET', '/api/auth/sessions')).data });
+  return useQuery({ queryKey: accountKeys.sessions, queryFn: async () => (await GET('/api/auth/sessions')).data });
 }
 
 export function useAccountMutations() {
   const client = useQueryClient();
-  const refresh = () => client.invalidateQueries({ queryKey: ['user-sessions'] });
+  const refresh = () => client.invalidateQueries({ queryKey: accountKeys.sessions });
   return {
-    revokeSession: useMutation({ mutationFn: (id: string) => api('DELETE', `/api/auth/sessions/${encodeURIComponent(id)}`), onSuccess: refresh }),
-    changePassword: useMutation({ mutationFn: (body: ChangePasswordBody) => api('POST', '/api/auth/password', { body }), onSuccess: refresh }),
+    revokeSession: useMutation({ mutationFn: (id: string) => DELETE('/api/auth/sessions/{id}', { params: { path: { id } } }), onSuccess: refresh }),
+    changePassword: useMutation({ mutationFn: (body: ChangePasswordBody) => POST('/api/auth/password', { body }), onSuccess: refresh }),
   };
 }

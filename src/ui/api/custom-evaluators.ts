@@ -1,16 +1,16 @@
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { z } from 'zod';
-import { api } from './client.ts';
-import type { createCustomBody, CustomEvaluatorView, customVersionSchema, updateCustomBody } from '../../modules/evaluators/custom/schemas.ts';
+import { DELETE, GET, PATCH, POST, type Answer } from './client.ts';
+import { evaluatorKeys } from './evaluators.ts';
+import type { createCustomBody, updateCustomBody } from '../../modules/evaluators/custom/schemas.ts';
 
-export type CustomEvaluator = CustomEvaluatorView;
-export type CustomVersion = z.output<typeof customVersionSchema>;
+export type CustomEvaluator = Answer<'/api/custom-evaluators/{slug}', 'get'>;
+export type CustomVersion = Answer<'/api/custom-evaluators/{slug}/versions', 'get'>['data'][number];
 export type CreateCustomInput = z.input<typeof createCustomBody>;
 export type UpdateCustomInput = z.input<typeof updateCustomBody>;
 export type AnswerKind = CustomEvaluator['answer'];
 
-const BASE = '/api/custom-evaluators';
-const at = (slug: string) => `${BASE}/${encodeURIComponent(slug)}`;
+const at = (slug: string) => ({ params: { path: { slug } } });
 
 export const customEvaluatorKeys = {
   all: (projectId: string) => ['custom-evaluators', projectId] as const,
@@ -19,12 +19,12 @@ export const customEvaluatorKeys = {
 };
 
 export const customEvaluatorQuery = (projectId: string, slug: string) =>
-  queryOptions({ queryKey: customEvaluatorKeys.one(projectId, slug), queryFn: ({ signal }) => api<CustomEvaluator>('GET', at(slug), { projectId, signal }) });
+  queryOptions({ queryKey: customEvaluatorKeys.one(projectId, slug), queryFn: ({ signal }) => GET('/api/custom-evaluators/{slug}', { ...at(slug), projectId, signal }) });
 
 export const customVersionsQuery = (projectId: string, slug: string) =>
   queryOptions({
     queryKey: customEvaluatorKeys.versions(projectId, slug),
-    queryFn: async ({ signal }) => (await api<{ data: CustomVersion[] }>('GET', `${at(slug)}/versions`, { projectId, signal })).data,
+    queryFn: async ({ signal }) => (await GET('/api/custom-evaluators/{slug}/versions', { ...at(slug), projectId, signal })).data,
   });
 
 export const useCustomEvaluator = (projectId: string, slug: string) => useQuery(customEvaluatorQuery(projectId, slug));
@@ -36,12 +36,12 @@ export function useCustomEvaluatorMutations(projectId: string) {
   const refresh = async (saved?: CustomEvaluator) => {
     if (saved) client.setQueryData(customEvaluatorKeys.one(projectId, saved.slug), saved);
     await client.invalidateQueries({ queryKey: customEvaluatorKeys.all(projectId) });
-    // The catalogue lists custom evaluators (its key: api/evaluators.ts useCatalogue).
-    await client.invalidateQueries({ queryKey: ['evaluators', projectId] });
+    // The catalogue lists custom evaluators.
+    await client.invalidateQueries({ queryKey: evaluatorKeys.catalogue(projectId) });
   };
   return {
-    create: useMutation({ mutationFn: (body: CreateCustomInput) => api<CustomEvaluator>('POST', BASE, { projectId, body }), onSuccess: refresh }),
-    update: useMutation({ mutationFn: ({ slug, body }: { slug: string; body: UpdateCustomInput }) => api<CustomEvaluator>('PATCH', at(slug), { projectId, body }), onSuccess: refresh }),
-    remove: useMutation({ mutationFn: (slug: string) => api<{ slug: string }>('DELETE', at(slug), { projectId }), onSuccess: () => refresh() }),
+    create: useMutation({ mutationFn: (body: CreateCustomInput) => POST('/api/custom-evaluators', { projectId, body }), onSuccess: refresh }),
+    update: useMutation({ mutationFn: ({ slug, body }: { slug: string; body: UpdateCustomInput }) => PATCH('/api/custom-evaluators/{slug}', { ...at(slug), projectId, body }), onSuccess: refresh }),
+    remove: useMutation({ mutationFn: (slug: string) => DELETE('/api/custom-evaluators/{slug}', { ...at(slug), projectId }), onSuccess: () => refresh() }),
   };
 }

@@ -1,6 +1,22 @@
+import { useMemo } from 'react';
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { ApiError, api, currentCsrfToken } from './client.ts';
-import type { ColumnType, Dataset, DatasetImport, DatasetListItem, DatasetRecord, DatasetVersions, RecordPage } from './types.ts';
+import { ApiError, DELETE, GET, PATCH, POST, currentCsrfToken, type Answer } from './client.ts';
+import type { ColumnType } from './types.ts';
+
+export type Dataset = Answer<'/api/dataset', 'post'>;
+export type DatasetRecord = Answer<'/api/dataset/{slugOrId}/records', 'get'>['data'][number];
+
+/** A background import of traces into a dataset. */
+export type DatasetImport = Answer<'/api/dataset/{slugOrId}/imports/{importId}', 'get'>;
+
+export const datasetKeys = {
+  all: (projectId: string) => ['datasets', projectId] as const,
+  /** Every dataset's header (no id), or one. */
+  one: (projectId: string, datasetId?: string) => (datasetId === undefined ? (['dataset', projectId] as const) : (['dataset', projectId, datasetId] as const)),
+  versions: (projectId: string, datasetId?: string) => (datasetId === undefined ? (['dataset-versions', projectId] as const) : (['dataset-versions', projectId, datasetId] as const)),
+  firstRow: (projectId: string, datasetId: string | undefined) => ['dataset-first-row', projectId, datasetId] as const,
+  traceMapping: (projectId: string, datasetId: string | null) => ['dataset-trace-mapping', projectId, datasetId] as const,
+};
 
 /** Column types, in the order the pickers list them (the API's COLUMN_TYPES). */
 export const COLUMN_TYPES: ColumnType[] = ['string', 'number', 'boolean', 'date', 'list', 'json', 'chat_messages', 'rag_contexts', 'spans', 'annotations', 'evaluations', 'image'];
@@ -9,12 +25,13 @@ export type Column = Dataset['columnTypes'][number];
 /** Rows per page of the dataset grid. */
 export const DATASET_PAGE = 200;
 
-export const datasetPath = (slugOrId: string) => `/api/dataset/${encodeURIComponent(slugOrId)}`;
+const at = (slugOrId: string) => ({ path: { slugOrId } });
+const listDatasets = (projectId: string, signal?: AbortSignal) => GET('/api/dataset', { params: { query: { limit: 1000 } }, projectId, signal });
 
 export function useDatasets(projectId: string) {
   return useQuery({
-    queryKey: ['datasets', projectId],
-    queryFn: ({ signal }) => api<{ data: DatasetListItem[]; pagination: { total: number } }>('GET', '/api/dataset?limit=1000', { projectId, signal }),
+    queryKey: datasetKeys.all(projectId),
+    queryFn: ({ signal }) => listDatasets(projectId, signal),
   });
 }
 
@@ -25,12 +42,12 @@ export function useDataset(projectId: string, datasetId: string) {
 /** The dataset's header query, also started by the route before its page's code has loaded. */
 export function datasetQuery(projectId: string, datasetId: string) {
   return queryOptions({
-    queryKey: ['dataset', projectId, datasetId],
+    queryKey: datasetKeys.one(projectId, datasetId),
     // The dataset without its records: the first page of 1 record answers the count, the list item the rest.
     queryFn: async ({ signal }) => {
       const [list, versions] = await Promise.all([
-        api<{ data: DatasetListItem[] }>('GET', '/api/dataset?limit=1000', { projectId, signal }),
-        api<DatasetVersions>('GET', `${datasetPath(datasetId)}/versions?limit=1`, { projectId, signal }),
+        listDatasets(projectId, signal),
+        GET('/api/dataset/{slugOrId}/versions', { params: { ...at(datasetId), query: { limit: 1 } }, projectId, signal }),
       ]);
       const found = list.data.find((d) => d.id === datasetId || d.slug === datasetId);
       if (!found) throw new ApiError(404, 'dataset_not_found', `No dataset ${datasetId} in this project`);
@@ -42,8 +59,8 @@ export function datasetQuery(projectId: string, datasetId: string) {
 
 export function useVersions(projectId: string, datasetId: string, enabled: boolean) {
   return useQuery({
-    queryKey: ['dataset-versions', projectId, datasetId],
-    queryFn: ({ signal }) => api<DatasetVersions>('GET', `${datasetPath(datasetId)}/versions?limit=1000`, { projectId, signal }),
+    queryKey: datasetKeys.versions(projectId, datasetId),
+    queryFn: ({ signal }) => GET('/api/dataset/{slugOrId}/versions', { params: { ...at(datasetId), query: { limit: 1000 } }, projectId, signal }),
     enabled,
   });
 }
@@ -52,7 +69,7 @@ export function useVersions(projectId: string, datasetId: string, enabled: boole
  * The first page of rows, asked for by the route as the page opens (with the dataset's header,
  * not after it): the grid takes it from here when it is fresh.
  */
-const early = new Map<string, { at: number; page: Promise<RecordPage> }>();
+const early = new Map<string, { at: number; page: ReturnType<typeof fetchRecords> }>();
 const EARLY_MS = 5_000;
 const earlyKey = (projectId: string, datasetId: string, q: { page: number; limit: number; version?: number; search?: string }) => JSON.stringify([projectId, datasetId, q.page, q.limit, q.version ?? null, q.search ?? '']);
 
@@ -71,17 +88,34 @@ export function readRecords(projectId: string, datasetId: string, q: { page: num
 }
 
 export function fetchRecords(projectId: string, datasetId: string, q: { page: number; limit: number; version?: number; search?: string }, signal?: AbortSignal) {
-  const params = new URLSearchParams({ page: String(q.page), limit: String(q.limit) });
-  if (q.version !== undefined) params.set('version', String(q.version));
-  if (q.search) params.set('q', q.search);
-  return api<RecordPage>('GET', `${datasetPath(datasetId)}/records?${params.toString()}`, { projectId, signal });
+  const query = { page: q.page, limit: q.limit, ...(q.version !== undefined ? { version: q.version } : {}), ...(q.search ? { q: q.search } : {}) };
+  return GET('/api/dataset/{slugOrId}/records', { params: { ...at(datasetId), query }, projectId, signal });
+}
+
+/** The dataset's first record (the experiment setup shows its columns' values). */
+export function useFirstRecord(projectId: string, datasetId: string | undefined) {
+  return useQuery({
+    queryKey: datasetKeys.firstRow(projectId, datasetId),
+    queryFn: ({ signal }) => GET('/api/dataset/{slugOrId}/records', { params: { ...at(datasetId!), query: { limit: 1 } }, projectId, signal }),
+    enabled: !!datasetId,
+  });
+}
+
+/** After an upload or an import: the project's datasets, headers and versions read again. */
+export function useRefreshDatasets(projectId: string) {
+  const client = useQueryClient();
+  return async () => {
+    await client.invalidateQueries({ queryKey: datasetKeys.all(projectId) });
+    await client.invalidateQueries({ queryKey: datasetKeys.one(projectId) });
+    await client.invalidateQueries({ queryKey: datasetKeys.versions(projectId) });
+  };
 }
 
 export function useCreateDataset(projectId: string) {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (body: { name: string; columnTypes: Column[] }) => api<Dataset>('POST', '/api/dataset', { projectId, body }),
-    onSuccess: () => client.invalidateQueries({ queryKey: ['datasets', projectId] }),
+    mutationFn: (body: { name: string; columnTypes: Column[] }) => POST('/api/dataset', { projectId, body }),
+    onSuccess: () => client.invalidateQueries({ queryKey: datasetKeys.all(projectId) }),
   });
 }
 
@@ -90,34 +124,34 @@ export function useDatasetMutations(projectId: string, datasetId: string) {
   const client = useQueryClient();
   const refresh = () =>
     Promise.all([
-      client.invalidateQueries({ queryKey: ['dataset', projectId, datasetId] }),
-      client.invalidateQueries({ queryKey: ['dataset-versions', projectId, datasetId] }),
-      client.invalidateQueries({ queryKey: ['datasets', projectId] }),
+      client.invalidateQueries({ queryKey: datasetKeys.one(projectId, datasetId) }),
+      client.invalidateQueries({ queryKey: datasetKeys.versions(projectId, datasetId) }),
+      client.invalidateQueries({ queryKey: datasetKeys.all(projectId) }),
     ]);
-  const path = datasetPath(datasetId);
+  const params = at(datasetId);
   return {
     refresh,
-    update: useMutation({ mutationFn: (body: { name?: string; columnTypes?: Column[] }) => api<Dataset>('PATCH', path, { projectId, body }), onSuccess: refresh }),
-    archive: useMutation({ mutationFn: () => api('DELETE', path, { projectId }), onSuccess: refresh }),
+    update: useMutation({ mutationFn: (body: { name?: string; columnTypes?: Column[] }) => PATCH('/api/dataset/{slugOrId}', { params, projectId, body }), onSuccess: refresh }),
+    archive: useMutation({ mutationFn: () => DELETE('/api/dataset/{slugOrId}', { params, projectId }), onSuccess: refresh }),
     addRecords: useMutation({
       /** Any number of entries, sent 1,000 per request (the API's batch). */
       mutationFn: async (entries: Record<string, unknown>[]) => {
         const added: DatasetRecord[] = [];
         for (let i = 0; i < entries.length; i += 1000) {
-          added.push(...(await api<{ data: DatasetRecord[] }>('POST', `${path}/records`, { projectId, body: { entries: entries.slice(i, i + 1000) } })).data);
+          added.push(...(await POST('/api/dataset/{slugOrId}/records', { params, projectId, body: { entries: entries.slice(i, i + 1000) } })).data);
         }
         return added;
       },
       onSuccess: refresh,
     }),
     editRecord: useMutation({
-      mutationFn: ({ id, entry }: { id: string; entry: Record<string, unknown> }) => api<DatasetRecord>('PATCH', `${path}/records/${encodeURIComponent(id)}`, { projectId, body: { entry } }),
+      mutationFn: ({ id, entry }: { id: string; entry: Record<string, unknown> }) => PATCH('/api/dataset/{slugOrId}/records/{recordId}', { params: { path: { slugOrId: datasetId, recordId: id } }, projectId, body: { entry } }),
       onSuccess: refresh,
     }),
     deleteRecords: useMutation({
       mutationFn: async (ids: string[]) => {
         let deleted = 0;
-        for (let i = 0; i < ids.length; i += 1000) deleted += (await api<{ deletedCount: number }>('DELETE', `${path}/records`, { projectId, body: { recordIds: ids.slice(i, i + 1000) } })).deletedCount;
+        for (let i = 0; i < ids.length; i += 1000) deleted += (await DELETE('/api/dataset/{slugOrId}/records', { params, projectId, body: { recordIds: ids.slice(i, i + 1000) } })).deletedCount;
         return deleted;
       },
       onSuccess: refresh,
@@ -139,7 +173,7 @@ export async function uploadFile(projectId: string, file: File, mapping: UploadC
   if ('name' in target) form.append('name', target.name);
   form.append('mapping', JSON.stringify(mapping));
   form.append('file', file, file.name);
-  const url = 'name' in target ? '/api/dataset/upload' : `${datasetPath(target.datasetId)}/upload`;
+  const url = 'name' in target ? '/api/dataset/upload' : `/api/dataset/${encodeURIComponent(target.datasetId)}/upload`;
   const headers: Record<string, string> = { accept: 'application/json', 'x-project-id': projectId };
   if (csrf) headers['x-csrf-token'] = csrf;
   const response = await fetch(url, { method: 'POST', body: form, headers, credentials: 'same-origin' });
@@ -164,8 +198,8 @@ export const TRACE_SOURCES: { value: TraceSource; label: string }[] = [
 
 export function useTraceMapping(projectId: string, datasetId: string | null) {
   return useQuery({
-    queryKey: ['dataset-trace-mapping', projectId, datasetId],
-    queryFn: ({ signal }) => api<{ mapping: Record<string, string> | null }>('GET', `${datasetPath(datasetId!)}/trace-mapping`, { projectId, signal }),
+    queryKey: datasetKeys.traceMapping(projectId, datasetId),
+    queryFn: ({ signal }) => GET('/api/dataset/{slugOrId}/trace-mapping', { params: at(datasetId!), projectId, signal }),
     enabled: datasetId !== null,
   });
 }
@@ -175,9 +209,22 @@ export type FromTracesBody =
   | { filter: Record<string, unknown>; limit?: number; mapping: Record<string, string> };
 
 export function addFromTraces(projectId: string, datasetId: string, body: FromTracesBody) {
-  return api<{ recordsCreated: number; version: number } | DatasetImport>('POST', `${datasetPath(datasetId)}/from-traces`, { projectId, body });
+  return POST('/api/dataset/{slugOrId}/from-traces', { params: at(datasetId), projectId, body });
+}
+
+/** After traces were added to a dataset: the list (its counts), the dataset's remembered mapping and headers. */
+export function useRefreshAfterImport(projectId: string) {
+  const client = useQueryClient();
+  return useMemo(
+    () => ({
+      list: () => client.invalidateQueries({ queryKey: datasetKeys.all(projectId) }),
+      target: (datasetId: string) =>
+        Promise.all([client.invalidateQueries({ queryKey: datasetKeys.traceMapping(projectId, datasetId) }), client.invalidateQueries({ queryKey: datasetKeys.one(projectId) })]),
+    }),
+    [client, projectId],
+  );
 }
 
 export function fetchImport(projectId: string, datasetId: string, importId: string) {
-  return api<DatasetImport>('GET', `${datasetPath(datasetId)}/imports/${encodeURIComponent(importId)}`, { projectId });
+  return GET('/api/dataset/{slugOrId}/imports/{importId}', { params: { path: { slugOrId: datasetId, importId } }, projectId });
 }

@@ -1,51 +1,79 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api } from './client.ts';
+import { GET, PATCH, POST, DELETE, type Answer } from './client.ts';
 import { utcOffsetMinutes } from '../lib/format.ts';
-import type { BackfillBody as BackfillRequestOut, BackfillPreview, BackfillView as MonitorBackfill } from '../../modules/monitors/schemas.ts';
-import type { CatalogueEntry, CreateMonitorBody, EvaluateBody, EvaluationResult, Monitor, MonitorResultsResponse, MonitorStatsResponse, UpdateMonitorBody } from './types.ts';
+import type { BackfillBody as BackfillRequestOut } from '../../modules/monitors/schemas.ts';
+import type { CreateMonitorBody, EvaluateBody, UpdateMonitorBody } from './types.ts';
+import type { components } from './openapi.gen.ts';
 
-export type Evaluator = CatalogueEntry;
-export type { BackfillPreview, MonitorBackfill };
+type Schemas = components['schemas'];
+export type EvaluationResult = Extract<Answer<'/api/evaluations/{family}/{name}/evaluate', 'post'>, unknown[]>[number];
+export type MonitorStatsResponse = Schemas['MonitorStats'];
+
+export type Evaluator = Answer<'/api/evaluations', 'get'>['evaluators'][number];
+export type Monitor = Answer<'/api/monitors/{id}', 'get'>;
+export type MonitorBackfill = Answer<'/api/monitors/{id}/backfills', 'get'>['data'][number];
+export type BackfillPreview = Answer<'/api/monitors/{id}/backfill/preview', 'post'>;
 export type BackfillRequest = Partial<BackfillRequestOut> & Pick<BackfillRequestOut, 'startDate'>;
+
+export const evaluatorKeys = {
+  catalogue: (projectId: string) => ['evaluators', projectId] as const,
+  monitors: (projectId: string) => ['monitors', projectId] as const,
+  monitor: (projectId: string, id: string) => ['monitor', projectId, id] as const,
+  results: (projectId: string, id: string, onlyFailed: boolean) => ['monitor-results', projectId, id, onlyFailed] as const,
+  stats: (projectId: string, id: string, rangeMs: number) => ['monitor-stats', projectId, id, rangeMs] as const,
+  backfills: (projectId: string, monitorId: string) => ['monitor-backfills', projectId, monitorId] as const,
+  /** Every preview of the monitor (no body), or one. */
+  backfillPreview: (projectId: string, monitorId: string, body?: BackfillRequest | null) =>
+    body === undefined ? (['monitor-backfill-preview', projectId, monitorId] as const) : (['monitor-backfill-preview', projectId, monitorId, body] as const),
+};
 
 /** The evaluator catalogue (it never changes while the server runs). */
 export function useCatalogue(projectId: string) {
   return useQuery({
-    queryKey: ['evaluators', projectId],
-    queryFn: async ({ signal }) => (await api<{ evaluators: Evaluator[] }>('GET', '/api/evaluations', { projectId, signal })).evaluators,
+    queryKey: evaluatorKeys.catalogue(projectId),
+    queryFn: async ({ signal }) => (await GET('/api/evaluations', { projectId, signal })).evaluators,
     staleTime: 5 * 60_000,
   });
 }
 
+/** Run the evaluator at `path` (its catalogue entry's `family/name`) once on `body`. */
 export function useEvaluate(projectId: string, path: string) {
+  const slash = path.indexOf('/');
+  const params = { path: { family: path.slice(0, slash), name: path.slice(slash + 1) } };
   return useMutation({
-    mutationFn: async (body: EvaluateBody) => (await api<EvaluationResult[]>('POST', `/api/evaluations/${path}/evaluate`, { projectId, body }))[0],
+    mutationFn: async (body: EvaluateBody) => {
+      // The answer is a list for a list of data (the page sends one item), one result otherwise.
+      const answer = await POST('/api/evaluations/{family}/{name}/evaluate', { params, projectId, body });
+      return Array.isArray(answer) ? answer[0] : answer;
+    },
   });
 }
 
+const monitorAt = (id: string) => ({ params: { path: { id } } });
+
 export function useMonitors(projectId: string) {
-  return useQuery({ queryKey: ['monitors', projectId], queryFn: async ({ signal }) => (await api<{ data: Monitor[] }>('GET', '/api/monitors', { projectId, signal })).data });
+  return useQuery({ queryKey: evaluatorKeys.monitors(projectId), queryFn: async ({ signal }) => (await GET('/api/monitors', { projectId, signal })).data });
 }
 
 export function useMonitor(projectId: string, id: string) {
-  return useQuery({ queryKey: ['monitor', projectId, id], queryFn: ({ signal }) => api<Monitor>('GET', `/api/monitors/${encodeURIComponent(id)}`, { projectId, signal }) });
+  return useQuery({ queryKey: evaluatorKeys.monitor(projectId, id), queryFn: ({ signal }) => GET('/api/monitors/{id}', { ...monitorAt(id), projectId, signal }) });
 }
 
 export function useMonitorMutations(projectId: string) {
   const client = useQueryClient();
   const refresh = (m: Monitor) => {
-    client.setQueryData(['monitor', projectId, m.id], m);
-    return client.invalidateQueries({ queryKey: ['monitors', projectId] });
+    client.setQueryData(evaluatorKeys.monitor(projectId, m.id), m);
+    return client.invalidateQueries({ queryKey: evaluatorKeys.monitors(projectId) });
   };
   return {
-    create: useMutation({ mutationFn: (body: CreateMonitorBody) => api<Monitor>('POST', '/api/monitors', { projectId, body }), onSuccess: refresh }),
+    create: useMutation({ mutationFn: (body: CreateMonitorBody) => POST('/api/monitors', { projectId, body }), onSuccess: refresh }),
     update: useMutation({
-      mutationFn: ({ id, body }: { id: string; body: UpdateMonitorBody }) => api<Monitor>('PATCH', `/api/monitors/${encodeURIComponent(id)}`, { projectId, body }),
+      mutationFn: ({ id, body }: { id: string; body: UpdateMonitorBody }) => PATCH('/api/monitors/{id}', { ...monitorAt(id), projectId, body }),
       onSuccess: refresh,
     }),
     remove: useMutation({
-      mutationFn: (id: string) => api('DELETE', `/api/monitors/${encodeURIComponent(id)}`, { projectId }),
-      onSuccess: () => client.invalidateQueries({ queryKey: ['monitors', projectId] }),
+      mutationFn: (id: string) => DELETE('/api/monitors/{id}', { ...monitorAt(id), projectId }),
+      onSuccess: () => client.invalidateQueries({ queryKey: evaluatorKeys.monitors(projectId) }),
     }),
   };
 }
@@ -53,8 +81,8 @@ export function useMonitorMutations(projectId: string) {
 /** The newest 100 results, or the newest 100 failed ones. */
 export function useMonitorResults(projectId: string, id: string, onlyFailed: boolean) {
   return useQuery({
-    queryKey: ['monitor-results', projectId, id, onlyFailed],
-    queryFn: ({ signal }) => api<MonitorResultsResponse>('GET', `/api/monitors/${encodeURIComponent(id)}/results?pageSize=100${onlyFailed ? '&outcome=failed' : ''}`, { projectId, signal }),
+    queryKey: evaluatorKeys.results(projectId, id, onlyFailed),
+    queryFn: ({ signal }) => GET('/api/monitors/{id}/results', { params: { path: { id }, query: { pageSize: 100, ...(onlyFailed ? { outcome: 'failed' as const } : {}) } }, projectId, signal }),
     refetchInterval: 5000,
   });
 }
@@ -62,8 +90,8 @@ export function useMonitorResults(projectId: string, id: string, onlyFailed: boo
 /** Results per interval over the last `rangeMs` up to the server's now, asked again every 5 s. */
 export function useMonitorStats(projectId: string, id: string, rangeMs: number) {
   return useQuery({
-    queryKey: ['monitor-stats', projectId, id, rangeMs],
-    queryFn: ({ signal }) => api<MonitorStatsResponse>('GET', `/api/monitors/${encodeURIComponent(id)}/stats?startDate=${Date.now() - rangeMs}&utcOffsetMinutes=${utcOffsetMinutes()}`, { projectId, signal }),
+    queryKey: evaluatorKeys.stats(projectId, id, rangeMs),
+    queryFn: ({ signal }) => GET('/api/monitors/{id}/stats', { params: { path: { id }, query: { startDate: Date.now() - rangeMs, utcOffsetMinutes: utcOffsetMinutes() } }, projectId, signal }),
     refetchInterval: 5000,
   });
 }
@@ -71,14 +99,11 @@ export function useMonitorStats(projectId: string, id: string, rangeMs: number) 
 /** A result's badge colour: white text on these shades meets WCAG AA. */
 export const resultColor = (r: { status: string; passed?: boolean | null }) => (r.status === 'error' || r.passed === false ? 'red.9' : r.status === 'skipped' ? 'gray.7' : 'teal.9');
 
-const backfillsKey = (projectId: string, monitorId: string) => ['monitor-backfills', projectId, monitorId] as const;
-const monitorPath = (id: string) => `/api/monitors/${encodeURIComponent(id)}`;
-
 /** The monitor's runs over past traces, newest first; asked again every second while one runs. */
 export function useMonitorBackfills(projectId: string, monitorId: string) {
   return useQuery({
-    queryKey: backfillsKey(projectId, monitorId),
-    queryFn: async ({ signal }) => (await api<{ data: MonitorBackfill[] }>('GET', `${monitorPath(monitorId)}/backfills`, { projectId, signal })).data,
+    queryKey: evaluatorKeys.backfills(projectId, monitorId),
+    queryFn: async ({ signal }) => (await GET('/api/monitors/{id}/backfills', { ...monitorAt(monitorId), projectId, signal })).data,
     refetchInterval: (q) => (q.state.data?.some((b) => b.state === 'queued' || b.state === 'running') ? 1000 : false),
   });
 }
@@ -86,8 +111,8 @@ export function useMonitorBackfills(projectId: string, monitorId: string) {
 /** How many traces a run over `body`'s range would evaluate, and its estimated cost. */
 export function useBackfillPreview(projectId: string, monitorId: string, body: BackfillRequest | null) {
   return useQuery({
-    queryKey: ['monitor-backfill-preview', projectId, monitorId, body],
-    queryFn: ({ signal }) => api<BackfillPreview>('POST', `${monitorPath(monitorId)}/backfill/preview`, { projectId, body, signal }),
+    queryKey: evaluatorKeys.backfillPreview(projectId, monitorId, body),
+    queryFn: ({ signal }) => POST('/api/monitors/{id}/backfill/preview', { ...monitorAt(monitorId), projectId, body: body!, signal }),
     enabled: body !== null,
     staleTime: 30_000,
   });
@@ -96,12 +121,15 @@ export function useBackfillPreview(projectId: string, monitorId: string, body: B
 export function useBackfillMutations(projectId: string, monitorId: string) {
   const client = useQueryClient();
   const refresh = async () => {
-    await client.invalidateQueries({ queryKey: backfillsKey(projectId, monitorId) });
+    await client.invalidateQueries({ queryKey: evaluatorKeys.backfills(projectId, monitorId) });
     // A run changes what the next one would evaluate.
-    await client.invalidateQueries({ queryKey: ['monitor-backfill-preview', projectId, monitorId] });
+    await client.invalidateQueries({ queryKey: evaluatorKeys.backfillPreview(projectId, monitorId) });
   };
   return {
-    start: useMutation({ mutationFn: (body: BackfillRequest) => api<MonitorBackfill>('POST', `${monitorPath(monitorId)}/backfill`, { projectId, body }), onSuccess: refresh }),
-    cancel: useMutation({ mutationFn: (id: string) => api<MonitorBackfill>('POST', `${monitorPath(monitorId)}/backfills/${encodeURIComponent(id)}/cancel`, { projectId }), onSuccess: refresh }),
+    start: useMutation({ mutationFn: (body: BackfillRequest) => POST('/api/monitors/{id}/backfill', { ...monitorAt(monitorId), projectId, body }), onSuccess: refresh }),
+    cancel: useMutation({
+      mutationFn: (id: string) => POST('/api/monitors/{id}/backfills/{backfillId}/cancel', { params: { path: { id: monitorId, backfillId: id } }, projectId }),
+      onSuccess: refresh,
+    }),
   };
 }

@@ -1,27 +1,50 @@
+import { useCallback } from 'react';
 import { keepPreviousData, useInfiniteQuery, useMutation, useQueries, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api } from './client.ts';
-import type { Baseline, RunSummary, CompareRows, Comparison, DefinitionBody, Experiment, ExperimentDefinition, ExperimentRunList, Regressions, RunRows, RunStatus, StartedRun } from './types.ts';
+import { GET, POST, PUT, type Answer } from './client.ts';
+import type { DefinitionBody } from './types.ts';
+
+export type Experiment = Answer<'/api/experiments', 'get'>['experiments'][number];
+export type ExperimentRun = Answer<'/api/experiments/runs', 'get'>['runs'][number];
+export type Baseline = Answer<'/api/experiments/{slug}/baseline', 'get'>;
+export type Comparison = Answer<'/api/experiments/{slug}/compare', 'get'>;
+export type EvaluatorComparison = Comparison['comparisons'][number]['evaluators'][number];
+export type CompareRows = Answer<'/api/experiments/{slug}/compare/rows', 'get'>;
+export type Regressions = Answer<'/api/experiments/{slug}/compare/regressions', 'get'>;
+export type Estimate = NonNullable<Answer<'/api/experiments/{slug}/runs/{runId}/summary', 'get'>['overall']['cost']>;
+export type RunRows = Answer<'/api/experiments/{slug}/runs/{runId}/rows', 'get'>;
+export type ExperimentDefinition = Answer<'/api/experiments/{slug}/definition', 'get'>;
 
 /** The experiments pages' reads (docs/experiments.md); every one a project route. */
 
-const q = (params: Record<string, string | number | undefined>) =>
-  Object.entries(params)
-    .filter(([, v]) => v !== undefined && v !== '')
-    .map(([k, v]) => `${k}=${encodeURIComponent(String(v))}`)
-    .join('&');
+export const experimentKeys = {
+  all: (projectId: string) => ['experiments', projectId] as const,
+  runs: (projectId: string, slug: string) => ['experiment-runs', projectId, slug] as const,
+  /** A run's rows: every page and view of them (no view), or one page of one view. */
+  runRows: (projectId: string, slug: string, runId: string, view?: RunRowsView, page?: number) =>
+    view === undefined ? (['run-rows', projectId, slug, runId] as const) : (['run-rows', projectId, slug, runId, view.sortBy ?? '', view.dir ?? '', view.where.join('\u0000'), page ?? 1] as const),
+  runStatus: (projectId: string, slug: string, runId: string | undefined) => ['run-status', projectId, slug, runId] as const,
+  baseline: (projectId: string, slug: string) => ['experiment-baseline', projectId, slug] as const,
+  compare: (projectId: string, slug: string, runIds: string[], baseline?: string) => ['compare', projectId, slug, runIds.join(','), baseline ?? ''] as const,
+  verdict: (projectId: string, slug: string, runIds: string[]) => ['experiment-verdict', projectId, slug, runIds.join(',')] as const,
+  compareRows: (projectId: string, slug: string, runIds: string[]) => ['compare', 'rows', projectId, slug, runIds.join(',')] as const,
+  regressions: (projectId: string, slug: string, baseline: string, runId: string, direction: string) => ['compare', 'regressions', projectId, slug, baseline, runId, direction] as const,
+  summary: (projectId: string, slug: string, runId: string) => ['run-summary', projectId, slug, runId] as const,
+  definition: (projectId: string, slug: string) => ['experiment-definition', projectId, slug] as const,
+};
+
+const bySlug = (slug: string) => ({ path: { slug } });
 
 export function useExperiments(projectId: string) {
   return useQuery({
-    queryKey: ['experiments', projectId],
-    queryFn: ({ signal }) => api<{ experiments: Experiment[] }>('GET', `/api/experiments?${q({ page: 1, pageSize: 200 })}`, { projectId, signal }),
+    queryKey: experimentKeys.all(projectId),
+    queryFn: ({ signal }) => GET('/api/experiments', { params: { query: { page: '1', pageSize: '200' } }, projectId, signal }),
     select: (d) => d.experiments,
   });
 }
 
 export const runsQuery = (projectId: string, slug: string) => ({
-  queryKey: ['experiment-runs', projectId, slug],
-  queryFn: ({ signal }: { signal: AbortSignal }) =>
-    api<ExperimentRunList>('GET', `/api/experiments/runs?${q({ experimentSlug: slug, page: 1, pageSize: 200 })}`, { projectId, signal }),
+  queryKey: experimentKeys.runs(projectId, slug),
+  queryFn: ({ signal }: { signal: AbortSignal }) => GET('/api/experiments/runs', { params: { query: { experimentSlug: slug, page: '1', pageSize: '200' } }, projectId, signal }),
 });
 
 /** An experiment's runs; read again every 3 s while one of them is running. */
@@ -47,14 +70,16 @@ export interface RunRowsView {
 }
 
 const runRowsQuery = (projectId: string, slug: string, runId: string, view: RunRowsView, page: number, refetchInterval: number | false) => ({
-  queryKey: ['run-rows', projectId, slug, runId, view.sortBy ?? '', view.dir ?? '', view.where.join('\u0000'), page],
-  queryFn: ({ signal }: { signal: AbortSignal }) => {
-    const params = new URLSearchParams({ page: String(page), pageSize: String(RUN_ROWS_PAGE) });
-    if (view.sortBy) params.set('sortBy', view.sortBy);
-    if (view.dir) params.set('sortDirection', view.dir);
-    for (const w of view.where) params.append('where', w);
-    return api<RunRows>('GET', `/api/experiments/${encodeURIComponent(slug)}/runs/${encodeURIComponent(runId)}/rows?${params}`, { projectId, signal });
-  },
+  queryKey: experimentKeys.runRows(projectId, slug, runId, view, page),
+  queryFn: ({ signal }: { signal: AbortSignal }) =>
+    GET('/api/experiments/{slug}/runs/{runId}/rows', {
+      params: {
+        path: { slug, runId },
+        query: { page: String(page), pageSize: String(RUN_ROWS_PAGE), ...(view.sortBy ? { sortBy: view.sortBy } : {}), ...(view.dir ? { sortDirection: view.dir } : {}), ...(view.where.length ? { where: view.where } : {}) },
+      },
+      projectId,
+      signal,
+    }),
   staleTime: 5_000,
   refetchInterval,
 });
@@ -69,6 +94,12 @@ export function useRunRows(projectId: string, slug: string, runId: string, view:
   return { first, rest };
 }
 
+/** Every page of the run's lines read once more (when the run ends). */
+export function useRefreshRunRows(projectId: string, slug: string, runId: string) {
+  const client = useQueryClient();
+  return useCallback(() => client.invalidateQueries({ queryKey: experimentKeys.runRows(projectId, slug, runId) }), [client, projectId, slug, runId]);
+}
+
 /** The run's first lines without filter or sort: its columns and its number of lines. */
 export function useRunShape(projectId: string, slug: string, runId: string, refetchInterval: number | false) {
   return useQuery(runRowsQuery(projectId, slug, runId, { where: [] }, 1, refetchInterval));
@@ -76,8 +107,8 @@ export function useRunShape(projectId: string, slug: string, runId: string, refe
 
 export function useRunStatus(projectId: string, slug: string, runId: string | undefined) {
   return useQuery({
-    queryKey: ['run-status', projectId, slug, runId],
-    queryFn: ({ signal }) => api<RunStatus>('GET', `/api/experiments/runs/${encodeURIComponent(runId ?? '')}?${q({ experimentSlug: slug })}`, { projectId, signal }),
+    queryKey: experimentKeys.runStatus(projectId, slug, runId),
+    queryFn: ({ signal }) => GET('/api/experiments/runs/{runId}', { params: { path: { runId: runId ?? '' }, query: { experimentSlug: slug } }, projectId, signal }),
     enabled: !!runId,
     // Live progress: every 1.5 s while the run is going, then never again.
     refetchInterval: (query) => (query.state.data?.status === 'running' || query.state.data?.status === 'pending' ? 1500 : false),
@@ -86,28 +117,30 @@ export function useRunStatus(projectId: string, slug: string, runId: string | un
 
 // ---- runs compared, regressions and the baseline (computed by the server)
 
+const fetchBaseline = (projectId: string, slug: string, signal?: AbortSignal) => GET('/api/experiments/{slug}/baseline', { params: bySlug(slug), projectId, signal });
+
 export function useBaseline(projectId: string, slug: string) {
   return useQuery({
-    queryKey: ['experiment-baseline', projectId, slug],
-    queryFn: ({ signal }) => api<Baseline>('GET', `/api/experiments/${encodeURIComponent(slug)}/baseline`, { projectId, signal }),
+    queryKey: experimentKeys.baseline(projectId, slug),
+    queryFn: ({ signal }) => fetchBaseline(projectId, slug, signal),
   });
 }
 
 export function useMarkBaseline(projectId: string, slug: string) {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (runId: string | null) => api<Baseline>('PUT', `/api/experiments/${encodeURIComponent(slug)}/baseline`, { projectId, body: { runId } }),
+    mutationFn: (runId: string | null) => PUT('/api/experiments/{slug}/baseline', { params: bySlug(slug), projectId, body: { runId } }),
     onSuccess: (data) => {
-      client.setQueryData(['experiment-baseline', projectId, slug], data);
+      client.setQueryData(experimentKeys.baseline(projectId, slug), data);
       return client.invalidateQueries({ predicate: (q) => q.queryKey[0] === 'compare' || q.queryKey[0] === 'experiment-verdict' });
     },
   });
 }
 
 export const compareQuery = (projectId: string, slug: string, runIds: string[], baseline?: string) => ({
-  queryKey: ['compare', projectId, slug, runIds.join(','), baseline ?? ''],
+  queryKey: experimentKeys.compare(projectId, slug, runIds, baseline),
   queryFn: ({ signal }: { signal: AbortSignal }) =>
-    api<Comparison>('GET', `/api/experiments/${encodeURIComponent(slug)}/compare?${q({ runs: runIds.join(','), baseline })}`, { projectId, signal }),
+    GET('/api/experiments/{slug}/compare', { params: { path: { slug }, query: { runs: runIds.join(','), ...(baseline ? { baseline } : {}) } }, projectId, signal }),
 });
 
 export function useComparison(projectId: string, slug: string, runIds: string[], baseline?: string) {
@@ -120,7 +153,7 @@ export function useVerdicts(projectId: string, items: { slug: string; lastRunId:
     queries: items.map((it, i) => {
       const baseline = baselines[i];
       const runIds = baseline && it.lastRunId && it.lastRunId !== baseline ? [baseline, it.lastRunId] : [];
-      return { ...compareQuery(projectId, it.slug, runIds, baseline ?? undefined), queryKey: ['experiment-verdict', projectId, it.slug, runIds.join(',')], enabled: runIds.length === 2, staleTime: 15_000 };
+      return { ...compareQuery(projectId, it.slug, runIds, baseline ?? undefined), queryKey: experimentKeys.verdict(projectId, it.slug, runIds), enabled: runIds.length === 2, staleTime: 15_000 };
     }),
   });
 }
@@ -128,8 +161,8 @@ export function useVerdicts(projectId: string, items: { slug: string; lastRunId:
 export function useBaselines(projectId: string, slugs: string[]) {
   return useQueries({
     queries: slugs.map((slug) => ({
-      queryKey: ['experiment-baseline', projectId, slug],
-      queryFn: ({ signal }: { signal: AbortSignal }) => api<Baseline>('GET', `/api/experiments/${encodeURIComponent(slug)}/baseline`, { projectId, signal }),
+      queryKey: experimentKeys.baseline(projectId, slug),
+      queryFn: ({ signal }: { signal: AbortSignal }) => fetchBaseline(projectId, slug, signal),
       staleTime: 15_000,
     })),
   });
@@ -140,9 +173,9 @@ const COMPARE_PAGE = 100;
 /** The compared runs' rows side by side, 100 at a time (the server joins and pages them). */
 export function useCompareRows(projectId: string, slug: string, runIds: string[]) {
   return useInfiniteQuery({
-    queryKey: ['compare', 'rows', projectId, slug, runIds.join(',')],
+    queryKey: experimentKeys.compareRows(projectId, slug, runIds),
     queryFn: ({ pageParam, signal }) =>
-      api<CompareRows>('GET', `/api/experiments/${encodeURIComponent(slug)}/compare/rows?${q({ runs: runIds.join(','), page: pageParam, pageSize: COMPARE_PAGE })}`, { projectId, signal }),
+      GET('/api/experiments/{slug}/compare/rows', { params: { path: { slug }, query: { runs: runIds.join(','), page: String(pageParam), pageSize: String(COMPARE_PAGE) } }, projectId, signal }),
     initialPageParam: 1,
     getNextPageParam: (last) => (last.pagination.hasMore ? last.pagination.page + 1 : undefined),
     enabled: runIds.length >= 2,
@@ -152,13 +185,13 @@ export function useCompareRows(projectId: string, slug: string, runIds: string[]
 /** What regressed (or improved) from the baseline to one run, 100 at a time. */
 export function useRegressions(projectId: string, slug: string, baseline: string, runId: string, direction: 'regressed' | 'improved') {
   return useInfiniteQuery({
-    queryKey: ['compare', 'regressions', projectId, slug, baseline, runId, direction],
+    queryKey: experimentKeys.regressions(projectId, slug, baseline, runId, direction),
     queryFn: ({ pageParam, signal }) =>
-      api<Regressions>(
-        'GET',
-        `/api/experiments/${encodeURIComponent(slug)}/compare/regressions?${q({ runs: `${baseline},${runId}`, baseline, direction, page: pageParam, pageSize: COMPARE_PAGE })}`,
-        { projectId, signal },
-      ),
+      GET('/api/experiments/{slug}/compare/regressions', {
+        params: { path: { slug }, query: { runs: `${baseline},${runId}`, ...(baseline ? { baseline } : {}), direction, page: String(pageParam), pageSize: String(COMPARE_PAGE) } },
+        projectId,
+        signal,
+      }),
     initialPageParam: 1,
     getNextPageParam: (last) => (last.pagination.hasMore ? last.pagination.page + 1 : undefined),
     enabled: !!baseline && !!runId && baseline !== runId,
@@ -168,21 +201,19 @@ export function useRegressions(projectId: string, slug: string, baseline: string
 /** A run's statistics with their 95% intervals (the server's: bootstrap, Wilson, order statistics). */
 export function useRunSummary(projectId: string, slug: string, runId: string, refetchInterval: number | false) {
   return useQuery({
-    queryKey: ['run-summary', projectId, slug, runId],
-    queryFn: ({ signal }) => api<RunSummary>('GET', `/api/experiments/${encodeURIComponent(slug)}/runs/${encodeURIComponent(runId)}/summary`, { projectId, signal }),
+    queryKey: experimentKeys.summary(projectId, slug, runId),
+    queryFn: ({ signal }) => GET('/api/experiments/{slug}/runs/{runId}/summary', { params: { path: { slug, runId } }, projectId, signal }),
     refetchInterval,
   });
 }
 
 // ---- a platform-run experiment's setup
 
-const definitionPath = (slug: string) => `/api/experiments/${encodeURIComponent(slug)}/definition`;
-
 /** The saved setup; a 404 (no setup yet: a new experiment) is not retried. */
 export function useDefinition(projectId: string, slug: string) {
   return useQuery({
-    queryKey: ['experiment-definition', projectId, slug],
-    queryFn: ({ signal }) => api<ExperimentDefinition>('GET', definitionPath(slug), { projectId, signal }),
+    queryKey: experimentKeys.definition(projectId, slug),
+    queryFn: ({ signal }) => GET('/api/experiments/{slug}/definition', { params: bySlug(slug), projectId, signal }),
     retry: false,
   });
 }
@@ -190,10 +221,10 @@ export function useDefinition(projectId: string, slug: string) {
 export function useSaveDefinition(projectId: string, slug: string) {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: (body: DefinitionBody) => api<ExperimentDefinition>('PUT', definitionPath(slug), { projectId, body }),
+    mutationFn: (body: DefinitionBody) => PUT('/api/experiments/{slug}/definition', { params: bySlug(slug), projectId, body }),
     onSuccess: (saved) => {
-      qc.setQueryData(['experiment-definition', projectId, slug], saved);
-      void qc.invalidateQueries({ queryKey: ['experiments', projectId] });
+      qc.setQueryData(experimentKeys.definition(projectId, slug), saved);
+      void qc.invalidateQueries({ queryKey: experimentKeys.all(projectId) });
     },
   });
 }
@@ -201,7 +232,7 @@ export function useSaveDefinition(projectId: string, slug: string) {
 export function useStartRun(projectId: string, slug: string) {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: () => api<StartedRun>('POST', `/api/experiments/${encodeURIComponent(slug)}/run`, { projectId, body: {} }),
-    onSuccess: () => void qc.invalidateQueries({ queryKey: ['experiment-runs', projectId, slug] }),
+    mutationFn: () => POST('/api/experiments/{slug}/run', { params: bySlug(slug), projectId, body: {} }),
+    onSuccess: () => void qc.invalidateQueries({ queryKey: experimentKeys.runs(projectId, slug) }),
   });
 }

@@ -1,38 +1,41 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { z } from 'zod';
-import { api } from './client.ts';
-import type { createProviderBody, ModelOption, ProviderView, TestProviderResponse } from '../../modules/model-providers/schemas.ts';
+import { DELETE, GET, POST, type Answer } from './client.ts';
+import type { createProviderBody } from '../../modules/model-providers/schemas.ts';
 
-export type ModelProvider = ProviderView;
+export type ModelProvider = Answer<'/api/model-providers', 'get'>['data'][number];
+export type ProviderTest = Answer<'/api/model-providers/{id}/test', 'post'>;
+export type ModelOption = Answer<'/api/model-providers/models', 'get'>['data'][number];
 export type CreateProviderInput = z.input<typeof createProviderBody>;
-export type ProviderTest = TestProviderResponse;
-export type { ModelOption };
 
-const BASE = '/api/model-providers';
+export const modelProviderKeys = {
+  all: (projectId: string) => ['model-providers', projectId] as const,
+  options: (projectId: string) => ['model-options', projectId] as const,
+};
 
 export function useModelProviders(projectId: string) {
   return useQuery({
-    queryKey: ['model-providers', projectId],
-    queryFn: async () => (await api<{ data: ModelProvider[] }>('GET', BASE, { projectId })).data,
+    queryKey: modelProviderKeys.all(projectId),
+    queryFn: async () => (await GET('/api/model-providers', { projectId })).data,
   });
 }
 
 export function useModelOptions(projectId: string) {
   return useQuery({
-    queryKey: ['model-options', projectId],
-    queryFn: async () => (await api<{ data: ModelOption[] }>('GET', `${BASE}/models`, { projectId })).data,
+    queryKey: modelProviderKeys.options(projectId),
+    queryFn: async () => (await GET('/api/model-providers/models', { projectId })).data,
   });
 }
 
 export function useModelProviderMutations(projectId: string) {
   const client = useQueryClient();
   const refresh = async () => {
-    await client.invalidateQueries({ queryKey: ['model-providers', projectId] });
-    await client.invalidateQueries({ queryKey: ['model-options', projectId] });
+    await client.invalidateQueries({ queryKey: modelProviderKeys.all(projectId) });
+    await client.invalidateQueries({ queryKey: modelProviderKeys.options(projectId) });
   };
   return {
-    create: useMutation({ mutationFn: (body: CreateProviderInput) => api<ModelProvider>('POST', BASE, { projectId, body }), onSuccess: refresh }),
-    remove: useMutation({ mutationFn: (id: string) => api<{ id: string }>('DELETE', `${BASE}/${encodeURIComponent(id)}`, { projectId }), onSuccess: refresh }),
-    test: useMutation({ mutationFn: (id: string) => api<ProviderTest>('POST', `${BASE}/${encodeURIComponent(id)}/test`, { projectId, body: {} }) }),
+    create: useMutation({ mutationFn: (body: CreateProviderInput) => POST('/api/model-providers', { projectId, body }), onSuccess: refresh }),
+    remove: useMutation({ mutationFn: (id: string) => DELETE('/api/model-providers/{id}', { params: { path: { id } }, projectId }), onSuccess: refresh }),
+    test: useMutation({ mutationFn: (id: string) => POST('/api/model-providers/{id}/test', { params: { path: { id } }, projectId, body: {} }) }),
   };
 }

@@ -1,6 +1,9 @@
-import { ApiError, currentCsrfToken } from './client.ts';
-import { promptPath } from './prompts.ts';
+import { ApiError, currentCsrfToken, toApiError } from './client.ts';
 import type { ModelParameters, RunBody, RunResponse, ToolCall } from '../../modules/prompts/schemas.ts';
+import type { components } from './openapi.gen.ts';
+
+type Schemas = components['schemas'];
+export type PromptRunResult = Schemas['PromptRunResponse'];
 
 export type { ModelParameters, ToolCall };
 export type RunEvent = { type: 'text'; text: string } | ({ type: 'tool_call' } & ToolCall) | ({ type: 'done' } & RunResponse) | { type: 'error'; error: { code: string; message: string } };
@@ -8,22 +11,23 @@ export type RunEvent = { type: 'text'; text: string } | ({ type: 'tool_call' } &
 /**
  * One run of the prompt, streamed (POST .../run with Accept: text/event-stream): `onEvent` gets
  * each piece of text and tool call as it comes; resolves with the final answer. A refusal
- * before the stream opens throws an ApiError, as `api` does.
+ * before the stream opens throws an ApiError, as the client does. A plain fetch: the client
+ * reads answers whole, and this one is read as it comes.
  */
 export async function streamPromptRun(projectId: string, promptId: string, body: RunBody, onEvent: (e: RunEvent) => void, signal?: AbortSignal): Promise<RunResponse> {
   const headers: Record<string, string> = { accept: 'text/event-stream', 'content-type': 'application/json', 'x-project-id': projectId };
   const csrf = currentCsrfToken();
   if (csrf) headers['x-csrf-token'] = csrf;
-  const response = await fetch(`${promptPath(promptId)}/run`, { method: 'POST', headers, credentials: 'same-origin', body: JSON.stringify(body), signal });
+  const response = await fetch(`/api/prompts/${encodeURIComponent(promptId)}/run`, { method: 'POST', headers, credentials: 'same-origin', body: JSON.stringify(body), signal });
   if (!response.ok || !(response.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
     const text = await response.text();
-    let error: { code?: string; message?: string; meta?: { field?: string } } = {};
+    let parsed: unknown = undefined;
     try {
-      error = (JSON.parse(text) as { error: typeof error }).error ?? {};
+      parsed = text ? JSON.parse(text) : undefined;
     } catch {
       /* not JSON */
     }
-    throw new ApiError(response.status, error.code ?? 'http_error', error.message ?? (text.slice(0, 300) || `HTTP ${response.status}`), error.meta?.field);
+    throw toApiError(response.status, parsed, text);
   }
   const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = '';

@@ -1,19 +1,31 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api } from './client.ts';
+import { DELETE, GET, POST, PUT } from './client.ts';
+import { fetchMembers } from './organization.ts';
 import { can, useSession } from './session.ts';
-import type { CreatePromptBody, Member, Prompt, PromptTag, UpdatePromptBody } from './types.ts';
+import type { CreatePromptBody, UpdatePromptBody } from './types.ts';
+import type { components } from './openapi.gen.ts';
 
-/** A prompt's path segment: id or handle, a handle's slash encoded (`support%2Freply`). */
-export const promptPath = (idOrHandle: string) => `/api/prompts/${encodeURIComponent(idOrHandle)}`;
+type Schemas = components['schemas'];
+export type Prompt = Schemas['Prompt'];
+export type PromptMessage = Prompt['messages'][number];
+
+export const promptKeys = {
+  all: (projectId: string) => ['prompts', projectId] as const,
+  versions: (projectId: string, promptId: string) => ['prompt-versions', projectId, promptId] as const,
+  memberNames: (organizationId: string | undefined) => ['members', organizationId] as const,
+};
+
+/** A prompt's path parameter: id or handle (a handle's slash is encoded by the client: `support%2Freply`). */
+const at = (idOrHandle: string) => ({ params: { path: { id: idOrHandle } } });
 
 export function usePrompts(projectId: string) {
-  return useQuery({ queryKey: ['prompts', projectId], queryFn: ({ signal }) => api<Prompt[]>('GET', '/api/prompts', { projectId, signal }) });
+  return useQuery({ queryKey: promptKeys.all(projectId), queryFn: ({ signal }) => GET('/api/prompts', { projectId, signal }) });
 }
 
 export function usePromptVersions(projectId: string, promptId: string) {
   return useQuery({
-    queryKey: ['prompt-versions', projectId, promptId],
-    queryFn: ({ signal }) => api<Prompt[]>('GET', `${promptPath(promptId)}/versions`, { projectId, signal }),
+    queryKey: promptKeys.versions(projectId, promptId),
+    queryFn: ({ signal }) => GET('/api/prompts/{id}/versions', { ...at(promptId), projectId, signal }),
   });
 }
 
@@ -22,8 +34,8 @@ export function useMemberNames() {
   const { data: session } = useSession();
   const allowed = can(session, 'organization:view');
   const members = useQuery({
-    queryKey: ['members', session?.organization.id],
-    queryFn: ({ signal }) => api<{ data: Member[] }>('GET', '/api/members', { signal }),
+    queryKey: promptKeys.memberNames(session?.organization.id),
+    queryFn: ({ signal }) => fetchMembers(signal),
     enabled: allowed,
     staleTime: 60_000,
   });
@@ -35,39 +47,40 @@ export function useMemberNames() {
 export function usePromptMutations(projectId: string, promptId: string) {
   const client = useQueryClient();
   const refresh = async () => {
-    await Promise.all([
-      client.invalidateQueries({ queryKey: ['prompt-versions', projectId, promptId] }),
-      client.invalidateQueries({ queryKey: ['prompts', projectId] }),
-    ]);
+    await Promise.all([client.invalidateQueries({ queryKey: promptKeys.versions(projectId, promptId) }), client.invalidateQueries({ queryKey: promptKeys.all(projectId) })]);
   };
   return {
-    save: useMutation({ mutationFn: (body: UpdatePromptBody) => api<Prompt>('PUT', promptPath(promptId), { projectId, body }), onSuccess: refresh }),
+    save: useMutation({ mutationFn: (body: UpdatePromptBody) => PUT('/api/prompts/{id}', { ...at(promptId), projectId, body }), onSuccess: refresh }),
     restore: useMutation({
-      mutationFn: (versionId: string) => api<Prompt>('POST', `${promptPath(promptId)}/versions/${encodeURIComponent(versionId)}/restore`, { projectId, body: {} }),
+      mutationFn: (versionId: string) => POST('/api/prompts/{id}/versions/{versionId}/restore', { params: { path: { id: promptId, versionId } }, projectId, body: {} }),
       onSuccess: refresh,
     }),
     tag: useMutation({
-      mutationFn: ({ tag, versionId }: { tag: string; versionId: string }) =>
-        api<PromptTag>('PUT', `${promptPath(promptId)}/tags/${encodeURIComponent(tag)}`, { projectId, body: { versionId } }),
+      mutationFn: ({ tag, versionId }: { tag: string; versionId: string }) => PUT('/api/prompts/{id}/tags/{tag}', { params: { path: { id: promptId, tag } }, projectId, body: { versionId } }),
       onSuccess: refresh,
     }),
-    untag: useMutation({ mutationFn: (tag: string) => api('DELETE', `${promptPath(promptId)}/tags/${encodeURIComponent(tag)}`, { projectId }), onSuccess: refresh }),
-    remove: useMutation({ mutationFn: () => api('DELETE', promptPath(promptId), { projectId }), onSuccess: () => client.invalidateQueries({ queryKey: ['prompts', projectId] }) }),
+    untag: useMutation({ mutationFn: (tag: string) => DELETE('/api/prompts/{id}/tags/{tag}', { params: { path: { id: promptId, tag } }, projectId }), onSuccess: refresh }),
+    remove: useMutation({ mutationFn: () => DELETE('/api/prompts/{id}', { ...at(promptId), projectId }), onSuccess: () => client.invalidateQueries({ queryKey: promptKeys.all(projectId) }) }),
   };
 }
 
 export function useCreatePrompt(projectId: string) {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (body: CreatePromptBody) => api<Prompt>('POST', '/api/prompts', { projectId, body }),
-    onSuccess: () => client.invalidateQueries({ queryKey: ['prompts', projectId] }),
+    mutationFn: (body: CreatePromptBody) => POST('/api/prompts', { projectId, body }),
+    onSuccess: () => client.invalidateQueries({ queryKey: promptKeys.all(projectId) }),
   });
 }
 
-export type CompiledPrompt = Prompt & { variables: Record<string, unknown> };
+/** The prompt's messages with `variables` filled in (POST /api/prompts/{id}/compile). */
+function compilePrompt(projectId: string, promptId: string, version: number, variables: Record<string, unknown>) {
+  return POST('/api/prompts/{id}/compile', { params: { path: { id: promptId }, query: { version: String(version) } }, projectId, body: { variables } });
+}
+export type CompiledPrompt = Awaited<ReturnType<typeof compilePrompt>>;
 
-export function compilePrompt(projectId: string, promptId: string, version: number, variables: Record<string, unknown>) {
-  return api<CompiledPrompt>('POST', `${promptPath(promptId)}/compile?version=${version}`, { projectId, body: { variables } });
+/** Compile a version of the prompt with the variables given; `onError` sees a refusal (a variable's, say). */
+export function useCompilePrompt(projectId: string, promptId: string, version: number, onError: (error: Error) => void) {
+  return useMutation({ mutationFn: (variables: Record<string, unknown>) => compilePrompt(projectId, promptId, version, variables), onError });
 }
 
 /** Tag badges: production stands out; shades dark enough for outline text on white (WCAG AA). */

@@ -1,10 +1,9 @@
 import { useEffect, useMemo, useState } from 'react';
 import { Alert, Button, Group, Loader, Modal, NativeSelect, Progress, Radio, Stack, Table, Text } from '@mantine/core';
 import { IconDatabasePlus } from '@tabler/icons-react';
-import { useQueryClient } from '@tanstack/react-query';
 import { Link } from '@tanstack/react-router';
-import { TRACE_SOURCES, addFromTraces, fetchImport, useDatasets, useTraceMapping, type Column } from '../api/datasets.ts';
-import type { DatasetImport } from '../api/types.ts';
+import { TRACE_SOURCES, addFromTraces, fetchImport, useDatasets, useRefreshAfterImport, useTraceMapping, type Column } from '../api/datasets.ts';
+import type { DatasetImport } from '../api/datasets.ts';
 import { can, useSession } from '../api/session.ts';
 
 /** What is added: these traces or spans now, or every trace matching a search (a background job). */
@@ -59,7 +58,7 @@ export function AddToDatasetDialog({ projectId, source, onClose }: { projectId: 
   const [error, setError] = useState<string | null>(null);
   const [job, setJob] = useState<DatasetImport | null>(null);
   const [added, setAdded] = useState<number | null>(null);
-  const client = useQueryClient();
+  const refresh = useRefreshAfterImport(projectId);
   const span = source.kind === 'items' && source.items.some((i) => i.spanId);
 
   const mapping = useMemo(() => {
@@ -81,8 +80,8 @@ export function AddToDatasetDialog({ projectId, source, onClose }: { projectId: 
     return () => clearTimeout(timer);
   }, [job, datasetId, projectId]);
   useEffect(() => {
-    if (job?.status === 'completed') void client.invalidateQueries({ queryKey: ['datasets', projectId] });
-  }, [job?.status, client, projectId]);
+    if (job?.status === 'completed') void refresh.list();
+  }, [job?.status, refresh]);
 
   const chosen = Object.fromEntries(Object.entries(mapping).filter(([, v]) => v));
   const submit = async () => {
@@ -97,10 +96,9 @@ export function AddToDatasetDialog({ projectId, source, onClose }: { projectId: 
         const items = source.kind === 'items' ? source.items : source.selected.map((traceId) => ({ traceId }));
         const answer = await addFromTraces(projectId, datasetId, { items, mapping: chosen });
         setAdded((answer as { recordsCreated: number }).recordsCreated);
-        void client.invalidateQueries({ queryKey: ['datasets', projectId] });
+        void refresh.list();
       }
-      void client.invalidateQueries({ queryKey: ['dataset-trace-mapping', projectId, datasetId] });
-      void client.invalidateQueries({ queryKey: ['dataset', projectId] });
+      void refresh.target(datasetId);
     } catch (e) {
       setError(e instanceof Error ? e.message : String(e));
     } finally {

@@ -3,7 +3,7 @@ import { ActionIcon, Alert, Anchor, Badge, Button, Group, Paper, SegmentedContro
 import { IconPencil, IconThumbDown, IconThumbUp, IconTrash } from '@tabler/icons-react';
 import { can, useSession } from '../api/session.ts';
 import { useAnnotationMutations, useAnnotations } from '../api/traces.ts';
-import type { Annotation, SpanOutline as Span } from '../api/types.ts';
+import type { Annotation, SpanOutline as Span } from '../api/traces.ts';
 import { formatFullTime, formatRelative } from '../lib/format.ts';
 
 interface Props {

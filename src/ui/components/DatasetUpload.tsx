@@ -1,9 +1,8 @@
 import { useState } from 'react';
 import { Alert, Button, Checkbox, FileInput, Group, Modal, NativeSelect, SegmentedControl, Stack, Table, Text, TextInput } from '@mantine/core';
 import { IconFile, IconUpload } from '@tabler/icons-react';
-import { useQueryClient } from '@tanstack/react-query';
 import { useNavigate } from '@tanstack/react-router';
-import { COLUMN_TYPES, uploadFile, useDatasets, type Column, type UploadColumn } from '../api/datasets.ts';
+import { COLUMN_TYPES, uploadFile, useDatasets, useRefreshDatasets, type Column, type UploadColumn } from '../api/datasets.ts';
 import type { ColumnType } from '../api/types.ts';
 import { fieldError } from '../api/client.ts';
 import { guessType, previewFile, type FilePreview } from '../lib/file-preview.ts';
@@ -32,7 +31,7 @@ export function UploadDialog({ projectId, target, onClose }: { projectId: string
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<Error | null>(null);
   const datasets = useDatasets(projectId);
-  const client = useQueryClient();
+  const refreshDatasets = useRefreshDatasets(projectId);
   const navigate = useNavigate();
   const appendColumns: Column[] = target?.columns ?? datasets.data?.data.find((d) => d.id === appendTo)?.columnTypes ?? [];
 
@@ -63,9 +62,7 @@ export function UploadDialog({ projectId, target, onClose }: { projectId: string
     setError(null);
     try {
       const done = await uploadFile(projectId, file, chosen, mode === 'new' ? { name: name.trim() } : { datasetId: appendTo });
-      await client.invalidateQueries({ queryKey: ['datasets', projectId] });
-      await client.invalidateQueries({ queryKey: ['dataset', projectId] });
-      await client.invalidateQueries({ queryKey: ['dataset-versions', projectId] });
+      await refreshDatasets();
       onClose();
       await navigate({ to: '/p/$projectId/datasets/$datasetId', params: { projectId, datasetId: done.datasetId }, search: { uploaded: done.recordsCreated } });
     } catch (e) {

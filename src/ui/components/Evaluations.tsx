@@ -1,5 +1,5 @@
 import { Badge, Group, Paper, Stack, Text } from '@mantine/core';
-import type { TraceEvaluation } from '../api/types.ts';
+import type { TraceEvaluation } from '../api/traces.ts';
 import { formatCost, formatFullTime } from '../lib/format.ts';
 
 /** The trace's evaluation results: score, passed, label, details, cost. */

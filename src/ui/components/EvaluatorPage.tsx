@@ -2,7 +2,7 @@
 import { lazy, Suspense, type ReactNode } from 'react';
 import { Alert, Badge, Group, Paper, Stack, Text, Title } from '@mantine/core';
 import { resultColor } from '../api/evaluators.ts';
-import type { EvaluationResult } from '../api/types.ts';
+import type { EvaluationResult } from '../api/evaluators.ts';
 import { formatCost } from '../lib/format.ts';
 import { Stat } from './Stat.tsx';
 

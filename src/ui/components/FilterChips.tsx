@@ -1,5 +1,5 @@
 import { Badge, Group, Text } from '@mantine/core';
-import type { Monitor } from '../api/types.ts';
+import type { Monitor } from '../api/evaluators.ts';
 
 /** A monitor's trace filters, one chip each; "every trace" without any. */
 export function FilterChips({ filters }: { filters: Monitor['filters'] }) {

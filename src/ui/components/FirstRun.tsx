@@ -1,20 +1,15 @@
 import { useState } from 'react';
 import { Alert, Button, Group, Paper, Stack, Text, Title, Tooltip } from '@mantine/core';
 import { IconKey } from '@tabler/icons-react';
-import { useMutation } from '@tanstack/react-query';
-import { api } from '../api/client.ts';
+import { useMintProjectKey } from '../api/api-keys.ts';
 import { can, useSession } from '../api/session.ts';
-import type { CreatedKey } from '../api/types.ts';
 import { SnippetTabs } from './SnippetTabs.tsx';
 
 /** An empty project: how to send the first trace, with snippets for this server and a key. */
 export function FirstRun({ projectId }: { projectId: string }) {
   const { data: session } = useSession();
   const [token, setToken] = useState<string | null>(null);
-  const mint = useMutation({
-    mutationFn: () => api<CreatedKey>('POST', `/api/projects/${encodeURIComponent(projectId)}/api-keys`),
-    onSuccess: (created) => setToken(created.token),
-  });
+  const mint = useMintProjectKey(projectId, (created) => setToken(created.token));
   const origin = window.location.origin;
   const key = token ?? '<your project API key>';
   const allowed = can(session, 'apiKeys:manage');

@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { Alert, Badge, Button, Group, Loader, Modal, NativeSelect, Progress, SimpleGrid, Stack, Text, TextInput } from '@mantine/core';
 import { IconHistory } from '@tabler/icons-react';
 import { useBackfillMutations, useBackfillPreview, useMonitorBackfills, type BackfillRequest, type MonitorBackfill } from '../api/evaluators.ts';
-import type { Monitor } from '../api/types.ts';
+import type { Monitor } from '../api/evaluators.ts';
 import { formatCost, formatFullTime } from '../lib/format.ts';
 
 const DAY = 86_400_000;

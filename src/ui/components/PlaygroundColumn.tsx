@@ -4,7 +4,8 @@ import { IconAdjustments, IconDeviceFloppy, IconX } from '@tabler/icons-react';
 import { Link } from '@tanstack/react-router';
 import { ApiError, fieldError } from '../api/client.ts';
 import type { ModelParameters, ToolCall } from '../api/playground.ts';
-import type { Prompt, PromptRunResult } from '../api/types.ts';
+import type { Prompt } from '../api/prompts.ts';
+import type { PromptRunResult } from '../api/playground.ts';
 import { formatCost, formatDuration } from '../lib/format.ts';
 
 /** A column's parameters as the form holds them: text, parsed when the column runs. */

@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { NativeSelect, Stack, Text } from '@mantine/core';
-import type { Prompt } from '../api/types.ts';
+import type { Prompt } from '../api/prompts.ts';
 import { SnippetTabs } from './SnippetTabs.tsx';
 
 /** Code that fetches the prompt by handle and tag: curl, and Python and Node traced with OpenTelemetry. */

@@ -4,7 +4,8 @@ import { notifications } from '@mantine/notifications';
 import { IconArrowDown, IconArrowUp, IconPlus, IconTrash } from '@tabler/icons-react';
 import { usePromptMutations } from '../api/prompts.ts';
 import { can, useSession } from '../api/session.ts';
-import type { Prompt, PromptMessage, PromptOutputType, UpdatePromptBody } from '../api/types.ts';
+import type { Prompt, PromptMessage } from '../api/prompts.ts';
+import type { PromptOutputType, UpdatePromptBody } from '../api/types.ts';
 import { INPUT_TYPES, OUTPUT_TYPES } from '../lib/prompt-types.ts';
 
 const JsonEditor = lazy(() => import('./JsonEditor.tsx'));

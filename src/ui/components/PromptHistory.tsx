@@ -4,7 +4,7 @@ import { notifications } from '@mantine/notifications';
 import { IconHistory, IconTag } from '@tabler/icons-react';
 import { useMemberNames, usePromptMutations, tagColor } from '../api/prompts.ts';
 import { can, useSession } from '../api/session.ts';
-import type { Prompt } from '../api/types.ts';
+import type { Prompt } from '../api/prompts.ts';
 import { diffLines } from '../lib/diff.ts';
 import { formatFullTime, formatRelative } from '../lib/format.ts';
 

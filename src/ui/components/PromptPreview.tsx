@@ -1,13 +1,14 @@
 import { useRef, useState } from 'react';
 import { Alert, Button, Group, NativeSelect, SimpleGrid, Stack, Switch, Text, TextInput, Textarea, Title } from '@mantine/core';
 import { IconColumnInsertRight, IconPlayerPlay, IconWand } from '@tabler/icons-react';
-import { useMutation } from '@tanstack/react-query';
-import { ApiError, api } from '../api/client.ts';
+import { ApiError } from '../api/client.ts';
+import { fetchTrace } from '../api/traces.ts';
 import { fetchRecords, useDatasets } from '../api/datasets.ts';
 import { useModelOptions } from '../api/model-providers.ts';
 import { streamPromptRun } from '../api/playground.ts';
-import { compilePrompt, usePromptMutations, type CompiledPrompt } from '../api/prompts.ts';
-import type { Prompt, PromptInputType, UpdatePromptBody } from '../api/types.ts';
+import { useCompilePrompt, usePromptMutations, type CompiledPrompt } from '../api/prompts.ts';
+import type { Prompt } from '../api/prompts.ts';
+import type { PromptInputType, UpdatePromptBody } from '../api/types.ts';
 import { INPUT_TYPE_CHECKS, placeholdersOf } from '../lib/prompt-types.ts';
 import { formOf, parametersOf, PlaygroundColumn, type ColumnRun, type ColumnSetup, type ParameterForm } from './PlaygroundColumn.tsx';
 
@@ -97,12 +98,9 @@ export function PromptPreview({ projectId, promptId, versions }: { projectId: st
   };
   const serverField = (e: unknown) => (e instanceof ApiError && e.message.startsWith('variables.') ? e.message.split(':')[0].slice('variables.'.length) : null);
 
-  const compile = useMutation({
-    mutationFn: (vars: Record<string, unknown>) => compilePrompt(projectId, promptId, first.version, vars),
-    onError: (e) => {
-      const field = serverField(e);
-      if (field) setFieldErrors({ [field]: e.message.slice(e.message.indexOf(':') + 1).trim() });
-    },
+  const compile = useCompilePrompt(projectId, promptId, first.version, (e) => {
+    const field = serverField(e);
+    if (field) setFieldErrors({ [field]: e.message.slice(e.message.indexOf(':') + 1).trim() });
   });
 
   const fill = (source: unknown, from: string) => {
@@ -281,7 +279,7 @@ function FillFrom({ projectId, onFill }: { projectId: string; onFill: (source: u
           disabled={!traceId.trim() || pending}
           onClick={() =>
             void load('trace', async () => {
-              const trace = await api<{ input: { value?: unknown } | null }>('GET', `/api/trace/${encodeURIComponent(traceId.trim())}`, { projectId });
+              const trace = await fetchTrace(projectId, traceId.trim());
               return { source: trace.input?.value ?? null, from: 'the trace input' };
             })
           }

@@ -1,7 +1,7 @@
 import { lazy, Suspense, useMemo, useState, type ReactNode } from 'react';
 import { Badge, Group, Paper, Stack, Text, TextInput, Title } from '@mantine/core';
 import { IconSearch } from '@tabler/icons-react';
-import type { ChatMessage, Span, SpanPayload } from '../api/types.ts';
+import type { ChatMessage, Span, SpanPayload } from '../api/traces.ts';
 import { formatCost, formatDuration, formatFullTime } from '../lib/format.ts';
 import { typeColor } from './SpanTimeline.tsx';
 

@@ -3,7 +3,7 @@ import { ActionIcon, Button, NativeSelect, Text, TextInput, Tooltip } from '@man
 import { useDebouncedValue, useElementSize } from '@mantine/hooks';
 import { IconAlertTriangle, IconChevronDown, IconChevronRight, IconChevronUp, IconHourglassHigh, IconSearch } from '@tabler/icons-react';
 import { useVirtualizer } from '@tanstack/react-virtual';
-import type { SpanOutline as Span } from '../api/types.ts';
+import type { SpanOutline as Span } from '../api/traces.ts';
 import { formatDuration } from '../lib/format.ts';
 
 const ROW_H = 28;

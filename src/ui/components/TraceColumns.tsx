@@ -3,7 +3,9 @@ import { ActionIcon, Alert, Badge, Button, Checkbox, Group, Modal, NativeSelect,
 import { IconAlertTriangle, IconArrowDown, IconArrowUp, IconColumns, IconDeviceFloppy, IconPlus, IconThumbDown, IconThumbUp, IconTrash, IconX } from '@tabler/icons-react';
 import { Link } from '@tanstack/react-router';
 import { BUILTIN_COLUMNS, DEFAULT_COLUMNS } from '../../modules/traces/view-columns.schema.ts';
-import type { SavedView, ScoreConfig, TraceSummary } from '../api/types.ts';
+import type { SavedView } from '../api/views.ts';
+import type { ScoreConfig } from '../api/review.ts';
+import type { TraceSummary } from '../api/traces.ts';
 import { formatCost, formatDuration, formatFullTime, formatTime, formatTokens, oneLine } from '../lib/format.ts';
 import type { ListSort } from '../lib/list-search.ts';
 import { scoreText, scoreTitle, type ScoreSummary } from '../lib/scores.ts';

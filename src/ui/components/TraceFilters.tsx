@@ -4,7 +4,7 @@ import { useDebouncedCallback } from '@mantine/hooks';
 import { IconFilter, IconSearch } from '@tabler/icons-react';
 import { useParams } from '@tanstack/react-router';
 import { useScoreConfigs } from '../api/review.ts';
-import type { ScoreConfig } from '../api/types.ts';
+import type { ScoreConfig } from '../api/review.ts';
 import { activeFilterCount, formatScoreFilter, parseScoreFilter, RANGE_PRESETS, type ListSearch, type ListSort } from '../lib/list-search.ts';
 
 const SORTS = [

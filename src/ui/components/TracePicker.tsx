@@ -2,9 +2,7 @@ import { useState } from 'react';
 import { Button, Loader, Modal, Stack, Text, TextInput, UnstyledButton } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { IconSearch } from '@tabler/icons-react';
-import { useQuery } from '@tanstack/react-query';
-import { api } from '../api/client.ts';
-import type { SearchResponse } from '../api/types.ts';
+import { useTracePicker } from '../api/traces.ts';
 import { formatTime, oneLine } from '../lib/format.ts';
 
 /** "Fill from a trace": the project's traces (newest first, searchable); choosing one hands back its id. */
@@ -12,11 +10,7 @@ export function TracePicker({ projectId, onPick }: { projectId: string; onPick: 
   const [opened, setOpened] = useState(false);
   const [query, setQuery] = useState('');
   const [debounced] = useDebouncedValue(query, 250);
-  const traces = useQuery({
-    queryKey: ['trace-picker', projectId, debounced],
-    queryFn: ({ signal }) => api<SearchResponse>('POST', '/api/trace/search', { projectId, signal, body: { ...(debounced.trim() ? { query: debounced.trim() } : {}), pageSize: 20 } }),
-    enabled: opened,
-  });
+  const traces = useTracePicker(projectId, debounced, opened);
   return (
     <>
       <Button size="compact-xs" variant="light" onClick={() => setOpened(true)}>

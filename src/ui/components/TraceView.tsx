@@ -2,7 +2,7 @@ import { useMemo, useState, type ReactNode } from 'react';
 import { Alert, Badge, Group, Loader, Spoiler, Tabs, Text, Title } from '@mantine/core';
 import { IconAlertTriangle } from '@tabler/icons-react';
 import { useSpan, useSpanSearch, type TraceSource } from '../api/traces.ts';
-import type { SpanOutline, TraceOutline } from '../api/types.ts';
+import type { SpanOutline, TraceOutline } from '../api/traces.ts';
 import { formatCost, formatDuration, formatFullTime, formatTokens } from '../lib/format.ts';
 import { Annotations } from './Annotations.tsx';
 import { Copy } from './Copy.tsx';

@@ -1,4 +1,4 @@
-import type { ExperimentRun, RunRows } from '../api/types.ts';
+import type { ExperimentRun, RunRows } from '../api/experiments.ts';
 import { asText } from './format.ts';
 
 /**

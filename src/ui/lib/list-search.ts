@@ -1,42 +1,44 @@
 import { useState } from 'react';
+import * as z from 'zod/mini';
+import { matching, oneOf, words } from './search.ts';
 import type { SearchFilters, SearchRequest } from '../api/types.ts';
 
 /**
  * The traces list's filters as they live in the URL (`?q=refund&error=1&sort=cost`), so a
  * filtered view is a link. Every value is a string; lists are comma-separated.
  */
-export interface ListSearch {
-  q?: string;
-  /** A preset (15m, 1h, 24h, 7d, 30d) or "custom" with from/to. */
-  range?: string;
-  from?: string;
-  to?: string;
-  user?: string;
-  thread?: string;
-  customer?: string;
-  labels?: string;
-  model?: string;
-  type?: string;
-  error?: 'yes' | 'no';
-  annotated?: 'yes' | 'no';
-  eval?: 'passed' | 'failed';
-  evaluator?: string;
-  /** key=value pairs, comma-separated */
-  meta?: string;
-  /** A review score (parseScoreFilter): `<config id>:<min>..<max>` or `<config id>:=<value>` */
-  score?: string;
-  /** A column, or `score:<config id>` (a numeric or boolean score's mean) */
-  sort?: ListSort;
-  dir?: 'asc' | 'desc';
-  /** The columns shown, in order (encodeColumns); absent: the default columns. */
-  cols?: string;
-  /** The saved view the list was opened from. */
-  view?: string;
-}
-
 export type ListSort = 'time' | 'cost' | 'latency' | `score:${string}`;
 
-const KEYS = ['q', 'range', 'from', 'to', 'user', 'thread', 'customer', 'labels', 'model', 'type', 'evaluator', 'meta', 'score', 'cols', 'view'] as const;
+/** The traces list's URL search (also the analytics page's): each field absent when it does not fit. */
+export const listSearchSchema = z.object({
+  q: words(),
+  /** A preset (15m, 1h, 24h, 7d, 30d) or "custom" with from/to. */
+  range: words(),
+  from: words(),
+  to: words(),
+  user: words(),
+  thread: words(),
+  customer: words(),
+  labels: words(),
+  model: words(),
+  type: words(),
+  error: oneOf(['yes', 'no']),
+  annotated: oneOf(['yes', 'no']),
+  eval: oneOf(['passed', 'failed']),
+  evaluator: words(),
+  /** key=value pairs, comma-separated */
+  meta: words(),
+  /** A review score (parseScoreFilter): `<config id>:<min>..<max>` or `<config id>:=<value>` */
+  score: words(),
+  /** A column, or `score:<config id>` (a numeric or boolean score's mean) */
+  sort: matching<ListSort>((v) => ['time', 'cost', 'latency'].includes(v) || /^score:.{1,128}$/.test(v)),
+  dir: oneOf(['asc', 'desc']),
+  /** The columns shown, in order (encodeColumns); absent: the default columns. */
+  cols: words(),
+  /** The saved view the list was opened from. */
+  view: words(),
+});
+export type ListSearch = z.output<typeof listSearchSchema>;
 
 /** The score filter of the URL: a config and a range (numeric) or a value (boolean, categorical). */
 export interface ScoreFilterText {
@@ -88,18 +90,6 @@ export function viewSearchOf(s: ListSearch): Record<string, string> {
   return Object.fromEntries(Object.entries(rest).filter((e): e is [string, string] => typeof e[1] === 'string' && e[1] !== ''));
 }
 
-export function parseListSearch(raw: Record<string, unknown>): ListSearch {
-  const out: ListSearch = {};
-  for (const k of KEYS) if (typeof raw[k] === 'string' && raw[k]) out[k] = raw[k];
-  const pick = <T extends string>(v: unknown, allowed: readonly T[]) => (allowed.includes(v as T) ? (v as T) : undefined);
-  out.error = pick(raw.error, ['yes', 'no'] as const);
-  out.annotated = pick(raw.annotated, ['yes', 'no'] as const);
-  out.eval = pick(raw.eval, ['passed', 'failed'] as const);
-  out.sort = typeof raw.sort === 'string' && /^score:.{1,128}$/.test(raw.sort) ? (raw.sort as ListSort) : pick(raw.sort, ['time', 'cost', 'latency'] as const);
-  out.dir = pick(raw.dir, ['asc', 'desc'] as const);
-  for (const k of Object.keys(out) as (keyof ListSearch)[]) if (out[k] === undefined) delete out[k];
-  return out;
-}
 
 export const RANGE_PRESETS: { value: string; label: string; ms: number }[] = [
   { value: '15m', label: 'Last 15 minutes', ms: 15 * 60_000 },

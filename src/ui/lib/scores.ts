@@ -1,4 +1,4 @@
-import type { TraceSummary } from '../api/types.ts';
+import type { TraceSummary } from '../api/traces.ts';
 
 /** A trace's review scores of one config, summed up by the server (the search's `scores`, a run row's `scores`). */
 export type ScoreSummary = NonNullable<TraceSummary['scores']>[number];

@@ -2,10 +2,10 @@ import '@mantine/charts/styles.css';
 import { useMemo, type ReactNode } from 'react';
 import { AreaChart, BarChart, LineChart } from '@mantine/charts';
 import { Alert, Group, Loader, Paper, SegmentedControl, Text, Title } from '@mantine/core';
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useNavigate, useParams, useSearch } from '@tanstack/react-router';
-import { api } from '../api/client.ts';
-import type { TimeseriesBucket, TimeseriesRequest, TimeseriesResponse } from '../api/types.ts';
+import { useTimeseries } from '../api/analytics.ts';
+import type { TimeseriesBucket, TimeseriesResponse } from '../api/analytics.ts';
+import type { TimeseriesRequest } from '../api/types.ts';
 import { Stat } from '../components/Stat.tsx';
 import { ListToolbar } from '../components/TraceFilters.tsx';
 import { dateFormat, formatCost, formatDuration, formatTokens, timeZoneChoice, utcOffsetMinutes } from '../lib/format.ts';
@@ -32,11 +32,7 @@ export default function AnalyticsPage() {
     return { startDate: start, endDate: end, interval: 'auto', utcOffsetMinutes: utcOffsetMinutes(), ...(query ? { query } : {}), ...(filters ? { filters } : {}), groupBy: search.group ?? null };
   }, [search, anchor]);
 
-  const series = useQuery({
-    queryKey: ['analytics', projectId, request],
-    queryFn: ({ signal }) => api<TimeseriesResponse>('POST', '/api/analytics/timeseries', { projectId, signal, body: request }),
-    placeholderData: keepPreviousData,
-  });
+  const series = useTimeseries(projectId, request);
   const setSearch = (next: AnalyticsSearch) => void navigate({ search: next, replace: true });
 
   return (

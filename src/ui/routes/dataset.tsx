@@ -7,7 +7,7 @@ import { Link, useNavigate, useParams, useSearch } from '@tanstack/react-router'
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { can, useSession } from '../api/session.ts';
 import { DATASET_PAGE, readRecords, useDataset, useDatasetMutations, useVersions, type Column } from '../api/datasets.ts';
-import type { DatasetRecord } from '../api/types.ts';
+import type { DatasetRecord } from '../api/datasets.ts';
 import { ColumnsEditor } from './datasets.tsx';
 import { UploadDialog } from '../components/DatasetUpload.tsx';
 import { cellText, editText, parseCell } from '../lib/cell-values.ts';

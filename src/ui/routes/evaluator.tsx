@@ -2,7 +2,7 @@ import { useEffect, useState } from 'react';
 import { Alert, Badge, Button, Group, Loader, Paper, SimpleGrid, Stack, Text, Title } from '@mantine/core';
 import { IconArrowLeft, IconPlayerPlay, IconRefresh } from '@tabler/icons-react';
 import { Link, useNavigate, useParams, useSearch } from '@tanstack/react-router';
-import { api } from '../api/client.ts';
+import { fetchTrace } from '../api/traces.ts';
 import { useCatalogue, useEvaluate, type Evaluator } from '../api/evaluators.ts';
 import { DataForm, SchemaForm, type JsonSchema } from '../components/SchemaForm.tsx';
 import { ButtonLink } from '../components/ButtonLink.tsx';
@@ -64,7 +64,7 @@ function Playground({ projectId, evaluator, back }: { projectId: string; evaluat
   useEffect(() => {
     if (!trace) return;
     let cancelled = false;
-    api<Parameters<typeof traceData>[0]>('GET', `/api/trace/${encodeURIComponent(trace)}`, { projectId })
+    fetchTrace(projectId, trace)
       .then((detail) => {
         if (cancelled) return;
         const offered = traceData(detail);

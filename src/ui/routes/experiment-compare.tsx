@@ -3,7 +3,7 @@ import { Alert, Breadcrumbs, Button, Group, Loader, NativeSelect, SegmentedContr
 import { Link, useNavigate, useParams, useSearch } from '@tanstack/react-router';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useBaseline, useComparison, useCompareRows, useExperiments, useMarkBaseline, useRegressions } from '../api/experiments.ts';
-import type { CompareRows, EvaluatorComparison, Regressions } from '../api/types.ts';
+import type { CompareRows, EvaluatorComparison, Regressions } from '../api/experiments.ts';
 import { can, useSession } from '../api/session.ts';
 import { diffLines } from '../lib/diff.ts';
 import { fmt, pct, signed } from '../lib/experiments.ts';

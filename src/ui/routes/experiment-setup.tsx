@@ -2,13 +2,13 @@ import { useMemo, useState } from 'react';
 import { Alert, Breadcrumbs, Button, Group, Loader, NativeSelect, NumberInput, Paper, SegmentedControl, Stack, Text, Textarea, TextInput, Title } from '@mantine/core';
 import { IconPlayerPlay, IconPlus, IconTrash } from '@tabler/icons-react';
 import { Link, useNavigate, useParams, useSearch } from '@tanstack/react-router';
-import { useQuery } from '@tanstack/react-query';
-import { ApiError, api } from '../api/client.ts';
-import { useDatasets } from '../api/datasets.ts';
+import { ApiError } from '../api/client.ts';
+import { useDatasets, useFirstRecord } from '../api/datasets.ts';
 import { useCatalogue, type Evaluator } from '../api/evaluators.ts';
 import { useDefinition, useSaveDefinition, useStartRun } from '../api/experiments.ts';
 import { usePrompts } from '../api/prompts.ts';
-import type { DefinitionBody, ExperimentDefinition, RecordPage } from '../api/types.ts';
+import type { DefinitionBody } from '../api/types.ts';
+import type { ExperimentDefinition } from '../api/experiments.ts';
 import { asText } from '../lib/format.ts';
 import './experiments.css';
 
@@ -153,11 +153,7 @@ function SetupForm({ projectId, slug, initial }: { projectId: string; slug: stri
   const navigate = useNavigate();
   const dataset = datasets.data?.data.find((d) => d.slug === form.dataset || d.id === form.dataset);
   const columns = useMemo(() => dataset?.columnTypes.map((c) => c.name) ?? [], [dataset]);
-  const firstRow = useQuery({
-    queryKey: ['dataset-first-row', projectId, dataset?.id],
-    queryFn: ({ signal }) => api<RecordPage>('GET', `/api/dataset/${encodeURIComponent(dataset!.id)}/records?limit=1`, { projectId, signal }),
-    enabled: !!dataset,
-  });
+  const firstRow = useFirstRecord(projectId, dataset?.id);
   const entry = firstRow.data?.data[0]?.entry ?? null;
   const set = (patch: Partial<Form>) => setForm((f) => ({ ...f, ...patch }));
   const setTarget = (i: number, patch: Partial<TargetForm>) => set({ targets: form.targets.map((t, j) => (j === i ? { ...t, ...patch } : t)) });

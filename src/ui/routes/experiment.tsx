@@ -4,9 +4,8 @@ import { useMediaQuery } from '@mantine/hooks';
 import { IconArrowDown, IconArrowUp, IconCheck, IconGitCompare, IconSettings, IconX } from '@tabler/icons-react';
 import { Link, useNavigate, useParams, useSearch } from '@tanstack/react-router';
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useQueryClient } from '@tanstack/react-query';
-import { RUN_ROWS_PAGE, useExperiments, useRunRows, useRunShape, useRunStatus, useRunSummary, useRuns } from '../api/experiments.ts';
-import type { Estimate, ExperimentRun, RunRows } from '../api/types.ts';
+import { RUN_ROWS_PAGE, useExperiments, useRefreshRunRows, useRunRows, useRunShape, useRunStatus, useRunSummary, useRuns } from '../api/experiments.ts';
+import type { Estimate, ExperimentRun, RunRows } from '../api/experiments.ts';
 import { ButtonLink } from '../components/ButtonLink.tsx';
 import { Stat } from '../components/Stat.tsx';
 import { scoreText, scoreTitle } from '../lib/scores.ts';
@@ -193,12 +192,12 @@ function RunView({ projectId, slug, runId, search }: { projectId: string; slug: 
   const refetch = running ? ((status.data?.progress ?? 0) > 2000 ? 10_000 : 2500) : false;
   const shape = useRunShape(projectId, slug, runId, refetch);
   // The status poll noticed the end: every page is read once more.
-  const queryClient = useQueryClient();
+  const refreshRows = useRefreshRunRows(projectId, slug, runId);
   const wasRunning = useRef(false);
   useEffect(() => {
-    if (wasRunning.current && !running) void queryClient.invalidateQueries({ queryKey: ['run-rows', projectId, slug, runId] });
+    if (wasRunning.current && !running) void refreshRows();
     wasRunning.current = running;
-  }, [running, queryClient, projectId, slug, runId]);
+  }, [running, refreshRows]);
 
   if (status.isError || shape.isError) {
     const error = (status.error ?? shape.error)!;

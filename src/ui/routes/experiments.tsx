@@ -3,7 +3,7 @@ import { Alert, Badge, Button, Group, Loader, Table, Text, TextInput, Title } fr
 import { IconPlus } from '@tabler/icons-react';
 import { Link, useNavigate, useParams } from '@tanstack/react-router';
 import { useBaselines, useExperiments, useRunsOf, useVerdicts } from '../api/experiments.ts';
-import type { Comparison, Experiment, ExperimentRun } from '../api/types.ts';
+import type { Comparison, Experiment, ExperimentRun } from '../api/experiments.ts';
 import { Sparkline } from '../components/Sparkline.tsx';
 import { formatFullTime, formatRelative } from '../lib/format.ts';
 import { fmt, mainScore, pct } from '../lib/experiments.ts';

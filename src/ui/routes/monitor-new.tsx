@@ -3,7 +3,8 @@ import { Alert, Button, Fieldset, Group, Loader, NativeSelect, NumberInput, Pape
 import { IconArrowLeft } from '@tabler/icons-react';
 import { Link, useNavigate, useParams, useSearch } from '@tanstack/react-router';
 import { useCatalogue, useMonitorMutations, type Evaluator } from '../api/evaluators.ts';
-import type { Monitor, MonitorFilters } from '../api/types.ts';
+import type { Monitor } from '../api/evaluators.ts';
+import type { MonitorFilters } from '../api/types.ts';
 import { SchemaForm, type JsonSchema } from '../components/SchemaForm.tsx';
 import { parseMeta } from '../lib/list-search.ts';
 

@@ -3,7 +3,7 @@ import { Alert, Badge, Button, Group, Loader, NativeSelect, Paper, SegmentedCont
 import { IconArrowLeft, IconPencil, IconTrash } from '@tabler/icons-react';
 import { Link, useNavigate, useParams } from '@tanstack/react-router';
 import { resultColor, useCatalogue, useMonitor, useMonitorMutations, useMonitorResults, useMonitorStats } from '../api/evaluators.ts';
-import type { MonitorStatsResponse } from '../api/types.ts';
+import type { MonitorStatsResponse } from '../api/evaluators.ts';
 import { can, useSession } from '../api/session.ts';
 import { FilterChips } from '../components/FilterChips.tsx';
 import { MonitorBackfillButton } from '../components/MonitorBackfill.tsx';

@@ -1,11 +1,10 @@
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import { Alert, Badge, Button, Group, Loader, NumberInput, SegmentedControl, Stack, Text, Textarea, Title } from '@mantine/core';
 import { IconArrowLeft, IconCheck, IconChevronLeft, IconChevronRight, IconPlayerSkipForward } from '@tabler/icons-react';
-import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useNavigate, useParams } from '@tanstack/react-router';
-import { review, useQueue, useScoreConfigs } from '../api/review.ts';
+import { review, useClaim, useQueue, useQueueItem, useScoreConfigs } from '../api/review.ts';
 import { useTraceOutline } from '../api/traces.ts';
-import type { QueueItem, QueueItemDetail, ScoreConfig } from '../api/types.ts';
+import type { QueueItem, QueueItemDetail, ScoreConfig } from '../api/review.ts';
 import { TraceView } from '../components/TraceView.tsx';
 
 type Value = number | boolean | string;
@@ -20,22 +19,10 @@ export default function QueueReviewPage() {
   const { projectId, queueId } = useParams({ from: '/p/$projectId/queues/$queueId/review' });
   const queue = useQueue(projectId, queueId);
   const configs = useScoreConfigs(projectId);
-  const client = useQueryClient();
   const navigate = useNavigate();
   // Each round claims the next item (a POST: asked once per round, never refetched by itself).
   const [round, setRound] = useState(0);
-  const claimed = useQuery({
-    queryKey: ['review-next', projectId, queueId, round],
-    queryFn: async () => {
-      const [next, done] = await Promise.all([review.next(projectId, queueId), review.done(projectId, queueId)]);
-      void client.invalidateQueries({ queryKey: ['queue', projectId, queueId] });
-      return { current: next.data, history: done.data };
-    },
-    staleTime: Infinity,
-    gcTime: 0,
-    retry: false,
-    refetchOnWindowFocus: false,
-  });
+  const claimed = useClaim(projectId, queueId, round);
   const current = claimed.isPending ? undefined : (claimed.data?.current ?? null);
   const history = useMemo(() => claimed.data?.history ?? [], [claimed.data]);
   // -1: the item claimed now; 0..: what this reviewer did, latest first.
@@ -55,11 +42,7 @@ export default function QueueReviewPage() {
 
   const shown = position === -1 ? current : history[position];
   const pastId = position === -1 ? null : (history[position]?.id ?? null);
-  const past = useQuery({
-    queryKey: ['queue-item', projectId, queueId, pastId],
-    queryFn: () => review.item(projectId, queueId, pastId!),
-    enabled: pastId !== null,
-  });
+  const past = useQueueItem(projectId, queueId, pastId);
 
   const queueConfigs = useMemo(
     () => (queue.data?.scoreConfigIds ?? []).map((id) => configs.data?.find((c) => c.id === id)).filter((c): c is ScoreConfig => !!c),

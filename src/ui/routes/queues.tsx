@@ -5,7 +5,7 @@ import { useParams } from '@tanstack/react-router';
 import { useMembers } from '../api/organization.ts';
 import { useQueueMutations, useQueues, useScoreConfigMutations, useScoreConfigs } from '../api/review.ts';
 import { can, useSession } from '../api/session.ts';
-import type { ReviewQueue, ScoreConfig } from '../api/types.ts';
+import type { ReviewQueue, ScoreConfig } from '../api/review.ts';
 import { ButtonLink } from '../components/ButtonLink.tsx';
 
 /** Annotation queues (with their progress) and the score configs reviewers fill in. */

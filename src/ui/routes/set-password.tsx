@@ -1,33 +1,29 @@
 import { useState } from 'react';
 import { Alert, Button, PasswordInput, Stack, Text, TextInput } from '@mantine/core';
 import { useForm } from '@mantine/form';
-import { useQuery } from '@tanstack/react-query';
 import { Link, useNavigate, useParams } from '@tanstack/react-router';
-import { api, ApiError } from '../api/client.ts';
-import { lastProject, useAcceptSession, type Session } from '../api/session.ts';
-import type { InvitationInfo, ResetInfo } from '../api/types.ts';
+import { ApiError } from '../api/client.ts';
+import { acceptLink, lastProject, useAcceptSession, useLink, type LinkKind } from '../api/session.ts';
+import type { InvitationInfo } from '../api/session.ts';
 import { AuthCard } from '../components/AuthCard.tsx';
 import { formatFullTime } from '../lib/format.ts';
 
-type Invitation = InvitationInfo;
-type Reset = ResetInfo;
-
 export function InvitePage() {
   const { token } = useParams({ from: '/invite/$token' });
-  return <SetPassword kind="invite" path={`/api/auth/invitations/${encodeURIComponent(token)}`} />;
+  return <SetPassword kind="invite" token={token} />;
 }
 
 export function ResetPage() {
   const { token } = useParams({ from: '/reset-password/$token' });
-  return <SetPassword kind="reset" path={`/api/auth/password-reset/${encodeURIComponent(token)}`} />;
+  return <SetPassword kind="reset" token={token} />;
 }
 
 /** An invitation or a reset link: show whose it is, take a new password, sign in. */
-function SetPassword({ kind, path }: { kind: 'invite' | 'reset'; path: string }) {
+function SetPassword({ kind, token }: { kind: LinkKind; token: string }) {
   const navigate = useNavigate();
   const accept = useAcceptSession();
   const [error, setError] = useState<string | null>(null);
-  const link = useQuery({ queryKey: ['link', path], queryFn: () => api<Invitation | Reset>('GET', path), retry: false });
+  const link = useLink(kind, token);
   const form = useForm({
     initialValues: { name: '', password: '', confirm: '' },
     validate: {
@@ -50,13 +46,13 @@ function SetPassword({ kind, path }: { kind: 'invite' | 'reset'; path: string })
     );
   }
   const info = link.data;
-  const invitation = kind === 'invite' ? (info as Invitation) : null;
+  const invitation = kind === 'invite' ? (info as InvitationInfo) : null;
 
   const submit = form.onSubmit(async (values) => {
     setError(null);
     try {
       const body = invitation ? { password: values.password, ...(values.name.trim() ? { name: values.name.trim() } : {}) } : { password: values.password };
-      const session = await api<Session>('POST', invitation ? `${path}/accept` : path, { body });
+      const session = await acceptLink(kind, token, body);
       accept(session);
       const projectId = lastProject(session);
       await navigate(projectId ? { to: '/p/$projectId/traces', params: { projectId } } : { to: '/' });

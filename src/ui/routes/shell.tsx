@@ -1,10 +1,8 @@
 import { useEffect } from 'react';
 import { Alert, Avatar, Group, Menu, NativeSelect, Text, UnstyledButton } from '@mantine/core';
 import { IconChevronDown, IconClock, IconLogout, IconSettings, IconTelescope } from '@tabler/icons-react';
-import { useQueryClient } from '@tanstack/react-query';
 import { Link, Outlet, useNavigate, useParams, useRouteContext } from '@tanstack/react-router';
-import { api, setCsrfToken } from '../api/client.ts';
-import { SESSION_KEY, rememberProject, useAcceptSession, useSession, type Session } from '../api/session.ts';
+import { rememberProject, useSession, useSignOut, useSwitchOrganization } from '../api/session.ts';
 import { setTimeZoneChoice, timeZoneChoice } from '../lib/format.ts';
 
 const PART2_SECTIONS = [
@@ -25,8 +23,8 @@ export default function Shell() {
   const { data } = useSession();
   const session = data ?? initial;
   const navigate = useNavigate();
-  const client = useQueryClient();
-  const accept = useAcceptSession();
+  const endSession = useSignOut();
+  const sessionIn = useSwitchOrganization();
   const project = session.projects.find((p) => p.id === projectId);
 
   useEffect(() => {
@@ -40,19 +38,14 @@ export default function Shell() {
 
   const signOut = async () => {
     try {
-      await api('POST', '/api/auth/signout');
+      await endSession();
     } finally {
-      setCsrfToken(null);
-      client.clear();
-      client.setQueryData(SESSION_KEY, null);
       await navigate({ to: '/signin' });
     }
   };
 
   const switchOrganization = async (organizationId: string) => {
-    const next = await api<Session>('PATCH', '/api/auth/session', { body: { organizationId } });
-    client.removeQueries({ predicate: (q) => q.queryKey[0] !== 'session' });
-    accept(next);
+    const next = await sessionIn(organizationId);
     const first = next.projects[0];
     await navigate(first ? { to: '/p/$projectId/traces', params: { projectId: first.id } } : { to: '/' });
   };

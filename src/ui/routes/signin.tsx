@@ -2,8 +2,8 @@ import { useState } from 'react';
 import { Alert, Button, PasswordInput, Stack, TextInput } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { useNavigate, useSearch } from '@tanstack/react-router';
-import { api, ApiError } from '../api/client.ts';
-import { lastProject, useAcceptSession, type Session } from '../api/session.ts';
+import { ApiError } from '../api/client.ts';
+import { lastProject, signIn, useAcceptSession } from '../api/session.ts';
 import { AuthCard } from '../components/AuthCard.tsx';
 
 /** Only paths of this app: a redirect never leaves the site (no `//host` nor `/\\host`, which browsers read as a host). */
@@ -25,7 +25,7 @@ export default function SignInPage() {
   const submit = form.onSubmit(async (values) => {
     setError(null);
     try {
-      const session = await api<Session>('POST', '/api/auth/signin', { body: values });
+      const session = await signIn(values);
       accept(session);
       const target = safeRedirect(search.redirect);
       if (target) await navigate({ href: target });

@@ -1,9 +1,8 @@
 import { Alert, Button, Group, Loader, Text, Title, Tooltip } from '@mantine/core';
 import { IconAlertTriangle, IconArrowLeft, IconExternalLink, IconThumbDown, IconThumbUp } from '@tabler/icons-react';
-import { useInfiniteQuery } from '@tanstack/react-query';
 import { Link, useParams } from '@tanstack/react-router';
-import { api } from '../api/client.ts';
-import type { SearchResponse, TraceSummary } from '../api/types.ts';
+import { useThreadTraces } from '../api/traces.ts';
+import type { TraceSummary } from '../api/traces.ts';
 import { Copy } from '../components/Copy.tsx';
 import { Metric } from '../components/TraceView.tsx';
 import { formatCost, formatDuration, formatFullTime, formatTime, formatTokens } from '../lib/format.ts';
@@ -18,17 +17,7 @@ const PAGE_SIZE = 50;
  */
 export default function ThreadPage() {
   const { projectId, threadId } = useParams({ from: '/p/$projectId/threads/$threadId' });
-  const pages = useInfiniteQuery({
-    queryKey: ['thread', projectId, threadId],
-    queryFn: ({ pageParam, signal }) =>
-      api<SearchResponse>('POST', '/api/trace/search', {
-        projectId,
-        signal,
-        body: { filters: { thread_id: threadId }, sortBy: 'started_at', sortDirection: 'asc', pageSize: PAGE_SIZE, ...(pageParam ? { scrollId: pageParam } : {}) },
-      }),
-    initialPageParam: null as string | null,
-    getNextPageParam: (last) => last.pagination.scrollId,
-  });
+  const pages = useThreadTraces(projectId, threadId, PAGE_SIZE);
   const turns = pages.data?.pages.flatMap((p) => p.traces) ?? [];
   const total = pages.data?.pages[0]?.pagination.totalHits ?? 0;
   const sum = (f: (t: TraceSummary) => number | null | undefined) => turns.reduce((a, t) => a + (f(t) ?? 0), 0);

@@ -2,11 +2,10 @@ import { Fragment, useEffect, useLayoutEffect, useMemo, useRef, useState, type C
 import { Alert, Button, Checkbox, Group, Loader, Text } from '@mantine/core';
 import { useMediaQuery } from '@mantine/hooks';
 import { IconArrowDown, IconArrowUp, IconMessages } from '@tabler/icons-react';
-import { useInfiniteQuery } from '@tanstack/react-query';
 import { Link, useNavigate, useParams, useSearch } from '@tanstack/react-router';
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { api } from '../api/client.ts';
-import type { NewTracesResponse, SearchResponse, TraceSummary } from '../api/types.ts';
+import { fetchNewTraces, useTraceList } from '../api/traces.ts';
+import type { TraceSummary } from '../api/traces.ts';
 import { can, useSession } from '../api/session.ts';
 import { useSavedViewMutations, useSavedViews } from '../api/views.ts';
 import { FirstRun } from '../components/FirstRun.tsx';
@@ -14,7 +13,7 @@ import { AddToDatasetButton } from '../components/AddToDataset.tsx';
 import { AddToQueueButton } from '../components/AddToQueue.tsx';
 import { ColumnsPicker, DEFAULT_COLUMNS, SavedViews, columnDef, columnTitle, gridOf, sortOf } from '../components/TraceColumns.tsx';
 import { useScoreConfigs } from '../api/review.ts';
-import type { ScoreConfig } from '../api/types.ts';
+import type { ScoreConfig } from '../api/review.ts';
 import { ListToolbar } from '../components/TraceFilters.tsx';
 import { activeFilterCount, decodeColumns, encodeColumns, toSearchRequest, useRangeAnchor, viewSearchOf, type ListSearch, type ListSort } from '../lib/list-search.ts';
 
@@ -32,17 +31,7 @@ export default function TracesPage() {
   const request = useMemo(() => toSearchRequest(search, anchor), [search, anchor]);
   const liveInsert = (search.sort ?? 'time') === 'time' && (search.dir ?? 'desc') === 'desc';
 
-  const pages = useInfiniteQuery({
-    queryKey: ['traces', projectId, request],
-    queryFn: ({ pageParam, signal }) =>
-      api<SearchResponse>('POST', '/api/trace/search', {
-        projectId,
-        signal,
-        body: { ...request, pageSize: PAGE_SIZE, ...(pageParam ? { scrollId: pageParam } : {}) },
-      }),
-    initialPageParam: null as string | null,
-    getNextPageParam: (last) => last.pagination.scrollId,
-  });
+  const pages = useTraceList(projectId, request, PAGE_SIZE);
 
   const live = useLiveTraces(projectId, request, pages.isSuccess);
   const loaded = useMemo(() => pages.data?.pages.flatMap((p) => p.traces) ?? [], [pages.data]);
@@ -233,10 +222,7 @@ function useLiveTraces(projectId: string, request: ReturnType<typeof toSearchReq
     const { sortBy: _s, sortDirection: _d, ...filters } = request;
     const poll = async () => {
       try {
-        const answer = await api<NewTracesResponse>('POST', '/api/trace/search/new', {
-          projectId,
-          body: { ...filters, since: since.current ?? Number.MAX_SAFE_INTEGER, pageSize: 100 },
-        });
+        const answer = await fetchNewTraces(projectId, { ...filters, since: since.current ?? Number.MAX_SAFE_INTEGER, pageSize: 100 });
         if (stopped) return;
         const first = since.current === null;
         since.current = answer.now - POLL_OVERLAP_MS;

@@ -3,7 +3,7 @@ import { Alert, Button, Group, Loader, Table, Text, TextInput, Title } from '@ma
 import { useDebouncedValue } from '@mantine/hooks';
 import { IconArrowDown, IconArrowUp, IconSearch, IconThumbDown, IconThumbUp } from '@tabler/icons-react';
 import { Link, useNavigate, useParams, useSearch } from '@tanstack/react-router';
-import { useEndUsers } from '../api/users.ts';
+import { useEndUsers } from '../api/analytics.ts';
 import type { UsersSearch } from '../router.tsx';
 import { formatCost, formatFullTime, formatRelative, formatTokens } from '../lib/format.ts';
 

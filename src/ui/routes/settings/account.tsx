@@ -4,7 +4,7 @@ import { notifications } from '@mantine/notifications';
 import { IconLogout } from '@tabler/icons-react';
 import { useSession } from '../../api/session.ts';
 import { useAccountMutations, useUserSessions } from '../../api/account.ts';
-import type { UserSession } from '../../api/types.ts';
+import type { UserSession } from '../../api/account.ts';
 import { ApiErrorAlert, Section, shortDate } from '../../components/Settings.tsx';
 import { fieldError } from '../../api/client.ts';
 

@@ -7,7 +7,9 @@ import { ACTIONS, RESOURCES } from '../../../platform/auth/permissions.schema.ts
 import { can, useSession } from '../../api/session.ts';
 import { useApiKeyMutations, useApiKeys } from '../../api/api-keys.ts';
 import { useMembers } from '../../api/organization.ts';
-import type { ApiKey, CreateKeyBody, KeyBinding, Session } from '../../api/types.ts';
+import type { ApiKey } from '../../api/api-keys.ts';
+import type { CreateKeyBody, KeyBinding } from '../../api/types.ts';
+import type { Session } from '../../api/session.ts';
 import { ApiErrorAlert, ConfirmAction, RoleNote, Section, ShownOnce, shortDate } from '../../components/Settings.tsx';
 import { fieldError } from '../../api/client.ts';
 

@@ -4,7 +4,8 @@ import { notifications } from '@mantine/notifications';
 import { IconLink, IconMailPlus, IconUserMinus, IconX } from '@tabler/icons-react';
 import { can, useSession } from '../../api/session.ts';
 import { useInvitations, useMemberMutations, useMembers } from '../../api/organization.ts';
-import type { AddedMember, Member, Role } from '../../api/types.ts';
+import type { AddedMember, Member } from '../../api/organization.ts';
+import type { Role } from '../../api/types.ts';
 import { ApiErrorAlert, ConfirmAction, RoleNote, Section, ShownOnce, shortDate } from '../../components/Settings.tsx';
 import { fieldError } from '../../api/client.ts';
 

@@ -5,7 +5,7 @@ import { IconKey, IconPencil, IconPlus, IconTrash } from '@tabler/icons-react';
 import { useNavigate, useParams } from '@tanstack/react-router';
 import { can, useSession } from '../../api/session.ts';
 import { useProjectMutations, useProjects } from '../../api/organization.ts';
-import type { Project } from '../../api/types.ts';
+import type { Project } from '../../api/organization.ts';
 import { ApiErrorAlert, ConfirmAction, RoleNote, Section, ShownOnce, shortDate } from '../../components/Settings.tsx';
 import { fieldError } from '../../api/client.ts';
 

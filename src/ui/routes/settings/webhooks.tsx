@@ -5,7 +5,7 @@ import { IconBolt, IconKey, IconList, IconPlus, IconTrash } from '@tabler/icons-
 import { useNavigate, useParams, useSearch } from '@tanstack/react-router';
 import { can, useSession } from '../../api/session.ts';
 import { DELIVERIES_REFRESH_MS, useDeliveries, useEndpointMutations, useEndpoints, useEventTypes } from '../../api/webhooks.ts';
-import type { WebhookEndpoint, WebhookEventType } from '../../api/types.ts';
+import type { WebhookEndpoint, WebhookEventType } from '../../api/webhooks.ts';
 import { ApiErrorAlert, ConfirmAction, RoleNote, Section, ShownOnce, shortDate } from '../../components/Settings.tsx';
 import { formatDuration } from '../../lib/format.ts';
 import { fieldError } from '../../api/client.ts';
