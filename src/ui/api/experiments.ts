@@ -143,8 +143,9 @@ export const compareQuery = (projectId: string, slug: string, runIds: string[], 
     GET('/api/experiments/{slug}/compare', { params: { path: { slug }, query: { runs: runIds.join(','), ...(baseline ? { baseline } : {}) } }, projectId, signal }),
 });
 
-export function useComparison(projectId: string, slug: string, runIds: string[], baseline?: string) {
-  return useQuery({ ...compareQuery(projectId, slug, runIds, baseline), enabled: runIds.length >= 2 });
+/** `enabled: false` holds it back (the comparison page asks for its first rows first). */
+export function useComparison(projectId: string, slug: string, runIds: string[], baseline?: string, options: { enabled?: boolean } = {}) {
+  return useQuery({ ...compareQuery(projectId, slug, runIds, baseline), enabled: runIds.length >= 2 && options.enabled !== false });
 }
 
 /** Per experiment, its last run against its baseline (null: no baseline, or the last run is the baseline). */
@@ -171,14 +172,14 @@ export function useBaselines(projectId: string, slugs: string[]) {
 const COMPARE_PAGE = 100;
 
 /** The compared runs' rows side by side, 100 at a time (the server joins and pages them). */
-export function useCompareRows(projectId: string, slug: string, runIds: string[]) {
+export function useCompareRows(projectId: string, slug: string, runIds: string[], options: { enabled?: boolean } = {}) {
   return useInfiniteQuery({
     queryKey: experimentKeys.compareRows(projectId, slug, runIds),
     queryFn: ({ pageParam, signal }) =>
       GET('/api/experiments/{slug}/compare/rows', { params: { path: { slug }, query: { runs: runIds.join(','), page: String(pageParam), pageSize: String(COMPARE_PAGE) } }, projectId, signal }),
     initialPageParam: 1,
     getNextPageParam: (last) => (last.pagination.hasMore ? last.pagination.page + 1 : undefined),
-    enabled: runIds.length >= 2,
+    enabled: runIds.length >= 2 && options.enabled !== false,
   });
 }
 

@@ -23,17 +23,25 @@ export default function ComparePage() {
   const named = useMemo(() => [...new Set((search.runs ?? '').split(',').filter(Boolean))], [search.runs]);
   const experiments = useExperiments(projectId);
   const title = experiments.data?.find((e) => e.slug === slug)?.name ?? slug;
-  const comparison = useComparison(projectId, slug, named, search.baseline);
+  // The rows do not wait for the statistics: the baseline is known from the stored one (a quick read).
+  const stored = useBaseline(projectId, slug);
+  const view = search.view ?? 'rows';
+  const storedKnown = !!search.baseline || stored.isSuccess || stored.isError;
+  const rowsBaseline = search.baseline ?? stored.data?.baselineRunId ?? named[0];
+  const rowsRunIds = useMemo(() => [rowsBaseline, ...named.filter((r) => r !== rowsBaseline)], [rowsBaseline, named]);
+  // The same query as the side-by-side list's: the statistics are asked for once the first rows
+  // have come. Their reads are heavier (every row of each run), and on one database connection
+  // (PGlite) asked at once they would come before the rows the reader looks at first.
+  const firstRows = useCompareRows(projectId, slug, rowsRunIds, { enabled: storedKnown && view === 'rows' });
+  const rowsFirst = view !== 'rows' || firstRows.isFetched || firstRows.isError;
+  const comparison = useComparison(projectId, slug, named, search.baseline, { enabled: rowsFirst });
   const mark = useMarkBaseline(projectId, slug);
   const { data: session } = useSession();
   const mayMark = can(session, 'experiments:update');
   const data = comparison.data;
-  // The rows do not wait for the statistics: the baseline is known from the stored one (a quick read).
-  const stored = useBaseline(projectId, slug);
-  const baseline = data?.baselineRunId ?? search.baseline ?? stored.data?.baselineRunId ?? named[0];
-  const baselineKnown = !!data || !!search.baseline || stored.isSuccess || stored.isError;
+  const baseline = data?.baselineRunId ?? rowsBaseline;
+  const baselineKnown = !!data || storedKnown;
   const runIds = useMemo(() => [baseline, ...named.filter((r) => r !== baseline)], [baseline, named]);
-  const view = search.view ?? 'rows';
 
   const makeBaseline = (runId: string) => {
     if (mayMark) mark.mutate(runId, { onSuccess: () => void navigate({ search: (s) => ({ ...s, baseline: undefined }), replace: true }) });
