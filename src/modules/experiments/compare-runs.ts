@@ -81,15 +81,17 @@ export async function compareRuns(
 ): Promise<z.output<typeof compareResponse>> {
   const lowerIsBetter = new Set(idList(query.lowerIsBetter, 'querystring.lowerIsBetter'));
   const { experiment, runIds, heads } = await comparedRuns(ctx, projectId, slug, query.runs, query.baseline, MAX_COMPARED_RUNS);
-  const runs = [];
-  for (const head of heads) {
-    const stats = await runStatistics(ctx, experiment.id, head.runId, head.targets, false);
-    runs.push({ runId: head.runId, status: statusOf(head), createdAt: head.createdAt, overall: stats.overall });
-  }
   const [baseRunId] = runIds;
+  // Every read at once: on PostgreSQL each has its own connection; on PGlite one run's
+  // statistics are computed while the next read runs.
+  const [stats, pairs] = await Promise.all([
+    Promise.all(heads.map((head) => runStatistics(ctx, experiment.id, head.runId, head.targets, false))),
+    Promise.all(heads.slice(1).map((head) => cstore.pairedEvaluators(ctx.db.orm, experiment.id, baseRunId, head.runId))),
+  ]);
+  const runs = heads.map((head, i) => ({ runId: head.runId, status: statusOf(head), createdAt: head.createdAt, overall: stats[i].overall }));
   const comparisons = [];
-  for (const run of runs.slice(1)) {
-    const paired = await cstore.pairedEvaluators(ctx.db.orm, experiment.id, baseRunId, run.runId);
+  for (const [i, run] of runs.slice(1).entries()) {
+    const paired = pairs[i];
     const names = new Map<string, string>();
     for (const e of [...runs[0].overall.evaluators, ...run.overall.evaluators]) names.set(e.evaluator, names.get(e.evaluator) ?? e.name);
     const evaluators = [...names.keys()].sort().map((ev) =>
