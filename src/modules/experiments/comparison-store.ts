@@ -85,33 +85,36 @@ export async function runGroupValues(
 ): Promise<{ rows: RowGroupValues[]; evaluators: EvaluatorGroupValues[] }> {
   const all = perTarget ? sql.raw('GROUPING(target_id)::int') : sql.raw('1');
   const target = perTarget ? sql.raw('target_id') : sql.raw('NULL::text');
-  const rowGroups = await rows<RowGroupValues>(
-    db,
-    sql`SELECT ${all} AS "all", ${target} AS "targetId", count(*)::int AS rows, count(error)::int AS errors,
-          string_agg(duration::text, ',' ORDER BY duration) FILTER (WHERE duration IS NOT NULL) AS durations,
-          string_agg(cost::text, ',' ORDER BY idx, target_id) FILTER (WHERE cost IS NOT NULL) AS costs
-        FROM experiment_results WHERE experiment_id = ${experimentId} AND run_id = ${runId}
-        GROUP BY ${perTarget ? sql.raw('GROUPING SETS ((target_id), ())') : sql.raw('()')}`,
-  );
-  const evaluatorGroups = await rows<EvaluatorGroupValues>(
-    db,
-    sql`SELECT ${all} AS "all", ${target} AS "targetId", evaluator,
-          COALESCE(max(name) FILTER (WHERE status = 'processed'), max(name)) AS name,
-          count(*)::int AS results,
-          count(*) FILTER (WHERE status = 'processed')::int AS processed,
-          count(*) FILTER (WHERE status = 'skipped')::int AS skipped,
-          count(*) FILTER (WHERE status = 'error')::int AS errors,
-          count(*) FILTER (WHERE passed IS TRUE)::int AS passed,
-          count(*) FILTER (WHERE passed IS FALSE OR status = 'error')::int AS failed,
-          count(*) FILTER (WHERE status = 'processed' AND passed IS TRUE)::int AS "ratePassed",
-          count(*) FILTER (WHERE status = 'processed' AND passed IS NOT NULL)::int AS "rateN",
-          string_agg(score::text, ',' ORDER BY idx, target_id) FILTER (WHERE status = 'processed' AND score IS NOT NULL) AS scores,
-          string_agg(duration::text, ',' ORDER BY duration) FILTER (WHERE duration IS NOT NULL) AS durations,
-          string_agg(cost::text, ',' ORDER BY idx, target_id) FILTER (WHERE cost IS NOT NULL) AS costs
-        FROM experiment_evaluations WHERE experiment_id = ${experimentId} AND run_id = ${runId}
-        GROUP BY ${groupingSets(perTarget, ', evaluator')}
-        ORDER BY evaluator`,
-  );
+  // Both at once (on PostgreSQL, two connections).
+  const [rowGroups, evaluatorGroups] = await Promise.all([
+    rows<RowGroupValues>(
+      db,
+      sql`SELECT ${all} AS "all", ${target} AS "targetId", count(*)::int AS rows, count(error)::int AS errors,
+            string_agg(duration::text, ',' ORDER BY duration) FILTER (WHERE duration IS NOT NULL) AS durations,
+            string_agg(cost::text, ',' ORDER BY idx, target_id) FILTER (WHERE cost IS NOT NULL) AS costs
+          FROM experiment_results WHERE experiment_id = ${experimentId} AND run_id = ${runId}
+          GROUP BY ${perTarget ? sql.raw('GROUPING SETS ((target_id), ())') : sql.raw('()')}`,
+    ),
+    rows<EvaluatorGroupValues>(
+      db,
+      sql`SELECT ${all} AS "all", ${target} AS "targetId", evaluator,
+            COALESCE(max(name) FILTER (WHERE status = 'processed'), max(name)) AS name,
+            count(*)::int AS results,
+            count(*) FILTER (WHERE status = 'processed')::int AS processed,
+            count(*) FILTER (WHERE status = 'skipped')::int AS skipped,
+            count(*) FILTER (WHERE status = 'error')::int AS errors,
+            count(*) FILTER (WHERE passed IS TRUE)::int AS passed,
+            count(*) FILTER (WHERE passed IS FALSE OR status = 'error')::int AS failed,
+            count(*) FILTER (WHERE status = 'processed' AND passed IS TRUE)::int AS "ratePassed",
+            count(*) FILTER (WHERE status = 'processed' AND passed IS NOT NULL)::int AS "rateN",
+            string_agg(score::text, ',' ORDER BY idx, target_id) FILTER (WHERE status = 'processed' AND score IS NOT NULL) AS scores,
+            string_agg(duration::text, ',' ORDER BY duration) FILTER (WHERE duration IS NOT NULL) AS durations,
+            string_agg(cost::text, ',' ORDER BY idx, target_id) FILTER (WHERE cost IS NOT NULL) AS costs
+          FROM experiment_evaluations WHERE experiment_id = ${experimentId} AND run_id = ${runId}
+          GROUP BY ${groupingSets(perTarget, ', evaluator')}
+          ORDER BY evaluator`,
+    ),
+  ]);
   return { rows: rowGroups, evaluators: evaluatorGroups };
 }
 
