@@ -153,6 +153,8 @@ describe.runIf(hasChromium).each(databaseKinds)('the dataset pages in a real bro
     await page.getByRole('button', { name: 'Save' }).click();
     await grid().locator('.ds-colhead', { hasText: 'score' }).getByText('string').waitFor();
     expect((await entries('support-qa'))[0].score).toBe('4.5');
+    // The paste's notice ("1 row added from the clipboard") closes by itself; checked while it fades, it reads as faint text.
+    await expect.poll(() => page.locator('.mantine-Notification-root').count(), { timeout: 15_000 }).toBe(0);
     await checkPage('dataset', () => cell(0, 0).waitFor());
   });
 

@@ -257,6 +257,8 @@ describe.runIf(hasChromium).each(databaseKinds)('trace search, threads, users an
     await page.getByLabel('Name').fill('Support, with scores');
     await page.getByRole('dialog').getByRole('button', { name: 'Save' }).click();
     await poll(() => page.url()).toContain('view=view_');
+    // The dialog closes (its fade still runs once the view is saved and in the address).
+    await page.getByRole('dialog').waitFor({ state: 'hidden' });
     await accessible();
     await screenshot('traces-columns');
     await onPhone('traces list with views and columns', '[data-testid=traces-grid] [role=row][data-trace-id]', 'traces-columns-phone');
