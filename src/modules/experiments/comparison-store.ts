@@ -1,6 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { jsonParam, rows, textArray, type Executor } from '../../db/index.ts';
-import type { StoredTarget } from './store.ts';
+import type { EvaluationIn, ResultRowIn, StoredTarget } from './store.ts';
 
 /**
  * SQL for reading and comparing runs. Aggregation happens here: one GROUP BY (GROUPING SETS for
@@ -191,32 +191,11 @@ export async function pairedEvaluators(db: Executor, experimentId: string, baseR
 
 // ---- rows ----
 
-export interface StoredRow {
-  runId: string;
-  idx: number;
-  targetId: string;
-  entry: Record<string, unknown>;
-  predicted: Record<string, unknown> | null;
-  cost: number | null;
-  duration: number | null;
-  error: string | null;
-  traceId: string | null;
-}
+/** A result row as stored, with the run it belongs to. */
+export type StoredRow = ResultRowIn & { runId: string };
 
-export interface StoredEvaluation {
-  runId: string;
-  idx: number;
-  targetId: string;
-  evaluator: string;
-  name: string | null;
-  status: string;
-  score: number | null;
-  label: string | null;
-  passed: boolean | null;
-  details: string | null;
-  cost: number | null;
-  duration: number | null;
-}
+/** An evaluation as stored (without the inputs it was given), with its run. */
+export type StoredEvaluation = Omit<EvaluationIn, 'inputs'> & { runId: string };
 
 /** A column of a run's rows table: a result-row column, or one evaluator's score, passed, label or status. */
 export type RowColumn =
