@@ -238,6 +238,37 @@ describe.each(databaseKinds)('reading and comparing runs (%s)', (kind) => {
     });
   });
 
+  it('a run written again after it was read: its summary, comparisons and regressions read the new results', async () => {
+    const passing = range(50).map((i) => ({ index: i, duration: 10, evals: { exact: { score: 1, passed: true } } }));
+    await logRun('rewritten', 'base', passing, T0);
+    await logRun('rewritten', 'next', passing, T0 + 1000);
+    const before = await get('/api/experiments/rewritten/compare?runs=base,next');
+    expect(before.body.comparisons[0]).toMatchObject({ sharedRows: 50, evaluators: [{ regressions: 0, passRate: { current: 1 } }] });
+    expect((await get('/api/experiments/rewritten/runs/next/summary')).body.overall).toMatchObject({ rows: 50 });
+    expect((await get('/api/experiments/rewritten/compare/regressions?runs=base,next')).body.counts).toEqual({ regressed: 0, improved: 0 });
+
+    // The SDK posts again: ten rows now fail, and a row is added.
+    await logRun('rewritten', 'next', range(10).map((i) => ({ index: i, duration: 10, evals: { exact: { score: 0, passed: false } } })).concat([{ index: 50, duration: 10, evals: { exact: { score: 1, passed: true } } }]), T0 + 1000);
+    const after = await get('/api/experiments/rewritten/compare?runs=base,next');
+    expect(after.body.comparisons[0]).toMatchObject({ sharedRows: 50, evaluators: [{ regressions: 10, passRate: { current: 0.8, n: 50 } }] });
+    expect(after.body.runs[1].overall).toMatchObject({ rows: 51, evaluators: [{ passed: 41, failed: 10 }] });
+    expect((await get('/api/experiments/rewritten/runs/next/summary')).body.overall).toMatchObject({ rows: 51, evaluators: [{ passed: 41, failed: 10 }] });
+    const flips = await get('/api/experiments/rewritten/compare/regressions?runs=base,next');
+    expect(flips.body.counts).toEqual({ regressed: 10, improved: 0 });
+    expect(flips.body.rows.map((r: { index: number }) => r.index)).toEqual(range(10));
+  });
+
+  it('several targets: pairs are made per target and index, and regressions list them in (index, target) order', async () => {
+    const rowsOf = (failing: (i: number, t: string) => boolean) =>
+      ['b', 'a'].flatMap((t) => range(4).map((i) => ({ index: i, target: t, evals: { exact: { score: failing(i, t) ? 0 : 1, passed: !failing(i, t) } } })));
+    await logRun('targets', 'base', rowsOf(() => false), T0);
+    await logRun('targets', 'next', rowsOf((i, t) => (t === 'a' && i < 2) || (t === 'b' && i === 1)), T0 + 1000);
+    const res = await get('/api/experiments/targets/compare?runs=base,next');
+    expect(res.body.comparisons[0]).toMatchObject({ sharedRows: 8, evaluators: [{ regressions: 3, passRate: { n: 8, baseline: 1, current: 5 / 8 } }] });
+    const flips = await get('/api/experiments/targets/compare/regressions?runs=base,next');
+    expect(flips.body.rows.map((r: { index: number; targetId: string }) => `${r.index}${r.targetId}`)).toEqual(['0a', '1a', '1b']);
+  });
+
   it('past 2,000 shared rows the difference of mean scores has the normal interval (mean ± 1.96 standard errors)', async () => {
     const N = 2_500;
     // Differences cycle through 0, 0.1, ..., 0.4: a mean of 0.2 and a known spread.

@@ -32,6 +32,8 @@ export const experimentRuns = pgTable(
     updatedAt: ms('updated_at').notNull(),
     finishedAt: ms('finished_at'),
     stoppedAt: ms('stopped_at'),
+    /** from the experiment_results_versions sequence, renewed by every write of the run's rows or evaluations (0029) */
+    resultsVersion: bigint('results_version', { mode: 'number' }).notNull(),
   },
   (t) => [primaryKey({ columns: [t.experimentId, t.runId] })],
 );

@@ -6,7 +6,8 @@ import { lenientPaging, pagination } from './paging.ts';
 import { experimentOf, idList, METHODS, runsOf, runStatistics, statusOf } from './run-analysis.ts';
 import { keyOf, presentRowEvaluation } from './run-rows.ts';
 import type { compareResponse, compareRowsResponse, differenceSchema, evaluatorComparisonSchema, regressionsResponse, rowEvaluationSchema } from './schemas.ts';
-import { bootstrapMean, mean, parseNumbers, seedOf, signedCounts, verdictOf } from './statistics.ts';
+import { byText, derived, pairRuns, runValues, type EvaluatorPairs, type Flip } from './run-values.ts';
+import { bootstrapMean, mean, seedOf, signedCounts, verdictOf } from './statistics.ts';
 
 type Difference = z.output<typeof differenceSchema>;
 type EvaluatorComparison = z.output<typeof evaluatorComparisonSchema>;
@@ -42,12 +43,12 @@ function compareEvaluator(
   runId: string,
   evaluator: string,
   name: string,
-  paired: cstore.PairedEvaluator | undefined,
+  paired: EvaluatorPairs | undefined,
   higherIsBetter: boolean,
 ): EvaluatorComparison {
   const seed = (stat: string) => seedOf(experimentId, baseRunId, runId, evaluator, stat);
   const score =
-    paired && paired.scoreN > 0 ? difference(paired.baseScore!, paired.curScore!, parseNumbers(paired.scoreDiffs), seed('score'), higherIsBetter) : null;
+    paired && paired.scoreN > 0 ? difference(paired.baseScore, paired.curScore, paired.scoreDiffs, seed('score'), higherIsBetter) : null;
   const passRate =
     paired && paired.passN > 0
       ? difference(
@@ -72,6 +73,12 @@ function compareEvaluator(
   };
 }
 
+/** Two runs' paired results (run-values.ts pairRuns), once per version of each run and process. */
+async function pairsOf(ctx: ExperimentsContext, experimentId: string, base: cstore.RunHead, current: cstore.RunHead) {
+  const baseValues = await runValues(ctx.db.orm, experimentId, base);
+  return derived(ctx.db.orm, experimentId, current, `pairs:${base.runId}:${base.resultsVersion}`, (values) => pairRuns(baseValues, values));
+}
+
 /** GET /api/experiments/{slug}/compare */
 export async function compareRuns(
   ctx: ExperimentsContext,
@@ -82,11 +89,9 @@ export async function compareRuns(
   const lowerIsBetter = new Set(idList(query.lowerIsBetter, 'querystring.lowerIsBetter'));
   const { experiment, runIds, heads } = await comparedRuns(ctx, projectId, slug, query.runs, query.baseline, MAX_COMPARED_RUNS);
   const [baseRunId] = runIds;
-  // Every read at once: on PostgreSQL each has its own connection; on PGlite one run's
-  // statistics are computed while the next read runs.
   const [stats, pairs] = await Promise.all([
-    Promise.all(heads.map((head) => runStatistics(ctx, experiment.id, head.runId, head.targets, false))),
-    Promise.all(heads.slice(1).map((head) => cstore.pairedEvaluators(ctx.db.orm, experiment.id, baseRunId, head.runId))),
+    Promise.all(heads.map((head) => runStatistics(ctx, experiment.id, head, false))),
+    Promise.all(heads.slice(1).map((head) => pairsOf(ctx, experiment.id, heads[0], head))),
   ]);
   const runs = heads.map((head, i) => ({ runId: head.runId, status: statusOf(head), createdAt: head.createdAt, overall: stats[i].overall }));
   const comparisons = [];
@@ -180,19 +185,28 @@ export async function regressions(
   slug: string,
   query: { runs: string; baseline?: string; evaluator?: string; direction?: 'regressed' | 'improved'; page?: string; pageSize?: string },
 ): Promise<z.output<typeof regressionsResponse>> {
-  const { experiment, runIds } = await comparedRuns(ctx, projectId, slug, query.runs, query.baseline, 2);
+  const { experiment, runIds, heads } = await comparedRuns(ctx, projectId, slug, query.runs, query.baseline, 2);
   const [baseRunId, runId] = runIds;
   const paging = lenientPaging(query);
-  const found = await cstore.flips(ctx.db.orm, experiment.id, baseRunId, runId, {
-    evaluator: query.evaluator ?? null,
-    direction: query.direction ?? null,
-    limit: paging.pageSize,
-    offset: (paging.page - 1) * paging.pageSize,
-  });
+  const paired = (await pairsOf(ctx, experiment.id, heads[0], heads[1])).evaluators;
+  const counts = paired.map((p) => ({
+    evaluator: p.evaluator,
+    name: p.name,
+    regressed: p.regressions,
+    improved: p.improvements,
+  }));
+  const matching = paired
+    .filter((p) => query.evaluator === undefined || p.evaluator === query.evaluator)
+    .flatMap((p) => p.flips)
+    .filter((f) => query.direction === undefined || f.direction === query.direction)
+    // regressions first, then by index, target and evaluator
+    .sort((x, y) => Number(y.direction === 'regressed') - Number(x.direction === 'regressed') || x.idx - y.idx || byText(x.targetId, y.targetId) || byText(x.evaluator, y.evaluator));
+  const offset = (paging.page - 1) * paging.pageSize;
+  const found = { counts, page: matching.slice(offset, offset + paging.pageSize), total: matching.length };
   const keys = found.page.map((f) => ({ idx: f.idx, targetId: f.targetId }));
   const rows = await cstore.rowsOf(ctx.db.orm, experiment.id, runIds, keys);
   const evaluations = await cstore.evaluationsOf(ctx.db.orm, experiment.id, runIds, keys);
-  const side = (run: string, f: cstore.Flip) => {
+  const side = (run: string, f: Flip) => {
     const r = rows.find((x) => x.runId === run && x.idx === f.idx && x.targetId === f.targetId);
     const e = evaluations.find((x) => x.runId === run && x.idx === f.idx && x.targetId === f.targetId && x.evaluator === f.evaluator)!;
     return {

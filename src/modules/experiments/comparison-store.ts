@@ -3,10 +3,9 @@ import { jsonParam, rows, textArray, type Executor } from '../../db/index.ts';
 import type { EvaluationIn, ResultRowIn, StoredTarget } from './store.ts';
 
 /**
- * SQL for reading and comparing runs. Aggregation happens here: one GROUP BY (GROUPING SETS for
- * per-target and overall at once) per table and run, answering counts and the values the
- * intervals need as one comma-separated string per group (string_agg), not one row per result.
- * Every query starts from an experiment id found through the project.
+ * SQL for reading and comparing runs: a run's values as one comma-separated list per column and
+ * group (string_agg), not one row per result, and the pages of rows side by side. Every query
+ * starts from an experiment id found through the project.
  */
 
 export interface AnalysisExperiment {
@@ -21,6 +20,8 @@ export interface RunHead {
   finishedAt: number | null;
   stoppedAt: number | null;
   targets: StoredTarget[];
+  /** renewed by every write of the run's rows or evaluations: what a process keeps of a run is good while it is unchanged */
+  resultsVersion: string;
 }
 
 export async function findExperiment(db: Executor, projectId: string, slug: string): Promise<AnalysisExperiment | null> {
@@ -39,154 +40,71 @@ export async function setBaseline(db: Executor, experimentId: string, runId: str
 export async function findRunHeads(db: Executor, experimentId: string, runIds: string[]): Promise<RunHead[]> {
   return rows<RunHead>(
     db,
-    sql`SELECT run_id AS "runId", created_at::float8 AS "createdAt", finished_at::float8 AS "finishedAt", stopped_at::float8 AS "stoppedAt", targets
+    sql`SELECT run_id AS "runId", created_at::float8 AS "createdAt", finished_at::float8 AS "finishedAt", stopped_at::float8 AS "stoppedAt", targets,
+          results_version::text AS "resultsVersion"
         FROM experiment_runs WHERE experiment_id = ${experimentId} AND run_id = ANY(${textArray(runIds)})`,
   );
 }
 
-export interface RowGroupValues {
-  /** 1 for the overall group */
-  all: number;
-  targetId: string | null;
-  rows: number;
-  errors: number;
-  /** ascending */
-  durations: string | null;
-  costs: string | null;
+/** A run's result rows of one target: aligned comma-separated lists, one entry per row in no particular order (`idx` keys each). */
+export interface TargetRowLists {
+  targetId: string;
+  idx: string;
+  /** one character per row: 1 when the row has an error */
+  errors: string;
+  /** '' where none */
+  durations: string;
+  costs: string;
 }
 
-export interface EvaluatorGroupValues {
-  all: number;
-  targetId: string | null;
+/** A run's evaluation results of one target and evaluator, as TargetRowLists. */
+export interface EvaluatorResultLists {
+  targetId: string;
   evaluator: string;
-  name: string | null;
-  results: number;
-  processed: number;
-  skipped: number;
-  errors: number;
-  passed: number;
-  failed: number;
-  ratePassed: number;
-  rateN: number;
-  scores: string | null;
-  /** ascending */
-  durations: string | null;
-  costs: string | null;
-}
-
-const groupingSets = (perTarget: boolean, inner: string) => sql.raw(perTarget ? `GROUPING SETS ((target_id${inner}), (${inner.replace(/^, /, '')}))` : `GROUPING SETS ((${inner.replace(/^, /, '')}))`);
-
-/** A run's rows and evaluation results grouped overall (and per target when `perTarget`). */
-export async function runGroupValues(
-  db: Executor,
-  experimentId: string,
-  runId: string,
-  perTarget: boolean,
-): Promise<{ rows: RowGroupValues[]; evaluators: EvaluatorGroupValues[] }> {
-  const all = perTarget ? sql.raw('GROUPING(target_id)::int') : sql.raw('1');
-  const target = perTarget ? sql.raw('target_id') : sql.raw('NULL::text');
-  // Both at once (on PostgreSQL, two connections).
-  const [rowGroups, evaluatorGroups] = await Promise.all([
-    rows<RowGroupValues>(
-      db,
-      sql`SELECT ${all} AS "all", ${target} AS "targetId", count(*)::int AS rows, count(error)::int AS errors,
-            string_agg(duration::text, ',' ORDER BY duration) FILTER (WHERE duration IS NOT NULL) AS durations,
-            string_agg(cost::text, ',' ORDER BY idx, target_id) FILTER (WHERE cost IS NOT NULL) AS costs
-          FROM experiment_results WHERE experiment_id = ${experimentId} AND run_id = ${runId}
-          GROUP BY ${perTarget ? sql.raw('GROUPING SETS ((target_id), ())') : sql.raw('()')}`,
-    ),
-    rows<EvaluatorGroupValues>(
-      db,
-      sql`SELECT ${all} AS "all", ${target} AS "targetId", evaluator,
-            COALESCE(max(name) FILTER (WHERE status = 'processed'), max(name)) AS name,
-            count(*)::int AS results,
-            count(*) FILTER (WHERE status = 'processed')::int AS processed,
-            count(*) FILTER (WHERE status = 'skipped')::int AS skipped,
-            count(*) FILTER (WHERE status = 'error')::int AS errors,
-            count(*) FILTER (WHERE passed IS TRUE)::int AS passed,
-            count(*) FILTER (WHERE passed IS FALSE OR status = 'error')::int AS failed,
-            count(*) FILTER (WHERE status = 'processed' AND passed IS TRUE)::int AS "ratePassed",
-            count(*) FILTER (WHERE status = 'processed' AND passed IS NOT NULL)::int AS "rateN",
-            string_agg(score::text, ',' ORDER BY idx, target_id) FILTER (WHERE status = 'processed' AND score IS NOT NULL) AS scores,
-            string_agg(duration::text, ',' ORDER BY duration) FILTER (WHERE duration IS NOT NULL) AS durations,
-            string_agg(cost::text, ',' ORDER BY idx, target_id) FILTER (WHERE cost IS NOT NULL) AS costs
-          FROM experiment_evaluations WHERE experiment_id = ${experimentId} AND run_id = ${runId}
-          GROUP BY ${groupingSets(perTarget, ', evaluator')}
-          ORDER BY evaluator`,
-    ),
-  ]);
-  return { rows: rowGroups, evaluators: evaluatorGroups };
-}
-
-export interface PairedEvaluator {
-  evaluator: string;
-  name: string | null;
-  scoreN: number;
-  baseScore: number | null;
-  curScore: number | null;
-  scoreDiffs: string | null;
-  passN: number;
-  basePassed: number;
-  curPassed: number;
-  passMinus: number;
-  passPlus: number;
-  regressions: number;
-  improvements: number;
+  processedName: string | null;
+  anyName: string | null;
+  idx: string;
+  /** one character per result: p(rocessed), s(kipped), e(rror) */
+  statuses: string;
+  /** one character per result: t, f, or n (no verdict) */
+  verdicts: string;
+  scores: string;
+  durations: string;
+  costs: string;
 }
 
 /**
- * The two runs' results per key (evaluator, index, target) in one scan and one GROUP BY, not a
- * join: the planner never has to guess the size of a freshly written run (stale statistics made
- * a nested loop over two 10,000-row runs take minutes). Each key has at most one result per run.
+ * A run's rows per target and evaluation results per target and evaluator, as one list per
+ * column: one scan of each table, no sort beyond grouping (the lists of a group are aligned, as
+ * every aggregate of a group reads the same rows in the same order). Counts, the values behind
+ * each interval and the pairs of two runs are computed from them (run-values.ts).
  */
-const pairs = (experimentId: string, baseRunId: string, runId: string) => sql`
-  SELECT evaluator, idx, target_id,
-    bool_or(run_id = ${baseRunId}) AS has_a, bool_or(run_id = ${runId}) AS has_b,
-    max(name) FILTER (WHERE run_id = ${baseRunId}) AS a_name, max(name) FILTER (WHERE run_id = ${runId}) AS b_name,
-    max(score) FILTER (WHERE run_id = ${baseRunId} AND status = 'processed') AS a_score,
-    max(score) FILTER (WHERE run_id = ${runId} AND status = 'processed') AS b_score,
-    bool_or(passed) FILTER (WHERE run_id = ${baseRunId} AND status = 'processed') AS a_judged,
-    bool_or(passed) FILTER (WHERE run_id = ${runId} AND status = 'processed') AS b_judged,
-    bool_or(passed) FILTER (WHERE run_id = ${baseRunId}) AS a_passed,
-    bool_or(passed) FILTER (WHERE run_id = ${runId}) AS b_passed,
-    bool_or(status = 'error') FILTER (WHERE run_id = ${baseRunId}) AS a_error,
-    bool_or(status = 'error') FILTER (WHERE run_id = ${runId}) AS b_error
-  FROM experiment_evaluations
-  WHERE experiment_id = ${experimentId} AND run_id IN (${baseRunId}, ${runId})
-  GROUP BY evaluator, idx, target_id`;
-
-const REGRESSED = sql.raw(`a_passed IS TRUE AND (b_passed IS FALSE OR b_error)`);
-const IMPROVED = sql.raw(`(a_passed IS FALSE OR a_error) AND b_passed IS TRUE`);
-
-/** Per evaluator, the results both runs hold for the same (index, target): paired values and flips. */
-export async function pairedEvaluators(db: Executor, experimentId: string, baseRunId: string, runId: string): Promise<{ shared: number; evaluators: PairedEvaluator[] }> {
-  const scored = sql.raw(`a_score IS NOT NULL AND b_score IS NOT NULL`);
-  const judged = sql.raw(`a_judged IS NOT NULL AND b_judged IS NOT NULL`);
-  const evaluators = await rows<PairedEvaluator>(
-    db,
-    sql`SELECT evaluator, COALESCE(max(b_name), max(a_name)) AS name,
-          count(*) FILTER (WHERE ${scored})::int AS "scoreN",
-          avg(a_score) FILTER (WHERE ${scored})::float8 AS "baseScore",
-          avg(b_score) FILTER (WHERE ${scored})::float8 AS "curScore",
-          string_agg((b_score - a_score)::text, ',' ORDER BY idx, target_id) FILTER (WHERE ${scored}) AS "scoreDiffs",
-          count(*) FILTER (WHERE ${judged})::int AS "passN",
-          count(*) FILTER (WHERE ${judged} AND a_judged)::int AS "basePassed",
-          count(*) FILTER (WHERE ${judged} AND b_judged)::int AS "curPassed",
-          count(*) FILTER (WHERE ${judged} AND a_judged AND NOT b_judged)::int AS "passMinus",
-          count(*) FILTER (WHERE ${judged} AND b_judged AND NOT a_judged)::int AS "passPlus",
-          count(*) FILTER (WHERE ${REGRESSED})::int AS regressions,
-          count(*) FILTER (WHERE ${IMPROVED})::int AS improvements
-        FROM (${pairs(experimentId, baseRunId, runId)}) p
-        WHERE has_a AND has_b
-        GROUP BY evaluator ORDER BY evaluator`,
-  );
-  const [shared] = await rows<{ n: number }>(
-    db,
-    sql`SELECT count(*)::int AS n FROM (
-          SELECT 1 FROM experiment_results WHERE experiment_id = ${experimentId} AND run_id IN (${baseRunId}, ${runId})
-          GROUP BY idx, target_id HAVING count(*) = 2) k`,
-  );
-  return { shared: shared.n, evaluators };
+export async function runValueLists(db: Executor, experimentId: string, runId: string): Promise<{ rows: TargetRowLists[]; evaluators: EvaluatorResultLists[] }> {
+  const [rowLists, evaluatorLists] = await Promise.all([
+    rows<TargetRowLists>(
+      db,
+      sql`SELECT target_id AS "targetId", string_agg(idx::text, ',') AS idx,
+            string_agg(CASE WHEN error IS NULL THEN '0' ELSE '1' END, '') AS errors,
+            string_agg(COALESCE(duration::text, ''), ',') AS durations,
+            string_agg(COALESCE(cost::text, ''), ',') AS costs
+          FROM experiment_results WHERE experiment_id = ${experimentId} AND run_id = ${runId}
+          GROUP BY target_id`,
+    ),
+    rows<EvaluatorResultLists>(
+      db,
+      sql`SELECT target_id AS "targetId", evaluator,
+            max(name) FILTER (WHERE status = 'processed') AS "processedName", max(name) AS "anyName",
+            string_agg(idx::text, ',') AS idx,
+            string_agg(CASE status WHEN 'processed' THEN 'p' WHEN 'error' THEN 'e' ELSE 's' END, '') AS statuses,
+            string_agg(CASE WHEN passed THEN 't' WHEN NOT passed THEN 'f' ELSE 'n' END, '') AS verdicts,
+            string_agg(COALESCE(score::text, ''), ',') AS scores,
+            string_agg(COALESCE(duration::text, ''), ',') AS durations,
+            string_agg(COALESCE(cost::text, ''), ',') AS costs
+          FROM experiment_evaluations WHERE experiment_id = ${experimentId} AND run_id = ${runId}
+          GROUP BY target_id, evaluator`,
+    ),
+  ]);
+  return { rows: rowLists, evaluators: evaluatorLists };
 }
 
 // ---- rows ----
@@ -316,38 +234,4 @@ export async function pageKeys(
   const keys = await rows<Key>(db, sql`SELECT idx, target_id AS "targetId" ${base} ORDER BY idx, target_id LIMIT ${limit} OFFSET ${offset}`);
   const [count] = await rows<{ n: number }>(db, sql`SELECT count(*)::int AS n ${base}`);
   return { keys, total: count.n };
-}
-
-export interface Flip {
-  idx: number;
-  targetId: string;
-  evaluator: string;
-  direction: 'regressed' | 'improved';
-}
-
-/** Results that passed in the baseline and fail (or error) now, and the reverse: counts per evaluator and one page. */
-export async function flips(
-  db: Executor,
-  experimentId: string,
-  baseRunId: string,
-  runId: string,
-  filter: { evaluator: string | null; direction: 'regressed' | 'improved' | null; limit: number; offset: number },
-): Promise<{ counts: { evaluator: string; name: string | null; regressed: number; improved: number }[]; page: Flip[]; total: number }> {
-  const from = sql`FROM (${pairs(experimentId, baseRunId, runId)}) p WHERE has_a AND has_b`;
-  const counts = await rows<{ evaluator: string; name: string | null; regressed: number; improved: number }>(
-    db,
-    sql`SELECT evaluator, COALESCE(max(b_name), max(a_name)) AS name,
-          count(*) FILTER (WHERE ${REGRESSED})::int AS regressed, count(*) FILTER (WHERE ${IMPROVED})::int AS improved
-        ${from} GROUP BY evaluator ORDER BY evaluator`,
-  );
-  const kinds = filter.direction === 'regressed' ? REGRESSED : filter.direction === 'improved' ? IMPROVED : sql`(${REGRESSED}) OR (${IMPROVED})`;
-  const byEvaluator = filter.evaluator === null ? sql`` : sql` AND evaluator = ${filter.evaluator}`;
-  const page = await rows<Flip>(
-    db,
-    sql`SELECT idx, target_id AS "targetId", evaluator, CASE WHEN ${REGRESSED} THEN 'regressed' ELSE 'improved' END AS direction
-        ${from}${byEvaluator} AND (${kinds})
-        ORDER BY (${REGRESSED}) DESC, idx, target_id, evaluator LIMIT ${filter.limit} OFFSET ${filter.offset}`,
-  );
-  const [count] = await rows<{ n: number }>(db, sql`SELECT count(*)::int AS n ${from}${byEvaluator} AND (${kinds})`);
-  return { counts, page, total: count.n };
 }

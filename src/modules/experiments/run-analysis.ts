@@ -4,8 +4,8 @@ import type { ExperimentsContext } from './context.ts';
 import * as cstore from './comparison-store.ts';
 import type { estimateSchema, evaluatorStatsSchema, groupStatsSchema, intervalMethodsSchema, runSummaryResponse } from './schemas.ts';
 import { slugify } from './slug.ts';
-import { bootstrapMean, CONFIDENCE, mean, parseNumbers, quantile, RESAMPLES, seedOf, wilson } from './statistics.ts';
-import type { StoredTarget } from './store.ts';
+import { byEvaluator, derived, evaluatorGroup, rowGroup, type EvaluatorGroup, type EvaluatorResults, type RunValues, type TargetRows } from './run-values.ts';
+import { bootstrapMean, CONFIDENCE, mean, quantile, RESAMPLES, seedOf, wilson } from './statistics.ts';
 
 type Estimate = z.output<typeof estimateSchema>;
 type EvaluatorStats = z.output<typeof evaluatorStatsSchema>;
@@ -56,12 +56,9 @@ const quantileEstimate = (sorted: Float64Array, q: number): Estimate | null => {
   const r = quantile(sorted, q);
   return r && { ...r, n: sorted.length };
 };
-const latencyOf = (durations: string | null) => {
-  const sorted = parseNumbers(durations); // ascending: ORDER BY in SQL
-  return { p50: quantileEstimate(sorted, 0.5), p95: quantileEstimate(sorted, 0.95) };
-};
+const latencyOf = (sorted: Float64Array) => ({ p50: quantileEstimate(sorted, 0.5), p95: quantileEstimate(sorted, 0.95) });
 
-function evaluatorStats(g: cstore.EvaluatorGroupValues, seed: (stat: string) => number): EvaluatorStats {
+function evaluatorStats(g: EvaluatorGroup, seed: (stat: string) => number): EvaluatorStats {
   return {
     evaluator: g.evaluator,
     name: g.name ?? g.evaluator,
@@ -71,58 +68,65 @@ function evaluatorStats(g: cstore.EvaluatorGroupValues, seed: (stat: string) => 
     errors: g.errors,
     passed: g.passed,
     failed: g.failed,
-    score: meanEstimate(parseNumbers(g.scores), seed('score')),
+    score: meanEstimate(g.scores, seed('score')),
     passRate: rateEstimate(g.ratePassed, g.rateN),
     latency: latencyOf(g.durations),
-    cost: totalEstimate(parseNumbers(g.costs), seed('cost')),
+    cost: totalEstimate(g.costs, seed('cost')),
+  };
+}
+
+/** The statistics of some of a run's rows and results (one target's, or all of them). */
+function groupStats(experimentId: string, runId: string, key: string, targetId: string | null, name: string, rows: TargetRows[], evaluators: EvaluatorResults[][]): GroupStats {
+  const seed = (evaluator: string, stat: string) => seedOf(experimentId, runId, key, evaluator, stat);
+  const g = rowGroup(rows);
+  return {
+    targetId,
+    name,
+    rows: g.rows,
+    errors: g.errors,
+    errorRate: rateEstimate(g.errors, g.rows),
+    latency: latencyOf(g.durations),
+    cost: totalEstimate(g.costs, seed('', 'cost')),
+    evaluators: evaluators.map((parts) => evaluatorStats(evaluatorGroup(parts), (stat) => seed(parts[0].evaluator, stat))),
+  };
+}
+
+function statisticsOf(experimentId: string, head: cstore.RunHead, values: RunValues, perTarget: boolean): { overall: GroupStats; targets: GroupStats[] } {
+  const overall = groupStats(experimentId, head.runId, '\u0001all', null, 'All rows', values.rows, byEvaluator(values));
+  if (!perTarget) return { overall, targets: [] };
+  const keys = [...new Set([...values.rows, ...values.evaluators].map((g) => g.targetId))].sort();
+  const nameOf = (key: string) => (key === '' ? 'No target' : (head.targets.find((t) => t.id === key)?.name ?? key));
+  // One target holds every row: its statistics are the overall ones (the same values), not computed twice.
+  if (keys.length === 1) return { overall, targets: [{ ...overall, targetId: keys[0] || null, name: nameOf(keys[0]) }] };
+  return {
+    overall,
+    targets: keys.map((key) =>
+      groupStats(
+        experimentId,
+        head.runId,
+        key,
+        key || null,
+        nameOf(key),
+        values.rows.filter((r) => r.targetId === key),
+        byEvaluator(values, key),
+      ),
+    ),
   };
 }
 
 /**
- * A run's statistics overall, and per target when `perTarget`: SQL groups the values, the
- * intervals are computed here over typed arrays.
+ * A run's statistics overall, and per target when `perTarget`: computed from the run's values
+ * once per results version (run-values.ts).
  */
-export async function runStatistics(
-  ctx: ExperimentsContext,
-  experimentId: string,
-  runId: string,
-  targets: StoredTarget[],
-  perTarget: boolean,
-): Promise<{ overall: GroupStats; targets: GroupStats[] }> {
-  const values = await cstore.runGroupValues(ctx.db.orm, experimentId, runId, perTarget);
-  const group = (targetId: string | null, name: string, all: boolean): GroupStats => {
-    const key = all ? '\u0001all' : (targetId ?? '');
-    const seed = (evaluator: string, stat: string) => seedOf(experimentId, runId, key, evaluator, stat);
-    const rowGroup = values.rows.find((r) => (all ? r.all === 1 : r.all === 0 && r.targetId === (targetId ?? '')));
-    const rowsCount = rowGroup?.rows ?? 0;
-    const errors = rowGroup?.errors ?? 0;
-    return {
-      targetId,
-      name,
-      rows: rowsCount,
-      errors,
-      errorRate: rateEstimate(errors, rowsCount),
-      latency: latencyOf(rowGroup?.durations ?? null),
-      cost: totalEstimate(parseNumbers(rowGroup?.costs ?? null), seed('', 'cost')),
-      evaluators: values.evaluators
-        .filter((e) => (all ? e.all === 1 : e.all === 0 && e.targetId === (targetId ?? '')))
-        .map((e) => evaluatorStats(e, (stat) => seed(e.evaluator, stat))),
-    };
-  };
-  const overall = group(null, 'All rows', true);
-  if (!perTarget) return { overall, targets: [] };
-  const keys = [...new Set([...values.rows, ...values.evaluators].filter((g) => g.all === 0).map((g) => g.targetId ?? ''))].sort();
-  const nameOf = (key: string) => (key === '' ? 'No target' : (targets.find((t) => t.id === key)?.name ?? key));
-  // One target holds every row: its statistics are the overall ones (the same values), not computed twice.
-  if (keys.length === 1) return { overall, targets: [{ ...overall, targetId: keys[0] || null, name: nameOf(keys[0]) }] };
-  return { overall, targets: keys.map((key) => group(key || null, nameOf(key), false)) };
+export function runStatistics(ctx: ExperimentsContext, experimentId: string, head: cstore.RunHead, perTarget: boolean): Promise<{ overall: GroupStats; targets: GroupStats[] }> {
+  return derived(ctx.db.orm, experimentId, head, `statistics:${perTarget}`, (values) => statisticsOf(experimentId, head, values, perTarget));
 }
 
 /** GET /api/experiments/{slug}/runs/{runId}/summary */
 export async function runSummary(ctx: ExperimentsContext, projectId: string, slug: string, runId: string): Promise<z.output<typeof runSummaryResponse>> {
   const experiment = await experimentOf(ctx, projectId, slug);
   const [head] = await runsOf(ctx, experiment, [runId], 'runId');
-  const stats = await runStatistics(ctx, experiment.id, runId, head.targets, true);
+  const stats = await runStatistics(ctx, experiment.id, head, true);
   return {
     experimentId: experiment.id,
     experimentSlug: experiment.slug,

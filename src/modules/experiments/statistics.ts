@@ -118,15 +118,6 @@ export function verdictOf(interval: Interval, higherIsBetter: boolean): Verdict 
   return 'no detectable difference';
 }
 
-/** A comma-separated list of numbers (as string_agg gives them) as a typed array. */
-export function parseNumbers(list: string | null): Float64Array {
-  if (!list) return new Float64Array(0);
-  const parts = list.split(',');
-  const out = new Float64Array(parts.length);
-  for (let i = 0; i < parts.length; i++) out[i] = Number(parts[i]);
-  return out;
-}
-
 /**
  * Paired differences in {-1, 0, 1} given by their counts: the bootstrap of their mean depends
  * only on the counts, so the array is built in a fixed order.

@@ -199,7 +199,8 @@ export async function saveRun(db: Executor, run: RunRow): Promise<void> {
   await db.execute(
     sql`UPDATE experiment_runs SET
           workflow_version_id = ${run.workflowVersionId}, targets = ${jsonParam(run.targets)}::jsonb, progress = ${run.progress},
-          total = ${run.total}, updated_at = ${run.updatedAt}, finished_at = ${run.finishedAt}, stopped_at = ${run.stoppedAt}
+          total = ${run.total}, updated_at = ${run.updatedAt}, finished_at = ${run.finishedAt}, stopped_at = ${run.stoppedAt},
+          results_version = nextval('experiment_results_versions')
         WHERE experiment_id = ${run.experimentId} AND run_id = ${run.runId}`,
   );
 }
@@ -446,7 +447,10 @@ export async function storeCell(db: Executor, experimentId: string, runId: strin
   );
   if (!inserted.length) return false;
   await upsertEvaluations(db, experimentId, runId, evaluations);
-  await db.execute(sql`UPDATE experiment_runs SET progress = progress + 1, updated_at = ${now} WHERE experiment_id = ${experimentId} AND run_id = ${runId}`);
+  await db.execute(
+    sql`UPDATE experiment_runs SET progress = progress + 1, updated_at = ${now}, results_version = nextval('experiment_results_versions')
+        WHERE experiment_id = ${experimentId} AND run_id = ${runId}`,
+  );
   return true;
 }
 
