@@ -77,7 +77,12 @@ const SPAN_COLUMNS = [
   'first_token_at', 'inserted_at', 'updated_at', 'prompt_tokens', 'completion_tokens', 'cached_input_tokens', 'reasoning_tokens',
   'tokens_estimated', 'cost', 'has_error', 'error', 'input_text', 'output_text', 'trace_meta', 'data',
 ];
-const JSON_COLUMNS = new Set(['error', 'trace_meta', 'data']);
+/** JSON columns with their type: each value is cast to its column's own (a jsonb cast into the json `data` cost the raw insert ~5 %). */
+const JSON_COLUMNS = new Map([
+  ['error', 'jsonb'],
+  ['trace_meta', 'jsonb'],
+  ['data', 'json'],
+]);
 
 /**
  * The raw rate at which the same database accepts the same rows: the spans table's rows
@@ -98,7 +103,7 @@ export async function benchRawInsert(s: BenchServer, sampleRows: number, rowsPer
   const statements: SQL[] = [];
   for (let i = 0; i < source.length; i += rowsPerStatement) {
     const tuples = source.slice(i, i + rowsPerStatement).map(
-      (r, j) => sql`(${sql.join(SPAN_COLUMNS.map((c) => (c === 'span_id' ? sql`${`raw${i + j}`}` : JSON_COLUMNS.has(c) ? sql`${r[c]}::jsonb` : sql`${r[c]}`)), sql`, `)})`,
+      (r, j) => sql`(${sql.join(SPAN_COLUMNS.map((c) => (c === 'span_id' ? sql`${`raw${i + j}`}` : JSON_COLUMNS.has(c) ? sql`${r[c]}::${sql.raw(JSON_COLUMNS.get(c)!)}` : sql`${r[c]}`)), sql`, `)})`,
     );
     statements.push(sql`INSERT INTO bench_raw_spans (${sql.raw(SPAN_COLUMNS.join(', '))}) VALUES ${sql.join(tuples, sql`, `)}`);
   }
