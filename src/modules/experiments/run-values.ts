@@ -393,8 +393,14 @@ function entryOf(db: Executor, experimentId: string, run: { runId: string; resul
   entry.values.then(
     (v) => {
       if (kept.get(key) !== entry) return;
-      entry.bytes = sizeOf(v);
-      keptBytes += entry.bytes;
+      const bytes = sizeOf(v);
+      // A run larger than the whole budget is computed from, not kept.
+      if (bytes > KEPT_MAX_BYTES) {
+        kept.delete(key);
+        return;
+      }
+      entry.bytes = bytes;
+      keptBytes += bytes;
       evict(key);
     },
     () => {
