@@ -6,7 +6,8 @@ import { lenientPaging, pagination } from './paging.ts';
 import { experimentOf, idList, METHODS, runsOf, runStatistics, statusOf } from './run-analysis.ts';
 import { keyOf, presentRowEvaluation } from './run-rows.ts';
 import type { compareResponse, compareRowsResponse, differenceSchema, evaluatorComparisonSchema, regressionsResponse, rowEvaluationSchema } from './schemas.ts';
-import { byText, derived, pairRuns, runValues, type EvaluatorPairs, type Flip } from './run-values.ts';
+import { derived, runValues } from './kept-run-values.ts';
+import { byText, pairRuns, type EvaluatorPairs, type Flip } from './run-values.ts';
 import { bootstrapMean, mean, seedOf, signedCounts, verdictOf } from './statistics.ts';
 
 type Difference = z.output<typeof differenceSchema>;
@@ -189,12 +190,6 @@ export async function regressions(
   const [baseRunId, runId] = runIds;
   const paging = lenientPaging(query);
   const paired = (await pairsOf(ctx, experiment.id, heads[0], heads[1])).evaluators;
-  const counts = paired.map((p) => ({
-    evaluator: p.evaluator,
-    name: p.name,
-    regressed: p.regressions,
-    improved: p.improvements,
-  }));
   const matching = paired
     .filter((p) => query.evaluator === undefined || p.evaluator === query.evaluator)
     .flatMap((p) => p.flips)
@@ -202,8 +197,8 @@ export async function regressions(
     // regressions first, then by index, target and evaluator
     .sort((x, y) => Number(y.direction === 'regressed') - Number(x.direction === 'regressed') || x.idx - y.idx || byText(x.targetId, y.targetId) || byText(x.evaluator, y.evaluator));
   const offset = (paging.page - 1) * paging.pageSize;
-  const found = { counts, page: matching.slice(offset, offset + paging.pageSize), total: matching.length };
-  const keys = found.page.map((f) => ({ idx: f.idx, targetId: f.targetId }));
+  const page = matching.slice(offset, offset + paging.pageSize);
+  const keys = page.map((f) => ({ idx: f.idx, targetId: f.targetId }));
   const rows = await cstore.rowsOf(ctx.db.orm, experiment.id, runIds, keys);
   const evaluations = await cstore.evaluationsOf(ctx.db.orm, experiment.id, runIds, keys);
   const side = (run: string, f: Flip) => {
@@ -224,9 +219,9 @@ export async function regressions(
     experimentSlug: experiment.slug,
     baselineRunId: baseRunId,
     runId,
-    counts: { regressed: found.counts.reduce((s, c) => s + c.regressed, 0), improved: found.counts.reduce((s, c) => s + c.improved, 0) },
-    evaluators: found.counts.map((c) => ({ evaluator: c.evaluator, name: c.name ?? c.evaluator, regressed: c.regressed, improved: c.improved })),
-    rows: found.page.map((f) => ({
+    counts: { regressed: paired.reduce((s, p) => s + p.regressions, 0), improved: paired.reduce((s, p) => s + p.improvements, 0) },
+    evaluators: paired.map((p) => ({ evaluator: p.evaluator, name: p.name ?? p.evaluator, regressed: p.regressions, improved: p.improvements })),
+    rows: page.map((f) => ({
       index: f.idx,
       targetId: f.targetId === '' ? null : f.targetId,
       evaluator: f.evaluator,
@@ -235,6 +230,6 @@ export async function regressions(
       baseline: side(baseRunId, f),
       current: side(runId, f),
     })),
-    pagination: pagination(paging, found.total),
+    pagination: pagination(paging, matching.length),
   };
 }

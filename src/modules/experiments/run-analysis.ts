@@ -4,7 +4,8 @@ import type { ExperimentsContext } from './context.ts';
 import * as cstore from './comparison-store.ts';
 import type { estimateSchema, evaluatorStatsSchema, groupStatsSchema, intervalMethodsSchema, runSummaryResponse } from './schemas.ts';
 import { slugify } from './slug.ts';
-import { byEvaluator, derived, evaluatorGroup, rowGroup, type EvaluatorGroup, type EvaluatorResults, type RunValues, type TargetRows } from './run-values.ts';
+import { derived } from './kept-run-values.ts';
+import { byEvaluator, evaluatorGroup, rowGroup, type EvaluatorGroup, type EvaluatorResults, type RunValues, type TargetRows } from './run-values.ts';
 import { bootstrapMean, CONFIDENCE, mean, quantile, RESAMPLES, seedOf, wilson } from './statistics.ts';
 
 type Estimate = z.output<typeof estimateSchema>;
@@ -116,7 +117,7 @@ function statisticsOf(experimentId: string, head: cstore.RunHead, values: RunVal
 
 /**
  * A run's statistics overall, and per target when `perTarget`: computed from the run's values
- * once per results version (run-values.ts).
+ * once per results version (kept-run-values.ts).
  */
 export function runStatistics(ctx: ExperimentsContext, experimentId: string, head: cstore.RunHead, perTarget: boolean): Promise<{ overall: GroupStats; targets: GroupStats[] }> {
   return derived(ctx.db.orm, experimentId, head, `statistics:${perTarget}`, (values) => statisticsOf(experimentId, head, values, perTarget));

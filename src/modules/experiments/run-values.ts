@@ -1,5 +1,4 @@
-import type { Executor } from '../../db/index.ts';
-import * as cstore from './comparison-store.ts';
+import type * as cstore from './comparison-store.ts';
 
 /**
  * What reading and comparing runs computes from: a run's rows (per target) and evaluation
@@ -7,10 +6,7 @@ import * as cstore from './comparison-store.ts';
  * each table (cstore.runValueLists). The counts, the values behind each interval and the pairs
  * of two runs are computed here in one pass over the arrays, where SQL needed a sort per ordered
  * aggregate and a GROUP BY over both runs' results for the pairs (4x the time on PGlite).
- *
- * A process keeps the values of the runs it read last, with what was computed from them, while
- * the run's results version (renewed by every write of its rows or evaluations) is unchanged:
- * reading a finished run again, or comparing it with another, reads no results.
+ * Pure functions; kept-run-values.ts keeps them per process.
  */
 
 export const PROCESSED = 0;
@@ -78,25 +74,23 @@ function reorder<T extends Int32Array | Uint8Array | Int8Array | Float64Array>(a
   return out;
 }
 
+/** A group's keys, and how to put any of its aligned columns in the keys' ascending order. */
+function keyedLists(l: { targetId: string; idx: string }) {
+  const idx = Int32Array.from(l.idx.split(','), Number);
+  const order = sortingOrder(idx);
+  const sorted = <T extends Int32Array | Uint8Array | Int8Array | Float64Array>(column: T) => reorder(column, order);
+  return { n: idx.length, keyed: { targetId: l.targetId, idx: sorted(idx) }, sorted };
+}
+
 export function parseRunValues(lists: { rows: cstore.TargetRowLists[]; evaluators: cstore.EvaluatorResultLists[] }): RunValues {
   const rows = lists.rows.map((l): TargetRows => {
-    const idx = Int32Array.from(l.idx.split(','), Number);
-    const order = sortingOrder(idx);
-    const n = idx.length;
+    const { n, keyed, sorted } = keyedLists(l);
     const error = new Uint8Array(n);
     for (let i = 0; i < n; i++) error[i] = l.errors.charCodeAt(i) === 49 ? 1 : 0; // '1'
-    return {
-      targetId: l.targetId,
-      idx: reorder(idx, order),
-      error: reorder(error, order),
-      duration: reorder(numbers(l.durations, n), order),
-      cost: reorder(numbers(l.costs, n), order),
-    };
+    return { ...keyed, error: sorted(error), duration: sorted(numbers(l.durations, n)), cost: sorted(numbers(l.costs, n)) };
   });
   const evaluators = lists.evaluators.map((l): EvaluatorResults => {
-    const idx = Int32Array.from(l.idx.split(','), Number);
-    const order = sortingOrder(idx);
-    const n = idx.length;
+    const { n, keyed, sorted } = keyedLists(l);
     const status = new Uint8Array(n);
     const verdict = new Int8Array(n);
     for (let i = 0; i < n; i++) {
@@ -106,16 +100,15 @@ export function parseRunValues(lists: { rows: cstore.TargetRowLists[]; evaluator
       verdict[i] = v === 't' ? 1 : v === 'f' ? 0 : NO_VERDICT;
     }
     return {
-      targetId: l.targetId,
+      ...keyed,
       evaluator: l.evaluator,
       processedName: l.processedName,
       anyName: l.anyName,
-      idx: reorder(idx, order),
-      status: reorder(status, order),
-      verdict: reorder(verdict, order),
-      score: reorder(numbers(l.scores, n), order),
-      duration: reorder(numbers(l.durations, n), order),
-      cost: reorder(numbers(l.costs, n), order),
+      status: sorted(status),
+      verdict: sorted(verdict),
+      score: sorted(numbers(l.scores, n)),
+      duration: sorted(numbers(l.durations, n)),
+      cost: sorted(numbers(l.costs, n)),
     };
   });
   rows.sort((a, b) => byText(a.targetId, b.targetId));
@@ -225,7 +218,9 @@ export function byEvaluator(values: RunValues, targetId?: string): EvaluatorResu
   const out = new Map<string, EvaluatorResults[]>();
   for (const part of values.evaluators) {
     if (targetId !== undefined && part.targetId !== targetId) continue;
-    out.set(part.evaluator, [...(out.get(part.evaluator) ?? []), part]);
+    const parts = out.get(part.evaluator);
+    if (parts) parts.push(part);
+    else out.set(part.evaluator, [part]);
   }
   return [...out.values()];
 }
@@ -344,90 +339,4 @@ export function pairRuns(base: RunValues, current: RunValues): { shared: number;
     });
   }
   return { shared, evaluators };
-}
-
-// ---- what a process keeps ----
-
-interface Kept {
-  version: string;
-  values: Promise<RunValues>;
-  /** what was computed from the values, by what it is */
-  derived: Map<string, unknown>;
-  bytes: number;
-}
-
-/** Runs kept, least recently used first (a Map iterates in insertion order). */
-const kept = new Map<string, Kept>();
-let keptBytes = 0;
-/** About 60 runs of 10,000 rows with two evaluators. */
-const KEPT_MAX_BYTES = 64 * 1024 * 1024;
-
-const sizeOf = (v: RunValues) =>
-  v.rows.reduce((s, r) => s + r.idx.byteLength + r.error.byteLength + r.duration.byteLength + r.cost.byteLength + 64, 0) +
-  v.evaluators.reduce(
-    (s, e) => s + e.idx.byteLength + e.status.byteLength + e.verdict.byteLength + e.score.byteLength + e.duration.byteLength + e.cost.byteLength + 128,
-    0,
-  );
-
-/** Drops the least recently used runs past the budget (never `except`, the one just read). */
-function evict(except: string): void {
-  for (const [k, e] of kept) {
-    if (keptBytes <= KEPT_MAX_BYTES) return;
-    if (k === except) continue;
-    kept.delete(k);
-    keptBytes -= e.bytes;
-  }
-}
-
-function entryOf(db: Executor, experimentId: string, run: { runId: string; resultsVersion: string }): Kept {
-  const key = `${experimentId}\u0000${run.runId}`;
-  const found = kept.get(key);
-  kept.delete(key);
-  if (found && found.version === run.resultsVersion) {
-    kept.set(key, found); // most recently used last
-    return found;
-  }
-  if (found) keptBytes -= found.bytes;
-  const entry: Kept = { version: run.resultsVersion, values: cstore.runValueLists(db, experimentId, run.runId).then(parseRunValues), derived: new Map(), bytes: 0 };
-  kept.set(key, entry);
-  entry.values.then(
-    (v) => {
-      if (kept.get(key) !== entry) return;
-      const bytes = sizeOf(v);
-      // A run larger than the whole budget is computed from, not kept.
-      if (bytes > KEPT_MAX_BYTES) {
-        kept.delete(key);
-        return;
-      }
-      entry.bytes = bytes;
-      keptBytes += bytes;
-      evict(key);
-    },
-    () => {
-      if (kept.get(key) === entry) kept.delete(key);
-    },
-  );
-  return entry;
-}
-
-/** A run's values at its current results version (read once per version and process). */
-export function runValues(db: Executor, experimentId: string, run: { runId: string; resultsVersion: string }): Promise<RunValues> {
-  return entryOf(db, experimentId, run).values;
-}
-
-/**
- * What `compute` makes of a run's values, under `what` (which must name everything else it
- * depends on): computed once per run version and process.
- */
-export function derived<T>(db: Executor, experimentId: string, run: { runId: string; resultsVersion: string }, what: string, compute: (values: RunValues) => T | Promise<T>): Promise<T> {
-  const entry = entryOf(db, experimentId, run);
-  let out = entry.derived.get(what) as Promise<T> | undefined;
-  if (!out) {
-    // A run compared with many baselines in turn keeps only its last pairings.
-    if (entry.derived.size >= 16) entry.derived.clear();
-    out = entry.values.then(compute);
-    entry.derived.set(what, out);
-    out.catch(() => entry.derived.delete(what));
-  }
-  return out;
 }
