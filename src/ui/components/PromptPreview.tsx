@@ -12,7 +12,6 @@ import type { PromptInputType, UpdatePromptBody } from '../api/types.ts';
 import { INPUT_TYPE_CHECKS, placeholdersOf } from '../lib/prompt-types.ts';
 import { formOf, parametersOf, PlaygroundColumn, type ColumnRun, type ColumnSetup, type ParameterForm } from './PlaygroundColumn.tsx';
 
-
 /** A typed value from the form's text: numbers, booleans and lists as the input type says. */
 function parseValue(type: string, raw: string): unknown {
   if (type === 'str' || type === 'image') return raw;

@@ -90,7 +90,6 @@ export function viewSearchOf(s: ListSearch): Record<string, string> {
   return Object.fromEntries(Object.entries(rest).filter((e): e is [string, string] => typeof e[1] === 'string' && e[1] !== ''));
 }
 
-
 export const RANGE_PRESETS: { value: string; label: string; ms: number }[] = [
   { value: '15m', label: 'Last 15 minutes', ms: 15 * 60_000 },
   { value: '1h', label: 'Last hour', ms: 3_600_000 },

@@ -225,7 +225,6 @@ function Chart({ title, summary, children }: { title: string; summary: string; c
   );
 }
 
-
 /** The latency axis: short labels that fit its width ("0", "800 ms", "1.5 s", "2 min"), never wrapped. */
 const latencyAxis = { width: 56, tickFormatter: (v: number) => formatAxisDuration(v) };
 function formatAxisDuration(ms: number): string {
