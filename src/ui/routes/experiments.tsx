@@ -119,8 +119,9 @@ export function runState(run: Pick<ExperimentRun, 'timestamps'>): 'running' | 'c
 
 export function RunStateBadge({ state }: { state: string }) {
   const color = state === 'completed' ? 'teal.9' : state === 'running' || state === 'pending' ? 'indigo.9' : state === 'failed' ? 'red.9' : 'gray.8';
+  // At least as wide as its word: in a narrow table a badge would otherwise shrink to "RU…".
   return (
-    <Badge size="sm" variant="outline" color={color}>
+    <Badge size="sm" variant="outline" color={color} miw="max-content">
       {state}
     </Badge>
   );
