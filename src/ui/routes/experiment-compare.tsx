@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
-import { Alert, Breadcrumbs, Button, Group, Loader, NativeSelect, SegmentedControl, Table, Text, Title } from '@mantine/core';
+import { Alert, Box, Breadcrumbs, Button, Group, Loader, NativeSelect, SegmentedControl, Stack, Table, Text, Title } from '@mantine/core';
 import { Link, useNavigate, useParams, useSearch } from '@tanstack/react-router';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useBaseline, useComparison, useCompareRows, useExperiments, useMarkBaseline, useRegressions } from '../api/experiments.ts';
@@ -140,56 +140,73 @@ function Verdicts({ comparisons }: { comparisons: EvaluatorComparisonRun[] }) {
         These runs share no evaluator.
       </Alert>
     );
+  const verdictClass = (e: EvaluatorComparison) => (e.verdict === 'better' ? 'verdict-better' : e.verdict === 'worse' ? 'verdict-worse' : 'verdict-none');
   return (
-    <ScrollPanel label="Differences with the baseline">
-      <Table verticalSpacing={4} miw={860} aria-label="Differences with the baseline" data-testid="verdicts">
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th>Run</Table.Th>
-            <Table.Th>Evaluator</Table.Th>
-            <Table.Th>Baseline</Table.Th>
-            <Table.Th>This run</Table.Th>
-            <Table.Th>Difference (95% CI)</Table.Th>
-            <Table.Th>Regressed / improved rows</Table.Th>
-            <Table.Th>Verdict</Table.Th>
-          </Table.Tr>
-        </Table.Thead>
-        <Table.Tbody>
-          {rows.map(({ c, e }) => {
-            const d = e.decidedBy === 'passRate' ? e.passRate : e.score;
-            const share = e.decidedBy === 'passRate';
-            return (
-              <Table.Tr key={`${c.runId}:${e.evaluator}`}>
-                <Table.Td className="mono">{c.runId}</Table.Td>
-                <Table.Td>
-                  {e.name} <span className="muted">({share ? 'pass rate' : 'score'})</span>
-                </Table.Td>
-                <Table.Td>{d ? (share ? pct(d.baseline) : fmt(d.baseline)) : '–'}</Table.Td>
-                <Table.Td>{d ? (share ? pct(d.current) : fmt(d.current)) : '–'}</Table.Td>
-                <Table.Td className="nowrap">
-                  {d ? (
-                    <>
-                      {share ? points(d.difference) : signed(d.difference)}{' '}
-                      <span className="ci">
-                        ({share ? points(d.low) : signed(d.low)} to {share ? points(d.high) : signed(d.high)})
-                      </span>
-                    </>
-                  ) : (
-                    '–'
-                  )}
-                </Table.Td>
-                <Table.Td>
-                  <span className={e.regressions ? 'eval-fail' : undefined}>{e.regressions}</span> / <span className={e.improvements ? 'eval-pass' : undefined}>{e.improvements}</span>
-                </Table.Td>
-                <Table.Td>
-                  <span className={e.verdict === 'better' ? 'verdict-better' : e.verdict === 'worse' ? 'verdict-worse' : 'verdict-none'}>{verdictSentence(e, c.runId, c.baselineRunId)}</span>
-                </Table.Td>
+    <>
+      {/* A phone reads the verdicts as sentences (they carry the difference and its interval); the table needs 860 px. */}
+      <Stack gap={6} hiddenFrom="sm">
+        {rows.map(({ c, e }) => (
+          <div className="panel verdict-card" key={`${c.runId}:${e.evaluator}`}>
+            <span className={verdictClass(e)}>{verdictSentence(e, c.runId, c.baselineRunId)}</span>
+            <Text size="xs" className="muted" mt={4}>
+              <span className={e.regressions ? 'eval-fail' : undefined}>{e.regressions}</span> regressed ·{' '}
+              <span className={e.improvements ? 'eval-pass' : undefined}>{e.improvements}</span> improved rows
+            </Text>
+          </div>
+        ))}
+      </Stack>
+      <Box visibleFrom="sm">
+        <ScrollPanel label="Differences with the baseline">
+          <Table verticalSpacing={4} miw={860} aria-label="Differences with the baseline" data-testid="verdicts">
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>Run</Table.Th>
+                <Table.Th>Evaluator</Table.Th>
+                <Table.Th>Baseline</Table.Th>
+                <Table.Th>This run</Table.Th>
+                <Table.Th>Difference (95% CI)</Table.Th>
+                <Table.Th>Regressed / improved rows</Table.Th>
+                <Table.Th>Verdict</Table.Th>
               </Table.Tr>
-            );
-          })}
-        </Table.Tbody>
-      </Table>
-    </ScrollPanel>
+            </Table.Thead>
+            <Table.Tbody>
+              {rows.map(({ c, e }) => {
+                const d = e.decidedBy === 'passRate' ? e.passRate : e.score;
+                const share = e.decidedBy === 'passRate';
+                return (
+                  <Table.Tr key={`${c.runId}:${e.evaluator}`}>
+                    <Table.Td className="mono">{c.runId}</Table.Td>
+                    <Table.Td>
+                      {e.name} <span className="muted">({share ? 'pass rate' : 'score'})</span>
+                    </Table.Td>
+                    <Table.Td>{d ? (share ? pct(d.baseline) : fmt(d.baseline)) : '–'}</Table.Td>
+                    <Table.Td>{d ? (share ? pct(d.current) : fmt(d.current)) : '–'}</Table.Td>
+                    <Table.Td className="nowrap">
+                      {d ? (
+                        <>
+                          {share ? points(d.difference) : signed(d.difference)}{' '}
+                          <span className="ci">
+                            ({share ? points(d.low) : signed(d.low)} to {share ? points(d.high) : signed(d.high)})
+                          </span>
+                        </>
+                      ) : (
+                        '–'
+                      )}
+                    </Table.Td>
+                    <Table.Td>
+                      <span className={e.regressions ? 'eval-fail' : undefined}>{e.regressions}</span> / <span className={e.improvements ? 'eval-pass' : undefined}>{e.improvements}</span>
+                    </Table.Td>
+                    <Table.Td>
+                      <span className={verdictClass(e)}>{verdictSentence(e, c.runId, c.baselineRunId)}</span>
+                    </Table.Td>
+                  </Table.Tr>
+                );
+              })}
+            </Table.Tbody>
+          </Table>
+        </ScrollPanel>
+      </Box>
+    </>
   );
 }
 type EvaluatorComparisonRun = { runId: string; baselineRunId: string; evaluators: EvaluatorComparison[] };
