@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { AxeBuilder } from '@axe-core/playwright';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -6,8 +7,14 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const hasChromium = fs.existsSync(CHROMIUM);
 
-/** Where the browser tests leave a screenshot of every page (docs/web-app.md shows them). */
-export const SCREENSHOT_DIR = process.env.SPYGLASS_SCREENSHOTS ?? path.resolve('docs/screenshots');
+/**
+ * Where the browser tests leave a screenshot of every page. `npm run screenshots` points it at
+ * docs/screenshots (docs/web-app.md shows them); a plain test run writes to a folder of its own
+ * under the system's temporary directory, so running the suite never changes the docs.
+ */
+export const SCREENSHOT_DIR = process.env.SPYGLASS_SCREENSHOTS
+  ? path.resolve(process.env.SPYGLASS_SCREENSHOTS)
+  : path.join(os.tmpdir(), 'spyglass-screenshots');
 
 /** Debian's Chromium, headless, with the flags this machine's closed network needs. */
 export function launchBrowser(): Promise<Browser> {

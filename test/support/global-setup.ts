@@ -17,6 +17,7 @@ declare module 'vitest' {
 
 /** Builds one migrated database per run (PGlite's initdb alone takes seconds). */
 export default async function setup(project: TestProject) {
+  requireWhatCiTests();
   const db = await openDatabase({ databaseUrl: null, dataDir: null });
   await migrate(db);
   const dump = await db.pglite!.dumpDataDir();
@@ -58,4 +59,18 @@ export async function adminQuery(url: string, text: string): Promise<void> {
   } finally {
     await client.end();
   }
+}
+
+/**
+ * In CI nothing a test needs may be missing: the browser tests, the fsync count and the
+ * PostgreSQL runs would otherwise be skipped and the run would still go green.
+ */
+function requireWhatCiTests(): void {
+  if (!process.env.CI) return;
+  const missing: string[] = [];
+  const chromium = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+  if (!fs.existsSync(chromium)) missing.push(`Chromium (${chromium})`);
+  if (!['/usr/bin/strace', '/bin/strace'].some((p) => fs.existsSync(p))) missing.push('strace');
+  if (!process.env.TEST_DATABASE_URL) missing.push('PostgreSQL (TEST_DATABASE_URL)');
+  if (missing.length > 0) throw new Error(`CI: the suite needs ${missing.join(', ')}; refusing to run with those tests skipped`);
 }
