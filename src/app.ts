@@ -18,7 +18,7 @@ import { AppError, renderError } from './platform/errors.ts';
 import { errorHandler } from './platform/http/error-handler.ts';
 import { installAuth, type RouteAuthEntry } from './platform/auth/index.ts';
 import type { TokenHasher } from './platform/tokens.ts';
-import { AccountService, OrganizationService, organizationRoutes, organizationStore } from './modules/organizations/index.ts';
+import { AccountService, OrganizationService, PasswordHasher, organizationRoutes, organizationStore } from './modules/organizations/index.ts';
 import { smtpMailer } from './platform/mail.ts';
 import { ApiKeyService, apiKeyRoutes } from './modules/api-keys/index.ts';
 import { PromptService, promptRoutes } from './modules/prompts/index.ts';
@@ -107,7 +107,7 @@ export function buildServices(deps: Deps): Services {
   const organizations: OrganizationService = new OrganizationService(deps.db, deps.clock, apiKeys);
   const { sessions, signIn, publicUrl, smtp } = deps.config;
   const mailer = smtp ? smtpMailer(smtp) : null;
-  const accounts = new AccountService(deps.db, deps.clock, deps.tokenHasher, { sessions, signIn, publicUrl }, organizations, mailer, deps.logger);
+  const accounts = new AccountService(deps.db, deps.clock, deps.tokenHasher, { sessions, signIn, publicUrl, passwords: new PasswordHasher(deps.config.passwordHashCost) }, organizations, mailer, deps.logger);
   const readPriority = new ReadPriority(READ_PRIORITY_MAX_DELAY_MS, READ_PRIORITY_RECENT_MS);
   const traces = new TraceService(
     deps.db,

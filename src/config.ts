@@ -56,6 +56,8 @@ const envSchema = z.object({
   SPYGLASS_SESSION_IDLE_HOURS: z.coerce.number().positive().max(24 * 365).default(24 * 7),
   /** ...and this many hours after signing in, whatever happens. */
   SPYGLASS_SESSION_MAX_HOURS: z.coerce.number().positive().max(24 * 365).default(24 * 30),
+  /** log2 of scrypt's N for password hashes: 17 (128 MiB, ~0.5 s) unless a test suite needs cheap ones. */
+  SPYGLASS_PASSWORD_HASH_COST: z.coerce.number().int().min(10, 'must be at least 10').max(20).default(17),
   /** Sign-in attempts per account (e-mail) in one window; a successful sign-in clears the account's count. */
   SPYGLASS_SIGNIN_MAX_PER_ACCOUNT: z.coerce.number().int().min(1).max(100_000).default(10),
   /** Sign-in attempts per client address in one window. */
@@ -148,6 +150,8 @@ export interface Config {
   metricsPublic: boolean;
   sessions: { idleMs: number; maxAgeMs: number };
   signIn: { maxPerAccount: number; maxPerAddress: number; windowMs: number };
+  /** log2 of scrypt's N for new password hashes. */
+  passwordHashCost: number;
   /** null: no mail is sent (links are only shown to whoever asked for them). */
   smtp: { url: string; from: string } | null;
   /** Ingest admission: bounded queues (503) and an optional per-key rate (429). */
@@ -212,6 +216,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
       maxPerAddress: e.SPYGLASS_SIGNIN_MAX_PER_ADDRESS,
       windowMs: e.SPYGLASS_SIGNIN_WINDOW_MINUTES * 60_000,
     },
+    passwordHashCost: e.SPYGLASS_PASSWORD_HASH_COST,
     smtp: e.SMTP_URL ? { url: e.SMTP_URL, from: e.SMTP_FROM } : null,
     ingest: {
       queueSpans: e.SPYGLASS_INGEST_QUEUE_SPANS,

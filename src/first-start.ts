@@ -2,7 +2,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from './config.ts';
 import type { Services } from './app.ts';
-import { hashPassword } from './modules/organizations/index.ts';
 import { randomAlphanumeric } from './platform/ids.ts';
 
 export interface InitialCredentials {
@@ -29,7 +28,7 @@ export async function firstStart(config: Config, services: Services, now: Date):
       organizationName: config.init.orgName ?? 'My Organization',
       projectName: config.init.projectName ?? 'My Project',
       email,
-      passwordHash: await hashPassword(password),
+      passwordHash: await services.accounts.passwords.hash(password),
     },
     async (tx, created) => {
       const project = await services.apiKeys.mintProjectKey(

@@ -11,6 +11,7 @@ import { firstStart, type InitialCredentials } from '../../src/first-start.ts';
 import { ManualClock, systemClock, type Clock } from '../../src/platform/clock.ts';
 import { TokenHasher } from '../../src/platform/tokens.ts';
 import { adminQuery, withDatabase } from './global-setup.ts';
+import { CHEAP_PASSWORD_HASH_COST } from './server-process.ts';
 
 export type DatabaseKind = 'pglite' | 'postgres';
 
@@ -134,7 +135,7 @@ export async function startApp(
     shared = { db, drop, dataDir, tokenHasher: new TokenHasher(randomBytes(32)), creds: null as unknown as InitialCredentials, apps: 0 };
   }
   const { db, dataDir, tokenHasher } = shared;
-  const config = loadConfig({ SPYGLASS_DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...(options.env ?? {}) });
+  const config = loadConfig({ SPYGLASS_DATA_DIR: dataDir, LOG_LEVEL: 'silent', SPYGLASS_PASSWORD_HASH_COST: CHEAP_PASSWORD_HASH_COST, ...(options.env ?? {}) });
   const clock = options.clock ?? systemClock;
   const app = await buildApp({
     config,

@@ -45,12 +45,18 @@ export function signalTree(pid: number, signal: NodeJS.Signals): void {
   visit(pid);
 }
 
+/**
+ * Test apps and servers hash passwords at the cheapest cost the configuration takes: at the
+ * default (2^17, ~0.5 s of a core each) the suite's hundreds of first starts and sign-ins cost minutes.
+ */
+export const CHEAP_PASSWORD_HASH_COST = '10';
+
 export async function startServer(env: Record<string, string>, wrapper: string[] = []): Promise<Running> {
   const port = await freePort();
   // A wrapper (strace, a shell setting the umask) runs the server as its last arguments.
   const [command, ...args] = [...wrapper, process.execPath, BIN, 'serve'];
   const child = spawn(command, args, {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', PORT: String(port), LOG_LEVEL: 'info', ...env },
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', PORT: String(port), LOG_LEVEL: 'info', SPYGLASS_PASSWORD_HASH_COST: CHEAP_PASSWORD_HASH_COST, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   running.add(child);
@@ -85,7 +91,7 @@ export async function runCli(
   env: Record<string, string>,
   options: { timeoutMs?: number } = {},
 ): Promise<{ code: number | null; out: string; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH ?? '', SPYGLASS_PASSWORD_HASH_COST: CHEAP_PASSWORD_HASH_COST, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const timer = options.timeoutMs ? setTimeout(() => child.kill('SIGKILL'), options.timeoutMs) : null;
   child.on('exit', () => timer && clearTimeout(timer));
   let out = '';

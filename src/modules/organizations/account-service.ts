@@ -10,7 +10,7 @@ import { rolePermissions, type Principal, type Role } from '../../platform/auth/
 import type { OrganizationService } from './service.ts';
 import type { MemberView } from './presenters.ts';
 import type { pendingInvitationSchema, sessionSchema } from './schemas.ts';
-import { hashPassword, needsRehash, UNMATCHABLE_HASH, verifyPassword } from './passwords.ts';
+import type { PasswordHasher } from './passwords.ts';
 import * as store from './account-store.ts';
 import * as orgStore from './store.ts';
 
@@ -22,6 +22,7 @@ export interface AccountOptions {
   signIn: { maxPerAccount: number; maxPerAddress: number; windowMs: number };
   /** Base of links (SPYGLASS_PUBLIC_URL); null: the origin of the request that asks for one. */
   publicUrl: string | null;
+  passwords: PasswordHasher;
 }
 
 /** Who is signing in, as the request shows it. */
@@ -68,6 +69,11 @@ export class AccountService {
     private readonly logger: Logger,
   ) {}
 
+  /** The hasher of this installation's passwords (first start hashes the admin's with it). */
+  get passwords(): PasswordHasher {
+    return this.options.passwords;
+  }
+
   /**
    * `spyglass keys replace-token-hash`: sessions, invitation and reset links are found by a
    * hash made with the key being replaced; they are ended (people sign in again; links are
@@ -84,10 +90,10 @@ export class AccountService {
     const user = await orgStore.findUserByEmail(this.db.orm, input.email.trim());
     // Unknown e-mails and users without a password verify against a hash no password
     // matches: the same work, the same answer, so the answer never tells who exists.
-    const matches = await verifyPassword(input.password, user?.passwordHash ?? UNMATCHABLE_HASH);
+    const matches = await this.passwords.verify(input.password, user?.passwordHash ?? this.passwords.unmatchable);
     if (!user?.passwordHash || !matches) throw invalidCredentials();
     await store.clearAttempts(this.db.orm, accountKey);
-    if (needsRehash(user.passwordHash)) await store.setPassword(this.db.orm, user.id, await hashPassword(input.password));
+    if (this.passwords.needsRehash(user.passwordHash)) await store.setPassword(this.db.orm, user.id, await this.passwords.hash(input.password));
     const [first] = await store.userOrganizations(this.db.orm, user.id);
     if (!first) throw new AppError(403, 'no_organization', 'this account belongs to no organization; ask an admin to add you');
     return this.db.orm.transaction((tx) => this.startSession(tx, user.id, first.id, client));
@@ -164,11 +170,11 @@ export class AccountService {
     if (!user) throw unauthorized('the session has expired or was revoked: sign in again');
     // Guessing the current password with a stolen cookie counts like guessing at sign-in.
     const accountKey = await this.countAttempt(user.email, client.ip);
-    if (!(await verifyPassword(input.currentPassword, user.passwordHash ?? UNMATCHABLE_HASH))) {
+    if (!(await this.passwords.verify(input.currentPassword, user.passwordHash ?? this.passwords.unmatchable))) {
       throw badRequest('current_password_invalid', 'currentPassword is not your current password', 'currentPassword');
     }
     await store.clearAttempts(this.db.orm, accountKey);
-    const passwordHash = await hashPassword(input.newPassword);
+    const passwordHash = await this.passwords.hash(input.newPassword);
     await this.db.orm.transaction((tx) => this.setPassword(tx, user.id, passwordHash, principal.keyId));
     return { changed: true as const };
   }
@@ -228,7 +234,7 @@ export class AccountService {
     const tokenHash = this.hasher.hash(token);
     // Looked up before hashing the password: an unknown token costs no KDF work.
     if (!(await store.findPendingInvitation(this.db.orm, tokenHash, this.clock.now()))) throw invitationNotFound();
-    const passwordHash = await hashPassword(input.password);
+    const passwordHash = await this.passwords.hash(input.password);
     return this.db.orm.transaction(async (tx) => {
       const claimed = await store.claimInvitation(tx, tokenHash, this.clock.now());
       const user = claimed && (await store.findUser(tx, claimed.userId));
@@ -302,7 +308,7 @@ export class AccountService {
   async resetPassword(token: string, input: { password: string }, client: Client): Promise<StartedSession> {
     const tokenHash = this.hasher.hash(token);
     if (!(await store.findPendingReset(this.db.orm, tokenHash, this.clock.now()))) throw resetNotFound();
-    const passwordHash = await hashPassword(input.password);
+    const passwordHash = await this.passwords.hash(input.password);
     return this.db.orm.transaction(async (tx) => {
       const claimed = await store.claimReset(tx, tokenHash, this.clock.now());
       const organizationId = claimed && (await this.resetOrganization(tx, claimed));

@@ -3,5 +3,5 @@ export { presentProject, type ProjectView } from './presenters.ts';
 export { organizationRoutes } from './routes.ts';
 export * as organizationStore from './store.ts';
 export { userEmail } from './store.ts';
-export { hashPassword, verifyPassword } from './passwords.ts';
+export { PasswordHasher } from './passwords.ts';
 export { AccountService, type AccountOptions } from './account-service.ts';
