@@ -18,6 +18,8 @@ interface WorkedCase {
   data: Record<string, unknown>;
   settings?: Record<string, unknown>;
   judge?: { tool: string; arguments: Record<string, unknown> };
+  /** What the loopback provider answers (a moderation endpoint's JSON). */
+  reply?: Record<string, unknown>;
   expected: {
     status: 'processed' | 'skipped' | 'error';
     score?: number;
@@ -70,13 +72,14 @@ describe.each(databaseKinds)("LangWatch's evaluator names through the langwatch 
 
   const scriptJudge = (c: WorkedCase) => {
     if (c.judge) openai.queue(toolCallReply(c.judge.tool, c.judge.arguments));
+    if (c.reply) openai.queue({ kind: 'json', body: c.reply });
   };
 
   it.each(CASES.map((c) => [c.id, c] as const))('%s: langevals’ worked example', async (_id, c) => {
     scriptJudge(c);
     expectWorked(await langwatch.evaluations.evaluate(c.path, { data: c.data, settings: c.settings }), c);
-    // A judge is asked only when its example is judged (not when it is skipped before).
-    expect(openai.requests.length).toBe(c.judge ? 1 : 0);
+    // The provider is asked only when the example needs it (not when it is skipped before).
+    expect(openai.requests.length).toBe(c.judge || c.reply ? 1 : 0);
   });
 
   it.each(CASES.map((c) => [c.id, c] as const))('%s: as a guardrail', async (_id, c) => {
@@ -97,6 +100,14 @@ describe.each(databaseKinds)("LangWatch's evaluator names through the langwatch 
     expect(sent.messages[1].content).toContain('# Contexts\n');
     expect(sent.tool_choice).toEqual({ type: 'function', function: { name: 'evaluation' } });
     expect(Object.keys(sent.tools[0].function.parameters.properties).sort()).toEqual(['passed', 'reasoning']);
+  });
+
+  it('openai/moderation sends the input and the output to the moderation endpoint', async () => {
+    const [flagged] = CASES.filter((c) => c.id === 'moderation_flagged');
+    scriptJudge(flagged);
+    await langwatch.evaluations.evaluate(flagged.path, { data: { ...flagged.data, output: 'Calm down.' } });
+    expect(openai.requests[0]).toMatchObject({ method: 'POST', path: '/v1/moderations', body: { model: 'text-moderation-stable', input: [flagged.data.input, 'Calm down.'] } });
+    expect(openai.requests[0].headers.authorization).toBe('Bearer test');
   });
 
   it('an unknown name: 404 naming the closest names; the SDK throws (a guardrail cannot pass on it)', async () => {

@@ -17,6 +17,7 @@ import { contextPrecisionEvaluator, contextRecallEvaluator } from './rag/index.t
 import { summarizationScore } from './rag/summarization-score.ts';
 import type { EvaluatorDefinition } from './types.ts';
 import { CHECKS } from './checks/index.ts';
+import { openaiModeration } from './cloud/moderation.ts';
 import { NOT_OFFERED } from './cloud/not-offered.ts';
 import { contextF1 } from './rag/context-f1.ts';
 import { levenshteinDistance, toCodePoints } from './rag/string-distance.ts';
@@ -52,6 +53,7 @@ export const EVALUATORS: readonly EvaluatorDefinition[] = [
   wordCount,
   llmBoolean,
   llmAnswerMatch,
+  openaiModeration,
   ...NOT_OFFERED,
 ] as readonly EvaluatorDefinition[];
 
