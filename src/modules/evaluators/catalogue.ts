@@ -8,6 +8,7 @@ import { ragFaithfulness } from './legacy/rag-faithfulness.ts';
 import { competitorBlocklist } from './llm/competitor-blocklist.ts';
 import { competitorLlmFunctionCall } from './llm/competitor-llm-function-call.ts';
 import { llmAnswerMatch, llmBoolean } from './llm/llm-boolean.ts';
+import { rubricsBasedScoring, sqlQueryEquivalence } from './llm/ragas-judges.ts';
 import { llmCategory } from './llm/llm-category.ts';
 import { llmScore } from './llm/llm-score.ts';
 import { offTopic } from './llm/off-topic.ts';
@@ -54,6 +55,8 @@ export const EVALUATORS: readonly EvaluatorDefinition[] = [
   llmBoolean,
   llmAnswerMatch,
   openaiModeration,
+  sqlQueryEquivalence,
+  rubricsBasedScoring,
   ...NOT_OFFERED,
 ] as readonly EvaluatorDefinition[];
 
