@@ -22,8 +22,8 @@ const ALL_PATHS = [
   'cloud/jailbreak',
 ];
 
-/** The families of the checks and of LangWatch's own evaluator names. */
-const LANGWATCH_FAMILIES = /^(checks|langevals|lingua|ragas|example|aws|google_cloud|huggingface)\//;
+/** The checks, and LangWatch's own evaluator names (test/evaluators/langwatch-catalogue.test.ts). */
+const LANGWATCH_FAMILIES = /^(checks|langevals|lingua|ragas|example|aws|google_cloud|huggingface|azure|openai)\/|^legacy\/ragas_/;
 
 interface BlocklistCase {
   id: string;

@@ -9,6 +9,7 @@ import { competitorBlocklist } from './llm/competitor-blocklist.ts';
 import { competitorLlmFunctionCall } from './llm/competitor-llm-function-call.ts';
 import { llmAnswerMatch, llmBoolean } from './llm/llm-boolean.ts';
 import { rubricsBasedScoring, sqlQueryEquivalence } from './llm/ragas-judges.ts';
+import { competitorLlm } from './llm/competitor-llm.ts';
 import { llmCategory } from './llm/llm-category.ts';
 import { llmScore } from './llm/llm-score.ts';
 import { offTopic } from './llm/off-topic.ts';
@@ -57,6 +58,7 @@ export const EVALUATORS: readonly EvaluatorDefinition[] = [
   openaiModeration,
   sqlQueryEquivalence,
   rubricsBasedScoring,
+  competitorLlm,
   ...NOT_OFFERED,
 ] as readonly EvaluatorDefinition[];
 
@@ -66,7 +68,7 @@ export const EVALUATORS: readonly EvaluatorDefinition[] = [
  */
 export const EVALUATOR_ALIASES: Readonly<Record<string, readonly string[]>> = {
   'pii/pii_detection': ['presidio/pii_detection'],
-  'legacy/rag_faithfulness': ['legacy/ragas_faithfulness', 'ragas/faithfulness'],
+  'legacy/rag_faithfulness': ['legacy/ragas_faithfulness', 'ragas/faithfulness', 'haystack/faithfulness'],
   'rag/context_recall': ['ragas/context_recall'],
   'rag/context_precision': ['ragas/context_precision'],
   'rag/summarization_score': ['ragas/summarization_score'],
