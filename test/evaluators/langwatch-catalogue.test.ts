@@ -155,6 +155,21 @@ describe.each(databaseKinds)("LangWatch's evaluator names through the langwatch 
     expect(blocked).toMatchObject({ status: 'processed', passed: false });
   });
 
+  it('monitors take them by LangWatch’s name; one this server cannot run is refused, naming what to use instead', async () => {
+    const monitor = await t.request('POST', '/api/monitors', {
+      authToken: t.creds.projectApiKey,
+      body: { name: 'JSON answers', evaluator: 'langevals/valid_format', settings: { format: 'json' }, enabled: false },
+    });
+    expect(monitor.status, monitor.text).toBeLessThan(300);
+    const refused = await t.request('POST', '/api/monitors', {
+      authToken: t.creds.projectApiKey,
+      body: { name: 'PII', evaluator: 'aws/comprehend_pii_detection', enabled: false },
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.meta.field).toBe('evaluator');
+    expect(refused.body.error.message).toContain('presidio/pii_detection');
+  });
+
   it('a setting a user can get wrong: 400 naming it (a regex RE2 cannot run, a JSON Schema that is not one)', async () => {
     const regex = await t.request('POST', '/api/evaluations/langevals/basic/evaluate', {
       authToken: t.creds.projectApiKey,

@@ -174,6 +174,8 @@ export class EvaluationService {
     const definition = findEvaluator(path);
     const entry = definition && catalogue().find((e) => e.path === definition.path);
     if (!definition || !entry) throw badRequest('unknown_evaluator', `evaluator: no evaluator ${path}; the closest are ${closestEvaluatorNames(path).join(', ')} (GET /api/evaluations lists them)`, 'evaluator');
+    // Saving one for later runs would only store errors: refuse it now, saying what to use instead.
+    if (definition.notOffered) throw badRequest('evaluator_not_offered', `evaluator: ${definition.notOffered}`, 'evaluator');
     await this.judgeProviders(scope, definition, parseSettings(definition, settings));
     const schema = entry.data as { properties?: Record<string, unknown>; required?: string[] };
     return { path: definition.path, name: definition.name, dataKeys: Object.keys(schema.properties ?? {}), requiredKeys: schema.required ?? [], version: null };
