@@ -183,7 +183,7 @@ describe('LangWatch TypeScript SDK: experiments', () => {
     expect(aliased.body).toMatchObject({ status: 'processed', passed: false });
 
     const catalogue = await read('/api/evaluations');
-    const pii = (catalogue.body.evaluators as { path: string; aliases: string[] }[]).filter((e) => e.path.includes('pii') || e.aliases.includes('presidio/pii_detection'));
+    const pii = (catalogue.body.evaluators as { path: string; aliases: string[] }[]).filter((e) => e.path === 'pii/pii_detection' || e.aliases.includes('presidio/pii_detection'));
     expect(pii).toEqual([expect.objectContaining({ path: 'pii/pii_detection', aliases: ['presidio/pii_detection'] })]);
   });
 });

@@ -7,6 +7,9 @@ import { jailbreak } from './cloud/jailbreak.ts';
 import { ragFaithfulness } from './legacy/rag-faithfulness.ts';
 import { competitorBlocklist } from './llm/competitor-blocklist.ts';
 import { competitorLlmFunctionCall } from './llm/competitor-llm-function-call.ts';
+import { llmAnswerMatch, llmBoolean } from './llm/llm-boolean.ts';
+import { rubricsBasedScoring, sqlQueryEquivalence } from './llm/ragas-judges.ts';
+import { competitorLlm } from './llm/competitor-llm.ts';
 import { llmCategory } from './llm/llm-category.ts';
 import { llmScore } from './llm/llm-score.ts';
 import { offTopic } from './llm/off-topic.ts';
@@ -16,6 +19,15 @@ import { contextPrecisionEvaluator, contextRecallEvaluator } from './rag/index.t
 import { summarizationScore } from './rag/summarization-score.ts';
 import type { EvaluatorDefinition } from './types.ts';
 import { CHECKS } from './checks/index.ts';
+import { openaiModeration } from './cloud/moderation.ts';
+import { NOT_OFFERED } from './cloud/not-offered.ts';
+import { contextF1 } from './rag/context-f1.ts';
+import { levenshteinDistance, toCodePoints } from './rag/string-distance.ts';
+import { languageDetection } from './text/language-detection.ts';
+import { bleuScore, rougeScore } from './text/overlap.ts';
+import { langevalsBasic, langevalsExactMatch } from './text/rules.ts';
+import { validFormat } from './text/valid-format.ts';
+import { wordCount } from './text/word-count.ts';
 
 export const EVALUATORS: readonly EvaluatorDefinition[] = [
   ragFaithfulness,
@@ -32,6 +44,22 @@ export const EVALUATORS: readonly EvaluatorDefinition[] = [
   offTopic,
   jailbreak,
   ...CHECKS,
+  // LangWatch's evaluators by their own names (langevals' settings and results).
+  langevalsExactMatch,
+  langevalsBasic,
+  validFormat,
+  languageDetection,
+  bleuScore,
+  rougeScore,
+  contextF1,
+  wordCount,
+  llmBoolean,
+  llmAnswerMatch,
+  openaiModeration,
+  sqlQueryEquivalence,
+  rubricsBasedScoring,
+  competitorLlm,
+  ...NOT_OFFERED,
 ] as readonly EvaluatorDefinition[];
 
 /**
@@ -40,13 +68,13 @@ export const EVALUATORS: readonly EvaluatorDefinition[] = [
  */
 export const EVALUATOR_ALIASES: Readonly<Record<string, readonly string[]>> = {
   'pii/pii_detection': ['presidio/pii_detection'],
-  'legacy/rag_faithfulness': ['legacy/ragas_faithfulness', 'ragas/faithfulness'],
+  'legacy/rag_faithfulness': ['legacy/ragas_faithfulness', 'ragas/faithfulness', 'haystack/faithfulness'],
   'rag/context_recall': ['ragas/context_recall'],
   'rag/context_precision': ['ragas/context_precision'],
   'rag/summarization_score': ['ragas/summarization_score'],
   'llm/query_resolution': ['langevals/query_resolution'],
   'llm/competitor_llm_function_call': ['langevals/competitor_llm_function_call'],
-  'llm/competitor_blocklist': ['langevals/competitor_blocklist'],
+  'llm/competitor_blocklist': ['langevals/competitor_blocklist', 'langevals/blocklist'],
   'llm/llm_category': ['langevals/llm_category'],
   'llm/llm_score': ['langevals/llm_score'],
   'llm/off_topic': ['langevals/off_topic'],
@@ -61,6 +89,27 @@ const byAlias = new Map<string, EvaluatorDefinition>(
 /** The evaluator of a Spyglass path or of one of its LangWatch aliases. */
 export function findEvaluator(path: string): EvaluatorDefinition | undefined {
   return byPath.get(path) ?? byAlias.get(path);
+}
+
+/** Every name a request may use: paths and aliases. */
+const allNames = [...byPath.keys(), ...byAlias.keys()];
+
+/**
+ * The names nearest to an unknown one, for the 404 (a typo, or a family's other members):
+ * by edit distance of the whole name, the evaluator part weighing as much, nearest first.
+ */
+export function closestEvaluatorNames(path: string, count = 3): string[] {
+  const name = path.slice(path.indexOf('/') + 1);
+  const distance = (candidate: string) =>
+    Math.min(
+      levenshteinDistance(toCodePoints(path), toCodePoints(candidate)),
+      levenshteinDistance(toCodePoints(name), toCodePoints(candidate.slice(candidate.indexOf('/') + 1))) + 1,
+    );
+  return allNames
+    .map((candidate) => ({ candidate, d: distance(candidate) }))
+    .sort((a, b) => a.d - b.d || a.candidate.localeCompare(b.candidate))
+    .slice(0, count)
+    .map((c) => c.candidate);
 }
 
 /** Whether `path` is a LangWatch alias (not a Spyglass path) of an evaluator. */
@@ -131,6 +180,8 @@ let described: CatalogueEntry[] | null = null;
 /** The catalogue with what this server's environment lets it run. */
 export function catalogueFor(env: Readonly<Record<string, string | undefined>>): CatalogueAvailability[] {
   return catalogue().map((entry) => {
+    const notOffered = findEvaluator(entry.path)?.notOffered;
+    if (notOffered) return { ...entry, available: false, unavailable_reason: notOffered };
     const missing = entry.requirements.env.filter((v) => !env[v]);
     if (!missing.length) return { ...entry, available: true, unavailable_reason: null };
     const what = entry.requirements.llm

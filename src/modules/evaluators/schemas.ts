@@ -38,7 +38,7 @@ export const evaluateBody = z.object({
   as_guardrail: z
     .boolean()
     .nullish()
-    .describe('Run as a guardrail: every result carries `passed` (true unless the evaluator failed the content) and the X-Guardrail-Passed header tells whether the guarded call may proceed.'),
+    .describe('Run as a guardrail: every result carries `passed` (false when the evaluator failed the content or the evaluation itself failed) and the X-Guardrail-Passed header tells whether the guarded call may proceed.'),
 });
 
 export type EvaluateBody = z.output<typeof evaluateBody>;

@@ -6,7 +6,7 @@ import { AppError, badRequest, notFound } from '../../platform/errors.ts';
 import { emitEvent, type EventType } from '../../platform/events/index.ts';
 import { newId } from '../../platform/ids.ts';
 import { Metrics } from '../../platform/metrics.ts';
-import { catalogue, catalogueFor, customCatalogueEntry, findEvaluator, type CatalogueAvailability } from './catalogue.ts';
+import { catalogue, catalogueFor, closestEvaluatorNames, customCatalogueEntry, findEvaluator, type CatalogueAvailability } from './catalogue.ts';
 import { CustomEvaluatorService, type ResolvedCustom } from './custom/service.ts';
 import { renderTemplate, TRACE_VARIABLES, variablesOf } from './custom/definition.ts';
 import { computeCost, estimateTokens } from '../traces/index.ts';
@@ -173,7 +173,9 @@ export class EvaluationService {
     }
     const definition = findEvaluator(path);
     const entry = definition && catalogue().find((e) => e.path === definition.path);
-    if (!definition || !entry) throw badRequest('unknown_evaluator', `evaluator: no evaluator ${path}; GET /api/evaluations lists them`, 'evaluator');
+    if (!definition || !entry) throw badRequest('unknown_evaluator', `evaluator: no evaluator ${path}; the closest are ${closestEvaluatorNames(path).join(', ')} (GET /api/evaluations lists them)`, 'evaluator');
+    // Saving one for later runs would only store errors: refuse it now, saying what to use instead.
+    if (definition.notOffered) throw badRequest('evaluator_not_offered', `evaluator: ${definition.notOffered}`, 'evaluator');
     await this.judgeProviders(scope, definition, parseSettings(definition, settings));
     const schema = entry.data as { properties?: Record<string, unknown>; required?: string[] };
     return { path: definition.path, name: definition.name, dataKeys: Object.keys(schema.properties ?? {}), requiredKeys: schema.required ?? [], version: null };
@@ -218,7 +220,8 @@ export class EvaluationService {
   evaluator(path: string): EvaluatorDefinition {
     const definition = findEvaluator(path);
     if (!definition) {
-      throw notFound('evaluator_not_found', `no evaluator ${path}; GET /api/evaluations lists the available ones`);
+      const closest = closestEvaluatorNames(path);
+      throw new AppError(404, 'evaluator_not_found', `no evaluator ${path}; the closest are ${closest.join(', ')} (GET /api/evaluations lists them all)`, { meta: { closest } });
     }
     return definition;
   }
@@ -289,9 +292,10 @@ export class EvaluationService {
 
     const asGuardrail = body.as_guardrail === true;
     if (asGuardrail) {
-      // Fail-open, as LangWatch's guardrails: only a verdict against the content blocks the
-      // call; a skipped or failed evaluation, or one without a verdict, lets it proceed.
-      result = { ...result, passed: result.passed !== false };
+      // A verdict against the content blocks the call, and so does a failed evaluation: a
+      // guardrail that could not run (not configured, provider down) must not wave everything
+      // through. A skip or a score without a verdict lets the call proceed.
+      result = { ...result, passed: result.status !== 'error' && result.passed !== false };
     }
 
     const now = this.clock.now();

@@ -55,6 +55,11 @@ export interface EvaluatorDefinition<
   usesLlm?: boolean;
   /** The outside service it calls, other than an LLM provider (e.g. Azure AI Content Safety). */
   externalService?: string;
+  /**
+   * Why this server cannot run it at all (a vendor or model it has no client for): the
+   * catalogue marks it unavailable with this reason, and every run answers an error.
+   */
+  notOffered?: string;
   /** Meant to run before or after an LLM call to block it: it always sets `passed`. */
   isGuardrail?: boolean;
   /** When used as a guardrail: may the guarded call proceed? Defaults to result.passed !== false. */

@@ -13513,7 +13513,7 @@ export interface paths {
                         name?: string | null;
                         /** @description Sent by the LangWatch SDKs (with or without a value): the answer is then one result object instead of an array, as LangWatch answers. */
                         span_id?: string | null;
-                        /** @description Run as a guardrail: every result carries `passed` (true unless the evaluator failed the content) and the X-Guardrail-Passed header tells whether the guarded call may proceed. */
+                        /** @description Run as a guardrail: every result carries `passed` (false when the evaluator failed the content or the evaluation itself failed) and the X-Guardrail-Passed header tells whether the guarded call may proceed. */
                         as_guardrail?: boolean | null;
                     };
                 };

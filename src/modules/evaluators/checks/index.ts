@@ -18,7 +18,8 @@ function verdict(passed: boolean, details: string, extra: Partial<EvaluationResu
   return { status: 'processed', passed, score: passed ? 1 : 0, details, ...extra };
 }
 
-function check<D extends z.ZodType, S extends z.ZodType>(d: Omit<EvaluatorDefinition<D, S>, 'requiredEnv' | 'isCostly' | 'category'> & { category?: EvaluatorDefinition['category'] }): EvaluatorDefinition<D, S> {
+/** An evaluator without a model: no environment, free. */
+export function check<D extends z.ZodType, S extends z.ZodType>(d: Omit<EvaluatorDefinition<D, S>, 'requiredEnv' | 'isCostly' | 'category'> & { category?: EvaluatorDefinition['category'] }): EvaluatorDefinition<D, S> {
   return { category: 'quality', requiredEnv: [], isCostly: false, ...d };
 }
 

@@ -1,0 +1,114 @@
+/**
+ * LangWatch evaluators that need a vendor or a model this server cannot call: they are in the
+ * catalogue under their names (with their settings), marked unavailable, and every run answers
+ * an error naming what they need and what to use instead, so a guardrail on one never passes.
+ */
+import { z } from 'zod';
+import { EvaluatorError } from '../errors.ts';
+import type { EvaluatorDefinition } from '../types.ts';
+
+function notOffered(d: {
+  path: string;
+  name: string;
+  description: string;
+  category: EvaluatorDefinition['category'];
+  data: z.ZodType;
+  settings: z.ZodType;
+  needs: string;
+  instead: string;
+  /** Not written yet (rather than a vendor this server cannot reach). */
+  notYet?: boolean;
+}): EvaluatorDefinition {
+  const why = d.notYet
+    ? `${d.path} is not offered by this server yet (${d.needs}). Use ${d.instead} instead.`
+    : `${d.path} is not configured on this server: it needs ${d.needs}, which Spyglass does not call. Use ${d.instead} instead.`;
+  return {
+    path: d.path,
+    name: d.name,
+    description: `${d.description} Not offered by this server${d.notYet ? ' yet' : ''}: ${d.needs}.`,
+    category: d.category,
+    data: d.data,
+    settings: d.settings,
+    requiredEnv: [],
+    isCostly: true,
+    externalService: d.needs,
+    notOffered: why,
+    evaluate: () => Promise.reject(new EvaluatorError('NotConfigured', why)),
+  };
+}
+
+const text = z.object({ input: z.string().nullish(), output: z.string().nullish() });
+const piiEntities = (names: readonly string[]) => z.record(z.enum(names as [string, ...string[]]), z.boolean()).optional().describe('The types of PII to check for.');
+const bertData = z.object({ output: z.string(), expected_output: z.string() });
+const bertSettings = z.object({ checkpoint: z.string().default('bert-base-uncased'), threshold: z.number().min(0).max(1).default(0.5) });
+
+/** Any data and settings: what these would read is not checked, since they never run. */
+const anything = z.object({}).catchall(z.unknown());
+
+/** LangWatch evaluators Spyglass has not written yet: in the catalogue so that a guardrail on one fails instead of a 404 some SDKs let pass. */
+const NOT_YET: ReadonlyArray<{ path: string; name: string; category: EvaluatorDefinition['category']; needs: string; instead: string }> = [
+  { path: 'langevals/similarity', name: 'Semantic Similarity Evaluator', category: 'custom', needs: 'an embeddings model', instead: 'langevals/llm_boolean' },
+  { path: 'langevals/sentiment', name: 'Sentiment Evaluator', category: 'quality', needs: 'an embeddings model', instead: 'langevals/llm_score' },
+  { path: 'langevals/product_sentiment_polarity', name: 'Product Sentiment Polarity', category: 'policy', needs: "langevals' few-shot prompt", instead: 'langevals/llm_category' },
+  { path: 'ragas/answer_correctness', name: 'Ragas Answer Correctness', category: 'rag', needs: 'a judge and an embeddings model', instead: 'langevals/llm_answer_match' },
+  { path: 'ragas/answer_relevancy', name: 'Ragas Answer Relevancy', category: 'rag', needs: 'a judge and an embeddings model', instead: 'langevals/llm_score' },
+  { path: 'ragas/response_relevancy', name: 'Ragas Response Relevancy', category: 'rag', needs: 'a judge and an embeddings model', instead: 'langevals/llm_score' },
+  { path: 'ragas/context_relevancy', name: 'Ragas Context Relevancy', category: 'rag', needs: "Ragas' judge prompts", instead: 'ragas/context_precision' },
+  { path: 'ragas/context_utilization', name: 'Ragas Context Utilization', category: 'rag', needs: "Ragas' judge prompts", instead: 'ragas/context_precision' },
+  { path: 'ragas/factual_correctness', name: 'Ragas Factual Correctness', category: 'rag', needs: "Ragas' claim decomposition prompts", instead: 'langevals/llm_answer_match' },
+  { path: 'ragas/response_context_recall', name: 'Ragas Response Context Recall', category: 'rag', needs: "Ragas' judge prompts", instead: 'ragas/context_recall' },
+  { path: 'ragas/response_context_precision', name: 'Ragas Response Context Precision', category: 'rag', needs: "Ragas' judge prompts", instead: 'ragas/context_precision' },
+  { path: 'legacy/ragas_answer_correctness', name: 'Ragas Answer Correctness', category: 'rag', needs: 'a judge and an embeddings model', instead: 'langevals/llm_answer_match' },
+  { path: 'legacy/ragas_answer_relevancy', name: 'Ragas Answer Relevancy', category: 'rag', needs: 'a judge and an embeddings model', instead: 'langevals/llm_score' },
+  { path: 'legacy/ragas_context_precision', name: 'Ragas Context Precision', category: 'rag', needs: "Ragas' judge prompts", instead: 'ragas/context_precision' },
+  { path: 'legacy/ragas_context_recall', name: 'Ragas Context Recall', category: 'rag', needs: "Ragas' judge prompts", instead: 'ragas/context_recall' },
+  { path: 'legacy/ragas_context_relevancy', name: 'Ragas Context Relevancy', category: 'rag', needs: "Ragas' judge prompts", instead: 'ragas/context_precision' },
+  { path: 'legacy/ragas_context_utilization', name: 'Ragas Context Utilization', category: 'rag', needs: "Ragas' judge prompts", instead: 'ragas/context_precision' },
+  { path: 'huggingface/llama_guard', name: 'Llama Guard', category: 'safety', needs: "Llama Guard's policy prompt through a chat model", instead: 'openai/moderation' },
+  { path: 'azure/content_safety', name: 'Azure Content Safety', category: 'safety', needs: "Azure AI Content Safety's text analysis", instead: 'openai/moderation' },
+  { path: 'azure/prompt_injection', name: 'Azure Prompt Shield', category: 'safety', needs: "Prompt Shields' document analysis", instead: 'azure/jailbreak' },
+];
+
+export const NOT_OFFERED: readonly EvaluatorDefinition[] = [
+  ...NOT_YET.map((e) => notOffered({ ...e, description: `LangWatch's ${e.name}.`, data: anything, settings: anything, notYet: true })),
+  notOffered({
+    path: 'aws/comprehend_pii_detection',
+    name: 'Amazon Comprehend PII Detection',
+    description: 'Amazon Comprehend PII detects personally identifiable information in text.',
+    category: 'pii',
+    data: text,
+    settings: z.object({
+      entity_types: piiEntities(['BANK_ACCOUNT_NUMBER', 'CREDIT_DEBIT_NUMBER', 'EMAIL', 'PHONE', 'SSN', 'NAME', 'ADDRESS', 'IP_ADDRESS', 'PASSWORD', 'PIN', 'USERNAME']),
+      language_code: z.string().default('en'),
+      min_confidence: z.number().min(0).max(1).default(0.5),
+      aws_region: z.string().default('eu-central-1'),
+    }),
+    needs: 'Amazon Comprehend (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY)',
+    instead: 'presidio/pii_detection (pii/pii_detection), which runs in process',
+  }),
+  notOffered({
+    path: 'google_cloud/dlp_pii_detection',
+    name: 'Google Cloud DLP PII Detection',
+    description: 'Google DLP PII detects personally identifiable information in text.',
+    category: 'pii',
+    data: text,
+    settings: z.object({
+      info_types: piiEntities(['phone_number', 'email_address', 'credit_card_number', 'iban_code', 'ip_address', 'passport', 'vat_number', 'medical_record_number']),
+      min_likelihood: z.enum(['VERY_UNLIKELY', 'UNLIKELY', 'POSSIBLE', 'LIKELY', 'VERY_LIKELY']).default('POSSIBLE'),
+    }),
+    needs: 'Google Cloud DLP (GOOGLE_APPLICATION_CREDENTIALS)',
+    instead: 'presidio/pii_detection (pii/pii_detection), which runs in process',
+  }),
+  ...(['precision', 'recall', 'f1'] as const).map((measure) =>
+    notOffered({
+      path: `huggingface/bert_${measure}`,
+      name: `BERT Score ${measure === 'f1' ? 'F1' : measure[0].toUpperCase() + measure.slice(1)}`,
+      description: `BERTScore ${measure}: token embeddings of a BERT model compared between output and expected output.`,
+      category: 'quality',
+      data: bertData,
+      settings: bertSettings,
+      needs: 'a BERT model (Hugging Face weights), which cannot be fetched here',
+      instead: 'ragas/rouge_score or ragas/bleu_score',
+    }),
+  ),
+];

@@ -1,0 +1,199 @@
+/**
+ * LangWatch's evaluators by their own names, through the unmodified `langwatch` npm SDK
+ * (`langwatch.evaluations.evaluate`, plain and as a guardrail), with the worked examples of
+ * langevals' own tests (test/fixtures/langevals/langwatch_catalogue_cases.json). Model-based
+ * ones answer through the loopback OpenAI-compatible server, which plays the judge's verdict.
+ */
+import { readFileSync } from 'node:fs';
+import { LangWatch } from 'langwatch';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { corpusBleu } from '../../src/modules/evaluators/text/overlap.ts';
+import { databaseKinds, startApp, type TestApp } from '../support/harness.ts';
+import { startFakeServer, toolCallReply, type FakeServer } from './fake-servers.ts';
+
+interface WorkedCase {
+  id: string;
+  source: string;
+  path: string;
+  data: Record<string, unknown>;
+  settings?: Record<string, unknown>;
+  judge?: { tool: string; arguments: Record<string, unknown> };
+  /** What the loopback provider answers (a moderation endpoint's JSON). */
+  reply?: Record<string, unknown>;
+  expected: {
+    status: 'processed' | 'skipped' | 'error';
+    score?: number;
+    score_min?: number;
+    passed?: boolean;
+    label?: string;
+    details?: string;
+    details_includes?: string;
+    has_cost?: boolean;
+  };
+}
+
+const fixture = JSON.parse(readFileSync(new URL('../fixtures/langevals/langwatch_catalogue_cases.json', import.meta.url), 'utf8')) as { cases: WorkedCase[] };
+const CASES = fixture.cases;
+
+type SdkResult = Awaited<ReturnType<LangWatch['evaluations']['evaluate']>>;
+
+function expectWorked(result: SdkResult, c: WorkedCase) {
+  const e = c.expected;
+  expect(result.status, `${c.id}: ${result.details}`).toBe(e.status);
+  if (e.score !== undefined) expect(result.score, c.id).toBeCloseTo(e.score, 9);
+  if (e.score_min !== undefined) expect(result.score, c.id).toBeGreaterThanOrEqual(e.score_min);
+  if (e.passed !== undefined) expect(result.passed, c.id).toBe(e.passed);
+  if (e.label !== undefined) expect(result.label, c.id).toBe(e.label);
+  if (e.details !== undefined) expect(result.details, c.id).toBe(e.details);
+  if (e.details_includes !== undefined) expect(result.details, c.id).toContain(e.details_includes);
+  if (e.has_cost) expect(result.cost?.amount, c.id).toBeGreaterThan(0);
+}
+
+/** What a guardrail answers for a worked example: its verdict; true without one; false when the evaluation failed. */
+const guardrailVerdict = (c: WorkedCase) => (c.expected.status === 'error' ? false : (c.expected.passed ?? true));
+
+describe.each(databaseKinds)("LangWatch's evaluator names through the langwatch SDK (%s)", (kind) => {
+  let t: TestApp;
+  let openai: FakeServer;
+  let langwatch: LangWatch;
+
+  beforeAll(async () => {
+    openai = await startFakeServer();
+    t = await startApp(kind, { env: { OPENAI_API_KEY: 'test', OPENAI_BASE_URL: `${openai.url}/v1` } });
+    langwatch = new LangWatch({ apiKey: t.creds.projectApiKey, endpoint: t.baseUrl });
+  });
+  afterAll(async () => {
+    await t.close();
+    await openai.close();
+  });
+  beforeEach(() => {
+    openai.requests.length = 0;
+  });
+
+  const scriptJudge = (c: WorkedCase) => {
+    if (c.judge) openai.queue(toolCallReply(c.judge.tool, c.judge.arguments));
+    if (c.reply) openai.queue({ kind: 'json', body: c.reply });
+  };
+
+  it.each(CASES.map((c) => [c.id, c] as const))('%s: langevals’ worked example', async (_id, c) => {
+    scriptJudge(c);
+    expectWorked(await langwatch.evaluations.evaluate(c.path, { data: c.data, settings: c.settings }), c);
+    // The provider is asked only when the example needs it (not when it is skipped before).
+    expect(openai.requests.length).toBe(c.judge || c.reply ? 1 : 0);
+  });
+
+  it.each(CASES.map((c) => [c.id, c] as const))('%s: as a guardrail', async (_id, c) => {
+    scriptJudge(c);
+    const result = await langwatch.evaluations.evaluate(c.path, { data: c.data, settings: c.settings, asGuardrail: true });
+    expect(result.status).toBe(c.expected.status);
+    expect(result.passed).toBe(guardrailVerdict(c));
+  });
+
+  it('the judges send langevals’ prompt and tool to the model provider', async () => {
+    const [boolean] = CASES.filter((c) => c.id === 'llm_boolean_judged_false');
+    scriptJudge(boolean);
+    await langwatch.evaluations.evaluate(boolean.path, { data: boolean.data, settings: boolean.settings });
+    const sent = openai.requests[0].body;
+    expect(sent.model).toBe('gpt-4o-mini');
+    expect(sent.messages[0]).toEqual({ role: 'system', content: `${String(boolean.settings?.prompt)}. Always output a valid json for the function call` });
+    expect(sent.messages[1].content).toContain('# Input\nWhat is the capital of France?');
+    expect(sent.messages[1].content).toContain('# Contexts\n');
+    expect(sent.tool_choice).toEqual({ type: 'function', function: { name: 'evaluation' } });
+    expect(Object.keys(sent.tools[0].function.parameters.properties).sort()).toEqual(['passed', 'reasoning']);
+  });
+
+  it('openai/moderation sends the input and the output to the moderation endpoint', async () => {
+    const [flagged] = CASES.filter((c) => c.id === 'moderation_flagged');
+    scriptJudge(flagged);
+    await langwatch.evaluations.evaluate(flagged.path, { data: { ...flagged.data, output: 'Calm down.' } });
+    expect(openai.requests[0]).toMatchObject({ method: 'POST', path: '/v1/moderations', body: { model: 'text-moderation-stable', input: [flagged.data.input, 'Calm down.'] } });
+    expect(openai.requests[0].headers.authorization).toBe('Bearer test');
+  });
+
+  it('an unknown name: 404 naming the closest names; the SDK throws (a guardrail cannot pass on it)', async () => {
+    const raw = await t.request('POST', '/api/evaluations/langevals/exact_matc/evaluate', { authToken: t.creds.projectApiKey, body: { data: {} } });
+    expect(raw.status).toBe(404);
+    expect(raw.body.error.meta.closest[0]).toBe('langevals/exact_match');
+    expect(raw.body.error.message).toContain('langevals/exact_match');
+    await expect(langwatch.evaluations.evaluate('langevals/exact_matc', { data: { output: 'a' }, asGuardrail: true })).rejects.toThrow(/not found/i);
+  });
+
+  it('vendors this server cannot call: listed unavailable, and every run an error naming what they need, never a pass', async () => {
+    const listed = await t.request('GET', '/api/evaluations', { authToken: t.creds.projectApiKey });
+    const byPath = Object.fromEntries((listed.body.evaluators as Array<Record<string, any>>).map((e) => [e.path, e]));
+    for (const path of ['aws/comprehend_pii_detection', 'google_cloud/dlp_pii_detection', 'huggingface/bert_f1']) {
+      expect(byPath[path], path).toMatchObject({ available: false, unavailable_reason: expect.stringContaining('not configured on this server') });
+      const plain = await langwatch.evaluations.evaluate(path, { data: { input: 'x', output: 'My e-mail is john@example.com', expected_output: 'x' } });
+      expect(plain).toMatchObject({ status: 'error', details: expect.stringContaining('not configured on this server') });
+      const guard = await langwatch.evaluations.evaluate(path, { data: { input: 'x', output: 'y', expected_output: 'x' }, asGuardrail: true });
+      expect(guard).toMatchObject({ status: 'error', passed: false });
+    }
+    expect(byPath['aws/comprehend_pii_detection'].unavailable_reason).toContain('presidio/pii_detection');
+    // LangWatch names not written here yet: listed, and an error naming what to use instead.
+    for (const path of ['ragas/response_relevancy', 'azure/content_safety', 'huggingface/llama_guard']) {
+      expect(byPath[path], path).toMatchObject({ available: false, unavailable_reason: expect.stringContaining('not offered by this server yet') });
+      const guard = await langwatch.evaluations.evaluate(path, { data: { input: 'x', output: 'y' }, asGuardrail: true });
+      expect(guard).toMatchObject({ status: 'error', passed: false, details: expect.stringMatching(/not offered by this server yet.*Use .* instead/) });
+    }
+  });
+
+  it('the catalogue lists each with LangWatch’s settings and defaults', async () => {
+    const listed = await t.request('GET', '/api/evaluations', { authToken: t.creds.projectApiKey });
+    const byPath = Object.fromEntries((listed.body.evaluators as Array<Record<string, any>>).map((e) => [e.path, e]));
+    expect(byPath['langevals/exact_match'].defaultSettings).toEqual({ case_sensitive: false, trim_whitespace: true, remove_punctuation: true });
+    expect(byPath['langevals/basic'].defaultSettings).toEqual({ rules: [{ field: 'output', rule: 'not_contains', value: 'artificial intelligence' }] });
+    expect(byPath['langevals/valid_format'].settings.properties.format).toMatchObject({ default: 'json', enum: ['json', 'markdown', 'python', 'sql'] });
+    expect(byPath['lingua/language_detection'].defaultSettings).toEqual({ check_for: 'input_matches_output', min_words: 7, threshold: 0.25 });
+    expect(byPath['ragas/rouge_score'].defaultSettings).toEqual({ rouge_type: 'rouge1', measure_type: 'fmeasure' });
+    expect(byPath['ragas/context_f1'].defaultSettings).toEqual({ distance_measure: 'levenshtein' });
+    expect(byPath['ragas/bleu_score'].defaultSettings).toEqual({});
+    expect(byPath['langevals/llm_boolean']).toMatchObject({ isGuardrail: true, defaultSettings: { max_tokens: 128000, prompt: expect.stringMatching(/^You are an LLM evaluator/) } });
+    expect(byPath['langevals/llm_answer_match'].defaultSettings.prompt).toMatch(/^Verify that the predicted answer matches the gold answer/);
+    // langevals' former name of the competitor blocklist runs it too.
+    expect(byPath['llm/competitor_blocklist'].aliases).toContain('langevals/blocklist');
+    const blocked = await langwatch.evaluations.evaluate('langevals/blocklist', { data: { output: 'Try Google instead' }, asGuardrail: true });
+    expect(blocked).toMatchObject({ status: 'processed', passed: false });
+  });
+
+  it('monitors take them by LangWatch’s name; one this server cannot run is refused, naming what to use instead', async () => {
+    const monitor = await t.request('POST', '/api/monitors', {
+      authToken: t.creds.projectApiKey,
+      body: { name: 'JSON answers', evaluator: 'langevals/valid_format', settings: { format: 'json' }, enabled: false },
+    });
+    expect(monitor.status, monitor.text).toBeLessThan(300);
+    const refused = await t.request('POST', '/api/monitors', {
+      authToken: t.creds.projectApiKey,
+      body: { name: 'PII', evaluator: 'aws/comprehend_pii_detection', enabled: false },
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.meta.field).toBe('evaluator');
+    expect(refused.body.error.message).toContain('presidio/pii_detection');
+  });
+
+  it('a setting a user can get wrong: 400 naming it (a regex RE2 cannot run, a JSON Schema that is not one)', async () => {
+    const regex = await t.request('POST', '/api/evaluations/langevals/basic/evaluate', {
+      authToken: t.creds.projectApiKey,
+      body: { data: { output: 'x' }, settings: { rules: [{ rule: 'matches_regex', value: '(a)\\1' }] } },
+    });
+    expect(regex.status).toBe(400);
+    expect(regex.body.error.meta.field).toBe('settings.rules.0.value');
+    const schema = await t.request('POST', '/api/evaluations/langevals/valid_format/evaluate', {
+      authToken: t.creds.projectApiKey,
+      body: { data: { output: '{}' }, settings: { json_schema: '{not json' } },
+    });
+    expect(schema.status).toBe(400);
+    expect(schema.body.error.meta.field).toBe('settings.json_schema');
+    await expect(langwatch.evaluations.evaluate('langevals/exact_match', { data: { output: 'a' }, settings: { trim: true } })).rejects.toThrow(/settings\.trim/);
+  });
+});
+
+describe('ragas/bleu_score', () => {
+  it("is sacrebleu's corpus BLEU: its README example scores 48.53", () => {
+    const hypotheses = ['The dog bit the man.', "It wasn't surprising.", 'The man had just bitten him.'];
+    const references = [
+      ['The dog bit the man.', 'It was not unexpected.', 'The man bit him first.'],
+      ['The dog had bit the man.', 'No one was surprised.', 'The man had bitten the dog.'],
+    ];
+    expect(corpusBleu(hypotheses, references) * 100).toBeCloseTo(48.53, 2);
+  });
+});
