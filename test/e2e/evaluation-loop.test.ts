@@ -223,6 +223,14 @@ describe.runIf(hasChromium).each(databaseKinds)('the evaluation loop in the app 
     await page.getByRole('button', { name: 'Stop' }).click();
     await page.getByText('stopped', { exact: true }).first().waitFor();
     expect(await page.getByRole('button', { name: 'Stop' }).count()).toBe(0);
+    // What it did finish can go to review from here: a queue picked, not typed.
+    await page.getByRole('button', { name: 'Add to queue' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Add to a review queue' });
+    expect(await dialog.getByLabel('Queue').locator('option:checked').textContent()).toBe('Regressions review');
+    await dialog.getByRole('button', { name: 'Add', exact: true }).click();
+    await dialog.getByText('2 added.').waitFor();
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
   });
 
   it('changes the prompt, runs again, compares the runs by name and sends the regressions to the queue', async () => {

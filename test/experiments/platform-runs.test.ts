@@ -276,6 +276,11 @@ describe.each(databaseKinds)('experiments run by the platform (%s)', (kind) => {
     expect(run.name).toBe(`toned v1 · openai/gpt-4o-mini · ${minute}`);
     expect(done.name).toBe(run.name);
     expect(run.targets).toEqual([expect.objectContaining({ id: 'toned', type: 'prompt', promptId: 'toned', promptVersion: 1, model: 'openai/gpt-4o-mini' })]);
+    // Renamed, then back to the made name.
+    const rename = (name: string | null) => req('PATCH', `/api/experiments/toned/runs/${run.runId}`, { name });
+    expect((await rename('friendly tone')).body.name).toBe('friendly tone');
+    expect((await req('GET', `/api/experiments/runs/${run.runId}?experimentSlug=toned`)).body.name).toBe('friendly tone');
+    expect((await rename(null)).body.name).toBe(run.name);
   });
 
   it('streams the run as server-sent events ending with done; body fields choose rows and override values', async () => {

@@ -28,15 +28,15 @@ export function presentExperiment(e: store.ExperimentRow & { runsCount: number; 
 }
 
 /**
- * The name a run answers with: the one a person gave it, else one made of what tells runs apart
- * when a team compares them: each target's prompt and version (or its name), its model when set,
- * and the start time (UTC, to the minute), e.g. "support-answer v3 · openai/gpt-4o · 2026-11-29 09:14";
- * a run without targets (logged by an SDK without them) is named by its id.
+ * The name a run answers with: the one a person gave it; else, for a run an SDK logged, its id
+ * (the caller's own: "nightly-2026-11-27", or the SDK's words); else, for a run the platform
+ * started (whose id is random), one made of what tells runs apart when a team compares them:
+ * each target's prompt and version (or its name), its model, and the start time (UTC, to the
+ * minute), e.g. "support-answer v3 · openai/gpt-4o · 2026-11-29 09:14".
  */
-export function runName(r: Pick<store.RunRow, 'name' | 'runId' | 'targets' | 'createdAt'>): string {
+export function runName(r: Pick<store.RunRow, 'name' | 'runId' | 'byPlatform' | 'targets' | 'createdAt'>): string {
   if (r.name) return r.name;
-  // An SDK run that logged no target: its id is the caller's own ("nightly-2026-11-27"), the best name known.
-  if (!r.targets.length) return r.runId;
+  if (!r.byPlatform) return r.runId;
   const what = r.targets.map((t) => {
     const prompt = t.promptId ? `${t.promptId}${t.promptVersion !== null ? ` v${t.promptVersion}` : ''}` : t.name;
     return t.model ? `${prompt} · ${t.model}` : prompt;

@@ -4,7 +4,7 @@ import { presentAggregate, presentRun } from './presenters.ts';
 import { slugify } from './slug.ts';
 import * as store from './store.ts';
 
-/** PATCH /api/experiments/{slug}/runs/{runId}: a new name, or null for the made one. */
+/** PATCH /api/experiments/{slug}/runs/{runId}: a new name, or null for the default one. */
 export async function renameRun(ctx: ExperimentsContext, projectId: string, rawSlug: string, runId: string, name: string | null) {
   const experiment = await store.findExperimentBySlug(ctx.db.orm, projectId, slugify(rawSlug));
   if (!experiment) throw notFound('experiment_not_found', `no experiment "${rawSlug}" in this project`);

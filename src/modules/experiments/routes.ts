@@ -224,7 +224,7 @@ export function experimentRoutes(app: FastifyInstance, { deps, runner }: Experim
         config: { auth: update },
         schema: {
           tags,
-          summary: "Name a run (SDK-logged or platform): the name the runs list, comparisons and the CLI show; null or empty gives back the name made from its prompts, models and start time",
+          summary: "Name a run (SDK-logged or platform): the name the runs list, comparisons and the CLI show; null or empty gives back the default (a logged run's id; a platform run's prompts, models and start time)",
           params: stopParams,
           body: renameRunBody,
           response: { 200: runSchema, ...g.errors(404) },

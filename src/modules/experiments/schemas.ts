@@ -134,7 +134,7 @@ export const targetSchema = z.object({
 export const runSchema = z.object({
   experimentId: z.string(),
   runId: z.string(),
-  name: z.string().describe("The run's name: the one given (PATCH), else made of its prompts and versions, models and start time (UTC)"),
+  name: z.string().describe("The run's name: the one given (PATCH); else a logged run's id; else, for a platform run, made of its prompts and versions, models and start time (UTC)"),
   targets: z.array(targetSchema).describe('What the run ran: per target its prompt and version, model and settings'),
   workflowVersion: z.null(),
   timestamps: runTimestampsSchema,
@@ -473,7 +473,7 @@ export const baselineResponse = z.object({ experimentSlug: z.string(), baselineR
 
 export const PLATFORM_SLUG_PARAMS = z.object({ slug: z.string().min(1).max(255) });
 export const renameRunBody = z.object({
-  name: z.string().trim().max(255).nullable().describe('The new name; null or empty: the name made from the run\'s prompts, models and start time'),
+  name: z.string().trim().max(255).nullable().describe('The new name; null or empty: the default (a logged run\'s id; a platform run\'s prompts, models and start time)'),
 });
 
 export const stopParams = z.object({ slug: z.string().min(1).max(255), runId: z.string().min(1).max(255) });

@@ -33,6 +33,8 @@ export interface RunRow {
   finishedAt: number | null;
   stoppedAt: number | null;
   name: string | null;
+  /** started by the platform (its id is generated), not logged by an SDK (whose id is the caller's) */
+  byPlatform: boolean;
 }
 
 export interface StoredTarget {
@@ -78,7 +80,8 @@ const EXPERIMENT_COLUMNS = sql.raw(`id, project_id AS "projectId", slug, name, t
 const RUN_COLUMNS = sql.raw(`r.experiment_id AS "experimentId", r.run_id AS "runId", r.project_id AS "projectId",
   r.workflow_version_id AS "workflowVersionId", r.targets, r.progress, r.total,
   r.created_at::float8 AS "createdAt", r.updated_at::float8 AS "updatedAt",
-  r.finished_at::float8 AS "finishedAt", r.stopped_at::float8 AS "stoppedAt", r.name`);
+  r.finished_at::float8 AS "finishedAt", r.stopped_at::float8 AS "stoppedAt", r.name,
+  EXISTS (SELECT 1 FROM experiment_platform_runs pr WHERE pr.experiment_id = r.experiment_id AND pr.run_id = r.run_id) AS "byPlatform"`);
 
 const fixDates = (r: ExperimentRow): ExperimentRow => ({ ...r, createdAt: new Date(r.createdAt), updatedAt: new Date(r.updatedAt) });
 

@@ -18186,7 +18186,7 @@ export interface paths {
                             runs: {
                                 experimentId: string;
                                 runId: string;
-                                /** @description The run's name: the one given (PATCH), else made of its prompts and versions, models and start time (UTC) */
+                                /** @description The run's name: the one given (PATCH); else a logged run's id; else, for a platform run, made of its prompts and versions, models and start time (UTC) */
                                 name: string;
                                 /** @description What the run ran: per target its prompt and version, model and settings */
                                 targets: {
@@ -20169,7 +20169,7 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Name a run (SDK-logged or platform): the name the runs list, comparisons and the CLI show; null or empty gives back the name made from its prompts, models and start time */
+        /** Name a run (SDK-logged or platform): the name the runs list, comparisons and the CLI show; null or empty gives back the default (a logged run's id; a platform run's prompts, models and start time) */
         patch: {
             parameters: {
                 query?: never;
@@ -20183,7 +20183,7 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @description The new name; null or empty: the name made from the run's prompts, models and start time */
+                        /** @description The new name; null or empty: the default (a logged run's id; a platform run's prompts, models and start time) */
                         name: string | null;
                     };
                 };
@@ -20198,7 +20198,7 @@ export interface paths {
                         "application/json": {
                             experimentId: string;
                             runId: string;
-                            /** @description The run's name: the one given (PATCH), else made of its prompts and versions, models and start time (UTC) */
+                            /** @description The run's name: the one given (PATCH); else a logged run's id; else, for a platform run, made of its prompts and versions, models and start time (UTC) */
                             name: string;
                             /** @description What the run ran: per target its prompt and version, model and settings */
                             targets: {

@@ -6,6 +6,7 @@ import { Link, useNavigate, useParams, useSearch } from '@tanstack/react-router'
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { RUN_ROWS_PAGE, useExperiments, useRefreshRunRows, useRenameRun, useRunNames, useRunRows, useRunShape, useRunStatus, useRunSummary, useRuns, useStartRun, useStopRun } from '../api/experiments.ts';
 import type { Estimate, ExperimentRun, RunRows } from '../api/experiments.ts';
+import { AddToQueueButton } from '../components/AddToQueue.tsx';
 import { ButtonLink } from '../components/ButtonLink.tsx';
 import { Stat } from '../components/Stat.tsx';
 import { scoreText, scoreTitle } from '../lib/scores.ts';
@@ -255,7 +256,7 @@ function RunName({ projectId, slug, runId, name }: { projectId: string; slug: st
       <Group gap={6} align="flex-start">
         <TextInput
           label="Run name"
-          description="Empty: the name made from its prompts, models and start time"
+          description="Empty: the default name (for a run the app started: its prompt and version, model and start time)"
           value={draft}
           onChange={(e) => setDraft(e.currentTarget.value)}
           error={rename.error?.message}
@@ -330,6 +331,13 @@ function RunView({ projectId, slug, runId, search, platform }: { projectId: stri
             </Button>
           )}
           {platform && s && !running && <RunButton projectId={projectId} slug={slug} again />}
+          {s && (
+            <AddToQueueButton
+              projectId={projectId}
+              size="sm"
+              source={{ kind: 'run', experimentSlug: slug, runId, label: `The traces of this run's rows (${s.name}), for people to review; rows without a trace are left out.` }}
+            />
+          )}
           <ButtonLink to="/p/$projectId/experiments/$slug" params={{ projectId, slug }} variant="default" size="sm" leftSection={<IconGitCompare size={14} />}>
             Compare with another run
           </ButtonLink>
