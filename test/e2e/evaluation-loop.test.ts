@@ -290,7 +290,8 @@ describe.runIf(hasChromium).each(databaseKinds)('the evaluation loop in the app 
     await page.getByRole('button', { name: 'Add items' }).first().click();
     const dialog = page.getByRole('dialog', { name: 'Add to Regressions review' });
     await dialog.getByLabel('From').selectOption('experiment');
-    expect(await dialog.getByLabel('Experiment').locator('option:checked').textContent()).toBe('Support accuracy');
+    // The experiments that have runs, the first chosen, once they are read.
+    await expect.poll(() => dialog.getByLabel('Experiment').locator('option:checked').textContent()).toBe('Support accuracy');
     await dialog.getByLabel('Run', { exact: true }).selectOption({ label: 'friendly v2' });
     await dialog.getByRole('button', { name: 'Add', exact: true }).click();
     // Each row of that run has the trace of its prompt call.
