@@ -73,7 +73,7 @@ export default function ComparePage() {
           {mark.isError && <Alert color="red">{mark.error.message}</Alert>}
           <Group gap="xs" wrap="wrap" aria-label="Runs compared">
             {runIds.map((runId) => (
-              <Group key={runId} gap={6} className="stat" wrap="nowrap">
+              <Group key={runId} gap={6} className="stat" wrap="wrap">
                 <Link to="/p/$projectId/experiments/$slug" params={{ projectId, slug }} search={{ runId }} title={runId}>
                   {nameOf(runId)}
                 </Link>
