@@ -175,7 +175,7 @@ describe.runIf(hasChromium)('experiment pages in a real browser', () => {
     await page.getByTestId('row-count').getByText('40 rows').waitFor();
     const grid = page.getByTestId('run-grid');
     await grid.getByRole('row').nth(1).waitFor();
-    await grid.getByRole('link', { name: 'Trace of row 0' }).waitFor();
+    await grid.getByRole('link', { name: 'Trace of row 1' }).waitFor();
     expect(await grid.getByRole('columnheader').allTextContents()).toEqual(
       expect.arrayContaining(['#', 'question', 'Expected (expected_output)', 'Output', 'Exact match', 'Relevance', 'Cost', 'Latency', 'Error', 'Trace']),
     );

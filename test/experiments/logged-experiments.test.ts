@@ -87,13 +87,47 @@ describe.each(databaseKinds)('experiments logged by an SDK (%s)', (kind) => {
     });
   });
 
+  it('logged runs answer their id as their name until a person renames them (PATCH); their targets say what ran', async () => {
+    const slug = 'named-runs';
+    const prompt = { id: 'answer', name: 'Answer', type: 'prompt', prompt_id: 'support-answer', prompt_version: 3, model: 'openai/gpt-4o-mini' };
+    expect((await post({ experiment_slug: slug, run_id: 'with-prompt', targets: [prompt], dataset: [row(0, { target_id: 'answer' })], timestamps: { created_at: T0 } })).status).toBe(200);
+    expect((await post({ experiment_slug: slug, run_id: 'nightly-2026-11-22', dataset: [row(0)], timestamps: { created_at: T0 + 60_000 } })).status).toBe(200);
+    const names = async () => Object.fromEntries((await get(`/api/experiments/runs?experimentSlug=${slug}`)).body.runs.map((r: { runId: string; name: string }) => [r.runId, r.name]));
+    expect(await names()).toEqual({ 'with-prompt': 'with-prompt', 'nightly-2026-11-22': 'nightly-2026-11-22' });
+    const listed = (await get(`/api/experiments/runs?experimentSlug=${slug}`)).body.runs.find((r: { runId: string }) => r.runId === 'with-prompt');
+    expect(listed.targets).toEqual([{ id: 'answer', name: 'Answer', type: 'prompt', promptId: 'support-answer', promptVersion: 3, agentId: null, evaluatorId: null, model: 'openai/gpt-4o-mini', metadata: null }]);
+
+    const patch = (runId: string, body: unknown, s = slug) => p.t.request('PATCH', `/api/experiments/${s}/runs/${runId}`, as({ body }));
+    const renamed = await patch('with-prompt', { name: '  shorter system prompt ' });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body).toMatchObject({ runId: 'with-prompt', name: 'shorter system prompt', progress: 1 });
+    expect((await names())['with-prompt']).toBe('shorter system prompt');
+    expect((await get(`/api/experiments/runs/with-prompt?experimentSlug=${slug}`)).body.name).toBe('shorter system prompt');
+    // Empty or null: back to the id.
+    expect((await patch('with-prompt', { name: '' })).body.name).toBe('with-prompt');
+    expect((await patch('with-prompt', { name: 'again' })).status).toBe(200);
+    expect((await patch('with-prompt', { name: null })).body.name).toBe('with-prompt');
+
+    const tooLong = await patch('with-prompt', { name: 'x'.repeat(256) });
+    expect(tooLong.status).toBe(400);
+    expect(tooLong.body.error.meta.field).toBe('body.name');
+    expect((await patch('with-prompt', {})).body.error.meta.field).toBe('body.name');
+    expect((await patch('no-such-run', { name: 'x' })).body.error.code).toBe('run_not_found');
+    expect((await patch('with-prompt', { name: 'x' }, 'no-such-experiment')).body.error.code).toBe('experiment_not_found');
+    // Another project's run is not there.
+    const other = await p.t.request('PATCH', `/api/experiments/${slug}/runs/with-prompt`, { authToken: p.other.projectToken, body: { name: 'taken over' } });
+    expect(other.status).toBe(404);
+    expect((await names())['with-prompt']).toBe('with-prompt');
+  });
+
   it('status: running until finished_at, then completed with a summary; finished and started events go out once', async () => {
     const slug = 'status-run';
     const base = { experiment_slug: slug, run_id: 'run-s', timestamps: { created_at: T0 } };
     await post({ ...base, targets: [{ id: 't1', name: 'Target one' }], dataset: [row(0, { target_id: 't1' }), row(1, { target_id: 't1', error: 'x' })], evaluations: [evaluation(0, { target_id: 't1' }), evaluation(1, { target_id: 't1', passed: false, score: 0 })] });
     const running = await get(`/api/experiments/runs/run-s?experimentSlug=${slug}`);
     expect(running.status).toBe(200);
-    expect(running.body).toEqual({ runId: 'run-s', status: 'running', progress: 2, total: 2, startedAt: T0 });
+    // A logged run is named by its id (the caller's) until someone names it.
+    expect(running.body).toEqual({ runId: 'run-s', name: 'run-s', status: 'running', progress: 2, total: 2, startedAt: T0 });
     await post({ ...base, timestamps: { finished_at: T0 + 60_000 } });
     await post({ ...base, dataset: [row(2, { target_id: 't1' })], timestamps: { finished_at: T0 + 70_000 } }); // rows after finished still merge
     const done = await get(`/api/evaluations/v3/runs/run-s?experimentSlug=${slug}`);

@@ -239,6 +239,50 @@ describe.each(databaseKinds)('experiments run by the platform (%s)', (kind) => {
     expect(runs.body.runs[0].summary.evaluations['no-competitors'].averagePassed).toBeCloseTo(5 / 6);
   });
 
+  it('maps a variable to a constant; the run is named by its prompt, version, model and start, and records the model it ran', async () => {
+    const tone = await req('POST', '/api/prompts', {
+      handle: 'toned',
+      prompt: 'Answer in a {{tone}} voice.',
+      messages: [{ role: 'user', content: '{{user_question}}' }],
+      inputs: [{ identifier: 'user_question', type: 'str' }, { identifier: 'tone', type: 'str' }],
+    });
+    expect(tone.status, tone.text).toBe(200);
+    const toned = (variables?: Record<string, string>) => ({ dataset: { id: 'questions' }, targets: [{ id: 'toned', type: 'prompt', prompt: 'toned', ...(variables ? { variables } : {}) }], evaluators: [], concurrency: 1 });
+    // Neither variable has a column of its name: the refusal says how to map it, column or constant.
+    const unmapped = await req('PUT', '/api/experiments/toned/definition', toned());
+    expect(unmapped.status).toBe(400);
+    expect(unmapped.body.error.meta.field).toBe('body.targets.0.variables.user_question');
+    expect(unmapped.body.error.message).toContain('"constant:<text>"');
+    const badSource = await req('PUT', '/api/experiments/toned/definition', toned({ user_question: 'dataset.question', tone: 'friendly' }));
+    expect(badSource.status).toBe(400);
+    expect(badSource.body.error.meta.field).toBe('body.targets.0.variables.tone');
+
+    const put = await req('PUT', '/api/experiments/toned/definition', toned({ user_question: 'dataset.question', tone: 'constant:friendly' }));
+    expect(put.status, put.text).toBe(200);
+    expect(put.body.targets[0].variables).toEqual({ user_question: 'dataset.question', tone: 'constant:friendly' });
+    const before = openai.requests.length;
+    const started = await req('POST', '/api/experiments/toned/run');
+    expect(started.status, started.text).toBe(200);
+    const done = await waitFor(started.body.runId, 'toned');
+    expect(done.status).toBe('completed');
+    const sent = openai.requests.slice(before).map((r) => (r.body as { messages: { role: string; content: string }[] }).messages);
+    expect(sent).toHaveLength(3);
+    for (const messages of sent) expect(messages[0]).toEqual({ role: 'system', content: 'Answer in a friendly voice.' });
+    expect(sent.map((m) => m[1].content).sort()).toEqual(['Capital of France?', 'What is 2+2?', 'Who makes rockets?']);
+
+    const runs = await req('GET', '/api/experiments/runs?experimentSlug=toned');
+    const run = runs.body.runs[0];
+    const minute = new Date(run.timestamps.createdAt).toISOString().slice(0, 16).replace('T', ' ');
+    expect(run.name).toBe(`toned v1 · openai/gpt-4o-mini · ${minute}`);
+    expect(done.name).toBe(run.name);
+    expect(run.targets).toEqual([expect.objectContaining({ id: 'toned', type: 'prompt', promptId: 'toned', promptVersion: 1, model: 'openai/gpt-4o-mini' })]);
+    // Renamed, then back to the made name.
+    const rename = (name: string | null) => req('PATCH', `/api/experiments/toned/runs/${run.runId}`, { name });
+    expect((await rename('friendly tone')).body.name).toBe('friendly tone');
+    expect((await req('GET', `/api/experiments/runs/${run.runId}?experimentSlug=toned`)).body.name).toBe('friendly tone');
+    expect((await rename(null)).body.name).toBe(run.name);
+  });
+
   it('streams the run as server-sent events ending with done; body fields choose rows and override values', async () => {
     const res = await fetch(`${t.baseUrl}/api/evaluations/v3/qa-check/run`, {
       method: 'POST',

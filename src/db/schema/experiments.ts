@@ -34,6 +34,8 @@ export const experimentRuns = pgTable(
     stoppedAt: ms('stopped_at'),
     /** from the experiment_results_versions sequence, renewed by every write of the run's rows or evaluations (0029) */
     resultsVersion: bigint('results_version', { mode: 'number' }).notNull(),
+    /** the name a person gave the run; null: the name made from its targets and start (0030) */
+    name: text('name'),
   },
   (t) => [primaryKey({ columns: [t.experimentId, t.runId] })],
 );

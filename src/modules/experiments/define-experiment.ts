@@ -5,6 +5,7 @@ import type { PlatformDeps, PlatformScope } from './platform-context.ts';
 import type { SealedHeaders } from './target-headers.ts';
 import type { definitionResponse, DefinitionBody, TargetDefinition } from './schemas.ts';
 import { slugify } from './slug.ts';
+import { CONSTANT } from './run-cells.ts';
 import * as store from './store.ts';
 import type { z } from 'zod';
 
@@ -142,7 +143,9 @@ async function checkDefinition(deps: PlatformDeps, scope: PlatformScope, body: D
       if (!prompt.inputs.includes(name)) {
         throw badRequest('validation_error', `${field}.variables.${name}: prompt ${t.prompt} has no input "${name}" (its inputs: ${prompt.inputs.join(', ') || 'none'})`, `${field}.variables.${name}`);
       }
-      if (!value.startsWith('dataset.')) throw badRequest('validation_error', `${field}.variables.${name}: a prompt input comes from dataset.<column>`, `${field}.variables.${name}`);
+      if (!value.startsWith('dataset.') && !value.startsWith(CONSTANT)) {
+        throw badRequest('validation_error', `${field}.variables.${name}: a prompt input comes from dataset.<column> or constant:<text>`, `${field}.variables.${name}`);
+      }
       checkSource(value, `${field}.variables.${name}`);
       variables[name] = value;
     }
@@ -151,7 +154,7 @@ async function checkDefinition(deps: PlatformDeps, scope: PlatformScope, body: D
       if (columns && !columns.includes(input)) {
         throw badRequest(
           'validation_error',
-          `${field}.variables.${input}: prompt ${t.prompt} needs input "${input}" and the dataset has no column of that name; map it (variables: {"${input}": "dataset.<column>"})`,
+          `${field}.variables.${input}: prompt ${t.prompt} needs input "${input}" and the dataset has no column of that name; map it to a column or a constant (variables: {"${input}": "dataset.<column>" or "constant:<text>"})`,
           `${field}.variables.${input}`,
         );
       }

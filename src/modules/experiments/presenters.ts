@@ -27,6 +27,24 @@ export function presentExperiment(e: store.ExperimentRow & { runsCount: number; 
   };
 }
 
+/**
+ * The name a run answers with: the one a person gave it; else, for a run an SDK logged, its id
+ * (the caller's own: "nightly-2026-11-27", or the SDK's words); else, for a run the platform
+ * started (whose id is random), one made of what tells runs apart when a team compares them:
+ * each target's prompt and version (or its name), its model, and the start time (UTC, to the
+ * minute), e.g. "support-answer v3 · openai/gpt-4o · 2026-11-29 09:14".
+ */
+export function runName(r: Pick<store.RunRow, 'name' | 'runId' | 'byPlatform' | 'targets' | 'createdAt'>): string {
+  if (r.name) return r.name;
+  if (!r.byPlatform) return r.runId;
+  const what = r.targets.map((t) => {
+    const prompt = t.promptId ? `${t.promptId}${t.promptVersion !== null ? ` v${t.promptVersion}` : ''}` : t.name;
+    return t.model ? `${prompt} · ${t.model}` : prompt;
+  });
+  const started = new Date(r.createdAt).toISOString().slice(0, 16).replace('T', ' ');
+  return [...what, started].join(' · ');
+}
+
 const timestampsOf = (r: store.RunRow) => ({ createdAt: r.createdAt, updatedAt: r.updatedAt, finishedAt: r.finishedAt, stoppedAt: r.stoppedAt });
 const opt = (key: string, value: number | null | undefined) => (value === null || value === undefined ? {} : { [key]: value });
 
@@ -54,6 +72,8 @@ export function presentRun(r: store.RunRow, summary: Out<typeof runAggregateSche
   return {
     experimentId: r.experimentId,
     runId: r.runId,
+    name: runName(r),
+    targets: r.targets,
     workflowVersion: null,
     timestamps: timestampsOf(r),
     progress: r.progress,
@@ -115,7 +135,7 @@ export function presentStatus(
 ): Out<typeof runStatusResponse> {
   const status = r.stoppedAt !== null ? 'stopped' : r.finishedAt !== null ? 'completed' : 'running';
   const endedAt = r.stoppedAt ?? r.finishedAt;
-  const base = { runId: r.runId, status, progress: r.progress, total: r.total, startedAt: r.createdAt } as const;
+  const base = { runId: r.runId, name: runName(r), status, progress: r.progress, total: r.total, startedAt: r.createdAt } as const;
   if (endedAt === null) return { ...base };
   const totalPassed = facts.evaluators.reduce((s, e) => s + e.passed, 0);
   const totalFailed = facts.evaluators.reduce((s, e) => s + e.failed, 0);

@@ -37,7 +37,9 @@ import {
   okResponse,
   pagingQuery,
   PLATFORM_SLUG_PARAMS,
+  renameRunBody,
   runListResponse,
+  runSchema,
   runParams,
   runQuery,
   runResultsResponse,
@@ -49,6 +51,7 @@ import {
   stopRunResponse,
   type StartRunBody,
 } from './schemas.ts';
+import { renameRun } from './rename-run.ts';
 import { startRun, stopRun } from './start-run.ts';
 
 const tags = ['experiments'];
@@ -213,6 +216,21 @@ export function experimentRoutes(app: FastifyInstance, { deps, runner }: Experim
         },
       },
       (req, scope) => stopRun(deps, runner, platformScope(scope), req.params.slug, req.params.runId),
+    );
+
+    project.patch(
+      '/api/experiments/:slug/runs/:runId',
+      {
+        config: { auth: update },
+        schema: {
+          tags,
+          summary: "Name a run (SDK-logged or platform): the name the runs list, comparisons and the CLI show; null or empty gives back the default (a logged run's id; a platform run's prompts, models and start time)",
+          params: stopParams,
+          body: renameRunBody,
+          response: { 200: runSchema, ...g.errors(404) },
+        },
+      },
+      (req, { projectId }) => renameRun(deps, projectId, req.params.slug, req.params.runId, req.body.name),
     );
 
     // Reading and comparing runs (docs/experiments.md): Spyglass's own routes, by experiment slug.

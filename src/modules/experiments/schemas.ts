@@ -119,9 +119,23 @@ export const runAggregateSchema = z.object({
   evaluations: z.record(z.string(), z.object({ name: z.string(), averageScore: z.number().nullable(), averagePassed: z.number().optional() })),
 });
 
+export const targetSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  type: z.string(),
+  promptId: z.string().nullable(),
+  promptVersion: z.number().nullable(),
+  agentId: z.string().nullable(),
+  evaluatorId: z.string().nullable(),
+  model: z.string().nullable(),
+  metadata: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).nullable(),
+});
+
 export const runSchema = z.object({
   experimentId: z.string(),
   runId: z.string(),
+  name: z.string().describe("The run's name: the one given (PATCH); else a logged run's id; else, for a platform run, made of its prompts and versions, models and start time (UTC)"),
+  targets: z.array(targetSchema).describe('What the run ran: per target its prompt and version, model and settings'),
   workflowVersion: z.null(),
   timestamps: runTimestampsSchema,
   progress: z.number().int(),
@@ -135,17 +149,6 @@ export const runListResponse = z.object({
   pagination: paginationSchema,
 });
 
-export const targetSchema = z.object({
-  id: z.string(),
-  name: z.string(),
-  type: z.string(),
-  promptId: z.string().nullable(),
-  promptVersion: z.number().nullable(),
-  agentId: z.string().nullable(),
-  evaluatorId: z.string().nullable(),
-  model: z.string().nullable(),
-  metadata: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).nullable(),
-});
 
 export const resultRowSchema = z.object({
   index: z.number().int(),
@@ -215,6 +218,7 @@ export const executionSummarySchema = z.object({
 
 export const runStatusResponse = z.object({
   runId: z.string(),
+  name: z.string().describe("The run's name (as in the runs list)"),
   status: z.enum(['pending', 'running', 'completed', 'failed', 'stopped']),
   progress: z.number().int(),
   total: z.number().int(),
@@ -468,6 +472,10 @@ export const baselineResponse = z.object({ experimentSlug: z.string(), baselineR
 // ---- Platform-run experiments (EVALUATIONS_V3): definition, start, stop ----
 
 export const PLATFORM_SLUG_PARAMS = z.object({ slug: z.string().min(1).max(255) });
+export const renameRunBody = z.object({
+  name: z.string().trim().max(255).nullable().describe('The new name; null or empty: the default (a logged run\'s id; a platform run\'s prompts, models and start time)'),
+});
+
 export const stopParams = z.object({ slug: z.string().min(1).max(255), runId: z.string().min(1).max(255) });
 
 /** Ids of targets and evaluators: what result rows and evaluations are keyed by. */
@@ -475,9 +483,9 @@ const cellId = z
   .string()
   .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, 'letters, digits, _ . - (1..64, starting with a letter or digit)');
 
-/** Where a value comes from: `dataset.<column>`, `target.output` or `target.output.<path>`. */
-export const SOURCE_PATTERN = /^(dataset\.[^\s].*|target\.output(\..+)?)$/;
-const source = z.string().max(300).regex(SOURCE_PATTERN, 'dataset.<column>, target.output or target.output.<path>');
+/** Where a value comes from: `dataset.<column>`, `target.output`, `target.output.<path>` or `constant:<text>` (the text itself, the same on every row). */
+export const SOURCE_PATTERN = /^(dataset\.[^\s].*|target\.output(\..+)?|constant:[\s\S]*)$/;
+const source = z.string().max(2000).regex(SOURCE_PATTERN, 'dataset.<column>, target.output, target.output.<path> or constant:<text>');
 
 const promptTarget = z.object({
   id: cellId,
@@ -490,7 +498,7 @@ const promptTarget = z.object({
   variables: z
     .record(z.string(), source)
     .optional()
-    .describe("The prompt's inputs: variable name to dataset.<column>; default: the column of the same name"),
+    .describe("The prompt's inputs: variable name to dataset.<column> or constant:<text>; default: the column of the same name"),
 });
 
 const httpTarget = z.object({

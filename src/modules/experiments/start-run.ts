@@ -57,12 +57,15 @@ export async function startRun(
   if (!rows.length) throw badRequest('validation_error', `body.data: no rows to run (the dataset is empty)`, 'body.data');
 
   // Pin what "the newest version" or a tag means now, so a resumed run runs the same prompts.
+  // The run row records the model each prompt target runs with (its own, else its version's).
   const targets: RunPlan['targets'] = [];
+  const models = new Map<string, string>();
   for (const t of def.targets) {
-    if (t.type !== 'prompt' || t.version !== undefined) targets.push(t);
+    if (t.type !== 'prompt') targets.push(t);
     else {
-      const prompt = await deps.prompts.get(scope, t.prompt, { tag: t.tag });
+      const prompt = await deps.prompts.get(scope, t.prompt, t.version !== undefined ? { version: t.version } : { tag: t.tag });
       targets.push({ ...t, version: prompt.version, tag: undefined });
+      models.set(t.id, t.model ?? prompt.model);
     }
   }
   // Custom evaluators likewise: the version run is the one current now, recorded in the plan.
@@ -103,7 +106,7 @@ export async function startRun(
         promptVersion: t.type === 'prompt' ? (t.version ?? null) : null,
         agentId: null,
         evaluatorId: null,
-        model: t.type === 'prompt' ? (t.model ?? null) : null,
+        model: models.get(t.id) ?? null,
         metadata: t.type === 'http' ? { url: t.url } : null,
       })),
       total,

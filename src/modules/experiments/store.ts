@@ -32,6 +32,9 @@ export interface RunRow {
   updatedAt: number;
   finishedAt: number | null;
   stoppedAt: number | null;
+  name: string | null;
+  /** started by the platform (its id is generated), not logged by an SDK (whose id is the caller's) */
+  byPlatform: boolean;
 }
 
 export interface StoredTarget {
@@ -77,7 +80,8 @@ const EXPERIMENT_COLUMNS = sql.raw(`id, project_id AS "projectId", slug, name, t
 const RUN_COLUMNS = sql.raw(`r.experiment_id AS "experimentId", r.run_id AS "runId", r.project_id AS "projectId",
   r.workflow_version_id AS "workflowVersionId", r.targets, r.progress, r.total,
   r.created_at::float8 AS "createdAt", r.updated_at::float8 AS "updatedAt",
-  r.finished_at::float8 AS "finishedAt", r.stopped_at::float8 AS "stoppedAt"`);
+  r.finished_at::float8 AS "finishedAt", r.stopped_at::float8 AS "stoppedAt", r.name,
+  EXISTS (SELECT 1 FROM experiment_platform_runs pr WHERE pr.experiment_id = r.experiment_id AND pr.run_id = r.run_id) AS "byPlatform"`);
 
 const fixDates = (r: ExperimentRow): ExperimentRow => ({ ...r, createdAt: new Date(r.createdAt), updatedAt: new Date(r.updatedAt) });
 
@@ -461,6 +465,15 @@ export async function endRun(db: Executor, experimentId: string, runId: string, 
     sql`UPDATE experiment_runs r SET finished_at = ${how.finishedAt ?? null}, stopped_at = ${how.stoppedAt ?? null}, updated_at = ${now}
         WHERE r.experiment_id = ${experimentId} AND r.run_id = ${runId} AND r.finished_at IS NULL AND r.stopped_at IS NULL
         RETURNING ${RUN_COLUMNS}`,
+  );
+  return row ?? null;
+}
+
+/** Names a run (null: back to the name made from its targets); answers the run, null when there is none. */
+export async function renameRun(db: Executor, experimentId: string, runId: string, name: string | null): Promise<RunRow | null> {
+  const [row] = await rows<RunRow>(
+    db,
+    sql`UPDATE experiment_runs r SET name = ${name} WHERE r.experiment_id = ${experimentId} AND r.run_id = ${runId} RETURNING ${RUN_COLUMNS}`,
   );
   return row ?? null;
 }

@@ -1,6 +1,6 @@
 import { useCallback } from 'react';
 import { keepPreviousData, useInfiniteQuery, useMutation, useQueries, useQuery, useQueryClient } from '@tanstack/react-query';
-import { GET, POST, PUT, type Answer } from './client.ts';
+import { GET, PATCH, POST, PUT, type Answer } from './client.ts';
 import type { DefinitionBody } from './types.ts';
 
 export type Experiment = Answer<'/api/experiments', 'get'>['experiments'][number];
@@ -236,4 +236,35 @@ export function useStartRun(projectId: string, slug: string) {
     mutationFn: () => POST('/api/experiments/{slug}/run', { params: bySlug(slug), projectId, body: {} }),
     onSuccess: () => void qc.invalidateQueries({ queryKey: experimentKeys.runs(projectId, slug) }),
   });
+}
+
+/** Stops a running platform run; its status, rows and the runs list are read again. */
+export function useStopRun(projectId: string, slug: string) {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (runId: string) => POST('/api/experiments/{slug}/runs/{runId}/stop', { params: { path: { slug, runId } }, projectId }),
+    onSuccess: (_answer, runId) => {
+      void qc.invalidateQueries({ queryKey: experimentKeys.runStatus(projectId, slug, runId) });
+      void qc.invalidateQueries({ queryKey: experimentKeys.runs(projectId, slug) });
+    },
+  });
+}
+
+/** Names a run (null: the name made from its prompts, models and start time). */
+export function useRenameRun(projectId: string, slug: string) {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: ({ runId, name }: { runId: string; name: string | null }) => PATCH('/api/experiments/{slug}/runs/{runId}', { params: { path: { slug, runId } }, projectId, body: { name } }),
+    onSuccess: (_answer, { runId }) => {
+      void qc.invalidateQueries({ queryKey: experimentKeys.runs(projectId, slug) });
+      void qc.invalidateQueries({ queryKey: experimentKeys.runStatus(projectId, slug, runId) });
+    },
+  });
+}
+
+/** Run id to the run's name (the runs list's), the id itself for a run not (yet) listed. */
+export function useRunNames(projectId: string, slug: string): (runId: string) => string {
+  const runs = useQuery(runsQuery(projectId, slug));
+  const list = runs.data?.runs;
+  return useCallback((runId: string) => list?.find((r) => r.runId === runId)?.name ?? runId, [list]);
 }

@@ -18186,6 +18186,22 @@ export interface paths {
                             runs: {
                                 experimentId: string;
                                 runId: string;
+                                /** @description The run's name: the one given (PATCH); else a logged run's id; else, for a platform run, made of its prompts and versions, models and start time (UTC) */
+                                name: string;
+                                /** @description What the run ran: per target its prompt and version, model and settings */
+                                targets: {
+                                    id: string;
+                                    name: string;
+                                    type: string;
+                                    promptId: string | null;
+                                    promptVersion: number | null;
+                                    agentId: string | null;
+                                    evaluatorId: string | null;
+                                    model: string | null;
+                                    metadata: {
+                                        [key: string]: string | number | boolean;
+                                    } | null;
+                                }[];
                                 workflowVersion: null;
                                 timestamps: {
                                     createdAt: number;
@@ -18547,6 +18563,8 @@ export interface paths {
                     content: {
                         "application/json": {
                             runId: string;
+                            /** @description The run's name (as in the runs list) */
+                            name: string;
                             /** @enum {string} */
                             status: "pending" | "running" | "completed" | "failed" | "stopped";
                             progress: number;
@@ -18917,6 +18935,8 @@ export interface paths {
                     content: {
                         "application/json": {
                             runId: string;
+                            /** @description The run's name (as in the runs list) */
+                            name: string;
                             /** @enum {string} */
                             status: "pending" | "running" | "completed" | "failed" | "stopped";
                             progress: number;
@@ -19116,7 +19136,7 @@ export interface paths {
                                 tag?: string;
                                 /** @description provider/model instead of the version's model */
                                 model?: string;
-                                /** @description The prompt's inputs: variable name to dataset.<column>; default: the column of the same name */
+                                /** @description The prompt's inputs: variable name to dataset.<column> or constant:<text>; default: the column of the same name */
                                 variables?: {
                                     [key: string]: string;
                                 };
@@ -19288,7 +19308,7 @@ export interface paths {
                             tag?: string;
                             /** @description provider/model instead of the version's model */
                             model?: string;
-                            /** @description The prompt's inputs: variable name to dataset.<column>; default: the column of the same name */
+                            /** @description The prompt's inputs: variable name to dataset.<column> or constant:<text>; default: the column of the same name */
                             variables?: {
                                 [key: string]: string;
                             };
@@ -19365,7 +19385,7 @@ export interface paths {
                                 tag?: string;
                                 /** @description provider/model instead of the version's model */
                                 model?: string;
-                                /** @description The prompt's inputs: variable name to dataset.<column>; default: the column of the same name */
+                                /** @description The prompt's inputs: variable name to dataset.<column> or constant:<text>; default: the column of the same name */
                                 variables?: {
                                     [key: string]: string;
                                 };
@@ -20134,6 +20154,239 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/api/experiments/{slug}/runs/{runId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Name a run (SDK-logged or platform): the name the runs list, comparisons and the CLI show; null or empty gives back the default (a logged run's id; a platform run's prompts, models and start time) */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    slug: string;
+                    runId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The new name; null or empty: the default (a logged run's id; a platform run's prompts, models and start time) */
+                        name: string | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            experimentId: string;
+                            runId: string;
+                            /** @description The run's name: the one given (PATCH); else a logged run's id; else, for a platform run, made of its prompts and versions, models and start time (UTC) */
+                            name: string;
+                            /** @description What the run ran: per target its prompt and version, model and settings */
+                            targets: {
+                                id: string;
+                                name: string;
+                                type: string;
+                                promptId: string | null;
+                                promptVersion: number | null;
+                                agentId: string | null;
+                                evaluatorId: string | null;
+                                model: string | null;
+                                metadata: {
+                                    [key: string]: string | number | boolean;
+                                } | null;
+                            }[];
+                            workflowVersion: null;
+                            timestamps: {
+                                createdAt: number;
+                                updatedAt: number;
+                                finishedAt: number | null;
+                                stoppedAt: number | null;
+                            };
+                            progress: number;
+                            total: number;
+                            summary: {
+                                datasetCost?: number;
+                                datasetAverageCost?: number;
+                                datasetAverageDuration?: number;
+                                evaluationsCost?: number;
+                                evaluationsAverageCost?: number;
+                                evaluationsAverageDuration?: number;
+                                evaluations: {
+                                    [key: string]: {
+                                        name: string;
+                                        averageScore: number | null;
+                                        averagePassed?: number;
+                                    };
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
         trace?: never;
     };
     "/api/experiments/{slug}/runs/{runId}/summary": {

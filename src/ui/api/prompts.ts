@@ -85,3 +85,14 @@ export function useCompilePrompt(projectId: string, promptId: string, version: n
 
 /** Tag badges: production stands out; shades dark enough for outline text on white (WCAG AA). */
 export const tagColor = (tag: string) => (tag === 'production' ? 'teal.9' : 'indigo.7');
+
+/** A version rendered with `variables`, read again when they change (previews); a refusal is its error. */
+export function useRenderedPrompt(projectId: string, promptId: string, version: number | undefined, variables: Record<string, unknown>, enabled: boolean) {
+  return useQuery({
+    queryKey: ['prompt-rendered', projectId, promptId, version ?? 0, JSON.stringify(variables)],
+    queryFn: () => compilePrompt(projectId, promptId, version ?? 0, variables),
+    enabled: enabled && !!promptId && version !== undefined,
+    retry: false,
+    staleTime: 60_000,
+  });
+}

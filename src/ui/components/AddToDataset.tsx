@@ -1,8 +1,9 @@
 import { useEffect, useMemo, useState } from 'react';
-import { Alert, Button, Group, Loader, Modal, NativeSelect, Progress, Radio, Stack, Table, Text } from '@mantine/core';
+import { Alert, Button, Group, Loader, Modal, NativeSelect, Progress, Radio, Stack, Table, Text, TextInput } from '@mantine/core';
 import { IconDatabasePlus } from '@tabler/icons-react';
 import { Link } from '@tanstack/react-router';
-import { TRACE_SOURCES, addFromTraces, fetchImport, useDatasets, useRefreshAfterImport, useTraceMapping, type Column } from '../api/datasets.ts';
+import { TRACE_SOURCES, addFromTraces, fetchImport, useCreateDataset, useDatasets, useRefreshAfterImport, useTraceMapping, type Column } from '../api/datasets.ts';
+import { ApiError } from '../api/client.ts';
 import type { DatasetImport } from '../api/datasets.ts';
 import { can, useSession } from '../api/session.ts';
 
@@ -49,6 +50,7 @@ export function AddToDatasetDialog({ projectId, source, onClose }: { projectId: 
   // The first dataset is chosen until the user picks another.
   const [pickedId, setDatasetId] = useState<string | null>(null);
   const datasetId = pickedId ?? datasets.data?.data[0]?.id ?? null;
+  const [creating, setCreating] = useState(false);
   const [which, setWhich] = useState<'selected' | 'matching'>(source.kind === 'choice' && source.selected.length === 0 ? 'matching' : 'selected');
   const dataset = datasets.data?.data.find((d) => d.id === datasetId) ?? null;
   const remembered = useTraceMapping(projectId, datasetId);
@@ -117,13 +119,15 @@ export function AddToDatasetDialog({ projectId, source, onClose }: { projectId: 
       <Stack gap="sm">
         {datasets.isPending ? (
           <Loader size="sm" aria-label="Loading datasets" />
-        ) : !datasets.data?.data.length ? (
-          <Alert color="gray" title="No datasets yet">
-            <Link to="/p/$projectId/datasets" params={{ projectId }} className="back-link">
-              Create a dataset
-            </Link>{' '}
-            first, with the columns to fill.
-          </Alert>
+        ) : creating || !datasets.data?.data.length ? (
+          <NewDatasetForm
+            projectId={projectId}
+            onCreated={(id) => {
+              setDatasetId(id);
+              setCreating(false);
+            }}
+            onCancel={datasets.data?.data.length ? () => setCreating(false) : undefined}
+          />
         ) : (
           <>
             {source.kind === 'items' ? (
@@ -136,7 +140,14 @@ export function AddToDatasetDialog({ projectId, source, onClose }: { projectId: 
                 </Stack>
               </Radio.Group>
             )}
-            <NativeSelect label="Dataset" value={datasetId ?? ''} onChange={(e) => setDatasetId(e.currentTarget.value)} data={datasets.data.data.map((d) => ({ value: d.id, label: d.name }))} disabled={!!job || done} />
+            <Group gap="xs" align="flex-end" wrap="nowrap">
+              <NativeSelect label="Dataset" value={datasetId ?? ''} onChange={(e) => setDatasetId(e.currentTarget.value)} data={datasets.data.data.map((d) => ({ value: d.id, label: d.name }))} disabled={!!job || done} style={{ flex: 1 }} />
+              {!job && !done && (
+                <Button variant="default" onClick={() => setCreating(true)}>
+                  New dataset
+                </Button>
+              )}
+            </Group>
             {dataset && (
               <div>
                 <Text size="sm" fw={500}>
@@ -193,7 +204,7 @@ export function AddToDatasetDialog({ projectId, source, onClose }: { projectId: 
               {done ? 'Done' : 'Cancel'}
             </Button>
             {!done && (
-              <Button onClick={() => void submit()} loading={busy || (!!job && job.status !== 'failed')} disabled={!dataset || Object.keys(chosen).length === 0}>
+              <Button onClick={() => void submit()} loading={busy || (!!job && job.status !== 'failed')} disabled={creating || !dataset || Object.keys(chosen).length === 0}>
                 Add
               </Button>
             )}
@@ -201,5 +212,48 @@ export function AddToDatasetDialog({ projectId, source, onClose }: { projectId: 
         </Group>
       </Stack>
     </Modal>
+  );
+}
+
+/** The columns a dataset made from traces usually has: what was asked and what a good answer is. */
+const TRACE_COLUMNS = 'input, expected_output';
+
+/** A dataset created from inside the dialog: a name and its (text) columns, each filled from the traces below. */
+function NewDatasetForm({ projectId, onCreated, onCancel }: { projectId: string; onCreated: (id: string) => void; onCancel?: () => void }) {
+  const create = useCreateDataset(projectId);
+  const [name, setName] = useState('');
+  const [columns, setColumns] = useState(TRACE_COLUMNS);
+  const names = columns.split(',').map((c) => c.trim()).filter(Boolean);
+  const refusal = create.error instanceof ApiError ? create.error : null;
+  const aboutColumns = !!refusal?.field?.startsWith('columnTypes');
+  const nameError = refusal && !aboutColumns ? refusal.atField : create.error && !refusal ? create.error.message : undefined;
+  const columnsError = names.length === 0 ? 'Name one column or more' : new Set(names).size < names.length ? 'Each column once' : aboutColumns ? refusal?.atField : undefined;
+  return (
+    <form
+      aria-label="New dataset"
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (columnsError) return;
+        create.mutate({ name: name.trim(), columnTypes: names.map((n) => ({ name: n, type: 'string' })) }, { onSuccess: (d) => onCreated(d.id) });
+      }}
+    >
+      <Stack gap="xs">
+        <Text size="sm" fw={500}>
+          New dataset
+        </Text>
+        <TextInput label="Name" required value={name} onChange={(e) => setName(e.currentTarget.value)} error={nameError} maxLength={255} data-autofocus />
+        <TextInput label="Columns" description="Comma-separated; next, choose what fills each from the traces" value={columns} onChange={(e) => setColumns(e.currentTarget.value)} error={columnsError} />
+        <Group gap="xs" justify="flex-end">
+          {onCancel && (
+            <Button variant="default" onClick={onCancel}>
+              Back to the list
+            </Button>
+          )}
+          <Button type="submit" loading={create.isPending} disabled={!name.trim()}>
+            Create dataset
+          </Button>
+        </Group>
+      </Stack>
+    </form>
   );
 }

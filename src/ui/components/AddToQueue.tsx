@@ -6,8 +6,11 @@ import { useQueueMutations, useQueues } from '../api/review.ts';
 import { can, useSession } from '../api/session.ts';
 import type { AddSource } from './AddToDataset.tsx';
 
-/** "Add to queue" beside "Add to dataset": the ticked traces, or every trace matching the search. */
-export function AddToQueueButton({ projectId, source, size = 'xs' }: { projectId: string; source: AddSource; size?: 'xs' | 'compact-sm' }) {
+/** What goes to a queue: as "Add to dataset" takes, or the traces of an experiment run's rows. */
+export type QueueSource = AddSource | { kind: 'run'; experimentSlug: string; runId: string; label: string };
+
+/** "Add to queue" beside "Add to dataset": the ticked traces, or every trace matching the search; on a run's page, its rows' traces. */
+export function AddToQueueButton({ projectId, source, size = 'xs' }: { projectId: string; source: QueueSource; size?: 'xs' | 'sm' | 'compact-sm' }) {
   const [open, setOpen] = useState(false);
   const { data: session } = useSession();
   const allowed = can(session, 'reviewQueues:create');
@@ -21,7 +24,7 @@ export function AddToQueueButton({ projectId, source, size = 'xs' }: { projectId
   );
 }
 
-function AddToQueueDialog({ projectId, source, onClose }: { projectId: string; source: AddSource; onClose: () => void }) {
+function AddToQueueDialog({ projectId, source, onClose }: { projectId: string; source: QueueSource; onClose: () => void }) {
   const queues = useQueues(projectId);
   const { addItems } = useQueueMutations(projectId);
   const [picked, setPicked] = useState<string | null>(null);
@@ -33,7 +36,9 @@ function AddToQueueDialog({ projectId, source, onClose }: { projectId: string; s
     const body =
       source.kind === 'items'
         ? { items: source.items }
-        : which === 'selected'
+        : source.kind === 'run'
+          ? { experimentRun: { experimentSlug: source.experimentSlug, runId: source.runId } }
+          : which === 'selected'
           ? { items: source.selected.map((traceId) => ({ traceId })) }
           : { filter: source.filter ?? {}, limit: Math.min(Math.max(source.matching, 1), 5000) };
     const r = await addItems.mutateAsync({ id: queueId, body });
@@ -54,7 +59,7 @@ function AddToQueueDialog({ projectId, source, onClose }: { projectId: string; s
         ) : (
           <NativeSelect label="Queue" value={queueId ?? ''} onChange={(e) => setPicked(e.currentTarget.value)} data={(queues.data ?? []).map((q) => ({ value: q.id, label: q.name }))} />
         )}
-        {source.kind === 'items' ? (
+        {source.kind !== 'choice' ? (
           <Text size="sm">{source.label}</Text>
         ) : (
           <Radio.Group value={which} onChange={(v) => setWhich(v === 'matching' ? 'matching' : 'selected')} label="Which traces">

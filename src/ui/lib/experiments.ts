@@ -28,12 +28,14 @@ export interface Column {
 export function runColumns(first: RunRows): Column[] {
   const keys = [...new Set(first.rows.flatMap((r) => Object.keys(r.entry)))];
   const expectedKey = EXPECTED_KEYS.find((k) => keys.includes(k)) ?? null;
+  // What a reader looks for first comes first: the verdicts, then the output beside what was
+  // expected, then the row's other columns (a wide dataset pushed the verdicts off screen).
   const cols: Column[] = [{ id: 'index', label: '#', kind: 'number', width: 56, sortBy: 'index' }];
-  for (const k of keys.filter((k) => k !== expectedKey)) cols.push({ id: `entry.${k}`, label: k, kind: 'text', width: 220, sortBy: `entry.${k}` });
-  if (expectedKey) cols.push({ id: `entry.${expectedKey}`, label: `Expected (${expectedKey})`, kind: 'text', width: 200, sortBy: `entry.${expectedKey}` });
   if (new Set(first.rows.map((r) => r.targetId)).size > 1) cols.push({ id: 'targetId', label: 'Target', kind: 'text', width: 140, sortBy: 'targetId' });
-  cols.push({ id: 'output', label: 'Output', kind: 'text', width: 240, sortBy: 'output' });
   for (const e of first.evaluators) cols.push({ id: `ev:${e.evaluator}`, label: e.name, kind: 'eval', width: 130, sortBy: `score:${e.evaluator}`, evaluator: e.evaluator });
+  cols.push({ id: 'output', label: 'Output', kind: 'text', width: 240, sortBy: 'output' });
+  if (expectedKey) cols.push({ id: `entry.${expectedKey}`, label: `Expected (${expectedKey})`, kind: 'text', width: 200, sortBy: `entry.${expectedKey}` });
+  for (const k of keys.filter((k) => k !== expectedKey)) cols.push({ id: `entry.${k}`, label: k, kind: 'text', width: 220, sortBy: `entry.${k}` });
   cols.push({ id: 'cost', label: 'Cost', kind: 'number', width: 90, sortBy: 'cost' });
   cols.push({ id: 'duration', label: 'Latency', kind: 'number', width: 90, sortBy: 'duration' });
   cols.push({ id: 'error', label: 'Error', kind: 'text', width: 160, sortBy: 'error' });
@@ -69,6 +71,8 @@ export function conditionFor(column: Column, expr: string): string | null {
     if (lower === 'error' || lower === 'skipped') return `status:${column.evaluator}=${lower}`;
   }
   const cmp = /^(<=|>=|!=|<|>|=)\s*(-?\d+(?:\.\d+)?)$/.exec(text);
+  // The # column shows rows counted from 1; the API's index counts from 0.
+  if (cmp && column.id === 'index') return `${col}${cmp[1]}${Number(cmp[2]) - 1}`;
   if (cmp && column.kind !== 'text') return `${col}${cmp[1]}${cmp[2]}`;
   if (column.kind === 'number' || column.id === 'trace') return null;
   return `${column.kind === 'eval' ? `label:${column.evaluator}` : col}~${text}`;

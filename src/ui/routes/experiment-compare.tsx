@@ -2,7 +2,8 @@ import { useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { Alert, Box, Breadcrumbs, Button, Group, Loader, NativeSelect, SegmentedControl, Stack, Table, Text, Title } from '@mantine/core';
 import { Link, useNavigate, useParams, useSearch } from '@tanstack/react-router';
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useBaseline, useComparison, useCompareRows, useExperiments, useMarkBaseline, useRegressions } from '../api/experiments.ts';
+import { useBaseline, useComparison, useCompareRows, useExperiments, useMarkBaseline, useRegressions, useRunNames } from '../api/experiments.ts';
+import { AddToQueueButton } from '../components/AddToQueue.tsx';
 import type { CompareRows, EvaluatorComparison, Regressions } from '../api/experiments.ts';
 import { can, useSession } from '../api/session.ts';
 import { diffLines } from '../lib/diff.ts';
@@ -36,6 +37,7 @@ export default function ComparePage() {
   const rowsFirst = view !== 'rows' || firstRows.isFetched || firstRows.isError;
   const comparison = useComparison(projectId, slug, named, search.baseline, { enabled: rowsFirst });
   const mark = useMarkBaseline(projectId, slug);
+  const nameOf = useRunNames(projectId, slug);
   const { data: session } = useSession();
   const mayMark = can(session, 'experiments:update');
   const data = comparison.data;
@@ -71,16 +73,16 @@ export default function ComparePage() {
           {mark.isError && <Alert color="red">{mark.error.message}</Alert>}
           <Group gap="xs" wrap="wrap" aria-label="Runs compared">
             {runIds.map((runId) => (
-              <Group key={runId} gap={6} className="stat" wrap="nowrap">
-                <Link to="/p/$projectId/experiments/$slug" params={{ projectId, slug }} search={{ runId }} className="mono">
-                  {runId}
+              <Group key={runId} gap={6} className="stat" wrap="wrap">
+                <Link to="/p/$projectId/experiments/$slug" params={{ projectId, slug }} search={{ runId }} title={runId}>
+                  {nameOf(runId)}
                 </Link>
                 {runId === baseline ? (
                   <Text size="xs" fw={600}>
                     baseline{(data?.experimentBaselineRunId ?? stored.data?.baselineRunId) === runId ? ' (the experiment’s)' : ''}
                   </Text>
                 ) : (
-                  <Button size="compact-xs" variant="subtle" onClick={() => makeBaseline(runId)} loading={mark.isPending} aria-label={`Make ${runId} the baseline`}>
+                  <Button size="compact-xs" variant="subtle" onClick={() => makeBaseline(runId)} loading={mark.isPending} aria-label={`Make ${nameOf(runId)} the baseline`}>
                     Make baseline
                   </Button>
                 )}
@@ -96,7 +98,7 @@ export default function ComparePage() {
               <Loader size="sm" aria-label="Comparing the runs" />
             </Group>
           ) : (
-            <Verdicts comparisons={data.comparisons} />
+            <Verdicts comparisons={data.comparisons} nameOf={nameOf} />
           )}
           <SegmentedControl
             aria-label="Rows to show"
@@ -109,9 +111,9 @@ export default function ComparePage() {
             w="fit-content"
           />
           {!baselineKnown ? null : view === 'rows' ? (
-            <SideBySide projectId={projectId} slug={slug} runIds={runIds} />
+            <SideBySide projectId={projectId} slug={slug} runIds={runIds} nameOf={nameOf} />
           ) : (
-            <RegressionsView projectId={projectId} slug={slug} baseline={baseline} others={runIds.slice(1)} />
+            <RegressionsView projectId={projectId} slug={slug} baseline={baseline} others={runIds.slice(1)} nameOf={nameOf} />
           )}
         </>
       )}
@@ -120,6 +122,9 @@ export default function ComparePage() {
 }
 
 const points = (v: number) => `${v > 0 ? '+' : v < 0 ? '−' : ''}${Math.abs(v * 100).toFixed(1)} pts`;
+
+/** Run id to its name (the runs list's). */
+type NameOf = (runId: string) => string;
 
 /** "prompt-v2 is better than baseline-run on Exact match (pass rate): +35.0 pts (95% CI +20.0 pts to +50.0 pts, 40 rows)." */
 export function verdictSentence(c: EvaluatorComparison, runId: string, baseline: string): string {
@@ -132,7 +137,7 @@ export function verdictSentence(c: EvaluatorComparison, runId: string, baseline:
   return `No detectable difference between ${runId} and ${baseline} on ${on}: ${numbers}.`;
 }
 
-function Verdicts({ comparisons }: { comparisons: EvaluatorComparisonRun[] }) {
+function Verdicts({ comparisons, nameOf }: { comparisons: EvaluatorComparisonRun[]; nameOf: NameOf }) {
   const rows = comparisons.flatMap((c) => c.evaluators.map((e) => ({ c, e })));
   if (!rows.length)
     return (
@@ -147,7 +152,7 @@ function Verdicts({ comparisons }: { comparisons: EvaluatorComparisonRun[] }) {
       <Stack gap={6} hiddenFrom="sm">
         {rows.map(({ c, e }) => (
           <div className="panel verdict-card" key={`${c.runId}:${e.evaluator}`}>
-            <span className={verdictClass(e)}>{verdictSentence(e, c.runId, c.baselineRunId)}</span>
+            <span className={verdictClass(e)}>{verdictSentence(e, nameOf(c.runId), nameOf(c.baselineRunId))}</span>
             <Text size="xs" className="muted" mt={4}>
               <span className={e.regressions ? 'eval-fail' : undefined}>{e.regressions}</span> regressed ·{' '}
               <span className={e.improvements ? 'eval-pass' : undefined}>{e.improvements}</span> improved rows
@@ -175,7 +180,7 @@ function Verdicts({ comparisons }: { comparisons: EvaluatorComparisonRun[] }) {
                 const share = e.decidedBy === 'passRate';
                 return (
                   <Table.Tr key={`${c.runId}:${e.evaluator}`}>
-                    <Table.Td className="mono">{c.runId}</Table.Td>
+                    <Table.Td title={c.runId}>{nameOf(c.runId)}</Table.Td>
                     <Table.Td>
                       {e.name} <span className="muted">({share ? 'pass rate' : 'score'})</span>
                     </Table.Td>
@@ -197,7 +202,7 @@ function Verdicts({ comparisons }: { comparisons: EvaluatorComparisonRun[] }) {
                       <span className={e.regressions ? 'eval-fail' : undefined}>{e.regressions}</span> / <span className={e.improvements ? 'eval-pass' : undefined}>{e.improvements}</span>
                     </Table.Td>
                     <Table.Td>
-                      <span className={verdictClass(e)}>{verdictSentence(e, c.runId, c.baselineRunId)}</span>
+                      <span className={verdictClass(e)}>{verdictSentence(e, nameOf(c.runId), nameOf(c.baselineRunId))}</span>
                     </Table.Td>
                   </Table.Tr>
                 );
@@ -254,7 +259,7 @@ function VirtualList<T>({
   );
 }
 
-function SideBySide({ projectId, slug, runIds }: { projectId: string; slug: string; runIds: string[] }) {
+function SideBySide({ projectId, slug, runIds, nameOf }: { projectId: string; slug: string; runIds: string[]; nameOf: NameOf }) {
   const pages = useCompareRows(projectId, slug, runIds);
   const rows = useMemo(() => pages.data?.pages.flatMap((p) => p.rows) ?? [], [pages.data]);
   const first = pages.data?.pages[0];
@@ -284,7 +289,7 @@ function SideBySide({ projectId, slug, runIds }: { projectId: string; slug: stri
         more={pages}
         label="Rows side by side"
         testId="compare-rows"
-        render={(r) => <RowSideBySide row={r} runIds={order} names={names} />}
+        render={(r) => <RowSideBySide row={r} runIds={order} names={names} nameOf={nameOf} />}
       />
     </>
   );
@@ -308,19 +313,19 @@ function EntryLine({ entry }: { entry: Record<string, unknown> }) {
   );
 }
 
-function RowSideBySide({ row, runIds, names }: { row: CompareRow; runIds: string[]; names: Map<string, string> }) {
+function RowSideBySide({ row, runIds, names, nameOf }: { row: CompareRow; runIds: string[]; names: Map<string, string>; nameOf: NameOf }) {
   const baseOutput = outputOf(row.cells[0]?.predicted);
   return (
     <div className="cmp-row" style={{ ['--cols' as string]: runIds.length }}>
-      <div className="mono muted">#{row.index}</div>
+      <div className="mono muted">#{row.index + 1}</div>
       {runIds.map((runId, i) => {
         const cell = row.cells[i];
         const out = outputOf(cell?.predicted);
         return (
-          <div key={runId} className="cmp-side" aria-label={`Run ${runId}`}>
+          <div key={runId} className="cmp-side" aria-label={`Run ${nameOf(runId)}`}>
             {i === 0 && <EntryLine entry={row.entry} />}
-            <Text size="xs" fw={600} className="mono">
-              {runId}
+            <Text size="xs" fw={600}>
+              {nameOf(runId)}
               {row.targetId ? <span className="muted"> · {row.targetId}</span> : null}
             </Text>
             {!cell ? <span className="muted">not in this run</span> : i === 0 ? <pre>{out}</pre> : <OutputDiff before={baseOutput} after={out} />}
@@ -345,7 +350,7 @@ function RowSideBySide({ row, runIds, names }: { row: CompareRow; runIds: string
   );
 }
 
-function RegressionsView({ projectId, slug, baseline, others }: { projectId: string; slug: string; baseline: string; others: string[] }) {
+function RegressionsView({ projectId, slug, baseline, others, nameOf }: { projectId: string; slug: string; baseline: string; others: string[]; nameOf: NameOf }) {
   const [runId, setRunId] = useState(others[0]);
   const current = others.includes(runId) ? runId : others[0];
   const [direction, setDirection] = useState<'regressed' | 'improved'>('regressed');
@@ -353,11 +358,13 @@ function RegressionsView({ projectId, slug, baseline, others }: { projectId: str
   const rows = useMemo(() => pages.data?.pages.flatMap((p) => p.rows) ?? [], [pages.data]);
   const first = pages.data?.pages[0];
   const names = useMemo(() => new Map((first?.evaluators ?? []).map((e) => [e.evaluator, e.name])), [first]);
+  // What a reviewer opens: the trace of each listed result in the compared run, once each.
+  const traced = useMemo(() => [...new Set(rows.flatMap((r) => (r.current.traceId ? [r.current.traceId] : [])))].map((traceId) => ({ traceId })), [rows]);
   return (
     <>
       <div className="toolbar">
         {others.length > 1 && (
-          <NativeSelect label="Run" size="xs" value={current} onChange={(e) => setRunId(e.currentTarget.value)} data={others} w={200} />
+          <NativeSelect label="Run" size="xs" value={current} onChange={(e) => setRunId(e.currentTarget.value)} data={others.map((r) => ({ value: r, label: nameOf(r) }))} w={260} />
         )}
         <SegmentedControl
           aria-label="Direction"
@@ -369,6 +376,12 @@ function RegressionsView({ projectId, slug, baseline, others }: { projectId: str
             { value: 'improved', label: 'Failed, now pass' },
           ]}
         />
+        {traced.length > 0 && (
+          <AddToQueueButton
+            projectId={projectId}
+            source={{ kind: 'items', items: traced, label: `The traces of the ${traced.length} ${direction} results listed (in ${nameOf(current)}), for people to review.` }}
+          />
+        )}
         {first && (
           <Text size="xs" className="muted" data-testid="compare-count">
             {first.counts.regressed} regressed, {first.counts.improved} improved
@@ -386,7 +399,7 @@ function RegressionsView({ projectId, slug, baseline, others }: { projectId: str
         </Group>
       ) : rows.length === 0 ? (
         <Alert color="teal" title={direction === 'regressed' ? 'No regressions' : 'No improvements'}>
-          {direction === 'regressed' ? `No result that passed in ${baseline} fails in ${current}.` : `No result that failed in ${baseline} passes in ${current}.`}
+          {direction === 'regressed' ? `No result that passed in ${nameOf(baseline)} fails in ${nameOf(current)}.` : `No result that failed in ${nameOf(baseline)} passes in ${nameOf(current)}.`}
         </Alert>
       ) : (
         <VirtualList
@@ -395,7 +408,7 @@ function RegressionsView({ projectId, slug, baseline, others }: { projectId: str
           more={pages}
           label={direction === 'regressed' ? 'Regressed results' : 'Improved results'}
           testId="regression-rows"
-          render={(r) => <RegressionRow row={r} name={names.get(r.evaluator) ?? r.evaluator} baseline={baseline} runId={current} />}
+          render={(r) => <RegressionRow row={r} name={names.get(r.evaluator) ?? r.evaluator} baseline={nameOf(baseline)} runId={nameOf(current)} />}
         />
       )}
     </>
@@ -407,7 +420,7 @@ function RegressionRow({ row, name, baseline, runId }: { row: Regression; name: 
   const after = outputOf(row.current.predicted);
   return (
     <div className="cmp-row" style={{ ['--cols' as string]: 2 }}>
-      <div className="mono muted">#{row.index}</div>
+      <div className="mono muted">#{row.index + 1}</div>
       {[
         [baseline, row.baseline, <pre key="b">{before}</pre>],
         [runId, row.current, <OutputDiff key="c" before={before} after={after} />],
@@ -416,7 +429,7 @@ function RegressionRow({ row, name, baseline, runId }: { row: Regression; name: 
         return (
           <div key={i} className="cmp-side" aria-label={`Run ${id as string}`}>
             {i === 0 && <EntryLine entry={row.entry} />}
-            <Text size="xs" fw={600} className="mono">
+            <Text size="xs" fw={600}>
               {id as string}
             </Text>
             {body as ReactNode}

@@ -5,10 +5,11 @@ import { Link, useNavigate, useParams, useSearch } from '@tanstack/react-router'
 import { ApiError } from '../api/client.ts';
 import { useDatasets, useFirstRecord } from '../api/datasets.ts';
 import { useCatalogue, type Evaluator } from '../api/evaluators.ts';
-import { useDefinition, useSaveDefinition, useStartRun } from '../api/experiments.ts';
+import { useDefinition, useExperiments, useSaveDefinition, useStartRun } from '../api/experiments.ts';
 import { usePrompts } from '../api/prompts.ts';
 import type { DefinitionBody } from '../api/types.ts';
 import type { ExperimentDefinition } from '../api/experiments.ts';
+import { VariableMapping } from '../components/VariableMapping.tsx';
 import { asText } from '../lib/format.ts';
 import './experiments.css';
 
@@ -29,6 +30,8 @@ interface TargetForm {
   /** One `Name: value` a line; a masked value (as the server answers it) keeps the stored one. */
   headers: string;
   output_field: string;
+  /** A prompt's variables chosen in the form: `dataset.<column>` or `constant:<text>` (the rest: the column of the same name). */
+  variables: Record<string, string>;
 }
 interface EvaluatorForm {
   id: string;
@@ -45,7 +48,7 @@ interface Form {
   concurrency: number;
 }
 
-const newTarget = (n: number): TargetForm => ({ id: `target-${n}`, type: 'prompt', prompt: '', version: '', model: '', url: '', headers: '', output_field: 'output' });
+const newTarget = (n: number): TargetForm => ({ id: `target-${n}`, type: 'prompt', prompt: '', version: '', model: '', url: '', headers: '', output_field: 'output', variables: {} });
 const EMPTY: Form = { name: '', dataset: '', datasetVersion: '', targets: [newTarget(1)], evaluators: [], concurrency: 8 };
 
 function formOf(d: ExperimentDefinition): Form {
@@ -55,7 +58,7 @@ function formOf(d: ExperimentDefinition): Form {
     datasetVersion: d.dataset?.version === null || d.dataset === null ? '' : String(d.dataset.version),
     targets: d.targets.map((t) =>
       t.type === 'prompt'
-        ? { ...newTarget(0), id: t.id, type: 'prompt', prompt: t.prompt, version: t.version ? String(t.version) : '', model: t.model ?? '' }
+        ? { ...newTarget(0), id: t.id, type: 'prompt', prompt: t.prompt, version: t.version ? String(t.version) : '', model: t.model ?? '', variables: t.variables ?? {} }
         : { ...newTarget(0), id: t.id, type: 'http', url: t.url, headers: Object.entries(t.headers ?? {}).map(([k, v]) => `${k}: ${v}`).join('\n'), output_field: t.output_field },
     ),
     evaluators: d.evaluators.map((e) => ({ id: e.id, evaluator: e.evaluator, settings: Object.keys(e.settings).length ? JSON.stringify(e.settings, null, 2) : '', mapping: e.mapping })),
@@ -70,7 +73,7 @@ function bodyOf(f: Form): DefinitionBody {
     ...(f.dataset ? { dataset: { id: f.dataset, ...(f.datasetVersion ? { version: Number(f.datasetVersion) } : {}) } } : {}),
     targets: f.targets.map((t) =>
       t.type === 'prompt'
-        ? { id: t.id, type: 'prompt' as const, prompt: t.prompt, ...(t.version ? { version: Number(t.version) } : {}), ...(t.model ? { model: t.model } : {}) }
+        ? { id: t.id, type: 'prompt' as const, prompt: t.prompt, ...(t.version ? { version: Number(t.version) } : {}), ...(t.model ? { model: t.model } : {}), ...(Object.keys(t.variables).length ? { variables: t.variables } : {}) }
         : {
             id: t.id,
             type: 'http' as const,
@@ -110,21 +113,38 @@ export default function ExperimentSetupPage() {
   const { name } = useSearch({ from: '/p/$projectId/experiments/$slug/setup' });
   const definition = useDefinition(projectId, slug);
   const isNew = definition.error instanceof ApiError && definition.error.status === 404;
+  const experiments = useExperiments(projectId);
+  const existing = experiments.data?.find((e) => e.slug === slug);
+  // An SDK's experiment: its runs come from code, and a setup under its slug would be refused.
+  const loggedBySdk = existing && existing.type !== 'EVALUATIONS_V3' ? existing : null;
   return (
     <div className="page setup-page">
       <Breadcrumbs separator="/">
         <Link to="/p/$projectId/experiments" params={{ projectId }}>
           Experiments
         </Link>
-        <Link to="/p/$projectId/experiments/$slug" params={{ projectId, slug }}>
-          {slug}
-        </Link>
+        {existing ? (
+          <Link to="/p/$projectId/experiments/$slug" params={{ projectId, slug }}>
+            {existing.name ?? slug}
+          </Link>
+        ) : (
+          <Text size="sm">{name ?? slug}</Text>
+        )}
         <Text size="sm">Setup</Text>
       </Breadcrumbs>
       <Title order={1} size="h3">
-        {isNew ? `New experiment ${slug}` : `Set up ${definition.data?.name ?? slug}`}
+        {loggedBySdk ? (loggedBySdk.name ?? slug) : isNew ? `New experiment ${slug}` : `Set up ${definition.data?.name ?? slug}`}
       </Title>
-      {definition.isPending ? (
+      {loggedBySdk ? (
+        <Alert color="gray" title="Logged by an SDK">
+          {loggedBySdk.name ?? slug} gets its runs from your code through the SDK, so the app has no setup to run for it. To run a prompt over a dataset from the
+          app, name a new experiment on the{' '}
+          <Link to="/p/$projectId/experiments" params={{ projectId }}>
+            experiments page
+          </Link>
+          .
+        </Alert>
+      ) : definition.isPending ? (
         <Group justify="center" p="xl">
           <Loader size="sm" aria-label="Loading the setup" />
         </Group>
@@ -155,6 +175,7 @@ function SetupForm({ projectId, slug, initial }: { projectId: string; slug: stri
   const columns = useMemo(() => dataset?.columnTypes.map((c) => c.name) ?? [], [dataset]);
   const firstRow = useFirstRecord(projectId, dataset?.id);
   const entry = firstRow.data?.data[0]?.entry ?? null;
+  const promptOf = (ref: string) => prompts.data?.find((p) => p.handle === ref || p.id === ref);
   const set = (patch: Partial<Form>) => setForm((f) => ({ ...f, ...patch }));
   const setTarget = (i: number, patch: Partial<TargetForm>) => set({ targets: form.targets.map((t, j) => (j === i ? { ...t, ...patch } : t)) });
   const setEvaluator = (i: number, patch: Partial<EvaluatorForm>) => set({ evaluators: form.evaluators.map((e, j) => (j === i ? { ...e, ...patch } : e)) });
@@ -244,9 +265,9 @@ function SetupForm({ projectId, slug, initial }: { projectId: string; slug: stri
                     <NativeSelect
                       label="Prompt"
                       value={t.prompt}
-                      onChange={(e) => setTarget(i, { prompt: e.currentTarget.value })}
+                      onChange={(e) => setTarget(i, { prompt: e.currentTarget.value, variables: {} })}
                       data={[{ value: '', label: 'Choose a prompt' }, ...(prompts.data ?? []).map((p) => ({ value: p.handle ?? p.id, label: `${p.handle ?? p.name} (v${p.version}, ${p.model})` }))]}
-                      error={fieldError(`body.targets.${i}.prompt`) ?? fieldError(`body.targets.${i}.variables`)}
+                      error={fieldError(`body.targets.${i}.prompt`)}
                     />
                     <TextInput label="Version" description="Empty: the newest when a run starts" inputMode="numeric" value={t.version} onChange={(e) => setTarget(i, { version: e.currentTarget.value.replace(/\D/g, '') })} error={fieldError(`body.targets.${i}.version`)} />
                     <TextInput label="Model" description="provider/model; empty: the version's" value={t.model} onChange={(e) => setTarget(i, { model: e.currentTarget.value })} error={fieldError(`body.targets.${i}.model`)} />
@@ -267,6 +288,19 @@ function SetupForm({ projectId, slug, initial }: { projectId: string; slug: stri
                   </>
                 )}
               </div>
+              {t.type === 'prompt' && promptOf(t.prompt) && (
+                <VariableMapping
+                  projectId={projectId}
+                  prompt={promptOf(t.prompt)!}
+                  version={t.version ? Number(t.version) : undefined}
+                  columns={columns}
+                  entry={entry}
+                  value={t.variables}
+                  onChange={(variables) => setTarget(i, { variables })}
+                  errorOf={(v) => fieldError(`body.targets.${i}.variables.${v}`)}
+                  label={`Variables of target ${i + 1}`}
+                />
+              )}
               {form.targets.length > 1 && (
                 <Button variant="subtle" color="red" size="xs" leftSection={<IconTrash size={14} />} onClick={() => set({ targets: form.targets.filter((_, j) => j !== i) })}>
                   Remove target {i + 1}

@@ -1,11 +1,12 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
-import { Alert, Breadcrumbs, Button, Checkbox, Group, Loader, NativeSelect, Progress, Table, Text, TextInput, Title } from '@mantine/core';
+import { ActionIcon, Alert, Breadcrumbs, Button, Checkbox, Group, Loader, NativeSelect, Progress, Table, Text, TextInput, Title } from '@mantine/core';
 import { useMediaQuery } from '@mantine/hooks';
-import { IconArrowDown, IconArrowUp, IconCheck, IconGitCompare, IconSettings, IconX } from '@tabler/icons-react';
+import { IconArrowDown, IconArrowUp, IconCheck, IconGitCompare, IconPencil, IconPlayerPlay, IconPlayerStop, IconSettings, IconX } from '@tabler/icons-react';
 import { Link, useNavigate, useParams, useSearch } from '@tanstack/react-router';
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { RUN_ROWS_PAGE, useExperiments, useRefreshRunRows, useRunRows, useRunShape, useRunStatus, useRunSummary, useRuns } from '../api/experiments.ts';
+import { RUN_ROWS_PAGE, useExperiments, useRefreshRunRows, useRenameRun, useRunNames, useRunRows, useRunShape, useRunStatus, useRunSummary, useRuns, useStartRun, useStopRun } from '../api/experiments.ts';
 import type { Estimate, ExperimentRun, RunRows } from '../api/experiments.ts';
+import { AddToQueueButton } from '../components/AddToQueue.tsx';
 import { ButtonLink } from '../components/ButtonLink.tsx';
 import { Stat } from '../components/Stat.tsx';
 import { scoreText, scoreTitle } from '../lib/scores.ts';
@@ -23,6 +24,9 @@ export default function ExperimentPage() {
   const experiments = useExperiments(projectId);
   const experiment = experiments.data?.find((e) => e.slug === slug);
   const title = experiment?.name ?? slug;
+  // Only a platform-run experiment has a setup the app can run; an SDK's runs come from its code.
+  const platform = experiment?.type === 'EVALUATIONS_V3';
+  const nameOf = useRunNames(projectId, slug);
   return (
     <div className="run-page">
       <Breadcrumbs separator="/">
@@ -37,19 +41,51 @@ export default function ExperimentPage() {
           <Text size="sm">{title}</Text>
         )}
         {search.runId && (
-          <Text size="sm" className="mono">
-            {search.runId}
-          </Text>
+          <Text size="sm">{nameOf(search.runId)}</Text>
         )}
       </Breadcrumbs>
-      {search.runId ? <RunView projectId={projectId} slug={slug} runId={search.runId} search={search} /> : <RunsView projectId={projectId} slug={slug} title={title} />}
+      {search.runId ? (
+        <RunView projectId={projectId} slug={slug} runId={search.runId} search={search} platform={platform} />
+      ) : (
+        <RunsView projectId={projectId} slug={slug} title={title} platform={platform} known={!!experiment} />
+      )}
     </div>
   );
 }
 
 // ---- the experiment's runs
 
-function RunsView({ projectId, slug, title }: { projectId: string; slug: string; title: string }) {
+/** Starts a run of the saved setup and opens its page; its error shows beside it. */
+function RunButton({ projectId, slug, again }: { projectId: string; slug: string; again: boolean }) {
+  const start = useStartRun(projectId, slug);
+  const navigate = useNavigate();
+  return (
+    <Group gap={6} wrap="nowrap">
+      <Button
+        size="sm"
+        leftSection={<IconPlayerPlay size={14} />}
+        loading={start.isPending}
+        onClick={() =>
+          start.mutate(undefined, { onSuccess: (r) => void navigate({ to: '/p/$projectId/experiments/$slug', params: { projectId, slug }, search: { runId: r.runId } }) })
+        }
+      >
+        {again ? 'Run again' : 'Run'}
+      </Button>
+      {start.isError && (
+        <Text size="xs" c="red" role="alert" maw={320}>
+          Not started: {start.error.message}
+        </Text>
+      )}
+    </Group>
+  );
+}
+
+/** What a run ran, in a line: per target its prompt and version (or name) and model. */
+export function targetsLine(targets: ExperimentRun['targets']): string {
+  return targets.map((t) => [t.promptId ? `${t.promptId}${t.promptVersion !== null ? ` v${t.promptVersion}` : ''}` : t.name, t.model].filter(Boolean).join(' · ')).join('; ');
+}
+
+function RunsView({ projectId, slug, title, platform, known }: { projectId: string; slug: string; title: string; platform: boolean; known: boolean }) {
   const runs = useRuns(projectId, slug);
   const list = useMemo(() => runs.data?.runs ?? [], [runs.data]);
   const [picked, setPicked] = useState<string[]>([]);
@@ -62,9 +98,12 @@ function RunsView({ projectId, slug, title }: { projectId: string; slug: string;
           {title}
         </Title>
         <Group gap="xs">
-        <ButtonLink to="/p/$projectId/experiments/$slug/setup" params={{ projectId, slug }} size="sm" variant="default" leftSection={<IconSettings size={14} />}>
-          Setup
-        </ButtonLink>
+        {platform && <RunButton projectId={projectId} slug={slug} again={list.length > 0} />}
+        {platform && (
+          <ButtonLink to="/p/$projectId/experiments/$slug/setup" params={{ projectId, slug }} size="sm" variant="default" leftSection={<IconSettings size={14} />}>
+            Setup
+          </ButtonLink>
+        )}
         <ButtonLink
           to="/p/$projectId/experiments/$slug/compare"
           params={{ projectId, slug }}
@@ -89,7 +128,11 @@ function RunsView({ projectId, slug, title }: { projectId: string; slug: string;
         </Group>
       ) : list.length === 0 ? (
         <Alert color="gray" title="No runs yet">
-          Runs appear here as the SDK logs them, or as the platform runs the setup (Setup, then Save and run).
+          {platform
+            ? 'Run runs the saved setup on its dataset; each run appears here as it goes.'
+            : known
+              ? 'Runs appear here as your code logs them with the SDK.'
+              : 'Runs appear here as your code logs them with the SDK, or as the app runs a setup.'}
         </Alert>
       ) : (
         <>
@@ -146,12 +189,15 @@ function RunListRow({
   return (
     <Table.Tr>
       <Table.Td>
-        <Checkbox aria-label={`Compare run ${r.runId}`} checked={picked >= 0} onChange={(e) => onPick(e.currentTarget.checked)} />
+        <Checkbox aria-label={`Compare run ${r.name}`} checked={picked >= 0} onChange={(e) => onPick(e.currentTarget.checked)} />
       </Table.Td>
-      <Table.Td>
-        <Link to="/p/$projectId/experiments/$slug" params={{ projectId, slug }} search={{ runId: r.runId }} className="mono">
-          {r.runId}
+      <Table.Td className="run-name-cell">
+        <Link to="/p/$projectId/experiments/$slug" params={{ projectId, slug }} search={{ runId: r.runId }}>
+          {r.name}
         </Link>
+        <Text size="xs" className="muted" title={r.runId}>
+          {targetsLine(r.targets) || r.runId}
+        </Text>
         {picked === 0 && (
           <Text size="xs" className="muted">
             baseline
@@ -185,8 +231,58 @@ function RunListRow({
 
 // ---- one run
 
-function RunView({ projectId, slug, runId, search }: { projectId: string; slug: string; runId: string; search: ExperimentSearch }) {
+/** The run's name as a heading; the pencil turns it into a field (empty: the name made from what it ran). */
+function RunName({ projectId, slug, runId, name }: { projectId: string; slug: string; runId: string; name: string }) {
+  const rename = useRenameRun(projectId, slug);
+  const [draft, setDraft] = useState<string | null>(null);
+  if (draft === null)
+    return (
+      <Group gap={6} wrap="nowrap" align="center">
+        <Title order={1} size="h3">
+          {name}
+        </Title>
+        <ActionIcon variant="subtle" aria-label="Rename the run" onClick={() => setDraft(name)}>
+          <IconPencil size={16} />
+        </ActionIcon>
+      </Group>
+    );
+  return (
+    <form
+      onSubmit={(e) => {
+        e.preventDefault();
+        rename.mutate({ runId, name: draft.trim() || null }, { onSuccess: () => setDraft(null) });
+      }}
+    >
+      <Group gap={6} align="flex-start">
+        <TextInput
+          label="Run name"
+          description="Empty: the default name (for a run the app started: its prompt and version, model and start time)"
+          value={draft}
+          onChange={(e) => setDraft(e.currentTarget.value)}
+          error={rename.error?.message}
+          maxLength={255}
+          w={360}
+          maw="100%"
+          autoFocus
+        />
+        <Group gap={6} mt={24}>
+          <Button type="submit" size="xs" loading={rename.isPending}>
+            Save
+          </Button>
+          <Button size="xs" variant="default" onClick={() => setDraft(null)}>
+            Cancel
+          </Button>
+        </Group>
+      </Group>
+    </form>
+  );
+}
+
+function RunView({ projectId, slug, runId, search, platform }: { projectId: string; slug: string; runId: string; search: ExperimentSearch; platform: boolean }) {
   const status = useRunStatus(projectId, slug, runId);
+  const stop = useStopRun(projectId, slug);
+  const runs = useRuns(projectId, slug);
+  const listed = runs.data?.runs.find((r) => r.runId === runId);
   const running = status.data?.status === 'running' || status.data?.status === 'pending';
   // While the run goes on its lines in view are read again (less often as it grows).
   const refetch = running ? ((status.data?.progress ?? 0) > 2000 ? 10_000 : 2500) : false;
@@ -212,9 +308,12 @@ function RunView({ projectId, slug, runId, search }: { projectId: string; slug: 
     <>
       <Group justify="space-between" align="flex-start">
         <div>
-          <Title order={1} size="h3">
-            Run <span className="mono">{runId}</span>
-          </Title>
+          {s && <RunName projectId={projectId} slug={slug} runId={runId} name={s.name} />}
+          {listed && (
+            <Text size="sm" className="muted" data-testid="run-targets">
+              {targetsLine(listed.targets)} · <span className="mono">{runId}</span>
+            </Text>
+          )}
           {s && (
             <Group gap={8} mt={4}>
               <RunStateBadge state={s.status} />
@@ -225,10 +324,30 @@ function RunView({ projectId, slug, runId, search }: { projectId: string; slug: 
             </Group>
           )}
         </div>
-        <ButtonLink to="/p/$projectId/experiments/$slug" params={{ projectId, slug }} variant="default" size="sm" leftSection={<IconGitCompare size={14} />}>
-          Compare with another run
-        </ButtonLink>
+        <Group gap="xs">
+          {platform && running && (
+            <Button size="sm" color="red" variant="light" leftSection={<IconPlayerStop size={14} />} loading={stop.isPending} onClick={() => stop.mutate(runId)}>
+              Stop
+            </Button>
+          )}
+          {platform && s && !running && <RunButton projectId={projectId} slug={slug} again />}
+          {s && (
+            <AddToQueueButton
+              projectId={projectId}
+              size="sm"
+              source={{ kind: 'run', experimentSlug: slug, runId, label: `The traces of this run's rows (${s.name}), for people to review; rows without a trace are left out.` }}
+            />
+          )}
+          <ButtonLink to="/p/$projectId/experiments/$slug" params={{ projectId, slug }} variant="default" size="sm" leftSection={<IconGitCompare size={14} />}>
+            Compare with another run
+          </ButtonLink>
+        </Group>
       </Group>
+      {stop.isError && (
+        <Alert color="red" title="Not stopped">
+          {stop.error.message}
+        </Alert>
+      )}
       {s && running && (
         <div aria-live="polite">
           <Text size="sm">
@@ -567,7 +686,7 @@ function Cell({ projectId, column: c, row: r }: { projectId: string; column: Col
     return (
       <div role="cell">
         {traceId ? (
-          <Link to="/p/$projectId/traces/$traceId" params={{ projectId, traceId }} aria-label={`Trace of row ${r.index}`}>
+          <Link to="/p/$projectId/traces/$traceId" params={{ projectId, traceId }} aria-label={`Trace of row ${r.index + 1}`}>
             trace
           </Link>
         ) : (
@@ -577,7 +696,8 @@ function Cell({ projectId, column: c, row: r }: { projectId: string; column: Col
     );
   }
   if (c.kind === 'number') {
-    const v = c.id === 'index' ? r.index : c.id === 'cost' ? r.cost : r.duration;
+    // Rows count from 1 here as in the dataset grid and the playground (the API's index is 0-based).
+    const v = c.id === 'index' ? r.index + 1 : c.id === 'cost' ? r.cost : r.duration;
     const text = v === null ? '–' : c.id === 'cost' ? formatCost(v) : c.id === 'duration' ? formatDuration(v) : String(v);
     return (
       <div role="cell" className="num">

@@ -32,7 +32,7 @@ export default function ExperimentsPage() {
         <Title order={1} size="h3">
           Experiments
         </Title>
-        <NewExperiment projectId={projectId} />
+        <NewExperiment projectId={projectId} existing={list} />
       </Group>
       {experiments.isError ? (
         <Alert color="red" title="The experiments could not be loaded">
@@ -44,8 +44,9 @@ export default function ExperimentsPage() {
         </Group>
       ) : list.length === 0 ? (
         <Alert color="gray" title="No experiments yet">
-          An experiment runs your code over a dataset and scores every row. Log one with the LangWatch SDK (<code>langwatch.experiments.init(...)</code>) pointed at
-          this server; its runs, scores and costs appear here.
+          An experiment runs a prompt or your agent over a dataset and scores every row. Name one under New experiment and set it up (a dataset, a prompt
+          with its variables mapped to the dataset&apos;s columns, evaluators): the app runs it, and runs it again after each change. Or log runs from your own
+          code with the LangWatch SDK (<code>langwatch.experiments.init(...)</code>) pointed at this server. Either way its runs, scores and costs appear here.
         </Alert>
       ) : (
         <ScrollPanel label="Experiments">
@@ -81,20 +82,23 @@ export default function ExperimentsPage() {
 }
 
 /** A name for a new platform-run experiment, then its setup page. */
-function NewExperiment({ projectId }: { projectId: string }) {
+function NewExperiment({ projectId, existing }: { projectId: string; existing: Experiment[] }) {
   const [name, setName] = useState('');
   const navigate = useNavigate();
   const slug = slugOf(name);
+  // An SDK's experiment has no setup the app could run: a setup under its slug would be refused.
+  const taken = existing.find((e) => e.slug === slug && e.type !== 'EVALUATIONS_V3');
+  const error = taken ? `${taken.name ?? taken.slug} is logged by an SDK; choose another name` : undefined;
   return (
     <form
       className="toolbar"
       onSubmit={(e) => {
         e.preventDefault();
-        if (slug) void navigate({ to: '/p/$projectId/experiments/$slug/setup', params: { projectId, slug }, search: { name: name.trim() } });
+        if (slug && !taken) void navigate({ to: '/p/$projectId/experiments/$slug/setup', params: { projectId, slug }, search: { name: name.trim() } });
       }}
     >
-      <TextInput size="xs" label="New experiment" placeholder="Name, e.g. Support bot accuracy" value={name} onChange={(e) => setName(e.currentTarget.value)} w={240} />
-      <Button size="xs" type="submit" disabled={!slug} leftSection={<IconPlus size={14} />}>
+      <TextInput size="xs" label="New experiment" placeholder="Name, e.g. Support bot accuracy" value={name} onChange={(e) => setName(e.currentTarget.value)} w={240} error={error} />
+      <Button size="xs" type="submit" disabled={!slug || !!taken} leftSection={<IconPlus size={14} />}>
         Set it up
       </Button>
     </form>
@@ -169,8 +173,8 @@ function ExperimentRow({
           <Loader size="xs" aria-label={`Loading runs of ${e.name ?? e.slug}`} />
         ) : last ? (
           <Group gap={6} wrap="nowrap">
-            <Link to="/p/$projectId/experiments/$slug" params={{ projectId, slug: e.slug }} search={{ runId: last.runId }} className="mono ellipsis" style={{ maxWidth: 180 }}>
-              {last.runId}
+            <Link to="/p/$projectId/experiments/$slug" params={{ projectId, slug: e.slug }} search={{ runId: last.runId }} className="ellipsis" style={{ maxWidth: 220 }} title={last.runId}>
+              {last.name}
             </Link>
             <RunStateBadge state={runState(last)} />
             <Text size="xs" className="muted nowrap" title={formatFullTime(last.timestamps.createdAt)}>

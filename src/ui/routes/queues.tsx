@@ -1,7 +1,9 @@
 import { useState } from 'react';
 import { Alert, Badge, Button, Group, Loader, Modal, MultiSelect, NativeSelect, NumberInput, Progress, Stack, Table, Text, TextInput, Textarea, Title } from '@mantine/core';
 import { IconListCheck, IconPencil, IconPlus, IconTrash } from '@tabler/icons-react';
+import { useQuery } from '@tanstack/react-query';
 import { useParams } from '@tanstack/react-router';
+import { runsQuery, useExperiments } from '../api/experiments.ts';
 import { useMembers } from '../api/organization.ts';
 import { useQueueMutations, useQueues, useScoreConfigMutations, useScoreConfigs } from '../api/review.ts';
 import { can, useSession } from '../api/session.ts';
@@ -198,14 +200,18 @@ function AddItemsDialog({ projectId, queue, onClose }: { projectId: string; queu
   const { addItems } = useQueueMutations(projectId);
   const [from, setFrom] = useState<'ids' | 'experiment'>('ids');
   const [ids, setIds] = useState('');
-  const [slug, setSlug] = useState('');
-  const [runId, setRunId] = useState('');
+  const experiments = useExperiments(projectId);
+  const [pickedSlug, setSlug] = useState<string | null>(null);
+  const slug = pickedSlug ?? experiments.data?.find((e) => e.runsCount > 0)?.slug ?? '';
+  const runs = useQuery({ ...runsQuery(projectId, slug), enabled: from === 'experiment' && !!slug });
+  const [pickedRun, setRunId] = useState<{ slug: string; runId: string } | null>(null);
+  const runId = pickedRun?.slug === slug ? pickedRun.runId : (runs.data?.runs[0]?.runId ?? '');
   const [result, setResult] = useState<string | null>(null);
   const submit = async () => {
     const body =
       from === 'ids'
         ? { items: ids.split(/[\s,]+/).filter(Boolean).map((traceId) => ({ traceId })) }
-        : { experimentRun: { experimentSlug: slug.trim(), runId: runId.trim() } };
+        : { experimentRun: { experimentSlug: slug, runId } };
     const r = await addItems.mutateAsync({ id: queue.id, body });
     setResult(`${r.added} added${r.alreadyQueued ? `, ${r.alreadyQueued} already in the queue` : ''}.`);
   };
@@ -225,8 +231,22 @@ function AddItemsDialog({ projectId, queue, onClose }: { projectId: string; queu
           <Textarea label="Trace ids" description="One per line (or tick traces in the traces list and choose Add to queue)" autosize minRows={3} value={ids} onChange={(e) => setIds(e.currentTarget.value)} />
         ) : (
           <>
-            <TextInput label="Experiment" placeholder="experiment slug" value={slug} onChange={(e) => setSlug(e.currentTarget.value)} />
-            <TextInput label="Run" placeholder="run id" value={runId} onChange={(e) => setRunId(e.currentTarget.value)} />
+            <NativeSelect
+              label="Experiment"
+              value={slug}
+              onChange={(e) => setSlug(e.currentTarget.value)}
+              data={[
+                ...(slug ? [] : [{ value: '', label: experiments.isPending ? 'Loading…' : 'No experiment has runs yet' }]),
+                ...(experiments.data ?? []).filter((e) => e.runsCount > 0).map((e) => ({ value: e.slug, label: e.name ?? e.slug })),
+              ]}
+            />
+            <NativeSelect
+              label="Run"
+              description="Its rows' traces are added (rows without a trace are left out)"
+              value={runId}
+              onChange={(e) => setRunId({ slug, runId: e.currentTarget.value })}
+              data={[...(runId ? [] : [{ value: '', label: runs.isFetching ? 'Loading…' : 'Choose an experiment first' }]), ...(runs.data?.runs ?? []).map((r) => ({ value: r.runId, label: r.name }))]}
+            />
           </>
         )}
         {addItems.error && <Alert color="red">{addItems.error.message}</Alert>}
@@ -239,7 +259,7 @@ function AddItemsDialog({ projectId, queue, onClose }: { projectId: string; queu
           <Button variant="default" onClick={onClose}>
             Close
           </Button>
-          <Button loading={addItems.isPending} onClick={() => void submit().catch(() => undefined)}>
+          <Button loading={addItems.isPending} disabled={from === 'experiment' && !runId} onClick={() => void submit().catch(() => undefined)}>
             Add
           </Button>
         </Group>
