@@ -65,6 +65,13 @@ export interface FirstLoad {
   requests: [string, number, number][];
 }
 
+/** What the bench reads of a PerformanceResourceTiming (the server's TypeScript has no DOM types). */
+interface Timing {
+  name: string;
+  startTime: number;
+  responseEnd: number;
+}
+
 /**
  * One load of the traces list in a fresh browser context (an empty cache, as a new profile),
  * already signed in: from navigation to its first row drawn.
@@ -85,16 +92,16 @@ async function loadOnce(browser: Browser, url: string, cookie: Awaited<ReturnTyp
     return await page.evaluate(() => {
       const rowsDrawn = performance.now();
       const fcp = performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? NaN;
-      const nav = performance.getEntriesByType('navigation')[0] as PerformanceResourceTiming;
-      const resources = [nav, ...(performance.getEntriesByType('resource') as PerformanceResourceTiming[])];
+      const entries = (type: string) => (performance as unknown as { getEntriesByType(type: string): Timing[] }).getEntriesByType(type);
+      const resources = [...entries('navigation'), ...entries('resource')];
       // Depth of each request: one more than the deepest request that had arrived before it was asked for.
-      const depth = new Map<PerformanceResourceTiming, { n: number; via: PerformanceResourceTiming | null }>();
+      const depth = new Map<Timing, { n: number; via: Timing | null }>();
       for (const r of [...resources].sort((a, b) => a.startTime - b.startTime)) {
-        let best: { n: number; via: PerformanceResourceTiming | null } = { n: 1, via: null };
+        let best: { n: number; via: Timing | null } = { n: 1, via: null };
         for (const [q, d] of depth) if (q.responseEnd <= r.startTime && d.n + 1 > best.n) best = { n: d.n + 1, via: q };
         depth.set(r, best);
       }
-      let last = [...depth.entries()].reduce((a, b) => (b[1].n > a[1].n ? b : a))[0] as PerformanceResourceTiming | null;
+      let last = [...depth.entries()].reduce((a, b) => (b[1].n > a[1].n ? b : a))[0] as Timing | null;
       const chain: string[] = [];
       while (last) {
         chain.unshift(`${new URL(last.name).pathname} (${Math.round(last.startTime)}-${Math.round(last.responseEnd)} ms)`);
