@@ -116,7 +116,7 @@ async function loadOnce(browser: Browser, url: string, cookie: Awaited<ReturnTyp
       await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: network.latencyMs, downloadThroughput: bytesPerSecond, uploadThroughput: bytesPerSecond });
     }
     await page.goto(url, { waitUntil: 'commit' });
-    await page.locator('[role=row][data-trace-id]').first().waitFor({ timeout: 30_000 });
+    await page.locator('[role=row][data-trace-id]').first().waitFor({ timeout: 90_000 });
     return await page.evaluate<FirstLoad>(TIMINGS_IN_PAGE);
   } finally {
     await context.close();

@@ -160,6 +160,7 @@ for (const kind of kinds) {
         row(name, kind, `${slow}: rows drawn, median`, f.slow.rowsDrawn, 'ms', '<= 2500');
         row(name, kind, `${slow}: first contentful paint, median`, f.slow.firstContentfulPaint, 'ms');
         row(name, kind, 'JavaScript files / requests one after another', `${f.loopback.scripts} / ${f.loopback.chainDepth}`, '');
+        console.error(`first-load bench (${kind}): rows drawn, loopback ${f.loopback.runs.join(' / ')} ms, slow network ${f.slow.runs.join(' / ')} ms`);
         console.error(`first-load bench (${kind}): the median slow load's longest chain of requests:\n  ${f.slow.medianChain.join('\n  ')}`);
         results[`first_load_${kind}`] = f;
       } else console.error('no chromium at /usr/bin/chromium: skipping the first-load bench');
