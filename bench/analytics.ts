@@ -84,9 +84,12 @@ export async function benchAnalytics(s: BenchServer, opts: { spans: number; runs
   return { spans: Number(n), traces: tracesSeen, loadSeconds, results };
 }
 
-/** Copies every trace and span row of the project `copies` times, each copy `shiftMs` earlier than the last, under new trace ids. */
-async function copyEarlier(s: BenchServer, copies: number, shiftMs: number) {
-  for (const table of ['traces', 'spans']) {
+/**
+ * Copies every trace row (and span row, unless `tables` says otherwise) of the project `copies`
+ * times, each copy `shiftMs` earlier than the last, under new trace ids.
+ */
+export async function copyEarlier(s: BenchServer, copies: number, shiftMs: number, tables: readonly ('traces' | 'spans')[] = ['traces', 'spans']) {
+  for (const table of tables) {
     const columns = (
       await rows<{ c: string }>(
         s.db.orm,

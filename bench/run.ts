@@ -3,7 +3,7 @@
  * writes bench/results/<date>.json. BENCH_SCALE (default 1) scales the data sizes;
  * BENCH_DATABASES (default "pglite,postgres") picks the databases; PostgreSQL comes
  * from BENCH_DATABASE_URL or TEST_DATABASE_URL (skipped when neither is set and the
- * local server does not answer). BENCH_ONLY=traces|detail|compression|webhooks|evaluators|pii|overload|flood|backup|datasets|experiments|experiments-run|experiments-compare|views|span-jumps
+ * local server does not answer). BENCH_ONLY=traces|detail|compression|webhooks|evaluators|pii|overload|flood|backup|datasets|experiments|experiments-run|experiments-compare|views|span-jumps|first-load
  * picks benchmarks (backup: BENCH_BACKUP_MIB, default 1024, the PGlite database's size).
  */
 import fs from 'node:fs';
@@ -12,6 +12,7 @@ import pg from 'pg';
 import { startBenchServer, table } from './lib.ts';
 import { DETAIL_TRACE_ID, benchDetail, benchIngest, benchRawInsert, benchSearch } from './traces.ts';
 import { benchWeb } from './web.ts';
+import { benchFirstLoad, seedTraceList, SLOW_NETWORK } from './first-load.ts';
 import { benchRetention } from './retention.ts';
 import { benchEvaluators } from './evaluators.ts';
 import { benchAnalytics } from './analytics.ts';
@@ -137,6 +138,32 @@ for (const kind of kinds) {
         row(name, kind, `${shape}: p95`, r.p95, 'ms');
       }
       results[`views_${kind}`] = v;
+    } finally {
+      await server.close();
+    }
+  }
+
+  if (!only || only.includes('first-load')) {
+    // The web app's first load in a fresh browser profile: the traces list of 100,000 traces, rows drawn.
+    const server = await startBenchServer(kind, pgUrl);
+    try {
+      const traces = Math.round(100_000 * scale);
+      const s0 = performance.now();
+      await seedTraceList(server, traces);
+      console.error(`first-load bench (${kind}): ${traces} traces made in ${((performance.now() - s0) / 1000).toFixed(0)} s`);
+      const f = await benchFirstLoad(server, Number(process.env.BENCH_FIRST_LOAD_RUNS ?? '5'));
+      if (f) {
+        const name = `web app: first load of the traces list (${traces.toLocaleString('en-US')} traces), fresh profile`;
+        const slow = `${SLOW_NETWORK.mbitPerSecond} Mbit/s, ${SLOW_NETWORK.latencyMs} ms RTT`;
+        row(name, kind, 'loopback: rows drawn, median', f.loopback.rowsDrawn, 'ms', '<= 1000');
+        row(name, kind, 'loopback: first contentful paint, median', f.loopback.firstContentfulPaint, 'ms');
+        row(name, kind, `${slow}: rows drawn, median`, f.slow.rowsDrawn, 'ms', '<= 2500');
+        row(name, kind, `${slow}: first contentful paint, median`, f.slow.firstContentfulPaint, 'ms');
+        row(name, kind, 'JavaScript files / requests one after another', `${f.loopback.scripts} / ${f.loopback.chainDepth}`, '');
+        console.error(`first-load bench (${kind}): rows drawn, loopback ${f.loopback.runs.join(' / ')} ms, slow network ${f.slow.runs.join(' / ')} ms`);
+        console.error(`first-load bench (${kind}): the median slow load's longest chain of requests:\n  ${f.slow.medianChain.join('\n  ')}`);
+        results[`first_load_${kind}`] = f;
+      } else console.error('no chromium at /usr/bin/chromium: skipping the first-load bench');
     } finally {
       await server.close();
     }

@@ -7,7 +7,7 @@ import { MantineProvider, createTheme } from '@mantine/core';
 import { Notifications } from '@mantine/notifications';
 import { QueryCache, QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { RouterProvider } from '@tanstack/react-router';
-import { createAppRouter } from './router.tsx';
+import { createAppRouter, preloadPageCode } from './router.tsx';
 import { isUnauthorized } from './api/client.ts';
 import { SESSION_KEY } from './api/session.ts';
 
@@ -40,6 +40,14 @@ const queryClient: QueryClient = new QueryClient({
   }),
 });
 const router = createAppRouter(queryClient);
+// The page's code, the session check and the page's data start now, not after React's first render.
+preloadPageCode(router);
+router.load().catch(console.error);
+// The frame index.html draws before any script runs gives way to the first page (or error) drawn.
+const stopWatching = router.subscribe('onResolved', () => {
+  document.getElementById('boot')?.remove();
+  stopWatching();
+});
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>

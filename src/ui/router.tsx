@@ -3,9 +3,9 @@ import type { QueryClient } from '@tanstack/react-query';
 import { SESSION_KEY, fetchSession, lastProject } from './api/session.ts';
 import { asText } from './lib/format.ts';
 import * as z from 'zod/mini';
-import { listSearchSchema } from './lib/list-search.ts';
+import { listSearchSchema, rangeAnchor, toSearchRequest, type ListSearch } from './lib/list-search.ts';
 import { oneOf, searchValidator, text, wholeNumber, words } from './lib/search.ts';
-import { traceOutlineQuery } from './api/traces.ts';
+import { traceListQuery, traceOutlineQuery } from './api/traces.ts';
 import { DATASET_PAGE, datasetQuery, prefetchRecords } from './api/datasets.ts';
 
 interface RouterContext {
@@ -74,10 +74,16 @@ const projectIndexRoute = createRoute({
   },
 });
 
+// Named, not inline: inferred inside createRoute beside loaderDeps, the type comes out empty.
+const readListSearch = searchValidator(listSearchSchema);
 export const tracesRoute = createRoute({
   getParentRoute: () => projectRoute,
   path: '/traces',
-  validateSearch: searchValidator(listSearchSchema),
+  validateSearch: (s: Record<string, unknown>): ListSearch => readListSearch(s),
+  loaderDeps: ({ search }) => search,
+  // The first page of traces is asked for while the page's code loads (not awaited), with the request the page makes.
+  loader: ({ context, params, deps }) =>
+    void context.queryClient.ensureInfiniteQueryData(traceListQuery(params.projectId, toSearchRequest(deps, rangeAnchor(deps)))).catch(() => undefined),
   component: lazyRouteComponent(() => import('./routes/traces.tsx')),
 });
 
@@ -378,6 +384,17 @@ function stringifySearch(search: Record<string, unknown>): string {
   for (const [k, v] of Object.entries(search)) if (v !== undefined && v !== null && v !== '') params.set(k, asText(v));
   const s = params.toString();
   return s ? `?${s}` : '';
+}
+
+/**
+ * Starts loading the code of the page at the browser's address at once, beside the session
+ * check: the router asks for a page's code only after every `beforeLoad` (the session) has
+ * answered, and the page's own imports only then. `/` lands on the traces list once signed in.
+ */
+export function preloadPageCode(router: ReturnType<typeof createAppRouter>) {
+  const { pathname } = router.latestLocation;
+  const routes = pathname === '/' ? [projectRoute, tracesRoute] : router.getMatchedRoutes(pathname)[0];
+  for (const route of routes) void (route.options.component as { preload?: () => Promise<void> } | undefined)?.preload?.();
 }
 
 export function createAppRouter(queryClient: QueryClient) {

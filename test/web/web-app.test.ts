@@ -87,6 +87,34 @@ describe('serving the web app', () => {
     expect((await t.request('GET', '/assets/../index.html')).status).not.toBe(200);
   });
 
+  it("the first answer draws the app's frame before any script and names everything the entry needs, so nothing waits on anything else", async () => {
+    const page = await t.request('GET', '/p/proj_x/traces', html);
+    const doc = page.text;
+    // The frame: the shell's header (brand) and a status line, styled inline, ahead of the app's root.
+    const boot = /<div id="boot"[^>]*>([\s\S]*?)<\/main>\s*<\/div>\s*<div id="root">/.exec(doc);
+    expect(boot, 'the frame before #root').not.toBeNull();
+    expect(boot![1]).toMatch(/<header>[\s\S]*<svg[\s\S]*Spyglass[\s\S]*<\/header>/);
+    expect(boot![1]).toMatch(/role="status">Loading Spyglass/);
+    expect(doc).toMatch(/<style>[\s\S]*#boot \{[^}]*position: fixed[\s\S]*<\/style>/);
+    // No script may draw it: the only scripts are the entry module, deferred by nature.
+    const scripts = [...doc.matchAll(/<script\b([^>]*)>/g)].map((m) => m[1]);
+    expect(scripts).toHaveLength(1);
+    expect(scripts[0]).toMatch(/type="module"/);
+
+    // Every module the entry imports statically is preloaded by the answer itself, and served.
+    const entry = /<script type="module" crossorigin src="(\/assets\/[^"]+\.js)"><\/script>/.exec(doc)![1];
+    const entryCode = await (await fetch(`${t.baseUrl}${entry}`)).text();
+    const imports = [...entryCode.matchAll(/\bimport\s*(?:[^;()"']*?from\s*)?"\.\/([^"]+\.js)"/g)].map((m) => `/assets/${m[1]}`);
+    expect(imports.length).toBeGreaterThanOrEqual(3);
+    const preloaded = [...doc.matchAll(/<link rel="modulepreload" crossorigin href="([^"]+)">/g)].map((m) => m[1]);
+    expect(new Set(preloaded)).toEqual(new Set(imports));
+    for (const file of [...preloaded, ...[...doc.matchAll(/<link rel="stylesheet" crossorigin href="([^"]+)">/g)].map((m) => m[1])]) {
+      expect((await fetch(`${t.baseUrl}${file}`)).status, file).toBe(200);
+    }
+    // The session check, which every page makes first, is asked for beside the code, in the mode the app's fetch uses.
+    expect(doc).toContain('<link rel="preload" href="/api/auth/session" as="fetch" crossorigin="anonymous" />');
+  });
+
   it('the page of a shared trace is noindex, and 404 once the link is withdrawn', async () => {
     const now = Date.now();
     await t.request('POST', '/api/collector', {

@@ -1,5 +1,5 @@
 import { useMemo } from 'react';
-import { queryOptions, useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { infiniteQueryOptions, queryOptions, useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { DELETE, GET, PATCH, POST, type Answer } from './client.ts';
 import type { CreateAnnotationBody, NewTracesRequest, SearchRequest, UpdateAnnotationBody } from './types.ts';
 import type { components } from './openapi.gen.ts';
@@ -39,15 +39,22 @@ export const traceKeys = {
 /** One page of the trace search (POST /api/trace/search), after `scrollId` when given. */
 export const searchTraces = (projectId: string, body: SearchRequest, signal?: AbortSignal) => POST('/api/trace/search', { projectId, body, signal });
 
-/** The traces list: the search, a page of `pageSize` at a time (keyset paging by scrollId). */
-export function useTraceList(projectId: string, request: SearchRequest, pageSize: number) {
-  return useInfiniteQuery({
+/** Traces in a page of the list. */
+export const TRACE_LIST_PAGE = 100;
+
+/**
+ * The traces list: the search, a page at a time (keyset paging by scrollId). The route's
+ * loader asks for the first page with it while the page's code loads.
+ */
+export const traceListQuery = (projectId: string, request: SearchRequest) =>
+  infiniteQueryOptions({
     queryKey: traceKeys.list(projectId, request),
-    queryFn: ({ pageParam, signal }) => searchTraces(projectId, { ...request, pageSize, ...(pageParam ? { scrollId: pageParam } : {}) }, signal),
+    queryFn: ({ pageParam, signal }) => searchTraces(projectId, { ...request, pageSize: TRACE_LIST_PAGE, ...(pageParam ? { scrollId: pageParam } : {}) }, signal),
     initialPageParam: null as string | null,
     getNextPageParam: (last) => last.pagination.scrollId,
   });
-}
+
+export const useTraceList = (projectId: string, request: SearchRequest) => useInfiniteQuery(traceListQuery(projectId, request));
 
 /** A thread's turns: its traces, oldest first, a page of `pageSize` at a time. */
 export function useThreadTraces(projectId: string, threadId: string, pageSize: number) {

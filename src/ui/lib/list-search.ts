@@ -115,12 +115,16 @@ export function parseMeta(meta: string | undefined): Record<string, string> | un
  * custom ends change, not on every render, so the request (a query key) stays the same
  * between changes. Taken while rendering (React renders again at once with the new value).
  */
-export function useRangeAnchor({ range, from, to }: Pick<ListSearch, 'range' | 'from' | 'to'>): number {
-  const key = JSON.stringify([range, from, to]);
+export function useRangeAnchor(search: Pick<ListSearch, 'range' | 'from' | 'to'>): number {
+  const key = anchorKey(search);
   const [anchor, setAnchor] = useState(() => ({ key, at: recentAnchor(key) }));
   if (anchor.key !== key) setAnchor(() => ({ key, at: recentAnchor(key) }));
   return anchor.at;
 }
+
+/** The anchor the page will take for `search`: a route's loader asks for the page's data with the request the page then makes. */
+export const rangeAnchor = (search: Pick<ListSearch, 'range' | 'from' | 'to'>): number => recentAnchor(anchorKey(search));
+const anchorKey = ({ range, from, to }: Pick<ListSearch, 'range' | 'from' | 'to'>) => JSON.stringify([range, from, to]);
 
 /**
  * The anchor a page of the same range used a moment ago: Back from a trace reopens the

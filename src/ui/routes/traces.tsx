@@ -17,7 +17,6 @@ import type { ScoreConfig } from '../api/review.ts';
 import { ListToolbar } from '../components/TraceFilters.tsx';
 import { activeFilterCount, decodeColumns, encodeColumns, toSearchRequest, useRangeAnchor, viewSearchOf, type ListSearch, type ListSort } from '../lib/list-search.ts';
 
-const PAGE_SIZE = 100;
 const POLL_MS = 1500;
 /** Transactions commit in any order: each poll looks this far behind the server's last `now`. */
 const POLL_OVERLAP_MS = 5000;
@@ -31,7 +30,7 @@ export default function TracesPage() {
   const request = useMemo(() => toSearchRequest(search, anchor), [search, anchor]);
   const liveInsert = (search.sort ?? 'time') === 'time' && (search.dir ?? 'desc') === 'desc';
 
-  const pages = useTraceList(projectId, request, PAGE_SIZE);
+  const pages = useTraceList(projectId, request);
 
   const live = useLiveTraces(projectId, request, pages.isSuccess);
   const loaded = useMemo(() => pages.data?.pages.flatMap((p) => p.traces) ?? [], [pages.data]);
