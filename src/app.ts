@@ -141,7 +141,7 @@ export function buildServices(deps: Deps): Services {
   organizations.onProjectDeleted((tx, projectId) => traces.deleteProjectTraces(tx, projectId));
   organizations.onProjectDeleted((tx, projectId) => deleteProjectDatasetRecords(tx, projectId));
   organizations.onProjectDeleted((tx, projectId) => privacy.privacy.deleteProject(projectId, tx));
-  const annotations = new AnnotationService(deps.db, deps.clock);
+  const annotations = new AnnotationService(deps.db, deps.clock, (projectId, path) => privacy.privacy.redactorFor(projectId, path));
   const scoreConfigs = new ScoreConfigService(deps.db, deps.clock);
   const review: ReviewDeps = {
     db: deps.db,
@@ -159,6 +159,7 @@ export function buildServices(deps: Deps): Services {
     environmentModels: () => (deps.config.providerEnv.OPENAI_API_KEY ? ENVIRONMENT_MODELS : []),
   });
   evaluations.useProviders({ resolve: (scope, name) => modelProviders.resolve(scope, name) });
+  evaluations.useRedaction((projectId, path) => privacy.privacy.redactorFor(projectId, path));
   const prompts = new PromptService(deps.db, deps.clock, {
     complete: (scope, model, messages, signal, options) => evaluations.complete(scope, model, messages, signal, options),
     record: (scope, spans) => traces.ingest(scope.organizationId, scope.projectId, spans, 'playground'),
@@ -348,7 +349,13 @@ export async function buildApp(deps: Deps): Promise<App> {
   // Every process polls: jobs are claimed one by one (SKIP LOCKED), so each runs once.
   scheduler.every({ name: 'jobs', intervalMs: 2_000, once: false, run: () => services.jobs.runDue() });
   webhookRoutes(http, services.webhooks);
-  const datasetDeps = { db: deps.db, clock: deps.clock, limits: deps.config.datasets, traces: traceSource(services.traces) };
+  const datasetDeps = {
+    db: deps.db,
+    clock: deps.clock,
+    limits: deps.config.datasets,
+    traces: traceSource(services.traces),
+    redactor: (projectId: string, path: string) => services.privacy.privacy.redactorFor(projectId, path),
+  };
   services.jobs.handle(IMPORT_QUEUE, importJobPayload, (job) => runImport(datasetDeps, job));
   datasetRoutes(http, { deps: datasetDeps, publicUrl: deps.config.publicUrl });
   mcpRoutes(http, { routeTable, version: packageVersion() });
@@ -381,6 +388,7 @@ function platformRuns(deps: Deps, services: Services, logger: FastifyBaseLogger)
     record: (scope, spans) => services.traces.ingest(scope.organizationId, scope.projectId, spans, 'experiment_runs'),
     traceScores: (projectId, traceIds) => scoreSummariesByTrace(deps.db.orm, projectId, traceIds),
     targetHeaders: new TargetHeaders(loadKeyring(deps.config.encryptionKey, deps.config.dataDir)),
+    redactor: (projectId, path) => services.privacy.privacy.redactorFor(projectId, path),
   };
   // A queue of its own: a run takes minutes, and must not hold back monitor or import jobs.
   const queue = new JobQueue(deps.db, deps.clock, services.metrics, RUN_LEASE_MS);

@@ -29,6 +29,10 @@ export function markers() {
     phone,
     /** The phone's digits as written in other ways (a search for any of them must find nothing). */
     needles: [card, email, phone, `415867${n}`, `867-${n}`, tag],
-    sentence: `Please charge card ${card} and send the receipt to ${email} or call ${phone}.`,
+    /** Not personal data, stored as sent: the control that shows a search would find the markers. */
+    control: `order-ref-${randomBytes(6).toString('hex')}`,
+    get sentence() {
+      return `Please charge card ${card} and send the receipt to ${email} or call ${phone} (${this.control}).`;
+    },
   };
 }
