@@ -314,6 +314,11 @@ const settingsModelProvidersRoute = createRoute({
   path: '/model-providers',
   component: lazyRouteComponent(() => import('./routes/settings/model-providers.tsx')),
 });
+const settingsPrivacyRoute = createRoute({
+  getParentRoute: () => settingsRoute,
+  path: '/privacy',
+  component: lazyRouteComponent(() => import('./routes/settings/privacy.tsx')),
+});
 const settingsOrganizationRoute = createRoute({
   getParentRoute: () => settingsRoute,
   path: '/organization',
@@ -331,6 +336,7 @@ const settingsRoutes = settingsRoute.addChildren([
   settingsApiKeysRoute,
   settingsWebhooksRoute,
   settingsModelProvidersRoute,
+  settingsPrivacyRoute,
   settingsOrganizationRoute,
   settingsAccountRoute,
 ]);
