@@ -73,7 +73,7 @@ export default function PrivacyPage() {
                 description="The PII evaluator's types to look for, e.g. CREDIT_CARD, EMAIL_ADDRESS, PHONE_NUMBER, IBAN_CODE, PERSON"
                 value={form.entities}
                 onChange={(entities) => setForm({ ...form, entities: entities.map((x) => x.trim().toUpperCase()) })}
-                error={fieldError(error, 'body.entities') ?? entityError(error, form.entities.length)}
+                error={fieldError(error, 'entities', 'body.entities') ?? entityError(error, form.entities.length)}
                 readOnly={!mayChange}
                 clearable={mayChange}
               />
@@ -82,7 +82,7 @@ export default function PrivacyPage() {
                 description="Fields (input, output, metadata, comment, ...) or attribute and metadata keys kept as sent: ids, model names"
                 value={form.untouched_keys}
                 onChange={(keys) => setForm({ ...form, untouched_keys: keys })}
-                error={fieldError(error, 'body.untouched_keys') ?? indexedError(error, 'body.untouched_keys', form.untouched_keys.length)}
+                error={fieldError(error, 'untouched_keys', 'body.untouched_keys') ?? indexedError(error, 'untouched_keys', form.untouched_keys.length)}
                 readOnly={!mayChange}
               />
               <div>
@@ -95,8 +95,8 @@ export default function PrivacyPage() {
                 <Stack gap="xs">
                   {form.patterns.map((p, i) => (
                     <Group key={i} align="flex-start" gap="xs" wrap="wrap">
-                      <TextInput aria-label={`Pattern ${i + 1} name`} placeholder="EMPLOYEE_ID" value={p.name} onChange={(e) => setPattern(i, { name: e.currentTarget.value })} error={fieldError(error, `body.patterns.${i}.name`)} readOnly={!mayChange} w={180} />
-                      <TextInput aria-label={`Pattern ${i + 1} expression`} placeholder="EMP-\d{6}" className="mono" value={p.pattern} onChange={(e) => setPattern(i, { pattern: e.currentTarget.value })} error={fieldError(error, `body.patterns.${i}.pattern`)} readOnly={!mayChange} style={{ flex: '1 1 220px' }} />
+                      <TextInput aria-label={`Pattern ${i + 1} name`} placeholder="EMPLOYEE_ID" value={p.name} onChange={(e) => setPattern(i, { name: e.currentTarget.value })} error={fieldError(error, `patterns.${i}.name`, `body.patterns.${i}.name`)} readOnly={!mayChange} w={180} />
+                      <TextInput aria-label={`Pattern ${i + 1} expression`} placeholder="EMP-\d{6}" className="mono" value={p.pattern} onChange={(e) => setPattern(i, { pattern: e.currentTarget.value })} error={fieldError(error, `patterns.${i}.pattern`, `body.patterns.${i}.pattern`)} readOnly={!mayChange} style={{ flex: '1 1 220px' }} />
                       {mayChange && (
                         <ActionIcon variant="subtle" color="gray" aria-label={`Remove pattern ${i + 1}`} onClick={() => setForm({ ...form, patterns: form.patterns.filter((_, j) => j !== i) })} mt={4}>
                           <IconTrash size={16} />
@@ -125,7 +125,7 @@ export default function PrivacyPage() {
               ) : (
                 <RoleNote>Only administrators change what is removed at ingest.</RoleNote>
               )}
-              <ApiErrorAlert error={error} title="Not saved" shownAt={['body.entities', 'body.untouched_keys', 'body.patterns', 'body.mode']} />
+              <ApiErrorAlert error={error} title="Not saved" shownAt={shownAt(form)} />
             </Stack>
           </form>
         ) : null}
@@ -137,10 +137,22 @@ export default function PrivacyPage() {
 /** An error on one item of a list (`body.entities.2`), shown on the list's field. */
 function indexedError(error: unknown, field: string, n: number): string | undefined {
   for (let i = 0; i < n; i++) {
-    const found = fieldError(error, `${field}.${i}`);
+    const found = fieldError(error, `${field}.${i}`, `body.${field}.${i}`);
     if (found) return found;
   }
   return undefined;
 }
 
-const entityError = (error: unknown, n: number) => indexedError(error, 'body.entities', n);
+const entityError = (error: unknown, n: number) => indexedError(error, 'entities', n);
+
+/** The fields whose errors are shown next to them (the alert does not repeat them). */
+function shownAt(form: Form): string[] {
+  const lists = (field: string, n: number) => Array.from({ length: n }, (_, i) => [`${field}.${i}`, `body.${field}.${i}`]).flat();
+  return [
+    'entities',
+    'untouched_keys',
+    ...lists('entities', form.entities.length),
+    ...lists('untouched_keys', form.untouched_keys.length),
+    ...form.patterns.flatMap((_, i) => [`patterns.${i}.name`, `patterns.${i}.pattern`, `body.patterns.${i}.name`, `body.patterns.${i}.pattern`]),
+  ];
+}
