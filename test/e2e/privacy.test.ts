@@ -50,7 +50,7 @@ describe.runIf(hasChromium)('privacy at ingest in a real browser', () => {
     await page.getByRole('button', { name: 'Save' }).click();
     // Said at the field itself (its description), not only in the alert.
     const field = page.getByLabel('Pattern 1 expression');
-    await page.waitForFunction(() => document.querySelector('[aria-label="Pattern 1 expression"]')?.getAttribute('aria-invalid') === 'true');
+    await page.locator('[aria-label="Pattern 1 expression"][aria-invalid="true"]').waitFor();
     expect(await field.getAttribute('aria-invalid')).toBe('true');
     expect(await page.locator('.mantine-TextInput-error').first().textContent()).toMatch(/RE2/);
     expect(await seriousViolations(page)).toEqual([]);
