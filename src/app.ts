@@ -62,6 +62,7 @@ import { packageVersion } from './package-dir.ts';
 import { experimentRoutes, PlatformRunner, resealTargetHeaders, RUN_LEASE_MS, runTraceIds, TargetHeaders, type PlatformDeps } from './modules/experiments/index.ts';
 import type { Resealers } from './ops/key-changes.ts';
 import { ModelProviderService, modelProviderRoutes } from './modules/model-providers/index.ts';
+import { buildPrivacy, registerPrivacy, type PrivacyPorts } from './modules/privacy/index.ts';
 
 export interface Deps {
   config: Config;
@@ -69,6 +70,8 @@ export interface Deps {
   clock: Clock;
   logger: Logger;
   tokenHasher: TokenHasher;
+  /** Tests only: privacy at ingest with a detector made to fail, or a smaller time budget. */
+  privacy?: PrivacyPorts['overrides'];
 }
 
 export interface Services {
@@ -89,6 +92,8 @@ export interface Services {
   analytics: AnalyticsService;
   jobs: JobQueue;
   metrics: Metrics;
+  /** Privacy at ingest: redaction for every ingest path. */
+  privacy: ReturnType<typeof buildPrivacy>;
   /** PGlite: ingest transactions wait while read requests are in progress. */
   readPriority: ReadPriority;
 }
@@ -109,6 +114,7 @@ export function buildServices(deps: Deps): Services {
   const mailer = smtp ? smtpMailer(smtp) : null;
   const accounts = new AccountService(deps.db, deps.clock, deps.tokenHasher, { sessions, signIn, publicUrl, passwords: new PasswordHasher(deps.config.passwordHashCost) }, organizations, mailer, deps.logger);
   const readPriority = new ReadPriority(READ_PRIORITY_MAX_DELAY_MS, READ_PRIORITY_RECENT_MS);
+  const privacy = buildPrivacy({ db: deps.db, clock: deps.clock, metrics, keyedHash: (label) => deps.tokenHasher.hash(label), overrides: deps.privacy });
   const traces = new TraceService(
     deps.db,
     deps.clock,
@@ -134,7 +140,8 @@ export function buildServices(deps: Deps): Services {
   );
   organizations.onProjectDeleted((tx, projectId) => traces.deleteProjectTraces(tx, projectId));
   organizations.onProjectDeleted((tx, projectId) => deleteProjectDatasetRecords(tx, projectId));
-  const annotations = new AnnotationService(deps.db, deps.clock);
+  organizations.onProjectDeleted((tx, projectId) => privacy.privacy.deleteProject(projectId, tx));
+  const annotations = new AnnotationService(deps.db, deps.clock, (projectId, path) => privacy.privacy.redactorFor(projectId, path));
   const scoreConfigs = new ScoreConfigService(deps.db, deps.clock);
   const review: ReviewDeps = {
     db: deps.db,
@@ -152,9 +159,10 @@ export function buildServices(deps: Deps): Services {
     environmentModels: () => (deps.config.providerEnv.OPENAI_API_KEY ? ENVIRONMENT_MODELS : []),
   });
   evaluations.useProviders({ resolve: (scope, name) => modelProviders.resolve(scope, name) });
+  evaluations.useRedaction((projectId, path) => privacy.privacy.redactorFor(projectId, path));
   const prompts = new PromptService(deps.db, deps.clock, {
     complete: (scope, model, messages, signal, options) => evaluations.complete(scope, model, messages, signal, options),
-    record: (scope, spans) => traces.ingest(scope.organizationId, scope.projectId, spans),
+    record: (scope, spans) => traces.ingest(scope.organizationId, scope.projectId, spans, 'playground'),
   });
   const webhooks = buildWebhookService(deps, metrics);
   const jobs = new JobQueue(deps.db, deps.clock, metrics);
@@ -197,6 +205,9 @@ export function buildServices(deps: Deps): Services {
     },
     // Evaluations whose trace never arrived (or came under another id) age out with the traces.
     sweepBefore: (projectId, cutoffMs) => deleteEvaluationsInsertedBefore(deps.db, projectId, cutoffMs),
+    redactor: (projectId, path) => privacy.privacy.redactorFor(projectId, path),
+    searchText: (projectId, query) => privacy.privacy.storedForm(projectId, query),
+    redactionRecord: (counts) => privacy.privacy.traceRecord(counts),
   });
   const analytics = new AnalyticsService(deps.db, {
     searchConditions: (projectId, req) => traces.searchConditions(projectId, req),
@@ -205,7 +216,7 @@ export function buildServices(deps: Deps): Services {
     scoresSql,
   });
   registerGauges(metrics, deps, { traces, jobs, webhooks, readPriority });
-  return { organizations, accounts, apiKeys, traces, prompts, annotations, scoreConfigs, review, agentCache, evaluations, modelProviders, webhooks, monitors, analytics, jobs, metrics, readPriority };
+  return { organizations, accounts, apiKeys, traces, prompts, annotations, scoreConfigs, review, agentCache, evaluations, modelProviders, webhooks, monitors, analytics, jobs, metrics, privacy, readPriority };
 }
 
 /** The models offered from the server's environment (OPENAI_API_KEY): any openai/<model> works, these are listed. */
@@ -320,6 +331,7 @@ export async function buildApp(deps: Deps): Promise<App> {
   agentCacheRoutes(http, services.agentCache);
   scheduler.every({ name: 'agent cache expiry', intervalMs: intervals.cacheSweepMs, once: true, run: () => services.agentCache.sweepExpired() });
   traceRoutes(http, services.traces);
+  registerPrivacy(http, services.privacy.ctx);
   evaluationRoutes(http, services.evaluations);
   modelProviderRoutes(http, services.modelProviders);
   customEvaluatorRoutes(http, services.evaluations.custom);
@@ -337,7 +349,13 @@ export async function buildApp(deps: Deps): Promise<App> {
   // Every process polls: jobs are claimed one by one (SKIP LOCKED), so each runs once.
   scheduler.every({ name: 'jobs', intervalMs: 2_000, once: false, run: () => services.jobs.runDue() });
   webhookRoutes(http, services.webhooks);
-  const datasetDeps = { db: deps.db, clock: deps.clock, limits: deps.config.datasets, traces: traceSource(services.traces) };
+  const datasetDeps = {
+    db: deps.db,
+    clock: deps.clock,
+    limits: deps.config.datasets,
+    traces: traceSource(services.traces),
+    redactor: (projectId: string, path: string) => services.privacy.privacy.redactorFor(projectId, path),
+  };
   services.jobs.handle(IMPORT_QUEUE, importJobPayload, (job) => runImport(datasetDeps, job));
   datasetRoutes(http, { deps: datasetDeps, publicUrl: deps.config.publicUrl });
   mcpRoutes(http, { routeTable, version: packageVersion() });
@@ -367,9 +385,10 @@ function platformRuns(deps: Deps, services: Services, logger: FastifyBaseLogger)
       describe: (scope, path, settings) => services.evaluations.describeForRuns(scope, path, settings),
       run: (scope, path, data, settings, signal) => services.evaluations.runDetached(scope, path, data, settings, signal),
     },
-    record: (scope, spans) => services.traces.ingest(scope.organizationId, scope.projectId, spans),
+    record: (scope, spans) => services.traces.ingest(scope.organizationId, scope.projectId, spans, 'experiment_runs'),
     traceScores: (projectId, traceIds) => scoreSummariesByTrace(deps.db.orm, projectId, traceIds),
     targetHeaders: new TargetHeaders(loadKeyring(deps.config.encryptionKey, deps.config.dataDir)),
+    redactor: (projectId, path) => services.privacy.privacy.redactorFor(projectId, path),
   };
   // A queue of its own: a run takes minutes, and must not hold back monitor or import jobs.
   const queue = new JobQueue(deps.db, deps.clock, services.metrics, RUN_LEASE_MS);

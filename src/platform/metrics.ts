@@ -92,6 +92,27 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  private readonly valuesRedacted = new Counter({
+    name: 'spyglass_privacy_values_redacted_total',
+    help: 'Values of personal data found at ingest (removed, hashed, or only flagged, by the project\'s privacy mode), by entity type and ingest path',
+    labelNames: ['entity_type', 'path'] as const,
+    registers: [this.registry],
+  });
+  private readonly redactionFailures = new Counter({
+    name: 'spyglass_privacy_redaction_failures_total',
+    help: 'Text values stored as [redaction failed] because detection failed or ran past its time budget, by ingest path',
+    labelNames: ['path'] as const,
+    registers: [this.registry],
+  });
+
+  privacyRedacted(entityType: string, path: string, n: number): void {
+    if (n > 0) this.valuesRedacted.inc({ entity_type: entityType, path }, n);
+  }
+
+  privacyFailed(path: string, n: number): void {
+    if (n > 0) this.redactionFailures.inc({ path }, n);
+  }
+
   periodicRun(task: string): void {
     this.periodicRuns.inc({ task });
   }

@@ -320,6 +320,11 @@ const settingsModelProvidersRoute = createRoute({
   path: '/model-providers',
   component: lazyRouteComponent(() => import('./routes/settings/model-providers.tsx')),
 });
+const settingsPrivacyRoute = createRoute({
+  getParentRoute: () => settingsRoute,
+  path: '/privacy',
+  component: lazyRouteComponent(() => import('./routes/settings/privacy.tsx')),
+});
 const settingsOrganizationRoute = createRoute({
   getParentRoute: () => settingsRoute,
   path: '/organization',
@@ -337,6 +342,7 @@ const settingsRoutes = settingsRoute.addChildren([
   settingsApiKeysRoute,
   settingsWebhooksRoute,
   settingsModelProvidersRoute,
+  settingsPrivacyRoute,
   settingsOrganizationRoute,
   settingsAccountRoute,
 ]);

@@ -12,3 +12,4 @@ export * from './datasets.ts';
 export * from './experiments.ts';
 export * from './custom-evaluators.ts';
 export * from './review.ts';
+export * from './privacy.ts';

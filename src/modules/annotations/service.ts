@@ -21,11 +21,33 @@ export interface AnnotationContext {
 
 export type AnchorFilter = 'trace' | 'all';
 
+/** What annotations use of a project's privacy at ingest (the privacy module). */
+export interface CommentRedactor {
+  readonly active: boolean;
+  text(text: string, field: string): string;
+  /** Ends one comment: what was found is counted in /metrics. */
+  take(): unknown;
+}
+
 export class AnnotationService {
   constructor(
     private readonly db: Database,
     private readonly clock: Clock,
+    private readonly redactor?: (projectId: string, path: string) => Promise<CommentRedactor>,
   ) {}
+
+  /**
+   * A comment as the project's privacy settings store it. Called before the transaction that
+   * writes it (the settings are read outside it: PGlite has one connection).
+   */
+  async redactedComment<T extends string | null | undefined>(projectId: string, comment: T): Promise<T> {
+    if (typeof comment !== 'string' || !this.redactor) return comment;
+    const r = await this.redactor(projectId, 'annotations');
+    if (!r.active) return comment;
+    const out = r.text(comment, 'comment');
+    r.take();
+    return out as T;
+  }
 
   /** The project's annotations, newest first. */
   async list(ctx: AnnotationContext, anchor: AnchorFilter = 'all'): Promise<AnnotationView[]> {
@@ -45,13 +67,15 @@ export class AnnotationService {
   async create(ctx: AnnotationContext, traceId: string, input: CreateAnnotationBody): Promise<AnnotationView> {
     checkAnchor(input);
     const now = this.clock.now();
-    return this.db.orm.transaction((tx) => this.createIn(tx, ctx, traceId, input, now));
+    const redacted = { ...input, comment: await this.redactedComment(ctx.projectId, input.comment) };
+    return this.db.orm.transaction((tx) => this.createIn(tx, ctx, traceId, redacted, now));
   }
 
   /**
    * Writes an annotation (with its scores, checked against their configs) in the caller's
    * transaction, and its events: annotation.created, and score.created per score. The review
    * module completes a queue item with it, in the transaction that marks the item done.
+   * The comment comes redacted (redactedComment, before the transaction).
    */
   async createIn(tx: Executor, ctx: AnnotationContext, traceId: string, input: CreateAnnotationBody, now: Date, scoresField = 'body.scores'): Promise<AnnotationView> {
     checkAnchor(input);
@@ -105,11 +129,12 @@ export class AnnotationService {
   /** Changes the comment and flag; the author stays the one who wrote it (an e-mail is set only where no user is recorded). */
   async update(ctx: AnnotationContext, id: string, input: UpdateAnnotationBody): Promise<AnnotationView> {
     const now = this.clock.now();
+    const comment = await this.redactedComment(ctx.projectId, input.comment);
     return this.db.orm.transaction(async (tx) => {
       const current = await store.findAnnotation(tx, ctx.projectId, id);
       if (!current) throw annotationNotFound(id);
       const row = await store.updateAnnotation(tx, ctx.projectId, id, {
-        comment: input.comment,
+        comment,
         isThumbsUp: input.isThumbsUp,
         email: current.userId ? current.email : (input.email ?? current.email),
         updatedAt: now,

@@ -1,6 +1,6 @@
 import { AppError } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
-import { requireDataset, writeVersion, type DatasetDeps, type Scope } from './context.ts';
+import { entryRedaction, requireDataset, writeVersion, type DatasetDeps, type Scope } from './context.ts';
 import { presentRecord } from './presenters.ts';
 import type { Column } from './schemas.ts';
 import type { DatasetRow } from './store.ts';
@@ -37,10 +37,11 @@ export function fitEntries(d: DatasetRow, entries: Record<string, unknown>[], fi
 /** POST records (and the LW /entries route): 1..1000 entries, in the order sent, as one version. */
 export async function addRecords(deps: DatasetDeps, scope: Scope, slugOrId: string, entries: Record<string, unknown>[]) {
   const now = deps.clock.now();
+  const redact = await entryRedaction(deps, scope.projectId);
   const added = await deps.db.orm.transaction(async (tx) => {
     const d = await requireDataset(tx, scope, slugOrId, true);
     const fitted = fitEntries(d, entries);
-    const result = await writeVersion(tx, scope, d, 'records_added', { add: fitted.map((entry) => ({ id: newId('record'), entry })) }, now);
+    const result = await writeVersion(tx, scope, d, 'records_added', { add: fitted.map((entry) => ({ id: newId('record'), entry: redact(entry) })) }, now);
     return result.added;
   });
   return { data: added.map(presentRecord) };

@@ -12,6 +12,31 @@ export interface DatasetDeps {
   db: Database;
   clock: Clock;
   limits: DatasetLimits;
+  /** Privacy at ingest (the privacy module): the project's redaction of incoming values. */
+  redactor?: (projectId: string, path: string) => Promise<EntryRedactor>;
+}
+
+/** What datasets use of a project's redaction. */
+export interface EntryRedactor {
+  readonly active: boolean;
+  value<T>(value: T, field: string): T;
+  /** Ends one record: what was found is counted in /metrics. */
+  take(): unknown;
+}
+
+/**
+ * Each record's entry as the project's privacy settings store it (every column's value
+ * redacted, counted under the column's name), applied before a record is written anywhere:
+ * uploads before their rows are spooled to a file.
+ */
+export async function entryRedaction(deps: DatasetDeps, projectId: string): Promise<(entry: Record<string, unknown>) => Record<string, unknown>> {
+  const r = await deps.redactor?.(projectId, 'datasets');
+  if (!r?.active) return (entry) => entry;
+  return (entry) => {
+    const out = Object.fromEntries(Object.entries(entry).map(([column, v]) => [column, r.value(v, column)]));
+    r.take();
+    return out;
+  };
 }
 
 export interface DatasetLimits {

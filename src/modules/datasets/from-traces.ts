@@ -3,7 +3,7 @@ import { AppError, badRequest, notFound } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import { enqueueJobs, PermanentJobError, type ClaimedJob } from '../../platform/jobs/index.ts';
 import { summaryFilterSchema } from '../traces/index.ts';
-import { afterBulkWrite, requireDataset, writeVersion, type DatasetDeps, type Scope } from './context.ts';
+import { afterBulkWrite, entryRedaction, requireDataset, writeVersion, type DatasetDeps, type Scope } from './context.ts';
 import type { Column } from './schemas.ts';
 import * as store from './store.ts';
 import type { DatasetRow, NewRecord } from './store.ts';
@@ -191,6 +191,7 @@ export async function addFromTraces(deps: DatasetDeps & { traces: TraceSource },
   for (let i = 0; i < ids.length; i += deps.traces.pageSize) {
     for (const [id, detail] of await deps.traces.contents(scope.projectId, ids.slice(i, i + deps.traces.pageSize), null)) details.set(id, detail);
   }
+  const redact = await entryRedaction(deps, scope.projectId);
   const records: NewRecord[] = [];
   for (const [i, item] of items.entries()) {
     const detail = details.get(item.traceId);
@@ -198,7 +199,7 @@ export async function addFromTraces(deps: DatasetDeps & { traces: TraceSource },
     if (item.spanId && !detail.spans.some((s) => s.span_id === item.spanId)) {
       throw notFound('span_not_found', `body.items.${i}.spanId: no span ${item.spanId} in trace ${item.traceId}`);
     }
-    records.push({ id: newId('record'), entry: entryFromTrace(detail, item.spanId ?? null, mapping, d.columnTypes as Column[]), traceId: item.traceId, spanId: item.spanId ?? null });
+    records.push({ id: newId('record'), entry: redact(entryFromTrace(detail, item.spanId ?? null, mapping, d.columnTypes as Column[])), traceId: item.traceId, spanId: item.spanId ?? null });
   }
   const result = await deps.db.orm.transaction(async (tx) => {
     const locked = await requireDataset(tx, scope, d.id, true);
@@ -250,6 +251,8 @@ export async function runImport(deps: DatasetDeps & { traces: TraceSource }, job
   if (!d) return fail('the dataset was archived');
   const ids = await deps.traces.matching(r.projectId, request.filter, request.limit);
   await store.updateImport(deps.db.orm, importId, { status: 'running', total: ids.length, done: 0, updatedAt: deps.clock.now() });
+  // Traces stored before the project's privacy settings changed are redacted on their way in too.
+  const redact = await entryRedaction(deps, r.projectId);
   const records: NewRecord[] = [];
   const { pageSize } = deps.traces;
   for (let i = 0; i < ids.length; i += pageSize) {
@@ -257,7 +260,7 @@ export async function runImport(deps: DatasetDeps & { traces: TraceSource }, job
     const details = await deps.traces.contents(r.projectId, page, TRACE_ENTRY_SPANS);
     for (const traceId of page) {
       const detail = details.get(traceId);
-      if (detail) records.push({ id: newId('record'), entry: entryFromTrace(detail, null, request.mapping, d.columnTypes as Column[]), traceId });
+      if (detail) records.push({ id: newId('record'), entry: redact(entryFromTrace(detail, null, request.mapping, d.columnTypes as Column[])), traceId });
     }
     await store.updateImport(deps.db.orm, importId, { done: i + page.length, updatedAt: deps.clock.now() });
   }

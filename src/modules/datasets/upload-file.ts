@@ -6,7 +6,7 @@ import type { Executor } from '../../db/index.ts';
 import { AppError, badRequest, conflict } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import { findUnstorable } from '../../platform/nul-guard.ts';
-import { afterBulkWrite, emitDatasetEvent, requireDataset, type DatasetDeps, type Scope } from './context.ts';
+import { afterBulkWrite, emitDatasetEvent, entryRedaction, requireDataset, type DatasetDeps, type Scope } from './context.ts';
 import { convertValue } from './convert.ts';
 import { insertNewDataset, slugConflict, slugOf } from './create-dataset.ts';
 import { FileRowReader, formatOf, type FileRow } from './file-rows.ts';
@@ -107,6 +107,7 @@ async function receive(
   body: AsyncIterable<Buffer | string>,
   fitter: Fitter,
   onName: (name: string) => Promise<void>,
+  redact: (entry: Record<string, unknown>) => Record<string, unknown>,
 ): Promise<Received> {
   const boundary = boundaryOf(contentType);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'spyglass-upload-'));
@@ -141,7 +142,8 @@ async function receive(
           meta: { line: row.line, row: row.row },
         });
       }
-      pending += JSON.stringify(fit(row.values)) + '\n';
+      // Redacted before the spool file: raw values never reach the disk.
+      pending += JSON.stringify(redact(fit(row.values))) + '\n';
       count++;
       if (pending.length > 1 << 20) flush();
     };
@@ -245,11 +247,19 @@ export async function uploadNewDataset(deps: DatasetDeps, scope: Scope, contentT
       },
     };
   };
-  const received = await receive(deps, contentType, body, fitter, async (name) => {
-    // Refused before the file is read when the slug is already taken.
-    const slug = slugOf(name, 'name');
-    if (await store.slugHolder(deps.db.orm, scope.projectId, slug)) throw slugConflict(slug, 'name');
-  });
+  const redact = await entryRedaction(deps, scope.projectId);
+  const received = await receive(
+    deps,
+    contentType,
+    body,
+    fitter,
+    async (name) => {
+      // Refused before the file is read when the slug is already taken.
+      const slug = slugOf(name, 'name');
+      if (await store.slugHolder(deps.db.orm, scope.projectId, slug)) throw slugConflict(slug, 'name');
+    },
+    redact,
+  );
   try {
     if (received.name === null) throw badRequest('validation_error', 'name: the multipart part "name" (the new dataset\'s name) is required', 'name');
     const now = deps.clock.now();
@@ -315,7 +325,7 @@ export async function uploadToDataset(deps: DatasetDeps, scope: Scope, slugOrId:
       },
     };
   };
-  const received = await receive(deps, contentType, body, fitter, async () => {});
+  const received = await receive(deps, contentType, body, fitter, async () => {}, await entryRedaction(deps, scope.projectId));
   try {
     const now = deps.clock.now();
     await deps.db.orm.transaction(async (tx) => {

@@ -1,4 +1,4 @@
-import { requireDataset, writeVersion, type DatasetDeps, type Scope } from './context.ts';
+import { entryRedaction, requireDataset, writeVersion, type DatasetDeps, type Scope } from './context.ts';
 import { presentRecord } from './presenters.ts';
 import * as store from './store.ts';
 
@@ -9,10 +9,11 @@ import * as store from './store.ts';
  */
 export async function upsertRecord(deps: DatasetDeps, scope: Scope, slugOrId: string, recordId: string, entry: Record<string, unknown>) {
   const now = deps.clock.now();
+  const redacted = (await entryRedaction(deps, scope.projectId))(entry);
   return deps.db.orm.transaction(async (tx) => {
     const d = await requireDataset(tx, scope, slugOrId, true);
     const existed = (await store.liveRecord(tx, d.id, recordId)) !== null;
-    const { added } = await writeVersion(tx, scope, d, existed ? 'record_updated' : 'records_added', { end: existed ? [recordId] : [], add: [{ id: recordId, entry }] }, now);
+    const { added } = await writeVersion(tx, scope, d, existed ? 'record_updated' : 'records_added', { end: existed ? [recordId] : [], add: [{ id: recordId, entry: redacted }] }, now);
     return { created: !existed, record: presentRecord(added[0]) };
   });
 }

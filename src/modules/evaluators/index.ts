@@ -22,3 +22,5 @@ export { evaluationChipsByTrace, evaluationTraceCondition, verdictsSql } from '.
 export { catalogueResponse, evaluateBody } from './schemas.ts';
 export { customEvaluatorRoutes } from './custom/routes.ts';
 export { TRACE_VARIABLES } from './custom/definition.ts';
+// The PII engine, for redaction at ingest (the privacy module).
+export { anonymize, codePointMapper, detectPii, ENTITY_DEFAULTS, ENTITY_TYPES, type EntityType, type Finding } from './pii/index.ts';

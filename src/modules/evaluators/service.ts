@@ -57,6 +57,13 @@ export const ESTIMATED_ANSWER_TOKENS = 150;
 const BUILT_IN_INSTRUCTION_TOKENS = 400;
 
 /** What running an evaluator once per trace would cost (estimateCost). */
+/** What evaluations use of a project's redaction (the privacy module). */
+export interface ResultRedactor {
+  readonly active: boolean;
+  value<T>(value: T, field: string): T;
+  take(): unknown;
+}
+
 export interface CostEstimate {
   usesLlm: boolean;
   model: string | null;
@@ -96,6 +103,22 @@ export class EvaluationService {
   /** Model providers set in the app: judges and "Try it" use the one their model names, else the environment. */
   useProviders(directory: ProviderDirectory): void {
     this.providers = directory;
+  }
+
+  private redactor: ((projectId: string, path: string) => Promise<ResultRedactor>) | null = null;
+
+  /** Privacy at ingest (the privacy module): what a stored result and its events say is redacted first. */
+  useRedaction(redactor: (projectId: string, path: string) => Promise<ResultRedactor>): void {
+    this.redactor = redactor;
+  }
+
+  /** A result as stored and sent to webhooks: its label, details and traceback redacted (the caller's answer is not stored). */
+  private async storedForm(projectId: string, result: AnsweredResult): Promise<AnsweredResult> {
+    const r = await this.redactor?.(projectId, 'evaluations');
+    if (!r?.active) return result;
+    const stored = { ...result, label: r.value(result.label, 'label'), details: r.value(result.details, 'details'), traceback: r.value(result.traceback, 'details') };
+    r.take();
+    return stored;
   }
 
   /** Every built-in evaluator, with whether this server's environment lets it run (and why not). */
@@ -301,6 +324,7 @@ export class EvaluationService {
     const now = this.clock.now();
     const name = body.name ?? definition.name;
     const traceId = body.trace_id ?? null;
+    const stored = await this.storedForm(scope.projectId, result);
     await this.db.orm.transaction(async (tx) => {
       if (traceId) {
         const row = await store.insertEvaluation(tx, {
@@ -309,18 +333,18 @@ export class EvaluationService {
           traceId,
           evaluator: definition.path,
           name,
-          status: result.status,
-          score: result.score ?? null,
-          passed: result.passed ?? null,
-          label: result.label ?? null,
-          details: result.details ?? null,
-          costAmount: result.cost?.amount ?? null,
-          costCurrency: result.cost?.currency ?? null,
+          status: stored.status,
+          score: stored.score ?? null,
+          passed: stored.passed ?? null,
+          label: stored.label ?? null,
+          details: stored.details ?? null,
+          costAmount: stored.cost?.amount ?? null,
+          costCurrency: stored.cost?.currency ?? null,
           settings: input.settings as Record<string, unknown>,
           isGuardrail: asGuardrail,
-          errorType: result.status === 'error' ? (result.error_type ?? 'Error') : null,
-          errorMessage: result.status === 'error' ? (result.details ?? '') : null,
-          errorStacktrace: result.status === 'error' ? (result.traceback ?? []) : null,
+          errorType: stored.status === 'error' ? (stored.error_type ?? 'Error') : null,
+          errorMessage: stored.status === 'error' ? (stored.details ?? '') : null,
+          errorStacktrace: stored.status === 'error' ? (stored.traceback ?? []) : null,
           insertedAt: now.getTime(),
           updatedAt: now.getTime(),
           monitorId: origin.monitorId ?? null,
@@ -328,7 +352,7 @@ export class EvaluationService {
         });
         result = { ...result, evaluation_id: row.id };
       }
-      await this.emitEvents(tx, scope, { result, path: definition.path, name, traceId, asGuardrail, version: custom?.version ?? null }, now);
+      await this.emitEvents(tx, scope, { result: { ...stored, evaluation_id: result.evaluation_id }, path: definition.path, name, traceId, asGuardrail, version: custom?.version ?? null }, now);
     });
 
     return { results: [result], guardrailPassed: asGuardrail ? result.passed !== false : null };

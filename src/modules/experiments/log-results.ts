@@ -4,6 +4,7 @@ import { AppError, badRequest } from '../../platform/errors.ts';
 import type { ExperimentsContext } from './context.ts';
 import { findOrCreateExperiment } from './init-experiment.ts';
 import { MIN_MS_TIMESTAMP, TARGET_TYPES, type LogResultsBody } from './schemas.ts';
+import { runRedaction } from './redaction.ts';
 import * as store from './store.ts';
 
 /**
@@ -56,6 +57,9 @@ export async function logResults(ctx: ExperimentsContext, scope: { organizationI
     (e) => `${e.idx}\u0000${e.targetId}\u0000${e.evaluator}`,
   );
 
+  const redaction = await runRedaction(ctx, scope.projectId);
+  const redactedResults = results.map((r) => redaction.result(r));
+  const redactedEvaluations = evaluations.map((e) => redaction.evaluation(e));
   const now = ctx.clock.now();
   await ctx.db.orm.transaction(async (tx) => {
     const experiment = await findOrCreateExperiment(
@@ -78,8 +82,8 @@ export async function logResults(ctx: ExperimentsContext, scope: { organizationI
       createdAt: timestamps.createdAt ?? now.getTime(),
       now: now.getTime(),
     });
-    const added = await store.upsertResults(tx, experiment.id, run.runId, results);
-    await store.upsertEvaluations(tx, experiment.id, run.runId, evaluations);
+    const added = await store.upsertResults(tx, experiment.id, run.runId, redactedResults);
+    await store.upsertEvaluations(tx, experiment.id, run.runId, redactedEvaluations);
 
     const mergedTargets = [...run.targets];
     for (const t of targets) {

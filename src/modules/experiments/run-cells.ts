@@ -11,6 +11,7 @@ import type { StoredDefinition } from './define-experiment.ts';
 import type { PlatformDeps, PlatformScope, PreparedPrompt } from './platform-context.ts';
 import { RunBus, runKey, type RunEvent } from './run-bus.ts';
 import { runStatus } from './run-status.ts';
+import { runRedaction } from './redaction.ts';
 import * as store from './store.ts';
 
 export const RUN_QUEUE = 'experiment-run';
@@ -138,6 +139,7 @@ export class PlatformRunner {
     this.active.set(key, stop);
     const emit = (e: RunEvent) => this.bus.emit(key, e);
     const scope: PlatformScope = { organizationId: run.organizationId, projectId: run.projectId, userId: plan.userId };
+    const redaction = await runRedaction(this.deps, run.projectId);
     emit({ type: 'execution_started', runId, total });
     let completed = done.size;
     const heartbeat = setInterval(() => {
@@ -174,7 +176,7 @@ export class PlatformRunner {
             tx,
             experimentId,
             runId,
-            {
+            redaction.result({
               idx: row.index,
               targetId: target.id,
               entry: row.entry,
@@ -183,8 +185,8 @@ export class PlatformRunner {
               duration: outcome.duration,
               error: outcome.error,
               traceId: outcome.traceId,
-            },
-            evaluations.map((e) => e.stored),
+            }),
+            evaluations.map((e) => redaction.evaluation(e.stored)),
             this.deps.clock.now().getTime(),
           ),
         );

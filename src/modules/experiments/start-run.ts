@@ -9,6 +9,7 @@ import type { PlatformDeps, PlatformScope } from './platform-context.ts';
 import { finishedEvent, RUN_QUEUE, type PlatformRunner, type RunPlan, type RunRow } from './run-cells.ts';
 import type { StartRunBody } from './schemas.ts';
 import { slugify } from './slug.ts';
+import { runRedaction } from './redaction.ts';
 import * as store from './store.ts';
 import { notFound } from '../../platform/errors.ts';
 
@@ -55,6 +56,9 @@ export async function startRun(
     rows = [...new Set(b.row_indices)].sort((x, y) => x - y).map((n) => all[n]);
   }
   if (!rows.length) throw badRequest('validation_error', `body.data: no rows to run (the dataset is empty)`, 'body.data');
+  // The run keeps its rows as the project's privacy settings store them: what it sends the targets too.
+  const redaction = await runRedaction(deps, scope.projectId);
+  rows = rows.map((r) => ({ ...r, entry: redaction.entry(r.entry) }));
 
   // Pin what "the newest version" or a tag means now, so a resumed run runs the same prompts.
   // The run row records the model each prompt target runs with (its own, else its version's).

@@ -72,6 +72,7 @@ export async function completeItem(deps: ReviewDeps, scope: ReviewScope, queueId
   }
   const reviewer = reviewerOf(scope);
   const now = deps.clock.now();
+  const comment = await deps.annotations.redactedComment(scope.projectId, body.comment);
   return deps.db.orm.transaction(async (tx) => {
     const item = await store.findItem(tx, queue.id, itemId, true);
     if (!item) throw itemNotFound(itemId);
@@ -81,7 +82,7 @@ export async function completeItem(deps: ReviewDeps, scope: ReviewScope, queueId
       scope,
       item.traceId,
       {
-        comment: body.comment,
+        comment,
         isThumbsUp: body.isThumbsUp,
         scores: body.scores,
         ...(item.spanId ? { anchorKind: 'span' as const, anchorId: item.spanId } : {}),

@@ -27,6 +27,25 @@ export interface TraceExtension {
    * (e.g. evaluations of traces that never arrived).
    */
   sweepBefore?(projectId: string, cutoffMs: number): Promise<unknown>;
+  /** Privacy at ingest: the project's redaction as it is now (`path` names the ingest path in /metrics). */
+  redactor?(projectId: string, path: string): Promise<ValueRedactor>;
+  /** The search's text as the project stores values (privacy's hash mode: a typed value becomes its token). */
+  searchText?(projectId: string, query: string): Promise<string>;
+  /** What privacy at ingest removed from a trace, from its spans' records (null: nothing). */
+  redactionRecord?(counts: Record<string, Record<string, number>>[]): Record<string, unknown> | null;
+}
+
+/**
+ * What the privacy module gives ingest: one project's redaction, for one request. Every
+ * string an application sent goes through it before anything is written.
+ */
+export interface ValueRedactor {
+  /** Whether it changes or counts anything (privacy off: no). */
+  readonly active: boolean;
+  text(text: string, field: string): string;
+  value<T>(value: T, field: string): T;
+  /** Values found since the last call, per field and entity type (no values). */
+  take(): Record<string, Record<string, number>>;
 }
 
 /** Per trace id: its evaluations in brief, its annotations counted, its scores summed up. */

@@ -6,9 +6,13 @@ import type { Admission, RateLimiter } from '../../platform/admission.ts';
 import { mapInTurns } from '../../platform/turns.ts';
 import { inflatedSizeBound, mergeGenAiLogEvents, OtlpDecoder, truncateSpan, type DecodedTraces, type OtlpDecoderOptions, type LogsDecodeResult, type NormalizedSpan, type SpanEvent, type SpanLogEvents, type SpanType } from './ingest/index.ts';
 import * as store from './store.ts';
-import { INGEST_PIECE_SPANS, joinRowsInPieces, prepareSpanRow, splitRows, toSpanRow, unprepareSpanRow, type PreparedRows, type PreparedSpanRow, type SpanRow } from './span-rows.ts';
+import { redactSpanRow } from './redact-rows.ts';
+import { INGEST_PIECE_SPANS, joinRows, joinRowsInPieces, prepareSpanRow, splitRows, toSpanRow, unprepareSpanRow, type PreparedRows, type PreparedSpanRow, type SpanRow } from './span-rows.ts';
 import { summarizeTrace, type SpanFacts } from './summary.ts';
-import type { TraceContext } from './context.ts';
+import type { TraceContext, ValueRedactor } from './context.ts';
+
+/** Which way spans came in, as /metrics counts privacy's findings. */
+export type IngestPath = 'otlp' | 'otlp_logs' | 'collector' | 'playground' | 'experiment_runs' | (string & {});
 
 /**
  * Ingest transactions at once (`writers`) and spans per transaction, by database, with no
@@ -25,6 +29,8 @@ const INGEST_TRANSACTIONS = {
 } as const;
 /** Spans made into rows per turn of the event loop (collector and prompt spans): a few ms of work. */
 const SPANS_PER_TURN = 250;
+/** Spans redacted per turn of the event loop (privacy at ingest): PII detection takes ms per KiB of text. */
+const REDACTED_SPANS_PER_TURN = 4;
 /**
  * Threads decoding OTLP request bodies (docs/operating.md: Overload). One: on 2 cores, with PGlite in a
  * thread of its own, a second decoder made the main thread's event-loop delay p99 and the
@@ -128,31 +134,31 @@ export class TraceIngest {
    * returns, the spans are committed and searchable. Concurrent batches of one project are
    * written together (group commit): one transaction per round instead of one per request.
    */
-  async ingest(organizationId: string, projectId: string, spans: NormalizedSpan[]): Promise<void> {
+  async ingest(organizationId: string, projectId: string, spans: NormalizedSpan[], path: IngestPath = 'collector'): Promise<void> {
     if (!spans.length) return;
     // Only the prepared rows wait for the commit (not `spans`, whose objects can then die young).
     const toRow = (s: NormalizedSpan) => {
       truncateSpan(s, this.control.maxValueBytes);
       return prepareSpanRow(toSpanRow(s));
     };
-    await this.ingestRows(organizationId, projectId, spans.length, async () => joinRowsInPieces(await mapInTurns(spans, SPANS_PER_TURN, toRow)));
+    await this.ingestRows(organizationId, projectId, spans.length, path, async () => joinRowsInPieces(await mapInTurns(spans, SPANS_PER_TURN, toRow)));
   }
 
   /** ingest for spans made into rows already (OTLP requests, by the decode worker), `count` in all. */
-  async ingestPrepared(organizationId: string, projectId: string, pieces: PreparedRows[], count: number): Promise<void> {
+  async ingestPrepared(organizationId: string, projectId: string, pieces: PreparedRows[], count: number, path: IngestPath = 'otlp'): Promise<void> {
     if (!count) return;
-    await this.ingestRows(organizationId, projectId, count, () => Promise.resolve(pieces));
+    await this.ingestRows(organizationId, projectId, count, path, () => Promise.resolve(pieces));
   }
 
   /**
    * Acknowledged once every piece has committed. A piece that fails fails the request, whose
    * retry writes the pieces that did commit again: upserts by span id, so nothing doubles.
    */
-  private async ingestRows(organizationId: string, projectId: string, count: number, prepare: () => Promise<PreparedRows[]>): Promise<void> {
+  private async ingestRows(organizationId: string, projectId: string, count: number, path: IngestPath, prepare: () => Promise<PreparedRows[]>): Promise<void> {
     const release = this.control.admission.admit(projectId, count);
     try {
       const key = `${organizationId}/${projectId}`;
-      const pieces = await prepare();
+      const pieces = await this.redacted(projectId, path, await prepare());
       const written = await Promise.allSettled(pieces.map((rows) => this.ingestCommits.submit(key, { organizationId, projectId, rows, count: rows.ends.length })));
       const failed = written.find((w) => w.status === 'rejected');
       if (failed) throw failed.reason;
@@ -163,6 +169,31 @@ export class TraceIngest {
       release();
     }
     this.metrics.spansIngested(count);
+  }
+
+  /**
+   * Privacy at ingest, the one place every span passes before its transaction: each row with
+   * what the project's settings remove from it removed (nothing to do when they are off).
+   */
+  private async redacted(projectId: string, path: IngestPath, pieces: PreparedRows[]): Promise<PreparedRows[]> {
+    const redactor = await this.redactor(projectId, path);
+    if (!redactor) return pieces;
+    const out: PreparedRows[] = [];
+    for (const piece of pieces) {
+      const rows = await mapInTurns(splitRows(piece), REDACTED_SPANS_PER_TURN, (r) => prepareSpanRow(redactSpanRow(unprepareSpanRow(r), redactor)));
+      out.push(joinRows(rows));
+    }
+    return out;
+  }
+
+  /** The project's redaction as it is now, or null when privacy is off. */
+  private async redactor(projectId: string, path: IngestPath): Promise<ValueRedactor | null> {
+    for (const e of this.ctx.extensions) {
+      if (!e.redactor) continue;
+      const r = await e.redactor(projectId, path);
+      return r.active ? r : null;
+    }
+    return null;
   }
 
   /** An OTLP trace request's body (as received: compressed or not) decoded and made into rows, on a worker thread. */
@@ -257,10 +288,13 @@ export class TraceIngest {
    * transaction, so nothing acknowledged is lost); the trace summary is refreshed at once
    * for spans already stored.
    */
-  async ingestLogEvents(organizationId: string, projectId: string, groups: SpanLogEvents[]): Promise<void> {
-    if (!groups.length) return;
-    const release = this.control.admission.admit(projectId, groups.length);
+  async ingestLogEvents(organizationId: string, projectId: string, received: SpanLogEvents[]): Promise<void> {
+    if (!received.length) return;
+    const release = this.control.admission.admit(projectId, received.length);
     try {
+      // Redacted before they wait or merge: what they add to a span's input and output is redacted text.
+      const redactor = await this.redactor(projectId, 'otlp_logs');
+      const groups = redactor ? await mapInTurns(received, REDACTED_SPANS_PER_TURN, (g) => redactLogEvents(g, redactor)) : received;
       await this.control.beforeWrite?.();
       await this.writeLogEvents(organizationId, projectId, groups);
     } finally {
@@ -290,6 +324,13 @@ export class TraceIngest {
       else if (!(await store.projectExists(tx, this.ctx.projects.holdProjectSql(projectId)))) throw notFound('project_not_found', `project ${projectId} no longer exists`);
     });
   }
+}
+
+/** A span's log events with their texts redacted; what was found is counted in /metrics only (the span's record keeps its own). */
+function redactLogEvents(group: SpanLogEvents, r: ValueRedactor): SpanLogEvents {
+  const events = r.value(group.events, 'events');
+  r.take();
+  return { ...group, events };
 }
 
 /** A stored span row as the normalized span it was made from (its payload holds the rest). */
@@ -347,7 +388,7 @@ function mergeLogEvents(row: SpanRow, events: SpanEvent[]): SpanRow {
     merged.output !== span.output ||
     merged.prompt_tokens !== m.prompt_tokens ||
     merged.completion_tokens !== m.completion_tokens;
-  return toSpanRow({
+  const mergedRow = toSpanRow({
     ...span,
     model: merged.model,
     input: merged.input,
@@ -355,4 +396,7 @@ function mergeLogEvents(row: SpanRow, events: SpanEvent[]): SpanRow {
     events: merged.events,
     metrics: { ...m, prompt_tokens: merged.prompt_tokens, completion_tokens: merged.completion_tokens, cost: changed ? null : m.cost },
   });
+  // Privacy's record of the span (redact-rows.ts) stays with it.
+  if (row.data.redactions) mergedRow.data.redactions = row.data.redactions;
+  return mergedRow;
 }

@@ -33,20 +33,21 @@ export class TraceReads {
    * attributes, events).
    */
   async detailStream(projectId: string, traceId: string, options: { outline?: boolean; redact?: ShareOptions } = {}): Promise<Readable> {
-    const [opened, evaluated] = await Promise.allSettled([
+    const [opened, evaluated, recorded] = await Promise.allSettled([
       store.openTraceSpans(this.ctx.db, projectId, traceId, { payloads: !options.outline }),
       this.evaluations(projectId, traceId),
+      this.redactions(projectId, traceId),
     ]);
     if (opened.status === 'rejected') throw opened.reason;
     const spans = opened.value;
-    if (evaluated.status === 'rejected') {
+    if (evaluated.status === 'rejected' || recorded.status === 'rejected') {
       await spans?.close();
-      throw evaluated.reason;
+      throw evaluated.status === 'rejected' ? evaluated.reason : (recorded as PromiseRejectedResult).reason;
     }
     if (!spans) throw notFound('trace_not_found', `no trace ${traceId} in this project`);
     const evaluations = evaluated.value;
     const { redact } = options;
-    const view = { ...traceView(spans.trace), evaluations };
+    const view = { ...traceView(spans.trace), evaluations, redactions: recorded.value };
     const head = JSON.stringify(redact ? redactTraceHead(view, redact) : view);
     // A share's visitors: each page of spans without what the share hides.
     const source = redact ? { next: async () => ((page) => (page === null ? null : redactSpanPage(page, redact)))(await spans.next()), close: () => spans.close() } : spans;
@@ -58,6 +59,14 @@ export class TraceReads {
   private async evaluations(projectId: string, traceId: string): Promise<Record<string, unknown>[]> {
     const lists = await Promise.all(this.ctx.extensions.map(async (e) => (await e.evaluations?.(projectId, traceId)) ?? []));
     return lists.flat();
+  }
+
+  /** What privacy at ingest removed from the trace (counts, no values), or null. */
+  private async redactions(projectId: string, traceId: string): Promise<Record<string, unknown> | null> {
+    const privacy = this.ctx.extensions.find((e) => e.redactionRecord !== undefined);
+    if (!privacy?.redactionRecord) return null;
+    const counts = await store.spanRedactions(this.ctx.db.orm, projectId, traceId);
+    return counts.length > 0 ? privacy.redactionRecord(counts) : null;
   }
 
   /** One span of a trace, whole, as JSON text. */

@@ -134,6 +134,7 @@ export const spanSchema = z
     input: spanPayloadSchema,
     output: spanPayloadSchema,
     attributes: z.record(z.string(), z.unknown()).optional().describe('Attributes not mapped onto a field, flattened'),
+    redactions: z.record(z.string(), z.record(z.string(), z.number())).optional().describe("Privacy at ingest: values removed from this span, per field and entity type (no values)"),
     resource: z.record(z.string(), z.unknown()).optional(),
     events: z.array(z.object({ name: z.string(), time: z.number(), attributes: z.record(z.string(), z.unknown()) })).optional(),
     links: z.array(z.object({ trace_id: z.string(), span_id: z.string(), attributes: z.record(z.string(), z.unknown()) })).optional(),
@@ -157,8 +158,23 @@ export const spanOutlineSchema = z
   })
   .meta({ id: 'SpanOutline' });
 
+/** Privacy at ingest's record of a trace (the privacy module presents it). */
+const redactionsSchema = z
+  .object({
+    total: z.number().int(),
+    summary: z.string().describe('"3 values redacted: 2 EMAIL_ADDRESS in input, 1 PHONE_NUMBER in output"'),
+    counts: z.array(z.object({ field: z.string(), entity_type: z.string(), count: z.number().int() })),
+  })
+  .nullable()
+  .optional()
+  .describe("What the project's privacy settings removed from the trace at ingest, without the values; null when nothing was");
+
 export const traceOutlineSchema = traceSummarySchema
-  .extend({ spans: z.array(spanOutlineSchema).describe('Every span without input, output, params, attributes or events: GET .../spans/{spanId} has those'), evaluations: z.array(z.looseObject({})) })
+  .extend({
+    spans: z.array(spanOutlineSchema).describe('Every span without input, output, params, attributes or events: GET .../spans/{spanId} has those'),
+    evaluations: z.array(z.looseObject({})),
+    redactions: redactionsSchema,
+  })
   .meta({ id: 'TraceOutline' });
 
 export const spanParams = z.object({
@@ -168,7 +184,7 @@ export const spanParams = z.object({
 export const shareSpanParams = z.object({ token: z.string().max(100), spanId: z.string().min(1).max(256) });
 
 export const traceDetailSchema = traceSummarySchema
-  .extend({ spans: z.array(spanSchema), evaluations: z.array(z.looseObject({})) })
+  .extend({ spans: z.array(spanSchema), evaluations: z.array(z.looseObject({})), redactions: redactionsSchema })
   .meta({ id: 'TraceDetail' });
 
 export const newTracesResponseSchema = z

@@ -25,7 +25,7 @@ export class TraceSearch {
       req.sortByScore === undefined ? { column: sortBy } : { values: await this.scoreSort(projectId, req.sortByScore) };
     // The first page fixes a snapshot: traces first seen after it never shift later pages.
     const snapshot = cursor?.s ?? this.ctx.clock.now().getTime();
-    const where: SQL[] = [sql`inserted_at <= ${snapshot}`, ...this.searchConditions(projectId, req)];
+    const where: SQL[] = [sql`inserted_at <= ${snapshot}`, ...this.searchConditions(projectId, { ...req, query: await this.searchText(projectId, req.query) })];
     const pageSize = req.pageSize ?? 25;
     const { rows } = await store.searchTraces(this.ctx.db.orm, {
       projectId,
@@ -47,6 +47,12 @@ export class TraceSearch {
       traces: await this.listViews(projectId, rows),
       pagination: { totalHits: capped ? store.MAX_COUNTED_HITS : counted, totalHitsRelation: capped ? ('gte' as const) : ('eq' as const), scrollId },
     };
+  }
+
+  /** The query as the project stores values (privacy's hash mode: a typed e-mail address finds its token). */
+  private async searchText(projectId: string, query: string | undefined): Promise<string | undefined> {
+    const privacy = this.ctx.extensions.find((e) => e.searchText !== undefined);
+    return query?.trim() && privacy?.searchText ? privacy.searchText(projectId, query) : query;
   }
 
   /** The rows (trace_id, value) `sortByScore` orders by, from the module that owns scores. */

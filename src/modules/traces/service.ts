@@ -7,7 +7,7 @@ import type { DecodedTraces, LogsDecodeResult, NormalizedSpan, OtlpDecoder, Otlp
 import type { PreparedRows } from './span-rows.ts';
 import type { NewTracesRequest, SearchRequest } from './schemas.ts';
 import type { ProjectRegistry, TraceContext, TraceExtension } from './context.ts';
-import { TraceIngest, type IngestControl } from './ingest.ts';
+import { TraceIngest, type IngestControl, type IngestPath } from './ingest.ts';
 import { TraceReads } from './reads.ts';
 import { TraceSearch } from './search.ts';
 import { TraceShares } from './shares.ts';
@@ -75,8 +75,8 @@ export class TraceService {
   latestSpanTime(): number {
     return this.ingestion.latestSpanTime();
   }
-  ingest(organizationId: string, projectId: string, spans: NormalizedSpan[]): Promise<void> {
-    return this.ingestion.ingest(organizationId, projectId, spans);
+  ingest(organizationId: string, projectId: string, spans: NormalizedSpan[], path?: IngestPath): Promise<void> {
+    return this.ingestion.ingest(organizationId, projectId, spans, path);
   }
   ingestPrepared(organizationId: string, projectId: string, pieces: PreparedRows[], count: number): Promise<void> {
     return this.ingestion.ingestPrepared(organizationId, projectId, pieces, count);

@@ -114,7 +114,6 @@ export function splitRows(prepared: PreparedRows): PreparedSpanRow[] {
 export function toSpanRow(s: NormalizedSpan): SpanRow {
   const vendor = s.vendor ?? providerPrefix(s.model);
   const { prompt_tokens: promptTokens, completion_tokens: completionTokens, tokens_estimated: estimated, cost } = pricedMetrics(s, vendor);
-  const clip = (t: string | null) => (t && t.length > MAX_SPAN_TEXT ? t.slice(0, MAX_SPAN_TEXT) : t);
   return {
     trace_id: s.trace_id,
     span_id: s.span_id,
@@ -135,8 +134,8 @@ export function toSpanRow(s: NormalizedSpan): SpanRow {
     cost,
     has_error: s.error !== null,
     error: s.error,
-    input_text: clip(payloadText(s.input, 'input')),
-    output_text: clip(payloadText(s.output, 'output')),
+    input_text: clipSpanText(payloadText(s.input, 'input')),
+    output_text: clipSpanText(payloadText(s.output, 'output')),
     trace_meta: s.trace_metadata,
     // Exactly the span's API fields beyond the columns: the detail joins this text as it is.
     data: {
@@ -152,6 +151,11 @@ export function toSpanRow(s: NormalizedSpan): SpanRow {
       scope: s.scope,
     },
   };
+}
+
+/** A span's input or output text as the summary keeps it: its first 64 KiB. */
+export function clipSpanText(t: string | null): string | null {
+  return t && t.length > MAX_SPAN_TEXT ? t.slice(0, MAX_SPAN_TEXT) : t;
 }
 
 /**

@@ -617,6 +617,15 @@ export async function traceExists(db: Executor, projectId: string, traceId: stri
   return !!r;
 }
 
+/** Privacy's records of a trace's spans (what was redacted from each, no values): spans without one are skipped. */
+export async function spanRedactions(db: Executor, projectId: string, traceId: string): Promise<Record<string, Record<string, number>>[]> {
+  const found = await rows<{ counts: Record<string, Record<string, number>> }>(
+    db,
+    sql`SELECT data->'redactions' AS counts FROM spans WHERE project_id = ${projectId} AND trace_id = ${traceId} AND data->'redactions' IS NOT NULL`,
+  );
+  return found.map((r) => r.counts);
+}
+
 // ---- Saved views of the traces list (trace_views)
 
 export type TraceViewRow = typeof traceViews.$inferSelect;

@@ -115,7 +115,7 @@ export function summarizeTrace(traceId: string, spans: SpanFacts[]): TraceSummar
 
   const models = [...new Set(ordered.map((s) => s.model).filter((m): m is string => !!m))];
   const clip = (s: string | null) => (s && s.length > MAX_TRACE_TEXT ? s.slice(0, MAX_TRACE_TEXT) : s);
-  const searchText = [input, output].filter(Boolean).join('\n').slice(0, MAX_SEARCH_TEXT);
+  const searchText = searchablePlaceholders([input, output].filter(Boolean).join('\n').slice(0, MAX_SEARCH_TEXT));
   const summary: Omit<TraceSummary, 'indexing_md5'> = {
     trace_id: traceId,
     started_at: started,
@@ -150,6 +150,15 @@ export function summarizeTrace(traceId: string, spans: SpanFacts[]): TraceSummar
 }
 
 /** The text a payload stands for: the last user message of a chat input, the last assistant message of an output. */
+/**
+ * Privacy's placeholders (`<EMAIL_ADDRESS>`, `<EMAIL_ADDRESS:3f9a1c2b7d4e>`) without their
+ * angle brackets: PostgreSQL's text search parser reads `<...>` as a markup tag and indexes
+ * nothing of it, and a search for the placeholder must find it.
+ */
+function searchablePlaceholders(text: string): string {
+  return text.includes('<') ? text.replace(/<([A-Z][A-Z0-9_]*(?::[0-9a-f]{12})?)>/g, ' $1 ') : text;
+}
+
 export function payloadText(payload: SpanPayload | null, side: 'input' | 'output'): string | null {
   if (!payload) return null;
   if (payload.type === 'text') return payload.value;

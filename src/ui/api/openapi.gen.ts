@@ -13328,6 +13328,484 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/privacy/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The project's privacy at ingest: what is removed from incoming data before it is stored */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            mode: "off" | "flag" | "mask" | "hash";
+                            entities: string[];
+                            untouched_keys: string[];
+                            patterns: {
+                                name: string;
+                                pattern: string;
+                            }[];
+                            /** @description When they were last changed; null: never (privacy is off) */
+                            updated_at: string | null;
+                            /** @description What the settings apply to: data arriving from their change on; what is stored stays as it was */
+                            applies_to: string;
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        /** Set the project's privacy at ingest; it applies to data arriving from now on (what is stored stays as it was) */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * @description off: stored as sent; flag: stored as sent, what was found is counted; mask: each value becomes <TYPE>; hash: each value becomes <TYPE:keyed hash>, the same value giving the same token in this project
+                         * @enum {string}
+                         */
+                        mode: "off" | "flag" | "mask" | "hash";
+                        /**
+                         * @description The PII evaluator's entity types to look for (GET /api/evaluations lists them); default: its default ones
+                         * @default [
+                         *       "CREDIT_CARD",
+                         *       "CRYPTO",
+                         *       "EMAIL_ADDRESS",
+                         *       "IBAN_CODE",
+                         *       "IP_ADDRESS",
+                         *       "PHONE_NUMBER",
+                         *       "MEDICAL_LICENSE"
+                         *     ]
+                         */
+                        entities?: ("CREDIT_CARD" | "CRYPTO" | "EMAIL_ADDRESS" | "IBAN_CODE" | "IP_ADDRESS" | "LOCATION" | "PERSON" | "PHONE_NUMBER" | "MEDICAL_LICENSE" | "US_BANK_NUMBER" | "US_DRIVER_LICENSE" | "US_ITIN" | "US_PASSPORT" | "US_SSN" | "UK_NHS" | "SG_NRIC_FIN" | "SG_UEN" | "AU_ABN" | "AU_ACN" | "AU_TFN" | "AU_MEDICARE" | "IN_PAN" | "IN_AADHAAR" | "IN_VEHICLE_REGISTRATION" | "IN_VOTER" | "IN_PASSPORT" | "FI_PERSONAL_IDENTITY_CODE" | "NRP" | "DATE_TIME" | "URL" | "MAC_ADDRESS" | "ABA_ROUTING_NUMBER" | "US_MBI" | "US_NPI" | "UK_NINO" | "UK_PASSPORT" | "UK_DRIVING_LICENCE" | "UK_POSTCODE" | "UK_VEHICLE_REGISTRATION" | "CA_SIN" | "ES_NIF" | "ES_NIE" | "ES_PASSPORT" | "IT_FISCAL_CODE" | "IT_DRIVER_LICENSE" | "IT_VAT_CODE" | "IT_PASSPORT" | "IT_IDENTITY_CARD" | "PL_PESEL" | "SE_PERSONNUMMER" | "SE_ORGANISATIONSNUMMER" | "DE_TAX_ID" | "DE_TAX_NUMBER" | "DE_VAT_ID" | "DE_PASSPORT" | "DE_ID_CARD" | "DE_HEALTH_INSURANCE" | "DE_SOCIAL_SECURITY" | "DE_LANR" | "DE_BSNR" | "DE_FUEHRERSCHEIN" | "DE_HANDELSREGISTER" | "DE_KFZ" | "DE_PLZ" | "IN_GSTIN" | "KR_RRN" | "KR_FRN" | "KR_BRN" | "KR_PASSPORT" | "KR_DRIVER_LICENSE" | "TH_TNIN" | "TR_NATIONAL_ID" | "TR_LICENSE_PLATE" | "TR_PHONE_NUMBER" | "NG_NIN" | "NG_VEHICLE_REGISTRATION" | "PH_TIN" | "PH_MOBILE_NUMBER" | "ZA_ID_NUMBER")[];
+                        /**
+                         * @description Fields (input, output, metadata, attributes, comment, ...) or attribute and metadata keys whose values are never touched, at any depth: ids, model names
+                         * @default []
+                         */
+                        untouched_keys?: string[];
+                        /**
+                         * @description The project's own patterns, each a placeholder name and an RE2 expression
+                         * @default []
+                         */
+                        patterns?: {
+                            /** @description The placeholder its matches become: <NAME> */
+                            name: string;
+                            /** @description A regular expression in RE2 syntax (no look-around, no back-references): it runs in linear time */
+                            pattern: string;
+                        }[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            mode: "off" | "flag" | "mask" | "hash";
+                            entities: string[];
+                            untouched_keys: string[];
+                            patterns: {
+                                name: string;
+                                pattern: string;
+                            }[];
+                            /** @description When they were last changed; null: never (privacy is off) */
+                            updated_at: string | null;
+                            /** @description What the settings apply to: data arriving from their change on; what is stored stays as it was */
+                            applies_to: string;
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/privacy/stored-form": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A typed value as this project stores it (in hash mode, its token): the text to search traces for */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description A value as a user typed it (an e-mail address, a phone number, ...) */
+                        value: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The value as this project's settings store it: what to search for */
+                            text: string;
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/evaluations": {
         parameters: {
             query?: never;
@@ -26868,6 +27346,12 @@ export interface components {
             attributes?: {
                 [key: string]: unknown;
             };
+            /** @description Privacy at ingest: values removed from this span, per field and entity type (no values) */
+            redactions?: {
+                [key: string]: {
+                    [key: string]: number;
+                };
+            };
             resource?: {
                 [key: string]: unknown;
             };
@@ -26970,6 +27454,17 @@ export interface components {
             scores?: components["schemas"]["ScoreSummaryInput"][];
             /** @description Every span without input, output, params, attributes or events: GET .../spans/{spanId} has those */
             spans: components["schemas"]["SpanOutlineInput"][];
+            /** @description What the project's privacy settings removed from the trace at ingest, without the values; null when nothing was */
+            redactions?: {
+                total: number;
+                /** @description "3 values redacted: 2 EMAIL_ADDRESS in input, 1 PHONE_NUMBER in output" */
+                summary: string;
+                counts: {
+                    field: string;
+                    entity_type: string;
+                    count: number;
+                }[];
+            } | null;
         } & {
             [key: string]: unknown;
         };
@@ -27025,6 +27520,17 @@ export interface components {
             /** @description Search answers: the trace's review scores per score config, summed up */
             scores?: components["schemas"]["ScoreSummaryInput"][];
             spans: components["schemas"]["SpanInput"][];
+            /** @description What the project's privacy settings removed from the trace at ingest, without the values; null when nothing was */
+            redactions?: {
+                total: number;
+                /** @description "3 values redacted: 2 EMAIL_ADDRESS in input, 1 PHONE_NUMBER in output" */
+                summary: string;
+                counts: {
+                    field: string;
+                    entity_type: string;
+                    count: number;
+                }[];
+            } | null;
         } & {
             [key: string]: unknown;
         };
@@ -28297,6 +28803,12 @@ export interface components {
             attributes?: {
                 [key: string]: unknown;
             };
+            /** @description Privacy at ingest: values removed from this span, per field and entity type (no values) */
+            redactions?: {
+                [key: string]: {
+                    [key: string]: number;
+                };
+            };
             resource?: {
                 [key: string]: unknown;
             };
@@ -28399,6 +28911,17 @@ export interface components {
             scores?: components["schemas"]["ScoreSummary"][];
             /** @description Every span without input, output, params, attributes or events: GET .../spans/{spanId} has those */
             spans: components["schemas"]["SpanOutline"][];
+            /** @description What the project's privacy settings removed from the trace at ingest, without the values; null when nothing was */
+            redactions?: {
+                total: number;
+                /** @description "3 values redacted: 2 EMAIL_ADDRESS in input, 1 PHONE_NUMBER in output" */
+                summary: string;
+                counts: {
+                    field: string;
+                    entity_type: string;
+                    count: number;
+                }[];
+            } | null;
         } & {
             [key: string]: unknown;
         };
@@ -28454,6 +28977,17 @@ export interface components {
             /** @description Search answers: the trace's review scores per score config, summed up */
             scores?: components["schemas"]["ScoreSummary"][];
             spans: components["schemas"]["Span"][];
+            /** @description What the project's privacy settings removed from the trace at ingest, without the values; null when nothing was */
+            redactions?: {
+                total: number;
+                /** @description "3 values redacted: 2 EMAIL_ADDRESS in input, 1 PHONE_NUMBER in output" */
+                summary: string;
+                counts: {
+                    field: string;
+                    entity_type: string;
+                    count: number;
+                }[];
+            } | null;
         } & {
             [key: string]: unknown;
         };

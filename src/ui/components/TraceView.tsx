@@ -1,6 +1,6 @@
 import { useMemo, useState, type ReactNode } from 'react';
 import { Alert, Badge, Group, Loader, Spoiler, Tabs, Text, Title } from '@mantine/core';
-import { IconAlertTriangle } from '@tabler/icons-react';
+import { IconAlertTriangle, IconShieldLock } from '@tabler/icons-react';
 import { useSpan, useSpanSearch, type TraceSource } from '../api/traces.ts';
 import type { SpanOutline, TraceOutline } from '../api/traces.ts';
 import { formatCost, formatDuration, formatFullTime, formatTokens } from '../lib/format.ts';
@@ -161,6 +161,12 @@ function TraceSummary({ trace, project, actions }: Pick<Props, 'trace' | 'projec
       {trace.error && (
         <Text size="sm" c="red.8" style={{ overflowWrap: 'anywhere' }}>
           <b>Error:</b> {trace.error.message}
+        </Text>
+      )}
+      {trace.redactions && (
+        <Text size="sm" className="muted" data-testid="trace-redactions" style={{ overflowWrap: 'anywhere' }}>
+          <IconShieldLock size={14} aria-hidden style={{ verticalAlign: -2, marginRight: 4 }} />
+          {trace.redactions.summary}
         </Text>
       )}
       {other.length > 0 && (

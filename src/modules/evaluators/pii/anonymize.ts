@@ -1,7 +1,5 @@
-import type { Finding } from './engine.ts';
-
 /**
- * Replace each finding with `<ENTITY_TYPE>`. Findings may overlap (an e-mail address and
+ * Replace each finding with `<ENTITY_TYPE>` (or what `token` makes of the finding's type and text). Findings may overlap (an e-mail address and
  * the domain inside it); like Presidio's anonymizer, results of one type that intersect
  * are merged, and a result inside another, or on the same span with a lower score, is
  * dropped. Presidio would then garble the text on partial overlaps of different types;
@@ -9,7 +7,11 @@ import type { Finding } from './engine.ts';
  *
  * Offsets are code points, as in the findings.
  */
-export function anonymize(text: string, findings: readonly Finding[]): string {
+export function anonymize(
+  text: string,
+  findings: readonly Span[],
+  token: (entityType: string, found: string) => string = (entityType) => `<${entityType}>`,
+): string {
   if (findings.length === 0) return text;
   const chosen = resolveConflicts(findings);
   const chars = /[\uD800-\uDFFF]/.test(text) ? Array.from(text) : null;
@@ -17,20 +19,21 @@ export function anonymize(text: string, findings: readonly Finding[]): string {
   let out = '';
   let cursor = 0;
   for (const f of chosen) {
-    out += slice(cursor, f.start) + `<${f.entity_type}>`;
+    out += slice(cursor, f.start) + token(f.entity_type, slice(f.start, f.end));
     cursor = f.end;
   }
   return out + slice(cursor);
 }
 
-interface Span {
+/** A finding where it is (code points) and how sure; the PII engine's findings and a project's own patterns' matches. */
+export interface Span {
   entity_type: string;
   start: number;
   end: number;
   score: number;
 }
 
-function resolveConflicts(findings: readonly Finding[]): Span[] {
+function resolveConflicts(findings: readonly Span[]): Span[] {
   // Merge intersecting results of the same type.
   let spans: Span[] = findings.map((f) => ({ entity_type: f.entity_type, start: f.start, end: f.end, score: f.score }));
   let merged = true;

@@ -4,7 +4,8 @@ import { anonymize } from './anonymize.ts';
 import { detectPii, type Finding } from './engine.ts';
 import { ENTITY_DEFAULTS, ENTITY_TYPES, entityKey, type EntityKey, type EntityType } from './entities.ts';
 
-export { detectPii, SUPPORTED_ENTITIES, type DetectOptions, type Finding } from './engine.ts';
+export { codePointMapper, detectPii, SUPPORTED_ENTITIES, type DetectOptions, type Finding } from './engine.ts';
+export { anonymize } from './anonymize.ts';
 export { ENTITY_DEFAULTS, ENTITY_TYPES, type EntityType } from './entities.ts';
 
 /**

@@ -8,6 +8,7 @@ const PAGES = [
   { to: '/p/$projectId/settings/api-keys', label: 'API keys', permission: 'apiKeys:view' },
   { to: '/p/$projectId/settings/webhooks', label: 'Webhooks', permission: 'webhookEndpoints:view' },
   { to: '/p/$projectId/settings/model-providers', label: 'Model providers', permission: 'modelProviders:view' },
+  { to: '/p/$projectId/settings/privacy', label: 'Privacy', permission: 'project:view' },
   { to: '/p/$projectId/settings/organization', label: 'Organization', permission: 'organization:view' },
   { to: '/p/$projectId/settings/account', label: 'Your account', permission: null },
 ] as const;

@@ -1,0 +1,15 @@
+import type { Database } from '../../db/index.ts';
+import type { Clock } from '../../platform/clock.ts';
+import type { Detector, RedactionMeter } from './redaction.ts';
+
+/** What the privacy module's use cases work with. */
+export interface PrivacyContext {
+  db: Database;
+  clock: Clock;
+  /** The installation's keyed hash (the token-hash key): each project's key of hash-mode tokens is made with it. */
+  keyedHash: (label: string) => string;
+  detector: Detector;
+  /** How long detecting in one value may take before it is stored as [redaction failed]. */
+  budgetMs: number;
+  meter: RedactionMeter;
+}

@@ -1,0 +1,60 @@
+import type { FastifyInstance } from 'fastify';
+import type { Database } from '../../db/index.ts';
+import type { Clock } from '../../platform/clock.ts';
+import type { Metrics } from '../../platform/metrics.ts';
+import type { PrivacyContext } from './context.ts';
+import { presentRecord } from './presenters.ts';
+import { piiDetector, addCounts, type Detector, type RedactionCounts, type Redactor } from './redaction.ts';
+import { redactorFor, storedForm } from './redactors.ts';
+import { privacyRoutes } from './routes.ts';
+import * as store from './store.ts';
+
+/**
+ * How long detection in one value may take before the value is stored as [redaction failed]
+ * (docs/privacy.md). Detection over every entity type takes ~45 ms per 2 KiB of text here;
+ * a span's input is clipped long before it reaches a second.
+ */
+const DETECTION_BUDGET_MS = 2_000;
+
+export interface PrivacyPorts {
+  db: Database;
+  clock: Clock;
+  metrics: Metrics;
+  keyedHash: (label: string) => string;
+  /** Tests only: a detector that fails, or a smaller budget. */
+  overrides?: { detector?: Detector; budgetMs?: number };
+}
+
+/** What the privacy module offers the others: redaction for each ingest path, and the trace record. */
+export interface Privacy {
+  redactorFor(projectId: string, path: string): Promise<Redactor>;
+  storedForm(projectId: string, text: string): Promise<string>;
+  /** A trace's record from its spans' records. */
+  traceRecord(spanCounts: RedactionCounts[]): ReturnType<typeof presentRecord>;
+  deleteProject(projectId: string, db: Parameters<typeof store.deleteSettings>[0]): Promise<void>;
+}
+
+/** The privacy module's one entry: its context, its routes, its ports. */
+export function registerPrivacy(app: FastifyInstance, ctx: PrivacyContext): void {
+  privacyRoutes(app, ctx);
+}
+
+export function buildPrivacy(ports: PrivacyPorts): { ctx: PrivacyContext; privacy: Privacy } {
+  const ctx: PrivacyContext = {
+    db: ports.db,
+    clock: ports.clock,
+    keyedHash: ports.keyedHash,
+    detector: ports.overrides?.detector ?? piiDetector,
+    budgetMs: ports.overrides?.budgetMs ?? DETECTION_BUDGET_MS,
+    meter: { redacted: (type, path, n) => ports.metrics.privacyRedacted(type, path, n), failed: (path, n) => ports.metrics.privacyFailed(path, n) },
+  };
+  return {
+    ctx,
+    privacy: {
+      redactorFor: (projectId, path) => redactorFor(ctx, projectId, path),
+      storedForm: (projectId, text) => storedForm(ctx, projectId, text),
+      traceRecord: (spanCounts) => presentRecord(spanCounts.reduce<RedactionCounts>((all, c) => addCounts(all, c), {})),
+      deleteProject: (projectId, db) => store.deleteSettings(db, projectId),
+    },
+  };
+}

@@ -1,0 +1,182 @@
+import { createHmac } from 'node:crypto';
+import { RE2JS } from 're2js';
+import { anonymize, codePointMapper, detectPii, type EntityType } from '../evaluators/index.ts';
+import type { PrivacyMode, PrivacyPattern } from './schemas.ts';
+
+/** What a value becomes when detection failed or ran past its budget: never the value itself. */
+export const REDACTION_FAILED = '[redaction failed]';
+
+/** Findings below this confidence stay (the PII evaluator's default threshold). */
+const MIN_SCORE = 0.5;
+/** Shorter strings hold no entity the engine knows (the shortest, an IP like 1.1.1.1, has 7). */
+const MIN_TEXT_LENGTH = 6;
+/** Hex characters of the keyed hash in a hash-mode token: 48 bits, collisions within a project are not a concern. */
+const HASH_CHARS = 12;
+
+/** What finds entities in a text: the PII engine, or a test's detector made to fail. */
+export type Detector = (text: string, entities: readonly EntityType[]) => { entity_type: string; start: number; end: number; score: number }[];
+
+export const piiDetector: Detector = (text, entities) => detectPii(text, { entities, minThreshold: MIN_SCORE });
+
+/** A project's settings as redaction applies them. */
+export interface PrivacyPolicy {
+  mode: PrivacyMode;
+  entities: readonly EntityType[];
+  untouchedKeys: readonly string[];
+  patterns: readonly PrivacyPattern[];
+}
+
+/** Values removed, per field and entity type: the record kept without the values. */
+export type RedactionCounts = Record<string, Record<string, number>>;
+
+/** What every redaction reports to /metrics. */
+export interface RedactionMeter {
+  redacted(entityType: string, path: string, n: number): void;
+  failed(path: string, n: number): void;
+}
+
+/**
+ * Redaction of one project's incoming data, used by every ingest path before anything is
+ * written: strings are searched by the PII engine and the project's own patterns (RE2, linear
+ * time) and each finding becomes `<TYPE>` (mask), `<TYPE:hash>` (hash) or stays (flag). A
+ * string whose detection throws or takes longer than the budget becomes `[redaction failed]`:
+ * the check runs after detection (it is synchronous), so a slow value is never stored raw,
+ * and the linear-time patterns bound how long that can be.
+ *
+ * One instance per request: it counts what it removed, per field, until `take()`.
+ */
+export class Redactor {
+  private counts: RedactionCounts = {};
+  private readonly untouched: ReadonlySet<string>;
+  private readonly compiled: { name: string; re: RE2JS }[];
+
+  constructor(
+    private readonly policy: PrivacyPolicy,
+    /** The project's key of keyed hashes (hash mode). */
+    private readonly hashKey: Buffer,
+    private readonly options: { detector: Detector; budgetMs: number; meter: RedactionMeter; path: string; now?: () => number },
+  ) {
+    this.untouched = new Set(policy.untouchedKeys);
+    this.compiled = policy.patterns.map((p) => ({ name: p.name, re: RE2JS.compile(p.pattern) }));
+  }
+
+  get mode(): PrivacyMode {
+    return this.policy.mode;
+  }
+
+  /** Whether anything is looked for: with the mode off, values pass untouched and uncounted. */
+  get active(): boolean {
+    return this.policy.mode !== 'off';
+  }
+
+  /** A field or attribute key the project keeps as sent (ids, model names). */
+  keeps(key: string): boolean {
+    return this.untouched.has(key);
+  }
+
+  /** A text with what it holds of personal data replaced, counted under `field`. */
+  text(text: string, field: string): string {
+    if (!this.active || text.length < MIN_TEXT_LENGTH || this.untouched.has(field)) return text;
+    const now = this.options.now ?? performance.now.bind(performance);
+    const started = now();
+    let findings: ReturnType<Detector>;
+    try {
+      findings = [...this.options.detector(text, this.policy.entities), ...this.patternFindings(text)];
+    } catch {
+      this.options.meter.failed(this.options.path, 1);
+      return REDACTION_FAILED;
+    }
+    if (now() - started > this.options.budgetMs) {
+      this.options.meter.failed(this.options.path, 1);
+      return REDACTION_FAILED;
+    }
+    if (findings.length === 0) return text;
+    const redacted = anonymize(text, findings, (type, found) => {
+      this.count(field, type);
+      return this.policy.mode === 'hash' ? `<${type}:${this.hash(type, found)}>` : `<${type}>`;
+    });
+    return this.policy.mode === 'flag' ? text : redacted;
+  }
+
+  /**
+   * A JSON value with every string in it redacted (keys stay, and so do the values of
+   * untouched keys, at any depth). Counted under `field`.
+   */
+  value<T>(value: T, field: string): T {
+    if (!this.active || this.untouched.has(field)) return value;
+    return this.walk(value, field) as T;
+  }
+
+  private walk(value: unknown, field: string): unknown {
+    if (typeof value === 'string') return this.text(value, field);
+    if (Array.isArray(value)) return value.map((v) => this.walk(v, field));
+    if (value !== null && typeof value === 'object') {
+      const out: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(value)) out[k] = this.untouched.has(k) ? v : this.walk(v, field);
+      return out;
+    }
+    return value;
+  }
+
+  /** What was found since the last call (per field and type), and counted in /metrics. */
+  take(): RedactionCounts {
+    const taken = this.counts;
+    this.counts = {};
+    for (const byType of Object.values(taken)) for (const [type, n] of Object.entries(byType)) this.options.meter.redacted(type, this.options.path, n);
+    return taken;
+  }
+
+  /** Forgets what was found since the last take(), uncounted (a search's text is not ingest). */
+  discard(): void {
+    this.counts = {};
+  }
+
+  /** The token hash mode gives a value of a type: the same value, the same token, within a project. */
+  hash(entityType: string, value: string): string {
+    return createHmac('sha256', this.hashKey).update(`${entityType}\u0000${normalize(entityType, value)}`).digest('hex').slice(0, HASH_CHARS);
+  }
+
+  private count(field: string, type: string) {
+    const byType = (this.counts[field] ??= {});
+    byType[type] = (byType[type] ?? 0) + 1;
+  }
+
+  private patternFindings(text: string) {
+    if (this.compiled.length === 0) return [];
+    const toCodePoint = codePointMapper(text);
+    const found: ReturnType<Detector> = [];
+    for (const { name, re } of this.compiled) {
+      const m = re.matcher(text);
+      // An empty match would find itself for ever; RE2 moves on past it.
+      while (m.find()) if (m.end() > m.start()) found.push({ entity_type: name, start: toCodePoint(m.start()), end: toCodePoint(m.end()), score: 1 });
+    }
+    return found;
+  }
+}
+
+/**
+ * The written forms of one value hash alike: case never matters, and spaces, dots and dashes
+ * inside numbers (cards, phones, IBANs) do not either.
+ */
+function normalize(entityType: string, value: string): string {
+  const lower = value.trim().toLowerCase();
+  return /\d/.test(lower) && entityType !== 'EMAIL_ADDRESS' && entityType !== 'URL' ? lower.replace(/[\s().-]/g, '') : lower;
+}
+
+/** Counts of two records added up. */
+export function addCounts(into: RedactionCounts, more: RedactionCounts): RedactionCounts {
+  for (const [field, byType] of Object.entries(more)) {
+    const target = (into[field] ??= {});
+    for (const [type, n] of Object.entries(byType)) target[type] = (target[type] ?? 0) + n;
+  }
+  return into;
+}
+
+/** The record in a sentence: "3 values redacted: 2 EMAIL_ADDRESS in input, 1 PHONE_NUMBER in output". */
+export function describeCounts(counts: RedactionCounts): { total: number; summary: string } {
+  const parts = Object.entries(counts).flatMap(([field, byType]) => Object.entries(byType).map(([type, n]) => ({ field, type, n })));
+  parts.sort((a, b) => b.n - a.n || a.field.localeCompare(b.field) || a.type.localeCompare(b.type));
+  const total = parts.reduce((sum, p) => sum + p.n, 0);
+  if (total === 0) return { total, summary: 'No values redacted' };
+  return { total, summary: `${total} value${total === 1 ? '' : 's'} redacted: ${parts.map((p) => `${p.n} ${p.type} in ${p.field}`).join(', ')}` };
+}
