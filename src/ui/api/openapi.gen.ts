@@ -26589,6 +26589,14 @@ export interface components {
                 /** @constant */
                 type: "json";
                 value: unknown;
+            } | {
+                /** @constant */
+                type: "evaluation_result";
+                value: unknown;
+            } | {
+                /** @constant */
+                type: "guardrail_result";
+                value: unknown;
             }) | null;
             output: ({
                 /** @constant */
@@ -26610,7 +26618,23 @@ export interface components {
                 /** @constant */
                 type: "json";
                 value: unknown;
+            } | {
+                /** @constant */
+                type: "evaluation_result";
+                value: unknown;
+            } | {
+                /** @constant */
+                type: "guardrail_result";
+                value: unknown;
             }) | null;
+            /** @description RAG spans: the documents retrieved (langwatch.rag_contexts) */
+            contexts?: ({
+                document_id?: string | null;
+                chunk_id?: string | null;
+                content: unknown;
+            } & {
+                [key: string]: unknown;
+            })[];
             /** @description Attributes not mapped onto a field, flattened */
             attributes?: {
                 [key: string]: unknown;
@@ -28018,6 +28042,14 @@ export interface components {
                 /** @constant */
                 type: "json";
                 value: unknown;
+            } | {
+                /** @constant */
+                type: "evaluation_result";
+                value: unknown;
+            } | {
+                /** @constant */
+                type: "guardrail_result";
+                value: unknown;
             }) | null;
             output: ({
                 /** @constant */
@@ -28039,7 +28071,23 @@ export interface components {
                 /** @constant */
                 type: "json";
                 value: unknown;
+            } | {
+                /** @constant */
+                type: "evaluation_result";
+                value: unknown;
+            } | {
+                /** @constant */
+                type: "guardrail_result";
+                value: unknown;
             }) | null;
+            /** @description RAG spans: the documents retrieved (langwatch.rag_contexts) */
+            contexts?: ({
+                document_id?: string | null;
+                chunk_id?: string | null;
+                content: unknown;
+            } & {
+                [key: string]: unknown;
+            })[];
             /** @description Attributes not mapped onto a field, flattened */
             attributes?: {
                 [key: string]: unknown;
