@@ -1,4 +1,9 @@
 /**
+ * The LangWatch Python SDK's calls, as its source makes them: login() (login.py: POST
+ * /api/auth/validate with X-Auth-Token and the body {}), traces.get and traces.search
+ * (traces.py: GET /api/traces/{id}, POST /api/traces/search, with utils/auth.py's
+ * headers: Authorization: Bearer and X-Auth-Token, both the key).
+ *
  * What the LangWatch Python SDK sends over OTLP, as its source writes it (sdks/python in
  * langwatch/langwatch): `langwatch.sdk.*` on the resource (client.py, Resource.create of the
  * base attributes), `span.update(contexts=[...])` as `langwatch.rag_contexts` (telemetry/span.py,
@@ -123,5 +128,53 @@ describe.each(databaseKinds)('the LangWatch Python SDK’s spans (%s)', (kind) =
     const detail = await p.t.request('GET', `/api/trace/${'6'.repeat(32)}`, { token: p.key });
     expect(detail.body.spans[0].attributes['langwatch.rag_contexts']).toBe('{"not": "a list"}');
     expect(detail.body.spans[0]).not.toHaveProperty('contexts');
+  });
+});
+
+describe.each(databaseKinds)('the LangWatch Python SDK’s calls (%s)', (kind) => {
+  let p: ProjectApp;
+  useProjectApp(kind, (x) => (p = x));
+  /** What httpx sends: the SDK's headers and a JSON body. */
+  const sdkCall = (method: string, url: string, headers: Record<string, string>, json?: unknown) =>
+    fetch(`${p.t.baseUrl}${url}`, {
+      method,
+      headers: { accept: '*/*', 'user-agent': 'python-httpx/0.28.1', ...(json === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+      body: json === undefined ? undefined : JSON.stringify(json),
+    });
+  const sdkHeaders = () => ({ Authorization: `Bearer ${p.key}`, 'X-Auth-Token': p.key });
+
+  it('login(): POST /api/auth/validate answers the project for a valid key, 401 for a wrong or missing one', async () => {
+    const ok = await sdkCall('POST', '/api/auth/validate', { 'X-Auth-Token': p.key }, {});
+    expect(ok.status).toBe(200);
+    expect(await ok.json()).toEqual({ projectSlug: p.t.creds.project.id, projectId: p.t.creds.project.id });
+    // login() says "API key is not valid" on exactly 401.
+    expect((await sdkCall('POST', '/api/auth/validate', { 'X-Auth-Token': `${p.key.slice(0, -4)}XXXX` }, {})).status).toBe(401);
+    expect((await sdkCall('POST', '/api/auth/validate', { 'X-Auth-Token': '' }, {})).status).toBe(401);
+    expect((await sdkCall('POST', '/api/auth/validate', { 'X-Auth-Token': p.other.projectToken }, {})).status).toBe(200);
+  });
+
+  it('traces.get and traces.search: GET /api/traces/{id} and POST /api/traces/search answer as /api/trace does', async () => {
+    const sent = await p.t.request('POST', '/api/otel/v1/traces', { authToken: p.key, rawBody: pythonSdkExport(), headers: { 'content-type': 'application/x-protobuf' } });
+    expect(sent.status, sent.text).toBe(200);
+    const got = await sdkCall('GET', `/api/traces/${TRACE}`, sdkHeaders());
+    expect(got.status).toBe(200);
+    const trace = (await got.json()) as { trace_id: string; spans: unknown[] };
+    expect(trace.trace_id).toBe(TRACE);
+    expect(trace.spans).toHaveLength(3);
+    expect(trace).toEqual((await p.t.request('GET', `/api/trace/${TRACE}`, { token: p.key })).body);
+
+    const searched = await sdkCall('POST', '/api/traces/search', sdkHeaders(), { query: 'capital of France', pageSize: 10, startDate: T0 - 86_400_000, endDate: T0 + 86_400_000 });
+    expect(searched.status).toBe(200);
+    const page = (await searched.json()) as { traces: { trace_id: string }[]; pagination: { totalHits: number } };
+    expect(page.traces.map((t) => t.trace_id)).toEqual([TRACE]);
+    expect(page.pagination.totalHits).toBe(1);
+    // Another project's key sees neither.
+    const foreign = { Authorization: `Bearer ${p.other.projectToken}`, 'X-Auth-Token': p.other.projectToken };
+    expect((await sdkCall('GET', `/api/traces/${TRACE}`, foreign)).status).toBe(404);
+    expect(((await (await sdkCall('POST', '/api/traces/search', foreign, {})).json()) as { traces: unknown[] }).traces).toEqual([]);
+    // A body the search refuses names the field, as on /api/trace/search.
+    const bad = await sdkCall('POST', '/api/traces/search', sdkHeaders(), { pageSize: 5000 });
+    expect(bad.status).toBe(400);
+    expect(JSON.stringify(await bad.json())).toContain('pageSize');
   });
 });

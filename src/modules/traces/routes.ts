@@ -58,18 +58,35 @@ export function traceRoutes(app: FastifyInstance, service: TraceService) {
   const view = { auth: { scope: 'project', permission: 'traces:view' } } as const;
   const share = { auth: { scope: 'project', permission: 'traces:share' } } as const;
 
+  // LangWatch serves its v1 trace routes under /api/traces, where its SDKs call them
+  // (langwatch.traces.get and .search): the same search and detail as /api/trace.
+  for (const prefix of ['/api/trace', '/api/traces']) {
+    routeGroup(app, { prefix, errors: 'object' }, (r, g) => {
+      const project = projectRoute(r);
+      const alias = prefix === '/api/traces' ? ' (the path of the LangWatch SDKs\' traces.search / traces.get)' : '';
+      project.post(
+        '/search',
+        {
+          config: view,
+          serializerCompiler: plainJson,
+          schema: { tags, summary: `Search traces (keyset paging with scrollId)${alias}`, body: searchRequestSchema, response: { 200: searchResponseSchema } },
+        },
+        (req, { projectId }) => service.search(projectId, req.body),
+      );
+      project.get(
+        '/:id',
+        {
+          config: view,
+          serializerCompiler: plainJson,
+          schema: { tags, summary: `A trace with its spans and evaluations${alias}`, params: traceIdParams, response: { 200: traceDetailSchema, ...g.errors(404) } },
+        },
+        async (req, { projectId }, reply) => reply.type('application/json; charset=utf-8').send((await service.detailStream(projectId, req.params.id)) as never),
+      );
+    });
+  }
+
   routeGroup(app, { prefix: '/api/trace', errors: 'object' }, (r, g) => {
     const project = projectRoute(r);
-
-    project.post(
-      '/search',
-      {
-        config: view,
-        serializerCompiler: plainJson,
-        schema: { tags, summary: 'Search traces (keyset paging with scrollId)', body: searchRequestSchema, response: { 200: searchResponseSchema } },
-      },
-      (req, { projectId }) => service.search(projectId, req.body),
-    );
 
     project.post(
       '/search/new',
@@ -84,16 +101,6 @@ export function traceRoutes(app: FastifyInstance, service: TraceService) {
         },
       },
       (req, { projectId }) => service.newTraces(projectId, req.body),
-    );
-
-    project.get(
-      '/:id',
-      {
-        config: view,
-        serializerCompiler: plainJson,
-        schema: { tags, summary: 'A trace with its spans and evaluations', params: traceIdParams, response: { 200: traceDetailSchema, ...g.errors(404) } },
-      },
-      async (req, { projectId }, reply) => reply.type('application/json; charset=utf-8').send((await service.detailStream(projectId, req.params.id)) as never),
     );
 
     project.get(
