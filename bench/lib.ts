@@ -17,6 +17,8 @@ export interface BenchServer {
   app: App;
   db: Database;
   baseUrl: string;
+  /** OTLP over gRPC: `grpc://127.0.0.1:<port>`. */
+  grpcUrl: string;
   creds: InitialCredentials;
   close(): Promise<void>;
 }
@@ -45,11 +47,13 @@ export async function startBenchServer(
   const creds = (await firstStart(config, app.services, new Date()))!;
   await app.http.listen({ port: 0, host: '127.0.0.1' });
   const port = (app.http.server.address() as { port: number }).port;
+  const grpcPort = await app.otlpGrpc.listen(0, '127.0.0.1');
   return {
     kind,
     app,
     db,
     baseUrl: `http://127.0.0.1:${port}`,
+    grpcUrl: `grpc://127.0.0.1:${grpcPort}`,
     creds,
     close: async () => {
       await app.http.close();

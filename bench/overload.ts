@@ -82,6 +82,7 @@ export async function startServer(env: Record<string, string>, bin = BIN): Promi
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '/tmp',
       PORT: String(port),
+      SPYGLASS_OTLP_GRPC_PORT: 'off',
       LOG_LEVEL: 'warn',
       // bin/spyglass.mjs: the bundle or the TypeScript sources (A/B of the start in one sitting)
       ...(process.env.SPYGLASS_RUN_FROM ? { SPYGLASS_RUN_FROM: process.env.SPYGLASS_RUN_FROM } : {}),

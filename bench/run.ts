@@ -3,7 +3,7 @@
  * writes bench/results/<date>.json. BENCH_SCALE (default 1) scales the data sizes;
  * BENCH_DATABASES (default "pglite,postgres") picks the databases; PostgreSQL comes
  * from BENCH_DATABASE_URL or TEST_DATABASE_URL (skipped when neither is set and the
- * local server does not answer). BENCH_ONLY=traces|detail|compression|webhooks|evaluators|pii|overload|flood|backup|datasets|experiments|experiments-run|experiments-compare|views|span-jumps|first-load
+ * local server does not answer). BENCH_ONLY=traces|grpc|detail|compression|webhooks|evaluators|pii|overload|flood|backup|datasets|experiments|experiments-run|experiments-compare|views|span-jumps|first-load
  * picks benchmarks (backup: BENCH_BACKUP_MIB, default 1024, the PGlite database's size).
  */
 import fs from 'node:fs';
@@ -37,6 +37,7 @@ const only = process.env.BENCH_ONLY?.split(',');
 const clients = Number(process.env.BENCH_CLIENTS ?? '2');
 const inFlight = Number(process.env.BENCH_IN_FLIGHT ?? '2');
 const ingestLabel = `ingest OTLP protobuf, 100-span requests, ${clients} client processes x ${inFlight} in flight`;
+const grpcLabel = `ingest OTLP over gRPC, 100-span requests, ${clients} client processes x ${inFlight} in flight`;
 
 async function postgresAnswers(): Promise<boolean> {
   const c = new pg.Client({ connectionString: pgUrl, connectionTimeoutMillis: 2000 });
@@ -122,6 +123,32 @@ for (const kind of kinds) {
         row('web app: 10,000-span tree, End then Home', kind, 'keyboard', web.treeEndHome, 'ms');
       } else console.error('no chromium at /usr/bin/chromium: skipping the web app bench');
       results[`traces_${kind}`] = { ingest, ingestRounds: rounds, raw, ratio: ingest.spansPerSecond / raw.rowsPerSecond, search, detail, web, rssMiB: process.memoryUsage().rss / 1024 / 1024 };
+    } finally {
+      await server.close();
+    }
+  }
+
+  if (!only || only.includes('grpc')) {
+    // OTLP over gRPC against OTLP/HTTP protobuf: the same requests, on a server of its own (the
+    // traces bench's database keeps its size), rounds interleaved so both meet the same database state.
+    const server = await startBenchServer(kind, pgUrl);
+    try {
+      const requests = Math.round(500 * scale);
+      const grpcRounds = [];
+      const httpRounds = [];
+      for (let round = 0; round < 3; round++) {
+        const firstTrace = round * requests * 40;
+        grpcRounds.push(await benchIngest(server, { requests, clients, inFlight, firstTrace, salt: 3, transport: 'grpc' }));
+        httpRounds.push(await benchIngest(server, { requests, clients, inFlight, firstTrace: firstTrace + requests * 20, salt: 3 }));
+      }
+      const grpcIngest = [...grpcRounds].sort((a, b) => a.spansPerSecond - b.spansPerSecond)[1];
+      const httpIngest = [...httpRounds].sort((a, b) => a.spansPerSecond - b.spansPerSecond)[1];
+      row(grpcLabel, kind, 'spans/s (ack after commit), median of 3 rounds', grpcIngest.spansPerSecond, 'spans/s', '>= OTLP/HTTP');
+      row(grpcLabel, kind, 'each round', grpcRounds.map((r) => Math.round(r.spansPerSecond)).join(' / '), 'spans/s');
+      row(grpcLabel, kind, 'OTLP/HTTP protobuf rounds between them', httpRounds.map((r) => Math.round(r.spansPerSecond)).join(' / '), 'spans/s');
+      row(grpcLabel, kind, 'gRPC / HTTP (medians)', grpcIngest.spansPerSecond / httpIngest.spansPerSecond, 'x', '>= 1');
+      row(grpcLabel, kind, 'request p50 gRPC / HTTP (median rounds)', `${grpcIngest.requestP50.toFixed(1)} / ${httpIngest.requestP50.toFixed(1)}`, 'ms');
+      results[`ingest_grpc_${kind}`] = { grpc: grpcIngest, http: httpIngest, grpcRounds, httpRounds };
     } finally {
       await server.close();
     }

@@ -23,7 +23,7 @@ const post = async (s: BenchServer, body: Buffer) => {
  */
 export async function benchIngest(
   s: BenchServer,
-  opts: { requests: number; clients: number; inFlight: number; firstTrace: number; salt: number },
+  opts: { requests: number; clients: number; inFlight: number; firstTrace: number; salt: number; transport?: 'http' | 'grpc' },
   /** Called as the measured stretch starts and ends (bench/ingest-median.ts measures CPU time over it). */
   window?: { start(): void | Promise<void>; end(): void | Promise<void> },
 ) {
@@ -37,7 +37,8 @@ export async function benchIngest(
   // Warm-up (JIT, connection pools) outside the measurement.
   for (let i = 0; i < 5; i++) await post(s, otlpRequest(10_000_000 + opts.firstTrace + i * 20, spansPerRequest, spansPerTrace, start, opts.salt + 1));
   const shares = Array.from({ length: opts.clients }, (_, c) => bodies.filter((_, i) => i % opts.clients === c));
-  const clients = shares.map((share) => startClient(`${s.baseUrl}/api/otel/v1/traces`, s.creds.projectApiKey, share, opts.inFlight));
+  const url = opts.transport === 'grpc' ? s.grpcUrl : `${s.baseUrl}/api/otel/v1/traces`;
+  const clients = shares.map((share) => startClient(url, s.creds.projectApiKey, share, opts.inFlight));
   await Promise.all(clients.map((c) => c.ready));
   await window?.start();
   const t0 = performance.now();

@@ -16,7 +16,7 @@ import { rows, type Database } from './db/index.ts';
 import type { Clock } from './platform/clock.ts';
 import { AppError, renderError } from './platform/errors.ts';
 import { errorHandler } from './platform/http/error-handler.ts';
-import { installAuth, type RouteAuthEntry } from './platform/auth/index.ts';
+import { installAuth, type CredentialStore, type RouteAuthEntry } from './platform/auth/index.ts';
 import type { TokenHasher } from './platform/tokens.ts';
 import { AccountService, OrganizationService, PasswordHasher, organizationRoutes, organizationStore } from './modules/organizations/index.ts';
 import { smtpMailer } from './platform/mail.ts';
@@ -26,7 +26,7 @@ import { AnnotationService, annotationRoutes, ScoreConfigService, scoreConfigRou
 import { addMonitorFailure, queueExists, reviewQueueRoutes, type ReviewDeps } from './modules/review/index.ts';
 import { AgentCacheService, agentCacheRoutes } from './modules/agent-cache/index.ts';
 import { loadKeyring } from './platform/crypto.ts';
-import { TRACE_CONTENTS_PAGE, TraceService, traceRoutes } from './modules/traces/index.ts';
+import { OtlpGrpcServer, TRACE_CONTENTS_PAGE, TraceService, traceRoutes } from './modules/traces/index.ts';
 import { customEvaluatorRoutes, EvaluationService, evaluationRoutes } from './modules/evaluators/index.ts';
 import { Scheduler } from './platform/periodic.ts';
 import { installNulGuard } from './platform/nul-guard.ts';
@@ -103,6 +103,8 @@ export interface App {
   services: Services;
   /** Every route with the permission it needs (the auth test matrix reads it). */
   routeTable: RouteAuthEntry[];
+  /** OTLP over gRPC, not listening until `listen` (serve starts it on config.otlpGrpcPort); closed with `http`. */
+  otlpGrpc: OtlpGrpcServer;
 }
 
 export function buildServices(deps: Deps): Services {
@@ -290,15 +292,12 @@ export async function buildApp(deps: Deps): Promise<App> {
   await installCompression(http);
   const services = buildServices(deps);
   installNulGuard(http);
-  const routeTable = await installAuth(
-    http,
-    {
-      resolve: (token, now) => services.apiKeys.resolve(token, now),
-      resolveSession: (token, now) => services.accounts.resolveSession(token, now),
-      projectOrganization: (id) => services.organizations.projectOrganization(id),
-    },
-    deps.clock,
-  );
+  const credentials: CredentialStore = {
+    resolve: (token, now) => services.apiKeys.resolve(token, now),
+    resolveSession: (token, now) => services.accounts.resolveSession(token, now),
+    projectOrganization: (id) => services.organizations.projectOrganization(id),
+  };
+  const routeTable = await installAuth(http, credentials, deps.clock);
   installMetricsRoute(http, services.metrics, { open: deps.config.metricsPublic });
 
   // Routes outside a route group (health, metrics, the web app) answer errors in the nested
@@ -362,8 +361,12 @@ export async function buildApp(deps: Deps): Promise<App> {
   services.webhooks.dispatcher.attach(http);
   await installWebApp(http, { shareShowsTrace: (token) => services.traces.shareShowsTrace(token) });
 
+  const otlpGrpc = new OtlpGrpcServer({ traces: services.traces, credentials, clock: deps.clock, logger: deps.logger });
+  // Before onClose, where the decode workers and the database stop: calls in progress finish first.
+  http.addHook('preClose', () => otlpGrpc.close());
+
   await http.ready();
-  return { http, services, routeTable };
+  return { http, services, routeTable, otlpGrpc };
 }
 
 /** Experiments run by the platform: what they need of prompts, evaluators and traces, and their own job queue. */

@@ -11,6 +11,10 @@ const optionalString = z.string().trim().min(1).optional().catch(undefined);
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(5560),
   HOST: z.string().min(1).default('127.0.0.1'),
+  /** OTLP over gRPC listens on this port of HOST; 0 or `off`: not at all. */
+  SPYGLASS_OTLP_GRPC_PORT: z
+    .union([z.literal('off'), z.coerce.number().int().min(0).max(65535)], { error: 'must be a port number (0-65535) or off' })
+    .default(4317),
   SPYGLASS_DATA_DIR: z.string().min(1).default('./.spyglass'),
   DATABASE_URL: z
     .string()
@@ -122,6 +126,8 @@ const envSchema = z.object({
 export interface Config {
   port: number;
   host: string;
+  /** The OTLP/gRPC port; null: no gRPC server. */
+  otlpGrpcPort: number | null;
   dataDir: string;
   databaseUrl: string | null;
   logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
@@ -184,6 +190,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
   return {
     port: e.PORT,
     host: e.HOST,
+    otlpGrpcPort: e.SPYGLASS_OTLP_GRPC_PORT === 'off' || e.SPYGLASS_OTLP_GRPC_PORT === 0 ? null : e.SPYGLASS_OTLP_GRPC_PORT,
     dataDir: path.resolve(e.SPYGLASS_DATA_DIR),
     databaseUrl: e.DATABASE_URL ?? null,
     logLevel: e.LOG_LEVEL,

@@ -188,6 +188,10 @@ async function serve(config: Config): Promise<void> {
   const baseUrl = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
   await setUp(deps, baseUrl);
   await app.http.listen({ port: config.port, host: config.host });
+  if (config.otlpGrpcPort !== null) {
+    const grpcPort = await app.otlpGrpc.listen(config.otlpGrpcPort, config.host);
+    logger.info({ port: grpcPort }, 'OTLP over gRPC listening');
+  }
 
   let closing = false;
   const shutdown = async (signal: string) => {

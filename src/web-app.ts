@@ -13,7 +13,7 @@ export const UI_DIR = path.join(PACKAGE_DIR, 'dist', 'ui');
  * fallback); the app's router draws the page. None of them is under /api, /v1, /healthz,
  * /readyz or /metrics, so no API client is ever answered with HTML.
  */
-export const PAGE_ROUTES = ['/', '/signin', '/invite/:token', '/reset-password/:token', '/p/*', '/share/:token'] as const;
+export const PAGE_ROUTES = ['/', '/signin', '/authorize', '/invite/:token', '/reset-password/:token', '/p/*', '/share/:token'] as const;
 
 /**
  * Any other path a browser navigates to: the app, which draws its "not found" page, with

@@ -35,6 +35,17 @@ const signinRoute = createRoute({
   component: lazyRouteComponent(() => import('./routes/signin.tsx')),
 });
 
+/** What the LangWatch SDKs' login() sends people to: a project key to paste, once signed in. */
+const authorizeRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: '/authorize',
+  beforeLoad: async ({ context }) => {
+    const session = await sessionOf(context.queryClient);
+    if (!session) throw redirect({ to: '/signin', search: { redirect: '/authorize' } });
+  },
+  component: lazyRouteComponent(() => import('./routes/authorize.tsx')),
+});
+
 const inviteRoute = createRoute({
   getParentRoute: () => rootRoute,
   path: '/invite/$token',
@@ -350,6 +361,7 @@ const settingsRoutes = settingsRoute.addChildren([
 const routeTree = rootRoute.addChildren([
   indexRoute,
   signinRoute,
+  authorizeRoute,
   inviteRoute,
   resetRoute,
   shareRoute,

@@ -29,6 +29,19 @@ describe.each(databaseKinds)('experiments logged by an SDK (%s)', (kind) => {
     expect(found[0].id).toContain('_');
   });
 
+  it('a row’s entry and prediction read back with their keys in the order sent (a DataFrame’s columns)', async () => {
+    // jsonb would answer {a, zeta, question_text}: shorter keys first.
+    const entry = { zeta: 1, question_text: 'What is 2+2?', a: [1, 2], expected_output: '4' };
+    const predicted = { output: '4', confidence: 0.9, b: true };
+    const res = await post({ experiment_slug: 'key-order', run_id: 'run-order', timestamps: { created_at: T0 }, dataset: [{ index: 0, entry, predicted, duration: 5 }] });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const results = await get('/api/experiments/runs/run-order/results?experimentSlug=key-order');
+    expect(results.status, JSON.stringify(results.body)).toBe(200);
+    expect(Object.keys(results.body.dataset[0].entry)).toEqual(['zeta', 'question_text', 'a', 'expected_output']);
+    expect(Object.keys(results.body.dataset[0].predicted)).toEqual(['output', 'confidence', 'b']);
+    expect(results.body.dataset[0].entry).toEqual(entry);
+  });
+
   it('init: 400 naming the field without slug or id, 404 for an unknown id', async () => {
     const none = await p.t.request('POST', '/api/experiment/init', as({ body: { experiment_type: 'BATCH_EVALUATION_V2' } }));
     expect(none.status).toBe(400);

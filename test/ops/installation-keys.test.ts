@@ -20,7 +20,7 @@ const tmpDir = useTmpDirs();
 
 /** The CLI as a process, killed if it runs longer than `ms` (a start that should have been refused). */
 async function run(args: string[], env: Record<string, string>, ms = 120_000): Promise<{ code: number | null; out: string }> {
-  const child = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', PORT: '0', SPYGLASS_OTLP_GRPC_PORT: 'off', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (out += d));

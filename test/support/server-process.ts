@@ -56,7 +56,7 @@ export async function startServer(env: Record<string, string>, wrapper: string[]
   // A wrapper (strace, a shell setting the umask) runs the server as its last arguments.
   const [command, ...args] = [...wrapper, process.execPath, BIN, 'serve'];
   const child = spawn(command, args, {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', PORT: String(port), LOG_LEVEL: 'info', SPYGLASS_PASSWORD_HASH_COST: CHEAP_PASSWORD_HASH_COST, ...env },
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', PORT: String(port), SPYGLASS_OTLP_GRPC_PORT: 'off', LOG_LEVEL: 'info', SPYGLASS_PASSWORD_HASH_COST: CHEAP_PASSWORD_HASH_COST, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   running.add(child);

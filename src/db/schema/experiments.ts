@@ -1,4 +1,4 @@
-import { bigint, boolean, doublePrecision, integer, jsonb, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
+import { bigint, boolean, doublePrecision, integer, json, jsonb, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
 
 const at = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 const ms = (name: string) => bigint(name, { mode: 'number' });
@@ -48,8 +48,9 @@ export const experimentResults = pgTable(
     runId: text('run_id').notNull(),
     idx: integer('idx').notNull(),
     targetId: text('target_id').notNull(),
-    entry: jsonb('entry').notNull(),
-    predicted: jsonb('predicted'),
+    // json: keys in the order they were sent (migration 0033).
+    entry: json('entry').notNull(),
+    predicted: json('predicted'),
     cost: doublePrecision('cost'),
     duration: doublePrecision('duration'),
     error: text('error'),

@@ -19,7 +19,7 @@ export interface TraceDetailLike {
   input: { value: string };
   output: { value: string };
   metadata: Record<string, unknown>;
-  spans: { span_id: string; type: string; name?: string | null; model?: string | null; input: unknown; output: unknown; params?: Record<string, unknown> | null }[];
+  spans: { span_id: string; type: string; name?: string | null; model?: string | null; input: unknown; output: unknown; params?: Record<string, unknown> | null; contexts?: unknown }[];
 }
 
 /** What the traces module lends (through app.ts). */
@@ -92,11 +92,12 @@ function text(v: unknown): unknown {
   return v;
 }
 
+/** The texts of the documents retrieved: a span's own contexts (langwatch.rag_contexts), else a retrieval's output. */
 function contextsOf(spans: TraceDetailLike['spans']): string[] {
   const out: string[] = [];
   for (const s of spans) {
-    if (s.type !== 'rag' && s.type !== 'retriever') continue;
-    const value = text(s.output);
+    if (!Array.isArray(s.contexts) && s.type !== 'rag' && s.type !== 'retriever') continue;
+    const value = Array.isArray(s.contexts) ? s.contexts : text(s.output);
     for (const item of Array.isArray(value) ? value : value === null ? [] : [value]) {
       if (typeof item === 'string') out.push(item);
       else if (item && typeof item === 'object') {

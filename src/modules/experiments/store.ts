@@ -175,7 +175,7 @@ export async function upsertResults(db: Executor, experimentId: string, runId: s
     sql`INSERT INTO experiment_results AS t (experiment_id, run_id, idx, target_id, entry, predicted, cost, duration, error, trace_id)
         SELECT ${experimentId}, ${runId}, x."idx", x."targetId", x."entry", x."predicted", x."cost", x."duration", x."error", x."traceId"
         FROM json_to_recordset(${jsonParam(items)}::json)
-          AS x("idx" int, "targetId" text, "entry" jsonb, "predicted" jsonb, "cost" float8, "duration" float8, "error" text, "traceId" text)
+          AS x("idx" int, "targetId" text, "entry" json, "predicted" json, "cost" float8, "duration" float8, "error" text, "traceId" text)
         ON CONFLICT (experiment_id, run_id, idx, target_id) DO UPDATE SET
           entry = excluded.entry, predicted = excluded.predicted, cost = excluded.cost,
           duration = excluded.duration, error = excluded.error, trace_id = excluded.trace_id
@@ -444,7 +444,7 @@ export async function storeCell(db: Executor, experimentId: string, runId: strin
   const inserted = await rows<{ idx: number }>(
     db,
     sql`INSERT INTO experiment_results (experiment_id, run_id, idx, target_id, entry, predicted, cost, duration, error, trace_id)
-        VALUES (${experimentId}, ${runId}, ${row.idx}, ${row.targetId}, ${jsonParam(row.entry)}::jsonb, ${row.predicted === null ? null : jsonParam(row.predicted)}::jsonb,
+        VALUES (${experimentId}, ${runId}, ${row.idx}, ${row.targetId}, ${jsonParam(row.entry)}::json, ${row.predicted === null ? null : jsonParam(row.predicted)}::json,
                 ${row.cost}, ${row.duration}, ${row.error}, ${row.traceId})
         ON CONFLICT (experiment_id, run_id, idx, target_id) DO NOTHING
         RETURNING idx`,

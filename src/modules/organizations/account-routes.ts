@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { orgRoute, routeGroup } from '../../platform/http/route-group.ts';
+import { orgRoute, projectRoute, routeGroup } from '../../platform/http/route-group.ts';
 import { AppError } from '../../platform/errors.ts';
 import { clearSessionCookie, setSessionCookie } from '../../platform/auth/index.ts';
 import type { AccountService, Client, StartedSession } from './account-service.ts';
@@ -76,6 +76,21 @@ export function accountRoutes(app: FastifyInstance, accounts: AccountService) {
         },
       },
       (req, reply) => withRetryAfter(reply, async () => signedIn(req, reply, await accounts.signIn(req.body, clientOf(req)))),
+    );
+
+    // langwatch.login() pastes a key and checks it here (X-Auth-Token, body {}): 401 when it is not valid.
+    projectRoute(r).post(
+      '/validate',
+      {
+        config: { auth: { scope: 'project', permission: null } },
+        schema: {
+          tags,
+          summary: "Check an API key: the project it acts on (what the LangWatch SDKs' login() calls)",
+          body: z.looseObject({}).optional(),
+          response: { 200: z.object({ projectSlug: z.string().describe('The project id (LangWatch names it a slug)'), projectId: z.string() }) },
+        },
+      },
+      (_req, { projectId }) => ({ projectSlug: projectId, projectId }),
     );
 
     session.get(

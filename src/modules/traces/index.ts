@@ -2,6 +2,7 @@ export { TraceService, type TraceExtension } from './service.ts';
 export { TRACE_CONTENTS_PAGE, type TraceContents } from './reads.ts';
 export type { TraceSummary } from './summary.ts';
 export { traceRoutes } from './routes.ts';
+export { OtlpGrpcServer } from './otlp-grpc.ts';
 export type { SearchRequest, EvaluationChip, AnnotationCounts } from './schemas.ts';
 export { canonicalModelName, computeCost, estimateTokens, estimateMessagesTokens, findModelPrice } from './costs/index.ts';
 export type { NormalizedSpan } from './ingest/index.ts';

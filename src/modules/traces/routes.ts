@@ -1,8 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { AppError } from '../../platform/errors.ts';
-import { projectRoute, projectScope, routeGroup, type ProjectScope } from '../../platform/http/route-group.ts';
-import { encodeExportLogsResponse, encodeExportTraceResponse, otlpFormat, type OtlpFormat } from './ingest/index.ts';
+import { projectRoute, projectScope, routeGroup } from '../../platform/http/route-group.ts';
+import { otlpFormat } from './ingest/index.ts';
+import { exportOtlp, OTLP_BODY_LIMIT, type OtlpSignal } from './otlp-export.ts';
 import { checkCollectorTimes, collectorBodySchema, collectorSpans } from './collector.ts';
 import type { TraceService } from './service.ts';
 import {
@@ -27,8 +28,6 @@ import {
 } from './schemas.ts';
 
 const tags = ['traces'];
-/** What one OTLP request may be on the wire (compressed or not; ingest/otlp-decode-worker.ts limits what it decompresses to). */
-export const OTLP_BODY_LIMIT = 16 * 1024 * 1024;
 
 /**
  * Hot read routes: the zod response schema documents the answer (OpenAPI) but is not
@@ -59,18 +58,35 @@ export function traceRoutes(app: FastifyInstance, service: TraceService) {
   const view = { auth: { scope: 'project', permission: 'traces:view' } } as const;
   const share = { auth: { scope: 'project', permission: 'traces:share' } } as const;
 
+  // LangWatch serves its v1 trace routes under /api/traces, where its SDKs call them
+  // (langwatch.traces.get and .search): the same search and detail as /api/trace.
+  for (const prefix of ['/api/trace', '/api/traces']) {
+    routeGroup(app, { prefix, errors: 'object' }, (r, g) => {
+      const project = projectRoute(r);
+      const alias = prefix === '/api/traces' ? ' (the path of the LangWatch SDKs\' traces.search / traces.get)' : '';
+      project.post(
+        '/search',
+        {
+          config: view,
+          serializerCompiler: plainJson,
+          schema: { tags, summary: `Search traces (keyset paging with scrollId)${alias}`, body: searchRequestSchema, response: { 200: searchResponseSchema } },
+        },
+        (req, { projectId }) => service.search(projectId, req.body),
+      );
+      project.get(
+        '/:id',
+        {
+          config: view,
+          serializerCompiler: plainJson,
+          schema: { tags, summary: `A trace with its spans and evaluations${alias}`, params: traceIdParams, response: { 200: traceDetailSchema, ...g.errors(404) } },
+        },
+        async (req, { projectId }, reply) => reply.type('application/json; charset=utf-8').send((await service.detailStream(projectId, req.params.id)) as never),
+      );
+    });
+  }
+
   routeGroup(app, { prefix: '/api/trace', errors: 'object' }, (r, g) => {
     const project = projectRoute(r);
-
-    project.post(
-      '/search',
-      {
-        config: view,
-        serializerCompiler: plainJson,
-        schema: { tags, summary: 'Search traces (keyset paging with scrollId)', body: searchRequestSchema, response: { 200: searchResponseSchema } },
-      },
-      (req, { projectId }) => service.search(projectId, req.body),
-    );
 
     project.post(
       '/search/new',
@@ -85,16 +101,6 @@ export function traceRoutes(app: FastifyInstance, service: TraceService) {
         },
       },
       (req, { projectId }) => service.newTraces(projectId, req.body),
-    );
-
-    project.get(
-      '/:id',
-      {
-        config: view,
-        serializerCompiler: plainJson,
-        schema: { tags, summary: 'A trace with its spans and evaluations', params: traceIdParams, response: { 200: traceDetailSchema, ...g.errors(404) } },
-      },
-      async (req, { projectId }, reply) => reply.type('application/json; charset=utf-8').send((await service.detailStream(projectId, req.params.id)) as never),
     );
 
     project.get(
@@ -291,15 +297,9 @@ export function traceRoutes(app: FastifyInstance, service: TraceService) {
     void r.register((otlp, _opts, done) => {
       otlp.removeAllContentTypeParsers();
       otlp.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: OTLP_BODY_LIMIT }, (_req, body, done) => done(null, body));
-      // One route per signal and path: the same parsing, answer and content type, what differs
-      // is how the body is decoded and where it goes.
-      // The body goes to a decode worker as it came (compressed or not): see service.decodeOtlpTraces.
-      // Before the body is inflated, what it may inflate to is admitted against the process's budget, until it is answered.
-      const exportRoute = (
-        url: string,
-        summary: string,
-        handle: (scope: ProjectScope, body: Buffer, contentType: string, contentEncoding: string, format: OtlpFormat, maxInflatedBytes: number) => Promise<Buffer>,
-      ) =>
+      // One route per signal and path: the same parsing, answer and content type; the body goes
+      // to exportOtlp as it came (compressed or not), the path OTLP over gRPC takes too.
+      const exportRoute = (url: string, summary: string, signal: OtlpSignal) =>
         projectRoute(otlp).post(
           url,
           {
@@ -318,45 +318,18 @@ export function traceRoutes(app: FastifyInstance, service: TraceService) {
             const format = requestFormat(contentType);
             const body = (req.body as Buffer | undefined) ?? Buffer.alloc(0);
             const contentEncoding = String(req.headers['content-encoding'] ?? 'identity');
-            const inflight = service.admitOtlpBody(body, contentEncoding);
-            let answer: Buffer;
-            try {
-              answer = await handle(scope, body, contentType, contentEncoding, format, inflight.maxInflatedBytes);
-            } finally {
-              inflight.release();
-            }
+            const answer = await exportOtlp(service, scope, signal, { body, contentType, contentEncoding, format });
             void reply.header('content-type', format === 'protobuf' ? 'application/x-protobuf' : 'application/json');
             return reply.send(answer);
           },
         );
       const tracesSummary = 'OTLP/HTTP trace export (application/x-protobuf or application/json, gzip or deflate)';
       for (const url of ['/api/otel/v1/traces', '/v1/traces']) {
-        exportRoute(url, url === '/v1/traces' ? 'The same as /api/otel/v1/traces, at the path OTLP exporters default to' : tracesSummary, async (scope, body, contentType, contentEncoding, format, maxInflatedBytes) => {
-          const { pieces, count, rejected, truncated } = await service.decodeOtlpTraces(body, contentType, contentEncoding, maxInflatedBytes);
-          service.countRejected(rejected.count);
-          if (count === 0 && rejected.count > 0) {
-            throw new AppError(400, 'all_spans_rejected', `every span was rejected: ${rejected.messages.join('; ')}`, {
-              field: 'resourceSpans',
-              meta: { rejectedSpans: rejected.count },
-            });
-          }
-          await service.ingestPrepared(scope.organizationId, scope.projectId, pieces, count);
-          return encodeExportTraceResponse(rejected, format, truncated);
-        });
+        exportRoute(url, url === '/v1/traces' ? 'The same as /api/otel/v1/traces, at the path OTLP exporters default to' : tracesSummary, 'traces');
       }
       const logsSummary = 'OTLP/HTTP log export: GenAI events (gen_ai.*) merged into their spans; other records are rejected in the partial success';
       for (const url of ['/api/otel/v1/logs', '/v1/logs']) {
-        exportRoute(url, url === '/v1/logs' ? 'The same as /api/otel/v1/logs, at the path OTLP exporters default to' : logsSummary, async (scope, body, contentType, contentEncoding, format, maxInflatedBytes) => {
-          const decoded = await service.decodeOtlpLogs(body, contentType, contentEncoding, maxInflatedBytes);
-          if (decoded.accepted === 0 && decoded.rejected.count > 0) {
-            throw new AppError(400, 'all_log_records_rejected', `every log record was rejected: ${decoded.rejected.messages.join('; ')}`, {
-              field: 'resourceLogs',
-              meta: { rejectedLogRecords: decoded.rejected.count },
-            });
-          }
-          await service.ingestLogEvents(scope.organizationId, scope.projectId, decoded.spans);
-          return encodeExportLogsResponse(decoded.rejected, format);
-        });
+        exportRoute(url, url === '/v1/logs' ? 'The same as /api/otel/v1/logs, at the path OTLP exporters default to' : logsSummary, 'logs');
       }
       done();
     });

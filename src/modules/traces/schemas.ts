@@ -101,6 +101,8 @@ export const spanPayloadSchema = z
     z.object({ type: z.literal('chat_messages'), value: z.array(chatMessageSchema) }),
     z.object({ type: z.literal('text'), value: z.string() }),
     z.object({ type: z.literal('json'), value: z.unknown() }),
+    z.object({ type: z.literal('evaluation_result'), value: z.unknown() }).describe("An evaluation span's result, as the LangWatch SDKs type it"),
+    z.object({ type: z.literal('guardrail_result'), value: z.unknown() }).describe("A guardrail span's result, as the LangWatch SDKs type it"),
   ])
   .nullable();
 
@@ -133,6 +135,10 @@ export const spanSchema = z
     }),
     input: spanPayloadSchema,
     output: spanPayloadSchema,
+    contexts: z
+      .array(z.looseObject({ document_id: z.string().nullable().optional(), chunk_id: z.string().nullable().optional(), content: z.unknown() }))
+      .optional()
+      .describe('RAG spans: the documents retrieved (langwatch.rag_contexts)'),
     attributes: z.record(z.string(), z.unknown()).optional().describe('Attributes not mapped onto a field, flattened'),
     redactions: z.record(z.string(), z.record(z.string(), z.number())).optional().describe("Privacy at ingest: values removed from this span, per field and entity type (no values)"),
     resource: z.record(z.string(), z.unknown()).optional(),

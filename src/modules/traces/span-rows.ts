@@ -142,6 +142,7 @@ export function toSpanRow(s: NormalizedSpan): SpanRow {
       params: s.params,
       input: s.input,
       output: s.output,
+      ...(s.contexts ? { contexts: s.contexts } : {}),
       attributes: s.attributes,
       resource: s.resource,
       events: s.events,

@@ -308,7 +308,7 @@ export async function findTrace(db: Executor, projectId: string, traceId: string
 /** A trace with some of its spans, in order, with only what their contents need (see traceContents). */
 export interface TraceContentRow {
   trace: TraceRow;
-  spans: { span_id: string; type: string; name: string | null; model: string | null; input: unknown; output: unknown; params: Record<string, unknown> | null }[];
+  spans: { span_id: string; type: string; name: string | null; model: string | null; input: unknown; output: unknown; params: Record<string, unknown> | null; contexts?: unknown }[];
 }
 
 /**
@@ -322,7 +322,7 @@ export async function traceContents(db: Executor, projectId: string, traceIds: r
     db,
     sql`SELECT ${TRACE_COLUMNS},
           (SELECT json_agg(json_build_object('span_id', s.span_id, 'type', s.type, 'name', s.name, 'model', s.model,
-                    'input', s.data->'input', 'output', s.data->'output', 'params', s.data->'params') ORDER BY s.started_at, s.span_id)::text
+                    'input', s.data->'input', 'output', s.data->'output', 'params', s.data->'params', 'contexts', s.data->'contexts') ORDER BY s.started_at, s.span_id)::text
            FROM spans s WHERE s.project_id = traces.project_id AND s.trace_id = traces.trace_id ${ofType}) AS spans_json
         FROM traces WHERE project_id = ${projectId} AND trace_id = ANY(${textArray(traceIds)})`,
   );

@@ -162,7 +162,7 @@ function searchablePlaceholders(text: string): string {
 export function payloadText(payload: SpanPayload | null, side: 'input' | 'output'): string | null {
   if (!payload) return null;
   if (payload.type === 'text') return payload.value;
-  if (payload.type === 'json') return typeof payload.value === 'string' ? payload.value : JSON.stringify(payload.value);
+  if (payload.type !== 'chat_messages') return typeof payload.value === 'string' ? payload.value : JSON.stringify(payload.value);
   const messages = payload.value;
   if (!messages.length) return null;
   const wanted = side === 'input' ? 'user' : 'assistant';

@@ -88,13 +88,29 @@ interface Credentials {
   projectId: string | null;
 }
 
+/** The headers API-key credentials travel in: HTTP headers, or gRPC metadata (OTLP over gRPC). */
+export interface CredentialHeaders {
+  authorization?: string | null;
+  'x-auth-token'?: string | string[] | null;
+  'x-project-id'?: string | string[] | null;
+}
+
 /**
  * Credentials, in this order: Basic projectId:token, Bearer, X-Auth-Token, and only when
  * none of those headers is there, the session cookie.
  */
 export function readCredentials(request: FastifyRequest): Credentials | null {
-  const header = request.headers.authorization;
-  const projectHeader = single(request.headers['x-project-id']);
+  const apiKey = readKeyCredentials(request.headers);
+  if (apiKey) return apiKey;
+  const session = request.cookies?.[SESSION_COOKIE];
+  if (session) return { kind: 'session', token: session, projectId: single(request.headers['x-project-id']) };
+  return null;
+}
+
+/** Basic projectId:token, Bearer, X-Auth-Token, in that order; null when none is sent. */
+function readKeyCredentials(headers: CredentialHeaders): Credentials | null {
+  const header = headers.authorization;
+  const projectHeader = single(headers['x-project-id']);
   if (header) {
     const space = header.indexOf(' ');
     const scheme = (space < 0 ? header : header.slice(0, space)).toLowerCase();
@@ -112,11 +128,26 @@ export function readCredentials(request: FastifyRequest): Credentials | null {
     }
     throw unauthorized(`unsupported Authorization scheme "${scheme}"; use Basic or Bearer`);
   }
-  const authToken = single(request.headers['x-auth-token']);
+  const authToken = single(headers['x-auth-token']);
   if (authToken) return { kind: 'apiKey', token: authToken, projectId: projectHeader };
-  const session = request.cookies?.[SESSION_COOKIE];
-  if (session) return { kind: 'session', token: session, projectId: projectHeader };
   return null;
+}
+
+/**
+ * An API key acting on a project, outside Fastify (OTLP over gRPC reads the same headers
+ * from its metadata): the same answers as a project route's, 401 or 403 as AppErrors.
+ */
+export async function authenticateProjectKey(
+  store: CredentialStore,
+  clock: Clock,
+  headers: CredentialHeaders,
+  permission: Permission,
+): Promise<{ principal: Principal; projectId: string }> {
+  const credentials = readKeyCredentials(headers);
+  if (!credentials) throw unauthorized('missing credentials: send Authorization: Bearer <token>, Basic base64(projectId:token), or X-Auth-Token');
+  const principal = await store.resolve(credentials.token, clock.now());
+  if (!principal) throw unauthorized('invalid, expired or revoked API key');
+  return { principal, projectId: await projectAccess(principal, credentials, store, permission) };
 }
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -151,7 +182,7 @@ export function clearSessionCookie(request: FastifyRequest, reply: FastifyReply)
   reply.clearCookie(SESSION_COOKIE, { httpOnly: true, sameSite: 'lax', path: '/', secure: request.protocol === 'https' });
 }
 
-function single(v: string | string[] | undefined): string | null {
+function single(v: string | string[] | null | undefined): string | null {
   const s = Array.isArray(v) ? v[0] : v;
   return s && s.trim() ? s.trim() : null;
 }
@@ -207,11 +238,7 @@ export async function installAuth(app: FastifyInstance, store: CredentialStore, 
     }
 
     if (auth.scope === 'project') {
-      const projectId = await resolveProject(principal, credentials, store);
-      if (auth.permission && !principal.projectPermissions(projectId).has(auth.permission)) {
-        throw forbidden(`${who(principal)} lacks the ${auth.permission} permission on project ${projectId}`);
-      }
-      request.projectId = projectId;
+      request.projectId = await projectAccess(principal, credentials, store, auth.permission);
       return;
     }
     if (principal.keyType === 'project') {
@@ -238,6 +265,15 @@ export async function installAuth(app: FastifyInstance, store: CredentialStore, 
 }
 
 const who = (principal: Principal) => (principal.keyType === 'session' ? 'your role' : 'this key');
+
+/** The project a project route acts on, once the caller holds `permission` there. */
+async function projectAccess(principal: Principal, credentials: Credentials, store: CredentialStore, permission: Permission | null): Promise<string> {
+  const projectId = await resolveProject(principal, credentials, store);
+  if (permission && !principal.projectPermissions(projectId).has(permission)) {
+    throw forbidden(`${who(principal)} lacks the ${permission} permission on project ${projectId}`);
+  }
+  return projectId;
+}
 
 async function resolveProject(principal: Principal, credentials: Credentials, store: CredentialStore): Promise<string> {
   if (principal.keyType === 'project') {

@@ -2011,6 +2011,172 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/auth/validate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Check an API key: the project it acts on (what the LangWatch SDKs' login() calls) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The project id (LangWatch names it a slug) */
+                            projectSlug: string;
+                            projectId: string;
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/auth/session": {
         parameters: {
             query?: never;
@@ -10307,6 +10473,395 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/trace/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A trace with its spans and evaluations */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TraceDetail"];
+                    };
+                };
+                /** @description Error object: {error: code, message, field?, issues?} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description machine-readable code, e.g. validation_error, trace_not_found, annotation_not_found */
+                            error: string;
+                            /** @description what went wrong, naming the field */
+                            message: string;
+                            /** @description the request field at fault, e.g. body.isThumbsUp */
+                            field?: string;
+                            /** @description every validation problem */
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Error object: {error: code, message, field?, issues?} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description machine-readable code, e.g. validation_error, trace_not_found, annotation_not_found */
+                            error: string;
+                            /** @description what went wrong, naming the field */
+                            message: string;
+                            /** @description the request field at fault, e.g. body.isThumbsUp */
+                            field?: string;
+                            /** @description every validation problem */
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Error object: {error: code, message, field?, issues?} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description machine-readable code, e.g. validation_error, trace_not_found, annotation_not_found */
+                            error: string;
+                            /** @description what went wrong, naming the field */
+                            message: string;
+                            /** @description the request field at fault, e.g. body.isThumbsUp */
+                            field?: string;
+                            /** @description every validation problem */
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Error object: {error: code, message, field?, issues?} */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description machine-readable code, e.g. validation_error, trace_not_found, annotation_not_found */
+                            error: string;
+                            /** @description what went wrong, naming the field */
+                            message: string;
+                            /** @description the request field at fault, e.g. body.isThumbsUp */
+                            field?: string;
+                            /** @description every validation problem */
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/traces/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Search traces (keyset paging with scrollId) (the path of the LangWatch SDKs' traces.search / traces.get) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["SearchRequestInput"];
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["SearchResponse"];
+                    };
+                };
+                /** @description Error object: {error: code, message, field?, issues?} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description machine-readable code, e.g. validation_error, trace_not_found, annotation_not_found */
+                            error: string;
+                            /** @description what went wrong, naming the field */
+                            message: string;
+                            /** @description the request field at fault, e.g. body.isThumbsUp */
+                            field?: string;
+                            /** @description every validation problem */
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Error object: {error: code, message, field?, issues?} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description machine-readable code, e.g. validation_error, trace_not_found, annotation_not_found */
+                            error: string;
+                            /** @description what went wrong, naming the field */
+                            message: string;
+                            /** @description the request field at fault, e.g. body.isThumbsUp */
+                            field?: string;
+                            /** @description every validation problem */
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Error object: {error: code, message, field?, issues?} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description machine-readable code, e.g. validation_error, trace_not_found, annotation_not_found */
+                            error: string;
+                            /** @description what went wrong, naming the field */
+                            message: string;
+                            /** @description the request field at fault, e.g. body.isThumbsUp */
+                            field?: string;
+                            /** @description every validation problem */
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Error object: {error: code, message, field?, issues?} */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description machine-readable code, e.g. validation_error, trace_not_found, annotation_not_found */
+                            error: string;
+                            /** @description what went wrong, naming the field */
+                            message: string;
+                            /** @description the request field at fault, e.g. body.isThumbsUp */
+                            field?: string;
+                            /** @description every validation problem */
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Error object: {error: code, message, field?, issues?} */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description machine-readable code, e.g. validation_error, trace_not_found, annotation_not_found */
+                            error: string;
+                            /** @description what went wrong, naming the field */
+                            message: string;
+                            /** @description the request field at fault, e.g. body.isThumbsUp */
+                            field?: string;
+                            /** @description every validation problem */
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/traces/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A trace with its spans and evaluations (the path of the LangWatch SDKs' traces.search / traces.get) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TraceDetail"];
+                    };
+                };
+                /** @description Error object: {error: code, message, field?, issues?} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description machine-readable code, e.g. validation_error, trace_not_found, annotation_not_found */
+                            error: string;
+                            /** @description what went wrong, naming the field */
+                            message: string;
+                            /** @description the request field at fault, e.g. body.isThumbsUp */
+                            field?: string;
+                            /** @description every validation problem */
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Error object: {error: code, message, field?, issues?} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description machine-readable code, e.g. validation_error, trace_not_found, annotation_not_found */
+                            error: string;
+                            /** @description what went wrong, naming the field */
+                            message: string;
+                            /** @description the request field at fault, e.g. body.isThumbsUp */
+                            field?: string;
+                            /** @description every validation problem */
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Error object: {error: code, message, field?, issues?} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description machine-readable code, e.g. validation_error, trace_not_found, annotation_not_found */
+                            error: string;
+                            /** @description what went wrong, naming the field */
+                            message: string;
+                            /** @description the request field at fault, e.g. body.isThumbsUp */
+                            field?: string;
+                            /** @description every validation problem */
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Error object: {error: code, message, field?, issues?} */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description machine-readable code, e.g. validation_error, trace_not_found, annotation_not_found */
+                            error: string;
+                            /** @description what went wrong, naming the field */
+                            message: string;
+                            /** @description the request field at fault, e.g. body.isThumbsUp */
+                            field?: string;
+                            /** @description every validation problem */
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/trace/search/new": {
         parameters: {
             query?: never;
@@ -10446,128 +11001,6 @@ export interface paths {
                 };
             };
         };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/trace/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** A trace with its spans and evaluations */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["TraceDetail"];
-                    };
-                };
-                /** @description Error object: {error: code, message, field?, issues?} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description machine-readable code, e.g. validation_error, trace_not_found, annotation_not_found */
-                            error: string;
-                            /** @description what went wrong, naming the field */
-                            message: string;
-                            /** @description the request field at fault, e.g. body.isThumbsUp */
-                            field?: string;
-                            /** @description every validation problem */
-                            issues?: {
-                                field: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error object: {error: code, message, field?, issues?} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description machine-readable code, e.g. validation_error, trace_not_found, annotation_not_found */
-                            error: string;
-                            /** @description what went wrong, naming the field */
-                            message: string;
-                            /** @description the request field at fault, e.g. body.isThumbsUp */
-                            field?: string;
-                            /** @description every validation problem */
-                            issues?: {
-                                field: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error object: {error: code, message, field?, issues?} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description machine-readable code, e.g. validation_error, trace_not_found, annotation_not_found */
-                            error: string;
-                            /** @description what went wrong, naming the field */
-                            message: string;
-                            /** @description the request field at fault, e.g. body.isThumbsUp */
-                            field?: string;
-                            /** @description every validation problem */
-                            issues?: {
-                                field: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error object: {error: code, message, field?, issues?} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description machine-readable code, e.g. validation_error, trace_not_found, annotation_not_found */
-                            error: string;
-                            /** @description what went wrong, naming the field */
-                            message: string;
-                            /** @description the request field at fault, e.g. body.isThumbsUp */
-                            field?: string;
-                            /** @description every validation problem */
-                            issues?: {
-                                field: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -27320,6 +27753,14 @@ export interface components {
                 /** @constant */
                 type: "json";
                 value: unknown;
+            } | {
+                /** @constant */
+                type: "evaluation_result";
+                value: unknown;
+            } | {
+                /** @constant */
+                type: "guardrail_result";
+                value: unknown;
             }) | null;
             output: ({
                 /** @constant */
@@ -27341,7 +27782,23 @@ export interface components {
                 /** @constant */
                 type: "json";
                 value: unknown;
+            } | {
+                /** @constant */
+                type: "evaluation_result";
+                value: unknown;
+            } | {
+                /** @constant */
+                type: "guardrail_result";
+                value: unknown;
             }) | null;
+            /** @description RAG spans: the documents retrieved (langwatch.rag_contexts) */
+            contexts?: ({
+                document_id?: string | null;
+                chunk_id?: string | null;
+                content: unknown;
+            } & {
+                [key: string]: unknown;
+            })[];
             /** @description Attributes not mapped onto a field, flattened */
             attributes?: {
                 [key: string]: unknown;
@@ -28777,6 +29234,14 @@ export interface components {
                 /** @constant */
                 type: "json";
                 value: unknown;
+            } | {
+                /** @constant */
+                type: "evaluation_result";
+                value: unknown;
+            } | {
+                /** @constant */
+                type: "guardrail_result";
+                value: unknown;
             }) | null;
             output: ({
                 /** @constant */
@@ -28798,7 +29263,23 @@ export interface components {
                 /** @constant */
                 type: "json";
                 value: unknown;
+            } | {
+                /** @constant */
+                type: "evaluation_result";
+                value: unknown;
+            } | {
+                /** @constant */
+                type: "guardrail_result";
+                value: unknown;
             }) | null;
+            /** @description RAG spans: the documents retrieved (langwatch.rag_contexts) */
+            contexts?: ({
+                document_id?: string | null;
+                chunk_id?: string | null;
+                content: unknown;
+            } & {
+                [key: string]: unknown;
+            })[];
             /** @description Attributes not mapped onto a field, flattened */
             attributes?: {
                 [key: string]: unknown;

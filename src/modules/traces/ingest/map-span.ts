@@ -169,6 +169,7 @@ export function mapSpan(raw: RawSpan): NormalizedSpan {
     metrics,
     input: ctx.input,
     output: ctx.output,
+    ...(ctx.contexts ? { contexts: ctx.contexts } : {}),
     error: ctx.error,
     trace_metadata: ctx.hints,
     attributes: toRecord(ctx.attrs),

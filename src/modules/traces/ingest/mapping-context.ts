@@ -7,6 +7,7 @@
  */
 import type {
   NormalizedSpan,
+  RagChunk,
   SpanError,
   SpanMetrics,
   SpanPayload,
@@ -71,6 +72,7 @@ export class SpanMapping {
   };
   input: SpanPayload | null = null;
   output: SpanPayload | null = null;
+  contexts: RagChunk[] | null = null;
   error: SpanError | null = null;
   hints: TraceMetadataHints = {};
   events: SpanEvent[];

@@ -18,7 +18,16 @@ export interface ChatMessage {
 export type SpanPayload =
   | { type: 'chat_messages'; value: ChatMessage[] }
   | { type: 'text'; value: string }
-  | { type: 'json'; value: unknown };
+  | { type: 'json'; value: unknown }
+  /** What an evaluation or guardrail span returned, typed so by the LangWatch SDKs: any JSON. */
+  | { type: 'evaluation_result' | 'guardrail_result'; value: unknown };
+
+/** A retrieved document a RAG span used (`langwatch.rag_contexts`, LangWatch's RAGChunk). */
+export interface RagChunk {
+  document_id?: string | null;
+  chunk_id?: string | null;
+  content: unknown;
+}
 
 export interface SpanError {
   has_error: true;
@@ -54,6 +63,8 @@ export interface NormalizedSpan {
   metrics: SpanMetrics;
   input: SpanPayload | null;
   output: SpanPayload | null;
+  /** RAG spans: the documents retrieved; absent when the span names none. */
+  contexts?: RagChunk[];
   error: SpanError | null;
   /** Trace-level facts a span carries (user/thread/customer ids, labels, sdk). */
   trace_metadata: TraceMetadataHints;

@@ -6,7 +6,7 @@
  */
 import { bool, int, isRecord, num, parseJson, str, type SpanMapping } from '../mapping-context.ts';
 import { chatPayload, normalizeMessages, structuredPayload, toPayload } from '../messages.ts';
-import type { SpanPayload, SpanType } from '../types.ts';
+import type { RagChunk, SpanPayload, SpanType } from '../types.ts';
 
 const SPAN_TYPES = new Set<SpanType>([
   'llm', 'chain', 'tool', 'agent', 'rag', 'retriever', 'embedding', 'prompt', 'guardrail', 'evaluation',
@@ -31,9 +31,11 @@ function typedPayload(value: unknown): SpanPayload | null {
         // A list of typed values: their values, in order.
         return { type: 'json', value: Array.isArray(parsed.value) ? parsed.value.map((v: unknown): unknown => (isTyped(v) ? v.value : v)) : parsed.value };
       case 'json':
+        return { type: 'json', value: parsed.value };
       case 'guardrail_result':
       case 'evaluation_result':
-        return { type: 'json', value: parsed.value };
+        // Kept as typed: the SDKs and LangWatch's trace answers read an evaluation span's result by it.
+        return { type: parsed.type, value: parsed.value };
       default:
         return structuredPayload(parsed.value);
     }
@@ -57,6 +59,30 @@ function pick(o: Record<string, unknown>, ...keys: string[]): unknown {
   return undefined;
 }
 
+/**
+ * `span.update(contexts=[...])`: JSON text of a list of strings or of RAGChunks
+ * (`{document_id?, chunk_id?, content}`), possibly in a `{type: "list"|"json", value}` wrapper
+ * (TypeScript SDK). Null when it is neither: the attribute then stays as it came.
+ */
+function ragContexts(value: unknown): RagChunk[] | null {
+  if (value === undefined) return null;
+  let v = typeof value === 'string' ? parseJson(value) : value;
+  if (isTyped(v)) v = v.value;
+  if (!Array.isArray(v)) return null;
+  const chunks: RagChunk[] = [];
+  for (const item of v) {
+    if (typeof item === 'string') chunks.push({ content: item });
+    else if (isRecord(item) && 'content' in item) {
+      chunks.push({
+        ...(typeof item.document_id === 'string' ? { document_id: item.document_id } : {}),
+        ...(typeof item.chunk_id === 'string' ? { chunk_id: item.chunk_id } : {}),
+        content: item.content,
+      });
+    } else return null;
+  }
+  return chunks;
+}
+
 export function mapLangWatch(ctx: SpanMapping): void {
   const a = ctx.attrs;
   const type = str(a.get('langwatch.span.type'));
@@ -66,6 +92,12 @@ export function mapLangWatch(ctx: SpanMapping): void {
   }
   if (a.has('langwatch.input')) ctx.fillInput(typedPayload(a.get('langwatch.input')), 'langwatch.input');
   if (a.has('langwatch.output')) ctx.fillOutput(typedPayload(a.get('langwatch.output')), 'langwatch.output');
+
+  const contexts = ragContexts(a.get('langwatch.rag_contexts'));
+  if (contexts !== null) {
+    ctx.contexts = contexts;
+    a.delete('langwatch.rag_contexts');
+  }
 
   const params = a.get('langwatch.params');
   if (params !== undefined) {

@@ -115,10 +115,11 @@ export function mapTraceMetadata(ctx: SpanMapping): void {
   if (sdkName !== null) a.delete('langwatch.sdk.name');
   if (sdkVersion !== null) a.delete('langwatch.sdk.version');
   if (sdkLanguage !== null) a.delete('langwatch.sdk.language');
+  // The LangWatch SDKs put langwatch.sdk.* on the resource (Python) or on each span: either names the SDK before OpenTelemetry's own.
   const resource = ctx.raw.resource;
-  const name = sdkName ?? str(resource['telemetry.sdk.name']);
-  const version = sdkVersion ?? str(resource['telemetry.sdk.version']);
-  const language = sdkLanguage ?? str(resource['telemetry.sdk.language']);
+  const name = sdkName ?? str(resource['langwatch.sdk.name']) ?? str(resource['telemetry.sdk.name']);
+  const version = sdkVersion ?? str(resource['langwatch.sdk.version']) ?? str(resource['telemetry.sdk.version']);
+  const language = sdkLanguage ?? str(resource['langwatch.sdk.language']) ?? str(resource['telemetry.sdk.language']);
   if (name !== null) hints.sdk_name = name;
   if (version !== null) hints.sdk_version = version;
   if (language !== null) hints.sdk_language = language;
