@@ -61,7 +61,7 @@ describe('the server process (PGlite in a data directory)', { timeout: 120_000 }
     const port = await freePort();
     // script(1) gives the server a pseudo-terminal as stdout, as an interactive `npm start` has.
     const child = spawn('script', ['-qfec', `"${process.execPath}" "${BIN}" serve`, '/dev/null'], {
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', PORT: String(port), SPYGLASS_DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', PORT: String(port), SPYGLASS_OTLP_GRPC_PORT: 'off', SPYGLASS_DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
