@@ -596,6 +596,22 @@ export const MAX_SPAN_MATCHES = 10_000;
  * rows (the primary key finds them); attribute values are matched in their JSON text, the
  * keys left out so that "model" does not find every span with a model attribute.
  */
+/** A chat payload's messages (`{type: 'chat_messages', value: [...]}`), else none. */
+const chatMessages = (payload: SQL) =>
+  sql`json_array_elements(CASE WHEN ${payload}->>'type' = 'chat_messages' AND json_typeof(${payload}->'value') = 'array' THEN ${payload}->'value' ELSE '[]'::json END)`;
+/** A JSON value as the text a reader sees: a string without its quotes, anything else as JSON. */
+const jsonText = (value: SQL) => sql`(CASE WHEN json_typeof(${value}) = 'string' THEN (${value}) #>> '{}' ELSE (${value})::text END)`;
+/** Whether some value of a JSON object (a span's attributes or resource) contains the pattern. */
+const someValueLike = (object: SQL, pattern: string) =>
+  sql`EXISTS (SELECT 1 FROM json_each(CASE WHEN json_typeof(${object}) = 'object' THEN ${object} ELSE '{}'::json END) a WHERE ${jsonText(sql`a.value`)} ILIKE ${pattern})`;
+/**
+ * Whether a payload's text contains the pattern: `text` is its text column (a text or JSON
+ * payload whole, a chat's last user or assistant message); a chat's other messages are read
+ * from the payload.
+ */
+const payloadLike = (text: SQL, payload: SQL, pattern: string) =>
+  sql`(${text} ILIKE ${pattern} OR EXISTS (SELECT 1 FROM ${chatMessages(payload)} m WHERE ${jsonText(sql`m.value->'content'`)} ILIKE ${pattern}))`;
+
 export async function matchingSpanIds(db: Executor, projectId: string, traceId: string, needle: string): Promise<{ ids: string[]; truncated: boolean }> {
   const pattern = `%${needle.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
   const found = await rows<{ span_id: string }>(
@@ -603,10 +619,11 @@ export async function matchingSpanIds(db: Executor, projectId: string, traceId: 
     sql`SELECT s.span_id FROM spans s
         WHERE s.project_id = ${projectId} AND s.trace_id = ${traceId}
           AND (s.name ILIKE ${pattern} OR s.type ILIKE ${pattern} OR s.model ILIKE ${pattern}
-            OR EXISTS (SELECT 1 FROM json_each(CASE WHEN json_typeof(s.data->'attributes') = 'object' THEN s.data->'attributes' ELSE '{}'::json END) a
-                       WHERE (CASE WHEN json_typeof(a.value) = 'string' THEN a.value #>> '{}' ELSE a.value::text END) ILIKE ${pattern})
-            OR EXISTS (SELECT 1 FROM json_each(CASE WHEN json_typeof(s.data->'resource') = 'object' THEN s.data->'resource' ELSE '{}'::json END) a
-                       WHERE (CASE WHEN json_typeof(a.value) = 'string' THEN a.value #>> '{}' ELSE a.value::text END) ILIKE ${pattern}))
+            OR s.error->>'message' ILIKE ${pattern}
+            OR ${payloadLike(sql`s.input_text`, sql`s.data->'input'`, pattern)}
+            OR ${payloadLike(sql`s.output_text`, sql`s.data->'output'`, pattern)}
+            OR ${someValueLike(sql`s.data->'attributes'`, pattern)}
+            OR ${someValueLike(sql`s.data->'resource'`, pattern)})
         ORDER BY s.started_at, s.span_id LIMIT ${MAX_SPAN_MATCHES + 1}`,
   );
   return { ids: found.slice(0, MAX_SPAN_MATCHES).map((r) => r.span_id), truncated: found.length > MAX_SPAN_MATCHES };

@@ -10826,11 +10826,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Spans of a trace whose name, type, model or attribute values contain the text (case-insensitive), in start order */
+        /** Spans of a trace whose name, type, model, input, output, error message or attribute values contain the text (case-insensitive), in start order */
         get: {
             parameters: {
                 query: {
-                    /** @description Case-insensitive text, matched within span names, types, models and attribute values */
+                    /** @description Case-insensitive text, matched within span names, types, models, inputs, outputs, error messages and attribute values */
                     q: string;
                 };
                 header?: never;
