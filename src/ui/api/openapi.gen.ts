@@ -9173,10 +9173,10 @@ export interface paths {
                         /** @default  */
                         comment?: string;
                         /**
-                         * @description the annotation's thumbs flag (annotations always carry one); default true
-                         * @default true
+                         * @description a thumb up (true) or down (false) with the scores; omitted or null: none
+                         * @default null
                          */
-                        isThumbsUp?: boolean;
+                        isThumbsUp?: boolean | null;
                     };
                 };
             };
@@ -26354,7 +26354,8 @@ export interface components {
             projectId: string;
             traceId: string;
             comment: string;
-            isThumbsUp: boolean;
+            /** @description null: no thumb (a review completed without one) */
+            isThumbsUp: boolean | null;
             email: string | null;
             userId: string | null;
             anchorKind: ("span" | "field" | "attribute" | "message") | null;
@@ -27783,7 +27784,8 @@ export interface components {
             projectId: string;
             traceId: string;
             comment: string;
-            isThumbsUp: boolean;
+            /** @description null: no thumb (a review completed without one) */
+            isThumbsUp: boolean | null;
             email: string | null;
             userId: string | null;
             anchorKind: ("span" | "field" | "attribute" | "message") | null;
