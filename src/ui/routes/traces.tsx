@@ -133,7 +133,7 @@ export default function TracesPage() {
               {live.pendingCount} new — show
             </Button>
           )}
-          <Text size="xs" className="muted" title="New traces appear by themselves">
+          <Text size="xs" className="muted" title={live.ok ? 'New traces appear by themselves' : 'Not following new traces: the last check failed'} data-testid="traces-live" data-live={live.ok ? 'on' : 'off'}>
             <span aria-hidden style={{ color: live.ok ? '#2f9e44' : '#868e96' }}>●</span> Live
           </Text>
         </Group>
