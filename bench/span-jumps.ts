@@ -6,7 +6,9 @@ import { signedInPage } from './web.ts';
 /**
  * Finding things in a 10,000-span trace, in Debian's Chromium: each jump (next match, next
  * error, slowest span) timed in the page from the action until the tree shows the new
- * selection; the finder from typing to its count shown; folding to one level and back.
+ * selection; the finder from typing to its count shown, for names (matched in the page) and
+ * for inputs, outputs and error messages (matched by the server), and the server's search
+ * alone; folding to one level and back.
  * The trace is the e2e suite's big trace (a root, steps of ten, an error every 997 spans).
  */
 export async function benchSpanJumps(s: BenchServer, opts: { spans: number; jumps: number }) {
@@ -48,6 +50,29 @@ export async function benchSpanJumps(s: BenchServer, opts: { spans: number; jump
     if (!/found/.test((await count.textContent()) ?? '')) throw new Error('the finder found nothing');
     for (let i = 0; i < opts.jumps; i++) await jump('next match (Enter)', SPAN_JUMPS.nextMatch);
     for (let i = 0; i < opts.jumps; i++) await jump('previous match (Shift+Enter)', SPAN_JUMPS.previousMatch);
+    // Text only inputs, outputs and errors hold: the LLM calls' questions and answers (1,000
+    // spans each), the failed tools' messages (10).
+    const findPayloads: number[] = [];
+    for (const needle of ['what next', 'call tool for item 4', 'tool failed on item', 'what next?']) {
+      await page.getByTestId('span-find').fill('');
+      const t0 = performance.now();
+      await page.getByTestId('span-find').fill(needle);
+      await page.locator('[data-testid=span-find-count]', { hasText: /^[1-9][\d,]*\+? found$/ }).waitFor();
+      findPayloads.push(performance.now() - t0);
+    }
+    for (let i = 0; i < opts.jumps; i++) await jump('next match in inputs, outputs and errors (Enter)', SPAN_JUMPS.nextMatch);
+    for (let i = 0; i < opts.jumps; i++) await jump('previous match in inputs, outputs and errors (Shift+Enter)', SPAN_JUMPS.previousMatch);
+    // The server's search alone (GET /api/trace/{id}/span-search), timed from the bench process.
+    const searchRoute: number[] = [];
+    for (const needle of ['what next', 'tool failed on item', 'no such text anywhere']) {
+      for (let i = 0; i < 3; i++) {
+        const t0 = performance.now();
+        const res = await fetch(`${s.baseUrl}/api/trace/bench-big/span-search?q=${encodeURIComponent(needle)}`, { headers: { 'x-auth-token': s.creds.projectApiKey } });
+        if (res.status !== 200) throw new Error(`span-search answered ${res.status}: ${await res.text()}`);
+        await res.json();
+        searchRoute.push(performance.now() - t0);
+      }
+    }
     for (let i = 0; i < opts.jumps; i++) await jump('next error', SPAN_JUMPS.nextError);
     for (let i = 0; i < opts.jumps; i++) await jump('slowest span', SPAN_JUMPS.slowest);
     const levels = page.getByTestId('span-levels');
@@ -69,6 +94,8 @@ export async function benchSpanJumps(s: BenchServer, opts: { spans: number; jump
     // These two are timed from the bench process (a browser round trip included).
     results['find: typed to names, types and models matched'] = { p50: median(findLocal), max: Math.max(...findLocal), n: findLocal.length };
     results['find: typed to attribute values matched (server, after 250 ms)'] = { p50: median(findAll), max: Math.max(...findAll), n: findAll.length };
+    results['find: typed to inputs, outputs and errors matched (server, after 250 ms)'] = { p50: median(findPayloads), max: Math.max(...findPayloads), n: findPayloads.length };
+    results['find: the span-search route alone (names to attributes, inputs, outputs, errors)'] = { p50: median(searchRoute), max: Math.max(...searchRoute), n: searchRoute.length };
     results['fold to 1 level'] = { p50: median(fold), max: Math.max(...fold), n: fold.length };
     results['expand all'] = { p50: median(unfold), max: Math.max(...unfold), n: unfold.length };
     return { spans: opts.spans, results };

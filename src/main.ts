@@ -71,7 +71,7 @@ const COMMANDS: { name: string; args?: string; summary: string; details?: string
   {
     name: 'experiment check',
     args: '<experiment-slug> --run <run-id> [options]',
-    summary: "a run's summary and the same gates, for a run that exists (one logged by an SDK)",
+    summary: "wait for a run that exists (one logged by an SDK) to end, then its summary and the same gates",
     details: EXPERIMENT_OPTIONS,
   },
   { name: 'help', args: '[command]', summary: 'print this list, or how to call one command' },

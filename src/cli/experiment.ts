@@ -14,11 +14,16 @@ export const EXIT = {
   /** a --fail-under or --no-regression-vs gate failed */
   gate: 1,
   usage: 2,
-  /** the run failed, was stopped, or did not end within --timeout */
+  /** the run ended stopped or failed (and --allow-incomplete was not given) */
   runDidNotComplete: 3,
   /** the server could not be reached, or refused a request (no key, unknown experiment, ...) */
   api: 4,
+  /** the run did not end within --timeout: nothing was gated */
+  timedOut: 5,
 } as const;
+
+/** How long the CLI waits for a run to end: under the hour after which CI services commonly kill a job, so the CLI says why first. */
+const DEFAULT_TIMEOUT_S = 1800;
 
 type Summary = z.output<typeof runSummaryResponse>;
 type Comparison = z.output<typeof compareResponse>;
@@ -27,7 +32,10 @@ type RowsPage = z.output<typeof runRowsResponse>;
 
 export const EXPERIMENT_OPTIONS = `options:
   --server URL               the Spyglass server (default: SPYGLASS_URL, else http://127.0.0.1:5560)
-  --junit FILE               write JUnit XML: one testcase per row and evaluator
+  --junit FILE               write JUnit XML: a suite of the gates (one testcase each: they decide
+                             the build) and a suite of the rows (a testcase per row and evaluator,
+                             never a failure unless --junit-row-failures)
+  --junit-row-failures       write failed and erroring rows as <failure> and <error> too
   --fail-under GATE          fail (exit 1) when a pass rate or mean score is below a bound; repeatable:
                                pass_rate=0.9              every evaluator's results together
                                pass_rate:<evaluator>=0.9  one evaluator
@@ -36,18 +44,21 @@ export const EXPERIMENT_OPTIONS = `options:
   --no-regression-vs RUN     fail (exit 1) when any evaluator is "worse" than RUN (a run id, or
                              \`baseline\`: the experiment's marked baseline run)
   --lower-is-better EVALS    comma-separated evaluators whose lower scores are better
-  --timeout SECONDS          give up waiting for the run (default 3600)
+  --allow-incomplete         gate a run that ended stopped or failed on the rows it stored
+                             (without it, such a run fails: exit 3)
+  --timeout SECONDS          how long to wait for the run to end before gating (default ${DEFAULT_TIMEOUT_S})
   --interval MS              how often to poll the run's status (default 1000)
 
+Both commands wait for the run to end: gates never judge a run still running.
 The API key comes from SPYGLASS_API_KEY.
-Exit codes: 0 all gates held, 1 a gate failed, 2 wrong call, 3 the run failed, was stopped or
-timed out, 4 the server could not be reached or refused a request.`;
+Exit codes: 0 all gates held, 1 a gate failed, 2 wrong call, 3 the run ended stopped or failed,
+4 the server could not be reached or refused a request, 5 the run did not end within --timeout.`;
 
 export const EXPERIMENT_USAGE = `usage: spyglass experiment run <experiment-slug> [options]
        spyglass experiment check <experiment-slug> --run <run-id> [options]
 
   run     start a platform run of the experiment, follow it to its end, print its summary
-  check   the same report and gates for a run that exists (one logged by an SDK, say)
+  check   wait for a run that exists (one logged by an SDK, say) to end; the same report and gates
 
 ${EXPERIMENT_OPTIONS}`;
 
@@ -129,50 +140,102 @@ const xml = (s: string) =>
     .filter((ch) => !xmlInvalid(ch.codePointAt(0)!))
     .join('').replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!);
 
-/** JUnit XML: a testsuite per evaluator, a testcase per row (and target); failed results fail, errors error, skipped skip. */
-export function junitXml(slug: string, runId: string, rows: RowsPage['rows'], evaluators: string[]): string {
-  const suites = evaluators.map((evaluator) => {
-    let failures = 0;
-    let errors = 0;
-    let skipped = 0;
-    const cases = rows.map((r) => {
-      const e = r.evaluations[evaluator] as RowsPage['rows'][number]['evaluations'][string] | undefined;
-      const name = `row ${r.index}${r.targetId ? ` (${r.targetId})` : ''}`;
-      const time = ((e?.duration ?? r.duration ?? 0) / 1000).toFixed(3);
-      let inner = '';
-      if (!e) {
-        if (r.error) {
-          errors++;
-          inner = `<error message="${xml(r.error)}"/>`;
-        } else {
-          skipped++;
-          inner = '<skipped message="no result"/>';
-        }
-      } else if (e.status === 'error') {
-        errors++;
-        inner = `<error message="${xml(e.details ?? 'evaluator error')}"/>`;
-      } else if (e.status === 'skipped') {
-        skipped++;
-        inner = `<skipped message="${xml(e.details ?? 'skipped')}"/>`;
-      } else if (e.passed === false) {
-        failures++;
-        inner = `<failure message="${xml(`score ${e.score ?? '-'}${e.label ? `, label ${e.label}` : ''}`)}">${xml(e.details ?? '')}</failure>`;
-      }
-      return `    <testcase classname="${xml(`${slug}.${evaluator}`)}" name="${xml(name)}" time="${time}">${inner}</testcase>`;
-    });
-    return [
-      `  <testsuite name="${xml(`${slug} ${runId} ${evaluator}`)}" tests="${rows.length}" failures="${failures}" errors="${errors}" skipped="${skipped}">`,
-      ...cases,
-      '  </testsuite>',
-    ].join('\n');
-  });
-  return ['<?xml version="1.0" encoding="UTF-8"?>', `<testsuites name="${xml(slug)}">`, ...suites, '</testsuites>', ''].join('\n');
+/**
+ * A run as every message and report names it: the one place to change when runs get names
+ * people read.
+ */
+export interface RunRef {
+  slug: string;
+  runId: string;
+}
+export const runLabel = (r: RunRef) => `run ${r.runId} of ${r.slug}`;
+
+/** One gate's outcome: a testcase of the JUnit gates suite, a `FAILED` line when it failed. */
+export interface GateResult {
+  name: string;
+  /** why it failed; null: it held */
+  failure: string | null;
+  /** not checked (the run did not end): why */
+  skipped?: string;
 }
 
-/** Every gate that failed, in words. */
-export function failedGates(s: Summary, gates: Gate[]): string[] {
-  const failed: string[] = [];
-  for (const g of gates) {
+type Row = RowsPage['rows'][number];
+
+/**
+ * A row's testcase body. Rows are a report, not the verdict: unless `rowFailures`, a failed or
+ * erroring result is told in <system-out> (JUnit readers count only <failure> and <error>
+ * against the build); skipped results are <skipped> either way.
+ */
+function rowCase(r: Row, evaluator: string, rowFailures: boolean): { inner: string; failed: boolean; errored: boolean; skipped: boolean } {
+  const e = r.evaluations[evaluator] as Row['evaluations'][string] | undefined;
+  const note = (what: string) => `<system-out>${xml(what)}</system-out>`;
+  if (!e && !r.error) return { inner: '<skipped message="no result"/>', failed: false, errored: false, skipped: true };
+  if (e?.status === 'skipped') return { inner: `<skipped message="${xml(e.details ?? 'skipped')}"/>`, failed: false, errored: false, skipped: true };
+  if (!e || e.status === 'error') {
+    const message = e ? (e.details ?? 'evaluator error') : r.error!;
+    return { inner: rowFailures ? `<error message="${xml(message)}"/>` : note(`error: ${message}`), failed: false, errored: rowFailures, skipped: false };
+  }
+  if (e.passed === false) {
+    const message = `score ${e.score ?? '-'}${e.label ? `, label ${e.label}` : ''}`;
+    return {
+      inner: rowFailures ? `<failure message="${xml(message)}">${xml(e.details ?? '')}</failure>` : note(`failed: ${message}${e.details ? `\n${e.details}` : ''}`),
+      failed: rowFailures,
+      errored: false,
+      skipped: false,
+    };
+  }
+  return { inner: '', failed: false, errored: false, skipped: false };
+}
+
+/**
+ * JUnit XML: a suite of the gates (a testcase per gate; theirs are the only failures, so the
+ * file fails a build exactly when the exit code does) and, when the run ended, a suite of the
+ * rows (a testcase per row, target and evaluator) that fails nothing unless `rowFailures`.
+ */
+export function junitXml(run: RunRef, gates: GateResult[], rows: { rows: Row[]; evaluators: string[] } | null, rowFailures = false): string {
+  const gateFailures = gates.filter((g) => g.failure !== null).length;
+  const gateSkipped = gates.filter((g) => g.skipped !== undefined).length;
+  const gateCases = gates.map((g) => {
+    const inner = g.failure !== null ? `<failure message="${xml(g.failure)}"/>` : g.skipped !== undefined ? `<skipped message="${xml(g.skipped)}"/>` : '';
+    return `    <testcase classname="${xml(`${run.slug}.gates`)}" name="${xml(g.name)}" time="0">${inner}</testcase>`;
+  });
+  const suites = [
+    `  <testsuite name="${xml(`${runLabel(run)}: gates`)}" tests="${gates.length}" failures="${gateFailures}" errors="0" skipped="${gateSkipped}">`,
+    ...gateCases,
+    '  </testsuite>',
+  ];
+  let failures = gateFailures;
+  let errors = 0;
+  let tests = gates.length;
+  if (rows) {
+    let rowFailed = 0;
+    let rowErrors = 0;
+    let rowSkipped = 0;
+    const cases = rows.evaluators.flatMap((evaluator) =>
+      rows.rows.map((r) => {
+        const c = rowCase(r, evaluator, rowFailures);
+        if (c.failed) rowFailed++;
+        if (c.errored) rowErrors++;
+        if (c.skipped) rowSkipped++;
+        const time = (((r.evaluations[evaluator] as Row['evaluations'][string] | undefined)?.duration ?? r.duration ?? 0) / 1000).toFixed(3);
+        return `    <testcase classname="${xml(`${run.slug}.${evaluator}`)}" name="${xml(`row ${r.index}${r.targetId ? ` (${r.targetId})` : ''}`)}" time="${time}">${c.inner}</testcase>`;
+      }),
+    );
+    suites.push(
+      `  <testsuite name="${xml(`${runLabel(run)}: rows`)}" tests="${cases.length}" failures="${rowFailed}" errors="${rowErrors}" skipped="${rowSkipped}">`,
+      ...cases,
+      '  </testsuite>',
+    );
+    failures += rowFailed;
+    errors += rowErrors;
+    tests += cases.length;
+  }
+  return ['<?xml version="1.0" encoding="UTF-8"?>', `<testsuites name="${xml(run.slug)}" tests="${tests}" failures="${failures}" errors="${errors}">`, ...suites, '</testsuites>', ''].join('\n');
+}
+
+/** Each --fail-under gate on a run's summary: held, or why not. */
+export function checkGates(s: Summary, gates: Gate[]): GateResult[] {
+  return gates.map((g) => {
     let value: number | null;
     if (g.evaluator === null) {
       let k = 0;
@@ -188,10 +251,18 @@ export function failedGates(s: Summary, gates: Gate[]): string[] {
       const e = s.overall.evaluators.find((x) => x.evaluator === g.evaluator);
       value = (g.kind === 'pass_rate' ? e?.passRate?.value : e?.score?.value) ?? null;
     }
-    if (value === null) failed.push(`${g.text}: no ${g.kind === 'score' ? 'score' : 'pass/fail result'}${g.evaluator ? ` of ${g.evaluator}` : ''} in this run`);
-    else if (value < g.bound) failed.push(`${g.text}: ${g.kind === 'score' ? num(value) : pct(value)} is below ${g.kind === 'score' ? num(g.bound) : pct(g.bound)}`);
-  }
-  return failed;
+    const shown = (x: number) => (g.kind === 'score' ? num(x) : pct(x));
+    if (value === null) return { name: g.text, failure: `${g.text}: no ${g.kind === 'score' ? 'score' : 'pass/fail result'}${g.evaluator ? ` of ${g.evaluator}` : ''} in this run` };
+    if (value < g.bound) return { name: g.text, failure: `${g.text}: ${shown(value)} is below ${shown(g.bound)}` };
+    return { name: g.text, failure: null };
+  });
+}
+
+/** The gate every check has: the run completed (or, with --allow-incomplete, merely ended). */
+function completionGate(run: RunRef, status: Status, allowIncomplete: boolean): GateResult {
+  if (allowIncomplete) return { name: 'run ended (--allow-incomplete)', failure: null };
+  if (status.status === 'completed') return { name: 'run completed', failure: null };
+  return { name: 'run completed', failure: `${runLabel(run)} ended ${status.status}${status.error ? ` (${status.error})` : ''}, not completed: its rows may not all be there (--allow-incomplete gates them anyway)` };
 }
 
 /** The progress line: a bar on a terminal, plain lines otherwise. */
@@ -215,6 +286,34 @@ function progressWriter(out: NodeJS.WriteStream) {
   };
 }
 
+const e = encodeURIComponent;
+
+/**
+ * Polls the run's status until it ends (completed, stopped or failed), showing progress on
+ * stderr while it runs; null when `timeoutS` passed first.
+ */
+async function awaitEnd(api: ReturnType<typeof client>, run: RunRef, timeoutS: number, intervalMs: number): Promise<Status | null> {
+  const deadline = Date.now() + timeoutS * 1000;
+  const progress = progressWriter(process.stderr);
+  let waited = false;
+  for (;;) {
+    const status = await api<Status>('GET', `/api/experiments/runs/${e(run.runId)}?experimentSlug=${e(run.slug)}`);
+    const running = status.status === 'running' || status.status === 'pending';
+    if (running && !waited) process.stderr.write(`waiting for ${runLabel(run)} to end (up to ${timeoutS} s)\n`);
+    if (running || waited) progress.update(status.progress, status.total);
+    if (!running) {
+      if (waited) progress.end();
+      return status;
+    }
+    waited = true;
+    if (Date.now() > deadline) {
+      progress.end();
+      return null;
+    }
+    await new Promise((r) => setTimeout(r, Math.min(intervalMs, Math.max(10, deadline - Date.now() + 1))));
+  }
+}
+
 export async function experimentCommand(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const usage = (message?: string) => {
     if (message) process.stderr.write(`spyglass experiment: ${message}\n`);
@@ -230,9 +329,11 @@ export async function experimentCommand(argv: string[], env: NodeJS.ProcessEnv =
         server: { type: 'string' },
         run: { type: 'string' },
         junit: { type: 'string' },
+        'junit-row-failures': { type: 'boolean' },
         'fail-under': { type: 'string', multiple: true },
         'no-regression-vs': { type: 'string' },
         'lower-is-better': { type: 'string' },
+        'allow-incomplete': { type: 'boolean' },
         timeout: { type: 'string' },
         interval: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
@@ -250,13 +351,14 @@ export async function experimentCommand(argv: string[], env: NodeJS.ProcessEnv =
   if ((sub !== 'run' && sub !== 'check') || !slug || extra.length) return usage();
   if (sub === 'check' && !values.run) return usage('check needs --run <run-id>');
   if (sub === 'run' && values.run) return usage('--run is for check; run starts a new run');
+  if (values['junit-row-failures'] && !values.junit) return usage('--junit-row-failures goes with --junit FILE');
   const gates: Gate[] = [];
   for (const text of values['fail-under'] ?? []) {
     const gate = parseGate(text);
     if (!gate) return usage(`--fail-under ${text}: expected pass_rate=0.9, pass_rate:<evaluator>=0.9 or score:<evaluator>=0.7 (bounds 0..1 or 0%..100%)`);
     gates.push(gate);
   }
-  const timeoutS = values.timeout === undefined ? 3600 : Number(values.timeout);
+  const timeoutS = values.timeout === undefined ? DEFAULT_TIMEOUT_S : Number(values.timeout);
   const intervalMs = values.interval === undefined ? 1000 : Number(values.interval);
   if (!(timeoutS > 0) || !(intervalMs >= 10)) return usage('--timeout takes seconds (> 0), --interval milliseconds (>= 10)');
   const key = env.SPYGLASS_API_KEY;
@@ -266,86 +368,92 @@ export async function experimentCommand(argv: string[], env: NodeJS.ProcessEnv =
   }
   const server = values.server ?? env.SPYGLASS_URL ?? 'http://127.0.0.1:5560';
   const api = client(server, key);
-  const e = encodeURIComponent;
+  const against = values['no-regression-vs'];
+  const regressionGate = against === undefined ? null : `no regression vs ${against}`;
+  const writeJunit = (run: RunRef, results: GateResult[], rows: Parameters<typeof junitXml>[2]) => {
+    if (!values.junit) return;
+    fs.writeFileSync(values.junit, junitXml(run, results, rows, values['junit-row-failures']));
+    process.stdout.write(`JUnit XML: ${values.junit}\n`);
+  };
   try {
-    let runId: string;
+    let run: RunRef;
     let runUrl: string | null = null;
     if (sub === 'run') {
       const started = await api<{ runId: string; total: number; runUrl: string }>('POST', `/api/experiments/${e(slug)}/run`, {});
-      runId = started.runId;
+      run = { slug, runId: started.runId };
       runUrl = started.runUrl;
-      process.stderr.write(`started run ${runId} of ${slug} (${started.total} cells)\n`);
-      const progress = progressWriter(process.stderr);
-      const deadline = Date.now() + timeoutS * 1000;
-      let status: Status;
-      for (;;) {
-        status = await api<Status>('GET', `/api/experiments/runs/${e(runId)}?experimentSlug=${e(slug)}`);
-        progress.update(status.progress, status.total);
-        if (status.status !== 'running' && status.status !== 'pending') break;
-        if (Date.now() > deadline) {
-          progress.end();
-          process.stderr.write(`run ${runId} did not end within ${timeoutS} s\n`);
-          return EXIT.runDidNotComplete;
-        }
-        await new Promise((r) => setTimeout(r, intervalMs));
-      }
-      progress.end();
-      runUrl = status.summary?.runUrl ?? runUrl;
-      if (status.status !== 'completed') {
-        process.stderr.write(`run ${runId} ${status.status}${status.error ? `: ${status.error}` : ''}\n`);
-        if (runUrl) process.stdout.write(`${runUrl}\n`);
-        return EXIT.runDidNotComplete;
-      }
+      process.stderr.write(`started ${runLabel(run)} (${started.total} cells)\n`);
     } else {
-      runId = values.run!;
-      const status = await api<Status>('GET', `/api/experiments/runs/${e(runId)}?experimentSlug=${e(slug)}`);
-      runUrl = status.summary?.runUrl ?? null;
+      run = { slug, runId: values.run! };
     }
 
-    const summary = await api<Summary>('GET', `/api/experiments/${e(slug)}/runs/${e(runId)}/summary`);
-    process.stdout.write(`${slug} run ${runId}: ${summary.status}\n${summaryTable(summary)}\n`);
-
-    if (values.junit) {
-      const rows: RowsPage['rows'] = [];
-      let evaluators: string[] = [];
-      for (let page = 1; ; page++) {
-        const p = await api<RowsPage>('GET', `/api/experiments/${e(slug)}/runs/${e(runId)}/rows?page=${page}&pageSize=200`);
-        rows.push(...p.rows);
-        evaluators = p.evaluators.map((x) => x.evaluator);
-        if (!p.pagination.hasMore) break;
-      }
-      fs.writeFileSync(values.junit, junitXml(slug, runId, rows, evaluators));
-      process.stdout.write(`JUnit XML: ${values.junit}\n`);
+    const status = await awaitEnd(api, run, timeoutS, intervalMs);
+    if (status === null) {
+      const why = `${runLabel(run)} did not end within ${timeoutS} s: nothing was gated`;
+      const notChecked = 'not checked: the run did not end';
+      writeJunit(
+        run,
+        [
+          { name: 'run completed', failure: why },
+          ...gates.map((g) => ({ name: g.text, failure: null, skipped: notChecked })),
+          ...(regressionGate ? [{ name: regressionGate, failure: null, skipped: notChecked }] : []),
+        ],
+        null,
+      );
+      process.stderr.write(`${why}\n`);
+      if (runUrl) process.stdout.write(`${runUrl}\n`);
+      return EXIT.timedOut;
     }
+    runUrl = status.summary?.runUrl ?? runUrl;
+    const completion = completionGate(run, status, values['allow-incomplete'] ?? false);
+    if (status.status !== 'completed' && completion.failure === null) process.stderr.write(`${runLabel(run)} ended ${status.status}: gating the rows it stored (--allow-incomplete)\n`);
 
-    const failures = failedGates(summary, gates);
-    const against = values['no-regression-vs'];
+    const summary = await api<Summary>('GET', `/api/experiments/${e(slug)}/runs/${e(run.runId)}/summary`);
+    process.stdout.write(`${runLabel(run)}: ${status.status}\n${summaryTable(summary)}\n`);
+
+    const results = [completion, ...checkGates(summary, gates)];
     if (against !== undefined) {
-      const query = against === 'baseline' ? `runs=${e(runId)}` : `runs=${e(runId)}&baseline=${e(against)}`;
+      const query = against === 'baseline' ? `runs=${e(run.runId)}` : `runs=${e(run.runId)}&baseline=${e(against)}`;
       const lower = values['lower-is-better'] ? `&lowerIsBetter=${e(values['lower-is-better'])}` : '';
       if (against === 'baseline') {
         const { baselineRunId } = await api<{ baselineRunId: string | null }>('GET', `/api/experiments/${e(slug)}/baseline`);
         if (baselineRunId === null) throw new ApiError(`--no-regression-vs baseline: experiment ${slug} has no baseline run; mark one with PUT /api/experiments/${slug}/baseline`);
       }
       const comparison = await api<Comparison>('GET', `/api/experiments/${e(slug)}/compare?${query}${lower}`);
-      const c = comparison.comparisons.find((x) => x.runId === runId);
-      if (!c) process.stdout.write(`\nrun ${runId} is the baseline: nothing to compare\n`);
+      const c = comparison.comparisons.find((x) => x.runId === run.runId);
+      const worse: string[] = [];
+      let baseline = '';
+      if (!c) process.stdout.write(`\n${runLabel(run)} is the baseline: nothing to compare\n`);
       else {
-        process.stdout.write(`\nagainst ${comparison.baselineRunId} (${c.sharedRows} shared rows):\n`);
+        baseline = runLabel({ slug, runId: comparison.baselineRunId });
+        process.stdout.write(`\nagainst ${baseline} (${c.sharedRows} shared rows):\n`);
         for (const ev of c.evaluators) {
           const d = ev.decidedBy === 'passRate' ? ev.passRate : ev.decidedBy === 'score' ? ev.score : null;
           const shown = d ? ` ${ev.decidedBy === 'passRate' ? 'pass rate' : 'score'} ${d.difference >= 0 ? '+' : ''}${num(d.difference)} [${num(d.low)}, ${num(d.high)}]` : '';
           process.stdout.write(`  ${ev.evaluator}: ${ev.verdict}${shown}; ${ev.regressions} regressed, ${ev.improvements} improved\n`);
-          if (ev.verdict === 'worse') failures.push(`--no-regression-vs ${against}: ${ev.evaluator} is worse than ${comparison.baselineRunId}`);
+          if (ev.verdict === 'worse') worse.push(ev.evaluator);
         }
       }
+      results.push({ name: regressionGate!, failure: worse.length ? `--no-regression-vs ${against}: ${worse.join(', ')} ${worse.length === 1 ? 'is' : 'are'} worse than ${baseline}` : null });
     }
+
+    if (values.junit) {
+      const rows: Row[] = [];
+      let evaluators: string[] = [];
+      for (let page = 1; ; page++) {
+        const p = await api<RowsPage>('GET', `/api/experiments/${e(slug)}/runs/${e(run.runId)}/rows?page=${page}&pageSize=200`);
+        rows.push(...p.rows);
+        evaluators = p.evaluators.map((x) => x.evaluator);
+        if (!p.pagination.hasMore) break;
+      }
+      writeJunit(run, results, { rows, evaluators });
+    }
+
     if (runUrl) process.stdout.write(`\n${runUrl}\n`);
-    if (failures.length) {
-      process.stderr.write(failures.map((f) => `FAILED ${f}`).join('\n') + '\n');
-      return EXIT.gate;
-    }
-    return EXIT.ok;
+    const failed = results.filter((r) => r.failure !== null);
+    if (failed.length) process.stderr.write(failed.map((f) => `FAILED ${f.failure}`).join('\n') + '\n');
+    if (completion.failure !== null) return EXIT.runDidNotComplete;
+    return failed.length ? EXIT.gate : EXIT.ok;
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;
     process.stderr.write(`spyglass experiment: ${err.message}\n`);

@@ -80,12 +80,15 @@ describe.each(databaseKinds)('spyglass experiment run against a server process (
     const ok = await cli(['--junit', junit, '--fail-under', 'pass_rate=0.75', '--fail-under', 'pass_rate:exact=80%']);
     expect(ok.code, ok.out).toBe(0);
     expect(ok.stderr).toMatch(/started run run_\w+ of ci-agent \(10 cells\)/);
-    expect(ok.stdout).toMatch(/ci-agent run run_\w+: completed/);
+    expect(ok.stdout).toMatch(/run run_\w+ of ci-agent: completed/);
     expect(ok.stdout).toMatch(/exact\s+80\.0% \[/);
     expect(ok.stdout).toMatch(new RegExp(`${server.baseUrl}/p/[^/]+/experiments/ci-agent\\?runId=run_`));
     const xml = fs.readFileSync(junit, 'utf8');
-    expect(xml.match(/<testcase /g)).toHaveLength(10);
-    expect(xml).toMatch(/<testsuite name="ci-agent run_\w+ exact" tests="10" failures="2" errors="0" skipped="0">/);
+    // Three gates (the run completed, two --fail-under) that held, and the rows apart: no failure.
+    expect(xml.match(/<testcase /g)).toHaveLength(13);
+    expect(xml).toMatch(/<testsuite name="run run_\w+ of ci-agent: gates" tests="3" failures="0" errors="0" skipped="0">/);
+    expect(xml).toMatch(/<testsuite name="run run_\w+ of ci-agent: rows" tests="10" failures="0" errors="0" skipped="0">/);
+    expect(xml).not.toContain('<failure');
 
     const failed = await cli(['--fail-under', 'pass_rate:exact=0.9']);
     expect(failed.code, failed.out).toBe(1);
@@ -95,11 +98,11 @@ describe.each(databaseKinds)('spyglass experiment run against a server process (
     expect(runs.body.runs).toHaveLength(2);
   }, 300_000);
 
-  it('a run that does not end within --timeout exits 3; no key exits 2; a key the server refuses exits 4', async () => {
+  it('a run that does not end within --timeout exits 5; no key exits 2; a key the server refuses exits 4', async () => {
     slowMs = 1_500;
     const late = await cli(['--timeout', '1']);
     slowMs = 0;
-    expect(late.code, late.out).toBe(3);
+    expect(late.code, late.out).toBe(5);
     expect(late.stderr).toMatch(/did not end within 1 s/);
     const noKey = await cli([], {});
     expect(noKey.code).toBe(2);

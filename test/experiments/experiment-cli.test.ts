@@ -14,11 +14,16 @@ const tmpDir = useTmpDirs();
 describe.each(databaseKinds)('spyglass experiment (%s)', (kind) => {
   let p: ProjectApp;
   useProjectApp(kind, (app) => (p = app));
-  const cli = (args: string[], env: Record<string, string> = { SPYGLASS_API_KEY: p.key }) =>
-    runCli(['experiment', ...args, '--server', p.t.baseUrl], { HOME: tmpDir(), ...env }, { timeoutMs: 120_000 });
+  const cli = (args: string[], env: Record<string, string> = { SPYGLASS_API_KEY: p.key }, onStderr?: (text: string) => void) =>
+    runCli(['experiment', ...args, '--server', p.t.baseUrl], { HOME: tmpDir(), ...env }, { timeoutMs: 120_000, onStderr });
 
-  async function logRun(runId: string, passes: (i: number) => boolean, createdAt: number) {
-    const rows = Array.from({ length: 40 }, (_, i) => i);
+  /**
+   * Logs a run of 40 rows as an SDK does; `rows` picks which (default all), `end` how its
+   * timestamps end it (none: the run is still running).
+   */
+  async function logRun(runId: string, passes: (i: number) => boolean, createdAt: number, options: { rows?: number[]; end?: 'finished' | 'stopped' | null } = {}) {
+    const rows = options.rows ?? Array.from({ length: 40 }, (_, i) => i);
+    const end = options.end === undefined ? 'finished' : options.end;
     const res = await p.t.request('POST', '/api/evaluations/batch/log_results', {
       authToken: p.key,
       body: {
@@ -29,13 +34,22 @@ describe.each(databaseKinds)('spyglass experiment (%s)', (kind) => {
           { evaluator: 'exact', name: 'Exact <match>', index: i, status: 'processed', score: passes(i) ? 1 : 0, passed: passes(i) },
           { evaluator: 'judge', index: i, status: i === 0 ? 'error' : 'processed', score: 0.5, passed: i === 0 ? null : true, details: i === 0 ? 'provider & "quota"' : null },
         ]),
-        timestamps: { created_at: createdAt, finished_at: createdAt + 1000 },
+        timestamps: {
+          created_at: createdAt,
+          ...(end === 'finished' ? { finished_at: createdAt + 1000 } : {}),
+          ...(end === 'stopped' ? { stopped_at: createdAt + 1000 } : {}),
+        },
       },
     });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
   }
+  const junitOf = (file: string) => {
+    const xml = fs.readFileSync(file, 'utf8');
+    const gates = /<testsuite name="[^"]*: gates"[^>]*>([\s\S]*?)<\/testsuite>/.exec(xml)?.[1] ?? '';
+    return { xml, gates, failures: xml.match(/<failure /g)?.length ?? 0, errors: xml.match(/<error /g)?.length ?? 0, gateCases: gates.match(/<testcase /g)?.length ?? 0 };
+  };
 
-  it('check: summary, JUnit XML and exit codes for --fail-under and --no-regression-vs', async () => {
+  it('check: summary, JUnit XML (a case per gate, rows apart) and exit codes for --fail-under and --no-regression-vs', async () => {
     await logRun('good', (i) => i % 10 !== 0, T0); // 90% pass
     await logRun('bad', (i) => i % 10 < 3, T0 + 1000); // 30% pass
     expect((await p.t.request('PUT', '/api/experiments/cli-exp/baseline', { authToken: p.key, body: { runId: 'good' } })).status).toBe(200);
@@ -43,15 +57,36 @@ describe.each(databaseKinds)('spyglass experiment (%s)', (kind) => {
 
     const ok = await cli(['check', 'cli-exp', '--run', 'good', '--fail-under', 'pass_rate:exact=0.85', '--fail-under', 'score:judge=50%', '--junit', junit]);
     expect(ok.code, ok.out).toBe(0);
-    expect(ok.stdout).toContain('cli-exp run good: completed');
+    expect(ok.stdout).toContain('run good of cli-exp: completed');
     expect(ok.stdout).toMatch(/exact\s+90\.0% \[/);
     expect(ok.stdout).toContain(`/p/${p.t.creds.project.id}/experiments/cli-exp?runId=good`);
-    const xml = fs.readFileSync(junit, 'utf8');
-    expect(xml.match(/<testcase /g)).toHaveLength(80); // 40 rows x 2 evaluators
-    expect(xml).toContain('<testsuite name="cli-exp good exact" tests="40" failures="4" errors="0" skipped="0">');
-    expect(xml).toContain('<testsuite name="cli-exp good judge" tests="40" failures="0" errors="1" skipped="0">');
-    expect(xml).toContain('<error message="provider &amp; &quot;quota&quot;"/>');
-    expect(xml).toContain('classname="cli-exp.exact" name="row 0" time="0.100"><failure');
+    // A gate that holds: its JUnit fails nothing, though 4 rows failed and one erred.
+    const passing = junitOf(junit);
+    expect(passing.failures).toBe(0);
+    expect(passing.errors).toBe(0);
+    expect(passing.gateCases).toBe(3); // the run completed, and the two --fail-under gates
+    expect(passing.xml).toContain('<testsuite name="run good of cli-exp: gates" tests="3" failures="0" errors="0" skipped="0">');
+    expect(passing.xml).toContain('<testcase classname="cli-exp.gates" name="pass_rate:exact=0.85" time="0"></testcase>');
+    // The rows: 40 rows x 2 evaluators, in a suite of their own, failed results told, not failed.
+    expect(passing.xml).toContain('<testsuite name="run good of cli-exp: rows" tests="80" failures="0" errors="0" skipped="0">');
+    expect(passing.xml).toContain('classname="cli-exp.exact" name="row 0" time="0.100"><system-out>failed: score 0</system-out>');
+    expect(passing.xml).toContain('<system-out>error: provider &amp; &quot;quota&quot;</system-out>');
+
+    // Asked for, rows fail and err as results did (the build then fails on them).
+    const strict = await cli(['check', 'cli-exp', '--run', 'good', '--junit', junit, '--junit-row-failures']);
+    expect(strict.code, strict.out).toBe(0);
+    expect(junitOf(junit).xml).toContain('<testsuite name="run good of cli-exp: rows" tests="80" failures="4" errors="1" skipped="0">');
+    expect(junitOf(junit).xml).toContain('<error message="provider &amp; &quot;quota&quot;"/>');
+
+    // Two of three gates fail: exactly two failures in the JUnit, one per failed gate.
+    const twoFail = await cli(['check', 'cli-exp', '--run', 'bad', '--fail-under', 'pass_rate:exact=0.9', '--fail-under', 'score:judge=0.4', '--no-regression-vs', 'good', '--junit', junit]);
+    expect(twoFail.code, twoFail.out).toBe(1);
+    const failing = junitOf(junit);
+    expect(failing.failures).toBe(2);
+    expect(failing.errors).toBe(0);
+    expect(failing.gates).toMatch(/name="pass_rate:exact=0\.9" time="0"><failure message="pass_rate:exact=0\.9: 30\.0% is below 90\.0%"\/>/);
+    expect(failing.gates).toMatch(/name="no regression vs good" time="0"><failure message="--no-regression-vs good: exact is worse than run good of cli-exp"\/>/);
+    expect(failing.gates).toContain('name="score:judge=0.4" time="0"></testcase>');
 
     const under = await cli(['check', 'cli-exp', '--run', 'bad', '--fail-under', 'pass_rate=0.9']);
     expect(under.code, under.out).toBe(1);
@@ -59,13 +94,51 @@ describe.each(databaseKinds)('spyglass experiment (%s)', (kind) => {
 
     const regressed = await cli(['check', 'cli-exp', '--run', 'bad', '--no-regression-vs', 'baseline']);
     expect(regressed.code, regressed.out).toBe(1);
-    expect(regressed.stdout).toMatch(/against good \(40 shared rows\):\n {2}exact: worse pass rate -0\.600 \[/);
+    expect(regressed.stdout).toMatch(/against run good of cli-exp \(40 shared rows\):\n {2}exact: worse pass rate -0\.600 \[/);
     expect(regressed.stdout).toContain('judge: no detectable difference');
-    expect(regressed.stderr).toContain('FAILED --no-regression-vs baseline: exact is worse than good');
+    expect(regressed.stderr).toContain('FAILED --no-regression-vs baseline: exact is worse than run good of cli-exp');
 
     const better = await cli(['check', 'cli-exp', '--run', 'good', '--no-regression-vs', 'bad']);
     expect(better.code, better.out).toBe(0);
     expect(better.stdout).toContain('exact: better');
+  }, 600_000);
+
+  it('check waits for a running run to end before it gates: never on the rows logged so far', async () => {
+    // One row so far, and it passes: judged now, pass_rate=0.9 would hold.
+    await logRun('growing', (i) => i % 2 === 0, T0, { rows: [0], end: null });
+    const finishing: Promise<void>[] = [];
+    const waited = await cli(['check', 'cli-exp', '--run', 'growing', '--fail-under', 'pass_rate:exact=0.9', '--interval', '100'], undefined, (stderr) => {
+      // While the CLI waits, the SDK logs the other 39 rows and ends the run.
+      if (!finishing.length && stderr.includes('waiting for run growing of cli-exp to end')) finishing.push(logRun('growing', (i) => i % 2 === 0, T0, { rows: Array.from({ length: 39 }, (_, i) => i + 1) }));
+    });
+    expect(finishing, waited.out).toHaveLength(1);
+    await finishing[0];
+    expect(waited.code, waited.out).toBe(1);
+    expect(waited.stdout).toContain('run growing of cli-exp: completed');
+    expect(waited.stdout).toMatch(/^rows 40,/m);
+    expect(waited.stderr).toContain('FAILED pass_rate:exact=0.9: 50.0% is below 90.0%');
+  }, 600_000);
+
+  it('a run that does not end within --timeout exits 5 and gates nothing; a stopped run fails unless --allow-incomplete', async () => {
+    await logRun('stuck', () => true, T0, { rows: [0, 1], end: null });
+    const junit = path.join(tmpDir(), 'timeout.xml');
+    const late = await cli(['check', 'cli-exp', '--run', 'stuck', '--fail-under', 'pass_rate=0.5', '--timeout', '1', '--interval', '100', '--junit', junit]);
+    expect(late.code, late.out).toBe(5);
+    expect(late.stderr).toContain('run stuck of cli-exp did not end within 1 s: nothing was gated');
+    expect(late.stdout).not.toContain('rows 2');
+    const timedOut = junitOf(junit);
+    expect(timedOut.failures).toBe(1);
+    expect(timedOut.gates).toContain('name="run completed" time="0"><failure message="run stuck of cli-exp did not end within 1 s: nothing was gated"/>');
+    expect(timedOut.gates).toContain('name="pass_rate=0.5" time="0"><skipped message="not checked: the run did not end"/>');
+
+    await logRun('halted', () => true, T0, { rows: [0, 1, 2], end: 'stopped' });
+    const stopped = await cli(['check', 'cli-exp', '--run', 'halted', '--fail-under', 'pass_rate=0.5', '--junit', junit]);
+    expect(stopped.code, stopped.out).toBe(3);
+    expect(stopped.stderr).toContain('FAILED run halted of cli-exp ended stopped, not completed');
+    expect(junitOf(junit).failures).toBe(1);
+    const allowed = await cli(['check', 'cli-exp', '--run', 'halted', '--fail-under', 'pass_rate=0.5', '--allow-incomplete']);
+    expect(allowed.code, allowed.out).toBe(0);
+    expect(allowed.stderr).toContain('run halted of cli-exp ended stopped: gating the rows it stored (--allow-incomplete)');
   }, 600_000);
 
   it('wrong calls exit 2, an unknown experiment, a bad key or a run of an SDK-logged experiment exit 4', async () => {

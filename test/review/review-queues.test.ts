@@ -239,6 +239,10 @@ describe.each(databaseKinds)('human review (%s)', (kind) => {
     expect(done.status, done.text).toBe(200);
     expect(done.body.data).toMatchObject({ status: 'completed', doneBy: reviewerA.userId, claimedBy: null, annotationId: done.body.annotation.id });
     expect(done.body.annotation).toMatchObject({ traceId: held.traceId, comment: 'spot on', userId: reviewerA.userId, email: 'ann@review.test' });
+    // No thumb given: none stored, and the traces list counts neither up nor down.
+    expect(done.body.annotation.isThumbsUp).toBeNull();
+    const listed = await call('POST', '/api/trace/search', { filters: { has_annotation: true } });
+    expect(listed.body.traces.find((x: { trace_id: string }) => x.trace_id === held.traceId).annotations).toEqual({ thumbs_up: 0, thumbs_down: 0 });
     expect(done.body.annotation.scores.map((s: { value: unknown }) => s.value)).toEqual([5, 'friendly']);
     expect((await complete({ scores: [{ configId: configs.quality, value: 5 }, { configId: configs.tone, value: 'friendly' }] })).status).toBe(409);
     const completed = await eventsOf('queue_item.completed');

@@ -89,7 +89,8 @@ export async function startServer(env: Record<string, string>, wrapper: string[]
 export async function runCli(
   args: string[],
   env: Record<string, string>,
-  options: { timeoutMs?: number } = {},
+  /** onStderr: the stderr so far, each time more comes (a test acts while the command waits). */
+  options: { timeoutMs?: number; onStderr?: (text: string) => void } = {},
 ): Promise<{ code: number | null; out: string; stdout: string; stderr: string }> {
   const child = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH ?? '', SPYGLASS_PASSWORD_HASH_COST: CHEAP_PASSWORD_HASH_COST, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const timer = options.timeoutMs ? setTimeout(() => child.kill('SIGKILL'), options.timeoutMs) : null;
@@ -98,7 +99,12 @@ export async function runCli(
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d) => ((out += d), (stdout += d)));
-  child.stderr.on('data', (d) => ((out += d), (stderr += d)));
+  child.stderr.on('data', (d: Buffer) => {
+    const text = d.toString();
+    out += text;
+    stderr += text;
+    options.onStderr?.(stderr);
+  });
   const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
   return { code, out, stdout, stderr };
 }

@@ -32,6 +32,47 @@ describe.each(databaseKinds)('span search, end users, saved views (%s)', (kind) 
     expect((await find('help', other.projectToken)).status).toBe(404);
   });
 
+  it('finds spans by their input (every message of a chat), output and error message', async () => {
+    const at = (n: number) => ({ started_at: T0 + n * 10, finished_at: T0 + n * 10 + 5 });
+    const body = {
+      trace_id: 'payloads',
+      spans: [
+        { span_id: 'root', type: 'agent', name: 'agent', input: { type: 'text', value: 'Where is parcel 5521?' }, output: { type: 'text', value: 'It is "in the Leipzig hub"' }, timestamps: at(0) },
+        {
+          span_id: 'chat',
+          parent_id: 'root',
+          type: 'llm',
+          name: 'answer',
+          input: {
+            type: 'chat_messages',
+            value: [
+              { role: 'system', content: 'You answer for Zephyrline couriers.' },
+              { role: 'user', content: [{ type: 'text', text: 'Where is parcel 5521?' }] },
+            ],
+          },
+          output: { type: 'chat_messages', value: [{ role: 'assistant', content: 'Checking the tracking board' }] },
+          timestamps: at(1),
+        },
+        { span_id: 'tool', parent_id: 'root', type: 'tool', name: 'lookup', input: { type: 'json', value: { parcel: 5521 } }, error: { message: 'Upstream quota exhausted', stacktrace: [] }, timestamps: at(2) },
+      ],
+    };
+    expect((await t.request('POST', '/api/collector', { authToken: key, body })).status).toBe(200);
+    const find = async (q: string) => {
+      const res = await t.request('GET', `/api/trace/payloads/span-search?q=${encodeURIComponent(q)}`, { authToken: key });
+      expect(res.status, res.text).toBe(200);
+      return res.body.span_ids as string[];
+    };
+    expect(await find('parcel 5521')).toEqual(['root', 'chat']); // text input; a chat's user message
+    expect(await find('zephyrline')).toEqual(['chat']); // a chat's earlier (system) message
+    expect(await find('tracking board')).toEqual(['chat']); // a chat output
+    expect(await find('"in the leipzig')).toEqual(['root']); // a text output, quotes and all
+    expect(await find('"parcel":5521')).toEqual(['tool']); // a JSON input
+    expect(await find('quota exhausted')).toEqual(['tool']); // an error message
+    // Message roles and payload keys are not text of the span.
+    expect(await find('assistant')).toEqual([]);
+    expect(await find('chat_messages')).toEqual([]);
+  });
+
   it('lists end users with traces, cost, tokens, errors, thumbs, first and last seen; sorted, paged, isolated', async () => {
     const send = (id: string, user: string, at: number, opts: { error?: boolean; cost?: number } = {}) =>
       t.request('POST', '/api/collector', {

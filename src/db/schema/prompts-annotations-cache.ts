@@ -61,7 +61,8 @@ export const annotations = pgTable('annotations', {
   projectId: text('project_id').notNull(),
   traceId: text('trace_id').notNull(),
   comment: text('comment').notNull(),
-  isThumbsUp: boolean('is_thumbs_up').notNull(),
+  /** null: no thumb (a review completed without one) */
+  isThumbsUp: boolean('is_thumbs_up'),
   email: text('email'),
   userId: text('user_id'),
   anchorKind: text('anchor_kind', { enum: ['span', 'field', 'attribute', 'message'] }),

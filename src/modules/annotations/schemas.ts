@@ -42,7 +42,7 @@ export const annotationSchema = z
     projectId: z.string(),
     traceId: z.string(),
     comment: z.string(),
-    isThumbsUp: z.boolean(),
+    isThumbsUp: z.boolean().nullable().describe('null: no thumb (a review completed without one)'),
     email: z.string().nullable(),
     userId: z.string().nullable(),
     anchorKind: z.enum(ANCHOR_KINDS).nullable(),

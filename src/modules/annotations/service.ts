@@ -74,10 +74,18 @@ export class AnnotationService {
   /**
    * Writes an annotation (with its scores, checked against their configs) in the caller's
    * transaction, and its events: annotation.created, and score.created per score. The review
-   * module completes a queue item with it, in the transaction that marks the item done.
+   * module completes a queue item with it, in the transaction that marks the item done; a
+   * review may give no thumb (null), an annotation made through the API always gives one.
    * The comment comes redacted (redactedComment, before the transaction).
    */
-  async createIn(tx: Executor, ctx: AnnotationContext, traceId: string, input: CreateAnnotationBody, now: Date, scoresField = 'body.scores'): Promise<AnnotationView> {
+  async createIn(
+    tx: Executor,
+    ctx: AnnotationContext,
+    traceId: string,
+    input: Omit<CreateAnnotationBody, 'isThumbsUp'> & { isThumbsUp: boolean | null },
+    now: Date,
+    scoresField = 'body.scores',
+  ): Promise<AnnotationView> {
     checkAnchor(input);
     const checked = await checkScores(tx, ctx.projectId, input.scores ?? [], scoresField);
     // A personal key speaks for its user; other keys may name the person in `email`.
@@ -166,7 +174,7 @@ function annotationNotFound(id: string) {
 }
 
 /** An anchor names its kind; a span anchor names the span; anchor details without a kind are ambiguous. */
-function checkAnchor(input: CreateAnnotationBody): void {
+function checkAnchor(input: Pick<CreateAnnotationBody, 'anchorKind' | 'anchorId' | 'anchorPath'>): void {
   if (!input.anchorKind) {
     if (input.anchorId !== undefined || input.anchorPath !== undefined) {
       throw badRequest('anchor_kind_required', 'body.anchorKind: anchorId and anchorPath need an anchorKind (span, field, attribute or message)', 'body.anchorKind');

@@ -126,7 +126,7 @@ export const addItemsResponse = z.object({
 export const completeItemBody = z.strictObject({
   scores: z.array(scoreInput).max(20).default([]).describe("a value for each of the queue's score configs"),
   comment: z.string().max(20_000).default(''),
-  isThumbsUp: z.boolean().default(true).describe("the annotation's thumbs flag (annotations always carry one); default true"),
+  isThumbsUp: z.boolean().nullable().default(null).describe("a thumb up (true) or down (false) with the scores; omitted or null: none"),
 });
 export type CompleteItemBody = z.infer<typeof completeItemBody>;
 

@@ -77,8 +77,8 @@ export class TraceReads {
   }
 
   /**
-   * Spans of a trace whose name, type, model or attribute values contain the text (the trace
-   * page's search: its outline has no attributes). 404 when there is no such trace.
+   * Spans of a trace whose name, type, model, input, output, error message or attribute values
+   * contain the text (the trace page's search: its outline has none of the last four). 404 when there is no such trace.
    */
   async searchSpans(projectId: string, traceId: string, q: string): Promise<{ span_ids: string[]; truncated: boolean }> {
     const [found, exists] = await Promise.all([store.matchingSpanIds(this.ctx.db.orm, projectId, traceId, q), store.traceExists(this.ctx.db.orm, projectId, traceId)]);

@@ -141,7 +141,7 @@ export function traceRoutes(app: FastifyInstance, service: TraceService) {
         config: view,
         schema: {
           tags,
-          summary: "Spans of a trace whose name, type, model or attribute values contain the text (case-insensitive), in start order",
+          summary: "Spans of a trace whose name, type, model, input, output, error message or attribute values contain the text (case-insensitive), in start order",
           params: traceIdParams,
           querystring: spanSearchQuery,
           response: { 200: spanSearchResponseSchema, ...g.errors(404) },

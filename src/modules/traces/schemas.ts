@@ -254,7 +254,7 @@ export const traceIdParams = z.object({
 // ---- Finding spans inside one trace (the trace page's search)
 
 export const spanSearchQuery = z.strictObject({
-  q: z.string().trim().min(1, 'q: say what to look for').max(200).describe('Case-insensitive text, matched within span names, types, models and attribute values'),
+  q: z.string().trim().min(1, 'q: say what to look for').max(200).describe('Case-insensitive text, matched within span names, types, models, inputs, outputs, error messages and attribute values'),
 });
 
 export const spanSearchResponseSchema = z

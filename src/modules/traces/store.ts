@@ -590,23 +590,41 @@ export async function deleteProjectTraces(tx: Executor, projectId: string): Prom
 /** How many span ids a search inside one trace answers at most. */
 export const MAX_SPAN_MATCHES = 10_000;
 
+/** A chat payload's messages (`{type: 'chat_messages', value: [...]}`), else none. */
+const chatMessages = (payload: SQL) =>
+  sql`json_array_elements(CASE WHEN ${payload}->>'type' = 'chat_messages' AND json_typeof(${payload}->'value') = 'array' THEN ${payload}->'value' ELSE '[]'::json END)`;
+/** A JSON value as the text a reader sees: a string without its quotes, anything else as JSON. */
+const jsonText = (value: SQL) => sql`(CASE WHEN json_typeof(${value}) = 'string' THEN (${value}) #>> '{}' ELSE (${value})::text END)`;
+/** Whether some value of a JSON object (a span's attributes or resource) contains the pattern. */
+const someValueLike = (object: SQL, pattern: string) =>
+  sql`EXISTS (SELECT 1 FROM json_each(CASE WHEN json_typeof(${object}) = 'object' THEN ${object} ELSE '{}'::json END) a WHERE ${jsonText(sql`a.value`)} ILIKE ${pattern})`;
+/** Whether some message of a chat payload contains the pattern. */
+const someMessageLike = (payload: SQL, pattern: string) =>
+  sql`EXISTS (SELECT 1 FROM ${chatMessages(payload)} m WHERE ${jsonText(sql`m.value->'content'`)} ILIKE ${pattern})`;
+
 /**
- * Spans of one trace whose name, type, model or attribute values (the span's own and its
- * resource's) contain `needle`, case-insensitive, in start order. One pass over the trace's
- * rows (the primary key finds them); attribute values are matched in their JSON text, the
- * keys left out so that "model" does not find every span with a model attribute.
+ * Spans of one trace whose name, type, model, error message, input, output (every message of a
+ * chat) or attribute values (the span's own and its resource's) contain `needle`,
+ * case-insensitive, in start order. One pass over the trace's rows (the primary key finds
+ * them); values are matched in their text, the keys and message roles left out so that "model"
+ * does not find every span with a model attribute, nor "user" every chat.
  */
 export async function matchingSpanIds(db: Executor, projectId: string, traceId: string, needle: string): Promise<{ ids: string[]; truncated: boolean }> {
   const pattern = `%${needle.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  // Every `->` parses the span's stored JSON text again. Text without a character JSON escapes
+  // (quotes, backslashes, control characters) is in a value only if it is in that stored text
+  // as it is: spans whose text lacks it are not parsed at all.
+  const inData = sql`(${someMessageLike(sql`s.data->'input'`, pattern)} OR ${someMessageLike(sql`s.data->'output'`, pattern)}
+    OR ${someValueLike(sql`s.data->'attributes'`, pattern)} OR ${someValueLike(sql`s.data->'resource'`, pattern)})`;
+  // eslint-disable-next-line no-control-regex
+  const guarded = /["\\\u0000-\u001f]/.test(needle) ? inData : sql`(s.data::text ILIKE ${pattern} AND ${inData})`;
   const found = await rows<{ span_id: string }>(
     db,
     sql`SELECT s.span_id FROM spans s
         WHERE s.project_id = ${projectId} AND s.trace_id = ${traceId}
           AND (s.name ILIKE ${pattern} OR s.type ILIKE ${pattern} OR s.model ILIKE ${pattern}
-            OR EXISTS (SELECT 1 FROM json_each(CASE WHEN json_typeof(s.data->'attributes') = 'object' THEN s.data->'attributes' ELSE '{}'::json END) a
-                       WHERE (CASE WHEN json_typeof(a.value) = 'string' THEN a.value #>> '{}' ELSE a.value::text END) ILIKE ${pattern})
-            OR EXISTS (SELECT 1 FROM json_each(CASE WHEN json_typeof(s.data->'resource') = 'object' THEN s.data->'resource' ELSE '{}'::json END) a
-                       WHERE (CASE WHEN json_typeof(a.value) = 'string' THEN a.value #>> '{}' ELSE a.value::text END) ILIKE ${pattern}))
+            OR s.error->>'message' ILIKE ${pattern} OR s.input_text ILIKE ${pattern} OR s.output_text ILIKE ${pattern}
+            OR ${guarded})
         ORDER BY s.started_at, s.span_id LIMIT ${MAX_SPAN_MATCHES + 1}`,
   );
   return { ids: found.slice(0, MAX_SPAN_MATCHES).map((r) => r.span_id), truncated: found.length > MAX_SPAN_MATCHES };

@@ -9339,10 +9339,10 @@ export interface paths {
                         /** @default  */
                         comment?: string;
                         /**
-                         * @description the annotation's thumbs flag (annotations always carry one); default true
-                         * @default true
+                         * @description a thumb up (true) or down (false) with the scores; omitted or null: none
+                         * @default null
                          */
-                        isThumbsUp?: boolean;
+                        isThumbsUp?: boolean | null;
                     };
                 };
             };
@@ -11259,11 +11259,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Spans of a trace whose name, type, model or attribute values contain the text (case-insensitive), in start order */
+        /** Spans of a trace whose name, type, model, input, output, error message or attribute values contain the text (case-insensitive), in start order */
         get: {
             parameters: {
                 query: {
-                    /** @description Case-insensitive text, matched within span names, types, models and attribute values */
+                    /** @description Case-insensitive text, matched within span names, types, models, inputs, outputs, error messages and attribute values */
                     q: string;
                 };
                 header?: never;
@@ -27518,7 +27518,8 @@ export interface components {
             projectId: string;
             traceId: string;
             comment: string;
-            isThumbsUp: boolean;
+            /** @description null: no thumb (a review completed without one) */
+            isThumbsUp: boolean | null;
             email: string | null;
             userId: string | null;
             anchorKind: ("span" | "field" | "attribute" | "message") | null;
@@ -28999,7 +29000,8 @@ export interface components {
             projectId: string;
             traceId: string;
             comment: string;
-            isThumbsUp: boolean;
+            /** @description null: no thumb (a review completed without one) */
+            isThumbsUp: boolean | null;
             email: string | null;
             userId: string | null;
             anchorKind: ("span" | "field" | "attribute" | "message") | null;

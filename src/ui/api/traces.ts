@@ -116,8 +116,8 @@ export function useSpan(source: TraceSource, spanId: string | null) {
 }
 
 /**
- * The trace page's attribute search (GET /api/trace/{id}/span-search): span ids in start
- * order. Undefined for a shared trace (its visitors search what the outline has).
+ * The trace page's search of what the outline lacks (GET /api/trace/{id}/span-search: inputs,
+ * outputs, error messages, attribute values): span ids in start order. Undefined for a shared trace (its visitors search what the outline has).
  */
 export function useSpanSearch(source: TraceSource): ((text: string, signal: AbortSignal) => Promise<string[]>) | undefined {
   const projectId = 'projectId' in source ? source.projectId : null;

@@ -100,7 +100,8 @@ export function Annotations({ projectId, traceId, selected, spanName, onSelectSp
 
 interface FormProps {
   header?: React.ReactNode;
-  initial?: { comment: string; isThumbsUp: boolean };
+  /** isThumbsUp null: none yet (a review without one), to be chosen before saving */
+  initial?: { comment: string; isThumbsUp: boolean | null };
   submitLabel: string;
   pending: boolean;
   error?: string;
@@ -203,7 +204,8 @@ function AnnotationItem({ annotation: a, own, mayEdit, mayDelete, spanName, onSe
     <Paper withBorder p="sm" radius="sm" data-annotation-id={a.id}>
       <Group justify="space-between" gap="xs" wrap="nowrap" align="flex-start">
         <Group gap={8} wrap="nowrap" align="flex-start" style={{ minWidth: 0 }}>
-          {a.isThumbsUp ? <IconThumbUp size={18} color="#2b8a3e" aria-label="thumbs up" /> : <IconThumbDown size={18} color="#c92a2a" aria-label="thumbs down" />}
+          {a.isThumbsUp === true && <IconThumbUp size={18} color="#2b8a3e" aria-label="thumbs up" />}
+          {a.isThumbsUp === false && <IconThumbDown size={18} color="#c92a2a" aria-label="thumbs down" />}
           <div style={{ minWidth: 0 }}>
             <Text size="xs" className="muted">
               <b style={{ color: '#212529' }}>{a.email ?? 'API key'}</b> ·{' '}

@@ -186,7 +186,7 @@ export function SpanDetail({ span, actions }: { span: Span; actions?: ReactNode 
               {m.cached_input_tokens ? ` (${m.cached_input_tokens} cached)` : ''} · {m.completion_tokens ?? 0} completion
               {m.reasoning_tokens ? ` (${m.reasoning_tokens} reasoning)` : ''}
               {m.tokens_estimated && (
-                <Badge size="xs" variant="light" color="yellow" ml={6}>
+                <Badge size="xs" variant="outline" color="gray.7" ml={6} title="Counted with a tokenizer: the SDK reported no usage">
                   estimated
                 </Badge>
               )}

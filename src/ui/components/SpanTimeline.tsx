@@ -117,18 +117,19 @@ interface Props {
   selectedId: string | null;
   onSelect: (spanId: string) => void;
   /**
-   * Spans whose attribute values contain the text (the server reads them; the outline has
-   * none). Absent: the search covers names, types and models only (a shared trace).
+   * Spans whose input, output, error message or attribute values contain the text (the server
+   * reads them; the outline has none). Absent: the search covers names, types and models only
+   * (a shared trace).
    */
-  searchAttributes?: (text: string, signal: AbortSignal) => Promise<string[]>;
+  searchContents?: (text: string, signal: AbortSignal) => Promise<string[]>;
 }
 
 /** The span tree and the waterfall side by side, one virtualized list (they scroll together). */
-export function SpanTimeline({ index, selectedId, onSelect, searchAttributes }: Props) {
+export function SpanTimeline({ index, selectedId, onSelect, searchContents }: Props) {
   const [collapsed, setCollapsed] = useState<Set<string>>(() => new Set());
   const rows = useMemo(() => visibleRows(index, collapsed), [index, collapsed]);
   const outline = useMemo(() => outlineOf(index), [index]);
-  const finder = useFinder(index, outline, searchAttributes);
+  const finder = useFinder(index, outline, searchContents);
   const searchRef = useRef<HTMLInputElement>(null);
   const position = useMemo(() => new Map(rows.map((r, i) => [r.span.span_id, i])), [rows]);
   const scrollRef = useRef<HTMLDivElement>(null);
@@ -242,7 +243,11 @@ export function SpanTimeline({ index, selectedId, onSelect, searchAttributes }: 
     e.preventDefault();
   };
 
-  const slowRank = selectedId !== null ? outline.slowest.indexOf(selectedId) : -1;
+  // Where the Slowest button's walk down the list is: the rank it last jumped to, while that
+  // span is still the one selected. The selected span's own rank is no start (the root, selected
+  // when the page opens, would send the first press past the slowest spans).
+  const [slowWalk, setSlowWalk] = useState<number | null>(null);
+  const slowRank = slowWalk !== null && selectedId !== null && outline.slowest[slowWalk] === selectedId ? slowWalk : -1;
   /** The next (or previous) span of a list in reading order after the selected one, wrapping. */
   const nextIn = (list: string[], direction: 1 | -1): string | undefined => {
     if (!list.length) return undefined;
@@ -261,8 +266,11 @@ export function SpanTimeline({ index, selectedId, onSelect, searchAttributes }: 
   };
   // Slowest: the span with most time of its own, then (pressed again while it is selected) the next.
   const slowest = () => {
-    const id = outline.slowest[slowRank >= 0 && slowRank < 50 ? (slowRank + 1) % outline.slowest.length : 0];
-    if (id !== undefined) jumpTo(id);
+    const rank = slowRank >= 0 ? (slowRank + 1) % outline.slowest.length : 0;
+    const id = outline.slowest[rank];
+    if (id === undefined) return;
+    setSlowWalk(rank);
+    jumpTo(id);
   };
   const showLevels = (levels: number | null) => {
     if (levels === null) return setCollapsed(new Set());
@@ -286,8 +294,8 @@ export function SpanTimeline({ index, selectedId, onSelect, searchAttributes }: 
           ref={searchRef}
           size="xs"
           className="timeline-find"
-          aria-label="Find spans by name, type, model or attribute value"
-          placeholder="Find spans (name, type, model, attribute)"
+          aria-label="Find spans by name, type, model, input, output, error or attribute value"
+          placeholder="Find spans (name, model, input, output, error, attribute)"
           leftSection={<IconSearch size={14} aria-hidden />}
           value={finder.text}
           onChange={(e) => finder.setText(e.currentTarget.value)}
@@ -317,7 +325,7 @@ export function SpanTimeline({ index, selectedId, onSelect, searchAttributes }: 
         </Button>
         <Tooltip label="The span with most time of its own (its duration less its children's); again for the next">
           <Button size="compact-xs" variant="default" leftSection={<IconHourglassHigh size={13} aria-hidden />} onClick={slowest} data-testid="slowest-span">
-            Slowest{slowRank >= 0 && slowRank < 50 ? ` #${slowRank + 1}` : ''}
+            Slowest{slowRank >= 0 ? ` #${slowRank + 1}` : ''}
           </Button>
         </Tooltip>
         <NativeSelect
@@ -474,23 +482,24 @@ function mark(text: string, needle: string | null): ReactNode {
 }
 
 /**
- * The span search: names, types and models at once from the outline, attribute values from
- * the server a moment after typing stops; matches in reading order.
+ * The span search: names, types and models at once from the outline; inputs, outputs, error
+ * messages and attribute values from the server a moment after typing stops; matches in
+ * reading order.
  */
-function useFinder(index: TreeIndex, outline: Outline, searchAttributes: Props['searchAttributes']) {
+function useFinder(index: TreeIndex, outline: Outline, searchContents: Props['searchContents']) {
   const [text, setText] = useState('');
   const needle = text.trim().toLowerCase();
   const [debounced] = useDebouncedValue(needle, 250);
   const [remote, setRemote] = useState<{ needle: string; ids: string[]; truncated: boolean } | null>(null);
   useEffect(() => {
-    if (!searchAttributes || !debounced) return;
+    if (!searchContents || !debounced) return;
     const abort = new AbortController();
-    searchAttributes(debounced, abort.signal).then(
+    searchContents(debounced, abort.signal).then(
       (ids) => setRemote({ needle: debounced, ids, truncated: ids.length >= 10_000 }),
       () => undefined,
     );
     return () => abort.abort();
-  }, [debounced, searchAttributes]);
+  }, [debounced, searchContents]);
   const local = useMemo(() => (needle ? outline.rows.filter((r) => matchesOutline(r.span, needle)).map((r) => r.span.span_id) : []), [needle, outline]);
   const matches = useMemo(() => {
     if (!remote || remote.needle !== needle || !remote.ids.length) return local;
@@ -506,7 +515,7 @@ function useFinder(index: TreeIndex, outline: Outline, searchAttributes: Props['
     matches,
     matchSet,
     truncated: !!remote && remote.needle === needle && remote.truncated,
-    pending: !!searchAttributes && !!needle && remote?.needle !== needle,
+    pending: !!searchContents && !!needle && remote?.needle !== needle,
   };
 }
 

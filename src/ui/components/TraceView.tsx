@@ -28,12 +28,12 @@ export function TraceView({ trace, source, project, selectedSpanId, onSelectSpan
   const index = useMemo(() => indexSpans(trace.spans), [trace.spans]);
   const selected: SpanOutline | null = (selectedSpanId !== null ? index.byId.get(selectedSpanId) : undefined) ?? index.children.get('')?.[0] ?? null;
   const [tab, setTab] = useState<string | null>('span');
-  const searchAttributes = useSpanSearch(source);
+  const searchContents = useSpanSearch(source);
   return (
     <div className="trace-page">
       <TraceSummary trace={trace} project={project} actions={actions} />
       <div className="trace-split">
-        <SpanTimeline index={index} selectedId={selected?.span_id ?? null} onSelect={onSelectSpan} searchAttributes={searchAttributes} />
+        <SpanTimeline index={index} selectedId={selected?.span_id ?? null} onSelect={onSelectSpan} searchContents={searchContents} />
         <div className="detail-pane">
           <Tabs value={tab} onChange={setTab} keepMounted={false}>
             <Tabs.List px="sm" style={{ position: 'sticky', top: 0, background: '#fff', zIndex: 1 }}>

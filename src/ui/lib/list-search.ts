@@ -192,6 +192,15 @@ export function toSearchRequest(s: ListSearch, now: number): Omit<SearchRequest,
   return req;
 }
 
+/**
+ * Which traces a search selects, without the order it lists them in: what the new-traces poll
+ * and imports from a search take, whatever the list is sorted by (they refuse sort keys).
+ */
+export function searchConditions(req: Omit<SearchRequest, 'pageSize' | 'scrollId'>): Pick<SearchRequest, 'query' | 'startDate' | 'endDate' | 'filters'> {
+  const { query, startDate, endDate, filters } = req;
+  return { query, startDate, endDate, filters };
+}
+
 /** How many filters (beyond search and sort) are active: the filter button's badge. */
 export const activeFilterCount = (s: ListSearch) =>
   (['range', 'user', 'thread', 'customer', 'labels', 'model', 'type', 'error', 'annotated', 'eval', 'evaluator', 'meta', 'score'] as const).filter((k) => s[k]).length;

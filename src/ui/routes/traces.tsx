@@ -15,7 +15,7 @@ import { ColumnsPicker, DEFAULT_COLUMNS, SavedViews, columnDef, columnTitle, gri
 import { useScoreConfigs } from '../api/review.ts';
 import type { ScoreConfig } from '../api/review.ts';
 import { ListToolbar } from '../components/TraceFilters.tsx';
-import { activeFilterCount, decodeColumns, encodeColumns, toSearchRequest, useRangeAnchor, viewSearchOf, type ListSearch, type ListSort } from '../lib/list-search.ts';
+import { activeFilterCount, decodeColumns, encodeColumns, searchConditions, toSearchRequest, useRangeAnchor, viewSearchOf, type ListSearch, type ListSort } from '../lib/list-search.ts';
 
 const POLL_MS = 1500;
 /** Transactions commit in any order: each poll looks this far behind the server's last `now`. */
@@ -53,7 +53,7 @@ export default function TracesPage() {
   const selected = selection.request === request ? selection.ids : new Set<string>();
   const setSelected = (ids: Set<string>) => setSelection({ request, ids });
   const importFilter = useMemo(() => {
-    const { sortBy: _s, sortDirection: _d, filters, ...rest } = request;
+    const { filters, ...rest } = searchConditions(request);
     const { has_annotation, evaluation, score, ...summary } = filters ?? {};
     const problem = has_annotation !== undefined || evaluation || score ? 'Not with the annotation, evaluation or score filters: tick the traces instead' : undefined;
     const filter: Record<string, unknown> = { ...rest, ...(Object.keys(summary).length ? { filters: summary } : {}) };
@@ -132,7 +132,7 @@ export default function TracesPage() {
               {live.pendingCount} new — show
             </Button>
           )}
-          <Text size="xs" className="muted" title="New traces appear by themselves">
+          <Text size="xs" className="muted" title={live.ok ? 'New traces appear by themselves' : 'Not following new traces: the last check failed'} data-testid="traces-live" data-live={live.ok ? 'on' : 'off'}>
             <span aria-hidden style={{ color: live.ok ? '#2f9e44' : '#868e96' }}>●</span> Live
           </Text>
         </Group>
@@ -218,10 +218,10 @@ function useLiveTraces(projectId: string, request: ReturnType<typeof toSearchReq
     if (!enabled) return;
     let stopped = false;
     let timer: ReturnType<typeof setTimeout>;
-    const { sortBy: _s, sortDirection: _d, ...filters } = request;
+    const conditions = searchConditions(request);
     const poll = async () => {
       try {
-        const answer = await fetchNewTraces(projectId, { ...filters, since: since.current ?? Number.MAX_SAFE_INTEGER, pageSize: 100 });
+        const answer = await fetchNewTraces(projectId, { ...conditions, since: since.current ?? Number.MAX_SAFE_INTEGER, pageSize: 100 });
         if (stopped) return;
         const first = since.current === null;
         since.current = answer.now - POLL_OVERLAP_MS;
