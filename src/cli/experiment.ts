@@ -141,14 +141,16 @@ const xml = (s: string) =>
     .join('').replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!);
 
 /**
- * A run as every message and report names it: the one place to change when runs get names
- * people read.
+ * A run as every message and report names it: by its readable name once the server has told
+ * it (the first status read), with the id beside it when they differ, since ids are what the
+ * flags take.
  */
 export interface RunRef {
   slug: string;
   runId: string;
+  name?: string;
 }
-export const runLabel = (r: RunRef) => `run ${r.runId} of ${r.slug}`;
+export const runLabel = (r: RunRef) => (r.name && r.name !== r.runId ? `run "${r.name}" (${r.runId}) of ${r.slug}` : `run ${r.runId} of ${r.slug}`);
 
 /** One gate's outcome: a testcase of the JUnit gates suite, a `FAILED` line when it failed. */
 export interface GateResult {
@@ -298,6 +300,7 @@ async function awaitEnd(api: ReturnType<typeof client>, run: RunRef, timeoutS: n
   let waited = false;
   for (;;) {
     const status = await api<Status>('GET', `/api/experiments/runs/${e(run.runId)}?experimentSlug=${e(run.slug)}`);
+    run.name ??= status.name;
     const running = status.status === 'running' || status.status === 'pending';
     if (running && !waited) process.stderr.write(`waiting for ${runLabel(run)} to end (up to ${timeoutS} s)\n`);
     if (running || waited) progress.update(status.progress, status.total);

@@ -80,7 +80,7 @@ describe.each(databaseKinds)('spyglass experiment run against a server process (
     const ok = await cli(['--junit', junit, '--fail-under', 'pass_rate=0.75', '--fail-under', 'pass_rate:exact=80%']);
     expect(ok.code, ok.out).toBe(0);
     expect(ok.stderr).toMatch(/started run run_\w+ of ci-agent \(10 cells\)/);
-    expect(ok.stdout).toMatch(/run run_\w+ of ci-agent: completed/);
+    expect(ok.stdout).toMatch(/run "[^"]+ · [^"]+" \(run_\w+\) of ci-agent: completed/);
     expect(ok.stdout).toMatch(/exact\s+80\.0% \[/);
     expect(ok.stdout).toMatch(new RegExp(`${server.baseUrl}/p/[^/]+/experiments/ci-agent\\?runId=run_`));
     const xml = fs.readFileSync(junit, 'utf8');
