@@ -3,7 +3,7 @@ import { Alert, Badge, Button, Group, Loader, Modal, Paper, PasswordInput, Selec
 import { IconBolt, IconPlus, IconTrash } from '@tabler/icons-react';
 import { useParams } from '@tanstack/react-router';
 import { can, useSession } from '../../api/session.ts';
-import { fieldError } from '../../api/client.ts';
+import { fieldError } from '../../lib/form-errors.ts';
 import { useModelProviderMutations, useModelProviders, type CreateProviderInput, type ModelProvider, type ProviderTest } from '../../api/model-providers.ts';
 import { ApiErrorAlert, ConfirmAction, RoleNote, Section, shortDate } from '../../components/Settings.tsx';
 
