@@ -18031,12 +18031,14 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Experiments of the project, most recently updated first */
+        /** Experiments of the project, most recently updated first (`?datasetId=`: those set up on that dataset) */
         get: {
             parameters: {
                 query?: {
                     page?: string;
                     pageSize?: string;
+                    /** @description only the experiments whose setup runs on this dataset (its id): what deleting it would leave without data */
+                    datasetId?: string;
                 };
                 header?: never;
                 path?: never;
@@ -19102,6 +19104,8 @@ export interface paths {
                                 slug: string;
                                 name: string;
                                 version: number | null;
+                                /** @description true when the dataset has been deleted since: runs cannot start until another is chosen */
+                                deleted: boolean;
                             } | null;
                             targets: ({
                                 id: string;
@@ -19351,6 +19355,8 @@ export interface paths {
                                 slug: string;
                                 name: string;
                                 version: number | null;
+                                /** @description true when the dataset has been deleted since: runs cannot start until another is chosen */
+                                deleted: boolean;
                             } | null;
                             targets: ({
                                 id: string;
@@ -25855,13 +25861,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The records as CSV (formula-like cells escaped with a leading ') or JSON lines, streamed; `?version=N` as of version N */
+        /** The records as CSV (formula-like cells escaped with a leading ' unless `?cells=exact`) or JSON lines, streamed; `?version=N` as of version N */
         get: {
             parameters: {
                 query?: {
                     format?: "csv" | "jsonl";
                     /** @description read the dataset as of this version (GET .../versions lists them); default: now */
                     version?: number;
+                    /** @description CSV only. spreadsheet: text starting with = + - @, a tab or a carriage return gets a leading ' so a spreadsheet shows it instead of running it; exact: every value as stored, so the file uploads back unchanged */
+                    cells?: "spreadsheet" | "exact";
                 };
                 header?: never;
                 path: {

@@ -52,7 +52,8 @@ const EMPTY: Form = { name: '', dataset: '', datasetVersion: '', targets: [newTa
 function formOf(d: ExperimentDefinition): Form {
   return {
     name: d.name ?? '',
-    dataset: d.dataset?.slug ?? '',
+    // A deleted dataset is no choice: the field is empty and says which one is gone.
+    dataset: d.dataset && !d.dataset.deleted ? d.dataset.slug : '',
     datasetVersion: d.dataset?.version === null || d.dataset === null ? '' : String(d.dataset.version),
     targets: d.targets.map((t) =>
       t.type === 'prompt'
@@ -144,13 +145,18 @@ export default function ExperimentSetupPage() {
           {definition.error.message}
         </Alert>
       ) : (
-        <SetupForm projectId={projectId} slug={slug} initial={definition.data ? formOf(definition.data) : { ...EMPTY, name: name ?? slug }} />
+        <SetupForm
+          projectId={projectId}
+          slug={slug}
+          initial={definition.data ? formOf(definition.data) : { ...EMPTY, name: name ?? slug }}
+          deletedDataset={definition.data?.dataset?.deleted ? definition.data.dataset.name : null}
+        />
       )}
     </div>
   );
 }
 
-function SetupForm({ projectId, slug, initial }: { projectId: string; slug: string; initial: Form }) {
+function SetupForm({ projectId, slug, initial, deletedDataset }: { projectId: string; slug: string; initial: Form; deletedDataset: string | null }) {
   const [form, setForm] = useState<Form>(initial);
   const [error, setError] = useState<ApiError | null>(null);
   // The form as last saved: 'Saved.' holds until the form changes.
@@ -214,7 +220,7 @@ function SetupForm({ projectId, slug, initial }: { projectId: string; slug: stri
             value={form.dataset}
             onChange={(e) => set({ dataset: e.currentTarget.value, datasetVersion: '' })}
             data={[{ value: '', label: datasets.isPending ? 'Loading…' : 'Choose a dataset' }, ...(datasets.data?.data ?? []).map((d) => ({ value: d.slug, label: `${d.name} (${d.recordCount} rows)` }))]}
-            error={errors.at('dataset.id')}
+            error={errors.at('dataset.id') ?? (deletedDataset && !form.dataset ? `The dataset “${deletedDataset}” was deleted: choose another.` : undefined)}
           />
           <TextInput label="Dataset version" description="Empty: the newest when each run starts" inputMode="numeric" value={form.datasetVersion} onChange={(e) => set({ datasetVersion: e.currentTarget.value.replace(/\D/g, '') })} error={errors.at('dataset.version')} />
           <NumberInput label="Concurrency" description="Cells run at once" min={1} max={64} value={form.concurrency} onChange={(v) => set({ concurrency: typeof v === 'number' ? v : 8 })} error={errors.at('concurrency')} />

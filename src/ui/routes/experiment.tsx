@@ -7,6 +7,7 @@ import { useVirtualizer } from '@tanstack/react-virtual';
 import { RUN_ROWS_PAGE, useExperiments, useRefreshRunRows, useRunRows, useRunShape, useRunStatus, useRunSummary, useRuns } from '../api/experiments.ts';
 import type { Estimate, ExperimentRun, RunRows } from '../api/experiments.ts';
 import { ButtonLink } from '../components/ButtonLink.tsx';
+import { DeletedDatasetNotice } from '../components/DeletedDataset.tsx';
 import { Stat } from '../components/Stat.tsx';
 import { scoreText, scoreTitle } from '../lib/scores.ts';
 import { asText, formatCost, formatDuration, formatFullTime, formatRelative } from '../lib/format.ts';
@@ -79,6 +80,7 @@ function RunsView({ projectId, slug, title }: { projectId: string; slug: string;
         </ButtonLink>
         </Group>
       </Group>
+      <DeletedDatasetNotice projectId={projectId} slug={slug} />
       {runs.isError ? (
         <Alert color="red" title="The runs could not be loaded">
           {runs.error.message}
