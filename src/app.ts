@@ -149,6 +149,7 @@ export function buildServices(deps: Deps): Services {
   const evaluations = new EvaluationService(deps.db, deps.clock, deps.config.providerEnv, {}, fetch, metrics);
   const modelProviders = new ModelProviderService(deps.db, deps.clock, loadKeyring(deps.config.encryptionKey, deps.config.dataDir), {
     probe: (provider, modelId) => evaluations.probe(provider, modelId),
+    listModels: (provider) => evaluations.listModels(provider),
     environmentModels: () => (deps.config.providerEnv.OPENAI_API_KEY ? ENVIRONMENT_MODELS : []),
   });
   evaluations.useProviders({ resolve: (scope, name) => modelProviders.resolve(scope, name) });

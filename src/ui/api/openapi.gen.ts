@@ -13906,8 +13906,8 @@ export interface paths {
                         name: string;
                         /** @enum {string} */
                         kind: "openai" | "openai_compatible" | "azure_openai" | "anthropic";
-                        /** @description Sealed at rest; never shown again (only its last four characters) */
-                        api_key: string;
+                        /** @description Sealed at rest; never shown again (only its last four characters). Optional for an OpenAI-compatible server without authentication; required for the other kinds */
+                        api_key?: string | null;
                         base_url?: string | null;
                         /** @description The models offered (for Azure: deployment names) */
                         models: string[];
@@ -14158,6 +14158,401 @@ export interface paths {
                 };
                 /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
                 403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/model-providers/discover-models": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The models a provider lists itself (its /models), before it is set: kind, base_url and api_key as for POST; the provider's refusal answers 502 */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        kind: "openai" | "openai_compatible" | "azure_openai" | "anthropic";
+                        base_url?: string | null;
+                        api_key?: string | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ProviderModels"];
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                504: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/model-providers/{id}/models": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The models a provider set in the app lists itself (its /models): to pick from wherever a model is chosen */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ProviderModels"];
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                504: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -27456,10 +27851,14 @@ export interface components {
             models: string[];
             /** @enum {string} */
             scope: "project" | "organization";
-            /** @description The key's last four characters, e.g. ****abcd */
-            api_key_hint: string;
+            /** @description The key's last four characters, e.g. ****abcd; null for a provider without a key */
+            api_key_hint: string | null;
             created_at: string;
             updated_at: string;
+        };
+        ProviderModelsInput: {
+            /** @description The model ids the provider's /models answered, sorted */
+            models: string[];
         };
         ModelProviderTestInput: {
             ok: boolean;
@@ -28885,10 +29284,14 @@ export interface components {
             models: string[];
             /** @enum {string} */
             scope: "project" | "organization";
-            /** @description The key's last four characters, e.g. ****abcd */
-            api_key_hint: string;
+            /** @description The key's last four characters, e.g. ****abcd; null for a provider without a key */
+            api_key_hint: string | null;
             created_at: string;
             updated_at: string;
+        };
+        ProviderModels: {
+            /** @description The model ids the provider's /models answered, sorted */
+            models: string[];
         };
         ModelProviderTest: {
             ok: boolean;

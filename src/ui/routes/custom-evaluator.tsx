@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { ActionIcon, Alert, Badge, Button, Group, Loader, MultiSelect, NumberInput, Paper, SegmentedControl, Select, SimpleGrid, Stack, Table, Tabs, Text, Textarea, TextInput, Title } from '@mantine/core';
+import { ActionIcon, Alert, Badge, Button, Group, Loader, MultiSelect, NumberInput, Paper, SegmentedControl, SimpleGrid, Stack, Table, Tabs, Text, Textarea, TextInput, Title } from '@mantine/core';
 import { IconArrowLeft, IconPlayerPlay, IconPlus, IconTrash } from '@tabler/icons-react';
 import { Link, useNavigate, useParams } from '@tanstack/react-router';
 import { useCustomEvaluator, useCustomEvaluatorMutations, useCustomVersions, type AnswerKind, type CustomEvaluator, type CustomVersion } from '../api/custom-evaluators.ts';
@@ -8,7 +8,8 @@ import { useModelOptions } from '../api/model-providers.ts';
 import { can, useSession } from '../api/session.ts';
 import { ButtonLink } from '../components/ButtonLink.tsx';
 import { EvaluationOutcome, EvaluatorHeading } from '../components/EvaluatorPage.tsx';
-import { DataForm } from '../components/SchemaForm.tsx';
+import { DataForm, missingRequired } from '../components/SchemaForm.tsx';
+import { ModelPicker } from '../components/ModelPicker.tsx';
 import { formErrors } from '../lib/form-errors.ts';
 import { formatFullTime } from '../lib/format.ts';
 import { KNOWN_VARIABLES, variablesOf } from '../../modules/evaluators/custom/variables.schema.ts';
@@ -187,7 +188,6 @@ function Editor({ projectId, initial, existing, onSaved }: { projectId: string; 
   const saving = existing ? update : create;
   const error = saving.error ?? remove.error;
   const variables = variablesOf(d.prompt);
-  const modelData = [...new Set([...(models.data ?? []).map((m) => m.model), ...(d.model ? [d.model] : [])])];
   const errors = formErrors(error, FIELDS);
 
   const save = () => {
@@ -262,17 +262,7 @@ function Editor({ projectId, initial, existing, onSaved }: { projectId: string; 
           Model
         </Title>
         <SimpleGrid cols={{ base: 1, sm: 3 }} spacing="md">
-          <Select
-            label="Model"
-            required
-            searchable
-            data={modelData}
-            value={d.model || null}
-            onChange={(v) => set({ model: v ?? '' })}
-            error={errors.at('model')}
-            nothingFoundMessage="No such model"
-            placeholder={models.isPending ? 'Loading models…' : 'Choose a model'}
-          />
+          <ModelPicker projectId={projectId} label="Model" description="Pick one, or type provider/model" required value={d.model} onChange={(model) => set({ model })} error={errors.at('model')} />
           <NumberInput label="Temperature" min={0} max={2} step={0.1} decimalScale={2} value={d.temperature} onChange={(v) => set({ temperature: typeof v === 'number' ? v : 0 })} error={errors.at('temperature')} />
           <NumberInput label="Max output tokens" min={16} max={8192} step={64} value={d.max_output_tokens} onChange={(v) => set({ max_output_tokens: typeof v === 'number' ? v : 1024 })} error={errors.at('max_output_tokens')} />
         </SimpleGrid>
@@ -444,7 +434,9 @@ function TryIt({ projectId, evaluator }: { projectId: string; evaluator: CustomE
   const catalogue = useCatalogue(projectId);
   const entry = catalogue.data?.find((c) => c.path === evaluator.path);
   const [data, setData] = useState<Record<string, unknown>>({});
+  const [missing, setMissing] = useState<string[]>([]);
   const evaluate = useEvaluate(projectId, evaluator.path);
+  const refused = formErrors(evaluate.error, ['data.*']);
   if (!entry) return catalogue.isPending ? <Loader size="sm" aria-label="Loading the evaluator" /> : <Alert color="gray">{evaluator.path} is not in the catalogue.</Alert>;
   return (
     <SimpleGrid cols={{ base: 1, md: 2 }} spacing="lg">
@@ -457,8 +449,23 @@ function TryIt({ projectId, evaluator }: { projectId: string; evaluator: CustomE
             Fill from a trace in the playground
           </ButtonLink>
         </Group>
-        <DataForm schema={entry.data} value={data} onChange={setData} />
-        <Button mt="md" leftSection={<IconPlayerPlay size={14} />} onClick={() => evaluate.mutate({ data, settings: { version: evaluator.latest_version } })} loading={evaluate.isPending}>
+        <DataForm
+          schema={entry.data}
+          value={data}
+          onChange={(next) => (setData(next), setMissing([]))}
+          errorAt={(name) => (missing.includes(name) ? `Required: the judge's prompt uses {{${name}}}.` : refused.at(`data.${name}`))}
+        />
+        <Button
+          mt="md"
+          leftSection={<IconPlayerPlay size={14} />}
+          onClick={() => {
+            // Never run without a variable the prompt needs: say which, next to it.
+            const empty = missingRequired(entry.data, data);
+            setMissing(empty);
+            if (empty.length === 0) evaluate.mutate({ data, settings: { version: evaluator.latest_version } });
+          }}
+          loading={evaluate.isPending}
+        >
           Run version {evaluator.latest_version}
         </Button>
         {!entry.available && (

@@ -9,6 +9,7 @@ import { useDefinition, useSaveDefinition, useStartRun } from '../api/experiment
 import { usePrompts } from '../api/prompts.ts';
 import type { DefinitionBody } from '../api/types.ts';
 import type { ExperimentDefinition } from '../api/experiments.ts';
+import { ModelPicker } from '../components/ModelPicker.tsx';
 import { formErrors } from '../lib/form-errors.ts';
 import { asText } from '../lib/format.ts';
 import './experiments.css';
@@ -266,7 +267,7 @@ function SetupForm({ projectId, slug, initial, deletedDataset }: { projectId: st
                       error={errors.at(`targets.${i}.prompt`)}
                     />
                     <TextInput label="Version" description="Empty: the newest when a run starts" inputMode="numeric" value={t.version} onChange={(e) => setTarget(i, { version: e.currentTarget.value.replace(/\D/g, '') })} error={errors.at(`targets.${i}.version`)} />
-                    <TextInput label="Model" description="provider/model; empty: the version's" value={t.model} onChange={(e) => setTarget(i, { model: e.currentTarget.value })} error={errors.at(`targets.${i}.model`)} />
+                    <ModelPicker projectId={projectId} label="Model" description="Pick or type provider/model; empty: the version's" value={t.model} onChange={(model) => setTarget(i, { model })} error={errors.at(`targets.${i}.model`)} />
                   </>
                 ) : (
                   <>
