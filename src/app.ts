@@ -40,6 +40,7 @@ import {
   deleteEvaluationsInsertedBefore,
   listTraceEvaluations,
   monitorOutcomeCounts,
+  monitorScores,
   tracesEvaluatedByMonitor,
   monitorResults,
   verdictsSql,
@@ -177,6 +178,7 @@ export function buildServices(deps: Deps): Services {
       traceDetail: (projectId, traceId) => traces.detail(projectId, traceId),
       results: (projectId, monitorId, page) => monitorResults(deps.db, projectId, monitorId, page),
       outcomeCounts: (projectId, monitorId, range) => monitorOutcomeCounts(deps.db, projectId, monitorId, range),
+      scores: (projectId, monitorId, range) => monitorScores(deps.db, projectId, monitorId, range),
     },
     { settleMs: deps.config.intervals.monitorSettleMs },
   );

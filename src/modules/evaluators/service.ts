@@ -495,6 +495,10 @@ export async function monitorOutcomeCounts(db: Database, projectId: string, moni
   return store.countByMonitor(db.orm, projectId, monitorId, range);
 }
 
+export async function monitorScores(db: Database, projectId: string, monitorId: string, range: { start: number; end: number; bucket: SQL }) {
+  return store.scoresByMonitor(db.orm, projectId, monitorId, range);
+}
+
 /** For the traces module's deletions and retention sweep: the evaluations of these traces go with them. */
 export async function deleteTraceEvaluations(db: Database | Executor, projectId: string, traceIds: readonly string[]): Promise<number> {
   return store.deleteByTraces('orm' in db ? db.orm : db, projectId, traceIds);

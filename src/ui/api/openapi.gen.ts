@@ -27492,6 +27492,25 @@ export interface components {
             intervalMs: number;
             startDate: number;
             endDate: number;
+            /** @description the whole range at once (its percentiles are of every score in it) */
+            overall: {
+                /** @description the scores given (an evaluator with a score, with or without pass/fail); null when none was */
+                score: {
+                    /** @description results with a score */
+                    count: number;
+                    mean: number;
+                    min: number;
+                    /** @description the median */
+                    p50: number;
+                    p90: number;
+                    max: number;
+                } | null;
+                /** @description results per label (categorical evaluators), most frequent first */
+                labels: {
+                    label: string;
+                    count: number;
+                }[];
+            };
             buckets: {
                 start: number;
                 passed: number;
@@ -27500,6 +27519,22 @@ export interface components {
                 skipped: number;
                 /** @description passed / (passed + failed); null without verdicts */
                 pass_rate: number | null;
+                /** @description the scores given (an evaluator with a score, with or without pass/fail); null when none was */
+                score: {
+                    /** @description results with a score */
+                    count: number;
+                    mean: number;
+                    min: number;
+                    /** @description the median */
+                    p50: number;
+                    p90: number;
+                    max: number;
+                } | null;
+                /** @description results per label (categorical evaluators), most frequent first */
+                labels: {
+                    label: string;
+                    count: number;
+                }[];
             }[];
         };
         MonitorBackfillRequestInput: {
@@ -28925,6 +28960,25 @@ export interface components {
             intervalMs: number;
             startDate: number;
             endDate: number;
+            /** @description the whole range at once (its percentiles are of every score in it) */
+            overall: {
+                /** @description the scores given (an evaluator with a score, with or without pass/fail); null when none was */
+                score: {
+                    /** @description results with a score */
+                    count: number;
+                    mean: number;
+                    min: number;
+                    /** @description the median */
+                    p50: number;
+                    p90: number;
+                    max: number;
+                } | null;
+                /** @description results per label (categorical evaluators), most frequent first */
+                labels: {
+                    label: string;
+                    count: number;
+                }[];
+            };
             buckets: {
                 start: number;
                 passed: number;
@@ -28933,6 +28987,22 @@ export interface components {
                 skipped: number;
                 /** @description passed / (passed + failed); null without verdicts */
                 pass_rate: number | null;
+                /** @description the scores given (an evaluator with a score, with or without pass/fail); null when none was */
+                score: {
+                    /** @description results with a score */
+                    count: number;
+                    mean: number;
+                    min: number;
+                    /** @description the median */
+                    p50: number;
+                    p90: number;
+                    max: number;
+                } | null;
+                /** @description results per label (categorical evaluators), most frequent first */
+                labels: {
+                    label: string;
+                    count: number;
+                }[];
             }[];
         };
         MonitorBackfillRequest: {

@@ -104,8 +104,9 @@ const BUILTIN: Record<(typeof BUILTIN_COLUMNS)[number], ColumnDef> = {
   latency: { label: 'Latency', track: '66px', min: 66, className: 'c-latency num nowrap', sort: 'latency', numeric: true, cell: (t) => formatDuration(t.metrics.total_time_ms) },
   error: {
     label: 'Error',
-    track: '34px',
-    min: 34,
+    // The header's word whole at 12 px with the cell's padding (at 34 px it read "Err…").
+    track: '54px',
+    min: 54,
     className: 'c-error',
     cell: (t) =>
       t.error && (
