@@ -9,7 +9,7 @@ export function DeletedDatasetNotice({ projectId, slug }: { projectId: string; s
   const dataset = definition.data?.dataset;
   if (!dataset?.deleted) return null;
   return (
-    <Alert color="orange" icon={<IconAlertTriangle size={16} />} title="This experiment's dataset was deleted" role="alert" data-testid="dataset-deleted">
+    <Alert color="orange" icon={<IconAlertTriangle size={16} />} title="This experiment's dataset was deleted" role="alert" data-testid="dataset-deleted" classNames={{ title: 'alert-title' }}>
       <Text size="sm">
         The setup runs on the dataset “{dataset.name}”, which has been deleted since. Its past runs stay as they were; to run again, choose another dataset in the{' '}
         <Link to="/p/$projectId/experiments/$slug/setup" params={{ projectId, slug }}>

@@ -148,7 +148,7 @@ export function formErrors(error: unknown, fields: readonly string[], shownAt: R
   const message = error instanceof Error ? error.message : 'Something went wrong.';
   return {
     at: (path) => placed.find((p) => covers(path, p.field))?.message,
-    elsewhere: placed.length === 0 ? message : unplaced.length ? unplaced.map((p) => sentence(p.message, p.field)).join(' ') : undefined,
+    elsewhere: unplaced.length ? unplaced.map((p) => sentence(p.message, p.field)).join(' ') : placed.length ? undefined : message,
   };
 }
 

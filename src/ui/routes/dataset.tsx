@@ -30,7 +30,7 @@ function DeleteDataset({ projectId, datasetId, name, onCancel, onDeleted }: { pr
         {experiments.isPending ? (
           <Loader size="xs" aria-label="Looking for experiments that use it" />
         ) : used.length > 0 ? (
-          <Alert color="orange" title={`${used.length === 1 ? 'One experiment runs' : `${used.length} experiments run`} on this dataset`} role="alert" data-testid="dataset-used-by">
+          <Alert color="orange" title={`${used.length === 1 ? 'One experiment runs' : `${used.length} experiments run`} on this dataset`} role="alert" data-testid="dataset-used-by" classNames={{ title: 'alert-title' }}>
             <List size="sm">
               {used.map((e) => (
                 <List.Item key={e.id}>
@@ -56,7 +56,7 @@ function DeleteDataset({ projectId, datasetId, name, onCancel, onDeleted }: { pr
           <Button variant="default" onClick={onCancel}>
             Cancel
           </Button>
-          <Button color="red" loading={archive.isPending} disabled={experiments.isPending} onClick={() => archive.mutate(undefined, { onSuccess: onDeleted })}>
+          <Button color="red.8" loading={archive.isPending} disabled={experiments.isPending} onClick={() => archive.mutate(undefined, { onSuccess: onDeleted })}>
             {used.length ? 'Delete anyway' : 'Delete dataset'}
           </Button>
         </Group>
