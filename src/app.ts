@@ -40,6 +40,7 @@ import {
   deleteEvaluationsInsertedBefore,
   listTraceEvaluations,
   monitorOutcomeCounts,
+  monitorScores,
   tracesEvaluatedByMonitor,
   monitorResults,
   verdictsSql,
@@ -158,6 +159,7 @@ export function buildServices(deps: Deps): Services {
   const evaluations = new EvaluationService(deps.db, deps.clock, deps.config.providerEnv, {}, fetch, metrics);
   const modelProviders = new ModelProviderService(deps.db, deps.clock, loadKeyring(deps.config.encryptionKey, deps.config.dataDir), {
     probe: (provider, modelId) => evaluations.probe(provider, modelId),
+    listModels: (provider) => evaluations.listModels(provider),
     environmentModels: () => (deps.config.providerEnv.OPENAI_API_KEY ? ENVIRONMENT_MODELS : []),
   });
   evaluations.useProviders({ resolve: (scope, name) => modelProviders.resolve(scope, name) });
@@ -186,6 +188,7 @@ export function buildServices(deps: Deps): Services {
       traceDetail: (projectId, traceId) => traces.detail(projectId, traceId),
       results: (projectId, monitorId, page) => monitorResults(deps.db, projectId, monitorId, page),
       outcomeCounts: (projectId, monitorId, range) => monitorOutcomeCounts(deps.db, projectId, monitorId, range),
+      scores: (projectId, monitorId, range) => monitorScores(deps.db, projectId, monitorId, range),
     },
     { settleMs: deps.config.intervals.monitorSettleMs },
   );

@@ -128,4 +128,47 @@ describe.each(databaseKinds)('dataset versions and export (%s)', (kind) => {
     const page = await call('GET', '/api/dataset/round-trip-copy/records?page=3&limit=1000');
     expect(page.body.data[999].entry).toEqual({ q: 'q2999', a: '"answer", 999' });
   });
+
+  it('an exact CSV export holds every value as stored (formula-like text too), and uploads back unchanged', async () => {
+    const columnTypes = [{ name: 'text', type: 'string' }, { name: 'n', type: 'number' }];
+    const d = (await call('POST', '/api/dataset', { name: 'Exact', columnTypes })).body;
+    const entries = [
+      { text: '=HYPERLINK("http://x","y")', n: -5 },
+      { text: '+1', n: 2.5 },
+      { text: "-2, with 'quotes\"", n: 0 },
+      { text: '@SUM(A1)', n: null },
+      { text: 'plain', n: 7 },
+    ];
+    await call('POST', `/api/dataset/${d.slug}/records`, { entries });
+    const exact = await call('GET', `/api/dataset/${d.slug}/export?format=csv&cells=exact`);
+    expect(exact.status).toBe(200);
+    expect(exact.text).toBe(['text,n', '"=HYPERLINK(""http://x"",""y"")",-5', '+1,2.5', `"-2, with 'quotes""",0`, '@SUM(A1),', 'plain,7', ''].join('\r\n'));
+    // The spreadsheet export (the default) still escapes them.
+    expect((await call('GET', `/api/dataset/${d.slug}/export?format=csv&cells=spreadsheet`)).text.split('\r\n')[2]).toBe("'+1,2.5");
+    const mapping = columnTypes.map((c) => ({ from: c.name, name: c.name, type: c.type }));
+    const back = await upload(a.t, a.key, '/api/dataset/upload', { name: 'Exact Copy', mapping, file: { filename: 'exact.csv', content: exact.text } });
+    expect(back.status, back.text).toBe(201);
+    expect((await call('GET', '/api/dataset/exact-copy/records')).body.data.map((r: { entry: unknown }) => r.entry)).toEqual(entries);
+    expect((await call('GET', `/api/dataset/${d.slug}/export?format=csv&cells=raw`)).body.error.meta.field).toBe('querystring.cells');
+  });
+
+  it('the experiments set up on a dataset are listed by it; once it is deleted their setup says so and keeps its name', async () => {
+    const d = (await call('POST', '/api/dataset', { name: 'Support QA', columnTypes: [{ name: 'question', type: 'string' }] })).body;
+    const other = (await call('POST', '/api/dataset', { name: 'Other', columnTypes: [{ name: 'question', type: 'string' }] })).body;
+    const target = { id: 'agent', type: 'http', url: 'https://agent.example.com/answer', output_field: 'answer' };
+    for (const [slug, ds] of [['on-support', d], ['on-other', other]] as const) {
+      const put = await call('PUT', `/api/experiments/${slug}/definition`, { name: `Runs on ${ds.name}`, dataset: { id: ds.id }, targets: [target] });
+      expect(put.status, put.text).toBe(200);
+      expect(put.body.dataset).toMatchObject({ id: ds.id, slug: ds.slug, name: ds.name, deleted: false });
+    }
+    const using = await call('GET', `/api/experiments?datasetId=${d.id}`);
+    expect(using.status).toBe(200);
+    expect(using.body.experiments.map((e: { slug: string }) => e.slug)).toEqual(['on-support']);
+    expect(using.body.pagination.totalHits).toBe(1);
+    expect((await call('GET', '/api/experiments')).body.experiments).toHaveLength(2);
+    expect((await call('DELETE', `/api/dataset/${d.slug}`)).status).toBe(200);
+    const setup = await call('GET', '/api/experiments/on-support/definition');
+    expect(setup.body.dataset).toEqual({ id: d.id, slug: d.id, name: 'Support QA', version: null, deleted: true });
+    expect((await call('GET', '/api/experiments/on-other/definition')).body.dataset.deleted).toBe(false);
+  });
 });

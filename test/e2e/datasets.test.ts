@@ -99,7 +99,7 @@ describe.runIf(hasChromium).each(databaseKinds)('the dataset pages in a real bro
     await page.keyboard.press('Enter');
     await page.getByLabel('Edit score (number)').fill('lots');
     await page.keyboard.press('Enter');
-    await page.getByRole('alert').filter({ hasText: 'Not a number' }).waitFor();
+    await page.getByRole('alert').filter({ hasText: 'is not a number: this column takes numbers' }).waitFor();
     await page.getByLabel('Edit score (number)').fill('4.5');
     await page.keyboard.press('Enter');
     await cell(0, 3).dblclick();
@@ -327,4 +327,37 @@ describe.runIf(hasChromium).each(databaseKinds)('the dataset pages in a real bro
     expect(reads.every((u) => /limit=200/.test(u))).toBe(true);
     if (shots) await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'dataset-100k-end.png') });
   }, 240_000);
+
+  it('exports a dataset for spreadsheets or exactly, and deletes it after naming the experiment set up on it, which then says so', async () => {
+    const d = (await call('POST', '/api/dataset', { name: 'Formulas', columnTypes: [{ name: 'question', type: 'string' }] })).body;
+    await call('POST', `/api/dataset/${d.slug}/records`, { entries: [{ question: '=1+1' }, { question: 'plain' }] });
+    const put = await call('PUT', '/api/experiments/formula-check/definition', { name: 'Formula check', dataset: { id: d.id }, targets: [{ id: 'agent', type: 'http', url: 'https://agent.example.com/answer', output_field: 'answer' }] });
+    expect(put.status, put.text).toBe(200);
+    await page.goto(project(`/datasets/${d.id}`));
+    const download = async (item: string) => {
+      await page.getByRole('button', { name: 'Export' }).click();
+      const [file] = await Promise.all([page.waitForEvent('download'), page.getByRole('menuitem', { name: new RegExp(item) }).click()]);
+      return { name: file.suggestedFilename(), text: fs.readFileSync(await file.path(), 'utf8') };
+    };
+    expect(await download('CSV for spreadsheets')).toEqual({ name: 'formulas.csv', text: "question\r\n'=1+1\r\nplain\r\n" });
+    expect(await download('CSV, exact')).toEqual({ name: 'formulas-exact.csv', text: 'question\r\n=1+1\r\nplain\r\n' });
+    await page.getByRole('button', { name: 'Delete', exact: true }).click();
+    const warning = page.getByTestId('dataset-used-by');
+    await warning.getByRole('link', { name: 'Formula check' }).waitFor();
+    // A modal covers the page by design: axe and the screenshots, not the phone rule's reach of the page behind it.
+    await accessible();
+    if (shots) await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'dataset-delete.png') });
+    await page.setViewportSize({ width: 390, height: 844 });
+    await accessible();
+    if (shots) await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'dataset-delete-phone.png') });
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.getByRole('button', { name: 'Delete anyway' }).click();
+    await page.waitForURL(/\/datasets$/);
+    expect((await call('GET', `/api/dataset/${d.slug}`)).status).toBe(404);
+    await page.goto(project('/experiments/formula-check'));
+    await page.getByTestId('dataset-deleted').getByText('“Formulas”').waitFor();
+    await page.getByTestId('dataset-deleted').getByRole('link', { name: 'setup' }).click();
+    await page.getByText('The dataset “Formulas” was deleted: choose another.').waitFor();
+    await accessible();
+  });
 });

@@ -128,6 +128,39 @@ describe.each(databaseKinds)('model providers set in the app (%s)', (kind) => {
     expect(fake.requests[1].body.model).toBe('llama3');
   });
 
+  it('an OpenAI-compatible server without authentication needs no key; its own /models list is offered to pick from', async () => {
+    const models = { kind: 'json' as const, body: { object: 'list', data: [{ id: 'qwen2.5:7b', object: 'model' }, { id: 'llama3.1:8b', object: 'model' }] } };
+    // Before it is set: the form's "Load models", no key sent at all.
+    fake.queue(models);
+    const discovered = await asAdmin('POST', '/api/model-providers/discover-models', { kind: 'openai_compatible', base_url: `${fake.url}/v1` });
+    expect(discovered.status, discovered.text).toBe(200);
+    expect(discovered.body).toEqual({ models: ['llama3.1:8b', 'qwen2.5:7b'] });
+    expect(fake.requests[0]).toMatchObject({ method: 'GET', path: '/v1/models' });
+    expect(fake.requests[0].headers.authorization).toBeUndefined();
+    const created = await asAdmin('POST', '/api/model-providers', { name: 'ollama', kind: 'openai_compatible', base_url: `${fake.url}/v1`, models: ['qwen2.5:7b'] });
+    expect(created.status, created.text).toBe(201);
+    expect(created.body.api_key_hint).toBeNull();
+    // Set: its list again, and a call without an Authorization header.
+    fake.queue(models);
+    const listed = await asAdmin('GET', `/api/model-providers/${created.body.id}/models`);
+    expect(listed.body).toEqual({ models: ['llama3.1:8b', 'qwen2.5:7b'] });
+    fake.queue(textReply('OK'));
+    const test = await asAdmin('POST', `/api/model-providers/${created.body.id}/test`, {});
+    expect(test.body).toMatchObject({ ok: true, output: 'OK' });
+    expect(fake.requests.at(-1)!.headers.authorization).toBeUndefined();
+    // The other kinds still need a key, and a refusal of the list is a 502 without the key.
+    const noKey = await asAdmin('POST', '/api/model-providers', { name: 'oa', kind: 'openai', models: ['gpt-4o'] });
+    expect(noKey.status).toBe(400);
+    expect(noKey.body.error.meta.field).toBe('body.api_key');
+    fake.queue(errorReply(401, `bad key ${KEY}`));
+    const refused = await asAdmin('POST', '/api/model-providers/discover-models', { kind: 'openai_compatible', base_url: `${fake.url}/v1`, api_key: KEY });
+    expect(refused.status).toBe(502);
+    expect(refused.body.error.message).toContain('401');
+    expect(refused.text).not.toContain(KEY);
+    expect(fake.requests.at(-1)!.headers.authorization).toBe(`Bearer ${KEY}`);
+    expect((await asAdmin('DELETE', `/api/model-providers/${created.body.id}`)).status).toBe(200);
+  });
+
   it('Azure OpenAI: the v1 API of the resource, the key in api-key', async () => {
     const res = await asAdmin('POST', '/api/model-providers', { name: 'azure', kind: 'azure_openai', api_key: 'azure-key-0001', base_url: fake.url, models: ['my-deployment'] });
     expect(res.status, res.text).toBe(201);

@@ -77,9 +77,9 @@ describe.each(databaseKinds)('monitor results and pass rate over time (%s)', (ki
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ interval: 'hour', intervalMs: HOUR, startDate: T0, endDate: T0 + 3 * HOUR - 1 });
     expect(res.body.buckets).toEqual([
-      { start: T0, passed: 1, failed: 2, errors: 0, skipped: 0, pass_rate: 1 / 3 },
-      { start: T0 + HOUR, passed: 0, failed: 0, errors: 0, skipped: 0, pass_rate: null },
-      { start: T0 + 2 * HOUR, passed: 2, failed: 1, errors: 0, skipped: 0, pass_rate: 2 / 3 },
+      { start: T0, passed: 1, failed: 2, errors: 0, skipped: 0, pass_rate: 1 / 3, score: expect.anything(), labels: expect.any(Array) },
+      { start: T0 + HOUR, passed: 0, failed: 0, errors: 0, skipped: 0, pass_rate: null, score: null, labels: [] },
+      { start: T0 + 2 * HOUR, passed: 2, failed: 1, errors: 0, skipped: 0, pass_rate: 2 / 3, score: expect.anything(), labels: expect.any(Array) },
     ]);
     // Defaults: the 7 days up to now, auto interval (hours).
     const recent = await t.request('GET', `/api/monitors/${monitorId}/stats`, { authToken: key });

@@ -12,9 +12,11 @@ import * as store from './store.ts';
  *
  * CSV cells that are text starting with `=`, `+`, `-`, `@`, a tab or a carriage return get a
  * leading `'` (OWASP, "CSV Injection"): a spreadsheet opening the file shows them as text
- * instead of running them as formulas. JSON lines are not escaped.
+ * instead of running them as formulas, unless `cells` is 'exact' (a file for a program, or to
+upload back). JSON lines are never escaped.
  */
-export async function exportDataset(deps: DatasetDeps, scope: Scope, slugOrId: string, format: 'csv' | 'jsonl', version?: number) {
+export async function exportDataset(deps: DatasetDeps, scope: Scope, slugOrId: string, format: 'csv' | 'jsonl', version?: number, cells: 'spreadsheet' | 'exact' = 'spreadsheet') {
+  const cell = cells === 'exact' ? exactCsvCell : csvCell;
   const d = await requireDataset(deps.db.orm, scope, slugOrId);
   const asOf = checkVersion(d, version) ?? d.version;
   const columns: Column[] = asOf === d.version ? (d.columnTypes as Column[]) : (((await store.versionRow(deps.db.orm, d.id, asOf))?.columnTypes ?? d.columnTypes) as Column[]);
@@ -31,7 +33,7 @@ export async function exportDataset(deps: DatasetDeps, scope: Scope, slugOrId: s
       let out = '';
       for (const r of batch) {
         const stored = store.entryOf(r);
-        if (format === 'csv') out += names.map((n) => csvCell(stored[n])).join(',') + '\r\n';
+        if (format === 'csv') out += names.map((n) => cell(stored[n])).join(',') + '\r\n';
         else {
           const entry: Record<string, unknown> = {};
           for (const n of names) entry[n] = stored[n] ?? null;
@@ -42,7 +44,7 @@ export async function exportDataset(deps: DatasetDeps, scope: Scope, slugOrId: s
     },
     close: async () => {},
   };
-  const head = format === 'csv' ? names.map((n) => csvCell(n)).join(',') + '\r\n' : '';
+  const head = format === 'csv' ? names.map((n) => cell(n)).join(',') + '\r\n' : '';
   const stream: Readable = pagedStream(head, source, '');
   const filename = `${d.slug}${version !== undefined ? `-v${asOf}` : ''}.${format}`;
   return { stream, filename, contentType: format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8' };
@@ -52,9 +54,14 @@ const FORMULA_START = /^[=+\-@\t\r]/;
 
 /** One CSV cell: text as is (formula-like text escaped), null empty, anything else as JSON; quoted when it must be. */
 export function csvCell(value: unknown): string {
+  return exactCsvCell(typeof value === 'string' && FORMULA_START.test(value) ? `'${value}` : value);
+}
+
+/** One CSV cell with the value as stored: text as is, null empty, anything else as JSON; quoted when it must be. */
+function exactCsvCell(value: unknown): string {
   let text: string;
   if (value === null || value === undefined) return '';
-  if (typeof value === 'string') text = FORMULA_START.test(value) ? `'${value}` : value;
+  if (typeof value === 'string') text = value;
   else if (typeof value === 'number' || typeof value === 'boolean') text = String(value);
   else text = JSON.stringify(value);
   return /[",\r\n]/.test(text) || text !== text.trim() ? `"${text.replace(/"/g, '""')}"` : text;

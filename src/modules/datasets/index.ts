@@ -5,4 +5,4 @@ export { deleteProjectRecords as deleteProjectDatasetRecords } from './store.ts'
 export { IMPORT_QUEUE, importJobPayload, runImport, type TraceSource, type TraceDetailLike } from './from-traces.ts';
 export { addRecordsBody, datasetListSchema, pageQuery as datasetPageQuery } from './schemas.ts';
 export { fromTracesBody, importSchema } from './from-traces.ts';
-export { datasetForRuns, columnsAsOf, entriesAsOf, type DatasetForRuns } from './rows-for-runs.ts';
+export { datasetForRuns, datasetName, columnsAsOf, entriesAsOf, type DatasetForRuns } from './rows-for-runs.ts';

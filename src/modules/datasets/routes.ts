@@ -250,14 +250,14 @@ export function datasetRoutes(app: FastifyInstance, { deps, publicUrl }: Dataset
       config: auth('datasets:view'),
       schema: {
         tags,
-        summary: 'The records as CSV (formula-like cells escaped with a leading \') or JSON lines, streamed; `?version=N` as of version N',
+        summary: 'The records as CSV (formula-like cells escaped with a leading \' unless `?cells=exact`) or JSON lines, streamed; `?version=N` as of version N',
         params: slugOrIdParams,
         querystring: exportQuery,
         produces: ['text/csv', 'application/x-ndjson'],
         response: errors,
       },
     }, async (req, s, reply) => {
-      const { stream, filename, contentType } = await exportDataset(deps, datasetScope(req, s), req.params.slugOrId, req.query.format, req.query.version);
+      const { stream, filename, contentType } = await exportDataset(deps, datasetScope(req, s), req.params.slugOrId, req.query.format, req.query.version, req.query.cells);
       return reply.header('content-type', contentType).header('content-disposition', `attachment; filename="${filename}"`).send(stream);
     });
   });

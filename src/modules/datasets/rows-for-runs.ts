@@ -20,6 +20,11 @@ export async function datasetForRuns(db: Executor, projectId: string, slugOrId: 
   return { id: d.id, slug: d.slug, name: d.name, version: d.version, columns: d.columnTypes };
 }
 
+/** The name of a dataset that may since have been deleted (archived); null for an id the project never had. */
+export function datasetName(db: Executor, projectId: string, id: string): Promise<string | null> {
+  return store.nameById(db, projectId, id);
+}
+
 /** The columns of a dataset as of `version` (400 naming `field` for a version it never had). */
 export async function columnsAsOf(db: Executor, d: DatasetForRuns, version: number, field: string): Promise<{ name: string; type: string }[]> {
   if (!Number.isInteger(version) || version < 0 || version > d.version) {

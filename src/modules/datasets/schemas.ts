@@ -133,6 +133,10 @@ export const versionQuery = z.object({ version: versionParam });
 export const exportQuery = z.object({
   format: z.enum(['csv', 'jsonl']).default('csv'),
   version: versionParam,
+  cells: z
+    .enum(['spreadsheet', 'exact'])
+    .default('spreadsheet')
+    .describe("CSV only. spreadsheet: text starting with = + - @, a tab or a carriage return gets a leading ' so a spreadsheet shows it instead of running it; exact: every value as stored, so the file uploads back unchanged"),
 });
 
 export const createDatasetBody = z.object({

@@ -52,6 +52,12 @@ export async function findLive(db: Executor, projectId: string, slugOrId: string
   return row ?? null;
 }
 
+/** The name of a dataset of the project by id, archived or not (what an experiment that used it calls it). */
+export async function nameById(db: Executor, projectId: string, id: string): Promise<string | null> {
+  const [row] = await db.select({ name: datasets.name }).from(datasets).where(and(eq(datasets.projectId, projectId), eq(datasets.id, id)));
+  return row?.name ?? null;
+}
+
 export async function slugHolder(db: Executor, projectId: string, slug: string): Promise<DatasetRow | null> {
   const [row] = await db.select().from(datasets).where(and(live(projectId), eq(datasets.slug, slug)));
   return row ?? null;

@@ -227,7 +227,7 @@ export function customCatalogueEntry(e: {
     aliases: [],
     data: {
       type: 'object',
-      properties: Object.fromEntries(e.variables.map((v) => [v, VARIABLE_SCHEMAS[v] ?? { description: `The dataset column or data key ${v}.` }])),
+      properties: Object.fromEntries(e.variables.map((v) => [v, VARIABLE_SCHEMAS[v] ?? { type: 'string', description: `The dataset column or data key ${v}, as text.` }])),
       required: e.variables,
     },
     settings: {

@@ -5,6 +5,7 @@ export {
   deleteEvaluationsInsertedBefore,
   monitorResults,
   monitorOutcomeCounts,
+  monitorScores,
   tracesEvaluatedByMonitor,
   type CostEstimate,
   type MonitorResult,

@@ -14,7 +14,7 @@ import { parseInput, parseSettings, runEvaluator } from './runner.ts';
 import type { EvaluateBody, TraceEvaluation } from './schemas.ts';
 import * as store from './store.ts';
 import { EvaluatorError, MissingConfigurationError } from './errors.ts';
-import { completeChat, resolveChatModel, splitModel, SUPPORTED_PROVIDERS, type ChatCompletion, type ChatMessage, type ChatOptions, type ChatParameters, type ProviderConfig } from './llm/provider.ts';
+import { completeChat, listProviderModels, resolveChatModel, splitModel, SUPPORTED_PROVIDERS, type ChatCompletion, type ChatMessage, type ChatOptions, type ChatParameters, type ProviderConfig } from './llm/provider.ts';
 import type { EvaluationResult, EvaluatorDefinition } from './types.ts';
 
 export interface EvaluationLimits {
@@ -413,6 +413,18 @@ export class EvaluationService {
     });
   }
 
+  /** A provider's own list of models (GET <base>/models), with the probe's deadline: 502 for its refusal, 504 past the deadline. */
+  async listModels(provider: ProviderConfig): Promise<string[]> {
+    const deadline = AbortSignal.timeout(Math.min(this.limits.timeoutMs, 30_000));
+    try {
+      return await listProviderModels(provider, this.fetchImpl, deadline);
+    } catch (err) {
+      if (deadline.aborted) throw new AppError(504, 'provider_timeout', 'the model provider did not list its models within 30 s');
+      if (err instanceof EvaluatorError) throw new AppError(502, err.type === 'ProviderError' ? 'provider_error' : 'invalid_provider_response', err.message);
+      throw err;
+    }
+  }
+
   private async completeWith(
     resolved: { provider: string; modelId: string },
     messages: { role: 'system' | 'user' | 'assistant'; content: string }[],
@@ -509,6 +521,10 @@ export function tracesEvaluatedByMonitor(db: Database, projectId: string, monito
 
 export async function monitorOutcomeCounts(db: Database, projectId: string, monitorId: string, range: { start: number; end: number; bucket: SQL }) {
   return store.countByMonitor(db.orm, projectId, monitorId, range);
+}
+
+export async function monitorScores(db: Database, projectId: string, monitorId: string, range: { start: number; end: number; bucket: SQL }) {
+  return store.scoresByMonitor(db.orm, projectId, monitorId, range);
 }
 
 /** For the traces module's deletions and retention sweep: the evaluations of these traces go with them. */

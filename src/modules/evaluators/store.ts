@@ -76,6 +76,26 @@ export async function countByMonitor(db: Executor, projectId: string, monitorId:
   );
 }
 
+/**
+ * A monitor's scores and labels per bucket (`bucket` may be a constant: the whole range):
+ * how many scored, their mean and percentiles, and the count of each label. Percentiles are
+ * computed per group, never merged from smaller ones.
+ */
+export async function scoresByMonitor(db: Executor, projectId: string, monitorId: string, range: { start: number; end: number; bucket: SQL }) {
+  const where = sql`project_id = ${projectId} AND monitor_id = ${monitorId} AND inserted_at >= ${range.start} AND inserted_at <= ${range.end} AND status = 'processed'`;
+  const scores = await rows<{ b: number; scored: number; mean: number | null; min: number | null; p50: number | null; p90: number | null; max: number | null }>(
+    db,
+    sql`SELECT ${range.bucket} AS b, count(score)::int AS scored, avg(score)::float8 AS mean, min(score)::float8 AS min,
+          (percentile_cont(0.5) WITHIN GROUP (ORDER BY score))::float8 AS p50, (percentile_cont(0.9) WITHIN GROUP (ORDER BY score))::float8 AS p90, max(score)::float8 AS max
+        FROM evaluations WHERE ${where} AND score IS NOT NULL GROUP BY 1`,
+  );
+  const labels = await rows<{ b: number; label: string; n: number }>(
+    db,
+    sql`SELECT ${range.bucket} AS b, label, count(*)::int AS n FROM evaluations WHERE ${where} AND label IS NOT NULL GROUP BY 1, 2`,
+  );
+  return { scores, labels };
+}
+
 /** Of `traceIds`, those a monitor already evaluated with this evaluator version (null: a built-in evaluator). */
 export async function tracesEvaluatedByMonitor(db: Executor, projectId: string, monitorId: string, version: number | null, traceIds: readonly string[]): Promise<Set<string>> {
   if (traceIds.length === 0) return new Set();

@@ -1,6 +1,6 @@
 import { AppError, badRequest, conflict, notFound } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
-import { columnsAsOf, datasetForRuns, type DatasetForRuns } from '../datasets/index.ts';
+import { columnsAsOf, datasetForRuns, datasetName, type DatasetForRuns } from '../datasets/index.ts';
 import type { PlatformDeps, PlatformScope } from './platform-context.ts';
 import type { SealedHeaders } from './target-headers.ts';
 import type { definitionResponse, DefinitionBody, TargetDefinition } from './schemas.ts';
@@ -84,7 +84,9 @@ async function presentDefinition(
   let dataset: z.output<typeof definitionResponse>['dataset'] = null;
   if (def.dataset) {
     const found = await datasetForRuns(deps.db.orm, scope.projectId, def.dataset.id).catch(() => null);
-    dataset = { id: def.dataset.id, slug: found?.slug ?? def.dataset.id, name: found?.name ?? '(deleted)', version: def.dataset.version };
+    // A deleted dataset keeps its name here, so the setup can say which one is gone.
+    const name = found?.name ?? (await datasetName(deps.db.orm, scope.projectId, def.dataset.id)) ?? def.dataset.id;
+    dataset = { id: def.dataset.id, slug: found?.slug ?? def.dataset.id, name, version: def.dataset.version, deleted: !found };
   }
   return {
     id: e.id,

@@ -8,9 +8,9 @@ import * as store from './store.ts';
 type PagingQuery = { page?: string; pageSize?: string };
 
 /** GET /api/experiments: most recently updated first. */
-export async function listExperiments(ctx: ExperimentsContext, projectId: string, query: PagingQuery) {
+export async function listExperiments(ctx: ExperimentsContext, projectId: string, query: PagingQuery & { datasetId?: string }) {
   const paging = lenientPaging(query);
-  const { items, total } = await store.listExperiments(ctx.db.orm, projectId, paging.pageSize, (paging.page - 1) * paging.pageSize);
+  const { items, total } = await store.listExperiments(ctx.db.orm, projectId, paging.pageSize, (paging.page - 1) * paging.pageSize, query.datasetId ?? null);
   return { experiments: items.map(presentExperiment), pagination: pagination(paging, total) };
 }
 

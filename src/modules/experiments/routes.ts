@@ -35,7 +35,7 @@ import {
   LOG_RESULTS_BODY_LIMIT,
   logResultsBody,
   okResponse,
-  pagingQuery,
+  experimentsQuery,
   PLATFORM_SLUG_PARAMS,
   renameRunBody,
   runListResponse,
@@ -105,7 +105,7 @@ export function experimentRoutes(app: FastifyInstance, { deps, runner }: Experim
       '/api/experiments',
       {
         config: { auth: view },
-        schema: { tags, summary: 'Experiments of the project, most recently updated first', querystring: pagingQuery, response: { 200: experimentListResponse } },
+        schema: { tags, summary: 'Experiments of the project, most recently updated first (`?datasetId=`: those set up on that dataset)', querystring: experimentsQuery, response: { 200: experimentListResponse } },
       },
       (req, { projectId }) => listExperiments(deps, projectId, req.query),
     );

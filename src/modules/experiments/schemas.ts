@@ -80,6 +80,9 @@ export type LogResultsBody = z.output<typeof logResultsBody>;
 
 /** Lenient paging: values that are not positive integers fall back to the defaults. */
 export const pagingQuery = z.object({ page: z.string().optional(), pageSize: z.string().optional() });
+export const experimentsQuery = pagingQuery.extend({
+  datasetId: z.string().min(1).max(255).optional().describe('only the experiments whose setup runs on this dataset (its id): what deleting it would leave without data'),
+});
 export const runsQuery = pagingQuery.extend({ experimentSlug: z.string().min(1) });
 export const runQuery = z.object({ experimentSlug: z.string().min(1).optional() });
 export const runParams = z.object({ runId: z.string().min(1).max(255) });
@@ -557,7 +560,15 @@ export const definitionResponse = z.object({
   slug: z.string(),
   name: z.string().nullable(),
   type: z.literal('EVALUATIONS_V3'),
-  dataset: z.object({ id: z.string(), slug: z.string(), name: z.string(), version: z.number().int().nullable() }).nullable(),
+  dataset: z
+    .object({
+      id: z.string(),
+      slug: z.string(),
+      name: z.string(),
+      version: z.number().int().nullable(),
+      deleted: z.boolean().describe('true when the dataset has been deleted since: runs cannot start until another is chosen'),
+    })
+    .nullable(),
   targets: z.array(targetView),
   evaluators: z.array(
     evaluatorDefinition.extend({ evaluator: z.string().describe('The catalogue path'), name: z.string(), settings: z.record(z.string(), z.unknown()), mapping: z.record(z.string(), z.string()) }),

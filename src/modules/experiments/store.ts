@@ -132,7 +132,10 @@ export async function listExperiments(
   projectId: string,
   limit: number,
   offset: number,
+  datasetId: string | null = null,
 ): Promise<{ items: (ExperimentRow & { runsCount: number; lastRunAt: number | null })[]; total: number }> {
+  const onDataset =
+    datasetId === null ? sql`TRUE` : sql`EXISTS (SELECT 1 FROM experiment_definitions d WHERE d.experiment_id = e.id AND d.project_id = ${projectId} AND d.definition->'dataset'->>'id' = ${datasetId})`;
   const items = await rows<ExperimentRow & { runsCount: number; lastRunAt: number | null }>(
     db,
     sql`SELECT ${EXPERIMENT_COLUMNS}, s.runs_count AS "runsCount", s.last_run_at AS "lastRunAt"
@@ -140,11 +143,11 @@ export async function listExperiments(
         CROSS JOIN LATERAL (
           SELECT count(*)::int AS runs_count, max(created_at)::float8 AS last_run_at FROM experiment_runs r WHERE r.experiment_id = e.id
         ) s
-        WHERE e.project_id = ${projectId}
+        WHERE e.project_id = ${projectId} AND ${onDataset}
         ORDER BY e.updated_at DESC, e.id DESC
         LIMIT ${limit} OFFSET ${offset}`,
   );
-  const [count] = await rows<{ n: number }>(db, sql`SELECT count(*)::int AS n FROM experiments WHERE project_id = ${projectId}`);
+  const [count] = await rows<{ n: number }>(db, sql`SELECT count(*)::int AS n FROM experiments e WHERE e.project_id = ${projectId} AND ${onDataset}`);
   return { items: items.map((i) => ({ ...fixDates(i), runsCount: i.runsCount, lastRunAt: i.lastRunAt })), total: count.n };
 }
 

@@ -9,7 +9,7 @@ export function presentProvider(row: ProviderRow): ProviderView {
     base_url: row.baseUrl,
     models: row.models,
     scope: row.projectId === null ? 'organization' : 'project',
-    api_key_hint: `****${row.keyLast4}`,
+    api_key_hint: row.keyLast4 ? `****${row.keyLast4}` : null,
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
   };

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { projectRoute, routeGroup } from '../../platform/http/route-group.ts';
 import type { ModelProviderService } from './service.ts';
-import { createProviderBody, modelListResponse, providerListResponse, providerSchema, testProviderBody, testProviderResponse } from './schemas.ts';
+import { createProviderBody, discoverModelsBody, modelListResponse, providerListResponse, providerModelsResponse, providerSchema, testProviderBody, testProviderResponse } from './schemas.ts';
 
 const tags = ['model providers'];
 const idParams = z.object({ id: z.string().min(1).max(100) });
@@ -28,6 +28,29 @@ export function modelProviderRoutes(app: FastifyInstance, service: ModelProvider
         schema: { tags, summary: 'Every model the project can name (settings.model, a prompt\'s model): providers set in the app, then the server environment\'s', response: { 200: modelListResponse } },
       },
       async (_req, scope) => ({ data: await service.models(scope) }),
+    );
+
+    project.post(
+      '/discover-models',
+      {
+        config: { auth: { scope: 'project', permission: 'modelProviders:manage' } },
+        schema: {
+          tags,
+          summary: "The models a provider lists itself (its /models), before it is set: kind, base_url and api_key as for POST; the provider's refusal answers 502",
+          body: discoverModelsBody,
+          response: { 200: providerModelsResponse, ...g.errors(502, 504) },
+        },
+      },
+      (req) => service.discoverModels(req.body),
+    );
+
+    project.get(
+      '/:id/models',
+      {
+        config: { auth: { scope: 'project', permission: 'modelProviders:view' } },
+        schema: { tags, summary: "The models a provider set in the app lists itself (its /models): to pick from wherever a model is chosen", params: idParams, response: { 200: providerModelsResponse, ...g.errors(404, 502, 504) } },
+      },
+      (req, scope) => service.providerModels(scope, req.params.id),
     );
 
     project.post(

@@ -13,7 +13,12 @@ export const createProviderBody = z.strictObject({
     .regex(/^[A-Za-z0-9_.-]{1,64}$/, 'must be 1..64 letters, digits, _ . or -')
     .describe('The provider part of model names: models of this provider are written <name>/<model>'),
   kind: z.enum(PROVIDER_KINDS),
-  api_key: z.string().trim().min(1).max(1000).describe('Sealed at rest; never shown again (only its last four characters)'),
+  api_key: z
+    .string()
+    .trim()
+    .max(1000)
+    .nullish()
+    .describe('Sealed at rest; never shown again (only its last four characters). Optional for an OpenAI-compatible server without authentication; required for the other kinds'),
   base_url: httpUrl.nullish(),
   models: z
     .array(z.string().trim().min(1).max(200).regex(/^\S+$/, 'must not contain spaces'))
@@ -33,7 +38,7 @@ export const providerSchema = z
     base_url: z.string().nullable(),
     models: z.array(z.string()),
     scope: z.enum(['project', 'organization']),
-    api_key_hint: z.string().describe('The key\'s last four characters, e.g. ****abcd'),
+    api_key_hint: z.string().nullable().describe('The key\'s last four characters, e.g. ****abcd; null for a provider without a key'),
     created_at: z.string(),
     updated_at: z.string(),
   })
@@ -41,6 +46,17 @@ export const providerSchema = z
 export type ProviderView = z.output<typeof providerSchema>;
 
 export const providerListResponse = z.object({ data: z.array(providerSchema) });
+
+/** The provider's own list of models (its /models), for a provider set or about to be set. */
+export const discoverModelsBody = z.strictObject({
+  kind: z.enum(PROVIDER_KINDS),
+  base_url: httpUrl.nullish(),
+  api_key: z.string().trim().max(1000).nullish(),
+});
+export type DiscoverModelsBody = z.output<typeof discoverModelsBody>;
+export const providerModelsResponse = z
+  .object({ models: z.array(z.string()).describe("The model ids the provider's /models answered, sorted") })
+  .meta({ id: 'ProviderModels' });
 
 export const testProviderBody = z.strictObject({
   model: z.string().trim().min(1).max(200).optional().describe('One of its models; default: the first'),

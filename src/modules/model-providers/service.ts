@@ -6,7 +6,7 @@ import { AppError, badRequest, conflict, notFound } from '../../platform/errors.
 import { emitEvent } from '../../platform/events/index.ts';
 import { newId } from '../../platform/ids.ts';
 import { presentProvider } from './presenters.ts';
-import type { CreateProviderBody, ModelOption, ProviderView, TestProviderResponse } from './schemas.ts';
+import type { CreateProviderBody, DiscoverModelsBody, ModelOption, ProviderView, TestProviderResponse } from './schemas.ts';
 import * as store from './store.ts';
 
 export interface Scope {
@@ -25,6 +25,8 @@ export interface OpenedProvider {
 export interface ModelProviderDeps {
   /** One tiny completion with this provider (the "test" route); throws an AppError (502, 504) when it fails. */
   probe(provider: OpenedProvider, modelId: string): Promise<{ text: string; responseModel: string }>;
+  /** The model ids a provider's own /models lists; throws an AppError (502, 504) when it cannot be read. */
+  listModels(provider: OpenedProvider): Promise<string[]>;
   /** The server's environment fallback: the models offered without a provider set in the app. */
   environmentModels(): string[];
 }
@@ -37,6 +39,13 @@ export interface ModelProviderDeps {
 const RESOLVED_FOR_MS = 2_000;
 /** Lookups remembered at most (then forgotten all at once: a cache, not a store). */
 const RESOLVED_MAX = 1_000;
+
+/** The key a provider of `kind` is called with: an OpenAI-compatible server may have none (''), the others must. */
+function requireKey(kind: ProviderView['kind'], key: string | null | undefined): string {
+  if (key) return key;
+  if (kind === 'openai_compatible') return '';
+  throw badRequest('validation_error', `body.api_key: required for a provider of kind ${kind} (only an OpenAI-compatible server may have none)`, 'body.api_key');
+}
 
 /** The key's seal is bound to its row: a sealed key copied to another provider does not open. */
 const associated = (id: string) => ['model provider api key', id];
@@ -75,8 +84,10 @@ export class ModelProviderService {
     if ((body.kind === 'openai_compatible' || body.kind === 'azure_openai') && !body.base_url) {
       throw badRequest('validation_error', `body.base_url: required for a provider of kind ${body.kind}`, 'body.base_url');
     }
+    const apiKey = requireKey(body.kind, body.api_key);
     const id = newId('mp');
-    const sealed = this.keyring.seal(body.api_key, associated(id));
+    // A server without authentication has no key: an empty one is sealed, so every provider row is alike.
+    const sealed = this.keyring.seal(apiKey, associated(id));
     const now = this.clock.now();
     const row = await this.db.orm.transaction(async (tx) => {
       const inserted = await store.insertProvider(tx, {
@@ -89,7 +100,7 @@ export class ModelProviderService {
         models: body.models,
         keyId: sealed.keyId,
         keySealed: sealed.sealed,
-        keyLast4: body.api_key.slice(-4),
+        keyLast4: apiKey.slice(-4),
         createdAt: now,
         updatedAt: now,
       });
@@ -135,6 +146,30 @@ export class ModelProviderService {
         output: null,
         error: { code: err.code, message: redact(err.message, provider.apiKey) },
       };
+    }
+  }
+
+  /** The models a provider set in the app lists itself (its /models), to choose from. */
+  async providerModels(scope: Scope, id: string): Promise<{ models: string[] }> {
+    const provider = this.open(await this.find(scope, id));
+    return { models: await this.listed(provider) };
+  }
+
+  /** The models a provider about to be set lists (the form's "Load models"): nothing is stored. */
+  async discoverModels(body: DiscoverModelsBody): Promise<{ models: string[] }> {
+    if ((body.kind === 'openai_compatible' || body.kind === 'azure_openai') && !body.base_url) {
+      throw badRequest('validation_error', `body.base_url: required for a provider of kind ${body.kind}`, 'body.base_url');
+    }
+    const apiKey = requireKey(body.kind, body.api_key);
+    return { models: await this.listed({ name: body.kind, kind: body.kind, baseUrl: body.base_url ?? null, apiKey }) };
+  }
+
+  private async listed(provider: OpenedProvider): Promise<string[]> {
+    try {
+      return [...new Set(await this.deps.listModels(provider))].sort();
+    } catch (err) {
+      if (err instanceof AppError) throw new AppError(err.status, err.code, redact(err.message, provider.apiKey), { field: err.field, meta: err.meta });
+      throw err;
     }
   }
 

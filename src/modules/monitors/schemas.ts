@@ -82,12 +82,26 @@ export const monitorStatsQuery = z.object({
   utcOffsetMinutes: utcOffsetMinutesQuery,
 });
 
+const scoreSummarySchema = z
+  .object({
+    count: z.number().int().describe('results with a score'),
+    mean: z.number(),
+    min: z.number(),
+    p50: z.number().describe('the median'),
+    p90: z.number(),
+    max: z.number(),
+  })
+  .nullable()
+  .describe('the scores given (an evaluator with a score, with or without pass/fail); null when none was');
+const labelCountsSchema = z.array(z.object({ label: z.string(), count: z.number().int() })).describe('results per label (categorical evaluators), most frequent first');
+
 export const monitorStatsResponse = z
   .object({
     interval: z.enum(['minute', 'hour', 'day', 'week']),
     intervalMs: z.number().int(),
     startDate: z.number().int(),
     endDate: z.number().int(),
+    overall: z.object({ score: scoreSummarySchema, labels: labelCountsSchema }).describe('the whole range at once (its percentiles are of every score in it)'),
     buckets: z.array(
       z.object({
         start: z.number().int(),
@@ -96,6 +110,8 @@ export const monitorStatsResponse = z
         errors: z.number().int(),
         skipped: z.number().int(),
         pass_rate: z.number().nullable().describe('passed / (passed + failed); null without verdicts'),
+        score: scoreSummarySchema,
+        labels: labelCountsSchema,
       }),
     ),
   })
@@ -104,6 +120,7 @@ export const monitorStatsResponse = z
 export type MonitorResultView = z.infer<typeof monitorResultSchema>;
 export type MonitorResultsResponse = z.infer<typeof monitorResultsResponse>;
 export type MonitorStatsResponse = z.infer<typeof monitorStatsResponse>;
+export type ScoreSummary = z.infer<typeof scoreSummarySchema>;
 
 export const MAX_BACKFILL = 10_000;
 

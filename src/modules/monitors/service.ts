@@ -8,7 +8,7 @@ import { matchesTraceFilter, type TraceSummary } from '../traces/index.ts';
 import { sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import { bucketing, toMillis, type Interval } from '../../platform/time-buckets.ts';
-import type { MonitorFilters, MonitorResultsResponse, MonitorStatsResponse, MonitorView } from './schemas.ts';
+import type { MonitorFilters, MonitorResultsResponse, MonitorStatsResponse, MonitorView, ScoreSummary } from './schemas.ts';
 import * as store from './store.ts';
 import { presentMonitor } from './presenters.ts';
 import { traceData, type TraceDetailLike } from './trace-data.schema.ts';
@@ -57,6 +57,33 @@ export interface MonitorDeps {
     monitorId: string,
     range: { start: number; end: number; bucket: SQL },
   ): Promise<{ b: number; passed: number; failed: number; errors: number; skipped: number }[]>;
+  /** A monitor's scores (count, mean, percentiles) and label counts per bucket. */
+  scores(
+    projectId: string,
+    monitorId: string,
+    range: { start: number; end: number; bucket: SQL },
+  ): Promise<{ scores: ScoreRow[]; labels: { b: number; label: string; n: number }[] }>;
+}
+
+interface ScoreRow {
+  b: number;
+  scored: number;
+  mean: number | null;
+  min: number | null;
+  p50: number | null;
+  p90: number | null;
+  max: number | null;
+}
+
+/** A group's scores as answered: null when nothing in it was scored. */
+function scoreSummary(row: ScoreRow | undefined): ScoreSummary | null {
+  if (!row || Number(row.scored) === 0) return null;
+  return { count: Number(row.scored), mean: Number(row.mean), min: Number(row.min), p50: Number(row.p50), p90: Number(row.p90), max: Number(row.max) };
+}
+
+/** A group's labels, most frequent first. */
+function labelCounts(rows: { label: string; n: number }[]): { label: string; count: number }[] {
+  return rows.map((r) => ({ label: r.label, count: Number(r.n) })).sort((a, b) => b.count - a.count || a.label.localeCompare(b.label));
 }
 
 export interface MonitorOptions {
@@ -163,17 +190,33 @@ export class MonitorService {
     if (end < start) throw new AppError(400, 'invalid_range', 'endDate: before startDate', { field: 'endDate' });
     if (end - start > 400 * 86_400_000) throw new AppError(400, 'invalid_range', 'endDate: at most 400 days after startDate', { field: 'endDate' });
     const b = bucketing(start, end, q.interval ?? 'auto', 'interval', q.utcOffsetMinutes ?? 0);
-    const counts = await this.deps.outcomeCounts(projectId, id, { start, end, bucket: b.bucketOf(sql`inserted_at`) });
+    const range = { start, end, bucket: b.bucketOf(sql`inserted_at`) };
+    const [counts, perBucket, whole] = await Promise.all([
+      this.deps.outcomeCounts(projectId, id, range),
+      this.deps.scores(projectId, id, range),
+      this.deps.scores(projectId, id, { start, end, bucket: sql`0` }),
+    ]);
     const byStart = new Map(counts.map((c) => [Number(c.b), c]));
+    const scoresByStart = new Map(perBucket.scores.map((r) => [Number(r.b), r]));
     return {
       interval: b.interval,
       intervalMs: b.intervalMs,
       startDate: start,
       endDate: end,
+      overall: { score: scoreSummary(whole.scores[0]), labels: labelCounts(whole.labels) },
       buckets: b.starts.map((s) => {
         const c = byStart.get(s);
         const [passed, failed, errors, skipped] = c ? [Number(c.passed), Number(c.failed), Number(c.errors), Number(c.skipped)] : [0, 0, 0, 0];
-        return { start: s, passed, failed, errors, skipped, pass_rate: passed + failed > 0 ? passed / (passed + failed) : null };
+        return {
+          start: s,
+          passed,
+          failed,
+          errors,
+          skipped,
+          pass_rate: passed + failed > 0 ? passed / (passed + failed) : null,
+          score: scoreSummary(scoresByStart.get(s)),
+          labels: labelCounts(perBucket.labels.filter((l) => Number(l.b) === s)),
+        };
       }),
     };
   }

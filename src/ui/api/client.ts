@@ -4,11 +4,13 @@
  */
 import createClient, { type MaybeOptionalInit } from 'openapi-fetch';
 import type { paths } from './openapi.gen.ts';
+import { locate, sentence, type FieldProblem } from '../lib/form-errors.ts';
 
 /**
  * A refusal of the API, said for people: the server's message without its path prefix
- * ("body.handle: must be ..." becomes "Must be ..." about the field `handle`), to show next
- * to the field concerned (fieldError) or, away from it, naming the field in words (sentence).
+ * ("body.handle: must be ..." becomes "Must be ..." about the field `handle`), one problem per
+ * field the server named, for forms to show next to their fields (lib/form-errors.ts); `message`
+ * is the first one as a sentence naming its field.
  */
 export class ApiError extends Error {
   readonly field?: string;
@@ -16,67 +18,23 @@ export class ApiError extends Error {
   readonly serverMessage: string;
   /** What to say next to the field concerned ("Must be lowercase letters, ..."); `message` names the field in words. */
   readonly atField: string;
+  /** Every field the server named, with what is wrong with it in words. */
+  readonly problems: FieldProblem[];
   constructor(
     readonly status: number,
     readonly code: string,
     message: string,
     field?: string,
+    issues: { field: string; message: string }[] = [],
   ) {
     const located = locate(message, field);
     super(located.field ? sentence(located.message, located.field) : located.message);
     this.field = located.field;
     this.atField = located.message;
     this.serverMessage = message;
+    const others = issues.map((i) => locate(i.message, i.field)).filter((p): p is FieldProblem => p.field !== undefined && p.field !== located.field);
+    this.problems = located.field ? [{ field: located.field, message: located.message }, ...others] : others;
   }
-}
-
-/** A message about a field, naming it in words: "The handle must be ...", "The current password is not ...". */
-function sentence(message: string, field: string): string {
-  const name = fieldWords(field);
-  if (message.startsWith('This ')) return `The ${name} ${message.slice(5)}`;
-  if (/^(Must|Is|Are|Should|Cannot|Can|Has|Does|Was|Expected|Not|Too|Already|At)\b/.test(message)) return `The ${name} ${message.charAt(0).toLowerCase()}${message.slice(1)}`;
-  return `${name.charAt(0).toUpperCase()}${name.slice(1)}: ${message}`;
-}
-
-/** "currentPassword" -> "current password", "retention_days" -> "retention days", "outputs.0.json_schema" -> "json schema". */
-export function fieldWords(field: string): string {
-  const leaf = field.split('.').filter((p) => !/^\d+$/.test(p)).pop() ?? field;
-  return leaf
-    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .replace(/[_-]+/g, ' ')
-    .toLowerCase()
-    .replace(/\burl\b/, 'URL');
-}
-
-/** The field a message is about, and the message without the developer's prefix or identifier. */
-function locate(raw: string, field?: string): { message: string; field?: string } {
-  let message = raw.replace(/^(body|query|params|headers)\./, '');
-  let at = field?.replace(/^(body|query|params|headers)\./, '');
-  if (!at && /^(body|query|params|headers)\./.test(raw)) {
-    const prefixed = /^([A-Za-z_][\w]*(?:\.[\w]+)*): (.+)$/s.exec(message);
-    if (prefixed) at = prefixed[1];
-  }
-  if (at) {
-    const leaf = at.split('.').pop()!;
-    for (const name of new Set([at, leaf])) {
-      if (message.startsWith(`${name}: `)) {
-        message = message.slice(name.length + 2);
-        break;
-      }
-      if (message.startsWith(`${name} `)) {
-        message = `This ${message.slice(name.length + 1)}`;
-        break;
-      }
-    }
-  }
-  return { message: message.charAt(0).toUpperCase() + message.slice(1), field: at };
-}
-
-/** The API's refusal of one field of a form, in words, for that field's `error` (undefined otherwise). */
-export function fieldError(error: unknown, ...fields: string[]): string | undefined {
-  if (!(error instanceof ApiError) || !error.field) return undefined;
-  const f = error.field;
-  return fields.some((name) => f === name || f.split('.').pop() === name) ? error.atField : undefined;
 }
 
 let csrfToken: string | null = null;
@@ -139,11 +97,11 @@ export function toApiError(status: number, body: unknown, text: string): ApiErro
   if (body && typeof body === 'object' && 'error' in body) {
     const e = (body as { error: unknown; message?: string; field?: string }).error;
     if (e && typeof e === 'object') {
-      const n = e as { code?: string; message?: string; meta?: { field?: string } };
-      return new ApiError(status, n.code ?? 'error', n.message ?? text, n.meta?.field);
+      const n = e as { code?: string; message?: string; meta?: { field?: string; issues?: { field: string; message: string }[] } };
+      return new ApiError(status, n.code ?? 'error', n.message ?? text, n.meta?.field, n.meta?.issues);
     }
-    const o = body as { error: string; message?: string; field?: string };
-    return new ApiError(status, String(o.error), o.message ?? String(o.error), o.field);
+    const o = body as { error: string; message?: string; field?: string; issues?: { field: string; message: string }[] };
+    return new ApiError(status, String(o.error), o.message ?? String(o.error), o.field, o.issues);
   }
   return new ApiError(status, 'http_error', text.slice(0, 300) || `HTTP ${status}`);
 }

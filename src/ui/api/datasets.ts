@@ -1,6 +1,6 @@
 import { useMemo } from 'react';
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { ApiError, DELETE, GET, PATCH, POST, currentCsrfToken, type Answer } from './client.ts';
+import { ApiError, DELETE, GET, PATCH, POST, currentCsrfToken, toApiError, type Answer } from './client.ts';
 import type { ColumnType } from './types.ts';
 
 export type Dataset = Answer<'/api/dataset', 'post'>;
@@ -181,6 +181,37 @@ export async function uploadFile(projectId: string, file: File, mapping: UploadC
   const body = text ? (JSON.parse(text) as { id?: string; datasetId?: string; recordsCreated: number; error?: { code: string; message: string; meta?: { field?: string } } }) : null;
   if (!response.ok) throw new ApiError(response.status, body?.error?.code ?? 'http_error', body?.error?.message ?? `HTTP ${response.status}`, body?.error?.meta?.field);
   return { datasetId: (body!.id ?? body!.datasetId)!, recordsCreated: body!.recordsCreated };
+}
+
+/** How an export writes its cells: for a spreadsheet (formula-like text escaped) or exactly as stored (to upload back). */
+export type ExportCells = 'spreadsheet' | 'exact';
+
+/** GET /api/dataset/{id}/export saved as a file: fetched with the project header (a plain link cannot send it), then handed to the browser. */
+export async function downloadExport(projectId: string, datasetId: string, format: 'csv' | 'jsonl', cells: ExportCells) {
+  const url = `/api/dataset/${encodeURIComponent(datasetId)}/export?format=${format}${format === 'csv' ? `&cells=${cells}` : ''}`;
+  const response = await fetch(url, { headers: { 'x-project-id': projectId }, credentials: 'same-origin' });
+  if (!response.ok) {
+    const text = await response.text();
+    throw toApiError(response.status, text.startsWith('{') ? JSON.parse(text) : null, text);
+  }
+  const name = /filename="([^"]+)"/.exec(response.headers.get('content-disposition') ?? '')?.[1] ?? `${datasetId}.${format}`;
+  const link = document.createElement('a');
+  link.href = URL.createObjectURL(await response.blob());
+  link.download = format === 'csv' && cells === 'exact' ? name.replace(/\.csv$/, '-exact.csv') : name;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
+}
+
+/** The experiments set up on a dataset (GET /api/experiments?datasetId=): what deleting it leaves without data. */
+export function useExperimentsOnDataset(projectId: string, datasetId: string, enabled: boolean) {
+  return useQuery({
+    queryKey: ['experiments-on-dataset', projectId, datasetId],
+    queryFn: ({ signal }) => GET('/api/experiments', { params: { query: { datasetId, pageSize: '200' } }, projectId, signal }),
+    select: (d) => d.experiments,
+    enabled,
+  });
 }
 
 export type TraceSource = 'input' | 'output' | 'contexts' | 'messages' | 'metadata' | 'trace_id' | 'span_id' | 'model' | 'name';

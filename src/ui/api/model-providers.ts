@@ -27,6 +27,13 @@ export function useModelOptions(projectId: string) {
   });
 }
 
+/** POST /api/model-providers/discover-models: the models a provider about to be set lists itself. */
+export function useDiscoverModels(projectId: string) {
+  return useMutation({
+    mutationFn: (body: { kind: CreateProviderInput['kind']; base_url?: string; api_key?: string }) => POST('/api/model-providers/discover-models', { projectId, body }),
+  });
+}
+
 export function useModelProviderMutations(projectId: string) {
   const client = useQueryClient();
   const refresh = async () => {

@@ -14817,8 +14817,8 @@ export interface paths {
                         name: string;
                         /** @enum {string} */
                         kind: "openai" | "openai_compatible" | "azure_openai" | "anthropic";
-                        /** @description Sealed at rest; never shown again (only its last four characters) */
-                        api_key: string;
+                        /** @description Sealed at rest; never shown again (only its last four characters). Optional for an OpenAI-compatible server without authentication; required for the other kinds */
+                        api_key?: string | null;
                         base_url?: string | null;
                         /** @description The models offered (for Azure: deployment names) */
                         models: string[];
@@ -15069,6 +15069,401 @@ export interface paths {
                 };
                 /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
                 403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/model-providers/discover-models": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The models a provider lists itself (its /models), before it is set: kind, base_url and api_key as for POST; the provider's refusal answers 502 */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        kind: "openai" | "openai_compatible" | "azure_openai" | "anthropic";
+                        base_url?: string | null;
+                        api_key?: string | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ProviderModels"];
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                504: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/model-providers/{id}/models": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The models a provider set in the app lists itself (its /models): to pick from wherever a model is chosen */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ProviderModels"];
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                504: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -18942,12 +19337,14 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Experiments of the project, most recently updated first */
+        /** Experiments of the project, most recently updated first (`?datasetId=`: those set up on that dataset) */
         get: {
             parameters: {
                 query?: {
                     page?: string;
                     pageSize?: string;
+                    /** @description only the experiments whose setup runs on this dataset (its id): what deleting it would leave without data */
+                    datasetId?: string;
                 };
                 header?: never;
                 path?: never;
@@ -20033,6 +20430,8 @@ export interface paths {
                                 slug: string;
                                 name: string;
                                 version: number | null;
+                                /** @description true when the dataset has been deleted since: runs cannot start until another is chosen */
+                                deleted: boolean;
                             } | null;
                             targets: ({
                                 id: string;
@@ -20282,6 +20681,8 @@ export interface paths {
                                 slug: string;
                                 name: string;
                                 version: number | null;
+                                /** @description true when the dataset has been deleted since: runs cannot start until another is chosen */
+                                deleted: boolean;
                             } | null;
                             targets: ({
                                 id: string;
@@ -27019,13 +27420,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The records as CSV (formula-like cells escaped with a leading ') or JSON lines, streamed; `?version=N` as of version N */
+        /** The records as CSV (formula-like cells escaped with a leading ' unless `?cells=exact`) or JSON lines, streamed; `?version=N` as of version N */
         get: {
             parameters: {
                 query?: {
                     format?: "csv" | "jsonl";
                     /** @description read the dataset as of this version (GET .../versions lists them); default: now */
                     version?: number;
+                    /** @description CSV only. spreadsheet: text starting with = + - @, a tab or a carriage return gets a leading ' so a spreadsheet shows it instead of running it; exact: every value as stored, so the file uploads back unchanged */
+                    cells?: "spreadsheet" | "exact";
                 };
                 header?: never;
                 path: {
@@ -28306,6 +28709,25 @@ export interface components {
             intervalMs: number;
             startDate: number;
             endDate: number;
+            /** @description the whole range at once (its percentiles are of every score in it) */
+            overall: {
+                /** @description the scores given (an evaluator with a score, with or without pass/fail); null when none was */
+                score: {
+                    /** @description results with a score */
+                    count: number;
+                    mean: number;
+                    min: number;
+                    /** @description the median */
+                    p50: number;
+                    p90: number;
+                    max: number;
+                } | null;
+                /** @description results per label (categorical evaluators), most frequent first */
+                labels: {
+                    label: string;
+                    count: number;
+                }[];
+            };
             buckets: {
                 start: number;
                 passed: number;
@@ -28314,6 +28736,22 @@ export interface components {
                 skipped: number;
                 /** @description passed / (passed + failed); null without verdicts */
                 pass_rate: number | null;
+                /** @description the scores given (an evaluator with a score, with or without pass/fail); null when none was */
+                score: {
+                    /** @description results with a score */
+                    count: number;
+                    mean: number;
+                    min: number;
+                    /** @description the median */
+                    p50: number;
+                    p90: number;
+                    max: number;
+                } | null;
+                /** @description results per label (categorical evaluators), most frequent first */
+                labels: {
+                    label: string;
+                    count: number;
+                }[];
             }[];
         };
         MonitorBackfillRequestInput: {
@@ -28665,10 +29103,14 @@ export interface components {
             models: string[];
             /** @enum {string} */
             scope: "project" | "organization";
-            /** @description The key's last four characters, e.g. ****abcd */
-            api_key_hint: string;
+            /** @description The key's last four characters, e.g. ****abcd; null for a provider without a key */
+            api_key_hint: string | null;
             created_at: string;
             updated_at: string;
+        };
+        ProviderModelsInput: {
+            /** @description The model ids the provider's /models answered, sorted */
+            models: string[];
         };
         ModelProviderTestInput: {
             ok: boolean;
@@ -29788,6 +30230,25 @@ export interface components {
             intervalMs: number;
             startDate: number;
             endDate: number;
+            /** @description the whole range at once (its percentiles are of every score in it) */
+            overall: {
+                /** @description the scores given (an evaluator with a score, with or without pass/fail); null when none was */
+                score: {
+                    /** @description results with a score */
+                    count: number;
+                    mean: number;
+                    min: number;
+                    /** @description the median */
+                    p50: number;
+                    p90: number;
+                    max: number;
+                } | null;
+                /** @description results per label (categorical evaluators), most frequent first */
+                labels: {
+                    label: string;
+                    count: number;
+                }[];
+            };
             buckets: {
                 start: number;
                 passed: number;
@@ -29796,6 +30257,22 @@ export interface components {
                 skipped: number;
                 /** @description passed / (passed + failed); null without verdicts */
                 pass_rate: number | null;
+                /** @description the scores given (an evaluator with a score, with or without pass/fail); null when none was */
+                score: {
+                    /** @description results with a score */
+                    count: number;
+                    mean: number;
+                    min: number;
+                    /** @description the median */
+                    p50: number;
+                    p90: number;
+                    max: number;
+                } | null;
+                /** @description results per label (categorical evaluators), most frequent first */
+                labels: {
+                    label: string;
+                    count: number;
+                }[];
             }[];
         };
         MonitorBackfillRequest: {
@@ -30147,10 +30624,14 @@ export interface components {
             models: string[];
             /** @enum {string} */
             scope: "project" | "organization";
-            /** @description The key's last four characters, e.g. ****abcd */
-            api_key_hint: string;
+            /** @description The key's last four characters, e.g. ****abcd; null for a provider without a key */
+            api_key_hint: string | null;
             created_at: string;
             updated_at: string;
+        };
+        ProviderModels: {
+            /** @description The model ids the provider's /models answered, sorted */
+            models: string[];
         };
         ModelProviderTest: {
             ok: boolean;

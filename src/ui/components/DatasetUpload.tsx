@@ -4,7 +4,7 @@ import { IconFile, IconUpload } from '@tabler/icons-react';
 import { useNavigate } from '@tanstack/react-router';
 import { COLUMN_TYPES, uploadFile, useDatasets, useRefreshDatasets, type Column, type UploadColumn } from '../api/datasets.ts';
 import type { ColumnType } from '../api/types.ts';
-import { fieldError } from '../api/client.ts';
+import { fieldError } from '../lib/form-errors.ts';
 import { guessType, previewFile, type FilePreview } from '../lib/file-preview.ts';
 import { asText } from '../lib/format.ts';
 

@@ -7,6 +7,7 @@ import { can, useSession } from '../api/session.ts';
 import type { Prompt, PromptMessage } from '../api/prompts.ts';
 import type { PromptOutputType, UpdatePromptBody } from '../api/types.ts';
 import { INPUT_TYPES, OUTPUT_TYPES } from '../lib/prompt-types.ts';
+import { ModelPicker } from './ModelPicker.tsx';
 
 const JsonEditor = lazy(() => import('./JsonEditor.tsx'));
 
@@ -83,7 +84,7 @@ export function PromptEditor({ projectId, prompt, onSaved }: { projectId: string
       }}
     >
       <Stack gap="md" maw={980}>
-        <TextInput label="Model" description="provider/model, e.g. openai/gpt-4o-mini" value={draft.model} onChange={(e) => set({ model: e.currentTarget.value })} required />
+        <ModelPicker projectId={projectId} label="Model" description="Pick one, or type provider/model (e.g. openai/gpt-4o-mini)" value={draft.model} onChange={(model) => set({ model })} required />
         <Textarea label="System prompt" description="Use {{variable}} for inputs" autosize minRows={3} maxRows={16} value={draft.prompt} onChange={(e) => set({ prompt: e.currentTarget.value })} />
 
         <Fieldset legend="Messages">

@@ -89,7 +89,24 @@ export function SchemaForm({ schema, value, onChange, idPrefix }: { schema: Json
 }
 
 /** Any other value as JSON text; applied while it parses, the error shown while it does not. */
-export function JsonField({ label, description, value, onChange, id }: { label: string; description?: string; value: unknown; onChange: (v: unknown) => void; id: string }) {
+export function JsonField({
+  label,
+  description,
+  value,
+  onChange,
+  id,
+  withAsterisk,
+  error: given,
+}: {
+  label: string;
+  description?: string;
+  value: unknown;
+  onChange: (v: unknown) => void;
+  id: string;
+  withAsterisk?: boolean;
+  /** What is wrong with the value as the form sees it (required, refused by the server); the text's own parse error comes first. */
+  error?: string;
+}) {
   const [text, setText] = useState(() => (value === undefined ? '' : JSON.stringify(value, null, 2)));
   const [error, setError] = useState<string | null>(null);
   // A new value from outside (filled from a trace): show it unless it is what the text says.
@@ -116,7 +133,8 @@ export function JsonField({ label, description, value, onChange, id }: { label: 
       maxRows={12}
       className="mono"
       value={text}
-      error={error}
+      withAsterisk={withAsterisk}
+      error={error ?? given}
       onChange={(e) => {
         const next = e.currentTarget.value;
         setText(next);
@@ -136,8 +154,19 @@ export function JsonField({ label, description, value, onChange, id }: { label: 
   );
 }
 
-/** An evaluator's data fields: texts, lists of texts one per line, anything else as JSON. */
-export function DataForm({ schema, value, onChange }: { schema: JsonSchema; value: Values; onChange: (next: Values) => void }) {
+/** The required data fields that have no value yet (an empty text, an empty list): to say so next to them before running. */
+export function missingRequired(schema: JsonSchema, value: Values): string[] {
+  return (schema.required ?? []).filter((name) => {
+    const v = value[name];
+    return v === undefined || v === null || (typeof v === 'string' && v.trim() === '') || (Array.isArray(v) && v.length === 0);
+  });
+}
+
+/**
+ * An evaluator's data fields: texts, lists of texts one per line, anything else as JSON (a
+ * field without a type is text). Required fields are marked; `errorAt` says what is wrong with one.
+ */
+export function DataForm({ schema, value, onChange, errorAt }: { schema: JsonSchema; value: Values; onChange: (next: Values) => void; errorAt?: (name: string) => string | undefined }) {
   const required = new Set(schema.required ?? []);
   return (
     <Stack gap="sm">
@@ -146,8 +175,9 @@ export function DataForm({ schema, value, onChange }: { schema: JsonSchema; valu
         const set = (v: unknown) => onChange({ ...value, [name]: v });
         const label = name;
         const withAsterisk = required.has(name);
-        if (s.type === 'string')
-          return <Textarea key={name} label={label} withAsterisk={withAsterisk} description={s.description} autosize minRows={2} maxRows={10} value={asText(value[name])} onChange={(e) => set(e.currentTarget.value)} />;
+        const error = errorAt?.(name);
+        if (s.type === 'string' || s.type === undefined)
+          return <Textarea key={name} label={label} withAsterisk={withAsterisk} description={s.description} autosize minRows={2} maxRows={10} value={asText(value[name])} onChange={(e) => set(e.currentTarget.value)} error={error} />;
         if (isStringList(s))
           return (
             <Textarea
@@ -160,9 +190,10 @@ export function DataForm({ schema, value, onChange }: { schema: JsonSchema; valu
               maxRows={10}
               value={Array.isArray(value[name]) ? (value[name] as string[]).join('\n') : ''}
               onChange={(e) => set(e.currentTarget.value === '' ? [] : e.currentTarget.value.split('\n'))}
+              error={error}
             />
           );
-        return <JsonField key={name} id={`data-${name}`} label={label} description={s.description} value={value[name]} onChange={set} />;
+        return <JsonField key={name} id={`data-${name}`} label={label} withAsterisk={withAsterisk} description={s.description} value={value[name]} onChange={set} error={error} />;
       })}
     </Stack>
   );

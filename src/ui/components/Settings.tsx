@@ -1,7 +1,8 @@
 import type { ReactNode } from 'react';
 import { Alert, Button, Code, Group, Modal, Paper, Stack, Text, Title } from '@mantine/core';
 import { IconAlertTriangle, IconLock } from '@tabler/icons-react';
-import { ApiError, fieldError } from '../api/client.ts';
+import { ApiError } from '../api/client.ts';
+import { fieldError } from '../lib/form-errors.ts';
 import { useSession } from '../api/session.ts';
 import { asText, formatShortDateTime } from '../lib/format.ts';
 import { Copy } from './Copy.tsx';

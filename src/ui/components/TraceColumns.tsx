@@ -6,6 +6,7 @@ import { BUILTIN_COLUMNS, DEFAULT_COLUMNS } from '../../modules/traces/view-colu
 import type { SavedView } from '../api/views.ts';
 import type { ScoreConfig } from '../api/review.ts';
 import type { TraceSummary } from '../api/traces.ts';
+import { formErrors } from '../lib/form-errors.ts';
 import { formatCost, formatDuration, formatFullTime, formatTime, formatTokens, oneLine } from '../lib/format.ts';
 import type { ListSort } from '../lib/list-search.ts';
 import { scoreText, scoreTitle, type ScoreSummary } from '../lib/scores.ts';
@@ -103,8 +104,9 @@ const BUILTIN: Record<(typeof BUILTIN_COLUMNS)[number], ColumnDef> = {
   latency: { label: 'Latency', track: '66px', min: 66, className: 'c-latency num nowrap', sort: 'latency', numeric: true, cell: (t) => formatDuration(t.metrics.total_time_ms) },
   error: {
     label: 'Error',
-    track: '34px',
-    min: 34,
+    // The header's word whole at 12 px with the cell's padding (at 34 px it read "Err…").
+    track: '54px',
+    min: 54,
     className: 'c-error',
     cell: (t) =>
       t.error && (
@@ -403,8 +405,9 @@ interface ViewsProps {
 export function SavedViews({ views, current, modified, canSave, onOpen, onSaveNew, onUpdate, onDelete }: ViewsProps) {
   const [naming, setNaming] = useState(false);
   const [name, setName] = useState('');
-  const [error, setError] = useState<string | null>(null);
+  const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
+  const errors = formErrors(error, ['name']);
   const run = async (action: () => Promise<unknown>) => {
     setBusy(true);
     setError(null);
@@ -412,7 +415,7 @@ export function SavedViews({ views, current, modified, canSave, onOpen, onSaveNe
       await action();
       return true;
     } catch (e) {
-      setError((e as Error).message);
+      setError(e);
       return false;
     } finally {
       setBusy(false);
@@ -446,9 +449,9 @@ export function SavedViews({ views, current, modified, canSave, onOpen, onSaveNe
           </ActionIcon>
         </Tooltip>
       )}
-      {error && !naming && (
+      {error instanceof Error && !naming && (
         <Text size="xs" c="red.8" role="alert">
-          {error}
+          {error.message}
         </Text>
       )}
       <Modal opened={naming} onClose={() => setNaming(false)} title="Save this view">
@@ -460,8 +463,12 @@ export function SavedViews({ views, current, modified, canSave, onOpen, onSaveNe
         >
           <Stack gap="sm">
             <Text size="sm">The search, filters, sort and columns as they are now, under a name everyone in this project sees.</Text>
-            <TextInput label="Name" value={name} onChange={(e) => setName(e.currentTarget.value)} required maxLength={100} data-autofocus error={error ?? undefined} />
-            {error && <Alert color="red">{error}</Alert>}
+            <TextInput label="Name" value={name} onChange={(e) => setName(e.currentTarget.value)} required maxLength={100} data-autofocus error={errors.at('name')} />
+            {errors.elsewhere && (
+              <Alert color="red" role="alert">
+                {errors.elsewhere}
+              </Alert>
+            )}
             <Group justify="flex-end">
               <Button variant="default" onClick={() => setNaming(false)}>
                 Cancel

@@ -22,18 +22,18 @@ export function parseCell(text: string, type: ColumnType, strict: boolean): { va
     case 'number': {
       const n = Number(t);
       if (Number.isFinite(n)) return { value: n };
-      return strict ? { error: 'Not a number' } : { value: text };
+      return strict ? { error: `“${t.slice(0, 30)}” is not a number: this column takes numbers such as 3 or 2.5 (Escape to cancel)` } : { value: text };
     }
     case 'boolean': {
       if (/^(true|1|yes|y|on|ok)$/i.test(t)) return { value: true };
       if (/^(false|0|no|n|off)$/i.test(t)) return { value: false };
-      return strict ? { error: 'Not true or false' } : { value: text };
+      return strict ? { error: `“${t.slice(0, 30)}” is not true or false (Escape to cancel)` } : { value: text };
     }
     default:
       try {
         return { value: JSON.parse(t) as unknown };
       } catch {
-        return strict ? { error: 'Not valid JSON' } : { value: text };
+        return strict ? { error: 'Not valid JSON: this column takes JSON, e.g. ["a", "b"] or {"key": 1} (Escape to cancel)' } : { value: text };
       }
   }
 }

@@ -1,15 +1,16 @@
 import { useState } from 'react';
-import { ActionIcon, Alert, Badge, Button, Group, Loader, MultiSelect, NumberInput, Paper, SegmentedControl, Select, SimpleGrid, Stack, Table, Tabs, Text, Textarea, TextInput, Title } from '@mantine/core';
+import { ActionIcon, Alert, Badge, Button, Group, Loader, MultiSelect, NumberInput, Paper, SegmentedControl, SimpleGrid, Stack, Table, Tabs, Text, Textarea, TextInput, Title } from '@mantine/core';
 import { IconArrowLeft, IconPlayerPlay, IconPlus, IconTrash } from '@tabler/icons-react';
 import { Link, useNavigate, useParams } from '@tanstack/react-router';
-import { ApiError } from '../api/client.ts';
 import { useCustomEvaluator, useCustomEvaluatorMutations, useCustomVersions, type AnswerKind, type CustomEvaluator, type CustomVersion } from '../api/custom-evaluators.ts';
 import { useCatalogue, useEvaluate } from '../api/evaluators.ts';
 import { useModelOptions } from '../api/model-providers.ts';
 import { can, useSession } from '../api/session.ts';
 import { ButtonLink } from '../components/ButtonLink.tsx';
 import { EvaluationOutcome, EvaluatorHeading } from '../components/EvaluatorPage.tsx';
-import { DataForm } from '../components/SchemaForm.tsx';
+import { DataForm, missingRequired } from '../components/SchemaForm.tsx';
+import { ModelPicker } from '../components/ModelPicker.tsx';
+import { formErrors } from '../lib/form-errors.ts';
 import { formatFullTime } from '../lib/format.ts';
 import { KNOWN_VARIABLES, variablesOf } from '../../modules/evaluators/custom/variables.schema.ts';
 
@@ -79,12 +80,6 @@ function answerOf(d: Draft): AnswerKind {
     case 'category':
       return { type: 'category', categories: d.categories, passing: d.passing.length ? d.passing : null };
   }
-}
-
-/** The API's message for `path` (the body field, without "body."), or a field below it. */
-function errorAt(error: unknown, path: string): string | undefined {
-  if (!(error instanceof ApiError) || !error.field) return undefined;
-  return error.field === path || error.field.startsWith(`${path}.`) ? error.atField : undefined;
 }
 
 const FIELDS = ['slug', 'name', 'description', 'prompt', 'model', 'temperature', 'max_output_tokens', 'answer', 'commit_message'];
@@ -193,8 +188,7 @@ function Editor({ projectId, initial, existing, onSaved }: { projectId: string; 
   const saving = existing ? update : create;
   const error = saving.error ?? remove.error;
   const variables = variablesOf(d.prompt);
-  const modelData = [...new Set([...(models.data ?? []).map((m) => m.model), ...(d.model ? [d.model] : [])])];
-  const unplaced = error && !(error instanceof ApiError && error.field && FIELDS.some((f) => errorAt(error, f)));
+  const errors = formErrors(error, FIELDS);
 
   const save = () => {
     const judge = { prompt: d.prompt, model: d.model, temperature: d.temperature, max_output_tokens: d.max_output_tokens, answer: answerOf(d) };
@@ -212,7 +206,7 @@ function Editor({ projectId, initial, existing, onSaved }: { projectId: string; 
     <Stack gap="md" component="form" onSubmit={(ev: React.FormEvent) => (ev.preventDefault(), save())} aria-label={existing ? 'Edit the evaluator' : 'Create the evaluator'}>
       <Paper withBorder p="md">
         <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="md">
-          <TextInput label="Name" required value={d.name} onChange={(e) => set({ name: e.currentTarget.value })} error={errorAt(error, 'name')} />
+          <TextInput label="Name" required value={d.name} onChange={(e) => set({ name: e.currentTarget.value })} error={errors.at('name')} />
           <TextInput
             label="Slug"
             description={`Its path: custom/${d.slug || '<slug>'}`}
@@ -220,11 +214,11 @@ function Editor({ projectId, initial, existing, onSaved }: { projectId: string; 
             disabled={!!existing}
             value={d.slug}
             onChange={(e) => set({ slug: e.currentTarget.value })}
-            error={errorAt(error, 'slug')}
+            error={errors.at('slug')}
             classNames={{ input: 'mono' }}
           />
         </SimpleGrid>
-        <TextInput mt="sm" label="Description" value={d.description} onChange={(e) => set({ description: e.currentTarget.value })} error={errorAt(error, 'description')} />
+        <TextInput mt="sm" label="Description" value={d.description} onChange={(e) => set({ description: e.currentTarget.value })} error={errors.at('description')} />
       </Paper>
 
       <Paper withBorder p="md">
@@ -240,7 +234,7 @@ function Editor({ projectId, initial, existing, onSaved }: { projectId: string; 
           maxRows={20}
           value={d.prompt}
           onChange={(e) => set({ prompt: e.currentTarget.value })}
-          error={errorAt(error, 'prompt')}
+          error={errors.at('prompt')}
           classNames={{ input: 'mono' }}
         />
         <Group gap={6} mt="xs" aria-label="Variables the template uses">
@@ -268,19 +262,9 @@ function Editor({ projectId, initial, existing, onSaved }: { projectId: string; 
           Model
         </Title>
         <SimpleGrid cols={{ base: 1, sm: 3 }} spacing="md">
-          <Select
-            label="Model"
-            required
-            searchable
-            data={modelData}
-            value={d.model || null}
-            onChange={(v) => set({ model: v ?? '' })}
-            error={errorAt(error, 'model')}
-            nothingFoundMessage="No such model"
-            placeholder={models.isPending ? 'Loading models…' : 'Choose a model'}
-          />
-          <NumberInput label="Temperature" min={0} max={2} step={0.1} decimalScale={2} value={d.temperature} onChange={(v) => set({ temperature: typeof v === 'number' ? v : 0 })} error={errorAt(error, 'temperature')} />
-          <NumberInput label="Max output tokens" min={16} max={8192} step={64} value={d.max_output_tokens} onChange={(v) => set({ max_output_tokens: typeof v === 'number' ? v : 1024 })} error={errorAt(error, 'max_output_tokens')} />
+          <ModelPicker projectId={projectId} label="Model" description="Pick one, or type provider/model" required value={d.model} onChange={(model) => set({ model })} error={errors.at('model')} />
+          <NumberInput label="Temperature" min={0} max={2} step={0.1} decimalScale={2} value={d.temperature} onChange={(v) => set({ temperature: typeof v === 'number' ? v : 0 })} error={errors.at('temperature')} />
+          <NumberInput label="Max output tokens" min={16} max={8192} step={64} value={d.max_output_tokens} onChange={(v) => set({ max_output_tokens: typeof v === 'number' ? v : 1024 })} error={errors.at('max_output_tokens')} />
         </SimpleGrid>
         {models.data?.length === 0 && (
           <Text size="xs" mt="xs">
@@ -307,21 +291,21 @@ function Editor({ projectId, initial, existing, onSaved }: { projectId: string; 
             { value: 'category', label: 'Categories' },
           ]}
         />
-        {errorAt(error, 'answer.type') && (
+        {errors.at('answer.type') && (
           <Text size="xs" c="red.9" mt={4}>
-            {errorAt(error, 'answer.type')}
+            {errors.at('answer.type')}
           </Text>
         )}
         {d.answerType === 'score' && (
           <SimpleGrid cols={{ base: 1, sm: 3 }} spacing="md" mt="sm">
-            <NumberInput label="Lowest score" value={d.min} onChange={(v) => set({ min: typeof v === 'number' ? v : 0 })} error={errorAt(error, 'answer.min')} />
-            <NumberInput label="Highest score" value={d.max} onChange={(v) => set({ max: typeof v === 'number' ? v : 1 })} error={errorAt(error, 'answer.max')} />
+            <NumberInput label="Lowest score" value={d.min} onChange={(v) => set({ min: typeof v === 'number' ? v : 0 })} error={errors.at('answer.min')} />
+            <NumberInput label="Highest score" value={d.max} onChange={(v) => set({ max: typeof v === 'number' ? v : 1 })} error={errors.at('answer.max')} />
             <NumberInput
               label="Passes from"
               description="Empty: no pass/fail"
               value={d.threshold ?? ''}
               onChange={(v) => set({ threshold: typeof v === 'number' ? v : null })}
-              error={errorAt(error, 'answer.threshold')}
+              error={errors.at('answer.threshold')}
             />
           </SimpleGrid>
         )}
@@ -346,9 +330,9 @@ function Editor({ projectId, initial, existing, onSaved }: { projectId: string; 
                 </ActionIcon>
               </Group>
             ))}
-            {errorAt(error, 'answer.categories') && (
+            {errors.at('answer.categories') && (
               <Text size="xs" c="red.9">
-                {errorAt(error, 'answer.categories')}
+                {errors.at('answer.categories')}
               </Text>
             )}
             <Group>
@@ -362,16 +346,20 @@ function Editor({ projectId, initial, existing, onSaved }: { projectId: string; 
               data={[...new Set(d.categories.map((c) => c.name).filter(Boolean))]}
               value={d.passing.filter((p) => d.categories.some((c) => c.name === p))}
               onChange={(v) => set({ passing: v })}
-              error={errorAt(error, 'answer.passing')}
+              error={errors.at('answer.passing')}
             />
           </Stack>
         )}
       </Paper>
 
       {existing && (
-        <TextInput label="What changed" description="Kept with the new version" value={d.commit_message} onChange={(e) => set({ commit_message: e.currentTarget.value })} error={errorAt(error, 'commit_message')} />
+        <TextInput label="What changed" description="Kept with the new version" value={d.commit_message} onChange={(e) => set({ commit_message: e.currentTarget.value })} error={errors.at('commit_message')} />
       )}
-      {unplaced && <Alert color="red">{error.message}</Alert>}
+      {errors.elsewhere && (
+        <Alert color="red" role="alert">
+          {errors.elsewhere}
+        </Alert>
+      )}
       <Group>
         <Button type="submit" loading={saving.isPending} disabled={!allowed}>
           {existing ? 'Save' : 'Create'}
@@ -446,7 +434,9 @@ function TryIt({ projectId, evaluator }: { projectId: string; evaluator: CustomE
   const catalogue = useCatalogue(projectId);
   const entry = catalogue.data?.find((c) => c.path === evaluator.path);
   const [data, setData] = useState<Record<string, unknown>>({});
+  const [missing, setMissing] = useState<string[]>([]);
   const evaluate = useEvaluate(projectId, evaluator.path);
+  const refused = formErrors(evaluate.error, ['data.*']);
   if (!entry) return catalogue.isPending ? <Loader size="sm" aria-label="Loading the evaluator" /> : <Alert color="gray">{evaluator.path} is not in the catalogue.</Alert>;
   return (
     <SimpleGrid cols={{ base: 1, md: 2 }} spacing="lg">
@@ -459,8 +449,23 @@ function TryIt({ projectId, evaluator }: { projectId: string; evaluator: CustomE
             Fill from a trace in the playground
           </ButtonLink>
         </Group>
-        <DataForm schema={entry.data} value={data} onChange={setData} />
-        <Button mt="md" leftSection={<IconPlayerPlay size={14} />} onClick={() => evaluate.mutate({ data, settings: { version: evaluator.latest_version } })} loading={evaluate.isPending}>
+        <DataForm
+          schema={entry.data}
+          value={data}
+          onChange={(next) => (setData(next), setMissing([]))}
+          errorAt={(name) => (missing.includes(name) ? `Required: the judge's prompt uses {{${name}}}.` : refused.at(`data.${name}`))}
+        />
+        <Button
+          mt="md"
+          leftSection={<IconPlayerPlay size={14} />}
+          onClick={() => {
+            // Never run without a variable the prompt needs: say which, next to it.
+            const empty = missingRequired(entry.data, data);
+            setMissing(empty);
+            if (empty.length === 0) evaluate.mutate({ data, settings: { version: evaluator.latest_version } });
+          }}
+          loading={evaluate.isPending}
+        >
           Run version {evaluator.latest_version}
         </Button>
         {!entry.available && (

@@ -1,12 +1,12 @@
 import { useCallback, useEffect, useMemo, useRef, useState, type ClipboardEvent, type KeyboardEvent } from 'react';
-import { Alert, Badge, Button, Checkbox, Drawer, Group, Loader, Modal, Stack, Table, Text, TextInput, Textarea, Title, Tooltip } from '@mantine/core';
+import { Alert, Badge, Button, Checkbox, Drawer, Group, List, Loader, Menu, Modal, Stack, Table, Text, TextInput, Textarea, Title, Tooltip } from '@mantine/core';
 import { useDebouncedCallback, useMediaQuery } from '@mantine/hooks';
 import { notifications } from '@mantine/notifications';
-import { IconArrowLeft, IconClipboard, IconColumns, IconHistory, IconPlus, IconSearch, IconTrash, IconUpload } from '@tabler/icons-react';
+import { IconArrowLeft, IconChevronDown, IconClipboard, IconColumns, IconDownload, IconHistory, IconPlus, IconSearch, IconTrash, IconUpload } from '@tabler/icons-react';
 import { Link, useNavigate, useParams, useSearch } from '@tanstack/react-router';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { can, useSession } from '../api/session.ts';
-import { DATASET_PAGE, readRecords, useDataset, useDatasetMutations, useVersions, type Column } from '../api/datasets.ts';
+import { DATASET_PAGE, downloadExport, readRecords, useDataset, useDatasetMutations, useExperimentsOnDataset, useVersions, type Column, type ExportCells } from '../api/datasets.ts';
 import type { DatasetRecord } from '../api/datasets.ts';
 import { ColumnsEditor } from './datasets.tsx';
 import { UploadDialog } from '../components/DatasetUpload.tsx';
@@ -18,6 +18,53 @@ const PAGE = DATASET_PAGE;
 const ROW_H = 34;
 const HEAD_H = 36;
 
+/** Delete (archive) a dataset, naming first the experiments set up on it: they cannot run until given another. */
+function DeleteDataset({ projectId, datasetId, name, onCancel, onDeleted }: { projectId: string; datasetId: string; name: string; onCancel: () => void; onDeleted: () => void }) {
+  const experiments = useExperimentsOnDataset(projectId, datasetId, true);
+  const { archive } = useDatasetMutations(projectId, datasetId);
+  const used = experiments.data ?? [];
+  return (
+    <Modal opened onClose={onCancel} title={`Delete ${name}?`}>
+      <Stack gap="sm">
+        <Text size="sm">The dataset leaves the list and its name is free again. Its rows stay readable by the runs that used them.</Text>
+        {experiments.isPending ? (
+          <Loader size="xs" aria-label="Looking for experiments that use it" />
+        ) : used.length > 0 ? (
+          <Alert color="orange" title={`${used.length === 1 ? 'One experiment runs' : `${used.length} experiments run`} on this dataset`} role="alert" data-testid="dataset-used-by" classNames={{ title: 'alert-title' }}>
+            <List size="sm">
+              {used.map((e) => (
+                <List.Item key={e.id}>
+                  <Link to="/p/$projectId/experiments/$slug" params={{ projectId, slug: e.slug }}>
+                    {e.name ?? e.slug}
+                  </Link>
+                </List.Item>
+              ))}
+            </List>
+            <Text size="sm" mt={6}>
+              {used.length === 1 ? 'It' : 'They'} cannot start a run until given another dataset in the setup.
+            </Text>
+          </Alert>
+        ) : experiments.isError ? (
+          <Alert color="gray">Could not check which experiments use it: {experiments.error.message}</Alert>
+        ) : null}
+        {archive.isError && (
+          <Alert color="red" role="alert">
+            {archive.error.message}
+          </Alert>
+        )}
+        <Group justify="flex-end">
+          <Button variant="default" onClick={onCancel}>
+            Cancel
+          </Button>
+          <Button color="red.8" loading={archive.isPending} disabled={experiments.isPending} onClick={() => archive.mutate(undefined, { onSuccess: onDeleted })}>
+            {used.length ? 'Delete anyway' : 'Delete dataset'}
+          </Button>
+        </Group>
+      </Stack>
+    </Modal>
+  );
+}
+
 /** A dataset as a spreadsheet: typed columns, rows read page by page as they scroll into view. */
 export default function DatasetPage() {
   const { projectId, datasetId } = useParams({ from: '/p/$projectId/datasets/$datasetId' });
@@ -25,7 +72,7 @@ export default function DatasetPage() {
   const navigate = useNavigate({ from: '/p/$projectId/datasets/$datasetId' });
   const dataset = useDataset(projectId, datasetId);
   const { data: session } = useSession();
-  const [panel, setPanel] = useState<'history' | 'columns' | 'paste' | 'upload' | null>(null);
+  const [panel, setPanel] = useState<'history' | 'columns' | 'paste' | 'upload' | 'delete' | null>(null);
   const [selected, setSelected] = useState<Set<string>>(new Set());
   /** Bumped to read the rows again (after a change); toEnd: then show the last rows (rows were added). */
   const [generation, setGeneration] = useState({ n: 0, toEnd: false });
@@ -71,6 +118,8 @@ export default function DatasetPage() {
     notifications.show({ message: `${n} ${n === 1 ? 'row' : 'rows'} deleted`, color: 'teal' });
     reload();
   };
+  const exportAs = (format: 'csv' | 'jsonl', cells: ExportCells) =>
+    void downloadExport(projectId, d.id, format, cells).catch((e: unknown) => notifications.show({ message: e instanceof Error ? e.message : 'The export failed', color: 'red' }));
   const pasteRows = async (text: string) => {
     const entries = entriesFromTsv(text, columns);
     if (!entries.length) return;
@@ -111,6 +160,38 @@ export default function DatasetPage() {
           <Button size="xs" leftSection={<IconPlus size={14} />} onClick={() => void addRow()} loading={mutations.addRecords.isPending} disabled={readOnly || !columns.length}>
             Add row
           </Button>
+          <Menu position="bottom-end" withinPortal>
+            <Menu.Target>
+              <Button size="xs" variant="default" leftSection={<IconDownload size={14} />} rightSection={<IconChevronDown size={12} />}>
+                Export
+              </Button>
+            </Menu.Target>
+            <Menu.Dropdown>
+              <Menu.Item onClick={() => exportAs('csv', 'spreadsheet')}>
+                <Text size="sm">CSV for spreadsheets</Text>
+                <Text size="xs" className="muted">
+                  Text starting with = + - @ gets a leading &apos;, so no cell runs as a formula
+                </Text>
+              </Menu.Item>
+              <Menu.Item onClick={() => exportAs('csv', 'exact')}>
+                <Text size="sm">CSV, exact</Text>
+                <Text size="xs" className="muted">
+                  Every value as stored: uploads back unchanged
+                </Text>
+              </Menu.Item>
+              <Menu.Item onClick={() => exportAs('jsonl', 'exact')}>
+                <Text size="sm">JSON lines</Text>
+                <Text size="xs" className="muted">
+                  One row a line, values with their types
+                </Text>
+              </Menu.Item>
+            </Menu.Dropdown>
+          </Menu>
+          {can(session, 'datasets:delete') && (
+            <Button size="xs" variant="light" color="red" leftSection={<IconTrash size={14} />} onClick={() => setPanel('delete')}>
+              Delete
+            </Button>
+          )}
         </Group>
       </Group>
       {asOf !== undefined && (
@@ -166,6 +247,18 @@ export default function DatasetPage() {
           startAtEnd={generation.toEnd}
           onEdit={(id, entry) => mutations.editRecord.mutateAsync({ id, entry })}
           onPaste={(text) => void pasteRows(text)}
+        />
+      )}
+      {panel === 'delete' && (
+        <DeleteDataset
+          projectId={projectId}
+          datasetId={d.id}
+          name={d.name}
+          onCancel={() => setPanel(null)}
+          onDeleted={() => {
+            notifications.show({ message: `Dataset ${d.name} deleted`, color: 'teal' });
+            void navigate({ to: '/p/$projectId/datasets', params: { projectId }, search: {} });
+          }}
         />
       )}
       <Drawer opened={panel === 'history'} onClose={() => setPanel(null)} title="Version history" position="right" size="md">

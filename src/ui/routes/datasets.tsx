@@ -5,7 +5,7 @@ import { Link, useNavigate, useParams } from '@tanstack/react-router';
 import { can, useSession } from '../api/session.ts';
 import { COLUMN_TYPES, useCreateDataset, useDatasets, type Column } from '../api/datasets.ts';
 import type { ColumnType } from '../api/types.ts';
-import { fieldError } from '../api/client.ts';
+import { fieldError } from '../lib/form-errors.ts';
 import { formatFullTime, formatRelative } from '../lib/format.ts';
 import { UploadDialog } from '../components/DatasetUpload.tsx';
 

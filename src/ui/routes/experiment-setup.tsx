@@ -10,6 +10,8 @@ import { usePrompts } from '../api/prompts.ts';
 import type { DefinitionBody } from '../api/types.ts';
 import type { ExperimentDefinition } from '../api/experiments.ts';
 import { VariableMapping } from '../components/VariableMapping.tsx';
+import { ModelPicker } from '../components/ModelPicker.tsx';
+import { formErrors } from '../lib/form-errors.ts';
 import { asText } from '../lib/format.ts';
 import './experiments.css';
 
@@ -54,7 +56,8 @@ const EMPTY: Form = { name: '', dataset: '', datasetVersion: '', targets: [newTa
 function formOf(d: ExperimentDefinition): Form {
   return {
     name: d.name ?? '',
-    dataset: d.dataset?.slug ?? '',
+    // A deleted dataset is no choice: the field is empty and says which one is gone.
+    dataset: d.dataset && !d.dataset.deleted ? d.dataset.slug : '',
     datasetVersion: d.dataset?.version === null || d.dataset === null ? '' : String(d.dataset.version),
     targets: d.targets.map((t) =>
       t.type === 'prompt'
@@ -101,6 +104,16 @@ function bodyOf(f: Form): DefinitionBody {
     concurrency: f.concurrency,
   };
 }
+
+/** The fields of the form, as paths of the PUT definition body: a refusal about one is shown next to it. */
+const SETUP_FIELDS = [
+  'name',
+  'dataset.id',
+  'dataset.version',
+  'concurrency',
+  ...['id', 'prompt', 'version', 'model', 'url', 'output_field', 'headers', 'variables.*'].map((f) => `targets.*.${f}`),
+  ...['id', 'evaluator', 'settings', 'mapping'].map((f) => `evaluators.*.${f}`),
+];
 
 /** An evaluator's data keys (its data schema's properties) and which of them it requires. */
 function dataKeys(e: Evaluator | undefined): { key: string; required: boolean }[] {
@@ -153,13 +166,18 @@ export default function ExperimentSetupPage() {
           {definition.error.message}
         </Alert>
       ) : (
-        <SetupForm projectId={projectId} slug={slug} initial={definition.data ? formOf(definition.data) : { ...EMPTY, name: name ?? slug }} />
+        <SetupForm
+          projectId={projectId}
+          slug={slug}
+          initial={definition.data ? formOf(definition.data) : { ...EMPTY, name: name ?? slug }}
+          deletedDataset={definition.data?.dataset?.deleted ? definition.data.dataset.name : null}
+        />
       )}
     </div>
   );
 }
 
-function SetupForm({ projectId, slug, initial }: { projectId: string; slug: string; initial: Form }) {
+function SetupForm({ projectId, slug, initial, deletedDataset }: { projectId: string; slug: string; initial: Form; deletedDataset: string | null }) {
   const [form, setForm] = useState<Form>(initial);
   const [error, setError] = useState<ApiError | null>(null);
   // The form as last saved: 'Saved.' holds until the form changes.
@@ -179,7 +197,7 @@ function SetupForm({ projectId, slug, initial }: { projectId: string; slug: stri
   const set = (patch: Partial<Form>) => setForm((f) => ({ ...f, ...patch }));
   const setTarget = (i: number, patch: Partial<TargetForm>) => set({ targets: form.targets.map((t, j) => (j === i ? { ...t, ...patch } : t)) });
   const setEvaluator = (i: number, patch: Partial<EvaluatorForm>) => set({ evaluators: form.evaluators.map((e, j) => (j === i ? { ...e, ...patch } : e)) });
-  const fieldError = (field: string) => (error?.field === field || error?.field?.startsWith(`${field}.`) ? error.serverMessage : undefined);
+  const errors = formErrors(error, SETUP_FIELDS, { 'dataset': 'dataset.id' });
 
   async function submit(run: boolean) {
     setError(null);
@@ -224,10 +242,10 @@ function SetupForm({ projectId, slug, initial }: { projectId: string; slug: stri
             value={form.dataset}
             onChange={(e) => set({ dataset: e.currentTarget.value, datasetVersion: '' })}
             data={[{ value: '', label: datasets.isPending ? 'Loading…' : 'Choose a dataset' }, ...(datasets.data?.data ?? []).map((d) => ({ value: d.slug, label: `${d.name} (${d.recordCount} rows)` }))]}
-            error={fieldError('body.dataset.id')}
+            error={errors.at('dataset.id') ?? (deletedDataset && !form.dataset ? `The dataset “${deletedDataset}” was deleted: choose another.` : undefined)}
           />
-          <TextInput label="Dataset version" description="Empty: the newest when each run starts" inputMode="numeric" value={form.datasetVersion} onChange={(e) => set({ datasetVersion: e.currentTarget.value.replace(/\D/g, '') })} error={fieldError('body.dataset.version')} />
-          <NumberInput label="Concurrency" description="Cells run at once" min={1} max={64} value={form.concurrency} onChange={(v) => set({ concurrency: typeof v === 'number' ? v : 8 })} error={fieldError('body.concurrency')} />
+          <TextInput label="Dataset version" description="Empty: the newest when each run starts" inputMode="numeric" value={form.datasetVersion} onChange={(e) => set({ datasetVersion: e.currentTarget.value.replace(/\D/g, '') })} error={errors.at('dataset.version')} />
+          <NumberInput label="Concurrency" description="Cells run at once" min={1} max={64} value={form.concurrency} onChange={(v) => set({ concurrency: typeof v === 'number' ? v : 8 })} error={errors.at('concurrency')} />
         </div>
         {entry && (
           <Text size="xs" className="muted" mt="xs" data-testid="first-row">
@@ -245,7 +263,7 @@ function SetupForm({ projectId, slug, initial }: { projectId: string; slug: stri
             <fieldset key={i} className="setup-item">
               <legend>Target {i + 1}</legend>
               <div className="setup-grid">
-                <TextInput label="Id" value={t.id} onChange={(e) => setTarget(i, { id: e.currentTarget.value })} error={fieldError(`body.targets.${i}.id`)} />
+                <TextInput label="Id" value={t.id} onChange={(e) => setTarget(i, { id: e.currentTarget.value })} error={errors.at(`targets.${i}.id`)} />
                 <div>
                   <Text size="sm" fw={500} id={`target-kind-${i}`}>
                     Kind
@@ -267,15 +285,15 @@ function SetupForm({ projectId, slug, initial }: { projectId: string; slug: stri
                       value={t.prompt}
                       onChange={(e) => setTarget(i, { prompt: e.currentTarget.value, variables: {} })}
                       data={[{ value: '', label: 'Choose a prompt' }, ...(prompts.data ?? []).map((p) => ({ value: p.handle ?? p.id, label: `${p.handle ?? p.name} (v${p.version}, ${p.model})` }))]}
-                      error={fieldError(`body.targets.${i}.prompt`)}
+                      error={errors.at(`targets.${i}.prompt`)}
                     />
-                    <TextInput label="Version" description="Empty: the newest when a run starts" inputMode="numeric" value={t.version} onChange={(e) => setTarget(i, { version: e.currentTarget.value.replace(/\D/g, '') })} error={fieldError(`body.targets.${i}.version`)} />
-                    <TextInput label="Model" description="provider/model; empty: the version's" value={t.model} onChange={(e) => setTarget(i, { model: e.currentTarget.value })} error={fieldError(`body.targets.${i}.model`)} />
+                    <TextInput label="Version" description="Empty: the newest when a run starts" inputMode="numeric" value={t.version} onChange={(e) => setTarget(i, { version: e.currentTarget.value.replace(/\D/g, '') })} error={errors.at(`targets.${i}.version`)} />
+                    <ModelPicker projectId={projectId} label="Model" description="Pick or type provider/model; empty: the version's" value={t.model} onChange={(model) => setTarget(i, { model })} error={errors.at(`targets.${i}.model`)} />
                   </>
                 ) : (
                   <>
-                    <TextInput label="URL" placeholder="https://agent.example.com/answer" value={t.url} onChange={(e) => setTarget(i, { url: e.currentTarget.value })} error={fieldError(`body.targets.${i}.url`)} />
-                    <TextInput label="Output field" description="The answer's field; . for all of it" value={t.output_field} onChange={(e) => setTarget(i, { output_field: e.currentTarget.value })} error={fieldError(`body.targets.${i}.output_field`)} />
+                    <TextInput label="URL" placeholder="https://agent.example.com/answer" value={t.url} onChange={(e) => setTarget(i, { url: e.currentTarget.value })} error={errors.at(`targets.${i}.url`)} />
+                    <TextInput label="Output field" description="The answer's field; . for all of it" value={t.output_field} onChange={(e) => setTarget(i, { output_field: e.currentTarget.value })} error={errors.at(`targets.${i}.output_field`)} />
                     <Textarea
                       label="Headers"
                       description="One Name: value a line; stored encrypted, shown masked (a masked value keeps the stored one)"
@@ -283,7 +301,7 @@ function SetupForm({ projectId, slug, initial }: { projectId: string; slug: stri
                       minRows={2}
                       value={t.headers}
                       onChange={(e) => setTarget(i, { headers: e.currentTarget.value })}
-                      error={fieldError(`body.targets.${i}.headers`)}
+                      error={errors.at(`targets.${i}.headers`)}
                     />
                   </>
                 )}
@@ -297,7 +315,7 @@ function SetupForm({ projectId, slug, initial }: { projectId: string; slug: stri
                   entry={entry}
                   value={t.variables}
                   onChange={(variables) => setTarget(i, { variables })}
-                  errorOf={(v) => fieldError(`body.targets.${i}.variables.${v}`)}
+                  errorOf={(v) => errors.at(`targets.${i}.variables.${v}`)}
                   label={`Variables of target ${i + 1}`}
                 />
               )}
@@ -325,13 +343,13 @@ function SetupForm({ projectId, slug, initial }: { projectId: string; slug: stri
               <fieldset key={i} className="setup-item">
                 <legend>Evaluator {i + 1}</legend>
                 <div className="setup-grid">
-                  <TextInput label="Id" value={e.id} onChange={(ev) => setEvaluator(i, { id: ev.currentTarget.value })} error={fieldError(`body.evaluators.${i}.id`)} />
+                  <TextInput label="Id" value={e.id} onChange={(ev) => setEvaluator(i, { id: ev.currentTarget.value })} error={errors.at(`evaluators.${i}.id`)} />
                   <NativeSelect
                     label="Evaluator"
                     value={found?.path ?? e.evaluator}
                     onChange={(ev) => setEvaluator(i, { evaluator: ev.currentTarget.value, mapping: {}, settings: '' })}
                     data={[{ value: '', label: 'Choose an evaluator' }, ...(catalogue.data ?? []).map((c) => ({ value: c.path, label: `${c.name} (${c.path})${c.available ? '' : ' – not available'}` }))]}
-                    error={fieldError(`body.evaluators.${i}.evaluator`)}
+                    error={errors.at(`evaluators.${i}.evaluator`)}
                   />
                   <Textarea
                     label="Settings (JSON)"
@@ -341,7 +359,7 @@ function SetupForm({ projectId, slug, initial }: { projectId: string; slug: stri
                     className="mono"
                     value={e.settings}
                     onChange={(ev) => setEvaluator(i, { settings: ev.currentTarget.value })}
-                    error={fieldError(`body.evaluators.${i}.settings`)}
+                    error={errors.at(`evaluators.${i}.settings`)}
                   />
                 </div>
                 {found && (
@@ -367,7 +385,7 @@ function SetupForm({ projectId, slug, initial }: { projectId: string; slug: stri
                               value={e.mapping[key] ?? ''}
                               onChange={(ev) => setEvaluator(i, { mapping: { ...e.mapping, [key]: ev.currentTarget.value } })}
                               data={sourceOptions}
-                              error={fieldError(`body.evaluators.${i}.mapping.${key}`)}
+                              error={errors.at(`evaluators.${i}.mapping.${key}`)}
                             />
                           </td>
                           <td className="setup-preview" data-testid={`preview-${i}-${key}`}>
@@ -396,9 +414,9 @@ function SetupForm({ projectId, slug, initial }: { projectId: string; slug: stri
         </Stack>
       </Paper>
 
-      {error && (
+      {errors.elsewhere && (
         <Alert color="red" title="Not saved" role="alert">
-          {error.serverMessage}
+          {errors.elsewhere}
         </Alert>
       )}
       {saved && !error && (

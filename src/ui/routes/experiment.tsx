@@ -8,6 +8,7 @@ import { RUN_ROWS_PAGE, useExperiments, useRefreshRunRows, useRenameRun, useRunN
 import type { Estimate, ExperimentRun, RunRows } from '../api/experiments.ts';
 import { AddToQueueButton } from '../components/AddToQueue.tsx';
 import { ButtonLink } from '../components/ButtonLink.tsx';
+import { DeletedDatasetNotice } from '../components/DeletedDataset.tsx';
 import { Stat } from '../components/Stat.tsx';
 import { scoreText, scoreTitle } from '../lib/scores.ts';
 import { asText, formatCost, formatDuration, formatFullTime, formatRelative } from '../lib/format.ts';
@@ -118,6 +119,7 @@ function RunsView({ projectId, slug, title, platform, known }: { projectId: stri
         </ButtonLink>
         </Group>
       </Group>
+      <DeletedDatasetNotice projectId={projectId} slug={slug} />
       {runs.isError ? (
         <Alert color="red" title="The runs could not be loaded">
           {runs.error.message}

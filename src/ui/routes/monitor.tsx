@@ -118,7 +118,7 @@ export default function MonitorPage() {
       <Paper withBorder p="md">
         <Group justify="space-between" mb="sm">
           <Title order={2} size="h5">
-            Pass rate over time
+            {stats.data && totals.passed + totals.failed === 0 && stats.data.overall.score ? 'Scores over time' : stats.data && totals.passed + totals.failed === 0 && stats.data.overall.labels.length ? 'Labels over time' : 'Pass rate over time'}
           </Title>
           <NativeSelect aria-label="Range" size="xs" value={rangeMs} onChange={(e) => setRangeMs(e.currentTarget.value)} data={RANGES} />
         </Group>
@@ -126,14 +126,24 @@ export default function MonitorPage() {
           <Alert color="red">{stats.error.message}</Alert>
         ) : (
           <Stack gap="sm">
-            <div className="result-grid">
-              <Stat label="Pass rate" value={judged ? `${Math.round((totals.passed / judged) * 1000) / 10}%` : '–'} testId="monitor-pass-rate" />
-              <Stat label="Passed" value={String(totals.passed)} />
-              <Stat label="Failed" value={String(totals.failed)} testId="monitor-failed" />
-              <Stat label="Errors" value={String(totals.errors)} />
-              <Stat label="Skipped" value={String(totals.skipped)} />
-            </div>
-            {stats.data && <PassRateBars stats={stats.data} />}
+            {judged > 0 || !stats.data || (!stats.data.overall.score && stats.data.overall.labels.length === 0) ? (
+              <>
+                <div className="result-grid">
+                  <Stat label="Pass rate" value={judged ? `${Math.round((totals.passed / judged) * 1000) / 10}%` : '–'} testId="monitor-pass-rate" />
+                  <Stat label="Passed" value={String(totals.passed)} />
+                  <Stat label="Failed" value={String(totals.failed)} testId="monitor-failed" />
+                  <Stat label="Errors" value={String(totals.errors)} />
+                  <Stat label="Skipped" value={String(totals.skipped)} />
+                </div>
+                {stats.data && <PassRateBars stats={stats.data} />}
+              </>
+            ) : (
+              // An evaluator without pass/fail: what it gives, scores or labels, over time.
+              <>
+                {stats.data.overall.score && <ScoreStats stats={stats.data} errors={totals.errors} />}
+                {stats.data.overall.labels.length > 0 && <LabelStats stats={stats.data} />}
+              </>
+            )}
           </Stack>
         )}
       </Paper>
@@ -205,6 +215,64 @@ export default function MonitorPage() {
         </div>
       )}
     </div>
+  );
+}
+
+const score = (n: number) => (Math.abs(n) >= 100 ? String(Math.round(n)) : String(Math.round(n * 100) / 100));
+
+/** A score evaluator's scores: mean and percentiles of the range, and each interval's median (bar) with its mean. */
+function ScoreStats({ stats, errors }: { stats: MonitorStatsResponse; errors: number }) {
+  const all = stats.overall.score!;
+  const when = dateFormat({ month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit' });
+  const low = Math.min(0, all.min);
+  const span = Math.max(1e-9, all.max - low);
+  return (
+    <Stack gap="sm" data-testid="monitor-scores">
+      <div className="result-grid">
+        <Stat label="Mean score" value={score(all.mean)} testId="monitor-mean" />
+        <Stat label="Median" value={score(all.p50)} />
+        <Stat label="90th percentile" value={score(all.p90)} />
+        <Stat label="Lowest – highest" value={`${score(all.min)} – ${score(all.max)}`} />
+        <Stat label="Scored" value={String(all.count)} />
+        <Stat label="Errors" value={String(errors)} />
+      </div>
+      <div className="bars" role="img" aria-label={`Median score per ${Math.round(stats.intervalMs / 60_000)} minutes, from ${score(low)} to ${score(all.max)}`}>
+        {stats.buckets.map((b) => (
+          <Tooltip key={b.start} label={b.score ? `${when.format(b.start)}: ${b.score.count} scored, mean ${score(b.score.mean)}, median ${score(b.score.p50)}, 90th percentile ${score(b.score.p90)}` : `${when.format(b.start)}: no scores`} withinPortal>
+            <div>{b.score && <span style={{ height: `${((b.score.p50 - low) / span) * 100}%`, background: 'var(--mantine-color-indigo-5)' }} />}</div>
+          </Tooltip>
+        ))}
+      </div>
+    </Stack>
+  );
+}
+
+/** A categorical evaluator's labels: how many of each over the range, and per interval. */
+function LabelStats({ stats }: { stats: MonitorStatsResponse }) {
+  const COLORS = ['indigo', 'teal', 'orange', 'grape', 'cyan', 'pink', 'lime', 'gray'];
+  const names = stats.overall.labels.map((l) => l.label);
+  const color = (label: string) => `var(--mantine-color-${COLORS[Math.min(names.indexOf(label), COLORS.length - 1)]}-6)`;
+  const max = Math.max(1, ...stats.buckets.map((b) => b.labels.reduce((n, l) => n + l.count, 0)));
+  const when = dateFormat({ month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit' });
+  return (
+    <Stack gap="sm" data-testid="monitor-labels">
+      <div className="result-grid">
+        {stats.overall.labels.slice(0, 8).map((l) => (
+          <Stat key={l.label} label={l.label} value={String(l.count)} />
+        ))}
+      </div>
+      <div className="bars" role="img" aria-label={`Results per label per ${Math.round(stats.intervalMs / 60_000)} minutes`}>
+        {stats.buckets.map((b) => (
+          <Tooltip key={b.start} label={`${when.format(b.start)}: ${b.labels.map((l) => `${l.count} ${l.label}`).join(', ') || 'none'}`} withinPortal>
+            <div>
+              {b.labels.map((l) => (
+                <span key={l.label} style={{ height: `${(l.count / max) * 100}%`, background: color(l.label) }} />
+              ))}
+            </div>
+          </Tooltip>
+        ))}
+      </div>
+    </Stack>
   );
 }
 

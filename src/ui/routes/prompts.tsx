@@ -5,7 +5,7 @@ import { Link, useNavigate, useParams, useSearch } from '@tanstack/react-router'
 import { can, useSession } from '../api/session.ts';
 import { useCreatePrompt, useMemberNames, usePrompts, tagColor } from '../api/prompts.ts';
 import { formatFullTime, formatRelative } from '../lib/format.ts';
-import { fieldError } from '../api/client.ts';
+import { fieldError } from '../lib/form-errors.ts';
 
 /** The project's prompts (organization prompts included), newest version each; search by handle. */
 export default function PromptsPage() {

@@ -9,6 +9,7 @@ import { useQueueMutations, useQueues, useScoreConfigMutations, useScoreConfigs 
 import { can, useSession } from '../api/session.ts';
 import type { ReviewQueue, ScoreConfig } from '../api/review.ts';
 import { ButtonLink } from '../components/ButtonLink.tsx';
+import { formErrors } from '../lib/form-errors.ts';
 
 /** Annotation queues (with their progress) and the score configs reviewers fill in. */
 export default function QueuesPage() {
@@ -148,7 +149,12 @@ function QueueDialog({ projectId, queue, configs, onClose }: { projectId: string
   const [configIds, setConfigIds] = useState<string[]>(queue?.scoreConfigIds ?? []);
   const [memberIds, setMemberIds] = useState<string[]>(queue?.members.map((m) => m.userId) ?? []);
   const mutation = queue ? update : create;
+  // A queue is for giving scores: without one a reviewer would have nothing to fill in.
+  const [noScore, setNoScore] = useState(false);
+  const errors = formErrors(mutation.error, ['name', 'description', 'scoreConfigIds', 'memberUserIds']);
   const submit = async () => {
+    setNoScore(configIds.length === 0);
+    if (configIds.length === 0) return;
     const body = { name, description: description || null, scoreConfigIds: configIds, memberUserIds: memberIds };
     await (queue ? update.mutateAsync({ id: queue.id, body }) : create.mutateAsync(body));
     onClose();
@@ -163,15 +169,17 @@ function QueueDialog({ projectId, queue, configs, onClose }: { projectId: string
           void submit().catch(() => undefined);
         }}
       >
-        <TextInput label="Name" required value={name} onChange={(e) => setName(e.currentTarget.value)} maxLength={100} data-autofocus />
-        <Textarea label="Description" value={description} onChange={(e) => setDescription(e.currentTarget.value)} autosize minRows={2} maxLength={2000} />
+        <TextInput label="Name" required value={name} onChange={(e) => setName(e.currentTarget.value)} maxLength={100} data-autofocus error={errors.at('name')} />
+        <Textarea label="Description" value={description} onChange={(e) => setDescription(e.currentTarget.value)} autosize minRows={2} maxLength={2000} error={errors.at('description')} />
         <MultiSelect
           label="Scores to fill in"
+          required
           description={configs.length === 0 ? 'Define score configs below first' : 'Reviewers give a value for each'}
           data={configs.map((c) => ({ value: c.id, label: `${c.name} (${c.kind})` }))}
           value={configIds}
-          onChange={setConfigIds}
+          onChange={(ids) => (setConfigIds(ids), setNoScore(false))}
           searchable
+          error={noScore ? (configs.length === 0 ? 'Define a score config first (below the queues): reviewers give a value for each.' : 'Choose at least one score for reviewers to fill in.') : errors.at('scoreConfigIds')}
         />
         <MultiSelect
           label="Reviewers"
@@ -180,8 +188,13 @@ function QueueDialog({ projectId, queue, configs, onClose }: { projectId: string
           value={memberIds}
           onChange={setMemberIds}
           searchable
+          error={errors.at('memberUserIds')}
         />
-        {mutation.error && <Alert color="red">{mutation.error.message}</Alert>}
+        {errors.elsewhere && (
+          <Alert color="red" role="alert">
+            {errors.elsewhere}
+          </Alert>
+        )}
         <Group justify="flex-end">
           <Button variant="default" onClick={onClose}>
             Cancel
@@ -276,6 +289,7 @@ function ScoreConfigs({ projectId, configs, mayManage }: { projectId: string; co
   const [max, setMax] = useState<number | string>(5);
   const [categories, setCategories] = useState('');
   const [description, setDescription] = useState('');
+  const errors = formErrors(create.error, ['name', 'kind', 'min', 'max', 'categories', 'description']);
   const submit = async () => {
     await create.mutateAsync({
       name,
@@ -356,9 +370,10 @@ function ScoreConfigs({ projectId, configs, mayManage }: { projectId: string; co
             void submit().catch(() => undefined);
           }}
         >
-          <TextInput label="Name" required value={name} onChange={(e) => setName(e.currentTarget.value)} maxLength={100} />
+          <TextInput label="Name" required value={name} onChange={(e) => setName(e.currentTarget.value)} maxLength={100} error={errors.at('name')} />
           <NativeSelect
             label="Kind"
+            error={errors.at('kind')}
             value={kind}
             onChange={(e) => setKind(e.currentTarget.value as ScoreConfig['kind'])}
             data={[
@@ -369,18 +384,18 @@ function ScoreConfigs({ projectId, configs, mayManage }: { projectId: string; co
           />
           {kind === 'numeric' && (
             <>
-              <NumberInput label="From" value={min} onChange={setMin} w={90} />
-              <NumberInput label="To" value={max} onChange={setMax} w={90} />
+              <NumberInput label="From" value={min} onChange={setMin} w={90} error={errors.at('min')} />
+              <NumberInput label="To" value={max} onChange={setMax} w={90} error={errors.at('max')} />
             </>
           )}
-          {kind === 'categorical' && <TextInput label="Categories" placeholder="good, okay, bad" value={categories} onChange={(e) => setCategories(e.currentTarget.value)} />}
-          <TextInput label="Description" value={description} onChange={(e) => setDescription(e.currentTarget.value)} maxLength={2000} />
+          {kind === 'categorical' && <TextInput label="Categories" required placeholder="good, okay, bad" value={categories} onChange={(e) => setCategories(e.currentTarget.value)} error={errors.at('categories')} />}
+          <TextInput label="Description" value={description} onChange={(e) => setDescription(e.currentTarget.value)} maxLength={2000} error={errors.at('description')} />
           <Button type="submit" loading={create.isPending} leftSection={<IconPlus size={14} />}>
             Add score
           </Button>
-          {create.error && (
+          {errors.elsewhere && (
             <Text size="xs" c="red.8" role="alert" style={{ flexBasis: '100%' }}>
-              {create.error.message}
+              {errors.elsewhere}
             </Text>
           )}
         </form>

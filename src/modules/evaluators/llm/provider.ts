@@ -54,7 +54,53 @@ function storedModel(sdk: Sdk, config: ProviderConfig, modelId: string, ctx: Eva
     };
     return sdk.createOpenAI({ apiKey: 'azure', baseURL: base.endsWith('/openai/v1') ? base : `${base}/openai/v1`, fetch: fetchWithKey }).chat(modelId);
   }
-  return sdk.createOpenAI({ apiKey: config.apiKey, baseURL: config.baseUrl || undefined, fetch: ctx.fetch }).chat(modelId);
+  // A server without authentication has no key: no Authorization header at all (an empty Bearer is refused by some).
+  const fetchWithoutKey: typeof fetch = (input, init) => {
+    const headers = new Headers(init?.headers);
+    headers.delete('authorization');
+    return ctx.fetch(input, { ...init, headers });
+  };
+  return sdk.createOpenAI({ apiKey: config.apiKey, baseURL: config.baseUrl || undefined, fetch: config.apiKey ? ctx.fetch : fetchWithoutKey }).chat(modelId);
+}
+
+/**
+ * The model ids a provider lists itself: GET <base>/models, the OpenAI shape ({data: [{id}]})
+ * that OpenAI, OpenAI-compatible servers (vLLM, Ollama, LM Studio), Azure's v1 API and
+ * Anthropic all answer. Throws ProviderError with the status for a refusal.
+ */
+export async function listProviderModels(config: ProviderConfig, fetchImpl: typeof fetch, signal: AbortSignal): Promise<string[]> {
+  const base = (config.baseUrl ?? '').replace(/\/+$/, '');
+  const headers: Record<string, string> = { accept: 'application/json' };
+  let url: string;
+  if (config.kind === 'anthropic') {
+    url = `${base || 'https://api.anthropic.com'}${base.endsWith('/v1') ? '' : '/v1'}/models?limit=1000`;
+    headers['x-api-key'] = config.apiKey;
+    headers['anthropic-version'] = '2023-06-01';
+  } else if (config.kind === 'azure_openai') {
+    url = `${base.endsWith('/openai/v1') ? base : `${base}/openai/v1`}/models`;
+    headers['api-key'] = config.apiKey;
+  } else {
+    url = `${base || 'https://api.openai.com/v1'}/models`;
+    if (config.apiKey) headers.authorization = `Bearer ${config.apiKey}`;
+  }
+  let res: Response;
+  try {
+    res = await fetchImpl(url, { headers, signal });
+  } catch (err) {
+    if (signal.aborted) throw signal.reason;
+    throw new ProviderError(`the provider at ${new URL(url).origin} could not be reached (${(err as Error).message})`);
+  }
+  const text = await res.text();
+  if (!res.ok) throw new ProviderError(`the provider answered ${res.status} to GET ${new URL(url).pathname}: ${text.slice(0, 300)}`, res.status);
+  const listed = z.object({ data: z.array(z.object({ id: z.string() })) }).safeParse((() => {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      return null;
+    }
+  })());
+  if (!listed.success) throw new InvalidProviderResponseError(`GET ${new URL(url).pathname} did not answer a list of models ({data: [{id}]})`);
+  return listed.data.data.map((m) => m.id);
 }
 
 interface ProviderSpec {

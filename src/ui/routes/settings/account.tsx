@@ -6,7 +6,7 @@ import { useSession } from '../../api/session.ts';
 import { useAccountMutations, useUserSessions } from '../../api/account.ts';
 import type { UserSession } from '../../api/account.ts';
 import { ApiErrorAlert, Section, shortDate } from '../../components/Settings.tsx';
-import { fieldError } from '../../api/client.ts';
+import { fieldError } from '../../lib/form-errors.ts';
 
 /** "Chrome 131 on Linux" from a user agent, enough to tell one's devices apart. */
 function device(userAgent: string | null): string {

@@ -11,7 +11,7 @@ import type { ApiKey } from '../../api/api-keys.ts';
 import type { CreateKeyBody, KeyBinding } from '../../api/types.ts';
 import type { Session } from '../../api/session.ts';
 import { ApiErrorAlert, ConfirmAction, RoleNote, Section, ShownOnce, shortDate } from '../../components/Settings.tsx';
-import { fieldError } from '../../api/client.ts';
+import { fieldError } from '../../lib/form-errors.ts';
 
 type Mode = NonNullable<CreateKeyBody['permissionMode']>;
 type BindingRole = NonNullable<KeyBinding['role']>;

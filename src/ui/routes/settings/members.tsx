@@ -7,7 +7,7 @@ import { useInvitations, useMemberMutations, useMembers } from '../../api/organi
 import type { AddedMember, Member } from '../../api/organization.ts';
 import type { Role } from '../../api/types.ts';
 import { ApiErrorAlert, ConfirmAction, RoleNote, Section, ShownOnce, shortDate } from '../../components/Settings.tsx';
-import { fieldError } from '../../api/client.ts';
+import { fieldError } from '../../lib/form-errors.ts';
 
 const ROLES: { value: Role; label: string }[] = [
   { value: 'ADMIN', label: 'Admin (everything, settings too)' },

@@ -1,10 +1,10 @@
 import { useState } from 'react';
-import { Alert, Badge, Button, Group, Loader, Modal, Paper, PasswordInput, Select, Stack, Text, TextInput } from '@mantine/core';
+import { Alert, Badge, Button, Group, Loader, Modal, Paper, PasswordInput, Select, Stack, TagsInput, Text, TextInput } from '@mantine/core';
 import { IconBolt, IconPlus, IconTrash } from '@tabler/icons-react';
 import { useParams } from '@tanstack/react-router';
 import { can, useSession } from '../../api/session.ts';
-import { fieldError } from '../../api/client.ts';
-import { useModelProviderMutations, useModelProviders, type CreateProviderInput, type ModelProvider, type ProviderTest } from '../../api/model-providers.ts';
+import { fieldError } from '../../lib/form-errors.ts';
+import { useDiscoverModels, useModelProviderMutations, useModelProviders, type CreateProviderInput, type ModelProvider, type ProviderTest } from '../../api/model-providers.ts';
 import { ApiErrorAlert, ConfirmAction, RoleNote, Section, shortDate } from '../../components/Settings.tsx';
 
 const ROUTE = '/p/$projectId/settings/model-providers';
@@ -78,7 +78,7 @@ export default function ModelProvidersPage() {
                         </Badge>
                       </Group>
                       <Text size="xs" className="mono" style={{ overflowWrap: 'anywhere' }}>
-                        {p.base_url ?? 'default address'} · key {p.api_key_hint}
+                        {p.base_url ?? 'default address'} · {p.api_key_hint ? `key ${p.api_key_hint}` : 'no key'}
                       </Text>
                       <Group gap={4}>
                         {p.models.map((model) => (
@@ -116,7 +116,7 @@ export default function ModelProvidersPage() {
           </Stack>
         )}
       </Section>
-      {creating && <CreateProvider onClose={() => setCreating(false)} create={(body) => m.create.mutateAsync(body)} pending={m.create.isPending} error={m.create.error} />}
+      {creating && <CreateProvider projectId={projectId} onClose={() => setCreating(false)} create={(body) => m.create.mutateAsync(body)} pending={m.create.isPending} error={m.create.error} />}
       <ConfirmAction
         target={deleting}
         title={(p) => `Delete the model provider ${p.name}?`}
@@ -133,21 +133,24 @@ export default function ModelProvidersPage() {
   );
 }
 
-function CreateProvider({ onClose, create, pending, error }: { onClose: () => void; create: (b: CreateProviderInput) => Promise<unknown>; pending: boolean; error: unknown }) {
+function CreateProvider({ projectId, onClose, create, pending, error }: { projectId: string; onClose: () => void; create: (b: CreateProviderInput) => Promise<unknown>; pending: boolean; error: unknown }) {
   const [name, setName] = useState('');
   const [kind, setKind] = useState<CreateProviderInput['kind']>('openai');
   const [apiKey, setApiKey] = useState('');
   const [baseUrl, setBaseUrl] = useState('');
-  const [models, setModels] = useState('');
+  const [models, setModels] = useState<string[]>([]);
   const [scope, setScope] = useState<'project' | 'organization'>('project');
+  // The server's own list of models (its /models), loaded on request: picked from, or typed past.
+  const discover = useDiscoverModels(projectId);
+  const keyOptional = kind === 'openai_compatible';
   const submit = async () => {
     try {
       await create({
         name: name.trim(),
         kind,
-        api_key: apiKey,
+        ...(apiKey.trim() ? { api_key: apiKey.trim() } : {}),
         ...(baseUrl.trim() ? { base_url: baseUrl.trim() } : {}),
-        models: models.split(/[\s,]+/).filter(Boolean),
+        models,
         scope,
       });
       onClose();
@@ -166,7 +169,14 @@ function CreateProvider({ onClose, create, pending, error }: { onClose: () => vo
         <Stack gap="sm">
           <TextInput label="Name" description="Models are named <name>/<model>" required value={name} onChange={(e) => setName(e.currentTarget.value)} error={fieldError(error, 'body.name')} />
           <Select label="Kind" data={KINDS} value={kind} allowDeselect={false} onChange={(v) => v && setKind(v as CreateProviderInput['kind'])} />
-          <PasswordInput label="API key" description="Sealed at rest; only its last four characters are shown again" required value={apiKey} onChange={(e) => setApiKey(e.currentTarget.value)} error={fieldError(error, 'body.api_key')} />
+          <PasswordInput
+            label="API key"
+            description={keyOptional ? 'Optional: leave empty for a server without authentication. Sealed at rest; only its last four characters are shown again' : 'Sealed at rest; only its last four characters are shown again'}
+            required={!keyOptional}
+            value={apiKey}
+            onChange={(e) => setApiKey(e.currentTarget.value)}
+            error={fieldError(error, 'body.api_key')}
+          />
           <TextInput
             label="Base URL"
             description={kind === 'azure_openai' ? 'The resource endpoint, https://<resource>.openai.azure.com' : kind === 'openai_compatible' ? 'Up to /v1, e.g. http://localhost:11434/v1' : 'Optional'}
@@ -175,7 +185,34 @@ function CreateProvider({ onClose, create, pending, error }: { onClose: () => vo
             onChange={(e) => setBaseUrl(e.currentTarget.value)}
             error={fieldError(error, 'body.base_url')}
           />
-          <TextInput label="Models" description={kind === 'azure_openai' ? 'Deployment names, separated by commas' : 'Separated by commas'} required value={models} onChange={(e) => setModels(e.currentTarget.value)} error={fieldError(error, 'body.models')} />
+          <TagsInput
+            label="Models"
+            description={kind === 'azure_openai' ? 'Deployment names: type each and press Enter' : 'Pick from the list the server gives (Load models), or type each and press Enter'}
+            required
+            value={models}
+            onChange={setModels}
+            data={discover.data?.models ?? []}
+            splitChars={[',', ' ']}
+            clearable
+            maxDropdownHeight={240}
+            comboboxProps={{ withinPortal: true }}
+            error={fieldError(error, 'body.models') ?? fieldError(discover.error, 'body.api_key', 'body.base_url') ?? (discover.isError && !fieldError(discover.error, 'body.api_key', 'body.base_url') ? `The models could not be loaded: ${discover.error.message}` : undefined)}
+          />
+          <Group gap="xs">
+            <Button
+              size="xs"
+              variant="default"
+              loading={discover.isPending}
+              onClick={() => discover.mutate({ kind, ...(apiKey.trim() ? { api_key: apiKey.trim() } : {}), ...(baseUrl.trim() ? { base_url: baseUrl.trim() } : {}) })}
+            >
+              Load models
+            </Button>
+            {discover.data && (
+              <Text size="xs" className="muted" role="status">
+                {discover.data.models.length} models listed by the server: pick them in Models.
+              </Text>
+            )}
+          </Group>
           <Select
             label="Available to"
             data={[

@@ -3,7 +3,7 @@ import { ActionIcon, Button, Group, Loader, SegmentedControl, Stack, TagsInput, 
 import { notifications } from '@mantine/notifications';
 import { IconPlus, IconTrash } from '@tabler/icons-react';
 import { useParams } from '@tanstack/react-router';
-import { fieldError } from '../../api/client.ts';
+import { fieldError } from '../../lib/form-errors.ts';
 import { usePrivacySettings, useSavePrivacySettings, type PrivacySettings, type PrivacySettingsInput } from '../../api/privacy.ts';
 import { can, useSession } from '../../api/session.ts';
 import { ApiErrorAlert, RoleNote, Section } from '../../components/Settings.tsx';

@@ -7,7 +7,7 @@ import { can, useSession } from '../../api/session.ts';
 import { useProjectMutations, useProjects } from '../../api/organization.ts';
 import type { Project } from '../../api/organization.ts';
 import { ApiErrorAlert, ConfirmAction, RoleNote, Section, ShownOnce, shortDate } from '../../components/Settings.tsx';
-import { fieldError } from '../../api/client.ts';
+import { fieldError } from '../../lib/form-errors.ts';
 
 /** A number field's value as retention days: empty keeps traces forever (null). */
 const retentionOf = (v: string | number) => (v === '' ? null : Number(v));

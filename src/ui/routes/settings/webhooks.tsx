@@ -8,7 +8,7 @@ import { DELIVERIES_REFRESH_MS, useDeliveries, useEndpointMutations, useEndpoint
 import type { WebhookEndpoint, WebhookEventType } from '../../api/webhooks.ts';
 import { ApiErrorAlert, ConfirmAction, RoleNote, Section, ShownOnce, shortDate } from '../../components/Settings.tsx';
 import { formatDuration } from '../../lib/format.ts';
-import { fieldError } from '../../api/client.ts';
+import { fieldError } from '../../lib/form-errors.ts';
 
 /** The reason the API itself writes when someone disables an endpoint (anything else: the dispatcher did). */
 const MANUAL_REASON = 'disabled through the API';
