@@ -6,6 +6,7 @@
  * connected before the start, as an exporter keeps one).
  */
 import * as grpc from '@grpc/grpc-js';
+import { rawExportService } from '../src/modules/traces/otlp-grpc.ts';
 import { pool } from './lib.ts';
 import { awaitJob } from './stdin-lines.ts';
 
@@ -39,21 +40,7 @@ function httpSender(url: string, token: string): Send {
 }
 
 function grpcSender(address: string, token: string): Send {
-  const bytes = (b: Buffer) => b;
-  const Client = grpc.makeGenericClientConstructor(
-    {
-      Export: {
-        path: '/opentelemetry.proto.collector.trace.v1.TraceService/Export',
-        requestStream: false,
-        responseStream: false,
-        requestSerialize: bytes,
-        requestDeserialize: bytes,
-        responseSerialize: bytes,
-        responseDeserialize: bytes,
-      },
-    },
-    'TraceService',
-  );
+  const Client = grpc.makeGenericClientConstructor(rawExportService('traces'), 'TraceService');
   const client = new Client(address, grpc.credentials.createInsecure()) as unknown as grpc.Client & {
     Export(body: Buffer, metadata: grpc.Metadata, callback: (err: grpc.ServiceError | null) => void): void;
   };

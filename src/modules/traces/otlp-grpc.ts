@@ -28,6 +28,24 @@ const SERVICES: Record<OtlpSignal, string> = {
 
 const bytes = (value: Buffer) => value;
 
+/**
+ * A signal's Export method with the messages left as bytes: the server hands them to the same
+ * decoder as OTLP/HTTP, and a client (the bench's) sends requests it encoded itself.
+ */
+export function rawExportService(signal: OtlpSignal): grpc.ServiceDefinition {
+  return {
+    Export: {
+      path: SERVICES[signal],
+      requestStream: false,
+      responseStream: false,
+      requestSerialize: bytes,
+      requestDeserialize: bytes,
+      responseSerialize: bytes,
+      responseDeserialize: bytes,
+    },
+  };
+}
+
 /** The error statuses of the HTTP routes, as the OTLP spec maps them to gRPC: its exporters retry UNAVAILABLE. */
 const GRPC_STATUS: Record<number, grpc.status> = {
   400: grpc.status.INVALID_ARGUMENT,
@@ -52,17 +70,7 @@ export class OtlpGrpcServer {
     // uncompressed message to OTLP/HTTP's 16 MiB.
     const server = new grpc.Server({ 'grpc.max_receive_message_length': OTLP_DECOMPRESSED_LIMIT });
     for (const signal of ['traces', 'logs'] as const) {
-      const definition: grpc.ServiceDefinition = {
-        Export: {
-          path: SERVICES[signal],
-          requestStream: false,
-          responseStream: false,
-          requestSerialize: bytes,
-          requestDeserialize: bytes,
-          responseSerialize: bytes,
-          responseDeserialize: bytes,
-        },
-      };
+      const definition = rawExportService(signal);
       server.addService(definition, { Export: (call: grpc.ServerUnaryCall<Buffer, Buffer>, callback: grpc.sendUnaryData<Buffer>) => this.export(signal, call, callback) });
     }
     const address = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
