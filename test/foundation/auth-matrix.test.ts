@@ -273,6 +273,7 @@ describe.each(databaseKinds)('authentication matrix over every route (%s)', (kin
         'GET /api/experiments/:slug/compare/regressions experiments:view',
         'GET /api/experiments/:slug/baseline experiments:view',
         'PUT /api/experiments/:slug/baseline experiments:update',
+        'PATCH /api/experiments/:slug/runs/:runId experiments:update',
         'POST /api/evaluations/batch/log_results experiments:create',
         'POST /api/experiment/init experiments:create',
         'PUT /api/experiments/:slug/definition experiments:create',
