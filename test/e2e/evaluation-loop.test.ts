@@ -145,9 +145,18 @@ describe.runIf(hasChromium).each(databaseKinds)('the evaluation loop in the app 
     await page.getByRole('button', { name: 'Save version' }).click();
     await page.getByText('v2 · 2 versions').waitFor();
 
+    // A queue is for giving scores: the score reviewers give is defined first, on the same page.
     await page.goto(project('/queues'));
+    const scoreForm = page.getByRole('form', { name: 'New score config' });
+    await scoreForm.getByLabel('Name').fill('Better than before');
+    await scoreForm.getByLabel('Kind').selectOption('boolean');
+    await scoreForm.getByRole('button', { name: 'Add score' }).click();
+    await page.getByRole('table', { name: 'Score configs' }).getByText('Better than before').waitFor();
     await page.getByRole('button', { name: 'New queue' }).click();
-    await page.getByRole('dialog').getByLabel('Name').fill('Regressions review');
+    const queueDialog = page.getByRole('dialog');
+    await queueDialog.getByLabel('Name').fill('Regressions review');
+    await queueDialog.getByLabel('Scores to fill in').click();
+    await page.getByRole('option', { name: 'Better than before (boolean)' }).click();
     await page.getByRole('button', { name: 'Create queue' }).click();
     await page.getByRole('cell', { name: 'Regressions review' }).first().waitFor();
   });
