@@ -9,7 +9,7 @@ import { QueryCache, QueryClient, QueryClientProvider } from '@tanstack/react-qu
 import { RouterProvider } from '@tanstack/react-router';
 import { createAppRouter, preloadPageCode } from './router.tsx';
 import { isUnauthorized } from './api/client.ts';
-import { SESSION_KEY } from './api/session.ts';
+import { SESSION_KEY, fetchSession } from './api/session.ts';
 
 const theme = createTheme({
   primaryColor: 'indigo',
@@ -40,6 +40,10 @@ const queryClient: QueryClient = new QueryClient({
   }),
 });
 const router = createAppRouter(queryClient);
+// index.html preloads /api/auth/session, and the browser hands a preloaded answer to the first
+// matching fetch of the page, however late: asked for here on every page (sign-in included), it
+// is used now, and never answers a check made after signing in with the state from before.
+void queryClient.prefetchQuery({ queryKey: SESSION_KEY, queryFn: fetchSession });
 // The page's code, the session check and the page's data start now, not after React's first render.
 preloadPageCode(router);
 router.load().catch(console.error);

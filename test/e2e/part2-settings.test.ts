@@ -3,11 +3,10 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { databaseKinds, startApp, type TestApp } from '../support/harness.ts';
-import { hasChromium, launchBrowser, seriousViolations } from '../support/browser.ts';
+import { SCREENSHOT_DIR, hasChromium, launchBrowser, seriousViolations } from '../support/browser.ts';
 import { Receiver } from '../webhooks/receiver.ts';
 
 /** Beside the other pages' screenshots (docs/web-app.md shows them). */
-const SCREENSHOT_DIR = process.env.SPYGLASS_SCREENSHOTS ?? path.resolve('docs/screenshots');
 
 /**
  * The settings pages in Debian's Chromium against the real server: projects, members,
