@@ -86,8 +86,8 @@ describe.each(databaseKinds)('spyglass experiment run against a server process (
     const xml = fs.readFileSync(junit, 'utf8');
     // Three gates (the run completed, two --fail-under) that held, and the rows apart: no failure.
     expect(xml.match(/<testcase /g)).toHaveLength(13);
-    expect(xml).toMatch(/<testsuite name="run run_\w+ of ci-agent: gates" tests="3" failures="0" errors="0" skipped="0">/);
-    expect(xml).toMatch(/<testsuite name="run run_\w+ of ci-agent: rows" tests="10" failures="0" errors="0" skipped="0">/);
+    expect(xml).toMatch(/<testsuite name="run &quot;[^&]+ · [^&]+&quot; \(run_\w+\) of ci-agent: gates" tests="3" failures="0" errors="0" skipped="0">/);
+    expect(xml).toMatch(/<testsuite name="run &quot;[^&]+ · [^&]+&quot; \(run_\w+\) of ci-agent: rows" tests="10" failures="0" errors="0" skipped="0">/);
     expect(xml).not.toContain('<failure');
 
     const failed = await cli(['--fail-under', 'pass_rate:exact=0.9']);
