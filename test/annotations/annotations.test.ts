@@ -1,12 +1,12 @@
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { rows } from '../../src/db/index.ts';
-import { databaseKinds, useProjectApp, type RequestOptions, type TestApp, type Tenant } from '../support/harness.ts';
+import { appDatabaseKinds, useProjectApp, type RequestOptions, type TestApp, type Tenant } from '../support/harness.ts';
 
 const OTLP_TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
 const FIELDS = ['id', 'projectId', 'traceId', 'comment', 'isThumbsUp', 'email', 'userId', 'createdAt', 'updatedAt'];
 
-describe.each(databaseKinds)('annotations (%s)', (kind) => {
+describe.each(appDatabaseKinds)('annotations (%s)', (kind) => {
   let t: TestApp;
   let key: string;
   let other: Tenant;

@@ -1,12 +1,12 @@
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { rows } from '../../src/db/index.ts';
-import { databaseKinds, useProjectApp, type ProjectApp } from '../support/harness.ts';
+import { appDatabaseKinds, useProjectApp, type ProjectApp } from '../support/harness.ts';
 
 const T0 = Date.parse('2026-11-22T09:00:00Z');
 
 /** Adding traces and spans to a dataset through a column mapping, now or as a background job. */
-describe.each(databaseKinds)('datasets from traces (%s)', (kind) => {
+describe.each(appDatabaseKinds)('datasets from traces (%s)', (kind) => {
   let a: ProjectApp;
   useProjectApp(kind, (x) => (a = x));
   const call = (method: string, url: string, body?: unknown) => a.t.request(method, url, { token: a.key, body });

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { databaseKinds, useProjectApp, type ProjectApp } from '../support/harness.ts';
+import { appDatabaseKinds, useProjectApp, type ProjectApp } from '../support/harness.ts';
 import { upload } from './support.ts';
 
 /** What the web app's dataset pages ask of the API beyond the SDKs' routes: search, upload mapping, the remembered trace mapping. */
-describe.each(databaseKinds)('datasets: the web app\'s needs (%s)', (kind) => {
+describe.each(appDatabaseKinds)('datasets: the web app\'s needs (%s)', (kind) => {
   let a: ProjectApp;
   useProjectApp(kind, (x) => (a = x));
   const call = (method: string, url: string, body?: unknown) => a.t.request(method, url, { token: a.key, body });

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { databaseKinds, startApp, type TestApp } from '../support/harness.ts';
+import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
 import { hasChromium, launchBrowser, SCREENSHOT_DIR, seriousViolations } from '../support/browser.ts';
 
 /**
@@ -11,7 +11,7 @@ import { hasChromium, launchBrowser, SCREENSHOT_DIR, seriousViolations } from '.
  * login() then checks (POST /api/auth/validate) and traces with.
  */
 describe.runIf(hasChromium)('the authorize page in a real browser', () => {
-  const kind = databaseKinds.includes('postgres') ? 'postgres' : 'pglite';
+  const kind = appDatabaseKinds[0];
   let web: TestApp;
   let browser: Browser;
   beforeAll(async () => {

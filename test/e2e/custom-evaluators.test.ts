@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { databaseKinds, startApp, type TestApp } from '../support/harness.ts';
+import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
 import { SCREENSHOT_DIR, hasChromium, launchBrowser, seriousViolations, signIn } from '../support/browser.ts';
 import { PHONE, unreachableActions, widerThanScreen } from '../support/phone-width.ts';
 import { startFakeServer, textReply, toolCallReply, type FakeServer, type RecordedRequest } from '../evaluators/fake-servers.ts';
@@ -13,14 +13,14 @@ import { startFakeServer, textReply, toolCallReply, type FakeServer, type Record
  * with it run over past traces (count and estimated cost before starting, progress). The
  * judge's provider is the loopback OpenAI-compatible fake. Desktop 1280 and phone 390.
  */
-describe.runIf(hasChromium).each(databaseKinds)('custom evaluators and backfills in a real browser (%s)', (kind) => {
+describe.runIf(hasChromium).each(appDatabaseKinds)('custom evaluators and backfills in a real browser (%s)', (kind) => {
   let web: TestApp;
   let fake: FakeServer;
   let browser: Browser;
   let page: Page;
   let projectId = '';
   let key = '';
-  const shots = kind === databaseKinds[0];
+  const shots = kind === appDatabaseKinds[0];
 
   beforeAll(async () => {
     fake = await startFakeServer();

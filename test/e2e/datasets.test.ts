@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { databaseKinds, startApp, type TestApp } from '../support/harness.ts';
+import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
 import { SCREENSHOT_DIR, hasChromium, launchBrowser, seriousViolations } from '../support/browser.ts';
 import { checkBothWidths } from '../support/both-widths.ts';
 import { agentTrace } from '../support/sample-traces.ts';
@@ -17,13 +17,13 @@ const BIG = 100_000;
  * column types, version history and "view as of", a file upload previewed and mapped before
  * anything is stored, and "Add to dataset" from a trace, a span and the traces list.
  */
-describe.runIf(hasChromium).each(databaseKinds)('the dataset pages in a real browser (%s)', (kind) => {
+describe.runIf(hasChromium).each(appDatabaseKinds)('the dataset pages in a real browser (%s)', (kind) => {
   let web: TestApp;
   let browser: Browser;
   let page: Page;
   let projectId = '';
   let key = '';
-  const shots = kind === databaseKinds[0];
+  const shots = kind === appDatabaseKinds[0];
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'spyglass-ds-e2e-'));
 
   beforeAll(async () => {

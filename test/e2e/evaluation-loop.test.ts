@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { databaseKinds, startApp, type TestApp } from '../support/harness.ts';
+import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
 import { SCREENSHOT_DIR, hasChromium, launchBrowser, signIn } from '../support/browser.ts';
 import { checkBothWidths } from '../support/both-widths.ts';
 import { startFakeServer, type FakeServer, type RecordedRequest, type Reply } from '../evaluators/fake-servers.ts';
@@ -40,14 +40,14 @@ function completion(text: string): Reply {
   };
 }
 
-describe.runIf(hasChromium).each(databaseKinds)('the evaluation loop in the app alone (%s)', (kind) => {
+describe.runIf(hasChromium).each(appDatabaseKinds)('the evaluation loop in the app alone (%s)', (kind) => {
   vi.setConfig({ testTimeout: 240_000 });
   let web: TestApp;
   let model: FakeServer;
   let browser: Browser;
   let page: Page;
   let projectId = '';
-  const shots = kind === databaseKinds[0];
+  const shots = kind === appDatabaseKinds[0];
   /** How the model answers: each row's word; or, for the run to stop, two rows then no answer. */
   let mode: 'words' | 'two-then-hang' | 'sentences' = 'words';
   let answered = 0;

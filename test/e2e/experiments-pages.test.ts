@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { databaseKinds, startApp, type TestApp } from '../support/harness.ts';
+import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
 import { SCREENSHOT_DIR, hasChromium, launchBrowser, seriousViolations } from '../support/browser.ts';
 import { PHONE, unreachableActions, widerThanScreen } from '../support/phone-width.ts';
 
@@ -17,7 +17,7 @@ import { PHONE, unreachableActions, widerThanScreen } from '../support/phone-wid
 describe.runIf(hasChromium)('experiment pages in a real browser', () => {
   // Four axe passes a page, with two cores shared between several test runs.
   vi.setConfig({ testTimeout: 240_000 });
-  const kind = databaseKinds.includes('postgres') ? 'postgres' : 'pglite';
+  const kind = appDatabaseKinds[0];
   let web: TestApp;
   let browser: Browser;
   let page: Page;

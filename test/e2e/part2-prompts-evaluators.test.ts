@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { databaseKinds, startApp, type TestApp } from '../support/harness.ts';
+import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
 import { SCREENSHOT_DIR, hasChromium, launchBrowser, seriousViolations } from '../support/browser.ts';
 import { agentTrace } from '../support/sample-traces.ts';
 
@@ -12,7 +12,7 @@ import { agentTrace } from '../support/sample-traces.ts';
  * trace the test sends, and the analytics dashboard counting the test's traces.
  */
 describe.runIf(hasChromium)('prompts, evaluators, monitors and analytics in a real browser', () => {
-  const kind = databaseKinds.includes('postgres') ? 'postgres' : 'pglite';
+  const kind = appDatabaseKinds[0];
   /** Real time plus a skew the test moves forward: monitors wait 30 s after a trace's last span. */
   let skew = 0;
   const clock = { now: () => new Date(Date.now() + skew) };

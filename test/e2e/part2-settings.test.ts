@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { databaseKinds, startApp, type TestApp } from '../support/harness.ts';
+import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
 import { SCREENSHOT_DIR, hasChromium, launchBrowser, seriousViolations } from '../support/browser.ts';
 import { Receiver } from '../webhooks/receiver.ts';
 
@@ -14,7 +14,7 @@ import { Receiver } from '../webhooks/receiver.ts';
  * sessions, as an admin; then what a viewer sees.
  */
 describe.runIf(hasChromium)('the settings pages in a real browser', () => {
-  const kind = databaseKinds.includes('postgres') ? 'postgres' : 'pglite';
+  const kind = appDatabaseKinds[0];
   let web: TestApp;
   let receiver: Receiver;
   let browser: Browser;

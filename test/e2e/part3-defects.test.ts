@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { databaseKinds, startApp, type TestApp } from '../support/harness.ts';
+import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
 import { hasChromium, launchBrowser, seriousViolations } from '../support/browser.ts';
 import { PHONE, unreachableActions, widerThanScreen } from '../support/phone-width.ts';
 import { agentTrace, bigTrace, simpleTrace } from '../support/sample-traces.ts';
@@ -15,7 +15,7 @@ import { startFakeServer, streamReply, type FakeServer } from '../evaluators/fak
  * Screenshots go to a scratch directory (SPYGLASS_PART3_SHOTS to keep them elsewhere).
  */
 describe.runIf(hasChromium)('the web app walked on a desktop and a phone (issue 26 defects)', () => {
-  const kind = databaseKinds.includes('postgres') ? 'postgres' : 'pglite';
+  const kind = appDatabaseKinds[0];
   const SHOTS = process.env.SPYGLASS_PART3_SHOTS ?? path.join(os.tmpdir(), 'spyglass-part3-shots');
   let web: TestApp;
   let openai: FakeServer;

@@ -2,12 +2,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { databaseKinds, startApp, type TestApp } from '../support/harness.ts';
+import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
 import { hasChromium, launchBrowser, SCREENSHOT_DIR, seriousViolations } from '../support/browser.ts';
 
 /** The privacy settings page and the trace view's record, in Debian's Chromium against the real server. */
 describe.runIf(hasChromium)('privacy at ingest in a real browser', () => {
-  const kind = databaseKinds.includes('postgres') ? 'postgres' : 'pglite';
+  const kind = appDatabaseKinds[0];
   let web: TestApp;
   let browser: Browser;
   let page: Page;

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { databaseKinds, startApp, type TestApp } from '../support/harness.ts';
+import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
 import { SCREENSHOT_DIR, hasChromium, launchBrowser, seriousViolations, signIn } from '../support/browser.ts';
 import { PHONE, unreachableActions, widerThanScreen } from '../support/phone-width.ts';
 import { agentTrace } from '../support/sample-traces.ts';
@@ -13,14 +13,14 @@ import { startFakeServer, streamReply, streamToolCallReply, type FakeServer } fr
  * trace, two columns (two models) streaming side by side against the loopback OpenAI-compatible
  * server, and the second column saved as a new version. Desktop 1280 and phone 390.
  */
-describe.runIf(hasChromium).each(databaseKinds)('the prompt playground in a real browser (%s)', (kind) => {
+describe.runIf(hasChromium).each(appDatabaseKinds)('the prompt playground in a real browser (%s)', (kind) => {
   let web: TestApp;
   let fake: FakeServer;
   let browser: Browser;
   let page: Page;
   let projectId = '';
   let promptId = '';
-  const shots = kind === databaseKinds[0];
+  const shots = kind === appDatabaseKinds[0];
 
   beforeAll(async () => {
     fake = await startFakeServer();

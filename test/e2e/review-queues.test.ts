@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { databaseKinds, startApp, type TestApp } from '../support/harness.ts';
+import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
 import { SCREENSHOT_DIR, hasChromium, launchBrowser, signIn } from '../support/browser.ts';
 import { checkBothWidths } from '../support/both-widths.ts';
 import { agentTrace } from '../support/sample-traces.ts';
@@ -12,14 +12,14 @@ import { agentTrace } from '../support/sample-traces.ts';
  * the keyboard (Enter completes, s skips, k and j step back and forth); the scores then show
  * on the trace page. Desktop 1280 and phone 390.
  */
-describe.runIf(hasChromium).each(databaseKinds)('review queues in a real browser (%s)', (kind) => {
+describe.runIf(hasChromium).each(appDatabaseKinds)('review queues in a real browser (%s)', (kind) => {
   let web: TestApp;
   let browser: Browser;
   let page: Page;
   let projectId = '';
   let key = '';
   let queueId = '';
-  const shots = kind === databaseKinds[0];
+  const shots = kind === appDatabaseKinds[0];
   const ids = ['rv-trace-1', 'rv-trace-2', 'rv-trace-3'];
 
   beforeAll(async () => {

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { databaseKinds, startApp, type TestApp } from '../support/harness.ts';
+import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
 import { SCREENSHOT_DIR, hasChromium, launchBrowser, signIn } from '../support/browser.ts';
 import { checkBothWidths } from '../support/both-widths.ts';
 import { agentTrace } from '../support/sample-traces.ts';
@@ -11,13 +11,13 @@ import { agentTrace } from '../support/sample-traces.ts';
  * traces list, sorted by a score at its header, a score filter and its chip; a chart per score
  * in analytics; the Review column of an experiment run. Desktop 1280 and phone 390.
  */
-describe.runIf(hasChromium).each(databaseKinds)('review scores in lists, charts and runs, in a real browser (%s)', (kind) => {
+describe.runIf(hasChromium).each(appDatabaseKinds)('review scores in lists, charts and runs, in a real browser (%s)', (kind) => {
   let web: TestApp;
   let browser: Browser;
   let page: Page;
   let projectId = '';
   const configs: Record<string, string> = {};
-  const shots = kind === databaseKinds[0];
+  const shots = kind === appDatabaseKinds[0];
   const ids = ['sc-trace-1', 'sc-trace-2', 'sc-trace-3'];
 
   beforeAll(async () => {

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { databaseKinds, startApp, type TestApp } from '../support/harness.ts';
+import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
 import { SCREENSHOT_DIR, SPAN_JUMPS, hasChromium, launchBrowser, signIn, timeSpanJump } from '../support/browser.ts';
 import { checkBothWidths } from '../support/both-widths.ts';
 import { agentTrace } from '../support/sample-traces.ts';
@@ -13,7 +13,7 @@ import { agentTrace } from '../support/sample-traces.ts';
  * new traces, and a review without a thumb shows none.
  */
 describe.runIf(hasChromium)('trace page and traces list defects in a real browser', () => {
-  const kind = databaseKinds.includes('postgres') ? 'postgres' : 'pglite';
+  const kind = appDatabaseKinds[0];
   let web: TestApp;
   let browser: Browser;
   let page: Page;

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { databaseKinds, startApp, type TestApp } from '../support/harness.ts';
+import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
 import { SCREENSHOT_DIR, SPAN_JUMPS, hasChromium, launchBrowser, seriousViolations, timeSpanJump } from '../support/browser.ts';
 import { PHONE, unreachableActions, widerThanScreen } from '../support/phone-width.ts';
 import { agentTrace, bigTrace, simpleTrace, threadTurn } from '../support/sample-traces.ts';
@@ -12,7 +12,7 @@ import { agentTrace, bigTrace, simpleTrace, threadTurn } from '../support/sample
  * replayed as a conversation, the users page, and the traces list's own columns and saved
  * views, in Chromium on each database. Screenshots of these pages go to docs/screenshots.
  */
-describe.runIf(hasChromium).each(databaseKinds)('trace search, threads, users and saved views in a browser (%s)', { timeout: 180_000 }, (kind) => {
+describe.runIf(hasChromium).each(appDatabaseKinds)('trace search, threads, users and saved views in a browser (%s)', { timeout: 180_000 }, (kind) => {
   let web: TestApp;
   let browser: Browser;
   let page: Page;

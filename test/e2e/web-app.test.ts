@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { databaseKinds, startApp, type TestApp } from '../support/harness.ts';
+import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
 import { SCREENSHOT_DIR, hasChromium, launchBrowser, seriousViolations } from '../support/browser.ts';
 import { spanAt, withExporter } from '../support/otel.ts';
 import { agentTrace } from '../support/sample-traces.ts';
@@ -13,7 +13,7 @@ import { agentTrace } from '../support/sample-traces.ts';
  * (PostgreSQL when the suite has it), as in a cluster.
  */
 describe.runIf(hasChromium)('the web app in a real browser', () => {
-  const kind = databaseKinds.includes('postgres') ? 'postgres' : 'pglite';
+  const kind = appDatabaseKinds[0];
   let web: TestApp;
   let ingest: TestApp;
   let browser: Browser;

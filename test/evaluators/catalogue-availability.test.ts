@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { databaseKinds, startApp, type TestApp } from '../support/harness.ts';
+import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
 
 type Entry = { path: string; available: boolean; unavailable_reason: string | null; requirements: { llm: boolean; external_service: string | null; env: string[] } };
 
-describe.each(databaseKinds)('GET /api/evaluations: what each evaluator needs, and whether this server can run it (%s)', (kind) => {
+describe.each(appDatabaseKinds)('GET /api/evaluations: what each evaluator needs, and whether this server can run it (%s)', (kind) => {
   let bare: TestApp;
   beforeAll(async () => {
-    bare = await startApp(kind);
+    bare = await startApp(kind, { fresh: true });
   });
   afterAll(() => bare.close());
 

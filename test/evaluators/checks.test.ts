@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { databaseKinds, startApp, type TestApp } from '../support/harness.ts';
+import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
 
-describe.each(databaseKinds)('evaluators without a model: the checks family (%s)', (kind) => {
+describe.each(appDatabaseKinds)('evaluators without a model: the checks family (%s)', (kind) => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startApp(kind);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createTenant, databaseKinds, ManualClock, startApp, type TestApp, type Tenant } from '../support/harness.ts';
+import { createTenant, appDatabaseKinds, ManualClock, startApp, type TestApp, type Tenant } from '../support/harness.ts';
 import { errorReply, startFakeServer, textReply, toolCallReply, type FakeServer } from './fake-servers.ts';
 
 const JUDGE = {
@@ -11,7 +11,7 @@ const JUDGE = {
   answer: { type: 'pass_fail' },
 };
 
-describe.each(databaseKinds)('custom evaluators (%s)', (kind) => {
+describe.each(appDatabaseKinds)('custom evaluators (%s)', (kind) => {
   let t: TestApp;
   let fake: FakeServer;
   let key: string;

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { rows } from '../../src/db/index.ts';
 import { deleteEvaluationsInsertedBefore, deleteTraceEvaluations, listTraceEvaluations, runEvaluator } from '../../src/modules/evaluators/index.ts';
 import type { EvaluatorDefinition } from '../../src/modules/evaluators/types.ts';
-import { createTenant, databaseKinds, ManualClock, startApp, type TestApp } from '../support/harness.ts';
+import { createTenant, appDatabaseKinds, ManualClock, startApp, type TestApp } from '../support/harness.ts';
 
 const ALL_PATHS = [
   'legacy/rag_faithfulness',
@@ -60,7 +60,7 @@ const ragCases: Array<{ path: string; data: unknown; settings?: unknown; score: 
   { path: 'rag/context_precision', data: { contexts: RANKED, expected_contexts: REFERENCE }, settings: { threshold: 0 }, score: 4 / (4 + 1e-10), status: 'processed' },
 ];
 
-describe.each(databaseKinds)('evaluations API (%s)', (kind) => {
+describe.each(appDatabaseKinds)('evaluations API (%s)', (kind) => {
   let t: TestApp;
   let key: string;
   const clock = new ManualClock(new Date('2026-11-22T10:00:00Z'));

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MAX_CHUNK_CHARS, splitForShield } from '../../src/modules/evaluators/cloud/jailbreak.ts';
-import { databaseKinds, startApp, type TestApp } from '../support/harness.ts';
+import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
 import { errorReply, shieldReply, startFakeServer, type FakeServer } from './fake-servers.ts';
 
 describe('splitForShield', () => {
@@ -29,7 +29,7 @@ describe('splitForShield', () => {
   });
 });
 
-describe.each(databaseKinds)('cloud/jailbreak against a loopback Prompt Shields server (%s)', (kind) => {
+describe.each(appDatabaseKinds)('cloud/jailbreak against a loopback Prompt Shields server (%s)', (kind) => {
   let t: TestApp;
   let azure: FakeServer;
 

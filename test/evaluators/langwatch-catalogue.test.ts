@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { LangWatch } from 'langwatch';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { corpusBleu } from '../../src/modules/evaluators/text/overlap.ts';
-import { databaseKinds, startApp, type TestApp } from '../support/harness.ts';
+import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
 import { startFakeServer, toolCallReply, type FakeServer } from './fake-servers.ts';
 
 interface WorkedCase {
@@ -52,7 +52,7 @@ function expectWorked(result: SdkResult, c: WorkedCase) {
 /** What a guardrail answers for a worked example: its verdict; true without one; false when the evaluation failed. */
 const guardrailVerdict = (c: WorkedCase) => (c.expected.status === 'error' ? false : (c.expected.passed ?? true));
 
-describe.each(databaseKinds)("LangWatch's evaluator names through the langwatch SDK (%s)", (kind) => {
+describe.each(appDatabaseKinds)("LangWatch's evaluator names through the langwatch SDK (%s)", (kind) => {
   let t: TestApp;
   let openai: FakeServer;
   let langwatch: LangWatch;

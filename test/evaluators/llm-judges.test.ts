@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { listTraceEvaluations } from '../../src/modules/evaluators/index.ts';
-import { databaseKinds, startApp, type TestApp } from '../support/harness.ts';
+import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
 import { errorReply, startFakeServer, textReply, toolCallReply, type FakeServer, type RecordedRequest } from './fake-servers.ts';
 
 /** gpt-4o-mini: $0.15 / 1M input, $0.60 / 1M output; the fake reports 1000 + 200 tokens per call. */
@@ -26,7 +26,7 @@ const messagesOf = (req: RecordedRequest) => req.body.messages as Array<{ role: 
 const systemOf = (req: RecordedRequest) => messagesOf(req).find((m) => m.role === 'system')?.content ?? '';
 const userOf = (req: RecordedRequest) => messagesOf(req).find((m) => m.role === 'user')?.content ?? '';
 
-describe.each(databaseKinds)('LLM judges against a loopback OpenAI-compatible server (%s)', (kind) => {
+describe.each(appDatabaseKinds)('LLM judges against a loopback OpenAI-compatible server (%s)', (kind) => {
   let t: TestApp;
   let openai: FakeServer;
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { rows } from '../../src/db/index.ts';
 import { sql } from 'drizzle-orm';
-import { createTenant, databaseKinds, startApp, type TestApp, type Tenant } from '../support/harness.ts';
+import { createTenant, appDatabaseKinds, startApp, type TestApp, type Tenant } from '../support/harness.ts';
 import { startFakeServer, textReply, toolCallReply, errorReply, type FakeServer } from './fake-servers.ts';
 
 const KEY = 'sk-provider-secret-7Hq2xZ9wAbCd';
@@ -16,7 +16,7 @@ const anthropicText = (text: string) => ({
   body: { id: 'msg_2', type: 'message', role: 'assistant', model: 'claude-3-5-haiku-20241022', stop_reason: 'end_turn', content: [{ type: 'text', text }], usage: { input_tokens: 10, output_tokens: 2 } },
 });
 
-describe.each(databaseKinds)('model providers set in the app (%s)', (kind) => {
+describe.each(appDatabaseKinds)('model providers set in the app (%s)', (kind) => {
   let t: TestApp;
   let fake: FakeServer;
   let admin: string;

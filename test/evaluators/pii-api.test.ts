@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { ENTITY_TYPES } from '../../src/modules/evaluators/pii/index.ts';
-import { databaseKinds, useProjectApp, type ProjectApp } from '../support/harness.ts';
+import { appDatabaseKinds, useProjectApp, type ProjectApp } from '../support/harness.ts';
 
 /** Issue 14's examples, through HTTP: what pii/pii_detection reports for each. */
-describe.each(databaseKinds)('pii/pii_detection over HTTP (%s)', (kind) => {
+describe.each(appDatabaseKinds)('pii/pii_detection over HTTP (%s)', (kind) => {
   let app: ProjectApp;
   useProjectApp(kind, (started) => (app = started));
 

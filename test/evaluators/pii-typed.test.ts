@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ENTITY_TYPES } from '../../src/modules/evaluators/pii/index.ts';
-import { databaseKinds, useProjectApp, type ProjectApp } from '../support/harness.ts';
+import { appDatabaseKinds, useProjectApp, type ProjectApp } from '../support/harness.ts';
 // The seeded set and its scoring are the bench's, so the test and `npm run bench` measure the same thing.
 import { generateTypedSet, scoreTypedSet, TYPED_TARGETS, type TypedFinding, type TypedGoldType, type TypedRow } from '../../bench/pii-typed-set.ts';
 
@@ -33,7 +33,7 @@ describe('the seeded set of IBANs and dates', () => {
  * IBAN_CODE (not the card, national id or bank number some of its digits spell) and a date
  * DATE_TIME (not a licence plate, a phone number or a street address).
  */
-describe.each(databaseKinds)('pii/pii_detection names IBANs and dates as what they are, every entity enabled (%s)', (kind) => {
+describe.each(appDatabaseKinds)('pii/pii_detection names IBANs and dates as what they are, every entity enabled (%s)', (kind) => {
   let app: ProjectApp;
   useProjectApp(kind, (started) => (app = started));
   const all = { entities: Object.fromEntries(ENTITY_TYPES.map((t) => [t.toLowerCase(), true])) };

@@ -4,7 +4,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { databaseKinds, openTestDatabase, request } from '../support/harness.ts';
+import { appDatabaseKinds, openTestDatabase, request } from '../support/harness.ts';
 import { runCli, signalTree, startServer, useTmpDirs, type Running } from '../support/server-process.ts';
 
 /**
@@ -17,7 +17,7 @@ const alnum = (n: number) => {
   return Array.from(randomBytes(n), (b) => chars[b % chars.length]).join('');
 };
 
-describe.each(databaseKinds)('spyglass experiment run against a server process (%s)', (kind) => {
+describe.each(appDatabaseKinds)('spyglass experiment run against a server process (%s)', (kind) => {
   const tmp = useTmpDirs();
   const key = `sgp-${alnum(16)}_${alnum(48)}`;
   let server: Running;

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { databaseKinds, useProjectApp, type ProjectApp } from '../support/harness.ts';
+import { appDatabaseKinds, useProjectApp, type ProjectApp } from '../support/harness.ts';
 import { runCli, useTmpDirs } from '../support/server-process.ts';
 
 const T0 = Date.parse('2026-11-22T10:00:00Z');
@@ -11,7 +11,7 @@ const tmpDir = useTmpDirs();
  * `spyglass experiment check` against a real server, with runs logged through log_results as
  * an SDK logs them: the summary, the JUnit file and every exit code (docs/experiments.md).
  */
-describe.each(databaseKinds)('spyglass experiment (%s)', (kind) => {
+describe.each(appDatabaseKinds)('spyglass experiment (%s)', (kind) => {
   let p: ProjectApp;
   useProjectApp(kind, (app) => (p = app));
   const cli = (args: string[], env: Record<string, string> = { SPYGLASS_API_KEY: p.key }, onStderr?: (text: string) => void) =>

@@ -6,11 +6,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeServer, textReply, toolCallReply, type FakeServer, type RecordedRequest } from '../evaluators/fake-servers.ts';
-import { databaseKinds, startApp, type TestApp } from '../support/harness.ts';
+import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
 
 const PROVIDER_KEY = 'sk-project-provider-91Zq';
 
-describe.each(databaseKinds)('platform runs with custom evaluators and project providers (%s)', (kind) => {
+describe.each(appDatabaseKinds)('platform runs with custom evaluators and project providers (%s)', (kind) => {
   let t: TestApp;
   let fake: FakeServer;
   let key: string;

@@ -1,9 +1,9 @@
 import { sql } from 'drizzle-orm';
 import { rows } from '../../src/db/index.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { databaseKinds, ManualClock, startApp, type TestApp } from '../support/harness.ts';
+import { appDatabaseKinds, ManualClock, startApp, type TestApp } from '../support/harness.ts';
 
-describe.each(databaseKinds)('API keys (%s)', (kind) => {
+describe.each(appDatabaseKinds)('API keys (%s)', (kind) => {
   let t: TestApp;
   let admin: string;
   let orgId: string;

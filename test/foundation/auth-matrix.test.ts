@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rolePermissions, type RouteAuthEntry } from '../../src/platform/auth/index.ts';
-import { createTenant, databaseKinds, ManualClock, startApp, type RequestOptions, type TestApp, type Tenant } from '../support/harness.ts';
+import { createTenant, appDatabaseKinds, ManualClock, startApp, type RequestOptions, type TestApp, type Tenant } from '../support/harness.ts';
 import { asBrowser, inviteAndAccept, signIn, type BrowserSession } from '../support/sessions.ts';
 
 /**
@@ -8,7 +8,7 @@ import { asBrowser, inviteAndAccept, signIn, type BrowserSession } from '../supp
  * with credentials that must not get through, and checks the answer and that nothing
  * of another tenant leaks.
  */
-describe.each(databaseKinds)('authentication matrix over every route (%s)', (kind) => {
+describe.each(appDatabaseKinds)('authentication matrix over every route (%s)', (kind) => {
   let t: TestApp;
   let other: Tenant;
   let routes: RouteAuthEntry[];

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { databaseKinds } from '../support/harness.ts';
+import { appDatabaseKinds } from '../support/harness.ts';
 import { runCli, useTmpDirs } from '../support/server-process.ts';
 
 const tmpDir = useTmpDirs();
@@ -26,7 +26,7 @@ async function inPairs<T>(jobs: (() => Promise<T>)[]): Promise<T[]> {
   return out;
 }
 
-describe.each(databaseKinds)('spyglass --help and wrong calls (%s)', (kind) => {
+describe.each(appDatabaseKinds)('spyglass --help and wrong calls (%s)', (kind) => {
   // A database the CLI cannot open: a data directory that does not exist (and must not be
   // made), or a PostgreSQL server nobody listens for. Help that opened it would fail or leave traces.
   const setUp = () => {

@@ -7,7 +7,7 @@ import zlib from 'node:zlib';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rows } from '../../src/db/index.ts';
-import { databaseKinds, ManualClock, startApp, type TestApp } from '../support/harness.ts';
+import { appDatabaseKinds, ManualClock, startApp, type TestApp } from '../support/harness.ts';
 
 /**
  * Answers of 1 KiB or more are compressed when the client accepts it (src/platform/compression.ts).
@@ -51,7 +51,7 @@ function decode(answer: RawAnswer): string {
   throw new Error(`unexpected content-encoding ${encoding}`);
 }
 
-describe.each(databaseKinds)('compressed answers (%s)', (kind) => {
+describe.each(appDatabaseKinds)('compressed answers (%s)', (kind) => {
   let t: TestApp;
   let auth: Record<string, string>;
   let sharePath: string;

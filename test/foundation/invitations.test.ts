@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTenant, databaseKinds, ManualClock, startApp, type TestApp } from '../support/harness.ts';
+import { createTenant, appDatabaseKinds, ManualClock, startApp, type TestApp } from '../support/harness.ts';
 import { asBrowser, sessionOf, signIn } from '../support/sessions.ts';
 import { startSmtp } from '../support/smtp.ts';
 
@@ -7,7 +7,7 @@ const DAY = 86_400_000;
 const TRACE_ID = '5b8efff798038103d269b633813fc60c';
 const tokenOf = (url: string) => new URL(url).pathname.split('/').pop()!;
 
-describe.each(databaseKinds)('invitations and password resets (%s)', (kind) => {
+describe.each(appDatabaseKinds)('invitations and password resets (%s)', (kind) => {
   let t: TestApp;
   let smtp: Awaited<ReturnType<typeof startSmtp>>;
   const clock = new ManualClock(new Date('2026-11-22T10:00:00Z'));

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { copyTemplateDatabase, databaseKinds, request } from '../support/harness.ts';
+import { copyTemplateDatabase, appDatabaseKinds, request } from '../support/harness.ts';
 import { startServer, useTmpDirs } from '../support/server-process.ts';
 import { Receiver } from '../webhooks/receiver.ts';
 import { waitFor } from '../webhooks/support.ts';
@@ -15,7 +15,7 @@ import { errorReply, startFakeServer } from '../evaluators/fake-servers.ts';
  * secrets sent where they do not belong (failing requests). Its whole output (stdout and
  * stderr) must contain none of them.
  */
-describe.each(databaseKinds)('log scan: no token, password, webhook secret or cache value in the logs (%s)', (kind) => {
+describe.each(appDatabaseKinds)('log scan: no token, password, webhook secret or cache value in the logs (%s)', (kind) => {
   const tmp = useTmpDirs();
   let receiver: Receiver;
   let dropDb: (() => Promise<void>) | null = null;

@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/platform/logging.ts';
-import { databaseKinds, startApp, type TestApp } from '../support/harness.ts';
+import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
 
 /** What the process's own logger writes, line by line. */
 function captureLogs() {
@@ -16,7 +16,7 @@ function captureLogs() {
   return { logger: createLogger('info', stream), text: () => lines.join('\n'), lines };
 }
 
-describe.each(databaseKinds)('logs carry no secrets and no user data (%s)', (kind) => {
+describe.each(appDatabaseKinds)('logs carry no secrets and no user data (%s)', (kind) => {
   let t: TestApp;
   let key: string;
   const logs = captureLogs();

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/platform/logging.ts';
-import { databaseKinds, ManualClock, startApp, type TestApp } from '../support/harness.ts';
+import { appDatabaseKinds, ManualClock, startApp, type TestApp } from '../support/harness.ts';
 import { Receiver } from '../webhooks/receiver.ts';
 import { admin, dispatcherOf, WEBHOOK_TEST_ENV } from '../webhooks/support.ts';
 
@@ -43,7 +43,7 @@ function captureLogs() {
   return { logger: createLogger('info', stream), lines };
 }
 
-describe.each(databaseKinds)('GET /metrics and request ids (%s)', (kind) => {
+describe.each(appDatabaseKinds)('GET /metrics and request ids (%s)', (kind) => {
   let t: TestApp;
   let key: string;
   let receiver: Receiver;

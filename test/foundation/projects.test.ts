@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTenant, databaseKinds, startApp, type TestApp } from '../support/harness.ts';
+import { createTenant, appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
 
-describe.each(databaseKinds)('projects and members (%s)', (kind) => {
+describe.each(appDatabaseKinds)('projects and members (%s)', (kind) => {
   let t: TestApp;
   let admin: string;
   beforeAll(async () => {
@@ -100,7 +100,7 @@ describe.each(databaseKinds)('projects and members (%s)', (kind) => {
     expect(badRole.status).toBe(400);
     expect(badRole.body.error.meta.field).toBe('body.role');
     const list = await t.request('GET', '/api/members', { token: admin });
-    expect(list.body.data.map((m: { email: string }) => m.email)).toEqual(['admin@localhost', 'dev@example.com']);
+    expect(list.body.data.map((m: { email: string }) => m.email)).toEqual([t.creds.user.email, 'dev@example.com'].sort());
 
     const demoteLast = await t.request('PATCH', `/api/members/${t.creds.user.id}`, { token: admin, body: { role: 'MEMBER' } });
     expect(demoteLast.status).toBe(409);

@@ -3,13 +3,13 @@ import { loadConfig } from '../../src/config.ts';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rows } from '../../src/db/index.ts';
-import { createTenant, databaseKinds, ManualClock, startApp, type TestApp } from '../support/harness.ts';
+import { createTenant, appDatabaseKinds, ManualClock, startApp, type TestApp } from '../support/harness.ts';
 import { asBrowser, inviteAndAccept, sessionCookieOf, signIn, type BrowserSession } from '../support/sessions.ts';
 
 const DAY = 86_400_000;
 const TRACE_ID = '0af7651916cd43dd8448eb211c80319c';
 
-describe.each(databaseKinds)('signing in (%s)', (kind) => {
+describe.each(appDatabaseKinds)('signing in (%s)', (kind) => {
   let t: TestApp;
   const clock = new ManualClock(new Date('2026-11-22T10:00:00Z'));
   let admin: () => Promise<BrowserSession>;
@@ -349,7 +349,7 @@ describe.each(databaseKinds)('signing in (%s)', (kind) => {
   });
 });
 
-describe.each(databaseKinds)('sign-in rate limits (%s)', (kind) => {
+describe.each(appDatabaseKinds)('sign-in rate limits (%s)', (kind) => {
   let t: TestApp;
   let second: TestApp;
   const clock = new ManualClock(new Date('2026-11-22T10:00:00Z'));

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { createTenant, databaseKinds, startApp, type TestApp, type Tenant } from '../support/harness.ts';
+import { createTenant, appDatabaseKinds, startApp, type TestApp, type Tenant } from '../support/harness.ts';
 import { agentTrace, bigTrace } from '../support/sample-traces.ts';
 
 type ToolAnswer = { content: { type: string; text?: string }[]; isError?: boolean };
@@ -33,7 +33,7 @@ const READ_TOOLS = [
  * (`spyglass mcp`), against a real Spyglass: every tool called, permissions, isolation, bad
  * input, and the size of a 10,000-span trace's answer.
  */
-describe.each(databaseKinds)('MCP server (%s)', (kind) => {
+describe.each(appDatabaseKinds)('MCP server (%s)', (kind) => {
   let t: TestApp;
   let other: Tenant;
   let readonlyKey: string;

@@ -4,11 +4,11 @@ import { rows } from '../../src/db/index.ts';
 import { JobQueue, PermanentJobError } from '../../src/platform/jobs/index.ts';
 import { z } from 'zod';
 import { ENABLED_MONITORS_TTL_MS, MONITOR_QUEUE, monitorJobPayload } from '../../src/modules/monitors/index.ts';
-import { databaseKinds, ManualClock, startApp, type TestApp } from '../support/harness.ts';
+import { appDatabaseKinds, ManualClock, startApp, type TestApp } from '../support/harness.ts';
 
 const T0 = Date.parse('2026-11-21T09:00:00Z');
 
-describe.each(databaseKinds)('monitors: evaluators running by themselves on incoming traces (%s)', (kind) => {
+describe.each(appDatabaseKinds)('monitors: evaluators running by themselves on incoming traces (%s)', (kind) => {
   let t: TestApp;
   let key: string;
   const clock = new ManualClock(T0);

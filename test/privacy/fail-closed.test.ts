@@ -8,13 +8,13 @@ import { buildApp, type App, type Deps } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { firstStart, type InitialCredentials } from '../../src/first-start.ts';
 import { TokenHasher } from '../../src/platform/tokens.ts';
-import { databaseKinds, ManualClock, openTestDatabase, request } from '../support/harness.ts';
+import { appDatabaseKinds, ManualClock, openTestDatabase, request } from '../support/harness.ts';
 import { markers } from './markers.ts';
 
 const T0 = Date.parse('2026-11-22T09:00:00Z');
 
 /** An app whose privacy detection is replaced (a test-only hook of buildApp's dependencies). */
-async function appWith(kind: (typeof databaseKinds)[number], privacy: NonNullable<Deps['privacy']>) {
+async function appWith(kind: (typeof appDatabaseKinds)[number], privacy: NonNullable<Deps['privacy']>) {
   const { db, drop } = await openTestDatabase(kind);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'spyglass-privacy-'));
   const config = loadConfig({ SPYGLASS_DATA_DIR: dataDir });
@@ -46,7 +46,7 @@ const cases = {
   },
 } satisfies Record<string, NonNullable<Deps['privacy']>>;
 
-describe.each(databaseKinds)('privacy at ingest fails closed (%s)', (kind) => {
+describe.each(appDatabaseKinds)('privacy at ingest fails closed (%s)', (kind) => {
   describe.each(Object.entries(cases))('%s', (_name, privacy) => {
     let app: Awaited<ReturnType<typeof appWith>>;
     beforeAll(async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { databaseKinds, useProjectApp, type TestApp, type Tenant } from '../support/harness.ts';
+import { appDatabaseKinds, useProjectApp, type TestApp, type Tenant } from '../support/harness.ts';
 
-describe.each(databaseKinds)('privacy settings (%s)', (kind) => {
+describe.each(appDatabaseKinds)('privacy settings (%s)', (kind) => {
   let t: TestApp;
   let key: string;
   let other: Tenant;

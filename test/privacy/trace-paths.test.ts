@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { databaseKinds, useProjectApp, type TestApp } from '../support/harness.ts';
+import { appDatabaseKinds, useProjectApp, type TestApp } from '../support/harness.ts';
 import { markers } from './markers.ts';
 
 /** An hour before the ManualClock of useProjectApp. */
@@ -39,7 +39,7 @@ function otlpDoc(traceId: string, spanId: string, prompt: string, completion: st
   };
 }
 
-describe.each(databaseKinds)('privacy at ingest on the trace paths (%s)', (kind) => {
+describe.each(appDatabaseKinds)('privacy at ingest on the trace paths (%s)', (kind) => {
   let t: TestApp;
   let key: string;
   useProjectApp(kind, (app) => ({ t, key } = app));

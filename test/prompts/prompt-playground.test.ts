@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { computeCost } from '../../src/modules/traces/index.ts';
-import { databaseKinds, startApp, type TestApp } from '../support/harness.ts';
+import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
 import { anthropicStreamReply, errorReply, startFakeServer, streamReply, streamToolCallReply, toolCallReply, type FakeServer } from '../evaluators/fake-servers.ts';
 
 const KEY = 'sk-playground-secret-Zq81LmNoPq';
@@ -27,7 +27,7 @@ async function runStreamed(t: TestApp, token: string, projectId: string, id: str
   return { status: res.status, contentType: res.headers.get('content-type') ?? '', events, text };
 }
 
-describe.each(databaseKinds)('the prompt playground: parameters, tools, streaming (%s)', (kind) => {
+describe.each(appDatabaseKinds)('the prompt playground: parameters, tools, streaming (%s)', (kind) => {
   let t: TestApp;
   let fake: FakeServer;
   let admin: string;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { computeCost } from '../../src/modules/traces/index.ts';
-import { databaseKinds, ManualClock, startApp, type TestApp } from '../support/harness.ts';
+import { appDatabaseKinds, ManualClock, startApp, type TestApp } from '../support/harness.ts';
 import { errorReply, startFakeServer, type FakeServer, type Reply } from '../evaluators/fake-servers.ts';
 
 /** A chat completion as OpenAI answers one, with cached prompt tokens. */
@@ -18,7 +18,7 @@ function completion(text: string, model = 'gpt-4o-mini-2024-07-18'): Reply {
   };
 }
 
-describe.each(databaseKinds)('POST /api/prompts/:id/run, "Try it" (%s)', (kind) => {
+describe.each(appDatabaseKinds)('POST /api/prompts/:id/run, "Try it" (%s)', (kind) => {
   let t: TestApp;
   let openai: FakeServer;
   let key: string;

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { rows } from '../../src/db/index.ts';
-import { databaseKinds, useProjectApp, type RequestOptions, type TestApp, type Tenant } from '../support/harness.ts';
+import { appDatabaseKinds, useProjectApp, type RequestOptions, type TestApp, type Tenant } from '../support/harness.ts';
 
 const SPEC_FIELDS = [
   'id',
@@ -20,7 +20,7 @@ const SPEC_FIELDS = [
   'response_format',
 ];
 
-describe.each(databaseKinds)('prompts (%s)', (kind) => {
+describe.each(appDatabaseKinds)('prompts (%s)', (kind) => {
   let t: TestApp;
   let key: string;
   let other: Tenant;

@@ -41,8 +41,17 @@ export default async function setup(project: TestProject) {
 
   return async () => {
     fs.rmSync(file, { force: true });
-    if (template) await adminQuery(template.url, `DROP DATABASE IF EXISTS ${template.name}`);
+    if (!template) return;
+    // The copies the workers' shared apps keep open until their process ends, and any a test left.
+    const copies = await adminRows(template.url, `SELECT datname FROM pg_database WHERE starts_with(datname, $1)`, [testDatabasePrefix(template.name)]);
+    for (const { datname } of copies) await adminQuery(template.url, `DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`);
+    await adminQuery(template.url, `DROP DATABASE IF EXISTS ${template.name}`);
   };
+}
+
+/** How the copies of a run's template are named (the template's name is the run's). */
+export function testDatabasePrefix(templateName: string): string {
+  return `${templateName.replace('spyglass_tpl_', 'spyglass_t_')}_`;
 }
 
 export function withDatabase(url: string, name: string): string {
@@ -52,10 +61,14 @@ export function withDatabase(url: string, name: string): string {
 }
 
 export async function adminQuery(url: string, text: string): Promise<void> {
+  await adminRows(url, text);
+}
+
+async function adminRows(url: string, text: string, values: unknown[] = []): Promise<Record<string, string>[]> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    await client.query(text);
+    return (await client.query(text, values)).rows;
   } finally {
     await client.end();
   }

@@ -10,13 +10,24 @@ import { openDatabase, type Database } from '../../src/db/index.ts';
 import { firstStart, type InitialCredentials } from '../../src/first-start.ts';
 import { ManualClock, systemClock, type Clock } from '../../src/platform/clock.ts';
 import { TokenHasher } from '../../src/platform/tokens.ts';
-import { adminQuery, withDatabase } from './global-setup.ts';
+import { adminQuery, testDatabasePrefix, withDatabase } from './global-setup.ts';
 import { CHEAP_PASSWORD_HASH_COST } from './server-process.ts';
 
 export type DatabaseKind = 'pglite' | 'postgres';
 
-/** PGlite always; PostgreSQL too when TEST_DATABASE_URL is set. */
+/**
+ * PGlite always; PostgreSQL too when TEST_DATABASE_URL is set. For the files whose subject is the
+ * SQL: stores, the filter contract, queries that differ between the two databases, operations
+ * (backup, move), several processes on one database.
+ */
 export const databaseKinds: DatabaseKind[] = inject('pgTemplate') ? ['pglite', 'postgres'] : ['pglite'];
+
+/**
+ * PGlite only: for the files whose subject is not the SQL (routes, validation, the web app,
+ * evaluators, the CLI). They run the same stores the `databaseKinds` files already prove on
+ * PostgreSQL, so a second run there finds nothing new and costs a whole app per file.
+ */
+export const appDatabaseKinds: DatabaseKind[] = ['pglite'];
 
 /**
  * A PostgreSQL database of its own, copied from the migrated template: for a test app, or for
@@ -24,7 +35,8 @@ export const databaseKinds: DatabaseKind[] = inject('pgTemplate') ? ['pglite', '
  */
 export async function copyTemplateDatabase(): Promise<{ name: string; url: string; drop: () => Promise<void> }> {
   const template = inject('pgTemplate')!;
-  const name = `spyglass_t_${randomBytes(6).toString('hex')}`;
+  // Named after the run, so the run's end drops whatever a worker left (global-setup.ts).
+  const name = `${testDatabasePrefix(template.name)}${randomBytes(6).toString('hex')}`;
   // Two files copying the template at once can collide ("source database is being accessed"): retry.
   for (let attempt = 0; ; attempt++) {
     try {
@@ -108,10 +120,12 @@ interface SharedResources {
 }
 const sharedResources = new WeakMap<TestApp, SharedResources>();
 
-/** A real app on a real database, listening on a loopback port. */
-export async function startApp(
-  kind: DatabaseKind,
-  options: {
+export interface StartAppOptions {
+    /**
+     * An app of its own on an empty database, even without other options: for files that count
+     * what the whole database holds, check the first start, or stop the app.
+     */
+    fresh?: boolean;
     clock?: Clock;
     env?: Record<string, string>;
     /** PGlite only: keep the database in files under `dataDir` (as a server does) instead of in memory. */
@@ -123,8 +137,23 @@ export async function startApp(
     reopen?: TestApp;
     /** The app's logger (default: silent). */
     logger?: Logger;
-  } = {},
-): Promise<TestApp> {
+}
+
+/**
+ * A real app on a real database, listening on a loopback port.
+ *
+ * Without options, the app is the test worker's, shared by the files the worker runs one after
+ * another (vitest keeps this module between files: `isolate: false`), and the file gets an
+ * organization of its own (`creds`) that no other file's keys reach: a whole app per file cost
+ * about 6 s of CPU (opening PGlite, building the app, the first start). Any option (a clock, an
+ * environment, `fresh`) starts an app of its own on a database of its own.
+ */
+export async function startApp(kind: DatabaseKind, options: StartAppOptions = {}): Promise<TestApp> {
+  const ownApp = Object.values(options).some((v) => v !== undefined && v !== false);
+  if (!ownApp) return tenantOfWorkerApp(kind);
+  if (options.reopen && workerApps.has(options.reopen)) {
+    throw new Error('startApp: reopen takes an app of its own; start the first one with { fresh: true }');
+  }
   const previous = options.reopen ? sharedResources.get(options.reopen) : undefined;
   if (options.reopen && !previous) throw new Error('startApp: reopen takes an app made by startApp');
   let shared: SharedResources;
@@ -179,6 +208,36 @@ export async function startApp(
   return testApp;
 }
 
+/** The worker's shared app per database kind, started by the first file that asks. */
+const workerAppByKind = new Map<DatabaseKind, Promise<TestApp>>();
+/** The apps handed to files from a worker's shared app (their `reopen` is refused). */
+const workerApps = new WeakSet<TestApp>();
+
+async function tenantOfWorkerApp(kind: DatabaseKind): Promise<TestApp> {
+  let started = workerAppByKind.get(kind);
+  if (!started) {
+    started = startApp(kind, { fresh: true }).then((app) => {
+      // Its database goes with the worker (PostgreSQL's at the run's end); its files go now.
+      process.once('exit', () => fs.rmSync(app.dataDir, { recursive: true, force: true }));
+      return app;
+    });
+    workerAppByKind.set(kind, started);
+  }
+  const shared = await started;
+  const creds = await createTenantCredentials(shared);
+  const tenantApp: TestApp = {
+    ...shared,
+    creds,
+    // The app goes on serving the worker's next files; this file's organization stays, out of their reach.
+    stop: async () => {
+      throw new Error('startApp: a file cannot stop the worker\'s shared app; start it with { fresh: true }');
+    },
+    close: async () => {},
+  };
+  workerApps.add(tenantApp);
+  return tenantApp;
+}
+
 export async function request<T = any>(baseUrl: string, method: string, url: string, opts: RequestOptions = {}): Promise<ApiResponse<T>> {
   const headers: Record<string, string> = { ...(opts.headers ?? {}) };
   if (opts.token) headers.authorization = `Bearer ${opts.token}`;
@@ -212,19 +271,45 @@ export interface Tenant {
   projectToken: string;
 }
 
+/** An organization with its admin user, first project and keys, as the first start makes one. */
+async function createOrganization(t: TestApp, input: { organizationName: string; projectName: string; email: string; passwordHash: string | null }) {
+  const { organizations, apiKeys } = t.app.services;
+  return t.db.orm.transaction((tx) =>
+    organizations.createOrganizationWithAdmin(tx, input, async (tx2, created) => ({
+      project: (await apiKeys.mintProjectKey(tx2, { id: created.projectId, organizationId: created.organizationId })).token,
+      admin: (await apiKeys.mintInitialAdminKey(tx2, created.organizationId, created.userId)).token,
+    })),
+  );
+}
+
+/** What the first start would give a file: names as a first start names them, a user who can sign in. */
+async function createTenantCredentials(t: TestApp): Promise<InitialCredentials> {
+  const password = randomBytes(12).toString('hex');
+  const email = `admin-${randomBytes(6).toString('hex')}@localhost`;
+  const result = await createOrganization(t, {
+    organizationName: 'My Organization',
+    projectName: 'My Project',
+    email,
+    passwordHash: await t.app.services.accounts.passwords.hash(password),
+  });
+  return {
+    organization: result.organization,
+    project: { id: result.project.id, name: result.project.name },
+    user: { id: result.userId, email, password },
+    projectApiKey: result.keys.project,
+    adminApiKey: result.keys.admin,
+    createdAt: t.clock.now().toISOString(),
+  };
+}
+
 /** A second, separate organization (with admin and project) for isolation tests. */
 export async function createTenant(t: TestApp, name = 'Other Org'): Promise<Tenant> {
-  const { organizations, apiKeys } = t.app.services;
-  const result = await t.db.orm.transaction((tx) =>
-    organizations.createOrganizationWithAdmin(
-      tx,
-      { organizationName: name, projectName: `${name} project`, email: `admin-${randomBytes(4).toString('hex')}@other.test`, passwordHash: null },
-      async (tx2, created) => ({
-        project: (await apiKeys.mintProjectKey(tx2, { id: created.projectId, organizationId: created.organizationId })).token,
-        admin: (await apiKeys.mintInitialAdminKey(tx2, created.organizationId, created.userId)).token,
-      }),
-    ),
-  );
+  const result = await createOrganization(t, {
+    organizationName: name,
+    projectName: `${name} project`,
+    email: `admin-${randomBytes(4).toString('hex')}@other.test`,
+    passwordHash: null,
+  });
   return {
     organizationId: result.organization.id,
     projectId: result.project.id,

@@ -1,6 +1,6 @@
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { databaseKinds, startApp, type TestApp } from '../support/harness.ts';
+import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
 
 const T0 = Date.now() - 3_600_000;
 const LIMIT = 4096;
@@ -38,7 +38,7 @@ const postGzip = (t: TestApp, body: string | Buffer) =>
 
 const spanOf = (t: TestApp, traceId: string, spanId: string) => t.request('GET', `/api/trace/${traceId}/spans/${spanId}`, { authToken: t.creds.projectApiKey });
 
-describe.each(databaseKinds)('ingest: values past SPYGLASS_MAX_ATTRIBUTE_BYTES are cut, not stored whole (%s)', (kind) => {
+describe.each(appDatabaseKinds)('ingest: values past SPYGLASS_MAX_ATTRIBUTE_BYTES are cut, not stored whole (%s)', (kind) => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startApp(kind, { env: { SPYGLASS_MAX_ATTRIBUTE_BYTES: String(LIMIT) } });
@@ -107,7 +107,7 @@ describe.each(databaseKinds)('ingest: values past SPYGLASS_MAX_ATTRIBUTE_BYTES a
   });
 });
 
-describe.each(databaseKinds)('ingest: the budget of decompressed bytes in flight (%s)', (kind) => {
+describe.each(appDatabaseKinds)('ingest: the budget of decompressed bytes in flight (%s)', (kind) => {
   let t: TestApp;
   beforeAll(async () => {
     // The smallest budget (1 MiB): one body inflating to 8 MB fills it alone. A decode

@@ -12,7 +12,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ExportTraceServiceRequestType } from '../../src/modules/traces/ingest/otlp-schema.ts';
-import { databaseKinds, useProjectApp, type ProjectApp } from '../support/harness.ts';
+import { appDatabaseKinds, useProjectApp, type ProjectApp } from '../support/harness.ts';
 
 const T0 = Date.parse('2026-11-22T09:00:00Z');
 const TRACE = '5d6c1a1e0f2b4c3d8e9fa0b1c2d3e4f5';
@@ -94,7 +94,7 @@ function pythonSdkExport(): Buffer {
   return Buffer.from(ExportTraceServiceRequestType.encode(message).finish());
 }
 
-describe.each(databaseKinds)('the LangWatch Python SDK’s spans (%s)', (kind) => {
+describe.each(appDatabaseKinds)('the LangWatch Python SDK’s spans (%s)', (kind) => {
   let p: ProjectApp;
   useProjectApp(kind, (x) => (p = x));
 
@@ -131,7 +131,7 @@ describe.each(databaseKinds)('the LangWatch Python SDK’s spans (%s)', (kind) =
   });
 });
 
-describe.each(databaseKinds)('the LangWatch Python SDK’s calls (%s)', (kind) => {
+describe.each(appDatabaseKinds)('the LangWatch Python SDK’s calls (%s)', (kind) => {
   let p: ProjectApp;
   useProjectApp(kind, (x) => (p = x));
   /** What httpx sends: the SDK's headers and a JSON body. */

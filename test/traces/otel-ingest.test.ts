@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SpanStatusCode } from '@opentelemetry/api';
-import { databaseKinds, startApp, type TestApp } from '../support/harness.ts';
+import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
 import { spanAt, withExporter, type ExporterKind } from '../support/otel.ts';
 
 /** Text of a message whatever shape its content has (string or parts). */
@@ -134,7 +134,7 @@ const FAMILIES: Family[] = [
   },
 ];
 
-describe.each(databaseKinds)('OTLP ingestion through the real exporters (%s)', (kind) => {
+describe.each(appDatabaseKinds)('OTLP ingestion through the real exporters (%s)', (kind) => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startApp(kind);

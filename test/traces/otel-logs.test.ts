@@ -8,7 +8,7 @@ import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { rows } from '../../src/db/index.ts';
 import { ExportLogsServiceRequestType, ExportLogsServiceResponseType } from '../../src/modules/traces/ingest/otlp-schema.ts';
-import { databaseKinds, useProjectApp, type ProjectApp } from '../support/harness.ts';
+import { appDatabaseKinds, useProjectApp, type ProjectApp } from '../support/harness.ts';
 import { fixtureJson, otlpJsonToProtobuf } from './ingest-helpers.ts';
 
 const TRACE_FIXTURE = 'semconv_02_simple_chat_completion_content_enabled_event_attrs.traces.json';
@@ -59,7 +59,7 @@ function logsProtobuf(doc: unknown): Buffer {
   return Buffer.from(ExportLogsServiceRequestType.encode(ExportLogsServiceRequestType.fromObject(convert(doc) as object)).finish());
 }
 
-describe.each(databaseKinds)('OTLP logs: GenAI events merged into spans (%s)', (kind) => {
+describe.each(appDatabaseKinds)('OTLP logs: GenAI events merged into spans (%s)', (kind) => {
   let p: ProjectApp;
   const clock = useProjectApp(kind, (app) => (p = app));
   const post = (path: string, body: Buffer | string, contentType: string, headers: Record<string, string> = {}) =>

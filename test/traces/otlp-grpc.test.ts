@@ -11,7 +11,7 @@ import { defaultResource, resourceFromAttributes } from '@opentelemetry/resource
 import { OTLPTraceExporter as GrpcExporter } from '@opentelemetry/exporter-trace-otlp-grpc';
 import { OTLPTraceExporter as ProtoExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { ExportLogsServiceRequestType, ExportTraceServiceRequestType } from '../../src/modules/traces/ingest/otlp-schema.ts';
-import { createTenant, databaseKinds, startApp, type Tenant, type TestApp } from '../support/harness.ts';
+import { createTenant, appDatabaseKinds, startApp, type Tenant, type TestApp } from '../support/harness.ts';
 import { spanAt } from '../support/otel.ts';
 
 const AGENT_TRACE = (0xa001).toString(16).padStart(32, '0');
@@ -99,7 +99,7 @@ function oneSpan(traceId: string, name = 'raw span', attributes: { key: string; 
   return Buffer.from(ExportTraceServiceRequestType.encode(message).finish());
 }
 
-describe.each(databaseKinds)('OTLP over gRPC (%s)', (kind) => {
+describe.each(appDatabaseKinds)('OTLP over gRPC (%s)', (kind) => {
   let t: TestApp;
   let other: Tenant;
   let port: number;
@@ -209,7 +209,7 @@ describe.each(databaseKinds)('OTLP over gRPC (%s)', (kind) => {
   });
 });
 
-describe.each(databaseKinds)('OTLP over gRPC: admission (%s)', (kind) => {
+describe.each(appDatabaseKinds)('OTLP over gRPC: admission (%s)', (kind) => {
   let t: TestApp;
   let port: number;
   beforeAll(async () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
-import { databaseKinds, startApp, type TestApp } from '../support/harness.ts';
+import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
 import { newTracesResponseSchema, searchResponseSchema, spanSchema, traceDetailSchema, traceOutlineSchema } from '../../src/modules/traces/schemas.ts';
 
 /**
@@ -52,7 +52,7 @@ function expectMatches(schema: z.ZodType, body: unknown) {
   expect(parsed.data).toEqual(body);
 }
 
-describe.each(databaseKinds)('trace answers that skip response validation match their schemas (%s)', (kind) => {
+describe.each(appDatabaseKinds)('trace answers that skip response validation match their schemas (%s)', (kind) => {
   let t: TestApp;
   let key: string;
   let shareToken: string;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_TYPES } from '../../src/platform/events/index.ts';
-import { databaseKinds, startApp, type ApiResponse, type TestApp } from '../support/harness.ts';
+import { appDatabaseKinds, startApp, type ApiResponse, type TestApp } from '../support/harness.ts';
 import { Receiver } from './receiver.ts';
 import { dispatcherOf, WEBHOOK_TEST_ENV } from './support.ts';
 
@@ -244,7 +244,7 @@ describe('the webhook event catalogue and its producers', () => {
   });
 });
 
-describe.each(databaseKinds)('each emitting event type is produced by its action (%s)', (kind) => {
+describe.each(appDatabaseKinds)('each emitting event type is produced by its action (%s)', (kind) => {
   let t: TestApp;
   let receiver: Receiver;
   beforeAll(async () => {

@@ -2,14 +2,14 @@ import { sql } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { rows } from '../../src/db/index.ts';
 import { EVENT_TYPES } from '../../src/platform/events/index.ts';
-import { createTenant, databaseKinds, ManualClock, startApp, type TestApp, type Tenant } from '../support/harness.ts';
+import { createTenant, appDatabaseKinds, ManualClock, startApp, type TestApp, type Tenant } from '../support/harness.ts';
 import { Receiver } from './receiver.ts';
 import { admin, dispatcherOf, signedWith, WEBHOOK_TEST_ENV } from './support.ts';
 
 const BASE = '/api/webhooks/v1';
 const HOUR = 3600_000;
 
-describe.each(databaseKinds)('webhook endpoints and catalogue (%s)', (kind) => {
+describe.each(appDatabaseKinds)('webhook endpoints and catalogue (%s)', (kind) => {
   let t: TestApp;
   let other: Tenant;
   let receiver: Receiver;
@@ -309,7 +309,7 @@ describe.each(databaseKinds)('webhook endpoints and catalogue (%s)', (kind) => {
   });
 });
 
-describe.each(databaseKinds)('webhook destinations without SPYGLASS_WEBHOOK_ALLOW_PRIVATE (%s)', (kind) => {
+describe.each(appDatabaseKinds)('webhook destinations without SPYGLASS_WEBHOOK_ALLOW_PRIVATE (%s)', (kind) => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startApp(kind, { env: { SPYGLASS_WEBHOOK_POLL_MS: '0' } });
