@@ -5,8 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rows } from '../../src/db/index.ts';
 import { createTenant, databaseKinds, startApp, type ApiResponse, type TestApp, type Tenant } from '../support/harness.ts';
 
-/** Longer floods when SPYGLASS_LONG_TESTS=1. */
-const LONG = process.env.SPYGLASS_LONG_TESTS === '1';
+/** Floods past the bounds; longer and heavier ones are `npm run bench`'s (BENCH_ONLY=overload,flood). */
+const FLOOD_REQUESTS = 30;
 const T0 = Date.now() - 3_600_000;
 
 /** A collector trace of `n` spans. */
@@ -70,7 +70,7 @@ describe.each(databaseKinds)('overload: bounded ingest queues (%s)', (kind) => {
   afterAll(() => t?.close());
 
   it('past the bound ingest answers 503 with Retry-After; what got 200 is stored, what got 503 is not; /healthz and /readyz answer meanwhile', async () => {
-    const n = LONG ? 200 : 30;
+    const n = FLOOD_REQUESTS;
     const probes: Promise<{ healthz: number; readyz: number; readyBody: any }>[] = [];
     // Requests that trickle in are committed one by one: flood again (new traces) until one is shed.
     let ids: string[] = [];
@@ -111,7 +111,7 @@ describe.each(databaseKinds)('overload: bounded ingest queues (%s)', (kind) => {
   });
 
   it('one noisy project fills only its own share: another project is admitted meanwhile', async () => {
-    const noisy = Array.from({ length: LONG ? 200 : 30 }, (_, i) => `noisy-${i}`);
+    const noisy = Array.from({ length: FLOOD_REQUESTS }, (_, i) => `noisy-${i}`);
     const flood = Promise.all(noisy.map((id) => t.request('POST', '/api/collector', { authToken: t.creds.projectApiKey, body: trace(id, 100) })));
     const quiet: number[] = [];
     for (let i = 0; i < 3; i++) {
