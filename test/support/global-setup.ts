@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { openDatabase } from '../../src/db/index.ts';
@@ -15,13 +16,17 @@ declare module 'vitest' {
   }
 }
 
-/** Builds one migrated database per run (PGlite's initdb alone takes seconds). */
+/**
+ * Builds one migrated database per run and vitest project (PGlite's initdb alone takes seconds).
+ * Both projects (server, browser) set up in one process, so the names carry a random part too.
+ */
 export default async function setup(project: TestProject) {
   requireWhatCiTests();
+  const run = `${process.pid}_${randomBytes(3).toString('hex')}`;
   const db = await openDatabase({ databaseUrl: null, dataDir: null });
   await migrate(db);
   const dump = await db.pglite!.dumpDataDir();
-  const file = path.join(os.tmpdir(), `spyglass-pglite-template-${process.pid}.tar`);
+  const file = path.join(os.tmpdir(), `spyglass-pglite-template-${run}.tar`);
   fs.writeFileSync(file, Buffer.from(await dump.arrayBuffer()));
   await db.close();
   project.provide('pgliteTemplate', file);
@@ -29,7 +34,7 @@ export default async function setup(project: TestProject) {
   const url = process.env.TEST_DATABASE_URL;
   let template: { url: string; name: string } | null = null;
   if (url) {
-    const name = `spyglass_tpl_${process.pid}`;
+    const name = `spyglass_tpl_${run}`;
     await adminQuery(url, `DROP DATABASE IF EXISTS ${name}`);
     await adminQuery(url, `CREATE DATABASE ${name}`);
     const tdb = await openDatabase({ databaseUrl: withDatabase(url, name), dataDir: null, poolSize: 1 });
