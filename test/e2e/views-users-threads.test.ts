@@ -259,6 +259,19 @@ describe.runIf(hasChromium).each(databaseKinds)('trace search, threads, users an
     await poll(() => page.url()).toContain('view=view_');
     // The dialog closes (its fade still runs once the view is saved and in the address).
     await page.getByRole('dialog').waitFor({ state: 'hidden' });
+    // The Error header is whole at 1280 px, not "Err…".
+    const errorHeader = grid.locator('.list-head [role=columnheader]', { hasText: 'Error' });
+    expect(await errorHeader.evaluate((h) => [...h.querySelectorAll('*'), h].every((e) => e.scrollWidth <= e.clientWidth || e.clientWidth === 0))).toBe(true);
+    // The same name again: said once, next to the name, and the dialog stays open.
+    await page.getByTestId('save-view').click();
+    await page.getByLabel('Name').fill('Support, with scores');
+    await page.getByRole('dialog').getByRole('button', { name: 'Save' }).click();
+    const taken = page.getByText('already has a view named', { exact: false });
+    await taken.first().waitFor();
+    expect(await taken.count()).toBe(1);
+    await page.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click();
+    await page.getByRole('dialog').waitFor({ state: 'hidden' });
+    expect(await taken.count()).toBe(0);
     await accessible();
     await screenshot('traces-columns');
     await onPhone('traces list with views and columns', '[data-testid=traces-grid] [role=row][data-trace-id]', 'traces-columns-phone');
