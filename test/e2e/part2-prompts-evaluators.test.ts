@@ -165,7 +165,7 @@ describe.runIf(hasChromium)('prompts, evaluators, monitors and analytics in a re
     await row.waitFor();
     await accessible();
     await screenshot('prompts');
-  });
+  }, 120_000);
 
   it('lists the evaluators and runs rag/context_recall in its playground', async () => {
     await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Evaluators' }).click();

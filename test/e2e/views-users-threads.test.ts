@@ -83,7 +83,7 @@ describe.runIf(hasChromium).each(databaseKinds)('trace search, threads, users an
     await page.setViewportSize(PHONE);
     await page.locator(ready).first().waitFor();
     // Every section of the top navigation is in view (the row wraps; nothing hides past the edge unhinted).
-    const sections = await page.getByRole('navigation', { name: 'Sections' }).getByRole('link').evaluateAll((links) => links.map((l) => { const r = l.getBoundingClientRect(); return r.left >= 0 && r.right <= window.innerWidth; }));
+    const sections = await page.getByRole('navigation', { name: 'Sections' }).getByRole('link').evaluateAll((links) => links.map((l) => { const r = l.getBoundingClientRect(); return r.left >= 0 && r.right <= l.ownerDocument.documentElement.clientWidth; }));
     expect(sections.length).toBeGreaterThan(6);
     expect(sections.every(Boolean), `${what}: a section of the navigation out of view`).toBe(true);
     expect(await widerThanScreen(page), `${what}: wider than the screen`).toEqual([]);
