@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fastifyStatic from '@fastify/static';
 import helmet from '@fastify/helmet';
 import { PACKAGE_DIR } from './package-dir.ts';
+import { pageCodeLinks } from './page-code.ts';
 
 /** Where `npm run build:ui` (the `prepare` script) writes the app. */
 export const UI_DIR = path.join(PACKAGE_DIR, 'dist', 'ui');
@@ -72,7 +73,13 @@ export async function installWebApp(app: FastifyInstance, options: WebAppOptions
   const uiDir = options.uiDir ?? UI_DIR;
   const indexFile = path.join(uiDir, 'index.html');
   const built = fs.existsSync(indexFile);
-  const indexHtml = built ? fs.readFileSync(indexFile) : null;
+  const indexHtml = built ? fs.readFileSync(indexFile, 'utf8') : null;
+  const codeOf = built ? pageCodeLinks(uiDir) : null;
+  // The page's own code named in the first answer, so it loads beside the entry (src/page-code.ts).
+  const pageHtml = (pagePath: string) => {
+    const links = codeOf?.(pagePath);
+    return links ? indexHtml!.replace('</head>', `${links}</head>`) : indexHtml!;
+  };
 
   app.addConstraintStrategy({
     name: 'page',
@@ -124,7 +131,7 @@ export async function installWebApp(app: FastifyInstance, options: WebAppOptions
       },
     );
 
-    const sendPage = async (reply: FastifyReply, status = 200) => {
+    const sendPage = async (reply: FastifyReply, status = 200, pagePath = '') => {
       reply.helmet();
       void reply.header('cache-control', 'no-cache').header('vary', 'accept').type('text/html; charset=utf-8').status(status);
       if (!indexHtml) {
@@ -132,7 +139,7 @@ export async function installWebApp(app: FastifyInstance, options: WebAppOptions
           .status(503)
           .send('<!doctype html><title>Spyglass</title><p>The web app is not built. Run <code>npm run build:ui</code> and restart.</p>');
       }
-      return reply.send(indexHtml);
+      return reply.send(status === 200 ? pageHtml(pagePath) : indexHtml);
     };
 
     for (const url of PAGE_ROUTES) {
@@ -148,7 +155,7 @@ export async function installWebApp(app: FastifyInstance, options: WebAppOptions
             const live = await options.shareShowsTrace(req.params.token ?? '');
             return sendPage(reply, live ? 200 : 404);
           }
-          return sendPage(reply);
+          return sendPage(reply, 200, req.url.split('?')[0]);
         },
       });
     }

@@ -15,6 +15,8 @@ export default defineConfig({
     emptyOutDir: true,
     target: 'es2022',
     sourcemap: false,
+    // Which chunks each page's module needs: the server names them in the page's first answer (src/page-code.ts).
+    manifest: true,
     chunkSizeWarningLimit: 1200,
     rollupOptions: {
       // Mantine marks its modules "use client" (for React Server Components); meaningless in a bundle.

@@ -25,6 +25,8 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('custom evaluators and backfi
   beforeAll(async () => {
     fake = await startFakeServer();
     fake.fallback = (r: RecordedRequest) => {
+      // The model picker asks the provider for its list of models.
+      if (r.method === 'GET') return { kind: 'json', body: { object: 'list', data: [{ id: 'gpt-4o-mini', object: 'model' }] } };
       const body = r.body as { tools?: { function: { name: string } }[]; messages: { role: string; content: string }[] };
       const user = body.messages.find((m) => m.role === 'user')?.content ?? '';
       if (body.tools?.[0]?.function.name === 'verdict') return toolCallReply('verdict', { reasoning: 'The tone was checked.', passed: /thank/i.test(user) });
@@ -106,10 +108,24 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('custom evaluators and backfi
     await versions.getByText('Stricter').waitFor();
     expect(await versions.locator('tbody tr').count()).toBe(2);
     await page.getByRole('tab', { name: 'Try it' }).click();
-    await page.getByRole('textbox', { name: /^input/ }).fill('Where is my parcel?');
-    await page.getByRole('textbox', { name: /^output/ }).fill('Thank you for asking, it arrives today.');
+    // Both variables are required (marked), and text variables take plain text, not JSON.
+    const input = page.getByRole('textbox', { name: /^input/ });
+    const output = page.getByRole('textbox', { name: /^output/ });
+    for (const field of [input, output]) expect(await page.locator(`label[for="${await field.getAttribute('id')}"]`).textContent()).toMatch(/\*$/);
+    await output.fill('Thank you for asking, it arrives today.');
+    expect(await page.getByText('not valid JSON yet').count()).toBe(0);
+    // A run never starts without a variable the prompt uses: it is said next to it.
+    const judged = () => fake.requests.filter((r) => r.method === 'POST').length;
+    const sentBefore = judged();
+    await page.getByRole('button', { name: 'Run version 2' }).click();
+    await page.getByText("Required: the judge's prompt uses {{input}}.").waitFor();
+    expect(judged()).toBe(sentBefore);
+    await input.fill('Where is my parcel?');
+    expect(await page.getByText("Required: the judge's prompt uses {{input}}.").count()).toBe(0);
     await page.getByRole('button', { name: 'Run version 2' }).click();
     await page.getByTestId('evaluation-result').getByText('processed').waitFor();
+    // The judge got the typed text as it is.
+    expect(JSON.stringify(fake.requests.filter((r) => r.method === 'POST').at(-1)!.body.messages)).toContain('Answer: Thank you for asking, it arrives today.');
     await checkPage('custom-evaluator-try', () => page.getByTestId('evaluation-result').waitFor());
     // Marked as custom on the Evaluators page, with a way back to the editor.
     await page.goto(url(`/p/${projectId}/evaluators`));

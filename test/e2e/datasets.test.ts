@@ -70,6 +70,13 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('the dataset pages in a real 
     await page.getByLabel('Name of column 3').fill('score');
     await page.getByLabel('Type of column 3').selectOption('number');
     await page.getByRole('button', { name: 'Add a column' }).click();
+    // A name used twice: the API's refusal in words, next to the column it is about.
+    await page.getByLabel('Name of column 4').fill('score');
+    await page.getByRole('button', { name: 'Create', exact: true }).click();
+    const twice = page.getByText('The column name "score" is used twice.', { exact: true });
+    await twice.waitFor();
+    expect(await page.getByLabel('Name of column 4').getAttribute('aria-describedby')).toContain(await twice.getAttribute('id'));
+    expect(await page.getByText('columnTypes.3', { exact: false }).count()).toBe(0);
     await page.getByLabel('Name of column 4').fill('tags');
     await page.getByLabel('Type of column 4').selectOption('list');
     await page.getByRole('button', { name: 'Create', exact: true }).click();

@@ -81,11 +81,18 @@ describe.runIf(hasChromium)('prompts, evaluators, monitors and analytics in a re
     await page.getByRole('button', { name: 'Add input' }).click();
     await page.getByLabel('Input 2 name').fill('question');
     await page.getByRole('button', { name: 'Add input' }).click();
+    // A name declared twice: the API's refusal in words, next to that input's name (not the field's path under the form).
+    await page.getByLabel('Input 3 name').fill('company');
+    await page.getByRole('textbox', { name: 'Commit message' }).fill('Company, question and a word limit');
+    await page.getByRole('button', { name: 'Save version' }).click();
+    const twice = page.getByText('"company" is declared twice.', { exact: true });
+    await twice.waitFor();
+    expect(await page.getByLabel('Input 3 name').getAttribute('aria-describedby')).toContain(await twice.getAttribute('id'));
+    expect(await page.getByText('inputs.2.identifier').count()).toBe(0);
     await page.getByLabel('Input 3 name').fill('limit');
     await page.getByLabel('Input 3 type').selectOption('float');
     await page.getByLabel('Output 1 type').selectOption('json_schema');
     await page.getByLabel('JSON Schema of output output').waitFor();
-    await page.getByRole('textbox', { name: 'Commit message' }).fill('Company, question and a word limit');
     await accessible();
     await screenshot('prompt-edit');
     await page.getByRole('button', { name: 'Save version' }).click();
@@ -158,7 +165,7 @@ describe.runIf(hasChromium)('prompts, evaluators, monitors and analytics in a re
     await row.waitFor();
     await accessible();
     await screenshot('prompts');
-  });
+  }, 120_000);
 
   it('lists the evaluators and runs rag/context_recall in its playground', async () => {
     await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Evaluators' }).click();

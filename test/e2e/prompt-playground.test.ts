@@ -25,8 +25,11 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('the prompt playground in a r
   beforeAll(async () => {
     fake = await startFakeServer();
     // Each model answers in its own words, slowly enough to watch both stream at once.
+    // Its own list of models (GET /v1/models) holds one more than the provider was set with.
     fake.fallback = (req) =>
-      req.body?.model === 'llama3'
+      req.method === 'GET' && req.path === '/v1/models'
+        ? { kind: 'json', body: { object: 'list', data: ['gpt-4o-mini', 'llama3', 'qwen2.5:7b'].map((id) => ({ id, object: 'model' })) } }
+        : req.body?.model === 'llama3'
         ? streamReply(['Your parcel ', 'is on ', 'its way ', 'and arrives ', 'on Friday.'], { gapMs: 250, model: 'llama3', usage: { prompt_tokens: 300, completion_tokens: 14 } })
         : streamReply(['It ', 'arrives ', 'tomorrow ', 'before ', 'noon.'], { gapMs: 250, usage: { prompt_tokens: 300, completion_tokens: 9 } });
     web = await startApp(kind);
@@ -78,9 +81,23 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('the prompt playground in a r
     expect(await page.getByLabel('company (str)').inputValue()).toBe('Acme Post');
   });
 
-  it('runs two models side by side, both streaming at once, each with its TTFT, tokens and cost', async () => {
+  it("picks a column's model from the provider's live list of models, or types one it lacks", async () => {
     await page.getByRole('button', { name: 'Add column' }).click();
-    await column(2).getByLabel('Model').selectOption('local/llama3');
+    const model = column(2).getByRole('combobox', { name: 'Model' });
+    await model.click();
+    // qwen2.5:7b is only in what the server lists now, not in the models the provider was set with.
+    await model.fill('qwen');
+    await page.getByRole('option', { name: 'local/qwen2.5:7b' }).click();
+    expect(await model.inputValue()).toBe('local/qwen2.5:7b');
+    expect(fake.requests.some((r) => r.method === 'GET' && r.path === '/v1/models')).toBe(true);
+    await column(2).getByRole('combobox', { name: 'Model' }).fill('local/my-finetune');
+    await page.keyboard.press('Escape');
+    expect(await column(2).getByRole('combobox', { name: 'Model' }).inputValue()).toBe('local/my-finetune');
+  });
+
+  it('runs two models side by side, both streaming at once, each with its TTFT, tokens and cost', async () => {
+    await column(2).getByRole('combobox', { name: 'Model' }).fill('llama');
+    await page.getByRole('option', { name: 'local/llama3' }).click();
     await column(2).getByRole('button', { name: 'Parameters and tools' }).click();
     await column(2).getByLabel('Temperature').fill('0.2');
     await column(2).getByLabel('Max tokens').fill('120');
@@ -107,7 +124,7 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('the prompt playground in a r
     expect(stats).toMatch(/Cost\$0\.\d{4}|Cost<\$0\.0001/);
     expect(await column(2).getByTestId('run-stats').textContent()).toContain('300 in · 14 out');
 
-    const sent = fake.requests.slice(before);
+    const sent = fake.requests.slice(before).filter((r) => r.method === 'POST');
     expect(sent).toHaveLength(2);
     const llama = sent.find((r) => r.body.model === 'llama3')!;
     expect(llama.body).toMatchObject({ stream: true, temperature: 0.2, max_tokens: 120 });
@@ -178,5 +195,17 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('the prompt playground in a r
       await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'prompt-playground-phone.png') });
     }
     await page.setViewportSize({ width: 1280, height: 900 });
+  });
+
+  it("an evaluator's model setting offers the same live list, and free text", async () => {
+    await page.goto(`${web.baseUrl}/p/${projectId}/evaluators/llm/llm_score`);
+    const model = page.getByRole('combobox', { name: 'model' });
+    await model.click();
+    await model.fill('local/');
+    await page.getByRole('option', { name: 'local/qwen2.5:7b' }).click();
+    expect(await model.inputValue()).toBe('local/qwen2.5:7b');
+    await model.fill('local/not-listed-yet');
+    expect(await model.inputValue()).toBe('local/not-listed-yet');
+    await accessible();
   });
 });

@@ -82,6 +82,10 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('trace search, threads, users
   async function onPhone(what: string, ready: string, shot: string) {
     await page.setViewportSize(PHONE);
     await page.locator(ready).first().waitFor();
+    // Every section of the top navigation is in view (the row wraps; nothing hides past the edge unhinted).
+    const sections = await page.getByRole('navigation', { name: 'Sections' }).getByRole('link').evaluateAll((links) => links.map((l) => { const r = l.getBoundingClientRect(); return r.left >= 0 && r.right <= l.ownerDocument.documentElement.clientWidth; }));
+    expect(sections.length).toBeGreaterThan(6);
+    expect(sections.every(Boolean), `${what}: a section of the navigation out of view`).toBe(true);
     expect(await widerThanScreen(page), `${what}: wider than the screen`).toEqual([]);
     expect(await unreachableActions(page), `${what}: actions out of reach`).toEqual([]);
     await accessible();
@@ -259,6 +263,19 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('trace search, threads, users
     await poll(() => page.url()).toContain('view=view_');
     // The dialog closes (its fade still runs once the view is saved and in the address).
     await page.getByRole('dialog').waitFor({ state: 'hidden' });
+    // The Error header is whole at 1280 px, not "Err…".
+    const errorHeader = grid.locator('.list-head [role=columnheader]', { hasText: 'Error' });
+    expect(await errorHeader.evaluate((h) => [...h.querySelectorAll('*'), h].every((e) => e.scrollWidth <= e.clientWidth || e.clientWidth === 0))).toBe(true);
+    // The same name again: said once, next to the name, and the dialog stays open.
+    await page.getByTestId('save-view').click();
+    await page.getByLabel('Name').fill('Support, with scores');
+    await page.getByRole('dialog').getByRole('button', { name: 'Save' }).click();
+    const taken = page.getByText('already has a view named', { exact: false });
+    await taken.first().waitFor();
+    expect(await taken.count()).toBe(1);
+    await page.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click();
+    await page.getByRole('dialog').waitFor({ state: 'hidden' });
+    expect(await taken.count()).toBe(0);
     await accessible();
     await screenshot('traces-columns');
     await onPhone('traces list with views and columns', '[data-testid=traces-grid] [role=row][data-trace-id]', 'traces-columns-phone');

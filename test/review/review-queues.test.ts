@@ -134,8 +134,11 @@ describe.each(databaseKinds)('human review (%s)', (kind) => {
       expect(res.body.error.meta.field).toBe(field);
     };
     await bad({ name: 'Q', scoreConfigIds: ['score_nope'] }, 'body.scoreConfigIds.0');
-    await bad({ name: 'Q', memberUserIds: [reviewerA.userId, 'user_nope'] }, 'body.memberUserIds.1');
-    await bad({ name: '' }, 'body.name');
+    // A queue without a score would collect reviews that say nothing.
+    await bad({ name: 'Q' }, 'body.scoreConfigIds');
+    await bad({ name: 'Q', scoreConfigIds: [] }, 'body.scoreConfigIds');
+    await bad({ name: 'Q', scoreConfigIds: [configs.quality], memberUserIds: [reviewerA.userId, 'user_nope'] }, 'body.memberUserIds.1');
+    await bad({ name: '', scoreConfigIds: [configs.quality] }, 'body.name');
     const created = await call('POST', '/api/queues', {
       name: 'Support answers',
       description: 'Weekly review',
@@ -153,7 +156,7 @@ describe.each(databaseKinds)('human review (%s)', (kind) => {
       ],
       progress: { total: 0, pending: 0, completed: 0, skipped: 0, claimed: 0 },
     });
-    expect((await call('POST', '/api/queues', { name: 'Support answers' })).status).toBe(409);
+    expect((await call('POST', '/api/queues', { name: 'Support answers', scoreConfigIds: [configs.quality] })).status).toBe(409);
 
     const add = (body: object) => call('POST', `/api/queues/${queueId}/items`, body);
     expect((await add({ items: [{ traceId: 'rq-1' }, { traceId: 'rq-2' }] })).body).toEqual({ added: 2, alreadyQueued: 0 });
@@ -174,7 +177,7 @@ describe.each(databaseKinds)('human review (%s)', (kind) => {
       timestamps: { created_at: T0 },
     });
     expect(logged.status, logged.text).toBe(200);
-    const other = await call('POST', '/api/queues', { name: 'Experiment rows' });
+    const other = await call('POST', '/api/queues', { name: 'Experiment rows', scoreConfigIds: [configs.quality] });
     const fromRun = await call('POST', `/api/queues/${other.body.data.id}/items`, { experimentRun: { experimentSlug: 'review-exp', runId: 'run-1' } });
     expect(fromRun.body).toEqual({ added: 2, alreadyQueued: 0 });
     expect((await call('POST', `/api/queues/${other.body.data.id}/items`, { experimentRun: { experimentSlug: 'review-exp', runId: 'nope' } })).status).toBe(404);
@@ -308,7 +311,7 @@ describe.each(databaseKinds)('human review (%s)', (kind) => {
   });
 
   it("a monitor sends the traces its evaluator fails to a queue", async () => {
-    const queue = await call('POST', '/api/queues', { name: 'Competitor mentions' });
+    const queue = await call('POST', '/api/queues', { name: 'Competitor mentions', scoreConfigIds: [configs.quality] });
     const bad = await call('POST', '/api/monitors', { name: 'x', evaluator: 'llm/competitor_blocklist', settings: { competitors: ['Acme'] }, review_queue_id: 'queue_nope' });
     expect(bad.status).toBe(400);
     expect(bad.body.error.meta.field).toBe('body.review_queue_id');

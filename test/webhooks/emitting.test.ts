@@ -109,10 +109,11 @@ const ACTIONS: Record<string, Action> = {
   },
   'queue_item.completed': {
     async run(call, _t, n) {
-      const queue = ok(await call('POST', '/api/queues', { name: `wh queue ${n}` }), 201).data as { id: string };
+      const config = ok(await call('POST', '/api/score-configs', { name: `wh review ${n}`, kind: 'numeric', min: 1, max: 5 }), 201).data as { id: string };
+      const queue = ok(await call('POST', '/api/queues', { name: `wh queue ${n}`, scoreConfigIds: [config.id] }), 201).data as { id: string };
       ok(await call('POST', `/api/queues/${queue.id}/items`, { items: [{ traceId: `wh-reviewed-${n}` }] }));
       const item = ok(await call('POST', `/api/queues/${queue.id}/next`)).data as { id: string };
-      ok(await call('POST', `/api/queues/${queue.id}/items/${item.id}/complete`, { comment: 'reviewed' }));
+      ok(await call('POST', `/api/queues/${queue.id}/items/${item.id}/complete`, { comment: 'reviewed', scores: [{ configId: config.id, value: 3 }] }));
       return (data) => expect(data).toMatchObject({ queue: { id: queue.id }, item: { id: item.id, traceId: `wh-reviewed-${n}`, status: 'completed' } });
     },
   },

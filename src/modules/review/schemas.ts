@@ -11,13 +11,18 @@ export const itemParams = queueParams.extend({ itemId: z.string().min(1).max(128
 
 const name = z.string().trim().min(1).max(100);
 const description = z.string().max(2000).nullish();
-const scoreConfigIds = z.array(z.string().min(1).max(128)).max(20).describe('the score configs reviewers fill in (GET /api/score-configs), in the order shown');
+// A queue without a score would collect reviews that say nothing: at least one is asked for.
+const scoreConfigIds = z
+  .array(z.string().min(1).max(128))
+  .min(1, 'choose at least one score for reviewers to fill in (GET /api/score-configs)')
+  .max(20)
+  .describe('the score configs reviewers fill in (GET /api/score-configs), in the order shown; at least one');
 const memberUserIds = z
   .array(z.string().min(1).max(128))
   .max(200)
   .describe("users of the organization assigned to the queue (GET /api/members); a queue with members hands items to them only");
 
-export const createQueueBody = z.strictObject({ name, description, scoreConfigIds: scoreConfigIds.default([]), memberUserIds: memberUserIds.default([]) });
+export const createQueueBody = z.strictObject({ name, description, scoreConfigIds, memberUserIds: memberUserIds.default([]) });
 export type CreateQueueBody = z.infer<typeof createQueueBody>;
 
 export const updateQueueBody = z

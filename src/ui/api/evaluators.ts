@@ -36,6 +36,16 @@ export function useCatalogue(projectId: string) {
   });
 }
 
+/**
+ * An evaluator's name for people, from the catalogue ("Exact match" for langevals/exact_match or
+ * any of its aliases): every page names an evaluator through this, so it reads the same everywhere.
+ * Until the catalogue is loaded, and for a path it lacks, the path itself.
+ */
+export function useEvaluatorName(projectId: string): (path: string) => string {
+  const catalogue = useCatalogue(projectId);
+  return (path) => catalogue.data?.find((e) => e.path === path || e.aliases.includes(path))?.name ?? path;
+}
+
 /** Run the evaluator at `path` (its catalogue entry's `family/name`) once on `body`. */
 export function useEvaluate(projectId: string, path: string) {
   const slash = path.indexOf('/');

@@ -8025,11 +8025,8 @@ export interface paths {
                     "application/json": {
                         name: string;
                         description?: string | null;
-                        /**
-                         * @description the score configs reviewers fill in (GET /api/score-configs), in the order shown
-                         * @default []
-                         */
-                        scoreConfigIds?: string[];
+                        /** @description the score configs reviewers fill in (GET /api/score-configs), in the order shown; at least one */
+                        scoreConfigIds: string[];
                         /**
                          * @description users of the organization assigned to the queue (GET /api/members); a queue with members hands items to them only
                          * @default []
@@ -8475,7 +8472,7 @@ export interface paths {
                     "application/json": {
                         name?: string;
                         description?: string | null;
-                        /** @description the score configs reviewers fill in (GET /api/score-configs), in the order shown */
+                        /** @description the score configs reviewers fill in (GET /api/score-configs), in the order shown; at least one */
                         scoreConfigIds?: string[];
                         /** @description users of the organization assigned to the queue (GET /api/members); a queue with members hands items to them only */
                         memberUserIds?: string[];

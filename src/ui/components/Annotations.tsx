@@ -5,6 +5,7 @@ import { can, useSession } from '../api/session.ts';
 import { useAnnotationMutations, useAnnotations } from '../api/traces.ts';
 import type { Annotation, SpanOutline as Span } from '../api/traces.ts';
 import { formatFullTime, formatRelative } from '../lib/format.ts';
+import { errorText } from '../lib/form-errors.ts';
 
 interface Props {
   projectId: string;
@@ -47,7 +48,7 @@ export function Annotations({ projectId, traceId, selected, spanName, onSelectSp
           }
           submitLabel={onSpan ? 'Annotate span' : 'Annotate trace'}
           pending={create.isPending}
-          error={create.error?.message}
+          error={errorText(create.error, 'comment', 'scores', 'isThumbsUp')}
           onSubmit={async (body) => {
             await create.mutateAsync({ ...body, ...(onSpan ? { anchorKind: 'span' as const, anchorId: selected.span_id } : {}) });
             return true;

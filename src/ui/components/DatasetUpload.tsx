@@ -4,7 +4,7 @@ import { IconFile, IconUpload } from '@tabler/icons-react';
 import { useNavigate } from '@tanstack/react-router';
 import { COLUMN_TYPES, uploadFile, useDatasets, useRefreshDatasets, type Column, type UploadColumn } from '../api/datasets.ts';
 import type { ColumnType } from '../api/types.ts';
-import { fieldError } from '../lib/form-errors.ts';
+import { formErrors } from '../lib/form-errors.ts';
 import { guessType, previewFile, type FilePreview } from '../lib/file-preview.ts';
 import { asText } from '../lib/format.ts';
 
@@ -54,6 +54,12 @@ export function UploadDialog({ projectId, target, onClose }: { projectId: string
   // Appending: each file column goes to the dataset column of its name, if there is one.
   const effective = mode === 'append' ? mapping.map((m) => ({ ...m, name: appendColumns.some((c) => c.name === m.name) ? m.name : '' })) : mapping;
   const set = (i: number, patch: Partial<Mapped>) => setMapping(mapping.map((m, j) => (j === i ? { ...m, ...patch } : m)));
+  const errors = formErrors(error, ['name', 'file', 'datasetId', 'mapping.*.name', 'mapping.*.type']);
+  /** What the API said about a file column's mapping: its problems name the column by its place among those sent. */
+  const mappingError = (from: string, field: 'name' | 'type') => {
+    const sent = chosen.findIndex((c) => c.from === from);
+    return sent >= 0 ? errors.at(`mapping.${sent}.${field}`) : undefined;
+  };
   const chosen: UploadColumn[] = effective.filter((m) => m.include && m.name).map((m) => ({ from: m.from, name: m.name, type: mode === 'append' ? (appendColumns.find((c) => c.name === m.name)?.type ?? m.type) : m.type }));
 
   const submit = async () => {
@@ -83,6 +89,7 @@ export function UploadDialog({ projectId, target, onClose }: { projectId: string
           leftSection={<IconFile size={14} />}
           value={file}
           onChange={(f) => void pick(f)}
+          error={errors.at('file')}
           clearable
           clearButtonProps={{ 'aria-label': 'Clear the file' }}
         />
@@ -99,7 +106,7 @@ export function UploadDialog({ projectId, target, onClose }: { projectId: string
           />
         )}
         {mode === 'new' ? (
-          <TextInput label="Dataset name" value={name} onChange={(e) => setName(e.currentTarget.value)} required error={fieldError(error, 'name')} />
+          <TextInput label="Dataset name" value={name} onChange={(e) => setName(e.currentTarget.value)} required error={errors.at('name')} />
         ) : (
           !target && (
             <NativeSelect
@@ -107,6 +114,7 @@ export function UploadDialog({ projectId, target, onClose }: { projectId: string
               value={appendTo}
               onChange={(e) => setAppendTo(e.currentTarget.value)}
               data={[{ value: '', label: 'Choose a dataset' }, ...(datasets.data?.data ?? []).map((d) => ({ value: d.id, label: d.name }))]}
+              error={errors.at('datasetId')}
             />
           )
         )}
@@ -139,7 +147,7 @@ export function UploadDialog({ projectId, target, onClose }: { projectId: string
                       <Table.Td className="mono">{m.from}</Table.Td>
                       <Table.Td>
                         {mode === 'new' ? (
-                          <TextInput size="xs" aria-label={`Dataset column for ${m.from}`} value={m.name} onChange={(e) => set(i, { name: e.currentTarget.value })} miw={100} />
+                          <TextInput size="xs" aria-label={`Dataset column for ${m.from}`} value={m.name} onChange={(e) => set(i, { name: e.currentTarget.value })} miw={100} error={mappingError(m.from, 'name')} />
                         ) : (
                           <NativeSelect
                             size="xs"
@@ -147,12 +155,13 @@ export function UploadDialog({ projectId, target, onClose }: { projectId: string
                             value={m.name}
                             onChange={(e) => set(i, { name: e.currentTarget.value })}
                             data={[{ value: '', label: '(leave out)' }, ...appendColumns.map((c) => ({ value: c.name, label: c.name }))]}
+                            error={mappingError(m.from, 'name')}
                           />
                         )}
                       </Table.Td>
                       <Table.Td>
                         {mode === 'new' ? (
-                          <NativeSelect size="xs" aria-label={`Type of ${m.from}`} value={m.type} onChange={(e) => set(i, { type: e.currentTarget.value as ColumnType })} data={COLUMN_TYPES} />
+                          <NativeSelect size="xs" aria-label={`Type of ${m.from}`} value={m.type} onChange={(e) => set(i, { type: e.currentTarget.value as ColumnType })} data={COLUMN_TYPES} error={mappingError(m.from, 'type')} />
                         ) : (
                           <Text size="xs">{appendColumns.find((c) => c.name === m.name)?.type ?? '–'}</Text>
                         )}
@@ -191,7 +200,11 @@ export function UploadDialog({ projectId, target, onClose }: { projectId: string
             </div>
           </>
         )}
-        {error && !fieldError(error, 'name') && <Alert color="red">{error.message}</Alert>}
+        {errors.elsewhere && (
+          <Alert color="red" role="alert">
+            {errors.elsewhere}
+          </Alert>
+        )}
         <Group justify="flex-end">
           <Button variant="default" onClick={onClose}>
             Cancel

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { Alert, Badge, Button, Group, Loader, Modal, NativeSelect, Progress, SimpleGrid, Stack, Text, TextInput } from '@mantine/core';
 import { IconHistory } from '@tabler/icons-react';
-import { useBackfillMutations, useBackfillPreview, useMonitorBackfills, type BackfillRequest, type MonitorBackfill } from '../api/evaluators.ts';
+import { useBackfillMutations, useEvaluatorName, useBackfillPreview, useMonitorBackfills, type BackfillRequest, type MonitorBackfill } from '../api/evaluators.ts';
 import type { Monitor } from '../api/evaluators.ts';
 import { formatCost, formatFullTime } from '../lib/format.ts';
 
@@ -63,6 +63,7 @@ function BackfillDialog({ projectId, monitor, allowed, latest, onClose }: { proj
   const request: BackfillRequest | null = custom === null ? { startDate } : typeof custom === 'string' ? null : custom;
   const running = active(latest);
   const preview = useBackfillPreview(projectId, monitor.id, running ? null : request);
+  const evaluatorName = useEvaluatorName(projectId);
   const { start, cancel } = useBackfillMutations(projectId, monitor.id);
   const p = preview.data;
   const cost = p?.estimated_cost;
@@ -71,7 +72,7 @@ function BackfillDialog({ projectId, monitor, allowed, latest, onClose }: { proj
     <Modal opened onClose={onClose} title="Run over past traces" size="lg">
       <Stack gap="sm">
         <Text size="sm">
-          Evaluates the traces already stored that match this monitor&apos;s filters, in its sample, with {monitor.evaluator}. Results are stored as the monitor&apos;s own; a trace it already
+          Evaluates the traces already stored that match this monitor&apos;s filters, in its sample, with {evaluatorName(monitor.evaluator)}. Results are stored as the monitor&apos;s own; a trace it already
           evaluated (at this evaluator version) is skipped.
         </Text>
         {latest && <Run backfill={latest} onCancel={allowed && running ? () => cancel.mutate(latest.id) : undefined} cancelling={cancel.isPending} />}

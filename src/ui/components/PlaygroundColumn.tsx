@@ -3,6 +3,7 @@ import { ActionIcon, Alert, Badge, Button, Group, NativeSelect, Paper, SimpleGri
 import { IconAdjustments, IconDeviceFloppy, IconX } from '@tabler/icons-react';
 import { Link } from '@tanstack/react-router';
 import { ApiError } from '../api/client.ts';
+import { ModelPicker } from './ModelPicker.tsx';
 import { fieldError } from '../lib/form-errors.ts';
 import type { ModelParameters, ToolCall } from '../api/playground.ts';
 import type { Prompt } from '../api/prompts.ts';
@@ -100,7 +101,6 @@ export function PlaygroundColumn({
   projectId,
   setup,
   versions,
-  models,
   run,
   formErrors,
   onChange,
@@ -111,7 +111,6 @@ export function PlaygroundColumn({
   projectId: string;
   setup: ColumnSetup;
   versions: Prompt[];
-  models: string[];
   run: ColumnRun | undefined;
   formErrors: Partial<Record<keyof ParameterForm, string>>;
   onChange: (next: ColumnSetup) => void;
@@ -124,7 +123,6 @@ export function PlaygroundColumn({
   const set = (patch: Partial<ParameterForm>) => onChange({ ...setup, form: { ...form, ...patch } });
   const serverError = (field: keyof ParameterForm) => formErrors[field] ?? fieldError(run?.error, field);
   const name = `Column ${index + 1}`;
-  const modelChoices = [...new Set([setup.model, ...models])];
   const result = run?.result;
 
   const save = async () => {
@@ -161,7 +159,7 @@ export function PlaygroundColumn({
             }}
             data={versions.map((v) => ({ value: String(v.version), label: `v${v.version}${v.tags.length ? ` (${v.tags.join(', ')})` : ''}` }))}
           />
-          <NativeSelect label="Model" value={setup.model} onChange={(e) => onChange({ ...setup, model: e.currentTarget.value })} data={modelChoices} />
+          <ModelPicker projectId={projectId} label="Model" value={setup.model} onChange={(model) => onChange({ ...setup, model })} />
         </SimpleGrid>
         <Button variant="subtle" size="compact-sm" leftSection={<IconAdjustments size={14} />} onClick={() => setShowParameters((s) => !s)} aria-expanded={showParameters} style={{ alignSelf: 'flex-start' }}>
           Parameters and tools

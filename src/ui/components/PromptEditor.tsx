@@ -8,6 +8,7 @@ import type { Prompt, PromptMessage } from '../api/prompts.ts';
 import type { PromptOutputType, UpdatePromptBody } from '../api/types.ts';
 import { INPUT_TYPES, OUTPUT_TYPES } from '../lib/prompt-types.ts';
 import { ModelPicker } from './ModelPicker.tsx';
+import { formErrors } from '../lib/form-errors.ts';
 
 const JsonEditor = lazy(() => import('./JsonEditor.tsx'));
 
@@ -39,20 +40,26 @@ const move = <T,>(list: T[], from: number, to: number) => {
   return next;
 };
 
+/** The fields of the form, as paths of the request body, where the API's refusals are shown. */
+const FIELDS = ['model', 'prompt', 'messages.*.role', 'messages.*.content', 'inputs.*.identifier', 'inputs.*.type', 'outputs.*.identifier', 'outputs.*.type', 'outputs.*.json_schema', 'commitMessage'];
+
 /** The newest version as a form; saving makes a new version with a commit message. */
 export function PromptEditor({ projectId, prompt, onSaved }: { projectId: string; prompt: Prompt; onSaved: () => void }) {
   const [draft, setDraft] = useState(() => draftOf(prompt));
   const [commitMessage, setCommitMessage] = useState('');
-  const [localError, setLocalError] = useState<string | null>(null);
+  /** An output's JSON Schema that does not parse: said under its editor, and nothing is sent. */
+  const [schemaError, setSchemaError] = useState<{ index: number; message: string } | null>(null);
   const { save } = usePromptMutations(projectId, prompt.id);
   const { data: session } = useSession();
   const allowed = can(session, 'prompts:update');
   const set = (patch: Partial<Draft>) => setDraft((d) => ({ ...d, ...patch }));
+  const errors = formErrors(save.error, FIELDS);
 
   const submit = async () => {
-    setLocalError(null);
+    setSchemaError(null);
+    save.reset();
     const outputs: NonNullable<UpdatePromptBody['outputs']> = [];
-    for (const o of draft.outputs) {
+    for (const [index, o] of draft.outputs.entries()) {
       if (o.type !== 'json_schema') {
         outputs.push({ identifier: o.identifier, type: o.type });
         continue;
@@ -60,7 +67,7 @@ export function PromptEditor({ projectId, prompt, onSaved }: { projectId: string
       try {
         outputs.push({ identifier: o.identifier, type: o.type, json_schema: JSON.parse(o.schemaText) as (typeof outputs)[number]['json_schema'] });
       } catch (e) {
-        setLocalError(`outputs: the JSON Schema of "${o.identifier}" is not valid JSON (${(e as Error).message})`);
+        setSchemaError({ index, message: `Not valid JSON: ${(e as Error).message}.` });
         return;
       }
     }
@@ -84,8 +91,8 @@ export function PromptEditor({ projectId, prompt, onSaved }: { projectId: string
       }}
     >
       <Stack gap="md" maw={980}>
-        <ModelPicker projectId={projectId} label="Model" description="Pick one, or type provider/model (e.g. openai/gpt-4o-mini)" value={draft.model} onChange={(model) => set({ model })} required />
-        <Textarea label="System prompt" description="Use {{variable}} for inputs" autosize minRows={3} maxRows={16} value={draft.prompt} onChange={(e) => set({ prompt: e.currentTarget.value })} />
+        <ModelPicker projectId={projectId} label="Model" description="Pick one, or type provider/model (e.g. openai/gpt-4o-mini)" value={draft.model} onChange={(model) => set({ model })} required error={errors.at('model')} />
+        <Textarea label="System prompt" description="Use {{variable}} for inputs" autosize minRows={3} maxRows={16} value={draft.prompt} onChange={(e) => set({ prompt: e.currentTarget.value })} error={errors.at('prompt')} />
 
         <Fieldset legend="Messages">
           <Stack gap="sm">
@@ -97,6 +104,7 @@ export function PromptEditor({ projectId, prompt, onSaved }: { projectId: string
                   data={['system', 'user', 'assistant']}
                   onChange={(e) => set({ messages: draft.messages.map((x, j) => (j === i ? { ...x, role: e.currentTarget.value as PromptMessage['role'] } : x)) })}
                   w={120}
+                  error={errors.at(`messages.${i}.role`)}
                 />
                 <Textarea
                   aria-label={`Content of message ${i + 1}`}
@@ -106,6 +114,7 @@ export function PromptEditor({ projectId, prompt, onSaved }: { projectId: string
                   value={m.content}
                   onChange={(e) => set({ messages: draft.messages.map((x, j) => (j === i ? { ...x, content: e.currentTarget.value } : x)) })}
                   style={{ flex: 1 }}
+                  error={errors.at(`messages.${i}.content`)}
                 />
                 <ActionIcon variant="subtle" color="gray" aria-label={`Move message ${i + 1} up`} disabled={i === 0} onClick={() => set({ messages: move(draft.messages, i, i - 1) })}>
                   <IconArrowUp size={16} />
@@ -136,6 +145,7 @@ export function PromptEditor({ projectId, prompt, onSaved }: { projectId: string
                   onChange={(e) => set({ inputs: draft.inputs.map((x, j) => (j === i ? { ...x, identifier: e.currentTarget.value } : x)) })}
                   style={{ flex: 1 }}
                   className="mono"
+                  error={errors.at(`inputs.${i}.identifier`)}
                 />
                 <NativeSelect
                   aria-label={`Input ${i + 1} type`}
@@ -143,6 +153,7 @@ export function PromptEditor({ projectId, prompt, onSaved }: { projectId: string
                   data={INPUT_TYPES}
                   onChange={(e) => set({ inputs: draft.inputs.map((x, j) => (j === i ? { ...x, type: e.currentTarget.value } : x)) })}
                   w={140}
+                  error={errors.at(`inputs.${i}.type`)}
                 />
                 <ActionIcon variant="subtle" color="red" aria-label={`Remove input ${input.identifier || i + 1}`} onClick={() => set({ inputs: draft.inputs.filter((_, j) => j !== i) })}>
                   <IconTrash size={16} />
@@ -167,6 +178,7 @@ export function PromptEditor({ projectId, prompt, onSaved }: { projectId: string
                     value={output.identifier}
                     onChange={(e) => set({ outputs: draft.outputs.map((x, j) => (j === i ? { ...x, identifier: e.currentTarget.value } : x)) })}
                     style={{ flex: 1 }}
+                    error={errors.at(`outputs.${i}.identifier`)}
                   />
                   <NativeSelect
                     aria-label={`Output ${i + 1} type`}
@@ -174,6 +186,7 @@ export function PromptEditor({ projectId, prompt, onSaved }: { projectId: string
                     data={OUTPUT_TYPES}
                     onChange={(e) => set({ outputs: draft.outputs.map((x, j) => (j === i ? { ...x, type: e.currentTarget.value as PromptOutputType } : x)) })}
                     w={140}
+                    error={errors.at(`outputs.${i}.type`)}
                   />
                   <ActionIcon variant="subtle" color="red" aria-label={`Remove output ${output.identifier || i + 1}`} onClick={() => set({ outputs: draft.outputs.filter((_, j) => j !== i) })}>
                     <IconTrash size={16} />
@@ -192,6 +205,11 @@ export function PromptEditor({ projectId, prompt, onSaved }: { projectId: string
                         onChange={(text) => setDraft((d) => ({ ...d, outputs: d.outputs.map((x, j) => (j === i ? { ...x, schemaText: text } : x)) }))}
                       />
                     </Suspense>
+                    {(schemaError?.index === i || errors.at(`outputs.${i}.json_schema`)) && (
+                      <Text size="xs" c="red" role="alert" mt={4}>
+                        {schemaError?.index === i ? schemaError.message : errors.at(`outputs.${i}.json_schema`)}
+                      </Text>
+                    )}
                   </div>
                 )}
               </Stack>
@@ -204,9 +222,13 @@ export function PromptEditor({ projectId, prompt, onSaved }: { projectId: string
           </Stack>
         </Fieldset>
 
-        {(localError || save.isError) && <Alert color="red">{localError ?? save.error?.message}</Alert>}
+        {errors.elsewhere && (
+          <Alert color="red" role="alert">
+            {errors.elsewhere}
+          </Alert>
+        )}
         <Group align="flex-end" gap="sm">
-          <TextInput label="Commit message" placeholder="What changed" value={commitMessage} onChange={(e) => setCommitMessage(e.currentTarget.value)} required style={{ flex: 1 }} />
+          <TextInput label="Commit message" placeholder="What changed" value={commitMessage} onChange={(e) => setCommitMessage(e.currentTarget.value)} required style={{ flex: 1 }} error={errors.at('commitMessage')} />
           <Button type="submit" loading={save.isPending} disabled={!allowed}>
             Save version
           </Button>

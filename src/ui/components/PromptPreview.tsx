@@ -4,7 +4,6 @@ import { IconColumnInsertRight, IconPlayerPlay, IconWand } from '@tabler/icons-r
 import { ApiError } from '../api/client.ts';
 import { fetchTrace } from '../api/traces.ts';
 import { fetchRecords, useDatasets } from '../api/datasets.ts';
-import { useModelOptions } from '../api/model-providers.ts';
 import { streamPromptRun } from '../api/playground.ts';
 import { useCompilePrompt, usePromptMutations, type CompiledPrompt } from '../api/prompts.ts';
 import type { Prompt } from '../api/prompts.ts';
@@ -64,7 +63,6 @@ export function PromptPreview({ projectId, promptId, versions }: { projectId: st
   // A new column's key is never a removed one's (whose run it would show).
   const nextKey = useRef(1);
   const [formErrors, setFormErrors] = useState<Record<number, Partial<Record<keyof ParameterForm, string>>>>({});
-  const models = useModelOptions(projectId);
   const { save } = usePromptMutations(projectId, promptId);
   const versionOf = (n: number) => versions.find((v) => v.version === n) ?? newest;
   const first = versionOf(columns[0].version);
@@ -209,7 +207,6 @@ export function PromptPreview({ projectId, promptId, versions }: { projectId: st
             projectId={projectId}
             setup={column}
             versions={versions}
-            models={(models.data ?? []).map((m) => m.model)}
             run={runs[column.key]}
             formErrors={formErrors[column.key] ?? {}}
             onChange={(next) => setColumns((cs) => cs.map((c) => (c.key === column.key ? next : c)))}

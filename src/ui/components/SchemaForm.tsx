@@ -1,6 +1,7 @@
 import { useMemo, useState } from 'react';
 import { Checkbox, Fieldset, Group, NativeSelect, NumberInput, SimpleGrid, Stack, Switch, TagsInput, Text, TextInput, Textarea } from '@mantine/core';
 import { asText } from '../lib/format.ts';
+import { ModelPicker } from './ModelPicker.tsx';
 
 /** The JSON Schema subset the evaluator catalogue uses (zod's toJSONSchema output). */
 export interface JsonSchema {
@@ -34,8 +35,8 @@ export function nonNull(schema: JsonSchema): JsonSchema {
 
 const isStringList = (s: JsonSchema) => s.type === 'array' && nonNull(s.items ?? {}).type === 'string';
 
-/** A settings form generated from a JSON Schema: one control per property, nested objects as groups. */
-export function SchemaForm({ schema, value, onChange, idPrefix }: { schema: JsonSchema; value: Values; onChange: (next: Values) => void; idPrefix: string }) {
+/** A settings form generated from a JSON Schema: one control per property, nested objects as groups; a `model` text is chosen with the model picker of `projectId`. */
+export function SchemaForm({ schema, value, onChange, idPrefix, projectId }: { schema: JsonSchema; value: Values; onChange: (next: Values) => void; idPrefix: string; projectId: string }) {
   const properties = Object.entries(schema.properties ?? {});
   return (
     <Stack gap="sm">
@@ -59,6 +60,7 @@ export function SchemaForm({ schema, value, onChange, idPrefix }: { schema: Json
               onChange={(v) => set(typeof v === 'number' ? v : undefined)}
             />
           );
+        if (s.type === 'string' && name === 'model') return <ModelPicker key={name} projectId={projectId} {...common} value={asText(current)} onChange={set} />;
         if (s.type === 'string') {
           const text = asText(current);
           return text.length > 60 ? (

@@ -454,7 +454,8 @@ export function SavedViews({ views, current, modified, canSave, onOpen, onSaveNe
           {error.message}
         </Text>
       )}
-      <Modal opened={naming} onClose={() => setNaming(false)} title="Save this view">
+      {/* A refusal of the name belongs to the dialog: closing it leaves nothing behind under the toolbar. */}
+      <Modal opened={naming} onClose={() => (setNaming(false), setError(null))} title="Save this view">
         <form
           onSubmit={(e) => {
             e.preventDefault();
@@ -470,7 +471,7 @@ export function SavedViews({ views, current, modified, canSave, onOpen, onSaveNe
               </Alert>
             )}
             <Group justify="flex-end">
-              <Button variant="default" onClick={() => setNaming(false)}>
+              <Button variant="default" onClick={() => (setNaming(false), setError(null))}>
                 Cancel
               </Button>
               <Button type="submit" loading={busy} disabled={!name.trim()}>

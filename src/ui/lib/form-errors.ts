@@ -90,6 +90,8 @@ export function locate(raw: string, field?: string): FieldProblem | { field?: un
     const prefixed = /^([A-Za-z_][\w]*(?:\.[\w]+)*): (.+)$/s.exec(message);
     if (prefixed) at = prefixed[1];
   }
+  // The LangWatch-compatible routes answer only a message; a dotted path before it ("inputs.2.identifier: ...") is the field.
+  if (!at) at = /^([a-z_]\w*(?:\.\w+)+): ./s.exec(message)?.[1];
   if (at) {
     const leaf = at.split('.').pop()!;
     for (const name of new Set([at, leaf])) {
@@ -123,7 +125,7 @@ function covers(pattern: string, path: string): boolean {
 /** Where each problem of a refusal is shown in one form. */
 export interface FormErrors {
   /** What to say next to the form field at `path` ("name", "targets.0.prompt"), if a problem is about it. */
-  at(path: string): string | undefined;
+  at: (path: string) => string | undefined;
   /** The refusal as a sentence when some problem has no field in the form (or none is named); undefined when every one is shown at its field. */
   elsewhere: string | undefined;
 }
@@ -156,4 +158,10 @@ export function formErrors(error: unknown, fields: readonly string[], shownAt: R
 export function fieldError(error: unknown, ...fields: string[]): string | undefined {
   const errors = formErrors(error, fields);
   return fields.map((f) => errors.at(f)).find(Boolean);
+}
+
+/** For a form with one place to say things (a single field): the field's problem, else the whole refusal as sentences naming its fields. */
+export function errorText(error: unknown, ...fields: string[]): string | undefined {
+  const errors = formErrors(error, fields);
+  return fields.map((f) => errors.at(f)).find(Boolean) ?? errors.elsewhere;
 }

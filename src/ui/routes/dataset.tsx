@@ -8,7 +8,8 @@ import { useVirtualizer } from '@tanstack/react-virtual';
 import { can, useSession } from '../api/session.ts';
 import { DATASET_PAGE, downloadExport, readRecords, useDataset, useDatasetMutations, useExperimentsOnDataset, useVersions, type Column, type ExportCells } from '../api/datasets.ts';
 import type { DatasetRecord } from '../api/datasets.ts';
-import { ColumnsEditor } from './datasets.tsx';
+import { ColumnsEditor, DATASET_FIELDS } from './datasets.tsx';
+import { formErrors } from '../lib/form-errors.ts';
 import { UploadDialog } from '../components/DatasetUpload.tsx';
 import { cellText, editText, parseCell } from '../lib/cell-values.ts';
 import { parseTsv } from '../lib/file-preview.ts';
@@ -673,6 +674,7 @@ function ColumnsDialog({ name, columns, pending, error, onCancel, onSave }: { na
   const [nextName, setName] = useState(name);
   const [next, setNext] = useState<Column[]>(columns);
   const changed = useMemo(() => JSON.stringify(next) !== JSON.stringify(columns), [next, columns]);
+  const errors = formErrors(error, DATASET_FIELDS);
   return (
     <Modal opened onClose={onCancel} title="Name and columns">
       <form
@@ -683,14 +685,18 @@ function ColumnsDialog({ name, columns, pending, error, onCancel, onSave }: { na
         }}
       >
         <Stack gap="sm">
-          <TextInput label="Name" value={nextName} onChange={(e) => setName(e.currentTarget.value)} required />
-          <ColumnsEditor columns={next} onChange={setNext} />
+          <TextInput label="Name" value={nextName} onChange={(e) => setName(e.currentTarget.value)} required error={errors.at('name')} />
+          <ColumnsEditor columns={next} onChange={setNext} errorAt={errors.at} />
           {changed && (
             <Text size="xs" className="muted">
               Every row is rewritten onto the new columns: kept columns keep their values (converted to a new type), removed ones are dropped, new ones are empty.
             </Text>
           )}
-          {error && <Alert color="red">{error.message}</Alert>}
+          {errors.elsewhere && (
+            <Alert color="red" role="alert">
+              {errors.elsewhere}
+            </Alert>
+          )}
           <Group justify="flex-end">
             <Button variant="default" onClick={onCancel}>
               Cancel

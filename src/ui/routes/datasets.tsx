@@ -5,7 +5,7 @@ import { Link, useNavigate, useParams } from '@tanstack/react-router';
 import { can, useSession } from '../api/session.ts';
 import { COLUMN_TYPES, useCreateDataset, useDatasets, type Column } from '../api/datasets.ts';
 import type { ColumnType } from '../api/types.ts';
-import { fieldError } from '../lib/form-errors.ts';
+import { formErrors } from '../lib/form-errors.ts';
 import { formatFullTime, formatRelative } from '../lib/format.ts';
 import { UploadDialog } from '../components/DatasetUpload.tsx';
 
@@ -98,8 +98,10 @@ function NewDatasetModal({ projectId, onClose }: { projectId: string; onClose: (
   const [columns, setColumns] = useState<Column[]>(STARTER);
   const create = useCreateDataset(projectId);
   const navigate = useNavigate();
+  const errors = formErrors(create.error, DATASET_FIELDS);
   const submit = async () => {
-    const d = await create.mutateAsync({ name: name.trim(), columnTypes: columns.filter((c) => c.name.trim()).map((c) => ({ ...c, name: c.name.trim() })) });
+    // Every row of the form is sent (an empty name is refused next to it), so the API's "columnTypes.2" is the form's third row.
+    const d = await create.mutateAsync({ name: name.trim(), columnTypes: columns.map((c) => ({ ...c, name: c.name.trim() })) });
     onClose();
     await navigate({ to: '/p/$projectId/datasets/$datasetId', params: { projectId, datasetId: d.id } });
   };
@@ -112,9 +114,13 @@ function NewDatasetModal({ projectId, onClose }: { projectId: string; onClose: (
         }}
       >
         <Stack gap="sm">
-          <TextInput label="Name" value={name} onChange={(e) => setName(e.currentTarget.value)} required data-autofocus error={fieldError(create.error, 'name')} />
-          <ColumnsEditor columns={columns} onChange={setColumns} />
-          {create.isError && !fieldError(create.error, 'name') && <Alert color="red">{create.error.message}</Alert>}
+          <TextInput label="Name" value={name} onChange={(e) => setName(e.currentTarget.value)} required data-autofocus error={errors.at('name')} />
+          <ColumnsEditor columns={columns} onChange={setColumns} errorAt={errors.at} />
+          {errors.elsewhere && (
+            <Alert color="red" role="alert">
+              {errors.elsewhere}
+            </Alert>
+          )}
           <Group justify="flex-end">
             <Button variant="default" onClick={onClose}>
               Cancel
@@ -130,7 +136,11 @@ function NewDatasetModal({ projectId, onClose }: { projectId: string; onClose: (
 }
 
 /** Column names and types, one row each: add, rename, retype, remove. */
-export function ColumnsEditor({ columns, onChange }: { columns: Column[]; onChange: (next: Column[]) => void }) {
+/** The columns of a dataset as a form; `errorAt` says what the API refused about one ("columnTypes.1.name"). */
+/** The fields of a dataset's name-and-columns form, as paths of the request body. */
+export const DATASET_FIELDS = ['name', 'columnTypes.*.name', 'columnTypes.*.type'];
+
+export function ColumnsEditor({ columns, onChange, errorAt }: { columns: Column[]; onChange: (next: Column[]) => void; errorAt?: (path: string) => string | undefined }) {
   const set = (i: number, c: Partial<Column>) => onChange(columns.map((x, j) => (j === i ? { ...x, ...c } : x)));
   return (
     <Stack gap={6}>
@@ -139,8 +149,8 @@ export function ColumnsEditor({ columns, onChange }: { columns: Column[]; onChan
       </Text>
       {columns.map((c, i) => (
         <Group key={i} gap={6} wrap="nowrap" data-testid="column-row">
-          <TextInput aria-label={`Name of column ${i + 1}`} value={c.name} onChange={(e) => set(i, { name: e.currentTarget.value })} style={{ flex: 1, minWidth: 0 }} size="sm" />
-          <NativeSelect aria-label={`Type of column ${i + 1}`} value={c.type} onChange={(e) => set(i, { type: e.currentTarget.value as ColumnType })} data={COLUMN_TYPES} size="sm" w={130} />
+          <TextInput aria-label={`Name of column ${i + 1}`} value={c.name} onChange={(e) => set(i, { name: e.currentTarget.value })} style={{ flex: 1, minWidth: 0 }} size="sm" error={errorAt?.(`columnTypes.${i}.name`)} />
+          <NativeSelect aria-label={`Type of column ${i + 1}`} value={c.type} onChange={(e) => set(i, { type: e.currentTarget.value as ColumnType })} data={COLUMN_TYPES} size="sm" w={130} error={errorAt?.(`columnTypes.${i}.type`)} />
           <ActionIcon variant="subtle" color="red" aria-label={`Remove column ${i + 1}`} onClick={() => onChange(columns.filter((_, j) => j !== i))}>
             <IconTrash size={16} />
           </ActionIcon>

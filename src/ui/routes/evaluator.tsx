@@ -92,7 +92,7 @@ function Playground({ projectId, evaluator, back }: { projectId: string; evaluat
           )
         }
       />
-      {!evaluator.available && <Alert color="yellow" title="Not configured on this server">{evaluator.unavailable_reason}</Alert>}
+      {!evaluator.available && <Alert color="yellow" title="Not configured on this server" styles={{ title: { color: '#7c4a03' } }}>{evaluator.unavailable_reason}</Alert>}
       <SimpleGrid cols={{ base: 1, md: 2 }} spacing="lg">
         <Stack gap="md">
           <Paper withBorder p="md">
@@ -127,7 +127,7 @@ function Playground({ projectId, evaluator, back }: { projectId: string; evaluat
                 This evaluator has no settings.
               </Text>
             ) : (
-              <SchemaForm schema={evaluator.settings} value={settings} onChange={setSettings} idPrefix="settings" />
+              <SchemaForm schema={evaluator.settings} value={settings} onChange={setSettings} idPrefix="settings" projectId={projectId} />
             )}
           </Paper>
           <Group>

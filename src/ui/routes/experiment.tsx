@@ -17,6 +17,7 @@ import type { ExperimentSearch } from '../router.tsx';
 import { RunStateBadge, runState } from './experiments.tsx';
 import { ScrollPanel } from '../components/ScrollPanel.tsx';
 import './experiments.css';
+import { errorText } from '../lib/form-errors.ts';
 
 /** `/p/<projectId>/experiments/<slug>`: the experiment's runs; with `?runId=` the run page. */
 export default function ExperimentPage() {
@@ -261,7 +262,7 @@ function RunName({ projectId, slug, runId, name }: { projectId: string; slug: st
           description="Empty: the default name (for a run the app started: its prompt and version, model and start time)"
           value={draft}
           onChange={(e) => setDraft(e.currentTarget.value)}
-          error={rename.error?.message}
+          error={errorText(rename.error, 'name')}
           maxLength={255}
           w={360}
           maw="100%"

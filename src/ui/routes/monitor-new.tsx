@@ -118,7 +118,7 @@ export function MonitorForm({ projectId, evaluator, editing, onSaved, onCancel }
               This evaluator has no settings.
             </Text>
           ) : (
-            <SchemaForm schema={evaluator.settings} value={settings} onChange={setSettings} idPrefix="monitor-settings" />
+            <SchemaForm schema={evaluator.settings} value={settings} onChange={setSettings} idPrefix="monitor-settings" projectId={projectId} />
           )}
         </Paper>
         <Fieldset legend="Which traces">

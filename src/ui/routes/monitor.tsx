@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { Alert, Badge, Button, Group, Loader, NativeSelect, Paper, SegmentedControl, Stack, Switch, Table, Text, Title, Tooltip } from '@mantine/core';
 import { IconArrowLeft, IconPencil, IconTrash } from '@tabler/icons-react';
 import { Link, useNavigate, useParams } from '@tanstack/react-router';
-import { resultColor, useCatalogue, useMonitor, useMonitorMutations, useMonitorResults, useMonitorStats } from '../api/evaluators.ts';
+import { resultColor, useCatalogue, useEvaluatorName, useMonitor, useMonitorMutations, useMonitorResults, useMonitorStats } from '../api/evaluators.ts';
 import type { MonitorStatsResponse } from '../api/evaluators.ts';
 import { can, useSession } from '../api/session.ts';
 import { FilterChips } from '../components/FilterChips.tsx';
@@ -30,6 +30,7 @@ export default function MonitorPage() {
   const stats = useMonitorStats(projectId, monitorId, Number(rangeMs));
   const results = useMonitorResults(projectId, monitorId, show === 'failed');
   const catalogue = useCatalogue(projectId);
+  const evaluatorName = useEvaluatorName(projectId);
   const [editing, setEditing] = useState(false);
 
   const back = (
@@ -66,8 +67,8 @@ export default function MonitorPage() {
             <Title order={1} size="h3">
               {m.name}
             </Title>
-            <Link to="/p/$projectId/evaluators/$family/$name" params={{ projectId, family: m.evaluator.split('/')[0], name: m.evaluator.split('/')[1] }} className="mono">
-              {m.evaluator}
+            <Link to="/p/$projectId/evaluators/$family/$name" params={{ projectId, family: m.evaluator.split('/')[0], name: m.evaluator.split('/')[1] }} title={m.evaluator}>
+              {evaluatorName(m.evaluator)}
             </Link>
           </Group>
           <Group gap="sm">

@@ -1,7 +1,7 @@
 import { Alert, Group, Loader, Switch, Table, Title } from '@mantine/core';
 import { IconPlus } from '@tabler/icons-react';
 import { Link, useParams } from '@tanstack/react-router';
-import { useMonitorMutations, useMonitors } from '../api/evaluators.ts';
+import { useEvaluatorName, useMonitorMutations, useMonitors } from '../api/evaluators.ts';
 import { can, useSession } from '../api/session.ts';
 import { ButtonLink } from '../components/ButtonLink.tsx';
 import { FilterChips } from '../components/FilterChips.tsx';
@@ -11,6 +11,7 @@ import { formatFullTime, formatRelative } from '../lib/format.ts';
 export default function MonitorsPage() {
   const { projectId } = useParams({ from: '/p/$projectId/monitors' });
   const monitors = useMonitors(projectId);
+  const evaluatorName = useEvaluatorName(projectId);
   const { update } = useMonitorMutations(projectId);
   const { data: session } = useSession();
   const allowed = can(session, 'monitors:manage');
@@ -60,7 +61,7 @@ export default function MonitorsPage() {
                       {m.name}
                     </Link>
                   </Table.Td>
-                  <Table.Td className="mono">{m.evaluator}</Table.Td>
+                  <Table.Td title={m.evaluator}>{evaluatorName(m.evaluator)}</Table.Td>
                   <Table.Td>{Math.round(m.sample * 1000) / 10}%</Table.Td>
                   <Table.Td>
                     <FilterChips filters={m.filters} />
