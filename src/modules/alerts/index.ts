@@ -1,0 +1,1 @@
+export { buildAlerts, registerAlerts, ALERTS_POLL_MS, type Alerts, type AlertsPorts } from './module.ts';
