@@ -1,0 +1,185 @@
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rows } from '../../src/db/index.ts';
+import { databaseKinds, ManualClock, startApp, type TestApp } from '../support/harness.ts';
+
+const MIN = 60_000;
+/** A window boundary: rules made now evaluate the 5-minute window that starts here. */
+const T0 = Date.parse('2026-11-21T10:00:00Z');
+const REFERENCE = { kind: 'reference', start: T0 - 60 * MIN, end: T0 };
+
+describe.each(databaseKinds)('alert rules (%s)', (kind) => {
+  let t: TestApp;
+  let key: string;
+  const clock = new ManualClock(T0 - 61 * MIN);
+  beforeAll(async () => {
+    t = await startApp(kind, { clock });
+    key = t.creds.projectApiKey;
+  });
+  afterAll(() => t.close());
+
+  let n = 0;
+  /** `count` traces of `model` spread over the 5 minutes from `at`, the first `errors` of them failed. */
+  async function traffic(model: string, at: number, count: number, errors: number) {
+    for (let i = 0; i < count; i++) {
+      const id = `tr-${n++}`;
+      const started = at + Math.floor((i * 5 * MIN) / count);
+      const res = await t.request('POST', '/api/collector', {
+        authToken: key,
+        body: {
+          trace_id: id,
+          spans: [
+            {
+              span_id: `${id}-1`,
+              type: 'llm',
+              model,
+              input: { type: 'text', value: 'q' },
+              output: { type: 'text', value: 'a' },
+              ...(i < errors ? { error: { message: 'upstream 500' } } : {}),
+              timestamps: { started_at: started, finished_at: started + 100 },
+            },
+          ],
+        },
+      });
+      expect(res.status).toBe(200);
+    }
+  }
+  const post = (body: object) => t.request('POST', '/api/alerts/rules', { token: key, body });
+  const splitRule = (extra: object = {}) => ({
+    name: 'Errors by model',
+    metric: { kind: 'error_rate' },
+    splitBy: 'model',
+    windowMinutes: 5,
+    condition: { kind: 'change', baseline: REFERENCE, alpha: 0.01, minCount: 10 },
+    resolveAfter: 2,
+    ...extra,
+  });
+  const events = async (type: string) =>
+    rows<{ data: Record<string, any> }>(t.db.orm, sql`SELECT data FROM events WHERE type = ${type} ORDER BY created_at, id`);
+
+  it('answers 400 naming the field for each bad rule', async () => {
+    clock.set(T0);
+    const base = { name: 'x', metric: { kind: 'error_rate' }, windowMinutes: 5, condition: { kind: 'threshold', operator: 'above', value: 0.1 } };
+    const field = async (body: object) => {
+      const res = await post(body);
+      expect(res.status, JSON.stringify(res.body)).toBe(400);
+      return res.body.error.meta.field;
+    };
+    expect(await field({ ...base, metric: { kind: 'latency_p42' } })).toBe('body.metric.kind');
+    expect(await field({ ...base, metric: { kind: 'evaluator_pass_rate', evaluator: 'nope/none' } })).toBe('metric.evaluator');
+    expect(await field({ ...base, metric: { kind: 'score_mean', configId: 'sc_missing' } })).toBe('metric.configId');
+    expect(await field({ ...base, windowMinutes: 1 })).toBe('windowMinutes');
+    expect(await field({ ...base, windowMinutes: 7 * 24 * 60 + 1 })).toBe('windowMinutes');
+    expect(await field({ ...base, condition: { kind: 'change', alpha: 0 } })).toBe('body.condition.alpha');
+    expect(await field({ ...base, condition: { kind: 'change', alpha: 0.6 } })).toBe('body.condition.alpha');
+    expect(await field({ ...base, condition: { kind: 'threshold', operator: 'above', value: 1.5 } })).toBe('condition.value');
+    expect(await field({ ...base, metric: { kind: 'cost_total' }, condition: { kind: 'change' } })).toBe('condition.kind');
+    expect(await field({ ...base, condition: { kind: 'change', baseline: { kind: 'reference', start: T0 - MIN, end: T0 } } })).toBe('condition.baseline.end');
+    expect(await field({ ...base, name: '' })).toBe('body.name');
+    expect((await t.request('GET', '/api/alerts/rules', { token: key })).body.data).toEqual([]);
+  });
+
+  it('fires a split rule for the one model whose errors jumped, once, and resolves it once after recovery', async () => {
+    // The reference hour: 5 % errors on both models.
+    for (let w = 0; w < 12; w++) {
+      await traffic('gpt-4o', T0 - 60 * MIN + w * 5 * MIN, 20, w % 4 === 0 ? 2 : 1);
+      await traffic('claude-3-5-sonnet', T0 - 60 * MIN + w * 5 * MIN, 20, w % 4 === 0 ? 2 : 1);
+    }
+    clock.set(T0 + 30_000);
+    const created = await post(splitRule());
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    const id = created.body.id;
+    // The same rule, off until the end: it catches up on every window at once.
+    const late = await post(splitRule({ name: 'Errors by model, late', enabled: false }));
+    expect(late.body).toMatchObject({ state: 'ok', enabled: false, windowMinutes: 5, condition: { alpha: 0.01, consecutive: 1 } });
+
+    // Window 1: gpt-4o fails half its calls, claude stays at 5 %.
+    await traffic('gpt-4o', T0, 20, 10);
+    await traffic('claude-3-5-sonnet', T0, 20, 1);
+    clock.set(T0 + 5 * MIN + 1_000);
+    expect((await t.app.services.alerts.alerts.evaluateDue()).windows).toBe(1);
+    const rule = (await t.request('GET', `/api/alerts/rules/${id}`, { token: key })).body;
+    expect(rule.state).toBe('firing');
+    const byModel = Object.fromEntries(rule.segments.map((s: { segment: string; state: string }) => [s.segment, s.state]));
+    const gpt = Object.keys(byModel).find((m) => m.includes('gpt-4o'))!;
+    const claude = Object.keys(byModel).find((m) => m.includes('claude'))!;
+    expect(byModel[gpt]).toBe('firing');
+    expect(byModel[claude]).toBe('ok');
+
+    const history = (await t.request('GET', `/api/alerts/rules/${id}/history`, { token: key })).body.data;
+    const seen = history.find((e: { segment: string }) => e.segment === gpt);
+    expect(seen).toMatchObject({ windowStart: T0, windowEnd: T0 + 5 * MIN, value: 0.5, count: 20, baselineCount: 240, decision: 'breach', state: 'firing' });
+    expect(seen.baseline).toBeCloseTo(15 / 240, 10);
+    expect(seen.pValue).toBeLessThan(0.001);
+    expect(seen.low).toBeLessThan(0.5);
+    expect(seen.high).toBeGreaterThan(0.5);
+    expect(history.find((e: { segment: string }) => e.segment === claude)).toMatchObject({ decision: 'calm', state: 'ok' });
+
+    let firing = await events('alert.firing');
+    expect(firing).toHaveLength(1);
+    expect(firing[0].data).toMatchObject({ segment: gpt, state: 'firing', value: 0.5, count: 20, window: { start: T0, end: T0 + 5 * MIN } });
+    expect(firing[0].data.message).toContain('50.0 % (10 of 20)');
+    expect(firing[0].data.message).toContain('6.3 % in the reference period');
+    const link = new URL(firing[0].data.link, 'http://app');
+    expect(link.pathname).toBe(`/p/${t.creds.project.id}/traces`);
+    expect(Object.fromEntries(link.searchParams)).toMatchObject({ range: 'custom', from: new Date(T0).toISOString(), to: new Date(T0 + 5 * MIN).toISOString(), model: gpt, error: 'yes' });
+
+    // Window 2: still failing: no second notification. Then two calm windows resolve it, once.
+    await traffic('gpt-4o', T0 + 5 * MIN, 20, 9);
+    clock.set(T0 + 10 * MIN + 1_000);
+    await t.app.services.alerts.alerts.evaluateDue();
+    expect(await events('alert.firing')).toHaveLength(1);
+    for (const w of [2, 3]) {
+      await traffic('gpt-4o', T0 + w * 5 * MIN, 20, 1);
+      clock.set(T0 + (w + 1) * 5 * MIN + 1_000);
+      await t.app.services.alerts.alerts.evaluateDue();
+      const state = (await t.request('GET', `/api/alerts/rules/${id}`, { token: key })).body.state;
+      expect(state).toBe(w === 2 ? 'firing' : 'resolved');
+    }
+    const resolved = await events('alert.resolved');
+    expect(resolved).toHaveLength(1);
+    expect(resolved[0].data).toMatchObject({ segment: gpt, state: 'resolved', since: T0 + 20 * MIN });
+    firing = await events('alert.firing');
+    expect(firing).toHaveLength(1);
+
+    // After "downtime": the late rule evaluates its 4 missed windows (firing, then resolved),
+    // and notifies only where it stands now: nothing, as it was ok when last notified.
+    expect((await t.request('PATCH', `/api/alerts/rules/${late.body.id}`, { token: key, body: { enabled: true } })).status).toBe(200);
+    expect((await t.app.services.alerts.alerts.evaluateDue()).windows).toBe(4);
+    const lateHistory = (await t.request('GET', `/api/alerts/rules/${late.body.id}/history`, { token: key })).body.data;
+    expect(lateHistory.filter((e: { segment: string }) => e.segment === gpt).map((e: { state: string }) => e.state)).toEqual(['resolved', 'firing', 'firing', 'firing']);
+    expect(await events('alert.firing')).toHaveLength(1);
+    expect(await events('alert.resolved')).toHaveLength(1);
+  });
+
+  it('acknowledges, mutes and snoozes a rule', async () => {
+    const created = await post({ name: 'Traffic', metric: { kind: 'trace_count' }, windowMinutes: 5, condition: { kind: 'threshold', operator: 'above', value: 1000 } });
+    const id = created.body.id;
+    const ack = await t.request('POST', `/api/alerts/rules/${id}/acknowledge`, { token: key });
+    expect(ack.body.acknowledgedAt).toBe(clock.now().getTime());
+    const until = clock.now().getTime() + 3_600_000;
+    const snoozed = await t.request('PATCH', `/api/alerts/rules/${id}`, { token: key, body: { muted: true, snoozedUntil: until } });
+    expect(snoozed.body).toMatchObject({ muted: true, snoozedUntil: until });
+    expect((await t.request('GET', `/api/alerts/rules/nope`, { token: key })).status).toBe(404);
+    expect((await t.request('DELETE', `/api/alerts/rules/${id}`, { token: key })).body).toEqual({ id, deleted: true });
+  });
+
+  it('evaluates each window once with two server processes on one database (counted)', async () => {
+    const second = await startApp(kind, { clock, reopen: t });
+    try {
+      const created = await post({ name: 'Volume', metric: { kind: 'trace_count' }, windowMinutes: 5, condition: { kind: 'change', baseline: { kind: 'previous' } } });
+      const id = created.body.id;
+      const from = clock.now().getTime();
+      for (let round = 1; round <= 6; round++) {
+        clock.set(Math.floor(from / (5 * MIN)) * 5 * MIN + round * 5 * MIN + 1_000);
+        await Promise.all([t.app.services.alerts.alerts.evaluateDue(), second.app.services.alerts.alerts.evaluateDue(), t.app.services.alerts.alerts.evaluateDue()]);
+      }
+      expect(await t.app.services.alerts.alerts.windowsEvaluated(id)).toBe(6);
+      const history = (await t.request('GET', `/api/alerts/rules/${id}/history`, { token: key })).body.data;
+      expect(history).toHaveLength(6);
+      expect(new Set(history.map((e: { windowEnd: number }) => e.windowEnd)).size).toBe(6);
+    } finally {
+      await second.close();
+    }
+  });
+});
