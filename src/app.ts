@@ -56,7 +56,7 @@ import { installCompression } from './platform/compression.ts';
 import { ReadPriority } from './platform/read-priority.ts';
 import { DatabaseProbe } from './platform/readiness.ts';
 import { listMigrations } from './db/migrate.ts';
-import { buildWebhookService, WebhookService, webhookRoutes } from './modules/webhooks/index.ts';
+import { buildWebhookService, checkHost, deliver, hostOf, WebhookService, webhookRoutes } from './modules/webhooks/index.ts';
 import { datasetRoutes, deleteProjectDatasetRecords, IMPORT_QUEUE, importJobPayload, runImport, type TraceSource } from './modules/datasets/index.ts';
 import type { SearchRequest } from './modules/traces/index.ts';
 import { mcpRoutes } from './modules/mcp/index.ts';
@@ -230,6 +230,12 @@ export function buildServices(deps: Deps): Services {
     scoreConfig: async (projectId, id) => (await scoreConfigs.list(projectId)).find((c) => c.id === id) ?? null,
     evaluatorKnown: async (projectId, name) => !!findEvaluator(name) || (await monitors.list(projectId)).some((m) => m.name === name || m.evaluator === name),
     publicUrl,
+    mailer,
+    postJson: async (url, body) =>
+      deliver({ url, headers: {}, body: JSON.stringify(body), timeoutMs: 10_000, allowPrivateDestinations: deps.config.webhooks.allowPrivateDestinations }).then((r) => ({ error: r.error })),
+    checkDestination: async (url) => {
+      if (!deps.config.webhooks.allowPrivateDestinations) await checkHost(hostOf(new URL(url)));
+    },
   });
   organizations.onProjectDeleted((tx, projectId) => alerts.alerts.deleteProject(projectId, tx));
   registerGauges(metrics, deps, { traces, jobs, webhooks, readPriority });
@@ -355,7 +361,7 @@ export async function buildApp(deps: Deps): Promise<App> {
   }
   monitorRoutes(http, services.monitors);
   analyticsRoutes(http, services.analytics);
-  registerAlerts(http, scheduler, services.alerts.ctx, services.alerts.alerts);
+  registerAlerts(http, scheduler, services.jobs, services.alerts.ctx, services.alerts.alerts);
   const experimentRuns = platformRuns(deps, services, logger);
   experimentRoutes(http, experimentRuns);
   experimentRuns.runner.attach(http);

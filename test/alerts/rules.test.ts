@@ -21,7 +21,7 @@ describe.each(databaseKinds)('alert rules (%s)', (kind) => {
   let n = 0;
   /** `count` traces of `model` spread over the 5 minutes from `at`, the first `errors` of them failed. */
   async function traffic(model: string, at: number, count: number, errors: number) {
-    for (let i = 0; i < count; i++) {
+    const sends = Array.from({ length: count }, async (_, i) => {
       const id = `tr-${n++}`;
       const started = at + Math.floor((i * 5 * MIN) / count);
       const res = await t.request('POST', '/api/collector', {
@@ -42,7 +42,8 @@ describe.each(databaseKinds)('alert rules (%s)', (kind) => {
         },
       });
       expect(res.status).toBe(200);
-    }
+    });
+    await Promise.all(sends);
   }
   const post = (body: object) => t.request('POST', '/api/alerts/rules', { token: key, body });
   const splitRule = (extra: object = {}) => ({
@@ -150,7 +151,7 @@ describe.each(databaseKinds)('alert rules (%s)', (kind) => {
     expect(lateHistory.filter((e: { segment: string }) => e.segment === gpt).map((e: { state: string }) => e.state)).toEqual(['resolved', 'firing', 'firing', 'firing']);
     expect(await events('alert.firing')).toHaveLength(1);
     expect(await events('alert.resolved')).toHaveLength(1);
-  });
+  }, 240_000);
 
   it('acknowledges, mutes and snoozes a rule', async () => {
     const created = await post({ name: 'Traffic', metric: { kind: 'trace_count' }, windowMinutes: 5, condition: { kind: 'threshold', operator: 'above', value: 1000 } });

@@ -51,3 +51,29 @@ export const alertEvaluations = pgTable(
   },
   (t) => [primaryKey({ columns: [t.ruleId, t.windowEnd, t.segment] })],
 );
+
+/** Mirrors migrations/0040_alert_channels.sql; only alerts/store.ts touches it. */
+export const alertChannels = pgTable('alert_channels', {
+  id: text('id').primaryKey(),
+  organizationId: text('organization_id').notNull(),
+  projectId: text('project_id').notNull(),
+  name: text('name').notNull(),
+  kind: text('kind').notNull(),
+  target: text('target').notNull(),
+  createdAt: bigint('created_at', { mode: 'number' }).notNull(),
+});
+
+export const alertDeliveries = pgTable('alert_deliveries', {
+  id: text('id').primaryKey(),
+  channelId: text('channel_id').notNull(),
+  projectId: text('project_id').notNull(),
+  eventType: text('event_type').notNull(),
+  subject: text('subject').notNull(),
+  message: text('message').notNull(),
+  link: text('link'),
+  status: text('status').notNull(),
+  attempts: integer('attempts').notNull().default(0),
+  lastError: text('last_error'),
+  createdAt: bigint('created_at', { mode: 'number' }).notNull(),
+  sentAt: bigint('sent_at', { mode: 'number' }),
+});

@@ -1,4 +1,5 @@
 import { emitEvents, type NewEvent } from '../../platform/events/index.ts';
+import { queueDeliveries } from './channels.ts';
 import type { AlertsContext } from './context.ts';
 import { isNews, nextState } from './lifecycle.ts';
 import { decide, measure, type Condition, type Measurement, type Metric, type SegmentDecision } from './measure.ts';
@@ -80,6 +81,7 @@ async function evaluateRule(ctx: AlertsContext, rule: store.RuleRow, now: number
       if (!(await store.advanceRule(tx, rule.id, through, end, next))) throw new TakenElsewhere();
       await store.insertEvaluations(tx, rule.id, evaluations);
       await emitEvents(tx, events, at);
+      await queueDeliveries(ctx, tx, rule.project_id, events, at.getTime());
       return true;
     }).catch((err: unknown) => {
       if (err instanceof TakenElsewhere) return false;
@@ -102,7 +104,7 @@ async function windowMeasurements(ctx: AlertsContext, rule: store.RuleRow, metri
     // The analytics range includes its end: a trace started exactly at `end` is the next window's.
     endDate: end - 1,
     interval: end - start <= 6 * 3_600_000 ? 'minute' : end - start <= 16 * 86_400_000 ? 'hour' : 'day',
-    filters: (rule.filters ?? undefined) as never,
+    filters: (rule.filters ?? undefined),
     groupBy: (rule.split_by as 'model' | 'label' | 'user' | null) ?? null,
   });
   const found = measure(metric, series, rule.split_by !== null);
@@ -166,7 +168,7 @@ const iso = (ms: number) => new Date(ms).toISOString().replace(':00.000Z', 'Z');
 /** The traces list filtered to the window, the segment and the rule's own filters (the ones the list's URL can say). */
 function tracesLink(ctx: AlertsContext, rule: store.RuleRow, segment: string, start: number, end: number): string {
   const q = new URLSearchParams({ range: 'custom', from: new Date(start).toISOString(), to: new Date(end).toISOString() });
-  const f = (rule.filters ?? {}) as Record<string, unknown>;
+  const f = (rule.filters ?? {});
   const list = (v: unknown) => (Array.isArray(v) ? v.join(',') : typeof v === 'string' ? v : null);
   for (const [key, param] of [['model', 'model'], ['labels', 'labels'], ['user_id', 'user'], ['customer_id', 'customer']] as const) {
     const v = list(f[key]);

@@ -1,7 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { Database, Executor } from '../../db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
+import type { JobQueue } from '../../platform/jobs/index.ts';
 import type { Scheduler } from '../../platform/periodic.ts';
+import { DELIVERY_QUEUE, deliveryJobPayload, runDelivery } from './channels.ts';
 import type { AlertsContext } from './context.ts';
 import { evaluateDueRules } from './evaluate-rules.ts';
 import { alertRoutes } from './routes.ts';
@@ -29,13 +31,20 @@ export function buildAlerts(ports: AlertsPorts): { ctx: AlertsContext; alerts: A
     alerts: {
       evaluateDue: () => evaluateDueRules(ctx),
       windowsEvaluated: (ruleId) => store.countWindows(ctx.db.orm, ruleId),
-      deleteProject: (projectId, db) => store.deleteProjectRules(db, projectId),
+      deleteProject: async (projectId, db) => {
+        await store.deleteProjectRules(db, projectId);
+        await store.deleteProjectChannels(db, projectId);
+      },
     },
   };
 }
 
-/** The alerts module's one entry: its routes and its schedule (every process polls; each window is claimed once). */
-export function registerAlerts(app: FastifyInstance, scheduler: Scheduler, ctx: AlertsContext, alerts: Alerts): void {
+/**
+ * The alerts module's one entry: its routes, its schedule (every process polls; each window is
+ * claimed once) and its delivery queue (each message claimed once, retried with backoff).
+ */
+export function registerAlerts(app: FastifyInstance, scheduler: Scheduler, jobs: JobQueue, ctx: AlertsContext, alerts: Alerts): void {
   alertRoutes(app, ctx);
+  jobs.handle(DELIVERY_QUEUE, deliveryJobPayload, (job) => runDelivery(ctx, job));
   scheduler.every({ name: 'alert rules', intervalMs: ALERTS_POLL_MS, once: false, run: () => alerts.evaluateDue() });
 }

@@ -142,3 +142,37 @@ export const historyQuery = z.object({
   before: z.coerce.number().int().optional().describe('Windows ending before this (epoch ms): the next page'),
 });
 export const historyResponse = z.object({ data: z.array(evaluationSchema) }).meta({ id: 'AlertHistory' });
+
+export const channelBody = z
+  .strictObject({
+    name: z.string().trim().min(1).max(200),
+    kind: z.enum(['email', 'slack']).describe('email: over the server\'s SMTP (SMTP_URL); slack: a Slack-compatible incoming webhook'),
+    target: z.string().trim().min(3).max(2000).describe('The e-mail address, or the incoming-webhook URL'),
+  })
+  .meta({ id: 'AlertChannelBody' });
+export type ChannelBody = z.output<typeof channelBody>;
+
+export const channelSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    kind: z.enum(['email', 'slack']),
+    target: z.string().describe('The address; a webhook URL without its secret path'),
+    createdAt: z.number().int(),
+  })
+  .meta({ id: 'AlertChannel' });
+export type ChannelView = z.output<typeof channelSchema>;
+
+export const deliverySchema = z
+  .object({
+    id: z.string(),
+    eventType: z.string(),
+    subject: z.string(),
+    status: z.enum(['pending', 'sent', 'failed']).describe('pending: retried with backoff; failed: after the last attempt'),
+    attempts: z.number().int(),
+    lastError: z.string().nullable(),
+    createdAt: z.number().int(),
+    sentAt: z.number().int().nullable(),
+  })
+  .meta({ id: 'AlertDelivery' });
+export type DeliveryView = z.output<typeof deliverySchema>;

@@ -163,3 +163,80 @@ export async function countWindows(db: Executor, ruleId: string): Promise<number
   const [r] = await rows<{ n: number }>(db, sql`SELECT count(*)::int AS n FROM alert_windows WHERE rule_id = ${ruleId}`);
   return Number(r.n);
 }
+
+export interface ChannelRow {
+  id: string;
+  organization_id: string;
+  project_id: string;
+  name: string;
+  kind: 'email' | 'slack';
+  target: string;
+  created_at: number;
+}
+
+export async function insertChannel(db: Executor, c: ChannelRow): Promise<void> {
+  await db.execute(
+    sql`INSERT INTO alert_channels (id, organization_id, project_id, name, kind, target, created_at) VALUES (${c.id}, ${c.organization_id}, ${c.project_id}, ${c.name}, ${c.kind}, ${c.target}, ${c.created_at})`,
+  );
+}
+
+export async function listChannels(db: Executor, projectId: string): Promise<ChannelRow[]> {
+  const found = await rows<ChannelRow>(db, sql`SELECT id, organization_id, project_id, name, kind, target, created_at FROM alert_channels WHERE project_id = ${projectId} ORDER BY created_at, id`);
+  return found.map((c) => ({ ...c, created_at: Number(c.created_at) }));
+}
+
+export async function findChannel(db: Executor, projectId: string, id: string): Promise<ChannelRow | null> {
+  return (await listChannels(db, projectId)).find((c) => c.id === id) ?? null;
+}
+
+export async function deleteChannel(db: Executor, projectId: string, id: string): Promise<boolean> {
+  return (await rows(db, sql`DELETE FROM alert_channels WHERE project_id = ${projectId} AND id = ${id} RETURNING id`)).length > 0;
+}
+
+export async function deleteProjectChannels(db: Executor, projectId: string): Promise<void> {
+  await db.execute(sql`DELETE FROM alert_channels WHERE project_id = ${projectId}`);
+}
+
+export interface DeliveryRow {
+  id: string;
+  channel_id: string;
+  project_id: string;
+  event_type: string;
+  subject: string;
+  message: string;
+  link: string | null;
+  status: 'pending' | 'sent' | 'failed';
+  attempts: number;
+  last_error: string | null;
+  created_at: number;
+  sent_at: number | null;
+}
+
+export async function insertDeliveries(tx: Executor, deliveries: DeliveryRow[]): Promise<void> {
+  if (!deliveries.length) return;
+  await tx.execute(sql`
+    INSERT INTO alert_deliveries (id, channel_id, project_id, event_type, subject, message, link, status, attempts, last_error, created_at, sent_at)
+    SELECT x.id, x.channel_id, x.project_id, x.event_type, x.subject, x.message, x.link, x.status, x.attempts, x.last_error, x.created_at, x.sent_at
+    FROM jsonb_to_recordset(${jsonParam(deliveries)}::jsonb) AS x(id text, channel_id text, project_id text, event_type text, subject text, message text, link text,
+      status text, attempts int, last_error text, created_at bigint, sent_at bigint)`);
+}
+
+const DELIVERY_COLUMNS = sql.raw(`id, channel_id, project_id, event_type, subject, message, link, status, attempts, last_error, created_at, sent_at`);
+const toDelivery = (r: DeliveryRow): DeliveryRow => ({ ...r, attempts: Number(r.attempts), created_at: Number(r.created_at), sent_at: num(r.sent_at) });
+
+export async function findDelivery(db: Executor, id: string): Promise<DeliveryRow | null> {
+  const [r] = await rows<DeliveryRow>(db, sql`SELECT ${DELIVERY_COLUMNS} FROM alert_deliveries WHERE id = ${id}`);
+  return r ? toDelivery(r) : null;
+}
+
+export async function recordAttempt(db: Executor, id: string, outcome: { status: DeliveryRow['status']; error: string | null; at: number }): Promise<void> {
+  await db.execute(
+    sql`UPDATE alert_deliveries SET attempts = attempts + 1, status = ${outcome.status}, last_error = ${outcome.error},
+          sent_at = CASE WHEN ${outcome.status} = 'sent' THEN ${outcome.at}::bigint ELSE sent_at END
+        WHERE id = ${id}`,
+  );
+}
+
+export async function listDeliveries(db: Executor, channelId: string, limit: number): Promise<DeliveryRow[]> {
+  return (await rows<DeliveryRow>(db, sql`SELECT ${DELIVERY_COLUMNS} FROM alert_deliveries WHERE channel_id = ${channelId} ORDER BY created_at DESC, id LIMIT ${limit}`)).map(toDelivery);
+}
