@@ -2,6 +2,8 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rows } from '../../src/db/index.ts';
 import { databaseKinds, ManualClock, startApp, type TestApp } from '../support/harness.ts';
+import { startSmtp } from '../support/smtp.ts';
+import { Receiver } from '../webhooks/receiver.ts';
 
 const MIN = 60_000;
 /** A window boundary: rules made now evaluate the 5-minute window that starts here. */
@@ -11,12 +13,23 @@ const REFERENCE = { kind: 'reference', start: T0 - 60 * MIN, end: T0 };
 describe.each(databaseKinds)('alert rules (%s)', (kind) => {
   let t: TestApp;
   let key: string;
+  let smtp: Awaited<ReturnType<typeof startSmtp>>;
+  let slack: Receiver;
   const clock = new ManualClock(T0 - 61 * MIN);
   beforeAll(async () => {
-    t = await startApp(kind, { clock });
+    smtp = await startSmtp();
+    slack = await Receiver.start('/services/T000/B000/XXXX');
+    // Loopback receivers: this server may post to private addresses (the policy is tested below).
+    t = await startApp(kind, { clock, env: { SMTP_URL: smtp.url, SPYGLASS_WEBHOOK_ALLOW_PRIVATE: '1', SPYGLASS_WEBHOOK_POLL_MS: '0' } });
     key = t.creds.projectApiKey;
   });
-  afterAll(() => t.close());
+  afterAll(async () => {
+    await t.close();
+    await smtp.close();
+    await slack.close();
+  });
+  const runJobs = () => t.app.services.jobs.runDue();
+  const slackTexts = () => slack.received.map((r) => JSON.parse(r.body).text as string);
 
   let n = 0;
   /** `count` traces of `model` spread over the 5 minutes from `at`, the first `errors` of them failed. */
@@ -87,6 +100,10 @@ describe.each(databaseKinds)('alert rules (%s)', (kind) => {
       await traffic('claude-3-5-sonnet', T0 - 60 * MIN + w * 5 * MIN, 20, w % 4 === 0 ? 2 : 1);
     }
     clock.set(T0 + 30_000);
+    const mail = await t.request('POST', '/api/alerts/channels', { token: key, body: { name: 'On call', kind: 'email', target: 'oncall@example.test' } });
+    expect(mail.status, JSON.stringify(mail.body)).toBe(200);
+    const chat = await t.request('POST', '/api/alerts/channels', { token: key, body: { name: '#alerts', kind: 'slack', target: slack.url } });
+    expect(chat.body.target).toBe(new URL(slack.url).origin + '/…');
     const created = await post(splitRule());
     expect(created.status, JSON.stringify(created.body)).toBe(200);
     const id = created.body.id;
@@ -121,11 +138,22 @@ describe.each(databaseKinds)('alert rules (%s)', (kind) => {
     expect(firing[0].data).toMatchObject({ segment: gpt, state: 'firing', value: 0.5, count: 20, window: { start: T0, end: T0 + 5 * MIN } });
     expect(firing[0].data.message).toContain('50.0 % (10 of 20)');
     expect(firing[0].data.message).toContain('6.3 % in the reference period');
+    await runJobs();
+    expect(smtp.received).toHaveLength(1);
+    expect(smtp.received[0].to).toEqual(['oncall@example.test']);
+    expect(smtp.received[0].text).toContain(`Firing: Errors by model (${gpt})`);
+    expect(smtp.received[0].text).toContain('50.0 % (10 of 20)');
+    expect(smtp.received[0].text).toContain(firing[0].data.link);
+    expect(slackTexts()).toHaveLength(1);
+    expect(slackTexts()[0]).toContain('50.0 % (10 of 20)');
+    expect(slackTexts()[0]).toContain(`<${firing[0].data.link}|Open the traces>`);
     const link = new URL(firing[0].data.link, 'http://app');
     expect(link.pathname).toBe(`/p/${t.creds.project.id}/traces`);
     expect(Object.fromEntries(link.searchParams)).toMatchObject({ range: 'custom', from: new Date(T0).toISOString(), to: new Date(T0 + 5 * MIN).toISOString(), model: gpt, error: 'yes' });
 
-    // Window 2: still failing: no second notification. Then two calm windows resolve it, once.
+    // Window 2: still failing: no second notification. Then two calm windows resolve it, once;
+    // the chat receiver fails the first try of that message: retried, and the log shows it.
+    slack.reply = (_r, i) => (i === 1 ? { status: 500, body: 'oops' } : { status: 200, body: 'ok' });
     await traffic('gpt-4o', T0 + 5 * MIN, 20, 9);
     clock.set(T0 + 10 * MIN + 1_000);
     await t.app.services.alerts.alerts.evaluateDue();
@@ -139,6 +167,21 @@ describe.each(databaseKinds)('alert rules (%s)', (kind) => {
     }
     const resolved = await events('alert.resolved');
     expect(resolved).toHaveLength(1);
+    await runJobs();
+    expect(smtp.received).toHaveLength(2);
+    expect(smtp.received[1].text).toContain(`Resolved: Errors by model (${gpt})`);
+    expect(slackTexts()).toHaveLength(2);
+    let log = (await t.request('GET', `/api/alerts/channels/${chat.body.id}/deliveries`, { token: key })).body.data;
+    expect(log[0]).toMatchObject({ eventType: 'alert.resolved', status: 'pending', attempts: 1, lastError: 'HTTP 500 Internal Server Error: oops' });
+    clock.advance(60_000);
+    await runJobs();
+    expect(slackTexts()).toHaveLength(3);
+    expect(slackTexts()[2]).toContain('Resolved');
+    log = (await t.request('GET', `/api/alerts/channels/${chat.body.id}/deliveries`, { token: key })).body.data;
+    expect(log.map((d: { eventType: string; status: string; attempts: number }) => [d.eventType, d.status, d.attempts])).toEqual([
+      ['alert.resolved', 'sent', 2],
+      ['alert.firing', 'sent', 1],
+    ]);
     expect(resolved[0].data).toMatchObject({ segment: gpt, state: 'resolved', since: T0 + 20 * MIN });
     firing = await events('alert.firing');
     expect(firing).toHaveLength(1);
@@ -151,7 +194,37 @@ describe.each(databaseKinds)('alert rules (%s)', (kind) => {
     expect(lateHistory.filter((e: { segment: string }) => e.segment === gpt).map((e: { state: string }) => e.state)).toEqual(['resolved', 'firing', 'firing', 'firing']);
     expect(await events('alert.firing')).toHaveLength(1);
     expect(await events('alert.resolved')).toHaveLength(1);
+    await runJobs();
+    expect(smtp.received).toHaveLength(2);
+    expect(slackTexts()).toHaveLength(3);
   }, 240_000);
+
+  it('checks channels: the address, the private-address policy, and "send a test"', async () => {
+    const add = (body: object, via: TestApp = t) => via.request('POST', '/api/alerts/channels', { token: key, body });
+    expect((await add({ name: 'x', kind: 'email', target: 'not an address' })).body.error.meta.field).toBe('target');
+    expect((await add({ name: 'x', kind: 'slack', target: 'ftp://example.test/x' })).body.error.meta.field).toBe('target');
+    expect((await add({ name: 'x', kind: 'pager', target: 'x@example.test' })).body.error.meta.field).toBe('body.kind');
+    // A server under the default policy refuses loopback receivers, and has no SMTP.
+    const strict = await startApp(kind, { clock, reopen: t });
+    try {
+      const refused = await add({ name: 'x', kind: 'slack', target: slack.url }, strict);
+      expect(refused.status).toBe(400);
+      expect(refused.body.error.meta.field).toBe('target');
+      expect(refused.body.error.message).toContain('loopback');
+      expect((await add({ name: 'x', kind: 'email', target: 'x@example.test' }, strict)).body.error.meta.field).toBe('kind');
+    } finally {
+      await strict.close();
+    }
+    const before = slack.received.length;
+    const chat = (await add({ name: 'test me', kind: 'slack', target: slack.url })).body;
+    slack.reply = () => ({ status: 500, body: 'down' });
+    expect((await t.request('POST', `/api/alerts/channels/${chat.id}/test`, { token: key })).body).toEqual({ sent: false, error: 'HTTP 500 Internal Server Error: down' });
+    slack.reply = () => ({ status: 200, body: 'ok' });
+    expect((await t.request('POST', `/api/alerts/channels/${chat.id}/test`, { token: key })).body).toEqual({ sent: true, error: null });
+    expect(slack.received.length).toBe(before + 2);
+    expect(JSON.parse(slack.received.at(-1)!.body).text).toContain('A test from Spyglass');
+    expect((await t.request('DELETE', `/api/alerts/channels/${chat.id}`, { token: key })).body).toEqual({ id: chat.id, deleted: true });
+  });
 
   it('acknowledges, mutes and snoozes a rule', async () => {
     const created = await post({ name: 'Traffic', metric: { kind: 'trace_count' }, windowMinutes: 5, condition: { kind: 'threshold', operator: 'above', value: 1000 } });
