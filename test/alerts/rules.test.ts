@@ -2,6 +2,8 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rows } from '../../src/db/index.ts';
 import { databaseKinds, ManualClock, startApp, type TestApp } from '../support/harness.ts';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startSmtp } from '../support/smtp.ts';
 import { Receiver } from '../webhooks/receiver.ts';
 
@@ -197,6 +199,21 @@ describe.each(databaseKinds)('alert rules (%s)', (kind) => {
     await runJobs();
     expect(smtp.received).toHaveLength(2);
     expect(slackTexts()).toHaveLength(3);
+
+    // The MCP server lists the rules and reads a rule's history.
+    const mcp = new Client({ name: 'alerts-test', version: '1.0.0' });
+    await mcp.connect(new StreamableHTTPClientTransport(new URL('/mcp', t.baseUrl), { requestInit: { headers: { Authorization: `Bearer ${key}` } } }));
+    try {
+      const text = (answer: unknown) => ((answer as { content: { text?: string }[] }).content ?? []).map((c) => c.text ?? '').join('\n');
+      const listed = text(await mcp.callTool({ name: 'list_alert_rules', arguments: {} }));
+      expect(listed).toContain(`${id} · Errors by model · error_rate by model · 5 min windows · change vs reference (alpha 0.01) · resolved`);
+      const told = text(await mcp.callTool({ name: 'get_alert_history', arguments: { id, limit: 50 } }));
+      expect(told).toContain(`${new Date(T0).toISOString()} .. ${new Date(T0 + 5 * MIN).toISOString()} · ${gpt} · value 0.5 [`);
+      expect(told).toContain('of 20 · baseline 0.0625 of 240 · p ');
+      expect(told).toContain('breach → firing');
+    } finally {
+      await mcp.close();
+    }
   }, 240_000);
 
   it('checks channels: the address, the private-address policy, and "send a test"', async () => {

@@ -105,7 +105,7 @@ export async function queueDeliveries(ctx: AlertsContext, tx: Executor, projectI
 
 const subjectOf = (e: NewEvent) => {
   const rule = e.data.rule as { name: string };
-  const segment = e.data.segment ? ` (${String(e.data.segment)})` : '';
+  const segment = typeof e.data.segment === 'string' && e.data.segment ? ` (${e.data.segment})` : '';
   return `${e.type === 'alert.firing' ? 'Firing' : 'Resolved'}: ${rule.name}${segment}`;
 };
 
