@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rows } from '../../src/db/index.ts';
-import { databaseKinds, ManualClock, startApp, type TestApp } from '../support/harness.ts';
+import { createTenant, databaseKinds, ManualClock, startApp, type TestApp } from '../support/harness.ts';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startSmtp } from '../support/smtp.ts';
@@ -252,6 +252,13 @@ describe.each(databaseKinds)('alert rules (%s)', (kind) => {
     const snoozed = await t.request('PATCH', `/api/alerts/rules/${id}`, { token: key, body: { muted: true, snoozedUntil: until } });
     expect(snoozed.body).toMatchObject({ muted: true, snoozedUntil: until });
     expect((await t.request('GET', `/api/alerts/rules/nope`, { token: key })).status).toBe(404);
+    // Another organization's key sees none of it.
+    const other = await createTenant(t);
+    expect((await t.request('GET', `/api/alerts/rules/${id}`, { token: other.projectToken })).status).toBe(404);
+    expect((await t.request('GET', `/api/alerts/rules/${id}/history`, { token: other.projectToken })).status).toBe(404);
+    expect((await t.request('PATCH', `/api/alerts/rules/${id}`, { token: other.projectToken, body: { muted: false } })).status).toBe(404);
+    expect((await t.request('GET', '/api/alerts/rules', { token: other.projectToken })).body.data).toEqual([]);
+    expect((await t.request('GET', '/api/alerts/channels', { token: other.projectToken })).body.data).toEqual([]);
     expect((await t.request('DELETE', `/api/alerts/rules/${id}`, { token: key })).body).toEqual({ id, deleted: true });
   });
 
