@@ -57,6 +57,8 @@ const ACTIONS: Record<string, Action> = {
   'alert.firing': {
     async run(call, t, n) {
       const { rule, label } = await alertRuleThatFires(call, t, n);
+      // Off once it fired: it would resolve (and tell the alert.resolved endpoint) when the clock moves on.
+      ok(await call('PATCH', `/api/alerts/rules/${rule.id}`, { enabled: false }));
       return (data) => expect(data).toMatchObject({ rule: { id: rule.id, name: label }, state: 'firing', value: 1, count: 1, against: { kind: 'threshold', value: 0 } });
     },
   },
