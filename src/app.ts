@@ -27,7 +27,8 @@ import { addMonitorFailure, queueExists, reviewQueueRoutes, type ReviewDeps } fr
 import { AgentCacheService, agentCacheRoutes } from './modules/agent-cache/index.ts';
 import { loadKeyring } from './platform/crypto.ts';
 import { OtlpGrpcServer, TRACE_CONTENTS_PAGE, TraceService, traceRoutes } from './modules/traces/index.ts';
-import { customEvaluatorRoutes, EvaluationService, evaluationRoutes } from './modules/evaluators/index.ts';
+import { customEvaluatorRoutes, EvaluationService, evaluationRoutes, findEvaluator } from './modules/evaluators/index.ts';
+import { buildAlerts, registerAlerts } from './modules/alerts/index.ts';
 import { Scheduler } from './platform/periodic.ts';
 import { installNulGuard } from './platform/nul-guard.ts';
 import { JobQueue } from './platform/jobs/index.ts';
@@ -55,7 +56,7 @@ import { installCompression } from './platform/compression.ts';
 import { ReadPriority } from './platform/read-priority.ts';
 import { DatabaseProbe } from './platform/readiness.ts';
 import { listMigrations } from './db/migrate.ts';
-import { buildWebhookService, WebhookService, webhookRoutes } from './modules/webhooks/index.ts';
+import { buildWebhookService, checkHost, deliver, hostOf, WebhookService, webhookRoutes } from './modules/webhooks/index.ts';
 import { datasetRoutes, deleteProjectDatasetRecords, IMPORT_QUEUE, importJobPayload, runImport, type TraceSource } from './modules/datasets/index.ts';
 import type { SearchRequest } from './modules/traces/index.ts';
 import { mcpRoutes } from './modules/mcp/index.ts';
@@ -97,6 +98,8 @@ export interface Services {
   privacy: ReturnType<typeof buildPrivacy>;
   /** PGlite: ingest transactions wait while read requests are in progress. */
   readPriority: ReadPriority;
+  /** Alert rules evaluated window by window. */
+  alerts: ReturnType<typeof buildAlerts>;
 }
 
 export interface App {
@@ -220,8 +223,23 @@ export function buildServices(deps: Deps): Services {
     verdictsSql,
     scoresSql,
   });
+  const alerts = buildAlerts({
+    db: deps.db,
+    clock: deps.clock,
+    series: (projectId, request) => analytics.timeseries(projectId, request),
+    scoreConfig: async (projectId, id) => (await scoreConfigs.list(projectId)).find((c) => c.id === id) ?? null,
+    evaluatorKnown: async (projectId, name) => !!findEvaluator(name) || (await monitors.list(projectId)).some((m) => m.name === name || m.evaluator === name),
+    publicUrl,
+    mailer,
+    postJson: async (url, body) =>
+      deliver({ url, headers: {}, body: JSON.stringify(body), timeoutMs: 10_000, allowPrivateDestinations: deps.config.webhooks.allowPrivateDestinations }).then((r) => ({ error: r.error })),
+    checkDestination: async (url) => {
+      if (!deps.config.webhooks.allowPrivateDestinations) await checkHost(hostOf(new URL(url)));
+    },
+  });
+  organizations.onProjectDeleted((tx, projectId) => alerts.alerts.deleteProject(projectId, tx));
   registerGauges(metrics, deps, { traces, jobs, webhooks, readPriority });
-  return { organizations, accounts, apiKeys, traces, prompts, annotations, scoreConfigs, review, agentCache, evaluations, modelProviders, webhooks, monitors, analytics, jobs, metrics, privacy, readPriority };
+  return { organizations, accounts, apiKeys, traces, prompts, annotations, scoreConfigs, review, agentCache, evaluations, modelProviders, webhooks, monitors, analytics, jobs, metrics, privacy, readPriority, alerts };
 }
 
 /** The models offered from the server's environment (OPENAI_API_KEY): any openai/<model> works, these are listed. */
@@ -343,6 +361,7 @@ export async function buildApp(deps: Deps): Promise<App> {
   }
   monitorRoutes(http, services.monitors);
   analyticsRoutes(http, services.analytics);
+  registerAlerts(http, scheduler, services.jobs, services.alerts.ctx, services.alerts.alerts);
   const experimentRuns = platformRuns(deps, services, logger);
   experimentRoutes(http, experimentRuns);
   experimentRuns.runner.attach(http);

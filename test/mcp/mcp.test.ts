@@ -26,6 +26,8 @@ const READ_TOOLS = [
   'compare_to_baseline',
   'list_regressions',
   'list_evaluators',
+  'list_alert_rules',
+  'get_alert_history',
 ];
 
 /**

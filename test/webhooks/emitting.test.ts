@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_TYPES } from '../../src/platform/events/index.ts';
-import { appDatabaseKinds, startApp, type ApiResponse, type TestApp } from '../support/harness.ts';
+import { appDatabaseKinds, ManualClock, startApp, type ApiResponse, type TestApp } from '../support/harness.ts';
 import { Receiver } from './receiver.ts';
 import { dispatcherOf, WEBHOOK_TEST_ENV } from './support.ts';
 
@@ -38,7 +38,38 @@ async function createPrompt(call: Call, handle: string) {
   return ok(await call('POST', '/api/prompts', { handle, prompt: 'Answer briefly.' })) as { id: string; handle: string };
 }
 
+/**
+ * An alert rule counting traces labelled for this action, firing on any, resolving after one
+ * empty window; its first window (the one made in) holds one such trace, and ends.
+ */
+async function alertRuleThatFires(call: Call, t: TestApp, n: number) {
+  const label = `wh-alert-${n}`;
+  const rule = ok(await call('POST', '/api/alerts/rules', { name: label, metric: { kind: 'trace_count' }, filters: { labels: label }, windowMinutes: 5, condition: { kind: 'threshold', operator: 'above', value: 0 }, resolveAfter: 1 })) as { id: string; evaluatedThrough: number };
+  const now = t.clock.now().getTime();
+  ok(await call('POST', '/api/collector', { trace_id: label, metadata: { labels: [label] }, spans: [{ span_id: `${label}-s1`, type: 'llm', timestamps: { started_at: now, finished_at: now + 10 } }] }));
+  const clock = t.clock as ManualClock;
+  clock.set(rule.evaluatedThrough + 5 * 60_000 + 1_000);
+  await t.app.services.alerts.alerts.evaluateDue();
+  return { rule, label, clock };
+}
+
 const ACTIONS: Record<string, Action> = {
+  'alert.firing': {
+    async run(call, t, n) {
+      const { rule, label } = await alertRuleThatFires(call, t, n);
+      // Off once it fired: it would resolve (and tell the alert.resolved endpoint) when the clock moves on.
+      ok(await call('PATCH', `/api/alerts/rules/${rule.id}`, { enabled: false }));
+      return (data) => expect(data).toMatchObject({ rule: { id: rule.id, name: label }, state: 'firing', value: 1, count: 1, against: { kind: 'threshold', value: 0 } });
+    },
+  },
+  'alert.resolved': {
+    async run(call, t, n) {
+      const { rule, clock } = await alertRuleThatFires(call, t, n);
+      clock.advance(5 * 60_000);
+      await t.app.services.alerts.alerts.evaluateDue();
+      return (data) => expect(data).toMatchObject({ rule: { id: rule.id }, state: 'resolved', value: 0, since: rule.evaluatedThrough + 10 * 60_000 });
+    },
+  },
   'trace.created': {
     async run(call, _t, n) {
       await ingestTrace(call, `wh-created-${n}`);
@@ -249,7 +280,8 @@ describe.each(appDatabaseKinds)('each emitting event type is produced by its act
   let t: TestApp;
   let receiver: Receiver;
   beforeAll(async () => {
-    t = await startApp(kind, { env: WEBHOOK_TEST_ENV });
+    // A clock of its own for the alert rules' windows: it follows the real one, and jumps ahead only for them.
+    t = await startApp(kind, { env: WEBHOOK_TEST_ENV, clock: new ManualClock(Date.now()) });
     receiver = await Receiver.start();
   });
   afterAll(async () => {
@@ -260,6 +292,7 @@ describe.each(appDatabaseKinds)('each emitting event type is produced by its act
   it.each(emitting.filter((type) => ACTIONS[type]))('%s', async (type) => {
     // The admin key on the project: organization-level events reach its endpoints too.
     const call: Call = (method, url, body) => t.request(method, url, { token: t.creds.adminApiKey, projectId: t.creds.project.id, body });
+    (t.clock as ManualClock).set(Math.max(t.clock.now().getTime(), Date.now()));
     const created = ok(await call('POST', '/api/webhooks/v1/endpoints', { url: receiver.url, enabled_events: [type] }), 201);
     try {
       const before = receiver.received.length;

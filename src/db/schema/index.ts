@@ -13,3 +13,4 @@ export * from './experiments.ts';
 export * from './custom-evaluators.ts';
 export * from './review.ts';
 export * from './privacy.ts';
+export * from './alerts.ts';

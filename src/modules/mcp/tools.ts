@@ -25,6 +25,7 @@ import {
   startRunBody,
   startRunResponse,
 } from '../experiments/index.ts';
+import { historyQuery, historyResponse, ruleSchema } from '../alerts/index.ts';
 import { approxTokens, clip, duration, iso, oneLine, payload, text, usd } from './render.ts';
 
 /** A request to the API, made in-process with the caller's credentials. */
@@ -533,6 +534,47 @@ export const TOOLS: ToolSpec[] = [
     render: (answer: { data: z.infer<typeof annotationSchema> }, args) => {
       const scores = answer.data.scores ?? [];
       return `Annotation ${answer.data.id} added to trace ${args.trace_id}${scores.length ? ` with scores ${scores.map((x) => `${x.name}=${String(x.value)}`).join(', ')}` : ''}.`;
+    },
+  }),
+  tool({
+    name: 'list_alert_rules',
+    title: 'List alert rules',
+    description: "The project's alert rules: what each watches, its condition, and its state (ok, firing, resolved) per segment.",
+    route: 'GET /api/alerts/rules',
+    readOnly: true,
+    input: z.strictObject({}),
+    request: () => ({ path: '/api/alerts/rules' }),
+    render: (a: { data: z.infer<typeof ruleSchema>[] }) => {
+      if (!a.data.length) return 'No alert rules yet.';
+      return [
+        `${a.data.length} alert rules:`,
+        ...a.data.map((r) => {
+          const c = r.condition as { kind: string; operator?: string; value?: number; alpha?: number; baseline?: { kind: string } };
+          const condition = c.kind === 'threshold' ? `${c.operator} ${c.value}` : `change vs ${c.baseline?.kind ?? 'previous'} (alpha ${c.alpha})`;
+          const firing = r.segments.filter((s) => s.state === 'firing').map((s) => s.segment || 'all');
+          return `- ${r.id} · ${oneLine(r.name, 80)} · ${r.metric.kind}${r.splitBy ? ` by ${r.splitBy}` : ''} · ${r.windowMinutes} min windows · ${condition} · ${r.state}${firing.length ? ` (${firing.join(', ')})` : ''}${r.muted ? ' · muted' : ''}`;
+        }),
+      ].join('\n');
+    },
+  }),
+  tool({
+    name: 'get_alert_history',
+    title: "Read an alert rule's history",
+    description: 'The evaluations of one alert rule, newest first: per window and segment the value, the baseline, the counts, the 95 % interval, the p-value and the decision.',
+    route: 'GET /api/alerts/rules/:id/history',
+    readOnly: true,
+    input: historyQuery.extend({ id: z.string().min(1).max(100).describe("the rule's id (list_alert_rules)") }),
+    request: ({ id, ...query }) => ({ path: `/api/alerts/rules/${seg(id)}/history`, query }),
+    render: (a: z.infer<typeof historyResponse>) => {
+      if (!a.data.length) return 'No evaluations yet: the first one comes when the rule\'s first window ends.';
+      const n = (v: number | null) => (v === null ? '-' : Number(v.toPrecision(4)).toString());
+      return a.data
+        .map(
+          (e) =>
+            `${iso(e.windowStart)} .. ${iso(e.windowEnd)}${e.segment ? ` · ${e.segment}` : ''} · value ${n(e.value)} [${n(e.low)}, ${n(e.high)}] of ${e.count}` +
+            `${e.baselineCount !== null ? ` · baseline ${n(e.baseline)} of ${e.baselineCount}` : ''}${e.pValue !== null ? ` · p ${e.pValue.toPrecision(2)}` : ''} · ${e.decision} → ${e.state}`,
+        )
+        .join('\n');
     },
   }),
 ];

@@ -24,3 +24,5 @@ export function buildWebhookService(deps: { config: Config; db: Database; clock:
   });
   return new WebhookService(deps.db, deps.clock, secrets, { allowPrivateDestinations: options.allowPrivateDestinations }, dispatcher);
 }
+export { deliver, type DeliveryRequest, type DeliveryResult } from './delivery.ts';
+export { checkHost, hostOf, DestinationError } from './destination.ts';

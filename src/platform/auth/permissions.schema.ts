@@ -13,6 +13,8 @@ export const RESOURCES = [
   // Custom evaluators (their definitions and versions); running any evaluator is evaluations:create.
   'evaluators',
   'monitors',
+  // Alert rules and their history.
+  'alerts',
   // Model providers set in the app (API keys of LLM providers): administrators manage them.
   'modelProviders',
   'agentCache',

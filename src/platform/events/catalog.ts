@@ -45,6 +45,8 @@ export const EVENT_TYPES = [
   t('api_key.revoked', true, 'An API key was revoked.'),
   t('experiment_run.started', true, 'An experiment run began: logged for the first time (its first accepted results post), or started on the platform (POST /api/experiments/{slug}/run).'),
   t('experiment_run.finished', true, 'An experiment run ended: marked finished or stopped (its first finished_at or stopped_at), or a platform run completed or was stopped.'),
+  t('alert.firing', true, "An alert rule's segment began firing: what changed, by how much, against what, since when, and a link to the traces (one event per change of state)."),
+  t('alert.resolved', true, 'A firing alert rule segment resolved: calm for the windows the rule asks.'),
 ] as const satisfies readonly EventTypeDefinition[];
 
 export type EventType = (typeof EVENT_TYPES)[number]['type'];

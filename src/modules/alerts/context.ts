@@ -1,0 +1,24 @@
+import type { Database } from '../../db/index.ts';
+import type { Clock } from '../../platform/clock.ts';
+import type { Mailer } from '../../platform/mail.ts';
+import type { TimeseriesRequest, TimeseriesResponse } from '../analytics/schemas.ts';
+
+/** What the alerts use cases work with: the database, the clock, and other modules' answers (wired by module.ts). */
+export interface AlertsContext {
+  db: Database;
+  clock: Clock;
+  /** The analytics series of a project (one query for the window, its buckets summed). */
+  series(projectId: string, request: TimeseriesRequest): Promise<TimeseriesResponse>;
+  /** A score config of the project, or null. */
+  scoreConfig(projectId: string, id: string): Promise<{ kind: 'numeric' | 'boolean' | 'categorical'; categories: string[] } | null>;
+  /** Whether an evaluation of this name (a monitor's) or evaluator path can give the project verdicts. */
+  evaluatorKnown(projectId: string, nameOrPath: string): Promise<boolean>;
+  /** Where links in messages point (SPYGLASS_PUBLIC_URL); null: links relative to the app. */
+  publicUrl: string | null;
+  /** The server's SMTP mailer (SMTP_URL); null: e-mail channels cannot be made. */
+  mailer: Mailer | null;
+  /** POSTs JSON to a receiver under the webhook policy for private addresses; never throws. */
+  postJson(url: string, body: unknown): Promise<{ error: string | null }>;
+  /** Checks a receiver URL when a channel is saved (the webhook policy); throws a message why not. */
+  checkDestination(url: string): Promise<void>;
+}

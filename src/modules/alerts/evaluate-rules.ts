@@ -1,0 +1,181 @@
+import { emitEvents, type NewEvent } from '../../platform/events/index.ts';
+import { queueDeliveries } from './channels.ts';
+import type { AlertsContext } from './context.ts';
+import { isNews, nextState } from './lifecycle.ts';
+import { decide, measure, type Condition, type Measurement, type Metric, type SegmentDecision } from './measure.ts';
+import { METRICS, type EvaluationView } from './schemas.ts';
+import * as store from './store.ts';
+
+/** Rules taken per round; the next round takes the rest (1,000 rules: a few rounds a minute). */
+const RULES_PER_ROUND = 200;
+/** Windows one rule catches up per round after downtime (a 5-minute rule down for a day: 288). */
+const CATCH_UP_WINDOWS = 2_000;
+const WEEK_MS = 7 * 86_400_000;
+
+/**
+ * Evaluates every window that has ended and is not yet evaluated, of every enabled rule.
+ * Each window is claimed in the transaction that stores its evaluations (store.claimWindow),
+ * so with several processes each window is evaluated exactly once. After downtime the missed
+ * windows are evaluated in order; only the state reached at the last one is notified.
+ */
+export async function evaluateDueRules(ctx: AlertsContext): Promise<{ windows: number }> {
+  const now = ctx.clock.now().getTime();
+  let windows = 0;
+  for (const rule of await store.dueRules(ctx.db.orm, now, RULES_PER_ROUND)) windows += await evaluateRule(ctx, rule, now);
+  return { windows };
+}
+
+async function evaluateRule(ctx: AlertsContext, rule: store.RuleRow, now: number): Promise<number> {
+  let through = rule.evaluated_through;
+  let states = rule.segment_states;
+  let done = 0;
+  const metric = rule.metric as unknown as Metric;
+  const condition = rule.condition as unknown as Condition;
+  while (through + rule.window_ms <= now && done < CATCH_UP_WINDOWS) {
+    const start = through;
+    const end = through + rule.window_ms;
+    const latest = end + rule.window_ms > now;
+    const current = await windowMeasurements(ctx, rule, metric, start, end);
+    let baseline: Map<string, Measurement> | null = null;
+    let exposure = 1;
+    if (condition.kind === 'change') {
+      const b = condition.baseline;
+      const [bs, be] = b.kind === 'reference' ? [b.start, b.end] : b.kind === 'week' ? [start - WEEK_MS, end - WEEK_MS] : [start - rule.window_ms, start];
+      baseline = await windowMeasurements(ctx, rule, metric, bs, be);
+      exposure = (be - bs) / rule.window_ms;
+    }
+    const decisions = decide(metric, condition, current, baseline, exposure);
+    const next: Record<string, store.SegmentState> = { ...states };
+    // A segment seen before but absent now had no events: a calm window for it.
+    const seen = new Set(decisions.map((d) => d.segment));
+    for (const segment of Object.keys(states)) if (!seen.has(segment)) next[segment] = nextState(states[segment], false, end, { consecutive: condition.consecutive, resolveAfter: rule.resolve_after });
+    for (const d of decisions) next[d.segment] = nextState(states[d.segment], d.breach, end, { consecutive: condition.consecutive, resolveAfter: rule.resolve_after });
+
+    const events: NewEvent[] = [];
+    if (latest) {
+      const quiet = rule.muted || (rule.snoozed_until !== null && rule.snoozed_until > now);
+      for (const [segment, s] of Object.entries(next)) {
+        if (!isNews(s)) continue;
+        if (!quiet) events.push(alertEvent(ctx, rule, metric, condition, segment, s, decisions.find((d) => d.segment === segment) ?? null, start, end));
+        next[segment] = { ...s, notified: s.state };
+      }
+    }
+    const evaluations: EvaluationView[] = decisions.map((d) => ({
+      windowStart: start,
+      windowEnd: end,
+      segment: d.segment,
+      value: d.current.value,
+      baseline: d.baseline?.value ?? null,
+      count: d.current.count,
+      baselineCount: d.baseline?.count ?? (baseline ? 0 : null),
+      low: d.low,
+      high: d.high,
+      pValue: d.pValue,
+      decision: d.tooFew ? 'too_few' : d.breach ? 'breach' : 'calm',
+      state: next[d.segment].state,
+    }));
+    const at = ctx.clock.now();
+    const committed = await ctx.db.orm.transaction(async (tx) => {
+      if (!(await store.claimWindow(tx, rule.id, end, at.getTime()))) return false;
+      // The claim is undone with the transaction: the rule moved on under another process.
+      if (!(await store.advanceRule(tx, rule.id, through, end, next))) throw new TakenElsewhere();
+      await store.insertEvaluations(tx, rule.id, evaluations);
+      await emitEvents(tx, events, at);
+      await queueDeliveries(ctx, tx, rule.project_id, events, at.getTime());
+      return true;
+    }).catch((err: unknown) => {
+      if (err instanceof TakenElsewhere) return false;
+      throw err;
+    });
+    // Another process took this window: it goes on with the rule.
+    if (!committed) break;
+    through = end;
+    states = next;
+    done++;
+  }
+  return done;
+}
+
+class TakenElsewhere extends Error {}
+
+async function windowMeasurements(ctx: AlertsContext, rule: store.RuleRow, metric: Metric, start: number, end: number): Promise<Map<string, Measurement>> {
+  const series = await ctx.series(rule.project_id, {
+    startDate: start,
+    // The analytics range includes its end: a trace started exactly at `end` is the next window's.
+    endDate: end - 1,
+    interval: end - start <= 6 * 3_600_000 ? 'minute' : end - start <= 16 * 86_400_000 ? 'hour' : 'day',
+    filters: (rule.filters ?? undefined),
+    groupBy: (rule.split_by as 'model' | 'label' | 'user' | null) ?? null,
+  });
+  const found = measure(metric, series, rule.split_by !== null);
+  if (!rule.split_by && !found.has('')) found.set('', { value: metric.kind === 'trace_count' || metric.kind === 'cost_total' || metric.kind === 'tokens_total' ? 0 : null, count: 0, successes: 0 });
+  return found;
+}
+
+const SEGMENT_FILTER: Record<string, string> = { model: 'model', label: 'labels', user: 'user' };
+
+/** The `alert.firing` / `alert.resolved` event: what changed, by how much, against what, since when, and a link to the traces. */
+function alertEvent(
+  ctx: AlertsContext,
+  rule: store.RuleRow,
+  metric: Metric,
+  condition: Condition,
+  segment: string,
+  s: store.SegmentState,
+  d: SegmentDecision | null,
+  start: number,
+  end: number,
+): NewEvent {
+  const info = METRICS[metric.kind];
+  const fmt = (v: number | null | undefined) => (v === null || v === undefined ? 'n/a' : info.family === 'rate' ? `${(v * 100).toFixed(1)} %` : Number(v.toPrecision(4)).toString());
+  const value = d?.current.value ?? null;
+  const against =
+    condition.kind === 'threshold'
+      ? { kind: 'threshold', value: condition.value, operator: condition.operator }
+      : { kind: condition.baseline.kind, value: d?.baseline?.value ?? null, count: d?.baseline?.count ?? 0 };
+  const change = value !== null && against.value !== null ? value - against.value : null;
+  const where = segment ? ` for ${rule.split_by} ${segment}` : '';
+  const counts = d ? (info.family === 'rate' ? ` (${d.current.successes} of ${d.current.count})` : '') : '';
+  const vs = condition.kind === 'threshold' ? `the threshold ${condition.operator} ${fmt(condition.value)}` : `${fmt(against.value)} in the ${condition.baseline.kind === 'previous' ? 'previous window' : condition.baseline.kind === 'week' ? 'same window a week earlier' : 'reference period'}`;
+  const message =
+    s.state === 'firing'
+      ? `${rule.name}: ${info.label}${where} is ${fmt(value)}${counts} in ${iso(start)}..${iso(end)}, against ${vs}${change !== null ? ` (${change >= 0 ? '+' : ''}${fmt(change)})` : ''}${d?.pValue != null ? `, p = ${d.pValue.toPrecision(2)}` : ''}; firing since ${iso(s.since ?? end)}.`
+      : `${rule.name}: ${info.label}${where} is back to ${fmt(value)} in ${iso(start)}..${iso(end)}; resolved at ${iso(s.since ?? end)}.`;
+  const link = tracesLink(ctx, rule, segment, start, end);
+  return {
+    organizationId: rule.organization_id,
+    projectId: rule.project_id,
+    type: s.state === 'firing' ? 'alert.firing' : 'alert.resolved',
+    data: {
+      rule: { id: rule.id, name: rule.name, metric: rule.metric, split_by: rule.split_by },
+      segment: segment || null,
+      state: s.state,
+      since: s.since,
+      window: { start, end },
+      value,
+      count: d?.current.count ?? 0,
+      against,
+      change,
+      p_value: d?.pValue ?? null,
+      message,
+      link,
+    },
+  };
+}
+
+const iso = (ms: number) => new Date(ms).toISOString().replace(':00.000Z', 'Z');
+
+/** The traces list filtered to the window, the segment and the rule's own filters (the ones the list's URL can say). */
+function tracesLink(ctx: AlertsContext, rule: store.RuleRow, segment: string, start: number, end: number): string {
+  const q = new URLSearchParams({ range: 'custom', from: new Date(start).toISOString(), to: new Date(end).toISOString() });
+  const f = (rule.filters ?? {});
+  const list = (v: unknown) => (Array.isArray(v) ? v.join(',') : typeof v === 'string' ? v : null);
+  for (const [key, param] of [['model', 'model'], ['labels', 'labels'], ['user_id', 'user'], ['customer_id', 'customer']] as const) {
+    const v = list(f[key]);
+    if (v) q.set(param, v);
+  }
+  if (f.has_error !== undefined) q.set('error', f.has_error ? 'yes' : 'no');
+  if (segment && rule.split_by) q.set(SEGMENT_FILTER[rule.split_by], segment);
+  if ((rule.metric as { kind: string }).kind === 'error_rate') q.set('error', 'yes');
+  return `${ctx.publicUrl ?? ''}/p/${rule.project_id}/traces?${q.toString()}`;
+}

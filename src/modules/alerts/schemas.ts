@@ -1,0 +1,178 @@
+import { z } from 'zod';
+// schemas.ts to schemas.ts: the web app imports these without pulling in any service code.
+import { searchRequestSchema } from '../traces/schemas.ts';
+
+/**
+ * What a rule can watch. `family` decides which test a change condition uses
+ * (statistics.ts): rates the two-proportion test, counts the Poisson test; values (cost,
+ * tokens, a numeric score's mean) take thresholds only, for now.
+ */
+export const METRICS = {
+  trace_count: { family: 'count', label: 'Traces', direction: 'either' },
+  error_rate: { family: 'rate', label: 'Error rate', direction: 'up' },
+  thumbs_down_rate: { family: 'rate', label: 'Thumbs-down rate', direction: 'up' },
+  evaluator_pass_rate: { family: 'rate', label: 'Pass rate', direction: 'down' },
+  score_mean: { family: 'value', label: 'Mean score', direction: 'down' },
+  category_share: { family: 'rate', label: 'Category share', direction: 'up' },
+  cost_total: { family: 'value', label: 'Cost (USD)', direction: 'up' },
+  cost_per_trace: { family: 'value', label: 'Cost per trace (USD)', direction: 'up' },
+  tokens_total: { family: 'value', label: 'Tokens', direction: 'up' },
+} as const satisfies Record<string, { family: 'count' | 'rate' | 'value'; label: string; direction: 'up' | 'down' | 'either' }>;
+export type MetricKind = keyof typeof METRICS;
+export const METRIC_KINDS = Object.keys(METRICS) as [MetricKind, ...MetricKind[]];
+
+export const SEGMENTS = ['model', 'label', 'user'] as const;
+export const MIN_WINDOW_MINUTES = 5;
+export const MAX_WINDOW_MINUTES = 7 * 24 * 60;
+
+export const metricSchema = z
+  .strictObject({
+    kind: z.enum(METRIC_KINDS).describe('What is measured in each window'),
+    evaluator: z.string().min(1).max(200).optional().describe("evaluator_pass_rate: the evaluation's name (a monitor's name) or evaluator path"),
+    configId: z.string().min(1).max(128).optional().describe('score_mean, category_share: the score config'),
+    category: z.string().min(1).max(100).optional().describe('category_share: the category counted'),
+  })
+  .meta({ id: 'AlertMetric' });
+
+const direction = z.enum(['up', 'down', 'either']);
+
+export const thresholdConditionSchema = z.strictObject({
+  kind: z.literal('threshold'),
+  operator: z.enum(['above', 'below']),
+  value: z.number().describe('Rates are 0..1; counts, costs and tokens are totals over the window'),
+  consecutive: z.number().int().min(1).max(100).default(1).describe('Windows in a row past the value before the rule fires'),
+  minCount: z.number().int().min(0).max(1_000_000_000).default(1).describe('Events (traces, verdicts, scores) a window needs before it may fire'),
+});
+
+export const baselineSchema = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('previous') }).describe('The window before'),
+  z.strictObject({ kind: z.literal('week') }).describe('The same window 7 days earlier'),
+  z
+    .strictObject({ kind: z.literal('reference'), start: z.number().int().nonnegative(), end: z.number().int().nonnegative() })
+    .describe('A chosen period (epoch ms), e.g. a healthy week'),
+]);
+
+export const changeConditionSchema = z.strictObject({
+  kind: z.literal('change'),
+  direction: direction.optional().describe("Which move fires: default the metric's bad direction (error rate up, pass rate down, traffic either way)"),
+  baseline: baselineSchema.default({ kind: 'previous' }),
+  alpha: z.number().gt(0).max(0.5).default(0.01).describe('False-alarm budget per window, corrected across segments (Benjamini-Hochberg)'),
+  consecutive: z.number().int().min(1).max(100).default(1),
+  minCount: z.number().int().min(0).max(1_000_000_000).default(1),
+});
+
+export const conditionSchema = z.discriminatedUnion('kind', [thresholdConditionSchema, changeConditionSchema]);
+
+export const createRuleBody = z
+  .strictObject({
+    name: z.string().trim().min(1).max(200),
+    metric: metricSchema,
+    filters: searchRequestSchema.shape.filters.describe('The trace filter: only matching traces count'),
+    splitBy: z.enum(SEGMENTS).nullable().default(null).describe('One decision per model, label or user (the 10 with most traces in the window)'),
+    windowMinutes: z.number().int().describe(`Window length, ${MIN_WINDOW_MINUTES} minutes to 7 days; windows are aligned to multiples of it since 1970 UTC`),
+    condition: conditionSchema,
+    resolveAfter: z.number().int().min(1).max(100).default(2).describe('Calm windows in a row before a firing rule resolves'),
+    enabled: z.boolean().default(true),
+  })
+  .meta({ id: 'CreateAlertRule' });
+export type CreateRuleBody = z.output<typeof createRuleBody>;
+
+export const updateRuleBody = z
+  .strictObject({
+    name: createRuleBody.shape.name.optional(),
+    enabled: z.boolean().optional(),
+    muted: z.boolean().optional().describe('A muted rule is evaluated but notifies no one'),
+    snoozedUntil: z.number().int().nonnegative().nullable().optional().describe('No notifications until then (epoch ms); null: not snoozed'),
+  })
+  .meta({ id: 'UpdateAlertRule' });
+export type UpdateRuleBody = z.output<typeof updateRuleBody>;
+
+export const ALERT_STATES = ['ok', 'firing', 'resolved'] as const;
+export type AlertState = (typeof ALERT_STATES)[number];
+
+export const segmentStateSchema = z.object({
+  segment: z.string().describe("'' without a split"),
+  state: z.enum(ALERT_STATES),
+  since: z.number().int().nullable().describe('When the state began (the end of the window that changed it)'),
+});
+
+export const ruleSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    metric: metricSchema,
+    filters: z.record(z.string(), z.unknown()).nullable(),
+    splitBy: z.enum(SEGMENTS).nullable(),
+    windowMinutes: z.number().int(),
+    condition: z.record(z.string(), z.unknown()).describe('The condition with its defaults filled in'),
+    resolveAfter: z.number().int(),
+    enabled: z.boolean(),
+    muted: z.boolean(),
+    snoozedUntil: z.number().int().nullable(),
+    acknowledgedAt: z.number().int().nullable(),
+    state: z.enum(ALERT_STATES).describe('firing when any segment fires'),
+    segments: z.array(segmentStateSchema),
+    evaluatedThrough: z.number().int().describe('The end of the last window evaluated (epoch ms)'),
+    createdAt: z.number().int(),
+    updatedAt: z.number().int(),
+  })
+  .meta({ id: 'AlertRule' });
+export type RuleView = z.output<typeof ruleSchema>;
+
+export const evaluationSchema = z
+  .object({
+    windowStart: z.number().int(),
+    windowEnd: z.number().int(),
+    segment: z.string(),
+    value: z.number().nullable().describe('The metric in the window; null without events'),
+    baseline: z.number().nullable().describe('change: the metric in the baseline'),
+    count: z.number().describe('Events in the window (traces, verdicts, scores)'),
+    baselineCount: z.number().nullable(),
+    low: z.number().nullable().describe('95 % interval of the value'),
+    high: z.number().nullable(),
+    pValue: z.number().nullable().describe('change: adjusted across segments (Benjamini-Hochberg)'),
+    decision: z.enum(['breach', 'calm', 'too_few']),
+    state: z.enum(ALERT_STATES).describe('The segment state after this window'),
+  })
+  .meta({ id: 'AlertEvaluation' });
+export type EvaluationView = z.output<typeof evaluationSchema>;
+
+export const historyQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(1000).default(100),
+  before: z.coerce.number().int().optional().describe('Windows ending before this (epoch ms): the next page'),
+});
+export const historyResponse = z.object({ data: z.array(evaluationSchema) }).meta({ id: 'AlertHistory' });
+
+export const channelBody = z
+  .strictObject({
+    name: z.string().trim().min(1).max(200),
+    kind: z.enum(['email', 'slack']).describe('email: over the server\'s SMTP (SMTP_URL); slack: a Slack-compatible incoming webhook'),
+    target: z.string().trim().min(3).max(2000).describe('The e-mail address, or the incoming-webhook URL'),
+  })
+  .meta({ id: 'AlertChannelBody' });
+export type ChannelBody = z.output<typeof channelBody>;
+
+export const channelSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    kind: z.enum(['email', 'slack']),
+    target: z.string().describe('The address; a webhook URL without its secret path'),
+    createdAt: z.number().int(),
+  })
+  .meta({ id: 'AlertChannel' });
+export type ChannelView = z.output<typeof channelSchema>;
+
+export const deliverySchema = z
+  .object({
+    id: z.string(),
+    eventType: z.string(),
+    subject: z.string(),
+    status: z.enum(['pending', 'sent', 'failed']).describe('pending: retried with backoff; failed: after the last attempt'),
+    attempts: z.number().int(),
+    lastError: z.string().nullable(),
+    createdAt: z.number().int(),
+    sentAt: z.number().int().nullable(),
+  })
+  .meta({ id: 'AlertDelivery' });
+export type DeliveryView = z.output<typeof deliverySchema>;
