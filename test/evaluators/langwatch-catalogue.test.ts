@@ -229,7 +229,7 @@ describe.each(databaseKinds)("LangWatch's evaluator names through the langwatch 
     }
     expect(byPath['aws/comprehend_pii_detection'].unavailable_reason).toContain('presidio/pii_detection');
     // LangWatch names not written here yet: listed, and an error naming what to use instead.
-    for (const path of ['langevals/sentiment', 'langevals/product_sentiment_polarity']) {
+    for (const path of ['langevals/sentiment']) {
       expect(byPath[path], path).toMatchObject({ available: false, unavailable_reason: expect.stringContaining('not offered by this server yet') });
       const guard = await langwatch.evaluations.evaluate(path, { data: { input: 'x', output: 'y' }, asGuardrail: true });
       expect(guard).toMatchObject({ status: 'error', passed: false, details: expect.stringMatching(/not offered by this server yet.*Use .* instead/) });
@@ -248,6 +248,25 @@ describe.each(databaseKinds)("LangWatch's evaluator names through the langwatch 
     expect(byPath['ragas/bleu_score'].defaultSettings).toEqual({});
     expect(byPath['langevals/llm_boolean']).toMatchObject({ isGuardrail: true, defaultSettings: { max_tokens: 128000, prompt: expect.stringMatching(/^You are an LLM evaluator/) } });
     expect(byPath['langevals/llm_answer_match'].defaultSettings.prompt).toMatch(/^Verify that the predicted answer matches the gold answer/);
+    expect(byPath['langevals/similarity'].defaultSettings).toEqual({
+      field: 'output',
+      rule: 'is_not_similar_to',
+      value: 'example',
+      threshold: 0.3,
+      embeddings_model: 'openai/text-embedding-3-small',
+    });
+    expect(byPath['ragas/response_relevancy']).toMatchObject({
+      aliases: ['ragas/answer_relevancy', 'legacy/ragas_answer_relevancy'],
+      defaultSettings: { max_tokens: 2048, embeddings_model: 'openai/text-embedding-ada-002' },
+      requirements: { llm: true },
+    });
+    expect(byPath['ragas/factual_correctness'].defaultSettings).toMatchObject({ mode: 'f1', atomicity: 'low', coverage: 'low', max_tokens: 2048 });
+    expect(byPath['azure/content_safety']).toMatchObject({
+      available: true,
+      isGuardrail: true,
+      defaultSettings: { severity_threshold: 1, categories: { Hate: true, SelfHarm: true, Sexual: true, Violence: true }, output_type: 'FourSeverityLevels' },
+    });
+    expect(byPath['huggingface/llama_guard'].defaultSettings).toMatchObject({ evaluate: 'input', model: 'cloudflare/thebloke/llamaguard-7b-awq', policy: expect.stringMatching(/^O1: Violence\./) });
     // langevals' former name of the competitor blocklist runs it too.
     expect(byPath['llm/competitor_blocklist'].aliases).toContain('langevals/blocklist');
     const blocked = await langwatch.evaluations.evaluate('langevals/blocklist', { data: { output: 'Try Google instead' }, asGuardrail: true });

@@ -11,6 +11,7 @@ import { llmAnswerMatch, llmBoolean } from './llm/llm-boolean.ts';
 import { rubricsBasedScoring, sqlQueryEquivalence } from './llm/ragas-judges.ts';
 import { competitorLlm } from './llm/competitor-llm.ts';
 import { llamaGuard } from './llm/llama-guard.ts';
+import { productSentimentPolarity } from './llm/product-sentiment-polarity.ts';
 import { answerCorrectness, contextRelevancy, contextUtilization, factualCorrectness, responseContextPrecision, responseContextRecall, responseRelevancy } from './llm/ragas-metrics.ts';
 import { similarity } from './llm/similarity.ts';
 import { azureContentSafety, azurePromptInjection } from './cloud/azure-safety.ts';
@@ -72,6 +73,7 @@ export const EVALUATORS: readonly EvaluatorDefinition[] = [
   contextUtilization,
   contextRelevancy,
   llamaGuard,
+  productSentimentPolarity,
   azureContentSafety,
   azurePromptInjection,
   ...NOT_OFFERED,

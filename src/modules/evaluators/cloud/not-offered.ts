@@ -48,7 +48,6 @@ const anything = z.object({}).catchall(z.unknown());
 /** LangWatch evaluators Spyglass has not written yet: in the catalogue so that a guardrail on one fails instead of a 404 some SDKs let pass. */
 const NOT_YET: ReadonlyArray<{ path: string; name: string; category: EvaluatorDefinition['category']; needs: string; instead: string }> = [
   { path: 'langevals/sentiment', name: 'Sentiment Evaluator', category: 'quality', needs: 'an embeddings model', instead: 'langevals/llm_score' },
-  { path: 'langevals/product_sentiment_polarity', name: 'Product Sentiment Polarity', category: 'policy', needs: "langevals' few-shot prompt", instead: 'langevals/llm_category' },
 ];
 
 export const NOT_OFFERED: readonly EvaluatorDefinition[] = [
