@@ -212,3 +212,16 @@ export function streamToolCallReply(name: string, argumentPieces: string[], o: {
     ],
   };
 }
+
+/** OpenAI's answer to POST /embeddings: one embedding per input, in order. */
+export function embeddingsReply(vectors: number[][], model = 'text-embedding-3-small'): Reply {
+  return {
+    kind: 'json',
+    body: {
+      object: 'list',
+      data: vectors.map((embedding, index) => ({ object: 'embedding', index, embedding })),
+      model,
+      usage: { prompt_tokens: 8 * vectors.length, total_tokens: 8 * vectors.length },
+    },
+  };
+}

@@ -10,6 +10,11 @@ import { competitorLlmFunctionCall } from './llm/competitor-llm-function-call.ts
 import { llmAnswerMatch, llmBoolean } from './llm/llm-boolean.ts';
 import { rubricsBasedScoring, sqlQueryEquivalence } from './llm/ragas-judges.ts';
 import { competitorLlm } from './llm/competitor-llm.ts';
+import { llamaGuard } from './llm/llama-guard.ts';
+import { productSentimentPolarity } from './llm/product-sentiment-polarity.ts';
+import { answerCorrectness, contextRelevancy, contextUtilization, factualCorrectness, responseContextPrecision, responseContextRecall, responseRelevancy } from './llm/ragas-metrics.ts';
+import { similarity } from './llm/similarity.ts';
+import { azureContentSafety, azurePromptInjection } from './cloud/azure-safety.ts';
 import { llmCategory } from './llm/llm-category.ts';
 import { llmScore } from './llm/llm-score.ts';
 import { offTopic } from './llm/off-topic.ts';
@@ -59,6 +64,18 @@ export const EVALUATORS: readonly EvaluatorDefinition[] = [
   sqlQueryEquivalence,
   rubricsBasedScoring,
   competitorLlm,
+  similarity,
+  responseRelevancy,
+  factualCorrectness,
+  answerCorrectness,
+  responseContextRecall,
+  responseContextPrecision,
+  contextUtilization,
+  contextRelevancy,
+  llamaGuard,
+  productSentimentPolarity,
+  azureContentSafety,
+  azurePromptInjection,
   ...NOT_OFFERED,
 ] as readonly EvaluatorDefinition[];
 
@@ -79,6 +96,13 @@ export const EVALUATOR_ALIASES: Readonly<Record<string, readonly string[]>> = {
   'llm/llm_score': ['langevals/llm_score'],
   'llm/off_topic': ['langevals/off_topic'],
   'cloud/jailbreak': ['azure/jailbreak'],
+  // Ragas' metrics under their older names (langevals' legacy/ evaluators and Ragas' renames).
+  'ragas/response_relevancy': ['ragas/answer_relevancy', 'legacy/ragas_answer_relevancy'],
+  'ragas/answer_correctness': ['legacy/ragas_answer_correctness'],
+  'ragas/response_context_recall': ['legacy/ragas_context_recall'],
+  'ragas/response_context_precision': ['legacy/ragas_context_precision'],
+  'ragas/context_utilization': ['legacy/ragas_context_utilization'],
+  'ragas/context_relevancy': ['legacy/ragas_context_relevancy'],
 };
 
 const byPath = new Map<string, EvaluatorDefinition>(EVALUATORS.map((e) => [e.path, e]));

@@ -47,26 +47,7 @@ const anything = z.object({}).catchall(z.unknown());
 
 /** LangWatch evaluators Spyglass has not written yet: in the catalogue so that a guardrail on one fails instead of a 404 some SDKs let pass. */
 const NOT_YET: ReadonlyArray<{ path: string; name: string; category: EvaluatorDefinition['category']; needs: string; instead: string }> = [
-  { path: 'langevals/similarity', name: 'Semantic Similarity Evaluator', category: 'custom', needs: 'an embeddings model', instead: 'langevals/llm_boolean' },
   { path: 'langevals/sentiment', name: 'Sentiment Evaluator', category: 'quality', needs: 'an embeddings model', instead: 'langevals/llm_score' },
-  { path: 'langevals/product_sentiment_polarity', name: 'Product Sentiment Polarity', category: 'policy', needs: "langevals' few-shot prompt", instead: 'langevals/llm_category' },
-  { path: 'ragas/answer_correctness', name: 'Ragas Answer Correctness', category: 'rag', needs: 'a judge and an embeddings model', instead: 'langevals/llm_answer_match' },
-  { path: 'ragas/answer_relevancy', name: 'Ragas Answer Relevancy', category: 'rag', needs: 'a judge and an embeddings model', instead: 'langevals/llm_score' },
-  { path: 'ragas/response_relevancy', name: 'Ragas Response Relevancy', category: 'rag', needs: 'a judge and an embeddings model', instead: 'langevals/llm_score' },
-  { path: 'ragas/context_relevancy', name: 'Ragas Context Relevancy', category: 'rag', needs: "Ragas' judge prompts", instead: 'ragas/context_precision' },
-  { path: 'ragas/context_utilization', name: 'Ragas Context Utilization', category: 'rag', needs: "Ragas' judge prompts", instead: 'ragas/context_precision' },
-  { path: 'ragas/factual_correctness', name: 'Ragas Factual Correctness', category: 'rag', needs: "Ragas' claim decomposition prompts", instead: 'langevals/llm_answer_match' },
-  { path: 'ragas/response_context_recall', name: 'Ragas Response Context Recall', category: 'rag', needs: "Ragas' judge prompts", instead: 'ragas/context_recall' },
-  { path: 'ragas/response_context_precision', name: 'Ragas Response Context Precision', category: 'rag', needs: "Ragas' judge prompts", instead: 'ragas/context_precision' },
-  { path: 'legacy/ragas_answer_correctness', name: 'Ragas Answer Correctness', category: 'rag', needs: 'a judge and an embeddings model', instead: 'langevals/llm_answer_match' },
-  { path: 'legacy/ragas_answer_relevancy', name: 'Ragas Answer Relevancy', category: 'rag', needs: 'a judge and an embeddings model', instead: 'langevals/llm_score' },
-  { path: 'legacy/ragas_context_precision', name: 'Ragas Context Precision', category: 'rag', needs: "Ragas' judge prompts", instead: 'ragas/context_precision' },
-  { path: 'legacy/ragas_context_recall', name: 'Ragas Context Recall', category: 'rag', needs: "Ragas' judge prompts", instead: 'ragas/context_recall' },
-  { path: 'legacy/ragas_context_relevancy', name: 'Ragas Context Relevancy', category: 'rag', needs: "Ragas' judge prompts", instead: 'ragas/context_precision' },
-  { path: 'legacy/ragas_context_utilization', name: 'Ragas Context Utilization', category: 'rag', needs: "Ragas' judge prompts", instead: 'ragas/context_precision' },
-  { path: 'huggingface/llama_guard', name: 'Llama Guard', category: 'safety', needs: "Llama Guard's policy prompt through a chat model", instead: 'openai/moderation' },
-  { path: 'azure/content_safety', name: 'Azure Content Safety', category: 'safety', needs: "Azure AI Content Safety's text analysis", instead: 'openai/moderation' },
-  { path: 'azure/prompt_injection', name: 'Azure Prompt Shield', category: 'safety', needs: "Prompt Shields' document analysis", instead: 'azure/jailbreak' },
 ];
 
 export const NOT_OFFERED: readonly EvaluatorDefinition[] = [

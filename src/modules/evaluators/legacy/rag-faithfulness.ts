@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { nonBlank, numbered, optionalContexts, optionalText, shortReasoning } from '../llm/judge-content.ts';
+import { extractStatements, verifyStatements } from '../llm/claims.ts';
+import { optionalContexts, optionalText, shortReasoning } from '../llm/judge-content.ts';
 import { judgedResult, judgeEvaluator, judgeSettings, outputAndContexts } from '../llm/judge.ts';
 import { JudgeSession } from '../llm/provider.ts';
 
@@ -10,32 +11,6 @@ const data = z.object({
 
 // Defaults are langevals' legacy RagasSettings (its embeddings_model is not needed by faithfulness).
 const settings = judgeSettings(2048);
-
-const statementsTool = {
-  name: 'extract_statements',
-  description: 'Report the statements the answer makes',
-  input: z.object({
-    statements: z
-      .array(z.string())
-      .describe('Every claim of the answer as a standalone sentence (no pronouns that need the answer to be understood).'),
-  }),
-};
-
-const verdictsTool = {
-  name: 'verify_statements',
-  description: 'Report for each statement whether the context supports it',
-  input: z.object({
-    verdicts: z
-      .array(
-        z.object({
-          statement: z.string().describe('The statement, as given.'),
-          reason: z.string().describe('Why the context does or does not support it, in one sentence.'),
-          verdict: z.union([z.literal(0), z.literal(1)]).describe('1 if the statement can be directly inferred from the context, 0 if not.'),
-        }),
-      )
-      .describe('One verdict per statement, in the order the statements were given.'),
-  }),
-};
 
 /**
  * Ragas faithfulness as langevals' legacy/rag_faithfulness runs it, in two judge calls:
@@ -63,28 +38,11 @@ export const ragFaithfulness = judgeEvaluator({
     const { output, contexts } = subject;
 
     const judge = new JudgeSession(config.model, ctx);
-    const { statements: extracted } = await judge.call({
-      system:
-        'You break an answer down into the statements it makes. Write each claim as a short standalone sentence that can be understood without the answer: replace pronouns with what they refer to. Leave out greetings, questions and filler that claim nothing.',
-      prompt: `Answer:\n${output}`,
-      tool: statementsTool,
-    });
-    const statements = nonBlank(extracted);
+    const statements = await extractStatements(judge, output);
     if (statements.length === 0) {
       return judgedResult(judge, 'skipped', { details: 'No claims found in the output to measure faithfulness against the contexts.' }, { statements: [] });
     }
-
-    const { verdicts } = await judge.call({
-      system:
-        'You judge the faithfulness of statements to a context. For each statement decide whether it can be directly inferred from the context: verdict 1 if it can, 0 if it cannot (contradicted or not mentioned). Use only the context, not your own knowledge.',
-      prompt: `Context:\n${contexts.join('\n')}\n\nStatements:\n${numbered(statements)}`,
-      tool: verdictsTool,
-    });
-    const judged = statements.map((statement, i) => ({
-      statement,
-      supported: verdicts[i]?.verdict === 1,
-      reason: verdicts[i]?.reason ?? 'no verdict given by the judge',
-    }));
+    const judged = await verifyStatements(judge, contexts.join('\n'), statements);
     const supported = judged.filter((j) => j.supported).length;
     const unsupported = judged.filter((j) => !j.supported);
     const verdict = {
@@ -95,6 +53,6 @@ export const ragFaithfulness = judgeEvaluator({
           ? ` Not supported: ${unsupported.map((u) => `"${u.statement}" (${shortReasoning(u.reason, 300)})`).join('; ')}`
           : ''),
     };
-    return judgedResult(judge, 'processed', verdict, { statements: judged, verdicts_given: verdicts.length });
+    return judgedResult(judge, 'processed', verdict, { statements: judged });
   },
 });

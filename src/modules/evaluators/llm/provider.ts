@@ -41,8 +41,8 @@ export interface ProviderConfig {
   baseUrl: string | null;
 }
 
-/** An AI SDK model of a provider set in the app (every kind but Anthropic, which is called directly). */
-function storedModel(sdk: Sdk, config: ProviderConfig, modelId: string, ctx: EvaluatorContext): LanguageModel {
+/** The AI SDK provider of a provider set in the app (every kind but Anthropic, which is called directly). */
+function storedProvider(sdk: Sdk, config: ProviderConfig, ctx: EvaluatorContext) {
   if (config.kind === 'azure_openai') {
     // Azure's v1 API: the OpenAI wire format under <resource>/openai/v1, the key in an api-key header.
     const base = (config.baseUrl ?? '').replace(/\/+$/, '');
@@ -52,7 +52,7 @@ function storedModel(sdk: Sdk, config: ProviderConfig, modelId: string, ctx: Eva
       headers.set('api-key', config.apiKey);
       return ctx.fetch(input, { ...init, headers });
     };
-    return sdk.createOpenAI({ apiKey: 'azure', baseURL: base.endsWith('/openai/v1') ? base : `${base}/openai/v1`, fetch: fetchWithKey }).chat(modelId);
+    return sdk.createOpenAI({ apiKey: 'azure', baseURL: base.endsWith('/openai/v1') ? base : `${base}/openai/v1`, fetch: fetchWithKey });
   }
   // A server without authentication has no key: no Authorization header at all (an empty Bearer is refused by some).
   const fetchWithoutKey: typeof fetch = (input, init) => {
@@ -60,7 +60,7 @@ function storedModel(sdk: Sdk, config: ProviderConfig, modelId: string, ctx: Eva
     headers.delete('authorization');
     return ctx.fetch(input, { ...init, headers });
   };
-  return sdk.createOpenAI({ apiKey: config.apiKey, baseURL: config.baseUrl || undefined, fetch: config.apiKey ? ctx.fetch : fetchWithoutKey }).chat(modelId);
+  return sdk.createOpenAI({ apiKey: config.apiKey, baseURL: config.baseUrl || undefined, fetch: config.apiKey ? ctx.fetch : fetchWithoutKey });
 }
 
 /**
@@ -106,7 +106,7 @@ export async function listProviderModels(config: ProviderConfig, fetchImpl: type
 interface ProviderSpec {
   /** Variables that must be set, with what each is for. */
   required: Array<{ variable: string; why: string }>;
-  create(sdk: Sdk, modelId: string, ctx: EvaluatorContext): LanguageModel;
+  create(sdk: Sdk, ctx: EvaluatorContext): ReturnType<Sdk['createOpenAI']>;
 }
 
 const PROVIDERS: Record<(typeof SUPPORTED_PROVIDERS)[number], ProviderSpec> = {
@@ -117,14 +117,14 @@ const PROVIDERS: Record<(typeof SUPPORTED_PROVIDERS)[number], ProviderSpec> = {
         why: 'openai/* judge models need an API key (for an OpenAI-compatible server without authentication, set any value and point OPENAI_BASE_URL at it)',
       },
     ],
-    create: (sdk, modelId, ctx) =>
+    create: (sdk, ctx) =>
       sdk.createOpenAI({
         apiKey: ctx.env.OPENAI_API_KEY,
         baseURL: ctx.env.OPENAI_BASE_URL || undefined,
         organization: ctx.env.OPENAI_ORGANIZATION || undefined,
         project: ctx.env.OPENAI_PROJECT || undefined,
         fetch: ctx.fetch,
-      }).chat(modelId),
+      }),
   },
 };
 
@@ -204,6 +204,8 @@ export class JudgeSession {
   readonly usage: UsageTotals = { calls: 0, prompt_tokens: 0, completion_tokens: 0, cached_input_tokens: 0, reasoning_tokens: 0 };
   readonly warnings: string[] = [];
   private model: LanguageModel | null = null;
+  /** Tokens sent to embeddings models (priced apart from the judge's, so not in its cost). */
+  private embeddingTokens = 0;
   /** The provider set in the app this judge uses; null: the server's environment. */
   private readonly stored: ProviderConfig | null;
 
@@ -212,23 +214,43 @@ export class JudgeSession {
     private readonly ctx: EvaluatorContext,
   ) {
     ({ provider: this.provider, modelId: this.modelId } = splitModel(model));
-    this.stored = ctx.providers?.get(this.provider) ?? null;
-    if (!this.stored) {
-      if (!(this.provider in PROVIDERS)) {
-        throw new EvaluatorError('UnknownProvider', `no model provider named ${this.provider} in this project or organization (settings: model providers)`);
-      }
-      const missing = missingModelEnv(model, ctx.env);
-      if (missing) throw missing;
-    }
+    this.stored = resolveProvider(model, ctx);
   }
 
   /** The AI SDK, loaded on first use, and this judge's model made with it. */
   private async sdk(): Promise<{ ai: Sdk; model: LanguageModel }> {
     const ai = await loadSdk();
-    this.model ??= this.stored
-      ? storedModel(ai, this.stored, this.modelId, this.ctx)
-      : PROVIDERS[this.provider as keyof typeof PROVIDERS].create(ai, this.modelId, this.ctx);
+    this.model ??= sdkProvider(ai, this.provider, this.stored, this.ctx).chat(this.modelId);
     return { ai, model: this.model };
+  }
+
+  /**
+   * Embeddings of `texts` by `embeddingsModel` (provider/model, resolved like a judge model:
+   * OpenAI's `/embeddings` or any server answering in its shape). Their tokens add up in the
+   * session's usage (as prompt tokens of their own count, `embedding_tokens`).
+   */
+  async embed(embeddingsModel: string, texts: string[]): Promise<number[][]> {
+    const { provider, modelId } = splitModel(embeddingsModel);
+    const stored = resolveProvider(embeddingsModel, this.ctx);
+    if (stored?.kind === 'anthropic') {
+      throw new EvaluatorError('InvalidConfiguration', `the model provider ${provider} (Anthropic) has no embeddings; set embeddings_model to an OpenAI or OpenAI-compatible provider's model`);
+    }
+    const ai = await loadSdk();
+    try {
+      const result = await ai.embedMany({
+        model: sdkProvider(ai, provider, stored, this.ctx).embedding(modelId),
+        values: texts,
+        maxRetries: this.ctx.maxRetries,
+        abortSignal: this.ctx.signal,
+      });
+      this.embeddingTokens += result.usage?.tokens ?? 0;
+      if (result.embeddings.length !== texts.length || result.embeddings.some((e) => e.length === 0)) {
+        throw new InvalidProviderResponseError(`the embeddings model answered ${result.embeddings.length} embeddings for ${texts.length} texts`);
+      }
+      return result.embeddings;
+    } catch (err) {
+      throw this.redacted(toProviderError(ai, err, this.ctx.signal));
+    }
   }
 
   /** A provider's failure, with its key taken out of every message (a server may echo what it was sent). */
@@ -412,10 +434,30 @@ export class JudgeSession {
   report(): Record<string, unknown> {
     return {
       model: `${this.provider}/${this.modelId}`,
-      usage: { ...this.usage },
+      usage: { ...this.usage, ...(this.embeddingTokens ? { embedding_tokens: this.embeddingTokens } : {}) },
       ...(this.warnings.length ? { warnings: this.warnings } : {}),
     };
   }
+}
+
+/**
+ * The provider set in the app that `model` (provider/model) names, or null for the server's
+ * environment; throws when neither has it or the environment lacks its key.
+ */
+function resolveProvider(model: string, ctx: EvaluatorContext): ProviderConfig | null {
+  const { provider } = splitModel(model);
+  const stored = ctx.providers?.get(provider) ?? null;
+  if (stored) return stored;
+  if (!(provider in PROVIDERS)) {
+    throw new EvaluatorError('UnknownProvider', `no model provider named ${provider} in this project or organization (settings: model providers)`);
+  }
+  const missing = missingModelEnv(model, ctx.env);
+  if (missing) throw missing;
+  return null;
+}
+
+function sdkProvider(ai: Sdk, name: string, stored: ProviderConfig | null, ctx: EvaluatorContext) {
+  return stored ? storedProvider(ai, stored, ctx) : PROVIDERS[name as keyof typeof PROVIDERS].create(ai, ctx);
 }
 
 /** Provider failures in the SDK's shapes -> ProviderError with the HTTP status and the provider's message. */

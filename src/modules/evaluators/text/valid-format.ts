@@ -1,15 +1,41 @@
 /**
- * langevals/valid_format: is the output JSON (optionally conforming to a JSON Schema) or
- * Markdown? Python and SQL need a parser of those languages, which this server does not
- * have: they answer an error naming that, never a verdict.
+ * langevals/valid_format: is the output JSON (optionally conforming to a JSON Schema),
+ * Markdown, Python or SQL? langevals parses Python with Python's `ast` and SQL with sqlglot;
+ * here Python goes through Lezer's Python grammar (a syntax check, no execution) and SQL
+ * through node-sql-parser, both loaded on first use so the server starts without them.
  */
 import { z } from 'zod';
 import { check } from '../checks/index.ts';
-import { EvaluatorError } from '../errors.ts';
 import type { EvaluationResult } from '../types.ts';
 
-/** Formats this server has no parser for (langevals uses Python's ast and sqlglot). */
-const UNPARSED_FORMATS = new Set(['python', 'sql']);
+/** Where the first syntax error is (a 1-based line and column), or null when the text parses. */
+async function pythonSyntaxError(text: string): Promise<string | null> {
+  const { parser } = await import('@lezer/python');
+  let at: number | null = null;
+  parser.parse(text).iterate({
+    enter(node) {
+      if (at === null && node.type.isError) at = node.from;
+      return at === null;
+    },
+  });
+  if (at === null) return null;
+  const before = text.slice(0, at).split('\n');
+  return `line ${before.length}, column ${before[before.length - 1].length + 1}`;
+}
+
+let sqlParser: { astify(sql: string): unknown } | undefined;
+async function sqlSyntaxError(text: string): Promise<string | null> {
+  if (!sqlParser) {
+    const { default: sql } = await import('node-sql-parser');
+    sqlParser = new sql.Parser();
+  }
+  try {
+    sqlParser.astify(text);
+    return null;
+  } catch (err) {
+    return (err as Error).message;
+  }
+}
 
 function parseSchema(text: string): z.ZodType {
   return z.fromJSONSchema(JSON.parse(text) as Record<string, unknown>);
@@ -53,37 +79,40 @@ const MARKDOWN_ELEMENTS = [
 export const validFormat = check({
   path: 'langevals/valid_format',
   name: 'Valid Format Evaluator',
-  description: "Allows you to check if the output is valid JSON (optionally against a JSON Schema) or Markdown. Python and SQL are not checked by this server (an error result).",
+  description: 'Allows you to check if the output is valid JSON (optionally against a JSON Schema), Markdown, Python or SQL.',
   data: z.object({ output: z.string().nullish().describe('The text checked.') }),
   settings,
   isGuardrail: true,
-  evaluate: ({ data, settings: s }) => {
+  evaluate: async ({ data, settings: s }) => {
     const output = data.output ?? '';
-    if (!output) return Promise.resolve({ status: 'skipped', details: 'Output is empty' });
-    if (UNPARSED_FORMATS.has(s.format)) {
-      throw new EvaluatorError('NotSupported', `format ${s.format} is not offered by this server: it has no ${s.format === 'sql' ? 'SQL' : 'Python'} parser; use json or markdown`);
+    if (!output) return { status: 'skipped', details: 'Output is empty' };
+    if (s.format === 'python') {
+      const error = await pythonSyntaxError(output);
+      return error ? failed(`Invalid Python: syntax error at ${error}`) : { status: 'processed', score: 1, passed: true };
+    }
+    if (s.format === 'sql') {
+      const error = await sqlSyntaxError(output);
+      return error ? failed(`Invalid SQL: ${error}`) : { status: 'processed', score: 1, passed: true };
     }
     if (s.format === 'markdown') {
       const found = MARKDOWN_ELEMENTS.some((element) => element.test(output));
-      return Promise.resolve(
-        found
-          ? { status: 'processed', score: 1, passed: true }
-          : { status: 'processed', passed: false, details: 'No markdown elements found. Text should contain markdown formatting like headers (#), bold (**), lists, etc.' },
-      );
+      return found
+        ? { status: 'processed', score: 1, passed: true }
+        : { status: 'processed', passed: false, details: 'No markdown elements found. Text should contain markdown formatting like headers (#), bold (**), lists, etc.' };
     }
     let value: unknown;
     try {
       value = JSON.parse(output);
     } catch (err) {
-      return Promise.resolve(failed(`Invalid JSON: ${(err as Error).message}`));
+      return failed(`Invalid JSON: ${(err as Error).message}`);
     }
     if (s.json_schema) {
       const checked = parseSchema(s.json_schema).safeParse(value);
       if (!checked.success) {
         const issues = checked.error.issues.slice(0, 10).map((i) => `${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`);
-        return Promise.resolve(failed(`JSON Schema validation failed: ${issues.join('; ')}`));
+        return failed(`JSON Schema validation failed: ${issues.join('; ')}`);
       }
     }
-    return Promise.resolve({ status: 'processed', score: 1, passed: true });
+    return { status: 'processed', score: 1, passed: true };
   },
 });
