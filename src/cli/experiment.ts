@@ -44,6 +44,8 @@ export const EXPERIMENT_OPTIONS = `options:
   --no-regression-vs RUN     fail (exit 1) when any evaluator is "worse" than RUN (a run id, or
                              \`baseline\`: the experiment's marked baseline run)
   --lower-is-better EVALS    comma-separated evaluators whose lower scores are better
+  --allow-inconclusive       let --no-regression-vs hold when an evaluator has "not enough data"
+                             (too few shared rows, or no spread); without it such a gate fails
   --allow-incomplete         gate a run that ended stopped or failed on the rows it stored
                              (without it, such a run fails: exit 3)
   --timeout SECONDS          how long to wait for the run to end before gating (default ${DEFAULT_TIMEOUT_S})
@@ -337,6 +339,7 @@ export async function experimentCommand(argv: string[], env: NodeJS.ProcessEnv =
         'no-regression-vs': { type: 'string' },
         'lower-is-better': { type: 'string' },
         'allow-incomplete': { type: 'boolean' },
+        'allow-inconclusive': { type: 'boolean' },
         timeout: { type: 'string' },
         interval: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
@@ -425,19 +428,28 @@ export async function experimentCommand(argv: string[], env: NodeJS.ProcessEnv =
       const comparison = await api<Comparison>('GET', `/api/experiments/${e(slug)}/compare?${query}${lower}`);
       const c = comparison.comparisons.find((x) => x.runId === run.runId);
       const worse: string[] = [];
+      const thin: string[] = [];
       let baseline = '';
       if (!c) process.stdout.write(`\n${runLabel(run)} is the baseline: nothing to compare\n`);
       else {
         baseline = runLabel({ slug, runId: comparison.baselineRunId });
-        process.stdout.write(`\nagainst ${baseline} (${c.sharedRows} shared rows):\n`);
+        const holm = c.correction.compared > 1 ? `; verdicts corrected for ${c.correction.compared} evaluators compared (Holm)` : '';
+        process.stdout.write(`\nagainst ${baseline} (${c.sharedRows} shared rows${holm}):\n`);
         for (const ev of c.evaluators) {
           const d = ev.decidedBy === 'passRate' ? ev.passRate : ev.decidedBy === 'score' ? ev.score : null;
           const shown = d ? ` ${ev.decidedBy === 'passRate' ? 'pass rate' : 'score'} ${d.difference >= 0 ? '+' : ''}${num(d.difference)} [${num(d.low)}, ${num(d.high)}]` : '';
-          process.stdout.write(`  ${ev.evaluator}: ${ev.verdict}${shown}; ${ev.regressions} regressed, ${ev.improvements} improved\n`);
+          const why = d?.notEnoughData ? ` (${d.notEnoughData === 'too few rows' ? `${d.n} shared rows, ${d.rowsNeeded ?? c.minimumRows} needed` : 'every row differs by the same amount'})` : '';
+          process.stdout.write(`  ${ev.evaluator}: ${ev.verdict}${why}${shown}; ${ev.regressions} regressed, ${ev.improvements} improved\n`);
           if (ev.verdict === 'worse') worse.push(ev.evaluator);
+          if (ev.verdict === 'not enough data') thin.push(ev.evaluator);
         }
       }
-      results.push({ name: regressionGate!, failure: worse.length ? `--no-regression-vs ${against}: ${worse.join(', ')} ${worse.length === 1 ? 'is' : 'are'} worse than ${baseline}` : null });
+      const inconclusive = thin.length && !values['allow-inconclusive'] ? `--no-regression-vs ${against}: not enough data for ${thin.join(', ')} against ${baseline} (--allow-inconclusive lets it hold)` : null;
+      if (thin.length && values['allow-inconclusive']) process.stderr.write(`not enough data for ${thin.join(', ')}: held anyway (--allow-inconclusive)\n`);
+      results.push({
+        name: regressionGate!,
+        failure: worse.length ? `--no-regression-vs ${against}: ${worse.join(', ')} ${worse.length === 1 ? 'is' : 'are'} worse than ${baseline}` : inconclusive,
+      });
     }
 
     if (values.junit) {
