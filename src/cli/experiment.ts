@@ -44,6 +44,10 @@ export const EXPERIMENT_OPTIONS = `options:
   --no-regression-vs RUN     fail (exit 1) when any evaluator is "worse" than RUN (a run id, or
                              \`baseline\`: the experiment's marked baseline run)
   --lower-is-better EVALS    comma-separated evaluators whose lower scores are better
+  --require-trusted JUDGE=CONFIG
+                             fail (exit 1) unless the judge (an evaluator id, custom/<slug>@<version>
+                             for one version) is trusted against the human score config CONFIG
+                             by the project's rule (docs/judge-alignment.md); repeatable
   --allow-inconclusive       let --no-regression-vs hold when an evaluator has "not enough data"
                              (too few shared rows, or no spread); without it such a gate fails
   --allow-incomplete         gate a run that ended stopped or failed on the rows it stored
@@ -340,6 +344,7 @@ export async function experimentCommand(argv: string[], env: NodeJS.ProcessEnv =
         'lower-is-better': { type: 'string' },
         'allow-incomplete': { type: 'boolean' },
         'allow-inconclusive': { type: 'boolean' },
+        'require-trusted': { type: 'string', multiple: true },
         timeout: { type: 'string' },
         interval: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
@@ -363,6 +368,12 @@ export async function experimentCommand(argv: string[], env: NodeJS.ProcessEnv =
     const gate = parseGate(text);
     if (!gate) return usage(`--fail-under ${text}: expected pass_rate=0.9, pass_rate:<evaluator>=0.9 or score:<evaluator>=0.7 (bounds 0..1 or 0%..100%)`);
     gates.push(gate);
+  }
+  const trustGates: { text: string; evaluator: string; version: string | null; scoreConfig: string }[] = [];
+  for (const text of values['require-trusted'] ?? []) {
+    const m = /^([^=@]+)(?:@(\d+))?=(.+)$/.exec(text);
+    if (!m) return usage(`--require-trusted ${text}: expected <evaluator>=<score-config-id> or custom/<slug>@<version>=<score-config-id>`);
+    trustGates.push({ text, evaluator: m[1], version: m[2] ?? null, scoreConfig: m[3] });
   }
   const timeoutS = values.timeout === undefined ? DEFAULT_TIMEOUT_S : Number(values.timeout);
   const intervalMs = values.interval === undefined ? 1000 : Number(values.interval);
@@ -450,6 +461,13 @@ export async function experimentCommand(argv: string[], env: NodeJS.ProcessEnv =
         name: regressionGate!,
         failure: worse.length ? `--no-regression-vs ${against}: ${worse.join(', ')} ${worse.length === 1 ? 'is' : 'are'} worse than ${baseline}` : inconclusive,
       });
+    }
+
+    for (const g of trustGates) {
+      const version = g.version === null ? '' : `&version=${e(g.version)}`;
+      const a = await api<{ trust: { state: string; reason: string } }>('GET', `/api/judge-alignment?evaluator=${e(g.evaluator)}&scoreConfig=${e(g.scoreConfig)}${version}`);
+      process.stdout.write(`judge ${g.evaluator}${g.version ? ` v${g.version}` : ''}: ${a.trust.state} (${a.trust.reason})\n`);
+      results.push({ name: `require trusted ${g.text}`, failure: a.trust.state === 'trusted' ? null : `--require-trusted ${g.text}: the judge is ${a.trust.state}: ${a.trust.reason}` });
     }
 
     if (values.junit) {

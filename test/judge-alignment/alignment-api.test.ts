@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { roganGladen } from '../../src/modules/judge-alignment/statistics.ts';
 import { databaseKinds, useProjectApp, type ProjectApp } from '../support/harness.ts';
+import { runCli, useTmpDirs } from '../support/server-process.ts';
+
+const tmpDir = useTmpDirs();
 
 /**
  * A judge against people over HTTP: people's boolean scores on 60 traces, a judge's results on
@@ -86,5 +89,22 @@ describe.each(databaseKinds)('judge alignment API (%s)', (kind) => {
     expect(mismatch.body.error.meta.field).toBe('querystring.evaluator');
     // Another project sees no such config.
     expect((await align('', p.other.projectToken)).body.error.meta.field).toBe('querystring.scoreConfig');
-  });
+
+    // The CI gate: a run checked with --require-trusted fails while the judge is not trusted.
+    const logged = await call('POST', '/api/evaluations/batch/log_results', {
+      experiment_slug: 'gated',
+      run_id: 'r1',
+      dataset: [{ index: 0, entry: { q: 'q' }, predicted: { output: 'a' } }],
+      evaluations: [{ evaluator: 'langevals/exact_match', index: 0, status: 'processed', passed: true, score: 1 }],
+      timestamps: { created_at: Date.parse('2026-11-22T10:00:00Z'), finished_at: Date.parse('2026-11-22T10:01:00Z') },
+    });
+    expect(logged.status, logged.text).toBe(200);
+    const cli = (args: string[]) => runCli(['experiment', 'check', 'gated', '--run', 'r1', ...args, '--server', p.t.baseUrl], { HOME: tmpDir(), SPYGLASS_API_KEY: p.key }, { timeoutMs: 120_000 });
+    const untrusted = await cli(['--require-trusted', `langevals/exact_match=${correct}`]);
+    expect(untrusted.code, untrusted.out).toBe(1);
+    expect(untrusted.stdout).toMatch(/judge langevals\/exact_match: not trusted \(kappa's 95 % lower bound is 0\.\d\d on 60 labels; the bar is 0\.6\)/);
+    expect(untrusted.stderr).toContain(`FAILED --require-trusted langevals/exact_match=${correct}: the judge is not trusted`);
+    const wrong = await cli(['--require-trusted', 'no-config-here']);
+    expect(wrong.code, wrong.out).toBe(2);
+  }, 600_000);
 });
