@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { holm, minimumDetectableEffect, pairedDifference, rowsNeeded, seedOf } from '../../src/modules/experiments/statistics.ts';
+import { holm, minimumDetectableEffect, pairedDifference, repeatedDifference, rowsNeeded, seedOf } from '../../src/modules/experiments/statistics.ts';
 import { Rng } from '../support/fuzz.ts';
 
 /** A standard normal draw (Box-Muller) from the seeded generator. */
@@ -89,5 +89,34 @@ describe('paired comparison statistics (simulated, known truth)', () => {
     expect(holm([0.01, 0.04, 0.03])).toEqual([0.03, 0.06, 0.06]);
     expect(holm([0.5, 0.001])).toEqual([0.5, 0.002]);
     expect(holm([])).toEqual([]);
+  });
+});
+
+describe('repetitions (simulated, known truth)', () => {
+  it('splits the spread within rows from the spread between rows, and the interval over rows covers the truth where one over repeats does not', () => {
+    const rng = new Rng(39_005);
+    const [rows, k, between, within, truth] = [100, 5, 0.3, 0.6, 0.05];
+    let covered = 0;
+    let coveredNaive = 0;
+    const estimates = { within: 0, between: 0 };
+    const sims = 200;
+    for (let sim = 0; sim < sims; sim++) {
+      const data = Array.from({ length: rows }, () => {
+        const rowEffect = truth + between * normal(rng);
+        return Float64Array.from({ length: k }, () => rowEffect + within * normal(rng));
+      });
+      const d = repeatedDifference(data, seedOf('rep', String(sim)))!;
+      if (d.interval!.low <= truth && truth <= d.interval!.high) covered++;
+      estimates.within += d.withinRowVariance / sims;
+      estimates.between += d.betweenRowVariance / sims;
+      // treating the 500 repeats as 500 independent rows: too narrow
+      const naive = pairedDifference(Float64Array.from(data.flatMap((r) => [...r])), seedOf('naive', String(sim)))!;
+      if (naive.interval.low <= truth && truth <= naive.interval.high) coveredNaive++;
+    }
+    expect(covered / sims).toBeGreaterThanOrEqual(0.92);
+    expect(covered / sims).toBeLessThanOrEqual(0.98);
+    expect(coveredNaive / sims).toBeLessThan(0.9);
+    expect(Math.abs(estimates.within / within ** 2 - 1)).toBeLessThan(0.1);
+    expect(Math.abs(estimates.between / between ** 2 - 1)).toBeLessThan(0.1);
   });
 });

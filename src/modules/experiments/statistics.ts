@@ -245,3 +245,45 @@ export function signedCounts(minus: number, zero: number, plus: number): Float64
   out.fill(1, minus + zero);
   return out;
 }
+
+/**
+ * Paired differences of rows run k times each (a server run's repetitions, an SDK run's
+ * repetition index): the interval resamples rows, not repetitions (a row's repeats are not
+ * independent evidence), and the spread is split into the part within rows (the application's
+ * and the judge's noise from one try to the next) and the part between rows (how much rows truly
+ * differ): one-way random effects, method of moments.
+ */
+export interface RepeatedDifference {
+  difference: number;
+  interval: Interval | null;
+  rows: number;
+  /** variance of a row's repeats around the row's own mean */
+  withinRowVariance: number;
+  /** variance of the rows' true means, net of what the repeats' noise adds to them */
+  betweenRowVariance: number;
+}
+
+export function repeatedDifference(rows: Float64Array[], seed: number): RepeatedDifference | null {
+  const used = rows.filter((r) => r.length > 0);
+  if (used.length === 0) return null;
+  const rowMeans = Float64Array.from(used, (r) => mean(r));
+  let within = 0;
+  let withinRows = 0;
+  let repeats = 0;
+  for (const r of used) {
+    repeats += r.length;
+    if (r.length < 2) continue;
+    within += sampleSd(r) ** 2;
+    withinRows++;
+  }
+  const withinRowVariance = withinRows ? within / withinRows : 0;
+  const meanRepeats = repeats / used.length;
+  const betweenRowVariance = Math.max(0, sampleSd(rowMeans) ** 2 - withinRowVariance / meanRepeats);
+  return {
+    difference: mean(rowMeans),
+    interval: bootstrapMean(rowMeans, seed),
+    rows: used.length,
+    withinRowVariance,
+    betweenRowVariance,
+  };
+}
