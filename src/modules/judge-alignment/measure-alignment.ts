@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { badRequest } from '../../platform/errors.ts';
 import { judgeResultsByTrace, judgeResultVersions } from '../evaluators/index.ts';
-import { seedOf } from '../experiments/statistics.ts';
+import { seedOf } from '../experiments/index.ts';
 import type { JudgeAlignmentContext } from './context.ts';
 import type { alignmentQuery, alignmentResponse } from './schemas.ts';
 import {

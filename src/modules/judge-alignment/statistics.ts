@@ -4,7 +4,7 @@
  * the pairs, driven by the experiments' seeded PRNG, so the same labels always give the same
  * interval.
  */
-import { indexDrawer, percentiles, RESAMPLES, type Interval } from '../experiments/statistics.ts';
+import { indexDrawer, percentiles, RESAMPLES, type Interval } from '../experiments/index.ts';
 
 export interface Estimate {
   value: number;
@@ -84,7 +84,11 @@ export function kappa(k: number, ordered: boolean): Statistic {
 export const truePositiveRate: Statistic = (h, j) => {
   let pos = 0;
   let hit = 0;
-  for (let i = 0; i < h.length; i++) if (h[i] === 1) (pos++, j[i] === 1 && hit++);
+  for (let i = 0; i < h.length; i++) {
+    if (h[i] !== 1) continue;
+    pos++;
+    if (j[i] === 1) hit++;
+  }
   return pos === 0 ? NaN : hit / pos;
 };
 
@@ -92,7 +96,11 @@ export const truePositiveRate: Statistic = (h, j) => {
 export const trueNegativeRate: Statistic = (h, j) => {
   let neg = 0;
   let hit = 0;
-  for (let i = 0; i < h.length; i++) if (h[i] === 0) (neg++, j[i] === 0 && hit++);
+  for (let i = 0; i < h.length; i++) {
+    if (h[i] !== 0) continue;
+    neg++;
+    if (j[i] === 0) hit++;
+  }
   return neg === 0 ? NaN : hit / neg;
 };
 
@@ -118,7 +126,10 @@ export const spearman: Statistic = (h, j) => {
   const n = a.length;
   let ma = 0;
   let mb = 0;
-  for (let i = 0; i < n; i++) (ma += a[i] / n, mb += b[i] / n);
+  for (let i = 0; i < n; i++) {
+    ma += a[i] / n;
+    mb += b[i] / n;
+  }
   let sab = 0;
   let saa = 0;
   let sbb = 0;
@@ -176,8 +187,13 @@ export function correctedPassRate(
     let tn = 0;
     for (let k = 0; k < n; k++) {
       const i = draw(n);
-      if (human[i] === 1) (pos++, judge[i] === 1 && tp++);
-      else (neg++, judge[i] === 0 && tn++);
+      if (human[i] === 1) {
+        pos++;
+        if (judge[i] === 1) tp++;
+      } else {
+        neg++;
+        if (judge[i] === 0) tn++;
+      }
     }
     // a binomial draw of the raw rate: past 2,000 results its normal approximation
     let passed = 0;
