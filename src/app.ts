@@ -65,6 +65,7 @@ import { experimentRoutes, PlatformRunner, resealTargetHeaders, RUN_LEASE_MS, ru
 import type { Resealers } from './ops/key-changes.ts';
 import { ModelProviderService, modelProviderRoutes } from './modules/model-providers/index.ts';
 import { buildPrivacy, registerPrivacy, type PrivacyPorts } from './modules/privacy/index.ts';
+import { registerJudgeAlignment } from './modules/judge-alignment/index.ts';
 
 export interface Deps {
   config: Config;
@@ -355,6 +356,7 @@ export async function buildApp(deps: Deps): Promise<App> {
   evaluationRoutes(http, services.evaluations);
   modelProviderRoutes(http, services.modelProviders);
   customEvaluatorRoutes(http, services.evaluations.custom);
+  registerJudgeAlignment(http, { db: deps.db, scoreConfigs: services.scoreConfigs });
   scheduler.every({ name: 'trace retention', intervalMs: intervals.retentionSweepMs, once: true, run: () => services.traces.sweepRetention() });
   if (deps.db.kind === 'pglite') {
     scheduler.every({ name: 'planner statistics', intervalMs: 5 * 60_000, once: false, run: () => services.traces.refreshStatistics() });

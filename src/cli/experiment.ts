@@ -44,6 +44,12 @@ export const EXPERIMENT_OPTIONS = `options:
   --no-regression-vs RUN     fail (exit 1) when any evaluator is "worse" than RUN (a run id, or
                              \`baseline\`: the experiment's marked baseline run)
   --lower-is-better EVALS    comma-separated evaluators whose lower scores are better
+  --require-trusted JUDGE=CONFIG
+                             fail (exit 1) unless the judge (an evaluator id, custom/<slug>@<version>
+                             for one version) is trusted against the human score config CONFIG
+                             by the project's rule (docs/judge-alignment.md); repeatable
+  --allow-inconclusive       let --no-regression-vs hold when an evaluator has "not enough data"
+                             (too few shared rows, or no spread); without it such a gate fails
   --allow-incomplete         gate a run that ended stopped or failed on the rows it stored
                              (without it, such a run fails: exit 3)
   --timeout SECONDS          how long to wait for the run to end before gating (default ${DEFAULT_TIMEOUT_S})
@@ -337,6 +343,8 @@ export async function experimentCommand(argv: string[], env: NodeJS.ProcessEnv =
         'no-regression-vs': { type: 'string' },
         'lower-is-better': { type: 'string' },
         'allow-incomplete': { type: 'boolean' },
+        'allow-inconclusive': { type: 'boolean' },
+        'require-trusted': { type: 'string', multiple: true },
         timeout: { type: 'string' },
         interval: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
@@ -360,6 +368,12 @@ export async function experimentCommand(argv: string[], env: NodeJS.ProcessEnv =
     const gate = parseGate(text);
     if (!gate) return usage(`--fail-under ${text}: expected pass_rate=0.9, pass_rate:<evaluator>=0.9 or score:<evaluator>=0.7 (bounds 0..1 or 0%..100%)`);
     gates.push(gate);
+  }
+  const trustGates: { text: string; evaluator: string; version: string | null; scoreConfig: string }[] = [];
+  for (const text of values['require-trusted'] ?? []) {
+    const m = /^([^=@]+)(?:@(\d+))?=(.+)$/.exec(text);
+    if (!m) return usage(`--require-trusted ${text}: expected <evaluator>=<score-config-id> or custom/<slug>@<version>=<score-config-id>`);
+    trustGates.push({ text, evaluator: m[1], version: m[2] ?? null, scoreConfig: m[3] });
   }
   const timeoutS = values.timeout === undefined ? DEFAULT_TIMEOUT_S : Number(values.timeout);
   const intervalMs = values.interval === undefined ? 1000 : Number(values.interval);
@@ -425,19 +439,35 @@ export async function experimentCommand(argv: string[], env: NodeJS.ProcessEnv =
       const comparison = await api<Comparison>('GET', `/api/experiments/${e(slug)}/compare?${query}${lower}`);
       const c = comparison.comparisons.find((x) => x.runId === run.runId);
       const worse: string[] = [];
+      const thin: string[] = [];
       let baseline = '';
       if (!c) process.stdout.write(`\n${runLabel(run)} is the baseline: nothing to compare\n`);
       else {
         baseline = runLabel({ slug, runId: comparison.baselineRunId });
-        process.stdout.write(`\nagainst ${baseline} (${c.sharedRows} shared rows):\n`);
+        const holm = c.correction.compared > 1 ? `; verdicts corrected for ${c.correction.compared} evaluators compared (Holm)` : '';
+        process.stdout.write(`\nagainst ${baseline} (${c.sharedRows} shared rows${holm}):\n`);
         for (const ev of c.evaluators) {
           const d = ev.decidedBy === 'passRate' ? ev.passRate : ev.decidedBy === 'score' ? ev.score : null;
           const shown = d ? ` ${ev.decidedBy === 'passRate' ? 'pass rate' : 'score'} ${d.difference >= 0 ? '+' : ''}${num(d.difference)} [${num(d.low)}, ${num(d.high)}]` : '';
-          process.stdout.write(`  ${ev.evaluator}: ${ev.verdict}${shown}; ${ev.regressions} regressed, ${ev.improvements} improved\n`);
+          const why = d?.notEnoughData ? ` (${d.notEnoughData === 'too few rows' ? `${d.n} shared rows, ${d.rowsNeeded ?? c.minimumRows} needed` : 'every row differs by the same amount'})` : '';
+          process.stdout.write(`  ${ev.evaluator}: ${ev.verdict}${why}${shown}; ${ev.regressions} regressed, ${ev.improvements} improved\n`);
           if (ev.verdict === 'worse') worse.push(ev.evaluator);
+          if (ev.verdict === 'not enough data') thin.push(ev.evaluator);
         }
       }
-      results.push({ name: regressionGate!, failure: worse.length ? `--no-regression-vs ${against}: ${worse.join(', ')} ${worse.length === 1 ? 'is' : 'are'} worse than ${baseline}` : null });
+      const inconclusive = thin.length && !values['allow-inconclusive'] ? `--no-regression-vs ${against}: not enough data for ${thin.join(', ')} against ${baseline} (--allow-inconclusive lets it hold)` : null;
+      if (thin.length && values['allow-inconclusive']) process.stderr.write(`not enough data for ${thin.join(', ')}: held anyway (--allow-inconclusive)\n`);
+      results.push({
+        name: regressionGate!,
+        failure: worse.length ? `--no-regression-vs ${against}: ${worse.join(', ')} ${worse.length === 1 ? 'is' : 'are'} worse than ${baseline}` : inconclusive,
+      });
+    }
+
+    for (const g of trustGates) {
+      const version = g.version === null ? '' : `&version=${e(g.version)}`;
+      const a = await api<{ trust: { state: string; reason: string } }>('GET', `/api/judge-alignment?evaluator=${e(g.evaluator)}&scoreConfig=${e(g.scoreConfig)}${version}`);
+      process.stdout.write(`judge ${g.evaluator}${g.version ? ` v${g.version}` : ''}: ${a.trust.state} (${a.trust.reason})\n`);
+      results.push({ name: `require trusted ${g.text}`, failure: a.trust.state === 'trusted' ? null : `--require-trusted ${g.text}: the judge is ${a.trust.state}: ${a.trust.reason}` });
     }
 
     if (values.junit) {

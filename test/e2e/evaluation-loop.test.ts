@@ -274,7 +274,8 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('the evaluation loop in the a
     const verdicts = page.getByTestId('verdicts');
     await verdicts.waitFor({ timeout: 30_000 });
     const sentence = (await verdicts.textContent())!;
-    expect(sentence).toMatch(/support-answer v3 · openai\/gpt-4o-mini · [\d-]+ [\d:]+ (is worse than|No detectable difference)|between support-answer v3/);
+    // a handful of rows: under the minimum of paired rows the verdict says so, with the rows needed
+    expect(sentence).toMatch(/Not enough data to compare support-answer v3 · openai\/gpt-4o-mini · [\d-]+ [\d:]+ with friendly v2 on .*: \d+ shared rows, 20 needed/);
     expect(sentence).toContain('friendly v2');
     expect(sentence).not.toMatch(/run_[A-Za-z0-9]/);
 

@@ -168,7 +168,8 @@ describe.each(databaseKinds)('reading and comparing runs (%s)', (kind) => {
     expect(same.body.baselineRunId).toBe('base');
     expect(same.body.runs.map((r: { runId: string }) => r.runId)).toEqual(['base', 'same']);
     const [c] = same.body.comparisons;
-    expect(c).toMatchObject({ runId: 'same', baselineRunId: 'base', sharedRows: 200 });
+    expect(c).toMatchObject({ runId: 'same', baselineRunId: 'base', sharedRows: 200, correction: { method: 'holm', compared: 1 }, minimumRows: 20 });
+    const unchanged = { difference: 0, low: 0, high: 0, n: 200, verdict: 'no detectable difference', pValue: 1, adjustedPValue: 1, minimumDetectableEffect: 0, notEnoughData: null, rowsNeeded: null };
     expect(c.evaluators).toEqual([
       {
         evaluator: 'exact',
@@ -176,8 +177,8 @@ describe.each(databaseKinds)('reading and comparing runs (%s)', (kind) => {
         higherIsBetter: true,
         decidedBy: 'passRate',
         verdict: 'no detectable difference',
-        score: { baseline: expect.closeTo(0.45, 9), current: expect.closeTo(0.45, 9), difference: 0, low: 0, high: 0, n: 200, verdict: 'no detectable difference' },
-        passRate: { baseline: 0.3, current: 0.3, difference: 0, low: 0, high: 0, n: 200, verdict: 'no detectable difference' },
+        score: { baseline: expect.closeTo(0.45, 9), current: expect.closeTo(0.45, 9), ...unchanged },
+        passRate: { baseline: 0.3, current: 0.3, ...unchanged },
         regressions: 0,
         improvements: 0,
       },
@@ -192,12 +193,14 @@ describe.each(databaseKinds)('reading and comparing runs (%s)', (kind) => {
     expect(upEval.passRate.high).toBeLessThan(0.7);
     expect(upEval.score.difference).toBeCloseTo(0.2, 9);
     expect(upEval.score.low).toBeCloseTo(0.2, 9);
+    // Every row's score moved by exactly 0.2: no spread to measure, so the score says "not enough data".
+    expect(upEval.score).toMatchObject({ verdict: 'not enough data', notEnoughData: 'no spread', minimumDetectableEffect: null });
     expect(upEval.improvements).toBe(120);
     // Same runs, same interval.
     expect((await get('/api/experiments/cmp/compare?runs=base,shifted')).body).toEqual(up.body);
 
     const down = await get('/api/experiments/cmp/compare?runs=shifted,base');
-    expect(down.body.comparisons[0].evaluators[0]).toMatchObject({ verdict: 'worse', regressions: 120, improvements: 0, score: { verdict: 'worse' } });
+    expect(down.body.comparisons[0].evaluators[0]).toMatchObject({ verdict: 'worse', regressions: 120, improvements: 0, passRate: { verdict: 'worse' } });
     // Lower is better for this evaluator: the same shift is now worse.
     const lower = await get('/api/experiments/cmp/compare?runs=base,shifted&lowerIsBetter=exact');
     expect(lower.body.comparisons[0].evaluators[0]).toMatchObject({ higherIsBetter: false, verdict: 'worse' });
@@ -267,6 +270,73 @@ describe.each(databaseKinds)('reading and comparing runs (%s)', (kind) => {
     expect(res.body.comparisons[0]).toMatchObject({ sharedRows: 8, evaluators: [{ regressions: 3, passRate: { n: 8, baseline: 1, current: 5 / 8 } }] });
     const flips = await get('/api/experiments/targets/compare/regressions?runs=base,next');
     expect(flips.body.rows.map((r: { index: number; targetId: string }) => `${r.index}${r.targetId}`)).toEqual(['0a', '1a', '1b']);
+  });
+
+  it('thin data: one paired row or a constant shift is "not enough data" with the rows needed; the same 0/1 results give the same interval under any evaluator', async () => {
+    await logRun('thin', 'a', [{ index: 0, evals: { exact: { passed: true } } }]);
+    await logRun('thin', 'b', [{ index: 0, evals: { exact: { passed: false } } }]);
+    const one = (await get('/api/experiments/thin/compare?runs=a,b')).body.comparisons[0];
+    expect(one.evaluators[0]).toMatchObject({ verdict: 'not enough data', passRate: { n: 1, verdict: 'not enough data', notEnoughData: 'too few rows', rowsNeeded: 20, minimumDetectableEffect: null } });
+    expect(one.correction).toEqual({ method: 'holm', compared: 0 });
+
+    // Every row scores 0.2 in one run and 0.8 in the other: a zero-width interval would say "better" with no evidence of spread.
+    await logRun('flat', 'a', range(30).map((i) => ({ index: i, evals: { judge: { score: 0.2 } } })));
+    await logRun('flat', 'b', range(30).map((i) => ({ index: i, evals: { judge: { score: 0.8 } } })));
+    const flat = (await get('/api/experiments/flat/compare?runs=a,b')).body.comparisons[0].evaluators[0];
+    expect(flat).toMatchObject({ decidedBy: 'score', verdict: 'not enough data', score: { n: 30, notEnoughData: 'no spread', rowsNeeded: null } });
+
+    // Two evaluators with the same pass/fail results: one seed per comparison, so one interval.
+    const results = (run: string) => range(60).map((i) => {
+      const passed = run === 'a' ? i % 3 === 0 : i % 2 === 0;
+      return { index: i, evals: { first: { passed }, second: { passed } } };
+    });
+    await logRun('seed', 'a', results('a'));
+    await logRun('seed', 'b', results('b'));
+    const seeded = (await get('/api/experiments/seed/compare?runs=a,b&effect=0.1')).body.comparisons[0];
+    const [first, second] = seeded.evaluators;
+    expect([first.passRate.low, first.passRate.high]).toEqual([second.passRate.low, second.passRate.high]);
+    expect(first.passRate.pValue).toBe(second.passRate.pValue);
+    // n needed to find a 0.1 difference: ((1.96 + 0.84) sd / 0.1)^2 from the pairs' own spread.
+    const diffs = range(60).map((i) => Number(i % 2 === 0) - Number(i % 3 === 0));
+    const m = diffs.reduce((x, y) => x + y, 0) / 60;
+    const sd = Math.sqrt(diffs.reduce((x, d) => x + (d - m) ** 2, 0) / 59);
+    expect(first.passRate.rowsNeeded).toBe(Math.ceil(((2.8015852181 * sd) / 0.1) ** 2));
+    expect(first.passRate.minimumDetectableEffect).toBeCloseTo((2.8015852181 * sd) / Math.sqrt(60), 6);
+
+    for (const effect of ['0', '-1', 'abc']) {
+      const bad = await get(`/api/experiments/seed/compare?runs=a,b&effect=${effect}`);
+      expect(bad.status, effect).toBe(400);
+      expect(bad.body.error.meta.field).toBe('querystring.effect');
+    }
+  });
+
+  it('several evaluators: verdicts are Holm-corrected, so a difference that is "better" alone is not when compared with two others', async () => {
+    // 100 rows; "edge" has 11 rows that now pass and 3 that now fail (p about 0.03); the others only trade places.
+    const edge = (run: string, i: number) => (run === 'a' ? i < 50 : (i < 50 && i >= 3) || (i >= 50 && i < 61));
+    const swap = (run: string, i: number) => (run === 'a' ? i < 50 : (i >= 5 && i < 55));
+    const rowsOf = (run: string, evaluators: string[]) =>
+      range(100).map((i) => ({ index: i, evals: Object.fromEntries(evaluators.map((ev) => [ev, { passed: ev === 'edge' ? edge(run, i) : swap(run, i) }])) }));
+    await logRun('alone', 'a', rowsOf('a', ['edge']));
+    await logRun('alone', 'b', rowsOf('b', ['edge']));
+    await logRun('holm', 'a', rowsOf('a', ['edge', 'other', 'third']));
+    await logRun('holm', 'b', rowsOf('b', ['edge', 'other', 'third']));
+    const alone = (await get('/api/experiments/alone/compare?runs=a,b')).body.comparisons[0];
+    expect(alone.correction).toEqual({ method: 'holm', compared: 1 });
+    const solo = alone.evaluators[0].passRate;
+    expect(solo.verdict).toBe('better');
+    expect(solo.pValue).toBeLessThan(0.05);
+    expect(solo.pValue).toBeGreaterThan(0.05 / 3);
+    expect(solo.low).toBeGreaterThan(0);
+
+    const holm = (await get('/api/experiments/holm/compare?runs=a,b')).body.comparisons[0];
+    expect(holm.correction).toEqual({ method: 'holm', compared: 3 });
+    const corrected = holm.evaluators.find((e: { evaluator: string }) => e.evaluator === 'edge');
+    // Its own interval excludes 0 and its raw p-value is under 5 %; the verdict reads the corrected one (the smallest of three p-values, times 3).
+    expect(corrected.passRate.low).toBeGreaterThan(0);
+    expect(corrected.passRate.pValue).toBeLessThan(0.05);
+    expect(corrected.passRate.verdict).toBe('no detectable difference');
+    expect(corrected.passRate.adjustedPValue).toBeCloseTo(Math.min(1, corrected.passRate.pValue * 3), 9);
+    expect(corrected.verdict).toBe('no detectable difference');
   });
 
   it('past 2,000 shared rows the difference of mean scores has the normal interval (mean ± 1.96 standard errors)', async () => {

@@ -103,6 +103,27 @@ describe.each(appDatabaseKinds)('spyglass experiment (%s)', (kind) => {
     expect(better.stdout).toContain('exact: better');
   }, 600_000);
 
+  it('--no-regression-vs on thin data fails as "not enough data" with the rows needed, unless --allow-inconclusive; several evaluators are said to be Holm-corrected', async () => {
+    await logRun('few-a', () => true, T0, { rows: [0, 1, 2, 3, 4] });
+    await logRun('few-b', (i) => i !== 2, T0 + 1000, { rows: [0, 1, 2, 3, 4] });
+    const thin = await cli(['check', 'cli-exp', '--run', 'few-b', '--no-regression-vs', 'few-a']);
+    expect(thin.code, thin.out).toBe(1);
+    expect(thin.stdout).toMatch(/exact: not enough data \(5 shared rows, 20 needed\)/);
+    expect(thin.stderr).toContain('FAILED --no-regression-vs few-a: not enough data for exact, judge against run few-a of cli-exp (--allow-inconclusive lets it hold)');
+
+    const allowed = await cli(['check', 'cli-exp', '--run', 'few-b', '--no-regression-vs', 'few-a', '--allow-inconclusive']);
+    expect(allowed.code, allowed.out).toBe(0);
+    expect(allowed.stderr).toContain('not enough data for exact, judge: held anyway (--allow-inconclusive)');
+
+    // 40 rows: enough; two evaluators with a testable difference, so the verdicts are corrected for two.
+    await logRun('full-a', (i) => i % 10 !== 0, T0 + 2000);
+    await logRun('full-b', (i) => i % 10 < 3, T0 + 3000);
+    const full = await cli(['check', 'cli-exp', '--run', 'full-b', '--no-regression-vs', 'full-a']);
+    expect(full.code, full.out).toBe(1);
+    expect(full.stdout).toContain("against run full-a of cli-exp (40 shared rows; verdicts corrected for 2 evaluators compared (Holm)):");
+    expect(full.stderr).toContain('exact is worse');
+  }, 600_000);
+
   it('check waits for a running run to end before it gates: never on the rows logged so far', async () => {
     // One row so far, and it passes: judged now, pass_rate=0.9 would hold.
     await logRun('growing', (i) => i % 2 === 0, T0, { rows: [0], end: null });

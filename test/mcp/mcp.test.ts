@@ -218,7 +218,7 @@ describe.each(appDatabaseKinds)('MCP server (%s)', (kind) => {
     expect((await t.request('PUT', '/api/experiments/triage-eval/baseline', { authToken: key, body: { runId: 'run-1' } })).status).toBe(200);
     const compared = textOf(await mcp.callTool({ name: 'compare_to_baseline', arguments: { experimentSlug: 'triage-eval', runId: 'run-2' } }));
     expect(compared).toContain('Run run-2 against baseline run-1 (3 shared rows)');
-    expect(compared).toMatch(/- Exact match: no detectable difference · pass rate \+0\.0 pts \[95% CI -?\d+\.\d pts to \+\d+\.\d pts\], n=3 · 1 regressed, 1 improved/);
+    expect(compared).toMatch(/- Exact match: not enough data \(20 rows needed\) · pass rate \+0\.0 pts \[95% CI -?\d+\.\d pts to \+\d+\.\d pts\], n=3 · 1 regressed, 1 improved/);
     const regressed = textOf(await mcp.callTool({ name: 'list_regressions', arguments: { experimentSlug: 'triage-eval', runId: 'run-2', direction: 'regressed' } }));
     expect(regressed).toContain('Run run-2 against run-1: 1 regressed, 1 improved.');
     expect(regressed).toContain('- row 0 · exact regressed: pass (1) -> fail (0)');

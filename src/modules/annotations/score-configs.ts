@@ -35,6 +35,17 @@ export class ScoreConfigService {
     });
   }
 
+  /** For judge alignment: the config, and the latest value of it people gave each trace (booleans as 1/0, categories by name). */
+  async humanScores(projectId: string, id: string): Promise<{ config: ScoreConfigView; scores: { traceId: string; value: number | string }[] } | null> {
+    const [row] = await store.findScoreConfigs(this.db.orm, projectId, [id]);
+    if (!row) return null;
+    const scores = await store.latestScoresOfConfig(this.db.orm, projectId, id);
+    return {
+      config: presentScoreConfig(row),
+      scores: scores.map((s) => ({ traceId: s.traceId, value: row.kind === 'categorical' ? (s.textValue ?? '') : (s.numberValue ?? 0) })),
+    };
+  }
+
   async create(projectId: string, input: CreateScoreConfigBody): Promise<ScoreConfigView> {
     const now = this.clock.now();
     const shape = checkShape(input.kind, input);

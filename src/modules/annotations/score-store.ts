@@ -55,3 +55,13 @@ export async function scoresOfTraces(db: Executor, projectId: string, traceIds: 
         ORDER BY s.created_at, s.id`,
   );
 }
+
+/** The latest score of one config on each trace people scored with it. */
+export async function latestScoresOfConfig(db: Executor, projectId: string, configId: string) {
+  return rows<{ traceId: string; numberValue: number | null; textValue: string | null }>(
+    db,
+    sql`SELECT DISTINCT ON (trace_id) trace_id AS "traceId", number_value AS "numberValue", text_value AS "textValue"
+        FROM annotation_scores WHERE project_id = ${projectId} AND config_id = ${configId}
+        ORDER BY trace_id, created_at DESC, id DESC`,
+  );
+}

@@ -1,6 +1,8 @@
 export {
   EvaluationService,
   listTraceEvaluations,
+  judgeResultsByTrace,
+  judgeResultVersions,
   deleteTraceEvaluations,
   deleteEvaluationsInsertedBefore,
   monitorResults,

@@ -464,6 +464,16 @@ export async function listTraceEvaluations(db: Database | Executor, projectId: s
   return rows.map(toTraceEvaluation);
 }
 
+/** For judge alignment: a judge's latest processed result per trace (at a custom judge's version when given). */
+export async function judgeResultsByTrace(db: Database, projectId: string, evaluator: string, version: number | null): Promise<store.JudgeResultRow[]> {
+  return store.latestResultsByTrace(db.orm, projectId, evaluator, version);
+}
+
+/** For judge alignment: the versions of a custom judge that left results. */
+export async function judgeResultVersions(db: Database, projectId: string, evaluator: string): Promise<number[]> {
+  return store.resultVersions(db.orm, projectId, evaluator);
+}
+
 /** The results a monitor produced, newest first, a keyset page at a time (`cursor` from the previous page). */
 export async function monitorResults(
   db: Database,

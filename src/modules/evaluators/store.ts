@@ -107,3 +107,32 @@ export async function tracesEvaluatedByMonitor(db: Executor, projectId: string, 
   );
   return new Set(found.map((r) => r.trace_id));
 }
+
+/** A judge's latest processed result on each trace it judged (for measuring it against people). */
+export interface JudgeResultRow {
+  traceId: string;
+  passed: boolean | null;
+  score: number | null;
+  label: string | null;
+  details: string | null;
+}
+
+export async function latestResultsByTrace(db: Executor, projectId: string, evaluator: string, version: number | null): Promise<JudgeResultRow[]> {
+  return rows<JudgeResultRow>(
+    db,
+    sql`SELECT DISTINCT ON (trace_id) trace_id AS "traceId", passed, score, label, details
+        FROM evaluations
+        WHERE project_id = ${projectId} AND evaluator = ${evaluator} AND status = 'processed'
+          AND (${version}::int IS NULL OR evaluator_version = ${version}::int)
+        ORDER BY trace_id, inserted_at DESC, id DESC`,
+  );
+}
+
+/** The versions of a custom evaluator that have results in the project. */
+export async function resultVersions(db: Executor, projectId: string, evaluator: string): Promise<number[]> {
+  const found = await rows<{ v: number }>(
+    db,
+    sql`SELECT DISTINCT evaluator_version AS v FROM evaluations WHERE project_id = ${projectId} AND evaluator = ${evaluator} AND evaluator_version IS NOT NULL`,
+  );
+  return found.map((r) => r.v);
+}

@@ -8,7 +8,7 @@ import { keyOf, presentRowEvaluation } from './run-rows.ts';
 import type { compareResponse, compareRowsResponse, differenceSchema, evaluatorComparisonSchema, regressionsResponse, rowEvaluationSchema } from './schemas.ts';
 import { derived, runValues } from './kept-run-values.ts';
 import { byText, pairRuns, type EvaluatorPairs, type Flip } from './run-values.ts';
-import { bootstrapMean, mean, seedOf, signedCounts, verdictOf } from './statistics.ts';
+import { holm, MIN_PAIRED_ROWS, pairedDifference, rowsNeeded, seedOf, signedCounts, verdictOf } from './statistics.ts';
 
 type Difference = z.output<typeof differenceSchema>;
 type EvaluatorComparison = z.output<typeof evaluatorComparisonSchema>;
@@ -31,33 +31,45 @@ async function comparedRuns(ctx: ExperimentsContext, projectId: string, slug: st
   return { experiment, runIds, heads };
 }
 
-function difference(base: number, current: number, values: Float64Array, seed: number, higherIsBetter: boolean): Difference | null {
-  const ci = bootstrapMean(values, seed);
-  if (!ci) return null;
-  return { baseline: base, current, difference: mean(values), low: ci.low, high: ci.high, n: values.length, verdict: verdictOf(ci, higherIsBetter) };
+/**
+ * One difference of one evaluator: its interval and p-value before the Holm correction across the
+ * run's evaluators (applied by `correct`, which sets the verdicts).
+ */
+function difference(base: number, current: number, values: Float64Array, seed: number, effect: number | null): Difference | null {
+  const d = pairedDifference(values, seed);
+  if (!d) return null;
+  const needed = effect !== null ? rowsNeeded(d.sd, effect) : null;
+  return {
+    baseline: base,
+    current,
+    difference: d.difference,
+    low: d.interval.low,
+    high: d.interval.high,
+    n: values.length,
+    verdict: d.thin ? 'not enough data' : 'no detectable difference',
+    pValue: d.pValue,
+    adjustedPValue: d.pValue,
+    minimumDetectableEffect: d.thin ? null : d.minimumDetectableEffect,
+    notEnoughData: d.thin,
+    rowsNeeded: d.thin === 'too few rows' ? Math.max(MIN_PAIRED_ROWS, needed ?? 0) : needed,
+  };
 }
 
-/** One evaluator of one run against the baseline: paired differences of mean score and pass rate. */
-function compareEvaluator(
-  experimentId: string,
-  baseRunId: string,
-  runId: string,
-  evaluator: string,
-  name: string,
-  paired: EvaluatorPairs | undefined,
-  higherIsBetter: boolean,
-): EvaluatorComparison {
-  const seed = (stat: string) => seedOf(experimentId, baseRunId, runId, evaluator, stat);
-  const score =
-    paired && paired.scoreN > 0 ? difference(paired.baseScore, paired.curScore, paired.scoreDiffs, seed('score'), higherIsBetter) : null;
+/**
+ * One evaluator of one run against the baseline: paired differences of mean score and pass rate,
+ * all resampled with the comparison's one seed (the same data gives the same interval whatever
+ * the evaluator or statistic).
+ */
+function compareEvaluator(seed: number, evaluator: string, name: string, paired: EvaluatorPairs | undefined, higherIsBetter: boolean, effect: number | null): EvaluatorComparison {
+  const score = paired && paired.scoreN > 0 ? difference(paired.baseScore, paired.curScore, paired.scoreDiffs, seed, effect) : null;
   const passRate =
     paired && paired.passN > 0
       ? difference(
           paired.basePassed / paired.passN,
           paired.curPassed / paired.passN,
           signedCounts(paired.passMinus, paired.passN - paired.passMinus - paired.passPlus, paired.passPlus),
-          seed('passRate'),
-          higherIsBetter,
+          seed,
+          effect,
         )
       : null;
   const decidedBy = passRate ? 'passRate' : score ? 'score' : null;
@@ -74,6 +86,36 @@ function compareEvaluator(
   };
 }
 
+/**
+ * Holm across the evaluators of one run: each deciding difference with enough data is one test,
+ * its adjusted p-value sets its verdict; the other difference of an evaluator (shown, not
+ * deciding) is held to Bonferroni over the same number, which Holm never undercuts. Answers the
+ * number of tests.
+ */
+function correct(evaluators: EvaluatorComparison[]): number {
+  const decidingOf = (e: EvaluatorComparison) => (e.decidedBy === null ? null : e[e.decidedBy]);
+  const deciding = evaluators.map(decidingOf).filter((d): d is Difference => d !== null && d.notEnoughData === null);
+  const k = deciding.length;
+  const adjusted = new Map(holm(deciding.map((d) => d.pValue)).map((p, i) => [deciding[i], p]));
+  for (const e of evaluators) {
+    for (const d of [e.score, e.passRate]) {
+      if (!d || d.notEnoughData) continue;
+      d.adjustedPValue = adjusted.get(d) ?? Math.min(1, d.pValue * Math.max(1, k));
+      d.verdict = verdictOf(d.difference, d.adjustedPValue, e.higherIsBetter);
+    }
+    e.verdict = decidingOf(e)?.verdict ?? 'not comparable';
+  }
+  return k;
+}
+
+/** `effect` of the query: a positive number, or 400 naming it. */
+function effectOf(text: string | undefined): number | null {
+  if (text === undefined) return null;
+  const v = Number(text);
+  if (!Number.isFinite(v) || v <= 0) throw badRequest('validation_error', 'querystring.effect: a positive difference to detect, such as 0.05', 'querystring.effect');
+  return v;
+}
+
 /** Two runs' paired results (run-values.ts pairRuns), once per version of each run and process. */
 async function pairsOf(ctx: ExperimentsContext, experimentId: string, base: cstore.RunHead, current: cstore.RunHead) {
   const baseValues = await runValues(ctx.db.orm, experimentId, base);
@@ -85,8 +127,9 @@ export async function compareRuns(
   ctx: ExperimentsContext,
   projectId: string,
   slug: string,
-  query: { runs: string; baseline?: string; lowerIsBetter?: string },
+  query: { runs: string; baseline?: string; lowerIsBetter?: string; effect?: string },
 ): Promise<z.output<typeof compareResponse>> {
+  const effect = effectOf(query.effect);
   const lowerIsBetter = new Set(idList(query.lowerIsBetter, 'querystring.lowerIsBetter'));
   const { experiment, runIds, heads } = await comparedRuns(ctx, projectId, slug, query.runs, query.baseline, MAX_COMPARED_RUNS);
   const [baseRunId] = runIds;
@@ -98,20 +141,14 @@ export async function compareRuns(
   const comparisons = [];
   for (const [i, run] of runs.slice(1).entries()) {
     const paired = pairs[i];
+    const seed = seedOf(experiment.id, baseRunId, run.runId);
     const names = new Map<string, string>();
     for (const e of [...runs[0].overall.evaluators, ...run.overall.evaluators]) names.set(e.evaluator, names.get(e.evaluator) ?? e.name);
     const evaluators = [...names.keys()].sort().map((ev) =>
-      compareEvaluator(
-        experiment.id,
-        baseRunId,
-        run.runId,
-        ev,
-        names.get(ev)!,
-        paired.evaluators.find((p) => p.evaluator === ev),
-        !lowerIsBetter.has(ev),
-      ),
+      compareEvaluator(seed, ev, names.get(ev)!, paired.evaluators.find((p) => p.evaluator === ev), !lowerIsBetter.has(ev), effect),
     );
-    comparisons.push({ runId: run.runId, baselineRunId: baseRunId, sharedRows: paired.shared, evaluators });
+    const compared = correct(evaluators);
+    comparisons.push({ runId: run.runId, baselineRunId: baseRunId, sharedRows: paired.shared, correction: { method: 'holm' as const, compared }, minimumRows: MIN_PAIRED_ROWS, evaluators });
   }
   return {
     experimentId: experiment.id,

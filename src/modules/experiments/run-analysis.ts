@@ -18,7 +18,7 @@ export const METHODS: z.output<typeof intervalMethodsSchema> = {
   mean: 'percentile bootstrap of the mean (totals: of the mean times the count), seeded from the experiment, run, group and statistic; past 2,000 values the normal interval of the mean',
   rate: 'Wilson score interval',
   percentile: 'distribution-free order-statistic interval (binomial ranks, normal approximation)',
-  difference: 'paired percentile bootstrap over the rows both runs hold, seeded from the experiment, both run ids and the evaluator; past 2,000 pairs the normal interval of the mean difference',
+  difference: 'paired percentile bootstrap over the rows both runs hold, one seed per comparison (the experiment and both run ids: the same data gives the same interval whatever the evaluator); past 2,000 pairs the normal interval of the mean difference; verdicts Holm-corrected across the evaluators compared; under 20 pairs, or pairs that all differ by the same non-zero amount, not enough data',
 };
 
 /** The experiment a slug names in the project, or 404 experiment_not_found. */

@@ -342,9 +342,11 @@ export const compareQuery = z.object({
   baseline: z.string().min(1).max(255).optional(),
   /** comma-separated evaluator ids whose lower scores and pass rates are better */
   lowerIsBetter: z.string().max(3000).optional(),
+  /** a difference to detect (a mean-score difference, or a pass-rate difference such as 0.05): each difference says how many rows would find it 80 % of the time */
+  effect: z.string().max(40).optional(),
 });
 
-export const verdictSchema = z.enum(['better', 'worse', 'no detectable difference', 'not comparable']);
+export const verdictSchema = z.enum(['better', 'worse', 'no detectable difference', 'not enough data', 'not comparable']);
 
 /** current - baseline over the rows both runs scored, with its paired-bootstrap interval. */
 export const differenceSchema = z.object({
@@ -356,6 +358,16 @@ export const differenceSchema = z.object({
   /** rows both runs scored */
   n: z.number().int(),
   verdict: verdictSchema,
+  /** two-sided p-value of the paired bootstrap (at most 0.05 exactly when the interval excludes 0) */
+  pValue: z.number(),
+  /** pValue corrected (Holm) for the number of evaluators compared in this run; the verdict reads this one */
+  adjustedPValue: z.number(),
+  /** the smallest true difference this many rows find 80 % of the time (two-sided, 5 %); null when there is not enough data */
+  minimumDetectableEffect: z.number().nullable(),
+  /** why the verdict is "not enough data": fewer rows than the minimum, or every row differs by the same amount (no spread to measure) */
+  notEnoughData: z.enum(['too few rows', 'no spread']).nullable(),
+  /** rows needed: for `effect` when the query names one (80 % power), else the minimum when there are too few; null otherwise */
+  rowsNeeded: z.number().int().nullable(),
 });
 
 export const evaluatorComparisonSchema = z.object({
@@ -378,6 +390,10 @@ export const runComparisonSchema = z.object({
   baselineRunId: z.string(),
   /** row keys (index, target) both runs hold */
   sharedRows: z.number().int(),
+  /** how the verdicts of this run's evaluators are corrected for being several: Holm over `compared` tests */
+  correction: z.object({ method: z.literal('holm'), compared: z.number().int() }),
+  /** fewer shared rows than this give "not enough data" */
+  minimumRows: z.number().int(),
   evaluators: z.array(evaluatorComparisonSchema),
 });
 

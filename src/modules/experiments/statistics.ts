@@ -44,6 +44,30 @@ export function bootstrapMean(values: Float64Array, seed: number, resamples = RE
   if (n === 0) return null;
   if (n === 1) return { low: values[0], high: values[0] };
   if (n > BOOTSTRAP_MAX_VALUES) return normalMean(values);
+  return percentiles(resampledMeans(values, seed, resamples));
+}
+
+/** The 2.5th and 97.5th percentiles of ascending resampled statistics. */
+export function percentiles(sorted: Float64Array): Interval {
+  const b = sorted.length;
+  const tail = (1 - CONFIDENCE) / 2;
+  return { low: sorted[Math.floor(b * tail)], high: sorted[Math.ceil(b * (1 - tail)) - 1] };
+}
+
+/** A PRNG (xorshift32) drawing indices below n: the one every resampling here uses. */
+export function indexDrawer(seed: number): (n: number) => number {
+  let s = seed >>> 0 || 0x9e3779b9;
+  return (n: number) => {
+    s ^= s << 13;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    return (((s >>> 0) * n) / 4294967296) | 0;
+  };
+}
+
+/** The means of `resamples` bootstrap resamples of `values`, ascending. */
+export function resampledMeans(values: Float64Array, seed: number, resamples = RESAMPLES): Float64Array {
+  const n = values.length;
   const means = new Float64Array(resamples);
   let s = seed >>> 0 || 0x9e3779b9;
   const scale = n / 4294967296;
@@ -57,9 +81,7 @@ export function bootstrapMean(values: Float64Array, seed: number, resamples = RE
     }
     means[b] = sum / n;
   }
-  means.sort();
-  const tail = (1 - CONFIDENCE) / 2;
-  return { low: means[Math.floor(resamples * tail)], high: means[Math.ceil(resamples * (1 - tail)) - 1] };
+  return means.sort();
 }
 
 /** The normal interval of the mean: mean ± z times the standard error (sample deviation, n - 1). */
@@ -106,16 +128,111 @@ export const mean = (values: Float64Array): number => {
   return sum / values.length;
 };
 
-export type Verdict = 'better' | 'worse' | 'no detectable difference';
+export type Verdict = 'better' | 'worse' | 'no detectable difference' | 'not enough data';
 
 /**
- * Better or worse when the interval of (current - baseline) excludes 0, in the evaluator's
- * direction; otherwise no detectable difference.
+ * Fewer paired rows than this give "not enough data": a percentile bootstrap of a few rows
+ * covers the truth far less often than 95 % (and one row gives a zero-width interval).
  */
-export function verdictOf(interval: Interval, higherIsBetter: boolean): Verdict {
-  if (interval.low > 0) return higherIsBetter ? 'better' : 'worse';
-  if (interval.high < 0) return higherIsBetter ? 'worse' : 'better';
-  return 'no detectable difference';
+export const MIN_PAIRED_ROWS = 20;
+/** One-sided z for 80 % power. */
+const Z_POWER = 0.8416212335729143;
+export const POWER = 0.8;
+
+/** The standard normal CDF (Abramowitz and Stegun 7.1.26, error below 1.5e-7). */
+export function normalCdf(x: number): number {
+  const t = 1 / (1 + 0.3275911 * (Math.abs(x) / Math.SQRT2));
+  const y = 1 - ((((1.061405429 * t - 1.453152027) * t + 1.421413741) * t - 0.284496736) * t + 0.254829592) * t * Math.exp(-(x * x) / 2);
+  return x >= 0 ? (1 + y) / 2 : (1 - y) / 2;
+}
+
+/** The sample standard deviation (n - 1); 0 for fewer than two values. */
+export function sampleSd(values: Float64Array): number {
+  const n = values.length;
+  if (n < 2) return 0;
+  const m = mean(values);
+  let squares = 0;
+  for (let i = 0; i < n; i++) squares += (values[i] - m) * (values[i] - m);
+  return Math.sqrt(squares / (n - 1));
+}
+
+/** The smallest true mean difference a two-sided 95 % test of n pairs with this spread finds 80 % of the time. */
+export function minimumDetectableEffect(sd: number, n: number): number {
+  return ((Z + Z_POWER) * sd) / Math.sqrt(n);
+}
+
+/** The pairs needed to find a true mean difference of `effect` 80 % of the time; never below MIN_PAIRED_ROWS. */
+export function rowsNeeded(sd: number, effect: number): number {
+  // less a rounding error: the n whose own minimum detectable effect is `effect` needs no extra row
+  return Math.max(MIN_PAIRED_ROWS, Math.ceil((((Z + Z_POWER) * sd) / effect) ** 2 - 1e-9));
+}
+
+/**
+ * A paired difference read honestly: its interval, a two-sided p-value that agrees with it (p <= 0.05
+ * exactly when the 95 % interval excludes 0), the minimum detectable effect for this n, and
+ * whether there is enough data to say anything: not below MIN_PAIRED_ROWS, and not differences
+ * that are all the same non-zero amount (no spread to measure: the interval would have no width).
+ */
+export interface PairedDifference {
+  difference: number;
+  interval: Interval;
+  pValue: number;
+  sd: number;
+  minimumDetectableEffect: number;
+  /** null when there is enough data; else why not */
+  thin: null | 'too few rows' | 'no spread';
+}
+
+export function pairedDifference(values: Float64Array, seed: number): PairedDifference | null {
+  const n = values.length;
+  if (n === 0) return null;
+  const m = mean(values);
+  const sd = sampleSd(values);
+  // spread below float rounding: scores shifted by the same amount do not subtract to one exact number
+  const constant = sd <= 1e-9 * (1 + Math.abs(m));
+  const thin = n < MIN_PAIRED_ROWS ? 'too few rows' : constant && m !== 0 ? 'no spread' : null;
+  let interval: Interval;
+  let pValue: number;
+  if (n === 1 || constant) {
+    interval = { low: m, high: m };
+    pValue = m === 0 ? 1 : 0;
+  } else if (n > BOOTSTRAP_MAX_VALUES) {
+    interval = normalMean(values)!;
+    pValue = Math.min(1, 2 * (1 - normalCdf(Math.abs(m) / (sd / Math.sqrt(n)))));
+  } else {
+    const means = resampledMeans(values, seed);
+    interval = percentiles(means);
+    let atOrBelow = 0;
+    let atOrAbove = 0;
+    for (const x of means) {
+      if (x <= 0) atOrBelow++;
+      if (x >= 0) atOrAbove++;
+    }
+    pValue = Math.min(1, (2 * Math.min(atOrBelow, atOrAbove)) / means.length);
+  }
+  return { difference: m, interval, pValue, sd, minimumDetectableEffect: minimumDetectableEffect(sd, n), thin };
+}
+
+/** Holm's step-down adjustment of p-values (same order as given): family-wise error held at the level for any number of tests. */
+export function holm(pValues: number[]): number[] {
+  const k = pValues.length;
+  const order = pValues.map((p, i) => [p, i] as const).sort((a, b) => a[0] - b[0]);
+  const adjusted = new Array<number>(k);
+  let running = 0;
+  order.forEach(([p, i], rank) => {
+    running = Math.max(running, Math.min(1, (k - rank) * p));
+    adjusted[i] = running;
+  });
+  return adjusted;
+}
+
+/**
+ * Better or worse when the (Holm-adjusted) p-value is at most 5 %, in the evaluator's direction;
+ * otherwise no detectable difference. With one evaluator this is "the 95 % interval excludes 0".
+ */
+export function verdictOf(difference: number, adjustedP: number, higherIsBetter: boolean): Verdict {
+  if (adjustedP > 1 - CONFIDENCE || difference === 0) return 'no detectable difference';
+  return difference > 0 === higherIsBetter ? 'better' : 'worse';
 }
 
 /**
@@ -127,4 +244,46 @@ export function signedCounts(minus: number, zero: number, plus: number): Float64
   out.fill(-1, 0, minus);
   out.fill(1, minus + zero);
   return out;
+}
+
+/**
+ * Paired differences of rows run k times each (a server run's repetitions, an SDK run's
+ * repetition index): the interval resamples rows, not repetitions (a row's repeats are not
+ * independent evidence), and the spread is split into the part within rows (the application's
+ * and the judge's noise from one try to the next) and the part between rows (how much rows truly
+ * differ): one-way random effects, method of moments.
+ */
+export interface RepeatedDifference {
+  difference: number;
+  interval: Interval | null;
+  rows: number;
+  /** variance of a row's repeats around the row's own mean */
+  withinRowVariance: number;
+  /** variance of the rows' true means, net of what the repeats' noise adds to them */
+  betweenRowVariance: number;
+}
+
+export function repeatedDifference(rows: Float64Array[], seed: number): RepeatedDifference | null {
+  const used = rows.filter((r) => r.length > 0);
+  if (used.length === 0) return null;
+  const rowMeans = Float64Array.from(used, (r) => mean(r));
+  let within = 0;
+  let withinRows = 0;
+  let repeats = 0;
+  for (const r of used) {
+    repeats += r.length;
+    if (r.length < 2) continue;
+    within += sampleSd(r) ** 2;
+    withinRows++;
+  }
+  const withinRowVariance = withinRows ? within / withinRows : 0;
+  const meanRepeats = repeats / used.length;
+  const betweenRowVariance = Math.max(0, sampleSd(rowMeans) ** 2 - withinRowVariance / meanRepeats);
+  return {
+    difference: mean(rowMeans),
+    interval: bootstrapMean(rowMeans, seed),
+    rows: used.length,
+    withinRowVariance,
+    betweenRowVariance,
+  };
 }

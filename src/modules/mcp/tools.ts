@@ -439,12 +439,13 @@ export const TOOLS: ToolSpec[] = [
       const pct = (v: number) => `${v >= 0 ? '+' : ''}${(v * 100).toFixed(1)} pts`;
       const num = (v: number) => `${v >= 0 ? '+' : ''}${v.toFixed(3)}`;
       const lines = a.comparisons.flatMap((c) => [
-        `Run ${c.runId} against baseline ${c.baselineRunId} (${c.sharedRows} shared rows):`,
+        `Run ${c.runId} against baseline ${c.baselineRunId} (${c.sharedRows} shared rows${c.correction.compared > 1 ? `; verdicts Holm-corrected for ${c.correction.compared} evaluators` : ''}):`,
         ...c.evaluators.map((e) => {
           const d = e.decidedBy === 'passRate' ? e.passRate : e.decidedBy === 'score' ? e.score : null;
           const fmt = e.decidedBy === 'passRate' ? pct : num;
           const interval = d ? ` · ${e.decidedBy === 'passRate' ? 'pass rate' : 'mean score'} ${fmt(d.difference)} [95% CI ${fmt(d.low)} to ${fmt(d.high)}], n=${d.n}` : '';
-          return `- ${e.name}: ${e.verdict}${interval} · ${e.regressions} regressed, ${e.improvements} improved`;
+          const thin = d?.notEnoughData === 'too few rows' ? ` (${d.rowsNeeded ?? c.minimumRows} rows needed)` : d?.notEnoughData === 'no spread' ? ' (every row differs by the same amount)' : '';
+          return `- ${e.name}: ${e.verdict}${thin}${interval} · ${e.regressions} regressed, ${e.improvements} improved`;
         }),
       ]);
       return [...lines, 'list_regressions shows the rows that changed.'].join('\n');

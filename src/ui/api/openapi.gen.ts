@@ -16771,6 +16771,164 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/judge-alignment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A judge against a human score config: agreement with 95 % intervals, whether it can be trusted, its corrected pass rate, the disagreements */
+        get: {
+            parameters: {
+                query: {
+                    evaluator: string;
+                    version?: string;
+                    scoreConfig: string;
+                    ordered?: "true" | "false";
+                    atLeast?: string;
+                    minimumLabels?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            evaluator: string;
+                            version: number | null;
+                            scoreConfig: {
+                                id: string;
+                                name: string;
+                                /** @enum {string} */
+                                kind: "numeric" | "boolean" | "categorical";
+                            };
+                            n: number;
+                            trust: {
+                                /** @enum {string} */
+                                state: "trusted" | "not trusted" | "not enough labels";
+                                rule: {
+                                    /** @enum {string} */
+                                    statistic: "kappa" | "accuracy" | "spearman";
+                                    atLeast: number;
+                                    minimumLabels: number;
+                                };
+                                reason: string;
+                            };
+                            categories: string[] | null;
+                            confusion: number[][] | null;
+                            accuracy: components["schemas"]["AlignmentEstimate"] | null;
+                            kappa: components["schemas"]["AlignmentEstimate"] | null;
+                            weighted: boolean;
+                            truePositiveRate: components["schemas"]["AlignmentEstimate"] | null;
+                            trueNegativeRate: components["schemas"]["AlignmentEstimate"] | null;
+                            spearman: components["schemas"]["AlignmentEstimate"] | null;
+                            meanAbsoluteError: components["schemas"]["AlignmentEstimate"] | null;
+                            passRate: {
+                                judged: number;
+                                passed: number;
+                                raw: number;
+                                corrected: components["schemas"]["AlignmentEstimate"] | null;
+                            } | null;
+                            disagreements: {
+                                traceId: string;
+                                human: number | string | boolean;
+                                judge: number | string | boolean;
+                                reasoning: string | null;
+                            }[];
+                            moreDisagreements: number;
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/monitors": {
         parameters: {
             query?: never;
@@ -23809,6 +23967,7 @@ export interface paths {
                     runs: string;
                     baseline?: string;
                     lowerIsBetter?: string;
+                    effect?: string;
                 };
                 header?: never;
                 path: {
@@ -23921,13 +24080,19 @@ export interface paths {
                                 runId: string;
                                 baselineRunId: string;
                                 sharedRows: number;
+                                correction: {
+                                    /** @enum {string} */
+                                    method: "holm";
+                                    compared: number;
+                                };
+                                minimumRows: number;
                                 evaluators: {
                                     evaluator: string;
                                     name: string;
                                     higherIsBetter: boolean;
                                     decidedBy: ("passRate" | "score") | null;
                                     /** @enum {string} */
-                                    verdict: "better" | "worse" | "no detectable difference" | "not comparable";
+                                    verdict: "better" | "worse" | "no detectable difference" | "not enough data" | "not comparable";
                                     score: {
                                         baseline: number;
                                         current: number;
@@ -23936,7 +24101,12 @@ export interface paths {
                                         high: number;
                                         n: number;
                                         /** @enum {string} */
-                                        verdict: "better" | "worse" | "no detectable difference" | "not comparable";
+                                        verdict: "better" | "worse" | "no detectable difference" | "not enough data" | "not comparable";
+                                        pValue: number;
+                                        adjustedPValue: number;
+                                        minimumDetectableEffect: number | null;
+                                        notEnoughData: ("too few rows" | "no spread") | null;
+                                        rowsNeeded: number | null;
                                     } | null;
                                     passRate: {
                                         baseline: number;
@@ -23946,7 +24116,12 @@ export interface paths {
                                         high: number;
                                         n: number;
                                         /** @enum {string} */
-                                        verdict: "better" | "worse" | "no detectable difference" | "not comparable";
+                                        verdict: "better" | "worse" | "no detectable difference" | "not enough data" | "not comparable";
+                                        pValue: number;
+                                        adjustedPValue: number;
+                                        minimumDetectableEffect: number | null;
+                                        notEnoughData: ("too few rows" | "no spread") | null;
+                                        rowsNeeded: number | null;
                                     } | null;
                                     regressions: number;
                                     improvements: number;
@@ -30968,6 +31143,12 @@ export interface components {
                 source: "project" | "organization" | "environment";
             }[];
         };
+        AlignmentEstimateInput: {
+            value: number;
+            low: number;
+            high: number;
+            n: number;
+        };
         Project: {
             id: string;
             name: string;
@@ -32711,6 +32892,12 @@ export interface components {
                 /** @enum {string} */
                 source: "project" | "organization" | "environment";
             }[];
+        };
+        AlignmentEstimate: {
+            value: number;
+            low: number;
+            high: number;
+            n: number;
         };
     };
     responses: never;

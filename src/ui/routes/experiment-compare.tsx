@@ -133,8 +133,14 @@ export function verdictSentence(c: EvaluatorComparison, runId: string, baseline:
   const f = c.decidedBy === 'passRate' ? points : signed;
   const on = `${c.name} (${c.decidedBy === 'passRate' ? 'pass rate' : 'mean score'})`;
   const numbers = `${f(d.difference)} (95% CI ${f(d.low)} to ${f(d.high)}, ${d.n} rows)`;
+  const share = (v: number) => (c.decidedBy === 'passRate' ? `${(v * 100).toFixed(1)} pts` : v.toFixed(3));
   if (c.verdict === 'better' || c.verdict === 'worse') return `${runId} is ${c.verdict} than ${baseline} on ${on}: ${numbers}.`;
-  return `No detectable difference between ${runId} and ${baseline} on ${on}: ${numbers}.`;
+  if (c.verdict === 'not enough data') {
+    const why = d.notEnoughData === 'no spread' ? 'every row moved by the same amount, so the uncertainty cannot be measured' : `${d.n} shared rows, ${d.rowsNeeded ?? 20} needed`;
+    return `Not enough data to compare ${runId} with ${baseline} on ${on}: ${why}.`;
+  }
+  const mde = d.minimumDetectableEffect !== null ? ` A change smaller than ${share(d.minimumDetectableEffect)} would likely go unseen with these rows.` : '';
+  return `No detectable difference between ${runId} and ${baseline} on ${on}: ${numbers}.${mde}`;
 }
 
 function Verdicts({ comparisons, nameOf }: { comparisons: EvaluatorComparisonRun[]; nameOf: NameOf }) {
@@ -145,6 +151,9 @@ function Verdicts({ comparisons, nameOf }: { comparisons: EvaluatorComparisonRun
         These runs share no evaluator.
       </Alert>
     );
+  const compared = Math.max(0, ...comparisons.map((c) => c.correction.compared));
+  const holmNote =
+    compared > 1 ? `With ${compared} evaluators compared, each verdict is corrected for the number compared (Holm): a difference whose interval barely leaves out 0 can still be no detectable difference.` : null;
   const verdictClass = (e: EvaluatorComparison) => (e.verdict === 'better' ? 'verdict-better' : e.verdict === 'worse' ? 'verdict-worse' : 'verdict-none');
   return (
     <>
@@ -211,10 +220,15 @@ function Verdicts({ comparisons, nameOf }: { comparisons: EvaluatorComparisonRun
           </Table>
         </ScrollPanel>
       </Box>
+      {holmNote && (
+        <Text size="xs" className="muted" mt={4} data-testid="holm-note">
+          {holmNote}
+        </Text>
+      )}
     </>
   );
 }
-type EvaluatorComparisonRun = { runId: string; baselineRunId: string; evaluators: EvaluatorComparison[] };
+type EvaluatorComparisonRun = { runId: string; baselineRunId: string; evaluators: EvaluatorComparison[]; correction: { compared: number } };
 
 /** A virtual list of variable-height items that asks for the next page near its end. */
 function VirtualList<T>({

@@ -1,0 +1,131 @@
+import type { z } from 'zod';
+import { badRequest } from '../../platform/errors.ts';
+import { judgeResultsByTrace, judgeResultVersions } from '../evaluators/index.ts';
+import { seedOf } from '../experiments/index.ts';
+import type { JudgeAlignmentContext } from './context.ts';
+import type { alignmentQuery, alignmentResponse } from './schemas.ts';
+import {
+  accuracy,
+  bootstrapPairs,
+  confusion,
+  correctedPassRate,
+  DEFAULT_TRUST_RULE,
+  kappa,
+  meanAbsoluteError,
+  spearman,
+  trueNegativeRate,
+  truePositiveRate,
+  trustOf,
+  type Estimate,
+  type TrustRule,
+} from './statistics.ts';
+
+type Alignment = z.output<typeof alignmentResponse>;
+const LISTED_DISAGREEMENTS = 50;
+
+function numberParam(text: string | undefined, field: string, fallback: number, check: (v: number) => boolean, expected: string): number {
+  if (text === undefined) return fallback;
+  const v = Number(text);
+  if (text.trim() === '' || !Number.isFinite(v) || !check(v)) throw badRequest('validation_error', `${field}: ${expected}`, field);
+  return v;
+}
+
+/**
+ * GET /api/judge-alignment: a judge against people on the traces both scored (docs/judge-alignment.md).
+ * Boolean configs pair with the judge's pass/fail, categorical ones with its label, numeric ones
+ * with its score; a judge that gives none of that kind cannot be measured (400 naming evaluator).
+ */
+export async function measureAlignment(ctx: JudgeAlignmentContext, projectId: string, query: z.output<typeof alignmentQuery>): Promise<Alignment> {
+  const version = query.version === undefined ? null : numberParam(query.version, 'querystring.version', 0, (v) => Number.isInteger(v) && v >= 1, 'a version number (1, 2, ...)');
+  const atLeast = numberParam(query.atLeast, 'querystring.atLeast', DEFAULT_TRUST_RULE.atLeast, (v) => v >= -1 && v <= 1, 'a bound between -1 and 1');
+  const minimumLabels = numberParam(query.minimumLabels, 'querystring.minimumLabels', DEFAULT_TRUST_RULE.minimumLabels, (v) => Number.isInteger(v) && v >= 1 && v <= 100_000, 'a whole number of labels, 1..100000');
+  const human = await ctx.scoreConfigs.humanScores(projectId, query.scoreConfig);
+  if (!human) throw badRequest('unknown_score_config', `querystring.scoreConfig: no score config ${query.scoreConfig} in this project`, 'querystring.scoreConfig');
+  if (version !== null && !(await judgeResultVersions(ctx.db, projectId, query.evaluator)).includes(version)) {
+    throw badRequest('unknown_evaluator_version', `querystring.version: ${query.evaluator} has no results at version ${version}`, 'querystring.version');
+  }
+  const results = await judgeResultsByTrace(ctx.db, projectId, query.evaluator, version);
+  const { config } = human;
+  const judgeValue = (r: (typeof results)[number]): number | string | null =>
+    config.kind === 'boolean' ? (r.passed === null ? null : Number(r.passed)) : config.kind === 'numeric' ? r.score : r.label;
+  const judged = results.filter((r) => judgeValue(r) !== null);
+  if (results.length > 0 && judged.length === 0) {
+    const gives = config.kind === 'boolean' ? 'pass/fail' : config.kind === 'numeric' ? 'scores' : 'labels';
+    throw badRequest('kinds_do_not_match', `querystring.evaluator: ${query.evaluator} gives no ${gives}, so it cannot be measured against ${config.kind} score config ${config.name}`, 'querystring.evaluator');
+  }
+  const byTrace = new Map(judged.map((r) => [r.traceId, r]));
+  const categories = config.kind === 'boolean' ? ['fail', 'pass'] : config.kind === 'categorical' ? config.categories : null;
+  const codeOf = (v: number | string) => (config.kind === 'categorical' ? categories!.indexOf(String(v)) : Number(v));
+  const pairs = human.scores
+    .map((s) => ({ traceId: s.traceId, human: s.value, result: byTrace.get(s.traceId) }))
+    .filter((p): p is { traceId: string; human: number | string; result: (typeof judged)[number] } => p.result !== undefined)
+    // a judge's label outside the config's categories cannot be placed in the matrix
+    .filter((p) => config.kind !== 'categorical' || (codeOf(p.human) >= 0 && codeOf(judgeValue(p.result)!) >= 0));
+  const h = Float64Array.from(pairs, (p) => codeOf(p.human));
+  const j = Float64Array.from(pairs, (p) => codeOf(judgeValue(p.result)!));
+  const seed = (stat: string) => seedOf(projectId, query.evaluator, String(version), config.id, stat);
+  const n = pairs.length;
+  const ordered = config.kind === 'categorical' && query.ordered === 'true';
+  const est = (stat: Parameters<typeof bootstrapPairs>[2], name: string): Estimate | null => (n > 0 ? bootstrapPairs(h, j, stat, seed(name)) : null);
+
+  let alignment: Pick<Alignment, 'confusion' | 'accuracy' | 'kappa' | 'truePositiveRate' | 'trueNegativeRate' | 'spearman' | 'meanAbsoluteError' | 'passRate'>;
+  let rule: TrustRule;
+  if (categories) {
+    const k = categories.length;
+    const kappaEstimate = est(kappa(k, ordered), 'kappa');
+    const binary = config.kind === 'boolean';
+    const passed = judged.filter((r) => r.passed === true).length;
+    alignment = {
+      confusion: confusion(h, j, k),
+      accuracy: est((a, b) => accuracy(a, b), 'accuracy'),
+      kappa: kappaEstimate,
+      truePositiveRate: binary ? est(truePositiveRate, 'tpr') : null,
+      trueNegativeRate: binary ? est(trueNegativeRate, 'tnr') : null,
+      spearman: null,
+      meanAbsoluteError: null,
+      passRate: binary && judged.length > 0 ? { judged: judged.length, passed, raw: passed / judged.length, corrected: n > 0 ? correctedPassRate(passed, judged.length, h, j, seed('corrected')) : null } : null,
+    };
+    rule = { statistic: 'kappa', atLeast, minimumLabels };
+  } else {
+    alignment = {
+      confusion: null,
+      accuracy: null,
+      kappa: null,
+      truePositiveRate: null,
+      trueNegativeRate: null,
+      spearman: est(spearman, 'spearman'),
+      meanAbsoluteError: est(meanAbsoluteError, 'mae'),
+      passRate: null,
+    };
+    rule = { statistic: 'spearman', atLeast, minimumLabels };
+  }
+  const held = rule.statistic === 'kappa' ? alignment.kappa : alignment.spearman;
+  const state = trustOf(held, n, rule);
+  const bound = held ? held.low.toFixed(2) : 'undefined';
+  const reason =
+    state === 'not enough labels'
+      ? n < minimumLabels
+        ? `${n} of ${minimumLabels} labels`
+        : `${rule.statistic} is undefined on these labels (one class only)`
+      : `${rule.statistic}'s 95 % lower bound is ${bound} on ${n} labels; the bar is ${atLeast}`;
+
+  const show = (v: number | string) => (config.kind === 'boolean' ? v === 1 : config.kind === 'numeric' ? Number(v) : String(v));
+  const disagreeing = pairs.filter((p, i) => (config.kind === 'numeric' ? Math.abs(h[i] - j[i]) > ((config.max ?? 1) - (config.min ?? 0)) / 4 : h[i] !== j[i]));
+  return {
+    evaluator: query.evaluator,
+    version,
+    scoreConfig: { id: config.id, name: config.name, kind: config.kind },
+    n,
+    trust: { state, rule, reason },
+    categories,
+    weighted: ordered,
+    ...alignment,
+    disagreements: disagreeing.slice(0, LISTED_DISAGREEMENTS).map((p) => ({
+      traceId: p.traceId,
+      human: show(p.human),
+      judge: show(judgeValue(p.result)!),
+      reasoning: p.result.details,
+    })),
+    moreDisagreements: Math.max(0, disagreeing.length - LISTED_DISAGREEMENTS),
+  };
+}
