@@ -26,6 +26,16 @@ export interface PrivacyPolicy {
   patterns: readonly PrivacyPattern[];
 }
 
+/** A policy with what every request would otherwise redo made once: the key set and the compiled patterns. */
+export interface CompiledPolicy extends PrivacyPolicy {
+  untouched: ReadonlySet<string>;
+  compiled: readonly { name: string; re: RE2JS }[];
+}
+
+export function compilePolicy(policy: PrivacyPolicy): CompiledPolicy {
+  return { ...policy, untouched: new Set(policy.untouchedKeys), compiled: policy.patterns.map((p) => ({ name: p.name, re: RE2JS.compile(p.pattern) })) };
+}
+
 /** Values removed, per field and entity type: the record kept without the values. */
 export type RedactionCounts = Record<string, Record<string, number>>;
 
@@ -48,16 +58,16 @@ export interface RedactionMeter {
 export class Redactor {
   private counts: RedactionCounts = {};
   private readonly untouched: ReadonlySet<string>;
-  private readonly compiled: { name: string; re: RE2JS }[];
+  private readonly compiled: readonly { name: string; re: RE2JS }[];
 
   constructor(
-    private readonly policy: PrivacyPolicy,
+    private readonly policy: CompiledPolicy,
     /** The project's key of keyed hashes (hash mode). */
     private readonly hashKey: Buffer,
     private readonly options: { detector: Detector; budgetMs: number; meter: RedactionMeter; path: string; now?: () => number },
   ) {
-    this.untouched = new Set(policy.untouchedKeys);
-    this.compiled = policy.patterns.map((p) => ({ name: p.name, re: RE2JS.compile(p.pattern) }));
+    this.untouched = policy.untouched;
+    this.compiled = policy.compiled;
   }
 
   get mode(): PrivacyMode {

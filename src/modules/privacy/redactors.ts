@@ -1,19 +1,76 @@
 import type { EntityType } from '../evaluators/index.ts';
 import type { PrivacyContext } from './context.ts';
-import { Redactor } from './redaction.ts';
+import { compilePolicy, Redactor, type CompiledPolicy } from './redaction.ts';
 import * as store from './store.ts';
 
 /**
- * The redactor of a project's incoming data, with the settings as they are now: every ingest
- * reads them, so a change applies to the next request, in every server process. `path` names
- * the ingest path in /metrics (otlp, collector, annotations, ...).
+ * How long a server process uses its copy of a project's settings before reading them
+ * again. A save renews the copy of the process that saved at once; other processes on the
+ * same PostgreSQL see the change at most this long after it (docs/privacy.md says so).
+ */
+export const SETTINGS_REFRESH_MS = 1_000;
+
+interface CachedPolicy {
+  policy: CompiledPolicy;
+  hashKey: Buffer;
+  /** performance.now() when read from the database. */
+  readAt: number;
+}
+
+const OFF: CompiledPolicy = compilePolicy({ mode: 'off', entities: [], untouchedKeys: [], patterns: [] });
+
+/**
+ * Each process's copy of the projects' settings, so that ingest with privacy off costs no
+ * database read: a project's copy is read once, renewed on save, and read again after
+ * SETTINGS_REFRESH_MS (a change made by another process on the same database).
+ */
+export class PolicyCache {
+  private readonly entries = new Map<string, CachedPolicy>();
+  /** One read at a time per project: a burst of requests waits for one query, not one each. */
+  private readonly reading = new Map<string, Promise<CachedPolicy>>();
+
+  constructor(private readonly ctx: PrivacyContext) {}
+
+  async get(projectId: string): Promise<CachedPolicy> {
+    const cached = this.entries.get(projectId);
+    if (cached && performance.now() - cached.readAt < SETTINGS_REFRESH_MS) return cached;
+    let pending = this.reading.get(projectId);
+    if (!pending) {
+      pending = this.read(projectId).finally(() => this.reading.delete(projectId));
+      this.reading.set(projectId, pending);
+    }
+    return pending;
+  }
+
+  /** The copy after a save in this process: applies to the next request at once. */
+  renew(projectId: string, row: store.PrivacySettingsRow | null): void {
+    this.entries.set(projectId, this.entry(projectId, row));
+  }
+
+  forget(projectId: string): void {
+    this.entries.delete(projectId);
+  }
+
+  private async read(projectId: string): Promise<CachedPolicy> {
+    const entry = this.entry(projectId, await store.findSettings(this.ctx.db.orm, projectId));
+    this.entries.set(projectId, entry);
+    return entry;
+  }
+
+  private entry(projectId: string, row: store.PrivacySettingsRow | null): CachedPolicy {
+    const policy = row ? compilePolicy({ mode: row.mode, entities: row.entities as EntityType[], untouchedKeys: row.untouchedKeys, patterns: row.patterns }) : OFF;
+    return { policy, hashKey: projectHashKey(this.ctx, projectId), readAt: performance.now() };
+  }
+}
+
+/**
+ * The redactor of a project's incoming data, with the settings as they are now (this
+ * process's copy, see PolicyCache). `path` names the ingest path in /metrics (otlp,
+ * collector, annotations, ...).
  */
 export async function redactorFor(ctx: PrivacyContext, projectId: string, path: string): Promise<Redactor> {
-  const row = await store.findSettings(ctx.db.orm, projectId);
-  const policy = row
-    ? { mode: row.mode, entities: row.entities as EntityType[], untouchedKeys: row.untouchedKeys, patterns: row.patterns }
-    : { mode: 'off' as const, entities: [], untouchedKeys: [], patterns: [] };
-  return new Redactor(policy, projectHashKey(ctx, projectId), { detector: ctx.detector, budgetMs: ctx.budgetMs, meter: ctx.meter, path });
+  const { policy, hashKey } = await ctx.policies.get(projectId);
+  return new Redactor(policy, hashKey, { detector: ctx.detector, budgetMs: ctx.budgetMs, meter: ctx.meter, path });
 }
 
 /**
