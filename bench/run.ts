@@ -4,7 +4,8 @@
  * BENCH_DATABASES (default "pglite,postgres") picks the databases; PostgreSQL comes
  * from BENCH_DATABASE_URL or TEST_DATABASE_URL (skipped when neither is set and the
  * local server does not answer). BENCH_ONLY=traces|grpc|privacy|detail|compression|webhooks|evaluators|pii|overload|flood|backup|datasets|experiments|experiments-run|experiments-compare|views|span-jumps|first-load
- * picks benchmarks (backup: BENCH_BACKUP_MIB, default 1024, the PGlite database's size).
+ * picks benchmarks (backup: BENCH_BACKUP_MIB, default 1024, the PGlite database's size; privacy:
+ * BENCH_PRIVACY_REQUESTS_OFF, default 50, and BENCH_PRIVACY_REQUESTS, default 10, 100-span requests per round).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -162,7 +163,7 @@ for (const kind of kinds) {
     try {
       const label = `ingest OTLP protobuf, 100 spans of 2 KB text each, ${clients} client processes x ${inFlight} in flight: privacy at ingest`;
       const p = await benchPrivacy(server, {
-        requestsOff: Math.round(100 * scale),
+        requestsOff: Math.max(2, Math.round(Number(process.env.BENCH_PRIVACY_REQUESTS_OFF ?? '50') * scale)),
         requestsOn: Math.max(2, Math.round(Number(process.env.BENCH_PRIVACY_REQUESTS ?? '10') * scale)),
         rounds: 3,
         clients,
