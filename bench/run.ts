@@ -159,7 +159,9 @@ for (const kind of kinds) {
   if (!only || only.includes('privacy')) {
     // Privacy at ingest: spans carrying 2 KB of text with personal data, privacy off against
     // masking and hashing every entity type; rounds interleaved on one server.
-    const server = await startBenchServer(kind, pgUrl);
+    // A 100-span request masked takes seconds of CPU: on a loaded machine the default 10 s for
+    // a request's headers would close connections queued behind it, which is not what this measures.
+    const server = await startBenchServer(kind, pgUrl, { env: { SPYGLASS_HEADERS_TIMEOUT_SECONDS: '300', SPYGLASS_REQUEST_TIMEOUT_SECONDS: '600' } });
     try {
       const label = `ingest OTLP protobuf, 100 spans of 2 KB text each, ${clients} client processes x ${inFlight} in flight: privacy at ingest`;
       const p = await benchPrivacy(server, {

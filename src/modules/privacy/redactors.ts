@@ -12,6 +12,8 @@ export const SETTINGS_REFRESH_MS = 1_000;
 
 interface CachedPolicy {
   policy: CompiledPolicy;
+  /** The settings as read: unchanged ones keep their compiled policy (and what it remembers). */
+  version: string;
   hashKey: Buffer;
   /** performance.now() when read from the database. */
   readAt: number;
@@ -52,15 +54,23 @@ export class PolicyCache {
   }
 
   private async read(projectId: string): Promise<CachedPolicy> {
-    const entry = this.entry(projectId, await store.findSettings(this.ctx.db.orm, projectId));
+    const row = await store.findSettings(this.ctx.db.orm, projectId);
+    const previous = this.entries.get(projectId);
+    const version = versionOf(row);
+    // Unchanged: the same policy, with the findings it remembers.
+    const entry = previous && previous.version === version ? { ...previous, readAt: performance.now() } : this.entry(projectId, row);
     this.entries.set(projectId, entry);
     return entry;
   }
 
   private entry(projectId: string, row: store.PrivacySettingsRow | null): CachedPolicy {
     const policy = row ? compilePolicy({ mode: row.mode, entities: row.entities as EntityType[], untouchedKeys: row.untouchedKeys, patterns: row.patterns }) : OFF;
-    return { policy, hashKey: projectHashKey(this.ctx, projectId), readAt: performance.now() };
+    return { policy, version: versionOf(row), hashKey: projectHashKey(this.ctx, projectId), readAt: performance.now() };
   }
+}
+
+function versionOf(row: store.PrivacySettingsRow | null): string {
+  return row ? JSON.stringify([row.mode, row.entities, row.untouchedKeys, row.patterns]) : 'off';
 }
 
 /**
