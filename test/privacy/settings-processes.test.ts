@@ -48,6 +48,9 @@ describe.each(databaseKinds)('privacy settings across server processes on one da
 
     await setPrivacy(a, { mode: 'mask', entities: ['EMAIL_ADDRESS'] });
     expect(await storedInput(a, 'proc-a-mask', `Mail ${m.email}`)).toBe('Mail <EMAIL_ADDRESS>');
+    // The same text again (what was found in it is remembered): masked and recorded as the first time.
+    expect(await storedInput(a, 'proc-a-mask-again', `Mail ${m.email}`)).toBe('Mail <EMAIL_ADDRESS>');
+    expect((await a.request('GET', '/api/trace/proc-a-mask-again', { token: a.creds.projectApiKey })).body.redactions.summary).toBe('1 value redacted: 1 EMAIL_ADDRESS in input');
     await sleep(SETTINGS_REFRESH_MS + 50);
     expect(await storedInput(b, 'proc-b-mask', `Mail ${m.email}`)).toBe('Mail <EMAIL_ADDRESS>');
 

@@ -65,7 +65,21 @@ export class PolicyCache {
 
   private entry(projectId: string, row: store.PrivacySettingsRow | null): CachedPolicy {
     const policy = row ? compilePolicy({ mode: row.mode, entities: row.entities as EntityType[], untouchedKeys: row.untouchedKeys, patterns: row.patterns }) : OFF;
+    if (policy.mode !== 'off') warmUp(this.ctx, policy);
     return { policy, version: versionOf(row), hashKey: projectHashKey(this.ctx, projectId), readAt: performance.now() };
+  }
+}
+
+/**
+ * Detection loads what it needs on first use (the name and place tagger takes seconds on a
+ * busy machine): done here, outside any value's time budget, so the first span after a start
+ * is not stored as [redaction failed] for the loading alone.
+ */
+function warmUp(ctx: PrivacyContext, policy: CompiledPolicy): void {
+  try {
+    ctx.detector('Maria Gonzalez from Denver wrote to maria@example.com, call +1 303 555 0147.', policy.entities);
+  } catch {
+    // A detector that fails fails again on the values, which are then stored as [redaction failed].
   }
 }
 
