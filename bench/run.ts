@@ -3,8 +3,9 @@
  * writes bench/results/<date>.json. BENCH_SCALE (default 1) scales the data sizes;
  * BENCH_DATABASES (default "pglite,postgres") picks the databases; PostgreSQL comes
  * from BENCH_DATABASE_URL or TEST_DATABASE_URL (skipped when neither is set and the
- * local server does not answer). BENCH_ONLY=traces|grpc|detail|compression|webhooks|evaluators|pii|overload|flood|backup|datasets|experiments|experiments-run|experiments-compare|views|span-jumps|first-load
- * picks benchmarks (backup: BENCH_BACKUP_MIB, default 1024, the PGlite database's size).
+ * local server does not answer). BENCH_ONLY=traces|grpc|privacy|detail|compression|webhooks|evaluators|pii|overload|flood|backup|datasets|experiments|experiments-run|experiments-compare|views|span-jumps|first-load
+ * picks benchmarks (backup: BENCH_BACKUP_MIB, default 1024, the PGlite database's size; privacy:
+ * BENCH_PRIVACY_REQUESTS_OFF, default 50, and BENCH_PRIVACY_REQUESTS, default 10, 100-span requests per round).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -17,6 +18,7 @@ import { benchRetention } from './retention.ts';
 import { benchEvaluators } from './evaluators.ts';
 import { benchAnalytics } from './analytics.ts';
 import { benchPii, corpusTable, typedTable } from './pii.ts';
+import { benchPrivacy } from './privacy.ts';
 import { benchWebhooks } from './webhooks.ts';
 import { benchExperiments } from './experiments.ts';
 import { benchExperimentsCompare } from './experiments-compare.ts';
@@ -149,6 +151,34 @@ for (const kind of kinds) {
       row(grpcLabel, kind, 'gRPC / HTTP (medians)', grpcIngest.spansPerSecond / httpIngest.spansPerSecond, 'x', '>= 1');
       row(grpcLabel, kind, 'request p50 gRPC / HTTP (median rounds)', `${grpcIngest.requestP50.toFixed(1)} / ${httpIngest.requestP50.toFixed(1)}`, 'ms');
       results[`ingest_grpc_${kind}`] = { grpc: grpcIngest, http: httpIngest, grpcRounds, httpRounds };
+    } finally {
+      await server.close();
+    }
+  }
+
+  if (!only || only.includes('privacy')) {
+    // Privacy at ingest: spans carrying 2 KB of text with personal data, privacy off against
+    // masking and hashing every entity type; rounds interleaved on one server.
+    // A 100-span request masked takes seconds of CPU: on a loaded machine the default 10 s for
+    // a request's headers would close connections queued behind it, which is not what this measures.
+    const server = await startBenchServer(kind, pgUrl, { env: { SPYGLASS_HEADERS_TIMEOUT_SECONDS: '300', SPYGLASS_REQUEST_TIMEOUT_SECONDS: '600' } });
+    try {
+      const label = `ingest OTLP protobuf, 100 spans of 2 KB text each, ${clients} client processes x ${inFlight} in flight: privacy at ingest`;
+      const p = await benchPrivacy(server, {
+        requestsOff: Math.max(2, Math.round(Number(process.env.BENCH_PRIVACY_REQUESTS_OFF ?? '50') * scale)),
+        requestsOn: Math.max(2, Math.round(Number(process.env.BENCH_PRIVACY_REQUESTS ?? '10') * scale)),
+        rounds: 3,
+        clients,
+        inFlight,
+      });
+      row(label, kind, 'off: spans/s, median of 3 rounds', p.spansPerSecond.off, 'spans/s');
+      row(label, kind, 'mask, every entity type: spans/s', p.spansPerSecond.mask, 'spans/s');
+      row(label, kind, 'hash, every entity type: spans/s', p.spansPerSecond.hash, 'spans/s');
+      row(label, kind, 'mask / off', p.spansPerSecond.mask / p.spansPerSecond.off, 'x', '>= 0.5');
+      row(label, kind, 'hash / off', p.spansPerSecond.hash / p.spansPerSecond.off, 'x', '>= 0.5');
+      row(label, kind, 'rounds off / mask / hash', `${p.rounds.off.join(' ')} / ${p.rounds.mask.join(' ')} / ${p.rounds.hash.join(' ')}`, 'spans/s');
+      row(label, kind, 'request p50 off / mask / hash', `${p.requestP50.off.toFixed(0)} / ${p.requestP50.mask.toFixed(0)} / ${p.requestP50.hash.toFixed(0)}`, 'ms');
+      results[`privacy_${kind}`] = { ...p, maskOverOff: p.spansPerSecond.mask / p.spansPerSecond.off, hashOverOff: p.spansPerSecond.hash / p.spansPerSecond.off };
     } finally {
       await server.close();
     }

@@ -23,7 +23,16 @@ const post = async (s: BenchServer, body: Buffer) => {
  */
 export async function benchIngest(
   s: BenchServer,
-  opts: { requests: number; clients: number; inFlight: number; firstTrace: number; salt: number; transport?: 'http' | 'grpc' },
+  opts: {
+    requests: number;
+    clients: number;
+    inFlight: number;
+    firstTrace: number;
+    salt: number;
+    transport?: 'http' | 'grpc';
+    /** The requests' bodies (default: otlpRequest's GenAI spans); the privacy bench sends spans carrying 2 KB of text. */
+    body?: (firstTrace: number, spansPerRequest: number, spansPerTrace: number, startMs: number, salt: number) => Buffer;
+  },
   /** Called as the measured stretch starts and ends (bench/ingest-median.ts measures CPU time over it). */
   window?: { start(): void | Promise<void>; end(): void | Promise<void> },
 ) {
@@ -33,9 +42,10 @@ export async function benchIngest(
   // One trace a second, ids up to 10,100,000 (the fill and warm-up start at 10,000,000):
   // all of it lies in the past, since ingest refuses spans from the future.
   const start = Date.now() - 150 * 86_400_000;
-  const bodies = Array.from({ length: opts.requests }, (_, i) => otlpRequest(opts.firstTrace + i * tracesPerRequest, spansPerRequest, spansPerTrace, start, opts.salt));
+  const body = opts.body ?? otlpRequest;
+  const bodies = Array.from({ length: opts.requests }, (_, i) => body(opts.firstTrace + i * tracesPerRequest, spansPerRequest, spansPerTrace, start, opts.salt));
   // Warm-up (JIT, connection pools) outside the measurement.
-  for (let i = 0; i < 5; i++) await post(s, otlpRequest(10_000_000 + opts.firstTrace + i * 20, spansPerRequest, spansPerTrace, start, opts.salt + 1));
+  for (let i = 0; i < 5; i++) await post(s, body(10_000_000 + opts.firstTrace + i * 20, spansPerRequest, spansPerTrace, start, opts.salt + 1));
   const shares = Array.from({ length: opts.clients }, (_, c) => bodies.filter((_, i) => i % opts.clients === c));
   const url = opts.transport === 'grpc' ? s.grpcUrl : `${s.baseUrl}/api/otel/v1/traces`;
   const clients = shares.map((share) => startClient(url, s.creds.projectApiKey, share, opts.inFlight));

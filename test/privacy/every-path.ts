@@ -1,4 +1,6 @@
+import * as grpc from '@grpc/grpc-js';
 import { expect } from 'vitest';
+import { ExportTraceServiceRequestType } from '../../src/modules/traces/ingest/otlp-schema.ts';
 import type { TestApp } from '../support/harness.ts';
 import { upload } from '../datasets/support.ts';
 import type { markers } from './markers.ts';
@@ -116,7 +118,60 @@ export async function sendEverywhere(t: TestApp, m: Markers, prefix: string) {
       },
     }),
   );
-  return { otlpTrace, collected, slug };
+  // OTLP over gRPC: one span whose prompt and attribute carry the markers.
+  const grpcTrace = traceId(2);
+  const exported = await grpcExport(await t.app.otlpGrpc.listen(0, '127.0.0.1'), key, grpcTrace, m.sentence, m.email);
+  expect(exported).toBeNull();
+  return { otlpTrace, grpcTrace, collected, slug };
+}
+
+/** A span sent as OTLP over gRPC (a raw client of TraceService/Export); the error, or null. */
+async function grpcExport(port: number, key: string, traceId: string, prompt: string, customer: string): Promise<grpc.ServiceError | null> {
+  const body = Buffer.from(
+    ExportTraceServiceRequestType.encode(
+      ExportTraceServiceRequestType.fromObject({
+        resourceSpans: [
+          {
+            resource: { attributes: [{ key: 'service.name', value: str('privacy-proof-grpc') }] },
+            scopeSpans: [
+              {
+                spans: [
+                  {
+                    traceId: Buffer.from(traceId, 'hex'),
+                    spanId: Buffer.from('00000000000000a2', 'hex'),
+                    name: 'chat',
+                    startTimeUnixNano: nanos(T0),
+                    endTimeUnixNano: nanos(T0 + 5),
+                    attributes: [
+                      { key: 'gen_ai.prompt.0.role', value: str('user') },
+                      { key: 'gen_ai.prompt.0.content', value: str(prompt) },
+                      { key: 'app.customer', value: str(customer) },
+                    ],
+                  },
+                ],
+              },
+            ],
+          },
+        ],
+      }),
+    ).finish(),
+  );
+  const bytes = (b: Buffer) => b;
+  const Client = grpc.makeGenericClientConstructor(
+    { Export: { path: '/opentelemetry.proto.collector.trace.v1.TraceService/Export', requestStream: false, responseStream: false, requestSerialize: bytes, requestDeserialize: bytes, responseSerialize: bytes, responseDeserialize: bytes } },
+    'Export',
+  );
+  const client = new Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure()) as unknown as grpc.Client & {
+    Export: (body: Buffer, metadata: grpc.Metadata, callback: (err: grpc.ServiceError | null) => void) => void;
+  };
+  const metadata = new grpc.Metadata();
+  metadata.set('authorization', `Bearer ${key}`);
+  return new Promise((resolve) =>
+    client.Export(body, metadata, (error) => {
+      client.close();
+      resolve(error);
+    }),
+  );
 }
 
 /** Every needle found in a text or buffer. */

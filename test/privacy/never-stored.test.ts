@@ -62,6 +62,9 @@ async function expectPlaceholders(t: TestApp, sent: Awaited<ReturnType<typeof se
   const otlp = (await t.request('GET', `/api/trace/${sent.otlpTrace}`, { token: key })).body;
   expect(JSON.stringify(otlp)).toContain('<CREDIT_CARD>');
   expect(otlp.redactions.summary).toMatch(/values redacted: .*CREDIT_CARD in input/);
+  const viaGrpc = (await t.request('GET', `/api/trace/${sent.grpcTrace}`, { token: key })).body;
+  expect(viaGrpc.input.value).toContain('<CREDIT_CARD>');
+  expect(viaGrpc.redactions.counts).toContainEqual({ field: 'attributes', entity_type: 'EMAIL_ADDRESS', count: 1 });
   const collected = (await t.request('GET', `/api/trace/${sent.collected}`, { token: key })).body;
   expect(collected.input.value).toContain('<EMAIL_ADDRESS>');
   expect(collected.redactions.counts).toContainEqual({ field: 'metadata', entity_type: 'EMAIL_ADDRESS', count: 1 });

@@ -1,6 +1,7 @@
 import type { Database } from '../../db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Detector, RedactionMeter } from './redaction.ts';
+import type { PolicyCache } from './redactors.ts';
 
 /** What the privacy module's use cases work with. */
 export interface PrivacyContext {
@@ -12,4 +13,6 @@ export interface PrivacyContext {
   /** How long detecting in one value may take before it is stored as [redaction failed]. */
   budgetMs: number;
   meter: RedactionMeter;
+  /** This process's copy of the projects' settings. */
+  policies: PolicyCache;
 }

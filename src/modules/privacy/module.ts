@@ -5,7 +5,7 @@ import type { Metrics } from '../../platform/metrics.ts';
 import type { PrivacyContext } from './context.ts';
 import { presentRecord } from './presenters.ts';
 import { piiDetector, addCounts, type Detector, type RedactionCounts, type Redactor } from './redaction.ts';
-import { redactorFor, storedForm } from './redactors.ts';
+import { PolicyCache, redactorFor, storedForm } from './redactors.ts';
 import { privacyRoutes } from './routes.ts';
 import * as store from './store.ts';
 
@@ -40,21 +40,25 @@ export function registerPrivacy(app: FastifyInstance, ctx: PrivacyContext): void
 }
 
 export function buildPrivacy(ports: PrivacyPorts): { ctx: PrivacyContext; privacy: Privacy } {
-  const ctx: PrivacyContext = {
+  const ctx = {
     db: ports.db,
     clock: ports.clock,
     keyedHash: ports.keyedHash,
     detector: ports.overrides?.detector ?? piiDetector,
     budgetMs: ports.overrides?.budgetMs ?? DETECTION_BUDGET_MS,
     meter: { redacted: (type, path, n) => ports.metrics.privacyRedacted(type, path, n), failed: (path, n) => ports.metrics.privacyFailed(path, n) },
-  };
+  } satisfies Omit<PrivacyContext, 'policies'> as PrivacyContext;
+  ctx.policies = new PolicyCache(ctx);
   return {
     ctx,
     privacy: {
       redactorFor: (projectId, path) => redactorFor(ctx, projectId, path),
       storedForm: (projectId, text) => storedForm(ctx, projectId, text),
       traceRecord: (spanCounts) => presentRecord(spanCounts.reduce<RedactionCounts>((all, c) => addCounts(all, c), {})),
-      deleteProject: (projectId, db) => store.deleteSettings(db, projectId),
+      deleteProject: async (projectId, db) => {
+        await store.deleteSettings(db, projectId);
+        ctx.policies.forget(projectId);
+      },
     },
   };
 }

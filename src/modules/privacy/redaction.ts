@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import { RE2JS } from 're2js';
 import { anonymize, codePointMapper, detectPii, type EntityType } from '../evaluators/index.ts';
 import type { PrivacyMode, PrivacyPattern } from './schemas.ts';
@@ -26,6 +26,57 @@ export interface PrivacyPolicy {
   patterns: readonly PrivacyPattern[];
 }
 
+/** A policy with what every request would otherwise redo made once: the key set, the compiled patterns, the findings of texts seen. */
+export interface CompiledPolicy extends PrivacyPolicy {
+  untouched: ReadonlySet<string>;
+  compiled: readonly { name: string; re: RE2JS }[];
+  seen: FindingsCache;
+}
+
+export function compilePolicy(policy: PrivacyPolicy): CompiledPolicy {
+  return {
+    ...policy,
+    untouched: new Set(policy.untouchedKeys),
+    compiled: policy.patterns.map((p) => ({ name: p.name, re: RE2JS.compile(p.pattern) })),
+    seen: new FindingsCache(FINDINGS_CACHED),
+  };
+}
+
+/** Texts whose findings a project's policy remembers (each a few hundred bytes, without the text). */
+const FINDINGS_CACHED = 2048;
+type Findings = ReturnType<Detector>;
+
+/**
+ * What detection found in texts seen lately, by a hash of the text (the text itself is not
+ * kept). Applications send the same texts again and again: the system prompt of every call,
+ * each earlier message of a conversation in every later call, a parent span's input in its
+ * child. Detection is deterministic for one policy, so a text seen before is not searched
+ * again. Least recently used texts go first.
+ */
+export class FindingsCache {
+  private readonly entries = new Map<string, Findings>();
+
+  constructor(private readonly capacity: number) {}
+
+  get(key: string): Findings | undefined {
+    const found = this.entries.get(key);
+    if (found) {
+      this.entries.delete(key);
+      this.entries.set(key, found);
+    }
+    return found;
+  }
+
+  set(key: string, findings: Findings): void {
+    this.entries.set(key, findings);
+    if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value!);
+  }
+
+  static key(text: string): string {
+    return createHash('sha256').update(text).digest('base64');
+  }
+}
+
 /** Values removed, per field and entity type: the record kept without the values. */
 export type RedactionCounts = Record<string, Record<string, number>>;
 
@@ -48,16 +99,16 @@ export interface RedactionMeter {
 export class Redactor {
   private counts: RedactionCounts = {};
   private readonly untouched: ReadonlySet<string>;
-  private readonly compiled: { name: string; re: RE2JS }[];
+  private readonly compiled: readonly { name: string; re: RE2JS }[];
 
   constructor(
-    private readonly policy: PrivacyPolicy,
+    private readonly policy: CompiledPolicy,
     /** The project's key of keyed hashes (hash mode). */
     private readonly hashKey: Buffer,
     private readonly options: { detector: Detector; budgetMs: number; meter: RedactionMeter; path: string; now?: () => number },
   ) {
-    this.untouched = new Set(policy.untouchedKeys);
-    this.compiled = policy.patterns.map((p) => ({ name: p.name, re: RE2JS.compile(p.pattern) }));
+    this.untouched = policy.untouched;
+    this.compiled = policy.compiled;
   }
 
   get mode(): PrivacyMode {
@@ -77,16 +128,8 @@ export class Redactor {
   /** A text with what it holds of personal data replaced, counted under `field`. */
   text(text: string, field: string): string {
     if (!this.active || text.length < MIN_TEXT_LENGTH || this.untouched.has(field)) return text;
-    const now = this.options.now ?? performance.now.bind(performance);
-    const started = now();
-    let findings: ReturnType<Detector>;
-    try {
-      findings = [...this.options.detector(text, this.policy.entities), ...this.patternFindings(text)];
-    } catch {
-      this.options.meter.failed(this.options.path, 1);
-      return REDACTION_FAILED;
-    }
-    if (now() - started > this.options.budgetMs) {
+    const findings = this.findings(text);
+    if (findings === null) {
       this.options.meter.failed(this.options.path, 1);
       return REDACTION_FAILED;
     }
@@ -139,6 +182,24 @@ export class Redactor {
   private count(field: string, type: string) {
     const byType = (this.counts[field] ??= {});
     byType[type] = (byType[type] ?? 0) + 1;
+  }
+
+  /** What the text holds, remembered per policy; null when detection failed or ran past its budget (never remembered). */
+  private findings(text: string): Findings | null {
+    const key = FindingsCache.key(text);
+    const seen = this.policy.seen.get(key);
+    if (seen) return seen;
+    const now = this.options.now ?? performance.now.bind(performance);
+    const started = now();
+    let findings: Findings;
+    try {
+      findings = [...this.options.detector(text, this.policy.entities), ...this.patternFindings(text)];
+    } catch {
+      return null;
+    }
+    if (now() - started > this.options.budgetMs) return null;
+    this.policy.seen.set(key, findings);
+    return findings;
   }
 
   private patternFindings(text: string) {

@@ -1,19 +1,100 @@
 import type { EntityType } from '../evaluators/index.ts';
 import type { PrivacyContext } from './context.ts';
-import { Redactor } from './redaction.ts';
+import { compilePolicy, Redactor, type CompiledPolicy } from './redaction.ts';
 import * as store from './store.ts';
 
 /**
- * The redactor of a project's incoming data, with the settings as they are now: every ingest
- * reads them, so a change applies to the next request, in every server process. `path` names
- * the ingest path in /metrics (otlp, collector, annotations, ...).
+ * How long a server process uses its copy of a project's settings before reading them
+ * again. A save renews the copy of the process that saved at once; other processes on the
+ * same PostgreSQL see the change at most this long after it (docs/privacy.md says so).
+ */
+export const SETTINGS_REFRESH_MS = 1_000;
+
+interface CachedPolicy {
+  policy: CompiledPolicy;
+  /** The settings as read: unchanged ones keep their compiled policy (and what it remembers). */
+  version: string;
+  hashKey: Buffer;
+  /** performance.now() when read from the database. */
+  readAt: number;
+}
+
+const OFF: CompiledPolicy = compilePolicy({ mode: 'off', entities: [], untouchedKeys: [], patterns: [] });
+
+/**
+ * Each process's copy of the projects' settings, so that ingest with privacy off costs no
+ * database read: a project's copy is read once, renewed on save, and read again after
+ * SETTINGS_REFRESH_MS (a change made by another process on the same database).
+ */
+export class PolicyCache {
+  private readonly entries = new Map<string, CachedPolicy>();
+  /** One read at a time per project: a burst of requests waits for one query, not one each. */
+  private readonly reading = new Map<string, Promise<CachedPolicy>>();
+
+  constructor(private readonly ctx: PrivacyContext) {}
+
+  async get(projectId: string): Promise<CachedPolicy> {
+    const cached = this.entries.get(projectId);
+    if (cached && performance.now() - cached.readAt < SETTINGS_REFRESH_MS) return cached;
+    let pending = this.reading.get(projectId);
+    if (!pending) {
+      pending = this.read(projectId).finally(() => this.reading.delete(projectId));
+      this.reading.set(projectId, pending);
+    }
+    return pending;
+  }
+
+  /** The copy after a save in this process: applies to the next request at once. */
+  renew(projectId: string, row: store.PrivacySettingsRow | null): void {
+    this.entries.set(projectId, this.entry(projectId, row));
+  }
+
+  forget(projectId: string): void {
+    this.entries.delete(projectId);
+  }
+
+  private async read(projectId: string): Promise<CachedPolicy> {
+    const row = await store.findSettings(this.ctx.db.orm, projectId);
+    const previous = this.entries.get(projectId);
+    const version = versionOf(row);
+    // Unchanged: the same policy, with the findings it remembers.
+    const entry = previous && previous.version === version ? { ...previous, readAt: performance.now() } : this.entry(projectId, row);
+    this.entries.set(projectId, entry);
+    return entry;
+  }
+
+  private entry(projectId: string, row: store.PrivacySettingsRow | null): CachedPolicy {
+    const policy = row ? compilePolicy({ mode: row.mode, entities: row.entities as EntityType[], untouchedKeys: row.untouchedKeys, patterns: row.patterns }) : OFF;
+    if (policy.mode !== 'off') warmUp(this.ctx, policy);
+    return { policy, version: versionOf(row), hashKey: projectHashKey(this.ctx, projectId), readAt: performance.now() };
+  }
+}
+
+/**
+ * Detection loads what it needs on first use (the name and place tagger takes seconds on a
+ * busy machine): done here, outside any value's time budget, so the first span after a start
+ * is not stored as [redaction failed] for the loading alone.
+ */
+function warmUp(ctx: PrivacyContext, policy: CompiledPolicy): void {
+  try {
+    ctx.detector('Maria Gonzalez from Denver wrote to maria@example.com, call +1 303 555 0147.', policy.entities);
+  } catch {
+    // A detector that fails fails again on the values, which are then stored as [redaction failed].
+  }
+}
+
+function versionOf(row: store.PrivacySettingsRow | null): string {
+  return row ? JSON.stringify([row.mode, row.entities, row.untouchedKeys, row.patterns]) : 'off';
+}
+
+/**
+ * The redactor of a project's incoming data, with the settings as they are now (this
+ * process's copy, see PolicyCache). `path` names the ingest path in /metrics (otlp,
+ * collector, annotations, ...).
  */
 export async function redactorFor(ctx: PrivacyContext, projectId: string, path: string): Promise<Redactor> {
-  const row = await store.findSettings(ctx.db.orm, projectId);
-  const policy = row
-    ? { mode: row.mode, entities: row.entities as EntityType[], untouchedKeys: row.untouchedKeys, patterns: row.patterns }
-    : { mode: 'off' as const, entities: [], untouchedKeys: [], patterns: [] };
-  return new Redactor(policy, projectHashKey(ctx, projectId), { detector: ctx.detector, budgetMs: ctx.budgetMs, meter: ctx.meter, path });
+  const { policy, hashKey } = await ctx.policies.get(projectId);
+  return new Redactor(policy, hashKey, { detector: ctx.detector, budgetMs: ctx.budgetMs, meter: ctx.meter, path });
 }
 
 /**

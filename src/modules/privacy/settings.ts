@@ -7,7 +7,10 @@ export async function getSettings(ctx: PrivacyContext, projectId: string): Promi
   return presentSettings(await store.findSettings(ctx.db.orm, projectId));
 }
 
-/** Replaces the project's settings: they apply to what arrives from now on (each ingest reads them). */
+/**
+ * Replaces the project's settings: they apply to what arrives from now on (this process's
+ * copy is renewed here; other processes read them again within SETTINGS_REFRESH_MS).
+ */
 export async function updateSettings(ctx: PrivacyContext, projectId: string, body: PrivacySettingsBody): Promise<PrivacySettingsView> {
   const row = await store.saveSettings(ctx.db.orm, {
     projectId,
@@ -17,5 +20,6 @@ export async function updateSettings(ctx: PrivacyContext, projectId: string, bod
     patterns: body.patterns,
     updatedAt: ctx.clock.now(),
   });
+  ctx.policies.renew(projectId, row);
   return presentSettings(row);
 }

@@ -1,0 +1,125 @@
+/**
+ * Ingest with privacy at ingest off, masking every entity type, and hashing them: OTLP
+ * protobuf requests of 100 spans, each span carrying 2 KB of support-chat text with
+ * personal data in it. No two spans carry the same text (names, places, numbers and
+ * addresses vary), so nothing the server might remember between values helps.
+ */
+import { ENTITY_TYPES } from '../src/modules/evaluators/index.ts';
+import { ExportTraceServiceRequestType } from '../src/modules/traces/ingest/otlp-schema.ts';
+import type { BenchServer } from './lib.ts';
+import { benchIngest } from './traces.ts';
+
+const FIRST = ['Maria', 'James', 'Aisha', 'Lukas', 'Sofia', 'Daniel', 'Mei', 'Omar', 'Hannah', 'Carlos', 'Ingrid', 'Tomasz', 'Priya', 'Kwame', 'Elena', 'Noah'];
+const LAST = ['Gonzalez', 'Smith', 'Khan', 'Müller', 'Rossi', 'Cohen', 'Chen', 'Haddad', 'Becker', 'Silva', 'Larsen', 'Nowak', 'Patel', 'Mensah', 'Petrova', 'Walker'];
+const CITIES = ['Denver', 'Leeds', 'Lyon', 'Porto', 'Austin', 'Gdansk', 'Bergen', 'Toronto', 'Seville', 'Utrecht', 'Adelaide', 'Nairobi'];
+const DAYS = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday'];
+const MONTHS = ['January', 'March', 'May', 'July', 'September', 'November'];
+
+/** A small deterministic generator, so every run sends the same texts. */
+function digits(seed: number, n: number): string {
+  let x = (seed * 2654435761) >>> 0;
+  let out = '';
+  for (let i = 0; i < n; i++) {
+    x = (x * 1103515245 + 12345) >>> 0;
+    out += String((x >>> 16) % 10);
+  }
+  return out;
+}
+
+/** About 2 KB of support-chat English, different for every `n`, with a realistic share of personal data. */
+export function privateText2kb(n: number): string {
+  let out = '';
+  for (let k = 0; out.length < 2048; k++) {
+    const s = n * 31 + k;
+    const first = FIRST[s % FIRST.length];
+    const last = LAST[(s * 7 + 3) % LAST.length];
+    const city = CITIES[(s * 5 + 1) % CITIES.length];
+    const d = digits(s, 16);
+    const sentences = [
+      `Hi, this is ${first} ${last} from the billing team in ${city}.`,
+      `Please call me back at (303) 555-${d.slice(0, 4)} or write to ${first.toLowerCase()}.${last.toLowerCase()}${d.slice(4, 6)}@example.com.`,
+      `The refund for order ${d.slice(6, 11)} was issued to the card ending ${d.slice(11, 15)} on ${MONTHS[s % MONTHS.length]} ${1 + (s % 27)}th.`,
+      `Our office at ${100 + (s % 1800)} Pennsylvania Avenue will be closed on ${DAYS[s % DAYS.length]}.`,
+      'Customers can reach support through the help center any time of day.',
+      `The IBAN on file is DE89 3704 0044 0532 0130 00 and the server IP is 192.168.${s % 256}.${(s * 3) % 256}.`,
+      `We reviewed the logs for ticket ${d.slice(2, 8)} and found no further issues with the account.`,
+    ];
+    out += sentences[k % sentences.length] + ' ';
+  }
+  return out.slice(0, 2048);
+}
+
+const hex = (n: number, len: number) => n.toString(16).padStart(len, '0').slice(-len);
+const kv = (key: string, value: string) => ({ key, value: { stringValue: value } });
+
+/** benchIngest's request body: every span's input is 2 KB of text with personal data. */
+export function privateOtlpRequest(firstTrace: number, spansPerRequest: number, spansPerTrace: number, startMs: number, salt: number): Buffer {
+  const spans = [];
+  for (let i = 0; i < spansPerRequest; i++) {
+    const traceNo = firstTrace + Math.floor(i / spansPerTrace);
+    const inTrace = i % spansPerTrace;
+    const t = startMs + (traceNo % 2_000_000) * 1000 + inTrace;
+    spans.push({
+      traceId: Buffer.from(hex(salt, 8) + hex(traceNo + 1, 24), 'hex'),
+      spanId: Buffer.from(hex(traceNo + 1, 10) + hex(inTrace + 1, 6), 'hex'),
+      parentSpanId: inTrace === 0 ? Buffer.alloc(0) : Buffer.from(hex(traceNo + 1, 10) + hex(1, 6), 'hex'),
+      name: inTrace === 0 ? 'agent' : 'chat gpt-4o-mini',
+      kind: inTrace === 0 ? 2 : 3,
+      startTimeUnixNano: (BigInt(t) * 1_000_000n).toString(),
+      endTimeUnixNano: (BigInt(t + 400) * 1_000_000n).toString(),
+      attributes: [kv('openinference.span.kind', inTrace === 0 ? 'AGENT' : 'LLM'), kv('input.value', privateText2kb(traceNo * spansPerTrace + inTrace + salt * 1_000_003)), kv('output.value', 'Thanks, I have passed this on.')],
+      status: { code: 1 },
+    });
+  }
+  const message = ExportTraceServiceRequestType.fromObject({
+    resourceSpans: [{ resource: { attributes: [kv('service.name', 'bench-privacy')] }, scopeSpans: [{ scope: { name: 'bench' }, spans }] }],
+  });
+  return Buffer.from(ExportTraceServiceRequestType.encode(message).finish());
+}
+
+export type PrivacyBenchMode = 'off' | 'mask' | 'hash';
+
+export interface PrivacyBenchResult {
+  /** Spans per second, median of the rounds, by mode. */
+  spansPerSecond: Record<PrivacyBenchMode, number>;
+  rounds: Record<PrivacyBenchMode, number[]>;
+  requestP50: Record<PrivacyBenchMode, number>;
+}
+
+/**
+ * Rounds of each mode interleaved (off, mask, hash, off, ...) on one server, so all meet the
+ * same database state; the median round of each mode counts.
+ */
+export async function benchPrivacy(
+  server: BenchServer,
+  opts: { requestsOff: number; requestsOn: number; rounds: number; clients: number; inFlight: number },
+): Promise<PrivacyBenchResult> {
+  const setMode = async (mode: PrivacyBenchMode) => {
+    const res = await fetch(`${server.baseUrl}/api/privacy/settings`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${server.creds.adminApiKey}`, 'x-project-id': server.creds.project.id },
+      body: JSON.stringify({ mode, entities: ENTITY_TYPES }),
+    });
+    if (res.status !== 200) throw new Error(`privacy settings answered ${res.status}: ${await res.text()}`);
+  };
+  const modes: PrivacyBenchMode[] = ['off', 'mask', 'hash'];
+  const rounds: Record<PrivacyBenchMode, { spansPerSecond: number; requestP50: number }[]> = { off: [], mask: [], hash: [] };
+  let firstTrace = 0;
+  for (let round = 0; round < opts.rounds; round++) {
+    for (const mode of modes) {
+      await setMode(mode);
+      const requests = mode === 'off' ? opts.requestsOff : opts.requestsOn;
+      rounds[mode].push(await benchIngest(server, { requests, clients: opts.clients, inFlight: opts.inFlight, firstTrace, salt: 5, body: privateOtlpRequest }));
+      // Past this round's traces and its warm-up's (10,000,000 + firstTrace + 100).
+      firstTrace += requests * 20 + 200;
+    }
+  }
+  await setMode('off');
+  const medianOf = (rs: { spansPerSecond: number; requestP50: number }[]) => [...rs].sort((a, b) => a.spansPerSecond - b.spansPerSecond)[Math.floor(rs.length / 2)];
+  const pick = <K extends 'spansPerSecond' | 'requestP50'>(k: K) => Object.fromEntries(modes.map((m) => [m, medianOf(rounds[m])[k]])) as Record<PrivacyBenchMode, number>;
+  return {
+    spansPerSecond: pick('spansPerSecond'),
+    requestP50: pick('requestP50'),
+    rounds: Object.fromEntries(modes.map((m) => [m, rounds[m].map((r) => Math.round(r.spansPerSecond))])) as Record<PrivacyBenchMode, number[]>,
+  };
+}
