@@ -24,7 +24,7 @@ describe.runIf(hasChromium)('the web app in a real browser', () => {
   let llmSpanId = '';
 
   beforeAll(async () => {
-    web = await startApp(kind);
+    web = await startApp(kind, { fresh: true });
     ingest = await startApp(kind, { reopen: web });
     browser = await launchBrowser();
     context = await browser.newContext({ viewport: { width: 1280, height: 800 } });

@@ -94,7 +94,7 @@ describe.each(appDatabaseKinds)('spyglass experiment (%s)', (kind) => {
 
     const regressed = await cli(['check', 'cli-exp', '--run', 'bad', '--no-regression-vs', 'baseline']);
     expect(regressed.code, regressed.out).toBe(1);
-    expect(regressed.stdout).toMatch(/against run good of cli-exp \(40 shared rows\):\n {2}exact: worse pass rate -0\.600 \[/);
+    expect(regressed.stdout).toMatch(/against run good of cli-exp \(40 shared rows; verdicts corrected for 2 evaluators compared \(Holm\)\):\n {2}exact: worse pass rate -0\.600 \[/);
     expect(regressed.stdout).toContain('judge: no detectable difference');
     expect(regressed.stderr).toContain('FAILED --no-regression-vs baseline: exact is worse than run good of cli-exp');
 

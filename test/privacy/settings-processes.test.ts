@@ -15,7 +15,7 @@ describe.each(databaseKinds)('privacy settings across server processes on one da
   let a: TestApp;
   let b: TestApp;
   beforeAll(async () => {
-    a = await startApp(kind);
+    a = await startApp(kind, { fresh: true });
     b = await startApp(kind, { reopen: a });
   });
   afterAll(async () => {
