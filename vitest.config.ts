@@ -17,7 +17,14 @@ export default defineConfig({
         // Two cores: more workers only add PGlite instances competing for them.
         maxForks: 2,
         minForks: 1,
+        // A worker runs file after file in one process: the modules are loaded once (about 8 s
+        // per file otherwise) and startApp's shared app serves every file, each in an
+        // organization of its own (test/support/harness.ts). No test mocks modules or changes
+        // the environment, so nothing carries from one file to the next, except in
+        // ISOLATED_TESTS. (Vitest 3 reads `isolate` here, not from a project.)
+        isolate: false,
       },
+      threads: { maxThreads: 2, minThreads: 1, isolate: true },
     },
     // Generous: password hashing (scrypt, 128 MiB) and Chromium slow down tenfold when the
     // two cores are shared; a hang still fails, only later.
@@ -25,13 +32,10 @@ export default defineConfig({
     hookTimeout: 120_000,
     // `npx vitest run --project server --project isolated` leaves out the browser tests (and Chromium).
     projects: [
-      // A worker runs file after file in one process: the modules are loaded once (about 8 s per
-      // file otherwise) and startApp's shared app serves every file, each in an organization of
-      // its own (test/support/harness.ts). No test mocks modules or changes the environment, so
-      // nothing carries from one file to the next, except in ISOLATED_TESTS.
-      { extends: true, test: { name: 'server', include: ['test/**/*.test.ts'], exclude: [...BROWSER_TESTS, ...ISOLATED_TESTS], isolate: false } },
-      { extends: true, test: { name: 'isolated', include: ISOLATED_TESTS, isolate: true } },
-      { extends: true, test: { name: 'browser', include: BROWSER_TESTS, isolate: false } },
+      { extends: true, test: { name: 'server', include: ['test/**/*.test.ts'], exclude: [...BROWSER_TESTS, ...ISOLATED_TESTS] } },
+      // Worker threads, each file in a fresh one: the forks above keep their modules.
+      { extends: true, test: { name: 'isolated', include: ISOLATED_TESTS, pool: 'threads' } },
+      { extends: true, test: { name: 'browser', include: BROWSER_TESTS } },
     ],
   },
 });
