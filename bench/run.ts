@@ -3,8 +3,8 @@
  * writes bench/results/<date>.json. BENCH_SCALE (default 1) scales the data sizes;
  * BENCH_DATABASES (default "pglite,postgres") picks the databases; PostgreSQL comes
  * from BENCH_DATABASE_URL or TEST_DATABASE_URL (skipped when neither is set and the
- * local server does not answer). BENCH_ONLY=traces|grpc|privacy|detail|compression|webhooks|evaluators|pii|overload|flood|backup|datasets|experiments|experiments-run|experiments-compare|views|span-jumps|first-load
- * picks benchmarks (backup: BENCH_BACKUP_MIB, default 1024, the PGlite database's size; privacy:
+ * local server does not answer). BENCH_ONLY=traces|grpc|privacy|detail|compression|webhooks|evaluators|pii|overload|flood|backup|datasets|experiments|experiments-run|experiments-compare|views|span-jumps|first-load|soak
+ * picks benchmarks (soak runs only when named: the robustness tests at their long sizes; backup: BENCH_BACKUP_MIB, default 1024, the PGlite database's size; privacy:
  * BENCH_PRIVACY_REQUESTS_OFF, default 50, and BENCH_PRIVACY_REQUESTS, default 10, 100-span requests per round).
  */
 import fs from 'node:fs';
@@ -30,6 +30,7 @@ import { benchCompression, ENCODINGS } from './compression.ts';
 import { benchDatasets } from './datasets.ts';
 import { benchViews } from './views.ts';
 import { benchSpanJumps } from './span-jumps.ts';
+import { benchSoak } from './soak.ts';
 
 const scale = Number(process.env.BENCH_SCALE ?? '1');
 const pgUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -541,6 +542,13 @@ if (!only || only.includes('evaluators')) {
     row(name, '-', 'p95', r.p95, 'ms');
   }
   results.evaluators = e;
+}
+
+// Only when named: it runs four whole test files at their long sizes (about half an hour).
+if (only?.includes('soak')) {
+  const soak = benchSoak((await postgresAnswers()) && kinds.includes('postgres') ? pgUrl : null);
+  for (const r of soak) row(`soak: ${r.file}`, kinds.join('+'), 'passed / wall time', `${r.passed ? 'passed' : 'FAILED'} in ${Math.round(r.seconds)} s`, '');
+  results.soak = soak;
 }
 
 console.log(table(printed));

@@ -11,9 +11,10 @@ import { waitFor } from '../webhooks/support.ts';
  * SIGKILL while spans are being ingested, webhook batches are being sent and monitor
  * evaluations are running, all at once; then a restart on the same data. Every span that was
  * acknowledged is there, every event committed with it (trace.created) reaches the receiver,
- * and every queued evaluation runs. SPYGLASS_LONG_TESTS=1 kills and restarts five times.
+ * and every queued evaluation runs. `BENCH_ONLY=soak npm run bench` kills and restarts five times
+ * (SPYGLASS_SOAK, which only that bench sets).
  */
-const LONG = process.env.SPYGLASS_LONG_TESTS === '1';
+const LONG = process.env.SPYGLASS_SOAK === '1';
 const CYCLES = LONG ? 5 : 1;
 const SPANS_PER_TRACE = 3;
 const MONITOR = 'crash-watch';

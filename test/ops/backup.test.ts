@@ -165,7 +165,7 @@ describe('backup and restore (PGlite)', { timeout: 600_000 }, () => {
     await stop(srv);
   });
 
-  // Once behind SPYGLASS_LONG_TESTS, which CI never set; 38-75 s here, so every run has it.
+  // Part of every run (38-75 s here): a long case that only some runs made would pass CI unseen.
   it('long: a larger database, backed up under heavier ingest', { timeout: 1_800_000 }, async () => {
     const { acknowledgedBefore } = await backupWhileIngesting({ preload: 3000, padding: 4000 });
     expect(acknowledgedBefore).toBeGreaterThanOrEqual(20);

@@ -193,7 +193,7 @@ describe.skipIf(!pgUrl)('move-to-postgres', { timeout: 480_000 }, () => {
     expect(usage.out).toContain('usage: spyglass move-to-postgres <DATABASE_URL>');
   });
 
-  // Once behind SPYGLASS_LONG_TESTS, which CI never set; 38-75 s here, so every run has it.
+  // Part of every run (38-75 s here): a long case that only some runs made would pass CI unseen.
   it('long: moves thousands of traces and finds every one on PostgreSQL', { timeout: 900_000 }, async () => {
     const dataDir = tmpDir();
     const old = await startServer({ SPYGLASS_DATA_DIR: dataDir });

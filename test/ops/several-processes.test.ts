@@ -11,9 +11,10 @@ import { Receiver } from '../webhooks/receiver.ts';
  * Two server processes on one PostgreSQL, as docs/operating.md ("Scaling out") sets them up
  * (shared keys, one database): whatever a client sends through either is stored once,
  * background work runs once, and a browser session works on both.
- * SPYGLASS_LONG_TESTS=1 sends ten times as many traces.
+ * `BENCH_ONLY=soak npm run bench` sends ten times as many traces
+ * (SPYGLASS_SOAK, which only that bench sets).
  */
-const LONG = process.env.SPYGLASS_LONG_TESTS === '1';
+const LONG = process.env.SPYGLASS_SOAK === '1';
 const TRACES = LONG ? 2_000 : 200;
 const SWEEP_SECONDS = 1;
 

@@ -228,7 +228,7 @@ export function deepNesting(levels: number, kind: 'array' | 'object'): Buffer {
 }
 
 /** Bodies no schema describes: broken JSON, invalid UTF-8, deep nesting, garbage protobuf and gzip. */
-export function hostileBodies(long: boolean): RawBody[] {
+export function hostileBodies(): RawBody[] {
   const json = 'application/json';
   const protobuf = 'application/x-protobuf';
   const garbage = Buffer.from(Array.from({ length: 512 }, (_, i) => (i * 131 + 7) & 0xff));
@@ -249,15 +249,11 @@ export function hostileBodies(long: boolean): RawBody[] {
     { label: 'gzip of garbage protobuf', contentType: protobuf, contentEncoding: 'gzip', bytes: zlib.gzipSync(garbage) },
     { label: 'unknown content-encoding', contentType: json, contentEncoding: 'br, zstd', bytes: Buffer.from('{}') },
     { label: '1 MB string', contentType: json, bytes: Buffer.from(JSON.stringify({ name: 'x'.repeat(1024 * 1024), value: 'y' })) },
+    { label: '10 MB string', contentType: json, bytes: Buffer.from(JSON.stringify({ name: 'x'.repeat(10 * 1024 * 1024) })) },
+    { label: '10 MB protobuf garbage', contentType: protobuf, bytes: Buffer.alloc(10 * 1024 * 1024, 0x0a) },
+    { label: 'gzip bomb (200 MB of zeros)', contentType: protobuf, contentEncoding: 'gzip', bytes: zlib.gzipSync(Buffer.alloc(200 * 1024 * 1024)) },
+    { label: '200,000-deep arrays', contentType: json, bytes: deepNesting(200_000, 'array') },
   ];
-  if (long) {
-    bodies.push(
-      { label: '10 MB string', contentType: json, bytes: Buffer.from(JSON.stringify({ name: 'x'.repeat(10 * 1024 * 1024) })) },
-      { label: '10 MB protobuf garbage', contentType: protobuf, bytes: Buffer.alloc(10 * 1024 * 1024, 0x0a) },
-      { label: 'gzip bomb (200 MB of zeros)', contentType: protobuf, contentEncoding: 'gzip', bytes: zlib.gzipSync(Buffer.alloc(200 * 1024 * 1024)) },
-      { label: '200,000-deep arrays', contentType: json, bytes: deepNesting(200_000, 'array') },
-    );
-  }
   return bodies;
 }
 

@@ -10,9 +10,10 @@ import { JSON_SHAPES, Rng, jsonValue, schemaPositions, setAt, type SchemaPositio
  * attributes, metadata's extra keys) also with random nested values made of the names the
  * readers of such values look for. Nothing may answer 5xx; a 4xx must name the field and store
  * nothing; a 2xx must have stored the trace so that every reader answers it, in its documented
- * shape. SPYGLASS_FUZZ_SEED reproduces a run; SPYGLASS_LONG_TESTS=1 sends ~15x more random values.
+ * shape. SPYGLASS_FUZZ_SEED reproduces a run; `BENCH_ONLY=soak npm run bench` sends ~15x more random values
+ * (SPYGLASS_SOAK, which only that bench sets).
  */
-const LONG = process.env.SPYGLASS_LONG_TESTS === '1';
+const LONG = process.env.SPYGLASS_SOAK === '1';
 const SEED = Number(process.env.SPYGLASS_FUZZ_SEED ?? 20261125);
 const RANDOM_PER_LOOSE_POSITION = LONG ? 200 : 10;
 /** Names that chat messages, content parts, tool calls and typed values are read by. */
