@@ -141,6 +141,33 @@ describe.each(appDatabaseKinds)("LangWatch's evaluator names through the langwat
     expect(openai.requests[0].headers.authorization).toBe('Bearer test');
   });
 
+  it('langevals/sentiment embeds the input and both reference phrases in one call, with langevals’ default phrases, and prices the embeddings', async () => {
+    const c = caseById('sentiment_positive');
+    scriptJudge(c);
+    const result = await langwatch.evaluations.evaluate(c.path, { data: c.data, settings: c.settings });
+    // The embeddings' tokens priced at the embeddings model's price (the loopback server reports 8 per text; $0.02 per 1M).
+    expect(result.cost).toEqual({ currency: 'USD', amount: (3 * 8 * 0.02) / 1e6 });
+    expect(openai.requests[0]).toMatchObject({
+      method: 'POST',
+      path: '/v1/embeddings',
+      body: {
+        model: 'text-embedding-3-small',
+        input: ['I love this product, it is amazing!', 'Comment of a user who is extremely dissatisfied', 'Comment of a very happy and satisfied user'],
+      },
+    });
+    const listed = await t.request('GET', '/api/evaluations', { authToken: t.creds.projectApiKey });
+    const byPath = Object.fromEntries((listed.body.evaluators as Array<Record<string, any>>).map((e) => [e.path, e]));
+    expect(byPath['langevals/sentiment']).toMatchObject({
+      available: true,
+      defaultSettings: {
+        embeddings_model: 'openai/text-embedding-3-small',
+        positive_reference: 'Comment of a very happy and satisfied user',
+        negative_reference: 'Comment of a user who is extremely dissatisfied',
+        normalization_factor: 0.1,
+      },
+    });
+  });
+
   it('ragas/response_relevancy asks for 3 questions, then embeds the question with them (embeddings_model)', async () => {
     const c = caseById('response_relevancy');
     scriptJudge(c);
@@ -228,12 +255,6 @@ describe.each(appDatabaseKinds)("LangWatch's evaluator names through the langwat
       expect(guard).toMatchObject({ status: 'error', passed: false });
     }
     expect(byPath['aws/comprehend_pii_detection'].unavailable_reason).toContain('presidio/pii_detection');
-    // LangWatch names not written here yet: listed, and an error naming what to use instead.
-    for (const path of ['langevals/sentiment']) {
-      expect(byPath[path], path).toMatchObject({ available: false, unavailable_reason: expect.stringContaining('not offered by this server yet') });
-      const guard = await langwatch.evaluations.evaluate(path, { data: { input: 'x', output: 'y' }, asGuardrail: true });
-      expect(guard).toMatchObject({ status: 'error', passed: false, details: expect.stringMatching(/not offered by this server yet.*Use .* instead/) });
-    }
   });
 
   it('the catalogue lists each with LangWatch’s settings and defaults', async () => {

@@ -13,6 +13,7 @@ import { competitorLlm } from './llm/competitor-llm.ts';
 import { llamaGuard } from './llm/llama-guard.ts';
 import { productSentimentPolarity } from './llm/product-sentiment-polarity.ts';
 import { answerCorrectness, contextRelevancy, contextUtilization, factualCorrectness, responseContextPrecision, responseContextRecall, responseRelevancy } from './llm/ragas-metrics.ts';
+import { sentiment } from './llm/sentiment.ts';
 import { similarity } from './llm/similarity.ts';
 import { azureContentSafety, azurePromptInjection } from './cloud/azure-safety.ts';
 import { llmCategory } from './llm/llm-category.ts';
@@ -65,6 +66,7 @@ export const EVALUATORS: readonly EvaluatorDefinition[] = [
   rubricsBasedScoring,
   competitorLlm,
   similarity,
+  sentiment,
   responseRelevancy,
   factualCorrectness,
   answerCorrectness,

@@ -4,7 +4,7 @@ export type { TraceSummary } from './summary.ts';
 export { traceRoutes } from './routes.ts';
 export { OtlpGrpcServer } from './otlp-grpc.ts';
 export type { SearchRequest, EvaluationChip, AnnotationCounts } from './schemas.ts';
-export { canonicalModelName, computeCost, estimateTokens, estimateMessagesTokens, findModelPrice } from './costs/index.ts';
+export { canonicalModelName, computeCost, estimateTokens, estimateMessagesTokens, findModelPrice, sumCostAmounts } from './costs/index.ts';
 export type { NormalizedSpan } from './ingest/index.ts';
 export {
   traceFilterSchema,

@@ -16,16 +16,12 @@ function notOffered(d: {
   settings: z.ZodType;
   needs: string;
   instead: string;
-  /** Not written yet (rather than a vendor this server cannot reach). */
-  notYet?: boolean;
 }): EvaluatorDefinition {
-  const why = d.notYet
-    ? `${d.path} is not offered by this server yet (${d.needs}). Use ${d.instead} instead.`
-    : `${d.path} is not configured on this server: it needs ${d.needs}, which Spyglass does not call. Use ${d.instead} instead.`;
+  const why = `${d.path} is not configured on this server: it needs ${d.needs}, which Spyglass does not call. Use ${d.instead} instead.`;
   return {
     path: d.path,
     name: d.name,
-    description: `${d.description} Not offered by this server${d.notYet ? ' yet' : ''}: ${d.needs}.`,
+    description: `${d.description} Not offered by this server: ${d.needs}.`,
     category: d.category,
     data: d.data,
     settings: d.settings,
@@ -42,16 +38,7 @@ const piiEntities = (names: readonly string[]) => z.record(z.enum(names as [stri
 const bertData = z.object({ output: z.string(), expected_output: z.string() });
 const bertSettings = z.object({ checkpoint: z.string().default('bert-base-uncased'), threshold: z.number().min(0).max(1).default(0.5) });
 
-/** Any data and settings: what these would read is not checked, since they never run. */
-const anything = z.object({}).catchall(z.unknown());
-
-/** LangWatch evaluators Spyglass has not written yet: in the catalogue so that a guardrail on one fails instead of a 404 some SDKs let pass. */
-const NOT_YET: ReadonlyArray<{ path: string; name: string; category: EvaluatorDefinition['category']; needs: string; instead: string }> = [
-  { path: 'langevals/sentiment', name: 'Sentiment Evaluator', category: 'quality', needs: 'an embeddings model', instead: 'langevals/llm_score' },
-];
-
 export const NOT_OFFERED: readonly EvaluatorDefinition[] = [
-  ...NOT_YET.map((e) => notOffered({ ...e, description: `LangWatch's ${e.name}.`, data: anything, settings: anything, notYet: true })),
   notOffered({
     path: 'aws/comprehend_pii_detection',
     name: 'Amazon Comprehend PII Detection',

@@ -8,7 +8,7 @@
  */
 import type { JSONSchema7, LanguageModel, LanguageModelUsage } from 'ai';
 import { z } from 'zod';
-import { computeCost, estimateTokens } from '../../traces/index.ts';
+import { computeCost, estimateTokens, sumCostAmounts } from '../../traces/index.ts';
 import { EvaluatorError, InvalidProviderResponseError, MissingConfigurationError, ProviderError } from '../errors.ts';
 import { anthropicChat, anthropicToolCall } from './anthropic.ts';
 import type { EvaluationResult, EvaluatorContext } from '../types.ts';
@@ -194,6 +194,11 @@ export interface UsageTotals {
   reasoning_tokens: number;
 }
 
+/** Prices are per vendor, whatever name the provider was given in the app. */
+function vendorOf(provider: string, stored: ProviderConfig | null): string {
+  return stored ? (stored.kind === 'anthropic' ? 'anthropic' : 'openai') : provider;
+}
+
 /**
  * One evaluation's conversation with its judge model: each `call` is a forced tool call, and
  * the usage of all calls adds up into one cost.
@@ -204,8 +209,8 @@ export class JudgeSession {
   readonly usage: UsageTotals = { calls: 0, prompt_tokens: 0, completion_tokens: 0, cached_input_tokens: 0, reasoning_tokens: 0 };
   readonly warnings: string[] = [];
   private model: LanguageModel | null = null;
-  /** Tokens sent to embeddings models (priced apart from the judge's, so not in its cost). */
-  private embeddingTokens = 0;
+  /** Tokens sent to embeddings models, by model (reported apart from the judge's usage, priced at the model's own price). */
+  private readonly embeddingTokens = new Map<string, { vendor: string; modelId: string; tokens: number }>();
   /** The provider set in the app this judge uses; null: the server's environment. */
   private readonly stored: ProviderConfig | null;
 
@@ -243,7 +248,9 @@ export class JudgeSession {
         maxRetries: this.ctx.maxRetries,
         abortSignal: this.ctx.signal,
       });
-      this.embeddingTokens += result.usage?.tokens ?? 0;
+      const spent = this.embeddingTokens.get(embeddingsModel) ?? { vendor: vendorOf(provider, stored), modelId, tokens: 0 };
+      spent.tokens += result.usage?.tokens ?? 0;
+      this.embeddingTokens.set(embeddingsModel, spent);
       if (result.embeddings.length !== texts.length || result.embeddings.some((e) => e.length === 0)) {
         throw new InvalidProviderResponseError(`the embeddings model answered ${result.embeddings.length} embeddings for ${texts.length} texts`);
       }
@@ -416,25 +423,36 @@ export class JudgeSession {
     this.usage.reasoning_tokens += usage.outputTokenDetails?.reasoningTokens ?? 0;
   }
 
-  /** USD from the shared price table; undefined when the model is not in it. */
+  /**
+   * USD from the shared price table: the judge's calls plus the embeddings' tokens at their own
+   * model's price. Undefined when a model that was used is not in the table (a partial sum
+   * would read as the whole cost).
+   */
   cost(): EvaluationResult['cost'] {
-    const cost = computeCost({
-      model: this.modelId,
-      // Prices are per vendor, whatever name the provider was given in the app.
-      vendor: this.stored ? (this.stored.kind === 'anthropic' ? 'anthropic' : 'openai') : this.provider,
-      promptTokens: this.usage.prompt_tokens,
-      completionTokens: this.usage.completion_tokens,
-      cachedInputTokens: this.usage.cached_input_tokens,
-      reasoningTokens: this.usage.reasoning_tokens,
-    });
-    return cost ? { currency: cost.currency, amount: cost.amount } : undefined;
+    const embeddings = [...this.embeddingTokens.values()].filter((e) => e.tokens > 0);
+    const parts = embeddings.map((e) => computeCost({ model: e.modelId, vendor: e.vendor, promptTokens: e.tokens }));
+    if (this.usage.calls > 0 || embeddings.length === 0) {
+      parts.push(
+        computeCost({
+          model: this.modelId,
+          vendor: vendorOf(this.provider, this.stored),
+          promptTokens: this.usage.prompt_tokens,
+          completionTokens: this.usage.completion_tokens,
+          cachedInputTokens: this.usage.cached_input_tokens,
+          reasoningTokens: this.usage.reasoning_tokens,
+        }),
+      );
+    }
+    if (parts.some((p) => p === null)) return undefined;
+    return { currency: parts[0]!.currency, amount: sumCostAmounts(parts.map((p) => p!.amount)) };
   }
 
   /** What every judge puts in raw_response: the model, the usage and any SDK warnings. */
   report(): Record<string, unknown> {
+    const embeddingTokens = [...this.embeddingTokens.values()].reduce((total, e) => total + e.tokens, 0);
     return {
       model: `${this.provider}/${this.modelId}`,
-      usage: { ...this.usage, ...(this.embeddingTokens ? { embedding_tokens: this.embeddingTokens } : {}) },
+      usage: { ...this.usage, ...(embeddingTokens ? { embedding_tokens: embeddingTokens } : {}) },
       ...(this.warnings.length ? { warnings: this.warnings } : {}),
     };
   }

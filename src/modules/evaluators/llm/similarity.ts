@@ -51,6 +51,7 @@ export const similarity: EvaluatorDefinition<typeof data, typeof settings> = {
       score,
       passed: similar ? score > s.threshold : score < s.threshold,
       details: `Cosine similarity of ${score.toFixed(2)} between ${s.field} and "${s.value}" (threshold: ${similar ? '>' : '<'} ${s.threshold})`,
+      cost: session.cost(),
       raw_response: session.report(),
     };
   },
