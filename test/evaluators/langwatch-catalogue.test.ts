@@ -9,7 +9,7 @@ import { LangWatch } from 'langwatch';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { corpusBleu } from '../../src/modules/evaluators/text/overlap.ts';
 import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
-import { embeddingsReply, startFakeServer, textReply, toolCallReply, type FakeServer, type Reply } from './fake-servers.ts';
+import { embeddingsReply, errorReply, startFakeServer, textReply, toolCallReply, type FakeServer, type Reply } from './fake-servers.ts';
 
 interface WorkedCase {
   id: string;
@@ -234,6 +234,141 @@ describe.each(appDatabaseKinds)("LangWatch's evaluator names through the langwat
     await langwatch.evaluations.evaluate(flagged.path, { data: { ...flagged.data, output: 'Calm down.' } });
     expect(openai.requests[0]).toMatchObject({ method: 'POST', path: '/v1/moderations', body: { model: 'text-moderation-stable', input: [flagged.data.input, 'Calm down.'] } });
     expect(openai.requests[0].headers.authorization).toBe('Bearer test');
+  });
+
+  it('langevals/select_best_compare shows the candidates in the order Python’s random.Random(row_index) shuffles them, with upstream’s prompt and tool', async () => {
+    const c = caseById('select_best_shuffled_by_row_index');
+    scriptJudge(c);
+    await langwatch.evaluations.evaluate(c.path, { data: c.data, settings: c.settings });
+    expect(openai.requests).toHaveLength(1);
+    const sent = openai.requests[0].body;
+    expect(sent.model).toBe('gpt-5-mini');
+    expect(sent.messages[0].content).toBe(
+      'You are an impartial judge picking the best of several candidate outputs. Reason briefly, then pick the winning slot label using the provided function call. ' +
+        'Judge the candidates\' content only, ignore the order in which they are presented. In your reasoning write every slot as "Candidate A", "Candidate B" and so on, ' +
+        'never as a bare letter; the winner field still takes the bare label.',
+    );
+    // has_golden_answer is off by default: the golden-free default prompt, whatever the row carries.
+    expect(sent.messages[1]).toEqual({
+      role: 'user',
+      content:
+        'Pick the best of N candidate replies to the task — there is no reference\nanswer, so compare them on their own merits.\n\nTask:  What is the capital of France?\n\n' +
+        'Candidates:\n- A: output_3\n- B: output_1\n- C: output_2\n- D: output_4\n- E: output_0\n\n' +
+        'Look across the candidates and decide which one is the best reply.\nBriefly explain WHY it\'s better than the others, then pick the winning\nslot label. Use "tie" only when no candidate is clearly better.\n',
+    });
+    expect(sent.tool_choice).toEqual({ type: 'function', function: { name: 'select_best_verdict' } });
+    expect(sent.tools[0].function).toMatchObject({
+      name: 'select_best_verdict',
+      description: 'Record the select-best verdict. Reason first, then pick the winning slot label.',
+      parameters: {
+        properties: { reasoning: { type: 'string' }, winner: { type: 'string', enum: ['A', 'B', 'C', 'D', 'E', 'tie'] } },
+        required: ['reasoning', 'winner'],
+      },
+    });
+  });
+
+  it('langevals/select_best_compare asks a second time with the order reversed, at the temperature set, with the reference and the metrics', async () => {
+    openai.queue(toolCallReply('select_best_verdict', { reasoning: 'Candidate B is right.', winner: 'B' }), toolCallReply('select_best_verdict', { reasoning: 'Candidate C is right.', winner: 'C' }));
+    const candidates = [
+      { id: 'v0', output: 'Lyon', cost: 0.0012, duration: 0.45 },
+      { id: 'v1', output: 'Paris' },
+      { id: 'v2', output: 'Marseille' },
+      { id: 'v3', output: 'Nice' },
+    ];
+    const result = await langwatch.evaluations.evaluate('langevals/select_best_compare', {
+      data: { input: 'What is the capital of France?', golden: 'Paris', candidates, row_index: 3 },
+      settings: { model: 'openai/gpt-4.1', temperature: 0.7, randomize_order: false, has_golden_answer: true, include_metrics: ['cost', 'duration'], allow_tie: false },
+    });
+    expect(result).toMatchObject({ status: 'processed', label: 'v1', score: 1 });
+    expect(result.details).toBe('Confirmed on a second call with the candidate order reversed.\n\nCandidate v1 is right.');
+    const [first, second] = openai.requests.map((r) => r.body);
+    expect(first.temperature).toBe(0.7);
+    expect(first.messages[1].content).toContain('Task:       What is the capital of France?\nReference:  Paris\n\nCandidates:\n- A: Lyon  [cost=$0.001200, duration=0.450s]\n- B: Paris\n- C: Marseille\n- D: Nice\n');
+    expect(first.messages[1].content).toMatch(/Factor these into your decision, preferring a cheaper or faster candidate only when quality is comparable\.$/);
+    expect(second.messages[1].content).toContain('- A: Nice\n- B: Marseille\n- C: Paris\n- D: Lyon  [cost=$0.001200, duration=0.450s]\n');
+    expect(first.tools[0].function.parameters.properties.winner.enum).toEqual(['A', 'B', 'C', 'D']);
+  });
+
+  it('langevals/pairwise_compare swaps A and B for the second call, golden-aware by default and golden-free when asked', async () => {
+    const c = caseById('pairwise_swap_agreement');
+    scriptJudge(c);
+    await langwatch.evaluations.evaluate(c.path, { data: { ...c.data, candidate_a_cost: 0.001, candidate_a_duration: 0.5 }, settings: { include_metrics: ['cost', 'duration'] } });
+    const [first, second] = openai.requests.map((r) => r.body);
+    expect(first.messages[0].content).toBe('You are an impartial judge comparing two candidate outputs. Reason briefly, then pick the winner using the provided function call.');
+    expect(first.messages[1].content).toContain('Task:           What is the capital of France?\nGolden answer:  Paris\n\nCandidate A:    Paris is the capital.\nCandidate B:    It\'s Paris.\n');
+    expect(first.messages[1].content).toMatch(/\n\nPer-candidate metrics:\n {2}Candidate A: cost=\$0\.001000 duration=0\.500s$/);
+    expect(second.messages[1].content).toContain('Candidate A:    It\'s Paris.\nCandidate B:    Paris is the capital.\n');
+    expect(second.messages[1].content).toMatch(/\n {2}Candidate B: cost=\$0\.001000 duration=0\.500s$/);
+    expect(first.tool_choice).toEqual({ type: 'function', function: { name: 'pairwise_verdict' } });
+    expect(first.tools[0].function.parameters).toMatchObject({
+      properties: { reasoning: { description: 'Step-by-step comparison of the two candidates against the golden answer.' }, winner: { enum: ['A', 'B', 'tie'] } },
+      required: ['reasoning', 'winner'],
+    });
+
+    openai.requests.length = 0;
+    openai.queue(toolCallReply('pairwise_verdict', { reasoning: 'B is shorter', winner: 'B' }));
+    const free = await langwatch.evaluations.evaluate(c.path, {
+      data: { ...c.data, golden: 'UNIQUE_GOLDEN_MARKER_XYZ' },
+      settings: { has_golden_answer: false, swap_and_confirm: false, allow_tie: false },
+    });
+    expect(free).toMatchObject({ status: 'processed', label: 'variant_b', score: 1 });
+    const sent = openai.requests[0].body;
+    expect(sent.messages[1].content).not.toContain('UNIQUE_GOLDEN_MARKER_XYZ');
+    expect(sent.messages[1].content).toMatch(/^Compare two candidate outputs and decide which one is better on its own merits/);
+    expect(sent.tools[0].function.parameters.properties.reasoning.description).toContain('on their own merits');
+    expect(sent.tools[0].function.parameters.properties.winner.enum).toEqual(['A', 'B']);
+  });
+
+  it('the comparison judges: listed with LangWatch’s settings and defaults; a candidate without an output is a 400 naming it', async () => {
+    const listed = await t.request('GET', '/api/evaluations', { authToken: t.creds.projectApiKey });
+    const byPath = Object.fromEntries((listed.body.evaluators as Array<Record<string, any>>).map((e) => [e.path, e]));
+    expect(byPath['langevals/select_best_compare']).toMatchObject({
+      name: 'Comparison',
+      available: true,
+      isGuardrail: false,
+      requirements: { llm: true },
+      defaultSettings: {
+        model: 'openai/gpt-5-mini',
+        max_tokens: 128000,
+        prompt: expect.stringMatching(/^Pick the best of N candidate replies to the task\.\n\nTask: {7}\{input\}\nReference: {2}\{golden\}\n\nCandidates:\n\{candidates\}\n/),
+        has_golden_answer: false,
+        randomize_order: true,
+        allow_tie: true,
+        include_metrics: [],
+        temperature: 0,
+        swap_and_reconcile: true,
+      },
+    });
+    expect(Object.keys(byPath['langevals/select_best_compare'].data.properties).sort()).toEqual(['candidates', 'golden', 'input', 'row_index']);
+    expect(byPath['langevals/pairwise_compare']).toMatchObject({
+      name: 'Pairwise Compare (deprecated)',
+      available: true,
+      defaultSettings: {
+        model: 'openai/gpt-5-mini',
+        max_tokens: 128000,
+        prompt: expect.stringMatching(/^Compare two candidate outputs against a known-good reference \(golden answer\)\./),
+        has_golden_answer: true,
+        swap_and_confirm: true,
+        allow_tie: true,
+        include_metrics: [],
+      },
+    });
+    expect(byPath['langevals/pairwise_compare'].data.required.sort()).toEqual(['candidate_a_id', 'candidate_a_output', 'candidate_b_id', 'candidate_b_output']);
+    const missing = await t.request('POST', '/api/evaluations/langevals/select_best_compare/evaluate', {
+      authToken: t.creds.projectApiKey,
+      body: { data: { candidates: [{ id: 'a', output: 'x' }, { id: 'b' }] } },
+    });
+    expect(missing.status).toBe(400);
+    expect(missing.body.error.meta.field).toBe('data.candidates.1.output');
+    expect(openai.requests).toHaveLength(0);
+  });
+
+  it('the comparison judges as guardrails: a judge that cannot be reached is an error, never a pass', async () => {
+    for (const c of [caseById('select_best_one_call_without_reconcile'), caseById('pairwise_single_call')]) {
+      openai.queue(errorReply(400, 'model not found'));
+      const guard = await langwatch.evaluations.evaluate(c.path, { data: c.data, settings: c.settings, asGuardrail: true });
+      expect(guard, c.path).toMatchObject({ status: 'error', passed: false, details: expect.stringContaining('model not found') });
+    }
   });
 
   it('an unknown name: 404 naming the closest names; the SDK throws (a guardrail cannot pass on it)', async () => {

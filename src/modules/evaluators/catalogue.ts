@@ -15,6 +15,8 @@ import { productSentimentPolarity } from './llm/product-sentiment-polarity.ts';
 import { answerCorrectness, contextRelevancy, contextUtilization, factualCorrectness, responseContextPrecision, responseContextRecall, responseRelevancy } from './llm/ragas-metrics.ts';
 import { sentiment } from './llm/sentiment.ts';
 import { similarity } from './llm/similarity.ts';
+import { pairwiseCompare } from './llm/pairwise-compare.ts';
+import { selectBestCompare } from './llm/select-best-compare.ts';
 import { azureContentSafety, azurePromptInjection } from './cloud/azure-safety.ts';
 import { llmCategory } from './llm/llm-category.ts';
 import { llmScore } from './llm/llm-score.ts';
@@ -76,6 +78,8 @@ export const EVALUATORS: readonly EvaluatorDefinition[] = [
   contextRelevancy,
   llamaGuard,
   productSentimentPolarity,
+  selectBestCompare,
+  pairwiseCompare,
   azureContentSafety,
   azurePromptInjection,
   ...NOT_OFFERED,

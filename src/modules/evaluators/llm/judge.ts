@@ -9,9 +9,13 @@ import type { EvaluationResult, EvaluatorContext, EvaluatorDefinition } from '..
 import { judgedDocument, usableContexts } from './judge-content.ts';
 import { JudgeSession, maxTokensSetting, modelSetting, requiredEnvForModel, skipIfTooLong, type JudgeCall } from './provider.ts';
 
-/** The settings of every judge, with langevals' `max_tokens` default for it; `.extend` adds the rest. */
-export function judgeSettings(maxTokens: number) {
-  return z.object({ model: modelSetting, max_tokens: maxTokensSetting(maxTokens) });
+/**
+ * The settings of every judge, with langevals' `max_tokens` default for it (and its default
+ * model, when it names one of its own); `.extend` adds the rest.
+ */
+export function judgeSettings(maxTokens: number, defaultModel?: string) {
+  const model = defaultModel ? modelSetting.unwrap().default(defaultModel).describe(modelSetting.description ?? '') : modelSetting;
+  return z.object({ model, max_tokens: maxTokensSetting(maxTokens) });
 }
 
 /** The settings a judge's skips and calls read. */

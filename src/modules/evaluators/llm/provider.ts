@@ -6,7 +6,7 @@
  * is a forced tool call (its arguments are the verdict, validated with zod), and a session
  * adds up token usage so a multi-step judge reports one cost.
  */
-import type { JSONSchema7, LanguageModel, LanguageModelUsage } from 'ai';
+import type { JSONSchema7, LanguageModelUsage } from 'ai';
 import { z } from 'zod';
 import { computeCost, estimateTokens, sumCostAmounts } from '../../traces/index.ts';
 import { EvaluatorError, InvalidProviderResponseError, MissingConfigurationError, ProviderError } from '../errors.ts';
@@ -24,6 +24,9 @@ if (g.AI_SDK_LOG_WARNINGS === undefined) g.AI_SDK_LOG_WARNINGS = false;
  */
 type Sdk = typeof import('ai') & { createOpenAI: typeof import('@ai-sdk/openai').createOpenAI };
 let sdk: Promise<Sdk> | null = null;
+/** A chat model of the SDK's providers, and the usage it reports for one answer (before the SDK reads the answer). */
+type ChatModel = ReturnType<ReturnType<Sdk['createOpenAI']>['chat']>;
+type AnswerUsage = Awaited<ReturnType<ChatModel['doGenerate']>>['usage'];
 const loadSdk = (): Promise<Sdk> =>
   (sdk ??= Promise.all([import('ai'), import('@ai-sdk/openai')]).then(([ai, openai]) => ({ ...ai, createOpenAI: openai.createOpenAI })));
 
@@ -208,7 +211,7 @@ export class JudgeSession {
   readonly modelId: string;
   readonly usage: UsageTotals = { calls: 0, prompt_tokens: 0, completion_tokens: 0, cached_input_tokens: 0, reasoning_tokens: 0 };
   readonly warnings: string[] = [];
-  private model: LanguageModel | null = null;
+  private model: ChatModel | null = null;
   /** Tokens sent to embeddings models, by model (reported apart from the judge's usage, priced at the model's own price). */
   private readonly embeddingTokens = new Map<string, { vendor: string; modelId: string; tokens: number }>();
   /** The provider set in the app this judge uses; null: the server's environment. */
@@ -223,7 +226,7 @@ export class JudgeSession {
   }
 
   /** The AI SDK, loaded on first use, and this judge's model made with it. */
-  private async sdk(): Promise<{ ai: Sdk; model: LanguageModel }> {
+  private async sdk(): Promise<{ ai: Sdk; model: ChatModel }> {
     const ai = await loadSdk();
     this.model ??= sdkProvider(ai, this.provider, this.stored, this.ctx).chat(this.modelId);
     return { ai, model: this.model };
@@ -292,10 +295,24 @@ export class JudgeSession {
       return parsed.data;
     }
     const { ai, model } = await this.sdk();
+    // The model's answer is billed even when the SDK refuses it (no call of the forced tool):
+    // its usage is kept as it arrives, so the session's cost still counts it.
+    let answeredUsage: AnswerUsage | null = null;
+    const watched = ai.wrapLanguageModel({
+      model,
+      middleware: {
+        specificationVersion: 'v3',
+        wrapGenerate: async ({ doGenerate }) => {
+          const answer = await doGenerate();
+          answeredUsage = answer.usage;
+          return answer;
+        },
+      },
+    });
     let result;
     try {
       result = await ai.generateText({
-        model,
+        model: watched,
         system: call.system,
         prompt: call.prompt,
         tools: { [name]: ai.tool({ description, inputSchema: input }) },
@@ -306,6 +323,15 @@ export class JudgeSession {
         abortSignal: this.ctx.signal,
       });
     } catch (err) {
+      const usage = answeredUsage as AnswerUsage | null;
+      if (usage) {
+        this.addUsage({
+          inputTokens: usage.inputTokens.total,
+          outputTokens: usage.outputTokens.total,
+          inputTokenDetails: { noCacheTokens: usage.inputTokens.noCache, cacheReadTokens: usage.inputTokens.cacheRead, cacheWriteTokens: usage.inputTokens.cacheWrite },
+          outputTokenDetails: { textTokens: usage.outputTokens.text, reasoningTokens: usage.outputTokens.reasoning },
+        });
+      }
       throw toProviderError(ai, err, this.ctx.signal);
     }
     this.addUsage(result.usage);
