@@ -34,7 +34,8 @@ export default defineConfig({
     projects: [
       { extends: true, test: { name: 'server', include: ['test/**/*.test.ts'], exclude: [...BROWSER_TESTS, ...ISOLATED_TESTS] } },
       // Worker threads, each file in a fresh one: the forks above keep their modules.
-      { extends: true, test: { name: 'isolated', include: ISOLATED_TESTS, pool: 'threads' } },
+      // @langwatch/scenario's build imports @elevenlabs/elevenlabs-js paths without extensions: it loads only when vitest transforms both.
+      { extends: true, test: { name: 'isolated', include: ISOLATED_TESTS, pool: 'threads', server: { deps: { inline: ['@langwatch/scenario', '@elevenlabs/elevenlabs-js'] } } } },
       { extends: true, test: { name: 'browser', include: BROWSER_TESTS } },
     ],
   },

@@ -66,6 +66,7 @@ import type { Resealers } from './ops/key-changes.ts';
 import { ModelProviderService, modelProviderRoutes } from './modules/model-providers/index.ts';
 import { buildPrivacy, registerPrivacy, type PrivacyPorts } from './modules/privacy/index.ts';
 import { registerJudgeAlignment } from './modules/judge-alignment/index.ts';
+import { registerSimulations } from './modules/simulations/index.ts';
 
 export interface Deps {
   config: Config;
@@ -364,6 +365,12 @@ export async function buildApp(deps: Deps): Promise<App> {
   monitorRoutes(http, services.monitors);
   analyticsRoutes(http, services.analytics);
   registerAlerts(http, scheduler, services.jobs, services.alerts.ctx, services.alerts.alerts);
+  const simulations = registerSimulations(http, {
+    db: deps.db,
+    clock: deps.clock,
+    redactor: (projectId, path) => services.privacy.privacy.redactorFor(projectId, path),
+  });
+  services.organizations.onProjectDeleted((tx, projectId) => simulations.deleteProject(projectId, tx));
   const experimentRuns = platformRuns(deps, services, logger);
   experimentRoutes(http, experimentRuns);
   experimentRuns.runner.attach(http);

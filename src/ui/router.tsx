@@ -241,6 +241,19 @@ const experimentsRoute = createRoute({
   component: lazyRouteComponent(() => import('./routes/experiments.tsx')),
 });
 
+const simulationsRoute = createRoute({
+  getParentRoute: () => projectRoute,
+  path: '/simulations',
+  validateSearch: searchValidator(z.object({ set: words(), batch: words() })),
+  component: lazyRouteComponent(() => import('./routes/simulations.tsx')),
+});
+
+const simulationRunRoute = createRoute({
+  getParentRoute: () => projectRoute,
+  path: '/simulations/runs/$runId',
+  component: lazyRouteComponent(() => import('./routes/simulation-run.tsx')),
+});
+
 /** The experiment page; with `runId` the run page (the SDKs print this URL), sorted and filtered by column. */
 const experimentSearch = z.object({
   runId: words(),
@@ -388,6 +401,8 @@ const routeTree = rootRoute.addChildren([
     experimentRoute,
     compareRoute,
     experimentSetupRoute,
+    simulationsRoute,
+    simulationRunRoute,
     analyticsRoute,
     settingsRoutes,
   ]),

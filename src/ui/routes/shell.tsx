@@ -13,6 +13,7 @@ const PART2_SECTIONS = [
   ['/p/$projectId/evaluators', 'Evaluators'],
   ['/p/$projectId/monitors', 'Monitors'],
   ['/p/$projectId/experiments', 'Experiments'],
+  ['/p/$projectId/simulations', 'Simulations'],
   ['/p/$projectId/analytics', 'Analytics'],
 ] as const;
 

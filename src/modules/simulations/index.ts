@@ -1,0 +1,1 @@
+export { registerSimulations, type Simulations } from './module.ts';

@@ -1,0 +1,179 @@
+/** The simulations module's SQL: the one table `simulation_runs` (migrations/0043_simulations.sql). */
+import { sql } from 'drizzle-orm';
+import { jsonParam, rows, type Executor } from '../../db/index.ts';
+
+export interface RunRow {
+  project_id: string;
+  scenario_run_id: string;
+  organization_id: string;
+  scenario_set_id: string;
+  batch_run_id: string;
+  scenario_id: string;
+  name: string | null;
+  description: string | null;
+  metadata: Record<string, unknown>;
+  status: string;
+  verdict: string | null;
+  reasoning: string | null;
+  met_criteria: string[];
+  unmet_criteria: string[];
+  error: string | null;
+  messages: unknown[];
+  messages_at: number | null;
+  trace_ids: string[];
+  events: number;
+  started_at: number;
+  finished_at: number | null;
+  updated_at: number;
+}
+
+/** Who reported a run: the key's scope and the ids every event carries. */
+export interface RunKey {
+  organizationId: string;
+  projectId: string;
+  scenarioRunId: string;
+  scenarioSetId: string;
+  batchRunId: string;
+  scenarioId: string;
+}
+
+const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
+const SUMMARY = sql.raw(
+  `scenario_run_id, scenario_id, scenario_set_id, batch_run_id, name, description, status, verdict, reasoning, met_criteria, unmet_criteria, error,
+   jsonb_array_length(messages) AS message_count, trace_ids, started_at, finished_at, updated_at`,
+);
+
+export interface RunSummaryRow extends Omit<RunRow, 'project_id' | 'organization_id' | 'metadata' | 'messages' | 'messages_at' | 'events'> {
+  message_count: number;
+}
+
+function toSummary(r: Record<string, unknown>): RunSummaryRow {
+  return {
+    ...(r as unknown as RunSummaryRow),
+    message_count: Number(r.message_count),
+    started_at: Number(r.started_at),
+    finished_at: num(r.finished_at),
+    updated_at: Number(r.updated_at),
+  };
+}
+
+/**
+ * The run's row, made on the first event whatever its type (events can arrive out of order),
+ * with one more event counted; the count before this one, so the caller can refuse past the limit.
+ */
+export async function countEvent(tx: Executor, key: RunKey, at: number, now: number): Promise<number> {
+  const [row] = await rows<{ events: number }>(
+    tx,
+    sql`INSERT INTO simulation_runs (project_id, scenario_run_id, organization_id, scenario_set_id, batch_run_id, scenario_id, status, events, started_at, updated_at)
+        VALUES (${key.projectId}, ${key.scenarioRunId}, ${key.organizationId}, ${key.scenarioSetId}, ${key.batchRunId}, ${key.scenarioId}, 'IN_PROGRESS', 1, ${at}, ${now})
+        ON CONFLICT (project_id, scenario_run_id) DO UPDATE SET events = simulation_runs.events + 1, updated_at = ${now},
+          started_at = LEAST(simulation_runs.started_at, EXCLUDED.started_at)
+        RETURNING events`,
+  );
+  return Number(row.events) - 1;
+}
+
+/** Takes back a counted event that was refused. */
+export async function uncountEvent(tx: Executor, projectId: string, scenarioRunId: string): Promise<void> {
+  await tx.execute(sql`UPDATE simulation_runs SET events = events - 1 WHERE project_id = ${projectId} AND scenario_run_id = ${scenarioRunId}`);
+}
+
+export async function recordStart(tx: Executor, projectId: string, scenarioRunId: string, start: { name: string | null; description: string | null; metadata: Record<string, unknown>; at: number }): Promise<void> {
+  await tx.execute(
+    sql`UPDATE simulation_runs SET name = ${start.name}, description = ${start.description}, metadata = ${jsonParam(start.metadata)}::jsonb, started_at = ${start.at}
+        WHERE project_id = ${projectId} AND scenario_run_id = ${scenarioRunId}`,
+  );
+}
+
+/** The conversation so far, unless a later snapshot is already stored (a late one never replaces it). */
+export async function recordSnapshot(tx: Executor, projectId: string, scenarioRunId: string, messages: unknown[], traceIds: string[], at: number): Promise<void> {
+  await tx.execute(
+    sql`UPDATE simulation_runs SET messages = ${jsonParam(messages)}::jsonb, messages_at = ${at}, trace_ids = ${jsonParam(traceIds)}::jsonb
+        WHERE project_id = ${projectId} AND scenario_run_id = ${scenarioRunId} AND (messages_at IS NULL OR messages_at <= ${at})`,
+  );
+}
+
+export async function recordFinish(
+  tx: Executor,
+  projectId: string,
+  scenarioRunId: string,
+  end: { status: string; verdict: string | null; reasoning: string | null; met: string[]; unmet: string[]; error: string | null; at: number },
+): Promise<void> {
+  await tx.execute(
+    sql`UPDATE simulation_runs SET status = ${end.status}, verdict = ${end.verdict}, reasoning = ${end.reasoning}, met_criteria = ${jsonParam(end.met)}::jsonb,
+          unmet_criteria = ${jsonParam(end.unmet)}::jsonb, error = ${end.error}, finished_at = ${end.at}
+        WHERE project_id = ${projectId} AND scenario_run_id = ${scenarioRunId}`,
+  );
+}
+
+export async function archiveSet(db: Executor, projectId: string, scenarioSetId: string, at: number): Promise<number> {
+  const archived = await rows(
+    db,
+    sql`UPDATE simulation_runs SET archived_at = ${at} WHERE project_id = ${projectId} AND scenario_set_id = ${scenarioSetId} AND archived_at IS NULL RETURNING scenario_run_id`,
+  );
+  return archived.length;
+}
+
+export interface CountsRow {
+  runs: number;
+  passed: number;
+  failed: number;
+  in_progress: number;
+}
+
+const COUNTS = sql.raw(
+  `count(*)::int AS runs,
+   count(*) FILTER (WHERE verdict = 'success')::int AS passed,
+   count(*) FILTER (WHERE finished_at IS NOT NULL AND verdict IS DISTINCT FROM 'success')::int AS failed,
+   count(*) FILTER (WHERE finished_at IS NULL)::int AS in_progress`,
+);
+
+export async function listSets(db: Executor, projectId: string): Promise<Array<CountsRow & { scenario_set_id: string; batches: number; last_run_at: number }>> {
+  const found = await rows<Record<string, unknown>>(
+    db,
+    sql`SELECT scenario_set_id, count(DISTINCT batch_run_id)::int AS batches, ${COUNTS}, max(started_at) AS last_run_at
+        FROM simulation_runs WHERE project_id = ${projectId} AND archived_at IS NULL
+        GROUP BY scenario_set_id ORDER BY max(started_at) DESC, scenario_set_id`,
+  );
+  return found.map((r) => ({ ...(r as unknown as CountsRow & { scenario_set_id: string; batches: number }), last_run_at: Number(r.last_run_at) }));
+}
+
+export async function listBatches(
+  db: Executor,
+  projectId: string,
+  scenarioSetId: string,
+): Promise<Array<CountsRow & { batch_run_id: string; scenario_set_id: string; started_at: number; finished_at: number | null }>> {
+  const found = await rows<Record<string, unknown>>(
+    db,
+    sql`SELECT batch_run_id, min(scenario_set_id) AS scenario_set_id, ${COUNTS}, min(started_at) AS started_at,
+          CASE WHEN count(*) FILTER (WHERE finished_at IS NULL) = 0 THEN max(finished_at) END AS finished_at
+        FROM simulation_runs WHERE project_id = ${projectId} AND scenario_set_id = ${scenarioSetId} AND archived_at IS NULL
+        GROUP BY batch_run_id ORDER BY min(started_at) DESC, batch_run_id`,
+  );
+  return found.map((r) => ({
+    ...(r as unknown as CountsRow & { batch_run_id: string; scenario_set_id: string }),
+    started_at: Number(r.started_at),
+    finished_at: num(r.finished_at),
+  }));
+}
+
+export async function listBatchRuns(db: Executor, projectId: string, batchRunId: string, limit: number): Promise<RunSummaryRow[]> {
+  const found = await rows<Record<string, unknown>>(
+    db,
+    sql`SELECT ${SUMMARY} FROM simulation_runs WHERE project_id = ${projectId} AND batch_run_id = ${batchRunId} AND archived_at IS NULL
+        ORDER BY started_at, scenario_run_id LIMIT ${limit}`,
+  );
+  return found.map(toSummary);
+}
+
+export async function findRun(db: Executor, projectId: string, scenarioRunId: string): Promise<(RunSummaryRow & { metadata: Record<string, unknown>; messages: unknown[] }) | null> {
+  const [r] = await rows<Record<string, unknown>>(
+    db,
+    sql`SELECT ${SUMMARY}, metadata, messages FROM simulation_runs WHERE project_id = ${projectId} AND scenario_run_id = ${scenarioRunId} AND archived_at IS NULL`,
+  );
+  return r ? { ...toSummary(r), metadata: r.metadata as Record<string, unknown>, messages: r.messages as unknown[] } : null;
+}
+
+export async function deleteProjectRuns(db: Executor, projectId: string): Promise<void> {
+  await db.execute(sql`DELETE FROM simulation_runs WHERE project_id = ${projectId}`);
+}
