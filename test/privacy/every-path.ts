@@ -3,6 +3,7 @@ import { expect } from 'vitest';
 import { ExportTraceServiceRequestType } from '../../src/modules/traces/ingest/otlp-schema.ts';
 import type { TestApp } from '../support/harness.ts';
 import { upload } from '../datasets/support.ts';
+import { asBrowser, inviteAndAccept } from '../support/sessions.ts';
 import { startFakeServer, type FakeServer } from '../evaluators/fake-servers.ts';
 import type { markers } from './markers.ts';
 
@@ -123,6 +124,18 @@ export async function sendEverywhere(t: TestApp, m: Markers, prefix: string) {
   expect(scored.body.data.scores).toHaveLength(1);
   const scoreComment = await t.request('PATCH', `/api/annotations/${scored.body.data.id}`, { token: key, body: { comment: `Score 1 because of ${m.sentence}`, isThumbsUp: true } });
   ok(scoreComment);
+  // And a reviewer's: completing a review queue item with a score and a comment makes the annotation.
+  const reviewer = await inviteAndAccept(t, t.creds.adminApiKey, { email: `reviewer-${prefix}@privacy.test`, role: 'MEMBER' });
+  const queue = await t.request('POST', '/api/queues', { token: key, body: { name: `Privacy ${prefix}`, scoreConfigIds: [config.body.data.id], memberUserIds: [reviewer.userId] } });
+  ok(queue, 201);
+  ok(await t.request('POST', `/api/queues/${queue.body.data.id}/items`, { token: key, body: { items: [{ traceId: collected }] } }));
+  const claimed = await t.request('POST', `/api/queues/${queue.body.data.id}/next`, asBrowser(reviewer, { projectId: t.creds.project.id }));
+  ok(claimed);
+  const reviewed = await t.request('POST', `/api/queues/${queue.body.data.id}/items/${claimed.body.data.id}/complete`, {
+    ...asBrowser(reviewer, { projectId: t.creds.project.id }),
+    body: { scores: [{ configId: config.body.data.id, value: 4 }], comment: `Reviewed: ${m.sentence}` },
+  });
+  ok(reviewed);
 
   const columns = [
     { name: 'question', type: 'string' },
@@ -183,7 +196,7 @@ export async function sendEverywhere(t: TestApp, m: Markers, prefix: string) {
   const grpcTrace = traceId(2);
   const exported = await grpcExport(await t.app.otlpGrpc.listen(0, '127.0.0.1'), key, grpcTrace, m.sentence, m.email);
   expect(exported).toBeNull();
-  return { otlpTrace, grpcTrace, collected, slug, scoredAnnotation: scored.body.data.id as string, playgroundTrace, runTrace, experiment, runId };
+  return { otlpTrace, grpcTrace, collected, slug, scoredAnnotation: scored.body.data.id as string, reviewedAnnotation: reviewed.body.annotation.id as string, playgroundTrace, runTrace, experiment, runId };
 }
 
 /** A span sent as OTLP over gRPC (a raw client of TraceService/Export); the error, or null. */

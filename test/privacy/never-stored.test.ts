@@ -73,6 +73,9 @@ async function expectPlaceholders(t: TestApp, sent: Awaited<ReturnType<typeof se
   const scored = (await t.request('GET', `/api/annotations/${sent.scoredAnnotation}`, { token: key })).body.data;
   expect(scored.comment).toMatch(/^Score 1 because of Please charge card <CREDIT_CARD> and send the receipt to <EMAIL_ADDRESS> or call <PHONE_NUMBER> \(order-ref-[0-9a-f]+\)\.$/);
   expect(scored.scores).toHaveLength(1);
+  const reviewed = (await t.request('GET', `/api/annotations/${sent.reviewedAnnotation}`, { token: key })).body.data;
+  expect(reviewed.comment).toMatch(/^Reviewed: Please charge card <CREDIT_CARD> and send the receipt to <EMAIL_ADDRESS> or call <PHONE_NUMBER> \(order-ref-[0-9a-f]+\)\.$/);
+  expect(reviewed.scores).toMatchObject([{ value: 4 }]);
   // The traces Spyglass records of its own model calls: the prompt sent and the answer, both redacted, and their record.
   const answer = 'Charged <CREDIT_CARD>; the receipt went to <EMAIL_ADDRESS>, we will call <PHONE_NUMBER>.';
   const playground = (await t.request('GET', `/api/trace/${sent.playgroundTrace}`, { token: key })).body;
