@@ -143,7 +143,7 @@ describe('personal data sent through every path is never stored (PGlite with a d
       await model.close();
       fs.rmSync(t.dataDir, { recursive: true, force: true });
     }
-  }, 180_000);
+  }, 360_000);
 });
 
 // On PostgreSQL when the run has one (TEST_DATABASE_URL), as every test of both databases.
@@ -172,5 +172,5 @@ for (const kind of databaseKinds.filter((k) => k === 'postgres')) describe(`pers
       await receiver.close();
       await model.close();
     }
-  }, 180_000);
+  }, 360_000);
 });
