@@ -3,6 +3,8 @@ import { expect } from 'vitest';
 import { ExportTraceServiceRequestType } from '../../src/modules/traces/ingest/otlp-schema.ts';
 import type { TestApp } from '../support/harness.ts';
 import { upload } from '../datasets/support.ts';
+import { asBrowser, inviteAndAccept } from '../support/sessions.ts';
+import { startFakeServer, type FakeServer } from '../evaluators/fake-servers.ts';
 import type { markers } from './markers.ts';
 
 type Markers = ReturnType<typeof markers>;
@@ -11,10 +13,33 @@ const str = (stringValue: string) => ({ stringValue });
 const nanos = (ms: number) => String(BigInt(ms) * 1_000_000n);
 
 /**
+ * A loopback OpenAI-compatible model whose every answer repeats the markers: what the
+ * playground and the server's experiment runs record of the call (the model's output) carries
+ * them too. The app under test gets its address in `env`.
+ */
+export async function startMarkerModel(m: Markers): Promise<{ model: FakeServer; env: Record<string, string> }> {
+  const model = await startFakeServer();
+  model.fallback = () => ({
+    kind: 'json',
+    body: {
+      id: 'chatcmpl-marker',
+      object: 'chat.completion',
+      created: 1_700_000_000,
+      model: 'gpt-4o-mini-2024-07-18',
+      choices: [{ index: 0, message: { role: 'assistant', content: `Charged ${m.card}; the receipt went to ${m.email}, we will call ${m.phone}.` }, finish_reason: 'stop' }],
+      usage: { prompt_tokens: 40, completion_tokens: 20, total_tokens: 60 },
+    },
+  });
+  return { model, env: { OPENAI_API_KEY: 'test-key', OPENAI_BASE_URL: `${model.url}/v1` } };
+}
+
+/**
  * Sends the markers through every way data comes in: OTLP traces and logs, the collector, an
- * annotation comment, dataset records (added, replaced, uploaded, made from a trace) and an
- * experiment's logged rows, outputs and evaluation details. Answers where they should now be
- * read back as placeholders.
+ * annotation comment, the comment of an annotation carrying scores (made and edited), dataset
+ * records (added, replaced, uploaded, made from a trace), an experiment's logged rows, outputs
+ * and evaluation details, and the traces Spyglass records of its own model calls: a prompt
+ * run from the playground and an experiment the server runs (startMarkerModel's model
+ * answering both). Answers where they should now be read back as placeholders.
  */
 export async function sendEverywhere(t: TestApp, m: Markers, prefix: string) {
   const key = t.creds.projectApiKey;
@@ -91,6 +116,26 @@ export async function sendEverywhere(t: TestApp, m: Markers, prefix: string) {
     }),
   );
   ok(await t.request('POST', `/api/annotations/trace/${collected}`, { token: key, body: { comment: `Customer said: ${m.sentence}`, isThumbsUp: false } }));
+  // A score's comment: the comment of the annotation that carries it, made and then edited.
+  const config = await t.request('POST', '/api/score-configs', { token: key, body: { name: `Helpful ${prefix}`, kind: 'numeric', min: 0, max: 5 } });
+  ok(config, 201);
+  const scored = await t.request('POST', `/api/annotations/trace/${collected}`, { token: key, body: { comment: `Score 1: mailed ${m.email}`, isThumbsUp: true, scores: [{ configId: config.body.data.id, value: 1 }] } });
+  ok(scored);
+  expect(scored.body.data.scores).toHaveLength(1);
+  const scoreComment = await t.request('PATCH', `/api/annotations/${scored.body.data.id}`, { token: key, body: { comment: `Score 1 because of ${m.sentence}`, isThumbsUp: true } });
+  ok(scoreComment);
+  // And a reviewer's: completing a review queue item with a score and a comment makes the annotation.
+  const reviewer = await inviteAndAccept(t, t.creds.adminApiKey, { email: `reviewer-${prefix}@privacy.test`, role: 'MEMBER' });
+  const queue = await t.request('POST', '/api/queues', { token: key, body: { name: `Privacy ${prefix}`, scoreConfigIds: [config.body.data.id], memberUserIds: [reviewer.userId] } });
+  ok(queue, 201);
+  ok(await t.request('POST', `/api/queues/${queue.body.data.id}/items`, { token: key, body: { items: [{ traceId: collected }] } }));
+  const claimed = await t.request('POST', `/api/queues/${queue.body.data.id}/next`, asBrowser(reviewer, { projectId: t.creds.project.id }));
+  ok(claimed);
+  const reviewed = await t.request('POST', `/api/queues/${queue.body.data.id}/items/${claimed.body.data.id}/complete`, {
+    ...asBrowser(reviewer, { projectId: t.creds.project.id }),
+    body: { scores: [{ configId: config.body.data.id, value: 4 }], comment: `Reviewed: ${m.sentence}` },
+  });
+  ok(reviewed);
 
   const columns = [
     { name: 'question', type: 'string' },
@@ -118,11 +163,40 @@ export async function sendEverywhere(t: TestApp, m: Markers, prefix: string) {
       },
     }),
   );
+  // The playground's own trace: a prompt run with the markers in its variables and in the model's answer.
+  ok(
+    await t.request('POST', '/api/prompts', {
+      token: key,
+      body: { handle: `privacy-${prefix}`, prompt: 'Answer the customer.', messages: [{ role: 'user', content: '{{question}}' }], inputs: [{ identifier: 'question', type: 'str' }], model: 'openai/gpt-4o-mini' },
+    }),
+  );
+  const played = await t.request('POST', `/api/prompts/privacy-${prefix}/run`, { token: key, body: { variables: { question: m.sentence } } });
+  ok(played);
+  const playgroundTrace = played.body.trace_id as string;
+  // A server run's own traces: an experiment of the same prompt on rows carrying the markers.
+  const experiment = `privacy-run-${prefix}`;
+  ok(await t.request('PUT', `/api/experiments/${experiment}/definition`, { token: key, body: { targets: [{ id: 'reply', type: 'prompt', prompt: `privacy-${prefix}` }] } }));
+  const started = await t.request('POST', `/api/experiments/${experiment}/run`, { token: key, body: { data: [{ question: m.sentence }] } });
+  ok(started);
+  const runId = started.body.runId as string;
+  for (const deadline = Date.now() + 60_000; ; ) {
+    const status = await t.request('GET', `/api/experiments/runs/${runId}?experimentSlug=${experiment}`, { token: key });
+    ok(status);
+    if (status.body.status !== 'running') break;
+    if (Date.now() > deadline) throw new Error(`run ${runId} still running: ${status.text}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const results = await t.request('GET', `/api/experiments/runs/${runId}/results?experimentSlug=${experiment}`, { token: key });
+  ok(results);
+  expect(results.body.dataset).toHaveLength(1);
+  expect(results.body.dataset[0].error, results.text).toBeNull();
+  const runTrace = results.body.dataset[0].traceId as string;
+
   // OTLP over gRPC: one span whose prompt and attribute carry the markers.
   const grpcTrace = traceId(2);
   const exported = await grpcExport(await t.app.otlpGrpc.listen(0, '127.0.0.1'), key, grpcTrace, m.sentence, m.email);
   expect(exported).toBeNull();
-  return { otlpTrace, grpcTrace, collected, slug };
+  return { otlpTrace, grpcTrace, collected, slug, scoredAnnotation: scored.body.data.id as string, reviewedAnnotation: reviewed.body.annotation.id as string, playgroundTrace, runTrace, experiment, runId };
 }
 
 /** A span sent as OTLP over gRPC (a raw client of TraceService/Export); the error, or null. */

@@ -11,7 +11,7 @@ import { streamBackup } from '../../src/ops/backup.ts';
 import { databaseKinds, startApp, type TestApp } from '../support/harness.ts';
 import { Receiver } from '../webhooks/receiver.ts';
 import { dispatcherOf, WEBHOOK_TEST_ENV } from '../webhooks/support.ts';
-import { foundIn, sendEverywhere } from './every-path.ts';
+import { foundIn, sendEverywhere, startMarkerModel } from './every-path.ts';
 import { markers } from './markers.ts';
 
 /** Every file under a folder, searched for the needles. */
@@ -70,6 +70,29 @@ async function expectPlaceholders(t: TestApp, sent: Awaited<ReturnType<typeof se
   expect(collected.redactions.counts).toContainEqual({ field: 'metadata', entity_type: 'EMAIL_ADDRESS', count: 1 });
   const records = (await t.request('GET', `/api/dataset/${sent.slug}/records`, { token: key })).body;
   expect(JSON.stringify(records)).toContain('<PHONE_NUMBER>');
+  const scored = (await t.request('GET', `/api/annotations/${sent.scoredAnnotation}`, { token: key })).body.data;
+  expect(scored.comment).toMatch(/^Score 1 because of Please charge card <CREDIT_CARD> and send the receipt to <EMAIL_ADDRESS> or call <PHONE_NUMBER> \(order-ref-[0-9a-f]+\)\.$/);
+  expect(scored.scores).toHaveLength(1);
+  const reviewed = (await t.request('GET', `/api/annotations/${sent.reviewedAnnotation}`, { token: key })).body.data;
+  expect(reviewed.comment).toMatch(/^Reviewed: Please charge card <CREDIT_CARD> and send the receipt to <EMAIL_ADDRESS> or call <PHONE_NUMBER> \(order-ref-[0-9a-f]+\)\.$/);
+  expect(reviewed.scores).toMatchObject([{ value: 4 }]);
+  // The traces Spyglass records of its own model calls: the prompt sent and the answer, both redacted, and their record.
+  const answer = 'Charged <CREDIT_CARD>; the receipt went to <EMAIL_ADDRESS>, we will call <PHONE_NUMBER>.';
+  const playground = (await t.request('GET', `/api/trace/${sent.playgroundTrace}`, { token: key })).body;
+  expect(playground.input.value).toContain('<CREDIT_CARD>');
+  expect(playground.output.value).toBe(answer);
+  expect(playground.redactions.summary).toMatch(/^6 values redacted: .*CREDIT_CARD in input.*CREDIT_CARD in output/);
+  // A server run sends its rows as they are stored (redacted, and counted in the run's rows), so its trace counts the answer's values only.
+  const run = (await t.request('GET', `/api/trace/${sent.runTrace}`, { token: key })).body;
+  expect(run.input.value).toContain('<CREDIT_CARD>');
+  expect(run.output.value).toBe(answer);
+  expect(run.redactions.counts).toEqual([
+    { field: 'output', entity_type: 'CREDIT_CARD', count: 1 },
+    { field: 'output', entity_type: 'EMAIL_ADDRESS', count: 1 },
+    { field: 'output', entity_type: 'PHONE_NUMBER', count: 1 },
+  ]);
+  const results = (await t.request('GET', `/api/experiments/runs/${sent.runId}/results?experimentSlug=${sent.experiment}`, { token: key })).body;
+  expect(results.dataset[0].predicted.output).toBe(answer);
 }
 
 describe('personal data sent through every path is never stored (PGlite with a data directory)', () => {
@@ -77,7 +100,8 @@ describe('personal data sent through every path is never stored (PGlite with a d
     const m = markers();
     const { sink, logger } = logSink();
     const receiver = await Receiver.start();
-    const t = await startApp('pglite', { persistent: true, logger, env: WEBHOOK_TEST_ENV });
+    const { model, env } = await startMarkerModel(m);
+    const t = await startApp('pglite', { persistent: true, logger, env: { ...WEBHOOK_TEST_ENV, ...env } });
     let closed = false;
     try {
       await prepare(t, receiver);
@@ -116,9 +140,10 @@ describe('personal data sent through every path is never stored (PGlite with a d
         await t.db.close();
       }
       await receiver.close();
+      await model.close();
       fs.rmSync(t.dataDir, { recursive: true, force: true });
     }
-  }, 180_000);
+  }, 360_000);
 });
 
 // On PostgreSQL when the run has one (TEST_DATABASE_URL), as every test of both databases.
@@ -127,7 +152,8 @@ for (const kind of databaseKinds.filter((k) => k === 'postgres')) describe(`pers
     const m = markers();
     const { sink, logger } = logSink();
     const receiver = await Receiver.start();
-    const t = await startApp(kind, { logger, env: WEBHOOK_TEST_ENV });
+    const { model, env } = await startMarkerModel(m);
+    const t = await startApp(kind, { logger, env: { ...WEBHOOK_TEST_ENV, ...env } });
     try {
       await prepare(t, receiver);
       const sent = await sendEverywhere(t, m, 'beef01');
@@ -144,6 +170,7 @@ for (const kind of databaseKinds.filter((k) => k === 'postgres')) describe(`pers
     } finally {
       await t.close();
       await receiver.close();
+      await model.close();
     }
-  }, 180_000);
+  }, 360_000);
 });
