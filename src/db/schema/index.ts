@@ -14,3 +14,4 @@ export * from './custom-evaluators.ts';
 export * from './review.ts';
 export * from './privacy.ts';
 export * from './alerts.ts';
+export * from './judge-alignment.ts';
