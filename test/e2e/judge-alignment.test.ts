@@ -113,6 +113,27 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('judge alignment in a real br
     await page.getByText('a queue named Judge vs people already exists').waitFor();
   });
 
+  it('the team changes the trust rule: a bound out of range is named at its field; a rule the judge meets makes it trusted', async () => {
+    await page.getByRole('button', { name: 'Change the rule' }).click();
+    await page.getByLabel('Lower bound at least').fill('2');
+    await page.getByRole('button', { name: 'Save the rule' }).click();
+    await page.getByRole('region', { name: 'Trust rule' }).getByText('At most 1.', { exact: true }).waitFor();
+    await page.getByLabel('Statistic').selectOption('accuracy');
+    await page.getByLabel('Lower bound at least').fill('0.5');
+    await page.getByLabel('Labels needed').fill('40');
+    await page.getByRole('button', { name: 'Save the rule' }).click();
+    await page.getByTestId('trust-rule').filter({ hasText: 'accuracy' }).waitFor();
+    await page.getByTestId('trust-state').filter({ hasText: /^trusted$/ }).waitFor();
+    expect(await page.getByTestId('trust-reason').textContent()).toMatch(/^accuracy's 95 % lower bound is 0\.\d\d on 60 labels; the bar is 0\.5\.$/);
+    // Back to the default bar, for the pages that follow.
+    await page.getByRole('button', { name: 'Change the rule' }).click();
+    await page.getByLabel('Statistic').selectOption('kappa');
+    await page.getByLabel('Lower bound at least').fill('0.6');
+    await page.getByLabel('Labels needed').fill('50');
+    await page.getByRole('button', { name: 'Save the rule' }).click();
+    await page.getByTestId('trust-state').filter({ hasText: 'not trusted' }).waitFor();
+  });
+
   it("the judge's trust on the monitor and on the run comparison, linked to its alignment", async () => {
     await page.goto(url(`/p/${projectId}/monitors/${monitorId}`));
     const badge = page.getByTestId('judge-trust');
