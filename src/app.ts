@@ -23,7 +23,7 @@ import { smtpMailer } from './platform/mail.ts';
 import { ApiKeyService, apiKeyRoutes } from './modules/api-keys/index.ts';
 import { PromptService, promptRoutes } from './modules/prompts/index.ts';
 import { AnnotationService, annotationRoutes, ScoreConfigService, scoreConfigRoutes } from './modules/annotations/index.ts';
-import { addMonitorFailure, queueExists, reviewQueueRoutes, type ReviewDeps } from './modules/review/index.ts';
+import { addItems, addMonitorFailure, createQueue, getQueue, queueExists, reviewQueueRoutes, type ReviewDeps } from './modules/review/index.ts';
 import { AgentCacheService, agentCacheRoutes } from './modules/agent-cache/index.ts';
 import { loadKeyring } from './platform/crypto.ts';
 import { OtlpGrpcServer, TRACE_CONTENTS_PAGE, TraceService, traceRoutes } from './modules/traces/index.ts';
@@ -65,8 +65,8 @@ import { experimentRoutes, PlatformRunner, resealTargetHeaders, RUN_LEASE_MS, ru
 import type { Resealers } from './ops/key-changes.ts';
 import { ModelProviderService, modelProviderRoutes } from './modules/model-providers/index.ts';
 import { buildPrivacy, registerPrivacy, type PrivacyPorts } from './modules/privacy/index.ts';
-import { registerJudgeAlignment } from './modules/judge-alignment/index.ts';
 import { registerSimulations } from './modules/simulations/index.ts';
+import { deleteProjectTrustRule, registerJudgeAlignment, type ReviewQueuePort } from './modules/judge-alignment/index.ts';
 
 export interface Deps {
   config: Config;
@@ -149,6 +149,7 @@ export function buildServices(deps: Deps): Services {
   organizations.onProjectDeleted((tx, projectId) => traces.deleteProjectTraces(tx, projectId));
   organizations.onProjectDeleted((tx, projectId) => deleteProjectDatasetRecords(tx, projectId));
   organizations.onProjectDeleted((tx, projectId) => privacy.privacy.deleteProject(projectId, tx));
+  organizations.onProjectDeleted((tx, projectId) => deleteProjectTrustRule(tx, projectId));
   const annotations = new AnnotationService(deps.db, deps.clock, (projectId, path) => privacy.privacy.redactorFor(projectId, path));
   const scoreConfigs = new ScoreConfigService(deps.db, deps.clock);
   const review: ReviewDeps = {
@@ -357,7 +358,13 @@ export async function buildApp(deps: Deps): Promise<App> {
   evaluationRoutes(http, services.evaluations);
   modelProviderRoutes(http, services.modelProviders);
   customEvaluatorRoutes(http, services.evaluations.custom);
-  registerJudgeAlignment(http, { db: deps.db, scoreConfigs: services.scoreConfigs });
+  const reviewQueues: ReviewQueuePort = {
+    queueExists: (projectId, queueId) => queueExists(services.review, projectId, queueId),
+    queueName: async (scope, queueId) => (await getQueue(services.review, scope, queueId)).name,
+    createQueue: (scope, name, scoreConfigIds) => createQueue(services.review, scope, { name, scoreConfigIds, memberUserIds: [] }),
+    addTraces: (scope, queueId, traceIds) => addItems(services.review, scope, queueId, { items: traceIds.map((traceId) => ({ traceId })), limit: traceIds.length }),
+  };
+  registerJudgeAlignment(http, { db: deps.db, clock: deps.clock, scoreConfigs: services.scoreConfigs, review: reviewQueues });
   scheduler.every({ name: 'trace retention', intervalMs: intervals.retentionSweepMs, once: true, run: () => services.traces.sweepRetention() });
   if (deps.db.kind === 'pglite') {
     scheduler.every({ name: 'planner statistics', intervalMs: 5 * 60_000, once: false, run: () => services.traces.refreshStatistics() });

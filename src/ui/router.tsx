@@ -204,6 +204,16 @@ const evaluatorRoute = createRoute({
   component: lazyRouteComponent(() => import('./routes/evaluator.tsx')),
 });
 
+/** A judge against people: `evaluator` (as its results name it), its `version`, the human score `config`. */
+const alignmentSearch = z.object({ evaluator: words(), version: wholeNumber(1), config: words() });
+export type AlignmentSearch = z.output<typeof alignmentSearch>;
+const judgeAlignmentRoute = createRoute({
+  getParentRoute: () => projectRoute,
+  path: '/evaluators/alignment',
+  validateSearch: searchValidator(alignmentSearch),
+  component: lazyRouteComponent(() => import('./routes/judge-alignment.tsx')),
+});
+
 const customEvaluatorNewRoute = createRoute({
   getParentRoute: () => projectRoute,
   path: '/evaluators/new',
@@ -394,6 +404,7 @@ const routeTree = rootRoute.addChildren([
     evaluatorRoute,
     customEvaluatorNewRoute,
     customEvaluatorRoute,
+    judgeAlignmentRoute,
     monitorsRoute,
     newMonitorRoute,
     monitorRoute,

@@ -28,6 +28,7 @@ const READ_TOOLS = [
   'list_evaluators',
   'list_alert_rules',
   'get_alert_history',
+  'get_judge_trust',
 ];
 
 /**
@@ -244,6 +245,24 @@ describe.each(appDatabaseKinds)('MCP server (%s)', (kind) => {
     const outOfRange = await mcp.callTool({ name: 'add_annotation', arguments: { trace_id: 'mcp-agent-2', comment: 'no', isThumbsUp: true, scores: [{ configId: config.body.data.id, value: 9 }] } });
     expect(outOfRange.isError).toBe(true);
     expect(textOf(outOfRange)).toContain('scores.0.value');
+  });
+
+  it("a judge's trust: against the score configs people labelled its traces with; a count without the other names the field", async () => {
+    const key = { authToken: t.creds.projectApiKey };
+    const config = await t.request('POST', '/api/score-configs', { ...key, body: { name: 'Right answer', kind: 'boolean' } });
+    expect(config.status, config.text).toBe(201);
+    for (const [i, output] of ['yes', 'no', 'yes'].entries()) {
+      const judged = await t.request('POST', '/api/evaluations/langevals/exact_match/evaluate', { ...key, body: { data: { output, expected_output: 'yes' }, trace_id: `mcp-judged-${i}` } });
+      expect(judged.status, judged.text).toBe(200);
+      const labelled = await t.request('POST', `/api/annotations/trace/mcp-judged-${i}`, { ...key, body: { comment: '', isThumbsUp: true, scores: [{ configId: config.body.data.id, value: i !== 1 }] } });
+      expect(labelled.status, labelled.text).toBe(200);
+    }
+    const trust = textOf(await mcp.callTool({ name: 'get_judge_trust', arguments: { evaluator: 'langevals/exact_match' } }));
+    expect(trust).toContain(`langevals/exact_match against Right answer (${config.body.data.id}): not enough labels: 3 of 50 labels`);
+    expect(textOf(await mcp.callTool({ name: 'get_judge_trust', arguments: { evaluator: 'custom/nobody' } }))).toMatch(/^custom\/nobody: no human labels/);
+    const half = await mcp.callTool({ name: 'get_judge_trust', arguments: { evaluator: 'langevals/exact_match', passed: '3' } });
+    expect(half.isError).toBe(true);
+    expect(textOf(half)).toContain('judged');
   });
 
   it('resources and prompts: a trace and a prompt by address; the failed-trace prompt embeds the outline', async () => {

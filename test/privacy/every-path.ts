@@ -192,11 +192,29 @@ export async function sendEverywhere(t: TestApp, m: Markers, prefix: string) {
   expect(results.body.dataset[0].error, results.text).toBeNull();
   const runTrace = results.body.dataset[0].traceId as string;
 
+  // An agent simulation as LangWatch's Scenario package reports it: the conversation and the judge's reasoning.
+  const simulation = { batchRunId: `batch-${prefix}`, scenarioId: 'privacy', scenarioRunId: `sim-${prefix}`, scenarioSetId: 'privacy' };
+  ok(await t.request('POST', '/api/scenario-events', { token: key, body: { type: 'SCENARIO_RUN_STARTED', timestamp: T0, ...simulation, metadata: { name: 'Privacy', description: m.sentence } } }), 201);
+  ok(
+    await t.request('POST', '/api/scenario-events', {
+      token: key,
+      body: { type: 'SCENARIO_MESSAGE_SNAPSHOT', timestamp: T0 + 1, ...simulation, messages: [{ id: 'u1', role: 'user', content: m.sentence }, { id: 'a1', role: 'assistant', content: `Mailed ${m.email}` }] },
+    }),
+    201,
+  );
+  ok(
+    await t.request('POST', '/api/scenario-events', {
+      token: key,
+      body: { type: 'SCENARIO_RUN_FINISHED', timestamp: T0 + 2, ...simulation, status: 'SUCCESS', results: { verdict: 'success', reasoning: `It called ${m.phone}`, metCriteria: ['helps'], unmetCriteria: [] } },
+    }),
+    201,
+  );
+
   // OTLP over gRPC: one span whose prompt and attribute carry the markers.
   const grpcTrace = traceId(2);
   const exported = await grpcExport(await t.app.otlpGrpc.listen(0, '127.0.0.1'), key, grpcTrace, m.sentence, m.email);
   expect(exported).toBeNull();
-  return { otlpTrace, grpcTrace, collected, slug, scoredAnnotation: scored.body.data.id as string, reviewedAnnotation: reviewed.body.annotation.id as string, playgroundTrace, runTrace, experiment, runId };
+  return { otlpTrace, grpcTrace, collected, slug, scoredAnnotation: scored.body.data.id as string, reviewedAnnotation: reviewed.body.annotation.id as string, playgroundTrace, runTrace, experiment, runId, simulationRun: simulation.scenarioRunId };
 }
 
 /** A span sent as OTLP over gRPC (a raw client of TraceService/Export); the error, or null. */

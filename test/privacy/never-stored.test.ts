@@ -93,6 +93,10 @@ async function expectPlaceholders(t: TestApp, sent: Awaited<ReturnType<typeof se
   ]);
   const results = (await t.request('GET', `/api/experiments/runs/${sent.runId}/results?experimentSlug=${sent.experiment}`, { token: key })).body;
   expect(results.dataset[0].predicted.output).toBe(answer);
+  const simulation = (await t.request('GET', `/api/simulations/runs/${sent.simulationRun}`, { token: key })).body;
+  expect(simulation.description).toContain('<CREDIT_CARD>');
+  expect(simulation.messages.map((msg: { content: string }) => msg.content)).toEqual([expect.stringContaining('<PHONE_NUMBER>'), 'Mailed <EMAIL_ADDRESS>']);
+  expect(simulation.results.reasoning).toBe('It called <PHONE_NUMBER>');
 }
 
 describe('personal data sent through every path is never stored (PGlite with a data directory)', () => {

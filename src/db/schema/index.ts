@@ -15,3 +15,4 @@ export * from './review.ts';
 export * from './privacy.ts';
 export * from './alerts.ts';
 export * from './simulations.ts';
+export * from './judge-alignment.ts';

@@ -3,6 +3,8 @@ export {
   listTraceEvaluations,
   judgeResultsByTrace,
   judgeResultVersions,
+  judgesWithResults,
+  type JudgeResultRow,
   deleteTraceEvaluations,
   deleteEvaluationsInsertedBefore,
   monitorResults,

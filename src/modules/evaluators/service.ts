@@ -465,8 +465,15 @@ export async function listTraceEvaluations(db: Database | Executor, projectId: s
 }
 
 /** For judge alignment: a judge's latest processed result per trace (at a custom judge's version when given). */
+export type { JudgeResultRow } from './store.ts';
+
 export async function judgeResultsByTrace(db: Database, projectId: string, evaluator: string, version: number | null): Promise<store.JudgeResultRow[]> {
   return store.latestResultsByTrace(db.orm, projectId, evaluator, version);
+}
+
+/** For judge alignment: every evaluator with processed results in the project, with its versions and result count. */
+export async function judgesWithResults(db: Database, projectId: string): Promise<{ evaluator: string; versions: number[]; results: number }[]> {
+  return store.evaluatorsWithResults(db.orm, projectId);
 }
 
 /** For judge alignment: the versions of a custom judge that left results. */

@@ -128,6 +128,24 @@ export async function latestResultsByTrace(db: Executor, projectId: string, eval
   );
 }
 
+/** Every evaluator with processed results in the project: its versions and how many results. */
+export async function evaluatorsWithResults(db: Executor, projectId: string): Promise<{ evaluator: string; versions: number[]; results: number }[]> {
+  const found = await rows<{ evaluator: string; version: number | null; results: number }>(
+    db,
+    sql`SELECT evaluator, evaluator_version AS version, count(*)::int AS results
+        FROM evaluations WHERE project_id = ${projectId} AND status = 'processed'
+        GROUP BY evaluator, evaluator_version ORDER BY evaluator, evaluator_version`,
+  );
+  const byEvaluator = new Map<string, { evaluator: string; versions: number[]; results: number }>();
+  for (const r of found) {
+    const e = byEvaluator.get(r.evaluator) ?? { evaluator: r.evaluator, versions: [], results: 0 };
+    if (r.version !== null) e.versions.push(r.version);
+    e.results += r.results;
+    byEvaluator.set(r.evaluator, e);
+  }
+  return [...byEvaluator.values()];
+}
+
 /** The versions of a custom evaluator that have results in the project. */
 export async function resultVersions(db: Executor, projectId: string, evaluator: string): Promise<number[]> {
   const found = await rows<{ v: number }>(

@@ -1,7 +1,23 @@
 import type { Database } from '../../db/index.ts';
+import type { Clock } from '../../platform/clock.ts';
+import type { ProjectScope } from '../../platform/http/route-group.ts';
 import type { ScoreConfigService } from '../annotations/index.ts';
+
+/** Who acts, as the review module's use cases take it. */
+export type ActingScope = Pick<ProjectScope, 'projectId' | 'organizationId' | 'userId'> & { principal: { keyId: string } };
+
+/** The review module's use cases this module calls (wired in app.ts): queues are reached through them, never their tables. */
+export interface ReviewQueuePort {
+  queueExists(projectId: string, queueId: string): Promise<boolean>;
+  queueName(scope: ActingScope, queueId: string): Promise<string>;
+  /** A new queue whose reviewers fill in `scoreConfigIds`; a taken name is a 409 naming body.name. */
+  createQueue(scope: ActingScope, name: string, scoreConfigIds: string[]): Promise<{ id: string; name: string }>;
+  addTraces(scope: ActingScope, queueId: string, traceIds: string[]): Promise<{ added: number; alreadyQueued: number }>;
+}
 
 export interface JudgeAlignmentContext {
   db: Database;
+  clock: Clock;
   scoreConfigs: ScoreConfigService;
+  review: ReviewQueuePort;
 }

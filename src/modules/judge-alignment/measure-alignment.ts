@@ -1,15 +1,15 @@
 import type { z } from 'zod';
 import { badRequest } from '../../platform/errors.ts';
-import { judgeResultsByTrace, judgeResultVersions } from '../evaluators/index.ts';
+import { judgeResultsByTrace, judgeResultVersions, type JudgeResultRow } from '../evaluators/index.ts';
 import { seedOf } from '../experiments/index.ts';
 import type { JudgeAlignmentContext } from './context.ts';
+import { trustRuleOf } from './trust-rule.ts';
 import type { alignmentQuery, alignmentResponse } from './schemas.ts';
 import {
   accuracy,
   bootstrapPairs,
   confusion,
   correctedPassRate,
-  DEFAULT_TRUST_RULE,
   kappa,
   meanAbsoluteError,
   spearman,
@@ -30,39 +30,74 @@ function numberParam(text: string | undefined, field: string, fallback: number, 
   return v;
 }
 
+/** A judge as its results name it, at a version (null: all versions), against a human score config. */
+export interface JudgeRef {
+  evaluator: string;
+  version: number | null;
+  scoreConfig: string;
+}
+
+type Result = JudgeResultRow;
+type Value = number | string | boolean;
+
 /**
- * GET /api/judge-alignment: a judge against people on the traces both scored (docs/judge-alignment.md).
- * Boolean configs pair with the judge's pass/fail, categorical ones with its label, numeric ones
- * with its score; a judge that gives none of that kind cannot be measured (400 naming evaluator).
+ * What a judge and people both said: the config, the judge's results of the config's kind, and
+ * the pairs on traces both scored (coded: boolean 1/0, a category's position, a number).
+ * Unknown config or version, or a judge that gives nothing of the config's kind: 400 naming it.
  */
-export async function measureAlignment(ctx: JudgeAlignmentContext, projectId: string, query: z.output<typeof alignmentQuery>): Promise<Alignment> {
-  const version = query.version === undefined ? null : numberParam(query.version, 'querystring.version', 0, (v) => Number.isInteger(v) && v >= 1, 'a version number (1, 2, ...)');
-  const atLeast = numberParam(query.atLeast, 'querystring.atLeast', DEFAULT_TRUST_RULE.atLeast, (v) => v >= -1 && v <= 1, 'a bound between -1 and 1');
-  const minimumLabels = numberParam(query.minimumLabels, 'querystring.minimumLabels', DEFAULT_TRUST_RULE.minimumLabels, (v) => Number.isInteger(v) && v >= 1 && v <= 100_000, 'a whole number of labels, 1..100000');
-  const human = await ctx.scoreConfigs.humanScores(projectId, query.scoreConfig);
-  if (!human) throw badRequest('unknown_score_config', `querystring.scoreConfig: no score config ${query.scoreConfig} in this project`, 'querystring.scoreConfig');
-  if (version !== null && !(await judgeResultVersions(ctx.db, projectId, query.evaluator)).includes(version)) {
-    throw badRequest('unknown_evaluator_version', `querystring.version: ${query.evaluator} has no results at version ${version}`, 'querystring.version');
+export async function gatherPairs(ctx: JudgeAlignmentContext, projectId: string, judge: JudgeRef, fieldOf: (name: string) => string = (n) => `querystring.${n}`) {
+  const { version } = judge;
+  const human = await ctx.scoreConfigs.humanScores(projectId, judge.scoreConfig);
+  if (!human) throw badRequest('unknown_score_config', `${fieldOf('scoreConfig')}: no score config ${judge.scoreConfig} in this project`, fieldOf('scoreConfig'));
+  if (version !== null && !(await judgeResultVersions(ctx.db, projectId, judge.evaluator)).includes(version)) {
+    throw badRequest('unknown_evaluator_version', `${fieldOf('version')}: ${judge.evaluator} has no results at version ${version}`, fieldOf('version'));
   }
-  const results = await judgeResultsByTrace(ctx.db, projectId, query.evaluator, version);
+  const results = await judgeResultsByTrace(ctx.db, projectId, judge.evaluator, version);
   const { config } = human;
-  const judgeValue = (r: (typeof results)[number]): number | string | null =>
+  const judgeValue = (r: Result): number | string | null =>
     config.kind === 'boolean' ? (r.passed === null ? null : Number(r.passed)) : config.kind === 'numeric' ? r.score : r.label;
   const judged = results.filter((r) => judgeValue(r) !== null);
   if (results.length > 0 && judged.length === 0) {
     const gives = config.kind === 'boolean' ? 'pass/fail' : config.kind === 'numeric' ? 'scores' : 'labels';
-    throw badRequest('kinds_do_not_match', `querystring.evaluator: ${query.evaluator} gives no ${gives}, so it cannot be measured against ${config.kind} score config ${config.name}`, 'querystring.evaluator');
+    throw badRequest('kinds_do_not_match', `${fieldOf('evaluator')}: ${judge.evaluator} gives no ${gives}, so it cannot be measured against ${config.kind} score config ${config.name}`, fieldOf('evaluator'));
   }
   const byTrace = new Map(judged.map((r) => [r.traceId, r]));
   const categories = config.kind === 'boolean' ? ['fail', 'pass'] : config.kind === 'categorical' ? config.categories : null;
   const codeOf = (v: number | string) => (config.kind === 'categorical' ? categories!.indexOf(String(v)) : Number(v));
   const pairs = human.scores
     .map((s) => ({ traceId: s.traceId, human: s.value, result: byTrace.get(s.traceId) }))
-    .filter((p): p is { traceId: string; human: number | string; result: (typeof judged)[number] } => p.result !== undefined)
+    .filter((p): p is { traceId: string; human: number | string; result: Result } => p.result !== undefined)
     // a judge's label outside the config's categories cannot be placed in the matrix
     .filter((p) => config.kind !== 'categorical' || (codeOf(p.human) >= 0 && codeOf(judgeValue(p.result)!) >= 0));
   const h = Float64Array.from(pairs, (p) => codeOf(p.human));
   const j = Float64Array.from(pairs, (p) => codeOf(judgeValue(p.result)!));
+  const show = (v: number | string): Value => (config.kind === 'boolean' ? Number(v) === 1 : config.kind === 'numeric' ? Number(v) : String(v));
+  const labelled = new Set(human.scores.map((s) => s.traceId));
+  // a numeric judge disagrees when it is off by more than a quarter of the config's range
+  const disagreeing = pairs.filter((_, i) => (config.kind === 'numeric' ? Math.abs(h[i] - j[i]) > ((config.max ?? 1) - (config.min ?? 0)) / 4 : h[i] !== j[i]));
+  return { config, judged, judgeValue, categories, pairs, h, j, show, labelled, disagreeing };
+}
+
+/**
+ * GET /api/judge-alignment: a judge against people on the traces both scored (docs/judge-alignment.md).
+ * Boolean configs pair with the judge's pass/fail, categorical ones with its label, numeric ones
+ * with its score; a judge that gives none of that kind cannot be measured (400 naming evaluator).
+ * The trust rule is the project's (or the default); `atLeast` and `minimumLabels` override it for one answer.
+ */
+export async function measureAlignment(ctx: JudgeAlignmentContext, projectId: string, query: z.output<typeof alignmentQuery>): Promise<Alignment> {
+  return (await align(ctx, projectId, query)).answer;
+}
+
+/**
+ * The alignment, with what correcting another raw rate needs: the coded pairs and the seed
+ * (another pass count is corrected with the same resamples as the judge's own).
+ */
+export async function align(ctx: JudgeAlignmentContext, projectId: string, query: z.output<typeof alignmentQuery>) {
+  const version = query.version === undefined ? null : numberParam(query.version, 'querystring.version', 0, (v) => Number.isInteger(v) && v >= 1, 'a version number (1, 2, ...)');
+  const stored = await trustRuleOf(ctx, projectId);
+  const atLeast = numberParam(query.atLeast, 'querystring.atLeast', stored.atLeast, (v) => v >= -1 && v <= 1, 'a bound between -1 and 1');
+  const minimumLabels = numberParam(query.minimumLabels, 'querystring.minimumLabels', stored.minimumLabels, (v) => Number.isInteger(v) && v >= 1 && v <= 100_000, 'a whole number of labels, 1..100000');
+  const { config, judged, categories, pairs, h, j, show, judgeValue, disagreeing } = await gatherPairs(ctx, projectId, { evaluator: query.evaluator, version, scoreConfig: query.scoreConfig });
   const seed = (stat: string) => seedOf(projectId, query.evaluator, String(version), config.id, stat);
   const n = pairs.length;
   const ordered = config.kind === 'categorical' && query.ordered === 'true';
@@ -85,7 +120,7 @@ export async function measureAlignment(ctx: JudgeAlignmentContext, projectId: st
       meanAbsoluteError: null,
       passRate: binary && judged.length > 0 ? { judged: judged.length, passed, raw: passed / judged.length, corrected: n > 0 ? correctedPassRate(passed, judged.length, h, j, seed('corrected')) : null } : null,
     };
-    rule = { statistic: 'kappa', atLeast, minimumLabels };
+    rule = { statistic: stored.statistic, atLeast, minimumLabels };
   } else {
     alignment = {
       confusion: null,
@@ -99,7 +134,7 @@ export async function measureAlignment(ctx: JudgeAlignmentContext, projectId: st
     };
     rule = { statistic: 'spearman', atLeast, minimumLabels };
   }
-  const held = rule.statistic === 'kappa' ? alignment.kappa : alignment.spearman;
+  const held = rule.statistic === 'kappa' ? alignment.kappa : rule.statistic === 'accuracy' ? alignment.accuracy : alignment.spearman;
   const state = trustOf(held, n, rule);
   const bound = held ? held.low.toFixed(2) : 'undefined';
   const reason =
@@ -109,9 +144,7 @@ export async function measureAlignment(ctx: JudgeAlignmentContext, projectId: st
         : `${rule.statistic} is undefined on these labels (one class only)`
       : `${rule.statistic}'s 95 % lower bound is ${bound} on ${n} labels; the bar is ${atLeast}`;
 
-  const show = (v: number | string) => (config.kind === 'boolean' ? v === 1 : config.kind === 'numeric' ? Number(v) : String(v));
-  const disagreeing = pairs.filter((p, i) => (config.kind === 'numeric' ? Math.abs(h[i] - j[i]) > ((config.max ?? 1) - (config.min ?? 0)) / 4 : h[i] !== j[i]));
-  return {
+  const answer: Alignment = {
     evaluator: query.evaluator,
     version,
     scoreConfig: { id: config.id, name: config.name, kind: config.kind },
@@ -128,4 +161,6 @@ export async function measureAlignment(ctx: JudgeAlignmentContext, projectId: st
     })),
     moreDisagreements: Math.max(0, disagreeing.length - LISTED_DISAGREEMENTS),
   };
+  const correct = (passedOf: number, judgedOf: number) => (config.kind === 'boolean' && n > 0 && judgedOf > 0 ? correctedPassRate(passedOf, judgedOf, h, j, seed('corrected')) : null);
+  return { answer, correct };
 }

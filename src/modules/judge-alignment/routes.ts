@@ -1,10 +1,28 @@
 import type { FastifyInstance } from 'fastify';
 import { projectRoute, routeGroup } from '../../platform/http/route-group.ts';
+import { judgesWithResults } from '../evaluators/index.ts';
 import type { JudgeAlignmentContext } from './context.ts';
+import { judgeTrust } from './judge-trust.ts';
+import { labelMore } from './label-more.ts';
 import { measureAlignment } from './measure-alignment.ts';
-import { alignmentQuery, alignmentResponse } from './schemas.ts';
+import {
+  alignmentQuery,
+  alignmentResponse,
+  judgesResponse,
+  judgeTrustQuery,
+  judgeTrustResponse,
+  labelMoreQuery,
+  labelMoreResponse,
+  sendDisagreementsBody,
+  sendDisagreementsResponse,
+  trustRuleBody,
+  trustRuleSchema,
+} from './schemas.ts';
+import { sendDisagreements } from './send-disagreements.ts';
+import { setTrustRule, trustRuleOf } from './trust-rule.ts';
 
 const tags = ['judge-alignment'];
+const viewer = { auth: { scope: 'project', permission: 'traces:view' } } as const;
 
 /** A judge measured against people. The nested error shape. */
 export function judgeAlignmentRoutes(app: FastifyInstance, ctx: JudgeAlignmentContext) {
@@ -13,7 +31,7 @@ export function judgeAlignmentRoutes(app: FastifyInstance, ctx: JudgeAlignmentCo
     project.get(
       '',
       {
-        config: { auth: { scope: 'project', permission: 'traces:view' } },
+        config: viewer,
         schema: {
           tags,
           summary: 'A judge against a human score config: agreement with 95 % intervals, whether it can be trusted, its corrected pass rate, the disagreements',
@@ -22,6 +40,53 @@ export function judgeAlignmentRoutes(app: FastifyInstance, ctx: JudgeAlignmentCo
         },
       },
       (req, scope) => measureAlignment(ctx, scope.projectId, req.query),
+    );
+    project.get(
+      '/judges',
+      { config: viewer, schema: { tags, summary: 'The evaluators with results in the project, with their versions: the judges that can be measured', response: { 200: judgesResponse } } },
+      async (_req, scope) => ({ data: await judgesWithResults(ctx.db, scope.projectId) }),
+    );
+    project.get(
+      '/trust',
+      {
+        config: viewer,
+        schema: {
+          tags,
+          summary: "A judge's trust against each human score config that labelled some of its traces; with passed and judged, that raw rate corrected",
+          querystring: judgeTrustQuery,
+          response: { 200: judgeTrustResponse },
+        },
+      },
+      (req, scope) => judgeTrust(ctx, scope.projectId, req.query),
+    );
+    project.get(
+      '/trust-rule',
+      { config: viewer, schema: { tags, summary: "The project's trust rule (the default when it set none)", response: { 200: trustRuleSchema } } },
+      (_req, scope) => trustRuleOf(ctx, scope.projectId),
+    );
+    project.put(
+      '/trust-rule',
+      {
+        config: { auth: { scope: 'project', permission: 'evaluators:update' } },
+        schema: { tags, summary: 'Set what a judge must reach to be trusted in this project', body: trustRuleBody, response: { 200: trustRuleSchema } },
+      },
+      (req, scope) => setTrustRule(ctx, scope.projectId, req.body),
+    );
+    project.get(
+      '/label-more',
+      {
+        config: viewer,
+        schema: { tags, summary: 'Unlabelled traces the judge scored, those whose labels narrow the widest interval first', querystring: labelMoreQuery, response: { 200: labelMoreResponse } },
+      },
+      (req, scope) => labelMore(ctx, scope.projectId, req.query),
+    );
+    project.post(
+      '/disagreements/review',
+      {
+        config: { auth: { scope: 'project', permission: 'reviewQueues:update' } },
+        schema: { tags, summary: "Send every disagreement between the judge and people to a review queue (an existing one or a new one)", body: sendDisagreementsBody, response: { 200: sendDisagreementsResponse } },
+      },
+      (req, scope) => sendDisagreements(ctx, scope, req.body),
     );
   });
 }

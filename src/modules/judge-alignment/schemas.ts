@@ -65,3 +65,93 @@ export const alignmentResponse = z.object({
   /** disagreements beyond those listed */
   moreDisagreements: z.number().int(),
 });
+
+/** A project's trust rule: what a judge must reach before the app calls it trusted. */
+export const trustRuleSchema = z
+  .object({
+    /** held for pass/fail and categorical judges; numeric judges are always held by Spearman's rho */
+    statistic: z.enum(['kappa', 'accuracy']),
+    /** the statistic's 95 % lower bound must be at least this */
+    atLeast: z.number(),
+    /** labels (traces both scored) needed before a judge can be trusted */
+    minimumLabels: z.number().int(),
+    /** false when the project never set one and the documented default applies */
+    stored: z.boolean(),
+  })
+  .meta({ id: 'JudgeTrustRule' });
+
+export const trustRuleBody = z.strictObject({
+  statistic: z.enum(['kappa', 'accuracy']).default('kappa'),
+  atLeast: z.number().min(-1).max(1),
+  minimumLabels: z.number().int().min(1).max(100_000),
+});
+
+/** A judge as its results name it, with the versions that left results. */
+export const judgesResponse = z.object({
+  data: z.array(z.object({ evaluator: z.string(), versions: z.array(z.number().int()), results: z.number().int() })),
+});
+
+const judgeRef = {
+  evaluator: z.string().min(1).max(255),
+  version: z.number().int().min(1).nullable().default(null),
+  scoreConfig: z.string().min(1).max(128),
+};
+
+/** Every disagreement (not only those listed) to a review queue: an existing one, or a new one by name. */
+export const sendDisagreementsBody = z.strictObject({
+  ...judgeRef,
+  queueId: z.string().min(1).max(128).optional(),
+  newQueueName: z.string().trim().min(1).max(200).optional(),
+});
+
+export const sendDisagreementsResponse = z.object({
+  queue: z.object({ id: z.string(), name: z.string() }),
+  added: z.number().int(),
+  alreadyQueued: z.number().int(),
+});
+
+export const labelMoreQuery = z.object({
+  evaluator: z.string().min(1).max(255),
+  version: number,
+  scoreConfig: z.string().min(1).max(128),
+  /** how many traces to propose (default 20, 1..200) */
+  limit: number,
+});
+
+export const labelMoreResponse = z.object({
+  /** in words: why these traces come first */
+  rule: z.string(),
+  /** traces the judge scored that people have not labelled with this config */
+  unlabelled: z.number().int(),
+  data: z.array(
+    z.object({
+      traceId: z.string(),
+      judge: z.union([z.number(), z.string(), z.boolean()]),
+      score: z.number().nullable(),
+      reasoning: z.string().nullable(),
+    }),
+  ),
+});
+
+export const judgeTrustQuery = z.object({
+  evaluator: z.string().min(1).max(255),
+  version: number,
+  /** a raw pass count to correct (a monitor's, a run's), with `judged` */
+  passed: number,
+  judged: number,
+});
+
+/** A judge's trust against each human score config people labelled some of its traces with; most labels first. */
+export const judgeTrustResponse = z.object({
+  evaluator: z.string(),
+  version: z.number().int().nullable(),
+  data: z.array(
+    z.object({
+      scoreConfig: z.object({ id: z.string(), name: z.string(), kind: z.enum(['numeric', 'boolean', 'categorical']) }),
+      n: z.number().int(),
+      trust: trustSchema,
+      /** the given `passed` of `judged` corrected for this judge's measured errors (pass/fail configs only) */
+      corrected: estimateSchema.nullable(),
+    }),
+  ),
+});

@@ -26,6 +26,7 @@ import {
   startRunResponse,
 } from '../experiments/index.ts';
 import { historyQuery, historyResponse, ruleSchema } from '../alerts/index.ts';
+import { judgeTrustQuery, judgeTrustResponse } from '../judge-alignment/index.ts';
 import { approxTokens, clip, duration, iso, oneLine, payload, text, usd } from './render.ts';
 
 /** A request to the API, made in-process with the caller's credentials. */
@@ -574,6 +575,28 @@ export const TOOLS: ToolSpec[] = [
           (e) =>
             `${iso(e.windowStart)} .. ${iso(e.windowEnd)}${e.segment ? ` · ${e.segment}` : ''} · value ${n(e.value)} [${n(e.low)}, ${n(e.high)}] of ${e.count}` +
             `${e.baselineCount !== null ? ` · baseline ${n(e.baseline)} of ${e.baselineCount}` : ''}${e.pValue !== null ? ` · p ${e.pValue.toPrecision(2)}` : ''} · ${e.decision} → ${e.state}`,
+        )
+        .join('\n');
+    },
+  }),
+  tool({
+    name: 'get_judge_trust',
+    title: 'Can this judge be trusted?',
+    description:
+      "Whether an evaluator's verdicts agree with people's labels enough to trust them: against each human score config that labelled some of its traces, trusted / not trusted / not enough labels with the reason; with passed and judged, that raw pass rate corrected for the judge's errors.",
+    route: 'GET /api/judge-alignment/trust',
+    readOnly: true,
+    input: judgeTrustQuery.extend({ evaluator: judgeTrustQuery.shape.evaluator.describe('the evaluator as its results name it: langevals/exact_match, custom/<slug>') }),
+    request: (query) => ({ path: '/api/judge-alignment/trust', query }),
+    render: (a: z.infer<typeof judgeTrustResponse>) => {
+      const judge = `${a.evaluator}${a.version === null ? '' : ` v${a.version}`}`;
+      if (!a.data.length) return `${judge}: no human labels to measure it against yet (label some of its traces with a score config).`;
+      const pct = (v: number) => `${(v * 100).toFixed(1)} %`;
+      return a.data
+        .map(
+          (t) =>
+            `${judge} against ${t.scoreConfig.name} (${t.scoreConfig.id}): ${t.trust.state}: ${t.trust.reason}` +
+            (t.corrected ? ` · corrected pass rate ${pct(t.corrected.value)} [${pct(t.corrected.low)}, ${pct(t.corrected.high)}]` : ''),
         )
         .join('\n');
     },

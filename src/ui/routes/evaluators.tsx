@@ -1,5 +1,5 @@
 import { Alert, Badge, Button, Group, Loader, Paper, Stack, Text, Title, Tooltip } from '@mantine/core';
-import { IconAlertCircle, IconPencil, IconPlus } from '@tabler/icons-react';
+import { IconAlertCircle, IconPencil, IconPlus, IconScale } from '@tabler/icons-react';
 import { useParams } from '@tanstack/react-router';
 import { ButtonLink } from '../components/ButtonLink.tsx';
 import { useCatalogue, type Evaluator } from '../api/evaluators.ts';
@@ -16,11 +16,16 @@ export default function EvaluatorsPage() {
         <Title order={1} size="h3">
           Evaluators
         </Title>
-        {can(session, 'evaluators:manage') && (
-          <ButtonLink to="/p/$projectId/evaluators/new" params={{ projectId }} size="xs" leftSection={<IconPlus size={14} />}>
-            New evaluator
+        <Group gap="xs">
+          <ButtonLink to="/p/$projectId/evaluators/alignment" params={{ projectId }} size="xs" variant="default" leftSection={<IconScale size={14} />}>
+            Judge alignment
           </ButtonLink>
-        )}
+          {can(session, 'evaluators:manage') && (
+            <ButtonLink to="/p/$projectId/evaluators/new" params={{ projectId }} size="xs" leftSection={<IconPlus size={14} />}>
+              New evaluator
+            </ButtonLink>
+          )}
+        </Group>
       </Group>
       <Text size="sm" className="muted" maw={820}>
         Try one in its playground, or make it a monitor that evaluates incoming traces by itself. Write your own LLM judge with New evaluator. An evaluator whose provider is not

@@ -10,6 +10,7 @@ import { diffLines } from '../lib/diff.ts';
 import { fmt, pct, signed } from '../lib/experiments.ts';
 import { asText } from '../lib/format.ts';
 import { EvalResult } from './experiment.tsx';
+import { JudgeTrustList } from '../components/JudgeTrust.tsx';
 import { ScrollPanel } from '../components/ScrollPanel.tsx';
 import './experiments.css';
 
@@ -98,7 +99,10 @@ export default function ComparePage() {
               <Loader size="sm" aria-label="Comparing the runs" />
             </Group>
           ) : (
-            <Verdicts comparisons={data.comparisons} nameOf={nameOf} />
+            <>
+              <Verdicts comparisons={data.comparisons} nameOf={nameOf} />
+              <JudgeTrustList projectId={projectId} judges={[...new Map(data.comparisons.flatMap((c) => c.evaluators.map((e) => [e.evaluator, { evaluator: e.evaluator, name: e.name }] as const))).values()]} />
+            </>
           )}
           <SegmentedControl
             aria-label="Rows to show"

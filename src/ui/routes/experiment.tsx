@@ -10,6 +10,7 @@ import { AddToQueueButton } from '../components/AddToQueue.tsx';
 import { ButtonLink } from '../components/ButtonLink.tsx';
 import { DeletedDatasetNotice } from '../components/DeletedDataset.tsx';
 import { Stat } from '../components/Stat.tsx';
+import { JudgeTrustList } from '../components/JudgeTrust.tsx';
 import { scoreText, scoreTitle } from '../lib/scores.ts';
 import { asText, formatCost, formatDuration, formatFullTime, formatRelative } from '../lib/format.ts';
 import { conditionFor, fmt, outputText, pct, runColumns, type Column, type LineEvaluation, type RunLine } from '../lib/experiments.ts';
@@ -457,6 +458,10 @@ function Aggregates({ projectId, slug, runId, running }: { projectId: string; sl
           </Table>
         </ScrollPanel>
       )}
+      <JudgeTrustList
+        projectId={projectId}
+        judges={s.overall.evaluators.map((e) => ({ evaluator: e.evaluator, name: e.name, counts: e.passed + e.failed > 0 ? { passed: e.passed, judged: e.passed + e.failed } : undefined }))}
+      />
       <ScrollPanel label="Targets">
         <Table verticalSpacing={4} aria-label="Targets">
           <Table.Thead>

@@ -6,6 +6,7 @@ import { resultColor, useCatalogue, useEvaluatorName, useMonitor, useMonitorMuta
 import type { MonitorStatsResponse } from '../api/evaluators.ts';
 import { can, useSession } from '../api/session.ts';
 import { FilterChips } from '../components/FilterChips.tsx';
+import { JudgeTrustBadge } from '../components/JudgeTrust.tsx';
 import { MonitorBackfillButton } from '../components/MonitorBackfill.tsx';
 import { Stat } from '../components/Stat.tsx';
 import { asText, dateFormat, formatFullTime, formatRelative, oneLine } from '../lib/format.ts';
@@ -127,6 +128,7 @@ export default function MonitorPage() {
           <Alert color="red">{stats.error.message}</Alert>
         ) : (
           <Stack gap="sm">
+            <JudgeTrustBadge projectId={projectId} evaluator={m.evaluator} counts={judged > 0 ? { passed: totals.passed, judged } : undefined} />
             {judged > 0 || !stats.data || (!stats.data.overall.score && stats.data.overall.labels.length === 0) ? (
               <>
                 <div className="result-grid">

@@ -1,0 +1,149 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
+import { SCREENSHOT_DIR, hasChromium, launchBrowser, signIn } from '../support/browser.ts';
+import { checkBothWidths } from '../support/both-widths.ts';
+
+/**
+ * A judge against people in Debian's Chromium: people's pass/fail on 60 traces and a judge's
+ * results on them and 20 more, seeded over the API; the alignment page's numbers, its
+ * disagreements sent to a new review queue, and the judge's trust on a monitor and on a run
+ * comparison. Desktop 1280 and phone 390.
+ */
+describe.runIf(hasChromium).each(appDatabaseKinds)('judge alignment in a real browser (%s)', (kind) => {
+  let web: TestApp;
+  let browser: Browser;
+  let page: Page;
+  let projectId = '';
+  let key = '';
+  let correct = '';
+  let monitorId = '';
+  const shots = kind === appDatabaseKinds[0];
+
+  beforeAll(async () => {
+    web = await startApp(kind);
+    browser = await launchBrowser();
+    page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
+    page.setDefaultTimeout(15_000);
+    projectId = web.creds.project.id;
+    key = web.creds.projectApiKey;
+    fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
+    const call = async (method: string, p: string, body?: unknown) => {
+      const res = await web.request(method, p, { authToken: key, body });
+      expect(res.status, `${method} ${p}: ${res.text}`).toBeLessThan(300);
+      return res.body;
+    };
+    correct = (await call('POST', '/api/score-configs', { name: 'Correct', kind: 'boolean' })).data.id;
+    // People pass the even traces; the judge passes 24 of their 30 passes and 10 of their 30 fails, and every fourth of 20 unlabelled.
+    const humanPass = (i: number) => i % 2 === 0;
+    const judgePass = (i: number) => (i >= 60 ? i % 4 === 0 : humanPass(i) ? i % 10 !== 0 : i % 6 === 1);
+    for (let i = 0; i < 80; i++) {
+      await call('POST', '/api/evaluations/langevals/exact_match/evaluate', { data: { output: judgePass(i) ? 'yes' : 'no', expected_output: 'yes' }, trace_id: `ja-${i}` });
+      if (i < 60) await call('POST', `/api/annotations/trace/ja-${i}`, { comment: '', isThumbsUp: humanPass(i), scores: [{ configId: correct, value: humanPass(i) }] });
+    }
+    monitorId = (await call('POST', '/api/monitors', { name: 'Exact answers', evaluator: 'langevals/exact_match' })).id;
+    for (const runId of ['base', 'next']) {
+      await call('POST', '/api/evaluations/batch/log_results', {
+        experiment_slug: 'judged',
+        run_id: runId,
+        dataset: [0, 1, 2].map((index) => ({ index, entry: { q: `q${index}` }, predicted: { output: 'a' } })),
+        evaluations: [0, 1, 2].map((index) => ({ evaluator: 'langevals/exact_match', index, status: 'processed', passed: runId === 'base' || index > 0, score: 1 })),
+        timestamps: { created_at: Date.parse('2026-11-22T10:00:00Z'), finished_at: Date.parse('2026-11-22T10:01:00Z') },
+      });
+    }
+  }, 180_000);
+  afterAll(async () => {
+    await browser?.close();
+    await web?.close();
+  });
+
+  const url = (p: string) => web.baseUrl + p;
+  const checkPage = (name: string, ready: () => Promise<unknown>) => checkBothWidths(page, name, ready, shots);
+
+  it('the alignment page: choose the judge and the score, read the numbers, the trust state and the pass rates', async () => {
+    await signIn(page, web.baseUrl, web.creds.user, projectId);
+    await page.goto(url(`/p/${projectId}/evaluators`));
+    await page.getByRole('link', { name: 'Judge alignment' }).click();
+    await page.waitForURL('**/evaluators/alignment**');
+    await page.getByRole('heading', { name: 'Judge alignment' }).waitFor();
+    await page.getByRole('combobox', { name: 'Judge', exact: true }).selectOption('langevals/exact_match');
+    await page.getByLabel("People's score").selectOption(correct);
+    await page.getByTestId('trust-state').filter({ hasText: 'not trusted' }).waitFor();
+    expect(await page.getByTestId('trust-reason').textContent()).toMatch(/^kappa's 95 % lower bound is 0\.\d\d on 60 labels; the bar is 0\.6\.$/);
+    expect(await page.getByTestId('accuracy').textContent()).toMatch(/Agrees with people: on 73 % of traces \(between \d+ % and \d+ %\), on 60 labels\./);
+    expect(await page.getByTestId('kappa').textContent()).toMatch(/Cohen's kappa\): 0\.47, moderate \(between 0\.\d\d and 0\.\d\d\), on 60 labels\./);
+    expect(await page.getByTestId('tpr').textContent()).toMatch(/the judge passes: 80 % \(between \d+ % and \d+ %\), on 30 labels\./);
+    expect(await page.getByTestId('tnr').textContent()).toMatch(/the judge fails: 67 % \(between \d+ % and \d+ %\), on 30 labels\./);
+    expect(await page.getByTestId('raw-pass-rate').textContent()).toBe('The judge passes 49 % of the 80 traces it judged (39 passed).');
+    expect(await page.getByTestId('corrected-pass-rate').textContent()).toMatch(/^Corrected for its measured errors, the share people would pass is [\d.]+ % \(between [\d.]+ % and [\d.]+ %\)\.$/);
+    const matrix = page.getByTestId('confusion');
+    expect(await matrix.locator('tbody tr').first().textContent()).toBe('fail2010');
+    const disagreements = page.getByTestId('disagreements');
+    expect(await disagreements.locator('tbody tr').count()).toBe(16);
+    await disagreements.getByRole('link', { name: 'ja-0', exact: true }).waitFor();
+    await page.getByRole('button', { name: 'Propose traces to label' }).click();
+    await page.getByTestId('label-more-rule').filter({ hasText: 'The true-negative rate has the widest interval' }).waitFor();
+    await checkPage('judge-alignment', () => page.getByTestId('label-more').locator('li').first().waitFor());
+    if (shots) {
+      // The page scrolls inside its frame: its top, where the numbers are, at both widths.
+      for (const [width, name] of [[1280, 'judge-alignment-top'], [390, 'judge-alignment-top-phone']] as const) {
+        await page.setViewportSize({ width, height: width === 390 ? 1600 : 1100 });
+        await page.locator('.page').evaluate((e) => e.scrollTo(0, 0));
+        await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`) });
+      }
+      await page.setViewportSize({ width: 1280, height: 800 });
+    }
+  });
+
+  it('sends the disagreements to a new review queue in one step', async () => {
+    await page.getByRole('button', { name: 'Send disagreements to a review queue' }).click();
+    await page.getByLabel("New queue's name").fill('Judge vs people');
+    await page.getByRole('button', { name: 'Send 16 traces' }).click();
+    const sent = page.getByTestId('sent');
+    await sent.filter({ hasText: '16 traces added to Judge vs people' }).waitFor();
+    const queues = (await web.request('GET', '/api/queues', { authToken: key })).body.data as { id: string; name: string; progress: { total: number } }[];
+    expect(queues.find((q) => q.name === 'Judge vs people')?.progress.total).toBe(16);
+    // Sending again names the taken name at its field.
+    await sent.getByRole('button').click();
+    await page.getByRole('button', { name: 'Send disagreements to a review queue' }).click();
+    await page.getByLabel("New queue's name").fill('Judge vs people');
+    await page.getByRole('button', { name: 'Send 16 traces' }).click();
+    await page.getByText('a queue named Judge vs people already exists').waitFor();
+  });
+
+  it('the team changes the trust rule: a bound out of range is named at its field; a rule the judge meets makes it trusted', async () => {
+    await page.getByRole('button', { name: 'Change the rule' }).click();
+    await page.getByLabel('Lower bound at least').fill('2');
+    await page.getByRole('button', { name: 'Save the rule' }).click();
+    await page.getByRole('region', { name: 'Trust rule' }).getByText('At most 1.', { exact: true }).waitFor();
+    await page.getByLabel('Statistic').selectOption('accuracy');
+    await page.getByLabel('Lower bound at least').fill('0.5');
+    await page.getByLabel('Labels needed').fill('40');
+    await page.getByRole('button', { name: 'Save the rule' }).click();
+    await page.getByTestId('trust-rule').filter({ hasText: 'accuracy' }).waitFor();
+    await page.getByTestId('trust-state').filter({ hasText: /^trusted$/ }).waitFor();
+    expect(await page.getByTestId('trust-reason').textContent()).toMatch(/^accuracy's 95 % lower bound is 0\.\d\d on 60 labels; the bar is 0\.5\.$/);
+    // Back to the default bar, for the pages that follow.
+    await page.getByRole('button', { name: 'Change the rule' }).click();
+    await page.getByLabel('Statistic').selectOption('kappa');
+    await page.getByLabel('Lower bound at least').fill('0.6');
+    await page.getByLabel('Labels needed').fill('50');
+    await page.getByRole('button', { name: 'Save the rule' }).click();
+    await page.getByTestId('trust-state').filter({ hasText: 'not trusted' }).waitFor();
+  });
+
+  it("the judge's trust on the monitor and on the run comparison, linked to its alignment", async () => {
+    await page.goto(url(`/p/${projectId}/monitors/${monitorId}`));
+    const badge = page.getByTestId('judge-trust');
+    await checkPage('judge-trust-monitor', () => badge.getByText('judge not trusted').waitFor());
+    await page.goto(url(`/p/${projectId}/experiments/judged/compare?runs=base,next&baseline=base`));
+    const list = page.getByRole('region', { name: 'Can the judges be trusted?' });
+    await checkPage('judge-trust-compare', () => list.getByText('judge not trusted').waitFor());
+    await list.getByRole('link', { name: 'Alignment' }).click();
+    await page.waitForURL('**/evaluators/alignment**');
+    await page.getByTestId('trust-state').filter({ hasText: 'not trusted' }).waitFor();
+    expect(await page.getByLabel("People's score").inputValue()).toBe(correct);
+  });
+});
