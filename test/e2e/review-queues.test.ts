@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
-import { SCREENSHOT_DIR, expectSaidAt, hasChromium, launchBrowser, signIn } from '../support/browser.ts';
+import { SCREENSHOT_DIR, hasChromium, launchBrowser, signIn } from '../support/browser.ts';
+import { expectSaidAt } from '../support/field-errors.ts';
 import { checkBothWidths } from '../support/both-widths.ts';
 import { agentTrace } from '../support/sample-traces.ts';
 

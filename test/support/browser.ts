@@ -2,8 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { AxeBuilder } from '@axe-core/playwright';
-import { expect } from 'vitest';
-import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const hasChromium = fs.existsSync(CHROMIUM);
@@ -32,19 +31,6 @@ export async function seriousViolations(page: Page): Promise<string[]> {
   return violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => `${n.target.join(' ')} ${n.failureSummary ?? ''} ${n.html.slice(0, 200)}`).join(', ')}`);
-}
-
-/** Waits until the form field shows `text` as its error, tied to it (aria-describedby), as a screen reader reads it. */
-export async function expectSaidAt(page: Page, field: Locator, text: string): Promise<void> {
-  await expect
-    .poll(
-      async () => {
-        const ids = ((await field.getAttribute('aria-describedby')) ?? '').split(' ').filter(Boolean);
-        return (await Promise.all(ids.map((id) => page.locator(`[id="${id}"]`).textContent()))).join(' ');
-      },
-      { timeout: 10_000 },
-    )
-    .toContain(text);
 }
 
 /**
