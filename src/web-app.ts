@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -75,6 +76,10 @@ export async function installWebApp(app: FastifyInstance, options: WebAppOptions
   const built = fs.existsSync(indexFile);
   const indexHtml = built ? fs.readFileSync(indexFile, 'utf8') : null;
   const codeOf = built ? pageCodeLinks(uiDir) : null;
+  // index.html's own inline scripts (the page's first requests) run, allowed by their hashes; no other inline script does.
+  const inlineScripts = [...(indexHtml ?? '').matchAll(/<script>([\s\S]*?)<\/script>/g)].map(
+    (m) => `'sha256-${crypto.createHash('sha256').update(m[1], 'utf8').digest('base64')}'`,
+  );
   // The page's own code named in the first answer, so it loads beside the entry (src/page-code.ts).
   const pageHtml = (pagePath: string) => {
     const links = codeOf?.(pagePath);
@@ -101,7 +106,7 @@ export async function installWebApp(app: FastifyInstance, options: WebAppOptions
         useDefaults: false,
         directives: {
           defaultSrc: ["'self'"],
-          scriptSrc: ["'self'"],
+          scriptSrc: ["'self'", ...inlineScripts],
           // Mantine and CodeMirror set styles at run time (style elements and attributes).
           styleSrc: ["'self'", "'unsafe-inline'"],
           imgSrc: ["'self'", 'data:'],

@@ -40,9 +40,9 @@ const queryClient: QueryClient = new QueryClient({
   }),
 });
 const router = createAppRouter(queryClient);
-// index.html preloads /api/auth/session, and the browser hands a preloaded answer to the first
-// matching fetch of the page, however late: asked for here on every page (sign-in included), it
-// is used now, and never answers a check made after signing in with the state from before.
+// index.html's script asks for /api/auth/session, and the app's fetch hands that answer to the
+// first session check of the page, however late: asked for here on every page (sign-in included),
+// it is used now, and never answers a check made after signing in with the state from before.
 void queryClient.prefetchQuery({ queryKey: SESSION_KEY, queryFn: fetchSession });
 // The page's code, the session check and the page's data start now, not after React's first render.
 preloadPageCode(router);

@@ -2,9 +2,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
 import { hasChromium, launchBrowser, seriousViolations } from '../support/browser.ts';
+import { expectSaidAt } from '../support/field-errors.ts';
 import { PHONE, unreachableActions, widerThanScreen } from '../support/phone-width.ts';
 import { agentTrace, bigTrace, simpleTrace } from '../support/sample-traces.ts';
 import { startFakeServer, streamReply, type FakeServer } from '../evaluators/fake-servers.ts';
@@ -340,6 +341,11 @@ describe.runIf(hasChromium)('the web app walked on a desktop and a phone (issue 
     expect(await settings.textContent()).toMatch(/\d+ of \d+ on/);
     await page.getByRole('button', { name: 'Edit' }).click();
     const form = page.getByRole('region', { name: 'Edit the monitor' });
+    // A refusal is said next to its field (a name of spaces passes the browser's "required"; the server trims it to nothing).
+    await form.getByLabel('Name').fill('   ');
+    await form.getByRole('button', { name: 'Save changes' }).click();
+    await saidAt(form.getByLabel('Name'), 'Required.');
+    expect(await form.getByRole('alert').count()).toBe(0);
     await form.getByLabel('Name').fill('PII watch (EU)');
     await form.getByLabel('Sample (%)').fill('25');
     await form.getByLabel('Labels').fill('support, eu');
@@ -348,7 +354,19 @@ describe.runIf(hasChromium)('the web app walked on a desktop and a phone (issue 
     const saved = (await web.request('GET', `/api/monitors/${monitorId}`, { authToken: key })).body;
     expect(saved).toMatchObject({ name: 'PII watch (EU)', sample: 0.25, filters: { labels: ['support', 'eu'] }, enabled: false });
     await screenshot('monitor-edited');
+
+    // The run over past traces: a range the server refuses is said at the input concerned.
+    await page.getByRole('button', { name: 'Run over past traces' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Run over past traces' });
+    await dialog.getByLabel('Traces started in').selectOption('custom');
+    await dialog.getByLabel('From').fill('1960-01-01T00:00');
+    await saidAt(dialog.getByLabel('From'), 'Must be in 1970 or later.');
+    expect(await dialog.getByRole('button', { name: 'Start' }).isDisabled()).toBe(true);
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
   });
+
+  const saidAt = (field: Locator, text: string) => expectSaidAt(page, field, text);
 
   it('9. "Try it" sends the JSON Schema output as response_format', async () => {
     // The playground streams its answers.

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
 import { SCREENSHOT_DIR, hasChromium, launchBrowser, signIn } from '../support/browser.ts';
+import { expectSaidAt } from '../support/field-errors.ts';
 import { checkBothWidths } from '../support/both-widths.ts';
 import { agentTrace } from '../support/sample-traces.ts';
 
@@ -61,6 +62,24 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('review queues in a real brow
     await dialog.getByLabel('The 2 ticked').waitFor();
     await dialog.getByRole('button', { name: 'Add', exact: true }).click();
     await dialog.getByRole('status').filter({ hasText: '2 added' }).waitFor();
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+  });
+
+  it('a queue deleted while the dialog is open is said at the queue picker', async () => {
+    const call = (method: string, p: string, body?: unknown) => web.request(method, p, { authToken: key, body });
+    const config = (await call('GET', '/api/score-configs')).body.data[0].id;
+    const gone = (await call('POST', '/api/queues', { name: 'Last week', scoreConfigIds: [config] })).body.data.id;
+    await page.reload();
+    await page.getByLabel(`Select the trace ${ids[0]}`).check();
+    await page.getByRole('button', { name: 'Add to queue' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Add to a review queue' });
+    await dialog.getByLabel('Queue').selectOption({ label: 'Last week' });
+    // Deleted by someone else (another tab) before Add.
+    expect((await call('DELETE', `/api/queues/${gone}`)).status).toBe(200);
+    await dialog.getByRole('button', { name: 'Add', exact: true }).click();
+    await expectSaidAt(page, dialog.getByLabel('Queue'), 'choose another');
+    expect(await dialog.getByRole('alert').count()).toBe(0);
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'detached' });
   });

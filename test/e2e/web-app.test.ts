@@ -114,6 +114,33 @@ describe.runIf(hasChromium)('the web app in a real browser', () => {
     await page.setViewportSize({ width: 1280, height: 800 });
   });
 
+  it("a fresh browser opening the list asks for the session and the list's first page once each, started by the first answer before the app's code runs", async () => {
+    const fresh = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    try {
+      await fresh.addCookies(await context.cookies());
+      const first = await fresh.newPage();
+      const problems: string[] = [];
+      first.on('console', (m) => void (m.type() === 'error' && problems.push(m.text())));
+      const asked: string[] = [];
+      first.on('request', (r) => void (r.url().includes('/api/') && asked.push(`${r.method()} ${new URL(r.url()).pathname} ${r.postData() ?? ''}`)));
+      await first.goto(url(`/p/${projectId}/traces`));
+      await first.locator('[data-trace-id="second-trace"]').waitFor();
+      expect(asked.filter((a) => a.startsWith('GET /api/auth/session'))).toHaveLength(1);
+      expect(asked.filter((a) => a.startsWith('POST /api/trace/search '))).toEqual(['POST /api/trace/search {"pageSize":100}']);
+      // Both answers were taken by the app (none left waiting), and the page's policy let the script run.
+      expect(await first.evaluate(() => (globalThis as unknown as { __spyglassEarly: unknown[] }).__spyglassEarly.length)).toBe(0);
+      expect(problems).toEqual([]);
+      // A filtered list is not guessed at: the app asks for it itself, once.
+      asked.length = 0;
+      await first.goto(url(`/p/${projectId}/traces?q=parcel`));
+      await first.locator('[role=row][data-trace-id]').first().waitFor();
+      expect(asked.filter((a) => a.startsWith('POST /api/trace/search '))).toHaveLength(1);
+      expect(asked.find((a) => a.startsWith('POST /api/trace/search '))).toContain('"query":"parcel"');
+    } finally {
+      await fresh.close();
+    }
+  });
+
   it('finds the trace by full-text search and by filters held in the URL', async () => {
     await page.getByLabel('Search traces').fill('where parcel');
     await page.waitForURL(/q=where/);

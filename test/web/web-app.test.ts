@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -96,10 +97,15 @@ describe('serving the web app', () => {
     expect(boot![1]).toMatch(/<header>[\s\S]*<svg[\s\S]*Spyglass[\s\S]*<\/header>/);
     expect(boot![1]).toMatch(/role="status">Loading Spyglass/);
     expect(doc).toMatch(/<style>[\s\S]*#boot \{[^}]*position: fixed[\s\S]*<\/style>/);
-    // No script may draw it: the only scripts are the entry module, deferred by nature.
-    const scripts = [...doc.matchAll(/<script\b([^>]*)>/g)].map((m) => m[1]);
-    expect(scripts).toHaveLength(1);
-    expect(scripts[0]).toMatch(/type="module"/);
+    // No script may draw it: the scripts are the entry module, deferred by nature, and one inline
+    // script that only starts the page's first requests (no DOM), allowed by its hash and nothing else inline.
+    const scripts = [...doc.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/g)];
+    expect(scripts).toHaveLength(2);
+    expect(scripts[1][1]).toMatch(/type="module"/);
+    const inline = scripts[0][2];
+    expect(inline).not.toMatch(/document\.|innerHTML/);
+    const hash = `'sha256-${createHash('sha256').update(inline, 'utf8').digest('base64')}'`;
+    expect(page.headers.get('content-security-policy')).toMatch(new RegExp(`script-src 'self' ${hash.replace(/[+/]/g, '\\$&')};`));
 
     // Every module the entry imports statically is preloaded by the answer itself, and served.
     const entry = /<script type="module" crossorigin src="(\/assets\/[^"]+\.js)"><\/script>/.exec(doc)![1];
@@ -112,8 +118,8 @@ describe('serving the web app', () => {
     for (const file of [...preloaded, ...[...doc.matchAll(/<link rel="stylesheet" crossorigin href="([^"]+)">/g)].map((m) => m[1])]) {
       expect((await fetch(`${t.baseUrl}${file}`)).status, file).toBe(200);
     }
-    // The session check, which every page makes first, is asked for beside the code, in the mode the app's fetch uses.
-    expect(doc).toContain('<link rel="preload" href="/api/auth/session" as="fetch" crossorigin="anonymous" />');
+    // The session check, which every page makes first, is asked for beside the code (by the inline script).
+    expect(inline).toContain('fetch("/api/auth/session"');
   });
 
   it('the page of a shared trace is noindex, and 404 once the link is withdrawn', async () => {

@@ -49,7 +49,8 @@ export const monitorSchema = z
 
 export type MonitorView = z.infer<typeof monitorSchema>;
 
-const dateInput = z.union([z.coerce.number().int().nonnegative(), z.iso.datetime({ offset: true })]);
+// Epoch milliseconds start in 1970: an earlier time (a date picker allows one) is refused in those words.
+const dateInput = z.union([z.coerce.number().int().nonnegative({ error: 'must be in 1970 or later' }), z.iso.datetime({ offset: true })]);
 
 export const monitorResultsQuery = z.object({
   pageSize: z.coerce.number().int().min(1).max(200).default(50).describe('1..200, default 50'),

@@ -16,7 +16,7 @@ type Source = 'traces' | 'filter' | 'experiment' | 'monitor';
 export async function addItems(deps: ReviewDeps, scope: ReviewScope, queueId: string, body: AddItemsBody): Promise<{ added: number; alreadyQueued: number }> {
   const given = [body.items, body.filter, body.experimentRun].filter((x) => x !== undefined).length;
   if (given !== 1) throw badRequest('validation_error', 'body: send one of items (traces or spans), filter (a trace search) or experimentRun', 'body.items');
-  const queue = await requireQueue(deps, scope.projectId, queueId);
+  const queue = await requireQueue(deps, scope.projectId, queueId, 'params.id');
   let refs: { traceId: string; spanId: string }[];
   let source: Source;
   if (body.items) {

@@ -1,4 +1,4 @@
-import { badRequest, conflict, notFound } from '../../platform/errors.ts';
+import { AppError, badRequest, conflict, notFound } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import type { ReviewDeps, ReviewScope } from './context.ts';
 import { reviewerOf } from './context.ts';
@@ -56,9 +56,10 @@ export async function deleteQueue(deps: ReviewDeps, scope: ReviewScope, id: stri
   return { id, deleted: true };
 }
 
-export async function requireQueue(deps: Pick<ReviewDeps, 'db'>, projectId: string, id: string): Promise<QueueRow> {
+/** The queue `id`; a 404 otherwise, naming `field` when the caller chose the queue in a form (adding items to it). */
+export async function requireQueue(deps: Pick<ReviewDeps, 'db'>, projectId: string, id: string, field?: string): Promise<QueueRow> {
   const row = await store.findQueue(deps.db.orm, projectId, id);
-  if (!row) throw queueNotFound(id);
+  if (!row) throw field ? new AppError(404, 'queue_not_found', `${field}: no queue ${id} in this project (deleted?); choose another`, { field }) : queueNotFound(id);
   return row;
 }
 

@@ -5,6 +5,7 @@ import { Link } from '@tanstack/react-router';
 import { useQueueMutations, useQueues } from '../api/review.ts';
 import { can, useSession } from '../api/session.ts';
 import type { AddSource } from './AddToDataset.tsx';
+import { formErrors } from '../lib/form-errors.ts';
 
 /** What goes to a queue: as "Add to dataset" takes, or the traces of an experiment run's rows. */
 export type QueueSource = AddSource | { kind: 'run'; experimentSlug: string; runId: string; label: string };
@@ -45,6 +46,8 @@ function AddToQueueDialog({ projectId, source, onClose }: { projectId: string; s
     setResult(`${r.added} added${r.alreadyQueued ? `, ${r.alreadyQueued} already in the queue` : ''}.`);
   };
   const matchingProblem = source.kind === 'choice' && which === 'matching' ? source.filterProblem : undefined;
+  // The queue (named by the address: one deleted meanwhile) at its picker; what is sent at the traces chosen.
+  const errors = formErrors(addItems.error, ['id', 'traces'], { items: 'traces', filter: 'traces', limit: 'traces', experimentRun: 'traces' });
   return (
     <Modal opened onClose={onClose} title="Add to a review queue">
       <Stack gap="sm">
@@ -57,12 +60,25 @@ function AddToQueueDialog({ projectId, source, onClose }: { projectId: string; s
             first.
           </Alert>
         ) : (
-          <NativeSelect label="Queue" value={queueId ?? ''} onChange={(e) => setPicked(e.currentTarget.value)} data={(queues.data ?? []).map((q) => ({ value: q.id, label: q.name }))} />
+          <NativeSelect
+            label="Queue"
+            value={queueId ?? ''}
+            onChange={(e) => setPicked(e.currentTarget.value)}
+            data={(queues.data ?? []).map((q) => ({ value: q.id, label: q.name }))}
+            error={errors.at('id')}
+          />
         )}
         {source.kind !== 'choice' ? (
-          <Text size="sm">{source.label}</Text>
+          <div>
+            <Text size="sm">{source.label}</Text>
+            {errors.at('traces') && (
+              <Text size="xs" c="red.9" role="alert">
+                {errors.at('traces')}
+              </Text>
+            )}
+          </div>
         ) : (
-          <Radio.Group value={which} onChange={(v) => setWhich(v === 'matching' ? 'matching' : 'selected')} label="Which traces">
+          <Radio.Group value={which} onChange={(v) => setWhich(v === 'matching' ? 'matching' : 'selected')} label="Which traces" error={errors.at('traces')}>
             <Stack gap={4} mt={4}>
               <Radio value="selected" label={`The ${source.selected.length} ticked`} disabled={source.selected.length === 0} />
               <Radio value="matching" label={`Every trace matching the search (${Math.min(source.matching, 5000).toLocaleString()}${source.matching > 5000 ? ', the newest' : ''})`} />
@@ -70,7 +86,7 @@ function AddToQueueDialog({ projectId, source, onClose }: { projectId: string; s
           </Radio.Group>
         )}
         {matchingProblem && <Alert color="yellow">{matchingProblem}</Alert>}
-        {addItems.error && <Alert color="red">{addItems.error.message}</Alert>}
+        {errors.elsewhere && <Alert color="red">{errors.elsewhere}</Alert>}
         {result && (
           <Alert color="teal" role="status">
             {result}

@@ -4,6 +4,7 @@ import { IconHistory } from '@tabler/icons-react';
 import { useBackfillMutations, useEvaluatorName, useBackfillPreview, useMonitorBackfills, type BackfillRequest, type MonitorBackfill } from '../api/evaluators.ts';
 import type { Monitor } from '../api/evaluators.ts';
 import { formatCost, formatFullTime } from '../lib/format.ts';
+import { formErrors } from '../lib/form-errors.ts';
 
 const DAY = 86_400_000;
 const RANGES = [
@@ -67,6 +68,12 @@ function BackfillDialog({ projectId, monitor, allowed, latest, onClose }: { proj
   const { start, cancel } = useBackfillMutations(projectId, monitor.id);
   const p = preview.data;
   const cost = p?.estimated_cost;
+  // The count's and the start's refusals: the range's ends at their inputs (the start at the range picker when it is a preset).
+  const fields = range === 'custom' ? ['startDate', 'endDate'] : ['range'];
+  const shownAt: Record<string, string> = range === 'custom' ? {} : { startDate: 'range', endDate: 'range' };
+  const previewErrors = formErrors(preview.error, fields, shownAt);
+  const startErrors = formErrors(start.error, fields, shownAt);
+  const errorAt = (field: string) => previewErrors.at(field) ?? startErrors.at(field);
 
   return (
     <Modal opened onClose={onClose} title="Run over past traces" size="lg">
@@ -82,6 +89,7 @@ function BackfillDialog({ projectId, monitor, allowed, latest, onClose }: { proj
               label="Traces started in"
               data={RANGES}
               value={range}
+              error={errorAt('range')}
               onChange={(e) => {
                 const value = e.currentTarget.value;
                 setRange(value);
@@ -93,8 +101,8 @@ function BackfillDialog({ projectId, monitor, allowed, latest, onClose }: { proj
             />
             {range === 'custom' && (
               <SimpleGrid cols={{ base: 1, xs: 2 }} spacing="xs">
-                <TextInput type="datetime-local" size="sm" label="From" value={from} onChange={(e) => setFrom(e.currentTarget.value)} />
-                <TextInput type="datetime-local" size="sm" label="To (empty: now)" value={to} onChange={(e) => setTo(e.currentTarget.value)} />
+                <TextInput type="datetime-local" size="sm" label="From" value={from} onChange={(e) => setFrom(e.currentTarget.value)} error={errorAt('startDate')} />
+                <TextInput type="datetime-local" size="sm" label="To (empty: now)" value={to} onChange={(e) => setTo(e.currentTarget.value)} error={errorAt('endDate')} />
               </SimpleGrid>
             )}
             {typeof custom === 'string' && (
@@ -103,7 +111,7 @@ function BackfillDialog({ projectId, monitor, allowed, latest, onClose }: { proj
               </Text>
             )}
             {request && preview.isPending && <Loader size="sm" aria-label="Counting the matching traces" />}
-            {preview.isError && <Alert color="red">{preview.error.message}</Alert>}
+            {previewErrors.elsewhere && <Alert color="red">{previewErrors.elsewhere}</Alert>}
             {p && cost && (
               <div className="result-grid" aria-label="Before starting">
                 <div>
@@ -135,7 +143,7 @@ function BackfillDialog({ projectId, monitor, allowed, latest, onClose }: { proj
                 {cost.method}
               </Text>
             )}
-            {start.isError && <Alert color="red">{start.error.message}</Alert>}
+            {startErrors.elsewhere && <Alert color="red">{startErrors.elsewhere}</Alert>}
             <Group justify="flex-end">
               <Button variant="default" onClick={onClose}>
                 Close

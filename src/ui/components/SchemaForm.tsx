@@ -36,7 +36,22 @@ export function nonNull(schema: JsonSchema): JsonSchema {
 const isStringList = (s: JsonSchema) => s.type === 'array' && nonNull(s.items ?? {}).type === 'string';
 
 /** A settings form generated from a JSON Schema: one control per property, nested objects as groups; a `model` text is chosen with the model picker of `projectId`. */
-export function SchemaForm({ schema, value, onChange, idPrefix, projectId }: { schema: JsonSchema; value: Values; onChange: (next: Values) => void; idPrefix: string; projectId: string }) {
+export function SchemaForm({
+  schema,
+  value,
+  onChange,
+  idPrefix,
+  projectId,
+  errorAt,
+}: {
+  schema: JsonSchema;
+  value: Values;
+  onChange: (next: Values) => void;
+  idPrefix: string;
+  projectId: string;
+  /** What to say next to a property's control (by its name), from the form's refusal (lib/form-errors.ts). */
+  errorAt?: (name: string) => string | undefined;
+}) {
   const properties = Object.entries(schema.properties ?? {});
   return (
     <Stack gap="sm">
@@ -44,7 +59,7 @@ export function SchemaForm({ schema, value, onChange, idPrefix, projectId }: { s
         const s = nonNull(raw);
         const set = (v: unknown) => onChange({ ...value, [name]: v });
         const current = value[name] ?? s.default;
-        const common = { label: name, description: s.description };
+        const common = { label: name, description: s.description, error: errorAt?.(name) };
         if (s.enum) return <NativeSelect key={name} {...common} value={asText(current)} data={s.enum.map(String)} onChange={(e) => set(e.currentTarget.value)} />;
         if (s.type === 'boolean') return <Switch key={name} {...common} checked={current === true} onChange={(e) => set(e.currentTarget.checked)} />;
         if (s.type === 'number' || s.type === 'integer')
@@ -72,8 +87,19 @@ export function SchemaForm({ schema, value, onChange, idPrefix, projectId }: { s
         if (isStringList(s)) return <TagsInput key={name} {...common} value={Array.isArray(current) ? (current as string[]) : []} onChange={set} clearable />;
         if (s.type === 'object' && s.properties && Object.values(s.properties).every((p) => nonNull(p).type === 'boolean')) {
           const inner = (current ?? {}) as Values;
+          // A group of switches has no error slot of its own: the refusal is said under it.
+          const refused = common.error && (
+            <Text size="xs" c="red.9" role="alert">
+              {common.error}
+            </Text>
+          );
           if (Object.keys(s.properties).length > 12)
-            return <SwitchGroups key={name} name={name} properties={s.properties} value={inner} onChange={(next) => set(next)} />;
+            return (
+              <div key={name}>
+                <SwitchGroups name={name} properties={s.properties} value={inner} onChange={(next) => set(next)} />
+                {refused}
+              </div>
+            );
           return (
             <Fieldset key={name} legend={name}>
               <SimpleGrid cols={{ base: 1, sm: 3 }} spacing={6}>
@@ -81,10 +107,11 @@ export function SchemaForm({ schema, value, onChange, idPrefix, projectId }: { s
                   <Switch key={key} size="xs" label={key} checked={(inner[key] ?? nonNull(p).default) === true} onChange={(e) => set({ ...inner, [key]: e.currentTarget.checked })} />
                 ))}
               </SimpleGrid>
+              {refused}
             </Fieldset>
           );
         }
-        return <JsonField key={name} id={`${idPrefix}-${name}`} label={name} description={s.description} value={current} onChange={set} />;
+        return <JsonField key={name} id={`${idPrefix}-${name}`} label={name} description={s.description} value={current} onChange={set} error={common.error} />;
       })}
     </Stack>
   );

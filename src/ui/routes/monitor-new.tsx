@@ -7,6 +7,7 @@ import type { Monitor } from '../api/evaluators.ts';
 import type { MonitorFilters } from '../api/types.ts';
 import { SchemaForm, type JsonSchema } from '../components/SchemaForm.tsx';
 import { parseMeta } from '../lib/list-search.ts';
+import { formErrors } from '../lib/form-errors.ts';
 
 /** A monitor: an evaluator with its settings form, a sample share and trace filters. */
 export default function NewMonitorPage() {
@@ -54,6 +55,9 @@ const list = (v: string) => {
 const joined = (v: string | string[] | undefined) => (Array.isArray(v) ? v.join(', ') : (v ?? ''));
 
 /** The form of a new monitor, or of one being edited (`editing`: saved with PATCH, then `onSaved`). */
+/** The request body's fields the monitor form shows a refusal next to; each of the evaluator's settings at its own control besides. */
+const MONITOR_FIELDS = ['name', 'sample', 'filters.labels', 'filters.user_id', 'filters.model', 'filters.span_type', 'filters.customer_id', 'filters.metadata', 'filters.has_error'];
+
 export function MonitorForm({ projectId, evaluator, editing, onSaved, onCancel }: { projectId: string; evaluator: Evaluator; editing?: Monitor; onSaved?: () => void; onCancel?: () => void }) {
   const navigate = useNavigate();
   const { create, update } = useMonitorMutations(projectId);
@@ -74,8 +78,9 @@ export function MonitorForm({ projectId, evaluator, editing, onSaved, onCancel }
     has_error: f.has_error === undefined ? 'any' : f.has_error ? 'yes' : 'no',
   });
   const saving = editing ? update : create;
+  const errors = formErrors(saving.error, [...MONITOR_FIELDS, ...Object.keys((evaluator.settings as JsonSchema).properties ?? {}).map((key) => `settings.${key}`)]);
   const text = (key: keyof typeof filter, label: string, placeholder: string) => (
-    <TextInput size="sm" label={label} placeholder={placeholder} value={filter[key]} onChange={(e) => setFilter({ ...filter, [key]: e.currentTarget.value })} />
+    <TextInput size="sm" label={label} placeholder={placeholder} value={filter[key]} onChange={(e) => setFilter({ ...filter, [key]: e.currentTarget.value })} error={errors.at(`filters.${key}`)} />
   );
 
   const submit = async () => {
@@ -108,7 +113,7 @@ export function MonitorForm({ projectId, evaluator, editing, onSaved, onCancel }
     >
       <Stack gap="md" maw={880}>
         <Text size="sm">{evaluator.description}</Text>
-        <TextInput label="Name" description="Shown on each trace's evaluations and in the dashboard" value={name} onChange={(e) => setName(e.currentTarget.value)} required />
+        <TextInput label="Name" description="Shown on each trace's evaluations and in the dashboard" value={name} onChange={(e) => setName(e.currentTarget.value)} required error={errors.at('name')} />
         <Paper withBorder p="md">
           <Title order={2} size="h5" mb="xs">
             Settings
@@ -118,7 +123,7 @@ export function MonitorForm({ projectId, evaluator, editing, onSaved, onCancel }
               This evaluator has no settings.
             </Text>
           ) : (
-            <SchemaForm schema={evaluator.settings} value={settings} onChange={setSettings} idPrefix="monitor-settings" projectId={projectId} />
+            <SchemaForm schema={evaluator.settings} value={settings} onChange={setSettings} idPrefix="monitor-settings" projectId={projectId} errorAt={(key) => errors.at(`settings.${key}`)} />
           )}
         </Paper>
         <Fieldset legend="Which traces">
@@ -132,6 +137,7 @@ export function MonitorForm({ projectId, evaluator, editing, onSaved, onCancel }
               step={5}
               onChange={(v) => setSamplePercent(typeof v === 'number' ? v : 0)}
               maw={420}
+              error={errors.at('sample')}
             />
             <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="sm">
               {text('labels', 'Labels', 'any of: production, beta')}
@@ -156,11 +162,20 @@ export function MonitorForm({ projectId, evaluator, editing, onSaved, onCancel }
                   { value: 'no', label: 'No' },
                 ]}
               />
+              {errors.at('filters.has_error') && (
+                <Text size="xs" c="red.9" role="alert">
+                  {errors.at('filters.has_error')}
+                </Text>
+              )}
             </div>
           </Stack>
         </Fieldset>
         <Switch label="Enabled" checked={enabled} onChange={(e) => setEnabled(e.currentTarget.checked)} />
-        {saving.isError && <Alert color="red">{saving.error.message}</Alert>}
+        {errors.elsewhere && (
+          <Alert color="red" role="alert">
+            {errors.elsewhere}
+          </Alert>
+        )}
         <Group>
           <Button type="submit" loading={saving.isPending}>
             {editing ? 'Save changes' : 'Create monitor'}
