@@ -77,12 +77,14 @@ export async function testChannel(ctx: AlertsContext, projectId: string, id: str
 }
 
 /**
- * The messages of a window's alert events to every channel of the project, written in the
+ * The messages of a window's alert events to the rule's channels, written in the
  * evaluation's transaction with a job each: acknowledged deliveries are never lost.
  */
-export async function queueDeliveries(ctx: AlertsContext, tx: Executor, projectId: string, events: NewEvent[], at: number): Promise<void> {
+export async function queueDeliveries(ctx: AlertsContext, tx: Executor, rule: { project_id: string; channel_ids: string[] | null }, events: NewEvent[], at: number): Promise<void> {
   if (!events.length) return;
-  const channels = await store.listChannels(tx, projectId);
+  const projectId = rule.project_id;
+  // The rule's chosen channels, or every channel of the project.
+  const channels = (await store.listChannels(tx, projectId)).filter((c) => rule.channel_ids === null || rule.channel_ids.includes(c.id));
   const deliveries: store.DeliveryRow[] = channels.flatMap((c) =>
     events.map((e) => ({
       id: newId('ald'),

@@ -30,12 +30,14 @@ export interface RuleRow {
   acknowledged_at: number | null;
   evaluated_through: number;
   segment_states: Record<string, SegmentState>;
+  /** The channels notified; null: every channel of the project. */
+  channel_ids: string[] | null;
   created_at: number;
   updated_at: number;
 }
 
 const COLUMNS = sql.raw(
-  `id, organization_id, project_id, name, metric, filters, split_by, window_ms, condition, resolve_after, enabled, muted, snoozed_until, acknowledged_at, evaluated_through, segment_states, created_at, updated_at`,
+  `id, organization_id, project_id, name, metric, filters, split_by, window_ms, condition, resolve_after, enabled, muted, snoozed_until, acknowledged_at, evaluated_through, segment_states, channel_ids, created_at, updated_at`,
 );
 const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
 
@@ -75,10 +77,10 @@ export async function insertRule(db: Executor, r: RuleRow): Promise<RuleRow> {
   const [row] = await rows<Record<string, unknown>>(
     db,
     sql`INSERT INTO alert_rules (id, organization_id, project_id, name, metric, filters, split_by, window_ms, condition, resolve_after, enabled, muted,
-          snoozed_until, acknowledged_at, evaluated_through, segment_states, created_at, updated_at)
+          snoozed_until, acknowledged_at, evaluated_through, segment_states, channel_ids, created_at, updated_at)
         VALUES (${r.id}, ${r.organization_id}, ${r.project_id}, ${r.name}, ${jsonParam(r.metric)}::jsonb, ${r.filters === null ? null : jsonParam(r.filters)}::jsonb,
           ${r.split_by}, ${r.window_ms}, ${jsonParam(r.condition)}::jsonb, ${r.resolve_after}, ${r.enabled}, ${r.muted}, ${r.snoozed_until}, ${r.acknowledged_at},
-          ${r.evaluated_through}, ${jsonParam(r.segment_states)}::jsonb, ${r.created_at}, ${r.updated_at})
+          ${r.evaluated_through}, ${jsonParam(r.segment_states)}::jsonb, ${r.channel_ids === null ? null : jsonParam(r.channel_ids)}::jsonb, ${r.created_at}, ${r.updated_at})
         RETURNING ${COLUMNS}`,
   );
   return toRow(row);
@@ -95,6 +97,21 @@ export async function updateRuleSettings(
     db,
     sql`UPDATE alert_rules SET name = ${set.name}, enabled = ${set.enabled}, muted = ${set.muted}, snoozed_until = ${set.snoozed_until},
           acknowledged_at = ${set.acknowledged_at}, updated_at = ${at}
+        WHERE project_id = ${projectId} AND id = ${id} RETURNING ${COLUMNS}`,
+  );
+  return row ? toRow(row) : null;
+}
+
+type Definition = Pick<RuleRow, 'name' | 'metric' | 'filters' | 'split_by' | 'window_ms' | 'condition' | 'resolve_after' | 'enabled' | 'channel_ids' | 'evaluated_through' | 'segment_states'>;
+
+/** A rule's definition replaced (the editor): its states and the window it resumes from with it. */
+export async function replaceRuleDefinition(db: Executor, projectId: string, id: string, d: Definition, at: number): Promise<RuleRow | null> {
+  const [row] = await rows<Record<string, unknown>>(
+    db,
+    sql`UPDATE alert_rules SET name = ${d.name}, metric = ${jsonParam(d.metric)}::jsonb, filters = ${d.filters === null ? null : jsonParam(d.filters)}::jsonb,
+          split_by = ${d.split_by}, window_ms = ${d.window_ms}, condition = ${jsonParam(d.condition)}::jsonb, resolve_after = ${d.resolve_after},
+          enabled = ${d.enabled}, channel_ids = ${d.channel_ids === null ? null : jsonParam(d.channel_ids)}::jsonb,
+          evaluated_through = ${d.evaluated_through}, segment_states = ${jsonParam(d.segment_states)}::jsonb, updated_at = ${at}
         WHERE project_id = ${projectId} AND id = ${id} RETURNING ${COLUMNS}`,
   );
   return row ? toRow(row) : null;
@@ -190,6 +207,8 @@ export async function findChannel(db: Executor, projectId: string, id: string): 
 }
 
 export async function deleteChannel(db: Executor, projectId: string, id: string): Promise<boolean> {
+  // Rules that chose the channel no longer name it (jsonb minus a string drops that array element).
+  await db.execute(sql`UPDATE alert_rules SET channel_ids = channel_ids - ${id}::text WHERE project_id = ${projectId} AND channel_ids ? ${id}`);
   return (await rows(db, sql`DELETE FROM alert_channels WHERE project_id = ${projectId} AND id = ${id} RETURNING id`)).length > 0;
 }
 
