@@ -66,7 +66,8 @@ export const alertChannels = pgTable('alert_channels', {
 
 export const alertDeliveries = pgTable('alert_deliveries', {
   id: text('id').primaryKey(),
-  channelId: text('channel_id').notNull(),
+  ruleId: text('rule_id'),
+    channelId: text('channel_id').notNull(),
   projectId: text('project_id').notNull(),
   eventType: text('event_type').notNull(),
   subject: text('subject').notNull(),

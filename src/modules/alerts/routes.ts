@@ -3,10 +3,10 @@ import { z } from 'zod';
 import { projectRoute, routeGroup } from '../../platform/http/route-group.ts';
 import type { AlertsContext } from './context.ts';
 import { acknowledgeRule, createRule, deleteRule, getRule, listRules, ruleHistory, updateRule } from './manage-rules.ts';
-import { channelDeliveries, createChannel, deleteChannel, listChannels, testChannel } from './channels.ts';
+import { channelDeliveries, createChannel, deleteChannel, listChannels, ruleNotifications, testChannel } from './channels.ts';
 import { replaceRule } from './edit-rule.ts';
 import { previewRule } from './preview-rule.ts';
-import { channelBody, channelSchema, createRuleBody, deliverySchema, historyQuery, historyResponse, previewResponse, ruleSchema, updateRuleBody } from './schemas.ts';
+import { channelBody, channelSchema, createRuleBody, deliverySchema, historyQuery, historyResponse, notificationSchema, previewResponse, ruleSchema, updateRuleBody } from './schemas.ts';
 
 const tags = ['alerts'];
 const idParams = z.object({ id: z.string().min(1).max(100) });
@@ -62,6 +62,14 @@ export function alertRoutes(app: FastifyInstance, ctx: AlertsContext) {
       '/:id/history',
       { config: view, schema: { tags, summary: "A rule's evaluations, newest first: what each window saw and decided", params: idParams, querystring: historyQuery, response: { 200: historyResponse, ...g.errors(404) } } },
       (req, { projectId }) => ruleHistory(ctx, projectId, req.params.id, req.query),
+    );
+    project.get(
+      '/:id/notifications',
+      {
+        config: view,
+        schema: { tags, summary: "A rule's messages to its channels, newest first, each with its delivery outcome", params: idParams, response: { 200: z.object({ data: z.array(notificationSchema) }), ...g.errors(404) } },
+      },
+      (req, { projectId }) => ruleNotifications(ctx, projectId, req.params.id),
     );
   });
 

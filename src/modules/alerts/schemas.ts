@@ -202,3 +202,8 @@ export const deliverySchema = z
   })
   .meta({ id: 'AlertDelivery' });
 export type DeliveryView = z.output<typeof deliverySchema>;
+
+export const notificationSchema = deliverySchema
+  .extend({ channelId: z.string(), channelName: z.string() })
+  .meta({ id: 'AlertNotification' });
+export type NotificationView = z.output<typeof notificationSchema>;

@@ -219,6 +219,8 @@ export async function deleteProjectChannels(db: Executor, projectId: string): Pr
 export interface DeliveryRow {
   id: string;
   channel_id: string;
+  /** The rule the message is about; null before migration 0041. */
+  rule_id: string | null;
   project_id: string;
   event_type: string;
   subject: string;
@@ -234,13 +236,13 @@ export interface DeliveryRow {
 export async function insertDeliveries(tx: Executor, deliveries: DeliveryRow[]): Promise<void> {
   if (!deliveries.length) return;
   await tx.execute(sql`
-    INSERT INTO alert_deliveries (id, channel_id, project_id, event_type, subject, message, link, status, attempts, last_error, created_at, sent_at)
-    SELECT x.id, x.channel_id, x.project_id, x.event_type, x.subject, x.message, x.link, x.status, x.attempts, x.last_error, x.created_at, x.sent_at
-    FROM jsonb_to_recordset(${jsonParam(deliveries)}::jsonb) AS x(id text, channel_id text, project_id text, event_type text, subject text, message text, link text,
+    INSERT INTO alert_deliveries (id, channel_id, rule_id, project_id, event_type, subject, message, link, status, attempts, last_error, created_at, sent_at)
+    SELECT x.id, x.channel_id, x.rule_id, x.project_id, x.event_type, x.subject, x.message, x.link, x.status, x.attempts, x.last_error, x.created_at, x.sent_at
+    FROM jsonb_to_recordset(${jsonParam(deliveries)}::jsonb) AS x(id text, channel_id text, rule_id text, project_id text, event_type text, subject text, message text, link text,
       status text, attempts int, last_error text, created_at bigint, sent_at bigint)`);
 }
 
-const DELIVERY_COLUMNS = sql.raw(`id, channel_id, project_id, event_type, subject, message, link, status, attempts, last_error, created_at, sent_at`);
+const DELIVERY_COLUMNS = sql.raw(`id, channel_id, rule_id, project_id, event_type, subject, message, link, status, attempts, last_error, created_at, sent_at`);
 const toDelivery = (r: DeliveryRow): DeliveryRow => ({ ...r, attempts: Number(r.attempts), created_at: Number(r.created_at), sent_at: num(r.sent_at) });
 
 export async function findDelivery(db: Executor, id: string): Promise<DeliveryRow | null> {
@@ -258,4 +260,15 @@ export async function recordAttempt(db: Executor, id: string, outcome: { status:
 
 export async function listDeliveries(db: Executor, channelId: string, limit: number): Promise<DeliveryRow[]> {
   return (await rows<DeliveryRow>(db, sql`SELECT ${DELIVERY_COLUMNS} FROM alert_deliveries WHERE channel_id = ${channelId} ORDER BY created_at DESC, id LIMIT ${limit}`)).map(toDelivery);
+}
+
+/** A rule's messages to every channel, newest first, with the channel's name. */
+export async function listRuleDeliveries(db: Executor, projectId: string, ruleId: string, limit: number): Promise<(DeliveryRow & { channel_name: string })[]> {
+  const found = await rows<DeliveryRow & { channel_name: string }>(
+    db,
+    sql`SELECT d.id, d.channel_id, d.rule_id, d.project_id, d.event_type, d.subject, d.message, d.link, d.status, d.attempts, d.last_error, d.created_at, d.sent_at, c.name AS channel_name
+        FROM alert_deliveries d JOIN alert_channels c ON c.id = d.channel_id
+        WHERE d.project_id = ${projectId} AND d.rule_id = ${ruleId} ORDER BY d.created_at DESC, d.id LIMIT ${limit}`,
+  );
+  return found.map((d) => ({ ...toDelivery(d), channel_name: d.channel_name }));
 }

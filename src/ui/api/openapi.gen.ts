@@ -20322,6 +20322,142 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/alerts/rules/{id}/notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A rule's messages to its channels, newest first, each with its delivery outcome */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["AlertNotification"][];
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/alerts/channels": {
         parameters: {
             query?: never;
@@ -31041,6 +31177,22 @@ export interface components {
             createdAt: number;
             sentAt: number | null;
         };
+        AlertNotificationInput: {
+            id: string;
+            eventType: string;
+            subject: string;
+            /**
+             * @description pending: retried with backoff; failed: after the last attempt
+             * @enum {string}
+             */
+            status: "pending" | "sent" | "failed";
+            attempts: number;
+            lastError: string | null;
+            createdAt: number;
+            sentAt: number | null;
+            channelId: string;
+            channelName: string;
+        };
         MonitorFiltersInput: {
             user_id?: string | string[];
             thread_id?: string | string[];
@@ -32837,6 +32989,22 @@ export interface components {
             lastError: string | null;
             createdAt: number;
             sentAt: number | null;
+        };
+        AlertNotification: {
+            id: string;
+            eventType: string;
+            subject: string;
+            /**
+             * @description pending: retried with backoff; failed: after the last attempt
+             * @enum {string}
+             */
+            status: "pending" | "sent" | "failed";
+            attempts: number;
+            lastError: string | null;
+            createdAt: number;
+            sentAt: number | null;
+            channelId: string;
+            channelName: string;
         };
         MonitorFilters: {
             user_id?: string | string[];
