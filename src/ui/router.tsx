@@ -245,6 +245,30 @@ const monitorRoute = createRoute({
   component: lazyRouteComponent(() => import('./routes/monitor.tsx')),
 });
 
+const alertsRoute = createRoute({
+  getParentRoute: () => projectRoute,
+  path: '/alerts',
+  component: lazyRouteComponent(() => import('./routes/alerts.tsx')),
+});
+
+const newAlertRuleRoute = createRoute({
+  getParentRoute: () => projectRoute,
+  path: '/alerts/new',
+  component: lazyRouteComponent(() => import('./routes/alert-rule-edit.tsx'), 'NewAlertRulePage'),
+});
+
+const alertRuleRoute = createRoute({
+  getParentRoute: () => projectRoute,
+  path: '/alerts/$ruleId',
+  component: lazyRouteComponent(() => import('./routes/alert-rule.tsx')),
+});
+
+const editAlertRuleRoute = createRoute({
+  getParentRoute: () => projectRoute,
+  path: '/alerts/$ruleId/edit',
+  component: lazyRouteComponent(() => import('./routes/alert-rule-edit.tsx'), 'EditAlertRulePage'),
+});
+
 const experimentsRoute = createRoute({
   getParentRoute: () => projectRoute,
   path: '/experiments',
@@ -408,6 +432,10 @@ const routeTree = rootRoute.addChildren([
     monitorsRoute,
     newMonitorRoute,
     monitorRoute,
+    alertsRoute,
+    newAlertRuleRoute,
+    alertRuleRoute,
+    editAlertRuleRoute,
     experimentsRoute,
     experimentRoute,
     compareRoute,

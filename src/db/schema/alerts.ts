@@ -1,6 +1,6 @@
 import { bigint, boolean, doublePrecision, integer, jsonb, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
 
-/** The alerts module's tables. Mirror migrations/0039_alerts.sql; only alerts/store.ts touches them. */
+/** The alerts module's tables. Mirror migrations/0039_alerts.sql (and 0040, 0041); only alerts/store.ts touches them. */
 export const alertRules = pgTable('alert_rules', {
   id: text('id').primaryKey(),
   organizationId: text('organization_id').notNull(),
@@ -17,6 +17,7 @@ export const alertRules = pgTable('alert_rules', {
   snoozedUntil: bigint('snoozed_until', { mode: 'number' }),
   acknowledgedAt: bigint('acknowledged_at', { mode: 'number' }),
   evaluatedThrough: bigint('evaluated_through', { mode: 'number' }).notNull(),
+  channelIds: jsonb('channel_ids').$type<string[]>(),
   segmentStates: jsonb('segment_states').$type<Record<string, unknown>>().notNull().default({}),
   createdAt: bigint('created_at', { mode: 'number' }).notNull(),
   updatedAt: bigint('updated_at', { mode: 'number' }).notNull(),
@@ -65,7 +66,8 @@ export const alertChannels = pgTable('alert_channels', {
 
 export const alertDeliveries = pgTable('alert_deliveries', {
   id: text('id').primaryKey(),
-  channelId: text('channel_id').notNull(),
+  ruleId: text('rule_id'),
+    channelId: text('channel_id').notNull(),
   projectId: text('project_id').notNull(),
   eventType: text('event_type').notNull(),
   subject: text('subject').notNull(),

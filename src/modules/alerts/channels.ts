@@ -5,7 +5,7 @@ import type { NewEvent } from '../../platform/events/index.ts';
 import { newId } from '../../platform/ids.ts';
 import { enqueueJobs, type ClaimedJob } from '../../platform/jobs/index.ts';
 import type { AlertsContext } from './context.ts';
-import type { ChannelBody, ChannelView, DeliveryView } from './schemas.ts';
+import type { ChannelBody, ChannelView, DeliveryView, NotificationView } from './schemas.ts';
 import * as store from './store.ts';
 
 export const DELIVERY_QUEUE = 'alert-deliveries';
@@ -64,6 +64,13 @@ export async function deleteChannel(ctx: AlertsContext, projectId: string, id: s
   return { id, deleted: true };
 }
 
+/** A rule's notifications: each message to each of its channels, with its outcome. */
+export async function ruleNotifications(ctx: AlertsContext, projectId: string, ruleId: string): Promise<{ data: NotificationView[] }> {
+  if (!(await store.findRule(ctx.db.orm, projectId, ruleId))) throw notFound('alert_rule_not_found', `no alert rule ${ruleId}`);
+  const found = await store.listRuleDeliveries(ctx.db.orm, projectId, ruleId, 100);
+  return { data: found.map((d) => ({ ...presentDelivery(d), channelId: d.channel_id, channelName: d.channel_name })) };
+}
+
 export async function channelDeliveries(ctx: AlertsContext, projectId: string, id: string): Promise<{ data: DeliveryView[] }> {
   await findChannel(ctx, projectId, id);
   return { data: (await store.listDeliveries(ctx.db.orm, id, 100)).map(presentDelivery) };
@@ -77,16 +84,19 @@ export async function testChannel(ctx: AlertsContext, projectId: string, id: str
 }
 
 /**
- * The messages of a window's alert events to every channel of the project, written in the
+ * The messages of a window's alert events to the rule's channels, written in the
  * evaluation's transaction with a job each: acknowledged deliveries are never lost.
  */
-export async function queueDeliveries(ctx: AlertsContext, tx: Executor, projectId: string, events: NewEvent[], at: number): Promise<void> {
+export async function queueDeliveries(ctx: AlertsContext, tx: Executor, rule: { id: string; project_id: string; channel_ids: string[] | null }, events: NewEvent[], at: number): Promise<void> {
   if (!events.length) return;
-  const channels = await store.listChannels(tx, projectId);
+  const projectId = rule.project_id;
+  // The rule's chosen channels, or every channel of the project.
+  const channels = (await store.listChannels(tx, projectId)).filter((c) => rule.channel_ids === null || rule.channel_ids.includes(c.id));
   const deliveries: store.DeliveryRow[] = channels.flatMap((c) =>
     events.map((e) => ({
       id: newId('ald'),
       channel_id: c.id,
+      rule_id: rule.id,
       project_id: projectId,
       event_type: e.type,
       subject: subjectOf(e),

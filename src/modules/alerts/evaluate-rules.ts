@@ -1,16 +1,16 @@
 import { emitEvents, type NewEvent } from '../../platform/events/index.ts';
 import { queueDeliveries } from './channels.ts';
 import type { AlertsContext } from './context.ts';
-import { isNews, nextState } from './lifecycle.ts';
-import { decide, measure, type Condition, type Measurement, type Metric, type SegmentDecision } from './measure.ts';
-import { METRICS, type EvaluationView } from './schemas.ts';
+import { isNews } from './lifecycle.ts';
+import { measure, type Condition, type Measurement, type Metric, type SegmentDecision } from './measure.ts';
+import { METRICS } from './schemas.ts';
+import { baselineRange, stepWindow, withEmptySegment } from './step-window.ts';
 import * as store from './store.ts';
 
 /** Rules taken per round; the next round takes the rest (1,000 rules: a few rounds a minute). */
 const RULES_PER_ROUND = 200;
 /** Windows one rule catches up per round after downtime (a 5-minute rule down for a day: 288). */
 const CATCH_UP_WINDOWS = 2_000;
-const WEEK_MS = 7 * 86_400_000;
 
 /**
  * Evaluates every window that has ended and is not yet evaluated, of every enabled rule.
@@ -36,20 +36,10 @@ async function evaluateRule(ctx: AlertsContext, rule: store.RuleRow, now: number
     const end = through + rule.window_ms;
     const latest = end + rule.window_ms > now;
     const current = await windowMeasurements(ctx, rule, metric, start, end);
-    let baseline: Map<string, Measurement> | null = null;
-    let exposure = 1;
-    if (condition.kind === 'change') {
-      const b = condition.baseline;
-      const [bs, be] = b.kind === 'reference' ? [b.start, b.end] : b.kind === 'week' ? [start - WEEK_MS, end - WEEK_MS] : [start - rule.window_ms, start];
-      baseline = await windowMeasurements(ctx, rule, metric, bs, be);
-      exposure = (be - bs) / rule.window_ms;
-    }
-    const decisions = decide(metric, condition, current, baseline, exposure);
-    const next: Record<string, store.SegmentState> = { ...states };
-    // A segment seen before but absent now had no events: a calm window for it.
-    const seen = new Set(decisions.map((d) => d.segment));
-    for (const segment of Object.keys(states)) if (!seen.has(segment)) next[segment] = nextState(states[segment], false, end, { consecutive: condition.consecutive, resolveAfter: rule.resolve_after });
-    for (const d of decisions) next[d.segment] = nextState(states[d.segment], d.breach, end, { consecutive: condition.consecutive, resolveAfter: rule.resolve_after });
+    const range = baselineRange(condition, start, end, rule.window_ms);
+    const baseline = range ? await windowMeasurements(ctx, rule, metric, range[0], range[1]) : null;
+    const exposure = range ? (range[1] - range[0]) / rule.window_ms : 1;
+    const { decisions, next, evaluations } = stepWindow({ resolveAfter: rule.resolve_after }, metric, condition, states, current, baseline, exposure, start, end);
 
     const events: NewEvent[] = [];
     if (latest) {
@@ -60,20 +50,6 @@ async function evaluateRule(ctx: AlertsContext, rule: store.RuleRow, now: number
         next[segment] = { ...s, notified: s.state };
       }
     }
-    const evaluations: EvaluationView[] = decisions.map((d) => ({
-      windowStart: start,
-      windowEnd: end,
-      segment: d.segment,
-      value: d.current.value,
-      baseline: d.baseline?.value ?? null,
-      count: d.current.count,
-      baselineCount: d.baseline?.count ?? (baseline ? 0 : null),
-      low: d.low,
-      high: d.high,
-      pValue: d.pValue,
-      decision: d.tooFew ? 'too_few' : d.breach ? 'breach' : 'calm',
-      state: next[d.segment].state,
-    }));
     const at = ctx.clock.now();
     const committed = await ctx.db.orm.transaction(async (tx) => {
       if (!(await store.claimWindow(tx, rule.id, end, at.getTime()))) return false;
@@ -81,7 +57,7 @@ async function evaluateRule(ctx: AlertsContext, rule: store.RuleRow, now: number
       if (!(await store.advanceRule(tx, rule.id, through, end, next))) throw new TakenElsewhere();
       await store.insertEvaluations(tx, rule.id, evaluations);
       await emitEvents(tx, events, at);
-      await queueDeliveries(ctx, tx, rule.project_id, events, at.getTime());
+      await queueDeliveries(ctx, tx, rule, events, at.getTime());
       return true;
     }).catch((err: unknown) => {
       if (err instanceof TakenElsewhere) return false;
@@ -98,7 +74,7 @@ async function evaluateRule(ctx: AlertsContext, rule: store.RuleRow, now: number
 
 class TakenElsewhere extends Error {}
 
-async function windowMeasurements(ctx: AlertsContext, rule: store.RuleRow, metric: Metric, start: number, end: number): Promise<Map<string, Measurement>> {
+export async function windowMeasurements(ctx: AlertsContext, rule: Pick<store.RuleRow, 'project_id' | 'filters' | 'split_by'>, metric: Metric, start: number, end: number): Promise<Map<string, Measurement>> {
   const series = await ctx.series(rule.project_id, {
     startDate: start,
     // The analytics range includes its end: a trace started exactly at `end` is the next window's.
@@ -107,9 +83,7 @@ async function windowMeasurements(ctx: AlertsContext, rule: store.RuleRow, metri
     filters: (rule.filters ?? undefined),
     groupBy: (rule.split_by as 'model' | 'label' | 'user' | null) ?? null,
   });
-  const found = measure(metric, series, rule.split_by !== null);
-  if (!rule.split_by && !found.has('')) found.set('', { value: metric.kind === 'trace_count' || metric.kind === 'cost_total' || metric.kind === 'tokens_total' ? 0 : null, count: 0, successes: 0 });
-  return found;
+  return withEmptySegment(metric, measure(metric, series, rule.split_by !== null), rule.split_by !== null);
 }
 
 const SEGMENT_FILTER: Record<string, string> = { model: 'model', label: 'labels', user: 'user' };

@@ -6,7 +6,7 @@ import { MAX_WINDOW_MINUTES, METRICS, MIN_WINDOW_MINUTES, type CreateRuleBody, t
 import * as store from './store.ts';
 
 /** Checks what the schema cannot (docs/alerts.md: "Rules"); each failure is a 400 naming the field. */
-async function checkRule(ctx: AlertsContext, projectId: string, body: CreateRuleBody): Promise<void> {
+export async function checkRule(ctx: AlertsContext, projectId: string, body: CreateRuleBody): Promise<void> {
   const { metric, condition } = body;
   const family = METRICS[metric.kind].family;
   if (!Number.isInteger(body.windowMinutes) || body.windowMinutes < MIN_WINDOW_MINUTES)
@@ -32,6 +32,11 @@ async function checkRule(ctx: AlertsContext, projectId: string, body: CreateRule
     throw badRequest('invalid_metric', `metric.${metric.configId !== undefined ? 'configId' : 'category'}: only for score_mean and category_share`, metric.configId !== undefined ? 'metric.configId' : 'metric.category');
   const perTrace = metric.kind === 'evaluator_pass_rate' || metric.kind === 'score_mean' || metric.kind === 'category_share';
   if (body.splitBy && perTrace) throw badRequest('invalid_split', `splitBy: ${metric.kind} cannot be split yet; make one rule per segment with a filter`, 'splitBy');
+  if (body.channels?.length) {
+    const known = new Set((await store.listChannels(ctx.db.orm, projectId)).map((c) => c.id));
+    const unknown = body.channels.find((c) => !known.has(c));
+    if (unknown !== undefined) throw badRequest('unknown_channel', `channels: no alert channel ${unknown} in this project`, 'channels');
+  }
   if (condition.kind === 'threshold') {
     if (family === 'rate' && (condition.value < 0 || condition.value > 1))
       throw badRequest('invalid_threshold', `condition.value: ${metric.kind} is a rate between 0 and 1`, 'condition.value');
@@ -70,6 +75,7 @@ export async function createRule(ctx: AlertsContext, scope: { organizationId: st
     // The first window evaluated is the one the rule was made in.
     evaluated_through: Math.floor(now / windowMs) * windowMs,
     segment_states: {},
+    channel_ids: body.channels === null ? null : [...new Set(body.channels)],
     created_at: now,
     updated_at: now,
   });

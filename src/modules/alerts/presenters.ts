@@ -16,6 +16,7 @@ export function presentRule(r: RuleRow): RuleView {
     condition: r.condition,
     resolveAfter: r.resolve_after,
     enabled: r.enabled,
+    channels: r.channel_ids,
     muted: r.muted,
     snoozedUntil: r.snoozed_until,
     acknowledgedAt: r.acknowledged_at,

@@ -3,8 +3,10 @@ import { z } from 'zod';
 import { projectRoute, routeGroup } from '../../platform/http/route-group.ts';
 import type { AlertsContext } from './context.ts';
 import { acknowledgeRule, createRule, deleteRule, getRule, listRules, ruleHistory, updateRule } from './manage-rules.ts';
-import { channelDeliveries, createChannel, deleteChannel, listChannels, testChannel } from './channels.ts';
-import { channelBody, channelSchema, createRuleBody, deliverySchema, historyQuery, historyResponse, ruleSchema, updateRuleBody } from './schemas.ts';
+import { channelDeliveries, createChannel, deleteChannel, listChannels, ruleNotifications, testChannel } from './channels.ts';
+import { replaceRule } from './edit-rule.ts';
+import { previewRule } from './preview-rule.ts';
+import { channelBody, channelSchema, createRuleBody, deliverySchema, historyQuery, historyResponse, notificationSchema, previewResponse, ruleSchema, updateRuleBody } from './schemas.ts';
 
 const tags = ['alerts'];
 const idParams = z.object({ id: z.string().min(1).max(100) });
@@ -23,6 +25,22 @@ export function alertRoutes(app: FastifyInstance, ctx: AlertsContext) {
       '/',
       { config: manage, schema: { tags, summary: 'Create an alert rule: a metric watched window by window, with a threshold or a change condition', body: createRuleBody, response: { 200: ruleSchema } } },
       (req, scope) => createRule(ctx, scope, req.body),
+    );
+    project.post(
+      '/preview',
+      {
+        config: view,
+        schema: { tags, summary: 'Replay a rule, not saved, over the last 30 days window by window: what each window saw and when it would have fired', body: createRuleBody, response: { 200: previewResponse } },
+      },
+      (req, { projectId }) => previewRule(ctx, projectId, req.body),
+    );
+    project.put(
+      '/:id',
+      {
+        config: manage,
+        schema: { tags, summary: "Replace a rule's definition (the editor); a change of what is measured or decided starts its segments ok again", params: idParams, body: createRuleBody, response: { 200: ruleSchema, ...g.errors(404) } },
+      },
+      (req, { projectId }) => replaceRule(ctx, projectId, req.params.id, req.body),
     );
     project.get('/:id', { config: view, schema: { tags, params: idParams, response: { 200: ruleSchema, ...g.errors(404) } } }, (req, { projectId }) => getRule(ctx, projectId, req.params.id));
     project.patch(
@@ -45,6 +63,14 @@ export function alertRoutes(app: FastifyInstance, ctx: AlertsContext) {
       { config: view, schema: { tags, summary: "A rule's evaluations, newest first: what each window saw and decided", params: idParams, querystring: historyQuery, response: { 200: historyResponse, ...g.errors(404) } } },
       (req, { projectId }) => ruleHistory(ctx, projectId, req.params.id, req.query),
     );
+    project.get(
+      '/:id/notifications',
+      {
+        config: view,
+        schema: { tags, summary: "A rule's messages to its channels, newest first, each with its delivery outcome", params: idParams, response: { 200: z.object({ data: z.array(notificationSchema) }), ...g.errors(404) } },
+      },
+      (req, { projectId }) => ruleNotifications(ctx, projectId, req.params.id),
+    );
   });
 
   routeGroup(app, { prefix: '/api/alerts/channels', errors: 'nested' }, (r, g) => {
@@ -56,7 +82,7 @@ export function alertRoutes(app: FastifyInstance, ctx: AlertsContext) {
     );
     project.post(
       '/',
-      { config: manage, schema: { tags, summary: 'Add an e-mail or Slack-compatible channel: every alert of the project is sent to it', body: channelBody, response: { 200: channelSchema } } },
+      { config: manage, schema: { tags, summary: "Add an e-mail or Slack-compatible channel: it gets the alerts of the rules that choose it and of rules that leave their channels unset (null)", body: channelBody, response: { 200: channelSchema } } },
       (req, scope) => createChannel(ctx, scope, req.body),
     );
     project.delete(

@@ -73,6 +73,12 @@ export const createRuleBody = z
     condition: conditionSchema,
     resolveAfter: z.number().int().min(1).max(100).default(2).describe('Calm windows in a row before a firing rule resolves'),
     enabled: z.boolean().default(true),
+    channels: z
+      .array(z.string().min(1).max(100))
+      .max(50)
+      .nullable()
+      .default(null)
+      .describe("The alert channels notified (ids); null: every channel of the project; []: none (the project's webhooks still get the events)"),
   })
   .meta({ id: 'CreateAlertRule' });
 export type CreateRuleBody = z.output<typeof createRuleBody>;
@@ -107,6 +113,7 @@ export const ruleSchema = z
     condition: z.record(z.string(), z.unknown()).describe('The condition with its defaults filled in'),
     resolveAfter: z.number().int(),
     enabled: z.boolean(),
+    channels: z.array(z.string()).nullable().describe('The alert channels notified; null: every channel of the project'),
     muted: z.boolean(),
     snoozedUntil: z.number().int().nullable(),
     acknowledgedAt: z.number().int().nullable(),
@@ -136,6 +143,25 @@ export const evaluationSchema = z
   })
   .meta({ id: 'AlertEvaluation' });
 export type EvaluationView = z.output<typeof evaluationSchema>;
+
+export const previewResponse = z
+  .object({
+    from: z.number().int().describe('The start of the first window replayed (epoch ms): about 30 days ago'),
+    to: z.number().int().describe('The end of the last window replayed: the last one that has ended'),
+    windowMinutes: z.number().int(),
+    fired: z.number().int().describe('The times the rule would have fired (a segment going to firing)'),
+    fires: z.array(evaluationSchema).describe('The window and segment of each of those times'),
+    windows: z
+      .array(
+        evaluationSchema.extend({
+          segments: z.number().int().describe('Segments decided in the window'),
+          breaches: z.number().int().describe('Of them, those past the condition'),
+        }),
+      )
+      .describe('Each window, oldest first, with the numbers of its segment nearest to firing (the only one without a split)'),
+  })
+  .meta({ id: 'AlertRulePreview' });
+export type PreviewView = z.output<typeof previewResponse>;
 
 export const historyQuery = z.object({
   limit: z.coerce.number().int().min(1).max(1000).default(100),
@@ -176,3 +202,8 @@ export const deliverySchema = z
   })
   .meta({ id: 'AlertDelivery' });
 export type DeliveryView = z.output<typeof deliverySchema>;
+
+export const notificationSchema = deliverySchema
+  .extend({ channelId: z.string(), channelName: z.string() })
+  .meta({ id: 'AlertNotification' });
+export type NotificationView = z.output<typeof notificationSchema>;

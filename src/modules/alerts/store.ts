@@ -30,12 +30,14 @@ export interface RuleRow {
   acknowledged_at: number | null;
   evaluated_through: number;
   segment_states: Record<string, SegmentState>;
+  /** The channels notified; null: every channel of the project. */
+  channel_ids: string[] | null;
   created_at: number;
   updated_at: number;
 }
 
 const COLUMNS = sql.raw(
-  `id, organization_id, project_id, name, metric, filters, split_by, window_ms, condition, resolve_after, enabled, muted, snoozed_until, acknowledged_at, evaluated_through, segment_states, created_at, updated_at`,
+  `id, organization_id, project_id, name, metric, filters, split_by, window_ms, condition, resolve_after, enabled, muted, snoozed_until, acknowledged_at, evaluated_through, segment_states, channel_ids, created_at, updated_at`,
 );
 const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
 
@@ -75,10 +77,10 @@ export async function insertRule(db: Executor, r: RuleRow): Promise<RuleRow> {
   const [row] = await rows<Record<string, unknown>>(
     db,
     sql`INSERT INTO alert_rules (id, organization_id, project_id, name, metric, filters, split_by, window_ms, condition, resolve_after, enabled, muted,
-          snoozed_until, acknowledged_at, evaluated_through, segment_states, created_at, updated_at)
+          snoozed_until, acknowledged_at, evaluated_through, segment_states, channel_ids, created_at, updated_at)
         VALUES (${r.id}, ${r.organization_id}, ${r.project_id}, ${r.name}, ${jsonParam(r.metric)}::jsonb, ${r.filters === null ? null : jsonParam(r.filters)}::jsonb,
           ${r.split_by}, ${r.window_ms}, ${jsonParam(r.condition)}::jsonb, ${r.resolve_after}, ${r.enabled}, ${r.muted}, ${r.snoozed_until}, ${r.acknowledged_at},
-          ${r.evaluated_through}, ${jsonParam(r.segment_states)}::jsonb, ${r.created_at}, ${r.updated_at})
+          ${r.evaluated_through}, ${jsonParam(r.segment_states)}::jsonb, ${r.channel_ids === null ? null : jsonParam(r.channel_ids)}::jsonb, ${r.created_at}, ${r.updated_at})
         RETURNING ${COLUMNS}`,
   );
   return toRow(row);
@@ -95,6 +97,21 @@ export async function updateRuleSettings(
     db,
     sql`UPDATE alert_rules SET name = ${set.name}, enabled = ${set.enabled}, muted = ${set.muted}, snoozed_until = ${set.snoozed_until},
           acknowledged_at = ${set.acknowledged_at}, updated_at = ${at}
+        WHERE project_id = ${projectId} AND id = ${id} RETURNING ${COLUMNS}`,
+  );
+  return row ? toRow(row) : null;
+}
+
+type Definition = Pick<RuleRow, 'name' | 'metric' | 'filters' | 'split_by' | 'window_ms' | 'condition' | 'resolve_after' | 'enabled' | 'channel_ids' | 'evaluated_through' | 'segment_states'>;
+
+/** A rule's definition replaced (the editor): its states and the window it resumes from with it. */
+export async function replaceRuleDefinition(db: Executor, projectId: string, id: string, d: Definition, at: number): Promise<RuleRow | null> {
+  const [row] = await rows<Record<string, unknown>>(
+    db,
+    sql`UPDATE alert_rules SET name = ${d.name}, metric = ${jsonParam(d.metric)}::jsonb, filters = ${d.filters === null ? null : jsonParam(d.filters)}::jsonb,
+          split_by = ${d.split_by}, window_ms = ${d.window_ms}, condition = ${jsonParam(d.condition)}::jsonb, resolve_after = ${d.resolve_after},
+          enabled = ${d.enabled}, channel_ids = ${d.channel_ids === null ? null : jsonParam(d.channel_ids)}::jsonb,
+          evaluated_through = ${d.evaluated_through}, segment_states = ${jsonParam(d.segment_states)}::jsonb, updated_at = ${at}
         WHERE project_id = ${projectId} AND id = ${id} RETURNING ${COLUMNS}`,
   );
   return row ? toRow(row) : null;
@@ -190,6 +207,8 @@ export async function findChannel(db: Executor, projectId: string, id: string): 
 }
 
 export async function deleteChannel(db: Executor, projectId: string, id: string): Promise<boolean> {
+  // Rules that chose the channel no longer name it (jsonb minus a string drops that array element).
+  await db.execute(sql`UPDATE alert_rules SET channel_ids = channel_ids - ${id}::text WHERE project_id = ${projectId} AND channel_ids ? ${id}`);
   return (await rows(db, sql`DELETE FROM alert_channels WHERE project_id = ${projectId} AND id = ${id} RETURNING id`)).length > 0;
 }
 
@@ -200,6 +219,8 @@ export async function deleteProjectChannels(db: Executor, projectId: string): Pr
 export interface DeliveryRow {
   id: string;
   channel_id: string;
+  /** The rule the message is about; null before migration 0041. */
+  rule_id: string | null;
   project_id: string;
   event_type: string;
   subject: string;
@@ -215,13 +236,13 @@ export interface DeliveryRow {
 export async function insertDeliveries(tx: Executor, deliveries: DeliveryRow[]): Promise<void> {
   if (!deliveries.length) return;
   await tx.execute(sql`
-    INSERT INTO alert_deliveries (id, channel_id, project_id, event_type, subject, message, link, status, attempts, last_error, created_at, sent_at)
-    SELECT x.id, x.channel_id, x.project_id, x.event_type, x.subject, x.message, x.link, x.status, x.attempts, x.last_error, x.created_at, x.sent_at
-    FROM jsonb_to_recordset(${jsonParam(deliveries)}::jsonb) AS x(id text, channel_id text, project_id text, event_type text, subject text, message text, link text,
+    INSERT INTO alert_deliveries (id, channel_id, rule_id, project_id, event_type, subject, message, link, status, attempts, last_error, created_at, sent_at)
+    SELECT x.id, x.channel_id, x.rule_id, x.project_id, x.event_type, x.subject, x.message, x.link, x.status, x.attempts, x.last_error, x.created_at, x.sent_at
+    FROM jsonb_to_recordset(${jsonParam(deliveries)}::jsonb) AS x(id text, channel_id text, rule_id text, project_id text, event_type text, subject text, message text, link text,
       status text, attempts int, last_error text, created_at bigint, sent_at bigint)`);
 }
 
-const DELIVERY_COLUMNS = sql.raw(`id, channel_id, project_id, event_type, subject, message, link, status, attempts, last_error, created_at, sent_at`);
+const DELIVERY_COLUMNS = sql.raw(`id, channel_id, rule_id, project_id, event_type, subject, message, link, status, attempts, last_error, created_at, sent_at`);
 const toDelivery = (r: DeliveryRow): DeliveryRow => ({ ...r, attempts: Number(r.attempts), created_at: Number(r.created_at), sent_at: num(r.sent_at) });
 
 export async function findDelivery(db: Executor, id: string): Promise<DeliveryRow | null> {
@@ -239,4 +260,15 @@ export async function recordAttempt(db: Executor, id: string, outcome: { status:
 
 export async function listDeliveries(db: Executor, channelId: string, limit: number): Promise<DeliveryRow[]> {
   return (await rows<DeliveryRow>(db, sql`SELECT ${DELIVERY_COLUMNS} FROM alert_deliveries WHERE channel_id = ${channelId} ORDER BY created_at DESC, id LIMIT ${limit}`)).map(toDelivery);
+}
+
+/** A rule's messages to every channel, newest first, with the channel's name. */
+export async function listRuleDeliveries(db: Executor, projectId: string, ruleId: string, limit: number): Promise<(DeliveryRow & { channel_name: string })[]> {
+  const found = await rows<DeliveryRow & { channel_name: string }>(
+    db,
+    sql`SELECT d.id, d.channel_id, d.rule_id, d.project_id, d.event_type, d.subject, d.message, d.link, d.status, d.attempts, d.last_error, d.created_at, d.sent_at, c.name AS channel_name
+        FROM alert_deliveries d JOIN alert_channels c ON c.id = d.channel_id
+        WHERE d.project_id = ${projectId} AND d.rule_id = ${ruleId} ORDER BY d.created_at DESC, d.id LIMIT ${limit}`,
+  );
+  return found.map((d) => ({ ...toDelivery(d), channel_name: d.channel_name }));
 }

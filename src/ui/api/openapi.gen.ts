@@ -20103,6 +20103,166 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/alerts/rules/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Replay a rule, not saved, over the last 30 days window by window: what each window saw and when it would have fired */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["CreateAlertRuleInput"];
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AlertRulePreview"];
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/alerts/rules/{id}": {
         parameters: {
             query?: never;
@@ -20228,7 +20388,177 @@ export interface paths {
                 };
             };
         };
-        put?: never;
+        /** Replace a rule's definition (the editor); a change of what is measured or decided starts its segments ok again */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["CreateAlertRuleInput"];
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AlertRule"];
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
         post?: never;
         delete: {
             parameters: {
@@ -20799,6 +21129,142 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/alerts/rules/{id}/notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A rule's messages to its channels, newest first, each with its delivery outcome */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["AlertNotification"][];
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/alerts/channels": {
         parameters: {
             query?: never;
@@ -20902,7 +21368,7 @@ export interface paths {
             };
         };
         put?: never;
-        /** Add an e-mail or Slack-compatible channel: every alert of the project is sent to it */
+        /** Add an e-mail or Slack-compatible channel: it gets the alerts of the rules that choose it and of rules that leave their channels unset (null) */
         post: {
             parameters: {
                 query?: never;
@@ -32349,6 +32815,11 @@ export interface components {
             resolveAfter?: number;
             /** @default true */
             enabled?: boolean;
+            /**
+             * @description The alert channels notified (ids); null: every channel of the project; []: none (the project's webhooks still get the events)
+             * @default null
+             */
+            channels?: string[] | null;
         };
         UpdateAlertRuleInput: {
             name?: string;
@@ -32373,6 +32844,8 @@ export interface components {
             };
             resolveAfter: number;
             enabled: boolean;
+            /** @description The alert channels notified; null: every channel of the project */
+            channels: string[] | null;
             muted: boolean;
             snoozedUntil: number | null;
             acknowledgedAt: number | null;
@@ -32418,6 +32891,46 @@ export interface components {
              */
             state: "ok" | "firing" | "resolved";
         };
+        AlertRulePreviewInput: {
+            /** @description The start of the first window replayed (epoch ms): about 30 days ago */
+            from: number;
+            /** @description The end of the last window replayed: the last one that has ended */
+            to: number;
+            windowMinutes: number;
+            /** @description The times the rule would have fired (a segment going to firing) */
+            fired: number;
+            /** @description The window and segment of each of those times */
+            fires: components["schemas"]["AlertEvaluationInput"][];
+            /** @description Each window, oldest first, with the numbers of its segment nearest to firing (the only one without a split) */
+            windows: {
+                windowStart: number;
+                windowEnd: number;
+                segment: string;
+                /** @description The metric in the window; null without events */
+                value: number | null;
+                /** @description change: the metric in the baseline */
+                baseline: number | null;
+                /** @description Events in the window (traces, verdicts, scores) */
+                count: number;
+                baselineCount: number | null;
+                /** @description 95 % interval of the value */
+                low: number | null;
+                high: number | null;
+                /** @description change: adjusted across segments (Benjamini-Hochberg) */
+                pValue: number | null;
+                /** @enum {string} */
+                decision: "breach" | "calm" | "too_few";
+                /**
+                 * @description The segment state after this window
+                 * @enum {string}
+                 */
+                state: "ok" | "firing" | "resolved";
+                /** @description Segments decided in the window */
+                segments: number;
+                /** @description Of them, those past the condition */
+                breaches: number;
+            }[];
+        };
         AlertHistoryInput: {
             data: components["schemas"]["AlertEvaluationInput"][];
         };
@@ -32453,6 +32966,22 @@ export interface components {
             lastError: string | null;
             createdAt: number;
             sentAt: number | null;
+        };
+        AlertNotificationInput: {
+            id: string;
+            eventType: string;
+            subject: string;
+            /**
+             * @description pending: retried with backoff; failed: after the last attempt
+             * @enum {string}
+             */
+            status: "pending" | "sent" | "failed";
+            attempts: number;
+            lastError: string | null;
+            createdAt: number;
+            sentAt: number | null;
+            channelId: string;
+            channelName: string;
         };
         MonitorFiltersInput: {
             user_id?: string | string[];
@@ -34106,6 +34635,11 @@ export interface components {
             resolveAfter: number;
             /** @default true */
             enabled: boolean;
+            /**
+             * @description The alert channels notified (ids); null: every channel of the project; []: none (the project's webhooks still get the events)
+             * @default null
+             */
+            channels: string[] | null;
         };
         UpdateAlertRule: {
             name?: string;
@@ -34130,6 +34664,8 @@ export interface components {
             };
             resolveAfter: number;
             enabled: boolean;
+            /** @description The alert channels notified; null: every channel of the project */
+            channels: string[] | null;
             muted: boolean;
             snoozedUntil: number | null;
             acknowledgedAt: number | null;
@@ -34175,6 +34711,46 @@ export interface components {
              */
             state: "ok" | "firing" | "resolved";
         };
+        AlertRulePreview: {
+            /** @description The start of the first window replayed (epoch ms): about 30 days ago */
+            from: number;
+            /** @description The end of the last window replayed: the last one that has ended */
+            to: number;
+            windowMinutes: number;
+            /** @description The times the rule would have fired (a segment going to firing) */
+            fired: number;
+            /** @description The window and segment of each of those times */
+            fires: components["schemas"]["AlertEvaluation"][];
+            /** @description Each window, oldest first, with the numbers of its segment nearest to firing (the only one without a split) */
+            windows: {
+                windowStart: number;
+                windowEnd: number;
+                segment: string;
+                /** @description The metric in the window; null without events */
+                value: number | null;
+                /** @description change: the metric in the baseline */
+                baseline: number | null;
+                /** @description Events in the window (traces, verdicts, scores) */
+                count: number;
+                baselineCount: number | null;
+                /** @description 95 % interval of the value */
+                low: number | null;
+                high: number | null;
+                /** @description change: adjusted across segments (Benjamini-Hochberg) */
+                pValue: number | null;
+                /** @enum {string} */
+                decision: "breach" | "calm" | "too_few";
+                /**
+                 * @description The segment state after this window
+                 * @enum {string}
+                 */
+                state: "ok" | "firing" | "resolved";
+                /** @description Segments decided in the window */
+                segments: number;
+                /** @description Of them, those past the condition */
+                breaches: number;
+            }[];
+        };
         AlertHistory: {
             data: components["schemas"]["AlertEvaluation"][];
         };
@@ -34210,6 +34786,22 @@ export interface components {
             lastError: string | null;
             createdAt: number;
             sentAt: number | null;
+        };
+        AlertNotification: {
+            id: string;
+            eventType: string;
+            subject: string;
+            /**
+             * @description pending: retried with backoff; failed: after the last attempt
+             * @enum {string}
+             */
+            status: "pending" | "sent" | "failed";
+            attempts: number;
+            lastError: string | null;
+            createdAt: number;
+            sentAt: number | null;
+            channelId: string;
+            channelName: string;
         };
         MonitorFilters: {
             user_id?: string | string[];

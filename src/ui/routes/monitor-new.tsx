@@ -1,13 +1,13 @@
 import { useState } from 'react';
-import { Alert, Button, Fieldset, Group, Loader, NativeSelect, NumberInput, Paper, SegmentedControl, SimpleGrid, Stack, Switch, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Button, Fieldset, Group, Loader, NativeSelect, NumberInput, Paper, Stack, Switch, Text, TextInput, Title } from '@mantine/core';
 import { IconArrowLeft } from '@tabler/icons-react';
 import { Link, useNavigate, useParams, useSearch } from '@tanstack/react-router';
 import { useCatalogue, useMonitorMutations, type Evaluator } from '../api/evaluators.ts';
 import type { Monitor } from '../api/evaluators.ts';
 import type { MonitorFilters } from '../api/types.ts';
 import { SchemaForm, type JsonSchema } from '../components/SchemaForm.tsx';
-import { parseMeta } from '../lib/list-search.ts';
 import { formErrors } from '../lib/form-errors.ts';
+import { FilterFields, filterText, filtersOf } from '../components/FilterFields.tsx';
 
 /** A monitor: an evaluator with its settings form, a sample share and trace filters. */
 export default function NewMonitorPage() {
@@ -47,13 +47,6 @@ export default function NewMonitorPage() {
   );
 }
 
-const list = (v: string) => {
-  const items = v.split(',').map((s) => s.trim()).filter(Boolean);
-  return items.length ? items : undefined;
-};
-
-const joined = (v: string | string[] | undefined) => (Array.isArray(v) ? v.join(', ') : (v ?? ''));
-
 /** The form of a new monitor, or of one being edited (`editing`: saved with PATCH, then `onSaved`). */
 /** The request body's fields the monitor form shows a refusal next to; each of the evaluator's settings at its own control besides. */
 const MONITOR_FIELDS = ['name', 'sample', 'filters.labels', 'filters.user_id', 'filters.model', 'filters.span_type', 'filters.customer_id', 'filters.metadata', 'filters.has_error'];
@@ -65,33 +58,12 @@ export function MonitorForm({ projectId, evaluator, editing, onSaved, onCancel }
   const [settings, setSettings] = useState<Record<string, unknown>>(() => structuredClone(editing?.settings ?? evaluator.defaultSettings));
   const [samplePercent, setSamplePercent] = useState<number>(editing ? Math.round(editing.sample * 1000) / 10 : 100);
   const [enabled, setEnabled] = useState(editing?.enabled ?? true);
-  const f = editing?.filters ?? {};
-  const [filter, setFilter] = useState({
-    labels: joined(f.labels),
-    user_id: joined(f.user_id),
-    model: joined(f.model),
-    span_type: joined(f.span_type),
-    customer_id: joined(f.customer_id),
-    metadata: Object.entries(f.metadata ?? {})
-      .map(([k, v]) => `${k}=${String(v)}`)
-      .join(', '),
-    has_error: f.has_error === undefined ? 'any' : f.has_error ? 'yes' : 'no',
-  });
+  const [filter, setFilter] = useState(() => filterText(editing?.filters));
   const saving = editing ? update : create;
   const errors = formErrors(saving.error, [...MONITOR_FIELDS, ...Object.keys((evaluator.settings as JsonSchema).properties ?? {}).map((key) => `settings.${key}`)]);
-  const text = (key: keyof typeof filter, label: string, placeholder: string) => (
-    <TextInput size="sm" label={label} placeholder={placeholder} value={filter[key]} onChange={(e) => setFilter({ ...filter, [key]: e.currentTarget.value })} error={errors.at(`filters.${key}`)} />
-  );
 
   const submit = async () => {
-    const filters: MonitorFilters = {};
-    for (const key of ['labels', 'user_id', 'model', 'span_type', 'customer_id'] as const) {
-      const values = list(filter[key]);
-      if (values) filters[key] = values;
-    }
-    if (filter.has_error !== 'any') filters.has_error = filter.has_error === 'yes';
-    const metadata = parseMeta(filter.metadata);
-    if (metadata) filters.metadata = metadata;
+    const filters: MonitorFilters = filtersOf(filter) ?? {};
     // A filter the form does not show (a thread id set through the API) is kept as it was.
     if (editing?.filters?.thread_id) filters.thread_id = editing.filters.thread_id;
     const body = { name: name.trim(), evaluator: evaluator.path, settings, sample: samplePercent / 100, filters: Object.keys(filters).length ? filters : null, enabled };
@@ -139,35 +111,7 @@ export function MonitorForm({ projectId, evaluator, editing, onSaved, onCancel }
               maw={420}
               error={errors.at('sample')}
             />
-            <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="sm">
-              {text('labels', 'Labels', 'any of: production, beta')}
-              {text('user_id', 'User id', 'user-1, user-2')}
-              {text('model', 'Model', 'gpt-4o-mini')}
-              {text('span_type', 'Span type', 'llm, rag')}
-              {text('customer_id', 'Customer id', 'acme')}
-              {text('metadata', 'Metadata', 'key=value, key2=value2')}
-            </SimpleGrid>
-            <div>
-              <Text size="sm" fw={500} mb={4} id="monitor-has-error">
-                Has error
-              </Text>
-              <SegmentedControl
-                size="xs"
-                aria-labelledby="monitor-has-error"
-                value={filter.has_error}
-                onChange={(v) => setFilter({ ...filter, has_error: v })}
-                data={[
-                  { value: 'any', label: 'Any' },
-                  { value: 'yes', label: 'Yes' },
-                  { value: 'no', label: 'No' },
-                ]}
-              />
-              {errors.at('filters.has_error') && (
-                <Text size="xs" c="red.9" role="alert">
-                  {errors.at('filters.has_error')}
-                </Text>
-              )}
-            </div>
+            <FilterFields value={filter} onChange={setFilter} idPrefix="monitor" errorAt={(key) => errors.at(`filters.${key}`)} />
           </Stack>
         </Fieldset>
         <Switch label="Enabled" checked={enabled} onChange={(e) => setEnabled(e.currentTarget.checked)} />

@@ -12,6 +12,7 @@ const PART2_SECTIONS = [
   ['/p/$projectId/prompts', 'Prompts'],
   ['/p/$projectId/evaluators', 'Evaluators'],
   ['/p/$projectId/monitors', 'Monitors'],
+  ['/p/$projectId/alerts', 'Alerts'],
   ['/p/$projectId/experiments', 'Experiments'],
   ['/p/$projectId/simulations', 'Simulations'],
   ['/p/$projectId/analytics', 'Analytics'],

@@ -1,0 +1,123 @@
+import fs from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { appDatabaseKinds, ManualClock, startApp, type TestApp } from '../support/harness.ts';
+import { hasChromium, launchBrowser, SCREENSHOT_DIR, signIn } from '../support/browser.ts';
+import { checkBothWidths } from '../support/both-widths.ts';
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+
+/** Alerts in a real browser: a rule made in the editor (a field error, a preview, saved), seen firing, its history opened. */
+describe.runIf(hasChromium)('alerts in a real browser', () => {
+  const kind = appDatabaseKinds[0];
+  // The server's clock: moved past the current window's end to evaluate it, as the scheduler would.
+  const clock = new ManualClock(Date.now());
+  const windowStart = Math.floor(Date.now() / HOUR) * HOUR;
+  let web: TestApp;
+  let browser: Browser;
+  let page: Page;
+  const shots = true;
+
+  beforeAll(async () => {
+    web = await startApp(kind, { clock, env: { SPYGLASS_WEBHOOK_ALLOW_PRIVATE: '1', SPYGLASS_WEBHOOK_POLL_MS: '0' } });
+    browser = await launchBrowser();
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    context.setDefaultTimeout(15_000);
+    page = await context.newPage();
+    fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await web?.close();
+  });
+
+  let n = 0;
+  /** `count` traces in the 10 minutes from `at`, the first `errors` of them failed. */
+  async function traffic(at: number, count: number, errors: number) {
+    for (let i = 0; i < count; i++) {
+      const id = `e2e-alert-${n++}`;
+      const started = at + Math.floor((i * 10 * 60_000) / count);
+      const res = await web.request('POST', '/api/collector', {
+        token: web.creds.projectApiKey,
+        body: {
+          trace_id: id,
+          spans: [{ span_id: `${id}-1`, type: 'llm', model: 'gpt-4o', input: { type: 'text', value: 'q' }, output: { type: 'text', value: 'a' }, ...(i < errors ? { error: { message: 'upstream 500' } } : {}), timestamps: { started_at: started, finished_at: started + 100 } }],
+        },
+      });
+      expect(res.status, res.text).toBe(200);
+    }
+  }
+
+  it('creates a rule (a field error, a preview that would have fired twice), sees it fire, and opens its history', async () => {
+    const projectId = web.creds.project.id;
+    // The past: errors jumped 3 days and 9 days ago; calm traffic around them.
+    await traffic(windowStart - 3 * DAY, 10, 6);
+    await traffic(windowStart - 9 * DAY, 12, 7);
+    await traffic(windowStart - 5 * DAY, 10, 1);
+    await traffic(windowStart - 2 * DAY, 10, 0);
+    const channel = await web.request('POST', '/api/alerts/channels', { token: web.creds.projectApiKey, body: { name: 'On call', kind: 'slack', target: 'http://127.0.0.1:9/services/T/B/X' } });
+    expect(channel.status, channel.text).toBe(200);
+
+    await signIn(page, web.baseUrl, web.creds.user, projectId);
+    await page.getByRole('link', { name: 'Alerts', exact: true }).click();
+    await page.getByRole('heading', { name: 'Alerts', exact: true }).waitFor();
+    await page.getByRole('link', { name: 'New rule' }).click();
+    await page.getByRole('heading', { name: 'New alert rule' }).waitFor();
+
+    await page.getByLabel('Name').fill('Errors');
+    await page.getByLabel('Metric').selectOption('error_rate');
+    await page.getByLabel('Window (minutes)').fill('60');
+    // A rate past 1: refused, and said at the value's field.
+    await page.getByLabel('Value (0 to 1)').fill('1.5');
+    await page.getByLabel('Minimum events per window').fill('5');
+    await page.getByLabel('Calm windows before resolved').fill('1');
+    await page.getByRole('button', { name: 'Preview the last 30 days' }).click();
+    const value = page.getByLabel('Value (0 to 1)');
+    await page.locator('input[aria-invalid="true"]').first().waitFor();
+    expect(await value.getAttribute('aria-invalid')).toBe('true');
+    expect(await page.locator('.mantine-NumberInput-error').first().textContent()).toMatch(/rate between 0 and 1/);
+
+    await value.fill('0.3');
+    await page.getByLabel('Every channel of the project').uncheck();
+    await page.getByLabel('On call (Slack)').check();
+    await page.getByRole('button', { name: 'Preview the last 30 days' }).click();
+    await page.getByText('Would have fired 2 times in the last 30 days').waitFor();
+    expect(await page.locator('.preview-chart [data-fire]').count()).toBe(2);
+    await checkBothWidths(page, 'alerts-rule-editor', () => page.getByText('Would have fired 2 times in the last 30 days').waitFor(), shots);
+
+    await page.getByRole('button', { name: 'Create rule' }).click();
+    await page.waitForURL(/\/alerts\/alr_/);
+    await page.getByRole('heading', { name: 'Errors' }).waitFor();
+    const ruleId = page.url().split('/alerts/')[1];
+    const saved = await web.request('GET', `/api/alerts/rules/${ruleId}`, { token: web.creds.projectApiKey });
+    expect(saved.body).toMatchObject({ name: 'Errors', windowMinutes: 60, channels: [channel.body.id], condition: { kind: 'threshold', value: 0.3, minCount: 5 } });
+
+    // Half the calls fail in the current window; it ends; the scheduler's evaluation runs.
+    await traffic(windowStart + 1_000, 10, 5);
+    clock.set(windowStart + HOUR + 1_000);
+    expect((await web.app.services.alerts.alerts.evaluateDue()).windows).toBe(1);
+
+    await page.reload();
+    await page.getByRole('table', { name: 'Evaluations' }).waitFor();
+    const row = page.getByRole('table', { name: 'Evaluations' }).locator('tbody tr').first();
+    expect(await row.textContent()).toContain('50.0 %');
+    expect(await row.textContent()).toContain('breach');
+    expect(await row.textContent()).toContain('firing');
+    await page.getByRole('table', { name: 'Deliveries' }).waitFor();
+    expect(await page.getByRole('table', { name: 'Deliveries' }).textContent()).toContain('Firing: Errors');
+    await checkBothWidths(page, 'alerts-rule-history', () => page.getByRole('table', { name: 'Evaluations' }).waitFor(), shots);
+
+    await page.getByRole('link', { name: 'Alerts', exact: true }).first().click();
+    const rules = page.getByRole('table', { name: 'Alert rules' });
+    await rules.waitFor();
+    expect(await rules.textContent()).toContain('firing');
+    await page.getByRole('button', { name: 'Acknowledge' }).click();
+    await rules.getByText('acknowledged').waitFor();
+    await checkBothWidths(page, 'alerts', () => rules.waitFor(), shots);
+
+    // Back to the history from the list.
+    await rules.getByRole('link', { name: 'Errors' }).click();
+    await page.getByRole('table', { name: 'Evaluations' }).waitFor();
+  }, 240_000);
+});
