@@ -2,8 +2,9 @@ import { emitEvents, type NewEvent } from '../../platform/events/index.ts';
 import { queueDeliveries } from './channels.ts';
 import type { AlertsContext } from './context.ts';
 import { isNews, nextState } from './lifecycle.ts';
-import { decide, measure, type Condition, type Measurement, type Metric, type SegmentDecision } from './measure.ts';
-import { METRICS, type EvaluationView } from './schemas.ts';
+import type { PeriodQuery } from '../analytics/index.ts';
+import { capSegments, decide, measure, ZERO_WHEN_EMPTY, type Condition, type Measurement, type Metric, type SegmentDecision, type WindowData } from './measure.ts';
+import { METRICS, type EvaluationView, type Segment } from './schemas.ts';
 import * as store from './store.ts';
 
 /** Rules taken per round; the next round takes the rest (1,000 rules: a few rounds a minute). */
@@ -35,13 +36,15 @@ async function evaluateRule(ctx: AlertsContext, rule: store.RuleRow, now: number
     const start = through;
     const end = through + rule.window_ms;
     const latest = end + rule.window_ms > now;
-    const current = await windowMeasurements(ctx, rule, metric, start, end);
+    const change = condition.kind === 'change';
+    const { kept: current, leftOut } = capSegments(await windowMeasurements(ctx, rule, metric, start, end, change));
     let baseline: Map<string, Measurement> | null = null;
     let exposure = 1;
     if (condition.kind === 'change') {
       const b = condition.baseline;
       const [bs, be] = b.kind === 'reference' ? [b.start, b.end] : b.kind === 'week' ? [start - WEEK_MS, end - WEEK_MS] : [start - rule.window_ms, start];
-      baseline = await windowMeasurements(ctx, rule, metric, bs, be);
+      // Not capped: each kept segment is compared with its own past.
+      baseline = await windowMeasurements(ctx, rule, metric, bs, be, true);
       exposure = (be - bs) / rule.window_ms;
     }
     const decisions = decide(metric, condition, current, baseline, exposure);
@@ -73,6 +76,7 @@ async function evaluateRule(ctx: AlertsContext, rule: store.RuleRow, now: number
       pValue: d.pValue,
       decision: d.tooFew ? 'too_few' : d.breach ? 'breach' : 'calm',
       state: next[d.segment].state,
+      segmentsLeftOut: leftOut,
     }));
     const at = ctx.clock.now();
     const committed = await ctx.db.orm.transaction(async (tx) => {
@@ -98,21 +102,47 @@ async function evaluateRule(ctx: AlertsContext, rule: store.RuleRow, now: number
 
 class TakenElsewhere extends Error {}
 
-async function windowMeasurements(ctx: AlertsContext, rule: store.RuleRow, metric: Metric, start: number, end: number): Promise<Map<string, Measurement>> {
-  const series = await ctx.series(rule.project_id, {
-    startDate: start,
-    // The analytics range includes its end: a trace started exactly at `end` is the next window's.
-    endDate: end - 1,
-    interval: end - start <= 6 * 3_600_000 ? 'minute' : end - start <= 16 * 86_400_000 ? 'hour' : 'day',
-    filters: (rule.filters ?? undefined),
-    groupBy: (rule.split_by as 'model' | 'label' | 'user' | null) ?? null,
-  });
-  const found = measure(metric, series, rule.split_by !== null);
-  if (!rule.split_by && !found.has('')) found.set('', { value: metric.kind === 'trace_count' || metric.kind === 'cost_total' || metric.kind === 'tokens_total' ? 0 : null, count: 0, successes: 0 });
+/** Values read per window (all segments together): past it the window's percentiles and rank tests use the first ones found. */
+const MAX_WINDOW_VALUES = 200_000;
+
+/** What a window of a rule measured, per segment. */
+async function windowMeasurements(ctx: AlertsContext, rule: store.RuleRow, metric: Metric, start: number, end: number, needValues: boolean): Promise<Map<string, Measurement>> {
+  const data = await windowData(ctx, rule.project_id, { metric, filters: rule.filters, splitBy: rule.split_by as Segment | null, needValues }, start, end);
+  const split = rule.split_by !== null;
+  const found = measure(metric, data, split);
+  if (!split && !found.has('')) found.set('', { value: ZERO_WHEN_EMPTY.has(metric.kind) ? 0 : null, count: 0, successes: 0 });
   return found;
 }
 
-const SEGMENT_FILTER: Record<string, string> = { model: 'model', label: 'labels', user: 'user' };
+/** Reads one window of a project for a metric from the analytics module: only the source the metric needs. */
+export async function windowData(
+  ctx: AlertsContext,
+  projectId: string,
+  q: { metric: Metric; filters: Record<string, unknown> | null; splitBy: Segment | null; needValues: boolean },
+  start: number,
+  end: number,
+): Promise<WindowData> {
+  // The analytics range includes its end: a trace started exactly at `end` is the next window's.
+  const period = { startDate: start, endDate: end - 1, filters: (q.filters ?? undefined) as PeriodQuery['filters'] };
+  const groupBy = q.splitBy === 'evaluator' ? null : q.splitBy;
+  const source = METRICS[q.metric.kind].source;
+  if (source === 'scores') {
+    const series = await ctx.series(projectId, { ...period, interval: end - start <= 6 * 3_600_000 ? 'minute' : end - start <= 16 * 86_400_000 ? 'hour' : 'day' });
+    return { series };
+  }
+  if (source === 'evaluations') {
+    return { evaluations: await ctx.periodEvaluations(projectId, { ...period, groupBy: q.splitBy, evaluator: q.metric.evaluator ?? null, limit: MAX_WINDOW_VALUES }) };
+  }
+  if (source === 'latency' || source === 'first_token') return { values: await ctx.periodValues(projectId, { ...period, groupBy, column: source, limit: MAX_WINDOW_VALUES }) };
+  const [sums, values] = await Promise.all([
+    ctx.periodSums(projectId, { ...period, groupBy }),
+    q.needValues && source !== 'sums' ? ctx.periodValues(projectId, { ...period, groupBy, column: source, limit: MAX_WINDOW_VALUES }) : Promise.resolve(undefined),
+  ]);
+  return { sums, values };
+}
+
+/** The traces list's URL parameter of each segment (prompt and evaluator have none: the link shows the window). */
+const SEGMENT_FILTER: Record<string, string | undefined> = { model: 'model', label: 'labels', user: 'user', customer: 'customer' };
 
 /** The `alert.firing` / `alert.resolved` event: what changed, by how much, against what, since when, and a link to the traces. */
 function alertEvent(
@@ -175,7 +205,8 @@ function tracesLink(ctx: AlertsContext, rule: store.RuleRow, segment: string, st
     if (v) q.set(param, v);
   }
   if (f.has_error !== undefined) q.set('error', f.has_error ? 'yes' : 'no');
-  if (segment && rule.split_by) q.set(SEGMENT_FILTER[rule.split_by], segment);
+  const param = rule.split_by ? SEGMENT_FILTER[rule.split_by] : undefined;
+  if (segment && param && segment !== '(none)') q.set(param, segment);
   if ((rule.metric as { kind: string }).kind === 'error_rate') q.set('error', 'yes');
   return `${ctx.publicUrl ?? ''}/p/${rule.project_id}/traces?${q.toString()}`;
 }

@@ -4,31 +4,56 @@ import { searchRequestSchema } from '../traces/schemas.ts';
 
 /**
  * What a rule can watch. `family` decides which test a change condition uses
- * (statistics.ts): rates the two-proportion test, counts the Poisson test; values (cost,
- * tokens, a numeric score's mean) take thresholds only, for now.
+ * (statistics.ts): rates the two-proportion test, counts the Poisson test, values (latency,
+ * first-token time, cost, tokens, scores) the rank test on one value per trace (or per
+ * evaluation). `source`: where a window's numbers come from (measure.ts). `unit`: what a
+ * threshold's value is in.
  */
 export const METRICS = {
-  trace_count: { family: 'count', label: 'Traces', direction: 'either' },
-  error_rate: { family: 'rate', label: 'Error rate', direction: 'up' },
-  thumbs_down_rate: { family: 'rate', label: 'Thumbs-down rate', direction: 'up' },
-  evaluator_pass_rate: { family: 'rate', label: 'Pass rate', direction: 'down' },
-  score_mean: { family: 'value', label: 'Mean score', direction: 'down' },
-  category_share: { family: 'rate', label: 'Category share', direction: 'up' },
-  cost_total: { family: 'value', label: 'Cost (USD)', direction: 'up' },
-  cost_per_trace: { family: 'value', label: 'Cost per trace (USD)', direction: 'up' },
-  tokens_total: { family: 'value', label: 'Tokens', direction: 'up' },
-} as const satisfies Record<string, { family: 'count' | 'rate' | 'value'; label: string; direction: 'up' | 'down' | 'either' }>;
+  trace_count: { family: 'count', label: 'Traces', direction: 'either', source: 'sums', unit: 'traces' },
+  error_rate: { family: 'rate', label: 'Error rate', direction: 'up', source: 'sums', unit: 'share' },
+  thumbs_down_rate: { family: 'rate', label: 'Thumbs-down rate', direction: 'up', source: 'sums', unit: 'share' },
+  latency_p50: { family: 'value', label: 'Latency p50 (ms)', direction: 'up', source: 'latency', unit: 'ms' },
+  latency_p95: { family: 'value', label: 'Latency p95 (ms)', direction: 'up', source: 'latency', unit: 'ms' },
+  latency_p99: { family: 'value', label: 'Latency p99 (ms)', direction: 'up', source: 'latency', unit: 'ms' },
+  first_token_p50: { family: 'value', label: 'First-token time p50 (ms)', direction: 'up', source: 'first_token', unit: 'ms' },
+  first_token_p95: { family: 'value', label: 'First-token time p95 (ms)', direction: 'up', source: 'first_token', unit: 'ms' },
+  evaluator_pass_rate: { family: 'rate', label: 'Pass rate', direction: 'down', source: 'evaluations', unit: 'share' },
+  evaluator_score_mean: { family: 'value', label: 'Mean evaluator score', direction: 'down', source: 'evaluations', unit: 'score' },
+  evaluator_error_rate: { family: 'rate', label: 'Evaluator error rate', direction: 'up', source: 'evaluations', unit: 'share' },
+  score_mean: { family: 'value', label: 'Mean score', direction: 'down', source: 'scores', unit: 'score' },
+  category_share: { family: 'rate', label: 'Category share', direction: 'up', source: 'scores', unit: 'share' },
+  cost_total: { family: 'value', label: 'Cost (USD)', direction: 'up', source: 'cost', unit: 'usd' },
+  cost_per_trace: { family: 'value', label: 'Cost per trace (USD)', direction: 'up', source: 'cost', unit: 'usd' },
+  tokens_total: { family: 'value', label: 'Tokens', direction: 'up', source: 'tokens', unit: 'tokens' },
+} as const satisfies Record<
+  string,
+  {
+    family: 'count' | 'rate' | 'value';
+    label: string;
+    direction: 'up' | 'down' | 'either';
+    source: 'sums' | 'latency' | 'first_token' | 'cost' | 'tokens' | 'evaluations' | 'scores';
+    unit: 'traces' | 'share' | 'ms' | 'score' | 'usd' | 'tokens';
+  }
+>;
 export type MetricKind = keyof typeof METRICS;
 export const METRIC_KINDS = Object.keys(METRICS) as [MetricKind, ...MetricKind[]];
 
-export const SEGMENTS = ['model', 'label', 'user'] as const;
+/** customer: the trace's customer_id; prompt: handle:version of the prompt a trace ran; evaluator: the evaluation's name (evaluator metrics only). */
+export const SEGMENTS = ['model', 'label', 'user', 'customer', 'prompt', 'evaluator'] as const;
+export type Segment = (typeof SEGMENTS)[number];
 export const MIN_WINDOW_MINUTES = 5;
 export const MAX_WINDOW_MINUTES = 7 * 24 * 60;
 
 export const metricSchema = z
   .strictObject({
     kind: z.enum(METRIC_KINDS).describe('What is measured in each window'),
-    evaluator: z.string().min(1).max(200).optional().describe("evaluator_pass_rate: the evaluation's name (a monitor's name) or evaluator path"),
+    evaluator: z
+      .string()
+      .min(1)
+      .max(200)
+      .optional()
+      .describe("evaluator_*: the evaluation's name (a monitor's name) or evaluator path; optional when split by evaluator (then every evaluator)"),
     configId: z.string().min(1).max(128).optional().describe('score_mean, category_share: the score config'),
     category: z.string().min(1).max(100).optional().describe('category_share: the category counted'),
   })
@@ -39,7 +64,7 @@ const direction = z.enum(['up', 'down', 'either']);
 export const thresholdConditionSchema = z.strictObject({
   kind: z.literal('threshold'),
   operator: z.enum(['above', 'below']),
-  value: z.number().describe('Rates are 0..1; counts, costs and tokens are totals over the window'),
+  value: z.number().describe('Rates are 0..1; latencies in ms; counts, costs (USD) and tokens are totals over the window (cost_per_trace: per trace)'),
   consecutive: z.number().int().min(1).max(100).default(1).describe('Windows in a row past the value before the rule fires'),
   minCount: z.number().int().min(0).max(1_000_000_000).default(1).describe('Events (traces, verdicts, scores) a window needs before it may fire'),
 });
@@ -68,7 +93,11 @@ export const createRuleBody = z
     name: z.string().trim().min(1).max(200),
     metric: metricSchema,
     filters: searchRequestSchema.shape.filters.describe('The trace filter: only matching traces count'),
-    splitBy: z.enum(SEGMENTS).nullable().default(null).describe('One decision per model, label or user (the 10 with most traces in the window)'),
+    splitBy: z
+      .enum(SEGMENTS)
+      .nullable()
+      .default(null)
+      .describe('One decision per segment, all of them up to 1,000 a window (those with most events; the history says how many were left out), corrected together'),
     windowMinutes: z.number().int().describe(`Window length, ${MIN_WINDOW_MINUTES} minutes to 7 days; windows are aligned to multiples of it since 1970 UTC`),
     condition: conditionSchema,
     resolveAfter: z.number().int().min(1).max(100).default(2).describe('Calm windows in a row before a firing rule resolves'),
@@ -133,6 +162,7 @@ export const evaluationSchema = z
     pValue: z.number().nullable().describe('change: adjusted across segments (Benjamini-Hochberg)'),
     decision: z.enum(['breach', 'calm', 'too_few']),
     state: z.enum(ALERT_STATES).describe('The segment state after this window'),
+    segmentsLeftOut: z.number().int().describe('Segments of this window past the cap of 1,000, not decided (0: every one was)'),
   })
   .meta({ id: 'AlertEvaluation' });
 export type EvaluationView = z.output<typeof evaluationSchema>;
