@@ -206,3 +206,77 @@ export const deliverySchema = z
   })
   .meta({ id: 'AlertDelivery' });
 export type DeliveryView = z.output<typeof deliverySchema>;
+
+// Reports: a daily or weekly digest of the project (reports.ts).
+
+export const reportBody = z
+  .strictObject({
+    name: z.string().trim().min(1).max(200),
+    cadence: z.enum(['daily', 'weekly']).describe('daily: each local day; weekly: each week from Monday'),
+    timeZone: z.string().min(1).max(100).default('UTC').describe("The reader's IANA time zone (Europe/Paris): days start at its midnight"),
+    sendHour: z.number().int().min(0).max(23).default(8).describe('Local hour after the period ends the digest is sent'),
+    channelIds: z.array(z.string().min(1).max(100)).max(50).default([]).describe('Alert channels (e-mail, Slack) it goes to'),
+    webhooks: z.boolean().default(false).describe("Also as an alert.report event to the project's signed webhooks"),
+    enabled: z.boolean().default(true),
+  })
+  .meta({ id: 'AlertReportBody' });
+export type ReportBody = z.output<typeof reportBody>;
+
+export const reportSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    cadence: z.enum(['daily', 'weekly']),
+    timeZone: z.string(),
+    sendHour: z.number().int(),
+    channelIds: z.array(z.string()),
+    webhooks: z.boolean(),
+    enabled: z.boolean(),
+    createdAt: z.number().int(),
+    updatedAt: z.number().int(),
+  })
+  .meta({ id: 'AlertReport' });
+export type ReportView = z.output<typeof reportSchema>;
+
+const digestFigures = z.object({
+  traces: z.number().int(),
+  errors: z.number().int(),
+  errorRate: z.number().nullable(),
+  cost: z.number().describe('USD'),
+  latencyP50: z.number().nullable().describe('ms'),
+  latencyP95: z.number().nullable().describe('ms'),
+});
+
+export const digestSchema = z
+  .object({
+    reportId: z.string(),
+    cadence: z.enum(['daily', 'weekly']),
+    timeZone: z.string(),
+    period: z.object({ start: z.number().int(), end: z.number().int(), label: z.string().describe('The local date (daily) or the week from its Monday') }),
+    current: digestFigures,
+    previous: digestFigures,
+    evaluators: z.array(
+      z.object({
+        name: z.string(),
+        verdicts: z.number().int(),
+        passRate: z.number().nullable(),
+        scores: z.number().int(),
+        meanScore: z.number().nullable(),
+      }),
+    ),
+    changes: z
+      .array(
+        z.object({
+          what: z.string(),
+          previous: z.number().nullable(),
+          current: z.number().nullable(),
+          pValue: z.number().describe('Adjusted across every figure of the digest (Benjamini-Hochberg)'),
+        }),
+      )
+      .describe('Figures that moved against the previous period beyond chance (alpha 0.01 across the digest), biggest first'),
+    alerts: z.array(z.object({ rule: z.string(), segment: z.string(), since: z.number().int(), windows: z.number().int() })).describe('Alerts firing in the period'),
+    subject: z.string(),
+    message: z.string().describe('The text sent to e-mail and Slack'),
+  })
+  .meta({ id: 'AlertReportDigest' });
+export type DigestView = z.output<typeof digestSchema>;

@@ -20656,6 +20656,878 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/alerts/reports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The project's daily and weekly reports */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["AlertReport"][];
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Create a daily or weekly report of the project, sent to chosen channels in the reader's time zone */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["AlertReportBodyInput"];
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AlertReport"];
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/alerts/reports/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AlertReport"];
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        /** Replace a report's settings */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["AlertReportBodyInput"];
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AlertReport"];
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            /** @enum {boolean} */
+                            deleted: true;
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/alerts/reports/{id}/send-now": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send the digest of the last ended period now (a preview: the scheduled send still happens); answers the digest */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            reportId: string;
+                            /** @enum {string} */
+                            cadence: "daily" | "weekly";
+                            timeZone: string;
+                            period: {
+                                start: number;
+                                end: number;
+                                /** @description The local date (daily) or the week from its Monday */
+                                label: string;
+                            };
+                            current: {
+                                traces: number;
+                                errors: number;
+                                errorRate: number | null;
+                                /** @description USD */
+                                cost: number;
+                                /** @description ms */
+                                latencyP50: number | null;
+                                /** @description ms */
+                                latencyP95: number | null;
+                            };
+                            previous: {
+                                traces: number;
+                                errors: number;
+                                errorRate: number | null;
+                                /** @description USD */
+                                cost: number;
+                                /** @description ms */
+                                latencyP50: number | null;
+                                /** @description ms */
+                                latencyP95: number | null;
+                            };
+                            evaluators: {
+                                name: string;
+                                verdicts: number;
+                                passRate: number | null;
+                                scores: number;
+                                meanScore: number | null;
+                            }[];
+                            /** @description Figures that moved against the previous period beyond chance (alpha 0.01 across the digest), biggest first */
+                            changes: {
+                                what: string;
+                                previous: number | null;
+                                current: number | null;
+                                /** @description Adjusted across every figure of the digest (Benjamini-Hochberg) */
+                                pValue: number;
+                            }[];
+                            /** @description Alerts firing in the period */
+                            alerts: {
+                                rule: string;
+                                segment: string;
+                                since: number;
+                                windows: number;
+                            }[];
+                            subject: string;
+                            /** @description The text sent to e-mail and Slack */
+                            message: string;
+                            /** @description Messages queued to channels */
+                            deliveries: number;
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/experiment/init": {
         parameters: {
             query?: never;
@@ -30446,8 +31318,8 @@ export interface components {
              * @description What is measured in each window
              * @enum {string}
              */
-            kind: "trace_count" | "error_rate" | "thumbs_down_rate" | "evaluator_pass_rate" | "score_mean" | "category_share" | "cost_total" | "cost_per_trace" | "tokens_total";
-            /** @description evaluator_pass_rate: the evaluation's name (a monitor's name) or evaluator path */
+            kind: "trace_count" | "error_rate" | "thumbs_down_rate" | "latency_p50" | "latency_p95" | "latency_p99" | "first_token_p50" | "first_token_p95" | "evaluator_pass_rate" | "evaluator_score_mean" | "evaluator_error_rate" | "score_mean" | "category_share" | "cost_total" | "cost_per_trace" | "tokens_total";
+            /** @description evaluator_*: the evaluation's name (a monitor's name) or evaluator path; optional when split by evaluator (then every evaluator) */
             evaluator?: string;
             /** @description score_mean, category_share: the score config */
             configId?: string;
@@ -30494,10 +31366,10 @@ export interface components {
                 };
             };
             /**
-             * @description One decision per model, label or user (the 10 with most traces in the window)
+             * @description One decision per segment, all of them up to 1,000 a window (those with most events; the history says how many were left out), corrected together
              * @default null
              */
-            splitBy?: ("model" | "label" | "user") | null;
+            splitBy?: ("model" | "label" | "user" | "customer" | "prompt" | "evaluator") | null;
             /** @description Window length, 5 minutes to 7 days; windows are aligned to multiples of it since 1970 UTC */
             windowMinutes: number;
             condition: {
@@ -30505,7 +31377,7 @@ export interface components {
                 kind: "threshold";
                 /** @enum {string} */
                 operator: "above" | "below";
-                /** @description Rates are 0..1; counts, costs and tokens are totals over the window */
+                /** @description Rates are 0..1; latencies in ms; counts, costs (USD) and tokens are totals over the window (cost_per_trace: per trace) */
                 value: number;
                 /**
                  * @description Windows in a row past the value before the rule fires
@@ -30575,7 +31447,7 @@ export interface components {
             filters: {
                 [key: string]: unknown;
             } | null;
-            splitBy: ("model" | "label" | "user") | null;
+            splitBy: ("model" | "label" | "user" | "customer" | "prompt" | "evaluator") | null;
             windowMinutes: number;
             /** @description The condition with its defaults filled in */
             condition: {
@@ -30627,6 +31499,8 @@ export interface components {
              * @enum {string}
              */
             state: "ok" | "firing" | "resolved";
+            /** @description Segments of this window past the cap of 1,000, not decided (0: every one was) */
+            segmentsLeftOut: number;
         };
         AlertHistoryInput: {
             data: components["schemas"]["AlertEvaluationInput"][];
@@ -30663,6 +31537,108 @@ export interface components {
             lastError: string | null;
             createdAt: number;
             sentAt: number | null;
+        };
+        AlertReportBodyInput: {
+            name: string;
+            /**
+             * @description daily: each local day; weekly: each week from Monday
+             * @enum {string}
+             */
+            cadence: "daily" | "weekly";
+            /**
+             * @description The reader's IANA time zone (Europe/Paris): days start at its midnight
+             * @default UTC
+             */
+            timeZone?: string;
+            /**
+             * @description Local hour after the period ends the digest is sent
+             * @default 8
+             */
+            sendHour?: number;
+            /**
+             * @description Alert channels (e-mail, Slack) it goes to
+             * @default []
+             */
+            channelIds?: string[];
+            /**
+             * @description Also as an alert.report event to the project's signed webhooks
+             * @default false
+             */
+            webhooks?: boolean;
+            /** @default true */
+            enabled?: boolean;
+        };
+        AlertReportInput: {
+            id: string;
+            name: string;
+            /** @enum {string} */
+            cadence: "daily" | "weekly";
+            timeZone: string;
+            sendHour: number;
+            channelIds: string[];
+            webhooks: boolean;
+            enabled: boolean;
+            createdAt: number;
+            updatedAt: number;
+        };
+        AlertReportDigestInput: {
+            reportId: string;
+            /** @enum {string} */
+            cadence: "daily" | "weekly";
+            timeZone: string;
+            period: {
+                start: number;
+                end: number;
+                /** @description The local date (daily) or the week from its Monday */
+                label: string;
+            };
+            current: {
+                traces: number;
+                errors: number;
+                errorRate: number | null;
+                /** @description USD */
+                cost: number;
+                /** @description ms */
+                latencyP50: number | null;
+                /** @description ms */
+                latencyP95: number | null;
+            };
+            previous: {
+                traces: number;
+                errors: number;
+                errorRate: number | null;
+                /** @description USD */
+                cost: number;
+                /** @description ms */
+                latencyP50: number | null;
+                /** @description ms */
+                latencyP95: number | null;
+            };
+            evaluators: {
+                name: string;
+                verdicts: number;
+                passRate: number | null;
+                scores: number;
+                meanScore: number | null;
+            }[];
+            /** @description Figures that moved against the previous period beyond chance (alpha 0.01 across the digest), biggest first */
+            changes: {
+                what: string;
+                previous: number | null;
+                current: number | null;
+                /** @description Adjusted across every figure of the digest (Benjamini-Hochberg) */
+                pValue: number;
+            }[];
+            /** @description Alerts firing in the period */
+            alerts: {
+                rule: string;
+                segment: string;
+                since: number;
+                windows: number;
+            }[];
+            subject: string;
+            /** @description The text sent to e-mail and Slack */
+            message: string;
         };
         MonitorFiltersInput: {
             user_id?: string | string[];
@@ -32196,8 +33172,8 @@ export interface components {
              * @description What is measured in each window
              * @enum {string}
              */
-            kind: "trace_count" | "error_rate" | "thumbs_down_rate" | "evaluator_pass_rate" | "score_mean" | "category_share" | "cost_total" | "cost_per_trace" | "tokens_total";
-            /** @description evaluator_pass_rate: the evaluation's name (a monitor's name) or evaluator path */
+            kind: "trace_count" | "error_rate" | "thumbs_down_rate" | "latency_p50" | "latency_p95" | "latency_p99" | "first_token_p50" | "first_token_p95" | "evaluator_pass_rate" | "evaluator_score_mean" | "evaluator_error_rate" | "score_mean" | "category_share" | "cost_total" | "cost_per_trace" | "tokens_total";
+            /** @description evaluator_*: the evaluation's name (a monitor's name) or evaluator path; optional when split by evaluator (then every evaluator) */
             evaluator?: string;
             /** @description score_mean, category_share: the score config */
             configId?: string;
@@ -32244,10 +33220,10 @@ export interface components {
                 };
             };
             /**
-             * @description One decision per model, label or user (the 10 with most traces in the window)
+             * @description One decision per segment, all of them up to 1,000 a window (those with most events; the history says how many were left out), corrected together
              * @default null
              */
-            splitBy: ("model" | "label" | "user") | null;
+            splitBy: ("model" | "label" | "user" | "customer" | "prompt" | "evaluator") | null;
             /** @description Window length, 5 minutes to 7 days; windows are aligned to multiples of it since 1970 UTC */
             windowMinutes: number;
             condition: {
@@ -32255,7 +33231,7 @@ export interface components {
                 kind: "threshold";
                 /** @enum {string} */
                 operator: "above" | "below";
-                /** @description Rates are 0..1; counts, costs and tokens are totals over the window */
+                /** @description Rates are 0..1; latencies in ms; counts, costs (USD) and tokens are totals over the window (cost_per_trace: per trace) */
                 value: number;
                 /**
                  * @description Windows in a row past the value before the rule fires
@@ -32325,7 +33301,7 @@ export interface components {
             filters: {
                 [key: string]: unknown;
             } | null;
-            splitBy: ("model" | "label" | "user") | null;
+            splitBy: ("model" | "label" | "user" | "customer" | "prompt" | "evaluator") | null;
             windowMinutes: number;
             /** @description The condition with its defaults filled in */
             condition: {
@@ -32377,6 +33353,8 @@ export interface components {
              * @enum {string}
              */
             state: "ok" | "firing" | "resolved";
+            /** @description Segments of this window past the cap of 1,000, not decided (0: every one was) */
+            segmentsLeftOut: number;
         };
         AlertHistory: {
             data: components["schemas"]["AlertEvaluation"][];
@@ -32413,6 +33391,108 @@ export interface components {
             lastError: string | null;
             createdAt: number;
             sentAt: number | null;
+        };
+        AlertReportBody: {
+            name: string;
+            /**
+             * @description daily: each local day; weekly: each week from Monday
+             * @enum {string}
+             */
+            cadence: "daily" | "weekly";
+            /**
+             * @description The reader's IANA time zone (Europe/Paris): days start at its midnight
+             * @default UTC
+             */
+            timeZone: string;
+            /**
+             * @description Local hour after the period ends the digest is sent
+             * @default 8
+             */
+            sendHour: number;
+            /**
+             * @description Alert channels (e-mail, Slack) it goes to
+             * @default []
+             */
+            channelIds: string[];
+            /**
+             * @description Also as an alert.report event to the project's signed webhooks
+             * @default false
+             */
+            webhooks: boolean;
+            /** @default true */
+            enabled: boolean;
+        };
+        AlertReport: {
+            id: string;
+            name: string;
+            /** @enum {string} */
+            cadence: "daily" | "weekly";
+            timeZone: string;
+            sendHour: number;
+            channelIds: string[];
+            webhooks: boolean;
+            enabled: boolean;
+            createdAt: number;
+            updatedAt: number;
+        };
+        AlertReportDigest: {
+            reportId: string;
+            /** @enum {string} */
+            cadence: "daily" | "weekly";
+            timeZone: string;
+            period: {
+                start: number;
+                end: number;
+                /** @description The local date (daily) or the week from its Monday */
+                label: string;
+            };
+            current: {
+                traces: number;
+                errors: number;
+                errorRate: number | null;
+                /** @description USD */
+                cost: number;
+                /** @description ms */
+                latencyP50: number | null;
+                /** @description ms */
+                latencyP95: number | null;
+            };
+            previous: {
+                traces: number;
+                errors: number;
+                errorRate: number | null;
+                /** @description USD */
+                cost: number;
+                /** @description ms */
+                latencyP50: number | null;
+                /** @description ms */
+                latencyP95: number | null;
+            };
+            evaluators: {
+                name: string;
+                verdicts: number;
+                passRate: number | null;
+                scores: number;
+                meanScore: number | null;
+            }[];
+            /** @description Figures that moved against the previous period beyond chance (alpha 0.01 across the digest), biggest first */
+            changes: {
+                what: string;
+                previous: number | null;
+                current: number | null;
+                /** @description Adjusted across every figure of the digest (Benjamini-Hochberg) */
+                pValue: number;
+            }[];
+            /** @description Alerts firing in the period */
+            alerts: {
+                rule: string;
+                segment: string;
+                since: number;
+                windows: number;
+            }[];
+            subject: string;
+            /** @description The text sent to e-mail and Slack */
+            message: string;
         };
         MonitorFilters: {
             user_id?: string | string[];
