@@ -253,7 +253,7 @@ for (const kind of kinds) {
       const name = `alerts, ${a.traces} traces / ${a.spans} spans over 30 days`;
       row(name, kind, `${a.rules} rules, one window each: CPU of the server process per minute (as if every rule ran every minute)`, a.cpuShareOfOneCore * 100, '% of a core', '<= 10');
       row(name, kind, `${a.rules} rules, one window each: wall time of the round`, a.roundWallSeconds, 's');
-      for (const [rule, r] of Object.entries(a.replay)) row(name, kind, `replay 30 days (${r.windows} windows), ${rule}`, r.seconds, 's', '<= 1');
+      for (const [rule, r] of Object.entries(a.replay)) row(name, kind, `replay 30 days of hourly windows (${r.windows}), ${rule}`, r.seconds, 's', '<= 1');
       row(name, kind, 'notification delay after the window closes (3 samples, max)', Math.max(...a.notificationDelaySeconds), 's', '<= 60');
       row(name, kind, `${a.manyRules.rules} rules due at once: one poll`, a.manyRules.seconds, 's', '< 60');
       results[`alerts_${kind}`] = a;
