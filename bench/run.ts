@@ -3,9 +3,9 @@
  * writes bench/results/<date>.json. BENCH_SCALE (default 1) scales the data sizes;
  * BENCH_DATABASES (default "pglite,postgres") picks the databases; PostgreSQL comes
  * from BENCH_DATABASE_URL or TEST_DATABASE_URL (skipped when neither is set and the
- * local server does not answer). BENCH_ONLY=traces|grpc|privacy|detail|compression|webhooks|evaluators|pii|overload|flood|backup|datasets|experiments|experiments-run|experiments-compare|views|span-jumps|first-load|soak
+ * local server does not answer). BENCH_ONLY=traces|grpc|alerts|privacy|detail|compression|webhooks|evaluators|pii|overload|flood|backup|datasets|experiments|experiments-run|experiments-compare|views|span-jumps|first-load|soak
  * picks benchmarks (soak runs only when named: the robustness tests at their long sizes; backup: BENCH_BACKUP_MIB, default 1024, the PGlite database's size; privacy:
- * BENCH_PRIVACY_REQUESTS_OFF, default 50, and BENCH_PRIVACY_REQUESTS, default 10, 100-span requests per round).
+ * BENCH_PRIVACY_REQUESTS_OFF, default 50, and BENCH_PRIVACY_REQUESTS, default 10, 100-span requests per round; alerts: BENCH_ALERTS_TRACES, default 1,000,000 trace summaries of 5 spans).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -17,6 +17,7 @@ import { benchFirstLoad, seedTraceList, SLOW_NETWORK } from './first-load.ts';
 import { benchRetention } from './retention.ts';
 import { benchEvaluators } from './evaluators.ts';
 import { benchAnalytics } from './analytics.ts';
+import { benchAlerts } from './alerts.ts';
 import { benchPii, corpusTable, typedTable } from './pii.ts';
 import { benchPrivacy } from './privacy.ts';
 import { benchWebhooks } from './webhooks.ts';
@@ -239,6 +240,23 @@ for (const kind of kinds) {
         }
         results[`span_jumps_${kind}`] = j;
       } else console.error('no chromium at /usr/bin/chromium: skipping the span jumps bench');
+    } finally {
+      await server.close();
+    }
+  }
+
+  if (!only || only.includes('alerts')) {
+    // A fresh database: trace summaries (5 spans each) over the last 30 days, then alert rules over them.
+    const server = await startBenchServer(kind, pgUrl, { env: { SPYGLASS_WEBHOOK_ALLOW_PRIVATE: '1' } });
+    try {
+      const a = await benchAlerts(server, { traces: Math.round(Number(process.env.BENCH_ALERTS_TRACES ?? '1000000') * scale), rules: 200, manyRules: 1000, rounds: 3 });
+      const name = `alerts, ${a.traces} traces / ${a.spans} spans over 30 days`;
+      row(name, kind, `${a.rules} rules, one window each: CPU of the server process per minute (as if every rule ran every minute)`, a.cpuShareOfOneCore * 100, '% of a core', '<= 10');
+      row(name, kind, `${a.rules} rules, one window each: wall time of the round`, a.roundWallSeconds, 's');
+      for (const [rule, r] of Object.entries(a.replay)) row(name, kind, `replay 30 days of hourly windows (${r.windows}), ${rule}`, r.seconds, 's', '<= 1');
+      row(name, kind, 'notification delay after the window closes (3 samples, max)', Math.max(...a.notificationDelaySeconds), 's', '<= 60');
+      row(name, kind, `${a.manyRules.rules} rules due at once: one poll`, a.manyRules.seconds, 's', '< 60');
+      results[`alerts_${kind}`] = a;
     } finally {
       await server.close();
     }

@@ -45,6 +45,7 @@ import {
   tracesEvaluatedByMonitor,
   monitorResults,
   verdictsSql,
+  evaluationResultsSql,
 } from './modules/evaluators/index.ts';
 import { AnalyticsService, analyticsRoutes } from './modules/analytics/index.ts';
 import { installWebApp } from './web-app.ts';
@@ -225,11 +226,15 @@ export function buildServices(deps: Deps): Services {
     thumbsSql,
     verdictsSql,
     scoresSql,
+    evaluationResultsSql,
   });
   const alerts = buildAlerts({
     db: deps.db,
     clock: deps.clock,
     series: (projectId, request) => analytics.timeseries(projectId, request),
+    periodSums: (projectId, q) => analytics.periodSums(projectId, q),
+    periodValues: (projectId, q) => analytics.periodValues(projectId, q),
+    periodEvaluations: (projectId, q) => analytics.periodEvaluations(projectId, q),
     scoreConfig: async (projectId, id) => (await scoreConfigs.list(projectId)).find((c) => c.id === id) ?? null,
     evaluatorKnown: async (projectId, name) => !!findEvaluator(name) || (await monitors.list(projectId)).some((m) => m.name === name || m.evaluator === name),
     publicUrl,

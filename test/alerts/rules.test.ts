@@ -89,7 +89,7 @@ describe.each(databaseKinds)('alert rules (%s)', (kind) => {
     expect(await field({ ...base, condition: { kind: 'change', alpha: 0 } })).toBe('body.condition.alpha');
     expect(await field({ ...base, condition: { kind: 'change', alpha: 0.6 } })).toBe('body.condition.alpha');
     expect(await field({ ...base, condition: { kind: 'threshold', operator: 'above', value: 1.5 } })).toBe('condition.value');
-    expect(await field({ ...base, metric: { kind: 'cost_total' }, condition: { kind: 'change' } })).toBe('condition.kind');
+    expect(await field({ ...base, metric: { kind: 'latency_p95' }, condition: { kind: 'threshold', operator: 'above', value: -1 } })).toBe('condition.value');
     expect(await field({ ...base, condition: { kind: 'change', baseline: { kind: 'reference', start: T0 - MIN, end: T0 } } })).toBe('condition.baseline.end');
     expect(await field({ ...base, name: '' })).toBe('body.name');
     expect((await t.request('GET', '/api/alerts/rules', { token: key })).body.data).toEqual([]);

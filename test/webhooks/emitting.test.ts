@@ -70,6 +70,13 @@ const ACTIONS: Record<string, Action> = {
       return (data) => expect(data).toMatchObject({ rule: { id: rule.id }, state: 'resolved', value: 0, since: rule.evaluatedThrough + 10 * 60_000 });
     },
   },
+  'alert.report': {
+    async run(call, _t, n) {
+      const report = ok(await call('POST', '/api/alerts/reports', { name: `wh-report-${n}`, cadence: 'daily', webhooks: true })) as { id: string };
+      ok(await call('POST', `/api/alerts/reports/${report.id}/send-now`));
+      return (data) => expect(data).toMatchObject({ report: { id: report.id, name: `wh-report-${n}` }, cadence: 'daily', timeZone: 'UTC', current: { traces: expect.any(Number) } });
+    },
+  },
   'trace.created': {
     async run(call, _t, n) {
       await ingestTrace(call, `wh-created-${n}`);

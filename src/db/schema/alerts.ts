@@ -49,6 +49,7 @@ export const alertEvaluations = pgTable(
     pValue: doublePrecision('p_value'),
     decision: text('decision').notNull(),
     state: text('state').notNull(),
+    segmentsLeftOut: integer('segments_left_out').notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.ruleId, t.windowEnd, t.segment] })],
 );
@@ -79,3 +80,30 @@ export const alertDeliveries = pgTable('alert_deliveries', {
   createdAt: bigint('created_at', { mode: 'number' }).notNull(),
   sentAt: bigint('sent_at', { mode: 'number' }),
 });
+
+/** Mirrors migrations/0042_alert_reports.sql; only alerts/report-store.ts touches them. */
+export const alertReports = pgTable('alert_reports', {
+  id: text('id').primaryKey(),
+  organizationId: text('organization_id').notNull(),
+  projectId: text('project_id').notNull(),
+  name: text('name').notNull(),
+  cadence: text('cadence').notNull(),
+  timeZone: text('time_zone').notNull(),
+  sendHour: integer('send_hour').notNull(),
+  channelIds: jsonb('channel_ids').$type<string[]>().notNull().default([]),
+  webhooks: boolean('webhooks').notNull().default(false),
+  enabled: boolean('enabled').notNull().default(true),
+  createdAt: bigint('created_at', { mode: 'number' }).notNull(),
+  updatedAt: bigint('updated_at', { mode: 'number' }).notNull(),
+});
+
+export const alertReportPeriods = pgTable(
+  'alert_report_periods',
+  {
+    reportId: text('report_id').notNull(),
+    periodEnd: bigint('period_end', { mode: 'number' }).notNull(),
+    periodStart: bigint('period_start', { mode: 'number' }).notNull(),
+    sentAt: bigint('sent_at', { mode: 'number' }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.reportId, t.periodEnd] })],
+);

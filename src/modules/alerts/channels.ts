@@ -146,3 +146,34 @@ async function send(ctx: AlertsContext, c: store.ChannelRow, m: { subject: strin
   const { error } = await ctx.postJson(c.target, { text: m.link ? `*${m.subject}*\n${m.message}\n<${m.link}|Open the traces>` : `*${m.subject}*\n${m.message}` });
   return error;
 }
+
+/** Messages (reports) to chosen channels of the project, queued in the caller's transaction like alert deliveries. */
+export async function queueMessages(
+  tx: Executor,
+  projectId: string,
+  channelIds: string[],
+  m: { eventType: string; subject: string; message: string; link: string | null },
+  at: number,
+): Promise<number> {
+  const chosen = new Set(channelIds);
+  const channels = (await store.listChannels(tx, projectId)).filter((c) => chosen.has(c.id));
+  const deliveries: store.DeliveryRow[] = channels.map((c) => ({
+    id: newId('ald'),
+    channel_id: c.id,
+    // A report belongs to no rule.
+    rule_id: null,
+    project_id: projectId,
+    event_type: m.eventType,
+    subject: m.subject,
+    message: m.message,
+    link: m.link,
+    status: 'pending' as const,
+    attempts: 0,
+    last_error: null,
+    created_at: at,
+    sent_at: null,
+  }));
+  await store.insertDeliveries(tx, deliveries);
+  await enqueueJobs(tx, deliveries.map((d) => ({ queue: DELIVERY_QUEUE, payload: { deliveryId: d.id }, runAt: at, maxAttempts: MAX_ATTEMPTS })), at);
+  return deliveries.length;
+}

@@ -1,7 +1,9 @@
 import type { Database } from '../../db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Mailer } from '../../platform/mail.ts';
+import type { GroupSums, PeriodQuery } from '../analytics/index.ts';
 import type { TimeseriesRequest, TimeseriesResponse } from '../analytics/schemas.ts';
+import type { TraceValueColumn } from '../traces/index.ts';
 
 /** What the alerts use cases work with: the database, the clock, and other modules' answers (wired by module.ts). */
 export interface AlertsContext {
@@ -9,6 +11,15 @@ export interface AlertsContext {
   clock: Clock;
   /** The analytics series of a project (one query for the window, its buckets summed). */
   series(projectId: string, request: TimeseriesRequest): Promise<TimeseriesResponse>;
+  /** Sums per segment over a period (every segment): traces, errors, cost, tokens, thumbs. */
+  periodSums(projectId: string, q: PeriodQuery): Promise<GroupSums[]>;
+  /** One value per trace over a period with its segment: latency, first-token time, cost or tokens. */
+  periodValues(projectId: string, q: PeriodQuery & { column: TraceValueColumn; limit: number }): Promise<{ g: string | null; v: number }[]>;
+  /** Evaluation results over a period, by a trace segment or by evaluation name. */
+  periodEvaluations(
+    projectId: string,
+    q: Omit<PeriodQuery, 'groupBy'> & { groupBy: PeriodQuery['groupBy'] | 'evaluator'; evaluator: string | null; limit: number },
+  ): Promise<{ g: string | null; status: string; passed: boolean | null; score: number | null }[]>;
   /** A score config of the project, or null. */
   scoreConfig(projectId: string, id: string): Promise<{ kind: 'numeric' | 'boolean' | 'categorical'; categories: string[] } | null>;
   /** Whether an evaluation of this name (a monitor's) or evaluator path can give the project verdicts. */

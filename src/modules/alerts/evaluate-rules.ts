@@ -2,13 +2,16 @@ import { emitEvents, type NewEvent } from '../../platform/events/index.ts';
 import { queueDeliveries } from './channels.ts';
 import type { AlertsContext } from './context.ts';
 import { isNews } from './lifecycle.ts';
-import { measure, type Condition, type Measurement, type Metric, type SegmentDecision } from './measure.ts';
-import { METRICS } from './schemas.ts';
+import type { PeriodQuery } from '../analytics/index.ts';
+import { capSegments, measure, type Condition, type Measurement, type Metric, type SegmentDecision, type WindowData } from './measure.ts';
+import { METRICS, type Segment } from './schemas.ts';
 import { baselineRange, stepWindow, withEmptySegment } from './step-window.ts';
 import * as store from './store.ts';
 
-/** Rules taken per round; the next round takes the rest (1,000 rules: a few rounds a minute). */
+/** Rules read per batch. */
 const RULES_PER_ROUND = 200;
+/** Batches per poll at most (10,000 rules). */
+const MAX_ROUNDS = 50;
 /** Windows one rule catches up per round after downtime (a 5-minute rule down for a day: 288). */
 const CATCH_UP_WINDOWS = 2_000;
 
@@ -21,7 +24,19 @@ const CATCH_UP_WINDOWS = 2_000;
 export async function evaluateDueRules(ctx: AlertsContext): Promise<{ windows: number }> {
   const now = ctx.clock.now().getTime();
   let windows = 0;
-  for (const rule of await store.dueRules(ctx.db.orm, now, RULES_PER_ROUND)) windows += await evaluateRule(ctx, rule, now);
+  // Batch after batch while they come full: 1,000 rules due at one boundary are all evaluated
+  // in this poll, not one batch per poll (which would delay the last ones by a minute).
+  for (let round = 0; round < MAX_ROUNDS; round++) {
+    const due = await store.dueRules(ctx.db.orm, now, RULES_PER_ROUND);
+    let moved = 0;
+    for (const rule of due) {
+      const done = await evaluateRule(ctx, rule, now);
+      windows += done;
+      if (done > 0) moved++;
+    }
+    // Nothing moved: the rest is being evaluated by another process.
+    if (due.length < RULES_PER_ROUND || moved === 0) break;
+  }
   return { windows };
 }
 
@@ -35,11 +50,12 @@ async function evaluateRule(ctx: AlertsContext, rule: store.RuleRow, now: number
     const start = through;
     const end = through + rule.window_ms;
     const latest = end + rule.window_ms > now;
-    const current = await windowMeasurements(ctx, rule, metric, start, end);
+    const { kept: current, leftOut } = capSegments(await windowMeasurements(ctx, rule, metric, start, end, condition.kind === 'change'));
     const range = baselineRange(condition, start, end, rule.window_ms);
-    const baseline = range ? await windowMeasurements(ctx, rule, metric, range[0], range[1]) : null;
+    // Not capped: each kept segment is compared with its own past.
+    const baseline = range ? await windowMeasurements(ctx, rule, metric, range[0], range[1], true) : null;
     const exposure = range ? (range[1] - range[0]) / rule.window_ms : 1;
-    const { decisions, next, evaluations } = stepWindow({ resolveAfter: rule.resolve_after }, metric, condition, states, current, baseline, exposure, start, end);
+    const { decisions, next, evaluations } = stepWindow({ resolveAfter: rule.resolve_after }, metric, condition, states, current, baseline, exposure, start, end, leftOut);
 
     const events: NewEvent[] = [];
     if (latest) {
@@ -74,19 +90,52 @@ async function evaluateRule(ctx: AlertsContext, rule: store.RuleRow, now: number
 
 class TakenElsewhere extends Error {}
 
-export async function windowMeasurements(ctx: AlertsContext, rule: Pick<store.RuleRow, 'project_id' | 'filters' | 'split_by'>, metric: Metric, start: number, end: number): Promise<Map<string, Measurement>> {
-  const series = await ctx.series(rule.project_id, {
-    startDate: start,
-    // The analytics range includes its end: a trace started exactly at `end` is the next window's.
-    endDate: end - 1,
-    interval: end - start <= 6 * 3_600_000 ? 'minute' : end - start <= 16 * 86_400_000 ? 'hour' : 'day',
-    filters: (rule.filters ?? undefined),
-    groupBy: (rule.split_by as 'model' | 'label' | 'user' | null) ?? null,
-  });
-  return withEmptySegment(metric, measure(metric, series, rule.split_by !== null), rule.split_by !== null);
+/** Values read per window (all segments together): past it the window's percentiles and rank tests use the first ones found. */
+const MAX_WINDOW_VALUES = 200_000;
+
+/** What a window of a rule measured, per segment (the scheduler's and the preview's one read). */
+export async function windowMeasurements(
+  ctx: AlertsContext,
+  rule: Pick<store.RuleRow, 'project_id' | 'filters' | 'split_by'>,
+  metric: Metric,
+  start: number,
+  end: number,
+  needValues: boolean,
+): Promise<Map<string, Measurement>> {
+  const data = await windowData(ctx, rule.project_id, { metric, filters: rule.filters, splitBy: rule.split_by as Segment | null, needValues }, start, end);
+  const split = rule.split_by !== null;
+  return withEmptySegment(metric, measure(metric, data, split), split);
 }
 
-const SEGMENT_FILTER: Record<string, string> = { model: 'model', label: 'labels', user: 'user' };
+/** Reads one window of a project for a metric from the analytics module: only the source the metric needs. */
+export async function windowData(
+  ctx: AlertsContext,
+  projectId: string,
+  q: { metric: Metric; filters: Record<string, unknown> | null; splitBy: Segment | null; needValues: boolean },
+  start: number,
+  end: number,
+): Promise<WindowData> {
+  // The analytics range includes its end: a trace started exactly at `end` is the next window's.
+  const period = { startDate: start, endDate: end - 1, filters: (q.filters ?? undefined) as PeriodQuery['filters'] };
+  const groupBy = q.splitBy === 'evaluator' ? null : q.splitBy;
+  const source = METRICS[q.metric.kind].source;
+  if (source === 'scores') {
+    const series = await ctx.series(projectId, { ...period, interval: end - start <= 6 * 3_600_000 ? 'minute' : end - start <= 16 * 86_400_000 ? 'hour' : 'day' });
+    return { series };
+  }
+  if (source === 'evaluations') {
+    return { evaluations: await ctx.periodEvaluations(projectId, { ...period, groupBy: q.splitBy, evaluator: q.metric.evaluator ?? null, limit: MAX_WINDOW_VALUES }) };
+  }
+  if (source === 'latency' || source === 'first_token') return { values: await ctx.periodValues(projectId, { ...period, groupBy, column: source, limit: MAX_WINDOW_VALUES }) };
+  const [sums, values] = await Promise.all([
+    ctx.periodSums(projectId, { ...period, groupBy }),
+    q.needValues && source !== 'sums' ? ctx.periodValues(projectId, { ...period, groupBy, column: source, limit: MAX_WINDOW_VALUES }) : Promise.resolve(undefined),
+  ]);
+  return { sums, values };
+}
+
+/** The traces list's URL parameter of each segment (prompt and evaluator have none: the link shows the window). */
+const SEGMENT_FILTER: Record<string, string | undefined> = { model: 'model', label: 'labels', user: 'user', customer: 'customer' };
 
 /** The `alert.firing` / `alert.resolved` event: what changed, by how much, against what, since when, and a link to the traces. */
 function alertEvent(
@@ -149,7 +198,8 @@ function tracesLink(ctx: AlertsContext, rule: store.RuleRow, segment: string, st
     if (v) q.set(param, v);
   }
   if (f.has_error !== undefined) q.set('error', f.has_error ? 'yes' : 'no');
-  if (segment && rule.split_by) q.set(SEGMENT_FILTER[rule.split_by], segment);
+  const param = rule.split_by ? SEGMENT_FILTER[rule.split_by] : undefined;
+  if (segment && param && segment !== '(none)') q.set(param, segment);
   if ((rule.metric as { kind: string }).kind === 'error_rate') q.set('error', 'yes');
   return `${ctx.publicUrl ?? ''}/p/${rule.project_id}/traces?${q.toString()}`;
 }

@@ -8,19 +8,24 @@ import * as store from './store.ts';
 /** Checks what the schema cannot (docs/alerts.md: "Rules"); each failure is a 400 naming the field. */
 export async function checkRule(ctx: AlertsContext, projectId: string, body: CreateRuleBody): Promise<void> {
   const { metric, condition } = body;
-  const family = METRICS[metric.kind].family;
   if (!Number.isInteger(body.windowMinutes) || body.windowMinutes < MIN_WINDOW_MINUTES)
     throw badRequest('invalid_window', `windowMinutes: at least ${MIN_WINDOW_MINUTES} (rules are evaluated every minute; a shorter window has too few traces to decide)`, 'windowMinutes');
   if (body.windowMinutes > MAX_WINDOW_MINUTES) throw badRequest('invalid_window', `windowMinutes: at most ${MAX_WINDOW_MINUTES} (7 days)`, 'windowMinutes');
-  if (metric.kind === 'evaluator_pass_rate') {
-    if (!metric.evaluator) throw badRequest('missing_evaluator', 'metric.evaluator: required for evaluator_pass_rate', 'metric.evaluator');
-    if (!(await ctx.evaluatorKnown(projectId, metric.evaluator)))
+  const info = METRICS[metric.kind];
+  if (info.source === 'evaluations') {
+    if (metric.evaluator === undefined && body.splitBy !== 'evaluator')
+      throw badRequest('missing_evaluator', `metric.evaluator: required for ${metric.kind} (or split by evaluator)`, 'metric.evaluator');
+    if (metric.evaluator !== undefined && !(await ctx.evaluatorKnown(projectId, metric.evaluator)))
       throw badRequest('unknown_evaluator', `metric.evaluator: no monitor or evaluator named ${metric.evaluator}`, 'metric.evaluator');
-  } else if (metric.evaluator !== undefined) throw badRequest('invalid_metric', `metric.evaluator: only for evaluator_pass_rate`, 'metric.evaluator');
-  if (metric.kind === 'score_mean' || metric.kind === 'category_share') {
+  } else if (metric.evaluator !== undefined) throw badRequest('invalid_metric', `metric.evaluator: only for evaluator metrics`, 'metric.evaluator');
+  if (body.splitBy === 'evaluator' && info.source !== 'evaluations')
+    throw badRequest('invalid_split', `splitBy: evaluator splits only evaluator metrics (evaluator_pass_rate, evaluator_score_mean, evaluator_error_rate)`, 'splitBy');
+  let booleanScore = false;
+  if (info.source === 'scores') {
     if (!metric.configId) throw badRequest('missing_score_config', `metric.configId: required for ${metric.kind}`, 'metric.configId');
     const config = await ctx.scoreConfig(projectId, metric.configId);
     if (!config) throw badRequest('unknown_score_config', `metric.configId: no score config ${metric.configId} in this project`, 'metric.configId');
+    booleanScore = config.kind === 'boolean';
     if (metric.kind === 'score_mean' && config.kind === 'categorical')
       throw badRequest('invalid_metric', 'metric.configId: a categorical score has no mean; use category_share', 'metric.configId');
     if (metric.kind === 'category_share') {
@@ -28,22 +33,24 @@ export async function checkRule(ctx: AlertsContext, projectId: string, body: Cre
       if (!metric.category || !config.categories.includes(metric.category))
         throw badRequest('unknown_category', `metric.category: one of ${config.categories.join(', ')}`, 'metric.category');
     }
+    if (body.splitBy) throw badRequest('invalid_split', `splitBy: ${metric.kind} cannot be split; make one rule per segment with a filter`, 'splitBy');
   } else if (metric.configId !== undefined || metric.category !== undefined)
     throw badRequest('invalid_metric', `metric.${metric.configId !== undefined ? 'configId' : 'category'}: only for score_mean and category_share`, metric.configId !== undefined ? 'metric.configId' : 'metric.category');
-  const perTrace = metric.kind === 'evaluator_pass_rate' || metric.kind === 'score_mean' || metric.kind === 'category_share';
-  if (body.splitBy && perTrace) throw badRequest('invalid_split', `splitBy: ${metric.kind} cannot be split yet; make one rule per segment with a filter`, 'splitBy');
   if (body.channels?.length) {
     const known = new Set((await store.listChannels(ctx.db.orm, projectId)).map((c) => c.id));
     const unknown = body.channels.find((c) => !known.has(c));
     if (unknown !== undefined) throw badRequest('unknown_channel', `channels: no alert channel ${unknown} in this project`, 'channels');
   }
   if (condition.kind === 'threshold') {
-    if (family === 'rate' && (condition.value < 0 || condition.value > 1))
+    // The value is in the metric's unit: a share, a count of traces, milliseconds, USD or tokens.
+    if (info.unit === 'share' && (condition.value < 0 || condition.value > 1))
       throw badRequest('invalid_threshold', `condition.value: ${metric.kind} is a rate between 0 and 1`, 'condition.value');
-    if (family !== 'rate' && condition.value < 0) throw badRequest('invalid_threshold', `condition.value: ${metric.kind} is never negative`, 'condition.value');
+    if (info.unit === 'traces' && !Number.isInteger(condition.value))
+      throw badRequest('invalid_threshold', `condition.value: ${metric.kind} is a whole number of traces`, 'condition.value');
+    if (info.unit !== 'score' && condition.value < 0) throw badRequest('invalid_threshold', `condition.value: ${metric.kind} is never negative`, 'condition.value');
   } else {
-    if (family === 'value' && !(metric.kind === 'score_mean' && (await ctx.scoreConfig(projectId, metric.configId!))?.kind === 'boolean'))
-      throw badRequest('invalid_condition', `condition.kind: a change of ${metric.kind} is not decided yet (rates and counts are); use a threshold`, 'condition.kind');
+    if (metric.kind === 'score_mean' && !booleanScore)
+      throw badRequest('invalid_condition', `condition.kind: a change of a numeric review score's mean is not decided yet (boolean ones are); use a threshold`, 'condition.kind');
     const b = condition.baseline;
     if (b.kind === 'reference') {
       if (b.end <= b.start) throw badRequest('invalid_baseline', 'condition.baseline.end: after condition.baseline.start', 'condition.baseline.end');

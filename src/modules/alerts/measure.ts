@@ -1,5 +1,7 @@
+import type { GroupSums } from '../analytics/index.ts';
 import type { TimeseriesResponse } from '../analytics/schemas.ts';
-import { benjaminiHochberg, countInterval, poissonTest, rateInterval, twoProportionTest, type Direction } from './statistics.ts';
+import { normalMean, quantile } from '../experiments/index.ts';
+import { benjaminiHochberg, countInterval, poissonTest, rankTest, rateInterval, twoProportionTest, type Direction } from './statistics.ts';
 import { METRICS, type MetricKind } from './schemas.ts';
 
 export interface Metric {
@@ -12,37 +14,45 @@ export interface Metric {
 /** A metric in one window of one segment: the value, and the counts a test needs. */
 export interface Measurement {
   value: number | null;
-  /** Events in the window: traces, verdicts, thumbs or scores. */
+  /** Events in the window: traces, verdicts, thumbs, evaluations or scores. */
   count: number;
   /** Rates: the events that count (errors, passes, thumbs down, the category). */
   successes: number;
+  /** Values: one per trace (or evaluation), what the rank test compares. */
+  values?: Float64Array;
 }
 
 /**
- * The metric per segment, from the analytics series of one window (summed over its
- * buckets). The "other" series (the segments past the 10 with most traces) is left out:
- * it has no identity to alert on.
+ * What one window of a project holds for a metric (fetched by evaluate-rules.ts from the
+ * analytics module): per-group sums, per-trace values, evaluation results or the score series.
  */
-export function measure(metric: Metric, series: TimeseriesResponse, split: boolean): Map<string, Measurement> {
+export interface WindowData {
+  sums?: GroupSums[];
+  values?: { g: string | null; v: number }[];
+  evaluations?: { g: string | null; status: string; passed: boolean | null; score: number | null }[];
+  series?: TimeseriesResponse;
+}
+
+/** The percentile each percentile metric reads. */
+const PERCENTILE: Partial<Record<MetricKind, number>> = { latency_p50: 0.5, latency_p95: 0.95, latency_p99: 0.99, first_token_p50: 0.5, first_token_p95: 0.95 };
+/** Metrics that are sums: a window without events measured 0, not "no value". */
+export const ZERO_WHEN_EMPTY: ReadonlySet<MetricKind> = new Set(['trace_count', 'cost_total', 'tokens_total']);
+
+/** A segment's key: '' without a split, '(none)' for traces without one (no customer, no prompt). */
+const keyOf = (split: boolean, g: string | null) => (split ? (g ?? '(none)') : '');
+
+/**
+ * The metric per segment in one window. Rates and counts from the sums; percentiles and
+ * means from the per-trace (or per-evaluation) values, which also go to the rank test.
+ */
+export function measure(metric: Metric, data: WindowData, split: boolean): Map<string, Measurement> {
   const out = new Map<string, Measurement>();
-  if (metric.kind === 'evaluator_pass_rate') {
-    let passed = 0;
-    let failed = 0;
-    for (const e of series.evaluations) {
-      if (e.evaluator !== metric.evaluator && e.type !== metric.evaluator) continue;
-      for (const b of e.buckets) {
-        passed += b.passed;
-        failed += b.failed;
-      }
-    }
-    out.set('', rate(passed, passed + failed));
-    return out;
-  }
-  if (metric.kind === 'score_mean' || metric.kind === 'category_share') {
+  const source = METRICS[metric.kind].source;
+  if (source === 'scores') {
     let count = 0;
     let total = 0;
     let inCategory = 0;
-    for (const c of series.scores) {
+    for (const c of data.series?.scores ?? []) {
       if (c.configId !== metric.configId) continue;
       for (const b of c.buckets) {
         count += b.count;
@@ -53,41 +63,70 @@ export function measure(metric: Metric, series: TimeseriesResponse, split: boole
     out.set('', metric.kind === 'score_mean' ? { value: count ? total / count : null, count, successes: total } : rate(inCategory, count));
     return out;
   }
-  for (const s of series.series) {
-    if (s.other) continue;
-    let traces = 0;
-    let errors = 0;
-    let cost = 0;
-    let tokens = 0;
-    let up = 0;
-    let down = 0;
-    for (const b of s.buckets) {
-      traces += b.traces;
-      errors += b.errors;
-      cost += b.cost;
-      tokens += b.tokens.prompt + b.tokens.completion;
-      up += b.thumbs_up;
-      down += b.thumbs_down;
+  if (source === 'evaluations') {
+    const groups = new Map<string, { ran: number; errors: number; verdicts: number; passed: number; scores: number[] }>();
+    for (const e of data.evaluations ?? []) {
+      const k = keyOf(split, e.g);
+      const s = groups.get(k) ?? groups.set(k, { ran: 0, errors: 0, verdicts: 0, passed: 0, scores: [] }).get(k)!;
+      s.ran++;
+      if (e.status === 'error') s.errors++;
+      if (e.status === 'processed' && e.passed !== null) {
+        s.verdicts++;
+        if (e.passed) s.passed++;
+      }
+      if (e.status === 'processed' && e.score !== null) s.scores.push(e.score);
     }
-    const segment = split ? (s.group ?? '(none)') : '';
+    for (const [k, s] of groups) {
+      out.set(
+        k,
+        metric.kind === 'evaluator_pass_rate'
+          ? rate(s.passed, s.verdicts)
+          : metric.kind === 'evaluator_error_rate'
+            ? rate(s.errors, s.ran)
+            : meanOf(Float64Array.from(s.scores)),
+      );
+    }
+    return out;
+  }
+  const values = new Map<string, number[]>();
+  for (const r of data.values ?? []) {
+    const k = keyOf(split, r.g);
+    (values.get(k) ?? values.set(k, []).get(k)!).push(r.v);
+  }
+  const q = PERCENTILE[metric.kind];
+  if (q !== undefined) {
+    for (const [k, list] of values) {
+      const sorted = Float64Array.from(list).sort();
+      out.set(k, { value: quantile(sorted, q)?.value ?? null, count: sorted.length, successes: 0, values: sorted });
+    }
+    return out;
+  }
+  for (const s of data.sums ?? []) {
+    const k = keyOf(split, s.group);
+    const v = values.get(k) ? Float64Array.from(values.get(k)!) : undefined;
     const m: Measurement =
       metric.kind === 'trace_count'
-        ? { value: traces, count: traces, successes: 0 }
+        ? { value: s.traces, count: s.traces, successes: 0 }
         : metric.kind === 'error_rate'
-          ? rate(errors, traces)
+          ? rate(s.errors, s.traces)
           : metric.kind === 'thumbs_down_rate'
-            ? rate(down, up + down)
+            ? rate(s.thumbs_down, s.thumbs_up + s.thumbs_down)
             : metric.kind === 'cost_total'
-              ? { value: cost, count: traces, successes: 0 }
+              ? { value: s.cost, count: s.traces, successes: 0, values: v }
               : metric.kind === 'cost_per_trace'
-                ? { value: traces ? cost / traces : null, count: traces, successes: 0 }
-                : { value: tokens, count: traces, successes: 0 };
-    out.set(segment, m);
+                ? { value: s.traces ? s.cost / s.traces : null, count: s.traces, successes: 0, values: v }
+                : { value: s.tokens, count: s.traces, successes: 0, values: v };
+    out.set(k, m);
   }
   return out;
 }
 
 const rate = (successes: number, n: number): Measurement => ({ value: n ? successes / n : null, count: n, successes });
+const meanOf = (values: Float64Array): Measurement => {
+  let sum = 0;
+  for (const v of values) sum += v;
+  return { value: values.length ? sum / values.length : null, count: values.length, successes: sum, values };
+};
 
 export interface SegmentDecision {
   segment: string;
@@ -104,10 +143,22 @@ export type Condition =
   | { kind: 'threshold'; operator: 'above' | 'below'; value: number; consecutive: number; minCount: number }
   | { kind: 'change'; direction?: Direction; alpha: number; consecutive: number; minCount: number; baseline: { kind: 'previous' | 'week' } | { kind: 'reference'; start: number; end: number } };
 
+/** The 95 % interval of a measurement: Wilson for rates, Poisson for counts, order statistics for percentiles, the normal interval of a mean. */
+function intervalOf(metric: Metric, m: Measurement): { low: number; high: number } | null {
+  const family = METRICS[metric.kind].family;
+  if (family === 'rate') return rateInterval(m.successes, m.count);
+  if (family === 'count') return countInterval(m.count, 1);
+  const q = PERCENTILE[metric.kind];
+  if (q !== undefined && m.values) return quantile(m.values, q);
+  if ((metric.kind === 'evaluator_score_mean' || metric.kind === 'cost_per_trace') && m.values) return normalMean(m.values);
+  return null;
+}
+
 /**
  * Decides every segment of one window. Change: each segment's p-value against its baseline
- * (the test of the metric's family), corrected together with Benjamini-Hochberg at the rule's
- * alpha; a segment with fewer events than `minCount` neither fires nor counts in the correction.
+ * (the test of the metric's family: two proportions, Poisson, or Mann-Whitney on the values),
+ * corrected together with Benjamini-Hochberg at the rule's alpha; a segment with fewer events
+ * than `minCount` neither fires nor counts in the correction.
  */
 export function decide(
   metric: Metric,
@@ -120,7 +171,7 @@ export function decide(
   const family = METRICS[metric.kind].family;
   const decisions: SegmentDecision[] = [...current.entries()].map(([segment, m]) => {
     const tooFew = m.count < condition.minCount || m.value === null;
-    const interval = family === 'rate' ? rateInterval(m.successes, m.count) : family === 'count' ? countInterval(m.count, 1) : null;
+    const interval = intervalOf(metric, m);
     return { segment, current: m, baseline: baseline?.get(segment) ?? null, low: interval?.low ?? null, high: interval?.high ?? null, pValue: null, breach: false, tooFew };
   });
   if (condition.kind === 'threshold') {
@@ -135,6 +186,8 @@ export function decide(
     if (d.tooFew) return null;
     const b = d.baseline ?? { value: null, count: 0, successes: 0 };
     if (family === 'count') return poissonTest(d.current.count, 1, b.count, exposure, direction).pValue;
+    // A boolean score's mean is a share: its change is the two-proportion test's.
+    if (family === 'value' && metric.kind !== 'score_mean') return rankTest(d.current.values ?? [], b.values ?? [], direction)?.pValue ?? null;
     return twoProportionTest({ successes: d.current.successes, n: d.current.count }, { successes: b.successes, n: b.count }, direction)?.pValue ?? null;
   });
   const { rejected, adjusted } = benjaminiHochberg(pValues, condition.alpha);
@@ -143,4 +196,14 @@ export function decide(
     d.breach = rejected[i];
   });
   return decisions;
+}
+
+/** Past this many segments in a window, the ones with fewest events are left out (and counted in the history). */
+export const MAX_SEGMENTS = 1_000;
+
+/** The `MAX_SEGMENTS` segments with most events, and how many were left out. */
+export function capSegments(found: Map<string, Measurement>, max = MAX_SEGMENTS): { kept: Map<string, Measurement>; leftOut: number } {
+  if (found.size <= max) return { kept: found, leftOut: 0 };
+  const kept = new Map([...found.entries()].sort((a, b) => b[1].count - a[1].count || a[0].localeCompare(b[0])).slice(0, max));
+  return { kept, leftOut: found.size - max };
 }

@@ -4,31 +4,56 @@ import { searchRequestSchema } from '../traces/schemas.ts';
 
 /**
  * What a rule can watch. `family` decides which test a change condition uses
- * (statistics.ts): rates the two-proportion test, counts the Poisson test; values (cost,
- * tokens, a numeric score's mean) take thresholds only, for now.
+ * (statistics.ts): rates the two-proportion test, counts the Poisson test, values (latency,
+ * first-token time, cost, tokens, scores) the rank test on one value per trace (or per
+ * evaluation). `source`: where a window's numbers come from (measure.ts). `unit`: what a
+ * threshold's value is in.
  */
 export const METRICS = {
-  trace_count: { family: 'count', label: 'Traces', direction: 'either' },
-  error_rate: { family: 'rate', label: 'Error rate', direction: 'up' },
-  thumbs_down_rate: { family: 'rate', label: 'Thumbs-down rate', direction: 'up' },
-  evaluator_pass_rate: { family: 'rate', label: 'Pass rate', direction: 'down' },
-  score_mean: { family: 'value', label: 'Mean score', direction: 'down' },
-  category_share: { family: 'rate', label: 'Category share', direction: 'up' },
-  cost_total: { family: 'value', label: 'Cost (USD)', direction: 'up' },
-  cost_per_trace: { family: 'value', label: 'Cost per trace (USD)', direction: 'up' },
-  tokens_total: { family: 'value', label: 'Tokens', direction: 'up' },
-} as const satisfies Record<string, { family: 'count' | 'rate' | 'value'; label: string; direction: 'up' | 'down' | 'either' }>;
+  trace_count: { family: 'count', label: 'Traces', direction: 'either', source: 'sums', unit: 'traces' },
+  error_rate: { family: 'rate', label: 'Error rate', direction: 'up', source: 'sums', unit: 'share' },
+  thumbs_down_rate: { family: 'rate', label: 'Thumbs-down rate', direction: 'up', source: 'sums', unit: 'share' },
+  latency_p50: { family: 'value', label: 'Latency p50 (ms)', direction: 'up', source: 'latency', unit: 'ms' },
+  latency_p95: { family: 'value', label: 'Latency p95 (ms)', direction: 'up', source: 'latency', unit: 'ms' },
+  latency_p99: { family: 'value', label: 'Latency p99 (ms)', direction: 'up', source: 'latency', unit: 'ms' },
+  first_token_p50: { family: 'value', label: 'First-token time p50 (ms)', direction: 'up', source: 'first_token', unit: 'ms' },
+  first_token_p95: { family: 'value', label: 'First-token time p95 (ms)', direction: 'up', source: 'first_token', unit: 'ms' },
+  evaluator_pass_rate: { family: 'rate', label: 'Pass rate', direction: 'down', source: 'evaluations', unit: 'share' },
+  evaluator_score_mean: { family: 'value', label: 'Mean evaluator score', direction: 'down', source: 'evaluations', unit: 'score' },
+  evaluator_error_rate: { family: 'rate', label: 'Evaluator error rate', direction: 'up', source: 'evaluations', unit: 'share' },
+  score_mean: { family: 'value', label: 'Mean score', direction: 'down', source: 'scores', unit: 'score' },
+  category_share: { family: 'rate', label: 'Category share', direction: 'up', source: 'scores', unit: 'share' },
+  cost_total: { family: 'value', label: 'Cost (USD)', direction: 'up', source: 'cost', unit: 'usd' },
+  cost_per_trace: { family: 'value', label: 'Cost per trace (USD)', direction: 'up', source: 'cost', unit: 'usd' },
+  tokens_total: { family: 'value', label: 'Tokens', direction: 'up', source: 'tokens', unit: 'tokens' },
+} as const satisfies Record<
+  string,
+  {
+    family: 'count' | 'rate' | 'value';
+    label: string;
+    direction: 'up' | 'down' | 'either';
+    source: 'sums' | 'latency' | 'first_token' | 'cost' | 'tokens' | 'evaluations' | 'scores';
+    unit: 'traces' | 'share' | 'ms' | 'score' | 'usd' | 'tokens';
+  }
+>;
 export type MetricKind = keyof typeof METRICS;
 export const METRIC_KINDS = Object.keys(METRICS) as [MetricKind, ...MetricKind[]];
 
-export const SEGMENTS = ['model', 'label', 'user'] as const;
+/** customer: the trace's customer_id; prompt: handle:version of the prompt a trace ran; evaluator: the evaluation's name (evaluator metrics only). */
+export const SEGMENTS = ['model', 'label', 'user', 'customer', 'prompt', 'evaluator'] as const;
+export type Segment = (typeof SEGMENTS)[number];
 export const MIN_WINDOW_MINUTES = 5;
 export const MAX_WINDOW_MINUTES = 7 * 24 * 60;
 
 export const metricSchema = z
   .strictObject({
     kind: z.enum(METRIC_KINDS).describe('What is measured in each window'),
-    evaluator: z.string().min(1).max(200).optional().describe("evaluator_pass_rate: the evaluation's name (a monitor's name) or evaluator path"),
+    evaluator: z
+      .string()
+      .min(1)
+      .max(200)
+      .optional()
+      .describe("evaluator_*: the evaluation's name (a monitor's name) or evaluator path; optional when split by evaluator (then every evaluator)"),
     configId: z.string().min(1).max(128).optional().describe('score_mean, category_share: the score config'),
     category: z.string().min(1).max(100).optional().describe('category_share: the category counted'),
   })
@@ -39,7 +64,7 @@ const direction = z.enum(['up', 'down', 'either']);
 export const thresholdConditionSchema = z.strictObject({
   kind: z.literal('threshold'),
   operator: z.enum(['above', 'below']),
-  value: z.number().describe('Rates are 0..1; counts, costs and tokens are totals over the window'),
+  value: z.number().describe('Rates are 0..1; latencies in ms; counts, costs (USD) and tokens are totals over the window (cost_per_trace: per trace)'),
   consecutive: z.number().int().min(1).max(100).default(1).describe('Windows in a row past the value before the rule fires'),
   minCount: z.number().int().min(0).max(1_000_000_000).default(1).describe('Events (traces, verdicts, scores) a window needs before it may fire'),
 });
@@ -68,7 +93,11 @@ export const createRuleBody = z
     name: z.string().trim().min(1).max(200),
     metric: metricSchema,
     filters: searchRequestSchema.shape.filters.describe('The trace filter: only matching traces count'),
-    splitBy: z.enum(SEGMENTS).nullable().default(null).describe('One decision per model, label or user (the 10 with most traces in the window)'),
+    splitBy: z
+      .enum(SEGMENTS)
+      .nullable()
+      .default(null)
+      .describe('One decision per segment, all of them up to 1,000 a window (those with most events; the history says how many were left out), corrected together'),
     windowMinutes: z.number().int().describe(`Window length, ${MIN_WINDOW_MINUTES} minutes to 7 days; windows are aligned to multiples of it since 1970 UTC`),
     condition: conditionSchema,
     resolveAfter: z.number().int().min(1).max(100).default(2).describe('Calm windows in a row before a firing rule resolves'),
@@ -140,6 +169,7 @@ export const evaluationSchema = z
     pValue: z.number().nullable().describe('change: adjusted across segments (Benjamini-Hochberg)'),
     decision: z.enum(['breach', 'calm', 'too_few']),
     state: z.enum(ALERT_STATES).describe('The segment state after this window'),
+    segmentsLeftOut: z.number().int().describe('Segments of this window past the cap of 1,000, not decided (0: every one was)'),
   })
   .meta({ id: 'AlertEvaluation' });
 export type EvaluationView = z.output<typeof evaluationSchema>;
@@ -207,3 +237,76 @@ export const notificationSchema = deliverySchema
   .extend({ channelId: z.string(), channelName: z.string() })
   .meta({ id: 'AlertNotification' });
 export type NotificationView = z.output<typeof notificationSchema>;
+// Reports: a daily or weekly digest of the project (reports.ts).
+
+export const reportBody = z
+  .strictObject({
+    name: z.string().trim().min(1).max(200),
+    cadence: z.enum(['daily', 'weekly']).describe('daily: each local day; weekly: each week from Monday'),
+    timeZone: z.string().min(1).max(100).default('UTC').describe("The reader's IANA time zone (Europe/Paris): days start at its midnight"),
+    sendHour: z.number().int().min(0).max(23).default(8).describe('Local hour after the period ends the digest is sent'),
+    channelIds: z.array(z.string().min(1).max(100)).max(50).default([]).describe('Alert channels (e-mail, Slack) it goes to'),
+    webhooks: z.boolean().default(false).describe("Also as an alert.report event to the project's signed webhooks"),
+    enabled: z.boolean().default(true),
+  })
+  .meta({ id: 'AlertReportBody' });
+export type ReportBody = z.output<typeof reportBody>;
+
+export const reportSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    cadence: z.enum(['daily', 'weekly']),
+    timeZone: z.string(),
+    sendHour: z.number().int(),
+    channelIds: z.array(z.string()),
+    webhooks: z.boolean(),
+    enabled: z.boolean(),
+    createdAt: z.number().int(),
+    updatedAt: z.number().int(),
+  })
+  .meta({ id: 'AlertReport' });
+export type ReportView = z.output<typeof reportSchema>;
+
+const digestFigures = z.object({
+  traces: z.number().int(),
+  errors: z.number().int(),
+  errorRate: z.number().nullable(),
+  cost: z.number().describe('USD'),
+  latencyP50: z.number().nullable().describe('ms'),
+  latencyP95: z.number().nullable().describe('ms'),
+});
+
+export const digestSchema = z
+  .object({
+    reportId: z.string(),
+    cadence: z.enum(['daily', 'weekly']),
+    timeZone: z.string(),
+    period: z.object({ start: z.number().int(), end: z.number().int(), label: z.string().describe('The local date (daily) or the week from its Monday') }),
+    current: digestFigures,
+    previous: digestFigures,
+    evaluators: z.array(
+      z.object({
+        name: z.string(),
+        verdicts: z.number().int(),
+        passRate: z.number().nullable(),
+        scores: z.number().int(),
+        meanScore: z.number().nullable(),
+      }),
+    ),
+    changes: z
+      .array(
+        z.object({
+          what: z.string(),
+          previous: z.number().nullable(),
+          current: z.number().nullable(),
+          pValue: z.number().describe('Adjusted across every figure of the digest (Benjamini-Hochberg)'),
+        }),
+      )
+      .describe('Figures that moved against the previous period beyond chance (alpha 0.01 across the digest), biggest first'),
+    alerts: z.array(z.object({ rule: z.string(), segment: z.string(), since: z.number().int(), windows: z.number().int() })).describe('Alerts firing in the period'),
+    subject: z.string(),
+    message: z.string().describe('The text sent to e-mail and Slack'),
+  })
+  .meta({ id: 'AlertReportDigest' });
+export type DigestView = z.output<typeof digestSchema>;

@@ -1,5 +1,5 @@
 import { nextState } from './lifecycle.ts';
-import { decide, type Condition, type Measurement, type Metric, type SegmentDecision } from './measure.ts';
+import { decide, ZERO_WHEN_EMPTY, type Condition, type Measurement, type Metric, type SegmentDecision } from './measure.ts';
 import type { EvaluationView } from './schemas.ts';
 import type { SegmentState } from './store.ts';
 
@@ -26,7 +26,7 @@ export function baselineRange(condition: Condition, start: number, end: number, 
 
 /** A rule without a split has one segment, '' , in every window: a window without traces counts zero (or no value). */
 export function withEmptySegment(metric: Metric, found: Map<string, Measurement>, split: boolean): Map<string, Measurement> {
-  if (!split && !found.has('')) found.set('', { value: metric.kind === 'trace_count' || metric.kind === 'cost_total' || metric.kind === 'tokens_total' ? 0 : null, count: 0, successes: 0 });
+  if (!split && !found.has('')) found.set('', { value: ZERO_WHEN_EMPTY.has(metric.kind) ? 0 : null, count: 0, successes: 0 });
   return found;
 }
 
@@ -41,6 +41,8 @@ export function stepWindow(
   exposure: number,
   start: number,
   end: number,
+  /** Segments past the cap, not evaluated in this window (counted in its history). */
+  segmentsLeftOut = 0,
 ): WindowStep {
   const decisions = decide(metric, condition, current, baseline, exposure);
   const next: Record<string, SegmentState> = { ...states };
@@ -62,6 +64,7 @@ export function stepWindow(
     pValue: d.pValue,
     decision: d.tooFew ? 'too_few' : d.breach ? 'breach' : 'calm',
     state: next[d.segment].state,
+    segmentsLeftOut,
   }));
   return { decisions, next, evaluations };
 }

@@ -5,7 +5,7 @@ import { badRequest } from '../../platform/errors.ts';
 import { bucketing, toMillis } from '../../platform/time-buckets.ts';
 import type { TimeseriesBucket, TimeseriesRequest, TimeseriesResponse, UsersResponse, usersRequestSchema } from './schemas.ts';
 import type { z } from 'zod';
-import { aggregateTraces, aggregateUsers, type MetricsRow, type ThumbsRow, type Totals } from '../traces/index.ts';
+import { aggregateTraces, aggregateUsers, evaluationValues, traceValues, type GroupBy, type MetricsRow, type ThumbsRow, type TraceValueColumn, type Totals } from '../traces/index.ts';
 
 /** What analytics reads of other modules (wired by app.ts). */
 export interface AnalyticsDeps {
@@ -17,6 +17,27 @@ export interface AnalyticsDeps {
   verdictsSql(projectId: string): SQL;
   /** Rows (trace_id, config_id, name, kind, number_value, text_value) of a project's review scores. */
   scoresSql(projectId: string): SQL;
+  /** Rows (trace_id, name, evaluator, status, passed, score) of a project's evaluation results that ran. */
+  evaluationResultsSql(projectId: string): SQL;
+}
+
+/** One period (alerts' windows, reports' days) of a project's traces: dates inclusive, the trace filter, and a split. */
+export interface PeriodQuery {
+  startDate: number;
+  endDate: number;
+  filters?: TimeseriesRequest['filters'];
+  groupBy: GroupBy;
+}
+
+/** A group's sums over a period: every group, uncapped (alerts decide each one). */
+export interface GroupSums {
+  group: string | null;
+  traces: number;
+  errors: number;
+  cost: number;
+  tokens: number;
+  thumbs_up: number;
+  thumbs_down: number;
 }
 
 type ScoreKind = TimeseriesResponse['scores'][number]['kind'];
@@ -142,6 +163,58 @@ export class AnalyticsService {
         thumbs_down: Number(t.down),
       },
     };
+  }
+
+  /**
+   * Sums per group over one period, every group (the same query as the charts, one bucket,
+   * no "other"): what a rule's window or a report's period counts.
+   */
+  async periodSums(projectId: string, q: PeriodQuery): Promise<GroupSums[]> {
+    const result = await aggregateTraces(this.db.orm, {
+      projectId,
+      where: this.periodWhere(projectId, q),
+      bucket: sql`${q.startDate}::bigint`,
+      groupBy: q.groupBy,
+      maxGroups: null,
+      thumbs: this.deps.thumbsSql(projectId),
+      // A window's verdicts and scores are read by evaluationValues and timeseries.
+      verdicts: sql`SELECT NULL::text AS trace_id, NULL::text AS name, NULL::text AS evaluator, NULL::boolean AS passed WHERE false`,
+      scores: sql`SELECT NULL::text AS trace_id, NULL::text AS config_id, NULL::text AS name, NULL::text AS kind, NULL::float8 AS number_value, NULL::text AS text_value WHERE false`,
+    });
+    const thumbs = new Map(result.thumbs.map((t) => [t.g, t]));
+    return result.metrics.map((m) => ({
+      group: m.g,
+      traces: Number(m.traces),
+      errors: Number(m.errors),
+      cost: roundUsd(Number(m.cost)),
+      tokens: Number(m.prompt) + Number(m.completion),
+      thumbs_up: Number(thumbs.get(m.g)?.up ?? 0),
+      thumbs_down: Number(thumbs.get(m.g)?.down ?? 0),
+    }));
+  }
+
+  /** One value per trace (latency, first-token time, cost, tokens) and its group, over a period: for percentiles and rank tests. */
+  async periodValues(projectId: string, q: PeriodQuery & { column: TraceValueColumn; limit: number }): Promise<{ g: string | null; v: number }[]> {
+    return traceValues(this.db.orm, { projectId, where: this.periodWhere(projectId, q), groupBy: q.groupBy, column: q.column, limit: q.limit });
+  }
+
+  /** The evaluation results (status, verdict, score) of a period's traces, grouped by a trace segment or by evaluation name. */
+  async periodEvaluations(
+    projectId: string,
+    q: Omit<PeriodQuery, 'groupBy'> & { groupBy: GroupBy | 'evaluator'; evaluator: string | null; limit: number },
+  ): Promise<{ g: string | null; status: string; passed: boolean | null; score: number | null }[]> {
+    return evaluationValues(this.db.orm, {
+      projectId,
+      where: this.periodWhere(projectId, { ...q, groupBy: null }),
+      groupBy: q.groupBy,
+      results: this.deps.evaluationResultsSql(projectId),
+      evaluator: q.evaluator,
+      limit: q.limit,
+    });
+  }
+
+  private periodWhere(projectId: string, q: PeriodQuery): SQL[] {
+    return this.deps.searchConditions(projectId, { filters: q.filters, startDate: q.startDate, endDate: q.endDate });
   }
 
   /**

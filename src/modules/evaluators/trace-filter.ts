@@ -32,3 +32,8 @@ export async function evaluationChipsByTrace(db: Executor, projectId: string, tr
 export function verdictsSql(projectId: string): SQL {
   return sql`SELECT trace_id, name, evaluator, passed FROM evaluations WHERE project_id = ${projectId} AND status = 'processed' AND passed IS NOT NULL`;
 }
+
+/** Alerts and reports: rows (trace_id, name, evaluator, status, passed, score) of a project's results that ran (processed or error; skipped ones said nothing). */
+export function evaluationResultsSql(projectId: string): SQL {
+  return sql`SELECT trace_id, name, evaluator, status, passed, score FROM evaluations WHERE project_id = ${projectId} AND status <> 'skipped'`;
+}

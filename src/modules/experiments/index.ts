@@ -19,5 +19,5 @@ export { PlatformRunner, RUN_QUEUE, RUN_LEASE_MS } from './run-cells.ts';
 export { TargetHeaders } from './target-headers.ts';
 export { resealTargetHeaders } from './reseal-headers.ts';
 export { runTraceIds } from './run-traces.ts';
-/** The seeded resampling other modules' statistics share (judge alignment). */
-export { indexDrawer, percentiles, RESAMPLES, seedOf, type Interval } from './statistics.ts';
+/** The seeded resampling other modules' statistics share (judge alignment), and the quantile and mean intervals (alerts). */
+export { indexDrawer, normalMean, percentiles, quantile, RESAMPLES, seedOf, type Interval } from './statistics.ts';

@@ -7,7 +7,8 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { rows, textArray, type Executor } from '../../db/index.ts';
 
-export type GroupBy = 'model' | 'label' | 'user' | null;
+/** customer: the trace's customer_id; prompt: the prompt version a trace ran (metadata prompt_handle:prompt_version, as a prompt run records it). */
+export type GroupBy = 'model' | 'label' | 'user' | 'customer' | 'prompt' | null;
 
 export interface AggregateQuery {
   projectId: string;
@@ -16,7 +17,8 @@ export interface AggregateQuery {
   /** Bucket start of `traces.started_at`. */
   bucket: SQL;
   groupBy: GroupBy;
-  maxGroups: number;
+  /** Groups with a series of their own (most traces first), the rest as "other"; null: every group. */
+  maxGroups: number | null;
   /** Rows (trace_id, is_thumbs_up) of the project's annotations. */
   thumbs: SQL;
   /** Rows (trace_id, name, evaluator, passed) of the project's evaluations that gave a verdict. */
@@ -94,8 +96,13 @@ function groupJoin(groupBy: GroupBy): { join: SQL; column: SQL } {
   if (groupBy === 'model') return each('normalized_models');
   if (groupBy === 'label') return each('labels');
   if (groupBy === 'user') return { join: sql``, column: sql`traces.user_id` };
+  if (groupBy === 'customer') return { join: sql``, column: sql`traces.customer_id` };
+  if (groupBy === 'prompt') return { join: sql``, column: PROMPT_VERSION };
   return { join: sql``, column: sql`NULL::text` };
 }
+
+/** `handle:version` (the prompts' own reference form), `handle` without a version, null without a prompt. */
+const PROMPT_VERSION = sql`CASE WHEN traces.metadata ? 'prompt_handle' THEN (traces.metadata->>'prompt_handle') || coalesce(':' || (traces.metadata->>'prompt_version'), '') END`;
 
 const SUMS = sql.raw(`count(*)::int AS traces, coalesce(sum(span_count), 0)::float8 AS spans,
   count(*) FILTER (WHERE has_error)::int AS errors, coalesce(sum(total_cost), 0)::float8 AS cost,
@@ -114,7 +121,7 @@ export async function aggregateTraces(db: Executor, q: AggregateQuery): Promise<
   const group = groupJoin(q.groupBy);
   // Which groups keep a series of their own; the rest fold into "other".
   let kept = sql`true`;
-  if (q.groupBy !== null) {
+  if (q.groupBy !== null && q.maxGroups !== null) {
     const top = await rows<{ g: string | null }>(
       db,
       sql`SELECT ${group.column} AS g FROM traces ${group.join} WHERE ${where} GROUP BY 1 ORDER BY count(*) DESC, 1 NULLS LAST LIMIT ${q.maxGroups}`,
@@ -161,6 +168,47 @@ export async function aggregateTraces(db: Executor, q: AggregateQuery): Promise<
     );
   }
   return { metrics, thumbs, verdicts, scores, totals };
+}
+
+/** A per-trace column of the summary: latency and first-token time in ms, cost in USD, tokens (prompt + completion). */
+export type TraceValueColumn = 'latency' | 'first_token' | 'cost' | 'tokens';
+const VALUE_COLUMNS: Record<TraceValueColumn, SQL> = {
+  latency: sql`traces.total_time_ms`,
+  first_token: sql`traces.first_token_ms`,
+  cost: sql`traces.total_cost`,
+  tokens: sql`(coalesce(traces.prompt_tokens, 0) + coalesce(traces.completion_tokens, 0))`,
+};
+
+/**
+ * One value per matching trace (and group: a trace with two models is in both), for the
+ * percentiles and rank tests of alerts and reports; traces without the value (no first token,
+ * no price) are left out. At most `limit` rows: the caller says how many it took.
+ */
+export async function traceValues(db: Executor, q: { projectId: string; where: SQL[]; groupBy: GroupBy; column: TraceValueColumn; limit: number }): Promise<{ g: string | null; v: number }[]> {
+  const where = sql.join([sql`traces.project_id = ${q.projectId}`, ...q.where, sql`${VALUE_COLUMNS[q.column]} IS NOT NULL`], sql` AND `);
+  const group = groupJoin(q.groupBy);
+  const found = await rows<{ g: string | null; v: number }>(db, sql`SELECT ${group.column} AS g, ${VALUE_COLUMNS[q.column]}::float8 AS v FROM traces ${group.join} WHERE ${where} LIMIT ${q.limit}`);
+  return found.map((r) => ({ g: r.g, v: Number(r.v) }));
+}
+
+/**
+ * Evaluation results (rows trace_id, name, evaluator, status, passed, score from their owner)
+ * of the matching traces, each with its group: a trace segment, or `evaluator` (the
+ * evaluation's name). `evaluator`: only results of this name or evaluator path.
+ */
+export async function evaluationValues(
+  db: Executor,
+  q: { projectId: string; where: SQL[]; groupBy: GroupBy | 'evaluator'; results: SQL; evaluator: string | null; limit: number },
+): Promise<{ g: string | null; status: string; passed: boolean | null; score: number | null }[]> {
+  const group = q.groupBy === 'evaluator' ? { join: sql``, column: sql`e.name` } : groupJoin(q.groupBy);
+  const where = sql.join([sql`traces.project_id = ${q.projectId}`, ...q.where, ...(q.evaluator === null ? [] : [sql`(e.name = ${q.evaluator} OR e.evaluator = ${q.evaluator})`])], sql` AND `);
+  const found = await rows<{ g: string | null; status: string; passed: boolean | null; score: number | null }>(
+    db,
+    sql`SELECT ${group.column} AS g, e.status, e.passed, e.score::float8 AS score
+        FROM (${q.results}) e JOIN traces ON traces.project_id = ${q.projectId} AND traces.trace_id = e.trace_id ${group.join}
+        WHERE ${where} LIMIT ${q.limit}`,
+  );
+  return found.map((r) => ({ ...r, score: r.score === null ? null : Number(r.score) }));
 }
 
 /** What the users page sorts by. */

@@ -47,6 +47,7 @@ export const EVENT_TYPES = [
   t('experiment_run.finished', true, 'An experiment run ended: marked finished or stopped (its first finished_at or stopped_at), or a platform run completed or was stopped.'),
   t('alert.firing', true, "An alert rule's segment began firing: what changed, by how much, against what, since when, and a link to the traces (one event per change of state)."),
   t('alert.resolved', true, 'A firing alert rule segment resolved: calm for the windows the rule asks.'),
+  t('alert.report', true, "A project's daily or weekly report: volume, errors, cost, latency, each evaluator's pass rate and mean score, what changed against the previous period, the alerts that fired."),
 ] as const satisfies readonly EventTypeDefinition[];
 
 export type EventType = (typeof EVENT_TYPES)[number]['type'];

@@ -16929,813 +16929,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/judge-alignment/judges": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The evaluators with results in the project, with their versions: the judges that can be measured */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                evaluator: string;
-                                versions: number[];
-                                results: number;
-                            }[];
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/judge-alignment/trust": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** A judge's trust against each human score config that labelled some of its traces; with passed and judged, that raw rate corrected */
-        get: {
-            parameters: {
-                query: {
-                    evaluator: string;
-                    version?: string;
-                    passed?: string;
-                    judged?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            evaluator: string;
-                            version: number | null;
-                            data: {
-                                scoreConfig: {
-                                    id: string;
-                                    name: string;
-                                    /** @enum {string} */
-                                    kind: "numeric" | "boolean" | "categorical";
-                                };
-                                n: number;
-                                trust: {
-                                    /** @enum {string} */
-                                    state: "trusted" | "not trusted" | "not enough labels";
-                                    rule: {
-                                        /** @enum {string} */
-                                        statistic: "kappa" | "accuracy" | "spearman";
-                                        atLeast: number;
-                                        minimumLabels: number;
-                                    };
-                                    reason: string;
-                                };
-                                corrected: components["schemas"]["AlignmentEstimate"] | null;
-                            }[];
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/judge-alignment/trust-rule": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The project's trust rule (the default when it set none) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["JudgeTrustRule"];
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        /** Set what a judge must reach to be trusted in this project */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /**
-                         * @default kappa
-                         * @enum {string}
-                         */
-                        statistic?: "kappa" | "accuracy";
-                        atLeast: number;
-                        minimumLabels: number;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["JudgeTrustRule"];
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/judge-alignment/label-more": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Unlabelled traces the judge scored, those whose labels narrow the widest interval first */
-        get: {
-            parameters: {
-                query: {
-                    evaluator: string;
-                    version?: string;
-                    scoreConfig: string;
-                    limit?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            rule: string;
-                            unlabelled: number;
-                            data: {
-                                traceId: string;
-                                judge: number | string | boolean;
-                                score: number | null;
-                                reasoning: string | null;
-                            }[];
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/judge-alignment/disagreements/review": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Send every disagreement between the judge and people to a review queue (an existing one or a new one) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        evaluator: string;
-                        /** @default null */
-                        version?: number | null;
-                        scoreConfig: string;
-                        queueId?: string;
-                        newQueueName?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            queue: {
-                                id: string;
-                                name: string;
-                            };
-                            added: number;
-                            alreadyQueued: number;
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/monitors": {
         parameters: {
             query?: never;
@@ -20103,166 +19296,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/alerts/rules/preview": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Replay a rule, not saved, over the last 30 days window by window: what each window saw and when it would have fired */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["CreateAlertRuleInput"];
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["AlertRulePreview"];
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/alerts/rules/{id}": {
         parameters: {
             query?: never;
@@ -20388,177 +19421,7 @@ export interface paths {
                 };
             };
         };
-        /** Replace a rule's definition (the editor); a change of what is measured or decided starts its segments ok again */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["CreateAlertRuleInput"];
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["AlertRule"];
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        put?: never;
         post?: never;
         delete: {
             parameters: {
@@ -21129,142 +19992,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/alerts/rules/{id}/notifications": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** A rule's messages to its channels, newest first, each with its delivery outcome */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["AlertNotification"][];
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/alerts/channels": {
         parameters: {
             query?: never;
@@ -21368,7 +20095,7 @@ export interface paths {
             };
         };
         put?: never;
-        /** Add an e-mail or Slack-compatible channel: it gets the alerts of the rules that choose it and of rules that leave their channels unset (null) */
+        /** Add an e-mail or Slack-compatible channel: every alert of the project is sent to it */
         post: {
             parameters: {
                 query?: never;
@@ -21929,16 +20656,110 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/scenario-events": {
+    "/api/alerts/reports": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** The project's daily and weekly reports */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["AlertReport"][];
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
         put?: never;
-        /** One event of a scenario run, as LangWatch's Scenario package posts it: run started, a snapshot of the conversation, run finished with its verdict */
+        /** Create a daily or weekly report of the project, sent to chosen channels in the reader's time zone */
         post: {
             parameters: {
                 query?: never;
@@ -21948,151 +20769,17 @@ export interface paths {
             };
             requestBody: {
                 content: {
-                    "application/json": {
-                        timestamp: number;
-                        rawEvent?: unknown;
-                        batchRunId: string;
-                        scenarioId: string;
-                        scenarioRunId: string;
-                        scenarioSetId?: string;
-                        /** @enum {string} */
-                        type: "SCENARIO_RUN_STARTED";
-                        metadata: {
-                            name?: string;
-                            description?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    } | {
-                        timestamp: number;
-                        rawEvent?: unknown;
-                        batchRunId: string;
-                        scenarioId: string;
-                        scenarioRunId: string;
-                        scenarioSetId?: string;
-                        /** @enum {string} */
-                        type: "SCENARIO_RUN_FINISHED";
-                        /** @enum {string} */
-                        status: "SUCCESS" | "ERROR" | "CANCELLED" | "IN_PROGRESS" | "PENDING" | "FAILED" | "STALLED" | "QUEUED" | "RUNNING";
-                        results?: {
-                            /** @enum {string} */
-                            verdict: "success" | "failure" | "inconclusive";
-                            reasoning?: string;
-                            metCriteria: string[];
-                            unmetCriteria: string[];
-                            error?: string;
-                        } | null;
-                    } | {
-                        timestamp: number;
-                        rawEvent?: unknown;
-                        batchRunId: string;
-                        scenarioId: string;
-                        scenarioRunId: string;
-                        scenarioSetId?: string;
-                        /** @enum {string} */
-                        type: "SCENARIO_MESSAGE_SNAPSHOT";
-                        messages: ({
-                            id?: string;
-                            role: string;
-                            content?: string | unknown[] | null;
-                            name?: string;
-                            toolCalls?: ({
-                                id: string;
-                                type?: string;
-                                function: {
-                                    name: string;
-                                    arguments: string;
-                                } & {
-                                    [key: string]: unknown;
-                                };
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            toolCallId?: string;
-                            trace_id?: string;
-                        } & {
-                            [key: string]: unknown;
-                        })[];
-                    } | ({
-                        timestamp: number;
-                        rawEvent?: unknown;
-                        batchRunId: string;
-                        scenarioId: string;
-                        scenarioRunId: string;
-                        scenarioSetId?: string;
-                        /** @enum {string} */
-                        type: "SCENARIO_TEXT_MESSAGE_START";
-                    } & {
-                        [key: string]: unknown;
-                    }) | ({
-                        timestamp: number;
-                        rawEvent?: unknown;
-                        batchRunId: string;
-                        scenarioId: string;
-                        scenarioRunId: string;
-                        scenarioSetId?: string;
-                        /** @enum {string} */
-                        type: "SCENARIO_TEXT_MESSAGE_END";
-                    } & {
-                        [key: string]: unknown;
-                    }) | ({
-                        timestamp: number;
-                        rawEvent?: unknown;
-                        batchRunId: string;
-                        scenarioId: string;
-                        scenarioRunId: string;
-                        scenarioSetId?: string;
-                        /** @enum {string} */
-                        type: "SCENARIO_TEXT_MESSAGE_CONTENT";
-                    } & {
-                        [key: string]: unknown;
-                    }) | ({
-                        timestamp: number;
-                        rawEvent?: unknown;
-                        batchRunId: string;
-                        scenarioId: string;
-                        scenarioRunId: string;
-                        scenarioSetId?: string;
-                        /** @enum {string} */
-                        type: "SCENARIO_TOOL_CALL_START";
-                    } & {
-                        [key: string]: unknown;
-                    }) | ({
-                        timestamp: number;
-                        rawEvent?: unknown;
-                        batchRunId: string;
-                        scenarioId: string;
-                        scenarioRunId: string;
-                        scenarioSetId?: string;
-                        /** @enum {string} */
-                        type: "SCENARIO_TOOL_CALL_ARGS";
-                    } & {
-                        [key: string]: unknown;
-                    }) | ({
-                        timestamp: number;
-                        rawEvent?: unknown;
-                        batchRunId: string;
-                        scenarioId: string;
-                        scenarioRunId: string;
-                        scenarioSetId?: string;
-                        /** @enum {string} */
-                        type: "SCENARIO_TOOL_CALL_END";
-                    } & {
-                        [key: string]: unknown;
-                    });
+                    "application/json": components["schemas"]["AlertReportBodyInput"];
                 };
             };
             responses: {
                 /** @description Default Response */
-                201: {
+                200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            success: boolean;
-                            url?: string | null;
-                        };
+                        "application/json": components["schemas"]["AlertReport"];
                     };
                 };
                 /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
@@ -22217,14 +20904,316 @@ export interface paths {
                 };
             };
         };
-        /** Archive every run of a scenario set (scenarioSetId is required) */
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/alerts/reports/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AlertReport"];
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        /** Replace a report's settings */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["AlertReportBodyInput"];
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AlertReport"];
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        post?: never;
         delete: {
             parameters: {
-                query: {
-                    scenarioSetId: string;
-                };
+                query?: never;
                 header?: never;
-                path?: never;
+                path: {
+                    id: string;
+                };
                 cookie?: never;
             };
             requestBody?: never;
@@ -22236,7 +21225,9 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            archived: number;
+                            id: string;
+                            /** @enum {boolean} */
+                            deleted: true;
                         };
                     };
                 };
@@ -22312,6 +21303,30 @@ export interface paths {
                         };
                     };
                 };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
             };
         };
         options?: never;
@@ -22319,19 +21334,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/simulations/sets": {
+    "/api/alerts/reports/{id}/send-now": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** Scenario sets with their runs, batches and pass rates */
-        get: {
+        get?: never;
+        put?: never;
+        /** Send the digest of the last ended period now (a preview: the scheduled send still happens); answers the digest */
+        post: {
             parameters: {
                 query?: never;
                 header?: never;
-                path?: never;
+                path: {
+                    id: string;
+                };
                 cookie?: never;
             };
             requestBody?: never;
@@ -22343,144 +21362,65 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            sets: {
-                                scenarioSetId: string;
-                                batches: number;
-                                runs: number;
-                                /** @description Runs whose verdict is success. */
-                                passed: number;
-                                /** @description Runs that finished with a failure verdict, an error or cancelled. */
-                                failed: number;
-                                inProgress: number;
-                                /** @description passed / finished runs; null while none has finished. */
+                            reportId: string;
+                            /** @enum {string} */
+                            cadence: "daily" | "weekly";
+                            timeZone: string;
+                            period: {
+                                start: number;
+                                end: number;
+                                /** @description The local date (daily) or the week from its Monday */
+                                label: string;
+                            };
+                            current: {
+                                traces: number;
+                                errors: number;
+                                errorRate: number | null;
+                                /** @description USD */
+                                cost: number;
+                                /** @description ms */
+                                latencyP50: number | null;
+                                /** @description ms */
+                                latencyP95: number | null;
+                            };
+                            previous: {
+                                traces: number;
+                                errors: number;
+                                errorRate: number | null;
+                                /** @description USD */
+                                cost: number;
+                                /** @description ms */
+                                latencyP50: number | null;
+                                /** @description ms */
+                                latencyP95: number | null;
+                            };
+                            evaluators: {
+                                name: string;
+                                verdicts: number;
                                 passRate: number | null;
-                                lastRunAt: number;
+                                scores: number;
+                                meanScore: number | null;
                             }[];
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/simulations/sets/{scenarioSetId}/batches": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** A set's batches, newest first, each with its pass rate */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    scenarioSetId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            batches: {
-                                batchRunId: string;
-                                scenarioSetId: string;
-                                runs: number;
-                                /** @description Runs whose verdict is success. */
-                                passed: number;
-                                /** @description Runs that finished with a failure verdict, an error or cancelled. */
-                                failed: number;
-                                inProgress: number;
-                                /** @description passed / finished runs; null while none has finished. */
-                                passRate: number | null;
-                                startedAt: number;
-                                finishedAt: number | null;
+                            /** @description Figures that moved against the previous period beyond chance (alpha 0.01 across the digest), biggest first */
+                            changes: {
+                                what: string;
+                                previous: number | null;
+                                current: number | null;
+                                /** @description Adjusted across every figure of the digest (Benjamini-Hochberg) */
+                                pValue: number;
                             }[];
+                            /** @description Alerts firing in the period */
+                            alerts: {
+                                rule: string;
+                                segment: string;
+                                since: number;
+                                windows: number;
+                            }[];
+                            subject: string;
+                            /** @description The text sent to e-mail and Slack */
+                            message: string;
+                            /** @description Messages queued to channels */
+                            deliveries: number;
                         };
                     };
                 };
@@ -22582,330 +21522,6 @@ export interface paths {
                 };
             };
         };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/simulations/batches/{batchRunId}/runs": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** A batch's scenario runs with status, verdict and duration */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    batchRunId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            batchRunId: string;
-                            scenarioSetId: string | null;
-                            runs: {
-                                scenarioRunId: string;
-                                scenarioId: string;
-                                scenarioSetId: string;
-                                batchRunId: string;
-                                name: string | null;
-                                description: string | null;
-                                status: string;
-                                results: {
-                                    /** @enum {string} */
-                                    verdict: "success" | "failure" | "inconclusive";
-                                    reasoning: string | null;
-                                    metCriteria: string[];
-                                    unmetCriteria: string[];
-                                    error: string | null;
-                                } | null;
-                                messageCount: number;
-                                traceIds: string[];
-                                /** @description When the run started (ms). */
-                                timestamp: number;
-                                finishedAt: number | null;
-                                durationMs: number | null;
-                                updatedAt: number;
-                            }[];
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/simulations/runs/{scenarioRunId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** One run: the conversation, the verdict per criterion and the reasoning, the traces it produced */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    scenarioRunId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            scenarioRunId: string;
-                            scenarioId: string;
-                            scenarioSetId: string;
-                            batchRunId: string;
-                            name: string | null;
-                            description: string | null;
-                            status: string;
-                            results: {
-                                /** @enum {string} */
-                                verdict: "success" | "failure" | "inconclusive";
-                                reasoning: string | null;
-                                metCriteria: string[];
-                                unmetCriteria: string[];
-                                error: string | null;
-                            } | null;
-                            messageCount: number;
-                            traceIds: string[];
-                            /** @description When the run started (ms). */
-                            timestamp: number;
-                            finishedAt: number | null;
-                            durationMs: number | null;
-                            updatedAt: number;
-                            metadata: {
-                                [key: string]: unknown;
-                            };
-                            messages: unknown[];
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -32702,8 +31318,8 @@ export interface components {
              * @description What is measured in each window
              * @enum {string}
              */
-            kind: "trace_count" | "error_rate" | "thumbs_down_rate" | "evaluator_pass_rate" | "score_mean" | "category_share" | "cost_total" | "cost_per_trace" | "tokens_total";
-            /** @description evaluator_pass_rate: the evaluation's name (a monitor's name) or evaluator path */
+            kind: "trace_count" | "error_rate" | "thumbs_down_rate" | "latency_p50" | "latency_p95" | "latency_p99" | "first_token_p50" | "first_token_p95" | "evaluator_pass_rate" | "evaluator_score_mean" | "evaluator_error_rate" | "score_mean" | "category_share" | "cost_total" | "cost_per_trace" | "tokens_total";
+            /** @description evaluator_*: the evaluation's name (a monitor's name) or evaluator path; optional when split by evaluator (then every evaluator) */
             evaluator?: string;
             /** @description score_mean, category_share: the score config */
             configId?: string;
@@ -32750,10 +31366,10 @@ export interface components {
                 };
             };
             /**
-             * @description One decision per model, label or user (the 10 with most traces in the window)
+             * @description One decision per segment, all of them up to 1,000 a window (those with most events; the history says how many were left out), corrected together
              * @default null
              */
-            splitBy?: ("model" | "label" | "user") | null;
+            splitBy?: ("model" | "label" | "user" | "customer" | "prompt" | "evaluator") | null;
             /** @description Window length, 5 minutes to 7 days; windows are aligned to multiples of it since 1970 UTC */
             windowMinutes: number;
             condition: {
@@ -32761,7 +31377,7 @@ export interface components {
                 kind: "threshold";
                 /** @enum {string} */
                 operator: "above" | "below";
-                /** @description Rates are 0..1; counts, costs and tokens are totals over the window */
+                /** @description Rates are 0..1; latencies in ms; counts, costs (USD) and tokens are totals over the window (cost_per_trace: per trace) */
                 value: number;
                 /**
                  * @description Windows in a row past the value before the rule fires
@@ -32815,11 +31431,6 @@ export interface components {
             resolveAfter?: number;
             /** @default true */
             enabled?: boolean;
-            /**
-             * @description The alert channels notified (ids); null: every channel of the project; []: none (the project's webhooks still get the events)
-             * @default null
-             */
-            channels?: string[] | null;
         };
         UpdateAlertRuleInput: {
             name?: string;
@@ -32836,7 +31447,7 @@ export interface components {
             filters: {
                 [key: string]: unknown;
             } | null;
-            splitBy: ("model" | "label" | "user") | null;
+            splitBy: ("model" | "label" | "user" | "customer" | "prompt" | "evaluator") | null;
             windowMinutes: number;
             /** @description The condition with its defaults filled in */
             condition: {
@@ -32844,8 +31455,6 @@ export interface components {
             };
             resolveAfter: number;
             enabled: boolean;
-            /** @description The alert channels notified; null: every channel of the project */
-            channels: string[] | null;
             muted: boolean;
             snoozedUntil: number | null;
             acknowledgedAt: number | null;
@@ -32890,46 +31499,8 @@ export interface components {
              * @enum {string}
              */
             state: "ok" | "firing" | "resolved";
-        };
-        AlertRulePreviewInput: {
-            /** @description The start of the first window replayed (epoch ms): about 30 days ago */
-            from: number;
-            /** @description The end of the last window replayed: the last one that has ended */
-            to: number;
-            windowMinutes: number;
-            /** @description The times the rule would have fired (a segment going to firing) */
-            fired: number;
-            /** @description The window and segment of each of those times */
-            fires: components["schemas"]["AlertEvaluationInput"][];
-            /** @description Each window, oldest first, with the numbers of its segment nearest to firing (the only one without a split) */
-            windows: {
-                windowStart: number;
-                windowEnd: number;
-                segment: string;
-                /** @description The metric in the window; null without events */
-                value: number | null;
-                /** @description change: the metric in the baseline */
-                baseline: number | null;
-                /** @description Events in the window (traces, verdicts, scores) */
-                count: number;
-                baselineCount: number | null;
-                /** @description 95 % interval of the value */
-                low: number | null;
-                high: number | null;
-                /** @description change: adjusted across segments (Benjamini-Hochberg) */
-                pValue: number | null;
-                /** @enum {string} */
-                decision: "breach" | "calm" | "too_few";
-                /**
-                 * @description The segment state after this window
-                 * @enum {string}
-                 */
-                state: "ok" | "firing" | "resolved";
-                /** @description Segments decided in the window */
-                segments: number;
-                /** @description Of them, those past the condition */
-                breaches: number;
-            }[];
+            /** @description Segments of this window past the cap of 1,000, not decided (0: every one was) */
+            segmentsLeftOut: number;
         };
         AlertHistoryInput: {
             data: components["schemas"]["AlertEvaluationInput"][];
@@ -32967,21 +31538,107 @@ export interface components {
             createdAt: number;
             sentAt: number | null;
         };
-        AlertNotificationInput: {
-            id: string;
-            eventType: string;
-            subject: string;
+        AlertReportBodyInput: {
+            name: string;
             /**
-             * @description pending: retried with backoff; failed: after the last attempt
+             * @description daily: each local day; weekly: each week from Monday
              * @enum {string}
              */
-            status: "pending" | "sent" | "failed";
-            attempts: number;
-            lastError: string | null;
+            cadence: "daily" | "weekly";
+            /**
+             * @description The reader's IANA time zone (Europe/Paris): days start at its midnight
+             * @default UTC
+             */
+            timeZone?: string;
+            /**
+             * @description Local hour after the period ends the digest is sent
+             * @default 8
+             */
+            sendHour?: number;
+            /**
+             * @description Alert channels (e-mail, Slack) it goes to
+             * @default []
+             */
+            channelIds?: string[];
+            /**
+             * @description Also as an alert.report event to the project's signed webhooks
+             * @default false
+             */
+            webhooks?: boolean;
+            /** @default true */
+            enabled?: boolean;
+        };
+        AlertReportInput: {
+            id: string;
+            name: string;
+            /** @enum {string} */
+            cadence: "daily" | "weekly";
+            timeZone: string;
+            sendHour: number;
+            channelIds: string[];
+            webhooks: boolean;
+            enabled: boolean;
             createdAt: number;
-            sentAt: number | null;
-            channelId: string;
-            channelName: string;
+            updatedAt: number;
+        };
+        AlertReportDigestInput: {
+            reportId: string;
+            /** @enum {string} */
+            cadence: "daily" | "weekly";
+            timeZone: string;
+            period: {
+                start: number;
+                end: number;
+                /** @description The local date (daily) or the week from its Monday */
+                label: string;
+            };
+            current: {
+                traces: number;
+                errors: number;
+                errorRate: number | null;
+                /** @description USD */
+                cost: number;
+                /** @description ms */
+                latencyP50: number | null;
+                /** @description ms */
+                latencyP95: number | null;
+            };
+            previous: {
+                traces: number;
+                errors: number;
+                errorRate: number | null;
+                /** @description USD */
+                cost: number;
+                /** @description ms */
+                latencyP50: number | null;
+                /** @description ms */
+                latencyP95: number | null;
+            };
+            evaluators: {
+                name: string;
+                verdicts: number;
+                passRate: number | null;
+                scores: number;
+                meanScore: number | null;
+            }[];
+            /** @description Figures that moved against the previous period beyond chance (alpha 0.01 across the digest), biggest first */
+            changes: {
+                what: string;
+                previous: number | null;
+                current: number | null;
+                /** @description Adjusted across every figure of the digest (Benjamini-Hochberg) */
+                pValue: number;
+            }[];
+            /** @description Alerts firing in the period */
+            alerts: {
+                rule: string;
+                segment: string;
+                since: number;
+                windows: number;
+            }[];
+            subject: string;
+            /** @description The text sent to e-mail and Slack */
+            message: string;
         };
         MonitorFiltersInput: {
             user_id?: string | string[];
@@ -33422,19 +32079,6 @@ export interface components {
             outcome: "delivered" | "retrying" | "failed";
             next_attempt_at: string | null;
         };
-        AlignmentEstimateInput: {
-            value: number;
-            low: number;
-            high: number;
-            n: number;
-        };
-        JudgeTrustRuleInput: {
-            /** @enum {string} */
-            statistic: "kappa" | "accuracy";
-            atLeast: number;
-            minimumLabels: number;
-            stored: boolean;
-        };
         ModelProviderInput: {
             id: string;
             name: string;
@@ -33474,6 +32118,12 @@ export interface components {
                 /** @enum {string} */
                 source: "project" | "organization" | "environment";
             }[];
+        };
+        AlignmentEstimateInput: {
+            value: number;
+            low: number;
+            high: number;
+            n: number;
         };
         Project: {
             id: string;
@@ -34522,8 +33172,8 @@ export interface components {
              * @description What is measured in each window
              * @enum {string}
              */
-            kind: "trace_count" | "error_rate" | "thumbs_down_rate" | "evaluator_pass_rate" | "score_mean" | "category_share" | "cost_total" | "cost_per_trace" | "tokens_total";
-            /** @description evaluator_pass_rate: the evaluation's name (a monitor's name) or evaluator path */
+            kind: "trace_count" | "error_rate" | "thumbs_down_rate" | "latency_p50" | "latency_p95" | "latency_p99" | "first_token_p50" | "first_token_p95" | "evaluator_pass_rate" | "evaluator_score_mean" | "evaluator_error_rate" | "score_mean" | "category_share" | "cost_total" | "cost_per_trace" | "tokens_total";
+            /** @description evaluator_*: the evaluation's name (a monitor's name) or evaluator path; optional when split by evaluator (then every evaluator) */
             evaluator?: string;
             /** @description score_mean, category_share: the score config */
             configId?: string;
@@ -34570,10 +33220,10 @@ export interface components {
                 };
             };
             /**
-             * @description One decision per model, label or user (the 10 with most traces in the window)
+             * @description One decision per segment, all of them up to 1,000 a window (those with most events; the history says how many were left out), corrected together
              * @default null
              */
-            splitBy: ("model" | "label" | "user") | null;
+            splitBy: ("model" | "label" | "user" | "customer" | "prompt" | "evaluator") | null;
             /** @description Window length, 5 minutes to 7 days; windows are aligned to multiples of it since 1970 UTC */
             windowMinutes: number;
             condition: {
@@ -34581,7 +33231,7 @@ export interface components {
                 kind: "threshold";
                 /** @enum {string} */
                 operator: "above" | "below";
-                /** @description Rates are 0..1; counts, costs and tokens are totals over the window */
+                /** @description Rates are 0..1; latencies in ms; counts, costs (USD) and tokens are totals over the window (cost_per_trace: per trace) */
                 value: number;
                 /**
                  * @description Windows in a row past the value before the rule fires
@@ -34635,11 +33285,6 @@ export interface components {
             resolveAfter: number;
             /** @default true */
             enabled: boolean;
-            /**
-             * @description The alert channels notified (ids); null: every channel of the project; []: none (the project's webhooks still get the events)
-             * @default null
-             */
-            channels: string[] | null;
         };
         UpdateAlertRule: {
             name?: string;
@@ -34656,7 +33301,7 @@ export interface components {
             filters: {
                 [key: string]: unknown;
             } | null;
-            splitBy: ("model" | "label" | "user") | null;
+            splitBy: ("model" | "label" | "user" | "customer" | "prompt" | "evaluator") | null;
             windowMinutes: number;
             /** @description The condition with its defaults filled in */
             condition: {
@@ -34664,8 +33309,6 @@ export interface components {
             };
             resolveAfter: number;
             enabled: boolean;
-            /** @description The alert channels notified; null: every channel of the project */
-            channels: string[] | null;
             muted: boolean;
             snoozedUntil: number | null;
             acknowledgedAt: number | null;
@@ -34710,46 +33353,8 @@ export interface components {
              * @enum {string}
              */
             state: "ok" | "firing" | "resolved";
-        };
-        AlertRulePreview: {
-            /** @description The start of the first window replayed (epoch ms): about 30 days ago */
-            from: number;
-            /** @description The end of the last window replayed: the last one that has ended */
-            to: number;
-            windowMinutes: number;
-            /** @description The times the rule would have fired (a segment going to firing) */
-            fired: number;
-            /** @description The window and segment of each of those times */
-            fires: components["schemas"]["AlertEvaluation"][];
-            /** @description Each window, oldest first, with the numbers of its segment nearest to firing (the only one without a split) */
-            windows: {
-                windowStart: number;
-                windowEnd: number;
-                segment: string;
-                /** @description The metric in the window; null without events */
-                value: number | null;
-                /** @description change: the metric in the baseline */
-                baseline: number | null;
-                /** @description Events in the window (traces, verdicts, scores) */
-                count: number;
-                baselineCount: number | null;
-                /** @description 95 % interval of the value */
-                low: number | null;
-                high: number | null;
-                /** @description change: adjusted across segments (Benjamini-Hochberg) */
-                pValue: number | null;
-                /** @enum {string} */
-                decision: "breach" | "calm" | "too_few";
-                /**
-                 * @description The segment state after this window
-                 * @enum {string}
-                 */
-                state: "ok" | "firing" | "resolved";
-                /** @description Segments decided in the window */
-                segments: number;
-                /** @description Of them, those past the condition */
-                breaches: number;
-            }[];
+            /** @description Segments of this window past the cap of 1,000, not decided (0: every one was) */
+            segmentsLeftOut: number;
         };
         AlertHistory: {
             data: components["schemas"]["AlertEvaluation"][];
@@ -34787,21 +33392,107 @@ export interface components {
             createdAt: number;
             sentAt: number | null;
         };
-        AlertNotification: {
-            id: string;
-            eventType: string;
-            subject: string;
+        AlertReportBody: {
+            name: string;
             /**
-             * @description pending: retried with backoff; failed: after the last attempt
+             * @description daily: each local day; weekly: each week from Monday
              * @enum {string}
              */
-            status: "pending" | "sent" | "failed";
-            attempts: number;
-            lastError: string | null;
+            cadence: "daily" | "weekly";
+            /**
+             * @description The reader's IANA time zone (Europe/Paris): days start at its midnight
+             * @default UTC
+             */
+            timeZone: string;
+            /**
+             * @description Local hour after the period ends the digest is sent
+             * @default 8
+             */
+            sendHour: number;
+            /**
+             * @description Alert channels (e-mail, Slack) it goes to
+             * @default []
+             */
+            channelIds: string[];
+            /**
+             * @description Also as an alert.report event to the project's signed webhooks
+             * @default false
+             */
+            webhooks: boolean;
+            /** @default true */
+            enabled: boolean;
+        };
+        AlertReport: {
+            id: string;
+            name: string;
+            /** @enum {string} */
+            cadence: "daily" | "weekly";
+            timeZone: string;
+            sendHour: number;
+            channelIds: string[];
+            webhooks: boolean;
+            enabled: boolean;
             createdAt: number;
-            sentAt: number | null;
-            channelId: string;
-            channelName: string;
+            updatedAt: number;
+        };
+        AlertReportDigest: {
+            reportId: string;
+            /** @enum {string} */
+            cadence: "daily" | "weekly";
+            timeZone: string;
+            period: {
+                start: number;
+                end: number;
+                /** @description The local date (daily) or the week from its Monday */
+                label: string;
+            };
+            current: {
+                traces: number;
+                errors: number;
+                errorRate: number | null;
+                /** @description USD */
+                cost: number;
+                /** @description ms */
+                latencyP50: number | null;
+                /** @description ms */
+                latencyP95: number | null;
+            };
+            previous: {
+                traces: number;
+                errors: number;
+                errorRate: number | null;
+                /** @description USD */
+                cost: number;
+                /** @description ms */
+                latencyP50: number | null;
+                /** @description ms */
+                latencyP95: number | null;
+            };
+            evaluators: {
+                name: string;
+                verdicts: number;
+                passRate: number | null;
+                scores: number;
+                meanScore: number | null;
+            }[];
+            /** @description Figures that moved against the previous period beyond chance (alpha 0.01 across the digest), biggest first */
+            changes: {
+                what: string;
+                previous: number | null;
+                current: number | null;
+                /** @description Adjusted across every figure of the digest (Benjamini-Hochberg) */
+                pValue: number;
+            }[];
+            /** @description Alerts firing in the period */
+            alerts: {
+                rule: string;
+                segment: string;
+                since: number;
+                windows: number;
+            }[];
+            subject: string;
+            /** @description The text sent to e-mail and Slack */
+            message: string;
         };
         MonitorFilters: {
             user_id?: string | string[];
@@ -35242,19 +33933,6 @@ export interface components {
             outcome: "delivered" | "retrying" | "failed";
             next_attempt_at: string | null;
         };
-        AlignmentEstimate: {
-            value: number;
-            low: number;
-            high: number;
-            n: number;
-        };
-        JudgeTrustRule: {
-            /** @enum {string} */
-            statistic: "kappa" | "accuracy";
-            atLeast: number;
-            minimumLabels: number;
-            stored: boolean;
-        };
         ModelProvider: {
             id: string;
             name: string;
@@ -35294,6 +33972,12 @@ export interface components {
                 /** @enum {string} */
                 source: "project" | "organization" | "environment";
             }[];
+        };
+        AlignmentEstimate: {
+            value: number;
+            low: number;
+            high: number;
+            n: number;
         };
     };
     responses: never;

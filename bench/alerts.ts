@@ -1,0 +1,242 @@
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { sql } from 'drizzle-orm';
+import { rows } from '../src/db/index.ts';
+import { median, threadCpu, type BenchServer } from './lib.ts';
+
+const MIN = 60_000;
+const DAY = 86_400_000;
+const WINDOW = 5 * MIN;
+
+/**
+ * Alert rules over a big project. The traces are written as trace summaries straight into
+ * the traces table (`traces` rows of 5 spans each, spread over the last 30 days, a fifth
+ * evaluated): alerts read only the summaries and evaluations, and loading millions of spans
+ * through ingest here would take hours and measure nothing about alerts.
+ *
+ * - `rules` rules (a mix of every kind of metric and condition, a fifth split by model)
+ *   each evaluating one 5-minute window: the CPU of the server (all its threads, PGlite's
+ *   worker included; on PostgreSQL plus every postgres process of the machine) for that round,
+ *   counted as if every rule evaluated every minute (5 times what 5-minute windows cost);
+ * - a rule's replay over 30 days of windows (the evaluation of each window, as the scheduler
+ *   does after downtime) on the same data;
+ * - the notification delay: a window ends while every rule is due; the time until a
+ *   Slack-compatible receiver (loopback) gets the message, with the real scheduler (polls of
+ *   15 s for rules, 2 s for jobs);
+ * - `manyRules` rules in one project due at once: the time one poll takes to evaluate them.
+ */
+export async function benchAlerts(s: BenchServer, opts: { traces: number; rules: number; manyRules: number; rounds: number }) {
+  const projectId = s.creds.project.id;
+  const end = Math.floor(Date.now() / WINDOW) * WINDOW;
+  const start = end - 30 * DAY;
+  const t0 = performance.now();
+  await loadTraces(s, projectId, opts.traces, start, end);
+  const loadSeconds = (performance.now() - t0) / 1000;
+  const [{ spans, traces }] = await rows<{ spans: number; traces: number }>(s.db.orm, sql`SELECT sum(span_count)::float8 AS spans, count(*)::int AS traces FROM traces WHERE project_id = ${projectId}`);
+  console.error(`alerts bench (${s.kind}): ${traces} traces / ${spans} spans written in ${loadSeconds.toFixed(0)} s`);
+
+  // The rules: made through HTTP (every check), then pointed at the last ended window.
+  const kinds: object[] = [
+    { metric: { kind: 'error_rate' }, condition: { kind: 'change', baseline: { kind: 'previous' } } },
+    { metric: { kind: 'error_rate' }, condition: { kind: 'threshold', operator: 'above', value: 0.2 }, splitBy: 'model' },
+    { metric: { kind: 'trace_count' }, condition: { kind: 'change', baseline: { kind: 'week' } } },
+    { metric: { kind: 'latency_p95' }, condition: { kind: 'threshold', operator: 'above', value: 5000 } },
+    { metric: { kind: 'latency_p50' }, condition: { kind: 'change', baseline: { kind: 'previous' } }, splitBy: 'model' },
+    { metric: { kind: 'first_token_p50' }, condition: { kind: 'threshold', operator: 'above', value: 2000 } },
+    { metric: { kind: 'cost_per_trace' }, condition: { kind: 'change', baseline: { kind: 'previous' } } },
+    { metric: { kind: 'tokens_total' }, condition: { kind: 'threshold', operator: 'above', value: 1e7 } },
+    { metric: { kind: 'evaluator_pass_rate', evaluator: 'pii/pii_detection' }, condition: { kind: 'change', baseline: { kind: 'previous' } } },
+    { metric: { kind: 'evaluator_pass_rate' }, splitBy: 'evaluator', condition: { kind: 'threshold', operator: 'below', value: 0.5 } },
+  ];
+  const ids: string[] = [];
+  for (let i = 0; i < opts.rules; i++) ids.push(await createRule(s, { name: `rule ${i}`, windowMinutes: 5, ...kinds[i % kinds.length] }));
+
+  /** Every rule of the project due for exactly the window [end - 5 min, end). */
+  const rewind = async () => {
+    await s.db.orm.execute(sql`DELETE FROM alert_windows WHERE rule_id IN (SELECT id FROM alert_rules WHERE project_id = ${projectId})`);
+    await s.db.orm.execute(sql`DELETE FROM alert_evaluations WHERE rule_id IN (SELECT id FROM alert_rules WHERE project_id = ${projectId})`);
+    await s.db.orm.execute(sql`UPDATE alert_rules SET evaluated_through = ${end - WINDOW}, segment_states = '{}' WHERE project_id = ${projectId}`);
+  };
+  const cpuShares: number[] = [];
+  const walls: number[] = [];
+  /** Windows claimed by the project's rules: the scheduler (which runs, every 15 s) may take some of a round's. */
+  const claimed = async () =>
+    Number((await rows<{ n: number }>(s.db.orm, sql`SELECT count(*)::int AS n FROM alert_windows WHERE rule_id IN (SELECT id FROM alert_rules WHERE project_id = ${projectId})`))[0].n);
+  for (let round = 0; round < opts.rounds; round++) {
+    await rewind();
+    const cpu = threadCpu();
+    const pg0 = postgresCpuSeconds();
+    const w0 = performance.now();
+    await s.app.services.alerts.alerts.evaluateDue();
+    while ((await claimed()) < opts.rules) await new Promise((r) => setTimeout(r, 50));
+    const wall = (performance.now() - w0) / 1000;
+    const used = cpu();
+    // PostgreSQL's server processes on this machine (other work on them counts too: an upper bound).
+    const seconds = used.main + used.decode + used.busiestOther + used.rest + (s.kind === 'postgres' ? postgresCpuSeconds() - pg0 : 0);
+    // Per minute, were every rule evaluated every minute: the round's CPU over 60 s.
+    cpuShares.push(seconds / 60);
+    walls.push(wall);
+    console.error(`alerts bench (${s.kind}): ${opts.rules} rules, one window each: ${wall.toFixed(2)} s wall, ${seconds.toFixed(2)} s CPU`);
+  }
+
+  // A rule's 30 days of hourly windows (720), evaluated as after downtime (the scheduler may take a share: the time is until the rule is through).
+  const replayRules: Record<string, object> = {
+    'error_rate change vs previous': { metric: { kind: 'error_rate' }, condition: { kind: 'change', baseline: { kind: 'previous' } } },
+    'latency_p95 threshold': { metric: { kind: 'latency_p95' }, condition: { kind: 'threshold', operator: 'above', value: 5000 } },
+  };
+  await s.db.orm.execute(sql`UPDATE alert_rules SET enabled = false WHERE project_id = ${projectId}`);
+  const replay: Record<string, { windows: number; seconds: number }> = {};
+  const hour = 60 * MIN;
+  for (const [name, body] of Object.entries(replayRules)) {
+    const id = await createRule(s, { name: `replay ${name}`, windowMinutes: 60, ...body });
+    const through = Math.floor(Date.now() / hour) * hour;
+    await s.db.orm.execute(sql`UPDATE alert_rules SET evaluated_through = ${through - 30 * DAY} WHERE id = ${id}`);
+    const r0 = performance.now();
+    for (;;) {
+      await s.app.services.alerts.alerts.evaluateDue();
+      const [{ t }] = await rows<{ t: number }>(s.db.orm, sql`SELECT evaluated_through AS t FROM alert_rules WHERE id = ${id}`);
+      if (Number(t) >= through) break;
+    }
+    replay[name] = { windows: await s.app.services.alerts.alerts.windowsEvaluated(id), seconds: (performance.now() - r0) / 1000 };
+    await s.db.orm.execute(sql`UPDATE alert_rules SET enabled = false WHERE id = ${id}`);
+    console.error(`alerts bench (${s.kind}): replay of 30 days, ${name}: ${replay[name].windows} windows in ${replay[name].seconds.toFixed(1)} s`);
+  }
+
+  // Notification delay, with the scheduler running: every rule due at once, plus one that fires.
+  const receiver = await slackReceiver();
+  const delays: number[] = [];
+  try {
+    await post(s, '/api/alerts/channels', { name: 'bench', kind: 'slack', target: receiver.url });
+    await s.db.orm.execute(sql`UPDATE alert_rules SET enabled = (name LIKE 'rule %') WHERE project_id = ${projectId}`);
+    await createRule(s, { name: 'fires', windowMinutes: 5, metric: { kind: 'trace_count' }, condition: { kind: 'threshold', operator: 'below', value: 1, minCount: 0 }, resolveAfter: 100 });
+    for (let sample = 0; sample < 3; sample++) {
+      await s.db.orm.execute(sql`DELETE FROM alert_windows WHERE rule_id IN (SELECT id FROM alert_rules WHERE project_id = ${projectId})`);
+      await s.db.orm.execute(sql`DELETE FROM alert_evaluations WHERE rule_id IN (SELECT id FROM alert_rules WHERE project_id = ${projectId})`);
+      // The window closes now (off the 5-minute grid on purpose): every enabled rule is due for it, and 'fires' (an empty window) fires.
+      const closes = Date.now();
+      const arrived = receiver.next('fires', 120_000);
+      await s.db.orm.execute(sql`UPDATE alert_rules SET evaluated_through = ${closes - WINDOW}, segment_states = '{}' WHERE project_id = ${projectId} AND enabled`);
+      const got = await arrived;
+      delays.push((got - closes) / 1000);
+      console.error(`alerts bench (${s.kind}): notification ${sample + 1} left ${((got - closes) / 1000).toFixed(1)} s after its window closed`);
+    }
+  } finally {
+    await receiver.close();
+  }
+
+  // Many rules in one project, all due at one boundary: one poll evaluates them all.
+  await s.db.orm.execute(sql`UPDATE alert_rules SET enabled = false WHERE project_id = ${projectId}`);
+  const extra = Math.max(0, opts.manyRules - opts.rules);
+  for (let i = 0; i < extra; i++) await createRule(s, { name: `more ${i}`, windowMinutes: 5, ...kinds[i % kinds.length] });
+  await s.db.orm.execute(sql`UPDATE alert_rules SET enabled = (name LIKE 'rule %' OR name LIKE 'more %') WHERE project_id = ${projectId}`);
+  await rewind();
+  const m0 = performance.now();
+  await s.app.services.alerts.alerts.evaluateDue();
+  const [{ n: enabled }] = await rows<{ n: number }>(s.db.orm, sql`SELECT count(*)::int AS n FROM alert_rules WHERE project_id = ${projectId} AND enabled`);
+  while ((await claimed()) < Number(enabled)) await new Promise((r) => setTimeout(r, 50));
+  const manySeconds = (performance.now() - m0) / 1000;
+  const many = await claimed();
+  console.error(`alerts bench (${s.kind}): ${many} rules due at once evaluated in ${manySeconds.toFixed(1)} s`);
+
+  return {
+    traces: Number(traces),
+    spans: Number(spans),
+    loadSeconds,
+    rules: opts.rules,
+    cpuShareOfOneCore: median(cpuShares),
+    roundWallSeconds: median(walls),
+    wallShareOfOneCore: median(walls) / 60,
+    replay,
+    notificationDelaySeconds: delays,
+    manyRules: { rules: many, seconds: manySeconds },
+  };
+}
+
+/** CPU seconds (user + system) of every process named postgres on this machine, from /proc. */
+function postgresCpuSeconds(): number {
+  const tick = 100;
+  let total = 0;
+  for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const close = stat.lastIndexOf(')');
+      if (!stat.slice(stat.indexOf('(') + 1, close).startsWith('postgres')) continue;
+      const fields = stat.slice(close + 2).split(' ');
+      total += (Number(fields[11]) + Number(fields[12])) / tick;
+    } catch {
+      // The process ended meanwhile.
+    }
+  }
+  return total;
+}
+
+async function post(s: BenchServer, url: string, body: object): Promise<Record<string, unknown>> {
+  const res = await fetch(`${s.baseUrl}${url}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${s.creds.projectApiKey}` },
+    body: JSON.stringify(body),
+  });
+  const json = (await res.json()) as Record<string, unknown>;
+  if (res.status !== 200) throw new Error(`${url} answered ${res.status}: ${JSON.stringify(json)}`);
+  return json;
+}
+
+const createRule = async (s: BenchServer, body: object) => (await post(s, '/api/alerts/rules', body)).id as string;
+
+/**
+ * `count` trace summaries over [start, end): 5 spans each, 3 models, 2 % errors (10 % on one
+ * model), latencies 200..3,000 ms, 500 users, costs and tokens; a fifth with a PII verdict.
+ */
+async function loadTraces(s: BenchServer, projectId: string, count: number, start: number, end: number) {
+  const step = (end - start) / count;
+  const chunk = 100_000;
+  for (let from = 0; from < count; from += chunk) {
+    const to = Math.min(count, from + chunk);
+    await s.db.orm.execute(sql`
+      INSERT INTO traces (project_id, trace_id, started_at, finished_at, inserted_at, updated_at, user_id, customer_id, labels, models, normalized_models, model_names,
+        span_count, first_token_ms, total_time_ms, prompt_tokens, completion_tokens, total_cost, has_error)
+      SELECT ${projectId}, 'bench-' || i, st, st + lat, st + lat, st + lat, 'user-' || (i % 500), 'customer-' || (i % 50), ARRAY['prod'], ARRAY[m], ARRAY[m], ARRAY[m],
+        5, (lat / 4)::int, lat::int, 200 + i % 300, 50 + i % 100, (200 + i % 300) * 0.000001, (i % 50 = 0) OR (m = 'claude-3-5-haiku' AND i % 10 = 0)
+      FROM (SELECT i, (${start}::bigint + (i * ${step}::float8)::bigint) AS st, 200 + (i * 7919) % 2800 AS lat,
+              (ARRAY['gpt-4o-mini', 'gpt-4o', 'claude-3-5-haiku'])[1 + i % 3] AS m
+            FROM generate_series(${from}::bigint, ${to - 1}::bigint) AS i) x`);
+    await s.db.orm.execute(sql`
+      INSERT INTO evaluations (id, project_id, trace_id, evaluator, name, status, passed, score, settings, is_guardrail, inserted_at, updated_at)
+      SELECT 'eval-bench-' || i, ${projectId}, 'bench-' || i, 'pii/pii_detection', 'PII', 'processed', i % 50 <> 0, (i % 10) / 10.0, '{}', false, ${end}, ${end}
+      FROM generate_series(${from}::int, ${to - 1}::int) AS i WHERE i % 5 = 0`);
+  }
+  await s.app.services.traces.refreshStatistics();
+  await s.db.orm.execute(sql`ANALYZE evaluations`);
+}
+
+/** A Slack-compatible incoming webhook on loopback: `next(text)` resolves with the arrival time of the next message containing the text. */
+async function slackReceiver() {
+  const waiting: { text: string; resolve: (at: number) => void }[] = [];
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      res.end('ok');
+      const at = Date.now();
+      const i = waiting.findIndex((w) => body.includes(w.text));
+      if (i >= 0) waiting.splice(i, 1)[0].resolve(at);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/services/T/B/X`,
+    next: (text: string, timeoutMs: number) =>
+      new Promise<number>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error('no message')), timeoutMs);
+        waiting.push({
+          text,
+          resolve: (at) => {
+            clearTimeout(timer);
+            resolve(at);
+          },
+        });
+      }),
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
