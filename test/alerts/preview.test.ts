@@ -8,6 +8,9 @@ const DAY = 24 * HOUR;
 /** Now, in these tests: a window boundary of hour windows. */
 const NOW = Date.parse('2026-11-21T12:00:00Z');
 
+/** A preview reads its 720 hourly windows one by one, as the scheduler does: 20-50 s on PGlite when the two cores are shared. */
+const REPLAY_TIMEOUT_MS = 180_000;
+
 describe.each(databaseKinds)('alert rules: channels per rule, preview, edit (%s)', (kind) => {
   let t: TestApp;
   let key: string;
@@ -101,7 +104,7 @@ describe.each(databaseKinds)('alert rules: channels per rule, preview, edit (%s)
     const twice = await preview({ ...rule, condition: { ...rule.condition, consecutive: 2 } });
     expect(twice.body.fired).toBe(1);
     expect(twice.body.fires[0].windowStart).toBe(at(5, 1));
-  });
+  }, REPLAY_TIMEOUT_MS);
 
   it('replays a split change rule with the scheduler\'s test: the model whose errors jumped fires, the other does not', async () => {
     const h = NOW - 3 * DAY;
@@ -125,7 +128,7 @@ describe.each(databaseKinds)('alert rules: channels per rule, preview, edit (%s)
     expect(fire.pValue).toBeLessThan(0.001);
     const w = res.body.windows.find((x: { windowStart: number }) => x.windowStart === h);
     expect(w).toMatchObject({ segment: fire.segment, segments: 2, breaches: 1 });
-  });
+  }, REPLAY_TIMEOUT_MS);
 
   it('answers a bad definition with the 400s of create', async () => {
     const base = { name: 'x', metric: { kind: 'error_rate' }, windowMinutes: 60, condition: { kind: 'threshold', operator: 'above', value: 0.1 } };
