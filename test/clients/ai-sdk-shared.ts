@@ -13,7 +13,8 @@ export function registerExporter(t: TestApp, serviceName: string): NodeTracerPro
     resource: resourceFromAttributes({ 'service.name': serviceName }),
     spanProcessors: [
       new SimpleSpanProcessor(
-        new OTLPTraceExporter({ url: `${t.baseUrl}/api/otel/v1/traces`, headers: { authorization: `Bearer ${t.creds.projectApiKey}` } }),
+        // 60 s, not the exporter's 10 s: the first export reaches an app just started on two shared cores.
+      new OTLPTraceExporter({ url: `${t.baseUrl}/api/otel/v1/traces`, headers: { authorization: `Bearer ${t.creds.projectApiKey}` }, timeoutMillis: 60_000 }),
       ),
     ],
   });

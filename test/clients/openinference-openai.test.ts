@@ -27,7 +27,8 @@ import {
 describe('OpenTelemetry Node SDK + OpenInference OpenAI instrumentation', () => {
   const c = useClientTest(async ({ t, fake, ids }) => {
     const processor = new SimpleSpanProcessor(
-      new OTLPTraceExporter({ url: `${t.baseUrl}/api/otel/v1/traces`, headers: { authorization: `Bearer ${t.creds.projectApiKey}` } }),
+      // 60 s, not the exporter's 10 s: the first export reaches an app just started on two shared cores.
+      new OTLPTraceExporter({ url: `${t.baseUrl}/api/otel/v1/traces`, headers: { authorization: `Bearer ${t.creds.projectApiKey}` }, timeoutMillis: 60_000 }),
     );
     const instrumentation = new OpenAIInstrumentation();
     const sdk = new NodeSDK({ serviceName: 'openinference-client-test', spanProcessors: [processor], instrumentations: [instrumentation] });
