@@ -1,6 +1,6 @@
 import { notFound } from '../../platform/errors.ts';
 import type { AlertsContext } from './context.ts';
-import { checkRule } from './manage-rules.ts';
+import { checkRule, ruleDefinition } from './manage-rules.ts';
 import { presentRule } from './presenters.ts';
 import type { CreateRuleBody, RuleView } from './schemas.ts';
 import * as store from './store.ts';
@@ -24,15 +24,7 @@ export async function replaceRule(ctx: AlertsContext, projectId: string, id: str
     projectId,
     id,
     {
-      name: body.name,
-      metric: body.metric,
-      filters: body.filters ?? null,
-      split_by: body.splitBy,
-      window_ms: windowMs,
-      condition: body.condition,
-      resolve_after: body.resolveAfter,
-      enabled: body.enabled,
-      channel_ids: body.channels === null ? null : [...new Set(body.channels)],
+      ...ruleDefinition(body),
       evaluated_through: same ? row.evaluated_through : Math.floor(now / windowMs) * windowMs,
       segment_states: same ? row.segment_states : {},
     },

@@ -60,6 +60,21 @@ export async function checkRule(ctx: AlertsContext, projectId: string, body: Cre
   }
 }
 
+/** A rule's definition as stored, from the body that creates or replaces it. */
+export function ruleDefinition(body: CreateRuleBody) {
+  return {
+    name: body.name,
+    metric: body.metric,
+    filters: body.filters ?? null,
+    split_by: body.splitBy,
+    window_ms: body.windowMinutes * 60_000,
+    condition: body.condition,
+    resolve_after: body.resolveAfter,
+    enabled: body.enabled,
+    channel_ids: body.channels === null ? null : [...new Set(body.channels)],
+  };
+}
+
 export async function createRule(ctx: AlertsContext, scope: { organizationId: string; projectId: string }, body: CreateRuleBody): Promise<RuleView> {
   await checkRule(ctx, scope.projectId, body);
   const now = ctx.clock.now().getTime();
@@ -68,21 +83,13 @@ export async function createRule(ctx: AlertsContext, scope: { organizationId: st
     id: newId('alr'),
     organization_id: scope.organizationId,
     project_id: scope.projectId,
-    name: body.name,
-    metric: body.metric,
-    filters: body.filters ?? null,
-    split_by: body.splitBy,
-    window_ms: windowMs,
-    condition: body.condition,
-    resolve_after: body.resolveAfter,
-    enabled: body.enabled,
+    ...ruleDefinition(body),
     muted: false,
     snoozed_until: null,
     acknowledged_at: null,
     // The first window evaluated is the one the rule was made in.
     evaluated_through: Math.floor(now / windowMs) * windowMs,
     segment_states: {},
-    channel_ids: body.channels === null ? null : [...new Set(body.channels)],
     created_at: now,
     updated_at: now,
   });
