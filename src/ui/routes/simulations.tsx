@@ -1,8 +1,22 @@
 import { Alert, Group, Loader, Progress, Table, Text, Title } from '@mantine/core';
+import type { UseQueryResult } from '@tanstack/react-query';
 import { IconArrowLeft } from '@tabler/icons-react';
 import { Link, useParams, useSearch } from '@tanstack/react-router';
 import { useBatchRuns, useSimulationBatches, useSimulationSets, type SimulationRunSummary } from '../api/simulations.ts';
 import { formatDuration, formatFullTime, formatRelative } from '../lib/format.ts';
+
+/** A list that is still loading, or could not be: the same answer on the three levels. */
+function Unloaded({ query, what }: { query: UseQueryResult; what: string }) {
+  return query.isError ? (
+    <Alert color="red" title={`The ${what} could not be loaded`}>
+      {query.error.message}
+    </Alert>
+  ) : (
+    <Group justify="center" p="xl">
+      <Loader size="sm" aria-label={`Loading ${what}`} />
+    </Group>
+  );
+}
 
 const percent = (rate: number | null) => (rate === null ? '-' : `${Math.round(rate * 100)} %`);
 
@@ -43,14 +57,8 @@ function Sets({ projectId }: { projectId: string }) {
       <Title order={1} size="h3">
         Simulations
       </Title>
-      {sets.isError ? (
-        <Alert color="red" title="The simulations could not be loaded">
-          {sets.error.message}
-        </Alert>
-      ) : sets.isPending ? (
-        <Group justify="center" p="xl">
-          <Loader size="sm" aria-label="Loading simulations" />
-        </Group>
+      {!sets.isSuccess ? (
+        <Unloaded query={sets} what="simulations" />
       ) : sets.data.length === 0 ? (
         <Alert color="gray" title="No simulations yet">
           Point LangWatch's Scenario package at this server (<span className="mono">LANGWATCH_ENDPOINT</span> and a project key in{' '}
@@ -107,14 +115,8 @@ function SetBatches({ projectId, set }: { projectId: string; set: string }) {
       <Title order={1} size="h3" className="ellipsis">
         {set}
       </Title>
-      {batches.isError ? (
-        <Alert color="red" title="The batches could not be loaded">
-          {batches.error.message}
-        </Alert>
-      ) : batches.isPending ? (
-        <Group justify="center" p="xl">
-          <Loader size="sm" aria-label="Loading batches" />
-        </Group>
+      {!batches.isSuccess ? (
+        <Unloaded query={batches} what="batches" />
       ) : (
         <div className="panel">
           <Table verticalSpacing={6} aria-label="Batches" className="sim-table">
@@ -179,14 +181,8 @@ function BatchRuns({ projectId, set, batch }: { projectId: string; set: string |
       <Title order={1} size="h3" className="ellipsis mono">
         {batch}
       </Title>
-      {runs.isError ? (
-        <Alert color="red" title="The runs could not be loaded">
-          {runs.error.message}
-        </Alert>
-      ) : runs.isPending ? (
-        <Group justify="center" p="xl">
-          <Loader size="sm" aria-label="Loading runs" />
-        </Group>
+      {!runs.isSuccess ? (
+        <Unloaded query={runs} what="runs" />
       ) : (
         <div className="panel">
           <Table verticalSpacing={6} aria-label="Scenario runs" className="sim-table">
