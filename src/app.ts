@@ -67,6 +67,7 @@ import type { Resealers } from './ops/key-changes.ts';
 import { ModelProviderService, modelProviderRoutes } from './modules/model-providers/index.ts';
 import { buildPrivacy, registerPrivacy, type PrivacyPorts } from './modules/privacy/index.ts';
 import { registerSimulations } from './modules/simulations/index.ts';
+import { registerDashboards } from './modules/dashboards/index.ts';
 import { deleteProjectTrustRule, registerJudgeAlignment, type ReviewQueuePort } from './modules/judge-alignment/index.ts';
 
 export interface Deps {
@@ -383,6 +384,8 @@ export async function buildApp(deps: Deps): Promise<App> {
     redactor: (projectId, path) => services.privacy.privacy.redactorFor(projectId, path),
   });
   services.organizations.onProjectDeleted((tx, projectId) => simulations.deleteProject(projectId, tx));
+  const dashboards = registerDashboards(http, { db: deps.db, clock: deps.clock, series: (projectId, request) => services.analytics.timeseries(projectId, request) });
+  services.organizations.onProjectDeleted((tx, projectId) => dashboards.deleteProject(projectId, tx));
   const experimentRuns = platformRuns(deps, services, logger);
   experimentRoutes(http, experimentRuns);
   experimentRuns.runner.attach(http);

@@ -29,6 +29,7 @@ const READ_TOOLS = [
   'list_alert_rules',
   'get_alert_history',
   'get_judge_trust',
+  'get_dashboard_chart',
 ];
 
 /**
@@ -291,6 +292,18 @@ describe.each(appDatabaseKinds)('MCP server (%s)', (kind) => {
     expect(textOf(foreign)).toMatch(/404/);
     // Still answering.
     expect((await mcp.listTools()).tools.length).toBe(READ_TOOLS.length + WRITE_TOOLS.length);
+  });
+
+  it("dashboards: a chart's data, the analytics API's numbers for the chart's query", async () => {
+    const answer = textOf(await mcp.callTool({ name: 'get_dashboard_chart', arguments: { id: 'default', chartId: 'total-traces' } }));
+    const query = JSON.parse(/query \(POST \/api\/analytics\/timeseries\): (.*)/.exec(answer)![1]);
+    const analytics = await t.request('POST', '/api/analytics/timeseries', { authToken: t.creds.projectApiKey, body: query });
+    expect(analytics.status).toBe(200);
+    expect(analytics.body.totals.traces).toBe(4);
+    expect(answer).toContain(`whole range: ${analytics.body.totals.traces}`);
+    const missing = await mcp.callTool({ name: 'get_dashboard_chart', arguments: { id: 'default', chartId: 'no-such-chart' } });
+    expect(missing.isError).toBe(true);
+    expect(textOf(missing)).toMatch(/404/);
   });
 
   it('permissions: a missing or bad key is refused before any tool; a read-only key sees no write tool and cannot call one', async () => {

@@ -27,6 +27,7 @@ import {
 } from '../experiments/index.ts';
 import { historyQuery, historyResponse, ruleSchema } from '../alerts/index.ts';
 import { judgeTrustQuery, judgeTrustResponse } from '../judge-alignment/index.ts';
+import { chartDataBody, chartDataSchema, chartParams } from '../dashboards/index.ts';
 import { approxTokens, clip, duration, iso, oneLine, payload, text, usd } from './render.ts';
 
 /** A request to the API, made in-process with the caller's credentials. */
@@ -599,6 +600,33 @@ export const TOOLS: ToolSpec[] = [
             (t.corrected ? ` · corrected pass rate ${pct(t.corrected.value)} [${pct(t.corrected.low)}, ${pct(t.corrected.high)}]` : ''),
         )
         .join('\n');
+    },
+  }),
+  tool({
+    name: 'get_dashboard_chart',
+    title: "Read a dashboard chart's data",
+    description:
+      "One chart of a project dashboard (id default: the default dashboard; GET /api/dashboards lists them): its series per interval and its whole-range figure, computed as POST /api/analytics/timeseries computes them, with the query it read.",
+    route: 'POST /api/dashboards/:id/charts/:chartId/data',
+    readOnly: true,
+    input: chartDataBody.omit({ now: true }).extend({
+      id: chartParams.shape.id.describe("the dashboard's id ('default' for the default dashboard)"),
+      chartId: chartParams.shape.chartId.describe("the chart's id (in the dashboard's definition, GET /api/dashboards/{id})"),
+    }),
+    request: ({ id, chartId, ...body }) => ({ path: `/api/dashboards/${seg(id)}/charts/${seg(chartId)}/data`, body }),
+    render: (a: z.infer<typeof chartDataSchema>) => {
+      const n = (v: number | null) => (v === null ? '-' : Number(v.toPrecision(6)).toString());
+      const lines = [
+        `${a.chart.title} (${a.chart.metric}${a.chart.groupBy ? ` by ${a.chart.groupBy}` : ''}) · ${iso(a.startDate)} .. ${iso(a.endDate)} · one point per ${a.interval}`,
+        `whole range: ${n(a.value)}`,
+        `query (POST /api/analytics/timeseries): ${JSON.stringify(a.query)}`,
+      ];
+      if (!a.series.length) lines.push('No series in this range.');
+      for (const s of a.series.slice(0, 11)) {
+        const points = s.points.filter((p) => p.value !== null);
+        lines.push(`- ${oneLine(s.name, 80)}: total ${n(s.total)}; ${points.length ? clip(points.map((p) => `${iso(p.start)} ${n(p.value)}`).join(', '), 1500, 'the API answers every point') : 'no values'}`);
+      }
+      return lines.join('\n');
     },
   }),
 ];

@@ -15,6 +15,8 @@ export const RESOURCES = [
   'monitors',
   // Alert rules and their history.
   'alerts',
+  // Dashboards: named pages of charts shared with the project.
+  'dashboards',
   // Agent simulations: scenario runs reported by LangWatch's Scenario package.
   'simulations',
   // Model providers set in the app (API keys of LLM providers): administrators manage them.

@@ -12,7 +12,7 @@ export type BindingRole = Role | 'CUSTOM';
 const manageAll = (resources: readonly Resource[]) => resources.map((r) => `${r}:manage` as Permission);
 const viewAll = (resources: readonly Resource[]) => resources.map((r) => `${r}:view` as Permission);
 
-const PROJECT_DATA: Resource[] = ['traces', 'annotations', 'prompts', 'evaluations', 'evaluators', 'monitors', 'alerts', 'simulations', 'agentCache', 'datasets', 'experiments', 'scoreConfigs', 'reviewQueues'];
+const PROJECT_DATA: Resource[] = ['traces', 'annotations', 'prompts', 'evaluations', 'evaluators', 'monitors', 'alerts', 'dashboards', 'simulations', 'agentCache', 'datasets', 'experiments', 'scoreConfigs', 'reviewQueues'];
 
 export const ROLE_PERMISSIONS: Record<Role, readonly Permission[]> = {
   ADMIN: manageAll(RESOURCES),

@@ -1,0 +1,100 @@
+import type { TimeseriesBucket, TimeseriesResponse } from '../analytics/schemas.ts';
+import type { Chart, MetricName } from './schemas.ts';
+
+type Totals = TimeseriesResponse['totals'];
+
+/**
+ * How a metric is read from one analytics answer: per bucket of each trace series, or per
+ * evaluation or score config. `sum` metrics add up over a range; `ratio` metrics are a sum over
+ * a sum (so a range's rate is the rate of its sums, never a mean of rates); `percentile` ones
+ * neither.
+ */
+type MetricCase =
+  | { source: 'series'; kind: 'sum'; point: (b: TimeseriesBucket) => number; whole: (t: Totals) => number }
+  | { source: 'series'; kind: 'ratio'; part: (b: TimeseriesBucket) => [number, number]; whole: (t: Totals) => [number, number] }
+  | { source: 'series'; kind: 'percentile'; point: (b: TimeseriesBucket) => number | null }
+  | { source: 'evaluations'; kind: 'ratio' }
+  | { source: 'scores'; kind: 'ratio' };
+
+const sum = (point: (b: TimeseriesBucket) => number, whole: (t: Totals) => number): MetricCase => ({ source: 'series', kind: 'sum', point, whole });
+const percentile = (point: (b: TimeseriesBucket) => number | null): MetricCase => ({ source: 'series', kind: 'percentile', point });
+
+/** One case per metric (the compiler checks none is missing). */
+export const METRIC_CASES: Record<MetricName, MetricCase> = {
+  traces: sum((b) => b.traces, (t) => t.traces),
+  spans: sum((b) => b.spans, (t) => t.spans),
+  errors: sum((b) => b.errors, (t) => t.errors),
+  error_rate: { source: 'series', kind: 'ratio', part: (b) => [b.errors, b.traces], whole: (t) => [t.errors, t.traces] },
+  cost: sum((b) => b.cost, (t) => t.cost),
+  tokens: sum((b) => b.tokens.prompt + b.tokens.completion, (t) => t.tokens.prompt + t.tokens.completion),
+  prompt_tokens: sum((b) => b.tokens.prompt, (t) => t.tokens.prompt),
+  completion_tokens: sum((b) => b.tokens.completion, (t) => t.tokens.completion),
+  latency_p50: percentile((b) => b.latency_ms.p50),
+  latency_p95: percentile((b) => b.latency_ms.p95),
+  latency_p99: percentile((b) => b.latency_ms.p99),
+  thumbs_up: sum((b) => b.thumbs_up, (t) => t.thumbs_up),
+  thumbs_down: sum((b) => b.thumbs_down, (t) => t.thumbs_down),
+  evaluation_pass_rate: { source: 'evaluations', kind: 'ratio' },
+  score_mean: { source: 'scores', kind: 'ratio' },
+};
+
+export interface ReadSeries {
+  name: string;
+  group: string | null;
+  other: boolean;
+  total: number | null;
+  points: { start: number; value: number | null }[];
+}
+
+const rate = ([n, d]: [number, number]) => (d > 0 ? n / d : null);
+/** Float sums drift in the last digits; the analytics answer keeps 10 decimals, so do the charts. */
+const round = (v: number | null) => (v === null ? null : Math.round(v * 1e10) / 1e10);
+
+/** A chart's series and its whole-range figure, read from the analytics answer of its query. */
+export function readChart(chart: Pick<Chart, 'metric' | 'evaluator' | 'scoreConfigId' | 'groupBy'>, answer: TimeseriesResponse): { series: ReadSeries[]; value: number | null } {
+  const c = METRIC_CASES[chart.metric];
+  if (c.source === 'evaluations') {
+    const parts = answer.evaluations
+      .filter((e) => !chart.evaluator || e.evaluator === chart.evaluator || e.type === chart.evaluator)
+      .map((e) => ({ name: e.evaluator, parts: e.buckets.map((b) => ({ start: b.start, part: [b.passed, b.passed + b.failed] as [number, number] })) }));
+    return fromParts(parts);
+  }
+  if (c.source === 'scores') {
+    // numeric: the mean; boolean: the share true; a categorical config has no mean.
+    const parts = answer.scores
+      .filter((s) => s.configId === chart.scoreConfigId && s.kind !== 'categorical')
+      .map((s) => ({ name: s.name, parts: s.buckets.map((b) => ({ start: b.start, part: [b.mean === null ? 0 : b.mean * b.count, b.mean === null ? 0 : b.count] as [number, number] })) }));
+    return fromParts(parts);
+  }
+  const named = (s: TimeseriesResponse['series'][number]) => (chart.groupBy ? (s.other ? 'other' : (s.group ?? '(none)')) : chart.metric);
+  if (c.kind === 'sum') {
+    const series = answer.series.map((s) => {
+      const points = s.buckets.map((b) => ({ start: b.start, value: c.point(b) }));
+      return { name: named(s), group: s.other ? null : s.group, other: s.other, total: round(points.reduce((n, p) => n + (p.value ?? 0), 0)), points };
+    });
+    // Traces with several labels (or models) are in several series: the whole is the answer's totals.
+    return { series, value: round(c.whole(answer.totals)) };
+  }
+  if (c.kind === 'ratio') {
+    const { part, whole: wholeOf } = c;
+    const series = answer.series.map((s) => {
+      const parts = s.buckets.map((b) => part(b));
+      const whole = parts.reduce<[number, number]>((acc, p) => [acc[0] + p[0], acc[1] + p[1]], [0, 0]);
+      return { name: named(s), group: s.other ? null : s.group, other: s.other, total: rate(whole), points: s.buckets.map((b, i) => ({ start: b.start, value: rate(parts[i]) })) };
+    });
+    return { series, value: rate(wholeOf(answer.totals)) };
+  }
+  const series = answer.series.map((s) => ({ name: named(s), group: s.other ? null : s.group, other: s.other, total: null, points: s.buckets.map((b) => ({ start: b.start, value: c.point(b) })) }));
+  return { series, value: null };
+}
+
+function fromParts(list: { name: string; parts: { start: number; part: [number, number] }[] }[]): { series: ReadSeries[]; value: number | null } {
+  const all: [number, number] = [0, 0];
+  const series = list.map((s) => {
+    const whole = s.parts.reduce<[number, number]>((acc, p) => [acc[0] + p.part[0], acc[1] + p.part[1]], [0, 0]);
+    all[0] += whole[0];
+    all[1] += whole[1];
+    return { name: s.name, group: null, other: false, total: rate(whole), points: s.parts.map((p) => ({ start: p.start, value: rate(p.part) })) };
+  });
+  return { series, value: rate(all) };
+}
