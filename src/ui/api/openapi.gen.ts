@@ -23784,6 +23784,847 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/dashboards": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The project's dashboards, the default one first */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DashboardList"];
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Create a dashboard from a whole definition */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["DashboardDefinitionInput"];
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Dashboard"];
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/dashboards/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A dashboard's whole definition (id default: the project's default dashboard) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Dashboard"];
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        /** Replace a dashboard's whole definition, or create it under this id (a definition kept in git is put back as is) */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["DashboardDefinitionInput"];
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Dashboard"];
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        post?: never;
+        /** Delete a dashboard (the default one goes back to the built-in default) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            /** @enum {boolean} */
+                            deleted: true;
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/dashboards/{id}/charts/{chartId}/data": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** One chart's series and whole-range figure, with the analytics request it read (POST /api/analytics/timeseries answers the same numbers to it) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    chartId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ChartDataRequestInput"];
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ChartData"];
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/experiment/init": {
         parameters: {
             query?: never;
@@ -34413,6 +35254,290 @@ export interface components {
             minimumLabels: number;
             stored: boolean;
         };
+        DashboardTimeRangeInput: {
+            /**
+             * @description The last 15m, 1h, 24h, 7d, 30d or 90d before the dashboard is read
+             * @enum {string}
+             */
+            last?: "15m" | "1h" | "24h" | "7d" | "30d" | "90d";
+            /** @description Fixed range: traces started at or after (epoch ms or ISO 8601) */
+            from?: number | string;
+            /** @description Fixed range: traces started at or before; at most 400 days after from */
+            to?: number | string;
+        };
+        DashboardChartInput: {
+            /** @description Unique in the dashboard; links and the MCP tool name a chart by it */
+            id: string;
+            title: string;
+            /**
+             * @description The series shown (see the dashboards guide for what each one is)
+             * @enum {string}
+             */
+            metric: "traces" | "spans" | "errors" | "error_rate" | "cost" | "tokens" | "prompt_tokens" | "completion_tokens" | "latency_p50" | "latency_p95" | "latency_p99" | "thumbs_up" | "thumbs_down" | "evaluation_pass_rate" | "score_mean";
+            /**
+             * @description line or bar: over time; number: the whole range in one figure; table: the values per interval
+             * @default line
+             * @enum {string}
+             */
+            display?: "line" | "bar" | "number" | "table";
+            /**
+             * @description One series per model, label or user (the 10 with most traces, the rest as "other")
+             * @default null
+             */
+            groupBy?: ("model" | "label" | "user") | null;
+            /**
+             * @description Bucket width (weeks start on Monday). auto: the finest giving at most 200 buckets
+             * @default auto
+             * @enum {string}
+             */
+            interval?: "auto" | "minute" | "hour" | "day" | "week";
+            /** @description evaluation_pass_rate: only this evaluation (a monitor's name or the evaluator's); default: one series each */
+            evaluator?: string;
+            /** @description score_mean: the score config (GET /api/score-configs); required for it */
+            scoreConfigId?: string;
+            /** @description This chart's own range instead of the dashboard's */
+            timeRange?: components["schemas"]["DashboardTimeRangeInput"];
+            /** @description This chart's own full-text query instead of the dashboard's */
+            query?: string;
+            /** @description Filters on top of the dashboard's: a key set here replaces the dashboard's value of that key */
+            filters?: {
+                user_id?: string | string[];
+                thread_id?: string | string[];
+                customer_id?: string | string[];
+                /** @description Any of these labels */
+                labels?: string | string[];
+                /** @description Any span used one of these models */
+                model?: string | string[];
+                /** @description Any span has one of these types (llm, tool, agent, ...) */
+                span_type?: string | string[];
+                has_error?: boolean;
+                has_annotation?: boolean;
+                evaluation?: {
+                    /** @description Evaluator path or name, e.g. pii/pii_detection */
+                    evaluator?: string;
+                    passed?: boolean;
+                    /** @enum {string} */
+                    status?: "processed" | "skipped" | "error";
+                };
+                /** @description key = value on trace metadata */
+                metadata?: {
+                    [key: string]: string | number | boolean;
+                };
+                /** @description Traces with a score of this config (any of their annotations), within min..max or equal to value */
+                score?: {
+                    /** @description a score config (GET /api/score-configs) */
+                    configId: string;
+                    /** @description numeric: at least */
+                    min?: number;
+                    /** @description numeric: at most */
+                    max?: number;
+                    /** @description categorical: this category; boolean: true or false */
+                    value?: string | boolean;
+                };
+            };
+            layout: {
+                /** @description Column of the left edge (0..11) */
+                x: number;
+                /** @description Row of the top edge (0 is the top) */
+                y: number;
+                /** @description Width in columns; x + w <= 12 */
+                w: number;
+                /** @description Height in rows */
+                h: number;
+            };
+        };
+        DashboardDefinitionInput: {
+            name: string;
+            description?: string;
+            /**
+             * @description The range every chart reads unless it has its own
+             * @default {
+             *       "last": "24h"
+             *     }
+             */
+            timeRange?: components["schemas"]["DashboardTimeRangeInput"];
+            /** @description Full-text query every chart inherits */
+            query?: string;
+            /** @description The trace filters every chart inherits (the trace search filters, exactly) */
+            filters?: {
+                user_id?: string | string[];
+                thread_id?: string | string[];
+                customer_id?: string | string[];
+                /** @description Any of these labels */
+                labels?: string | string[];
+                /** @description Any span used one of these models */
+                model?: string | string[];
+                /** @description Any span has one of these types (llm, tool, agent, ...) */
+                span_type?: string | string[];
+                has_error?: boolean;
+                has_annotation?: boolean;
+                evaluation?: {
+                    /** @description Evaluator path or name, e.g. pii/pii_detection */
+                    evaluator?: string;
+                    passed?: boolean;
+                    /** @enum {string} */
+                    status?: "processed" | "skipped" | "error";
+                };
+                /** @description key = value on trace metadata */
+                metadata?: {
+                    [key: string]: string | number | boolean;
+                };
+                /** @description Traces with a score of this config (any of their annotations), within min..max or equal to value */
+                score?: {
+                    /** @description a score config (GET /api/score-configs) */
+                    configId: string;
+                    /** @description numeric: at least */
+                    min?: number;
+                    /** @description numeric: at most */
+                    max?: number;
+                    /** @description categorical: this category; boolean: true or false */
+                    value?: string | boolean;
+                };
+            };
+            /** @description At most 50; their layouts may not overlap */
+            charts: components["schemas"]["DashboardChartInput"][];
+        };
+        DashboardInput: {
+            id: string;
+            definition: {
+                name: string;
+                description?: string;
+                timeRange: {
+                    /** @enum {string} */
+                    last?: "15m" | "1h" | "24h" | "7d" | "30d" | "90d";
+                    from?: number | string;
+                    to?: number | string;
+                };
+                query?: string;
+                filters?: {
+                    user_id?: string | string[];
+                    thread_id?: string | string[];
+                    customer_id?: string | string[];
+                    /** @description Any of these labels */
+                    labels?: string | string[];
+                    /** @description Any span used one of these models */
+                    model?: string | string[];
+                    /** @description Any span has one of these types (llm, tool, agent, ...) */
+                    span_type?: string | string[];
+                    has_error?: boolean;
+                    has_annotation?: boolean;
+                    evaluation?: {
+                        /** @description Evaluator path or name, e.g. pii/pii_detection */
+                        evaluator?: string;
+                        passed?: boolean;
+                        /** @enum {string} */
+                        status?: "processed" | "skipped" | "error";
+                    };
+                    /** @description key = value on trace metadata */
+                    metadata?: {
+                        [key: string]: string | number | boolean;
+                    };
+                    /** @description Traces with a score of this config (any of their annotations), within min..max or equal to value */
+                    score?: {
+                        /** @description a score config (GET /api/score-configs) */
+                        configId: string;
+                        /** @description numeric: at least */
+                        min?: number;
+                        /** @description numeric: at most */
+                        max?: number;
+                        /** @description categorical: this category; boolean: true or false */
+                        value?: string | boolean;
+                    };
+                };
+                charts: components["schemas"]["DashboardChartInput"][];
+            };
+            /** @description The default dashboard as shipped, never saved in this project yet (PUT saves it) */
+            builtIn: boolean;
+            /** @description Writes so far (0: built in) */
+            version: number;
+            createdAt: number | null;
+            updatedAt: number | null;
+            /** @description The user who saved it last; null: an API key or built in */
+            updatedBy: string | null;
+        };
+        DashboardListInput: {
+            data: {
+                id: string;
+                name: string;
+                description: string | null;
+                charts: number;
+                builtIn: boolean;
+                updatedAt: number | null;
+            }[];
+        };
+        ChartDataRequestInput: {
+            /** @description The viewer's range for the whole dashboard instead of its stored one (a chart with its own range keeps it) */
+            timeRange?: components["schemas"]["DashboardTimeRangeInput"];
+            /** @description Epoch ms relative ranges count back from; default: now */
+            now?: number;
+            /**
+             * @description Minutes the reader's time zone is ahead of UTC (60 for UTC+1, -300 for UTC-5): days and weeks start at its midnight. Default 0: UTC
+             * @default 0
+             */
+            utcOffsetMinutes?: number;
+        };
+        ChartDataInput: {
+            dashboardId: string;
+            chart: components["schemas"]["DashboardChartInput"];
+            /** @description The request to POST /api/analytics/timeseries this chart read, resolved: the same request gives the same numbers */
+            query: components["schemas"]["TimeseriesRequestInput"];
+            /** @enum {string} */
+            interval: "minute" | "hour" | "day" | "week";
+            intervalMs: number;
+            startDate: number;
+            endDate: number;
+            /** @description The whole range in one figure (sums summed, rates of the sums); null for percentiles and without data */
+            value: number | null;
+            series: {
+                /** @description The group, evaluation or score config; the metric when ungrouped */
+                name: string;
+                /** @description groupBy: the model, label or user; null otherwise or for traces without one */
+                group: string | null;
+                other: boolean;
+                /** @description The series over the whole range (as value) */
+                total: number | null;
+                /** @description The trace filters of the traces behind the series (with startDate/endDate of a point: the traces list of that point); null when no filter can pick them (the "other" group, traces without a group) */
+                filters?: {
+                    user_id?: string | string[];
+                    thread_id?: string | string[];
+                    customer_id?: string | string[];
+                    /** @description Any of these labels */
+                    labels?: string | string[];
+                    /** @description Any span used one of these models */
+                    model?: string | string[];
+                    /** @description Any span has one of these types (llm, tool, agent, ...) */
+                    span_type?: string | string[];
+                    has_error?: boolean;
+                    has_annotation?: boolean;
+                    evaluation?: {
+                        /** @description Evaluator path or name, e.g. pii/pii_detection */
+                        evaluator?: string;
+                        passed?: boolean;
+                        /** @enum {string} */
+                        status?: "processed" | "skipped" | "error";
+                    };
+                    /** @description key = value on trace metadata */
+                    metadata?: {
+                        [key: string]: string | number | boolean;
+                    };
+                    /** @description Traces with a score of this config (any of their annotations), within min..max or equal to value */
+                    score?: {
+                        /** @description a score config (GET /api/score-configs) */
+                        configId: string;
+                        /** @description numeric: at least */
+                        min?: number;
+                        /** @description numeric: at most */
+                        max?: number;
+                        /** @description categorical: this category; boolean: true or false */
+                        value?: string | boolean;
+                    };
+                } | null;
+                points: {
+                    start: number;
+                    value: number | null;
+                }[];
+            }[];
+        };
         ModelProviderInput: {
             id: string;
             name: string;
@@ -36338,6 +37463,290 @@ export interface components {
             atLeast: number;
             minimumLabels: number;
             stored: boolean;
+        };
+        DashboardTimeRange: {
+            /**
+             * @description The last 15m, 1h, 24h, 7d, 30d or 90d before the dashboard is read
+             * @enum {string}
+             */
+            last?: "15m" | "1h" | "24h" | "7d" | "30d" | "90d";
+            /** @description Fixed range: traces started at or after (epoch ms or ISO 8601) */
+            from?: number | string;
+            /** @description Fixed range: traces started at or before; at most 400 days after from */
+            to?: number | string;
+        };
+        DashboardChart: {
+            /** @description Unique in the dashboard; links and the MCP tool name a chart by it */
+            id: string;
+            title: string;
+            /**
+             * @description The series shown (see the dashboards guide for what each one is)
+             * @enum {string}
+             */
+            metric: "traces" | "spans" | "errors" | "error_rate" | "cost" | "tokens" | "prompt_tokens" | "completion_tokens" | "latency_p50" | "latency_p95" | "latency_p99" | "thumbs_up" | "thumbs_down" | "evaluation_pass_rate" | "score_mean";
+            /**
+             * @description line or bar: over time; number: the whole range in one figure; table: the values per interval
+             * @default line
+             * @enum {string}
+             */
+            display: "line" | "bar" | "number" | "table";
+            /**
+             * @description One series per model, label or user (the 10 with most traces, the rest as "other")
+             * @default null
+             */
+            groupBy: ("model" | "label" | "user") | null;
+            /**
+             * @description Bucket width (weeks start on Monday). auto: the finest giving at most 200 buckets
+             * @default auto
+             * @enum {string}
+             */
+            interval: "auto" | "minute" | "hour" | "day" | "week";
+            /** @description evaluation_pass_rate: only this evaluation (a monitor's name or the evaluator's); default: one series each */
+            evaluator?: string;
+            /** @description score_mean: the score config (GET /api/score-configs); required for it */
+            scoreConfigId?: string;
+            /** @description This chart's own range instead of the dashboard's */
+            timeRange?: components["schemas"]["DashboardTimeRange"];
+            /** @description This chart's own full-text query instead of the dashboard's */
+            query?: string;
+            /** @description Filters on top of the dashboard's: a key set here replaces the dashboard's value of that key */
+            filters?: {
+                user_id?: string | string[];
+                thread_id?: string | string[];
+                customer_id?: string | string[];
+                /** @description Any of these labels */
+                labels?: string | string[];
+                /** @description Any span used one of these models */
+                model?: string | string[];
+                /** @description Any span has one of these types (llm, tool, agent, ...) */
+                span_type?: string | string[];
+                has_error?: boolean;
+                has_annotation?: boolean;
+                evaluation?: {
+                    /** @description Evaluator path or name, e.g. pii/pii_detection */
+                    evaluator?: string;
+                    passed?: boolean;
+                    /** @enum {string} */
+                    status?: "processed" | "skipped" | "error";
+                };
+                /** @description key = value on trace metadata */
+                metadata?: {
+                    [key: string]: string | number | boolean;
+                };
+                /** @description Traces with a score of this config (any of their annotations), within min..max or equal to value */
+                score?: {
+                    /** @description a score config (GET /api/score-configs) */
+                    configId: string;
+                    /** @description numeric: at least */
+                    min?: number;
+                    /** @description numeric: at most */
+                    max?: number;
+                    /** @description categorical: this category; boolean: true or false */
+                    value?: string | boolean;
+                };
+            };
+            layout: {
+                /** @description Column of the left edge (0..11) */
+                x: number;
+                /** @description Row of the top edge (0 is the top) */
+                y: number;
+                /** @description Width in columns; x + w <= 12 */
+                w: number;
+                /** @description Height in rows */
+                h: number;
+            };
+        };
+        DashboardDefinition: {
+            name: string;
+            description?: string;
+            /**
+             * @description The range every chart reads unless it has its own
+             * @default {
+             *       "last": "24h"
+             *     }
+             */
+            timeRange: components["schemas"]["DashboardTimeRange"];
+            /** @description Full-text query every chart inherits */
+            query?: string;
+            /** @description The trace filters every chart inherits (the trace search filters, exactly) */
+            filters?: {
+                user_id?: string | string[];
+                thread_id?: string | string[];
+                customer_id?: string | string[];
+                /** @description Any of these labels */
+                labels?: string | string[];
+                /** @description Any span used one of these models */
+                model?: string | string[];
+                /** @description Any span has one of these types (llm, tool, agent, ...) */
+                span_type?: string | string[];
+                has_error?: boolean;
+                has_annotation?: boolean;
+                evaluation?: {
+                    /** @description Evaluator path or name, e.g. pii/pii_detection */
+                    evaluator?: string;
+                    passed?: boolean;
+                    /** @enum {string} */
+                    status?: "processed" | "skipped" | "error";
+                };
+                /** @description key = value on trace metadata */
+                metadata?: {
+                    [key: string]: string | number | boolean;
+                };
+                /** @description Traces with a score of this config (any of their annotations), within min..max or equal to value */
+                score?: {
+                    /** @description a score config (GET /api/score-configs) */
+                    configId: string;
+                    /** @description numeric: at least */
+                    min?: number;
+                    /** @description numeric: at most */
+                    max?: number;
+                    /** @description categorical: this category; boolean: true or false */
+                    value?: string | boolean;
+                };
+            };
+            /** @description At most 50; their layouts may not overlap */
+            charts: components["schemas"]["DashboardChart"][];
+        };
+        Dashboard: {
+            id: string;
+            definition: {
+                name: string;
+                description?: string;
+                timeRange: {
+                    /** @enum {string} */
+                    last?: "15m" | "1h" | "24h" | "7d" | "30d" | "90d";
+                    from?: number | string;
+                    to?: number | string;
+                };
+                query?: string;
+                filters?: {
+                    user_id?: string | string[];
+                    thread_id?: string | string[];
+                    customer_id?: string | string[];
+                    /** @description Any of these labels */
+                    labels?: string | string[];
+                    /** @description Any span used one of these models */
+                    model?: string | string[];
+                    /** @description Any span has one of these types (llm, tool, agent, ...) */
+                    span_type?: string | string[];
+                    has_error?: boolean;
+                    has_annotation?: boolean;
+                    evaluation?: {
+                        /** @description Evaluator path or name, e.g. pii/pii_detection */
+                        evaluator?: string;
+                        passed?: boolean;
+                        /** @enum {string} */
+                        status?: "processed" | "skipped" | "error";
+                    };
+                    /** @description key = value on trace metadata */
+                    metadata?: {
+                        [key: string]: string | number | boolean;
+                    };
+                    /** @description Traces with a score of this config (any of their annotations), within min..max or equal to value */
+                    score?: {
+                        /** @description a score config (GET /api/score-configs) */
+                        configId: string;
+                        /** @description numeric: at least */
+                        min?: number;
+                        /** @description numeric: at most */
+                        max?: number;
+                        /** @description categorical: this category; boolean: true or false */
+                        value?: string | boolean;
+                    };
+                };
+                charts: components["schemas"]["DashboardChart"][];
+            };
+            /** @description The default dashboard as shipped, never saved in this project yet (PUT saves it) */
+            builtIn: boolean;
+            /** @description Writes so far (0: built in) */
+            version: number;
+            createdAt: number | null;
+            updatedAt: number | null;
+            /** @description The user who saved it last; null: an API key or built in */
+            updatedBy: string | null;
+        };
+        DashboardList: {
+            data: {
+                id: string;
+                name: string;
+                description: string | null;
+                charts: number;
+                builtIn: boolean;
+                updatedAt: number | null;
+            }[];
+        };
+        ChartDataRequest: {
+            /** @description The viewer's range for the whole dashboard instead of its stored one (a chart with its own range keeps it) */
+            timeRange?: components["schemas"]["DashboardTimeRange"];
+            /** @description Epoch ms relative ranges count back from; default: now */
+            now?: number;
+            /**
+             * @description Minutes the reader's time zone is ahead of UTC (60 for UTC+1, -300 for UTC-5): days and weeks start at its midnight. Default 0: UTC
+             * @default 0
+             */
+            utcOffsetMinutes: number;
+        };
+        ChartData: {
+            dashboardId: string;
+            chart: components["schemas"]["DashboardChart"];
+            /** @description The request to POST /api/analytics/timeseries this chart read, resolved: the same request gives the same numbers */
+            query: components["schemas"]["TimeseriesRequest"];
+            /** @enum {string} */
+            interval: "minute" | "hour" | "day" | "week";
+            intervalMs: number;
+            startDate: number;
+            endDate: number;
+            /** @description The whole range in one figure (sums summed, rates of the sums); null for percentiles and without data */
+            value: number | null;
+            series: {
+                /** @description The group, evaluation or score config; the metric when ungrouped */
+                name: string;
+                /** @description groupBy: the model, label or user; null otherwise or for traces without one */
+                group: string | null;
+                other: boolean;
+                /** @description The series over the whole range (as value) */
+                total: number | null;
+                /** @description The trace filters of the traces behind the series (with startDate/endDate of a point: the traces list of that point); null when no filter can pick them (the "other" group, traces without a group) */
+                filters?: {
+                    user_id?: string | string[];
+                    thread_id?: string | string[];
+                    customer_id?: string | string[];
+                    /** @description Any of these labels */
+                    labels?: string | string[];
+                    /** @description Any span used one of these models */
+                    model?: string | string[];
+                    /** @description Any span has one of these types (llm, tool, agent, ...) */
+                    span_type?: string | string[];
+                    has_error?: boolean;
+                    has_annotation?: boolean;
+                    evaluation?: {
+                        /** @description Evaluator path or name, e.g. pii/pii_detection */
+                        evaluator?: string;
+                        passed?: boolean;
+                        /** @enum {string} */
+                        status?: "processed" | "skipped" | "error";
+                    };
+                    /** @description key = value on trace metadata */
+                    metadata?: {
+                        [key: string]: string | number | boolean;
+                    };
+                    /** @description Traces with a score of this config (any of their annotations), within min..max or equal to value */
+                    score?: {
+                        /** @description a score config (GET /api/score-configs) */
+                        configId: string;
+                        /** @description numeric: at least */
+                        min?: number;
+                        /** @description numeric: at most */
+                        max?: number;
+                        /** @description categorical: this category; boolean: true or false */
+                        value?: string | boolean;
+                    };
+                } | null;
+                points: {
+                    start: number;
+                    value: number | null;
+                }[];
+            }[];
         };
         ModelProvider: {
             id: string;
