@@ -245,6 +245,18 @@ const monitorRoute = createRoute({
   component: lazyRouteComponent(() => import('./routes/monitor.tsx')),
 });
 
+const dashboardsRoute = createRoute({
+  getParentRoute: () => projectRoute,
+  path: '/dashboards',
+  component: lazyRouteComponent(() => import('./routes/dashboards.tsx')),
+});
+
+const dashboardRoute = createRoute({
+  getParentRoute: () => projectRoute,
+  path: '/dashboards/$dashboardId',
+  component: lazyRouteComponent(() => import('./routes/dashboard.tsx')),
+});
+
 const alertsRoute = createRoute({
   getParentRoute: () => projectRoute,
   path: '/alerts',
@@ -433,6 +445,8 @@ const routeTree = rootRoute.addChildren([
     newMonitorRoute,
     monitorRoute,
     alertsRoute,
+    dashboardsRoute,
+    dashboardRoute,
     newAlertRuleRoute,
     alertRuleRoute,
     editAlertRuleRoute,

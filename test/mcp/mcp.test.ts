@@ -299,7 +299,8 @@ describe.each(appDatabaseKinds)('MCP server (%s)', (kind) => {
     const query = JSON.parse(/query \(POST \/api\/analytics\/timeseries\): (.*)/.exec(answer)![1]);
     const analytics = await t.request('POST', '/api/analytics/timeseries', { authToken: t.creds.projectApiKey, body: query });
     expect(analytics.status).toBe(200);
-    expect(analytics.body.totals.traces).toBe(4);
+    // The agent traces, the big one, and those the other tests' runs made.
+    expect(analytics.body.totals.traces).toBeGreaterThanOrEqual(4);
     expect(answer).toContain(`whole range: ${analytics.body.totals.traces}`);
     const missing = await mcp.callTool({ name: 'get_dashboard_chart', arguments: { id: 'default', chartId: 'no-such-chart' } });
     expect(missing.isError).toBe(true);

@@ -15,6 +15,7 @@ const PART2_SECTIONS = [
   ['/p/$projectId/alerts', 'Alerts'],
   ['/p/$projectId/experiments', 'Experiments'],
   ['/p/$projectId/simulations', 'Simulations'],
+  ['/p/$projectId/dashboards', 'Dashboards'],
   ['/p/$projectId/analytics', 'Analytics'],
 ] as const;
 

@@ -1,0 +1,53 @@
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import type { z } from 'zod';
+import { DELETE, GET, POST, PUT } from './client.ts';
+import type { components } from './openapi.gen.ts';
+import type { chartDataBody, DashboardDefinitionInput } from '../../modules/dashboards/schemas.ts';
+
+type Schemas = components['schemas'];
+export type Dashboard = Schemas['Dashboard'];
+export type ChartData = Schemas['ChartData'];
+export type DashboardChart = Schemas['DashboardChart'];
+export type { DashboardDefinitionInput };
+export { DISPLAYS, GRID_COLUMNS, MAX_CHARTS, METRICS, PERCENTILE_METRICS, RELATIVE_RANGES, UNGROUPED_METRICS } from '../../modules/dashboards/schemas.ts';
+
+export const dashboardKeys = {
+  list: (projectId: string) => ['dashboards', projectId] as const,
+  one: (projectId: string, id: string) => ['dashboard', projectId, id] as const,
+  chart: (projectId: string, id: string, version: number, chart: unknown, body: unknown) => ['dashboard-chart', projectId, id, version, chart, body] as const,
+};
+const at = (id: string) => ({ params: { path: { id } } });
+
+export function useDashboards(projectId: string) {
+  return useQuery({ queryKey: dashboardKeys.list(projectId), queryFn: async ({ signal }) => (await GET('/api/dashboards', { projectId, signal })).data });
+}
+
+export function useDashboard(projectId: string, id: string) {
+  return useQuery({ queryKey: dashboardKeys.one(projectId, id), queryFn: ({ signal }) => GET('/api/dashboards/{id}', { ...at(id), projectId, signal }) });
+}
+
+/** One chart's data as saved in `version` of its dashboard (the chart's definition is in the key: a moved chart is not read again). */
+export function useChartData(projectId: string, id: string, version: number, chart: DashboardChart, body: z.input<typeof chartDataBody>) {
+  const { layout: _layout, ...what } = chart;
+  return useQuery({
+    queryKey: dashboardKeys.chart(projectId, id, version, what, body),
+    queryFn: ({ signal }) => POST('/api/dashboards/{id}/charts/{chartId}/data', { params: { path: { id, chartId: chart.id } }, projectId, signal, body }),
+    placeholderData: keepPreviousData,
+  });
+}
+
+export function useDashboardMutations(projectId: string) {
+  const client = useQueryClient();
+  const saved = (d: Dashboard) => {
+    client.setQueryData(dashboardKeys.one(projectId, d.id), d);
+    return client.invalidateQueries({ queryKey: dashboardKeys.list(projectId) });
+  };
+  return {
+    create: useMutation({ mutationFn: (body: DashboardDefinitionInput) => POST('/api/dashboards', { projectId, body }), onSuccess: saved }),
+    put: useMutation({ mutationFn: ({ id, body }: { id: string; body: DashboardDefinitionInput }) => PUT('/api/dashboards/{id}', { ...at(id), projectId, body }), onSuccess: saved }),
+    remove: useMutation({
+      mutationFn: (id: string) => DELETE('/api/dashboards/{id}', { ...at(id), projectId }),
+      onSuccess: (_r, id) => Promise.all([client.invalidateQueries({ queryKey: dashboardKeys.list(projectId) }), client.invalidateQueries({ queryKey: dashboardKeys.one(projectId, id) })]),
+    }),
+  };
+}

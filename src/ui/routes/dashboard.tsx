@@ -1,0 +1,485 @@
+import '@mantine/charts/styles.css';
+import { useRef, useState, type KeyboardEvent as ReactKeyboardEvent, type PointerEvent as ReactPointerEvent } from 'react';
+import { BarChart, LineChart } from '@mantine/charts';
+import { ActionIcon, Alert, Button, Group, Loader, NativeSelect, Paper, Table, Text, TextInput, Title } from '@mantine/core';
+import { IconArrowsDiagonal, IconGripVertical, IconTrash } from '@tabler/icons-react';
+import { Link, useNavigate, useParams } from '@tanstack/react-router';
+import {
+  DISPLAYS,
+  GRID_COLUMNS,
+  METRICS,
+  PERCENTILE_METRICS,
+  RELATIVE_RANGES,
+  UNGROUPED_METRICS,
+  useChartData,
+  useDashboard,
+  useDashboardMutations,
+  type ChartData,
+  type Dashboard,
+  type DashboardChart,
+  type DashboardDefinitionInput,
+} from '../api/dashboards.ts';
+import type { SearchFilters } from '../api/types.ts';
+import { formErrors } from '../lib/form-errors.ts';
+import { dateFormat, formatCost, formatDuration, formatTokens, utcOffsetMinutes } from '../lib/format.ts';
+import { formatScoreFilter } from '../lib/list-search.ts';
+
+/** One grid row, in px; a chart `h` rows tall is h rows and the gaps between them. */
+const ROW = 56;
+const GAP = 12;
+const COLORS = ['indigo.6', 'teal.6', 'orange.6', 'grape.6', 'cyan.6', 'red.6', 'lime.7', 'pink.6', 'yellow.7', 'blue.6', 'gray.6'];
+type Layout = DashboardChart['layout'];
+
+const overlaps = (a: Layout, b: Layout) => a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
+const fits = (l: Layout, id: string, charts: DashboardChart[]) => l.x >= 0 && l.y >= 0 && l.x + l.w <= GRID_COLUMNS && !charts.some((c) => c.id !== id && overlaps(l, c.layout));
+const clamp = (v: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, v));
+
+/** A dashboard: its charts on a 12-column grid, arranged by dragging (Edit), saved whole at once, read by everyone in the project. */
+export default function DashboardPage() {
+  const { projectId, dashboardId } = useParams({ from: '/p/$projectId/dashboards/$dashboardId' });
+  const dashboard = useDashboard(projectId, dashboardId);
+  if (dashboard.isError)
+    return (
+      <div className="page">
+        <Alert color="red" title="The dashboard could not be loaded">
+          {dashboard.error.message}
+        </Alert>
+      </div>
+    );
+  if (dashboard.isPending)
+    return (
+      <div className="page">
+        <Loader size="sm" aria-label="Loading the dashboard" />
+      </div>
+    );
+  return <DashboardView projectId={projectId} dashboard={dashboard.data} />;
+}
+
+function DashboardView({ projectId, dashboard }: { projectId: string; dashboard: Dashboard }) {
+  const { put, remove } = useDashboardMutations(projectId);
+  const navigate = useNavigate();
+  const definition = dashboard.definition as DashboardDefinitionInput;
+  const [editing, setEditing] = useState(false);
+  const [range, setRange] = useState('saved');
+  // Relative ranges count back from when the page opened (one query key until the range changes).
+  const [now, setNow] = useState(() => Date.now());
+  const view = { utcOffsetMinutes: utcOffsetMinutes(), now, ...(range === 'saved' ? {} : { timeRange: { last: range as (typeof RELATIVE_RANGES)[number] } }) };
+  const save = (next: Partial<DashboardDefinitionInput>) => put.mutate({ id: dashboard.id, body: { ...definition, ...next } });
+  const charts = dashboard.definition.charts;
+  const savedRange = definition.timeRange?.last ? `Last ${definition.timeRange.last}` : 'Fixed dates';
+
+  return (
+    <div className="page">
+      <Group justify="space-between" wrap="wrap" gap="sm">
+        <div>
+          <Title order={1} size="h3">
+            {definition.name}
+          </Title>
+          {definition.description ? (
+            <Text size="sm" className="muted">
+              {definition.description}
+            </Text>
+          ) : null}
+        </div>
+        <Group gap="xs" wrap="wrap">
+          <NativeSelect
+            aria-label="Time range"
+            size="xs"
+            value={range}
+            onChange={(e) => {
+              setRange(e.currentTarget.value);
+              setNow(Date.now());
+            }}
+            data={[{ value: 'saved', label: `As saved (${savedRange})` }, ...RELATIVE_RANGES.map((r) => ({ value: r, label: `Last ${r}` }))]}
+          />
+          <Button size="xs" variant={editing ? 'filled' : 'default'} onClick={() => setEditing(!editing)} aria-pressed={editing}>
+            {editing ? 'Done' : 'Edit'}
+          </Button>
+        </Group>
+      </Group>
+      <Text size="xs" className="muted" data-testid="dashboard-saved">
+        {dashboard.builtIn ? 'The default dashboard, as shipped.' : `Saved ${dashboard.version} time${dashboard.version === 1 ? '' : 's'}.`} Shared with everyone in the project.
+        {put.isPending ? ' Saving…' : ''}
+      </Text>
+      {put.error && !editing ? (
+        <Alert color="red" title="Not saved">
+          {put.error.message}
+        </Alert>
+      ) : null}
+      {editing ? <EditPanel definition={definition} charts={charts} error={put.error} saving={put.isPending} onSave={save} onDelete={() => remove.mutate(dashboard.id, { onSuccess: () => void navigate({ to: '/p/$projectId/dashboards', params: { projectId } }) })} /> : null}
+      {charts.length === 0 ? (
+        <Text size="sm" className="muted">
+          No charts yet: Edit, then Add chart.
+        </Text>
+      ) : null}
+      <Grid
+        charts={charts}
+        editing={editing}
+        onPlace={(id, layout) => save({ charts: charts.map((c) => (c.id === id ? { ...c, layout } : c)) })}
+        onRemove={(id) => save({ charts: charts.filter((c) => c.id !== id) })}
+        render={(chart) => <ChartBody projectId={projectId} dashboard={dashboard} chart={chart} view={view} />}
+      />
+    </div>
+  );
+}
+
+/** The charts on the grid; in Edit, each moves by its grip and grows by its corner (pointer or arrow keys), and lands only where nothing else is. */
+function Grid({
+  charts,
+  editing,
+  onPlace,
+  onRemove,
+  render,
+}: {
+  charts: DashboardChart[];
+  editing: boolean;
+  onPlace: (id: string, layout: Layout) => void;
+  onRemove: (id: string) => void;
+  render: (chart: DashboardChart) => React.ReactNode;
+}) {
+  const ref = useRef<HTMLDivElement>(null);
+  const [moving, setMoving] = useState<{ id: string; layout: Layout } | null>(null);
+
+  const drag = (e: ReactPointerEvent, chart: DashboardChart, mode: 'move' | 'resize') => {
+    if (!ref.current || e.button !== 0) return;
+    e.preventDefault();
+    const rect = ref.current.getBoundingClientRect();
+    const colWidth = (rect.width + GAP) / GRID_COLUMNS;
+    const base = chart.layout;
+    const [x0, y0] = [e.clientX, e.clientY];
+    let last = base;
+    const move = (ev: PointerEvent) => {
+      const dx = Math.round((ev.clientX - x0) / colWidth);
+      const dy = Math.round((ev.clientY - y0) / (ROW + GAP));
+      const next =
+        mode === 'move'
+          ? { ...base, x: clamp(base.x + dx, 0, GRID_COLUMNS - base.w), y: Math.max(0, base.y + dy) }
+          : { ...base, w: clamp(base.w + dx, 1, GRID_COLUMNS - base.x), h: clamp(base.h + dy, 1, 24) };
+      if (fits(next, chart.id, charts)) {
+        last = next;
+        setMoving({ id: chart.id, layout: next });
+      }
+    };
+    const up = () => {
+      window.removeEventListener('pointermove', move);
+      setMoving(null);
+      if (last.x !== base.x || last.y !== base.y || last.w !== base.w || last.h !== base.h) onPlace(chart.id, last);
+    };
+    window.addEventListener('pointermove', move);
+    window.addEventListener('pointerup', up, { once: true });
+  };
+
+  const keys = (e: ReactKeyboardEvent, chart: DashboardChart, mode: 'move' | 'resize') => {
+    const step = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] }[e.key];
+    if (!step) return;
+    e.preventDefault();
+    const l = chart.layout;
+    const next = mode === 'move' ? { ...l, x: l.x + step[0], y: l.y + step[1] } : { ...l, w: Math.max(1, l.w + step[0]), h: clamp(l.h + step[1], 1, 24) };
+    if (fits(next, chart.id, charts)) onPlace(chart.id, next);
+  };
+
+  return (
+    <div className={`dash-grid${editing ? ' dash-editing' : ''}`} ref={ref} data-testid="dashboard-grid">
+      {charts.map((chart) => {
+        const l = moving?.id === chart.id ? moving.layout : chart.layout;
+        return (
+          <Paper
+            key={chart.id}
+            withBorder
+            p="sm"
+            component="section"
+            className="dash-item"
+            aria-label={chart.title}
+            data-chart-id={chart.id}
+            data-layout={`${l.x},${l.y},${l.w},${l.h}`}
+            style={{ gridColumn: `${l.x + 1} / span ${l.w}`, gridRow: `${l.y + 1} / span ${l.h}`, order: l.y * GRID_COLUMNS + l.x, ['--rows' as string]: l.h }}
+          >
+            {editing ? (
+              <Group gap={4} className="dash-tools">
+                <ActionIcon
+                  variant="subtle"
+                  size="sm"
+                  className="dash-grip"
+                  aria-label={`Move ${chart.title} (drag, or arrow keys)`}
+                  onPointerDown={(e) => drag(e, chart, 'move')}
+                  onKeyDown={(e) => keys(e, chart, 'move')}
+                >
+                  <IconGripVertical size={16} />
+                </ActionIcon>
+                <ActionIcon variant="subtle" size="sm" color="red" aria-label={`Remove ${chart.title}`} onClick={() => onRemove(chart.id)}>
+                  <IconTrash size={16} />
+                </ActionIcon>
+              </Group>
+            ) : null}
+            {render({ ...chart, layout: l })}
+            {editing ? (
+              <ActionIcon
+                variant="subtle"
+                size="sm"
+                className="dash-resize"
+                aria-label={`Resize ${chart.title} (drag, or arrow keys)`}
+                onPointerDown={(e) => drag(e, chart, 'resize')}
+                onKeyDown={(e) => keys(e, chart, 'resize')}
+              >
+                <IconArrowsDiagonal size={16} />
+              </ActionIcon>
+            ) : null}
+          </Paper>
+        );
+      })}
+    </div>
+  );
+}
+
+type View = Parameters<typeof useChartData>[4];
+
+function ChartBody({ projectId, dashboard, chart, view }: { projectId: string; dashboard: Dashboard; chart: DashboardChart; view: View }) {
+  const data = useChartData(projectId, dashboard.id, dashboard.version, chart, view);
+  const height = chart.layout.h * ROW + (chart.layout.h - 1) * GAP - 64;
+  if (data.isError)
+    return (
+      <Text size="sm" c="red">
+        {chart.title}: {data.error.message}
+      </Text>
+    );
+  if (!data.data)
+    return (
+      <>
+        <Text size="sm" fw={600}>
+          {chart.title}
+        </Text>
+        <Loader size="xs" aria-label={`Loading ${chart.title}`} />
+      </>
+    );
+  const d = data.data;
+  const fmt = formatter(chart.metric);
+  const summary = d.value === null ? `${d.series.length} series` : fmt(d.value);
+  const tick = tickFormat(d.interval, d.startDate, d.endDate);
+  const link = (filters: SearchFilters | null | undefined, start: number, end: number) => (filters === null ? null : tracesSearch(filters ?? {}, d.query.query, start, end));
+  const whole = link(d.series.length === 1 ? d.series[0].filters : (d.query.filters ?? {}), d.startDate, d.endDate);
+
+  return (
+    <figure className="dash-figure" aria-label={`${chart.title}: ${summary}`}>
+      <Text component="figcaption" size="sm" fw={600} mb={4} className="dash-title">
+        {chart.title}
+      </Text>
+      {chart.display === 'number' ? (
+        <Text className="dash-number" data-testid={`chart-value-${chart.id}`} data-value={d.value ?? ''}>
+          {d.value === null ? '–' : fmt(d.value)}
+        </Text>
+      ) : chart.display === 'table' ? (
+        <div className="dash-table" style={{ maxHeight: height }}>
+          <Table striped withTableBorder={false} fz="xs" data-testid={`chart-table-${chart.id}`}>
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>Time</Table.Th>
+                {d.series.map((s) => (
+                  <Table.Th key={s.name}>{s.name}</Table.Th>
+                ))}
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {(d.series[0]?.points ?? []).map((p, i) => (
+                <Table.Tr key={p.start}>
+                  <Table.Td>{tick(p.start)}</Table.Td>
+                  {d.series.map((s) => {
+                    const v = s.points[i]?.value ?? null;
+                    const to = link(s.filters, p.start, p.start + d.intervalMs - 1);
+                    return (
+                      <Table.Td key={s.name} data-value={v ?? ''}>
+                        {v === null ? '–' : to ? <Link to="/p/$projectId/traces" params={{ projectId }} search={to as never}>{fmt(v)}</Link> : fmt(v)}
+                      </Table.Td>
+                    );
+                  })}
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </div>
+      ) : (
+        <PlotChart chart={chart} data={d} height={Math.max(height, 80)} fmt={fmt} tick={tick} onPoint={(i) => {
+          const start = d.series[0]?.points[i]?.start;
+          const to = start === undefined ? null : link(d.series.length === 1 ? d.series[0].filters : (d.query.filters ?? {}), start, start + d.intervalMs - 1);
+          if (to) window.location.assign(`/p/${projectId}/traces?${new URLSearchParams(to).toString()}`);
+        }} />
+      )}
+      {whole ? (
+        <Link to="/p/$projectId/traces" params={{ projectId }} search={whole as never} className="dash-traces-link">
+          <Text span size="xs">
+            Traces behind this chart
+          </Text>
+        </Link>
+      ) : null}
+    </figure>
+  );
+}
+
+function PlotChart({ chart, data, height, fmt, tick, onPoint }: { chart: DashboardChart; data: ChartData; height: number; fmt: (v: number) => string; tick: (ms: number) => string; onPoint: (index: number) => void }) {
+  const names = data.series.map((s) => s.name);
+  const rows = (data.series[0]?.points ?? []).map((p, i) => ({ time: tick(p.start), ...Object.fromEntries(data.series.map((s) => [s.name, s.points[i]?.value ?? null])) }));
+  const series = names.map((name, i) => ({ name, color: COLORS[i % COLORS.length] }));
+  const click = { onClick: (e: { activeTooltipIndex?: number | string | null } | null) => (e && e.activeTooltipIndex !== undefined && e.activeTooltipIndex !== null ? onPoint(Number(e.activeTooltipIndex)) : undefined) };
+  const common = { h: height, dataKey: 'time', data: rows, series, withLegend: names.length > 1, valueFormatter: fmt, tickLine: 'y' as const, connectNulls: false };
+  return chart.display === 'bar' ? (
+    <BarChart {...common} type={chart.groupBy ? 'stacked' : 'default'} barChartProps={click} />
+  ) : (
+    <LineChart {...common} withDots={rows.length < 40} lineChartProps={click} />
+  );
+}
+
+function formatter(metric: DashboardChart['metric']): (v: number) => string {
+  if (metric === 'cost') return (v) => formatCost(v);
+  if (metric === 'error_rate' || metric === 'evaluation_pass_rate') return (v) => `${Math.round(v * 1000) / 10}%`;
+  if (PERCENTILE_METRICS.includes(metric)) return (v) => formatDuration(v);
+  if (metric.includes('tokens')) return (v) => formatTokens(v);
+  if (metric === 'score_mean') return (v) => String(Math.round(v * 100) / 100);
+  return (v) => v.toLocaleString();
+}
+
+function tickFormat(interval: string, start: number, end: number): (ms: number) => string {
+  const multiDay = end - start > 86_400_000;
+  const format = dateFormat(interval === 'minute' || interval === 'hour' ? (multiDay ? { month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit' } : { hour: 'numeric', minute: '2-digit' }) : { month: 'short', day: 'numeric' });
+  return (ms) => format.format(ms);
+}
+
+/** The traces list's URL search for a filter and a time span: the traces behind a point. */
+function tracesSearch(filters: SearchFilters, query: string | undefined, start: number, end: number): Record<string, string> {
+  const list = (v: string | string[]) => (Array.isArray(v) ? v.join(',') : v);
+  const s: Record<string, string> = { range: 'custom', from: new Date(start).toISOString(), to: new Date(end).toISOString() };
+  if (query) s.q = query;
+  if (filters.user_id) s.user = list(filters.user_id);
+  if (filters.thread_id) s.thread = list(filters.thread_id);
+  if (filters.customer_id) s.customer = list(filters.customer_id);
+  if (filters.labels) s.labels = list(filters.labels);
+  if (filters.model) s.model = list(filters.model);
+  if (filters.span_type) s.type = list(filters.span_type);
+  if (filters.has_error !== undefined) s.error = filters.has_error ? 'yes' : 'no';
+  if (filters.has_annotation !== undefined) s.annotated = filters.has_annotation ? 'yes' : 'no';
+  if (filters.evaluation?.passed !== undefined) s.eval = filters.evaluation.passed ? 'passed' : 'failed';
+  if (filters.evaluation?.evaluator) s.evaluator = filters.evaluation.evaluator;
+  if (filters.metadata) s.meta = Object.entries(filters.metadata).map(([k, v]) => `${k}=${String(v)}`).join(',');
+  if (filters.score) s.score = formatScoreFilter({ configId: filters.score.configId, min: filters.score.min, max: filters.score.max, value: filters.score.value === undefined ? undefined : String(filters.score.value) });
+  return s;
+}
+
+const CHART_FIELDS = ['charts.*.title', 'charts.*.metric', 'charts.*.display', 'charts.*.groupBy', 'charts.*.scoreConfigId', 'charts.*.evaluator', 'charts.*.layout', 'charts', 'name', 'timeRange', 'filters'] as const;
+
+/** Edit: the dashboard's name, saved range and filter (every chart inherits them), a new chart, deleting the dashboard. */
+function EditPanel({
+  definition,
+  charts,
+  error,
+  saving,
+  onSave,
+  onDelete,
+}: {
+  definition: DashboardDefinitionInput;
+  charts: DashboardChart[];
+  error: unknown;
+  saving: boolean;
+  onSave: (next: Partial<DashboardDefinitionInput>) => void;
+  onDelete: () => void;
+}) {
+  const errors = formErrors(error, CHART_FIELDS);
+  const [name, setName] = useState(definition.name);
+  const [saved, setSaved] = useState<string>(definition.timeRange?.last ?? '24h');
+  const [labels, setLabels] = useState(listText(definition.filters?.labels));
+  const [user, setUser] = useState(listText(definition.filters?.user_id));
+  const [model, setModel] = useState(listText(definition.filters?.model));
+  const [title, setTitle] = useState('');
+  const [metric, setMetric] = useState<DashboardChart['metric']>('traces');
+  const [display, setDisplay] = useState<DashboardChart['display']>('line');
+  const [groupBy, setGroupBy] = useState('none');
+  const [width, setWidth] = useState('6');
+  const [scoreConfigId, setScoreConfigId] = useState('');
+
+  const filters = () => {
+    const f: SearchFilters = { ...(definition.filters ?? {}) };
+    const set = (k: 'labels' | 'user_id' | 'model', text: string) => {
+      const items = text.split(',').map((s) => s.trim()).filter(Boolean);
+      if (items.length) f[k] = items;
+      else delete f[k];
+    };
+    set('labels', labels);
+    set('user_id', user);
+    set('model', model);
+    return Object.keys(f).length ? f : undefined;
+  };
+  const addChart = () => {
+    const w = Number(width);
+    const h = display === 'number' ? 2 : 4;
+    const y = charts.reduce((m, c) => Math.max(m, c.layout.y + c.layout.h), 0);
+    const id = `chart-${Date.now().toString(36)}`;
+    onSave({
+      charts: [
+        ...charts,
+        {
+          id,
+          title: title.trim() || metric,
+          metric,
+          display,
+          groupBy: groupBy === 'none' ? null : (groupBy as 'model' | 'label' | 'user'),
+          interval: 'auto',
+          ...(metric === 'score_mean' ? { scoreConfigId } : {}),
+          layout: { x: 0, y, w, h },
+        },
+      ],
+    });
+    setTitle('');
+  };
+  const grouped = !UNGROUPED_METRICS.includes(metric);
+
+  return (
+    <Paper withBorder p="sm" className="dash-edit">
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          onSave({ name, timeRange: { last: saved as (typeof RELATIVE_RANGES)[number] }, filters: filters() });
+        }}
+      >
+        <Group align="flex-end" gap="xs" wrap="wrap">
+          <TextInput label="Name" value={name} onChange={(e) => setName(e.currentTarget.value)} error={errors.at('name')} maxLength={200} />
+          <NativeSelect label="Saved range" value={saved} onChange={(e) => setSaved(e.currentTarget.value)} data={RELATIVE_RANGES.map((r) => ({ value: r, label: `Last ${r}` }))} error={errors.at('timeRange')} />
+          <TextInput label="Labels (any of)" value={labels} onChange={(e) => setLabels(e.currentTarget.value)} placeholder="prod, beta" error={errors.at('filters')} />
+          <TextInput label="Users" value={user} onChange={(e) => setUser(e.currentTarget.value)} placeholder="user ids" />
+          <TextInput label="Models" value={model} onChange={(e) => setModel(e.currentTarget.value)} placeholder="gpt-4o-mini" />
+          <Button type="submit" variant="default" loading={saving}>
+            Save settings
+          </Button>
+        </Group>
+      </form>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          addChart();
+        }}
+      >
+        <Group align="flex-end" gap="xs" wrap="wrap" mt="sm">
+          <TextInput label="Chart title" value={title} onChange={(e) => setTitle(e.currentTarget.value)} error={errors.at('charts.*.title')} maxLength={200} />
+          <NativeSelect label="Metric" value={metric} onChange={(e) => setMetric(e.currentTarget.value as DashboardChart['metric'])} data={[...METRICS]} error={errors.at('charts.*.metric')} />
+          <NativeSelect label="Shown as" value={display} onChange={(e) => setDisplay(e.currentTarget.value as DashboardChart['display'])} data={[...DISPLAYS]} error={errors.at('charts.*.display')} />
+          {grouped ? (
+            <NativeSelect label="Group by" value={groupBy} onChange={(e) => setGroupBy(e.currentTarget.value)} data={['none', 'model', 'label', 'user']} error={errors.at('charts.*.groupBy')} />
+          ) : null}
+          {metric === 'score_mean' ? (
+            <TextInput label="Score config id" value={scoreConfigId} onChange={(e) => setScoreConfigId(e.currentTarget.value)} error={errors.at('charts.*.scoreConfigId')} />
+          ) : null}
+          <NativeSelect label="Width" value={width} onChange={(e) => setWidth(e.currentTarget.value)} data={['3', '4', '6', '8', '12']} error={errors.at('charts.*.layout')} />
+          <Button type="submit" loading={saving}>
+            Add chart
+          </Button>
+          <Button type="button" color="red" variant="subtle" onClick={onDelete}>
+            Delete dashboard
+          </Button>
+        </Group>
+      </form>
+      {errors.elsewhere ? (
+        <Text size="sm" c="red" role="alert" mt="xs">
+          {errors.elsewhere}
+        </Text>
+      ) : null}
+    </Paper>
+  );
+}
+
+const listText = (v: string | string[] | undefined) => (v === undefined ? '' : Array.isArray(v) ? v.join(', ') : v);

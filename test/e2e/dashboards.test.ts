@@ -1,0 +1,202 @@
+import fs from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page, Response } from 'playwright-core';
+import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
+import { hasChromium, launchBrowser, SCREENSHOT_DIR, signIn } from '../support/browser.ts';
+import { checkBothWidths } from '../support/both-widths.ts';
+import { inviteAndAccept } from '../support/sessions.ts';
+
+const HOUR = 3_600_000;
+
+/**
+ * A dashboard built in the browser: charts added, one dragged to another place and one
+ * resized by pointer, saved, still there after a reload and for another member; every
+ * number shown is the analytics API's for the chart's query; a table cell opens its traces.
+ */
+describe.runIf(hasChromium)('dashboards in a real browser', () => {
+  const kind = appDatabaseKinds[0];
+  let web: TestApp;
+  let browser: Browser;
+  let page: Page;
+  const now = Date.now();
+
+  beforeAll(async () => {
+    web = await startApp(kind);
+    const traces = [
+      { id: 'dash-1', model: 'gpt-4o-mini', user: 'ada', cost: 0.01, error: false, ago: 1 },
+      { id: 'dash-2', model: 'gpt-4o-mini', user: 'bob', cost: 0.02, error: true, ago: 2 },
+      { id: 'dash-3', model: 'claude-3-5-haiku', user: 'ada', cost: 0.04, error: false, ago: 3 },
+      { id: 'dash-4', model: 'claude-3-5-haiku', user: 'cy', cost: 0.08, error: true, ago: 5 },
+      { id: 'dash-5', model: 'gpt-4o-mini', user: 'ada', cost: 0.16, error: false, ago: 7 },
+    ];
+    for (const t of traces) {
+      const at = now - t.ago * HOUR;
+      const res = await web.request('POST', '/api/collector', {
+        token: web.creds.projectApiKey,
+        body: {
+          trace_id: t.id,
+          metadata: { user_id: t.user },
+          spans: [
+            {
+              span_id: `${t.id}-1`,
+              type: 'llm',
+              model: t.model,
+              input: { type: 'text', value: 'q' },
+              output: { type: 'text', value: 'a' },
+              metrics: { prompt_tokens: 10, completion_tokens: 5, cost: t.cost },
+              ...(t.error ? { error: { message: 'upstream 500' } } : {}),
+              timestamps: { started_at: at, finished_at: at + 200 },
+            },
+          ],
+        },
+      });
+      expect(res.status, res.text).toBe(200);
+    }
+    browser = await launchBrowser();
+    page = await newPage();
+    fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  }, 120_000);
+  afterAll(async () => {
+    await browser?.close();
+    await web?.close();
+  });
+
+  async function newPage(): Promise<Page> {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    context.setDefaultTimeout(20_000);
+    return context.newPage();
+  }
+
+  /** The chart data answers the page gets, by chart id (the last one of each). */
+  function watchCharts(p: Page): Map<string, { chart: { metric: string }; query: Record<string, unknown>; value: number | null; series: { name: string; points: { start: number; value: number | null }[] }[] }> {
+    const seen = new Map();
+    p.on('response', (r: Response) => {
+      const m = /\/api\/dashboards\/[^/]+\/charts\/([^/]+)\/data$/.exec(new URL(r.url()).pathname);
+      if (m && r.status() === 200) void r.json().then((body) => seen.set(decodeURIComponent(m[1]), body));
+    });
+    return seen;
+  }
+
+  const grid = (p: Page) => p.getByTestId('dashboard-grid');
+  const chartBox = (p: Page, title: string) => grid(p).getByRole('region', { name: title, exact: true });
+  const layoutOf = (p: Page, title: string) => chartBox(p, title).getAttribute('data-layout');
+
+  /** Drags a handle by whole grid cells with the mouse (pointer events), as a person does. */
+  async function dragBy(p: Page, handle: string, cols: number, rows: number) {
+    const box = (await grid(p).boundingBox())!;
+    const col = (box.width + 12) / 12;
+    const h = (await p.getByRole('button', { name: handle }).boundingBox())!;
+    const [x, y] = [h.x + h.width / 2, h.y + h.height / 2];
+    await p.mouse.move(x, y);
+    await p.mouse.down();
+    for (let i = 1; i <= 5; i++) await p.mouse.move(x + (cols * col * i) / 5, y + (rows * 68 * i) / 5);
+    await p.mouse.up();
+  }
+
+  it('builds a dashboard by dragging, saved; reloaded and seen by another member; its numbers are the analytics API', async () => {
+    const projectId = web.creds.project.id;
+    await signIn(page, web.baseUrl, web.creds.user, projectId);
+    await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Dashboards' }).click();
+    await page.getByRole('heading', { name: 'Dashboards', exact: true }).waitFor();
+    // The default dashboard is there from the start.
+    await page.getByRole('link', { name: 'Overview' }).waitFor();
+    await page.getByLabel('New dashboard').fill('Team board');
+    await page.getByRole('button', { name: 'Create dashboard' }).click();
+    await page.getByRole('heading', { name: 'Team board' }).waitFor();
+    const dashboardId = new URL(page.url()).pathname.split('/').pop()!;
+
+    await page.getByRole('button', { name: 'Edit', exact: true }).click();
+    const add = async (title: string, metric: string, display: string, width: string, groupBy = 'none') => {
+      await page.getByLabel('Chart title').fill(title);
+      await page.getByLabel('Metric').selectOption(metric);
+      await page.getByLabel('Shown as').selectOption(display);
+      await page.getByLabel('Group by').selectOption(groupBy);
+      await page.getByLabel('Width').selectOption(width);
+      await page.getByRole('button', { name: 'Add chart' }).click();
+      await chartBox(page, title).waitFor();
+    };
+    await add('All traces', 'traces', 'number', '3');
+    await add('Cost per model', 'cost', 'table', '6', 'model');
+    await add('Error share', 'error_rate', 'number', '3');
+    expect(await layoutOf(page, 'All traces')).toBe('0,0,3,2');
+    expect(await layoutOf(page, 'Cost per model')).toBe('0,2,6,4');
+    expect(await layoutOf(page, 'Error share')).toBe('0,6,3,2');
+
+    // Dragged up beside the first chart, then the table made wider by its corner.
+    await dragBy(page, 'Move Error share (drag, or arrow keys)', 3, -6);
+    await expect.poll(() => layoutOf(page, 'Error share')).toBe('3,0,3,2');
+    await dragBy(page, 'Resize Cost per model (drag, or arrow keys)', 3, 1);
+    await expect.poll(() => layoutOf(page, 'Cost per model')).toBe('0,2,9,5');
+    // Saved as it was drawn.
+    await expect
+      .poll(async () => (await web.request('GET', `/api/dashboards/${dashboardId}`, { token: web.creds.projectApiKey })).body.definition.charts.map((c: { layout: unknown }) => c.layout))
+      .toEqual([
+        { x: 0, y: 0, w: 3, h: 2 },
+        { x: 0, y: 2, w: 9, h: 5 },
+        { x: 3, y: 0, w: 3, h: 2 },
+      ]);
+    await page.getByRole('button', { name: 'Done' }).click();
+
+    // A reload draws it the same, with the numbers the analytics API gives for each chart's query.
+    const charts = watchCharts(page);
+    await page.reload();
+    await chartBox(page, 'Error share').waitFor();
+    expect(await layoutOf(page, 'Error share')).toBe('3,0,3,2');
+    expect(await layoutOf(page, 'Cost per model')).toBe('0,2,9,5');
+    await checkNumbers(page, charts);
+    await checkBothWidths(page, 'dashboard', () => page.getByTestId('chart-value-' + [...charts.keys()][0]).first().waitFor(), true);
+
+    // Another member of the project sees the same dashboard.
+    const member = await inviteAndAccept(web, web.creds.adminApiKey, { email: 'mo@example.com', role: 'MEMBER', password: 'member-password-1' });
+    expect(member.userId).toBeTruthy();
+    const other = await newPage();
+    const theirCharts = watchCharts(other);
+    await signIn(other, web.baseUrl, { email: 'mo@example.com', password: 'member-password-1' }, projectId);
+    await other.goto(`${web.baseUrl}/p/${projectId}/dashboards/${dashboardId}`);
+    await chartBox(other, 'Error share').waitFor();
+    expect(await layoutOf(other, 'Error share')).toBe('3,0,3,2');
+    expect(await layoutOf(other, 'Cost per model')).toBe('0,2,9,5');
+    await checkNumbers(other, theirCharts);
+
+    // A table cell opens the traces behind it: that model, that interval.
+    const cell = chartBox(page, 'Cost per model').locator('td[data-value] a').first();
+    await cell.click();
+    await page.waitForURL(/\/traces\?/);
+    const search = new URL(page.url()).searchParams;
+    expect(search.get('range')).toBe('custom');
+    expect(['gpt-4o-mini', 'claude-3-5-haiku']).toContain(search.get('model'));
+  }, 240_000);
+
+  /** Each chart's figures on the page against POST /api/analytics/timeseries for the query the chart read. */
+  async function checkNumbers(p: Page, charts: ReturnType<typeof watchCharts>) {
+    await expect.poll(() => charts.size, { timeout: 20_000 }).toBe(3);
+    for (const [chartId, data] of charts) {
+      const q = data.query as { startDate: number; endDate: number; groupBy: string | null };
+      // The dashboard's saved range: the last 24 hours.
+      expect(q.endDate - q.startDate).toBe(24 * HOUR);
+      const analytics = await web.request('POST', '/api/analytics/timeseries', { token: web.creds.projectApiKey, body: data.query });
+      expect(analytics.status, analytics.text).toBe(200);
+      const a = analytics.body;
+      const value = p.getByTestId(`chart-value-${chartId}`);
+      if (await value.count()) {
+        const shown = Number(await value.getAttribute('data-value'));
+        if (data.chart.metric === 'traces') expect([shown, a.totals.traces]).toEqual([5, 5]);
+        else expect([data.chart.metric, shown]).toEqual(['error_rate', a.totals.errors / a.totals.traces]);
+        continue;
+      }
+      // The table: a column per model, a row per interval, each cell the bucket's cost.
+      expect(q.groupBy).toBe('model');
+      const table = p.getByTestId(`chart-table-${chartId}`);
+      const heads = (await table.locator('thead th').allTextContents()).slice(1);
+      expect(heads.sort()).toEqual(a.series.map((s: { group: string }) => s.group).sort());
+      const cells = await table.locator('tbody tr').evaluateAll((rows) => rows.map((r) => [...r.querySelectorAll('td[data-value]')].map((td) => td.getAttribute('data-value'))));
+      for (const [col, name] of heads.entries()) {
+        const s = a.series.find((x: { group: string }) => x.group === name);
+        const expected = s.buckets.map((b: { cost: number; traces: number }) => String(b.cost));
+        expect(cells.map((row) => row[col])).toEqual(expected);
+      }
+      const sum = a.series.reduce((n: number, s: { buckets: { cost: number }[] }) => n + s.buckets.reduce((m, b) => m + b.cost, 0), 0);
+      expect(sum).toBeCloseTo(0.31, 10);
+    }
+  }
+});
