@@ -188,7 +188,7 @@ describe.runIf(hasChromium)('dashboards in a real browser', () => {
       expect(q.groupBy).toBe('model');
       const table = p.getByTestId(`chart-table-${chartId}`);
       const heads = (await table.locator('thead th').allTextContents()).slice(1);
-      expect(heads.sort()).toEqual(a.series.map((s: { group: string }) => s.group).sort());
+      expect([...heads].sort()).toEqual(a.series.map((s: { group: string }) => s.group).sort());
       const cells = await table.locator('tbody tr').evaluateAll((rows) => rows.map((r) => [...r.querySelectorAll('td[data-value]')].map((td) => td.getAttribute('data-value'))));
       for (const [col, name] of heads.entries()) {
         const s = a.series.find((x: { group: string }) => x.group === name);
