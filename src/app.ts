@@ -378,16 +378,33 @@ export async function buildApp(deps: Deps): Promise<App> {
   monitorRoutes(http, services.monitors);
   analyticsRoutes(http, services.analytics);
   registerAlerts(http, scheduler, services.jobs, services.alerts.ctx, services.alerts.alerts);
+  const experimentRuns = platformRuns(deps, services, logger);
+  experimentRoutes(http, experimentRuns);
   const simulations = registerSimulations(http, {
     db: deps.db,
     clock: deps.clock,
     redactor: (projectId, path) => services.privacy.privacy.redactorFor(projectId, path),
+    server: {
+      models: {
+        check: async (scope, model, field) => void (await services.evaluations.providersFor(scope, model, field)),
+        chat: async (scope, model, messages, signal) => (await services.evaluations.complete(scope, model, messages, signal)).text,
+        callTool: (scope, model, call, signal) => services.evaluations.callTool(scope, model, call, signal),
+      },
+      prompts: {
+        version: async (scope, ref, version) => (await experimentRuns.deps.prompts.get(scope, ref, version !== undefined ? { version } : {})).version,
+        prepare: (scope, ref, select) => experimentRuns.deps.prompts.prepare(scope, ref, select),
+      },
+      agents: experimentRuns.deps,
+      headers: experimentRuns.deps.targetHeaders,
+      // Server-run simulations are jobs of the experiments' platform-run queue: claimed, leased and resumed as their runs are.
+      queue: experimentRuns.queue,
+      kick: () => experimentRuns.runner.kick(),
+      publicUrl: deps.config.publicUrl,
+    },
   });
   services.organizations.onProjectDeleted((tx, projectId) => simulations.deleteProject(projectId, tx));
   const dashboards = registerDashboards(http, { db: deps.db, clock: deps.clock, series: (projectId, request) => services.analytics.timeseries(projectId, request) });
   services.organizations.onProjectDeleted((tx, projectId) => dashboards.deleteProject(projectId, tx));
-  const experimentRuns = platformRuns(deps, services, logger);
-  experimentRoutes(http, experimentRuns);
   experimentRuns.runner.attach(http);
   // One process owns a PGlite database: jobs it had claimed when it last stopped (killed) are nobody's now.
   if (deps.db.kind === 'pglite') http.addHook('onReady', async () => void (await services.jobs.releaseClaims()));
@@ -416,7 +433,7 @@ export async function buildApp(deps: Deps): Promise<App> {
 }
 
 /** Experiments run by the platform: what they need of prompts, evaluators and traces, and their own job queue. */
-function platformRuns(deps: Deps, services: Services, logger: FastifyBaseLogger): { deps: PlatformDeps; runner: PlatformRunner } {
+function platformRuns(deps: Deps, services: Services, logger: FastifyBaseLogger): { deps: PlatformDeps; runner: PlatformRunner; queue: JobQueue } {
   const platform: PlatformDeps = {
     db: deps.db,
     clock: deps.clock,
@@ -441,7 +458,7 @@ function platformRuns(deps: Deps, services: Services, logger: FastifyBaseLogger)
   };
   // A queue of its own: a run takes minutes, and must not hold back monitor or import jobs.
   const queue = new JobQueue(deps.db, deps.clock, services.metrics, RUN_LEASE_MS);
-  return { deps: platform, runner: new PlatformRunner(platform, queue, logger) };
+  return { deps: platform, runner: new PlatformRunner(platform, queue, logger), queue };
 }
 
 /** How each kind of sealed value is sealed again under the keyring's first key (`spyglass keys rotate-encryption`). */

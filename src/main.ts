@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { EXPERIMENT_OPTIONS, experimentCommand } from './cli/experiment.ts';
+import { SIMULATION_USAGE, simulationCommand } from './cli/simulation.ts';
 import { parseArgs } from 'node:util';
 import v8 from 'node:v8';
 import type { Logger } from 'pino';
@@ -73,6 +74,12 @@ const COMMANDS: { name: string; args?: string; summary: string; details?: string
     args: '<experiment-slug> --run <run-id> [options]',
     summary: "wait for a run that exists (one logged by an SDK) to end, then its summary and the same gates",
     details: EXPERIMENT_OPTIONS,
+  },
+  {
+    name: 'simulation run',
+    args: '--set NAME [options]',
+    summary: "run a scenario set on a server as a batch, wait for the verdicts, a line per run; exit code and JUnit for CI",
+    details: SIMULATION_USAGE.slice(SIMULATION_USAGE.indexOf('options:')),
   },
   { name: 'help', args: '[command]', summary: 'print this list, or how to call one command' },
 ];
@@ -251,6 +258,7 @@ async function run(argv: string[]): Promise<number> {
   // Clients of a running server: no configuration, no database.
   if (command === 'mcp') return mcpCommand(argv.slice(1));
   if (command === 'experiment') return experimentCommand(argv.slice(argv.indexOf('experiment') + 1));
+  if (command === 'simulation') return simulationCommand(argv.slice(argv.indexOf('simulation') + 1));
   let config: Config;
   try {
     config = loadConfig();

@@ -68,7 +68,7 @@ export const EXPERIMENT_USAGE = `usage: spyglass experiment run <experiment-slug
 
 ${EXPERIMENT_OPTIONS}`;
 
-class ApiError extends Error {}
+export class ApiError extends Error {}
 
 interface Gate {
   kind: 'pass_rate' | 'score';
@@ -88,7 +88,7 @@ export function parseGate(text: string): Gate | null {
   return { kind, evaluator: m[2] ?? null, bound, text: text.trim() };
 }
 
-function client(server: string, key: string) {
+export function client(server: string, key: string) {
   const base = server.replace(/\/$/, '');
   return async <T>(method: string, path: string, body?: unknown): Promise<T> => {
     let res: Response;
@@ -141,7 +141,7 @@ export function summaryTable(s: Summary): string {
 
 /** XML 1.0 forbids most control characters even escaped: they are dropped. */
 const xmlInvalid = (c: number) => (c < 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d) || c === 0xfffe || c === 0xffff;
-const xml = (s: string) =>
+export const xml = (s: string) =>
   [...s]
     .filter((ch) => !xmlInvalid(ch.codePointAt(0)!))
     .join('').replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!);

@@ -3,6 +3,8 @@
  * posts produces: events out of order, repeated, late; and the bad input a client can send.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'drizzle-orm';
+import { MAX_EVENTS_PER_RUN } from '../../src/modules/simulations/schemas.ts';
 import { databaseKinds, startApp, type TestApp } from '../support/harness.ts';
 
 const T0 = 1_790_000_000_000;
@@ -108,5 +110,22 @@ describe.each(databaseKinds)('scenario events (%s)', (kind) => {
     expect(JSON.stringify(run.messages)).not.toContain('jane.doe@example.com');
     expect(run.messages[0].content).toContain('<EMAIL_ADDRESS>');
     await t.request('PUT', '/api/privacy/settings', { token: t.creds.adminApiKey, projectId: t.creds.project.id, body: { mode: 'off' } });
+  });
+
+  it('the 10,000th event of a run is taken, the next is refused with a 400 naming the limit, and the run keeps what it had', async () => {
+    expect((await post(started('run-full', T0, 'limits'))).status).toBe(201);
+    // As if 9,998 more events had come (posting them takes minutes): the run's count, set where the store keeps it.
+    await t.db.orm.execute(sql`UPDATE simulation_runs SET events = 9999 WHERE project_id = ${t.creds.project.id} AND scenario_run_id = 'run-full'`);
+    const last = await post(snapshot('run-full', T0 + 10, said('the last one taken'), 'limits'));
+    expect(last.status, last.text).toBe(201);
+    const refused = await post(finished('run-full', T0 + 20, 'success', 'limits'));
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toMatchObject({ code: 'too_many_events', meta: { limit: 'eventsPerRun', max: 10_000 } });
+    expect(JSON.stringify(refused.body)).toContain('body.scenarioRunId');
+    expect(MAX_EVENTS_PER_RUN).toBe(10_000);
+    const run = (await read('/api/simulations/runs/run-full')).body;
+    expect(run).toMatchObject({ status: 'IN_PROGRESS', messageCount: 1, results: null });
+    // Refusals are not counted: still refused, not a 500, however often it is sent.
+    expect((await post(finished('run-full', T0 + 30, 'success', 'limits'))).status).toBe(400);
   });
 });

@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { SQL } from 'drizzle-orm';
+import type { z } from 'zod';
 import type { Database, Executor } from '../../db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import { AppError, badRequest, notFound } from '../../platform/errors.ts';
@@ -14,7 +15,7 @@ import { parseInput, parseSettings, runEvaluator } from './runner.ts';
 import type { EvaluateBody, TraceEvaluation } from './schemas.ts';
 import * as store from './store.ts';
 import { EvaluatorError, MissingConfigurationError } from './errors.ts';
-import { completeChat, listProviderModels, resolveChatModel, splitModel, SUPPORTED_PROVIDERS, type ChatCompletion, type ChatMessage, type ChatOptions, type ChatParameters, type ProviderConfig } from './llm/provider.ts';
+import { completeChat, JudgeSession, listProviderModels, resolveChatModel, splitModel, SUPPORTED_PROVIDERS, type JudgeCall, type ChatCompletion, type ChatMessage, type ChatOptions, type ChatParameters, type ProviderConfig } from './llm/provider.ts';
 import type { EvaluationResult, EvaluatorDefinition } from './types.ts';
 
 export interface EvaluationLimits {
@@ -401,6 +402,31 @@ export class EvaluationService {
     const stored = providers?.get(resolved.provider);
     if (stored?.kind === 'anthropic') checkAnthropicParameters(options.parameters ?? {});
     return this.completeWith(resolved, messages, { ...options, signal, providers, timeoutMs: this.limits.timeoutMs, maxRetries: this.limits.maxRetries, vendor: stored ? (stored.kind === 'anthropic' ? 'anthropic' : 'openai') : resolved.provider });
+  }
+
+  /**
+   * One forced tool call, as the LLM judges (custom ones included) make them, with their provider
+   * configuration, retries and deadline: its arguments, validated. Failures as complete()'s.
+   */
+  async callTool<T extends z.ZodType>(scope: EvaluationScope, model: string, call: JudgeCall<T>, signal?: AbortSignal): Promise<z.output<T>> {
+    const providers = await this.providersFor(scope, model, 'model');
+    const deadline = AbortSignal.timeout(this.limits.timeoutMs);
+    const session = new JudgeSession(model, {
+      env: this.env,
+      fetch: this.fetchImpl,
+      now: () => this.clock.now(),
+      maxRetries: this.limits.maxRetries,
+      signal: signal ? AbortSignal.any([signal, deadline]) : deadline,
+      providers,
+    });
+    try {
+      return await session.call(call);
+    } catch (err) {
+      if (err instanceof MissingConfigurationError) throw new AppError(503, 'provider_not_configured', err.message, { meta: { variable: err.variable } });
+      if (deadline.aborted) throw new AppError(504, 'provider_timeout', `the model provider did not answer within ${this.limits.timeoutMs / 1000} s (retries included)`);
+      if (err instanceof EvaluatorError) throw new AppError(502, err.type === 'ProviderError' ? 'provider_error' : 'invalid_provider_response', err.message);
+      throw err;
+    }
   }
 
   /** A model provider's "test": one tiny completion, a short deadline, no retries. */

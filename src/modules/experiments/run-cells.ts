@@ -12,6 +12,7 @@ import type { PlatformDeps, PlatformScope, PreparedPrompt } from './platform-con
 import { RunBus, runKey, type RunEvent } from './run-bus.ts';
 import { runStatus } from './run-status.ts';
 import { runRedaction } from './redaction.ts';
+import { backoff, callHttpAgent, getPath, sleep } from './http-target.ts';
 import * as store from './store.ts';
 
 export const RUN_QUEUE = 'experiment-run';
@@ -306,53 +307,9 @@ export class PlatformRunner {
       // A key removed from SPYGLASS_ENCRYPTION_KEY: say so, never call the agent without its credentials.
       return { output: null, cost: null, duration: 0, traceId: null, error: `headers_unreadable: the target's headers do not open (${err instanceof Error ? err.message : String(err)}); save them again` };
     }
-    let answer: unknown = null;
-    let error: string | null;
-    let output: unknown = null;
-    for (let attempt = 1; ; attempt++) {
-      const deadline = AbortSignal.timeout(target.timeout_ms);
-      let retryAfter: number | undefined;
-      let retryable = false;
-      try {
-        const res = await this.deps.fetch(target.url, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', accept: 'application/json', ...headers },
-          body: JSON.stringify(row.entry),
-          signal: AbortSignal.any([signal, deadline]),
-          redirect: 'error',
-        });
-        const text = await res.text();
-        if (!res.ok) {
-          error = `http_${res.status}: the agent answered ${res.status}${text ? ` (${text.slice(0, 200)})` : ''}`;
-          retryable = res.status === 429 || res.status >= 500;
-          const header = res.headers.get('retry-after');
-          if (header) retryAfter = parseRetryAfter(header, Date.now());
-        } else {
-          try {
-            answer = JSON.parse(text) as unknown;
-            error = null;
-            output = target.output_field === '.' ? answer : getPath(answer, target.output_field);
-            if (output === undefined) {
-              output = null;
-              error = `missing_output: the agent's answer has no field "${target.output_field}"`;
-            }
-          } catch {
-            error = `invalid_json: the agent's answer is not JSON (${text.slice(0, 200)})`;
-          }
-        }
-      } catch (err) {
-        if (signal.aborted) return aborted(t0);
-        if (deadline.aborted) error = `timeout: the agent did not answer within ${target.timeout_ms} ms`;
-        else {
-          error = `network_error: ${err instanceof Error ? ((err.cause as Error | undefined)?.message ?? err.message) : String(err)}`;
-          retryable = true;
-        }
-      }
-      if (!retryable || attempt >= this.deps.retry.attempts) break;
-      await sleep(backoff(this.deps.retry.baseMs, attempt, retryAfter, this.deps.retry.maxRetryAfterMs), signal);
-      if (signal.aborted) return aborted(t0);
-    }
-    const duration = Math.round(performance.now() - t0);
+    const called = await callHttpAgent(this.deps, target, headers, row.entry, signal);
+    if (called.aborted) return aborted(t0);
+    const { answer, output, error, duration } = called;
     const traceId = await this.recordAgentTrace(scope, plan, runId, row, target, { started, duration, answer, output, error });
     return { output, cost: null, duration, traceId, error };
   }
@@ -492,40 +449,4 @@ export function resolveSource(source: string, entry: Record<string, unknown>, ou
   if (source === 'target.output') return output;
   if (source.startsWith('target.output.')) return getPath(output, source.slice('target.output.'.length)) ?? null;
   return null;
-}
-
-function getPath(value: unknown, path: string): unknown {
-  let current: unknown = value;
-  for (const part of path.split('.')) {
-    if (current === null || typeof current !== 'object') return undefined;
-    current = (current as Record<string, unknown>)[part];
-  }
-  return current;
-}
-
-/** Retry-After as milliseconds from now: delta seconds or an HTTP date. */
-export function parseRetryAfter(header: string, nowMs: number): number | undefined {
-  const seconds = Number(header);
-  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
-  const date = Date.parse(header);
-  return Number.isFinite(date) ? Math.max(0, date - nowMs) : undefined;
-}
-
-/** Exponential backoff with jitter, or the server's Retry-After in ms (capped). */
-function backoff(baseMs: number, attempt: number, retryAfter: number | undefined, maxRetryAfterMs: number): number {
-  if (retryAfter !== undefined) return Math.min(retryAfter, maxRetryAfterMs);
-  return Math.round(baseMs * 2 ** (attempt - 1) * (0.8 + Math.random() * 0.4));
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
 }

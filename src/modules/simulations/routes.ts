@@ -1,4 +1,7 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { compareBatches } from './compare-batches.ts';
+import { createScenario, listScenarios, presentScenario, removeScenario, replaceScenario, requireScenario } from './define-scenario.ts';
+import { startBatch } from './start-batch.ts';
 import { projectRoute, routeGroup } from '../../platform/http/route-group.ts';
 import type { SimulationsContext } from './context.ts';
 import { archiveSimulationSet, getSimulationRun, listBatchRuns, listSimulationBatches, listSimulationSets } from './read-runs.ts';
@@ -7,6 +10,16 @@ import {
   archiveQuery,
   archiveResponse,
   batchParams,
+  compareQuery,
+  compareResponse,
+  deletedResponse,
+  runSetBody,
+  runSetResponse,
+  scenarioBody,
+  scenarioListQuery,
+  scenarioListResponse,
+  scenarioParams,
+  scenarioView,
   eventAccepted,
   runParams,
   scenarioEvent,
@@ -69,6 +82,64 @@ export function simulationRoutes(app: FastifyInstance, ctx: SimulationsContext) 
       '/runs/:scenarioRunId',
       { config: view, schema: { tags, summary: 'One run: the conversation, the verdict per criterion and the reasoning, the traces it produced', params: runParams, response: { 200: simulationRun, ...g.errors(404) } } },
       (req, { projectId }) => getSimulationRun(ctx, projectId, req.params.scenarioRunId),
+    );
+
+    // Simulations the server runs: scenarios, a set run as a batch, two batches compared.
+    const create = { auth: { scope: 'project' as const, permission: 'simulations:create' as const } };
+    const remove = { auth: { scope: 'project' as const, permission: 'simulations:delete' as const } };
+    const origin = (req: FastifyRequest) => (ctx.server.publicUrl ?? `${req.protocol}://${req.host}`).replace(/\/$/, '');
+    project.post(
+      '/scenarios',
+      { config: create, schema: { tags, summary: 'Define a scenario the server runs: the user\'s persona and goal, the criteria, the maximum turns, the agent', body: scenarioBody, response: { 201: scenarioView, ...g.errors(400, 409) } } },
+      async (req, scope, reply) => reply.status(201).send(await createScenario(ctx, scope, req.body)),
+    );
+    project.get(
+      '/scenarios',
+      { config: view, schema: { tags, summary: 'Scenarios the server runs, by set and name (an agent\'s headers masked)', querystring: scenarioListQuery, response: { 200: scenarioListResponse } } },
+      (req, { projectId }) => listScenarios(ctx, projectId, req.query.scenarioSetId),
+    );
+    project.get(
+      '/scenarios/:scenarioId',
+      { config: view, schema: { tags, summary: 'One scenario', params: scenarioParams, response: { 200: scenarioView, ...g.errors(404) } } },
+      async (req, { projectId }) => presentScenario(await requireScenario(ctx, projectId, req.params.scenarioId)),
+    );
+    project.put(
+      '/scenarios/:scenarioId',
+      { config: create, schema: { tags, summary: 'Replace a scenario (headers not sent stay as stored)', params: scenarioParams, body: scenarioBody, response: { 200: scenarioView, ...g.errors(400, 404, 409) } } },
+      (req, scope) => replaceScenario(ctx, scope, req.params.scenarioId, req.body),
+    );
+    project.delete(
+      '/scenarios/:scenarioId',
+      { config: remove, schema: { tags, summary: 'Delete a scenario (its runs stay)', params: scenarioParams, response: { 200: deletedResponse, ...g.errors(404) } } },
+      (req, { projectId }) => removeScenario(ctx, projectId, req.params.scenarioId),
+    );
+    project.post(
+      '/sets/:scenarioSetId/run',
+      {
+        config: create,
+        schema: {
+          tags,
+          summary: "Run a set's scenarios as a batch on the server (each `repeat` times): the runs appear as reported ones do",
+          params: setParams,
+          body: runSetBody,
+          response: { 201: runSetResponse, ...g.errors(400, 404) },
+        },
+      },
+      async (req, scope, reply) => reply.status(201).send(await startBatch(ctx, scope, req.params.scenarioSetId, req.body, origin(req))),
+    );
+    project.get(
+      '/sets/:scenarioSetId/compare',
+      {
+        config: view,
+        schema: {
+          tags,
+          summary: 'Two batches of a set compared: pass rate per scenario and overall, the paired difference and its verdict in words',
+          params: setParams,
+          querystring: compareQuery,
+          response: { 200: compareResponse, ...g.errors(400) },
+        },
+      },
+      (req, { projectId }) => compareBatches(ctx, projectId, req.params.scenarioSetId, req.query.baseline, req.query.candidate),
     );
   });
 }

@@ -132,3 +132,117 @@ export const simulationRun = z.object({ ...runSummaryShape, metadata: z.record(z
 export const setParams = z.object({ scenarioSetId: z.string().min(1).max(256) });
 export const batchParams = z.object({ batchRunId: z.string().min(1).max(256) });
 export const runParams = z.object({ scenarioRunId: z.string().min(1).max(256) });
+
+/* ---- Simulations the server runs ---- */
+
+/** Turns (a user message and the agent's answer) a server-run scenario may take at most. */
+export const MAX_TURNS = 50;
+export const MAX_CRITERIA = 30;
+/** Runs one batch may start (scenarios of the set × repeat): what one batch page lists. */
+export const MAX_BATCH_RUNS = MAX_PAGE;
+export const MAX_REPEAT = 20;
+export const DEFAULT_SIMULATION_MODEL = 'openai/gpt-4o-mini';
+
+const setName = z.string().trim().min(1).max(256);
+const model = z.string().regex(/^[A-Za-z0-9_.-]+\/\S+$/, 'must be provider/model, e.g. openai/gpt-4o-mini').max(300);
+
+const httpAgentTarget = z.object({
+  type: z.literal('http'),
+  url: z
+    .string()
+    .max(2000)
+    .url()
+    .refine((u) => /^https?:\/\//i.test(u), 'an http or https URL')
+    .describe('POSTed {messages: [{role, content}], thread_id, scenario: {id, name}} each turn; answers JSON with the reply at output_field'),
+  headers: z
+    .record(z.string().min(1).max(200), z.string().max(8000))
+    .optional()
+    .describe('Sent with every call (e.g. Authorization); stored encrypted and answered masked. Not sent on a PUT: the stored headers stay; a masked value as GET answered it keeps the stored value'),
+  output_field: z.string().min(1).max(200).default('output').describe("The answer's field holding the agent's reply (a dotted path); `.` for the whole answer"),
+  timeout_ms: z.number().int().min(100).max(300_000).default(30_000),
+});
+const promptAgentTarget = z.object({
+  type: z.literal('prompt'),
+  prompt: z.string().min(1).max(300).describe('The prompt id or handle; its variables `input` (the last user message) and `conversation` (the transcript) are filled each turn'),
+  version: z.number().int().min(1).optional().describe('A stored version; default: the newest when the batch starts'),
+  model: model.optional().describe("provider/model instead of the version's model"),
+});
+export const agentTarget = z.discriminatedUnion('type', [httpAgentTarget, promptAgentTarget]);
+
+export const scenarioBody = z.strictObject({
+  name: z.string().trim().min(1).max(255),
+  scenarioSetId: setName.default('default').describe('The set the scenario belongs to: `spyglass simulation run --set NAME` runs a set'),
+  description: z.string().max(10_000).default(''),
+  persona: z.string().trim().min(1).max(10_000).describe('Who the simulated user is'),
+  goal: z.string().trim().min(1).max(10_000).describe('What the simulated user wants from the agent'),
+  criteria: z.array(z.string().trim().min(1).max(2_000)).min(1).max(MAX_CRITERIA).describe('What the judge checks; the run succeeds when every criterion is met'),
+  maxTurns: z.number().int().min(1).max(MAX_TURNS).default(10).describe(`Turns before the judge must decide (1..${MAX_TURNS})`),
+  target: agentTarget,
+});
+export type ScenarioBody = z.output<typeof scenarioBody>;
+
+const targetView = z.discriminatedUnion('type', [httpAgentTarget.extend({ headers: z.record(z.string(), z.string()).optional() }), promptAgentTarget]);
+export const scenarioView = z.object({
+  id: z.string(),
+  name: z.string(),
+  scenarioSetId: z.string(),
+  description: z.string(),
+  persona: z.string(),
+  goal: z.string(),
+  criteria: z.array(z.string()),
+  maxTurns: z.number().int(),
+  target: targetView,
+  createdAt: z.number(),
+  updatedAt: z.number(),
+});
+export const scenarioListQuery = z.object({ scenarioSetId: setName.optional() });
+export const scenarioListResponse = z.object({ scenarios: z.array(scenarioView) });
+export const scenarioParams = z.object({ scenarioId: z.string().min(1).max(256) });
+export const deletedResponse = z.object({ deleted: z.boolean() });
+
+export const runSetBody = z
+  .strictObject({
+    repeat: z.number().int().min(1).max(MAX_REPEAT).default(1).describe('Runs of each scenario in the batch: a scenario run several times gives a pass rate'),
+    userModel: model.default(DEFAULT_SIMULATION_MODEL).describe('provider/model playing the user'),
+    judgeModel: model.default(DEFAULT_SIMULATION_MODEL).describe('provider/model judging the conversation against the criteria'),
+    label: z.string().trim().min(1).max(200).optional().describe('The agent version this batch tests (shown beside the batch, used when comparing)'),
+  })
+  .default({ repeat: 1, userModel: DEFAULT_SIMULATION_MODEL, judgeModel: DEFAULT_SIMULATION_MODEL });
+export type RunSetBody = z.output<typeof runSetBody>;
+export const runSetResponse = z.object({
+  batchRunId: z.string(),
+  scenarioSetId: z.string(),
+  runs: z.array(z.object({ scenarioRunId: z.string(), scenarioId: z.string(), name: z.string() })),
+  batchUrl: z.string(),
+});
+
+export const compareQuery = z.object({
+  baseline: z.string().min(1).max(256).describe('A batch of the set: the agent version compared against'),
+  candidate: z.string().min(1).max(256).describe('Another batch of the same set'),
+});
+const rate = z.object({ runs: z.number().int(), passed: z.number().int(), passRate: z.number().nullable(), interval: z.object({ low: z.number(), high: z.number() }).nullable() });
+export const compareResponse = z.object({
+  scenarioSetId: z.string(),
+  baseline: z.object({ batchRunId: z.string(), label: z.string().nullable() }),
+  candidate: z.object({ batchRunId: z.string(), label: z.string().nullable() }),
+  overall: z.object({
+    baseline: rate,
+    candidate: rate,
+    pairedScenarios: z.number().int().describe('Scenarios run in both batches: the pairs the difference is measured on'),
+    difference: z.number().nullable().describe('candidate − baseline pass rate, the mean over paired scenarios'),
+    interval: z.object({ low: z.number(), high: z.number() }).nullable(),
+    pValue: z.number().nullable(),
+    verdict: z.enum(['better', 'worse', 'no detectable difference', 'not enough data']),
+    minimumDetectableEffect: z.number().nullable(),
+    summary: z.string().describe('The verdict in words'),
+  }),
+  scenarios: z.array(
+    z.object({
+      scenarioId: z.string(),
+      name: z.string().nullable(),
+      baseline: rate.nullable(),
+      candidate: rate.nullable(),
+      difference: z.number().nullable(),
+    }),
+  ),
+});

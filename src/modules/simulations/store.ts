@@ -177,3 +177,102 @@ export async function findRun(db: Executor, projectId: string, scenarioRunId: st
 export async function deleteProjectRuns(db: Executor, projectId: string): Promise<void> {
   await db.execute(sql`DELETE FROM simulation_runs WHERE project_id = ${projectId}`);
 }
+
+/* ---- Scenarios the server runs (migrations/0046_simulation_scenarios.sql) ---- */
+
+export interface ScenarioRow {
+  id: string;
+  scenario_set_id: string;
+  name: string;
+  description: string;
+  persona: string;
+  goal: string;
+  criteria: string[];
+  max_turns: number;
+  target: Record<string, unknown>;
+  created_at: number;
+  updated_at: number;
+}
+
+const toScenario = (r: Record<string, unknown>): ScenarioRow => ({
+  ...(r as unknown as ScenarioRow),
+  max_turns: Number(r.max_turns),
+  created_at: Number(r.created_at),
+  updated_at: Number(r.updated_at),
+});
+const SCENARIO = sql.raw('id, scenario_set_id, name, description, persona, goal, criteria, max_turns, target, created_at, updated_at');
+
+/** Inserts or replaces a scenario; false when its name is taken by another scenario of its set. */
+export async function saveScenario(db: Executor, projectId: string, s: ScenarioRow): Promise<boolean> {
+  const found = await rows(
+    db,
+    sql`INSERT INTO simulation_scenarios (project_id, id, scenario_set_id, name, description, persona, goal, criteria, max_turns, target, created_at, updated_at)
+        VALUES (${projectId}, ${s.id}, ${s.scenario_set_id}, ${s.name}, ${s.description}, ${s.persona}, ${s.goal}, ${jsonParam(s.criteria)}::jsonb, ${s.max_turns},
+                ${jsonParam(s.target)}::jsonb, ${s.created_at}, ${s.updated_at})
+        ON CONFLICT (project_id, id) DO UPDATE SET scenario_set_id = EXCLUDED.scenario_set_id, name = EXCLUDED.name, description = EXCLUDED.description,
+          persona = EXCLUDED.persona, goal = EXCLUDED.goal, criteria = EXCLUDED.criteria, max_turns = EXCLUDED.max_turns, target = EXCLUDED.target,
+          updated_at = EXCLUDED.updated_at
+        RETURNING id`,
+  ).catch((err: unknown) => {
+    if (isUniqueViolation(err)) return null;
+    throw err;
+  });
+  return found !== null;
+}
+
+function isUniqueViolation(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
+    if ((e as { code?: unknown }).code === '23505') return true;
+  }
+  return false;
+}
+
+export async function findScenario(db: Executor, projectId: string, id: string): Promise<ScenarioRow | null> {
+  const [r] = await rows<Record<string, unknown>>(db, sql`SELECT ${SCENARIO} FROM simulation_scenarios WHERE project_id = ${projectId} AND id = ${id}`);
+  return r ? toScenario(r) : null;
+}
+
+export async function listScenarios(db: Executor, projectId: string, scenarioSetId: string | null): Promise<ScenarioRow[]> {
+  const found = await rows<Record<string, unknown>>(
+    db,
+    sql`SELECT ${SCENARIO} FROM simulation_scenarios WHERE project_id = ${projectId} ${scenarioSetId === null ? sql`` : sql`AND scenario_set_id = ${scenarioSetId}`}
+        ORDER BY scenario_set_id, lower(name), id LIMIT 1000`,
+  );
+  return found.map(toScenario);
+}
+
+export async function deleteScenario(db: Executor, projectId: string, id: string): Promise<boolean> {
+  return (await rows(db, sql`DELETE FROM simulation_scenarios WHERE project_id = ${projectId} AND id = ${id} RETURNING id`)).length > 0;
+}
+
+export async function insertServerRuns(db: Executor, runs: Array<{ projectId: string; organizationId: string; scenarioRunId: string; batchRunId: string; plan: unknown; at: number }>): Promise<void> {
+  for (const r of runs) {
+    await db.execute(
+      sql`INSERT INTO simulation_server_runs (project_id, scenario_run_id, organization_id, batch_run_id, plan, created_at)
+          VALUES (${r.projectId}, ${r.scenarioRunId}, ${r.organizationId}, ${r.batchRunId}, ${jsonParam(r.plan)}::jsonb, ${r.at})`,
+    );
+  }
+}
+
+export async function findServerRun(db: Executor, projectId: string, scenarioRunId: string): Promise<{ organization_id: string; batch_run_id: string; plan: unknown } | null> {
+  const [r] = await rows<{ organization_id: string; batch_run_id: string; plan: unknown }>(
+    db,
+    sql`SELECT organization_id, batch_run_id, plan FROM simulation_server_runs WHERE project_id = ${projectId} AND scenario_run_id = ${scenarioRunId}`,
+  );
+  return r ?? null;
+}
+
+/** Per scenario of a batch: its runs and passes (a scenario run several times gives a rate), and the batch's label. */
+export async function batchScenarioCounts(db: Executor, projectId: string, batchRunId: string): Promise<Array<{ scenario_id: string; name: string | null; scenario_set_id: string; label: string | null } & CountsRow>> {
+  return rows(
+    db,
+    sql`SELECT scenario_id, max(name) AS name, min(scenario_set_id) AS scenario_set_id, max(metadata->>'label') AS label, ${COUNTS}
+        FROM simulation_runs WHERE project_id = ${projectId} AND batch_run_id = ${batchRunId} AND archived_at IS NULL
+        GROUP BY scenario_id ORDER BY scenario_id`,
+  );
+}
+
+export async function deleteProjectScenarios(db: Executor, projectId: string): Promise<void> {
+  await db.execute(sql`DELETE FROM simulation_scenarios WHERE project_id = ${projectId}`);
+  await db.execute(sql`DELETE FROM simulation_server_runs WHERE project_id = ${projectId}`);
+}

@@ -22801,1830 +22801,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/scenario-events": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** One event of a scenario run, as LangWatch's Scenario package posts it: run started, a snapshot of the conversation, run finished with its verdict */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        timestamp: number;
-                        rawEvent?: unknown;
-                        batchRunId: string;
-                        scenarioId: string;
-                        scenarioRunId: string;
-                        scenarioSetId?: string;
-                        /** @enum {string} */
-                        type: "SCENARIO_RUN_STARTED";
-                        metadata: {
-                            name?: string;
-                            description?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    } | {
-                        timestamp: number;
-                        rawEvent?: unknown;
-                        batchRunId: string;
-                        scenarioId: string;
-                        scenarioRunId: string;
-                        scenarioSetId?: string;
-                        /** @enum {string} */
-                        type: "SCENARIO_RUN_FINISHED";
-                        /** @enum {string} */
-                        status: "SUCCESS" | "ERROR" | "CANCELLED" | "IN_PROGRESS" | "PENDING" | "FAILED" | "STALLED" | "QUEUED" | "RUNNING";
-                        results?: {
-                            /** @enum {string} */
-                            verdict: "success" | "failure" | "inconclusive";
-                            reasoning?: string;
-                            metCriteria: string[];
-                            unmetCriteria: string[];
-                            error?: string;
-                        } | null;
-                    } | {
-                        timestamp: number;
-                        rawEvent?: unknown;
-                        batchRunId: string;
-                        scenarioId: string;
-                        scenarioRunId: string;
-                        scenarioSetId?: string;
-                        /** @enum {string} */
-                        type: "SCENARIO_MESSAGE_SNAPSHOT";
-                        messages: ({
-                            id?: string;
-                            role: string;
-                            content?: string | unknown[] | null;
-                            name?: string;
-                            toolCalls?: ({
-                                id: string;
-                                type?: string;
-                                function: {
-                                    name: string;
-                                    arguments: string;
-                                } & {
-                                    [key: string]: unknown;
-                                };
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            toolCallId?: string;
-                            trace_id?: string;
-                        } & {
-                            [key: string]: unknown;
-                        })[];
-                    } | ({
-                        timestamp: number;
-                        rawEvent?: unknown;
-                        batchRunId: string;
-                        scenarioId: string;
-                        scenarioRunId: string;
-                        scenarioSetId?: string;
-                        /** @enum {string} */
-                        type: "SCENARIO_TEXT_MESSAGE_START";
-                    } & {
-                        [key: string]: unknown;
-                    }) | ({
-                        timestamp: number;
-                        rawEvent?: unknown;
-                        batchRunId: string;
-                        scenarioId: string;
-                        scenarioRunId: string;
-                        scenarioSetId?: string;
-                        /** @enum {string} */
-                        type: "SCENARIO_TEXT_MESSAGE_END";
-                    } & {
-                        [key: string]: unknown;
-                    }) | ({
-                        timestamp: number;
-                        rawEvent?: unknown;
-                        batchRunId: string;
-                        scenarioId: string;
-                        scenarioRunId: string;
-                        scenarioSetId?: string;
-                        /** @enum {string} */
-                        type: "SCENARIO_TEXT_MESSAGE_CONTENT";
-                    } & {
-                        [key: string]: unknown;
-                    }) | ({
-                        timestamp: number;
-                        rawEvent?: unknown;
-                        batchRunId: string;
-                        scenarioId: string;
-                        scenarioRunId: string;
-                        scenarioSetId?: string;
-                        /** @enum {string} */
-                        type: "SCENARIO_TOOL_CALL_START";
-                    } & {
-                        [key: string]: unknown;
-                    }) | ({
-                        timestamp: number;
-                        rawEvent?: unknown;
-                        batchRunId: string;
-                        scenarioId: string;
-                        scenarioRunId: string;
-                        scenarioSetId?: string;
-                        /** @enum {string} */
-                        type: "SCENARIO_TOOL_CALL_ARGS";
-                    } & {
-                        [key: string]: unknown;
-                    }) | ({
-                        timestamp: number;
-                        rawEvent?: unknown;
-                        batchRunId: string;
-                        scenarioId: string;
-                        scenarioRunId: string;
-                        scenarioSetId?: string;
-                        /** @enum {string} */
-                        type: "SCENARIO_TOOL_CALL_END";
-                    } & {
-                        [key: string]: unknown;
-                    });
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            success: boolean;
-                            url?: string | null;
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        /** Archive every run of a scenario set (scenarioSetId is required) */
-        delete: {
-            parameters: {
-                query: {
-                    scenarioSetId: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            archived: number;
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/simulations/sets": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Scenario sets with their runs, batches and pass rates */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            sets: {
-                                scenarioSetId: string;
-                                batches: number;
-                                runs: number;
-                                /** @description Runs whose verdict is success. */
-                                passed: number;
-                                /** @description Runs that finished with a failure verdict, an error or cancelled. */
-                                failed: number;
-                                inProgress: number;
-                                /** @description passed / finished runs; null while none has finished. */
-                                passRate: number | null;
-                                lastRunAt: number;
-                            }[];
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/simulations/sets/{scenarioSetId}/batches": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** A set's batches, newest first, each with its pass rate */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    scenarioSetId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            batches: {
-                                batchRunId: string;
-                                scenarioSetId: string;
-                                runs: number;
-                                /** @description Runs whose verdict is success. */
-                                passed: number;
-                                /** @description Runs that finished with a failure verdict, an error or cancelled. */
-                                failed: number;
-                                inProgress: number;
-                                /** @description passed / finished runs; null while none has finished. */
-                                passRate: number | null;
-                                startedAt: number;
-                                finishedAt: number | null;
-                            }[];
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/simulations/batches/{batchRunId}/runs": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** A batch's scenario runs with status, verdict and duration */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    batchRunId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            batchRunId: string;
-                            scenarioSetId: string | null;
-                            runs: {
-                                scenarioRunId: string;
-                                scenarioId: string;
-                                scenarioSetId: string;
-                                batchRunId: string;
-                                name: string | null;
-                                description: string | null;
-                                status: string;
-                                results: {
-                                    /** @enum {string} */
-                                    verdict: "success" | "failure" | "inconclusive";
-                                    reasoning: string | null;
-                                    metCriteria: string[];
-                                    unmetCriteria: string[];
-                                    error: string | null;
-                                } | null;
-                                messageCount: number;
-                                traceIds: string[];
-                                /** @description When the run started (ms). */
-                                timestamp: number;
-                                finishedAt: number | null;
-                                durationMs: number | null;
-                                updatedAt: number;
-                            }[];
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/simulations/runs/{scenarioRunId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** One run: the conversation, the verdict per criterion and the reasoning, the traces it produced */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    scenarioRunId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            scenarioRunId: string;
-                            scenarioId: string;
-                            scenarioSetId: string;
-                            batchRunId: string;
-                            name: string | null;
-                            description: string | null;
-                            status: string;
-                            results: {
-                                /** @enum {string} */
-                                verdict: "success" | "failure" | "inconclusive";
-                                reasoning: string | null;
-                                metCriteria: string[];
-                                unmetCriteria: string[];
-                                error: string | null;
-                            } | null;
-                            messageCount: number;
-                            traceIds: string[];
-                            /** @description When the run started (ms). */
-                            timestamp: number;
-                            finishedAt: number | null;
-                            durationMs: number | null;
-                            updatedAt: number;
-                            metadata: {
-                                [key: string]: unknown;
-                            };
-                            messages: unknown[];
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/dashboards": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The project's dashboards, the default one first */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["DashboardList"];
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        /** Create a dashboard from a whole definition */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["DashboardDefinitionInput"];
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Dashboard"];
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/dashboards/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** A dashboard's whole definition (id default: the project's default dashboard) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Dashboard"];
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        /** Replace a dashboard's whole definition, or create it under this id (a definition kept in git is put back as is) */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["DashboardDefinitionInput"];
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Dashboard"];
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        post?: never;
-        /** Delete a dashboard (the default one goes back to the built-in default) */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: string;
-                            /** @enum {boolean} */
-                            deleted: true;
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/dashboards/{id}/charts/{chartId}/data": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** One chart's series and whole-range figure, with the analytics request it read (POST /api/analytics/timeseries answers the same numbers to it) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                    chartId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["ChartDataRequestInput"];
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ChartData"];
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/experiment/init": {
         parameters: {
             query?: never;
@@ -28886,6 +27062,2366 @@ export interface paths {
                 };
             };
         };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/scenario-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** One event of a scenario run, as LangWatch's Scenario package posts it: run started, a snapshot of the conversation, run finished with its verdict */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        timestamp: number;
+                        rawEvent?: unknown;
+                        batchRunId: string;
+                        scenarioId: string;
+                        scenarioRunId: string;
+                        scenarioSetId?: string;
+                        /** @enum {string} */
+                        type: "SCENARIO_RUN_STARTED";
+                        metadata: {
+                            name?: string;
+                            description?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } | {
+                        timestamp: number;
+                        rawEvent?: unknown;
+                        batchRunId: string;
+                        scenarioId: string;
+                        scenarioRunId: string;
+                        scenarioSetId?: string;
+                        /** @enum {string} */
+                        type: "SCENARIO_RUN_FINISHED";
+                        /** @enum {string} */
+                        status: "SUCCESS" | "ERROR" | "CANCELLED" | "IN_PROGRESS" | "PENDING" | "FAILED" | "STALLED" | "QUEUED" | "RUNNING";
+                        results?: {
+                            /** @enum {string} */
+                            verdict: "success" | "failure" | "inconclusive";
+                            reasoning?: string;
+                            metCriteria: string[];
+                            unmetCriteria: string[];
+                            error?: string;
+                        } | null;
+                    } | {
+                        timestamp: number;
+                        rawEvent?: unknown;
+                        batchRunId: string;
+                        scenarioId: string;
+                        scenarioRunId: string;
+                        scenarioSetId?: string;
+                        /** @enum {string} */
+                        type: "SCENARIO_MESSAGE_SNAPSHOT";
+                        messages: ({
+                            id?: string;
+                            role: string;
+                            content?: string | unknown[] | null;
+                            name?: string;
+                            toolCalls?: ({
+                                id: string;
+                                type?: string;
+                                function: {
+                                    name: string;
+                                    arguments: string;
+                                } & {
+                                    [key: string]: unknown;
+                                };
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            toolCallId?: string;
+                            trace_id?: string;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                    } | ({
+                        timestamp: number;
+                        rawEvent?: unknown;
+                        batchRunId: string;
+                        scenarioId: string;
+                        scenarioRunId: string;
+                        scenarioSetId?: string;
+                        /** @enum {string} */
+                        type: "SCENARIO_TEXT_MESSAGE_START";
+                    } & {
+                        [key: string]: unknown;
+                    }) | ({
+                        timestamp: number;
+                        rawEvent?: unknown;
+                        batchRunId: string;
+                        scenarioId: string;
+                        scenarioRunId: string;
+                        scenarioSetId?: string;
+                        /** @enum {string} */
+                        type: "SCENARIO_TEXT_MESSAGE_END";
+                    } & {
+                        [key: string]: unknown;
+                    }) | ({
+                        timestamp: number;
+                        rawEvent?: unknown;
+                        batchRunId: string;
+                        scenarioId: string;
+                        scenarioRunId: string;
+                        scenarioSetId?: string;
+                        /** @enum {string} */
+                        type: "SCENARIO_TEXT_MESSAGE_CONTENT";
+                    } & {
+                        [key: string]: unknown;
+                    }) | ({
+                        timestamp: number;
+                        rawEvent?: unknown;
+                        batchRunId: string;
+                        scenarioId: string;
+                        scenarioRunId: string;
+                        scenarioSetId?: string;
+                        /** @enum {string} */
+                        type: "SCENARIO_TOOL_CALL_START";
+                    } & {
+                        [key: string]: unknown;
+                    }) | ({
+                        timestamp: number;
+                        rawEvent?: unknown;
+                        batchRunId: string;
+                        scenarioId: string;
+                        scenarioRunId: string;
+                        scenarioSetId?: string;
+                        /** @enum {string} */
+                        type: "SCENARIO_TOOL_CALL_ARGS";
+                    } & {
+                        [key: string]: unknown;
+                    }) | ({
+                        timestamp: number;
+                        rawEvent?: unknown;
+                        batchRunId: string;
+                        scenarioId: string;
+                        scenarioRunId: string;
+                        scenarioSetId?: string;
+                        /** @enum {string} */
+                        type: "SCENARIO_TOOL_CALL_END";
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            success: boolean;
+                            url?: string | null;
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        /** Archive every run of a scenario set (scenarioSetId is required) */
+        delete: {
+            parameters: {
+                query: {
+                    scenarioSetId: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            archived: number;
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/simulations/sets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Scenario sets with their runs, batches and pass rates */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            sets: {
+                                scenarioSetId: string;
+                                batches: number;
+                                runs: number;
+                                /** @description Runs whose verdict is success. */
+                                passed: number;
+                                /** @description Runs that finished with a failure verdict, an error or cancelled. */
+                                failed: number;
+                                inProgress: number;
+                                /** @description passed / finished runs; null while none has finished. */
+                                passRate: number | null;
+                                lastRunAt: number;
+                            }[];
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/simulations/sets/{scenarioSetId}/batches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A set's batches, newest first, each with its pass rate */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    scenarioSetId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            batches: {
+                                batchRunId: string;
+                                scenarioSetId: string;
+                                runs: number;
+                                /** @description Runs whose verdict is success. */
+                                passed: number;
+                                /** @description Runs that finished with a failure verdict, an error or cancelled. */
+                                failed: number;
+                                inProgress: number;
+                                /** @description passed / finished runs; null while none has finished. */
+                                passRate: number | null;
+                                startedAt: number;
+                                finishedAt: number | null;
+                            }[];
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/simulations/batches/{batchRunId}/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A batch's scenario runs with status, verdict and duration */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    batchRunId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            batchRunId: string;
+                            scenarioSetId: string | null;
+                            runs: {
+                                scenarioRunId: string;
+                                scenarioId: string;
+                                scenarioSetId: string;
+                                batchRunId: string;
+                                name: string | null;
+                                description: string | null;
+                                status: string;
+                                results: {
+                                    /** @enum {string} */
+                                    verdict: "success" | "failure" | "inconclusive";
+                                    reasoning: string | null;
+                                    metCriteria: string[];
+                                    unmetCriteria: string[];
+                                    error: string | null;
+                                } | null;
+                                messageCount: number;
+                                traceIds: string[];
+                                /** @description When the run started (ms). */
+                                timestamp: number;
+                                finishedAt: number | null;
+                                durationMs: number | null;
+                                updatedAt: number;
+                            }[];
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/simulations/runs/{scenarioRunId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One run: the conversation, the verdict per criterion and the reasoning, the traces it produced */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    scenarioRunId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            scenarioRunId: string;
+                            scenarioId: string;
+                            scenarioSetId: string;
+                            batchRunId: string;
+                            name: string | null;
+                            description: string | null;
+                            status: string;
+                            results: {
+                                /** @enum {string} */
+                                verdict: "success" | "failure" | "inconclusive";
+                                reasoning: string | null;
+                                metCriteria: string[];
+                                unmetCriteria: string[];
+                                error: string | null;
+                            } | null;
+                            messageCount: number;
+                            traceIds: string[];
+                            /** @description When the run started (ms). */
+                            timestamp: number;
+                            finishedAt: number | null;
+                            durationMs: number | null;
+                            updatedAt: number;
+                            metadata: {
+                                [key: string]: unknown;
+                            };
+                            messages: unknown[];
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/simulations/scenarios": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Scenarios the server runs, by set and name (an agent's headers masked) */
+        get: {
+            parameters: {
+                query?: {
+                    scenarioSetId?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            scenarios: {
+                                id: string;
+                                name: string;
+                                scenarioSetId: string;
+                                description: string;
+                                persona: string;
+                                goal: string;
+                                criteria: string[];
+                                maxTurns: number;
+                                target: {
+                                    /** @enum {string} */
+                                    type: "http";
+                                    /**
+                                     * Format: uri
+                                     * @description POSTed {messages: [{role, content}], thread_id, scenario: {id, name}} each turn; answers JSON with the reply at output_field
+                                     */
+                                    url: string;
+                                    headers?: {
+                                        [key: string]: string;
+                                    };
+                                    /**
+                                     * @description The answer's field holding the agent's reply (a dotted path); `.` for the whole answer
+                                     * @default output
+                                     */
+                                    output_field: string;
+                                    /** @default 30000 */
+                                    timeout_ms: number;
+                                } | {
+                                    /** @enum {string} */
+                                    type: "prompt";
+                                    /** @description The prompt id or handle; its variables `input` (the last user message) and `conversation` (the transcript) are filled each turn */
+                                    prompt: string;
+                                    /** @description A stored version; default: the newest when the batch starts */
+                                    version?: number;
+                                    /** @description provider/model instead of the version's model */
+                                    model?: string;
+                                };
+                                createdAt: number;
+                                updatedAt: number;
+                            }[];
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Define a scenario the server runs: the user's persona and goal, the criteria, the maximum turns, the agent */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        name: string;
+                        /**
+                         * @description The set the scenario belongs to: `spyglass simulation run --set NAME` runs a set
+                         * @default default
+                         */
+                        scenarioSetId?: string;
+                        /** @default  */
+                        description?: string;
+                        /** @description Who the simulated user is */
+                        persona: string;
+                        /** @description What the simulated user wants from the agent */
+                        goal: string;
+                        /** @description What the judge checks; the run succeeds when every criterion is met */
+                        criteria: string[];
+                        /**
+                         * @description Turns before the judge must decide (1..50)
+                         * @default 10
+                         */
+                        maxTurns?: number;
+                        target: {
+                            /** @enum {string} */
+                            type: "http";
+                            /**
+                             * Format: uri
+                             * @description POSTed {messages: [{role, content}], thread_id, scenario: {id, name}} each turn; answers JSON with the reply at output_field
+                             */
+                            url: string;
+                            /** @description Sent with every call (e.g. Authorization); stored encrypted and answered masked. Not sent on a PUT: the stored headers stay; a masked value as GET answered it keeps the stored value */
+                            headers?: {
+                                [key: string]: string;
+                            };
+                            /**
+                             * @description The answer's field holding the agent's reply (a dotted path); `.` for the whole answer
+                             * @default output
+                             */
+                            output_field?: string;
+                            /** @default 30000 */
+                            timeout_ms?: number;
+                        } | {
+                            /** @enum {string} */
+                            type: "prompt";
+                            /** @description The prompt id or handle; its variables `input` (the last user message) and `conversation` (the transcript) are filled each turn */
+                            prompt: string;
+                            /** @description A stored version; default: the newest when the batch starts */
+                            version?: number;
+                            /** @description provider/model instead of the version's model */
+                            model?: string;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            name: string;
+                            scenarioSetId: string;
+                            description: string;
+                            persona: string;
+                            goal: string;
+                            criteria: string[];
+                            maxTurns: number;
+                            target: {
+                                /** @enum {string} */
+                                type: "http";
+                                /**
+                                 * Format: uri
+                                 * @description POSTed {messages: [{role, content}], thread_id, scenario: {id, name}} each turn; answers JSON with the reply at output_field
+                                 */
+                                url: string;
+                                headers?: {
+                                    [key: string]: string;
+                                };
+                                /**
+                                 * @description The answer's field holding the agent's reply (a dotted path); `.` for the whole answer
+                                 * @default output
+                                 */
+                                output_field: string;
+                                /** @default 30000 */
+                                timeout_ms: number;
+                            } | {
+                                /** @enum {string} */
+                                type: "prompt";
+                                /** @description The prompt id or handle; its variables `input` (the last user message) and `conversation` (the transcript) are filled each turn */
+                                prompt: string;
+                                /** @description A stored version; default: the newest when the batch starts */
+                                version?: number;
+                                /** @description provider/model instead of the version's model */
+                                model?: string;
+                            };
+                            createdAt: number;
+                            updatedAt: number;
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/simulations/scenarios/{scenarioId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One scenario */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    scenarioId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            name: string;
+                            scenarioSetId: string;
+                            description: string;
+                            persona: string;
+                            goal: string;
+                            criteria: string[];
+                            maxTurns: number;
+                            target: {
+                                /** @enum {string} */
+                                type: "http";
+                                /**
+                                 * Format: uri
+                                 * @description POSTed {messages: [{role, content}], thread_id, scenario: {id, name}} each turn; answers JSON with the reply at output_field
+                                 */
+                                url: string;
+                                headers?: {
+                                    [key: string]: string;
+                                };
+                                /**
+                                 * @description The answer's field holding the agent's reply (a dotted path); `.` for the whole answer
+                                 * @default output
+                                 */
+                                output_field: string;
+                                /** @default 30000 */
+                                timeout_ms: number;
+                            } | {
+                                /** @enum {string} */
+                                type: "prompt";
+                                /** @description The prompt id or handle; its variables `input` (the last user message) and `conversation` (the transcript) are filled each turn */
+                                prompt: string;
+                                /** @description A stored version; default: the newest when the batch starts */
+                                version?: number;
+                                /** @description provider/model instead of the version's model */
+                                model?: string;
+                            };
+                            createdAt: number;
+                            updatedAt: number;
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        /** Replace a scenario (headers not sent stay as stored) */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    scenarioId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        name: string;
+                        /**
+                         * @description The set the scenario belongs to: `spyglass simulation run --set NAME` runs a set
+                         * @default default
+                         */
+                        scenarioSetId?: string;
+                        /** @default  */
+                        description?: string;
+                        /** @description Who the simulated user is */
+                        persona: string;
+                        /** @description What the simulated user wants from the agent */
+                        goal: string;
+                        /** @description What the judge checks; the run succeeds when every criterion is met */
+                        criteria: string[];
+                        /**
+                         * @description Turns before the judge must decide (1..50)
+                         * @default 10
+                         */
+                        maxTurns?: number;
+                        target: {
+                            /** @enum {string} */
+                            type: "http";
+                            /**
+                             * Format: uri
+                             * @description POSTed {messages: [{role, content}], thread_id, scenario: {id, name}} each turn; answers JSON with the reply at output_field
+                             */
+                            url: string;
+                            /** @description Sent with every call (e.g. Authorization); stored encrypted and answered masked. Not sent on a PUT: the stored headers stay; a masked value as GET answered it keeps the stored value */
+                            headers?: {
+                                [key: string]: string;
+                            };
+                            /**
+                             * @description The answer's field holding the agent's reply (a dotted path); `.` for the whole answer
+                             * @default output
+                             */
+                            output_field?: string;
+                            /** @default 30000 */
+                            timeout_ms?: number;
+                        } | {
+                            /** @enum {string} */
+                            type: "prompt";
+                            /** @description The prompt id or handle; its variables `input` (the last user message) and `conversation` (the transcript) are filled each turn */
+                            prompt: string;
+                            /** @description A stored version; default: the newest when the batch starts */
+                            version?: number;
+                            /** @description provider/model instead of the version's model */
+                            model?: string;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            name: string;
+                            scenarioSetId: string;
+                            description: string;
+                            persona: string;
+                            goal: string;
+                            criteria: string[];
+                            maxTurns: number;
+                            target: {
+                                /** @enum {string} */
+                                type: "http";
+                                /**
+                                 * Format: uri
+                                 * @description POSTed {messages: [{role, content}], thread_id, scenario: {id, name}} each turn; answers JSON with the reply at output_field
+                                 */
+                                url: string;
+                                headers?: {
+                                    [key: string]: string;
+                                };
+                                /**
+                                 * @description The answer's field holding the agent's reply (a dotted path); `.` for the whole answer
+                                 * @default output
+                                 */
+                                output_field: string;
+                                /** @default 30000 */
+                                timeout_ms: number;
+                            } | {
+                                /** @enum {string} */
+                                type: "prompt";
+                                /** @description The prompt id or handle; its variables `input` (the last user message) and `conversation` (the transcript) are filled each turn */
+                                prompt: string;
+                                /** @description A stored version; default: the newest when the batch starts */
+                                version?: number;
+                                /** @description provider/model instead of the version's model */
+                                model?: string;
+                            };
+                            createdAt: number;
+                            updatedAt: number;
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        post?: never;
+        /** Delete a scenario (its runs stay) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    scenarioId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            deleted: boolean;
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/simulations/sets/{scenarioSetId}/run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Run a set's scenarios as a batch on the server (each `repeat` times): the runs appear as reported ones do */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    scenarioSetId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Runs of each scenario in the batch: a scenario run several times gives a pass rate
+                         * @default 1
+                         */
+                        repeat?: number;
+                        /**
+                         * @description provider/model playing the user
+                         * @default openai/gpt-4o-mini
+                         */
+                        userModel?: string;
+                        /**
+                         * @description provider/model judging the conversation against the criteria
+                         * @default openai/gpt-4o-mini
+                         */
+                        judgeModel?: string;
+                        /** @description The agent version this batch tests (shown beside the batch, used when comparing) */
+                        label?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            batchRunId: string;
+                            scenarioSetId: string;
+                            runs: {
+                                scenarioRunId: string;
+                                scenarioId: string;
+                                name: string;
+                            }[];
+                            batchUrl: string;
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/simulations/sets/{scenarioSetId}/compare": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Two batches of a set compared: pass rate per scenario and overall, the paired difference and its verdict in words */
+        get: {
+            parameters: {
+                query: {
+                    /** @description A batch of the set: the agent version compared against */
+                    baseline: string;
+                    /** @description Another batch of the same set */
+                    candidate: string;
+                };
+                header?: never;
+                path: {
+                    scenarioSetId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            scenarioSetId: string;
+                            baseline: {
+                                batchRunId: string;
+                                label: string | null;
+                            };
+                            candidate: {
+                                batchRunId: string;
+                                label: string | null;
+                            };
+                            overall: {
+                                baseline: {
+                                    runs: number;
+                                    passed: number;
+                                    passRate: number | null;
+                                    interval: {
+                                        low: number;
+                                        high: number;
+                                    } | null;
+                                };
+                                candidate: {
+                                    runs: number;
+                                    passed: number;
+                                    passRate: number | null;
+                                    interval: {
+                                        low: number;
+                                        high: number;
+                                    } | null;
+                                };
+                                /** @description Scenarios run in both batches: the pairs the difference is measured on */
+                                pairedScenarios: number;
+                                /** @description candidate − baseline pass rate, the mean over paired scenarios */
+                                difference: number | null;
+                                interval: {
+                                    low: number;
+                                    high: number;
+                                } | null;
+                                pValue: number | null;
+                                /** @enum {string} */
+                                verdict: "better" | "worse" | "no detectable difference" | "not enough data";
+                                minimumDetectableEffect: number | null;
+                                /** @description The verdict in words */
+                                summary: string;
+                            };
+                            scenarios: {
+                                scenarioId: string;
+                                name: string | null;
+                                baseline: {
+                                    runs: number;
+                                    passed: number;
+                                    passRate: number | null;
+                                    interval: {
+                                        low: number;
+                                        high: number;
+                                    } | null;
+                                } | null;
+                                candidate: {
+                                    runs: number;
+                                    passed: number;
+                                    passRate: number | null;
+                                    interval: {
+                                        low: number;
+                                        high: number;
+                                    } | null;
+                                } | null;
+                                difference: number | null;
+                            }[];
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
         post?: never;
         delete?: never;
         options?: never;
@@ -35254,290 +35790,6 @@ export interface components {
             minimumLabels: number;
             stored: boolean;
         };
-        DashboardTimeRangeInput: {
-            /**
-             * @description The last 15m, 1h, 24h, 7d, 30d or 90d before the dashboard is read
-             * @enum {string}
-             */
-            last?: "15m" | "1h" | "24h" | "7d" | "30d" | "90d";
-            /** @description Fixed range: traces started at or after (epoch ms or ISO 8601) */
-            from?: number | string;
-            /** @description Fixed range: traces started at or before; at most 400 days after from */
-            to?: number | string;
-        };
-        DashboardChartInput: {
-            /** @description Unique in the dashboard; links and the MCP tool name a chart by it */
-            id: string;
-            title: string;
-            /**
-             * @description The series shown (see the dashboards guide for what each one is)
-             * @enum {string}
-             */
-            metric: "traces" | "spans" | "errors" | "error_rate" | "cost" | "tokens" | "prompt_tokens" | "completion_tokens" | "latency_p50" | "latency_p95" | "latency_p99" | "thumbs_up" | "thumbs_down" | "evaluation_pass_rate" | "score_mean";
-            /**
-             * @description line or bar: over time; number: the whole range in one figure; table: the values per interval
-             * @default line
-             * @enum {string}
-             */
-            display?: "line" | "bar" | "number" | "table";
-            /**
-             * @description One series per model, label or user (the 10 with most traces, the rest as "other")
-             * @default null
-             */
-            groupBy?: ("model" | "label" | "user") | null;
-            /**
-             * @description Bucket width (weeks start on Monday). auto: the finest giving at most 200 buckets
-             * @default auto
-             * @enum {string}
-             */
-            interval?: "auto" | "minute" | "hour" | "day" | "week";
-            /** @description evaluation_pass_rate: only this evaluation (a monitor's name or the evaluator's); default: one series each */
-            evaluator?: string;
-            /** @description score_mean: the score config (GET /api/score-configs); required for it */
-            scoreConfigId?: string;
-            /** @description This chart's own range instead of the dashboard's */
-            timeRange?: components["schemas"]["DashboardTimeRangeInput"];
-            /** @description This chart's own full-text query instead of the dashboard's */
-            query?: string;
-            /** @description Filters on top of the dashboard's: a key set here replaces the dashboard's value of that key */
-            filters?: {
-                user_id?: string | string[];
-                thread_id?: string | string[];
-                customer_id?: string | string[];
-                /** @description Any of these labels */
-                labels?: string | string[];
-                /** @description Any span used one of these models */
-                model?: string | string[];
-                /** @description Any span has one of these types (llm, tool, agent, ...) */
-                span_type?: string | string[];
-                has_error?: boolean;
-                has_annotation?: boolean;
-                evaluation?: {
-                    /** @description Evaluator path or name, e.g. pii/pii_detection */
-                    evaluator?: string;
-                    passed?: boolean;
-                    /** @enum {string} */
-                    status?: "processed" | "skipped" | "error";
-                };
-                /** @description key = value on trace metadata */
-                metadata?: {
-                    [key: string]: string | number | boolean;
-                };
-                /** @description Traces with a score of this config (any of their annotations), within min..max or equal to value */
-                score?: {
-                    /** @description a score config (GET /api/score-configs) */
-                    configId: string;
-                    /** @description numeric: at least */
-                    min?: number;
-                    /** @description numeric: at most */
-                    max?: number;
-                    /** @description categorical: this category; boolean: true or false */
-                    value?: string | boolean;
-                };
-            };
-            layout: {
-                /** @description Column of the left edge (0..11) */
-                x: number;
-                /** @description Row of the top edge (0 is the top) */
-                y: number;
-                /** @description Width in columns; x + w <= 12 */
-                w: number;
-                /** @description Height in rows */
-                h: number;
-            };
-        };
-        DashboardDefinitionInput: {
-            name: string;
-            description?: string;
-            /**
-             * @description The range every chart reads unless it has its own
-             * @default {
-             *       "last": "24h"
-             *     }
-             */
-            timeRange?: components["schemas"]["DashboardTimeRangeInput"];
-            /** @description Full-text query every chart inherits */
-            query?: string;
-            /** @description The trace filters every chart inherits (the trace search filters, exactly) */
-            filters?: {
-                user_id?: string | string[];
-                thread_id?: string | string[];
-                customer_id?: string | string[];
-                /** @description Any of these labels */
-                labels?: string | string[];
-                /** @description Any span used one of these models */
-                model?: string | string[];
-                /** @description Any span has one of these types (llm, tool, agent, ...) */
-                span_type?: string | string[];
-                has_error?: boolean;
-                has_annotation?: boolean;
-                evaluation?: {
-                    /** @description Evaluator path or name, e.g. pii/pii_detection */
-                    evaluator?: string;
-                    passed?: boolean;
-                    /** @enum {string} */
-                    status?: "processed" | "skipped" | "error";
-                };
-                /** @description key = value on trace metadata */
-                metadata?: {
-                    [key: string]: string | number | boolean;
-                };
-                /** @description Traces with a score of this config (any of their annotations), within min..max or equal to value */
-                score?: {
-                    /** @description a score config (GET /api/score-configs) */
-                    configId: string;
-                    /** @description numeric: at least */
-                    min?: number;
-                    /** @description numeric: at most */
-                    max?: number;
-                    /** @description categorical: this category; boolean: true or false */
-                    value?: string | boolean;
-                };
-            };
-            /** @description At most 50; their layouts may not overlap */
-            charts: components["schemas"]["DashboardChartInput"][];
-        };
-        DashboardInput: {
-            id: string;
-            definition: {
-                name: string;
-                description?: string;
-                timeRange: {
-                    /** @enum {string} */
-                    last?: "15m" | "1h" | "24h" | "7d" | "30d" | "90d";
-                    from?: number | string;
-                    to?: number | string;
-                };
-                query?: string;
-                filters?: {
-                    user_id?: string | string[];
-                    thread_id?: string | string[];
-                    customer_id?: string | string[];
-                    /** @description Any of these labels */
-                    labels?: string | string[];
-                    /** @description Any span used one of these models */
-                    model?: string | string[];
-                    /** @description Any span has one of these types (llm, tool, agent, ...) */
-                    span_type?: string | string[];
-                    has_error?: boolean;
-                    has_annotation?: boolean;
-                    evaluation?: {
-                        /** @description Evaluator path or name, e.g. pii/pii_detection */
-                        evaluator?: string;
-                        passed?: boolean;
-                        /** @enum {string} */
-                        status?: "processed" | "skipped" | "error";
-                    };
-                    /** @description key = value on trace metadata */
-                    metadata?: {
-                        [key: string]: string | number | boolean;
-                    };
-                    /** @description Traces with a score of this config (any of their annotations), within min..max or equal to value */
-                    score?: {
-                        /** @description a score config (GET /api/score-configs) */
-                        configId: string;
-                        /** @description numeric: at least */
-                        min?: number;
-                        /** @description numeric: at most */
-                        max?: number;
-                        /** @description categorical: this category; boolean: true or false */
-                        value?: string | boolean;
-                    };
-                };
-                charts: components["schemas"]["DashboardChartInput"][];
-            };
-            /** @description The default dashboard as shipped, never saved in this project yet (PUT saves it) */
-            builtIn: boolean;
-            /** @description Writes so far (0: built in) */
-            version: number;
-            createdAt: number | null;
-            updatedAt: number | null;
-            /** @description The user who saved it last; null: an API key or built in */
-            updatedBy: string | null;
-        };
-        DashboardListInput: {
-            data: {
-                id: string;
-                name: string;
-                description: string | null;
-                charts: number;
-                builtIn: boolean;
-                updatedAt: number | null;
-            }[];
-        };
-        ChartDataRequestInput: {
-            /** @description The viewer's range for the whole dashboard instead of its stored one (a chart with its own range keeps it) */
-            timeRange?: components["schemas"]["DashboardTimeRangeInput"];
-            /** @description Epoch ms relative ranges count back from; default: now */
-            now?: number;
-            /**
-             * @description Minutes the reader's time zone is ahead of UTC (60 for UTC+1, -300 for UTC-5): days and weeks start at its midnight. Default 0: UTC
-             * @default 0
-             */
-            utcOffsetMinutes?: number;
-        };
-        ChartDataInput: {
-            dashboardId: string;
-            chart: components["schemas"]["DashboardChartInput"];
-            /** @description The request to POST /api/analytics/timeseries this chart read, resolved: the same request gives the same numbers */
-            query: components["schemas"]["TimeseriesRequestInput"];
-            /** @enum {string} */
-            interval: "minute" | "hour" | "day" | "week";
-            intervalMs: number;
-            startDate: number;
-            endDate: number;
-            /** @description The whole range in one figure (sums summed, rates of the sums); null for percentiles and without data */
-            value: number | null;
-            series: {
-                /** @description The group, evaluation or score config; the metric when ungrouped */
-                name: string;
-                /** @description groupBy: the model, label or user; null otherwise or for traces without one */
-                group: string | null;
-                other: boolean;
-                /** @description The series over the whole range (as value) */
-                total: number | null;
-                /** @description The trace filters of the traces behind the series (with startDate/endDate of a point: the traces list of that point); null when no filter can pick them (the "other" group, traces without a group) */
-                filters?: {
-                    user_id?: string | string[];
-                    thread_id?: string | string[];
-                    customer_id?: string | string[];
-                    /** @description Any of these labels */
-                    labels?: string | string[];
-                    /** @description Any span used one of these models */
-                    model?: string | string[];
-                    /** @description Any span has one of these types (llm, tool, agent, ...) */
-                    span_type?: string | string[];
-                    has_error?: boolean;
-                    has_annotation?: boolean;
-                    evaluation?: {
-                        /** @description Evaluator path or name, e.g. pii/pii_detection */
-                        evaluator?: string;
-                        passed?: boolean;
-                        /** @enum {string} */
-                        status?: "processed" | "skipped" | "error";
-                    };
-                    /** @description key = value on trace metadata */
-                    metadata?: {
-                        [key: string]: string | number | boolean;
-                    };
-                    /** @description Traces with a score of this config (any of their annotations), within min..max or equal to value */
-                    score?: {
-                        /** @description a score config (GET /api/score-configs) */
-                        configId: string;
-                        /** @description numeric: at least */
-                        min?: number;
-                        /** @description numeric: at most */
-                        max?: number;
-                        /** @description categorical: this category; boolean: true or false */
-                        value?: string | boolean;
-                    };
-                } | null;
-                points: {
-                    start: number;
-                    value: number | null;
-                }[];
-            }[];
-        };
         ModelProviderInput: {
             id: string;
             name: string;
@@ -37463,290 +37715,6 @@ export interface components {
             atLeast: number;
             minimumLabels: number;
             stored: boolean;
-        };
-        DashboardTimeRange: {
-            /**
-             * @description The last 15m, 1h, 24h, 7d, 30d or 90d before the dashboard is read
-             * @enum {string}
-             */
-            last?: "15m" | "1h" | "24h" | "7d" | "30d" | "90d";
-            /** @description Fixed range: traces started at or after (epoch ms or ISO 8601) */
-            from?: number | string;
-            /** @description Fixed range: traces started at or before; at most 400 days after from */
-            to?: number | string;
-        };
-        DashboardChart: {
-            /** @description Unique in the dashboard; links and the MCP tool name a chart by it */
-            id: string;
-            title: string;
-            /**
-             * @description The series shown (see the dashboards guide for what each one is)
-             * @enum {string}
-             */
-            metric: "traces" | "spans" | "errors" | "error_rate" | "cost" | "tokens" | "prompt_tokens" | "completion_tokens" | "latency_p50" | "latency_p95" | "latency_p99" | "thumbs_up" | "thumbs_down" | "evaluation_pass_rate" | "score_mean";
-            /**
-             * @description line or bar: over time; number: the whole range in one figure; table: the values per interval
-             * @default line
-             * @enum {string}
-             */
-            display: "line" | "bar" | "number" | "table";
-            /**
-             * @description One series per model, label or user (the 10 with most traces, the rest as "other")
-             * @default null
-             */
-            groupBy: ("model" | "label" | "user") | null;
-            /**
-             * @description Bucket width (weeks start on Monday). auto: the finest giving at most 200 buckets
-             * @default auto
-             * @enum {string}
-             */
-            interval: "auto" | "minute" | "hour" | "day" | "week";
-            /** @description evaluation_pass_rate: only this evaluation (a monitor's name or the evaluator's); default: one series each */
-            evaluator?: string;
-            /** @description score_mean: the score config (GET /api/score-configs); required for it */
-            scoreConfigId?: string;
-            /** @description This chart's own range instead of the dashboard's */
-            timeRange?: components["schemas"]["DashboardTimeRange"];
-            /** @description This chart's own full-text query instead of the dashboard's */
-            query?: string;
-            /** @description Filters on top of the dashboard's: a key set here replaces the dashboard's value of that key */
-            filters?: {
-                user_id?: string | string[];
-                thread_id?: string | string[];
-                customer_id?: string | string[];
-                /** @description Any of these labels */
-                labels?: string | string[];
-                /** @description Any span used one of these models */
-                model?: string | string[];
-                /** @description Any span has one of these types (llm, tool, agent, ...) */
-                span_type?: string | string[];
-                has_error?: boolean;
-                has_annotation?: boolean;
-                evaluation?: {
-                    /** @description Evaluator path or name, e.g. pii/pii_detection */
-                    evaluator?: string;
-                    passed?: boolean;
-                    /** @enum {string} */
-                    status?: "processed" | "skipped" | "error";
-                };
-                /** @description key = value on trace metadata */
-                metadata?: {
-                    [key: string]: string | number | boolean;
-                };
-                /** @description Traces with a score of this config (any of their annotations), within min..max or equal to value */
-                score?: {
-                    /** @description a score config (GET /api/score-configs) */
-                    configId: string;
-                    /** @description numeric: at least */
-                    min?: number;
-                    /** @description numeric: at most */
-                    max?: number;
-                    /** @description categorical: this category; boolean: true or false */
-                    value?: string | boolean;
-                };
-            };
-            layout: {
-                /** @description Column of the left edge (0..11) */
-                x: number;
-                /** @description Row of the top edge (0 is the top) */
-                y: number;
-                /** @description Width in columns; x + w <= 12 */
-                w: number;
-                /** @description Height in rows */
-                h: number;
-            };
-        };
-        DashboardDefinition: {
-            name: string;
-            description?: string;
-            /**
-             * @description The range every chart reads unless it has its own
-             * @default {
-             *       "last": "24h"
-             *     }
-             */
-            timeRange: components["schemas"]["DashboardTimeRange"];
-            /** @description Full-text query every chart inherits */
-            query?: string;
-            /** @description The trace filters every chart inherits (the trace search filters, exactly) */
-            filters?: {
-                user_id?: string | string[];
-                thread_id?: string | string[];
-                customer_id?: string | string[];
-                /** @description Any of these labels */
-                labels?: string | string[];
-                /** @description Any span used one of these models */
-                model?: string | string[];
-                /** @description Any span has one of these types (llm, tool, agent, ...) */
-                span_type?: string | string[];
-                has_error?: boolean;
-                has_annotation?: boolean;
-                evaluation?: {
-                    /** @description Evaluator path or name, e.g. pii/pii_detection */
-                    evaluator?: string;
-                    passed?: boolean;
-                    /** @enum {string} */
-                    status?: "processed" | "skipped" | "error";
-                };
-                /** @description key = value on trace metadata */
-                metadata?: {
-                    [key: string]: string | number | boolean;
-                };
-                /** @description Traces with a score of this config (any of their annotations), within min..max or equal to value */
-                score?: {
-                    /** @description a score config (GET /api/score-configs) */
-                    configId: string;
-                    /** @description numeric: at least */
-                    min?: number;
-                    /** @description numeric: at most */
-                    max?: number;
-                    /** @description categorical: this category; boolean: true or false */
-                    value?: string | boolean;
-                };
-            };
-            /** @description At most 50; their layouts may not overlap */
-            charts: components["schemas"]["DashboardChart"][];
-        };
-        Dashboard: {
-            id: string;
-            definition: {
-                name: string;
-                description?: string;
-                timeRange: {
-                    /** @enum {string} */
-                    last?: "15m" | "1h" | "24h" | "7d" | "30d" | "90d";
-                    from?: number | string;
-                    to?: number | string;
-                };
-                query?: string;
-                filters?: {
-                    user_id?: string | string[];
-                    thread_id?: string | string[];
-                    customer_id?: string | string[];
-                    /** @description Any of these labels */
-                    labels?: string | string[];
-                    /** @description Any span used one of these models */
-                    model?: string | string[];
-                    /** @description Any span has one of these types (llm, tool, agent, ...) */
-                    span_type?: string | string[];
-                    has_error?: boolean;
-                    has_annotation?: boolean;
-                    evaluation?: {
-                        /** @description Evaluator path or name, e.g. pii/pii_detection */
-                        evaluator?: string;
-                        passed?: boolean;
-                        /** @enum {string} */
-                        status?: "processed" | "skipped" | "error";
-                    };
-                    /** @description key = value on trace metadata */
-                    metadata?: {
-                        [key: string]: string | number | boolean;
-                    };
-                    /** @description Traces with a score of this config (any of their annotations), within min..max or equal to value */
-                    score?: {
-                        /** @description a score config (GET /api/score-configs) */
-                        configId: string;
-                        /** @description numeric: at least */
-                        min?: number;
-                        /** @description numeric: at most */
-                        max?: number;
-                        /** @description categorical: this category; boolean: true or false */
-                        value?: string | boolean;
-                    };
-                };
-                charts: components["schemas"]["DashboardChart"][];
-            };
-            /** @description The default dashboard as shipped, never saved in this project yet (PUT saves it) */
-            builtIn: boolean;
-            /** @description Writes so far (0: built in) */
-            version: number;
-            createdAt: number | null;
-            updatedAt: number | null;
-            /** @description The user who saved it last; null: an API key or built in */
-            updatedBy: string | null;
-        };
-        DashboardList: {
-            data: {
-                id: string;
-                name: string;
-                description: string | null;
-                charts: number;
-                builtIn: boolean;
-                updatedAt: number | null;
-            }[];
-        };
-        ChartDataRequest: {
-            /** @description The viewer's range for the whole dashboard instead of its stored one (a chart with its own range keeps it) */
-            timeRange?: components["schemas"]["DashboardTimeRange"];
-            /** @description Epoch ms relative ranges count back from; default: now */
-            now?: number;
-            /**
-             * @description Minutes the reader's time zone is ahead of UTC (60 for UTC+1, -300 for UTC-5): days and weeks start at its midnight. Default 0: UTC
-             * @default 0
-             */
-            utcOffsetMinutes: number;
-        };
-        ChartData: {
-            dashboardId: string;
-            chart: components["schemas"]["DashboardChart"];
-            /** @description The request to POST /api/analytics/timeseries this chart read, resolved: the same request gives the same numbers */
-            query: components["schemas"]["TimeseriesRequest"];
-            /** @enum {string} */
-            interval: "minute" | "hour" | "day" | "week";
-            intervalMs: number;
-            startDate: number;
-            endDate: number;
-            /** @description The whole range in one figure (sums summed, rates of the sums); null for percentiles and without data */
-            value: number | null;
-            series: {
-                /** @description The group, evaluation or score config; the metric when ungrouped */
-                name: string;
-                /** @description groupBy: the model, label or user; null otherwise or for traces without one */
-                group: string | null;
-                other: boolean;
-                /** @description The series over the whole range (as value) */
-                total: number | null;
-                /** @description The trace filters of the traces behind the series (with startDate/endDate of a point: the traces list of that point); null when no filter can pick them (the "other" group, traces without a group) */
-                filters?: {
-                    user_id?: string | string[];
-                    thread_id?: string | string[];
-                    customer_id?: string | string[];
-                    /** @description Any of these labels */
-                    labels?: string | string[];
-                    /** @description Any span used one of these models */
-                    model?: string | string[];
-                    /** @description Any span has one of these types (llm, tool, agent, ...) */
-                    span_type?: string | string[];
-                    has_error?: boolean;
-                    has_annotation?: boolean;
-                    evaluation?: {
-                        /** @description Evaluator path or name, e.g. pii/pii_detection */
-                        evaluator?: string;
-                        passed?: boolean;
-                        /** @enum {string} */
-                        status?: "processed" | "skipped" | "error";
-                    };
-                    /** @description key = value on trace metadata */
-                    metadata?: {
-                        [key: string]: string | number | boolean;
-                    };
-                    /** @description Traces with a score of this config (any of their annotations), within min..max or equal to value */
-                    score?: {
-                        /** @description a score config (GET /api/score-configs) */
-                        configId: string;
-                        /** @description numeric: at least */
-                        min?: number;
-                        /** @description numeric: at most */
-                        max?: number;
-                        /** @description categorical: this category; boolean: true or false */
-                        value?: string | boolean;
-                    };
-                } | null;
-                points: {
-                    start: number;
-                    value: number | null;
-                }[];
-            }[];
         };
         ModelProvider: {
             id: string;
