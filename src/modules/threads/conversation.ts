@@ -12,7 +12,7 @@ function text(value: unknown): string {
   if (value === null || value === undefined) return '';
   if (typeof value === 'string') return value;
   // Spans store typed values ({type: 'text' | 'json' | 'chat_messages', value}).
-  if (typeof value === 'object' && 'value' in value && Object.keys(value).length <= 2) return text((value).value);
+  if (typeof value === 'object' && 'value' in value && Object.keys(value).length <= 2) return text(value.value);
   return JSON.stringify(value);
 }
 
