@@ -90,3 +90,39 @@ export const threadEvaluationsResponse = z
   .meta({ id: 'ThreadEvaluations' });
 export type ThreadEvaluationView = z.output<typeof threadEvaluationSchema>;
 export type ThreadEvaluationsResponse = z.output<typeof threadEvaluationsResponse>;
+
+export const threadScoresRequestSchema = z
+  .strictObject({
+    startDate: dateInput.describe('Thread results stored at or after (epoch ms or ISO 8601)'),
+    endDate: dateInput.describe('Thread results stored at or before; at most 400 days after startDate'),
+    interval: z.enum(['auto', 'minute', 'hour', 'day', 'week']).default('auto').describe('auto: the finest giving at most 200 buckets'),
+    name: z.string().min(1).max(100).optional().describe("Only this thread monitor's results (its name); default: one series per name"),
+    utcOffsetMinutes: z.number().int().min(-840).max(840).default(0).describe("Days start at the caller's midnight: its offset from UTC in minutes"),
+  })
+  .meta({ id: 'ThreadScoresRequest' });
+
+export const threadScoresResponseSchema = z
+  .object({
+    interval: z.enum(['minute', 'hour', 'day', 'week']),
+    intervalMs: z.number().int(),
+    startDate: z.number().int(),
+    endDate: z.number().int(),
+    series: z.array(
+      z.object({
+        name: z.string().describe("The thread monitor's name"),
+        buckets: z.array(
+          z.object({
+            start: z.number().int(),
+            evaluated: z.number().int().describe('Thread results stored in the bucket'),
+            passed: z.number().int(),
+            failed: z.number().int(),
+            errors: z.number().int(),
+            pass_rate: z.number().nullable().describe('passed / (passed + failed); null without verdicts'),
+            mean_score: z.number().nullable().describe('Mean of the scores given; null when none was'),
+          }),
+        ),
+      }),
+    ),
+  })
+  .meta({ id: 'ThreadScoresResponse' });
+export type ThreadScoresResponse = z.output<typeof threadScoresResponseSchema>;

@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import { rows, textArray, type Executor } from '../../db/index.ts';
 
 /** A stored result of evaluating a whole thread (table thread_evaluations). */
@@ -74,4 +74,29 @@ export async function latestByThread(db: Executor, projectId: string, threadIds:
         ORDER BY thread_id, name, inserted_at DESC, id DESC`,
   );
   return found.map(toRow);
+}
+
+export interface ScoreBucketRow {
+  name: string;
+  b: number;
+  evaluated: number;
+  passed: number;
+  failed: number;
+  errors: number;
+  mean: number | null;
+}
+
+/** Thread results counted per bucket of when they were stored, per evaluation name. */
+export async function scoreBuckets(db: Executor, projectId: string, q: { start: number; end: number; bucket: SQL; name: string | null }): Promise<ScoreBucketRow[]> {
+  return rows<ScoreBucketRow>(
+    db,
+    sql`SELECT name, ${q.bucket} AS b, count(*)::int AS evaluated,
+          count(*) FILTER (WHERE status = 'processed' AND passed)::int AS passed,
+          count(*) FILTER (WHERE status = 'processed' AND passed = false)::int AS failed,
+          count(*) FILTER (WHERE status = 'error')::int AS errors,
+          avg(score) FILTER (WHERE status = 'processed')::float8 AS mean
+        FROM thread_evaluations
+        WHERE project_id = ${projectId} AND inserted_at >= ${q.start} AND inserted_at <= ${q.end} ${q.name === null ? sql`` : sql`AND name = ${q.name}`}
+        GROUP BY name, b ORDER BY name, b`,
+  );
 }
