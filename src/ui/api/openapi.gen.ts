@@ -19698,6 +19698,166 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/threads/scores": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Thread scores over time: per thread monitor, results, verdicts, pass rate and mean score per interval of when they ran */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ThreadScoresRequestInput"];
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ThreadScoresResponse"];
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/threads/{threadId}/evaluations": {
         parameters: {
             query?: never;
@@ -34874,6 +35034,48 @@ export interface components {
             /** @description Newest first (at most 200) */
             data: components["schemas"]["ThreadEvaluationInput"][];
         };
+        ThreadScoresRequestInput: {
+            /** @description Thread results stored at or after (epoch ms or ISO 8601) */
+            startDate: number | string;
+            /** @description Thread results stored at or before; at most 400 days after startDate */
+            endDate: number | string;
+            /**
+             * @description auto: the finest giving at most 200 buckets
+             * @default auto
+             * @enum {string}
+             */
+            interval?: "auto" | "minute" | "hour" | "day" | "week";
+            /** @description Only this thread monitor's results (its name); default: one series per name */
+            name?: string;
+            /**
+             * @description Days start at the caller's midnight: its offset from UTC in minutes
+             * @default 0
+             */
+            utcOffsetMinutes?: number;
+        };
+        ThreadScoresResponseInput: {
+            /** @enum {string} */
+            interval: "minute" | "hour" | "day" | "week";
+            intervalMs: number;
+            startDate: number;
+            endDate: number;
+            series: {
+                /** @description The thread monitor's name */
+                name: string;
+                buckets: {
+                    start: number;
+                    /** @description Thread results stored in the bucket */
+                    evaluated: number;
+                    passed: number;
+                    failed: number;
+                    errors: number;
+                    /** @description passed / (passed + failed); null without verdicts */
+                    pass_rate: number | null;
+                    /** @description Mean of the scores given; null when none was */
+                    mean_score: number | null;
+                }[];
+            }[];
+        };
         Project: {
             id: string;
             name: string;
@@ -36941,6 +37143,48 @@ export interface components {
         ThreadEvaluations: {
             /** @description Newest first (at most 200) */
             data: components["schemas"]["ThreadEvaluation"][];
+        };
+        ThreadScoresRequest: {
+            /** @description Thread results stored at or after (epoch ms or ISO 8601) */
+            startDate: number | string;
+            /** @description Thread results stored at or before; at most 400 days after startDate */
+            endDate: number | string;
+            /**
+             * @description auto: the finest giving at most 200 buckets
+             * @default auto
+             * @enum {string}
+             */
+            interval: "auto" | "minute" | "hour" | "day" | "week";
+            /** @description Only this thread monitor's results (its name); default: one series per name */
+            name?: string;
+            /**
+             * @description Days start at the caller's midnight: its offset from UTC in minutes
+             * @default 0
+             */
+            utcOffsetMinutes: number;
+        };
+        ThreadScoresResponse: {
+            /** @enum {string} */
+            interval: "minute" | "hour" | "day" | "week";
+            intervalMs: number;
+            startDate: number;
+            endDate: number;
+            series: {
+                /** @description The thread monitor's name */
+                name: string;
+                buckets: {
+                    start: number;
+                    /** @description Thread results stored in the bucket */
+                    evaluated: number;
+                    passed: number;
+                    failed: number;
+                    errors: number;
+                    /** @description passed / (passed + failed); null without verdicts */
+                    pass_rate: number | null;
+                    /** @description Mean of the scores given; null when none was */
+                    mean_score: number | null;
+                }[];
+            }[];
         };
     };
     responses: never;
