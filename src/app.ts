@@ -32,7 +32,7 @@ import { buildAlerts, registerAlerts } from './modules/alerts/index.ts';
 import { Scheduler } from './platform/periodic.ts';
 import { installNulGuard } from './platform/nul-guard.ts';
 import { JobQueue } from './platform/jobs/index.ts';
-import { BACKFILL_QUEUE, backfillJobPayload, MONITOR_QUEUE, monitorJobPayload, MonitorService, monitorRoutes } from './modules/monitors/index.ts';
+import { BACKFILL_QUEUE, backfillJobPayload, MONITOR_QUEUE, monitorJobPayload, MonitorService, monitorRoutes, THREAD_MONITOR_QUEUE, threadMonitorJobPayload } from './modules/monitors/index.ts';
 import { annotatedTraceCondition, annotationCountsByTrace, deleteTraceAnnotations, scoredTraceCondition, scoreSortSql, scoresSql, scoreSummariesByTrace, thumbsSql } from './modules/annotations/index.ts';
 import {
   deleteTraceEvaluations,
@@ -68,6 +68,7 @@ import { ModelProviderService, modelProviderRoutes } from './modules/model-provi
 import { buildPrivacy, registerPrivacy, type PrivacyPorts } from './modules/privacy/index.ts';
 import { registerSimulations } from './modules/simulations/index.ts';
 import { registerDashboards } from './modules/dashboards/index.ts';
+import { registerThreads, threads as threadEvaluation, type ThreadsContext } from './modules/threads/index.ts';
 import { deleteProjectTrustRule, registerJudgeAlignment, type ReviewQueuePort } from './modules/judge-alignment/index.ts';
 
 export interface Deps {
@@ -95,6 +96,8 @@ export interface Services {
   modelProviders: ModelProviderService;
   webhooks: WebhookService;
   monitors: MonitorService;
+  /** Threads evaluated as a whole, and listed (the threads module's context). */
+  threads: ThreadsContext;
   analytics: AnalyticsService;
   jobs: JobQueue;
   metrics: Metrics;
@@ -178,11 +181,19 @@ export function buildServices(deps: Deps): Services {
   });
   const webhooks = buildWebhookService(deps, metrics);
   const jobs = new JobQueue(deps.db, deps.clock, metrics);
+  const threads: ThreadsContext = {
+    db: deps.db,
+    clock: deps.clock,
+    searchConditions: (projectId, req) => traces.searchConditions(projectId, req as Parameters<TraceService['searchConditions']>[1]),
+    contents: (projectId, traceIds) => traces.contents(projectId, traceIds, ['tool']),
+    runEvaluator: (scope, path, data, settings) => evaluations.runDetached(scope, path, data, settings),
+    evaluatorVersion: async (scope, path, settings) => (await evaluations.describeForRuns(scope, path, settings)).version,
+  };
   const monitors = new MonitorService(
     deps.db,
     deps.clock,
     {
-      checkEvaluator: (scope, path, settings) => evaluations.checkSettings(scope, path, settings),
+      checkEvaluator: (scope, path, settings, unit) => evaluations.checkSettings(scope, path, settings, unit),
       evaluate: async (scope, path, body, monitorId) => {
         const outcome = await evaluations.evaluate(scope, path, body, undefined, { monitorId });
         return { failed: outcome.results.some((r) => r.passed === false), error: outcome.results.some((r) => r.status === 'error') };
@@ -194,6 +205,7 @@ export function buildServices(deps: Deps): Services {
       reviewQueueExists: (projectId, queueId) => queueExists(review, projectId, queueId),
       addToReviewQueue: (projectId, queueId, traceId) => addMonitorFailure(review, projectId, queueId, traceId),
       traceDetail: (projectId, traceId) => traces.detail(projectId, traceId),
+      evaluateThread: (monitor, threadId) => threadEvaluation(threads).evaluate(monitor, threadId),
       results: (projectId, monitorId, page) => monitorResults(deps.db, projectId, monitorId, page),
       outcomeCounts: (projectId, monitorId, range) => monitorOutcomeCounts(deps.db, projectId, monitorId, range),
       scores: (projectId, monitorId, range) => monitorScores(deps.db, projectId, monitorId, range),
@@ -202,6 +214,7 @@ export function buildServices(deps: Deps): Services {
   );
   jobs.handle(MONITOR_QUEUE, monitorJobPayload, (job) => monitors.runJob(job));
   jobs.handle(BACKFILL_QUEUE, backfillJobPayload, (job) => monitors.backfills.runJob(job));
+  jobs.handle(THREAD_MONITOR_QUEUE, threadMonitorJobPayload, (job) => monitors.runThreadJob(job));
   traces.extend({
     evaluations: (projectId, traceId) => listTraceEvaluations(deps.db, projectId, traceId),
     filterConditions: { has_annotation: annotatedTraceCondition, evaluation: evaluationTraceCondition, score: scoredTraceCondition },
@@ -248,7 +261,7 @@ export function buildServices(deps: Deps): Services {
   });
   organizations.onProjectDeleted((tx, projectId) => alerts.alerts.deleteProject(projectId, tx));
   registerGauges(metrics, deps, { traces, jobs, webhooks, readPriority });
-  return { organizations, accounts, apiKeys, traces, prompts, annotations, scoreConfigs, review, agentCache, evaluations, modelProviders, webhooks, monitors, analytics, jobs, metrics, privacy, readPriority, alerts };
+  return { organizations, accounts, apiKeys, traces, prompts, annotations, scoreConfigs, review, agentCache, evaluations, modelProviders, webhooks, monitors, threads, analytics, jobs, metrics, privacy, readPriority, alerts };
 }
 
 /** The models offered from the server's environment (OPENAI_API_KEY): any openai/<model> works, these are listed. */
@@ -376,6 +389,7 @@ export async function buildApp(deps: Deps): Promise<App> {
     scheduler.every({ name: 'planner statistics', intervalMs: 5 * 60_000, once: false, run: () => services.traces.refreshStatistics() });
   }
   monitorRoutes(http, services.monitors);
+  registerThreads(http, services.threads);
   analyticsRoutes(http, services.analytics);
   registerAlerts(http, scheduler, services.jobs, services.alerts.ctx, services.alerts.alerts);
   const experimentRuns = platformRuns(deps, services, logger);

@@ -123,6 +123,22 @@ const usersRoute = createRoute({
   component: lazyRouteComponent(() => import('./routes/users.tsx')),
 });
 
+/** The threads list: the traces list's filters (a thread is listed when any of its traces matches), its own sort and page. */
+const threadsSearch = z.extend(listSearchSchema, {
+  tsort: oneOf(['thread_id', 'turns', 'cost', 'duration', 'errors', 'users', 'first_seen', 'last_seen']),
+  /** Part of the thread id. */
+  tid: words(),
+  /** The first page is the one without `page`. */
+  page: wholeNumber(2),
+});
+export type ThreadsSearch = z.output<typeof threadsSearch>;
+const threadsRoute = createRoute({
+  getParentRoute: () => projectRoute,
+  path: '/threads',
+  validateSearch: searchValidator(threadsSearch),
+  component: lazyRouteComponent(() => import('./routes/threads.tsx')),
+});
+
 const threadRoute = createRoute({
   getParentRoute: () => projectRoute,
   path: '/threads/$threadId',
@@ -429,6 +445,7 @@ const routeTree = rootRoute.addChildren([
     tracesRoute,
     traceRoute,
     usersRoute,
+    threadsRoute,
     threadRoute,
     promptsRoute,
     promptRoute,

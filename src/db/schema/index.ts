@@ -17,3 +17,4 @@ export * from './alerts.ts';
 export * from './simulations.ts';
 export * from './judge-alignment.ts';
 export * from './dashboards.ts';
+export * from './threads.ts';

@@ -16,6 +16,9 @@ export const monitors = pgTable(
     enabled: boolean('enabled').notNull().default(true),
     /** 0025: failures go to this review queue (the review module's). */
     reviewQueueId: text('review_queue_id'),
+    /** 0048: what it evaluates (trace or thread), and how long a thread must be idle first. */
+    unit: text('unit').notNull().default('trace'),
+    idleMinutes: integer('idle_minutes'),
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   },

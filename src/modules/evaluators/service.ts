@@ -9,7 +9,7 @@ import { newId } from '../../platform/ids.ts';
 import { Metrics } from '../../platform/metrics.ts';
 import { catalogue, catalogueFor, closestEvaluatorNames, customCatalogueEntry, findEvaluator, type CatalogueAvailability } from './catalogue.ts';
 import { CustomEvaluatorService, type ResolvedCustom } from './custom/service.ts';
-import { renderTemplate, TRACE_VARIABLES, variablesOf } from './custom/definition.ts';
+import { renderTemplate, THREAD_VARIABLES, TRACE_VARIABLES, variablesOf } from './custom/definition.ts';
 import { computeCost, estimateTokens } from '../traces/index.ts';
 import { parseInput, parseSettings, runEvaluator } from './runner.ts';
 import type { EvaluateBody, TraceEvaluation } from './schemas.ts';
@@ -227,15 +227,16 @@ export class EvaluationService {
     return { usesLlm: true, model, promptTokensPerTrace: promptTokens, answerTokensPerTrace: ESTIMATED_ANSWER_TOKENS, costPerTrace: cost?.amount ?? null, currency: cost?.currency ?? 'USD' };
   }
 
-  /** An evaluator path and settings to save for a monitor: as describeForRuns, and a custom template may name only what traces give. */
-  async checkSettings(scope: EvaluationScope, path: string, settings: unknown): Promise<void> {
+  /** An evaluator path and settings to save for a monitor: as describeForRuns, and a custom template may name only what its unit (traces or threads) gives. */
+  async checkSettings(scope: EvaluationScope, path: string, settings: unknown, unit: 'trace' | 'thread' = 'trace'): Promise<void> {
     const found = await this.describeForRuns(scope, path, settings);
     if (found.version === null) return;
-    const lacking = found.dataKeys.filter((v) => !TRACE_VARIABLES.includes(v));
+    const given = unit === 'thread' ? THREAD_VARIABLES : TRACE_VARIABLES;
+    const lacking = found.dataKeys.filter((v) => !given.includes(v));
     if (lacking.length) {
       throw badRequest(
         'template_variables',
-        `evaluator: the template of ${path} (version ${found.version}) names ${lacking.map((v) => `{{${v}}}`).join(', ')}, which traces do not give (they give ${TRACE_VARIABLES.join(', ')})`,
+        `evaluator: the template of ${path} (version ${found.version}) names ${lacking.map((v) => `{{${v}}}`).join(', ')}, which ${unit}s do not give (they give ${given.join(', ')})`,
         'evaluator',
       );
     }

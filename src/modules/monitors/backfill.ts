@@ -44,6 +44,7 @@ export class MonitorBackfills {
   /** How many traces a backfill would evaluate and what it would cost, before starting it. */
   async preview(scope: Scope, monitorId: string, body: BackfillBody): Promise<BackfillPreview> {
     const monitor = await this.monitor(scope.projectId, monitorId);
+    refuseThreadMonitor(monitor);
     const request = this.request(monitor, body);
     const { ids, capped } = await this.matching(monitor, request);
     const samples = [];
@@ -79,6 +80,7 @@ export class MonitorBackfills {
   /** Starts a backfill (409 while another of the monitor's runs). */
   async start(scope: Scope, monitorId: string, body: BackfillBody): Promise<BackfillView> {
     const monitor = await this.monitor(scope.projectId, monitorId);
+    refuseThreadMonitor(monitor);
     const request = this.request(monitor, body);
     // The evaluator must still run as saved (a deleted custom evaluator: a 400 now, not a failed job).
     await this.deps.checkEvaluator(scope, monitor.evaluator, monitor.settings);
@@ -192,4 +194,9 @@ export class MonitorBackfills {
     if (!row) throw notFound('backfill_not_found', `no backfill ${id} of monitor ${monitorId}`);
     return row;
   }
+}
+
+/** A backfill goes through stored traces: a thread monitor evaluates threads as they go idle instead. */
+function refuseThreadMonitor(monitor: store.MonitorRow): void {
+  if (monitor.unit === 'thread') throw badRequest('thread_monitor', 'unit: this monitor evaluates threads (as each goes idle); a backfill runs a trace monitor over stored traces', 'unit');
 }

@@ -7,6 +7,16 @@ export const monitorFiltersSchema = summaryFilterSchema.meta({ id: 'MonitorFilte
 
 export type MonitorFilters = z.infer<typeof monitorFiltersSchema>;
 
+/** How long a thread must be quiet (no new turn) before a thread monitor evaluates it: 1 minute to 7 days. */
+export const IDLE_MINUTES = { min: 1, max: 10_080, default: 30 } as const;
+const unit = z.enum(['trace', 'thread']).describe('What one evaluation judges: a trace (each as it arrives) or a whole thread (the traces sharing a thread id, once it is idle)');
+const idleMinutes = z
+  .number()
+  .int()
+  .min(IDLE_MINUTES.min)
+  .max(IDLE_MINUTES.max)
+  .describe(`unit thread: evaluate a thread once it has had no new turn for this long (${IDLE_MINUTES.min}..${IDLE_MINUTES.max} minutes, default ${IDLE_MINUTES.default}); a thread that gets new turns is evaluated again once idle`);
+
 const reviewQueueId = z.string().min(1).max(128).describe('a review queue of the project (GET /api/queues): every trace the evaluator fails is added to it');
 
 export const createMonitorBody = z.strictObject({
@@ -17,6 +27,8 @@ export const createMonitorBody = z.strictObject({
   filters: monitorFiltersSchema.nullable().optional(),
   enabled: z.boolean().default(true),
   review_queue_id: reviewQueueId.nullable().optional(),
+  unit: unit.default('trace'),
+  idle_minutes: idleMinutes.nullable().optional(),
 });
 
 export const updateMonitorBody = z
@@ -28,6 +40,7 @@ export const updateMonitorBody = z
     filters: monitorFiltersSchema.nullable().optional(),
     enabled: z.boolean().optional(),
     review_queue_id: reviewQueueId.nullable().optional(),
+    idle_minutes: idleMinutes.optional(),
   })
   .refine((b) => Object.keys(b).length > 0, { message: 'send at least one field' });
 
@@ -42,6 +55,8 @@ export const monitorSchema = z
     filters: monitorFiltersSchema.nullable(),
     enabled: z.boolean(),
     review_queue_id: z.string().nullable().describe('the review queue the traces it fails go to (null: none)'),
+    unit: z.enum(['trace', 'thread']),
+    idle_minutes: z.number().int().nullable().describe('unit thread: minutes a thread is idle before it is evaluated (null for unit trace)'),
     created_at: z.string(),
     updated_at: z.string(),
   })

@@ -8,22 +8,28 @@ import { matchesTraceFilter, type TraceSummary } from '../traces/index.ts';
 import { sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import { bucketing, toMillis, type Interval } from '../../platform/time-buckets.ts';
-import type { MonitorFilters, MonitorResultsResponse, MonitorStatsResponse, MonitorView, ScoreSummary } from './schemas.ts';
+import { IDLE_MINUTES, type MonitorFilters, type MonitorResultsResponse, type MonitorStatsResponse, type MonitorView, type ScoreSummary } from './schemas.ts';
 import * as store from './store.ts';
 import { presentMonitor } from './presenters.ts';
 import { traceData, type TraceDetailLike } from './trace-data.schema.ts';
 import { MonitorBackfills } from './backfill.ts';
 
 export const MONITOR_QUEUE = 'monitor.evaluate';
+/** A thread monitor's queue: one pending job per (monitor, thread), due once the thread is idle. */
+export const THREAD_MONITOR_QUEUE = 'monitor.evaluate-thread';
 
 /** A monitor job: evaluate this trace with this monitor (checked when the job is claimed). */
 export const monitorJobPayload = z.object({ monitorId: z.string(), organizationId: z.string(), projectId: z.string(), traceId: z.string() });
 export type MonitorJobPayload = z.infer<typeof monitorJobPayload>;
 
+/** A thread monitor job: evaluate this thread, as it is when the job runs, with this monitor. */
+export const threadMonitorJobPayload = z.object({ monitorId: z.string(), organizationId: z.string(), projectId: z.string(), threadId: z.string() });
+export type ThreadMonitorJobPayload = z.infer<typeof threadMonitorJobPayload>;
+
 /** What monitors need of the evaluators and traces modules (wired by app.ts). */
 export interface MonitorDeps {
   /** Throws a 400 AppError naming the field when the evaluator is unknown, the settings are bad or its model has no provider. */
-  checkEvaluator(scope: { organizationId: string; projectId: string }, path: string, settings: Record<string, unknown>): Promise<void>;
+  checkEvaluator(scope: { organizationId: string; projectId: string }, path: string, settings: Record<string, unknown>, unit?: 'trace' | 'thread'): Promise<void>;
   /** Runs and stores an evaluation, recording `monitorId` as its origin. */
   evaluate(
     scope: { organizationId: string; projectId: string },
@@ -49,6 +55,12 @@ export interface MonitorDeps {
   /** Adds a trace the monitor failed to its review queue (once). */
   addToReviewQueue(projectId: string, queueId: string, traceId: string): Promise<void>;
   traceDetail(projectId: string, traceId: string): Promise<TraceDetailLike>;
+  /**
+   * Evaluates a whole thread with a thread monitor and stores the result against the thread
+   * (the threads module). Answers when the thread changed while it ran (a turn came in): it is
+   * then due again once idle.
+   */
+  evaluateThread(monitor: ThreadMonitor, threadId: string): Promise<{ changedSince: boolean }>;
   /** The results a monitor produced, newest first (the evaluators module stores them). */
   results(projectId: string, monitorId: string, page: { pageSize: number; cursor?: string; outcome?: 'passed' | 'failed' | 'error' | 'skipped' }): Promise<MonitorResultsResponse>;
   /** A monitor's results counted per bucket of when they ran. */
@@ -63,6 +75,16 @@ export interface MonitorDeps {
     monitorId: string,
     range: { start: number; end: number; bucket: SQL },
   ): Promise<{ scores: ScoreRow[]; labels: { b: number; label: string; n: number }[] }>;
+}
+
+/** What evaluating a thread needs of its monitor. */
+export interface ThreadMonitor {
+  id: string;
+  organization_id: string;
+  project_id: string;
+  name: string;
+  evaluator: string;
+  settings: Record<string, unknown>;
 }
 
 interface ScoreRow {
@@ -128,9 +150,21 @@ export class MonitorService {
 
   async create(
     scope: { organizationId: string; projectId: string },
-    input: { name: string; evaluator: string; settings: Record<string, unknown>; sample: number; filters?: MonitorFilters | null; enabled: boolean; review_queue_id?: string | null },
+    input: {
+      name: string;
+      evaluator: string;
+      settings: Record<string, unknown>;
+      sample: number;
+      filters?: MonitorFilters | null;
+      enabled: boolean;
+      review_queue_id?: string | null;
+      unit?: 'trace' | 'thread';
+      idle_minutes?: number | null;
+    },
   ): Promise<MonitorView> {
-    await this.deps.checkEvaluator(scope, input.evaluator, input.settings);
+    const unit = input.unit ?? 'trace';
+    checkUnit(unit, input.idle_minutes ?? null, input.review_queue_id ?? null);
+    await this.deps.checkEvaluator(scope, input.evaluator, input.settings, unit);
     await this.checkQueue(scope.projectId, input.review_queue_id ?? null);
     const row = await store.insertMonitor(
       this.db.orm,
@@ -145,6 +179,8 @@ export class MonitorService {
         filters: input.filters ?? null,
         enabled: input.enabled,
         review_queue_id: input.review_queue_id ?? null,
+        unit,
+        idle_minutes: unit === 'thread' ? (input.idle_minutes ?? IDLE_MINUTES.default) : null,
       },
       this.clock.now(),
     );
@@ -152,11 +188,12 @@ export class MonitorService {
     return presentMonitor(row);
   }
 
-  async update(projectId: string, id: string, patch: Partial<Omit<MonitorView, 'id' | 'project_id' | 'created_at' | 'updated_at'>>): Promise<MonitorView> {
+  async update(projectId: string, id: string, patch: Partial<Omit<MonitorView, 'id' | 'project_id' | 'unit' | 'created_at' | 'updated_at'>>): Promise<MonitorView> {
     const current = await this.find(projectId, id);
     const next = { ...current, ...Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) };
+    if (patch.idle_minutes !== undefined || patch.review_queue_id) checkUnit(current.unit, patch.idle_minutes ?? null, patch.review_queue_id ?? null);
     if (patch.evaluator !== undefined || patch.settings !== undefined) {
-      await this.deps.checkEvaluator({ organizationId: current.organization_id, projectId }, next.evaluator, next.settings);
+      await this.deps.checkEvaluator({ organizationId: current.organization_id, projectId }, next.evaluator, next.settings, current.unit);
     }
     if (patch.review_queue_id !== undefined) await this.checkQueue(projectId, patch.review_queue_id);
     const row = await store.updateMonitor(this.db.orm, next, this.clock.now());
@@ -254,6 +291,10 @@ export class MonitorService {
     const runAt = batch.now.getTime() + this.options.settleMs;
     const jobs = [];
     for (const m of monitors) {
+      if (m.unit === 'thread') {
+        jobs.push(...threadJobs(m, batch));
+        continue;
+      }
       for (const s of batch.summaries) {
         if (!matchesTraceFilter(m.filters, s) || !sampled(m.id, s.trace_id, m.sample)) continue;
         jobs.push({
@@ -275,6 +316,19 @@ export class MonitorService {
     const outcome = await this.evaluateTrace(monitor, traceId);
     // The trace lacks what the evaluator needs: retrying cannot help.
     if (typeof outcome === 'object') throw new PermanentJobError(outcome.unjudgeable);
+  }
+
+  /** A job: evaluate the whole thread once idle; a thread that changed meanwhile is due again once idle. */
+  async runThreadJob(job: ClaimedJob<ThreadMonitorJobPayload>): Promise<void> {
+    const { monitorId, projectId, threadId } = job.payload;
+    const monitor = await store.findMonitor(this.db.orm, projectId, monitorId);
+    if (!monitor || !monitor.enabled || monitor.unit !== 'thread') return; // deleted, paused or changed since
+    const { changedSince } = await this.deps.evaluateThread(monitor, threadId);
+    if (changedSince) {
+      const now = this.clock.now().getTime();
+      // The job still holds its key while it runs: the next one gets a key of its own.
+      await enqueueJobs(this.db.orm, [threadJob(monitor, job.payload.organizationId, threadId, now, `:${now}`)], now);
+    }
   }
 
   /**
@@ -306,6 +360,34 @@ export class MonitorService {
     if (outcome.failed && monitor.review_queue_id) await this.deps.addToReviewQueue(projectId, monitor.review_queue_id, traceId);
     return outcome.error ? 'error' : 'evaluated';
   }
+}
+
+/** A unit's own settings: an idle time and no review queue for threads, neither for traces (400 naming the field). */
+function checkUnit(unit: 'trace' | 'thread', idleMinutes: number | null, reviewQueueId: string | null): void {
+  if (unit === 'trace' && idleMinutes !== null) {
+    throw new AppError(400, 'validation_error', 'body.idle_minutes: only a thread monitor (unit thread) waits for its unit to go idle', { field: 'body.idle_minutes' });
+  }
+  if (unit === 'thread' && reviewQueueId !== null) {
+    throw new AppError(400, 'validation_error', 'body.review_queue_id: review queues hold traces; a thread monitor cannot send threads to one', { field: 'body.review_queue_id' });
+  }
+}
+
+/** One pending job per (thread monitor, thread) of a batch: due once the thread has been idle; each new turn pushes it back. */
+function threadJobs(m: store.MonitorRow, batch: { organizationId: string; summaries: TraceSummary[]; now: Date }) {
+  const threads = new Set<string>();
+  for (const s of batch.summaries) {
+    if (s.thread_id && matchesTraceFilter(m.filters, s) && sampled(m.id, s.thread_id, m.sample)) threads.add(s.thread_id);
+  }
+  return [...threads].map((threadId) => threadJob(m, batch.organizationId, threadId, batch.now.getTime()));
+}
+
+function threadJob(m: store.MonitorRow, organizationId: string, threadId: string, now: number, keySuffix = '') {
+  return {
+    queue: THREAD_MONITOR_QUEUE,
+    dedupeKey: `${m.id}:thread:${threadId}${keySuffix}`,
+    runAt: now + (m.idle_minutes ?? IDLE_MINUTES.default) * 60_000,
+    payload: { monitorId: m.id, organizationId, projectId: m.project_id, threadId } satisfies ThreadMonitorJobPayload,
+  };
 }
 
 /** What evaluating one trace came to: a stored result (an error result too), or none (trace gone, or it lacks what the evaluator needs). */

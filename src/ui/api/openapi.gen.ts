@@ -17869,6 +17869,13 @@ export interface paths {
                         /** @default true */
                         enabled?: boolean;
                         review_queue_id?: string | null;
+                        /**
+                         * @description What one evaluation judges: a trace (each as it arrives) or a whole thread (the traces sharing a thread id, once it is idle)
+                         * @default trace
+                         * @enum {string}
+                         */
+                        unit?: "trace" | "thread";
+                        idle_minutes?: number | null;
                     };
                 };
             };
@@ -18282,6 +18289,8 @@ export interface paths {
                         filters?: components["schemas"]["MonitorFiltersInput"] | null;
                         enabled?: boolean;
                         review_queue_id?: string | null;
+                        /** @description unit thread: evaluate a thread once it has had no new turn for this long (1..10080 minutes, default 30); a thread that gets new turns is evaluated again once idle */
+                        idle_minutes?: number;
                     };
                 };
             };
@@ -19523,6 +19532,436 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/threads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Threads (traces sharing a thread id) with turns, duration, cost, errors, users and thread scores; filtered by the trace search, sorted and paged */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ThreadsRequestInput"];
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ThreadsResponse"];
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/threads/scores": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Thread scores over time: per thread monitor, results, verdicts, pass rate and mean score per interval of when they ran */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ThreadScoresRequestInput"];
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ThreadScoresResponse"];
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/threads/{threadId}/evaluations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A thread's evaluations as a whole (thread monitors), newest first, each with the turns it covered */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    threadId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ThreadEvaluations"];
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -35363,6 +35802,10 @@ export interface components {
             enabled: boolean;
             /** @description the review queue the traces it fails go to (null: none) */
             review_queue_id: string | null;
+            /** @enum {string} */
+            unit: "trace" | "thread";
+            /** @description unit thread: minutes a thread is idle before it is evaluated (null for unit trace) */
+            idle_minutes: number | null;
             created_at: string;
             updated_at: string;
         };
@@ -35828,6 +36271,186 @@ export interface components {
                 kind: "openai" | "openai_compatible" | "azure_openai" | "anthropic";
                 /** @enum {string} */
                 source: "project" | "organization" | "environment";
+            }[];
+        };
+        ThreadsRequestInput: {
+            /** @description Threads with a trace started at or after (epoch ms or ISO 8601); default: all */
+            startDate?: number | string;
+            /** @description Threads with a trace started at or before (epoch ms or ISO 8601) */
+            endDate?: number | string;
+            /** @description Full-text: words of trace input or output (case-insensitive); "a phrase", or, -word */
+            query?: string;
+            /** @description The trace search filters, exactly: a thread is listed when any of its traces matches (its figures count all its traces) */
+            filters?: {
+                user_id?: string | string[];
+                thread_id?: string | string[];
+                customer_id?: string | string[];
+                /** @description Any of these labels */
+                labels?: string | string[];
+                /** @description Any span used one of these models */
+                model?: string | string[];
+                /** @description Any span has one of these types (llm, tool, agent, ...) */
+                span_type?: string | string[];
+                has_error?: boolean;
+                has_annotation?: boolean;
+                evaluation?: {
+                    /** @description Evaluator path or name, e.g. pii/pii_detection */
+                    evaluator?: string;
+                    passed?: boolean;
+                    /** @enum {string} */
+                    status?: "processed" | "skipped" | "error";
+                };
+                /** @description key = value on trace metadata */
+                metadata?: {
+                    [key: string]: string | number | boolean;
+                };
+                /** @description Traces with a score of this config (any of their annotations), within min..max or equal to value */
+                score?: {
+                    /** @description a score config (GET /api/score-configs) */
+                    configId: string;
+                    /** @description numeric: at least */
+                    min?: number;
+                    /** @description numeric: at most */
+                    max?: number;
+                    /** @description categorical: this category; boolean: true or false */
+                    value?: string | boolean;
+                };
+            };
+            /** @description Part of the thread id (case-insensitive) */
+            search?: string;
+            /**
+             * @default last_seen
+             * @enum {string}
+             */
+            sortBy?: "thread_id" | "turns" | "cost" | "duration" | "errors" | "users" | "first_seen" | "last_seen";
+            /**
+             * @default desc
+             * @enum {string}
+             */
+            sortDirection?: "asc" | "desc";
+            /** @default 1 */
+            page?: number;
+            /** @default 50 */
+            pageSize?: number;
+        };
+        ThreadScoreInput: {
+            /** @description The monitor's name */
+            name: string;
+            monitor_id: string | null;
+            /** @enum {string} */
+            status: "processed" | "skipped" | "error";
+            passed: boolean | null;
+            score: number | null;
+            label: string | null;
+            /** @description Turns it covered (the first ones) */
+            turns: number;
+        };
+        ThreadInput: {
+            /** @description The web app shows it at /p/<projectId>/threads/<thread_id> */
+            thread_id: string;
+            /** @description Traces in the thread */
+            turns: number;
+            /** @description Start of its first turn, epoch ms */
+            first_seen: number;
+            /** @description Start of its last turn, epoch ms */
+            last_seen: number;
+            /** @description Start of its first turn to the end of its last */
+            duration_ms: number;
+            /** @description USD */
+            cost: number;
+            tokens: {
+                prompt: number;
+                completion: number;
+            };
+            /** @description Turns with an error */
+            errors: number;
+            /** @description Its user ids (at most 5) */
+            users: string[];
+            user_count: number;
+            /** @description The newest result of each thread evaluation (thread monitors) */
+            scores: components["schemas"]["ThreadScoreInput"][];
+        };
+        ThreadsResponseInput: {
+            threads: components["schemas"]["ThreadInput"][];
+            pagination: {
+                page: number;
+                pageSize: number;
+                /** @description Threads matching */
+                total: number;
+            };
+        };
+        ThreadEvaluationInput: {
+            id: string;
+            thread_id: string;
+            /** @description The thread monitor that ran it */
+            monitor_id: string | null;
+            name: string;
+            evaluator: string;
+            /** @description The custom evaluator's version (null for built-in evaluators) */
+            evaluator_version: number | null;
+            /** @enum {string} */
+            status: "processed" | "skipped" | "error";
+            passed: boolean | null;
+            score: number | null;
+            label: string | null;
+            /** @description The judge's reasoning, or what went wrong */
+            details: string | null;
+            /** @description USD */
+            cost: number | null;
+            /** @description What it judged */
+            covered: {
+                /** @description Turns 1..turns of the thread, as it was when evaluated */
+                turns: number;
+                /** @description Their traces, oldest first */
+                trace_ids: string[];
+            };
+            /** @description When it ran (epoch ms) */
+            inserted_at: number;
+        };
+        ThreadEvaluationsInput: {
+            /** @description Newest first (at most 200) */
+            data: components["schemas"]["ThreadEvaluationInput"][];
+        };
+        ThreadScoresRequestInput: {
+            /** @description Thread results stored at or after (epoch ms or ISO 8601) */
+            startDate: number | string;
+            /** @description Thread results stored at or before; at most 400 days after startDate */
+            endDate: number | string;
+            /**
+             * @description auto: the finest giving at most 200 buckets
+             * @default auto
+             * @enum {string}
+             */
+            interval?: "auto" | "minute" | "hour" | "day" | "week";
+            /** @description Only this thread monitor's results (its name); default: one series per name */
+            name?: string;
+            /**
+             * @description Days start at the caller's midnight: its offset from UTC in minutes
+             * @default 0
+             */
+            utcOffsetMinutes?: number;
+        };
+        ThreadScoresResponseInput: {
+            /** @enum {string} */
+            interval: "minute" | "hour" | "day" | "week";
+            intervalMs: number;
+            startDate: number;
+            endDate: number;
+            series: {
+                /** @description The thread monitor's name */
+                name: string;
+                buckets: {
+                    start: number;
+                    /** @description Thread results stored in the bucket */
+                    evaluated: number;
+                    passed: number;
+                    failed: number;
+                    errors: number;
+                    /** @description passed / (passed + failed); null without verdicts */
+                    pass_rate: number | null;
+                    /** @description Mean of the scores given; null when none was */
+                    mean_score: number | null;
+                }[];
             }[];
         };
         Project: {
@@ -37289,6 +37912,10 @@ export interface components {
             enabled: boolean;
             /** @description the review queue the traces it fails go to (null: none) */
             review_queue_id: string | null;
+            /** @enum {string} */
+            unit: "trace" | "thread";
+            /** @description unit thread: minutes a thread is idle before it is evaluated (null for unit trace) */
+            idle_minutes: number | null;
             created_at: string;
             updated_at: string;
         };
@@ -37754,6 +38381,186 @@ export interface components {
                 kind: "openai" | "openai_compatible" | "azure_openai" | "anthropic";
                 /** @enum {string} */
                 source: "project" | "organization" | "environment";
+            }[];
+        };
+        ThreadsRequest: {
+            /** @description Threads with a trace started at or after (epoch ms or ISO 8601); default: all */
+            startDate?: number | string;
+            /** @description Threads with a trace started at or before (epoch ms or ISO 8601) */
+            endDate?: number | string;
+            /** @description Full-text: words of trace input or output (case-insensitive); "a phrase", or, -word */
+            query?: string;
+            /** @description The trace search filters, exactly: a thread is listed when any of its traces matches (its figures count all its traces) */
+            filters?: {
+                user_id?: string | string[];
+                thread_id?: string | string[];
+                customer_id?: string | string[];
+                /** @description Any of these labels */
+                labels?: string | string[];
+                /** @description Any span used one of these models */
+                model?: string | string[];
+                /** @description Any span has one of these types (llm, tool, agent, ...) */
+                span_type?: string | string[];
+                has_error?: boolean;
+                has_annotation?: boolean;
+                evaluation?: {
+                    /** @description Evaluator path or name, e.g. pii/pii_detection */
+                    evaluator?: string;
+                    passed?: boolean;
+                    /** @enum {string} */
+                    status?: "processed" | "skipped" | "error";
+                };
+                /** @description key = value on trace metadata */
+                metadata?: {
+                    [key: string]: string | number | boolean;
+                };
+                /** @description Traces with a score of this config (any of their annotations), within min..max or equal to value */
+                score?: {
+                    /** @description a score config (GET /api/score-configs) */
+                    configId: string;
+                    /** @description numeric: at least */
+                    min?: number;
+                    /** @description numeric: at most */
+                    max?: number;
+                    /** @description categorical: this category; boolean: true or false */
+                    value?: string | boolean;
+                };
+            };
+            /** @description Part of the thread id (case-insensitive) */
+            search?: string;
+            /**
+             * @default last_seen
+             * @enum {string}
+             */
+            sortBy: "thread_id" | "turns" | "cost" | "duration" | "errors" | "users" | "first_seen" | "last_seen";
+            /**
+             * @default desc
+             * @enum {string}
+             */
+            sortDirection: "asc" | "desc";
+            /** @default 1 */
+            page: number;
+            /** @default 50 */
+            pageSize: number;
+        };
+        ThreadScore: {
+            /** @description The monitor's name */
+            name: string;
+            monitor_id: string | null;
+            /** @enum {string} */
+            status: "processed" | "skipped" | "error";
+            passed: boolean | null;
+            score: number | null;
+            label: string | null;
+            /** @description Turns it covered (the first ones) */
+            turns: number;
+        };
+        Thread: {
+            /** @description The web app shows it at /p/<projectId>/threads/<thread_id> */
+            thread_id: string;
+            /** @description Traces in the thread */
+            turns: number;
+            /** @description Start of its first turn, epoch ms */
+            first_seen: number;
+            /** @description Start of its last turn, epoch ms */
+            last_seen: number;
+            /** @description Start of its first turn to the end of its last */
+            duration_ms: number;
+            /** @description USD */
+            cost: number;
+            tokens: {
+                prompt: number;
+                completion: number;
+            };
+            /** @description Turns with an error */
+            errors: number;
+            /** @description Its user ids (at most 5) */
+            users: string[];
+            user_count: number;
+            /** @description The newest result of each thread evaluation (thread monitors) */
+            scores: components["schemas"]["ThreadScore"][];
+        };
+        ThreadsResponse: {
+            threads: components["schemas"]["Thread"][];
+            pagination: {
+                page: number;
+                pageSize: number;
+                /** @description Threads matching */
+                total: number;
+            };
+        };
+        ThreadEvaluation: {
+            id: string;
+            thread_id: string;
+            /** @description The thread monitor that ran it */
+            monitor_id: string | null;
+            name: string;
+            evaluator: string;
+            /** @description The custom evaluator's version (null for built-in evaluators) */
+            evaluator_version: number | null;
+            /** @enum {string} */
+            status: "processed" | "skipped" | "error";
+            passed: boolean | null;
+            score: number | null;
+            label: string | null;
+            /** @description The judge's reasoning, or what went wrong */
+            details: string | null;
+            /** @description USD */
+            cost: number | null;
+            /** @description What it judged */
+            covered: {
+                /** @description Turns 1..turns of the thread, as it was when evaluated */
+                turns: number;
+                /** @description Their traces, oldest first */
+                trace_ids: string[];
+            };
+            /** @description When it ran (epoch ms) */
+            inserted_at: number;
+        };
+        ThreadEvaluations: {
+            /** @description Newest first (at most 200) */
+            data: components["schemas"]["ThreadEvaluation"][];
+        };
+        ThreadScoresRequest: {
+            /** @description Thread results stored at or after (epoch ms or ISO 8601) */
+            startDate: number | string;
+            /** @description Thread results stored at or before; at most 400 days after startDate */
+            endDate: number | string;
+            /**
+             * @description auto: the finest giving at most 200 buckets
+             * @default auto
+             * @enum {string}
+             */
+            interval: "auto" | "minute" | "hour" | "day" | "week";
+            /** @description Only this thread monitor's results (its name); default: one series per name */
+            name?: string;
+            /**
+             * @description Days start at the caller's midnight: its offset from UTC in minutes
+             * @default 0
+             */
+            utcOffsetMinutes: number;
+        };
+        ThreadScoresResponse: {
+            /** @enum {string} */
+            interval: "minute" | "hour" | "day" | "week";
+            intervalMs: number;
+            startDate: number;
+            endDate: number;
+            series: {
+                /** @description The thread monitor's name */
+                name: string;
+                buckets: {
+                    start: number;
+                    /** @description Thread results stored in the bucket */
+                    evaluated: number;
+                    passed: number;
+                    failed: number;
+                    errors: number;
+                    /** @description passed / (passed + failed); null without verdicts */
+                    pass_rate: number | null;
+                    /** @description Mean of the scores given; null when none was */
+                    mean_score: number | null;
+                }[];
             }[];
         };
     };

@@ -17,9 +17,10 @@ const SORTS = [
 
 /**
  * Search box, time range, filters and sort of the traces list; every change goes to the URL.
- * The analytics dashboard shows it without sort and without "All time" (a chart has a range).
+ * The analytics dashboard shows it without sort and without "All time" (a chart has a range);
+ * the threads list without sort (its table's headers sort threads).
  */
-export function ListToolbar({ search, onChange, forCharts = false }: { search: ListSearch; onChange: (next: ListSearch) => void; forCharts?: boolean }) {
+export function ListToolbar({ search, onChange, forCharts = false, sortable = !forCharts }: { search: ListSearch; onChange: (next: ListSearch) => void; forCharts?: boolean; sortable?: boolean }) {
   const [query, setQuery] = useState(search.q ?? '');
   // A search from outside (the URL: back, a link) replaces what is typed; adjusted while
   // rendering, as React recommends for state that follows a prop.
@@ -68,7 +69,7 @@ export function ListToolbar({ search, onChange, forCharts = false }: { search: L
           w={150}
         />
         <FiltersPopover search={search} onChange={onChange} />
-        {!forCharts && (
+        {sortable && (
         <NativeSelect
           aria-label="Sort"
           size="sm"

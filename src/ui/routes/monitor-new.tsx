@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { Alert, Button, Fieldset, Group, Loader, NativeSelect, NumberInput, Paper, Stack, Switch, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Button, Fieldset, Group, Loader, NativeSelect, NumberInput, Paper, SegmentedControl, Stack, Switch, Text, TextInput, Title } from '@mantine/core';
 import { IconArrowLeft } from '@tabler/icons-react';
 import { Link, useNavigate, useParams, useSearch } from '@tanstack/react-router';
 import { useCatalogue, useMonitorMutations, type Evaluator } from '../api/evaluators.ts';
@@ -49,7 +49,7 @@ export default function NewMonitorPage() {
 
 /** The form of a new monitor, or of one being edited (`editing`: saved with PATCH, then `onSaved`). */
 /** The request body's fields the monitor form shows a refusal next to; each of the evaluator's settings at its own control besides. */
-const MONITOR_FIELDS = ['name', 'sample', 'filters.labels', 'filters.user_id', 'filters.model', 'filters.span_type', 'filters.customer_id', 'filters.metadata', 'filters.has_error'];
+const MONITOR_FIELDS = ['name', 'sample', 'unit', 'idle_minutes', 'filters.labels', 'filters.user_id', 'filters.model', 'filters.span_type', 'filters.customer_id', 'filters.metadata', 'filters.has_error'];
 
 export function MonitorForm({ projectId, evaluator, editing, onSaved, onCancel }: { projectId: string; evaluator: Evaluator; editing?: Monitor; onSaved?: () => void; onCancel?: () => void }) {
   const navigate = useNavigate();
@@ -58,6 +58,8 @@ export function MonitorForm({ projectId, evaluator, editing, onSaved, onCancel }
   const [settings, setSettings] = useState<Record<string, unknown>>(() => structuredClone(editing?.settings ?? evaluator.defaultSettings));
   const [samplePercent, setSamplePercent] = useState<number>(editing ? Math.round(editing.sample * 1000) / 10 : 100);
   const [enabled, setEnabled] = useState(editing?.enabled ?? true);
+  const [unit, setUnit] = useState<'trace' | 'thread'>(editing?.unit ?? 'trace');
+  const [idleMinutes, setIdleMinutes] = useState<number | string>(editing?.idle_minutes ?? 30);
   const [filter, setFilter] = useState(() => filterText(editing?.filters));
   const saving = editing ? update : create;
   const errors = formErrors(saving.error, [...MONITOR_FIELDS, ...Object.keys((evaluator.settings as JsonSchema).properties ?? {}).map((key) => `settings.${key}`)]);
@@ -67,12 +69,14 @@ export function MonitorForm({ projectId, evaluator, editing, onSaved, onCancel }
     // A filter the form does not show (a thread id set through the API) is kept as it was.
     if (editing?.filters?.thread_id) filters.thread_id = editing.filters.thread_id;
     const body = { name: name.trim(), evaluator: evaluator.path, settings, sample: samplePercent / 100, filters: Object.keys(filters).length ? filters : null, enabled };
+    // An idle time the field cannot hold as a number goes as typed: the server names the field.
+    const idle = unit === 'thread' ? { idle_minutes: (idleMinutes === '' ? null : Number(idleMinutes)) as number } : {};
     if (editing) {
-      await update.mutateAsync({ id: editing.id, body });
+      await update.mutateAsync({ id: editing.id, body: { ...body, ...idle } });
       onSaved?.();
       return;
     }
-    const monitor = await create.mutateAsync(body);
+    const monitor = await create.mutateAsync({ ...body, unit, ...idle });
     await navigate({ to: '/p/$projectId/monitors/$monitorId', params: { projectId, monitorId: monitor.id } });
   };
 
@@ -98,7 +102,44 @@ export function MonitorForm({ projectId, evaluator, editing, onSaved, onCancel }
             <SchemaForm schema={evaluator.settings} value={settings} onChange={setSettings} idPrefix="monitor-settings" projectId={projectId} errorAt={(key) => errors.at(`settings.${key}`)} />
           )}
         </Paper>
-        <Fieldset legend="Which traces">
+        <Fieldset legend="What it evaluates">
+          <Stack gap="sm">
+            {editing ? (
+              <Text size="sm">{unit === 'thread' ? 'Whole threads (conversations), once idle' : 'Each trace as it arrives'}</Text>
+            ) : (
+              <SegmentedControl
+                aria-label="Unit"
+                value={unit}
+                onChange={(v) => setUnit(v)}
+                data={[
+                  { value: 'trace', label: 'Each trace' },
+                  { value: 'thread', label: 'Whole threads' },
+                ]}
+                maw={320}
+              />
+            )}
+            {unit === 'thread' && (
+              <NumberInput
+                label="Idle time (minutes)"
+                description="A thread is evaluated once it has had no new turn for this long (1 to 10080), and again after new turns. The evaluator sees {{conversation}}, {{turns}}, {{first_input}}, {{last_output}}."
+                value={idleMinutes}
+                min={1}
+                max={10_080}
+                allowDecimal={false}
+                clampBehavior="none"
+                onChange={setIdleMinutes}
+                maw={420}
+                error={errors.at('idle_minutes')}
+              />
+            )}
+            {errors.at('unit') && (
+              <Text size="sm" c="red">
+                {errors.at('unit')}
+              </Text>
+            )}
+          </Stack>
+        </Fieldset>
+        <Fieldset legend={unit === 'thread' ? 'Which threads (by their turns)' : 'Which traces'}>
           <Stack gap="sm">
             <NumberInput
               label="Sample (%)"

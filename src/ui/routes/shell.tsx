@@ -8,6 +8,7 @@ import { setTimeZoneChoice, timeZoneChoice } from '../lib/format.ts';
 const PART2_SECTIONS = [
   ['/p/$projectId/datasets', 'Datasets'],
   ['/p/$projectId/queues', 'Review'],
+  ['/p/$projectId/threads', 'Threads'],
   ['/p/$projectId/users', 'Users'],
   ['/p/$projectId/prompts', 'Prompts'],
   ['/p/$projectId/evaluators', 'Evaluators'],

@@ -2,6 +2,8 @@ import { Alert, Button, Group, Loader, Text, Title, Tooltip } from '@mantine/cor
 import { IconAlertTriangle, IconArrowLeft, IconExternalLink, IconThumbDown, IconThumbUp } from '@tabler/icons-react';
 import { Link, useParams } from '@tanstack/react-router';
 import { useThreadTraces } from '../api/traces.ts';
+import { useThreadEvaluations, type ThreadEvaluation } from '../api/threads.ts';
+import { ThreadScoreChip } from '../components/ThreadScoreChip.tsx';
 import type { TraceSummary } from '../api/traces.ts';
 import { Copy } from '../components/Copy.tsx';
 import { Metric } from '../components/TraceView.tsx';
@@ -18,6 +20,9 @@ const PAGE_SIZE = 50;
 export default function ThreadPage() {
   const { projectId, threadId } = useParams({ from: '/p/$projectId/threads/$threadId' });
   const pages = useThreadTraces(projectId, threadId, PAGE_SIZE);
+  const evaluations = useThreadEvaluations(projectId, threadId);
+  // Each monitor's newest result marks the last turn it covered.
+  const newest = newestPerMonitor(evaluations.data ?? []);
   const turns = pages.data?.pages.flatMap((p) => p.traces) ?? [];
   const total = pages.data?.pages[0]?.pagination.totalHits ?? 0;
   const sum = (f: (t: TraceSummary) => number | null | undefined) => turns.reduce((a, t) => a + (f(t) ?? 0), 0);
@@ -26,9 +31,12 @@ export default function ThreadPage() {
 
   return (
     <div className="page thread-page">
-      <Group gap="sm" wrap="wrap">
+      <Group gap="md" wrap="wrap">
+        <Link to="/p/$projectId/threads" params={{ projectId }} className="back-link">
+          <IconArrowLeft size={14} aria-hidden /> Threads
+        </Link>
         <Link to="/p/$projectId/traces" params={{ projectId }} search={{ thread: threadId }} className="back-link">
-          <IconArrowLeft size={14} aria-hidden /> Traces of this thread
+          Traces of this thread
         </Link>
       </Group>
       <Group gap={6} wrap="nowrap" style={{ minWidth: 0 }}>
@@ -53,6 +61,7 @@ export default function ThreadPage() {
           )}
         </Group>
       )}
+      {(evaluations.data?.length ?? 0) > 0 && <ThreadResults results={evaluations.data!} />}
       {pages.isError ? (
         <Alert color="red" title="The thread could not be loaded">
           {pages.error.message}
@@ -68,7 +77,7 @@ export default function ThreadPage() {
       ) : (
         <ol className="chat" aria-label="Conversation" data-testid="thread-turns">
           {turns.map((t, i) => (
-            <Turn key={t.trace_id} trace={t} n={i + 1} projectId={projectId} />
+            <Turn key={t.trace_id} trace={t} n={i + 1} projectId={projectId} covered={newest.filter((e) => e.covered.turns === i + 1)} />
           ))}
         </ol>
       )}
@@ -83,7 +92,49 @@ export default function ThreadPage() {
   );
 }
 
-function Turn({ trace: t, n, projectId }: { trace: TraceSummary; n: number; projectId: string }) {
+/** The newest result of each thread monitor (the list is newest first). */
+function newestPerMonitor(results: ThreadEvaluation[]): ThreadEvaluation[] {
+  const seen = new Set<string>();
+  return results.filter((r) => {
+    const key = r.monitor_id ?? r.name;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+/** The thread's evaluations as a whole, newest first: verdict, reasoning, and the turns each covered. */
+function ThreadResults({ results }: { results: ThreadEvaluation[] }) {
+  return (
+    <section className="panel thread-results" aria-label="Thread evaluations" data-testid="thread-evaluations">
+      <Text size="sm" fw={600} p="xs" pb={0}>
+        Thread evaluations
+      </Text>
+      <ul className="thread-result-list">
+        {results.map((r) => (
+          <li key={r.id} data-evaluation-id={r.id}>
+            <Group gap={8} wrap="wrap">
+              <ThreadScoreChip score={{ ...r, turns: r.covered.turns }} />
+              <Text size="xs" className="nowrap" data-testid="covered-turns">
+                {r.covered.turns === 1 ? 'Turn 1' : `Turns 1–${r.covered.turns}`}
+              </Text>
+              <Text size="xs" className="muted nowrap" title={formatFullTime(r.inserted_at)}>
+                {formatTime(r.inserted_at)}
+              </Text>
+            </Group>
+            {r.details && (
+              <Text size="sm" className="textblock" mt={2}>
+                {r.details}
+              </Text>
+            )}
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+function Turn({ trace: t, n, projectId, covered }: { trace: TraceSummary; n: number; projectId: string; covered: ThreadEvaluation[] }) {
   const m = t.metrics;
   const tokens = m.prompt_tokens === null && m.completion_tokens === null ? null : (m.prompt_tokens ?? 0) + (m.completion_tokens ?? 0);
   const evaluations = t.evaluations ?? [];
@@ -143,6 +194,14 @@ function Turn({ trace: t, n, projectId }: { trace: TraceSummary; n: number; proj
           </span>
         )}
       </div>
+      {covered.length > 0 && (
+        <div className="covered-mark" data-testid="covered-mark">
+          <span className="muted">Evaluated through turn {n}:</span>
+          {covered.map((e) => (
+            <ThreadScoreChip key={e.id} score={{ ...e, turns: e.covered.turns }} />
+          ))}
+        </div>
+      )}
     </li>
   );
 }

@@ -11,9 +11,9 @@ import { JudgeSession, requiredEnvForModel } from '../llm/provider.ts';
 import type { EvaluationResult, EvaluatorDefinition } from '../types.ts';
 import type { AnswerKind, CustomConfig } from './schemas.ts';
 
-import { PLACEHOLDER, TRACE_VARIABLES, variablesOf } from './variables.schema.ts';
+import { PLACEHOLDER, THREAD_VARIABLES, TRACE_VARIABLES, variablesOf } from './variables.schema.ts';
 
-export { TRACE_VARIABLES, variablesOf };
+export { THREAD_VARIABLES, TRACE_VARIABLES, variablesOf };
 
 export const customSettings = z.strictObject({
   version: z.number().int().positive().optional().describe('Run this version instead of the newest (a monitor keeps its version)'),

@@ -1,0 +1,39 @@
+import type { SQL } from 'drizzle-orm';
+import type { Database } from '../../db/index.ts';
+import type { Clock } from '../../platform/clock.ts';
+
+export interface Scope {
+  organizationId: string;
+  projectId: string;
+}
+
+/** A turn's contents as the traces module reads them: input, output, and its tool spans. */
+export interface TurnContents {
+  input: { value: string };
+  output: { value: string };
+  spans: { type: string; name: string | null; input: unknown; output: unknown }[];
+}
+
+/** What one evaluator run answered (the evaluators module's result, not stored by it). */
+export interface ThreadVerdict {
+  status: 'processed' | 'skipped' | 'error';
+  score?: number;
+  passed?: boolean;
+  label?: string;
+  details?: string;
+  cost?: { currency: string; amount: number };
+}
+
+/** What the threads module needs: its database, the clock, and what other modules offer (wired by app.ts). */
+export interface ThreadsContext {
+  db: Database;
+  clock: Clock;
+  /** The trace search's conditions on `traces` (query, filters, dates): the traces module's. */
+  searchConditions(projectId: string, req: { query?: string; filters?: unknown; startDate?: number; endDate?: number }): SQL[];
+  /** Turns' contents by trace id, with their tool spans (the traces module's). */
+  contents(projectId: string, traceIds: readonly string[]): Promise<Map<string, TurnContents>>;
+  /** Runs an evaluator without storing its result; bad data or settings answer status error naming why. */
+  runEvaluator(scope: Scope, path: string, data: Record<string, unknown>, settings: Record<string, unknown>): Promise<ThreadVerdict>;
+  /** The custom evaluator version `path` runs (null for a built-in evaluator); a 400 when it no longer can run. */
+  evaluatorVersion(scope: Scope, path: string, settings: Record<string, unknown>): Promise<number | null>;
+}

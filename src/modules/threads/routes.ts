@@ -1,0 +1,52 @@
+import type { FastifyInstance } from 'fastify';
+import { projectRoute, routeGroup } from '../../platform/http/route-group.ts';
+import type { ThreadsContext } from './context.ts';
+import { threadEvaluationsResponse, threadParams, threadScoresRequestSchema, threadScoresResponseSchema, threadsRequestSchema, threadsResponseSchema } from './schemas.ts';
+import { listThreads } from './use-cases/list-threads.ts';
+import { threadEvaluations } from './use-cases/read-evaluations.ts';
+import { threadScoreSeries } from './use-cases/score-series.ts';
+
+const tags = ['threads'];
+
+/** Threads: the list, and the results of evaluating each as a whole. The nested error shape. */
+export function threadRoutes(app: FastifyInstance, ctx: ThreadsContext) {
+  routeGroup(app, { prefix: '/api/threads', errors: 'nested' }, (r) => {
+    const project = projectRoute(r);
+    // Threads are traces read together: no permission of their own.
+    const view = { auth: { scope: 'project' as const, permission: 'traces:view' as const } };
+    project.post(
+      '',
+      {
+        config: view,
+        schema: {
+          tags,
+          summary: 'Threads (traces sharing a thread id) with turns, duration, cost, errors, users and thread scores; filtered by the trace search, sorted and paged',
+          body: threadsRequestSchema,
+          response: { 200: threadsResponseSchema },
+        },
+      },
+      (req, { projectId }) => listThreads(ctx, projectId, req.body),
+    );
+    project.post(
+      '/scores',
+      {
+        config: view,
+        schema: {
+          tags,
+          summary: 'Thread scores over time: per thread monitor, results, verdicts, pass rate and mean score per interval of when they ran',
+          body: threadScoresRequestSchema,
+          response: { 200: threadScoresResponseSchema },
+        },
+      },
+      (req, { projectId }) => threadScoreSeries(ctx, projectId, req.body),
+    );
+    project.get(
+      '/:threadId/evaluations',
+      {
+        config: view,
+        schema: { tags, summary: "A thread's evaluations as a whole (thread monitors), newest first, each with the turns it covered", params: threadParams, response: { 200: threadEvaluationsResponse } },
+      },
+      (req, { projectId }) => threadEvaluations(ctx, projectId, req.params.threadId),
+    );
+  });
+}

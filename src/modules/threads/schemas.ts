@@ -1,0 +1,128 @@
+import { z } from 'zod';
+// schemas.ts to schemas.ts: the web app imports these without pulling in any service code.
+import { searchRequestSchema } from '../traces/schemas.ts';
+
+const dateInput = z.union([z.number().int().nonnegative(), z.iso.datetime({ offset: true })]);
+
+export const THREAD_SORTS = ['thread_id', 'turns', 'cost', 'duration', 'errors', 'users', 'first_seen', 'last_seen'] as const;
+
+export const threadsRequestSchema = z
+  .strictObject({
+    startDate: dateInput.optional().describe('Threads with a trace started at or after (epoch ms or ISO 8601); default: all'),
+    endDate: dateInput.optional().describe('Threads with a trace started at or before (epoch ms or ISO 8601)'),
+    query: searchRequestSchema.shape.query,
+    filters: searchRequestSchema.shape.filters.describe('The trace search filters, exactly: a thread is listed when any of its traces matches (its figures count all its traces)'),
+    search: z.string().trim().max(200).optional().describe('Part of the thread id (case-insensitive)'),
+    sortBy: z.enum(THREAD_SORTS).default('last_seen'),
+    sortDirection: z.enum(['asc', 'desc']).default('desc'),
+    page: z.number().int().min(1).max(100_000).default(1),
+    pageSize: z.number().int().min(1).max(500).default(50),
+  })
+  .meta({ id: 'ThreadsRequest' });
+export type ThreadsRequest = z.input<typeof threadsRequestSchema>;
+
+const verdict = {
+  status: z.enum(['processed', 'skipped', 'error']),
+  passed: z.boolean().nullable(),
+  score: z.number().nullable(),
+  label: z.string().nullable(),
+};
+
+export const threadScoreSchema = z
+  .object({
+    name: z.string().describe("The monitor's name"),
+    monitor_id: z.string().nullable(),
+    ...verdict,
+    turns: z.number().int().describe('Turns it covered (the first ones)'),
+  })
+  .meta({ id: 'ThreadScore' });
+
+export const threadSchema = z
+  .object({
+    thread_id: z.string().describe('The web app shows it at /p/<projectId>/threads/<thread_id>'),
+    turns: z.number().int().describe('Traces in the thread'),
+    first_seen: z.number().int().describe('Start of its first turn, epoch ms'),
+    last_seen: z.number().int().describe('Start of its last turn, epoch ms'),
+    duration_ms: z.number().describe('Start of its first turn to the end of its last'),
+    cost: z.number().describe('USD'),
+    tokens: z.object({ prompt: z.number(), completion: z.number() }),
+    errors: z.number().int().describe('Turns with an error'),
+    users: z.array(z.string()).describe('Its user ids (at most 5)'),
+    user_count: z.number().int(),
+    scores: z.array(threadScoreSchema).describe('The newest result of each thread evaluation (thread monitors)'),
+  })
+  .meta({ id: 'Thread' });
+
+export const threadsResponseSchema = z
+  .object({
+    threads: z.array(threadSchema),
+    pagination: z.object({ page: z.number().int(), pageSize: z.number().int(), total: z.number().int().describe('Threads matching') }),
+  })
+  .meta({ id: 'ThreadsResponse' });
+export type ThreadsResponse = z.output<typeof threadsResponseSchema>;
+export type ThreadView = z.output<typeof threadSchema>;
+
+export const threadParams = z.object({ threadId: z.string().min(1).max(500) });
+
+export const threadEvaluationSchema = z
+  .object({
+    id: z.string(),
+    thread_id: z.string(),
+    monitor_id: z.string().nullable().describe('The thread monitor that ran it'),
+    name: z.string(),
+    evaluator: z.string(),
+    evaluator_version: z.number().int().nullable().describe("The custom evaluator's version (null for built-in evaluators)"),
+    ...verdict,
+    details: z.string().nullable().describe("The judge's reasoning, or what went wrong"),
+    cost: z.number().nullable().describe('USD'),
+    covered: z
+      .object({
+        turns: z.number().int().describe('Turns 1..turns of the thread, as it was when evaluated'),
+        trace_ids: z.array(z.string()).describe('Their traces, oldest first'),
+      })
+      .describe('What it judged'),
+    inserted_at: z.number().int().describe('When it ran (epoch ms)'),
+  })
+  .meta({ id: 'ThreadEvaluation' });
+
+export const threadEvaluationsResponse = z
+  .object({ data: z.array(threadEvaluationSchema).describe('Newest first (at most 200)') })
+  .meta({ id: 'ThreadEvaluations' });
+export type ThreadEvaluationView = z.output<typeof threadEvaluationSchema>;
+export type ThreadEvaluationsResponse = z.output<typeof threadEvaluationsResponse>;
+
+export const threadScoresRequestSchema = z
+  .strictObject({
+    startDate: dateInput.describe('Thread results stored at or after (epoch ms or ISO 8601)'),
+    endDate: dateInput.describe('Thread results stored at or before; at most 400 days after startDate'),
+    interval: z.enum(['auto', 'minute', 'hour', 'day', 'week']).default('auto').describe('auto: the finest giving at most 200 buckets'),
+    name: z.string().min(1).max(100).optional().describe("Only this thread monitor's results (its name); default: one series per name"),
+    utcOffsetMinutes: z.number().int().min(-840).max(840).default(0).describe("Days start at the caller's midnight: its offset from UTC in minutes"),
+  })
+  .meta({ id: 'ThreadScoresRequest' });
+
+export const threadScoresResponseSchema = z
+  .object({
+    interval: z.enum(['minute', 'hour', 'day', 'week']),
+    intervalMs: z.number().int(),
+    startDate: z.number().int(),
+    endDate: z.number().int(),
+    series: z.array(
+      z.object({
+        name: z.string().describe("The thread monitor's name"),
+        buckets: z.array(
+          z.object({
+            start: z.number().int(),
+            evaluated: z.number().int().describe('Thread results stored in the bucket'),
+            passed: z.number().int(),
+            failed: z.number().int(),
+            errors: z.number().int(),
+            pass_rate: z.number().nullable().describe('passed / (passed + failed); null without verdicts'),
+            mean_score: z.number().nullable().describe('Mean of the scores given; null when none was'),
+          }),
+        ),
+      }),
+    ),
+  })
+  .meta({ id: 'ThreadScoresResponse' });
+export type ThreadScoresResponse = z.output<typeof threadScoresResponseSchema>;

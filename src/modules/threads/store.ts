@@ -1,0 +1,102 @@
+import { sql, type SQL } from 'drizzle-orm';
+import { rows, textArray, type Executor } from '../../db/index.ts';
+
+/** A stored result of evaluating a whole thread (table thread_evaluations). */
+export interface ThreadEvaluationRow {
+  id: string;
+  project_id: string;
+  thread_id: string;
+  monitor_id: string | null;
+  evaluator: string;
+  evaluator_version: number | null;
+  name: string;
+  status: 'processed' | 'skipped' | 'error';
+  passed: boolean | null;
+  score: number | null;
+  label: string | null;
+  details: string | null;
+  cost_amount: number | null;
+  trace_ids: string[];
+  turns: number;
+  covered_through: number;
+  inserted_at: number;
+}
+
+const COLUMNS = sql.raw(`id, project_id, thread_id, monitor_id, evaluator, evaluator_version, name, status, passed, score, label, details, cost_amount,
+  trace_ids, turns, covered_through::float8 AS covered_through, inserted_at::float8 AS inserted_at`);
+
+function toRow(r: Record<string, unknown>): ThreadEvaluationRow {
+  return {
+    ...(r as unknown as ThreadEvaluationRow),
+    evaluator_version: r.evaluator_version === null ? null : Number(r.evaluator_version),
+    score: r.score === null ? null : Number(r.score),
+    cost_amount: r.cost_amount === null ? null : Number(r.cost_amount),
+    turns: Number(r.turns),
+    covered_through: Number(r.covered_through),
+    inserted_at: Number(r.inserted_at),
+  };
+}
+
+export async function insertThreadEvaluation(db: Executor, e: ThreadEvaluationRow): Promise<void> {
+  await db.execute(sql`
+    INSERT INTO thread_evaluations (id, project_id, thread_id, monitor_id, evaluator, evaluator_version, name, status, passed, score, label, details,
+      cost_amount, trace_ids, turns, covered_through, inserted_at)
+    VALUES (${e.id}, ${e.project_id}, ${e.thread_id}, ${e.monitor_id}, ${e.evaluator}, ${e.evaluator_version}, ${e.name}, ${e.status}, ${e.passed},
+      ${e.score}, ${e.label}, ${e.details}, ${e.cost_amount}, ${textArray(e.trace_ids)}, ${e.turns}, ${e.covered_through}, ${e.inserted_at})`);
+}
+
+/** The monitor's newest result on the thread, or null. */
+export async function latestOfMonitor(db: Executor, projectId: string, monitorId: string, threadId: string): Promise<ThreadEvaluationRow | null> {
+  const [r] = await rows<Record<string, unknown>>(
+    db,
+    sql`SELECT ${COLUMNS} FROM thread_evaluations WHERE project_id = ${projectId} AND thread_id = ${threadId} AND monitor_id = ${monitorId}
+        ORDER BY inserted_at DESC, id DESC LIMIT 1`,
+  );
+  return r ? toRow(r) : null;
+}
+
+/** Every result on a thread, newest first. */
+export async function listForThread(db: Executor, projectId: string, threadId: string, limit: number): Promise<ThreadEvaluationRow[]> {
+  const found = await rows<Record<string, unknown>>(
+    db,
+    sql`SELECT ${COLUMNS} FROM thread_evaluations WHERE project_id = ${projectId} AND thread_id = ${threadId} ORDER BY inserted_at DESC, id DESC LIMIT ${limit}`,
+  );
+  return found.map(toRow);
+}
+
+/** Per thread, the newest result of each evaluation name (what a threads list shows as its scores). */
+export async function latestByThread(db: Executor, projectId: string, threadIds: readonly string[]): Promise<ThreadEvaluationRow[]> {
+  if (!threadIds.length) return [];
+  const found = await rows<Record<string, unknown>>(
+    db,
+    sql`SELECT DISTINCT ON (thread_id, name) ${COLUMNS} FROM thread_evaluations
+        WHERE project_id = ${projectId} AND thread_id = ANY(${textArray(threadIds)})
+        ORDER BY thread_id, name, inserted_at DESC, id DESC`,
+  );
+  return found.map(toRow);
+}
+
+export interface ScoreBucketRow {
+  name: string;
+  b: number;
+  evaluated: number;
+  passed: number;
+  failed: number;
+  errors: number;
+  mean: number | null;
+}
+
+/** Thread results counted per bucket of when they were stored, per evaluation name. */
+export async function scoreBuckets(db: Executor, projectId: string, q: { start: number; end: number; bucket: SQL; name: string | null }): Promise<ScoreBucketRow[]> {
+  return rows<ScoreBucketRow>(
+    db,
+    sql`SELECT name, ${q.bucket} AS b, count(*)::int AS evaluated,
+          count(*) FILTER (WHERE status = 'processed' AND passed)::int AS passed,
+          count(*) FILTER (WHERE status = 'processed' AND passed = false)::int AS failed,
+          count(*) FILTER (WHERE status = 'error')::int AS errors,
+          avg(score) FILTER (WHERE status = 'processed')::float8 AS mean
+        FROM thread_evaluations
+        WHERE project_id = ${projectId} AND inserted_at >= ${q.start} AND inserted_at <= ${q.end} ${q.name === null ? sql`` : sql`AND name = ${q.name}`}
+        GROUP BY name, b ORDER BY name, b`,
+  );
+}

@@ -1,0 +1,9 @@
+import type { ThreadsContext } from '../context.ts';
+import { presentThreadEvaluation } from '../presenters.ts';
+import type { ThreadEvaluationsResponse } from '../schemas.ts';
+import * as store from '../store.ts';
+
+/** A thread's results, newest first, each with the turns it covered (the thread page). */
+export async function threadEvaluations(ctx: ThreadsContext, projectId: string, threadId: string): Promise<ThreadEvaluationsResponse> {
+  return { data: (await store.listForThread(ctx.db.orm, projectId, threadId, 200)).map(presentThreadEvaluation) };
+}

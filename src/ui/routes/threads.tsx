@@ -1,0 +1,157 @@
+import { useEffect, useMemo, useState } from 'react';
+import { Alert, Button, Group, Loader, Table, Text, TextInput, Title } from '@mantine/core';
+import { useDebouncedValue } from '@mantine/hooks';
+import { IconArrowDown, IconArrowUp, IconSearch } from '@tabler/icons-react';
+import { Link, useNavigate, useParams, useSearch } from '@tanstack/react-router';
+import { useThreads } from '../api/threads.ts';
+import { ThreadScoreChip } from '../components/ThreadScoreChip.tsx';
+import { ListToolbar } from '../components/TraceFilters.tsx';
+import { toSearchRequest, useRangeAnchor, type ListSearch } from '../lib/list-search.ts';
+import type { ThreadsSearch } from '../router.tsx';
+import { formatCost, formatDuration, formatFullTime, formatRelative } from '../lib/format.ts';
+
+const PAGE_SIZE = 50;
+type Sort = NonNullable<ThreadsSearch['tsort']>;
+
+/**
+ * The project's threads (traces sharing a thread id): turns, duration, cost, errors, users
+ * and the thread monitors' scores; the traces list's search and filters pick the threads
+ * (any of whose traces matches), the headers sort them.
+ */
+export default function ThreadsPage() {
+  const { projectId } = useParams({ from: '/p/$projectId/threads' });
+  const search = useSearch({ from: '/p/$projectId/threads' });
+  const navigate = useNavigate({ from: '/p/$projectId/threads' });
+  const sort: Sort = search.tsort ?? 'last_seen';
+  const dir = search.dir ?? (sort === 'thread_id' ? 'asc' : 'desc');
+  const page = search.page ?? 1;
+  const [text, setText] = useState(search.tid ?? '');
+  const [debounced] = useDebouncedValue(text.trim(), 250);
+  useEffect(() => {
+    if (debounced !== (search.tid ?? '')) void navigate({ search: { ...search, tid: debounced || undefined, page: undefined }, replace: true });
+  }, [debounced, search, navigate]);
+
+  const anchor = useRangeAnchor(search);
+  const body = useMemo(() => {
+    const { query, filters, startDate, endDate } = toSearchRequest(search, anchor);
+    return { query, filters, startDate, endDate, search: search.tid, sortBy: sort, sortDirection: dir, page, pageSize: PAGE_SIZE };
+  }, [search, anchor, sort, dir, page]);
+  const threads = useThreads(projectId, body);
+  const total = threads.data?.pagination.total ?? 0;
+  const pages = Math.max(1, Math.ceil(total / PAGE_SIZE));
+  const setList = (next: ListSearch) => void navigate({ search: { ...next, tsort: search.tsort, tid: search.tid, page: undefined }, replace: true });
+
+  const header = (key: Sort, label: string, numeric = false) => (
+    <Table.Th aria-sort={sort === key ? (dir === 'asc' ? 'ascending' : 'descending') : 'none'} className={numeric ? 'num' : undefined}>
+      <button
+        type="button"
+        className="th-sort"
+        title={`Sort by ${label.toLowerCase()}`}
+        onClick={() => void navigate({ search: { ...search, tsort: key, dir: sort === key ? (dir === 'asc' ? 'desc' : 'asc') : key === 'thread_id' ? 'asc' : 'desc', page: undefined }, replace: true })}
+      >
+        {label}
+        {sort === key && (dir === 'asc' ? <IconArrowUp size={12} aria-hidden /> : <IconArrowDown size={12} aria-hidden />)}
+      </button>
+    </Table.Th>
+  );
+
+  return (
+    <div className="page">
+      <Group justify="space-between" wrap="wrap" gap="sm">
+        <Title order={1} size="h3">
+          Threads
+        </Title>
+        <TextInput
+          size="sm"
+          aria-label="Find a thread by id"
+          placeholder="Find a thread by id"
+          leftSection={<IconSearch size={14} aria-hidden />}
+          value={text}
+          onChange={(e) => setText(e.currentTarget.value)}
+          style={{ flex: '1 1 220px', maxWidth: 340 }}
+        />
+      </Group>
+      <ListToolbar search={search} onChange={setList} sortable={false} />
+      <Text size="sm" className="muted">
+        Conversations: the traces sharing a thread id. A thread is listed when any of its traces matches the search and filters; its figures count all its turns. Scores come from
+        thread monitors.
+      </Text>
+      {threads.isError ? (
+        <Alert color="red" title="The threads could not be loaded">
+          {threads.error.message}
+        </Alert>
+      ) : threads.isPending ? (
+        <Group justify="center" p="xl">
+          <Loader size="sm" aria-label="Loading threads" />
+        </Group>
+      ) : threads.data.threads.length === 0 ? (
+        <Alert color="gray" title="No threads match">
+          Traces join a thread by their thread id (metadata <span className="mono">thread_id</span>, or the langwatch.thread.id attribute).
+        </Alert>
+      ) : (
+        <>
+          <div className="panel table-scroll" style={{ flexShrink: 0 }}>
+            <Table striped highlightOnHover verticalSpacing={6} aria-label="Threads" aria-rowcount={total + 1} data-testid="threads-table" style={{ opacity: threads.isPlaceholderData ? 0.6 : 1 }}>
+              <Table.Thead>
+                <Table.Tr>
+                  {header('thread_id', 'Thread')}
+                  {header('turns', 'Turns', true)}
+                  {header('duration', 'Duration', true)}
+                  {header('cost', 'Cost', true)}
+                  {header('errors', 'Errors', true)}
+                  {header('users', 'Users')}
+                  <Table.Th>Scores</Table.Th>
+                  {header('last_seen', 'Last turn')}
+                </Table.Tr>
+              </Table.Thead>
+              <Table.Tbody>
+                {threads.data.threads.map((t) => (
+                  <Table.Tr key={t.thread_id} data-thread-id={t.thread_id}>
+                    <Table.Td className="ellipsis mono" style={{ maxWidth: 240 }}>
+                      <Link to="/p/$projectId/threads/$threadId" params={{ projectId, threadId: t.thread_id }} title={`Open thread ${t.thread_id}`}>
+                        {t.thread_id}
+                      </Link>
+                    </Table.Td>
+                    <Table.Td className="num">{t.turns.toLocaleString()}</Table.Td>
+                    <Table.Td className="num nowrap">{formatDuration(t.duration_ms)}</Table.Td>
+                    <Table.Td className="num">{formatCost(t.cost)}</Table.Td>
+                    <Table.Td className="num" style={{ color: t.errors ? '#c92a2a' : undefined }}>
+                      {t.errors.toLocaleString()}
+                    </Table.Td>
+                    <Table.Td className="ellipsis" style={{ maxWidth: 200 }} title={t.users.join(', ')}>
+                      {t.users.length === 0 ? <span className="muted">—</span> : t.users.join(', ')}
+                      {t.user_count > t.users.length && <span className="muted"> +{t.user_count - t.users.length}</span>}
+                    </Table.Td>
+                    <Table.Td>
+                      <Group gap={4} wrap="wrap">
+                        {t.scores.map((s) => (
+                          <ThreadScoreChip key={s.name} score={s} />
+                        ))}
+                      </Group>
+                    </Table.Td>
+                    <Table.Td className="nowrap" title={formatFullTime(t.last_seen)}>
+                      {formatRelative(t.last_seen)}
+                    </Table.Td>
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </Table>
+          </div>
+          <Group justify="space-between" gap="xs">
+            <Text size="sm" className="muted" aria-live="polite" data-testid="threads-count">
+              {total.toLocaleString()} thread{total === 1 ? '' : 's'} · page {page} of {pages}
+            </Text>
+            <Group gap="xs">
+              <Button size="xs" variant="default" disabled={page <= 1} onClick={() => void navigate({ search: { ...search, page: page - 1 > 1 ? page - 1 : undefined }, replace: true })}>
+                Previous
+              </Button>
+              <Button size="xs" variant="default" disabled={page >= pages} onClick={() => void navigate({ search: { ...search, page: page + 1 }, replace: true })}>
+                Next
+              </Button>
+            </Group>
+          </Group>
+        </>
+      )}
+    </div>
+  );
+}
