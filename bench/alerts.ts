@@ -60,26 +60,56 @@ export async function benchAlerts(s: BenchServer, opts: { traces: number; rules:
     const edge = Math.floor(Date.now() / WINDOW) * WINDOW;
     await s.db.orm.execute(sql`UPDATE alert_rules SET evaluated_through = ${edge - WINDOW}, segment_states = '{}' WHERE project_id = ${projectId}`);
   };
-  const cpuShares: number[] = [];
-  const walls: number[] = [];
-  /** Windows claimed by the project's rules: the scheduler (which runs, every 15 s) may take some of a round's. */
-  const claimed = async () =>
-    Number((await rows<{ n: number }>(s.db.orm, sql`SELECT count(*)::int AS n FROM alert_windows WHERE rule_id IN (SELECT id FROM alert_rules WHERE project_id = ${projectId})`))[0].n);
-  for (let round = 0; round < opts.rounds; round++) {
+  /**
+   * One poll cycle over every enabled rule of the project, each due for one window: its wall time
+   * and CPU (the server's threads, plus every postgres process on PostgreSQL), waiting until every
+   * rule's window is claimed (the running scheduler may take some).
+   */
+  const round = async (enabled: number) => {
     await rewind();
     const cpu = threadCpu();
     const pg0 = postgresCpuSeconds();
     const w0 = performance.now();
     await s.app.services.alerts.alerts.evaluateDue();
-    while ((await claimed()) < opts.rules) await new Promise((r) => setTimeout(r, 50));
+    while ((await claimed()) < enabled) await new Promise((r) => setTimeout(r, 50));
     const wall = (performance.now() - w0) / 1000;
     const used = cpu();
     // PostgreSQL's server processes on this machine (other work on them counts too: an upper bound).
     const seconds = used.main + used.decode + used.busiestOther + used.rest + (s.kind === 'postgres' ? postgresCpuSeconds() - pg0 : 0);
+    return { wall, seconds };
+  };
+  const cpuShares: number[] = [];
+  const walls: number[] = [];
+  /** Windows claimed by the project's rules: the scheduler (which runs, every 15 s) may take some of a round's. */
+  const claimed = async () =>
+    Number((await rows<{ n: number }>(s.db.orm, sql`SELECT count(*)::int AS n FROM alert_windows WHERE rule_id IN (SELECT id FROM alert_rules WHERE project_id = ${projectId})`))[0].n);
+  for (let r = 0; r < opts.rounds; r++) {
+    const { wall, seconds } = await round(opts.rules);
     // Per minute, were every rule evaluated every minute: the round's CPU over 60 s.
     cpuShares.push(seconds / 60);
     walls.push(wall);
     console.error(`alerts bench (${s.kind}): ${opts.rules} rules, one window each: ${wall.toFixed(2)} s wall, ${seconds.toFixed(2)} s CPU`);
+  }
+
+  // The rule editor's preview: 30 days of windows replayed (read in bulk), timed through HTTP, median of 3.
+  const previewRules: Record<string, object> = {
+    'error rate, change vs previous, hourly': { metric: { kind: 'error_rate' }, windowMinutes: 60, condition: { kind: 'change', baseline: { kind: 'previous' } } },
+    'latency p95, threshold, hourly': { metric: { kind: 'latency_p95' }, windowMinutes: 60, condition: { kind: 'threshold', operator: 'above', value: 5000 } },
+    'latency p50 by model, change vs a week ago, hourly': { metric: { kind: 'latency_p50' }, splitBy: 'model', windowMinutes: 60, condition: { kind: 'change', baseline: { kind: 'week' } } },
+    'PII pass rate, change vs previous, 5 minutes (8,640 windows)': { metric: { kind: 'evaluator_pass_rate', evaluator: 'pii/pii_detection' }, windowMinutes: 5, condition: { kind: 'change', baseline: { kind: 'previous' } } },
+    'cost per trace, change vs previous, hourly': { metric: { kind: 'cost_per_trace' }, windowMinutes: 60, condition: { kind: 'change', baseline: { kind: 'previous' } } },
+  };
+  const preview: Record<string, { seconds: number[]; windows: number; fired: number }> = {};
+  for (const [name, body] of Object.entries(previewRules)) {
+    const seconds: number[] = [];
+    let answer: Record<string, unknown> = {};
+    for (let i = 0; i < 3; i++) {
+      const p0 = performance.now();
+      answer = await post(s, '/api/alerts/rules/preview', { name, ...body });
+      seconds.push((performance.now() - p0) / 1000);
+    }
+    preview[name] = { seconds, windows: (answer.windows as unknown[]).length, fired: answer.fired as number };
+    console.error(`alerts bench (${s.kind}): preview of 30 days, ${name}: ${seconds.map((x) => x.toFixed(2)).join(' / ')} s (${preview[name].windows} windows, fired ${preview[name].fired})`);
   }
 
   // A rule's 30 days of hourly windows (720), evaluated as after downtime (the scheduler may take a share: the time is until the rule is through).
@@ -127,19 +157,31 @@ export async function benchAlerts(s: BenchServer, opts: { traces: number; rules:
     await receiver.close();
   }
 
-  // Many rules in one project, all due at one boundary: one poll evaluates them all.
+  // Many rules in one project, all due at one boundary: one poll cycle evaluates them all (its CPU
+  // and wall time), then a window closes with them all due and one that fires (the delay).
   await s.db.orm.execute(sql`UPDATE alert_rules SET enabled = false WHERE project_id = ${projectId}`);
   const extra = Math.max(0, opts.manyRules - opts.rules);
   for (let i = 0; i < extra; i++) await createRule(s, { name: `more ${i}`, windowMinutes: 5, ...kinds[i % kinds.length] });
   await s.db.orm.execute(sql`UPDATE alert_rules SET enabled = (name LIKE 'rule %' OR name LIKE 'more %') WHERE project_id = ${projectId}`);
-  await rewind();
-  const m0 = performance.now();
-  await s.app.services.alerts.alerts.evaluateDue();
   const [{ n: enabled }] = await rows<{ n: number }>(s.db.orm, sql`SELECT count(*)::int AS n FROM alert_rules WHERE project_id = ${projectId} AND enabled`);
-  while ((await claimed()) < Number(enabled)) await new Promise((r) => setTimeout(r, 50));
-  const manySeconds = (performance.now() - m0) / 1000;
+  const manyRound = await round(Number(enabled));
   const many = await claimed();
-  console.error(`alerts bench (${s.kind}): ${many} rules due at once evaluated in ${manySeconds.toFixed(1)} s`);
+  console.error(`alerts bench (${s.kind}): ${many} rules due at once evaluated in ${manyRound.wall.toFixed(1)} s, ${manyRound.seconds.toFixed(1)} s CPU`);
+  const manyDelays: number[] = [];
+  const receiver2 = await slackReceiver();
+  try {
+    await post(s, '/api/alerts/channels', { name: 'bench 2', kind: 'slack', target: receiver2.url });
+    await s.db.orm.execute(sql`UPDATE alert_rules SET enabled = (name LIKE 'rule %' OR name LIKE 'more %' OR name = 'fires') WHERE project_id = ${projectId}`);
+    await s.db.orm.execute(sql`DELETE FROM alert_windows WHERE rule_id IN (SELECT id FROM alert_rules WHERE project_id = ${projectId})`);
+    await s.db.orm.execute(sql`DELETE FROM alert_evaluations WHERE rule_id IN (SELECT id FROM alert_rules WHERE project_id = ${projectId})`);
+    const closes = Date.now();
+    const arrived = receiver2.next('fires', 300_000);
+    await s.db.orm.execute(sql`UPDATE alert_rules SET evaluated_through = ${closes - WINDOW}, segment_states = '{}' WHERE project_id = ${projectId} AND enabled`);
+    manyDelays.push(((await arrived) - closes) / 1000);
+    console.error(`alerts bench (${s.kind}): with ${Number(enabled) + 1} rules due, the notification left ${manyDelays[0].toFixed(1)} s after its window closed`);
+  } finally {
+    await receiver2.close();
+  }
 
   return {
     traces: Number(traces),
@@ -150,8 +192,9 @@ export async function benchAlerts(s: BenchServer, opts: { traces: number; rules:
     roundWallSeconds: median(walls),
     wallShareOfOneCore: median(walls) / 60,
     replay,
+    preview,
     notificationDelaySeconds: delays,
-    manyRules: { rules: many, seconds: manySeconds },
+    manyRules: { rules: many, seconds: manyRound.wall, cpuSeconds: manyRound.seconds, cpuShareOfOneCore: manyRound.seconds / 60, notificationDelaySeconds: manyDelays },
   };
 }
 

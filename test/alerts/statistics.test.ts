@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { decide, measure } from '../../src/modules/alerts/measure.ts';
 import { benjaminiHochberg, poissonTest, rankTest, rateInterval, twoProportionTest } from '../../src/modules/alerts/statistics.ts';
 
 /** mulberry32: a seeded PRNG, so each simulation is the same on every run. */
@@ -175,6 +176,69 @@ describe('Poisson test for counts', () => {
     for (let trial = 0; trial < 200; trial++) {
       const random = prng(11_000 + trial);
       if (poissonTest(poisson(random, 30), 1, poisson(random, 60 * 24), 24, 'down').pValue < ALPHA) detected++;
+    }
+    expect(detected / 200).toBeGreaterThanOrEqual(0.9);
+  });
+});
+
+describe("change rule on a numeric review score's mean (rank test on one mean per scored trace)", () => {
+  const metric = { kind: 'score_mean' as const, configId: 'quality' };
+  const condition = { kind: 'change' as const, alpha: ALPHA, consecutive: 1, minCount: 1, baseline: { kind: 'previous' as const } };
+  const SCORED = 40;
+  /** Scores 1..5 with these chances; a fifth of the traces has a second reviewer (the trace's value is the mean of its two). */
+  const window = (random: () => number, chances: number[]) => {
+    const pick = () => {
+      let r = random();
+      for (let s = 0; s < chances.length; s++) if ((r -= chances[s]) < 0) return s + 1;
+      return chances.length;
+    };
+    const traceMeans: number[] = [];
+    let count = 0;
+    let total = 0;
+    for (let i = 0; i < SCORED; i++) {
+      const scores = random() < 0.2 ? [pick(), pick()] : [pick()];
+      count += scores.length;
+      total += scores.reduce((a, b) => a + b, 0);
+      traceMeans.push(scores.reduce((a, b) => a + b, 0) / scores.length);
+    }
+    return measure(metric, { scores: { kind: 'numeric', count, total, inCategory: 0, traceMeans } }, false);
+  };
+  const HEALTHY = [0.05, 0.1, 0.25, 0.35, 0.25];
+  /** The mean drops from 3.65 to 3.0. */
+  const WORSE = [0.12, 0.2, 0.3, 0.25, 0.13];
+
+  it('is decided by the rank test on the per-trace values (not as a share)', () => {
+    const random = prng(40_100);
+    const [d] = decide(metric, condition, window(random, WORSE), window(random, HEALTHY), 1);
+    expect(d.current.values).toHaveLength(SCORED);
+    const direct = rankTest(d.current.values!, d.baseline!.values!, 'down')!.pValue;
+    expect(d.pValue).toBe(direct);
+  });
+
+  it('fires in at most 2 % of 1,000 stationary windows at alpha 0.01', () => {
+    const random = prng(40_101);
+    let fired = 0;
+    let previous = window(random, HEALTHY);
+    for (let w = 0; w < 1000; w++) {
+      const current = window(random, HEALTHY);
+      if (decide(metric, condition, current, previous, 1)[0].breach) fired++;
+      previous = current;
+    }
+    expect(fired / 1000).toBeLessThanOrEqual(0.02);
+  });
+
+  it(`fires within 2 windows of a drop of the mean from 3.65 to 3.0 at ${SCORED} scored traces a window in at least 90 % of 200 trials`, () => {
+    const random = prng(40_102);
+    const reference = { kind: 'reference' as const, start: 0, end: 1 };
+    let detected = 0;
+    for (let trial = 0; trial < 200; trial++) {
+      // The baseline: a reference period of 10 healthy windows (against the previous window, as noisy as the
+      // current one, 40 traces against 40 tell this drop about two times in three).
+      const pooled = Array.from({ length: 10 }, () => window(random, HEALTHY).get('')!);
+      const values = Float64Array.from(pooled.flatMap((m) => [...m.values!])).sort();
+      const healthy = new Map([['', { value: null, count: values.length, successes: 0, values }]]);
+      const worse = [window(random, WORSE), window(random, WORSE)];
+      if (worse.some((w) => decide(metric, { ...condition, baseline: reference }, w, healthy, 10)[0].breach)) detected++;
     }
     expect(detected / 200).toBeGreaterThanOrEqual(0.9);
   });

@@ -1,16 +1,13 @@
 import type { Database } from '../../db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Mailer } from '../../platform/mail.ts';
-import type { GroupSums, PeriodQuery } from '../analytics/index.ts';
-import type { TimeseriesRequest, TimeseriesResponse } from '../analytics/schemas.ts';
+import type { GroupSums, PeriodQuery, WindowsQuery } from '../analytics/index.ts';
 import type { TraceValueColumn } from '../traces/index.ts';
 
 /** What the alerts use cases work with: the database, the clock, and other modules' answers (wired by module.ts). */
 export interface AlertsContext {
   db: Database;
   clock: Clock;
-  /** The analytics series of a project (one query for the window, its buckets summed). */
-  series(projectId: string, request: TimeseriesRequest): Promise<TimeseriesResponse>;
   /** Sums per segment over a period (every segment): traces, errors, cost, tokens, thumbs. */
   periodSums(projectId: string, q: PeriodQuery): Promise<GroupSums[]>;
   /** One value per trace over a period with its segment: latency, first-token time, cost or tokens. */
@@ -20,6 +17,17 @@ export interface AlertsContext {
     projectId: string,
     q: Omit<PeriodQuery, 'groupBy'> & { groupBy: PeriodQuery['groupBy'] | 'evaluator'; evaluator: string | null; limit: number },
   ): Promise<{ g: string | null; status: string; passed: boolean | null; score: number | null }[]>;
+  /** Rules' reads, many windows in one statement per source (analytics' window* functions): sums, per-trace values, evaluation results, review scores. */
+  windowSums(projectId: string, q: WindowsQuery): Promise<(GroupSums & { window: number })[]>;
+  windowValues(projectId: string, q: WindowsQuery & { column: TraceValueColumn }): Promise<{ window: number; g: string | null; values: number[] }[]>;
+  windowEvaluations(
+    projectId: string,
+    q: Omit<WindowsQuery, 'groupBy'> & { groupBy: PeriodQuery['groupBy'] | 'evaluator'; evaluator: string | null },
+  ): Promise<{ window: number; g: string | null; ran: number; errors: number; verdicts: number; passed: number; scores: number[] }[]>;
+  windowScores(
+    projectId: string,
+    q: Omit<WindowsQuery, 'groupBy'> & { configId: string; category: string | null },
+  ): Promise<{ window: number; kind: string; count: number; total: number; inCategory: number; traceMeans: number[] }[]>;
   /** A score config of the project, or null. */
   scoreConfig(projectId: string, id: string): Promise<{ kind: 'numeric' | 'boolean' | 'categorical'; categories: string[] } | null>;
   /** Whether an evaluation of this name (a monitor's) or evaluator path can give the project verdicts. */

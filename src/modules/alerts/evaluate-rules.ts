@@ -2,10 +2,10 @@ import { emitEvents, type NewEvent } from '../../platform/events/index.ts';
 import { queueDeliveries } from './channels.ts';
 import type { AlertsContext } from './context.ts';
 import { isNews } from './lifecycle.ts';
-import type { PeriodQuery } from '../analytics/index.ts';
-import { capSegments, measure, type Condition, type Measurement, type Metric, type SegmentDecision, type WindowData } from './measure.ts';
-import { METRICS, type Segment } from './schemas.ts';
-import { baselineRange, stepWindow, withEmptySegment } from './step-window.ts';
+import { capSegments, type Condition, type Metric, type SegmentDecision } from './measure.ts';
+import { windowMeasurements } from './read-windows.ts';
+import { METRICS } from './schemas.ts';
+import { baselineRange, stepWindow } from './step-window.ts';
 import * as store from './store.ts';
 
 /** Rules read per batch. */
@@ -89,50 +89,6 @@ async function evaluateRule(ctx: AlertsContext, rule: store.RuleRow, now: number
 }
 
 class TakenElsewhere extends Error {}
-
-/** Values read per window (all segments together): past it the window's percentiles and rank tests use the first ones found. */
-const MAX_WINDOW_VALUES = 200_000;
-
-/** What a window of a rule measured, per segment (the scheduler's and the preview's one read). */
-export async function windowMeasurements(
-  ctx: AlertsContext,
-  rule: Pick<store.RuleRow, 'project_id' | 'filters' | 'split_by'>,
-  metric: Metric,
-  start: number,
-  end: number,
-  needValues: boolean,
-): Promise<Map<string, Measurement>> {
-  const data = await windowData(ctx, rule.project_id, { metric, filters: rule.filters, splitBy: rule.split_by as Segment | null, needValues }, start, end);
-  const split = rule.split_by !== null;
-  return withEmptySegment(metric, measure(metric, data, split), split);
-}
-
-/** Reads one window of a project for a metric from the analytics module: only the source the metric needs. */
-export async function windowData(
-  ctx: AlertsContext,
-  projectId: string,
-  q: { metric: Metric; filters: Record<string, unknown> | null; splitBy: Segment | null; needValues: boolean },
-  start: number,
-  end: number,
-): Promise<WindowData> {
-  // The analytics range includes its end: a trace started exactly at `end` is the next window's.
-  const period = { startDate: start, endDate: end - 1, filters: (q.filters ?? undefined) as PeriodQuery['filters'] };
-  const groupBy = q.splitBy === 'evaluator' ? null : q.splitBy;
-  const source = METRICS[q.metric.kind].source;
-  if (source === 'scores') {
-    const series = await ctx.series(projectId, { ...period, interval: end - start <= 6 * 3_600_000 ? 'minute' : end - start <= 16 * 86_400_000 ? 'hour' : 'day' });
-    return { series };
-  }
-  if (source === 'evaluations') {
-    return { evaluations: await ctx.periodEvaluations(projectId, { ...period, groupBy: q.splitBy, evaluator: q.metric.evaluator ?? null, limit: MAX_WINDOW_VALUES }) };
-  }
-  if (source === 'latency' || source === 'first_token') return { values: await ctx.periodValues(projectId, { ...period, groupBy, column: source, limit: MAX_WINDOW_VALUES }) };
-  const [sums, values] = await Promise.all([
-    ctx.periodSums(projectId, { ...period, groupBy }),
-    q.needValues && source !== 'sums' ? ctx.periodValues(projectId, { ...period, groupBy, column: source, limit: MAX_WINDOW_VALUES }) : Promise.resolve(undefined),
-  ]);
-  return { sums, values };
-}
 
 /** The traces list's URL parameter of each segment (prompt and evaluator have none: the link shows the window). */
 const SEGMENT_FILTER: Record<string, string | undefined> = { model: 'model', label: 'labels', user: 'user', customer: 'customer' };

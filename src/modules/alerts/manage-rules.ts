@@ -20,12 +20,10 @@ export async function checkRule(ctx: AlertsContext, projectId: string, body: Cre
   } else if (metric.evaluator !== undefined) throw badRequest('invalid_metric', `metric.evaluator: only for evaluator metrics`, 'metric.evaluator');
   if (body.splitBy === 'evaluator' && info.source !== 'evaluations')
     throw badRequest('invalid_split', `splitBy: evaluator splits only evaluator metrics (evaluator_pass_rate, evaluator_score_mean, evaluator_error_rate)`, 'splitBy');
-  let booleanScore = false;
   if (info.source === 'scores') {
     if (!metric.configId) throw badRequest('missing_score_config', `metric.configId: required for ${metric.kind}`, 'metric.configId');
     const config = await ctx.scoreConfig(projectId, metric.configId);
     if (!config) throw badRequest('unknown_score_config', `metric.configId: no score config ${metric.configId} in this project`, 'metric.configId');
-    booleanScore = config.kind === 'boolean';
     if (metric.kind === 'score_mean' && config.kind === 'categorical')
       throw badRequest('invalid_metric', 'metric.configId: a categorical score has no mean; use category_share', 'metric.configId');
     if (metric.kind === 'category_share') {
@@ -49,8 +47,6 @@ export async function checkRule(ctx: AlertsContext, projectId: string, body: Cre
       throw badRequest('invalid_threshold', `condition.value: ${metric.kind} is a whole number of traces`, 'condition.value');
     if (info.unit !== 'score' && condition.value < 0) throw badRequest('invalid_threshold', `condition.value: ${metric.kind} is never negative`, 'condition.value');
   } else {
-    if (metric.kind === 'score_mean' && !booleanScore)
-      throw badRequest('invalid_condition', `condition.kind: a change of a numeric review score's mean is not decided yet (boolean ones are); use a threshold`, 'condition.kind');
     const b = condition.baseline;
     if (b.kind === 'reference') {
       if (b.end <= b.start) throw badRequest('invalid_baseline', 'condition.baseline.end: after condition.baseline.start', 'condition.baseline.end');

@@ -1,5 +1,4 @@
 import type { GroupSums } from '../analytics/index.ts';
-import type { TimeseriesResponse } from '../analytics/schemas.ts';
 import { normalMean, quantile } from '../experiments/index.ts';
 import { benjaminiHochberg, countInterval, poissonTest, rankTest, rateInterval, twoProportionTest, type Direction } from './statistics.ts';
 import { METRICS, type MetricKind } from './schemas.ts';
@@ -23,15 +22,19 @@ export interface Measurement {
 }
 
 /**
- * What one window of a project holds for a metric (fetched by evaluate-rules.ts from the
- * analytics module): per-group sums, per-trace values, evaluation results or the score series.
+ * What one window of a project holds for a metric (read by read-windows.ts from the analytics
+ * module, many windows at once): per-group sums, per-trace values, evaluation results counted
+ * per group, or one review score config's scores.
  */
 export interface WindowData {
   sums?: GroupSums[];
-  values?: { g: string | null; v: number }[];
-  evaluations?: { g: string | null; status: string; passed: boolean | null; score: number | null }[];
-  series?: TimeseriesResponse;
+  values?: { g: string | null; values: number[] }[];
+  evaluations?: { g: string | null; ran: number; errors: number; verdicts: number; passed: number; scores: number[] }[];
+  scores?: { kind: string; count: number; total: number; inCategory: number; traceMeans: number[] };
 }
+
+/** Values kept per window and segment: past it the percentiles and rank tests use the first ones read. */
+export const MAX_WINDOW_VALUES = 200_000;
 
 /** The percentile each percentile metric reads. */
 const PERCENTILE: Partial<Record<MetricKind, number>> = { latency_p50: 0.5, latency_p95: 0.95, latency_p99: 0.99, first_token_p50: 0.5, first_token_p95: 0.95 };
@@ -41,6 +44,9 @@ export const ZERO_WHEN_EMPTY: ReadonlySet<MetricKind> = new Set(['trace_count', 
 /** A segment's key: '' without a split, '(none)' for traces without one (no customer, no prompt). */
 const keyOf = (split: boolean, g: string | null) => (split ? (g ?? '(none)') : '');
 
+/** Values sorted ascending (percentiles, and sums in one order whichever way they were read), at most MAX_WINDOW_VALUES. */
+const sortedValues = (list: number[]) => Float64Array.from(list.length > MAX_WINDOW_VALUES ? list.slice(0, MAX_WINDOW_VALUES) : list).sort();
+
 /**
  * The metric per segment in one window. Rates and counts from the sums; percentiles and
  * means from the per-trace (or per-evaluation) values, which also go to the rank test.
@@ -49,18 +55,11 @@ export function measure(metric: Metric, data: WindowData, split: boolean): Map<s
   const out = new Map<string, Measurement>();
   const source = METRICS[metric.kind].source;
   if (source === 'scores') {
-    let count = 0;
-    let total = 0;
-    let inCategory = 0;
-    for (const c of data.series?.scores ?? []) {
-      if (c.configId !== metric.configId) continue;
-      for (const b of c.buckets) {
-        count += b.count;
-        if (b.mean !== null) total += b.mean * b.count;
-        inCategory += b.counts[metric.category ?? ''] ?? 0;
-      }
-    }
-    out.set('', metric.kind === 'score_mean' ? { value: count ? total / count : null, count, successes: total } : rate(inCategory, count));
+    const s = data.scores ?? { kind: '', count: 0, total: 0, inCategory: 0, traceMeans: [] };
+    // The mean of every score (as the charts show it). A numeric score's values are one mean per
+    // scored trace (what its rank test compares); a boolean score's mean is a share and has none.
+    const values = s.kind === 'numeric' ? sortedValues(s.traceMeans) : undefined;
+    out.set('', metric.kind === 'score_mean' ? { value: s.count ? s.total / s.count : null, count: s.count, successes: s.total, values } : rate(s.inCategory, s.count));
     return out;
   }
   if (source === 'evaluations') {
@@ -68,13 +67,11 @@ export function measure(metric: Metric, data: WindowData, split: boolean): Map<s
     for (const e of data.evaluations ?? []) {
       const k = keyOf(split, e.g);
       const s = groups.get(k) ?? groups.set(k, { ran: 0, errors: 0, verdicts: 0, passed: 0, scores: [] }).get(k)!;
-      s.ran++;
-      if (e.status === 'error') s.errors++;
-      if (e.status === 'processed' && e.passed !== null) {
-        s.verdicts++;
-        if (e.passed) s.passed++;
-      }
-      if (e.status === 'processed' && e.score !== null) s.scores.push(e.score);
+      s.ran += e.ran;
+      s.errors += e.errors;
+      s.verdicts += e.verdicts;
+      s.passed += e.passed;
+      for (const v of e.scores) s.scores.push(v);
     }
     for (const [k, s] of groups) {
       out.set(
@@ -83,7 +80,7 @@ export function measure(metric: Metric, data: WindowData, split: boolean): Map<s
           ? rate(s.passed, s.verdicts)
           : metric.kind === 'evaluator_error_rate'
             ? rate(s.errors, s.ran)
-            : meanOf(Float64Array.from(s.scores)),
+            : meanOf(sortedValues(s.scores)),
       );
     }
     return out;
@@ -91,19 +88,20 @@ export function measure(metric: Metric, data: WindowData, split: boolean): Map<s
   const values = new Map<string, number[]>();
   for (const r of data.values ?? []) {
     const k = keyOf(split, r.g);
-    (values.get(k) ?? values.set(k, []).get(k)!).push(r.v);
+    const list = values.get(k) ?? values.set(k, []).get(k)!;
+    for (const v of r.values) list.push(v);
   }
   const q = PERCENTILE[metric.kind];
   if (q !== undefined) {
     for (const [k, list] of values) {
-      const sorted = Float64Array.from(list).sort();
+      const sorted = sortedValues(list);
       out.set(k, { value: quantile(sorted, q)?.value ?? null, count: sorted.length, successes: 0, values: sorted });
     }
     return out;
   }
   for (const s of data.sums ?? []) {
     const k = keyOf(split, s.group);
-    const v = values.get(k) ? Float64Array.from(values.get(k)!) : undefined;
+    const v = values.get(k) ? sortedValues(values.get(k)!) : undefined;
     const m: Measurement =
       metric.kind === 'trace_count'
         ? { value: s.traces, count: s.traces, successes: 0 }
@@ -186,8 +184,9 @@ export function decide(
     if (d.tooFew) return null;
     const b = d.baseline ?? { value: null, count: 0, successes: 0 };
     if (family === 'count') return poissonTest(d.current.count, 1, b.count, exposure, direction).pValue;
-    // A boolean score's mean is a share: its change is the two-proportion test's.
-    if (family === 'value' && metric.kind !== 'score_mean') return rankTest(d.current.values ?? [], b.values ?? [], direction)?.pValue ?? null;
+    // A boolean score's mean is a share (measured without values): its change is the two-proportion test's;
+    // a numeric score's, the rank test's on one mean per scored trace.
+    if (family === 'value' && (metric.kind !== 'score_mean' || d.current.values)) return rankTest(d.current.values ?? [], b.values ?? [], direction)?.pValue ?? null;
     return twoProportionTest({ successes: d.current.successes, n: d.current.count }, { successes: b.successes, n: b.count }, direction)?.pValue ?? null;
   });
   const { rejected, adjusted } = benjaminiHochberg(pValues, condition.alpha);

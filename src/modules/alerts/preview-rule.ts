@@ -1,7 +1,7 @@
 import type { AlertsContext } from './context.ts';
-import { windowMeasurements } from './evaluate-rules.ts';
 import { checkRule } from './manage-rules.ts';
-import { capSegments, type Measurement } from './measure.ts';
+import { capSegments } from './measure.ts';
+import { readWindows, windowMeasurements } from './read-windows.ts';
 import type { CreateRuleBody, EvaluationView, PreviewView } from './schemas.ts';
 import { baselineRange, stepWindow } from './step-window.ts';
 import type { SegmentState } from './store.ts';
@@ -9,12 +9,15 @@ import type { SegmentState } from './store.ts';
 /** How far back a preview replays a rule. */
 export const PREVIEW_DAYS = 30;
 const DAY_MS = 86_400_000;
+const WEEK_MS = 7 * DAY_MS;
 
 /**
  * Replays a rule, not saved, over the windows of the last 30 days that have ended, with the
- * scheduler's own read (windowMeasurements) and decision (step-window.ts) for each window, so a
- * preview fires exactly where the rule would have. A window read as a baseline is read once.
- * Window by window: at 1M spans 30 days of hourly windows take tens of seconds (docs/performance.md).
+ * scheduler's own decision (step-window.ts) for each window, so a preview fires exactly where the
+ * rule would have. The windows are read in bulk (read-windows.ts: one statement per source for
+ * the 30 days, grouped by window and segment, the same measurements the scheduler's one-window
+ * read gives): the windows themselves, the week before them for a week baseline, or the reference
+ * period once.
  */
 export async function previewRule(ctx: AlertsContext, projectId: string, body: CreateRuleBody): Promise<PreviewView> {
   await checkRule(ctx, projectId, body);
@@ -24,30 +27,32 @@ export async function previewRule(ctx: AlertsContext, projectId: string, body: C
   const rule = { project_id: projectId, filters: (body.filters ?? null) as Record<string, unknown> | null, split_by: body.splitBy };
   const to = Math.floor(ctx.clock.now().getTime() / windowMs) * windowMs;
   const from = Math.ceil((to - PREVIEW_DAYS * DAY_MS) / windowMs) * windowMs;
-  const needValues = condition.kind === 'change';
-  const read = new Map<string, Promise<Map<string, Measurement>>>();
-  const measured = (start: number, end: number) => {
-    const key = `${start}:${end}`;
-    let found = read.get(key);
-    if (!found) read.set(key, (found = windowMeasurements(ctx, rule, metric, start, end, needValues)));
-    return found;
-  };
+  const count = Math.max(0, Math.floor((to - from) / windowMs));
+  const change = condition.kind === 'change';
+  const baselineKind = change ? condition.baseline.kind : null;
+  // The previous window's baseline is the window before: the read starts one window earlier.
+  const first = baselineKind === 'previous' ? from - windowMs : from;
+  const [measured, weekBefore, reference] = await Promise.all([
+    readWindows(ctx, rule, metric, first, windowMs, count + (first < from ? 1 : 0), change),
+    baselineKind === 'week' ? readWindows(ctx, rule, metric, from - WEEK_MS, windowMs, count, true) : null,
+    change && condition.baseline.kind === 'reference' ? windowMeasurements(ctx, rule, metric, condition.baseline.start, condition.baseline.end, true) : null,
+  ]);
+  const baselineOf = (range: [number, number]) =>
+    baselineKind === 'previous' ? measured.get(range[0])! : baselineKind === 'week' ? weekBefore!.get(range[0])! : reference!;
 
   let states: Record<string, SegmentState> = {};
   const windows: PreviewView['windows'] = [];
   const fires: PreviewView['fires'] = [];
   for (let start = from; start + windowMs <= to; start += windowMs) {
     const end = start + windowMs;
-    const { kept: current, leftOut } = capSegments(await measured(start, end));
+    const { kept: current, leftOut } = capSegments(measured.get(start)!);
     const range = baselineRange(condition, start, end, windowMs);
-    const baseline = range ? await measured(range[0], range[1]) : null;
+    const baseline = range ? baselineOf(range) : null;
     const exposure = range ? (range[1] - range[0]) / windowMs : 1;
     const step = stepWindow({ resolveAfter: body.resolveAfter }, metric, condition, states, current, baseline, exposure, start, end, leftOut);
     for (const e of step.evaluations) if (e.state === 'firing' && states[e.segment]?.state !== 'firing') fires.push({ ...e });
     windows.push({ ...worst(step.evaluations, start, end), segments: step.evaluations.length, breaches: step.evaluations.filter((e) => e.decision === 'breach').length });
     states = step.next;
-    // The previous window's read serves as this one's baseline, and is not needed after.
-    read.delete(`${start - windowMs}:${start}`);
   }
   return { from, to, windowMinutes: body.windowMinutes, fired: fires.length, fires, windows };
 }

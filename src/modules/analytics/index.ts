@@ -1,2 +1,2 @@
-export { AnalyticsService, type AnalyticsDeps, type GroupSums, type PeriodQuery } from './service.ts';
+export { AnalyticsService, type AnalyticsDeps, type GroupSums, type PeriodQuery, type WindowsQuery } from './service.ts';
 export { analyticsRoutes } from './routes.ts';

@@ -5,7 +5,7 @@ import { badRequest } from '../../platform/errors.ts';
 import { bucketing, toMillis } from '../../platform/time-buckets.ts';
 import type { TimeseriesBucket, TimeseriesRequest, TimeseriesResponse, UsersResponse, usersRequestSchema } from './schemas.ts';
 import type { z } from 'zod';
-import { aggregateTraces, aggregateUsers, evaluationValues, traceValues, type GroupBy, type MetricsRow, type ThumbsRow, type TraceValueColumn, type Totals } from '../traces/index.ts';
+import { aggregateTraces, aggregateUsers, evaluationValues, traceValues, windowEvaluationValues, windowOf, windowScoreValues, windowTraceValues, type GroupBy, type MetricsRow, type ThumbsRow, type TraceValueColumn, type Totals } from '../traces/index.ts';
 
 /** What analytics reads of other modules (wired by app.ts). */
 export interface AnalyticsDeps {
@@ -27,6 +27,14 @@ export interface PeriodQuery {
   endDate: number;
   filters?: TimeseriesRequest['filters'];
   groupBy: GroupBy;
+}
+
+/**
+ * Windows of a period (alerts' windows, read many at once): `windowMs` long from `startDate`,
+ * each row saying its window's start (`window`); the dates inclusive, as a period's.
+ */
+export interface WindowsQuery extends PeriodQuery {
+  windowMs: number;
 }
 
 /** A group's sums over a period: every group, uncapped (alerts decide each one). */
@@ -191,6 +199,72 @@ export class AnalyticsService {
       thumbs_up: Number(thumbs.get(m.g)?.up ?? 0),
       thumbs_down: Number(thumbs.get(m.g)?.down ?? 0),
     }));
+  }
+
+  /** periodSums per window: one statement for every window of the period. */
+  async windowSums(projectId: string, q: WindowsQuery): Promise<(GroupSums & { window: number })[]> {
+    const bucket = windowOf(q.startDate, q.windowMs);
+    const result = await aggregateTraces(this.db.orm, {
+      projectId,
+      where: this.periodWhere(projectId, q),
+      bucket,
+      groupBy: q.groupBy,
+      maxGroups: null,
+      thumbs: this.deps.thumbsSql(projectId),
+      verdicts: sql`SELECT NULL::text AS trace_id, NULL::text AS name, NULL::text AS evaluator, NULL::boolean AS passed WHERE false`,
+      scores: sql`SELECT NULL::text AS trace_id, NULL::text AS config_id, NULL::text AS name, NULL::text AS kind, NULL::float8 AS number_value, NULL::text AS text_value WHERE false`,
+    });
+    const thumbs = new Map(result.thumbs.map((t) => [`${Number(t.b)}\u0000${t.g ?? '\u0001'}`, t]));
+    return result.metrics.map((m) => {
+      const t = thumbs.get(`${Number(m.b)}\u0000${m.g ?? '\u0001'}`);
+      return {
+        window: Number(m.b),
+        group: m.g,
+        traces: Number(m.traces),
+        errors: Number(m.errors),
+        cost: roundUsd(Number(m.cost)),
+        tokens: Number(m.prompt) + Number(m.completion),
+        thumbs_up: Number(t?.up ?? 0),
+        thumbs_down: Number(t?.down ?? 0),
+      };
+    });
+  }
+
+  /** One value per trace (latency, first-token time, cost, tokens) per window and group: for percentiles and rank tests. */
+  windowValues(projectId: string, q: WindowsQuery & { column: TraceValueColumn }): Promise<{ window: number; g: string | null; values: number[] }[]> {
+    return windowTraceValues(this.db.orm, { projectId, where: this.periodWhere(projectId, q), groupBy: q.groupBy, column: q.column, bucket: windowOf(q.startDate, q.windowMs) }).then((found) =>
+      found.map((r) => ({ window: r.b, g: r.g, values: r.v })),
+    );
+  }
+
+  /** Evaluation results counted per window and group (a trace segment or the evaluation's name), with their scores. */
+  windowEvaluations(
+    projectId: string,
+    q: Omit<WindowsQuery, 'groupBy'> & { groupBy: GroupBy | 'evaluator'; evaluator: string | null },
+  ): Promise<{ window: number; g: string | null; ran: number; errors: number; verdicts: number; passed: number; scores: number[] }[]> {
+    return windowEvaluationValues(this.db.orm, {
+      projectId,
+      where: this.periodWhere(projectId, { ...q, groupBy: null }),
+      groupBy: q.groupBy,
+      results: this.deps.evaluationResultsSql(projectId),
+      evaluator: q.evaluator,
+      bucket: windowOf(q.startDate, q.windowMs),
+    }).then((found) => found.map(({ b, ...r }) => ({ window: b, ...r })));
+  }
+
+  /** One review score config per window: scores, their sum, those in `category`, and each scored trace's mean. */
+  windowScores(
+    projectId: string,
+    q: Omit<WindowsQuery, 'groupBy'> & { configId: string; category: string | null },
+  ): Promise<{ window: number; kind: string; count: number; total: number; inCategory: number; traceMeans: number[] }[]> {
+    return windowScoreValues(this.db.orm, {
+      projectId,
+      where: this.periodWhere(projectId, { ...q, groupBy: null }),
+      scores: this.deps.scoresSql(projectId),
+      configId: q.configId,
+      category: q.category,
+      bucket: windowOf(q.startDate, q.windowMs),
+    }).then((found) => found.map(({ b, ...r }) => ({ window: b, ...r })));
   }
 
   /** One value per trace (latency, first-token time, cost, tokens) and its group, over a period: for percentiles and rank tests. */

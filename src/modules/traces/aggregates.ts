@@ -284,3 +284,78 @@ export async function aggregateUsers(db: Executor, q: UsersQuery): Promise<UserR
         LIMIT ${q.limit} OFFSET ${q.offset}`,
   );
 }
+
+/**
+ * The window a trace falls in: windows of `windowMs` from `origin` (epoch ms), as the epoch-ms
+ * start of its window (float8). The caller's conditions keep `started_at >= origin`.
+ */
+export function windowOf(origin: number, windowMs: number): SQL {
+  const o = sql.raw(`${Math.trunc(origin)}::bigint`);
+  const w = sql.raw(`${Math.trunc(windowMs)}::bigint`);
+  return sql`(((traces.started_at - ${o}) / ${w}) * ${w} + ${o})::float8`;
+}
+
+/**
+ * One value per matching trace (latency, first-token time, cost, tokens), gathered per window
+ * (`bucket`, from windowOf) and group in one statement: one row per window and group with its
+ * values (any order). Traces without the value are left out.
+ */
+export async function windowTraceValues(
+  db: Executor,
+  q: { projectId: string; where: SQL[]; groupBy: GroupBy; column: TraceValueColumn; bucket: SQL },
+): Promise<{ b: number; g: string | null; v: number[] }[]> {
+  const where = sql.join([sql`traces.project_id = ${q.projectId}`, ...q.where, sql`${VALUE_COLUMNS[q.column]} IS NOT NULL`], sql` AND `);
+  const group = groupJoin(q.groupBy);
+  const found = await rows<{ b: number; g: string | null; v: number[] }>(
+    db,
+    sql`SELECT ${q.bucket} AS b, ${group.column} AS g, array_agg(${VALUE_COLUMNS[q.column]}::float8) AS v FROM traces ${group.join} WHERE ${where} GROUP BY 1, 2`,
+  );
+  return found.map((r) => ({ b: Number(r.b), g: r.g, v: r.v.map(Number) }));
+}
+
+/**
+ * Evaluation results (rows trace_id, name, evaluator, status, passed, score from their owner)
+ * of the matching traces, counted per window and group (a trace segment, or `evaluator`: the
+ * evaluation's name): results that ran, errors, verdicts, passes, and the scores given.
+ */
+export async function windowEvaluationValues(
+  db: Executor,
+  q: { projectId: string; where: SQL[]; groupBy: GroupBy | 'evaluator'; results: SQL; evaluator: string | null; bucket: SQL },
+): Promise<{ b: number; g: string | null; ran: number; errors: number; verdicts: number; passed: number; scores: number[] }[]> {
+  const group = q.groupBy === 'evaluator' ? { join: sql``, column: sql`e.name` } : groupJoin(q.groupBy);
+  const where = sql.join([sql`traces.project_id = ${q.projectId}`, ...q.where, ...(q.evaluator === null ? [] : [sql`(e.name = ${q.evaluator} OR e.evaluator = ${q.evaluator})`])], sql` AND `);
+  const found = await rows<{ b: number; g: string | null; ran: number; errors: number; verdicts: number; passed: number; scores: number[] | null }>(
+    db,
+    sql`SELECT ${q.bucket} AS b, ${group.column} AS g, count(*)::int AS ran, count(*) FILTER (WHERE e.status = 'error')::int AS errors,
+          count(*) FILTER (WHERE e.status = 'processed' AND e.passed IS NOT NULL)::int AS verdicts,
+          count(*) FILTER (WHERE e.status = 'processed' AND e.passed)::int AS passed,
+          array_agg(e.score::float8) FILTER (WHERE e.status = 'processed' AND e.score IS NOT NULL) AS scores
+        FROM (${q.results}) e JOIN traces ON traces.project_id = ${q.projectId} AND traces.trace_id = e.trace_id ${group.join}
+        WHERE ${where} GROUP BY 1, 2`,
+  );
+  return found.map((r) => ({ b: Number(r.b), g: r.g, ran: Number(r.ran), errors: Number(r.errors), verdicts: Number(r.verdicts), passed: Number(r.passed), scores: (r.scores ?? []).map(Number) }));
+}
+
+/**
+ * Review scores of one config (rows trace_id, config_id, name, kind, number_value, text_value
+ * from their owner) on the matching traces, per window (the trace's, as the charts count them):
+ * how many scores, their sum, how many in `category`, and each scored trace's mean (several
+ * reviewers of one trace are one value: what a rank test compares).
+ */
+export async function windowScoreValues(
+  db: Executor,
+  q: { projectId: string; where: SQL[]; scores: SQL; configId: string; category: string | null; bucket: SQL },
+): Promise<{ b: number; kind: string; count: number; total: number; inCategory: number; traceMeans: number[] }[]> {
+  const where = sql.join([sql`traces.project_id = ${q.projectId}`, ...q.where, sql`s.config_id = ${q.configId}`], sql` AND `);
+  const found = await rows<{ b: number; kind: string; count: number; total: number | null; in_category: number; trace_means: number[] | null }>(
+    db,
+    sql`SELECT b, max(kind) AS kind, sum(n)::int AS count, sum(total)::float8 AS total, sum(in_category)::int AS in_category,
+          array_agg(total / numbers) FILTER (WHERE numbers > 0) AS trace_means
+        FROM (SELECT ${q.bucket} AS b, s.trace_id, max(s.kind) AS kind, count(*) AS n, sum(s.number_value)::float8 AS total, count(s.number_value) AS numbers,
+                count(*) FILTER (WHERE s.text_value = ${q.category ?? ''}) AS in_category
+              FROM (${q.scores}) s JOIN traces ON traces.project_id = ${q.projectId} AND traces.trace_id = s.trace_id
+              WHERE ${where} GROUP BY 1, 2) per_trace
+        GROUP BY 1`,
+  );
+  return found.map((r) => ({ b: Number(r.b), kind: r.kind, count: Number(r.count), total: Number(r.total ?? 0), inCategory: Number(r.in_category), traceMeans: (r.trace_means ?? []).map(Number) }));
+}
