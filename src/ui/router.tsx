@@ -3,8 +3,8 @@ import type { QueryClient } from '@tanstack/react-query';
 import { SESSION_KEY, fetchSession, lastProject } from './api/session.ts';
 import { asText } from './lib/format.ts';
 import * as z from 'zod/mini';
-import { listSearchSchema, rangeAnchor, toSearchRequest, type ListSearch } from './lib/list-search.ts';
-import { oneOf, searchValidator, text, wholeNumber, words } from './lib/search.ts';
+import { listSearchSchema, rangeAnchor, readListSearch, toSearchRequest, type ListSearch } from './lib/list-search.ts';
+import { oneOf, parseSearch, searchValidator, text, wholeNumber, words } from './lib/search.ts';
 import { traceListQuery, traceOutlineQuery } from './api/traces.ts';
 import { DATASET_PAGE, datasetQuery, prefetchRecords } from './api/datasets.ts';
 
@@ -85,8 +85,6 @@ const projectIndexRoute = createRoute({
   },
 });
 
-// Named, not inline: inferred inside createRoute beside loaderDeps, the type comes out empty.
-const readListSearch = searchValidator(listSearchSchema);
 export const tracesRoute = createRoute({
   getParentRoute: () => projectRoute,
   path: '/traces',
@@ -479,9 +477,6 @@ const routeTree = rootRoute.addChildren([
 ]);
 
 /** Plain `?key=value` search strings (shareable, readable), not JSON-encoded values. */
-function parseSearch(search: string): Record<string, string> {
-  return Object.fromEntries(new URLSearchParams(search.startsWith('?') ? search.slice(1) : search));
-}
 function stringifySearch(search: Record<string, unknown>): string {
   const params = new URLSearchParams();
   for (const [k, v] of Object.entries(search)) if (v !== undefined && v !== null && v !== '') params.set(k, asText(v));

@@ -1,13 +1,31 @@
 import { fileURLToPath } from 'node:url';
-import { defineConfig } from 'vite';
+import { build as esbuild } from 'esbuild';
+import { defineConfig, type Plugin } from 'vite';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
 /** `npm run dev`: the dev server proxies API calls to a running Spyglass (SPYGLASS_URL, default :5560). */
 const target = process.env.SPYGLASS_URL ?? 'http://127.0.0.1:5560';
 
+/**
+ * index.html's early requests (early.ts) as an inline script: bundled on their own (the list's
+ * URL codec with them) and written where index.html has `<script data-early></script>`.
+ */
+function earlyRequests(): Plugin {
+  return {
+    name: 'spyglass-early-requests',
+    async transformIndexHtml(html) {
+      const out = await esbuild({ entryPoints: [fileURLToPath(new URL('early.ts', import.meta.url))], bundle: true, write: false, format: 'iife', minify: true, target: 'es2020', legalComments: 'none' });
+      const code = out.outputFiles[0].text.trim();
+      if (!html.includes('<script data-early></script>') || code.includes('</script')) throw new Error('index.html: no place for the early requests, or a bundle that would end its script');
+      return html.replace('<script data-early></script>', () => `<script>${code}</script>`);
+    },
+  };
+}
+
 export default defineConfig({
   root,
   base: '/',
+  plugins: [earlyRequests()],
   // The automatic JSX runtime via esbuild: no Babel in the build.
   esbuild: { jsx: 'automatic' },
   build: {

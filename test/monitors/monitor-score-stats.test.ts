@@ -64,6 +64,8 @@ describe.each(databaseKinds)('monitor stats of scores and labels (%s)', (kind) =
     const res = await stats(scoreMonitor);
     expect(res.status, res.text).toBe(200);
     expect(res.body.overall.score).toEqual({ count: 5, mean: 19 / 5, min: 1, p50: 3, p90: expect.closeTo(7, 6), max: 9 });
+    // Whole-number scores 1 to 9: one bin per value, the empty ones counted 0.
+    expect(res.body.overall.distribution).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9].map((v) => ({ from: v, to: v, count: [1, 2, 3, 4, 9].includes(v) ? 1 : 0 })));
     expect(res.body.buckets.map((b: { score: unknown }) => b.score)).toEqual([
       { count: 3, mean: 2, min: 1, p50: 2, p90: expect.closeTo(2.8, 6), max: 3 },
       null,
@@ -76,7 +78,7 @@ describe.each(databaseKinds)('monitor stats of scores and labels (%s)', (kind) =
   it('a categorical evaluator: results per label, overall and per interval', async () => {
     const res = await stats(labelMonitor);
     expect(res.status, res.text).toBe(200);
-    expect(res.body.overall).toEqual({ score: null, labels: [{ label: 'billing', count: 3 }, { label: 'other', count: 1 }, { label: 'shipping', count: 1 }] });
+    expect(res.body.overall).toEqual({ score: null, distribution: [], labels: [{ label: 'billing', count: 3 }, { label: 'other', count: 1 }, { label: 'shipping', count: 1 }] });
     expect(res.body.buckets.map((b: { labels: unknown }) => b.labels)).toEqual([
       [{ label: 'billing', count: 2 }, { label: 'shipping', count: 1 }],
       [],

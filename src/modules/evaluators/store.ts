@@ -79,9 +79,10 @@ export async function countByMonitor(db: Executor, projectId: string, monitorId:
 /**
  * A monitor's scores and labels per bucket (`bucket` may be a constant: the whole range):
  * how many scored, their mean and percentiles, and the count of each label. Percentiles are
- * computed per group, never merged from smaller ones.
+ * computed per group, never merged from smaller ones. With `distribution`, also how many scores
+ * fall in each bin from the range's lowest to its highest score.
  */
-export async function scoresByMonitor(db: Executor, projectId: string, monitorId: string, range: { start: number; end: number; bucket: SQL }) {
+export async function scoresByMonitor(db: Executor, projectId: string, monitorId: string, range: { start: number; end: number; bucket: SQL; distribution?: boolean }) {
   const where = sql`project_id = ${projectId} AND monitor_id = ${monitorId} AND inserted_at >= ${range.start} AND inserted_at <= ${range.end} AND status = 'processed'`;
   const scores = await rows<{ b: number; scored: number; mean: number | null; min: number | null; p50: number | null; p90: number | null; max: number | null }>(
     db,
@@ -93,7 +94,19 @@ export async function scoresByMonitor(db: Executor, projectId: string, monitorId
     db,
     sql`SELECT ${range.bucket} AS b, label, count(*)::int AS n FROM evaluations WHERE ${where} AND label IS NOT NULL GROUP BY 1, 2`,
   );
-  return { scores, labels };
+  if (!range.distribution) return { scores, labels, distribution: [] };
+  // The scores' distribution over the whole range: one bin per value when every score is a whole
+  // number and there are at most 20 of them from the lowest to the highest, else 10 equal widths.
+  const distribution = await rows<{ bins: number; lo: number; hi: number; whole: boolean; bin: number; n: number }>(
+    db,
+    sql`WITH s AS (SELECT score FROM evaluations WHERE ${where} AND score IS NOT NULL),
+        r AS (SELECT min(score)::float8 AS lo, max(score)::float8 AS hi, bool_and(score = trunc(score)) AS whole FROM s),
+        k AS (SELECT lo, hi, whole AND hi - lo < 20 AS whole, CASE WHEN whole AND hi - lo < 20 THEN (hi - lo)::int + 1 WHEN hi = lo THEN 1 ELSE 10 END AS bins FROM r)
+        SELECT k.bins, k.lo, k.hi, k.whole,
+          least(floor(CASE WHEN k.whole THEN s.score - k.lo ELSE (s.score - k.lo) / nullif(k.hi - k.lo, 0) * k.bins END), k.bins - 1)::int AS bin, count(*)::int AS n
+        FROM s CROSS JOIN k GROUP BY 1, 2, 3, 4, 5`,
+  );
+  return { scores, labels, distribution };
 }
 
 /** Of `traceIds`, those a monitor already evaluated with this evaluator version (null: a built-in evaluator). */

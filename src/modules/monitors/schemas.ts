@@ -109,6 +109,11 @@ const scoreSummarySchema = z
   })
   .nullable()
   .describe('the scores given (an evaluator with a score, with or without pass/fail); null when none was');
+const distributionSchema = z
+  .array(z.object({ from: z.number(), to: z.number(), count: z.number().int() }))
+  .describe(
+    "how many scores fall in each bin, lowest first: one bin per value (from = to) when every score is a whole number and the lowest and highest are under 20 apart; else 10 equal widths from the lowest to the highest score (from <= score < to; the last bin holds the highest). Empty when nothing was scored",
+  );
 const labelCountsSchema = z.array(z.object({ label: z.string(), count: z.number().int() })).describe('results per label (categorical evaluators), most frequent first');
 
 export const monitorStatsResponse = z
@@ -117,7 +122,7 @@ export const monitorStatsResponse = z
     intervalMs: z.number().int(),
     startDate: z.number().int(),
     endDate: z.number().int(),
-    overall: z.object({ score: scoreSummarySchema, labels: labelCountsSchema }).describe('the whole range at once (its percentiles are of every score in it)'),
+    overall: z.object({ score: scoreSummarySchema, distribution: distributionSchema, labels: labelCountsSchema }).describe('the whole range at once (its percentiles are of every score in it)'),
     buckets: z.array(
       z.object({
         start: z.number().int(),

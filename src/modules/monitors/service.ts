@@ -73,8 +73,30 @@ export interface MonitorDeps {
   scores(
     projectId: string,
     monitorId: string,
-    range: { start: number; end: number; bucket: SQL },
-  ): Promise<{ scores: ScoreRow[]; labels: { b: number; label: string; n: number }[] }>;
+    range: { start: number; end: number; bucket: SQL; distribution?: boolean },
+  ): Promise<{ scores: ScoreRow[]; labels: { b: number; label: string; n: number }[]; distribution: DistributionRow[] }>;
+}
+
+/** A bin of the scores' distribution, with the binning it belongs to (the same on every row). */
+interface DistributionRow {
+  bins: number;
+  lo: number;
+  hi: number;
+  whole: boolean;
+  bin: number;
+  n: number;
+}
+
+/** Every bin from the lowest score to the highest, empty ones counted 0. */
+function distribution(rows: DistributionRow[]): { from: number; to: number; count: number }[] {
+  if (!rows.length) return [];
+  const [{ bins, lo, hi, whole }] = rows;
+  const counts = new Map(rows.map((r) => [Number(r.bin), Number(r.n)]));
+  const width = whole ? 1 : (Number(hi) - Number(lo)) / Number(bins);
+  return Array.from({ length: Number(bins) }, (_, i) => {
+    const from = Number(lo) + i * width;
+    return { from, to: whole ? from : i === Number(bins) - 1 ? Number(hi) : from + width, count: counts.get(i) ?? 0 };
+  });
 }
 
 /** What evaluating a thread needs of its monitor. */
@@ -231,7 +253,7 @@ export class MonitorService {
     const [counts, perBucket, whole] = await Promise.all([
       this.deps.outcomeCounts(projectId, id, range),
       this.deps.scores(projectId, id, range),
-      this.deps.scores(projectId, id, { start, end, bucket: sql`0` }),
+      this.deps.scores(projectId, id, { start, end, bucket: sql`0`, distribution: true }),
     ]);
     const byStart = new Map(counts.map((c) => [Number(c.b), c]));
     const scoresByStart = new Map(perBucket.scores.map((r) => [Number(r.b), r]));
@@ -240,7 +262,7 @@ export class MonitorService {
       intervalMs: b.intervalMs,
       startDate: start,
       endDate: end,
-      overall: { score: scoreSummary(whole.scores[0]), labels: labelCounts(whole.labels) },
+      overall: { score: scoreSummary(whole.scores[0]), distribution: distribution(whole.distribution), labels: labelCounts(whole.labels) },
       buckets: b.starts.map((s) => {
         const c = byStart.get(s);
         const [passed, failed, errors, skipped] = c ? [Number(c.passed), Number(c.failed), Number(c.errors), Number(c.skipped)] : [0, 0, 0, 0];

@@ -35848,6 +35848,12 @@ export interface components {
                     p90: number;
                     max: number;
                 } | null;
+                /** @description how many scores fall in each bin, lowest first: one bin per value (from = to) when every score is a whole number and the lowest and highest are under 20 apart; else 10 equal widths from the lowest to the highest score (from <= score < to; the last bin holds the highest). Empty when nothing was scored */
+                distribution: {
+                    from: number;
+                    to: number;
+                    count: number;
+                }[];
                 /** @description results per label (categorical evaluators), most frequent first */
                 labels: {
                     label: string;
@@ -37958,6 +37964,12 @@ export interface components {
                     p90: number;
                     max: number;
                 } | null;
+                /** @description how many scores fall in each bin, lowest first: one bin per value (from = to) when every score is a whole number and the lowest and highest are under 20 apart; else 10 equal widths from the lowest to the highest score (from <= score < to; the last bin holds the highest). Empty when nothing was scored */
+                distribution: {
+                    from: number;
+                    to: number;
+                    count: number;
+                }[];
                 /** @description results per label (categorical evaluators), most frequent first */
                 labels: {
                     label: string;

@@ -3,6 +3,7 @@ import { infiniteQueryOptions, queryOptions, useInfiniteQuery, useMutation, useQ
 import { DELETE, GET, PATCH, POST, type Answer } from './client.ts';
 import type { CreateAnnotationBody, NewTracesRequest, SearchRequest, UpdateAnnotationBody } from './types.ts';
 import type { components } from './openapi.gen.ts';
+import { TRACE_LIST_PAGE, firstPageBody } from '../lib/list-search.ts';
 import type { TraceEvaluation } from '../../modules/evaluators/schemas.ts';
 
 type Schemas = components['schemas'];
@@ -39,8 +40,7 @@ export const traceKeys = {
 /** One page of the trace search (POST /api/trace/search), after `scrollId` when given. */
 export const searchTraces = (projectId: string, body: SearchRequest, signal?: AbortSignal) => POST('/api/trace/search', { projectId, body, signal });
 
-/** Traces in a page of the list. */
-export const TRACE_LIST_PAGE = 100;
+export { TRACE_LIST_PAGE };
 
 /**
  * The traces list: the search, a page at a time (keyset paging by scrollId). The route's
@@ -49,7 +49,7 @@ export const TRACE_LIST_PAGE = 100;
 export const traceListQuery = (projectId: string, request: SearchRequest) =>
   infiniteQueryOptions({
     queryKey: traceKeys.list(projectId, request),
-    queryFn: ({ pageParam, signal }) => searchTraces(projectId, { ...request, pageSize: TRACE_LIST_PAGE, ...(pageParam ? { scrollId: pageParam } : {}) }, signal),
+    queryFn: ({ pageParam, signal }) => searchTraces(projectId, { ...firstPageBody(request), ...(pageParam ? { scrollId: pageParam } : {}) }, signal),
     initialPageParam: null as string | null,
     getNextPageParam: (last) => last.pagination.scrollId,
   });

@@ -1,6 +1,5 @@
-import { useState } from 'react';
 import * as z from 'zod/mini';
-import { matching, oneOf, words } from './search.ts';
+import { matching, oneOf, searchValidator, words } from './search.ts';
 import type { SearchFilters, SearchRequest } from '../api/types.ts';
 
 /**
@@ -39,6 +38,9 @@ export const listSearchSchema = z.object({
   view: words(),
 });
 export type ListSearch = z.output<typeof listSearchSchema>;
+/** The list's URL search read as its route reads it (router.tsx), and as index.html's early request does (early.ts). */
+// Named, not inline: inferred inside createRoute beside loaderDeps, the type comes out empty.
+export const readListSearch = searchValidator(listSearchSchema);
 
 /** The score filter of the URL: a config and a range (numeric) or a value (boolean, categorical). */
 export interface ScoreFilterText {
@@ -110,27 +112,17 @@ export function parseMeta(meta: string | undefined): Record<string, string> | un
   return pairs?.length ? Object.fromEntries(pairs) : undefined;
 }
 
-/**
- * The instant relative ranges ("last hour") count back from: taken when the range or its
- * custom ends change, not on every render, so the request (a query key) stays the same
- * between changes. Taken while rendering (React renders again at once with the new value).
- */
-export function useRangeAnchor(search: Pick<ListSearch, 'range' | 'from' | 'to'>): number {
-  const key = anchorKey(search);
-  const [anchor, setAnchor] = useState(() => ({ key, at: recentAnchor(key) }));
-  if (anchor.key !== key) setAnchor(() => ({ key, at: recentAnchor(key) }));
-  return anchor.at;
-}
-
-/** The anchor the page will take for `search`: a route's loader asks for the page's data with the request the page then makes. */
+/** The anchor the page will take for `search` (useRangeAnchor): a route's loader, and index.html's early request, ask for the page's data with the request the page then makes. */
 export const rangeAnchor = (search: Pick<ListSearch, 'range' | 'from' | 'to'>): number => recentAnchor(anchorKey(search));
-const anchorKey = ({ range, from, to }: Pick<ListSearch, 'range' | 'from' | 'to'>) => JSON.stringify([range, from, to]);
+export const anchorKey = ({ range, from, to }: Pick<ListSearch, 'range' | 'from' | 'to'>) => JSON.stringify([range, from, to]);
 
 /**
  * The anchor a page of the same range used a moment ago: Back from a trace reopens the
  * list with the same request (so its loaded pages, cached under it, come back at once).
  */
-const anchors = new Map<string, number>();
+// On the window, not in the module: index.html's early request (early.ts, a bundle of its own
+// with its own copy of this module) takes the anchor the app's loader and page then reuse.
+const anchors: Map<string, number> = ((globalThis as { __spyglassAnchors?: Map<string, number> }).__spyglassAnchors ??= new Map<string, number>());
 const ANCHOR_REUSE_MS = 10 * 60_000;
 function recentAnchor(key: string): number {
   const now = Date.now();
@@ -191,6 +183,12 @@ export function toSearchRequest(s: ListSearch, now: number): Omit<SearchRequest,
   if (s.dir) req.sortDirection = s.dir;
   return req;
 }
+
+/** Traces in a page of the list. */
+export const TRACE_LIST_PAGE = 100;
+
+/** The body of the list's first page (api/traces.ts traceListQuery): the page and index.html's early request make it here. */
+export const firstPageBody = (request: Omit<SearchRequest, 'pageSize' | 'scrollId'>): SearchRequest => ({ ...request, pageSize: TRACE_LIST_PAGE });
 
 /**
  * Which traces a search selects, without the order it lists them in: what the new-traces poll

@@ -2,6 +2,11 @@
 // of the bundle what they do not use (zod's classes would add some 90 KB to the first load).
 import * as z from 'zod/mini';
 
+/** The URL's search as the router reads it: each parameter's text, nothing parsed further. */
+export function parseSearch(search: string): Record<string, string> {
+  return Object.fromEntries(new URLSearchParams(search.startsWith('?') ? search.slice(1) : search));
+}
+
 /**
  * A page's URL search, read through a zod schema whose every field is optional and falls back
  * to absent when its value does not fit (`field()`): a mistyped or stale link opens the page

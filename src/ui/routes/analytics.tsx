@@ -9,7 +9,8 @@ import type { TimeseriesRequest } from '../api/types.ts';
 import { Stat } from '../components/Stat.tsx';
 import { ListToolbar } from '../components/TraceFilters.tsx';
 import { dateFormat, formatCost, formatDuration, formatTokens, timeZoneChoice, utcOffsetMinutes } from '../lib/format.ts';
-import { toSearchRequest, useRangeAnchor } from '../lib/list-search.ts';
+import { toSearchRequest } from '../lib/list-search.ts';
+import { useRangeAnchor } from '../lib/use-range-anchor.ts';
 import type { AnalyticsSearch } from '../router.tsx';
 
 const DEFAULT_RANGE = '24h';

@@ -223,30 +223,113 @@ export default function MonitorPage() {
 
 const score = (n: number) => (Math.abs(n) >= 100 ? String(Math.round(n)) : String(Math.round(n * 100) / 100));
 
-/** A score evaluator's scores: mean and percentiles of the range, and each interval's median (bar) with its mean. */
+/**
+ * A score evaluator's scores: mean, median, 90th percentile, lowest and highest of the range; the
+ * same per interval (a bar from lowest to highest, the median-to-90th box, the mean's mark, and
+ * in numbers below); and how the range's scores are distributed.
+ */
 function ScoreStats({ stats, errors }: { stats: MonitorStatsResponse; errors: number }) {
   const all = stats.overall.score!;
   const when = dateFormat({ month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit' });
   const low = Math.min(0, all.min);
   const span = Math.max(1e-9, all.max - low);
+  const at = (v: number) => `${((v - low) / span) * 100}%`;
+  const size = (from: number, to: number) => `max(2px, ${((to - from) / span) * 100}%)`;
+  const scored = stats.buckets.filter((b) => b.score);
+  const minutes = Math.round(stats.intervalMs / 60_000);
   return (
     <Stack gap="sm" data-testid="monitor-scores">
       <div className="result-grid">
         <Stat label="Mean score" value={score(all.mean)} testId="monitor-mean" />
-        <Stat label="Median" value={score(all.p50)} />
-        <Stat label="90th percentile" value={score(all.p90)} />
-        <Stat label="Lowest – highest" value={`${score(all.min)} – ${score(all.max)}`} />
-        <Stat label="Scored" value={String(all.count)} />
+        <Stat label="Median" value={score(all.p50)} testId="monitor-median" />
+        <Stat label="90th percentile" value={score(all.p90)} testId="monitor-p90" />
+        <Stat label="Lowest – highest" value={`${score(all.min)} – ${score(all.max)}`} testId="monitor-range" />
+        <Stat label="Scored" value={String(all.count)} testId="monitor-scored" />
         <Stat label="Errors" value={String(errors)} />
       </div>
-      <div className="bars" role="img" aria-label={`Median score per ${Math.round(stats.intervalMs / 60_000)} minutes, from ${score(low)} to ${score(all.max)}`}>
+      <Text size="xs" className="muted">
+        Per {minutes >= 1440 ? `${Math.round(minutes / 1440)} day${minutes >= 2880 ? 's' : ''}` : minutes >= 60 ? `${Math.round(minutes / 60)} hour${minutes >= 120 ? 's' : ''}` : `${minutes} minutes`}: a bar from the lowest to the highest score, its dark part from the median to the 90th percentile, the line the mean.
+      </Text>
+      <div className="bars score-bars" role="img" aria-label={`Scores per ${minutes} minutes, lowest to highest with median, 90th percentile and mean, on a scale from ${score(low)} to ${score(all.max)}`}>
         {stats.buckets.map((b) => (
-          <Tooltip key={b.start} label={b.score ? `${when.format(b.start)}: ${b.score.count} scored, mean ${score(b.score.mean)}, median ${score(b.score.p50)}, 90th percentile ${score(b.score.p90)}` : `${when.format(b.start)}: no scores`} withinPortal>
-            <div>{b.score && <span style={{ height: `${((b.score.p50 - low) / span) * 100}%`, background: 'var(--mantine-color-indigo-5)' }} />}</div>
+          <Tooltip
+            key={b.start}
+            label={b.score ? `${when.format(b.start)}: ${b.score.count} scored, mean ${score(b.score.mean)}, median ${score(b.score.p50)}, 90th percentile ${score(b.score.p90)}, lowest ${score(b.score.min)}, highest ${score(b.score.max)}` : `${when.format(b.start)}: no scores`}
+            withinPortal
+          >
+            <div>
+              {b.score && (
+                <>
+                  <span className="score-range" style={{ bottom: at(b.score.min), height: size(b.score.min, b.score.max) }} />
+                  <span className="score-box" style={{ bottom: at(b.score.p50), height: size(b.score.p50, b.score.p90) }} />
+                  <span className="score-mean" style={{ bottom: at(b.score.mean) }} />
+                </>
+              )}
+            </div>
           </Tooltip>
         ))}
       </div>
+      <details className="score-intervals">
+        <summary>In numbers, per interval ({scored.length})</summary>
+        {/* Scrolls sideways on a phone: focusable, so the keyboard scrolls it too. */}
+        <div className="table-scroll" tabIndex={0} role="region" aria-label="Scores per interval, scrolls sideways">
+          <Table verticalSpacing={4} fz="xs" miw={420} aria-label="Scores per interval" data-testid="monitor-score-intervals">
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>From</Table.Th>
+                <Table.Th ta="right">Scored</Table.Th>
+                <Table.Th ta="right">Mean</Table.Th>
+                <Table.Th ta="right">Median</Table.Th>
+                <Table.Th ta="right">90th</Table.Th>
+                <Table.Th ta="right">Lowest</Table.Th>
+                <Table.Th ta="right">Highest</Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {[...scored].reverse().map((b) => (
+                <Table.Tr key={b.start}>
+                  <Table.Td>{when.format(b.start)}</Table.Td>
+                  <Table.Td ta="right">{b.score!.count}</Table.Td>
+                  <Table.Td ta="right">{score(b.score!.mean)}</Table.Td>
+                  <Table.Td ta="right">{score(b.score!.p50)}</Table.Td>
+                  <Table.Td ta="right">{score(b.score!.p90)}</Table.Td>
+                  <Table.Td ta="right">{score(b.score!.min)}</Table.Td>
+                  <Table.Td ta="right">{score(b.score!.max)}</Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </div>
+      </details>
+      <ScoreDistribution bins={stats.overall.distribution} />
     </Stack>
+  );
+}
+
+/** How many scores fall in each bin of the range, one row per bin (a value, or from–to). */
+function ScoreDistribution({ bins }: { bins: MonitorStatsResponse['overall']['distribution'] }) {
+  const most = Math.max(1, ...bins.map((b) => b.count));
+  const total = bins.reduce((n, b) => n + b.count, 0);
+  return (
+    <section aria-label="Distribution of the scores" data-testid="monitor-distribution">
+      <Text size="sm" fw={600} mb={4}>
+        Distribution
+      </Text>
+      <ul className="distribution">
+        {bins.map((b) => {
+          const name = b.from === b.to ? score(b.from) : `${score(b.from)} – ${score(b.to)}`;
+          return (
+            <li key={b.from} aria-label={`${name}: ${b.count} of ${total}`}>
+              <span className="distribution-name">{name}</span>
+              <span className="distribution-bar">
+                <span style={{ width: `${(b.count / most) * 100}%` }} />
+              </span>
+              <span className="distribution-count">{b.count}</span>
+            </li>
+          );
+        })}
+      </ul>
+    </section>
   );
 }
 

@@ -15,7 +15,8 @@ import { ColumnsPicker, DEFAULT_COLUMNS, SavedViews, columnDef, columnTitle, gri
 import { useScoreConfigs } from '../api/review.ts';
 import type { ScoreConfig } from '../api/review.ts';
 import { ListToolbar } from '../components/TraceFilters.tsx';
-import { activeFilterCount, decodeColumns, encodeColumns, searchConditions, toSearchRequest, useRangeAnchor, viewSearchOf, type ListSearch, type ListSort } from '../lib/list-search.ts';
+import { activeFilterCount, decodeColumns, encodeColumns, searchConditions, toSearchRequest, viewSearchOf, type ListSearch, type ListSort } from '../lib/list-search.ts';
+import { useRangeAnchor } from '../lib/use-range-anchor.ts';
 
 const POLL_MS = 1500;
 /** Transactions commit in any order: each poll looks this far behind the server's last `now`. */
