@@ -2,7 +2,7 @@ import { lookupArea, lookupPlace } from './gazetteer.ts';
 import { isCommonWord, isFirstName, isProperNoun, isSurname } from './lexicon.ts';
 import type { EntityType } from './entities.ts';
 import type { RawResult, Recognizer } from './recognizer.ts';
-import { lexiconTag, tokenize, type Term } from './tokens.ts';
+import { lexiconTag, ownTags, tokenize, type Term } from './tokens.ts';
 
 /**
  * PERSON, LOCATION and NRP without model weights. tokens.ts splits sentences and tags words
@@ -185,6 +185,19 @@ function kindOf(t: Term, lowerCaseText: boolean): Kind {
   return isProperNoun(lower) ? 'proper' : 'unknown';
 }
 
+// kindOf reads only the word and its tags: words whose tags are their own are looked up once.
+const kindCache = new Map<string, Kind>();
+function cachedKindOf(t: Term, lowerCaseText: boolean): Kind {
+  if (lowerCaseText || !ownTags(t)) return kindOf(t, lowerCaseText);
+  let kind = kindCache.get(t.text);
+  if (kind === undefined) {
+    if (kindCache.size >= 20_000) kindCache.clear();
+    kind = kindOf(t, false);
+    kindCache.set(t.text, kind);
+  }
+  return kind;
+}
+
 export function extractNlpEntities(text: string): NlpEntity[] {
   const lowerCaseText = !/\p{Lu}/u.test(text);
   const candidates = lowerCaseText ? text : keepCandidateSentences(text);
@@ -195,7 +208,7 @@ export function extractNlpEntities(text: string): NlpEntity[] {
     // "What's your last name? Boyle": a question that asks for a name, answered in the next sentence.
     const asked = /^name$/.test(previousSentence[previousSentence.length - 1]?.normal ?? '') && /[?:]/.test(previousSentence[previousSentence.length - 1].post);
     const found: Array<{ entity: EntityType; i: number; j: number; score: number }> = [];
-    const kinds = sentence.map((t) => (t.offset ? kindOf(t, lowerCaseText) : 'other'));
+    const kinds = sentence.map((t) => (t.offset ? cachedKindOf(t, lowerCaseText) : 'other'));
     const nameish = (k: number) => NAMEISH.includes(kinds[k]);
     const areas = namedAreas(sentence, lowerCaseText);
     let i = 0;

@@ -79,7 +79,7 @@ const LEADING = /^[^\p{L}\p{N}@#$£€+]+/u;
 const TRAILING = /[^\p{L}\p{N}%]+$/u;
 const ABBREVIATED = /^(?:\p{L}\.)+\p{L}?\.?$/u;
 
-function tagsOf(text: string, normal: string): Set<string> {
+function computeTags(text: string, normal: string): Set<string> {
   const tags = new Set<string>();
   const lex = load();
   let entry = lex[normal];
@@ -100,6 +100,33 @@ function tagsOf(text: string, normal: string): Set<string> {
   else if (/^[A-Z]{2,5}$/.test(text) && !tags.has('Person') && !tags.has('Place')) tags.add('Acronym');
   else if (text.length > 2 && ABBREVIATED.test(text)) tags.add('Acronym');
   return tags;
+}
+
+// A word's tags depend on the word alone: kept per written form and shared between terms
+// (never changed in place: retag() copies first), which spares a set per word.
+const tagCache = new Map<string, Set<string>>();
+const TAG_CACHE_SIZE = 20_000;
+function tagsOf(text: string, normal: string): Set<string> {
+  let tags = tagCache.get(text);
+  if (!tags) {
+    if (tagCache.size >= TAG_CACHE_SIZE) tagCache.clear();
+    tags = computeTags(text, normal);
+    tagCache.set(text, tags);
+  }
+  return tags;
+}
+
+/** Are a term's tags the word's own, unchanged by its neighbours (so anything worked out from them holds for the word wherever it stands)? */
+export function ownTags(t: Term): boolean {
+  return tagCache.get(t.text) === t.tags;
+}
+
+/** Changes a term's tags: the removed ones first, then the added ones with what they imply. */
+function retag(t: Term, remove: readonly string[], add: readonly string[]): void {
+  const tags = new Set(t.tags);
+  for (const n of remove) tags.delete(n);
+  for (const a of add) for (const tag of withParents(a)) tags.add(tag);
+  t.tags = tags;
 }
 
 /** Is a term one a sentence may not end after (a title, an abbreviation, an initial)? */
@@ -173,28 +200,25 @@ function contextTags(s: Term[]): void {
     if (MONTHS.has(t.normal) || t.tags.has('Month')) {
       const dated = next?.tags.has('Value') || prev?.tags.has('Value') || (!!prev && DATE_LEADS.has(prev.normal) && !breaks(prev));
       if (dated && capitalised(t)) {
-        for (const n of ['Person', 'FirstName', 'LastName', 'MaleName', 'FemaleName', 'Modal']) t.tags.delete(n);
-        for (const tag of withParents('Month')) t.tags.add(tag);
+        retag(t, ['Person', 'FirstName', 'LastName', 'MaleName', 'FemaleName', 'Modal'], ['Month']);
         continue;
       }
       if (!dated && capitalised(next) && !breaks(t)) {
-        t.tags.delete('Month');
-        t.tags.delete('Date');
+        retag(t, ['Month', 'Date'], []);
       }
     }
     // "Ravil G Yefimov", "Alvir D. Pušaver": capitalised words around an initial are a name.
     if (capitalised(t) && isInitial(next) && !breaks(t) && capitalised(s[i + 2]) && !hasAnyTag(t, NOT_NAME) && !hasAnyTag(s[i + 2], NOT_NAME)) {
-      for (const tag of withParents('FirstName')) t.tags.add(tag);
-      for (const tag of withParents('LastName')) s[i + 2].tags.add(tag);
+      retag(t, [], ['FirstName']);
+      retag(s[i + 2], [], ['LastName']);
     }
     // "She named him Frank", "called Kenneth": a capitalised word after naming is a name.
     if (capitalised(t) && prev && !breaks(prev) && !hasAnyTag(t, NOT_NAME) && (NAMING.has(prev.normal) || (NAMING_OBJECTS.has(prev.normal) && NAMING.has(s[i - 2]?.normal ?? '') && !breaks(s[i - 2])))) {
-      for (const tag of withParents('FirstName')) t.tags.add(tag);
+      retag(t, [], ['FirstName']);
     }
     // "Mark the box": a first name opening a sentence before an object is a verb.
     if (i === 0 && t.tags.has('FirstName') && next && IMPERATIVE_OBJECTS.has(next.normal) && !breaks(t)) {
-      for (const n of ['Person', 'FirstName', 'MaleName', 'FemaleName', 'ProperNoun']) t.tags.delete(n);
-      t.tags.add('Verb');
+      retag(t, ['Person', 'FirstName', 'MaleName', 'FemaleName', 'ProperNoun'], ['Verb']);
       continue;
     }
     // "Dr. Okafor", "Maria Szczepańska": a capitalised word after a title or a first name is a surname.
@@ -204,7 +228,7 @@ function contextTags(s: Term[]): void {
       (prev.tags.has('Honorific') || (prev.tags.has('FirstName') && !breaks(prev))) &&
       !hasAnyTag(t, ['Person', 'Place', 'Date', 'Value', 'Determiner', 'Preposition', 'Conjunction', 'Pronoun', 'Verb', 'Adjective', 'Organization', 'Modal', 'Copula'])
     ) {
-      for (const tag of withParents('LastName')) t.tags.add(tag);
+      retag(t, [], ['LastName']);
     }
   }
 }
