@@ -1,13 +1,13 @@
-import { createRequire } from 'node:module';
-import type Compromise from 'compromise/two';
 import { lookupArea, lookupPlace } from './gazetteer.ts';
 import { isCommonWord, isFirstName, isProperNoun, isSurname } from './lexicon.ts';
 import type { EntityType } from './entities.ts';
 import type { RawResult, Recognizer } from './recognizer.ts';
+import { lexiconTag, ownTags, tokenize, type Term } from './tokens.ts';
 
 /**
- * PERSON, LOCATION and NRP without model weights. compromise splits sentences and tags
- * words; each capitalised run of words is then weighed:
+ * PERSON, LOCATION and NRP without model weights. tokens.ts splits sentences and tags words
+ * from compromise's lexicon and a few rules of context (its tagger is not run: it cost 15 to 20 ms
+ * per 2 KB); each capitalised run of words is then weighed:
  * - what its words are: a listed first name or surname (gender-detection-from-name, the US
  *   Census lists), an English word (SCOWL's en_US dictionary: "Shadow", "Can"), a proper
  *   noun of that dictionary, or a word no list knows ("Szczepańska");
@@ -18,7 +18,7 @@ import type { RawResult, Recognizer } from './recognizer.ts';
  * - places: countries and regions of the gazetteer (gazetteer.ts) wherever they are named,
  *   towns when large or after words that introduce a place ("in", "from", "grew up in",
  *   "Where:", "University of"), and a word no list knows after "in/from/to".
- * Presidio's spaCy recognizer scores every entity 0.85; so do compromise's tags, the
+ * Presidio's spaCy recognizer scores every entity 0.85; so do the lexicon's name tags, the
  * gazetteer and the wording cues, while list- and position-only guesses get 0.6 (above the
  * default 0.5). Street addresses are address.ts's.
  */
@@ -33,35 +33,8 @@ const TAGGED_SCORE = 0.85;
 const NAME_LIST_SCORE = 0.6;
 const NRP_SCORE = 0.85;
 
-const require = createRequire(import.meta.url);
-let compromise: typeof Compromise | null = null;
-let lexicon: Record<string, string | undefined> | null = null;
-
-/**
- * compromise (its CommonJS build), loaded on the first text that asks for names or places: ~45 MB otherwise never spent.
- * Its `two` build: the same lexicon and tags as the full one (checked on every text of the PII
- * tests' corpora), without the phrase chunker the full build runs on every text and nothing here reads.
- */
-function tagger(): typeof Compromise {
-  return (compromise ??= require('compromise/two') as typeof Compromise);
-}
-
-/** What compromise knows a word to be ("Modal", "FirstName", "Possessive,Pronoun", "Country"), if anything. */
-function lexiconTag(word: string): string | undefined {
-  lexicon ??= (tagger().world() as { model: { one: { lexicon: Record<string, string | string[] | undefined> } } }).model.one.lexicon as Record<string, string | undefined>;
-  const tag = lexicon[word] as string | string[] | undefined;
-  return Array.isArray(tag) ? tag.join(',') : tag;
-}
 // Words compromise knows as these are never (part of) a name, whatever a name list says ("My").
 const FUNCTION_WORD_TAG = /Possessive|Pronoun|Determiner|Preposition|Conjunction|Modal|Copula|Auxiliary|QuestionWord/;
-
-interface Term {
-  text: string;
-  normal: string;
-  post: string;
-  tags: Set<string>;
-  offset: { start: number; length: number };
-}
 
 function hasAny(tags: Set<string>, list: readonly string[]): boolean {
   return list.some((t) => tags.has(t));
@@ -88,7 +61,7 @@ const NRP_WORDS = (
 ).split(' ');
 const NRP_SET = new Set(NRP_WORDS);
 // Words that are NRP only when capitalised mid-sentence and next to a noun are not worth
-// the false positives; these stay out unless compromise tags them Demonym.
+// the false positives; these stay out unless the lexicon tags them Demonym.
 const NRP_AMBIGUOUS = new Set(['Green', 'Greens', 'Liberal', 'Conservative', 'Democratic', 'Orthodox', 'Evangelical']);
 
 const HONORIFICS = new Set(['mr', 'mrs', 'ms', 'miss', 'mx', 'dr', 'prof', 'sir', 'madam', 'dame', 'lord', 'lady']);
@@ -126,8 +99,7 @@ function mayHoldEntities(segment: string): boolean {
 }
 
 /**
- * compromise costs several milliseconds per kilobyte, so sentences without a capitalised
- * word worth looking at are blanked out first (same length, so offsets stay valid).
+ * Sentences without a capitalised word worth looking at are blanked out first (same length, so offsets stay valid).
  * Returns null when nothing is left to tag.
  */
 function keepCandidateSentences(text: string): string | null {
@@ -195,7 +167,7 @@ function kindOf(t: Term, lowerCaseText: boolean): Kind {
   if (!capitalised && !(lowerCaseText && /^\p{Ll}[\p{L}'’-]+$/u.test(text))) return 'other';
   if (hasAny(t.tags, FUNCTION_TAGS) || t.tags.has('Honorific') || NRP_SET.has(text)) return 'other';
   const lower = t.normal.replace(/['’]s$/, '');
-  // compromise's `normal` drops accents ("sedlackova"); the lists keep them.
+  // `normal` drops accents ("sedlackova"); the lists keep them.
   const written = text.normalize('NFC').toLowerCase().replace(/['’]s$/, '');
   const listedPart = (p: string, q: string | undefined) => isFirstName(p) || isSurname(p) || (!!q && q !== p && (isFirstName(q) || isSurname(q)));
   const parts = lower.split('-').filter(Boolean);
@@ -213,19 +185,30 @@ function kindOf(t: Term, lowerCaseText: boolean): Kind {
   return isProperNoun(lower) ? 'proper' : 'unknown';
 }
 
+// kindOf reads only the word and its tags: words whose tags are their own are looked up once.
+const kindCache = new Map<string, Kind>();
+function cachedKindOf(t: Term, lowerCaseText: boolean): Kind {
+  if (lowerCaseText || !ownTags(t)) return kindOf(t, lowerCaseText);
+  let kind = kindCache.get(t.text);
+  if (kind === undefined) {
+    if (kindCache.size >= 20_000) kindCache.clear();
+    kind = kindOf(t, false);
+    kindCache.set(t.text, kind);
+  }
+  return kind;
+}
+
 export function extractNlpEntities(text: string): NlpEntity[] {
   const lowerCaseText = !/\p{Lu}/u.test(text);
   const candidates = lowerCaseText ? text : keepCandidateSentences(text);
   if (candidates === null) return [];
-  const doc = tagger()(candidates);
-  doc.compute('offset');
   const out: NlpEntity[] = [];
   let previousSentence: readonly Term[] = [];
-  for (const sentence of doc.docs as unknown as Term[][]) {
+  for (const sentence of tokenize(candidates)) {
     // "What's your last name? Boyle": a question that asks for a name, answered in the next sentence.
     const asked = /^name$/.test(previousSentence[previousSentence.length - 1]?.normal ?? '') && /[?:]/.test(previousSentence[previousSentence.length - 1].post);
     const found: Array<{ entity: EntityType; i: number; j: number; score: number }> = [];
-    const kinds = sentence.map((t) => (t.offset ? kindOf(t, lowerCaseText) : 'other'));
+    const kinds = sentence.map((t) => (t.offset ? cachedKindOf(t, lowerCaseText) : 'other'));
     const nameish = (k: number) => NAMEISH.includes(kinds[k]);
     const areas = namedAreas(sentence, lowerCaseText);
     let i = 0;
@@ -299,6 +282,7 @@ function namedAreas(sentence: readonly Term[], lowerCaseText: boolean): Map<numb
   return areas;
 }
 
+const STREET_WORDS = new Set(['street', 'avenue', 'road', 'lane', 'drive', 'boulevard', 'st', 'ave', 'rd', 'blvd']);
 const STRONG_PLACE_LEADS = new Set(['in', 'near', 'city', 'town', 'visiting', 'around']);
 
 const orgWord = (t: Term | undefined) => !!t && ORG_WORDS.has(t.normal.replace(/[.,]$/, ''));
@@ -319,6 +303,8 @@ function decide(
   const next = sentence[j + 1];
   const prevWord = prev?.normal.replace(/[.:,]$/, '') ?? '';
 
+  // Streets: "Marina Fort Street", "Isaac Lodge Street" (street addresses are address.ts's).
+  if (run.length > 1 && STREET_WORDS.has(sentence[j].normal)) return null;
   // Organisations: "Russell Investments", "Thomas and Sons", "Abt Associates".
   if (run.some(orgWord) || (orgWord(next) && /^\p{Lu}/u.test(next.text) && !breaksAfter(sentence[j]))) return null;
   if (next && !breaksAfter(sentence[j]) && /^(and|&)$/.test(next.normal) && orgWord(sentence[j + 2])) return null;
@@ -364,7 +350,7 @@ function decide(
   if (run.length === 2 && sentence[i].post === '-') return null;
   if (runKinds.length === 1) {
     if (kinds[i] !== 'name' && !(tagged && kinds[i] === 'ambiguous' && i > 0)) return null;
-    // Every sentence starts with a capital: a lone first word needs compromise's word for it.
+    // Every sentence starts with a capital: a lone first word needs the lexicon's name tag.
     if (i === 0 && !tagged) return null;
     return { entity: 'PERSON', score: tagged ? TAGGED_SCORE : NAME_LIST_SCORE };
   }
@@ -374,7 +360,7 @@ function decide(
   return null;
 }
 
-/** The n-th word before index i, passing over the empty tokens compromise leaves for contractions ("I'm"). */
+/** The n-th word before index i, passing over empty tokens. */
 function before(sentence: readonly Term[], i: number, n: number): Term | undefined {
   for (let k = i - 1; k >= 0; k--) {
     if (sentence[k].text === '') continue;

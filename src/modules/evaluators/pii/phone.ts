@@ -80,6 +80,7 @@ interface NumberFormat {
   nationalPrefixIsOptionalWhenFormattingInNationalFormat(): boolean;
 }
 interface NumberingPlan {
+  possibleLengths(): number[] | undefined;
   formats(): NumberFormat[];
   nationalPrefix(): string | undefined;
 }
@@ -145,6 +146,27 @@ function nationalPrefixPresentIfRequired(number: PhoneNumber, raw: string): bool
   const prefix = plan.nationalPrefix();
   return !prefix || rawDigits.startsWith(prefix);
 }
+
+const shortestNumber = new Map<CountryCode, number>();
+/** The fewest digits a national number of the region has (its metadata's possible lengths). */
+function shortestNational(region: CountryCode): number {
+  let n = shortestNumber.get(region);
+  if (n === undefined) {
+    const { metadata } = phoneLib();
+    metadata.selectNumberingPlan(region);
+    const lengths = metadata.numberingPlan?.possibleLengths();
+    n = lengths && lengths.length > 0 ? Math.min(...lengths) : 0;
+    shortestNumber.set(region, n);
+  }
+  return n;
+}
+/**
+ * A number dialled with an international prefix has at least 9 digits ("00" + "683" + 4 for
+ * Niue's shortest); a window with fewer digits than that and than the region's shortest
+ * national number holds no number libphonenumber would find for that region, so the
+ * region's scan, a large part of the cost, is skipped (same findings).
+ */
+const SHORTEST_INTERNATIONAL = 9;
 
 /** The written form groups its digits ("(415) 555-0132", "0494 92 82 32"), not a bare run. */
 function grouped(raw: string): boolean {
@@ -232,9 +254,11 @@ export function phoneRecognizer(options: {
           }
         }
         const regions = options.anyCountry ? [...options.regions, ...(textRegions ??= analyzeOptions.regionsInText())] : options.regions;
+        const windowDigits = digitCount(slice);
         for (const region of regions) {
           // Every digit of the window already belongs to a number: the other regions can add nothing.
           if (allDigitsTaken(text, w, taken)) break;
+          if (windowDigits < SHORTEST_INTERNATIONAL && windowDigits < shortestNational(region)) continue;
           const found = findPhoneNumbersInText(slice, {
             defaultCountry: region,
             extended: analyzeOptions.phoneLeniency === 'POSSIBLE',

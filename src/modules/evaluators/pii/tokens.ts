@@ -1,0 +1,243 @@
+import { createRequire } from 'node:module';
+
+/**
+ * Words, sentences and word tags for the name and place detector (nlp.ts), without a
+ * tagger: compromise's lexicon (its word list with tags: "maria" FemaleName, "denver" City,
+ * "my" Possessive, "friday" WeekDay) read once, and a few rules for what the lexicon cannot
+ * say (acronyms, numbers, a month before a day, a name after a first name or a title). Words
+ * split as compromise splits them (punctuation before and after a word apart from it, words
+ * joined by a hyphen apart unless the first is a prefix: "Jean-Luc", but "re-entered"), and
+ * sentences end at a full stop, question or exclamation mark, or a line break, but not
+ * after a title, an abbreviation or an initial ("Dr. Smith", "St. Louis", "Sari J.
+ * Paavolainen"). A linear pass: about a microsecond a word, where compromise's tagger
+ * spent 30 to 50.
+ */
+export interface Term {
+  /** The word as written, without the punctuation around it. */
+  text: string;
+  /** Lower case, accents and inner full stops removed ("wislawa", "pm"). */
+  normal: string;
+  /** The punctuation and white space after the word. */
+  post: string;
+  tags: Set<string>;
+  /** UTF-16 offset of `text` in the text. */
+  offset: { start: number; length: number };
+}
+
+type LexiconEntry = string | string[] | undefined;
+interface TagInfo {
+  parents?: string[];
+}
+
+const require = createRequire(import.meta.url);
+let lexicon: Record<string, LexiconEntry> | null = null;
+let tagSet: Record<string, TagInfo> | null = null;
+const expanded = new Map<string, readonly string[]>();
+
+function load(): Record<string, LexiconEntry> {
+  if (lexicon) return lexicon;
+  // compromise's CommonJS build, for its data only: its tagger is never run.
+  const world = (require('compromise/two') as { world(): { model: { one: { lexicon: Record<string, LexiconEntry>; tagSet: Record<string, TagInfo> } } } }).world();
+  tagSet = world.model.one.tagSet;
+  lexicon = world.model.one.lexicon;
+  return lexicon;
+}
+
+/** What compromise's lexicon says a word is ("Modal", "FirstName", "Possessive,Pronoun", "Country"), if anything. */
+export function lexiconTag(word: string): string | undefined {
+  const tag = load()[word];
+  return Array.isArray(tag) ? tag.join(',') : tag;
+}
+
+/** A tag and every tag it implies (MaleName: FirstName, Person, ProperNoun, Noun, Singular). */
+function withParents(tag: string): readonly string[] {
+  let all = expanded.get(tag);
+  if (!all) {
+    load();
+    all = [tag, ...(tagSet![tag]?.parents ?? [])];
+    expanded.set(tag, all);
+  }
+  return all;
+}
+
+const PREFIXES = new Set(['re', 'e', 'co', 'pre', 'non', 'anti', 'ex', 'de', 'un', 'sub', 'mid', 'pro', 'self', 'multi', 'semi', 'post', 'over', 'under', 'inter', 'non']);
+const MONTHS = new Set(['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december']);
+const DATE_LEADS = new Set(['in', 'on', 'since', 'until', 'by', 'of', 'before', 'after', 'during', 'from', 'through']);
+const IMPERATIVE_OBJECTS = new Set(['the', 'a', 'an', 'this', 'that', 'these', 'those', 'it', 'them', 'your', 'my', 'our', 'his', 'her', 'their', 'me', 'us', 'him']);
+// ł, ø, đ ... have no decomposition; compromise's normal form writes them as these.
+const UNDECOMPOSED: Record<string, string> = { ł: 'l', ø: 'o', đ: 'd', ð: 'd', þ: 'th', ß: 'ss', æ: 'ae', œ: 'oe', ı: 'i' };
+
+function normalise(text: string): string {
+  let s = text.toLowerCase();
+  if (/[^ -~]/.test(s)) s = s.normalize('NFD').replace(/\p{M}/gu, '').replace(/[łøđðþßæœı]/g, (c) => UNDECOMPOSED[c]);
+  return s.includes('.') ? s.replace(/\./g, '') : s;
+}
+
+// A chunk of text without white space; what surrounds a word in it.
+const CHUNK = /\S+/g;
+const LEADING = /^[^\p{L}\p{N}@#$£€+]+/u;
+const TRAILING = /[^\p{L}\p{N}%]+$/u;
+const ABBREVIATED = /^(?:\p{L}\.)+\p{L}?\.?$/u;
+
+function computeTags(text: string, normal: string): Set<string> {
+  const tags = new Set<string>();
+  const lex = load();
+  let entry = lex[normal];
+  const apostrophe = entry === undefined ? normal.search(/['’]/) : -1;
+  if (apostrophe > 0 && /n['’]t$/.test(normal)) {
+    // "don't", "CAN'T": a negated verb.
+    tags.add('Verb').add('Negative');
+    entry = undefined;
+  } else if (apostrophe > 0) {
+    // "Amanda's", "I'm", "What's": the word before the apostrophe says what it is.
+    entry = lex[normal.slice(0, apostrophe)];
+    if (/['’]s$/.test(normal)) tags.add('Possessive');
+  }
+  if (entry !== undefined) for (const tag of typeof entry === 'string' ? [entry] : entry) for (const t of withParents(tag)) tags.add(t);
+  if (/^\p{N}/u.test(text)) tags.add('Value');
+  else if (/@/.test(text)) tags.add('Email');
+  else if (/^(?:https?:|www\.)/i.test(text) || /\.(?:com|org|net|io)\b/i.test(text)) tags.add('Url');
+  else if (/^[A-Z]{2,5}$/.test(text) && !tags.has('Person') && !tags.has('Place')) tags.add('Acronym');
+  else if (text.length > 2 && ABBREVIATED.test(text)) tags.add('Acronym');
+  return tags;
+}
+
+// A word's tags depend on the word alone: kept per written form and shared between terms
+// (never changed in place: retag() copies first), which spares a set per word.
+const tagCache = new Map<string, Set<string>>();
+const TAG_CACHE_SIZE = 20_000;
+function tagsOf(text: string, normal: string): Set<string> {
+  let tags = tagCache.get(text);
+  if (!tags) {
+    if (tagCache.size >= TAG_CACHE_SIZE) tagCache.clear();
+    tags = computeTags(text, normal);
+    tagCache.set(text, tags);
+  }
+  return tags;
+}
+
+/** Are a term's tags the word's own, unchanged by its neighbours (so anything worked out from them holds for the word wherever it stands)? */
+export function ownTags(t: Term): boolean {
+  return tagCache.get(t.text) === t.tags;
+}
+
+/** Changes a term's tags: the removed ones first, then the added ones with what they imply. */
+function retag(t: Term, remove: readonly string[], add: readonly string[]): void {
+  const tags = new Set(t.tags);
+  for (const n of remove) tags.delete(n);
+  for (const a of add) for (const tag of withParents(a)) tags.add(tag);
+  t.tags = tags;
+}
+
+/** Is a term one a sentence may not end after (a title, an abbreviation, an initial)? */
+function holdsSentence(t: Term): boolean {
+  return t.tags.has('Abbreviation') || t.tags.has('Honorific') || /^\p{Lu}$/u.test(t.text) || ABBREVIATED.test(t.text);
+}
+
+/** The text's sentences, as lists of words with their tags. */
+export function tokenize(text: string): Term[][] {
+  const sentences: Term[][] = [];
+  let sentence: Term[] = [];
+  const push = (text: string, start: number, post: string) => {
+    const normal = normalise(text);
+    sentence.push({ text, normal, post, tags: tagsOf(text, normal), offset: { start, length: text.length } });
+  };
+  CHUNK.lastIndex = 0;
+  let m: RegExpExecArray | null;
+  while ((m = CHUNK.exec(text)) !== null) {
+    const chunk = m[0];
+    const lead = LEADING.exec(chunk)?.[0].length ?? 0;
+    if (lead === chunk.length) {
+      // Punctuation alone ("-", "..."): it belongs after the word before.
+      const last = sentence[sentence.length - 1] ?? sentences[sentences.length - 1]?.[sentences[sentences.length - 1].length - 1];
+      if (last) {
+        let after = m.index + chunk.length;
+        while (after < text.length && /\s/.test(text[after])) after++;
+        last.post = text.slice(last.offset.start + last.offset.length, after);
+      }
+      continue;
+    }
+    const trail = TRAILING.exec(chunk)?.[0].length ?? 0;
+    let word = chunk.slice(lead, chunk.length - trail);
+    let start = m.index + lead;
+    // Words joined by hyphens are apart ("Mayo-Walters", "twenty-one"), but not after a prefix ("re-entered", "e-mail").
+    if (word.includes('-') && /^\p{L}/u.test(word)) {
+      const parts = word.split('-');
+      if (parts.every((p) => /^\p{L}[\p{L}'’]*$/u.test(p)) && !PREFIXES.has(parts[0].toLowerCase())) {
+        for (let k = 0; k < parts.length - 1; k++) {
+          push(parts[k], start, '-');
+          start += parts[k].length + 1;
+        }
+        word = parts[parts.length - 1];
+      }
+    }
+    // The post: the word's trailing punctuation and the white space up to the next chunk.
+    const end = m.index + chunk.length;
+    let after = end;
+    while (after < text.length && /\s/.test(text[after])) after++;
+    push(word, start, text.slice(start + word.length, after));
+    const t = sentence[sentence.length - 1];
+    if (/\n/.test(t.post) || (/[.!?]/.test(t.post) && after > end && !(t.post.startsWith('.') && !/[!?]/.test(t.post) && holdsSentence(t)))) {
+      sentences.push(sentence);
+      sentence = [];
+    }
+  }
+  if (sentence.length > 0) sentences.push(sentence);
+  for (const s of sentences) contextTags(s);
+  return sentences;
+}
+
+const capitalised = (t: Term | undefined) => !!t && /^\p{Lu}\p{Ll}/u.test(t.text);
+const breaks = (t: Term) => /[,;:.!?()\n"]/.test(t.post);
+
+/** What the lexicon cannot say alone, from the neighbours. */
+function contextTags(s: Term[]): void {
+  for (let i = 0; i < s.length; i++) {
+    const t = s[i];
+    const prev = s[i - 1];
+    const next = s[i + 1];
+    // "March 3rd", "in May 2020", "on 3 June": a month; "Jan Jílek", "June Carter": a name.
+    if (MONTHS.has(t.normal) || t.tags.has('Month')) {
+      const dated = next?.tags.has('Value') || prev?.tags.has('Value') || (!!prev && DATE_LEADS.has(prev.normal) && !breaks(prev));
+      if (dated && capitalised(t)) {
+        retag(t, ['Person', 'FirstName', 'LastName', 'MaleName', 'FemaleName', 'Modal'], ['Month']);
+        continue;
+      }
+      if (!dated && capitalised(next) && !breaks(t)) {
+        retag(t, ['Month', 'Date'], []);
+      }
+    }
+    // "Ravil G Yefimov", "Alvir D. Pušaver": capitalised words around an initial are a name.
+    if (capitalised(t) && isInitial(next) && !breaks(t) && capitalised(s[i + 2]) && !hasAnyTag(t, NOT_NAME) && !hasAnyTag(s[i + 2], NOT_NAME)) {
+      retag(t, [], ['FirstName']);
+      retag(s[i + 2], [], ['LastName']);
+    }
+    // "She named him Frank", "called Kenneth": a capitalised word after naming is a name.
+    if (capitalised(t) && prev && !breaks(prev) && !hasAnyTag(t, NOT_NAME) && (NAMING.has(prev.normal) || (NAMING_OBJECTS.has(prev.normal) && NAMING.has(s[i - 2]?.normal ?? '') && !breaks(s[i - 2])))) {
+      retag(t, [], ['FirstName']);
+    }
+    // "Mark the box": a first name opening a sentence before an object is a verb.
+    if (i === 0 && t.tags.has('FirstName') && next && IMPERATIVE_OBJECTS.has(next.normal) && !breaks(t)) {
+      retag(t, ['Person', 'FirstName', 'MaleName', 'FemaleName', 'ProperNoun'], ['Verb']);
+      continue;
+    }
+    // "Dr. Okafor", "Maria Szczepańska": a capitalised word after a title or a first name is a surname.
+    if (
+      prev &&
+      capitalised(t) &&
+      (prev.tags.has('Honorific') || (prev.tags.has('FirstName') && !breaks(prev))) &&
+      !hasAnyTag(t, ['Person', 'Place', 'Date', 'Value', 'Determiner', 'Preposition', 'Conjunction', 'Pronoun', 'Verb', 'Adjective', 'Organization', 'Modal', 'Copula'])
+    ) {
+      retag(t, [], ['LastName']);
+    }
+  }
+}
+
+const NOT_NAME = ['Place', 'Date', 'Value', 'Determiner', 'Preposition', 'Conjunction', 'Pronoun', 'Organization', 'Modal', 'Copula', 'Acronym', 'Honorific', 'Abbreviation'];
+const NAMING = new Set(['named', 'called']);
+const NAMING_OBJECTS = new Set(['him', 'her', 'me', 'them', 'it', 'us']);
+const isInitial = (t: Term | undefined) => !!t && /^\p{Lu}$/u.test(t.text) && /^\.?\s+$/.test(t.post) && !/\n/.test(t.post);
+
+function hasAnyTag(t: Term, tags: readonly string[]): boolean {
+  return tags.some((x) => t.tags.has(x));
+}
