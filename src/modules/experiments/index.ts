@@ -20,4 +20,4 @@ export { TargetHeaders } from './target-headers.ts';
 export { resealTargetHeaders } from './reseal-headers.ts';
 export { runTraceIds } from './run-traces.ts';
 /** The seeded resampling other modules' statistics share (judge alignment), and the quantile and mean intervals (alerts). */
-export { indexDrawer, normalMean, percentiles, quantile, RESAMPLES, seedOf, type Interval } from './statistics.ts';
+export { bootstrapMean, indexDrawer, normalMean, percentiles, quantile, RESAMPLES, seedOf, wilson, type Interval } from './statistics.ts';

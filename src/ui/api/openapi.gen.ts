@@ -24025,6 +24025,8 @@ export interface paths {
                         }[] | null;
                         dataset?: {
                             index: number;
+                            /** @description Which of the row's repetitions this is (0, 1, ...); absent means 0 */
+                            repetition?: number | null;
                             target_id?: string | null;
                             entry: {
                                 [key: string]: unknown;
@@ -24044,6 +24046,8 @@ export interface paths {
                             /** @enum {string} */
                             status: "processed" | "skipped" | "error";
                             index: number;
+                            /** @description Which of the row's repetitions this is (0, 1, ...); absent means 0 */
+                            repetition?: number | null;
                             score?: number | null;
                             label?: string | null;
                             passed?: boolean | null;
@@ -24596,6 +24600,7 @@ export interface paths {
                             }[] | null;
                             dataset: {
                                 index: number;
+                                repetition: number;
                                 targetId: string | null;
                                 entry: {
                                     [key: string]: unknown;
@@ -24614,6 +24619,7 @@ export interface paths {
                                 targetId: string | null;
                                 status: string;
                                 index: number;
+                                repetition: number;
                                 score: number | null;
                                 label: string | null;
                                 passed: boolean | null;
@@ -24968,6 +24974,7 @@ export interface paths {
                             }[] | null;
                             dataset: {
                                 index: number;
+                                repetition: number;
                                 targetId: string | null;
                                 entry: {
                                     [key: string]: unknown;
@@ -24986,6 +24993,7 @@ export interface paths {
                                 targetId: string | null;
                                 status: string;
                                 index: number;
+                                repetition: number;
                                 score: number | null;
                                 label: string | null;
                                 passed: boolean | null;
@@ -25379,6 +25387,7 @@ export interface paths {
                                 };
                             }[];
                             concurrency: number;
+                            repetitions: number;
                             createdAt: string;
                             updatedAt: string;
                         };
@@ -25557,6 +25566,11 @@ export interface paths {
                          * @default 8
                          */
                         concurrency?: number;
+                        /**
+                         * @description How many times each row runs on each target (the comparison separates the noise between tries from the differences between rows)
+                         * @default 1
+                         */
+                        repetitions?: number;
                     };
                 };
             };
@@ -25630,6 +25644,7 @@ export interface paths {
                                 };
                             }[];
                             concurrency: number;
+                            repetitions: number;
                             createdAt: string;
                             updatedAt: string;
                         };
@@ -25848,6 +25863,8 @@ export interface paths {
                         row_indices?: number[];
                         /** @description This run's concurrency instead of the definition's */
                         concurrency?: number;
+                        /** @description This run's repetitions instead of the definition's */
+                        repetitions?: number;
                     } | null;
                 };
             };
@@ -26055,6 +26072,8 @@ export interface paths {
                         row_indices?: number[];
                         /** @description This run's concurrency instead of the definition's */
                         concurrency?: number;
+                        /** @description This run's repetitions instead of the definition's */
+                        repetitions?: number;
                     } | null;
                 };
             };
@@ -26940,6 +26959,7 @@ export interface paths {
                             }[];
                             rows: {
                                 index: number;
+                                repetition: number;
                                 targetId: string | null;
                                 entry: {
                                     [key: string]: unknown;
@@ -27253,6 +27273,14 @@ export interface paths {
                                     } | null;
                                     regressions: number;
                                     improvements: number;
+                                    repetitions: {
+                                        baseline: number;
+                                        current: number;
+                                        rows: number;
+                                        withinRowSd: number;
+                                        betweenRowSd: number;
+                                        summary: string;
+                                    } | null;
                                 }[];
                             }[];
                         };
