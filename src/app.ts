@@ -32,7 +32,7 @@ import { buildAlerts, registerAlerts } from './modules/alerts/index.ts';
 import { Scheduler } from './platform/periodic.ts';
 import { installNulGuard } from './platform/nul-guard.ts';
 import { JobQueue } from './platform/jobs/index.ts';
-import { BACKFILL_QUEUE, backfillJobPayload, MONITOR_QUEUE, monitorJobPayload, MonitorService, monitorRoutes, THREAD_MONITOR_QUEUE, threadMonitorJobPayload } from './modules/monitors/index.ts';
+import { BACKFILL_QUEUE, backfillJobPayload, MONITOR_QUEUE, monitorJobPayload, MonitorService, monitorRoutes, THREAD_MONITOR_QUEUE, threadMonitorJobPayload, traceData } from './modules/monitors/index.ts';
 import { annotatedTraceCondition, annotationCountsByTrace, deleteTraceAnnotations, scoredTraceCondition, scoreSortSql, scoresSql, scoreSummariesByTrace, thumbsSql } from './modules/annotations/index.ts';
 import {
   deleteTraceEvaluations,
@@ -386,7 +386,19 @@ export async function buildApp(deps: Deps): Promise<App> {
     createQueue: (scope, name, scoreConfigIds) => createQueue(services.review, scope, { name, scoreConfigIds, memberUserIds: [] }),
     addTraces: (scope, queueId, traceIds) => addItems(services.review, scope, queueId, { items: traceIds.map((traceId) => ({ traceId })), limit: traceIds.length }),
   };
-  registerJudgeAlignment(http, { db: deps.db, clock: deps.clock, scoreConfigs: services.scoreConfigs, review: reviewQueues });
+  registerJudgeAlignment(http, {
+    db: deps.db,
+    clock: deps.clock,
+    scoreConfigs: services.scoreConfigs,
+    review: reviewQueues,
+    judges: {
+      traceData: async (projectId, traceId) => {
+        const detail = await services.traces.detail(projectId, traceId).catch(() => null);
+        return detail ? traceData(detail) : null;
+      },
+      run: (scope, evaluator, data, settings) => services.evaluations.runDetached(scope, evaluator, data, settings),
+    },
+  });
   scheduler.every({ name: 'trace retention', intervalMs: intervals.retentionSweepMs, once: true, run: () => services.traces.sweepRetention() });
   if (deps.db.kind === 'pglite') {
     scheduler.every({ name: 'planner statistics', intervalMs: 5 * 60_000, once: false, run: () => services.traces.refreshStatistics() });

@@ -181,6 +181,7 @@ describe.each(databaseKinds)('reading and comparing runs (%s)', (kind) => {
         passRate: { baseline: 0.3, current: 0.3, ...unchanged },
         regressions: 0,
         improvements: 0,
+        repetitions: null,
       },
     ]);
 

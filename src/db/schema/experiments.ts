@@ -55,8 +55,10 @@ export const experimentResults = pgTable(
     duration: doublePrecision('duration'),
     error: text('error'),
     traceId: text('trace_id'),
+    /** which of the row's repetitions; 0 for results logged without one (0038) */
+    repetition: integer('repetition').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.experimentId, t.runId, t.idx, t.targetId] })],
+  (t) => [primaryKey({ columns: [t.experimentId, t.runId, t.idx, t.targetId, t.repetition] })],
 );
 
 /** One evaluator's result on one row and target of a run. */
@@ -77,8 +79,9 @@ export const experimentEvaluations = pgTable(
     cost: doublePrecision('cost'),
     duration: doublePrecision('duration'),
     inputs: jsonb('inputs'),
+    repetition: integer('repetition').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.experimentId, t.runId, t.idx, t.targetId, t.evaluator] })],
+  (t) => [primaryKey({ columns: [t.experimentId, t.runId, t.idx, t.targetId, t.evaluator, t.repetition] })],
 );
 
 /** The definition of a platform-run experiment (EVALUATIONS_V3): dataset, targets, evaluators. */

@@ -8,7 +8,7 @@ import { keyOf, presentRowEvaluation } from './run-rows.ts';
 import type { compareResponse, compareRowsResponse, differenceSchema, evaluatorComparisonSchema, regressionsResponse, rowEvaluationSchema } from './schemas.ts';
 import { derived, runValues } from './kept-run-values.ts';
 import { byText, pairRuns, type EvaluatorPairs, type Flip } from './run-values.ts';
-import { holm, MIN_PAIRED_ROWS, pairedDifference, rowsNeeded, seedOf, signedCounts, verdictOf } from './statistics.ts';
+import { holm, mean, MIN_PAIRED_ROWS, pairedDifference, repeatedDifference, repeatedPairs, rowsNeeded, seedOf, signedCounts, verdictOf } from './statistics.ts';
 
 type Difference = z.output<typeof differenceSchema>;
 type EvaluatorComparison = z.output<typeof evaluatorComparisonSchema>;
@@ -83,7 +83,69 @@ function compareEvaluator(seed: number, evaluator: string, name: string, paired:
     passRate,
     regressions: paired?.regressions ?? 0,
     improvements: paired?.improvements ?? 0,
+    repetitions: null,
   };
+}
+
+/** One run's tries of one evaluator's value, by row key (index, target), each row's tries in order. */
+function triesByRow(tries: cstore.TryResult[], runId: string, evaluator: string, value: (t: cstore.TryResult) => number | null): Map<string, number[]> {
+  const out = new Map<string, number[]>();
+  for (const t of tries) {
+    if (t.runId !== runId || t.evaluator !== evaluator) continue;
+    const v = value(t);
+    if (v === null) continue;
+    const k = `${t.idx}\u0000${t.targetId}`;
+    const list = out.get(k);
+    if (list) list.push(v);
+    else out.set(k, [v]);
+  }
+  return out;
+}
+
+const sd = (variance: number) => Math.sqrt(Math.max(0, variance));
+const round = (x: number) => (Math.abs(x) >= 10 ? x.toFixed(1) : x.toPrecision(2));
+
+/**
+ * An evaluator compared when either run repeated its rows: each row's tries averaged before
+ * pairing (the interval resamples rows), and the spread of the deciding difference split into the
+ * noise within rows and the differences between rows (repeatedDifference).
+ */
+function compareRepeated(e: EvaluatorComparison, tries: cstore.TryResult[], baseRunId: string, runId: string, seed: number, effect: number | null): EvaluatorComparison {
+  const sides = (value: (t: cstore.TryResult) => number | null) => {
+    const base = triesByRow(tries, baseRunId, e.evaluator, value);
+    const current = triesByRow(tries, runId, e.evaluator, value);
+    const keys = [...base.keys()].filter((k) => current.has(k));
+    return { base: keys.map((k) => Float64Array.from(base.get(k)!)), current: keys.map((k) => Float64Array.from(current.get(k)!)) };
+  };
+  const differenceOf = (side: ReturnType<typeof sides>) => {
+    if (!side.base.length) return null;
+    const baseMeans = Float64Array.from(side.base, (r) => mean(r));
+    const curMeans = Float64Array.from(side.current, (r) => mean(r));
+    return difference(mean(baseMeans), mean(curMeans), curMeans.map((v, i) => v - baseMeans[i]), seed, effect);
+  };
+  const scoreSide = sides((t) => t.score);
+  const passSide = sides((t) => (t.passed === null ? null : t.passed ? 1 : 0));
+  const score = differenceOf(scoreSide);
+  const passRate = differenceOf(passSide);
+  const decidedBy = passRate ? 'passRate' : score ? 'score' : null;
+  const deciding = decidedBy === 'passRate' ? passSide : scoreSide;
+  const spread = decidedBy ? repeatedDifference(repeatedPairs(deciding.base, deciding.current), seed) : null;
+  const triesOf = (rows: Float64Array[]) => rows.reduce((n, r) => n + r.length, 0) / Math.max(1, rows.length);
+  const repetitions = spread
+    ? {
+        baseline: triesOf(deciding.base),
+        current: triesOf(deciding.current),
+        rows: spread.rows,
+        withinRowSd: sd(spread.withinRowVariance),
+        betweenRowSd: sd(spread.betweenRowVariance),
+        summary:
+          `Rows were tried ${round(triesOf(deciding.base))} times on average in the baseline and ${round(triesOf(deciding.current))} in this run; ` +
+          `each row's tries were averaged before pairing, so the interval rests on ${spread.rows} rows, not on every try. ` +
+          `The ${decidedBy === 'passRate' ? 'pass-rate' : 'score'} difference varies by ${round(sd(spread.withinRowVariance))} (standard deviation) from one try of a row to the next ` +
+          `(the application's and the judge's noise) and by ${round(sd(spread.betweenRowVariance))} from one row to another.`,
+      }
+    : null;
+  return { ...e, decidedBy, score, passRate, verdict: passRate?.verdict ?? score?.verdict ?? 'not comparable', repetitions };
 }
 
 /**
@@ -137,6 +199,7 @@ export async function compareRuns(
     Promise.all(heads.map((head) => runStatistics(ctx, experiment.id, head, false))),
     Promise.all(heads.slice(1).map((head) => pairsOf(ctx, experiment.id, heads[0], head))),
   ]);
+  const tries = await cstore.repeatedTries(ctx.db.orm, experiment.id, runIds);
   const runs = heads.map((head, i) => ({ runId: head.runId, status: statusOf(head), createdAt: head.createdAt, overall: stats[i].overall }));
   const comparisons = [];
   for (const [i, run] of runs.slice(1).entries()) {
@@ -144,11 +207,14 @@ export async function compareRuns(
     const seed = seedOf(experiment.id, baseRunId, run.runId);
     const names = new Map<string, string>();
     for (const e of [...runs[0].overall.evaluators, ...run.overall.evaluators]) names.set(e.evaluator, names.get(e.evaluator) ?? e.name);
-    const evaluators = [...names.keys()].sort().map((ev) =>
-      compareEvaluator(seed, ev, names.get(ev)!, paired.evaluators.find((p) => p.evaluator === ev), !lowerIsBetter.has(ev), effect),
-    );
+    const repeated = tries.some((t) => t.runId === run.runId || t.runId === baseRunId);
+    const evaluators = [...names.keys()].sort().map((ev) => {
+      const e = compareEvaluator(seed, ev, names.get(ev)!, paired.evaluators.find((p) => p.evaluator === ev), !lowerIsBetter.has(ev), effect);
+      return repeated ? compareRepeated(e, tries, baseRunId, run.runId, seed, effect) : e;
+    });
     const compared = correct(evaluators);
-    comparisons.push({ runId: run.runId, baselineRunId: baseRunId, sharedRows: paired.shared, correction: { method: 'holm' as const, compared }, minimumRows: MIN_PAIRED_ROWS, evaluators });
+    const sharedRows = repeated ? await cstore.sharedRowKeys(ctx.db.orm, experiment.id, baseRunId, run.runId) : paired.shared;
+    comparisons.push({ runId: run.runId, baselineRunId: baseRunId, sharedRows, correction: { method: 'holm' as const, compared }, minimumRows: MIN_PAIRED_ROWS, evaluators });
   }
   return {
     experimentId: experiment.id,
@@ -183,9 +249,12 @@ export async function compareRows(
     await cstore.evaluatorNames(ctx.db.orm, experiment.id, named),
   ];
   const cellKey = (runId: string, idx: number, targetId: string) => `${runId}\u0000${keyOf(idx, targetId)}`;
-  const rowBy = new Map(rows.map((r) => [cellKey(r.runId, r.idx, r.targetId), r]));
+  // side by side, a row's first repetition (rows and evaluations come in repetition order)
+  const rowBy = new Map<string, cstore.StoredRow>();
+  for (const r of rows) if (!rowBy.has(cellKey(r.runId, r.idx, r.targetId))) rowBy.set(cellKey(r.runId, r.idx, r.targetId), r);
   const evalsBy = new Map<string, Record<string, RowEvaluation>>();
   for (const e of evaluations) {
+    if (e.repetition !== rowBy.get(cellKey(e.runId, e.idx, e.targetId))?.repetition) continue;
     const k = cellKey(e.runId, e.idx, e.targetId);
     const m = evalsBy.get(k) ?? {};
     m[e.evaluator] = presentRowEvaluation(e);

@@ -148,7 +148,8 @@ export async function pageRows(db: Executor, experimentId: string, runId: string
   const joins = sql.join(
     evaluators.map(
       (ev) => sql`LEFT JOIN LATERAL (SELECT e.score, e.passed, e.label, e.status FROM experiment_evaluations e
-        WHERE e.experiment_id = r.experiment_id AND e.run_id = r.run_id AND e.idx = r.idx AND e.target_id = r.target_id AND e.evaluator = ${ev} LIMIT 1) ${alias(ev)} ON true`,
+        WHERE e.experiment_id = r.experiment_id AND e.run_id = r.run_id AND e.idx = r.idx AND e.target_id = r.target_id AND e.repetition = r.repetition
+          AND e.evaluator = ${ev} LIMIT 1) ${alias(ev)} ON true`,
     ),
     sql` `,
   );
@@ -177,8 +178,8 @@ export async function pageRows(db: Executor, experimentId: string, runId: string
   const base = sql`FROM experiment_results r ${joins} WHERE r.experiment_id = ${experimentId} AND r.run_id = ${runId}${whereSql}`;
   const page = await rows<StoredRow>(
     db,
-    sql`SELECT r.run_id AS "runId", r.idx, r.target_id AS "targetId", r.entry, r.predicted, r.cost, r.duration, r.error, r.trace_id AS "traceId"
-        ${base} ORDER BY ${ref(q.sortBy)} ${direction}, r.idx, r.target_id LIMIT ${q.limit} OFFSET ${q.offset}`,
+    sql`SELECT r.run_id AS "runId", r.idx, r.target_id AS "targetId", r.repetition, r.entry, r.predicted, r.cost, r.duration, r.error, r.trace_id AS "traceId"
+        ${base} ORDER BY ${ref(q.sortBy)} ${direction}, r.idx, r.target_id, r.repetition LIMIT ${q.limit} OFFSET ${q.offset}`,
   );
   const [count] = await rows<{ n: number }>(db, sql`SELECT count(*)::int AS n ${base}`);
   return { rows: page, total: count.n };
@@ -195,27 +196,27 @@ export async function evaluatorNames(db: Executor, experimentId: string, runIds:
 
 type Key = { idx: number; targetId: string };
 
-/** The evaluation results of `runIds` on the given row keys. */
+/** The evaluation results of `runIds` on the given row keys (every repetition, the first first). */
 export async function evaluationsOf(db: Executor, experimentId: string, runIds: string[], keys: Key[]): Promise<StoredEvaluation[]> {
   if (!keys.length) return [];
   return rows<StoredEvaluation>(
     db,
-    sql`SELECT e.run_id AS "runId", e.idx, e.target_id AS "targetId", e.evaluator, e.name, e.status, e.score, e.label, e.passed, e.details, e.cost, e.duration
+    sql`SELECT e.run_id AS "runId", e.idx, e.target_id AS "targetId", e.repetition, e.evaluator, e.name, e.status, e.score, e.label, e.passed, e.details, e.cost, e.duration
         FROM experiment_evaluations e
-        JOIN json_to_recordset(${jsonParam(keys)}::json) AS k("idx" int, "targetId" text) ON e.idx = k."idx" AND e.target_id = k."targetId"
-        WHERE e.experiment_id = ${experimentId} AND e.run_id = ANY(${textArray(runIds)})`,
+        JOIN json_to_recordset(${jsonParam(keys.map((k) => ({ idx: k.idx, targetId: k.targetId })))}::json) AS k("idx" int, "targetId" text) ON e.idx = k."idx" AND e.target_id = k."targetId"
+        WHERE e.experiment_id = ${experimentId} AND e.run_id = ANY(${textArray(runIds)}) ORDER BY e.repetition`,
   );
 }
 
-/** The result rows of `runIds` on the given row keys. */
+/** The result rows of `runIds` on the given row keys (every repetition, the first first). */
 export async function rowsOf(db: Executor, experimentId: string, runIds: string[], keys: Key[]): Promise<StoredRow[]> {
   if (!keys.length) return [];
   return rows<StoredRow>(
     db,
-    sql`SELECT r.run_id AS "runId", r.idx, r.target_id AS "targetId", r.entry, r.predicted, r.cost, r.duration, r.error, r.trace_id AS "traceId"
+    sql`SELECT r.run_id AS "runId", r.idx, r.target_id AS "targetId", r.repetition, r.entry, r.predicted, r.cost, r.duration, r.error, r.trace_id AS "traceId"
         FROM experiment_results r
         JOIN json_to_recordset(${jsonParam(keys)}::json) AS k("idx" int, "targetId" text) ON r.idx = k."idx" AND r.target_id = k."targetId"
-        WHERE r.experiment_id = ${experimentId} AND r.run_id = ANY(${textArray(runIds)})`,
+        WHERE r.experiment_id = ${experimentId} AND r.run_id = ANY(${textArray(runIds)}) ORDER BY r.repetition`,
   );
 }
 
@@ -234,4 +235,46 @@ export async function pageKeys(
   const keys = await rows<Key>(db, sql`SELECT idx, target_id AS "targetId" ${base} ORDER BY idx, target_id LIMIT ${limit} OFFSET ${offset}`);
   const [count] = await rows<{ n: number }>(db, sql`SELECT count(*)::int AS n ${base}`);
   return { keys, total: count.n };
+}
+
+/** A processed evaluation result of a run, one try of its row. */
+export interface TryResult {
+  runId: string;
+  evaluator: string;
+  targetId: string;
+  idx: number;
+  repetition: number;
+  score: number | null;
+  passed: boolean | null;
+}
+
+/**
+ * The processed results of `runIds` by try, when any of them repeated a row (else none: a
+ * comparison without repetitions pairs results as they are). Ordered by row and try.
+ */
+export async function repeatedTries(db: Executor, experimentId: string, runIds: string[]): Promise<TryResult[]> {
+  const [any] = await rows<{ repeated: boolean }>(
+    db,
+    sql`SELECT EXISTS (SELECT 1 FROM experiment_results WHERE experiment_id = ${experimentId} AND run_id = ANY(${textArray(runIds)}) AND repetition > 0) AS repeated`,
+  );
+  if (!any.repeated) return [];
+  return rows<TryResult>(
+    db,
+    sql`SELECT run_id AS "runId", evaluator, target_id AS "targetId", idx, repetition, score, passed
+        FROM experiment_evaluations
+        WHERE experiment_id = ${experimentId} AND run_id = ANY(${textArray(runIds)}) AND status = 'processed'
+        ORDER BY idx, target_id, repetition`,
+  );
+}
+
+/** Row keys (index, target) both runs hold, a repeated row counted once. */
+export async function sharedRowKeys(db: Executor, experimentId: string, baseRunId: string, runId: string): Promise<number> {
+  const [row] = await rows<{ n: number }>(
+    db,
+    sql`SELECT count(*)::int AS n FROM (
+          SELECT idx, target_id FROM experiment_results WHERE experiment_id = ${experimentId} AND run_id = ${baseRunId}
+          INTERSECT
+          SELECT idx, target_id FROM experiment_results WHERE experiment_id = ${experimentId} AND run_id = ${runId}) k`,
+  );
+  return row.n;
 }

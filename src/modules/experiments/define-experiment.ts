@@ -21,6 +21,8 @@ export interface StoredDefinition {
   targets: StoredTarget[];
   evaluators: { id: string; evaluator: string; name: string; settings: Record<string, unknown>; mapping: Record<string, string> }[];
   concurrency: number;
+  /** how many times each row runs on each target; absent in definitions stored before repetitions: 1 */
+  repetitions?: number;
 }
 
 /** Slugs that would shadow the spec's own paths under /api/experiments. */
@@ -102,6 +104,7 @@ async function presentDefinition(
     }),
     evaluators: def.evaluators,
     concurrency: def.concurrency,
+    repetitions: def.repetitions ?? 1,
     createdAt: e.createdAt.toISOString(),
     updatedAt: d.updatedAt.toISOString(),
   };
@@ -206,5 +209,6 @@ async function checkDefinition(deps: PlatformDeps, scope: PlatformScope, body: D
     targets,
     evaluators,
     concurrency: body.concurrency,
+    repetitions: body.repetitions,
   };
 }

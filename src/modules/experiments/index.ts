@@ -20,10 +20,10 @@ export { TargetHeaders } from './target-headers.ts';
 export { resealTargetHeaders } from './reseal-headers.ts';
 export { runTraceIds } from './run-traces.ts';
 /** The seeded resampling other modules' statistics share (judge alignment), and the quantile and mean intervals (alerts). */
-export { indexDrawer, normalMean, percentiles, quantile, RESAMPLES, seedOf, type Interval } from './statistics.ts';
+export { bootstrapMean, indexDrawer, normalMean, percentiles, quantile, RESAMPLES, seedOf, wilson, type Interval } from './statistics.ts';
 /** An HTTP agent target's call (timeout, refusals and garbage as a reason): server-run simulations call agents through it too. */
 export { callHttpAgent, type HttpAgentDeps, type HttpAgentTarget } from './http-target.ts';
 export type { SealedHeaders } from './target-headers.ts';
 export type { PreparedPrompt } from './platform-context.ts';
 /** The paired statistics and verdict of comparing runs: simulations compare batches with them. */
-export { minimumDetectableEffect, pairedDifference, sampleSd, verdictOf, wilson, MIN_PAIRED_ROWS, type Verdict } from './statistics.ts';
+export { minimumDetectableEffect, pairedDifference, sampleSd, verdictOf, MIN_PAIRED_ROWS, type Verdict } from './statistics.ts';

@@ -9,8 +9,8 @@ import * as store from './store.ts';
 
 /**
  * POST /api/evaluations/batch/log_results, applied whole or not at all in one transaction.
- * Merge rules (docs/experiments.md): rows keyed by (index, target_id), evaluations by
- * (index, target_id, evaluator), targets by id, the last accepted post winning; progress is
+ * Merge rules (docs/experiments.md): rows keyed by (index, target_id, repetition), evaluations by
+ * (index, target_id, repetition, evaluator) (a missing repetition is 0), targets by id, the last accepted post winning; progress is
  * the number of distinct row keys; total the largest posted total or progress.
  */
 export async function logResults(ctx: ExperimentsContext, scope: { organizationId: string; projectId: string }, raw: LogResultsBody): Promise<{ message: 'ok' }> {
@@ -27,6 +27,7 @@ export async function logResults(ctx: ExperimentsContext, scope: { organizationI
       (d): store.ResultRowIn => ({
         idx: d.index,
         targetId: d.target_id ?? '',
+        repetition: d.repetition ?? 0,
         entry: d.entry,
         predicted: d.predicted ?? null,
         cost: d.cost ?? null,
@@ -35,13 +36,14 @@ export async function logResults(ctx: ExperimentsContext, scope: { organizationI
         traceId: d.trace_id || null,
       }),
     ),
-    (r) => `${r.idx}\u0000${r.targetId}`,
+    (r) => `${r.idx}\u0000${r.targetId}\u0000${r.repetition}`,
   );
   const evaluations = dedupe(
     (body.evaluations ?? []).map(
       (e): store.EvaluationIn => ({
         idx: e.index,
         targetId: e.target_id ?? '',
+        repetition: e.repetition ?? 0,
         evaluator: e.evaluator,
         name: e.name ?? null,
         status: e.status,
@@ -54,7 +56,7 @@ export async function logResults(ctx: ExperimentsContext, scope: { organizationI
         inputs: e.inputs ?? null,
       }),
     ),
-    (e) => `${e.idx}\u0000${e.targetId}\u0000${e.evaluator}`,
+    (e) => `${e.idx}\u0000${e.targetId}\u0000${e.repetition}\u0000${e.evaluator}`,
   );
 
   const redaction = await runRedaction(ctx, scope.projectId);

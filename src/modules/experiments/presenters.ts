@@ -84,6 +84,7 @@ export function presentRun(r: store.RunRow, summary: Out<typeof runAggregateSche
 
 const presentRow = (d: store.ResultRowIn): Out<typeof resultRowSchema> => ({
   index: d.idx,
+  repetition: d.repetition,
   targetId: d.targetId === '' ? null : d.targetId,
   entry: d.entry,
   predicted: d.predicted,
@@ -99,6 +100,7 @@ const presentEvaluation = (e: store.EvaluationIn): Out<typeof evaluationSchema> 
   targetId: e.targetId === '' ? null : e.targetId,
   status: e.status,
   index: e.idx,
+  repetition: e.repetition,
   score: e.score,
   label: e.label,
   passed: e.passed,

@@ -26,6 +26,8 @@ export interface RunPlan {
   /** Custom evaluators pinned at their version when the run started (settings.version, and `version`). */
   evaluators: (StoredDefinition['evaluators'][number] & { version?: number | null })[];
   concurrency: number;
+  /** each row runs this many times on each target (repetition 0..k-1); absent in plans made before repetitions: 1 */
+  repetitions?: number;
   dataset: { id: string; version: number } | null;
   userId: string | null;
   /** The origin of the start request, for runUrl when no SPYGLASS_PUBLIC_URL is set. */
@@ -128,9 +130,13 @@ export class PlatformRunner {
     if (!run || run.status !== 'running') return;
     const plan = run.plan as unknown as RunPlan;
     const rows = await store.platformRunRows(db.orm, experimentId, runId);
-    const done = new Set((await store.doneCells(db.orm, experimentId, runId)).map((c) => `${c.idx}\u0000${c.targetId}`));
-    const total = rows.length * plan.targets.length;
-    const cells = rows.flatMap((row) => plan.targets.map((target) => ({ row, target }))).filter((c) => !done.has(`${c.row.index}\u0000${c.target.id}`));
+    const done = new Set((await store.doneCells(db.orm, experimentId, runId)).map((c) => `${c.idx}\u0000${c.targetId}\u0000${c.repetition}`));
+    const repetitions = Array.from({ length: plan.repetitions ?? 1 }, (_, r) => r);
+    const total = rows.length * plan.targets.length * repetitions.length;
+    // a row's repetitions one after another, so a stopped run has whole rows rather than one try of each
+    const cells = rows
+      .flatMap((row) => plan.targets.flatMap((target) => repetitions.map((repetition) => ({ row, target, repetition }))))
+      .filter((c) => !done.has(`${c.row.index}\u0000${c.target.id}\u0000${c.repetition}`));
 
     const key = runKey(experimentId, runId);
     const stop = new AbortController();
@@ -159,7 +165,7 @@ export class PlatformRunner {
     let failure: { error: unknown } | null = null;
     try {
       let next = 0;
-      const finish = async (row: RunRow, target: Target, called: CellOutcome) => {
+      const finish = async (row: RunRow, target: Target, repetition: number, called: CellOutcome) => {
         let outcome = called;
         if (outcome.recorded) {
           try {
@@ -170,7 +176,7 @@ export class PlatformRunner {
           }
         }
         if (signal.aborted) return; // not stored: the cell runs again when the run resumes
-        const evaluations = outcome.error === null ? await this.evaluate(scope, plan, row, target, outcome, signal) : [];
+        const evaluations = outcome.error === null ? await this.evaluate(scope, plan, row, target, repetition, outcome, signal) : [];
         if (signal.aborted) return;
         const stored = await db.orm.transaction((tx) =>
           store.storeCell(
@@ -180,6 +186,7 @@ export class PlatformRunner {
             redaction.result({
               idx: row.index,
               targetId: target.id,
+              repetition,
               entry: row.entry,
               predicted: outcome.error === null ? { output: outcome.output } : null,
               cost: outcome.cost,
@@ -209,11 +216,11 @@ export class PlatformRunner {
       };
       const worker = async () => {
         while (!signal.aborted && !failure && next < cells.length) {
-          const { row, target } = cells[next++];
+          const { row, target, repetition } = cells[next++];
           emit({ type: 'cell_started', rowIndex: row.index, targetId: target.id });
           const outcome = await this.callTarget(scope, plan, experimentId, runId, row, target, prompts, signal);
           if (signal.aborted) break; // not stored: the cell runs again when the run resumes
-          const done: Promise<void> = finish(row, target, outcome).then(
+          const done: Promise<void> = finish(row, target, repetition, outcome).then(
             () => void finishing.delete(done),
             (error: unknown) => {
               finishing.delete(done);
@@ -362,7 +369,7 @@ export class PlatformRunner {
     }
   }
 
-  private async evaluate(scope: PlatformScope, plan: RunPlan, row: RunRow, target: Target, outcome: CellOutcome, signal: AbortSignal) {
+  private async evaluate(scope: PlatformScope, plan: RunPlan, row: RunRow, target: Target, repetition: number, outcome: CellOutcome, signal: AbortSignal) {
     return Promise.all(
       plan.evaluators.map(async (e) => {
         const data = Object.fromEntries(Object.entries(e.mapping).map(([k, src]) => [k, resolveSource(src, row.entry, outcome.output)]));
@@ -378,6 +385,7 @@ export class PlatformRunner {
         const stored: store.EvaluationIn = {
           idx: row.index,
           targetId: target.id,
+          repetition,
           evaluator: e.id,
           name: e.name,
           status: result.status,

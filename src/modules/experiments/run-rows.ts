@@ -79,7 +79,7 @@ export const presentRowEvaluation = (e: cstore.StoredEvaluation): RowEvaluation 
   duration: e.duration,
 });
 
-export const keyOf = (idx: number, targetId: string) => `${idx}\u0000${targetId}`;
+export const keyOf = (idx: number, targetId: string, repetition = 0) => `${idx}\u0000${targetId}\u0000${repetition}`;
 
 /** GET /api/experiments/{slug}/runs/{runId}/rows: filtered, sorted, paged, each row with its evaluations. */
 export async function runRows(
@@ -104,7 +104,7 @@ export async function runRows(
   const evaluations = await cstore.evaluationsOf(ctx.db.orm, experiment.id, [runId], rows);
   const byKey = new Map<string, Record<string, RowEvaluation>>();
   for (const e of evaluations) {
-    const k = keyOf(e.idx, e.targetId);
+    const k = keyOf(e.idx, e.targetId, e.repetition);
     const m = byKey.get(k) ?? {};
     m[e.evaluator] = presentRowEvaluation(e);
     byKey.set(k, m);
@@ -118,6 +118,7 @@ export async function runRows(
     evaluators: names.map((n) => ({ evaluator: n.evaluator, name: n.name ?? n.evaluator, version: versions.get(n.evaluator) ?? null })),
     rows: rows.map((r) => ({
       index: r.idx,
+      repetition: r.repetition,
       targetId: r.targetId === '' ? null : r.targetId,
       entry: r.entry,
       predicted: r.predicted,
@@ -125,7 +126,7 @@ export async function runRows(
       duration: r.duration,
       error: r.error,
       traceId: r.traceId,
-      evaluations: byKey.get(keyOf(r.idx, r.targetId)) ?? {},
+      evaluations: byKey.get(keyOf(r.idx, r.targetId, r.repetition)) ?? {},
       scores: (r.traceId && scores.get(r.traceId)) || [],
     })),
     pagination: pagination(paging, total),

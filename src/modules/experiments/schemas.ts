@@ -12,6 +12,8 @@ export const MIN_MS_TIMESTAMP = 1e11;
 
 const nullableString = z.string().nullish();
 const nullableNumber = z.number().nullish();
+/** The largest repetition index an SDK may log (a row run up to 1,000 times). */
+const MAX_REPETITION_INDEX = 999;
 
 export const initBody = z.object({
   experiment_type: z.enum(['DSPY', 'BATCH_EVALUATION', 'BATCH_EVALUATION_V2']),
@@ -34,8 +36,12 @@ export const targetInput = z.object({
   metadata: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).nullish(),
 });
 
+/** Spyglass's own field (LangWatch's SDKs send none): which of a row's repetitions; absent or null is 0. */
+const repetitionInput = z.number().int().min(0).max(MAX_REPETITION_INDEX).nullish().describe("Which of the row's repetitions this is (0, 1, ...); absent means 0");
+
 export const resultRowInput = z.object({
   index: z.number().int().min(0),
+  repetition: repetitionInput,
   target_id: nullableString,
   entry: z.record(z.string(), z.unknown()),
   predicted: z.record(z.string(), z.unknown()).nullish(),
@@ -51,6 +57,7 @@ export const evaluationInput = z.object({
   target_id: nullableString,
   status: z.enum(EVALUATION_STATUSES),
   index: z.number().int().min(0),
+  repetition: repetitionInput,
   score: nullableNumber,
   label: nullableString,
   passed: z.boolean().nullish(),
@@ -155,6 +162,7 @@ export const runListResponse = z.object({
 
 export const resultRowSchema = z.object({
   index: z.number().int(),
+  repetition: z.number().int(),
   targetId: z.string().nullable(),
   entry: z.record(z.string(), z.unknown()),
   predicted: z.record(z.string(), z.unknown()).nullable(),
@@ -170,6 +178,7 @@ export const evaluationSchema = z.object({
   targetId: z.string().nullable(),
   status: z.string(),
   index: z.number().int(),
+  repetition: z.number().int(),
   score: z.number().nullable(),
   label: z.string().nullable(),
   passed: z.boolean().nullable(),
@@ -383,12 +392,33 @@ export const evaluatorComparisonSchema = z.object({
   regressions: z.number().int(),
   /** rows that failed (or errored) in the baseline and pass in this run */
   improvements: z.number().int(),
+  /**
+   * When either run repeated its rows: the deciding difference's repetitions averaged within each
+   * row before pairing (score and passRate above are then over rows, not tries), and its spread
+   * split into the noise from one try to the next (within rows) and how much rows truly differ
+   * (between rows). Null when neither run has repetitions.
+   */
+  repetitions: z
+    .object({
+      /** tries per row, on average over the compared rows */
+      baseline: z.number(),
+      current: z.number(),
+      /** rows compared */
+      rows: z.number().int(),
+      /** standard deviation of a row's tries of the difference around the row's own mean: the application's and the judge's noise */
+      withinRowSd: z.number(),
+      /** standard deviation of the rows' true differences, net of that noise */
+      betweenRowSd: z.number(),
+      /** the same in words */
+      summary: z.string(),
+    })
+    .nullable(),
 });
 
 export const runComparisonSchema = z.object({
   runId: z.string(),
   baselineRunId: z.string(),
-  /** row keys (index, target) both runs hold */
+  /** row keys (index, target) both runs hold (a row repeated counts once) */
   sharedRows: z.number().int(),
   /** how the verdicts of this run's evaluators are corrected for being several: Holm over `compared` tests */
   correction: z.object({ method: z.literal('holm'), compared: z.number().int() }),
@@ -550,6 +580,8 @@ export const evaluatorDefinition = z.object({
 export type EvaluatorDefinitionInput = z.output<typeof evaluatorDefinition>;
 
 export const MAX_CONCURRENCY = 64;
+/** A server run repeats each row 1..MAX_REPETITIONS times. */
+export const MAX_REPETITIONS = 10;
 export const DEFAULT_CONCURRENCY = 8;
 
 export const definitionBody = z.object({
@@ -563,6 +595,7 @@ export const definitionBody = z.object({
   targets: z.array(targetDefinition).min(1).max(10),
   evaluators: z.array(evaluatorDefinition).max(20).default([]),
   concurrency: z.number().int().min(1).max(MAX_CONCURRENCY).default(DEFAULT_CONCURRENCY).describe('Cells run at once'),
+  repetitions: z.number().int().min(1).max(MAX_REPETITIONS).default(1).describe('How many times each row runs on each target (the comparison separates the noise between tries from the differences between rows)'),
 });
 export type DefinitionBody = z.output<typeof definitionBody>;
 
@@ -590,6 +623,7 @@ export const definitionResponse = z.object({
     evaluatorDefinition.extend({ evaluator: z.string().describe('The catalogue path'), name: z.string(), settings: z.record(z.string(), z.unknown()), mapping: z.record(z.string(), z.string()) }),
   ),
   concurrency: z.number().int(),
+  repetitions: z.number().int(),
   createdAt: z.string(),
   updatedAt: z.string(),
 });
@@ -604,6 +638,7 @@ export const startRunBody = z
       .describe('Values that override the same-named fields of every row'),
     row_indices: z.array(z.number().int().min(0)).min(1).max(10_000).optional().describe('Zero-based row positions to run'),
     concurrency: z.number().int().min(1).max(MAX_CONCURRENCY).optional().describe("This run's concurrency instead of the definition's"),
+    repetitions: z.number().int().min(1).max(MAX_REPETITIONS).optional().describe("This run's repetitions instead of the definition's"),
   })
   .nullish();
 export type StartRunBody = z.output<typeof startRunBody>;

@@ -90,12 +90,13 @@ export async function startRun(
     targets,
     evaluators,
     concurrency: b.concurrency ?? def.concurrency,
+    repetitions: b.repetitions ?? def.repetitions ?? 1,
     dataset,
     userId: scope.userId,
     origin,
   };
   const runId = newId('run');
-  const total = rows.length * targets.length;
+  const total = rows.length * targets.length * plan.repetitions!;
   const now = deps.clock.now();
   await deps.db.orm.transaction(async (tx) => {
     await store.createRun(tx, {

@@ -287,3 +287,28 @@ export function repeatedDifference(rows: Float64Array[], seed: number): Repeated
     betweenRowVariance,
   };
 }
+
+/**
+ * Two runs' tries of the same rows as rows of differences, for repeatedDifference: a row's mean
+ * difference is always the current tries' mean less the baseline's. With as many tries on both
+ * sides the k-th try of one is paired with the k-th of the other (the differences then carry both
+ * runs' noise); otherwise each try of the side with more is set against the other side's mean.
+ * Rows either side has no try of are left out.
+ */
+export function repeatedPairs(base: Float64Array[], current: Float64Array[]): Float64Array[] {
+  const out: Float64Array[] = [];
+  for (let i = 0; i < base.length; i++) {
+    const a = base[i];
+    const b = current[i];
+    if (!a?.length || !b?.length) continue;
+    if (a.length === b.length) out.push(b.map((v, k) => v - a[k]));
+    else if (b.length > a.length) {
+      const m = mean(a);
+      out.push(b.map((v) => v - m));
+    } else {
+      const m = mean(b);
+      out.push(a.map((v) => m - v));
+    }
+  }
+  return out;
+}

@@ -52,6 +52,8 @@ export interface StoredTarget {
 export interface ResultRowIn {
   idx: number;
   targetId: string;
+  /** which of the row's repetitions (0 for the first, and for results logged without one) */
+  repetition: number;
   entry: Record<string, unknown>;
   predicted: Record<string, unknown> | null;
   cost: number | null;
@@ -63,6 +65,7 @@ export interface ResultRowIn {
 export interface EvaluationIn {
   idx: number;
   targetId: string;
+  repetition: number;
   evaluator: string;
   name: string | null;
   status: string;
@@ -175,11 +178,11 @@ export async function upsertResults(db: Executor, experimentId: string, runId: s
   if (!items.length) return 0;
   const out = await rows<{ inserted: boolean }>(
     db,
-    sql`INSERT INTO experiment_results AS t (experiment_id, run_id, idx, target_id, entry, predicted, cost, duration, error, trace_id)
-        SELECT ${experimentId}, ${runId}, x."idx", x."targetId", x."entry", x."predicted", x."cost", x."duration", x."error", x."traceId"
+    sql`INSERT INTO experiment_results AS t (experiment_id, run_id, idx, target_id, repetition, entry, predicted, cost, duration, error, trace_id)
+        SELECT ${experimentId}, ${runId}, x."idx", x."targetId", x."repetition", x."entry", x."predicted", x."cost", x."duration", x."error", x."traceId"
         FROM json_to_recordset(${jsonParam(items)}::json)
-          AS x("idx" int, "targetId" text, "entry" json, "predicted" json, "cost" float8, "duration" float8, "error" text, "traceId" text)
-        ON CONFLICT (experiment_id, run_id, idx, target_id) DO UPDATE SET
+          AS x("idx" int, "targetId" text, "repetition" int, "entry" json, "predicted" json, "cost" float8, "duration" float8, "error" text, "traceId" text)
+        ON CONFLICT (experiment_id, run_id, idx, target_id, repetition) DO UPDATE SET
           entry = excluded.entry, predicted = excluded.predicted, cost = excluded.cost,
           duration = excluded.duration, error = excluded.error, trace_id = excluded.trace_id
         RETURNING (t.xmax = 0) AS inserted`,
@@ -190,13 +193,13 @@ export async function upsertResults(db: Executor, experimentId: string, runId: s
 export async function upsertEvaluations(db: Executor, experimentId: string, runId: string, items: EvaluationIn[]): Promise<void> {
   if (!items.length) return;
   await db.execute(
-    sql`INSERT INTO experiment_evaluations (experiment_id, run_id, idx, target_id, evaluator, name, status, score, label, passed, details, cost, duration, inputs)
-        SELECT ${experimentId}, ${runId}, x."idx", x."targetId", x."evaluator", x."name", x."status", x."score", x."label", x."passed",
+    sql`INSERT INTO experiment_evaluations (experiment_id, run_id, idx, target_id, repetition, evaluator, name, status, score, label, passed, details, cost, duration, inputs)
+        SELECT ${experimentId}, ${runId}, x."idx", x."targetId", x."repetition", x."evaluator", x."name", x."status", x."score", x."label", x."passed",
                x."details", x."cost", x."duration", x."inputs"
         FROM json_to_recordset(${jsonParam(items)}::json)
-          AS x("idx" int, "targetId" text, "evaluator" text, "name" text, "status" text, "score" float8, "label" text, "passed" boolean,
+          AS x("idx" int, "targetId" text, "repetition" int, "evaluator" text, "name" text, "status" text, "score" float8, "label" text, "passed" boolean,
                "details" text, "cost" float8, "duration" float8, "inputs" jsonb)
-        ON CONFLICT (experiment_id, run_id, idx, target_id, evaluator) DO UPDATE SET
+        ON CONFLICT (experiment_id, run_id, idx, target_id, evaluator, repetition) DO UPDATE SET
           name = excluded.name, status = excluded.status, score = excluded.score, label = excluded.label, passed = excluded.passed,
           details = excluded.details, cost = excluded.cost, duration = excluded.duration, inputs = excluded.inputs`,
   );
@@ -321,13 +324,13 @@ export async function targetAggregates(db: Executor, experimentId: string, runId
 export async function readResults(db: Executor, experimentId: string, runId: string): Promise<{ dataset: ResultRowIn[]; evaluations: EvaluationIn[] }> {
   const dataset = await rows<ResultRowIn>(
     db,
-    sql`SELECT idx, target_id AS "targetId", entry, predicted, cost, duration, error, trace_id AS "traceId"
-        FROM experiment_results WHERE experiment_id = ${experimentId} AND run_id = ${runId} ORDER BY idx, target_id`,
+    sql`SELECT idx, target_id AS "targetId", repetition, entry, predicted, cost, duration, error, trace_id AS "traceId"
+        FROM experiment_results WHERE experiment_id = ${experimentId} AND run_id = ${runId} ORDER BY idx, target_id, repetition`,
   );
   const evaluations = await rows<EvaluationIn>(
     db,
-    sql`SELECT idx, target_id AS "targetId", evaluator, name, status, score, label, passed, details, cost, duration, inputs
-        FROM experiment_evaluations WHERE experiment_id = ${experimentId} AND run_id = ${runId} ORDER BY idx, target_id, evaluator`,
+    sql`SELECT idx, target_id AS "targetId", repetition, evaluator, name, status, score, label, passed, details, cost, duration, inputs
+        FROM experiment_evaluations WHERE experiment_id = ${experimentId} AND run_id = ${runId} ORDER BY idx, target_id, repetition, evaluator`,
   );
   return { dataset, evaluations };
 }
@@ -434,11 +437,11 @@ export async function setPlatformRunStatus(db: Executor, experimentId: string, r
   await db.execute(sql`UPDATE experiment_platform_runs SET status = ${status}, error = ${error} WHERE experiment_id = ${experimentId} AND run_id = ${runId}`);
 }
 
-/** The cells (row index, target id) of a run that have their result row. */
-export async function doneCells(db: Executor, experimentId: string, runId: string): Promise<{ idx: number; targetId: string }[]> {
-  return rows<{ idx: number; targetId: string }>(
+/** The cells (row index, target id, repetition) of a run that have their result row. */
+export async function doneCells(db: Executor, experimentId: string, runId: string): Promise<{ idx: number; targetId: string; repetition: number }[]> {
+  return rows<{ idx: number; targetId: string; repetition: number }>(
     db,
-    sql`SELECT idx, target_id AS "targetId" FROM experiment_results WHERE experiment_id = ${experimentId} AND run_id = ${runId}`,
+    sql`SELECT idx, target_id AS "targetId", repetition FROM experiment_results WHERE experiment_id = ${experimentId} AND run_id = ${runId}`,
   );
 }
 
@@ -446,10 +449,10 @@ export async function doneCells(db: Executor, experimentId: string, runId: strin
 export async function storeCell(db: Executor, experimentId: string, runId: string, row: ResultRowIn, evaluations: EvaluationIn[], now: number): Promise<boolean> {
   const inserted = await rows<{ idx: number }>(
     db,
-    sql`INSERT INTO experiment_results (experiment_id, run_id, idx, target_id, entry, predicted, cost, duration, error, trace_id)
-        VALUES (${experimentId}, ${runId}, ${row.idx}, ${row.targetId}, ${jsonParam(row.entry)}::json, ${row.predicted === null ? null : jsonParam(row.predicted)}::json,
+    sql`INSERT INTO experiment_results (experiment_id, run_id, idx, target_id, repetition, entry, predicted, cost, duration, error, trace_id)
+        VALUES (${experimentId}, ${runId}, ${row.idx}, ${row.targetId}, ${row.repetition}, ${jsonParam(row.entry)}::json, ${row.predicted === null ? null : jsonParam(row.predicted)}::json,
                 ${row.cost}, ${row.duration}, ${row.error}, ${row.traceId})
-        ON CONFLICT (experiment_id, run_id, idx, target_id) DO NOTHING
+        ON CONFLICT (experiment_id, run_id, idx, target_id, repetition) DO NOTHING
         RETURNING idx`,
   );
   if (!inserted.length) return false;

@@ -15,9 +15,22 @@ export interface ReviewQueuePort {
   addTraces(scope: ActingScope, queueId: string, traceIds: string[]): Promise<{ added: number; alreadyQueued: number }>;
 }
 
+/** One run of a judge that stores nothing (the evaluators module's runDetached), and what a trace gives it (wired in app.ts). */
+export interface JudgeRunPort {
+  /** the evaluator data a trace offers (its input, output, contexts, conversation), as monitors give it; null when the trace is gone */
+  traceData(projectId: string, traceId: string): Promise<Record<string, unknown> | null>;
+  run(
+    scope: { organizationId: string; projectId: string },
+    evaluator: string,
+    data: Record<string, unknown>,
+    settings: Record<string, unknown>,
+  ): Promise<{ status: string; score?: number | null; passed?: boolean | null; label?: string | null; details?: string | null }>;
+}
+
 export interface JudgeAlignmentContext {
   db: Database;
   clock: Clock;
   scoreConfigs: ScoreConfigService;
   review: ReviewQueuePort;
+  judges: JudgeRunPort;
 }

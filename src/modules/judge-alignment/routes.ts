@@ -13,11 +13,14 @@ import {
   judgeTrustResponse,
   labelMoreQuery,
   labelMoreResponse,
+  selfConsistencyBody,
+  selfConsistencyResponse,
   sendDisagreementsBody,
   sendDisagreementsResponse,
   trustRuleBody,
   trustRuleSchema,
 } from './schemas.ts';
+import { selfConsistency } from './self-consistency.ts';
 import { sendDisagreements } from './send-disagreements.ts';
 import { setTrustRule, trustRuleOf } from './trust-rule.ts';
 
@@ -87,6 +90,20 @@ export function judgeAlignmentRoutes(app: FastifyInstance, ctx: JudgeAlignmentCo
         schema: { tags, summary: "Send every disagreement between the judge and people to a review queue (an existing one or a new one)", body: sendDisagreementsBody, response: { 200: sendDisagreementsResponse } },
       },
       (req, scope) => sendDisagreements(ctx, scope, req.body),
+    );
+    project.post(
+      '/self-consistency',
+      {
+        // runs the judge (it costs model calls), so as evaluating does
+        config: { auth: { scope: 'project', permission: 'evaluations:create' } },
+        schema: {
+          tags,
+          summary: "Run the judge several times on the same labelled items and say how often its repeats disagree, per item and overall, with intervals; nothing is stored",
+          body: selfConsistencyBody,
+          response: { 200: selfConsistencyResponse },
+        },
+      },
+      (req, scope) => selfConsistency(ctx, scope, req.body),
     );
   });
 }

@@ -155,3 +155,41 @@ export const judgeTrustResponse = z.object({
     }),
   ),
 });
+
+/** The judge run `repeats` times on the inputs of the labelled traces it scored (the first `limit`). */
+export const selfConsistencyBody = z.strictObject({
+  ...judgeRef,
+  repeats: z.number().int().min(2).max(10).describe('How many times the judge runs on each item, 2..10'),
+  limit: z.number().int().min(1).max(50).default(20).describe('How many labelled items to repeat it on, 1..50 (default 20)'),
+});
+
+const judgeValue = z.union([z.number(), z.string(), z.boolean()]);
+
+export const selfConsistencyResponse = z.object({
+  evaluator: z.string(),
+  version: z.number().int().nullable(),
+  scoreConfig: z.object({ id: z.string(), name: z.string(), kind: z.enum(['numeric', 'boolean', 'categorical']) }),
+  repeats: z.number().int(),
+  /** items the judge answered at least twice */
+  items: z.number().int(),
+  /** items it could not be run on twice (errors, a trace gone) */
+  unmeasured: z.number().int(),
+  /** the share of items whose repeats did not all agree, with its Wilson interval */
+  disagreeingItems: estimateSchema.nullable(),
+  /** how often two repeats of one item differ, on average over items, with a bootstrap interval over items */
+  pairwiseDisagreement: estimateSchema.nullable(),
+  /** the same in words */
+  summary: z.string(),
+  data: z.array(
+    z.object({
+      traceId: z.string(),
+      /** the judge's answers, one per repeat that gave one */
+      values: z.array(judgeValue),
+      errors: z.number().int(),
+      /** why the item was not measured; null when it was */
+      error: z.string().nullable(),
+      disagree: z.boolean().nullable(),
+      pairwiseDisagreement: z.number().nullable(),
+    }),
+  ),
+});

@@ -230,3 +230,18 @@ export function trustOf(estimate: Estimate | null, n: number, rule: TrustRule): 
   if (n < rule.minimumLabels || estimate === null) return 'not enough labels';
   return estimate.low >= rule.atLeast ? 'trusted' : 'not trusted';
 }
+
+// ---- self-consistency: the judge against itself ----
+
+/** How often two repeats of one item disagree: the share of the item's pairs of repeats that differ. */
+export function pairwiseDisagreement(values: number[], differ: (a: number, b: number) => boolean): number {
+  let pairs = 0;
+  let differing = 0;
+  for (let a = 0; a < values.length; a++) {
+    for (let b = a + 1; b < values.length; b++) {
+      pairs++;
+      if (differ(values[a], values[b])) differing++;
+    }
+  }
+  return pairs === 0 ? NaN : differing / pairs;
+}

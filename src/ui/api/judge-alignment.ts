@@ -7,6 +7,7 @@ export type Estimate = NonNullable<Alignment['kappa']>;
 export type JudgeTrust = Answer<'/api/judge-alignment/trust', 'get'>;
 export type TrustRule = Answer<'/api/judge-alignment/trust-rule', 'get'>;
 export type LabelMore = Answer<'/api/judge-alignment/label-more', 'get'>;
+export type SelfConsistency = Answer<'/api/judge-alignment/self-consistency', 'post'>;
 
 /** A judge as its results name it, at a version (all versions when absent), against a human score config. */
 export interface JudgeChoice {
@@ -85,6 +86,10 @@ export function useAlignmentMutations(projectId: string) {
       mutationFn: (body: { evaluator: string; version: number | null; scoreConfig: string; queueId?: string; newQueueName?: string }) =>
         POST('/api/judge-alignment/disagreements/review', { projectId, body }),
       onSuccess: () => Promise.all([client.invalidateQueries({ queryKey: reviewKeys.queues(projectId) }), client.invalidateQueries({ queryKey: reviewKeys.queue(projectId) })]),
+    }),
+    /** runs the judge again (model calls): nothing is stored, so nothing to refresh */
+    selfConsistency: useMutation({
+      mutationFn: (body: { evaluator: string; version: number | null; scoreConfig: string; repeats: number; limit: number }) => POST('/api/judge-alignment/self-consistency', { projectId, body }),
     }),
   };
 }

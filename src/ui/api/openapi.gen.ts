@@ -17736,6 +17736,201 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/judge-alignment/self-consistency": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Run the judge several times on the same labelled items and say how often its repeats disagree, per item and overall, with intervals; nothing is stored */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        evaluator: string;
+                        /** @default null */
+                        version?: number | null;
+                        scoreConfig: string;
+                        /** @description How many times the judge runs on each item, 2..10 */
+                        repeats: number;
+                        /**
+                         * @description How many labelled items to repeat it on, 1..50 (default 20)
+                         * @default 20
+                         */
+                        limit?: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            evaluator: string;
+                            version: number | null;
+                            scoreConfig: {
+                                id: string;
+                                name: string;
+                                /** @enum {string} */
+                                kind: "numeric" | "boolean" | "categorical";
+                            };
+                            repeats: number;
+                            items: number;
+                            unmeasured: number;
+                            disagreeingItems: components["schemas"]["AlignmentEstimate"] | null;
+                            pairwiseDisagreement: components["schemas"]["AlignmentEstimate"] | null;
+                            summary: string;
+                            data: {
+                                traceId: string;
+                                values: (number | string | boolean)[];
+                                errors: number;
+                                error: string | null;
+                                disagree: boolean | null;
+                                pairwiseDisagreement: number | null;
+                            }[];
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/monitors": {
         parameters: {
             query?: never;
@@ -23481,6 +23676,8 @@ export interface paths {
                         }[] | null;
                         dataset?: {
                             index: number;
+                            /** @description Which of the row's repetitions this is (0, 1, ...); absent means 0 */
+                            repetition?: number | null;
                             target_id?: string | null;
                             entry: {
                                 [key: string]: unknown;
@@ -23500,6 +23697,8 @@ export interface paths {
                             /** @enum {string} */
                             status: "processed" | "skipped" | "error";
                             index: number;
+                            /** @description Which of the row's repetitions this is (0, 1, ...); absent means 0 */
+                            repetition?: number | null;
                             score?: number | null;
                             label?: string | null;
                             passed?: boolean | null;
@@ -24052,6 +24251,7 @@ export interface paths {
                             }[] | null;
                             dataset: {
                                 index: number;
+                                repetition: number;
                                 targetId: string | null;
                                 entry: {
                                     [key: string]: unknown;
@@ -24070,6 +24270,7 @@ export interface paths {
                                 targetId: string | null;
                                 status: string;
                                 index: number;
+                                repetition: number;
                                 score: number | null;
                                 label: string | null;
                                 passed: boolean | null;
@@ -24424,6 +24625,7 @@ export interface paths {
                             }[] | null;
                             dataset: {
                                 index: number;
+                                repetition: number;
                                 targetId: string | null;
                                 entry: {
                                     [key: string]: unknown;
@@ -24442,6 +24644,7 @@ export interface paths {
                                 targetId: string | null;
                                 status: string;
                                 index: number;
+                                repetition: number;
                                 score: number | null;
                                 label: string | null;
                                 passed: boolean | null;
@@ -24835,6 +25038,7 @@ export interface paths {
                                 };
                             }[];
                             concurrency: number;
+                            repetitions: number;
                             createdAt: string;
                             updatedAt: string;
                         };
@@ -25013,6 +25217,11 @@ export interface paths {
                          * @default 8
                          */
                         concurrency?: number;
+                        /**
+                         * @description How many times each row runs on each target (the comparison separates the noise between tries from the differences between rows)
+                         * @default 1
+                         */
+                        repetitions?: number;
                     };
                 };
             };
@@ -25086,6 +25295,7 @@ export interface paths {
                                 };
                             }[];
                             concurrency: number;
+                            repetitions: number;
                             createdAt: string;
                             updatedAt: string;
                         };
@@ -25304,6 +25514,8 @@ export interface paths {
                         row_indices?: number[];
                         /** @description This run's concurrency instead of the definition's */
                         concurrency?: number;
+                        /** @description This run's repetitions instead of the definition's */
+                        repetitions?: number;
                     } | null;
                 };
             };
@@ -25511,6 +25723,8 @@ export interface paths {
                         row_indices?: number[];
                         /** @description This run's concurrency instead of the definition's */
                         concurrency?: number;
+                        /** @description This run's repetitions instead of the definition's */
+                        repetitions?: number;
                     } | null;
                 };
             };
@@ -26396,6 +26610,7 @@ export interface paths {
                             }[];
                             rows: {
                                 index: number;
+                                repetition: number;
                                 targetId: string | null;
                                 entry: {
                                     [key: string]: unknown;
@@ -26709,6 +26924,14 @@ export interface paths {
                                     } | null;
                                     regressions: number;
                                     improvements: number;
+                                    repetitions: {
+                                        baseline: number;
+                                        current: number;
+                                        rows: number;
+                                        withinRowSd: number;
+                                        betweenRowSd: number;
+                                        summary: string;
+                                    } | null;
                                 }[];
                             }[];
                         };

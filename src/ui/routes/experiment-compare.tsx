@@ -229,6 +229,19 @@ function Verdicts({ comparisons, nameOf }: { comparisons: EvaluatorComparisonRun
           {holmNote}
         </Text>
       )}
+      {rows.some(({ e }) => e.repetitions) && (
+        <Stack gap={2} mt={4} data-testid="repetitions-note">
+          {rows.flatMap(({ c, e }) =>
+            e.repetitions
+              ? [
+                  <Text size="xs" className="muted" key={`${c.runId}:${e.evaluator}`}>
+                    {e.name}, {nameOf(c.runId)}: {e.repetitions.summary}
+                  </Text>,
+                ]
+              : [],
+          )}
+        </Stack>
+      )}
     </>
   );
 }

@@ -248,6 +248,7 @@ function Measured({ projectId, choice, a }: { projectId: string; choice: JudgeCh
       )}
 
       <Disagreements projectId={projectId} choice={choice} a={a} />
+      {a.n > 0 && <SelfConsistencyPanel projectId={projectId} choice={choice} />}
       <LabelMorePanel projectId={projectId} choice={choice} />
     </Stack>
   );
@@ -391,6 +392,69 @@ function SendToQueue({ projectId, choice, total, onClose }: { projectId: string;
         </Button>
       </Group>
     </form>
+  );
+}
+
+/** The judge run several times on the same labelled traces: how often it disagrees with itself. */
+function SelfConsistencyPanel({ projectId, choice }: { projectId: string; choice: JudgeChoice }) {
+  const { selfConsistency } = useAlignmentMutations(projectId);
+  const [repeats, setRepeats] = useState<number | string>(3);
+  const [limit, setLimit] = useState<number | string>(20);
+  const r = selfConsistency.data;
+  return (
+    <Paper withBorder p="md" component="section" aria-label="Self-consistency">
+      <Title order={2} size="h5" mb="xs">
+        Does the judge agree with itself?
+      </Title>
+      <Text size="sm" mb="xs">
+        Run the judge again, several times, on the same labelled traces (each run is a model call; nothing is stored).
+      </Text>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          selfConsistency.mutate({ evaluator: choice.evaluator, version: choice.version ?? null, scoreConfig: choice.scoreConfig, repeats: Number(repeats), limit: Number(limit) });
+        }}
+      >
+        <Group gap="sm" align="flex-start" wrap="wrap">
+          <NumberInput label="Times per trace" description="2 to 10" value={repeats} onChange={setRepeats} w={140} error={fieldError(selfConsistency.error, 'repeats')} />
+          <NumberInput label="Traces" description="1 to 50" value={limit} onChange={setLimit} w={140} error={fieldError(selfConsistency.error, 'limit')} />
+          <Button size="xs" type="submit" mt={42} loading={selfConsistency.isPending}>
+            Run the judge again
+          </Button>
+        </Group>
+      </form>
+      {selfConsistency.isError && !fieldError(selfConsistency.error, 'repeats', 'limit') && (
+        <Alert color="red" mt="sm">
+          {selfConsistency.error.message}
+        </Alert>
+      )}
+      {r && (
+        <Stack gap={6} mt="sm">
+          <Text size="sm" data-testid="self-consistency-summary">
+            {r.summary}
+          </Text>
+          {r.unmeasured > 0 && (
+            <Text size="xs" className="muted">
+              {r.unmeasured} traces could not be judged twice and are left out.
+            </Text>
+          )}
+          <ul className="alignment-lines" data-testid="self-consistency-items">
+            {r.data
+              .filter((d) => d.disagree)
+              .map((d) => (
+                <li key={d.traceId}>
+                  <Link to="/p/$projectId/traces/$traceId" params={{ projectId, traceId: d.traceId }} className="mono nowrap text-link-sm">
+                    {d.traceId}
+                  </Link>{' '}
+                  <Text span size="sm">
+                    answered {d.values.map(valueText).join(', ')}
+                  </Text>
+                </li>
+              ))}
+          </ul>
+        </Stack>
+      )}
+    </Paper>
   );
 }
 
