@@ -24,7 +24,7 @@ import { ApiKeyService, apiKeyRoutes } from './modules/api-keys/index.ts';
 import { PromptService, promptRoutes } from './modules/prompts/index.ts';
 import { AnnotationService, annotationRoutes, ScoreConfigService, scoreConfigRoutes } from './modules/annotations/index.ts';
 import { addItems, addMonitorFailure, createQueue, getQueue, queueExists, reviewQueueRoutes, type ReviewDeps } from './modules/review/index.ts';
-import { AgentCacheService, agentCacheRoutes } from './modules/agent-cache/index.ts';
+import { buildAgentCache, registerAgentCache, type AgentCache } from './modules/agent-cache/index.ts';
 import { loadKeyring } from './platform/crypto.ts';
 import { OtlpGrpcServer, TRACE_CONTENTS_PAGE, TraceService, traceRoutes } from './modules/traces/index.ts';
 import { customEvaluatorRoutes, EvaluationService, evaluationRoutes, findEvaluator } from './modules/evaluators/index.ts';
@@ -64,7 +64,7 @@ import { mcpRoutes } from './modules/mcp/index.ts';
 import { packageVersion } from './package-dir.ts';
 import { experimentRoutes, PlatformRunner, resealTargetHeaders, RUN_LEASE_MS, runTraceIds, TargetHeaders, type PlatformDeps } from './modules/experiments/index.ts';
 import type { Resealers } from './ops/key-changes.ts';
-import { ModelProviderService, modelProviderRoutes } from './modules/model-providers/index.ts';
+import { buildModelProviders, registerModelProviders, type ModelProviders } from './modules/model-providers/index.ts';
 import { buildPrivacy, registerPrivacy, type PrivacyPorts } from './modules/privacy/index.ts';
 import { registerSimulations } from './modules/simulations/index.ts';
 import { deleteProjectTrustRule, registerJudgeAlignment, type ReviewQueuePort } from './modules/judge-alignment/index.ts';
@@ -88,10 +88,10 @@ export interface Services {
   scoreConfigs: ScoreConfigService;
   /** Annotation queues (the review module): what its use cases are given. */
   review: ReviewDeps;
-  agentCache: AgentCacheService;
+  agentCache: AgentCache;
   traces: TraceService;
   evaluations: EvaluationService;
-  modelProviders: ModelProviderService;
+  modelProviders: ModelProviders;
   webhooks: WebhookService;
   monitors: MonitorService;
   analytics: AnalyticsService;
@@ -162,9 +162,12 @@ export function buildServices(deps: Deps): Services {
     experimentRunTraces: (projectId, slug, runId) => runTraceIds({ db: deps.db, clock: deps.clock }, projectId, slug, runId),
     members: (organizationId) => organizationStore.listMembers(deps.db.orm, organizationId),
   };
-  const agentCache = new AgentCacheService(deps.db, deps.clock, loadKeyring(deps.config.encryptionKey, deps.config.dataDir));
+  const agentCache = buildAgentCache({ db: deps.db, clock: deps.clock, keyring: loadKeyring(deps.config.encryptionKey, deps.config.dataDir) });
   const evaluations = new EvaluationService(deps.db, deps.clock, deps.config.providerEnv, {}, fetch, metrics);
-  const modelProviders = new ModelProviderService(deps.db, deps.clock, loadKeyring(deps.config.encryptionKey, deps.config.dataDir), {
+  const modelProviders = buildModelProviders({
+    db: deps.db,
+    clock: deps.clock,
+    keyring: loadKeyring(deps.config.encryptionKey, deps.config.dataDir),
     probe: (provider, modelId) => evaluations.probe(provider, modelId),
     listModels: (provider) => evaluations.listModels(provider),
     environmentModels: () => (deps.config.providerEnv.OPENAI_API_KEY ? ENVIRONMENT_MODELS : []),
@@ -356,12 +359,11 @@ export async function buildApp(deps: Deps): Promise<App> {
   annotationRoutes(http, services.annotations);
   scoreConfigRoutes(http, services.scoreConfigs);
   reviewQueueRoutes(http, services.review);
-  agentCacheRoutes(http, services.agentCache);
-  scheduler.every({ name: 'agent cache expiry', intervalMs: intervals.cacheSweepMs, once: true, run: () => services.agentCache.sweepExpired() });
+  registerAgentCache(http, scheduler, services.agentCache, intervals.cacheSweepMs);
   traceRoutes(http, services.traces);
   registerPrivacy(http, services.privacy.ctx);
   evaluationRoutes(http, services.evaluations);
-  modelProviderRoutes(http, services.modelProviders);
+  registerModelProviders(http, services.modelProviders);
   customEvaluatorRoutes(http, services.evaluations.custom);
   const reviewQueues: ReviewQueuePort = {
     queueExists: (projectId, queueId) => queueExists(services.review, projectId, queueId),
