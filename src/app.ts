@@ -18,9 +18,9 @@ import { AppError, renderError } from './platform/errors.ts';
 import { errorHandler } from './platform/http/error-handler.ts';
 import { installAuth, type CredentialStore, type RouteAuthEntry } from './platform/auth/index.ts';
 import type { TokenHasher } from './platform/tokens.ts';
-import { AccountService, OrganizationService, PasswordHasher, organizationRoutes, organizationStore } from './modules/organizations/index.ts';
+import { buildOrganizations, organizationDirectory, organizationStore, PasswordHasher, registerOrganizations, type Accounts, type Organizations } from './modules/organizations/index.ts';
 import { smtpMailer } from './platform/mail.ts';
-import { ApiKeyService, apiKeyRoutes } from './modules/api-keys/index.ts';
+import { buildApiKeys, registerApiKeys, type ApiKeys } from './modules/api-keys/index.ts';
 import { PromptService, promptRoutes } from './modules/prompts/index.ts';
 import { AnnotationService, annotationRoutes, ScoreConfigService, scoreConfigRoutes } from './modules/annotations/index.ts';
 import { addItems, addMonitorFailure, createQueue, getQueue, queueExists, reviewQueueRoutes, type ReviewDeps } from './modules/review/index.ts';
@@ -80,9 +80,9 @@ export interface Deps {
 }
 
 export interface Services {
-  organizations: OrganizationService;
-  accounts: AccountService;
-  apiKeys: ApiKeyService;
+  organizations: Organizations;
+  accounts: Accounts;
+  apiKeys: ApiKeys;
   prompts: PromptService;
   annotations: AnnotationService;
   scoreConfigs: ScoreConfigService;
@@ -116,12 +116,18 @@ export interface App {
 
 export function buildServices(deps: Deps): Services {
   const metrics = new Metrics();
-  // Each needs the other: the keys reach organizations through a function, called once both exist.
-  const apiKeys = new ApiKeyService(deps.db, deps.clock, deps.tokenHasher, () => organizations);
-  const organizations: OrganizationService = new OrganizationService(deps.db, deps.clock, apiKeys);
+  const apiKeys = buildApiKeys({ db: deps.db, clock: deps.clock, hasher: deps.tokenHasher, directory: organizationDirectory(deps.db) });
   const { sessions, signIn, publicUrl, smtp } = deps.config;
   const mailer = smtp ? smtpMailer(smtp) : null;
-  const accounts = new AccountService(deps.db, deps.clock, deps.tokenHasher, { sessions, signIn, publicUrl, passwords: new PasswordHasher(deps.config.passwordHashCost) }, organizations, mailer, deps.logger);
+  const { organizations, accounts } = buildOrganizations({
+    db: deps.db,
+    clock: deps.clock,
+    keys: apiKeys,
+    hasher: deps.tokenHasher,
+    accounts: { sessions, signIn, publicUrl, passwords: new PasswordHasher(deps.config.passwordHashCost) },
+    mailer,
+    logger: deps.logger,
+  });
   const readPriority = new ReadPriority(READ_PRIORITY_MAX_DELAY_MS, READ_PRIORITY_RECENT_MS);
   const privacy = buildPrivacy({ db: deps.db, clock: deps.clock, metrics, keyedHash: (label) => deps.tokenHasher.hash(label), overrides: deps.privacy });
   const traces = new TraceService(
@@ -352,9 +358,8 @@ export async function buildApp(deps: Deps): Promise<App> {
 
   const scheduler = new Scheduler(http, deps.db, services.metrics);
   const { intervals } = deps.config;
-  organizationRoutes(http, services.organizations, services.accounts);
-  scheduler.every({ name: 'sessions and links expiry', intervalMs: 10 * 60_000, once: true, run: () => services.accounts.sweep() });
-  apiKeyRoutes(http, services.apiKeys);
+  registerOrganizations(http, scheduler, services.organizations, services.accounts);
+  registerApiKeys(http, services.apiKeys);
   promptRoutes(http, services.prompts);
   annotationRoutes(http, services.annotations);
   scoreConfigRoutes(http, services.scoreConfigs);
