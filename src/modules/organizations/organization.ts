@@ -5,7 +5,6 @@ import { newId } from '../../platform/ids.ts';
 import { type OrganizationsContext } from './context.ts';
 import { presentProject, type ProjectView } from './presenters.ts';
 import * as store from './store.ts';
-import { sql } from 'drizzle-orm';
 
 export async function getOrganization(ctx: OrganizationsContext, principal: Principal) {
   const org = await store.findOrganization(ctx.db.orm, principal.organizationId);
@@ -32,7 +31,7 @@ export async function bootstrap<T>(
 ): Promise<{ organization: { id: string; name: string }; project: ProjectView; userId: string; keys: T } | null> {
   return ctx.db.orm.transaction(async (tx) => {
     // Two processes starting together on one PostgreSQL: the second waits, then sees the first's work.
-    if (ctx.db.kind === 'postgres') await tx.execute(sql`SELECT pg_advisory_xact_lock(5560002)`);
+    if (ctx.db.kind === 'postgres') await store.lockFirstStart(tx);
     if ((await store.countOrganizations(tx)) > 0) return null;
     return createOrganizationWithAdmin(ctx, tx, input, mintKeys);
   });
