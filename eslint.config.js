@@ -104,6 +104,37 @@ export default tseslint.config(
     rules: { 'house/boundaries': 'error' },
   },
   {
+    // Only a module's store files (store.ts, *-store.ts, store/) import db/schema's tables or
+    // write SQL; the rest of a module reaches its data through them (docs/architecture.md).
+    files: ['src/modules/**/*.ts'],
+    ignores: [
+      'src/modules/**/store.ts',
+      'src/modules/**/*-store.ts',
+      'src/modules/**/store/**',
+      // Files that still build SQL outside a store: each leaves this list when its module moves
+      // its SQL into store files (the rule tightens module by module).
+      'src/modules/analytics/service.ts',
+      'src/modules/annotations/trace-filter.ts',
+      'src/modules/evaluators/trace-filter.ts',
+      'src/modules/experiments/run-traces.ts',
+      'src/modules/monitors/service.ts',
+      'src/modules/traces/aggregates.ts',
+      'src/modules/traces/filter.ts',
+      'src/modules/traces/retention.ts',
+      'src/modules/traces/search.ts',
+    ],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [{ name: 'drizzle-orm', importNames: ['sql'], message: 'SQL is written in the module\'s store files only (store.ts, *-store.ts).' }],
+          patterns: [{ group: ['**/db/schema', '**/db/schema/**'], allowTypeImports: true, message: 'Tables are read and written in the module\'s store files only (store.ts, *-store.ts).' }],
+        },
+      ],
+      'no-restricted-syntax': ['error', { selector: "TaggedTemplateExpression[tag.name='sql']", message: 'SQL is written in the module\'s store files only (store.ts, *-store.ts).' }],
+    },
+  },
+  {
     // Tests and benchmarks read HTTP answers as untyped JSON on purpose (res.body is any):
     // what they check is in their assertions, not in types.
     files: ['test/**/*.ts', 'bench/**/*.ts'],

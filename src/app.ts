@@ -18,13 +18,13 @@ import { AppError, renderError } from './platform/errors.ts';
 import { errorHandler } from './platform/http/error-handler.ts';
 import { installAuth, type CredentialStore, type RouteAuthEntry } from './platform/auth/index.ts';
 import type { TokenHasher } from './platform/tokens.ts';
-import { AccountService, OrganizationService, PasswordHasher, organizationRoutes, organizationStore } from './modules/organizations/index.ts';
+import { buildOrganizations, organizationDirectory, organizationStore, PasswordHasher, registerOrganizations, type Accounts, type Organizations } from './modules/organizations/index.ts';
 import { smtpMailer } from './platform/mail.ts';
-import { ApiKeyService, apiKeyRoutes } from './modules/api-keys/index.ts';
+import { buildApiKeys, registerApiKeys, type ApiKeys } from './modules/api-keys/index.ts';
 import { PromptService, promptRoutes } from './modules/prompts/index.ts';
 import { AnnotationService, annotationRoutes, ScoreConfigService, scoreConfigRoutes } from './modules/annotations/index.ts';
 import { addItems, addMonitorFailure, createQueue, getQueue, queueExists, reviewQueueRoutes, type ReviewDeps } from './modules/review/index.ts';
-import { AgentCacheService, agentCacheRoutes } from './modules/agent-cache/index.ts';
+import { buildAgentCache, registerAgentCache, type AgentCache } from './modules/agent-cache/index.ts';
 import { loadKeyring } from './platform/crypto.ts';
 import { OtlpGrpcServer, TRACE_CONTENTS_PAGE, TraceService, traceRoutes } from './modules/traces/index.ts';
 import { customEvaluatorRoutes, EvaluationService, evaluationRoutes, findEvaluator } from './modules/evaluators/index.ts';
@@ -64,7 +64,7 @@ import { mcpRoutes } from './modules/mcp/index.ts';
 import { packageVersion } from './package-dir.ts';
 import { experimentRoutes, PlatformRunner, resealTargetHeaders, RUN_LEASE_MS, runTraceIds, TargetHeaders, type PlatformDeps } from './modules/experiments/index.ts';
 import type { Resealers } from './ops/key-changes.ts';
-import { ModelProviderService, modelProviderRoutes } from './modules/model-providers/index.ts';
+import { buildModelProviders, registerModelProviders, type ModelProviders } from './modules/model-providers/index.ts';
 import { buildPrivacy, registerPrivacy, type PrivacyPorts } from './modules/privacy/index.ts';
 import { registerSimulations } from './modules/simulations/index.ts';
 import { registerDashboards } from './modules/dashboards/index.ts';
@@ -82,18 +82,18 @@ export interface Deps {
 }
 
 export interface Services {
-  organizations: OrganizationService;
-  accounts: AccountService;
-  apiKeys: ApiKeyService;
+  organizations: Organizations;
+  accounts: Accounts;
+  apiKeys: ApiKeys;
   prompts: PromptService;
   annotations: AnnotationService;
   scoreConfigs: ScoreConfigService;
   /** Annotation queues (the review module): what its use cases are given. */
   review: ReviewDeps;
-  agentCache: AgentCacheService;
+  agentCache: AgentCache;
   traces: TraceService;
   evaluations: EvaluationService;
-  modelProviders: ModelProviderService;
+  modelProviders: ModelProviders;
   webhooks: WebhookService;
   monitors: MonitorService;
   /** Threads evaluated as a whole, and listed (the threads module's context). */
@@ -120,12 +120,18 @@ export interface App {
 
 export function buildServices(deps: Deps): Services {
   const metrics = new Metrics();
-  // Each needs the other: the keys reach organizations through a function, called once both exist.
-  const apiKeys = new ApiKeyService(deps.db, deps.clock, deps.tokenHasher, () => organizations);
-  const organizations: OrganizationService = new OrganizationService(deps.db, deps.clock, apiKeys);
+  const apiKeys = buildApiKeys({ db: deps.db, clock: deps.clock, hasher: deps.tokenHasher, directory: organizationDirectory(deps.db) });
   const { sessions, signIn, publicUrl, smtp } = deps.config;
   const mailer = smtp ? smtpMailer(smtp) : null;
-  const accounts = new AccountService(deps.db, deps.clock, deps.tokenHasher, { sessions, signIn, publicUrl, passwords: new PasswordHasher(deps.config.passwordHashCost) }, organizations, mailer, deps.logger);
+  const { organizations, accounts } = buildOrganizations({
+    db: deps.db,
+    clock: deps.clock,
+    keys: apiKeys,
+    hasher: deps.tokenHasher,
+    accounts: { sessions, signIn, publicUrl, passwords: new PasswordHasher(deps.config.passwordHashCost) },
+    mailer,
+    logger: deps.logger,
+  });
   const readPriority = new ReadPriority(READ_PRIORITY_MAX_DELAY_MS, READ_PRIORITY_RECENT_MS);
   const privacy = buildPrivacy({ db: deps.db, clock: deps.clock, metrics, keyedHash: (label) => deps.tokenHasher.hash(label), overrides: deps.privacy });
   const traces = new TraceService(
@@ -166,9 +172,12 @@ export function buildServices(deps: Deps): Services {
     experimentRunTraces: (projectId, slug, runId) => runTraceIds({ db: deps.db, clock: deps.clock }, projectId, slug, runId),
     members: (organizationId) => organizationStore.listMembers(deps.db.orm, organizationId),
   };
-  const agentCache = new AgentCacheService(deps.db, deps.clock, loadKeyring(deps.config.encryptionKey, deps.config.dataDir));
+  const agentCache = buildAgentCache({ db: deps.db, clock: deps.clock, keyring: loadKeyring(deps.config.encryptionKey, deps.config.dataDir) });
   const evaluations = new EvaluationService(deps.db, deps.clock, deps.config.providerEnv, {}, fetch, metrics);
-  const modelProviders = new ModelProviderService(deps.db, deps.clock, loadKeyring(deps.config.encryptionKey, deps.config.dataDir), {
+  const modelProviders = buildModelProviders({
+    db: deps.db,
+    clock: deps.clock,
+    keyring: loadKeyring(deps.config.encryptionKey, deps.config.dataDir),
     probe: (provider, modelId) => evaluations.probe(provider, modelId),
     listModels: (provider) => evaluations.listModels(provider),
     environmentModels: () => (deps.config.providerEnv.OPENAI_API_KEY ? ENVIRONMENT_MODELS : []),
@@ -366,19 +375,17 @@ export async function buildApp(deps: Deps): Promise<App> {
 
   const scheduler = new Scheduler(http, deps.db, services.metrics);
   const { intervals } = deps.config;
-  organizationRoutes(http, services.organizations, services.accounts);
-  scheduler.every({ name: 'sessions and links expiry', intervalMs: 10 * 60_000, once: true, run: () => services.accounts.sweep() });
-  apiKeyRoutes(http, services.apiKeys);
+  registerOrganizations(http, scheduler, services.organizations, services.accounts);
+  registerApiKeys(http, services.apiKeys);
   promptRoutes(http, services.prompts);
   annotationRoutes(http, services.annotations);
   scoreConfigRoutes(http, services.scoreConfigs);
   reviewQueueRoutes(http, services.review);
-  agentCacheRoutes(http, services.agentCache);
-  scheduler.every({ name: 'agent cache expiry', intervalMs: intervals.cacheSweepMs, once: true, run: () => services.agentCache.sweepExpired() });
+  registerAgentCache(http, scheduler, services.agentCache, intervals.cacheSweepMs);
   traceRoutes(http, services.traces);
   registerPrivacy(http, services.privacy.ctx);
   evaluationRoutes(http, services.evaluations);
-  modelProviderRoutes(http, services.modelProviders);
+  registerModelProviders(http, services.modelProviders);
   customEvaluatorRoutes(http, services.evaluations.custom);
   const reviewQueues: ReviewQueuePort = {
     queueExists: (projectId, queueId) => queueExists(services.review, projectId, queueId),

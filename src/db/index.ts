@@ -49,6 +49,7 @@ export async function rows<T>(executor: Executor, query: SQL): Promise<T[]> {
 }
 
 export { textArray } from './text-array.ts';
+export { isUniqueViolation } from './unique-violation.ts';
 export { jsonParam, storableJson } from './json-param.ts';
 
 // PGlite's WAL otherwise grows to its 1 GB default before a checkpoint. Shared buffers: PGlite's

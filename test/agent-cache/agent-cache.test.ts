@@ -10,7 +10,8 @@ import { rows } from '../../src/db/index.ts';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { firstStart } from '../../src/first-start.ts';
-import { AgentCacheService } from '../../src/modules/agent-cache/index.ts';
+import { buildAgentCache } from '../../src/modules/agent-cache/index.ts';
+import { getEntry, putEntry } from '../../src/modules/agent-cache/entries.ts';
 import { TokenHasher } from '../../src/platform/tokens.ts';
 import { Keyring } from '../../src/platform/crypto.ts';
 import {
@@ -286,20 +287,20 @@ describe.each(databaseKinds)('agent cache (%s)', (kind) => {
   it('old keys still decrypt after a rotation; a value sealed with a key no longer configured answers 500', async () => {
     const oldKey = { id: 'old', material: randomBytes(32) };
     const newKey = { id: 'new', material: randomBytes(32) };
-    const before = new AgentCacheService(t.db, clock, new Keyring([oldKey]));
-    await before.put(t.creds.project.id, 'ROTATED', 'sealed with old', 600);
+    const before = buildAgentCache({ db: t.db, clock, keyring: new Keyring([oldKey]) }).ctx;
+    await putEntry(before, t.creds.project.id, { name: 'ROTATED', value: 'sealed with old', ttlSeconds: 600 });
 
-    const rotated = new AgentCacheService(t.db, clock, new Keyring([newKey, oldKey]));
-    expect(await rotated.get(t.creds.project.id, 'ROTATED')).toEqual({ name: 'ROTATED', value: 'sealed with old' });
-    await rotated.put(t.creds.project.id, 'ROTATED', 'sealed with new', 600);
+    const rotated = buildAgentCache({ db: t.db, clock, keyring: new Keyring([newKey, oldKey]) }).ctx;
+    expect(await getEntry(rotated, t.creds.project.id, 'ROTATED')).toEqual({ name: 'ROTATED', value: 'sealed with old' });
+    await putEntry(rotated, t.creds.project.id, { name: 'ROTATED', value: 'sealed with new', ttlSeconds: 600 });
     const [row] = await rows<{ key_id: string }>(
       t.db.orm,
       sql`SELECT key_id FROM agent_cache_entries WHERE project_id = ${t.creds.project.id} AND name = 'ROTATED'`,
     );
     expect(row.key_id).toBe('new');
 
-    const oldOnly = new AgentCacheService(t.db, clock, new Keyring([oldKey]));
-    await expect(oldOnly.get(t.creds.project.id, 'ROTATED')).rejects.toMatchObject({ status: 500, code: 'decryption_failed' });
+    const oldOnly = buildAgentCache({ db: t.db, clock, keyring: new Keyring([oldKey]) }).ctx;
+    await expect(getEntry(oldOnly, t.creds.project.id, 'ROTATED')).rejects.toMatchObject({ status: 500, code: 'decryption_failed' });
   });
 });
 

@@ -1,2 +1,1 @@
-export { AgentCacheService } from './service.ts';
-export { agentCacheRoutes } from './routes.ts';
+export { buildAgentCache, registerAgentCache, type AgentCache } from './module.ts';

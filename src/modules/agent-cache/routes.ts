@@ -1,16 +1,17 @@
 import type { FastifyInstance } from 'fastify';
 import { projectRoute, routeGroup } from '../../platform/http/route-group.ts';
-import type { AgentCacheService } from './service.ts';
+import type { AgentCacheContext } from './context.ts';
+import { deleteEntry, getEntry, putEntry } from './entries.ts';
 import { deletedSchema, entrySchema, MAX_VALUE_BYTES, nameParams, putEntryBody, storedSchema } from './schemas.ts';
 
 const tags = ['agent-cache'];
 const auth = { scope: 'project', permission: 'agentCache:manage' } as const;
 // Room for a 1 MiB value even when JSON escaping inflates it, so the size check (and its
-// clear 413) happens in the service, not in the body parser.
+// clear 413) happens in the use case, not in the body parser.
 const PUT_BODY_LIMIT = 8 * MAX_VALUE_BYTES;
 
 /** Agent cache routes: the nested error shape (spec: Errors). */
-export function agentCacheRoutes(app: FastifyInstance, service: AgentCacheService) {
+export function agentCacheRoutes(app: FastifyInstance, ctx: AgentCacheContext) {
   routeGroup(app, { prefix: '/api/agent-cache', errors: 'nested' }, (r, g) => {
     const project = projectRoute(r);
 
@@ -25,7 +26,7 @@ export function agentCacheRoutes(app: FastifyInstance, service: AgentCacheServic
           response: { 200: entrySchema, ...g.errors(404, 500) },
         },
       },
-      (req, { projectId }) => service.get(projectId, req.params.name),
+      (req, { projectId }) => getEntry(ctx, projectId, req.params.name),
     );
 
     project.put(
@@ -41,7 +42,7 @@ export function agentCacheRoutes(app: FastifyInstance, service: AgentCacheServic
           response: { 200: storedSchema, ...g.errors(500) },
         },
       },
-      (req, { projectId }) => service.put(projectId, req.params.name, req.body.value, req.body.ttl_seconds),
+      (req, { projectId }) => putEntry(ctx, projectId, { name: req.params.name, value: req.body.value, ttlSeconds: req.body.ttl_seconds }),
     );
 
     project.delete(
@@ -55,7 +56,7 @@ export function agentCacheRoutes(app: FastifyInstance, service: AgentCacheServic
           response: { 200: deletedSchema, ...g.errors(500) },
         },
       },
-      (req, { projectId }) => service.delete(projectId, req.params.name),
+      (req, { projectId }) => deleteEntry(ctx, projectId, req.params.name),
     );
   });
 }

@@ -23,3 +23,7 @@ export const deletedSchema = z.object({
   name: z.string(),
   deleted: z.boolean().describe('always true: afterwards the project holds no entry under the name, whether or not it did before'),
 });
+
+export type EntryView = z.output<typeof entrySchema>;
+export type StoredView = z.output<typeof storedSchema>;
+export type DeletedView = z.output<typeof deletedSchema>;

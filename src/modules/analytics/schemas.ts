@@ -3,7 +3,7 @@ import { utcOffsetMinutes } from '../../platform/utc-offset.ts';
 // schemas.ts to schemas.ts: the web app imports these without pulling in any service code.
 import { searchRequestSchema } from '../traces/schemas.ts';
 
-const dateInput = z.union([z.number().int().nonnegative(), z.iso.datetime({ offset: true })]);
+import { dateInput } from '../../platform/date-input.ts';
 
 export const timeseriesRequestSchema = z
   .strictObject({

@@ -1,4 +1,5 @@
 import type { Database, Executor } from '../../db/index.ts';
+import { isUniqueViolation } from '../../db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import { AppError, badRequest, conflict, notFound } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
@@ -180,8 +181,3 @@ export function presentScore(config: Pick<ScoreConfigRow, 'id' | 'name' | 'kind'
 
 const scoreConfigNotFound = (id: string) => notFound('score_config_not_found', `no score config ${id} in this project`);
 const nameTaken = (name: string) => conflict('score_config_exists', `body.name: a score config named "${name}" exists in this project`, 'body.name');
-
-function isUniqueViolation(err: unknown): boolean {
-  const e = err as { code?: string; cause?: { code?: string } };
-  return e?.code === '23505' || e?.cause?.code === '23505';
-}

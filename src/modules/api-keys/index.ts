@@ -1,4 +1,4 @@
-export { ApiKeyService } from './service.ts';
+export { buildApiKeys, registerApiKeys, type ApiKeys } from './module.ts';
+export type { IssuedKey } from './issue-keys.ts';
 export type { Directory } from './types.ts';
 export type { ApiKeyView } from './presenters.ts';
-export { apiKeyRoutes } from './routes.ts';

@@ -1,14 +1,16 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { orgRoute, routeGroup } from '../../platform/http/route-group.ts';
-import type { ApiKeyService } from './service.ts';
+import type { ApiKeysContext } from './context.ts';
+import { addProjectKey, rotateProjectKey } from './issue-keys.ts';
+import { createKey, getKey, listKeys, revokeKey } from './manage-keys.ts';
 import { apiKeySchema, createKeyBody, createdKeySchema } from './schemas.ts';
 
 const tags = ['api-keys'];
 const idParams = z.object({ id: z.string().min(1).max(100) });
 
 /** API key routes (organization keys): the nested error shape. */
-export function apiKeyRoutes(app: FastifyInstance, service: ApiKeyService) {
+export function apiKeyRoutes(app: FastifyInstance, ctx: ApiKeysContext) {
   routeGroup(app, { prefix: '/api/api-keys', errors: 'nested' }, (r, g) => {
     const org = orgRoute(r);
 
@@ -24,7 +26,7 @@ export function apiKeyRoutes(app: FastifyInstance, service: ApiKeyService) {
         },
       },
       (req, { principal }) =>
-        service.create(principal, {
+        createKey(ctx, principal, {
           ...req.body,
           expiresAt: req.body.expiresAt ? new Date(req.body.expiresAt) : undefined,
         }),
@@ -36,7 +38,7 @@ export function apiKeyRoutes(app: FastifyInstance, service: ApiKeyService) {
         config: { auth: { scope: 'organization', permission: 'apiKeys:view' } },
         schema: { tags, summary: 'Keys of the organization (admins) or your own', response: { 200: z.object({ data: z.array(apiKeySchema) }) } },
       },
-      async (_req, { principal }) => ({ data: await service.list(principal) }),
+      async (_req, { principal }) => ({ data: await listKeys(ctx, principal) }),
     );
 
     org.get(
@@ -45,7 +47,7 @@ export function apiKeyRoutes(app: FastifyInstance, service: ApiKeyService) {
         config: { auth: { scope: 'organization', permission: 'apiKeys:view' } },
         schema: { tags, params: idParams, response: { 200: apiKeySchema, ...g.errors(404) } },
       },
-      (req, { principal }) => service.get(principal, req.params.id),
+      (req, { principal }) => getKey(ctx, principal, req.params.id),
     );
 
     org.delete(
@@ -59,7 +61,7 @@ export function apiKeyRoutes(app: FastifyInstance, service: ApiKeyService) {
           response: { 200: apiKeySchema, ...g.errors(404) },
         },
       },
-      (req, { principal }) => service.revoke(principal, req.params.id),
+      (req, { principal }) => revokeKey(ctx, principal, req.params.id),
     );
   });
 
@@ -78,7 +80,7 @@ export function apiKeyRoutes(app: FastifyInstance, service: ApiKeyService) {
           response: { 200: createdKeySchema },
         },
       },
-      (req, { principal }) => service.addProjectKey(principal, req.params.id),
+      (req, { principal }) => addProjectKey(ctx, principal, req.params.id),
     );
 
     org.post(
@@ -92,7 +94,7 @@ export function apiKeyRoutes(app: FastifyInstance, service: ApiKeyService) {
           response: { 200: createdKeySchema },
         },
       },
-      (req, { principal }) => service.rotateProjectKey(principal, req.params.id),
+      (req, { principal }) => rotateProjectKey(ctx, principal, req.params.id),
     );
   });
 }

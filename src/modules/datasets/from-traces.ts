@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { dateInput } from '../../platform/date-input.ts';
 import { AppError, badRequest, notFound } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import { enqueueJobs, PermanentJobError, type ClaimedJob } from '../../platform/jobs/index.ts';
@@ -61,8 +62,8 @@ export const fromTracesBody = z.object({
   filter: z
     .object({
       query: z.string().max(1000).optional(),
-      startDate: z.union([z.number().int().nonnegative(), z.iso.datetime({ offset: true })]).optional(),
-      endDate: z.union([z.number().int().nonnegative(), z.iso.datetime({ offset: true })]).optional(),
+      startDate: dateInput.optional(),
+      endDate: dateInput.optional(),
       // The keys a trace summary decides: the traces module's own filter, so both read it alike.
       filters: summaryFilterSchema.optional(),
     })

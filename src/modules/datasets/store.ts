@@ -35,12 +35,7 @@ interface NewRecordBase {
   spanId?: string | null;
 }
 
-export function isUniqueViolation(err: unknown): boolean {
-  for (let e: unknown = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
-    if ((e as { code?: unknown }).code === '23505') return true;
-  }
-  return false;
-}
+export { isUniqueViolation } from '../../db/index.ts';
 
 const live = (projectId: string) => and(eq(datasets.projectId, projectId), isNull(datasets.archivedAt));
 

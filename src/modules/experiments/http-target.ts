@@ -6,6 +6,7 @@
  * simulations call agents through it.
  */
 import { performance } from 'node:perf_hooks';
+import { parseRetryAfter } from '../../platform/retry-after.ts';
 
 export interface HttpAgentTarget {
   url: string;
@@ -57,7 +58,7 @@ export async function callHttpAgent(
         error = `http_${res.status}: the agent answered ${res.status}${text ? ` (${text.slice(0, 200)})` : ''}`;
         retryable = res.status === 429 || res.status >= 500;
         const header = res.headers.get('retry-after');
-        if (header) retryAfter = parseRetryAfter(header, Date.now());
+        if (header) retryAfter = parseRetryAfter(header, Date.now()) ?? undefined;
       } else {
         try {
           answer = JSON.parse(text) as unknown;
@@ -93,14 +94,6 @@ export function getPath(value: unknown, path: string): unknown {
     current = (current as Record<string, unknown>)[part];
   }
   return current;
-}
-
-/** Retry-After as milliseconds from now: delta seconds or an HTTP date. */
-export function parseRetryAfter(header: string, nowMs: number): number | undefined {
-  const seconds = Number(header);
-  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
-  const date = Date.parse(header);
-  return Number.isFinite(date) ? Math.max(0, date - nowMs) : undefined;
 }
 
 /** Exponential backoff with jitter, or the server's Retry-After in ms (capped). */

@@ -1,2 +1,2 @@
-export { ModelProviderService, type OpenedProvider, type ModelProviderDeps } from './service.ts';
-export { modelProviderRoutes } from './routes.ts';
+export { buildModelProviders, registerModelProviders, type ModelProviders } from './module.ts';
+export type { OpenedProvider, ModelProviderPorts } from './context.ts';

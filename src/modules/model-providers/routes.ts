@@ -1,14 +1,17 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { projectRoute, routeGroup } from '../../platform/http/route-group.ts';
-import type { ModelProviderService } from './service.ts';
+import type { ModelProviderContext } from './context.ts';
+import { discoverModels, providerModels, testProvider } from './probe-provider.ts';
+import { createProvider, listProviders, removeProvider } from './providers.ts';
+import { listModels } from './resolve-model.ts';
 import { createProviderBody, discoverModelsBody, modelListResponse, providerListResponse, providerModelsResponse, providerSchema, testProviderBody, testProviderResponse } from './schemas.ts';
 
 const tags = ['model providers'];
 const idParams = z.object({ id: z.string().min(1).max(100) });
 
 /** Model provider routes: the nested error shape. Keys go in, never out. */
-export function modelProviderRoutes(app: FastifyInstance, service: ModelProviderService) {
+export function modelProviderRoutes(app: FastifyInstance, ctx: ModelProviderContext) {
   routeGroup(app, { prefix: '/api/model-providers', errors: 'nested' }, (r, g) => {
     const project = projectRoute(r);
 
@@ -18,7 +21,7 @@ export function modelProviderRoutes(app: FastifyInstance, service: ModelProvider
         config: { auth: { scope: 'project', permission: 'modelProviders:view' } },
         schema: { tags, summary: "The project's model providers and its organization's (keys shown by their last four characters)", response: { 200: providerListResponse } },
       },
-      async (_req, scope) => ({ data: await service.list(scope) }),
+      async (_req, scope) => ({ data: await listProviders(ctx, scope) }),
     );
 
     project.get(
@@ -27,7 +30,7 @@ export function modelProviderRoutes(app: FastifyInstance, service: ModelProvider
         config: { auth: { scope: 'project', permission: 'modelProviders:view' } },
         schema: { tags, summary: 'Every model the project can name (settings.model, a prompt\'s model): providers set in the app, then the server environment\'s', response: { 200: modelListResponse } },
       },
-      async (_req, scope) => ({ data: await service.models(scope) }),
+      async (_req, scope) => ({ data: await listModels(ctx, scope) }),
     );
 
     project.post(
@@ -41,7 +44,7 @@ export function modelProviderRoutes(app: FastifyInstance, service: ModelProvider
           response: { 200: providerModelsResponse, ...g.errors(502, 504) },
         },
       },
-      (req) => service.discoverModels(req.body),
+      (req) => discoverModels(ctx, req.body),
     );
 
     project.get(
@@ -50,7 +53,7 @@ export function modelProviderRoutes(app: FastifyInstance, service: ModelProvider
         config: { auth: { scope: 'project', permission: 'modelProviders:view' } },
         schema: { tags, summary: "The models a provider set in the app lists itself (its /models): to pick from wherever a model is chosen", params: idParams, response: { 200: providerModelsResponse, ...g.errors(404, 502, 504) } },
       },
-      (req, scope) => service.providerModels(scope, req.params.id),
+      (req, scope) => providerModels(ctx, scope, req.params.id),
     );
 
     project.post(
@@ -59,7 +62,7 @@ export function modelProviderRoutes(app: FastifyInstance, service: ModelProvider
         config: { auth: { scope: 'project', permission: 'modelProviders:manage' } },
         schema: { tags, summary: 'Set a model provider (its key is sealed at rest and never shown again)', body: createProviderBody, response: { 201: providerSchema, ...g.errors(409) } },
       },
-      async (req, scope, reply) => reply.status(201).send(await service.create(scope, req.body)),
+      async (req, scope, reply) => reply.status(201).send(await createProvider(ctx, scope, req.body)),
     );
 
     project.delete(
@@ -68,7 +71,7 @@ export function modelProviderRoutes(app: FastifyInstance, service: ModelProvider
         config: { auth: { scope: 'project', permission: 'modelProviders:manage' } },
         schema: { tags, params: idParams, response: { 200: z.object({ id: z.string(), deleted: z.literal(true) }), ...g.errors(404) } },
       },
-      (req, scope) => service.remove(scope, req.params.id),
+      (req, scope) => removeProvider(ctx, scope, req.params.id),
     );
 
     project.post(
@@ -83,7 +86,7 @@ export function modelProviderRoutes(app: FastifyInstance, service: ModelProvider
           response: { 200: testProviderResponse, ...g.errors(404) },
         },
       },
-      (req, scope) => service.test(scope, req.params.id, req.body?.model),
+      (req, scope) => testProvider(ctx, scope, req.params.id, req.body?.model),
     );
   });
 }

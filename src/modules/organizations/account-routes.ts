@@ -3,7 +3,12 @@ import { z } from 'zod';
 import { orgRoute, projectRoute, routeGroup } from '../../platform/http/route-group.ts';
 import { AppError } from '../../platform/errors.ts';
 import { clearSessionCookie, setSessionCookie } from '../../platform/auth/index.ts';
-import type { AccountService, Client, StartedSession } from './account-service.ts';
+import type { Client, StartedSession } from './account-rules.ts';
+import type { OrganizationsContext } from './context.ts';
+import { changePassword } from './change-password.ts';
+import { acceptInvitation, invitationInfo, listInvitations, revokeInvitation } from './invitations.ts';
+import { issueReset, resetInfo, resetPassword } from './resets.ts';
+import { describe, listSessions, revokeSession, signIn, signOut, switchOrganization } from './sessions.ts';
 import {
   acceptInvitationBody,
   changePasswordBody,
@@ -56,7 +61,7 @@ async function withRetryAfter<T>(reply: FastifyReply, work: () => Promise<T>): P
 }
 
 /** Sign-in, sessions, invitation and password-reset links: the nested error shape. */
-export function accountRoutes(app: FastifyInstance, accounts: AccountService) {
+export function accountRoutes(app: FastifyInstance, ctx: OrganizationsContext) {
   routeGroup(app, { prefix: '/api/auth', errors: 'nested' }, (r, g) => {
     const session = orgRoute(r);
 
@@ -75,7 +80,7 @@ export function accountRoutes(app: FastifyInstance, accounts: AccountService) {
           response: { 200: sessionSchema, ...g.errors(401, 403, 429) },
         },
       },
-      (req, reply) => withRetryAfter(reply, async () => signedIn(req, reply, await accounts.signIn(req.body, clientOf(req)))),
+      (req, reply) => withRetryAfter(reply, async () => signedIn(req, reply, await signIn(ctx, req.body, clientOf(req)))),
     );
 
     // langwatch.login() pastes a key and checks it here (X-Auth-Token, body {}): 401 when it is not valid.
@@ -100,7 +105,7 @@ export function accountRoutes(app: FastifyInstance, accounts: AccountService) {
         onSend: noStore,
         schema: { tags, summary: 'The signed-in user, the active organization, its projects, the role and the CSRF token', security: cookieCredential, response: { 200: sessionSchema } },
       },
-      (req, { principal }) => accounts.describe(principal),
+      (req, { principal }) => describe(ctx, principal),
     );
 
     session.patch(
@@ -116,7 +121,7 @@ export function accountRoutes(app: FastifyInstance, accounts: AccountService) {
           response: { 200: sessionSchema, ...g.errors(404) },
         },
       },
-      (req, { principal }) => accounts.switchOrganization(principal, req.body.organizationId),
+      (req, { principal }) => switchOrganization(ctx, principal, req.body.organizationId),
     );
 
     session.post(
@@ -126,7 +131,7 @@ export function accountRoutes(app: FastifyInstance, accounts: AccountService) {
         schema: { tags, summary: 'Sign out: revokes this session and clears the cookie', security: cookieCredential, response: { 200: z.object({ signedOut: z.literal(true) }) } },
       },
       async (req, { principal }, reply) => {
-        const answer = await accounts.signOut(principal);
+        const answer = await signOut(ctx, principal);
         clearSessionCookie(req, reply);
         return answer;
       },
@@ -138,7 +143,7 @@ export function accountRoutes(app: FastifyInstance, accounts: AccountService) {
         config: sessionRoute,
         schema: { tags, summary: "The signed-in user's active sessions, newest first", security: cookieCredential, response: { 200: sessionListSchema } },
       },
-      async (_req, { principal }) => ({ data: await accounts.listSessions(principal) }),
+      async (_req, { principal }) => ({ data: await listSessions(ctx, principal) }),
     );
 
     session.delete(
@@ -154,7 +159,7 @@ export function accountRoutes(app: FastifyInstance, accounts: AccountService) {
         },
       },
       async (req, { principal }, reply) => {
-        const answer = await accounts.revokeSession(principal, req.params.id);
+        const answer = await revokeSession(ctx, principal, req.params.id);
         if (req.params.id === principal.keyId) clearSessionCookie(req, reply);
         return answer;
       },
@@ -172,7 +177,7 @@ export function accountRoutes(app: FastifyInstance, accounts: AccountService) {
           response: { 200: z.object({ changed: z.literal(true) }), ...g.errors(429) },
         },
       },
-      (req, { principal }, reply) => withRetryAfter(reply, () => accounts.changePassword(principal, req.body, clientOf(req))),
+      (req, { principal }, reply) => withRetryAfter(reply, () => changePassword(ctx, principal, req.body, clientOf(req))),
     );
 
     r.get(
@@ -181,7 +186,7 @@ export function accountRoutes(app: FastifyInstance, accounts: AccountService) {
         config: publicRoute,
         schema: { tags, summary: 'What an invitation link is for (404 invitation_not_found when unknown, used or expired)', security: noCredentials, params: tokenParams, response: { 200: invitationInfoSchema, ...g.errors(404) } },
       },
-      (req) => accounts.invitationInfo(req.params.token),
+      (req) => invitationInfo(ctx, req.params.token),
     );
 
     r.post(
@@ -198,7 +203,7 @@ export function accountRoutes(app: FastifyInstance, accounts: AccountService) {
           response: { 200: sessionSchema, ...g.errors(404) },
         },
       },
-      async (req, reply) => signedIn(req, reply, await accounts.acceptInvitation(req.params.token, req.body, clientOf(req))),
+      async (req, reply) => signedIn(req, reply, await acceptInvitation(ctx, req.params.token, req.body, clientOf(req))),
     );
 
     r.get(
@@ -207,7 +212,7 @@ export function accountRoutes(app: FastifyInstance, accounts: AccountService) {
         config: publicRoute,
         schema: { tags, summary: 'Whose a password-reset link is (404 reset_not_found when unknown, used or expired)', security: noCredentials, params: tokenParams, response: { 200: resetInfoSchema, ...g.errors(404) } },
       },
-      (req) => accounts.resetInfo(req.params.token),
+      (req) => resetInfo(ctx, req.params.token),
     );
 
     r.post(
@@ -224,7 +229,7 @@ export function accountRoutes(app: FastifyInstance, accounts: AccountService) {
           response: { 200: sessionSchema, ...g.errors(404) },
         },
       },
-      async (req, reply) => signedIn(req, reply, await accounts.resetPassword(req.params.token, req.body, clientOf(req))),
+      async (req, reply) => signedIn(req, reply, await resetPassword(ctx, req.params.token, req.body, clientOf(req))),
     );
 
   });
@@ -238,7 +243,7 @@ export function accountRoutes(app: FastifyInstance, accounts: AccountService) {
         config: adminRoute,
         schema: { tags: ['organization'], summary: 'Pending invitations of the organization, newest first', response: { 200: z.object({ data: z.array(pendingInvitationSchema) }) } },
       },
-      async (_req, { principal }) => ({ data: await accounts.listInvitations(principal) }),
+      async (_req, { principal }) => ({ data: await listInvitations(ctx, principal) }),
     );
 
     org.delete(
@@ -252,7 +257,7 @@ export function accountRoutes(app: FastifyInstance, accounts: AccountService) {
           response: { 200: z.object({ id: z.string(), revoked: z.literal(true) }), ...g.errors(404) },
         },
       },
-      (req, { principal }) => accounts.revokeInvitation(principal, req.params.id),
+      (req, { principal }) => revokeInvitation(ctx, principal, req.params.id),
     );
 
   });
@@ -270,7 +275,7 @@ export function accountRoutes(app: FastifyInstance, accounts: AccountService) {
           response: { 200: resetLinkSchema, ...g.errors(404, 409) },
         },
       },
-      (req, { principal }) => accounts.issueReset(principal, req.params.userId, originOf(req)),
+      (req, { principal }) => issueReset(ctx, principal, req.params.userId, originOf(req)),
     );
   });
 }

@@ -1,7 +1,7 @@
-export { OrganizationService, type ProjectKeyIssuer, type IssuedKey } from './service.ts';
+export { buildOrganizations, organizationDirectory, registerOrganizations, type Accounts, type MemberDirectory, type Organizations } from './module.ts';
+export type { ProjectKeyIssuer, IssuedKey } from './context.ts';
 export { presentProject, type ProjectView } from './presenters.ts';
-export { organizationRoutes } from './routes.ts';
 export * as organizationStore from './store.ts';
 export { userEmail } from './store.ts';
 export { PasswordHasher } from './passwords.ts';
-export { AccountService, type AccountOptions } from './account-service.ts';
+export type { AccountOptions } from './account-rules.ts';

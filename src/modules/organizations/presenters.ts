@@ -1,10 +1,12 @@
 import type { z } from 'zod';
-import type { memberSchema, projectSchema } from './schemas.ts';
+import type { memberSchema, pendingInvitationSchema, projectSchema, sessionSchema } from './schemas.ts';
 import type { ProjectRow } from './store.ts';
 
 /** The answers' types come from their schemas: a field a schema gains and a presenter forgets fails to compile. */
 export type ProjectView = z.output<typeof projectSchema>;
 export type MemberView = z.output<typeof memberSchema>;
+export type SessionView = z.output<typeof sessionSchema>;
+export type PendingInvitationView = z.output<typeof pendingInvitationSchema>;
 
 export function presentProject(p: ProjectRow): ProjectView {
   return {

@@ -1,8 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { orgRoute, routeGroup } from '../../platform/http/route-group.ts';
-import type { OrganizationService } from './service.ts';
-import type { AccountService } from './account-service.ts';
+import type { OrganizationsContext } from './context.ts';
+import { inviteMember } from './invitations.ts';
+import { changeRole, listMembers, removeMember } from './members.ts';
+import { getOrganization, renameOrganization } from './organization.ts';
+import { createProject, deleteProject, getProject, listProjects, updateProject } from './projects.ts';
 import { accountRoutes, noStore, originOf } from './account-routes.ts';
 import {
   addMemberBody,
@@ -21,7 +24,7 @@ import {
 const tags = ['organization'];
 
 /** Organization, project and member routes, and the account routes: the nested error shape. */
-export function organizationRoutes(app: FastifyInstance, service: OrganizationService, accounts: AccountService) {
+export function organizationRoutes(app: FastifyInstance, ctx: OrganizationsContext) {
   routeGroup(app, { prefix: '/api/organization', errors: 'nested' }, (r) => {
     const org = orgRoute(r);
 
@@ -31,7 +34,7 @@ export function organizationRoutes(app: FastifyInstance, service: OrganizationSe
         config: { auth: { scope: 'organization', permission: 'organization:view' } },
         schema: { tags, summary: 'The organization of the calling key', response: { 200: organizationSchema } },
       },
-      (req, { principal }) => service.getOrganization(principal),
+      (req, { principal }) => getOrganization(ctx, principal),
     );
 
     org.patch(
@@ -40,7 +43,7 @@ export function organizationRoutes(app: FastifyInstance, service: OrganizationSe
         config: { auth: { scope: 'organization', permission: 'organization:update' } },
         schema: { tags, summary: 'Rename the organization', body: z.strictObject({ name: z.string().trim().min(1).max(100) }), response: { 200: organizationSchema } },
       },
-      (req, { principal }) => service.renameOrganization(principal, req.body.name),
+      (req, { principal }) => renameOrganization(ctx, principal, req.body.name),
     );
 
   });
@@ -54,7 +57,7 @@ export function organizationRoutes(app: FastifyInstance, service: OrganizationSe
         config: { auth: { scope: 'organization', permission: null } },
         schema: { tags, summary: 'Projects this key can see', response: { 200: z.object({ data: z.array(projectSchema) }) } },
       },
-      async (_req, { principal }) => ({ data: await service.listProjects(principal) }),
+      async (_req, { principal }) => ({ data: await listProjects(ctx, principal) }),
     );
 
     org.post(
@@ -68,7 +71,7 @@ export function organizationRoutes(app: FastifyInstance, service: OrganizationSe
           response: { 200: createdProjectSchema },
         },
       },
-      (req, { principal }) => service.createProject(principal, req.body),
+      (req, { principal }) => createProject(ctx, principal, req.body),
     );
 
     org.get(
@@ -77,7 +80,7 @@ export function organizationRoutes(app: FastifyInstance, service: OrganizationSe
         config: { auth: { scope: 'projectParam', param: 'id', permission: 'project:view' } },
         schema: { tags, params: idParams, response: { 200: projectSchema } },
       },
-      (req, { principal }) => service.getProject(principal, req.params.id),
+      (req, { principal }) => getProject(ctx, principal, req.params.id),
     );
 
     org.patch(
@@ -86,7 +89,7 @@ export function organizationRoutes(app: FastifyInstance, service: OrganizationSe
         config: { auth: { scope: 'projectParam', param: 'id', permission: 'project:update' } },
         schema: { tags, summary: 'Rename a project or change its retention', params: idParams, body: updateProjectBody, response: { 200: projectSchema } },
       },
-      (req, { principal }) => service.updateProject(principal, req.params.id, req.body),
+      (req, { principal }) => updateProject(ctx, principal, req.params.id, req.body),
     );
 
     org.delete(
@@ -100,7 +103,7 @@ export function organizationRoutes(app: FastifyInstance, service: OrganizationSe
           response: { 200: z.object({ id: z.string(), deleted: z.literal(true) }) },
         },
       },
-      (req, { principal }) => service.deleteProject(principal, req.params.id),
+      (req, { principal }) => deleteProject(ctx, principal, req.params.id),
     );
 
   });
@@ -114,7 +117,7 @@ export function organizationRoutes(app: FastifyInstance, service: OrganizationSe
         config: { auth: { scope: 'organization', permission: 'organization:view' } },
         schema: { tags, response: { 200: z.object({ data: z.array(memberSchema) }) } },
       },
-      async (_req, { principal }) => ({ data: await service.listMembers(principal) }),
+      async (_req, { principal }) => ({ data: await listMembers(ctx, principal) }),
     );
 
     org.post(
@@ -129,7 +132,7 @@ export function organizationRoutes(app: FastifyInstance, service: OrganizationSe
           response: { 200: addedMemberSchema, ...g.errors(409) },
         },
       },
-      (req, { principal }) => accounts.addMember(principal, req.body, originOf(req)),
+      (req, { principal }) => inviteMember(ctx, principal, req.body, originOf(req)),
     );
 
     org.patch(
@@ -138,7 +141,7 @@ export function organizationRoutes(app: FastifyInstance, service: OrganizationSe
         config: { auth: { scope: 'organization', permission: 'organization:manage' } },
         schema: { tags, params: userIdParams, body: z.strictObject({ role: roleSchema }), response: { 200: memberSchema, ...g.errors(404, 409) } },
       },
-      (req, { principal }) => service.changeRole(principal, req.params.userId, req.body.role),
+      (req, { principal }) => changeRole(ctx, principal, req.params.userId, req.body.role),
     );
 
     org.delete(
@@ -147,10 +150,10 @@ export function organizationRoutes(app: FastifyInstance, service: OrganizationSe
         config: { auth: { scope: 'organization', permission: 'organization:manage' } },
         schema: { tags, params: userIdParams, response: { 200: z.object({ userId: z.string(), removed: z.literal(true) }), ...g.errors(404, 409) } },
       },
-      (req, { principal }) => service.removeMember(principal, req.params.userId),
+      (req, { principal }) => removeMember(ctx, principal, req.params.userId),
     );
 
   });
 
-  accountRoutes(app, accounts);
+  accountRoutes(app, ctx);
 }

@@ -176,3 +176,8 @@ export async function userEmail(db: Executor, userId: string): Promise<string | 
   const [row] = await db.select({ email: users.email }).from(users).where(eq(users.id, userId));
   return row?.email ?? null;
 }
+
+/** Two processes starting together on one PostgreSQL: the second waits here until the first's set-up commits. */
+export async function lockFirstStart(tx: Executor): Promise<void> {
+  await tx.execute(sql`SELECT pg_advisory_xact_lock(5560002)`);
+}

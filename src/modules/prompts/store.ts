@@ -151,9 +151,4 @@ export async function deleteTag(db: Executor, promptId: string, tag: string): Pr
 }
 
 /** A unique index refused the write (two creates racing for one handle). */
-export function isUniqueViolation(err: unknown): boolean {
-  for (let e: unknown = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
-    if ((e as { code?: unknown }).code === '23505') return true;
-  }
-  return false;
-}
+export { isUniqueViolation } from '../../db/index.ts';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { dateInput } from '../../platform/date-input.ts';
 import { annotationSchema } from '../annotations/schemas.ts';
 import { scoreInput } from '../annotations/scores.schema.ts';
 import { summaryFilterSchema } from '../traces/schemas.ts';
@@ -109,8 +110,8 @@ export const addItemsBody = z.strictObject({
   filter: z
     .strictObject({
       query: z.string().max(1000).optional(),
-      startDate: z.union([z.number().int().nonnegative(), z.iso.datetime({ offset: true })]).optional(),
-      endDate: z.union([z.number().int().nonnegative(), z.iso.datetime({ offset: true })]).optional(),
+      startDate: dateInput.optional(),
+      endDate: dateInput.optional(),
       filters: summaryFilterSchema.optional(),
     })
     .optional()

@@ -5,7 +5,7 @@ import { scoreSummarySchema, type ScoreSummary } from '../annotations/scores.sch
 
 export { traceFilterSchema, summaryFilterSchema, type TraceFilter, type SummaryFilter } from './filter.ts';
 
-const dateInput = z.union([z.number().int().nonnegative(), z.iso.datetime({ offset: true })]);
+import { dateInput } from '../../platform/date-input.ts';
 
 export const searchRequestSchema = z
   .strictObject({

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { toMillis } from '../../platform/time-buckets.ts';
 import { sql, type SQL } from 'drizzle-orm';
 import { AppError, badRequest } from '../../platform/errors.ts';
 import * as store from './store.ts';
@@ -105,8 +106,8 @@ export class TraceSearch {
     const c: SQL[] = [];
     // Words of input and output; web-search syntax: "a phrase", or, -excluded.
     if (req.query?.trim()) c.push(sql`search_tsv @@ websearch_to_tsquery('simple', ${req.query})`);
-    if (req.startDate !== undefined) c.push(sql`started_at >= ${toMillis(req.startDate)}`);
-    if (req.endDate !== undefined) c.push(sql`started_at <= ${toMillis(req.endDate)}`);
+    if (req.startDate !== undefined) c.push(sql`started_at >= ${toMillis(req.startDate, 'startDate')}`);
+    if (req.endDate !== undefined) c.push(sql`started_at <= ${toMillis(req.endDate, 'endDate')}`);
     c.push(...toSql(req.filters, this.ctx.extensions.flatMap((e) => (e.filterConditions ? [e.filterConditions] : []))));
     return c;
   }
@@ -149,11 +150,4 @@ function decodeScroll(id: string): ScrollCursor {
 
 function sortValue(row: store.TraceRow, column: store.SortColumn): number | null {
   return column === 'started_at' ? row.started_at : column === 'total_cost' ? row.total_cost : row.total_time_ms;
-}
-
-function toMillis(v: number | string): number {
-  if (typeof v === 'number') return v;
-  const ms = Date.parse(v);
-  if (Number.isNaN(ms)) throw new AppError(400, 'invalid_date', `not a date: ${v}`);
-  return ms;
 }

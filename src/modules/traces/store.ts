@@ -672,9 +672,4 @@ export async function deleteView(db: Executor, projectId: string, id: string): P
   return deleted.length > 0;
 }
 
-export function isUniqueViolation(err: unknown): boolean {
-  for (let e: unknown = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
-    if ((e as { code?: unknown }).code === '23505') return true;
-  }
-  return false;
-}
+export { isUniqueViolation } from '../../db/index.ts';

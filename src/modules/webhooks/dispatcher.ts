@@ -8,6 +8,7 @@ import type { Clock } from '../../platform/clock.ts';
 import { EVENTS_CHANNEL } from '../../platform/events/index.ts';
 import { newId } from '../../platform/ids.ts';
 import type { Metrics } from '../../platform/metrics.ts';
+import { parseRetryAfter } from '../../platform/retry-after.ts';
 import { subscribes } from './catalogue.ts';
 import { deliver, type DeliveryResult } from './delivery.ts';
 import {
@@ -16,7 +17,6 @@ import {
   LOG_RETENTION_MS,
   OUTBOX_RETENTION_MS,
   nextAttemptDelayMs,
-  parseRetryAfter,
   REQUEST_TIMEOUT_MS,
 } from './retry.ts';
 import type { EndpointSecrets } from './secrets.ts';
@@ -377,7 +377,7 @@ export class WebhookDispatcher {
     const delivered = result.status !== null && result.status >= 200 && result.status < 300;
     const retryable = !delivered && (result.status !== null ? isRetryableStatus(result.status) : result.failure !== 'refused_destination');
     // One value: Node keeps the first Retry-After of a response and discards repeats.
-    const delay = retryable ? nextAttemptDelayMs(dispatch.attempt, parseRetryAfter(result.headers['retry-after'], now)) : null;
+    const delay = retryable ? nextAttemptDelayMs(dispatch.attempt, parseRetryAfter(result.headers['retry-after'], now.getTime())) : null;
     const outcome = delivered ? 'delivered' : delay !== null ? 'retrying' : 'failed';
     this.options.metrics?.webhookDelivery(outcome);
     const nextAttemptAt = delay !== null ? new Date(now.getTime() + delay) : null;

@@ -45,10 +45,3 @@ export function nextAttemptDelayMs(attempt: number, retryAfterMs: number | null,
   return retryAfterMs !== null ? Math.max(jittered, Math.min(retryAfterMs, 24 * HOUR)) : jittered;
 }
 
-/** Retry-After as seconds or an HTTP date; null when absent or unreadable. */
-export function parseRetryAfter(value: string | undefined, now: Date): number | null {
-  if (!value) return null;
-  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * SECOND;
-  const at = Date.parse(value);
-  return Number.isNaN(at) ? null : Math.max(0, at - now.getTime());
-}

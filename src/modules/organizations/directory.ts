@@ -1,0 +1,27 @@
+import { type Executor } from '../../db/index.ts';
+import { type Role } from '../../platform/auth/index.ts';
+import { type DirectoryContext } from './context.ts';
+import * as store from './store.ts';
+import { type SQL } from 'drizzle-orm';
+
+export function projectOrganization(ctx: DirectoryContext, projectId: string): Promise<string | null> {
+  return store.projectOrganization(ctx.db.orm, projectId);
+}
+export function membershipRole(ctx: DirectoryContext, organizationId: string, userId: string, db: Executor = ctx.db.orm): Promise<Role | null> {
+  return store.findMembershipRole(db, organizationId, userId);
+}
+/**
+ * A query answering the project's id with its row share-locked until the transaction
+ * ends: the project cannot be deleted while the caller writes rows for it (what a foreign
+ * key does per row, done once). Callers embed it in a statement of their own.
+ */
+export function holdProjectSql(ctx: DirectoryContext, projectId: string): SQL {
+  return store.holdProjectSql(projectId);
+}
+/** Projects that keep traces for a limited time (the traces module's retention sweep). */
+export function retentionPolicies(ctx: DirectoryContext): Promise<{ projectId: string; days: number }[]> {
+  return store.retentionPolicies(ctx.db.orm);
+}
+export function firstAdmin(ctx: DirectoryContext): Promise<{ organizationId: string; userId: string } | null> {
+  return store.firstAdmin(ctx.db.orm);
+}
