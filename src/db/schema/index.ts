@@ -16,3 +16,4 @@ export * from './privacy.ts';
 export * from './alerts.ts';
 export * from './simulations.ts';
 export * from './judge-alignment.ts';
+export * from './topics.ts';

@@ -14,7 +14,7 @@ import { parseInput, parseSettings, runEvaluator } from './runner.ts';
 import type { EvaluateBody, TraceEvaluation } from './schemas.ts';
 import * as store from './store.ts';
 import { EvaluatorError, MissingConfigurationError } from './errors.ts';
-import { completeChat, listProviderModels, resolveChatModel, splitModel, SUPPORTED_PROVIDERS, type ChatCompletion, type ChatMessage, type ChatOptions, type ChatParameters, type ProviderConfig } from './llm/provider.ts';
+import { completeChat, JudgeSession, listProviderModels, resolveChatModel, splitModel, SUPPORTED_PROVIDERS, type ChatCompletion, type ChatMessage, type ChatOptions, type ChatParameters, type ProviderConfig } from './llm/provider.ts';
 import type { EvaluationResult, EvaluatorDefinition } from './types.ts';
 
 export interface EvaluationLimits {
@@ -401,6 +401,17 @@ export class EvaluationService {
     const stored = providers?.get(resolved.provider);
     if (stored?.kind === 'anthropic') checkAnthropicParameters(options.parameters ?? {});
     return this.completeWith(resolved, messages, { ...options, signal, providers, timeoutMs: this.limits.timeoutMs, maxRetries: this.limits.maxRetries, vendor: stored ? (stored.kind === 'anthropic' ? 'anthropic' : 'openai') : resolved.provider });
+  }
+
+  /**
+   * Embeddings of `texts` by `model` (provider/model: a provider set in the app, or openai from
+   * the environment), within the evaluations' deadline: 400 naming `field` for a provider that
+   * does not exist, the provider's own errors otherwise.
+   */
+  async embed(scope: EvaluationScope, model: string, texts: string[], field: string): Promise<number[][]> {
+    const providers = await this.providersFor(scope, model, field);
+    const session = new JudgeSession(model, { env: this.env, fetch: this.fetchImpl, now: () => this.clock.now(), signal: AbortSignal.timeout(this.limits.timeoutMs), maxRetries: this.limits.maxRetries, providers });
+    return session.embed(model, texts);
   }
 
   /** A model provider's "test": one tiny completion, a short deadline, no retries. */

@@ -17,4 +17,5 @@ export {
   type ForeignFilterConditions,
 } from './filter.ts';
 export { searchRequestSchema, searchResponseSchema, spanParams, spanSchema, traceIdParams, traceOutlineSchema } from './schemas.ts';
-export { aggregateTraces, aggregateUsers, evaluationValues, traceValues, type TraceValueColumn, type UserRow, type UserSort, type UsersQuery, type AggregateQuery, type AggregateResult, type GroupBy, type MetricsRow, type ScoreBucketRow, type ThumbsRow, type Totals, type VerdictRow } from './aggregates.ts';
+export { aggregateTraces, aggregateUsers, evaluationValues, traceValues, type TraceValueColumn, type UserRow, type UserSort, type UsersQuery, type AggregateQuery, type AggregateResult, type GroupBy, type ForeignGroups, type MetricsRow, type ScoreBucketRow, type ThumbsRow, type Totals, type VerdictRow } from './aggregates.ts';
+export { traceIdsCondition } from './store.ts';
