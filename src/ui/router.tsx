@@ -123,6 +123,15 @@ const usersRoute = createRoute({
   component: lazyRouteComponent(() => import('./routes/users.tsx')),
 });
 
+const topicsSearch = z.object({ range: oneOf(['24h', '30d']) });
+export type TopicsSearch = z.output<typeof topicsSearch>;
+const topicsRoute = createRoute({
+  getParentRoute: () => projectRoute,
+  path: '/topics',
+  validateSearch: searchValidator(topicsSearch),
+  component: lazyRouteComponent(() => import('./routes/topics.tsx')),
+});
+
 const threadRoute = createRoute({
   getParentRoute: () => projectRoute,
   path: '/threads/$threadId',
@@ -417,6 +426,7 @@ const routeTree = rootRoute.addChildren([
     tracesRoute,
     traceRoute,
     usersRoute,
+    topicsRoute,
     threadRoute,
     promptsRoute,
     promptRoute,

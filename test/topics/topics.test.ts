@@ -214,7 +214,7 @@ describe.each(databaseKinds)('topics (%s)', (kind) => {
       expect(topic.trend.reduce((n, d) => n + d.traces, 0)).toBe(members.length);
     }
     firstIds = topics.map((x) => x.id).sort();
-  });
+  }, 240_000);
 
   it('groups analytics by topic, as the topics list counts them', async () => {
     const now = Date.now();
@@ -246,7 +246,7 @@ describe.each(databaseKinds)('topics (%s)', (kind) => {
     const again = await req('GET', '/api/topics');
     expect(again.body.status).toMatchObject({ builtTraces: 158, rebuildRequestedAt: null });
     expect((again.body.topics as { id: string }[]).map((x) => x.id).sort()).toEqual(firstIds);
-  });
+  }, 240_000);
 
   it('keeps topics to their project', async () => {
     const theirs = await req('GET', '/api/topics', undefined, other.projectToken);

@@ -23784,6 +23784,479 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/topics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The project's topics, with their traces, errors, cost, thumbs, verdicts and traces per day over a range */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Traces started at or after (epoch ms or ISO 8601); default: 7 days before endDate */
+                    startDate?: number | string;
+                    /** @description Traces started at or before; default: now */
+                    endDate?: number | string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TopicsResponse"];
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/topics/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Which models find and name the topics, how often they are found again, and how the last build went */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TopicSettings"];
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        /** Set the embeddings model (null: topics off), the naming model and the schedule; applies from the next round */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["TopicSettingsBodyInput"];
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TopicSettings"];
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/topics/rebuild": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Find the topics again at the next round (within a minute), from every embedded trace */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TopicsRebuild"];
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/experiment/init": {
         parameters: {
             query?: never;
@@ -32888,6 +33361,8 @@ export interface components {
                     /** @description categorical: this category; boolean: true or false */
                     value?: string | boolean;
                 };
+                /** @description Traces in any of these topics (topic ids, GET /api/topics) */
+                topic?: string | string[];
             };
             /** @description Default 25 */
             pageSize?: number;
@@ -32947,6 +33422,8 @@ export interface components {
                     /** @description categorical: this category; boolean: true or false */
                     value?: string | boolean;
                 };
+                /** @description Traces in any of these topics (topic ids, GET /api/topics) */
+                topic?: string | string[];
             };
             /** @description Epoch ms: traces first stored at or after this time (timestamps.inserted_at) */
             since: number;
@@ -33620,6 +34097,8 @@ export interface components {
                     /** @description categorical: this category; boolean: true or false */
                     value?: string | boolean;
                 };
+                /** @description Traces in any of these topics (topic ids, GET /api/topics) */
+                topic?: string | string[];
             };
             /**
              * @description One decision per segment, all of them up to 1,000 a window (those with most events; the history says how many were left out), corrected together
@@ -34168,12 +34647,14 @@ export interface components {
                     /** @description categorical: this category; boolean: true or false */
                     value?: string | boolean;
                 };
+                /** @description Traces in any of these topics (topic ids, GET /api/topics) */
+                topic?: string | string[];
             };
             /**
-             * @description One series per model (normalized name), label or user: the 10 with most traces, the rest as "other"
+             * @description One series per model (normalized name), label, user or topic (its id, GET /api/topics): the 10 with most traces, the rest as "other"
              * @default null
              */
-            groupBy?: ("model" | "label" | "user") | null;
+            groupBy?: ("model" | "label" | "user" | "topic") | null;
         };
         TimeseriesResponseInput: {
             /**
@@ -34185,7 +34666,7 @@ export interface components {
             startDate: number;
             endDate: number;
             series: {
-                /** @description The model, label or user; null: ungrouped, or traces without one */
+                /** @description The model, label, user or topic id; null: ungrouped, or traces without one */
                 group: string | null;
                 /** @description The groups beyond the first 10, together (group "other") */
                 other: boolean;
@@ -34312,6 +34793,8 @@ export interface components {
                     /** @description categorical: this category; boolean: true or false */
                     value?: string | boolean;
                 };
+                /** @description Traces in any of these topics (topic ids, GET /api/topics) */
+                topic?: string | string[];
             };
             /** @description Part of the user id (case-insensitive) */
             search?: string;
@@ -34452,6 +34935,81 @@ export interface components {
                 /** @enum {string} */
                 source: "project" | "organization" | "environment";
             }[];
+        };
+        TopicSettingsBodyInput: {
+            /** @description provider/model that embeds each trace's input: a model provider set in the app (OpenAI or OpenAI-compatible), or openai from the server environment; null turns topics off */
+            embeddingsModel: string | null;
+            /**
+             * @description provider/model (a chat model) that names each topic from its traces; null: topics are named by their keywords
+             * @default null
+             */
+            namingModel?: string | null;
+            /**
+             * @description Topics are found again from all embedded traces this often
+             * @default 24
+             */
+            reclusterHours?: number;
+        };
+        TopicsStatusInput: {
+            /** @description An embeddings model is set */
+            enabled: boolean;
+            /** @description When the topics were last found, epoch ms; null: never */
+            builtAt: number | null;
+            /** @description How many traces that build clustered */
+            builtTraces: number | null;
+            /** @description Traces whose input is embedded (the ones topics can hold) */
+            embeddedTraces: number;
+            /** @description A rebuild asked for and not yet done, epoch ms */
+            rebuildRequestedAt: number | null;
+            /** @description Why the last build or the last embedding of new traces failed; null once one succeeds again */
+            lastError: string | null;
+            lastErrorAt: number | null;
+        };
+        TopicSettingsInput: {
+            embeddingsModel: string | null;
+            namingModel: string | null;
+            reclusterHours: number;
+            updatedAt: number | null;
+            status: components["schemas"]["TopicsStatusInput"];
+        };
+        TopicsResponseInput: {
+            topics: {
+                /** @description Stable across rebuilds while the topic stays (a rebuild keeps the id of the old topic nearest each new one) */
+                id: string;
+                name: string;
+                keywords: string[];
+                /** @description Traces in the topic when it was built, and joined since */
+                size: number;
+                /** @description Traces of the topic started in the range */
+                traces: number;
+                /** @description traces / all traces in the range that have a topic (0..1) */
+                share: number | null;
+                errors: number;
+                error_rate: number | null;
+                /** @description USD */
+                cost: number;
+                thumbs_up: number;
+                thumbs_down: number;
+                /** @description Traces per day of the range */
+                trend: {
+                    start: number;
+                    traces: number;
+                }[];
+                /** @description Evaluators' verdicts on the topic's traces in the range */
+                evaluations: {
+                    evaluator: string;
+                    passed: number;
+                    failed: number;
+                    pass_rate: number | null;
+                }[];
+            }[];
+            startDate: number;
+            endDate: number;
+            status: components["schemas"]["TopicsStatusInput"];
+        };
+        TopicsRebuildInput: {
+            requestedAt: number;
+            status: components["schemas"]["TopicsStatusInput"];
         };
         Project: {
             id: string;
@@ -34814,6 +35372,8 @@ export interface components {
                     /** @description categorical: this category; boolean: true or false */
                     value?: string | boolean;
                 };
+                /** @description Traces in any of these topics (topic ids, GET /api/topics) */
+                topic?: string | string[];
             };
             /** @description Default 25 */
             pageSize?: number;
@@ -34873,6 +35433,8 @@ export interface components {
                     /** @description categorical: this category; boolean: true or false */
                     value?: string | boolean;
                 };
+                /** @description Traces in any of these topics (topic ids, GET /api/topics) */
+                topic?: string | string[];
             };
             /** @description Epoch ms: traces first stored at or after this time (timestamps.inserted_at) */
             since: number;
@@ -35546,6 +36108,8 @@ export interface components {
                     /** @description categorical: this category; boolean: true or false */
                     value?: string | boolean;
                 };
+                /** @description Traces in any of these topics (topic ids, GET /api/topics) */
+                topic?: string | string[];
             };
             /**
              * @description One decision per segment, all of them up to 1,000 a window (those with most events; the history says how many were left out), corrected together
@@ -36094,12 +36658,14 @@ export interface components {
                     /** @description categorical: this category; boolean: true or false */
                     value?: string | boolean;
                 };
+                /** @description Traces in any of these topics (topic ids, GET /api/topics) */
+                topic?: string | string[];
             };
             /**
-             * @description One series per model (normalized name), label or user: the 10 with most traces, the rest as "other"
+             * @description One series per model (normalized name), label, user or topic (its id, GET /api/topics): the 10 with most traces, the rest as "other"
              * @default null
              */
-            groupBy: ("model" | "label" | "user") | null;
+            groupBy: ("model" | "label" | "user" | "topic") | null;
         };
         TimeseriesResponse: {
             /**
@@ -36111,7 +36677,7 @@ export interface components {
             startDate: number;
             endDate: number;
             series: {
-                /** @description The model, label or user; null: ungrouped, or traces without one */
+                /** @description The model, label, user or topic id; null: ungrouped, or traces without one */
                 group: string | null;
                 /** @description The groups beyond the first 10, together (group "other") */
                 other: boolean;
@@ -36238,6 +36804,8 @@ export interface components {
                     /** @description categorical: this category; boolean: true or false */
                     value?: string | boolean;
                 };
+                /** @description Traces in any of these topics (topic ids, GET /api/topics) */
+                topic?: string | string[];
             };
             /** @description Part of the user id (case-insensitive) */
             search?: string;
@@ -36378,6 +36946,81 @@ export interface components {
                 /** @enum {string} */
                 source: "project" | "organization" | "environment";
             }[];
+        };
+        TopicSettingsBody: {
+            /** @description provider/model that embeds each trace's input: a model provider set in the app (OpenAI or OpenAI-compatible), or openai from the server environment; null turns topics off */
+            embeddingsModel: string | null;
+            /**
+             * @description provider/model (a chat model) that names each topic from its traces; null: topics are named by their keywords
+             * @default null
+             */
+            namingModel: string | null;
+            /**
+             * @description Topics are found again from all embedded traces this often
+             * @default 24
+             */
+            reclusterHours: number;
+        };
+        TopicsStatus: {
+            /** @description An embeddings model is set */
+            enabled: boolean;
+            /** @description When the topics were last found, epoch ms; null: never */
+            builtAt: number | null;
+            /** @description How many traces that build clustered */
+            builtTraces: number | null;
+            /** @description Traces whose input is embedded (the ones topics can hold) */
+            embeddedTraces: number;
+            /** @description A rebuild asked for and not yet done, epoch ms */
+            rebuildRequestedAt: number | null;
+            /** @description Why the last build or the last embedding of new traces failed; null once one succeeds again */
+            lastError: string | null;
+            lastErrorAt: number | null;
+        };
+        TopicSettings: {
+            embeddingsModel: string | null;
+            namingModel: string | null;
+            reclusterHours: number;
+            updatedAt: number | null;
+            status: components["schemas"]["TopicsStatus"];
+        };
+        TopicsResponse: {
+            topics: {
+                /** @description Stable across rebuilds while the topic stays (a rebuild keeps the id of the old topic nearest each new one) */
+                id: string;
+                name: string;
+                keywords: string[];
+                /** @description Traces in the topic when it was built, and joined since */
+                size: number;
+                /** @description Traces of the topic started in the range */
+                traces: number;
+                /** @description traces / all traces in the range that have a topic (0..1) */
+                share: number | null;
+                errors: number;
+                error_rate: number | null;
+                /** @description USD */
+                cost: number;
+                thumbs_up: number;
+                thumbs_down: number;
+                /** @description Traces per day of the range */
+                trend: {
+                    start: number;
+                    traces: number;
+                }[];
+                /** @description Evaluators' verdicts on the topic's traces in the range */
+                evaluations: {
+                    evaluator: string;
+                    passed: number;
+                    failed: number;
+                    pass_rate: number | null;
+                }[];
+            }[];
+            startDate: number;
+            endDate: number;
+            status: components["schemas"]["TopicsStatus"];
+        };
+        TopicsRebuild: {
+            requestedAt: number;
+            status: components["schemas"]["TopicsStatus"];
         };
     };
     responses: never;

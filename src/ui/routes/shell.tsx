@@ -9,6 +9,7 @@ const PART2_SECTIONS = [
   ['/p/$projectId/datasets', 'Datasets'],
   ['/p/$projectId/queues', 'Review'],
   ['/p/$projectId/users', 'Users'],
+  ['/p/$projectId/topics', 'Topics'],
   ['/p/$projectId/prompts', 'Prompts'],
   ['/p/$projectId/evaluators', 'Evaluators'],
   ['/p/$projectId/monitors', 'Monitors'],
