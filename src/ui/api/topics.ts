@@ -34,10 +34,10 @@ export function useTopicMutations(projectId: string) {
 
 /** Topic names by id (for filters that name topics by id). */
 export function useTopicNames(projectId: string, enabled: boolean): Map<string, string> | undefined {
-  const now = Date.now();
   const topics = useQuery({
     queryKey: [...topicsKey(projectId), 'names'],
-    queryFn: ({ signal }) => GET('/api/topics', { params: { query: { startDate: now - 86_400_000, endDate: now } }, projectId, signal }),
+    // Names only: the range's counts are not read, so any range serves.
+    queryFn: ({ signal }) => GET('/api/topics', { params: { query: { startDate: 0, endDate: 86_400_000 } }, projectId, signal }),
     enabled,
     staleTime: 60_000,
   });

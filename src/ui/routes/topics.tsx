@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { Alert, Badge, Button, Card, Group, Loader, NumberInput, SegmentedControl, Stack, Table, Text, Title } from '@mantine/core';
 import { IconRefresh } from '@tabler/icons-react';
 import { Link, useNavigate, useParams, useSearch } from '@tanstack/react-router';
@@ -23,9 +23,11 @@ export default function TopicsPage() {
   const search = useSearch({ from: '/p/$projectId/topics' });
   const navigate = useNavigate({ from: '/p/$projectId/topics' });
   const range = RANGES.find((r) => r.value === search.range) ?? RANGES[1];
-  // The range's end is taken when the range changes, so the query stays the same between renders.
-  const [endDate, setEndDate] = useState(() => Date.now());
-  useEffect(() => setEndDate(Date.now()), [range.value]);
+  // The range's end is taken when the range changes (while rendering: React renders again at
+  // once), so the query stays the same between renders.
+  const [anchor, setAnchor] = useState(() => ({ range: range.value as string, at: Date.now() }));
+  if (anchor.range !== range.value) setAnchor({ range: range.value, at: Date.now() });
+  const endDate = anchor.at;
   const topics = useTopics(projectId, { startDate: endDate - range.ms, endDate });
   const settings = useTopicSettings(projectId);
   const { rebuild } = useTopicMutations(projectId);
