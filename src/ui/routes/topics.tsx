@@ -7,6 +7,7 @@ import { ModelPicker } from '../components/ModelPicker.tsx';
 import { Sparkline } from '../components/Sparkline.tsx';
 import { formatCost, formatFullTime, formatRelative } from '../lib/format.ts';
 import { formErrors } from '../lib/form-errors.ts';
+import { useRangeAnchor } from '../lib/list-search.ts';
 import type { TopicsSearch } from '../router.tsx';
 
 const RANGES = [
@@ -23,11 +24,8 @@ export default function TopicsPage() {
   const search = useSearch({ from: '/p/$projectId/topics' });
   const navigate = useNavigate({ from: '/p/$projectId/topics' });
   const range = RANGES.find((r) => r.value === search.range) ?? RANGES[1];
-  // The range's end is taken when the range changes (while rendering: React renders again at
-  // once), so the query stays the same between renders.
-  const [anchor, setAnchor] = useState(() => ({ range: range.value as string, at: Date.now() }));
-  if (anchor.range !== range.value) setAnchor({ range: range.value, at: Date.now() });
-  const endDate = anchor.at;
+  // The range's end is taken when the range changes, so the query stays the same between renders.
+  const endDate = useRangeAnchor({ range: range.value, from: undefined, to: undefined });
   const topics = useTopics(projectId, { startDate: endDate - range.ms, endDate });
   const settings = useTopicSettings(projectId);
   const { rebuild } = useTopicMutations(projectId);
