@@ -26,7 +26,7 @@ import { AnnotationService, annotationRoutes, ScoreConfigService, scoreConfigRou
 import { addItems, addMonitorFailure, createQueue, getQueue, queueExists, reviewQueueRoutes, type ReviewDeps } from './modules/review/index.ts';
 import { buildAgentCache, registerAgentCache, type AgentCache } from './modules/agent-cache/index.ts';
 import { loadKeyring } from './platform/crypto.ts';
-import { OtlpGrpcServer, TRACE_CONTENTS_PAGE, TraceService, traceRoutes } from './modules/traces/index.ts';
+import { OtlpGrpcServer, TRACE_CONTENTS_PAGE, TraceService, traceIdsCondition, traceRoutes } from './modules/traces/index.ts';
 import { customEvaluatorRoutes, EvaluationService, evaluationRoutes, findEvaluator } from './modules/evaluators/index.ts';
 import { buildAlerts, registerAlerts } from './modules/alerts/index.ts';
 import { Scheduler } from './platform/periodic.ts';
@@ -69,6 +69,7 @@ import { buildPrivacy, registerPrivacy, type PrivacyPorts } from './modules/priv
 import { registerSimulations } from './modules/simulations/index.ts';
 import { registerDashboards } from './modules/dashboards/index.ts';
 import { registerThreads, threads as threadEvaluation, type ThreadsContext } from './modules/threads/index.ts';
+import { buildTopicsModule, inTopicsCondition, registerTopics, topicOfTraceSql, type Topics, type TopicsContext } from './modules/topics/index.ts';
 import { deleteProjectTrustRule, registerJudgeAlignment, type ReviewQueuePort } from './modules/judge-alignment/index.ts';
 
 export interface Deps {
@@ -107,6 +108,8 @@ export interface Services {
   readPriority: ReadPriority;
   /** Alert rules evaluated window by window. */
   alerts: ReturnType<typeof buildAlerts>;
+  /** Topics: traces' inputs embedded and clustered. */
+  topics: { ctx: TopicsContext; topics: Topics };
 }
 
 export interface App {
@@ -226,7 +229,7 @@ export function buildServices(deps: Deps): Services {
   jobs.handle(THREAD_MONITOR_QUEUE, threadMonitorJobPayload, (job) => monitors.runThreadJob(job));
   traces.extend({
     evaluations: (projectId, traceId) => listTraceEvaluations(deps.db, projectId, traceId),
-    filterConditions: { has_annotation: annotatedTraceCondition, evaluation: evaluationTraceCondition, score: scoredTraceCondition },
+    filterConditions: { has_annotation: annotatedTraceCondition, evaluation: evaluationTraceCondition, score: scoredTraceCondition, topic: inTopicsCondition },
     listFacts: async (projectId, traceIds) => ({
       evaluations: await evaluationChipsByTrace(deps.db.orm, projectId, traceIds),
       annotations: await annotationCountsByTrace(deps.db.orm, projectId, traceIds),
@@ -237,6 +240,7 @@ export function buildServices(deps: Deps): Services {
     onTracesDeleted: async (tx, projectId, traceIds) => {
       await deleteTraceEvaluations(tx, projectId, traceIds);
       await deleteTraceAnnotations(tx, projectId, traceIds);
+      await topics.topics.deleteTraces(tx, projectId, traceIds);
     },
     // Evaluations whose trace never arrived (or came under another id) age out with the traces.
     sweepBefore: (projectId, cutoffMs) => deleteEvaluationsInsertedBefore(deps.db, projectId, cutoffMs),
@@ -250,7 +254,22 @@ export function buildServices(deps: Deps): Services {
     verdictsSql,
     scoresSql,
     evaluationResultsSql,
+    topicOfTraceSql,
   });
+  const topicsCtx: TopicsContext = {
+    db: deps.db,
+    clock: deps.clock,
+    embed: (scope, model, texts, field) => evaluations.embed(scope, model, texts, field),
+    checkProvider: async (scope, model, field) => void (await evaluations.providersFor(scope, model, field)),
+    complete: async (scope, model, prompt) => (await evaluations.complete(scope, model, [{ role: 'user', content: prompt }])).text,
+    traceInputs: (projectId, where, limit) => traces.inputs(projectId, where, limit),
+    traceIdsCondition,
+    topicSums: (projectId, range) => analytics.periodSums(projectId, { ...range, groupBy: 'topic' }),
+    topicVerdicts: async (projectId, range) =>
+      (await analytics.periodEvaluations(projectId, { ...range, groupBy: 'topic', evaluator: null, limit: 200_000 })).map((r) => ({ g: r.g, evaluator: r.name, passed: r.passed })),
+  };
+  const topics = { ctx: topicsCtx, topics: buildTopicsModule(topicsCtx) };
+  organizations.onProjectDeleted((tx, projectId) => topics.topics.deleteProject(projectId, tx));
   const alerts = buildAlerts({
     db: deps.db,
     clock: deps.clock,
@@ -273,7 +292,7 @@ export function buildServices(deps: Deps): Services {
   });
   organizations.onProjectDeleted((tx, projectId) => alerts.alerts.deleteProject(projectId, tx));
   registerGauges(metrics, deps, { traces, jobs, webhooks, readPriority });
-  return { organizations, accounts, apiKeys, traces, prompts, annotations, scoreConfigs, review, agentCache, evaluations, modelProviders, webhooks, monitors, threads, analytics, jobs, metrics, privacy, readPriority, alerts };
+  return { organizations, accounts, apiKeys, traces, prompts, annotations, scoreConfigs, review, agentCache, evaluations, modelProviders, webhooks, monitors, threads, analytics, jobs, metrics, privacy, readPriority, alerts, topics };
 }
 
 /** The models offered from the server's environment (OPENAI_API_KEY): any openai/<model> works, these are listed. */
@@ -441,6 +460,7 @@ export async function buildApp(deps: Deps): Promise<App> {
   services.organizations.onProjectDeleted((tx, projectId) => simulations.deleteProject(projectId, tx));
   const dashboards = registerDashboards(http, { db: deps.db, clock: deps.clock, series: (projectId, request) => services.analytics.timeseries(projectId, request) });
   services.organizations.onProjectDeleted((tx, projectId) => dashboards.deleteProject(projectId, tx));
+  registerTopics(http, scheduler, services.topics.ctx, services.topics.topics);
   experimentRuns.runner.attach(http);
   // One process owns a PGlite database: jobs it had claimed when it last stopped (killed) are nobody's now.
   if (deps.db.kind === 'pglite') http.addHook('onReady', async () => void (await services.jobs.releaseClaims()));

@@ -137,6 +137,15 @@ const threadsRoute = createRoute({
   component: lazyRouteComponent(() => import('./routes/threads.tsx')),
 });
 
+const topicsSearch = z.object({ range: oneOf(['24h', '30d']) });
+export type TopicsSearch = z.output<typeof topicsSearch>;
+const topicsRoute = createRoute({
+  getParentRoute: () => projectRoute,
+  path: '/topics',
+  validateSearch: searchValidator(topicsSearch),
+  component: lazyRouteComponent(() => import('./routes/topics.tsx')),
+});
+
 const threadRoute = createRoute({
   getParentRoute: () => projectRoute,
   path: '/threads/$threadId',
@@ -444,6 +453,7 @@ const routeTree = rootRoute.addChildren([
     traceRoute,
     usersRoute,
     threadsRoute,
+    topicsRoute,
     threadRoute,
     promptsRoute,
     promptRoute,

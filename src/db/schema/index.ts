@@ -18,3 +18,4 @@ export * from './simulations.ts';
 export * from './judge-alignment.ts';
 export * from './dashboards.ts';
 export * from './threads.ts';
+export * from './topics.ts';

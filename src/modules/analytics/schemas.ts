@@ -17,10 +17,10 @@ export const timeseriesRequestSchema = z
     query: searchRequestSchema.shape.query,
     filters: searchRequestSchema.shape.filters.describe('The trace search filters, exactly'),
     groupBy: z
-      .enum(['model', 'label', 'user'])
+      .enum(['model', 'label', 'user', 'topic'])
       .nullable()
       .default(null)
-      .describe('One series per model (normalized name), label or user: the 10 with most traces, the rest as "other"'),
+      .describe('One series per model (normalized name), label, user or topic (its id, GET /api/topics): the 10 with most traces, the rest as "other"'),
   })
   .meta({ id: 'TimeseriesRequest' });
 export type TimeseriesRequest = z.input<typeof timeseriesRequestSchema>;
@@ -55,7 +55,7 @@ export const timeseriesResponseSchema = z
     endDate: z.number().int(),
     series: z.array(
       z.object({
-        group: z.string().nullable().describe('The model, label or user; null: ungrouped, or traces without one'),
+        group: z.string().nullable().describe('The model, label, user or topic id; null: ungrouped, or traces without one'),
         other: z.boolean().describe('The groups beyond the first 10, together (group "other")'),
         buckets: z.array(timeseriesBucketSchema),
       }),

@@ -19,6 +19,8 @@ export interface AnalyticsDeps {
   scoresSql(projectId: string): SQL;
   /** Rows (trace_id, name, evaluator, status, passed, score) of a project's evaluation results that ran. */
   evaluationResultsSql(projectId: string): SQL;
+  /** The topic of the `traces` row a query is on (grouping by topic); absent: no topics module. */
+  topicOfTraceSql?(): SQL;
 }
 
 /** One period (alerts' windows, reports' days) of a project's traces: dates inclusive, the trace filter, and a split. */
@@ -72,6 +74,7 @@ export class AnalyticsService {
       where: this.deps.searchConditions(projectId, { query: req.query, filters: req.filters, startDate, endDate }),
       bucket: buckets.bucketOf(sql`traces.started_at`),
       groupBy,
+      foreignGroups: this.foreignGroups(),
       maxGroups: MAX_GROUPS,
       thumbs: this.deps.thumbsSql(projectId),
       verdicts: this.deps.verdictsSql(projectId),
@@ -183,6 +186,7 @@ export class AnalyticsService {
       where: this.periodWhere(projectId, q),
       bucket: sql`${q.startDate}::bigint`,
       groupBy: q.groupBy,
+      foreignGroups: this.foreignGroups(),
       maxGroups: null,
       thumbs: this.deps.thumbsSql(projectId),
       // A window's verdicts and scores are read by evaluationValues and timeseries.
@@ -269,22 +273,27 @@ export class AnalyticsService {
 
   /** One value per trace (latency, first-token time, cost, tokens) and its group, over a period: for percentiles and rank tests. */
   async periodValues(projectId: string, q: PeriodQuery & { column: TraceValueColumn; limit: number }): Promise<{ g: string | null; v: number }[]> {
-    return traceValues(this.db.orm, { projectId, where: this.periodWhere(projectId, q), groupBy: q.groupBy, column: q.column, limit: q.limit });
+    return traceValues(this.db.orm, { projectId, where: this.periodWhere(projectId, q), groupBy: q.groupBy, foreignGroups: this.foreignGroups(), column: q.column, limit: q.limit });
   }
 
   /** The evaluation results (status, verdict, score) of a period's traces, grouped by a trace segment or by evaluation name. */
   async periodEvaluations(
     projectId: string,
     q: Omit<PeriodQuery, 'groupBy'> & { groupBy: GroupBy | 'evaluator'; evaluator: string | null; limit: number },
-  ): Promise<{ g: string | null; status: string; passed: boolean | null; score: number | null }[]> {
+  ): Promise<{ g: string | null; name: string; status: string; passed: boolean | null; score: number | null }[]> {
     return evaluationValues(this.db.orm, {
       projectId,
       where: this.periodWhere(projectId, { ...q, groupBy: null }),
       groupBy: q.groupBy,
+      foreignGroups: this.foreignGroups(),
       results: this.deps.evaluationResultsSql(projectId),
       evaluator: q.evaluator,
       limit: q.limit,
     });
+  }
+
+  private foreignGroups() {
+    return this.deps.topicOfTraceSql ? { topic: this.deps.topicOfTraceSql() } : {};
   }
 
   private periodWhere(projectId: string, q: PeriodQuery): SQL[] {

@@ -430,6 +430,17 @@ export class EvaluationService {
     }
   }
 
+  /**
+   * Embeddings of `texts` by `model` (provider/model: a provider set in the app, or openai from
+   * the environment), within the evaluations' deadline: 400 naming `field` for a provider that
+   * does not exist, the provider's own errors otherwise.
+   */
+  async embed(scope: EvaluationScope, model: string, texts: string[], field: string): Promise<number[][]> {
+    const providers = await this.providersFor(scope, model, field);
+    const session = new JudgeSession(model, { env: this.env, fetch: this.fetchImpl, now: () => this.clock.now(), signal: AbortSignal.timeout(this.limits.timeoutMs), maxRetries: this.limits.maxRetries, providers });
+    return session.embed(model, texts);
+  }
+
   /** A model provider's "test": one tiny completion, a short deadline, no retries. */
   async probe(provider: ProviderConfig, modelId: string): Promise<{ text: string; responseModel: string }> {
     return this.completeWith({ provider: provider.name, modelId }, [{ role: 'user', content: 'Reply with the single word OK.' }], {

@@ -8,7 +8,12 @@ import { sql, type SQL } from 'drizzle-orm';
 import { rows, textArray, type Executor } from '../../db/index.ts';
 
 /** customer: the trace's customer_id; prompt: the prompt version a trace ran (metadata prompt_handle:prompt_version, as a prompt run records it). */
-export type GroupBy = 'model' | 'label' | 'user' | 'customer' | 'prompt' | null;
+export type GroupBy = 'model' | 'label' | 'user' | 'customer' | 'prompt' | 'topic' | null;
+
+/** Groups whose value another module owns, as a column of the caller's `traces` row (topics: the trace's topic). */
+export interface ForeignGroups {
+  topic?: SQL;
+}
 
 export interface AggregateQuery {
   projectId: string;
@@ -17,6 +22,7 @@ export interface AggregateQuery {
   /** Bucket start of `traces.started_at`. */
   bucket: SQL;
   groupBy: GroupBy;
+  foreignGroups?: ForeignGroups;
   /** Groups with a series of their own (most traces first), the rest as "other"; null: every group. */
   maxGroups: number | null;
   /** Rows (trace_id, is_thumbs_up) of the project's annotations. */
@@ -88,7 +94,7 @@ export interface AggregateResult {
  * The group a trace row falls in; a trace with several models or labels counts once in each
  * (with its whole cost and tokens), one with none in the null group.
  */
-function groupJoin(groupBy: GroupBy): { join: SQL; column: SQL } {
+function groupJoin(groupBy: GroupBy, foreign: ForeignGroups = {}): { join: SQL; column: SQL } {
   const each = (array: string) => ({
     join: sql.raw(`CROSS JOIN LATERAL unnest(CASE WHEN cardinality(traces.${array}) = 0 THEN ARRAY[NULL]::text[] ELSE traces.${array} END) AS grp(g)`),
     column: sql`grp.g`,
@@ -98,6 +104,10 @@ function groupJoin(groupBy: GroupBy): { join: SQL; column: SQL } {
   if (groupBy === 'user') return { join: sql``, column: sql`traces.user_id` };
   if (groupBy === 'customer') return { join: sql``, column: sql`traces.customer_id` };
   if (groupBy === 'prompt') return { join: sql``, column: PROMPT_VERSION };
+  if (groupBy === 'topic') {
+    if (!foreign.topic) throw new Error('grouping by topic needs the topics module');
+    return { join: sql``, column: foreign.topic };
+  }
   return { join: sql``, column: sql`NULL::text` };
 }
 
@@ -118,7 +128,7 @@ const SUMS = sql.raw(`count(*)::int AS traces, coalesce(sum(span_count), 0)::flo
  */
 export async function aggregateTraces(db: Executor, q: AggregateQuery): Promise<AggregateResult> {
   const where = sql.join([sql`traces.project_id = ${q.projectId}`, ...q.where], sql` AND `);
-  const group = groupJoin(q.groupBy);
+  const group = groupJoin(q.groupBy, q.foreignGroups);
   // Which groups keep a series of their own; the rest fold into "other".
   let kept = sql`true`;
   if (q.groupBy !== null && q.maxGroups !== null) {
@@ -184,9 +194,12 @@ const VALUE_COLUMNS: Record<TraceValueColumn, SQL> = {
  * percentiles and rank tests of alerts and reports; traces without the value (no first token,
  * no price) are left out. At most `limit` rows: the caller says how many it took.
  */
-export async function traceValues(db: Executor, q: { projectId: string; where: SQL[]; groupBy: GroupBy; column: TraceValueColumn; limit: number }): Promise<{ g: string | null; v: number }[]> {
+export async function traceValues(
+  db: Executor,
+  q: { projectId: string; where: SQL[]; groupBy: GroupBy; foreignGroups?: ForeignGroups; column: TraceValueColumn; limit: number },
+): Promise<{ g: string | null; v: number }[]> {
   const where = sql.join([sql`traces.project_id = ${q.projectId}`, ...q.where, sql`${VALUE_COLUMNS[q.column]} IS NOT NULL`], sql` AND `);
-  const group = groupJoin(q.groupBy);
+  const group = groupJoin(q.groupBy, q.foreignGroups);
   const found = await rows<{ g: string | null; v: number }>(db, sql`SELECT ${group.column} AS g, ${VALUE_COLUMNS[q.column]}::float8 AS v FROM traces ${group.join} WHERE ${where} LIMIT ${q.limit}`);
   return found.map((r) => ({ g: r.g, v: Number(r.v) }));
 }
@@ -198,13 +211,13 @@ export async function traceValues(db: Executor, q: { projectId: string; where: S
  */
 export async function evaluationValues(
   db: Executor,
-  q: { projectId: string; where: SQL[]; groupBy: GroupBy | 'evaluator'; results: SQL; evaluator: string | null; limit: number },
-): Promise<{ g: string | null; status: string; passed: boolean | null; score: number | null }[]> {
-  const group = q.groupBy === 'evaluator' ? { join: sql``, column: sql`e.name` } : groupJoin(q.groupBy);
+  q: { projectId: string; where: SQL[]; groupBy: GroupBy | 'evaluator'; foreignGroups?: ForeignGroups; results: SQL; evaluator: string | null; limit: number },
+): Promise<{ g: string | null; name: string; status: string; passed: boolean | null; score: number | null }[]> {
+  const group = q.groupBy === 'evaluator' ? { join: sql``, column: sql`e.name` } : groupJoin(q.groupBy, q.foreignGroups);
   const where = sql.join([sql`traces.project_id = ${q.projectId}`, ...q.where, ...(q.evaluator === null ? [] : [sql`(e.name = ${q.evaluator} OR e.evaluator = ${q.evaluator})`])], sql` AND `);
-  const found = await rows<{ g: string | null; status: string; passed: boolean | null; score: number | null }>(
+  const found = await rows<{ g: string | null; name: string; status: string; passed: boolean | null; score: number | null }>(
     db,
-    sql`SELECT ${group.column} AS g, e.status, e.passed, e.score::float8 AS score
+    sql`SELECT ${group.column} AS g, e.name, e.status, e.passed, e.score::float8 AS score
         FROM (${q.results}) e JOIN traces ON traces.project_id = ${q.projectId} AND traces.trace_id = e.trace_id ${group.join}
         WHERE ${where} LIMIT ${q.limit}`,
   );

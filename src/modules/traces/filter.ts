@@ -6,9 +6,9 @@
  * - `matches(filter, summary)`: the same decision in memory on a trace summary, for monitors,
  *   which pick incoming traces inside the ingest transaction without a query.
  *
- * `has_annotation`, `evaluation` and `score` read other modules' tables: their conditions come from
+ * `has_annotation`, `evaluation`, `score` and `topic` read other modules' tables: their conditions come from
  * those modules (ForeignFilterConditions, wired by app.ts), and a summary alone cannot decide
- * them, so monitors take the summary filter (the trace filter without those three).
+ * them, so monitors take the summary filter (the trace filter without those four).
  * test/traces/filter-interpreters.test.ts runs one table of cases through both interpreters.
  *
  * The web app type-checks this file (through schemas.ts): it imports only zod, drizzle and
@@ -61,6 +61,7 @@ export const traceFilterSchema = z.strictObject({
     })
     .optional()
     .describe('Traces with a score of this config (any of their annotations), within min..max or equal to value'),
+  topic: stringOrList.optional().describe('Traces in any of these topics (topic ids, GET /api/topics)'),
 });
 
 /** The trace filter without the keys other modules decide: what `matches` reads (monitors' filters). */
@@ -76,6 +77,7 @@ export interface ForeignFilterConditions {
   has_annotation?(hasAnnotation: boolean): SQL;
   evaluation?(filter: EvaluationFilter): SQL;
   score?(filter: ScoreFilter): SQL;
+  topic?(topicIds: string[]): SQL;
 }
 
 /** What `matches` reads of a trace summary. */
@@ -122,6 +124,7 @@ export function toSql(f: TraceFilter | undefined, foreign: readonly ForeignFilte
     if (f.has_annotation !== undefined && owner.has_annotation) c.push(owner.has_annotation(f.has_annotation));
     if (f.evaluation && owner.evaluation) c.push(owner.evaluation(f.evaluation));
     if (f.score && owner.score) c.push(owner.score(f.score));
+    if (f.topic !== undefined && owner.topic) c.push(owner.topic(asList(f.topic)));
   }
   return c;
 }

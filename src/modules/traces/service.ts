@@ -13,6 +13,7 @@ import { TraceSearch } from './search.ts';
 import { TraceShares } from './shares.ts';
 import { TraceRetention } from './retention.ts';
 import { TraceViews, type CreateViewInput, type UpdateViewInput } from './views.ts';
+import { traceInputs } from './store.ts';
 import type { ShareOptions } from './share-redaction.ts';
 import type { TraceDetail } from './presenters.ts';
 
@@ -141,6 +142,10 @@ export class TraceService {
   }
   searchConditions(projectId: string, req: Pick<SearchRequest, 'query' | 'startDate' | 'endDate' | 'filters'>): SQL[] {
     return this.searching.searchConditions(projectId, req);
+  }
+  /** Traces' inputs, newest first, under conditions on `traces` rows (topics embed what they have not seen). */
+  inputs(projectId: string, where: SQL[], limit: number) {
+    return traceInputs(this.ctx.db.orm, projectId, where, limit);
   }
 
   // Shares (shares.ts)

@@ -509,6 +509,23 @@ export async function recentlyInserted(db: Executor, projectId: string, where: S
 }
 
 /** Matching traces, counted up to MAX_COUNTED_HITS + 1. */
+/** Rows of `traces` with these ids (a condition for `traceInputs`). */
+export function traceIdsCondition(traceIds: readonly string[]): SQL {
+  return sql`traces.trace_id = ANY(${textArray(traceIds)})`;
+}
+
+/**
+ * Traces' inputs, newest first: `where` are conditions on `traces` rows (another module's
+ * "not yet seen", or a list of ids), so the caller never names this table.
+ */
+export async function traceInputs(db: Executor, projectId: string, where: SQL[], limit: number): Promise<{ trace_id: string; started_at: number; input: string | null }[]> {
+  const found = await rows<{ trace_id: string; started_at: number; input: string | null }>(
+    db,
+    sql`SELECT trace_id, started_at, input FROM traces WHERE ${sql.join([sql`project_id = ${projectId}`, ...where], sql` AND `)} ORDER BY started_at DESC, trace_id LIMIT ${limit}`,
+  );
+  return found.map((r) => ({ trace_id: r.trace_id, started_at: Number(r.started_at), input: r.input }));
+}
+
 export async function countTraces(db: Executor, projectId: string, where: SQL[]): Promise<number> {
   const base = sql.join([sql`project_id = ${projectId}`, ...where], sql` AND `);
   const [r] = await rows<{ n: number }>(db, sql`SELECT count(*)::int AS n FROM (SELECT 1 FROM traces WHERE ${base} LIMIT ${MAX_COUNTED_HITS + 1}) m`);

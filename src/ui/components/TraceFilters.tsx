@@ -5,6 +5,7 @@ import { IconFilter, IconSearch } from '@tabler/icons-react';
 import { useParams } from '@tanstack/react-router';
 import { useScoreConfigs } from '../api/review.ts';
 import type { ScoreConfig } from '../api/review.ts';
+import { useTopicNames } from '../api/topics.ts';
 import { activeFilterCount, formatScoreFilter, parseScoreFilter, RANGE_PRESETS, type ListSearch, type ListSort } from '../lib/list-search.ts';
 
 const SORTS = [
@@ -110,6 +111,7 @@ const FILTER_LABELS: [keyof ListSearch, string][] = [
   ['evaluator', 'Evaluator'],
   ['meta', 'Metadata'],
   ['score', 'Score'],
+  ['topic', 'Topic'],
 ];
 
 /** The project's score configs, on pages under /p/<projectId> (the list and analytics). */
@@ -131,15 +133,31 @@ function describeScoreFilter(text: string, configs: ScoreConfig[] | undefined): 
   return `${name}: any`;
 }
 
+/** The project's topics' names by id, read only when a topic filter is shown. */
+function useProjectTopicNames(wanted: boolean): Map<string, string> | undefined {
+  const { projectId } = useParams({ strict: false });
+  const names = useTopicNames(projectId ?? '', wanted && !!projectId);
+  return names;
+}
+
+/** Topic ids as their names ("Refunds, Shipping"); an id whose topic is gone stays an id. */
+function describeTopics(ids: string, names: Map<string, string> | undefined): string {
+  return ids
+    .split(',')
+    .map((id) => names?.get(id.trim()) ?? id.trim())
+    .join(', ');
+}
+
 function ActiveFilters({ search, onChange }: { search: ListSearch; onChange: (next: ListSearch) => void }) {
   const configs = useProjectScoreConfigs();
+  const topicNames = useProjectTopicNames(!!search.topic);
   const active = FILTER_LABELS.filter(([k]) => search[k]);
   if (!active.length) return null;
   return (
     <Group gap={6} aria-label="Active filters">
       {active.map(([k, label]) => (
         <Pill key={k} withRemoveButton onRemove={() => onChange({ ...search, [k]: undefined })} removeButtonProps={{ 'aria-label': `Remove filter ${label}` }}>
-          {label}: {k === 'score' ? describeScoreFilter(search.score!, configs) : String(search[k])}
+          {label}: {k === 'score' ? describeScoreFilter(search.score!, configs) : k === 'topic' ? describeTopics(search.topic!, topicNames) : String(search[k])}
         </Pill>
       ))}
       <Button

@@ -29,6 +29,8 @@ export const listSearchSchema = z.object({
   meta: words(),
   /** A review score (parseScoreFilter): `<config id>:<min>..<max>` or `<config id>:=<value>` */
   score: words(),
+  /** Topic ids (GET /api/topics), comma-separated */
+  topic: words(),
   /** A column, or `score:<config id>` (a numeric or boolean score's mean) */
   sort: matching<ListSort>((v) => ['time', 'cost', 'latency'].includes(v) || /^score:.{1,128}$/.test(v)),
   dir: oneOf(['asc', 'desc']),
@@ -160,6 +162,8 @@ export function toSearchRequest(s: ListSearch, now: number): Omit<SearchRequest,
   }
   const meta = parseMeta(s.meta);
   if (meta) filters.metadata = meta;
+  const topics = list(s.topic);
+  if (topics) filters.topic = topics;
   const score = parseScoreFilter(s.score);
   if (score) {
     // Boolean configs take true/false; the server compares a categorical value as text.
@@ -201,4 +205,4 @@ export function searchConditions(req: Omit<SearchRequest, 'pageSize' | 'scrollId
 
 /** How many filters (beyond search and sort) are active: the filter button's badge. */
 export const activeFilterCount = (s: ListSearch) =>
-  (['range', 'user', 'thread', 'customer', 'labels', 'model', 'type', 'error', 'annotated', 'eval', 'evaluator', 'meta', 'score'] as const).filter((k) => s[k]).length;
+  (['range', 'user', 'thread', 'customer', 'labels', 'model', 'type', 'error', 'annotated', 'eval', 'evaluator', 'meta', 'score', 'topic'] as const).filter((k) => s[k]).length;

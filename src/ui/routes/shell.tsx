@@ -10,6 +10,7 @@ const PART2_SECTIONS = [
   ['/p/$projectId/queues', 'Review'],
   ['/p/$projectId/threads', 'Threads'],
   ['/p/$projectId/users', 'Users'],
+  ['/p/$projectId/topics', 'Topics'],
   ['/p/$projectId/prompts', 'Prompts'],
   ['/p/$projectId/evaluators', 'Evaluators'],
   ['/p/$projectId/monitors', 'Monitors'],

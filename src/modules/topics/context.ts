@@ -1,0 +1,28 @@
+import type { SQL } from 'drizzle-orm';
+import type { Database } from '../../db/index.ts';
+import type { Clock } from '../../platform/clock.ts';
+
+export interface ProjectScope {
+  organizationId: string;
+  projectId: string;
+}
+
+/** What the topics module needs of the others (wired by app.ts). */
+export interface TopicsContext {
+  db: Database;
+  clock: Clock;
+  /** Embeddings of texts by provider/model; a 400 naming `field` for a provider that does not exist. */
+  embed(scope: ProjectScope, model: string, texts: string[], field: string): Promise<number[][]>;
+  /** Refuses (400 naming `field`) a provider/model whose provider is set neither in the app nor in the environment. */
+  checkProvider(scope: ProjectScope, model: string, field: string): Promise<void>;
+  /** A chat model's answer to one user message (naming a topic). */
+  complete(scope: ProjectScope, model: string, prompt: string): Promise<string>;
+  /** Traces' inputs, newest first, under conditions on `traces` rows. */
+  traceInputs(projectId: string, where: SQL[], limit: number): Promise<{ trace_id: string; started_at: number; input: string | null }[]>;
+  /** Conditions on `traces` rows: these trace ids. */
+  traceIdsCondition(traceIds: readonly string[]): SQL;
+  /** Per topic sums over a range (analytics, grouped by topic). */
+  topicSums(projectId: string, range: { startDate: number; endDate: number }): Promise<{ group: string | null; traces: number; errors: number; cost: number; thumbs_up: number; thumbs_down: number }[]>;
+  /** Evaluation verdicts of a range's traces, each with its topic (analytics). */
+  topicVerdicts(projectId: string, range: { startDate: number; endDate: number }): Promise<{ g: string | null; evaluator: string; passed: boolean | null }[]>;
+}

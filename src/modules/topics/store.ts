@@ -1,0 +1,178 @@
+/** The topics module's SQL: `topic_settings`, `topics`, `trace_topics` (migrations/0052_topics.sql). */
+import { and, eq, sql, type SQL } from 'drizzle-orm';
+import { rows, textArray, type Executor } from '../../db/index.ts';
+import { topicSettings, topics, traceTopics } from '../../db/schema/index.ts';
+
+export type SettingsRow = typeof topicSettings.$inferSelect;
+
+export async function getSettings(db: Executor, projectId: string): Promise<SettingsRow | null> {
+  const [row] = await db.select().from(topicSettings).where(eq(topicSettings.projectId, projectId));
+  return row ?? null;
+}
+
+export async function saveSettings(
+  db: Executor,
+  scope: { organizationId: string; projectId: string },
+  s: { embeddingsModel: string | null; namingModel: string | null; reclusterHours: number },
+  now: number,
+): Promise<void> {
+  await db
+    .insert(topicSettings)
+    .values({ ...scope, ...s, updatedAt: now })
+    .onConflictDoUpdate({ target: topicSettings.projectId, set: { ...s, updatedAt: now } });
+}
+
+/** The projects with topics on (an embeddings model set). */
+export async function enabledProjects(db: Executor): Promise<SettingsRow[]> {
+  return db.select().from(topicSettings).where(sql`${topicSettings.embeddingsModel} IS NOT NULL`);
+}
+
+export async function requestBuild(db: Executor, projectId: string, now: number): Promise<void> {
+  await db.update(topicSettings).set({ buildRequestedAt: now }).where(eq(topicSettings.projectId, projectId));
+}
+
+/** Takes the project's build for `leaseMs` unless another process holds it: true when taken. */
+export async function claimBuild(db: Executor, projectId: string, now: number, leaseMs: number): Promise<boolean> {
+  const taken = await rows<{ project_id: string }>(
+    db,
+    sql`UPDATE topic_settings SET build_claimed_until = ${now + leaseMs}
+        WHERE project_id = ${projectId} AND (build_claimed_until IS NULL OR build_claimed_until < ${now})
+        RETURNING project_id`,
+  );
+  return taken.length > 0;
+}
+
+export async function recordError(db: Executor, projectId: string, message: string, now: number, releaseBuild: boolean): Promise<void> {
+  await db
+    .update(topicSettings)
+    .set({ lastError: message.slice(0, 2000), lastErrorAt: now, ...(releaseBuild ? { buildClaimedUntil: null } : {}) })
+    .where(eq(topicSettings.projectId, projectId));
+}
+
+export async function clearError(db: Executor, projectId: string): Promise<void> {
+  await db.update(topicSettings).set({ lastError: null, lastErrorAt: null }).where(and(eq(topicSettings.projectId, projectId), sql`${topicSettings.lastError} IS NOT NULL`));
+}
+
+export interface EmbeddedTrace {
+  traceId: string;
+  startedAt: number;
+  embedding: Float32Array | null;
+  topicId: string | null;
+  similarity: number | null;
+}
+
+/** Stores traces' embeddings (and the topic each joined); a trace already stored (another process got there first) is left. */
+export async function insertEmbeddings(db: Executor, projectId: string, traces: readonly EmbeddedTrace[], now: number): Promise<void> {
+  if (traces.length === 0) return;
+  await db
+    .insert(traceTopics)
+    .values(traces.map((t) => ({ projectId, traceId: t.traceId, startedAt: t.startedAt, embedding: t.embedding, topicId: t.topicId, similarity: t.similarity, embeddedAt: now })))
+    .onConflictDoNothing();
+}
+
+export async function countEmbedded(db: Executor, projectId: string): Promise<number> {
+  const [r] = await rows<{ n: number }>(db, sql`SELECT count(*)::int AS n FROM trace_topics WHERE project_id = ${projectId} AND embedding IS NOT NULL`);
+  return Number(r.n);
+}
+
+/** The newest `limit` embedded traces' vectors, row after row. */
+export async function loadEmbeddings(db: Executor, projectId: string, limit: number): Promise<{ traceIds: string[]; vectors: Float32Array[] }> {
+  const found = await db
+    .select({ traceId: traceTopics.traceId, embedding: traceTopics.embedding })
+    .from(traceTopics)
+    .where(and(eq(traceTopics.projectId, projectId), sql`${traceTopics.embedding} IS NOT NULL`))
+    .orderBy(sql`${traceTopics.embeddedAt} DESC, ${traceTopics.traceId}`)
+    .limit(limit);
+  return { traceIds: found.map((r) => r.traceId), vectors: found.map((r) => r.embedding!) };
+}
+
+export type TopicRow = typeof topics.$inferSelect;
+
+export async function listTopics(db: Executor, projectId: string): Promise<TopicRow[]> {
+  return db.select().from(topics).where(eq(topics.projectId, projectId)).orderBy(sql`${topics.size} DESC, ${topics.topicId}`);
+}
+
+/**
+ * A build's outcome in one transaction: the old topics replaced, every clustered trace moved to
+ * its topic, the build recorded, its claim released.
+ */
+export async function replaceTopics(
+  db: Executor,
+  projectId: string,
+  build: { topics: Omit<TopicRow, 'projectId'>[]; traceIds: readonly string[]; topicIds: readonly string[]; similarities: Float32Array; builtAt: number },
+): Promise<void> {
+  await db.delete(topics).where(eq(topics.projectId, projectId));
+  if (build.topics.length) await db.insert(topics).values(build.topics.map((t) => ({ ...t, projectId })));
+  const CHUNK = 5_000;
+  for (let i = 0; i < build.traceIds.length; i += CHUNK) {
+    const ids = build.traceIds.slice(i, i + CHUNK);
+    const topicIds = build.topicIds.slice(i, i + CHUNK);
+    const sims = Array.from(build.similarities.subarray(i, i + CHUNK), (s) => Math.round(s * 1e6) / 1e6);
+    await db.execute(sql`UPDATE trace_topics AS t SET topic_id = v.topic_id, similarity = v.similarity
+      FROM (SELECT unnest(${textArray(ids)}) AS trace_id, unnest(${textArray(topicIds)}) AS topic_id, unnest(${`{${sims.join(',')}}`}::real[]) AS similarity) AS v
+      WHERE t.project_id = ${projectId} AND t.trace_id = v.trace_id`);
+  }
+  // Traces embedded after the build read its embeddings keep their topic only if it still exists.
+  await db.execute(sql`UPDATE trace_topics SET topic_id = NULL, similarity = NULL WHERE project_id = ${projectId} AND topic_id IS NOT NULL
+    AND NOT EXISTS (SELECT 1 FROM topics WHERE topics.project_id = trace_topics.project_id AND topics.topic_id = trace_topics.topic_id)`);
+  await db
+    .update(topicSettings)
+    .set({ builtAt: build.builtAt, builtTraces: build.traceIds.length, buildRequestedAt: null, buildClaimedUntil: null, lastError: null, lastErrorAt: null })
+    .where(eq(topicSettings.projectId, projectId));
+}
+
+/** Traces per topic now (the built ones and those joined since). */
+export async function topicSizes(db: Executor, projectId: string): Promise<Map<string, number>> {
+  const found = await rows<{ topic_id: string; n: number }>(db, sql`SELECT topic_id, count(*)::int AS n FROM trace_topics WHERE project_id = ${projectId} AND topic_id IS NOT NULL GROUP BY topic_id`);
+  return new Map(found.map((r) => [r.topic_id, Number(r.n)]));
+}
+
+/** Traces per topic and day (days counted from `start`) over a range. */
+export async function dailyCounts(db: Executor, projectId: string, start: number, end: number): Promise<{ topic_id: string; day: number; traces: number }[]> {
+  const found = await rows<{ topic_id: string; day: number; traces: number }>(
+    db,
+    sql`SELECT topic_id, floor((started_at - ${start}) / 86400000.0)::int AS day, count(*)::int AS traces FROM trace_topics
+        WHERE project_id = ${projectId} AND topic_id IS NOT NULL AND started_at BETWEEN ${start} AND ${end} GROUP BY 1, 2`,
+  );
+  return found.map((r) => ({ topic_id: r.topic_id, day: Number(r.day), traces: Number(r.traces) }));
+}
+
+/** The traces of each topic nearest its centroid: their inputs show what the topic is about. */
+export async function nearestTraces(db: Executor, projectId: string, perTopic: number): Promise<{ topic_id: string; trace_id: string }[]> {
+  return rows(
+    db,
+    sql`SELECT topic_id, trace_id FROM (
+          SELECT topic_id, trace_id, row_number() OVER (PARTITION BY topic_id ORDER BY similarity DESC, trace_id) AS rank
+          FROM trace_topics WHERE project_id = ${projectId} AND topic_id IS NOT NULL) ranked
+        WHERE rank <= ${perTopic}`,
+  );
+}
+
+/**
+ * The topic of the `traces` row a query is on (NULL without one): analytics groups by it. Built
+ * against the caller's `traces` row, so the traces module runs it without naming this table.
+ */
+export function topicOfTraceSql(): SQL {
+  return sql`(SELECT tt.topic_id FROM trace_topics tt WHERE tt.project_id = traces.project_id AND tt.trace_id = traces.trace_id)`;
+}
+
+/** Traces (rows of `traces`) in any of these topics: the trace filter's `topic`. */
+export function inTopicsCondition(topicIds: readonly string[]): SQL {
+  return sql`EXISTS (SELECT 1 FROM trace_topics tt WHERE tt.project_id = traces.project_id AND tt.trace_id = traces.trace_id AND tt.topic_id = ANY(${textArray(topicIds)}))`;
+}
+
+/** Traces (rows of `traces`) not yet embedded: what the next round embeds. */
+export function notEmbeddedCondition(): SQL {
+  return sql`NOT EXISTS (SELECT 1 FROM trace_topics tt WHERE tt.project_id = traces.project_id AND tt.trace_id = traces.trace_id)`;
+}
+
+export async function deleteTraces(db: Executor, projectId: string, traceIds: readonly string[]): Promise<void> {
+  if (traceIds.length === 0) return;
+  await db.execute(sql`DELETE FROM trace_topics WHERE project_id = ${projectId} AND trace_id = ANY(${textArray(traceIds)})`);
+}
+
+export async function deleteProject(db: Executor, projectId: string): Promise<void> {
+  await db.delete(traceTopics).where(eq(traceTopics.projectId, projectId));
+  await db.delete(topics).where(eq(topics.projectId, projectId));
+  await db.delete(topicSettings).where(eq(topicSettings.projectId, projectId));
+}
