@@ -93,7 +93,7 @@ export const chartSchema = z
     title: z.string().trim().min(1).max(200),
     metric: z.enum(METRICS).describe('The series shown (see the dashboards guide for what each one is)'),
     display: z.enum(DISPLAYS).default('line').describe('line or bar: over time; number: the whole range in one figure; table: the values per interval'),
-    groupBy: timeseriesRequestSchema.shape.groupBy.describe('One series per model, label or user (the 10 with most traces, the rest as "other")'),
+    groupBy: timeseriesRequestSchema.shape.groupBy.describe('One series per model, label, user or topic (the 10 with most traces, the rest as "other")'),
     interval: timeseriesRequestSchema.shape.interval,
     evaluator: z.string().min(1).max(200).optional().describe('evaluation_pass_rate: only this evaluation (a monitor\'s name or the evaluator\'s); default: one series each'),
     scoreConfigId: z.string().min(1).max(128).optional().describe('score_mean: the score config (GET /api/score-configs); required for it'),

@@ -87,10 +87,11 @@ export interface ScoreBucketRow {
 }
 
 /** Thread results counted per bucket of when they were stored, per evaluation name. */
-export async function scoreBuckets(db: Executor, projectId: string, q: { start: number; end: number; bucket: SQL; name: string | null }): Promise<ScoreBucketRow[]> {
+/** `bucketOf`: the interval's start of a time column (platform/time-buckets.ts), applied to when each result was stored. */
+export async function scoreBuckets(db: Executor, projectId: string, q: { start: number; end: number; bucketOf: (column: SQL) => SQL; name: string | null }): Promise<ScoreBucketRow[]> {
   return rows<ScoreBucketRow>(
     db,
-    sql`SELECT name, ${q.bucket} AS b, count(*)::int AS evaluated,
+    sql`SELECT name, ${q.bucketOf(sql`inserted_at`)} AS b, count(*)::int AS evaluated,
           count(*) FILTER (WHERE status = 'processed' AND passed)::int AS passed,
           count(*) FILTER (WHERE status = 'processed' AND passed = false)::int AS failed,
           count(*) FILTER (WHERE status = 'error')::int AS errors,

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { toMillis } from '../../platform/time-buckets.ts';
 import { sql, type SQL } from 'drizzle-orm';
-import { AppError, badRequest } from '../../platform/errors.ts';
+import { badRequest } from '../../platform/errors.ts';
 import * as store from './store.ts';
 import { toSql } from './filter.ts';
 import { traceView } from './presenters.ts';

@@ -17736,6 +17736,201 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/judge-alignment/self-consistency": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Run the judge several times on the same labelled items and say how often its repeats disagree, per item and overall, with intervals; nothing is stored */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        evaluator: string;
+                        /** @default null */
+                        version?: number | null;
+                        scoreConfig: string;
+                        /** @description How many times the judge runs on each item, 2..10 */
+                        repeats: number;
+                        /**
+                         * @description How many labelled items to repeat it on, 1..50 (default 20)
+                         * @default 20
+                         */
+                        limit?: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            evaluator: string;
+                            version: number | null;
+                            scoreConfig: {
+                                id: string;
+                                name: string;
+                                /** @enum {string} */
+                                kind: "numeric" | "boolean" | "categorical";
+                            };
+                            repeats: number;
+                            items: number;
+                            unmeasured: number;
+                            disagreeingItems: components["schemas"]["AlignmentEstimate"] | null;
+                            pairwiseDisagreement: components["schemas"]["AlignmentEstimate"] | null;
+                            summary: string;
+                            data: {
+                                traceId: string;
+                                values: (number | string | boolean)[];
+                                errors: number;
+                                error: string | null;
+                                disagree: boolean | null;
+                                pairwiseDisagreement: number | null;
+                            }[];
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/monitors": {
         parameters: {
             query?: never;
@@ -17869,6 +18064,13 @@ export interface paths {
                         /** @default true */
                         enabled?: boolean;
                         review_queue_id?: string | null;
+                        /**
+                         * @description What one evaluation judges: a trace (each as it arrives) or a whole thread (the traces sharing a thread id, once it is idle)
+                         * @default trace
+                         * @enum {string}
+                         */
+                        unit?: "trace" | "thread";
+                        idle_minutes?: number | null;
                     };
                 };
             };
@@ -18282,6 +18484,8 @@ export interface paths {
                         filters?: components["schemas"]["MonitorFiltersInput"] | null;
                         enabled?: boolean;
                         review_queue_id?: string | null;
+                        /** @description unit thread: evaluate a thread once it has had no new turn for this long (1..10080 minutes, default 30); a thread that gets new turns is evaluated again once idle */
+                        idle_minutes?: number;
                     };
                 };
             };
@@ -19523,6 +19727,436 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/threads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Threads (traces sharing a thread id) with turns, duration, cost, errors, users and thread scores; filtered by the trace search, sorted and paged */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ThreadsRequestInput"];
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ThreadsResponse"];
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/threads/scores": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Thread scores over time: per thread monitor, results, verdicts, pass rate and mean score per interval of when they ran */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ThreadScoresRequestInput"];
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ThreadScoresResponse"];
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/threads/{threadId}/evaluations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A thread's evaluations as a whole (thread monitors), newest first, each with the turns it covered */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    threadId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ThreadEvaluations"];
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -22801,6 +23435,4302 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/experiment/init": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Find or create an experiment by slug (or id): answers its slug and page path */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        experiment_type: "DSPY" | "BATCH_EVALUATION" | "BATCH_EVALUATION_V2";
+                        experiment_slug?: string | null;
+                        experiment_id?: string | null;
+                        experiment_name?: string | null;
+                        workflowId?: string | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            path: string;
+                            slug: string;
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/evaluations/batch/log_results": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Log a batch of a run's result rows, evaluations and targets; re-posted keys replace (docs/experiments.md: merge rules) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        experiment_slug?: string | null;
+                        experiment_id?: string | null;
+                        run_id: string;
+                        name?: string | null;
+                        workflow_id?: string | null;
+                        workflow_version_id?: string | null;
+                        progress?: number | null;
+                        total?: number | null;
+                        targets?: {
+                            id: string;
+                            name: string;
+                            /**
+                             * @default custom
+                             * @enum {string}
+                             */
+                            type?: "prompt" | "agent" | "evaluator" | "workflow" | "custom";
+                            prompt_id?: string | null;
+                            prompt_version?: number | null;
+                            agent_id?: string | null;
+                            evaluator_id?: string | null;
+                            model?: string | null;
+                            metadata?: {
+                                [key: string]: string | number | boolean;
+                            } | null;
+                        }[] | null;
+                        dataset?: {
+                            index: number;
+                            /** @description Which of the row's repetitions this is (0, 1, ...); absent means 0 */
+                            repetition?: number | null;
+                            target_id?: string | null;
+                            entry: {
+                                [key: string]: unknown;
+                            };
+                            predicted?: {
+                                [key: string]: unknown;
+                            } | null;
+                            cost?: number | null;
+                            duration?: number | null;
+                            error?: string | null;
+                            trace_id?: string | null;
+                        }[] | null;
+                        evaluations?: {
+                            evaluator: string;
+                            name?: string | null;
+                            target_id?: string | null;
+                            /** @enum {string} */
+                            status: "processed" | "skipped" | "error";
+                            index: number;
+                            /** @description Which of the row's repetitions this is (0, 1, ...); absent means 0 */
+                            repetition?: number | null;
+                            score?: number | null;
+                            label?: string | null;
+                            passed?: boolean | null;
+                            details?: string | null;
+                            cost?: number | null;
+                            duration?: number | null;
+                            inputs?: {
+                                [key: string]: unknown;
+                            } | null;
+                        }[] | null;
+                        timestamps?: {
+                            created_at?: number | null;
+                            finished_at?: number | null;
+                            stopped_at?: number | null;
+                        } | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            message: "ok";
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/experiments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Experiments of the project, most recently updated first (`?datasetId=`: those set up on that dataset) */
+        get: {
+            parameters: {
+                query?: {
+                    page?: string;
+                    pageSize?: string;
+                    /** @description only the experiments whose setup runs on this dataset (its id): what deleting it would leave without data */
+                    datasetId?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            experiments: {
+                                id: string;
+                                slug: string;
+                                name: string | null;
+                                type: string;
+                                workflowId: string | null;
+                                createdAt: string;
+                                updatedAt: string;
+                                runsCount: number;
+                                lastRunAt: string | null;
+                            }[];
+                            pagination: {
+                                page: number;
+                                pageSize: number;
+                                totalHits: number;
+                                hasMore: boolean;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/experiments/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Runs of an experiment, newest first, each with its aggregate */
+        get: {
+            parameters: {
+                query: {
+                    page?: string;
+                    pageSize?: string;
+                    experimentSlug: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            experimentId: string;
+                            experimentSlug: string;
+                            runs: {
+                                experimentId: string;
+                                runId: string;
+                                /** @description The run's name: the one given (PATCH); else a logged run's id; else, for a platform run, made of its prompts and versions, models and start time (UTC) */
+                                name: string;
+                                /** @description What the run ran: per target its prompt and version, model and settings */
+                                targets: {
+                                    id: string;
+                                    name: string;
+                                    type: string;
+                                    promptId: string | null;
+                                    promptVersion: number | null;
+                                    agentId: string | null;
+                                    evaluatorId: string | null;
+                                    model: string | null;
+                                    metadata: {
+                                        [key: string]: string | number | boolean;
+                                    } | null;
+                                }[];
+                                workflowVersion: null;
+                                timestamps: {
+                                    createdAt: number;
+                                    updatedAt: number;
+                                    finishedAt: number | null;
+                                    stoppedAt: number | null;
+                                };
+                                progress: number;
+                                total: number;
+                                summary: {
+                                    datasetCost?: number;
+                                    datasetAverageCost?: number;
+                                    datasetAverageDuration?: number;
+                                    evaluationsCost?: number;
+                                    evaluationsAverageCost?: number;
+                                    evaluationsAverageDuration?: number;
+                                    evaluations: {
+                                        [key: string]: {
+                                            name: string;
+                                            averageScore: number | null;
+                                            averagePassed?: number;
+                                        };
+                                    };
+                                };
+                            }[];
+                            pagination: {
+                                page: number;
+                                pageSize: number;
+                                totalHits: number;
+                                hasMore: boolean;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/experiments/runs/{runId}/results": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A run's de-duplicated result rows and evaluations */
+        get: {
+            parameters: {
+                query?: {
+                    experimentSlug?: string;
+                };
+                header?: never;
+                path: {
+                    runId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            experimentId: string;
+                            runId: string;
+                            projectId: string;
+                            workflowVersionId: string | null;
+                            progress: number;
+                            total: number;
+                            targets: {
+                                id: string;
+                                name: string;
+                                type: string;
+                                promptId: string | null;
+                                promptVersion: number | null;
+                                agentId: string | null;
+                                evaluatorId: string | null;
+                                model: string | null;
+                                metadata: {
+                                    [key: string]: string | number | boolean;
+                                } | null;
+                            }[] | null;
+                            dataset: {
+                                index: number;
+                                repetition: number;
+                                targetId: string | null;
+                                entry: {
+                                    [key: string]: unknown;
+                                };
+                                predicted: {
+                                    [key: string]: unknown;
+                                } | null;
+                                cost: number | null;
+                                duration: number | null;
+                                error: string | null;
+                                traceId: string | null;
+                            }[];
+                            evaluations: {
+                                evaluator: string;
+                                name: string | null;
+                                targetId: string | null;
+                                status: string;
+                                index: number;
+                                repetition: number;
+                                score: number | null;
+                                label: string | null;
+                                passed: boolean | null;
+                                details: string | null;
+                                cost: number | null;
+                                duration: number | null;
+                                inputs: {
+                                    [key: string]: unknown;
+                                } | null;
+                            }[];
+                            timestamps: {
+                                createdAt: number;
+                                updatedAt: number;
+                                finishedAt: number | null;
+                                stoppedAt: number | null;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/experiments/runs/{runId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A run's status: running, completed or stopped, with its summary once it ended */
+        get: {
+            parameters: {
+                query?: {
+                    experimentSlug?: string;
+                };
+                header?: never;
+                path: {
+                    runId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            runId: string;
+                            /** @description The run's name (as in the runs list) */
+                            name: string;
+                            /** @enum {string} */
+                            status: "pending" | "running" | "completed" | "failed" | "stopped";
+                            progress: number;
+                            total: number;
+                            startedAt: number;
+                            finishedAt?: number;
+                            summary?: {
+                                runId: string;
+                                totalCells: number;
+                                completedCells: number;
+                                failedCells: number;
+                                duration: number;
+                                timestamps: {
+                                    startedAt: number;
+                                    finishedAt?: number;
+                                    stoppedAt?: number;
+                                };
+                                targets: {
+                                    targetId: string;
+                                    name: string;
+                                    passed: number;
+                                    failed: number;
+                                    avgLatency: number;
+                                    totalCost: number;
+                                }[];
+                                evaluators: {
+                                    evaluatorId: string;
+                                    name: string;
+                                    passed: number;
+                                    failed: number;
+                                    passRate: number;
+                                    avgScore?: number;
+                                }[];
+                                totalPassed: number;
+                                totalFailed: number;
+                                passRate: number;
+                                totalCost: number;
+                                runUrl: string;
+                            };
+                            error?: string;
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/evaluations/v3/runs/{runId}/results": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A run's de-duplicated result rows and evaluations (alias of /api/experiments/runs/{runId}/results) */
+        get: {
+            parameters: {
+                query?: {
+                    experimentSlug?: string;
+                };
+                header?: never;
+                path: {
+                    runId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            experimentId: string;
+                            runId: string;
+                            projectId: string;
+                            workflowVersionId: string | null;
+                            progress: number;
+                            total: number;
+                            targets: {
+                                id: string;
+                                name: string;
+                                type: string;
+                                promptId: string | null;
+                                promptVersion: number | null;
+                                agentId: string | null;
+                                evaluatorId: string | null;
+                                model: string | null;
+                                metadata: {
+                                    [key: string]: string | number | boolean;
+                                } | null;
+                            }[] | null;
+                            dataset: {
+                                index: number;
+                                repetition: number;
+                                targetId: string | null;
+                                entry: {
+                                    [key: string]: unknown;
+                                };
+                                predicted: {
+                                    [key: string]: unknown;
+                                } | null;
+                                cost: number | null;
+                                duration: number | null;
+                                error: string | null;
+                                traceId: string | null;
+                            }[];
+                            evaluations: {
+                                evaluator: string;
+                                name: string | null;
+                                targetId: string | null;
+                                status: string;
+                                index: number;
+                                repetition: number;
+                                score: number | null;
+                                label: string | null;
+                                passed: boolean | null;
+                                details: string | null;
+                                cost: number | null;
+                                duration: number | null;
+                                inputs: {
+                                    [key: string]: unknown;
+                                } | null;
+                            }[];
+                            timestamps: {
+                                createdAt: number;
+                                updatedAt: number;
+                                finishedAt: number | null;
+                                stoppedAt: number | null;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/evaluations/v3/runs/{runId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A run's status: running, completed or stopped, with its summary once it ended (alias of /api/experiments/runs/{runId}) */
+        get: {
+            parameters: {
+                query?: {
+                    experimentSlug?: string;
+                };
+                header?: never;
+                path: {
+                    runId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            runId: string;
+                            /** @description The run's name (as in the runs list) */
+                            name: string;
+                            /** @enum {string} */
+                            status: "pending" | "running" | "completed" | "failed" | "stopped";
+                            progress: number;
+                            total: number;
+                            startedAt: number;
+                            finishedAt?: number;
+                            summary?: {
+                                runId: string;
+                                totalCells: number;
+                                completedCells: number;
+                                failedCells: number;
+                                duration: number;
+                                timestamps: {
+                                    startedAt: number;
+                                    finishedAt?: number;
+                                    stoppedAt?: number;
+                                };
+                                targets: {
+                                    targetId: string;
+                                    name: string;
+                                    passed: number;
+                                    failed: number;
+                                    avgLatency: number;
+                                    totalCost: number;
+                                }[];
+                                evaluators: {
+                                    evaluatorId: string;
+                                    name: string;
+                                    passed: number;
+                                    failed: number;
+                                    passRate: number;
+                                    avgScore?: number;
+                                }[];
+                                totalPassed: number;
+                                totalFailed: number;
+                                passRate: number;
+                                totalCost: number;
+                                runUrl: string;
+                            };
+                            error?: string;
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/experiments/{slug}/definition": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A platform-run experiment's definition (header values of HTTP targets redacted) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    slug: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            slug: string;
+                            name: string | null;
+                            /** @enum {string} */
+                            type: "EVALUATIONS_V3";
+                            dataset: {
+                                id: string;
+                                slug: string;
+                                name: string;
+                                version: number | null;
+                                /** @description true when the dataset has been deleted since: runs cannot start until another is chosen */
+                                deleted: boolean;
+                            } | null;
+                            targets: ({
+                                id: string;
+                                name: string;
+                                /** @enum {string} */
+                                type: "prompt";
+                                /** @description The prompt id or handle */
+                                prompt: string;
+                                /** @description A stored version; default: the newest when the run starts */
+                                version?: number;
+                                /** @description The version a tag points at when the run starts (instead of version) */
+                                tag?: string;
+                                /** @description provider/model instead of the version's model */
+                                model?: string;
+                                /** @description The prompt's inputs: variable name to dataset.<column> or constant:<text>; default: the column of the same name */
+                                variables?: {
+                                    [key: string]: string;
+                                };
+                            } | {
+                                id: string;
+                                name: string;
+                                /** @enum {string} */
+                                type: "http";
+                                /** Format: uri */
+                                url: string;
+                                /** @description Sent with every row (e.g. Authorization); stored encrypted and answered masked. Not sent on a PUT: the stored headers stay; a masked value as GET answered it keeps the stored value */
+                                headers?: {
+                                    [key: string]: string;
+                                };
+                                /**
+                                 * @description The answer's field holding the output (a dotted path); `.` for the whole answer
+                                 * @default output
+                                 */
+                                output_field: string;
+                                /** @default 30000 */
+                                timeout_ms: number;
+                            })[];
+                            evaluators: {
+                                id: string;
+                                /** @description The catalogue path */
+                                evaluator: string;
+                                name: string;
+                                settings: {
+                                    [key: string]: unknown;
+                                };
+                                mapping: {
+                                    [key: string]: string;
+                                };
+                            }[];
+                            concurrency: number;
+                            repetitions: number;
+                            createdAt: string;
+                            updatedAt: string;
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        /** Define a platform-run experiment (EVALUATIONS_V3) by slug, or replace its definition: a dataset (and version), targets (prompt versions or HTTP agents), evaluators of the catalogue with settings and data mappings, concurrency */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    slug: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        name?: string;
+                        dataset?: {
+                            /** @description The dataset slug or id */
+                            id: string;
+                            /** @description Pin a version; default: the version current when each run starts */
+                            version?: number;
+                        };
+                        targets: ({
+                            id: string;
+                            name?: string;
+                            /** @enum {string} */
+                            type: "prompt";
+                            /** @description The prompt id or handle */
+                            prompt: string;
+                            /** @description A stored version; default: the newest when the run starts */
+                            version?: number;
+                            /** @description The version a tag points at when the run starts (instead of version) */
+                            tag?: string;
+                            /** @description provider/model instead of the version's model */
+                            model?: string;
+                            /** @description The prompt's inputs: variable name to dataset.<column> or constant:<text>; default: the column of the same name */
+                            variables?: {
+                                [key: string]: string;
+                            };
+                        } | {
+                            id: string;
+                            name?: string;
+                            /** @enum {string} */
+                            type: "http";
+                            /** Format: uri */
+                            url: string;
+                            /** @description Sent with every row (e.g. Authorization); stored encrypted and answered masked. Not sent on a PUT: the stored headers stay; a masked value as GET answered it keeps the stored value */
+                            headers?: {
+                                [key: string]: string;
+                            };
+                            /**
+                             * @description The answer's field holding the output (a dotted path); `.` for the whole answer
+                             * @default output
+                             */
+                            output_field?: string;
+                            /** @default 30000 */
+                            timeout_ms?: number;
+                        })[];
+                        /** @default [] */
+                        evaluators?: {
+                            id: string;
+                            /** @description A catalogue path (GET /api/evaluations), one of its LangWatch aliases, or custom/<slug> for a custom evaluator of the project (settings.version pins a version; default: the newest when each run starts) */
+                            evaluator: string;
+                            name?: string;
+                            settings?: {
+                                [key: string]: unknown;
+                            };
+                            /** @description The evaluator's data keys: key to dataset.<column> or target.output; default: `output` from the target, other keys from the column of the same name */
+                            mapping?: {
+                                [key: string]: string;
+                            };
+                        }[];
+                        /**
+                         * @description Cells run at once
+                         * @default 8
+                         */
+                        concurrency?: number;
+                        /**
+                         * @description How many times each row runs on each target (the comparison separates the noise between tries from the differences between rows)
+                         * @default 1
+                         */
+                        repetitions?: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            slug: string;
+                            name: string | null;
+                            /** @enum {string} */
+                            type: "EVALUATIONS_V3";
+                            dataset: {
+                                id: string;
+                                slug: string;
+                                name: string;
+                                version: number | null;
+                                /** @description true when the dataset has been deleted since: runs cannot start until another is chosen */
+                                deleted: boolean;
+                            } | null;
+                            targets: ({
+                                id: string;
+                                name: string;
+                                /** @enum {string} */
+                                type: "prompt";
+                                /** @description The prompt id or handle */
+                                prompt: string;
+                                /** @description A stored version; default: the newest when the run starts */
+                                version?: number;
+                                /** @description The version a tag points at when the run starts (instead of version) */
+                                tag?: string;
+                                /** @description provider/model instead of the version's model */
+                                model?: string;
+                                /** @description The prompt's inputs: variable name to dataset.<column> or constant:<text>; default: the column of the same name */
+                                variables?: {
+                                    [key: string]: string;
+                                };
+                            } | {
+                                id: string;
+                                name: string;
+                                /** @enum {string} */
+                                type: "http";
+                                /** Format: uri */
+                                url: string;
+                                /** @description Sent with every row (e.g. Authorization); stored encrypted and answered masked. Not sent on a PUT: the stored headers stay; a masked value as GET answered it keeps the stored value */
+                                headers?: {
+                                    [key: string]: string;
+                                };
+                                /**
+                                 * @description The answer's field holding the output (a dotted path); `.` for the whole answer
+                                 * @default output
+                                 */
+                                output_field: string;
+                                /** @default 30000 */
+                                timeout_ms: number;
+                            })[];
+                            evaluators: {
+                                id: string;
+                                /** @description The catalogue path */
+                                evaluator: string;
+                                name: string;
+                                settings: {
+                                    [key: string]: unknown;
+                                };
+                                mapping: {
+                                    [key: string]: string;
+                                };
+                            }[];
+                            concurrency: number;
+                            repetitions: number;
+                            createdAt: string;
+                            updatedAt: string;
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/experiments/{slug}/run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start a run of a platform-run experiment: answers {runId, status, total, runUrl}; with Accept: text/event-stream, streams the run's events until done or stopped */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    slug: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Rows to evaluate instead of the saved dataset */
+                        data?: {
+                            [key: string]: unknown;
+                        }[];
+                        /** @description A saved dataset (id or slug) to evaluate instead */
+                        dataset_id?: string;
+                        /** @description Values that override the same-named fields of every row */
+                        parameters?: {
+                            [key: string]: string | number | boolean;
+                        };
+                        /** @description Zero-based row positions to run */
+                        row_indices?: number[];
+                        /** @description This run's concurrency instead of the definition's */
+                        concurrency?: number;
+                        /** @description This run's repetitions instead of the definition's */
+                        repetitions?: number;
+                    } | null;
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            runId: string;
+                            /** @enum {string} */
+                            status: "running";
+                            total: number;
+                            runUrl: string;
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/evaluations/v3/{slug}/run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start a run of a platform-run experiment: answers {runId, status, total, runUrl}; with Accept: text/event-stream, streams the run's events until done or stopped (alias of /api/experiments/{slug}/run) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    slug: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Rows to evaluate instead of the saved dataset */
+                        data?: {
+                            [key: string]: unknown;
+                        }[];
+                        /** @description A saved dataset (id or slug) to evaluate instead */
+                        dataset_id?: string;
+                        /** @description Values that override the same-named fields of every row */
+                        parameters?: {
+                            [key: string]: string | number | boolean;
+                        };
+                        /** @description Zero-based row positions to run */
+                        row_indices?: number[];
+                        /** @description This run's concurrency instead of the definition's */
+                        concurrency?: number;
+                        /** @description This run's repetitions instead of the definition's */
+                        repetitions?: number;
+                    } | null;
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            runId: string;
+                            /** @enum {string} */
+                            status: "running";
+                            total: number;
+                            runUrl: string;
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/experiments/{slug}/runs/{runId}/stop": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Stop a platform run: no further cell starts, cells in flight are dropped; what was stored stays (status stopped, with its summary) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    slug: string;
+                    runId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            runId: string;
+                            /** @enum {string} */
+                            status: "running" | "completed" | "stopped" | "failed";
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/experiments/{slug}/runs/{runId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Name a run (SDK-logged or platform): the name the runs list, comparisons and the CLI show; null or empty gives back the default (a logged run's id; a platform run's prompts, models and start time) */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    slug: string;
+                    runId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The new name; null or empty: the default (a logged run's id; a platform run's prompts, models and start time) */
+                        name: string | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            experimentId: string;
+                            runId: string;
+                            /** @description The run's name: the one given (PATCH); else a logged run's id; else, for a platform run, made of its prompts and versions, models and start time (UTC) */
+                            name: string;
+                            /** @description What the run ran: per target its prompt and version, model and settings */
+                            targets: {
+                                id: string;
+                                name: string;
+                                type: string;
+                                promptId: string | null;
+                                promptVersion: number | null;
+                                agentId: string | null;
+                                evaluatorId: string | null;
+                                model: string | null;
+                                metadata: {
+                                    [key: string]: string | number | boolean;
+                                } | null;
+                            }[];
+                            workflowVersion: null;
+                            timestamps: {
+                                createdAt: number;
+                                updatedAt: number;
+                                finishedAt: number | null;
+                                stoppedAt: number | null;
+                            };
+                            progress: number;
+                            total: number;
+                            summary: {
+                                datasetCost?: number;
+                                datasetAverageCost?: number;
+                                datasetAverageDuration?: number;
+                                evaluationsCost?: number;
+                                evaluationsAverageCost?: number;
+                                evaluationsAverageDuration?: number;
+                                evaluations: {
+                                    [key: string]: {
+                                        name: string;
+                                        averageScore: number | null;
+                                        averagePassed?: number;
+                                    };
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/api/experiments/{slug}/runs/{runId}/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A run's statistics overall and per target: per evaluator mean score, pass rate, latency p50/p95 and total cost, each with a 95% interval */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    slug: string;
+                    runId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            experimentId: string;
+                            experimentSlug: string;
+                            runId: string;
+                            /** @enum {string} */
+                            status: "running" | "completed" | "stopped";
+                            createdAt: number;
+                            isBaseline: boolean;
+                            methods: {
+                                confidence: number;
+                                resamples: number;
+                                mean: string;
+                                rate: string;
+                                percentile: string;
+                                difference: string;
+                            };
+                            overall: {
+                                targetId: string | null;
+                                name: string;
+                                rows: number;
+                                errors: number;
+                                errorRate: {
+                                    value: number;
+                                    low: number;
+                                    high: number;
+                                    n: number;
+                                } | null;
+                                latency: {
+                                    p50: {
+                                        value: number;
+                                        low: number;
+                                        high: number;
+                                        n: number;
+                                    } | null;
+                                    p95: {
+                                        value: number;
+                                        low: number;
+                                        high: number;
+                                        n: number;
+                                    } | null;
+                                };
+                                cost: {
+                                    value: number;
+                                    low: number;
+                                    high: number;
+                                    n: number;
+                                } | null;
+                                evaluators: {
+                                    evaluator: string;
+                                    name: string;
+                                    results: number;
+                                    processed: number;
+                                    skipped: number;
+                                    errors: number;
+                                    passed: number;
+                                    failed: number;
+                                    score: {
+                                        value: number;
+                                        low: number;
+                                        high: number;
+                                        n: number;
+                                    } | null;
+                                    passRate: {
+                                        value: number;
+                                        low: number;
+                                        high: number;
+                                        n: number;
+                                    } | null;
+                                    latency: {
+                                        p50: {
+                                            value: number;
+                                            low: number;
+                                            high: number;
+                                            n: number;
+                                        } | null;
+                                        p95: {
+                                            value: number;
+                                            low: number;
+                                            high: number;
+                                            n: number;
+                                        } | null;
+                                    };
+                                    cost: {
+                                        value: number;
+                                        low: number;
+                                        high: number;
+                                        n: number;
+                                    } | null;
+                                }[];
+                            };
+                            targets: {
+                                targetId: string | null;
+                                name: string;
+                                rows: number;
+                                errors: number;
+                                errorRate: {
+                                    value: number;
+                                    low: number;
+                                    high: number;
+                                    n: number;
+                                } | null;
+                                latency: {
+                                    p50: {
+                                        value: number;
+                                        low: number;
+                                        high: number;
+                                        n: number;
+                                    } | null;
+                                    p95: {
+                                        value: number;
+                                        low: number;
+                                        high: number;
+                                        n: number;
+                                    } | null;
+                                };
+                                cost: {
+                                    value: number;
+                                    low: number;
+                                    high: number;
+                                    n: number;
+                                } | null;
+                                evaluators: {
+                                    evaluator: string;
+                                    name: string;
+                                    results: number;
+                                    processed: number;
+                                    skipped: number;
+                                    errors: number;
+                                    passed: number;
+                                    failed: number;
+                                    score: {
+                                        value: number;
+                                        low: number;
+                                        high: number;
+                                        n: number;
+                                    } | null;
+                                    passRate: {
+                                        value: number;
+                                        low: number;
+                                        high: number;
+                                        n: number;
+                                    } | null;
+                                    latency: {
+                                        p50: {
+                                            value: number;
+                                            low: number;
+                                            high: number;
+                                            n: number;
+                                        } | null;
+                                        p95: {
+                                            value: number;
+                                            low: number;
+                                            high: number;
+                                            n: number;
+                                        } | null;
+                                    };
+                                    cost: {
+                                        value: number;
+                                        low: number;
+                                        high: number;
+                                        n: number;
+                                    } | null;
+                                }[];
+                            }[];
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/experiments/{slug}/runs/{runId}/rows": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A run's rows with their evaluations: filtered (where=<column><op><value>), sorted by any column, paged */
+        get: {
+            parameters: {
+                query?: {
+                    page?: string;
+                    pageSize?: string;
+                    sortBy?: string;
+                    sortDirection?: "asc" | "desc";
+                    where?: string | string[];
+                };
+                header?: never;
+                path: {
+                    slug: string;
+                    runId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            experimentSlug: string;
+                            runId: string;
+                            evaluators: {
+                                evaluator: string;
+                                name: string;
+                                /** @description A custom evaluator's version the run ran; null for built-in ones and SDK runs */
+                                version: number | null;
+                            }[];
+                            rows: {
+                                index: number;
+                                repetition: number;
+                                targetId: string | null;
+                                entry: {
+                                    [key: string]: unknown;
+                                };
+                                predicted: {
+                                    [key: string]: unknown;
+                                } | null;
+                                cost: number | null;
+                                duration: number | null;
+                                error: string | null;
+                                traceId: string | null;
+                                evaluations: {
+                                    [key: string]: {
+                                        name: string | null;
+                                        status: string;
+                                        score: number | null;
+                                        passed: boolean | null;
+                                        label: string | null;
+                                        details: string | null;
+                                        cost: number | null;
+                                        duration: number | null;
+                                    };
+                                };
+                                /** @description Review scores of the row's trace, per score config (empty until the trace is reviewed) */
+                                scores: components["schemas"]["ScoreSummary"][];
+                            }[];
+                            pagination: {
+                                page: number;
+                                pageSize: number;
+                                totalHits: number;
+                                hasMore: boolean;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/experiments/{slug}/compare": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Compare runs with a baseline: per evaluator the paired difference of pass rate and mean score, its 95% interval and a verdict */
+        get: {
+            parameters: {
+                query: {
+                    runs: string;
+                    baseline?: string;
+                    lowerIsBetter?: string;
+                    effect?: string;
+                };
+                header?: never;
+                path: {
+                    slug: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            experimentId: string;
+                            experimentSlug: string;
+                            baselineRunId: string;
+                            experimentBaselineRunId: string | null;
+                            methods: {
+                                confidence: number;
+                                resamples: number;
+                                mean: string;
+                                rate: string;
+                                percentile: string;
+                                difference: string;
+                            };
+                            runs: {
+                                runId: string;
+                                /** @enum {string} */
+                                status: "running" | "completed" | "stopped";
+                                createdAt: number;
+                                overall: {
+                                    targetId: string | null;
+                                    name: string;
+                                    rows: number;
+                                    errors: number;
+                                    errorRate: {
+                                        value: number;
+                                        low: number;
+                                        high: number;
+                                        n: number;
+                                    } | null;
+                                    latency: {
+                                        p50: {
+                                            value: number;
+                                            low: number;
+                                            high: number;
+                                            n: number;
+                                        } | null;
+                                        p95: {
+                                            value: number;
+                                            low: number;
+                                            high: number;
+                                            n: number;
+                                        } | null;
+                                    };
+                                    cost: {
+                                        value: number;
+                                        low: number;
+                                        high: number;
+                                        n: number;
+                                    } | null;
+                                    evaluators: {
+                                        evaluator: string;
+                                        name: string;
+                                        results: number;
+                                        processed: number;
+                                        skipped: number;
+                                        errors: number;
+                                        passed: number;
+                                        failed: number;
+                                        score: {
+                                            value: number;
+                                            low: number;
+                                            high: number;
+                                            n: number;
+                                        } | null;
+                                        passRate: {
+                                            value: number;
+                                            low: number;
+                                            high: number;
+                                            n: number;
+                                        } | null;
+                                        latency: {
+                                            p50: {
+                                                value: number;
+                                                low: number;
+                                                high: number;
+                                                n: number;
+                                            } | null;
+                                            p95: {
+                                                value: number;
+                                                low: number;
+                                                high: number;
+                                                n: number;
+                                            } | null;
+                                        };
+                                        cost: {
+                                            value: number;
+                                            low: number;
+                                            high: number;
+                                            n: number;
+                                        } | null;
+                                    }[];
+                                };
+                            }[];
+                            comparisons: {
+                                runId: string;
+                                baselineRunId: string;
+                                sharedRows: number;
+                                correction: {
+                                    /** @enum {string} */
+                                    method: "holm";
+                                    compared: number;
+                                };
+                                minimumRows: number;
+                                evaluators: {
+                                    evaluator: string;
+                                    name: string;
+                                    higherIsBetter: boolean;
+                                    decidedBy: ("passRate" | "score") | null;
+                                    /** @enum {string} */
+                                    verdict: "better" | "worse" | "no detectable difference" | "not enough data" | "not comparable";
+                                    score: {
+                                        baseline: number;
+                                        current: number;
+                                        difference: number;
+                                        low: number;
+                                        high: number;
+                                        n: number;
+                                        /** @enum {string} */
+                                        verdict: "better" | "worse" | "no detectable difference" | "not enough data" | "not comparable";
+                                        pValue: number;
+                                        adjustedPValue: number;
+                                        minimumDetectableEffect: number | null;
+                                        notEnoughData: ("too few rows" | "no spread") | null;
+                                        rowsNeeded: number | null;
+                                    } | null;
+                                    passRate: {
+                                        baseline: number;
+                                        current: number;
+                                        difference: number;
+                                        low: number;
+                                        high: number;
+                                        n: number;
+                                        /** @enum {string} */
+                                        verdict: "better" | "worse" | "no detectable difference" | "not enough data" | "not comparable";
+                                        pValue: number;
+                                        adjustedPValue: number;
+                                        minimumDetectableEffect: number | null;
+                                        notEnoughData: ("too few rows" | "no spread") | null;
+                                        rowsNeeded: number | null;
+                                    } | null;
+                                    regressions: number;
+                                    improvements: number;
+                                    repetitions: {
+                                        baseline: number;
+                                        current: number;
+                                        rows: number;
+                                        withinRowSd: number;
+                                        betweenRowSd: number;
+                                        summary: string;
+                                    } | null;
+                                }[];
+                            }[];
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/experiments/{slug}/compare/rows": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Runs' rows side by side, joined by dataset row index and target, paged */
+        get: {
+            parameters: {
+                query: {
+                    runs: string;
+                    page?: string;
+                    pageSize?: string;
+                    targetId?: string;
+                };
+                header?: never;
+                path: {
+                    slug: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            experimentSlug: string;
+                            runIds: string[];
+                            evaluators: {
+                                evaluator: string;
+                                name: string;
+                            }[];
+                            rows: {
+                                index: number;
+                                targetId: string | null;
+                                entry: {
+                                    [key: string]: unknown;
+                                };
+                                cells: ({
+                                    runId: string;
+                                    predicted: {
+                                        [key: string]: unknown;
+                                    } | null;
+                                    cost: number | null;
+                                    duration: number | null;
+                                    error: string | null;
+                                    traceId: string | null;
+                                    evaluations: {
+                                        [key: string]: {
+                                            name: string | null;
+                                            status: string;
+                                            score: number | null;
+                                            passed: boolean | null;
+                                            label: string | null;
+                                            details: string | null;
+                                            cost: number | null;
+                                            duration: number | null;
+                                        };
+                                    };
+                                } | null)[];
+                            }[];
+                            pagination: {
+                                page: number;
+                                pageSize: number;
+                                totalHits: number;
+                                hasMore: boolean;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/experiments/{slug}/compare/regressions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Results that passed in the baseline and fail in the run (regressed), and the reverse (improved) */
+        get: {
+            parameters: {
+                query: {
+                    runs: string;
+                    baseline?: string;
+                    evaluator?: string;
+                    direction?: "regressed" | "improved";
+                    page?: string;
+                    pageSize?: string;
+                };
+                header?: never;
+                path: {
+                    slug: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            experimentSlug: string;
+                            baselineRunId: string;
+                            runId: string;
+                            counts: {
+                                regressed: number;
+                                improved: number;
+                            };
+                            evaluators: {
+                                evaluator: string;
+                                name: string;
+                                regressed: number;
+                                improved: number;
+                            }[];
+                            rows: {
+                                index: number;
+                                targetId: string | null;
+                                evaluator: string;
+                                /** @enum {string} */
+                                direction: "regressed" | "improved";
+                                entry: {
+                                    [key: string]: unknown;
+                                };
+                                baseline: {
+                                    status: string;
+                                    score: number | null;
+                                    passed: boolean | null;
+                                    label: string | null;
+                                    details: string | null;
+                                    predicted: {
+                                        [key: string]: unknown;
+                                    } | null;
+                                    error: string | null;
+                                    traceId: string | null;
+                                };
+                                current: {
+                                    status: string;
+                                    score: number | null;
+                                    passed: boolean | null;
+                                    label: string | null;
+                                    details: string | null;
+                                    predicted: {
+                                        [key: string]: unknown;
+                                    } | null;
+                                    error: string | null;
+                                    traceId: string | null;
+                                };
+                            }[];
+                            pagination: {
+                                page: number;
+                                pageSize: number;
+                                totalHits: number;
+                                hasMore: boolean;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/experiments/{slug}/baseline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The experiment's baseline run (null when none is marked) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    slug: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            experimentSlug: string;
+                            baselineRunId: string | null;
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        /** Mark a run as the experiment's baseline (runId null: none); comparisons default to it */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    slug: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        runId: string | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            experimentSlug: string;
+                            baselineRunId: string | null;
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/scenario-events": {
         parameters: {
             query?: never;
@@ -23784,6 +28714,2224 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/simulations/scenarios": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Scenarios the server runs, by set and name (an agent's headers masked) */
+        get: {
+            parameters: {
+                query?: {
+                    scenarioSetId?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            scenarios: {
+                                id: string;
+                                name: string;
+                                scenarioSetId: string;
+                                description: string;
+                                persona: string;
+                                goal: string;
+                                criteria: string[];
+                                maxTurns: number;
+                                target: {
+                                    /** @enum {string} */
+                                    type: "http";
+                                    /**
+                                     * Format: uri
+                                     * @description POSTed {messages: [{role, content}], thread_id, scenario: {id, name}} each turn; answers JSON with the reply at output_field
+                                     */
+                                    url: string;
+                                    headers?: {
+                                        [key: string]: string;
+                                    };
+                                    /**
+                                     * @description The answer's field holding the agent's reply (a dotted path); `.` for the whole answer
+                                     * @default output
+                                     */
+                                    output_field: string;
+                                    /** @default 30000 */
+                                    timeout_ms: number;
+                                } | {
+                                    /** @enum {string} */
+                                    type: "prompt";
+                                    /** @description The prompt id or handle; its variables `input` (the last user message) and `conversation` (the transcript) are filled each turn */
+                                    prompt: string;
+                                    /** @description A stored version; default: the newest when the batch starts */
+                                    version?: number;
+                                    /** @description provider/model instead of the version's model */
+                                    model?: string;
+                                };
+                                createdAt: number;
+                                updatedAt: number;
+                            }[];
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Define a scenario the server runs: the user's persona and goal, the criteria, the maximum turns, the agent */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        name: string;
+                        /**
+                         * @description The set the scenario belongs to: `spyglass simulation run --set NAME` runs a set
+                         * @default default
+                         */
+                        scenarioSetId?: string;
+                        /** @default  */
+                        description?: string;
+                        /** @description Who the simulated user is */
+                        persona: string;
+                        /** @description What the simulated user wants from the agent */
+                        goal: string;
+                        /** @description What the judge checks; the run succeeds when every criterion is met */
+                        criteria: string[];
+                        /**
+                         * @description Turns before the judge must decide (1..50)
+                         * @default 10
+                         */
+                        maxTurns?: number;
+                        target: {
+                            /** @enum {string} */
+                            type: "http";
+                            /**
+                             * Format: uri
+                             * @description POSTed {messages: [{role, content}], thread_id, scenario: {id, name}} each turn; answers JSON with the reply at output_field
+                             */
+                            url: string;
+                            /** @description Sent with every call (e.g. Authorization); stored encrypted and answered masked. Not sent on a PUT: the stored headers stay; a masked value as GET answered it keeps the stored value */
+                            headers?: {
+                                [key: string]: string;
+                            };
+                            /**
+                             * @description The answer's field holding the agent's reply (a dotted path); `.` for the whole answer
+                             * @default output
+                             */
+                            output_field?: string;
+                            /** @default 30000 */
+                            timeout_ms?: number;
+                        } | {
+                            /** @enum {string} */
+                            type: "prompt";
+                            /** @description The prompt id or handle; its variables `input` (the last user message) and `conversation` (the transcript) are filled each turn */
+                            prompt: string;
+                            /** @description A stored version; default: the newest when the batch starts */
+                            version?: number;
+                            /** @description provider/model instead of the version's model */
+                            model?: string;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            name: string;
+                            scenarioSetId: string;
+                            description: string;
+                            persona: string;
+                            goal: string;
+                            criteria: string[];
+                            maxTurns: number;
+                            target: {
+                                /** @enum {string} */
+                                type: "http";
+                                /**
+                                 * Format: uri
+                                 * @description POSTed {messages: [{role, content}], thread_id, scenario: {id, name}} each turn; answers JSON with the reply at output_field
+                                 */
+                                url: string;
+                                headers?: {
+                                    [key: string]: string;
+                                };
+                                /**
+                                 * @description The answer's field holding the agent's reply (a dotted path); `.` for the whole answer
+                                 * @default output
+                                 */
+                                output_field: string;
+                                /** @default 30000 */
+                                timeout_ms: number;
+                            } | {
+                                /** @enum {string} */
+                                type: "prompt";
+                                /** @description The prompt id or handle; its variables `input` (the last user message) and `conversation` (the transcript) are filled each turn */
+                                prompt: string;
+                                /** @description A stored version; default: the newest when the batch starts */
+                                version?: number;
+                                /** @description provider/model instead of the version's model */
+                                model?: string;
+                            };
+                            createdAt: number;
+                            updatedAt: number;
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/simulations/scenarios/{scenarioId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One scenario */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    scenarioId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            name: string;
+                            scenarioSetId: string;
+                            description: string;
+                            persona: string;
+                            goal: string;
+                            criteria: string[];
+                            maxTurns: number;
+                            target: {
+                                /** @enum {string} */
+                                type: "http";
+                                /**
+                                 * Format: uri
+                                 * @description POSTed {messages: [{role, content}], thread_id, scenario: {id, name}} each turn; answers JSON with the reply at output_field
+                                 */
+                                url: string;
+                                headers?: {
+                                    [key: string]: string;
+                                };
+                                /**
+                                 * @description The answer's field holding the agent's reply (a dotted path); `.` for the whole answer
+                                 * @default output
+                                 */
+                                output_field: string;
+                                /** @default 30000 */
+                                timeout_ms: number;
+                            } | {
+                                /** @enum {string} */
+                                type: "prompt";
+                                /** @description The prompt id or handle; its variables `input` (the last user message) and `conversation` (the transcript) are filled each turn */
+                                prompt: string;
+                                /** @description A stored version; default: the newest when the batch starts */
+                                version?: number;
+                                /** @description provider/model instead of the version's model */
+                                model?: string;
+                            };
+                            createdAt: number;
+                            updatedAt: number;
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        /** Replace a scenario (headers not sent stay as stored) */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    scenarioId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        name: string;
+                        /**
+                         * @description The set the scenario belongs to: `spyglass simulation run --set NAME` runs a set
+                         * @default default
+                         */
+                        scenarioSetId?: string;
+                        /** @default  */
+                        description?: string;
+                        /** @description Who the simulated user is */
+                        persona: string;
+                        /** @description What the simulated user wants from the agent */
+                        goal: string;
+                        /** @description What the judge checks; the run succeeds when every criterion is met */
+                        criteria: string[];
+                        /**
+                         * @description Turns before the judge must decide (1..50)
+                         * @default 10
+                         */
+                        maxTurns?: number;
+                        target: {
+                            /** @enum {string} */
+                            type: "http";
+                            /**
+                             * Format: uri
+                             * @description POSTed {messages: [{role, content}], thread_id, scenario: {id, name}} each turn; answers JSON with the reply at output_field
+                             */
+                            url: string;
+                            /** @description Sent with every call (e.g. Authorization); stored encrypted and answered masked. Not sent on a PUT: the stored headers stay; a masked value as GET answered it keeps the stored value */
+                            headers?: {
+                                [key: string]: string;
+                            };
+                            /**
+                             * @description The answer's field holding the agent's reply (a dotted path); `.` for the whole answer
+                             * @default output
+                             */
+                            output_field?: string;
+                            /** @default 30000 */
+                            timeout_ms?: number;
+                        } | {
+                            /** @enum {string} */
+                            type: "prompt";
+                            /** @description The prompt id or handle; its variables `input` (the last user message) and `conversation` (the transcript) are filled each turn */
+                            prompt: string;
+                            /** @description A stored version; default: the newest when the batch starts */
+                            version?: number;
+                            /** @description provider/model instead of the version's model */
+                            model?: string;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            name: string;
+                            scenarioSetId: string;
+                            description: string;
+                            persona: string;
+                            goal: string;
+                            criteria: string[];
+                            maxTurns: number;
+                            target: {
+                                /** @enum {string} */
+                                type: "http";
+                                /**
+                                 * Format: uri
+                                 * @description POSTed {messages: [{role, content}], thread_id, scenario: {id, name}} each turn; answers JSON with the reply at output_field
+                                 */
+                                url: string;
+                                headers?: {
+                                    [key: string]: string;
+                                };
+                                /**
+                                 * @description The answer's field holding the agent's reply (a dotted path); `.` for the whole answer
+                                 * @default output
+                                 */
+                                output_field: string;
+                                /** @default 30000 */
+                                timeout_ms: number;
+                            } | {
+                                /** @enum {string} */
+                                type: "prompt";
+                                /** @description The prompt id or handle; its variables `input` (the last user message) and `conversation` (the transcript) are filled each turn */
+                                prompt: string;
+                                /** @description A stored version; default: the newest when the batch starts */
+                                version?: number;
+                                /** @description provider/model instead of the version's model */
+                                model?: string;
+                            };
+                            createdAt: number;
+                            updatedAt: number;
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        post?: never;
+        /** Delete a scenario (its runs stay) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    scenarioId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            deleted: boolean;
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/simulations/sets/{scenarioSetId}/run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Run a set's scenarios as a batch on the server (each `repeat` times): the runs appear as reported ones do */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    scenarioSetId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Runs of each scenario in the batch: a scenario run several times gives a pass rate
+                         * @default 1
+                         */
+                        repeat?: number;
+                        /**
+                         * @description provider/model playing the user
+                         * @default openai/gpt-4o-mini
+                         */
+                        userModel?: string;
+                        /**
+                         * @description provider/model judging the conversation against the criteria
+                         * @default openai/gpt-4o-mini
+                         */
+                        judgeModel?: string;
+                        /** @description The agent version this batch tests (shown beside the batch, used when comparing) */
+                        label?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            batchRunId: string;
+                            scenarioSetId: string;
+                            runs: {
+                                scenarioRunId: string;
+                                scenarioId: string;
+                                name: string;
+                            }[];
+                            batchUrl: string;
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/simulations/sets/{scenarioSetId}/compare": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Two batches of a set compared: pass rate per scenario and overall, the paired difference and its verdict in words */
+        get: {
+            parameters: {
+                query: {
+                    /** @description A batch of the set: the agent version compared against */
+                    baseline: string;
+                    /** @description Another batch of the same set */
+                    candidate: string;
+                };
+                header?: never;
+                path: {
+                    scenarioSetId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            scenarioSetId: string;
+                            baseline: {
+                                batchRunId: string;
+                                label: string | null;
+                            };
+                            candidate: {
+                                batchRunId: string;
+                                label: string | null;
+                            };
+                            overall: {
+                                baseline: {
+                                    runs: number;
+                                    passed: number;
+                                    passRate: number | null;
+                                    interval: {
+                                        low: number;
+                                        high: number;
+                                    } | null;
+                                };
+                                candidate: {
+                                    runs: number;
+                                    passed: number;
+                                    passRate: number | null;
+                                    interval: {
+                                        low: number;
+                                        high: number;
+                                    } | null;
+                                };
+                                /** @description Scenarios run in both batches: the pairs the difference is measured on */
+                                pairedScenarios: number;
+                                /** @description candidate − baseline pass rate, the mean over paired scenarios */
+                                difference: number | null;
+                                interval: {
+                                    low: number;
+                                    high: number;
+                                } | null;
+                                pValue: number | null;
+                                /** @enum {string} */
+                                verdict: "better" | "worse" | "no detectable difference" | "not enough data";
+                                minimumDetectableEffect: number | null;
+                                /** @description The verdict in words */
+                                summary: string;
+                            };
+                            scenarios: {
+                                scenarioId: string;
+                                name: string | null;
+                                baseline: {
+                                    runs: number;
+                                    passed: number;
+                                    passRate: number | null;
+                                    interval: {
+                                        low: number;
+                                        high: number;
+                                    } | null;
+                                } | null;
+                                candidate: {
+                                    runs: number;
+                                    passed: number;
+                                    passRate: number | null;
+                                    interval: {
+                                        low: number;
+                                        high: number;
+                                    } | null;
+                                } | null;
+                                difference: number | null;
+                            }[];
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/dashboards": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The project's dashboards, the default one first */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DashboardList"];
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Create a dashboard from a whole definition */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["DashboardDefinitionInput"];
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Dashboard"];
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/dashboards/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A dashboard's whole definition (id default: the project's default dashboard) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Dashboard"];
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        /** Replace a dashboard's whole definition, or create it under this id (a definition kept in git is put back as is) */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["DashboardDefinitionInput"];
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Dashboard"];
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        post?: never;
+        /** Delete a dashboard (the default one goes back to the built-in default) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            /** @enum {boolean} */
+                            deleted: true;
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/dashboards/{id}/charts/{chartId}/data": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** One chart's series and whole-range figure, with the analytics request it read (POST /api/analytics/timeseries answers the same numbers to it) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    chartId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ChartDataRequestInput"];
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ChartData"];
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/topics": {
         parameters: {
             query?: never;
@@ -24251,4274 +31399,6 @@ export interface paths {
                 };
             };
         };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/experiment/init": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Find or create an experiment by slug (or id): answers its slug and page path */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        experiment_type: "DSPY" | "BATCH_EVALUATION" | "BATCH_EVALUATION_V2";
-                        experiment_slug?: string | null;
-                        experiment_id?: string | null;
-                        experiment_name?: string | null;
-                        workflowId?: string | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            path: string;
-                            slug: string;
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/evaluations/batch/log_results": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Log a batch of a run's result rows, evaluations and targets; re-posted keys replace (docs/experiments.md: merge rules) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        experiment_slug?: string | null;
-                        experiment_id?: string | null;
-                        run_id: string;
-                        name?: string | null;
-                        workflow_id?: string | null;
-                        workflow_version_id?: string | null;
-                        progress?: number | null;
-                        total?: number | null;
-                        targets?: {
-                            id: string;
-                            name: string;
-                            /**
-                             * @default custom
-                             * @enum {string}
-                             */
-                            type?: "prompt" | "agent" | "evaluator" | "workflow" | "custom";
-                            prompt_id?: string | null;
-                            prompt_version?: number | null;
-                            agent_id?: string | null;
-                            evaluator_id?: string | null;
-                            model?: string | null;
-                            metadata?: {
-                                [key: string]: string | number | boolean;
-                            } | null;
-                        }[] | null;
-                        dataset?: {
-                            index: number;
-                            target_id?: string | null;
-                            entry: {
-                                [key: string]: unknown;
-                            };
-                            predicted?: {
-                                [key: string]: unknown;
-                            } | null;
-                            cost?: number | null;
-                            duration?: number | null;
-                            error?: string | null;
-                            trace_id?: string | null;
-                        }[] | null;
-                        evaluations?: {
-                            evaluator: string;
-                            name?: string | null;
-                            target_id?: string | null;
-                            /** @enum {string} */
-                            status: "processed" | "skipped" | "error";
-                            index: number;
-                            score?: number | null;
-                            label?: string | null;
-                            passed?: boolean | null;
-                            details?: string | null;
-                            cost?: number | null;
-                            duration?: number | null;
-                            inputs?: {
-                                [key: string]: unknown;
-                            } | null;
-                        }[] | null;
-                        timestamps?: {
-                            created_at?: number | null;
-                            finished_at?: number | null;
-                            stopped_at?: number | null;
-                        } | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            message: "ok";
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/experiments": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Experiments of the project, most recently updated first (`?datasetId=`: those set up on that dataset) */
-        get: {
-            parameters: {
-                query?: {
-                    page?: string;
-                    pageSize?: string;
-                    /** @description only the experiments whose setup runs on this dataset (its id): what deleting it would leave without data */
-                    datasetId?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            experiments: {
-                                id: string;
-                                slug: string;
-                                name: string | null;
-                                type: string;
-                                workflowId: string | null;
-                                createdAt: string;
-                                updatedAt: string;
-                                runsCount: number;
-                                lastRunAt: string | null;
-                            }[];
-                            pagination: {
-                                page: number;
-                                pageSize: number;
-                                totalHits: number;
-                                hasMore: boolean;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/experiments/runs": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Runs of an experiment, newest first, each with its aggregate */
-        get: {
-            parameters: {
-                query: {
-                    page?: string;
-                    pageSize?: string;
-                    experimentSlug: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            experimentId: string;
-                            experimentSlug: string;
-                            runs: {
-                                experimentId: string;
-                                runId: string;
-                                /** @description The run's name: the one given (PATCH); else a logged run's id; else, for a platform run, made of its prompts and versions, models and start time (UTC) */
-                                name: string;
-                                /** @description What the run ran: per target its prompt and version, model and settings */
-                                targets: {
-                                    id: string;
-                                    name: string;
-                                    type: string;
-                                    promptId: string | null;
-                                    promptVersion: number | null;
-                                    agentId: string | null;
-                                    evaluatorId: string | null;
-                                    model: string | null;
-                                    metadata: {
-                                        [key: string]: string | number | boolean;
-                                    } | null;
-                                }[];
-                                workflowVersion: null;
-                                timestamps: {
-                                    createdAt: number;
-                                    updatedAt: number;
-                                    finishedAt: number | null;
-                                    stoppedAt: number | null;
-                                };
-                                progress: number;
-                                total: number;
-                                summary: {
-                                    datasetCost?: number;
-                                    datasetAverageCost?: number;
-                                    datasetAverageDuration?: number;
-                                    evaluationsCost?: number;
-                                    evaluationsAverageCost?: number;
-                                    evaluationsAverageDuration?: number;
-                                    evaluations: {
-                                        [key: string]: {
-                                            name: string;
-                                            averageScore: number | null;
-                                            averagePassed?: number;
-                                        };
-                                    };
-                                };
-                            }[];
-                            pagination: {
-                                page: number;
-                                pageSize: number;
-                                totalHits: number;
-                                hasMore: boolean;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/experiments/runs/{runId}/results": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** A run's de-duplicated result rows and evaluations */
-        get: {
-            parameters: {
-                query?: {
-                    experimentSlug?: string;
-                };
-                header?: never;
-                path: {
-                    runId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            experimentId: string;
-                            runId: string;
-                            projectId: string;
-                            workflowVersionId: string | null;
-                            progress: number;
-                            total: number;
-                            targets: {
-                                id: string;
-                                name: string;
-                                type: string;
-                                promptId: string | null;
-                                promptVersion: number | null;
-                                agentId: string | null;
-                                evaluatorId: string | null;
-                                model: string | null;
-                                metadata: {
-                                    [key: string]: string | number | boolean;
-                                } | null;
-                            }[] | null;
-                            dataset: {
-                                index: number;
-                                targetId: string | null;
-                                entry: {
-                                    [key: string]: unknown;
-                                };
-                                predicted: {
-                                    [key: string]: unknown;
-                                } | null;
-                                cost: number | null;
-                                duration: number | null;
-                                error: string | null;
-                                traceId: string | null;
-                            }[];
-                            evaluations: {
-                                evaluator: string;
-                                name: string | null;
-                                targetId: string | null;
-                                status: string;
-                                index: number;
-                                score: number | null;
-                                label: string | null;
-                                passed: boolean | null;
-                                details: string | null;
-                                cost: number | null;
-                                duration: number | null;
-                                inputs: {
-                                    [key: string]: unknown;
-                                } | null;
-                            }[];
-                            timestamps: {
-                                createdAt: number;
-                                updatedAt: number;
-                                finishedAt: number | null;
-                                stoppedAt: number | null;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/experiments/runs/{runId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** A run's status: running, completed or stopped, with its summary once it ended */
-        get: {
-            parameters: {
-                query?: {
-                    experimentSlug?: string;
-                };
-                header?: never;
-                path: {
-                    runId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            runId: string;
-                            /** @description The run's name (as in the runs list) */
-                            name: string;
-                            /** @enum {string} */
-                            status: "pending" | "running" | "completed" | "failed" | "stopped";
-                            progress: number;
-                            total: number;
-                            startedAt: number;
-                            finishedAt?: number;
-                            summary?: {
-                                runId: string;
-                                totalCells: number;
-                                completedCells: number;
-                                failedCells: number;
-                                duration: number;
-                                timestamps: {
-                                    startedAt: number;
-                                    finishedAt?: number;
-                                    stoppedAt?: number;
-                                };
-                                targets: {
-                                    targetId: string;
-                                    name: string;
-                                    passed: number;
-                                    failed: number;
-                                    avgLatency: number;
-                                    totalCost: number;
-                                }[];
-                                evaluators: {
-                                    evaluatorId: string;
-                                    name: string;
-                                    passed: number;
-                                    failed: number;
-                                    passRate: number;
-                                    avgScore?: number;
-                                }[];
-                                totalPassed: number;
-                                totalFailed: number;
-                                passRate: number;
-                                totalCost: number;
-                                runUrl: string;
-                            };
-                            error?: string;
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/evaluations/v3/runs/{runId}/results": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** A run's de-duplicated result rows and evaluations (alias of /api/experiments/runs/{runId}/results) */
-        get: {
-            parameters: {
-                query?: {
-                    experimentSlug?: string;
-                };
-                header?: never;
-                path: {
-                    runId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            experimentId: string;
-                            runId: string;
-                            projectId: string;
-                            workflowVersionId: string | null;
-                            progress: number;
-                            total: number;
-                            targets: {
-                                id: string;
-                                name: string;
-                                type: string;
-                                promptId: string | null;
-                                promptVersion: number | null;
-                                agentId: string | null;
-                                evaluatorId: string | null;
-                                model: string | null;
-                                metadata: {
-                                    [key: string]: string | number | boolean;
-                                } | null;
-                            }[] | null;
-                            dataset: {
-                                index: number;
-                                targetId: string | null;
-                                entry: {
-                                    [key: string]: unknown;
-                                };
-                                predicted: {
-                                    [key: string]: unknown;
-                                } | null;
-                                cost: number | null;
-                                duration: number | null;
-                                error: string | null;
-                                traceId: string | null;
-                            }[];
-                            evaluations: {
-                                evaluator: string;
-                                name: string | null;
-                                targetId: string | null;
-                                status: string;
-                                index: number;
-                                score: number | null;
-                                label: string | null;
-                                passed: boolean | null;
-                                details: string | null;
-                                cost: number | null;
-                                duration: number | null;
-                                inputs: {
-                                    [key: string]: unknown;
-                                } | null;
-                            }[];
-                            timestamps: {
-                                createdAt: number;
-                                updatedAt: number;
-                                finishedAt: number | null;
-                                stoppedAt: number | null;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/evaluations/v3/runs/{runId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** A run's status: running, completed or stopped, with its summary once it ended (alias of /api/experiments/runs/{runId}) */
-        get: {
-            parameters: {
-                query?: {
-                    experimentSlug?: string;
-                };
-                header?: never;
-                path: {
-                    runId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            runId: string;
-                            /** @description The run's name (as in the runs list) */
-                            name: string;
-                            /** @enum {string} */
-                            status: "pending" | "running" | "completed" | "failed" | "stopped";
-                            progress: number;
-                            total: number;
-                            startedAt: number;
-                            finishedAt?: number;
-                            summary?: {
-                                runId: string;
-                                totalCells: number;
-                                completedCells: number;
-                                failedCells: number;
-                                duration: number;
-                                timestamps: {
-                                    startedAt: number;
-                                    finishedAt?: number;
-                                    stoppedAt?: number;
-                                };
-                                targets: {
-                                    targetId: string;
-                                    name: string;
-                                    passed: number;
-                                    failed: number;
-                                    avgLatency: number;
-                                    totalCost: number;
-                                }[];
-                                evaluators: {
-                                    evaluatorId: string;
-                                    name: string;
-                                    passed: number;
-                                    failed: number;
-                                    passRate: number;
-                                    avgScore?: number;
-                                }[];
-                                totalPassed: number;
-                                totalFailed: number;
-                                passRate: number;
-                                totalCost: number;
-                                runUrl: string;
-                            };
-                            error?: string;
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/experiments/{slug}/definition": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** A platform-run experiment's definition (header values of HTTP targets redacted) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    slug: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: string;
-                            slug: string;
-                            name: string | null;
-                            /** @enum {string} */
-                            type: "EVALUATIONS_V3";
-                            dataset: {
-                                id: string;
-                                slug: string;
-                                name: string;
-                                version: number | null;
-                                /** @description true when the dataset has been deleted since: runs cannot start until another is chosen */
-                                deleted: boolean;
-                            } | null;
-                            targets: ({
-                                id: string;
-                                name: string;
-                                /** @enum {string} */
-                                type: "prompt";
-                                /** @description The prompt id or handle */
-                                prompt: string;
-                                /** @description A stored version; default: the newest when the run starts */
-                                version?: number;
-                                /** @description The version a tag points at when the run starts (instead of version) */
-                                tag?: string;
-                                /** @description provider/model instead of the version's model */
-                                model?: string;
-                                /** @description The prompt's inputs: variable name to dataset.<column> or constant:<text>; default: the column of the same name */
-                                variables?: {
-                                    [key: string]: string;
-                                };
-                            } | {
-                                id: string;
-                                name: string;
-                                /** @enum {string} */
-                                type: "http";
-                                /** Format: uri */
-                                url: string;
-                                /** @description Sent with every row (e.g. Authorization); stored encrypted and answered masked. Not sent on a PUT: the stored headers stay; a masked value as GET answered it keeps the stored value */
-                                headers?: {
-                                    [key: string]: string;
-                                };
-                                /**
-                                 * @description The answer's field holding the output (a dotted path); `.` for the whole answer
-                                 * @default output
-                                 */
-                                output_field: string;
-                                /** @default 30000 */
-                                timeout_ms: number;
-                            })[];
-                            evaluators: {
-                                id: string;
-                                /** @description The catalogue path */
-                                evaluator: string;
-                                name: string;
-                                settings: {
-                                    [key: string]: unknown;
-                                };
-                                mapping: {
-                                    [key: string]: string;
-                                };
-                            }[];
-                            concurrency: number;
-                            createdAt: string;
-                            updatedAt: string;
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        /** Define a platform-run experiment (EVALUATIONS_V3) by slug, or replace its definition: a dataset (and version), targets (prompt versions or HTTP agents), evaluators of the catalogue with settings and data mappings, concurrency */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    slug: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name?: string;
-                        dataset?: {
-                            /** @description The dataset slug or id */
-                            id: string;
-                            /** @description Pin a version; default: the version current when each run starts */
-                            version?: number;
-                        };
-                        targets: ({
-                            id: string;
-                            name?: string;
-                            /** @enum {string} */
-                            type: "prompt";
-                            /** @description The prompt id or handle */
-                            prompt: string;
-                            /** @description A stored version; default: the newest when the run starts */
-                            version?: number;
-                            /** @description The version a tag points at when the run starts (instead of version) */
-                            tag?: string;
-                            /** @description provider/model instead of the version's model */
-                            model?: string;
-                            /** @description The prompt's inputs: variable name to dataset.<column> or constant:<text>; default: the column of the same name */
-                            variables?: {
-                                [key: string]: string;
-                            };
-                        } | {
-                            id: string;
-                            name?: string;
-                            /** @enum {string} */
-                            type: "http";
-                            /** Format: uri */
-                            url: string;
-                            /** @description Sent with every row (e.g. Authorization); stored encrypted and answered masked. Not sent on a PUT: the stored headers stay; a masked value as GET answered it keeps the stored value */
-                            headers?: {
-                                [key: string]: string;
-                            };
-                            /**
-                             * @description The answer's field holding the output (a dotted path); `.` for the whole answer
-                             * @default output
-                             */
-                            output_field?: string;
-                            /** @default 30000 */
-                            timeout_ms?: number;
-                        })[];
-                        /** @default [] */
-                        evaluators?: {
-                            id: string;
-                            /** @description A catalogue path (GET /api/evaluations), one of its LangWatch aliases, or custom/<slug> for a custom evaluator of the project (settings.version pins a version; default: the newest when each run starts) */
-                            evaluator: string;
-                            name?: string;
-                            settings?: {
-                                [key: string]: unknown;
-                            };
-                            /** @description The evaluator's data keys: key to dataset.<column> or target.output; default: `output` from the target, other keys from the column of the same name */
-                            mapping?: {
-                                [key: string]: string;
-                            };
-                        }[];
-                        /**
-                         * @description Cells run at once
-                         * @default 8
-                         */
-                        concurrency?: number;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: string;
-                            slug: string;
-                            name: string | null;
-                            /** @enum {string} */
-                            type: "EVALUATIONS_V3";
-                            dataset: {
-                                id: string;
-                                slug: string;
-                                name: string;
-                                version: number | null;
-                                /** @description true when the dataset has been deleted since: runs cannot start until another is chosen */
-                                deleted: boolean;
-                            } | null;
-                            targets: ({
-                                id: string;
-                                name: string;
-                                /** @enum {string} */
-                                type: "prompt";
-                                /** @description The prompt id or handle */
-                                prompt: string;
-                                /** @description A stored version; default: the newest when the run starts */
-                                version?: number;
-                                /** @description The version a tag points at when the run starts (instead of version) */
-                                tag?: string;
-                                /** @description provider/model instead of the version's model */
-                                model?: string;
-                                /** @description The prompt's inputs: variable name to dataset.<column> or constant:<text>; default: the column of the same name */
-                                variables?: {
-                                    [key: string]: string;
-                                };
-                            } | {
-                                id: string;
-                                name: string;
-                                /** @enum {string} */
-                                type: "http";
-                                /** Format: uri */
-                                url: string;
-                                /** @description Sent with every row (e.g. Authorization); stored encrypted and answered masked. Not sent on a PUT: the stored headers stay; a masked value as GET answered it keeps the stored value */
-                                headers?: {
-                                    [key: string]: string;
-                                };
-                                /**
-                                 * @description The answer's field holding the output (a dotted path); `.` for the whole answer
-                                 * @default output
-                                 */
-                                output_field: string;
-                                /** @default 30000 */
-                                timeout_ms: number;
-                            })[];
-                            evaluators: {
-                                id: string;
-                                /** @description The catalogue path */
-                                evaluator: string;
-                                name: string;
-                                settings: {
-                                    [key: string]: unknown;
-                                };
-                                mapping: {
-                                    [key: string]: string;
-                                };
-                            }[];
-                            concurrency: number;
-                            createdAt: string;
-                            updatedAt: string;
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/experiments/{slug}/run": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Start a run of a platform-run experiment: answers {runId, status, total, runUrl}; with Accept: text/event-stream, streams the run's events until done or stopped */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    slug: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description Rows to evaluate instead of the saved dataset */
-                        data?: {
-                            [key: string]: unknown;
-                        }[];
-                        /** @description A saved dataset (id or slug) to evaluate instead */
-                        dataset_id?: string;
-                        /** @description Values that override the same-named fields of every row */
-                        parameters?: {
-                            [key: string]: string | number | boolean;
-                        };
-                        /** @description Zero-based row positions to run */
-                        row_indices?: number[];
-                        /** @description This run's concurrency instead of the definition's */
-                        concurrency?: number;
-                    } | null;
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            runId: string;
-                            /** @enum {string} */
-                            status: "running";
-                            total: number;
-                            runUrl: string;
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/evaluations/v3/{slug}/run": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Start a run of a platform-run experiment: answers {runId, status, total, runUrl}; with Accept: text/event-stream, streams the run's events until done or stopped (alias of /api/experiments/{slug}/run) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    slug: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description Rows to evaluate instead of the saved dataset */
-                        data?: {
-                            [key: string]: unknown;
-                        }[];
-                        /** @description A saved dataset (id or slug) to evaluate instead */
-                        dataset_id?: string;
-                        /** @description Values that override the same-named fields of every row */
-                        parameters?: {
-                            [key: string]: string | number | boolean;
-                        };
-                        /** @description Zero-based row positions to run */
-                        row_indices?: number[];
-                        /** @description This run's concurrency instead of the definition's */
-                        concurrency?: number;
-                    } | null;
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            runId: string;
-                            /** @enum {string} */
-                            status: "running";
-                            total: number;
-                            runUrl: string;
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/experiments/{slug}/runs/{runId}/stop": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Stop a platform run: no further cell starts, cells in flight are dropped; what was stored stays (status stopped, with its summary) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    slug: string;
-                    runId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            runId: string;
-                            /** @enum {string} */
-                            status: "running" | "completed" | "stopped" | "failed";
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/experiments/{slug}/runs/{runId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        /** Name a run (SDK-logged or platform): the name the runs list, comparisons and the CLI show; null or empty gives back the default (a logged run's id; a platform run's prompts, models and start time) */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    slug: string;
-                    runId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description The new name; null or empty: the default (a logged run's id; a platform run's prompts, models and start time) */
-                        name: string | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            experimentId: string;
-                            runId: string;
-                            /** @description The run's name: the one given (PATCH); else a logged run's id; else, for a platform run, made of its prompts and versions, models and start time (UTC) */
-                            name: string;
-                            /** @description What the run ran: per target its prompt and version, model and settings */
-                            targets: {
-                                id: string;
-                                name: string;
-                                type: string;
-                                promptId: string | null;
-                                promptVersion: number | null;
-                                agentId: string | null;
-                                evaluatorId: string | null;
-                                model: string | null;
-                                metadata: {
-                                    [key: string]: string | number | boolean;
-                                } | null;
-                            }[];
-                            workflowVersion: null;
-                            timestamps: {
-                                createdAt: number;
-                                updatedAt: number;
-                                finishedAt: number | null;
-                                stoppedAt: number | null;
-                            };
-                            progress: number;
-                            total: number;
-                            summary: {
-                                datasetCost?: number;
-                                datasetAverageCost?: number;
-                                datasetAverageDuration?: number;
-                                evaluationsCost?: number;
-                                evaluationsAverageCost?: number;
-                                evaluationsAverageDuration?: number;
-                                evaluations: {
-                                    [key: string]: {
-                                        name: string;
-                                        averageScore: number | null;
-                                        averagePassed?: number;
-                                    };
-                                };
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        trace?: never;
-    };
-    "/api/experiments/{slug}/runs/{runId}/summary": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** A run's statistics overall and per target: per evaluator mean score, pass rate, latency p50/p95 and total cost, each with a 95% interval */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    slug: string;
-                    runId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            experimentId: string;
-                            experimentSlug: string;
-                            runId: string;
-                            /** @enum {string} */
-                            status: "running" | "completed" | "stopped";
-                            createdAt: number;
-                            isBaseline: boolean;
-                            methods: {
-                                confidence: number;
-                                resamples: number;
-                                mean: string;
-                                rate: string;
-                                percentile: string;
-                                difference: string;
-                            };
-                            overall: {
-                                targetId: string | null;
-                                name: string;
-                                rows: number;
-                                errors: number;
-                                errorRate: {
-                                    value: number;
-                                    low: number;
-                                    high: number;
-                                    n: number;
-                                } | null;
-                                latency: {
-                                    p50: {
-                                        value: number;
-                                        low: number;
-                                        high: number;
-                                        n: number;
-                                    } | null;
-                                    p95: {
-                                        value: number;
-                                        low: number;
-                                        high: number;
-                                        n: number;
-                                    } | null;
-                                };
-                                cost: {
-                                    value: number;
-                                    low: number;
-                                    high: number;
-                                    n: number;
-                                } | null;
-                                evaluators: {
-                                    evaluator: string;
-                                    name: string;
-                                    results: number;
-                                    processed: number;
-                                    skipped: number;
-                                    errors: number;
-                                    passed: number;
-                                    failed: number;
-                                    score: {
-                                        value: number;
-                                        low: number;
-                                        high: number;
-                                        n: number;
-                                    } | null;
-                                    passRate: {
-                                        value: number;
-                                        low: number;
-                                        high: number;
-                                        n: number;
-                                    } | null;
-                                    latency: {
-                                        p50: {
-                                            value: number;
-                                            low: number;
-                                            high: number;
-                                            n: number;
-                                        } | null;
-                                        p95: {
-                                            value: number;
-                                            low: number;
-                                            high: number;
-                                            n: number;
-                                        } | null;
-                                    };
-                                    cost: {
-                                        value: number;
-                                        low: number;
-                                        high: number;
-                                        n: number;
-                                    } | null;
-                                }[];
-                            };
-                            targets: {
-                                targetId: string | null;
-                                name: string;
-                                rows: number;
-                                errors: number;
-                                errorRate: {
-                                    value: number;
-                                    low: number;
-                                    high: number;
-                                    n: number;
-                                } | null;
-                                latency: {
-                                    p50: {
-                                        value: number;
-                                        low: number;
-                                        high: number;
-                                        n: number;
-                                    } | null;
-                                    p95: {
-                                        value: number;
-                                        low: number;
-                                        high: number;
-                                        n: number;
-                                    } | null;
-                                };
-                                cost: {
-                                    value: number;
-                                    low: number;
-                                    high: number;
-                                    n: number;
-                                } | null;
-                                evaluators: {
-                                    evaluator: string;
-                                    name: string;
-                                    results: number;
-                                    processed: number;
-                                    skipped: number;
-                                    errors: number;
-                                    passed: number;
-                                    failed: number;
-                                    score: {
-                                        value: number;
-                                        low: number;
-                                        high: number;
-                                        n: number;
-                                    } | null;
-                                    passRate: {
-                                        value: number;
-                                        low: number;
-                                        high: number;
-                                        n: number;
-                                    } | null;
-                                    latency: {
-                                        p50: {
-                                            value: number;
-                                            low: number;
-                                            high: number;
-                                            n: number;
-                                        } | null;
-                                        p95: {
-                                            value: number;
-                                            low: number;
-                                            high: number;
-                                            n: number;
-                                        } | null;
-                                    };
-                                    cost: {
-                                        value: number;
-                                        low: number;
-                                        high: number;
-                                        n: number;
-                                    } | null;
-                                }[];
-                            }[];
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/experiments/{slug}/runs/{runId}/rows": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** A run's rows with their evaluations: filtered (where=<column><op><value>), sorted by any column, paged */
-        get: {
-            parameters: {
-                query?: {
-                    page?: string;
-                    pageSize?: string;
-                    sortBy?: string;
-                    sortDirection?: "asc" | "desc";
-                    where?: string | string[];
-                };
-                header?: never;
-                path: {
-                    slug: string;
-                    runId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            experimentSlug: string;
-                            runId: string;
-                            evaluators: {
-                                evaluator: string;
-                                name: string;
-                                /** @description A custom evaluator's version the run ran; null for built-in ones and SDK runs */
-                                version: number | null;
-                            }[];
-                            rows: {
-                                index: number;
-                                targetId: string | null;
-                                entry: {
-                                    [key: string]: unknown;
-                                };
-                                predicted: {
-                                    [key: string]: unknown;
-                                } | null;
-                                cost: number | null;
-                                duration: number | null;
-                                error: string | null;
-                                traceId: string | null;
-                                evaluations: {
-                                    [key: string]: {
-                                        name: string | null;
-                                        status: string;
-                                        score: number | null;
-                                        passed: boolean | null;
-                                        label: string | null;
-                                        details: string | null;
-                                        cost: number | null;
-                                        duration: number | null;
-                                    };
-                                };
-                                /** @description Review scores of the row's trace, per score config (empty until the trace is reviewed) */
-                                scores: components["schemas"]["ScoreSummary"][];
-                            }[];
-                            pagination: {
-                                page: number;
-                                pageSize: number;
-                                totalHits: number;
-                                hasMore: boolean;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/experiments/{slug}/compare": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Compare runs with a baseline: per evaluator the paired difference of pass rate and mean score, its 95% interval and a verdict */
-        get: {
-            parameters: {
-                query: {
-                    runs: string;
-                    baseline?: string;
-                    lowerIsBetter?: string;
-                    effect?: string;
-                };
-                header?: never;
-                path: {
-                    slug: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            experimentId: string;
-                            experimentSlug: string;
-                            baselineRunId: string;
-                            experimentBaselineRunId: string | null;
-                            methods: {
-                                confidence: number;
-                                resamples: number;
-                                mean: string;
-                                rate: string;
-                                percentile: string;
-                                difference: string;
-                            };
-                            runs: {
-                                runId: string;
-                                /** @enum {string} */
-                                status: "running" | "completed" | "stopped";
-                                createdAt: number;
-                                overall: {
-                                    targetId: string | null;
-                                    name: string;
-                                    rows: number;
-                                    errors: number;
-                                    errorRate: {
-                                        value: number;
-                                        low: number;
-                                        high: number;
-                                        n: number;
-                                    } | null;
-                                    latency: {
-                                        p50: {
-                                            value: number;
-                                            low: number;
-                                            high: number;
-                                            n: number;
-                                        } | null;
-                                        p95: {
-                                            value: number;
-                                            low: number;
-                                            high: number;
-                                            n: number;
-                                        } | null;
-                                    };
-                                    cost: {
-                                        value: number;
-                                        low: number;
-                                        high: number;
-                                        n: number;
-                                    } | null;
-                                    evaluators: {
-                                        evaluator: string;
-                                        name: string;
-                                        results: number;
-                                        processed: number;
-                                        skipped: number;
-                                        errors: number;
-                                        passed: number;
-                                        failed: number;
-                                        score: {
-                                            value: number;
-                                            low: number;
-                                            high: number;
-                                            n: number;
-                                        } | null;
-                                        passRate: {
-                                            value: number;
-                                            low: number;
-                                            high: number;
-                                            n: number;
-                                        } | null;
-                                        latency: {
-                                            p50: {
-                                                value: number;
-                                                low: number;
-                                                high: number;
-                                                n: number;
-                                            } | null;
-                                            p95: {
-                                                value: number;
-                                                low: number;
-                                                high: number;
-                                                n: number;
-                                            } | null;
-                                        };
-                                        cost: {
-                                            value: number;
-                                            low: number;
-                                            high: number;
-                                            n: number;
-                                        } | null;
-                                    }[];
-                                };
-                            }[];
-                            comparisons: {
-                                runId: string;
-                                baselineRunId: string;
-                                sharedRows: number;
-                                correction: {
-                                    /** @enum {string} */
-                                    method: "holm";
-                                    compared: number;
-                                };
-                                minimumRows: number;
-                                evaluators: {
-                                    evaluator: string;
-                                    name: string;
-                                    higherIsBetter: boolean;
-                                    decidedBy: ("passRate" | "score") | null;
-                                    /** @enum {string} */
-                                    verdict: "better" | "worse" | "no detectable difference" | "not enough data" | "not comparable";
-                                    score: {
-                                        baseline: number;
-                                        current: number;
-                                        difference: number;
-                                        low: number;
-                                        high: number;
-                                        n: number;
-                                        /** @enum {string} */
-                                        verdict: "better" | "worse" | "no detectable difference" | "not enough data" | "not comparable";
-                                        pValue: number;
-                                        adjustedPValue: number;
-                                        minimumDetectableEffect: number | null;
-                                        notEnoughData: ("too few rows" | "no spread") | null;
-                                        rowsNeeded: number | null;
-                                    } | null;
-                                    passRate: {
-                                        baseline: number;
-                                        current: number;
-                                        difference: number;
-                                        low: number;
-                                        high: number;
-                                        n: number;
-                                        /** @enum {string} */
-                                        verdict: "better" | "worse" | "no detectable difference" | "not enough data" | "not comparable";
-                                        pValue: number;
-                                        adjustedPValue: number;
-                                        minimumDetectableEffect: number | null;
-                                        notEnoughData: ("too few rows" | "no spread") | null;
-                                        rowsNeeded: number | null;
-                                    } | null;
-                                    regressions: number;
-                                    improvements: number;
-                                }[];
-                            }[];
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/experiments/{slug}/compare/rows": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Runs' rows side by side, joined by dataset row index and target, paged */
-        get: {
-            parameters: {
-                query: {
-                    runs: string;
-                    page?: string;
-                    pageSize?: string;
-                    targetId?: string;
-                };
-                header?: never;
-                path: {
-                    slug: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            experimentSlug: string;
-                            runIds: string[];
-                            evaluators: {
-                                evaluator: string;
-                                name: string;
-                            }[];
-                            rows: {
-                                index: number;
-                                targetId: string | null;
-                                entry: {
-                                    [key: string]: unknown;
-                                };
-                                cells: ({
-                                    runId: string;
-                                    predicted: {
-                                        [key: string]: unknown;
-                                    } | null;
-                                    cost: number | null;
-                                    duration: number | null;
-                                    error: string | null;
-                                    traceId: string | null;
-                                    evaluations: {
-                                        [key: string]: {
-                                            name: string | null;
-                                            status: string;
-                                            score: number | null;
-                                            passed: boolean | null;
-                                            label: string | null;
-                                            details: string | null;
-                                            cost: number | null;
-                                            duration: number | null;
-                                        };
-                                    };
-                                } | null)[];
-                            }[];
-                            pagination: {
-                                page: number;
-                                pageSize: number;
-                                totalHits: number;
-                                hasMore: boolean;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/experiments/{slug}/compare/regressions": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Results that passed in the baseline and fail in the run (regressed), and the reverse (improved) */
-        get: {
-            parameters: {
-                query: {
-                    runs: string;
-                    baseline?: string;
-                    evaluator?: string;
-                    direction?: "regressed" | "improved";
-                    page?: string;
-                    pageSize?: string;
-                };
-                header?: never;
-                path: {
-                    slug: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            experimentSlug: string;
-                            baselineRunId: string;
-                            runId: string;
-                            counts: {
-                                regressed: number;
-                                improved: number;
-                            };
-                            evaluators: {
-                                evaluator: string;
-                                name: string;
-                                regressed: number;
-                                improved: number;
-                            }[];
-                            rows: {
-                                index: number;
-                                targetId: string | null;
-                                evaluator: string;
-                                /** @enum {string} */
-                                direction: "regressed" | "improved";
-                                entry: {
-                                    [key: string]: unknown;
-                                };
-                                baseline: {
-                                    status: string;
-                                    score: number | null;
-                                    passed: boolean | null;
-                                    label: string | null;
-                                    details: string | null;
-                                    predicted: {
-                                        [key: string]: unknown;
-                                    } | null;
-                                    error: string | null;
-                                    traceId: string | null;
-                                };
-                                current: {
-                                    status: string;
-                                    score: number | null;
-                                    passed: boolean | null;
-                                    label: string | null;
-                                    details: string | null;
-                                    predicted: {
-                                        [key: string]: unknown;
-                                    } | null;
-                                    error: string | null;
-                                    traceId: string | null;
-                                };
-                            }[];
-                            pagination: {
-                                page: number;
-                                pageSize: number;
-                                totalHits: number;
-                                hasMore: boolean;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/experiments/{slug}/baseline": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The experiment's baseline run (null when none is marked) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    slug: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            experimentSlug: string;
-                            baselineRunId: string | null;
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        /** Mark a run as the experiment's baseline (runId null: none); comparisons default to it */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    slug: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        runId: string | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            experimentSlug: string;
-                            baselineRunId: string | null;
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -34465,6 +37345,10 @@ export interface components {
             enabled: boolean;
             /** @description the review queue the traces it fails go to (null: none) */
             review_queue_id: string | null;
+            /** @enum {string} */
+            unit: "trace" | "thread";
+            /** @description unit thread: minutes a thread is idle before it is evaluated (null for unit trace) */
+            idle_minutes: number | null;
             created_at: string;
             updated_at: string;
         };
@@ -34507,6 +37391,12 @@ export interface components {
                     p90: number;
                     max: number;
                 } | null;
+                /** @description how many scores fall in each bin, lowest first: one bin per value (from = to) when every score is a whole number and the lowest and highest are under 20 apart; else 10 equal widths from the lowest to the highest score (from <= score < to; the last bin holds the highest). Empty when nothing was scored */
+                distribution: {
+                    from: number;
+                    to: number;
+                    count: number;
+                }[];
                 /** @description results per label (categorical evaluators), most frequent first */
                 labels: {
                     label: string;
@@ -34896,6 +37786,298 @@ export interface components {
             minimumLabels: number;
             stored: boolean;
         };
+        DashboardTimeRangeInput: {
+            /**
+             * @description The last 15m, 1h, 24h, 7d, 30d or 90d before the dashboard is read
+             * @enum {string}
+             */
+            last?: "15m" | "1h" | "24h" | "7d" | "30d" | "90d";
+            /** @description Fixed range: traces started at or after (epoch ms or ISO 8601) */
+            from?: number | string;
+            /** @description Fixed range: traces started at or before; at most 400 days after from */
+            to?: number | string;
+        };
+        DashboardChartInput: {
+            /** @description Unique in the dashboard; links and the MCP tool name a chart by it */
+            id: string;
+            title: string;
+            /**
+             * @description The series shown (see the dashboards guide for what each one is)
+             * @enum {string}
+             */
+            metric: "traces" | "spans" | "errors" | "error_rate" | "cost" | "tokens" | "prompt_tokens" | "completion_tokens" | "latency_p50" | "latency_p95" | "latency_p99" | "thumbs_up" | "thumbs_down" | "evaluation_pass_rate" | "score_mean";
+            /**
+             * @description line or bar: over time; number: the whole range in one figure; table: the values per interval
+             * @default line
+             * @enum {string}
+             */
+            display?: "line" | "bar" | "number" | "table";
+            /**
+             * @description One series per model, label, user or topic (the 10 with most traces, the rest as "other")
+             * @default null
+             */
+            groupBy?: ("model" | "label" | "user" | "topic") | null;
+            /**
+             * @description Bucket width (weeks start on Monday). auto: the finest giving at most 200 buckets
+             * @default auto
+             * @enum {string}
+             */
+            interval?: "auto" | "minute" | "hour" | "day" | "week";
+            /** @description evaluation_pass_rate: only this evaluation (a monitor's name or the evaluator's); default: one series each */
+            evaluator?: string;
+            /** @description score_mean: the score config (GET /api/score-configs); required for it */
+            scoreConfigId?: string;
+            /** @description This chart's own range instead of the dashboard's */
+            timeRange?: components["schemas"]["DashboardTimeRangeInput"];
+            /** @description This chart's own full-text query instead of the dashboard's */
+            query?: string;
+            /** @description Filters on top of the dashboard's: a key set here replaces the dashboard's value of that key */
+            filters?: {
+                user_id?: string | string[];
+                thread_id?: string | string[];
+                customer_id?: string | string[];
+                /** @description Any of these labels */
+                labels?: string | string[];
+                /** @description Any span used one of these models */
+                model?: string | string[];
+                /** @description Any span has one of these types (llm, tool, agent, ...) */
+                span_type?: string | string[];
+                has_error?: boolean;
+                has_annotation?: boolean;
+                evaluation?: {
+                    /** @description Evaluator path or name, e.g. pii/pii_detection */
+                    evaluator?: string;
+                    passed?: boolean;
+                    /** @enum {string} */
+                    status?: "processed" | "skipped" | "error";
+                };
+                /** @description key = value on trace metadata */
+                metadata?: {
+                    [key: string]: string | number | boolean;
+                };
+                /** @description Traces with a score of this config (any of their annotations), within min..max or equal to value */
+                score?: {
+                    /** @description a score config (GET /api/score-configs) */
+                    configId: string;
+                    /** @description numeric: at least */
+                    min?: number;
+                    /** @description numeric: at most */
+                    max?: number;
+                    /** @description categorical: this category; boolean: true or false */
+                    value?: string | boolean;
+                };
+                /** @description Traces in any of these topics (topic ids, GET /api/topics) */
+                topic?: string | string[];
+            };
+            layout: {
+                /** @description Column of the left edge (0..11) */
+                x: number;
+                /** @description Row of the top edge (0 is the top) */
+                y: number;
+                /** @description Width in columns; x + w <= 12 */
+                w: number;
+                /** @description Height in rows */
+                h: number;
+            };
+        };
+        DashboardDefinitionInput: {
+            name: string;
+            description?: string;
+            /**
+             * @description The range every chart reads unless it has its own
+             * @default {
+             *       "last": "24h"
+             *     }
+             */
+            timeRange?: components["schemas"]["DashboardTimeRangeInput"];
+            /** @description Full-text query every chart inherits */
+            query?: string;
+            /** @description The trace filters every chart inherits (the trace search filters, exactly) */
+            filters?: {
+                user_id?: string | string[];
+                thread_id?: string | string[];
+                customer_id?: string | string[];
+                /** @description Any of these labels */
+                labels?: string | string[];
+                /** @description Any span used one of these models */
+                model?: string | string[];
+                /** @description Any span has one of these types (llm, tool, agent, ...) */
+                span_type?: string | string[];
+                has_error?: boolean;
+                has_annotation?: boolean;
+                evaluation?: {
+                    /** @description Evaluator path or name, e.g. pii/pii_detection */
+                    evaluator?: string;
+                    passed?: boolean;
+                    /** @enum {string} */
+                    status?: "processed" | "skipped" | "error";
+                };
+                /** @description key = value on trace metadata */
+                metadata?: {
+                    [key: string]: string | number | boolean;
+                };
+                /** @description Traces with a score of this config (any of their annotations), within min..max or equal to value */
+                score?: {
+                    /** @description a score config (GET /api/score-configs) */
+                    configId: string;
+                    /** @description numeric: at least */
+                    min?: number;
+                    /** @description numeric: at most */
+                    max?: number;
+                    /** @description categorical: this category; boolean: true or false */
+                    value?: string | boolean;
+                };
+                /** @description Traces in any of these topics (topic ids, GET /api/topics) */
+                topic?: string | string[];
+            };
+            /** @description At most 50; their layouts may not overlap */
+            charts: components["schemas"]["DashboardChartInput"][];
+        };
+        DashboardInput: {
+            id: string;
+            definition: {
+                name: string;
+                description?: string;
+                timeRange: {
+                    /** @enum {string} */
+                    last?: "15m" | "1h" | "24h" | "7d" | "30d" | "90d";
+                    from?: number | string;
+                    to?: number | string;
+                };
+                query?: string;
+                filters?: {
+                    user_id?: string | string[];
+                    thread_id?: string | string[];
+                    customer_id?: string | string[];
+                    /** @description Any of these labels */
+                    labels?: string | string[];
+                    /** @description Any span used one of these models */
+                    model?: string | string[];
+                    /** @description Any span has one of these types (llm, tool, agent, ...) */
+                    span_type?: string | string[];
+                    has_error?: boolean;
+                    has_annotation?: boolean;
+                    evaluation?: {
+                        /** @description Evaluator path or name, e.g. pii/pii_detection */
+                        evaluator?: string;
+                        passed?: boolean;
+                        /** @enum {string} */
+                        status?: "processed" | "skipped" | "error";
+                    };
+                    /** @description key = value on trace metadata */
+                    metadata?: {
+                        [key: string]: string | number | boolean;
+                    };
+                    /** @description Traces with a score of this config (any of their annotations), within min..max or equal to value */
+                    score?: {
+                        /** @description a score config (GET /api/score-configs) */
+                        configId: string;
+                        /** @description numeric: at least */
+                        min?: number;
+                        /** @description numeric: at most */
+                        max?: number;
+                        /** @description categorical: this category; boolean: true or false */
+                        value?: string | boolean;
+                    };
+                    /** @description Traces in any of these topics (topic ids, GET /api/topics) */
+                    topic?: string | string[];
+                };
+                charts: components["schemas"]["DashboardChartInput"][];
+            };
+            /** @description The default dashboard as shipped, never saved in this project yet (PUT saves it) */
+            builtIn: boolean;
+            /** @description Writes so far (0: built in) */
+            version: number;
+            createdAt: number | null;
+            updatedAt: number | null;
+            /** @description The user who saved it last; null: an API key or built in */
+            updatedBy: string | null;
+        };
+        DashboardListInput: {
+            data: {
+                id: string;
+                name: string;
+                description: string | null;
+                charts: number;
+                builtIn: boolean;
+                updatedAt: number | null;
+            }[];
+        };
+        ChartDataRequestInput: {
+            /** @description The viewer's range for the whole dashboard instead of its stored one (a chart with its own range keeps it) */
+            timeRange?: components["schemas"]["DashboardTimeRangeInput"];
+            /** @description Epoch ms relative ranges count back from; default: now */
+            now?: number;
+            /**
+             * @description Minutes the reader's time zone is ahead of UTC (60 for UTC+1, -300 for UTC-5): days and weeks start at its midnight. Default 0: UTC
+             * @default 0
+             */
+            utcOffsetMinutes?: number;
+        };
+        ChartDataInput: {
+            dashboardId: string;
+            chart: components["schemas"]["DashboardChartInput"];
+            /** @description The request to POST /api/analytics/timeseries this chart read, resolved: the same request gives the same numbers */
+            query: components["schemas"]["TimeseriesRequestInput"];
+            /** @enum {string} */
+            interval: "minute" | "hour" | "day" | "week";
+            intervalMs: number;
+            startDate: number;
+            endDate: number;
+            /** @description The whole range in one figure (sums summed, rates of the sums); null for percentiles and without data */
+            value: number | null;
+            series: {
+                /** @description The group, evaluation or score config; the metric when ungrouped */
+                name: string;
+                /** @description groupBy: the model, label or user; null otherwise or for traces without one */
+                group: string | null;
+                other: boolean;
+                /** @description The series over the whole range (as value) */
+                total: number | null;
+                /** @description The trace filters of the traces behind the series (with startDate/endDate of a point: the traces list of that point); null when no filter can pick them (the "other" group, traces without a group) */
+                filters?: {
+                    user_id?: string | string[];
+                    thread_id?: string | string[];
+                    customer_id?: string | string[];
+                    /** @description Any of these labels */
+                    labels?: string | string[];
+                    /** @description Any span used one of these models */
+                    model?: string | string[];
+                    /** @description Any span has one of these types (llm, tool, agent, ...) */
+                    span_type?: string | string[];
+                    has_error?: boolean;
+                    has_annotation?: boolean;
+                    evaluation?: {
+                        /** @description Evaluator path or name, e.g. pii/pii_detection */
+                        evaluator?: string;
+                        passed?: boolean;
+                        /** @enum {string} */
+                        status?: "processed" | "skipped" | "error";
+                    };
+                    /** @description key = value on trace metadata */
+                    metadata?: {
+                        [key: string]: string | number | boolean;
+                    };
+                    /** @description Traces with a score of this config (any of their annotations), within min..max or equal to value */
+                    score?: {
+                        /** @description a score config (GET /api/score-configs) */
+                        configId: string;
+                        /** @description numeric: at least */
+                        min?: number;
+                        /** @description numeric: at most */
+                        max?: number;
+                        /** @description categorical: this category; boolean: true or false */
+                        value?: string | boolean;
+                    };
+                    /** @description Traces in any of these topics (topic ids, GET /api/topics) */
+                    topic?: string | string[];
+                } | null;
+                points: {
+                    start: number;
+                    value: number | null;
+                }[];
+            }[];
+        };
         ModelProviderInput: {
             id: string;
             name: string;
@@ -34934,6 +38116,188 @@ export interface components {
                 kind: "openai" | "openai_compatible" | "azure_openai" | "anthropic";
                 /** @enum {string} */
                 source: "project" | "organization" | "environment";
+            }[];
+        };
+        ThreadsRequestInput: {
+            /** @description Threads with a trace started at or after (epoch ms or ISO 8601); default: all */
+            startDate?: number | string;
+            /** @description Threads with a trace started at or before (epoch ms or ISO 8601) */
+            endDate?: number | string;
+            /** @description Full-text: words of trace input or output (case-insensitive); "a phrase", or, -word */
+            query?: string;
+            /** @description The trace search filters, exactly: a thread is listed when any of its traces matches (its figures count all its traces) */
+            filters?: {
+                user_id?: string | string[];
+                thread_id?: string | string[];
+                customer_id?: string | string[];
+                /** @description Any of these labels */
+                labels?: string | string[];
+                /** @description Any span used one of these models */
+                model?: string | string[];
+                /** @description Any span has one of these types (llm, tool, agent, ...) */
+                span_type?: string | string[];
+                has_error?: boolean;
+                has_annotation?: boolean;
+                evaluation?: {
+                    /** @description Evaluator path or name, e.g. pii/pii_detection */
+                    evaluator?: string;
+                    passed?: boolean;
+                    /** @enum {string} */
+                    status?: "processed" | "skipped" | "error";
+                };
+                /** @description key = value on trace metadata */
+                metadata?: {
+                    [key: string]: string | number | boolean;
+                };
+                /** @description Traces with a score of this config (any of their annotations), within min..max or equal to value */
+                score?: {
+                    /** @description a score config (GET /api/score-configs) */
+                    configId: string;
+                    /** @description numeric: at least */
+                    min?: number;
+                    /** @description numeric: at most */
+                    max?: number;
+                    /** @description categorical: this category; boolean: true or false */
+                    value?: string | boolean;
+                };
+                /** @description Traces in any of these topics (topic ids, GET /api/topics) */
+                topic?: string | string[];
+            };
+            /** @description Part of the thread id (case-insensitive) */
+            search?: string;
+            /**
+             * @default last_seen
+             * @enum {string}
+             */
+            sortBy?: "thread_id" | "turns" | "cost" | "duration" | "errors" | "users" | "first_seen" | "last_seen";
+            /**
+             * @default desc
+             * @enum {string}
+             */
+            sortDirection?: "asc" | "desc";
+            /** @default 1 */
+            page?: number;
+            /** @default 50 */
+            pageSize?: number;
+        };
+        ThreadScoreInput: {
+            /** @description The monitor's name */
+            name: string;
+            monitor_id: string | null;
+            /** @enum {string} */
+            status: "processed" | "skipped" | "error";
+            passed: boolean | null;
+            score: number | null;
+            label: string | null;
+            /** @description Turns it covered (the first ones) */
+            turns: number;
+        };
+        ThreadInput: {
+            /** @description The web app shows it at /p/<projectId>/threads/<thread_id> */
+            thread_id: string;
+            /** @description Traces in the thread */
+            turns: number;
+            /** @description Start of its first turn, epoch ms */
+            first_seen: number;
+            /** @description Start of its last turn, epoch ms */
+            last_seen: number;
+            /** @description Start of its first turn to the end of its last */
+            duration_ms: number;
+            /** @description USD */
+            cost: number;
+            tokens: {
+                prompt: number;
+                completion: number;
+            };
+            /** @description Turns with an error */
+            errors: number;
+            /** @description Its user ids (at most 5) */
+            users: string[];
+            user_count: number;
+            /** @description The newest result of each thread evaluation (thread monitors) */
+            scores: components["schemas"]["ThreadScoreInput"][];
+        };
+        ThreadsResponseInput: {
+            threads: components["schemas"]["ThreadInput"][];
+            pagination: {
+                page: number;
+                pageSize: number;
+                /** @description Threads matching */
+                total: number;
+            };
+        };
+        ThreadEvaluationInput: {
+            id: string;
+            thread_id: string;
+            /** @description The thread monitor that ran it */
+            monitor_id: string | null;
+            name: string;
+            evaluator: string;
+            /** @description The custom evaluator's version (null for built-in evaluators) */
+            evaluator_version: number | null;
+            /** @enum {string} */
+            status: "processed" | "skipped" | "error";
+            passed: boolean | null;
+            score: number | null;
+            label: string | null;
+            /** @description The judge's reasoning, or what went wrong */
+            details: string | null;
+            /** @description USD */
+            cost: number | null;
+            /** @description What it judged */
+            covered: {
+                /** @description Turns 1..turns of the thread, as it was when evaluated */
+                turns: number;
+                /** @description Their traces, oldest first */
+                trace_ids: string[];
+            };
+            /** @description When it ran (epoch ms) */
+            inserted_at: number;
+        };
+        ThreadEvaluationsInput: {
+            /** @description Newest first (at most 200) */
+            data: components["schemas"]["ThreadEvaluationInput"][];
+        };
+        ThreadScoresRequestInput: {
+            /** @description Thread results stored at or after (epoch ms or ISO 8601) */
+            startDate: number | string;
+            /** @description Thread results stored at or before; at most 400 days after startDate */
+            endDate: number | string;
+            /**
+             * @description auto: the finest giving at most 200 buckets
+             * @default auto
+             * @enum {string}
+             */
+            interval?: "auto" | "minute" | "hour" | "day" | "week";
+            /** @description Only this thread monitor's results (its name); default: one series per name */
+            name?: string;
+            /**
+             * @description Days start at the caller's midnight: its offset from UTC in minutes
+             * @default 0
+             */
+            utcOffsetMinutes?: number;
+        };
+        ThreadScoresResponseInput: {
+            /** @enum {string} */
+            interval: "minute" | "hour" | "day" | "week";
+            intervalMs: number;
+            startDate: number;
+            endDate: number;
+            series: {
+                /** @description The thread monitor's name */
+                name: string;
+                buckets: {
+                    start: number;
+                    /** @description Thread results stored in the bucket */
+                    evaluated: number;
+                    passed: number;
+                    failed: number;
+                    errors: number;
+                    /** @description passed / (passed + failed); null without verdicts */
+                    pass_rate: number | null;
+                    /** @description Mean of the scores given; null when none was */
+                    mean_score: number | null;
+                }[];
             }[];
         };
         TopicSettingsBodyInput: {
@@ -36476,6 +39840,10 @@ export interface components {
             enabled: boolean;
             /** @description the review queue the traces it fails go to (null: none) */
             review_queue_id: string | null;
+            /** @enum {string} */
+            unit: "trace" | "thread";
+            /** @description unit thread: minutes a thread is idle before it is evaluated (null for unit trace) */
+            idle_minutes: number | null;
             created_at: string;
             updated_at: string;
         };
@@ -36518,6 +39886,12 @@ export interface components {
                     p90: number;
                     max: number;
                 } | null;
+                /** @description how many scores fall in each bin, lowest first: one bin per value (from = to) when every score is a whole number and the lowest and highest are under 20 apart; else 10 equal widths from the lowest to the highest score (from <= score < to; the last bin holds the highest). Empty when nothing was scored */
+                distribution: {
+                    from: number;
+                    to: number;
+                    count: number;
+                }[];
                 /** @description results per label (categorical evaluators), most frequent first */
                 labels: {
                     label: string;
@@ -36907,6 +40281,298 @@ export interface components {
             minimumLabels: number;
             stored: boolean;
         };
+        DashboardTimeRange: {
+            /**
+             * @description The last 15m, 1h, 24h, 7d, 30d or 90d before the dashboard is read
+             * @enum {string}
+             */
+            last?: "15m" | "1h" | "24h" | "7d" | "30d" | "90d";
+            /** @description Fixed range: traces started at or after (epoch ms or ISO 8601) */
+            from?: number | string;
+            /** @description Fixed range: traces started at or before; at most 400 days after from */
+            to?: number | string;
+        };
+        DashboardChart: {
+            /** @description Unique in the dashboard; links and the MCP tool name a chart by it */
+            id: string;
+            title: string;
+            /**
+             * @description The series shown (see the dashboards guide for what each one is)
+             * @enum {string}
+             */
+            metric: "traces" | "spans" | "errors" | "error_rate" | "cost" | "tokens" | "prompt_tokens" | "completion_tokens" | "latency_p50" | "latency_p95" | "latency_p99" | "thumbs_up" | "thumbs_down" | "evaluation_pass_rate" | "score_mean";
+            /**
+             * @description line or bar: over time; number: the whole range in one figure; table: the values per interval
+             * @default line
+             * @enum {string}
+             */
+            display: "line" | "bar" | "number" | "table";
+            /**
+             * @description One series per model, label, user or topic (the 10 with most traces, the rest as "other")
+             * @default null
+             */
+            groupBy: ("model" | "label" | "user" | "topic") | null;
+            /**
+             * @description Bucket width (weeks start on Monday). auto: the finest giving at most 200 buckets
+             * @default auto
+             * @enum {string}
+             */
+            interval: "auto" | "minute" | "hour" | "day" | "week";
+            /** @description evaluation_pass_rate: only this evaluation (a monitor's name or the evaluator's); default: one series each */
+            evaluator?: string;
+            /** @description score_mean: the score config (GET /api/score-configs); required for it */
+            scoreConfigId?: string;
+            /** @description This chart's own range instead of the dashboard's */
+            timeRange?: components["schemas"]["DashboardTimeRange"];
+            /** @description This chart's own full-text query instead of the dashboard's */
+            query?: string;
+            /** @description Filters on top of the dashboard's: a key set here replaces the dashboard's value of that key */
+            filters?: {
+                user_id?: string | string[];
+                thread_id?: string | string[];
+                customer_id?: string | string[];
+                /** @description Any of these labels */
+                labels?: string | string[];
+                /** @description Any span used one of these models */
+                model?: string | string[];
+                /** @description Any span has one of these types (llm, tool, agent, ...) */
+                span_type?: string | string[];
+                has_error?: boolean;
+                has_annotation?: boolean;
+                evaluation?: {
+                    /** @description Evaluator path or name, e.g. pii/pii_detection */
+                    evaluator?: string;
+                    passed?: boolean;
+                    /** @enum {string} */
+                    status?: "processed" | "skipped" | "error";
+                };
+                /** @description key = value on trace metadata */
+                metadata?: {
+                    [key: string]: string | number | boolean;
+                };
+                /** @description Traces with a score of this config (any of their annotations), within min..max or equal to value */
+                score?: {
+                    /** @description a score config (GET /api/score-configs) */
+                    configId: string;
+                    /** @description numeric: at least */
+                    min?: number;
+                    /** @description numeric: at most */
+                    max?: number;
+                    /** @description categorical: this category; boolean: true or false */
+                    value?: string | boolean;
+                };
+                /** @description Traces in any of these topics (topic ids, GET /api/topics) */
+                topic?: string | string[];
+            };
+            layout: {
+                /** @description Column of the left edge (0..11) */
+                x: number;
+                /** @description Row of the top edge (0 is the top) */
+                y: number;
+                /** @description Width in columns; x + w <= 12 */
+                w: number;
+                /** @description Height in rows */
+                h: number;
+            };
+        };
+        DashboardDefinition: {
+            name: string;
+            description?: string;
+            /**
+             * @description The range every chart reads unless it has its own
+             * @default {
+             *       "last": "24h"
+             *     }
+             */
+            timeRange: components["schemas"]["DashboardTimeRange"];
+            /** @description Full-text query every chart inherits */
+            query?: string;
+            /** @description The trace filters every chart inherits (the trace search filters, exactly) */
+            filters?: {
+                user_id?: string | string[];
+                thread_id?: string | string[];
+                customer_id?: string | string[];
+                /** @description Any of these labels */
+                labels?: string | string[];
+                /** @description Any span used one of these models */
+                model?: string | string[];
+                /** @description Any span has one of these types (llm, tool, agent, ...) */
+                span_type?: string | string[];
+                has_error?: boolean;
+                has_annotation?: boolean;
+                evaluation?: {
+                    /** @description Evaluator path or name, e.g. pii/pii_detection */
+                    evaluator?: string;
+                    passed?: boolean;
+                    /** @enum {string} */
+                    status?: "processed" | "skipped" | "error";
+                };
+                /** @description key = value on trace metadata */
+                metadata?: {
+                    [key: string]: string | number | boolean;
+                };
+                /** @description Traces with a score of this config (any of their annotations), within min..max or equal to value */
+                score?: {
+                    /** @description a score config (GET /api/score-configs) */
+                    configId: string;
+                    /** @description numeric: at least */
+                    min?: number;
+                    /** @description numeric: at most */
+                    max?: number;
+                    /** @description categorical: this category; boolean: true or false */
+                    value?: string | boolean;
+                };
+                /** @description Traces in any of these topics (topic ids, GET /api/topics) */
+                topic?: string | string[];
+            };
+            /** @description At most 50; their layouts may not overlap */
+            charts: components["schemas"]["DashboardChart"][];
+        };
+        Dashboard: {
+            id: string;
+            definition: {
+                name: string;
+                description?: string;
+                timeRange: {
+                    /** @enum {string} */
+                    last?: "15m" | "1h" | "24h" | "7d" | "30d" | "90d";
+                    from?: number | string;
+                    to?: number | string;
+                };
+                query?: string;
+                filters?: {
+                    user_id?: string | string[];
+                    thread_id?: string | string[];
+                    customer_id?: string | string[];
+                    /** @description Any of these labels */
+                    labels?: string | string[];
+                    /** @description Any span used one of these models */
+                    model?: string | string[];
+                    /** @description Any span has one of these types (llm, tool, agent, ...) */
+                    span_type?: string | string[];
+                    has_error?: boolean;
+                    has_annotation?: boolean;
+                    evaluation?: {
+                        /** @description Evaluator path or name, e.g. pii/pii_detection */
+                        evaluator?: string;
+                        passed?: boolean;
+                        /** @enum {string} */
+                        status?: "processed" | "skipped" | "error";
+                    };
+                    /** @description key = value on trace metadata */
+                    metadata?: {
+                        [key: string]: string | number | boolean;
+                    };
+                    /** @description Traces with a score of this config (any of their annotations), within min..max or equal to value */
+                    score?: {
+                        /** @description a score config (GET /api/score-configs) */
+                        configId: string;
+                        /** @description numeric: at least */
+                        min?: number;
+                        /** @description numeric: at most */
+                        max?: number;
+                        /** @description categorical: this category; boolean: true or false */
+                        value?: string | boolean;
+                    };
+                    /** @description Traces in any of these topics (topic ids, GET /api/topics) */
+                    topic?: string | string[];
+                };
+                charts: components["schemas"]["DashboardChart"][];
+            };
+            /** @description The default dashboard as shipped, never saved in this project yet (PUT saves it) */
+            builtIn: boolean;
+            /** @description Writes so far (0: built in) */
+            version: number;
+            createdAt: number | null;
+            updatedAt: number | null;
+            /** @description The user who saved it last; null: an API key or built in */
+            updatedBy: string | null;
+        };
+        DashboardList: {
+            data: {
+                id: string;
+                name: string;
+                description: string | null;
+                charts: number;
+                builtIn: boolean;
+                updatedAt: number | null;
+            }[];
+        };
+        ChartDataRequest: {
+            /** @description The viewer's range for the whole dashboard instead of its stored one (a chart with its own range keeps it) */
+            timeRange?: components["schemas"]["DashboardTimeRange"];
+            /** @description Epoch ms relative ranges count back from; default: now */
+            now?: number;
+            /**
+             * @description Minutes the reader's time zone is ahead of UTC (60 for UTC+1, -300 for UTC-5): days and weeks start at its midnight. Default 0: UTC
+             * @default 0
+             */
+            utcOffsetMinutes: number;
+        };
+        ChartData: {
+            dashboardId: string;
+            chart: components["schemas"]["DashboardChart"];
+            /** @description The request to POST /api/analytics/timeseries this chart read, resolved: the same request gives the same numbers */
+            query: components["schemas"]["TimeseriesRequest"];
+            /** @enum {string} */
+            interval: "minute" | "hour" | "day" | "week";
+            intervalMs: number;
+            startDate: number;
+            endDate: number;
+            /** @description The whole range in one figure (sums summed, rates of the sums); null for percentiles and without data */
+            value: number | null;
+            series: {
+                /** @description The group, evaluation or score config; the metric when ungrouped */
+                name: string;
+                /** @description groupBy: the model, label or user; null otherwise or for traces without one */
+                group: string | null;
+                other: boolean;
+                /** @description The series over the whole range (as value) */
+                total: number | null;
+                /** @description The trace filters of the traces behind the series (with startDate/endDate of a point: the traces list of that point); null when no filter can pick them (the "other" group, traces without a group) */
+                filters?: {
+                    user_id?: string | string[];
+                    thread_id?: string | string[];
+                    customer_id?: string | string[];
+                    /** @description Any of these labels */
+                    labels?: string | string[];
+                    /** @description Any span used one of these models */
+                    model?: string | string[];
+                    /** @description Any span has one of these types (llm, tool, agent, ...) */
+                    span_type?: string | string[];
+                    has_error?: boolean;
+                    has_annotation?: boolean;
+                    evaluation?: {
+                        /** @description Evaluator path or name, e.g. pii/pii_detection */
+                        evaluator?: string;
+                        passed?: boolean;
+                        /** @enum {string} */
+                        status?: "processed" | "skipped" | "error";
+                    };
+                    /** @description key = value on trace metadata */
+                    metadata?: {
+                        [key: string]: string | number | boolean;
+                    };
+                    /** @description Traces with a score of this config (any of their annotations), within min..max or equal to value */
+                    score?: {
+                        /** @description a score config (GET /api/score-configs) */
+                        configId: string;
+                        /** @description numeric: at least */
+                        min?: number;
+                        /** @description numeric: at most */
+                        max?: number;
+                        /** @description categorical: this category; boolean: true or false */
+                        value?: string | boolean;
+                    };
+                    /** @description Traces in any of these topics (topic ids, GET /api/topics) */
+                    topic?: string | string[];
+                } | null;
+                points: {
+                    start: number;
+                    value: number | null;
+                }[];
+            }[];
+        };
         ModelProvider: {
             id: string;
             name: string;
@@ -36945,6 +40611,188 @@ export interface components {
                 kind: "openai" | "openai_compatible" | "azure_openai" | "anthropic";
                 /** @enum {string} */
                 source: "project" | "organization" | "environment";
+            }[];
+        };
+        ThreadsRequest: {
+            /** @description Threads with a trace started at or after (epoch ms or ISO 8601); default: all */
+            startDate?: number | string;
+            /** @description Threads with a trace started at or before (epoch ms or ISO 8601) */
+            endDate?: number | string;
+            /** @description Full-text: words of trace input or output (case-insensitive); "a phrase", or, -word */
+            query?: string;
+            /** @description The trace search filters, exactly: a thread is listed when any of its traces matches (its figures count all its traces) */
+            filters?: {
+                user_id?: string | string[];
+                thread_id?: string | string[];
+                customer_id?: string | string[];
+                /** @description Any of these labels */
+                labels?: string | string[];
+                /** @description Any span used one of these models */
+                model?: string | string[];
+                /** @description Any span has one of these types (llm, tool, agent, ...) */
+                span_type?: string | string[];
+                has_error?: boolean;
+                has_annotation?: boolean;
+                evaluation?: {
+                    /** @description Evaluator path or name, e.g. pii/pii_detection */
+                    evaluator?: string;
+                    passed?: boolean;
+                    /** @enum {string} */
+                    status?: "processed" | "skipped" | "error";
+                };
+                /** @description key = value on trace metadata */
+                metadata?: {
+                    [key: string]: string | number | boolean;
+                };
+                /** @description Traces with a score of this config (any of their annotations), within min..max or equal to value */
+                score?: {
+                    /** @description a score config (GET /api/score-configs) */
+                    configId: string;
+                    /** @description numeric: at least */
+                    min?: number;
+                    /** @description numeric: at most */
+                    max?: number;
+                    /** @description categorical: this category; boolean: true or false */
+                    value?: string | boolean;
+                };
+                /** @description Traces in any of these topics (topic ids, GET /api/topics) */
+                topic?: string | string[];
+            };
+            /** @description Part of the thread id (case-insensitive) */
+            search?: string;
+            /**
+             * @default last_seen
+             * @enum {string}
+             */
+            sortBy: "thread_id" | "turns" | "cost" | "duration" | "errors" | "users" | "first_seen" | "last_seen";
+            /**
+             * @default desc
+             * @enum {string}
+             */
+            sortDirection: "asc" | "desc";
+            /** @default 1 */
+            page: number;
+            /** @default 50 */
+            pageSize: number;
+        };
+        ThreadScore: {
+            /** @description The monitor's name */
+            name: string;
+            monitor_id: string | null;
+            /** @enum {string} */
+            status: "processed" | "skipped" | "error";
+            passed: boolean | null;
+            score: number | null;
+            label: string | null;
+            /** @description Turns it covered (the first ones) */
+            turns: number;
+        };
+        Thread: {
+            /** @description The web app shows it at /p/<projectId>/threads/<thread_id> */
+            thread_id: string;
+            /** @description Traces in the thread */
+            turns: number;
+            /** @description Start of its first turn, epoch ms */
+            first_seen: number;
+            /** @description Start of its last turn, epoch ms */
+            last_seen: number;
+            /** @description Start of its first turn to the end of its last */
+            duration_ms: number;
+            /** @description USD */
+            cost: number;
+            tokens: {
+                prompt: number;
+                completion: number;
+            };
+            /** @description Turns with an error */
+            errors: number;
+            /** @description Its user ids (at most 5) */
+            users: string[];
+            user_count: number;
+            /** @description The newest result of each thread evaluation (thread monitors) */
+            scores: components["schemas"]["ThreadScore"][];
+        };
+        ThreadsResponse: {
+            threads: components["schemas"]["Thread"][];
+            pagination: {
+                page: number;
+                pageSize: number;
+                /** @description Threads matching */
+                total: number;
+            };
+        };
+        ThreadEvaluation: {
+            id: string;
+            thread_id: string;
+            /** @description The thread monitor that ran it */
+            monitor_id: string | null;
+            name: string;
+            evaluator: string;
+            /** @description The custom evaluator's version (null for built-in evaluators) */
+            evaluator_version: number | null;
+            /** @enum {string} */
+            status: "processed" | "skipped" | "error";
+            passed: boolean | null;
+            score: number | null;
+            label: string | null;
+            /** @description The judge's reasoning, or what went wrong */
+            details: string | null;
+            /** @description USD */
+            cost: number | null;
+            /** @description What it judged */
+            covered: {
+                /** @description Turns 1..turns of the thread, as it was when evaluated */
+                turns: number;
+                /** @description Their traces, oldest first */
+                trace_ids: string[];
+            };
+            /** @description When it ran (epoch ms) */
+            inserted_at: number;
+        };
+        ThreadEvaluations: {
+            /** @description Newest first (at most 200) */
+            data: components["schemas"]["ThreadEvaluation"][];
+        };
+        ThreadScoresRequest: {
+            /** @description Thread results stored at or after (epoch ms or ISO 8601) */
+            startDate: number | string;
+            /** @description Thread results stored at or before; at most 400 days after startDate */
+            endDate: number | string;
+            /**
+             * @description auto: the finest giving at most 200 buckets
+             * @default auto
+             * @enum {string}
+             */
+            interval: "auto" | "minute" | "hour" | "day" | "week";
+            /** @description Only this thread monitor's results (its name); default: one series per name */
+            name?: string;
+            /**
+             * @description Days start at the caller's midnight: its offset from UTC in minutes
+             * @default 0
+             */
+            utcOffsetMinutes: number;
+        };
+        ThreadScoresResponse: {
+            /** @enum {string} */
+            interval: "minute" | "hour" | "day" | "week";
+            intervalMs: number;
+            startDate: number;
+            endDate: number;
+            series: {
+                /** @description The thread monitor's name */
+                name: string;
+                buckets: {
+                    start: number;
+                    /** @description Thread results stored in the bucket */
+                    evaluated: number;
+                    passed: number;
+                    failed: number;
+                    errors: number;
+                    /** @description passed / (passed + failed); null without verdicts */
+                    pass_rate: number | null;
+                    /** @description Mean of the scores given; null when none was */
+                    mean_score: number | null;
+                }[];
             }[];
         };
         TopicSettingsBody: {

@@ -6,7 +6,8 @@ import { Link, useNavigate, useParams, useSearch } from '@tanstack/react-router'
 import { useThreads } from '../api/threads.ts';
 import { ThreadScoreChip } from '../components/ThreadScoreChip.tsx';
 import { ListToolbar } from '../components/TraceFilters.tsx';
-import { toSearchRequest, useRangeAnchor, type ListSearch } from '../lib/list-search.ts';
+import { toSearchRequest, type ListSearch } from '../lib/list-search.ts';
+import { useRangeAnchor } from '../lib/use-range-anchor.ts';
 import type { ThreadsSearch } from '../router.tsx';
 import { formatCost, formatDuration, formatFullTime, formatRelative } from '../lib/format.ts';
 

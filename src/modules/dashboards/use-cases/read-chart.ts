@@ -62,6 +62,6 @@ function seriesFilters(filters: TraceFilter | undefined, chart: Chart, s: { name
   if (chart.metric === 'score_mean' && chart.scoreConfigId) return { ...(filters ?? {}), score: { configId: chart.scoreConfigId } };
   if (!chart.groupBy) return filters ?? {};
   if (s.other || s.group === null) return null;
-  const key = ({ model: 'model', label: 'labels', user: 'user_id' } as const)[chart.groupBy];
+  const key = ({ model: 'model', label: 'labels', user: 'user_id', topic: 'topic' } as const)[chart.groupBy];
   return { ...(filters ?? {}), [key]: [s.group] };
 }

@@ -1,4 +1,3 @@
-import { sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import { badRequest } from '../../../platform/errors.ts';
 import { bucketing, toMillis } from '../../../platform/time-buckets.ts';
@@ -15,7 +14,7 @@ export async function threadScoreSeries(ctx: ThreadsContext, projectId: string, 
   if (end < start) throw badRequest('invalid_range', 'body.endDate: before startDate', 'body.endDate');
   if (end - start > MAX_RANGE_MS) throw badRequest('invalid_range', 'body.endDate: at most 400 days after startDate', 'body.endDate');
   const b = bucketing(start, end, req.interval, 'body.interval', req.utcOffsetMinutes);
-  const found = await store.scoreBuckets(ctx.db.orm, projectId, { start, end, bucket: b.bucketOf(sql`inserted_at`), name: req.name ?? null });
+  const found = await store.scoreBuckets(ctx.db.orm, projectId, { start, end, bucketOf: (column) => b.bucketOf(column), name: req.name ?? null });
   const names = [...new Set(found.map((r) => r.name))].sort();
   return {
     interval: b.interval,
