@@ -3,7 +3,7 @@
  * writes bench/results/<date>.json. BENCH_SCALE (default 1) scales the data sizes;
  * BENCH_DATABASES (default "pglite,postgres") picks the databases; PostgreSQL comes
  * from BENCH_DATABASE_URL or TEST_DATABASE_URL (skipped when neither is set and the
- * local server does not answer). BENCH_ONLY=traces|grpc|alerts|privacy|detail|compression|webhooks|evaluators|pii|overload|flood|backup|datasets|experiments|experiments-run|experiments-compare|views|span-jumps|first-load|soak
+ * local server does not answer). BENCH_ONLY=traces|grpc|alerts|privacy|detail|compression|webhooks|evaluators|pii|overload|flood|backup|datasets|experiments|experiments-run|experiments-compare|views|span-jumps|first-load|topics|soak
  * picks benchmarks (soak runs only when named: the robustness tests at their long sizes; backup: BENCH_BACKUP_MIB, default 1024, the PGlite database's size; privacy:
  * BENCH_PRIVACY_REQUESTS_OFF, default 50, and BENCH_PRIVACY_REQUESTS, default 10, 100-span requests per round; alerts: BENCH_ALERTS_TRACES, default 1,000,000 trace summaries of 5 spans).
  */
@@ -33,6 +33,7 @@ import { benchDatasets } from './datasets.ts';
 import { benchViews } from './views.ts';
 import { benchSpanJumps } from './span-jumps.ts';
 import { benchSoak } from './soak.ts';
+import { benchTopics } from './topics.ts';
 
 const scale = Number(process.env.BENCH_SCALE ?? '1');
 const pgUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -561,6 +562,17 @@ if (!only || only.includes('pii')) {
   piiTable = corpusTable(before, after);
   piiTypedTable = typedTable(before, after);
   results.pii = { before, after };
+}
+
+if (!only || only.includes('topics')) {
+  const t = benchTopics(Math.round(100_000 * scale));
+  const name = `topics: clustering ${t.n.toLocaleString()} traces' embeddings (${t.d} dimensions, ${t.subjects} hidden subjects)`;
+  row(name, '-', 'time to find the topics', t.clusterMs / 1000, 's', '<= 60');
+  row(name, '-', 'peak RSS of the process', t.peakRssMiB, 'MiB', '<= 600');
+  row(name, '-', 'topics found', t.k, '');
+  row(name, '-', 'adjusted Rand index against the hidden subjects', t.ari, '');
+  row('topics: a new trace put in its topic (nearest centroid)', '-', 'per trace', t.assignUs / 1000, 'ms', '<= 5');
+  results.topics = t;
 }
 
 if (!only || only.includes('evaluators')) {

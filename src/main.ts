@@ -77,7 +77,7 @@ const COMMANDS: { name: string; args?: string; summary: string; details?: string
   },
   {
     name: 'simulation run',
-    args: '--set NAME [options]',
+    args: '--set <name> [options]',
     summary: "run a scenario set on a server as a batch, wait for the verdicts, a line per run; exit code and JUnit for CI",
     details: SIMULATION_USAGE.slice(SIMULATION_USAGE.indexOf('options:')),
   },

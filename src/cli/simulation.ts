@@ -26,7 +26,7 @@ export const SIMULATION_EXIT = {
 
 const DEFAULT_TIMEOUT_S = 1800;
 
-export const SIMULATION_USAGE = `usage: spyglass simulation run --set NAME [options]
+export const SIMULATION_USAGE = `usage: spyglass simulation run --set <name> [options]
 
   run     run every scenario of the set on the server as one batch, wait for the verdicts,
           print a line per run

@@ -11,14 +11,14 @@ import { startFakeServer, toolCallReply, type FakeServer } from '../evaluators/f
 const HOUR = 3_600_000;
 
 /**
- * Three things of evaluation by hand, each in Debian's Chromium against a loopback
+ * Four things of evaluation by hand, each in Debian's Chromium against a loopback
  * OpenAI-compatible server without authentication: a provider added in the app without a key,
  * whose own list of models every model picker offers; a monitor whose judge gives scores (no
  * pass/fail) showing their mean, percentiles and distribution over time, and one giving labels
- * showing the count of each; and a filtered, sorted traces list whose first page is the one
+ * showing the count of each; a score config refused at its field, in words; and a filtered, sorted traces list whose first page is the one
  * index.html asked for before the app's code ran, asked for once.
  */
-describe.runIf(hasChromium).each(appDatabaseKinds)('evaluation by hand, three steps in a real browser (%s)', (kind) => {
+describe.runIf(hasChromium).each(appDatabaseKinds)('evaluation by hand, four steps in a real browser (%s)', (kind) => {
   let web: TestApp;
   let fake: FakeServer;
   let browser: Browser;
@@ -117,6 +117,26 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('evaluation by hand, three st
     await page.waitForURL('**/experiments/picker-check/setup**');
     await page.getByRole('combobox', { name: 'Prompt', exact: true }).selectOption('picker/reply');
     await offers(page.getByRole('combobox', { name: 'Model', exact: true }));
+  });
+
+  it('16. a score config refused by the API says why next to its field, in words, not as API text at the bottom of the form', async () => {
+    await page.goto(project('/queues'));
+    const form = page.getByRole('form', { name: 'New score config' });
+    await form.getByLabel('Name').fill('Quality');
+    await form.getByLabel('From').fill('5');
+    await form.getByLabel('To').fill('1');
+    await form.getByRole('button', { name: 'Add score' }).click();
+    const to = form.getByLabel('To');
+    await expect.poll(async () => to.getAttribute('aria-invalid')).toBe('true');
+    const help = (await to.getAttribute('aria-describedby')) ?? '';
+    const errorId = help.split(' ').find((id) => id.endsWith('-error'));
+    expect(await form.locator(`[id="${errorId}"]`).textContent()).toMatch(/greater than min/i);
+    // Nothing of the API's own form of the refusal anywhere in the form.
+    expect(await form.textContent()).not.toMatch(/body\.max/);
+    expect(await form.getByRole('alert').count()).toBe(0);
+    await form.getByLabel('To').fill('10');
+    await form.getByRole('button', { name: 'Add score' }).click();
+    await expect.poll(() => page.getByRole('table', { name: 'Score configs' }).getByText('Quality').isVisible()).toBe(true);
   });
 
   it('12. a monitor whose judge gives scores shows their mean, median, 90th percentile, lowest and highest over time, and their distribution; a labelling one counts each label', async () => {

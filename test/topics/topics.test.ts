@@ -6,49 +6,11 @@
  * settings refused at their fields, an embeddings provider failing (recorded, ingest unaffected),
  * and another tenant seeing none of it. Both databases.
  */
-import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adjustedRandIndex } from '../../src/modules/topics/index.ts';
-import { startFakeServer, textReply, type FakeServer, type RecordedRequest } from '../evaluators/fake-servers.ts';
+import { startFakeServer, type FakeServer } from '../evaluators/fake-servers.ts';
 import { createTenant, databaseKinds, startApp, type Tenant, type TestApp } from '../support/harness.ts';
-
-const SUBJECTS: Record<string, string[]> = {
-  refunds: ['refund', 'money', 'back', 'returned', 'charge', 'reimburse', 'order', 'cancelled', 'credit', 'card', 'paid', 'twice'],
-  shipping: ['parcel', 'delivery', 'shipping', 'courier', 'tracking', 'arrive', 'package', 'address', 'shipped', 'late', 'warehouse', 'box'],
-  passwords: ['password', 'login', 'reset', 'account', 'locked', 'sign', 'email', 'link', 'two-factor', 'code', 'forgot', 'username'],
-  recipes: ['recipe', 'bake', 'oven', 'flour', 'sugar', 'cake', 'minutes', 'dough', 'butter', 'eggs', 'bread', 'cookies'],
-  weather: ['weather', 'rain', 'forecast', 'sunny', 'temperature', 'wind', 'storm', 'tomorrow', 'umbrella', 'snow', 'cloudy', 'degrees'],
-};
-const FILLER = ['please', 'help', 'with', 'my', 'the', 'today', 'question', 'thanks', 'about', 'need'];
-const DIMENSIONS = 64;
-
-/** A seeded generator, so the traces are the same at every run. */
-function random(seed: number) {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/** The fake's embedding: each word adds one to a dimension chosen by its hash (what a real model does, crudely). */
-function embed(text: string): number[] {
-  const v = new Array<number>(DIMENSIONS).fill(0);
-  for (const word of text.toLowerCase().match(/[a-z-]+/g) ?? []) {
-    const h = createHash('sha256').update(word).digest();
-    v[h[0] % DIMENSIONS] += 1;
-    v[h[1] % DIMENSIONS] += 0.5;
-  }
-  return v;
-}
-
-function sentence(subject: string, next: () => number): string {
-  const pick = (list: string[], n: number) => Array.from({ length: n }, () => list[Math.floor(next() * list.length)]);
-  return [...pick(FILLER, 2), ...pick(SUBJECTS[subject], 6)].sort(() => next() - 0.5).join(' ');
-}
+import { seeded, sentence, subjectTrace, SUBJECTS, topicModel } from './subjects.ts';
 
 describe.each(databaseKinds)('topics (%s)', (kind) => {
   let t: TestApp;
@@ -73,26 +35,12 @@ describe.each(databaseKinds)('topics (%s)', (kind) => {
   }
 
   async function ingest(subject: string, n: number, seed: number, prefix: string) {
-    const next = random(seed);
+    const next = seeded(seed);
     const started = Date.now() - 3_600_000;
     for (let i = 0; i < n; i++) {
       const traceId = `${prefix}-${subject}-${i}`;
       subjectOf.set(traceId, subject);
-      const text = sentence(subject, next);
-      const res = await req('POST', '/api/collector', {
-        trace_id: traceId,
-        spans: [
-          {
-            span_id: 's1',
-            type: 'llm',
-            name: 'answer',
-            model: 'gpt-4o-mini',
-            input: { type: 'text', value: text },
-            output: { type: 'text', value: 'ok' },
-            timestamps: { started_at: started + i * 1000, finished_at: started + i * 1000 + 500 },
-          },
-        ],
-      });
+      const res = await req('POST', '/api/collector', subjectTrace(traceId, sentence(subject, next), started + i * 1000));
       expect(res.status, res.text).toBe(200);
     }
   }
@@ -110,19 +58,7 @@ describe.each(databaseKinds)('topics (%s)', (kind) => {
 
   beforeAll(async () => {
     fake = await startFakeServer();
-    fake.fallback = (r: RecordedRequest) => {
-      if (r.path.endsWith('/embeddings')) {
-        if (failEmbeddings) return { kind: 'json', status: 500, body: { error: { message: 'embeddings are down' } } };
-        const input = (r.body as { input: string[] }).input;
-        return { kind: 'json', body: { object: 'list', model: 'embed-small', data: input.map((text, index) => ({ object: 'embedding', index, embedding: embed(text) })), usage: { prompt_tokens: 1, total_tokens: 1 } } };
-      }
-      // The naming model: the subject whose words the prompt's examples use most.
-      const prompt = (r.body as { messages: { content: string }[] }).messages.map((m) => m.content).join(' ');
-      const best = Object.entries(SUBJECTS)
-        .map(([name, words]) => ({ name, hits: words.filter((w) => prompt.includes(w)).length }))
-        .sort((a, b) => b.hits - a.hits)[0];
-      return textReply(`"${best.name[0].toUpperCase()}${best.name.slice(1)} questions."`);
-    };
+    fake.fallback = topicModel(() => failEmbeddings);
     t = await startApp(kind);
     key = t.creds.projectApiKey;
     other = await createTenant(t);
