@@ -1,8 +1,9 @@
 import { useEffect, useMemo, useState } from 'react';
 import { Alert, Button, Group, Loader, Table, Text, TextInput, Title } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
-import { IconArrowDown, IconArrowUp, IconSearch } from '@tabler/icons-react';
+import { IconSearch } from '@tabler/icons-react';
 import { Link, useNavigate, useParams, useSearch } from '@tanstack/react-router';
+import { sortHeaders } from '../components/SortHeader.tsx';
 import { useThreads } from '../api/threads.ts';
 import { ThreadScoreChip } from '../components/ThreadScoreChip.tsx';
 import { ListToolbar } from '../components/TraceFilters.tsx';
@@ -42,19 +43,7 @@ export default function ThreadsPage() {
   const pages = Math.max(1, Math.ceil(total / PAGE_SIZE));
   const setList = (next: ListSearch) => void navigate({ search: { ...next, tsort: search.tsort, tid: search.tid, page: undefined }, replace: true });
 
-  const header = (key: Sort, label: string, numeric = false) => (
-    <Table.Th aria-sort={sort === key ? (dir === 'asc' ? 'ascending' : 'descending') : 'none'} className={numeric ? 'num' : undefined}>
-      <button
-        type="button"
-        className="th-sort"
-        title={`Sort by ${label.toLowerCase()}`}
-        onClick={() => void navigate({ search: { ...search, tsort: key, dir: sort === key ? (dir === 'asc' ? 'desc' : 'asc') : key === 'thread_id' ? 'asc' : 'desc', page: undefined }, replace: true })}
-      >
-        {label}
-        {sort === key && (dir === 'asc' ? <IconArrowUp size={12} aria-hidden /> : <IconArrowDown size={12} aria-hidden />)}
-      </button>
-    </Table.Th>
-  );
+  const header = sortHeaders<Sort>(sort, dir, 'thread_id', (column, next) => void navigate({ search: { ...search, tsort: column, dir: next, page: undefined }, replace: true }));
 
   return (
     <div className="page">

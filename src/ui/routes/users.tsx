@@ -1,8 +1,9 @@
 import { useEffect, useState } from 'react';
 import { Alert, Button, Group, Loader, Table, Text, TextInput, Title } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
-import { IconArrowDown, IconArrowUp, IconSearch, IconThumbDown, IconThumbUp } from '@tabler/icons-react';
+import { IconSearch, IconThumbDown, IconThumbUp } from '@tabler/icons-react';
 import { Link, useNavigate, useParams, useSearch } from '@tanstack/react-router';
+import { sortHeaders } from '../components/SortHeader.tsx';
 import { useEndUsers } from '../api/analytics.ts';
 import type { UsersSearch } from '../router.tsx';
 import { formatCost, formatFullTime, formatRelative, formatTokens } from '../lib/format.ts';
@@ -28,19 +29,7 @@ export default function UsersPage() {
   const total = users.data?.pagination.total ?? 0;
   const pages = Math.max(1, Math.ceil(total / PAGE_SIZE));
 
-  const header = (key: Sort, label: string, numeric = false) => (
-    <Table.Th aria-sort={sort === key ? (dir === 'asc' ? 'ascending' : 'descending') : 'none'} className={numeric ? 'num' : undefined}>
-      <button
-        type="button"
-        className="th-sort"
-        title={`Sort by ${label.toLowerCase()}`}
-        onClick={() => void navigate({ search: { ...search, sort: key, dir: sort === key ? (dir === 'asc' ? 'desc' : 'asc') : key === 'user_id' ? 'asc' : 'desc', page: undefined }, replace: true })}
-      >
-        {label}
-        {sort === key && (dir === 'asc' ? <IconArrowUp size={12} aria-hidden /> : <IconArrowDown size={12} aria-hidden />)}
-      </button>
-    </Table.Th>
-  );
+  const header = sortHeaders<Sort>(sort, dir, 'user_id', (column, next) => void navigate({ search: { ...search, sort: column, dir: next, page: undefined }, replace: true }));
 
   return (
     <div className="page">
