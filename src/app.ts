@@ -3,12 +3,12 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRepl
 import swagger from '@fastify/swagger';
 import {
   jsonSchemaTransform,
-  jsonSchemaTransformObject,
   serializerCompiler,
   validatorCompiler,
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
 import { sql } from 'drizzle-orm';
+import { sortedJsonSchemaTransformObject } from './platform/http/openapi-document.ts';
 import { z } from 'zod';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
@@ -359,7 +359,7 @@ export async function buildApp(deps: Deps): Promise<App> {
       security: [{ project_api_key: [] }, { bearer: [] }, { auth_token: [] }, { session_cookie: [] }],
     },
     transform: jsonSchemaTransform,
-    transformObject: jsonSchemaTransformObject,
+    transformObject: sortedJsonSchemaTransformObject,
   });
 
   // Before any route: it attaches itself to each route as the route is added.

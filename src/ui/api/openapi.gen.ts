@@ -35880,66 +35880,622 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        ProjectInput: {
+        AlertChannel: {
             id: string;
             name: string;
-            organizationId: string;
-            /** @description Traces older than this many days are deleted; null keeps them. */
-            retentionDays: number | null;
-            createdAt: string;
-            updatedAt: string;
-        };
-        MemberInput: {
-            userId: string;
-            email: string;
-            name: string | null;
             /** @enum {string} */
-            role: "ADMIN" | "MEMBER" | "VIEWER";
-            createdAt: string;
+            kind: "email" | "slack";
+            /** @description The address; a webhook URL without its secret path */
+            target: string;
+            createdAt: number;
         };
-        OrganizationInput: {
+        AlertChannelBody: {
+            name: string;
+            /**
+             * @description email: over the server's SMTP (SMTP_URL); slack: a Slack-compatible incoming webhook
+             * @enum {string}
+             */
+            kind: "email" | "slack";
+            /** @description The e-mail address, or the incoming-webhook URL */
+            target: string;
+        };
+        AlertChannelBodyInput: {
+            name: string;
+            /**
+             * @description email: over the server's SMTP (SMTP_URL); slack: a Slack-compatible incoming webhook
+             * @enum {string}
+             */
+            kind: "email" | "slack";
+            /** @description The e-mail address, or the incoming-webhook URL */
+            target: string;
+        };
+        AlertChannelInput: {
             id: string;
             name: string;
-            createdAt: string;
-            updatedAt: string;
-        };
-        SessionInput: {
-            user: {
-                id: string;
-                email: string;
-                name: string | null;
-            };
-            /** @description The active organization: the session acts with the role held there. */
-            organization: {
-                id: string;
-                name: string;
-            };
             /** @enum {string} */
-            role: "ADMIN" | "MEMBER" | "VIEWER";
-            /** @description Every resource:action the role grants, manage expanded. */
-            permissions: string[];
-            /** @description Every organization the user belongs to. */
-            organizations: {
-                id: string;
+            kind: "email" | "slack";
+            /** @description The address; a webhook URL without its secret path */
+            target: string;
+            createdAt: number;
+        };
+        AlertDelivery: {
+            id: string;
+            eventType: string;
+            subject: string;
+            /**
+             * @description pending: retried with backoff; failed: after the last attempt
+             * @enum {string}
+             */
+            status: "pending" | "sent" | "failed";
+            attempts: number;
+            lastError: string | null;
+            createdAt: number;
+            sentAt: number | null;
+        };
+        AlertDeliveryInput: {
+            id: string;
+            eventType: string;
+            subject: string;
+            /**
+             * @description pending: retried with backoff; failed: after the last attempt
+             * @enum {string}
+             */
+            status: "pending" | "sent" | "failed";
+            attempts: number;
+            lastError: string | null;
+            createdAt: number;
+            sentAt: number | null;
+        };
+        AlertEvaluation: {
+            windowStart: number;
+            windowEnd: number;
+            segment: string;
+            /** @description The metric in the window; null without events */
+            value: number | null;
+            /** @description change: the metric in the baseline */
+            baseline: number | null;
+            /** @description Events in the window (traces, verdicts, scores) */
+            count: number;
+            baselineCount: number | null;
+            /** @description 95 % interval of the value */
+            low: number | null;
+            high: number | null;
+            /** @description change: adjusted across segments (Benjamini-Hochberg) */
+            pValue: number | null;
+            /** @enum {string} */
+            decision: "breach" | "calm" | "too_few";
+            /**
+             * @description The segment state after this window
+             * @enum {string}
+             */
+            state: "ok" | "firing" | "resolved";
+            /** @description Segments of this window past the cap of 1,000, not decided (0: every one was) */
+            segmentsLeftOut: number;
+        };
+        AlertEvaluationInput: {
+            windowStart: number;
+            windowEnd: number;
+            segment: string;
+            /** @description The metric in the window; null without events */
+            value: number | null;
+            /** @description change: the metric in the baseline */
+            baseline: number | null;
+            /** @description Events in the window (traces, verdicts, scores) */
+            count: number;
+            baselineCount: number | null;
+            /** @description 95 % interval of the value */
+            low: number | null;
+            high: number | null;
+            /** @description change: adjusted across segments (Benjamini-Hochberg) */
+            pValue: number | null;
+            /** @enum {string} */
+            decision: "breach" | "calm" | "too_few";
+            /**
+             * @description The segment state after this window
+             * @enum {string}
+             */
+            state: "ok" | "firing" | "resolved";
+            /** @description Segments of this window past the cap of 1,000, not decided (0: every one was) */
+            segmentsLeftOut: number;
+        };
+        AlertHistory: {
+            data: components["schemas"]["AlertEvaluation"][];
+        };
+        AlertHistoryInput: {
+            data: components["schemas"]["AlertEvaluationInput"][];
+        };
+        AlertMetric: {
+            /**
+             * @description What is measured in each window
+             * @enum {string}
+             */
+            kind: "trace_count" | "error_rate" | "thumbs_down_rate" | "latency_p50" | "latency_p95" | "latency_p99" | "first_token_p50" | "first_token_p95" | "evaluator_pass_rate" | "evaluator_score_mean" | "evaluator_error_rate" | "score_mean" | "category_share" | "cost_total" | "cost_per_trace" | "tokens_total";
+            /** @description evaluator_*: the evaluation's name (a monitor's name) or evaluator path; optional when split by evaluator (then every evaluator) */
+            evaluator?: string;
+            /** @description score_mean, category_share: the score config */
+            configId?: string;
+            /** @description category_share: the category counted */
+            category?: string;
+        };
+        AlertMetricInput: {
+            /**
+             * @description What is measured in each window
+             * @enum {string}
+             */
+            kind: "trace_count" | "error_rate" | "thumbs_down_rate" | "latency_p50" | "latency_p95" | "latency_p99" | "first_token_p50" | "first_token_p95" | "evaluator_pass_rate" | "evaluator_score_mean" | "evaluator_error_rate" | "score_mean" | "category_share" | "cost_total" | "cost_per_trace" | "tokens_total";
+            /** @description evaluator_*: the evaluation's name (a monitor's name) or evaluator path; optional when split by evaluator (then every evaluator) */
+            evaluator?: string;
+            /** @description score_mean, category_share: the score config */
+            configId?: string;
+            /** @description category_share: the category counted */
+            category?: string;
+        };
+        AlertNotification: {
+            id: string;
+            eventType: string;
+            subject: string;
+            /**
+             * @description pending: retried with backoff; failed: after the last attempt
+             * @enum {string}
+             */
+            status: "pending" | "sent" | "failed";
+            attempts: number;
+            lastError: string | null;
+            createdAt: number;
+            sentAt: number | null;
+            channelId: string;
+            channelName: string;
+        };
+        AlertNotificationInput: {
+            id: string;
+            eventType: string;
+            subject: string;
+            /**
+             * @description pending: retried with backoff; failed: after the last attempt
+             * @enum {string}
+             */
+            status: "pending" | "sent" | "failed";
+            attempts: number;
+            lastError: string | null;
+            createdAt: number;
+            sentAt: number | null;
+            channelId: string;
+            channelName: string;
+        };
+        AlertReport: {
+            id: string;
+            name: string;
+            /** @enum {string} */
+            cadence: "daily" | "weekly";
+            timeZone: string;
+            sendHour: number;
+            channelIds: string[];
+            webhooks: boolean;
+            enabled: boolean;
+            createdAt: number;
+            updatedAt: number;
+        };
+        AlertReportBody: {
+            name: string;
+            /**
+             * @description daily: each local day; weekly: each week from Monday
+             * @enum {string}
+             */
+            cadence: "daily" | "weekly";
+            /**
+             * @description The reader's IANA time zone (Europe/Paris): days start at its midnight
+             * @default UTC
+             */
+            timeZone: string;
+            /**
+             * @description Local hour after the period ends the digest is sent
+             * @default 8
+             */
+            sendHour: number;
+            /**
+             * @description Alert channels (e-mail, Slack) it goes to
+             * @default []
+             */
+            channelIds: string[];
+            /**
+             * @description Also as an alert.report event to the project's signed webhooks
+             * @default false
+             */
+            webhooks: boolean;
+            /** @default true */
+            enabled: boolean;
+        };
+        AlertReportBodyInput: {
+            name: string;
+            /**
+             * @description daily: each local day; weekly: each week from Monday
+             * @enum {string}
+             */
+            cadence: "daily" | "weekly";
+            /**
+             * @description The reader's IANA time zone (Europe/Paris): days start at its midnight
+             * @default UTC
+             */
+            timeZone?: string;
+            /**
+             * @description Local hour after the period ends the digest is sent
+             * @default 8
+             */
+            sendHour?: number;
+            /**
+             * @description Alert channels (e-mail, Slack) it goes to
+             * @default []
+             */
+            channelIds?: string[];
+            /**
+             * @description Also as an alert.report event to the project's signed webhooks
+             * @default false
+             */
+            webhooks?: boolean;
+            /** @default true */
+            enabled?: boolean;
+        };
+        AlertReportDigest: {
+            reportId: string;
+            /** @enum {string} */
+            cadence: "daily" | "weekly";
+            timeZone: string;
+            period: {
+                start: number;
+                end: number;
+                /** @description The local date (daily) or the week from its Monday */
+                label: string;
+            };
+            current: {
+                traces: number;
+                errors: number;
+                errorRate: number | null;
+                /** @description USD */
+                cost: number;
+                /** @description ms */
+                latencyP50: number | null;
+                /** @description ms */
+                latencyP95: number | null;
+            };
+            previous: {
+                traces: number;
+                errors: number;
+                errorRate: number | null;
+                /** @description USD */
+                cost: number;
+                /** @description ms */
+                latencyP50: number | null;
+                /** @description ms */
+                latencyP95: number | null;
+            };
+            evaluators: {
                 name: string;
+                verdicts: number;
+                passRate: number | null;
+                scores: number;
+                meanScore: number | null;
+            }[];
+            /** @description Figures that moved against the previous period beyond chance (alpha 0.01 across the digest), biggest first */
+            changes: {
+                what: string;
+                previous: number | null;
+                current: number | null;
+                /** @description Adjusted across every figure of the digest (Benjamini-Hochberg) */
+                pValue: number;
+            }[];
+            /** @description Alerts firing in the period */
+            alerts: {
+                rule: string;
+                segment: string;
+                since: number;
+                windows: number;
+            }[];
+            subject: string;
+            /** @description The text sent to e-mail and Slack */
+            message: string;
+        };
+        AlertReportDigestInput: {
+            reportId: string;
+            /** @enum {string} */
+            cadence: "daily" | "weekly";
+            timeZone: string;
+            period: {
+                start: number;
+                end: number;
+                /** @description The local date (daily) or the week from its Monday */
+                label: string;
+            };
+            current: {
+                traces: number;
+                errors: number;
+                errorRate: number | null;
+                /** @description USD */
+                cost: number;
+                /** @description ms */
+                latencyP50: number | null;
+                /** @description ms */
+                latencyP95: number | null;
+            };
+            previous: {
+                traces: number;
+                errors: number;
+                errorRate: number | null;
+                /** @description USD */
+                cost: number;
+                /** @description ms */
+                latencyP50: number | null;
+                /** @description ms */
+                latencyP95: number | null;
+            };
+            evaluators: {
+                name: string;
+                verdicts: number;
+                passRate: number | null;
+                scores: number;
+                meanScore: number | null;
+            }[];
+            /** @description Figures that moved against the previous period beyond chance (alpha 0.01 across the digest), biggest first */
+            changes: {
+                what: string;
+                previous: number | null;
+                current: number | null;
+                /** @description Adjusted across every figure of the digest (Benjamini-Hochberg) */
+                pValue: number;
+            }[];
+            /** @description Alerts firing in the period */
+            alerts: {
+                rule: string;
+                segment: string;
+                since: number;
+                windows: number;
+            }[];
+            subject: string;
+            /** @description The text sent to e-mail and Slack */
+            message: string;
+        };
+        AlertReportInput: {
+            id: string;
+            name: string;
+            /** @enum {string} */
+            cadence: "daily" | "weekly";
+            timeZone: string;
+            sendHour: number;
+            channelIds: string[];
+            webhooks: boolean;
+            enabled: boolean;
+            createdAt: number;
+            updatedAt: number;
+        };
+        AlertRule: {
+            id: string;
+            name: string;
+            metric: components["schemas"]["AlertMetric"];
+            filters: {
+                [key: string]: unknown;
+            } | null;
+            splitBy: ("model" | "label" | "user" | "customer" | "prompt" | "evaluator") | null;
+            windowMinutes: number;
+            /** @description The condition with its defaults filled in */
+            condition: {
+                [key: string]: unknown;
+            };
+            resolveAfter: number;
+            enabled: boolean;
+            /** @description The alert channels notified; null: every channel of the project */
+            channels: string[] | null;
+            muted: boolean;
+            snoozedUntil: number | null;
+            acknowledgedAt: number | null;
+            /**
+             * @description firing when any segment fires
+             * @enum {string}
+             */
+            state: "ok" | "firing" | "resolved";
+            segments: {
+                /** @description '' without a split */
+                segment: string;
                 /** @enum {string} */
-                role: "ADMIN" | "MEMBER" | "VIEWER";
+                state: "ok" | "firing" | "resolved";
+                /** @description When the state began (the end of the window that changed it) */
+                since: number | null;
             }[];
-            /** @description The projects of the active organization. */
-            projects: {
-                id: string;
-                name: string;
-            }[];
-            /** @description Send it as X-CSRF-Token on every request but GET, HEAD and OPTIONS. */
-            csrfToken: string;
-            /** @description When the session ends unless used before (the idle limit), at most its absolute limit. */
-            expiresAt: string;
+            /** @description The end of the last window evaluated (epoch ms) */
+            evaluatedThrough: number;
+            createdAt: number;
+            updatedAt: number;
         };
-        InvitationLinkInput: {
+        AlertRuleInput: {
             id: string;
-            /** @description One-time link to set a password; shown once. */
-            url: string;
-            expiresAt: string;
+            name: string;
+            metric: components["schemas"]["AlertMetricInput"];
+            filters: {
+                [key: string]: unknown;
+            } | null;
+            splitBy: ("model" | "label" | "user" | "customer" | "prompt" | "evaluator") | null;
+            windowMinutes: number;
+            /** @description The condition with its defaults filled in */
+            condition: {
+                [key: string]: unknown;
+            };
+            resolveAfter: number;
+            enabled: boolean;
+            /** @description The alert channels notified; null: every channel of the project */
+            channels: string[] | null;
+            muted: boolean;
+            snoozedUntil: number | null;
+            acknowledgedAt: number | null;
+            /**
+             * @description firing when any segment fires
+             * @enum {string}
+             */
+            state: "ok" | "firing" | "resolved";
+            segments: {
+                /** @description '' without a split */
+                segment: string;
+                /** @enum {string} */
+                state: "ok" | "firing" | "resolved";
+                /** @description When the state began (the end of the window that changed it) */
+                since: number | null;
+            }[];
+            /** @description The end of the last window evaluated (epoch ms) */
+            evaluatedThrough: number;
+            createdAt: number;
+            updatedAt: number;
+        };
+        AlertRulePreview: {
+            /** @description The start of the first window replayed (epoch ms): about 30 days ago */
+            from: number;
+            /** @description The end of the last window replayed: the last one that has ended */
+            to: number;
+            windowMinutes: number;
+            /** @description The times the rule would have fired (a segment going to firing) */
+            fired: number;
+            /** @description The window and segment of each of those times */
+            fires: components["schemas"]["AlertEvaluation"][];
+            /** @description Each window, oldest first, with the numbers of its segment nearest to firing (the only one without a split) */
+            windows: {
+                windowStart: number;
+                windowEnd: number;
+                segment: string;
+                /** @description The metric in the window; null without events */
+                value: number | null;
+                /** @description change: the metric in the baseline */
+                baseline: number | null;
+                /** @description Events in the window (traces, verdicts, scores) */
+                count: number;
+                baselineCount: number | null;
+                /** @description 95 % interval of the value */
+                low: number | null;
+                high: number | null;
+                /** @description change: adjusted across segments (Benjamini-Hochberg) */
+                pValue: number | null;
+                /** @enum {string} */
+                decision: "breach" | "calm" | "too_few";
+                /**
+                 * @description The segment state after this window
+                 * @enum {string}
+                 */
+                state: "ok" | "firing" | "resolved";
+                /** @description Segments of this window past the cap of 1,000, not decided (0: every one was) */
+                segmentsLeftOut: number;
+                /** @description Segments decided in the window */
+                segments: number;
+                /** @description Of them, those past the condition */
+                breaches: number;
+            }[];
+        };
+        AlertRulePreviewInput: {
+            /** @description The start of the first window replayed (epoch ms): about 30 days ago */
+            from: number;
+            /** @description The end of the last window replayed: the last one that has ended */
+            to: number;
+            windowMinutes: number;
+            /** @description The times the rule would have fired (a segment going to firing) */
+            fired: number;
+            /** @description The window and segment of each of those times */
+            fires: components["schemas"]["AlertEvaluationInput"][];
+            /** @description Each window, oldest first, with the numbers of its segment nearest to firing (the only one without a split) */
+            windows: {
+                windowStart: number;
+                windowEnd: number;
+                segment: string;
+                /** @description The metric in the window; null without events */
+                value: number | null;
+                /** @description change: the metric in the baseline */
+                baseline: number | null;
+                /** @description Events in the window (traces, verdicts, scores) */
+                count: number;
+                baselineCount: number | null;
+                /** @description 95 % interval of the value */
+                low: number | null;
+                high: number | null;
+                /** @description change: adjusted across segments (Benjamini-Hochberg) */
+                pValue: number | null;
+                /** @enum {string} */
+                decision: "breach" | "calm" | "too_few";
+                /**
+                 * @description The segment state after this window
+                 * @enum {string}
+                 */
+                state: "ok" | "firing" | "resolved";
+                /** @description Segments of this window past the cap of 1,000, not decided (0: every one was) */
+                segmentsLeftOut: number;
+                /** @description Segments decided in the window */
+                segments: number;
+                /** @description Of them, those past the condition */
+                breaches: number;
+            }[];
+        };
+        AlignmentEstimate: {
+            value: number;
+            low: number;
+            high: number;
+            n: number;
+        };
+        AlignmentEstimateInput: {
+            value: number;
+            low: number;
+            high: number;
+            n: number;
+        };
+        Annotation: {
+            id: string;
+            projectId: string;
+            traceId: string;
+            comment: string;
+            /** @description null: no thumb (a review completed without one) */
+            isThumbsUp: boolean | null;
+            email: string | null;
+            userId: string | null;
+            anchorKind: ("span" | "field" | "attribute" | "message") | null;
+            anchorId: string | null;
+            anchorPath: string | null;
+            createdAt: string;
+            updatedAt: string;
+            /** @description present only on annotations that carry scores */
+            scores?: components["schemas"]["Score"][];
+        };
+        AnnotationInput: {
+            id: string;
+            projectId: string;
+            traceId: string;
+            comment: string;
+            /** @description null: no thumb (a review completed without one) */
+            isThumbsUp: boolean | null;
+            email: string | null;
+            userId: string | null;
+            anchorKind: ("span" | "field" | "attribute" | "message") | null;
+            anchorId: string | null;
+            anchorPath: string | null;
+            createdAt: string;
+            updatedAt: string;
+            /** @description present only on annotations that carry scores */
+            scores?: components["schemas"]["ScoreInput"][];
+        };
+        ApiKey: {
+            id: string;
+            name: string;
+            description: string | null;
+            /** @enum {string} */
+            keyType: "project" | "personal" | "service";
+            organizationId: string;
+            projectId: string | null;
+            ownerUserId: string | null;
+            /** @enum {string} */
+            permissionMode: "all" | "readonly" | "restricted";
+            permissions: string[];
+            bindings: {
+                role: string;
+                scopeType: string;
+                scopeId: string;
+            }[];
+            expiresAt: string | null;
+            revokedAt: string | null;
+            /** @description When the key last authenticated a request, to the minute; null if never */
+            lastUsedAt: string | null;
+            /** @enum {string} */
+            status: "active" | "revoked" | "expired";
+            createdAt: string;
         };
         ApiKeyInput: {
             id: string;
@@ -35966,81 +36522,1760 @@ export interface components {
             status: "active" | "revoked" | "expired";
             createdAt: string;
         };
-        PromptMessageInput: {
+        ChartData: {
+            dashboardId: string;
+            chart: components["schemas"]["DashboardChart"];
+            /** @description The request to POST /api/analytics/timeseries this chart read, resolved: the same request gives the same numbers */
+            query: components["schemas"]["TimeseriesRequest"];
             /** @enum {string} */
-            role: "user" | "assistant" | "system";
-            content: string;
+            interval: "minute" | "hour" | "day" | "week";
+            intervalMs: number;
+            startDate: number;
+            endDate: number;
+            /** @description The whole range in one figure (sums summed, rates of the sums); null for percentiles and without data */
+            value: number | null;
+            series: {
+                /** @description The group, evaluation or score config; the metric when ungrouped */
+                name: string;
+                /** @description groupBy: the model, label or user; null otherwise or for traces without one */
+                group: string | null;
+                other: boolean;
+                /** @description The series over the whole range (as value) */
+                total: number | null;
+                /** @description The trace filters of the traces behind the series (with startDate/endDate of a point: the traces list of that point); null when no filter can pick them (the "other" group, traces without a group) */
+                filters?: {
+                    user_id?: string | string[];
+                    thread_id?: string | string[];
+                    customer_id?: string | string[];
+                    /** @description Any of these labels */
+                    labels?: string | string[];
+                    /** @description Any span used one of these models */
+                    model?: string | string[];
+                    /** @description Any span has one of these types (llm, tool, agent, ...) */
+                    span_type?: string | string[];
+                    has_error?: boolean;
+                    has_annotation?: boolean;
+                    evaluation?: {
+                        /** @description Evaluator path or name, e.g. pii/pii_detection */
+                        evaluator?: string;
+                        passed?: boolean;
+                        /** @enum {string} */
+                        status?: "processed" | "skipped" | "error";
+                    };
+                    /** @description key = value on trace metadata */
+                    metadata?: {
+                        [key: string]: string | number | boolean;
+                    };
+                    /** @description Traces with a score of this config (any of their annotations), within min..max or equal to value */
+                    score?: {
+                        /** @description a score config (GET /api/score-configs) */
+                        configId: string;
+                        /** @description numeric: at least */
+                        min?: number;
+                        /** @description numeric: at most */
+                        max?: number;
+                        /** @description categorical: this category; boolean: true or false */
+                        value?: string | boolean;
+                    };
+                    /** @description Traces in any of these topics (topic ids, GET /api/topics) */
+                    topic?: string | string[];
+                } | null;
+                points: {
+                    start: number;
+                    value: number | null;
+                }[];
+            }[];
         };
-        PromptInputDeclarationInput: {
-            identifier: string;
+        ChartDataInput: {
+            dashboardId: string;
+            chart: components["schemas"]["DashboardChartInput"];
+            /** @description The request to POST /api/analytics/timeseries this chart read, resolved: the same request gives the same numbers */
+            query: components["schemas"]["TimeseriesRequestInput"];
             /** @enum {string} */
-            type: "str" | "float" | "bool" | "image" | "list[str]" | "list[float]" | "list[int]" | "list[bool]" | "dict";
+            interval: "minute" | "hour" | "day" | "week";
+            intervalMs: number;
+            startDate: number;
+            endDate: number;
+            /** @description The whole range in one figure (sums summed, rates of the sums); null for percentiles and without data */
+            value: number | null;
+            series: {
+                /** @description The group, evaluation or score config; the metric when ungrouped */
+                name: string;
+                /** @description groupBy: the model, label or user; null otherwise or for traces without one */
+                group: string | null;
+                other: boolean;
+                /** @description The series over the whole range (as value) */
+                total: number | null;
+                /** @description The trace filters of the traces behind the series (with startDate/endDate of a point: the traces list of that point); null when no filter can pick them (the "other" group, traces without a group) */
+                filters?: {
+                    user_id?: string | string[];
+                    thread_id?: string | string[];
+                    customer_id?: string | string[];
+                    /** @description Any of these labels */
+                    labels?: string | string[];
+                    /** @description Any span used one of these models */
+                    model?: string | string[];
+                    /** @description Any span has one of these types (llm, tool, agent, ...) */
+                    span_type?: string | string[];
+                    has_error?: boolean;
+                    has_annotation?: boolean;
+                    evaluation?: {
+                        /** @description Evaluator path or name, e.g. pii/pii_detection */
+                        evaluator?: string;
+                        passed?: boolean;
+                        /** @enum {string} */
+                        status?: "processed" | "skipped" | "error";
+                    };
+                    /** @description key = value on trace metadata */
+                    metadata?: {
+                        [key: string]: string | number | boolean;
+                    };
+                    /** @description Traces with a score of this config (any of their annotations), within min..max or equal to value */
+                    score?: {
+                        /** @description a score config (GET /api/score-configs) */
+                        configId: string;
+                        /** @description numeric: at least */
+                        min?: number;
+                        /** @description numeric: at most */
+                        max?: number;
+                        /** @description categorical: this category; boolean: true or false */
+                        value?: string | boolean;
+                    };
+                    /** @description Traces in any of these topics (topic ids, GET /api/topics) */
+                    topic?: string | string[];
+                } | null;
+                points: {
+                    start: number;
+                    value: number | null;
+                }[];
+            }[];
         };
-        PromptOutputDeclarationInput: {
-            identifier: string;
-            /** @enum {string} */
-            type: "str" | "float" | "bool" | "json_schema";
-            /** @description a JSON Schema; required when type is json_schema; becomes response_format */
-            json_schema?: {
-                type: string;
+        ChartDataRequest: {
+            /** @description The viewer's range for the whole dashboard instead of its stored one (a chart with its own range keeps it) */
+            timeRange?: components["schemas"]["DashboardTimeRange"];
+            /** @description Epoch ms relative ranges count back from; default: now */
+            now?: number;
+            /**
+             * @description Minutes the reader's time zone is ahead of UTC (60 for UTC+1, -300 for UTC-5): days and weeks start at its midnight. Default 0: UTC
+             * @default 0
+             */
+            utcOffsetMinutes: number;
+        };
+        ChartDataRequestInput: {
+            /** @description The viewer's range for the whole dashboard instead of its stored one (a chart with its own range keeps it) */
+            timeRange?: components["schemas"]["DashboardTimeRangeInput"];
+            /** @description Epoch ms relative ranges count back from; default: now */
+            now?: number;
+            /**
+             * @description Minutes the reader's time zone is ahead of UTC (60 for UTC+1, -300 for UTC-5): days and weeks start at its midnight. Default 0: UTC
+             * @default 0
+             */
+            utcOffsetMinutes?: number;
+        };
+        CollectorTrace: {
+            trace_id: string;
+            spans: {
+                span_id: string;
+                trace_id?: string;
+                parent_id?: string | null;
+                /**
+                 * @default span
+                 * @enum {string}
+                 */
+                type: "llm" | "chain" | "tool" | "agent" | "rag" | "retriever" | "embedding" | "prompt" | "guardrail" | "evaluation" | "workflow" | "task" | "module" | "server" | "client" | "producer" | "consumer" | "span";
+                name?: string | null;
+                model?: string | null;
+                vendor?: string | null;
+                input?: ({
+                    /** @constant */
+                    type: "chat_messages";
+                    value: ({
+                        role?: string;
+                        content?: string | (string | {
+                            [key: string]: unknown;
+                        })[] | null;
+                        tool_calls?: {
+                            [key: string]: unknown;
+                        }[] | null;
+                        tool_call_id?: string | null;
+                        name?: string | null;
+                        function_call?: {
+                            [key: string]: unknown;
+                        } | null;
+                    } & {
+                        [key: string]: unknown;
+                    })[];
+                } | {
+                    /** @enum {string} */
+                    type: "text" | "json" | "raw";
+                    value: unknown;
+                }) | null;
+                output?: ({
+                    /** @constant */
+                    type: "chat_messages";
+                    value: ({
+                        role?: string;
+                        content?: string | (string | {
+                            [key: string]: unknown;
+                        })[] | null;
+                        tool_calls?: {
+                            [key: string]: unknown;
+                        }[] | null;
+                        tool_call_id?: string | null;
+                        name?: string | null;
+                        function_call?: {
+                            [key: string]: unknown;
+                        } | null;
+                    } & {
+                        [key: string]: unknown;
+                    })[];
+                } | {
+                    /** @enum {string} */
+                    type: "text" | "json" | "raw";
+                    value: unknown;
+                }) | null;
+                params?: {
+                    [key: string]: unknown;
+                };
+                metrics?: {
+                    prompt_tokens?: number | null;
+                    completion_tokens?: number | null;
+                    cached_input_tokens?: number | null;
+                    reasoning_tokens?: number | null;
+                    cost?: number | null;
+                    tokens_estimated?: boolean;
+                };
+                error?: {
+                    message: string;
+                    stacktrace?: string[];
+                    has_error?: boolean;
+                } | null;
+                timestamps: {
+                    started_at: number;
+                    finished_at: number;
+                    first_token_at?: number | null;
+                };
+                attributes?: {
+                    [key: string]: unknown;
+                };
+            }[];
+            metadata?: {
+                user_id?: string | null;
+                thread_id?: string | null;
+                customer_id?: string | null;
+                labels?: string[] | null;
+                sdk_version?: string;
+                sdk_language?: string;
             } & {
                 [key: string]: unknown;
             };
         };
-        PromptToolInput: {
-            /** @constant */
-            type: "function";
-            function: {
-                name: string;
-                description?: string;
-                /** @description JSON Schema of the arguments (type object); default: no arguments */
-                parameters?: {
+        CollectorTraceInput: {
+            trace_id: string;
+            spans: {
+                span_id: string;
+                trace_id?: string;
+                parent_id?: string | null;
+                /**
+                 * @default span
+                 * @enum {string}
+                 */
+                type?: "llm" | "chain" | "tool" | "agent" | "rag" | "retriever" | "embedding" | "prompt" | "guardrail" | "evaluation" | "workflow" | "task" | "module" | "server" | "client" | "producer" | "consumer" | "span";
+                name?: string | null;
+                model?: string | null;
+                vendor?: string | null;
+                input?: ({
                     /** @constant */
-                    type: "object";
-                } & {
+                    type: "chat_messages";
+                    value: ({
+                        role?: string;
+                        content?: string | (string | {
+                            [key: string]: unknown;
+                        })[] | null;
+                        tool_calls?: {
+                            [key: string]: unknown;
+                        }[] | null;
+                        tool_call_id?: string | null;
+                        name?: string | null;
+                        function_call?: {
+                            [key: string]: unknown;
+                        } | null;
+                    } & {
+                        [key: string]: unknown;
+                    })[];
+                } | {
+                    /** @enum {string} */
+                    type: "text" | "json" | "raw";
+                    value: unknown;
+                }) | null;
+                output?: ({
+                    /** @constant */
+                    type: "chat_messages";
+                    value: ({
+                        role?: string;
+                        content?: string | (string | {
+                            [key: string]: unknown;
+                        })[] | null;
+                        tool_calls?: {
+                            [key: string]: unknown;
+                        }[] | null;
+                        tool_call_id?: string | null;
+                        name?: string | null;
+                        function_call?: {
+                            [key: string]: unknown;
+                        } | null;
+                    } & {
+                        [key: string]: unknown;
+                    })[];
+                } | {
+                    /** @enum {string} */
+                    type: "text" | "json" | "raw";
+                    value: unknown;
+                }) | null;
+                params?: {
                     [key: string]: unknown;
                 };
+                metrics?: {
+                    prompt_tokens?: number | null;
+                    completion_tokens?: number | null;
+                    cached_input_tokens?: number | null;
+                    reasoning_tokens?: number | null;
+                    cost?: number | null;
+                    tokens_estimated?: boolean;
+                };
+                error?: {
+                    message: string;
+                    stacktrace?: string[];
+                    has_error?: boolean;
+                } | null;
+                timestamps: {
+                    started_at: number;
+                    finished_at: number;
+                    first_token_at?: number | null;
+                };
+                attributes?: {
+                    [key: string]: unknown;
+                };
+            }[];
+            metadata?: {
+                user_id?: string | null;
+                thread_id?: string | null;
+                customer_id?: string | null;
+                labels?: string[] | null;
+                sdk_version?: string;
+                sdk_language?: string;
+            } & {
+                [key: string]: unknown;
             };
         };
-        PromptModelParametersInput: {
-            temperature?: number;
-            /** @description the most tokens the answer may have */
-            max_tokens?: number;
-            top_p?: number;
-            /** @description up to 4 sequences where the answer stops */
-            stop?: string | string[];
-            seed?: number;
-            /** @description text, json_object, or json_schema (default: the version's JSON Schema output, if any) */
-            response_format?: {
+        CreateAlertRule: {
+            name: string;
+            metric: components["schemas"]["AlertMetric"];
+            /** @description The trace filter: only matching traces count */
+            filters?: {
+                user_id?: string | string[];
+                thread_id?: string | string[];
+                customer_id?: string | string[];
+                /** @description Any of these labels */
+                labels?: string | string[];
+                /** @description Any span used one of these models */
+                model?: string | string[];
+                /** @description Any span has one of these types (llm, tool, agent, ...) */
+                span_type?: string | string[];
+                has_error?: boolean;
+                has_annotation?: boolean;
+                evaluation?: {
+                    /** @description Evaluator path or name, e.g. pii/pii_detection */
+                    evaluator?: string;
+                    passed?: boolean;
+                    /** @enum {string} */
+                    status?: "processed" | "skipped" | "error";
+                };
+                /** @description key = value on trace metadata */
+                metadata?: {
+                    [key: string]: string | number | boolean;
+                };
+                /** @description Traces with a score of this config (any of their annotations), within min..max or equal to value */
+                score?: {
+                    /** @description a score config (GET /api/score-configs) */
+                    configId: string;
+                    /** @description numeric: at least */
+                    min?: number;
+                    /** @description numeric: at most */
+                    max?: number;
+                    /** @description categorical: this category; boolean: true or false */
+                    value?: string | boolean;
+                };
+                /** @description Traces in any of these topics (topic ids, GET /api/topics) */
+                topic?: string | string[];
+            };
+            /**
+             * @description One decision per segment, all of them up to 1,000 a window (those with most events; the history says how many were left out), corrected together
+             * @default null
+             */
+            splitBy: ("model" | "label" | "user" | "customer" | "prompt" | "evaluator") | null;
+            /** @description Window length, 5 minutes to 7 days; windows are aligned to multiples of it since 1970 UTC */
+            windowMinutes: number;
+            condition: {
                 /** @constant */
-                type: "text";
+                kind: "threshold";
+                /** @enum {string} */
+                operator: "above" | "below";
+                /** @description Rates are 0..1; latencies in ms; counts, costs (USD) and tokens are totals over the window (cost_per_trace: per trace) */
+                value: number;
+                /**
+                 * @description Windows in a row past the value before the rule fires
+                 * @default 1
+                 */
+                consecutive: number;
+                /**
+                 * @description Events (traces, verdicts, scores) a window needs before it may fire
+                 * @default 1
+                 */
+                minCount: number;
             } | {
                 /** @constant */
-                type: "json_object";
+                kind: "change";
+                /**
+                 * @description Which move fires: default the metric's bad direction (error rate up, pass rate down, traffic either way)
+                 * @enum {string}
+                 */
+                direction?: "up" | "down" | "either";
+                /**
+                 * @default {
+                 *       "kind": "previous"
+                 *     }
+                 */
+                baseline: {
+                    /** @constant */
+                    kind: "previous";
+                } | {
+                    /** @constant */
+                    kind: "week";
+                } | {
+                    /** @constant */
+                    kind: "reference";
+                    start: number;
+                    end: number;
+                };
+                /**
+                 * @description False-alarm budget per window, corrected across segments (Benjamini-Hochberg)
+                 * @default 0.01
+                 */
+                alpha: number;
+                /** @default 1 */
+                consecutive: number;
+                /** @default 1 */
+                minCount: number;
+            };
+            /**
+             * @description Calm windows in a row before a firing rule resolves
+             * @default 2
+             */
+            resolveAfter: number;
+            /** @default true */
+            enabled: boolean;
+            /**
+             * @description The alert channels notified (ids); null: every channel of the project; []: none (the project's webhooks still get the events)
+             * @default null
+             */
+            channels: string[] | null;
+        };
+        CreateAlertRuleInput: {
+            name: string;
+            metric: components["schemas"]["AlertMetricInput"];
+            /** @description The trace filter: only matching traces count */
+            filters?: {
+                user_id?: string | string[];
+                thread_id?: string | string[];
+                customer_id?: string | string[];
+                /** @description Any of these labels */
+                labels?: string | string[];
+                /** @description Any span used one of these models */
+                model?: string | string[];
+                /** @description Any span has one of these types (llm, tool, agent, ...) */
+                span_type?: string | string[];
+                has_error?: boolean;
+                has_annotation?: boolean;
+                evaluation?: {
+                    /** @description Evaluator path or name, e.g. pii/pii_detection */
+                    evaluator?: string;
+                    passed?: boolean;
+                    /** @enum {string} */
+                    status?: "processed" | "skipped" | "error";
+                };
+                /** @description key = value on trace metadata */
+                metadata?: {
+                    [key: string]: string | number | boolean;
+                };
+                /** @description Traces with a score of this config (any of their annotations), within min..max or equal to value */
+                score?: {
+                    /** @description a score config (GET /api/score-configs) */
+                    configId: string;
+                    /** @description numeric: at least */
+                    min?: number;
+                    /** @description numeric: at most */
+                    max?: number;
+                    /** @description categorical: this category; boolean: true or false */
+                    value?: string | boolean;
+                };
+                /** @description Traces in any of these topics (topic ids, GET /api/topics) */
+                topic?: string | string[];
+            };
+            /**
+             * @description One decision per segment, all of them up to 1,000 a window (those with most events; the history says how many were left out), corrected together
+             * @default null
+             */
+            splitBy?: ("model" | "label" | "user" | "customer" | "prompt" | "evaluator") | null;
+            /** @description Window length, 5 minutes to 7 days; windows are aligned to multiples of it since 1970 UTC */
+            windowMinutes: number;
+            condition: {
+                /** @constant */
+                kind: "threshold";
+                /** @enum {string} */
+                operator: "above" | "below";
+                /** @description Rates are 0..1; latencies in ms; counts, costs (USD) and tokens are totals over the window (cost_per_trace: per trace) */
+                value: number;
+                /**
+                 * @description Windows in a row past the value before the rule fires
+                 * @default 1
+                 */
+                consecutive?: number;
+                /**
+                 * @description Events (traces, verdicts, scores) a window needs before it may fire
+                 * @default 1
+                 */
+                minCount?: number;
             } | {
+                /** @constant */
+                kind: "change";
+                /**
+                 * @description Which move fires: default the metric's bad direction (error rate up, pass rate down, traffic either way)
+                 * @enum {string}
+                 */
+                direction?: "up" | "down" | "either";
+                /**
+                 * @default {
+                 *       "kind": "previous"
+                 *     }
+                 */
+                baseline?: {
+                    /** @constant */
+                    kind: "previous";
+                } | {
+                    /** @constant */
+                    kind: "week";
+                } | {
+                    /** @constant */
+                    kind: "reference";
+                    start: number;
+                    end: number;
+                };
+                /**
+                 * @description False-alarm budget per window, corrected across segments (Benjamini-Hochberg)
+                 * @default 0.01
+                 */
+                alpha?: number;
+                /** @default 1 */
+                consecutive?: number;
+                /** @default 1 */
+                minCount?: number;
+            };
+            /**
+             * @description Calm windows in a row before a firing rule resolves
+             * @default 2
+             */
+            resolveAfter?: number;
+            /** @default true */
+            enabled?: boolean;
+            /**
+             * @description The alert channels notified (ids); null: every channel of the project; []: none (the project's webhooks still get the events)
+             * @default null
+             */
+            channels?: string[] | null;
+        };
+        CustomEvaluator: {
+            id: string;
+            slug: string;
+            /** @description custom/<slug>: POST /api/evaluations/custom/<slug>/evaluate, a monitor's evaluator */
+            path: string;
+            name: string;
+            description: string | null;
+            /** @description The version shown (the newest unless one was asked for) */
+            version: number;
+            latest_version: number;
+            prompt: string;
+            model: string;
+            temperature: number;
+            max_output_tokens: number;
+            /** @description The kind of answer: pass/fail, a score in a range, or one of named categories; the model gives it through a forced tool call */
+            answer: {
+                /** @constant */
+                type: "pass_fail";
+            } | {
+                /** @constant */
+                type: "score";
+                /** @default 0 */
+                min: number;
+                /** @default 1 */
+                max: number;
+                /** @description score >= threshold passes; without one the result has no passed */
+                threshold?: number | null;
+            } | {
+                /** @constant */
+                type: "category";
+                categories: {
+                    name: string;
+                    /**
+                     * @description What belongs in this category
+                     * @default
+                     */
+                    description: string;
+                }[];
+                /** @description Categories that pass; without them the result has no passed */
+                passing?: string[] | null;
+            };
+            /** @description The template's variables: the data keys an evaluation must send */
+            variables: string[];
+            commit_message: string | null;
+            created_at: string;
+            updated_at: string;
+        };
+        CustomEvaluatorInput: {
+            id: string;
+            slug: string;
+            /** @description custom/<slug>: POST /api/evaluations/custom/<slug>/evaluate, a monitor's evaluator */
+            path: string;
+            name: string;
+            description: string | null;
+            /** @description The version shown (the newest unless one was asked for) */
+            version: number;
+            latest_version: number;
+            prompt: string;
+            model: string;
+            temperature: number;
+            max_output_tokens: number;
+            /** @description The kind of answer: pass/fail, a score in a range, or one of named categories; the model gives it through a forced tool call */
+            answer: {
+                /** @constant */
+                type: "pass_fail";
+            } | {
+                /** @constant */
+                type: "score";
+                /** @default 0 */
+                min?: number;
+                /** @default 1 */
+                max?: number;
+                /** @description score >= threshold passes; without one the result has no passed */
+                threshold?: number | null;
+            } | {
+                /** @constant */
+                type: "category";
+                categories: {
+                    name: string;
+                    /**
+                     * @description What belongs in this category
+                     * @default
+                     */
+                    description?: string;
+                }[];
+                /** @description Categories that pass; without them the result has no passed */
+                passing?: string[] | null;
+            };
+            /** @description The template's variables: the data keys an evaluation must send */
+            variables: string[];
+            commit_message: string | null;
+            created_at: string;
+            updated_at: string;
+        };
+        Dashboard: {
+            id: string;
+            definition: {
+                name: string;
+                description?: string;
+                timeRange: {
+                    /** @enum {string} */
+                    last?: "15m" | "1h" | "24h" | "7d" | "30d" | "90d";
+                    from?: number | string;
+                    to?: number | string;
+                };
+                query?: string;
+                filters?: {
+                    user_id?: string | string[];
+                    thread_id?: string | string[];
+                    customer_id?: string | string[];
+                    /** @description Any of these labels */
+                    labels?: string | string[];
+                    /** @description Any span used one of these models */
+                    model?: string | string[];
+                    /** @description Any span has one of these types (llm, tool, agent, ...) */
+                    span_type?: string | string[];
+                    has_error?: boolean;
+                    has_annotation?: boolean;
+                    evaluation?: {
+                        /** @description Evaluator path or name, e.g. pii/pii_detection */
+                        evaluator?: string;
+                        passed?: boolean;
+                        /** @enum {string} */
+                        status?: "processed" | "skipped" | "error";
+                    };
+                    /** @description key = value on trace metadata */
+                    metadata?: {
+                        [key: string]: string | number | boolean;
+                    };
+                    /** @description Traces with a score of this config (any of their annotations), within min..max or equal to value */
+                    score?: {
+                        /** @description a score config (GET /api/score-configs) */
+                        configId: string;
+                        /** @description numeric: at least */
+                        min?: number;
+                        /** @description numeric: at most */
+                        max?: number;
+                        /** @description categorical: this category; boolean: true or false */
+                        value?: string | boolean;
+                    };
+                    /** @description Traces in any of these topics (topic ids, GET /api/topics) */
+                    topic?: string | string[];
+                };
+                charts: components["schemas"]["DashboardChart"][];
+            };
+            /** @description The default dashboard as shipped, never saved in this project yet (PUT saves it) */
+            builtIn: boolean;
+            /** @description Writes so far (0: built in) */
+            version: number;
+            createdAt: number | null;
+            updatedAt: number | null;
+            /** @description The user who saved it last; null: an API key or built in */
+            updatedBy: string | null;
+        };
+        DashboardChart: {
+            /** @description Unique in the dashboard; links and the MCP tool name a chart by it */
+            id: string;
+            title: string;
+            /**
+             * @description The series shown (see the dashboards guide for what each one is)
+             * @enum {string}
+             */
+            metric: "traces" | "spans" | "errors" | "error_rate" | "cost" | "tokens" | "prompt_tokens" | "completion_tokens" | "latency_p50" | "latency_p95" | "latency_p99" | "thumbs_up" | "thumbs_down" | "evaluation_pass_rate" | "score_mean";
+            /**
+             * @description line or bar: over time; number: the whole range in one figure; table: the values per interval
+             * @default line
+             * @enum {string}
+             */
+            display: "line" | "bar" | "number" | "table";
+            /**
+             * @description One series per model, label, user or topic (the 10 with most traces, the rest as "other")
+             * @default null
+             */
+            groupBy: ("model" | "label" | "user" | "topic") | null;
+            /**
+             * @description Bucket width (weeks start on Monday). auto: the finest giving at most 200 buckets
+             * @default auto
+             * @enum {string}
+             */
+            interval: "auto" | "minute" | "hour" | "day" | "week";
+            /** @description evaluation_pass_rate: only this evaluation (a monitor's name or the evaluator's); default: one series each */
+            evaluator?: string;
+            /** @description score_mean: the score config (GET /api/score-configs); required for it */
+            scoreConfigId?: string;
+            /** @description This chart's own range instead of the dashboard's */
+            timeRange?: components["schemas"]["DashboardTimeRange"];
+            /** @description This chart's own full-text query instead of the dashboard's */
+            query?: string;
+            /** @description Filters on top of the dashboard's: a key set here replaces the dashboard's value of that key */
+            filters?: {
+                user_id?: string | string[];
+                thread_id?: string | string[];
+                customer_id?: string | string[];
+                /** @description Any of these labels */
+                labels?: string | string[];
+                /** @description Any span used one of these models */
+                model?: string | string[];
+                /** @description Any span has one of these types (llm, tool, agent, ...) */
+                span_type?: string | string[];
+                has_error?: boolean;
+                has_annotation?: boolean;
+                evaluation?: {
+                    /** @description Evaluator path or name, e.g. pii/pii_detection */
+                    evaluator?: string;
+                    passed?: boolean;
+                    /** @enum {string} */
+                    status?: "processed" | "skipped" | "error";
+                };
+                /** @description key = value on trace metadata */
+                metadata?: {
+                    [key: string]: string | number | boolean;
+                };
+                /** @description Traces with a score of this config (any of their annotations), within min..max or equal to value */
+                score?: {
+                    /** @description a score config (GET /api/score-configs) */
+                    configId: string;
+                    /** @description numeric: at least */
+                    min?: number;
+                    /** @description numeric: at most */
+                    max?: number;
+                    /** @description categorical: this category; boolean: true or false */
+                    value?: string | boolean;
+                };
+                /** @description Traces in any of these topics (topic ids, GET /api/topics) */
+                topic?: string | string[];
+            };
+            layout: {
+                /** @description Column of the left edge (0..11) */
+                x: number;
+                /** @description Row of the top edge (0 is the top) */
+                y: number;
+                /** @description Width in columns; x + w <= 12 */
+                w: number;
+                /** @description Height in rows */
+                h: number;
+            };
+        };
+        DashboardChartInput: {
+            /** @description Unique in the dashboard; links and the MCP tool name a chart by it */
+            id: string;
+            title: string;
+            /**
+             * @description The series shown (see the dashboards guide for what each one is)
+             * @enum {string}
+             */
+            metric: "traces" | "spans" | "errors" | "error_rate" | "cost" | "tokens" | "prompt_tokens" | "completion_tokens" | "latency_p50" | "latency_p95" | "latency_p99" | "thumbs_up" | "thumbs_down" | "evaluation_pass_rate" | "score_mean";
+            /**
+             * @description line or bar: over time; number: the whole range in one figure; table: the values per interval
+             * @default line
+             * @enum {string}
+             */
+            display?: "line" | "bar" | "number" | "table";
+            /**
+             * @description One series per model, label, user or topic (the 10 with most traces, the rest as "other")
+             * @default null
+             */
+            groupBy?: ("model" | "label" | "user" | "topic") | null;
+            /**
+             * @description Bucket width (weeks start on Monday). auto: the finest giving at most 200 buckets
+             * @default auto
+             * @enum {string}
+             */
+            interval?: "auto" | "minute" | "hour" | "day" | "week";
+            /** @description evaluation_pass_rate: only this evaluation (a monitor's name or the evaluator's); default: one series each */
+            evaluator?: string;
+            /** @description score_mean: the score config (GET /api/score-configs); required for it */
+            scoreConfigId?: string;
+            /** @description This chart's own range instead of the dashboard's */
+            timeRange?: components["schemas"]["DashboardTimeRangeInput"];
+            /** @description This chart's own full-text query instead of the dashboard's */
+            query?: string;
+            /** @description Filters on top of the dashboard's: a key set here replaces the dashboard's value of that key */
+            filters?: {
+                user_id?: string | string[];
+                thread_id?: string | string[];
+                customer_id?: string | string[];
+                /** @description Any of these labels */
+                labels?: string | string[];
+                /** @description Any span used one of these models */
+                model?: string | string[];
+                /** @description Any span has one of these types (llm, tool, agent, ...) */
+                span_type?: string | string[];
+                has_error?: boolean;
+                has_annotation?: boolean;
+                evaluation?: {
+                    /** @description Evaluator path or name, e.g. pii/pii_detection */
+                    evaluator?: string;
+                    passed?: boolean;
+                    /** @enum {string} */
+                    status?: "processed" | "skipped" | "error";
+                };
+                /** @description key = value on trace metadata */
+                metadata?: {
+                    [key: string]: string | number | boolean;
+                };
+                /** @description Traces with a score of this config (any of their annotations), within min..max or equal to value */
+                score?: {
+                    /** @description a score config (GET /api/score-configs) */
+                    configId: string;
+                    /** @description numeric: at least */
+                    min?: number;
+                    /** @description numeric: at most */
+                    max?: number;
+                    /** @description categorical: this category; boolean: true or false */
+                    value?: string | boolean;
+                };
+                /** @description Traces in any of these topics (topic ids, GET /api/topics) */
+                topic?: string | string[];
+            };
+            layout: {
+                /** @description Column of the left edge (0..11) */
+                x: number;
+                /** @description Row of the top edge (0 is the top) */
+                y: number;
+                /** @description Width in columns; x + w <= 12 */
+                w: number;
+                /** @description Height in rows */
+                h: number;
+            };
+        };
+        DashboardDefinition: {
+            name: string;
+            description?: string;
+            /**
+             * @description The range every chart reads unless it has its own
+             * @default {
+             *       "last": "24h"
+             *     }
+             */
+            timeRange: components["schemas"]["DashboardTimeRange"];
+            /** @description Full-text query every chart inherits */
+            query?: string;
+            /** @description The trace filters every chart inherits (the trace search filters, exactly) */
+            filters?: {
+                user_id?: string | string[];
+                thread_id?: string | string[];
+                customer_id?: string | string[];
+                /** @description Any of these labels */
+                labels?: string | string[];
+                /** @description Any span used one of these models */
+                model?: string | string[];
+                /** @description Any span has one of these types (llm, tool, agent, ...) */
+                span_type?: string | string[];
+                has_error?: boolean;
+                has_annotation?: boolean;
+                evaluation?: {
+                    /** @description Evaluator path or name, e.g. pii/pii_detection */
+                    evaluator?: string;
+                    passed?: boolean;
+                    /** @enum {string} */
+                    status?: "processed" | "skipped" | "error";
+                };
+                /** @description key = value on trace metadata */
+                metadata?: {
+                    [key: string]: string | number | boolean;
+                };
+                /** @description Traces with a score of this config (any of their annotations), within min..max or equal to value */
+                score?: {
+                    /** @description a score config (GET /api/score-configs) */
+                    configId: string;
+                    /** @description numeric: at least */
+                    min?: number;
+                    /** @description numeric: at most */
+                    max?: number;
+                    /** @description categorical: this category; boolean: true or false */
+                    value?: string | boolean;
+                };
+                /** @description Traces in any of these topics (topic ids, GET /api/topics) */
+                topic?: string | string[];
+            };
+            /** @description At most 50; their layouts may not overlap */
+            charts: components["schemas"]["DashboardChart"][];
+        };
+        DashboardDefinitionInput: {
+            name: string;
+            description?: string;
+            /**
+             * @description The range every chart reads unless it has its own
+             * @default {
+             *       "last": "24h"
+             *     }
+             */
+            timeRange?: components["schemas"]["DashboardTimeRangeInput"];
+            /** @description Full-text query every chart inherits */
+            query?: string;
+            /** @description The trace filters every chart inherits (the trace search filters, exactly) */
+            filters?: {
+                user_id?: string | string[];
+                thread_id?: string | string[];
+                customer_id?: string | string[];
+                /** @description Any of these labels */
+                labels?: string | string[];
+                /** @description Any span used one of these models */
+                model?: string | string[];
+                /** @description Any span has one of these types (llm, tool, agent, ...) */
+                span_type?: string | string[];
+                has_error?: boolean;
+                has_annotation?: boolean;
+                evaluation?: {
+                    /** @description Evaluator path or name, e.g. pii/pii_detection */
+                    evaluator?: string;
+                    passed?: boolean;
+                    /** @enum {string} */
+                    status?: "processed" | "skipped" | "error";
+                };
+                /** @description key = value on trace metadata */
+                metadata?: {
+                    [key: string]: string | number | boolean;
+                };
+                /** @description Traces with a score of this config (any of their annotations), within min..max or equal to value */
+                score?: {
+                    /** @description a score config (GET /api/score-configs) */
+                    configId: string;
+                    /** @description numeric: at least */
+                    min?: number;
+                    /** @description numeric: at most */
+                    max?: number;
+                    /** @description categorical: this category; boolean: true or false */
+                    value?: string | boolean;
+                };
+                /** @description Traces in any of these topics (topic ids, GET /api/topics) */
+                topic?: string | string[];
+            };
+            /** @description At most 50; their layouts may not overlap */
+            charts: components["schemas"]["DashboardChartInput"][];
+        };
+        DashboardInput: {
+            id: string;
+            definition: {
+                name: string;
+                description?: string;
+                timeRange: {
+                    /** @enum {string} */
+                    last?: "15m" | "1h" | "24h" | "7d" | "30d" | "90d";
+                    from?: number | string;
+                    to?: number | string;
+                };
+                query?: string;
+                filters?: {
+                    user_id?: string | string[];
+                    thread_id?: string | string[];
+                    customer_id?: string | string[];
+                    /** @description Any of these labels */
+                    labels?: string | string[];
+                    /** @description Any span used one of these models */
+                    model?: string | string[];
+                    /** @description Any span has one of these types (llm, tool, agent, ...) */
+                    span_type?: string | string[];
+                    has_error?: boolean;
+                    has_annotation?: boolean;
+                    evaluation?: {
+                        /** @description Evaluator path or name, e.g. pii/pii_detection */
+                        evaluator?: string;
+                        passed?: boolean;
+                        /** @enum {string} */
+                        status?: "processed" | "skipped" | "error";
+                    };
+                    /** @description key = value on trace metadata */
+                    metadata?: {
+                        [key: string]: string | number | boolean;
+                    };
+                    /** @description Traces with a score of this config (any of their annotations), within min..max or equal to value */
+                    score?: {
+                        /** @description a score config (GET /api/score-configs) */
+                        configId: string;
+                        /** @description numeric: at least */
+                        min?: number;
+                        /** @description numeric: at most */
+                        max?: number;
+                        /** @description categorical: this category; boolean: true or false */
+                        value?: string | boolean;
+                    };
+                    /** @description Traces in any of these topics (topic ids, GET /api/topics) */
+                    topic?: string | string[];
+                };
+                charts: components["schemas"]["DashboardChartInput"][];
+            };
+            /** @description The default dashboard as shipped, never saved in this project yet (PUT saves it) */
+            builtIn: boolean;
+            /** @description Writes so far (0: built in) */
+            version: number;
+            createdAt: number | null;
+            updatedAt: number | null;
+            /** @description The user who saved it last; null: an API key or built in */
+            updatedBy: string | null;
+        };
+        DashboardList: {
+            data: {
+                id: string;
+                name: string;
+                description: string | null;
+                charts: number;
+                builtIn: boolean;
+                updatedAt: number | null;
+            }[];
+        };
+        DashboardListInput: {
+            data: {
+                id: string;
+                name: string;
+                description: string | null;
+                charts: number;
+                builtIn: boolean;
+                updatedAt: number | null;
+            }[];
+        };
+        DashboardTimeRange: {
+            /**
+             * @description The last 15m, 1h, 24h, 7d, 30d or 90d before the dashboard is read
+             * @enum {string}
+             */
+            last?: "15m" | "1h" | "24h" | "7d" | "30d" | "90d";
+            /** @description Fixed range: traces started at or after (epoch ms or ISO 8601) */
+            from?: number | string;
+            /** @description Fixed range: traces started at or before; at most 400 days after from */
+            to?: number | string;
+        };
+        DashboardTimeRangeInput: {
+            /**
+             * @description The last 15m, 1h, 24h, 7d, 30d or 90d before the dashboard is read
+             * @enum {string}
+             */
+            last?: "15m" | "1h" | "24h" | "7d" | "30d" | "90d";
+            /** @description Fixed range: traces started at or after (epoch ms or ISO 8601) */
+            from?: number | string;
+            /** @description Fixed range: traces started at or before; at most 400 days after from */
+            to?: number | string;
+        };
+        Error: {
+            /** @description machine-readable code, e.g. trace_not_found, validation_error */
+            error: string;
+            message: string;
+            /** @description the request field at fault */
+            field?: string;
+            issues?: {
+                field: string;
+                message: string;
+            }[];
+        };
+        ErrorInput: {
+            /** @description machine-readable code, e.g. trace_not_found, validation_error */
+            error: string;
+            message: string;
+            /** @description the request field at fault */
+            field?: string;
+            issues?: {
+                field: string;
+                message: string;
+            }[];
+        };
+        InvitationLink: {
+            id: string;
+            /** @description One-time link to set a password; shown once. */
+            url: string;
+            expiresAt: string;
+        };
+        InvitationLinkInput: {
+            id: string;
+            /** @description One-time link to set a password; shown once. */
+            url: string;
+            expiresAt: string;
+        };
+        JudgeTrustRule: {
+            /** @enum {string} */
+            statistic: "kappa" | "accuracy";
+            atLeast: number;
+            minimumLabels: number;
+            stored: boolean;
+        };
+        JudgeTrustRuleInput: {
+            /** @enum {string} */
+            statistic: "kappa" | "accuracy";
+            atLeast: number;
+            minimumLabels: number;
+            stored: boolean;
+        };
+        Member: {
+            userId: string;
+            email: string;
+            name: string | null;
+            /** @enum {string} */
+            role: "ADMIN" | "MEMBER" | "VIEWER";
+            createdAt: string;
+        };
+        MemberInput: {
+            userId: string;
+            email: string;
+            name: string | null;
+            /** @enum {string} */
+            role: "ADMIN" | "MEMBER" | "VIEWER";
+            createdAt: string;
+        };
+        ModelOptions: {
+            data: {
+                /** @description provider/model, as settings.model and a prompt's model take it */
+                model: string;
+                provider: string;
+                /** @enum {string} */
+                kind: "openai" | "openai_compatible" | "azure_openai" | "anthropic";
+                /** @enum {string} */
+                source: "project" | "organization" | "environment";
+            }[];
+        };
+        ModelOptionsInput: {
+            data: {
+                /** @description provider/model, as settings.model and a prompt's model take it */
+                model: string;
+                provider: string;
+                /** @enum {string} */
+                kind: "openai" | "openai_compatible" | "azure_openai" | "anthropic";
+                /** @enum {string} */
+                source: "project" | "organization" | "environment";
+            }[];
+        };
+        ModelProvider: {
+            id: string;
+            name: string;
+            /** @enum {string} */
+            kind: "openai" | "openai_compatible" | "azure_openai" | "anthropic";
+            base_url: string | null;
+            models: string[];
+            /** @enum {string} */
+            scope: "project" | "organization";
+            /** @description The key's last four characters, e.g. ****abcd; null for a provider without a key */
+            api_key_hint: string | null;
+            created_at: string;
+            updated_at: string;
+        };
+        ModelProviderInput: {
+            id: string;
+            name: string;
+            /** @enum {string} */
+            kind: "openai" | "openai_compatible" | "azure_openai" | "anthropic";
+            base_url: string | null;
+            models: string[];
+            /** @enum {string} */
+            scope: "project" | "organization";
+            /** @description The key's last four characters, e.g. ****abcd; null for a provider without a key */
+            api_key_hint: string | null;
+            created_at: string;
+            updated_at: string;
+        };
+        ModelProviderTest: {
+            ok: boolean;
+            model: string;
+            latency_ms: number;
+            /** @description What the model answered to a one-word prompt */
+            output: string | null;
+            error: {
+                code: string;
+                message: string;
+            } | null;
+        };
+        ModelProviderTestInput: {
+            ok: boolean;
+            model: string;
+            latency_ms: number;
+            /** @description What the model answered to a one-word prompt */
+            output: string | null;
+            error: {
+                code: string;
+                message: string;
+            } | null;
+        };
+        Monitor: {
+            id: string;
+            project_id: string;
+            name: string;
+            evaluator: string;
+            settings: {
+                [key: string]: unknown;
+            };
+            sample: number;
+            filters: components["schemas"]["MonitorFilters"] | null;
+            enabled: boolean;
+            /** @description the review queue the traces it fails go to (null: none) */
+            review_queue_id: string | null;
+            /** @enum {string} */
+            unit: "trace" | "thread";
+            /** @description unit thread: minutes a thread is idle before it is evaluated (null for unit trace) */
+            idle_minutes: number | null;
+            created_at: string;
+            updated_at: string;
+        };
+        MonitorBackfill: {
+            id: string;
+            monitor_id: string;
+            /** @enum {string} */
+            state: "queued" | "running" | "completed" | "failed" | "cancelled";
+            start_date: number;
+            end_date: number;
+            /** @description Traces it will go through (known once running) */
+            total: number;
+            /** @description Traces gone through: evaluated + skipped + failed */
+            done: number;
+            /** @description Results stored as the monitor's evaluations */
+            evaluated: number;
+            /** @description Already evaluated by this monitor (at this evaluator version), or deleted since */
+            skipped: number;
+            /** @description Traces the evaluator could not judge (the trace lacks what it needs, or the result was an error) */
+            failed: number;
+            error: string | null;
+            created_at: string;
+            updated_at: string;
+        };
+        MonitorBackfillInput: {
+            id: string;
+            monitor_id: string;
+            /** @enum {string} */
+            state: "queued" | "running" | "completed" | "failed" | "cancelled";
+            start_date: number;
+            end_date: number;
+            /** @description Traces it will go through (known once running) */
+            total: number;
+            /** @description Traces gone through: evaluated + skipped + failed */
+            done: number;
+            /** @description Results stored as the monitor's evaluations */
+            evaluated: number;
+            /** @description Already evaluated by this monitor (at this evaluator version), or deleted since */
+            skipped: number;
+            /** @description Traces the evaluator could not judge (the trace lacks what it needs, or the result was an error) */
+            failed: number;
+            error: string | null;
+            created_at: string;
+            updated_at: string;
+        };
+        MonitorBackfillPreview: {
+            /** @description Traces the backfill would go through: matching the filter and time range, in the monitor's sample, at most limit (those already evaluated at this evaluator version are skipped when it runs, at no cost) */
+            count: number;
+            /** @description More traces match than limit: only the newest limit would be evaluated */
+            capped: boolean;
+            limit: number;
+            /** @description An estimate: what the judge is sent is counted on a sample of the traces; the answer length is assumed */
+            estimated_cost: {
+                /** @description USD for all of them (an upper bound when some were already evaluated); 0 for evaluators without an LLM; null when the model is not in the price table */
+                amount: number | null;
+                currency: string;
+                per_trace: number | null;
+                model: string | null;
+                /** @description The judge's prompt, counted with the model's tokenizer over a sample of the matching traces */
+                prompt_tokens_per_trace: number;
+                /** @description The answer the estimate assumes */
+                answer_tokens_per_trace: number;
+                /** @description How it was estimated */
+                method: string;
+            };
+        };
+        MonitorBackfillPreviewInput: {
+            /** @description Traces the backfill would go through: matching the filter and time range, in the monitor's sample, at most limit (those already evaluated at this evaluator version are skipped when it runs, at no cost) */
+            count: number;
+            /** @description More traces match than limit: only the newest limit would be evaluated */
+            capped: boolean;
+            limit: number;
+            /** @description An estimate: what the judge is sent is counted on a sample of the traces; the answer length is assumed */
+            estimated_cost: {
+                /** @description USD for all of them (an upper bound when some were already evaluated); 0 for evaluators without an LLM; null when the model is not in the price table */
+                amount: number | null;
+                currency: string;
+                per_trace: number | null;
+                model: string | null;
+                /** @description The judge's prompt, counted with the model's tokenizer over a sample of the matching traces */
+                prompt_tokens_per_trace: number;
+                /** @description The answer the estimate assumes */
+                answer_tokens_per_trace: number;
+                /** @description How it was estimated */
+                method: string;
+            };
+        };
+        MonitorBackfillRequest: {
+            /** @description Traces started at or after (epoch ms or ISO 8601) */
+            startDate: number | string;
+            /** @description Traces started at or before; default: now */
+            endDate?: number | string;
+            /** @description Which traces; default: the monitor's own filters */
+            filters?: components["schemas"]["MonitorFilters"] | null;
+            /**
+             * @description At most this many traces (1..10000), newest first
+             * @default 10000
+             */
+            limit: number;
+        };
+        MonitorBackfillRequestInput: {
+            /** @description Traces started at or after (epoch ms or ISO 8601) */
+            startDate: number | string;
+            /** @description Traces started at or before; default: now */
+            endDate?: number | string;
+            /** @description Which traces; default: the monitor's own filters */
+            filters?: components["schemas"]["MonitorFiltersInput"] | null;
+            /**
+             * @description At most this many traces (1..10000), newest first
+             * @default 10000
+             */
+            limit?: number;
+        };
+        MonitorFilters: {
+            user_id?: string | string[];
+            thread_id?: string | string[];
+            customer_id?: string | string[];
+            labels?: string | string[];
+            model?: string | string[];
+            span_type?: string | string[];
+            has_error?: boolean;
+            metadata?: {
+                [key: string]: string | number | boolean;
+            };
+        };
+        MonitorFiltersInput: {
+            user_id?: string | string[];
+            thread_id?: string | string[];
+            customer_id?: string | string[];
+            labels?: string | string[];
+            model?: string | string[];
+            span_type?: string | string[];
+            has_error?: boolean;
+            metadata?: {
+                [key: string]: string | number | boolean;
+            };
+        };
+        MonitorInput: {
+            id: string;
+            project_id: string;
+            name: string;
+            evaluator: string;
+            settings: {
+                [key: string]: unknown;
+            };
+            sample: number;
+            filters: components["schemas"]["MonitorFiltersInput"] | null;
+            enabled: boolean;
+            /** @description the review queue the traces it fails go to (null: none) */
+            review_queue_id: string | null;
+            /** @enum {string} */
+            unit: "trace" | "thread";
+            /** @description unit thread: minutes a thread is idle before it is evaluated (null for unit trace) */
+            idle_minutes: number | null;
+            created_at: string;
+            updated_at: string;
+        };
+        MonitorResult: {
+            evaluation_id: string;
+            /** @description GET /api/trace/{trace_id}; the web app shows it at /p/<projectId>/traces/<trace_id> */
+            trace_id: string;
+            /** @enum {string} */
+            status: "processed" | "skipped" | "error";
+            passed: boolean | null;
+            score: number | null;
+            label: string | null;
+            details: string | null;
+            /** @description The custom evaluator's version that produced it (null for built-in evaluators) */
+            evaluator_version: number | null;
+            /** @description When it ran (epoch ms) */
+            inserted_at: number;
+        };
+        MonitorResultInput: {
+            evaluation_id: string;
+            /** @description GET /api/trace/{trace_id}; the web app shows it at /p/<projectId>/traces/<trace_id> */
+            trace_id: string;
+            /** @enum {string} */
+            status: "processed" | "skipped" | "error";
+            passed: boolean | null;
+            score: number | null;
+            label: string | null;
+            details: string | null;
+            /** @description The custom evaluator's version that produced it (null for built-in evaluators) */
+            evaluator_version: number | null;
+            /** @description When it ran (epoch ms) */
+            inserted_at: number;
+        };
+        MonitorResults: {
+            /** @description Newest first */
+            data: components["schemas"]["MonitorResult"][];
+            next_cursor: string | null;
+        };
+        MonitorResultsInput: {
+            /** @description Newest first */
+            data: components["schemas"]["MonitorResultInput"][];
+            next_cursor: string | null;
+        };
+        MonitorStats: {
+            /** @enum {string} */
+            interval: "minute" | "hour" | "day" | "week";
+            intervalMs: number;
+            startDate: number;
+            endDate: number;
+            /** @description the whole range at once (its percentiles are of every score in it) */
+            overall: {
+                /** @description the scores given (an evaluator with a score, with or without pass/fail); null when none was */
+                score: {
+                    /** @description results with a score */
+                    count: number;
+                    mean: number;
+                    min: number;
+                    /** @description the median */
+                    p50: number;
+                    p90: number;
+                    max: number;
+                } | null;
+                /** @description how many scores fall in each bin, lowest first: one bin per value (from = to) when every score is a whole number and the lowest and highest are under 20 apart; else 10 equal widths from the lowest to the highest score (from <= score < to; the last bin holds the highest). Empty when nothing was scored */
+                distribution: {
+                    from: number;
+                    to: number;
+                    count: number;
+                }[];
+                /** @description results per label (categorical evaluators), most frequent first */
+                labels: {
+                    label: string;
+                    count: number;
+                }[];
+            };
+            buckets: {
+                start: number;
+                passed: number;
+                failed: number;
+                errors: number;
+                skipped: number;
+                /** @description passed / (passed + failed); null without verdicts */
+                pass_rate: number | null;
+                /** @description the scores given (an evaluator with a score, with or without pass/fail); null when none was */
+                score: {
+                    /** @description results with a score */
+                    count: number;
+                    mean: number;
+                    min: number;
+                    /** @description the median */
+                    p50: number;
+                    p90: number;
+                    max: number;
+                } | null;
+                /** @description results per label (categorical evaluators), most frequent first */
+                labels: {
+                    label: string;
+                    count: number;
+                }[];
+            }[];
+        };
+        MonitorStatsInput: {
+            /** @enum {string} */
+            interval: "minute" | "hour" | "day" | "week";
+            intervalMs: number;
+            startDate: number;
+            endDate: number;
+            /** @description the whole range at once (its percentiles are of every score in it) */
+            overall: {
+                /** @description the scores given (an evaluator with a score, with or without pass/fail); null when none was */
+                score: {
+                    /** @description results with a score */
+                    count: number;
+                    mean: number;
+                    min: number;
+                    /** @description the median */
+                    p50: number;
+                    p90: number;
+                    max: number;
+                } | null;
+                /** @description how many scores fall in each bin, lowest first: one bin per value (from = to) when every score is a whole number and the lowest and highest are under 20 apart; else 10 equal widths from the lowest to the highest score (from <= score < to; the last bin holds the highest). Empty when nothing was scored */
+                distribution: {
+                    from: number;
+                    to: number;
+                    count: number;
+                }[];
+                /** @description results per label (categorical evaluators), most frequent first */
+                labels: {
+                    label: string;
+                    count: number;
+                }[];
+            };
+            buckets: {
+                start: number;
+                passed: number;
+                failed: number;
+                errors: number;
+                skipped: number;
+                /** @description passed / (passed + failed); null without verdicts */
+                pass_rate: number | null;
+                /** @description the scores given (an evaluator with a score, with or without pass/fail); null when none was */
+                score: {
+                    /** @description results with a score */
+                    count: number;
+                    mean: number;
+                    min: number;
+                    /** @description the median */
+                    p50: number;
+                    p90: number;
+                    max: number;
+                } | null;
+                /** @description results per label (categorical evaluators), most frequent first */
+                labels: {
+                    label: string;
+                    count: number;
+                }[];
+            }[];
+        };
+        NewTracesRequest: {
+            /** @description Full-text: words of trace input or output (case-insensitive); "a phrase", or, -word */
+            query?: string;
+            /** @description Traces started at or after (epoch ms or ISO 8601) */
+            startDate?: number | string;
+            /** @description Traces started at or before (epoch ms or ISO 8601) */
+            endDate?: number | string;
+            filters?: {
+                user_id?: string | string[];
+                thread_id?: string | string[];
+                customer_id?: string | string[];
+                /** @description Any of these labels */
+                labels?: string | string[];
+                /** @description Any span used one of these models */
+                model?: string | string[];
+                /** @description Any span has one of these types (llm, tool, agent, ...) */
+                span_type?: string | string[];
+                has_error?: boolean;
+                has_annotation?: boolean;
+                evaluation?: {
+                    /** @description Evaluator path or name, e.g. pii/pii_detection */
+                    evaluator?: string;
+                    passed?: boolean;
+                    /** @enum {string} */
+                    status?: "processed" | "skipped" | "error";
+                };
+                /** @description key = value on trace metadata */
+                metadata?: {
+                    [key: string]: string | number | boolean;
+                };
+                /** @description Traces with a score of this config (any of their annotations), within min..max or equal to value */
+                score?: {
+                    /** @description a score config (GET /api/score-configs) */
+                    configId: string;
+                    /** @description numeric: at least */
+                    min?: number;
+                    /** @description numeric: at most */
+                    max?: number;
+                    /** @description categorical: this category; boolean: true or false */
+                    value?: string | boolean;
+                };
+                /** @description Traces in any of these topics (topic ids, GET /api/topics) */
+                topic?: string | string[];
+            };
+            /** @description Epoch ms: traces first stored at or after this time (timestamps.inserted_at) */
+            since: number;
+            /** @description Most recently stored first; default 50 */
+            pageSize?: number;
+        };
+        NewTracesRequestInput: {
+            /** @description Full-text: words of trace input or output (case-insensitive); "a phrase", or, -word */
+            query?: string;
+            /** @description Traces started at or after (epoch ms or ISO 8601) */
+            startDate?: number | string;
+            /** @description Traces started at or before (epoch ms or ISO 8601) */
+            endDate?: number | string;
+            filters?: {
+                user_id?: string | string[];
+                thread_id?: string | string[];
+                customer_id?: string | string[];
+                /** @description Any of these labels */
+                labels?: string | string[];
+                /** @description Any span used one of these models */
+                model?: string | string[];
+                /** @description Any span has one of these types (llm, tool, agent, ...) */
+                span_type?: string | string[];
+                has_error?: boolean;
+                has_annotation?: boolean;
+                evaluation?: {
+                    /** @description Evaluator path or name, e.g. pii/pii_detection */
+                    evaluator?: string;
+                    passed?: boolean;
+                    /** @enum {string} */
+                    status?: "processed" | "skipped" | "error";
+                };
+                /** @description key = value on trace metadata */
+                metadata?: {
+                    [key: string]: string | number | boolean;
+                };
+                /** @description Traces with a score of this config (any of their annotations), within min..max or equal to value */
+                score?: {
+                    /** @description a score config (GET /api/score-configs) */
+                    configId: string;
+                    /** @description numeric: at least */
+                    min?: number;
+                    /** @description numeric: at most */
+                    max?: number;
+                    /** @description categorical: this category; boolean: true or false */
+                    value?: string | boolean;
+                };
+                /** @description Traces in any of these topics (topic ids, GET /api/topics) */
+                topic?: string | string[];
+            };
+            /** @description Epoch ms: traces first stored at or after this time (timestamps.inserted_at) */
+            since: number;
+            /** @description Most recently stored first; default 50 */
+            pageSize?: number;
+        };
+        NewTracesResponse: {
+            /** @description Most recently stored first */
+            traces: components["schemas"]["TraceSummary"][];
+            /** @description How many traces match, stored at or after since (exact up to 10,000) */
+            count: number;
+            /** @description The server's time (epoch ms): the next poll's since, less a few seconds for transactions still committing */
+            now: number;
+        };
+        NewTracesResponseInput: {
+            /** @description Most recently stored first */
+            traces: components["schemas"]["TraceSummaryInput"][];
+            /** @description How many traces match, stored at or after since (exact up to 10,000) */
+            count: number;
+            /** @description The server's time (epoch ms): the next poll's since, less a few seconds for transactions still committing */
+            now: number;
+        };
+        Organization: {
+            id: string;
+            name: string;
+            createdAt: string;
+            updatedAt: string;
+        };
+        OrganizationInput: {
+            id: string;
+            name: string;
+            createdAt: string;
+            updatedAt: string;
+        };
+        Project: {
+            id: string;
+            name: string;
+            organizationId: string;
+            /** @description Traces older than this many days are deleted; null keeps them. */
+            retentionDays: number | null;
+            createdAt: string;
+            updatedAt: string;
+        };
+        ProjectInput: {
+            id: string;
+            name: string;
+            organizationId: string;
+            /** @description Traces older than this many days are deleted; null keeps them. */
+            retentionDays: number | null;
+            createdAt: string;
+            updatedAt: string;
+        };
+        Prompt: {
+            id: string;
+            handle: string | null;
+            /** @enum {string} */
+            scope: "ORGANIZATION" | "PROJECT";
+            name: string;
+            updatedAt: string;
+            projectId: string;
+            organizationId: string;
+            version: number;
+            versionId: string;
+            versionCreatedAt: string;
+            model: string;
+            prompt: string;
+            messages: {
+                /** @enum {string} */
+                role: "user" | "assistant" | "system";
+                content: string;
+            }[];
+            response_format: {
                 /** @constant */
                 type: "json_schema";
                 json_schema: {
                     name: string;
-                    /** @description a JSON Schema */
                     schema: {
-                        type: string;
-                    } & {
                         [key: string]: unknown;
                     };
-                    /** @description OpenAI's strict mode; default false (any JSON Schema goes) */
-                    strict?: boolean;
                 };
-            };
-            tools?: components["schemas"]["PromptToolInput"][];
-            /** @description auto (default), none, required, or one tool by name */
-            tool_choice?: ("auto" | "none" | "required") | {
-                /** @constant */
-                type: "function";
-                function: {
-                    name: string;
+            } | null;
+            parameters: components["schemas"]["PromptModelParameters"];
+            authorId: string | null;
+            commitMessage: string | null;
+            inputs: {
+                identifier: string;
+                type: string;
+            }[];
+            outputs: {
+                identifier: string;
+                type: string;
+                json_schema?: {
+                    [key: string]: unknown;
                 };
-            };
+            }[];
+            /** @description tags pointing at this version */
+            tags: string[];
+            createdAt: string;
         };
         PromptInput: {
             id: string;
@@ -36089,6 +38324,145 @@ export interface components {
             tags: string[];
             createdAt: string;
         };
+        PromptInputDeclaration: {
+            identifier: string;
+            /** @enum {string} */
+            type: "str" | "float" | "bool" | "image" | "list[str]" | "list[float]" | "list[int]" | "list[bool]" | "dict";
+        };
+        PromptInputDeclarationInput: {
+            identifier: string;
+            /** @enum {string} */
+            type: "str" | "float" | "bool" | "image" | "list[str]" | "list[float]" | "list[int]" | "list[bool]" | "dict";
+        };
+        PromptMessage: {
+            /** @enum {string} */
+            role: "user" | "assistant" | "system";
+            content: string;
+        };
+        PromptMessageInput: {
+            /** @enum {string} */
+            role: "user" | "assistant" | "system";
+            content: string;
+        };
+        PromptModelParameters: {
+            temperature?: number;
+            /** @description the most tokens the answer may have */
+            max_tokens?: number;
+            top_p?: number;
+            /** @description up to 4 sequences where the answer stops */
+            stop?: string | string[];
+            seed?: number;
+            /** @description text, json_object, or json_schema (default: the version's JSON Schema output, if any) */
+            response_format?: {
+                /** @constant */
+                type: "text";
+            } | {
+                /** @constant */
+                type: "json_object";
+            } | {
+                /** @constant */
+                type: "json_schema";
+                json_schema: {
+                    name: string;
+                    /** @description a JSON Schema */
+                    schema: {
+                        type: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                    /** @description OpenAI's strict mode; default false (any JSON Schema goes) */
+                    strict?: boolean;
+                };
+            };
+            tools?: components["schemas"]["PromptTool"][];
+            /** @description auto (default), none, required, or one tool by name */
+            tool_choice?: ("auto" | "none" | "required") | {
+                /** @constant */
+                type: "function";
+                function: {
+                    name: string;
+                };
+            };
+        };
+        PromptModelParametersInput: {
+            temperature?: number;
+            /** @description the most tokens the answer may have */
+            max_tokens?: number;
+            top_p?: number;
+            /** @description up to 4 sequences where the answer stops */
+            stop?: string | string[];
+            seed?: number;
+            /** @description text, json_object, or json_schema (default: the version's JSON Schema output, if any) */
+            response_format?: {
+                /** @constant */
+                type: "text";
+            } | {
+                /** @constant */
+                type: "json_object";
+            } | {
+                /** @constant */
+                type: "json_schema";
+                json_schema: {
+                    name: string;
+                    /** @description a JSON Schema */
+                    schema: {
+                        type: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                    /** @description OpenAI's strict mode; default false (any JSON Schema goes) */
+                    strict?: boolean;
+                };
+            };
+            tools?: components["schemas"]["PromptToolInput"][];
+            /** @description auto (default), none, required, or one tool by name */
+            tool_choice?: ("auto" | "none" | "required") | {
+                /** @constant */
+                type: "function";
+                function: {
+                    name: string;
+                };
+            };
+        };
+        PromptOutputDeclaration: {
+            identifier: string;
+            /** @enum {string} */
+            type: "str" | "float" | "bool" | "json_schema";
+            /** @description a JSON Schema; required when type is json_schema; becomes response_format */
+            json_schema?: {
+                type: string;
+            } & {
+                [key: string]: unknown;
+            };
+        };
+        PromptOutputDeclarationInput: {
+            identifier: string;
+            /** @enum {string} */
+            type: "str" | "float" | "bool" | "json_schema";
+            /** @description a JSON Schema; required when type is json_schema; becomes response_format */
+            json_schema?: {
+                type: string;
+            } & {
+                [key: string]: unknown;
+            };
+        };
+        PromptRunRequest: {
+            /**
+             * @description values of the inputs the template uses (checked as compile checks them)
+             * @default {}
+             */
+            variables: {
+                [key: string]: unknown;
+            };
+            /** @description the version to run; default: the newest */
+            version?: number;
+            /** @description the version a tag points at, e.g. production */
+            tag?: string;
+            /** @description provider/model instead of the version's model, e.g. openai/gpt-4.1 (openai: the OpenAI API or the server in OPENAI_BASE_URL) */
+            model?: string;
+            /** @description over the version's parameters, key by key */
+            parameters?: components["schemas"]["PromptModelParameters"];
+        };
         PromptRunRequestInput: {
             /**
              * @description values of the inputs the template uses (checked as compile checks them)
@@ -36106,11 +38480,35 @@ export interface components {
             /** @description over the version's parameters, key by key */
             parameters?: components["schemas"]["PromptModelParametersInput"];
         };
-        PromptToolCallInput: {
-            id: string;
-            name: string;
-            /** @description as the model sent them (an object when they parse as JSON) */
-            arguments: unknown;
+        PromptRunResponse: {
+            output: {
+                /** @constant */
+                role: "assistant";
+                content: string;
+            };
+            /** @description the tools the model called (the run does not execute them) */
+            tool_calls: components["schemas"]["PromptToolCall"][];
+            /** @description stop, length, tool-calls, content-filter, other */
+            finish_reason: string;
+            /** @description The model that answered, as the provider names it */
+            model: string;
+            usage: {
+                prompt_tokens: number;
+                completion_tokens: number;
+            };
+            /** @description From the model price table; null for a model not in it */
+            cost: {
+                /** @constant */
+                currency: "USD";
+                amount: number;
+            } | null;
+            latency_ms: number;
+            /** @description time to the first token (or tool call); null when the provider answered in one piece */
+            ttft_ms: number | null;
+            /** @description the parameters sent: the version's, then the run's over them */
+            parameters: components["schemas"]["PromptModelParameters"];
+            /** @description The run, recorded as a trace of the project (label prompt-run) */
+            trace_id: string;
         };
         PromptRunResponseInput: {
             output: {
@@ -36142,6 +38540,184 @@ export interface components {
             /** @description The run, recorded as a trace of the project (label prompt-run) */
             trace_id: string;
         };
+        PromptTool: {
+            /** @constant */
+            type: "function";
+            function: {
+                name: string;
+                description?: string;
+                /** @description JSON Schema of the arguments (type object); default: no arguments */
+                parameters?: {
+                    /** @constant */
+                    type: "object";
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        PromptToolCall: {
+            id: string;
+            name: string;
+            /** @description as the model sent them (an object when they parse as JSON) */
+            arguments: unknown;
+        };
+        PromptToolCallInput: {
+            id: string;
+            name: string;
+            /** @description as the model sent them (an object when they parse as JSON) */
+            arguments: unknown;
+        };
+        PromptToolInput: {
+            /** @constant */
+            type: "function";
+            function: {
+                name: string;
+                description?: string;
+                /** @description JSON Schema of the arguments (type object); default: no arguments */
+                parameters?: {
+                    /** @constant */
+                    type: "object";
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        ProviderModels: {
+            /** @description The model ids the provider's /models answered, sorted */
+            models: string[];
+        };
+        ProviderModelsInput: {
+            /** @description The model ids the provider's /models answered, sorted */
+            models: string[];
+        };
+        QueueProgress: {
+            total: number;
+            /** @description not yet done, claimed or not */
+            pending: number;
+            /** @description pending items a reviewer holds now (claim not expired) */
+            claimed: number;
+            completed: number;
+            skipped: number;
+            /** @description members first (even with nothing done), then anyone else who reviewed */
+            byReviewer: {
+                /** @description a user id, or key:<id> for an API key without a user */
+                reviewer: string;
+                email: string | null;
+                completed: number;
+                skipped: number;
+                /** @description items this reviewer holds now */
+                claimed: number;
+            }[];
+        };
+        QueueProgressInput: {
+            total: number;
+            /** @description not yet done, claimed or not */
+            pending: number;
+            /** @description pending items a reviewer holds now (claim not expired) */
+            claimed: number;
+            completed: number;
+            skipped: number;
+            /** @description members first (even with nothing done), then anyone else who reviewed */
+            byReviewer: {
+                /** @description a user id, or key:<id> for an API key without a user */
+                reviewer: string;
+                email: string | null;
+                completed: number;
+                skipped: number;
+                /** @description items this reviewer holds now */
+                claimed: number;
+            }[];
+        };
+        ReviewQueue: {
+            id: string;
+            projectId: string;
+            name: string;
+            description: string | null;
+            scoreConfigIds: string[];
+            members: {
+                userId: string;
+                email: string | null;
+            }[];
+            progress: components["schemas"]["QueueProgress"];
+            createdAt: string;
+            updatedAt: string;
+        };
+        ReviewQueueInput: {
+            id: string;
+            projectId: string;
+            name: string;
+            description: string | null;
+            scoreConfigIds: string[];
+            members: {
+                userId: string;
+                email: string | null;
+            }[];
+            progress: components["schemas"]["QueueProgressInput"];
+            createdAt: string;
+            updatedAt: string;
+        };
+        ReviewQueueItem: {
+            id: string;
+            queueId: string;
+            traceId: string;
+            /** @description null: the whole trace */
+            spanId: string | null;
+            /** @enum {string} */
+            source: "traces" | "filter" | "experiment" | "monitor";
+            /** @enum {string} */
+            status: "pending" | "completed" | "skipped";
+            /** @description who holds it now (null once the claim expired or was released) */
+            claimedBy: string | null;
+            claimExpiresAt: string | null;
+            doneBy: string | null;
+            doneAt: string | null;
+            /** @description completed items: the annotation holding the scores */
+            annotationId: string | null;
+            createdAt: string;
+        };
+        ReviewQueueItemInput: {
+            id: string;
+            queueId: string;
+            traceId: string;
+            /** @description null: the whole trace */
+            spanId: string | null;
+            /** @enum {string} */
+            source: "traces" | "filter" | "experiment" | "monitor";
+            /** @enum {string} */
+            status: "pending" | "completed" | "skipped";
+            /** @description who holds it now (null once the claim expired or was released) */
+            claimedBy: string | null;
+            claimExpiresAt: string | null;
+            doneBy: string | null;
+            doneAt: string | null;
+            /** @description completed items: the annotation holding the scores */
+            annotationId: string | null;
+            createdAt: string;
+        };
+        Score: {
+            configId: string;
+            /** @description the config's name */
+            name: string;
+            /** @enum {string} */
+            kind: "numeric" | "boolean" | "categorical";
+            value: number | boolean | string;
+        };
+        ScoreConfig: {
+            id: string;
+            projectId: string;
+            name: string;
+            description: string | null;
+            /** @enum {string} */
+            kind: "numeric" | "boolean" | "categorical";
+            /** @description numeric only */
+            min: number | null;
+            /** @description numeric only */
+            max: number | null;
+            /** @description categorical only; empty otherwise */
+            categories: string[];
+            createdAt: string;
+            updatedAt: string;
+        };
         ScoreConfigInput: {
             id: string;
             projectId: string;
@@ -36166,6 +38742,23 @@ export interface components {
             kind: "numeric" | "boolean" | "categorical";
             value: number | boolean | string;
         };
+        ScoreSummary: {
+            configId: string;
+            /** @description the config's name */
+            name: string;
+            /** @enum {string} */
+            kind: "numeric" | "boolean" | "categorical";
+            /** @description how many scores of this config the trace has (one per annotation) */
+            count: number;
+            /** @description numeric: the mean; boolean: the share of true (0..1); categorical: null */
+            mean: number | null;
+            /** @description the most recent score */
+            latest: number | boolean | string;
+            /** @description categorical: scores per category; empty otherwise */
+            counts: {
+                [key: string]: number;
+            };
+        };
         ScoreSummaryInput: {
             configId: string;
             /** @description the config's name */
@@ -36183,22 +38776,66 @@ export interface components {
                 [key: string]: number;
             };
         };
-        AnnotationInput: {
-            id: string;
-            projectId: string;
-            traceId: string;
-            comment: string;
-            /** @description null: no thumb (a review completed without one) */
-            isThumbsUp: boolean | null;
-            email: string | null;
-            userId: string | null;
-            anchorKind: ("span" | "field" | "attribute" | "message") | null;
-            anchorId: string | null;
-            anchorPath: string | null;
-            createdAt: string;
-            updatedAt: string;
-            /** @description present only on annotations that carry scores */
-            scores?: components["schemas"]["ScoreInput"][];
+        SearchRequest: {
+            /** @description Full-text: words of trace input or output (case-insensitive); "a phrase", or, -word */
+            query?: string;
+            /** @description Traces started at or after (epoch ms or ISO 8601) */
+            startDate?: number | string;
+            /** @description Traces started at or before (epoch ms or ISO 8601) */
+            endDate?: number | string;
+            filters?: {
+                user_id?: string | string[];
+                thread_id?: string | string[];
+                customer_id?: string | string[];
+                /** @description Any of these labels */
+                labels?: string | string[];
+                /** @description Any span used one of these models */
+                model?: string | string[];
+                /** @description Any span has one of these types (llm, tool, agent, ...) */
+                span_type?: string | string[];
+                has_error?: boolean;
+                has_annotation?: boolean;
+                evaluation?: {
+                    /** @description Evaluator path or name, e.g. pii/pii_detection */
+                    evaluator?: string;
+                    passed?: boolean;
+                    /** @enum {string} */
+                    status?: "processed" | "skipped" | "error";
+                };
+                /** @description key = value on trace metadata */
+                metadata?: {
+                    [key: string]: string | number | boolean;
+                };
+                /** @description Traces with a score of this config (any of their annotations), within min..max or equal to value */
+                score?: {
+                    /** @description a score config (GET /api/score-configs) */
+                    configId: string;
+                    /** @description numeric: at least */
+                    min?: number;
+                    /** @description numeric: at most */
+                    max?: number;
+                    /** @description categorical: this category; boolean: true or false */
+                    value?: string | boolean;
+                };
+                /** @description Traces in any of these topics (topic ids, GET /api/topics) */
+                topic?: string | string[];
+            };
+            /** @description Default 25 */
+            pageSize?: number;
+            /** @description pagination.scrollId of the previous page */
+            scrollId?: string;
+            /**
+             * @description Default started_at
+             * @enum {string}
+             */
+            sortBy?: "started_at" | "timestamps.started_at" | "cost" | "metrics.total_cost" | "latency" | "metrics.total_time_ms";
+            /**
+             * @description Default desc
+             * @enum {string}
+             */
+            sortDirection?: "asc" | "desc";
+            /** @description A numeric or boolean score config's id (GET /api/score-configs): sort by each trace's mean score of it (boolean: the share true), in sortDirection; traces without one come last either way. Replaces sortBy */
+            sortByScore?: string;
         };
         SearchRequestInput: {
             /** @description Full-text: words of trace input or output (case-insensitive); "a phrase", or, -word */
@@ -36261,116 +38898,125 @@ export interface components {
             /** @description A numeric or boolean score config's id (GET /api/score-configs): sort by each trace's mean score of it (boolean: the share true), in sortDirection; traces without one come last either way. Replaces sortBy */
             sortByScore?: string;
         };
-        NewTracesRequestInput: {
-            /** @description Full-text: words of trace input or output (case-insensitive); "a phrase", or, -word */
-            query?: string;
-            /** @description Traces started at or after (epoch ms or ISO 8601) */
-            startDate?: number | string;
-            /** @description Traces started at or before (epoch ms or ISO 8601) */
-            endDate?: number | string;
-            filters?: {
-                user_id?: string | string[];
-                thread_id?: string | string[];
-                customer_id?: string | string[];
-                /** @description Any of these labels */
-                labels?: string | string[];
-                /** @description Any span used one of these models */
-                model?: string | string[];
-                /** @description Any span has one of these types (llm, tool, agent, ...) */
-                span_type?: string | string[];
-                has_error?: boolean;
-                has_annotation?: boolean;
-                evaluation?: {
-                    /** @description Evaluator path or name, e.g. pii/pii_detection */
-                    evaluator?: string;
-                    passed?: boolean;
-                    /** @enum {string} */
-                    status?: "processed" | "skipped" | "error";
-                };
-                /** @description key = value on trace metadata */
-                metadata?: {
-                    [key: string]: string | number | boolean;
-                };
-                /** @description Traces with a score of this config (any of their annotations), within min..max or equal to value */
-                score?: {
-                    /** @description a score config (GET /api/score-configs) */
-                    configId: string;
-                    /** @description numeric: at least */
-                    min?: number;
-                    /** @description numeric: at most */
-                    max?: number;
-                    /** @description categorical: this category; boolean: true or false */
-                    value?: string | boolean;
-                };
-                /** @description Traces in any of these topics (topic ids, GET /api/topics) */
-                topic?: string | string[];
+        SearchResponse: {
+            traces: components["schemas"]["TraceSummary"][];
+            pagination: {
+                /** @description Exact up to 10,000; see totalHitsRelation */
+                totalHits: number;
+                /**
+                 * @description gte: at least totalHits traces match
+                 * @enum {string}
+                 */
+                totalHitsRelation: "eq" | "gte";
+                scrollId: string | null;
             };
-            /** @description Epoch ms: traces first stored at or after this time (timestamps.inserted_at) */
-            since: number;
-            /** @description Most recently stored first; default 50 */
-            pageSize?: number;
         };
-        TraceSummaryInput: {
-            trace_id: string;
-            project_id: string;
-            metadata: {
-                sdk_version?: string;
-                sdk_language?: string;
-            } & {
-                [key: string]: unknown;
+        SearchResponseInput: {
+            traces: components["schemas"]["TraceSummaryInput"][];
+            pagination: {
+                /** @description Exact up to 10,000; see totalHitsRelation */
+                totalHits: number;
+                /**
+                 * @description gte: at least totalHits traces match
+                 * @enum {string}
+                 */
+                totalHitsRelation: "eq" | "gte";
+                scrollId: string | null;
             };
-            timestamps: {
-                started_at: number;
-                inserted_at: number;
-                updated_at: number;
+        };
+        Session: {
+            user: {
+                id: string;
+                email: string;
+                name: string | null;
             };
-            input: {
-                value: string;
-            };
-            output: {
-                value: string;
-            };
-            metrics: {
-                first_token_ms: number | null;
-                total_time_ms: number | null;
-                prompt_tokens: number | null;
-                completion_tokens: number | null;
-                tokens_estimated: boolean;
-                /** @description USD */
-                total_cost?: number | null;
-            } & {
-                [key: string]: unknown;
-            };
-            error: {
-                has_error: boolean;
-                message: string;
-                stacktrace: string[];
-            } | null;
-            indexing_md5s: string[];
-            /** @description Models its llm spans used */
-            models?: string[];
-            span_types?: string[];
-            span_count?: number;
-            /** @description Search answers: each evaluation of the trace, briefly */
-            evaluations?: {
-                evaluation_id: string;
+            /** @description The active organization: the session acts with the role held there. */
+            organization: {
+                id: string;
                 name: string;
-                status: string;
-                passed: boolean | null;
-                score: number | null;
-                label: string | null;
-            }[];
-            /** @description Search answers: how many annotations of the trace are thumbs up and down */
-            annotations?: {
-                thumbs_up: number;
-                thumbs_down: number;
             };
-            /** @description Search answers: the trace's review scores per score config, summed up */
-            scores?: components["schemas"]["ScoreSummaryInput"][];
-        } & {
-            [key: string]: unknown;
+            /** @enum {string} */
+            role: "ADMIN" | "MEMBER" | "VIEWER";
+            /** @description Every resource:action the role grants, manage expanded. */
+            permissions: string[];
+            /** @description Every organization the user belongs to. */
+            organizations: {
+                id: string;
+                name: string;
+                /** @enum {string} */
+                role: "ADMIN" | "MEMBER" | "VIEWER";
+            }[];
+            /** @description The projects of the active organization. */
+            projects: {
+                id: string;
+                name: string;
+            }[];
+            /** @description Send it as X-CSRF-Token on every request but GET, HEAD and OPTIONS. */
+            csrfToken: string;
+            /** @description When the session ends unless used before (the idle limit), at most its absolute limit. */
+            expiresAt: string;
         };
-        SpanInput: {
+        SessionInput: {
+            user: {
+                id: string;
+                email: string;
+                name: string | null;
+            };
+            /** @description The active organization: the session acts with the role held there. */
+            organization: {
+                id: string;
+                name: string;
+            };
+            /** @enum {string} */
+            role: "ADMIN" | "MEMBER" | "VIEWER";
+            /** @description Every resource:action the role grants, manage expanded. */
+            permissions: string[];
+            /** @description Every organization the user belongs to. */
+            organizations: {
+                id: string;
+                name: string;
+                /** @enum {string} */
+                role: "ADMIN" | "MEMBER" | "VIEWER";
+            }[];
+            /** @description The projects of the active organization. */
+            projects: {
+                id: string;
+                name: string;
+            }[];
+            /** @description Send it as X-CSRF-Token on every request but GET, HEAD and OPTIONS. */
+            csrfToken: string;
+            /** @description When the session ends unless used before (the idle limit), at most its absolute limit. */
+            expiresAt: string;
+        };
+        ShareState: {
+            shared: boolean;
+            /** @description /share/<token> while shared */
+            path: string | null;
+            /** @description What the public path hides from its visitors (null while not shared) */
+            options: {
+                /** @description Hide the end user (the trace's user_id, user attributes of spans) from visitors; default true */
+                hide_user: boolean;
+                /** @description Hide the trace's metadata (labels, thread, customer, custom keys); default false */
+                hide_metadata: boolean;
+                /** @description Hide the spans' attributes and resource attributes; default false */
+                hide_span_attributes: boolean;
+            } | null;
+        };
+        ShareStateInput: {
+            shared: boolean;
+            /** @description /share/<token> while shared */
+            path: string | null;
+            /** @description What the public path hides from its visitors (null while not shared) */
+            options: {
+                /** @description Hide the end user (the trace's user_id, user attributes of spans) from visitors; default true */
+                hide_user: boolean;
+                /** @description Hide the trace's metadata (labels, thread, customer, custom keys); default false */
+                hide_metadata: boolean;
+                /** @description Hide the spans' attributes and resource attributes; default false */
+                hide_span_attributes: boolean;
+            } | null;
+        };
+        Span: {
             trace_id: string;
             span_id: string;
             project_id: string;
@@ -36513,2359 +39159,7 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        SpanOutlineInput: {
-            span_id: string;
-            parent_id: string | null;
-            name: string | null;
-            type: string;
-            model: string | null;
-            timestamps: {
-                started_at: number;
-                finished_at: number;
-                first_token_at: number | null;
-            };
-            error: {
-                message: string;
-            } | null;
-            metrics: {
-                prompt_tokens: number | null;
-                completion_tokens: number | null;
-                cost: number | null;
-            };
-        };
-        TraceOutlineInput: {
-            trace_id: string;
-            project_id: string;
-            metadata: {
-                sdk_version?: string;
-                sdk_language?: string;
-            } & {
-                [key: string]: unknown;
-            };
-            timestamps: {
-                started_at: number;
-                inserted_at: number;
-                updated_at: number;
-            };
-            input: {
-                value: string;
-            };
-            output: {
-                value: string;
-            };
-            metrics: {
-                first_token_ms: number | null;
-                total_time_ms: number | null;
-                prompt_tokens: number | null;
-                completion_tokens: number | null;
-                tokens_estimated: boolean;
-                /** @description USD */
-                total_cost?: number | null;
-            } & {
-                [key: string]: unknown;
-            };
-            error: {
-                has_error: boolean;
-                message: string;
-                stacktrace: string[];
-            } | null;
-            indexing_md5s: string[];
-            /** @description Models its llm spans used */
-            models?: string[];
-            span_types?: string[];
-            span_count?: number;
-            evaluations: {
-                [key: string]: unknown;
-            }[];
-            /** @description Search answers: how many annotations of the trace are thumbs up and down */
-            annotations?: {
-                thumbs_up: number;
-                thumbs_down: number;
-            };
-            /** @description Search answers: the trace's review scores per score config, summed up */
-            scores?: components["schemas"]["ScoreSummaryInput"][];
-            /** @description Every span without input, output, params, attributes or events: GET .../spans/{spanId} has those */
-            spans: components["schemas"]["SpanOutlineInput"][];
-            /** @description What the project's privacy settings removed from the trace at ingest, without the values; null when nothing was */
-            redactions?: {
-                total: number;
-                /** @description "3 values redacted: 2 EMAIL_ADDRESS in input, 1 PHONE_NUMBER in output" */
-                summary: string;
-                counts: {
-                    field: string;
-                    entity_type: string;
-                    count: number;
-                }[];
-            } | null;
-        } & {
-            [key: string]: unknown;
-        };
-        TraceDetailInput: {
-            trace_id: string;
-            project_id: string;
-            metadata: {
-                sdk_version?: string;
-                sdk_language?: string;
-            } & {
-                [key: string]: unknown;
-            };
-            timestamps: {
-                started_at: number;
-                inserted_at: number;
-                updated_at: number;
-            };
-            input: {
-                value: string;
-            };
-            output: {
-                value: string;
-            };
-            metrics: {
-                first_token_ms: number | null;
-                total_time_ms: number | null;
-                prompt_tokens: number | null;
-                completion_tokens: number | null;
-                tokens_estimated: boolean;
-                /** @description USD */
-                total_cost?: number | null;
-            } & {
-                [key: string]: unknown;
-            };
-            error: {
-                has_error: boolean;
-                message: string;
-                stacktrace: string[];
-            } | null;
-            indexing_md5s: string[];
-            /** @description Models its llm spans used */
-            models?: string[];
-            span_types?: string[];
-            span_count?: number;
-            evaluations: {
-                [key: string]: unknown;
-            }[];
-            /** @description Search answers: how many annotations of the trace are thumbs up and down */
-            annotations?: {
-                thumbs_up: number;
-                thumbs_down: number;
-            };
-            /** @description Search answers: the trace's review scores per score config, summed up */
-            scores?: components["schemas"]["ScoreSummaryInput"][];
-            spans: components["schemas"]["SpanInput"][];
-            /** @description What the project's privacy settings removed from the trace at ingest, without the values; null when nothing was */
-            redactions?: {
-                total: number;
-                /** @description "3 values redacted: 2 EMAIL_ADDRESS in input, 1 PHONE_NUMBER in output" */
-                summary: string;
-                counts: {
-                    field: string;
-                    entity_type: string;
-                    count: number;
-                }[];
-            } | null;
-        } & {
-            [key: string]: unknown;
-        };
-        NewTracesResponseInput: {
-            /** @description Most recently stored first */
-            traces: components["schemas"]["TraceSummaryInput"][];
-            /** @description How many traces match, stored at or after since (exact up to 10,000) */
-            count: number;
-            /** @description The server's time (epoch ms): the next poll's since, less a few seconds for transactions still committing */
-            now: number;
-        };
-        ShareStateInput: {
-            shared: boolean;
-            /** @description /share/<token> while shared */
-            path: string | null;
-            /** @description What the public path hides from its visitors (null while not shared) */
-            options: {
-                /** @description Hide the end user (the trace's user_id, user attributes of spans) from visitors; default true */
-                hide_user: boolean;
-                /** @description Hide the trace's metadata (labels, thread, customer, custom keys); default false */
-                hide_metadata: boolean;
-                /** @description Hide the spans' attributes and resource attributes; default false */
-                hide_span_attributes: boolean;
-            } | null;
-        };
-        SearchResponseInput: {
-            traces: components["schemas"]["TraceSummaryInput"][];
-            pagination: {
-                /** @description Exact up to 10,000; see totalHitsRelation */
-                totalHits: number;
-                /**
-                 * @description gte: at least totalHits traces match
-                 * @enum {string}
-                 */
-                totalHitsRelation: "eq" | "gte";
-                scrollId: string | null;
-            };
-        };
-        ErrorInput: {
-            /** @description machine-readable code, e.g. trace_not_found, validation_error */
-            error: string;
-            message: string;
-            /** @description the request field at fault */
-            field?: string;
-            issues?: {
-                field: string;
-                message: string;
-            }[];
-        };
-        SpanSearchResponseInput: {
-            /** @description Matching spans in start order (at most 10,000) */
-            span_ids: string[];
-            truncated: boolean;
-        };
-        TraceViewInput: {
-            id: string;
-            name: string;
-            search: {
-                [key: string]: string;
-            };
-            columns: string[];
-            /** @description The user who saved it (null: an API key) */
-            created_by: string | null;
-            created_at: number;
-            updated_at: number;
-        };
-        QueueProgressInput: {
-            total: number;
-            /** @description not yet done, claimed or not */
-            pending: number;
-            /** @description pending items a reviewer holds now (claim not expired) */
-            claimed: number;
-            completed: number;
-            skipped: number;
-            /** @description members first (even with nothing done), then anyone else who reviewed */
-            byReviewer: {
-                /** @description a user id, or key:<id> for an API key without a user */
-                reviewer: string;
-                email: string | null;
-                completed: number;
-                skipped: number;
-                /** @description items this reviewer holds now */
-                claimed: number;
-            }[];
-        };
-        ReviewQueueInput: {
-            id: string;
-            projectId: string;
-            name: string;
-            description: string | null;
-            scoreConfigIds: string[];
-            members: {
-                userId: string;
-                email: string | null;
-            }[];
-            progress: components["schemas"]["QueueProgressInput"];
-            createdAt: string;
-            updatedAt: string;
-        };
-        ReviewQueueItemInput: {
-            id: string;
-            queueId: string;
-            traceId: string;
-            /** @description null: the whole trace */
-            spanId: string | null;
-            /** @enum {string} */
-            source: "traces" | "filter" | "experiment" | "monitor";
-            /** @enum {string} */
-            status: "pending" | "completed" | "skipped";
-            /** @description who holds it now (null once the claim expired or was released) */
-            claimedBy: string | null;
-            claimExpiresAt: string | null;
-            doneBy: string | null;
-            doneAt: string | null;
-            /** @description completed items: the annotation holding the scores */
-            annotationId: string | null;
-            createdAt: string;
-        };
-        CollectorTraceInput: {
-            trace_id: string;
-            spans: {
-                span_id: string;
-                trace_id?: string;
-                parent_id?: string | null;
-                /**
-                 * @default span
-                 * @enum {string}
-                 */
-                type?: "llm" | "chain" | "tool" | "agent" | "rag" | "retriever" | "embedding" | "prompt" | "guardrail" | "evaluation" | "workflow" | "task" | "module" | "server" | "client" | "producer" | "consumer" | "span";
-                name?: string | null;
-                model?: string | null;
-                vendor?: string | null;
-                input?: ({
-                    /** @constant */
-                    type: "chat_messages";
-                    value: ({
-                        role?: string;
-                        content?: string | (string | {
-                            [key: string]: unknown;
-                        })[] | null;
-                        tool_calls?: {
-                            [key: string]: unknown;
-                        }[] | null;
-                        tool_call_id?: string | null;
-                        name?: string | null;
-                        function_call?: {
-                            [key: string]: unknown;
-                        } | null;
-                    } & {
-                        [key: string]: unknown;
-                    })[];
-                } | {
-                    /** @enum {string} */
-                    type: "text" | "json" | "raw";
-                    value: unknown;
-                }) | null;
-                output?: ({
-                    /** @constant */
-                    type: "chat_messages";
-                    value: ({
-                        role?: string;
-                        content?: string | (string | {
-                            [key: string]: unknown;
-                        })[] | null;
-                        tool_calls?: {
-                            [key: string]: unknown;
-                        }[] | null;
-                        tool_call_id?: string | null;
-                        name?: string | null;
-                        function_call?: {
-                            [key: string]: unknown;
-                        } | null;
-                    } & {
-                        [key: string]: unknown;
-                    })[];
-                } | {
-                    /** @enum {string} */
-                    type: "text" | "json" | "raw";
-                    value: unknown;
-                }) | null;
-                params?: {
-                    [key: string]: unknown;
-                };
-                metrics?: {
-                    prompt_tokens?: number | null;
-                    completion_tokens?: number | null;
-                    cached_input_tokens?: number | null;
-                    reasoning_tokens?: number | null;
-                    cost?: number | null;
-                    tokens_estimated?: boolean;
-                };
-                error?: {
-                    message: string;
-                    stacktrace?: string[];
-                    has_error?: boolean;
-                } | null;
-                timestamps: {
-                    started_at: number;
-                    finished_at: number;
-                    first_token_at?: number | null;
-                };
-                attributes?: {
-                    [key: string]: unknown;
-                };
-            }[];
-            metadata?: {
-                user_id?: string | null;
-                thread_id?: string | null;
-                customer_id?: string | null;
-                labels?: string[] | null;
-                sdk_version?: string;
-                sdk_language?: string;
-            } & {
-                [key: string]: unknown;
-            };
-        };
-        CustomEvaluatorInput: {
-            id: string;
-            slug: string;
-            /** @description custom/<slug>: POST /api/evaluations/custom/<slug>/evaluate, a monitor's evaluator */
-            path: string;
-            name: string;
-            description: string | null;
-            /** @description The version shown (the newest unless one was asked for) */
-            version: number;
-            latest_version: number;
-            prompt: string;
-            model: string;
-            temperature: number;
-            max_output_tokens: number;
-            /** @description The kind of answer: pass/fail, a score in a range, or one of named categories; the model gives it through a forced tool call */
-            answer: {
-                /** @constant */
-                type: "pass_fail";
-            } | {
-                /** @constant */
-                type: "score";
-                /** @default 0 */
-                min?: number;
-                /** @default 1 */
-                max?: number;
-                /** @description score >= threshold passes; without one the result has no passed */
-                threshold?: number | null;
-            } | {
-                /** @constant */
-                type: "category";
-                categories: {
-                    name: string;
-                    /**
-                     * @description What belongs in this category
-                     * @default
-                     */
-                    description?: string;
-                }[];
-                /** @description Categories that pass; without them the result has no passed */
-                passing?: string[] | null;
-            };
-            /** @description The template's variables: the data keys an evaluation must send */
-            variables: string[];
-            commit_message: string | null;
-            created_at: string;
-            updated_at: string;
-        };
-        AlertMetricInput: {
-            /**
-             * @description What is measured in each window
-             * @enum {string}
-             */
-            kind: "trace_count" | "error_rate" | "thumbs_down_rate" | "latency_p50" | "latency_p95" | "latency_p99" | "first_token_p50" | "first_token_p95" | "evaluator_pass_rate" | "evaluator_score_mean" | "evaluator_error_rate" | "score_mean" | "category_share" | "cost_total" | "cost_per_trace" | "tokens_total";
-            /** @description evaluator_*: the evaluation's name (a monitor's name) or evaluator path; optional when split by evaluator (then every evaluator) */
-            evaluator?: string;
-            /** @description score_mean, category_share: the score config */
-            configId?: string;
-            /** @description category_share: the category counted */
-            category?: string;
-        };
-        CreateAlertRuleInput: {
-            name: string;
-            metric: components["schemas"]["AlertMetricInput"];
-            /** @description The trace filter: only matching traces count */
-            filters?: {
-                user_id?: string | string[];
-                thread_id?: string | string[];
-                customer_id?: string | string[];
-                /** @description Any of these labels */
-                labels?: string | string[];
-                /** @description Any span used one of these models */
-                model?: string | string[];
-                /** @description Any span has one of these types (llm, tool, agent, ...) */
-                span_type?: string | string[];
-                has_error?: boolean;
-                has_annotation?: boolean;
-                evaluation?: {
-                    /** @description Evaluator path or name, e.g. pii/pii_detection */
-                    evaluator?: string;
-                    passed?: boolean;
-                    /** @enum {string} */
-                    status?: "processed" | "skipped" | "error";
-                };
-                /** @description key = value on trace metadata */
-                metadata?: {
-                    [key: string]: string | number | boolean;
-                };
-                /** @description Traces with a score of this config (any of their annotations), within min..max or equal to value */
-                score?: {
-                    /** @description a score config (GET /api/score-configs) */
-                    configId: string;
-                    /** @description numeric: at least */
-                    min?: number;
-                    /** @description numeric: at most */
-                    max?: number;
-                    /** @description categorical: this category; boolean: true or false */
-                    value?: string | boolean;
-                };
-                /** @description Traces in any of these topics (topic ids, GET /api/topics) */
-                topic?: string | string[];
-            };
-            /**
-             * @description One decision per segment, all of them up to 1,000 a window (those with most events; the history says how many were left out), corrected together
-             * @default null
-             */
-            splitBy?: ("model" | "label" | "user" | "customer" | "prompt" | "evaluator") | null;
-            /** @description Window length, 5 minutes to 7 days; windows are aligned to multiples of it since 1970 UTC */
-            windowMinutes: number;
-            condition: {
-                /** @constant */
-                kind: "threshold";
-                /** @enum {string} */
-                operator: "above" | "below";
-                /** @description Rates are 0..1; latencies in ms; counts, costs (USD) and tokens are totals over the window (cost_per_trace: per trace) */
-                value: number;
-                /**
-                 * @description Windows in a row past the value before the rule fires
-                 * @default 1
-                 */
-                consecutive?: number;
-                /**
-                 * @description Events (traces, verdicts, scores) a window needs before it may fire
-                 * @default 1
-                 */
-                minCount?: number;
-            } | {
-                /** @constant */
-                kind: "change";
-                /**
-                 * @description Which move fires: default the metric's bad direction (error rate up, pass rate down, traffic either way)
-                 * @enum {string}
-                 */
-                direction?: "up" | "down" | "either";
-                /**
-                 * @default {
-                 *       "kind": "previous"
-                 *     }
-                 */
-                baseline?: {
-                    /** @constant */
-                    kind: "previous";
-                } | {
-                    /** @constant */
-                    kind: "week";
-                } | {
-                    /** @constant */
-                    kind: "reference";
-                    start: number;
-                    end: number;
-                };
-                /**
-                 * @description False-alarm budget per window, corrected across segments (Benjamini-Hochberg)
-                 * @default 0.01
-                 */
-                alpha?: number;
-                /** @default 1 */
-                consecutive?: number;
-                /** @default 1 */
-                minCount?: number;
-            };
-            /**
-             * @description Calm windows in a row before a firing rule resolves
-             * @default 2
-             */
-            resolveAfter?: number;
-            /** @default true */
-            enabled?: boolean;
-            /**
-             * @description The alert channels notified (ids); null: every channel of the project; []: none (the project's webhooks still get the events)
-             * @default null
-             */
-            channels?: string[] | null;
-        };
-        UpdateAlertRuleInput: {
-            name?: string;
-            enabled?: boolean;
-            /** @description A muted rule is evaluated but notifies no one */
-            muted?: boolean;
-            /** @description No notifications until then (epoch ms); null: not snoozed */
-            snoozedUntil?: number | null;
-        };
-        AlertRuleInput: {
-            id: string;
-            name: string;
-            metric: components["schemas"]["AlertMetricInput"];
-            filters: {
-                [key: string]: unknown;
-            } | null;
-            splitBy: ("model" | "label" | "user" | "customer" | "prompt" | "evaluator") | null;
-            windowMinutes: number;
-            /** @description The condition with its defaults filled in */
-            condition: {
-                [key: string]: unknown;
-            };
-            resolveAfter: number;
-            enabled: boolean;
-            /** @description The alert channels notified; null: every channel of the project */
-            channels: string[] | null;
-            muted: boolean;
-            snoozedUntil: number | null;
-            acknowledgedAt: number | null;
-            /**
-             * @description firing when any segment fires
-             * @enum {string}
-             */
-            state: "ok" | "firing" | "resolved";
-            segments: {
-                /** @description '' without a split */
-                segment: string;
-                /** @enum {string} */
-                state: "ok" | "firing" | "resolved";
-                /** @description When the state began (the end of the window that changed it) */
-                since: number | null;
-            }[];
-            /** @description The end of the last window evaluated (epoch ms) */
-            evaluatedThrough: number;
-            createdAt: number;
-            updatedAt: number;
-        };
-        AlertEvaluationInput: {
-            windowStart: number;
-            windowEnd: number;
-            segment: string;
-            /** @description The metric in the window; null without events */
-            value: number | null;
-            /** @description change: the metric in the baseline */
-            baseline: number | null;
-            /** @description Events in the window (traces, verdicts, scores) */
-            count: number;
-            baselineCount: number | null;
-            /** @description 95 % interval of the value */
-            low: number | null;
-            high: number | null;
-            /** @description change: adjusted across segments (Benjamini-Hochberg) */
-            pValue: number | null;
-            /** @enum {string} */
-            decision: "breach" | "calm" | "too_few";
-            /**
-             * @description The segment state after this window
-             * @enum {string}
-             */
-            state: "ok" | "firing" | "resolved";
-            /** @description Segments of this window past the cap of 1,000, not decided (0: every one was) */
-            segmentsLeftOut: number;
-        };
-        AlertRulePreviewInput: {
-            /** @description The start of the first window replayed (epoch ms): about 30 days ago */
-            from: number;
-            /** @description The end of the last window replayed: the last one that has ended */
-            to: number;
-            windowMinutes: number;
-            /** @description The times the rule would have fired (a segment going to firing) */
-            fired: number;
-            /** @description The window and segment of each of those times */
-            fires: components["schemas"]["AlertEvaluationInput"][];
-            /** @description Each window, oldest first, with the numbers of its segment nearest to firing (the only one without a split) */
-            windows: {
-                windowStart: number;
-                windowEnd: number;
-                segment: string;
-                /** @description The metric in the window; null without events */
-                value: number | null;
-                /** @description change: the metric in the baseline */
-                baseline: number | null;
-                /** @description Events in the window (traces, verdicts, scores) */
-                count: number;
-                baselineCount: number | null;
-                /** @description 95 % interval of the value */
-                low: number | null;
-                high: number | null;
-                /** @description change: adjusted across segments (Benjamini-Hochberg) */
-                pValue: number | null;
-                /** @enum {string} */
-                decision: "breach" | "calm" | "too_few";
-                /**
-                 * @description The segment state after this window
-                 * @enum {string}
-                 */
-                state: "ok" | "firing" | "resolved";
-                /** @description Segments of this window past the cap of 1,000, not decided (0: every one was) */
-                segmentsLeftOut: number;
-                /** @description Segments decided in the window */
-                segments: number;
-                /** @description Of them, those past the condition */
-                breaches: number;
-            }[];
-        };
-        AlertHistoryInput: {
-            data: components["schemas"]["AlertEvaluationInput"][];
-        };
-        AlertChannelBodyInput: {
-            name: string;
-            /**
-             * @description email: over the server's SMTP (SMTP_URL); slack: a Slack-compatible incoming webhook
-             * @enum {string}
-             */
-            kind: "email" | "slack";
-            /** @description The e-mail address, or the incoming-webhook URL */
-            target: string;
-        };
-        AlertChannelInput: {
-            id: string;
-            name: string;
-            /** @enum {string} */
-            kind: "email" | "slack";
-            /** @description The address; a webhook URL without its secret path */
-            target: string;
-            createdAt: number;
-        };
-        AlertDeliveryInput: {
-            id: string;
-            eventType: string;
-            subject: string;
-            /**
-             * @description pending: retried with backoff; failed: after the last attempt
-             * @enum {string}
-             */
-            status: "pending" | "sent" | "failed";
-            attempts: number;
-            lastError: string | null;
-            createdAt: number;
-            sentAt: number | null;
-        };
-        AlertNotificationInput: {
-            id: string;
-            eventType: string;
-            subject: string;
-            /**
-             * @description pending: retried with backoff; failed: after the last attempt
-             * @enum {string}
-             */
-            status: "pending" | "sent" | "failed";
-            attempts: number;
-            lastError: string | null;
-            createdAt: number;
-            sentAt: number | null;
-            channelId: string;
-            channelName: string;
-        };
-        AlertReportBodyInput: {
-            name: string;
-            /**
-             * @description daily: each local day; weekly: each week from Monday
-             * @enum {string}
-             */
-            cadence: "daily" | "weekly";
-            /**
-             * @description The reader's IANA time zone (Europe/Paris): days start at its midnight
-             * @default UTC
-             */
-            timeZone?: string;
-            /**
-             * @description Local hour after the period ends the digest is sent
-             * @default 8
-             */
-            sendHour?: number;
-            /**
-             * @description Alert channels (e-mail, Slack) it goes to
-             * @default []
-             */
-            channelIds?: string[];
-            /**
-             * @description Also as an alert.report event to the project's signed webhooks
-             * @default false
-             */
-            webhooks?: boolean;
-            /** @default true */
-            enabled?: boolean;
-        };
-        AlertReportInput: {
-            id: string;
-            name: string;
-            /** @enum {string} */
-            cadence: "daily" | "weekly";
-            timeZone: string;
-            sendHour: number;
-            channelIds: string[];
-            webhooks: boolean;
-            enabled: boolean;
-            createdAt: number;
-            updatedAt: number;
-        };
-        AlertReportDigestInput: {
-            reportId: string;
-            /** @enum {string} */
-            cadence: "daily" | "weekly";
-            timeZone: string;
-            period: {
-                start: number;
-                end: number;
-                /** @description The local date (daily) or the week from its Monday */
-                label: string;
-            };
-            current: {
-                traces: number;
-                errors: number;
-                errorRate: number | null;
-                /** @description USD */
-                cost: number;
-                /** @description ms */
-                latencyP50: number | null;
-                /** @description ms */
-                latencyP95: number | null;
-            };
-            previous: {
-                traces: number;
-                errors: number;
-                errorRate: number | null;
-                /** @description USD */
-                cost: number;
-                /** @description ms */
-                latencyP50: number | null;
-                /** @description ms */
-                latencyP95: number | null;
-            };
-            evaluators: {
-                name: string;
-                verdicts: number;
-                passRate: number | null;
-                scores: number;
-                meanScore: number | null;
-            }[];
-            /** @description Figures that moved against the previous period beyond chance (alpha 0.01 across the digest), biggest first */
-            changes: {
-                what: string;
-                previous: number | null;
-                current: number | null;
-                /** @description Adjusted across every figure of the digest (Benjamini-Hochberg) */
-                pValue: number;
-            }[];
-            /** @description Alerts firing in the period */
-            alerts: {
-                rule: string;
-                segment: string;
-                since: number;
-                windows: number;
-            }[];
-            subject: string;
-            /** @description The text sent to e-mail and Slack */
-            message: string;
-        };
-        MonitorFiltersInput: {
-            user_id?: string | string[];
-            thread_id?: string | string[];
-            customer_id?: string | string[];
-            labels?: string | string[];
-            model?: string | string[];
-            span_type?: string | string[];
-            has_error?: boolean;
-            metadata?: {
-                [key: string]: string | number | boolean;
-            };
-        };
-        MonitorInput: {
-            id: string;
-            project_id: string;
-            name: string;
-            evaluator: string;
-            settings: {
-                [key: string]: unknown;
-            };
-            sample: number;
-            filters: components["schemas"]["MonitorFiltersInput"] | null;
-            enabled: boolean;
-            /** @description the review queue the traces it fails go to (null: none) */
-            review_queue_id: string | null;
-            /** @enum {string} */
-            unit: "trace" | "thread";
-            /** @description unit thread: minutes a thread is idle before it is evaluated (null for unit trace) */
-            idle_minutes: number | null;
-            created_at: string;
-            updated_at: string;
-        };
-        MonitorResultInput: {
-            evaluation_id: string;
-            /** @description GET /api/trace/{trace_id}; the web app shows it at /p/<projectId>/traces/<trace_id> */
-            trace_id: string;
-            /** @enum {string} */
-            status: "processed" | "skipped" | "error";
-            passed: boolean | null;
-            score: number | null;
-            label: string | null;
-            details: string | null;
-            /** @description The custom evaluator's version that produced it (null for built-in evaluators) */
-            evaluator_version: number | null;
-            /** @description When it ran (epoch ms) */
-            inserted_at: number;
-        };
-        MonitorResultsInput: {
-            /** @description Newest first */
-            data: components["schemas"]["MonitorResultInput"][];
-            next_cursor: string | null;
-        };
-        MonitorStatsInput: {
-            /** @enum {string} */
-            interval: "minute" | "hour" | "day" | "week";
-            intervalMs: number;
-            startDate: number;
-            endDate: number;
-            /** @description the whole range at once (its percentiles are of every score in it) */
-            overall: {
-                /** @description the scores given (an evaluator with a score, with or without pass/fail); null when none was */
-                score: {
-                    /** @description results with a score */
-                    count: number;
-                    mean: number;
-                    min: number;
-                    /** @description the median */
-                    p50: number;
-                    p90: number;
-                    max: number;
-                } | null;
-                /** @description how many scores fall in each bin, lowest first: one bin per value (from = to) when every score is a whole number and the lowest and highest are under 20 apart; else 10 equal widths from the lowest to the highest score (from <= score < to; the last bin holds the highest). Empty when nothing was scored */
-                distribution: {
-                    from: number;
-                    to: number;
-                    count: number;
-                }[];
-                /** @description results per label (categorical evaluators), most frequent first */
-                labels: {
-                    label: string;
-                    count: number;
-                }[];
-            };
-            buckets: {
-                start: number;
-                passed: number;
-                failed: number;
-                errors: number;
-                skipped: number;
-                /** @description passed / (passed + failed); null without verdicts */
-                pass_rate: number | null;
-                /** @description the scores given (an evaluator with a score, with or without pass/fail); null when none was */
-                score: {
-                    /** @description results with a score */
-                    count: number;
-                    mean: number;
-                    min: number;
-                    /** @description the median */
-                    p50: number;
-                    p90: number;
-                    max: number;
-                } | null;
-                /** @description results per label (categorical evaluators), most frequent first */
-                labels: {
-                    label: string;
-                    count: number;
-                }[];
-            }[];
-        };
-        MonitorBackfillRequestInput: {
-            /** @description Traces started at or after (epoch ms or ISO 8601) */
-            startDate: number | string;
-            /** @description Traces started at or before; default: now */
-            endDate?: number | string;
-            /** @description Which traces; default: the monitor's own filters */
-            filters?: components["schemas"]["MonitorFiltersInput"] | null;
-            /**
-             * @description At most this many traces (1..10000), newest first
-             * @default 10000
-             */
-            limit?: number;
-        };
-        MonitorBackfillPreviewInput: {
-            /** @description Traces the backfill would go through: matching the filter and time range, in the monitor's sample, at most limit (those already evaluated at this evaluator version are skipped when it runs, at no cost) */
-            count: number;
-            /** @description More traces match than limit: only the newest limit would be evaluated */
-            capped: boolean;
-            limit: number;
-            /** @description An estimate: what the judge is sent is counted on a sample of the traces; the answer length is assumed */
-            estimated_cost: {
-                /** @description USD for all of them (an upper bound when some were already evaluated); 0 for evaluators without an LLM; null when the model is not in the price table */
-                amount: number | null;
-                currency: string;
-                per_trace: number | null;
-                model: string | null;
-                /** @description The judge's prompt, counted with the model's tokenizer over a sample of the matching traces */
-                prompt_tokens_per_trace: number;
-                /** @description The answer the estimate assumes */
-                answer_tokens_per_trace: number;
-                /** @description How it was estimated */
-                method: string;
-            };
-        };
-        MonitorBackfillInput: {
-            id: string;
-            monitor_id: string;
-            /** @enum {string} */
-            state: "queued" | "running" | "completed" | "failed" | "cancelled";
-            start_date: number;
-            end_date: number;
-            /** @description Traces it will go through (known once running) */
-            total: number;
-            /** @description Traces gone through: evaluated + skipped + failed */
-            done: number;
-            /** @description Results stored as the monitor's evaluations */
-            evaluated: number;
-            /** @description Already evaluated by this monitor (at this evaluator version), or deleted since */
-            skipped: number;
-            /** @description Traces the evaluator could not judge (the trace lacks what it needs, or the result was an error) */
-            failed: number;
-            error: string | null;
-            created_at: string;
-            updated_at: string;
-        };
-        TimeseriesRequestInput: {
-            /** @description Traces started at or after (epoch ms or ISO 8601) */
-            startDate: number | string;
-            /** @description Traces started at or before (epoch ms or ISO 8601); at most 400 days after startDate */
-            endDate: number | string;
-            /**
-             * @description Bucket width (weeks start on Monday). auto: the finest giving at most 200 buckets
-             * @default auto
-             * @enum {string}
-             */
-            interval?: "auto" | "minute" | "hour" | "day" | "week";
-            /**
-             * @description Minutes the reader's time zone is ahead of UTC (60 for UTC+1, -300 for UTC-5): days and weeks start at its midnight. Default 0: UTC
-             * @default 0
-             */
-            utcOffsetMinutes?: number;
-            /** @description Full-text: words of trace input or output (case-insensitive); "a phrase", or, -word */
-            query?: string;
-            /** @description The trace search filters, exactly */
-            filters?: {
-                user_id?: string | string[];
-                thread_id?: string | string[];
-                customer_id?: string | string[];
-                /** @description Any of these labels */
-                labels?: string | string[];
-                /** @description Any span used one of these models */
-                model?: string | string[];
-                /** @description Any span has one of these types (llm, tool, agent, ...) */
-                span_type?: string | string[];
-                has_error?: boolean;
-                has_annotation?: boolean;
-                evaluation?: {
-                    /** @description Evaluator path or name, e.g. pii/pii_detection */
-                    evaluator?: string;
-                    passed?: boolean;
-                    /** @enum {string} */
-                    status?: "processed" | "skipped" | "error";
-                };
-                /** @description key = value on trace metadata */
-                metadata?: {
-                    [key: string]: string | number | boolean;
-                };
-                /** @description Traces with a score of this config (any of their annotations), within min..max or equal to value */
-                score?: {
-                    /** @description a score config (GET /api/score-configs) */
-                    configId: string;
-                    /** @description numeric: at least */
-                    min?: number;
-                    /** @description numeric: at most */
-                    max?: number;
-                    /** @description categorical: this category; boolean: true or false */
-                    value?: string | boolean;
-                };
-                /** @description Traces in any of these topics (topic ids, GET /api/topics) */
-                topic?: string | string[];
-            };
-            /**
-             * @description One series per model (normalized name), label, user or topic (its id, GET /api/topics): the 10 with most traces, the rest as "other"
-             * @default null
-             */
-            groupBy?: ("model" | "label" | "user" | "topic") | null;
-        };
-        TimeseriesResponseInput: {
-            /**
-             * @description The interval used
-             * @enum {string}
-             */
-            interval: "minute" | "hour" | "day" | "week";
-            intervalMs: number;
-            startDate: number;
-            endDate: number;
-            series: {
-                /** @description The model, label, user or topic id; null: ungrouped, or traces without one */
-                group: string | null;
-                /** @description The groups beyond the first 10, together (group "other") */
-                other: boolean;
-                buckets: {
-                    /** @description Bucket start, epoch ms */
-                    start: number;
-                    traces: number;
-                    spans: number;
-                    /** @description Traces with an error */
-                    errors: number;
-                    /** @description errors / traces (0..1); null without traces */
-                    error_rate: number | null;
-                    /** @description USD */
-                    cost: number;
-                    tokens: {
-                        /** @description Prompt (input) tokens, cached ones included */
-                        prompt: number;
-                        /** @description Completion (output) tokens, reasoning ones included */
-                        completion: number;
-                        /** @description Prompt tokens read from the prompt cache */
-                        cached: number;
-                        /** @description Completion tokens spent reasoning */
-                        reasoning: number;
-                    };
-                    /** @description Percentiles of the traces' total time; null without traces */
-                    latency_ms: {
-                        p50: number | null;
-                        p95: number | null;
-                        p99: number | null;
-                    };
-                    thumbs_up: number;
-                    thumbs_down: number;
-                }[];
-            }[];
-            evaluations: {
-                /** @description The evaluation's name (a monitor's name, or the evaluator's) */
-                evaluator: string;
-                /** @description The evaluator path, e.g. pii/pii_detection */
-                type: string;
-                buckets: {
-                    start: number;
-                    passed: number;
-                    failed: number;
-                    pass_rate: number | null;
-                }[];
-            }[];
-            /** @description Review scores per score config that has any in range (a trace counts in the bucket it started in) */
-            scores: {
-                configId: string;
-                /** @description The score config's name */
-                name: string;
-                /** @enum {string} */
-                kind: "numeric" | "boolean" | "categorical";
-                buckets: {
-                    start: number;
-                    /** @description Scores given to traces started in the bucket */
-                    count: number;
-                    /** @description numeric: the mean; boolean: the share of true (0..1); null without scores or when categorical */
-                    mean: number | null;
-                    /** @description categorical: scores per category; empty otherwise */
-                    counts: {
-                        [key: string]: number;
-                    };
-                }[];
-            }[];
-            totals: {
-                traces: number;
-                spans: number;
-                errors: number;
-                cost: number;
-                tokens: {
-                    /** @description Prompt (input) tokens, cached ones included */
-                    prompt: number;
-                    /** @description Completion (output) tokens, reasoning ones included */
-                    completion: number;
-                    /** @description Prompt tokens read from the prompt cache */
-                    cached: number;
-                    /** @description Completion tokens spent reasoning */
-                    reasoning: number;
-                };
-                thumbs_up: number;
-                thumbs_down: number;
-            };
-        };
-        UsersRequestInput: {
-            /** @description Traces started at or after (epoch ms or ISO 8601); default: all */
-            startDate?: number | string;
-            /** @description Traces started at or before (epoch ms or ISO 8601) */
-            endDate?: number | string;
-            /** @description Full-text: words of trace input or output (case-insensitive); "a phrase", or, -word */
-            query?: string;
-            /** @description The trace search filters, exactly: only matching traces count */
-            filters?: {
-                user_id?: string | string[];
-                thread_id?: string | string[];
-                customer_id?: string | string[];
-                /** @description Any of these labels */
-                labels?: string | string[];
-                /** @description Any span used one of these models */
-                model?: string | string[];
-                /** @description Any span has one of these types (llm, tool, agent, ...) */
-                span_type?: string | string[];
-                has_error?: boolean;
-                has_annotation?: boolean;
-                evaluation?: {
-                    /** @description Evaluator path or name, e.g. pii/pii_detection */
-                    evaluator?: string;
-                    passed?: boolean;
-                    /** @enum {string} */
-                    status?: "processed" | "skipped" | "error";
-                };
-                /** @description key = value on trace metadata */
-                metadata?: {
-                    [key: string]: string | number | boolean;
-                };
-                /** @description Traces with a score of this config (any of their annotations), within min..max or equal to value */
-                score?: {
-                    /** @description a score config (GET /api/score-configs) */
-                    configId: string;
-                    /** @description numeric: at least */
-                    min?: number;
-                    /** @description numeric: at most */
-                    max?: number;
-                    /** @description categorical: this category; boolean: true or false */
-                    value?: string | boolean;
-                };
-                /** @description Traces in any of these topics (topic ids, GET /api/topics) */
-                topic?: string | string[];
-            };
-            /** @description Part of the user id (case-insensitive) */
-            search?: string;
-            /**
-             * @default last_seen
-             * @enum {string}
-             */
-            sortBy?: "user_id" | "traces" | "cost" | "tokens" | "errors" | "thumbs_up" | "thumbs_down" | "first_seen" | "last_seen";
-            /**
-             * @default desc
-             * @enum {string}
-             */
-            sortDirection?: "asc" | "desc";
-            /** @default 1 */
-            page?: number;
-            /** @default 50 */
-            pageSize?: number;
-        };
-        UsersResponseInput: {
-            users: {
-                user_id: string;
-                traces: number;
-                /** @description USD */
-                cost: number;
-                tokens: {
-                    prompt: number;
-                    completion: number;
-                };
-                /** @description Traces with an error */
-                errors: number;
-                thumbs_up: number;
-                thumbs_down: number;
-                /** @description Start of their first trace, epoch ms */
-                first_seen: number;
-                /** @description Start of their last trace, epoch ms */
-                last_seen: number;
-            }[];
-            pagination: {
-                page: number;
-                pageSize: number;
-                /** @description Users matching */
-                total: number;
-            };
-        };
-        WebhookEndpointInput: {
-            id: string;
-            project_id: string;
-            url: string;
-            description: string | null;
-            enabled_events: string[];
-            max_batch_size: number;
-            max_batch_delay_ms: number;
-            enabled: boolean;
-            disabled_reason: string | null;
-            disabled_at: string | null;
-            /** @description Organization-level events (organization API keys) reach the endpoint: its URL was set by an organization admin */
-            receives_organization_events: boolean;
-            /** @description First failed attempt since the last success */
-            failing_since: string | null;
-            last_success_at: string | null;
-            /** @description Until then deliveries carry a second signature with the previous secret */
-            previous_secret_expires_at: string | null;
-            created_at: string;
-            updated_at: string;
-        };
-        WebhookEventTypeInput: {
-            type: string;
-            family: string;
-            schema_version: string;
-            is_emitting: boolean;
-            description: string;
-        };
-        WebhookDeliveryAttemptInput: {
-            id: string;
-            /** @description The webhook-id header: the same on every attempt of a batch */
-            dispatch_id: string;
-            attempt: number;
-            event_count: number;
-            /** @description The receiver's HTTP status; null when no response arrived */
-            response_status: number | null;
-            latency_ms: number;
-            /** @description Null when delivered */
-            error: string | null;
-            fired_at: string;
-            /** @enum {string} */
-            outcome: "delivered" | "retrying" | "failed";
-            next_attempt_at: string | null;
-        };
-        AlignmentEstimateInput: {
-            value: number;
-            low: number;
-            high: number;
-            n: number;
-        };
-        JudgeTrustRuleInput: {
-            /** @enum {string} */
-            statistic: "kappa" | "accuracy";
-            atLeast: number;
-            minimumLabels: number;
-            stored: boolean;
-        };
-        DashboardTimeRangeInput: {
-            /**
-             * @description The last 15m, 1h, 24h, 7d, 30d or 90d before the dashboard is read
-             * @enum {string}
-             */
-            last?: "15m" | "1h" | "24h" | "7d" | "30d" | "90d";
-            /** @description Fixed range: traces started at or after (epoch ms or ISO 8601) */
-            from?: number | string;
-            /** @description Fixed range: traces started at or before; at most 400 days after from */
-            to?: number | string;
-        };
-        DashboardChartInput: {
-            /** @description Unique in the dashboard; links and the MCP tool name a chart by it */
-            id: string;
-            title: string;
-            /**
-             * @description The series shown (see the dashboards guide for what each one is)
-             * @enum {string}
-             */
-            metric: "traces" | "spans" | "errors" | "error_rate" | "cost" | "tokens" | "prompt_tokens" | "completion_tokens" | "latency_p50" | "latency_p95" | "latency_p99" | "thumbs_up" | "thumbs_down" | "evaluation_pass_rate" | "score_mean";
-            /**
-             * @description line or bar: over time; number: the whole range in one figure; table: the values per interval
-             * @default line
-             * @enum {string}
-             */
-            display?: "line" | "bar" | "number" | "table";
-            /**
-             * @description One series per model, label, user or topic (the 10 with most traces, the rest as "other")
-             * @default null
-             */
-            groupBy?: ("model" | "label" | "user" | "topic") | null;
-            /**
-             * @description Bucket width (weeks start on Monday). auto: the finest giving at most 200 buckets
-             * @default auto
-             * @enum {string}
-             */
-            interval?: "auto" | "minute" | "hour" | "day" | "week";
-            /** @description evaluation_pass_rate: only this evaluation (a monitor's name or the evaluator's); default: one series each */
-            evaluator?: string;
-            /** @description score_mean: the score config (GET /api/score-configs); required for it */
-            scoreConfigId?: string;
-            /** @description This chart's own range instead of the dashboard's */
-            timeRange?: components["schemas"]["DashboardTimeRangeInput"];
-            /** @description This chart's own full-text query instead of the dashboard's */
-            query?: string;
-            /** @description Filters on top of the dashboard's: a key set here replaces the dashboard's value of that key */
-            filters?: {
-                user_id?: string | string[];
-                thread_id?: string | string[];
-                customer_id?: string | string[];
-                /** @description Any of these labels */
-                labels?: string | string[];
-                /** @description Any span used one of these models */
-                model?: string | string[];
-                /** @description Any span has one of these types (llm, tool, agent, ...) */
-                span_type?: string | string[];
-                has_error?: boolean;
-                has_annotation?: boolean;
-                evaluation?: {
-                    /** @description Evaluator path or name, e.g. pii/pii_detection */
-                    evaluator?: string;
-                    passed?: boolean;
-                    /** @enum {string} */
-                    status?: "processed" | "skipped" | "error";
-                };
-                /** @description key = value on trace metadata */
-                metadata?: {
-                    [key: string]: string | number | boolean;
-                };
-                /** @description Traces with a score of this config (any of their annotations), within min..max or equal to value */
-                score?: {
-                    /** @description a score config (GET /api/score-configs) */
-                    configId: string;
-                    /** @description numeric: at least */
-                    min?: number;
-                    /** @description numeric: at most */
-                    max?: number;
-                    /** @description categorical: this category; boolean: true or false */
-                    value?: string | boolean;
-                };
-                /** @description Traces in any of these topics (topic ids, GET /api/topics) */
-                topic?: string | string[];
-            };
-            layout: {
-                /** @description Column of the left edge (0..11) */
-                x: number;
-                /** @description Row of the top edge (0 is the top) */
-                y: number;
-                /** @description Width in columns; x + w <= 12 */
-                w: number;
-                /** @description Height in rows */
-                h: number;
-            };
-        };
-        DashboardDefinitionInput: {
-            name: string;
-            description?: string;
-            /**
-             * @description The range every chart reads unless it has its own
-             * @default {
-             *       "last": "24h"
-             *     }
-             */
-            timeRange?: components["schemas"]["DashboardTimeRangeInput"];
-            /** @description Full-text query every chart inherits */
-            query?: string;
-            /** @description The trace filters every chart inherits (the trace search filters, exactly) */
-            filters?: {
-                user_id?: string | string[];
-                thread_id?: string | string[];
-                customer_id?: string | string[];
-                /** @description Any of these labels */
-                labels?: string | string[];
-                /** @description Any span used one of these models */
-                model?: string | string[];
-                /** @description Any span has one of these types (llm, tool, agent, ...) */
-                span_type?: string | string[];
-                has_error?: boolean;
-                has_annotation?: boolean;
-                evaluation?: {
-                    /** @description Evaluator path or name, e.g. pii/pii_detection */
-                    evaluator?: string;
-                    passed?: boolean;
-                    /** @enum {string} */
-                    status?: "processed" | "skipped" | "error";
-                };
-                /** @description key = value on trace metadata */
-                metadata?: {
-                    [key: string]: string | number | boolean;
-                };
-                /** @description Traces with a score of this config (any of their annotations), within min..max or equal to value */
-                score?: {
-                    /** @description a score config (GET /api/score-configs) */
-                    configId: string;
-                    /** @description numeric: at least */
-                    min?: number;
-                    /** @description numeric: at most */
-                    max?: number;
-                    /** @description categorical: this category; boolean: true or false */
-                    value?: string | boolean;
-                };
-                /** @description Traces in any of these topics (topic ids, GET /api/topics) */
-                topic?: string | string[];
-            };
-            /** @description At most 50; their layouts may not overlap */
-            charts: components["schemas"]["DashboardChartInput"][];
-        };
-        DashboardInput: {
-            id: string;
-            definition: {
-                name: string;
-                description?: string;
-                timeRange: {
-                    /** @enum {string} */
-                    last?: "15m" | "1h" | "24h" | "7d" | "30d" | "90d";
-                    from?: number | string;
-                    to?: number | string;
-                };
-                query?: string;
-                filters?: {
-                    user_id?: string | string[];
-                    thread_id?: string | string[];
-                    customer_id?: string | string[];
-                    /** @description Any of these labels */
-                    labels?: string | string[];
-                    /** @description Any span used one of these models */
-                    model?: string | string[];
-                    /** @description Any span has one of these types (llm, tool, agent, ...) */
-                    span_type?: string | string[];
-                    has_error?: boolean;
-                    has_annotation?: boolean;
-                    evaluation?: {
-                        /** @description Evaluator path or name, e.g. pii/pii_detection */
-                        evaluator?: string;
-                        passed?: boolean;
-                        /** @enum {string} */
-                        status?: "processed" | "skipped" | "error";
-                    };
-                    /** @description key = value on trace metadata */
-                    metadata?: {
-                        [key: string]: string | number | boolean;
-                    };
-                    /** @description Traces with a score of this config (any of their annotations), within min..max or equal to value */
-                    score?: {
-                        /** @description a score config (GET /api/score-configs) */
-                        configId: string;
-                        /** @description numeric: at least */
-                        min?: number;
-                        /** @description numeric: at most */
-                        max?: number;
-                        /** @description categorical: this category; boolean: true or false */
-                        value?: string | boolean;
-                    };
-                    /** @description Traces in any of these topics (topic ids, GET /api/topics) */
-                    topic?: string | string[];
-                };
-                charts: components["schemas"]["DashboardChartInput"][];
-            };
-            /** @description The default dashboard as shipped, never saved in this project yet (PUT saves it) */
-            builtIn: boolean;
-            /** @description Writes so far (0: built in) */
-            version: number;
-            createdAt: number | null;
-            updatedAt: number | null;
-            /** @description The user who saved it last; null: an API key or built in */
-            updatedBy: string | null;
-        };
-        DashboardListInput: {
-            data: {
-                id: string;
-                name: string;
-                description: string | null;
-                charts: number;
-                builtIn: boolean;
-                updatedAt: number | null;
-            }[];
-        };
-        ChartDataRequestInput: {
-            /** @description The viewer's range for the whole dashboard instead of its stored one (a chart with its own range keeps it) */
-            timeRange?: components["schemas"]["DashboardTimeRangeInput"];
-            /** @description Epoch ms relative ranges count back from; default: now */
-            now?: number;
-            /**
-             * @description Minutes the reader's time zone is ahead of UTC (60 for UTC+1, -300 for UTC-5): days and weeks start at its midnight. Default 0: UTC
-             * @default 0
-             */
-            utcOffsetMinutes?: number;
-        };
-        ChartDataInput: {
-            dashboardId: string;
-            chart: components["schemas"]["DashboardChartInput"];
-            /** @description The request to POST /api/analytics/timeseries this chart read, resolved: the same request gives the same numbers */
-            query: components["schemas"]["TimeseriesRequestInput"];
-            /** @enum {string} */
-            interval: "minute" | "hour" | "day" | "week";
-            intervalMs: number;
-            startDate: number;
-            endDate: number;
-            /** @description The whole range in one figure (sums summed, rates of the sums); null for percentiles and without data */
-            value: number | null;
-            series: {
-                /** @description The group, evaluation or score config; the metric when ungrouped */
-                name: string;
-                /** @description groupBy: the model, label or user; null otherwise or for traces without one */
-                group: string | null;
-                other: boolean;
-                /** @description The series over the whole range (as value) */
-                total: number | null;
-                /** @description The trace filters of the traces behind the series (with startDate/endDate of a point: the traces list of that point); null when no filter can pick them (the "other" group, traces without a group) */
-                filters?: {
-                    user_id?: string | string[];
-                    thread_id?: string | string[];
-                    customer_id?: string | string[];
-                    /** @description Any of these labels */
-                    labels?: string | string[];
-                    /** @description Any span used one of these models */
-                    model?: string | string[];
-                    /** @description Any span has one of these types (llm, tool, agent, ...) */
-                    span_type?: string | string[];
-                    has_error?: boolean;
-                    has_annotation?: boolean;
-                    evaluation?: {
-                        /** @description Evaluator path or name, e.g. pii/pii_detection */
-                        evaluator?: string;
-                        passed?: boolean;
-                        /** @enum {string} */
-                        status?: "processed" | "skipped" | "error";
-                    };
-                    /** @description key = value on trace metadata */
-                    metadata?: {
-                        [key: string]: string | number | boolean;
-                    };
-                    /** @description Traces with a score of this config (any of their annotations), within min..max or equal to value */
-                    score?: {
-                        /** @description a score config (GET /api/score-configs) */
-                        configId: string;
-                        /** @description numeric: at least */
-                        min?: number;
-                        /** @description numeric: at most */
-                        max?: number;
-                        /** @description categorical: this category; boolean: true or false */
-                        value?: string | boolean;
-                    };
-                    /** @description Traces in any of these topics (topic ids, GET /api/topics) */
-                    topic?: string | string[];
-                } | null;
-                points: {
-                    start: number;
-                    value: number | null;
-                }[];
-            }[];
-        };
-        ModelProviderInput: {
-            id: string;
-            name: string;
-            /** @enum {string} */
-            kind: "openai" | "openai_compatible" | "azure_openai" | "anthropic";
-            base_url: string | null;
-            models: string[];
-            /** @enum {string} */
-            scope: "project" | "organization";
-            /** @description The key's last four characters, e.g. ****abcd; null for a provider without a key */
-            api_key_hint: string | null;
-            created_at: string;
-            updated_at: string;
-        };
-        ProviderModelsInput: {
-            /** @description The model ids the provider's /models answered, sorted */
-            models: string[];
-        };
-        ModelProviderTestInput: {
-            ok: boolean;
-            model: string;
-            latency_ms: number;
-            /** @description What the model answered to a one-word prompt */
-            output: string | null;
-            error: {
-                code: string;
-                message: string;
-            } | null;
-        };
-        ModelOptionsInput: {
-            data: {
-                /** @description provider/model, as settings.model and a prompt's model take it */
-                model: string;
-                provider: string;
-                /** @enum {string} */
-                kind: "openai" | "openai_compatible" | "azure_openai" | "anthropic";
-                /** @enum {string} */
-                source: "project" | "organization" | "environment";
-            }[];
-        };
-        ThreadsRequestInput: {
-            /** @description Threads with a trace started at or after (epoch ms or ISO 8601); default: all */
-            startDate?: number | string;
-            /** @description Threads with a trace started at or before (epoch ms or ISO 8601) */
-            endDate?: number | string;
-            /** @description Full-text: words of trace input or output (case-insensitive); "a phrase", or, -word */
-            query?: string;
-            /** @description The trace search filters, exactly: a thread is listed when any of its traces matches (its figures count all its traces) */
-            filters?: {
-                user_id?: string | string[];
-                thread_id?: string | string[];
-                customer_id?: string | string[];
-                /** @description Any of these labels */
-                labels?: string | string[];
-                /** @description Any span used one of these models */
-                model?: string | string[];
-                /** @description Any span has one of these types (llm, tool, agent, ...) */
-                span_type?: string | string[];
-                has_error?: boolean;
-                has_annotation?: boolean;
-                evaluation?: {
-                    /** @description Evaluator path or name, e.g. pii/pii_detection */
-                    evaluator?: string;
-                    passed?: boolean;
-                    /** @enum {string} */
-                    status?: "processed" | "skipped" | "error";
-                };
-                /** @description key = value on trace metadata */
-                metadata?: {
-                    [key: string]: string | number | boolean;
-                };
-                /** @description Traces with a score of this config (any of their annotations), within min..max or equal to value */
-                score?: {
-                    /** @description a score config (GET /api/score-configs) */
-                    configId: string;
-                    /** @description numeric: at least */
-                    min?: number;
-                    /** @description numeric: at most */
-                    max?: number;
-                    /** @description categorical: this category; boolean: true or false */
-                    value?: string | boolean;
-                };
-                /** @description Traces in any of these topics (topic ids, GET /api/topics) */
-                topic?: string | string[];
-            };
-            /** @description Part of the thread id (case-insensitive) */
-            search?: string;
-            /**
-             * @default last_seen
-             * @enum {string}
-             */
-            sortBy?: "thread_id" | "turns" | "cost" | "duration" | "errors" | "users" | "first_seen" | "last_seen";
-            /**
-             * @default desc
-             * @enum {string}
-             */
-            sortDirection?: "asc" | "desc";
-            /** @default 1 */
-            page?: number;
-            /** @default 50 */
-            pageSize?: number;
-        };
-        ThreadScoreInput: {
-            /** @description The monitor's name */
-            name: string;
-            monitor_id: string | null;
-            /** @enum {string} */
-            status: "processed" | "skipped" | "error";
-            passed: boolean | null;
-            score: number | null;
-            label: string | null;
-            /** @description Turns it covered (the first ones) */
-            turns: number;
-        };
-        ThreadInput: {
-            /** @description The web app shows it at /p/<projectId>/threads/<thread_id> */
-            thread_id: string;
-            /** @description Traces in the thread */
-            turns: number;
-            /** @description Start of its first turn, epoch ms */
-            first_seen: number;
-            /** @description Start of its last turn, epoch ms */
-            last_seen: number;
-            /** @description Start of its first turn to the end of its last */
-            duration_ms: number;
-            /** @description USD */
-            cost: number;
-            tokens: {
-                prompt: number;
-                completion: number;
-            };
-            /** @description Turns with an error */
-            errors: number;
-            /** @description Its user ids (at most 5) */
-            users: string[];
-            user_count: number;
-            /** @description The newest result of each thread evaluation (thread monitors) */
-            scores: components["schemas"]["ThreadScoreInput"][];
-        };
-        ThreadsResponseInput: {
-            threads: components["schemas"]["ThreadInput"][];
-            pagination: {
-                page: number;
-                pageSize: number;
-                /** @description Threads matching */
-                total: number;
-            };
-        };
-        ThreadEvaluationInput: {
-            id: string;
-            thread_id: string;
-            /** @description The thread monitor that ran it */
-            monitor_id: string | null;
-            name: string;
-            evaluator: string;
-            /** @description The custom evaluator's version (null for built-in evaluators) */
-            evaluator_version: number | null;
-            /** @enum {string} */
-            status: "processed" | "skipped" | "error";
-            passed: boolean | null;
-            score: number | null;
-            label: string | null;
-            /** @description The judge's reasoning, or what went wrong */
-            details: string | null;
-            /** @description USD */
-            cost: number | null;
-            /** @description What it judged */
-            covered: {
-                /** @description Turns 1..turns of the thread, as it was when evaluated */
-                turns: number;
-                /** @description Their traces, oldest first */
-                trace_ids: string[];
-            };
-            /** @description When it ran (epoch ms) */
-            inserted_at: number;
-        };
-        ThreadEvaluationsInput: {
-            /** @description Newest first (at most 200) */
-            data: components["schemas"]["ThreadEvaluationInput"][];
-        };
-        ThreadScoresRequestInput: {
-            /** @description Thread results stored at or after (epoch ms or ISO 8601) */
-            startDate: number | string;
-            /** @description Thread results stored at or before; at most 400 days after startDate */
-            endDate: number | string;
-            /**
-             * @description auto: the finest giving at most 200 buckets
-             * @default auto
-             * @enum {string}
-             */
-            interval?: "auto" | "minute" | "hour" | "day" | "week";
-            /** @description Only this thread monitor's results (its name); default: one series per name */
-            name?: string;
-            /**
-             * @description Days start at the caller's midnight: its offset from UTC in minutes
-             * @default 0
-             */
-            utcOffsetMinutes?: number;
-        };
-        ThreadScoresResponseInput: {
-            /** @enum {string} */
-            interval: "minute" | "hour" | "day" | "week";
-            intervalMs: number;
-            startDate: number;
-            endDate: number;
-            series: {
-                /** @description The thread monitor's name */
-                name: string;
-                buckets: {
-                    start: number;
-                    /** @description Thread results stored in the bucket */
-                    evaluated: number;
-                    passed: number;
-                    failed: number;
-                    errors: number;
-                    /** @description passed / (passed + failed); null without verdicts */
-                    pass_rate: number | null;
-                    /** @description Mean of the scores given; null when none was */
-                    mean_score: number | null;
-                }[];
-            }[];
-        };
-        TopicSettingsBodyInput: {
-            /** @description provider/model that embeds each trace's input: a model provider set in the app (OpenAI or OpenAI-compatible), or openai from the server environment; null turns topics off */
-            embeddingsModel: string | null;
-            /**
-             * @description provider/model (a chat model) that names each topic from its traces; null: topics are named by their keywords
-             * @default null
-             */
-            namingModel?: string | null;
-            /**
-             * @description Topics are found again from all embedded traces this often
-             * @default 24
-             */
-            reclusterHours?: number;
-        };
-        TopicsStatusInput: {
-            /** @description An embeddings model is set */
-            enabled: boolean;
-            /** @description When the topics were last found, epoch ms; null: never */
-            builtAt: number | null;
-            /** @description How many traces that build clustered */
-            builtTraces: number | null;
-            /** @description Traces whose input is embedded (the ones topics can hold) */
-            embeddedTraces: number;
-            /** @description A rebuild asked for and not yet done, epoch ms */
-            rebuildRequestedAt: number | null;
-            /** @description Why the last build or the last embedding of new traces failed; null once one succeeds again */
-            lastError: string | null;
-            lastErrorAt: number | null;
-        };
-        TopicSettingsInput: {
-            embeddingsModel: string | null;
-            namingModel: string | null;
-            reclusterHours: number;
-            updatedAt: number | null;
-            status: components["schemas"]["TopicsStatusInput"];
-        };
-        TopicsResponseInput: {
-            topics: {
-                /** @description Stable across rebuilds while the topic stays (a rebuild keeps the id of the old topic nearest each new one) */
-                id: string;
-                name: string;
-                keywords: string[];
-                /** @description Traces in the topic when it was built, and joined since */
-                size: number;
-                /** @description Traces of the topic started in the range */
-                traces: number;
-                /** @description traces / all traces in the range that have a topic (0..1) */
-                share: number | null;
-                errors: number;
-                error_rate: number | null;
-                /** @description USD */
-                cost: number;
-                thumbs_up: number;
-                thumbs_down: number;
-                /** @description Traces per day of the range */
-                trend: {
-                    start: number;
-                    traces: number;
-                }[];
-                /** @description Evaluators' verdicts on the topic's traces in the range */
-                evaluations: {
-                    evaluator: string;
-                    passed: number;
-                    failed: number;
-                    pass_rate: number | null;
-                }[];
-            }[];
-            startDate: number;
-            endDate: number;
-            status: components["schemas"]["TopicsStatusInput"];
-        };
-        TopicsRebuildInput: {
-            requestedAt: number;
-            status: components["schemas"]["TopicsStatusInput"];
-        };
-        Project: {
-            id: string;
-            name: string;
-            organizationId: string;
-            /** @description Traces older than this many days are deleted; null keeps them. */
-            retentionDays: number | null;
-            createdAt: string;
-            updatedAt: string;
-        };
-        Member: {
-            userId: string;
-            email: string;
-            name: string | null;
-            /** @enum {string} */
-            role: "ADMIN" | "MEMBER" | "VIEWER";
-            createdAt: string;
-        };
-        Organization: {
-            id: string;
-            name: string;
-            createdAt: string;
-            updatedAt: string;
-        };
-        Session: {
-            user: {
-                id: string;
-                email: string;
-                name: string | null;
-            };
-            /** @description The active organization: the session acts with the role held there. */
-            organization: {
-                id: string;
-                name: string;
-            };
-            /** @enum {string} */
-            role: "ADMIN" | "MEMBER" | "VIEWER";
-            /** @description Every resource:action the role grants, manage expanded. */
-            permissions: string[];
-            /** @description Every organization the user belongs to. */
-            organizations: {
-                id: string;
-                name: string;
-                /** @enum {string} */
-                role: "ADMIN" | "MEMBER" | "VIEWER";
-            }[];
-            /** @description The projects of the active organization. */
-            projects: {
-                id: string;
-                name: string;
-            }[];
-            /** @description Send it as X-CSRF-Token on every request but GET, HEAD and OPTIONS. */
-            csrfToken: string;
-            /** @description When the session ends unless used before (the idle limit), at most its absolute limit. */
-            expiresAt: string;
-        };
-        InvitationLink: {
-            id: string;
-            /** @description One-time link to set a password; shown once. */
-            url: string;
-            expiresAt: string;
-        };
-        ApiKey: {
-            id: string;
-            name: string;
-            description: string | null;
-            /** @enum {string} */
-            keyType: "project" | "personal" | "service";
-            organizationId: string;
-            projectId: string | null;
-            ownerUserId: string | null;
-            /** @enum {string} */
-            permissionMode: "all" | "readonly" | "restricted";
-            permissions: string[];
-            bindings: {
-                role: string;
-                scopeType: string;
-                scopeId: string;
-            }[];
-            expiresAt: string | null;
-            revokedAt: string | null;
-            /** @description When the key last authenticated a request, to the minute; null if never */
-            lastUsedAt: string | null;
-            /** @enum {string} */
-            status: "active" | "revoked" | "expired";
-            createdAt: string;
-        };
-        PromptMessage: {
-            /** @enum {string} */
-            role: "user" | "assistant" | "system";
-            content: string;
-        };
-        PromptInputDeclaration: {
-            identifier: string;
-            /** @enum {string} */
-            type: "str" | "float" | "bool" | "image" | "list[str]" | "list[float]" | "list[int]" | "list[bool]" | "dict";
-        };
-        PromptOutputDeclaration: {
-            identifier: string;
-            /** @enum {string} */
-            type: "str" | "float" | "bool" | "json_schema";
-            /** @description a JSON Schema; required when type is json_schema; becomes response_format */
-            json_schema?: {
-                type: string;
-            } & {
-                [key: string]: unknown;
-            };
-        };
-        PromptTool: {
-            /** @constant */
-            type: "function";
-            function: {
-                name: string;
-                description?: string;
-                /** @description JSON Schema of the arguments (type object); default: no arguments */
-                parameters?: {
-                    /** @constant */
-                    type: "object";
-                } & {
-                    [key: string]: unknown;
-                };
-            };
-        };
-        PromptModelParameters: {
-            temperature?: number;
-            /** @description the most tokens the answer may have */
-            max_tokens?: number;
-            top_p?: number;
-            /** @description up to 4 sequences where the answer stops */
-            stop?: string | string[];
-            seed?: number;
-            /** @description text, json_object, or json_schema (default: the version's JSON Schema output, if any) */
-            response_format?: {
-                /** @constant */
-                type: "text";
-            } | {
-                /** @constant */
-                type: "json_object";
-            } | {
-                /** @constant */
-                type: "json_schema";
-                json_schema: {
-                    name: string;
-                    /** @description a JSON Schema */
-                    schema: {
-                        type: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                    /** @description OpenAI's strict mode; default false (any JSON Schema goes) */
-                    strict?: boolean;
-                };
-            };
-            tools?: components["schemas"]["PromptTool"][];
-            /** @description auto (default), none, required, or one tool by name */
-            tool_choice?: ("auto" | "none" | "required") | {
-                /** @constant */
-                type: "function";
-                function: {
-                    name: string;
-                };
-            };
-        };
-        Prompt: {
-            id: string;
-            handle: string | null;
-            /** @enum {string} */
-            scope: "ORGANIZATION" | "PROJECT";
-            name: string;
-            updatedAt: string;
-            projectId: string;
-            organizationId: string;
-            version: number;
-            versionId: string;
-            versionCreatedAt: string;
-            model: string;
-            prompt: string;
-            messages: {
-                /** @enum {string} */
-                role: "user" | "assistant" | "system";
-                content: string;
-            }[];
-            response_format: {
-                /** @constant */
-                type: "json_schema";
-                json_schema: {
-                    name: string;
-                    schema: {
-                        [key: string]: unknown;
-                    };
-                };
-            } | null;
-            parameters: components["schemas"]["PromptModelParameters"];
-            authorId: string | null;
-            commitMessage: string | null;
-            inputs: {
-                identifier: string;
-                type: string;
-            }[];
-            outputs: {
-                identifier: string;
-                type: string;
-                json_schema?: {
-                    [key: string]: unknown;
-                };
-            }[];
-            /** @description tags pointing at this version */
-            tags: string[];
-            createdAt: string;
-        };
-        PromptRunRequest: {
-            /**
-             * @description values of the inputs the template uses (checked as compile checks them)
-             * @default {}
-             */
-            variables: {
-                [key: string]: unknown;
-            };
-            /** @description the version to run; default: the newest */
-            version?: number;
-            /** @description the version a tag points at, e.g. production */
-            tag?: string;
-            /** @description provider/model instead of the version's model, e.g. openai/gpt-4.1 (openai: the OpenAI API or the server in OPENAI_BASE_URL) */
-            model?: string;
-            /** @description over the version's parameters, key by key */
-            parameters?: components["schemas"]["PromptModelParameters"];
-        };
-        PromptToolCall: {
-            id: string;
-            name: string;
-            /** @description as the model sent them (an object when they parse as JSON) */
-            arguments: unknown;
-        };
-        PromptRunResponse: {
-            output: {
-                /** @constant */
-                role: "assistant";
-                content: string;
-            };
-            /** @description the tools the model called (the run does not execute them) */
-            tool_calls: components["schemas"]["PromptToolCall"][];
-            /** @description stop, length, tool-calls, content-filter, other */
-            finish_reason: string;
-            /** @description The model that answered, as the provider names it */
-            model: string;
-            usage: {
-                prompt_tokens: number;
-                completion_tokens: number;
-            };
-            /** @description From the model price table; null for a model not in it */
-            cost: {
-                /** @constant */
-                currency: "USD";
-                amount: number;
-            } | null;
-            latency_ms: number;
-            /** @description time to the first token (or tool call); null when the provider answered in one piece */
-            ttft_ms: number | null;
-            /** @description the parameters sent: the version's, then the run's over them */
-            parameters: components["schemas"]["PromptModelParameters"];
-            /** @description The run, recorded as a trace of the project (label prompt-run) */
-            trace_id: string;
-        };
-        ScoreConfig: {
-            id: string;
-            projectId: string;
-            name: string;
-            description: string | null;
-            /** @enum {string} */
-            kind: "numeric" | "boolean" | "categorical";
-            /** @description numeric only */
-            min: number | null;
-            /** @description numeric only */
-            max: number | null;
-            /** @description categorical only; empty otherwise */
-            categories: string[];
-            createdAt: string;
-            updatedAt: string;
-        };
-        Score: {
-            configId: string;
-            /** @description the config's name */
-            name: string;
-            /** @enum {string} */
-            kind: "numeric" | "boolean" | "categorical";
-            value: number | boolean | string;
-        };
-        ScoreSummary: {
-            configId: string;
-            /** @description the config's name */
-            name: string;
-            /** @enum {string} */
-            kind: "numeric" | "boolean" | "categorical";
-            /** @description how many scores of this config the trace has (one per annotation) */
-            count: number;
-            /** @description numeric: the mean; boolean: the share of true (0..1); categorical: null */
-            mean: number | null;
-            /** @description the most recent score */
-            latest: number | boolean | string;
-            /** @description categorical: scores per category; empty otherwise */
-            counts: {
-                [key: string]: number;
-            };
-        };
-        Annotation: {
-            id: string;
-            projectId: string;
-            traceId: string;
-            comment: string;
-            /** @description null: no thumb (a review completed without one) */
-            isThumbsUp: boolean | null;
-            email: string | null;
-            userId: string | null;
-            anchorKind: ("span" | "field" | "attribute" | "message") | null;
-            anchorId: string | null;
-            anchorPath: string | null;
-            createdAt: string;
-            updatedAt: string;
-            /** @description present only on annotations that carry scores */
-            scores?: components["schemas"]["Score"][];
-        };
-        SearchRequest: {
-            /** @description Full-text: words of trace input or output (case-insensitive); "a phrase", or, -word */
-            query?: string;
-            /** @description Traces started at or after (epoch ms or ISO 8601) */
-            startDate?: number | string;
-            /** @description Traces started at or before (epoch ms or ISO 8601) */
-            endDate?: number | string;
-            filters?: {
-                user_id?: string | string[];
-                thread_id?: string | string[];
-                customer_id?: string | string[];
-                /** @description Any of these labels */
-                labels?: string | string[];
-                /** @description Any span used one of these models */
-                model?: string | string[];
-                /** @description Any span has one of these types (llm, tool, agent, ...) */
-                span_type?: string | string[];
-                has_error?: boolean;
-                has_annotation?: boolean;
-                evaluation?: {
-                    /** @description Evaluator path or name, e.g. pii/pii_detection */
-                    evaluator?: string;
-                    passed?: boolean;
-                    /** @enum {string} */
-                    status?: "processed" | "skipped" | "error";
-                };
-                /** @description key = value on trace metadata */
-                metadata?: {
-                    [key: string]: string | number | boolean;
-                };
-                /** @description Traces with a score of this config (any of their annotations), within min..max or equal to value */
-                score?: {
-                    /** @description a score config (GET /api/score-configs) */
-                    configId: string;
-                    /** @description numeric: at least */
-                    min?: number;
-                    /** @description numeric: at most */
-                    max?: number;
-                    /** @description categorical: this category; boolean: true or false */
-                    value?: string | boolean;
-                };
-                /** @description Traces in any of these topics (topic ids, GET /api/topics) */
-                topic?: string | string[];
-            };
-            /** @description Default 25 */
-            pageSize?: number;
-            /** @description pagination.scrollId of the previous page */
-            scrollId?: string;
-            /**
-             * @description Default started_at
-             * @enum {string}
-             */
-            sortBy?: "started_at" | "timestamps.started_at" | "cost" | "metrics.total_cost" | "latency" | "metrics.total_time_ms";
-            /**
-             * @description Default desc
-             * @enum {string}
-             */
-            sortDirection?: "asc" | "desc";
-            /** @description A numeric or boolean score config's id (GET /api/score-configs): sort by each trace's mean score of it (boolean: the share true), in sortDirection; traces without one come last either way. Replaces sortBy */
-            sortByScore?: string;
-        };
-        NewTracesRequest: {
-            /** @description Full-text: words of trace input or output (case-insensitive); "a phrase", or, -word */
-            query?: string;
-            /** @description Traces started at or after (epoch ms or ISO 8601) */
-            startDate?: number | string;
-            /** @description Traces started at or before (epoch ms or ISO 8601) */
-            endDate?: number | string;
-            filters?: {
-                user_id?: string | string[];
-                thread_id?: string | string[];
-                customer_id?: string | string[];
-                /** @description Any of these labels */
-                labels?: string | string[];
-                /** @description Any span used one of these models */
-                model?: string | string[];
-                /** @description Any span has one of these types (llm, tool, agent, ...) */
-                span_type?: string | string[];
-                has_error?: boolean;
-                has_annotation?: boolean;
-                evaluation?: {
-                    /** @description Evaluator path or name, e.g. pii/pii_detection */
-                    evaluator?: string;
-                    passed?: boolean;
-                    /** @enum {string} */
-                    status?: "processed" | "skipped" | "error";
-                };
-                /** @description key = value on trace metadata */
-                metadata?: {
-                    [key: string]: string | number | boolean;
-                };
-                /** @description Traces with a score of this config (any of their annotations), within min..max or equal to value */
-                score?: {
-                    /** @description a score config (GET /api/score-configs) */
-                    configId: string;
-                    /** @description numeric: at least */
-                    min?: number;
-                    /** @description numeric: at most */
-                    max?: number;
-                    /** @description categorical: this category; boolean: true or false */
-                    value?: string | boolean;
-                };
-                /** @description Traces in any of these topics (topic ids, GET /api/topics) */
-                topic?: string | string[];
-            };
-            /** @description Epoch ms: traces first stored at or after this time (timestamps.inserted_at) */
-            since: number;
-            /** @description Most recently stored first; default 50 */
-            pageSize?: number;
-        };
-        TraceSummary: {
-            trace_id: string;
-            project_id: string;
-            metadata: {
-                sdk_version?: string;
-                sdk_language?: string;
-            } & {
-                [key: string]: unknown;
-            };
-            timestamps: {
-                started_at: number;
-                inserted_at: number;
-                updated_at: number;
-            };
-            input: {
-                value: string;
-            };
-            output: {
-                value: string;
-            };
-            metrics: {
-                first_token_ms: number | null;
-                total_time_ms: number | null;
-                prompt_tokens: number | null;
-                completion_tokens: number | null;
-                tokens_estimated: boolean;
-                /** @description USD */
-                total_cost?: number | null;
-            } & {
-                [key: string]: unknown;
-            };
-            error: {
-                has_error: boolean;
-                message: string;
-                stacktrace: string[];
-            } | null;
-            indexing_md5s: string[];
-            /** @description Models its llm spans used */
-            models?: string[];
-            span_types?: string[];
-            span_count?: number;
-            /** @description Search answers: each evaluation of the trace, briefly */
-            evaluations?: {
-                evaluation_id: string;
-                name: string;
-                status: string;
-                passed: boolean | null;
-                score: number | null;
-                label: string | null;
-            }[];
-            /** @description Search answers: how many annotations of the trace are thumbs up and down */
-            annotations?: {
-                thumbs_up: number;
-                thumbs_down: number;
-            };
-            /** @description Search answers: the trace's review scores per score config, summed up */
-            scores?: components["schemas"]["ScoreSummary"][];
-        } & {
-            [key: string]: unknown;
-        };
-        Span: {
+        SpanInput: {
             trace_id: string;
             span_id: string;
             project_id: string;
@@ -39028,416 +39322,266 @@ export interface components {
                 cost: number | null;
             };
         };
-        TraceOutline: {
-            trace_id: string;
-            project_id: string;
-            metadata: {
-                sdk_version?: string;
-                sdk_language?: string;
-            } & {
-                [key: string]: unknown;
-            };
+        SpanOutlineInput: {
+            span_id: string;
+            parent_id: string | null;
+            name: string | null;
+            type: string;
+            model: string | null;
             timestamps: {
                 started_at: number;
-                inserted_at: number;
-                updated_at: number;
-            };
-            input: {
-                value: string;
-            };
-            output: {
-                value: string;
-            };
-            metrics: {
-                first_token_ms: number | null;
-                total_time_ms: number | null;
-                prompt_tokens: number | null;
-                completion_tokens: number | null;
-                tokens_estimated: boolean;
-                /** @description USD */
-                total_cost?: number | null;
-            } & {
-                [key: string]: unknown;
+                finished_at: number;
+                first_token_at: number | null;
             };
             error: {
-                has_error: boolean;
                 message: string;
-                stacktrace: string[];
             } | null;
-            indexing_md5s: string[];
-            /** @description Models its llm spans used */
-            models?: string[];
-            span_types?: string[];
-            span_count?: number;
-            evaluations: {
-                [key: string]: unknown;
-            }[];
-            /** @description Search answers: how many annotations of the trace are thumbs up and down */
-            annotations?: {
-                thumbs_up: number;
-                thumbs_down: number;
-            };
-            /** @description Search answers: the trace's review scores per score config, summed up */
-            scores?: components["schemas"]["ScoreSummary"][];
-            /** @description Every span without input, output, params, attributes or events: GET .../spans/{spanId} has those */
-            spans: components["schemas"]["SpanOutline"][];
-            /** @description What the project's privacy settings removed from the trace at ingest, without the values; null when nothing was */
-            redactions?: {
-                total: number;
-                /** @description "3 values redacted: 2 EMAIL_ADDRESS in input, 1 PHONE_NUMBER in output" */
-                summary: string;
-                counts: {
-                    field: string;
-                    entity_type: string;
-                    count: number;
-                }[];
-            } | null;
-        } & {
-            [key: string]: unknown;
-        };
-        TraceDetail: {
-            trace_id: string;
-            project_id: string;
-            metadata: {
-                sdk_version?: string;
-                sdk_language?: string;
-            } & {
-                [key: string]: unknown;
-            };
-            timestamps: {
-                started_at: number;
-                inserted_at: number;
-                updated_at: number;
-            };
-            input: {
-                value: string;
-            };
-            output: {
-                value: string;
-            };
             metrics: {
-                first_token_ms: number | null;
-                total_time_ms: number | null;
                 prompt_tokens: number | null;
                 completion_tokens: number | null;
-                tokens_estimated: boolean;
-                /** @description USD */
-                total_cost?: number | null;
-            } & {
-                [key: string]: unknown;
+                cost: number | null;
             };
-            error: {
-                has_error: boolean;
-                message: string;
-                stacktrace: string[];
-            } | null;
-            indexing_md5s: string[];
-            /** @description Models its llm spans used */
-            models?: string[];
-            span_types?: string[];
-            span_count?: number;
-            evaluations: {
-                [key: string]: unknown;
-            }[];
-            /** @description Search answers: how many annotations of the trace are thumbs up and down */
-            annotations?: {
-                thumbs_up: number;
-                thumbs_down: number;
-            };
-            /** @description Search answers: the trace's review scores per score config, summed up */
-            scores?: components["schemas"]["ScoreSummary"][];
-            spans: components["schemas"]["Span"][];
-            /** @description What the project's privacy settings removed from the trace at ingest, without the values; null when nothing was */
-            redactions?: {
-                total: number;
-                /** @description "3 values redacted: 2 EMAIL_ADDRESS in input, 1 PHONE_NUMBER in output" */
-                summary: string;
-                counts: {
-                    field: string;
-                    entity_type: string;
-                    count: number;
-                }[];
-            } | null;
-        } & {
-            [key: string]: unknown;
-        };
-        NewTracesResponse: {
-            /** @description Most recently stored first */
-            traces: components["schemas"]["TraceSummary"][];
-            /** @description How many traces match, stored at or after since (exact up to 10,000) */
-            count: number;
-            /** @description The server's time (epoch ms): the next poll's since, less a few seconds for transactions still committing */
-            now: number;
-        };
-        ShareState: {
-            shared: boolean;
-            /** @description /share/<token> while shared */
-            path: string | null;
-            /** @description What the public path hides from its visitors (null while not shared) */
-            options: {
-                /** @description Hide the end user (the trace's user_id, user attributes of spans) from visitors; default true */
-                hide_user: boolean;
-                /** @description Hide the trace's metadata (labels, thread, customer, custom keys); default false */
-                hide_metadata: boolean;
-                /** @description Hide the spans' attributes and resource attributes; default false */
-                hide_span_attributes: boolean;
-            } | null;
-        };
-        SearchResponse: {
-            traces: components["schemas"]["TraceSummary"][];
-            pagination: {
-                /** @description Exact up to 10,000; see totalHitsRelation */
-                totalHits: number;
-                /**
-                 * @description gte: at least totalHits traces match
-                 * @enum {string}
-                 */
-                totalHitsRelation: "eq" | "gte";
-                scrollId: string | null;
-            };
-        };
-        Error: {
-            /** @description machine-readable code, e.g. trace_not_found, validation_error */
-            error: string;
-            message: string;
-            /** @description the request field at fault */
-            field?: string;
-            issues?: {
-                field: string;
-                message: string;
-            }[];
         };
         SpanSearchResponse: {
             /** @description Matching spans in start order (at most 10,000) */
             span_ids: string[];
             truncated: boolean;
         };
-        TraceView: {
-            id: string;
-            name: string;
-            search: {
-                [key: string]: string;
+        SpanSearchResponseInput: {
+            /** @description Matching spans in start order (at most 10,000) */
+            span_ids: string[];
+            truncated: boolean;
+        };
+        Thread: {
+            /** @description The web app shows it at /p/<projectId>/threads/<thread_id> */
+            thread_id: string;
+            /** @description Traces in the thread */
+            turns: number;
+            /** @description Start of its first turn, epoch ms */
+            first_seen: number;
+            /** @description Start of its last turn, epoch ms */
+            last_seen: number;
+            /** @description Start of its first turn to the end of its last */
+            duration_ms: number;
+            /** @description USD */
+            cost: number;
+            tokens: {
+                prompt: number;
+                completion: number;
             };
-            columns: string[];
-            /** @description The user who saved it (null: an API key) */
-            created_by: string | null;
-            created_at: number;
-            updated_at: number;
+            /** @description Turns with an error */
+            errors: number;
+            /** @description Its user ids (at most 5) */
+            users: string[];
+            user_count: number;
+            /** @description The newest result of each thread evaluation (thread monitors) */
+            scores: components["schemas"]["ThreadScore"][];
         };
-        QueueProgress: {
-            total: number;
-            /** @description not yet done, claimed or not */
-            pending: number;
-            /** @description pending items a reviewer holds now (claim not expired) */
-            claimed: number;
-            completed: number;
-            skipped: number;
-            /** @description members first (even with nothing done), then anyone else who reviewed */
-            byReviewer: {
-                /** @description a user id, or key:<id> for an API key without a user */
-                reviewer: string;
-                email: string | null;
-                completed: number;
-                skipped: number;
-                /** @description items this reviewer holds now */
-                claimed: number;
-            }[];
-        };
-        ReviewQueue: {
+        ThreadEvaluation: {
             id: string;
-            projectId: string;
+            thread_id: string;
+            /** @description The thread monitor that ran it */
+            monitor_id: string | null;
             name: string;
-            description: string | null;
-            scoreConfigIds: string[];
-            members: {
-                userId: string;
-                email: string | null;
-            }[];
-            progress: components["schemas"]["QueueProgress"];
-            createdAt: string;
-            updatedAt: string;
-        };
-        ReviewQueueItem: {
-            id: string;
-            queueId: string;
-            traceId: string;
-            /** @description null: the whole trace */
-            spanId: string | null;
+            evaluator: string;
+            /** @description The custom evaluator's version (null for built-in evaluators) */
+            evaluator_version: number | null;
             /** @enum {string} */
-            source: "traces" | "filter" | "experiment" | "monitor";
-            /** @enum {string} */
-            status: "pending" | "completed" | "skipped";
-            /** @description who holds it now (null once the claim expired or was released) */
-            claimedBy: string | null;
-            claimExpiresAt: string | null;
-            doneBy: string | null;
-            doneAt: string | null;
-            /** @description completed items: the annotation holding the scores */
-            annotationId: string | null;
-            createdAt: string;
-        };
-        CollectorTrace: {
-            trace_id: string;
-            spans: {
-                span_id: string;
-                trace_id?: string;
-                parent_id?: string | null;
-                /**
-                 * @default span
-                 * @enum {string}
-                 */
-                type: "llm" | "chain" | "tool" | "agent" | "rag" | "retriever" | "embedding" | "prompt" | "guardrail" | "evaluation" | "workflow" | "task" | "module" | "server" | "client" | "producer" | "consumer" | "span";
-                name?: string | null;
-                model?: string | null;
-                vendor?: string | null;
-                input?: ({
-                    /** @constant */
-                    type: "chat_messages";
-                    value: ({
-                        role?: string;
-                        content?: string | (string | {
-                            [key: string]: unknown;
-                        })[] | null;
-                        tool_calls?: {
-                            [key: string]: unknown;
-                        }[] | null;
-                        tool_call_id?: string | null;
-                        name?: string | null;
-                        function_call?: {
-                            [key: string]: unknown;
-                        } | null;
-                    } & {
-                        [key: string]: unknown;
-                    })[];
-                } | {
-                    /** @enum {string} */
-                    type: "text" | "json" | "raw";
-                    value: unknown;
-                }) | null;
-                output?: ({
-                    /** @constant */
-                    type: "chat_messages";
-                    value: ({
-                        role?: string;
-                        content?: string | (string | {
-                            [key: string]: unknown;
-                        })[] | null;
-                        tool_calls?: {
-                            [key: string]: unknown;
-                        }[] | null;
-                        tool_call_id?: string | null;
-                        name?: string | null;
-                        function_call?: {
-                            [key: string]: unknown;
-                        } | null;
-                    } & {
-                        [key: string]: unknown;
-                    })[];
-                } | {
-                    /** @enum {string} */
-                    type: "text" | "json" | "raw";
-                    value: unknown;
-                }) | null;
-                params?: {
-                    [key: string]: unknown;
-                };
-                metrics?: {
-                    prompt_tokens?: number | null;
-                    completion_tokens?: number | null;
-                    cached_input_tokens?: number | null;
-                    reasoning_tokens?: number | null;
-                    cost?: number | null;
-                    tokens_estimated?: boolean;
-                };
-                error?: {
-                    message: string;
-                    stacktrace?: string[];
-                    has_error?: boolean;
-                } | null;
-                timestamps: {
-                    started_at: number;
-                    finished_at: number;
-                    first_token_at?: number | null;
-                };
-                attributes?: {
-                    [key: string]: unknown;
-                };
-            }[];
-            metadata?: {
-                user_id?: string | null;
-                thread_id?: string | null;
-                customer_id?: string | null;
-                labels?: string[] | null;
-                sdk_version?: string;
-                sdk_language?: string;
-            } & {
-                [key: string]: unknown;
+            status: "processed" | "skipped" | "error";
+            passed: boolean | null;
+            score: number | null;
+            label: string | null;
+            /** @description The judge's reasoning, or what went wrong */
+            details: string | null;
+            /** @description USD */
+            cost: number | null;
+            /** @description What it judged */
+            covered: {
+                /** @description Turns 1..turns of the thread, as it was when evaluated */
+                turns: number;
+                /** @description Their traces, oldest first */
+                trace_ids: string[];
             };
+            /** @description When it ran (epoch ms) */
+            inserted_at: number;
         };
-        CustomEvaluator: {
+        ThreadEvaluationInput: {
             id: string;
-            slug: string;
-            /** @description custom/<slug>: POST /api/evaluations/custom/<slug>/evaluate, a monitor's evaluator */
-            path: string;
+            thread_id: string;
+            /** @description The thread monitor that ran it */
+            monitor_id: string | null;
             name: string;
-            description: string | null;
-            /** @description The version shown (the newest unless one was asked for) */
-            version: number;
-            latest_version: number;
-            prompt: string;
-            model: string;
-            temperature: number;
-            max_output_tokens: number;
-            /** @description The kind of answer: pass/fail, a score in a range, or one of named categories; the model gives it through a forced tool call */
-            answer: {
-                /** @constant */
-                type: "pass_fail";
-            } | {
-                /** @constant */
-                type: "score";
-                /** @default 0 */
-                min: number;
-                /** @default 1 */
-                max: number;
-                /** @description score >= threshold passes; without one the result has no passed */
-                threshold?: number | null;
-            } | {
-                /** @constant */
-                type: "category";
-                categories: {
-                    name: string;
-                    /**
-                     * @description What belongs in this category
-                     * @default
-                     */
-                    description: string;
-                }[];
-                /** @description Categories that pass; without them the result has no passed */
-                passing?: string[] | null;
+            evaluator: string;
+            /** @description The custom evaluator's version (null for built-in evaluators) */
+            evaluator_version: number | null;
+            /** @enum {string} */
+            status: "processed" | "skipped" | "error";
+            passed: boolean | null;
+            score: number | null;
+            label: string | null;
+            /** @description The judge's reasoning, or what went wrong */
+            details: string | null;
+            /** @description USD */
+            cost: number | null;
+            /** @description What it judged */
+            covered: {
+                /** @description Turns 1..turns of the thread, as it was when evaluated */
+                turns: number;
+                /** @description Their traces, oldest first */
+                trace_ids: string[];
             };
-            /** @description The template's variables: the data keys an evaluation must send */
-            variables: string[];
-            commit_message: string | null;
-            created_at: string;
-            updated_at: string;
+            /** @description When it ran (epoch ms) */
+            inserted_at: number;
         };
-        AlertMetric: {
+        ThreadEvaluations: {
+            /** @description Newest first (at most 200) */
+            data: components["schemas"]["ThreadEvaluation"][];
+        };
+        ThreadEvaluationsInput: {
+            /** @description Newest first (at most 200) */
+            data: components["schemas"]["ThreadEvaluationInput"][];
+        };
+        ThreadInput: {
+            /** @description The web app shows it at /p/<projectId>/threads/<thread_id> */
+            thread_id: string;
+            /** @description Traces in the thread */
+            turns: number;
+            /** @description Start of its first turn, epoch ms */
+            first_seen: number;
+            /** @description Start of its last turn, epoch ms */
+            last_seen: number;
+            /** @description Start of its first turn to the end of its last */
+            duration_ms: number;
+            /** @description USD */
+            cost: number;
+            tokens: {
+                prompt: number;
+                completion: number;
+            };
+            /** @description Turns with an error */
+            errors: number;
+            /** @description Its user ids (at most 5) */
+            users: string[];
+            user_count: number;
+            /** @description The newest result of each thread evaluation (thread monitors) */
+            scores: components["schemas"]["ThreadScoreInput"][];
+        };
+        ThreadScore: {
+            /** @description The monitor's name */
+            name: string;
+            monitor_id: string | null;
+            /** @enum {string} */
+            status: "processed" | "skipped" | "error";
+            passed: boolean | null;
+            score: number | null;
+            label: string | null;
+            /** @description Turns it covered (the first ones) */
+            turns: number;
+        };
+        ThreadScoreInput: {
+            /** @description The monitor's name */
+            name: string;
+            monitor_id: string | null;
+            /** @enum {string} */
+            status: "processed" | "skipped" | "error";
+            passed: boolean | null;
+            score: number | null;
+            label: string | null;
+            /** @description Turns it covered (the first ones) */
+            turns: number;
+        };
+        ThreadScoresRequest: {
+            /** @description Thread results stored at or after (epoch ms or ISO 8601) */
+            startDate: number | string;
+            /** @description Thread results stored at or before; at most 400 days after startDate */
+            endDate: number | string;
             /**
-             * @description What is measured in each window
+             * @description auto: the finest giving at most 200 buckets
+             * @default auto
              * @enum {string}
              */
-            kind: "trace_count" | "error_rate" | "thumbs_down_rate" | "latency_p50" | "latency_p95" | "latency_p99" | "first_token_p50" | "first_token_p95" | "evaluator_pass_rate" | "evaluator_score_mean" | "evaluator_error_rate" | "score_mean" | "category_share" | "cost_total" | "cost_per_trace" | "tokens_total";
-            /** @description evaluator_*: the evaluation's name (a monitor's name) or evaluator path; optional when split by evaluator (then every evaluator) */
-            evaluator?: string;
-            /** @description score_mean, category_share: the score config */
-            configId?: string;
-            /** @description category_share: the category counted */
-            category?: string;
+            interval: "auto" | "minute" | "hour" | "day" | "week";
+            /** @description Only this thread monitor's results (its name); default: one series per name */
+            name?: string;
+            /**
+             * @description Days start at the caller's midnight: its offset from UTC in minutes
+             * @default 0
+             */
+            utcOffsetMinutes: number;
         };
-        CreateAlertRule: {
-            name: string;
-            metric: components["schemas"]["AlertMetric"];
-            /** @description The trace filter: only matching traces count */
+        ThreadScoresRequestInput: {
+            /** @description Thread results stored at or after (epoch ms or ISO 8601) */
+            startDate: number | string;
+            /** @description Thread results stored at or before; at most 400 days after startDate */
+            endDate: number | string;
+            /**
+             * @description auto: the finest giving at most 200 buckets
+             * @default auto
+             * @enum {string}
+             */
+            interval?: "auto" | "minute" | "hour" | "day" | "week";
+            /** @description Only this thread monitor's results (its name); default: one series per name */
+            name?: string;
+            /**
+             * @description Days start at the caller's midnight: its offset from UTC in minutes
+             * @default 0
+             */
+            utcOffsetMinutes?: number;
+        };
+        ThreadScoresResponse: {
+            /** @enum {string} */
+            interval: "minute" | "hour" | "day" | "week";
+            intervalMs: number;
+            startDate: number;
+            endDate: number;
+            series: {
+                /** @description The thread monitor's name */
+                name: string;
+                buckets: {
+                    start: number;
+                    /** @description Thread results stored in the bucket */
+                    evaluated: number;
+                    passed: number;
+                    failed: number;
+                    errors: number;
+                    /** @description passed / (passed + failed); null without verdicts */
+                    pass_rate: number | null;
+                    /** @description Mean of the scores given; null when none was */
+                    mean_score: number | null;
+                }[];
+            }[];
+        };
+        ThreadScoresResponseInput: {
+            /** @enum {string} */
+            interval: "minute" | "hour" | "day" | "week";
+            intervalMs: number;
+            startDate: number;
+            endDate: number;
+            series: {
+                /** @description The thread monitor's name */
+                name: string;
+                buckets: {
+                    start: number;
+                    /** @description Thread results stored in the bucket */
+                    evaluated: number;
+                    passed: number;
+                    failed: number;
+                    errors: number;
+                    /** @description passed / (passed + failed); null without verdicts */
+                    pass_rate: number | null;
+                    /** @description Mean of the scores given; null when none was */
+                    mean_score: number | null;
+                }[];
+            }[];
+        };
+        ThreadsRequest: {
+            /** @description Threads with a trace started at or after (epoch ms or ISO 8601); default: all */
+            startDate?: number | string;
+            /** @description Threads with a trace started at or before (epoch ms or ISO 8601) */
+            endDate?: number | string;
+            /** @description Full-text: words of trace input or output (case-insensitive); "a phrase", or, -word */
+            query?: string;
+            /** @description The trace search filters, exactly: a thread is listed when any of its traces matches (its figures count all its traces) */
             filters?: {
                 user_id?: string | string[];
                 thread_id?: string | string[];
@@ -39475,509 +39619,102 @@ export interface components {
                 /** @description Traces in any of these topics (topic ids, GET /api/topics) */
                 topic?: string | string[];
             };
+            /** @description Part of the thread id (case-insensitive) */
+            search?: string;
             /**
-             * @description One decision per segment, all of them up to 1,000 a window (those with most events; the history says how many were left out), corrected together
-             * @default null
-             */
-            splitBy: ("model" | "label" | "user" | "customer" | "prompt" | "evaluator") | null;
-            /** @description Window length, 5 minutes to 7 days; windows are aligned to multiples of it since 1970 UTC */
-            windowMinutes: number;
-            condition: {
-                /** @constant */
-                kind: "threshold";
-                /** @enum {string} */
-                operator: "above" | "below";
-                /** @description Rates are 0..1; latencies in ms; counts, costs (USD) and tokens are totals over the window (cost_per_trace: per trace) */
-                value: number;
-                /**
-                 * @description Windows in a row past the value before the rule fires
-                 * @default 1
-                 */
-                consecutive: number;
-                /**
-                 * @description Events (traces, verdicts, scores) a window needs before it may fire
-                 * @default 1
-                 */
-                minCount: number;
-            } | {
-                /** @constant */
-                kind: "change";
-                /**
-                 * @description Which move fires: default the metric's bad direction (error rate up, pass rate down, traffic either way)
-                 * @enum {string}
-                 */
-                direction?: "up" | "down" | "either";
-                /**
-                 * @default {
-                 *       "kind": "previous"
-                 *     }
-                 */
-                baseline: {
-                    /** @constant */
-                    kind: "previous";
-                } | {
-                    /** @constant */
-                    kind: "week";
-                } | {
-                    /** @constant */
-                    kind: "reference";
-                    start: number;
-                    end: number;
-                };
-                /**
-                 * @description False-alarm budget per window, corrected across segments (Benjamini-Hochberg)
-                 * @default 0.01
-                 */
-                alpha: number;
-                /** @default 1 */
-                consecutive: number;
-                /** @default 1 */
-                minCount: number;
-            };
-            /**
-             * @description Calm windows in a row before a firing rule resolves
-             * @default 2
-             */
-            resolveAfter: number;
-            /** @default true */
-            enabled: boolean;
-            /**
-             * @description The alert channels notified (ids); null: every channel of the project; []: none (the project's webhooks still get the events)
-             * @default null
-             */
-            channels: string[] | null;
-        };
-        UpdateAlertRule: {
-            name?: string;
-            enabled?: boolean;
-            /** @description A muted rule is evaluated but notifies no one */
-            muted?: boolean;
-            /** @description No notifications until then (epoch ms); null: not snoozed */
-            snoozedUntil?: number | null;
-        };
-        AlertRule: {
-            id: string;
-            name: string;
-            metric: components["schemas"]["AlertMetric"];
-            filters: {
-                [key: string]: unknown;
-            } | null;
-            splitBy: ("model" | "label" | "user" | "customer" | "prompt" | "evaluator") | null;
-            windowMinutes: number;
-            /** @description The condition with its defaults filled in */
-            condition: {
-                [key: string]: unknown;
-            };
-            resolveAfter: number;
-            enabled: boolean;
-            /** @description The alert channels notified; null: every channel of the project */
-            channels: string[] | null;
-            muted: boolean;
-            snoozedUntil: number | null;
-            acknowledgedAt: number | null;
-            /**
-             * @description firing when any segment fires
+             * @default last_seen
              * @enum {string}
              */
-            state: "ok" | "firing" | "resolved";
-            segments: {
-                /** @description '' without a split */
-                segment: string;
-                /** @enum {string} */
-                state: "ok" | "firing" | "resolved";
-                /** @description When the state began (the end of the window that changed it) */
-                since: number | null;
-            }[];
-            /** @description The end of the last window evaluated (epoch ms) */
-            evaluatedThrough: number;
-            createdAt: number;
-            updatedAt: number;
-        };
-        AlertEvaluation: {
-            windowStart: number;
-            windowEnd: number;
-            segment: string;
-            /** @description The metric in the window; null without events */
-            value: number | null;
-            /** @description change: the metric in the baseline */
-            baseline: number | null;
-            /** @description Events in the window (traces, verdicts, scores) */
-            count: number;
-            baselineCount: number | null;
-            /** @description 95 % interval of the value */
-            low: number | null;
-            high: number | null;
-            /** @description change: adjusted across segments (Benjamini-Hochberg) */
-            pValue: number | null;
-            /** @enum {string} */
-            decision: "breach" | "calm" | "too_few";
+            sortBy: "thread_id" | "turns" | "cost" | "duration" | "errors" | "users" | "first_seen" | "last_seen";
             /**
-             * @description The segment state after this window
+             * @default desc
              * @enum {string}
              */
-            state: "ok" | "firing" | "resolved";
-            /** @description Segments of this window past the cap of 1,000, not decided (0: every one was) */
-            segmentsLeftOut: number;
+            sortDirection: "asc" | "desc";
+            /** @default 1 */
+            page: number;
+            /** @default 50 */
+            pageSize: number;
         };
-        AlertRulePreview: {
-            /** @description The start of the first window replayed (epoch ms): about 30 days ago */
-            from: number;
-            /** @description The end of the last window replayed: the last one that has ended */
-            to: number;
-            windowMinutes: number;
-            /** @description The times the rule would have fired (a segment going to firing) */
-            fired: number;
-            /** @description The window and segment of each of those times */
-            fires: components["schemas"]["AlertEvaluation"][];
-            /** @description Each window, oldest first, with the numbers of its segment nearest to firing (the only one without a split) */
-            windows: {
-                windowStart: number;
-                windowEnd: number;
-                segment: string;
-                /** @description The metric in the window; null without events */
-                value: number | null;
-                /** @description change: the metric in the baseline */
-                baseline: number | null;
-                /** @description Events in the window (traces, verdicts, scores) */
-                count: number;
-                baselineCount: number | null;
-                /** @description 95 % interval of the value */
-                low: number | null;
-                high: number | null;
-                /** @description change: adjusted across segments (Benjamini-Hochberg) */
-                pValue: number | null;
-                /** @enum {string} */
-                decision: "breach" | "calm" | "too_few";
-                /**
-                 * @description The segment state after this window
-                 * @enum {string}
-                 */
-                state: "ok" | "firing" | "resolved";
-                /** @description Segments of this window past the cap of 1,000, not decided (0: every one was) */
-                segmentsLeftOut: number;
-                /** @description Segments decided in the window */
-                segments: number;
-                /** @description Of them, those past the condition */
-                breaches: number;
-            }[];
-        };
-        AlertHistory: {
-            data: components["schemas"]["AlertEvaluation"][];
-        };
-        AlertChannelBody: {
-            name: string;
-            /**
-             * @description email: over the server's SMTP (SMTP_URL); slack: a Slack-compatible incoming webhook
-             * @enum {string}
-             */
-            kind: "email" | "slack";
-            /** @description The e-mail address, or the incoming-webhook URL */
-            target: string;
-        };
-        AlertChannel: {
-            id: string;
-            name: string;
-            /** @enum {string} */
-            kind: "email" | "slack";
-            /** @description The address; a webhook URL without its secret path */
-            target: string;
-            createdAt: number;
-        };
-        AlertDelivery: {
-            id: string;
-            eventType: string;
-            subject: string;
-            /**
-             * @description pending: retried with backoff; failed: after the last attempt
-             * @enum {string}
-             */
-            status: "pending" | "sent" | "failed";
-            attempts: number;
-            lastError: string | null;
-            createdAt: number;
-            sentAt: number | null;
-        };
-        AlertNotification: {
-            id: string;
-            eventType: string;
-            subject: string;
-            /**
-             * @description pending: retried with backoff; failed: after the last attempt
-             * @enum {string}
-             */
-            status: "pending" | "sent" | "failed";
-            attempts: number;
-            lastError: string | null;
-            createdAt: number;
-            sentAt: number | null;
-            channelId: string;
-            channelName: string;
-        };
-        AlertReportBody: {
-            name: string;
-            /**
-             * @description daily: each local day; weekly: each week from Monday
-             * @enum {string}
-             */
-            cadence: "daily" | "weekly";
-            /**
-             * @description The reader's IANA time zone (Europe/Paris): days start at its midnight
-             * @default UTC
-             */
-            timeZone: string;
-            /**
-             * @description Local hour after the period ends the digest is sent
-             * @default 8
-             */
-            sendHour: number;
-            /**
-             * @description Alert channels (e-mail, Slack) it goes to
-             * @default []
-             */
-            channelIds: string[];
-            /**
-             * @description Also as an alert.report event to the project's signed webhooks
-             * @default false
-             */
-            webhooks: boolean;
-            /** @default true */
-            enabled: boolean;
-        };
-        AlertReport: {
-            id: string;
-            name: string;
-            /** @enum {string} */
-            cadence: "daily" | "weekly";
-            timeZone: string;
-            sendHour: number;
-            channelIds: string[];
-            webhooks: boolean;
-            enabled: boolean;
-            createdAt: number;
-            updatedAt: number;
-        };
-        AlertReportDigest: {
-            reportId: string;
-            /** @enum {string} */
-            cadence: "daily" | "weekly";
-            timeZone: string;
-            period: {
-                start: number;
-                end: number;
-                /** @description The local date (daily) or the week from its Monday */
-                label: string;
-            };
-            current: {
-                traces: number;
-                errors: number;
-                errorRate: number | null;
-                /** @description USD */
-                cost: number;
-                /** @description ms */
-                latencyP50: number | null;
-                /** @description ms */
-                latencyP95: number | null;
-            };
-            previous: {
-                traces: number;
-                errors: number;
-                errorRate: number | null;
-                /** @description USD */
-                cost: number;
-                /** @description ms */
-                latencyP50: number | null;
-                /** @description ms */
-                latencyP95: number | null;
-            };
-            evaluators: {
-                name: string;
-                verdicts: number;
-                passRate: number | null;
-                scores: number;
-                meanScore: number | null;
-            }[];
-            /** @description Figures that moved against the previous period beyond chance (alpha 0.01 across the digest), biggest first */
-            changes: {
-                what: string;
-                previous: number | null;
-                current: number | null;
-                /** @description Adjusted across every figure of the digest (Benjamini-Hochberg) */
-                pValue: number;
-            }[];
-            /** @description Alerts firing in the period */
-            alerts: {
-                rule: string;
-                segment: string;
-                since: number;
-                windows: number;
-            }[];
-            subject: string;
-            /** @description The text sent to e-mail and Slack */
-            message: string;
-        };
-        MonitorFilters: {
-            user_id?: string | string[];
-            thread_id?: string | string[];
-            customer_id?: string | string[];
-            labels?: string | string[];
-            model?: string | string[];
-            span_type?: string | string[];
-            has_error?: boolean;
-            metadata?: {
-                [key: string]: string | number | boolean;
-            };
-        };
-        Monitor: {
-            id: string;
-            project_id: string;
-            name: string;
-            evaluator: string;
-            settings: {
-                [key: string]: unknown;
-            };
-            sample: number;
-            filters: components["schemas"]["MonitorFilters"] | null;
-            enabled: boolean;
-            /** @description the review queue the traces it fails go to (null: none) */
-            review_queue_id: string | null;
-            /** @enum {string} */
-            unit: "trace" | "thread";
-            /** @description unit thread: minutes a thread is idle before it is evaluated (null for unit trace) */
-            idle_minutes: number | null;
-            created_at: string;
-            updated_at: string;
-        };
-        MonitorResult: {
-            evaluation_id: string;
-            /** @description GET /api/trace/{trace_id}; the web app shows it at /p/<projectId>/traces/<trace_id> */
-            trace_id: string;
-            /** @enum {string} */
-            status: "processed" | "skipped" | "error";
-            passed: boolean | null;
-            score: number | null;
-            label: string | null;
-            details: string | null;
-            /** @description The custom evaluator's version that produced it (null for built-in evaluators) */
-            evaluator_version: number | null;
-            /** @description When it ran (epoch ms) */
-            inserted_at: number;
-        };
-        MonitorResults: {
-            /** @description Newest first */
-            data: components["schemas"]["MonitorResult"][];
-            next_cursor: string | null;
-        };
-        MonitorStats: {
-            /** @enum {string} */
-            interval: "minute" | "hour" | "day" | "week";
-            intervalMs: number;
-            startDate: number;
-            endDate: number;
-            /** @description the whole range at once (its percentiles are of every score in it) */
-            overall: {
-                /** @description the scores given (an evaluator with a score, with or without pass/fail); null when none was */
-                score: {
-                    /** @description results with a score */
-                    count: number;
-                    mean: number;
-                    min: number;
-                    /** @description the median */
-                    p50: number;
-                    p90: number;
-                    max: number;
-                } | null;
-                /** @description how many scores fall in each bin, lowest first: one bin per value (from = to) when every score is a whole number and the lowest and highest are under 20 apart; else 10 equal widths from the lowest to the highest score (from <= score < to; the last bin holds the highest). Empty when nothing was scored */
-                distribution: {
-                    from: number;
-                    to: number;
-                    count: number;
-                }[];
-                /** @description results per label (categorical evaluators), most frequent first */
-                labels: {
-                    label: string;
-                    count: number;
-                }[];
-            };
-            buckets: {
-                start: number;
-                passed: number;
-                failed: number;
-                errors: number;
-                skipped: number;
-                /** @description passed / (passed + failed); null without verdicts */
-                pass_rate: number | null;
-                /** @description the scores given (an evaluator with a score, with or without pass/fail); null when none was */
-                score: {
-                    /** @description results with a score */
-                    count: number;
-                    mean: number;
-                    min: number;
-                    /** @description the median */
-                    p50: number;
-                    p90: number;
-                    max: number;
-                } | null;
-                /** @description results per label (categorical evaluators), most frequent first */
-                labels: {
-                    label: string;
-                    count: number;
-                }[];
-            }[];
-        };
-        MonitorBackfillRequest: {
-            /** @description Traces started at or after (epoch ms or ISO 8601) */
-            startDate: number | string;
-            /** @description Traces started at or before; default: now */
+        ThreadsRequestInput: {
+            /** @description Threads with a trace started at or after (epoch ms or ISO 8601); default: all */
+            startDate?: number | string;
+            /** @description Threads with a trace started at or before (epoch ms or ISO 8601) */
             endDate?: number | string;
-            /** @description Which traces; default: the monitor's own filters */
-            filters?: components["schemas"]["MonitorFilters"] | null;
+            /** @description Full-text: words of trace input or output (case-insensitive); "a phrase", or, -word */
+            query?: string;
+            /** @description The trace search filters, exactly: a thread is listed when any of its traces matches (its figures count all its traces) */
+            filters?: {
+                user_id?: string | string[];
+                thread_id?: string | string[];
+                customer_id?: string | string[];
+                /** @description Any of these labels */
+                labels?: string | string[];
+                /** @description Any span used one of these models */
+                model?: string | string[];
+                /** @description Any span has one of these types (llm, tool, agent, ...) */
+                span_type?: string | string[];
+                has_error?: boolean;
+                has_annotation?: boolean;
+                evaluation?: {
+                    /** @description Evaluator path or name, e.g. pii/pii_detection */
+                    evaluator?: string;
+                    passed?: boolean;
+                    /** @enum {string} */
+                    status?: "processed" | "skipped" | "error";
+                };
+                /** @description key = value on trace metadata */
+                metadata?: {
+                    [key: string]: string | number | boolean;
+                };
+                /** @description Traces with a score of this config (any of their annotations), within min..max or equal to value */
+                score?: {
+                    /** @description a score config (GET /api/score-configs) */
+                    configId: string;
+                    /** @description numeric: at least */
+                    min?: number;
+                    /** @description numeric: at most */
+                    max?: number;
+                    /** @description categorical: this category; boolean: true or false */
+                    value?: string | boolean;
+                };
+                /** @description Traces in any of these topics (topic ids, GET /api/topics) */
+                topic?: string | string[];
+            };
+            /** @description Part of the thread id (case-insensitive) */
+            search?: string;
             /**
-             * @description At most this many traces (1..10000), newest first
-             * @default 10000
+             * @default last_seen
+             * @enum {string}
              */
-            limit: number;
+            sortBy?: "thread_id" | "turns" | "cost" | "duration" | "errors" | "users" | "first_seen" | "last_seen";
+            /**
+             * @default desc
+             * @enum {string}
+             */
+            sortDirection?: "asc" | "desc";
+            /** @default 1 */
+            page?: number;
+            /** @default 50 */
+            pageSize?: number;
         };
-        MonitorBackfillPreview: {
-            /** @description Traces the backfill would go through: matching the filter and time range, in the monitor's sample, at most limit (those already evaluated at this evaluator version are skipped when it runs, at no cost) */
-            count: number;
-            /** @description More traces match than limit: only the newest limit would be evaluated */
-            capped: boolean;
-            limit: number;
-            /** @description An estimate: what the judge is sent is counted on a sample of the traces; the answer length is assumed */
-            estimated_cost: {
-                /** @description USD for all of them (an upper bound when some were already evaluated); 0 for evaluators without an LLM; null when the model is not in the price table */
-                amount: number | null;
-                currency: string;
-                per_trace: number | null;
-                model: string | null;
-                /** @description The judge's prompt, counted with the model's tokenizer over a sample of the matching traces */
-                prompt_tokens_per_trace: number;
-                /** @description The answer the estimate assumes */
-                answer_tokens_per_trace: number;
-                /** @description How it was estimated */
-                method: string;
+        ThreadsResponse: {
+            threads: components["schemas"]["Thread"][];
+            pagination: {
+                page: number;
+                pageSize: number;
+                /** @description Threads matching */
+                total: number;
             };
         };
-        MonitorBackfill: {
-            id: string;
-            monitor_id: string;
-            /** @enum {string} */
-            state: "queued" | "running" | "completed" | "failed" | "cancelled";
-            start_date: number;
-            end_date: number;
-            /** @description Traces it will go through (known once running) */
-            total: number;
-            /** @description Traces gone through: evaluated + skipped + failed */
-            done: number;
-            /** @description Results stored as the monitor's evaluations */
-            evaluated: number;
-            /** @description Already evaluated by this monitor (at this evaluator version), or deleted since */
-            skipped: number;
-            /** @description Traces the evaluator could not judge (the trace lacks what it needs, or the result was an error) */
-            failed: number;
-            error: string | null;
-            created_at: string;
-            updated_at: string;
+        ThreadsResponseInput: {
+            threads: components["schemas"]["ThreadInput"][];
+            pagination: {
+                page: number;
+                pageSize: number;
+                /** @description Threads matching */
+                total: number;
+            };
         };
         TimeseriesRequest: {
             /** @description Traces started at or after (epoch ms or ISO 8601) */
@@ -40040,6 +39777,68 @@ export interface components {
              * @default null
              */
             groupBy: ("model" | "label" | "user" | "topic") | null;
+        };
+        TimeseriesRequestInput: {
+            /** @description Traces started at or after (epoch ms or ISO 8601) */
+            startDate: number | string;
+            /** @description Traces started at or before (epoch ms or ISO 8601); at most 400 days after startDate */
+            endDate: number | string;
+            /**
+             * @description Bucket width (weeks start on Monday). auto: the finest giving at most 200 buckets
+             * @default auto
+             * @enum {string}
+             */
+            interval?: "auto" | "minute" | "hour" | "day" | "week";
+            /**
+             * @description Minutes the reader's time zone is ahead of UTC (60 for UTC+1, -300 for UTC-5): days and weeks start at its midnight. Default 0: UTC
+             * @default 0
+             */
+            utcOffsetMinutes?: number;
+            /** @description Full-text: words of trace input or output (case-insensitive); "a phrase", or, -word */
+            query?: string;
+            /** @description The trace search filters, exactly */
+            filters?: {
+                user_id?: string | string[];
+                thread_id?: string | string[];
+                customer_id?: string | string[];
+                /** @description Any of these labels */
+                labels?: string | string[];
+                /** @description Any span used one of these models */
+                model?: string | string[];
+                /** @description Any span has one of these types (llm, tool, agent, ...) */
+                span_type?: string | string[];
+                has_error?: boolean;
+                has_annotation?: boolean;
+                evaluation?: {
+                    /** @description Evaluator path or name, e.g. pii/pii_detection */
+                    evaluator?: string;
+                    passed?: boolean;
+                    /** @enum {string} */
+                    status?: "processed" | "skipped" | "error";
+                };
+                /** @description key = value on trace metadata */
+                metadata?: {
+                    [key: string]: string | number | boolean;
+                };
+                /** @description Traces with a score of this config (any of their annotations), within min..max or equal to value */
+                score?: {
+                    /** @description a score config (GET /api/score-configs) */
+                    configId: string;
+                    /** @description numeric: at least */
+                    min?: number;
+                    /** @description numeric: at most */
+                    max?: number;
+                    /** @description categorical: this category; boolean: true or false */
+                    value?: string | boolean;
+                };
+                /** @description Traces in any of these topics (topic ids, GET /api/topics) */
+                topic?: string | string[];
+            };
+            /**
+             * @description One series per model (normalized name), label, user or topic (its id, GET /api/topics): the 10 with most traces, the rest as "other"
+             * @default null
+             */
+            groupBy?: ("model" | "label" | "user" | "topic") | null;
         };
         TimeseriesResponse: {
             /**
@@ -40136,6 +39935,677 @@ export interface components {
                 thumbs_down: number;
             };
         };
+        TimeseriesResponseInput: {
+            /**
+             * @description The interval used
+             * @enum {string}
+             */
+            interval: "minute" | "hour" | "day" | "week";
+            intervalMs: number;
+            startDate: number;
+            endDate: number;
+            series: {
+                /** @description The model, label, user or topic id; null: ungrouped, or traces without one */
+                group: string | null;
+                /** @description The groups beyond the first 10, together (group "other") */
+                other: boolean;
+                buckets: {
+                    /** @description Bucket start, epoch ms */
+                    start: number;
+                    traces: number;
+                    spans: number;
+                    /** @description Traces with an error */
+                    errors: number;
+                    /** @description errors / traces (0..1); null without traces */
+                    error_rate: number | null;
+                    /** @description USD */
+                    cost: number;
+                    tokens: {
+                        /** @description Prompt (input) tokens, cached ones included */
+                        prompt: number;
+                        /** @description Completion (output) tokens, reasoning ones included */
+                        completion: number;
+                        /** @description Prompt tokens read from the prompt cache */
+                        cached: number;
+                        /** @description Completion tokens spent reasoning */
+                        reasoning: number;
+                    };
+                    /** @description Percentiles of the traces' total time; null without traces */
+                    latency_ms: {
+                        p50: number | null;
+                        p95: number | null;
+                        p99: number | null;
+                    };
+                    thumbs_up: number;
+                    thumbs_down: number;
+                }[];
+            }[];
+            evaluations: {
+                /** @description The evaluation's name (a monitor's name, or the evaluator's) */
+                evaluator: string;
+                /** @description The evaluator path, e.g. pii/pii_detection */
+                type: string;
+                buckets: {
+                    start: number;
+                    passed: number;
+                    failed: number;
+                    pass_rate: number | null;
+                }[];
+            }[];
+            /** @description Review scores per score config that has any in range (a trace counts in the bucket it started in) */
+            scores: {
+                configId: string;
+                /** @description The score config's name */
+                name: string;
+                /** @enum {string} */
+                kind: "numeric" | "boolean" | "categorical";
+                buckets: {
+                    start: number;
+                    /** @description Scores given to traces started in the bucket */
+                    count: number;
+                    /** @description numeric: the mean; boolean: the share of true (0..1); null without scores or when categorical */
+                    mean: number | null;
+                    /** @description categorical: scores per category; empty otherwise */
+                    counts: {
+                        [key: string]: number;
+                    };
+                }[];
+            }[];
+            totals: {
+                traces: number;
+                spans: number;
+                errors: number;
+                cost: number;
+                tokens: {
+                    /** @description Prompt (input) tokens, cached ones included */
+                    prompt: number;
+                    /** @description Completion (output) tokens, reasoning ones included */
+                    completion: number;
+                    /** @description Prompt tokens read from the prompt cache */
+                    cached: number;
+                    /** @description Completion tokens spent reasoning */
+                    reasoning: number;
+                };
+                thumbs_up: number;
+                thumbs_down: number;
+            };
+        };
+        TopicSettings: {
+            embeddingsModel: string | null;
+            namingModel: string | null;
+            reclusterHours: number;
+            updatedAt: number | null;
+            status: components["schemas"]["TopicsStatus"];
+        };
+        TopicSettingsBody: {
+            /** @description provider/model that embeds each trace's input: a model provider set in the app (OpenAI or OpenAI-compatible), or openai from the server environment; null turns topics off */
+            embeddingsModel: string | null;
+            /**
+             * @description provider/model (a chat model) that names each topic from its traces; null: topics are named by their keywords
+             * @default null
+             */
+            namingModel: string | null;
+            /**
+             * @description Topics are found again from all embedded traces this often
+             * @default 24
+             */
+            reclusterHours: number;
+        };
+        TopicSettingsBodyInput: {
+            /** @description provider/model that embeds each trace's input: a model provider set in the app (OpenAI or OpenAI-compatible), or openai from the server environment; null turns topics off */
+            embeddingsModel: string | null;
+            /**
+             * @description provider/model (a chat model) that names each topic from its traces; null: topics are named by their keywords
+             * @default null
+             */
+            namingModel?: string | null;
+            /**
+             * @description Topics are found again from all embedded traces this often
+             * @default 24
+             */
+            reclusterHours?: number;
+        };
+        TopicSettingsInput: {
+            embeddingsModel: string | null;
+            namingModel: string | null;
+            reclusterHours: number;
+            updatedAt: number | null;
+            status: components["schemas"]["TopicsStatusInput"];
+        };
+        TopicsRebuild: {
+            requestedAt: number;
+            status: components["schemas"]["TopicsStatus"];
+        };
+        TopicsRebuildInput: {
+            requestedAt: number;
+            status: components["schemas"]["TopicsStatusInput"];
+        };
+        TopicsResponse: {
+            topics: {
+                /** @description Stable across rebuilds while the topic stays (a rebuild keeps the id of the old topic nearest each new one) */
+                id: string;
+                name: string;
+                keywords: string[];
+                /** @description Traces in the topic when it was built, and joined since */
+                size: number;
+                /** @description Traces of the topic started in the range */
+                traces: number;
+                /** @description traces / all traces in the range that have a topic (0..1) */
+                share: number | null;
+                errors: number;
+                error_rate: number | null;
+                /** @description USD */
+                cost: number;
+                thumbs_up: number;
+                thumbs_down: number;
+                /** @description Traces per day of the range */
+                trend: {
+                    start: number;
+                    traces: number;
+                }[];
+                /** @description Evaluators' verdicts on the topic's traces in the range */
+                evaluations: {
+                    evaluator: string;
+                    passed: number;
+                    failed: number;
+                    pass_rate: number | null;
+                }[];
+            }[];
+            startDate: number;
+            endDate: number;
+            status: components["schemas"]["TopicsStatus"];
+        };
+        TopicsResponseInput: {
+            topics: {
+                /** @description Stable across rebuilds while the topic stays (a rebuild keeps the id of the old topic nearest each new one) */
+                id: string;
+                name: string;
+                keywords: string[];
+                /** @description Traces in the topic when it was built, and joined since */
+                size: number;
+                /** @description Traces of the topic started in the range */
+                traces: number;
+                /** @description traces / all traces in the range that have a topic (0..1) */
+                share: number | null;
+                errors: number;
+                error_rate: number | null;
+                /** @description USD */
+                cost: number;
+                thumbs_up: number;
+                thumbs_down: number;
+                /** @description Traces per day of the range */
+                trend: {
+                    start: number;
+                    traces: number;
+                }[];
+                /** @description Evaluators' verdicts on the topic's traces in the range */
+                evaluations: {
+                    evaluator: string;
+                    passed: number;
+                    failed: number;
+                    pass_rate: number | null;
+                }[];
+            }[];
+            startDate: number;
+            endDate: number;
+            status: components["schemas"]["TopicsStatusInput"];
+        };
+        TopicsStatus: {
+            /** @description An embeddings model is set */
+            enabled: boolean;
+            /** @description When the topics were last found, epoch ms; null: never */
+            builtAt: number | null;
+            /** @description How many traces that build clustered */
+            builtTraces: number | null;
+            /** @description Traces whose input is embedded (the ones topics can hold) */
+            embeddedTraces: number;
+            /** @description A rebuild asked for and not yet done, epoch ms */
+            rebuildRequestedAt: number | null;
+            /** @description Why the last build or the last embedding of new traces failed; null once one succeeds again */
+            lastError: string | null;
+            lastErrorAt: number | null;
+        };
+        TopicsStatusInput: {
+            /** @description An embeddings model is set */
+            enabled: boolean;
+            /** @description When the topics were last found, epoch ms; null: never */
+            builtAt: number | null;
+            /** @description How many traces that build clustered */
+            builtTraces: number | null;
+            /** @description Traces whose input is embedded (the ones topics can hold) */
+            embeddedTraces: number;
+            /** @description A rebuild asked for and not yet done, epoch ms */
+            rebuildRequestedAt: number | null;
+            /** @description Why the last build or the last embedding of new traces failed; null once one succeeds again */
+            lastError: string | null;
+            lastErrorAt: number | null;
+        };
+        TraceDetail: {
+            trace_id: string;
+            project_id: string;
+            metadata: {
+                sdk_version?: string;
+                sdk_language?: string;
+            } & {
+                [key: string]: unknown;
+            };
+            timestamps: {
+                started_at: number;
+                inserted_at: number;
+                updated_at: number;
+            };
+            input: {
+                value: string;
+            };
+            output: {
+                value: string;
+            };
+            metrics: {
+                first_token_ms: number | null;
+                total_time_ms: number | null;
+                prompt_tokens: number | null;
+                completion_tokens: number | null;
+                tokens_estimated: boolean;
+                /** @description USD */
+                total_cost?: number | null;
+            } & {
+                [key: string]: unknown;
+            };
+            error: {
+                has_error: boolean;
+                message: string;
+                stacktrace: string[];
+            } | null;
+            indexing_md5s: string[];
+            /** @description Models its llm spans used */
+            models?: string[];
+            span_types?: string[];
+            span_count?: number;
+            evaluations: {
+                [key: string]: unknown;
+            }[];
+            /** @description Search answers: how many annotations of the trace are thumbs up and down */
+            annotations?: {
+                thumbs_up: number;
+                thumbs_down: number;
+            };
+            /** @description Search answers: the trace's review scores per score config, summed up */
+            scores?: components["schemas"]["ScoreSummary"][];
+            spans: components["schemas"]["Span"][];
+            /** @description What the project's privacy settings removed from the trace at ingest, without the values; null when nothing was */
+            redactions?: {
+                total: number;
+                /** @description "3 values redacted: 2 EMAIL_ADDRESS in input, 1 PHONE_NUMBER in output" */
+                summary: string;
+                counts: {
+                    field: string;
+                    entity_type: string;
+                    count: number;
+                }[];
+            } | null;
+        } & {
+            [key: string]: unknown;
+        };
+        TraceDetailInput: {
+            trace_id: string;
+            project_id: string;
+            metadata: {
+                sdk_version?: string;
+                sdk_language?: string;
+            } & {
+                [key: string]: unknown;
+            };
+            timestamps: {
+                started_at: number;
+                inserted_at: number;
+                updated_at: number;
+            };
+            input: {
+                value: string;
+            };
+            output: {
+                value: string;
+            };
+            metrics: {
+                first_token_ms: number | null;
+                total_time_ms: number | null;
+                prompt_tokens: number | null;
+                completion_tokens: number | null;
+                tokens_estimated: boolean;
+                /** @description USD */
+                total_cost?: number | null;
+            } & {
+                [key: string]: unknown;
+            };
+            error: {
+                has_error: boolean;
+                message: string;
+                stacktrace: string[];
+            } | null;
+            indexing_md5s: string[];
+            /** @description Models its llm spans used */
+            models?: string[];
+            span_types?: string[];
+            span_count?: number;
+            evaluations: {
+                [key: string]: unknown;
+            }[];
+            /** @description Search answers: how many annotations of the trace are thumbs up and down */
+            annotations?: {
+                thumbs_up: number;
+                thumbs_down: number;
+            };
+            /** @description Search answers: the trace's review scores per score config, summed up */
+            scores?: components["schemas"]["ScoreSummaryInput"][];
+            spans: components["schemas"]["SpanInput"][];
+            /** @description What the project's privacy settings removed from the trace at ingest, without the values; null when nothing was */
+            redactions?: {
+                total: number;
+                /** @description "3 values redacted: 2 EMAIL_ADDRESS in input, 1 PHONE_NUMBER in output" */
+                summary: string;
+                counts: {
+                    field: string;
+                    entity_type: string;
+                    count: number;
+                }[];
+            } | null;
+        } & {
+            [key: string]: unknown;
+        };
+        TraceOutline: {
+            trace_id: string;
+            project_id: string;
+            metadata: {
+                sdk_version?: string;
+                sdk_language?: string;
+            } & {
+                [key: string]: unknown;
+            };
+            timestamps: {
+                started_at: number;
+                inserted_at: number;
+                updated_at: number;
+            };
+            input: {
+                value: string;
+            };
+            output: {
+                value: string;
+            };
+            metrics: {
+                first_token_ms: number | null;
+                total_time_ms: number | null;
+                prompt_tokens: number | null;
+                completion_tokens: number | null;
+                tokens_estimated: boolean;
+                /** @description USD */
+                total_cost?: number | null;
+            } & {
+                [key: string]: unknown;
+            };
+            error: {
+                has_error: boolean;
+                message: string;
+                stacktrace: string[];
+            } | null;
+            indexing_md5s: string[];
+            /** @description Models its llm spans used */
+            models?: string[];
+            span_types?: string[];
+            span_count?: number;
+            evaluations: {
+                [key: string]: unknown;
+            }[];
+            /** @description Search answers: how many annotations of the trace are thumbs up and down */
+            annotations?: {
+                thumbs_up: number;
+                thumbs_down: number;
+            };
+            /** @description Search answers: the trace's review scores per score config, summed up */
+            scores?: components["schemas"]["ScoreSummary"][];
+            /** @description Every span without input, output, params, attributes or events: GET .../spans/{spanId} has those */
+            spans: components["schemas"]["SpanOutline"][];
+            /** @description What the project's privacy settings removed from the trace at ingest, without the values; null when nothing was */
+            redactions?: {
+                total: number;
+                /** @description "3 values redacted: 2 EMAIL_ADDRESS in input, 1 PHONE_NUMBER in output" */
+                summary: string;
+                counts: {
+                    field: string;
+                    entity_type: string;
+                    count: number;
+                }[];
+            } | null;
+        } & {
+            [key: string]: unknown;
+        };
+        TraceOutlineInput: {
+            trace_id: string;
+            project_id: string;
+            metadata: {
+                sdk_version?: string;
+                sdk_language?: string;
+            } & {
+                [key: string]: unknown;
+            };
+            timestamps: {
+                started_at: number;
+                inserted_at: number;
+                updated_at: number;
+            };
+            input: {
+                value: string;
+            };
+            output: {
+                value: string;
+            };
+            metrics: {
+                first_token_ms: number | null;
+                total_time_ms: number | null;
+                prompt_tokens: number | null;
+                completion_tokens: number | null;
+                tokens_estimated: boolean;
+                /** @description USD */
+                total_cost?: number | null;
+            } & {
+                [key: string]: unknown;
+            };
+            error: {
+                has_error: boolean;
+                message: string;
+                stacktrace: string[];
+            } | null;
+            indexing_md5s: string[];
+            /** @description Models its llm spans used */
+            models?: string[];
+            span_types?: string[];
+            span_count?: number;
+            evaluations: {
+                [key: string]: unknown;
+            }[];
+            /** @description Search answers: how many annotations of the trace are thumbs up and down */
+            annotations?: {
+                thumbs_up: number;
+                thumbs_down: number;
+            };
+            /** @description Search answers: the trace's review scores per score config, summed up */
+            scores?: components["schemas"]["ScoreSummaryInput"][];
+            /** @description Every span without input, output, params, attributes or events: GET .../spans/{spanId} has those */
+            spans: components["schemas"]["SpanOutlineInput"][];
+            /** @description What the project's privacy settings removed from the trace at ingest, without the values; null when nothing was */
+            redactions?: {
+                total: number;
+                /** @description "3 values redacted: 2 EMAIL_ADDRESS in input, 1 PHONE_NUMBER in output" */
+                summary: string;
+                counts: {
+                    field: string;
+                    entity_type: string;
+                    count: number;
+                }[];
+            } | null;
+        } & {
+            [key: string]: unknown;
+        };
+        TraceSummary: {
+            trace_id: string;
+            project_id: string;
+            metadata: {
+                sdk_version?: string;
+                sdk_language?: string;
+            } & {
+                [key: string]: unknown;
+            };
+            timestamps: {
+                started_at: number;
+                inserted_at: number;
+                updated_at: number;
+            };
+            input: {
+                value: string;
+            };
+            output: {
+                value: string;
+            };
+            metrics: {
+                first_token_ms: number | null;
+                total_time_ms: number | null;
+                prompt_tokens: number | null;
+                completion_tokens: number | null;
+                tokens_estimated: boolean;
+                /** @description USD */
+                total_cost?: number | null;
+            } & {
+                [key: string]: unknown;
+            };
+            error: {
+                has_error: boolean;
+                message: string;
+                stacktrace: string[];
+            } | null;
+            indexing_md5s: string[];
+            /** @description Models its llm spans used */
+            models?: string[];
+            span_types?: string[];
+            span_count?: number;
+            /** @description Search answers: each evaluation of the trace, briefly */
+            evaluations?: {
+                evaluation_id: string;
+                name: string;
+                status: string;
+                passed: boolean | null;
+                score: number | null;
+                label: string | null;
+            }[];
+            /** @description Search answers: how many annotations of the trace are thumbs up and down */
+            annotations?: {
+                thumbs_up: number;
+                thumbs_down: number;
+            };
+            /** @description Search answers: the trace's review scores per score config, summed up */
+            scores?: components["schemas"]["ScoreSummary"][];
+        } & {
+            [key: string]: unknown;
+        };
+        TraceSummaryInput: {
+            trace_id: string;
+            project_id: string;
+            metadata: {
+                sdk_version?: string;
+                sdk_language?: string;
+            } & {
+                [key: string]: unknown;
+            };
+            timestamps: {
+                started_at: number;
+                inserted_at: number;
+                updated_at: number;
+            };
+            input: {
+                value: string;
+            };
+            output: {
+                value: string;
+            };
+            metrics: {
+                first_token_ms: number | null;
+                total_time_ms: number | null;
+                prompt_tokens: number | null;
+                completion_tokens: number | null;
+                tokens_estimated: boolean;
+                /** @description USD */
+                total_cost?: number | null;
+            } & {
+                [key: string]: unknown;
+            };
+            error: {
+                has_error: boolean;
+                message: string;
+                stacktrace: string[];
+            } | null;
+            indexing_md5s: string[];
+            /** @description Models its llm spans used */
+            models?: string[];
+            span_types?: string[];
+            span_count?: number;
+            /** @description Search answers: each evaluation of the trace, briefly */
+            evaluations?: {
+                evaluation_id: string;
+                name: string;
+                status: string;
+                passed: boolean | null;
+                score: number | null;
+                label: string | null;
+            }[];
+            /** @description Search answers: how many annotations of the trace are thumbs up and down */
+            annotations?: {
+                thumbs_up: number;
+                thumbs_down: number;
+            };
+            /** @description Search answers: the trace's review scores per score config, summed up */
+            scores?: components["schemas"]["ScoreSummaryInput"][];
+        } & {
+            [key: string]: unknown;
+        };
+        TraceView: {
+            id: string;
+            name: string;
+            search: {
+                [key: string]: string;
+            };
+            columns: string[];
+            /** @description The user who saved it (null: an API key) */
+            created_by: string | null;
+            created_at: number;
+            updated_at: number;
+        };
+        TraceViewInput: {
+            id: string;
+            name: string;
+            search: {
+                [key: string]: string;
+            };
+            columns: string[];
+            /** @description The user who saved it (null: an API key) */
+            created_by: string | null;
+            created_at: number;
+            updated_at: number;
+        };
+        UpdateAlertRule: {
+            name?: string;
+            enabled?: boolean;
+            /** @description A muted rule is evaluated but notifies no one */
+            muted?: boolean;
+            /** @description No notifications until then (epoch ms); null: not snoozed */
+            snoozedUntil?: number | null;
+        };
+        UpdateAlertRuleInput: {
+            name?: string;
+            enabled?: boolean;
+            /** @description A muted rule is evaluated but notifies no one */
+            muted?: boolean;
+            /** @description No notifications until then (epoch ms); null: not snoozed */
+            snoozedUntil?: number | null;
+        };
         UsersRequest: {
             /** @description Traces started at or after (epoch ms or ISO 8601); default: all */
             startDate?: number | string;
@@ -40198,6 +40668,68 @@ export interface components {
             /** @default 50 */
             pageSize: number;
         };
+        UsersRequestInput: {
+            /** @description Traces started at or after (epoch ms or ISO 8601); default: all */
+            startDate?: number | string;
+            /** @description Traces started at or before (epoch ms or ISO 8601) */
+            endDate?: number | string;
+            /** @description Full-text: words of trace input or output (case-insensitive); "a phrase", or, -word */
+            query?: string;
+            /** @description The trace search filters, exactly: only matching traces count */
+            filters?: {
+                user_id?: string | string[];
+                thread_id?: string | string[];
+                customer_id?: string | string[];
+                /** @description Any of these labels */
+                labels?: string | string[];
+                /** @description Any span used one of these models */
+                model?: string | string[];
+                /** @description Any span has one of these types (llm, tool, agent, ...) */
+                span_type?: string | string[];
+                has_error?: boolean;
+                has_annotation?: boolean;
+                evaluation?: {
+                    /** @description Evaluator path or name, e.g. pii/pii_detection */
+                    evaluator?: string;
+                    passed?: boolean;
+                    /** @enum {string} */
+                    status?: "processed" | "skipped" | "error";
+                };
+                /** @description key = value on trace metadata */
+                metadata?: {
+                    [key: string]: string | number | boolean;
+                };
+                /** @description Traces with a score of this config (any of their annotations), within min..max or equal to value */
+                score?: {
+                    /** @description a score config (GET /api/score-configs) */
+                    configId: string;
+                    /** @description numeric: at least */
+                    min?: number;
+                    /** @description numeric: at most */
+                    max?: number;
+                    /** @description categorical: this category; boolean: true or false */
+                    value?: string | boolean;
+                };
+                /** @description Traces in any of these topics (topic ids, GET /api/topics) */
+                topic?: string | string[];
+            };
+            /** @description Part of the user id (case-insensitive) */
+            search?: string;
+            /**
+             * @default last_seen
+             * @enum {string}
+             */
+            sortBy?: "user_id" | "traces" | "cost" | "tokens" | "errors" | "thumbs_up" | "thumbs_down" | "first_seen" | "last_seen";
+            /**
+             * @default desc
+             * @enum {string}
+             */
+            sortDirection?: "asc" | "desc";
+            /** @default 1 */
+            page?: number;
+            /** @default 50 */
+            pageSize?: number;
+        };
         UsersResponse: {
             users: {
                 user_id: string;
@@ -40224,7 +40756,86 @@ export interface components {
                 total: number;
             };
         };
+        UsersResponseInput: {
+            users: {
+                user_id: string;
+                traces: number;
+                /** @description USD */
+                cost: number;
+                tokens: {
+                    prompt: number;
+                    completion: number;
+                };
+                /** @description Traces with an error */
+                errors: number;
+                thumbs_up: number;
+                thumbs_down: number;
+                /** @description Start of their first trace, epoch ms */
+                first_seen: number;
+                /** @description Start of their last trace, epoch ms */
+                last_seen: number;
+            }[];
+            pagination: {
+                page: number;
+                pageSize: number;
+                /** @description Users matching */
+                total: number;
+            };
+        };
+        WebhookDeliveryAttempt: {
+            id: string;
+            /** @description The webhook-id header: the same on every attempt of a batch */
+            dispatch_id: string;
+            attempt: number;
+            event_count: number;
+            /** @description The receiver's HTTP status; null when no response arrived */
+            response_status: number | null;
+            latency_ms: number;
+            /** @description Null when delivered */
+            error: string | null;
+            fired_at: string;
+            /** @enum {string} */
+            outcome: "delivered" | "retrying" | "failed";
+            next_attempt_at: string | null;
+        };
+        WebhookDeliveryAttemptInput: {
+            id: string;
+            /** @description The webhook-id header: the same on every attempt of a batch */
+            dispatch_id: string;
+            attempt: number;
+            event_count: number;
+            /** @description The receiver's HTTP status; null when no response arrived */
+            response_status: number | null;
+            latency_ms: number;
+            /** @description Null when delivered */
+            error: string | null;
+            fired_at: string;
+            /** @enum {string} */
+            outcome: "delivered" | "retrying" | "failed";
+            next_attempt_at: string | null;
+        };
         WebhookEndpoint: {
+            id: string;
+            project_id: string;
+            url: string;
+            description: string | null;
+            enabled_events: string[];
+            max_batch_size: number;
+            max_batch_delay_ms: number;
+            enabled: boolean;
+            disabled_reason: string | null;
+            disabled_at: string | null;
+            /** @description Organization-level events (organization API keys) reach the endpoint: its URL was set by an organization admin */
+            receives_organization_events: boolean;
+            /** @description First failed attempt since the last success */
+            failing_since: string | null;
+            last_success_at: string | null;
+            /** @description Until then deliveries carry a second signature with the previous secret */
+            previous_secret_expires_at: string | null;
+            created_at: string;
+            updated_at: string;
+        };
+        WebhookEndpointInput: {
             id: string;
             project_id: string;
             url: string;
@@ -40252,623 +40863,12 @@ export interface components {
             is_emitting: boolean;
             description: string;
         };
-        WebhookDeliveryAttempt: {
-            id: string;
-            /** @description The webhook-id header: the same on every attempt of a batch */
-            dispatch_id: string;
-            attempt: number;
-            event_count: number;
-            /** @description The receiver's HTTP status; null when no response arrived */
-            response_status: number | null;
-            latency_ms: number;
-            /** @description Null when delivered */
-            error: string | null;
-            fired_at: string;
-            /** @enum {string} */
-            outcome: "delivered" | "retrying" | "failed";
-            next_attempt_at: string | null;
-        };
-        AlignmentEstimate: {
-            value: number;
-            low: number;
-            high: number;
-            n: number;
-        };
-        JudgeTrustRule: {
-            /** @enum {string} */
-            statistic: "kappa" | "accuracy";
-            atLeast: number;
-            minimumLabels: number;
-            stored: boolean;
-        };
-        DashboardTimeRange: {
-            /**
-             * @description The last 15m, 1h, 24h, 7d, 30d or 90d before the dashboard is read
-             * @enum {string}
-             */
-            last?: "15m" | "1h" | "24h" | "7d" | "30d" | "90d";
-            /** @description Fixed range: traces started at or after (epoch ms or ISO 8601) */
-            from?: number | string;
-            /** @description Fixed range: traces started at or before; at most 400 days after from */
-            to?: number | string;
-        };
-        DashboardChart: {
-            /** @description Unique in the dashboard; links and the MCP tool name a chart by it */
-            id: string;
-            title: string;
-            /**
-             * @description The series shown (see the dashboards guide for what each one is)
-             * @enum {string}
-             */
-            metric: "traces" | "spans" | "errors" | "error_rate" | "cost" | "tokens" | "prompt_tokens" | "completion_tokens" | "latency_p50" | "latency_p95" | "latency_p99" | "thumbs_up" | "thumbs_down" | "evaluation_pass_rate" | "score_mean";
-            /**
-             * @description line or bar: over time; number: the whole range in one figure; table: the values per interval
-             * @default line
-             * @enum {string}
-             */
-            display: "line" | "bar" | "number" | "table";
-            /**
-             * @description One series per model, label, user or topic (the 10 with most traces, the rest as "other")
-             * @default null
-             */
-            groupBy: ("model" | "label" | "user" | "topic") | null;
-            /**
-             * @description Bucket width (weeks start on Monday). auto: the finest giving at most 200 buckets
-             * @default auto
-             * @enum {string}
-             */
-            interval: "auto" | "minute" | "hour" | "day" | "week";
-            /** @description evaluation_pass_rate: only this evaluation (a monitor's name or the evaluator's); default: one series each */
-            evaluator?: string;
-            /** @description score_mean: the score config (GET /api/score-configs); required for it */
-            scoreConfigId?: string;
-            /** @description This chart's own range instead of the dashboard's */
-            timeRange?: components["schemas"]["DashboardTimeRange"];
-            /** @description This chart's own full-text query instead of the dashboard's */
-            query?: string;
-            /** @description Filters on top of the dashboard's: a key set here replaces the dashboard's value of that key */
-            filters?: {
-                user_id?: string | string[];
-                thread_id?: string | string[];
-                customer_id?: string | string[];
-                /** @description Any of these labels */
-                labels?: string | string[];
-                /** @description Any span used one of these models */
-                model?: string | string[];
-                /** @description Any span has one of these types (llm, tool, agent, ...) */
-                span_type?: string | string[];
-                has_error?: boolean;
-                has_annotation?: boolean;
-                evaluation?: {
-                    /** @description Evaluator path or name, e.g. pii/pii_detection */
-                    evaluator?: string;
-                    passed?: boolean;
-                    /** @enum {string} */
-                    status?: "processed" | "skipped" | "error";
-                };
-                /** @description key = value on trace metadata */
-                metadata?: {
-                    [key: string]: string | number | boolean;
-                };
-                /** @description Traces with a score of this config (any of their annotations), within min..max or equal to value */
-                score?: {
-                    /** @description a score config (GET /api/score-configs) */
-                    configId: string;
-                    /** @description numeric: at least */
-                    min?: number;
-                    /** @description numeric: at most */
-                    max?: number;
-                    /** @description categorical: this category; boolean: true or false */
-                    value?: string | boolean;
-                };
-                /** @description Traces in any of these topics (topic ids, GET /api/topics) */
-                topic?: string | string[];
-            };
-            layout: {
-                /** @description Column of the left edge (0..11) */
-                x: number;
-                /** @description Row of the top edge (0 is the top) */
-                y: number;
-                /** @description Width in columns; x + w <= 12 */
-                w: number;
-                /** @description Height in rows */
-                h: number;
-            };
-        };
-        DashboardDefinition: {
-            name: string;
-            description?: string;
-            /**
-             * @description The range every chart reads unless it has its own
-             * @default {
-             *       "last": "24h"
-             *     }
-             */
-            timeRange: components["schemas"]["DashboardTimeRange"];
-            /** @description Full-text query every chart inherits */
-            query?: string;
-            /** @description The trace filters every chart inherits (the trace search filters, exactly) */
-            filters?: {
-                user_id?: string | string[];
-                thread_id?: string | string[];
-                customer_id?: string | string[];
-                /** @description Any of these labels */
-                labels?: string | string[];
-                /** @description Any span used one of these models */
-                model?: string | string[];
-                /** @description Any span has one of these types (llm, tool, agent, ...) */
-                span_type?: string | string[];
-                has_error?: boolean;
-                has_annotation?: boolean;
-                evaluation?: {
-                    /** @description Evaluator path or name, e.g. pii/pii_detection */
-                    evaluator?: string;
-                    passed?: boolean;
-                    /** @enum {string} */
-                    status?: "processed" | "skipped" | "error";
-                };
-                /** @description key = value on trace metadata */
-                metadata?: {
-                    [key: string]: string | number | boolean;
-                };
-                /** @description Traces with a score of this config (any of their annotations), within min..max or equal to value */
-                score?: {
-                    /** @description a score config (GET /api/score-configs) */
-                    configId: string;
-                    /** @description numeric: at least */
-                    min?: number;
-                    /** @description numeric: at most */
-                    max?: number;
-                    /** @description categorical: this category; boolean: true or false */
-                    value?: string | boolean;
-                };
-                /** @description Traces in any of these topics (topic ids, GET /api/topics) */
-                topic?: string | string[];
-            };
-            /** @description At most 50; their layouts may not overlap */
-            charts: components["schemas"]["DashboardChart"][];
-        };
-        Dashboard: {
-            id: string;
-            definition: {
-                name: string;
-                description?: string;
-                timeRange: {
-                    /** @enum {string} */
-                    last?: "15m" | "1h" | "24h" | "7d" | "30d" | "90d";
-                    from?: number | string;
-                    to?: number | string;
-                };
-                query?: string;
-                filters?: {
-                    user_id?: string | string[];
-                    thread_id?: string | string[];
-                    customer_id?: string | string[];
-                    /** @description Any of these labels */
-                    labels?: string | string[];
-                    /** @description Any span used one of these models */
-                    model?: string | string[];
-                    /** @description Any span has one of these types (llm, tool, agent, ...) */
-                    span_type?: string | string[];
-                    has_error?: boolean;
-                    has_annotation?: boolean;
-                    evaluation?: {
-                        /** @description Evaluator path or name, e.g. pii/pii_detection */
-                        evaluator?: string;
-                        passed?: boolean;
-                        /** @enum {string} */
-                        status?: "processed" | "skipped" | "error";
-                    };
-                    /** @description key = value on trace metadata */
-                    metadata?: {
-                        [key: string]: string | number | boolean;
-                    };
-                    /** @description Traces with a score of this config (any of their annotations), within min..max or equal to value */
-                    score?: {
-                        /** @description a score config (GET /api/score-configs) */
-                        configId: string;
-                        /** @description numeric: at least */
-                        min?: number;
-                        /** @description numeric: at most */
-                        max?: number;
-                        /** @description categorical: this category; boolean: true or false */
-                        value?: string | boolean;
-                    };
-                    /** @description Traces in any of these topics (topic ids, GET /api/topics) */
-                    topic?: string | string[];
-                };
-                charts: components["schemas"]["DashboardChart"][];
-            };
-            /** @description The default dashboard as shipped, never saved in this project yet (PUT saves it) */
-            builtIn: boolean;
-            /** @description Writes so far (0: built in) */
-            version: number;
-            createdAt: number | null;
-            updatedAt: number | null;
-            /** @description The user who saved it last; null: an API key or built in */
-            updatedBy: string | null;
-        };
-        DashboardList: {
-            data: {
-                id: string;
-                name: string;
-                description: string | null;
-                charts: number;
-                builtIn: boolean;
-                updatedAt: number | null;
-            }[];
-        };
-        ChartDataRequest: {
-            /** @description The viewer's range for the whole dashboard instead of its stored one (a chart with its own range keeps it) */
-            timeRange?: components["schemas"]["DashboardTimeRange"];
-            /** @description Epoch ms relative ranges count back from; default: now */
-            now?: number;
-            /**
-             * @description Minutes the reader's time zone is ahead of UTC (60 for UTC+1, -300 for UTC-5): days and weeks start at its midnight. Default 0: UTC
-             * @default 0
-             */
-            utcOffsetMinutes: number;
-        };
-        ChartData: {
-            dashboardId: string;
-            chart: components["schemas"]["DashboardChart"];
-            /** @description The request to POST /api/analytics/timeseries this chart read, resolved: the same request gives the same numbers */
-            query: components["schemas"]["TimeseriesRequest"];
-            /** @enum {string} */
-            interval: "minute" | "hour" | "day" | "week";
-            intervalMs: number;
-            startDate: number;
-            endDate: number;
-            /** @description The whole range in one figure (sums summed, rates of the sums); null for percentiles and without data */
-            value: number | null;
-            series: {
-                /** @description The group, evaluation or score config; the metric when ungrouped */
-                name: string;
-                /** @description groupBy: the model, label or user; null otherwise or for traces without one */
-                group: string | null;
-                other: boolean;
-                /** @description The series over the whole range (as value) */
-                total: number | null;
-                /** @description The trace filters of the traces behind the series (with startDate/endDate of a point: the traces list of that point); null when no filter can pick them (the "other" group, traces without a group) */
-                filters?: {
-                    user_id?: string | string[];
-                    thread_id?: string | string[];
-                    customer_id?: string | string[];
-                    /** @description Any of these labels */
-                    labels?: string | string[];
-                    /** @description Any span used one of these models */
-                    model?: string | string[];
-                    /** @description Any span has one of these types (llm, tool, agent, ...) */
-                    span_type?: string | string[];
-                    has_error?: boolean;
-                    has_annotation?: boolean;
-                    evaluation?: {
-                        /** @description Evaluator path or name, e.g. pii/pii_detection */
-                        evaluator?: string;
-                        passed?: boolean;
-                        /** @enum {string} */
-                        status?: "processed" | "skipped" | "error";
-                    };
-                    /** @description key = value on trace metadata */
-                    metadata?: {
-                        [key: string]: string | number | boolean;
-                    };
-                    /** @description Traces with a score of this config (any of their annotations), within min..max or equal to value */
-                    score?: {
-                        /** @description a score config (GET /api/score-configs) */
-                        configId: string;
-                        /** @description numeric: at least */
-                        min?: number;
-                        /** @description numeric: at most */
-                        max?: number;
-                        /** @description categorical: this category; boolean: true or false */
-                        value?: string | boolean;
-                    };
-                    /** @description Traces in any of these topics (topic ids, GET /api/topics) */
-                    topic?: string | string[];
-                } | null;
-                points: {
-                    start: number;
-                    value: number | null;
-                }[];
-            }[];
-        };
-        ModelProvider: {
-            id: string;
-            name: string;
-            /** @enum {string} */
-            kind: "openai" | "openai_compatible" | "azure_openai" | "anthropic";
-            base_url: string | null;
-            models: string[];
-            /** @enum {string} */
-            scope: "project" | "organization";
-            /** @description The key's last four characters, e.g. ****abcd; null for a provider without a key */
-            api_key_hint: string | null;
-            created_at: string;
-            updated_at: string;
-        };
-        ProviderModels: {
-            /** @description The model ids the provider's /models answered, sorted */
-            models: string[];
-        };
-        ModelProviderTest: {
-            ok: boolean;
-            model: string;
-            latency_ms: number;
-            /** @description What the model answered to a one-word prompt */
-            output: string | null;
-            error: {
-                code: string;
-                message: string;
-            } | null;
-        };
-        ModelOptions: {
-            data: {
-                /** @description provider/model, as settings.model and a prompt's model take it */
-                model: string;
-                provider: string;
-                /** @enum {string} */
-                kind: "openai" | "openai_compatible" | "azure_openai" | "anthropic";
-                /** @enum {string} */
-                source: "project" | "organization" | "environment";
-            }[];
-        };
-        ThreadsRequest: {
-            /** @description Threads with a trace started at or after (epoch ms or ISO 8601); default: all */
-            startDate?: number | string;
-            /** @description Threads with a trace started at or before (epoch ms or ISO 8601) */
-            endDate?: number | string;
-            /** @description Full-text: words of trace input or output (case-insensitive); "a phrase", or, -word */
-            query?: string;
-            /** @description The trace search filters, exactly: a thread is listed when any of its traces matches (its figures count all its traces) */
-            filters?: {
-                user_id?: string | string[];
-                thread_id?: string | string[];
-                customer_id?: string | string[];
-                /** @description Any of these labels */
-                labels?: string | string[];
-                /** @description Any span used one of these models */
-                model?: string | string[];
-                /** @description Any span has one of these types (llm, tool, agent, ...) */
-                span_type?: string | string[];
-                has_error?: boolean;
-                has_annotation?: boolean;
-                evaluation?: {
-                    /** @description Evaluator path or name, e.g. pii/pii_detection */
-                    evaluator?: string;
-                    passed?: boolean;
-                    /** @enum {string} */
-                    status?: "processed" | "skipped" | "error";
-                };
-                /** @description key = value on trace metadata */
-                metadata?: {
-                    [key: string]: string | number | boolean;
-                };
-                /** @description Traces with a score of this config (any of their annotations), within min..max or equal to value */
-                score?: {
-                    /** @description a score config (GET /api/score-configs) */
-                    configId: string;
-                    /** @description numeric: at least */
-                    min?: number;
-                    /** @description numeric: at most */
-                    max?: number;
-                    /** @description categorical: this category; boolean: true or false */
-                    value?: string | boolean;
-                };
-                /** @description Traces in any of these topics (topic ids, GET /api/topics) */
-                topic?: string | string[];
-            };
-            /** @description Part of the thread id (case-insensitive) */
-            search?: string;
-            /**
-             * @default last_seen
-             * @enum {string}
-             */
-            sortBy: "thread_id" | "turns" | "cost" | "duration" | "errors" | "users" | "first_seen" | "last_seen";
-            /**
-             * @default desc
-             * @enum {string}
-             */
-            sortDirection: "asc" | "desc";
-            /** @default 1 */
-            page: number;
-            /** @default 50 */
-            pageSize: number;
-        };
-        ThreadScore: {
-            /** @description The monitor's name */
-            name: string;
-            monitor_id: string | null;
-            /** @enum {string} */
-            status: "processed" | "skipped" | "error";
-            passed: boolean | null;
-            score: number | null;
-            label: string | null;
-            /** @description Turns it covered (the first ones) */
-            turns: number;
-        };
-        Thread: {
-            /** @description The web app shows it at /p/<projectId>/threads/<thread_id> */
-            thread_id: string;
-            /** @description Traces in the thread */
-            turns: number;
-            /** @description Start of its first turn, epoch ms */
-            first_seen: number;
-            /** @description Start of its last turn, epoch ms */
-            last_seen: number;
-            /** @description Start of its first turn to the end of its last */
-            duration_ms: number;
-            /** @description USD */
-            cost: number;
-            tokens: {
-                prompt: number;
-                completion: number;
-            };
-            /** @description Turns with an error */
-            errors: number;
-            /** @description Its user ids (at most 5) */
-            users: string[];
-            user_count: number;
-            /** @description The newest result of each thread evaluation (thread monitors) */
-            scores: components["schemas"]["ThreadScore"][];
-        };
-        ThreadsResponse: {
-            threads: components["schemas"]["Thread"][];
-            pagination: {
-                page: number;
-                pageSize: number;
-                /** @description Threads matching */
-                total: number;
-            };
-        };
-        ThreadEvaluation: {
-            id: string;
-            thread_id: string;
-            /** @description The thread monitor that ran it */
-            monitor_id: string | null;
-            name: string;
-            evaluator: string;
-            /** @description The custom evaluator's version (null for built-in evaluators) */
-            evaluator_version: number | null;
-            /** @enum {string} */
-            status: "processed" | "skipped" | "error";
-            passed: boolean | null;
-            score: number | null;
-            label: string | null;
-            /** @description The judge's reasoning, or what went wrong */
-            details: string | null;
-            /** @description USD */
-            cost: number | null;
-            /** @description What it judged */
-            covered: {
-                /** @description Turns 1..turns of the thread, as it was when evaluated */
-                turns: number;
-                /** @description Their traces, oldest first */
-                trace_ids: string[];
-            };
-            /** @description When it ran (epoch ms) */
-            inserted_at: number;
-        };
-        ThreadEvaluations: {
-            /** @description Newest first (at most 200) */
-            data: components["schemas"]["ThreadEvaluation"][];
-        };
-        ThreadScoresRequest: {
-            /** @description Thread results stored at or after (epoch ms or ISO 8601) */
-            startDate: number | string;
-            /** @description Thread results stored at or before; at most 400 days after startDate */
-            endDate: number | string;
-            /**
-             * @description auto: the finest giving at most 200 buckets
-             * @default auto
-             * @enum {string}
-             */
-            interval: "auto" | "minute" | "hour" | "day" | "week";
-            /** @description Only this thread monitor's results (its name); default: one series per name */
-            name?: string;
-            /**
-             * @description Days start at the caller's midnight: its offset from UTC in minutes
-             * @default 0
-             */
-            utcOffsetMinutes: number;
-        };
-        ThreadScoresResponse: {
-            /** @enum {string} */
-            interval: "minute" | "hour" | "day" | "week";
-            intervalMs: number;
-            startDate: number;
-            endDate: number;
-            series: {
-                /** @description The thread monitor's name */
-                name: string;
-                buckets: {
-                    start: number;
-                    /** @description Thread results stored in the bucket */
-                    evaluated: number;
-                    passed: number;
-                    failed: number;
-                    errors: number;
-                    /** @description passed / (passed + failed); null without verdicts */
-                    pass_rate: number | null;
-                    /** @description Mean of the scores given; null when none was */
-                    mean_score: number | null;
-                }[];
-            }[];
-        };
-        TopicSettingsBody: {
-            /** @description provider/model that embeds each trace's input: a model provider set in the app (OpenAI or OpenAI-compatible), or openai from the server environment; null turns topics off */
-            embeddingsModel: string | null;
-            /**
-             * @description provider/model (a chat model) that names each topic from its traces; null: topics are named by their keywords
-             * @default null
-             */
-            namingModel: string | null;
-            /**
-             * @description Topics are found again from all embedded traces this often
-             * @default 24
-             */
-            reclusterHours: number;
-        };
-        TopicsStatus: {
-            /** @description An embeddings model is set */
-            enabled: boolean;
-            /** @description When the topics were last found, epoch ms; null: never */
-            builtAt: number | null;
-            /** @description How many traces that build clustered */
-            builtTraces: number | null;
-            /** @description Traces whose input is embedded (the ones topics can hold) */
-            embeddedTraces: number;
-            /** @description A rebuild asked for and not yet done, epoch ms */
-            rebuildRequestedAt: number | null;
-            /** @description Why the last build or the last embedding of new traces failed; null once one succeeds again */
-            lastError: string | null;
-            lastErrorAt: number | null;
-        };
-        TopicSettings: {
-            embeddingsModel: string | null;
-            namingModel: string | null;
-            reclusterHours: number;
-            updatedAt: number | null;
-            status: components["schemas"]["TopicsStatus"];
-        };
-        TopicsResponse: {
-            topics: {
-                /** @description Stable across rebuilds while the topic stays (a rebuild keeps the id of the old topic nearest each new one) */
-                id: string;
-                name: string;
-                keywords: string[];
-                /** @description Traces in the topic when it was built, and joined since */
-                size: number;
-                /** @description Traces of the topic started in the range */
-                traces: number;
-                /** @description traces / all traces in the range that have a topic (0..1) */
-                share: number | null;
-                errors: number;
-                error_rate: number | null;
-                /** @description USD */
-                cost: number;
-                thumbs_up: number;
-                thumbs_down: number;
-                /** @description Traces per day of the range */
-                trend: {
-                    start: number;
-                    traces: number;
-                }[];
-                /** @description Evaluators' verdicts on the topic's traces in the range */
-                evaluations: {
-                    evaluator: string;
-                    passed: number;
-                    failed: number;
-                    pass_rate: number | null;
-                }[];
-            }[];
-            startDate: number;
-            endDate: number;
-            status: components["schemas"]["TopicsStatus"];
-        };
-        TopicsRebuild: {
-            requestedAt: number;
-            status: components["schemas"]["TopicsStatus"];
+        WebhookEventTypeInput: {
+            type: string;
+            family: string;
+            schema_version: string;
+            is_emitting: boolean;
+            description: string;
         };
     };
     responses: never;
