@@ -160,6 +160,7 @@ export function buildServices(deps: Deps): Services {
     { jobDeadlineMs: deps.config.ingest.decodeTimeoutMs, logger: deps.logger },
     metrics,
   );
+  organizations.onProjectDeleted((tx, projectId) => apiKeys.deleteProjectBindings(tx, projectId));
   organizations.onProjectDeleted((tx, projectId) => traces.deleteProjectTraces(tx, projectId));
   organizations.onProjectDeleted((tx, projectId) => deleteProjectDatasetRecords(tx, projectId));
   organizations.onProjectDeleted((tx, projectId) => privacy.privacy.deleteProject(projectId, tx));

@@ -51,6 +51,24 @@ describe.each(appDatabaseKinds)('API keys (%s)', (kind) => {
     expect(text).not.toContain(res.body.token.split('_')[1]);
   });
 
+  it("a deleted project leaves no binding behind; the key's other bindings stay", async () => {
+    const other = await t.request('POST', '/api/projects', { token: admin, body: { name: 'short-lived' } });
+    expect(other.status).toBe(200);
+    const res = await create(admin, {
+      name: 'two projects',
+      bindings: [
+        { role: 'VIEWER', scopeType: 'PROJECT', scopeId: projectId },
+        { role: 'VIEWER', scopeType: 'PROJECT', scopeId: other.body.project.id },
+      ],
+    });
+    expect(res.status).toBe(200);
+    expect((await t.request('DELETE', `/api/projects/${other.body.project.id}`, { token: admin })).status).toBe(200);
+    const key = await t.request('GET', `/api/api-keys/${res.body.apiKey.id}`, { token: admin });
+    expect(key.body.bindings).toEqual([{ role: 'VIEWER', scopeType: 'PROJECT', scopeId: projectId }]);
+    const projects = await t.request('GET', '/api/projects', { token: res.body.token });
+    expect(projects.body.data.map((p: { id: string }) => p.id)).toEqual([projectId]);
+  });
+
   it('records when a key was last used, to the minute', async () => {
     const res = await create(admin, { name: 'last use', keyType: 'service' });
     const id = res.body.apiKey.id as string;

@@ -1,41 +1,9 @@
 import { sql } from 'drizzle-orm';
-import { bigserial, doublePrecision, index, pgTable, text, timestamp, unique } from 'drizzle-orm/pg-core';
+import { bigserial, index, pgTable, text, timestamp, unique } from 'drizzle-orm/pg-core';
+
+// The review module's tables: queues and their items.
 
 const at = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
-
-/** The annotations module's score configs. Mirrors migrations/0025_review.sql. */
-export const scoreConfigs = pgTable(
-  'score_configs',
-  {
-    id: text('id').primaryKey(),
-    projectId: text('project_id').notNull(),
-    name: text('name').notNull(),
-    description: text('description'),
-    kind: text('kind', { enum: ['numeric', 'boolean', 'categorical'] }).notNull(),
-    minValue: doublePrecision('min_value'),
-    maxValue: doublePrecision('max_value'),
-    categories: text('categories').array().notNull().default(sql`'{}'`),
-    createdAt: at('created_at').notNull().defaultNow(),
-    updatedAt: at('updated_at').notNull().defaultNow(),
-  },
-  (t) => [unique().on(t.projectId, t.name)],
-);
-
-/** The annotations module's scores (one per annotation and config). Mirrors migrations/0025_review.sql. */
-export const annotationScores = pgTable(
-  'annotation_scores',
-  {
-    id: text('id').primaryKey(),
-    projectId: text('project_id').notNull(),
-    annotationId: text('annotation_id').notNull(),
-    traceId: text('trace_id').notNull(),
-    configId: text('config_id').notNull(),
-    numberValue: doublePrecision('number_value'),
-    textValue: text('text_value'),
-    createdAt: at('created_at').notNull().defaultNow(),
-  },
-  (t) => [unique().on(t.annotationId, t.configId), index('annotation_scores_trace').on(t.projectId, t.traceId), index('annotation_scores_config').on(t.configId, t.createdAt)],
-);
 
 /** The review module's queues. Mirrors migrations/0025_review.sql. */
 export const reviewQueues = pgTable(

@@ -1,11 +1,12 @@
 import type { FastifyInstance } from 'fastify';
-import type { Tx } from '../../db/index.ts';
+import type { Executor, Tx } from '../../db/index.ts';
 import type { Principal } from '../../platform/auth/index.ts';
 import type { ApiKeysContext } from './context.ts';
 import { mintInitialAdminKey, mintProjectKey, mintRecoveryAdminKey, reissueAfterHashKeyChange, type IssuedKey } from './issue-keys.ts';
 import { revokeAsOperator } from './manage-keys.ts';
 import { resolveKey } from './resolve-key.ts';
 import { apiKeyRoutes } from './routes.ts';
+import * as store from './store.ts';
 
 /** What the api-keys module offers the app, the organizations module and the CLI. */
 export interface ApiKeys {
@@ -18,6 +19,8 @@ export interface ApiKeys {
   reissueAfterHashKeyChange(tx: Tx, admin: { organizationId: string; userId: string } | null): Promise<{ revoked: number; adminToken: string | null }>;
   mintRecoveryAdminKey(): Promise<string | null>;
   revokeAsOperator(id: string): Promise<boolean>;
+  /** The organizations module's project-deleted listener: bindings to the project go in its transaction. */
+  deleteProjectBindings(tx: Executor, projectId: string): Promise<void>;
 }
 
 export function buildApiKeys(ports: ApiKeysContext): ApiKeys {
@@ -30,6 +33,7 @@ export function buildApiKeys(ports: ApiKeysContext): ApiKeys {
     reissueAfterHashKeyChange: (tx, admin) => reissueAfterHashKeyChange(ctx, tx, admin),
     mintRecoveryAdminKey: () => mintRecoveryAdminKey(ctx),
     revokeAsOperator: (id) => revokeAsOperator(ctx, id),
+    deleteProjectBindings: (tx, projectId) => store.deleteProjectBindings(tx, projectId),
   };
 }
 

@@ -66,3 +66,8 @@ export async function revokeProjectKeys(db: Executor, projectId: string, at: Dat
     .where(and(eq(apiKeys.projectId, projectId), eq(apiKeys.keyType, 'project'), isNull(apiKeys.revokedAt)))
     .returning();
 }
+
+/** A deleted project's bindings go with it (keys bound to other scopes too stay valid there). */
+export async function deleteProjectBindings(db: Executor, projectId: string): Promise<void> {
+  await db.delete(apiKeyBindings).where(and(eq(apiKeyBindings.scopeType, 'PROJECT'), eq(apiKeyBindings.scopeId, projectId)));
+}

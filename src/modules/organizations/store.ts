@@ -1,6 +1,6 @@
 import { and, asc, count, eq, isNotNull, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../db/index.ts';
-import { apiKeyBindings, memberships, organizations, projects, users } from '../../db/schema/index.ts';
+import { memberships, organizations, projects, users } from '../../db/schema/index.ts';
 import type { Role } from '../../platform/auth/index.ts';
 
 export type OrganizationRow = typeof organizations.$inferSelect;
@@ -135,11 +135,10 @@ export async function updateProject(
 }
 
 /**
- * Deletes a project; its data goes with it (foreign keys cascade, and the service's
- * project-deleted listeners remove the rest), and so do key bindings to it.
+ * Deletes a project; its data goes with it (foreign keys cascade, and the modules'
+ * project-deleted listeners remove the rest, key bindings to it among them).
  */
 export async function deleteProject(db: Executor, organizationId: string, id: string): Promise<boolean> {
-  await db.delete(apiKeyBindings).where(and(eq(apiKeyBindings.scopeType, 'PROJECT'), eq(apiKeyBindings.scopeId, id)));
   const deleted = await db
     .delete(projects)
     .where(and(eq(projects.id, id), eq(projects.organizationId, organizationId)))
