@@ -1,5 +1,5 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
-import { rows, type Executor } from '../../db/index.ts';
+import { rows, type Executor, textArray } from '../../db/index.ts';
 import { annotationScores, scoreConfigs } from '../../db/schema/index.ts';
 
 export type ScoreConfigRow = typeof scoreConfigs.$inferSelect;
@@ -51,7 +51,7 @@ export async function scoresOfTraces(db: Executor, projectId: string, traceIds: 
     db,
     sql`SELECT s.trace_id, s.config_id, c.name, c.kind, s.number_value, s.text_value
         FROM annotation_scores s JOIN score_configs c ON c.id = s.config_id
-        WHERE s.project_id = ${projectId} AND s.trace_id = ANY(ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(traceIds)}::jsonb)))
+        WHERE s.project_id = ${projectId} AND s.trace_id = ANY(${textArray(traceIds)})
         ORDER BY s.created_at, s.id`,
   );
 }

@@ -1,5 +1,5 @@
 import { sql, type SQL } from 'drizzle-orm';
-import { rows, type Executor } from '../../db/index.ts';
+import { rows, type Executor, textArray } from '../../db/index.ts';
 import { badRequest } from '../../platform/errors.ts';
 import { findScoreConfigs, scoresOfTraces } from './score-store.ts';
 import { presentScore } from './score-configs.ts';
@@ -23,7 +23,7 @@ export function scoredTraceCondition(f: { configId: string; min?: number; max?: 
 /** Retention: a swept trace takes its annotations with it. */
 export async function deleteTraceAnnotations(tx: Executor, projectId: string, traceIds: string[]): Promise<void> {
   await tx.execute(
-    sql`DELETE FROM annotations WHERE project_id = ${projectId} AND trace_id = ANY(ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(traceIds)}::jsonb)))`,
+    sql`DELETE FROM annotations WHERE project_id = ${projectId} AND trace_id = ANY(${textArray(traceIds)})`,
   );
 }
 
@@ -32,7 +32,7 @@ export async function annotationCountsByTrace(db: Executor, projectId: string, t
   const found = await rows<{ trace_id: string; up: number; down: number }>(
     db,
     sql`SELECT trace_id, count(*) FILTER (WHERE is_thumbs_up)::int AS up, count(*) FILTER (WHERE NOT is_thumbs_up)::int AS down
-        FROM annotations WHERE project_id = ${projectId} AND trace_id = ANY(ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(traceIds)}::jsonb)))
+        FROM annotations WHERE project_id = ${projectId} AND trace_id = ANY(${textArray(traceIds)})
         GROUP BY trace_id`,
   );
   return new Map(found.map((r) => [r.trace_id, { thumbs_up: Number(r.up), thumbs_down: Number(r.down) }]));

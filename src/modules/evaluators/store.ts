@@ -1,5 +1,5 @@
 import { and, asc, eq, lt, sql, type SQL } from 'drizzle-orm';
-import { rows, type Executor } from '../../db/index.ts';
+import { rows, type Executor, textArray } from '../../db/index.ts';
 import { evaluations } from '../../db/schema/index.ts';
 
 export type EvaluationRow = typeof evaluations.$inferSelect;
@@ -24,7 +24,7 @@ export async function deleteByTraces(db: Executor, projectId: string, traceIds: 
   // One JSON parameter, not one per id: a retention round passes thousands of ids.
   const deleted = await db
     .delete(evaluations)
-    .where(and(eq(evaluations.projectId, projectId), sql`${evaluations.traceId} = ANY(ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(traceIds)}::jsonb)))`))
+    .where(and(eq(evaluations.projectId, projectId), sql`${evaluations.traceId} = ANY(${textArray(traceIds)})`))
     .returning({ id: evaluations.id });
   return deleted.length;
 }
@@ -116,7 +116,7 @@ export async function tracesEvaluatedByMonitor(db: Executor, projectId: string, 
     db,
     sql`SELECT DISTINCT trace_id FROM evaluations
         WHERE project_id = ${projectId} AND monitor_id = ${monitorId} AND evaluator_version IS NOT DISTINCT FROM ${version}::int
-          AND trace_id = ANY(ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(traceIds)}::jsonb)))`,
+          AND trace_id = ANY(${textArray(traceIds)})`,
   );
   return new Set(found.map((r) => r.trace_id));
 }

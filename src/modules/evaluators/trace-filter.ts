@@ -1,5 +1,5 @@
 import { sql, type SQL } from 'drizzle-orm';
-import { rows, type Executor } from '../../db/index.ts';
+import { rows, type Executor, textArray } from '../../db/index.ts';
 import type { EvaluationChip } from '../traces/index.ts';
 
 /** Trace search filter `evaluation`: some stored result on the trace matches every given field. */
@@ -16,7 +16,7 @@ export async function evaluationChipsByTrace(db: Executor, projectId: string, tr
   const found = await rows<EvaluationChip & { trace_id: string }>(
     db,
     sql`SELECT trace_id, id AS evaluation_id, name, status, passed, score, label
-        FROM evaluations WHERE project_id = ${projectId} AND trace_id = ANY(ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(traceIds)}::jsonb)))
+        FROM evaluations WHERE project_id = ${projectId} AND trace_id = ANY(${textArray(traceIds)})
         ORDER BY inserted_at, id`,
   );
   const byTrace = new Map<string, EvaluationChip[]>();

@@ -1,5 +1,5 @@
 import { sql, type SQL } from 'drizzle-orm';
-import { jsonParam, rows, type Executor } from '../../db/index.ts';
+import { jsonParam, rows, type Executor, textArray } from '../../db/index.ts';
 import type { SealedHeaders } from './target-headers.ts';
 
 /**
@@ -275,19 +275,19 @@ export async function runAggregates(
   runIds: string[],
 ): Promise<{ dataset: DatasetAggregate[]; evaluations: EvaluationAggregate[]; evaluators: EvaluatorAggregate[] }> {
   if (!runIds.length) return { dataset: [], evaluations: [], evaluators: [] };
-  const ids = jsonParam(runIds);
+  const ids = textArray(runIds);
   const dataset = await rows<DatasetAggregate>(
     db,
     sql`SELECT run_id AS "runId", count(*)::int AS rows, count(error)::int AS errors,
           sum(cost)::float8 AS "costSum", avg(cost)::float8 AS "costAvg", avg(duration)::float8 AS "durationAvg"
         FROM experiment_results WHERE experiment_id = ${experimentId}
-          AND run_id IN (SELECT value FROM json_array_elements_text(${ids}::json)) GROUP BY run_id`,
+          AND run_id = ANY(${ids}) GROUP BY run_id`,
   );
   const evaluations = await rows<EvaluationAggregate>(
     db,
     sql`SELECT run_id AS "runId", sum(cost)::float8 AS "costSum", avg(cost)::float8 AS "costAvg", avg(duration)::float8 AS "durationAvg"
         FROM experiment_evaluations WHERE experiment_id = ${experimentId}
-          AND run_id IN (SELECT value FROM json_array_elements_text(${ids}::json)) GROUP BY run_id`,
+          AND run_id = ANY(${ids}) GROUP BY run_id`,
   );
   const evaluators = await rows<EvaluatorAggregate>(
     db,
@@ -298,7 +298,7 @@ export async function runAggregates(
           count(*) FILTER (WHERE passed IS FALSE OR status = 'error')::int AS failed,
           count(*) FILTER (WHERE status = 'processed')::int AS processed
         FROM experiment_evaluations WHERE experiment_id = ${experimentId}
-          AND run_id IN (SELECT value FROM json_array_elements_text(${ids}::json))
+          AND run_id = ANY(${ids})
         GROUP BY run_id, evaluator ORDER BY evaluator`,
   );
   return { dataset, evaluations, evaluators };

@@ -1,5 +1,5 @@
 import { and, asc, desc, eq, sql } from 'drizzle-orm';
-import { rows, type Executor } from '../../db/index.ts';
+import { rows, type Executor, textArray } from '../../db/index.ts';
 import { reviewQueueItems, reviewQueues } from '../../db/schema/index.ts';
 
 export type QueueRow = typeof reviewQueues.$inferSelect;
@@ -137,7 +137,7 @@ export async function updateItem(db: Executor, id: string, patch: Partial<ItemRo
 /** Counts per status, and per reviewer (done, and held now). */
 export async function progressCounts(db: Executor, queueIds: string[], now: Date) {
   if (queueIds.length === 0) return { totals: [], reviewers: [] };
-  const ids = sql`ANY(ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(queueIds)}::jsonb)))`;
+  const ids = sql`ANY(${textArray(queueIds)})`;
   const totals = await rows<{ queue_id: string; total: number; pending: number; claimed: number; completed: number; skipped: number }>(
     db,
     sql`SELECT queue_id, count(*)::int AS total,

@@ -30,7 +30,7 @@ export async function lockTraces(tx: Executor, db: Database, projectId: string, 
   if (db.kind !== 'postgres') return;
   const keys = [...traceIds].sort().map((t) => `${projectId}:${t}`);
   await tx.execute(
-    sql`SELECT pg_advisory_xact_lock(k) FROM (SELECT hashtextextended(x, 0) AS k FROM jsonb_array_elements_text(${JSON.stringify(keys)}::jsonb) AS x ORDER BY 1) s`,
+    sql`SELECT pg_advisory_xact_lock(k) FROM (SELECT hashtextextended(x, 0) AS k FROM unnest(${textArray(keys)}) AS x ORDER BY 1) s`,
   );
 }
 
@@ -101,7 +101,6 @@ export interface PendingLogEvents {
   events: SpanEvent[];
 }
 
-const traceIdArray = (traceIds: string[]) => sql`ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(traceIds)}::jsonb))`;
 
 /**
  * Facts of the stored spans of these traces, whether `hold` (a query locking the project
@@ -118,7 +117,7 @@ export async function spanFacts(
 ): Promise<{ projectHeld: boolean; stored: (SpanFacts & { trace_id: string })[]; pending: PendingLogEvents[] }> {
   const pendingColumn = withPending
     ? sql`, (SELECT coalesce(json_agg(json_build_object('id', e.id, 'trace_id', e.trace_id, 'span_id', e.span_id, 'events', e.events) ORDER BY e.id), '[]'::json)
-             FROM span_log_events e WHERE e.project_id = ${projectId} AND e.trace_id = ANY(${traceIdArray(traceIds)})) AS pending`
+             FROM span_log_events e WHERE e.project_id = ${projectId} AND e.trace_id = ANY(${textArray(traceIds)})) AS pending`
     : sql``;
   const result = await rows<Record<string, unknown>>(
     tx,
@@ -126,7 +125,7 @@ export async function spanFacts(
         FROM (SELECT 1) one LEFT JOIN LATERAL (
           SELECT ${SPAN_BASE_COLUMNS}, has_error, input_text, output_text, trace_meta
           FROM spans
-          WHERE project_id = ${projectId} AND trace_id = ANY(${traceIdArray(traceIds)})
+          WHERE project_id = ${projectId} AND trace_id = ANY(${textArray(traceIds)})
         ) f ON true`,
   );
   const stored = result
@@ -150,7 +149,7 @@ export async function storedSpanRows(tx: Executor, projectId: string, traceIds: 
           finished_at::float8 AS finished_at, first_token_at::float8 AS first_token_at, prompt_tokens, completion_tokens,
           cached_input_tokens, reasoning_tokens, tokens_estimated, cost, has_error, error, input_text, output_text, trace_meta, data
         FROM spans
-        WHERE project_id = ${projectId} AND trace_id = ANY(${traceIdArray(traceIds)}) AND span_id = ANY(${traceIdArray(spanIds)})`,
+        WHERE project_id = ${projectId} AND trace_id = ANY(${textArray(traceIds)}) AND span_id = ANY(${textArray(spanIds)})`,
   );
   return found.map((r) => ({
     trace_id: r.trace_id as string,
@@ -198,7 +197,7 @@ export async function insertPendingLogEvents(
 }
 
 export async function deletePendingLogEvents(tx: Executor, projectId: string, ids: number[]): Promise<void> {
-  await tx.execute(sql`DELETE FROM span_log_events WHERE project_id = ${projectId} AND id = ANY(ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb)::bigint))`);
+  await tx.execute(sql`DELETE FROM span_log_events WHERE project_id = ${projectId} AND id = ANY(${textArray(ids.map(String))}::bigint[])`);
 }
 
 /** Log events whose span never came, received before `before`. */
@@ -591,9 +590,9 @@ export async function deleteTracesBefore(tx: Executor, projectId: string, cutoff
         RETURNING trace_id`,
   );
   if (!gone.length) return [];
-  const ids = JSON.stringify(gone.map((g) => g.trace_id));
-  await tx.execute(sql`DELETE FROM spans WHERE project_id = ${projectId} AND trace_id = ANY(ARRAY(SELECT jsonb_array_elements_text(${ids}::jsonb)))`);
-  await tx.execute(sql`DELETE FROM trace_shares WHERE project_id = ${projectId} AND trace_id = ANY(ARRAY(SELECT jsonb_array_elements_text(${ids}::jsonb)))`);
+  const ids = textArray(gone.map((g) => g.trace_id));
+  await tx.execute(sql`DELETE FROM spans WHERE project_id = ${projectId} AND trace_id = ANY(${ids})`);
+  await tx.execute(sql`DELETE FROM trace_shares WHERE project_id = ${projectId} AND trace_id = ANY(${ids})`);
   return gone.map((g) => g.trace_id);
 }
 

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { z } from 'zod';
-import { jsonParam, rows, type Database, type Executor } from '../../db/index.ts';
+import { jsonParam, rows, type Database, type Executor, textArray } from '../../db/index.ts';
 import type { Clock } from '../clock.ts';
 import { Metrics } from '../metrics.ts';
 
@@ -72,7 +72,7 @@ export async function pendingJobKeys(db: Executor, keys: readonly string[]): Pro
   if (!keys.length) return new Set();
   const found = await rows<{ dedupe_key: string }>(
     db,
-    sql`SELECT dedupe_key FROM jobs WHERE failed_at IS NULL AND dedupe_key = ANY(ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(keys)}::jsonb)))`,
+    sql`SELECT dedupe_key FROM jobs WHERE failed_at IS NULL AND dedupe_key = ANY(${textArray(keys)})`,
   );
   return new Set(found.map((r) => r.dedupe_key));
 }
@@ -125,13 +125,13 @@ export class JobQueue {
 
   private async claim(n: number): Promise<ClaimedJob[]> {
     const now = this.clock.now().getTime();
-    const queues = JSON.stringify([...this.handlers.keys()]);
+    const queues = textArray([...this.handlers.keys()]);
     const claimed = await rows<Record<string, unknown>>(
       this.db.orm,
       sql`UPDATE jobs SET locked_until = ${now + this.leaseMs}, attempts = attempts + 1
           WHERE id IN (
             SELECT id FROM jobs
-            WHERE queue = ANY(ARRAY(SELECT jsonb_array_elements_text(${queues}::jsonb))) AND failed_at IS NULL
+            WHERE queue = ANY(${queues}) AND failed_at IS NULL
               AND run_at <= ${now} AND (locked_until IS NULL OR locked_until < ${now})
             ORDER BY run_at LIMIT ${n} FOR UPDATE SKIP LOCKED)
           RETURNING id::int AS id, queue, payload, attempts, max_attempts`,
