@@ -177,7 +177,8 @@ export function buildServices(deps: Deps): Services {
     members: (organizationId) => organizationStore.listMembers(deps.db.orm, organizationId),
   };
   const agentCache = buildAgentCache({ db: deps.db, clock: deps.clock, keyring: loadKeyring(deps.config.encryptionKey, deps.config.dataDir) });
-  const evaluations = new EvaluationService(deps.db, deps.clock, deps.config.providerEnv, {}, fetch, metrics);
+  // Model providers and evaluations use each other (a provider's probe calls its model; a judge
+  // resolves its provider): each reaches the other through a function called only once both exist.
   const modelProviders = buildModelProviders({
     db: deps.db,
     clock: deps.clock,
@@ -186,8 +187,15 @@ export function buildServices(deps: Deps): Services {
     listModels: (provider) => evaluations.listModels(provider),
     environmentModels: () => (deps.config.providerEnv.OPENAI_API_KEY ? ENVIRONMENT_MODELS : []),
   });
-  evaluations.useProviders({ resolve: (scope, name) => modelProviders.resolve(scope, name) });
-  evaluations.useRedaction((projectId, path) => privacy.privacy.redactorFor(projectId, path));
+  const evaluations = new EvaluationService(
+    deps.db,
+    deps.clock,
+    deps.config.providerEnv,
+    { providers: { resolve: (scope, name) => modelProviders.resolve(scope, name) }, redactor: (projectId, path) => privacy.privacy.redactorFor(projectId, path) },
+    {},
+    fetch,
+    metrics,
+  );
   const prompts = new PromptService(deps.db, deps.clock, {
     complete: (scope, model, messages, signal, options) => evaluations.complete(scope, model, messages, signal, options),
     record: (scope, spans) => traces.ingest(scope.organizationId, scope.projectId, spans, 'playground'),

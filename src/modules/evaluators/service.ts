@@ -81,17 +81,31 @@ export interface ProviderDirectory {
   resolve(scope: EvaluationScope, name: string): Promise<ProviderConfig | null>;
 }
 
+/** What evaluations use of other modules, given when the service is made. */
+export interface EvaluationPorts {
+  /** Model providers set in the app: judges and "Try it" use the one their model names, else the environment. */
+  providers: ProviderDirectory;
+  /** Privacy at ingest (the privacy module): what a stored result and its events say is redacted first. */
+  redactor: (projectId: string, path: string) => Promise<ResultRedactor>;
+}
+
 export class EvaluationService {
   readonly limits: EvaluationLimits;
+
+  private readonly providers: ProviderDirectory;
+  private readonly redactor: (projectId: string, path: string) => Promise<ResultRedactor>;
 
   constructor(
     private readonly db: Database,
     private readonly clock: Clock,
     private readonly env: Readonly<Record<string, string | undefined>>,
+    ports: EvaluationPorts,
     limits: Partial<EvaluationLimits> = {},
     private readonly fetchImpl: typeof fetch = fetch,
     private readonly metrics: Metrics = new Metrics(),
   ) {
+    this.providers = ports.providers;
+    this.redactor = ports.redactor;
     this.limits = { ...DEFAULT_LIMITS, ...limits };
     this.custom = new CustomEvaluatorService(db, clock, async (scope, model, field) => void (await this.providersFor(scope, model, field)));
   }
@@ -99,23 +113,9 @@ export class EvaluationService {
   /** Custom evaluators (definitions and versions); they run through evaluate() as custom/<slug>. */
   readonly custom: CustomEvaluatorService;
 
-  private providers: ProviderDirectory | null = null;
-
-  /** Model providers set in the app: judges and "Try it" use the one their model names, else the environment. */
-  useProviders(directory: ProviderDirectory): void {
-    this.providers = directory;
-  }
-
-  private redactor: ((projectId: string, path: string) => Promise<ResultRedactor>) | null = null;
-
-  /** Privacy at ingest (the privacy module): what a stored result and its events say is redacted first. */
-  useRedaction(redactor: (projectId: string, path: string) => Promise<ResultRedactor>): void {
-    this.redactor = redactor;
-  }
-
   /** A result as stored and sent to webhooks: its label, details and traceback redacted (the caller's answer is not stored). */
   private async storedForm(projectId: string, result: AnsweredResult): Promise<AnsweredResult> {
-    const r = await this.redactor?.(projectId, 'evaluations');
+    const r = await this.redactor(projectId, 'evaluations');
     if (!r?.active) return result;
     const stored = { ...result, label: r.value(result.label, 'label'), details: r.value(result.details, 'details'), traceback: r.value(result.traceback, 'details') };
     r.take();
@@ -151,7 +151,7 @@ export class EvaluationService {
    */
   async providersFor(scope: EvaluationScope, model: string, field: string): Promise<ReadonlyMap<string, ProviderConfig> | undefined> {
     const { provider } = splitModel(model);
-    const stored = (await this.providers?.resolve(scope, provider)) ?? null;
+    const stored = (await this.providers.resolve(scope, provider)) ?? null;
     if (stored) return new Map([[provider, stored]]);
     if ((SUPPORTED_PROVIDERS as readonly string[]).includes(provider)) return undefined;
     throw badRequest(
