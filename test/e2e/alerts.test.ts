@@ -58,6 +58,13 @@ describe.runIf(hasChromium)('alerts in a real browser', () => {
     await traffic(windowStart - 2 * DAY, 10, 0);
     const channel = await web.request('POST', '/api/alerts/channels', { token: web.creds.projectApiKey, body: { name: 'On call', kind: 'slack', target: 'http://127.0.0.1:9/services/T/B/X' } });
     expect(channel.status, channel.text).toBe(200);
+    // What the editor's pickers list: the project's monitors (a PII check) and its score configs.
+    const monitor = await web.request('POST', '/api/monitors', { token: web.creds.projectApiKey, body: { name: 'PII check', evaluator: 'pii/pii_detection' } });
+    expect(monitor.status, monitor.text).toBe(200);
+    const tone = await web.request('POST', '/api/score-configs', { token: web.creds.projectApiKey, body: { name: 'Tone', kind: 'categorical', categories: ['friendly', 'neutral', 'rude'] } });
+    expect(tone.status, tone.text).toBe(200);
+    const quality = await web.request('POST', '/api/score-configs', { token: web.creds.projectApiKey, body: { name: 'Quality', kind: 'numeric', min: 1, max: 5 } });
+    expect(quality.status, quality.text).toBe(200);
 
     await signIn(page, web.baseUrl, web.creds.user, projectId);
     await page.getByRole('link', { name: 'Alerts', exact: true }).click();
@@ -66,7 +73,47 @@ describe.runIf(hasChromium)('alerts in a real browser', () => {
     await page.getByRole('heading', { name: 'New alert rule' }).waitFor();
 
     await page.getByLabel('Name').fill('Errors');
+    const options = async (label: string) => page.getByLabel(label, { exact: true }).locator('option').allTextContents();
+    // An evaluator's metric: the evaluator is picked from the project's monitors; split by evaluator, it may be every one.
+    await page.getByLabel('Metric').selectOption('evaluator_pass_rate');
+    expect(await options('Evaluator')).toEqual(['Choose an evaluator', 'PII check (PII Detection)']);
+    expect(await options('Split by')).toContain('Evaluator');
+    await page.getByLabel('Split by').selectOption('evaluator');
+    expect(await options('Evaluator')).toContain('Every evaluator');
+    // A category's share: categorical score configs only, then that config's categories; a review score is not split.
+    await page.getByLabel('Metric').selectOption('category_share');
+    expect(await options('Score config')).toEqual(['Choose a score config', 'Tone (categorical)']);
+    expect(await page.getByLabel('Split by').isDisabled()).toBe(true);
+    await page.getByLabel('Score config').selectOption({ label: 'Tone (categorical)' });
+    expect(await options('Category')).toEqual(['Choose a category', 'friendly', 'neutral', 'rude']);
+    await page.getByLabel('Metric').selectOption('score_mean');
+    expect(await options('Score config')).toEqual(['Choose a score config', 'Quality (numeric)']);
+
+    // A change against a reference period: picked with two dates; one that ends before it starts is refused at its field.
     await page.getByLabel('Metric').selectOption('error_rate');
+    await page.getByLabel('Window (minutes)').fill('60');
+    await page.getByRole('radio', { name: 'Change against a baseline' }).check({ force: true });
+    await page.getByLabel('Baseline').selectOption('reference');
+    // A time as a datetime-local field takes it, in the browser's time zone.
+    const local = (ms: number) => page.evaluate((t) => new Date(t - new Date(t).getTimezoneOffset() * 60_000).toISOString().slice(0, 16), ms);
+    await page.getByLabel('Reference from').fill(await local(windowStart - 6 * DAY));
+    await page.getByLabel('Reference to').fill(await local(windowStart - 7 * DAY));
+    await page.getByRole('button', { name: 'Preview the last 30 days' }).click();
+    await page.locator('input[aria-invalid="true"]').first().waitFor();
+    expect(await page.getByLabel('Reference to').getAttribute('aria-invalid')).toBe('true');
+    expect(await page.getByText('The reference period ends after it starts').count()).toBe(1);
+    await page.getByLabel('Reference to').fill(await local(windowStart - 4 * DAY));
+    const sent = page.waitForRequest((r) => r.url().endsWith('/api/alerts/rules/preview') && r.method() === 'POST');
+    await page.getByRole('button', { name: 'Preview the last 30 days' }).click();
+    const body = JSON.parse((await sent).postData() ?? '{}');
+    expect(body.condition.baseline).toEqual({ kind: 'reference', start: windowStart - 6 * DAY, end: windowStart - 4 * DAY });
+    // The editor shows what the API answers for that rule.
+    const answer = await web.request('POST', '/api/alerts/rules/preview', { token: web.creds.projectApiKey, body });
+    expect(answer.status, answer.text).toBe(200);
+    const said = `Would have fired ${answer.body.fired} ${answer.body.fired === 1 ? 'time' : 'times'} in the last 30 days`;
+    await page.getByText(said).waitFor();
+    await checkBothWidths(page, 'alerts-rule-editor-reference', () => page.getByText(said).waitFor(), shots);
+    await page.getByRole('radio', { name: 'Threshold' }).check({ force: true });
     await page.getByLabel('Window (minutes)').fill('60');
     // A rate past 1: refused, and said at the value's field.
     await page.getByLabel('Value (0 to 1)').fill('1.5');
