@@ -205,8 +205,13 @@ function RuleEditor({ projectId, rule }: { projectId: string; rule?: AlertRule }
                   value={form.kind}
                   onChange={(e) => {
                     const kind = e.currentTarget.value as MetricKind;
-                    // A split the new metric cannot have is dropped.
-                    setForm((f) => ({ ...f, kind, splitBy: (segmentsFor(kind) as string[]).includes(f.splitBy) ? f.splitBy : '' }));
+                    // A split the new metric cannot have is dropped, and a score config of the other kind (categorical or not).
+                    setForm((f) => ({
+                      ...f,
+                      kind,
+                      splitBy: (segmentsFor(kind) as string[]).includes(f.splitBy) ? f.splitBy : '',
+                      ...((kind === 'category_share') !== (f.kind === 'category_share') ? { configId: '', category: '' } : {}),
+                    }));
                   }}
                   data={Object.entries(METRICS).map(([value, m]) => ({ value, label: m.label }))}
                   error={errors.at('metric.kind')}
@@ -269,6 +274,18 @@ function RuleEditor({ projectId, rule }: { projectId: string; rule?: AlertRule }
                       ]}
                       error={errors.at('condition.baseline.kind') ?? (errors.at('condition.baseline.start') || errors.at('condition.baseline.end') ? undefined : errors.at('condition.baseline'))}
                     />
+                    <NativeSelect
+                      label="Direction"
+                      value={form.direction}
+                      onChange={(e) => set('direction', e.currentTarget.value)}
+                      data={[
+                        { value: '', label: `The metric's bad one (${METRICS[form.kind].direction})` },
+                        { value: 'up', label: 'Up' },
+                        { value: 'down', label: 'Down' },
+                        { value: 'either', label: 'Either way' },
+                      ]}
+                      error={errors.at('condition.direction')}
+                    />
                     {form.baseline === 'reference' && (
                       <>
                         <TextInput
@@ -282,18 +299,6 @@ function RuleEditor({ projectId, rule }: { projectId: string; rule?: AlertRule }
                         <TextInput type="datetime-local" label="Reference to" description="Over before now" value={form.referenceTo} onChange={(e) => set('referenceTo', e.currentTarget.value)} error={errors.at('condition.baseline.end')} />
                       </>
                     )}
-                    <NativeSelect
-                      label="Direction"
-                      value={form.direction}
-                      onChange={(e) => set('direction', e.currentTarget.value)}
-                      data={[
-                        { value: '', label: `The metric's bad one (${METRICS[form.kind].direction})` },
-                        { value: 'up', label: 'Up' },
-                        { value: 'down', label: 'Down' },
-                        { value: 'either', label: 'Either way' },
-                      ]}
-                      error={errors.at('condition.direction')}
-                    />
                     <NumberInput label="Alpha (false-alarm budget)" description="More than 0, at most 0.5" value={form.alpha} onChange={(v) => set('alpha', v)} decimalScale={6} error={errors.at('condition.alpha')} />
                   </>
                 )}
