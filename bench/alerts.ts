@@ -26,14 +26,28 @@ const WINDOW = 5 * MIN;
  *   15 s for rules, 2 s for jobs);
  * - `manyRules` rules in one project due at once: the time one poll takes to evaluate them.
  */
-export async function benchAlerts(s: BenchServer, opts: { traces: number; rules: number; manyRules: number; rounds: number }) {
+export async function benchAlerts(s: BenchServer, opts: { traces: number; previewTraces: number; rules: number; manyRules: number; rounds: number }) {
   const projectId = s.creds.project.id;
   const end = Math.floor(Date.now() / WINDOW) * WINDOW;
   const start = end - 30 * DAY;
+  const counted = async () =>
+    (await rows<{ spans: number; traces: number }>(s.db.orm, sql`SELECT sum(span_count)::float8 AS spans, count(*)::int AS traces FROM traces WHERE project_id = ${projectId}`)).map((r) => ({
+      spans: Number(r.spans),
+      traces: Number(r.traces),
+    }))[0];
+
+  // First the preview's data set (1M spans: 200,000 traces of 5 spans over 30 days): the preview's target is at that size.
   const t0 = performance.now();
-  await loadTraces(s, projectId, opts.traces, start, end);
+  const firstPart = Math.min(opts.previewTraces, opts.traces);
+  await loadTraces(s, projectId, { first: 0, count: firstPart, start, end, offset: 0 });
+  const previewSize = await counted();
+  console.error(`alerts bench (${s.kind}): ${previewSize.traces} traces / ${previewSize.spans} spans written in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+  const previewAtTarget = await previews(s);
+
+  // Then the rest, interleaved in time, to the rules' data set (1M traces / 5M spans).
+  if (opts.traces > firstPart) await loadTraces(s, projectId, { first: firstPart, count: opts.traces - firstPart, start, end, offset: 0.5 });
   const loadSeconds = (performance.now() - t0) / 1000;
-  const [{ spans, traces }] = await rows<{ spans: number; traces: number }>(s.db.orm, sql`SELECT sum(span_count)::float8 AS spans, count(*)::int AS traces FROM traces WHERE project_id = ${projectId}`);
+  const { spans, traces } = await counted();
   console.error(`alerts bench (${s.kind}): ${traces} traces / ${spans} spans written in ${loadSeconds.toFixed(0)} s`);
 
   // The rules: made through HTTP (every check), then pointed at the last ended window.
@@ -91,26 +105,8 @@ export async function benchAlerts(s: BenchServer, opts: { traces: number; rules:
     console.error(`alerts bench (${s.kind}): ${opts.rules} rules, one window each: ${wall.toFixed(2)} s wall, ${seconds.toFixed(2)} s CPU`);
   }
 
-  // The rule editor's preview: 30 days of windows replayed (read in bulk), timed through HTTP, median of 3.
-  const previewRules: Record<string, object> = {
-    'error rate, change vs previous, hourly': { metric: { kind: 'error_rate' }, windowMinutes: 60, condition: { kind: 'change', baseline: { kind: 'previous' } } },
-    'latency p95, threshold, hourly': { metric: { kind: 'latency_p95' }, windowMinutes: 60, condition: { kind: 'threshold', operator: 'above', value: 5000 } },
-    'latency p50 by model, change vs a week ago, hourly': { metric: { kind: 'latency_p50' }, splitBy: 'model', windowMinutes: 60, condition: { kind: 'change', baseline: { kind: 'week' } } },
-    'PII pass rate, change vs previous, 5 minutes (8,640 windows)': { metric: { kind: 'evaluator_pass_rate', evaluator: 'pii/pii_detection' }, windowMinutes: 5, condition: { kind: 'change', baseline: { kind: 'previous' } } },
-    'cost per trace, change vs previous, hourly': { metric: { kind: 'cost_per_trace' }, windowMinutes: 60, condition: { kind: 'change', baseline: { kind: 'previous' } } },
-  };
-  const preview: Record<string, { seconds: number[]; windows: number; fired: number }> = {};
-  for (const [name, body] of Object.entries(previewRules)) {
-    const seconds: number[] = [];
-    let answer: Record<string, unknown> = {};
-    for (let i = 0; i < 3; i++) {
-      const p0 = performance.now();
-      answer = await post(s, '/api/alerts/rules/preview', { name, ...body });
-      seconds.push((performance.now() - p0) / 1000);
-    }
-    preview[name] = { seconds, windows: (answer.windows as unknown[]).length, fired: answer.fired as number };
-    console.error(`alerts bench (${s.kind}): preview of 30 days, ${name}: ${seconds.map((x) => x.toFixed(2)).join(' / ')} s (${preview[name].windows} windows, fired ${preview[name].fired})`);
-  }
+  // The same previews on the whole data set (for comparison: the target is at 1M spans).
+  const preview = await previews(s);
 
   // A rule's 30 days of hourly windows (720), evaluated as after downtime (the scheduler may take a share: the time is until the rule is through).
   const replayRules: Record<string, object> = {
@@ -192,10 +188,53 @@ export async function benchAlerts(s: BenchServer, opts: { traces: number; rules:
     roundWallSeconds: median(walls),
     wallShareOfOneCore: median(walls) / 60,
     replay,
+    previewAt: { traces: previewSize.traces, spans: previewSize.spans, preview: previewAtTarget },
     preview,
     notificationDelaySeconds: delays,
     manyRules: { rules: many, seconds: manyRound.wall, cpuSeconds: manyRound.seconds, cpuShareOfOneCore: manyRound.seconds / 60, notificationDelaySeconds: manyDelays },
   };
+}
+
+/**
+ * The rule editor's preview (POST /api/alerts/rules/preview): 30 days of windows replayed (read
+ * in bulk), each rule 3 times through HTTP: the wall time of each, and its CPU (the server's
+ * threads, PGlite's included, plus every postgres process of the machine on PostgreSQL).
+ */
+async function previews(s: BenchServer): Promise<Record<string, { seconds: number[]; cpuSeconds: number[]; windows: number; fired: number }>> {
+  const hourAgo = Math.floor(Date.now() / 3_600_000) * 3_600_000;
+  const previewRules: Record<string, object> = {
+    'error rate, change vs previous, hourly': { metric: { kind: 'error_rate' }, windowMinutes: 60, condition: { kind: 'change', baseline: { kind: 'previous' } } },
+    'error rate by model, change vs a reference week, hourly': {
+      metric: { kind: 'error_rate' },
+      splitBy: 'model',
+      windowMinutes: 60,
+      condition: { kind: 'change', baseline: { kind: 'reference', start: hourAgo - 14 * DAY, end: hourAgo - 7 * DAY } },
+    },
+    'latency p95, threshold, hourly': { metric: { kind: 'latency_p95' }, windowMinutes: 60, condition: { kind: 'threshold', operator: 'above', value: 5000 } },
+    'latency p50 by model, change vs a week ago, hourly': { metric: { kind: 'latency_p50' }, splitBy: 'model', windowMinutes: 60, condition: { kind: 'change', baseline: { kind: 'week' } } },
+    'PII pass rate, change vs previous, 5 minutes (8,640 windows)': { metric: { kind: 'evaluator_pass_rate', evaluator: 'pii/pii_detection' }, windowMinutes: 5, condition: { kind: 'change', baseline: { kind: 'previous' } } },
+    'cost per trace, change vs previous, hourly': { metric: { kind: 'cost_per_trace' }, windowMinutes: 60, condition: { kind: 'change', baseline: { kind: 'previous' } } },
+  };
+  const out: Record<string, { seconds: number[]; cpuSeconds: number[]; windows: number; fired: number }> = {};
+  for (const [name, body] of Object.entries(previewRules)) {
+    const seconds: number[] = [];
+    const cpuSeconds: number[] = [];
+    let answer: Record<string, unknown> = {};
+    for (let i = 0; i < 3; i++) {
+      const cpu = threadCpu();
+      const pg0 = s.kind === 'postgres' ? postgresCpuSeconds() : 0;
+      const p0 = performance.now();
+      answer = await post(s, '/api/alerts/rules/preview', { name, ...body });
+      seconds.push((performance.now() - p0) / 1000);
+      const used = cpu();
+      cpuSeconds.push(used.main + used.decode + used.busiestOther + used.rest + (s.kind === 'postgres' ? postgresCpuSeconds() - pg0 : 0));
+    }
+    out[name] = { seconds, cpuSeconds, windows: (answer.windows as unknown[]).length, fired: answer.fired as number };
+    console.error(
+      `alerts bench (${s.kind}): preview of 30 days, ${name}: ${seconds.map((x) => x.toFixed(2)).join(' / ')} s wall, ${cpuSeconds.map((x) => x.toFixed(2)).join(' / ')} s CPU (${out[name].windows} windows, fired ${out[name].fired})`,
+    );
+  }
+  return out;
 }
 
 /** CPU seconds (user + system) of every process named postgres on this machine, from /proc. */
@@ -230,20 +269,24 @@ async function post(s: BenchServer, url: string, body: object): Promise<Record<s
 const createRule = async (s: BenchServer, body: object) => (await post(s, '/api/alerts/rules', body)).id as string;
 
 /**
- * `count` trace summaries over [start, end): 5 spans each, 3 models, 2 % errors (10 % on one
- * model), latencies 200..3,000 ms, 500 users, costs and tokens; a fifth with a PII verdict.
+ * `count` trace summaries (ids from `first`) over [start, end): 5 spans each, 3 models, 2 %
+ * errors (10 % on one model), latencies 200..3,000 ms, 500 users, costs and tokens; a fifth
+ * with a PII verdict. `offset` (a share of the step between traces) interleaves a second load
+ * with the first.
  */
-async function loadTraces(s: BenchServer, projectId: string, count: number, start: number, end: number) {
-  const step = (end - start) / count;
+async function loadTraces(s: BenchServer, projectId: string, o: { first: number; count: number; start: number; end: number; offset: number }) {
+  const step = (o.end - o.start) / o.count;
+  const start = o.start + o.offset * step;
+  const end = o.end;
   const chunk = 100_000;
-  for (let from = 0; from < count; from += chunk) {
-    const to = Math.min(count, from + chunk);
+  for (let from = o.first; from < o.first + o.count; from += chunk) {
+    const to = Math.min(o.first + o.count, from + chunk);
     await s.db.orm.execute(sql`
       INSERT INTO traces (project_id, trace_id, started_at, finished_at, inserted_at, updated_at, user_id, customer_id, labels, models, normalized_models, model_names,
         span_count, first_token_ms, total_time_ms, prompt_tokens, completion_tokens, total_cost, has_error)
       SELECT ${projectId}, 'bench-' || i, st, st + lat, st + lat, st + lat, 'user-' || (i % 500), 'customer-' || (i % 50), ARRAY['prod'], ARRAY[m], ARRAY[m], ARRAY[m],
         5, (lat / 4)::int, lat::int, 200 + i % 300, 50 + i % 100, (200 + i % 300) * 0.000001, (i % 50 = 0) OR (m = 'claude-3-5-haiku' AND i % 10 = 0)
-      FROM (SELECT i, (${start}::bigint + (i * ${step}::float8)::bigint) AS st, 200 + (i * 7919) % 2800 AS lat,
+      FROM (SELECT i, (${Math.round(start)}::bigint + ((i - ${o.first}) * ${step}::float8)::bigint) AS st, 200 + (i * 7919) % 2800 AS lat,
               (ARRAY['gpt-4o-mini', 'gpt-4o', 'claude-3-5-haiku'])[1 + i % 3] AS m
             FROM generate_series(${from}::bigint, ${to - 1}::bigint) AS i) x`);
     await s.db.orm.execute(sql`

@@ -1,9 +1,11 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { appDatabaseKinds, ManualClock, startApp, type TestApp } from '../support/harness.ts';
 import { hasChromium, launchBrowser, SCREENSHOT_DIR, signIn } from '../support/browser.ts';
 import { checkBothWidths } from '../support/both-widths.ts';
+import { PHONE } from '../support/phone-width.ts';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -49,6 +51,15 @@ describe.runIf(hasChromium)('alerts in a real browser', () => {
     }
   }
 
+  /** The phone's screenshot again, scrolled to the part shown (the width checks scroll the page). */
+  async function phoneShot(name: string, scroll: () => Promise<unknown>) {
+    if (!shots) return;
+    await page.setViewportSize(PHONE);
+    await scroll();
+    await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}-phone.png`) });
+    await page.setViewportSize({ width: 1280, height: 800 });
+  }
+
   it('creates a rule (a field error, a preview that would have fired twice), sees it fire, and opens its history', async () => {
     const projectId = web.creds.project.id;
     // The past: errors jumped 3 days and 9 days ago; calm traffic around them.
@@ -58,6 +69,13 @@ describe.runIf(hasChromium)('alerts in a real browser', () => {
     await traffic(windowStart - 2 * DAY, 10, 0);
     const channel = await web.request('POST', '/api/alerts/channels', { token: web.creds.projectApiKey, body: { name: 'On call', kind: 'slack', target: 'http://127.0.0.1:9/services/T/B/X' } });
     expect(channel.status, channel.text).toBe(200);
+    // What the editor's pickers list: the project's monitors (a PII check) and its score configs.
+    const monitor = await web.request('POST', '/api/monitors', { token: web.creds.projectApiKey, body: { name: 'PII check', evaluator: 'pii/pii_detection' } });
+    expect(monitor.status, monitor.text).toBe(200);
+    const tone = await web.request('POST', '/api/score-configs', { token: web.creds.projectApiKey, body: { name: 'Tone', kind: 'categorical', categories: ['friendly', 'neutral', 'rude'] } });
+    expect(tone.status, tone.text).toBe(201);
+    const quality = await web.request('POST', '/api/score-configs', { token: web.creds.projectApiKey, body: { name: 'Quality', kind: 'numeric', min: 1, max: 5 } });
+    expect(quality.status, quality.text).toBe(201);
 
     await signIn(page, web.baseUrl, web.creds.user, projectId);
     await page.getByRole('link', { name: 'Alerts', exact: true }).click();
@@ -66,7 +84,53 @@ describe.runIf(hasChromium)('alerts in a real browser', () => {
     await page.getByRole('heading', { name: 'New alert rule' }).waitFor();
 
     await page.getByLabel('Name').fill('Errors');
+    const options = async (label: string) => page.getByLabel(label, { exact: true }).locator('option').allTextContents();
+    // An evaluator's metric: the evaluator is picked from the project's monitors; split by evaluator, it may be every one.
+    await page.getByLabel('Metric').selectOption('evaluator_pass_rate');
+    expect(await options('Evaluator')).toEqual(['Choose an evaluator', 'PII check (PII Detection)']);
+    expect(await options('Split by')).toContain('Evaluator');
+    await page.getByLabel('Split by').selectOption('evaluator');
+    expect(await options('Evaluator')).toContain('Every evaluator');
+    // A category's share: categorical score configs only, then that config's categories; a review score is not split.
+    await page.getByLabel('Metric').selectOption('category_share');
+    expect(await options('Score config')).toEqual(['Choose a score config', 'Tone (categorical)']);
+    expect(await page.getByLabel('Split by').isDisabled()).toBe(true);
+    await page.getByLabel('Score config').selectOption({ label: 'Tone (categorical)' });
+    expect(await options('Category')).toEqual(['Choose a category', 'friendly', 'neutral', 'rude']);
+    await page.getByLabel('Category', { exact: true }).selectOption('rude');
+    const top = () => page.getByLabel('Metric').evaluate((el) => el.scrollIntoView({ block: 'center' }));
+    await checkBothWidths(page, 'alerts-rule-editor-score', top, shots);
+    await phoneShot('alerts-rule-editor-score', top);
+    await page.getByLabel('Metric').selectOption('score_mean');
+    expect(await options('Score config')).toEqual(['Choose a score config', 'Quality (numeric)']);
+
+    // A change against a reference period: picked with two dates; one that ends before it starts is refused at its field.
     await page.getByLabel('Metric').selectOption('error_rate');
+    await page.getByLabel('Window (minutes)').fill('60');
+    await page.locator('label').filter({ hasText: /^Change against a baseline$/ }).click();
+    await page.getByLabel('Baseline', { exact: true }).selectOption('reference');
+    // A time as a datetime-local field takes it, in the browser's time zone.
+    const local = (ms: number) => page.evaluate((t) => new Date(t - new Date(t).getTimezoneOffset() * 60_000).toISOString().slice(0, 16), ms);
+    await page.getByLabel('Reference from', { exact: true }).fill(await local(windowStart - 6 * DAY));
+    await page.getByLabel('Reference to', { exact: true }).fill(await local(windowStart - 7 * DAY));
+    await page.getByRole('button', { name: 'Preview the last 30 days' }).click();
+    await page.locator('input[aria-invalid="true"]').first().waitFor();
+    expect(await page.getByLabel('Reference to', { exact: true }).getAttribute('aria-invalid')).toBe('true');
+    expect(await page.getByText('The reference period ends after it starts').count()).toBe(1);
+    await page.getByLabel('Reference to', { exact: true }).fill(await local(windowStart - 4 * DAY));
+    const sent = page.waitForRequest((r) => r.url().endsWith('/api/alerts/rules/preview') && r.method() === 'POST');
+    await page.getByRole('button', { name: 'Preview the last 30 days' }).click();
+    const body = JSON.parse((await sent).postData() ?? '{}');
+    expect(body.condition.baseline).toEqual({ kind: 'reference', start: windowStart - 6 * DAY, end: windowStart - 4 * DAY });
+    // The editor shows what the API answers for that rule.
+    const answer = await web.request('POST', '/api/alerts/rules/preview', { token: web.creds.projectApiKey, body });
+    expect(answer.status, answer.text).toBe(200);
+    const said = `Would have fired ${answer.body.fired} ${answer.body.fired === 1 ? 'time' : 'times'} in the last 30 days`;
+    await page.getByText(said).waitFor();
+    const baseline = () => page.getByLabel('Baseline', { exact: true }).evaluate((el) => el.scrollIntoView({ block: 'start' }));
+    await checkBothWidths(page, 'alerts-rule-editor-reference', baseline, shots);
+    await phoneShot('alerts-rule-editor-reference', baseline);
+    await page.locator('label').filter({ hasText: /^Threshold$/ }).click();
     await page.getByLabel('Window (minutes)').fill('60');
     // A rate past 1: refused, and said at the value's field.
     await page.getByLabel('Value (0 to 1)').fill('1.5');
@@ -84,7 +148,7 @@ describe.runIf(hasChromium)('alerts in a real browser', () => {
     await page.getByRole('button', { name: 'Preview the last 30 days' }).click();
     await page.getByText('Would have fired 2 times in the last 30 days').waitFor();
     expect(await page.locator('.preview-chart [data-fire]').count()).toBe(2);
-    await checkBothWidths(page, 'alerts-rule-editor', () => page.getByText('Would have fired 2 times in the last 30 days').waitFor(), shots);
+    await checkBothWidths(page, 'alerts-rule-editor', () => page.locator('.preview-chart').evaluate((el) => el.scrollIntoView({ block: 'end' })), shots);
 
     await page.getByRole('button', { name: 'Create rule' }).click();
     await page.waitForURL(/\/alerts\/alr_/);

@@ -49,9 +49,9 @@ export async function checkRule(ctx: AlertsContext, projectId: string, body: Cre
   } else {
     const b = condition.baseline;
     if (b.kind === 'reference') {
-      if (b.end <= b.start) throw badRequest('invalid_baseline', 'condition.baseline.end: after condition.baseline.start', 'condition.baseline.end');
+      if (b.end <= b.start) throw badRequest('invalid_baseline', 'condition.baseline.end: the reference period ends after it starts', 'condition.baseline.end');
       if (b.end - b.start < body.windowMinutes * 60_000) throw badRequest('invalid_baseline', 'condition.baseline.end: the reference period is at least one window long', 'condition.baseline.end');
-      if (b.end > ctx.clock.now().getTime()) throw badRequest('invalid_baseline', 'condition.baseline.end: the reference period has ended', 'condition.baseline.end');
+      if (b.end > ctx.clock.now().getTime()) throw badRequest('invalid_baseline', 'condition.baseline.end: the reference period is over by now (it ends in the past)', 'condition.baseline.end');
     }
   }
 }

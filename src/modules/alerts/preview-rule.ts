@@ -30,15 +30,18 @@ export async function previewRule(ctx: AlertsContext, projectId: string, body: C
   const count = Math.max(0, Math.floor((to - from) / windowMs));
   const change = condition.kind === 'change';
   const baselineKind = change ? condition.baseline.kind : null;
-  // The previous window's baseline is the window before: the read starts one window earlier.
-  const first = baselineKind === 'previous' ? from - windowMs : from;
+  // The windows a baseline reads, when they lie on the rule's grid: the window before (one more
+  // window), or the same window a week earlier (a week more; the week's windows and the replayed
+  // ones overlap but for a week, so one read of 37 days serves both, not two of 30).
+  const before = baselineKind === 'previous' ? windowMs : baselineKind === 'week' && WEEK_MS % windowMs === 0 ? WEEK_MS : 0;
+  const first = from - before;
   const [measured, weekBefore, reference] = await Promise.all([
-    readWindows(ctx, rule, metric, first, windowMs, count + (first < from ? 1 : 0), change),
-    baselineKind === 'week' ? readWindows(ctx, rule, metric, from - WEEK_MS, windowMs, count, true) : null,
+    readWindows(ctx, rule, metric, first, windowMs, count + before / windowMs, change),
+    // A window length that does not divide a week: the week before is a grid of its own.
+    baselineKind === 'week' && before === 0 ? readWindows(ctx, rule, metric, from - WEEK_MS, windowMs, count, true) : null,
     change && condition.baseline.kind === 'reference' ? windowMeasurements(ctx, rule, metric, condition.baseline.start, condition.baseline.end, true) : null,
   ]);
-  const baselineOf = (range: [number, number]) =>
-    baselineKind === 'previous' ? measured.get(range[0])! : baselineKind === 'week' ? weekBefore!.get(range[0])! : reference!;
+  const baselineOf = (range: [number, number]) => (baselineKind === 'reference' ? reference! : (weekBefore ?? measured).get(range[0])!);
 
   let states: Record<string, SegmentState> = {};
   const windows: PreviewView['windows'] = [];

@@ -3,7 +3,7 @@ import { Alert, Badge, Button, Group, Loader, Modal, NativeSelect, Progress, Sim
 import { IconHistory } from '@tabler/icons-react';
 import { useBackfillMutations, useEvaluatorName, useBackfillPreview, useMonitorBackfills, type BackfillRequest, type MonitorBackfill } from '../api/evaluators.ts';
 import type { Monitor } from '../api/evaluators.ts';
-import { formatCost, formatFullTime } from '../lib/format.ts';
+import { formatCost, formatFullTime, localInputValue } from '../lib/format.ts';
 import { formErrors } from '../lib/form-errors.ts';
 
 const DAY = 86_400_000;
@@ -15,12 +15,6 @@ const RANGES = [
   { value: String(365 * DAY), label: 'Last 365 days' },
   { value: 'custom', label: 'Custom range…' },
 ];
-
-/** A datetime-local input's value for a time (the browser's time zone, to the minute). */
-function localInputValue(ms: number): string {
-  const d = new Date(ms - new Date(ms).getTimezoneOffset() * 60_000);
-  return d.toISOString().slice(0, 16);
-}
 
 /** The request for a custom range, or why there is none yet. */
 function customRange(from: string, to: string): BackfillRequest | string {

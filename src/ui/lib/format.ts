@@ -95,3 +95,9 @@ export function asText(v: unknown): string {
   if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return String(v);
   return JSON.stringify(v);
 }
+
+/** A datetime-local input's value for a time (the browser's time zone, to the minute); `Date.parse` of it gives the time back. */
+export function localInputValue(ms: number): string {
+  const d = new Date(ms - new Date(ms).getTimezoneOffset() * 60_000);
+  return d.toISOString().slice(0, 16);
+}

@@ -3,9 +3,12 @@ import { Alert, Button, Checkbox, Fieldset, Group, Loader, NativeSelect, NumberI
 import { IconArrowLeft } from '@tabler/icons-react';
 import { Link, useNavigate, useParams } from '@tanstack/react-router';
 import { METRICS, SEGMENTS, useChannels, useRule, useRuleMutations, type AlertRule, type MetricKind, type RuleBody } from '../api/alerts.ts';
+import { useEvaluatorName, useMonitors } from '../api/evaluators.ts';
+import { useScoreConfigs } from '../api/review.ts';
 import { PreviewChart } from '../components/AlertParts.tsx';
 import { FilterFields, filterText, filtersOf, type FilterText } from '../components/FilterFields.tsx';
-import { formErrors } from '../lib/form-errors.ts';
+import { formErrors, type FormErrors } from '../lib/form-errors.ts';
+import { localInputValue } from '../lib/format.ts';
 
 /** The fields of the form, as paths of the request body: a refusal is shown next to its field. */
 const FIELDS = [
@@ -21,6 +24,8 @@ const FIELDS = [
   'condition.operator',
   'condition.value',
   'condition.direction',
+  'condition.baseline.start',
+  'condition.baseline.end',
   'condition.baseline',
   'condition.alpha',
   'condition.consecutive',
@@ -41,7 +46,10 @@ interface Form {
   condition: 'threshold' | 'change';
   operator: 'above' | 'below';
   value: number | string;
-  baseline: 'previous' | 'week';
+  baseline: 'previous' | 'week' | 'reference';
+  /** The reference period's ends, as the datetime-local inputs hold them (the browser's time zone). */
+  referenceFrom: string;
+  referenceTo: string;
   direction: string;
   alpha: number | string;
   consecutive: number | string;
@@ -51,9 +59,15 @@ interface Form {
   channels: string[];
 }
 
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+
 function formOf(rule: AlertRule | undefined): Form {
   const c = (rule?.condition ?? {}) as Record<string, unknown>;
-  const baseline = (c.baseline as { kind?: string } | undefined)?.kind;
+  const b = (c.baseline ?? {}) as { kind?: string; start?: number; end?: number };
+  const baseline = b.kind;
+  // A new reference period: the week that ended at the last whole hour, a day ago.
+  const lastHour = Math.floor(Date.now() / HOUR) * HOUR - DAY;
   return {
     name: rule?.name ?? '',
     kind: rule?.metric.kind ?? 'error_rate',
@@ -66,7 +80,9 @@ function formOf(rule: AlertRule | undefined): Form {
     condition: c.kind === 'change' ? 'change' : 'threshold',
     operator: c.operator === 'below' ? 'below' : 'above',
     value: typeof c.value === 'number' ? c.value : 0.1,
-    baseline: baseline === 'week' ? 'week' : 'previous',
+    baseline: baseline === 'week' || baseline === 'reference' ? baseline : 'previous',
+    referenceFrom: localInputValue(typeof b.start === 'number' ? b.start : lastHour - 7 * DAY),
+    referenceTo: localInputValue(typeof b.end === 'number' ? b.end : lastHour),
     direction: typeof c.direction === 'string' ? c.direction : '',
     alpha: typeof c.alpha === 'number' ? c.alpha : 0.01,
     consecutive: typeof c.consecutive === 'number' ? c.consecutive : 1,
@@ -79,12 +95,34 @@ function formOf(rule: AlertRule | undefined): Form {
 
 /** A number field's value as sent: an empty field is sent as it is, for the server to name. */
 const num = (v: number | string) => (typeof v === 'number' ? v : v.trim() === '' ? Number.NaN : Number(v));
+/** A datetime-local field's time (epoch ms); an empty or unreadable one is left out, for the server to call it required. */
+const time = (v: string) => (v && !Number.isNaN(Date.parse(v)) ? Date.parse(v) : (undefined as unknown as number));
+
+const SEGMENT_LABELS: Record<(typeof SEGMENTS)[number], string> = {
+  model: 'Model',
+  label: 'Label',
+  user: 'User',
+  customer: 'Customer',
+  prompt: 'Prompt version',
+  evaluator: 'Evaluator',
+};
+
+/** The segments a metric can be split by: evaluator only for an evaluator's metrics, none for a review score's. */
+function segmentsFor(kind: MetricKind): (typeof SEGMENTS)[number][] {
+  const source = METRICS[kind].source;
+  if (source === 'scores') return [];
+  return SEGMENTS.filter((s) => s !== 'evaluator' || source === 'evaluations');
+}
 
 function bodyOf(f: Form): RuleBody {
   const metric: RuleBody['metric'] = { kind: f.kind };
-  if (f.kind === 'evaluator_pass_rate') metric.evaluator = f.evaluator.trim();
-  if (f.kind === 'score_mean' || f.kind === 'category_share') metric.configId = f.configId.trim();
-  if (f.kind === 'category_share') metric.category = f.category.trim();
+  const source = METRICS[f.kind].source;
+  // Split by evaluator, no evaluator chosen: every evaluator.
+  if (source === 'evaluations' && (f.evaluator || f.splitBy !== 'evaluator')) metric.evaluator = f.evaluator;
+  if (source === 'scores') metric.configId = f.configId;
+  if (f.kind === 'category_share') metric.category = f.category;
+  const baseline: Extract<RuleBody['condition'], { kind: 'change' }>['baseline'] =
+    f.baseline === 'reference' ? { kind: 'reference', start: time(f.referenceFrom), end: time(f.referenceTo) } : { kind: f.baseline };
   const common = { consecutive: num(f.consecutive), minCount: num(f.minCount) };
   return {
     name: f.name.trim(),
@@ -95,7 +133,7 @@ function bodyOf(f: Form): RuleBody {
     condition:
       f.condition === 'threshold'
         ? { kind: 'threshold', operator: f.operator, value: num(f.value), ...common }
-        : { kind: 'change', baseline: { kind: f.baseline }, alpha: num(f.alpha), ...(f.direction ? { direction: f.direction as 'up' | 'down' | 'either' } : {}), ...common },
+        : { kind: 'change', baseline, alpha: num(f.alpha), ...(f.direction ? { direction: f.direction as 'up' | 'down' | 'either' } : {}), ...common },
     resolveAfter: num(f.resolveAfter),
     channels: f.allChannels ? null : f.channels,
   };
@@ -165,23 +203,27 @@ function RuleEditor({ projectId, rule }: { projectId: string; rule?: AlertRule }
                 <NativeSelect
                   label="Metric"
                   value={form.kind}
-                  onChange={(e) => set('kind', e.currentTarget.value as MetricKind)}
+                  onChange={(e) => {
+                    const kind = e.currentTarget.value as MetricKind;
+                    // A split the new metric cannot have is dropped, and a score config of the other kind (categorical or not).
+                    setForm((f) => ({
+                      ...f,
+                      kind,
+                      splitBy: (segmentsFor(kind) as string[]).includes(f.splitBy) ? f.splitBy : '',
+                      ...((kind === 'category_share') !== (f.kind === 'category_share') ? { configId: '', category: '' } : {}),
+                    }));
+                  }}
                   data={Object.entries(METRICS).map(([value, m]) => ({ value, label: m.label }))}
                   error={errors.at('metric.kind')}
                 />
-                {form.kind === 'evaluator_pass_rate' && (
-                  <TextInput label="Evaluator" description="A monitor's name or an evaluator path" value={form.evaluator} onChange={(e) => set('evaluator', e.currentTarget.value)} error={errors.at('metric.evaluator')} />
-                )}
-                {(form.kind === 'score_mean' || form.kind === 'category_share') && (
-                  <TextInput label="Score config id" value={form.configId} onChange={(e) => set('configId', e.currentTarget.value)} error={errors.at('metric.configId')} />
-                )}
-                {form.kind === 'category_share' && <TextInput label="Category" value={form.category} onChange={(e) => set('category', e.currentTarget.value)} error={errors.at('metric.category')} />}
+                <MetricSubjectFields projectId={projectId} form={form} set={set} errors={errors} />
                 <NativeSelect
                   label="Split by"
-                  description="One decision per segment (the 10 with most traces)"
+                  description={segmentsFor(form.kind).length ? 'One decision per segment, corrected together' : 'A review score cannot be split'}
                   value={form.splitBy}
                   onChange={(e) => set('splitBy', e.currentTarget.value)}
-                  data={[{ value: '', label: 'No split' }, ...SEGMENTS.map((s) => ({ value: s, label: s }))]}
+                  disabled={!segmentsFor(form.kind).length}
+                  data={[{ value: '', label: 'No split' }, ...segmentsFor(form.kind).map((value) => ({ value, label: SEGMENT_LABELS[value] }))]}
                   error={errors.at('splitBy')}
                 />
                 <NumberInput label="Window (minutes)" description="5 minutes to 7 days (10080)" value={form.windowMinutes} onChange={(v) => set('windowMinutes', v)} allowDecimal={false} error={errors.at('windowMinutes')} />
@@ -228,8 +270,9 @@ function RuleEditor({ projectId, rule }: { projectId: string; rule?: AlertRule }
                       data={[
                         { value: 'previous', label: 'The previous window' },
                         { value: 'week', label: 'The same window a week earlier' },
+                        { value: 'reference', label: 'A reference period' },
                       ]}
-                      error={errors.at('condition.baseline')}
+                      error={errors.at('condition.baseline.kind') ?? (errors.at('condition.baseline.start') || errors.at('condition.baseline.end') ? undefined : errors.at('condition.baseline'))}
                     />
                     <NativeSelect
                       label="Direction"
@@ -243,6 +286,19 @@ function RuleEditor({ projectId, rule }: { projectId: string; rule?: AlertRule }
                       ]}
                       error={errors.at('condition.direction')}
                     />
+                    {form.baseline === 'reference' && (
+                      <>
+                        <TextInput
+                          type="datetime-local"
+                          label="Reference from"
+                          description="A period that looked healthy, at least one window long"
+                          value={form.referenceFrom}
+                          onChange={(e) => set('referenceFrom', e.currentTarget.value)}
+                          error={errors.at('condition.baseline.start')}
+                        />
+                        <TextInput type="datetime-local" label="Reference to" description="Over before now" value={form.referenceTo} onChange={(e) => set('referenceTo', e.currentTarget.value)} error={errors.at('condition.baseline.end')} />
+                      </>
+                    )}
                     <NumberInput label="Alpha (false-alarm budget)" description="More than 0, at most 0.5" value={form.alpha} onChange={(v) => set('alpha', v)} decimalScale={6} error={errors.at('condition.alpha')} />
                   </>
                 )}
@@ -301,4 +357,66 @@ function RuleEditor({ projectId, rule }: { projectId: string; rule?: AlertRule }
       </form>
     </div>
   );
+}
+
+/**
+ * What an evaluator's or a review score's metric is about: the project's evaluators (its
+ * monitors, custom judges included) and its score configs to choose from, with a categorical
+ * config's categories. A rule naming one no longer listed keeps it as a choice.
+ */
+function MetricSubjectFields({ projectId, form, set, errors }: { projectId: string; form: Form; set: <K extends keyof Form>(key: K, value: Form[K]) => void; errors: FormErrors }) {
+  const source = METRICS[form.kind].source;
+  const monitors = useMonitors(projectId);
+  const configs = useScoreConfigs(projectId);
+  const evaluatorName = useEvaluatorName(projectId);
+  if (source === 'evaluations') {
+    const choices = (monitors.data ?? []).map((m) => ({ value: m.name, label: `${m.name} (${evaluatorName(m.evaluator)})` }));
+    if (form.evaluator && !choices.some((c) => c.value === form.evaluator)) choices.push({ value: form.evaluator, label: form.evaluator });
+    const every = form.splitBy === 'evaluator';
+    return (
+      <NativeSelect
+        label="Evaluator"
+        description={choices.length ? "A monitor's evaluations" : 'No monitors yet: add one under Evaluators'}
+        value={form.evaluator}
+        onChange={(e) => set('evaluator', e.currentTarget.value)}
+        data={[{ value: '', label: every ? 'Every evaluator' : 'Choose an evaluator' }, ...choices]}
+        error={errors.at('metric.evaluator')}
+      />
+    );
+  }
+  if (source !== 'scores') return null;
+  const categorical = form.kind === 'category_share';
+  const fitting = (configs.data ?? []).filter((c) => (categorical ? c.kind === 'categorical' : c.kind !== 'categorical'));
+  const choices = fitting.map((c) => ({ value: c.id, label: `${c.name} (${c.kind})` }));
+  if (form.configId && !choices.some((c) => c.value === form.configId)) choices.push({ value: form.configId, label: form.configId });
+  const categories = (configs.data ?? []).find((c) => c.id === form.configId)?.categories ?? [];
+  const categoryChoices = form.category && !categories.includes(form.category) ? [...categories, form.category] : categories;
+  return (
+    <>
+      <NativeSelect
+        label="Score config"
+        description={choices.length ? (categorical ? 'A categorical review score' : 'A numeric or yes/no review score') : `No ${categorical ? 'categorical' : 'numeric or yes/no'} score configs yet: add one under Review`}
+        value={form.configId}
+        onChange={(e) => chooseConfig(e.currentTarget.value)}
+        data={[{ value: '', label: 'Choose a score config' }, ...choices]}
+        error={errors.at('metric.configId')}
+      />
+      {categorical && (
+        <NativeSelect
+          label="Category"
+          description="The share of scores in this category"
+          value={form.category}
+          onChange={(e) => set('category', e.currentTarget.value)}
+          data={[{ value: '', label: 'Choose a category' }, ...categoryChoices.map((c) => ({ value: c, label: c }))]}
+          error={errors.at('metric.category')}
+        />
+      )}
+    </>
+  );
+
+  /** Another config: its first category, or none. */
+  function chooseConfig(configId: string) {
+    set('configId', configId);
+    set('category', (configs.data ?? []).find((c) => c.id === configId)?.categories?.[0] ?? '');
+  }
 }
