@@ -12,6 +12,7 @@ const FIELDS = [
   'name',
   'metric.kind',
   'metric.evaluator',
+  'metric.requireTrusted',
   'metric.configId',
   'metric.category',
   'filters',
@@ -33,6 +34,7 @@ interface Form {
   name: string;
   kind: MetricKind;
   evaluator: string;
+  requireTrusted: boolean;
   configId: string;
   category: string;
   filter: FilterText;
@@ -58,6 +60,7 @@ function formOf(rule: AlertRule | undefined): Form {
     name: rule?.name ?? '',
     kind: rule?.metric.kind ?? 'error_rate',
     evaluator: rule?.metric.evaluator ?? '',
+    requireTrusted: rule?.metric.requireTrusted ?? false,
     configId: rule?.metric.configId ?? '',
     category: rule?.metric.category ?? '',
     filter: filterText(rule?.filters),
@@ -83,6 +86,7 @@ const num = (v: number | string) => (typeof v === 'number' ? v : v.trim() === ''
 function bodyOf(f: Form): RuleBody {
   const metric: RuleBody['metric'] = { kind: f.kind };
   if (f.kind === 'evaluator_pass_rate') metric.evaluator = f.evaluator.trim();
+  if (f.kind === 'evaluator_pass_rate' && f.requireTrusted) metric.requireTrusted = true;
   if (f.kind === 'score_mean' || f.kind === 'category_share') metric.configId = f.configId.trim();
   if (f.kind === 'category_share') metric.category = f.category.trim();
   const common = { consecutive: num(f.consecutive), minCount: num(f.minCount) };
@@ -171,6 +175,15 @@ function RuleEditor({ projectId, rule }: { projectId: string; rule?: AlertRule }
                 />
                 {form.kind === 'evaluator_pass_rate' && (
                   <TextInput label="Evaluator" description="A monitor's name or an evaluator path" value={form.evaluator} onChange={(e) => set('evaluator', e.currentTarget.value)} error={errors.at('metric.evaluator')} />
+                )}
+                {form.kind === 'evaluator_pass_rate' && (
+                  <Checkbox
+                    label="Fire only while this judge is trusted"
+                    description="While its agreement with people is below the project's trust rule, windows are held back and the history says why"
+                    checked={form.requireTrusted}
+                    onChange={(e) => set('requireTrusted', e.currentTarget.checked)}
+                    error={errors.at('metric.requireTrusted')}
+                  />
                 )}
                 {(form.kind === 'score_mean' || form.kind === 'category_share') && (
                   <TextInput label="Score config id" value={form.configId} onChange={(e) => set('configId', e.currentTarget.value)} error={errors.at('metric.configId')} />
