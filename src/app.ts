@@ -70,7 +70,14 @@ import { registerSimulations } from './modules/simulations/index.ts';
 import { registerDashboards } from './modules/dashboards/index.ts';
 import { registerThreads, threads as threadEvaluation, type ThreadsContext } from './modules/threads/index.ts';
 import { buildTopicsModule, inTopicsCondition, registerTopics, topicOfTraceSql, type Topics, type TopicsContext } from './modules/topics/index.ts';
-import { deleteProjectTrustRule, registerJudgeAlignment, type ReviewQueuePort } from './modules/judge-alignment/index.ts';
+import {
+  buildJudgeAlignment,
+  deleteProjectTrustRule,
+  deleteProjectVersionComparisons,
+  registerJudgeAlignment,
+  type JudgeAlignmentContext,
+  type JudgeTrustPort,
+} from './modules/judge-alignment/index.ts';
 
 export interface Deps {
   config: Config;
@@ -110,6 +117,8 @@ export interface Services {
   alerts: ReturnType<typeof buildAlerts>;
   /** Topics: traces' inputs embedded and clustered. */
   topics: { ctx: TopicsContext; topics: Topics };
+  /** Judges measured against people: the module's context, and whether a judge can be trusted. */
+  judgeAlignment: { ctx: JudgeAlignmentContext; trust: JudgeTrustPort };
 }
 
 export interface App {
@@ -165,6 +174,7 @@ export function buildServices(deps: Deps): Services {
   organizations.onProjectDeleted((tx, projectId) => deleteProjectDatasetRecords(tx, projectId));
   organizations.onProjectDeleted((tx, projectId) => privacy.privacy.deleteProject(projectId, tx));
   organizations.onProjectDeleted((tx, projectId) => deleteProjectTrustRule(tx, projectId));
+  organizations.onProjectDeleted((tx, projectId) => deleteProjectVersionComparisons(tx, projectId));
   const annotations = new AnnotationService(deps.db, deps.clock, (projectId, path) => privacy.privacy.redactorFor(projectId, path));
   const scoreConfigs = new ScoreConfigService(deps.db, deps.clock);
   const review: ReviewDeps = {
@@ -279,6 +289,32 @@ export function buildServices(deps: Deps): Services {
   };
   const topics = { ctx: topicsCtx, topics: buildTopicsModule(topicsCtx) };
   organizations.onProjectDeleted((tx, projectId) => topics.topics.deleteProject(projectId, tx));
+  const judgeAlignmentCtx: JudgeAlignmentContext = {
+    db: deps.db,
+    clock: deps.clock,
+    scoreConfigs,
+    review: {
+      queueExists: (projectId, queueId) => queueExists(review, projectId, queueId),
+      queueName: async (scope, queueId) => (await getQueue(review, scope, queueId)).name,
+      createQueue: (scope, name, scoreConfigIds) => createQueue(review, scope, { name, scoreConfigIds, memberUserIds: [] }),
+      addTraces: (scope, queueId, traceIds) => addItems(review, scope, queueId, { items: traceIds.map((traceId) => ({ traceId })), limit: traceIds.length }),
+    },
+    judges: {
+      traceData: async (projectId, traceId) => {
+        const detail = await traces.detail(projectId, traceId).catch(() => null);
+        return detail ? traceData(detail) : null;
+      },
+      versionExists: async (projectId, evaluator, version) => {
+        if (!evaluator.startsWith('custom/')) return false;
+        return evaluations.custom.resolve(projectId, evaluator.slice('custom/'.length), version).then(
+          (found) => found !== null,
+          () => false,
+        );
+      },
+      run: (scope, evaluator, data, settings) => evaluations.runDetached(scope, evaluator, data, settings),
+    },
+  };
+  const judgeAlignment = { ctx: judgeAlignmentCtx, trust: buildJudgeAlignment(judgeAlignmentCtx) };
   const alerts = buildAlerts({
     db: deps.db,
     clock: deps.clock,
@@ -290,6 +326,11 @@ export function buildServices(deps: Deps): Services {
     windowEvaluations: (projectId, q) => analytics.windowEvaluations(projectId, q),
     windowScores: (projectId, q) => analytics.windowScores(projectId, q),
     scoreConfig: async (projectId, id) => (await scoreConfigs.list(projectId)).find((c) => c.id === id) ?? null,
+    // a monitor's name stands for its evaluator: trust is measured on the evaluator's results
+    judgeTrust: async (projectId, nameOrPath) => {
+      const monitor = (await monitors.list(projectId)).find((m) => m.name === nameOrPath);
+      return judgeAlignment.trust.trustOf(projectId, { evaluator: monitor?.evaluator ?? nameOrPath, version: null });
+    },
     evaluatorKnown: async (projectId, name) => !!findEvaluator(name) || (await monitors.list(projectId)).some((m) => m.name === name || m.evaluator === name),
     publicUrl,
     mailer,
@@ -301,7 +342,7 @@ export function buildServices(deps: Deps): Services {
   });
   organizations.onProjectDeleted((tx, projectId) => alerts.alerts.deleteProject(projectId, tx));
   registerGauges(metrics, deps, { traces, jobs, webhooks, readPriority });
-  return { organizations, accounts, apiKeys, traces, prompts, annotations, scoreConfigs, review, agentCache, evaluations, modelProviders, webhooks, monitors, threads, analytics, jobs, metrics, privacy, readPriority, alerts, topics };
+  return { organizations, accounts, apiKeys, traces, prompts, annotations, scoreConfigs, review, agentCache, evaluations, modelProviders, webhooks, monitors, threads, analytics, jobs, metrics, privacy, readPriority, alerts, topics, judgeAlignment };
 }
 
 /** The models offered from the server's environment (OPENAI_API_KEY): any openai/<model> works, these are listed. */
@@ -415,25 +456,7 @@ export async function buildApp(deps: Deps): Promise<App> {
   evaluationRoutes(http, services.evaluations);
   registerModelProviders(http, services.modelProviders);
   customEvaluatorRoutes(http, services.evaluations.custom);
-  const reviewQueues: ReviewQueuePort = {
-    queueExists: (projectId, queueId) => queueExists(services.review, projectId, queueId),
-    queueName: async (scope, queueId) => (await getQueue(services.review, scope, queueId)).name,
-    createQueue: (scope, name, scoreConfigIds) => createQueue(services.review, scope, { name, scoreConfigIds, memberUserIds: [] }),
-    addTraces: (scope, queueId, traceIds) => addItems(services.review, scope, queueId, { items: traceIds.map((traceId) => ({ traceId })), limit: traceIds.length }),
-  };
-  registerJudgeAlignment(http, {
-    db: deps.db,
-    clock: deps.clock,
-    scoreConfigs: services.scoreConfigs,
-    review: reviewQueues,
-    judges: {
-      traceData: async (projectId, traceId) => {
-        const detail = await services.traces.detail(projectId, traceId).catch(() => null);
-        return detail ? traceData(detail) : null;
-      },
-      run: (scope, evaluator, data, settings) => services.evaluations.runDetached(scope, evaluator, data, settings),
-    },
-  });
+  registerJudgeAlignment(http, services.jobs, services.judgeAlignment.ctx);
   scheduler.every({ name: 'trace retention', intervalMs: intervals.retentionSweepMs, once: true, run: () => services.traces.sweepRetention() });
   if (deps.db.kind === 'pglite') {
     scheduler.every({ name: 'planner statistics', intervalMs: 5 * 60_000, once: false, run: () => services.traces.refreshStatistics() });

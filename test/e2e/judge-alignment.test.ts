@@ -146,4 +146,19 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('judge alignment in a real br
     await page.getByTestId('trust-state').filter({ hasText: 'not trusted' }).waitFor();
     expect(await page.getByLabel("People's score").inputValue()).toBe(correct);
   });
+
+  it("the judge's trust on the experiment's page and on an alert rule that requires a trusted judge", async () => {
+    await page.goto(url(`/p/${projectId}/experiments/judged`));
+    const list = page.getByRole('region', { name: 'Can the judges be trusted?' });
+    await checkPage('judge-trust-experiment', () => list.getByText('judge not trusted').waitFor());
+    const rule = await web.request('POST', '/api/alerts/rules', {
+      authToken: key,
+      body: { name: 'Exact answers pass less', metric: { kind: 'evaluator_pass_rate', evaluator: 'langevals/exact_match', requireTrusted: true }, windowMinutes: 60, condition: { kind: 'threshold', operator: 'below', value: 0.8 } },
+    });
+    expect(rule.status, rule.text).toBe(200);
+    await page.goto(url(`/p/${projectId}/alerts/${rule.body.id}`));
+    const trust = page.getByTestId('rule-judge-trust');
+    await checkPage('judge-trust-alert-rule', () => trust.getByText('judge not trusted').waitFor());
+    expect(await page.getByTestId('rule-requires-trusted').textContent()).toMatch(/^Requires a trusted judge: held back \(kappa's 95 % lower bound is 0\.\d\d on 60 labels; the bar is 0\.6\)\.$/);
+  });
 });

@@ -50,6 +50,7 @@ export const alertEvaluations = pgTable(
     decision: text('decision').notNull(),
     state: text('state').notNull(),
     segmentsLeftOut: integer('segments_left_out').notNull().default(0),
+    held: text('held'),
   },
   (t) => [primaryKey({ columns: [t.ruleId, t.windowEnd, t.segment] })],
 );

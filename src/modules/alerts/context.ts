@@ -4,6 +4,14 @@ import type { Mailer } from '../../platform/mail.ts';
 import type { GroupSums, PeriodQuery, WindowsQuery } from '../analytics/index.ts';
 import type { TraceValueColumn } from '../traces/index.ts';
 
+/** Whether a judge can be trusted (the judge-alignment module's answer, against the score config with most labels). */
+export interface JudgeTrust {
+  state: 'trusted' | 'not trusted' | 'not enough labels';
+  reason: string;
+  /** the human score config it was measured against; null when people labelled none of its traces */
+  scoreConfig: string | null;
+}
+
 /** What the alerts use cases work with: the database, the clock, and other modules' answers (wired by module.ts). */
 export interface AlertsContext {
   db: Database;
@@ -32,6 +40,8 @@ export interface AlertsContext {
   scoreConfig(projectId: string, id: string): Promise<{ kind: 'numeric' | 'boolean' | 'categorical'; categories: string[] } | null>;
   /** Whether an evaluation of this name (a monitor's) or evaluator path can give the project verdicts. */
   evaluatorKnown(projectId: string, nameOrPath: string): Promise<boolean>;
+  /** Whether the judge behind an evaluation name (a monitor's) or evaluator path can be trusted. */
+  judgeTrust(projectId: string, nameOrPath: string): Promise<JudgeTrust>;
   /** Where links in messages point (SPYGLASS_PUBLIC_URL); null: links relative to the app. */
   publicUrl: string | null;
   /** The server's SMTP mailer (SMTP_URL); null: e-mail channels cannot be made. */

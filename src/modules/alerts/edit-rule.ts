@@ -1,7 +1,6 @@
 import { notFound } from '../../platform/errors.ts';
 import type { AlertsContext } from './context.ts';
-import { checkRule, ruleDefinition } from './manage-rules.ts';
-import { presentRule } from './presenters.ts';
+import { checkRule, presentWithTrust, ruleDefinition } from './manage-rules.ts';
 import type { CreateRuleBody, RuleView } from './schemas.ts';
 import * as store from './store.ts';
 
@@ -31,7 +30,7 @@ export async function replaceRule(ctx: AlertsContext, projectId: string, id: str
     now,
   );
   if (!updated) throw notFound('alert_rule_not_found', `no alert rule ${id}`);
-  return presentRule(updated);
+  return presentWithTrust(ctx, updated);
 }
 
 /** The value with every object's keys in order: jsonb keeps its own order, so a stored definition and a new one compare by content. */

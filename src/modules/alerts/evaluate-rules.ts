@@ -1,6 +1,7 @@
 import { emitEvents, type NewEvent } from '../../platform/events/index.ts';
 import { queueDeliveries } from './channels.ts';
 import type { AlertsContext } from './context.ts';
+import { heldBecause } from './judge-trust-gate.ts';
 import { isNews } from './lifecycle.ts';
 import { capSegments, type Condition, type Metric, type SegmentDecision } from './measure.ts';
 import { windowMeasurements } from './read-windows.ts';
@@ -46,6 +47,8 @@ async function evaluateRule(ctx: AlertsContext, rule: store.RuleRow, now: number
   let done = 0;
   const metric = rule.metric as unknown as Metric;
   const condition = rule.condition as unknown as Condition;
+  // read once per round: trust moves as people label, not window by window
+  const held = await heldBecause(ctx, rule.project_id, metric);
   while (through + rule.window_ms <= now && done < CATCH_UP_WINDOWS) {
     const start = through;
     const end = through + rule.window_ms;
@@ -55,7 +58,7 @@ async function evaluateRule(ctx: AlertsContext, rule: store.RuleRow, now: number
     // Not capped: each kept segment is compared with its own past.
     const baseline = range ? await windowMeasurements(ctx, rule, metric, range[0], range[1], true) : null;
     const exposure = range ? (range[1] - range[0]) / rule.window_ms : 1;
-    const { decisions, next, evaluations } = stepWindow({ resolveAfter: rule.resolve_after }, metric, condition, states, current, baseline, exposure, start, end, leftOut);
+    const { decisions, next, evaluations } = stepWindow({ resolveAfter: rule.resolve_after }, metric, condition, states, current, baseline, exposure, start, end, leftOut, held);
 
     const events: NewEvent[] = [];
     if (latest) {

@@ -1,6 +1,7 @@
 import { badRequest, notFound } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import type { AlertsContext } from './context.ts';
+import { checkRequireTrusted, withJudgeTrust } from './judge-trust-gate.ts';
 import { presentRule } from './presenters.ts';
 import { MAX_WINDOW_MINUTES, METRICS, MIN_WINDOW_MINUTES, type CreateRuleBody, type EvaluationView, type RuleView, type UpdateRuleBody } from './schemas.ts';
 import * as store from './store.ts';
@@ -18,6 +19,7 @@ export async function checkRule(ctx: AlertsContext, projectId: string, body: Cre
     if (metric.evaluator !== undefined && !(await ctx.evaluatorKnown(projectId, metric.evaluator)))
       throw badRequest('unknown_evaluator', `metric.evaluator: no monitor or evaluator named ${metric.evaluator}`, 'metric.evaluator');
   } else if (metric.evaluator !== undefined) throw badRequest('invalid_metric', `metric.evaluator: only for evaluator metrics`, 'metric.evaluator');
+  checkRequireTrusted(body);
   if (body.splitBy === 'evaluator' && info.source !== 'evaluations')
     throw badRequest('invalid_split', `splitBy: evaluator splits only evaluator metrics (evaluator_pass_rate, evaluator_score_mean, evaluator_error_rate)`, 'splitBy');
   if (info.source === 'scores') {
@@ -89,7 +91,7 @@ export async function createRule(ctx: AlertsContext, scope: { organizationId: st
     created_at: now,
     updated_at: now,
   });
-  return presentRule(row);
+  return presentWithTrust(ctx, row);
 }
 
 async function find(ctx: AlertsContext, projectId: string, id: string): Promise<store.RuleRow> {
@@ -98,8 +100,14 @@ async function find(ctx: AlertsContext, projectId: string, id: string): Promise<
   return row;
 }
 
-export const listRules = async (ctx: AlertsContext, projectId: string): Promise<RuleView[]> => (await store.listRules(ctx.db.orm, projectId)).map(presentRule);
-export const getRule = async (ctx: AlertsContext, projectId: string, id: string): Promise<RuleView> => presentRule(await find(ctx, projectId, id));
+export const listRules = async (ctx: AlertsContext, projectId: string): Promise<RuleView[]> => withJudgeTrust(ctx, projectId, (await store.listRules(ctx.db.orm, projectId)).map(presentRule));
+export const getRule = async (ctx: AlertsContext, projectId: string, id: string): Promise<RuleView> => presentWithTrust(ctx, await find(ctx, projectId, id));
+
+/** A rule as answered: with its judge's trust. */
+export async function presentWithTrust(ctx: AlertsContext, row: store.RuleRow): Promise<RuleView> {
+  const [view] = await withJudgeTrust(ctx, row.project_id, [presentRule(row)]);
+  return view;
+}
 
 export async function updateRule(ctx: AlertsContext, projectId: string, id: string, body: UpdateRuleBody): Promise<RuleView> {
   const row = await find(ctx, projectId, id);
@@ -116,7 +124,7 @@ export async function updateRule(ctx: AlertsContext, projectId: string, id: stri
     },
     ctx.clock.now().getTime(),
   );
-  return presentRule(updated ?? row);
+  return presentWithTrust(ctx, updated ?? row);
 }
 
 /** Someone is on it: kept on the rule until its next change of state. */
@@ -124,7 +132,7 @@ export async function acknowledgeRule(ctx: AlertsContext, projectId: string, id:
   const row = await find(ctx, projectId, id);
   const now = ctx.clock.now().getTime();
   const updated = await store.updateRuleSettings(ctx.db.orm, projectId, id, { name: row.name, enabled: row.enabled, muted: row.muted, snoozed_until: row.snoozed_until, acknowledged_at: now }, now);
-  return presentRule(updated ?? row);
+  return presentWithTrust(ctx, updated ?? row);
 }
 
 export async function deleteRule(ctx: AlertsContext, projectId: string, id: string): Promise<{ id: string; deleted: true }> {

@@ -22,6 +22,8 @@ export function presentRule(r: RuleRow): RuleView {
     acknowledgedAt: r.acknowledged_at,
     state: segments.some((s) => s.state === 'firing') ? 'firing' : segments.some((s) => s.state === 'resolved') ? 'resolved' : 'ok',
     segments,
+    // filled in by withJudgeTrust (judge-trust-gate.ts)
+    judge: null,
     evaluatedThrough: r.evaluated_through,
     createdAt: r.created_at,
     updatedAt: r.updated_at,

@@ -56,6 +56,10 @@ export const metricSchema = z
       .describe("evaluator_*: the evaluation's name (a monitor's name) or evaluator path; optional when split by evaluator (then every evaluator)"),
     configId: z.string().min(1).max(128).optional().describe('score_mean, category_share: the score config'),
     category: z.string().min(1).max(100).optional().describe('category_share: the category counted'),
+    requireTrusted: z
+      .boolean()
+      .optional()
+      .describe("evaluator_pass_rate, evaluator_score_mean with an evaluator: the rule fires only while that judge is trusted (its agreement with people meets the project's trust rule); held windows say why in the history"),
   })
   .meta({ id: 'AlertMetric' });
 
@@ -148,6 +152,16 @@ export const ruleSchema = z
     acknowledgedAt: z.number().int().nullable(),
     state: z.enum(ALERT_STATES).describe('firing when any segment fires'),
     segments: z.array(segmentStateSchema),
+    judge: z
+      .object({
+        evaluator: z.string(),
+        state: z.enum(['trusted', 'not trusted', 'not enough labels']),
+        reason: z.string(),
+        scoreConfig: z.string().nullable().describe('The human score config it was measured against (the one with most labels)'),
+        holding: z.boolean().describe('The rule requires a trusted judge and this one is not: its windows are held back'),
+      })
+      .nullable()
+      .describe("The judge behind an evaluator pass rate or mean score, and whether it can be trusted; null for other metrics"),
     evaluatedThrough: z.number().int().describe('The end of the last window evaluated (epoch ms)'),
     createdAt: z.number().int(),
     updatedAt: z.number().int(),
@@ -167,9 +181,10 @@ export const evaluationSchema = z
     low: z.number().nullable().describe('95 % interval of the value'),
     high: z.number().nullable(),
     pValue: z.number().nullable().describe('change: adjusted across segments (Benjamini-Hochberg)'),
-    decision: z.enum(['breach', 'calm', 'too_few']),
+    decision: z.enum(['breach', 'calm', 'too_few', 'held']).describe('held: past the condition, but held back because the judge was not trusted'),
     state: z.enum(ALERT_STATES).describe('The segment state after this window'),
     segmentsLeftOut: z.number().int().describe('Segments of this window past the cap of 1,000, not decided (0: every one was)'),
+    held: z.string().nullable().describe('Why the window could not fire (the rule requires a trusted judge and it was not); null: decided as usual'),
   })
   .meta({ id: 'AlertEvaluation' });
 export type EvaluationView = z.output<typeof evaluationSchema>;

@@ -43,15 +43,18 @@ export function stepWindow(
   end: number,
   /** Segments past the cap, not evaluated in this window (counted in its history). */
   segmentsLeftOut = 0,
+  /** Why the window may not fire (its judge is not trusted): breaches count as calm windows. */
+  held: string | null = null,
 ): WindowStep {
-  const decisions = decide(metric, condition, current, baseline, exposure);
+  const decided = decide(metric, condition, current, baseline, exposure);
+  const decisions = held === null ? decided : decided.map((d) => ({ ...d, breach: false }));
   const next: Record<string, SegmentState> = { ...states };
   const lifecycle = { consecutive: condition.consecutive, resolveAfter: rule.resolveAfter };
   // A segment seen before but absent now had no events: a calm window for it.
   const seen = new Set(decisions.map((d) => d.segment));
   for (const segment of Object.keys(states)) if (!seen.has(segment)) next[segment] = nextState(states[segment], false, end, lifecycle);
   for (const d of decisions) next[d.segment] = nextState(states[d.segment], d.breach, end, lifecycle);
-  const evaluations: EvaluationView[] = decisions.map((d) => ({
+  const evaluations: EvaluationView[] = decisions.map((d, i) => ({
     windowStart: start,
     windowEnd: end,
     segment: d.segment,
@@ -62,9 +65,10 @@ export function stepWindow(
     low: d.low,
     high: d.high,
     pValue: d.pValue,
-    decision: d.tooFew ? 'too_few' : d.breach ? 'breach' : 'calm',
+    decision: d.tooFew ? 'too_few' : d.breach ? 'breach' : held !== null && decided[i].breach ? 'held' : 'calm',
     state: next[d.segment].state,
     segmentsLeftOut,
+    held,
   }));
   return { decisions, next, evaluations };
 }

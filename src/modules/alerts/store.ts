@@ -137,10 +137,10 @@ export async function claimWindow(tx: Executor, ruleId: string, windowEnd: numbe
 export async function insertEvaluations(tx: Executor, ruleId: string, evaluations: EvaluationView[]): Promise<void> {
   if (!evaluations.length) return;
   await tx.execute(sql`
-    INSERT INTO alert_evaluations (rule_id, window_end, segment, window_start, value, baseline, count, baseline_count, low, high, p_value, decision, state, segments_left_out)
-    SELECT ${ruleId}, x."windowEnd", x.segment, x."windowStart", x.value, x.baseline, x.count, x."baselineCount", x.low, x.high, x."pValue", x.decision, x.state, x."segmentsLeftOut"
+    INSERT INTO alert_evaluations (rule_id, window_end, segment, window_start, value, baseline, count, baseline_count, low, high, p_value, decision, state, segments_left_out, held)
+    SELECT ${ruleId}, x."windowEnd", x.segment, x."windowStart", x.value, x.baseline, x.count, x."baselineCount", x.low, x.high, x."pValue", x.decision, x.state, x."segmentsLeftOut", x.held
     FROM jsonb_to_recordset(${jsonParam(evaluations)}::jsonb) AS x("windowEnd" bigint, segment text, "windowStart" bigint, value float8, baseline float8, count float8,
-      "baselineCount" float8, low float8, high float8, "pValue" float8, decision text, state text, "segmentsLeftOut" int)`);
+      "baselineCount" float8, low float8, high float8, "pValue" float8, decision text, state text, "segmentsLeftOut" int, held text)`);
 }
 
 /** Moves the rule past a window; false when another process moved it first. */
@@ -155,7 +155,7 @@ export async function advanceRule(tx: Executor, ruleId: string, from: number, to
 export async function listEvaluations(db: Executor, ruleId: string, limit: number, before: number | undefined): Promise<EvaluationView[]> {
   const found = await rows<Record<string, unknown>>(
     db,
-    sql`SELECT window_start, window_end, segment, value, baseline, count, baseline_count, low, high, p_value, decision, state, segments_left_out FROM alert_evaluations
+    sql`SELECT window_start, window_end, segment, value, baseline, count, baseline_count, low, high, p_value, decision, state, segments_left_out, held FROM alert_evaluations
         WHERE rule_id = ${ruleId} ${before === undefined ? sql`` : sql`AND window_end < ${before}`}
         ORDER BY window_end DESC, segment LIMIT ${limit}`,
   );
@@ -173,6 +173,7 @@ export async function listEvaluations(db: Executor, ruleId: string, limit: numbe
     decision: r.decision as EvaluationView['decision'],
     state: r.state as AlertState,
     segmentsLeftOut: Number(r.segments_left_out),
+    held: (r.held as string | null) ?? null,
   }));
 }
 

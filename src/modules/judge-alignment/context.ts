@@ -19,6 +19,8 @@ export interface ReviewQueuePort {
 export interface JudgeRunPort {
   /** the evaluator data a trace offers (its input, output, contexts, conversation), as monitors give it; null when the trace is gone */
   traceData(projectId: string, traceId: string): Promise<Record<string, unknown> | null>;
+  /** whether a custom judge (custom/<slug>) has this version, results or not */
+  versionExists(projectId: string, evaluator: string, version: number): Promise<boolean>;
   run(
     scope: { organizationId: string; projectId: string },
     evaluator: string,

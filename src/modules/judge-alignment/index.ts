@@ -1,4 +1,4 @@
-export { registerJudgeAlignment, type JudgeTrustPort } from './module.ts';
-export type { ReviewQueuePort, ActingScope } from './context.ts';
+export { buildJudgeAlignment, registerJudgeAlignment, type JudgeTrustPort } from './module.ts';
+export type { ReviewQueuePort, ActingScope, JudgeAlignmentContext } from './context.ts';
 export { alignmentResponse, trustSchema, judgeTrustQuery, judgeTrustResponse } from './schemas.ts';
-export { deleteProjectTrustRule } from './store.ts';
+export { deleteProjectTrustRule, deleteProjectVersionComparisons } from './store.ts';

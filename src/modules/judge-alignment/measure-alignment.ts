@@ -75,7 +75,7 @@ export async function gatherPairs(ctx: JudgeAlignmentContext, projectId: string,
   const labelled = new Set(human.scores.map((s) => s.traceId));
   // a numeric judge disagrees when it is off by more than a quarter of the config's range
   const disagreeing = pairs.filter((_, i) => (config.kind === 'numeric' ? Math.abs(h[i] - j[i]) > ((config.max ?? 1) - (config.min ?? 0)) / 4 : h[i] !== j[i]));
-  return { config, judged, judgeValue, categories, pairs, h, j, show, labelled, disagreeing };
+  return { config, judged, judgeValue, codeOf, categories, pairs, h, j, show, labelled, disagreeing };
 }
 
 /**

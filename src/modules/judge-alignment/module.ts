@@ -1,21 +1,35 @@
 import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import type { JobQueue } from '../../platform/jobs/index.ts';
+import { runVersionComparison, VERSION_COMPARISON_QUEUE } from './compare-versions.ts';
 import type { JudgeAlignmentContext } from './context.ts';
-import { measureAlignment } from './measure-alignment.ts';
+import { judgeTrust } from './judge-trust.ts';
 import { judgeAlignmentRoutes } from './routes.ts';
 import type { Trust } from './statistics.ts';
 
-/** What the module offers the others (alerts, say): whether a judge can be trusted against a human score config. */
+/** What the module offers the others (alerts, MCP answers): whether a judge can be trusted. */
 export interface JudgeTrustPort {
-  trustOf(projectId: string, judge: { evaluator: string; version: number | null; scoreConfig: string }): Promise<{ state: Trust; reason: string }>;
+  /**
+   * The judge's trust against the human score config with the most labels on its traces (as the
+   * app's badges show it); "not enough labels" when people labelled none of them.
+   */
+  trustOf(projectId: string, judge: { evaluator: string; version: number | null }): Promise<{ state: Trust; reason: string; scoreConfig: string | null }>;
 }
 
-/** The judge-alignment module's one entry: its routes, and its port. */
-export function registerJudgeAlignment(app: FastifyInstance, ctx: JudgeAlignmentContext): JudgeTrustPort {
-  judgeAlignmentRoutes(app, ctx);
+/** The module's port, built with the services (the alerts module holds rules to it). */
+export function buildJudgeAlignment(ctx: JudgeAlignmentContext): JudgeTrustPort {
   return {
     trustOf: async (projectId, judge) => {
-      const a = await measureAlignment(ctx, projectId, { evaluator: judge.evaluator, version: judge.version === null ? undefined : String(judge.version), scoreConfig: judge.scoreConfig });
-      return { state: a.trust.state, reason: a.trust.reason };
+      const answer = await judgeTrust(ctx, projectId, { evaluator: judge.evaluator, version: judge.version === null ? undefined : String(judge.version) });
+      const best = answer.data[0];
+      if (!best) return { state: 'not enough labels', reason: 'no human labels on its traces yet', scoreConfig: null };
+      return { state: best.trust.state, reason: best.trust.reason, scoreConfig: best.scoreConfig.name };
     },
   };
+}
+
+/** The judge-alignment module's one entry: its routes and its queue (version comparisons). */
+export function registerJudgeAlignment(app: FastifyInstance, jobs: JobQueue, ctx: JudgeAlignmentContext): void {
+  judgeAlignmentRoutes(app, ctx);
+  jobs.handle(VERSION_COMPARISON_QUEUE, z.object({ id: z.string() }), (job) => runVersionComparison(ctx, job));
 }

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { projectRoute, routeGroup } from '../../platform/http/route-group.ts';
 import { judgesWithResults } from '../evaluators/index.ts';
 import type { JudgeAlignmentContext } from './context.ts';
+import { getVersionComparison, listVersionComparisons, startVersionComparison } from './compare-versions.ts';
 import { judgeTrust } from './judge-trust.ts';
 import { labelMore } from './label-more.ts';
 import { measureAlignment } from './measure-alignment.ts';
@@ -19,6 +20,11 @@ import {
   sendDisagreementsResponse,
   trustRuleBody,
   trustRuleSchema,
+  versionComparisonBody,
+  versionComparisonParams,
+  versionComparisonSchema,
+  versionComparisonsQuery,
+  versionComparisonsResponse,
 } from './schemas.ts';
 import { selfConsistency } from './self-consistency.ts';
 import { sendDisagreements } from './send-disagreements.ts';
@@ -104,6 +110,34 @@ export function judgeAlignmentRoutes(app: FastifyInstance, ctx: JudgeAlignmentCo
         },
       },
       (req, scope) => selfConsistency(ctx, scope, req.body),
+    );
+    project.post(
+      '/version-comparisons',
+      {
+        config: { auth: { scope: 'project', permission: 'evaluations:create' } },
+        schema: {
+          tags,
+          summary:
+            "Improving a judge: run a new version of a custom judge over the traces people labelled and the older version scored, then compare how far each agrees with people (paired bootstrap, a verdict in words). Answers 202 at once; follow it with GET /version-comparisons/{id}",
+          body: versionComparisonBody,
+          response: { 202: versionComparisonSchema },
+        },
+      },
+      async (req, scope, reply) => {
+        const started = await startVersionComparison(ctx, scope, req.body);
+        reply.code(202);
+        return started;
+      },
+    );
+    project.get(
+      '/version-comparisons',
+      { config: viewer, schema: { tags, summary: "A judge's version comparisons, newest first (the last 20)", querystring: versionComparisonsQuery, response: { 200: versionComparisonsResponse } } },
+      (req, scope) => listVersionComparisons(ctx, scope.projectId, req.query.evaluator),
+    );
+    project.get(
+      '/version-comparisons/:id',
+      { config: viewer, schema: { tags, summary: 'One version comparison: running, done (with its result) or failed (with why)', params: versionComparisonParams, response: { 200: versionComparisonSchema } } },
+      (req, scope) => getVersionComparison(ctx, scope.projectId, req.params.id),
     );
   });
 }

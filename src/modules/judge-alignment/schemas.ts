@@ -193,3 +193,64 @@ export const selfConsistencyResponse = z.object({
     }),
   ),
 });
+
+/** Improving a judge: a new version of a custom judge run over the items an older version and people both scored. */
+export const versionComparisonBody = z.strictObject({
+  evaluator: z.string().min(1).max(255).describe('A custom judge, custom/<slug>'),
+  version: z.number().int().min(1).describe('The version people already measured (its results on the labelled traces are the baseline)'),
+  candidateVersion: z.number().int().min(1).describe('The new version, run now on the same traces'),
+  scoreConfig: z.string().min(1).max(128),
+  limit: z.number().int().min(1).max(500).default(200).describe('How many labelled items to run the new version on, 1..500 (default 200); each costs one model call'),
+});
+
+export const versionComparisonParams = z.object({ id: z.string().min(1).max(64) });
+export const versionComparisonsQuery = z.object({ evaluator: z.string().min(1).max(255) });
+
+const versionAgreement = z.object({
+  version: z.number().int(),
+  /** pass/fail and categories: the share of items where the version said what people said; numbers: the mean absolute error */
+  agreement: estimateSchema.nullable(),
+  kappa: estimateSchema.nullable(),
+});
+
+export const versionComparisonSchema = z
+  .object({
+    id: z.string(),
+    evaluator: z.string(),
+    scoreConfig: z.object({ id: z.string(), name: z.string(), kind: z.enum(['numeric', 'boolean', 'categorical']) }).nullable(),
+    baselineVersion: z.number().int(),
+    candidateVersion: z.number().int(),
+    limit: z.number().int(),
+    status: z.enum(['running', 'done', 'failed']),
+    error: z.string().nullable(),
+    createdAt: z.number().int(),
+    finishedAt: z.number().int().nullable(),
+    result: z
+      .object({
+        /** accuracy (pass/fail, categories; higher is better) or mean absolute error (numbers; lower is better) */
+        statistic: z.enum(['accuracy', 'meanAbsoluteError']),
+        /** items both versions judged */
+        n: z.number().int(),
+        /** items the new version gave no answer of the config's kind on (errors, a trace gone) */
+        unmeasured: z.number().int(),
+        baseline: versionAgreement,
+        candidate: versionAgreement,
+        /** the new version's statistic less the old one's, paired item by item, with its 95 % bootstrap interval */
+        difference: z.object({ value: z.number(), low: z.number(), high: z.number(), pValue: z.number(), minimumDetectableEffect: z.number() }).nullable(),
+        verdict: z.enum(['better', 'worse', 'no detectable difference', 'not enough data']),
+        /** not enough data: the items needed */
+        itemsNeeded: z.number().int().nullable(),
+        /** the verdict in words */
+        summary: z.string(),
+        /** items where the two versions answered differently */
+        changed: z.array(z.object({ traceId: z.string(), human: judgeValueSchema(), baseline: judgeValueSchema(), candidate: judgeValueSchema() })),
+      })
+      .nullable(),
+  })
+  .meta({ id: 'JudgeVersionComparison' });
+
+function judgeValueSchema() {
+  return z.union([z.number(), z.string(), z.boolean()]);
+}
+
+export const versionComparisonsResponse = z.object({ data: z.array(versionComparisonSchema) });

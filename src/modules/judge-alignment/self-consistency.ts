@@ -4,28 +4,11 @@ import { bootstrapMean, seedOf, wilson } from '../experiments/index.ts';
 import type { JudgeAlignmentContext } from './context.ts';
 import { gatherPairs } from './measure-alignment.ts';
 import type { selfConsistencyBody, selfConsistencyResponse } from './schemas.ts';
+import { pool, PARALLEL_CALLS } from './run-pool.ts';
 import { pairwiseDisagreement } from './statistics.ts';
 
 type Answer = z.output<typeof selfConsistencyResponse>;
 const field = (name: string) => `body.${name}`;
-/** Judge calls in flight at once. */
-const PARALLEL_CALLS = 4;
-
-/** Runs `tasks` with at most `limit` at once, answers in order. */
-async function pool<T>(tasks: (() => Promise<T>)[], limit: number): Promise<T[]> {
-  const out = new Array<T>(tasks.length);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(limit, tasks.length) }, async () => {
-      while (next < tasks.length) {
-        const i = next++;
-        out[i] = await tasks[i]();
-      }
-    }),
-  );
-  return out;
-}
-
 /**
  * POST /api/judge-alignment/self-consistency: the judge run `repeats` times on the same inputs
  * (what each labelled trace gives a judge, as monitors give it) and how often its repeats

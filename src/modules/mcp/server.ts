@@ -2,6 +2,7 @@ import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mc
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { Permission } from '../../platform/auth/index.ts';
+import { judgeTrustResponse } from '../judge-alignment/index.ts';
 import { renderPrompt, renderTraceOutline, TOOLS, type ApiRequest, type ToolSpec } from './tools.ts';
 
 export interface ApiAnswer {
@@ -64,7 +65,8 @@ export function buildMcpServer(caller: McpCaller, permissions: ToolPermissions, 
         const parsed = args as z.output<typeof spec.input>;
         const answer = await caller.call(methodOf(spec), spec.request(parsed));
         if (!ok(answer)) return { isError: true, content: [{ type: 'text' as const, text: `The API refused: ${apiErrorText(answer)}` }] };
-        return { content: [{ type: 'text' as const, text: spec.render(answer.body, parsed) }] };
+        const trust = spec.judges ? await judgesTrust(caller, spec.judges(answer.body)) : '';
+        return { content: [{ type: 'text' as const, text: spec.render(answer.body, parsed) + trust }] };
       },
     );
     // Listed only to callers that hold the route's permission; a call anyway is refused by the SDK.
@@ -137,4 +139,22 @@ export function buildMcpServer(caller: McpCaller, permissions: ToolPermissions, 
     }),
   );
   return server;
+}
+
+/** Judges named in one answer, at most this many looked up. */
+const JUDGES_LOOKED_UP = 10;
+
+/**
+ * Whether each judge behind an answer's numbers can be trusted, as lines to follow the answer.
+ * A caller who may not read the trust route (or a judge it fails on) gets the answer without them.
+ */
+async function judgesTrust(caller: McpCaller, evaluators: string[]): Promise<string> {
+  const lines: string[] = [];
+  for (const evaluator of [...new Set(evaluators)].slice(0, JUDGES_LOOKED_UP)) {
+    const answer = await caller.call('GET', { path: '/api/judge-alignment/trust', query: { evaluator } });
+    if (!ok(answer)) continue;
+    const best = (answer.body as z.infer<typeof judgeTrustResponse>).data[0];
+    lines.push(best ? `- ${evaluator}: judge ${best.trust.state} against ${best.scoreConfig.name}: ${best.trust.reason}` : `- ${evaluator}: judge not measured against people (no human labels on its traces)`);
+  }
+  return lines.length ? `\nCan the judges be trusted?\n${lines.join('\n')}` : '';
 }

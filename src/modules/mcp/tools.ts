@@ -49,6 +49,12 @@ export interface ToolSpec<S extends z.ZodObject = z.ZodObject, A = unknown> {
   request(args: z.output<S>): ApiRequest;
   /** The route's 2xx answer (typed by the route's response schema) as text for the model. */
   render(answer: A, args: z.output<S>): string;
+  /**
+   * The judges whose numbers the answer shows (evaluators as their results name them): each one's
+   * trust (GET /api/judge-alignment/trust) follows the answer, so a model reads a verdict with
+   * whether its judge agrees with people.
+   */
+  judges?(answer: A): string[];
 }
 
 /** A tool, its answer typed by the route's response schema. */
@@ -452,6 +458,7 @@ export const TOOLS: ToolSpec[] = [
       ]);
       return [...lines, 'list_regressions shows the rows that changed.'].join('\n');
     },
+    judges: (a: z.infer<typeof compareResponse>) => a.comparisons.flatMap((c) => c.evaluators.map((e) => e.evaluator)),
   }),
   tool({
     name: 'list_regressions',
@@ -542,7 +549,8 @@ export const TOOLS: ToolSpec[] = [
   tool({
     name: 'list_alert_rules',
     title: 'List alert rules',
-    description: "The project's alert rules: what each watches, its condition, and its state (ok, firing, resolved) per segment.",
+    description:
+      "The project's alert rules: what each watches, its condition, and its state (ok, firing, resolved) per segment; for a rule on a judge's pass rate or score, whether that judge can be trusted (and whether the rule requires it).",
     route: 'GET /api/alerts/rules',
     readOnly: true,
     input: z.strictObject({}),
@@ -555,7 +563,10 @@ export const TOOLS: ToolSpec[] = [
           const c = r.condition as { kind: string; operator?: string; value?: number; alpha?: number; baseline?: { kind: string } };
           const condition = c.kind === 'threshold' ? `${c.operator} ${c.value}` : `change vs ${c.baseline?.kind ?? 'previous'} (alpha ${c.alpha})`;
           const firing = r.segments.filter((s) => s.state === 'firing').map((s) => s.segment || 'all');
-          return `- ${r.id} · ${oneLine(r.name, 80)} · ${r.metric.kind}${r.splitBy ? ` by ${r.splitBy}` : ''} · ${r.windowMinutes} min windows · ${condition} · ${r.state}${firing.length ? ` (${firing.join(', ')})` : ''}${r.muted ? ' · muted' : ''}`;
+          const judge = r.judge
+            ? ` · judge ${r.judge.evaluator} ${r.judge.state} (${oneLine(r.judge.reason, 160)})${r.metric.requireTrusted ? (r.judge.holding ? ' · requires a trusted judge: held' : ' · requires a trusted judge') : ''}`
+            : '';
+          return `- ${r.id} · ${oneLine(r.name, 80)} · ${r.metric.kind}${r.metric.evaluator ? ` of ${r.metric.evaluator}` : ''}${r.splitBy ? ` by ${r.splitBy}` : ''} · ${r.windowMinutes} min windows · ${condition} · ${r.state}${firing.length ? ` (${firing.join(', ')})` : ''}${r.muted ? ' · muted' : ''}${judge}`;
         }),
       ].join('\n');
     },
@@ -575,7 +586,7 @@ export const TOOLS: ToolSpec[] = [
         .map(
           (e) =>
             `${iso(e.windowStart)} .. ${iso(e.windowEnd)}${e.segment ? ` · ${e.segment}` : ''} · value ${n(e.value)} [${n(e.low)}, ${n(e.high)}] of ${e.count}` +
-            `${e.baselineCount !== null ? ` · baseline ${n(e.baseline)} of ${e.baselineCount}` : ''}${e.pValue !== null ? ` · p ${e.pValue.toPrecision(2)}` : ''} · ${e.decision} → ${e.state}`,
+            `${e.baselineCount !== null ? ` · baseline ${n(e.baseline)} of ${e.baselineCount}` : ''}${e.pValue !== null ? ` · p ${e.pValue.toPrecision(2)}` : ''} · ${e.decision} → ${e.state}${e.held ? ` · held: ${e.held}` : ''}`,
         )
         .join('\n');
     },

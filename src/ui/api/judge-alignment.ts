@@ -8,6 +8,7 @@ export type JudgeTrust = Answer<'/api/judge-alignment/trust', 'get'>;
 export type TrustRule = Answer<'/api/judge-alignment/trust-rule', 'get'>;
 export type LabelMore = Answer<'/api/judge-alignment/label-more', 'get'>;
 export type SelfConsistency = Answer<'/api/judge-alignment/self-consistency', 'post'>;
+export type VersionComparison = Answer<'/api/judge-alignment/version-comparisons/{id}', 'get'>;
 
 /** A judge as its results name it, at a version (all versions when absent), against a human score config. */
 export interface JudgeChoice {
@@ -22,6 +23,7 @@ export const alignmentKeys = {
   rule: (projectId: string) => ['judge-alignment', projectId, 'rule'] as const,
   alignment: (projectId: string, c: JudgeChoice) => ['judge-alignment', projectId, 'alignment', c] as const,
   labelMore: (projectId: string, c: JudgeChoice) => ['judge-alignment', projectId, 'label-more', c] as const,
+  versionComparisons: (projectId: string, evaluator: string) => ['judge-alignment', projectId, 'version-comparisons', evaluator] as const,
   trust: (projectId: string, evaluator: string, version: number | undefined, counts?: { passed: number; judged: number }) =>
     ['judge-alignment', projectId, 'trust', evaluator, version, counts] as const,
 };
@@ -71,6 +73,15 @@ export function useJudgeTrust(projectId: string, evaluator: string, version?: nu
   });
 }
 
+/** A judge's version comparisons, newest first; polled while one is running (the new version is being run). */
+export function useVersionComparisons(projectId: string, evaluator: string) {
+  return useQuery({
+    queryKey: alignmentKeys.versionComparisons(projectId, evaluator),
+    queryFn: async ({ signal }) => (await GET('/api/judge-alignment/version-comparisons', { params: { query: { evaluator } }, projectId, signal })).data,
+    refetchInterval: (q) => (q.state.data?.some((c) => c.status === 'running') ? 1_000 : false),
+  });
+}
+
 export function useTrustRule(projectId: string) {
   return useQuery({ queryKey: alignmentKeys.rule(projectId), queryFn: ({ signal }) => GET('/api/judge-alignment/trust-rule', { projectId, signal }) });
 }
@@ -86,6 +97,10 @@ export function useAlignmentMutations(projectId: string) {
       mutationFn: (body: { evaluator: string; version: number | null; scoreConfig: string; queueId?: string; newQueueName?: string }) =>
         POST('/api/judge-alignment/disagreements/review', { projectId, body }),
       onSuccess: () => Promise.all([client.invalidateQueries({ queryKey: reviewKeys.queues(projectId) }), client.invalidateQueries({ queryKey: reviewKeys.queue(projectId) })]),
+    }),
+    compareVersions: useMutation({
+      mutationFn: (body: { evaluator: string; version: number; candidateVersion: number; scoreConfig: string; limit: number }) => POST('/api/judge-alignment/version-comparisons', { projectId, body }),
+      onSuccess: (_d, body) => client.invalidateQueries({ queryKey: alignmentKeys.versionComparisons(projectId, body.evaluator) }),
     }),
     /** runs the judge again (model calls): nothing is stored, so nothing to refresh */
     selfConsistency: useMutation({

@@ -17931,6 +17931,385 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/judge-alignment/version-comparisons": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A judge's version comparisons, newest first (the last 20) */
+        get: {
+            parameters: {
+                query: {
+                    evaluator: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["JudgeVersionComparison"][];
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Improving a judge: run a new version of a custom judge over the traces people labelled and the older version scored, then compare how far each agrees with people (paired bootstrap, a verdict in words). Answers 202 at once; follow it with GET /version-comparisons/{id} */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description A custom judge, custom/<slug> */
+                        evaluator: string;
+                        /** @description The version people already measured (its results on the labelled traces are the baseline) */
+                        version: number;
+                        /** @description The new version, run now on the same traces */
+                        candidateVersion: number;
+                        scoreConfig: string;
+                        /**
+                         * @description How many labelled items to run the new version on, 1..500 (default 200); each costs one model call
+                         * @default 200
+                         */
+                        limit?: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["JudgeVersionComparison"];
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/judge-alignment/version-comparisons/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One version comparison: running, done (with its result) or failed (with why) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["JudgeVersionComparison"];
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/monitors": {
         parameters: {
             query?: never;
@@ -35962,8 +36341,11 @@ export interface components {
             high: number | null;
             /** @description change: adjusted across segments (Benjamini-Hochberg) */
             pValue: number | null;
-            /** @enum {string} */
-            decision: "breach" | "calm" | "too_few";
+            /**
+             * @description held: past the condition, but held back because the judge was not trusted
+             * @enum {string}
+             */
+            decision: "breach" | "calm" | "too_few" | "held";
             /**
              * @description The segment state after this window
              * @enum {string}
@@ -35971,6 +36353,8 @@ export interface components {
             state: "ok" | "firing" | "resolved";
             /** @description Segments of this window past the cap of 1,000, not decided (0: every one was) */
             segmentsLeftOut: number;
+            /** @description Why the window could not fire (the rule requires a trusted judge and it was not); null: decided as usual */
+            held: string | null;
         };
         AlertEvaluationInput: {
             windowStart: number;
@@ -35988,8 +36372,11 @@ export interface components {
             high: number | null;
             /** @description change: adjusted across segments (Benjamini-Hochberg) */
             pValue: number | null;
-            /** @enum {string} */
-            decision: "breach" | "calm" | "too_few";
+            /**
+             * @description held: past the condition, but held back because the judge was not trusted
+             * @enum {string}
+             */
+            decision: "breach" | "calm" | "too_few" | "held";
             /**
              * @description The segment state after this window
              * @enum {string}
@@ -35997,6 +36384,8 @@ export interface components {
             state: "ok" | "firing" | "resolved";
             /** @description Segments of this window past the cap of 1,000, not decided (0: every one was) */
             segmentsLeftOut: number;
+            /** @description Why the window could not fire (the rule requires a trusted judge and it was not); null: decided as usual */
+            held: string | null;
         };
         AlertHistory: {
             data: components["schemas"]["AlertEvaluation"][];
@@ -36016,6 +36405,8 @@ export interface components {
             configId?: string;
             /** @description category_share: the category counted */
             category?: string;
+            /** @description evaluator_pass_rate, evaluator_score_mean with an evaluator: the rule fires only while that judge is trusted (its agreement with people meets the project's trust rule); held windows say why in the history */
+            requireTrusted?: boolean;
         };
         AlertMetricInput: {
             /**
@@ -36029,6 +36420,8 @@ export interface components {
             configId?: string;
             /** @description category_share: the category counted */
             category?: string;
+            /** @description evaluator_pass_rate, evaluator_score_mean with an evaluator: the rule fires only while that judge is trusted (its agreement with people meets the project's trust rule); held windows say why in the history */
+            requireTrusted?: boolean;
         };
         AlertNotification: {
             id: string;
@@ -36299,6 +36692,17 @@ export interface components {
                 /** @description When the state began (the end of the window that changed it) */
                 since: number | null;
             }[];
+            /** @description The judge behind an evaluator pass rate or mean score, and whether it can be trusted; null for other metrics */
+            judge: {
+                evaluator: string;
+                /** @enum {string} */
+                state: "trusted" | "not trusted" | "not enough labels";
+                reason: string;
+                /** @description The human score config it was measured against (the one with most labels) */
+                scoreConfig: string | null;
+                /** @description The rule requires a trusted judge and this one is not: its windows are held back */
+                holding: boolean;
+            } | null;
             /** @description The end of the last window evaluated (epoch ms) */
             evaluatedThrough: number;
             createdAt: number;
@@ -36337,6 +36741,17 @@ export interface components {
                 /** @description When the state began (the end of the window that changed it) */
                 since: number | null;
             }[];
+            /** @description The judge behind an evaluator pass rate or mean score, and whether it can be trusted; null for other metrics */
+            judge: {
+                evaluator: string;
+                /** @enum {string} */
+                state: "trusted" | "not trusted" | "not enough labels";
+                reason: string;
+                /** @description The human score config it was measured against (the one with most labels) */
+                scoreConfig: string | null;
+                /** @description The rule requires a trusted judge and this one is not: its windows are held back */
+                holding: boolean;
+            } | null;
             /** @description The end of the last window evaluated (epoch ms) */
             evaluatedThrough: number;
             createdAt: number;
@@ -36369,8 +36784,11 @@ export interface components {
                 high: number | null;
                 /** @description change: adjusted across segments (Benjamini-Hochberg) */
                 pValue: number | null;
-                /** @enum {string} */
-                decision: "breach" | "calm" | "too_few";
+                /**
+                 * @description held: past the condition, but held back because the judge was not trusted
+                 * @enum {string}
+                 */
+                decision: "breach" | "calm" | "too_few" | "held";
                 /**
                  * @description The segment state after this window
                  * @enum {string}
@@ -36378,6 +36796,8 @@ export interface components {
                 state: "ok" | "firing" | "resolved";
                 /** @description Segments of this window past the cap of 1,000, not decided (0: every one was) */
                 segmentsLeftOut: number;
+                /** @description Why the window could not fire (the rule requires a trusted judge and it was not); null: decided as usual */
+                held: string | null;
                 /** @description Segments decided in the window */
                 segments: number;
                 /** @description Of them, those past the condition */
@@ -36411,8 +36831,11 @@ export interface components {
                 high: number | null;
                 /** @description change: adjusted across segments (Benjamini-Hochberg) */
                 pValue: number | null;
-                /** @enum {string} */
-                decision: "breach" | "calm" | "too_few";
+                /**
+                 * @description held: past the condition, but held back because the judge was not trusted
+                 * @enum {string}
+                 */
+                decision: "breach" | "calm" | "too_few" | "held";
                 /**
                  * @description The segment state after this window
                  * @enum {string}
@@ -36420,6 +36843,8 @@ export interface components {
                 state: "ok" | "firing" | "resolved";
                 /** @description Segments of this window past the cap of 1,000, not decided (0: every one was) */
                 segmentsLeftOut: number;
+                /** @description Why the window could not fire (the rule requires a trusted judge and it was not); null: decided as usual */
+                held: string | null;
                 /** @description Segments decided in the window */
                 segments: number;
                 /** @description Of them, those past the condition */
@@ -37669,6 +38094,108 @@ export interface components {
             atLeast: number;
             minimumLabels: number;
             stored: boolean;
+        };
+        JudgeVersionComparison: {
+            id: string;
+            evaluator: string;
+            scoreConfig: {
+                id: string;
+                name: string;
+                /** @enum {string} */
+                kind: "numeric" | "boolean" | "categorical";
+            } | null;
+            baselineVersion: number;
+            candidateVersion: number;
+            limit: number;
+            /** @enum {string} */
+            status: "running" | "done" | "failed";
+            error: string | null;
+            createdAt: number;
+            finishedAt: number | null;
+            result: {
+                /** @enum {string} */
+                statistic: "accuracy" | "meanAbsoluteError";
+                n: number;
+                unmeasured: number;
+                baseline: {
+                    version: number;
+                    agreement: components["schemas"]["AlignmentEstimate"] | null;
+                    kappa: components["schemas"]["AlignmentEstimate"] | null;
+                };
+                candidate: {
+                    version: number;
+                    agreement: components["schemas"]["AlignmentEstimate"] | null;
+                    kappa: components["schemas"]["AlignmentEstimate"] | null;
+                };
+                difference: {
+                    value: number;
+                    low: number;
+                    high: number;
+                    pValue: number;
+                    minimumDetectableEffect: number;
+                } | null;
+                /** @enum {string} */
+                verdict: "better" | "worse" | "no detectable difference" | "not enough data";
+                itemsNeeded: number | null;
+                summary: string;
+                changed: {
+                    traceId: string;
+                    human: number | string | boolean;
+                    baseline: number | string | boolean;
+                    candidate: number | string | boolean;
+                }[];
+            } | null;
+        };
+        JudgeVersionComparisonInput: {
+            id: string;
+            evaluator: string;
+            scoreConfig: {
+                id: string;
+                name: string;
+                /** @enum {string} */
+                kind: "numeric" | "boolean" | "categorical";
+            } | null;
+            baselineVersion: number;
+            candidateVersion: number;
+            limit: number;
+            /** @enum {string} */
+            status: "running" | "done" | "failed";
+            error: string | null;
+            createdAt: number;
+            finishedAt: number | null;
+            result: {
+                /** @enum {string} */
+                statistic: "accuracy" | "meanAbsoluteError";
+                n: number;
+                unmeasured: number;
+                baseline: {
+                    version: number;
+                    agreement: components["schemas"]["AlignmentEstimateInput"] | null;
+                    kappa: components["schemas"]["AlignmentEstimateInput"] | null;
+                };
+                candidate: {
+                    version: number;
+                    agreement: components["schemas"]["AlignmentEstimateInput"] | null;
+                    kappa: components["schemas"]["AlignmentEstimateInput"] | null;
+                };
+                difference: {
+                    value: number;
+                    low: number;
+                    high: number;
+                    pValue: number;
+                    minimumDetectableEffect: number;
+                } | null;
+                /** @enum {string} */
+                verdict: "better" | "worse" | "no detectable difference" | "not enough data";
+                itemsNeeded: number | null;
+                summary: string;
+                changed: {
+                    traceId: string;
+                    human: number | string | boolean;
+                    baseline: number | string | boolean;
+                    candidate: number | string | boolean;
+                }[];
+            } | null;
         };
         Member: {
             userId: string;

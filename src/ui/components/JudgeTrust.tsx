@@ -66,3 +66,29 @@ export function JudgeTrustList({ projectId, judges }: { projectId: string; judge
     </div>
   );
 }
+
+/**
+ * The judge behind an alert rule's numbers (an evaluator's pass rate or score), as the rule's
+ * answer carries it: its state and reason, a link to its alignment, and whether the rule holds back.
+ */
+export function RuleJudgeTrust({ projectId, rule }: { projectId: string; rule: { metric: { requireTrusted?: boolean }; judge: { evaluator: string; state: TrustState; reason: string; scoreConfig: string | null; holding: boolean } | null } }) {
+  const j = rule.judge;
+  if (!j) return null;
+  return (
+    <Group gap={6} wrap="wrap" data-testid="rule-judge-trust" data-state={j.state}>
+      <Tooltip label={`${j.scoreConfig ? `Against ${j.scoreConfig}: ` : ''}${j.reason}`} multiline maw={320}>
+        <Badge color={TRUST_COLOR[j.state]} variant="light" size="sm">
+          judge {j.state}
+        </Badge>
+      </Tooltip>
+      <Link to="/p/$projectId/evaluators/alignment" params={{ projectId }} search={{ evaluator: j.evaluator }} className="text-link-xs">
+        Alignment
+      </Link>
+      {rule.metric.requireTrusted && (
+        <Text size="xs" data-testid="rule-requires-trusted">
+          {j.holding ? `Requires a trusted judge: held back (${j.reason}).` : 'Requires a trusted judge.'}
+        </Text>
+      )}
+    </Group>
+  );
+}

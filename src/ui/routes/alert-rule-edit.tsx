@@ -15,6 +15,7 @@ const FIELDS = [
   'name',
   'metric.kind',
   'metric.evaluator',
+  'metric.requireTrusted',
   'metric.configId',
   'metric.category',
   'filters',
@@ -38,6 +39,7 @@ interface Form {
   name: string;
   kind: MetricKind;
   evaluator: string;
+  requireTrusted: boolean;
   configId: string;
   category: string;
   filter: FilterText;
@@ -72,6 +74,7 @@ function formOf(rule: AlertRule | undefined): Form {
     name: rule?.name ?? '',
     kind: rule?.metric.kind ?? 'error_rate',
     evaluator: rule?.metric.evaluator ?? '',
+    requireTrusted: rule?.metric.requireTrusted ?? false,
     configId: rule?.metric.configId ?? '',
     category: rule?.metric.category ?? '',
     filter: filterText(rule?.filters),
@@ -121,6 +124,7 @@ function bodyOf(f: Form): RuleBody {
   if (source === 'evaluations' && (f.evaluator || f.splitBy !== 'evaluator')) metric.evaluator = f.evaluator;
   if (source === 'scores') metric.configId = f.configId;
   if (f.kind === 'category_share') metric.category = f.category;
+  if (f.kind === 'evaluator_pass_rate' && f.requireTrusted) metric.requireTrusted = true;
   const baseline: Extract<RuleBody['condition'], { kind: 'change' }>['baseline'] =
     f.baseline === 'reference' ? { kind: 'reference', start: time(f.referenceFrom), end: time(f.referenceTo) } : { kind: f.baseline };
   const common = { consecutive: num(f.consecutive), minCount: num(f.minCount) };
@@ -217,6 +221,15 @@ function RuleEditor({ projectId, rule }: { projectId: string; rule?: AlertRule }
                   error={errors.at('metric.kind')}
                 />
                 <MetricSubjectFields projectId={projectId} form={form} set={set} errors={errors} />
+                {form.kind === 'evaluator_pass_rate' && (
+                  <Checkbox
+                    label="Fire only while this judge is trusted"
+                    description="While its agreement with people is below the project's trust rule, windows are held back and the history says why"
+                    checked={form.requireTrusted}
+                    onChange={(e) => set('requireTrusted', e.currentTarget.checked)}
+                    error={errors.at('metric.requireTrusted')}
+                  />
+                )}
                 <NativeSelect
                   label="Split by"
                   description={segmentsFor(form.kind).length ? 'One decision per segment, corrected together' : 'A review score cannot be split'}

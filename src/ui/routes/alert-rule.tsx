@@ -8,12 +8,13 @@ import { GET } from '../api/client.ts';
 import { can, useSession } from '../api/session.ts';
 import { RuleState, formatMetric, formatP, windowValues } from '../components/AlertParts.tsx';
 import { ButtonLink } from '../components/ButtonLink.tsx';
+import { RuleJudgeTrust } from '../components/JudgeTrust.tsx';
 import { FilterChips } from '../components/FilterChips.tsx';
 import { Sparkline } from '../components/Sparkline.tsx';
 import { dateFormat, formatFullTime } from '../lib/format.ts';
 import { DeliveryTable } from './alerts.tsx';
 
-const DECISION_COLOR = { breach: 'red.9', calm: 'teal.9', too_few: 'gray.7' } as const;
+const DECISION_COLOR = { breach: 'red.9', calm: 'teal.9', too_few: 'gray.7', held: 'orange.9' } as const;
 
 /** One rule: its definition, its state and actions, every evaluation with its numbers, and every notification. */
 export default function AlertRulePage() {
@@ -87,6 +88,7 @@ export default function AlertRulePage() {
       </Group>
       {error && <Alert color="red">{error.message}</Alert>}
       <Definition rule={r} />
+      <RuleJudgeTrust projectId={projectId} rule={r} />
       <Group gap="sm" align="center">
         <Text size="sm" fw={500}>
           Recent windows
@@ -135,6 +137,11 @@ export default function AlertRulePage() {
                     <Badge size="sm" variant="filled" color={DECISION_COLOR[e.decision]}>
                       {e.decision.replace('_', ' ')}
                     </Badge>
+                    {e.held && (
+                      <Text size="xs" data-testid="held-because">
+                        {e.held}
+                      </Text>
+                    )}
                   </Table.Td>
                   <Table.Td>{e.state}</Table.Td>
                 </Table.Tr>

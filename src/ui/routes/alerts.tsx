@@ -6,6 +6,7 @@ import { METRICS, useChannelDeliveries, useChannelMutations, useChannels, useRul
 import { can, useSession } from '../api/session.ts';
 import { RuleState, windowValues } from '../components/AlertParts.tsx';
 import { ButtonLink } from '../components/ButtonLink.tsx';
+import { RuleJudgeTrust } from '../components/JudgeTrust.tsx';
 import { Sparkline } from '../components/Sparkline.tsx';
 import { formatFullTime, formatRelative } from '../lib/format.ts';
 import { fieldError } from '../lib/form-errors.ts';
@@ -83,6 +84,7 @@ function RuleRow({ projectId, rule, allowed, now }: { projectId: string; rule: A
           {METRICS[rule.metric.kind].label}
           {rule.splitBy ? ` by ${rule.splitBy}` : ''} · {rule.windowMinutes} min
         </Text>
+        <RuleJudgeTrust projectId={projectId} rule={rule} />
       </Table.Td>
       <Table.Td>
         <RuleState rule={rule} now={now} />

@@ -3,7 +3,7 @@ import { Alert, Badge, Button, Group, Loader, NativeSelect, NumberInput, Paper, 
 import { IconArrowLeft, IconSend } from '@tabler/icons-react';
 import { Link, useNavigate, useParams, useSearch } from '@tanstack/react-router';
 import { useEvaluatorName } from '../api/evaluators.ts';
-import { useAlignment, useAlignmentMutations, useJudges, useLabelMore, useTrustRule, type Alignment, type Estimate, type JudgeChoice, type TrustRule } from '../api/judge-alignment.ts';
+import { useAlignment, useAlignmentMutations, useJudges, useLabelMore, useTrustRule, useVersionComparisons, type Alignment, type Estimate, type JudgeChoice, type TrustRule } from '../api/judge-alignment.ts';
 import { useQueues, useScoreConfigs } from '../api/review.ts';
 import { can, useSession } from '../api/session.ts';
 import { percent, TRUST_COLOR } from '../components/JudgeTrust.tsx';
@@ -249,6 +249,7 @@ function Measured({ projectId, choice, a }: { projectId: string; choice: JudgeCh
 
       <Disagreements projectId={projectId} choice={choice} a={a} />
       {a.n > 0 && <SelfConsistencyPanel projectId={projectId} choice={choice} />}
+      {a.n > 0 && choice.evaluator.startsWith('custom/') && <VersionComparisonPanel projectId={projectId} choice={choice} />}
       <LabelMorePanel projectId={projectId} choice={choice} />
     </Stack>
   );
@@ -501,5 +502,87 @@ function LabelMoreList({ projectId, choice }: { projectId: string; choice: Judge
         ))}
       </ul>
     </Stack>
+  );
+}
+
+const VERDICT_COLOR = { better: 'teal', worse: 'red', 'no detectable difference': 'gray', 'not enough data': 'yellow' } as const;
+
+/** Improving a judge: a new version run over the traces people labelled, and whether it agrees with them more than the version measured. */
+function VersionComparisonPanel({ projectId, choice }: { projectId: string; choice: JudgeChoice }) {
+  const { compareVersions } = useAlignmentMutations(projectId);
+  const comparisons = useVersionComparisons(projectId, choice.evaluator);
+  const [candidate, setCandidate] = useState<number | string>((choice.version ?? 0) + 1);
+  const [limit, setLimit] = useState<number | string>(100);
+  const shown = (comparisons.data ?? []).filter((c) => c.scoreConfig?.id === choice.scoreConfig && c.baselineVersion === choice.version).slice(0, 3);
+  return (
+    <Paper withBorder p="md" component="section" aria-label="Compare a new version">
+      <Title order={2} size="h5" mb="xs">
+        Does a new version agree with people more?
+      </Title>
+      {choice.version === undefined ? (
+        <Text size="sm" className="muted">
+          Choose the version people measured (Version, above) to run a newer one on the same labelled traces.
+        </Text>
+      ) : (
+        <>
+          <Text size="sm" mb="xs">
+            Run another version of this judge on the traces people labelled and version {choice.version} judged, then compare how often each agrees with people, trace by trace (each trace is one model call).
+          </Text>
+          <form
+            onSubmit={(e) => {
+              e.preventDefault();
+              compareVersions.mutate({ evaluator: choice.evaluator, version: choice.version!, candidateVersion: Number(candidate), scoreConfig: choice.scoreConfig, limit: Number(limit) });
+            }}
+          >
+            <Group gap="sm" align="flex-start" wrap="wrap">
+              <NumberInput label="New version" value={candidate} onChange={setCandidate} w={140} min={1} error={fieldError(compareVersions.error, 'candidateVersion')} />
+              <NumberInput label="Traces" description="1 to 500" value={limit} onChange={setLimit} w={140} error={fieldError(compareVersions.error, 'limit')} />
+              <Button size="xs" type="submit" mt={24} loading={compareVersions.isPending}>
+                Compare the versions
+              </Button>
+            </Group>
+          </form>
+          {compareVersions.isError && !fieldError(compareVersions.error, 'candidateVersion', 'limit') && (
+            <Alert color="red" mt="sm">
+              {compareVersions.error.message}
+            </Alert>
+          )}
+          <Stack gap={6} mt="sm" data-testid="version-comparisons">
+            {shown.map((c) => (
+              <div key={c.id} data-testid="version-comparison" data-status={c.status}>
+                {c.status === 'running' ? (
+                  <Group gap={6}>
+                    <Loader size="xs" aria-label="Running the new version" />
+                    <Text size="sm">
+                      Running version {c.candidateVersion} on up to {c.limit} traces…
+                    </Text>
+                  </Group>
+                ) : c.status === 'failed' ? (
+                  <Text size="sm" c="red">
+                    Version {c.candidateVersion} could not be compared: {c.error}
+                  </Text>
+                ) : (
+                  c.result && (
+                    <Group gap={6} wrap="wrap" align="baseline">
+                      <Badge color={VERDICT_COLOR[c.result.verdict]} variant="light" size="sm">
+                        {c.result.verdict}
+                      </Badge>
+                      <Text size="sm" data-testid="version-comparison-summary">
+                        {c.result.summary}
+                      </Text>
+                      {c.result.unmeasured > 0 && (
+                        <Text size="xs" className="muted">
+                          {c.result.unmeasured} traces gave no answer from version {c.candidateVersion} and are left out.
+                        </Text>
+                      )}
+                    </Group>
+                  )
+                )}
+              </div>
+            ))}
+          </Stack>
+        </>
+      )}
+    </Paper>
   );
 }
