@@ -3,7 +3,7 @@
  * writes bench/results/<date>.json. BENCH_SCALE (default 1) scales the data sizes;
  * BENCH_DATABASES (default "pglite,postgres") picks the databases; PostgreSQL comes
  * from BENCH_DATABASE_URL or TEST_DATABASE_URL (skipped when neither is set and the
- * local server does not answer). BENCH_ONLY=traces|grpc|alerts|privacy|detail|compression|webhooks|evaluators|pii|overload|flood|backup|datasets|experiments|experiments-run|experiments-compare|views|span-jumps|first-load|topics|soak
+ * local server does not answer). BENCH_ONLY=traces|grpc|alerts|privacy|detail|compression|webhooks|evaluators|pii|overload|flood|backup|datasets|experiments|experiments-run|experiments-compare|views|span-jumps|first-load|topics|simulations|soak
  * picks benchmarks (soak runs only when named: the robustness tests at their long sizes; backup: BENCH_BACKUP_MIB, default 1024, the PGlite database's size; privacy:
  * BENCH_PRIVACY_REQUESTS_OFF, default 50, and BENCH_PRIVACY_REQUESTS, default 10, 100-span requests per round; alerts: BENCH_ALERTS_TRACES, default 1,000,000 trace summaries of 5 spans).
  */
@@ -34,6 +34,7 @@ import { benchViews } from './views.ts';
 import { benchSpanJumps } from './span-jumps.ts';
 import { benchSoak } from './soak.ts';
 import { benchTopics } from './topics.ts';
+import { benchSimulations } from './simulations.ts';
 
 const scale = Number(process.env.BENCH_SCALE ?? '1');
 const pgUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -574,6 +575,25 @@ if (!only || only.includes('pii')) {
   piiTable = corpusTable(before, after);
   piiTypedTable = typedTable(before, after);
   results.pii = { before, after };
+}
+
+// Agent simulations reported as @langwatch/scenario reports them, and a batch's page of 500 runs.
+for (const kind of kinds) {
+  if (only && !only.includes('simulations')) break;
+  if (kind === 'postgres' && !(await postgresAnswers())) continue;
+  const server = await startBenchServer(kind, pgUrl);
+  try {
+    const s = await benchSimulations(server, { runs: Math.round(50 * scale), turns: 10, concurrency: 10, pageRuns: Math.round(500 * scale), reads: Number(process.env.BENCH_READS ?? '5') });
+    const label = `simulations: a batch of ${s.runs} scenario runs x ${s.turns} turns posted to /api/scenario-events, ${s.concurrency} runs at once`;
+    row(label, kind, "a run's last event to the run read back finished (median)", s.visibleMedianMs, 'ms', '<= 1000');
+    row(label, kind, "a run's last event to the run read back finished (max)", s.visibleMaxMs, 'ms', '<= 1000');
+    row(label, kind, 'runs passed', `${s.passed}/${s.runs}`, '');
+    if (s.pageMs !== null) row(`simulations: a batch page of ${s.pageRuns} runs`, kind, 'in Chromium: navigation to every run drawn (median)', s.pageMs, 'ms', '<= 1000');
+    else console.error('no chromium at /usr/bin/chromium: skipping the simulations batch page');
+    results[`simulations_${kind}`] = s;
+  } finally {
+    await server.close();
+  }
 }
 
 if (!only || only.includes('topics')) {

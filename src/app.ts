@@ -66,7 +66,7 @@ import { experimentRoutes, PlatformRunner, resealTargetHeaders, RUN_LEASE_MS, ru
 import type { Resealers } from './ops/key-changes.ts';
 import { buildModelProviders, registerModelProviders, type ModelProviders } from './modules/model-providers/index.ts';
 import { buildPrivacy, registerPrivacy, type PrivacyPorts } from './modules/privacy/index.ts';
-import { registerSimulations } from './modules/simulations/index.ts';
+import { registerSimulations, resealAgentHeaders } from './modules/simulations/index.ts';
 import { registerDashboards } from './modules/dashboards/index.ts';
 import { registerThreads, threads as threadEvaluation, type ThreadsContext } from './modules/threads/index.ts';
 import { buildTopicsModule, inTopicsCondition, registerTopics, topicOfTraceSql, type Topics, type TopicsContext } from './modules/topics/index.ts';
@@ -556,6 +556,7 @@ export function resealers(deps: Deps, services: Services): Resealers {
     secrets: () => services.webhooks.resealSecrets(),
     providerKeys: () => services.modelProviders.resealKeys(),
     targetHeaders: () => resealTargetHeaders(deps.db, new TargetHeaders(loadKeyring(deps.config.encryptionKey, deps.config.dataDir))),
+    agentHeaders: () => resealAgentHeaders(deps.db, new TargetHeaders(loadKeyring(deps.config.encryptionKey, deps.config.dataDir))),
   };
 }
 

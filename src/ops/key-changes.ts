@@ -22,7 +22,7 @@ import {
  * (ops/key-check.ts) so that the next start accepts the new keys.
  *
  * `spyglass keys rotate-encryption`: every sealed value (agent-cache values, webhook
- * signing secrets, model provider keys, experiment targets' headers) is sealed again under the keyring's first key, and the record then
+ * signing secrets, model provider keys, experiment targets' and scenario agents' headers) is sealed again under the keyring's first key, and the record then
  * lists only the ids still in use, so the old key can leave the keyring. With
  * SPYGLASS_ENCRYPTION_KEY the operator puts the new key first (`new,old`); without it,
  * the command makes a new key and writes `new,old` into encryption.key, then only `new`
@@ -62,6 +62,15 @@ const SEALED_KINDS = [
                        UNION ALL SELECT jsonb_array_elements(plan->'targets') FROM experiment_platform_runs) s
                  WHERE t ? 'sealed_headers' GROUP BY 1`,
   },
+  {
+    kind: 'agentHeaders',
+    one: "scenario agent's headers",
+    many: "scenario agents' headers",
+    // A scenario's HTTP agent, and the copies in the plans of its server runs (simulations/reseal-headers.ts).
+    byKey: sql`SELECT t->'sealed_headers'->'sealed'->>'keyId' AS key_id, count(*)::int AS n
+                 FROM (SELECT target AS t FROM simulation_scenarios UNION ALL SELECT plan->'target' FROM simulation_server_runs) s
+                 WHERE t ? 'sealed_headers' GROUP BY 1`,
+  },
 ] as const;
 type SealedKind = (typeof SEALED_KINDS)[number]['kind'];
 type SealedCounts = Record<SealedKind, number>;
@@ -73,7 +82,7 @@ async function sealedCounts(db: Executor): Promise<Map<string, SealedCounts>> {
   const counts = new Map<string, SealedCounts>();
   for (const { kind, byKey } of SEALED_KINDS) {
     for (const r of await rows<{ key_id: string; n: number }>(db, byKey)) {
-      const c = counts.get(r.key_id) ?? { values: 0, secrets: 0, providerKeys: 0, targetHeaders: 0 };
+      const c = counts.get(r.key_id) ?? { values: 0, secrets: 0, providerKeys: 0, targetHeaders: 0, agentHeaders: 0 };
       c[kind] += Number(r.n);
       counts.set(r.key_id, c);
     }
@@ -160,7 +169,7 @@ export async function rotate(
   reseal: Resealers,
 ): Promise<string[]> {
   const current = target.keyring.currentKeyId;
-  const resealed: SealedCounts = { values: 0, secrets: 0, providerKeys: 0, targetHeaders: 0 };
+  const resealed: SealedCounts = { values: 0, secrets: 0, providerKeys: 0, targetHeaders: 0, agentHeaders: 0 };
   for (const { kind } of SEALED_KINDS) resealed[kind] = await reseal[kind]();
   const stillUsed = await db.orm.transaction(async (tx) => {
     if (db.kind === 'postgres') await tx.execute(sql`SELECT pg_advisory_xact_lock(${KEY_RECORD_LOCK})`);

@@ -193,7 +193,7 @@ function encryptionProblem(enc: EncryptionKeysInUse, lacking: string[], dataDir:
   const from = enc.source === 'variable' ? 'SPYGLASS_ENCRYPTION_KEY' : enc.source === 'file' ? enc.file : `a new key (SPYGLASS_ENCRYPTION_KEY is unset and there is no ${enc.file})`;
   const ids = lacking.join(', ');
   return [
-    `SPYGLASS_ENCRYPTION_KEY lacks key id${lacking.length > 1 ? 's' : ''} ${ids}, which this database's encrypted values (agent-cache values, webhook signing secrets, model provider keys, experiment target headers) use; the keys configured now (from ${from}) have id${enc.keyring.keyIds.length > 1 ? 's' : ''} ${enc.keyring.keyIds.join(', ')}.`,
+    `SPYGLASS_ENCRYPTION_KEY lacks key id${lacking.length > 1 ? 's' : ''} ${ids}, which this database's encrypted values (agent-cache values, webhook signing secrets, model provider keys, experiment target and scenario agent headers) use; the keys configured now (from ${from}) have id${enc.keyring.keyIds.length > 1 ? 's' : ''} ${enc.keyring.keyIds.join(', ')}.`,
     `  Fix: give SPYGLASS_ENCRYPTION_KEY the key${lacking.length > 1 ? 's' : ''} the data was encrypted with: the text of encryption.key of the installation it came from (SPYGLASS_ENCRYPTION_KEY="$(cat <that data dir>/encryption.key)") or the value \`spyglass move-to-postgres\` printed; ${path.join(dataDir, ENCRYPTION_KEY_FILE)} is used when the variable is unset. Several keys: comma-separated, the first encrypts, every one decrypts ("<new key>,<old key>").`,
     `  To stop using a key on purpose: spyglass keys rotate-encryption --dry-run (it re-encrypts every value under the first key).`,
     '  Nothing was written.',

@@ -317,6 +317,19 @@ const simulationsRoute = createRoute({
   component: lazyRouteComponent(() => import('./routes/simulations.tsx')),
 });
 
+const simulationScenariosRoute = createRoute({
+  getParentRoute: () => projectRoute,
+  path: '/simulations/scenarios',
+  component: lazyRouteComponent(() => import('./routes/simulation-scenarios.tsx')),
+});
+
+const simulationCompareRoute = createRoute({
+  getParentRoute: () => projectRoute,
+  path: '/simulations/compare',
+  validateSearch: searchValidator(z.object({ set: words(), baseline: words(), candidate: words() })),
+  component: lazyRouteComponent(() => import('./routes/simulation-compare.tsx')),
+});
+
 const simulationRunRoute = createRoute({
   getParentRoute: () => projectRoute,
   path: '/simulations/runs/$runId',
@@ -481,6 +494,8 @@ const routeTree = rootRoute.addChildren([
     experimentSetupRoute,
     simulationsRoute,
     simulationRunRoute,
+    simulationScenariosRoute,
+    simulationCompareRoute,
     analyticsRoute,
     settingsRoutes,
   ]),

@@ -47,7 +47,7 @@ interface Installation {
   drop(): Promise<void>;
 }
 
-/** A set-up installation with an agent-cache value, a webhook endpoint, a model provider and an experiment's HTTP target headers (all encrypted), stopped. */
+/** A set-up installation with an agent-cache value, a webhook endpoint, a model provider, an experiment's HTTP target headers and a scenario's HTTP agent headers (all encrypted), stopped. */
 async function install(kind: DatabaseKind): Promise<Installation> {
   const dataDir = tmpDir();
   const copy = kind === 'postgres' ? await copyTemplateDatabase() : null;
@@ -68,6 +68,18 @@ async function install(kind: DatabaseKind): Promise<Installation> {
     body: { targets: [{ id: 'agent', type: 'http', url: 'http://127.0.0.1:9/agent', headers: { authorization: 'Bearer agent-secret-5678' } }] },
   });
   expect(experiment.status, experiment.text).toBe(200);
+  const scenario = await request(srv.baseUrl, 'POST', '/api/simulations/scenarios', {
+    ...project,
+    body: {
+      name: 'Refund',
+      persona: 'A customer',
+      goal: 'A refund',
+      criteria: ['The agent refunds'],
+      target: { type: 'http', url: 'http://127.0.0.1:9/agent', headers: { authorization: 'Bearer scenario-secret-4321' } },
+    },
+  });
+  expect(scenario.status, scenario.text).toBe(201);
+  expect(scenario.body.target.headers).toEqual({ authorization: '****4321' });
   await stop(srv);
   const queryAll = async (texts: string[]): Promise<Record<string, unknown>[][]> => {
     const results: Record<string, unknown>[][] = [];
@@ -185,7 +197,7 @@ describe.each(databaseKinds)('installation keys (%s)', { timeout: 600_000 }, (ki
     expect(dry.code, dry.out).toBe(0);
     expect(dry.out).toContain('Dry run: nothing was changed.');
     expect(dry.out).toMatch(/Would make a new encryption key \(id k[0-9a-f]{12}\) and write it first in /);
-    expect(dry.out).toContain(`1 agent-cache value, 1 webhook secret, 1 model provider key and 1 experiment target's headers sealed with key ${oldId}`);
+    expect(dry.out).toContain(`1 agent-cache value, 1 webhook secret, 1 model provider key, 1 experiment target's headers and 1 scenario agent's headers sealed with key ${oldId}`);
     expect(await snapshot(inst)).toEqual(before);
 
     const rotated = await run(['keys', 'rotate-encryption'], inst.env);
@@ -194,7 +206,7 @@ describe.each(databaseKinds)('installation keys (%s)', { timeout: 600_000 }, (ki
     const newId = parseKeySpecs(newText)[0].id;
     expect(parseKeySpecs(newText)).toHaveLength(1);
     expect(newId).not.toBe(oldId);
-    expect(rotated.out).toContain(`Re-encrypted 1 agent-cache value, 1 webhook secret, 1 model provider key and 1 experiment target's headers under key ${newId}.`);
+    expect(rotated.out).toContain(`Re-encrypted 1 agent-cache value, 1 webhook secret, 1 model provider key, 1 experiment target's headers and 1 scenario agent's headers under key ${newId}.`);
     expect(rotated.out).toContain(`Key ids recorded as in use: ${newId}.`);
     const after = await snapshot(inst);
     expect(after.record.filter((r) => r.kind === 'encryption')).toEqual([{ kind: 'encryption', key_id: newId, verifier: null }]);
@@ -208,6 +220,11 @@ describe.each(databaseKinds)('installation keys (%s)', { timeout: 600_000 }, (ki
     );
     expect(definition.key_id).toBe(newId);
     expect(definition.doc).not.toContain('agent-secret-5678');
+    const [agent] = await inst.query<{ id: string; key_id: string; doc: string }>(
+      `SELECT id, target->'sealed_headers'->'sealed'->>'keyId' AS key_id, target::text AS doc FROM simulation_scenarios`,
+    );
+    expect(agent.key_id).toBe(newId);
+    expect(agent.doc).not.toContain('scenario-secret-4321');
 
     const srv = await startServer(inst.env);
     expect((await cacheValue(srv, inst)).body.value).toBe('sealed state');
@@ -216,6 +233,13 @@ describe.each(databaseKinds)('installation keys (%s)', { timeout: 600_000 }, (ki
     const tried = await request(srv.baseUrl, 'POST', `/api/model-providers/${providerId}/test`, { token: inst.adminKey, projectId: inst.projectId, body: {} });
     expect(tried.status, tried.text).toBe(200);
     expect(tried.body.error.message).not.toMatch(/decrypt|seal|key id/i);
+    // The scenario's headers open under the new key: written back with the masked value GET answered, the stored secret is kept.
+    const scenario = await request(srv.baseUrl, 'GET', `/api/simulations/scenarios/${agent.id}`, { authToken: inst.projectKey });
+    expect(scenario.body.target.headers).toEqual({ authorization: '****4321' });
+    const { id: _id, createdAt: _c, updatedAt: _u, ...body } = scenario.body;
+    const kept = await request(srv.baseUrl, 'PUT', `/api/simulations/scenarios/${agent.id}`, { authToken: inst.projectKey, body });
+    expect(kept.status, kept.text).toBe(200);
+    expect(JSON.stringify(kept.body)).not.toContain('scenario-secret-4321');
     await stop(srv);
     // The old key alone no longer opens the data.
     const old = await run(['serve'], { ...inst.env, SPYGLASS_ENCRYPTION_KEY: oldText });

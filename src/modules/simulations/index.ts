@@ -1,1 +1,2 @@
 export { registerSimulations, type Simulations } from './module.ts';
+export { resealAgentHeaders } from './reseal-headers.ts';

@@ -276,3 +276,21 @@ export async function deleteProjectScenarios(db: Executor, projectId: string): P
   await db.execute(sql`DELETE FROM simulation_scenarios WHERE project_id = ${projectId}`);
   await db.execute(sql`DELETE FROM simulation_server_runs WHERE project_id = ${projectId}`);
 }
+
+/** Scenarios and server-run plans whose HTTP agent holds sealed headers (a key rotation re-seals them), locked for the rotation's transaction. */
+export async function sealedHeaderHolders(db: Executor): Promise<Array<{ kind: 'scenario' | 'plan'; projectId: string; id: string; doc: Record<string, unknown> }>> {
+  const scenarios = await rows<{ projectId: string; id: string; doc: Record<string, unknown> }>(
+    db,
+    sql`SELECT project_id AS "projectId", id, target AS doc FROM simulation_scenarios WHERE target ? 'sealed_headers' FOR UPDATE`,
+  );
+  const plans = await rows<{ projectId: string; id: string; doc: Record<string, unknown> }>(
+    db,
+    sql`SELECT project_id AS "projectId", scenario_run_id AS id, plan AS doc FROM simulation_server_runs WHERE plan->'target' ? 'sealed_headers' FOR UPDATE`,
+  );
+  return [...scenarios.map((s) => ({ kind: 'scenario' as const, ...s })), ...plans.map((p) => ({ kind: 'plan' as const, ...p }))];
+}
+
+export async function replaceSealedHeaderHolder(db: Executor, kind: 'scenario' | 'plan', projectId: string, id: string, doc: unknown): Promise<void> {
+  if (kind === 'scenario') await db.execute(sql`UPDATE simulation_scenarios SET target = ${jsonParam(doc)}::jsonb WHERE project_id = ${projectId} AND id = ${id}`);
+  else await db.execute(sql`UPDATE simulation_server_runs SET plan = ${jsonParam(doc)}::jsonb WHERE project_id = ${projectId} AND scenario_run_id = ${id}`);
+}

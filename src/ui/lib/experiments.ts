@@ -82,6 +82,8 @@ export function conditionFor(column: Column, expr: string): string | null {
 
 export const signed = (v: number) => (Number.isFinite(v) ? `${v > 0 ? '+' : v < 0 ? '−' : ''}${fmt(Math.abs(v))}` : '–');
 export const fmt = (v: number | null | undefined) => (v === null || v === undefined || !Number.isFinite(v) ? '–' : Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 10 ? v.toFixed(1) : v.toFixed(Math.abs(v) < 1 && v !== 0 ? 3 : 2));
+/** A difference of two rates in percentage points: "+12.5 pts". */
+export const points = (v: number) => `${v > 0 ? '+' : v < 0 ? '−' : ''}${Math.abs(v * 100).toFixed(1)} pts`;
 export const pct = (v: number | null | undefined) => (v === null || v === undefined || !Number.isFinite(v) ? '–' : `${(v * 100).toFixed(v === 0 || v === 1 ? 0 : 1)}%`);
 
 /**

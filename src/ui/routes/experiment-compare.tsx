@@ -7,7 +7,7 @@ import { AddToQueueButton } from '../components/AddToQueue.tsx';
 import type { CompareRows, EvaluatorComparison, Regressions } from '../api/experiments.ts';
 import { can, useSession } from '../api/session.ts';
 import { diffLines } from '../lib/diff.ts';
-import { fmt, pct, signed } from '../lib/experiments.ts';
+import { fmt, pct, points, signed } from '../lib/experiments.ts';
 import { asText } from '../lib/format.ts';
 import { EvalResult } from './experiment.tsx';
 import { JudgeTrustList } from '../components/JudgeTrust.tsx';
@@ -124,8 +124,6 @@ export default function ComparePage() {
     </div>
   );
 }
-
-const points = (v: number) => `${v > 0 ? '+' : v < 0 ? '−' : ''}${Math.abs(v * 100).toFixed(1)} pts`;
 
 /** Run id to its name (the runs list's). */
 type NameOf = (runId: string) => string;

@@ -12,6 +12,7 @@ import type { ExperimentDefinition } from '../api/experiments.ts';
 import { VariableMapping } from '../components/VariableMapping.tsx';
 import { ModelPicker } from '../components/ModelPicker.tsx';
 import { formErrors } from '../lib/form-errors.ts';
+import { headersOf, headersText } from '../lib/header-lines.ts';
 import { asText } from '../lib/format.ts';
 import './experiments.css';
 
@@ -62,7 +63,7 @@ function formOf(d: ExperimentDefinition): Form {
     targets: d.targets.map((t) =>
       t.type === 'prompt'
         ? { ...newTarget(0), id: t.id, type: 'prompt', prompt: t.prompt, version: t.version ? String(t.version) : '', model: t.model ?? '', variables: t.variables ?? {} }
-        : { ...newTarget(0), id: t.id, type: 'http', url: t.url, headers: Object.entries(t.headers ?? {}).map(([k, v]) => `${k}: ${v}`).join('\n'), output_field: t.output_field },
+        : { ...newTarget(0), id: t.id, type: 'http', url: t.url, headers: headersText(t.headers), output_field: t.output_field },
     ),
     evaluators: d.evaluators.map((e) => ({ id: e.id, evaluator: e.evaluator, settings: Object.keys(e.settings).length ? JSON.stringify(e.settings, null, 2) : '', mapping: e.mapping })),
     concurrency: d.concurrency,
@@ -83,13 +84,7 @@ function bodyOf(f: Form): DefinitionBody {
             url: t.url,
             output_field: t.output_field || 'output',
             timeout_ms: 30_000,
-            headers: Object.fromEntries(
-              t.headers
-                .split('\n')
-                .map((l) => l.trim())
-                .filter(Boolean)
-                .map((l) => [l.slice(0, l.indexOf(':')).trim(), l.slice(l.indexOf(':') + 1).trim()]),
-            ),
+            headers: headersOf(t.headers),
           },
     ),
     evaluators: f.evaluators.map((e, i) => {

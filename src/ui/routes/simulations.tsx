@@ -1,6 +1,7 @@
 import { Alert, Group, Loader, Progress, Table, Text, Title } from '@mantine/core';
 import type { UseQueryResult } from '@tanstack/react-query';
-import { IconArrowLeft } from '@tabler/icons-react';
+import { IconArrowLeft, IconArrowsDiff, IconListDetails } from '@tabler/icons-react';
+import { ButtonLink } from '../components/ButtonLink.tsx';
 import { Link, useParams, useSearch } from '@tanstack/react-router';
 import { useBatchRuns, useSimulationBatches, useSimulationSets, type SimulationRunSummary } from '../api/simulations.ts';
 import { formatDuration, formatFullTime, formatRelative } from '../lib/format.ts';
@@ -54,15 +55,24 @@ function Sets({ projectId }: { projectId: string }) {
   const sets = useSimulationSets(projectId);
   return (
     <>
-      <Title order={1} size="h3">
-        Simulations
-      </Title>
+      <Group justify="space-between" wrap="wrap">
+        <Title order={1} size="h3">
+          Simulations
+        </Title>
+        <ButtonLink to="/p/$projectId/simulations/scenarios" params={{ projectId }} size="xs" variant="default" leftSection={<IconListDetails size={14} />}>
+          Scenarios
+        </ButtonLink>
+      </Group>
       {!sets.isSuccess ? (
         <Unloaded query={sets} what="simulations" />
       ) : sets.data.length === 0 ? (
         <Alert color="gray" title="No simulations yet">
           Point LangWatch's Scenario package at this server (<span className="mono">LANGWATCH_ENDPOINT</span> and a project key in{' '}
-          <span className="mono">LANGWATCH_API_KEY</span>) and run your scenario tests: each run shows here with its conversation and the judge's verdict.
+          <span className="mono">LANGWATCH_API_KEY</span>) and run your scenario tests: each run shows here with its conversation and the judge's verdict. Or{' '}
+          <Link to="/p/$projectId/simulations/scenarios" params={{ projectId }}>
+            define scenarios
+          </Link>{' '}
+          and let Spyglass run them.
         </Alert>
       ) : (
         <div className="panel">
@@ -112,9 +122,16 @@ function SetBatches({ projectId, set }: { projectId: string; set: string }) {
       <Link to="/p/$projectId/simulations" params={{ projectId }} className="back-link">
         <IconArrowLeft size={14} aria-hidden /> All scenario sets
       </Link>
-      <Title order={1} size="h3" className="ellipsis">
-        {set}
-      </Title>
+      <Group justify="space-between" wrap="wrap">
+        <Title order={1} size="h3" className="ellipsis">
+          {set}
+        </Title>
+        {(batches.data?.length ?? 0) >= 2 && (
+          <ButtonLink to="/p/$projectId/simulations/compare" params={{ projectId }} search={{ set }} size="xs" variant="default" leftSection={<IconArrowsDiff size={14} />}>
+            Compare batches
+          </ButtonLink>
+        )}
+      </Group>
       {!batches.isSuccess ? (
         <Unloaded query={batches} what="batches" />
       ) : (
