@@ -2,7 +2,7 @@ import { lookupArea, lookupPlace } from './gazetteer.ts';
 import { isCommonWord, isFirstName, isProperNoun, isSurname } from './lexicon.ts';
 import type { EntityType } from './entities.ts';
 import type { RawResult, Recognizer } from './recognizer.ts';
-import { lexiconTag, ownTags, tokenize, type Term } from './tokens.ts';
+import { breaksAfterPost, lexiconTag, ownTags, tokenize, type Term } from './tokens.ts';
 
 /**
  * PERSON, LOCATION and NRP without model weights. tokens.ts splits sentences and tags words
@@ -70,32 +70,33 @@ const PLACE_PREPOSITIONS = new Set(['in', 'to', 'from', 'near', 'at', 'visiting'
 const UPPER_WORD = /^\p{Lu}[\p{L}'’-]+$/u;
 
 function breaksAfter(t: Term): boolean {
-  return /[,;:.!?()\n"]/.test(t.post);
+  return breaksAfterPost(t.post);
 }
 
 const SEGMENT = /[^\n.!?]*(?:[.!?]+|\n|$)/g;
-const WORD_RE = /\p{L}[\p{L}'’-]*/gu;
+// A word: a letter, then letters, apostrophes and hyphens.
+const FIRST_WORD = /\p{L}[\p{L}'’-]*/u;
+// An upper-case letter that starts a word (no letter before it joined by letters, apostrophes or hyphens).
+const WORD_CAPITAL = /\p{Lu}(?<!\p{L}[\p{L}'’-]*\p{Lu})/gu;
+const STARTS_UPPER = /^\p{Lu}/u;
 const NAME_OR_PLACE_TAG = /Name|Person|Place|City|Country|Region|Demonym|Honorific/;
 
 /** Could this sentence hold a name, place or NRP? Only capitalised words can. */
 function mayHoldEntities(segment: string): boolean {
-  WORD_RE.lastIndex = 0;
-  let m: RegExpExecArray | null;
-  let first = true;
-  while ((m = WORD_RE.exec(segment)) !== null) {
-    const word = m[0];
-    if (/^\p{Lu}/u.test(word)) {
-      if (!first) return true;
-      // A capitalised first word is only a candidate when it is not just any word.
-      const lower = word.toLowerCase();
-      const tag = lexiconTag(lower);
-      if (tag === undefined || NAME_OR_PLACE_TAG.test(tag) || isFirstName(lower) || HONORIFICS.has(lower) || NRP_SET.has(word)) {
-        return true;
-      }
+  const m = FIRST_WORD.exec(segment);
+  if (m === null) return false;
+  const word = m[0];
+  if (STARTS_UPPER.test(word)) {
+    // A capitalised first word is only a candidate when it is not just any word.
+    const lower = word.toLowerCase();
+    const tag = lexiconTag(lower);
+    if (tag === undefined || NAME_OR_PLACE_TAG.test(tag) || isFirstName(lower) || HONORIFICS.has(lower) || NRP_SET.has(word)) {
+      return true;
     }
-    first = false;
   }
-  return false;
+  // Any later word that starts with a capital.
+  WORD_CAPITAL.lastIndex = m.index + word.length;
+  return WORD_CAPITAL.test(segment);
 }
 
 /**
@@ -208,8 +209,9 @@ export function extractNlpEntities(text: string): NlpEntity[] {
     // "What's your last name? Boyle": a question that asks for a name, answered in the next sentence.
     const asked = /^name$/.test(previousSentence[previousSentence.length - 1]?.normal ?? '') && /[?:]/.test(previousSentence[previousSentence.length - 1].post);
     const found: Array<{ entity: EntityType; i: number; j: number; score: number }> = [];
-    const kinds = sentence.map((t) => (t.offset ? cachedKindOf(t, lowerCaseText) : 'other'));
-    const nameish = (k: number) => NAMEISH.includes(kinds[k]);
+    const kinds: Kind[] = new Array<Kind>(sentence.length);
+    for (let k = 0; k < sentence.length; k++) kinds[k] = sentence[k].offset ? cachedKindOf(sentence[k], lowerCaseText) : 'other';
+    const nameish = (k: number) => isNameish(kinds[k]);
     const areas = namedAreas(sentence, lowerCaseText);
     let i = 0;
     while (i < sentence.length) {
@@ -228,7 +230,7 @@ export function extractNlpEntities(text: string): NlpEntity[] {
         // The run: name-like words, with initials and particles inside ("Alvir D. Pušaver", "Willemine ten Pas").
         let j = i;
         // An initial's full stop ("Alvir D. Pušaver") does not end the name.
-        const ends = (k: number) => breaksAfter(sentence[k]) && !(kinds[k] === 'initial' && /^\.?\s*$/.test(sentence[k].post) && !/\n/.test(sentence[k].post));
+        const ends = (k: number) => endsRun(sentence, kinds, k);
         while (j + 1 < sentence.length && !ends(j) && !areas.has(j + 1)) {
           const k = kinds[j + 1];
           if (nameish(j + 1)) j++;
@@ -253,6 +255,15 @@ export function extractNlpEntities(text: string): NlpEntity[] {
     previousSentence = sentence;
   }
   return out;
+}
+
+function isNameish(kind: Kind | undefined): boolean {
+  return kind === 'name' || kind === 'ambiguous' || kind === 'proper' || kind === 'unknown';
+}
+
+/** Does a run of name-like words end after word k? An initial's full stop ("Alvir D. Pušaver") does not end it. */
+function endsRun(sentence: readonly Term[], kinds: readonly Kind[], k: number): boolean {
+  return breaksAfter(sentence[k]) && !(kinds[k] === 'initial' && /^\.?\s*$/.test(sentence[k].post) && !/\n/.test(sentence[k].post));
 }
 
 /**
@@ -424,6 +435,8 @@ function addLowerCaseNameLists(sentence: readonly Term[], found: Array<{ entity:
  * names after "the", "at", "for" ("at Jones, Mitchell and Williams") are a firm.
  */
 function addCoordinatedNames(sentence: readonly Term[], found: Array<{ entity: EntityType; i: number; j: number; score: number }>, kinds: readonly Kind[]): void {
+  // Everything below starts from a person found.
+  if (!found.some((f) => f.entity === 'PERSON')) return;
   const label = new Array<EntityType | null>(sentence.length).fill(null);
   for (const f of found) for (let k = f.i; k <= f.j; k++) label[k] = f.entity;
   const candidate = (k: number) => {
@@ -440,7 +453,7 @@ function addCoordinatedNames(sentence: readonly Term[], found: Array<{ entity: E
   for (let pass = 0; pass < 3; pass++) {
     let changed = false;
     for (let k = 0; k < sentence.length; k++) {
-      if (!candidate(k) || !(listedAfter(k) || listedBefore(k))) continue;
+      if (!(listedAfter(k) || listedBefore(k)) || !candidate(k)) continue;
       label[k] = 'PERSON';
       found.push({ entity: 'PERSON', i: k, j: k, score: NAME_LIST_SCORE });
       changed = true;
