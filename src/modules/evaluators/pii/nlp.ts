@@ -105,6 +105,8 @@ function mayHoldEntities(segment: string): boolean {
  */
 function keepCandidateSentences(text: string): string | null {
   let out = '';
+  // Up to where `out` has the text; nothing is copied while every sentence is kept.
+  let copied = 0;
   let kept = false;
   SEGMENT.lastIndex = 0;
   let m: RegExpExecArray | null;
@@ -115,13 +117,14 @@ function keepCandidateSentences(text: string): string | null {
       continue;
     }
     if (mayHoldEntities(m[0])) {
-      out += m[0];
       kept = true;
     } else {
-      out += m[0].replace(/[^\n]/g, ' ');
+      out += text.slice(copied, m.index) + m[0].replace(/[^\n]/g, ' ');
+      copied = m.index + m[0].length;
     }
   }
-  return kept ? out : null;
+  if (!kept) return null;
+  return copied === 0 ? text : out + text.slice(copied);
 }
 
 // Words that make a capitalised run an organisation's name, not a person's or a place's.
@@ -257,6 +260,15 @@ export function extractNlpEntities(text: string): NlpEntity[] {
   return out;
 }
 
+const POSSESSIVE_END = /['’]s$/;
+
+/** Does a word start with an upper-case letter? */
+function startsUpper(text: string): boolean {
+  const c = text.charCodeAt(0);
+  if (c < 128) return c >= 65 && c <= 90;
+  return STARTS_UPPER.test(text);
+}
+
 function isNameish(kind: Kind | undefined): boolean {
   return kind === 'name' || kind === 'ambiguous' || kind === 'proper' || kind === 'unknown';
 }
@@ -272,15 +284,18 @@ function endsRun(sentence: readonly Term[], kinds: readonly Kind[], k: number): 
  */
 function namedAreas(sentence: readonly Term[], lowerCaseText: boolean): Map<number, number> {
   const areas = new Map<number, number>();
-  const capital = (k: number) => !!sentence[k]?.offset && /^\p{Lu}/u.test(sentence[k].text);
+  const capital = (k: number) => !!sentence[k]?.offset && startsUpper(sentence[k].text);
   for (let i = 0; i < sentence.length; i++) {
-    const lead = sentence[i - 1];
-    const afterPreposition = !!lead && PLACE_PREPOSITIONS.has(lead.normal) && !breaksAfter(lead);
-    if (!(lowerCaseText ? afterPreposition && !!sentence[i].offset : capital(i))) continue;
+    if (lowerCaseText) {
+      const lead = sentence[i - 1];
+      if (!(!!lead && PLACE_PREPOSITIONS.has(lead.normal) && !breaksAfter(lead) && !!sentence[i].offset)) continue;
+    } else if (!capital(i)) continue;
     let last = i;
     while (last + 1 < sentence.length && last - i < 3 && !breaksAfter(sentence[last]) && (lowerCaseText || capital(last + 1) || /^(of|and|the)$/.test(sentence[last + 1].normal))) last++;
     for (let j = last; j >= i; j--) {
-      const phrase = sentence.slice(i, j + 1).map((t) => t.text).join(' ').replace(/['’]s$/, '');
+      let phrase = sentence[i].text;
+      for (let k = i + 1; k <= j; k++) phrase += ' ' + sentence[k].text;
+      phrase = phrase.replace(POSSESSIVE_END, '');
       const place = lowerCaseText ? lookupPlace(phrase) : lookupArea(phrase);
       // One capitalised word alone is left to decide(), which weighs names against places.
       if (place && (place.kind === 'country' || j > i || lowerCaseText)) {
