@@ -154,9 +154,20 @@ function readCities(add: (name: string, country: string, population: number) => 
   }
 }
 
+// Names looked up lately (the same towns and names come back text after text), with what they are.
+const areaCache = new Map<string, Place | null>();
+const placeCache = new Map<string, Place | null>();
+const PLACE_CACHE_SIZE = 20_000;
+
 /** A country or region of that name (any case), or null. Loads only the small lists. */
 export function lookupArea(name: string): Place | null {
-  return loadAreas().get(placeKey(name)) ?? null;
+  let place = areaCache.get(name);
+  if (place === undefined) {
+    if (areaCache.size >= PLACE_CACHE_SIZE) areaCache.clear();
+    place = loadAreas().get(placeKey(name)) ?? null;
+    areaCache.set(name, place);
+  }
+  return place;
 }
 
 /** A town of at least 1,000 inhabitants of that name (any case; the largest one), or null. */
@@ -182,9 +193,16 @@ export function lookupCity(name: string): Place | null {
   return null;
 }
 
+
 /** A country, region or town of that name, in that order. */
 export function lookupPlace(name: string): Place | null {
-  return lookupArea(name) ?? lookupCity(name);
+  let place = placeCache.get(name);
+  if (place === undefined) {
+    if (placeCache.size >= PLACE_CACHE_SIZE) placeCache.clear();
+    place = lookupArea(name) ?? lookupCity(name);
+    placeCache.set(name, place);
+  }
+  return place;
 }
 
 /** Which lists have been loaded (for tests of lazy loading). */

@@ -2,7 +2,7 @@ import { lookupArea, lookupPlace } from './gazetteer.ts';
 import { isCommonWord, isFirstName, isProperNoun, isSurname } from './lexicon.ts';
 import type { EntityType } from './entities.ts';
 import type { RawResult, Recognizer } from './recognizer.ts';
-import { lexiconTag, ownTags, tokenize, type Term } from './tokens.ts';
+import { breaksAfterPost, lexiconTag, ownTags, tokenize, type Term } from './tokens.ts';
 
 /**
  * PERSON, LOCATION and NRP without model weights. tokens.ts splits sentences and tags words
@@ -70,32 +70,33 @@ const PLACE_PREPOSITIONS = new Set(['in', 'to', 'from', 'near', 'at', 'visiting'
 const UPPER_WORD = /^\p{Lu}[\p{L}'’-]+$/u;
 
 function breaksAfter(t: Term): boolean {
-  return /[,;:.!?()\n"]/.test(t.post);
+  return breaksAfterPost(t.post);
 }
 
 const SEGMENT = /[^\n.!?]*(?:[.!?]+|\n|$)/g;
-const WORD_RE = /\p{L}[\p{L}'’-]*/gu;
+// A word: a letter, then letters, apostrophes and hyphens.
+const FIRST_WORD = /\p{L}[\p{L}'’-]*/u;
+// An upper-case letter that starts a word (no letter before it joined by letters, apostrophes or hyphens).
+const WORD_CAPITAL = /\p{Lu}(?<!\p{L}[\p{L}'’-]*\p{Lu})/gu;
+const STARTS_UPPER = /^\p{Lu}/u;
 const NAME_OR_PLACE_TAG = /Name|Person|Place|City|Country|Region|Demonym|Honorific/;
 
 /** Could this sentence hold a name, place or NRP? Only capitalised words can. */
 function mayHoldEntities(segment: string): boolean {
-  WORD_RE.lastIndex = 0;
-  let m: RegExpExecArray | null;
-  let first = true;
-  while ((m = WORD_RE.exec(segment)) !== null) {
-    const word = m[0];
-    if (/^\p{Lu}/u.test(word)) {
-      if (!first) return true;
-      // A capitalised first word is only a candidate when it is not just any word.
-      const lower = word.toLowerCase();
-      const tag = lexiconTag(lower);
-      if (tag === undefined || NAME_OR_PLACE_TAG.test(tag) || isFirstName(lower) || HONORIFICS.has(lower) || NRP_SET.has(word)) {
-        return true;
-      }
+  const m = FIRST_WORD.exec(segment);
+  if (m === null) return false;
+  const word = m[0];
+  if (STARTS_UPPER.test(word)) {
+    // A capitalised first word is only a candidate when it is not just any word.
+    const lower = word.toLowerCase();
+    const tag = lexiconTag(lower);
+    if (tag === undefined || NAME_OR_PLACE_TAG.test(tag) || isFirstName(lower) || HONORIFICS.has(lower) || NRP_SET.has(word)) {
+      return true;
     }
-    first = false;
   }
-  return false;
+  // Any later word that starts with a capital.
+  WORD_CAPITAL.lastIndex = m.index + word.length;
+  return WORD_CAPITAL.test(segment);
 }
 
 /**
@@ -104,6 +105,8 @@ function mayHoldEntities(segment: string): boolean {
  */
 function keepCandidateSentences(text: string): string | null {
   let out = '';
+  // Up to where `out` has the text; nothing is copied while every sentence is kept.
+  let copied = 0;
   let kept = false;
   SEGMENT.lastIndex = 0;
   let m: RegExpExecArray | null;
@@ -114,13 +117,14 @@ function keepCandidateSentences(text: string): string | null {
       continue;
     }
     if (mayHoldEntities(m[0])) {
-      out += m[0];
       kept = true;
     } else {
-      out += m[0].replace(/[^\n]/g, ' ');
+      out += text.slice(copied, m.index) + m[0].replace(/[^\n]/g, ' ');
+      copied = m.index + m[0].length;
     }
   }
-  return kept ? out : null;
+  if (!kept) return null;
+  return copied === 0 ? text : out + text.slice(copied);
 }
 
 // Words that make a capitalised run an organisation's name, not a person's or a place's.
@@ -208,8 +212,9 @@ export function extractNlpEntities(text: string): NlpEntity[] {
     // "What's your last name? Boyle": a question that asks for a name, answered in the next sentence.
     const asked = /^name$/.test(previousSentence[previousSentence.length - 1]?.normal ?? '') && /[?:]/.test(previousSentence[previousSentence.length - 1].post);
     const found: Array<{ entity: EntityType; i: number; j: number; score: number }> = [];
-    const kinds = sentence.map((t) => (t.offset ? cachedKindOf(t, lowerCaseText) : 'other'));
-    const nameish = (k: number) => NAMEISH.includes(kinds[k]);
+    const kinds: Kind[] = new Array<Kind>(sentence.length);
+    for (let k = 0; k < sentence.length; k++) kinds[k] = sentence[k].offset ? cachedKindOf(sentence[k], lowerCaseText) : 'other';
+    const nameish = (k: number) => isNameish(kinds[k]);
     const areas = namedAreas(sentence, lowerCaseText);
     let i = 0;
     while (i < sentence.length) {
@@ -228,7 +233,7 @@ export function extractNlpEntities(text: string): NlpEntity[] {
         // The run: name-like words, with initials and particles inside ("Alvir D. Pušaver", "Willemine ten Pas").
         let j = i;
         // An initial's full stop ("Alvir D. Pušaver") does not end the name.
-        const ends = (k: number) => breaksAfter(sentence[k]) && !(kinds[k] === 'initial' && /^\.?\s*$/.test(sentence[k].post) && !/\n/.test(sentence[k].post));
+        const ends = (k: number) => endsRun(sentence, kinds, k);
         while (j + 1 < sentence.length && !ends(j) && !areas.has(j + 1)) {
           const k = kinds[j + 1];
           if (nameish(j + 1)) j++;
@@ -255,21 +260,42 @@ export function extractNlpEntities(text: string): NlpEntity[] {
   return out;
 }
 
+const POSSESSIVE_END = /['’]s$/;
+
+/** Does a word start with an upper-case letter? */
+function startsUpper(text: string): boolean {
+  const c = text.charCodeAt(0);
+  if (c < 128) return c >= 65 && c <= 90;
+  return STARTS_UPPER.test(text);
+}
+
+function isNameish(kind: Kind | undefined): boolean {
+  return kind === 'name' || kind === 'ambiguous' || kind === 'proper' || kind === 'unknown';
+}
+
+/** Does a run of name-like words end after word k? An initial's full stop ("Alvir D. Pušaver") does not end it. */
+function endsRun(sentence: readonly Term[], kinds: readonly Kind[], k: number): boolean {
+  return breaksAfter(sentence[k]) && !(kinds[k] === 'initial' && /^\.?\s*$/.test(sentence[k].post) && !/\n/.test(sentence[k].post));
+}
+
 /**
  * Countries and regions the sentence names, capitalised ("New Zealand", "Czech Republic")
  * or, in a text without capitals, after "in", "from", "to": start index -> end index.
  */
 function namedAreas(sentence: readonly Term[], lowerCaseText: boolean): Map<number, number> {
   const areas = new Map<number, number>();
-  const capital = (k: number) => !!sentence[k]?.offset && /^\p{Lu}/u.test(sentence[k].text);
+  const capital = (k: number) => !!sentence[k]?.offset && startsUpper(sentence[k].text);
   for (let i = 0; i < sentence.length; i++) {
-    const lead = sentence[i - 1];
-    const afterPreposition = !!lead && PLACE_PREPOSITIONS.has(lead.normal) && !breaksAfter(lead);
-    if (!(lowerCaseText ? afterPreposition && !!sentence[i].offset : capital(i))) continue;
+    if (lowerCaseText) {
+      const lead = sentence[i - 1];
+      if (!(!!lead && PLACE_PREPOSITIONS.has(lead.normal) && !breaksAfter(lead) && !!sentence[i].offset)) continue;
+    } else if (!capital(i)) continue;
     let last = i;
     while (last + 1 < sentence.length && last - i < 3 && !breaksAfter(sentence[last]) && (lowerCaseText || capital(last + 1) || /^(of|and|the)$/.test(sentence[last + 1].normal))) last++;
     for (let j = last; j >= i; j--) {
-      const phrase = sentence.slice(i, j + 1).map((t) => t.text).join(' ').replace(/['’]s$/, '');
+      let phrase = sentence[i].text;
+      for (let k = i + 1; k <= j; k++) phrase += ' ' + sentence[k].text;
+      phrase = phrase.replace(POSSESSIVE_END, '');
       const place = lowerCaseText ? lookupPlace(phrase) : lookupArea(phrase);
       // One capitalised word alone is left to decide(), which weighs names against places.
       if (place && (place.kind === 'country' || j > i || lowerCaseText)) {
@@ -424,6 +450,8 @@ function addLowerCaseNameLists(sentence: readonly Term[], found: Array<{ entity:
  * names after "the", "at", "for" ("at Jones, Mitchell and Williams") are a firm.
  */
 function addCoordinatedNames(sentence: readonly Term[], found: Array<{ entity: EntityType; i: number; j: number; score: number }>, kinds: readonly Kind[]): void {
+  // Everything below starts from a person found.
+  if (!found.some((f) => f.entity === 'PERSON')) return;
   const label = new Array<EntityType | null>(sentence.length).fill(null);
   for (const f of found) for (let k = f.i; k <= f.j; k++) label[k] = f.entity;
   const candidate = (k: number) => {
@@ -440,7 +468,7 @@ function addCoordinatedNames(sentence: readonly Term[], found: Array<{ entity: E
   for (let pass = 0; pass < 3; pass++) {
     let changed = false;
     for (let k = 0; k < sentence.length; k++) {
-      if (!candidate(k) || !(listedAfter(k) || listedBefore(k))) continue;
+      if (!(listedAfter(k) || listedBefore(k)) || !candidate(k)) continue;
       label[k] = 'PERSON';
       found.push({ entity: 'PERSON', i: k, j: k, score: NAME_LIST_SCORE });
       changed = true;

@@ -62,6 +62,12 @@ export interface PatternDef {
   /** Written as in Presidio; compiled with the recognizer's flags plus `g`. */
   regex: RegExp;
   score: number;
+  /**
+   * Characters every match of the pattern contains ("::" in an IPv6 address, "/" in a date
+   * written with slashes): a text without them is not searched with it. Must hold for every
+   * match, or findings are lost.
+   */
+  contains?: readonly string[];
 }
 
 export interface PatternRecognizerSpec {
@@ -113,6 +119,7 @@ export function patternRecognizer(spec: PatternRecognizerSpec): Recognizer {
       if (requires && !requires.test(text)) return [];
       const results: RawResult[] = [];
       for (const pattern of compiled) {
+        if (pattern.contains && !pattern.contains.every((c) => text.includes(c))) continue;
         const re = pattern.regex;
         re.lastIndex = 0;
         let m: RegExpExecArray | null;

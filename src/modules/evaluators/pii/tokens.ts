@@ -134,50 +134,100 @@ function holdsSentence(t: Term): boolean {
   return t.tags.has('Abbreviation') || t.tags.has('Honorific') || /^\p{Lu}$/u.test(t.text) || ABBREVIATED.test(t.text);
 }
 
+/** How a chunk of text without white space splits into words (the same for every occurrence of the chunk). */
+interface ChunkParse {
+  /** Punctuation alone ("-", "..."): no word. */
+  punctuationOnly: boolean;
+  /** The words, offsets relative to the chunk; every word but the last is followed by "-". */
+  words: Array<{ text: string; start: number; normal: string }>;
+  /** Where the last word's trailing punctuation starts in the chunk. */
+  tail: number;
+}
+
+function parseChunk(chunk: string): ChunkParse {
+  const lead = LEADING.exec(chunk)?.[0].length ?? 0;
+  if (lead === chunk.length) return { punctuationOnly: true, words: [], tail: chunk.length };
+  const trail = TRAILING.exec(chunk)?.[0].length ?? 0;
+  let word = chunk.slice(lead, chunk.length - trail);
+  let start = lead;
+  const words: ChunkParse['words'] = [];
+  // Words joined by hyphens are apart ("Mayo-Walters", "twenty-one"), but not after a prefix ("re-entered", "e-mail").
+  if (word.includes('-') && /^\p{L}/u.test(word)) {
+    const parts = word.split('-');
+    if (parts.every((p) => /^\p{L}[\p{L}'’]*$/u.test(p)) && !PREFIXES.has(parts[0].toLowerCase())) {
+      for (let k = 0; k < parts.length - 1; k++) {
+        words.push({ text: parts[k], start, normal: normalise(parts[k]) });
+        start += parts[k].length + 1;
+      }
+      word = parts[parts.length - 1];
+    }
+  }
+  words.push({ text: word, start, normal: normalise(word) });
+  return { punctuationOnly: false, words, tail: start + word.length };
+}
+
+// Chunks repeat ("the", "team", "Denver."): each is split once and kept, as word tags are.
+const chunkCache = new Map<string, ChunkParse>();
+const CHUNK_CACHE_SIZE = 20_000;
+function chunkParse(chunk: string): ChunkParse {
+  let parse = chunkCache.get(chunk);
+  if (!parse) {
+    if (chunkCache.size >= CHUNK_CACHE_SIZE) chunkCache.clear();
+    parse = parseChunk(chunk);
+    chunkCache.set(chunk, parse);
+  }
+  return parse;
+}
+
+/** JavaScript's `\s`, without a regular expression for the usual characters. */
+function isSpace(c: number): boolean {
+  if (c < 128) return c === 32 || (c >= 9 && c <= 13);
+  return SPACE.test(String.fromCharCode(c));
+}
+const SPACE = /\s/;
+
+/** Does a word's post end its sentence: a line break, or a full stop, question or exclamation mark before white space (not after a title, an abbreviation or an initial)? */
+function endsSentence(t: Term, spaceAfter: boolean): boolean {
+  const post = t.post;
+  if (post.length === 1 && post === ' ') return false;
+  if (post.includes('\n')) return true;
+  if (!spaceAfter) return false;
+  const stop = post.includes('.');
+  const mark = post.includes('!') || post.includes('?');
+  if (!stop && !mark) return false;
+  return !(post.charCodeAt(0) === 46 && !mark && holdsSentence(t));
+}
+
 /** The text's sentences, as lists of words with their tags. */
 export function tokenize(text: string): Term[][] {
   const sentences: Term[][] = [];
   let sentence: Term[] = [];
-  const push = (text: string, start: number, post: string) => {
-    const normal = normalise(text);
-    sentence.push({ text, normal, post, tags: tagsOf(text, normal), offset: { start, length: text.length } });
-  };
   CHUNK.lastIndex = 0;
   let m: RegExpExecArray | null;
   while ((m = CHUNK.exec(text)) !== null) {
     const chunk = m[0];
-    const lead = LEADING.exec(chunk)?.[0].length ?? 0;
-    if (lead === chunk.length) {
-      // Punctuation alone ("-", "..."): it belongs after the word before.
-      const last = sentence[sentence.length - 1] ?? sentences[sentences.length - 1]?.[sentences[sentences.length - 1].length - 1];
-      if (last) {
-        let after = m.index + chunk.length;
-        while (after < text.length && /\s/.test(text[after])) after++;
-        last.post = text.slice(last.offset.start + last.offset.length, after);
-      }
-      continue;
-    }
-    const trail = TRAILING.exec(chunk)?.[0].length ?? 0;
-    let word = chunk.slice(lead, chunk.length - trail);
-    let start = m.index + lead;
-    // Words joined by hyphens are apart ("Mayo-Walters", "twenty-one"), but not after a prefix ("re-entered", "e-mail").
-    if (word.includes('-') && /^\p{L}/u.test(word)) {
-      const parts = word.split('-');
-      if (parts.every((p) => /^\p{L}[\p{L}'’]*$/u.test(p)) && !PREFIXES.has(parts[0].toLowerCase())) {
-        for (let k = 0; k < parts.length - 1; k++) {
-          push(parts[k], start, '-');
-          start += parts[k].length + 1;
-        }
-        word = parts[parts.length - 1];
-      }
-    }
-    // The post: the word's trailing punctuation and the white space up to the next chunk.
+    const parse = chunkParse(chunk);
+    // The white space up to the next chunk.
     const end = m.index + chunk.length;
     let after = end;
-    while (after < text.length && /\s/.test(text[after])) after++;
-    push(word, start, text.slice(start + word.length, after));
-    const t = sentence[sentence.length - 1];
-    if (/\n/.test(t.post) || (/[.!?]/.test(t.post) && after > end && !(t.post.startsWith('.') && !/[!?]/.test(t.post) && holdsSentence(t)))) {
+    while (after < text.length && isSpace(text.charCodeAt(after))) after++;
+    if (parse.punctuationOnly) {
+      // Punctuation alone ("-", "..."): it belongs after the word before.
+      const last = sentence[sentence.length - 1] ?? sentences[sentences.length - 1]?.[sentences[sentences.length - 1].length - 1];
+      if (last) last.post = text.slice(last.offset.start + last.offset.length, after);
+      continue;
+    }
+    const words = parse.words;
+    for (let k = 0; k < words.length - 1; k++) {
+      const w = words[k];
+      sentence.push({ text: w.text, normal: w.normal, post: '-', tags: tagsOf(w.text, w.normal), offset: { start: m.index + w.start, length: w.text.length } });
+    }
+    // The post: the word's trailing punctuation and the white space up to the next chunk.
+    const w = words[words.length - 1];
+    const start = m.index + w.start;
+    const t: Term = { text: w.text, normal: w.normal, post: text.slice(start + w.text.length, after), tags: tagsOf(w.text, w.normal), offset: { start, length: w.text.length } };
+    sentence.push(t);
+    if (endsSentence(t, after > end)) {
       sentences.push(sentence);
       sentence = [];
     }
@@ -187,8 +237,24 @@ export function tokenize(text: string): Term[][] {
   return sentences;
 }
 
-const capitalised = (t: Term | undefined) => !!t && /^\p{Lu}\p{Ll}/u.test(t.text);
-const breaks = (t: Term) => /[,;:.!?()\n"]/.test(t.post);
+const CAPITALISED = /^\p{Lu}\p{Ll}/u;
+/** An upper-case letter, then a lower-case one ("Maria", not "IBAN" or "maria"). */
+export function isCapitalisedWord(text: string): boolean {
+  const c = text.charCodeAt(0);
+  if (c < 128) {
+    if (c < 65 || c > 90) return false;
+    const d = text.charCodeAt(1);
+    if (d < 128) return d >= 97 && d <= 122;
+  }
+  return CAPITALISED.test(text);
+}
+const capitalised = (t: Term | undefined) => !!t && isCapitalisedWord(t.text);
+const BREAK = /[,;:.!?()\n"]/;
+/** Does punctuation after a word break the run of words it is in (a comma, a full stop, a bracket, a line break)? */
+export function breaksAfterPost(post: string): boolean {
+  return !(post === ' ') && BREAK.test(post);
+}
+const breaks = (t: Term) => breaksAfterPost(t.post);
 
 /** What the lexicon cannot say alone, from the neighbours. */
 function contextTags(s: Term[]): void {

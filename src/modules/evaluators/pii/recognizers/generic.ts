@@ -90,11 +90,11 @@ export const url = patternRecognizer({
   name: 'UrlRecognizer',
   entity: 'URL',
   patterns: [
-    { name: 'Standard Url', regex: new RegExp(`(?:https?://)${BASE_URL}`), score: 0.6 },
+    { name: 'Standard Url', regex: new RegExp(`(?:https?://)${BASE_URL}`), score: 0.6, contains: ['://'] },
     // Starting only where a host name can start keeps a long dotted run linear (Presidio
     // retries from every character).
     { name: 'Non schema URL', regex: new RegExp(`(?<![a-z0-9.\\-])${BASE_URL}`), score: 0.5 },
-    { name: 'Quoted URL', regex: new RegExp(`["'](https?://${BASE_URL})["']`), score: 0.6 },
+    { name: 'Quoted URL', regex: new RegExp(`["'](https?://${BASE_URL})["']`), score: 0.6, contains: ['://'] },
     { name: 'Quoted Non-schema URL', regex: new RegExp(`["'](${BASE_URL})["']`), score: 0.5 },
   ],
   context: ['url', 'website', 'link'],
@@ -147,19 +147,20 @@ export const dateTime = patternRecognizer({
       regex:
         /\b(\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])T[0-2]\d:[0-5]\d:[0-5]\d\.\d+([+-][0-2]\d:[0-5]\d|Z))|(\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])T[0-2]\d:[0-5]\d:[0-5]\d([+-][0-2]\d:[0-5]\d|Z))|(\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])T[0-2]\d:[0-5]\d([+-][0-2]\d:[0-5]\d|Z))\b/,
       score: 0.8,
+      contains: ['-', ':'],
     },
-    { name: 'mm/dd/yyyy or mm/dd/yy', regex: /\b(([1-9]|0[1-9]|1[0-2])\/([1-9]|0[1-9]|[1-2][0-9]|3[0-1])\/(\d{4}|\d{2}))\b/, score: 0.6 },
-    { name: 'dd/mm/yyyy or dd/mm/yy', regex: /\b(([1-9]|0[1-9]|[1-2][0-9]|3[0-1])\/([1-9]|0[1-9]|1[0-2])\/(\d{4}|\d{2}))\b/, score: 0.6 },
-    { name: 'yyyy/mm/dd', regex: /\b(\d{4}\/([1-9]|0[1-9]|1[0-2])\/([1-9]|0[1-9]|[1-2][0-9]|3[0-1]))\b/, score: 0.6 },
-    { name: 'mm-dd-yyyy', regex: /\b(([1-9]|0[1-9]|1[0-2])-([1-9]|0[1-9]|[1-2][0-9]|3[0-1])-\d{4})\b/, score: 0.6 },
-    { name: 'dd-mm-yyyy', regex: /\b(([1-9]|0[1-9]|[1-2][0-9]|3[0-1])-([1-9]|0[1-9]|1[0-2])-\d{4})\b/, score: 0.6 },
-    { name: 'yyyy-mm-dd', regex: /\b(\d{4}-([1-9]|0[1-9]|1[0-2])-([1-9]|0[1-9]|[1-2][0-9]|3[0-1]))\b/, score: 0.6 },
+    { name: 'mm/dd/yyyy or mm/dd/yy', regex: /\b(([1-9]|0[1-9]|1[0-2])\/([1-9]|0[1-9]|[1-2][0-9]|3[0-1])\/(\d{4}|\d{2}))\b/, score: 0.6, contains: ['/'] },
+    { name: 'dd/mm/yyyy or dd/mm/yy', regex: /\b(([1-9]|0[1-9]|[1-2][0-9]|3[0-1])\/([1-9]|0[1-9]|1[0-2])\/(\d{4}|\d{2}))\b/, score: 0.6, contains: ['/'] },
+    { name: 'yyyy/mm/dd', regex: /\b(\d{4}\/([1-9]|0[1-9]|1[0-2])\/([1-9]|0[1-9]|[1-2][0-9]|3[0-1]))\b/, score: 0.6, contains: ['/'] },
+    { name: 'mm-dd-yyyy', regex: /\b(([1-9]|0[1-9]|1[0-2])-([1-9]|0[1-9]|[1-2][0-9]|3[0-1])-\d{4})\b/, score: 0.6, contains: ['-'] },
+    { name: 'dd-mm-yyyy', regex: /\b(([1-9]|0[1-9]|[1-2][0-9]|3[0-1])-([1-9]|0[1-9]|1[0-2])-\d{4})\b/, score: 0.6, contains: ['-'] },
+    { name: 'yyyy-mm-dd', regex: /\b(\d{4}-([1-9]|0[1-9]|1[0-2])-([1-9]|0[1-9]|[1-2][0-9]|3[0-1]))\b/, score: 0.6, contains: ['-'] },
     { name: 'dd.mm.yyyy or dd.mm.yy', regex: /\b(([1-9]|0[1-9]|[1-2][0-9]|3[0-1])\.([1-9]|0[1-9]|1[0-2])\.(\d{4}|\d{2}))\b/, score: 0.6 },
-    { name: 'dd-MMM-yyyy or dd-MMM-yy', regex: new RegExp(`\\b(([1-9]|0[1-9]|[1-2][0-9]|3[0-1])-(${MONTHS})-(\\d{4}|\\d{2}))\\b`), score: 0.6 },
-    { name: 'MMM-yyyy or MMM-yy', regex: new RegExp(`\\b((${MONTHS})-(\\d{4}|\\d{2}))\\b`), score: 0.6 },
-    { name: 'dd-MMM or dd-MMM', regex: new RegExp(`\\b(([1-9]|0[1-9]|[1-2][0-9]|3[0-1])-(${MONTHS}))\\b`), score: 0.6 },
-    { name: 'mm/yyyy or m/yyyy', regex: /\b(([1-9]|0[1-9]|1[0-2])\/\d{4})\b/, score: 0.2 },
-    { name: 'mm/yy or m/yy', regex: /\b(([1-9]|0[1-9]|1[0-2])\/\d{2})\b/, score: 0.1 },
+    { name: 'dd-MMM-yyyy or dd-MMM-yy', regex: new RegExp(`\\b(([1-9]|0[1-9]|[1-2][0-9]|3[0-1])-(${MONTHS})-(\\d{4}|\\d{2}))\\b`), score: 0.6, contains: ['-'] },
+    { name: 'MMM-yyyy or MMM-yy', regex: new RegExp(`\\b((${MONTHS})-(\\d{4}|\\d{2}))\\b`), score: 0.6, contains: ['-'] },
+    { name: 'dd-MMM or dd-MMM', regex: new RegExp(`\\b(([1-9]|0[1-9]|[1-2][0-9]|3[0-1])-(${MONTHS}))\\b`), score: 0.6, contains: ['-'] },
+    { name: 'mm/yyyy or m/yyyy', regex: /\b(([1-9]|0[1-9]|1[0-2])\/\d{4})\b/, score: 0.2, contains: ['/'] },
+    { name: 'mm/yy or m/yy', regex: /\b(([1-9]|0[1-9]|1[0-2])\/\d{2})\b/, score: 0.1, contains: ['/'] },
     // Written-out months, which Presidio finds with spaCy's DATE (its NER score, 0.85, would
     // outrank the numeric forms; these stay at their level).
     { name: 'Month d, yyyy', regex: new RegExp(`\\b${MONTH_WORD}\\s+${DAY},?\\s+\\d{4}\\b`), score: 0.6 },
@@ -217,12 +218,14 @@ export const ip = patternRecognizer({
       regex:
         /(?<![0-9A-Za-z_:])::(?:ffff(?::0{1,4})?:)?(?:(?:25[0-5]|2[0-4][0-9]|[01]?[0-9][0-9]?)\.){3}(?:25[0-5]|2[0-4][0-9]|[01]?[0-9][0-9]?)(?:\/\d{1,3}(?!\d|\.\d))?(?![\w]|\.\d)/,
       score: 0.6,
+      contains: ['::', '.'],
     },
     {
       name: 'IPv4_embedded',
       regex:
         /(?<![0-9A-Za-z:])(?:[0-9A-Fa-f]{1,4}:){1,6}:?(?:[0-9A-Fa-f]{1,4}:){0,4}(?:(?:25[0-5]|2[0-4][0-9]|[01]?[0-9][0-9]?)\.){3}(?:25[0-5]|2[0-4][0-9]|[01]?[0-9][0-9]?)(?:\/\d{1,3}(?!\d|\.\d))?(?![\w]|\.\d)/,
       score: 0.6,
+      contains: [':', '.'],
     },
     {
       name: 'IPv4',
@@ -235,8 +238,9 @@ export const ip = patternRecognizer({
       regex:
         /(?<![\w:])(?:(?:[0-9A-Fa-f]{1,4}:){7}[0-9A-Fa-f]{1,4}|(?:[0-9A-Fa-f]{1,4}:){1,7}:|:(?::[0-9A-Fa-f]{1,4}){1,7}|(?:[0-9A-Fa-f]{1,4}:){1,6}:[0-9A-Fa-f]{1,4}|(?:[0-9A-Fa-f]{1,4}:){1,5}(?::[0-9A-Fa-f]{1,4}){1,2}|(?:[0-9A-Fa-f]{1,4}:){1,4}(?::[0-9A-Fa-f]{1,4}){1,3}|(?:[0-9A-Fa-f]{1,4}:){1,3}(?::[0-9A-Fa-f]{1,4}){1,4}|(?:[0-9A-Fa-f]{1,4}:){1,2}(?::[0-9A-Fa-f]{1,4}){1,5}|[0-9A-Fa-f]{1,4}:(?::[0-9A-Fa-f]{1,4}){1,6}|:(?::[0-9A-Fa-f]{1,4}){1,6})(?:%[0-9A-Za-z]+|\/(?:12[0-8]|1[01][0-9]|[1-9]?[0-9])(?!\d|\.\d))?(?![0-9A-Za-z:]|\.\d)/,
       score: 0.6,
+      contains: [':'],
     },
-    { name: 'IPv6_unspecified', regex: /(?<![\w:])::(?:\/(?:12[0-8]|1[01][0-9]|[1-9]?[0-9]))?(?![\w:])/, score: 0.1 },
+    { name: 'IPv6_unspecified', regex: /(?<![\w:])::(?:\/(?:12[0-8]|1[01][0-9]|[1-9]?[0-9]))?(?![\w:])/, score: 0.1, contains: ['::'] },
   ],
   context: ['ip', 'ipv4', 'ipv6'],
   requires: /[0-9:]/,

@@ -382,10 +382,10 @@ export const trPhoneNumber = patternRecognizer({
   name: 'TrPhoneNumberRecognizer',
   entity: 'TR_PHONE_NUMBER',
   patterns: [
-    { name: 'TR Phone Number (international)', regex: /(?<!\w)\+90[\s.-]?\(?5\d{2}\)?[\s.-]?\d{3}[\s.-]?\d{2}[\s.-]?\d{2}(?!\w)/, score: 0.4 },
+    { name: 'TR Phone Number (international)', regex: /(?<!\w)\+90[\s.-]?\(?5\d{2}\)?[\s.-]?\d{3}[\s.-]?\d{2}[\s.-]?\d{2}(?!\w)/, score: 0.4, contains: ['+90'] },
     { name: 'TR Phone Number (national)', regex: /(?<![+＋][0-9]{0,3}[\s.-]?)(?<!\w)0[\s.-]?\(?5\d{2}\)?[\s.-]?\d{3}[\s.-]?\d{2}[\s.-]?\d{2}(?!\w)/, score: 0.3 },
     { name: 'TR Phone Number (local/mobile)', regex: /(?<![+＋][0-9]{0,3}[\s.-]?)(?<!\w)\(?5\d{2}\)?[\s.-]?\d{3}[\s.-]?\d{2}[\s.-]?\d{2}(?!\w)/, score: 0.15 },
-    { name: 'TR Geographic Number (international)', regex: /(?<!\w)\+90[\s.-]?\(?[234]\d{2}\)?[\s.-]?\d{3}[\s.-]?\d{2}[\s.-]?\d{2}(?!\w)/, score: 0.1 },
+    { name: 'TR Geographic Number (international)', regex: /(?<!\w)\+90[\s.-]?\(?[234]\d{2}\)?[\s.-]?\d{3}[\s.-]?\d{2}[\s.-]?\d{2}(?!\w)/, score: 0.1, contains: ['+90'] },
     { name: 'TR Geographic Number (national)', regex: /(?<![+＋][0-9]{0,3}[\s.-]?)(?<!\w)0[\s.-]?\(?[234]\d{2}\)?[\s.-]?\d{3}[\s.-]?\d{2}[\s.-]?\d{2}(?!\w)/, score: 0.1 },
     { name: 'TR Geographic Number (local)', regex: /(?<![+＋][0-9]{0,3}[\s.-]?)(?<!\w)\(?[234]\d{2}\)?[\s.-]?\d{3}[\s.-]?\d{2}[\s.-]?\d{2}(?!\w)/, score: 0.05 },
   ],
