@@ -51,6 +51,7 @@ import { AnalyticsService, analyticsRoutes } from './modules/analytics/index.ts'
 import { installWebApp } from './web-app.ts';
 import { installMetricsRoute, Metrics } from './platform/metrics.ts';
 import { echoRequestId, requestIdOptions } from './platform/request-id.ts';
+import { installReadAfter } from './platform/http/read-after.ts';
 import { Admission, RateLimiter } from './platform/admission.ts';
 import { PAGED_STREAM_SOURCING } from './platform/paged-stream.ts';
 import { installCompression } from './platform/compression.ts';
@@ -387,6 +388,7 @@ export async function buildApp(deps: Deps): Promise<App> {
     ...requestIdOptions(),
   });
   echoRequestId(http);
+  installReadAfter(http, deps.db.reads);
   http.setValidatorCompiler(validatorCompiler);
   http.setSerializerCompiler(serializerCompiler);
 
@@ -605,6 +607,15 @@ function registerGauges(metrics: Metrics, deps: Deps, s: Pick<Services, 'traces'
   metrics.gauge('spyglass_webhook_batches_pending', 'Webhook batches waiting to be sent (open, sending or retrying)', [], async () => [
     { value: await s.webhooks.pendingBatches() },
   ]);
+  metrics.gauge('spyglass_db_replica_lag_seconds', 'How far each read replica (DATABASE_READ_URL) was behind the primary at its last check, once a second; absent while it does not answer', ['replica'], () =>
+    deps.db.reads.status().flatMap((r) => (r.lagMs === null ? [] : [{ labels: { replica: r.name }, value: r.lagMs / 1000 }])),
+  );
+  metrics.gauge('spyglass_db_replica_up', 'Whether each read replica takes reads now: 1 when it answers and lags within SPYGLASS_READ_MAX_LAG_MS, else 0', ['replica'], () =>
+    deps.db.reads.status().map((r) => ({ labels: { replica: r.name }, value: r.usable ? 1 : 0 })),
+  );
+  metrics.gauge('spyglass_db_statements', 'Statements this process has sent, per connection pool (primary, each read replica), with read replicas configured', ['pool'], () =>
+    deps.db.reads.statements().map((s) => ({ labels: { pool: s.pool }, value: s.count })),
+  );
   metrics.gauge('spyglass_db_pool_connections', 'Database connections of this process by state (PGlite: one, in the process)', ['state'], () => {
     const pool = deps.db.pool;
     if (!pool) return [{ labels: { state: 'total' }, value: 1 }, { labels: { state: 'max' }, value: 1 }];
@@ -643,7 +654,13 @@ function installHealthRoutes(http: FastifyInstance, deps: Deps, services: Servic
   const check = z.object({ ok: z.boolean(), detail: z.string() });
   const readiness = z.object({
     status: z.enum(['ready', 'not_ready']),
-    checks: z.object({ database: check, ingestQueue: check.extend({ queuedSpans: z.number().int(), limit: z.number().int() }) }),
+    checks: z.object({
+      database: check,
+      ingestQueue: check.extend({ queuedSpans: z.number().int(), limit: z.number().int() }),
+      readReplicas: z
+        .array(check.extend({ name: z.string(), lagMs: z.number().int().nullable() }))
+        .describe('Each read replica (DATABASE_READ_URL): whether it takes reads and how far behind the primary it is; reads go to the primary while none does, so these never make the server not ready'),
+    }),
   });
   r.get(
     '/readyz',
@@ -666,7 +683,8 @@ function installHealthRoutes(http: FastifyInstance, deps: Deps, services: Servic
       };
       const ready = database.ok && ingestQueue.ok;
       if (!ready) void reply.status(503).header('retry-after', '1');
-      return { status: ready ? ('ready' as const) : ('not_ready' as const), checks: { database, ingestQueue } };
+      const readReplicas = deps.db.reads.status().map((r) => ({ name: r.name, ok: r.usable, detail: r.detail, lagMs: r.lagMs }));
+      return { status: ready ? ('ready' as const) : ('not_ready' as const), checks: { database, ingestQueue, readReplicas } };
     },
   );
 }

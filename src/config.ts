@@ -20,6 +20,15 @@ const envSchema = z.object({
     .string()
     .regex(/^postgres(ql)?:\/\//, 'must start with postgres:// or postgresql://')
     .optional(),
+  /** Streaming replicas of DATABASE_URL that take reads: postgres:// URLs, comma-separated. */
+  DATABASE_READ_URL: z
+    .string()
+    .trim()
+    .optional()
+    .transform((v) => (v ? v.split(',').map((u) => u.trim()).filter(Boolean) : []))
+    .refine((urls) => urls.every((u) => /^postgres(ql)?:\/\//.test(u)), 'each URL must start with postgres:// or postgresql://'),
+  /** A replica further behind the primary than this many milliseconds takes no reads until it catches up. */
+  SPYGLASS_READ_MAX_LAG_MS: z.coerce.number().int().min(0).max(3_600_000).default(5_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Key for the keyed hash of API tokens; when unset, a key file in the data directory. */
   SPYGLASS_TOKEN_HASH_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
@@ -130,6 +139,8 @@ export interface Config {
   otlpGrpcPort: number | null;
   dataDir: string;
   databaseUrl: string | null;
+  /** Streaming replicas that take reads (empty: every read goes to the primary). */
+  readReplicas: { urls: string[]; maxLagMs: number };
   logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
   tokenHashKey: string | null;
   /** SPYGLASS_ENCRYPTION_KEY as given (validated); null: `<dataDir>/encryption.key`. */
@@ -183,6 +194,9 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
   }
   const e = parsed.data;
+  if (e.DATABASE_READ_URL.length && !e.DATABASE_URL) {
+    throw new ConfigError('invalid configuration:\n  DATABASE_READ_URL: read replicas need a PostgreSQL primary (DATABASE_URL); the embedded database (PGlite) has none');
+  }
   const providerEnv: Record<string, string | undefined> = {};
   for (const [k, v] of Object.entries(env)) {
     if (PROVIDER_PREFIXES.some((p) => k.startsWith(p))) providerEnv[k] = v;
@@ -193,6 +207,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     otlpGrpcPort: e.SPYGLASS_OTLP_GRPC_PORT === 'off' || e.SPYGLASS_OTLP_GRPC_PORT === 0 ? null : e.SPYGLASS_OTLP_GRPC_PORT,
     dataDir: path.resolve(e.SPYGLASS_DATA_DIR),
     databaseUrl: e.DATABASE_URL ?? null,
+    readReplicas: { urls: e.DATABASE_READ_URL, maxLagMs: e.SPYGLASS_READ_MAX_LAG_MS },
     logLevel: e.LOG_LEVEL,
     tokenHashKey: e.SPYGLASS_TOKEN_HASH_KEY ?? null,
     encryptionKey: e.SPYGLASS_ENCRYPTION_KEY ?? null,

@@ -137,7 +137,7 @@ const loadApp = () => (appModules ??= Promise.all([import('./app.ts'), import('.
 
 async function openDeps(config: Config, logger: Logger): Promise<Deps> {
   void loadApp().catch(() => {});
-  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, replicas: config.readReplicas });
   try {
     // `spyglass backup` asks whichever process holds the data directory, over its lock socket (ops/backup.ts).
     db.dataDirLock?.handle(BACKUP_COMMAND, backupHandler(db, config));

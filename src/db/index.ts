@@ -10,6 +10,7 @@ import { lockDataDir, type DataDirLock } from './data-dir-lock.ts';
 import { fsyncPath, makePrivate, syncTree, unpackTar } from './pglite-fs.ts';
 import { PGliteClient } from './pglite-client.ts';
 import { PACKAGE_DIR } from '../package-dir.ts';
+import { countStatements, primaryOnly, replicaReads, type Reads } from './replicas.ts';
 
 export type Schema = typeof schema;
 /** The drizzle database, whichever driver is underneath. */
@@ -27,6 +28,8 @@ export interface Database {
   pool: pg.Pool | null;
   /** PGlite in a data directory: the directory's lock, which also answers requests of other processes. */
   dataDirLock: DataDirLock | null;
+  /** Where reads that may be a moment behind go: a replica (DATABASE_READ_URL) or the primary (db/replicas.ts). */
+  reads: Reads;
   /**
    * Runs multi-statement SQL scripts (migrations) in one transaction over the simple
    * query protocol, which drizzle's prepared statements cannot carry.
@@ -72,6 +75,8 @@ export interface OpenOptions {
    * Only the benchmark turns it off, to measure what durability costs.
    */
   durable?: boolean;
+  /** PostgreSQL: streaming replicas that take reads (DATABASE_READ_URL), and how far behind one may be. */
+  replicas?: { urls: string[]; maxLagMs: number };
 }
 
 export async function openDatabase(options: OpenOptions): Promise<Database> {
@@ -80,12 +85,19 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     // An idle client's error (server restart) must not crash the process; the next query reconnects.
     pool.on('error', () => {});
     const orm = drizzlePg({ client: pool, schema }) as unknown as Orm;
+    let reads: Reads = primaryOnly(orm);
+    if (options.replicas?.urls.length) {
+      const counter = { count: 0 };
+      countStatements(pool, counter, true);
+      reads = replicaReads({ orm, url: options.databaseUrl, counter }, { urls: options.replicas.urls, maxLagMs: options.replicas.maxLagMs, poolSize: options.poolSize });
+    }
     return {
       kind: 'postgres',
       orm,
       pglite: null,
       pool,
       dataDirLock: null,
+      reads,
       runScripts: async (fn) => {
         const client = await pool.connect();
         try {
@@ -104,7 +116,10 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
         }
       },
       listen: (channel, onNotify) => listenOnPostgres(options.databaseUrl!, channel, onNotify),
-      close: () => pool.end(),
+      close: async () => {
+        await reads.close();
+        await pool.end();
+      },
     };
   }
   let lock: DataDirLock | null = null;
@@ -150,6 +165,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     pglite: client,
     pool: null,
     dataDirLock: lock,
+    reads: primaryOnly(orm),
     runScripts: (fn) =>
       client.transaction(async (tx) => {
         await fn(async (script) => {

@@ -69,7 +69,7 @@ export class AnalyticsService {
     if (endDate - startDate > MAX_RANGE_DAYS * 86_400_000) throw badRequest('invalid_range', `endDate: at most ${MAX_RANGE_DAYS} days after startDate`, 'endDate');
     const buckets = bucketing(startDate, endDate, req.interval ?? 'auto', 'interval', req.utcOffsetMinutes ?? 0);
     const groupBy = req.groupBy ?? null;
-    const result = await aggregateTraces(this.db.orm, {
+    const result = await aggregateTraces(await this.db.reads.executor(), {
       projectId,
       where: this.deps.searchConditions(projectId, { query: req.query, filters: req.filters, startDate, endDate }),
       bucket: buckets.bucketOf(sql`traces.started_at`),
@@ -181,7 +181,7 @@ export class AnalyticsService {
    * no "other"): what a rule's window or a report's period counts.
    */
   async periodSums(projectId: string, q: PeriodQuery): Promise<GroupSums[]> {
-    const result = await aggregateTraces(this.db.orm, {
+    const result = await aggregateTraces(await this.db.reads.executor(), {
       projectId,
       where: this.periodWhere(projectId, q),
       bucket: sql`${q.startDate}::bigint`,
@@ -208,7 +208,7 @@ export class AnalyticsService {
   /** periodSums per window: one statement for every window of the period. */
   async windowSums(projectId: string, q: WindowsQuery): Promise<(GroupSums & { window: number })[]> {
     const bucket = windowOf(q.startDate, q.windowMs);
-    const result = await aggregateTraces(this.db.orm, {
+    const result = await aggregateTraces(await this.db.reads.executor(), {
       projectId,
       where: this.periodWhere(projectId, q),
       bucket,
@@ -235,18 +235,18 @@ export class AnalyticsService {
   }
 
   /** One value per trace (latency, first-token time, cost, tokens) per window and group: for percentiles and rank tests. */
-  windowValues(projectId: string, q: WindowsQuery & { column: TraceValueColumn }): Promise<{ window: number; g: string | null; values: number[] }[]> {
-    return windowTraceValues(this.db.orm, { projectId, where: this.periodWhere(projectId, q), groupBy: q.groupBy, column: q.column, bucket: windowOf(q.startDate, q.windowMs) }).then((found) =>
+  async windowValues(projectId: string, q: WindowsQuery & { column: TraceValueColumn }): Promise<{ window: number; g: string | null; values: number[] }[]> {
+    return windowTraceValues(await this.db.reads.executor(), { projectId, where: this.periodWhere(projectId, q), groupBy: q.groupBy, column: q.column, bucket: windowOf(q.startDate, q.windowMs) }).then((found) =>
       found.map((r) => ({ window: r.b, g: r.g, values: r.v })),
     );
   }
 
   /** Evaluation results counted per window and group (a trace segment or the evaluation's name), with their scores. */
-  windowEvaluations(
+  async windowEvaluations(
     projectId: string,
     q: Omit<WindowsQuery, 'groupBy'> & { groupBy: GroupBy | 'evaluator'; evaluator: string | null },
   ): Promise<{ window: number; g: string | null; ran: number; errors: number; verdicts: number; passed: number; scores: number[] }[]> {
-    return windowEvaluationValues(this.db.orm, {
+    return windowEvaluationValues(await this.db.reads.executor(), {
       projectId,
       where: this.periodWhere(projectId, { ...q, groupBy: null }),
       groupBy: q.groupBy,
@@ -257,11 +257,11 @@ export class AnalyticsService {
   }
 
   /** One review score config per window: scores, their sum, those in `category`, and each scored trace's mean. */
-  windowScores(
+  async windowScores(
     projectId: string,
     q: Omit<WindowsQuery, 'groupBy'> & { configId: string; category: string | null },
   ): Promise<{ window: number; kind: string; count: number; total: number; inCategory: number; traceMeans: number[] }[]> {
-    return windowScoreValues(this.db.orm, {
+    return windowScoreValues(await this.db.reads.executor(), {
       projectId,
       where: this.periodWhere(projectId, { ...q, groupBy: null }),
       scores: this.deps.scoresSql(projectId),
@@ -273,7 +273,7 @@ export class AnalyticsService {
 
   /** One value per trace (latency, first-token time, cost, tokens) and its group, over a period: for percentiles and rank tests. */
   async periodValues(projectId: string, q: PeriodQuery & { column: TraceValueColumn; limit: number }): Promise<{ g: string | null; v: number }[]> {
-    return traceValues(this.db.orm, { projectId, where: this.periodWhere(projectId, q), groupBy: q.groupBy, foreignGroups: this.foreignGroups(), column: q.column, limit: q.limit });
+    return traceValues(await this.db.reads.executor(), { projectId, where: this.periodWhere(projectId, q), groupBy: q.groupBy, foreignGroups: this.foreignGroups(), column: q.column, limit: q.limit });
   }
 
   /** The evaluation results (status, verdict, score) of a period's traces, grouped by a trace segment or by evaluation name. */
@@ -281,7 +281,7 @@ export class AnalyticsService {
     projectId: string,
     q: Omit<PeriodQuery, 'groupBy'> & { groupBy: GroupBy | 'evaluator'; evaluator: string | null; limit: number },
   ): Promise<{ g: string | null; name: string; status: string; passed: boolean | null; score: number | null }[]> {
-    return evaluationValues(this.db.orm, {
+    return evaluationValues(await this.db.reads.executor(), {
       projectId,
       where: this.periodWhere(projectId, { ...q, groupBy: null }),
       groupBy: q.groupBy,
@@ -308,7 +308,7 @@ export class AnalyticsService {
     const startDate = req.startDate === undefined ? undefined : toMillis(req.startDate, 'startDate');
     const endDate = req.endDate === undefined ? undefined : toMillis(req.endDate, 'endDate');
     if (startDate !== undefined && endDate !== undefined && endDate < startDate) throw badRequest('invalid_range', 'endDate: before startDate', 'endDate');
-    const found = await aggregateUsers(this.db.orm, {
+    const found = await aggregateUsers(await this.db.reads.executor(), {
       projectId,
       where: this.deps.searchConditions(projectId, { query: req.query, filters: req.filters, startDate, endDate }),
       thumbs: this.deps.thumbsSql(projectId),
@@ -320,7 +320,7 @@ export class AnalyticsService {
     });
     let total = found[0]?.total ?? 0;
     // A page past the end has no row to carry the count.
-    if (!found.length && req.page > 1) total = (await aggregateUsers(this.db.orm, { projectId, where: this.deps.searchConditions(projectId, { query: req.query, filters: req.filters, startDate, endDate }), thumbs: this.deps.thumbsSql(projectId), contains: req.search || null, sortBy: 'user_id', direction: 'asc', limit: 1, offset: 0 }))[0]?.total ?? 0;
+    if (!found.length && req.page > 1) total = (await aggregateUsers(await this.db.reads.executor(), { projectId, where: this.deps.searchConditions(projectId, { query: req.query, filters: req.filters, startDate, endDate }), thumbs: this.deps.thumbsSql(projectId), contains: req.search || null, sortBy: 'user_id', direction: 'asc', limit: 1, offset: 0 }))[0]?.total ?? 0;
     return {
       users: found.map((u) => ({
         user_id: u.user_id,

@@ -17,16 +17,18 @@ upload back). JSON lines are never escaped.
  */
 export async function exportDataset(deps: DatasetDeps, scope: Scope, slugOrId: string, format: 'csv' | 'jsonl', version?: number, cells: 'spreadsheet' | 'exact' = 'spreadsheet') {
   const cell = cells === 'exact' ? exactCsvCell : csvCell;
-  const d = await requireDataset(deps.db.orm, scope, slugOrId);
+  // The whole export from one place: a read replica when one is past the client's writes (DATABASE_READ_URL), else the primary.
+  const reads = await deps.db.reads.executor();
+  const d = await requireDataset(reads, scope, slugOrId);
   const asOf = checkVersion(d, version) ?? d.version;
-  const columns: Column[] = asOf === d.version ? (d.columnTypes as Column[]) : (((await store.versionRow(deps.db.orm, d.id, asOf))?.columnTypes ?? d.columnTypes) as Column[]);
+  const columns: Column[] = asOf === d.version ? (d.columnTypes as Column[]) : (((await store.versionRow(reads, d.id, asOf))?.columnTypes ?? d.columnTypes) as Column[]);
   const names = columns.map((c) => c.name);
   let after = -1;
   let done = false;
   const source = {
     async next(): Promise<string | null> {
       if (done) return null;
-      const batch = await store.recordsAfter(deps.db.orm, d.id, asOf, after, WALK_BATCH);
+      const batch = await store.recordsAfter(reads, d.id, asOf, after, WALK_BATCH);
       if (batch.length < WALK_BATCH) done = true;
       if (!batch.length) return null;
       after = batch[batch.length - 1].position;

@@ -184,13 +184,22 @@ async function pairsOf(ctx: ExperimentsContext, experimentId: string, base: csto
   return derived(ctx.db.orm, experimentId, current, `pairs:${base.runId}:${base.resultsVersion}`, (values) => pairRuns(baseValues, values));
 }
 
+/**
+ * The context a comparison reads through: every statement of one comparison goes to one
+ * place, a read replica when one is past the client's writes (DATABASE_READ_URL), else the primary.
+ */
+async function reading(ctx: ExperimentsContext): Promise<ExperimentsContext> {
+  return { ...ctx, db: { ...ctx.db, orm: await ctx.db.reads.executor() } };
+}
+
 /** GET /api/experiments/{slug}/compare */
 export async function compareRuns(
-  ctx: ExperimentsContext,
+  primary: ExperimentsContext,
   projectId: string,
   slug: string,
   query: { runs: string; baseline?: string; lowerIsBetter?: string; effect?: string },
 ): Promise<z.output<typeof compareResponse>> {
+  const ctx = await reading(primary);
   const effect = effectOf(query.effect);
   const lowerIsBetter = new Set(idList(query.lowerIsBetter, 'querystring.lowerIsBetter'));
   const { experiment, runIds, heads } = await comparedRuns(ctx, projectId, slug, query.runs, query.baseline, MAX_COMPARED_RUNS);
@@ -231,11 +240,12 @@ type RowEvaluation = z.output<typeof rowEvaluationSchema>;
 
 /** GET /api/experiments/{slug}/compare/rows: the runs' rows side by side, joined by (index, target). */
 export async function compareRows(
-  ctx: ExperimentsContext,
+  primary: ExperimentsContext,
   projectId: string,
   slug: string,
   query: { runs: string; page?: string; pageSize?: string; targetId?: string },
 ): Promise<z.output<typeof compareRowsResponse>> {
+  const ctx = await reading(primary);
   const named = idList(query.runs, 'querystring.runs');
   if (named.length < 1 || named.length > MAX_COMPARED_RUNS) throw badRequest('validation_error', `querystring.runs: 1..${MAX_COMPARED_RUNS} run ids`, 'querystring.runs');
   const experiment = await experimentOf(ctx, projectId, slug);
@@ -287,11 +297,12 @@ export async function compareRows(
 
 /** GET /api/experiments/{slug}/compare/regressions: results that flipped between the baseline and a run. */
 export async function regressions(
-  ctx: ExperimentsContext,
+  primary: ExperimentsContext,
   projectId: string,
   slug: string,
   query: { runs: string; baseline?: string; evaluator?: string; direction?: 'regressed' | 'improved'; page?: string; pageSize?: string },
 ): Promise<z.output<typeof regressionsResponse>> {
+  const ctx = await reading(primary);
   const { experiment, runIds, heads } = await comparedRuns(ctx, projectId, slug, query.runs, query.baseline, 2);
   const [baseRunId, runId] = runIds;
   const paging = lenientPaging(query);

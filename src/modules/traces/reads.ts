@@ -65,13 +65,13 @@ export class TraceReads {
   private async redactions(projectId: string, traceId: string): Promise<Record<string, unknown> | null> {
     const privacy = this.ctx.extensions.find((e) => e.redactionRecord !== undefined);
     if (!privacy?.redactionRecord) return null;
-    const counts = await store.spanRedactions(this.ctx.db.orm, projectId, traceId);
+    const counts = await store.spanRedactions(await this.ctx.db.reads.executor(), projectId, traceId);
     return counts.length > 0 ? privacy.redactionRecord(counts) : null;
   }
 
   /** One span of a trace, whole, as JSON text. */
   async spanJson(projectId: string, traceId: string, spanId: string): Promise<string> {
-    const span = await store.spanJson(this.ctx.db.orm, projectId, traceId, spanId);
+    const span = await store.spanJson(await this.ctx.db.reads.executor(), projectId, traceId, spanId);
     if (span === null) throw notFound('span_not_found', `no span ${spanId} in trace ${traceId}`);
     return span;
   }
@@ -81,7 +81,8 @@ export class TraceReads {
    * contain the text (the trace page's search: its outline has none of the last four). 404 when there is no such trace.
    */
   async searchSpans(projectId: string, traceId: string, q: string): Promise<{ span_ids: string[]; truncated: boolean }> {
-    const [found, exists] = await Promise.all([store.matchingSpanIds(this.ctx.db.orm, projectId, traceId, q), store.traceExists(this.ctx.db.orm, projectId, traceId)]);
+    const reads = await this.ctx.db.reads.executor();
+    const [found, exists] = await Promise.all([store.matchingSpanIds(reads, projectId, traceId, q), store.traceExists(reads, projectId, traceId)]);
     if (!exists) throw notFound('trace_not_found', `no trace ${traceId} in this project`);
     return { span_ids: found.ids, truncated: found.truncated };
   }
@@ -94,7 +95,7 @@ export class TraceReads {
    */
   async contents(projectId: string, traceIds: readonly string[], spanTypes: readonly string[] | null): Promise<Map<string, TraceContents>> {
     if (traceIds.length > TRACE_CONTENTS_PAGE) throw new Error(`contents: at most ${TRACE_CONTENTS_PAGE} traces a call, not ${traceIds.length}`);
-    const found = await store.traceContents(this.ctx.db.orm, projectId, traceIds, spanTypes);
+    const found = await store.traceContents(await this.ctx.db.reads.executor(), projectId, traceIds, spanTypes);
     return new Map(
       found.map(({ trace, spans }) => {
         const { trace_id, input, output, metadata } = traceView(trace);

@@ -28,7 +28,9 @@ export class TraceSearch {
     const snapshot = cursor?.s ?? this.ctx.clock.now().getTime();
     const where: SQL[] = [sql`inserted_at <= ${snapshot}`, ...this.searchConditions(projectId, { ...req, query: await this.searchText(projectId, req.query) })];
     const pageSize = req.pageSize ?? 25;
-    const { rows } = await store.searchTraces(this.ctx.db.orm, {
+    // A replica when one is past the client's writes (DATABASE_READ_URL), else the primary.
+    const reads = await this.ctx.db.reads.executor();
+    const { rows } = await store.searchTraces(reads, {
       projectId,
       where,
       order,
@@ -37,7 +39,7 @@ export class TraceSearch {
       limit: pageSize,
     });
     // Counted once, on the first page; the snapshot keeps it true for the pages after.
-    const counted = cursor ? cursor.n : await store.countTraces(this.ctx.db.orm, projectId, where);
+    const counted = cursor ? cursor.n : await store.countTraces(reads, projectId, where);
     const last = rows[rows.length - 1];
     const scrollId =
       rows.length === pageSize && last
@@ -70,9 +72,10 @@ export class TraceSearch {
   async newTraces(projectId: string, req: NewTracesRequest) {
     const where = [sql`inserted_at >= ${req.since}`, ...this.searchConditions(projectId, req)];
     const now = this.ctx.clock.now().getTime();
+    const reads = await this.ctx.db.reads.executor();
     const [rows, count] = await Promise.all([
-      store.recentlyInserted(this.ctx.db.orm, projectId, where, req.pageSize ?? 50),
-      store.countTraces(this.ctx.db.orm, projectId, where),
+      store.recentlyInserted(reads, projectId, where, req.pageSize ?? 50),
+      store.countTraces(reads, projectId, where),
     ]);
     return { traces: await this.listViews(projectId, rows), count: Math.min(count, store.MAX_COUNTED_HITS), now };
   }

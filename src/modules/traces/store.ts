@@ -400,7 +400,8 @@ export async function openTraceSpans(
   traceId: string,
   options: { payloads: boolean },
 ): Promise<{ trace: TraceRow; next(): Promise<string | null>; close(): Promise<void> } | null> {
-  const session = await reserveSession(db);
+  // A replica when one is past the client's writes (DATABASE_READ_URL), else the primary.
+  const session = (await db.reads.session()) ?? (await reserveSession(db));
   const cursor = sql.raw(`trace_spans_${++cursors}`);
   const page = sql.raw(String(SPAN_PAGE));
   let trace: TraceRow | null;

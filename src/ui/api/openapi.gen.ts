@@ -114,6 +114,13 @@ export interface paths {
                                     queuedSpans: number;
                                     limit: number;
                                 };
+                                /** @description Each read replica (DATABASE_READ_URL): whether it takes reads and how far behind the primary it is; reads go to the primary while none does, so these never make the server not ready */
+                                readReplicas: {
+                                    ok: boolean;
+                                    detail: string;
+                                    name: string;
+                                    lagMs: number | null;
+                                }[];
                             };
                         };
                     };
@@ -138,6 +145,13 @@ export interface paths {
                                     queuedSpans: number;
                                     limit: number;
                                 };
+                                /** @description Each read replica (DATABASE_READ_URL): whether it takes reads and how far behind the primary it is; reads go to the primary while none does, so these never make the server not ready */
+                                readReplicas: {
+                                    ok: boolean;
+                                    detail: string;
+                                    name: string;
+                                    lagMs: number | null;
+                                }[];
                             };
                         };
                     };
