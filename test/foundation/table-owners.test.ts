@@ -38,7 +38,7 @@ const OWNERS: Owner[] = [
   module('privacy', ['privacy_settings']),
   module('alerts', ['alert_rules', 'alert_windows', 'alert_evaluations', 'alert_channels', 'alert_deliveries', 'alert_reports', 'alert_report_periods']),
   module('simulations', ['simulation_runs', 'simulation_scenarios', 'simulation_server_runs']),
-  module('judge-alignment', ['judge_trust_rules']),
+  module('judge-alignment', ['judge_trust_rules', 'judge_version_comparisons']),
   module('dashboards', ['dashboards']),
   module('threads', ['thread_evaluations']),
   module('topics', ['topic_settings', 'topics', 'trace_topics']),
@@ -58,7 +58,7 @@ const CROSSINGS: { file: string; tables: string[] | '*'; why: string }[] = [
   { file: 'ops/move-to-postgres.ts', tables: '*', why: 'the move to PostgreSQL copies every table, below the modules' },
   {
     file: 'ops/key-changes.ts',
-    tables: ['agent_cache_entries', 'webhook_endpoints', 'model_providers', 'experiment_definitions', 'experiment_platform_runs', 'api_keys', 'user_sessions', 'invitations', 'password_resets'],
+    tables: ['agent_cache_entries', 'webhook_endpoints', 'model_providers', 'experiment_definitions', 'experiment_platform_runs', 'simulation_scenarios', 'simulation_server_runs', 'api_keys', 'user_sessions', 'invitations', 'password_resets'],
     why: 'not yet moved: the key rotation counts sealed values and live tokens per key id itself; the counts belong behind each module\'s resealer',
   },
   { file: 'ops/key-check.ts', tables: ['agent_cache_entries', 'webhook_endpoints'], why: 'not yet moved: the start check reads which key ids sealed values use before the modules exist' },
