@@ -53,7 +53,7 @@ export const reviewQueues = pgTable(
   (t) => [unique().on(t.projectId, t.name)],
 );
 
-/** The review module's queue items. Mirrors migrations/0025_review.sql. */
+/** The review module's queue items: a trace, one of its spans, or a whole thread (thread_id set, trace_id ''). Mirrors migrations/0025_review.sql and 0055_thread_review.sql. */
 export const reviewQueueItems = pgTable(
   'review_queue_items',
   {
@@ -63,7 +63,8 @@ export const reviewQueueItems = pgTable(
     seq: bigserial('seq', { mode: 'number' }).notNull(),
     traceId: text('trace_id').notNull(),
     spanId: text('span_id').notNull().default(''),
-    source: text('source', { enum: ['traces', 'filter', 'experiment', 'monitor'] }).notNull(),
+    threadId: text('thread_id').notNull().default(''),
+    source: text('source', { enum: ['traces', 'filter', 'experiment', 'monitor', 'threads'] }).notNull(),
     status: text('status', { enum: ['pending', 'completed', 'skipped'] }).notNull().default('pending'),
     claimedBy: text('claimed_by'),
     claimExpiresAt: at('claim_expires_at'),
@@ -72,5 +73,37 @@ export const reviewQueueItems = pgTable(
     annotationId: text('annotation_id'),
     createdAt: at('created_at').notNull().defaultNow(),
   },
-  (t) => [unique().on(t.queueId, t.traceId, t.spanId), index('review_queue_items_next').on(t.queueId, t.status, t.seq)],
+  (t) => [unique().on(t.queueId, t.threadId, t.traceId, t.spanId), index('review_queue_items_next').on(t.queueId, t.status, t.seq)],
+);
+
+/** The annotations module's reviews of whole threads (a reviewer's comment, and the turns seen). Mirrors migrations/0055_thread_review.sql. */
+export const threadReviews = pgTable(
+  'thread_reviews',
+  {
+    id: text('id').primaryKey(),
+    projectId: text('project_id').notNull(),
+    threadId: text('thread_id').notNull(),
+    comment: text('comment').notNull().default(''),
+    userId: text('user_id'),
+    email: text('email'),
+    traceIds: text('trace_ids').array().notNull().default(sql`'{}'`),
+    createdAt: at('created_at').notNull().defaultNow(),
+  },
+  (t) => [index('thread_reviews_thread').on(t.projectId, t.threadId, t.createdAt)],
+);
+
+/** The annotations module's scores of a thread review (one per review and config). Mirrors migrations/0055_thread_review.sql. */
+export const threadReviewScores = pgTable(
+  'thread_review_scores',
+  {
+    id: text('id').primaryKey(),
+    projectId: text('project_id').notNull(),
+    reviewId: text('review_id').notNull(),
+    threadId: text('thread_id').notNull(),
+    configId: text('config_id').notNull(),
+    numberValue: doublePrecision('number_value'),
+    textValue: text('text_value'),
+    createdAt: at('created_at').notNull().defaultNow(),
+  },
+  (t) => [unique().on(t.reviewId, t.configId), index('thread_review_scores_thread').on(t.projectId, t.threadId), index('thread_review_scores_config').on(t.configId, t.createdAt)],
 );

@@ -82,7 +82,7 @@ const num = (v: number | string) => (typeof v === 'number' ? v : v.trim() === ''
 
 function bodyOf(f: Form): RuleBody {
   const metric: RuleBody['metric'] = { kind: f.kind };
-  if (f.kind === 'evaluator_pass_rate') metric.evaluator = f.evaluator.trim();
+  if (f.kind === 'evaluator_pass_rate' || f.kind === 'thread_pass_rate' || f.kind === 'thread_score_mean') metric.evaluator = f.evaluator.trim();
   if (f.kind === 'score_mean' || f.kind === 'category_share') metric.configId = f.configId.trim();
   if (f.kind === 'category_share') metric.category = f.category.trim();
   const common = { consecutive: num(f.consecutive), minCount: num(f.minCount) };
@@ -169,7 +169,7 @@ function RuleEditor({ projectId, rule }: { projectId: string; rule?: AlertRule }
                   data={Object.entries(METRICS).map(([value, m]) => ({ value, label: m.label }))}
                   error={errors.at('metric.kind')}
                 />
-                {form.kind === 'evaluator_pass_rate' && (
+                {(form.kind === 'evaluator_pass_rate' || form.kind === 'thread_pass_rate' || form.kind === 'thread_score_mean') && (
                   <TextInput label="Evaluator" description="A monitor's name or an evaluator path" value={form.evaluator} onChange={(e) => set('evaluator', e.currentTarget.value)} error={errors.at('metric.evaluator')} />
                 )}
                 {(form.kind === 'score_mean' || form.kind === 'category_share') && (
