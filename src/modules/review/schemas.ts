@@ -106,8 +106,11 @@ export const itemRef = z.strictObject({
 
 export const MAX_FROM_FILTER = 5000;
 
-const THREAD_ID = /^[^\u0000-\u001f]{1,500}$/;
-const threadId = z.string().regex(THREAD_ID, 'a thread id is 1..500 characters, no control characters');
+const threadId = z
+  .string()
+  .min(1)
+  .max(500)
+  .refine((s) => !/\p{Cc}/u.test(s), 'a thread id is 1..500 characters, no control characters');
 
 export const addItemsBody = z.strictObject({
   items: z.array(itemRef).min(1).max(1000).optional().describe("traces or spans (the traces list's selection), 1..1000"),
