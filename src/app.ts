@@ -22,11 +22,11 @@ import { buildOrganizations, organizationDirectory, organizationStore, PasswordH
 import { smtpMailer } from './platform/mail.ts';
 import { buildApiKeys, registerApiKeys, type ApiKeys } from './modules/api-keys/index.ts';
 import { PromptService, promptRoutes } from './modules/prompts/index.ts';
-import { AnnotationService, annotationRoutes, ScoreConfigService, scoreConfigRoutes } from './modules/annotations/index.ts';
+import { AnnotationService, annotationRoutes, createThreadReviewIn, ScoreConfigService, scoreConfigRoutes, threadReview, threadReviews, threadScoreSummaries } from './modules/annotations/index.ts';
 import { addItems, addMonitorFailure, createQueue, getQueue, queueExists, reviewQueueRoutes, type ReviewDeps } from './modules/review/index.ts';
 import { buildAgentCache, registerAgentCache, type AgentCache } from './modules/agent-cache/index.ts';
 import { loadKeyring } from './platform/crypto.ts';
-import { OtlpGrpcServer, TRACE_CONTENTS_PAGE, TraceService, traceIdsCondition, traceRoutes } from './modules/traces/index.ts';
+import { OtlpGrpcServer, TRACE_CONTENTS_PAGE, TraceService, threadTurns, traceIdsCondition, traceRoutes } from './modules/traces/index.ts';
 import { customEvaluatorRoutes, EvaluationService, evaluationRoutes, findEvaluator } from './modules/evaluators/index.ts';
 import { buildAlerts, registerAlerts } from './modules/alerts/index.ts';
 import { Scheduler } from './platform/periodic.ts';
@@ -69,7 +69,7 @@ import { buildModelProviders, registerModelProviders, type ModelProviders } from
 import { buildPrivacy, registerPrivacy, type PrivacyPorts } from './modules/privacy/index.ts';
 import { registerSimulations, resealAgentHeaders } from './modules/simulations/index.ts';
 import { registerDashboards } from './modules/dashboards/index.ts';
-import { registerThreads, threads as threadEvaluation, type ThreadsContext } from './modules/threads/index.ts';
+import { registerThreads, THREAD_MAX_TURNS, threadResultsExist, threadResultWindows, threads as threadEvaluation, type ThreadsContext } from './modules/threads/index.ts';
 import { buildTopicsModule, inTopicsCondition, registerTopics, topicOfTraceSql, type Topics, type TopicsContext } from './modules/topics/index.ts';
 import {
   buildJudgeAlignment,
@@ -186,6 +186,11 @@ export function buildServices(deps: Deps): Services {
     matchingTraces: (projectId, filter, limit) => traceSource(traces).matching(projectId, filter, limit),
     experimentRunTraces: (projectId, slug, runId) => runTraceIds({ db: deps.db, clock: deps.clock }, projectId, slug, runId),
     members: (organizationId) => organizationStore.listMembers(deps.db.orm, organizationId),
+    threadTraceIds: async (projectId, threadId) => (await threadTurns(deps.db.orm, projectId, threadId, THREAD_MAX_TURNS)).map((t) => t.trace_id),
+    threadReviews: {
+      createIn: (tx, ctx, threadId, input, now) => createThreadReviewIn(tx, ctx, threadId, input, now),
+      get: (projectId, id) => threadReview(deps.db, projectId, id),
+    },
   };
   const agentCache = buildAgentCache({ db: deps.db, clock: deps.clock, keyring: loadKeyring(deps.config.encryptionKey, deps.config.dataDir) });
   // Model providers and evaluations use each other (a provider's probe calls its model; a judge
@@ -220,6 +225,8 @@ export function buildServices(deps: Deps): Services {
     contents: (projectId, traceIds) => traces.contents(projectId, traceIds, ['tool']),
     runEvaluator: (scope, path, data, settings) => evaluations.runDetached(scope, path, data, settings),
     evaluatorVersion: async (scope, path, settings) => (await evaluations.describeForRuns(scope, path, settings)).version,
+    reviewScores: (projectId, threadIds) => threadScoreSummaries(deps.db, projectId, threadIds),
+    reviews: (projectId, threadId) => threadReviews(deps.db, projectId, threadId),
   };
   const monitors = new MonitorService(
     deps.db,
@@ -326,6 +333,8 @@ export function buildServices(deps: Deps): Services {
     windowValues: (projectId, q) => analytics.windowValues(projectId, q),
     windowEvaluations: (projectId, q) => analytics.windowEvaluations(projectId, q),
     windowScores: (projectId, q) => analytics.windowScores(projectId, q),
+    windowThreadEvaluations: (projectId, q) => threadResultWindows(deps.db, projectId, q),
+    threadEvaluatorKnown: async (projectId, name) => (await monitors.list(projectId)).some((m) => m.unit === 'thread' && (m.name === name || m.evaluator === name)) || threadResultsExist(deps.db, projectId, name),
     scoreConfig: async (projectId, id) => (await scoreConfigs.list(projectId)).find((c) => c.id === id) ?? null,
     // a monitor's name stands for its evaluator: trust is measured on the evaluator's results
     judgeTrust: async (projectId, nameOrPath) => {

@@ -163,6 +163,44 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('threads in a real browser (%
     await checkBothWidths(page, 'thread-evaluated', () => expect.poll(() => results.locator('li').count()).toBe(2), shots);
   });
 
+  it('sends a thread to a review queue; the reviewer scores the conversation; the score shows on the thread and in the list', async () => {
+    const config = await req('POST', '/api/score-configs', { name: 'Consistent', kind: 'boolean' });
+    expect(config.status, config.text).toBe(201);
+    const queue = await req('POST', '/api/queues', { name: 'Conversations', scoreConfigIds: [config.body.data.id] });
+    expect(queue.status, queue.text).toBe(201);
+    const queueId = queue.body.data.id as string;
+
+    await page.goto(url('/threads/trip-to-lisbon'));
+    await page.getByRole('button', { name: 'Add to queue' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Add to a review queue' });
+    await dialog.getByRole('button', { name: 'Add', exact: true }).click();
+    await expect.poll(() => dialog.getByRole('status').textContent()).toBe('1 added.');
+    await dialog.getByRole('button', { name: 'Close' }).last().click();
+
+    // The reviewer sees the whole conversation (the thread page's view) beside the queue's scores.
+    await page.goto(url(`/queues/${queueId}/review`));
+    await expect.poll(() => page.getByTestId('review-trace-id').textContent()).toBe('thread trip-to-lisbon');
+    const turns = page.getByTestId('thread-turns').locator('li.turn');
+    await expect.poll(() => turns.count()).toBe(6);
+    expect(await turns.nth(4).getByTestId('covered-mark').count()).toBe(0);
+    expect(await turns.nth(5).getByTestId('covered-mark').count()).toBe(1);
+    await checkBothWidths(page, 'thread-review', () => expect.poll(() => turns.count()).toBe(6), shots);
+    const form = page.getByRole('form', { name: 'Scores' });
+    await form.getByText('No', { exact: true }).click();
+    await form.getByLabel('Comment').fill('Turn 5 gives another departure time');
+    await form.getByRole('button', { name: 'Done (Enter)' }).click();
+    await expect.poll(() => page.getByTestId('review-empty').count()).toBe(1);
+
+    await page.goto(url('/threads/trip-to-lisbon'));
+    const reviews = page.getByTestId('thread-reviews');
+    await expect.poll(() => reviews.locator('li').count()).toBe(1);
+    expect(await reviews.textContent()).toContain('Turn 5 gives another departure time');
+    expect(await reviews.locator('.score-chip').textContent()).toBe('Consistent ✗');
+    await page.goto(url('/threads'));
+    await expect.poll(() => page.locator('[data-thread-id="trip-to-lisbon"] [data-review-score="Consistent"]').textContent()).toBe('No');
+    expect(await page.locator('[data-thread-id="refund-order-5521"] [data-review-score="Consistent"]').textContent()).toBe('—');
+  });
+
   it('creates a thread monitor in the form; an idle time out of bounds is refused next to its field', async () => {
     await page.goto(url('/monitors/new?evaluator=custom/consistent'));
     await page.getByText('Whole threads').click();

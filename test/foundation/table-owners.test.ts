@@ -26,7 +26,7 @@ const OWNERS: Owner[] = [
   module('api-keys', ['api_keys', 'api_key_bindings']),
   module('traces', ['traces', 'spans', 'span_log_events', 'trace_shares', 'trace_views']),
   module('prompts', ['prompts', 'prompt_versions', 'prompt_tags']),
-  module('annotations', ['annotations', 'score_configs', 'annotation_scores']),
+  module('annotations', ['annotations', 'score_configs', 'annotation_scores', 'thread_reviews', 'thread_review_scores']),
   module('agent-cache', ['agent_cache_entries']),
   module('webhooks', ['webhook_endpoints', 'webhook_outbox_cursor', 'webhook_dispatches', 'webhook_delivery_attempts']),
   module('evaluators', ['evaluations', 'custom_evaluators', 'custom_evaluator_versions']),

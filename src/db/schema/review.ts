@@ -21,7 +21,7 @@ export const reviewQueues = pgTable(
   (t) => [unique().on(t.projectId, t.name)],
 );
 
-/** The review module's queue items. Mirrors migrations/0025_review.sql. */
+/** The review module's queue items: a trace, one of its spans, or a whole thread (thread_id set, trace_id ''). Mirrors migrations/0025_review.sql and 0055_thread_review.sql. */
 export const reviewQueueItems = pgTable(
   'review_queue_items',
   {
@@ -31,7 +31,8 @@ export const reviewQueueItems = pgTable(
     seq: bigserial('seq', { mode: 'number' }).notNull(),
     traceId: text('trace_id').notNull(),
     spanId: text('span_id').notNull().default(''),
-    source: text('source', { enum: ['traces', 'filter', 'experiment', 'monitor'] }).notNull(),
+    threadId: text('thread_id').notNull().default(''),
+    source: text('source', { enum: ['traces', 'filter', 'experiment', 'monitor', 'threads'] }).notNull(),
     status: text('status', { enum: ['pending', 'completed', 'skipped'] }).notNull().default('pending'),
     claimedBy: text('claimed_by'),
     claimExpiresAt: at('claim_expires_at'),
@@ -40,5 +41,5 @@ export const reviewQueueItems = pgTable(
     annotationId: text('annotation_id'),
     createdAt: at('created_at').notNull().defaultNow(),
   },
-  (t) => [unique().on(t.queueId, t.traceId, t.spanId), index('review_queue_items_next').on(t.queueId, t.status, t.seq)],
+  (t) => [unique().on(t.queueId, t.threadId, t.traceId, t.spanId), index('review_queue_items_next').on(t.queueId, t.status, t.seq)],
 );

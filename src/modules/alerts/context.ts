@@ -36,6 +36,13 @@ export interface AlertsContext {
     projectId: string,
     q: Omit<WindowsQuery, 'groupBy'> & { configId: string; category: string | null },
   ): Promise<{ window: number; kind: string; count: number; total: number; inCategory: number; traceMeans: number[] }[]>;
+  /** Thread monitors' results per window of when they ran (the threads module's), per evaluation name when split by evaluator. */
+  windowThreadEvaluations(
+    projectId: string,
+    q: { origin: number; windowMs: number; end: number; name: string | null; byName: boolean },
+  ): Promise<{ window: number; g: string | null; ran: number; errors: number; verdicts: number; passed: number; scores: number[] }[]>;
+  /** Whether a thread monitor of this name (or evaluator path) left results in the project. */
+  threadEvaluatorKnown(projectId: string, nameOrPath: string): Promise<boolean>;
   /** A score config of the project, or null. */
   scoreConfig(projectId: string, id: string): Promise<{ kind: 'numeric' | 'boolean' | 'categorical'; categories: string[] } | null>;
   /** Whether an evaluation of this name (a monitor's) or evaluator path can give the project verdicts. */

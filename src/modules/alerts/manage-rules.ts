@@ -6,6 +6,21 @@ import { presentRule } from './presenters.ts';
 import { MAX_WINDOW_MINUTES, METRICS, MIN_WINDOW_MINUTES, type CreateRuleBody, type EvaluationView, type RuleView, type UpdateRuleBody } from './schemas.ts';
 import * as store from './store.ts';
 
+/**
+ * A thread metric reads thread monitors' results: of one (by name or evaluator path) or, split by
+ * evaluator, of each. Thread results are not traces: no trace filter, no other split.
+ */
+async function checkThreadMetric(ctx: AlertsContext, projectId: string, body: CreateRuleBody): Promise<void> {
+  const { metric } = body;
+  if (metric.evaluator === undefined && body.splitBy !== 'evaluator')
+    throw badRequest('missing_evaluator', `metric.evaluator: required for ${metric.kind} (a thread monitor's name, or split by evaluator)`, 'metric.evaluator');
+  if (metric.evaluator !== undefined && !(await ctx.threadEvaluatorKnown(projectId, metric.evaluator)))
+    throw badRequest('unknown_evaluator', `metric.evaluator: no thread monitor named ${metric.evaluator}`, 'metric.evaluator');
+  if (body.splitBy && body.splitBy !== 'evaluator') throw badRequest('invalid_split', `splitBy: ${metric.kind} splits by evaluator only (thread results have no ${body.splitBy})`, 'splitBy');
+  if (body.filters && Object.keys(body.filters).length > 0)
+    throw badRequest('invalid_filter', `filters: ${metric.kind} reads thread results, which trace filters do not pick; leave them empty`, 'filters');
+}
+
 /** Checks what the schema cannot (docs/alerts.md: "Rules"); each failure is a 400 naming the field. */
 export async function checkRule(ctx: AlertsContext, projectId: string, body: CreateRuleBody): Promise<void> {
   const { metric, condition } = body;
@@ -18,9 +33,11 @@ export async function checkRule(ctx: AlertsContext, projectId: string, body: Cre
       throw badRequest('missing_evaluator', `metric.evaluator: required for ${metric.kind} (or split by evaluator)`, 'metric.evaluator');
     if (metric.evaluator !== undefined && !(await ctx.evaluatorKnown(projectId, metric.evaluator)))
       throw badRequest('unknown_evaluator', `metric.evaluator: no monitor or evaluator named ${metric.evaluator}`, 'metric.evaluator');
+  } else if (info.source === 'thread_evaluations') {
+    await checkThreadMetric(ctx, projectId, body);
   } else if (metric.evaluator !== undefined) throw badRequest('invalid_metric', `metric.evaluator: only for evaluator metrics`, 'metric.evaluator');
   checkRequireTrusted(body);
-  if (body.splitBy === 'evaluator' && info.source !== 'evaluations')
+  if (body.splitBy === 'evaluator' && info.source !== 'evaluations' && info.source !== 'thread_evaluations')
     throw badRequest('invalid_split', `splitBy: evaluator splits only evaluator metrics (evaluator_pass_rate, evaluator_score_mean, evaluator_error_rate)`, 'splitBy');
   if (info.source === 'scores') {
     if (!metric.configId) throw badRequest('missing_score_config', `metric.configId: required for ${metric.kind}`, 'metric.configId');

@@ -23,8 +23,8 @@ export interface Measurement {
 
 /**
  * What one window of a project holds for a metric (read by read-windows.ts from the analytics
- * module, many windows at once): per-group sums, per-trace values, evaluation results counted
- * per group, or one review score config's scores.
+ * module, many windows at once): per-group sums, per-trace values, evaluation results (of traces,
+ * or of whole threads) counted per group, or one review score config's scores.
  */
 export interface WindowData {
   sums?: GroupSums[];
@@ -62,7 +62,7 @@ export function measure(metric: Metric, data: WindowData, split: boolean): Map<s
     out.set('', metric.kind === 'score_mean' ? { value: s.count ? s.total / s.count : null, count: s.count, successes: s.total, values } : rate(s.inCategory, s.count));
     return out;
   }
-  if (source === 'evaluations') {
+  if (source === 'evaluations' || source === 'thread_evaluations') {
     const groups = new Map<string, { ran: number; errors: number; verdicts: number; passed: number; scores: number[] }>();
     for (const e of data.evaluations ?? []) {
       const k = keyOf(split, e.g);
@@ -76,7 +76,7 @@ export function measure(metric: Metric, data: WindowData, split: boolean): Map<s
     for (const [k, s] of groups) {
       out.set(
         k,
-        metric.kind === 'evaluator_pass_rate'
+        metric.kind === 'evaluator_pass_rate' || metric.kind === 'thread_pass_rate'
           ? rate(s.passed, s.verdicts)
           : metric.kind === 'evaluator_error_rate'
             ? rate(s.errors, s.ran)
@@ -148,7 +148,7 @@ function intervalOf(metric: Metric, m: Measurement): { low: number; high: number
   if (family === 'count') return countInterval(m.count, 1);
   const q = PERCENTILE[metric.kind];
   if (q !== undefined && m.values) return quantile(m.values, q);
-  if ((metric.kind === 'evaluator_score_mean' || metric.kind === 'cost_per_trace') && m.values) return normalMean(m.values);
+  if ((metric.kind === 'evaluator_score_mean' || metric.kind === 'thread_score_mean' || metric.kind === 'cost_per_trace') && m.values) return normalMean(m.values);
   return null;
 }
 

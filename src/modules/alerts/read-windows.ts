@@ -58,6 +58,12 @@ async function windowsData(
     for (const { window, ...s } of await ctx.windowScores(projectId, { ...range, configId: q.metric.configId ?? '', category: q.metric.category ?? null })) at(window).scores = s;
     return byWindow;
   }
+  if (source === 'thread_evaluations') {
+    // Thread results count in the window they were stored in (a thread is judged once idle).
+    const q2 = { origin, windowMs, end: origin + count * windowMs, name: q.metric.evaluator ?? null, byName: q.splitBy === 'evaluator' };
+    for (const { window, ...e } of await ctx.windowThreadEvaluations(projectId, q2)) (at(window).evaluations ??= []).push(e);
+    return byWindow;
+  }
   if (source === 'evaluations') {
     for (const { window, ...e } of await ctx.windowEvaluations(projectId, { ...range, groupBy: q.splitBy, evaluator: q.metric.evaluator ?? null })) (at(window).evaluations ??= []).push(e);
     return byWindow;

@@ -21,6 +21,8 @@ export const METRICS = {
   evaluator_pass_rate: { family: 'rate', label: 'Pass rate', direction: 'down', source: 'evaluations', unit: 'share' },
   evaluator_score_mean: { family: 'value', label: 'Mean evaluator score', direction: 'down', source: 'evaluations', unit: 'score' },
   evaluator_error_rate: { family: 'rate', label: 'Evaluator error rate', direction: 'up', source: 'evaluations', unit: 'share' },
+  thread_pass_rate: { family: 'rate', label: 'Thread pass rate', direction: 'down', source: 'thread_evaluations', unit: 'share' },
+  thread_score_mean: { family: 'value', label: 'Mean thread score', direction: 'down', source: 'thread_evaluations', unit: 'score' },
   score_mean: { family: 'value', label: 'Mean score', direction: 'down', source: 'scores', unit: 'score' },
   category_share: { family: 'rate', label: 'Category share', direction: 'up', source: 'scores', unit: 'share' },
   cost_total: { family: 'value', label: 'Cost (USD)', direction: 'up', source: 'cost', unit: 'usd' },
@@ -32,7 +34,7 @@ export const METRICS = {
     family: 'count' | 'rate' | 'value';
     label: string;
     direction: 'up' | 'down' | 'either';
-    source: 'sums' | 'latency' | 'first_token' | 'cost' | 'tokens' | 'evaluations' | 'scores';
+    source: 'sums' | 'latency' | 'first_token' | 'cost' | 'tokens' | 'evaluations' | 'thread_evaluations' | 'scores';
     unit: 'traces' | 'share' | 'ms' | 'score' | 'usd' | 'tokens';
   }
 >;
@@ -53,7 +55,7 @@ export const metricSchema = z
       .min(1)
       .max(200)
       .optional()
-      .describe("evaluator_*: the evaluation's name (a monitor's name) or evaluator path; optional when split by evaluator (then every evaluator)"),
+      .describe("evaluator_*, thread_*: the evaluation's name (a monitor's or thread monitor's name) or evaluator path; optional when split by evaluator (then every evaluator)"),
     configId: z.string().min(1).max(128).optional().describe('score_mean, category_share: the score config'),
     category: z.string().min(1).max(100).optional().describe('category_share: the category counted'),
     requireTrusted: z

@@ -54,3 +54,19 @@ export const annotationSchema = z
   })
   .meta({ id: 'Annotation' });
 
+
+/** A reviewer's scores of a whole thread (a review queue's thread item, completed). */
+export const threadReviewSchema = z
+  .object({
+    id: z.string(),
+    projectId: z.string(),
+    threadId: z.string(),
+    comment: z.string(),
+    email: z.string().nullable(),
+    userId: z.string().nullable(),
+    traceIds: z.array(z.string()).describe('The turns the reviewer saw, oldest first'),
+    scores: z.array(scoreSchema),
+    createdAt: z.string(),
+  })
+  .meta({ id: 'ThreadReview' });
+export type ThreadReviewView = z.output<typeof threadReviewSchema>;

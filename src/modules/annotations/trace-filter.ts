@@ -2,8 +2,8 @@ import { sql, type SQL } from 'drizzle-orm';
 import { rows, type Executor, textArray } from '../../db/index.ts';
 import { badRequest } from '../../platform/errors.ts';
 import { findScoreConfigs, scoresOfTraces } from './score-store.ts';
-import { presentScore } from './score-configs.ts';
 import type { ScoreSummary } from './scores.schema.ts';
+import { summarizeScores } from './score-summaries.ts';
 
 /** Trace search filter `has_annotation`: a condition on rows of `traces`. */
 export function annotatedTraceCondition(hasAnnotation: boolean): SQL {
@@ -48,27 +48,7 @@ export function thumbsSql(projectId: string): SQL {
  * counts per category; each with the latest value), for a page of traces in one query.
  */
 export async function scoreSummariesByTrace(db: Executor, projectId: string, traceIds: string[]): Promise<Map<string, ScoreSummary[]>> {
-  const byTrace = new Map<string, Map<string, ScoreSummary & { sum: number; numbers: number }>>();
-  for (const r of await scoresOfTraces(db, projectId, traceIds)) {
-    const configs = byTrace.get(r.trace_id) ?? byTrace.set(r.trace_id, new Map()).get(r.trace_id)!;
-    const latest = presentScore({ id: r.config_id, name: r.name, kind: r.kind }, r.number_value === null ? null : Number(r.number_value), r.text_value).value;
-    let s = configs.get(r.config_id);
-    if (!s) configs.set(r.config_id, (s = { configId: r.config_id, name: r.name, kind: r.kind, count: 0, mean: null, latest, counts: {}, sum: 0, numbers: 0 }));
-    s.count++;
-    s.latest = latest; // oldest first: the last one seen is the latest
-    if (r.kind === 'categorical' && r.text_value !== null) s.counts[r.text_value] = (s.counts[r.text_value] ?? 0) + 1;
-    if (r.kind !== 'categorical' && r.number_value !== null) {
-      s.sum += Number(r.number_value);
-      s.numbers++;
-      s.mean = s.sum / s.numbers;
-    }
-  }
-  return new Map(
-    [...byTrace].map(([traceId, configs]) => [
-      traceId,
-      [...configs.values()].sort((a, b) => a.name.localeCompare(b.name)).map(({ sum: _s, numbers: _n, ...summary }) => summary),
-    ]),
-  );
+  return summarizeScores((await scoresOfTraces(db, projectId, traceIds)).map((r) => ({ ...r, key: r.trace_id })));
 }
 
 /**

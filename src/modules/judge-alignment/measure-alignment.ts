@@ -3,6 +3,7 @@ import { badRequest } from '../../platform/errors.ts';
 import { judgeResultsByTrace, judgeResultVersions, type JudgeResultRow } from '../evaluators/index.ts';
 import { seedOf } from '../experiments/index.ts';
 import type { JudgeAlignmentContext } from './context.ts';
+import { threadPairs, threadResultVersions, type ThreadResult } from './thread-pairs.ts';
 import { trustRuleOf } from './trust-rule.ts';
 import type { alignmentQuery, alignmentResponse } from './schemas.ts';
 import {
@@ -37,7 +38,7 @@ export interface JudgeRef {
   scoreConfig: string;
 }
 
-type Result = JudgeResultRow;
+type Result = JudgeResultRow | ThreadResult;
 type Value = number | string | boolean;
 
 /**
@@ -45,14 +46,24 @@ type Value = number | string | boolean;
  * the pairs on traces both scored (coded: boolean 1/0, a category's position, a number).
  * Unknown config or version, or a judge that gives nothing of the config's kind: 400 naming it.
  */
-export async function gatherPairs(ctx: JudgeAlignmentContext, projectId: string, judge: JudgeRef, fieldOf: (name: string) => string = (n) => `querystring.${n}`) {
+export async function gatherPairs(
+  ctx: JudgeAlignmentContext,
+  projectId: string,
+  judge: JudgeRef,
+  fieldOf: (name: string) => string = (n) => `querystring.${n}`,
+  options: { threads?: boolean } = {},
+) {
   const { version } = judge;
   const human = await ctx.scoreConfigs.humanScores(projectId, judge.scoreConfig);
   if (!human) throw badRequest('unknown_score_config', `${fieldOf('scoreConfig')}: no score config ${judge.scoreConfig} in this project`, fieldOf('scoreConfig'));
-  if (version !== null && !(await judgeResultVersions(ctx.db, projectId, judge.evaluator)).includes(version)) {
+  const known = async () =>
+    (await judgeResultVersions(ctx.db, projectId, judge.evaluator)).includes(version!) || (!!options.threads && (await threadResultVersions(ctx, projectId, judge.evaluator)).includes(version!));
+  if (version !== null && !(await known())) {
     throw badRequest('unknown_evaluator_version', `${fieldOf('version')}: ${judge.evaluator} has no results at version ${version}`, fieldOf('version'));
   }
-  const results = await judgeResultsByTrace(ctx.db, projectId, judge.evaluator, version);
+  // With options.threads, the judge's results on whole threads count too, paired with people's scores of those threads.
+  const threads = options.threads ? await threadPairs(ctx, projectId, judge.evaluator, version, human.config) : { results: [], scores: [] };
+  const results: Result[] = [...(await judgeResultsByTrace(ctx.db, projectId, judge.evaluator, version)), ...threads.results];
   const { config } = human;
   const judgeValue = (r: Result): number | string | null =>
     config.kind === 'boolean' ? (r.passed === null ? null : Number(r.passed)) : config.kind === 'numeric' ? r.score : r.label;
@@ -61,11 +72,15 @@ export async function gatherPairs(ctx: JudgeAlignmentContext, projectId: string,
     const gives = config.kind === 'boolean' ? 'pass/fail' : config.kind === 'numeric' ? 'scores' : 'labels';
     throw badRequest('kinds_do_not_match', `${fieldOf('evaluator')}: ${judge.evaluator} gives no ${gives}, so it cannot be measured against ${config.kind} score config ${config.name}`, fieldOf('evaluator'));
   }
-  const byTrace = new Map(judged.map((r) => [r.traceId, r]));
+  const onThread = (r: Result) => 'threadId' in r;
+  const byTrace = new Map(judged.filter((r) => !onThread(r)).map((r) => [r.traceId, r]));
+  const byThreadTurn = new Map(judged.filter(onThread).map((r) => [r.traceId, r]));
   const categories = config.kind === 'boolean' ? ['fail', 'pass'] : config.kind === 'categorical' ? config.categories : null;
   const codeOf = (v: number | string) => (config.kind === 'categorical' ? categories!.indexOf(String(v)) : Number(v));
-  const pairs = human.scores
-    .map((s) => ({ traceId: s.traceId, human: s.value, result: byTrace.get(s.traceId) }))
+  const pairs = [
+    ...human.scores.map((s) => ({ traceId: s.traceId, human: s.value, result: byTrace.get(s.traceId) })),
+    ...threads.scores.map((s) => ({ traceId: s.traceId, human: s.value, result: byThreadTurn.get(s.traceId) })),
+  ]
     .filter((p): p is { traceId: string; human: number | string; result: Result } => p.result !== undefined)
     // a judge's label outside the config's categories cannot be placed in the matrix
     .filter((p) => config.kind !== 'categorical' || (codeOf(p.human) >= 0 && codeOf(judgeValue(p.result)!) >= 0));
@@ -97,7 +112,7 @@ export async function align(ctx: JudgeAlignmentContext, projectId: string, query
   const stored = await trustRuleOf(ctx, projectId);
   const atLeast = numberParam(query.atLeast, 'querystring.atLeast', stored.atLeast, (v) => v >= -1 && v <= 1, 'a bound between -1 and 1');
   const minimumLabels = numberParam(query.minimumLabels, 'querystring.minimumLabels', stored.minimumLabels, (v) => Number.isInteger(v) && v >= 1 && v <= 100_000, 'a whole number of labels, 1..100000');
-  const { config, judged, categories, pairs, h, j, show, judgeValue, disagreeing } = await gatherPairs(ctx, projectId, { evaluator: query.evaluator, version, scoreConfig: query.scoreConfig });
+  const { config, judged, categories, pairs, h, j, show, judgeValue, disagreeing } = await gatherPairs(ctx, projectId, { evaluator: query.evaluator, version, scoreConfig: query.scoreConfig }, undefined, { threads: true });
   const seed = (stat: string) => seedOf(projectId, query.evaluator, String(version), config.id, stat);
   const n = pairs.length;
   const ordered = config.kind === 'categorical' && query.ordered === 'true';
@@ -155,6 +170,7 @@ export async function align(ctx: JudgeAlignmentContext, projectId: string, query
     ...alignment,
     disagreements: disagreeing.slice(0, LISTED_DISAGREEMENTS).map((p) => ({
       traceId: p.traceId,
+      ...('threadId' in p.result ? { threadId: p.result.threadId } : {}),
       human: show(p.human),
       judge: show(judgeValue(p.result)!),
       reasoning: p.result.details,

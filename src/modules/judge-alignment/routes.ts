@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { projectRoute, routeGroup } from '../../platform/http/route-group.ts';
 import { judgesWithResults } from '../evaluators/index.ts';
+import { threadJudgesWithResults } from '../threads/index.ts';
+import { withThreadJudges } from './thread-pairs.ts';
 import type { JudgeAlignmentContext } from './context.ts';
 import { getVersionComparison, listVersionComparisons, startVersionComparison } from './compare-versions.ts';
 import { judgeTrust } from './judge-trust.ts';
@@ -53,7 +55,7 @@ export function judgeAlignmentRoutes(app: FastifyInstance, ctx: JudgeAlignmentCo
     project.get(
       '/judges',
       { config: viewer, schema: { tags, summary: 'The evaluators with results in the project, with their versions: the judges that can be measured', response: { 200: judgesResponse } } },
-      async (_req, scope) => ({ data: await judgesWithResults(ctx.db, scope.projectId) }),
+      async (_req, scope) => ({ data: withThreadJudges(await judgesWithResults(ctx.db, scope.projectId), await threadJudgesWithResults(ctx.db, scope.projectId)) }),
     );
     project.get(
       '/trust',

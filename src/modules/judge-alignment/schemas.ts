@@ -56,7 +56,8 @@ export const alignmentResponse = z.object({
     .nullable(),
   disagreements: z.array(
     z.object({
-      traceId: z.string(),
+      traceId: z.string().describe("The trace judged; for a whole thread, the thread's last turn the judge saw"),
+      threadId: z.string().optional().describe('Present when the judge and the person scored a whole thread (thread monitor, thread review)'),
       human: z.union([z.number(), z.string(), z.boolean()]),
       judge: z.union([z.number(), z.string(), z.boolean()]),
       reasoning: z.string().nullable(),

@@ -1,7 +1,8 @@
 import type { Database } from '../../db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { ProjectScope } from '../../platform/http/route-group.ts';
-import type { AnnotationService, ScoreConfigService } from '../annotations/index.ts';
+import type { Executor } from '../../db/index.ts';
+import type { AnnotationContext, AnnotationService, ScoreConfigService, ScoreInput, ThreadReviewView } from '../annotations/index.ts';
 
 /** What the review module is given (wired by app.ts): the other modules only through these. */
 export interface ReviewDeps {
@@ -13,6 +14,13 @@ export interface ReviewDeps {
   matchingTraces(projectId: string, filter: Record<string, unknown>, limit: number): Promise<string[]>;
   /** The trace ids of an experiment run's rows; throws 404 for an unknown experiment or run. */
   experimentRunTraces(projectId: string, slug: string, runId: string): Promise<string[]>;
+  /** Thread items: the trace ids of a thread's turns, oldest first (the threads' turns, read by the traces module). */
+  threadTraceIds(projectId: string, threadId: string): Promise<string[]>;
+  /** Thread items: a review of the thread stored with its scores in the caller's transaction (the annotations module's). */
+  threadReviews: {
+    createIn(tx: Executor, ctx: AnnotationContext, threadId: string, input: { comment: string; scores: ScoreInput[]; traceIds: string[] }, now: Date): Promise<ThreadReviewView>;
+    get(projectId: string, id: string): Promise<ThreadReviewView | null>;
+  };
   /** The organization's members (ids and e-mails). */
   members(organizationId: string): Promise<{ userId: string; email: string }[]>;
 }

@@ -7,8 +7,9 @@ export function presentItem(r: ItemRow, now: Date): ItemView {
   return {
     id: r.id,
     queueId: r.queueId,
-    traceId: r.traceId,
+    traceId: r.threadId === '' ? r.traceId : null,
     spanId: r.spanId === '' ? null : r.spanId,
+    threadId: r.threadId === '' ? null : r.threadId,
     source: r.source,
     status: r.status,
     claimedBy: held ? r.claimedBy : null,

@@ -1,6 +1,6 @@
 import { AppError, badRequest, notFound } from '../../platform/errors.ts';
 import { emitEvent } from '../../platform/events/index.ts';
-import type { AnnotationView } from '../annotations/index.ts';
+import type { AnnotationView, ThreadReviewView } from '../annotations/index.ts';
 import { CLAIM_MS, reviewerOf, type ReviewDeps, type ReviewScope } from './context.ts';
 import { presentItem } from './presenters.ts';
 import { progressOf, requireQueue } from './queues.ts';
@@ -27,12 +27,19 @@ export async function claimNext(deps: ReviewDeps, scope: ReviewScope, queueId: s
   return { data: item ? presentItem(item, now) : null, claimMs: CLAIM_MS, progress };
 }
 
-export async function getItem(deps: ReviewDeps, scope: ReviewScope, queueId: string, itemId: string): Promise<{ data: ItemView; annotation: AnnotationView | null }> {
+export async function getItem(
+  deps: ReviewDeps,
+  scope: ReviewScope,
+  queueId: string,
+  itemId: string,
+): Promise<{ data: ItemView; annotation: AnnotationView | null; threadReview: ThreadReviewView | null }> {
   await requireQueue(deps, scope.projectId, queueId);
   const item = await store.findItem(deps.db.orm, queueId, itemId);
   if (!item) throw itemNotFound(itemId);
-  const annotation = item.annotationId ? await deps.annotations.get(scope, item.annotationId).catch(() => null) : null;
-  return { data: presentItem(item, deps.clock.now()), annotation };
+  const thread = item.threadId !== '';
+  const annotation = item.annotationId && !thread ? await deps.annotations.get(scope, item.annotationId).catch(() => null) : null;
+  const threadReview = item.annotationId && thread ? await deps.threadReviews.get(scope.projectId, item.annotationId) : null;
+  return { data: presentItem(item, deps.clock.now()), annotation, threadReview };
 }
 
 export async function listItems(
@@ -56,8 +63,16 @@ export async function listItems(
  * Completes an item with the queue's scores: its annotation (scores checked against their
  * configs) and the item's new status are written in one transaction, with
  * queue_item.completed. The caller must hold the item, or it must be free (nobody holds it).
+ * A thread item's scores are a review of the thread (stored against it, with the turns it
+ * had when scored); a thumb is a trace's, not a thread's.
  */
-export async function completeItem(deps: ReviewDeps, scope: ReviewScope, queueId: string, itemId: string, body: CompleteItemBody): Promise<{ data: ItemView; annotation: AnnotationView }> {
+export async function completeItem(
+  deps: ReviewDeps,
+  scope: ReviewScope,
+  queueId: string,
+  itemId: string,
+  body: CompleteItemBody,
+): Promise<{ data: ItemView; annotation: AnnotationView | null; threadReview: ThreadReviewView | null }> {
   const queue = await requireQueue(deps, scope.projectId, queueId);
   checkMember(queue, scope);
   body.scores.forEach((s, i) => {
@@ -73,10 +88,25 @@ export async function completeItem(deps: ReviewDeps, scope: ReviewScope, queueId
   const reviewer = reviewerOf(scope);
   const now = deps.clock.now();
   const comment = await deps.annotations.redactedComment(scope.projectId, body.comment);
+  // Read outside the transaction (PGlite has one connection): the turns the reviewer scored.
+  const peek = await store.findItem(deps.db.orm, queue.id, itemId);
+  if (peek && peek.threadId !== '' && body.isThumbsUp !== null) throw badRequest('validation_error', 'body.isThumbsUp: a thread is scored with the queue\'s score configs; a thumb belongs to a trace', 'body.isThumbsUp');
+  const traceIds = peek && peek.threadId !== '' ? await deps.threadTraceIds(scope.projectId, peek.threadId) : [];
   return deps.db.orm.transaction(async (tx) => {
     const item = await store.findItem(tx, queue.id, itemId, true);
     if (!item) throw itemNotFound(itemId);
     checkOpen(item, reviewer, now);
+    if (item.threadId !== '') {
+      const threadReview = await deps.threadReviews.createIn(tx, scope, item.threadId, { comment, scores: body.scores, traceIds }, now);
+      const done = await store.updateItem(tx, item.id, { status: 'completed', doneBy: reviewer, doneAt: now, annotationId: threadReview.id, claimedBy: null, claimExpiresAt: null });
+      const data = presentItem(done, now);
+      await emitEvent(
+        tx,
+        { organizationId: scope.organizationId, projectId: scope.projectId, type: 'queue_item.completed', data: { queue: { id: queue.id, name: queue.name }, item: data, annotationId: threadReview.id } },
+        now,
+      );
+      return { data, annotation: null, threadReview };
+    }
     const annotation = await deps.annotations.createIn(
       tx,
       scope,
@@ -96,7 +126,7 @@ export async function completeItem(deps: ReviewDeps, scope: ReviewScope, queueId
       { organizationId: scope.organizationId, projectId: scope.projectId, type: 'queue_item.completed', data: { queue: { id: queue.id, name: queue.name }, item: data, annotationId: annotation.id } },
       now,
     );
-    return { data, annotation };
+    return { data, annotation, threadReview: null };
   });
 }
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { dateInput } from '../../platform/date-input.ts';
-import { annotationSchema } from '../annotations/schemas.ts';
+import { annotationSchema, threadReviewSchema } from '../annotations/schemas.ts';
 import { scoreInput } from '../annotations/scores.schema.ts';
 import { summaryFilterSchema } from '../traces/schemas.ts';
 
@@ -71,14 +71,15 @@ export const queueSchema = z
 export type QueueView = z.output<typeof queueSchema>;
 
 export const ITEM_STATUSES = ['pending', 'completed', 'skipped'] as const;
-export const ITEM_SOURCES = ['traces', 'filter', 'experiment', 'monitor'] as const;
+export const ITEM_SOURCES = ['traces', 'filter', 'experiment', 'monitor', 'threads'] as const;
 
 export const itemSchema = z
   .object({
     id: z.string(),
     queueId: z.string(),
-    traceId: z.string(),
-    spanId: z.string().nullable().describe('null: the whole trace'),
+    traceId: z.string().nullable().describe('The trace to review; null for a thread item'),
+    spanId: z.string().nullable().describe('null: the whole trace (or a thread item)'),
+    threadId: z.string().nullable().describe('A thread item: the whole conversation (the traces sharing this thread id) is reviewed; null for a trace item'),
     source: z.enum(ITEM_SOURCES),
     status: z.enum(ITEM_STATUSES),
     claimedBy: z.string().nullable().describe('who holds it now (null once the claim expired or was released)'),
@@ -105,6 +106,12 @@ export const itemRef = z.strictObject({
 
 export const MAX_FROM_FILTER = 5000;
 
+const threadId = z
+  .string()
+  .min(1)
+  .max(500)
+  .refine((s) => !/\p{Cc}/u.test(s), 'a thread id is 1..500 characters, no control characters');
+
 export const addItemsBody = z.strictObject({
   items: z.array(itemRef).min(1).max(1000).optional().describe("traces or spans (the traces list's selection), 1..1000"),
   filter: z
@@ -116,6 +123,7 @@ export const addItemsBody = z.strictObject({
     })
     .optional()
     .describe('every trace matching this search (as POST /api/traces/search takes it), newest first, up to `limit`'),
+  threads: z.array(threadId).min(1).max(1000).optional().describe('whole threads (their ids, as POST /api/threads lists them), 1..1000: the reviewer scores the conversation'),
   limit: z.number().int().min(1).max(MAX_FROM_FILTER).default(1000).describe('with filter: at most this many traces (1..5000)'),
   experimentRun: z
     .strictObject({ experimentSlug: z.string().min(1).max(255), runId: z.string().min(1).max(255) })
@@ -142,9 +150,15 @@ export const nextResponse = z.object({
   claimMs: z.number().int().describe('how long a claim lasts without being completed, skipped or released'),
   progress: progressSchema,
 });
+const threadReview = threadReviewSchema.nullable().describe('completed thread items: the review with its scores, stored against the thread');
 export const itemDetailResponse = z.object({
   data: itemSchema,
-  annotation: annotationSchema.nullable().describe('completed items: the annotation with its scores'),
+  annotation: annotationSchema.nullable().describe('completed trace items: the annotation with its scores'),
+  threadReview,
 });
-export const completeResponse = z.object({ data: itemSchema, annotation: annotationSchema });
+export const completeResponse = z.object({
+  data: itemSchema,
+  annotation: annotationSchema.nullable().describe('a trace item: the annotation made (null for a thread item)'),
+  threadReview,
+});
 export const itemListResponse = z.object({ data: z.array(itemSchema), total: z.number().int() });

@@ -48,7 +48,7 @@ export async function deleteQueue(db: Executor, projectId: string, id: string): 
 /** Adds items (each trace or span once per queue): how many were new. */
 export async function insertItems(db: Executor, values: (typeof reviewQueueItems.$inferInsert)[]): Promise<number> {
   let added = 0;
-  // Bounded statements: 500 rows of 7 parameters each.
+  // Bounded statements: 500 rows of 8 parameters each.
   for (let i = 0; i < values.length; i += 500) {
     const inserted = await db
       .insert(reviewQueueItems)

@@ -1,6 +1,7 @@
 import type { SQL } from 'drizzle-orm';
 import type { Database } from '../../db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
+import type { ScoreSummary, ThreadReviewView } from '../annotations/index.ts';
 
 export interface Scope {
   organizationId: string;
@@ -34,6 +35,10 @@ export interface ThreadsContext {
   contents(projectId: string, traceIds: readonly string[]): Promise<Map<string, TurnContents>>;
   /** Runs an evaluator without storing its result; bad data or settings answer status error naming why. */
   runEvaluator(scope: Scope, path: string, data: Record<string, unknown>, settings: Record<string, unknown>): Promise<ThreadVerdict>;
+  /** Per thread, people's review scores summed up per score config (the annotations module's). */
+  reviewScores(projectId: string, threadIds: readonly string[]): Promise<Map<string, ScoreSummary[]>>;
+  /** A thread's reviews, oldest first (the annotations module's). */
+  reviews(projectId: string, threadId: string): Promise<ThreadReviewView[]>;
   /** The custom evaluator version `path` runs (null for a built-in evaluator); a 400 when it no longer can run. */
   evaluatorVersion(scope: Scope, path: string, settings: Record<string, unknown>): Promise<number | null>;
 }

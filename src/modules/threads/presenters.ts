@@ -1,3 +1,4 @@
+import type { ScoreSummary } from '../annotations/index.ts';
 import type { ThreadRow } from '../traces/index.ts';
 import type { ThreadEvaluationView, ThreadView } from './schemas.ts';
 import type { ThreadEvaluationRow } from './store.ts';
@@ -23,7 +24,7 @@ export function presentThreadEvaluation(r: ThreadEvaluationRow): ThreadEvaluatio
   };
 }
 
-export function presentThread(t: ThreadRow, results: readonly ThreadEvaluationRow[]): ThreadView {
+export function presentThread(t: ThreadRow, results: readonly ThreadEvaluationRow[], reviewScores: ScoreSummary[]): ThreadView {
   return {
     thread_id: t.thread_id,
     turns: Number(t.turns),
@@ -36,5 +37,6 @@ export function presentThread(t: ThreadRow, results: readonly ThreadEvaluationRo
     users: t.users ?? [],
     user_count: Number(t.user_count),
     scores: results.map((r) => ({ name: r.name, monitor_id: r.monitor_id, status: r.status, passed: r.passed, score: r.score, label: r.label, turns: r.turns })),
+    review_scores: reviewScores,
   };
 }

@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { projectRoute, routeGroup } from '../../platform/http/route-group.ts';
 import type { ThreadsContext } from './context.ts';
-import { threadEvaluationsResponse, threadParams, threadScoresRequestSchema, threadScoresResponseSchema, threadsRequestSchema, threadsResponseSchema } from './schemas.ts';
+import { threadEvaluationsResponse, threadParams, threadReviewsResponse, threadScoresRequestSchema, threadScoresResponseSchema, threadsRequestSchema, threadsResponseSchema } from './schemas.ts';
 import { listThreads } from './use-cases/list-threads.ts';
-import { threadEvaluations } from './use-cases/read-evaluations.ts';
+import { threadEvaluations, threadReviews } from './use-cases/read-evaluations.ts';
 import { threadScoreSeries } from './use-cases/score-series.ts';
 
 const tags = ['threads'];
@@ -47,6 +47,14 @@ export function threadRoutes(app: FastifyInstance, ctx: ThreadsContext) {
         schema: { tags, summary: "A thread's evaluations as a whole (thread monitors), newest first, each with the turns it covered", params: threadParams, response: { 200: threadEvaluationsResponse } },
       },
       (req, { projectId }) => threadEvaluations(ctx, projectId, req.params.threadId),
+    );
+    project.get(
+      '/:threadId/reviews',
+      {
+        config: view,
+        schema: { tags, summary: "A thread's reviews by people (review queues' thread items), oldest first, each with its scores and the turns it saw", params: threadParams, response: { 200: threadReviewsResponse } },
+      },
+      (req, { projectId }) => threadReviews(ctx, projectId, req.params.threadId),
     );
   });
 }

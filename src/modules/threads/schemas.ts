@@ -1,6 +1,8 @@
 import { z } from 'zod';
 // schemas.ts to schemas.ts: the web app imports these without pulling in any service code.
 import { searchRequestSchema } from '../traces/schemas.ts';
+import { threadReviewSchema } from '../annotations/schemas.ts';
+import { scoreSummarySchema } from '../annotations/scores.schema.ts';
 
 const dateInput = z.union([z.number().int().nonnegative(), z.iso.datetime({ offset: true })]);
 
@@ -50,6 +52,7 @@ export const threadSchema = z
     users: z.array(z.string()).describe('Its user ids (at most 5)'),
     user_count: z.number().int(),
     scores: z.array(threadScoreSchema).describe('The newest result of each thread evaluation (thread monitors)'),
+    review_scores: z.array(scoreSummarySchema).describe("People's scores of the thread (review queues' thread items), per score config"),
   })
   .meta({ id: 'Thread' });
 
@@ -126,3 +129,8 @@ export const threadScoresResponseSchema = z
   })
   .meta({ id: 'ThreadScoresResponse' });
 export type ThreadScoresResponse = z.output<typeof threadScoresResponseSchema>;
+
+export const threadReviewsResponse = z
+  .object({ data: z.array(threadReviewSchema).describe('Oldest first') })
+  .meta({ id: 'ThreadReviews' });
+export type ThreadReviewsResponse = z.output<typeof threadReviewsResponse>;

@@ -101,3 +101,64 @@ export async function scoreBuckets(db: Executor, projectId: string, q: { start: 
         GROUP BY name, b ORDER BY name, b`,
   );
 }
+
+/** Judge alignment: per thread, the newest processed result of an evaluator (at a version, or any), with the turns it covered. */
+export async function latestJudgeResults(
+  db: Executor,
+  projectId: string,
+  evaluator: string,
+  version: number | null,
+): Promise<{ threadId: string; passed: boolean | null; score: number | null; label: string | null; details: string | null; traceIds: string[] }[]> {
+  const found = await rows<{ threadId: string; passed: boolean | null; score: number | null; label: string | null; details: string | null; traceIds: string[] }>(
+    db,
+    sql`SELECT DISTINCT ON (thread_id) thread_id AS "threadId", passed, score, label, details, trace_ids AS "traceIds"
+        FROM thread_evaluations
+        WHERE project_id = ${projectId} AND evaluator = ${evaluator} AND status = 'processed'
+          AND (${version}::int IS NULL OR evaluator_version = ${version}::int)
+        ORDER BY thread_id, inserted_at DESC, id DESC`,
+  );
+  return found.map((r) => ({ ...r, score: r.score === null ? null : Number(r.score) }));
+}
+
+/** Judge alignment: the evaluators with processed thread results, their versions and result counts. */
+export async function judgesWithResults(db: Executor, projectId: string): Promise<{ evaluator: string; version: number | null; results: number }[]> {
+  return rows<{ evaluator: string; version: number | null; results: number }>(
+    db,
+    sql`SELECT evaluator, evaluator_version AS version, count(*)::int AS results
+        FROM thread_evaluations WHERE project_id = ${projectId} AND status = 'processed'
+        GROUP BY evaluator, evaluator_version ORDER BY evaluator, evaluator_version`,
+  );
+}
+
+/**
+ * Alerts: thread results per window of when they were stored (windows of `windowMs` from
+ * `origin`), per evaluation name when `byName`, of one name (or every one): results, errors,
+ * verdicts, passes, and the scores given.
+ */
+export async function windowResults(
+  db: Executor,
+  projectId: string,
+  q: { origin: number; windowMs: number; end: number; name: string | null; byName: boolean },
+): Promise<{ window: number; g: string | null; ran: number; errors: number; verdicts: number; passed: number; scores: number[] }[]> {
+  const o = sql.raw(`${Math.trunc(q.origin)}::bigint`);
+  const w = sql.raw(`${Math.trunc(q.windowMs)}::bigint`);
+  const found = await rows<{ window: number; g: string | null; ran: number; errors: number; verdicts: number; passed: number; scores: number[] | null }>(
+    db,
+    sql`SELECT (((inserted_at - ${o}) / ${w}) * ${w} + ${o})::float8 AS window, ${q.byName ? sql`name` : sql`NULL::text`} AS g,
+          count(*)::int AS ran, count(*) FILTER (WHERE status = 'error')::int AS errors,
+          count(*) FILTER (WHERE status = 'processed' AND passed IS NOT NULL)::int AS verdicts,
+          count(*) FILTER (WHERE status = 'processed' AND passed)::int AS passed,
+          array_agg(score) FILTER (WHERE status = 'processed' AND score IS NOT NULL) AS scores
+        FROM thread_evaluations
+        WHERE project_id = ${projectId} AND inserted_at >= ${q.origin} AND inserted_at < ${q.end}
+          ${q.name === null ? sql`` : sql`AND (name = ${q.name} OR evaluator = ${q.name})`}
+        GROUP BY 1, 2`,
+  );
+  return found.map((r) => ({ window: Number(r.window), g: r.g, ran: Number(r.ran), errors: Number(r.errors), verdicts: Number(r.verdicts), passed: Number(r.passed), scores: (r.scores ?? []).map(Number) }));
+}
+
+/** Whether the project has a thread result of this evaluation name or evaluator path. */
+export async function hasResultsOf(db: Executor, projectId: string, nameOrPath: string): Promise<boolean> {
+  const [r] = await rows<{ one: number }>(db, sql`SELECT 1 AS one FROM thread_evaluations WHERE project_id = ${projectId} AND (name = ${nameOrPath} OR evaluator = ${nameOrPath}) LIMIT 1`);
+  return r !== undefined;
+}

@@ -8852,6 +8852,8 @@ export interface paths {
                                 };
                             };
                         };
+                        /** @description whole threads (their ids, as POST /api/threads lists them), 1..1000: the reviewer scores the conversation */
+                        threads?: string[];
                         /**
                          * @description with filter: at most this many traces (1..5000)
                          * @default 1000
@@ -9061,8 +9063,10 @@ export interface paths {
                     content: {
                         "application/json": {
                             data: components["schemas"]["ReviewQueueItem"];
-                            /** @description completed items: the annotation with its scores */
+                            /** @description completed trace items: the annotation with its scores */
                             annotation: components["schemas"]["Annotation"] | null;
+                            /** @description completed thread items: the review with its scores, stored against the thread */
+                            threadReview: components["schemas"]["ThreadReview"] | null;
                         };
                     };
                 };
@@ -9366,7 +9370,10 @@ export interface paths {
                     content: {
                         "application/json": {
                             data: components["schemas"]["ReviewQueueItem"];
-                            annotation: components["schemas"]["Annotation"];
+                            /** @description a trace item: the annotation made (null for a thread item) */
+                            annotation: components["schemas"]["Annotation"] | null;
+                            /** @description completed thread items: the review with its scores, stored against the thread */
+                            threadReview: components["schemas"]["ThreadReview"] | null;
                         };
                     };
                 };
@@ -16852,7 +16859,10 @@ export interface paths {
                                 corrected: components["schemas"]["AlignmentEstimate"] | null;
                             } | null;
                             disagreements: {
+                                /** @description The trace judged; for a whole thread, the thread's last turn the judge saw */
                                 traceId: string;
+                                /** @description Present when the judge and the person scored a whole thread (thread monitor, thread review) */
+                                threadId?: string;
                                 human: number | string | boolean;
                                 judge: number | string | boolean;
                                 reasoning: string | null;
@@ -20472,6 +20482,116 @@ export interface paths {
                     };
                     content: {
                         "application/json": components["schemas"]["ThreadEvaluations"];
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/threads/{threadId}/reviews": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A thread's reviews by people (review queues' thread items), oldest first, each with its scores and the turns it saw */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    threadId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ThreadReviews"];
                     };
                 };
                 /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
@@ -36412,8 +36532,8 @@ export interface components {
              * @description What is measured in each window
              * @enum {string}
              */
-            kind: "trace_count" | "error_rate" | "thumbs_down_rate" | "latency_p50" | "latency_p95" | "latency_p99" | "first_token_p50" | "first_token_p95" | "evaluator_pass_rate" | "evaluator_score_mean" | "evaluator_error_rate" | "score_mean" | "category_share" | "cost_total" | "cost_per_trace" | "tokens_total";
-            /** @description evaluator_*: the evaluation's name (a monitor's name) or evaluator path; optional when split by evaluator (then every evaluator) */
+            kind: "trace_count" | "error_rate" | "thumbs_down_rate" | "latency_p50" | "latency_p95" | "latency_p99" | "first_token_p50" | "first_token_p95" | "evaluator_pass_rate" | "evaluator_score_mean" | "evaluator_error_rate" | "thread_pass_rate" | "thread_score_mean" | "score_mean" | "category_share" | "cost_total" | "cost_per_trace" | "tokens_total";
+            /** @description evaluator_*, thread_*: the evaluation's name (a monitor's or thread monitor's name) or evaluator path; optional when split by evaluator (then every evaluator) */
             evaluator?: string;
             /** @description score_mean, category_share: the score config */
             configId?: string;
@@ -36427,8 +36547,8 @@ export interface components {
              * @description What is measured in each window
              * @enum {string}
              */
-            kind: "trace_count" | "error_rate" | "thumbs_down_rate" | "latency_p50" | "latency_p95" | "latency_p99" | "first_token_p50" | "first_token_p95" | "evaluator_pass_rate" | "evaluator_score_mean" | "evaluator_error_rate" | "score_mean" | "category_share" | "cost_total" | "cost_per_trace" | "tokens_total";
-            /** @description evaluator_*: the evaluation's name (a monitor's name) or evaluator path; optional when split by evaluator (then every evaluator) */
+            kind: "trace_count" | "error_rate" | "thumbs_down_rate" | "latency_p50" | "latency_p95" | "latency_p99" | "first_token_p50" | "first_token_p95" | "evaluator_pass_rate" | "evaluator_score_mean" | "evaluator_error_rate" | "thread_pass_rate" | "thread_score_mean" | "score_mean" | "category_share" | "cost_total" | "cost_per_trace" | "tokens_total";
+            /** @description evaluator_*, thread_*: the evaluation's name (a monitor's or thread monitor's name) or evaluator path; optional when split by evaluator (then every evaluator) */
             evaluator?: string;
             /** @description score_mean, category_share: the score config */
             configId?: string;
@@ -39200,11 +39320,14 @@ export interface components {
         ReviewQueueItem: {
             id: string;
             queueId: string;
-            traceId: string;
-            /** @description null: the whole trace */
+            /** @description The trace to review; null for a thread item */
+            traceId: string | null;
+            /** @description null: the whole trace (or a thread item) */
             spanId: string | null;
+            /** @description A thread item: the whole conversation (the traces sharing this thread id) is reviewed; null for a trace item */
+            threadId: string | null;
             /** @enum {string} */
-            source: "traces" | "filter" | "experiment" | "monitor";
+            source: "traces" | "filter" | "experiment" | "monitor" | "threads";
             /** @enum {string} */
             status: "pending" | "completed" | "skipped";
             /** @description who holds it now (null once the claim expired or was released) */
@@ -39219,11 +39342,14 @@ export interface components {
         ReviewQueueItemInput: {
             id: string;
             queueId: string;
-            traceId: string;
-            /** @description null: the whole trace */
+            /** @description The trace to review; null for a thread item */
+            traceId: string | null;
+            /** @description null: the whole trace (or a thread item) */
             spanId: string | null;
+            /** @description A thread item: the whole conversation (the traces sharing this thread id) is reviewed; null for a trace item */
+            threadId: string | null;
             /** @enum {string} */
-            source: "traces" | "filter" | "experiment" | "monitor";
+            source: "traces" | "filter" | "experiment" | "monitor" | "threads";
             /** @enum {string} */
             status: "pending" | "completed" | "skipped";
             /** @description who holds it now (null once the claim expired or was released) */
@@ -39917,6 +40043,8 @@ export interface components {
             user_count: number;
             /** @description The newest result of each thread evaluation (thread monitors) */
             scores: components["schemas"]["ThreadScore"][];
+            /** @description People's scores of the thread (review queues' thread items), per score config */
+            review_scores: components["schemas"]["ScoreSummary"][];
         };
         ThreadEvaluation: {
             id: string;
@@ -40006,6 +40134,40 @@ export interface components {
             user_count: number;
             /** @description The newest result of each thread evaluation (thread monitors) */
             scores: components["schemas"]["ThreadScoreInput"][];
+            /** @description People's scores of the thread (review queues' thread items), per score config */
+            review_scores: components["schemas"]["ScoreSummaryInput"][];
+        };
+        ThreadReview: {
+            id: string;
+            projectId: string;
+            threadId: string;
+            comment: string;
+            email: string | null;
+            userId: string | null;
+            /** @description The turns the reviewer saw, oldest first */
+            traceIds: string[];
+            scores: components["schemas"]["Score"][];
+            createdAt: string;
+        };
+        ThreadReviewInput: {
+            id: string;
+            projectId: string;
+            threadId: string;
+            comment: string;
+            email: string | null;
+            userId: string | null;
+            /** @description The turns the reviewer saw, oldest first */
+            traceIds: string[];
+            scores: components["schemas"]["ScoreInput"][];
+            createdAt: string;
+        };
+        ThreadReviews: {
+            /** @description Oldest first */
+            data: components["schemas"]["ThreadReview"][];
+        };
+        ThreadReviewsInput: {
+            /** @description Oldest first */
+            data: components["schemas"]["ThreadReviewInput"][];
         };
         ThreadScore: {
             /** @description The monitor's name */

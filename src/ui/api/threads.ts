@@ -29,3 +29,13 @@ export function useThreadEvaluations(projectId: string, threadId: string) {
     queryFn: async ({ signal }) => (await GET('/api/threads/{threadId}/evaluations', { params: { path: { threadId } }, projectId, signal })).data,
   });
 }
+
+export type ThreadReview = Schemas['ThreadReview'];
+
+/** People's reviews of a thread (review queues' thread items), oldest first. */
+export function useThreadReviews(projectId: string, threadId: string) {
+  return useQuery({
+    queryKey: ['thread-reviews', projectId, threadId] as const,
+    queryFn: async ({ signal }) => (await GET('/api/threads/{threadId}/reviews', { params: { path: { threadId } }, projectId, signal })).data,
+  });
+}

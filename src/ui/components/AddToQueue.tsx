@@ -8,7 +8,7 @@ import type { AddSource } from './AddToDataset.tsx';
 import { formErrors } from '../lib/form-errors.ts';
 
 /** What goes to a queue: as "Add to dataset" takes, or the traces of an experiment run's rows. */
-export type QueueSource = AddSource | { kind: 'run'; experimentSlug: string; runId: string; label: string };
+export type QueueSource = AddSource | { kind: 'run'; experimentSlug: string; runId: string; label: string } | { kind: 'threads'; threadIds: string[]; label: string };
 
 /** "Add to queue" beside "Add to dataset": the ticked traces, or every trace matching the search; on a run's page, its rows' traces. */
 export function AddToQueueButton({ projectId, source, size = 'xs' }: { projectId: string; source: QueueSource; size?: 'xs' | 'sm' | 'compact-sm' }) {
@@ -37,7 +37,9 @@ function AddToQueueDialog({ projectId, source, onClose }: { projectId: string; s
     const body =
       source.kind === 'items'
         ? { items: source.items }
-        : source.kind === 'run'
+        : source.kind === 'threads'
+          ? { threads: source.threadIds }
+          : source.kind === 'run'
           ? { experimentRun: { experimentSlug: source.experimentSlug, runId: source.runId } }
           : which === 'selected'
           ? { items: source.selected.map((traceId) => ({ traceId })) }
@@ -47,7 +49,7 @@ function AddToQueueDialog({ projectId, source, onClose }: { projectId: string; s
   };
   const matchingProblem = source.kind === 'choice' && which === 'matching' ? source.filterProblem : undefined;
   // The queue (named by the address: one deleted meanwhile) at its picker; what is sent at the traces chosen.
-  const errors = formErrors(addItems.error, ['id', 'traces'], { items: 'traces', filter: 'traces', limit: 'traces', experimentRun: 'traces' });
+  const errors = formErrors(addItems.error, ['id', 'traces'], { items: 'traces', filter: 'traces', limit: 'traces', experimentRun: 'traces', threads: 'traces' });
   return (
     <Modal opened onClose={onClose} title="Add to a review queue">
       <Stack gap="sm">

@@ -114,14 +114,14 @@ const SEGMENT_LABELS: Record<(typeof SEGMENTS)[number], string> = {
 function segmentsFor(kind: MetricKind): (typeof SEGMENTS)[number][] {
   const source = METRICS[kind].source;
   if (source === 'scores') return [];
-  return SEGMENTS.filter((s) => s !== 'evaluator' || source === 'evaluations');
+  return SEGMENTS.filter((s) => s !== 'evaluator' || source === 'evaluations' || source === 'thread_evaluations');
 }
 
 function bodyOf(f: Form): RuleBody {
   const metric: RuleBody['metric'] = { kind: f.kind };
   const source = METRICS[f.kind].source;
   // Split by evaluator, no evaluator chosen: every evaluator.
-  if (source === 'evaluations' && (f.evaluator || f.splitBy !== 'evaluator')) metric.evaluator = f.evaluator;
+  if ((source === 'evaluations' || source === 'thread_evaluations') && (f.evaluator || f.splitBy !== 'evaluator')) metric.evaluator = f.evaluator;
   if (source === 'scores') metric.configId = f.configId;
   if (f.kind === 'category_share') metric.category = f.category;
   if (f.kind === 'evaluator_pass_rate' && f.requireTrusted) metric.requireTrusted = true;
@@ -382,14 +382,16 @@ function MetricSubjectFields({ projectId, form, set, errors }: { projectId: stri
   const monitors = useMonitors(projectId);
   const configs = useScoreConfigs(projectId);
   const evaluatorName = useEvaluatorName(projectId);
-  if (source === 'evaluations') {
-    const choices = (monitors.data ?? []).map((m) => ({ value: m.name, label: `${m.name} (${evaluatorName(m.evaluator)})` }));
+  if (source === 'evaluations' || source === 'thread_evaluations') {
+    // A thread metric reads thread monitors' results; the others, trace monitors'.
+    const unit = source === 'thread_evaluations' ? 'thread' : 'trace';
+    const choices = (monitors.data ?? []).filter((m) => m.unit === unit).map((m) => ({ value: m.name, label: `${m.name} (${evaluatorName(m.evaluator)})` }));
     if (form.evaluator && !choices.some((c) => c.value === form.evaluator)) choices.push({ value: form.evaluator, label: form.evaluator });
     const every = form.splitBy === 'evaluator';
     return (
       <NativeSelect
         label="Evaluator"
-        description={choices.length ? "A monitor's evaluations" : 'No monitors yet: add one under Evaluators'}
+        description={choices.length ? (unit === 'thread' ? "A thread monitor's evaluations" : "A monitor's evaluations") : `No ${unit === 'thread' ? 'thread ' : ''}monitors yet: add one under Evaluators`}
         value={form.evaluator}
         onChange={(e) => set('evaluator', e.currentTarget.value)}
         data={[{ value: '', label: every ? 'Every evaluator' : 'Choose an evaluator' }, ...choices]}

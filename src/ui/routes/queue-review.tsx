@@ -5,6 +5,8 @@ import { Link, useNavigate, useParams } from '@tanstack/react-router';
 import { review, useClaim, useQueue, useQueueItem, useScoreConfigs } from '../api/review.ts';
 import { useTraceOutline } from '../api/traces.ts';
 import type { QueueItem, QueueItemDetail, ScoreConfig } from '../api/review.ts';
+import { useThreadEvaluations } from '../api/threads.ts';
+import { ThreadConversation } from '../components/ThreadConversation.tsx';
 import { TraceView } from '../components/TraceView.tsx';
 
 type Value = number | boolean | string;
@@ -55,6 +57,7 @@ export default function QueueReviewPage() {
     if (missing) return setError(`Give a score for ${missing.name}.`);
     setBusy(true);
     try {
+      // A thread is scored, not thumbed: the thumb belongs to a trace.
       await review.complete(projectId, queueId, current.id, { scores: queueConfigs.map((c) => ({ configId: c.id, value: values[c.id] })), comment });
       claim();
     } catch (e) {
@@ -150,7 +153,7 @@ export default function QueueReviewPage() {
       ) : (
         <div className="review-split">
           <div className="review-trace">
-            <ReviewTrace key={shown.id} projectId={projectId} item={shown} />
+            {shown.threadId !== null ? <ReviewThread key={shown.id} projectId={projectId} threadId={shown.threadId} /> : <ReviewTrace key={shown.id} projectId={projectId} item={shown} traceId={shown.traceId ?? ''} />}
           </div>
           <form
             className="review-form"
@@ -165,8 +168,8 @@ export default function QueueReviewPage() {
                 <Badge variant="light" color={position === -1 ? 'blue' : shown.status === 'completed' ? 'teal' : 'gray'} data-testid="review-state">
                   {position === -1 ? 'To review' : shown.status === 'completed' ? 'Done' : 'Skipped'}
                 </Badge>
-                <Text size="xs" className="mono ellipsis" title={shown.traceId} data-testid="review-trace-id">
-                  {shown.traceId}
+                <Text size="xs" className="mono ellipsis" title={shown.threadId ?? shown.traceId ?? undefined} data-testid="review-trace-id">
+                  {shown.threadId !== null ? `thread ${shown.threadId}` : shown.traceId}
                   {shown.spanId ? ` · span ${shown.spanId}` : ''}
                 </Text>
               </Group>
@@ -266,7 +269,8 @@ function ScoreField({ config, value, onChange }: { config: ScoreConfig; value: V
 
 function DoneScores({ detail }: { detail: QueueItemDetail | null }) {
   if (!detail) return <Loader size="xs" aria-label="Loading" />;
-  if (!detail.annotation) {
+  const done = detail.annotation ?? detail.threadReview;
+  if (!done) {
     return (
       <Text size="sm" className="muted">
         You skipped this one.
@@ -275,7 +279,7 @@ function DoneScores({ detail }: { detail: QueueItemDetail | null }) {
   }
   return (
     <Stack gap={4} data-testid="review-done-scores">
-      {(detail.annotation.scores ?? []).map((s) => (
+      {(done.scores ?? []).map((s) => (
         <Group key={s.configId} justify="space-between" gap={6}>
           <Text size="sm">{s.name}</Text>
           <Text size="sm" fw={600}>
@@ -283,18 +287,36 @@ function DoneScores({ detail }: { detail: QueueItemDetail | null }) {
           </Text>
         </Group>
       ))}
-      {detail.annotation.comment && (
+      {done.comment && (
         <Text size="sm" style={{ whiteSpace: 'pre-wrap' }}>
-          {detail.annotation.comment}
+          {done.comment}
         </Text>
       )}
     </Stack>
   );
 }
 
+/** A thread item: the whole conversation, as the thread page shows it, with the thread monitors' results. */
+function ReviewThread({ projectId, threadId }: { projectId: string; threadId: string }) {
+  const evaluations = useThreadEvaluations(projectId, threadId);
+  return (
+    <Stack gap="sm" p="md" className="thread-page">
+      <Group gap="sm" justify="space-between" wrap="wrap">
+        <Text size="sm" fw={600}>
+          The conversation
+        </Text>
+        <Link to="/p/$projectId/threads/$threadId" params={{ projectId, threadId }}>
+          Open the thread page
+        </Link>
+      </Group>
+      <ThreadConversation projectId={projectId} threadId={threadId} evaluations={evaluations.data ?? []} />
+    </Stack>
+  );
+}
+
 /** The item's trace, as the trace page shows it (its span selected when the item is a span). */
-function ReviewTrace({ projectId, item }: { projectId: string; item: QueueItem }) {
-  const outline = useTraceOutline({ projectId, traceId: item.traceId });
+function ReviewTrace({ projectId, item, traceId }: { projectId: string; item: QueueItem; traceId: string }) {
+  const outline = useTraceOutline({ projectId, traceId });
   const [span, setSpan] = useState<string | null>(item.spanId);
   if (outline.isPending) {
     return (
@@ -313,12 +335,12 @@ function ReviewTrace({ projectId, item }: { projectId: string; item: QueueItem }
   return (
     <TraceView
       trace={outline.data}
-      source={{ projectId, traceId: item.traceId }}
+      source={{ projectId, traceId }}
       selectedSpanId={span}
       onSelectSpan={setSpan}
       project={{ id: projectId, threadLink: (t) => t, userLink: (u) => u }}
       actions={
-        <Link to="/p/$projectId/traces/$traceId" params={{ projectId, traceId: item.traceId }}>
+        <Link to="/p/$projectId/traces/$traceId" params={{ projectId, traceId }}>
           Open the trace page
         </Link>
       }

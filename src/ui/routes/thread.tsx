@@ -1,15 +1,15 @@
-import { Alert, Button, Group, Loader, Text, Title, Tooltip } from '@mantine/core';
-import { IconAlertTriangle, IconArrowLeft, IconExternalLink, IconThumbDown, IconThumbUp } from '@tabler/icons-react';
+import { Group, Text, Title } from '@mantine/core';
+import { IconArrowLeft } from '@tabler/icons-react';
 import { Link, useParams } from '@tanstack/react-router';
 import { useThreadTraces } from '../api/traces.ts';
-import { useThreadEvaluations, type ThreadEvaluation } from '../api/threads.ts';
+import { useThreadEvaluations, useThreadReviews, type ThreadEvaluation, type ThreadReview } from '../api/threads.ts';
 import { ThreadScoreChip } from '../components/ThreadScoreChip.tsx';
 import type { TraceSummary } from '../api/traces.ts';
+import { AddToQueueButton } from '../components/AddToQueue.tsx';
 import { Copy } from '../components/Copy.tsx';
+import { THREAD_PAGE_SIZE, ThreadConversation } from '../components/ThreadConversation.tsx';
 import { Metric } from '../components/TraceView.tsx';
-import { formatCost, formatDuration, formatFullTime, formatTime, formatTokens } from '../lib/format.ts';
-
-const PAGE_SIZE = 50;
+import { formatCost, formatDuration, formatFullTime, formatTime } from '../lib/format.ts';
 
 /**
  * A thread (the traces sharing a thread id) replayed as the conversation it was: each trace
@@ -19,10 +19,9 @@ const PAGE_SIZE = 50;
  */
 export default function ThreadPage() {
   const { projectId, threadId } = useParams({ from: '/p/$projectId/threads/$threadId' });
-  const pages = useThreadTraces(projectId, threadId, PAGE_SIZE);
+  const pages = useThreadTraces(projectId, threadId, THREAD_PAGE_SIZE);
   const evaluations = useThreadEvaluations(projectId, threadId);
-  // Each monitor's newest result marks the last turn it covered.
-  const newest = newestPerMonitor(evaluations.data ?? []);
+  const reviews = useThreadReviews(projectId, threadId);
   const turns = pages.data?.pages.flatMap((p) => p.traces) ?? [];
   const total = pages.data?.pages[0]?.pagination.totalHits ?? 0;
   const sum = (f: (t: TraceSummary) => number | null | undefined) => turns.reduce((a, t) => a + (f(t) ?? 0), 0);
@@ -44,6 +43,7 @@ export default function ThreadPage() {
           Thread {threadId}
         </Title>
         <Copy value={threadId} label="Copy thread id" />
+        <AddToQueueButton projectId={projectId} source={{ kind: 'threads', threadIds: [threadId], label: `Thread ${threadId}: reviewers score the whole conversation.` }} />
       </Group>
       {pages.isSuccess && turns.length > 0 && (
         <Group gap="xl" wrap="wrap" style={{ rowGap: 6 }} data-testid="thread-metrics">
@@ -62,45 +62,10 @@ export default function ThreadPage() {
         </Group>
       )}
       {(evaluations.data?.length ?? 0) > 0 && <ThreadResults results={evaluations.data!} />}
-      {pages.isError ? (
-        <Alert color="red" title="The thread could not be loaded">
-          {pages.error.message}
-        </Alert>
-      ) : pages.isPending ? (
-        <Group justify="center" p="xl">
-          <Loader size="sm" aria-label="Loading the thread" />
-        </Group>
-      ) : turns.length === 0 ? (
-        <Alert color="gray" title="No traces in this thread (yet)">
-          Traces join a thread by their thread id (metadata <span className="mono">thread_id</span>, or the langwatch.thread.id attribute).
-        </Alert>
-      ) : (
-        <ol className="chat" aria-label="Conversation" data-testid="thread-turns">
-          {turns.map((t, i) => (
-            <Turn key={t.trace_id} trace={t} n={i + 1} projectId={projectId} covered={newest.filter((e) => e.covered.turns === i + 1)} />
-          ))}
-        </ol>
-      )}
-      {pages.hasNextPage && (
-        <Group justify="center">
-          <Button variant="default" size="sm" loading={pages.isFetchingNextPage} onClick={() => void pages.fetchNextPage()}>
-            Show the next {Math.min(PAGE_SIZE, total - turns.length)} turns ({(total - turns.length).toLocaleString()} more)
-          </Button>
-        </Group>
-      )}
+      {(reviews.data?.length ?? 0) > 0 && <ThreadReviews reviews={reviews.data!} />}
+      <ThreadConversation projectId={projectId} threadId={threadId} evaluations={evaluations.data ?? []} />
     </div>
   );
-}
-
-/** The newest result of each thread monitor (the list is newest first). */
-function newestPerMonitor(results: ThreadEvaluation[]): ThreadEvaluation[] {
-  const seen = new Set<string>();
-  return results.filter((r) => {
-    const key = r.monitor_id ?? r.name;
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
 }
 
 /** The thread's evaluations as a whole, newest first: verdict, reasoning, and the turns each covered. */
@@ -134,74 +99,38 @@ function ThreadResults({ results }: { results: ThreadEvaluation[] }) {
   );
 }
 
-function Turn({ trace: t, n, projectId, covered }: { trace: TraceSummary; n: number; projectId: string; covered: ThreadEvaluation[] }) {
-  const m = t.metrics;
-  const tokens = m.prompt_tokens === null && m.completion_tokens === null ? null : (m.prompt_tokens ?? 0) + (m.completion_tokens ?? 0);
-  const evaluations = t.evaluations ?? [];
-  const notes = t.annotations;
+
+/** People's reviews of the whole thread (review queues' thread items): each reviewer's scores, comment, and the turns they saw. */
+function ThreadReviews({ reviews }: { reviews: ThreadReview[] }) {
   return (
-    <li className="turn" data-trace-id={t.trace_id} aria-label={`Turn ${n}`}>
-      <div className="turn-head">
-        <Text size="xs" fw={600} className="nowrap">
-          Turn {n}
-        </Text>
-        <Text size="xs" className="muted nowrap" title={formatFullTime(t.timestamps.started_at)}>
-          {formatTime(t.timestamps.started_at)}
-        </Text>
-        <Link to="/p/$projectId/traces/$traceId" params={{ projectId, traceId: t.trace_id }} className="turn-link" aria-label={`Open the trace of turn ${n}`}>
-          <IconExternalLink size={13} aria-hidden /> Trace
-        </Link>
-      </div>
-      <div className="bubble user">
-        <Text size="xs" fw={600} className="bubble-role">
-          User
-        </Text>
-        <div className="textblock">{t.input.value || <span className="muted">(no input)</span>}</div>
-      </div>
-      <div className={`bubble assistant${t.error ? ' failed' : ''}`}>
-        <Text size="xs" fw={600} className="bubble-role">
-          Assistant
-        </Text>
-        {t.output.value ? <div className="textblock">{t.output.value}</div> : !t.error && <span className="muted">(no output)</span>}
-        {t.error && (
-          <Text size="sm" c="#b02525" style={{ overflowWrap: 'anywhere' }}>
-            <IconAlertTriangle size={13} aria-hidden style={{ verticalAlign: -2 }} /> {t.error.message}
-          </Text>
-        )}
-      </div>
-      <div className="turn-facts" data-testid="turn-facts">
-        <span title="Latency">{formatDuration(m.total_time_ms)}</span>
-        <span title="Cost">{formatCost(m.total_cost)}</span>
-        {tokens !== null && <span title="Tokens">{`${m.tokens_estimated ? '~' : ''}${formatTokens(tokens)} tokens`}</span>}
-        {t.error && <span className="score-chip fail">error</span>}
-        {evaluations.map((e, i) => (
-          <Tooltip key={`${e.name}-${i}`} label={`${e.name}: ${e.passed === true ? 'passed' : e.passed === false ? 'failed' : e.status}${e.score !== null ? ` (score ${e.score})` : ''}`}>
-            <span className={`score-chip${e.passed === true ? ' pass' : e.passed === false ? ' fail' : ''}`} tabIndex={0}>
-              {e.name}
-              {e.score !== null ? ` ${Math.round(e.score * 100) / 100}` : ''}
-              {e.passed === true ? ' ✓' : e.passed === false ? ' ✗' : ''}
-            </span>
-          </Tooltip>
+    <section className="panel thread-results" aria-label="Thread reviews" data-testid="thread-reviews">
+      <Text size="sm" fw={600} p="xs" pb={0}>
+        Reviews
+      </Text>
+      <ul className="thread-result-list">
+        {reviews.map((r) => (
+          <li key={r.id} data-review-id={r.id}>
+            <Group gap={8} wrap="wrap">
+              {r.scores.map((s) => (
+                <span key={s.configId} className={`score-chip${s.kind === 'boolean' ? (s.value ? ' pass' : ' fail') : ''}`}>
+                  {s.name} {s.kind === 'boolean' ? (s.value ? '✓' : '✗') : String(s.value)}
+                </span>
+              ))}
+              <Text size="xs" className="nowrap">
+                {r.traceIds.length === 1 ? 'Turn 1' : `Turns 1–${r.traceIds.length}`}
+              </Text>
+              <Text size="xs" className="muted nowrap" title={formatFullTime(Date.parse(r.createdAt))}>
+                {r.email ?? 'API key'} · {formatTime(Date.parse(r.createdAt))}
+              </Text>
+            </Group>
+            {r.comment && (
+              <Text size="sm" className="textblock" mt={2}>
+                {r.comment}
+              </Text>
+            )}
+          </li>
         ))}
-        {notes && notes.thumbs_up > 0 && (
-          <span style={{ color: '#2b8a3e' }} title={`${notes.thumbs_up} thumbs up`}>
-            <IconThumbUp size={13} aria-label="thumbs up" style={{ verticalAlign: -2 }} /> {notes.thumbs_up}
-          </span>
-        )}
-        {notes && notes.thumbs_down > 0 && (
-          <span style={{ color: '#c92a2a' }} title={`${notes.thumbs_down} thumbs down`}>
-            <IconThumbDown size={13} aria-label="thumbs down" style={{ verticalAlign: -2 }} /> {notes.thumbs_down}
-          </span>
-        )}
-      </div>
-      {covered.length > 0 && (
-        <div className="covered-mark" data-testid="covered-mark">
-          <span className="muted">Evaluated through turn {n}:</span>
-          {covered.map((e) => (
-            <ThreadScoreChip key={e.id} score={{ ...e, turns: e.covered.turns }} />
-          ))}
-        </div>
-      )}
-    </li>
+      </ul>
+    </section>
   );
 }

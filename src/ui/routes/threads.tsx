@@ -3,8 +3,9 @@ import { Alert, Button, Group, Loader, Table, Text, TextInput, Title } from '@ma
 import { useDebouncedValue } from '@mantine/hooks';
 import { IconSearch } from '@tabler/icons-react';
 import { Link, useNavigate, useParams, useSearch } from '@tanstack/react-router';
+import { AddToQueueButton } from '../components/AddToQueue.tsx';
 import { sortHeaders } from '../components/SortHeader.tsx';
-import { useThreads } from '../api/threads.ts';
+import { useThreads, type ThreadRow } from '../api/threads.ts';
 import { ThreadScoreChip } from '../components/ThreadScoreChip.tsx';
 import { ListToolbar } from '../components/TraceFilters.tsx';
 import { toSearchRequest, type ListSearch } from '../lib/list-search.ts';
@@ -43,6 +44,14 @@ export default function ThreadsPage() {
   const pages = Math.max(1, Math.ceil(total / PAGE_SIZE));
   const setList = (next: ListSearch) => void navigate({ search: { ...next, tsort: search.tsort, tid: search.tid, page: undefined }, replace: true });
 
+  // People's scores (review queues' thread items): one column per score config given on this page.
+  const reviewColumns = useMemo(() => {
+    const seen = new Map<string, string>();
+    for (const t of threads.data?.threads ?? []) for (const r of t.review_scores) seen.set(r.configId, r.name);
+    return [...seen].map(([configId, name]) => ({ configId, name })).sort((a, b) => a.name.localeCompare(b.name));
+  }, [threads.data]);
+  const onPage = threads.data?.threads.map((t) => t.thread_id) ?? [];
+
   const header = sortHeaders<Sort>(sort, dir, 'thread_id', (column, next) => void navigate({ search: { ...search, tsort: column, dir: next, page: undefined }, replace: true }));
 
   return (
@@ -51,6 +60,11 @@ export default function ThreadsPage() {
         <Title order={1} size="h3">
           Threads
         </Title>
+        <AddToQueueButton
+          projectId={projectId}
+          size="compact-sm"
+          source={{ kind: 'threads', threadIds: onPage, label: `The ${onPage.length} thread${onPage.length === 1 ? '' : 's'} on this page: reviewers score each whole conversation.` }}
+        />
         <TextInput
           size="sm"
           aria-label="Find a thread by id"
@@ -64,7 +78,7 @@ export default function ThreadsPage() {
       <ListToolbar search={search} onChange={setList} sortable={false} />
       <Text size="sm" className="muted">
         Conversations: the traces sharing a thread id. A thread is listed when any of its traces matches the search and filters; its figures count all its turns. Scores come from
-        thread monitors.
+        thread monitors; the columns after them are people's scores from review queues.
       </Text>
       {threads.isError ? (
         <Alert color="red" title="The threads could not be loaded">
@@ -91,6 +105,11 @@ export default function ThreadsPage() {
                   {header('errors', 'Errors', true)}
                   {header('users', 'Users')}
                   <Table.Th>Scores</Table.Th>
+                  {reviewColumns.map((c) => (
+                    <Table.Th key={c.configId} title="People's score (review queues)">
+                      {c.name}
+                    </Table.Th>
+                  ))}
                   {header('last_seen', 'Last turn')}
                 </Table.Tr>
               </Table.Thead>
@@ -119,6 +138,11 @@ export default function ThreadsPage() {
                         ))}
                       </Group>
                     </Table.Td>
+                    {reviewColumns.map((c) => (
+                      <Table.Td key={c.configId} className="num nowrap" data-review-score={c.name}>
+                        {reviewCell(t, c.configId)}
+                      </Table.Td>
+                    ))}
                     <Table.Td className="nowrap" title={formatFullTime(t.last_seen)}>
                       {formatRelative(t.last_seen)}
                     </Table.Td>
@@ -144,4 +168,12 @@ export default function ThreadsPage() {
       )}
     </div>
   );
+}
+
+/** A thread's review score of one config: the mean (a boolean's share of yes), or the latest category; with the count when several people scored. */
+function reviewCell(t: ThreadRow, configId: string) {
+  const r = t.review_scores.find((x) => x.configId === configId);
+  if (!r) return <span className="muted">—</span>;
+  const shown = r.kind === 'boolean' ? (r.count === 1 ? (r.latest ? 'Yes' : 'No') : `${Math.round((r.mean ?? 0) * 100)}% yes`) : r.kind === 'numeric' ? String(Math.round((r.mean ?? 0) * 100) / 100) : String(r.latest);
+  return r.count > 1 ? `${shown} (${r.count})` : shown;
 }

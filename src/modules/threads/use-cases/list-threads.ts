@@ -29,13 +29,17 @@ export async function listThreads(ctx: ThreadsContext, projectId: string, req: z
   const found = await query(req.page, req.pageSize);
   // A page past the end has no row to carry the count.
   const total = found[0]?.total ?? (req.page > 1 ? ((await query(1, 1, 'thread_id'))[0]?.total ?? 0) : 0);
-  const results = await store.latestByThread(
-    ctx.db.orm,
-    projectId,
-    found.map((t) => t.thread_id),
-  );
+  const ids = found.map((t) => t.thread_id);
+  const results = await store.latestByThread(ctx.db.orm, projectId, ids);
+  const reviewed = await ctx.reviewScores(projectId, ids);
   return {
-    threads: found.map((t) => presentThread(t, results.filter((r) => r.thread_id === t.thread_id))),
+    threads: found.map((t) =>
+      presentThread(
+        t,
+        results.filter((r) => r.thread_id === t.thread_id),
+        reviewed.get(t.thread_id) ?? [],
+      ),
+    ),
     pagination: { page: req.page, pageSize: req.pageSize, total: Number(total) },
   };
 }

@@ -1,0 +1,81 @@
+import type { Database, Executor } from '../../db/index.ts';
+import { newId } from '../../platform/ids.ts';
+import { userEmail as emailOfUser } from '../organizations/index.ts';
+import { checkScores, presentScore } from './score-configs.ts';
+import { summarizeScores } from './score-summaries.ts';
+import type { ScoreInput, ScoreSummary, ScoreView } from './scores.schema.ts';
+import type { ThreadReviewView } from './schemas.ts';
+import type { AnnotationContext } from './service.ts';
+import * as store from './thread-review-store.ts';
+
+/**
+ * Reviews of whole threads: a reviewer's scores of a conversation (the score configs of the
+ * queue it came from), stored against the thread with the turns the reviewer saw. The review
+ * module writes one when a thread item is completed, in the transaction that marks it done.
+ */
+export async function createThreadReviewIn(
+  tx: Executor,
+  ctx: AnnotationContext,
+  threadId: string,
+  input: { comment: string; scores: ScoreInput[]; traceIds: string[] },
+  now: Date,
+  scoresField = 'body.scores',
+): Promise<ThreadReviewView> {
+  const checked = await checkScores(tx, ctx.projectId, input.scores, scoresField);
+  const email = ctx.userId ? await emailOfUser(tx, ctx.userId) : null;
+  const row = await store.insertThreadReview(tx, {
+    id: newId('trev'),
+    projectId: ctx.projectId,
+    threadId,
+    comment: input.comment,
+    userId: ctx.userId,
+    email,
+    traceIds: input.traceIds,
+    createdAt: now,
+  });
+  await store.insertThreadScores(
+    tx,
+    checked.map((c) => ({ id: newId('tsc'), projectId: ctx.projectId, reviewId: row.id, threadId, configId: c.config.id, numberValue: c.numberValue, textValue: c.textValue, createdAt: now })),
+  );
+  return present(row, checked.map((c) => presentScore(c.config, c.numberValue, c.textValue)));
+}
+
+/** One review, or null. */
+export async function threadReview(db: Database, projectId: string, id: string): Promise<ThreadReviewView | null> {
+  const row = await store.findThreadReview(db.orm, projectId, id);
+  return row ? (await withScores(db.orm, projectId, [row]))[0] : null;
+}
+
+/** A thread's reviews, oldest first, each with its scores. */
+export async function threadReviews(db: Database, projectId: string, threadId: string): Promise<ThreadReviewView[]> {
+  return withScores(db.orm, projectId, await store.listThreadReviews(db.orm, projectId, threadId));
+}
+
+/** Per thread: its review scores summed up per config (what the threads list shows), in one query. */
+export async function threadScoreSummaries(db: Database, projectId: string, threadIds: readonly string[]): Promise<Map<string, ScoreSummary[]>> {
+  return summarizeScores(await store.scoresOfThreads(db.orm, projectId, threadIds));
+}
+
+/** For judge alignment: the latest value of a config people gave each thread (booleans as 1/0, categories by name). */
+export async function latestThreadScores(db: Database, projectId: string, config: { id: string; kind: 'numeric' | 'boolean' | 'categorical' }): Promise<{ threadId: string; value: number | string }[]> {
+  const found = await store.latestThreadScoresOfConfig(db.orm, projectId, config.id);
+  return found.map((s) => ({ threadId: s.threadId, value: config.kind === 'categorical' ? (s.textValue ?? '') : Number(s.numberValue ?? 0) }));
+}
+
+async function withScores(db: Executor, projectId: string, rows: store.ThreadReviewRow[]): Promise<ThreadReviewView[]> {
+  const found = await store.scoresOfThreadReviews(
+    db,
+    projectId,
+    rows.map((r) => r.id),
+  );
+  return rows.map((r) =>
+    present(
+      r,
+      found.filter((f) => f.score.reviewId === r.id).map(({ score, config }) => presentScore(config, score.numberValue, score.textValue)),
+    ),
+  );
+}
+
+function present(r: store.ThreadReviewRow, scores: ScoreView[]): ThreadReviewView {
+  return { id: r.id, projectId: r.projectId, threadId: r.threadId, comment: r.comment, email: r.email, userId: r.userId, traceIds: r.traceIds, scores, createdAt: r.createdAt.toISOString() };
+}
