@@ -280,6 +280,7 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('evaluation by hand, step by 
     soft(await errorOf(editor), 'a word in a number cell').toMatch(/“three” is not a number: this column takes numbers such as 3 or 2\.5/);
     await page.keyboard.press('Escape');
     await expect.poll(() => scoreCell.textContent()).toBe('2');
+    await checkBothWidths(page, shot('dataset-capitals'), () => scoreCell.waitFor(), shots);
 
     // A review queue without a score: refused before anything is sent, said at the scores.
     await page.goto(project('/queues'));

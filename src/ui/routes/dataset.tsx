@@ -142,7 +142,7 @@ export default function DatasetPage() {
             {d.name}
           </Title>
           <Text size="xs" className="muted" data-testid="dataset-summary">
-            {d.recordCount.toLocaleString()} records · {columns.length} columns · version {d.currentVersion} · changed {formatRelative(Date.parse(d.updatedAt))}
+            {d.recordCount.toLocaleString()} row{d.recordCount === 1 ? '' : 's'} · {columns.length} column{columns.length === 1 ? '' : 's'} · version {d.currentVersion} · changed {formatRelative(Date.parse(d.updatedAt))}
           </Text>
         </Stack>
         <Group gap={6} wrap="wrap">
