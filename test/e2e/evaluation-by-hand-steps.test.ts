@@ -412,7 +412,10 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('evaluation by hand, step by 
     await promptField.selectOption('setup/reply');
     const source = form.getByRole('combobox', { name: 'Source of variable query' });
     await source.waitFor();
+    // The form already marks the picker; what is checked is the API's refusal, once it has come.
+    const refused = page.waitForResponse((r) => r.request().method() === 'PUT' && r.url().includes('/api/experiments/setup-errors/definition'));
     await save.click();
+    expect((await refused).status()).toBe(400);
     await expect.poll(() => promptField.getAttribute('aria-invalid')).not.toBe('true');
     await expect.poll(() => source.getAttribute('aria-invalid')).toBe('true');
     expect(await errorOf(source)).toBe('The dataset has no column of this name: choose one, or a constant.');
