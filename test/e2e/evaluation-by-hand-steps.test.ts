@@ -6,19 +6,20 @@ import { SCREENSHOT_DIR, hasChromium, launchBrowser, signIn } from '../support/b
 import { checkBothWidths } from '../support/both-widths.ts';
 import { agentTrace } from '../support/sample-traces.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
-import { startFakeServer, toolCallReply, type FakeServer } from '../evaluators/fake-servers.ts';
+import { startFakeServer, textReply, toolCallReply, type FakeServer } from '../evaluators/fake-servers.ts';
 
 const HOUR = 3_600_000;
 
 /**
- * Four things of evaluation by hand, each in Debian's Chromium against a loopback
- * OpenAI-compatible server without authentication: a provider added in the app without a key,
- * whose own list of models every model picker offers; a monitor whose judge gives scores (no
- * pass/fail) showing their mean, percentiles and distribution over time, and one giving labels
- * showing the count of each; a score config refused at its field, in words; and a filtered, sorted traces list whose first page is the one
- * index.html asked for before the app's code ran, asked for once.
+ * Steps of evaluation by hand, each named by its number in the walk that found it, in Debian's
+ * Chromium against a loopback OpenAI-compatible server without authentication: a provider added
+ * without a key, whose own models every model picker offers (17); a score config and an
+ * experiment setup refused at their fields, in words (16); a monitor whose judge gives scores
+ * showing their mean, percentiles and distribution, and one giving labels counting each (12); a
+ * traces list whose first page index.html asked for, once (first load); a custom judge's "Try it"
+ * taking text as text and JSON only where the variable is JSON (13); and the smaller ones (18).
  */
-describe.runIf(hasChromium).each(appDatabaseKinds)('evaluation by hand, four steps in a real browser (%s)', (kind) => {
+describe.runIf(hasChromium).each(appDatabaseKinds)('evaluation by hand, step by step in a real browser (%s)', (kind) => {
   let web: TestApp;
   let fake: FakeServer;
   let browser: Browser;
@@ -36,6 +37,9 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('evaluation by hand, four ste
     fake = await startFakeServer();
     fake.fallback = (req) => {
       if (req.method === 'GET' && req.path === '/v1/models') return { kind: 'json', body: { object: 'list', data: ['gpt-4o-mini', 'judge-large', 'qwen-local'].map((id) => ({ id, object: 'model' })) } };
+      // A prompt target's call (no tool to fill): the answer the exact-match rows expect.
+      if (!req.body?.tools) return textReply('Paris');
+      if (JSON.stringify(req.body).includes('Tone wanted')) return toolCallReply('verdict', { reasoning: 'r', passed: true });
       const n = Number(/answer (\d)/.exec(JSON.stringify(req.body))?.[1] ?? 1);
       return JSON.stringify(req.body).includes('"label"') ? toolCallReply('evaluation', { reasoning: 'r', label: LABEL(n) }) : toolCallReply('evaluation', { reasoning: 'r', final_score: n });
     };
@@ -219,5 +223,208 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('evaluation by hand, four ste
     expect(searches.length, JSON.stringify(searches)).toBe(1);
     expect(JSON.parse(searches[0])).toMatchObject({ filters: { labels: ['refund'] }, sortBy: 'latency', sortDirection: 'asc', pageSize: 100, startDate: expect.any(Number) });
     await fresh.close();
+  });
+
+  /** What a form field's error says (the element its aria-describedby names `...-error`), or null when it has none. */
+  const errorOf = async (field: ReturnType<Page['getByRole']>) => {
+    const id = ((await field.getAttribute('aria-describedby')) ?? '').split(' ').find((i) => i.endsWith('-error'));
+    return id ? page.locator(`[id="${id}"]`).textContent() : null;
+  };
+
+  it('13. a custom judge\'s "Try it" takes plain text in a text variable and JSON only where the variable is JSON; each variable the prompt uses is marked required', async () => {
+    await call('POST', '/api/custom-evaluators', { slug: 'tone-check', name: 'Tone check', prompt: 'Conversation: {{conversation}}\nAnswer: {{output}}\nTone wanted: {{tone}}', model: 'local/judge-large', answer: { type: 'pass_fail' } });
+    await page.goto(project('/evaluators/custom/tone-check/edit'));
+    await page.getByRole('tab', { name: 'Try it' }).click();
+    const field = (name: string) => page.getByRole('textbox', { name: new RegExp(`^${name}`) });
+    for (const name of ['conversation', 'output', 'tone']) expect(await page.locator(`label[for="${await field(name).getAttribute('id')}"]`).textContent(), name).toMatch(/\*$/);
+    // Text, even text that looks like the start of JSON, is taken as it is.
+    await field('output').fill('Thank you for asking, it arrives today.');
+    await field('tone').fill('{ friendly, not curt');
+    for (const name of ['output', 'tone']) {
+      expect(await field(name).getAttribute('aria-invalid'), name).not.toBe('true');
+      expect(await errorOf(field(name)), name).toBeNull();
+    }
+    // The conversation is a list of messages: JSON, and text that is not JSON is said to be so at it.
+    await field('conversation').fill('Where is my parcel?');
+    await expect.poll(() => field('conversation').getAttribute('aria-invalid')).toBe('true');
+    expect(await errorOf(field('conversation'))).toMatch(/JSON/);
+    await field('conversation').fill('[{"role": "user", "content": "Where is my parcel?"}]');
+    await expect.poll(() => errorOf(field('conversation'))).toBeNull();
+    const judged = () => fake.requests.filter((r) => r.method === 'POST' && JSON.stringify(r.body).includes('Tone wanted'));
+    await page.getByRole('button', { name: 'Run version 1' }).click();
+    await page.getByTestId('evaluation-result').getByText('processed').waitFor();
+    const sent = JSON.stringify(judged().at(-1)?.body.messages);
+    expect(sent).toContain('Answer: Thank you for asking, it arrives today.');
+    expect(sent).toContain('Tone wanted: { friendly, not curt');
+    expect(sent).toContain('Where is my parcel?');
+  });
+
+  it('18. smaller: the empty experiments page tells of server runs; a word in a number cell says why; a queue needs a score; a view name taken is said once; the Error header is whole; the phone navigation reaches every section; an evaluator has one name on every page', async () => {
+    const soft = expect.soft;
+    // The experiments page before there is one: runs set up in the app, and the SDK.
+    await page.goto(project('/experiments'));
+    const empty = page.getByRole('alert').filter({ hasText: 'No experiments yet' });
+    await empty.waitFor();
+    soft(await empty.textContent(), 'empty experiments page').toMatch(/Name one under New experiment and set it up.*the app runs it.*SDK/s);
+
+    // A number cell given a word: refused, and why, tied to the cell's editor.
+    const dataset = await call('POST', '/api/dataset', { name: 'Capitals', columnTypes: [{ name: 'question', type: 'string' }, { name: 'expected_output', type: 'string' }, { name: 'score', type: 'number' }] });
+    await call('POST', `/api/dataset/${dataset.slug}/records`, { entries: [{ question: 'Capital of France?', expected_output: 'Paris', score: 2 }] });
+    await page.goto(project(`/datasets/${dataset.id}`));
+    const scoreCell = page.getByTestId('dataset-grid').locator('[data-cell="0:2"]');
+    await scoreCell.dblclick();
+    const editor = page.getByLabel('Edit score (number)');
+    await editor.fill('three');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => editor.getAttribute('aria-invalid')).toBe('true');
+    soft(await errorOf(editor), 'a word in a number cell').toMatch(/“three” is not a number: this column takes numbers such as 3 or 2\.5/);
+    await page.keyboard.press('Escape');
+    await expect.poll(() => scoreCell.textContent()).toBe('2');
+    await checkBothWidths(page, shot('dataset-capitals'), () => scoreCell.waitFor(), shots);
+
+    // A review queue without a score: refused before anything is sent, said at the scores.
+    await page.goto(project('/queues'));
+    await page.getByRole('button', { name: 'New queue' }).click();
+    const queueDialog = page.getByRole('dialog', { name: 'New review queue' });
+    await queueDialog.getByRole('textbox', { name: /^Name/ }).fill('Nothing to score');
+    await queueDialog.getByRole('button', { name: 'Create queue' }).click();
+    const scores = queueDialog.getByRole('combobox', { name: /^Scores to fill in/ });
+    await expect.poll(() => scores.getAttribute('aria-invalid')).toBe('true');
+    // (Without any score config the words point to where one is defined.)
+    soft(await errorOf(scores), 'a queue without a score').toMatch(/^(Choose at least one score for reviewers to fill in|Define a score config first \(below the queues\): reviewers give a value for each)\.$/);
+    soft((await call('GET', '/api/queues')).data.map((q: { name: string }) => q.name), 'queues').not.toContain('Nothing to score');
+    await queueDialog.getByRole('button', { name: 'Cancel' }).click();
+    await queueDialog.waitFor({ state: 'detached' });
+
+    // A saved view's name used again: said once, next to the name.
+    await page.goto(project('/traces'));
+    const grid = page.getByTestId('traces-grid');
+    await grid.locator('.list-head').waitFor();
+    for (const attempt of [1, 2]) {
+      await page.getByTestId('save-view').click();
+      await page.getByRole('dialog').getByLabel('Name').fill('Refunds');
+      await page.getByRole('dialog').getByRole('button', { name: 'Save' }).click();
+      if (attempt === 1) {
+        await expect.poll(() => page.url()).toContain('view=view_');
+        await page.getByRole('dialog').waitFor({ state: 'hidden' });
+      }
+    }
+    const taken = page.getByText('already has a view named', { exact: false });
+    await taken.first().waitFor();
+    soft(await taken.count(), 'a view name taken, said').toBe(1);
+    await page.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click();
+    await page.getByRole('dialog').waitFor({ state: 'hidden' });
+
+    // The Error header at 1280 px: whole, not "Err…".
+    const errorHeader = grid.locator('.list-head [role=columnheader]', { hasText: /^Error/ });
+    soft(await errorHeader.textContent(), 'the Error header').toMatch(/^Error/);
+    soft(await errorHeader.evaluate((h) => [h, ...h.querySelectorAll('*')].filter((e) => e.scrollWidth > e.clientWidth && e.clientWidth > 0).length), 'the Error header, cut').toBe(0);
+
+    // On a phone every section of the top navigation is on the screen, none hidden in a scroll.
+    await page.setViewportSize({ width: 390, height: 844 });
+    const nav = page.getByRole('navigation', { name: 'Sections' });
+    soft(await nav.evaluate((n) => n.scrollWidth - n.clientWidth), 'the phone navigation, hidden width').toBeLessThanOrEqual(0);
+    const unreachable = await nav.getByRole('link').evaluateAll((links) =>
+      links
+        .filter((a) => {
+          const r = a.getBoundingClientRect();
+          const hit = a.ownerDocument.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+          return r.left < 0 || r.right > a.ownerDocument.documentElement.clientWidth || !hit || !(a === hit || a.contains(hit));
+        })
+        .map((a) => a.textContent),
+    );
+    soft(unreachable, 'sections out of reach on a phone').toEqual([]);
+    soft(await nav.getByRole('link').count(), 'sections').toBeGreaterThan(8);
+    await page.setViewportSize({ width: 1280, height: 800 });
+
+    // "Exact match" on every page that names checks/exact_match; its path only as a secondary title.
+    const monitor = await call('POST', '/api/monitors', { name: 'Exact answers', evaluator: 'checks/exact_match' });
+    await call('POST', '/api/prompts', { handle: 'capitals/reply', prompt: 'Answer with the city only.', messages: [{ role: 'user', content: '{{question}}' }], inputs: [{ identifier: 'question', type: 'str' }], model: 'local/gpt-4o-mini' });
+    await call('PUT', '/api/experiments/capitals/definition', {
+      name: 'Capitals',
+      dataset: { id: dataset.slug },
+      targets: [{ id: 'reply', type: 'prompt', prompt: 'capitals/reply' }],
+      evaluators: [{ id: 'exact', evaluator: 'checks/exact_match' }],
+    });
+    // Each page names it once the catalogue has come (until then, the path): read it when it settles.
+    const settled = async (read: () => Promise<string | null>) => {
+      const until = Date.now() + 10_000;
+      let said = await read().catch(() => null);
+      while (said !== 'Exact match' && !said?.startsWith('Exact match (') && Date.now() < until) {
+        await page.waitForTimeout(250);
+        said = await read().catch(() => null);
+      }
+      return said;
+    };
+    const named: Record<string, string | null> = {};
+    await page.goto(project('/evaluators'));
+    named['evaluators list'] = await settled(() => page.locator('[data-evaluator="checks/exact_match"] .card-title').textContent({ timeout: 1000 }));
+    await page.goto(project('/evaluators/checks/exact_match'));
+    named['evaluator page'] = await settled(() => page.getByRole('heading', { level: 1 }).textContent({ timeout: 1000 }));
+    await page.goto(project('/monitors'));
+    named['monitors list'] = await settled(() => page.getByRole('row').filter({ hasText: 'Exact answers' }).locator('td[title="checks/exact_match"]').textContent({ timeout: 1000 }));
+    await page.goto(project(`/monitors/${monitor.id}`));
+    named['monitor page'] = await settled(() => page.locator('a[title="checks/exact_match"]').textContent({ timeout: 1000 }));
+    await page.goto(project('/experiments/capitals/setup'));
+    named['experiment setup'] = await settled(() =>
+      page.getByRole('combobox', { name: 'Evaluator', exact: true }).evaluate((s) => (s as unknown as { selectedOptions: { textContent: string | null }[] }).selectedOptions[0]?.textContent ?? null, undefined, { timeout: 1000 }),
+    );
+    const run = await call('POST', '/api/experiments/capitals/run', {});
+    await page.goto(project(`/experiments/capitals?runId=${run.runId}`));
+    await page.getByText('completed', { exact: true }).first().waitFor({ timeout: 60_000 });
+    const runGrid = page.getByTestId('run-grid');
+    await runGrid.locator('[data-row-index="0"]').waitFor();
+    named['run page'] = await settled(async () => (await runGrid.getByRole('columnheader').allTextContents()).find((h) => /exact/i.test(h)) ?? null);
+    expect(named).toEqual({
+      'evaluators list': 'Exact match',
+      'evaluator page': 'Exact match',
+      'monitors list': 'Exact match',
+      'monitor page': 'Exact match',
+      'experiment setup': 'Exact match (checks/exact_match)',
+      'run page': 'Exact match',
+    });
+  });
+
+  it('16. an experiment setup refused by the API says each problem next to its field, in words: a target without a prompt, a variable mapped to nothing', async () => {
+    await call('POST', '/api/prompts', { handle: 'setup/reply', prompt: 'Answer with the city only.', messages: [{ role: 'user', content: 'Answer {{query}}' }], inputs: [{ identifier: 'query', type: 'str' }], model: 'local/gpt-4o-mini' });
+    await page.goto(project('/experiments'));
+    await page.getByLabel('New experiment').fill('Setup errors');
+    await page.getByRole('button', { name: 'Set it up' }).click();
+    await page.waitForURL('**/experiments/setup-errors/setup**');
+    const form = page.locator('form.setup-form');
+    const save = form.getByRole('button', { name: 'Save', exact: true });
+    const datasetField = form.getByRole('combobox', { name: 'Dataset', exact: true });
+    const promptField = form.getByRole('combobox', { name: 'Prompt', exact: true });
+    await datasetField.waitFor();
+    // No prompt chosen: said at the prompt.
+    await save.click();
+    await expect.poll(() => promptField.getAttribute('aria-invalid')).toBe('true');
+    expect(await errorOf(promptField)).toBe('Required.');
+    const noApiText = async () => {
+      expect(await form.textContent()).not.toMatch(/body\.|Too small|expected string|dataset\.<column>|\{"/);
+      expect(await form.getByRole('alert').count()).toBe(0);
+    };
+    await noApiText();
+    await checkBothWidths(page, shot('setup-refused'), () => form.getByText('Required.').first().waitFor(), shots);
+
+    // A prompt whose variable has no column of its name, saved unmapped: said at the variable's picker.
+    await datasetField.selectOption('capitals');
+    await promptField.selectOption('setup/reply');
+    const source = form.getByRole('combobox', { name: 'Source of variable query' });
+    await source.waitFor();
+    // The form already marks the picker; what is checked is the API's refusal, once it has come.
+    const refused = page.waitForResponse((r) => r.request().method() === 'PUT' && r.url().includes('/api/experiments/setup-errors/definition'));
+    await save.click();
+    expect((await refused).status()).toBe(400);
+    await expect.poll(() => promptField.getAttribute('aria-invalid')).not.toBe('true');
+    await expect.poll(() => source.getAttribute('aria-invalid')).toBe('true');
+    expect(await errorOf(source)).toBe('The dataset has no column of this name: choose one, or a constant.');
+    await noApiText();
+    await source.selectOption('dataset.question');
+    await save.click();
+    await form.getByRole('status').getByText('Saved.').waitFor();
+    expect(await source.getAttribute('aria-invalid')).not.toBe('true');
+    await expect.poll(() => form.getByTestId('rendered-prompt').textContent()).toBe('system: Answer with the city only.\n\nuser: Answer Capital of France?');
+    await checkBothWidths(page, shot('setup-mapped'), () => form.getByTestId('rendered-prompt').waitFor(), shots);
   });
 });

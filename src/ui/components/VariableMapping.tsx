@@ -78,7 +78,8 @@ export function VariableMapping({
                       ...columns.map((c) => ({ value: `dataset.${c}`, label: `Column ${c}` })),
                       { value: CONSTANT_CHOICE, label: 'A constant' },
                     ]}
-                    error={errorOf(n) ?? (s ? undefined : 'The dataset has no column of this name: choose one, or a constant')}
+                    // Unmapped, the form says so in its own words (the API's refusal spells out the JSON a request would need).
+                    error={s ? errorOf(n) : 'The dataset has no column of this name: choose one, or a constant.'}
                   />
                   {isConstant && (
                     <TextInput

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useMemo, useRef, useState, type ClipboardEvent, type KeyboardEvent } from 'react';
+import { useCallback, useEffect, useId, useMemo, useRef, useState, type ClipboardEvent, type KeyboardEvent } from 'react';
 import { Alert, Badge, Button, Checkbox, Drawer, Group, List, Loader, Menu, Modal, Stack, Table, Text, TextInput, Textarea, Title, Tooltip } from '@mantine/core';
 import { useDebouncedCallback, useMediaQuery } from '@mantine/hooks';
 import { notifications } from '@mantine/notifications';
@@ -142,7 +142,7 @@ export default function DatasetPage() {
             {d.name}
           </Title>
           <Text size="xs" className="muted" data-testid="dataset-summary">
-            {d.recordCount.toLocaleString()} records · {columns.length} columns · version {d.currentVersion} · changed {formatRelative(Date.parse(d.updatedAt))}
+            {d.recordCount.toLocaleString()} row{d.recordCount === 1 ? '' : 's'} · {columns.length} column{columns.length === 1 ? '' : 's'} · version {d.currentVersion} · changed {formatRelative(Date.parse(d.updatedAt))}
           </Text>
         </Stack>
         <Group gap={6} wrap="wrap">
@@ -565,6 +565,8 @@ function CellEditor({ column, value, onDone }: { column: Column; value: unknown;
   const [text, setText] = useState(() => editText(value, column.type));
   const [error, setError] = useState<string | null>(null);
   const finished = useRef(false);
+  // Named as Mantine names a field's error, so one helper finds the words tied to any field.
+  const errorId = `${useId()}-error`;
   const commit = () => {
     if (finished.current) return;
     const parsed = parseCell(text, column.type, true);
@@ -590,7 +592,7 @@ function CellEditor({ column, value, onDone }: { column: Column; value: unknown;
     }
   };
   const label = `Edit ${column.name} (${column.type})`;
-  const common = { 'aria-label': label, 'aria-invalid': !!error, autoFocus: true, onKeyDown: keys, onBlur: commit, className: 'ds-editor' };
+  const common = { 'aria-label': label, 'aria-invalid': !!error, 'aria-describedby': error ? errorId : undefined, autoFocus: true, onKeyDown: keys, onBlur: commit, className: 'ds-editor' };
   return (
     <div role="gridcell" className="ds-cell ds-editing" title={error ?? undefined}>
       {column.type === 'boolean' ? (
@@ -605,7 +607,7 @@ function CellEditor({ column, value, onDone }: { column: Column; value: unknown;
         <textarea {...common} className="ds-editor ds-editor-json" value={text} onChange={(e) => setText(e.currentTarget.value)} />
       )}
       {error && (
-        <span className="ds-error" role="alert">
+        <span className="ds-error" role="alert" id={errorId}>
           {error}
         </span>
       )}

@@ -236,7 +236,7 @@ function SetupForm({ projectId, slug, initial, deletedDataset }: { projectId: st
             label="Dataset"
             value={form.dataset}
             onChange={(e) => set({ dataset: e.currentTarget.value, datasetVersion: '' })}
-            data={[{ value: '', label: datasets.isPending ? 'Loading…' : 'Choose a dataset' }, ...(datasets.data?.data ?? []).map((d) => ({ value: d.slug, label: `${d.name} (${d.recordCount} rows)` }))]}
+            data={[{ value: '', label: datasets.isPending ? 'Loading…' : 'Choose a dataset' }, ...(datasets.data?.data ?? []).map((d) => ({ value: d.slug, label: `${d.name} (${d.recordCount} row${d.recordCount === 1 ? '' : 's'})` }))]}
             error={errors.at('dataset.id') ?? (deletedDataset && !form.dataset ? `The dataset “${deletedDataset}” was deleted: choose another.` : undefined)}
           />
           <TextInput label="Dataset version" description="Empty: the newest when each run starts" inputMode="numeric" value={form.datasetVersion} onChange={(e) => set({ datasetVersion: e.currentTarget.value.replace(/\D/g, '') })} error={errors.at('dataset.version')} />
@@ -279,7 +279,9 @@ function SetupForm({ projectId, slug, initial, deletedDataset }: { projectId: st
                       label="Prompt"
                       value={t.prompt}
                       onChange={(e) => setTarget(i, { prompt: e.currentTarget.value, variables: {} })}
-                      data={[{ value: '', label: 'Choose a prompt' }, ...(prompts.data ?? []).map((p) => ({ value: p.handle ?? p.id, label: `${p.handle ?? p.name} (v${p.version}, ${p.model})` }))]}
+                      // The handle and version fit the field; the model is said below it (a long one cut the handle off).
+                      data={[{ value: '', label: 'Choose a prompt' }, ...(prompts.data ?? []).map((p) => ({ value: p.handle ?? p.id, label: `${p.handle ?? p.name} v${p.version}` }))]}
+                      description={promptOf(t.prompt) ? `Newest: v${promptOf(t.prompt)!.version}, ${promptOf(t.prompt)!.model}` : undefined}
                       error={errors.at(`targets.${i}.prompt`)}
                     />
                     <TextInput label="Version" description="Empty: the newest when a run starts" inputMode="numeric" value={t.version} onChange={(e) => setTarget(i, { version: e.currentTarget.value.replace(/\D/g, '') })} error={errors.at(`targets.${i}.version`)} />
