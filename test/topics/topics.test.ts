@@ -164,6 +164,23 @@ describe.each(databaseKinds)('topics (%s)', (kind) => {
     }
   });
 
+  it('splits an alert rule by topic: one decision per topic', async () => {
+    const listed = (await req('GET', '/api/topics')).body.topics as { id: string; traces: number }[];
+    const preview = await req('POST', '/api/alerts/rules/preview', {
+      name: 'traffic per topic',
+      metric: { kind: 'trace_count' },
+      splitBy: 'topic',
+      windowMinutes: 5,
+      condition: { kind: 'threshold', operator: 'above', value: 0 },
+    });
+    expect(preview.status, preview.text).toBe(200);
+    const fired = new Set((preview.body.fires as { segment: string }[]).map((f) => f.segment));
+    expect([...fired].sort()).toEqual(listed.filter((x) => x.traces > 0).map((x) => x.id).sort());
+    const rule = await req('POST', '/api/alerts/rules', { name: 'traffic per topic', metric: { kind: 'trace_count' }, splitBy: 'topic', windowMinutes: 5, condition: { kind: 'threshold', operator: 'above', value: 0 } });
+    expect(rule.status, rule.text).toBe(200);
+    expect(rule.body.splitBy).toBe('topic');
+  });
+
   it('puts new traces in their topic at the next round, and a rebuild keeps the ids', async () => {
     await ingest('weather', 3, 500, 'late');
     await ingest('recipes', 3, 501, 'late');
