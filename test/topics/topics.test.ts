@@ -156,7 +156,11 @@ describe.each(databaseKinds)('topics (%s)', (kind) => {
     const now = Date.now();
     const series = await req('POST', '/api/analytics/timeseries', { startDate: now - 86_400_000, endDate: now, interval: 'day', groupBy: 'topic' });
     expect(series.status, series.text).toBe(200);
-    const listed = (await req('GET', '/api/topics')).body.topics as { id: string; traces: number }[];
+    // The range in the query string as epoch ms (as the web app sends it) or ISO 8601.
+    const listed = (await req('GET', `/api/topics?startDate=${now - 86_400_000}&endDate=${now}`)).body.topics as { id: string; traces: number }[];
+    const iso = await req('GET', `/api/topics?startDate=${new Date(now - 86_400_000).toISOString()}&endDate=${new Date(now).toISOString()}`);
+    expect(iso.status, iso.text).toBe(200);
+    expect(iso.body.topics).toEqual(listed);
     for (const topic of listed) {
       const s = (series.body.series as { group: string | null; buckets: { traces: number }[] }[]).find((x) => x.group === topic.id);
       expect(s, topic.id).toBeDefined();
