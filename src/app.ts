@@ -289,7 +289,7 @@ export function buildServices(deps: Deps): Services {
     embed: (scope, model, texts, field) => evaluations.embed(scope, model, texts, field),
     checkProvider: async (scope, model, field) => void (await evaluations.providersFor(scope, model, field)),
     complete: async (scope, model, prompt) => (await evaluations.complete(scope, model, [{ role: 'user', content: prompt }])).text,
-    traceInputs: (projectId, where, limit) => traces.inputs(projectId, where, limit),
+    traceInputs: (projectId, where, limit, order) => traces.inputs(projectId, where, limit, order),
     traceIdsCondition,
     topicSums: (projectId, range) => analytics.periodSums(projectId, { ...range, groupBy: 'topic' }),
     topicVerdicts: async (projectId, range) =>

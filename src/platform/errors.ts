@@ -18,6 +18,7 @@ export type ErrorType =
   | 'permission_error'
   | 'not_found'
   | 'conflict'
+  | 'precondition_failed'
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'rate_limited'
@@ -30,6 +31,7 @@ const TYPE_BY_STATUS: Record<number, ErrorType> = {
   403: 'permission_error',
   404: 'not_found',
   409: 'conflict',
+  412: 'precondition_failed',
   413: 'payload_too_large',
   415: 'unsupported_media_type',
   429: 'rate_limited',
@@ -73,6 +75,8 @@ export const badRequest = (code: string, message: string, field?: string) =>
   new AppError(400, code, message, { field });
 export const notFound = (code: string, message: string) => new AppError(404, code, message);
 export const conflict = (code: string, message: string, field?: string) => new AppError(409, code, message, { field });
+/** 412: the client's If-Match names a version that is no longer the stored one. */
+export const preconditionFailed = (code: string, message: string, meta?: Record<string, unknown>) => new AppError(412, code, message, { meta });
 export const forbidden = (message: string) => new AppError(403, 'forbidden', message);
 export const unauthorized = (message: string) => new AppError(401, 'unauthorized', message);
 

@@ -83,6 +83,45 @@ describe.each(databaseKinds)('dashboards API (%s)', (kind) => {
     expect((await api('GET', '/api/dashboards/default')).body.builtIn).toBe(true);
   });
 
+  it('refuses a save over a version someone else saved meanwhile (If-Match -> 412), naming the version', async () => {
+    const put = (body: unknown, ifMatch?: string) =>
+      t.request('PUT', '/api/dashboards/shared-edit', { authToken: key, body, ...(ifMatch === undefined ? {} : { headers: { 'if-match': ifMatch } }) });
+    const first = await put({ name: 'Shared', charts: [chart('a', 'traces', 'line', [0, 0, 6, 4])] });
+    expect(first.status, first.text).toBe(200);
+    const read = await api('GET', '/api/dashboards/shared-edit');
+    expect(read.headers.get('etag')).toBe('"1"');
+
+    // Two editors read version 1; the first saves, the second's save is refused with what happened.
+    const mine = await put({ name: 'Shared', charts: [chart('a', 'traces', 'line', [0, 0, 12, 4])] }, read.headers.get('etag')!);
+    expect(mine.status, mine.text).toBe(200);
+    expect(mine.headers.get('etag')).toBe('"2"');
+    const theirs = await put({ name: 'Shared, theirs', charts: [] }, '"1"');
+    expect(theirs.status, theirs.text).toBe(412);
+    expect(theirs.body.error).toMatchObject({ type: 'precondition_failed', code: 'dashboard_changed', meta: { field: 'If-Match', version: 2 } });
+    expect(theirs.body.error.message).toMatch(/saved by someone else .*version 2.*reload/);
+    const kept = await api('GET', '/api/dashboards/shared-edit');
+    expect(kept.body).toMatchObject({ version: 2, definition: { name: 'Shared', charts: [{ layout: { w: 12 } }] } });
+
+    // Weak and bare forms name the same version; * and no header write over any version.
+    expect((await put({ name: 'Shared', charts: [] }, 'W/"2"')).status).toBe(200);
+    expect((await put({ name: 'Shared', charts: [] }, '3')).status).toBe(200);
+    expect((await put({ name: 'Shared', charts: [] }, '*')).status).toBe(200);
+    const bad = await put({ name: 'Shared', charts: [] }, 'yesterday');
+    expect(bad.status, bad.text).toBe(400);
+    expect(bad.body.error.meta.field).toBe('If-Match');
+
+    // The built-in default is version 0: the first save over it needs "0"; a second one over "0" is late.
+    const def = await api('GET', '/api/dashboards/default');
+    const defaultPut = (ifMatch: string) => t.request('PUT', '/api/dashboards/default', { authToken: other.projectToken, body: def.body.definition, headers: { 'if-match': ifMatch } });
+    const otherDefault = await api('GET', '/api/dashboards/default', undefined, other.projectToken);
+    expect(otherDefault.headers.get('etag')).toBe('"0"');
+    expect((await defaultPut('"0"')).status).toBe(200);
+    expect((await defaultPut('"0"')).status).toBe(412);
+    // A dashboard deleted meanwhile: 412 too.
+    expect((await api('DELETE', '/api/dashboards/shared-edit')).status).toBe(200);
+    expect((await put({ name: 'Shared', charts: [] }, '"5"')).status).toBe(412);
+  });
+
   it('reads back a whole definition as it was put, versioned, in the project only', async () => {
     const definition = {
       name: 'Support quality',

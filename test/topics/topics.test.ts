@@ -156,12 +156,33 @@ describe.each(databaseKinds)('topics (%s)', (kind) => {
     const now = Date.now();
     const series = await req('POST', '/api/analytics/timeseries', { startDate: now - 86_400_000, endDate: now, interval: 'day', groupBy: 'topic' });
     expect(series.status, series.text).toBe(200);
-    const listed = (await req('GET', '/api/topics')).body.topics as { id: string; traces: number }[];
+    // The range in the query string as epoch ms (as the web app sends it) or ISO 8601.
+    const listed = (await req('GET', `/api/topics?startDate=${now - 86_400_000}&endDate=${now}`)).body.topics as { id: string; traces: number }[];
+    const iso = await req('GET', `/api/topics?startDate=${new Date(now - 86_400_000).toISOString()}&endDate=${new Date(now).toISOString()}`);
+    expect(iso.status, iso.text).toBe(200);
+    expect(iso.body.topics).toEqual(listed);
     for (const topic of listed) {
       const s = (series.body.series as { group: string | null; buckets: { traces: number }[] }[]).find((x) => x.group === topic.id);
       expect(s, topic.id).toBeDefined();
       expect(s!.buckets.reduce((n, b) => n + b.traces, 0)).toBe(topic.traces);
     }
+  });
+
+  it('splits an alert rule by topic: one decision per topic', async () => {
+    const listed = (await req('GET', '/api/topics')).body.topics as { id: string; traces: number }[];
+    const preview = await req('POST', '/api/alerts/rules/preview', {
+      name: 'traffic per topic',
+      metric: { kind: 'trace_count' },
+      splitBy: 'topic',
+      windowMinutes: 5,
+      condition: { kind: 'threshold', operator: 'above', value: 0 },
+    });
+    expect(preview.status, preview.text).toBe(200);
+    const fired = new Set((preview.body.fires as { segment: string }[]).map((f) => f.segment));
+    expect([...fired].sort()).toEqual(listed.filter((x) => x.traces > 0).map((x) => x.id).sort());
+    const rule = await req('POST', '/api/alerts/rules', { name: 'traffic per topic', metric: { kind: 'trace_count' }, splitBy: 'topic', windowMinutes: 5, condition: { kind: 'threshold', operator: 'above', value: 0 } });
+    expect(rule.status, rule.text).toBe(200);
+    expect(rule.body.splitBy).toBe('topic');
   });
 
   it('puts new traces in their topic at the next round, and a rebuild keeps the ids', async () => {

@@ -10,7 +10,7 @@ const vector = customType<{ data: Float32Array; driverData: Uint8Array | Buffer 
   },
 });
 
-/** The topics module's tables. Mirror migrations/0052_topics.sql; only topics/store.ts touches them. */
+/** The topics module's tables. Mirror migrations/0052_topics.sql and 0056_topics_watermark.sql; only topics/store.ts touches them. */
 export const topicSettings = pgTable('topic_settings', {
   projectId: text('project_id').primaryKey(),
   organizationId: text('organization_id').notNull(),
@@ -24,6 +24,8 @@ export const topicSettings = pgTable('topic_settings', {
   buildClaimedUntil: bigint('build_claimed_until', { mode: 'number' }),
   lastError: text('last_error'),
   lastErrorAt: bigint('last_error_at', { mode: 'number' }),
+  /** 0056: the first-ingested time (traces.inserted_at) of the last trace a round embedded. */
+  embeddedThrough: bigint('embedded_through', { mode: 'number' }),
 });
 
 export const topics = pgTable(

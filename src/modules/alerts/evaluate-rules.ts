@@ -94,7 +94,7 @@ async function evaluateRule(ctx: AlertsContext, rule: store.RuleRow, now: number
 class TakenElsewhere extends Error {}
 
 /** The traces list's URL parameter of each segment (prompt and evaluator have none: the link shows the window). */
-const SEGMENT_FILTER: Record<string, string | undefined> = { model: 'model', label: 'labels', user: 'user', customer: 'customer' };
+const SEGMENT_FILTER: Record<string, string | undefined> = { model: 'model', label: 'labels', user: 'user', customer: 'customer', topic: 'topic' };
 
 /** The `alert.firing` / `alert.resolved` event: what changed, by how much, against what, since when, and a link to the traces. */
 function alertEvent(
@@ -152,7 +152,7 @@ function tracesLink(ctx: AlertsContext, rule: store.RuleRow, segment: string, st
   const q = new URLSearchParams({ range: 'custom', from: new Date(start).toISOString(), to: new Date(end).toISOString() });
   const f = (rule.filters ?? {});
   const list = (v: unknown) => (Array.isArray(v) ? v.join(',') : typeof v === 'string' ? v : null);
-  for (const [key, param] of [['model', 'model'], ['labels', 'labels'], ['user_id', 'user'], ['customer_id', 'customer']] as const) {
+  for (const [key, param] of [['model', 'model'], ['labels', 'labels'], ['user_id', 'user'], ['customer_id', 'customer'], ['topic', 'topic']] as const) {
     const v = list(f[key]);
     if (v) q.set(param, v);
   }

@@ -41,8 +41,8 @@ export const METRICS = {
 export type MetricKind = keyof typeof METRICS;
 export const METRIC_KINDS = Object.keys(METRICS) as [MetricKind, ...MetricKind[]];
 
-/** customer: the trace's customer_id; prompt: handle:version of the prompt a trace ran; evaluator: the evaluation's name (evaluator metrics only). */
-export const SEGMENTS = ['model', 'label', 'user', 'customer', 'prompt', 'evaluator'] as const;
+/** customer: the trace's customer_id; prompt: handle:version of the prompt a trace ran; evaluator: the evaluation's name (evaluator metrics only); topic: the trace's topic id (GET /api/topics). */
+export const SEGMENTS = ['model', 'label', 'user', 'customer', 'prompt', 'evaluator', 'topic'] as const;
 export type Segment = (typeof SEGMENTS)[number];
 export const MIN_WINDOW_MINUTES = 5;
 export const MAX_WINDOW_MINUTES = 7 * 24 * 60;

@@ -213,6 +213,7 @@ export class AnalyticsService {
       where: this.periodWhere(projectId, q),
       bucket,
       groupBy: q.groupBy,
+      foreignGroups: this.foreignGroups(),
       maxGroups: null,
       thumbs: this.deps.thumbsSql(projectId),
       verdicts: sql`SELECT NULL::text AS trace_id, NULL::text AS name, NULL::text AS evaluator, NULL::boolean AS passed WHERE false`,
@@ -236,7 +237,7 @@ export class AnalyticsService {
 
   /** One value per trace (latency, first-token time, cost, tokens) per window and group: for percentiles and rank tests. */
   async windowValues(projectId: string, q: WindowsQuery & { column: TraceValueColumn }): Promise<{ window: number; g: string | null; values: number[] }[]> {
-    return windowTraceValues(await this.db.reads.executor(), { projectId, where: this.periodWhere(projectId, q), groupBy: q.groupBy, column: q.column, bucket: windowOf(q.startDate, q.windowMs) }).then((found) =>
+    return windowTraceValues(await this.db.reads.executor(), { projectId, where: this.periodWhere(projectId, q), groupBy: q.groupBy, foreignGroups: this.foreignGroups(), column: q.column, bucket: windowOf(q.startDate, q.windowMs) }).then((found) =>
       found.map((r) => ({ window: r.b, g: r.g, values: r.v })),
     );
   }
@@ -250,6 +251,7 @@ export class AnalyticsService {
       projectId,
       where: this.periodWhere(projectId, { ...q, groupBy: null }),
       groupBy: q.groupBy,
+      foreignGroups: this.foreignGroups(),
       results: this.deps.evaluationResultsSql(projectId),
       evaluator: q.evaluator,
       bucket: windowOf(q.startDate, q.windowMs),

@@ -6,7 +6,17 @@ import { chartDataBody, chartDataSchema, chartParams, dashboardDefinitionSchema,
 import { getDashboard } from './use-cases/get-dashboard.ts';
 import { listDashboards } from './use-cases/list-dashboards.ts';
 import { readChartData } from './use-cases/read-chart.ts';
-import { createDashboard, deleteDashboard, putDashboard } from './use-cases/save-dashboard.ts';
+import { createDashboard, deleteDashboard, parseIfMatch, putDashboard } from './use-cases/save-dashboard.ts';
+
+/** A dashboard's version as its ETag: what If-Match sends back. */
+const etag = (d: { version: number }) => `"${d.version}"`;
+const ifMatchHeaders = z.object({
+  'if-match': z
+    .string()
+    .max(200)
+    .optional()
+    .describe('The ETag of the version the editor read (GET answers it): the write goes ahead only over that version, else 412'),
+});
 
 const tags = ['dashboards'];
 
@@ -27,8 +37,11 @@ export function dashboardRoutes(app: FastifyInstance, ctx: DashboardsContext) {
     );
     project.get(
       '/:id',
-      { config: view, schema: { tags, summary: "A dashboard's whole definition (id default: the project's default dashboard)", params: dashboardIdParams, response: { 200: dashboardSchema, ...g.errors(404) } } },
-      (req, { projectId }) => getDashboard(ctx, projectId, req.params.id),
+      { config: view, schema: { tags, summary: "A dashboard's whole definition (id default: the project's default dashboard), its version as the ETag", params: dashboardIdParams, response: { 200: dashboardSchema, ...g.errors(404) } } },
+      async (req, { projectId }, reply) => {
+        const dashboard = await getDashboard(ctx, projectId, req.params.id);
+        return reply.header('etag', etag(dashboard)).send(dashboard);
+      },
     );
     project.put(
       '/:id',
@@ -36,13 +49,17 @@ export function dashboardRoutes(app: FastifyInstance, ctx: DashboardsContext) {
         config: manage,
         schema: {
           tags,
-          summary: "Replace a dashboard's whole definition, or create it under this id (a definition kept in git is put back as is)",
+          summary: "Replace a dashboard's whole definition, or create it under this id (a definition kept in git is put back as is); with If-Match, only over the version read (412 when someone saved since)",
           params: dashboardIdParams,
+          headers: ifMatchHeaders,
           body: dashboardDefinitionSchema,
-          response: { 200: dashboardSchema },
+          response: { 200: dashboardSchema, ...g.errors(412) },
         },
       },
-      (req, scope) => putDashboard(ctx, scope, req.params.id, req.body),
+      async (req, scope, reply) => {
+        const saved = await putDashboard(ctx, scope, req.params.id, req.body, parseIfMatch(req.headers['if-match']));
+        return reply.header('etag', etag(saved)).send(saved);
+      },
     );
     project.delete(
       '/:id',

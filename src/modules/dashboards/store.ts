@@ -50,6 +50,32 @@ export async function saveDashboard(
   return toRow(r);
 }
 
+/**
+ * Writes a whole definition only over the version the writer read (`expected`; 0: the built-in
+ * default, never saved): null when another write came first (or the dashboard is gone).
+ */
+export async function saveDashboardIfVersion(
+  db: Executor,
+  d: { organizationId: string; projectId: string; id: string; name: string; definition: unknown; userId: string | null; now: number; expected: number },
+): Promise<DashboardRow | null> {
+  const [r] =
+    d.expected === 0
+      ? await rows<Record<string, unknown>>(
+          db,
+          sql`INSERT INTO dashboards (project_id, id, organization_id, name, definition, created_by, updated_by, created_at, updated_at)
+              VALUES (${d.projectId}, ${d.id}, ${d.organizationId}, ${d.name}, ${jsonParam(d.definition)}::jsonb, ${d.userId}, ${d.userId}, ${d.now}, ${d.now})
+              ON CONFLICT (project_id, id) DO NOTHING
+              RETURNING ${COLUMNS}`,
+        )
+      : await rows<Record<string, unknown>>(
+          db,
+          sql`UPDATE dashboards SET name = ${d.name}, definition = ${jsonParam(d.definition)}::jsonb, updated_by = ${d.userId}, updated_at = ${d.now}, version = version + 1
+              WHERE project_id = ${d.projectId} AND id = ${d.id} AND version = ${d.expected}
+              RETURNING ${COLUMNS}`,
+        );
+  return r ? toRow(r) : null;
+}
+
 export async function deleteDashboard(db: Executor, projectId: string, id: string): Promise<boolean> {
   return (await rows(db, sql`DELETE FROM dashboards WHERE project_id = ${projectId} AND id = ${id} RETURNING id`)).length > 0;
 }

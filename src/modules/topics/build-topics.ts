@@ -110,7 +110,7 @@ async function nameTopic(ctx: TopicsContext, scope: ProjectScope, model: string 
     `Frequent words: ${keywords.join(', ')}`,
   ].join('\n');
   try {
-    const answer = (await ctx.complete(scope, model, prompt)).trim().replace(/^["'“]|["'”.]$/g, '').slice(0, 80);
+    const answer = (await ctx.complete(scope, model, prompt)).trim().replace(/^["'“]+|["'”]+$/g, '').replace(/\.$/, '').trim().slice(0, 80);
     return answer || fallback;
   } catch {
     return fallback;

@@ -17,8 +17,8 @@ export interface TopicsContext {
   checkProvider(scope: ProjectScope, model: string, field: string): Promise<void>;
   /** A chat model's answer to one user message (naming a topic). */
   complete(scope: ProjectScope, model: string, prompt: string): Promise<string>;
-  /** Traces' inputs, newest first, under conditions on `traces` rows. */
-  traceInputs(projectId: string, where: SQL[], limit: number): Promise<{ trace_id: string; started_at: number; input: string | null }[]>;
+  /** Traces' inputs under conditions on `traces` rows, newest first or in the order they were first ingested. */
+  traceInputs(projectId: string, where: SQL[], limit: number, order?: 'newest' | 'ingested'): Promise<{ trace_id: string; started_at: number; inserted_at: number; input: string | null }[]>;
   /** Conditions on `traces` rows: these trace ids. */
   traceIdsCondition(traceIds: readonly string[]): SQL;
   /** Per topic sums over a range (analytics, grouped by topic). */

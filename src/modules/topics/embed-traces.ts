@@ -50,18 +50,19 @@ export function unitVector(v: readonly number[]): Float32Array {
 }
 
 /**
- * Embeds the inputs of traces not yet embedded (newest first) and puts each in the nearest
- * topic. Runs in the background, never in ingest: a provider failing stops the round and is
- * recorded for the topics page; the traces wait for the next round.
+ * Embeds the inputs of traces ingested since the project's watermark, in the order they came,
+ * and puts each in the nearest topic; the watermark moves past each batch stored. Runs in the
+ * background, never in ingest: a provider failing stops the round and is recorded for the
+ * topics page; the watermark stays, and the traces wait for the next round.
  */
-export async function embedNewTraces(ctx: TopicsContext, scope: ProjectScope, model: string): Promise<{ embedded: number }> {
+export async function embedNewTraces(ctx: TopicsContext, scope: ProjectScope, model: string, embeddedThrough: number | null): Promise<{ embedded: number }> {
   const topics = await store.listTopics(ctx.db.orm, scope.projectId);
   const d = topics[0]?.centroid.length ?? 0;
   const centroids = new Float32Array(topics.length * d);
   topics.forEach((t, i) => centroids.set(t.centroid, i * d));
   let embedded = 0;
   for (let round = 0; round < BATCHES_PER_ROUND; round++) {
-    const batch = await ctx.traceInputs(scope.projectId, [store.notEmbeddedCondition()], EMBED_BATCH);
+    const batch = await ctx.traceInputs(scope.projectId, [store.notEmbeddedSinceCondition(embeddedThrough)], EMBED_BATCH, 'ingested');
     if (batch.length === 0) break;
     const withText = batch.filter((t) => (t.input ?? '').trim() !== '');
     let vectors: number[][] = [];
@@ -82,7 +83,11 @@ export async function embedNewTraces(ctx: TopicsContext, scope: ProjectScope, mo
       const nearest = nearestCentroid(centroids, topics.length, embedding);
       return { traceId: t.trace_id, startedAt: t.started_at, embedding, topicId: topics[nearest.index].topicId, similarity: nearest.similarity };
     });
-    await store.insertEmbeddings(ctx.db.orm, scope.projectId, rows, ctx.clock.now().getTime());
+    embeddedThrough = Math.max(embeddedThrough ?? 0, batch[batch.length - 1].inserted_at);
+    await ctx.db.orm.transaction(async (tx) => {
+      await store.insertEmbeddings(tx, scope.projectId, rows, ctx.clock.now().getTime());
+      await store.advanceWatermark(tx, scope.projectId, embeddedThrough!);
+    });
     embedded += rows.length;
     if (batch.length < EMBED_BATCH) break;
   }

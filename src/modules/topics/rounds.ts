@@ -15,7 +15,7 @@ export async function runTopicRounds(ctx: TopicsContext, onlyProjectId?: string)
     if (onlyProjectId && settings.projectId !== onlyProjectId) continue;
     const scope = { organizationId: settings.organizationId, projectId: settings.projectId };
     try {
-      embedded += (await embedNewTraces(ctx, scope, settings.embeddingsModel!)).embedded;
+      embedded += (await embedNewTraces(ctx, scope, settings.embeddingsModel!, settings.embeddedThrough)).embedded;
       const count = await store.countEmbedded(ctx.db.orm, scope.projectId);
       if (buildDue(settings, count, ctx.clock.now().getTime()) && (await buildTopics(ctx, scope, settings)).built) built++;
     } catch {

@@ -43,7 +43,8 @@ export const topicSettingsResponse = z
   .meta({ id: 'TopicSettings' });
 export type TopicSettings = z.infer<typeof topicSettingsResponse>;
 
-const dateInput = z.union([z.number().int().nonnegative(), z.iso.datetime({ offset: true })]);
+/** A query-string date: epoch ms (the query string's digits) or ISO 8601. */
+const dateInput = z.union([z.string().regex(/^\d{1,15}$/).transform(Number), z.number().int().nonnegative(), z.iso.datetime({ offset: true })]);
 
 export const topicsQuery = z.strictObject({
   startDate: dateInput.optional().describe('Traces started at or after (epoch ms or ISO 8601); default: 7 days before endDate'),

@@ -19,7 +19,11 @@ export async function saveSettings(
   await db
     .insert(topicSettings)
     .values({ ...scope, ...s, updatedAt: now })
-    .onConflictDoUpdate({ target: topicSettings.projectId, set: { ...s, updatedAt: now } });
+    // Another embeddings model (or topics turned on again) starts from the oldest stored trace not embedded.
+    .onConflictDoUpdate({
+      target: topicSettings.projectId,
+      set: { ...s, updatedAt: now, embeddedThrough: sql`CASE WHEN ${topicSettings.embeddingsModel} IS NOT DISTINCT FROM ${s.embeddingsModel} THEN ${topicSettings.embeddedThrough} END` },
+    });
 }
 
 /** The projects with topics on (an embeddings model set). */
@@ -161,9 +165,26 @@ export function inTopicsCondition(topicIds: readonly string[]): SQL {
   return sql`EXISTS (SELECT 1 FROM trace_topics tt WHERE tt.project_id = traces.project_id AND tt.trace_id = traces.trace_id AND tt.topic_id = ANY(${textArray(topicIds)}))`;
 }
 
-/** Traces (rows of `traces`) not yet embedded: what the next round embeds. */
-export function notEmbeddedCondition(): SQL {
-  return sql`NOT EXISTS (SELECT 1 FROM trace_topics tt WHERE tt.project_id = traces.project_id AND tt.trace_id = traces.trace_id)`;
+/**
+ * How far before the watermark a round looks again: a trace stamped with its first-ingested time
+ * can commit after a later-stamped one (a long ingest transaction, another process's clock), and
+ * must not be passed over. Traces already embedded in that margin are skipped by their row here.
+ */
+export const LATE_COMMIT_MARGIN_MS = 60_000;
+
+/**
+ * Traces (rows of `traces`) first ingested since the watermark (less the margin) and not yet
+ * embedded: what the next round embeds. Read on the traces' (project_id, inserted_at) index, so
+ * a round costs the traces that arrived since, not the whole table.
+ */
+export function notEmbeddedSinceCondition(embeddedThrough: number | null): SQL {
+  const since = embeddedThrough === null ? sql`` : sql`traces.inserted_at >= ${embeddedThrough - LATE_COMMIT_MARGIN_MS} AND `;
+  return sql`${since}NOT EXISTS (SELECT 1 FROM trace_topics tt WHERE tt.project_id = traces.project_id AND tt.trace_id = traces.trace_id)`;
+}
+
+/** Moves the project's watermark forward to `through` (never back: two processes may run rounds). */
+export async function advanceWatermark(db: Executor, projectId: string, through: number): Promise<void> {
+  await db.execute(sql`UPDATE topic_settings SET embedded_through = GREATEST(COALESCE(embedded_through, 0), ${through}) WHERE project_id = ${projectId}`);
 }
 
 export async function deleteTraces(db: Executor, projectId: string, traceIds: readonly string[]): Promise<void> {

@@ -315,10 +315,10 @@ export function windowOf(origin: number, windowMs: number): SQL {
  */
 export async function windowTraceValues(
   db: Executor,
-  q: { projectId: string; where: SQL[]; groupBy: GroupBy; column: TraceValueColumn; bucket: SQL },
+  q: { projectId: string; where: SQL[]; groupBy: GroupBy; foreignGroups?: ForeignGroups; column: TraceValueColumn; bucket: SQL },
 ): Promise<{ b: number; g: string | null; v: number[] }[]> {
   const where = sql.join([sql`traces.project_id = ${q.projectId}`, ...q.where, sql`${VALUE_COLUMNS[q.column]} IS NOT NULL`], sql` AND `);
-  const group = groupJoin(q.groupBy);
+  const group = groupJoin(q.groupBy, q.foreignGroups);
   const found = await rows<{ b: number; g: string | null; v: number[] }>(
     db,
     sql`SELECT ${q.bucket} AS b, ${group.column} AS g, array_agg(${VALUE_COLUMNS[q.column]}::float8) AS v FROM traces ${group.join} WHERE ${where} GROUP BY 1, 2`,
@@ -333,9 +333,9 @@ export async function windowTraceValues(
  */
 export async function windowEvaluationValues(
   db: Executor,
-  q: { projectId: string; where: SQL[]; groupBy: GroupBy | 'evaluator'; results: SQL; evaluator: string | null; bucket: SQL },
+  q: { projectId: string; where: SQL[]; groupBy: GroupBy | 'evaluator'; foreignGroups?: ForeignGroups; results: SQL; evaluator: string | null; bucket: SQL },
 ): Promise<{ b: number; g: string | null; ran: number; errors: number; verdicts: number; passed: number; scores: number[] }[]> {
-  const group = q.groupBy === 'evaluator' ? { join: sql``, column: sql`e.name` } : groupJoin(q.groupBy);
+  const group = q.groupBy === 'evaluator' ? { join: sql``, column: sql`e.name` } : groupJoin(q.groupBy, q.foreignGroups);
   const where = sql.join([sql`traces.project_id = ${q.projectId}`, ...q.where, ...(q.evaluator === null ? [] : [sql`(e.name = ${q.evaluator} OR e.evaluator = ${q.evaluator})`])], sql` AND `);
   const found = await rows<{ b: number; g: string | null; ran: number; errors: number; verdicts: number; passed: number; scores: number[] | null }>(
     db,

@@ -143,9 +143,9 @@ export class TraceService {
   searchConditions(projectId: string, req: Pick<SearchRequest, 'query' | 'startDate' | 'endDate' | 'filters'>): SQL[] {
     return this.searching.searchConditions(projectId, req);
   }
-  /** Traces' inputs, newest first, under conditions on `traces` rows (topics embed what they have not seen). */
-  inputs(projectId: string, where: SQL[], limit: number) {
-    return traceInputs(this.ctx.db.orm, projectId, where, limit);
+  /** Traces' inputs, newest first or as first ingested, under conditions on `traces` rows (topics embed what they have not seen). */
+  inputs(projectId: string, where: SQL[], limit: number, order?: 'newest' | 'ingested') {
+    return traceInputs(this.ctx.db.orm, projectId, where, limit, order);
   }
 
   // Shares (shares.ts)

@@ -515,15 +515,23 @@ export function traceIdsCondition(traceIds: readonly string[]): SQL {
 }
 
 /**
- * Traces' inputs, newest first: `where` are conditions on `traces` rows (another module's
- * "not yet seen", or a list of ids), so the caller never names this table.
+ * Traces' inputs, newest first (or in the order they were first ingested): `where` are conditions
+ * on `traces` rows (another module's "not yet seen", or a list of ids), so the caller never names
+ * this table.
  */
-export async function traceInputs(db: Executor, projectId: string, where: SQL[], limit: number): Promise<{ trace_id: string; started_at: number; input: string | null }[]> {
-  const found = await rows<{ trace_id: string; started_at: number; input: string | null }>(
+export async function traceInputs(
+  db: Executor,
+  projectId: string,
+  where: SQL[],
+  limit: number,
+  order: 'newest' | 'ingested' = 'newest',
+): Promise<{ trace_id: string; started_at: number; inserted_at: number; input: string | null }[]> {
+  const orderBy = order === 'newest' ? sql`started_at DESC, trace_id` : sql`inserted_at, trace_id`;
+  const found = await rows<{ trace_id: string; started_at: number; inserted_at: number; input: string | null }>(
     db,
-    sql`SELECT trace_id, started_at, input FROM traces WHERE ${sql.join([sql`project_id = ${projectId}`, ...where], sql` AND `)} ORDER BY started_at DESC, trace_id LIMIT ${limit}`,
+    sql`SELECT trace_id, started_at, inserted_at, input FROM traces WHERE ${sql.join([sql`project_id = ${projectId}`, ...where], sql` AND `)} ORDER BY ${orderBy} LIMIT ${limit}`,
   );
-  return found.map((r) => ({ trace_id: r.trace_id, started_at: Number(r.started_at), input: r.input }));
+  return found.map((r) => ({ trace_id: r.trace_id, started_at: Number(r.started_at), inserted_at: Number(r.inserted_at), input: r.input }));
 }
 
 export async function countTraces(db: Executor, projectId: string, where: SQL[]): Promise<number> {

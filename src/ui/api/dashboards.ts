@@ -44,7 +44,14 @@ export function useDashboardMutations(projectId: string) {
   };
   return {
     create: useMutation({ mutationFn: (body: DashboardDefinitionInput) => POST('/api/dashboards', { projectId, body }), onSuccess: saved }),
-    put: useMutation({ mutationFn: ({ id, body }: { id: string; body: DashboardDefinitionInput }) => PUT('/api/dashboards/{id}', { ...at(id), projectId, body }), onSuccess: saved }),
+    /** Saved over `version` (the one on screen) only: someone else's save since is refused (412), not overwritten. */
+    put: useMutation({
+      mutationFn: ({ id, body, version }: { id: string; body: DashboardDefinitionInput; version: number }) =>
+        PUT('/api/dashboards/{id}', { ...at(id), projectId, body, headers: { 'if-match': `"${version}"` } }),
+      onSuccess: saved,
+    }),
+    /** Reads the stored dashboard again (after a 412: someone else's version). */
+    reload: (id: string) => client.invalidateQueries({ queryKey: dashboardKeys.one(projectId, id) }),
     remove: useMutation({
       mutationFn: (id: string) => DELETE('/api/dashboards/{id}', { ...at(id), projectId }),
       onSuccess: (_r, id) => Promise.all([client.invalidateQueries({ queryKey: dashboardKeys.list(projectId) }), client.invalidateQueries({ queryKey: dashboardKeys.one(projectId, id) })]),

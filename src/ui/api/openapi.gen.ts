@@ -30863,7 +30863,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A dashboard's whole definition (id default: the project's default dashboard) */
+        /** A dashboard's whole definition (id default: the project's default dashboard), its version as the ETag */
         get: {
             parameters: {
                 query?: never;
@@ -30982,11 +30982,14 @@ export interface paths {
                 };
             };
         };
-        /** Replace a dashboard's whole definition, or create it under this id (a definition kept in git is put back as is) */
+        /** Replace a dashboard's whole definition, or create it under this id (a definition kept in git is put back as is); with If-Match, only over the version read (412 when someone saved since) */
         put: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description The ETag of the version the editor read (GET answers it): the write goes ahead only over that version, else 412 */
+                    "if-match"?: string;
+                };
                 path: {
                     id: string;
                 };
@@ -31057,6 +31060,30 @@ export interface paths {
                 };
                 /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
                 403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                412: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -36800,7 +36827,7 @@ export interface components {
             filters: {
                 [key: string]: unknown;
             } | null;
-            splitBy: ("model" | "label" | "user" | "customer" | "prompt" | "evaluator") | null;
+            splitBy: ("model" | "label" | "user" | "customer" | "prompt" | "evaluator" | "topic") | null;
             windowMinutes: number;
             /** @description The condition with its defaults filled in */
             condition: {
@@ -36849,7 +36876,7 @@ export interface components {
             filters: {
                 [key: string]: unknown;
             } | null;
-            splitBy: ("model" | "label" | "user" | "customer" | "prompt" | "evaluator") | null;
+            splitBy: ("model" | "label" | "user" | "customer" | "prompt" | "evaluator" | "topic") | null;
             windowMinutes: number;
             /** @description The condition with its defaults filled in */
             condition: {
@@ -37472,7 +37499,7 @@ export interface components {
              * @description One decision per segment, all of them up to 1,000 a window (those with most events; the history says how many were left out), corrected together
              * @default null
              */
-            splitBy: ("model" | "label" | "user" | "customer" | "prompt" | "evaluator") | null;
+            splitBy: ("model" | "label" | "user" | "customer" | "prompt" | "evaluator" | "topic") | null;
             /** @description Window length, 5 minutes to 7 days; windows are aligned to multiples of it since 1970 UTC */
             windowMinutes: number;
             condition: {
@@ -37585,7 +37612,7 @@ export interface components {
              * @description One decision per segment, all of them up to 1,000 a window (those with most events; the history says how many were left out), corrected together
              * @default null
              */
-            splitBy?: ("model" | "label" | "user" | "customer" | "prompt" | "evaluator") | null;
+            splitBy?: ("model" | "label" | "user" | "customer" | "prompt" | "evaluator" | "topic") | null;
             /** @description Window length, 5 minutes to 7 days; windows are aligned to multiples of it since 1970 UTC */
             windowMinutes: number;
             condition: {

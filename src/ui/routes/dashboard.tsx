@@ -19,6 +19,7 @@ import {
   type DashboardChart,
   type DashboardDefinitionInput,
 } from '../api/dashboards.ts';
+import { ApiError } from '../api/client.ts';
 import type { SearchFilters } from '../api/types.ts';
 import { formErrors } from '../lib/form-errors.ts';
 import { dateFormat, formatCost, formatDuration, formatTokens, utcOffsetMinutes } from '../lib/format.ts';
@@ -56,7 +57,7 @@ export default function DashboardPage() {
 }
 
 function DashboardView({ projectId, dashboard }: { projectId: string; dashboard: Dashboard }) {
-  const { put, remove } = useDashboardMutations(projectId);
+  const { put, remove, reload } = useDashboardMutations(projectId);
   const navigate = useNavigate();
   const definition = dashboard.definition as DashboardDefinitionInput;
   const [editing, setEditing] = useState(false);
@@ -64,7 +65,9 @@ function DashboardView({ projectId, dashboard }: { projectId: string; dashboard:
   // Relative ranges count back from when the page opened (one query key until the range changes).
   const [now, setNow] = useState(() => Date.now());
   const view = { utcOffsetMinutes: utcOffsetMinutes(), now, ...(range === 'saved' ? {} : { timeRange: { last: range as (typeof RELATIVE_RANGES)[number] } }) };
-  const save = (next: Partial<DashboardDefinitionInput>) => put.mutate({ id: dashboard.id, body: { ...definition, ...next } });
+  const save = (next: Partial<DashboardDefinitionInput>) => put.mutate({ id: dashboard.id, version: dashboard.version, body: { ...definition, ...next } });
+  // Someone else saved after this page read the dashboard: theirs is kept; reloading shows it.
+  const stale = put.error instanceof ApiError && put.error.status === 412;
   const charts = dashboard.definition.charts;
   const savedRange = definition.timeRange?.last ? `Last ${definition.timeRange.last}` : 'Fixed dates';
 
@@ -101,12 +104,29 @@ function DashboardView({ projectId, dashboard }: { projectId: string; dashboard:
         {dashboard.builtIn ? 'The default dashboard, as shipped.' : `Saved ${dashboard.version} time${dashboard.version === 1 ? '' : 's'}.`} Shared with everyone in the project.
         {put.isPending ? ' Saving…' : ''}
       </Text>
-      {put.error && !editing ? (
+      {stale ? (
+        <Alert color="orange" title="Someone else saved this dashboard meanwhile" data-testid="dashboard-stale">
+          <Text size="sm">Your change was not saved, so theirs is not lost. Reload to see their version, then make your change again.</Text>
+          <Text size="xs" className="muted">
+            {put.error?.message}
+          </Text>
+          <Button
+            size="xs"
+            mt="xs"
+            onClick={() => {
+              put.reset();
+              void reload(dashboard.id);
+            }}
+          >
+            Reload the dashboard
+          </Button>
+        </Alert>
+      ) : put.error && !editing ? (
         <Alert color="red" title="Not saved">
           {put.error.message}
         </Alert>
       ) : null}
-      {editing ? <EditPanel definition={definition} charts={charts} error={put.error} saving={put.isPending} onSave={save} onDelete={() => remove.mutate(dashboard.id, { onSuccess: () => void navigate({ to: '/p/$projectId/dashboards', params: { projectId } }) })} /> : null}
+      {editing ? <EditPanel definition={definition} charts={charts} error={stale ? null : put.error} saving={put.isPending} onSave={save} onDelete={() => remove.mutate(dashboard.id, { onSuccess: () => void navigate({ to: '/p/$projectId/dashboards', params: { projectId } }) })} /> : null}
       {charts.length === 0 ? (
         <Text size="sm" className="muted">
           No charts yet: Edit, then Add chart.

@@ -1,4 +1,4 @@
-import { badRequest, notFound } from '../../../platform/errors.ts';
+import { badRequest, notFound, preconditionFailed } from '../../../platform/errors.ts';
 import { newId } from '../../../platform/ids.ts';
 import type { ProjectScope } from '../../../platform/http/route-group.ts';
 import type { DashboardsContext } from '../context.ts';
@@ -19,15 +19,53 @@ export async function createDashboard(ctx: DashboardsContext, scope: ProjectScop
 }
 
 /**
+ * The version an If-Match header names: `"3"`, `W/"3"` or `3` (the ETag GET and PUT answer);
+ * `*` or no header: any version. Several values: the request may go ahead over any of them.
+ */
+export function parseIfMatch(header: string | undefined): number[] | null {
+  if (header === undefined || header.trim() === '*' || header.trim() === '') return null;
+  const versions = header.split(',').map((v) => v.trim().replace(/^W\//, '').replace(/^"(.*)"$/, '$1'));
+  if (!versions.every((v) => /^\d{1,9}$/.test(v))) throw badRequest('invalid_if_match', 'If-Match: the dashboard\'s version as its ETag gives it, e.g. "3"', 'If-Match');
+  return versions.map(Number);
+}
+
+/**
  * Replaces a dashboard's whole definition, or makes it under this id (a dashboard kept in git
  * is put back as it is, wherever it goes); `default` saves the project's own default dashboard.
+ * With `ifMatch` (the version the editor read), only over that version: someone else's save in
+ * between is a 412 saying who and when, never silently overwritten.
  */
-export async function putDashboard(ctx: DashboardsContext, scope: ProjectScope, id: string, definition: DashboardDefinition): Promise<DashboardView> {
+export async function putDashboard(ctx: DashboardsContext, scope: ProjectScope, id: string, definition: DashboardDefinition, ifMatch: number[] | null = null): Promise<DashboardView> {
   const exists = await store.findDashboard(ctx.db.orm, scope.projectId, id);
   if (!exists && id !== DEFAULT_DASHBOARD_ID && (await store.countDashboards(ctx.db.orm, scope.projectId)) >= MAX_DASHBOARDS) {
     throw badRequest('too_many_dashboards', `body: a project keeps at most ${MAX_DASHBOARDS} dashboards; delete one first`, 'body');
   }
-  return write(ctx, scope, id, definition);
+  if (ifMatch === null) return write(ctx, scope, id, definition);
+  const current = exists?.version ?? (id === DEFAULT_DASHBOARD_ID ? 0 : null);
+  const expected = current !== null && ifMatch.includes(current) ? current : null;
+  const row =
+    expected === null
+      ? null
+      : await store.saveDashboardIfVersion(ctx.db.orm, {
+          organizationId: scope.organizationId,
+          projectId: scope.projectId,
+          id,
+          name: definition.name,
+          definition,
+          userId: scope.userId,
+          now: ctx.clock.now().getTime(),
+          expected,
+        });
+  if (row) return presentDashboard(row);
+  const now = await store.findDashboard(ctx.db.orm, scope.projectId, id);
+  if (!now && id !== DEFAULT_DASHBOARD_ID) throw preconditionFailed('dashboard_changed', `If-Match: dashboard ${id} was deleted after you read it`, { field: 'If-Match', version: null });
+  const version = now?.version ?? 0;
+  const when = now ? new Date(now.updated_at).toISOString() : null;
+  throw preconditionFailed(
+    'dashboard_changed',
+    `If-Match: this dashboard was saved by someone else${when ? ` at ${when}` : ''} (version ${version}, you edited version ${ifMatch.join(', ')}); reload it to see their changes, then make yours again`,
+    { field: 'If-Match', version, updatedAt: now?.updated_at ?? null, updatedBy: now?.updated_by ?? null },
+  );
 }
 
 async function write(ctx: DashboardsContext, scope: ProjectScope, id: string, definition: DashboardDefinition): Promise<DashboardView> {
