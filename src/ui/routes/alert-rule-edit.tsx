@@ -108,6 +108,7 @@ const SEGMENT_LABELS: Record<(typeof SEGMENTS)[number], string> = {
   customer: 'Customer',
   prompt: 'Prompt version',
   evaluator: 'Evaluator',
+  topic: 'Topic',
 };
 
 /** The segments a metric can be split by: evaluator only for an evaluator's metrics, none for a review score's. */
