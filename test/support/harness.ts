@@ -170,7 +170,7 @@ export async function startApp(kind: DatabaseKind, options: StartAppOptions = {}
     config,
     db,
     clock,
-    logger: options.logger ?? pino({ level: 'silent' }),
+    logger: options.logger ?? pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
     tokenHasher,
   });
   if (!previous) shared.creds = (await firstStart(config, app.services, clock.now()))!;
