@@ -27,6 +27,12 @@ export function launchBrowser(): Promise<Browser> {
 
 /** axe's serious and critical findings on the page as it is now, one line each (the tests expect none). */
 export async function seriousViolations(page: Page): Promise<string[]> {
+  // A notification or dialog fading in is measured at its final colours, not half-transparent
+  // (axe read a toast's text at 3.4:1 mid-fade). Endless animations (loaders) are not waited for.
+  await page.evaluate(`Promise.race([
+    Promise.all(document.getAnimations().filter((a) => a.effect?.getComputedTiming().endTime !== Infinity).map((a) => a.finished.catch(() => undefined))),
+    new Promise((resolve) => setTimeout(resolve, 2000)),
+  ])`);
   const { violations } = await new AxeBuilder({ page }).analyze();
   return violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
