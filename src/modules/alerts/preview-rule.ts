@@ -64,6 +64,6 @@ function worst(evaluations: EvaluationView[], start: number, end: number): Evalu
     const [x, y] = [rank(a), rank(b)];
     return x[0] - y[0] || x[1] - y[1] || x[2] - y[2];
   });
-  return sorted[0] ?? { windowStart: start, windowEnd: end, segment: '', value: null, baseline: null, count: 0, baselineCount: null, low: null, high: null, pValue: null, decision: 'too_few', state: 'ok', segmentsLeftOut: 0 };
+  return sorted[0] ?? { windowStart: start, windowEnd: end, segment: '', value: null, baseline: null, count: 0, baselineCount: null, low: null, high: null, pValue: null, decision: 'too_few', state: 'ok', segmentsLeftOut: 0, held: null };
 }
 
