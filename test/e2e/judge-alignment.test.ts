@@ -148,7 +148,7 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('judge alignment in a real br
   });
 
   it("the judge's trust on the experiment's page and on an alert rule that requires a trusted judge", async () => {
-    await page.goto(url(`/p/${projectId}/experiments/judged`));
+    await page.goto(url(`/p/${projectId}/experiments/judged?runId=next`));
     const list = page.getByRole('region', { name: 'Can the judges be trusted?' });
     await checkPage('judge-trust-experiment', () => list.getByText('judge not trusted').waitFor());
     const rule = await web.request('POST', '/api/alerts/rules', {

@@ -221,6 +221,8 @@ describe.each(appDatabaseKinds)('MCP server (%s)', (kind) => {
     const compared = textOf(await mcp.callTool({ name: 'compare_to_baseline', arguments: { experimentSlug: 'triage-eval', runId: 'run-2' } }));
     expect(compared).toContain('Run run-2 against baseline run-1 (3 shared rows)');
     expect(compared).toMatch(/- Exact match: not enough data \(20 rows needed\) · pass rate \+0\.0 pts \[95% CI -?\d+\.\d pts to \+\d+\.\d pts\], n=3 · 1 regressed, 1 improved/);
+    // each judge's trust follows the verdicts: nobody labelled this one's traces
+    expect(compared).toMatch(/\nCan the judges be trusted\?\n- \S+: judge not measured against people \(no human labels on its traces\)$/);
     const regressed = textOf(await mcp.callTool({ name: 'list_regressions', arguments: { experimentSlug: 'triage-eval', runId: 'run-2', direction: 'regressed' } }));
     expect(regressed).toContain('Run run-2 against run-1: 1 regressed, 1 improved.');
     expect(regressed).toContain('- row 0 · exact regressed: pass (1) -> fail (0)');
