@@ -11,6 +11,8 @@ import { textReply, toolCallReply, type RecordedRequest } from '../evaluators/fa
 export function scriptedModel(req: RecordedRequest) {
   const messages = req.body.messages as Array<{ role: string; content: string }>;
   if (!req.body.tools) {
+    // A prompt playing the agent (a scenario's prompt target): its system message names the desk.
+    if (messages.some((m) => m.role === 'system' && m.content.includes('REFUND DESK'))) return textReply('REFUND APPROVED: your refund for order 42 is on its way.');
     const turns = messages.filter((m) => m.role === 'assistant').length;
     return textReply(turns === 0 ? 'Hi, I want a refund for order 42.' : `Turn ${turns + 1}: so is my refund approved?`);
   }

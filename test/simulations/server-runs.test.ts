@@ -99,6 +99,34 @@ describe.each(databaseKinds)('simulations the server runs (%s)', (kind) => {
     expect(stubborn.body.messages.filter((m: { role: string }) => m.role === 'user')).toHaveLength(3);
   }, 120_000);
 
+  it('runs a scenario whose agent is a prompt: the prompt answers each turn through the project\'s model, and the run links to its traces', async () => {
+    const prompt = await call('POST', '/api/prompts', {
+      handle: 'refund-desk',
+      prompt: 'You are the REFUND DESK of a shop. Approve fair refunds.',
+      messages: [{ role: 'user', content: '{{conversation}}' }],
+      inputs: [{ identifier: 'conversation', type: 'str' }],
+    });
+    expect(prompt.status, prompt.text).toBe(200);
+    const made = await call('POST', '/api/simulations/scenarios', scenario('Prompt agent', '/unused', { scenarioSetId: 'desk', target: { type: 'prompt', prompt: 'refund-desk' } }));
+    expect(made.status, made.text).toBe(201);
+    expect(made.body.target).toMatchObject({ type: 'prompt', prompt: 'refund-desk' });
+    const started = await call('POST', '/api/simulations/sets/desk/run', { label: 'prompt v1' });
+    expect(started.status, started.text).toBe(201);
+    const [run] = await finishedBatch(started.body.batchRunId);
+    expect(run).toMatchObject({ name: 'Prompt agent', status: 'SUCCESS', results: { verdict: 'success', unmetCriteria: [] }, messageCount: 2 });
+    const read = await call('GET', `/api/simulations/runs/${run.scenarioRunId}`);
+    expect(read.body.messages.map((m: { role: string; content: string }) => [m.role, m.content])).toEqual([
+      ['user', 'Hi, I want a refund for order 42.'],
+      ['assistant', 'REFUND APPROVED: your refund for order 42 is on its way.'],
+    ]);
+    // The prompt saw the conversation so far; its run is a trace of the project, linked from the run.
+    const asked = openai.requests.find((r) => (r.body.messages as { role: string; content: string }[]).some((m) => m.content.includes('REFUND DESK')))!;
+    expect(JSON.stringify(asked.body.messages)).toContain('user: Hi, I want a refund for order 42.');
+    expect(read.body.traceIds).toHaveLength(1);
+    const trace = await call('GET', `/api/traces/${read.body.traceIds[0]}`);
+    expect(trace.status, trace.text).toBe(200);
+  });
+
   it('bad scenarios and runs: 400 naming the field; 404 for a set without scenarios; another project sees none of it', async () => {
     const cases: Array<[unknown, string]> = [
       [scenario('x', '/good', { maxTurns: 51 }), 'body.maxTurns'],
