@@ -137,11 +137,12 @@ export async function benchAlerts(s: BenchServer, opts: { traces: number; previe
   try {
     await post(s, '/api/alerts/channels', { name: 'bench', kind: 'slack', target: receiver.url });
     await s.db.orm.execute(sql`UPDATE alert_rules SET enabled = (name LIKE 'rule %') WHERE project_id = ${projectId}`);
-    await createRule(s, { name: 'fires', windowMinutes: 5, metric: { kind: 'trace_count' }, condition: { kind: 'threshold', operator: 'below', value: 1, minCount: 0 }, resolveAfter: 100 });
+    // Restricted to a label no trace has, its window is empty however soon after the load it closes.
+    await createRule(s, { name: 'fires', windowMinutes: 5, metric: { kind: 'trace_count' }, filters: { labels: ['bench-no-trace-has-this'] }, condition: { kind: 'threshold', operator: 'below', value: 1, minCount: 0 }, resolveAfter: 100 });
     for (let sample = 0; sample < 3; sample++) {
       await s.db.orm.execute(sql`DELETE FROM alert_windows WHERE rule_id IN (SELECT id FROM alert_rules WHERE project_id = ${projectId})`);
       await s.db.orm.execute(sql`DELETE FROM alert_evaluations WHERE rule_id IN (SELECT id FROM alert_rules WHERE project_id = ${projectId})`);
-      // The window closes now (off the 5-minute grid on purpose): every enabled rule is due for it, and 'fires' (an empty window) fires.
+      // The window closes now (off the 5-minute grid on purpose): every enabled rule is due for it, and 'fires' (its window empty) fires.
       const closes = Date.now();
       const arrived = receiver.next('fires', 120_000);
       await s.db.orm.execute(sql`UPDATE alert_rules SET evaluated_through = ${closes - WINDOW}, segment_states = '{}' WHERE project_id = ${projectId} AND enabled`);
