@@ -11,6 +11,7 @@ import { fsyncPath, makePrivate, syncTree, unpackTar } from './pglite-fs.ts';
 import { PGliteClient } from './pglite-client.ts';
 import { PACKAGE_DIR } from '../package-dir.ts';
 import { countStatements, primaryOnly, replicaReads, type Reads } from './replicas.ts';
+import { pooledSession } from './pooled-session.ts';
 
 export type Schema = typeof schema;
 /** The drizzle database, whichever driver is underneath. */
@@ -248,15 +249,5 @@ async function listenOnPostgres(connectionString: string, channel: string, onNot
  */
 export async function reserveSession(db: Database): Promise<{ exec: Orm; release(failed?: boolean): void }> {
   if (db.kind === 'pglite') return { exec: db.orm, release: () => {} };
-  const client = await db.pool!.connect();
-  let released = false;
-  return {
-    // No schema: relational queries are not needed here, and mapping the schema costs ~ms per call.
-    exec: drizzlePg({ client }) as unknown as Orm,
-    release: (failed = false) => {
-      if (released) return;
-      released = true;
-      client.release(failed ? new Error('discarded after a failed statement') : undefined);
-    },
-  };
+  return pooledSession(db.pool!);
 }

@@ -3,6 +3,7 @@ import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import pg from 'pg';
 import * as schema from './schema/index.ts';
 import type { Orm } from './index.ts';
+import { pooledSession } from './pooled-session.ts';
 
 /**
  * Reads that may be a moment behind (search, trace reads, analytics, exports, comparisons,
@@ -280,16 +281,7 @@ export function replicaReads(primary: { orm: Orm; url: string; counter: { count:
     session: async () => {
       const r = await pick();
       if (!r) return null;
-      const client = await r.pool.connect();
-      let released = false;
-      return {
-        exec: drizzlePg({ client }) as unknown as Orm,
-        release: (failed = false) => {
-          if (released) return;
-          released = true;
-          client.release(failed ? new Error('discarded after a failed statement') : undefined);
-        },
-      };
+      return pooledSession(r.pool);
     },
     status: () => replicas.map((r) => ({ name: r.name, usable: usable(r), lagMs: r.lagMs, detail: r.detail })),
     statements: () => [{ pool: 'primary', count: primary.counter.count }, ...replicas.map((r) => ({ pool: r.name, count: r.counter.count }))],
