@@ -46,16 +46,7 @@ export async function putDashboard(ctx: DashboardsContext, scope: ProjectScope, 
   const row =
     expected === null
       ? null
-      : await store.saveDashboardIfVersion(ctx.db.orm, {
-          organizationId: scope.organizationId,
-          projectId: scope.projectId,
-          id,
-          name: definition.name,
-          definition,
-          userId: scope.userId,
-          now: ctx.clock.now().getTime(),
-          expected,
-        });
+      : await store.saveDashboardIfVersion(ctx.db.orm, { ...rowOf(ctx, scope, id, definition), expected });
   if (row) return presentDashboard(row);
   const now = await store.findDashboard(ctx.db.orm, scope.projectId, id);
   if (!now && id !== DEFAULT_DASHBOARD_ID) throw preconditionFailed('dashboard_changed', `If-Match: dashboard ${id} was deleted after you read it`, { field: 'If-Match', version: null });
@@ -69,17 +60,19 @@ export async function putDashboard(ctx: DashboardsContext, scope: ProjectScope, 
 }
 
 async function write(ctx: DashboardsContext, scope: ProjectScope, id: string, definition: DashboardDefinition): Promise<DashboardView> {
-  const row = await store.saveDashboard(ctx.db.orm, {
-    organizationId: scope.organizationId,
-    projectId: scope.projectId,
-    id,
-    name: definition.name,
-    definition,
-    userId: scope.userId,
-    now: ctx.clock.now().getTime(),
-  });
-  return presentDashboard(row);
+  return presentDashboard(await store.saveDashboard(ctx.db.orm, rowOf(ctx, scope, id, definition)));
 }
+
+/** What a save writes, with or without a version to match. */
+const rowOf = (ctx: DashboardsContext, scope: ProjectScope, id: string, definition: DashboardDefinition) => ({
+  organizationId: scope.organizationId,
+  projectId: scope.projectId,
+  id,
+  name: definition.name,
+  definition,
+  userId: scope.userId,
+  now: ctx.clock.now().getTime(),
+});
 
 /** Deletes a dashboard; deleting the default one brings back the built-in default. */
 export async function deleteDashboard(ctx: DashboardsContext, projectId: string, id: string): Promise<{ id: string; deleted: true }> {
