@@ -15,6 +15,9 @@ const contexts = new WeakMap<FastifyRequest, ReadContext>();
  * (db/replicas.ts). Register before the auth hook, so that everything after it runs inside.
  */
 export function installReadAfter(app: FastifyInstance, reads: Reads): void {
+  // Without replicas every read is the primary's: the header is still checked, but no request
+  // (ingest among them) pays for a read context it would never use.
+  const replicated = reads.status().length > 0;
   app.addHook('onRequest', (request, _reply, done) => {
     const header = request.headers[READ_AFTER_HEADER];
     const text = Array.isArray(header) ? header[0] : header;
@@ -26,10 +29,15 @@ export function installReadAfter(app: FastifyInstance, reads: Reads): void {
         return;
       }
     }
+    if (!replicated) {
+      done();
+      return;
+    }
     const ctx: ReadContext = { client: null, after, wrote: false };
     contexts.set(request, ctx);
     readContext.run(ctx, done);
   });
+  if (!replicated) return;
   app.addHook('preHandler', (request, _reply, done) => {
     const ctx = contexts.get(request);
     if (ctx && request.principal) ctx.client = request.principal.keyId;
