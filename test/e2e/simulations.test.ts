@@ -225,6 +225,8 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('simulations in a real browse
     expect(await row.textContent()).toContain('0% (0 of 1)');
     expect(await row.textContent()).toContain('100% (1 of 1)');
     expect(await row.textContent()).toContain('+100.0 pts');
-    await expect.poll(() => page.getByLabel('Candidate').locator('option:checked').textContent()).toMatch(/100%/);
+    // Each picker names a batch by the agent version it ran, not only its id.
+    await expect.poll(() => page.getByLabel('Candidate').locator('option:checked').textContent()).toMatch(/^v2 · .* · 100%/);
+    await expect.poll(() => page.getByLabel('Baseline').locator('option:checked').textContent()).toMatch(/^v1 · .* · 0%/);
   });
 });

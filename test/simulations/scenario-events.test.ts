@@ -97,7 +97,7 @@ describe.each(databaseKinds)('scenario events (%s)', (kind) => {
     const sets = (await read('/api/simulations/sets')).body.sets;
     expect(sets).toContainEqual({ scenarioSetId: 'faults', batches: 1, runs: 3, passed: 1, failed: 1, inProgress: 1, passRate: 0.5, lastRunAt: T0 + 50 });
     const batches = (await read('/api/simulations/sets/faults/batches')).body.batches;
-    expect(batches).toEqual([{ batchRunId: 'batch-faults', scenarioSetId: 'faults', runs: 3, passed: 1, failed: 1, inProgress: 1, passRate: 0.5, startedAt: T0, finishedAt: null }]);
+    expect(batches).toEqual([{ batchRunId: 'batch-faults', scenarioSetId: 'faults', label: null, runs: 3, passed: 1, failed: 1, inProgress: 1, passRate: 0.5, startedAt: T0, finishedAt: null }]);
     expect((await read('/api/simulations/sets/nope/batches')).status).toBe(404);
   });
 

@@ -92,7 +92,7 @@ describe.each(databaseKinds)('simulations the server runs (%s)', (kind) => {
 
     // The set and batch pages' routes count them as they count reported runs.
     const batches = await call('GET', '/api/simulations/sets/support/batches');
-    expect(batches.body.batches[0]).toMatchObject({ batchRunId: started.body.batchRunId, runs: 4, passed: 1, failed: 3, inProgress: 0, passRate: 0.25 });
+    expect(batches.body.batches[0]).toMatchObject({ batchRunId: started.body.batchRunId, label: 'v1', runs: 4, passed: 1, failed: 3, inProgress: 0, passRate: 0.25 });
 
     // The stubborn agent ran its three turns: the judge was asked after each answer.
     const stubborn = await call('GET', `/api/simulations/runs/${byName['Stubborn agent'].scenarioRunId}`);

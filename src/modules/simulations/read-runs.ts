@@ -40,7 +40,7 @@ export async function listSimulationSets(ctx: SimulationsContext, projectId: str
 export async function listSimulationBatches(ctx: SimulationsContext, projectId: string, scenarioSetId: string): Promise<z.output<typeof simulationBatchesResponse>> {
   const batches = await store.listBatches(ctx.db.orm, projectId, scenarioSetId);
   if (!batches.length) throw notFound('not_found', `no scenario set ${scenarioSetId} in this project`);
-  return { batches: batches.map((b) => ({ batchRunId: b.batch_run_id, scenarioSetId: b.scenario_set_id, ...counts(b), startedAt: b.started_at, finishedAt: b.finished_at })) };
+  return { batches: batches.map((b) => ({ batchRunId: b.batch_run_id, scenarioSetId: b.scenario_set_id, label: b.label, ...counts(b), startedAt: b.started_at, finishedAt: b.finished_at })) };
 }
 
 export async function listBatchRuns(ctx: SimulationsContext, projectId: string, batchRunId: string): Promise<z.output<typeof simulationBatchRunsResponse>> {

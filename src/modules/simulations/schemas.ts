@@ -106,7 +106,14 @@ const counts = {
 export const simulationSet = z.object({ scenarioSetId: z.string(), batches: z.number().int(), ...counts, lastRunAt: z.number() });
 export const simulationSetsResponse = z.object({ sets: z.array(simulationSet) });
 
-export const simulationBatch = z.object({ batchRunId: z.string(), scenarioSetId: z.string(), ...counts, startedAt: z.number(), finishedAt: z.number().nullable() });
+export const simulationBatch = z.object({
+  batchRunId: z.string(),
+  scenarioSetId: z.string(),
+  label: z.string().nullable().describe('The agent version the batch was run with (a server run\'s label), or null'),
+  ...counts,
+  startedAt: z.number(),
+  finishedAt: z.number().nullable(),
+});
 export const simulationBatchesResponse = z.object({ batches: z.array(simulationBatch) });
 
 const runSummaryShape = {

@@ -142,16 +142,17 @@ export async function listBatches(
   db: Executor,
   projectId: string,
   scenarioSetId: string,
-): Promise<Array<CountsRow & { batch_run_id: string; scenario_set_id: string; started_at: number; finished_at: number | null }>> {
+): Promise<Array<CountsRow & { batch_run_id: string; scenario_set_id: string; label: string | null; started_at: number; finished_at: number | null }>> {
   const found = await rows<Record<string, unknown>>(
     db,
-    sql`SELECT batch_run_id, min(scenario_set_id) AS scenario_set_id, ${COUNTS}, min(started_at) AS started_at,
+    sql`SELECT batch_run_id, min(scenario_set_id) AS scenario_set_id, max(metadata->>'label') AS label, ${COUNTS}, min(started_at) AS started_at,
           CASE WHEN count(*) FILTER (WHERE finished_at IS NULL) = 0 THEN max(finished_at) END AS finished_at
         FROM simulation_runs WHERE project_id = ${projectId} AND scenario_set_id = ${scenarioSetId} AND archived_at IS NULL
         GROUP BY batch_run_id ORDER BY min(started_at) DESC, batch_run_id`,
   );
   return found.map((r) => ({
     ...(r as unknown as CountsRow & { batch_run_id: string; scenario_set_id: string }),
+    label: (r.label as string | null) ?? null,
     started_at: Number(r.started_at),
     finished_at: num(r.finished_at),
   }));

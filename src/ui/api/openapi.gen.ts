@@ -28785,6 +28785,8 @@ export interface paths {
                             batches: {
                                 batchRunId: string;
                                 scenarioSetId: string;
+                                /** @description The agent version the batch was run with (a server run's label), or null */
+                                label: string | null;
                                 runs: number;
                                 /** @description Runs whose verdict is success. */
                                 passed: number;

@@ -29,7 +29,7 @@ export default function SimulationComparePage() {
   const base = baseline ?? list.find((b) => b.batchRunId !== cand)?.batchRunId;
   const running = list.some((b) => (b.batchRunId === cand || b.batchRunId === base) && b.inProgress > 0);
   const comparison = useBatchComparison(projectId, set ?? '', base, cand, running);
-  const options = list.map((b) => ({ value: b.batchRunId, label: `${b.batchRunId} · ${pct(b.passRate)} · ${formatRelative(b.startedAt)}` }));
+  const options = list.map((b) => ({ value: b.batchRunId, label: `${b.label ? `${b.label} · ` : ''}${b.batchRunId} · ${pct(b.passRate)} · ${formatRelative(b.startedAt)}` }));
   const choose = (key: 'baseline' | 'candidate', value: string) => void navigate({ search: (s) => ({ ...s, baseline: base, candidate: cand, [key]: value }), replace: true });
   return (
     <div className="page simulations-page">

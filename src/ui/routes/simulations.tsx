@@ -153,6 +153,11 @@ function SetBatches({ projectId, set }: { projectId: string; set: string }) {
                     <Link to="/p/$projectId/simulations" params={{ projectId }} search={{ set, batch: b.batchRunId }} className="sim-name mono">
                       {b.batchRunId}
                     </Link>
+                    {b.label && (
+                      <span className="score-chip" title="The agent version this batch ran">
+                        {b.label}
+                      </span>
+                    )}
                   </Table.Td>
                   <Table.Td>
                     <Text size="sm" fw={600}>
