@@ -22,15 +22,24 @@ export const REDACTION_THREADS = Math.max(1, Math.min(4, os.availableParallelism
  * Privacy at ingest on worker threads (redaction-worker.ts): the main thread hands over a run
  * of span rows and the project's redaction as plain data, and gets the rows back redacted.
  * Workers start at the first job and stay (the detection lists they load take seconds). A
- * worker that dies takes its jobs with it: their requests answer 503 with Retry-After, nothing
- * of them stored (fails closed), and the next job starts a new worker.
+ * worker that dies, or does not answer a job within its deadline, takes its jobs with it: their
+ * requests answer 503 with Retry-After, nothing of them stored (fails closed), and the next job
+ * starts a new worker.
  */
 export class RedactionPool {
   private readonly slots: Slot[] = [];
   private nextId = 1;
   private closed = false;
 
-  constructor(readonly threads: number = REDACTION_THREADS) {}
+  constructor(
+    readonly threads: number = REDACTION_THREADS,
+    /**
+     * How long one job may take before its worker counts as stuck and is ended. Each value has
+     * its own time budget (2 s) after which it is stored as [redaction failed]; a job is at
+     * most a piece of 250 spans.
+     */
+    private readonly jobDeadlineMs = 120_000,
+  ) {}
 
   /** The rows redacted, and what to count in /metrics for them. */
   async redact(rows: PreparedRows, redaction: PortableRedaction): Promise<{ rows: PreparedRows; events: MeterEvent[] }> {
@@ -38,7 +47,13 @@ export class RedactionPool {
     const slot = this.slot();
     const id = this.nextId++;
     const answer = await new Promise<RedactionAnswer>((resolve, reject) => {
-      slot.pending.set(id, { resolve, reject });
+      // A worker that has not answered a job by its deadline is stuck: ended, its jobs answer 503.
+      const deadline = setTimeout(() => {
+        if (slot.pending.has(id)) void slot.worker.terminate();
+      }, this.jobDeadlineMs);
+      deadline.unref();
+      const done = () => clearTimeout(deadline);
+      slot.pending.set(id, { resolve: (a) => (done(), resolve(a)), reject: (e) => (done(), reject(e)) });
       slot.worker.postMessage({ id, redaction, rows } satisfies RedactionJob, [rows.ends.buffer as ArrayBuffer]);
     });
     if ('failed' in answer) throw new Error(`redaction worker: ${answer.failed}`);
