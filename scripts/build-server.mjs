@@ -7,13 +7,11 @@
  *
  * Our code only: packages stay imports of node_modules (`packages: 'external'`), so they
  * resolve, load lazily and find their own files (PGlite's wasm and data) as they do from the
- * sources. Code splitting keeps the dynamic imports dynamic. Four entries: the CLI
+ * sources. Code splitting keeps the dynamic imports dynamic. Three entries: the CLI
  * (src/main.ts -> main.mjs), the PGlite worker thread (src/db/pglite-worker.ts ->
- * pglite-worker.entry.mjs, the name src/db/pglite-client.ts starts from the sources too),
+ * pglite-worker.entry.mjs, the name src/db/pglite-client.ts starts from the sources too) and
  * the OTLP decode worker thread (src/modules/traces/ingest/otlp-decode-worker.ts ->
- * otlp-decode-worker.entry.mjs, the name ingest/otlp-decode-pool.ts starts), and the
- * redaction worker thread (src/modules/traces/redaction-worker.ts -> redaction-worker.entry.mjs,
- * the name redaction-pool.ts starts).
+ * otlp-decode-worker.entry.mjs, the name ingest/otlp-decode-pool.ts starts).
  * Every output file sits in dist/server itself: our code that finds files relative to
  * itself goes through src/package-dir.ts, which knows both places.
  *
@@ -45,7 +43,6 @@ const result = await esbuild.build({
     { in: 'src/main.ts', out: 'main' },
     { in: 'src/db/pglite-worker.ts', out: 'pglite-worker.entry' },
     { in: 'src/modules/traces/ingest/otlp-decode-worker.ts', out: 'otlp-decode-worker.entry' },
-    { in: 'src/modules/traces/redaction-worker.ts', out: 'redaction-worker.entry' },
   ],
   outdir: out,
   outExtension: { '.js': '.mjs' },

@@ -77,23 +77,6 @@ export class FindingsCache {
   }
 }
 
-/**
- * A redactor as plain data: what a worker thread needs to redact exactly as the redactor it was
- * taken from does (the PII engine's detector; a test's detector cannot cross threads).
- */
-export interface PortableRedaction {
-  policy: PrivacyPolicy;
-  /** The policy's settings as read: a thread compiles each version once and keeps what it remembers. */
-  version: string;
-  /** The project's key of keyed hashes, hex. */
-  hashKey: string;
-  budgetMs: number;
-  path: string;
-}
-
-/** What redaction done on another thread reports to /metrics, replayed on this one. */
-export type MeterEvent = ['redacted', string, string, number] | ['failed', string, number];
-
 /** Values removed, per field and entity type: the record kept without the values. */
 export type RedactionCounts = Record<string, Record<string, number>>;
 
@@ -123,8 +106,6 @@ export class Redactor {
     /** The project's key of keyed hashes (hash mode). */
     private readonly hashKey: Buffer,
     private readonly options: { detector: Detector; budgetMs: number; meter: RedactionMeter; path: string; now?: () => number },
-    /** The redactor as plain data for a worker thread, when the PII engine is its detector. */
-    readonly portable?: PortableRedaction,
   ) {
     this.untouched = policy.untouched;
     this.compiled = policy.compiled;
@@ -186,14 +167,6 @@ export class Redactor {
     this.counts = {};
     for (const byType of Object.values(taken)) for (const [type, n] of Object.entries(byType)) this.options.meter.redacted(type, this.options.path, n);
     return taken;
-  }
-
-  /** /metrics counts of redaction done on another thread with `portable`. */
-  replay(events: readonly MeterEvent[]): void {
-    for (const e of events) {
-      if (e[0] === 'redacted') this.options.meter.redacted(e[1], e[2], e[3]);
-      else this.options.meter.failed(e[1], e[2]);
-    }
   }
 
   /** Forgets what was found since the last take(), uncounted (a search's text is not ingest). */
@@ -267,27 +240,4 @@ export function describeCounts(counts: RedactionCounts): { total: number; summar
   const total = parts.reduce((sum, p) => sum + p.n, 0);
   if (total === 0) return { total, summary: 'No values redacted' };
   return { total, summary: `${total} value${total === 1 ? '' : 's'} redacted: ${parts.map((p) => `${p.n} ${p.type} in ${p.field}`).join(', ')}` };
-}
-
-/** Policies compiled on this thread (a worker's), by version: each keeps the findings it remembers. */
-const portableCompiled = new Map<string, CompiledPolicy>();
-const PORTABLE_POLICIES_KEPT = 16;
-
-/**
- * A worker thread's redactor made from a PortableRedaction, with the PII engine as detector;
- * what it reports to /metrics is collected in `events` for the thread it came from to replay.
- */
-export function portableRedactor(p: PortableRedaction): { redactor: Redactor; events: MeterEvent[] } {
-  let policy = portableCompiled.get(p.version);
-  if (!policy) {
-    policy = compilePolicy(p.policy);
-    portableCompiled.set(p.version, policy);
-    if (portableCompiled.size > PORTABLE_POLICIES_KEPT) portableCompiled.delete(portableCompiled.keys().next().value!);
-  }
-  const events: MeterEvent[] = [];
-  const meter: RedactionMeter = {
-    redacted: (type, path, n) => events.push(['redacted', type, path, n]),
-    failed: (path, n) => events.push(['failed', path, n]),
-  };
-  return { redactor: new Redactor(policy, Buffer.from(p.hashKey, 'hex'), { detector: piiDetector, budgetMs: p.budgetMs, meter, path: p.path }), events };
 }

@@ -1,6 +1,6 @@
 import type { EntityType } from '../evaluators/index.ts';
 import type { PrivacyContext } from './context.ts';
-import { compilePolicy, piiDetector, Redactor, type CompiledPolicy } from './redaction.ts';
+import { compilePolicy, Redactor, type CompiledPolicy } from './redaction.ts';
 import * as store from './store.ts';
 
 /**
@@ -93,13 +93,8 @@ function versionOf(row: store.PrivacySettingsRow | null): string {
  * collector, annotations, ...).
  */
 export async function redactorFor(ctx: PrivacyContext, projectId: string, path: string): Promise<Redactor> {
-  const { policy, hashKey, version } = await ctx.policies.get(projectId);
-  // A worker thread can redact as this redactor does only with the PII engine (a test's detector stays here).
-  const portable =
-    ctx.detector === piiDetector && policy.mode !== 'off'
-      ? { policy: { mode: policy.mode, entities: policy.entities, untouchedKeys: policy.untouchedKeys, patterns: policy.patterns }, version, hashKey: hashKey.toString('hex'), budgetMs: ctx.budgetMs, path }
-      : undefined;
-  return new Redactor(policy, hashKey, { detector: ctx.detector, budgetMs: ctx.budgetMs, meter: ctx.meter, path }, portable);
+  const { policy, hashKey } = await ctx.policies.get(projectId);
+  return new Redactor(policy, hashKey, { detector: ctx.detector, budgetMs: ctx.budgetMs, meter: ctx.meter, path });
 }
 
 /**

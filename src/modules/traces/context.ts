@@ -1,7 +1,6 @@
 import type { SQL } from 'drizzle-orm';
 import type { Database, Executor } from '../../db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
-import type { MeterEvent, PortableRedaction } from '../privacy/index.ts';
 import type { ForeignFilterConditions } from './filter.ts';
 import type { AnnotationCounts, EvaluationChip, TraceScoreSummary } from './schemas.ts';
 import type { TraceSummary } from './summary.ts';
@@ -47,10 +46,6 @@ export interface ValueRedactor {
   value<T>(value: T, field: string): T;
   /** Values found since the last call, per field and entity type (no values). */
   take(): Record<string, Record<string, number>>;
-  /** The redaction as plain data, for a worker thread to apply as this would (absent: only this thread can, e.g. a test's detector). */
-  readonly portable?: PortableRedaction;
-  /** /metrics counts of redaction applied on a worker thread with `portable`. */
-  replay?(events: readonly MeterEvent[]): void;
 }
 
 /** Per trace id: its evaluations in brief, its annotations counted, its scores summed up. */

@@ -6,12 +6,10 @@ import type { Admission, RateLimiter } from '../../platform/admission.ts';
 import { mapInTurns } from '../../platform/turns.ts';
 import { inflatedSizeBound, mergeGenAiLogEvents, OtlpDecoder, truncateSpan, type DecodedTraces, type OtlpDecoderOptions, type LogsDecodeResult, type NormalizedSpan, type SpanEvent, type SpanLogEvents, type SpanType } from './ingest/index.ts';
 import * as store from './store.ts';
-import { redactPreparedRow } from './redact-rows.ts';
-import { RedactionPool } from './redaction-pool.ts';
+import { redactSpanRow } from './redact-rows.ts';
 import { INGEST_PIECE_SPANS, joinRows, joinRowsInPieces, prepareSpanRow, splitRows, toSpanRow, unprepareSpanRow, type PreparedRows, type PreparedSpanRow, type SpanRow } from './span-rows.ts';
 import { summarizeTrace, type SpanFacts } from './summary.ts';
 import type { TraceContext, ValueRedactor } from './context.ts';
-import type { MeterEvent, PortableRedaction } from '../privacy/index.ts';
 
 /** Which way spans came in, as /metrics counts privacy's findings. */
 export type IngestPath = 'otlp' | 'otlp_logs' | 'collector' | 'playground' | 'experiment_runs' | (string & {});
@@ -33,12 +31,6 @@ const INGEST_TRANSACTIONS = {
 const SPANS_PER_TURN = 250;
 /** Spans redacted per turn of the event loop (privacy at ingest): PII detection takes ms per KiB of text. */
 const REDACTED_SPANS_PER_TURN = 4;
-/**
- * The fewest spans a redaction worker is given from one piece: a piece of 100 spans is
- * shared by two workers, one of 10 goes to one (what a job costs to hand over stays small
- * against detection's milliseconds per span).
- */
-const MIN_SPANS_PER_REDACTION_JOB = 25;
 /**
  * Threads decoding OTLP request bodies (docs/operating.md: Overload). One: on 2 cores, with PGlite in a
  * thread of its own, a second decoder made the main thread's event-loop delay p99 and the
@@ -81,8 +73,6 @@ export class TraceIngest {
   private readonly ingestCommits: GroupCommit<IngestBatch>;
   /** OTLP request bodies to rows, on worker threads (the routes hand it the bodies). */
   readonly otlpDecoder: OtlpDecoder;
-  /** Privacy at ingest on worker threads (the PII engine's detection). */
-  readonly redaction = new RedactionPool();
 
   constructor(
     private readonly ctx: TraceContext,
@@ -188,27 +178,12 @@ export class TraceIngest {
   private async redacted(projectId: string, path: IngestPath, pieces: PreparedRows[]): Promise<PreparedRows[]> {
     const redactor = await this.redactor(projectId, path);
     if (!redactor) return pieces;
-    const { portable } = redactor;
-    if (portable && redactor.replay) return Promise.all(pieces.map((piece) => this.redactOnWorkers(piece, portable, (events) => redactor.replay?.(events))));
-    // A detector that cannot cross threads (a test's): here, a few spans per turn of the event loop.
     const out: PreparedRows[] = [];
-    for (const piece of pieces) out.push(joinRows(await mapInTurns(splitRows(piece), REDACTED_SPANS_PER_TURN, (r) => redactPreparedRow(r, redactor))));
-    return out;
-  }
-
-  /** A piece's rows redacted on the redaction workers, shared between them, in order. */
-  private async redactOnWorkers(piece: PreparedRows, portable: PortableRedaction, replay: (events: MeterEvent[]) => void): Promise<PreparedRows> {
-    const jobs = Math.min(this.redaction.threads, Math.ceil(piece.ends.length / MIN_SPANS_PER_REDACTION_JOB));
-    if (jobs <= 1) {
-      const done = await this.redaction.redact(piece, portable);
-      replay(done.events);
-      return done.rows;
+    for (const piece of pieces) {
+      const rows = await mapInTurns(splitRows(piece), REDACTED_SPANS_PER_TURN, (r) => prepareSpanRow(redactSpanRow(unprepareSpanRow(r), redactor)));
+      out.push(joinRows(rows));
     }
-    const rows = splitRows(piece);
-    const size = Math.ceil(rows.length / jobs);
-    const done = await Promise.all(Array.from({ length: jobs }, (_, k) => this.redaction.redact(joinRows(rows.slice(k * size, (k + 1) * size)), portable)));
-    for (const d of done) replay(d.events);
-    return joinRows(done.flatMap((d) => splitRows(d.rows)));
+    return out;
   }
 
   /** The project's redaction as it is now, or null when privacy is off. */
@@ -231,9 +206,9 @@ export class TraceIngest {
     return this.otlpDecoder.logs({ body, contentType, contentEncoding, maxInflatedBytes, maxValueBytes: this.control.maxValueBytes });
   }
 
-  /** Stops the decode and redaction workers (the server closes). */
+  /** Stops the decode workers (the server closes). */
   async close(): Promise<void> {
-    await Promise.all([this.otlpDecoder.close(), this.redaction.close()]);
+    await this.otlpDecoder.close();
   }
 
   /** Spans refused before reaching ingest (invalid in an OTLP request, or a collector body answered 400). */

@@ -5,7 +5,7 @@
  */
 import type { SpanPayload } from './ingest/types.ts';
 import type { ValueRedactor } from './context.ts';
-import { clipSpanText, joinRows, prepareSpanRow, splitRows, unprepareSpanRow, type PreparedRows, type PreparedSpanRow, type SpanRow } from './span-rows.ts';
+import { clipSpanText, type SpanRow } from './span-rows.ts';
 import { payloadText } from './summary.ts';
 
 /** The row with every text an application sent redacted, and `data.redactions` recording what went (no values). */
@@ -37,16 +37,6 @@ export function redactSpanRow(row: SpanRow, r: ValueRedactor): SpanRow {
   if (Object.keys(counts).length > 0) data.redactions = counts;
   else delete data.redactions;
   return redacted;
-}
-
-/** A row as it waits for its transaction, redacted (redactSpanRow). */
-export function redactPreparedRow(row: PreparedSpanRow, r: ValueRedactor): PreparedSpanRow {
-  return prepareSpanRow(redactSpanRow(unprepareSpanRow(row), r));
-}
-
-/** A run of rows as they wait for their transaction, redacted, in order (a redaction worker's job). */
-export function redactRows(rows: PreparedRows, r: ValueRedactor): PreparedRows {
-  return joinRows(splitRows(rows).map((row) => redactPreparedRow(row, r)));
 }
 
 function redactPayload(p: SpanPayload | null, field: string, r: ValueRedactor): SpanPayload | null {

@@ -5,7 +5,6 @@ import type { Clock } from '../../platform/clock.ts';
 import { Metrics } from '../../platform/metrics.ts';
 import type { DecodedTraces, LogsDecodeResult, NormalizedSpan, OtlpDecoder, OtlpDecoderOptions, SpanLogEvents } from './ingest/index.ts';
 import type { PreparedRows } from './span-rows.ts';
-import type { RedactionPool } from './redaction-pool.ts';
 import type { NewTracesRequest, SearchRequest } from './schemas.ts';
 import type { ProjectRegistry, TraceContext, TraceExtension } from './context.ts';
 import { TraceIngest, type IngestControl, type IngestPath } from './ingest.ts';
@@ -37,8 +36,6 @@ export class TraceService {
   private readonly views: TraceViews;
   /** OTLP request bodies to rows, on worker threads (the routes hand it the bodies). */
   readonly otlpDecoder: OtlpDecoder;
-  /** Privacy at ingest on worker threads. */
-  readonly redaction: RedactionPool;
 
   constructor(
     db: Database,
@@ -51,7 +48,6 @@ export class TraceService {
     this.ctx = { db, clock, projects, extensions: [] };
     this.ingestion = new TraceIngest(this.ctx, control, decoding, metrics);
     this.otlpDecoder = this.ingestion.otlpDecoder;
-    this.redaction = this.ingestion.redaction;
     this.reads = new TraceReads(this.ctx);
     this.searching = new TraceSearch(this.ctx);
     this.shares = new TraceShares(this.ctx, this.reads);

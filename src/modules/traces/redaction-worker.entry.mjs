@@ -1,8 +1,0 @@
-// Entry of a redaction worker thread when the sources run (redaction-pool.ts starts it): the
-// worker is TypeScript, run through tsx as the main thread is. The bundle has its own entry of
-// this name beside its code, dist/server/redaction-worker.entry.mjs (scripts/build-server.mjs),
-// which needs no tsx.
-import { register } from 'tsx/esm/api';
-
-register();
-await import('./redaction-worker.ts');
