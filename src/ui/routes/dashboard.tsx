@@ -108,7 +108,7 @@ function DashboardView({ projectId, dashboard, search, onSearch }: { projectId: 
   const zone = timeZoneChoice() === 'UTC' ? 'UTC' : `your time zone (${Intl.DateTimeFormat().resolvedOptions().timeZone})`;
 
   return (
-    <div className="page">
+    <div className="page dash-page">
       <Group justify="space-between" wrap="wrap" gap="sm">
         <div>
           <Title order={1} size="h3">
@@ -121,7 +121,7 @@ function DashboardView({ projectId, dashboard, search, onSearch }: { projectId: 
           ) : null}
         </div>
         <Group gap="xs" wrap="wrap" align="flex-end">
-          <NativeSelect aria-label="Group by" size="sm" w={130} value={search.group ?? ''} onChange={(e) => onSearch({ ...search, group: (e.currentTarget.value || undefined) as DashboardSearch['group'] })} data={GROUPS} />
+          <NativeSelect aria-label="Group charts by" size="sm" w={175} value={search.group ?? ''} onChange={(e) => onSearch({ ...search, group: (e.currentTarget.value || undefined) as DashboardSearch['group'] })} data={GROUPS} />
           <Button size="sm" variant={editing ? 'filled' : 'default'} onClick={() => setEditing(!editing)} aria-pressed={editing}>
             {editing ? 'Done' : 'Edit'}
           </Button>
@@ -133,7 +133,7 @@ function DashboardView({ projectId, dashboard, search, onSearch }: { projectId: 
         {put.isPending ? ' Saving…' : ''}
       </Text>
       {stale ? (
-        <Alert color="orange" title="Someone else saved this dashboard meanwhile" data-testid="dashboard-stale" role="alert">
+        <Alert color="red" title="Someone else saved this dashboard meanwhile" data-testid="dashboard-stale" role="alert">
           <Text size="sm">{put.error instanceof ApiError ? put.error.atField : null}</Text>
           <Text size="sm">Your change was not saved, so theirs is not lost.</Text>
           <Button
@@ -386,7 +386,8 @@ function PlotChart({ chart, data, height, fmt, tick, onPoint }: { chart: Dashboa
     dataKey: 'time',
     data: rows,
     series,
-    withLegend: names.length > 1,
+    // Series named after something other than the metric (a group, an evaluation, a score config) say so.
+    withLegend: names.length > 1 || !!chart.groupBy || UNGROUPED_METRICS.includes(chart.metric),
     valueFormatter: fmt,
     tickLine: 'y' as const,
     connectNulls: false,
