@@ -274,9 +274,13 @@ const dashboardsRoute = createRoute({
   component: lazyRouteComponent(() => import('./routes/dashboards.tsx')),
 });
 
+/** A dashboard's viewer's range, filters and grouping (the traces list's, and Group by): kept in the URL, over the saved ones. */
+const dashboardSearch = z.extend(listSearchSchema, { group: oneOf(['none', 'model', 'label', 'user', 'topic']) });
+export type DashboardSearch = z.output<typeof dashboardSearch>;
 const dashboardRoute = createRoute({
   getParentRoute: () => projectRoute,
   path: '/dashboards/$dashboardId',
+  validateSearch: searchValidator(dashboardSearch),
   component: lazyRouteComponent(() => import('./routes/dashboard.tsx')),
 });
 
@@ -377,12 +381,11 @@ const compareRoute = createRoute({
   component: lazyRouteComponent(() => import('./routes/experiment-compare.tsx')),
 });
 
-const analyticsSearch = z.extend(listSearchSchema, { group: oneOf(['model', 'label', 'user']) });
-export type AnalyticsSearch = z.output<typeof analyticsSearch>;
+/** Analytics: the project's default dashboard, at its own address. */
 const analyticsRoute = createRoute({
   getParentRoute: () => projectRoute,
   path: '/analytics',
-  validateSearch: searchValidator(analyticsSearch),
+  validateSearch: searchValidator(dashboardSearch),
   component: lazyRouteComponent(() => import('./routes/analytics.tsx')),
 });
 

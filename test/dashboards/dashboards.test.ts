@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { databaseKinds, useProjectApp, type TestApp, type Tenant } from '../support/harness.ts';
+import { asBrowser, signIn } from '../support/sessions.ts';
 
 const DAY1 = Date.parse('2026-11-20T00:00:00Z');
 const DAY2 = Date.parse('2026-11-21T00:00:00Z');
@@ -101,10 +102,18 @@ describe.each(databaseKinds)('dashboards API (%s)', (kind) => {
     expect(theirs.body.error.message).toMatch(/saved by someone else .*version 2.*reload/);
     const kept = await api('GET', '/api/dashboards/shared-edit');
     expect(kept.body).toMatchObject({ version: 2, definition: { name: 'Shared', charts: [{ layout: { w: 12 } }] } });
+    // Saved by a member (signed in): the refusal names them.
+    const session = await signIn(t, t.creds.user.email, t.creds.user.password);
+    const byMember = await t.request('PUT', '/api/dashboards/shared-edit', asBrowser(session, { projectId: t.creds.project.id, body: { name: 'Shared', charts: [] }, headers: { 'if-match': '"2"' } }));
+    expect(byMember.status, byMember.text).toBe(200);
+    const late = await put({ name: 'Shared, late', charts: [] }, '"2"');
+    expect(late.status).toBe(412);
+    expect(late.body.error.message).toContain(`saved by ${t.creds.user.email} at `);
+    expect(late.body.error.meta).toMatchObject({ version: 3, updatedBy: t.creds.user.id, updatedByEmail: t.creds.user.email });
 
     // Weak and bare forms name the same version; * and no header write over any version.
-    expect((await put({ name: 'Shared', charts: [] }, 'W/"2"')).status).toBe(200);
-    expect((await put({ name: 'Shared', charts: [] }, '3')).status).toBe(200);
+    expect((await put({ name: 'Shared', charts: [] }, 'W/"3"')).status).toBe(200);
+    expect((await put({ name: 'Shared', charts: [] }, '4')).status).toBe(200);
     expect((await put({ name: 'Shared', charts: [] }, '*')).status).toBe(200);
     const bad = await put({ name: 'Shared', charts: [] }, 'yesterday');
     expect(bad.status, bad.text).toBe(400);
@@ -183,7 +192,8 @@ describe.each(databaseKinds)('dashboards API (%s)', (kind) => {
     await refused({ name: 'Unknown range', timeRange: { last: '3w' }, charts: [] }, 'body.timeRange.last', /24h/);
     await refused({ name: 'Chart range', charts: [chart('a', 'traces', 'line', [0, 0, 6, 4], { timeRange: { from: 10, to: 5 } })] }, 'body.charts.0.timeRange.to', /before from/);
     await refused({ name: 'Percentile number', charts: [chart('a', 'latency_p95', 'number', [0, 0, 6, 4])] }, 'body.charts.0.display', /percentile/);
-    await refused({ name: 'Score', charts: [chart('a', 'score_mean', 'line', [0, 0, 6, 4])] }, 'body.charts.0.scoreConfigId', /required/);
+    await refused({ name: 'Score', charts: [chart('a', 'traces', 'line', [0, 0, 6, 4], { scoreConfigId: 'quality' })] }, 'body.charts.0.scoreConfigId', /only for score_mean/);
+    await refused({ name: 'Score groups', charts: [chart('a', 'score_count', 'line', [0, 0, 6, 4], { groupBy: 'model' })] }, 'body.charts.0.groupBy', /score config/);
     await refused({ name: 'Bad filter', charts: [chart('a', 'traces', 'line', [0, 0, 6, 4], { filters: { colour: 'red' } })] }, 'body.charts.0.filters', /colour/);
     // Nothing refused was stored.
     expect((await api('GET', '/api/dashboards/bad')).status).toBe(404);
@@ -255,7 +265,78 @@ describe.each(databaseKinds)('dashboards API (%s)', (kind) => {
     expect(lastHour.value).toBe(1);
     expect((await data('alice', { timeRange: { last: '1h' } })).query).toMatchObject({ startDate: DAY1, endDate: DAY2 - 1 });
 
+    // The viewer's filter and query on top of the dashboard's (a chart's own key still wins), and the viewer's grouping.
+    const gpt = await data('errors', { filters: { model: ['gpt-4o-mini'] }, query: 'answer' });
+    expect(gpt.query).toEqual({ ...range, interval: 'day', utcOffsetMinutes: 0, query: 'answer', filters: { labels: ['prod'], model: ['gpt-4o-mini'] }, groupBy: null });
+    const a5 = await analytics(gpt.query);
+    expect(gpt.value).toBe(a5.totals.errors / a5.totals.traces);
+    expect(gpt.value).toBe(0.5);
+    expect((await data('alice', { filters: { user_id: ['bob'] } })).query.filters).toEqual({ labels: ['prod'], user_id: 'alice' });
+    const byUser = await data('by-model', { groupBy: 'user' });
+    expect(byUser.chart.groupBy).toBe('user');
+    expect(byUser.series.map((s: { name: string; total: number }) => [s.name, s.total])).toEqual([['alice', 3], ['bob', 1]]);
+    expect(byUser.series[0].filters).toEqual({ labels: ['prod'], user_id: ['alice'] });
+    const ungrouped = await data('by-model', { groupBy: null });
+    expect(ungrouped.query.groupBy).toBeNull();
+    expect(ungrouped.value).toBe(4);
+    const bad = await api('POST', '/api/dashboards/checks/charts/errors/data', { groupBy: 'colour' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.message).toContain('groupBy');
+
     expect((await api('POST', '/api/dashboards/checks/charts/nope/data', {})).status).toBe(404);
     expect((await api('POST', '/api/dashboards/nope/charts/errors/data', {})).status).toBe(404);
+  });
+
+  it('review scores: the mean and the count per config, per category of one, as the analytics API counts them', async () => {
+    const config = async (body: unknown) => {
+      const res = await api('POST', '/api/score-configs', body);
+      expect(res.status, res.text).toBeLessThan(300);
+      return res.body.data.id as string;
+    };
+    const quality = await config({ name: 'Quality', kind: 'numeric', min: 1, max: 5 });
+    const tone = await config({ name: 'Tone', kind: 'categorical', categories: ['friendly', 'rude'] });
+    const annotate = async (traceId: string, q: number, t: string) => {
+      const res = await api('POST', `/api/annotations/trace/${traceId}`, { comment: 'seen', isThumbsUp: true, scores: [{ configId: quality, value: q }, { configId: tone, value: t }] });
+      expect(res.status, res.text).toBeLessThan(300);
+    };
+    await annotate('db-a1', 2, 'rude');
+    await annotate('db-a3', 4, 'friendly');
+    await annotate('db-b1', 5, 'friendly');
+    const definition = {
+      name: 'Scores',
+      timeRange: RANGE,
+      charts: [
+        chart('means', 'score_mean', 'line', [0, 0, 6, 4], { interval: 'day' }),
+        chart('given', 'score_count', 'bar', [6, 0, 6, 4], { interval: 'day' }),
+        chart('tone', 'score_count', 'table', [0, 4, 6, 4], { interval: 'day', scoreConfigId: tone }),
+        chart('quality', 'score_mean', 'number', [6, 4, 3, 2], { interval: 'day', scoreConfigId: quality }),
+      ],
+    };
+    expect((await api('PUT', '/api/dashboards/scores', definition)).status).toBe(200);
+    const data = async (chartId: string) => (await api('POST', `/api/dashboards/scores/charts/${chartId}/data`, {})).body;
+    const a = (await api('POST', '/api/analytics/timeseries', { startDate: DAY1, endDate: DAY2 + 86_400_000 - 1, interval: 'day' })).body;
+    const scoresOf = (id: string) => a.scores.find((s: { configId: string }) => s.configId === id);
+
+    // Every numeric (or boolean) config a series of its mean; no one figure across configs.
+    const means = await data('means');
+    expect(means.series.map((s: { name: string; group: string }) => [s.name, s.group])).toEqual([['Quality', quality]]);
+    expect(means.series[0].points.map((p: { value: number | null }) => p.value)).toEqual(scoresOf(quality).buckets.map((b: { mean: number | null }) => b.mean));
+    expect(means.series[0].points.map((p: { value: number | null }) => p.value)).toEqual([3, 5]);
+    expect(means.value).toBeNull();
+    expect(means.series[0].filters).toEqual({ score: { configId: quality } });
+    // One config: its mean over the range.
+    expect((await data('quality')).value).toBeCloseTo(11 / 3, 10);
+
+    // Scores given per config; of one categorical config, per category, each with the traces behind it.
+    const given = await data('given');
+    expect(given.series.map((s: { name: string; total: number }) => [s.name, s.total]).sort()).toEqual([['Quality', 3], ['Tone', 3]]);
+    expect(given.value).toBe(6);
+    const toneData = await data('tone');
+    expect(toneData.series.map((s: { name: string; points: { value: number }[] }) => [s.name, s.points.map((p) => p.value)])).toEqual([
+      ['friendly', scoresOf(tone).buckets.map((b: { counts: Record<string, number> }) => b.counts.friendly ?? 0)],
+      ['rude', scoresOf(tone).buckets.map((b: { counts: Record<string, number> }) => b.counts.rude ?? 0)],
+    ]);
+    expect(toneData.series.map((s: { total: number }) => s.total)).toEqual([2, 1]);
+    expect(toneData.series[1].filters).toEqual({ score: { configId: tone, value: 'rude' } });
   });
 });

@@ -226,13 +226,15 @@ describe.runIf(hasChromium)('prompts, evaluators, monitors and analytics in a re
     await send('dash-2', 'Second question');
     await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Analytics' }).click();
     await page.waitForURL('**/analytics');
-    await expect.poll(() => page.getByTestId('total-traces').textContent(), { timeout: 10_000 }).toBe(String(sent.length));
+    // Analytics is the default dashboard: its charts read the traces the test sent.
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    await expect.poll(() => page.getByTestId('chart-value-total-traces').textContent(), { timeout: 10_000 }).toBe(String(sent.length));
     await page.getByRole('figure', { name: /^Traces:/ }).locator('svg').first().waitFor();
-    expect(await page.getByRole('figure', { name: /^Traces:/ }).getAttribute('aria-label')).toContain(`${sent.length} traces`);
+    expect(await page.getByRole('figure', { name: /^Traces:/ }).getAttribute('aria-label')).toBe(`Traces: ${sent.length}`);
     await page.getByRole('figure', { name: /^Evaluation pass rate/ }).locator('svg').first().waitFor();
     await accessible();
     await screenshot('analytics');
-    await page.getByText('Model', { exact: true }).click();
+    await page.getByLabel('Group charts by').selectOption('model');
     await page.waitForURL(/group=model/);
     await page.getByRole('figure', { name: /^Cost/ }).locator('svg').first().waitFor();
   });

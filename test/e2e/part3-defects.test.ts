@@ -124,7 +124,7 @@ describe.runIf(hasChromium)('the web app walked on a desktop and a phone (issue 
       ['monitors', '/monitors', 'text=PII watch'],
       ['monitor', `/monitors/${monitorId}`, 'role=heading[name="PII watch"]'],
       ['new monitor', '/monitors/new', 'role=button[name="Create monitor"]'],
-      ['analytics', '/analytics', '[data-testid=analytics-totals]'],
+      ['analytics', '/analytics', '[data-testid=dashboard-grid] [data-testid=chart-value-total-traces]'],
       ['projects', '/settings/projects', 'role=heading[name="Projects"]'],
       ['members', '/settings/members', '[data-member]'],
       ['api keys', '/settings/api-keys', 'role=button[name="Create API key"]'],
@@ -281,7 +281,7 @@ describe.runIf(hasChromium)('the web app walked on a desktop and a phone (issue 
     const xTicks = await page.getByRole('figure', { name: /^Traces:/ }).locator('.recharts-xAxis-tick-labels .recharts-cartesian-axis-tick-value').allTextContents();
     expect(xTicks.length).toBeGreaterThan(0);
     for (const t of xTicks) expect(t).toMatch(/[A-Z][a-z]{2} \d{1,2}/); // "Nov 27, 5:00 AM": the date is there
-    const latency = page.getByRole('figure', { name: /^Latency/ });
+    const latency = page.getByRole('figure', { name: /^Latency p95/ });
     await latency.locator('svg').first().waitFor();
     await expect.poll(() => latency.locator('.recharts-yAxis-tick-labels .recharts-cartesian-axis-tick-value').count()).toBeGreaterThan(0);
     const yTicks = await latency.locator('.recharts-yAxis-tick-labels .recharts-cartesian-axis-tick-value').evaluateAll((els) => els.map((e) => ({ text: e.textContent, lines: e.querySelectorAll('tspan').length })));

@@ -113,12 +113,19 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('review scores in lists, char
     await checkPage('review-scores-list', () => range.waitFor());
   });
 
-  it('analytics: a chart per score', async () => {
+  it('analytics: the review scores charted per config', async () => {
     await page.goto(url(`/p/${projectId}/analytics`));
-    const chart = page.getByRole('figure', { name: /Review: Quality \(mean\): 2 review scores/ });
+    // The default dashboard: a mean per numeric config, the scores given per config (2 each).
+    const means = page.getByRole('figure', { name: 'Review scores (mean): 1 series' });
+    const given = page.getByRole('figure', { name: 'Review scores given: 4' });
     // Scrolled to the score charts, below the others.
-    await checkPage('review-scores-analytics', async () => (await chart.waitFor(), await chart.scrollIntoViewIfNeeded()));
-    await page.getByRole('figure', { name: /Review: Tone: 2 review scores/ }).waitFor();
+    await checkPage('review-scores-analytics', async () => (await means.waitFor(), await means.scrollIntoViewIfNeeded()));
+    await means.locator('.recharts-legend-wrapper').getByText('Quality').waitFor();
+    await given.locator('.recharts-legend-wrapper').getByText('Quality').waitFor();
+    await given.locator('.recharts-legend-wrapper').getByText('Tone').waitFor();
+    // The chart data says 2 of each, as the figure's name sums them.
+    const data = await web.request('POST', '/api/dashboards/default/charts/score-counts/data', { authToken: web.creds.projectApiKey, body: {} });
+    expect(data.body.series.map((s: { name: string; total: number }) => [s.name, s.total]).sort()).toEqual([['Quality', 2], ['Tone', 2]]);
     // axe over a dozen charts' SVG takes a while, twice (desktop and phone).
   }, 120_000);
 

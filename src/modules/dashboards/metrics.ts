@@ -14,7 +14,8 @@ type MetricCase =
   | { source: 'series'; kind: 'ratio'; part: (b: TimeseriesBucket) => [number, number]; whole: (t: Totals) => [number, number] }
   | { source: 'series'; kind: 'percentile'; point: (b: TimeseriesBucket) => number | null }
   | { source: 'evaluations'; kind: 'ratio' }
-  | { source: 'scores'; kind: 'ratio' };
+  | { source: 'scores'; kind: 'ratio' }
+  | { source: 'scores'; kind: 'sum' };
 
 const sum = (point: (b: TimeseriesBucket) => number, whole: (t: Totals) => number): MetricCase => ({ source: 'series', kind: 'sum', point, whole });
 const percentile = (point: (b: TimeseriesBucket) => number | null): MetricCase => ({ source: 'series', kind: 'percentile', point });
@@ -36,6 +37,7 @@ export const METRIC_CASES: Record<MetricName, MetricCase> = {
   thumbs_down: sum((b) => b.thumbs_down, (t) => t.thumbs_down),
   evaluation_pass_rate: { source: 'evaluations', kind: 'ratio' },
   score_mean: { source: 'scores', kind: 'ratio' },
+  score_count: { source: 'scores', kind: 'sum' },
 };
 
 export interface ReadSeries {
@@ -56,15 +58,26 @@ export function readChart(chart: Pick<Chart, 'metric' | 'evaluator' | 'scoreConf
   if (c.source === 'evaluations') {
     const parts = answer.evaluations
       .filter((e) => !chart.evaluator || e.evaluator === chart.evaluator || e.type === chart.evaluator)
-      .map((e) => ({ name: e.evaluator, parts: e.buckets.map((b) => ({ start: b.start, part: [b.passed, b.passed + b.failed] as [number, number] })) }));
+      .map((e) => ({ name: e.evaluator, group: null, parts: e.buckets.map((b) => ({ start: b.start, part: [b.passed, b.passed + b.failed] as [number, number] })) }));
     return fromParts(parts);
   }
   if (c.source === 'scores') {
+    const configs = answer.scores.filter((s) => !chart.scoreConfigId || s.configId === chart.scoreConfigId);
+    if (c.kind === 'sum') {
+      // One categorical config: a series per category; otherwise a series per config.
+      const one = configs.length === 1 && chart.scoreConfigId && configs[0].kind === 'categorical' ? configs[0] : null;
+      const series = one
+        ? [...new Set(one.buckets.flatMap((b) => Object.keys(b.counts)))].sort().map((category) => counted(category, category, one.buckets.map((b) => ({ start: b.start, value: b.counts[category] ?? 0 }))))
+        : configs.map((s) => counted(s.name, s.configId, s.buckets.map((b) => ({ start: b.start, value: b.count }))));
+      return { series, value: series.reduce((n, s) => n + (s.total ?? 0), 0) };
+    }
     // numeric: the mean; boolean: the share true; a categorical config has no mean.
-    const parts = answer.scores
-      .filter((s) => s.configId === chart.scoreConfigId && s.kind !== 'categorical')
-      .map((s) => ({ name: s.name, parts: s.buckets.map((b) => ({ start: b.start, part: [b.mean === null ? 0 : b.mean * b.count, b.mean === null ? 0 : b.count] as [number, number] })) }));
-    return fromParts(parts);
+    const parts = configs
+      .filter((s) => s.kind !== 'categorical')
+      .map((s) => ({ name: s.name, group: s.configId, parts: s.buckets.map((b) => ({ start: b.start, part: [b.mean === null ? 0 : b.mean * b.count, b.mean === null ? 0 : b.count] as [number, number] })) }));
+    const read = fromParts(parts);
+    // Means of different configs (1..5, yes/no) make no one figure: only one config's has a value.
+    return chart.scoreConfigId ? read : { ...read, value: null };
   }
   const named = (s: TimeseriesResponse['series'][number]) => (chart.groupBy ? (s.other ? 'other' : (s.group ?? '(none)')) : chart.metric);
   if (c.kind === 'sum') {
@@ -88,13 +101,15 @@ export function readChart(chart: Pick<Chart, 'metric' | 'evaluator' | 'scoreConf
   return { series, value: null };
 }
 
-function fromParts(list: { name: string; parts: { start: number; part: [number, number] }[] }[]): { series: ReadSeries[]; value: number | null } {
+const counted = (name: string, group: string, points: { start: number; value: number }[]): ReadSeries => ({ name, group, other: false, total: points.reduce((n, p) => n + p.value, 0), points });
+
+function fromParts(list: { name: string; group: string | null; parts: { start: number; part: [number, number] }[] }[]): { series: ReadSeries[]; value: number | null } {
   const all: [number, number] = [0, 0];
   const series = list.map((s) => {
     const whole = s.parts.reduce<[number, number]>((acc, p) => [acc[0] + p.part[0], acc[1] + p.part[1]], [0, 0]);
     all[0] += whole[0];
     all[1] += whole[1];
-    return { name: s.name, group: null, other: false, total: rate(whole), points: s.parts.map((p) => ({ start: p.start, value: rate(p.part) })) };
+    return { name: s.name, group: s.group, other: false, total: rate(whole), points: s.parts.map((p) => ({ start: p.start, value: rate(p.part) })) };
   });
   return { series, value: rate(all) };
 }

@@ -34,12 +34,15 @@ export const METRICS = [
   'thumbs_down',
   'evaluation_pass_rate',
   'score_mean',
+  'score_count',
 ] as const;
 export type MetricName = (typeof METRICS)[number];
 /** Percentiles cannot be summed or averaged over a range: no single number for them. */
 export const PERCENTILE_METRICS: readonly MetricName[] = ['latency_p50', 'latency_p95', 'latency_p99'];
 /** Metrics read per evaluator or per score config: the analytics API does not split them by model, label or user. */
-export const UNGROUPED_METRICS: readonly MetricName[] = ['evaluation_pass_rate', 'score_mean'];
+export const UNGROUPED_METRICS: readonly MetricName[] = ['evaluation_pass_rate', 'score_mean', 'score_count'];
+/** Metrics read from the review scores: a score config narrows them to one. */
+export const SCORE_METRICS: readonly MetricName[] = ['score_mean', 'score_count'];
 
 export const DISPLAYS = ['line', 'bar', 'number', 'table'] as const;
 export const RELATIVE_RANGES = ['15m', '1h', '24h', '7d', '30d', '90d'] as const;
@@ -96,7 +99,12 @@ export const chartSchema = z
     groupBy: timeseriesRequestSchema.shape.groupBy.describe('One series per model, label, user or topic (the 10 with most traces, the rest as "other")'),
     interval: timeseriesRequestSchema.shape.interval,
     evaluator: z.string().min(1).max(200).optional().describe('evaluation_pass_rate: only this evaluation (a monitor\'s name or the evaluator\'s); default: one series each'),
-    scoreConfigId: z.string().min(1).max(128).optional().describe('score_mean: the score config (GET /api/score-configs); required for it'),
+    scoreConfigId: z
+      .string()
+      .min(1)
+      .max(128)
+      .optional()
+      .describe('score_mean, score_count: only this score config (GET /api/score-configs); score_count of a categorical config: one series per category. Default: one series per config'),
     timeRange: timeRangeSchema.optional().describe("This chart's own range instead of the dashboard's"),
     query: searchRequestSchema.shape.query.describe("This chart's own full-text query instead of the dashboard's"),
     filters: searchRequestSchema.shape.filters.describe("Filters on top of the dashboard's: a key set here replaces the dashboard's value of that key"),
@@ -115,9 +123,8 @@ function checkCharts(charts: Chart[], ctx: z.RefinementCtx) {
     else seen.set(c.id, i);
     if (c.layout.x + c.layout.w > GRID_COLUMNS) ctx.addIssue({ code: 'custom', path: at('layout', 'w'), message: `x + w is ${c.layout.x + c.layout.w}, past the grid's ${GRID_COLUMNS} columns` });
     if (c.display === 'number' && PERCENTILE_METRICS.includes(c.metric)) ctx.addIssue({ code: 'custom', path: at('display'), message: `a percentile (${c.metric}) has no single number over a range: line, bar or table` });
-    if (c.groupBy && UNGROUPED_METRICS.includes(c.metric)) ctx.addIssue({ code: 'custom', path: at('groupBy'), message: `${c.metric} is one series per ${c.metric === 'score_mean' ? 'score config' : 'evaluation'}: null` });
-    if (c.metric === 'score_mean' && !c.scoreConfigId) ctx.addIssue({ code: 'custom', path: at('scoreConfigId'), message: 'required for score_mean' });
-    if (c.metric !== 'score_mean' && c.scoreConfigId) ctx.addIssue({ code: 'custom', path: at('scoreConfigId'), message: 'only for score_mean' });
+    if (c.groupBy && UNGROUPED_METRICS.includes(c.metric)) ctx.addIssue({ code: 'custom', path: at('groupBy'), message: `${c.metric} is one series per ${SCORE_METRICS.includes(c.metric) ? 'score config' : 'evaluation'}: null` });
+    if (!SCORE_METRICS.includes(c.metric) && c.scoreConfigId) ctx.addIssue({ code: 'custom', path: at('scoreConfigId'), message: 'only for score_mean and score_count' });
     if (c.metric !== 'evaluation_pass_rate' && c.evaluator) ctx.addIssue({ code: 'custom', path: at('evaluator'), message: 'only for evaluation_pass_rate' });
   });
   // Overlaps: each pair once; the later chart is named (it is the one moved onto the other).
@@ -188,6 +195,13 @@ export const dashboardListSchema = z
 export const chartDataBody = z
   .strictObject({
     timeRange: timeRangeSchema.optional().describe("The viewer's range for the whole dashboard instead of its stored one (a chart with its own range keeps it)"),
+    query: searchRequestSchema.shape.query.describe("The viewer's full-text query instead of the dashboard's (a chart with its own keeps it)"),
+    filters: searchRequestSchema.shape.filters.describe("The viewer's filters on top of the dashboard's: a key set here replaces the dashboard's value (a chart's own key still wins)"),
+    groupBy: z
+      .enum(['model', 'label', 'user', 'topic'])
+      .nullable()
+      .optional()
+      .describe('The viewer\'s grouping for every chart that can be grouped instead of its own (null: none); charts of evaluations and scores keep theirs'),
     now: z.number().int().nonnegative().optional().describe('Epoch ms relative ranges count back from; default: now'),
     utcOffsetMinutes,
   })
@@ -206,7 +220,7 @@ export const chartDataSchema = z
     series: z.array(
       z.object({
         name: z.string().describe('The group, evaluation or score config; the metric when ungrouped'),
-        group: z.string().nullable().describe('groupBy: the model, label or user; null otherwise or for traces without one'),
+        group: z.string().nullable().describe('groupBy: the model, label, user or topic; score metrics: the score config id (or, per category, the category); null otherwise or for traces without one'),
         other: z.boolean(),
         total: z.number().nullable().describe("The series over the whole range (as value)"),
         filters: searchRequestSchema.shape.filters.nullable().describe('The trace filters of the traces behind the series (with startDate/endDate of a point: the traces list of that point); null when no filter can pick them (the "other" group, traces without a group)'),

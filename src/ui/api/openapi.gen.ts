@@ -37125,7 +37125,7 @@ export interface components {
             series: {
                 /** @description The group, evaluation or score config; the metric when ungrouped */
                 name: string;
-                /** @description groupBy: the model, label or user; null otherwise or for traces without one */
+                /** @description groupBy: the model, label, user or topic; score metrics: the score config id (or, per category, the category); null otherwise or for traces without one */
                 group: string | null;
                 other: boolean;
                 /** @description The series over the whole range (as value) */
@@ -37189,7 +37189,7 @@ export interface components {
             series: {
                 /** @description The group, evaluation or score config; the metric when ungrouped */
                 name: string;
-                /** @description groupBy: the model, label or user; null otherwise or for traces without one */
+                /** @description groupBy: the model, label, user or topic; score metrics: the score config id (or, per category, the category); null otherwise or for traces without one */
                 group: string | null;
                 other: boolean;
                 /** @description The series over the whole range (as value) */
@@ -37241,6 +37241,48 @@ export interface components {
         ChartDataRequest: {
             /** @description The viewer's range for the whole dashboard instead of its stored one (a chart with its own range keeps it) */
             timeRange?: components["schemas"]["DashboardTimeRange"];
+            /** @description The viewer's full-text query instead of the dashboard's (a chart with its own keeps it) */
+            query?: string;
+            /** @description The viewer's filters on top of the dashboard's: a key set here replaces the dashboard's value (a chart's own key still wins) */
+            filters?: {
+                user_id?: string | string[];
+                thread_id?: string | string[];
+                customer_id?: string | string[];
+                /** @description Any of these labels */
+                labels?: string | string[];
+                /** @description Any span used one of these models */
+                model?: string | string[];
+                /** @description Any span has one of these types (llm, tool, agent, ...) */
+                span_type?: string | string[];
+                has_error?: boolean;
+                has_annotation?: boolean;
+                evaluation?: {
+                    /** @description Evaluator path or name, e.g. pii/pii_detection */
+                    evaluator?: string;
+                    passed?: boolean;
+                    /** @enum {string} */
+                    status?: "processed" | "skipped" | "error";
+                };
+                /** @description key = value on trace metadata */
+                metadata?: {
+                    [key: string]: string | number | boolean;
+                };
+                /** @description Traces with a score of this config (any of their annotations), within min..max or equal to value */
+                score?: {
+                    /** @description a score config (GET /api/score-configs) */
+                    configId: string;
+                    /** @description numeric: at least */
+                    min?: number;
+                    /** @description numeric: at most */
+                    max?: number;
+                    /** @description categorical: this category; boolean: true or false */
+                    value?: string | boolean;
+                };
+                /** @description Traces in any of these topics (topic ids, GET /api/topics) */
+                topic?: string | string[];
+            };
+            /** @description The viewer's grouping for every chart that can be grouped instead of its own (null: none); charts of evaluations and scores keep theirs */
+            groupBy?: ("model" | "label" | "user" | "topic") | null;
             /** @description Epoch ms relative ranges count back from; default: now */
             now?: number;
             /**
@@ -37252,6 +37294,48 @@ export interface components {
         ChartDataRequestInput: {
             /** @description The viewer's range for the whole dashboard instead of its stored one (a chart with its own range keeps it) */
             timeRange?: components["schemas"]["DashboardTimeRangeInput"];
+            /** @description The viewer's full-text query instead of the dashboard's (a chart with its own keeps it) */
+            query?: string;
+            /** @description The viewer's filters on top of the dashboard's: a key set here replaces the dashboard's value (a chart's own key still wins) */
+            filters?: {
+                user_id?: string | string[];
+                thread_id?: string | string[];
+                customer_id?: string | string[];
+                /** @description Any of these labels */
+                labels?: string | string[];
+                /** @description Any span used one of these models */
+                model?: string | string[];
+                /** @description Any span has one of these types (llm, tool, agent, ...) */
+                span_type?: string | string[];
+                has_error?: boolean;
+                has_annotation?: boolean;
+                evaluation?: {
+                    /** @description Evaluator path or name, e.g. pii/pii_detection */
+                    evaluator?: string;
+                    passed?: boolean;
+                    /** @enum {string} */
+                    status?: "processed" | "skipped" | "error";
+                };
+                /** @description key = value on trace metadata */
+                metadata?: {
+                    [key: string]: string | number | boolean;
+                };
+                /** @description Traces with a score of this config (any of their annotations), within min..max or equal to value */
+                score?: {
+                    /** @description a score config (GET /api/score-configs) */
+                    configId: string;
+                    /** @description numeric: at least */
+                    min?: number;
+                    /** @description numeric: at most */
+                    max?: number;
+                    /** @description categorical: this category; boolean: true or false */
+                    value?: string | boolean;
+                };
+                /** @description Traces in any of these topics (topic ids, GET /api/topics) */
+                topic?: string | string[];
+            };
+            /** @description The viewer's grouping for every chart that can be grouped instead of its own (null: none); charts of evaluations and scores keep theirs */
+            groupBy?: ("model" | "label" | "user" | "topic") | null;
             /** @description Epoch ms relative ranges count back from; default: now */
             now?: number;
             /**
@@ -37844,7 +37928,7 @@ export interface components {
              * @description The series shown (see the dashboards guide for what each one is)
              * @enum {string}
              */
-            metric: "traces" | "spans" | "errors" | "error_rate" | "cost" | "tokens" | "prompt_tokens" | "completion_tokens" | "latency_p50" | "latency_p95" | "latency_p99" | "thumbs_up" | "thumbs_down" | "evaluation_pass_rate" | "score_mean";
+            metric: "traces" | "spans" | "errors" | "error_rate" | "cost" | "tokens" | "prompt_tokens" | "completion_tokens" | "latency_p50" | "latency_p95" | "latency_p99" | "thumbs_up" | "thumbs_down" | "evaluation_pass_rate" | "score_mean" | "score_count";
             /**
              * @description line or bar: over time; number: the whole range in one figure; table: the values per interval
              * @default line
@@ -37864,7 +37948,7 @@ export interface components {
             interval: "auto" | "minute" | "hour" | "day" | "week";
             /** @description evaluation_pass_rate: only this evaluation (a monitor's name or the evaluator's); default: one series each */
             evaluator?: string;
-            /** @description score_mean: the score config (GET /api/score-configs); required for it */
+            /** @description score_mean, score_count: only this score config (GET /api/score-configs); score_count of a categorical config: one series per category. Default: one series per config */
             scoreConfigId?: string;
             /** @description This chart's own range instead of the dashboard's */
             timeRange?: components["schemas"]["DashboardTimeRange"];
@@ -37927,7 +38011,7 @@ export interface components {
              * @description The series shown (see the dashboards guide for what each one is)
              * @enum {string}
              */
-            metric: "traces" | "spans" | "errors" | "error_rate" | "cost" | "tokens" | "prompt_tokens" | "completion_tokens" | "latency_p50" | "latency_p95" | "latency_p99" | "thumbs_up" | "thumbs_down" | "evaluation_pass_rate" | "score_mean";
+            metric: "traces" | "spans" | "errors" | "error_rate" | "cost" | "tokens" | "prompt_tokens" | "completion_tokens" | "latency_p50" | "latency_p95" | "latency_p99" | "thumbs_up" | "thumbs_down" | "evaluation_pass_rate" | "score_mean" | "score_count";
             /**
              * @description line or bar: over time; number: the whole range in one figure; table: the values per interval
              * @default line
@@ -37947,7 +38031,7 @@ export interface components {
             interval?: "auto" | "minute" | "hour" | "day" | "week";
             /** @description evaluation_pass_rate: only this evaluation (a monitor's name or the evaluator's); default: one series each */
             evaluator?: string;
-            /** @description score_mean: the score config (GET /api/score-configs); required for it */
+            /** @description score_mean, score_count: only this score config (GET /api/score-configs); score_count of a categorical config: one series per category. Default: one series per config */
             scoreConfigId?: string;
             /** @description This chart's own range instead of the dashboard's */
             timeRange?: components["schemas"]["DashboardTimeRangeInput"];

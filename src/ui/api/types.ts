@@ -12,7 +12,7 @@ import type { createEndpointBody, updateEndpointBody } from '../../modules/webho
 import type { CreatePromptBody, INPUT_TYPES, OUTPUT_TYPES, UpdatePromptBody } from '../../modules/prompts/schemas.ts';
 import type { EvaluateBody } from '../../modules/evaluators/schemas.ts';
 import type { MonitorFilters, createMonitorBody, updateMonitorBody } from '../../modules/monitors/schemas.ts';
-import type { TimeseriesRequest, UsersRequest } from '../../modules/analytics/schemas.ts';
+import type { UsersRequest } from '../../modules/analytics/schemas.ts';
 import type { ThreadsRequest } from '../../modules/threads/schemas.ts';
 import type { definitionBody } from '../../modules/experiments/schemas.ts';
 import type { ColumnType } from '../../modules/datasets/schemas.ts';
@@ -22,7 +22,7 @@ import type { createQueueBody, updateQueueBody, addItemsBody, completeItemBody }
 export type { NewTracesRequest, SearchRequest, CreateViewBody, UpdateViewBody, CreateAnnotationBody, UpdateAnnotationBody };
 /** The one trace filter (traces/filter.ts): the list's URL maps onto it, monitors take its summary keys. */
 export type SearchFilters = TraceFilter;
-export type { CreatePromptBody, UpdatePromptBody, EvaluateBody, MonitorFilters, TimeseriesRequest, UsersRequest, ThreadsRequest, CreateScoreConfigBody, ColumnType };
+export type { CreatePromptBody, UpdatePromptBody, EvaluateBody, MonitorFilters, UsersRequest, ThreadsRequest, CreateScoreConfigBody, ColumnType };
 export type CreateMonitorBody = z.input<typeof createMonitorBody>;
 export type UpdateMonitorBody = z.input<typeof updateMonitorBody>;
 export type Role = z.infer<typeof roleSchema>;

@@ -1,15 +1,17 @@
 import '@mantine/charts/styles.css';
-import { useRef, useState, type KeyboardEvent as ReactKeyboardEvent, type PointerEvent as ReactPointerEvent } from 'react';
+import { useMemo, useRef, useState, type KeyboardEvent as ReactKeyboardEvent, type PointerEvent as ReactPointerEvent } from 'react';
 import { BarChart, LineChart } from '@mantine/charts';
 import { ActionIcon, Alert, Button, Group, Loader, NativeSelect, Paper, Table, Text, TextInput, Title } from '@mantine/core';
 import { IconArrowsDiagonal, IconGripVertical, IconTrash } from '@tabler/icons-react';
-import { Link, useNavigate, useParams } from '@tanstack/react-router';
+import { Link, useNavigate, useParams, useSearch } from '@tanstack/react-router';
 import {
   DISPLAYS,
   GRID_COLUMNS,
+  MAX_CHART_HEIGHT,
   METRICS,
   PERCENTILE_METRICS,
   RELATIVE_RANGES,
+  SCORE_METRICS,
   UNGROUPED_METRICS,
   useChartData,
   useDashboard,
@@ -21,23 +23,40 @@ import {
 } from '../api/dashboards.ts';
 import { ApiError } from '../api/client.ts';
 import type { SearchFilters } from '../api/types.ts';
+import { ListToolbar } from '../components/TraceFilters.tsx';
 import { formErrors } from '../lib/form-errors.ts';
-import { dateFormat, formatCost, formatDuration, formatTokens, utcOffsetMinutes } from '../lib/format.ts';
-import { formatScoreFilter } from '../lib/list-search.ts';
+import { dateFormat, formatCost, formatDuration, formatTokens, timeZoneChoice, utcOffsetMinutes } from '../lib/format.ts';
+import { placeItem } from '../lib/grid-layout.ts';
+import { formatScoreFilter, RANGE_PRESETS, toSearchRequest } from '../lib/list-search.ts';
+import { useRangeAnchor } from '../lib/use-range-anchor.ts';
+import type { DashboardSearch } from '../router.tsx';
 
 /** One grid row, in px; a chart `h` rows tall is h rows and the gaps between them. */
 const ROW = 56;
 const GAP = 12;
 const COLORS = ['indigo.6', 'teal.6', 'orange.6', 'grape.6', 'cyan.6', 'red.6', 'lime.7', 'pink.6', 'yellow.7', 'blue.6', 'gray.6'];
 type Layout = DashboardChart['layout'];
-
-const overlaps = (a: Layout, b: Layout) => a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
-const fits = (l: Layout, id: string, charts: DashboardChart[]) => l.x >= 0 && l.y >= 0 && l.x + l.w <= GRID_COLUMNS && !charts.some((c) => c.id !== id && overlaps(l, c.layout));
 const clamp = (v: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, v));
+/** Group by for every chart that can be grouped: the URL's `group`, none for each chart's own. */
+const GROUPS = [
+  { value: '', label: 'Grouped as saved' },
+  { value: 'none', label: 'Not grouped' },
+  { value: 'model', label: 'By model' },
+  { value: 'label', label: 'By label' },
+  { value: 'user', label: 'By user' },
+  { value: 'topic', label: 'By topic' },
+];
 
-/** A dashboard: its charts on a 12-column grid, arranged by dragging (Edit), saved whole at once, read by everyone in the project. */
+/** A dashboard at its own address. */
 export default function DashboardPage() {
   const { projectId, dashboardId } = useParams({ from: '/p/$projectId/dashboards/$dashboardId' });
+  const search = useSearch({ from: '/p/$projectId/dashboards/$dashboardId' });
+  const navigate = useNavigate({ from: '/p/$projectId/dashboards/$dashboardId' });
+  return <DashboardScreen projectId={projectId} dashboardId={dashboardId} search={search} onSearch={(next) => void navigate({ search: next, replace: true })} />;
+}
+
+/** A dashboard: its charts on a 12-column grid, arranged by dragging (Edit), saved whole at once, read by everyone in the project; the viewer's range, filters and grouping in the URL. */
+export function DashboardScreen({ projectId, dashboardId, search, onSearch }: { projectId: string; dashboardId: string; search: DashboardSearch; onSearch: (next: DashboardSearch) => void }) {
   const dashboard = useDashboard(projectId, dashboardId);
   if (dashboard.isError)
     return (
@@ -53,26 +72,43 @@ export default function DashboardPage() {
         <Loader size="sm" aria-label="Loading the dashboard" />
       </div>
     );
-  return <DashboardView projectId={projectId} dashboard={dashboard.data} />;
+  return <DashboardView projectId={projectId} dashboard={dashboard.data} search={search} onSearch={onSearch} />;
 }
 
-function DashboardView({ projectId, dashboard }: { projectId: string; dashboard: Dashboard }) {
+/** What the viewer's URL asks of every chart: its range (none: the saved one), filters, query and grouping. */
+function viewOf(search: DashboardSearch, anchor: number): View {
+  const { query, filters, startDate, endDate } = toSearchRequest(search, anchor);
+  const last = RELATIVE_RANGES.find((r) => r === search.range);
+  const timeRange = last ? { last } : search.range === 'custom' && typeof startDate === 'number' ? { from: startDate, to: typeof endDate === 'number' ? endDate : anchor } : undefined;
+  return {
+    utcOffsetMinutes: utcOffsetMinutes(),
+    now: anchor,
+    ...(timeRange ? { timeRange } : {}),
+    ...(query ? { query } : {}),
+    ...(filters && Object.keys(filters).length ? { filters } : {}),
+    ...(search.group ? { groupBy: search.group === 'none' ? null : search.group } : {}),
+  };
+}
+
+function DashboardView({ projectId, dashboard, search, onSearch }: { projectId: string; dashboard: Dashboard; search: DashboardSearch; onSearch: (next: DashboardSearch) => void }) {
   const { put, remove, reload } = useDashboardMutations(projectId);
   const navigate = useNavigate();
   const definition = dashboard.definition as DashboardDefinitionInput;
   const [editing, setEditing] = useState(false);
-  const [range, setRange] = useState('saved');
-  // Relative ranges count back from when the page opened (one query key until the range changes).
-  const [now, setNow] = useState(() => Date.now());
-  const view = { utcOffsetMinutes: utcOffsetMinutes(), now, ...(range === 'saved' ? {} : { timeRange: { last: range as (typeof RELATIVE_RANGES)[number] } }) };
+  const anchor = useRangeAnchor(search);
+  const view = useMemo(() => viewOf(search, anchor), [search, anchor]);
   const save = (next: Partial<DashboardDefinitionInput>) => put.mutate({ id: dashboard.id, version: dashboard.version, body: { ...definition, ...next } });
   // Someone else saved after this page read the dashboard: theirs is kept; reloading shows it.
   const stale = put.error instanceof ApiError && put.error.status === 412;
-  const charts = dashboard.definition.charts;
-  const savedRange = definition.timeRange?.last ? `Last ${definition.timeRange.last}` : 'Fixed dates';
+  // While a save is under way the grid shows what is being saved (a dropped chart stays where it was dropped).
+  const charts = (put.isPending && put.variables?.body.charts ? put.variables.body.charts : dashboard.definition.charts) as DashboardChart[];
+  // The toolbar shows the saved range when the URL names none.
+  const savedLast = definition.timeRange?.last;
+  const shown = search.range ? search : { ...search, range: RANGE_PRESETS.some((p) => p.value === savedLast) ? savedLast : undefined };
+  const zone = timeZoneChoice() === 'UTC' ? 'UTC' : `your time zone (${Intl.DateTimeFormat().resolvedOptions().timeZone})`;
 
   return (
-    <div className="page">
+    <div className="page dash-page">
       <Group justify="space-between" wrap="wrap" gap="sm">
         <div>
           <Title order={1} size="h3">
@@ -84,32 +120,22 @@ function DashboardView({ projectId, dashboard }: { projectId: string; dashboard:
             </Text>
           ) : null}
         </div>
-        <Group gap="xs" wrap="wrap">
-          <NativeSelect
-            aria-label="Time range"
-            size="xs"
-            value={range}
-            onChange={(e) => {
-              setRange(e.currentTarget.value);
-              setNow(Date.now());
-            }}
-            data={[{ value: 'saved', label: `As saved (${savedRange})` }, ...RELATIVE_RANGES.map((r) => ({ value: r, label: `Last ${r}` }))]}
-          />
-          <Button size="xs" variant={editing ? 'filled' : 'default'} onClick={() => setEditing(!editing)} aria-pressed={editing}>
+        <Group gap="xs" wrap="wrap" align="flex-end">
+          <NativeSelect aria-label="Group charts by" size="sm" w={175} value={search.group ?? ''} onChange={(e) => onSearch({ ...search, group: (e.currentTarget.value || undefined) as DashboardSearch['group'] })} data={GROUPS} />
+          <Button size="sm" variant={editing ? 'filled' : 'default'} onClick={() => setEditing(!editing)} aria-pressed={editing}>
             {editing ? 'Done' : 'Edit'}
           </Button>
         </Group>
       </Group>
+      <ListToolbar search={shown} onChange={(next) => onSearch({ ...next, group: search.group })} forCharts />
       <Text size="xs" className="muted" data-testid="dashboard-saved">
-        {dashboard.builtIn ? 'The default dashboard, as shipped.' : `Saved ${dashboard.version} time${dashboard.version === 1 ? '' : 's'}.`} Shared with everyone in the project.
+        {dashboard.builtIn ? 'The default dashboard, as shipped.' : `Saved ${dashboard.version} time${dashboard.version === 1 ? '' : 's'}.`} Shared with everyone in the project; times in {zone}.
         {put.isPending ? ' Saving…' : ''}
       </Text>
       {stale ? (
-        <Alert color="orange" title="Someone else saved this dashboard meanwhile" data-testid="dashboard-stale">
-          <Text size="sm">Your change was not saved, so theirs is not lost. Reload to see their version, then make your change again.</Text>
-          <Text size="xs" className="muted">
-            {put.error?.message}
-          </Text>
+        <Alert color="red" title="Someone else saved this dashboard meanwhile" data-testid="dashboard-stale" role="alert">
+          <Text size="sm">{put.error instanceof ApiError ? put.error.atField : null}</Text>
+          <Text size="sm">Your change was not saved, so theirs is not lost.</Text>
           <Button
             size="xs"
             mt="xs"
@@ -126,7 +152,17 @@ function DashboardView({ projectId, dashboard }: { projectId: string; dashboard:
           {put.error.message}
         </Alert>
       ) : null}
-      {editing ? <EditPanel definition={definition} charts={charts} error={stale ? null : put.error} saving={put.isPending} onSave={save} onDelete={() => remove.mutate(dashboard.id, { onSuccess: () => void navigate({ to: '/p/$projectId/dashboards', params: { projectId } }) })} /> : null}
+      {editing ? (
+        <EditPanel
+          key={dashboard.version}
+          definition={definition}
+          charts={charts}
+          error={stale ? null : put.error}
+          saving={put.isPending}
+          onSave={save}
+          onDelete={() => remove.mutate(dashboard.id, { onSuccess: () => void navigate({ to: '/p/$projectId/dashboards', params: { projectId } }) })}
+        />
+      ) : null}
       {charts.length === 0 ? (
         <Text size="sm" className="muted">
           No charts yet: Edit, then Add chart.
@@ -135,7 +171,7 @@ function DashboardView({ projectId, dashboard }: { projectId: string; dashboard:
       <Grid
         charts={charts}
         editing={editing}
-        onPlace={(id, layout) => save({ charts: charts.map((c) => (c.id === id ? { ...c, layout } : c)) })}
+        onPlace={(next) => save({ charts: next })}
         onRemove={(id) => save({ charts: charts.filter((c) => c.id !== id) })}
         render={(chart) => <ChartBody projectId={projectId} dashboard={dashboard} chart={chart} view={view} />}
       />
@@ -143,7 +179,11 @@ function DashboardView({ projectId, dashboard }: { projectId: string; dashboard:
   );
 }
 
-/** The charts on the grid; in Edit, each moves by its grip and grows by its corner (pointer or arrow keys), and lands only where nothing else is. */
+/**
+ * The charts on the grid; in Edit, each moves by its grip and grows by its corner (pointer or
+ * arrow keys). A chart dropped on others pushes them aside and everything floats up (no gaps,
+ * no overlaps), shown while dragging, saved on release.
+ */
 function Grid({
   charts,
   editing,
@@ -153,12 +193,15 @@ function Grid({
 }: {
   charts: DashboardChart[];
   editing: boolean;
-  onPlace: (id: string, layout: Layout) => void;
+  onPlace: (charts: DashboardChart[]) => void;
   onRemove: (id: string) => void;
   render: (chart: DashboardChart) => React.ReactNode;
 }) {
   const ref = useRef<HTMLDivElement>(null);
-  const [moving, setMoving] = useState<{ id: string; layout: Layout } | null>(null);
+  const [preview, setPreview] = useState<DashboardChart[] | null>(null);
+  const shown = preview ?? charts;
+  const place = (id: string, to: Layout) => placeItem(charts, id, to, GRID_COLUMNS);
+  const changed = (next: DashboardChart[]) => next.some((c, i) => c !== charts[i]);
 
   const drag = (e: ReactPointerEvent, chart: DashboardChart, mode: 'move' | 'resize') => {
     if (!ref.current || e.button !== 0) return;
@@ -167,23 +210,21 @@ function Grid({
     const colWidth = (rect.width + GAP) / GRID_COLUMNS;
     const base = chart.layout;
     const [x0, y0] = [e.clientX, e.clientY];
-    let last = base;
+    let last = charts;
     const move = (ev: PointerEvent) => {
       const dx = Math.round((ev.clientX - x0) / colWidth);
       const dy = Math.round((ev.clientY - y0) / (ROW + GAP));
-      const next =
+      const to =
         mode === 'move'
           ? { ...base, x: clamp(base.x + dx, 0, GRID_COLUMNS - base.w), y: Math.max(0, base.y + dy) }
-          : { ...base, w: clamp(base.w + dx, 1, GRID_COLUMNS - base.x), h: clamp(base.h + dy, 1, 24) };
-      if (fits(next, chart.id, charts)) {
-        last = next;
-        setMoving({ id: chart.id, layout: next });
-      }
+          : { ...base, w: clamp(base.w + dx, 1, GRID_COLUMNS - base.x), h: clamp(base.h + dy, 1, MAX_CHART_HEIGHT) };
+      last = place(chart.id, to);
+      setPreview(last);
     };
     const up = () => {
       window.removeEventListener('pointermove', move);
-      setMoving(null);
-      if (last.x !== base.x || last.y !== base.y || last.w !== base.w || last.h !== base.h) onPlace(chart.id, last);
+      setPreview(null);
+      if (changed(last)) onPlace(last);
     };
     window.addEventListener('pointermove', move);
     window.addEventListener('pointerup', up, { once: true });
@@ -194,21 +235,22 @@ function Grid({
     if (!step) return;
     e.preventDefault();
     const l = chart.layout;
-    const next = mode === 'move' ? { ...l, x: l.x + step[0], y: l.y + step[1] } : { ...l, w: Math.max(1, l.w + step[0]), h: clamp(l.h + step[1], 1, 24) };
-    if (fits(next, chart.id, charts)) onPlace(chart.id, next);
+    const to = mode === 'move' ? { ...l, x: l.x + step[0], y: Math.max(0, l.y + step[1]) } : { ...l, w: clamp(l.w + step[0], 1, GRID_COLUMNS - l.x), h: clamp(l.h + step[1], 1, MAX_CHART_HEIGHT) };
+    const next = place(chart.id, to);
+    if (changed(next)) onPlace(next);
   };
 
   return (
     <div className={`dash-grid${editing ? ' dash-editing' : ''}`} ref={ref} data-testid="dashboard-grid">
-      {charts.map((chart) => {
-        const l = moving?.id === chart.id ? moving.layout : chart.layout;
+      {shown.map((chart) => {
+        const l = chart.layout;
         return (
           <Paper
             key={chart.id}
             withBorder
             p="sm"
             component="section"
-            className="dash-item"
+            className={`dash-item${l.w <= 3 ? ' dash-small' : ''}`}
             aria-label={chart.title}
             data-chart-id={chart.id}
             data-layout={`${l.x},${l.y},${l.w},${l.h}`}
@@ -231,7 +273,7 @@ function Grid({
                 </ActionIcon>
               </Group>
             ) : null}
-            {render({ ...chart, layout: l })}
+            {render(chart)}
             {editing ? (
               <ActionIcon
                 variant="subtle"
@@ -317,7 +359,7 @@ function ChartBody({ projectId, dashboard, chart, view }: { projectId: string; d
           </Table>
         </div>
       ) : (
-        <PlotChart chart={chart} data={d} height={Math.max(height, 80)} fmt={fmt} tick={tick} onPoint={(i) => {
+        <PlotChart chart={{ ...chart, groupBy: d.chart.groupBy }} data={d} height={Math.max(height, 80)} fmt={fmt} tick={tick} onPoint={(i) => {
           const start = d.series[0]?.points[i]?.start;
           const to = start === undefined ? null : link(d.series.length === 1 ? d.series[0].filters : (d.query.filters ?? {}), start, start + d.intervalMs - 1);
           if (to) window.location.assign(`/p/${projectId}/traces?${new URLSearchParams(to).toString()}`);
@@ -339,12 +381,33 @@ function PlotChart({ chart, data, height, fmt, tick, onPoint }: { chart: Dashboa
   const rows = (data.series[0]?.points ?? []).map((p, i) => ({ time: tick(p.start), ...Object.fromEntries(data.series.map((s) => [s.name, s.points[i]?.value ?? null])) }));
   const series = names.map((name, i) => ({ name, color: COLORS[i % COLORS.length] }));
   const click = { onClick: (e: { activeTooltipIndex?: number | string | null } | null) => (e && e.activeTooltipIndex !== undefined && e.activeTooltipIndex !== null ? onPoint(Number(e.activeTooltipIndex)) : undefined) };
-  const common = { h: height, dataKey: 'time', data: rows, series, withLegend: names.length > 1, valueFormatter: fmt, tickLine: 'y' as const, connectNulls: false };
+  const common = {
+    h: height,
+    dataKey: 'time',
+    data: rows,
+    series,
+    // Series named after something other than the metric (a group, an evaluation, a score config) say so.
+    withLegend: names.length > 1 || !!chart.groupBy || UNGROUPED_METRICS.includes(chart.metric),
+    valueFormatter: fmt,
+    tickLine: 'y' as const,
+    connectNulls: false,
+    ...(PERCENTILE_METRICS.includes(chart.metric) ? { yAxisProps: latencyAxis } : {}),
+  };
   return chart.display === 'bar' ? (
     <BarChart {...common} type={chart.groupBy ? 'stacked' : 'default'} barChartProps={click} />
   ) : (
     <LineChart {...common} withDots={rows.length < 40} lineChartProps={click} />
   );
+}
+
+/** The latency axis: short labels that fit its width ("0", "800 ms", "1.5 s", "2 min"), never wrapped. */
+const latencyAxis = { width: 56, tickFormatter: (v: number) => formatAxisDuration(v) };
+function formatAxisDuration(ms: number): string {
+  if (!Number.isFinite(ms) || ms <= 0) return '0';
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${Math.round((ms / 1000) * 10) / 10} s`;
+  if (ms < 3_600_000) return `${Math.round((ms / 60_000) * 10) / 10} min`;
+  return `${Math.round((ms / 3_600_000) * 10) / 10} h`;
 }
 
 function formatter(metric: DashboardChart['metric']): (v: number) => string {
@@ -440,7 +503,7 @@ function EditPanel({
           display,
           groupBy: groupBy === 'none' ? null : (groupBy as 'model' | 'label' | 'user'),
           interval: 'auto',
-          ...(metric === 'score_mean' ? { scoreConfigId } : {}),
+          ...(SCORE_METRICS.includes(metric) && scoreConfigId.trim() ? { scoreConfigId: scoreConfigId.trim() } : {}),
           layout: { x: 0, y, w, h },
         },
       ],
@@ -481,8 +544,8 @@ function EditPanel({
           {grouped ? (
             <NativeSelect label="Group by" value={groupBy} onChange={(e) => setGroupBy(e.currentTarget.value)} data={['none', 'model', 'label', 'user']} error={errors.at('charts.*.groupBy')} />
           ) : null}
-          {metric === 'score_mean' ? (
-            <TextInput label="Score config id" value={scoreConfigId} onChange={(e) => setScoreConfigId(e.currentTarget.value)} error={errors.at('charts.*.scoreConfigId')} />
+          {SCORE_METRICS.includes(metric) ? (
+            <TextInput label="Score config id" placeholder="every config" value={scoreConfigId} onChange={(e) => setScoreConfigId(e.currentTarget.value)} error={errors.at('charts.*.scoreConfigId')} />
           ) : null}
           <NativeSelect label="Width" value={width} onChange={(e) => setWidth(e.currentTarget.value)} data={['3', '4', '6', '8', '12']} error={errors.at('charts.*.layout')} />
           <Button type="submit" loading={saving}>

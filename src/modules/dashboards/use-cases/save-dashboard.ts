@@ -1,6 +1,7 @@
 import { badRequest, notFound, preconditionFailed } from '../../../platform/errors.ts';
 import { newId } from '../../../platform/ids.ts';
 import type { ProjectScope } from '../../../platform/http/route-group.ts';
+import { userEmail } from '../../organizations/index.ts';
 import type { DashboardsContext } from '../context.ts';
 import { DEFAULT_DASHBOARD_ID } from '../default-dashboard.ts';
 import { presentDashboard } from '../presenters.ts';
@@ -52,10 +53,12 @@ export async function putDashboard(ctx: DashboardsContext, scope: ProjectScope, 
   if (!now && id !== DEFAULT_DASHBOARD_ID) throw preconditionFailed('dashboard_changed', `If-Match: dashboard ${id} was deleted after you read it`, { field: 'If-Match', version: null });
   const version = now?.version ?? 0;
   const when = now ? new Date(now.updated_at).toISOString() : null;
+  // Who: the member's e-mail (a save with an API key has no one to name).
+  const email = now?.updated_by ? await userEmail(ctx.db.orm, now.updated_by) : null;
   throw preconditionFailed(
     'dashboard_changed',
-    `If-Match: this dashboard was saved by someone else${when ? ` at ${when}` : ''} (version ${version}, you edited version ${ifMatch.join(', ')}); reload it to see their changes, then make yours again`,
-    { field: 'If-Match', version, updatedAt: now?.updated_at ?? null, updatedBy: now?.updated_by ?? null },
+    `If-Match: this dashboard was saved by ${email ?? 'someone else'}${when ? ` at ${when}` : ''} (version ${version}, you edited version ${ifMatch.join(', ')}); reload it to see their changes, then make yours again`,
+    { field: 'If-Match', version, updatedAt: now?.updated_at ?? null, updatedBy: now?.updated_by ?? null, updatedByEmail: email },
   );
 }
 
