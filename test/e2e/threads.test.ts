@@ -216,4 +216,22 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('threads in a real browser (%
     const list = await req('GET', '/api/monitors');
     expect(list.body.data.find((m: { name: string }) => m.name === 'Consistency (hourly)')).toMatchObject({ unit: 'thread', idle_minutes: 60 });
   });
+
+  it('puts a thread monitor on a schedule in the form; a schedule off the clock is refused next to its field', async () => {
+    await page.goto(url('/monitors/new?evaluator=custom/consistent'));
+    await page.getByText('Whole threads').click();
+    await page.getByText('On a schedule').click();
+    const every = page.getByLabel('Every (minutes)');
+    await every.fill('7');
+    await page.getByLabel('Name').fill('Consistency (every 15 minutes)');
+    await page.getByRole('button', { name: 'Create monitor' }).click();
+    const field = page.locator('.mantine-NumberInput-root', { has: every });
+    await expect.poll(() => field.locator('.mantine-InputWrapper-error').textContent().catch(() => '')).toContain('divide a day');
+    await checkBothWidths(page, 'thread-monitor-schedule', () => expect.poll(() => field.locator('.mantine-InputWrapper-error').count()).toBe(1), shots);
+    await every.fill('15');
+    await page.getByRole('button', { name: 'Create monitor' }).click();
+    await page.waitForURL('**/monitors/mon_*');
+    const list = await req('GET', '/api/monitors');
+    expect(list.body.data.find((m: { name: string }) => m.name === 'Consistency (every 15 minutes)')).toMatchObject({ unit: 'thread', idle_minutes: null, schedule_minutes: 15 });
+  });
 });

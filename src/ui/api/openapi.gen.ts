@@ -18474,6 +18474,7 @@ export interface paths {
                          */
                         unit?: "trace" | "thread";
                         idle_minutes?: number | null;
+                        schedule_minutes?: number | null;
                     };
                 };
             };
@@ -18887,8 +18888,10 @@ export interface paths {
                         filters?: components["schemas"]["MonitorFiltersInput"] | null;
                         enabled?: boolean;
                         review_queue_id?: string | null;
-                        /** @description unit thread: evaluate a thread once it has had no new turn for this long (1..10080 minutes, default 30); a thread that gets new turns is evaluated again once idle */
+                        /** @description unit thread: run once a thread is idle this long (ends a schedule) */
                         idle_minutes?: number;
+                        /** @description unit thread: run on this schedule instead of once idle; null goes back to running once idle */
+                        schedule_minutes?: number | null;
                     };
                 };
             };
@@ -38461,8 +38464,10 @@ export interface components {
             review_queue_id: string | null;
             /** @enum {string} */
             unit: "trace" | "thread";
-            /** @description unit thread: minutes a thread is idle before it is evaluated (null for unit trace) */
+            /** @description unit thread: minutes a thread is idle before it is evaluated (null for unit trace, or on a schedule) */
             idle_minutes: number | null;
+            /** @description unit thread on a schedule: it runs every this many minutes on the UTC clock (null: once idle, or unit trace) */
+            schedule_minutes: number | null;
             created_at: string;
             updated_at: string;
         };
@@ -38615,8 +38620,10 @@ export interface components {
             review_queue_id: string | null;
             /** @enum {string} */
             unit: "trace" | "thread";
-            /** @description unit thread: minutes a thread is idle before it is evaluated (null for unit trace) */
+            /** @description unit thread: minutes a thread is idle before it is evaluated (null for unit trace, or on a schedule) */
             idle_minutes: number | null;
+            /** @description unit thread on a schedule: it runs every this many minutes on the UTC clock (null: once idle, or unit trace) */
+            schedule_minutes: number | null;
             created_at: string;
             updated_at: string;
         };
