@@ -14,7 +14,11 @@ type MetricCase =
   | { source: 'series'; kind: 'ratio'; part: (b: TimeseriesBucket) => [number, number]; whole: (t: Totals) => [number, number] }
   | { source: 'series'; kind: 'percentile'; point: (b: TimeseriesBucket) => number | null }
   | { source: 'evaluations'; kind: 'ratio' }
-  | { source: 'scores'; kind: 'ratio' };
+  | { source: 'scores'; kind: 'ratio' }
+  | { source: 'threadEvaluations'; kind: 'ratio'; part: (b: ThreadBucket) => [number, number] }
+  | { source: 'threadScores'; kind: 'ratio' };
+
+type ThreadBucket = TimeseriesResponse['threadEvaluations'][number]['buckets'][number];
 
 const sum = (point: (b: TimeseriesBucket) => number, whole: (t: Totals) => number): MetricCase => ({ source: 'series', kind: 'sum', point, whole });
 const percentile = (point: (b: TimeseriesBucket) => number | null): MetricCase => ({ source: 'series', kind: 'percentile', point });
@@ -36,6 +40,10 @@ export const METRIC_CASES: Record<MetricName, MetricCase> = {
   thumbs_down: sum((b) => b.thumbs_down, (t) => t.thumbs_down),
   evaluation_pass_rate: { source: 'evaluations', kind: 'ratio' },
   score_mean: { source: 'scores', kind: 'ratio' },
+  thread_pass_rate: { source: 'threadEvaluations', kind: 'ratio', part: (b) => [b.passed, b.passed + b.failed] },
+  // The mean of a bucket times its scored results gives back its sum: a range's mean is its sums' ratio.
+  thread_score_mean: { source: 'threadEvaluations', kind: 'ratio', part: (b) => [b.mean_score === null ? 0 : b.mean_score * b.scored, b.mean_score === null ? 0 : b.scored] },
+  thread_review_score_mean: { source: 'threadScores', kind: 'ratio' },
 };
 
 export interface ReadSeries {
@@ -59,10 +67,16 @@ export function readChart(chart: Pick<Chart, 'metric' | 'evaluator' | 'scoreConf
       .map((e) => ({ name: e.evaluator, parts: e.buckets.map((b) => ({ start: b.start, part: [b.passed, b.passed + b.failed] as [number, number] })) }));
     return fromParts(parts);
   }
-  if (c.source === 'scores') {
-    // numeric: the mean; boolean: the share true; a categorical config has no mean.
-    const parts = answer.scores
-      .filter((s) => s.configId === chart.scoreConfigId && s.kind !== 'categorical')
+  if (c.source === 'threadEvaluations') {
+    const parts = answer.threadEvaluations
+      .filter((e) => !chart.evaluator || e.name === chart.evaluator)
+      .map((e) => ({ name: e.name, parts: e.buckets.map((b) => ({ start: b.start, part: c.part(b) })) }));
+    return fromParts(parts);
+  }
+  if (c.source === 'scores' || c.source === 'threadScores') {
+    // numeric: the mean; boolean: the share true; a categorical config has no mean. Trace scores need a config; thread scores default to each.
+    const parts = (c.source === 'scores' ? answer.scores : answer.threadScores)
+      .filter((s) => (c.source === 'scores' || chart.scoreConfigId ? s.configId === chart.scoreConfigId : true) && s.kind !== 'categorical')
       .map((s) => ({ name: s.name, parts: s.buckets.map((b) => ({ start: b.start, part: [b.mean === null ? 0 : b.mean * b.count, b.mean === null ? 0 : b.count] as [number, number] })) }));
     return fromParts(parts);
   }

@@ -58,6 +58,8 @@ function resolveRange(r: TimeRange, now: number): { startDate: number; endDate: 
 
 /** The filter picking a series' traces: the chart's, narrowed to its group; null when no filter can say it. */
 function seriesFilters(filters: TraceFilter | undefined, chart: Chart, s: { name: string; group: string | null; other: boolean }): TraceFilter | null {
+  // Thread results and thread scores are not traces: no trace filter picks them.
+  if (chart.metric.startsWith('thread_')) return null;
   if (chart.metric === 'evaluation_pass_rate') return { ...(filters ?? {}), evaluation: { evaluator: s.name } };
   if (chart.metric === 'score_mean' && chart.scoreConfigId) return { ...(filters ?? {}), score: { configId: chart.scoreConfigId } };
   if (!chart.groupBy) return filters ?? {};
