@@ -22,7 +22,7 @@ import { buildOrganizations, organizationDirectory, organizationStore, PasswordH
 import { smtpMailer } from './platform/mail.ts';
 import { buildApiKeys, registerApiKeys, type ApiKeys } from './modules/api-keys/index.ts';
 import { PromptService, promptRoutes } from './modules/prompts/index.ts';
-import { AnnotationService, annotationRoutes, createThreadReviewIn, ScoreConfigService, scoreConfigRoutes, threadReview, threadReviews, threadScoreSummaries } from './modules/annotations/index.ts';
+import { AnnotationService, annotationRoutes, createThreadReviewIn, ScoreConfigService, scoreConfigRoutes, threadReview, threadReviews, scoredThreads, threadScoreBuckets, threadScoreSort, threadScoreSummaries } from './modules/annotations/index.ts';
 import { addItems, addMonitorFailure, createQueue, getQueue, queueExists, reviewQueueRoutes, type ReviewDeps } from './modules/review/index.ts';
 import { buildAgentCache, registerAgentCache, type AgentCache } from './modules/agent-cache/index.ts';
 import { loadKeyring } from './platform/crypto.ts';
@@ -69,7 +69,7 @@ import { buildModelProviders, registerModelProviders, type ModelProviders } from
 import { buildPrivacy, registerPrivacy, type PrivacyPorts } from './modules/privacy/index.ts';
 import { registerSimulations, resealAgentHeaders } from './modules/simulations/index.ts';
 import { registerDashboards } from './modules/dashboards/index.ts';
-import { registerThreads, THREAD_MAX_TURNS, threadResultsExist, threadResultWindows, threads as threadEvaluation, type ThreadsContext } from './modules/threads/index.ts';
+import { registerThreads, THREAD_MAX_TURNS, threadResultBuckets, threadResultsExist, threadResultWindows, threads as threadEvaluation, type ThreadsContext } from './modules/threads/index.ts';
 import { buildTopicsModule, inTopicsCondition, registerTopics, topicOfTraceSql, type Topics, type TopicsContext } from './modules/topics/index.ts';
 import {
   buildJudgeAlignment,
@@ -226,6 +226,8 @@ export function buildServices(deps: Deps): Services {
     runEvaluator: (scope, path, data, settings) => evaluations.runDetached(scope, path, data, settings),
     evaluatorVersion: async (scope, path, settings) => (await evaluations.describeForRuns(scope, path, settings)).version,
     reviewScores: (projectId, threadIds) => threadScoreSummaries(deps.db, projectId, threadIds),
+    reviewScoreFilter: (projectId, f, field) => scoredThreads(deps.db, projectId, f, field),
+    reviewScoreSort: (projectId, configId, field) => threadScoreSort(deps.db, projectId, configId, field),
     reviews: (projectId, threadId) => threadReviews(deps.db, projectId, threadId),
   };
   const monitors = new MonitorService(
@@ -282,6 +284,8 @@ export function buildServices(deps: Deps): Services {
     scoresSql,
     evaluationResultsSql,
     topicOfTraceSql,
+    threadResults: threadResultBuckets,
+    threadScores: threadScoreBuckets,
   });
   const topicsCtx: TopicsContext = {
     db: deps.db,

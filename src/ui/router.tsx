@@ -4,7 +4,7 @@ import { SESSION_KEY, fetchSession, lastProject } from './api/session.ts';
 import { asText } from './lib/format.ts';
 import * as z from 'zod/mini';
 import { listSearchSchema, rangeAnchor, readListSearch, toSearchRequest, type ListSearch } from './lib/list-search.ts';
-import { oneOf, parseSearch, searchValidator, text, wholeNumber, words } from './lib/search.ts';
+import { matching, oneOf, parseSearch, searchValidator, text, wholeNumber, words } from './lib/search.ts';
 import { traceListQuery, traceOutlineQuery } from './api/traces.ts';
 import { DATASET_PAGE, datasetQuery, prefetchRecords } from './api/datasets.ts';
 
@@ -121,9 +121,15 @@ const usersRoute = createRoute({
   component: lazyRouteComponent(() => import('./routes/users.tsx')),
 });
 
+const THREAD_COLUMNS = ['thread_id', 'turns', 'cost', 'duration', 'errors', 'users', 'first_seen', 'last_seen'];
+type ThreadSort = 'thread_id' | 'turns' | 'cost' | 'duration' | 'errors' | 'users' | 'first_seen' | 'last_seen' | `score:${string}`;
+
 /** The threads list: the traces list's filters (a thread is listed when any of its traces matches), its own sort and page. */
 const threadsSearch = z.extend(listSearchSchema, {
-  tsort: oneOf(['thread_id', 'turns', 'cost', 'duration', 'errors', 'users', 'first_seen', 'last_seen']),
+  /** A column, or `score:<config id>` (a numeric or boolean review score's mean) */
+  tsort: matching<ThreadSort>((v) => THREAD_COLUMNS.includes(v) || /^score:.{1,128}$/.test(v)),
+  /** A review score of the thread (parseScoreFilter): `<config id>:<min>..<max>` or `<config id>:=<value>` */
+  tscore: words(),
   /** Part of the thread id. */
   tid: words(),
   /** The first page is the one without `page`. */

@@ -10,7 +10,8 @@ const MINUTE = 60_000;
 
 /**
  * Threads in Debian's Chromium: the threads list (turns, duration, cost, errors, users, thread
- * scores; sorted by its headers, filtered with the traces list's filters, found by id), and a
+ * scores; sorted by its headers, review scores among them, filtered with the traces list's
+ * filters and by a review score, found by id), and a
  * thread page showing its evaluations as a whole with the turns each covered; a thread monitor
  * created in the form. The judge is the loopback fake. Desktop 1280 and phone 390.
  */
@@ -201,6 +202,35 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('threads in a real browser (%
     expect(await page.locator('[data-thread-id="refund-order-5521"] [data-review-score="Consistent"]').textContent()).toBe('—');
   });
 
+  it('sorts the threads list by a review score at its header and filters it by one; both kept in the URL', async () => {
+    // A second thread scored, through the API: the refund conversation is consistent.
+    const configId = (await req('GET', '/api/score-configs')).body.data.find((c: { name: string }) => c.name === 'Consistent').id as string;
+    const queue = await req('POST', '/api/queues', { name: 'More conversations', scoreConfigIds: [configId] });
+    await req('POST', `/api/queues/${queue.body.data.id}/items`, { threads: ['refund-order-5521'] });
+    const next = await req('POST', `/api/queues/${queue.body.data.id}/next`);
+    const done = await req('POST', `/api/queues/${queue.body.data.id}/items/${next.body.data.id}/complete`, { scores: [{ configId, value: true }] });
+    expect(done.status, done.text).toBe(200);
+
+    await page.goto(url('/threads'));
+    await expect.poll(ids).toHaveLength(3);
+    // The score's header sorts: highest first, unscored last; again: lowest first, unscored still last.
+    await page.getByRole('button', { name: 'Consistent', exact: true }).click();
+    await expect.poll(ids).toEqual(['refund-order-5521', 'trip-to-lisbon', 'password-reset']);
+    expect(decodeURIComponent(page.url())).toContain(`tsort=score:${configId}`);
+    await page.getByRole('button', { name: 'Consistent', exact: true }).click();
+    await expect.poll(ids).toEqual(['trip-to-lisbon', 'refund-order-5521', 'password-reset']);
+
+    // Filtered by the thread's review score: the conversations people found inconsistent.
+    await page.getByLabel('Thread review score').selectOption(configId);
+    await page.getByLabel('Value').selectOption('false');
+    await expect.poll(ids).toEqual(['trip-to-lisbon']);
+    expect(decodeURIComponent(page.url())).toContain(`tscore=${configId}:=false`);
+    // The URL alone gives the same list.
+    await page.reload();
+    await expect.poll(ids).toEqual(['trip-to-lisbon']);
+    await checkBothWidths(page, 'threads-review-score', () => expect.poll(ids).toEqual(['trip-to-lisbon']), shots);
+  });
+
   it('creates a thread monitor in the form; an idle time out of bounds is refused next to its field', async () => {
     await page.goto(url('/monitors/new?evaluator=custom/consistent'));
     await page.getByText('Whole threads').click();
@@ -215,5 +245,23 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('threads in a real browser (%
     await page.waitForURL('**/monitors/mon_*');
     const list = await req('GET', '/api/monitors');
     expect(list.body.data.find((m: { name: string }) => m.name === 'Consistency (hourly)')).toMatchObject({ unit: 'thread', idle_minutes: 60 });
+  });
+
+  it('puts a thread monitor on a schedule in the form; a schedule off the clock is refused next to its field', async () => {
+    await page.goto(url('/monitors/new?evaluator=custom/consistent'));
+    await page.getByText('Whole threads').click();
+    await page.getByText('On a schedule').click();
+    const every = page.getByLabel('Every (minutes)');
+    await every.fill('7');
+    await page.getByLabel('Name').fill('Consistency (every 15 minutes)');
+    await page.getByRole('button', { name: 'Create monitor' }).click();
+    const field = page.locator('.mantine-NumberInput-root', { has: every });
+    await expect.poll(() => field.locator('.mantine-InputWrapper-error').textContent().catch(() => '')).toContain('divide a day');
+    await checkBothWidths(page, 'thread-monitor-schedule', () => expect.poll(() => field.locator('.mantine-InputWrapper-error').count()).toBe(1), shots);
+    await every.fill('15');
+    await page.getByRole('button', { name: 'Create monitor' }).click();
+    await page.waitForURL('**/monitors/mon_*');
+    const list = await req('GET', '/api/monitors');
+    expect(list.body.data.find((m: { name: string }) => m.name === 'Consistency (every 15 minutes)')).toMatchObject({ unit: 'thread', idle_minutes: null, schedule_minutes: 15 });
   });
 });

@@ -219,13 +219,13 @@ describe.each(databaseKinds)('thread monitors (%s)', (kind) => {
     expect(bad.body.error.meta.field ?? bad.text).toContain('sortBy');
   });
 
-  it('gives thread scores as a series over time, per thread monitor', async () => {
+  it('gives thread scores as an analytics series over time, per thread monitor', async () => {
     const end = clock.now().getTime();
-    const res = await req('POST', '/api/threads/scores', { startDate: end - 3 * 3_600_000, endDate: end, interval: 'hour' });
+    const res = await req('POST', '/api/analytics/timeseries', { startDate: end - 3 * 3_600_000, endDate: end, interval: 'hour' });
     expect(res.status, res.text).toBe(200);
     expect(res.body.interval).toBe('hour');
-    expect(res.body.series.map((x: { name: string }) => x.name)).toEqual(['Consistency']);
-    const buckets = res.body.series[0].buckets as { evaluated: number; passed: number; failed: number; errors: number; pass_rate: number | null; mean_score: number | null }[];
+    expect(res.body.threadEvaluations.map((x: { name: string }) => x.name)).toEqual(['Consistency']);
+    const buckets = res.body.threadEvaluations[0].buckets as { evaluated: number; passed: number; failed: number; errors: number; pass_rate: number | null; mean_score: number | null }[];
     expect(buckets.length).toBeGreaterThanOrEqual(3);
     const sum = (k: 'evaluated' | 'passed' | 'failed' | 'errors') => buckets.reduce((a, x) => a + x[k], 0);
     // Four results: the contradicted thread failed, the short one passed, the consistent one passed then failed after its new turns.
@@ -233,22 +233,8 @@ describe.each(databaseKinds)('thread monitors (%s)', (kind) => {
     const first = buckets.find((x) => x.evaluated === 3)!;
     expect(first.pass_rate).toBeCloseTo(2 / 3, 10);
     expect(first.mean_score).toBeCloseTo(2 / 3, 10);
-    // One monitor's series only; an unknown name gives none.
-    expect((await req('POST', '/api/threads/scores', { startDate: end - 3_600_000, endDate: end, name: 'Nope' })).body.series).toEqual([]);
     // Another project sees nothing.
-    const theirs = await t.request('POST', '/api/threads/scores', { token: other.adminToken, projectId: other.projectId, body: { startDate: end - 3 * 3_600_000, endDate: end } });
-    expect(theirs.body.series).toEqual([]);
-
-    const bad: [unknown, string][] = [
-      [{ startDate: end, endDate: end - 1 }, 'body.endDate'],
-      [{ startDate: 0, endDate: end }, 'body.endDate'],
-      [{ startDate: end - 1000, endDate: end, interval: 'fortnight' }, 'interval'],
-      [{ endDate: end }, 'startDate'],
-    ];
-    for (const [body, field] of bad) {
-      const r = await req('POST', '/api/threads/scores', body);
-      expect(r.status, `${JSON.stringify(body)}: ${r.text}`).toBe(400);
-      expect(r.body.error.meta.field ?? r.text).toContain(field);
-    }
+    const theirs = await t.request('POST', '/api/analytics/timeseries', { token: other.adminToken, projectId: other.projectId, body: { startDate: end - 3 * 3_600_000, endDate: end } });
+    expect(theirs.body.threadEvaluations).toEqual([]);
   });
 });

@@ -84,5 +84,8 @@ export const threadReviewScores = pgTable(
     textValue: text('text_value'),
     createdAt: at('created_at').notNull().defaultNow(),
   },
-  (t) => [unique().on(t.reviewId, t.configId), index('thread_review_scores_thread').on(t.projectId, t.threadId), index('thread_review_scores_config').on(t.configId, t.createdAt)],
+  (t) => [unique().on(t.reviewId, t.configId), index('thread_review_scores_thread').on(t.projectId, t.threadId), index('thread_review_scores_config').on(t.configId, t.createdAt),
+    // 0062: the analytics series read a project's thread scores over a range.
+    index('thread_review_scores_project_time').on(t.projectId, t.createdAt),
+  ],
 );

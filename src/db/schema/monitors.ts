@@ -19,6 +19,8 @@ export const monitors = pgTable(
     /** 0048: what it evaluates (trace or thread), and how long a thread must be idle first. */
     unit: text('unit').notNull().default('trace'),
     idleMinutes: integer('idle_minutes'),
+    /** 0061: or every so many minutes on the UTC clock instead (never both). */
+    scheduleMinutes: integer('schedule_minutes'),
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   },

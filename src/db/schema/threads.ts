@@ -23,5 +23,8 @@ export const threadEvaluations = pgTable(
     coveredThrough: bigint('covered_through', { mode: 'number' }).notNull(),
     insertedAt: bigint('inserted_at', { mode: 'number' }).notNull(),
   },
-  (t) => [index('thread_evaluations_thread').on(t.projectId, t.threadId, sql`inserted_at DESC`), index('thread_evaluations_monitor').on(t.projectId, t.monitorId, sql`inserted_at DESC`)],
+  (t) => [index('thread_evaluations_thread').on(t.projectId, t.threadId, sql`inserted_at DESC`), index('thread_evaluations_monitor').on(t.projectId, t.monitorId, sql`inserted_at DESC`),
+    // 0062: the analytics series read a project's results over a range.
+    index('thread_evaluations_project_time').on(t.projectId, t.insertedAt),
+  ],
 );

@@ -84,6 +84,46 @@ export const timeseriesResponseSchema = z
         }),
       )
       .describe('Review scores per score config that has any in range (a trace counts in the bucket it started in)'),
+    threadEvaluations: z
+      .array(
+        z.object({
+          name: z.string().describe("The thread monitor's name"),
+          buckets: z.array(
+            z.object({
+              start: z.number().int(),
+              evaluated: z.number().int().describe('Thread results stored in the bucket'),
+              passed: z.number().int(),
+              failed: z.number().int(),
+              errors: z.number().int(),
+              pass_rate: z.number().nullable().describe('passed / (passed + failed); null without verdicts'),
+              scored: z.number().int().describe('Results that gave a score'),
+              mean_score: z.number().nullable().describe('Mean of the scores given; null when none was'),
+            }),
+          ),
+        }),
+      )
+      .describe(
+        "Thread monitors' results (threads evaluated as a whole) per monitor name that has any in range, each in the bucket of when it ran; with query or filters, only threads with a trace they pick. Not split by groupBy",
+      ),
+    threadScores: z
+      .array(
+        z.object({
+          configId: z.string(),
+          name: z.string().describe("The score config's name"),
+          kind: z.enum(['numeric', 'boolean', 'categorical']),
+          buckets: z.array(
+            z.object({
+              start: z.number().int(),
+              count: z.number().int().describe('Thread scores given in the bucket'),
+              mean: z.number().nullable().describe('numeric: the mean; boolean: the share of true (0..1); null without scores or when categorical'),
+              counts: z.record(z.string(), z.number().int()).describe('categorical: scores per category; empty otherwise'),
+            }),
+          ),
+        }),
+      )
+      .describe(
+        "People's scores of whole threads (review queues' thread items) per score config that has any in range, each in the bucket of when it was given; with query or filters, only threads with a trace they pick. Not split by groupBy",
+      ),
     totals: z.object({
       traces: z.number().int(),
       spans: z.number().int(),

@@ -1,11 +1,11 @@
 import type { SQL } from 'drizzle-orm';
 import { sql } from 'drizzle-orm';
-import type { Database } from '../../db/index.ts';
+import type { Database, Executor } from '../../db/index.ts';
 import { badRequest } from '../../platform/errors.ts';
 import { bucketing, toMillis } from '../../platform/time-buckets.ts';
 import type { TimeseriesBucket, TimeseriesRequest, TimeseriesResponse, UsersResponse, usersRequestSchema } from './schemas.ts';
 import type { z } from 'zod';
-import { aggregateTraces, aggregateUsers, evaluationValues, traceValues, windowEvaluationValues, windowOf, windowScoreValues, windowTraceValues, type GroupBy, type MetricsRow, type ThumbsRow, type TraceValueColumn, type Totals } from '../traces/index.ts';
+import { aggregateTraces, aggregateUsers, evaluationValues, threadIdsSql, traceValues, windowEvaluationValues, windowOf, windowScoreValues, windowTraceValues, type GroupBy, type MetricsRow, type ScoreBucketRow, type ThumbsRow, type TraceValueColumn, type Totals } from '../traces/index.ts';
 
 /** What analytics reads of other modules (wired by app.ts). */
 export interface AnalyticsDeps {
@@ -21,6 +21,18 @@ export interface AnalyticsDeps {
   evaluationResultsSql(projectId: string): SQL;
   /** The topic of the `traces` row a query is on (grouping by topic); absent: no topics module. */
   topicOfTraceSql?(): SQL;
+  /** Thread monitors' results per name and bucket of when they ran, of the threads `threads` lists when given (the threads module's). */
+  threadResults(db: Executor, projectId: string, q: ThreadSeriesQuery): Promise<{ name: string; b: number; evaluated: number; passed: number; failed: number; errors: number; scored: number; mean: number | null }[]>;
+  /** People's thread scores per config and bucket of when given, categories apart (the annotations module's). */
+  threadScores(db: Executor, projectId: string, q: ThreadSeriesQuery): Promise<ScoreBucketRow[]>;
+}
+
+/** A range of thread series: when results and scores were stored, bucketed; only some threads (rows of thread_id) or all. */
+export interface ThreadSeriesQuery {
+  start: number;
+  end: number;
+  bucketOf: (column: SQL) => SQL;
+  threads: SQL | null;
 }
 
 /** One period (alerts' windows, reports' days) of a project's traces: dates inclusive, the trace filter, and a split. */
@@ -69,17 +81,25 @@ export class AnalyticsService {
     if (endDate - startDate > MAX_RANGE_DAYS * 86_400_000) throw badRequest('invalid_range', `endDate: at most ${MAX_RANGE_DAYS} days after startDate`, 'endDate');
     const buckets = bucketing(startDate, endDate, req.interval ?? 'auto', 'interval', req.utcOffsetMinutes ?? 0);
     const groupBy = req.groupBy ?? null;
-    const result = await aggregateTraces(await this.db.reads.executor(), {
-      projectId,
-      where: this.deps.searchConditions(projectId, { query: req.query, filters: req.filters, startDate, endDate }),
-      bucket: buckets.bucketOf(sql`traces.started_at`),
-      groupBy,
-      foreignGroups: this.foreignGroups(),
-      maxGroups: MAX_GROUPS,
-      thumbs: this.deps.thumbsSql(projectId),
-      verdicts: this.deps.verdictsSql(projectId),
-      scores: this.deps.scoresSql(projectId),
-    });
+    const reads = await this.db.reads.executor();
+    // Thread results are dated by when they ran, not by their traces: a search keeps the threads with a trace it picks, at any time.
+    const picked = req.query || (req.filters && Object.keys(req.filters).length) ? this.deps.searchConditions(projectId, { query: req.query, filters: req.filters }) : null;
+    const threadQuery: ThreadSeriesQuery = { start: startDate, end: endDate, bucketOf: (column) => buckets.bucketOf(column), threads: picked && threadIdsSql(projectId, picked) };
+    const [result, threadResults, threadScores] = await Promise.all([
+      aggregateTraces(reads, {
+        projectId,
+        where: this.deps.searchConditions(projectId, { query: req.query, filters: req.filters, startDate, endDate }),
+        bucket: buckets.bucketOf(sql`traces.started_at`),
+        groupBy,
+        foreignGroups: this.foreignGroups(),
+        maxGroups: MAX_GROUPS,
+        thumbs: this.deps.thumbsSql(projectId),
+        verdicts: this.deps.verdictsSql(projectId),
+        scores: this.deps.scoresSql(projectId),
+      }),
+      this.deps.threadResults(reads, projectId, threadQuery),
+      this.deps.threadScores(reads, projectId, threadQuery),
+    ]);
 
     // One series per group: the kept groups by traces (most first), then "other".
     const key = (kept: boolean, g: string | null) => (kept ? `g:${g ?? ''}:${g === null ? 'null' : ''}` : 'other');
@@ -125,14 +145,8 @@ export class AnalyticsService {
       e.byStart.set(Number(v.b), { passed: Number(v.passed), failed: Number(v.failed) });
     }
 
-    const scores = new Map<string, { configId: string; name: string; kind: ScoreKind; byStart: Map<number, { count: number; total: number; counts: Record<string, number> }> }>();
-    for (const r of result.scores) {
-      const c = scores.get(r.config_id) ?? scores.set(r.config_id, { configId: r.config_id, name: r.name, kind: r.kind as ScoreKind, byStart: new Map() }).get(r.config_id)!;
-      const b = c.byStart.get(Number(r.b)) ?? c.byStart.set(Number(r.b), { count: 0, total: 0, counts: {} }).get(Number(r.b))!;
-      b.count += Number(r.n);
-      b.total += Number(r.total ?? 0);
-      if (r.category !== null) b.counts[r.category] = Number(r.n);
-    }
+    const threadEvaluations = new Map<string, Map<number, (typeof threadResults)[number]>>();
+    for (const r of threadResults) (threadEvaluations.get(r.name) ?? threadEvaluations.set(r.name, new Map()).get(r.name)!).set(Number(r.b), r);
 
     // Each trace is in one series unless grouped by model or label: then the store counted the totals.
     const t = result.totals ?? sumOf(result.metrics, result.thumbs);
@@ -152,18 +166,27 @@ export class AnalyticsService {
             return { start, passed, failed, pass_rate: passed + failed > 0 ? passed / (passed + failed) : null };
           }),
         })),
-      scores: [...scores.values()]
-        .sort((a, b) => a.name.localeCompare(b.name))
-        .map((c) => ({
-          configId: c.configId,
-          name: c.name,
-          kind: c.kind,
+      scores: scoreSeries(result.scores, buckets.starts),
+      threadEvaluations: [...threadEvaluations]
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([name, byStart]) => ({
+          name,
           buckets: buckets.starts.map((start) => {
-            const b = c.byStart.get(start);
-            if (!b) return { start, count: 0, mean: null, counts: {} };
-            return { start, count: b.count, mean: c.kind === 'categorical' ? null : b.total / b.count, counts: c.kind === 'categorical' ? b.counts : {} };
+            const r = byStart.get(start);
+            const [passed, failed] = r ? [r.passed, r.failed] : [0, 0];
+            return {
+              start,
+              evaluated: r?.evaluated ?? 0,
+              passed,
+              failed,
+              errors: r?.errors ?? 0,
+              pass_rate: passed + failed > 0 ? passed / (passed + failed) : null,
+              scored: r?.scored ?? 0,
+              mean_score: r?.mean ?? null,
+            };
           }),
         })),
+      threadScores: scoreSeries(threadScores, buckets.starts),
       totals: {
         traces: Number(t.traces),
         spans: Number(t.spans),
@@ -338,6 +361,30 @@ export class AnalyticsService {
       pagination: { page: req.page, pageSize: req.pageSize, total: Number(total) },
     };
   }
+}
+
+/** Scores (of traces or of threads) per config, counted per bucket: numeric and boolean as a mean, categories counted. */
+function scoreSeries(rows: ScoreBucketRow[], starts: number[]): TimeseriesResponse['scores'] {
+  const scores = new Map<string, { configId: string; name: string; kind: ScoreKind; byStart: Map<number, { count: number; total: number; counts: Record<string, number> }> }>();
+  for (const r of rows) {
+    const c = scores.get(r.config_id) ?? scores.set(r.config_id, { configId: r.config_id, name: r.name, kind: r.kind as ScoreKind, byStart: new Map() }).get(r.config_id)!;
+    const b = c.byStart.get(Number(r.b)) ?? c.byStart.set(Number(r.b), { count: 0, total: 0, counts: {} }).get(Number(r.b))!;
+    b.count += Number(r.n);
+    b.total += Number(r.total ?? 0);
+    if (r.category !== null) b.counts[r.category] = Number(r.n);
+  }
+  return [...scores.values()]
+    .sort((a, b) => a.name.localeCompare(b.name))
+    .map((c) => ({
+      configId: c.configId,
+      name: c.name,
+      kind: c.kind,
+      buckets: starts.map((start) => {
+        const b = c.byStart.get(start);
+        if (!b) return { start, count: 0, mean: null, counts: {} };
+        return { start, count: b.count, mean: c.kind === 'categorical' ? null : b.total / b.count, counts: c.kind === 'categorical' ? b.counts : {} };
+      }),
+    }));
 }
 
 function sumOf(metrics: MetricsRow[], thumbs: ThumbsRow[]): Totals {

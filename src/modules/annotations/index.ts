@@ -6,5 +6,5 @@ export { annotationSchema, createAnnotationBody, traceParams as annotationTraceP
 export { ScoreConfigService } from './score-configs.ts';
 export { scoreConfigRoutes } from './score-config-routes.ts';
 export { scoreInput, scoreSchema, scoreConfigSchema, scoreSummarySchema, type ScoreInput, type ScoreView, type ScoreConfigView, type ScoreSummary } from './scores.schema.ts';
-export { createThreadReviewIn, threadReview, threadReviews, threadScoreSummaries, latestThreadScores } from './thread-reviews.ts';
+export { createThreadReviewIn, threadReview, threadReviews, threadScoreBuckets, threadScoreSort, threadScoreSummaries, scoredThreads, latestThreadScores } from './thread-reviews.ts';
 export { threadReviewSchema, type ThreadReviewView } from './schemas.ts';

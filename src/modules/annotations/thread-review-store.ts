@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import { rows, type Executor } from '../../db/index.ts';
 import { scoreConfigs, threadReviewScores, threadReviews } from '../../db/schema/index.ts';
 
@@ -50,6 +50,48 @@ export async function scoresOfThreads(db: Executor, projectId: string, threadIds
         FROM thread_review_scores s JOIN score_configs c ON c.id = s.config_id
         WHERE s.project_id = ${projectId} AND s.thread_id = ANY(ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(threadIds)}::jsonb)))
         ORDER BY s.created_at, s.id`,
+  );
+}
+
+/** Rows (thread_id) of the threads with a score of the config within min..max, or equal to value (its text). */
+export function scoredThreadsSql(projectId: string, f: { configId: string; min?: number; max?: number; value?: string }): SQL {
+  const parts = [sql`project_id = ${projectId}`, sql`config_id = ${f.configId}`];
+  if (f.min !== undefined) parts.push(sql`number_value >= ${f.min}`);
+  if (f.max !== undefined) parts.push(sql`number_value <= ${f.max}`);
+  if (f.value !== undefined) parts.push(sql`text_value = ${f.value}`);
+  return sql`SELECT thread_id FROM thread_review_scores WHERE ${sql.join(parts, sql` AND `)}`;
+}
+
+/** Rows (thread_id, value) of the config's mean per scored thread (boolean: the share true). */
+export function threadScoreMeansSql(projectId: string, configId: string): SQL {
+  return sql`SELECT thread_id, avg(number_value) AS value FROM thread_review_scores WHERE project_id = ${projectId} AND config_id = ${configId} GROUP BY thread_id`;
+}
+
+export interface ThreadScoreBucketRow {
+  config_id: string;
+  name: string;
+  kind: 'numeric' | 'boolean' | 'categorical';
+  b: number;
+  category: string | null;
+  n: number;
+  total: number | null;
+}
+
+/**
+ * People's thread scores per config and bucket of when they were given (categories counted
+ * apart), only of the threads `threads` lists (rows of thread_id) when given. `bucketOf` takes
+ * an epoch-ms column (platform/time-buckets.ts).
+ */
+export async function threadScoreBuckets(db: Executor, projectId: string, q: { start: number; end: number; bucketOf: (column: SQL) => SQL; threads: SQL | null }): Promise<ThreadScoreBucketRow[]> {
+  const at = sql`(extract(epoch FROM s.created_at) * 1000)::bigint`;
+  return rows<ThreadScoreBucketRow>(
+    db,
+    sql`SELECT s.config_id, c.name, c.kind, ${q.bucketOf(at)} AS b, CASE WHEN c.kind = 'categorical' THEN s.text_value END AS category,
+          count(*)::int AS n, sum(s.number_value)::float8 AS total
+        FROM thread_review_scores s JOIN score_configs c ON c.id = s.config_id
+        WHERE s.project_id = ${projectId} AND s.created_at >= to_timestamp(${q.start}::float8 / 1000) AND s.created_at <= to_timestamp(${q.end}::float8 / 1000)
+          ${q.threads === null ? sql`` : sql`AND s.thread_id IN (${q.threads})`}
+        GROUP BY 1, 2, 3, 4, 5`,
   );
 }
 

@@ -1,5 +1,8 @@
+import type { SQL } from 'drizzle-orm';
 import type { Database, Executor } from '../../db/index.ts';
+import { badRequest } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
+import { findScoreConfigs } from './score-store.ts';
 import { userEmail as emailOfUser } from '../organizations/index.ts';
 import { checkScores, presentScore } from './score-configs.ts';
 import { summarizeScores } from './score-summaries.ts';
@@ -54,6 +57,42 @@ export async function threadReviews(db: Database, projectId: string, threadId: s
 /** Per thread: its review scores summed up per config (what the threads list shows), in one query. */
 export async function threadScoreSummaries(db: Database, projectId: string, threadIds: readonly string[]): Promise<Map<string, ScoreSummary[]>> {
   return summarizeScores(await store.scoresOfThreads(db.orm, projectId, threadIds));
+}
+
+/**
+ * The threads list's review score filter: rows (thread_id) of the threads people scored with
+ * the config within min..max (numeric) or equal to value (boolean, categorical). A config that
+ * is missing, or a bound or value its kind cannot have, is a 400 naming the field.
+ */
+export async function scoredThreads(db: Database, projectId: string, f: { configId: string; min?: number; max?: number; value?: string | boolean }, field: string): Promise<SQL> {
+  const [config] = await findScoreConfigs(db.orm, projectId, [f.configId]);
+  if (!config) throw badRequest('validation_error', `${field}.configId: no score config ${JSON.stringify(f.configId)} in this project (GET /api/score-configs)`, `${field}.configId`);
+  if (config.kind !== 'numeric' && (f.min !== undefined || f.max !== undefined)) {
+    throw badRequest('validation_error', `${field}.${f.min !== undefined ? 'min' : 'max'}: ${JSON.stringify(config.name)} is ${config.kind}; give value instead`, `${field}.${f.min !== undefined ? 'min' : 'max'}`);
+  }
+  if (f.min !== undefined && f.max !== undefined && f.max < f.min) throw badRequest('validation_error', `${field}.max: below min`, `${field}.max`);
+  if (f.value !== undefined) {
+    const value = String(f.value);
+    if (config.kind === 'numeric') throw badRequest('validation_error', `${field}.value: ${JSON.stringify(config.name)} is numeric; give min and max instead`, `${field}.value`);
+    if (config.kind === 'boolean' && value !== 'true' && value !== 'false') throw badRequest('validation_error', `${field}.value: true or false is expected`, `${field}.value`);
+    if (config.kind === 'categorical' && !config.categories.includes(value)) {
+      throw badRequest('validation_error', `${field}.value: one of ${config.categories.map((c) => JSON.stringify(c)).join(', ')} is expected`, `${field}.value`);
+    }
+  }
+  return store.scoredThreadsSql(projectId, { configId: config.id, min: f.min, max: f.max, value: f.value === undefined ? undefined : String(f.value) });
+}
+
+/** The threads list's sortByScore: rows (thread_id, value) of a numeric or boolean config's mean per thread; a missing or categorical config is a 400 naming the field. */
+export async function threadScoreSort(db: Database, projectId: string, configId: string, field: string): Promise<SQL> {
+  const [config] = await findScoreConfigs(db.orm, projectId, [configId]);
+  if (!config) throw badRequest('validation_error', `${field}: no score config ${JSON.stringify(configId)} in this project (GET /api/score-configs)`, field);
+  if (config.kind === 'categorical') throw badRequest('validation_error', `${field}: ${JSON.stringify(config.name)} is categorical; sort by a numeric or boolean score`, field);
+  return store.threadScoreMeansSql(projectId, config.id);
+}
+
+/** Analytics: people's thread scores per config and bucket of when they were given, of the threads `threads` lists when given. */
+export async function threadScoreBuckets(db: Executor, projectId: string, q: { start: number; end: number; bucketOf: (column: SQL) => SQL; threads: SQL | null }) {
+  return (await store.threadScoreBuckets(db, projectId, q)).map((r) => ({ ...r, b: Number(r.b), n: Number(r.n), total: r.total === null ? null : Number(r.total) }));
 }
 
 /** For judge alignment: the latest value of a config people gave each thread (booleans as 1/0, categories by name). */

@@ -15,7 +15,11 @@ type MetricCase =
   | { source: 'series'; kind: 'percentile'; point: (b: TimeseriesBucket) => number | null }
   | { source: 'evaluations'; kind: 'ratio' }
   | { source: 'scores'; kind: 'ratio' }
-  | { source: 'scores'; kind: 'sum' };
+  | { source: 'scores'; kind: 'sum' }
+  | { source: 'threadEvaluations'; kind: 'ratio'; part: (b: ThreadBucket) => [number, number] }
+  | { source: 'threadScores'; kind: 'ratio' };
+
+type ThreadBucket = TimeseriesResponse['threadEvaluations'][number]['buckets'][number];
 
 const sum = (point: (b: TimeseriesBucket) => number, whole: (t: Totals) => number): MetricCase => ({ source: 'series', kind: 'sum', point, whole });
 const percentile = (point: (b: TimeseriesBucket) => number | null): MetricCase => ({ source: 'series', kind: 'percentile', point });
@@ -38,6 +42,10 @@ export const METRIC_CASES: Record<MetricName, MetricCase> = {
   evaluation_pass_rate: { source: 'evaluations', kind: 'ratio' },
   score_mean: { source: 'scores', kind: 'ratio' },
   score_count: { source: 'scores', kind: 'sum' },
+  thread_pass_rate: { source: 'threadEvaluations', kind: 'ratio', part: (b) => [b.passed, b.passed + b.failed] },
+  // The mean of a bucket times its scored results gives back its sum: a range's mean is its sums' ratio.
+  thread_score_mean: { source: 'threadEvaluations', kind: 'ratio', part: (b) => [b.mean_score === null ? 0 : b.mean_score * b.scored, b.mean_score === null ? 0 : b.scored] },
+  thread_review_score_mean: { source: 'threadScores', kind: 'ratio' },
 };
 
 export interface ReadSeries {
@@ -77,6 +85,20 @@ export function readChart(chart: Pick<Chart, 'metric' | 'evaluator' | 'scoreConf
       .map((s) => ({ name: s.name, group: s.configId, parts: s.buckets.map((b) => ({ start: b.start, part: [b.mean === null ? 0 : b.mean * b.count, b.mean === null ? 0 : b.count] as [number, number] })) }));
     const read = fromParts(parts);
     // Means of different configs (1..5, yes/no) make no one figure: only one config's has a value.
+    return chart.scoreConfigId ? read : { ...read, value: null };
+  }
+  if (c.source === 'threadEvaluations') {
+    const parts = answer.threadEvaluations
+      .filter((e) => !chart.evaluator || e.name === chart.evaluator)
+      .map((e) => ({ name: e.name, group: null, parts: e.buckets.map((b) => ({ start: b.start, part: c.part(b) })) }));
+    return fromParts(parts);
+  }
+  if (c.source === 'threadScores') {
+    // People's scores of whole threads, as score_mean reads trace scores: one series per config unless one is picked.
+    const parts = answer.threadScores
+      .filter((s) => (!chart.scoreConfigId || s.configId === chart.scoreConfigId) && s.kind !== 'categorical')
+      .map((s) => ({ name: s.name, group: s.configId, parts: s.buckets.map((b) => ({ start: b.start, part: [b.mean === null ? 0 : b.mean * b.count, b.mean === null ? 0 : b.count] as [number, number] })) }));
+    const read = fromParts(parts);
     return chart.scoreConfigId ? read : { ...read, value: null };
   }
   const named = (s: TimeseriesResponse['series'][number]) => (chart.groupBy ? (s.other ? 'other' : (s.group ?? '(none)')) : chart.metric);

@@ -35,14 +35,19 @@ export const METRICS = [
   'evaluation_pass_rate',
   'score_mean',
   'score_count',
+  'thread_pass_rate',
+  'thread_score_mean',
+  'thread_review_score_mean',
 ] as const;
 export type MetricName = (typeof METRICS)[number];
 /** Percentiles cannot be summed or averaged over a range: no single number for them. */
 export const PERCENTILE_METRICS: readonly MetricName[] = ['latency_p50', 'latency_p95', 'latency_p99'];
 /** Metrics read per evaluator or per score config: the analytics API does not split them by model, label or user. */
-export const UNGROUPED_METRICS: readonly MetricName[] = ['evaluation_pass_rate', 'score_mean', 'score_count'];
-/** Metrics read from the review scores: a score config narrows them to one. */
-export const SCORE_METRICS: readonly MetricName[] = ['score_mean', 'score_count'];
+export const UNGROUPED_METRICS: readonly MetricName[] = ['evaluation_pass_rate', 'score_mean', 'score_count', 'thread_pass_rate', 'thread_score_mean', 'thread_review_score_mean'];
+/** Metrics whose series are per evaluation (a trace evaluation, or a thread monitor): `evaluator` picks one. */
+export const PER_EVALUATION_METRICS: readonly MetricName[] = ['evaluation_pass_rate', 'thread_pass_rate', 'thread_score_mean'];
+/** Metrics whose series are per score config (of traces or of threads): `scoreConfigId` picks one. */
+export const PER_SCORE_CONFIG_METRICS: readonly MetricName[] = ['score_mean', 'score_count', 'thread_review_score_mean'];
 
 export const DISPLAYS = ['line', 'bar', 'number', 'table'] as const;
 export const RELATIVE_RANGES = ['15m', '1h', '24h', '7d', '30d', '90d'] as const;
@@ -98,13 +103,18 @@ export const chartSchema = z
     display: z.enum(DISPLAYS).default('line').describe('line or bar: over time; number: the whole range in one figure; table: the values per interval'),
     groupBy: timeseriesRequestSchema.shape.groupBy.describe('One series per model, label, user or topic (the 10 with most traces, the rest as "other")'),
     interval: timeseriesRequestSchema.shape.interval,
-    evaluator: z.string().min(1).max(200).optional().describe('evaluation_pass_rate: only this evaluation (a monitor\'s name or the evaluator\'s); default: one series each'),
+    evaluator: z
+      .string()
+      .min(1)
+      .max(200)
+      .optional()
+      .describe("evaluation_pass_rate: only this evaluation (a monitor's name or the evaluator's); thread_pass_rate, thread_score_mean: only this thread monitor (its name); default: one series each"),
     scoreConfigId: z
       .string()
       .min(1)
       .max(128)
       .optional()
-      .describe('score_mean, score_count: only this score config (GET /api/score-configs); score_count of a categorical config: one series per category. Default: one series per config'),
+      .describe('score_mean, score_count, thread_review_score_mean: only this score config (GET /api/score-configs); score_count of a categorical config: one series per category. Default: one series per config'),
     timeRange: timeRangeSchema.optional().describe("This chart's own range instead of the dashboard's"),
     query: searchRequestSchema.shape.query.describe("This chart's own full-text query instead of the dashboard's"),
     filters: searchRequestSchema.shape.filters.describe("Filters on top of the dashboard's: a key set here replaces the dashboard's value of that key"),
@@ -123,9 +133,9 @@ function checkCharts(charts: Chart[], ctx: z.RefinementCtx) {
     else seen.set(c.id, i);
     if (c.layout.x + c.layout.w > GRID_COLUMNS) ctx.addIssue({ code: 'custom', path: at('layout', 'w'), message: `x + w is ${c.layout.x + c.layout.w}, past the grid's ${GRID_COLUMNS} columns` });
     if (c.display === 'number' && PERCENTILE_METRICS.includes(c.metric)) ctx.addIssue({ code: 'custom', path: at('display'), message: `a percentile (${c.metric}) has no single number over a range: line, bar or table` });
-    if (c.groupBy && UNGROUPED_METRICS.includes(c.metric)) ctx.addIssue({ code: 'custom', path: at('groupBy'), message: `${c.metric} is one series per ${SCORE_METRICS.includes(c.metric) ? 'score config' : 'evaluation'}: null` });
-    if (!SCORE_METRICS.includes(c.metric) && c.scoreConfigId) ctx.addIssue({ code: 'custom', path: at('scoreConfigId'), message: 'only for score_mean and score_count' });
-    if (c.metric !== 'evaluation_pass_rate' && c.evaluator) ctx.addIssue({ code: 'custom', path: at('evaluator'), message: 'only for evaluation_pass_rate' });
+    if (c.groupBy && UNGROUPED_METRICS.includes(c.metric)) ctx.addIssue({ code: 'custom', path: at('groupBy'), message: `${c.metric} is one series per ${PER_SCORE_CONFIG_METRICS.includes(c.metric) ? 'score config' : 'evaluation'}: null` });
+    if (!PER_SCORE_CONFIG_METRICS.includes(c.metric) && c.scoreConfigId) ctx.addIssue({ code: 'custom', path: at('scoreConfigId'), message: `only for ${PER_SCORE_CONFIG_METRICS.join(', ')}` });
+    if (!PER_EVALUATION_METRICS.includes(c.metric) && c.evaluator) ctx.addIssue({ code: 'custom', path: at('evaluator'), message: `only for ${PER_EVALUATION_METRICS.join(', ')}` });
   });
   // Overlaps: each pair once; the later chart is named (it is the one moved onto the other).
   for (let j = 1; j < charts.length; j++) {

@@ -17,6 +17,25 @@ const idleMinutes = z
   .max(IDLE_MINUTES.max)
   .describe(`unit thread: evaluate a thread once it has had no new turn for this long (${IDLE_MINUTES.min}..${IDLE_MINUTES.max} minutes, default ${IDLE_MINUTES.default}); a thread that gets new turns is evaluated again once idle`);
 
+/**
+ * A thread monitor on a schedule runs every so many minutes on the UTC clock: a length that
+ * divides a day (every 15 minutes at :00, :15, :30, :45; every 6 hours at 00:00, 06:00, ...)
+ * or whole days up to a week (at midnight UTC; every 7 days on Mondays).
+ */
+export const SCHEDULE_MINUTES = { min: 5, max: 10_080 } as const;
+export function scheduleFits(minutes: number): boolean {
+  return minutes <= 1440 ? 1440 % minutes === 0 : minutes % 1440 === 0;
+}
+const scheduleMinutes = z
+  .number()
+  .int()
+  .min(SCHEDULE_MINUTES.min)
+  .max(SCHEDULE_MINUTES.max)
+  .refine(scheduleFits, { message: 'must divide a day (5, 10, 15, 30, 60, 120, 180, 240, 360, 720 or 1440 minutes, ...) or be whole days (2880 ... 10080)' })
+  .describe(
+    `unit thread, instead of idle_minutes: run every this many minutes on the UTC clock (${SCHEDULE_MINUTES.min}..${SCHEDULE_MINUTES.max}; a length dividing a day, or whole days), evaluating the threads that got turns since their last result`,
+  );
+
 const reviewQueueId = z.string().min(1).max(128).describe('a review queue of the project (GET /api/queues): every trace the evaluator fails is added to it');
 
 export const createMonitorBody = z.strictObject({
@@ -29,6 +48,7 @@ export const createMonitorBody = z.strictObject({
   review_queue_id: reviewQueueId.nullable().optional(),
   unit: unit.default('trace'),
   idle_minutes: idleMinutes.nullable().optional(),
+  schedule_minutes: scheduleMinutes.nullable().optional(),
 });
 
 export const updateMonitorBody = z
@@ -40,7 +60,8 @@ export const updateMonitorBody = z
     filters: monitorFiltersSchema.nullable().optional(),
     enabled: z.boolean().optional(),
     review_queue_id: reviewQueueId.nullable().optional(),
-    idle_minutes: idleMinutes.optional(),
+    idle_minutes: idleMinutes.optional().describe('unit thread: run once a thread is idle this long (ends a schedule)'),
+    schedule_minutes: scheduleMinutes.nullable().optional().describe('unit thread: run on this schedule instead of once idle; null goes back to running once idle'),
   })
   .refine((b) => Object.keys(b).length > 0, { message: 'send at least one field' });
 
@@ -56,7 +77,8 @@ export const monitorSchema = z
     enabled: z.boolean(),
     review_queue_id: z.string().nullable().describe('the review queue the traces it fails go to (null: none)'),
     unit: z.enum(['trace', 'thread']),
-    idle_minutes: z.number().int().nullable().describe('unit thread: minutes a thread is idle before it is evaluated (null for unit trace)'),
+    idle_minutes: z.number().int().nullable().describe('unit thread: minutes a thread is idle before it is evaluated (null for unit trace, or on a schedule)'),
+    schedule_minutes: z.number().int().nullable().describe('unit thread on a schedule: it runs every this many minutes on the UTC clock (null: once idle, or unit trace)'),
     created_at: z.string(),
     updated_at: z.string(),
   })

@@ -3,12 +3,13 @@ import type { Database, Executor } from '../../db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import { AppError, notFound } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
-import { enqueueJobs, PermanentJobError, type ClaimedJob } from '../../platform/jobs/index.ts';
+import { enqueueJobs, moveJobs, PermanentJobError, type ClaimedJob } from '../../platform/jobs/index.ts';
 import { matchesTraceFilter, type TraceSummary } from '../traces/index.ts';
 import { sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import { bucketing, toMillis, type Interval } from '../../platform/time-buckets.ts';
-import { IDLE_MINUTES, type MonitorFilters, type MonitorResultsResponse, type MonitorStatsResponse, type MonitorView, type ScoreSummary } from './schemas.ts';
+import { changedTrigger, newTrigger, threadDueAt } from './thread-trigger.ts';
+import { type MonitorFilters, type MonitorResultsResponse, type MonitorStatsResponse, type MonitorView, type ScoreSummary } from './schemas.ts';
 import * as store from './store.ts';
 import { presentMonitor } from './presenters.ts';
 import { traceData, type TraceDetailLike } from './trace-data.schema.ts';
@@ -182,10 +183,12 @@ export class MonitorService {
       review_queue_id?: string | null;
       unit?: 'trace' | 'thread';
       idle_minutes?: number | null;
+      schedule_minutes?: number | null;
     },
   ): Promise<MonitorView> {
     const unit = input.unit ?? 'trace';
-    checkUnit(unit, input.idle_minutes ?? null, input.review_queue_id ?? null);
+    const trigger = newTrigger(unit, input);
+    checkQueueUnit(unit, input.review_queue_id ?? null);
     await this.deps.checkEvaluator(scope, input.evaluator, input.settings, unit);
     await this.checkQueue(scope.projectId, input.review_queue_id ?? null);
     const row = await store.insertMonitor(
@@ -202,7 +205,7 @@ export class MonitorService {
         enabled: input.enabled,
         review_queue_id: input.review_queue_id ?? null,
         unit,
-        idle_minutes: unit === 'thread' ? (input.idle_minutes ?? IDLE_MINUTES.default) : null,
+        ...trigger,
       },
       this.clock.now(),
     );
@@ -212,13 +215,18 @@ export class MonitorService {
 
   async update(projectId: string, id: string, patch: Partial<Omit<MonitorView, 'id' | 'project_id' | 'unit' | 'created_at' | 'updated_at'>>): Promise<MonitorView> {
     const current = await this.find(projectId, id);
-    const next = { ...current, ...Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) };
-    if (patch.idle_minutes !== undefined || patch.review_queue_id) checkUnit(current.unit, patch.idle_minutes ?? null, patch.review_queue_id ?? null);
+    const trigger = changedTrigger(current.unit, current, patch);
+    const next = { ...current, ...Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)), ...trigger };
+    if (patch.review_queue_id) checkQueueUnit(current.unit, patch.review_queue_id);
     if (patch.evaluator !== undefined || patch.settings !== undefined) {
       await this.deps.checkEvaluator({ organizationId: current.organization_id, projectId }, next.evaluator, next.settings, current.unit);
     }
     if (patch.review_queue_id !== undefined) await this.checkQueue(projectId, patch.review_queue_id);
     const row = await store.updateMonitor(this.db.orm, next, this.clock.now());
+    if (current.unit === 'thread' && (trigger.idle_minutes !== current.idle_minutes || trigger.schedule_minutes !== current.schedule_minutes)) {
+      // Threads already waiting are due by the new trigger: idle from now, or at the schedule's next run.
+      await moveJobs(this.db.orm, THREAD_MONITOR_QUEUE, threadJobKeyPrefix(row.id), threadDueAt(trigger, this.clock.now().getTime()));
+    }
     this.forgetEnabled(projectId);
     return presentMonitor(row);
   }
@@ -340,7 +348,7 @@ export class MonitorService {
     if (typeof outcome === 'object') throw new PermanentJobError(outcome.unjudgeable);
   }
 
-  /** A job: evaluate the whole thread once idle; a thread that changed meanwhile is due again once idle. */
+  /** A job: evaluate the whole thread (once idle, or at the schedule's run); a thread that changed meanwhile is due again by the same trigger. */
   async runThreadJob(job: ClaimedJob<ThreadMonitorJobPayload>): Promise<void> {
     const { monitorId, projectId, threadId } = job.payload;
     const monitor = await store.findMonitor(this.db.orm, projectId, monitorId);
@@ -384,17 +392,14 @@ export class MonitorService {
   }
 }
 
-/** A unit's own settings: an idle time and no review queue for threads, neither for traces (400 naming the field). */
-function checkUnit(unit: 'trace' | 'thread', idleMinutes: number | null, reviewQueueId: string | null): void {
-  if (unit === 'trace' && idleMinutes !== null) {
-    throw new AppError(400, 'validation_error', 'body.idle_minutes: only a thread monitor (unit thread) waits for its unit to go idle', { field: 'body.idle_minutes' });
-  }
+/** Review queues hold traces: a thread monitor has none (400 naming the field). */
+function checkQueueUnit(unit: 'trace' | 'thread', reviewQueueId: string | null): void {
   if (unit === 'thread' && reviewQueueId !== null) {
     throw new AppError(400, 'validation_error', 'body.review_queue_id: review queues hold traces; a thread monitor cannot send threads to one', { field: 'body.review_queue_id' });
   }
 }
 
-/** One pending job per (thread monitor, thread) of a batch: due once the thread has been idle; each new turn pushes it back. */
+/** One pending job per (thread monitor, thread) of a batch: due once the thread has been idle (each new turn pushes it back), or at the schedule's next run. */
 function threadJobs(m: store.MonitorRow, batch: { organizationId: string; summaries: TraceSummary[]; now: Date }) {
   const threads = new Set<string>();
   for (const s of batch.summaries) {
@@ -406,10 +411,15 @@ function threadJobs(m: store.MonitorRow, batch: { organizationId: string; summar
 function threadJob(m: store.MonitorRow, organizationId: string, threadId: string, now: number, keySuffix = '') {
   return {
     queue: THREAD_MONITOR_QUEUE,
-    dedupeKey: `${m.id}:thread:${threadId}${keySuffix}`,
-    runAt: now + (m.idle_minutes ?? IDLE_MINUTES.default) * 60_000,
+    dedupeKey: `${threadJobKeyPrefix(m.id)}${threadId}${keySuffix}`,
+    runAt: threadDueAt(m, now),
     payload: { monitorId: m.id, organizationId, projectId: m.project_id, threadId } satisfies ThreadMonitorJobPayload,
   };
+}
+
+/** The dedupe keys of a thread monitor's jobs start with this. */
+function threadJobKeyPrefix(monitorId: string): string {
+  return `${monitorId}:thread:`;
 }
 
 /** What evaluating one trace came to: a stored result (an error result too), or none (trace gone, or it lacks what the evaluator needs). */

@@ -6,7 +6,7 @@ export interface MonitorRow extends MonitorView {
   organization_id: string;
 }
 
-const COLUMNS = sql.raw(`id, organization_id, project_id, name, evaluator, settings, sample, filters, enabled, review_queue_id, unit, idle_minutes, created_at, updated_at`);
+const COLUMNS = sql.raw(`id, organization_id, project_id, name, evaluator, settings, sample, filters, enabled, review_queue_id, unit, idle_minutes, schedule_minutes, created_at, updated_at`);
 
 function toRow(r: Record<string, unknown>): MonitorRow {
   return {
@@ -22,6 +22,7 @@ function toRow(r: Record<string, unknown>): MonitorRow {
     review_queue_id: (r.review_queue_id as string | null) ?? null,
     unit: r.unit === 'thread' ? 'thread' : 'trace',
     idle_minutes: r.idle_minutes === null || r.idle_minutes === undefined ? null : Number(r.idle_minutes),
+    schedule_minutes: r.schedule_minutes === null || r.schedule_minutes === undefined ? null : Number(r.schedule_minutes),
     created_at: new Date(r.created_at as string).toISOString(),
     updated_at: new Date(r.updated_at as string).toISOString(),
   };
@@ -43,9 +44,9 @@ export async function findMonitor(db: Executor, projectId: string, id: string): 
 export async function insertMonitor(db: Executor, m: Omit<MonitorRow, 'created_at' | 'updated_at'>, at: Date): Promise<MonitorRow> {
   const [r] = await rows<Record<string, unknown>>(
     db,
-    sql`INSERT INTO monitors (id, organization_id, project_id, name, evaluator, settings, sample, filters, enabled, review_queue_id, unit, idle_minutes, created_at, updated_at)
+    sql`INSERT INTO monitors (id, organization_id, project_id, name, evaluator, settings, sample, filters, enabled, review_queue_id, unit, idle_minutes, schedule_minutes, created_at, updated_at)
         VALUES (${m.id}, ${m.organization_id}, ${m.project_id}, ${m.name}, ${m.evaluator}, ${JSON.stringify(m.settings)}::jsonb,
-          ${m.sample}, ${m.filters === null ? null : JSON.stringify(m.filters)}::jsonb, ${m.enabled}, ${m.review_queue_id}, ${m.unit}, ${m.idle_minutes}, ${at}, ${at})
+          ${m.sample}, ${m.filters === null ? null : JSON.stringify(m.filters)}::jsonb, ${m.enabled}, ${m.review_queue_id}, ${m.unit}, ${m.idle_minutes}, ${m.schedule_minutes}, ${at}, ${at})
         RETURNING ${COLUMNS}`,
   );
   return toRow(r);
@@ -56,7 +57,7 @@ export async function updateMonitor(db: Executor, m: MonitorRow, at: Date): Prom
     db,
     sql`UPDATE monitors SET name = ${m.name}, evaluator = ${m.evaluator}, settings = ${JSON.stringify(m.settings)}::jsonb,
           sample = ${m.sample}, filters = ${m.filters === null ? null : JSON.stringify(m.filters)}::jsonb, enabled = ${m.enabled},
-          review_queue_id = ${m.review_queue_id}, idle_minutes = ${m.idle_minutes}, updated_at = ${at}
+          review_queue_id = ${m.review_queue_id}, idle_minutes = ${m.idle_minutes}, schedule_minutes = ${m.schedule_minutes}, updated_at = ${at}
         WHERE project_id = ${m.project_id} AND id = ${m.id} RETURNING ${COLUMNS}`,
   );
   return toRow(r);

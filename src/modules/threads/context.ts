@@ -37,6 +37,10 @@ export interface ThreadsContext {
   runEvaluator(scope: Scope, path: string, data: Record<string, unknown>, settings: Record<string, unknown>): Promise<ThreadVerdict>;
   /** Per thread, people's review scores summed up per score config (the annotations module's). */
   reviewScores(projectId: string, threadIds: readonly string[]): Promise<Map<string, ScoreSummary[]>>;
+  /** Rows (thread_id) of the threads people scored with a config within min..max or equal to value; 400 naming `field` when the filter cannot fit the config (the annotations module's). */
+  reviewScoreFilter(projectId: string, f: { configId: string; min?: number; max?: number; value?: string | boolean }, field: string): Promise<SQL>;
+  /** Rows (thread_id, value) of a numeric or boolean config's mean per thread; 400 naming `field` otherwise (the annotations module's). */
+  reviewScoreSort(projectId: string, configId: string, field: string): Promise<SQL>;
   /** A thread's reviews, oldest first (the annotations module's). */
   reviews(projectId: string, threadId: string): Promise<ThreadReviewView[]>;
   /** The custom evaluator version `path` runs (null for a built-in evaluator); a 400 when it no longer can run. */

@@ -1,10 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { projectRoute, routeGroup } from '../../platform/http/route-group.ts';
 import type { ThreadsContext } from './context.ts';
-import { threadEvaluationsResponse, threadParams, threadReviewsResponse, threadScoresRequestSchema, threadScoresResponseSchema, threadsRequestSchema, threadsResponseSchema } from './schemas.ts';
+import { threadEvaluationsResponse, threadParams, threadReviewsResponse, threadsRequestSchema, threadsResponseSchema } from './schemas.ts';
 import { listThreads } from './use-cases/list-threads.ts';
 import { threadEvaluations, threadReviews } from './use-cases/read-evaluations.ts';
-import { threadScoreSeries } from './use-cases/score-series.ts';
 
 const tags = ['threads'];
 
@@ -26,19 +25,6 @@ export function threadRoutes(app: FastifyInstance, ctx: ThreadsContext) {
         },
       },
       (req, { projectId }) => listThreads(ctx, projectId, req.body),
-    );
-    project.post(
-      '/scores',
-      {
-        config: view,
-        schema: {
-          tags,
-          summary: 'Thread scores over time: per thread monitor, results, verdicts, pass rate and mean score per interval of when they ran',
-          body: threadScoresRequestSchema,
-          response: { 200: threadScoresResponseSchema },
-        },
-      },
-      (req, { projectId }) => threadScoreSeries(ctx, projectId, req.body),
     );
     project.get(
       '/:threadId/evaluations',

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 // schemas.ts to schemas.ts: the web app imports these without pulling in any service code.
-import { searchRequestSchema } from '../traces/schemas.ts';
+import { searchRequestSchema, traceFilterSchema } from '../traces/schemas.ts';
 import { threadReviewSchema } from '../annotations/schemas.ts';
 import { scoreSummarySchema } from '../annotations/scores.schema.ts';
 
@@ -15,7 +15,19 @@ export const threadsRequestSchema = z
     query: searchRequestSchema.shape.query,
     filters: searchRequestSchema.shape.filters.describe('The trace search filters, exactly: a thread is listed when any of its traces matches (its figures count all its traces)'),
     search: z.string().trim().max(200).optional().describe('Part of the thread id (case-insensitive)'),
+    reviewScore: traceFilterSchema.shape.score
+      .unwrap()
+      .optional()
+      .describe("Threads people scored with this config (review queues' thread items; any of their reviews): within min..max (numeric), or equal to value (boolean: true or false; categorical: a category)"),
     sortBy: z.enum(THREAD_SORTS).default('last_seen'),
+    sortByScore: z
+      .string()
+      .min(1)
+      .max(128)
+      .optional()
+      .describe(
+        "A numeric or boolean score config's id (GET /api/score-configs): sort by each thread's mean review score of it (boolean: the share true), in sortDirection; threads without one come last either way. Replaces sortBy",
+      ),
     sortDirection: z.enum(['asc', 'desc']).default('desc'),
     page: z.number().int().min(1).max(100_000).default(1),
     pageSize: z.number().int().min(1).max(500).default(50),
@@ -93,42 +105,6 @@ export const threadEvaluationsResponse = z
   .meta({ id: 'ThreadEvaluations' });
 export type ThreadEvaluationView = z.output<typeof threadEvaluationSchema>;
 export type ThreadEvaluationsResponse = z.output<typeof threadEvaluationsResponse>;
-
-export const threadScoresRequestSchema = z
-  .strictObject({
-    startDate: dateInput.describe('Thread results stored at or after (epoch ms or ISO 8601)'),
-    endDate: dateInput.describe('Thread results stored at or before; at most 400 days after startDate'),
-    interval: z.enum(['auto', 'minute', 'hour', 'day', 'week']).default('auto').describe('auto: the finest giving at most 200 buckets'),
-    name: z.string().min(1).max(100).optional().describe("Only this thread monitor's results (its name); default: one series per name"),
-    utcOffsetMinutes: z.number().int().min(-840).max(840).default(0).describe("Days start at the caller's midnight: its offset from UTC in minutes"),
-  })
-  .meta({ id: 'ThreadScoresRequest' });
-
-export const threadScoresResponseSchema = z
-  .object({
-    interval: z.enum(['minute', 'hour', 'day', 'week']),
-    intervalMs: z.number().int(),
-    startDate: z.number().int(),
-    endDate: z.number().int(),
-    series: z.array(
-      z.object({
-        name: z.string().describe("The thread monitor's name"),
-        buckets: z.array(
-          z.object({
-            start: z.number().int(),
-            evaluated: z.number().int().describe('Thread results stored in the bucket'),
-            passed: z.number().int(),
-            failed: z.number().int(),
-            errors: z.number().int(),
-            pass_rate: z.number().nullable().describe('passed / (passed + failed); null without verdicts'),
-            mean_score: z.number().nullable().describe('Mean of the scores given; null when none was'),
-          }),
-        ),
-      }),
-    ),
-  })
-  .meta({ id: 'ThreadScoresResponse' });
-export type ThreadScoresResponse = z.output<typeof threadScoresResponseSchema>;
 
 export const threadReviewsResponse = z
   .object({ data: z.array(threadReviewSchema).describe('Oldest first') })

@@ -83,21 +83,27 @@ export interface ScoreBucketRow {
   passed: number;
   failed: number;
   errors: number;
+  /** Results with a score, and their mean. */
+  scored: number;
   mean: number | null;
 }
 
-/** Thread results counted per bucket of when they were stored, per evaluation name. */
-/** `bucketOf`: the interval's start of a time column (platform/time-buckets.ts), applied to when each result was stored. */
-export async function scoreBuckets(db: Executor, projectId: string, q: { start: number; end: number; bucketOf: (column: SQL) => SQL; name: string | null }): Promise<ScoreBucketRow[]> {
+/**
+ * Thread results counted per bucket of when they were stored, per evaluation name; only the
+ * threads `threads` lists (rows of thread_id) when given. `bucketOf`: the interval's start of a
+ * time column (platform/time-buckets.ts), applied to when each result was stored.
+ */
+export async function scoreBuckets(db: Executor, projectId: string, q: { start: number; end: number; bucketOf: (column: SQL) => SQL; threads: SQL | null }): Promise<ScoreBucketRow[]> {
   return rows<ScoreBucketRow>(
     db,
     sql`SELECT name, ${q.bucketOf(sql`inserted_at`)} AS b, count(*)::int AS evaluated,
           count(*) FILTER (WHERE status = 'processed' AND passed)::int AS passed,
           count(*) FILTER (WHERE status = 'processed' AND passed = false)::int AS failed,
           count(*) FILTER (WHERE status = 'error')::int AS errors,
+          count(score) FILTER (WHERE status = 'processed')::int AS scored,
           avg(score) FILTER (WHERE status = 'processed')::float8 AS mean
         FROM thread_evaluations
-        WHERE project_id = ${projectId} AND inserted_at >= ${q.start} AND inserted_at <= ${q.end} ${q.name === null ? sql`` : sql`AND name = ${q.name}`}
+        WHERE project_id = ${projectId} AND inserted_at >= ${q.start} AND inserted_at <= ${q.end} ${q.threads === null ? sql`` : sql`AND thread_id IN (${q.threads})`}
         GROUP BY name, b ORDER BY name, b`,
   );
 }

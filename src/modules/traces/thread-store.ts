@@ -14,6 +14,10 @@ export interface ThreadsQuery {
   /** Part of the thread id (case-insensitive). */
   contains: string | null;
   sortBy: ThreadSort;
+  /** Rows (thread_id, value) to sort by instead of `sortBy` (a review score); threads without one last either way. */
+  sortValues: SQL | null;
+  /** Rows (thread_id) of the only threads to list (a review score filter), or null. */
+  keep: SQL | null;
   direction: 'asc' | 'desc';
   limit: number;
   offset: number;
@@ -56,6 +60,8 @@ export async function aggregateThreads(db: Executor, q: ThreadsQuery): Promise<T
   const conditions = [sql`traces.project_id = ${q.projectId}`, sql`traces.thread_id IS NOT NULL`, ...q.where];
   if (q.contains) conditions.push(sql`traces.thread_id ILIKE ${`%${q.contains.replace(/[\\%_]/g, (c) => `\\${c}`)}%`}`);
   const dir = sql.raw(q.direction === 'asc' ? 'ASC' : 'DESC');
+  if (q.keep) conditions.push(sql`traces.thread_id IN (${q.keep})`);
+  const order = q.sortValues ? sql`sv.value ${dir} NULLS LAST, t.thread_id ${dir}` : sql`${sql.raw(THREAD_ORDER[q.sortBy])} ${dir} NULLS LAST, t.thread_id ${dir}`;
   return rows<ThreadRow>(
     db,
     sql`WITH m AS (
@@ -71,10 +77,15 @@ export async function aggregateThreads(db: Executor, q: ThreadsQuery): Promise<T
           WHERE tr.project_id = ${q.projectId}
           GROUP BY tr.thread_id
         )
-        SELECT t.*, (count(*) OVER ())::int AS total FROM t
-        ORDER BY ${sql.raw(THREAD_ORDER[q.sortBy])} ${dir} NULLS LAST, t.thread_id ${dir}
+        SELECT t.*, (count(*) OVER ())::int AS total FROM t ${q.sortValues ? sql`LEFT JOIN (${q.sortValues}) sv ON sv.thread_id = t.thread_id` : sql``}
+        ORDER BY ${order}
         LIMIT ${q.limit} OFFSET ${q.offset}`,
   );
+}
+
+/** Rows (thread_id) of the threads with a trace the conditions on `traces` pick: what a thread series keeps under a trace filter. */
+export function threadIdsSql(projectId: string, where: SQL[]): SQL {
+  return sql`SELECT DISTINCT traces.thread_id FROM traces WHERE ${sql.join([sql`traces.project_id = ${projectId}`, sql`traces.thread_id IS NOT NULL`, ...where], sql` AND `)}`;
 }
 
 export interface ThreadTurnRow {

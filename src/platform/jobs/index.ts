@@ -67,6 +67,13 @@ export async function enqueueJobs(tx: Executor, jobs: NewJob[], now: number): Pr
       WHERE jobs.locked_until IS NULL AND jobs.failed_at IS NULL`);
 }
 
+/** Moves the waiting jobs of a queue whose dedupe key starts with `keyPrefix` to `runAt` (those running or failed stay). */
+export async function moveJobs(db: Executor, queue: string, keyPrefix: string, runAt: number): Promise<void> {
+  await db.execute(sql`
+    UPDATE jobs SET run_at = ${runAt}
+    WHERE queue = ${queue} AND starts_with(dedupe_key, ${keyPrefix}) AND locked_until IS NULL AND failed_at IS NULL`);
+}
+
 /** Of `keys`, the dedupe keys of jobs not yet done (due later, due now or running; not failed). */
 export async function pendingJobKeys(db: Executor, keys: readonly string[]): Promise<Set<string>> {
   if (!keys.length) return new Set();

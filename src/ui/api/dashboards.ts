@@ -9,7 +9,7 @@ export type Dashboard = Schemas['Dashboard'];
 export type ChartData = Schemas['ChartData'];
 export type DashboardChart = Schemas['DashboardChart'];
 export type { DashboardDefinitionInput };
-export { DISPLAYS, GRID_COLUMNS, MAX_CHART_HEIGHT, MAX_CHARTS, METRICS, PERCENTILE_METRICS, RELATIVE_RANGES, SCORE_METRICS, UNGROUPED_METRICS } from '../../modules/dashboards/schemas.ts';
+export { DISPLAYS, GRID_COLUMNS, MAX_CHART_HEIGHT, MAX_CHARTS, METRICS, PERCENTILE_METRICS, RELATIVE_RANGES, PER_EVALUATION_METRICS, PER_SCORE_CONFIG_METRICS, UNGROUPED_METRICS } from '../../modules/dashboards/schemas.ts';
 
 export const dashboardKeys = {
   list: (projectId: string) => ['dashboards', projectId] as const,

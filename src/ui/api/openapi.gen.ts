@@ -18474,6 +18474,7 @@ export interface paths {
                          */
                         unit?: "trace" | "thread";
                         idle_minutes?: number | null;
+                        schedule_minutes?: number | null;
                     };
                 };
             };
@@ -18887,8 +18888,10 @@ export interface paths {
                         filters?: components["schemas"]["MonitorFiltersInput"] | null;
                         enabled?: boolean;
                         review_queue_id?: string | null;
-                        /** @description unit thread: evaluate a thread once it has had no new turn for this long (1..10080 minutes, default 30); a thread that gets new turns is evaluated again once idle */
+                        /** @description unit thread: run once a thread is idle this long (ends a schedule) */
                         idle_minutes?: number;
+                        /** @description unit thread: run on this schedule instead of once idle; null goes back to running once idle */
+                        schedule_minutes?: number | null;
                     };
                 };
             };
@@ -20166,166 +20169,6 @@ export interface paths {
                     };
                     content: {
                         "application/json": components["schemas"]["ThreadsResponse"];
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/threads/scores": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Thread scores over time: per thread monitor, results, verdicts, pass rate and mean score per interval of when they ran */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["ThreadScoresRequestInput"];
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ThreadScoresResponse"];
                     };
                 };
                 /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
@@ -37928,7 +37771,7 @@ export interface components {
              * @description The series shown (see the dashboards guide for what each one is)
              * @enum {string}
              */
-            metric: "traces" | "spans" | "errors" | "error_rate" | "cost" | "tokens" | "prompt_tokens" | "completion_tokens" | "latency_p50" | "latency_p95" | "latency_p99" | "thumbs_up" | "thumbs_down" | "evaluation_pass_rate" | "score_mean" | "score_count";
+            metric: "traces" | "spans" | "errors" | "error_rate" | "cost" | "tokens" | "prompt_tokens" | "completion_tokens" | "latency_p50" | "latency_p95" | "latency_p99" | "thumbs_up" | "thumbs_down" | "evaluation_pass_rate" | "score_mean" | "score_count" | "thread_pass_rate" | "thread_score_mean" | "thread_review_score_mean";
             /**
              * @description line or bar: over time; number: the whole range in one figure; table: the values per interval
              * @default line
@@ -37946,9 +37789,9 @@ export interface components {
              * @enum {string}
              */
             interval: "auto" | "minute" | "hour" | "day" | "week";
-            /** @description evaluation_pass_rate: only this evaluation (a monitor's name or the evaluator's); default: one series each */
+            /** @description evaluation_pass_rate: only this evaluation (a monitor's name or the evaluator's); thread_pass_rate, thread_score_mean: only this thread monitor (its name); default: one series each */
             evaluator?: string;
-            /** @description score_mean, score_count: only this score config (GET /api/score-configs); score_count of a categorical config: one series per category. Default: one series per config */
+            /** @description score_mean, score_count, thread_review_score_mean: only this score config (GET /api/score-configs); score_count of a categorical config: one series per category. Default: one series per config */
             scoreConfigId?: string;
             /** @description This chart's own range instead of the dashboard's */
             timeRange?: components["schemas"]["DashboardTimeRange"];
@@ -38011,7 +37854,7 @@ export interface components {
              * @description The series shown (see the dashboards guide for what each one is)
              * @enum {string}
              */
-            metric: "traces" | "spans" | "errors" | "error_rate" | "cost" | "tokens" | "prompt_tokens" | "completion_tokens" | "latency_p50" | "latency_p95" | "latency_p99" | "thumbs_up" | "thumbs_down" | "evaluation_pass_rate" | "score_mean" | "score_count";
+            metric: "traces" | "spans" | "errors" | "error_rate" | "cost" | "tokens" | "prompt_tokens" | "completion_tokens" | "latency_p50" | "latency_p95" | "latency_p99" | "thumbs_up" | "thumbs_down" | "evaluation_pass_rate" | "score_mean" | "score_count" | "thread_pass_rate" | "thread_score_mean" | "thread_review_score_mean";
             /**
              * @description line or bar: over time; number: the whole range in one figure; table: the values per interval
              * @default line
@@ -38029,9 +37872,9 @@ export interface components {
              * @enum {string}
              */
             interval?: "auto" | "minute" | "hour" | "day" | "week";
-            /** @description evaluation_pass_rate: only this evaluation (a monitor's name or the evaluator's); default: one series each */
+            /** @description evaluation_pass_rate: only this evaluation (a monitor's name or the evaluator's); thread_pass_rate, thread_score_mean: only this thread monitor (its name); default: one series each */
             evaluator?: string;
-            /** @description score_mean, score_count: only this score config (GET /api/score-configs); score_count of a categorical config: one series per category. Default: one series per config */
+            /** @description score_mean, score_count, thread_review_score_mean: only this score config (GET /api/score-configs); score_count of a categorical config: one series per category. Default: one series per config */
             scoreConfigId?: string;
             /** @description This chart's own range instead of the dashboard's */
             timeRange?: components["schemas"]["DashboardTimeRangeInput"];
@@ -38547,8 +38390,10 @@ export interface components {
             review_queue_id: string | null;
             /** @enum {string} */
             unit: "trace" | "thread";
-            /** @description unit thread: minutes a thread is idle before it is evaluated (null for unit trace) */
+            /** @description unit thread: minutes a thread is idle before it is evaluated (null for unit trace, or on a schedule) */
             idle_minutes: number | null;
+            /** @description unit thread on a schedule: it runs every this many minutes on the UTC clock (null: once idle, or unit trace) */
+            schedule_minutes: number | null;
             created_at: string;
             updated_at: string;
         };
@@ -38701,8 +38546,10 @@ export interface components {
             review_queue_id: string | null;
             /** @enum {string} */
             unit: "trace" | "thread";
-            /** @description unit thread: minutes a thread is idle before it is evaluated (null for unit trace) */
+            /** @description unit thread: minutes a thread is idle before it is evaluated (null for unit trace, or on a schedule) */
             idle_minutes: number | null;
+            /** @description unit thread on a schedule: it runs every this many minutes on the UTC clock (null: once idle, or unit trace) */
+            schedule_minutes: number | null;
             created_at: string;
             updated_at: string;
         };
@@ -40306,90 +40153,6 @@ export interface components {
             /** @description Turns it covered (the first ones) */
             turns: number;
         };
-        ThreadScoresRequest: {
-            /** @description Thread results stored at or after (epoch ms or ISO 8601) */
-            startDate: number | string;
-            /** @description Thread results stored at or before; at most 400 days after startDate */
-            endDate: number | string;
-            /**
-             * @description auto: the finest giving at most 200 buckets
-             * @default auto
-             * @enum {string}
-             */
-            interval: "auto" | "minute" | "hour" | "day" | "week";
-            /** @description Only this thread monitor's results (its name); default: one series per name */
-            name?: string;
-            /**
-             * @description Days start at the caller's midnight: its offset from UTC in minutes
-             * @default 0
-             */
-            utcOffsetMinutes: number;
-        };
-        ThreadScoresRequestInput: {
-            /** @description Thread results stored at or after (epoch ms or ISO 8601) */
-            startDate: number | string;
-            /** @description Thread results stored at or before; at most 400 days after startDate */
-            endDate: number | string;
-            /**
-             * @description auto: the finest giving at most 200 buckets
-             * @default auto
-             * @enum {string}
-             */
-            interval?: "auto" | "minute" | "hour" | "day" | "week";
-            /** @description Only this thread monitor's results (its name); default: one series per name */
-            name?: string;
-            /**
-             * @description Days start at the caller's midnight: its offset from UTC in minutes
-             * @default 0
-             */
-            utcOffsetMinutes?: number;
-        };
-        ThreadScoresResponse: {
-            /** @enum {string} */
-            interval: "minute" | "hour" | "day" | "week";
-            intervalMs: number;
-            startDate: number;
-            endDate: number;
-            series: {
-                /** @description The thread monitor's name */
-                name: string;
-                buckets: {
-                    start: number;
-                    /** @description Thread results stored in the bucket */
-                    evaluated: number;
-                    passed: number;
-                    failed: number;
-                    errors: number;
-                    /** @description passed / (passed + failed); null without verdicts */
-                    pass_rate: number | null;
-                    /** @description Mean of the scores given; null when none was */
-                    mean_score: number | null;
-                }[];
-            }[];
-        };
-        ThreadScoresResponseInput: {
-            /** @enum {string} */
-            interval: "minute" | "hour" | "day" | "week";
-            intervalMs: number;
-            startDate: number;
-            endDate: number;
-            series: {
-                /** @description The thread monitor's name */
-                name: string;
-                buckets: {
-                    start: number;
-                    /** @description Thread results stored in the bucket */
-                    evaluated: number;
-                    passed: number;
-                    failed: number;
-                    errors: number;
-                    /** @description passed / (passed + failed); null without verdicts */
-                    pass_rate: number | null;
-                    /** @description Mean of the scores given; null when none was */
-                    mean_score: number | null;
-                }[];
-            }[];
-        };
         ThreadsRequest: {
             /** @description Threads with a trace started at or after (epoch ms or ISO 8601); default: all */
             startDate?: number | string;
@@ -40437,11 +40200,24 @@ export interface components {
             };
             /** @description Part of the thread id (case-insensitive) */
             search?: string;
+            /** @description Threads people scored with this config (review queues' thread items; any of their reviews): within min..max (numeric), or equal to value (boolean: true or false; categorical: a category) */
+            reviewScore?: {
+                /** @description a score config (GET /api/score-configs) */
+                configId: string;
+                /** @description numeric: at least */
+                min?: number;
+                /** @description numeric: at most */
+                max?: number;
+                /** @description categorical: this category; boolean: true or false */
+                value?: string | boolean;
+            };
             /**
              * @default last_seen
              * @enum {string}
              */
             sortBy: "thread_id" | "turns" | "cost" | "duration" | "errors" | "users" | "first_seen" | "last_seen";
+            /** @description A numeric or boolean score config's id (GET /api/score-configs): sort by each thread's mean review score of it (boolean: the share true), in sortDirection; threads without one come last either way. Replaces sortBy */
+            sortByScore?: string;
             /**
              * @default desc
              * @enum {string}
@@ -40499,11 +40275,24 @@ export interface components {
             };
             /** @description Part of the thread id (case-insensitive) */
             search?: string;
+            /** @description Threads people scored with this config (review queues' thread items; any of their reviews): within min..max (numeric), or equal to value (boolean: true or false; categorical: a category) */
+            reviewScore?: {
+                /** @description a score config (GET /api/score-configs) */
+                configId: string;
+                /** @description numeric: at least */
+                min?: number;
+                /** @description numeric: at most */
+                max?: number;
+                /** @description categorical: this category; boolean: true or false */
+                value?: string | boolean;
+            };
             /**
              * @default last_seen
              * @enum {string}
              */
             sortBy?: "thread_id" | "turns" | "cost" | "duration" | "errors" | "users" | "first_seen" | "last_seen";
+            /** @description A numeric or boolean score config's id (GET /api/score-configs): sort by each thread's mean review score of it (boolean: the share true), in sortDirection; threads without one come last either way. Replaces sortBy */
+            sortByScore?: string;
             /**
              * @default desc
              * @enum {string}
@@ -40732,6 +40521,44 @@ export interface components {
                     };
                 }[];
             }[];
+            /** @description Thread monitors' results (threads evaluated as a whole) per monitor name that has any in range, each in the bucket of when it ran; with query or filters, only threads with a trace they pick. Not split by groupBy */
+            threadEvaluations: {
+                /** @description The thread monitor's name */
+                name: string;
+                buckets: {
+                    start: number;
+                    /** @description Thread results stored in the bucket */
+                    evaluated: number;
+                    passed: number;
+                    failed: number;
+                    errors: number;
+                    /** @description passed / (passed + failed); null without verdicts */
+                    pass_rate: number | null;
+                    /** @description Results that gave a score */
+                    scored: number;
+                    /** @description Mean of the scores given; null when none was */
+                    mean_score: number | null;
+                }[];
+            }[];
+            /** @description People's scores of whole threads (review queues' thread items) per score config that has any in range, each in the bucket of when it was given; with query or filters, only threads with a trace they pick. Not split by groupBy */
+            threadScores: {
+                configId: string;
+                /** @description The score config's name */
+                name: string;
+                /** @enum {string} */
+                kind: "numeric" | "boolean" | "categorical";
+                buckets: {
+                    start: number;
+                    /** @description Thread scores given in the bucket */
+                    count: number;
+                    /** @description numeric: the mean; boolean: the share of true (0..1); null without scores or when categorical */
+                    mean: number | null;
+                    /** @description categorical: scores per category; empty otherwise */
+                    counts: {
+                        [key: string]: number;
+                    };
+                }[];
+            }[];
             totals: {
                 traces: number;
                 spans: number;
@@ -40818,6 +40645,44 @@ export interface components {
                 buckets: {
                     start: number;
                     /** @description Scores given to traces started in the bucket */
+                    count: number;
+                    /** @description numeric: the mean; boolean: the share of true (0..1); null without scores or when categorical */
+                    mean: number | null;
+                    /** @description categorical: scores per category; empty otherwise */
+                    counts: {
+                        [key: string]: number;
+                    };
+                }[];
+            }[];
+            /** @description Thread monitors' results (threads evaluated as a whole) per monitor name that has any in range, each in the bucket of when it ran; with query or filters, only threads with a trace they pick. Not split by groupBy */
+            threadEvaluations: {
+                /** @description The thread monitor's name */
+                name: string;
+                buckets: {
+                    start: number;
+                    /** @description Thread results stored in the bucket */
+                    evaluated: number;
+                    passed: number;
+                    failed: number;
+                    errors: number;
+                    /** @description passed / (passed + failed); null without verdicts */
+                    pass_rate: number | null;
+                    /** @description Results that gave a score */
+                    scored: number;
+                    /** @description Mean of the scores given; null when none was */
+                    mean_score: number | null;
+                }[];
+            }[];
+            /** @description People's scores of whole threads (review queues' thread items) per score config that has any in range, each in the bucket of when it was given; with query or filters, only threads with a trace they pick. Not split by groupBy */
+            threadScores: {
+                configId: string;
+                /** @description The score config's name */
+                name: string;
+                /** @enum {string} */
+                kind: "numeric" | "boolean" | "categorical";
+                buckets: {
+                    start: number;
+                    /** @description Thread scores given in the bucket */
                     count: number;
                     /** @description numeric: the mean; boolean: the share of true (0..1); null without scores or when categorical */
                     mean: number | null;

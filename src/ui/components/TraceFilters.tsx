@@ -283,8 +283,8 @@ function FiltersPopover({ search, onChange }: { search: ListSearch; onChange: (n
   );
 }
 
-/** The score filter: a config, then a range (numeric) or a value (boolean, categorical). */
-function ScoreFilterInput({ value, onChange }: { value: string | undefined; onChange: (next: string | undefined) => void }) {
+/** The score filter: a config, then a range (numeric) or a value (boolean, categorical). The threads list uses it for thread scores. */
+export function ScoreFilterInput({ value, onChange, label = 'Review score' }: { value: string | undefined; onChange: (next: string | undefined) => void; label?: string }) {
   const configs = useProjectScoreConfigs();
   const f = parseScoreFilter(value);
   const config = configs?.find((c) => c.id === f?.configId);
@@ -295,7 +295,7 @@ function ScoreFilterInput({ value, onChange }: { value: string | undefined; onCh
     <Group gap="xs" align="flex-end" wrap="nowrap">
       <NativeSelect
         size="xs"
-        label="Review score"
+        label={label}
         value={config?.id ?? ''}
         onChange={(e) => {
           const id = e.currentTarget.value;

@@ -11,7 +11,8 @@ import {
   METRICS,
   PERCENTILE_METRICS,
   RELATIVE_RANGES,
-  SCORE_METRICS,
+  PER_EVALUATION_METRICS,
+  PER_SCORE_CONFIG_METRICS,
   UNGROUPED_METRICS,
   useChartData,
   useDashboard,
@@ -412,10 +413,10 @@ function formatAxisDuration(ms: number): string {
 
 function formatter(metric: DashboardChart['metric']): (v: number) => string {
   if (metric === 'cost') return (v) => formatCost(v);
-  if (metric === 'error_rate' || metric === 'evaluation_pass_rate') return (v) => `${Math.round(v * 1000) / 10}%`;
+  if (metric === 'error_rate' || metric === 'evaluation_pass_rate' || metric === 'thread_pass_rate') return (v) => `${Math.round(v * 1000) / 10}%`;
   if (PERCENTILE_METRICS.includes(metric)) return (v) => formatDuration(v);
   if (metric.includes('tokens')) return (v) => formatTokens(v);
-  if (metric === 'score_mean') return (v) => String(Math.round(v * 100) / 100);
+  if (metric === 'score_mean' || metric === 'thread_score_mean' || metric === 'thread_review_score_mean') return (v) => String(Math.round(v * 100) / 100);
   return (v) => v.toLocaleString();
 }
 
@@ -475,6 +476,7 @@ function EditPanel({
   const [groupBy, setGroupBy] = useState('none');
   const [width, setWidth] = useState('6');
   const [scoreConfigId, setScoreConfigId] = useState('');
+  const [evaluator, setEvaluator] = useState('');
 
   const filters = () => {
     const f: SearchFilters = { ...(definition.filters ?? {}) };
@@ -503,7 +505,8 @@ function EditPanel({
           display,
           groupBy: groupBy === 'none' ? null : (groupBy as 'model' | 'label' | 'user'),
           interval: 'auto',
-          ...(SCORE_METRICS.includes(metric) && scoreConfigId.trim() ? { scoreConfigId: scoreConfigId.trim() } : {}),
+          ...(PER_SCORE_CONFIG_METRICS.includes(metric) && scoreConfigId.trim() ? { scoreConfigId: scoreConfigId.trim() } : {}),
+          ...(PER_EVALUATION_METRICS.includes(metric) && evaluator.trim() ? { evaluator: evaluator.trim() } : {}),
           layout: { x: 0, y, w, h },
         },
       ],
@@ -544,8 +547,11 @@ function EditPanel({
           {grouped ? (
             <NativeSelect label="Group by" value={groupBy} onChange={(e) => setGroupBy(e.currentTarget.value)} data={['none', 'model', 'label', 'user']} error={errors.at('charts.*.groupBy')} />
           ) : null}
-          {SCORE_METRICS.includes(metric) ? (
+          {PER_SCORE_CONFIG_METRICS.includes(metric) ? (
             <TextInput label="Score config id" placeholder="every config" value={scoreConfigId} onChange={(e) => setScoreConfigId(e.currentTarget.value)} error={errors.at('charts.*.scoreConfigId')} />
+          ) : null}
+          {PER_EVALUATION_METRICS.includes(metric) ? (
+            <TextInput label={metric === 'evaluation_pass_rate' ? 'Evaluation' : 'Thread monitor'} placeholder="every one" value={evaluator} onChange={(e) => setEvaluator(e.currentTarget.value)} error={errors.at('charts.*.evaluator')} />
           ) : null}
           <NativeSelect label="Width" value={width} onChange={(e) => setWidth(e.currentTarget.value)} data={['3', '4', '6', '8', '12']} error={errors.at('charts.*.layout')} />
           <Button type="submit" loading={saving}>

@@ -49,7 +49,7 @@ export default function NewMonitorPage() {
 
 /** The form of a new monitor, or of one being edited (`editing`: saved with PATCH, then `onSaved`). */
 /** The request body's fields the monitor form shows a refusal next to; each of the evaluator's settings at its own control besides. */
-const MONITOR_FIELDS = ['name', 'sample', 'unit', 'idle_minutes', 'filters.labels', 'filters.user_id', 'filters.model', 'filters.span_type', 'filters.customer_id', 'filters.metadata', 'filters.has_error'];
+const MONITOR_FIELDS = ['name', 'sample', 'unit', 'idle_minutes', 'schedule_minutes', 'filters.labels', 'filters.user_id', 'filters.model', 'filters.span_type', 'filters.customer_id', 'filters.metadata', 'filters.has_error'];
 
 export function MonitorForm({ projectId, evaluator, editing, onSaved, onCancel }: { projectId: string; evaluator: Evaluator; editing?: Monitor; onSaved?: () => void; onCancel?: () => void }) {
   const navigate = useNavigate();
@@ -60,6 +60,8 @@ export function MonitorForm({ projectId, evaluator, editing, onSaved, onCancel }
   const [enabled, setEnabled] = useState(editing?.enabled ?? true);
   const [unit, setUnit] = useState<'trace' | 'thread'>(editing?.unit ?? 'trace');
   const [idleMinutes, setIdleMinutes] = useState<number | string>(editing?.idle_minutes ?? 30);
+  const [trigger, setTrigger] = useState<'idle' | 'schedule'>(editing?.schedule_minutes ? 'schedule' : 'idle');
+  const [scheduleMinutes, setScheduleMinutes] = useState<number | string>(editing?.schedule_minutes ?? 60);
   const [filter, setFilter] = useState(() => filterText(editing?.filters));
   const saving = editing ? update : create;
   const errors = formErrors(saving.error, [...MONITOR_FIELDS, ...Object.keys((evaluator.settings as JsonSchema).properties ?? {}).map((key) => `settings.${key}`)]);
@@ -69,8 +71,9 @@ export function MonitorForm({ projectId, evaluator, editing, onSaved, onCancel }
     // A filter the form does not show (a thread id set through the API) is kept as it was.
     if (editing?.filters?.thread_id) filters.thread_id = editing.filters.thread_id;
     const body = { name: name.trim(), evaluator: evaluator.path, settings, sample: samplePercent / 100, filters: Object.keys(filters).length ? filters : null, enabled };
-    // An idle time the field cannot hold as a number goes as typed: the server names the field.
-    const idle = unit === 'thread' ? { idle_minutes: (idleMinutes === '' ? null : Number(idleMinutes)) as number } : {};
+    // A time the field cannot hold as a number goes as typed: the server names the field.
+    const asSent = (v: number | string) => (v === '' ? null : Number(v)) as number;
+    const idle = unit !== 'thread' ? {} : trigger === 'schedule' ? { schedule_minutes: asSent(scheduleMinutes) } : { idle_minutes: asSent(idleMinutes) };
     if (editing) {
       await update.mutateAsync({ id: editing.id, body: { ...body, ...idle } });
       onSaved?.();
@@ -105,7 +108,7 @@ export function MonitorForm({ projectId, evaluator, editing, onSaved, onCancel }
         <Fieldset legend="What it evaluates">
           <Stack gap="sm">
             {editing ? (
-              <Text size="sm">{unit === 'thread' ? 'Whole threads (conversations), once idle' : 'Each trace as it arrives'}</Text>
+              <Text size="sm">{unit === 'thread' ? 'Whole threads (conversations)' : 'Each trace as it arrives'}</Text>
             ) : (
               <SegmentedControl
                 aria-label="Unit"
@@ -119,6 +122,18 @@ export function MonitorForm({ projectId, evaluator, editing, onSaved, onCancel }
               />
             )}
             {unit === 'thread' && (
+              <SegmentedControl
+                aria-label="When it runs"
+                value={trigger}
+                onChange={(v) => setTrigger(v)}
+                data={[
+                  { value: 'idle', label: 'Once a thread is idle' },
+                  { value: 'schedule', label: 'On a schedule' },
+                ]}
+                maw={420}
+              />
+            )}
+            {unit === 'thread' && trigger === 'idle' && (
               <NumberInput
                 label="Idle time (minutes)"
                 description="A thread is evaluated once it has had no new turn for this long (1 to 10080), and again after new turns. The evaluator sees {{conversation}}, {{turns}}, {{first_input}}, {{last_output}}."
@@ -130,6 +145,20 @@ export function MonitorForm({ projectId, evaluator, editing, onSaved, onCancel }
                 onChange={setIdleMinutes}
                 maw={420}
                 error={errors.at('idle_minutes')}
+              />
+            )}
+            {unit === 'thread' && trigger === 'schedule' && (
+              <NumberInput
+                label="Every (minutes)"
+                description="Runs on the UTC clock (60: on the hour; 1440: at midnight UTC) and evaluates the threads that got turns since their last result. A length that divides a day (5, 15, 30, 60, 360, 720, 1440) or whole days up to 10080 (a week, on Mondays)."
+                value={scheduleMinutes}
+                min={5}
+                max={10_080}
+                allowDecimal={false}
+                clampBehavior="none"
+                onChange={setScheduleMinutes}
+                maw={420}
+                error={errors.at('schedule_minutes')}
               />
             )}
             {errors.at('unit') && (

@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useState } from 'react';
+import { Fragment, useEffect, useMemo, useState } from 'react';
 import { Alert, Button, Group, Loader, Table, Text, TextInput, Title } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { IconSearch } from '@tabler/icons-react';
@@ -6,9 +6,10 @@ import { Link, useNavigate, useParams, useSearch } from '@tanstack/react-router'
 import { AddToQueueButton } from '../components/AddToQueue.tsx';
 import { sortHeaders } from '../components/SortHeader.tsx';
 import { useThreads, type ThreadRow } from '../api/threads.ts';
+import { useScoreConfigs } from '../api/review.ts';
 import { ThreadScoreChip } from '../components/ThreadScoreChip.tsx';
-import { ListToolbar } from '../components/TraceFilters.tsx';
-import { toSearchRequest, type ListSearch } from '../lib/list-search.ts';
+import { ListToolbar, ScoreFilterInput } from '../components/TraceFilters.tsx';
+import { parseScoreFilter, toSearchRequest, type ListSearch } from '../lib/list-search.ts';
 import { useRangeAnchor } from '../lib/use-range-anchor.ts';
 import type { ThreadsSearch } from '../router.tsx';
 import { formatCost, formatDuration, formatFullTime, formatRelative } from '../lib/format.ts';
@@ -37,19 +38,30 @@ export default function ThreadsPage() {
   const anchor = useRangeAnchor(search);
   const body = useMemo(() => {
     const { query, filters, startDate, endDate } = toSearchRequest(search, anchor);
-    return { query, filters, startDate, endDate, search: search.tid, sortBy: sort, sortDirection: dir, page, pageSize: PAGE_SIZE };
+    const scored = parseScoreFilter(search.tscore);
+    // Boolean configs take true/false; the server compares a categorical value as text.
+    const value = scored?.value === 'true' ? true : scored?.value === 'false' ? false : scored?.value;
+    const reviewScore = scored ? { configId: scored.configId, min: scored.min, max: scored.max, value } : undefined;
+    const order = sort.startsWith('score:') ? { sortByScore: sort.slice('score:'.length) } : { sortBy: sort as Exclude<Sort, `score:${string}`> };
+    return { query, filters, startDate, endDate, search: search.tid, reviewScore, ...order, sortDirection: dir, page, pageSize: PAGE_SIZE };
   }, [search, anchor, sort, dir, page]);
   const threads = useThreads(projectId, body);
+  const configs = useScoreConfigs(projectId);
   const total = threads.data?.pagination.total ?? 0;
   const pages = Math.max(1, Math.ceil(total / PAGE_SIZE));
-  const setList = (next: ListSearch) => void navigate({ search: { ...next, tsort: search.tsort, tid: search.tid, page: undefined }, replace: true });
+  const setList = (next: ListSearch) => void navigate({ search: { ...next, tsort: search.tsort, tid: search.tid, tscore: search.tscore, page: undefined }, replace: true });
 
   // People's scores (review queues' thread items): one column per score config given on this page.
+  // The score sorted or filtered by keeps its column when no thread on the page has it.
   const reviewColumns = useMemo(() => {
-    const seen = new Map<string, string>();
-    for (const t of threads.data?.threads ?? []) for (const r of t.review_scores) seen.set(r.configId, r.name);
-    return [...seen].map(([configId, name]) => ({ configId, name })).sort((a, b) => a.name.localeCompare(b.name));
-  }, [threads.data]);
+    const seen = new Map<string, { name: string; kind: string }>();
+    for (const t of threads.data?.threads ?? []) for (const r of t.review_scores) seen.set(r.configId, { name: r.name, kind: r.kind });
+    for (const id of [sort.startsWith('score:') ? sort.slice('score:'.length) : null, parseScoreFilter(search.tscore)?.configId]) {
+      const config = id ? configs.data?.find((c) => c.id === id) : undefined;
+      if (config && !seen.has(config.id)) seen.set(config.id, { name: config.name, kind: config.kind });
+    }
+    return [...seen].map(([configId, c]) => ({ configId, ...c })).sort((a, b) => a.name.localeCompare(b.name));
+  }, [threads.data, configs.data, sort, search.tscore]);
   const onPage = threads.data?.threads.map((t) => t.thread_id) ?? [];
 
   const header = sortHeaders<Sort>(sort, dir, 'thread_id', (column, next) => void navigate({ search: { ...search, tsort: column, dir: next, page: undefined }, replace: true }));
@@ -76,6 +88,9 @@ export default function ThreadsPage() {
         />
       </Group>
       <ListToolbar search={search} onChange={setList} sortable={false} />
+      <div className="thread-score-filter" style={{ maxWidth: 520 }}>
+        <ScoreFilterInput label="Thread review score" value={search.tscore} onChange={(tscore) => void navigate({ search: { ...search, tscore, page: undefined }, replace: true })} />
+      </div>
       <Text size="sm" className="muted">
         Conversations: the traces sharing a thread id. A thread is listed when any of its traces matches the search and filters; its figures count all its turns. Scores come from
         thread monitors; the columns after them are people's scores from review queues.
@@ -105,11 +120,16 @@ export default function ThreadsPage() {
                   {header('errors', 'Errors', true)}
                   {header('users', 'Users')}
                   <Table.Th>Scores</Table.Th>
-                  {reviewColumns.map((c) => (
-                    <Table.Th key={c.configId} title="People's score (review queues)">
-                      {c.name}
-                    </Table.Th>
-                  ))}
+                  {reviewColumns.map((c) =>
+                    // Numeric and boolean scores sort by their mean (the server's sortByScore); categories do not.
+                    c.kind === 'categorical' ? (
+                      <Table.Th key={c.configId} title="People's score (review queues)">
+                        {c.name}
+                      </Table.Th>
+                    ) : (
+                      <Fragment key={c.configId}>{header(`score:${c.configId}`, c.name, true)}</Fragment>
+                    ),
+                  )}
                   {header('last_seen', 'Last turn')}
                 </Table.Tr>
               </Table.Thead>

@@ -3,7 +3,7 @@ import type { timeseriesRequestSchema } from '../../analytics/schemas.ts';
 import type { TraceFilter } from '../../traces/schemas.ts';
 import type { DashboardsContext } from '../context.ts';
 import { readChart } from '../metrics.ts';
-import { RELATIVE_RANGE_MS, SCORE_METRICS, UNGROUPED_METRICS, type Chart, type ChartData, type chartDataBody, type DashboardDefinition, type TimeRange } from '../schemas.ts';
+import { RELATIVE_RANGE_MS, PER_SCORE_CONFIG_METRICS, UNGROUPED_METRICS, type Chart, type ChartData, type chartDataBody, type DashboardDefinition, type TimeRange } from '../schemas.ts';
 import { getDashboard } from './get-dashboard.ts';
 import type { z } from 'zod';
 
@@ -64,8 +64,10 @@ function resolveRange(r: TimeRange, now: number): { startDate: number; endDate: 
 
 /** The filter picking a series' traces: the chart's, narrowed to its group; null when no filter can say it. */
 function seriesFilters(filters: TraceFilter | undefined, chart: Chart, s: { name: string; group: string | null; other: boolean }): TraceFilter | null {
+  // Thread results and thread scores are not traces: no trace filter picks them.
+  if (chart.metric.startsWith('thread_')) return null;
   if (chart.metric === 'evaluation_pass_rate') return { ...(filters ?? {}), evaluation: { evaluator: s.name } };
-  if (SCORE_METRICS.includes(chart.metric)) {
+  if (PER_SCORE_CONFIG_METRICS.includes(chart.metric)) {
     // A series per config (its id as the group), or per category of the chart's config.
     if (!chart.scoreConfigId) return s.group ? { ...(filters ?? {}), score: { configId: s.group } } : null;
     return { ...(filters ?? {}), score: { configId: chart.scoreConfigId, ...(s.group && s.group !== chart.scoreConfigId ? { value: s.group } : {}) } };

@@ -1,44 +1,20 @@
-import type { z } from 'zod';
-import { badRequest } from '../../../platform/errors.ts';
-import { bucketing, toMillis } from '../../../platform/time-buckets.ts';
-import type { ThreadsContext } from '../context.ts';
-import type { threadScoresRequestSchema, ThreadScoresResponse } from '../schemas.ts';
+import type { SQL } from 'drizzle-orm';
+import type { Executor } from '../../../db/index.ts';
 import * as store from '../store.ts';
 
-const MAX_RANGE_MS = 400 * 86_400_000;
-
-/** Thread scores over time: per thread monitor (by name), results, verdicts, pass rate and mean score per interval of when they ran. */
-export async function threadScoreSeries(ctx: ThreadsContext, projectId: string, req: z.output<typeof threadScoresRequestSchema>): Promise<ThreadScoresResponse> {
-  const start = toMillis(req.startDate, 'body.startDate');
-  const end = toMillis(req.endDate, 'body.endDate');
-  if (end < start) throw badRequest('invalid_range', 'body.endDate: before startDate', 'body.endDate');
-  if (end - start > MAX_RANGE_MS) throw badRequest('invalid_range', 'body.endDate: at most 400 days after startDate', 'body.endDate');
-  const b = bucketing(start, end, req.interval, 'body.interval', req.utcOffsetMinutes);
-  const found = await store.scoreBuckets(ctx.db.orm, projectId, { start, end, bucketOf: (column) => b.bucketOf(column), name: req.name ?? null });
-  const names = [...new Set(found.map((r) => r.name))].sort();
-  return {
-    interval: b.interval,
-    intervalMs: b.intervalMs,
-    startDate: start,
-    endDate: end,
-    series: names.map((name) => {
-      const byStart = new Map(found.filter((r) => r.name === name).map((r) => [Number(r.b), r]));
-      return {
-        name,
-        buckets: b.starts.map((s) => {
-          const r = byStart.get(s);
-          const [passed, failed] = r ? [Number(r.passed), Number(r.failed)] : [0, 0];
-          return {
-            start: s,
-            evaluated: r ? Number(r.evaluated) : 0,
-            passed,
-            failed,
-            errors: r ? Number(r.errors) : 0,
-            pass_rate: passed + failed > 0 ? passed / (passed + failed) : null,
-            mean_score: r && r.mean !== null ? Number(r.mean) : null,
-          };
-        }),
-      };
-    }),
-  };
+/**
+ * Analytics: thread monitors' results per bucket of when they ran, per evaluation name
+ * (results, passed, failed, errors, the mean score), of the threads `threads` lists when given.
+ */
+export async function threadResultBuckets(db: Executor, projectId: string, q: { start: number; end: number; bucketOf: (column: SQL) => SQL; threads: SQL | null }) {
+  return (await store.scoreBuckets(db, projectId, q)).map((r) => ({
+    name: r.name,
+    b: Number(r.b),
+    evaluated: Number(r.evaluated),
+    passed: Number(r.passed),
+    failed: Number(r.failed),
+    errors: Number(r.errors),
+    scored: Number(r.scored),
+    mean: r.mean === null ? null : Number(r.mean),
+  }));
 }
