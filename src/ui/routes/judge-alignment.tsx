@@ -578,6 +578,17 @@ function VersionComparisonPanel({ projectId, choice }: { projectId: string; choi
                     </Group>
                   )
                 )}
+                {c.run && (
+                  <Link
+                    to="/p/$projectId/experiments/$slug"
+                    params={{ projectId, slug: c.run.experimentSlug }}
+                    search={{ runId: c.run.runId }}
+                    className="text-link-xs"
+                    data-testid="version-comparison-run"
+                  >
+                    Version {c.candidateVersion}'s answers, trace by trace (its experiment run)
+                  </Link>
+                )}
               </div>
             ))}
           </Stack>
