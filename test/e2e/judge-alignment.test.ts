@@ -237,5 +237,5 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('judge alignment in a real br
     // the run's rows: each labelled trace with people's label, version 1's answer and version 2's
     await page.getByText('jp-1', { exact: true }).first().waitFor();
     await page.getByText('Please wait a day.').first().waitFor();
-  });
+  }, 240_000);
 });
