@@ -63,7 +63,17 @@ import { datasetRoutes, deleteProjectDatasetRecords, IMPORT_QUEUE, importJobPayl
 import type { SearchRequest } from './modules/traces/index.ts';
 import { mcpRoutes } from './modules/mcp/index.ts';
 import { packageVersion } from './package-dir.ts';
-import { experimentRoutes, PlatformRunner, resealTargetHeaders, RUN_LEASE_MS, runTraceIds, TargetHeaders, type PlatformDeps } from './modules/experiments/index.ts';
+import {
+  experimentRoutes,
+  judgeRunAnswers,
+  PlatformRunner,
+  resealTargetHeaders,
+  RUN_LEASE_MS,
+  runTraceIds,
+  startJudgeRun,
+  TargetHeaders,
+  type PlatformDeps,
+} from './modules/experiments/index.ts';
 import type { Resealers } from './ops/key-changes.ts';
 import { buildModelProviders, registerModelProviders, type ModelProviders } from './modules/model-providers/index.ts';
 import { buildPrivacy, registerPrivacy, type PrivacyPorts } from './modules/privacy/index.ts';
@@ -471,7 +481,6 @@ export async function buildApp(deps: Deps): Promise<App> {
   evaluationRoutes(http, services.evaluations);
   registerModelProviders(http, services.modelProviders);
   customEvaluatorRoutes(http, services.evaluations.custom);
-  registerJudgeAlignment(http, services.jobs, services.judgeAlignment.ctx);
   scheduler.every({ name: 'trace retention', intervalMs: intervals.retentionSweepMs, once: true, run: () => services.traces.sweepRetention() });
   if (deps.db.kind === 'pglite') {
     scheduler.every({ name: 'planner statistics', intervalMs: 5 * 60_000, once: false, run: () => services.traces.refreshStatistics() });
@@ -482,6 +491,10 @@ export async function buildApp(deps: Deps): Promise<App> {
   registerAlerts(http, scheduler, services.jobs, services.alerts.ctx, services.alerts.alerts);
   const experimentRuns = platformRuns(deps, services, logger);
   experimentRoutes(http, experimentRuns);
+  registerJudgeAlignment(http, services.judgeAlignment.ctx, {
+    startJudgeRun: (scope, input, origin) => startJudgeRun(experimentRuns.deps, experimentRuns.runner, scope, input, origin),
+    judgeRunAnswers: (projectId, slug, runId) => judgeRunAnswers(experimentRuns.deps, projectId, slug, runId),
+  });
   const simulations = registerSimulations(http, {
     db: deps.db,
     clock: deps.clock,

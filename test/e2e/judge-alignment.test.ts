@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
+import { startFakeServer, toolCallReply, type FakeServer, type RecordedRequest } from '../evaluators/fake-servers.ts';
 import { SCREENSHOT_DIR, hasChromium, launchBrowser, signIn } from '../support/browser.ts';
 import { checkBothWidths } from '../support/both-widths.ts';
 
@@ -10,7 +11,8 @@ import { checkBothWidths } from '../support/both-widths.ts';
  * A judge against people in Debian's Chromium: people's pass/fail on 60 traces and a judge's
  * results on them and 20 more, seeded over the API; the alignment page's numbers, its
  * disagreements sent to a new review queue, and the judge's trust on a monitor and on a run
- * comparison. Desktop 1280 and phone 390.
+ * comparison. A custom judge answered by a loopback model: whether it agrees with itself, and
+ * whether its new version agrees with people more (run as an experiment). Desktop 1280 and phone 390.
  */
 describe.runIf(hasChromium).each(appDatabaseKinds)('judge alignment in a real browser (%s)', (kind) => {
   let web: TestApp;
@@ -20,9 +22,19 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('judge alignment in a real br
   let key = '';
   let correct = '';
   let monitorId = '';
+  let fake: FakeServer;
   const shots = kind === appDatabaseKinds[0];
 
   beforeAll(async () => {
+    // The custom judge's model: version 1 passes thankful answers, version 2 polite ones too; "Maybe" it answers by turns.
+    fake = await startFakeServer();
+    let turn = 0;
+    fake.fallback = (r: RecordedRequest) => {
+      const text = (r.body as { messages: { content: string }[] }).messages.map((m) => m.content).join('\n');
+      if (/Maybe later/.test(text)) return toolCallReply('verdict', { reasoning: 'unsure', passed: turn++ % 2 === 0 });
+      const passed = /Polite or thankful/.test(text) ? /Thank you|Please wait/.test(text) : /Thank you/.test(text);
+      return toolCallReply('verdict', { reasoning: 'read the tone', passed });
+    };
     web = await startApp(kind);
     browser = await launchBrowser();
     page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
@@ -57,6 +69,7 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('judge alignment in a real br
   afterAll(async () => {
     await browser?.close();
     await web?.close();
+    await fake?.close();
   });
 
   const url = (p: string) => web.baseUrl + p;
@@ -161,4 +174,68 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('judge alignment in a real br
     await checkPage('judge-trust-alert-rule', () => trust.getByText('judge not trusted').waitFor());
     expect(await page.getByTestId('rule-requires-trusted').textContent()).toMatch(/^Requires a trusted judge: held back \(kappa's 95 % lower bound is 0\.\d\d on 60 labels; the bar is 0\.6\)\.$/);
   });
+
+  it('a custom judge: does it agree with itself, and does its new version agree with people more (an experiment run, row by row)', async () => {
+    const call = async (method: string, p: string, body?: unknown) => {
+      const res = await web.request(method, p, { authToken: key, body });
+      expect(res.status, `${method} ${p}: ${res.text}`).toBeLessThan(300);
+      return res.body;
+    };
+    const provider = await web.request('POST', '/api/model-providers', {
+      token: web.creds.adminApiKey,
+      projectId,
+      body: { name: 'local', kind: 'openai_compatible', api_key: 'sk-local-123456', base_url: `${fake.url}/v1`, models: ['gpt-4o-mini'] },
+    });
+    expect(provider.status, provider.text).toBe(201);
+    await call('POST', '/api/custom-evaluators', { slug: 'polite', name: 'Polite', prompt: 'Question: {{input}}\nAnswer: {{output}}\nIs the answer thankful?', model: 'local/gpt-4o-mini', answer: { type: 'pass_fail' } });
+    const polite = (await call('POST', '/api/score-configs', { name: 'Polite', kind: 'boolean' })).data.id as string;
+    // 24 answers thankful, asking nicely, curt, rude by turns (people pass the first two kinds), and one "Maybe later." people fail.
+    const output = (i: number) => (i === 24 ? 'Maybe later.' : ['Thank you, it arrives tomorrow.', 'Please wait a day.', 'No.', 'Whatever.'][i % 4]);
+    for (let i = 0; i < 25; i++) {
+      const at = Date.parse('2026-11-28T10:00:00Z') + i * 1000;
+      await call('POST', '/api/collector', {
+        trace_id: `jp-${i}`,
+        spans: [{ span_id: `jps-${i}`, type: 'llm', input: { type: 'text', value: `Where is parcel ${i}?` }, output: { type: 'text', value: output(i) }, timestamps: { started_at: at, finished_at: at + 100 } }],
+      });
+      await call('POST', '/api/evaluations/custom/polite/evaluate', { data: { input: `Where is parcel ${i}?`, output: output(i) }, trace_id: `jp-${i}` });
+      await call('POST', `/api/annotations/trace/jp-${i}`, { comment: '', isThumbsUp: i < 24 && i % 4 < 2, scores: [{ configId: polite, value: i < 24 && i % 4 < 2 }] });
+    }
+    await call('PATCH', '/api/custom-evaluators/polite', { prompt: 'Question: {{input}}\nAnswer: {{output}}\nPolite or thankful?' });
+
+    await page.goto(url(`/p/${projectId}/evaluators/alignment?evaluator=custom%2Fpolite&version=1&config=${polite}`));
+    await page.getByTestId('trust-state').waitFor();
+
+    // Self-consistency: out of range is named at its field; then each trace judged 3 times, the one it wavers on listed.
+    const consistency = page.getByRole('region', { name: 'Self-consistency' });
+    await consistency.getByLabel('Times per trace').fill('11');
+    await consistency.getByRole('button', { name: 'Run the judge again' }).click();
+    await consistency.locator('input[aria-invalid="true"]').waitFor();
+    expect(await consistency.getByLabel('Times per trace').getAttribute('aria-invalid')).toBe('true');
+    await consistency.getByLabel('Times per trace').fill('3');
+    await consistency.getByLabel('Traces').fill('25');
+    await consistency.getByRole('button', { name: 'Run the judge again' }).click();
+    const items = consistency.getByTestId('self-consistency-items');
+    await checkPage('judge-self-consistency', () => items.getByRole('link', { name: 'jp-24', exact: true }).waitFor());
+    expect(await consistency.getByTestId('self-consistency-summary').textContent()).toMatch(/\S/);
+    expect(await items.locator('li').count()).toBe(1);
+    expect(await items.locator('li').textContent()).toMatch(/^jp-24 answered (pass|fail), (pass|fail), (pass|fail)$/);
+
+    // Version 2 against version 1: a version it does not have is named at its field; then the verdict in words and its run.
+    const versions = page.getByRole('region', { name: 'Compare a new version' });
+    await versions.getByLabel('New version').fill('9');
+    await versions.getByRole('button', { name: 'Compare the versions' }).click();
+    await versions.getByText('custom/polite has no version 9').waitFor();
+    await versions.getByLabel('New version').fill('2');
+    await versions.getByLabel('Traces').fill('25');
+    await versions.getByRole('button', { name: 'Compare the versions' }).click();
+    const summary = versions.getByTestId('version-comparison-summary').first();
+    await checkPage('judge-version-comparison', () => summary.filter({ hasText: 'Version 2 agrees with people more than version 1' }).waitFor({ timeout: 60_000 }));
+    expect(await summary.textContent()).toMatch(/^Version 2 agrees with people more than version 1: \+0\.2\d accuracy \[0\.\d\d, 0\.\d\d\], n=25\.$/);
+    expect(await versions.getByTestId('version-comparison').first().getAttribute('data-status')).toBe('done');
+    await versions.getByTestId('version-comparison-run').first().click();
+    await page.waitForURL('**/experiments/judge-versions-polite?runId=**');
+    // the run's rows: each labelled trace with people's label, version 1's answer and version 2's
+    await page.getByText('jp-1', { exact: true }).first().waitFor();
+    await page.getByText('Please wait a day.').first().waitFor();
+  }, 240_000);
 });

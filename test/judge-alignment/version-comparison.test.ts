@@ -1,8 +1,9 @@
 /**
  * Improving a judge (docs/judge-alignment.md): a new version of a custom judge run over the
- * traces people labelled and the old version scored, and whether it agrees with people more,
- * with the paired statistics of run comparisons and a verdict in words. The judge is answered by
- * a loopback model: version 1 passes only thankful answers, version 2 polite ones too.
+ * traces people labelled and the old version scored, as an experiment run whose target is the
+ * judge (its rows on the experiments API), and whether it agrees with people more, with the
+ * paired statistics of run comparisons and a verdict in words. The judge is answered by a
+ * loopback model: version 1 passes only thankful answers, version 2 polite ones too.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeServer, toolCallReply, type FakeServer, type RecordedRequest } from '../evaluators/fake-servers.ts';
@@ -36,11 +37,13 @@ describe.each(databaseKinds)('judge version comparison (%s)', (kind) => {
   });
 
   const req = (method: string, url: string, body?: unknown, token = key) => t.request(method, url, { authToken: token, ...(body === undefined ? {} : { body }) });
+  /** The comparison once its run ended (the server's runner runs it). */
   const finished = async (id: string) => {
-    await t.app.services.jobs.runDue();
-    const res = await req('GET', `/api/judge-alignment/version-comparisons/${id}`);
-    expect(res.status, res.text).toBe(200);
-    return res.body;
+    for (const deadline = Date.now() + 120_000; ; await new Promise((r) => setTimeout(r, 100))) {
+      const res = await req('GET', `/api/judge-alignment/version-comparisons/${id}`);
+      expect(res.status, res.text).toBe(200);
+      if (res.body.status !== 'running' || Date.now() > deadline) return res.body;
+    }
   };
 
   it('runs the new version on the labelled traces and says, with a paired interval, whether it agrees with people more; too few items is "not enough data"; bad input names the field', async () => {
@@ -90,9 +93,32 @@ describe.each(databaseKinds)('judge version comparison (%s)', (kind) => {
     const started = await start({});
     expect(started.status, started.text).toBe(202);
     expect(started.body).toMatchObject({ evaluator: 'custom/polite', baselineVersion: 1, candidateVersion: 2, limit: 200, status: 'running', result: null, scoreConfig: { id: configId, kind: 'boolean' } });
+    expect(started.body.run).toEqual({ experimentSlug: 'judge-versions-polite', runId: expect.any(String), url: expect.stringContaining(`/experiments/judge-versions-polite?runId=${started.body.run.runId}`) });
     const done = await finished(started.body.id);
     expect(fake.requests.length - calls).toBe(40);
     expect(done.status).toBe('done');
+    expect(done.run).toEqual(started.body.run);
+
+    // The new version ran as an experiment whose target is the judge: its run and rows are the experiments API's.
+    const { runId } = started.body.run;
+    const runs = await req('GET', '/api/experiments/runs?experimentSlug=judge-versions-polite');
+    expect(runs.status, runs.text).toBe(200);
+    expect(runs.body.runs.map((r: { runId: string }) => r.runId)).toEqual([runId]);
+    expect(runs.body.runs[0]).toMatchObject({ progress: 40, total: 40, targets: [{ id: 'judge', name: 'Polite v2', type: 'evaluator', evaluatorId: 'custom/polite', metadata: { version: 2 } }] });
+    const status = await req('GET', `/api/experiments/runs/${runId}?experimentSlug=judge-versions-polite`);
+    expect(status.body).toMatchObject({ status: 'completed', summary: { completedCells: 40, failedCells: 0 } });
+    const results = await req('GET', `/api/experiments/runs/${runId}/results?experimentSlug=judge-versions-polite`);
+    expect(results.status, results.text).toBe(200);
+    expect(results.body.dataset).toHaveLength(40);
+    // each row: the labelled item (what its trace gives a judge, people's value, version 1's), linked to its trace, and version 2's answer
+    const byTrace = new Map(results.body.dataset.map((r: { traceId: string }) => [r.traceId, r]));
+    expect(byTrace.get('vc-1')).toMatchObject({
+      targetId: 'judge',
+      error: null,
+      entry: { trace_id: 'vc-1', input: 'Where is parcel 1?', output: 'Please wait a day.', people: true, version_1: false },
+      predicted: { output: { status: 'processed', passed: true, details: 'read the tone' } },
+    });
+    expect(byTrace.get('vc-3')).toMatchObject({ entry: { people: false, version_1: false }, predicted: { output: { passed: false } } });
     const r = done.result;
     // Version 1 agrees with people on 30 of 40 (it fails the 10 asking nicely), version 2 on all 40.
     expect(r).toMatchObject({ statistic: 'accuracy', n: 40, unmeasured: 0, verdict: 'better', itemsNeeded: null });
@@ -119,6 +145,8 @@ describe.each(databaseKinds)('judge version comparison (%s)', (kind) => {
     expect(listed.status, listed.text).toBe(200);
     expect(listed.body.data.map((c: { id: string }) => c.id)[0]).toBe(thin.id);
     expect(listed.body.data).toHaveLength(3);
+    // every comparison of the judge is a run of the one experiment
+    expect((await req('GET', '/api/experiments/runs?experimentSlug=judge-versions-polite')).body.runs).toHaveLength(3);
 
     // Another project sees none of it.
     const other = await createTenant(t);

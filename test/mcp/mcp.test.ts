@@ -266,6 +266,32 @@ describe.each(appDatabaseKinds)('MCP server (%s)', (kind) => {
     const half = await mcp.callTool({ name: 'get_judge_trust', arguments: { evaluator: 'langevals/exact_match', passed: '3' } });
     expect(half.isError).toBe(true);
     expect(textOf(half)).toContain('judged');
+
+    // A run judged by that judge: get_run and list_runs say whether it can be trusted, as the run page does.
+    const logged = await t.request('POST', '/api/evaluations/batch/log_results', {
+      ...key,
+      body: {
+        experiment_slug: 'judged-eval',
+        run_id: 'judged-1',
+        dataset: [0, 1, 2, 3].map((index) => ({ index, entry: { question: `q${index}` }, predicted: { output: `a${index}` } })),
+        evaluations: [0, 1, 2, 3].map((index) => ({ evaluator: 'langevals/exact_match', name: 'Exact match', status: 'processed', index, passed: index !== 3 })),
+        timestamps: { created_at: Date.now() - 1000, finished_at: Date.now() },
+      },
+    });
+    expect(logged.status, logged.text).toBe(200);
+    const trustLine = `- langevals/exact_match: judge not enough labels against Right answer: 3 of 50 labels`;
+    const run = textOf(await mcp.callTool({ name: 'get_run', arguments: { runId: 'judged-1', experimentSlug: 'judged-eval' } }));
+    expect(run).toContain('evaluator Exact match: 3 passed, 1 failed');
+    expect(run).toContain(`\nCan the judges be trusted?\n${trustLine}`);
+    // with the run's 3 of 4 passed corrected by the judge's measured rates (it passed 2 of 2 people passed, failed 1 of 1 they failed)
+    expect(run).toMatch(/labels[^\n]* · pass rate 75\.0 % corrected for its errors: 75\.0 % \[\d+\.\d %, \d+\.\d %\]$/);
+    const runs = textOf(await mcp.callTool({ name: 'list_runs', arguments: { experimentSlug: 'judged-eval' } }));
+    expect(runs).toContain('- run judged-1');
+    expect(runs).toContain(`\nCan the judges be trusted?\n${trustLine}`);
+    expect(runs).not.toContain('corrected');
+    // The logged run of another judge nobody labelled: said so, not left out.
+    const other = textOf(await mcp.callTool({ name: 'get_run', arguments: { runId: 'run-1', experimentSlug: 'triage-eval' } }));
+    expect(other).toMatch(/\nCan the judges be trusted\?\n- exact: judge not measured against people \(no human labels on its traces\)$/);
   });
 
   it('resources and prompts: a trace and a prompt by address; the failed-trace prompt embeds the outline', async () => {

@@ -9,7 +9,7 @@ export const judgeTrustRules = pgTable('judge_trust_rules', {
   updatedAt: bigint('updated_at', { mode: 'number' }).notNull(),
 });
 
-/** Mirrors migrations/0053_judge_versions_and_trusted_alerts.sql; only judge-alignment/store.ts touches it. */
+/** Mirrors migrations/0053_judge_versions_and_trusted_alerts.sql and 0057_judge_comparison_runs.sql; only judge-alignment/store.ts touches it. */
 export const judgeVersionComparisons = pgTable(
   'judge_version_comparisons',
   {
@@ -27,6 +27,12 @@ export const judgeVersionComparisons = pgTable(
     createdBy: text('created_by'),
     createdAt: bigint('created_at', { mode: 'number' }).notNull(),
     finishedAt: bigint('finished_at', { mode: 'number' }),
+    /** the experiment run of the new version (null on comparisons made before runs backed them) */
+    experimentSlug: text('experiment_slug'),
+    runId: text('run_id'),
+    runUrl: text('run_url'),
+    /** per labelled item: its trace, people's value, the measured version's value, its row in the run (null: the trace was gone) */
+    items: jsonb('items').$type<{ traceId: string; human: number | string | boolean; baseline: number | string | boolean; row: number | null }[]>(),
   },
   (t) => [index('judge_version_comparisons_project').on(t.projectId, t.evaluator, t.createdAt)],
 );

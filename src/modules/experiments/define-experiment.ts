@@ -12,13 +12,31 @@ import type { z } from 'zod';
 type PromptTarget = Extract<TargetDefinition, { type: 'prompt' }>;
 type HttpTarget = Extract<TargetDefinition, { type: 'http' }>;
 
+/**
+ * A judge as a run's target (judge-run.ts): each row's data given to an evaluator at a pinned
+ * version, its answer the cell's output; `trace` names the column holding the trace the row
+ * judges (the row links to it). Only runs hold one: a saved definition has prompts and agents.
+ */
+export interface JudgeTarget {
+  id: string;
+  name: string;
+  type: 'evaluator';
+  evaluator: string;
+  settings: Record<string, unknown>;
+  /** the judge's data keys: key to dataset.<column> */
+  mapping: Record<string, string>;
+  trace?: string;
+}
+
 /** A target as stored: an HTTP target's headers sealed (target-headers.ts), never in clear. */
-export type StoredTarget = (PromptTarget & { name: string }) | (Omit<HttpTarget, 'headers'> & { name: string; sealed_headers?: SealedHeaders });
+export type DefinedTarget = (PromptTarget & { name: string }) | (Omit<HttpTarget, 'headers'> & { name: string; sealed_headers?: SealedHeaders });
+/** A target of a run's plan: one of a definition, or a judge (judge-run.ts). */
+export type StoredTarget = DefinedTarget | JudgeTarget;
 
 /** A definition as stored: every default filled, evaluators by catalogue path, the dataset by id. */
 export interface StoredDefinition {
   dataset: { id: string; version: number | null } | null;
-  targets: StoredTarget[];
+  targets: DefinedTarget[];
   evaluators: { id: string; evaluator: string; name: string; settings: Record<string, unknown>; mapping: Record<string, string> }[];
   concurrency: number;
   /** how many times each row runs on each target; absent in definitions stored before repetitions: 1 */
@@ -69,7 +87,7 @@ export async function requirePlatformExperiment(deps: PlatformDeps, projectId: s
 }
 
 /** An HTTP target's headers as sent, merged with the stored ones of the same target id (target-headers.ts), sealed. */
-function sealTargetHeaders(deps: PlatformDeps, experimentId: string, target: StoredTarget, sent: TargetDefinition, previous: StoredTarget[], i: number): StoredTarget {
+function sealTargetHeaders(deps: PlatformDeps, experimentId: string, target: DefinedTarget, sent: TargetDefinition, previous: DefinedTarget[], i: number): DefinedTarget {
   if (target.type !== 'http' || sent.type !== 'http') return target;
   const before = previous.find((p) => p.id === target.id);
   const sealed = deps.targetHeaders.merge(experimentId, target.id, sent.headers, before?.type === 'http' ? (before.sealed_headers ?? null) : null, `body.targets.${i}.headers`);

@@ -27,3 +27,5 @@ export type { SealedHeaders } from './target-headers.ts';
 export type { PreparedPrompt } from './platform-context.ts';
 /** The paired statistics and verdict of comparing runs: simulations compare batches with them. */
 export { minimumDetectableEffect, pairedDifference, sampleSd, verdictOf, MIN_PAIRED_ROWS, type Verdict } from './statistics.ts';
+/** An experiment whose target is a judge (judge alignment's version comparisons): started, then read once it ended. */
+export { startJudgeRun, judgeRunAnswers, type JudgeRunInput } from './judge-run.ts';

@@ -7,7 +7,7 @@ import { AppError } from '../../platform/errors.ts';
 import { emitEvents } from '../../platform/events/index.ts';
 import { RescheduleJob, type ClaimedJob, type JobQueue } from '../../platform/jobs/index.ts';
 import type { NormalizedSpan } from '../traces/index.ts';
-import type { StoredDefinition } from './define-experiment.ts';
+import type { StoredDefinition, StoredTarget } from './define-experiment.ts';
 import type { PlatformDeps, PlatformScope, PreparedPrompt } from './platform-context.ts';
 import { RunBus, runKey, type RunEvent } from './run-bus.ts';
 import { runStatus } from './run-status.ts';
@@ -22,7 +22,8 @@ export type RunJobPayload = z.output<typeof runJobPayload>;
 /** What a run runs: the definition as it was when the run started (prompt versions pinned). */
 export interface RunPlan {
   slug: string;
-  targets: StoredDefinition['targets'];
+  /** a definition's targets, or a judge (judge-run.ts) */
+  targets: StoredTarget[];
   /** Custom evaluators pinned at their version when the run started (settings.version, and `version`). */
   evaluators: (StoredDefinition['evaluators'][number] & { version?: number | null })[];
   concurrency: number;
@@ -269,7 +270,34 @@ export class PlatformRunner {
     prompts: PreparedPrompts,
     signal: AbortSignal,
   ): Promise<CellOutcome> {
-    return target.type === 'prompt' ? this.callPrompt(scope, row, target, prompts, signal) : this.callHttp(scope, plan, experimentId, runId, row, target, signal);
+    if (target.type === 'prompt') return this.callPrompt(scope, row, target, prompts, signal);
+    if (target.type === 'evaluator') return this.callJudge(scope, row, target, signal);
+    return this.callHttp(scope, plan, experimentId, runId, row, target, signal);
+  }
+
+  /**
+   * A judge as the target: the row's data to the evaluator at its pinned version; its answer
+   * (status, passed, score, label, details) is the output, an error answer the cell's error.
+   * The cell links to the trace the row judges, when the target names its column.
+   */
+  private async callJudge(scope: PlatformScope, row: RunRow, target: Extract<Target, { type: 'evaluator' }>, signal: AbortSignal): Promise<CellOutcome> {
+    const data = Object.fromEntries(Object.entries(target.mapping).map(([k, src]) => [k, resolveSource(src, row.entry, null)]));
+    const traced = target.trace ? resolveSource(target.trace, row.entry, null) : null;
+    const traceId = typeof traced === 'string' && traced ? traced : null;
+    const t0 = performance.now();
+    let result: Awaited<ReturnType<PlatformDeps['evaluators']['run']>>;
+    try {
+      result = await this.deps.evaluators.run(scope, target.evaluator, data, target.settings, signal);
+    } catch (err) {
+      if (signal.aborted) return aborted(t0);
+      result = { status: 'error', details: err instanceof Error ? err.message : String(err), error_type: err instanceof AppError ? err.code : 'Error' };
+    }
+    if (signal.aborted) return aborted(t0);
+    const duration = Math.round(performance.now() - t0);
+    const cost = result.cost?.amount ?? null;
+    if (result.status === 'error') return { output: null, cost, duration, traceId, error: `judge_error: ${result.details ?? result.error_type ?? 'the judge failed'}` };
+    const output = { status: result.status, passed: result.passed ?? null, score: result.score ?? null, label: result.label ?? null, details: result.details ?? null };
+    return { output, cost, duration, traceId, error: null };
   }
 
   private async callPrompt(scope: PlatformScope, row: RunRow, target: Extract<Target, { type: 'prompt' }>, prompts: PreparedPrompts, signal: AbortSignal): Promise<CellOutcome> {

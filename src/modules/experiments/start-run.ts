@@ -95,24 +95,42 @@ export async function startRun(
     userId: scope.userId,
     origin,
   };
+  return launchRun(deps, runner, scope, experiment, plan, rows, models, beforeStart);
+}
+
+/**
+ * Creates a run of `plan` over `rows` (the run, its rows and its job in one transaction, with
+ * the started event) and wakes the runner: a definition's run (startRun) or a judge's (judge-run.ts).
+ * `models`: per prompt target, the model it runs with.
+ */
+export async function launchRun(
+  deps: PlatformDeps,
+  runner: PlatformRunner,
+  scope: PlatformScope,
+  experiment: { id: string; slug: string; name: string | null },
+  plan: RunPlan,
+  rows: RunRow[],
+  models: Map<string, string>,
+  beforeStart?: (run: { experimentId: string; runId: string; total: number }) => void,
+) {
   const runId = newId('run');
-  const total = rows.length * targets.length * plan.repetitions!;
+  const total = rows.length * plan.targets.length * (plan.repetitions ?? 1);
   const now = deps.clock.now();
   await deps.db.orm.transaction(async (tx) => {
     await store.createRun(tx, {
       experimentId: experiment.id,
       runId,
       projectId: scope.projectId,
-      targets: targets.map((t) => ({
+      targets: plan.targets.map((t) => ({
         id: t.id,
         name: t.name,
-        type: t.type === 'prompt' ? 'prompt' : 'agent',
+        type: t.type === 'prompt' ? 'prompt' : t.type === 'evaluator' ? 'evaluator' : 'agent',
         promptId: t.type === 'prompt' ? t.prompt : null,
         promptVersion: t.type === 'prompt' ? (t.version ?? null) : null,
         agentId: null,
-        evaluatorId: null,
+        evaluatorId: t.type === 'evaluator' ? t.evaluator : null,
         model: models.get(t.id) ?? null,
-        metadata: t.type === 'http' ? { url: t.url } : null,
+        metadata: targetMetadata(t),
       })),
       total,
       now: now.getTime(),
@@ -134,11 +152,18 @@ export async function startRun(
   });
   beforeStart?.({ experimentId: experiment.id, runId, total });
   runner.kick();
-  const base = (deps.publicUrl ?? origin).replace(/\/$/, '');
+  const base = (deps.publicUrl ?? plan.origin).replace(/\/$/, '');
   return {
     experimentId: experiment.id,
     answer: { runId, status: 'running' as const, total, runUrl: `${base}${experimentPath(scope.projectId, experiment.slug)}?runId=${encodeURIComponent(runId)}` },
   };
+}
+
+/** What a run's target list shows of a target beyond its name: an agent's URL, a judge's pinned version. */
+function targetMetadata(t: RunPlan['targets'][number]): Record<string, string | number | boolean> | null {
+  if (t.type === 'http') return { url: t.url };
+  if (t.type === 'evaluator' && typeof t.settings.version === 'number') return { version: t.settings.version };
+  return null;
 }
 
 /** POST /api/experiments/{slug}/runs/{runId}/stop: ends a running platform run (cells in flight are dropped). */

@@ -1,10 +1,9 @@
 import type { z } from 'zod';
 import { newId } from '../../platform/ids.ts';
-import { badRequest, notFound } from '../../platform/errors.ts';
-import { enqueueJobs, type ClaimedJob } from '../../platform/jobs/index.ts';
+import { AppError, badRequest, notFound } from '../../platform/errors.ts';
 import { MIN_PAIRED_ROWS, pairedDifference, seedOf, verdictOf } from '../experiments/index.ts';
-import type { ActingScope, JudgeAlignmentContext } from './context.ts';
-import { gatherPairs } from './measure-alignment.ts';
+import type { ActingScope, VersionComparisonContext } from './context.ts';
+import { codingOf, gatherPairs } from './measure-alignment.ts';
 import { PARALLEL_CALLS, pool } from './run-pool.ts';
 import type { versionComparisonBody, versionComparisonSchema } from './schemas.ts';
 import { accuracy, bootstrapPairs, kappa, meanAbsoluteError } from './statistics.ts';
@@ -12,16 +11,21 @@ import * as store from './store.ts';
 
 type View = z.output<typeof versionComparisonSchema>;
 type Result = NonNullable<View['result']>;
+type Item = NonNullable<store.VersionComparisonRow['items']>[number];
 const field = (name: string) => `body.${name}`;
-export const VERSION_COMPARISON_QUEUE = 'judge-version-comparison';
 /** Items whose answers changed, listed in the result. */
 const LISTED_CHANGES = 50;
+/** The experiment a judge's version comparisons run in: one per judge, a run per comparison. */
+export const comparisonExperimentSlug = (evaluator: string) => `judge-versions-${evaluator.replace(/^custom\//, '')}`;
 
 /**
  * POST /api/judge-alignment/version-comparisons: checks what can be checked now (the judge, both
- * versions, the config, items to run on) and queues the run; GET .../{id} follows it.
+ * versions, the config, items to run on), then starts an experiment run whose target is the new
+ * version and whose rows are the labelled items (each with what the trace gives a judge, as
+ * monitors give it, people's value and the measured version's). GET .../{id} follows it; once
+ * the run ended, the comparison is made from its rows.
  */
-export async function startVersionComparison(ctx: JudgeAlignmentContext, scope: ActingScope, body: z.output<typeof versionComparisonBody>): Promise<View> {
+export async function startVersionComparison(ctx: VersionComparisonContext, scope: ActingScope, body: z.output<typeof versionComparisonBody>, origin: string): Promise<View> {
   if (!body.evaluator.startsWith('custom/')) {
     throw badRequest('not_a_custom_judge', `${field('evaluator')}: only a custom judge (custom/<slug>) has versions to compare; ${body.evaluator} has none`, field('evaluator'));
   }
@@ -29,11 +33,43 @@ export async function startVersionComparison(ctx: JudgeAlignmentContext, scope: 
   if (!(await ctx.judges.versionExists(scope.projectId, body.evaluator, body.candidateVersion))) {
     throw badRequest('unknown_evaluator_version', `${field('candidateVersion')}: ${body.evaluator} has no version ${body.candidateVersion}`, field('candidateVersion'));
   }
-  const { config, pairs } = await gatherPairs(ctx, scope.projectId, body, field);
+  const { config, pairs, judgeValue, show } = await gatherPairs(ctx, scope.projectId, body, field);
   if (pairs.length === 0) {
     throw badRequest('nothing_to_compare', `${field('scoreConfig')}: no trace has both a label of ${config.name} and a result of ${body.evaluator} version ${body.version}`, field('scoreConfig'));
   }
-  const now = ctx.clock.now().getTime();
+  const chosen = pairs.slice(0, body.limit);
+  const data = await pool(
+    chosen.map((p) => () => ctx.judges.traceData(scope.projectId, p.traceId)),
+    PARALLEL_CALLS,
+  );
+  const rows: Record<string, unknown>[] = [];
+  const items: Item[] = chosen.map((p, i) => {
+    const human = show(p.human);
+    const baseline = show(judgeValue(p.result)!);
+    const traced = data[i];
+    if (!traced) return { traceId: p.traceId, human, baseline, row: null };
+    rows.push({ ...traced, trace_id: p.traceId, people: human, [`version_${body.version}`]: baseline });
+    return { traceId: p.traceId, human, baseline, row: rows.length - 1 };
+  });
+  const run = await ctx.experiments
+    .startJudgeRun(
+      scope,
+      {
+        slug: comparisonExperimentSlug(body.evaluator),
+        name: `Judge ${body.evaluator}: new versions on people's labels`,
+        evaluator: body.evaluator,
+        version: body.candidateVersion,
+        rows,
+        traceColumn: 'trace_id',
+        field: field('evaluator'),
+      },
+      origin,
+    )
+    .catch((err: unknown) => {
+      // the judge's provider gone or its settings refused: the new version cannot run
+      if (err instanceof AppError && err.status === 400) throw badRequest(err.code, err.message.replace(field('evaluator'), field('candidateVersion')), field('candidateVersion'));
+      throw err;
+    });
   const row: store.VersionComparisonRow = {
     id: newId('jvc'),
     organizationId: scope.organizationId,
@@ -47,29 +83,32 @@ export async function startVersionComparison(ctx: JudgeAlignmentContext, scope: 
     error: null,
     result: null,
     createdBy: scope.userId ?? null,
-    createdAt: now,
+    createdAt: ctx.clock.now().getTime(),
     finishedAt: null,
+    experimentSlug: run.experimentSlug,
+    runId: run.runId,
+    runUrl: run.runUrl,
+    items,
   };
-  await ctx.db.orm.transaction(async (tx) => {
-    await store.insertVersionComparison(tx, row);
-    await enqueueJobs(tx, [{ queue: VERSION_COMPARISON_QUEUE, payload: { id: row.id }, runAt: now, maxAttempts: 3 }], now);
-  });
+  await store.insertVersionComparison(ctx.db.orm, row);
   return present(row, { id: config.id, name: config.name, kind: config.kind });
 }
 
-export async function getVersionComparison(ctx: JudgeAlignmentContext, projectId: string, id: string): Promise<View> {
+export async function getVersionComparison(ctx: VersionComparisonContext, projectId: string, id: string): Promise<View> {
   const row = await store.findVersionComparison(ctx.db.orm, projectId, id);
   if (!row) throw notFound('version_comparison_not_found', `no version comparison ${id} in this project`);
-  return present(row, await configOf(ctx, projectId, row.scoreConfigId));
+  return present(await settle(ctx, row), await configOf(ctx, projectId, row.scoreConfigId));
 }
 
-export async function listVersionComparisons(ctx: JudgeAlignmentContext, projectId: string, evaluator: string): Promise<{ data: View[] }> {
+export async function listVersionComparisons(ctx: VersionComparisonContext, projectId: string, evaluator: string): Promise<{ data: View[] }> {
   const found = await store.listVersionComparisons(ctx.db.orm, projectId, evaluator, 20);
   const configs = new Map((await ctx.scoreConfigs.list(projectId)).map((c) => [c.id, { id: c.id, name: c.name, kind: c.kind }]));
-  return { data: found.map((r) => present(r, configs.get(r.scoreConfigId) ?? null)) };
+  const settled = [];
+  for (const r of found) settled.push(await settle(ctx, r));
+  return { data: settled.map((r) => present(r, configs.get(r.scoreConfigId) ?? null)) };
 }
 
-async function configOf(ctx: JudgeAlignmentContext, projectId: string, id: string) {
+async function configOf(ctx: VersionComparisonContext, projectId: string, id: string) {
   const c = (await ctx.scoreConfigs.list(projectId)).find((x) => x.id === id);
   return c ? { id: c.id, name: c.name, kind: c.kind } : null;
 }
@@ -86,46 +125,52 @@ function present(row: store.VersionComparisonRow, scoreConfig: View['scoreConfig
     error: row.error,
     createdAt: row.createdAt,
     finishedAt: row.finishedAt,
+    run: row.experimentSlug && row.runId ? { experimentSlug: row.experimentSlug, runId: row.runId, url: row.runUrl ?? '' } : null,
     result: (row.result as Result | null) ?? null,
   };
 }
 
 /**
- * The queued run: the new version on each item's trace (what the trace gives a judge, as monitors
- * give it), set against the old version's stored result and people's label on the same item. A
- * failure no retry mends (a config or version deleted since) is stored as the comparison's error.
+ * A running comparison whose run ended, made and stored: the new version's answer on each item
+ * (its row of the run) set against people's label and the measured version's answer on the same
+ * item. A score config deleted since, or the run gone, is the comparison's error.
  */
-export async function runVersionComparison(ctx: JudgeAlignmentContext, job: ClaimedJob<{ id: string }>): Promise<void> {
-  const row = await store.findVersionComparisonById(ctx.db.orm, job.payload.id);
-  if (!row || row.status !== 'running') return;
-  const finish = (outcome: { status: 'done' | 'failed'; result: Result | null; error: string | null }) =>
-    store.finishVersionComparison(ctx.db.orm, row.id, { ...outcome, finishedAt: ctx.clock.now().getTime() });
-  let gathered;
-  try {
-    gathered = await gatherPairs(ctx, row.projectId, { evaluator: row.evaluator, version: row.baselineVersion, scoreConfig: row.scoreConfigId }, field);
-  } catch (err) {
-    await finish({ status: 'failed', result: null, error: err instanceof Error ? err.message : String(err) });
-    return;
-  }
-  const { config, pairs, h, j, codeOf, judgeValue, show } = gathered;
-  const items = pairs.slice(0, row.itemLimit);
-  const scope = { organizationId: row.organizationId, projectId: row.projectId };
-  const answers = await pool(
-    items.map((item) => async () => {
-      const data = await ctx.judges.traceData(row.projectId, item.traceId);
-      if (!data) return null;
-      const r = await ctx.judges.run(scope, row.evaluator, data, { version: row.candidateVersion });
-      if (r.status !== 'processed') return null;
-      const v = judgeValue({ traceId: item.traceId, passed: r.passed ?? null, score: r.score ?? null, label: r.label ?? null, details: r.details ?? null });
-      const code = v === null ? -1 : codeOf(v);
-      return code < 0 || !Number.isFinite(code) ? null : code;
-    }),
-    PARALLEL_CALLS,
-  );
-  const kept = items.map((_, i) => i).filter((i) => answers[i] !== null);
-  const human = Float64Array.from(kept, (i) => h[i]);
-  const before = Float64Array.from(kept, (i) => j[i]);
-  const after = Float64Array.from(kept, (i) => answers[i]!);
+async function settle(ctx: VersionComparisonContext, row: store.VersionComparisonRow): Promise<store.VersionComparisonRow> {
+  if (row.status !== 'running' || !row.experimentSlug || !row.runId) return row;
+  const finish = async (outcome: { status: 'done' | 'failed'; result: Result | null; error: string | null }) => {
+    const done = { ...outcome, finishedAt: ctx.clock.now().getTime() };
+    await store.finishVersionComparison(ctx.db.orm, row.id, done);
+    return { ...row, ...done };
+  };
+  const run = await ctx.experiments.judgeRunAnswers(row.projectId, row.experimentSlug, row.runId).catch((err: unknown) => {
+    if (err instanceof AppError && err.status === 404) return null;
+    throw err;
+  });
+  if (!run) return finish({ status: 'failed', result: null, error: `its run ${row.runId} of experiment ${row.experimentSlug} is gone` });
+  if (run.status === 'running') return row;
+  const config = (await ctx.scoreConfigs.list(row.projectId)).find((c) => c.id === row.scoreConfigId);
+  if (!config) return finish({ status: 'failed', result: null, error: `score config ${row.scoreConfigId} was deleted` });
+  return finish({ status: 'done', result: compare(row, config, run.answers), error: null });
+}
+
+/** The comparison of the two versions' agreement with people, item by item, from the run's answers. */
+function compare(row: store.VersionComparisonRow, config: { id: string; kind: string; categories: string[] }, answers: { index: number; output: unknown; error: string | null }[]): Result {
+  const { judgeValue, codeOf } = codingOf(config);
+  const byRow = new Map(answers.map((a) => [a.index, a]));
+  const items = row.items ?? [];
+  const answerOf = (item: Item): number | null => {
+    const a = item.row === null ? undefined : byRow.get(item.row);
+    const output = a && a.error === null ? (a.output as { passed?: boolean | null; score?: number | null; label?: string | null } | null) : null;
+    if (!output) return null;
+    const v = judgeValue({ passed: output.passed ?? null, score: output.score ?? null, label: output.label ?? null });
+    const code = v === null ? -1 : codeOf(v);
+    return code < 0 || !Number.isFinite(code) ? null : code;
+  };
+  const answered = items.map(answerOf);
+  const kept = items.map((_, i) => i).filter((i) => answered[i] !== null);
+  const human = Float64Array.from(kept, (i) => codeOf(items[i].human));
+  const before = Float64Array.from(kept, (i) => codeOf(items[i].baseline));
+  const after = Float64Array.from(kept, (i) => answered[i]!);
   const numeric = config.kind === 'numeric';
   const seed = seedOf(row.projectId, row.evaluator, String(row.baselineVersion), String(row.candidateVersion), config.id, 'version-comparison');
   const k = config.kind === 'boolean' ? 2 : config.kind === 'categorical' ? config.categories.length : 0;
@@ -154,10 +199,10 @@ export async function runVersionComparison(ctx: JudgeAlignmentContext, job: Clai
       .map((i, x) => ({ i, x }))
       .filter(({ x }) => after[x] !== before[x])
       .slice(0, LISTED_CHANGES)
-      .map(({ i, x }) => ({ traceId: items[i].traceId, human: show(items[i].human), baseline: show(judgeValue(items[i].result)!), candidate: decode(config, after[x]) })),
+      .map(({ i, x }) => ({ traceId: items[i].traceId, human: items[i].human, baseline: items[i].baseline, candidate: decode(config, after[x]) })),
   };
   Object.assign(result, verdictInWords(result, row.baselineVersion, row.candidateVersion, paired));
-  await finish({ status: 'done', result, error: null });
+  return result;
 }
 
 function decode(config: { kind: string; categories: string[] }, code: number): number | string | boolean {

@@ -29,10 +29,30 @@ export interface JudgeRunPort {
   ): Promise<{ status: string; score?: number | null; passed?: boolean | null; label?: string | null; details?: string | null }>;
 }
 
+/**
+ * The experiments module's judge runs (wired in app.ts): a comparison's new version runs as an
+ * experiment whose target is the judge, its rows the labelled items; its tables stay the experiments module's.
+ */
+export interface JudgeExperimentsPort {
+  /** Starts the run (the experiment made on the first); a judge that cannot run, or a slug taken, is a 4xx naming `input.field`. */
+  startJudgeRun(
+    scope: Pick<ActingScope, 'projectId' | 'organizationId' | 'userId'>,
+    input: { slug: string; name: string; evaluator: string; version: number | null; rows: Record<string, unknown>[]; traceColumn?: string; field: string },
+    origin: string,
+  ): Promise<{ experimentSlug: string; runId: string; runUrl: string }>;
+  /** running, or ended with each row's answer: the judge's output (passed, score, label...) or the cell's error */
+  judgeRunAnswers(projectId: string, slug: string, runId: string): Promise<{ status: 'running' | 'completed' | 'stopped'; answers: { index: number; output: unknown; error: string | null }[] }>;
+}
+
 export interface JudgeAlignmentContext {
   db: Database;
   clock: Clock;
   scoreConfigs: ScoreConfigService;
   review: ReviewQueuePort;
   judges: JudgeRunPort;
+}
+
+/** What comparing a judge's versions needs besides: the experiments module's judge runs. */
+export interface VersionComparisonContext extends JudgeAlignmentContext {
+  experiments: JudgeExperimentsPort;
 }

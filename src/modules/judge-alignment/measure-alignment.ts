@@ -42,6 +42,20 @@ type Result = JudgeResultRow | ThreadResult;
 type Value = number | string | boolean;
 
 /**
+ * How a config's values are read and coded: the judge's answer of the config's kind (pass/fail
+ * as 1/0, a score, a label), a value's code (boolean 1/0, a category's position, a number) and
+ * a value as people read it.
+ */
+export function codingOf(config: { kind: string; categories: string[] }) {
+  const judgeValue = (r: { passed: boolean | null; score: number | null; label: string | null }): number | string | null =>
+    config.kind === 'boolean' ? (r.passed === null ? null : Number(r.passed)) : config.kind === 'numeric' ? r.score : r.label;
+  const categories = config.kind === 'boolean' ? ['fail', 'pass'] : config.kind === 'categorical' ? config.categories : null;
+  const codeOf = (v: number | string | boolean) => (config.kind === 'categorical' ? categories!.indexOf(String(v)) : Number(v));
+  const show = (v: number | string): Value => (config.kind === 'boolean' ? Number(v) === 1 : config.kind === 'numeric' ? Number(v) : String(v));
+  return { judgeValue, codeOf, categories, show };
+}
+
+/**
  * What a judge and people both said: the config, the judge's results of the config's kind, and
  * the pairs on traces both scored (coded: boolean 1/0, a category's position, a number).
  * Unknown config or version, or a judge that gives nothing of the config's kind: 400 naming it.
@@ -65,8 +79,7 @@ export async function gatherPairs(
   const threads = options.threads ? await threadPairs(ctx, projectId, judge.evaluator, version, human.config) : { results: [], scores: [] };
   const results: Result[] = [...(await judgeResultsByTrace(ctx.db, projectId, judge.evaluator, version)), ...threads.results];
   const { config } = human;
-  const judgeValue = (r: Result): number | string | null =>
-    config.kind === 'boolean' ? (r.passed === null ? null : Number(r.passed)) : config.kind === 'numeric' ? r.score : r.label;
+  const { judgeValue, codeOf, show, categories } = codingOf(config);
   const judged = results.filter((r) => judgeValue(r) !== null);
   if (results.length > 0 && judged.length === 0) {
     const gives = config.kind === 'boolean' ? 'pass/fail' : config.kind === 'numeric' ? 'scores' : 'labels';
@@ -75,8 +88,6 @@ export async function gatherPairs(
   const onThread = (r: Result) => 'threadId' in r;
   const byTrace = new Map(judged.filter((r) => !onThread(r)).map((r) => [r.traceId, r]));
   const byThreadTurn = new Map(judged.filter(onThread).map((r) => [r.traceId, r]));
-  const categories = config.kind === 'boolean' ? ['fail', 'pass'] : config.kind === 'categorical' ? config.categories : null;
-  const codeOf = (v: number | string) => (config.kind === 'categorical' ? categories!.indexOf(String(v)) : Number(v));
   const pairs = [
     ...human.scores.map((s) => ({ traceId: s.traceId, human: s.value, result: byTrace.get(s.traceId) })),
     ...threads.scores.map((s) => ({ traceId: s.traceId, human: s.value, result: byThreadTurn.get(s.traceId) })),
@@ -86,7 +97,6 @@ export async function gatherPairs(
     .filter((p) => config.kind !== 'categorical' || (codeOf(p.human) >= 0 && codeOf(judgeValue(p.result)!) >= 0));
   const h = Float64Array.from(pairs, (p) => codeOf(p.human));
   const j = Float64Array.from(pairs, (p) => codeOf(judgeValue(p.result)!));
-  const show = (v: number | string): Value => (config.kind === 'boolean' ? Number(v) === 1 : config.kind === 'numeric' ? Number(v) : String(v));
   const labelled = new Set(human.scores.map((s) => s.traceId));
   // a numeric judge disagrees when it is off by more than a quarter of the config's range
   const disagreeing = pairs.filter((_, i) => (config.kind === 'numeric' ? Math.abs(h[i] - j[i]) > ((config.max ?? 1) - (config.min ?? 0)) / 4 : h[i] !== j[i]));

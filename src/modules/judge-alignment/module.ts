@@ -1,8 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
-import type { JobQueue } from '../../platform/jobs/index.ts';
-import { runVersionComparison, VERSION_COMPARISON_QUEUE } from './compare-versions.ts';
-import type { JudgeAlignmentContext } from './context.ts';
+import type { JudgeAlignmentContext, JudgeExperimentsPort } from './context.ts';
 import { judgeTrust } from './judge-trust.ts';
 import { judgeAlignmentRoutes } from './routes.ts';
 import type { Trust } from './statistics.ts';
@@ -28,8 +25,7 @@ export function buildJudgeAlignment(ctx: JudgeAlignmentContext): JudgeTrustPort 
   };
 }
 
-/** The judge-alignment module's one entry: its routes and its queue (version comparisons). */
-export function registerJudgeAlignment(app: FastifyInstance, jobs: JobQueue, ctx: JudgeAlignmentContext): void {
-  judgeAlignmentRoutes(app, ctx);
-  jobs.handle(VERSION_COMPARISON_QUEUE, z.object({ id: z.string() }), (job) => runVersionComparison(ctx, job));
+/** The judge-alignment module's one entry: its routes; version comparisons run through the experiments module's judge runs. */
+export function registerJudgeAlignment(app: FastifyInstance, ctx: JudgeAlignmentContext, experiments: JudgeExperimentsPort): void {
+  judgeAlignmentRoutes(app, { ...ctx, experiments });
 }

@@ -3,7 +3,7 @@ import { projectRoute, routeGroup } from '../../platform/http/route-group.ts';
 import { judgesWithResults } from '../evaluators/index.ts';
 import { threadJudgesWithResults } from '../threads/index.ts';
 import { withThreadJudges } from './thread-pairs.ts';
-import type { JudgeAlignmentContext } from './context.ts';
+import type { VersionComparisonContext } from './context.ts';
 import { getVersionComparison, listVersionComparisons, startVersionComparison } from './compare-versions.ts';
 import { judgeTrust } from './judge-trust.ts';
 import { labelMore } from './label-more.ts';
@@ -36,7 +36,7 @@ const tags = ['judge-alignment'];
 const viewer = { auth: { scope: 'project', permission: 'traces:view' } } as const;
 
 /** A judge measured against people. The nested error shape. */
-export function judgeAlignmentRoutes(app: FastifyInstance, ctx: JudgeAlignmentContext) {
+export function judgeAlignmentRoutes(app: FastifyInstance, ctx: VersionComparisonContext) {
   routeGroup(app, { prefix: '/api/judge-alignment', errors: 'nested' }, (r) => {
     const project = projectRoute(r);
     project.get(
@@ -120,13 +120,13 @@ export function judgeAlignmentRoutes(app: FastifyInstance, ctx: JudgeAlignmentCo
         schema: {
           tags,
           summary:
-            "Improving a judge: run a new version of a custom judge over the traces people labelled and the older version scored, then compare how far each agrees with people (paired bootstrap, a verdict in words). Answers 202 at once; follow it with GET /version-comparisons/{id}",
+            "Improving a judge: run a new version of a custom judge over the traces people labelled and the older version scored, as an experiment run whose target is the judge (its rows: the labelled items), then compare how far each version agrees with people (paired bootstrap, a verdict in words). Answers 202 at once with the run; follow it with GET /version-comparisons/{id}",
           body: versionComparisonBody,
           response: { 202: versionComparisonSchema },
         },
       },
       async (req, scope, reply) => {
-        const started = await startVersionComparison(ctx, scope, req.body);
+        const started = await startVersionComparison(ctx, scope, req.body, `${req.protocol}://${req.host}`);
         reply.code(202);
         return started;
       },

@@ -226,6 +226,11 @@ export const versionComparisonSchema = z
     error: z.string().nullable(),
     createdAt: z.number().int(),
     finishedAt: z.number().int().nullable(),
+    /** the experiment run of the new version over the labelled items: its rows show each item's answer */
+    run: z
+      .object({ experimentSlug: z.string(), runId: z.string(), url: z.string().describe("The run's page") })
+      .nullable()
+      .describe('The experiment run whose target is the new version, its rows the labelled items (null on comparisons made before runs backed them)'),
     result: z
       .object({
         /** accuracy (pass/fail, categories; higher is better) or mean absolute error (numbers; lower is better) */

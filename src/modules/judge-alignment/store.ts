@@ -35,11 +35,6 @@ export async function findVersionComparison(db: Executor, projectId: string, id:
   return row ?? null;
 }
 
-export async function findVersionComparisonById(db: Executor, id: string): Promise<VersionComparisonRow | null> {
-  const [row] = await db.select().from(judgeVersionComparisons).where(eq(judgeVersionComparisons.id, id));
-  return row ?? null;
-}
-
 /** A judge's comparisons, newest first. */
 export async function listVersionComparisons(db: Executor, projectId: string, evaluator: string, limit: number): Promise<VersionComparisonRow[]> {
   return db
@@ -55,7 +50,11 @@ export async function finishVersionComparison(
   id: string,
   outcome: { status: 'done' | 'failed'; result: Record<string, unknown> | null; error: string | null; finishedAt: number },
 ): Promise<void> {
-  await db.update(judgeVersionComparisons).set(outcome).where(eq(judgeVersionComparisons.id, id));
+  // once: a comparison settled by two reads at once is stored by the first
+  await db
+    .update(judgeVersionComparisons)
+    .set(outcome)
+    .where(and(eq(judgeVersionComparisons.id, id), eq(judgeVersionComparisons.status, 'running')));
 }
 
 export async function deleteProjectVersionComparisons(db: Executor, projectId: string): Promise<void> {

@@ -3,7 +3,7 @@ import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { Permission } from '../../platform/auth/index.ts';
 import { judgeTrustResponse } from '../judge-alignment/index.ts';
-import { renderPrompt, renderTraceOutline, TOOLS, type ApiRequest, type ToolSpec } from './tools.ts';
+import { renderPrompt, renderTraceOutline, TOOLS, type ApiRequest, type JudgeOfAnswer, type ToolSpec } from './tools.ts';
 
 export interface ApiAnswer {
   status: number;
@@ -145,16 +145,28 @@ export function buildMcpServer(caller: McpCaller, permissions: ToolPermissions, 
 const JUDGES_LOOKED_UP = 10;
 
 /**
- * Whether each judge behind an answer's numbers can be trusted, as lines to follow the answer.
+ * Whether each judge behind an answer's numbers can be trusted, as lines to follow the answer
+ * (the run page's "Can the judges be trusted?"): its state against the score config with the most
+ * labels and why, and, given the answer's counts, its raw pass rate corrected for its errors.
  * A caller who may not read the trust route (or a judge it fails on) gets the answer without them.
  */
-async function judgesTrust(caller: McpCaller, evaluators: string[]): Promise<string> {
+async function judgesTrust(caller: McpCaller, judges: JudgeOfAnswer[]): Promise<string> {
   const lines: string[] = [];
-  for (const evaluator of [...new Set(evaluators)].slice(0, JUDGES_LOOKED_UP)) {
-    const answer = await caller.call('GET', { path: '/api/judge-alignment/trust', query: { evaluator } });
+  const seen = new Set<string>();
+  const pct = (v: number) => `${(v * 100).toFixed(1)} %`;
+  for (const judge of judges) {
+    if (seen.has(judge.evaluator) || seen.size >= JUDGES_LOOKED_UP) continue;
+    seen.add(judge.evaluator);
+    const counts = judge.counts ? { passed: judge.counts.passed, judged: judge.counts.judged } : {};
+    const answer = await caller.call('GET', { path: '/api/judge-alignment/trust', query: { evaluator: judge.evaluator, ...counts } });
     if (!ok(answer)) continue;
     const best = (answer.body as z.infer<typeof judgeTrustResponse>).data[0];
-    lines.push(best ? `- ${evaluator}: judge ${best.trust.state} against ${best.scoreConfig.name}: ${best.trust.reason}` : `- ${evaluator}: judge not measured against people (no human labels on its traces)`);
+    lines.push(
+      best
+        ? `- ${judge.evaluator}: judge ${best.trust.state} against ${best.scoreConfig.name}: ${best.trust.reason}` +
+            (best.corrected && judge.counts ? ` · pass rate ${pct(judge.counts.passed / judge.counts.judged)} corrected for its errors: ${pct(best.corrected.value)} [${pct(best.corrected.low)}, ${pct(best.corrected.high)}]` : '')
+        : `- ${judge.evaluator}: judge not measured against people (no human labels on its traces)`,
+    );
   }
   return lines.length ? `\nCan the judges be trusted?\n${lines.join('\n')}` : '';
 }

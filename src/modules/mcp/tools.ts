@@ -52,9 +52,16 @@ export interface ToolSpec<S extends z.ZodObject = z.ZodObject, A = unknown> {
   /**
    * The judges whose numbers the answer shows (evaluators as their results name them): each one's
    * trust (GET /api/judge-alignment/trust) follows the answer, so a model reads a verdict with
-   * whether its judge agrees with people.
+   * whether its judge agrees with people; with `counts` (the answer's passed of judged), that
+   * raw pass rate corrected for the judge's errors, as the run page shows it.
    */
-  judges?(answer: A): string[];
+  judges?(answer: A): JudgeOfAnswer[];
+}
+
+/** A judge behind an answer's numbers: the evaluator as its results name it, and its raw counts there. */
+export interface JudgeOfAnswer {
+  evaluator: string;
+  counts?: { passed: number; judged: number };
 }
 
 /** A tool, its answer typed by the route's response schema. */
@@ -395,6 +402,7 @@ export const TOOLS: ToolSpec[] = [
       });
       return [`Runs of ${a.experimentSlug} (${a.pagination.totalHits} in all), newest first:`, ...lines].join('\n');
     },
+    judges: (a: z.infer<typeof runListResponse>) => a.runs.flatMap((r) => Object.keys(r.summary.evaluations).map((evaluator) => ({ evaluator }))),
   }),
   tool({
     name: 'get_run',
@@ -417,6 +425,9 @@ export const TOOLS: ToolSpec[] = [
       }
       return lines.join('\n');
     },
+    // as the run page: each judge's trust, and its pass rate in this run corrected for its errors
+    judges: (a: z.infer<typeof runStatusResponse>) =>
+      (a.summary?.evaluators ?? []).map((e) => ({ evaluator: e.evaluatorId, ...(e.passed + e.failed > 0 ? { counts: { passed: e.passed, judged: e.passed + e.failed } } : {}) })),
   }),
   tool({
     name: 'start_run',
@@ -458,7 +469,7 @@ export const TOOLS: ToolSpec[] = [
       ]);
       return [...lines, 'list_regressions shows the rows that changed.'].join('\n');
     },
-    judges: (a: z.infer<typeof compareResponse>) => a.comparisons.flatMap((c) => c.evaluators.map((e) => e.evaluator)),
+    judges: (a: z.infer<typeof compareResponse>) => a.comparisons.flatMap((c) => c.evaluators.map((e) => ({ evaluator: e.evaluator }))),
   }),
   tool({
     name: 'list_regressions',

@@ -505,7 +505,8 @@ function LabelMoreList({ projectId, choice }: { projectId: string; choice: Judge
   );
 }
 
-const VERDICT_COLOR = { better: 'teal', worse: 'red', 'no detectable difference': 'gray', 'not enough data': 'yellow' } as const;
+/** Dark shades on an outline badge: each verdict readable at 4.5:1 on white, however small the badge. */
+const VERDICT_COLOR = { better: 'teal.9', worse: 'red.9', 'no detectable difference': 'gray.7', 'not enough data': 'gray.9' } as const;
 
 /** Improving a judge: a new version run over the traces people labelled, and whether it agrees with them more than the version measured. */
 function VersionComparisonPanel({ projectId, choice }: { projectId: string; choice: JudgeChoice }) {
@@ -564,7 +565,7 @@ function VersionComparisonPanel({ projectId, choice }: { projectId: string; choi
                 ) : (
                   c.result && (
                     <Group gap={6} wrap="wrap" align="baseline">
-                      <Badge color={VERDICT_COLOR[c.result.verdict]} variant="light" size="sm">
+                      <Badge color={VERDICT_COLOR[c.result.verdict]} c={VERDICT_COLOR[c.result.verdict]} variant="outline" size="sm">
                         {c.result.verdict}
                       </Badge>
                       <Text size="sm" data-testid="version-comparison-summary">
@@ -577,6 +578,17 @@ function VersionComparisonPanel({ projectId, choice }: { projectId: string; choi
                       )}
                     </Group>
                   )
+                )}
+                {c.run && (
+                  <Link
+                    to="/p/$projectId/experiments/$slug"
+                    params={{ projectId, slug: c.run.experimentSlug }}
+                    search={{ runId: c.run.runId }}
+                    className="text-link-xs"
+                    data-testid="version-comparison-run"
+                  >
+                    Version {c.candidateVersion}'s answers, trace by trace (its experiment run)
+                  </Link>
                 )}
               </div>
             ))}
