@@ -17,7 +17,7 @@ const WINDOW = 5 * MIN;
  *
  * - `rules` rules (a mix of every kind of metric and condition, a fifth split by model)
  *   each evaluating one 5-minute window: the CPU of the server (all its threads, PGlite's
- *   worker included; on PostgreSQL plus every postgres process of the machine) for that round,
+ *   worker included; on PostgreSQL plus the backends of its database) for that round,
  *   counted as if every rule evaluated every minute (5 times what 5-minute windows cost);
  * - a rule's replay over 30 days of windows (the evaluation of each window, as the scheduler
  *   does after downtime) on the same data;
@@ -76,20 +76,20 @@ export async function benchAlerts(s: BenchServer, opts: { traces: number; previe
   };
   /**
    * One poll cycle over every enabled rule of the project, each due for one window: its wall time
-   * and CPU (the server's threads, plus every postgres process on PostgreSQL), waiting until every
+   * and CPU (the server's threads, plus its database's PostgreSQL backends), waiting until every
    * rule's window is claimed (the running scheduler may take some).
    */
   const round = async (enabled: number) => {
     await rewind();
     const cpu = threadCpu();
-    const pg0 = postgresCpuSeconds();
+    const pg = await postgresCpu(s);
     const w0 = performance.now();
     await s.app.services.alerts.alerts.evaluateDue();
     while ((await claimed()) < enabled) await new Promise((r) => setTimeout(r, 50));
     const wall = (performance.now() - w0) / 1000;
     const used = cpu();
-    // PostgreSQL's server processes on this machine (other work on them counts too: an upper bound).
-    const seconds = used.main + used.decode + used.busiestOther + used.rest + (s.kind === 'postgres' ? postgresCpuSeconds() - pg0 : 0);
+    // Plus the PostgreSQL backends of the bench's database (other work on the machine does not count).
+    const seconds = used.main + used.decode + used.busiestOther + used.rest + pg();
     return { wall, seconds };
   };
   const cpuShares: number[] = [];
@@ -199,7 +199,7 @@ export async function benchAlerts(s: BenchServer, opts: { traces: number; previe
 /**
  * The rule editor's preview (POST /api/alerts/rules/preview): 30 days of windows replayed (read
  * in bulk), each rule 3 times through HTTP: the wall time of each, and its CPU (the server's
- * threads, PGlite's included, plus every postgres process of the machine on PostgreSQL).
+ * threads, PGlite's included, plus its database's PostgreSQL backends).
  */
 async function previews(s: BenchServer): Promise<Record<string, { seconds: number[]; cpuSeconds: number[]; windows: number; fired: number }>> {
   const hourAgo = Math.floor(Date.now() / 3_600_000) * 3_600_000;
@@ -223,12 +223,12 @@ async function previews(s: BenchServer): Promise<Record<string, { seconds: numbe
     let answer: Record<string, unknown> = {};
     for (let i = 0; i < 3; i++) {
       const cpu = threadCpu();
-      const pg0 = s.kind === 'postgres' ? postgresCpuSeconds() : 0;
+      const pg = await postgresCpu(s);
       const p0 = performance.now();
       answer = await post(s, '/api/alerts/rules/preview', { name, ...body });
       seconds.push((performance.now() - p0) / 1000);
       const used = cpu();
-      cpuSeconds.push(used.main + used.decode + used.busiestOther + used.rest + (s.kind === 'postgres' ? postgresCpuSeconds() - pg0 : 0));
+      cpuSeconds.push(used.main + used.decode + used.busiestOther + used.rest + pg());
     }
     out[name] = { seconds, cpuSeconds, windows: (answer.windows as unknown[]).length, fired: answer.fired as number };
     console.error(
@@ -238,22 +238,45 @@ async function previews(s: BenchServer): Promise<Record<string, { seconds: numbe
   return out;
 }
 
-/** CPU seconds (user + system) of every process named postgres on this machine, from /proc. */
-function postgresCpuSeconds(): number {
-  const tick = 100;
-  let total = 0;
-  for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
-    try {
-      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const close = stat.lastIndexOf(')');
-      if (!stat.slice(stat.indexOf('(') + 1, close).startsWith('postgres')) continue;
-      const fields = stat.slice(close + 2).split(' ');
-      total += (Number(fields[11]) + Number(fields[12])) / tick;
-    } catch {
-      // The process ended meanwhile.
+/**
+ * CPU seconds (user + system) of this bench's own PostgreSQL backends from now until the returned
+ * function is called: the processes whose title names the bench's database (PostgreSQL titles
+ * each backend "postgres: user database host ..."), read from /proc every 100 ms, so a backend
+ * that ends meanwhile (the pool closes idle connections) keeps what it used until its last read,
+ * and other work on the machine's PostgreSQL does not count. 0 on PGlite (its worker is a
+ * thread of the server, counted by threadCpu).
+ */
+async function postgresCpu(s: BenchServer): Promise<() => number> {
+  if (s.kind !== 'postgres') return () => 0;
+  const [{ name }] = await rows<{ name: string }>(s.db.orm, sql`SELECT current_database() AS name`);
+  const read = () => {
+    const found = new Map<string, number>();
+    for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+      try {
+        const title = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+        if (!title.startsWith('postgres:') || !title.split(' ').includes(name)) continue;
+        const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        found.set(pid, (Number(fields[11]) + Number(fields[12])) / 100);
+      } catch {
+        // The process ended meanwhile: its last read stands.
+      }
     }
-  }
-  return total;
+    return found;
+  };
+  const start = read();
+  const last = new Map(start);
+  const sample = () => {
+    for (const [pid, seconds] of read()) last.set(pid, seconds);
+  };
+  const timer = setInterval(sample, 100);
+  return () => {
+    clearInterval(timer);
+    sample();
+    let total = 0;
+    for (const [pid, seconds] of last) total += seconds - (start.get(pid) ?? 0);
+    return total;
+  };
 }
 
 async function post(s: BenchServer, url: string, body: object): Promise<Record<string, unknown>> {

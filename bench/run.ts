@@ -274,7 +274,7 @@ for (const kind of kinds) {
       const atTarget = `alerts preview, ${a.previewAt.traces} traces / ${a.previewAt.spans} spans over 30 days`;
       for (const [rule, p] of Object.entries(a.previewAt.preview)) {
         row(atTarget, kind, `preview of 30 days (${p.windows} windows), ${rule}: median of 3`, median(p.seconds), 's', '<= 1');
-        row(atTarget, kind, `the same: CPU (server threads${kind === 'postgres' ? ' + postgres processes' : ''}), median of 3`, median(p.cpuSeconds), 's');
+        row(atTarget, kind, `the same: CPU (server threads${kind === 'postgres' ? ' + its PostgreSQL backends' : ''}), median of 3`, median(p.cpuSeconds), 's');
       }
       for (const [rule, p] of Object.entries(a.preview)) row(name, kind, `preview of 30 days (${p.windows} windows), ${rule}: median of 3 (at the bigger data set)`, median(p.seconds), 's');
       row(name, kind, `${a.manyRules.rules} rules due at once: one poll, wall`, a.manyRules.seconds, 's', '< 60');

@@ -198,11 +198,17 @@ export const previewResponse = z
     windowMinutes: z.number().int(),
     fired: z.number().int().describe('The times the rule would have fired (a segment going to firing)'),
     fires: z.array(evaluationSchema).describe('The window and segment of each of those times'),
+    held: z
+      .string()
+      .nullable()
+      .describe("Why the replay was held back: the rule requires a trusted judge and its judge is not trusted now, so windows past the condition are 'held', never fired (as the scheduler decides them); null: decided as usual"),
+    heldWindows: z.number().int().describe('Windows with a segment past the condition but held back (0 unless held)'),
     windows: z
       .array(
         evaluationSchema.extend({
           segments: z.number().int().describe('Segments decided in the window'),
-          breaches: z.number().int().describe('Of them, those past the condition'),
+          breaches: z.number().int().describe('Of them, those past the condition that counted (fired or go toward firing)'),
+          holds: z.number().int().describe('Of them, those past the condition but held back (the judge was not trusted)'),
         }),
       )
       .describe('Each window, oldest first, with the numbers of its segment nearest to firing (the only one without a split)'),

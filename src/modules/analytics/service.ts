@@ -5,7 +5,7 @@ import { badRequest } from '../../platform/errors.ts';
 import { bucketing, toMillis } from '../../platform/time-buckets.ts';
 import type { TimeseriesBucket, TimeseriesRequest, TimeseriesResponse, UsersResponse, usersRequestSchema } from './schemas.ts';
 import type { z } from 'zod';
-import { aggregateTraces, aggregateUsers, evaluationValues, threadIdsSql, traceValues, windowEvaluationValues, windowOf, windowScoreValues, windowTraceValues, type GroupBy, type MetricsRow, type ScoreBucketRow, type ThumbsRow, type TraceValueColumn, type Totals } from '../traces/index.ts';
+import { aggregateTraces, aggregateUsers, evaluationValues, groupSums, threadIdsSql, traceValues, windowEvaluationValues, windowOf, windowScoreValues, windowTraceValues, type GroupBy, type MetricsRow, type ScoreBucketRow, type ThumbsRow, type TraceValueColumn, type Totals } from '../traces/index.ts';
 
 /** What analytics reads of other modules (wired by app.ts). */
 export interface AnalyticsDeps {
@@ -199,48 +199,24 @@ export class AnalyticsService {
     };
   }
 
-  /**
-   * Sums per group over one period, every group (the same query as the charts, one bucket,
-   * no "other"): what a rule's window or a report's period counts.
-   */
+  /** Sums per group over one period, every group (no "other"): what a report's period counts. */
   async periodSums(projectId: string, q: PeriodQuery): Promise<GroupSums[]> {
-    const result = await aggregateTraces(await this.db.reads.executor(), {
-      projectId,
-      where: this.periodWhere(projectId, q),
-      bucket: sql`${q.startDate}::bigint`,
-      groupBy: q.groupBy,
-      foreignGroups: this.foreignGroups(),
-      maxGroups: null,
-      thumbs: this.deps.thumbsSql(projectId),
-      // A window's verdicts and scores are read by evaluationValues and timeseries.
-      verdicts: sql`SELECT NULL::text AS trace_id, NULL::text AS name, NULL::text AS evaluator, NULL::boolean AS passed WHERE false`,
-      scores: sql`SELECT NULL::text AS trace_id, NULL::text AS config_id, NULL::text AS name, NULL::text AS kind, NULL::float8 AS number_value, NULL::text AS text_value WHERE false`,
-    });
-    const thumbs = new Map(result.thumbs.map((t) => [t.g, t]));
-    return result.metrics.map((m) => ({
-      group: m.g,
-      traces: Number(m.traces),
-      errors: Number(m.errors),
-      cost: roundUsd(Number(m.cost)),
-      tokens: Number(m.prompt) + Number(m.completion),
-      thumbs_up: Number(thumbs.get(m.g)?.up ?? 0),
-      thumbs_down: Number(thumbs.get(m.g)?.down ?? 0),
-    }));
+    return (await this.sums(projectId, q, sql`${q.startDate}::bigint`)).map(({ window: _, ...s }) => s);
   }
 
-  /** periodSums per window: one statement for every window of the period. */
+  /** periodSums per window: one statement for every window of the period (a rule's windows). */
   async windowSums(projectId: string, q: WindowsQuery): Promise<(GroupSums & { window: number })[]> {
-    const bucket = windowOf(q.startDate, q.windowMs);
-    const result = await aggregateTraces(await this.db.reads.executor(), {
+    return this.sums(projectId, q, windowOf(q.startDate, q.windowMs));
+  }
+
+  private async sums(projectId: string, q: PeriodQuery, bucket: SQL): Promise<(GroupSums & { window: number })[]> {
+    const result = await groupSums(await this.db.reads.executor(), {
       projectId,
       where: this.periodWhere(projectId, q),
       bucket,
       groupBy: q.groupBy,
       foreignGroups: this.foreignGroups(),
-      maxGroups: null,
       thumbs: this.deps.thumbsSql(projectId),
-      verdicts: sql`SELECT NULL::text AS trace_id, NULL::text AS name, NULL::text AS evaluator, NULL::boolean AS passed WHERE false`,
-      scores: sql`SELECT NULL::text AS trace_id, NULL::text AS config_id, NULL::text AS name, NULL::text AS kind, NULL::float8 AS number_value, NULL::text AS text_value WHERE false`,
     });
     const thumbs = new Map(result.thumbs.map((t) => [`${Number(t.b)}\u0000${t.g ?? '\u0001'}`, t]));
     return result.metrics.map((m) => {

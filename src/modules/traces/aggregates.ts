@@ -180,6 +180,28 @@ export async function aggregateTraces(db: Executor, q: AggregateQuery): Promise<
   return { metrics, thumbs, verdicts, scores, totals };
 }
 
+/**
+ * Sums per bucket and group, and thumbs joined to the same traces: what a rule's windows or a
+ * report's period count. Two statements, each one pass over the matching traces, without the
+ * charts' latency percentiles (a sort per group) or their totals and verdicts, which these
+ * readers do not use.
+ */
+export async function groupSums(
+  db: Executor,
+  q: Pick<AggregateQuery, 'projectId' | 'where' | 'bucket' | 'groupBy' | 'foreignGroups' | 'thumbs'>,
+): Promise<{ metrics: Omit<MetricsRow, 'kept' | 'latency'>[]; thumbs: Omit<ThumbsRow, 'kept'>[] }> {
+  const where = sql.join([sql`traces.project_id = ${q.projectId}`, ...q.where], sql` AND `);
+  const group = groupJoin(q.groupBy, q.foreignGroups);
+  const metrics = await rows<Omit<MetricsRow, 'kept' | 'latency'>>(db, sql`SELECT ${group.column} AS g, ${q.bucket} AS b, ${SUMS} FROM traces ${group.join} WHERE ${where} GROUP BY 1, 2`);
+  const thumbs = await rows<Omit<ThumbsRow, 'kept'>>(
+    db,
+    sql`SELECT ${group.column} AS g, ${q.bucket} AS b, count(*) FILTER (WHERE a.is_thumbs_up)::int AS up, count(*) FILTER (WHERE NOT a.is_thumbs_up)::int AS down
+        FROM (${q.thumbs}) a JOIN traces ON traces.project_id = ${q.projectId} AND traces.trace_id = a.trace_id ${group.join}
+        WHERE ${where} GROUP BY 1, 2`,
+  );
+  return { metrics, thumbs };
+}
+
 /** A per-trace column of the summary: latency and first-token time in ms, cost in USD, tokens (prompt + completion). */
 export type TraceValueColumn = 'latency' | 'first_token' | 'cost' | 'tokens';
 const VALUE_COLUMNS: Record<TraceValueColumn, SQL> = {

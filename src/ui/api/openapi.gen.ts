@@ -36773,6 +36773,10 @@ export interface components {
             fired: number;
             /** @description The window and segment of each of those times */
             fires: components["schemas"]["AlertEvaluation"][];
+            /** @description Why the replay was held back: the rule requires a trusted judge and its judge is not trusted now, so windows past the condition are 'held', never fired (as the scheduler decides them); null: decided as usual */
+            held: string | null;
+            /** @description Windows with a segment past the condition but held back (0 unless held) */
+            heldWindows: number;
             /** @description Each window, oldest first, with the numbers of its segment nearest to firing (the only one without a split) */
             windows: {
                 windowStart: number;
@@ -36806,8 +36810,10 @@ export interface components {
                 held: string | null;
                 /** @description Segments decided in the window */
                 segments: number;
-                /** @description Of them, those past the condition */
+                /** @description Of them, those past the condition that counted (fired or go toward firing) */
                 breaches: number;
+                /** @description Of them, those past the condition but held back (the judge was not trusted) */
+                holds: number;
             }[];
         };
         AlertRulePreviewInput: {
@@ -36820,6 +36826,10 @@ export interface components {
             fired: number;
             /** @description The window and segment of each of those times */
             fires: components["schemas"]["AlertEvaluationInput"][];
+            /** @description Why the replay was held back: the rule requires a trusted judge and its judge is not trusted now, so windows past the condition are 'held', never fired (as the scheduler decides them); null: decided as usual */
+            held: string | null;
+            /** @description Windows with a segment past the condition but held back (0 unless held) */
+            heldWindows: number;
             /** @description Each window, oldest first, with the numbers of its segment nearest to firing (the only one without a split) */
             windows: {
                 windowStart: number;
@@ -36853,8 +36863,10 @@ export interface components {
                 held: string | null;
                 /** @description Segments decided in the window */
                 segments: number;
-                /** @description Of them, those past the condition */
+                /** @description Of them, those past the condition that counted (fired or go toward firing) */
                 breaches: number;
+                /** @description Of them, those past the condition but held back (the judge was not trusted) */
+                holds: number;
             }[];
         };
         AlignmentEstimate: {

@@ -59,9 +59,12 @@ export function windowValues(history: AlertEvaluation[]): { end: number; value: 
 
 /**
  * The preview: each window's value over the last 30 days, a line (the threshold) when the rule
- * has one, and a red mark on each window where the rule would have fired. Scales to its box.
+ * has one, a red mark on each window where the rule would have fired, and a dashed amber one on
+ * each window held back (past the condition while the judge the rule requires was not trusted).
+ * Scales to its box.
  */
 export function PreviewChart({ windows, fires, threshold, kind }: { windows: AlertEvaluation[]; fires: AlertEvaluation[]; threshold: number | null; kind: MetricKind }) {
+  const holds = windows.filter((w) => w.decision === 'held');
   const width = 800;
   const height = 180;
   const pad = { left: 4, right: 4, top: 8, bottom: 4 };
@@ -83,10 +86,26 @@ export function PreviewChart({ windows, fires, threshold, kind }: { windows: Ale
   const day = (ms: number) => new Date(ms).toLocaleDateString('en', { month: 'short', day: 'numeric' });
   return (
     <div>
-    <svg className="preview-chart" viewBox={`0 0 ${width} ${height}`} preserveAspectRatio="none" role="img" aria-label={`${n} windows; would have fired ${fires.length} times`}>
+    <svg className="preview-chart" viewBox={`0 0 ${width} ${height}`} preserveAspectRatio="none" role="img" aria-label={`${n} windows; would have fired ${fires.length} times${holds.length ? `; held back in ${holds.length}` : ''}`}>
       <line x1={pad.left} x2={width - pad.right} y1={y(0)} y2={y(0)} stroke="var(--mantine-color-gray-4)" />
       {threshold !== null && <line x1={pad.left} x2={width - pad.right} y1={y(threshold)} y2={y(threshold)} stroke="var(--mantine-color-orange-7)" strokeDasharray="6 4" vectorEffect="non-scaling-stroke" />}
       <path d={d} fill="none" stroke="var(--mantine-color-indigo-6)" strokeWidth={1.5} vectorEffect="non-scaling-stroke" />
+      {/* A window with a value between two without one has no segment of the line: a dot. */}
+      {windows.map((w, i) =>
+        w.value !== null && (windows[i - 1]?.value ?? null) === null && (windows[i + 1]?.value ?? null) === null ? (
+          <line key={`dot-${w.windowStart}`} x1={x(i)} x2={x(i)} y1={y(w.value)} y2={y(w.value)} stroke="var(--mantine-color-indigo-6)" strokeWidth={5} strokeLinecap="round" vectorEffect="non-scaling-stroke" />
+        ) : null,
+      )}
+      {holds.map((h) => {
+        const i = index.get(h.windowStart);
+        if (i === undefined) return null;
+        return (
+          <g key={`held-${h.windowStart}`} data-held={h.windowStart}>
+            <line x1={x(i)} x2={x(i)} y1={pad.top} y2={height - pad.bottom} stroke="var(--mantine-color-orange-8)" strokeWidth={2} strokeDasharray="4 3" vectorEffect="non-scaling-stroke" />
+            <title>{`Held back ${formatFullTime(h.windowEnd)}${h.segment ? ` (${h.segment})` : ''}: ${formatMetric(kind, h.value)}; ${h.held ?? ''}`}</title>
+          </g>
+        );
+      })}
       {fires.map((f) => {
         const i = index.get(f.windowStart);
         if (i === undefined) return null;
@@ -104,5 +123,25 @@ export function PreviewChart({ windows, fires, threshold, kind }: { windows: Ale
       <span>{last ? day(last.windowEnd) : ''}</span>
     </div>
     </div>
+  );
+}
+
+/** The windows a preview marks, newest first: where the rule would have fired, and where it was held back. */
+export function PreviewMarks({ fires, windows, kind, max = 10 }: { fires: AlertEvaluation[]; windows: AlertEvaluation[]; kind: MetricKind; max?: number }) {
+  const marks = [...fires.map((e) => ({ e, held: false })), ...windows.filter((w) => w.decision === 'held').map((e) => ({ e, held: true }))].sort((a, b) => b.e.windowStart - a.e.windowStart);
+  if (!marks.length) return null;
+  return (
+    <ul className="preview-marks" aria-label="Marked windows">
+      {marks.slice(0, max).map(({ e, held }) => (
+        <li key={`${held ? 'held' : 'fire'}-${e.windowStart}-${e.segment}`} data-decision={held ? 'held' : 'fired'}>
+          <Badge size="xs" color={held ? '#9a3412' : 'red.9'} variant="filled">
+            {held ? 'held' : 'fired'}
+          </Badge>{' '}
+          {formatFullTime(e.windowEnd)}
+          {e.segment ? ` · ${e.segment}` : ''} · {formatMetric(kind, e.value)} of {e.count.toLocaleString('en')}
+        </li>
+      ))}
+      {marks.length > max && <li>and {marks.length - max} more</li>}
+    </ul>
   );
 }

@@ -5,7 +5,7 @@ import { Link, useNavigate, useParams } from '@tanstack/react-router';
 import { METRICS, SEGMENTS, useChannels, useRule, useRuleMutations, type AlertRule, type MetricKind, type RuleBody } from '../api/alerts.ts';
 import { useEvaluatorName, useMonitors } from '../api/evaluators.ts';
 import { useScoreConfigs } from '../api/review.ts';
-import { PreviewChart } from '../components/AlertParts.tsx';
+import { PreviewChart, PreviewMarks } from '../components/AlertParts.tsx';
 import { FilterFields, filterText, filtersOf, type FilterText } from '../components/FilterFields.tsx';
 import { formErrors, type FormErrors } from '../lib/form-errors.ts';
 import { localInputValue } from '../lib/format.ts';
@@ -360,11 +360,19 @@ function RuleEditor({ projectId, rule }: { projectId: string; rule?: AlertRule }
             <Stack gap={4} aria-label="Preview">
               <Text fw={600} role="status">
                 Would have fired {p.fired} {p.fired === 1 ? 'time' : 'times'} in the last 30 days
+                {p.held !== null && `; held back in ${p.heldWindows} ${p.heldWindows === 1 ? 'window' : 'windows'}`}
               </Text>
+              {p.held !== null && (
+                <Text size="sm" data-testid="preview-held">
+                  Replayed as it would run now: {p.held}. While the judge is not trusted, windows past the condition are held back, not fired.
+                </Text>
+              )}
               <PreviewChart windows={p.windows} fires={p.fires} threshold={form.condition === 'threshold' ? num(form.value) : null} kind={form.kind} />
               <Text size="xs" className="muted">
-                Each window&apos;s value{form.splitBy ? ' (of the segment nearest to firing)' : ''}; a red line where the rule would have fired{form.condition === 'threshold' ? ', dashed: the threshold' : ''}.
+                Each window&apos;s value{form.splitBy ? ' (of the segment nearest to firing)' : ''}; a red line where the rule would have fired{p.held !== null ? ', a dashed orange one where it was held back' : ''}
+                {form.condition === 'threshold' ? ', dashed: the threshold' : ''}.
               </Text>
+              <PreviewMarks fires={p.fires} windows={p.windows} kind={form.kind} />
             </Stack>
           )}
         </Stack>
