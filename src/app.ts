@@ -50,7 +50,7 @@ import { ReadPriority } from './platform/read-priority.ts';
 import { registerGauges } from './platform/gauges.ts';
 import { installHealthRoutes } from './platform/http/health.ts';
 import { installReadPriority } from './platform/http/read-priority-hooks.ts';
-import { buildWebhookService, checkHost, deliver, hostOf, WebhookService, webhookRoutes } from './modules/webhooks/index.ts';
+import { buildWebhooks, checkHost, deliver, hostOf, registerWebhooks, type Webhooks } from './modules/webhooks/index.ts';
 import { datasetRoutes, deleteProjectDatasetRecords, IMPORT_QUEUE, importJobPayload, runImport, type TraceSource } from './modules/datasets/index.ts';
 import type { SearchRequest } from './modules/traces/index.ts';
 import { mcpRoutes } from './modules/mcp/index.ts';
@@ -95,7 +95,7 @@ export interface Services {
   traces: TraceService;
   evaluations: EvaluationService;
   modelProviders: ModelProviders;
-  webhooks: WebhookService;
+  webhooks: Webhooks;
   monitors: MonitorService;
   /** Threads evaluated as a whole, and listed (the threads module's context). */
   threads: ThreadsContext;
@@ -208,7 +208,8 @@ export function buildServices(deps: Deps): Services {
     complete: (scope, model, messages, signal, options) => evaluations.complete(scope, model, messages, signal, options),
     record: (scope, spans) => traces.ingest(scope.organizationId, scope.projectId, spans, 'playground'),
   });
-  const webhooks = buildWebhookService(deps, metrics);
+  const { pollMs, allowPrivateDestinations } = deps.config.webhooks;
+  const webhooks = buildWebhooks({ db: deps.db, clock: deps.clock, logger: deps.logger, keyring: loadKeyring(deps.config.encryptionKey, deps.config.dataDir), metrics, pollMs, allowPrivateDestinations });
   const jobs = new JobQueue(deps.db, deps.clock, metrics);
   const threads: ThreadsContext = {
     db: deps.db,
@@ -344,10 +345,6 @@ export function buildServices(deps: Deps): Services {
   });
   organizations.onProjectDeleted((tx, projectId) => alerts.alerts.deleteProject(projectId, tx));
   registerGauges(metrics, { db: deps.db, jobs, readPriority, ingest: { queue: () => traces.ingestQueue(), load: () => traces.ingestLoad } });
-  metrics.gauge('spyglass_webhook_outbox_depth', 'Events written but not yet fanned out to webhook batches', [], async () => [{ value: await webhooks.outboxDepth() }]);
-  metrics.gauge('spyglass_webhook_batches_pending', 'Webhook batches waiting to be sent (open, sending or retrying)', [], async () => [
-    { value: await webhooks.pendingBatches() },
-  ]);
   return { organizations, accounts, apiKeys, traces, prompts, annotations, scoreConfigs, review, agentCache, evaluations, modelProviders, webhooks, monitors, threads, analytics, jobs, metrics, privacy, readPriority, alerts, topics, judgeAlignment };
 }
 
@@ -505,7 +502,7 @@ export async function buildApp(deps: Deps): Promise<App> {
   if (deps.db.kind === 'pglite') http.addHook('onReady', async () => void (await services.jobs.releaseClaims()));
   // Every process polls: jobs are claimed one by one (SKIP LOCKED), so each runs once.
   scheduler.every({ name: 'jobs', intervalMs: 2_000, once: false, run: () => services.jobs.runDue() });
-  webhookRoutes(http, services.webhooks);
+  registerWebhooks(http, services.webhooks);
   const datasetDeps = {
     db: deps.db,
     clock: deps.clock,
@@ -516,7 +513,6 @@ export async function buildApp(deps: Deps): Promise<App> {
   services.jobs.handle(IMPORT_QUEUE, importJobPayload, (job) => runImport(datasetDeps, job));
   datasetRoutes(http, { deps: datasetDeps, publicUrl: deps.config.publicUrl });
   mcpRoutes(http, { routeTable, version: packageVersion() });
-  services.webhooks.dispatcher.attach(http);
   await installWebApp(http, { shareShowsTrace: (token) => services.traces.shareShowsTrace(token) });
 
   const otlpGrpc = new OtlpGrpcServer({ traces: services.traces, credentials, clock: deps.clock, logger: deps.logger });
