@@ -13,7 +13,7 @@ import type { TokenHasher } from './platform/tokens.ts';
 import { buildOrganizations, organizationDirectory, organizationStore, PasswordHasher, registerOrganizations, type Accounts, type Organizations } from './modules/organizations/index.ts';
 import { smtpMailer } from './platform/mail.ts';
 import { buildApiKeys, registerApiKeys, type ApiKeys } from './modules/api-keys/index.ts';
-import { PromptService, promptRoutes } from './modules/prompts/index.ts';
+import { buildPrompts, registerPrompts, type Prompts } from './modules/prompts/index.ts';
 import { AnnotationService, annotationRoutes, createThreadReviewIn, ScoreConfigService, scoreConfigRoutes, threadReview, threadReviews, threadScoreSummaries } from './modules/annotations/index.ts';
 import { addItems, addMonitorFailure, createQueue, getQueue, queueExists, reviewQueueRoutes, type ReviewDeps } from './modules/review/index.ts';
 import { buildAgentCache, registerAgentCache, type AgentCache } from './modules/agent-cache/index.ts';
@@ -86,7 +86,7 @@ export interface Services {
   organizations: Organizations;
   accounts: Accounts;
   apiKeys: ApiKeys;
-  prompts: PromptService;
+  prompts: Prompts;
   annotations: AnnotationService;
   scoreConfigs: ScoreConfigService;
   /** Annotation queues (the review module): what its use cases are given. */
@@ -204,9 +204,13 @@ export function buildServices(deps: Deps): Services {
     fetch,
     metrics,
   );
-  const prompts = new PromptService(deps.db, deps.clock, {
-    complete: (scope, model, messages, signal, options) => evaluations.complete(scope, model, messages, signal, options),
-    record: (scope, spans) => traces.ingest(scope.organizationId, scope.projectId, spans, 'playground'),
+  const prompts = buildPrompts({
+    db: deps.db,
+    clock: deps.clock,
+    runner: {
+      complete: (scope, model, messages, signal, options) => evaluations.complete(scope, model, messages, signal, options),
+      record: (scope, spans) => traces.ingest(scope.organizationId, scope.projectId, spans, 'playground'),
+    },
   });
   const { pollMs, allowPrivateDestinations } = deps.config.webhooks;
   const webhooks = buildWebhooks({ db: deps.db, clock: deps.clock, logger: deps.logger, keyring: loadKeyring(deps.config.encryptionKey, deps.config.dataDir), metrics, pollMs, allowPrivateDestinations });
@@ -450,7 +454,7 @@ export async function buildApp(deps: Deps): Promise<App> {
   const { intervals } = deps.config;
   registerOrganizations(http, scheduler, services.organizations, services.accounts);
   registerApiKeys(http, services.apiKeys);
-  promptRoutes(http, services.prompts);
+  registerPrompts(http, services.prompts);
   annotationRoutes(http, services.annotations);
   scoreConfigRoutes(http, services.scoreConfigs);
   reviewQueueRoutes(http, services.review);
