@@ -15,7 +15,7 @@ import { smtpMailer } from './platform/mail.ts';
 import { buildApiKeys, registerApiKeys, type ApiKeys } from './modules/api-keys/index.ts';
 import { buildPrompts, registerPrompts, type Prompts } from './modules/prompts/index.ts';
 import { AnnotationService, annotationRoutes, createThreadReviewIn, ScoreConfigService, scoreConfigRoutes, threadReview, threadReviews, threadScoreSummaries } from './modules/annotations/index.ts';
-import { addItems, addMonitorFailure, createQueue, getQueue, queueExists, reviewQueueRoutes, type ReviewDeps } from './modules/review/index.ts';
+import { addItems, addMonitorFailure, createQueue, getQueue, queueExists, registerReview, type ReviewDeps } from './modules/review/index.ts';
 import { buildAgentCache, registerAgentCache, type AgentCache } from './modules/agent-cache/index.ts';
 import { loadKeyring } from './platform/crypto.ts';
 import { OtlpGrpcServer, TRACE_CONTENTS_PAGE, TraceService, threadTurns, traceIdsCondition, traceRoutes } from './modules/traces/index.ts';
@@ -51,7 +51,7 @@ import { registerGauges } from './platform/gauges.ts';
 import { installHealthRoutes } from './platform/http/health.ts';
 import { installReadPriority } from './platform/http/read-priority-hooks.ts';
 import { buildWebhooks, checkHost, deliver, hostOf, registerWebhooks, type Webhooks } from './modules/webhooks/index.ts';
-import { datasetRoutes, deleteProjectDatasetRecords, IMPORT_QUEUE, importJobPayload, runImport, type TraceSource } from './modules/datasets/index.ts';
+import { deleteProjectDatasetRecords, registerDatasets, type TraceSource } from './modules/datasets/index.ts';
 import type { SearchRequest } from './modules/traces/index.ts';
 import { mcpRoutes } from './modules/mcp/index.ts';
 import { packageVersion } from './package-dir.ts';
@@ -457,7 +457,7 @@ export async function buildApp(deps: Deps): Promise<App> {
   registerPrompts(http, services.prompts);
   annotationRoutes(http, services.annotations);
   scoreConfigRoutes(http, services.scoreConfigs);
-  reviewQueueRoutes(http, services.review);
+  registerReview(http, services.review);
   registerAgentCache(http, scheduler, services.agentCache, intervals.cacheSweepMs);
   traceRoutes(http, services.traces);
   registerPrivacy(http, services.privacy.ctx);
@@ -507,15 +507,14 @@ export async function buildApp(deps: Deps): Promise<App> {
   // Every process polls: jobs are claimed one by one (SKIP LOCKED), so each runs once.
   scheduler.every({ name: 'jobs', intervalMs: 2_000, once: false, run: () => services.jobs.runDue() });
   registerWebhooks(http, services.webhooks);
-  const datasetDeps = {
+  registerDatasets(http, services.jobs, {
     db: deps.db,
     clock: deps.clock,
     limits: deps.config.datasets,
     traces: traceSource(services.traces),
-    redactor: (projectId: string, path: string) => services.privacy.privacy.redactorFor(projectId, path),
-  };
-  services.jobs.handle(IMPORT_QUEUE, importJobPayload, (job) => runImport(datasetDeps, job));
-  datasetRoutes(http, { deps: datasetDeps, publicUrl: deps.config.publicUrl });
+    redactor: (projectId, path) => services.privacy.privacy.redactorFor(projectId, path),
+    publicUrl: deps.config.publicUrl,
+  });
   mcpRoutes(http, { routeTable, version: packageVersion() });
   await installWebApp(http, { shareShowsTrace: (token) => services.traces.shareShowsTrace(token) });
 
