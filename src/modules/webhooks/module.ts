@@ -4,12 +4,18 @@ import type { Database } from '../../db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Keyring } from '../../platform/crypto.ts';
 import type { Metrics } from '../../platform/metrics.ts';
+import type { SealedKind } from '../../platform/sealed-kinds.ts';
 import type { WebhooksContext } from './context.ts';
 import { WebhookDispatcher } from './dispatcher.ts';
 import { resealSecrets } from './endpoint-secrets.ts';
 import { webhookRoutes } from './routes.ts';
 import { EndpointSecrets } from './secrets.ts';
 import * as store from './store.ts';
+
+/** Signing secrets (current and previous) as the key tools count them. */
+export const sealedSecrets: SealedKind = { one: 'webhook secret', many: 'webhook secrets', countByKey: store.sealedKeyCounts };
+/** The key ids on signing secrets, for the start check (which runs before migrations). */
+export const secretKeyIds = store.sealedKeyIds;
 
 /** What the webhooks module is built from (wired in app.ts). */
 export interface WebhooksPorts {
