@@ -1,18 +1,10 @@
-import { Readable } from 'node:stream';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import swagger from '@fastify/swagger';
-import {
-  jsonSchemaTransform,
-  serializerCompiler,
-  validatorCompiler,
-  type ZodTypeProvider,
-} from 'fastify-type-provider-zod';
-import { sql } from 'drizzle-orm';
+import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { sortedJsonSchemaTransformObject } from './platform/http/openapi-document.ts';
-import { z } from 'zod';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
-import { rows, type Database } from './db/index.ts';
+import type { Database } from './db/index.ts';
 import type { Clock } from './platform/clock.ts';
 import { AppError, renderError } from './platform/errors.ts';
 import { errorHandler } from './platform/http/error-handler.ts';
@@ -21,9 +13,9 @@ import type { TokenHasher } from './platform/tokens.ts';
 import { buildOrganizations, organizationDirectory, organizationStore, PasswordHasher, registerOrganizations, type Accounts, type Organizations } from './modules/organizations/index.ts';
 import { smtpMailer } from './platform/mail.ts';
 import { buildApiKeys, registerApiKeys, type ApiKeys } from './modules/api-keys/index.ts';
-import { PromptService, promptRoutes } from './modules/prompts/index.ts';
+import { buildPrompts, registerPrompts, type Prompts } from './modules/prompts/index.ts';
 import { AnnotationService, annotationRoutes, createThreadReviewIn, ScoreConfigService, scoreConfigRoutes, threadReview, threadReviews, scoredThreads, threadScoreBuckets, threadScoreSort, threadScoreSummaries } from './modules/annotations/index.ts';
-import { addItems, addMonitorFailure, createQueue, getQueue, queueExists, reviewQueueRoutes, type ReviewDeps } from './modules/review/index.ts';
+import { addItems, addMonitorFailure, createQueue, getQueue, queueExists, registerReview, type ReviewDeps } from './modules/review/index.ts';
 import { buildAgentCache, registerAgentCache, type AgentCache } from './modules/agent-cache/index.ts';
 import { loadKeyring } from './platform/crypto.ts';
 import { OtlpGrpcServer, TRACE_CONTENTS_PAGE, TraceService, threadTurns, traceIdsCondition, traceRoutes } from './modules/traces/index.ts';
@@ -53,13 +45,13 @@ import { installMetricsRoute, Metrics } from './platform/metrics.ts';
 import { echoRequestId, requestIdOptions } from './platform/request-id.ts';
 import { installReadAfter } from './platform/http/read-after.ts';
 import { Admission, RateLimiter } from './platform/admission.ts';
-import { PAGED_STREAM_SOURCING } from './platform/paged-stream.ts';
 import { installCompression } from './platform/compression.ts';
 import { ReadPriority } from './platform/read-priority.ts';
-import { DatabaseProbe } from './platform/readiness.ts';
-import { listMigrations } from './db/migrate.ts';
-import { buildWebhookService, checkHost, deliver, hostOf, WebhookService, webhookRoutes } from './modules/webhooks/index.ts';
-import { datasetRoutes, deleteProjectDatasetRecords, IMPORT_QUEUE, importJobPayload, runImport, type TraceSource } from './modules/datasets/index.ts';
+import { registerGauges } from './platform/gauges.ts';
+import { installHealthRoutes } from './platform/http/health.ts';
+import { installReadPriority } from './platform/http/read-priority-hooks.ts';
+import { buildWebhooks, checkHost, deliver, hostOf, registerWebhooks, type Webhooks } from './modules/webhooks/index.ts';
+import { deleteProjectDatasetRecords, registerDatasets, type TraceSource } from './modules/datasets/index.ts';
 import type { SearchRequest } from './modules/traces/index.ts';
 import { mcpRoutes } from './modules/mcp/index.ts';
 import { packageVersion } from './package-dir.ts';
@@ -104,7 +96,7 @@ export interface Services {
   organizations: Organizations;
   accounts: Accounts;
   apiKeys: ApiKeys;
-  prompts: PromptService;
+  prompts: Prompts;
   annotations: AnnotationService;
   scoreConfigs: ScoreConfigService;
   /** Annotation queues (the review module): what its use cases are given. */
@@ -113,7 +105,7 @@ export interface Services {
   traces: TraceService;
   evaluations: EvaluationService;
   modelProviders: ModelProviders;
-  webhooks: WebhookService;
+  webhooks: Webhooks;
   monitors: MonitorService;
   /** Threads evaluated as a whole, and listed (the threads module's context). */
   threads: ThreadsContext;
@@ -222,11 +214,16 @@ export function buildServices(deps: Deps): Services {
     fetch,
     metrics,
   );
-  const prompts = new PromptService(deps.db, deps.clock, {
-    complete: (scope, model, messages, signal, options) => evaluations.complete(scope, model, messages, signal, options),
-    record: (scope, spans) => traces.ingest(scope.organizationId, scope.projectId, spans, 'playground'),
+  const prompts = buildPrompts({
+    db: deps.db,
+    clock: deps.clock,
+    runner: {
+      complete: (scope, model, messages, signal, options) => evaluations.complete(scope, model, messages, signal, options),
+      record: (scope, spans) => traces.ingest(scope.organizationId, scope.projectId, spans, 'playground'),
+    },
   });
-  const webhooks = buildWebhookService(deps, metrics);
+  const { pollMs, allowPrivateDestinations } = deps.config.webhooks;
+  const webhooks = buildWebhooks({ db: deps.db, clock: deps.clock, logger: deps.logger, keyring: loadKeyring(deps.config.encryptionKey, deps.config.dataDir), metrics, pollMs, allowPrivateDestinations });
   const jobs = new JobQueue(deps.db, deps.clock, metrics);
   const threads: ThreadsContext = {
     db: deps.db,
@@ -365,7 +362,7 @@ export function buildServices(deps: Deps): Services {
     },
   });
   organizations.onProjectDeleted((tx, projectId) => alerts.alerts.deleteProject(projectId, tx));
-  registerGauges(metrics, deps, { traces, jobs, webhooks, readPriority });
+  registerGauges(metrics, { db: deps.db, jobs, readPriority, ingest: { queue: () => traces.ingestQueue(), load: () => traces.ingestLoad } });
   return { organizations, accounts, apiKeys, traces, prompts, annotations, scoreConfigs, review, agentCache, evaluations, modelProviders, webhooks, monitors, threads, analytics, jobs, metrics, privacy, readPriority, alerts, topics, judgeAlignment };
 }
 
@@ -460,7 +457,7 @@ export async function buildApp(deps: Deps): Promise<App> {
 
   http.server.maxConnections = deps.config.http.maxConnections;
   installReadPriority(http, services.readPriority);
-  installHealthRoutes(http, deps, services);
+  installHealthRoutes(http, deps.db, () => services.traces.ingestLoad);
   http.get(
     '/api/openapi.json',
     { config: { auth: { scope: 'public' } }, schema: { hide: true } },
@@ -471,10 +468,10 @@ export async function buildApp(deps: Deps): Promise<App> {
   const { intervals } = deps.config;
   registerOrganizations(http, scheduler, services.organizations, services.accounts);
   registerApiKeys(http, services.apiKeys);
-  promptRoutes(http, services.prompts);
+  registerPrompts(http, services.prompts);
   annotationRoutes(http, services.annotations);
   scoreConfigRoutes(http, services.scoreConfigs);
-  reviewQueueRoutes(http, services.review);
+  registerReview(http, services.review);
   registerAgentCache(http, scheduler, services.agentCache, intervals.cacheSweepMs);
   traceRoutes(http, services.traces);
   registerPrivacy(http, services.privacy.ctx);
@@ -526,18 +523,16 @@ export async function buildApp(deps: Deps): Promise<App> {
   if (deps.db.kind === 'pglite') http.addHook('onReady', async () => void (await services.jobs.releaseClaims()));
   // Every process polls: jobs are claimed one by one (SKIP LOCKED), so each runs once.
   scheduler.every({ name: 'jobs', intervalMs: 2_000, once: false, run: () => services.jobs.runDue() });
-  webhookRoutes(http, services.webhooks);
-  const datasetDeps = {
+  registerWebhooks(http, services.webhooks);
+  registerDatasets(http, services.jobs, {
     db: deps.db,
     clock: deps.clock,
     limits: deps.config.datasets,
     traces: traceSource(services.traces),
-    redactor: (projectId: string, path: string) => services.privacy.privacy.redactorFor(projectId, path),
-  };
-  services.jobs.handle(IMPORT_QUEUE, importJobPayload, (job) => runImport(datasetDeps, job));
-  datasetRoutes(http, { deps: datasetDeps, publicUrl: deps.config.publicUrl });
+    redactor: (projectId, path) => services.privacy.privacy.redactorFor(projectId, path),
+    publicUrl: deps.config.publicUrl,
+  });
   mcpRoutes(http, { routeTable, version: packageVersion() });
-  services.webhooks.dispatcher.attach(http);
   await installWebApp(http, { shareShowsTrace: (token) => services.traces.shareShowsTrace(token) });
 
   const otlpGrpc = new OtlpGrpcServer({ traces: services.traces, credentials, clock: deps.clock, logger: deps.logger });
@@ -605,152 +600,4 @@ function traceSource(traces: TraceService): TraceSource {
       return ids;
     },
   };
-}
-
-/** Gauges read when /metrics is scraped: queues, reads in progress, the outbox, the connection pool. */
-function registerGauges(metrics: Metrics, deps: Deps, s: Pick<Services, 'traces' | 'jobs' | 'webhooks' | 'readPriority'>): void {
-  metrics.gauge('spyglass_ingest_queue_requests', 'Ingest requests of this process waiting for their transaction (group commit)', [], () => [
-    { value: s.traces.ingestQueue().requests },
-  ]);
-  metrics.gauge('spyglass_ingest_queue_spans', 'Spans of this process waiting for their transaction (group commit)', [], () => [
-    { value: s.traces.ingestQueue().spans },
-  ]);
-  metrics.gauge('spyglass_ingest_admitted_spans', 'Spans admitted to ingest and not yet committed (the admission queue); past spyglass_ingest_admission_limit_spans ingest answers 503', [], () => [
-    { value: s.traces.ingestLoad.queued },
-  ]);
-  metrics.gauge('spyglass_reads_in_progress', 'Read requests working on their answer now (not counting a download waiting for its client); while any are, or were within 1 s, ingest commits in fewer, shorter transactions', [], () => [
-    { value: s.readPriority.inProgress },
-  ]);
-  metrics.gauge('spyglass_ingest_admission_limit_spans', 'The bound of the admission queue (SPYGLASS_INGEST_QUEUE_SPANS)', [], () => [{ value: s.traces.ingestLoad.limit }]);
-  metrics.gauge('spyglass_jobs', 'Background jobs in the database by queue and state: queued (due or later), running (claimed), failed (kept after the last attempt)', ['queue', 'state'], async () =>
-    (await s.jobs.counts()).flatMap((c) => [
-      { labels: { queue: c.queue, state: 'queued' }, value: c.queued },
-      { labels: { queue: c.queue, state: 'running' }, value: c.running },
-      { labels: { queue: c.queue, state: 'failed' }, value: c.failed },
-    ]),
-  );
-  metrics.gauge('spyglass_webhook_outbox_depth', 'Events written but not yet fanned out to webhook batches', [], async () => [{ value: await s.webhooks.outboxDepth() }]);
-  metrics.gauge('spyglass_webhook_batches_pending', 'Webhook batches waiting to be sent (open, sending or retrying)', [], async () => [
-    { value: await s.webhooks.pendingBatches() },
-  ]);
-  metrics.gauge('spyglass_db_replica_lag_seconds', 'How far each read replica (DATABASE_READ_URL) was behind the primary at its last check, once a second; absent while it does not answer', ['replica'], () =>
-    deps.db.reads.status().flatMap((r) => (r.lagMs === null ? [] : [{ labels: { replica: r.name }, value: r.lagMs / 1000 }])),
-  );
-  metrics.gauge('spyglass_db_replica_up', 'Whether each read replica takes reads now: 1 when it answers and lags within SPYGLASS_READ_MAX_LAG_MS, else 0', ['replica'], () =>
-    deps.db.reads.status().map((r) => ({ labels: { replica: r.name }, value: r.usable ? 1 : 0 })),
-  );
-  metrics.gauge('spyglass_db_statements', 'Statements this process has sent, per connection pool (primary, each read replica), with read replicas configured', ['pool'], () =>
-    deps.db.reads.statements().map((s) => ({ labels: { pool: s.pool }, value: s.count })),
-  );
-  metrics.gauge('spyglass_db_pool_connections', 'Database connections of this process by state (PGlite: one, in the process)', ['state'], () => {
-    const pool = deps.db.pool;
-    if (!pool) return [{ labels: { state: 'total' }, value: 1 }, { labels: { state: 'max' }, value: 1 }];
-    return [
-      { labels: { state: 'total' }, value: pool.totalCount },
-      { labels: { state: 'idle' }, value: pool.idleCount },
-      { labels: { state: 'waiting' }, value: pool.waitingCount },
-      { labels: { state: 'max' }, value: pool.options.max ?? 10 },
-    ];
-  });
-}
-
-/**
- * Liveness and readiness, answered within 100 ms under any load (neither waits in the
- * database's queue). /healthz: the process answers. /readyz: the database answers, the
- * migrations this version knows are applied, and the ingest queue is below its bound.
- */
-function installHealthRoutes(http: FastifyInstance, deps: Deps, services: Services) {
-  const known = listMigrations().length;
-  const probe = new DatabaseProbe(
-    async () => {
-      const [row] = await rows<{ n: number }>(deps.db.orm, sql`SELECT count(*)::int AS n FROM schema_migrations`);
-      return Number(row?.n ?? 0) >= known ? null : `migrations are not done (${row?.n ?? 0} of ${known} applied)`;
-    },
-    { budgetMs: 80, refreshMs: 500, freshMs: 2_000 },
-  );
-  const r = http.withTypeProvider<ZodTypeProvider>();
-  r.get(
-    '/healthz',
-    {
-      config: { auth: { scope: 'public' } },
-      schema: { tags: ['meta'], summary: 'Liveness: answers 200 while the process serves requests (it never waits for the database)', response: { 200: z.object({ status: z.literal('ok') }) } },
-    },
-    () => Promise.resolve({ status: 'ok' as const }),
-  );
-  const check = z.object({ ok: z.boolean(), detail: z.string() });
-  const readiness = z.object({
-    status: z.enum(['ready', 'not_ready']),
-    checks: z.object({
-      database: check,
-      ingestQueue: check.extend({ queuedSpans: z.number().int(), limit: z.number().int() }),
-      readReplicas: z
-        .array(check.extend({ name: z.string(), lagMs: z.number().int().nullable() }))
-        .describe('Each read replica (DATABASE_READ_URL): whether it takes reads and how far behind the primary it is; reads go to the primary while none does, so these never make the server not ready'),
-    }),
-  });
-  r.get(
-    '/readyz',
-    {
-      config: { auth: { scope: 'public' } },
-      schema: {
-        tags: ['meta'],
-        summary: 'Readiness: 200 when the database answers, migrations are done and the ingest queue is below its bound; else 503',
-        response: { 200: readiness, 503: readiness },
-      },
-    },
-    async (_req, reply) => {
-      const database = await probe.status();
-      const load = services.traces.ingestLoad;
-      const ingestQueue = {
-        ok: !load.full,
-        detail: load.full ? 'the ingest queue is full: ingest answers 503' : 'below its bound',
-        queuedSpans: load.queued,
-        limit: load.limit,
-      };
-      const ready = database.ok && ingestQueue.ok;
-      if (!ready) void reply.status(503).header('retry-after', '1');
-      const readReplicas = deps.db.reads.status().map((r) => ({ name: r.name, ok: r.usable, detail: r.detail, lagMs: r.lagMs }));
-      return { status: ready ? ('ready' as const) : ('not_ready' as const), checks: { database, ingestQueue, readReplicas } };
-    },
-  );
-}
-
-/**
- * Read requests in progress hold ingest transactions back: fewer and shorter ones, and on
- * PGlite later ones (up to a bound). A streamed answer (a trace download) counts only while
- * it reads from the database: a client that takes its bytes slowly holds nothing back.
- */
-function installReadPriority(http: FastifyInstance, readPriority: ReadPriority) {
-  /** Requests counted, and whether each is counted as reading now. */
-  const counted = new WeakMap<FastifyRequest, boolean>();
-  const setReading = (req: FastifyRequest, reading: boolean) => {
-    const was = counted.get(req);
-    if (was === undefined || was === reading) return;
-    counted.set(req, reading);
-    if (reading) readPriority.enter();
-    else readPriority.leave();
-  };
-  http.addHook('onRequest', (req, _reply, done) => {
-    if (!(req.routeOptions.config?.ingest || req.url === '/healthz' || req.url === '/readyz')) {
-      counted.set(req, true);
-      readPriority.enter();
-    }
-    done();
-  });
-  http.addHook('onSend', (req, _reply, payload, done) => {
-    if (counted.has(req) && payload instanceof Readable) payload.on(PAGED_STREAM_SOURCING, (sourcing: boolean) => setReading(req, sourcing));
-    done(null, payload);
-  });
-  const leave = (req: FastifyRequest) => {
-    setReading(req, false);
-    counted.delete(req);
-  };
-  http.addHook('onResponse', (req, _reply, done) => {
-    leave(req);
-    done();
-  });
-  http.addHook('onRequestAbort', (req, done) => {
-    leave(req);
-    done();
-  });
 }

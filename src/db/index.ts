@@ -3,7 +3,7 @@ import path from 'node:path';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
-import type { ExtractTablesWithRelations, SQL } from 'drizzle-orm';
+import { sql, type ExtractTablesWithRelations, type SQL } from 'drizzle-orm';
 import pg from 'pg';
 import * as schema from './schema/index.ts';
 import { lockDataDir, type DataDirLock } from './data-dir-lock.ts';
@@ -50,6 +50,11 @@ export interface Database {
 export async function rows<T>(executor: Executor, query: SQL): Promise<T[]> {
   const result = (await executor.execute<Record<string, unknown>>(query)) as { rows: T[] };
   return result.rows;
+}
+
+/** Whether a table or an index exists (checks that run before the migrations, such as the start's key check). */
+export async function relationExists(executor: Executor, relation: string): Promise<boolean> {
+  return (await rows<{ ok: boolean }>(executor, sql`SELECT to_regclass(${relation}) IS NOT NULL AS ok`))[0].ok;
 }
 
 export { textArray } from './text-array.ts';

@@ -4,6 +4,7 @@ import { sql } from 'drizzle-orm';
 import type { Config } from '../config.ts';
 import { rows, textArray, type Database, type Executor, type Tx } from '../db/index.ts';
 import { Keyring, parseKeySpecs } from '../platform/crypto.ts';
+import type { SealedKind } from '../platform/sealed-kinds.ts';
 import { createKeyFile, newEncryptionKeyText, newTokenHashKeyText, readKeyFile, replaceKeyFile } from '../platform/key-files.ts';
 import { OpsError } from './errors.ts';
 import {
@@ -38,50 +39,42 @@ import {
 // Any constant: the record's rewrite is serialized with the start check of other processes (key-check.ts).
 const KEY_RECORD_LOCK = 5_560_002;
 
+/** The kinds of sealed values, in the order the key tools name them. */
+const SEALED_KIND_NAMES = ['values', 'secrets', 'providerKeys', 'targetHeaders', 'agentHeaders'] as const;
+type SealedKindName = (typeof SEALED_KIND_NAMES)[number];
+type SealedCounts = Record<SealedKindName, number>;
+
 /**
- * Every kind of sealed value and the query counting them per key id: the rotation re-seals each
- * kind, and a key stays recorded while any value of any kind is sealed with it.
+ * Every kind of sealed value, each counted per key id by the module that owns it: the rotation
+ * re-seals each kind, and a key stays recorded while any value of any kind is sealed with it.
+ * Imported when needed: the CLI opens the database while the application's modules load (main.ts).
  */
-const SEALED_KINDS = [
-  { kind: 'values', one: 'agent-cache value', many: 'agent-cache values', byKey: sql`SELECT key_id, count(*)::int AS n FROM agent_cache_entries GROUP BY key_id` },
-  {
-    kind: 'secrets',
-    one: 'webhook secret',
-    many: 'webhook secrets',
-    byKey: sql`SELECT key_id, count(*)::int AS n FROM (SELECT secret_key_id AS key_id FROM webhook_endpoints
-                 UNION ALL SELECT previous_secret_key_id FROM webhook_endpoints WHERE previous_secret_key_id IS NOT NULL) s GROUP BY key_id`,
-  },
-  { kind: 'providerKeys', one: 'model provider key', many: 'model provider keys', byKey: sql`SELECT key_id, count(*)::int AS n FROM model_providers GROUP BY key_id` },
-  {
-    kind: 'targetHeaders',
-    one: "experiment target's headers",
-    many: "experiment targets' headers",
-    // Inside the JSON of definitions and of the plans runs keep (experiments/target-headers.ts).
-    byKey: sql`SELECT t->'sealed_headers'->'sealed'->>'keyId' AS key_id, count(*)::int AS n
-                 FROM (SELECT jsonb_array_elements(definition->'targets') AS t FROM experiment_definitions
-                       UNION ALL SELECT jsonb_array_elements(plan->'targets') FROM experiment_platform_runs) s
-                 WHERE t ? 'sealed_headers' GROUP BY 1`,
-  },
-  {
-    kind: 'agentHeaders',
-    one: "scenario agent's headers",
-    many: "scenario agents' headers",
-    // A scenario's HTTP agent, and the copies in the plans of its server runs (simulations/reseal-headers.ts).
-    byKey: sql`SELECT t->'sealed_headers'->'sealed'->>'keyId' AS key_id, count(*)::int AS n
-                 FROM (SELECT target AS t FROM simulation_scenarios UNION ALL SELECT plan->'target' FROM simulation_server_runs) s
-                 WHERE t ? 'sealed_headers' GROUP BY 1`,
-  },
-] as const;
-type SealedKind = (typeof SEALED_KINDS)[number]['kind'];
-type SealedCounts = Record<SealedKind, number>;
+async function sealedKinds(): Promise<Record<SealedKindName, SealedKind>> {
+  const [cache, webhooks, providers, experiments, simulations] = await Promise.all([
+    import('../modules/agent-cache/index.ts'),
+    import('../modules/webhooks/index.ts'),
+    import('../modules/model-providers/index.ts'),
+    import('../modules/experiments/index.ts'),
+    import('../modules/simulations/index.ts'),
+  ]);
+  return {
+    values: cache.sealedCacheValues,
+    secrets: webhooks.sealedSecrets,
+    providerKeys: providers.sealedProviderKeys,
+    targetHeaders: experiments.sealedTargetHeaders,
+    agentHeaders: simulations.sealedAgentHeaders,
+  };
+}
+
 /** How each kind is sealed again under the keyring's first key; each answers how many it re-sealed. */
-export type Resealers = Record<SealedKind, () => Promise<number>>;
+export type Resealers = Record<SealedKindName, () => Promise<number>>;
 
 /** Sealed values per key id. */
 async function sealedCounts(db: Executor): Promise<Map<string, SealedCounts>> {
   const counts = new Map<string, SealedCounts>();
-  for (const { kind, byKey } of SEALED_KINDS) {
-    for (const r of await rows<{ key_id: string; n: number }>(db, byKey)) {
+  const kinds = await sealedKinds();
+  for (const kind of SEALED_KIND_NAMES) {
+    for (const r of await kinds[kind].countByKey(db)) {
       const c = counts.get(r.key_id) ?? { values: 0, secrets: 0, providerKeys: 0, targetHeaders: 0, agentHeaders: 0 };
       c[kind] += Number(r.n);
       counts.set(r.key_id, c);
@@ -91,8 +84,8 @@ async function sealedCounts(db: Executor): Promise<Map<string, SealedCounts>> {
 }
 
 /** "1 agent-cache value and 2 webhook secrets": the kinds present, in the catalogue's order. */
-function describeCounts(c: SealedCounts): string {
-  const parts = SEALED_KINDS.filter(({ kind }) => c[kind] > 0).map(({ kind, one, many }) => `${c[kind]} ${c[kind] === 1 ? one : many}`);
+function describeCounts(c: SealedCounts, kinds: Record<SealedKindName, SealedKind>): string {
+  const parts = SEALED_KIND_NAMES.filter((kind) => c[kind] > 0).map((kind) => `${c[kind]} ${c[kind] === 1 ? kinds[kind].one : kinds[kind].many}`);
   if (!parts.length) return 'nothing';
   return parts.length === 1 ? parts[0] : `${parts.slice(0, -1).join(', ')} and ${parts.at(-1)}`;
 }
@@ -133,6 +126,7 @@ export async function planRotation(db: Database, config: Config, target: Rotatio
   const expected = await readExpectations(db.orm);
   refuseMismatch(keys, expected, config.dataDir);
   const current = target.keyring.currentKeyId;
+  const kinds = await sealedKinds();
   const counts = await sealedCounts(db.orm);
   const moving = [...counts].filter(([id]) => id !== current);
   const old = [...new Set([...expectedIds(expected), ...target.keyring.keyIds])].filter((id) => id !== current).sort();
@@ -142,7 +136,7 @@ export async function planRotation(db: Database, config: Config, target: Rotatio
       ? `Would make a new encryption key (id ${current}) and write it first in ${target.file}, keeping key ${old.join(', ')} there for decrypting.`
       : `The first key of ${target.source === 'variable' ? 'SPYGLASS_ENCRYPTION_KEY' : target.file} (id ${current}) encrypts.`,
     moving.length
-      ? `Would re-encrypt under key ${current}: ${moving.map(([id, c]) => `${describeCounts(c)} sealed with key ${id}`).join('; ')} (expired cache values are deleted instead).`
+      ? `Would re-encrypt under key ${current}: ${moving.map(([id, c]) => `${describeCounts(c, kinds)} sealed with key ${id}`).join('; ')} (expired cache values are deleted instead).`
       : `Nothing to re-encrypt: every value is sealed with key ${current}.`,
     `Key ids recorded as in use: now ${expectedIds(expected).join(', ') || 'none'}; afterwards ${current}.`,
     target.source === 'variable'
@@ -170,7 +164,7 @@ export async function rotate(
 ): Promise<string[]> {
   const current = target.keyring.currentKeyId;
   const resealed: SealedCounts = { values: 0, secrets: 0, providerKeys: 0, targetHeaders: 0, agentHeaders: 0 };
-  for (const { kind } of SEALED_KINDS) resealed[kind] = await reseal[kind]();
+  for (const kind of SEALED_KIND_NAMES) resealed[kind] = await reseal[kind]();
   const stillUsed = await db.orm.transaction(async (tx) => {
     if (db.kind === 'postgres') await tx.execute(sql`SELECT pg_advisory_xact_lock(${KEY_RECORD_LOCK})`);
     const inUse = [...(await sealedCounts(tx)).keys()].filter((id) => id !== current);
@@ -178,7 +172,7 @@ export async function rotate(
     await tx.execute(sql`DELETE FROM installation_keys WHERE kind = 'encryption' AND NOT (key_id = ANY(${textArray(keep)}))`);
     return inUse;
   });
-  const lines = [`Re-encrypted ${describeCounts(resealed)} under key ${current}.`];
+  const lines = [`Re-encrypted ${describeCounts(resealed, await sealedKinds())} under key ${current}.`];
   const old = target.keyring.keyIds.filter((id) => id !== current);
   if (stillUsed.length) {
     lines.push(
@@ -234,13 +228,8 @@ export async function checkReplacement(db: Database, config: Config, next: Repla
 /** `--dry-run` of the replacement. */
 export async function planReplacement(db: Database, config: Config, next: Replacement): Promise<string[]> {
   const expected = await checkReplacement(db, config, next);
-  const [counts] = await rows<{ keys: number; sessions: number; links: number }>(
-    db.orm,
-    sql`SELECT (SELECT count(*)::int FROM api_keys WHERE revoked_at IS NULL) AS keys,
-               (SELECT count(*)::int FROM user_sessions WHERE revoked_at IS NULL) AS sessions,
-               (SELECT count(*)::int FROM invitations WHERE accepted_at IS NULL AND revoked_at IS NULL)
-                 + (SELECT count(*)::int FROM password_resets WHERE used_at IS NULL) AS links`,
-  );
+  const [{ liveKeyCount }, { liveSessionsAndLinks }] = await Promise.all([import('../modules/api-keys/index.ts'), import('../modules/organizations/index.ts')]);
+  const counts = { keys: await liveKeyCount(db.orm), ...(await liveSessionsAndLinks(db.orm)) };
   return [
     'Dry run: nothing was changed.',
     `Would record the token-hash key of fingerprint ${next.fingerprint}${expected.tokenHash ? ` in place of ${expected.tokenHash.fingerprint}` : ''}` +

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
-import { rows, type Database, type Executor } from '../db/index.ts';
+import { relationExists, rows, type Database, type Executor } from '../db/index.ts';
 import { Keyring, parseKeySpecs } from '../platform/crypto.ts';
 import {
   createKeyFile,
@@ -107,12 +107,8 @@ export interface KeyExpectations {
 /** Every encryption key id the data needs: recorded or in use. */
 export const expectedIds = (e: KeyExpectations): string[] => [...new Set([...e.recordedIds, ...e.sealedIds])].sort();
 
-async function exists(db: Executor, relation: string): Promise<boolean> {
-  return (await rows<{ ok: boolean }>(db, sql`SELECT to_regclass(${relation}) IS NOT NULL AS ok`))[0].ok;
-}
-
 export async function readExpectations(db: Executor): Promise<KeyExpectations> {
-  const recorded = await exists(db, 'installation_keys');
+  const recorded = await relationExists(db, 'installation_keys');
   const expectations: KeyExpectations = { recorded, tokenHash: null, recordedIds: new Set(), sealedIds: await sealedValueKeyIds(db) };
   if (recorded) {
     for (const r of await rows<{ kind: string; key_id: string; verifier: string | null }>(db, sql`SELECT kind, key_id, verifier FROM installation_keys`)) {
@@ -124,33 +120,13 @@ export async function readExpectations(db: Executor): Promise<KeyExpectations> {
 }
 
 /**
- * The key ids on sealed values: agent-cache values (expired ones too: they are still
- * there until the sweep) and webhook signing secrets. With the key-id index (migration
- * 0017) the cache is read in a few lookups per id; before it, once, in one scan.
+ * The key ids on sealed values the start check knows: agent-cache values and webhook signing
+ * secrets, each read by its module (none while its table does not exist yet).
  */
 async function sealedValueKeyIds(db: Executor): Promise<Set<string>> {
-  const found = new Set<string>();
-  if (await exists(db, 'agent_cache_entries')) {
-    const ids = (await exists(db, 'agent_cache_entries_key_id'))
-      ? await rows<{ key_id: string }>(
-          db,
-          sql`WITH RECURSIVE ids(key_id) AS (
-                (SELECT key_id FROM agent_cache_entries ORDER BY key_id LIMIT 1)
-                UNION ALL
-                SELECT (SELECT e.key_id FROM agent_cache_entries e WHERE e.key_id > ids.key_id ORDER BY e.key_id LIMIT 1) FROM ids WHERE ids.key_id IS NOT NULL)
-              SELECT key_id FROM ids WHERE key_id IS NOT NULL`,
-        )
-      : await rows<{ key_id: string }>(db, sql`SELECT DISTINCT key_id FROM agent_cache_entries`);
-    for (const { key_id } of ids) found.add(key_id);
-  }
-  if (await exists(db, 'webhook_endpoints')) {
-    const secrets = await rows<{ key_id: string }>(
-      db,
-      sql`SELECT secret_key_id AS key_id FROM webhook_endpoints UNION SELECT previous_secret_key_id FROM webhook_endpoints WHERE previous_secret_key_id IS NOT NULL`,
-    );
-    for (const { key_id } of secrets) found.add(key_id);
-  }
-  return found;
+  // Imported when needed: the CLI opens the database while the application's modules load (main.ts).
+  const [{ cacheValueKeyIds }, { secretKeyIds }] = await Promise.all([import('../modules/agent-cache/index.ts'), import('../modules/webhooks/index.ts')]);
+  return new Set([...(await cacheValueKeyIds(db)), ...(await secretKeyIds(db))]);
 }
 
 /** The problems of the configured keys against what the database expects; empty when they fit. */

@@ -56,12 +56,6 @@ const CROSSINGS: { file: string; tables: string[] | '*'; why: string }[] = [
   { file: 'modules/webhooks/store.ts', tables: ['events'], why: 'the webhook dispatcher is the outbox\'s one reader: it reads events past its cursor and prunes those it has passed' },
   { file: 'ops/backup.ts', tables: '*', why: 'a backup copies every table, below the modules' },
   { file: 'ops/move-to-postgres.ts', tables: '*', why: 'the move to PostgreSQL copies every table, below the modules' },
-  {
-    file: 'ops/key-changes.ts',
-    tables: ['agent_cache_entries', 'webhook_endpoints', 'model_providers', 'experiment_definitions', 'experiment_platform_runs', 'simulation_scenarios', 'simulation_server_runs', 'api_keys', 'user_sessions', 'invitations', 'password_resets'],
-    why: 'not yet moved: the key rotation counts sealed values and live tokens per key id itself; the counts belong behind each module\'s resealer',
-  },
-  { file: 'ops/key-check.ts', tables: ['agent_cache_entries', 'webhook_endpoints'], why: 'not yet moved: the start check reads which key ids sealed values use before the modules exist' },
 ];
 
 function filesUnder(dir: string): string[] {

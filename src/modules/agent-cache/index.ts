@@ -1,1 +1,1 @@
-export { buildAgentCache, registerAgentCache, type AgentCache } from './module.ts';
+export { buildAgentCache, cacheValueKeyIds, registerAgentCache, sealedCacheValues, type AgentCache } from './module.ts';

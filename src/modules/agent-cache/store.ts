@@ -1,5 +1,5 @@
 import { and, eq, gt, lte, ne, sql } from 'drizzle-orm';
-import type { Executor } from '../../db/index.ts';
+import { relationExists, rows, type Executor } from '../../db/index.ts';
 import { agentCacheEntries } from '../../db/schema/index.ts';
 
 export type EntryRow = typeof agentCacheEntries.$inferSelect;
@@ -65,4 +65,29 @@ export async function replaceSealed(db: Executor, row: EntryRow, next: { keyId: 
     .where(and(eq(agentCacheEntries.projectId, row.projectId), eq(agentCacheEntries.name, row.name), eq(agentCacheEntries.sealed, row.sealed)))
     .returning({ name: agentCacheEntries.name });
   return changed.length > 0;
+}
+
+/** Sealed values per key id (the key tools: `spyglass keys rotate-encryption`). */
+export function sealedKeyCounts(db: Executor): Promise<{ key_id: string; n: number }[]> {
+  return rows<{ key_id: string; n: number }>(db, sql`SELECT key_id, count(*)::int AS n FROM agent_cache_entries GROUP BY key_id`);
+}
+
+/**
+ * The key ids on sealed values, expired ones too (they are there until the sweep), for the
+ * start check, which runs before migrations: none while the table does not exist. With the
+ * key-id index (migration 0017) they are read in a few lookups per id; before it, in one scan.
+ */
+export async function sealedKeyIds(db: Executor): Promise<string[]> {
+  if (!(await relationExists(db, 'agent_cache_entries'))) return [];
+  const ids = (await relationExists(db, 'agent_cache_entries_key_id'))
+    ? await rows<{ key_id: string }>(
+        db,
+        sql`WITH RECURSIVE ids(key_id) AS (
+              (SELECT key_id FROM agent_cache_entries ORDER BY key_id LIMIT 1)
+              UNION ALL
+              SELECT (SELECT e.key_id FROM agent_cache_entries e WHERE e.key_id > ids.key_id ORDER BY e.key_id LIMIT 1) FROM ids WHERE ids.key_id IS NOT NULL)
+            SELECT key_id FROM ids WHERE key_id IS NOT NULL`,
+      )
+    : await rows<{ key_id: string }>(db, sql`SELECT DISTINCT key_id FROM agent_cache_entries`);
+  return ids.map((r) => r.key_id);
 }

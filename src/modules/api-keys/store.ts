@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray, isNull, lt, or } from 'drizzle-orm';
+import { and, count, desc, eq, inArray, isNull, lt, or } from 'drizzle-orm';
 import type { Executor } from '../../db/index.ts';
 import { apiKeyBindings, apiKeys } from '../../db/schema/index.ts';
 
@@ -70,4 +70,10 @@ export async function revokeProjectKeys(db: Executor, projectId: string, at: Dat
 /** A deleted project's bindings go with it (keys bound to other scopes too stay valid there). */
 export async function deleteProjectBindings(db: Executor, projectId: string): Promise<void> {
   await db.delete(apiKeyBindings).where(and(eq(apiKeyBindings.scopeType, 'PROJECT'), eq(apiKeyBindings.scopeId, projectId)));
+}
+
+/** API keys not revoked (the key tools: a new token-hash key revokes them all). */
+export async function liveKeyCount(db: Executor): Promise<number> {
+  const [row] = await db.select({ n: count() }).from(apiKeys).where(isNull(apiKeys.revokedAt));
+  return Number(row?.n ?? 0);
 }

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { ProviderConfig } from './llm/provider.ts';
+import type { ProviderConfig } from './llm/call-types.ts';
 
 /** One result of the spec's "Evaluation request and result" table. */
 export interface EvaluationResult {

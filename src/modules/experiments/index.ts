@@ -17,7 +17,7 @@ export {
 export type { PlatformDeps, PlatformScope, EvaluatorForRuns, PromptForRuns } from './platform-context.ts';
 export { PlatformRunner, RUN_QUEUE, RUN_LEASE_MS } from './run-cells.ts';
 export { TargetHeaders } from './target-headers.ts';
-export { resealTargetHeaders } from './reseal-headers.ts';
+export { resealTargetHeaders, sealedTargetHeaders } from './reseal-headers.ts';
 export { runTraceIds } from './run-traces.ts';
 /** The seeded resampling other modules' statistics share (judge alignment), and the quantile and mean intervals (alerts). */
 export { bootstrapMean, indexDrawer, normalMean, percentiles, quantile, RESAMPLES, seedOf, wilson, type Interval } from './statistics.ts';

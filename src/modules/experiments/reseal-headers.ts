@@ -1,4 +1,6 @@
 import type { Database } from '../../db/index.ts';
+import type { SealedKind } from '../../platform/sealed-kinds.ts';
+import { sealedHeaderKeyCounts } from './sealed-headers-store.ts';
 import * as store from './store.ts';
 import type { TargetHeaders } from './target-headers.ts';
 
@@ -24,3 +26,6 @@ export async function resealTargetHeaders(db: Database, headers: TargetHeaders):
     return resealed;
   });
 }
+
+/** HTTP targets' headers as the key tools count them. */
+export const sealedTargetHeaders: SealedKind = { one: "experiment target's headers", many: "experiment targets' headers", countByKey: sealedHeaderKeyCounts };

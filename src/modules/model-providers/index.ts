@@ -1,2 +1,2 @@
-export { buildModelProviders, registerModelProviders, type ModelProviders } from './module.ts';
+export { buildModelProviders, registerModelProviders, sealedProviderKeys, type ModelProviders } from './module.ts';
 export type { OpenedProvider, ModelProviderPorts } from './context.ts';

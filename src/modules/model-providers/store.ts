@@ -1,5 +1,5 @@
 import { and, asc, eq, isNull, ne, or, sql } from 'drizzle-orm';
-import type { Executor } from '../../db/index.ts';
+import { rows, type Executor } from '../../db/index.ts';
 import { modelProviders } from '../../db/schema/index.ts';
 
 export type ProviderRow = typeof modelProviders.$inferSelect;
@@ -49,4 +49,9 @@ export async function sealedWithOtherKeys(db: Executor, keyId: string): Promise<
 
 export async function replaceSealedKey(db: Executor, id: string, sealed: { keyId: string; keySealed: string }): Promise<void> {
   await db.update(modelProviders).set(sealed).where(eq(modelProviders.id, id));
+}
+
+/** Sealed provider keys per key id (the key tools). */
+export function sealedKeyCounts(db: Executor): Promise<{ key_id: string; n: number }[]> {
+  return rows<{ key_id: string; n: number }>(db, sql`SELECT key_id, count(*)::int AS n FROM model_providers GROUP BY key_id`);
 }

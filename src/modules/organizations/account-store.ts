@@ -281,3 +281,14 @@ export async function claimReset(db: Executor, tokenHash: string, now: Date) {
     .returning({ organizationId: passwordResets.organizationId, userId: passwordResets.userId });
   return row ?? null;
 }
+
+/** Browser sessions not ended, and invitation and password-reset links not used (the key tools: a new token-hash key ends them all). */
+export async function liveSessionsAndLinks(db: Executor): Promise<{ sessions: number; links: number }> {
+  const [counts] = await rows<{ sessions: number; links: number }>(
+    db,
+    sql`SELECT (SELECT count(*)::int FROM user_sessions WHERE revoked_at IS NULL) AS sessions,
+               (SELECT count(*)::int FROM invitations WHERE accepted_at IS NULL AND revoked_at IS NULL)
+                 + (SELECT count(*)::int FROM password_resets WHERE used_at IS NULL) AS links`,
+  );
+  return { sessions: Number(counts.sessions), links: Number(counts.links) };
+}

@@ -4,4 +4,5 @@ export { presentProject, type ProjectView } from './presenters.ts';
 export * as organizationStore from './store.ts';
 export { userEmail } from './store.ts';
 export { PasswordHasher } from './passwords.ts';
+export { liveSessionsAndLinks } from './account-store.ts';
 export type { AccountOptions } from './account-rules.ts';

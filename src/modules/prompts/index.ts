@@ -1,3 +1,4 @@
-export { PromptService, DEFAULT_VERSION, type PromptContext, type PromptView, type TagView } from './service.ts';
-export { promptRoutes } from './routes.ts';
+export { buildPrompts, registerPrompts, type Prompts } from './module.ts';
+export type { PromptRunner, PromptScope, PreparedPromptRun, VersionSelection } from './context.ts';
+export type { PromptView, TagView } from './presenters.ts';
 export { promptSchema, selectionQuery, tagBody, tagSchema, updatePromptBody } from './schemas.ts';

@@ -1,9 +1,12 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { AppError, badRequest, forbidden, renderError } from '../../platform/errors.ts';
-import type { RunStreamEvent } from './run-prompt.ts';
 import { projectRoute, routeGroup, type ProjectScope, type RouteGroup, type Router } from '../../platform/http/route-group.ts';
-import type { PromptContext, PromptService, VersionSelection } from './service.ts';
+import type { PromptScope, PromptsContext, RunStreamEvent, VersionSelection } from './context.ts';
+import { compilePrompt, getPrompt, listPrompts, listVersions } from './read-prompts.ts';
+import { runVersion } from './run-prompt.ts';
+import { createPrompt, deletePrompt, restoreVersion, updatePrompt } from './save-prompt.ts';
+import { deleteTag, setTag } from './tags.ts';
 import {
   TAG_PATTERN,
   selectionQuery,
@@ -44,13 +47,13 @@ const tagParams = idParams.extend({
 });
 const restoreParams = idParams.extend({ versionId: z.string().min(1).max(100).describe('versionId, or a version number') });
 
-const context = ({ projectId, organizationId, userId }: ProjectScope): PromptContext => ({ projectId, organizationId, userId });
+const context = ({ projectId, organizationId, userId }: ProjectScope): PromptScope => ({ projectId, organizationId, userId });
 
 /**
  * Prompt routes: {error: message} (spec: Errors), except "Try it" (run), which answers the
  * nested shape. The spec puts the prompt list and create at {base_url}/ as well.
  */
-export function promptRoutes(app: FastifyInstance, service: PromptService) {
+export function promptRoutes(app: FastifyInstance, ctx: PromptsContext) {
   /** List and create: at {base_url}/ (the spec's place) and at /api/prompts, the same routes. */
   const listAndCreate = (r: Router, g: RouteGroup) => {
     const errors = g.errors(404, 409);
@@ -65,7 +68,7 @@ export function promptRoutes(app: FastifyInstance, service: PromptService) {
           response: { 200: z.array(promptSchema), ...errors },
         },
       },
-      (_req, scope) => service.list(context(scope)),
+      (_req, scope) => listPrompts(ctx, context(scope)),
     );
     project.post(
       '/',
@@ -78,7 +81,7 @@ export function promptRoutes(app: FastifyInstance, service: PromptService) {
           response: { 200: promptSchema, ...errors },
         },
       },
-      (req, scope) => service.create(context(scope), req.body),
+      (req, scope) => createPrompt(ctx, context(scope), req.body),
     );
   };
   routeGroup(app, { errors: 'string' }, listAndCreate);
@@ -99,7 +102,7 @@ export function promptRoutes(app: FastifyInstance, service: PromptService) {
           response: { 200: promptSchema, ...errors },
         },
       },
-      (req, scope) => service.get(context(scope), req.params.id, selection(req.query)),
+      (req, scope) => getPrompt(ctx, context(scope), req.params.id, selection(req.query)),
     );
 
     project.put(
@@ -114,7 +117,7 @@ export function promptRoutes(app: FastifyInstance, service: PromptService) {
           response: { 200: promptSchema, ...errors },
         },
       },
-      (req, scope) => service.update(context(scope), req.params.id, req.body),
+      (req, scope) => updatePrompt(ctx, context(scope), req.params.id, req.body),
     );
 
     project.delete(
@@ -128,7 +131,7 @@ export function promptRoutes(app: FastifyInstance, service: PromptService) {
           response: { 200: z.object({ id: z.string(), handle: z.string(), deleted: z.literal(true) }), ...errors },
         },
       },
-      (req, scope) => service.delete(context(scope), req.params.id),
+      (req, scope) => deletePrompt(ctx, context(scope), req.params.id),
     );
 
     project.get(
@@ -137,7 +140,7 @@ export function promptRoutes(app: FastifyInstance, service: PromptService) {
         config: { auth: { scope: 'project', permission: 'prompts:view' } },
         schema: { tags, summary: 'Every version of a prompt, newest first', params: idParams, response: { 200: z.array(promptSchema), ...errors } },
       },
-      (req, scope) => service.versions(context(scope), req.params.id),
+      (req, scope) => listVersions(ctx, context(scope), req.params.id),
     );
 
     project.post(
@@ -152,7 +155,7 @@ export function promptRoutes(app: FastifyInstance, service: PromptService) {
           response: { 200: promptSchema, ...errors },
         },
       },
-      (req, scope) => service.restore(context(scope), req.params.id, req.params.versionId, req.body ?? {}),
+      (req, scope) => restoreVersion(ctx, context(scope), req.params.id, req.params.versionId, req.body ?? {}),
     );
 
     project.put(
@@ -167,7 +170,7 @@ export function promptRoutes(app: FastifyInstance, service: PromptService) {
           response: { 200: tagSchema, ...errors },
         },
       },
-      (req, scope) => service.setTag(context(scope), req.params.id, req.params.tag, req.body),
+      (req, scope) => setTag(ctx, context(scope), req.params.id, req.params.tag, req.body),
     );
 
     project.delete(
@@ -181,7 +184,7 @@ export function promptRoutes(app: FastifyInstance, service: PromptService) {
           response: { 200: z.object({ promptId: z.string(), tag: z.string(), deleted: z.literal(true) }), ...errors },
         },
       },
-      (req, scope) => service.deleteTag(context(scope), req.params.id, req.params.tag),
+      (req, scope) => deleteTag(ctx, context(scope), req.params.id, req.params.tag),
     );
 
     project.post(
@@ -197,7 +200,7 @@ export function promptRoutes(app: FastifyInstance, service: PromptService) {
           response: { 200: promptSchema.extend({ variables: z.record(z.string(), z.unknown()) }), ...errors },
         },
       },
-      (req, scope) => service.compile(context(scope), req.params.id, req.body.variables, selection(req.query)),
+      (req, scope) => compilePrompt(ctx, context(scope), req.params.id, req.body.variables, selection(req.query)),
     );
   });
 
@@ -228,8 +231,8 @@ export function promptRoutes(app: FastifyInstance, service: PromptService) {
         };
         reply.raw.once('close', onClose);
         try {
-          if (!(req.headers.accept ?? '').toLowerCase().includes('text/event-stream')) return await service.run(context(scope), req.params.id, req.body, controller.signal);
-          return await streamRun(reply, (onEvent) => service.run(context(scope), req.params.id, req.body, controller.signal, onEvent));
+          if (!(req.headers.accept ?? '').toLowerCase().includes('text/event-stream')) return await runVersion(ctx, context(scope), req.params.id, req.body, controller.signal);
+          return await streamRun(reply, (onEvent) => runVersion(ctx, context(scope), req.params.id, req.body, controller.signal, onEvent));
         } finally {
           reply.raw.off('close', onClose);
         }

@@ -3,47 +3,68 @@ import type { PromptMessage } from '../../db/schema/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import { AppError, badRequest } from '../../platform/errors.ts';
 import type { NormalizedSpan } from '../traces/index.ts';
-import type { ModelParameters, RunBody, RunResponse, ToolCall } from './schemas.ts';
-import { checkToolChoice, type PromptContext, type PromptView, type VersionSelection } from './service.ts';
+import type { ModelParameters, RunBody, RunResponse } from './schemas.ts';
+import type { PreparedPromptRun, PromptRunner, PromptScope, PromptsContext, RunStreamEvent, VersionSelection } from './context.ts';
+import { checkToolChoice } from './declarations.ts';
+import type { PromptView } from './presenters.ts';
+import { compilePrompt, getPrompt, render } from './read-prompts.ts';
 
-/** What a streamed run sends before its final `done` (the answer): text as it comes, and each tool call. */
-export type RunStreamEvent = { type: 'text'; text: string } | ({ type: 'tool_call' } & ToolCall);
-
-/** What "Try it" needs of other modules (wired by app.ts): the judges' model provider, and trace ingest. */
-export interface PromptRunner {
-  /** One chat completion; throws HTTP errors (400 on the model, 503 not configured, 502, 504). */
-  complete(
-    /** The project whose model providers the model's name is looked up in. */
-    scope: { organizationId: string; projectId: string },
-    model: string,
-    messages: PromptMessage[],
-    signal: AbortSignal | undefined,
-    options: {
-      parameters: ModelParameters;
-      /** The version's JSON Schema output: the response format when parameters name none. */
-      outputSchema?: { name: string; schema: Record<string, unknown> };
-      /** Stream: each piece of text and each tool call as it arrives. */
-      onEvent?: (event: RunStreamEvent) => void;
-    },
-  ): Promise<{
-    text: string;
-    toolCalls: ToolCall[];
-    finishReason: string;
-    /** e.g. openai */
-    provider: string;
-    responseModel: string;
-    usage: { prompt_tokens: number; completion_tokens: number; cached_input_tokens: number; reasoning_tokens: number };
-    cost?: { currency: string; amount: number };
-  }>;
-  /** Stores spans as a trace of the project. */
-  record(scope: { organizationId: string; projectId: string }, spans: NormalizedSpan[]): Promise<void>;
-}
-
-export interface RunPromptDeps {
+/** What runPrompt works with: the clock, the runner, and the version it runs, rendered. */
+interface RunPromptDeps {
   clock: Clock;
   runner: PromptRunner;
-  /** The prompt version `select` picks, rendered with the run's variables (PromptService.compile). */
+  /** The prompt version `select` picks, rendered with the run's variables (compilePrompt). */
   compile(select: VersionSelection): Promise<PromptView>;
+}
+
+/**
+ * "Try it": renders a version with `variables` (the checks of compile), sends it to the
+ * model and records the call as a trace of the project.
+ */
+export async function runVersion(ctx: PromptsContext, scope: PromptScope, ref: string, input: RunBody, signal?: AbortSignal, onEvent?: (event: RunStreamEvent) => void): Promise<RunResponse> {
+  const runner = requireRunner(ctx);
+  return runPrompt({ clock: ctx.clock, runner, compile: (select) => compilePrompt(ctx, scope, ref, input.variables ?? {}, select) }, scope, input, signal, onEvent);
+}
+
+/**
+ * One version, looked up once, for many runs (an experiment's cells): each call renders it
+ * with its variables and runs it as `runVersion` does. The call's trace is recorded without the
+ * call waiting for its commit: `recorded` settles when it is stored (or failed), so a
+ * caller making many calls keeps its provider busy meanwhile and stores what refers to
+ * the trace only after it.
+ */
+export async function prepareRuns(ctx: PromptsContext, scope: PromptScope, ref: string, select: VersionSelection): Promise<PreparedPromptRun> {
+  const runner = requireRunner(ctx);
+  const prompt = await getPrompt(ctx, scope, ref, select);
+  return (input, signal) => {
+    // The first recording (a run records one trace) settles `recorded`; later calls do nothing.
+    const trace = { settle: (_recording: Promise<void>) => {} };
+    const recorded = new Promise<void>((resolve, reject) => {
+      trace.settle = (recording) => {
+        trace.settle = () => {};
+        recording.then(resolve, reject);
+      };
+    });
+    const deferred: PromptRunner = {
+      complete: (...args) => runner.complete(...args),
+      record: (recordScope, spans) => {
+        trace.settle(runner.record(recordScope, spans));
+        return Promise.resolve();
+      },
+    };
+    const answer = runPrompt({ clock: ctx.clock, runner: deferred, compile: () => Promise.resolve(render(prompt, input.variables ?? {})) }, scope, input, signal);
+    // Refused before any call (nothing to record): settled at once.
+    void answer.then(
+      () => trace.settle(Promise.resolve()),
+      () => trace.settle(Promise.resolve()),
+    );
+    return { answer, recorded };
+  };
+}
+
+function requireRunner(ctx: PromptsContext): PromptRunner {
+  if (!ctx.runner) throw new AppError(503, 'runner_unavailable', 'prompt runs are not wired in this server');
+  return ctx.runner;
 }
 
 /**
@@ -53,7 +74,7 @@ export interface RunPromptDeps {
  * fails (the error then answers with the trace id in its meta). With `onEvent` the answer
  * streams; the time to its first event is the run's ttft_ms.
  */
-export async function runPrompt(deps: RunPromptDeps, ctx: PromptContext, input: RunBody, signal?: AbortSignal, onEvent?: (event: RunStreamEvent) => void): Promise<RunResponse> {
+async function runPrompt(deps: RunPromptDeps, ctx: PromptScope, input: RunBody, signal?: AbortSignal, onEvent?: (event: RunStreamEvent) => void): Promise<RunResponse> {
   const { clock, runner } = deps;
   const select: VersionSelection = input.version !== undefined ? { version: input.version } : input.tag !== undefined ? { tag: input.tag } : {};
   if (input.version !== undefined && input.tag !== undefined) throw badRequest('conflicting_selection', 'version and tag: send one of them, not both', 'version');
@@ -133,7 +154,7 @@ function runSpan(
     messages: PromptMessage[];
     prompt: PromptView;
     parameters: ModelParameters;
-    ctx: PromptContext;
+    ctx: PromptScope;
   },
   fields: Partial<NormalizedSpan>,
 ): NormalizedSpan {

@@ -7,6 +7,7 @@ import type { Database } from '../../db/index.ts';
 import type { SealedHeaders, TargetHeaders } from '../experiments/index.ts';
 import { HEADER_TARGET, headerOwner, type StoredAgentTarget } from './define-scenario.ts';
 import type { RunPlan } from './start-batch.ts';
+import type { SealedKind } from '../../platform/sealed-kinds.ts';
 import * as store from './store.ts';
 
 export async function resealAgentHeaders(db: Database, headers: TargetHeaders): Promise<number> {
@@ -32,3 +33,6 @@ export async function resealAgentHeaders(db: Database, headers: TargetHeaders): 
     return resealed;
   });
 }
+
+/** Scenario agents' headers as the key tools count them. */
+export const sealedAgentHeaders: SealedKind = { one: "scenario agent's headers", many: "scenario agents' headers", countByKey: store.sealedHeaderKeyCounts };

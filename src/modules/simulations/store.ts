@@ -295,3 +295,13 @@ export async function replaceSealedHeaderHolder(db: Executor, kind: 'scenario' |
   if (kind === 'scenario') await db.execute(sql`UPDATE simulation_scenarios SET target = ${jsonParam(doc)}::jsonb WHERE project_id = ${projectId} AND id = ${id}`);
   else await db.execute(sql`UPDATE simulation_server_runs SET plan = ${jsonParam(doc)}::jsonb WHERE project_id = ${projectId} AND scenario_run_id = ${id}`);
 }
+
+/** HTTP agents' sealed headers per key id: a scenario's agent, and the copies in the plans of its server runs (the key tools). */
+export function sealedHeaderKeyCounts(db: Executor): Promise<{ key_id: string; n: number }[]> {
+  return rows<{ key_id: string; n: number }>(
+    db,
+    sql`SELECT t->'sealed_headers'->'sealed'->>'keyId' AS key_id, count(*)::int AS n
+          FROM (SELECT target AS t FROM simulation_scenarios UNION ALL SELECT plan->'target' FROM simulation_server_runs) s
+          WHERE t ? 'sealed_headers' GROUP BY 1`,
+  );
+}

@@ -1,7 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { projectRoute, routeGroup } from '../../platform/http/route-group.ts';
-import type { WebhookService } from './service.ts';
+import { eventTypeCatalogue } from './catalogue.ts';
+import type { WebhooksContext } from './context.ts';
+import { listDeliveries, sendTest } from './deliveries.ts';
+import { rollSecret } from './endpoint-secrets.ts';
+import { createEndpoint, deleteEndpoint, getEndpoint, listEndpoints, updateEndpoint } from './manage-endpoints.ts';
 import {
   attemptSchema,
   createEndpointBody,
@@ -23,7 +27,7 @@ const manage = { auth: { scope: 'project', permission: 'webhookEndpoints:manage'
  * Webhook routes. Endpoints belong to a project: project keys need nothing more, organization
  * keys name the project with X-Project-Id. The nested error shape (spec: Errors).
  */
-export function webhookRoutes(app: FastifyInstance, service: WebhookService) {
+export function webhookRoutes(app: FastifyInstance, ctx: WebhooksContext) {
   routeGroup(app, { prefix: '/api/webhooks/v1', errors: 'nested' }, (r, g) => {
     const project = projectRoute(r);
 
@@ -37,7 +41,7 @@ export function webhookRoutes(app: FastifyInstance, service: WebhookService) {
           response: { 200: z.object({ data: z.array(eventTypeSchema) }) },
         },
       },
-      () => ({ data: service.eventTypes() }),
+      () => ({ data: eventTypeCatalogue() }),
     );
 
     project.post(
@@ -52,7 +56,7 @@ export function webhookRoutes(app: FastifyInstance, service: WebhookService) {
         },
       },
       async (req, { principal, projectId }, reply) => {
-        const created = await service.create(principal, projectId, req.body);
+        const created = await createEndpoint(ctx, principal, projectId, req.body);
         return reply.status(201).send({ data: created });
       },
     );
@@ -63,13 +67,13 @@ export function webhookRoutes(app: FastifyInstance, service: WebhookService) {
         config: view,
         schema: { tags, summary: "The project's webhook endpoints, newest first", response: { 200: z.object({ data: z.array(endpointSchema) }) } },
       },
-      async (_req, { projectId }) => ({ data: await service.list(projectId) }),
+      async (_req, { projectId }) => ({ data: await listEndpoints(ctx, projectId) }),
     );
 
     project.get(
       '/endpoints/:id',
       { config: view, schema: { tags, params: idParams, response: { 200: z.object({ data: endpointSchema }), ...g.errors(404) } } },
-      async (req, { projectId }) => ({ data: await service.get(projectId, req.params.id) }),
+      async (req, { projectId }) => ({ data: await getEndpoint(ctx, projectId, req.params.id) }),
     );
 
     project.patch(
@@ -84,7 +88,7 @@ export function webhookRoutes(app: FastifyInstance, service: WebhookService) {
           response: { 200: z.object({ data: endpointSchema }), ...g.errors(404) },
         },
       },
-      async (req, { principal, projectId }) => ({ data: await service.update(principal, projectId, req.params.id, req.body) }),
+      async (req, { principal, projectId }) => ({ data: await updateEndpoint(ctx, principal, projectId, req.params.id, req.body) }),
     );
 
     project.delete(
@@ -94,7 +98,7 @@ export function webhookRoutes(app: FastifyInstance, service: WebhookService) {
         schema: { tags, summary: 'Delete an endpoint, its queued batches and its delivery log', params: idParams, response: { 204: z.null(), ...g.errors(404) } },
       },
       async (req, { projectId }, reply) => {
-        await service.delete(projectId, req.params.id);
+        await deleteEndpoint(ctx, projectId, req.params.id);
         return reply.status(204).send(null);
       },
     );
@@ -110,7 +114,7 @@ export function webhookRoutes(app: FastifyInstance, service: WebhookService) {
           response: { 202: z.object({ data: testDispatchSchema }), ...g.errors(404, 409) },
         },
       },
-      async (req, { projectId }, reply) => reply.status(202).send({ data: await service.sendTest(projectId, req.params.id) }),
+      async (req, { projectId }, reply) => reply.status(202).send({ data: await sendTest(ctx, projectId, req.params.id) }),
     );
 
     project.post(
@@ -124,7 +128,7 @@ export function webhookRoutes(app: FastifyInstance, service: WebhookService) {
           response: { 200: z.object({ data: rolledSecretSchema }), ...g.errors(404) },
         },
       },
-      async (req, { projectId }) => ({ data: await service.rollSecret(projectId, req.params.id) }),
+      async (req, { projectId }) => ({ data: await rollSecret(ctx, projectId, req.params.id) }),
     );
 
     project.get(
@@ -139,7 +143,7 @@ export function webhookRoutes(app: FastifyInstance, service: WebhookService) {
           response: { 200: z.object({ data: z.array(attemptSchema), next_cursor: z.string().nullable() }), ...g.errors(404) },
         },
       },
-      async (req, { projectId }) => service.deliveries(projectId, req.params.id, req.query),
+      async (req, { projectId }) => listDeliveries(ctx, projectId, req.params.id, req.query),
     );
   });
 }

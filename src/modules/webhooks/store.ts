@@ -1,5 +1,5 @@
 import { and, desc, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm';
-import { rows, type Executor } from '../../db/index.ts';
+import { relationExists, rows, type Executor } from '../../db/index.ts';
 import { webhookDeliveryAttempts, webhookDispatches, webhookEndpoints, type WebhookEventPayload } from '../../db/schema/index.ts';
 
 export type EndpointRow = typeof webhookEndpoints.$inferSelect;
@@ -362,4 +362,23 @@ export async function prune(db: Executor, before: Date): Promise<number> {
     .delete(webhookDispatches)
     .where(and(inArray(webhookDispatches.status, ['delivered', 'failed']), lt(webhookDispatches.updatedAt, before)));
   return gone.length;
+}
+
+/** Sealed signing secrets (current and previous) per key id (the key tools). */
+export function sealedKeyCounts(db: Executor): Promise<{ key_id: string; n: number }[]> {
+  return rows<{ key_id: string; n: number }>(
+    db,
+    sql`SELECT key_id, count(*)::int AS n FROM (SELECT secret_key_id AS key_id FROM webhook_endpoints
+          UNION ALL SELECT previous_secret_key_id FROM webhook_endpoints WHERE previous_secret_key_id IS NOT NULL) s GROUP BY key_id`,
+  );
+}
+
+/** The key ids on signing secrets, for the start check, which runs before migrations: none while the table does not exist. */
+export async function sealedKeyIds(db: Executor): Promise<string[]> {
+  if (!(await relationExists(db, 'webhook_endpoints'))) return [];
+  const secrets = await rows<{ key_id: string }>(
+    db,
+    sql`SELECT secret_key_id AS key_id FROM webhook_endpoints UNION SELECT previous_secret_key_id FROM webhook_endpoints WHERE previous_secret_key_id IS NOT NULL`,
+  );
+  return secrets.map((r) => r.key_id);
 }

@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { InvalidProviderResponseError, ProviderError } from '../errors.ts';
 import type { EvaluatorContext } from '../types.ts';
-import type { ChatEvent, ChatParameters, JudgeCall, ProviderConfig, ToolCallEvent } from './provider.ts';
+import type { ChatEvent, ChatParameters, JudgeCall, ProviderConfig, ToolCallEvent } from './call-types.ts';
 
 const DEFAULT_BASE_URL = 'https://api.anthropic.com';
 const API_VERSION = '2023-06-01';

@@ -11,7 +11,10 @@ import { z } from 'zod';
 import { computeCost, estimateTokens, sumCostAmounts } from '../../traces/index.ts';
 import { EvaluatorError, InvalidProviderResponseError, MissingConfigurationError, ProviderError } from '../errors.ts';
 import { anthropicChat, anthropicToolCall } from './anthropic.ts';
+import type { ChatEvent, ChatParameters, JudgeCall, ProviderConfig, ToolCallEvent } from './call-types.ts';
 import type { EvaluationResult, EvaluatorContext } from '../types.ts';
+
+export type { ChatEvent, ChatParameters, JudgeCall, ProviderConfig, ProviderKind, ToolCallEvent, ToolSpec } from './call-types.ts';
 
 // Warnings (e.g. "temperature is not supported for reasoning models") go into raw_response,
 // not to the console, where they would break the JSON log lines. A value set by the operator wins.
@@ -33,16 +36,6 @@ const loadSdk = (): Promise<Sdk> =>
 export const DEFAULT_MODEL = 'openai/gpt-4o-mini';
 /** The provider names that work from the server's environment alone (the fallback). */
 export const SUPPORTED_PROVIDERS = ['openai'] as const;
-
-export type ProviderKind = 'openai' | 'openai_compatible' | 'azure_openai' | 'anthropic';
-
-/** A provider set in the app, with its key opened: only ever held in memory for one call. */
-export interface ProviderConfig {
-  name: string;
-  kind: ProviderKind;
-  apiKey: string;
-  baseUrl: string | null;
-}
 
 /** The AI SDK provider of a provider set in the app (every kind but Anthropic, which is called directly). */
 function storedProvider(sdk: Sdk, config: ProviderConfig, ctx: EvaluatorContext) {
@@ -171,22 +164,6 @@ export function skipIfTooLong(text: string, model: string, maxTokens: number): E
   const tokens = estimateTokens(text, splitModel(model).modelId);
   if (tokens <= maxTokens) return null;
   return { status: 'skipped', details: `Total tokens exceed the maximum of ${maxTokens}: ${tokens}` };
-}
-
-export interface ToolSpec<T extends z.ZodType> {
-  name: string;
-  description: string;
-  input: T;
-}
-
-export interface JudgeCall<T extends z.ZodType> {
-  system?: string;
-  prompt: string;
-  tool: ToolSpec<T>;
-  /** Cap on the answer's tokens (langevals: 1024 for its classifiers). */
-  maxOutputTokens?: number;
-  /** Default 0. */
-  temperature?: number;
 }
 
 export interface UsageTotals {
@@ -559,27 +536,6 @@ export function resolveChatModel(model: string): { provider: string; modelId: st
 }
 
 export type ChatMessage = { role: 'system' | 'user' | 'assistant'; content: string };
-
-/** Model parameters and tools of a chat, as OpenAI's chat completions name them (the prompts module validates them). */
-export interface ChatParameters {
-  temperature?: number;
-  max_tokens?: number;
-  top_p?: number;
-  stop?: string | string[];
-  seed?: number;
-  response_format?: { type: 'text' } | { type: 'json_object' } | { type: 'json_schema'; json_schema: { name: string; schema: Record<string, unknown>; strict?: boolean } };
-  tools?: Array<{ type: 'function'; function: { name: string; description?: string; parameters?: Record<string, unknown> } }>;
-  tool_choice?: 'auto' | 'none' | 'required' | { type: 'function'; function: { name: string } };
-}
-
-export interface ToolCallEvent {
-  id: string;
-  name: string;
-  /** As the model sent them: an object when they parse as JSON. */
-  arguments: unknown;
-}
-
-export type ChatEvent = { type: 'text'; text: string } | ({ type: 'tool_call' } & ToolCallEvent);
 
 export interface ChatOptions {
   parameters?: ChatParameters;
