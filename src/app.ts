@@ -49,7 +49,8 @@ import {
 } from './modules/evaluators/index.ts';
 import { AnalyticsService, analyticsRoutes } from './modules/analytics/index.ts';
 import { installWebApp } from './web-app.ts';
-import { installMetricsRoute, Metrics } from './platform/metrics.ts';
+import { installMetricsRoute, META_TAG, Metrics } from './platform/metrics.ts';
+import { tagged } from './platform/http/route-group.ts';
 import { echoRequestId, requestIdOptions } from './platform/request-id.ts';
 import { installReadAfter } from './platform/http/read-after.ts';
 import { Admission, RateLimiter } from './platform/admission.ts';
@@ -656,7 +657,7 @@ function installHealthRoutes(http: FastifyInstance, deps: Deps, services: Servic
     '/healthz',
     {
       config: { auth: { scope: 'public' } },
-      schema: { tags: ['meta'], summary: 'Liveness: answers 200 while the process serves requests (it never waits for the database)', response: { 200: z.object({ status: z.literal('ok') }) } },
+      schema: { ...tagged(META_TAG), summary: 'Liveness: answers 200 while the process serves requests (it never waits for the database)', response: { 200: z.object({ status: z.literal('ok') }) } },
     },
     () => Promise.resolve({ status: 'ok' as const }),
   );
@@ -676,7 +677,7 @@ function installHealthRoutes(http: FastifyInstance, deps: Deps, services: Servic
     {
       config: { auth: { scope: 'public' } },
       schema: {
-        tags: ['meta'],
+        ...tagged(META_TAG),
         summary: 'Readiness: 200 when the database answers, migrations are done and the ingest queue is below its bound; else 503',
         response: { 200: readiness, 503: readiness },
       },
