@@ -61,7 +61,6 @@ import { DatabaseProbe } from './platform/readiness.ts';
 import { listMigrations } from './db/migrate.ts';
 import { buildWebhookService, checkHost, deliver, hostOf, WebhookService, webhookRoutes } from './modules/webhooks/index.ts';
 import { datasetRoutes, deleteProjectDatasetRecords, IMPORT_QUEUE, importJobPayload, runImport, type TraceSource } from './modules/datasets/index.ts';
-import type { SearchRequest } from './modules/traces/index.ts';
 import { mcpRoutes } from './modules/mcp/index.ts';
 import { packageVersion } from './package-dir.ts';
 import { experimentRoutes, PlatformRunner, resealTargetHeaders, RUN_LEASE_MS, runTraceIds, TargetHeaders, type PlatformDeps } from './modules/experiments/index.ts';
@@ -577,11 +576,11 @@ function traceSource(traces: TraceService): TraceSource {
   return {
     contents: (projectId, traceIds, spanTypes) => traces.contents(projectId, traceIds, spanTypes),
     pageSize: TRACE_CONTENTS_PAGE,
-    matching: async (projectId, filter, limit) => {
+    matching: async (projectId, search, limit) => {
       const ids: string[] = [];
       let scrollId: string | undefined;
       while (ids.length < limit) {
-        const page = await traces.search(projectId, { ...(filter as SearchRequest), pageSize: Math.min(1000, limit - ids.length), scrollId });
+        const page = await traces.search(projectId, { ...search, pageSize: Math.min(1000, limit - ids.length), scrollId });
         ids.push(...page.traces.map((t) => t.trace_id));
         scrollId = page.pagination.scrollId ?? undefined;
         if (!scrollId) break;
