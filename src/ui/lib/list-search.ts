@@ -125,3 +125,6 @@ export function searchConditions(req: Omit<SearchRequest, 'pageSize' | 'scrollId
 
 /** How many filters (beyond search and sort) are active, the time range among them. */
 export const activeFilterCount = (s: ListSearch) => (s.range ? 1 : 0) + filterCount(s);
+
+// The dashboards page reads a score filter's text through here.
+export { formatScoreFilter } from './trace-filters.ts';

@@ -1,4 +1,4 @@
-import * as z from 'zod/mini';
+import type * as z from 'zod/mini';
 import { oneOf, words } from './search.ts';
 import type { SearchFilters } from '../api/types.ts';
 
@@ -16,8 +16,8 @@ import type { SearchFilters } from '../api/types.ts';
 export interface TraceFilterDescriptor {
   /** What the chip and the monitor's chips call it. */
   label: string;
-  /** How its URL text is read: absent when it does not fit. */
-  url: z.ZodMiniType<string | undefined>;
+  /** How its URL text is read (lib/search.ts): absent when it does not fit. */
+  url: UrlField;
   /** The server's filter with this filter's URL text applied. */
   apply(text: string, filters: SearchFilters): void;
   /** A stored filter (a monitor's, an alert rule's) as this filter's URL text: the chips of a stored filter, the monitor form. */
@@ -27,6 +27,9 @@ export interface TraceFilterDescriptor {
   /** The server's key it sets (the field a refusal names: `filters.<key>`). */
   serverKey: keyof SearchFilters;
 }
+
+/** A URL field: optional text (the URL is text); one of some values is text too. */
+type UrlField = z.ZodMiniCatch<z.ZodMiniOptional<z.ZodMiniType<string>>>;
 
 const list = (v: string | undefined) => {
   const items = (v ?? '').split(',').map((s) => s.trim()).filter(Boolean);
@@ -173,7 +176,7 @@ export const TRACE_FILTER_KEYS = Object.keys(TRACE_FILTERS) as TraceFilterKey[];
 export type TraceFilterText = { [K in TraceFilterKey]?: string };
 
 /** The URL's schema of the filters (list-search.ts adds search, range, sort and columns). */
-export const traceFilterUrl = Object.fromEntries(TRACE_FILTER_KEYS.map((k) => [k, TRACE_FILTERS[k].url])) as { [K in TraceFilterKey]: (typeof TRACE_FILTERS)[K]['url'] };
+export const traceFilterUrl = Object.fromEntries(TRACE_FILTER_KEYS.map((k) => [k, TRACE_FILTERS[k].url])) as { [K in TraceFilterKey]: UrlField };
 
 /** The server's filter of the filters' URL text. */
 export function toSearchFilters(text: TraceFilterText): SearchFilters {
