@@ -38,24 +38,10 @@ interface Operation {
 
 export interface OpenApiDocument {
   info: { title: string; version: string };
+  /** Each section's title, as its route group declared it (platform/http/openapi-document.ts), in the order routes were added. */
+  tags?: { name: string; 'x-displayName'?: string }[];
   paths: Record<string, Record<string, Operation>>;
 }
-
-const TAG_TITLES: Record<string, string> = {
-  meta: 'Health and metrics',
-  organization: 'Organizations, members and projects',
-  'sign-in': 'Signing in',
-  'api-keys': 'API keys',
-  traces: 'Traces',
-  analytics: 'Analytics',
-  prompts: 'Prompts',
-  annotations: 'Annotations',
-  'agent-cache': 'Agent cache',
-  evaluations: 'Evaluations',
-  monitors: 'Monitors',
-  webhooks: 'Webhooks',
-  experiments: 'Experiments',
-};
 
 export function renderApiReference(doc: OpenApiDocument): string {
   const byTag = new Map<string, { method: string; path: string; op: Operation }[]>();
@@ -66,6 +52,12 @@ export function renderApiReference(doc: OpenApiDocument): string {
       byTag.get(tag)!.push({ method: method.toUpperCase(), path, op });
     }
   }
+  const declared = doc.tags ?? [];
+  const title = (tag: string) => declared.find((t) => t.name === tag)?.['x-displayName'] ?? tag;
+  const order = (tag: string) => {
+    const i = declared.findIndex((t) => t.name === tag);
+    return i < 0 ? declared.length : i;
+  };
   const tags = [...byTag.keys()].sort((a, b) => order(a) - order(b) || a.localeCompare(b));
   const out: string[] = [
     '# API reference',
@@ -75,9 +67,9 @@ export function renderApiReference(doc: OpenApiDocument): string {
     'authentication and the error shapes are in [the API guide](api.md).',
     '',
   ];
-  for (const tag of tags) out.push(`- [${TAG_TITLES[tag] ?? tag}](#${slug(TAG_TITLES[tag] ?? tag)})`);
+  for (const tag of tags) out.push(`- [${title(tag)}](#${slug(title(tag))})`);
   for (const tag of tags) {
-    out.push('', `## ${TAG_TITLES[tag] ?? tag}`);
+    out.push('', `## ${title(tag)}`);
     for (const { method, path, op } of byTag.get(tag)!) {
       out.push('', `### \`${method} ${path}\``, '');
       if (op.summary) out.push(oneLine(op.summary), '');
@@ -100,11 +92,6 @@ export function renderApiReference(doc: OpenApiDocument): string {
     }
   }
   return out.join('\n') + '\n';
-}
-
-function order(tag: string): number {
-  const i = Object.keys(TAG_TITLES).indexOf(tag);
-  return i < 0 ? 999 : i;
 }
 
 function slug(title: string): string {

@@ -52,7 +52,6 @@ import { installHealthRoutes } from './platform/http/health.ts';
 import { installReadPriority } from './platform/http/read-priority-hooks.ts';
 import { buildWebhooks, checkHost, deliver, hostOf, registerWebhooks, type Webhooks } from './modules/webhooks/index.ts';
 import { deleteProjectDatasetRecords, registerDatasets, type TraceSource } from './modules/datasets/index.ts';
-import type { SearchRequest } from './modules/traces/index.ts';
 import { mcpRoutes } from './modules/mcp/index.ts';
 import { packageVersion } from './package-dir.ts';
 import {
@@ -588,11 +587,11 @@ function traceSource(traces: TraceService): TraceSource {
   return {
     contents: (projectId, traceIds, spanTypes) => traces.contents(projectId, traceIds, spanTypes),
     pageSize: TRACE_CONTENTS_PAGE,
-    matching: async (projectId, filter, limit) => {
+    matching: async (projectId, search, limit) => {
       const ids: string[] = [];
       let scrollId: string | undefined;
       while (ids.length < limit) {
-        const page = await traces.search(projectId, { ...(filter as SearchRequest), pageSize: Math.min(1000, limit - ids.length), scrollId });
+        const page = await traces.search(projectId, { ...search, pageSize: Math.min(1000, limit - ids.length), scrollId });
         ids.push(...page.traces.map((t) => t.trace_id));
         scrollId = page.pagination.scrollId ?? undefined;
         if (!scrollId) break;

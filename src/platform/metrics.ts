@@ -1,3 +1,4 @@
+import { tagged, type ApiTag } from './http/route-group.ts';
 import type { FastifyInstance } from 'fastify';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
@@ -184,6 +185,9 @@ export class Metrics {
  * metrics:view permission, or to anyone when `open` (SPYGLASS_METRICS_PUBLIC=1, for a
  * scraper inside a private network).
  */
+/** The API reference's section of the routes outside any module: health, readiness and metrics. */
+export const META_TAG: ApiTag = { name: 'meta', title: 'Health and metrics' };
+
 export function installMetricsRoute(app: FastifyInstance, metrics: Metrics, options: { open: boolean }): void {
   app.addHook('onResponse', async (request, reply) => {
     metrics.observeRequest(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
@@ -193,7 +197,7 @@ export function installMetricsRoute(app: FastifyInstance, metrics: Metrics, opti
     {
       config: { auth: options.open ? { scope: 'public' } : { scope: 'organization', permission: 'metrics:view' } },
       schema: {
-        tags: ['meta'],
+        ...tagged(META_TAG),
         summary: 'Prometheus metrics (text exposition format); needs metrics:view unless SPYGLASS_METRICS_PUBLIC=1',
       },
     },

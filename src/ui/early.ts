@@ -12,6 +12,7 @@
  */
 import { parseSearch } from './lib/search.ts';
 import { firstPageBody, rangeAnchor, readListSearch, toSearchRequest } from './lib/list-search.ts';
+import { withReadAfter } from './lib/read-after.ts';
 
 interface EarlyRequest {
   key: string;
@@ -20,7 +21,8 @@ interface EarlyRequest {
 
 const early: EarlyRequest[] = ((window as { __spyglassEarly?: EarlyRequest[] }).__spyglassEarly = []);
 const take = (key: string, response: Promise<Response>) => early.push({ key, response: response.catch(() => null) });
-const session = fetch('/api/auth/session', { credentials: 'same-origin', headers: { accept: 'application/json' } });
+// With the tab's last write position, as the app's client sends it (lib/read-after.ts).
+const session = fetch('/api/auth/session', { credentials: 'same-origin', headers: withReadAfter({ accept: 'application/json' }) });
 take('GET /api/auth/session  ', session);
 
 const list = /^\/p\/([^/]+)\/traces\/?$/.exec(location.pathname);
@@ -39,7 +41,7 @@ if (list) {
       return fetch('/api/trace/search', {
         method: 'POST',
         credentials: 'same-origin',
-        headers: { accept: 'application/json', 'content-type': 'application/json', 'x-project-id': project, 'x-csrf-token': token },
+        headers: withReadAfter({ accept: 'application/json', 'content-type': 'application/json', 'x-project-id': project, 'x-csrf-token': token }),
         body,
       });
     }),

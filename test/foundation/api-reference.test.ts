@@ -31,6 +31,22 @@ describe('the files generated from the OpenAPI document', () => {
     expect(current, `${path.relative(process.cwd(), file)} is out of date: run npm run generate`).toBe(content);
   }
 
+  it('lists every route under a section whose title its route group declares', () => {
+    const titles = new Map((doc.tags ?? []).map((t) => [t.name, t['x-displayName']]));
+    const untitled: string[] = [];
+    for (const [path, ops] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(ops)) {
+        const title = titles.get(op.tags?.[0] ?? '');
+        // A title is written for people: capitalised, not the tag's name in lower case.
+        if (!title || !/^\p{Lu}/u.test(title)) untitled.push(`${method.toUpperCase()} ${path} (${op.tags?.[0] ?? 'no tag'})`);
+        expect(op, `${method} ${path}`).not.toHaveProperty('x-tag-title');
+      }
+    }
+    expect(untitled).toEqual([]);
+    const reference = renderApiReference(doc);
+    for (const title of titles.values()) expect(reference).toContain(`\n## ${title}\n`);
+  });
+
   it('docs/api-reference.md is the one the document gives', () => {
     check(REFERENCE, renderApiReference(doc));
   });

@@ -10,7 +10,7 @@ const idParams = z.object({ id: z.string().min(1).max(100) });
 
 /** Report routes (reports.ts): the nested error shape, like the rules'. */
 export function reportRoutes(app: FastifyInstance, ctx: AlertsContext) {
-  routeGroup(app, { prefix: '/api/alerts/reports', errors: 'nested' }, (r, g) => {
+  routeGroup(app, { prefix: '/api/alerts/reports', errors: 'nested', tag: { name: 'alerts', title: 'Alerts' } }, (r, g) => {
     const project = projectRoute(r);
     const view = { auth: { scope: 'project' as const, permission: 'alerts:view' as const } };
     const manage = { auth: { scope: 'project' as const, permission: 'alerts:manage' as const } };

@@ -13,7 +13,7 @@ const idParams = z.object({ id: z.string().min(1).max(100) });
 
 /** Alert rule routes: the nested error shape. */
 export function alertRoutes(app: FastifyInstance, ctx: AlertsContext) {
-  routeGroup(app, { prefix: '/api/alerts/rules', errors: 'nested' }, (r, g) => {
+  routeGroup(app, { prefix: '/api/alerts/rules', errors: 'nested', tag: { name: 'alerts', title: 'Alerts' } }, (r, g) => {
     const project = projectRoute(r);
     const view = { auth: { scope: 'project' as const, permission: 'alerts:view' as const } };
     const manage = { auth: { scope: 'project' as const, permission: 'alerts:manage' as const } };
@@ -73,7 +73,7 @@ export function alertRoutes(app: FastifyInstance, ctx: AlertsContext) {
     );
   });
 
-  routeGroup(app, { prefix: '/api/alerts/channels', errors: 'nested' }, (r, g) => {
+  routeGroup(app, { prefix: '/api/alerts/channels', errors: 'nested', tag: { name: 'alerts', title: 'Alerts' } }, (r, g) => {
     const project = projectRoute(r);
     const view = { auth: { scope: 'project' as const, permission: 'alerts:view' as const } };
     const manage = { auth: { scope: 'project' as const, permission: 'alerts:manage' as const } };

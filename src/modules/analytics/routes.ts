@@ -5,7 +5,7 @@ import { timeseriesRequestSchema, timeseriesResponseSchema, usersRequestSchema, 
 
 /** Analytics routes: the nested error shape. */
 export function analyticsRoutes(app: FastifyInstance, service: AnalyticsService) {
-  routeGroup(app, { prefix: '/api/analytics', errors: 'nested' }, (r) => {
+  routeGroup(app, { prefix: '/api/analytics', errors: 'nested', tag: { name: 'analytics', title: 'Analytics' } }, (r) => {
     projectRoute(r).post(
       '/timeseries',
       {

@@ -4,7 +4,6 @@ import { projectRoute, routeGroup, type ProjectScope } from '../../platform/http
 import type { AnnotationContext, AnnotationService } from './service.ts';
 import { anchorQuery, annotationParams, annotationSchema, createAnnotationBody, traceParams, updateAnnotationBody } from './schemas.ts';
 
-const tags = ['annotations'];
 const one = z.object({ data: annotationSchema });
 const many = z.object({ data: z.array(annotationSchema) });
 
@@ -12,13 +11,13 @@ const context = ({ projectId, organizationId, userId }: ProjectScope): Annotatio
 
 /** Annotation routes: the shared Error object (spec: Errors). */
 export function annotationRoutes(app: FastifyInstance, service: AnnotationService) {
-  routeGroup(app, { prefix: '/api/annotations', errors: 'object' }, (r, g) => {
+  routeGroup(app, { prefix: '/api/annotations', errors: 'object', tag: { name: 'annotations', title: 'Annotations' } }, (r, g) => {
     const project = projectRoute(r);
     project.get(
       '/',
       {
         config: { auth: { scope: 'project', permission: 'annotations:view' } },
-        schema: { tags, summary: "The project's annotations, newest first", querystring: anchorQuery, response: { 200: many } },
+        schema: { summary: "The project's annotations, newest first", querystring: anchorQuery, response: { 200: many } },
       },
       async (req, scope) => ({ data: await service.list(context(scope), req.query.anchor) }),
     );
@@ -28,7 +27,6 @@ export function annotationRoutes(app: FastifyInstance, service: AnnotationServic
       {
         config: { auth: { scope: 'project', permission: 'annotations:view' } },
         schema: {
-          tags,
           summary: "A trace's annotations, oldest first (also for a trace that has not arrived yet)",
           params: traceParams,
           querystring: anchorQuery,
@@ -43,7 +41,6 @@ export function annotationRoutes(app: FastifyInstance, service: AnnotationServic
       {
         config: { auth: { scope: 'project', permission: 'annotations:create' } },
         schema: {
-          tags,
           summary: 'Annotate a trace (accepted and kept even before the trace arrives)',
           params: traceParams,
           body: createAnnotationBody,
@@ -57,7 +54,7 @@ export function annotationRoutes(app: FastifyInstance, service: AnnotationServic
       '/:id',
       {
         config: { auth: { scope: 'project', permission: 'annotations:view' } },
-        schema: { tags, summary: 'One annotation', params: annotationParams, response: { 200: one, ...g.errors(404) } },
+        schema: { summary: 'One annotation', params: annotationParams, response: { 200: one, ...g.errors(404) } },
       },
       async (req, scope) => ({ data: await service.get(context(scope), req.params.id) }),
     );
@@ -67,7 +64,6 @@ export function annotationRoutes(app: FastifyInstance, service: AnnotationServic
       {
         config: { auth: { scope: 'project', permission: 'annotations:update' } },
         schema: {
-          tags,
           summary: 'Change the comment and thumbs flag (both required)',
           params: annotationParams,
           body: updateAnnotationBody,
@@ -82,7 +78,6 @@ export function annotationRoutes(app: FastifyInstance, service: AnnotationServic
       {
         config: { auth: { scope: 'project', permission: 'annotations:delete' } },
         schema: {
-          tags,
           summary: 'Delete an annotation; an unknown id is 404 annotation_not_found',
           params: annotationParams,
           response: { 200: z.object({ status: z.string(), message: z.string() }), ...g.errors(404) },

@@ -4,18 +4,17 @@ import { projectRoute, routeGroup } from '../../platform/http/route-group.ts';
 import type { ScoreConfigService } from './score-configs.ts';
 import { createScoreConfigBody, scoreConfigParams, scoreConfigSchema, updateScoreConfigBody } from './scores.schema.ts';
 
-const tags = ['score configs'];
 const one = z.object({ data: scoreConfigSchema });
 
 /** Score configs: what annotations and review queues score (the house's nested error shape). */
 export function scoreConfigRoutes(app: FastifyInstance, service: ScoreConfigService) {
-  routeGroup(app, { prefix: '/api/score-configs', errors: 'nested' }, (r, g) => {
+  routeGroup(app, { prefix: '/api/score-configs', errors: 'nested', tag: { name: 'score configs', title: 'Score configs' } }, (r, g) => {
     const project = projectRoute(r);
     project.get(
       '/',
       {
         config: { auth: { scope: 'project', permission: 'scoreConfigs:view' } },
-        schema: { tags, summary: "The project's score configs, by name", response: { 200: z.object({ data: z.array(scoreConfigSchema) }) } },
+        schema: { summary: "The project's score configs, by name", response: { 200: z.object({ data: z.array(scoreConfigSchema) }) } },
       },
       async (_req, { projectId }) => ({ data: await service.list(projectId) }),
     );
@@ -24,7 +23,6 @@ export function scoreConfigRoutes(app: FastifyInstance, service: ScoreConfigServ
       {
         config: { auth: { scope: 'project', permission: 'scoreConfigs:create' } },
         schema: {
-          tags,
           summary: 'Create a score config: numeric (min..max, default 0..1), boolean, or categorical (named values)',
           body: createScoreConfigBody,
           response: { 201: one, ...g.errors(409) },
@@ -36,7 +34,7 @@ export function scoreConfigRoutes(app: FastifyInstance, service: ScoreConfigServ
       '/:id',
       {
         config: { auth: { scope: 'project', permission: 'scoreConfigs:view' } },
-        schema: { tags, summary: 'One score config', params: scoreConfigParams, response: { 200: one, ...g.errors(404) } },
+        schema: { summary: 'One score config', params: scoreConfigParams, response: { 200: one, ...g.errors(404) } },
       },
       async (req, { projectId }) => ({ data: await service.get(projectId, req.params.id) }),
     );
@@ -45,7 +43,6 @@ export function scoreConfigRoutes(app: FastifyInstance, service: ScoreConfigServ
       {
         config: { auth: { scope: 'project', permission: 'scoreConfigs:update' } },
         schema: {
-          tags,
           summary: 'Change the name, description, range or categories (the kind stays)',
           params: scoreConfigParams,
           body: updateScoreConfigBody,
@@ -59,7 +56,6 @@ export function scoreConfigRoutes(app: FastifyInstance, service: ScoreConfigServ
       {
         config: { auth: { scope: 'project', permission: 'scoreConfigs:delete' } },
         schema: {
-          tags,
           summary: 'Delete a score config and the scores given by it',
           params: scoreConfigParams,
           response: { 200: z.object({ id: z.string(), deleted: z.literal(true) }), ...g.errors(404) },

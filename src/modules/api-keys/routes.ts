@@ -6,12 +6,11 @@ import { addProjectKey, rotateProjectKey } from './issue-keys.ts';
 import { createKey, getKey, listKeys, revokeKey } from './manage-keys.ts';
 import { apiKeySchema, createKeyBody, createdKeySchema } from './schemas.ts';
 
-const tags = ['api-keys'];
 const idParams = z.object({ id: z.string().min(1).max(100) });
 
 /** API key routes (organization keys): the nested error shape. */
 export function apiKeyRoutes(app: FastifyInstance, ctx: ApiKeysContext) {
-  routeGroup(app, { prefix: '/api/api-keys', errors: 'nested' }, (r, g) => {
+  routeGroup(app, { prefix: '/api/api-keys', errors: 'nested', tag: { name: 'api-keys', title: 'API keys' } }, (r, g) => {
     const org = orgRoute(r);
 
     org.post(
@@ -19,7 +18,6 @@ export function apiKeyRoutes(app: FastifyInstance, ctx: ApiKeysContext) {
       {
         config: { auth: { scope: 'organization', permission: 'apiKeys:create' } },
         schema: {
-          tags,
           summary: 'Mint an API key; the token is answered once',
           body: createKeyBody,
           response: { 200: createdKeySchema },
@@ -36,7 +34,7 @@ export function apiKeyRoutes(app: FastifyInstance, ctx: ApiKeysContext) {
       '/',
       {
         config: { auth: { scope: 'organization', permission: 'apiKeys:view' } },
-        schema: { tags, summary: 'Keys of the organization (admins) or your own', response: { 200: z.object({ data: z.array(apiKeySchema) }) } },
+        schema: { summary: 'Keys of the organization (admins) or your own', response: { 200: z.object({ data: z.array(apiKeySchema) }) } },
       },
       async (_req, { principal }) => ({ data: await listKeys(ctx, principal) }),
     );
@@ -45,7 +43,7 @@ export function apiKeyRoutes(app: FastifyInstance, ctx: ApiKeysContext) {
       '/:id',
       {
         config: { auth: { scope: 'organization', permission: 'apiKeys:view' } },
-        schema: { tags, params: idParams, response: { 200: apiKeySchema, ...g.errors(404) } },
+        schema: { params: idParams, response: { 200: apiKeySchema, ...g.errors(404) } },
       },
       (req, { principal }) => getKey(ctx, principal, req.params.id),
     );
@@ -55,7 +53,6 @@ export function apiKeyRoutes(app: FastifyInstance, ctx: ApiKeysContext) {
       {
         config: { auth: { scope: 'organization', permission: 'apiKeys:delete' } },
         schema: {
-          tags,
           summary: 'Revoke a key (admins: any; members: their own); it stops working at once',
           params: idParams,
           response: { 200: apiKeySchema, ...g.errors(404) },
@@ -66,7 +63,7 @@ export function apiKeyRoutes(app: FastifyInstance, ctx: ApiKeysContext) {
   });
 
   // A project's own keys, under the project they belong to.
-  routeGroup(app, { prefix: '/api/projects', errors: 'nested' }, (r) => {
+  routeGroup(app, { prefix: '/api/projects', errors: 'nested', tag: { name: 'api-keys', title: 'API keys' } }, (r) => {
     const org = orgRoute(r);
 
     org.post(
@@ -74,7 +71,6 @@ export function apiKeyRoutes(app: FastifyInstance, ctx: ApiKeysContext) {
       {
         config: { auth: { scope: 'projectParam', param: 'id', permission: 'apiKeys:manage' } },
         schema: {
-          tags,
           summary: 'Mint another project API key (sgp-); the keys the project has keep working',
           params: idParams,
           response: { 200: createdKeySchema },
@@ -88,7 +84,6 @@ export function apiKeyRoutes(app: FastifyInstance, ctx: ApiKeysContext) {
       {
         config: { auth: { scope: 'projectParam', param: 'id', permission: 'apiKeys:manage' } },
         schema: {
-          tags,
           summary: "Replace a project's API key; the old one stops working at once",
           params: idParams,
           response: { 200: createdKeySchema },

@@ -22,7 +22,7 @@ const tags = ['dashboards'];
 
 /** Dashboards: definitions read and written whole, and each chart's data. The nested error shape. */
 export function dashboardRoutes(app: FastifyInstance, ctx: DashboardsContext) {
-  routeGroup(app, { prefix: '/api/dashboards', errors: 'nested' }, (r, g) => {
+  routeGroup(app, { prefix: '/api/dashboards', errors: 'nested', tag: { name: 'dashboards', title: 'Dashboards' } }, (r, g) => {
     const project = projectRoute(r);
     const view = { auth: { scope: 'project' as const, permission: 'dashboards:view' as const } };
     const manage = { auth: { scope: 'project' as const, permission: 'dashboards:manage' as const } };

@@ -1,9 +1,8 @@
 import { z } from 'zod';
-import { dateInput } from '../../platform/date-input.ts';
 import { AppError, badRequest, notFound } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import { enqueueJobs, PermanentJobError, type ClaimedJob } from '../../platform/jobs/index.ts';
-import { summaryFilterSchema } from '../traces/index.ts';
+import { traceSearchSchema, type TraceSearch } from '../traces/index.ts';
 import { afterBulkWrite, entryRedaction, requireDataset, writeVersion, type DatasetDeps, type Scope } from './context.ts';
 import type { Column } from './schemas.ts';
 import * as store from './store.ts';
@@ -33,7 +32,7 @@ export interface TraceSource {
   /** Ids a `contents` call takes at most. */
   pageSize: number;
   /** Ids of the traces matching a search, newest first, at most `limit`. */
-  matching(projectId: string, filter: Record<string, unknown>, limit: number): Promise<string[]>;
+  matching(projectId: string, search: TraceSearch, limit: number): Promise<string[]>;
 }
 
 export const IMPORT_QUEUE = 'dataset-import';
@@ -59,14 +58,7 @@ const traceRef = z.object({
 });
 export const fromTracesBody = z.object({
   items: z.array(traceRef).min(1).max(1000).optional().describe('traces or spans to add now (1..1000)'),
-  filter: z
-    .object({
-      query: z.string().max(1000).optional(),
-      startDate: dateInput.optional(),
-      endDate: dateInput.optional(),
-      // The keys a trace summary decides: the traces module's own filter, so both read it alike.
-      filters: summaryFilterSchema.optional(),
-    })
+  filter: traceSearchSchema
     .optional()
     .describe('every trace matching this search (as POST /api/traces/search takes it), added by a background job'),
   limit: z.number().int().min(1).max(MAX_IMPORT).default(MAX_IMPORT).describe('with filter: at most this many traces (1..10000)'),
@@ -243,7 +235,7 @@ export async function runImport(deps: DatasetDeps & { traces: TraceSource }, job
   const importId = job.payload.importId;
   const r = await store.importById(deps.db.orm, importId);
   if (!r || r.status === 'completed' || r.status === 'failed') return;
-  const request = r.request as { filter: Record<string, unknown>; limit: number; mapping: TraceMapping; organizationId: string; linkBase: string };
+  const request = r.request as { filter: TraceSearch; limit: number; mapping: TraceMapping; organizationId: string; linkBase: string };
   const scope: Scope = { projectId: r.projectId, organizationId: request.organizationId, linkBase: request.linkBase };
   const fail = async (message: string) => {
     await store.updateImport(deps.db.orm, importId, { status: 'failed', error: message, updatedAt: deps.clock.now() });

@@ -40,7 +40,6 @@ import { addFromTraces, fromTracesBody, getImport, importSchema, type TraceSourc
 import { uploadNewDataset, uploadToDataset } from './upload-file.ts';
 import { upsertRecord } from './upsert-record.ts';
 
-const tags = ['datasets'];
 /** JSON bodies of these routes: 1,000 entries of a few KiB each fit. */
 const JSON_BODY_LIMIT = 16 * 1024 * 1024;
 
@@ -63,7 +62,7 @@ export function datasetRoutes(app: FastifyInstance, { deps, publicUrl }: Dataset
     linkBase: publicUrl ?? `${req.protocol}://${req.host}`,
   });
 
-  routeGroup(app, { errors: 'nested' }, (router, g) => {
+  routeGroup(app, { errors: 'nested', tag: { name: 'datasets', title: 'Datasets' } }, (router, g) => {
     // Uploads are read as a stream by the use case, not parsed here.
     router.addContentTypeParser('multipart/form-data', (_req, payload, done) => done(null, payload));
     // An upload refused before its end (too large): the rest of the body is not read, so the connection cannot carry another request.
@@ -75,14 +74,13 @@ export function datasetRoutes(app: FastifyInstance, { deps, publicUrl }: Dataset
     const errors = g.errors(404);
     r.get('/api/dataset', {
       config: auth('datasets:view'),
-      schema: { tags, summary: "The project's live datasets, newest first, with their record counts", querystring: pageQuery, response: { 200: datasetListSchema, ...errors } },
+      schema: { summary: "The project's live datasets, newest first, with their record counts", querystring: pageQuery, response: { 200: datasetListSchema, ...errors } },
     }, (req, s) => listDatasets(deps, datasetScope(req, s), req.query.page, req.query.limit));
 
     r.post('/api/dataset', {
       config: auth('datasets:create'),
       bodyLimit: JSON_BODY_LIMIT,
       schema: {
-        tags,
         summary: 'Create a dataset with typed columns; its slug comes from the name (409 slug_conflict when a live dataset has it)',
         body: createDatasetBody,
         response: { 201: datasetSchema, ...errors, ...g.errors(409) },
@@ -92,7 +90,6 @@ export function datasetRoutes(app: FastifyInstance, { deps, publicUrl }: Dataset
     r.post('/api/dataset/upload', {
       config: auth('datasets:create'),
       schema: {
-        tags,
         summary: 'Create a dataset from a file: multipart parts `name`, optional `mapping` (JSON [{from, name, type}]: the columns, read from which file column) and `file` (.csv, .json array, .jsonl); stored whole or not at all',
         response: { 201: uploadCreatedSchema, ...errors, ...g.errors(409, 413, 415) },
       },
@@ -101,7 +98,6 @@ export function datasetRoutes(app: FastifyInstance, { deps, publicUrl }: Dataset
     r.get('/api/dataset/:slugOrId', {
       config: auth('datasets:view'),
       schema: {
-        tags,
         summary: 'A dataset by slug or id with every record, oldest first (`?version=N`: as of version N); over 25 MB of records: 400 dataset_too_large',
         params: slugOrIdParams,
         querystring: versionQuery,
@@ -112,7 +108,6 @@ export function datasetRoutes(app: FastifyInstance, { deps, publicUrl }: Dataset
     r.patch('/api/dataset/:slugOrId', {
       config: auth('datasets:update'),
       schema: {
-        tags,
         summary: 'Rename (a new slug) and/or replace the columns (every record rewritten onto them, values converted)',
         params: slugOrIdParams,
         body: updateDatasetBody,
@@ -122,13 +117,12 @@ export function datasetRoutes(app: FastifyInstance, { deps, publicUrl }: Dataset
 
     r.delete('/api/dataset/:slugOrId', {
       config: auth('datasets:delete'),
-      schema: { tags, summary: 'Archive a dataset: it leaves every listing and lookup, and its slug is free again', params: slugOrIdParams, response: { 200: archivedSchema, ...errors } },
+      schema: { summary: 'Archive a dataset: it leaves every listing and lookup, and its slug is free again', params: slugOrIdParams, response: { 200: archivedSchema, ...errors } },
     }, (req, s) => archiveDataset(deps, datasetScope(req, s), req.params.slugOrId));
 
     r.get('/api/dataset/:slugOrId/records', {
       config: auth('datasets:view'),
       schema: {
-        tags,
         summary: 'Records page by page, oldest first (`?version=N`: as of version N; `?q=`: only records containing the text)',
         params: slugOrIdParams,
         querystring: recordsQuery,
@@ -140,7 +134,6 @@ export function datasetRoutes(app: FastifyInstance, { deps, publicUrl }: Dataset
       config: auth('datasets:update'),
       bodyLimit: JSON_BODY_LIMIT,
       schema: {
-        tags,
         summary: 'Add 1..1000 entries (every key a column, else 400 invalid_column; missing columns null), as one new version',
         params: slugOrIdParams,
         body: addRecordsBody,
@@ -152,7 +145,6 @@ export function datasetRoutes(app: FastifyInstance, { deps, publicUrl }: Dataset
       config: auth('datasets:update'),
       bodyLimit: JSON_BODY_LIMIT,
       schema: {
-        tags,
         summary: 'Replace a record\'s entry exactly as sent (200), or create it under this id (201)',
         params: recordParams,
         body: upsertRecordBody,
@@ -166,7 +158,6 @@ export function datasetRoutes(app: FastifyInstance, { deps, publicUrl }: Dataset
     r.delete('/api/dataset/:slugOrId/records', {
       config: auth('datasets:delete'),
       schema: {
-        tags,
         summary: 'Delete records by id (JSON body {recordIds}); ids the dataset does not hold are skipped; none matched: 404 record_not_found',
         params: slugOrIdParams,
         body: deleteRecordsBody,
@@ -178,7 +169,6 @@ export function datasetRoutes(app: FastifyInstance, { deps, publicUrl }: Dataset
       config: auth('datasets:update'),
       bodyLimit: JSON_BODY_LIMIT,
       schema: {
-        tags,
         summary: 'LangWatch\'s older batch add (generated clients): the same rules as POST records, answered {success: true}',
         params: slugOrIdParams,
         body: addRecordsBody,
@@ -192,7 +182,6 @@ export function datasetRoutes(app: FastifyInstance, { deps, publicUrl }: Dataset
     r.post('/api/dataset/:slugOrId/upload', {
       config: auth('datasets:update'),
       schema: {
-        tags,
         summary: 'Append a file (multipart part `file`, optionally after `mapping` [{from, name}]): its columns must be the dataset\'s unless mapped; values converted to the column types',
         params: slugOrIdParams,
         response: { 200: uploadAppendedSchema, ...errors, ...g.errors(409, 413, 415) },
@@ -202,7 +191,6 @@ export function datasetRoutes(app: FastifyInstance, { deps, publicUrl }: Dataset
     r.get('/api/dataset/:slugOrId/versions', {
       config: auth('datasets:view'),
       schema: {
-        tags,
         summary: 'The versions of a dataset\'s records, newest first: what changed in each, and how many records it had',
         params: slugOrIdParams,
         querystring: pageQuery,
@@ -213,7 +201,6 @@ export function datasetRoutes(app: FastifyInstance, { deps, publicUrl }: Dataset
     r.post('/api/dataset/:slugOrId/from-traces', {
       config: auth('datasets:update'),
       schema: {
-        tags,
         summary: 'Add traces or spans through a column mapping (remembered per dataset): items now (201), or every trace matching a search as a background job (202; GET .../imports/{id})',
         params: slugOrIdParams,
         body: fromTracesBody,
@@ -229,7 +216,6 @@ export function datasetRoutes(app: FastifyInstance, { deps, publicUrl }: Dataset
     r.get('/api/dataset/:slugOrId/trace-mapping', {
       config: auth('datasets:view'),
       schema: {
-        tags,
         summary: 'The column mapping last used to add traces to this dataset (the one POST .../from-traces uses when it is sent none)',
         params: slugOrIdParams,
         response: { 200: traceMappingAnswer, ...errors },
@@ -239,7 +225,6 @@ export function datasetRoutes(app: FastifyInstance, { deps, publicUrl }: Dataset
     r.get('/api/dataset/:slugOrId/imports/:importId', {
       config: auth('datasets:view'),
       schema: {
-        tags,
         summary: 'Progress of adding the traces matching a search: queued, running (done of total), completed or failed',
         params: slugOrIdParams.extend({ importId: z.string().min(1).max(100) }),
         response: { 200: importSchema, ...errors },
@@ -249,7 +234,6 @@ export function datasetRoutes(app: FastifyInstance, { deps, publicUrl }: Dataset
     r.get('/api/dataset/:slugOrId/export', {
       config: auth('datasets:view'),
       schema: {
-        tags,
         summary: 'The records as CSV (formula-like cells escaped with a leading \' unless `?cells=exact`) or JSON lines, streamed; `?version=N` as of version N',
         params: slugOrIdParams,
         querystring: exportQuery,

@@ -5,14 +5,13 @@ import { isEvaluatorAlias } from './catalogue.ts';
 import type { EvaluationService } from './service.ts';
 import { catalogueResponse, evaluateBody, evaluationResultSchema, evaluatorParams } from './schemas.ts';
 
-const tags = ['evaluations'];
 
 /** The answer header of as_guardrail requests: "true" when the guarded call may proceed. */
 export const GUARDRAIL_HEADER = 'x-guardrail-passed';
 
 /** Evaluator routes: the nested error shape. */
 export function evaluationRoutes(app: FastifyInstance, service: EvaluationService) {
-  routeGroup(app, { prefix: '/api/evaluations', errors: 'nested' }, (r, g) => {
+  routeGroup(app, { prefix: '/api/evaluations', errors: 'nested', tag: { name: 'evaluations', title: 'Evaluations' } }, (r, g) => {
     const project = projectRoute(r);
 
     project.get(
@@ -20,7 +19,6 @@ export function evaluationRoutes(app: FastifyInstance, service: EvaluationServic
       {
         config: { auth: { scope: 'project', permission: 'evaluations:view' } },
         schema: {
-          tags,
           summary: "Every evaluator with its data fields, settings (JSON Schema, defaults) and required environment; the project's custom evaluators (custom/<slug>) last",
           response: { 200: catalogueResponse },
         },
@@ -33,7 +31,6 @@ export function evaluationRoutes(app: FastifyInstance, service: EvaluationServic
       {
         config: { auth: { scope: 'project', permission: 'evaluations:create' } },
         schema: {
-          tags,
           summary:
             "Run an evaluator; answers an array of results (status processed, skipped or error). LangWatch's form answers one result object: a LangWatch evaluator name in the path (e.g. presidio/pii_detection) or a span_id key in the body (the LangWatch SDKs send one)",
           params: evaluatorParams,

@@ -73,7 +73,7 @@ const platformScope = (s: ProjectScope): PlatformScope => ({ organizationId: s.o
  */
 export function experimentRoutes(app: FastifyInstance, { deps, runner }: ExperimentRoutesOptions): void {
   const origin = (req: FastifyRequest) => (deps.publicUrl ?? `${req.protocol}://${req.host}`).replace(/\/$/, '');
-  routeGroup(app, { errors: 'nested', mapError: specError }, (r, g) => {
+  routeGroup(app, { errors: 'nested', mapError: specError, tag: { name: 'experiments', title: 'Experiments' } }, (r, g) => {
     const project = projectRoute(r);
 
     project.post(

@@ -32,19 +32,17 @@ import { selfConsistency } from './self-consistency.ts';
 import { sendDisagreements } from './send-disagreements.ts';
 import { setTrustRule, trustRuleOf } from './trust-rule.ts';
 
-const tags = ['judge-alignment'];
 const viewer = { auth: { scope: 'project', permission: 'traces:view' } } as const;
 
 /** A judge measured against people. The nested error shape. */
 export function judgeAlignmentRoutes(app: FastifyInstance, ctx: VersionComparisonContext) {
-  routeGroup(app, { prefix: '/api/judge-alignment', errors: 'nested' }, (r) => {
+  routeGroup(app, { prefix: '/api/judge-alignment', errors: 'nested', tag: { name: 'judge-alignment', title: 'Judge alignment' } }, (r) => {
     const project = projectRoute(r);
     project.get(
       '',
       {
         config: viewer,
         schema: {
-          tags,
           summary: 'A judge against a human score config: agreement with 95 % intervals, whether it can be trusted, its corrected pass rate, the disagreements',
           querystring: alignmentQuery,
           response: { 200: alignmentResponse },
@@ -54,7 +52,7 @@ export function judgeAlignmentRoutes(app: FastifyInstance, ctx: VersionCompariso
     );
     project.get(
       '/judges',
-      { config: viewer, schema: { tags, summary: 'The evaluators with results in the project, with their versions: the judges that can be measured', response: { 200: judgesResponse } } },
+      { config: viewer, schema: { summary: 'The evaluators with results in the project, with their versions: the judges that can be measured', response: { 200: judgesResponse } } },
       async (_req, scope) => ({ data: withThreadJudges(await judgesWithResults(ctx.db, scope.projectId), await threadJudgesWithResults(ctx.db, scope.projectId)) }),
     );
     project.get(
@@ -62,7 +60,6 @@ export function judgeAlignmentRoutes(app: FastifyInstance, ctx: VersionCompariso
       {
         config: viewer,
         schema: {
-          tags,
           summary: "A judge's trust against each human score config that labelled some of its traces; with passed and judged, that raw rate corrected",
           querystring: judgeTrustQuery,
           response: { 200: judgeTrustResponse },
@@ -72,14 +69,14 @@ export function judgeAlignmentRoutes(app: FastifyInstance, ctx: VersionCompariso
     );
     project.get(
       '/trust-rule',
-      { config: viewer, schema: { tags, summary: "The project's trust rule (the default when it set none)", response: { 200: trustRuleSchema } } },
+      { config: viewer, schema: { summary: "The project's trust rule (the default when it set none)", response: { 200: trustRuleSchema } } },
       (_req, scope) => trustRuleOf(ctx, scope.projectId),
     );
     project.put(
       '/trust-rule',
       {
         config: { auth: { scope: 'project', permission: 'evaluators:update' } },
-        schema: { tags, summary: 'Set what a judge must reach to be trusted in this project', body: trustRuleBody, response: { 200: trustRuleSchema } },
+        schema: { summary: 'Set what a judge must reach to be trusted in this project', body: trustRuleBody, response: { 200: trustRuleSchema } },
       },
       (req, scope) => setTrustRule(ctx, scope.projectId, req.body),
     );
@@ -87,7 +84,7 @@ export function judgeAlignmentRoutes(app: FastifyInstance, ctx: VersionCompariso
       '/label-more',
       {
         config: viewer,
-        schema: { tags, summary: 'Unlabelled traces the judge scored, those whose labels narrow the widest interval first', querystring: labelMoreQuery, response: { 200: labelMoreResponse } },
+        schema: { summary: 'Unlabelled traces the judge scored, those whose labels narrow the widest interval first', querystring: labelMoreQuery, response: { 200: labelMoreResponse } },
       },
       (req, scope) => labelMore(ctx, scope.projectId, req.query),
     );
@@ -95,7 +92,7 @@ export function judgeAlignmentRoutes(app: FastifyInstance, ctx: VersionCompariso
       '/disagreements/review',
       {
         config: { auth: { scope: 'project', permission: 'reviewQueues:update' } },
-        schema: { tags, summary: "Send every disagreement between the judge and people to a review queue (an existing one or a new one)", body: sendDisagreementsBody, response: { 200: sendDisagreementsResponse } },
+        schema: { summary: "Send every disagreement between the judge and people to a review queue (an existing one or a new one)", body: sendDisagreementsBody, response: { 200: sendDisagreementsResponse } },
       },
       (req, scope) => sendDisagreements(ctx, scope, req.body),
     );
@@ -105,7 +102,6 @@ export function judgeAlignmentRoutes(app: FastifyInstance, ctx: VersionCompariso
         // runs the judge (it costs model calls), so as evaluating does
         config: { auth: { scope: 'project', permission: 'evaluations:create' } },
         schema: {
-          tags,
           summary: "Run the judge several times on the same labelled items and say how often its repeats disagree, per item and overall, with intervals; nothing is stored",
           body: selfConsistencyBody,
           response: { 200: selfConsistencyResponse },
@@ -118,7 +114,6 @@ export function judgeAlignmentRoutes(app: FastifyInstance, ctx: VersionCompariso
       {
         config: { auth: { scope: 'project', permission: 'evaluations:create' } },
         schema: {
-          tags,
           summary:
             "Improving a judge: run a new version of a custom judge over the traces people labelled and the older version scored, as an experiment run whose target is the judge (its rows: the labelled items), then compare how far each version agrees with people (paired bootstrap, a verdict in words). Answers 202 at once with the run; follow it with GET /version-comparisons/{id}",
           body: versionComparisonBody,
@@ -133,12 +128,12 @@ export function judgeAlignmentRoutes(app: FastifyInstance, ctx: VersionCompariso
     );
     project.get(
       '/version-comparisons',
-      { config: viewer, schema: { tags, summary: "A judge's version comparisons, newest first (the last 20)", querystring: versionComparisonsQuery, response: { 200: versionComparisonsResponse } } },
+      { config: viewer, schema: { summary: "A judge's version comparisons, newest first (the last 20)", querystring: versionComparisonsQuery, response: { 200: versionComparisonsResponse } } },
       (req, scope) => listVersionComparisons(ctx, scope.projectId, req.query.evaluator),
     );
     project.get(
       '/version-comparisons/:id',
-      { config: viewer, schema: { tags, summary: 'One version comparison: running, done (with its result) or failed (with why)', params: versionComparisonParams, response: { 200: versionComparisonSchema } } },
+      { config: viewer, schema: { summary: 'One version comparison: running, done (with its result) or failed (with why)', params: versionComparisonParams, response: { 200: versionComparisonSchema } } },
       (req, scope) => getVersionComparison(ctx, scope.projectId, req.params.id),
     );
   });

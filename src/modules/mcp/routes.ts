@@ -3,6 +3,9 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import type { RouteAuthEntry } from '../../platform/auth/index.ts';
 import { buildMcpServer, type McpCaller, type ToolPermissions } from './server.ts';
 import { TOOLS, type ApiRequest } from './tools.ts';
+import { tagged } from '../../platform/http/route-group.ts';
+
+const MCP_TAG = { name: 'mcp', title: 'MCP' };
 
 export interface McpRouteOptions {
   /** The app's route table: each tool takes the permission of the route it calls. */
@@ -63,7 +66,7 @@ export function mcpRoutes(app: FastifyInstance, { routeTable, version }: McpRout
     {
       config: { auth },
       schema: {
-        tags: ['mcp'],
+        ...tagged(MCP_TAG),
         summary: 'Model Context Protocol (Streamable HTTP, stateless, JSON answers): tools, resources and prompts for coding agents',
       },
     },
@@ -110,6 +113,6 @@ export function mcpRoutes(app: FastifyInstance, { routeTable, version }: McpRout
       .header('allow', 'POST')
       .send({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this MCP server is stateless; POST JSON-RPC messages to /mcp' }, id: null });
   const stateless = 'Answers 405: the MCP endpoint is stateless (no server-initiated stream, no session to end); POST /mcp takes every message';
-  app.get('/mcp', { config: { auth }, schema: { tags: ['mcp'], summary: stateless } }, notAllowed);
-  app.delete('/mcp', { config: { auth }, schema: { tags: ['mcp'], summary: stateless } }, notAllowed);
+  app.get('/mcp', { config: { auth }, schema: { ...tagged(MCP_TAG), summary: stateless } }, notAllowed);
+  app.delete('/mcp', { config: { auth }, schema: { ...tagged(MCP_TAG), summary: stateless } }, notAllowed);
 }

@@ -7,19 +7,18 @@ import { createProvider, listProviders, removeProvider } from './providers.ts';
 import { listModels } from './resolve-model.ts';
 import { createProviderBody, discoverModelsBody, modelListResponse, providerListResponse, providerModelsResponse, providerSchema, testProviderBody, testProviderResponse } from './schemas.ts';
 
-const tags = ['model providers'];
 const idParams = z.object({ id: z.string().min(1).max(100) });
 
 /** Model provider routes: the nested error shape. Keys go in, never out. */
 export function modelProviderRoutes(app: FastifyInstance, ctx: ModelProviderContext) {
-  routeGroup(app, { prefix: '/api/model-providers', errors: 'nested' }, (r, g) => {
+  routeGroup(app, { prefix: '/api/model-providers', errors: 'nested', tag: { name: 'model providers', title: 'Model providers' } }, (r, g) => {
     const project = projectRoute(r);
 
     project.get(
       '/',
       {
         config: { auth: { scope: 'project', permission: 'modelProviders:view' } },
-        schema: { tags, summary: "The project's model providers and its organization's (keys shown by their last four characters)", response: { 200: providerListResponse } },
+        schema: { summary: "The project's model providers and its organization's (keys shown by their last four characters)", response: { 200: providerListResponse } },
       },
       async (_req, scope) => ({ data: await listProviders(ctx, scope) }),
     );
@@ -28,7 +27,7 @@ export function modelProviderRoutes(app: FastifyInstance, ctx: ModelProviderCont
       '/models',
       {
         config: { auth: { scope: 'project', permission: 'modelProviders:view' } },
-        schema: { tags, summary: 'Every model the project can name (settings.model, a prompt\'s model): providers set in the app, then the server environment\'s', response: { 200: modelListResponse } },
+        schema: { summary: 'Every model the project can name (settings.model, a prompt\'s model): providers set in the app, then the server environment\'s', response: { 200: modelListResponse } },
       },
       async (_req, scope) => ({ data: await listModels(ctx, scope) }),
     );
@@ -38,7 +37,6 @@ export function modelProviderRoutes(app: FastifyInstance, ctx: ModelProviderCont
       {
         config: { auth: { scope: 'project', permission: 'modelProviders:manage' } },
         schema: {
-          tags,
           summary: "The models a provider lists itself (its /models), before it is set: kind, base_url and api_key as for POST; the provider's refusal answers 502",
           body: discoverModelsBody,
           response: { 200: providerModelsResponse, ...g.errors(502, 504) },
@@ -51,7 +49,7 @@ export function modelProviderRoutes(app: FastifyInstance, ctx: ModelProviderCont
       '/:id/models',
       {
         config: { auth: { scope: 'project', permission: 'modelProviders:view' } },
-        schema: { tags, summary: "The models a provider set in the app lists itself (its /models): to pick from wherever a model is chosen", params: idParams, response: { 200: providerModelsResponse, ...g.errors(404, 502, 504) } },
+        schema: { summary: "The models a provider set in the app lists itself (its /models): to pick from wherever a model is chosen", params: idParams, response: { 200: providerModelsResponse, ...g.errors(404, 502, 504) } },
       },
       (req, scope) => providerModels(ctx, scope, req.params.id),
     );
@@ -60,7 +58,7 @@ export function modelProviderRoutes(app: FastifyInstance, ctx: ModelProviderCont
       '/',
       {
         config: { auth: { scope: 'project', permission: 'modelProviders:manage' } },
-        schema: { tags, summary: 'Set a model provider (its key is sealed at rest and never shown again)', body: createProviderBody, response: { 201: providerSchema, ...g.errors(409) } },
+        schema: { summary: 'Set a model provider (its key is sealed at rest and never shown again)', body: createProviderBody, response: { 201: providerSchema, ...g.errors(409) } },
       },
       async (req, scope, reply) => reply.status(201).send(await createProvider(ctx, scope, req.body)),
     );
@@ -69,7 +67,7 @@ export function modelProviderRoutes(app: FastifyInstance, ctx: ModelProviderCont
       '/:id',
       {
         config: { auth: { scope: 'project', permission: 'modelProviders:manage' } },
-        schema: { tags, params: idParams, response: { 200: z.object({ id: z.string(), deleted: z.literal(true) }), ...g.errors(404) } },
+        schema: { params: idParams, response: { 200: z.object({ id: z.string(), deleted: z.literal(true) }), ...g.errors(404) } },
       },
       (req, scope) => removeProvider(ctx, scope, req.params.id),
     );
@@ -79,7 +77,6 @@ export function modelProviderRoutes(app: FastifyInstance, ctx: ModelProviderCont
       {
         config: { auth: { scope: 'project', permission: 'modelProviders:manage' } },
         schema: {
-          tags,
           summary: 'One tiny call to the provider: ok, or the error it gave (200 either way)',
           params: idParams,
           body: testProviderBody.optional(),

@@ -21,7 +21,7 @@ const backfillParams = z.object({ id: z.string().min(1).max(100), backfillId: z.
 
 /** Monitor routes: the nested error shape. */
 export function monitorRoutes(app: FastifyInstance, service: MonitorService) {
-  routeGroup(app, { prefix: '/api/monitors', errors: 'nested' }, (r, g) => {
+  routeGroup(app, { prefix: '/api/monitors', errors: 'nested', tag: { name: 'monitors', title: 'Monitors' } }, (r, g) => {
     const project = projectRoute(r);
 
     project.get(

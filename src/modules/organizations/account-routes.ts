@@ -26,7 +26,6 @@ import {
   userIdParams,
 } from './schemas.ts';
 
-const tags = ['sign-in'];
 const publicRoute = { auth: { scope: 'public' as const } };
 const sessionRoute = { auth: { scope: 'session' as const } };
 const noCredentials: Record<string, string[]>[] = [];
@@ -62,7 +61,7 @@ async function withRetryAfter<T>(reply: FastifyReply, work: () => Promise<T>): P
 
 /** Sign-in, sessions, invitation and password-reset links: the nested error shape. */
 export function accountRoutes(app: FastifyInstance, ctx: OrganizationsContext) {
-  routeGroup(app, { prefix: '/api/auth', errors: 'nested' }, (r, g) => {
+  routeGroup(app, { prefix: '/api/auth', errors: 'nested', tag: { name: 'sign-in', title: 'Signing in' } }, (r, g) => {
     const session = orgRoute(r);
 
     r.post(
@@ -71,7 +70,6 @@ export function accountRoutes(app: FastifyInstance, ctx: OrganizationsContext) {
         config: publicRoute,
         onSend: noStore,
         schema: {
-          tags,
           summary: 'Sign in with e-mail and password; sets the session cookie',
           description:
             'Rate-limited per account and per client address (429 too_many_attempts with Retry-After). A wrong password and an unknown e-mail get the same 401 invalid_credentials.',
@@ -89,7 +87,6 @@ export function accountRoutes(app: FastifyInstance, ctx: OrganizationsContext) {
       {
         config: { auth: { scope: 'project', permission: null } },
         schema: {
-          tags,
           summary: "Check an API key: the project it acts on (what the LangWatch SDKs' login() calls)",
           body: z.looseObject({}).optional(),
           response: { 200: z.object({ projectSlug: z.string().describe('The project id (LangWatch names it a slug)'), projectId: z.string() }) },
@@ -103,7 +100,7 @@ export function accountRoutes(app: FastifyInstance, ctx: OrganizationsContext) {
       {
         config: sessionRoute,
         onSend: noStore,
-        schema: { tags, summary: 'The signed-in user, the active organization, its projects, the role and the CSRF token', security: cookieCredential, response: { 200: sessionSchema } },
+        schema: { summary: 'The signed-in user, the active organization, its projects, the role and the CSRF token', security: cookieCredential, response: { 200: sessionSchema } },
       },
       (req, { principal }) => describe(ctx, principal),
     );
@@ -114,7 +111,6 @@ export function accountRoutes(app: FastifyInstance, ctx: OrganizationsContext) {
         config: sessionRoute,
         onSend: noStore,
         schema: {
-          tags,
           summary: 'Switch the active organization (404 when not a member)',
           security: cookieCredential,
           body: switchOrganizationBody,
@@ -128,7 +124,7 @@ export function accountRoutes(app: FastifyInstance, ctx: OrganizationsContext) {
       '/signout',
       {
         config: sessionRoute,
-        schema: { tags, summary: 'Sign out: revokes this session and clears the cookie', security: cookieCredential, response: { 200: z.object({ signedOut: z.literal(true) }) } },
+        schema: { summary: 'Sign out: revokes this session and clears the cookie', security: cookieCredential, response: { 200: z.object({ signedOut: z.literal(true) }) } },
       },
       async (req, { principal }, reply) => {
         const answer = await signOut(ctx, principal);
@@ -141,7 +137,7 @@ export function accountRoutes(app: FastifyInstance, ctx: OrganizationsContext) {
       '/sessions',
       {
         config: sessionRoute,
-        schema: { tags, summary: "The signed-in user's active sessions, newest first", security: cookieCredential, response: { 200: sessionListSchema } },
+        schema: { summary: "The signed-in user's active sessions, newest first", security: cookieCredential, response: { 200: sessionListSchema } },
       },
       async (_req, { principal }) => ({ data: await listSessions(ctx, principal) }),
     );
@@ -151,7 +147,6 @@ export function accountRoutes(app: FastifyInstance, ctx: OrganizationsContext) {
       {
         config: sessionRoute,
         schema: {
-          tags,
           summary: 'Revoke one of your sessions (it gets 401 at once); others\' ids answer 404',
           security: cookieCredential,
           params: idParams,
@@ -170,7 +165,6 @@ export function accountRoutes(app: FastifyInstance, ctx: OrganizationsContext) {
       {
         config: sessionRoute,
         schema: {
-          tags,
           summary: 'Change your password; your other sessions are revoked',
           security: cookieCredential,
           body: changePasswordBody,
@@ -184,7 +178,7 @@ export function accountRoutes(app: FastifyInstance, ctx: OrganizationsContext) {
       '/invitations/:token',
       {
         config: publicRoute,
-        schema: { tags, summary: 'What an invitation link is for (404 invitation_not_found when unknown, used or expired)', security: noCredentials, params: tokenParams, response: { 200: invitationInfoSchema, ...g.errors(404) } },
+        schema: { summary: 'What an invitation link is for (404 invitation_not_found when unknown, used or expired)', security: noCredentials, params: tokenParams, response: { 200: invitationInfoSchema, ...g.errors(404) } },
       },
       (req) => invitationInfo(ctx, req.params.token),
     );
@@ -195,7 +189,6 @@ export function accountRoutes(app: FastifyInstance, ctx: OrganizationsContext) {
         config: publicRoute,
         onSend: noStore,
         schema: {
-          tags,
           summary: 'Accept an invitation: set a password and be signed in',
           security: noCredentials,
           params: tokenParams,
@@ -210,7 +203,7 @@ export function accountRoutes(app: FastifyInstance, ctx: OrganizationsContext) {
       '/password-reset/:token',
       {
         config: publicRoute,
-        schema: { tags, summary: 'Whose a password-reset link is (404 reset_not_found when unknown, used or expired)', security: noCredentials, params: tokenParams, response: { 200: resetInfoSchema, ...g.errors(404) } },
+        schema: { summary: 'Whose a password-reset link is (404 reset_not_found when unknown, used or expired)', security: noCredentials, params: tokenParams, response: { 200: resetInfoSchema, ...g.errors(404) } },
       },
       (req) => resetInfo(ctx, req.params.token),
     );
@@ -221,7 +214,6 @@ export function accountRoutes(app: FastifyInstance, ctx: OrganizationsContext) {
         config: publicRoute,
         onSend: noStore,
         schema: {
-          tags,
           summary: "Set a new password with a reset link and be signed in; every other session of the user is revoked",
           security: noCredentials,
           params: tokenParams,
@@ -234,14 +226,14 @@ export function accountRoutes(app: FastifyInstance, ctx: OrganizationsContext) {
 
   });
 
-  routeGroup(app, { prefix: '/api/invitations', errors: 'nested' }, (r, g) => {
+  routeGroup(app, { prefix: '/api/invitations', errors: 'nested', tag: { name: 'organization', title: 'Organizations, members and projects' } }, (r, g) => {
     const org = orgRoute(r);
 
     org.get(
       '/',
       {
         config: adminRoute,
-        schema: { tags: ['organization'], summary: 'Pending invitations of the organization, newest first', response: { 200: z.object({ data: z.array(pendingInvitationSchema) }) } },
+        schema: { summary: 'Pending invitations of the organization, newest first', response: { 200: z.object({ data: z.array(pendingInvitationSchema) }) } },
       },
       async (_req, { principal }) => ({ data: await listInvitations(ctx, principal) }),
     );
@@ -251,7 +243,6 @@ export function accountRoutes(app: FastifyInstance, ctx: OrganizationsContext) {
       {
         config: adminRoute,
         schema: {
-          tags: ['organization'],
           summary: 'Revoke a pending invitation: the link stops working and the invitee, who never set a password, leaves the organization',
           params: idParams,
           response: { 200: z.object({ id: z.string(), revoked: z.literal(true) }), ...g.errors(404) },
@@ -262,14 +253,13 @@ export function accountRoutes(app: FastifyInstance, ctx: OrganizationsContext) {
 
   });
 
-  routeGroup(app, { prefix: '/api/members', errors: 'nested' }, (r, g) => {
+  routeGroup(app, { prefix: '/api/members', errors: 'nested', tag: { name: 'organization', title: 'Organizations, members and projects' } }, (r, g) => {
     orgRoute(r).post(
       '/:userId/password-reset',
       {
         config: adminRoute,
         onSend: noStore,
         schema: {
-          tags: ['organization'],
           summary: 'A one-time link (1 hour) for the member to set a new password; 409 when the member also belongs to other organizations',
           params: userIdParams,
           response: { 200: resetLinkSchema, ...g.errors(404, 409) },

@@ -21,18 +21,17 @@ import {
   userIdParams,
 } from './schemas.ts';
 
-const tags = ['organization'];
 
 /** Organization, project and member routes, and the account routes: the nested error shape. */
 export function organizationRoutes(app: FastifyInstance, ctx: OrganizationsContext) {
-  routeGroup(app, { prefix: '/api/organization', errors: 'nested' }, (r) => {
+  routeGroup(app, { prefix: '/api/organization', errors: 'nested', tag: { name: 'organization', title: 'Organizations, members and projects' } }, (r) => {
     const org = orgRoute(r);
 
     org.get(
       '/',
       {
         config: { auth: { scope: 'organization', permission: 'organization:view' } },
-        schema: { tags, summary: 'The organization of the calling key', response: { 200: organizationSchema } },
+        schema: { summary: 'The organization of the calling key', response: { 200: organizationSchema } },
       },
       (req, { principal }) => getOrganization(ctx, principal),
     );
@@ -41,21 +40,21 @@ export function organizationRoutes(app: FastifyInstance, ctx: OrganizationsConte
       '/',
       {
         config: { auth: { scope: 'organization', permission: 'organization:update' } },
-        schema: { tags, summary: 'Rename the organization', body: z.strictObject({ name: z.string().trim().min(1).max(100) }), response: { 200: organizationSchema } },
+        schema: { summary: 'Rename the organization', body: z.strictObject({ name: z.string().trim().min(1).max(100) }), response: { 200: organizationSchema } },
       },
       (req, { principal }) => renameOrganization(ctx, principal, req.body.name),
     );
 
   });
 
-  routeGroup(app, { prefix: '/api/projects', errors: 'nested' }, (r) => {
+  routeGroup(app, { prefix: '/api/projects', errors: 'nested', tag: { name: 'organization', title: 'Organizations, members and projects' } }, (r) => {
     const org = orgRoute(r);
 
     org.get(
       '/',
       {
         config: { auth: { scope: 'organization', permission: null } },
-        schema: { tags, summary: 'Projects this key can see', response: { 200: z.object({ data: z.array(projectSchema) }) } },
+        schema: { summary: 'Projects this key can see', response: { 200: z.object({ data: z.array(projectSchema) }) } },
       },
       async (_req, { principal }) => ({ data: await listProjects(ctx, principal) }),
     );
@@ -65,7 +64,6 @@ export function organizationRoutes(app: FastifyInstance, ctx: OrganizationsConte
       {
         config: { auth: { scope: 'organization', permission: 'project:create' } },
         schema: {
-          tags,
           summary: 'Create a project; answers its project API key once',
           body: createProjectBody,
           response: { 200: createdProjectSchema },
@@ -78,7 +76,7 @@ export function organizationRoutes(app: FastifyInstance, ctx: OrganizationsConte
       '/:id',
       {
         config: { auth: { scope: 'projectParam', param: 'id', permission: 'project:view' } },
-        schema: { tags, params: idParams, response: { 200: projectSchema } },
+        schema: { params: idParams, response: { 200: projectSchema } },
       },
       (req, { principal }) => getProject(ctx, principal, req.params.id),
     );
@@ -87,7 +85,7 @@ export function organizationRoutes(app: FastifyInstance, ctx: OrganizationsConte
       '/:id',
       {
         config: { auth: { scope: 'projectParam', param: 'id', permission: 'project:update' } },
-        schema: { tags, summary: 'Rename a project or change its retention', params: idParams, body: updateProjectBody, response: { 200: projectSchema } },
+        schema: { summary: 'Rename a project or change its retention', params: idParams, body: updateProjectBody, response: { 200: projectSchema } },
       },
       (req, { principal }) => updateProject(ctx, principal, req.params.id, req.body),
     );
@@ -97,7 +95,6 @@ export function organizationRoutes(app: FastifyInstance, ctx: OrganizationsConte
       {
         config: { auth: { scope: 'projectParam', param: 'id', permission: 'project:delete' } },
         schema: {
-          tags,
           summary: 'Delete a project and all its data',
           params: idParams,
           response: { 200: z.object({ id: z.string(), deleted: z.literal(true) }) },
@@ -108,14 +105,14 @@ export function organizationRoutes(app: FastifyInstance, ctx: OrganizationsConte
 
   });
 
-  routeGroup(app, { prefix: '/api/members', errors: 'nested' }, (r, g) => {
+  routeGroup(app, { prefix: '/api/members', errors: 'nested', tag: { name: 'organization', title: 'Organizations, members and projects' } }, (r, g) => {
     const org = orgRoute(r);
 
     org.get(
       '/',
       {
         config: { auth: { scope: 'organization', permission: 'organization:view' } },
-        schema: { tags, response: { 200: z.object({ data: z.array(memberSchema) }) } },
+        schema: { response: { 200: z.object({ data: z.array(memberSchema) }) } },
       },
       async (_req, { principal }) => ({ data: await listMembers(ctx, principal) }),
     );
@@ -126,7 +123,6 @@ export function organizationRoutes(app: FastifyInstance, ctx: OrganizationsConte
         config: { auth: { scope: 'organization', permission: 'organization:manage' } },
         onSend: noStore,
         schema: {
-          tags,
           summary: 'Add a member (creates the user when new); a new user gets a one-time invitation link to set a password',
           body: addMemberBody,
           response: { 200: addedMemberSchema, ...g.errors(409) },
@@ -139,7 +135,7 @@ export function organizationRoutes(app: FastifyInstance, ctx: OrganizationsConte
       '/:userId',
       {
         config: { auth: { scope: 'organization', permission: 'organization:manage' } },
-        schema: { tags, params: userIdParams, body: z.strictObject({ role: roleSchema }), response: { 200: memberSchema, ...g.errors(404, 409) } },
+        schema: { params: userIdParams, body: z.strictObject({ role: roleSchema }), response: { 200: memberSchema, ...g.errors(404, 409) } },
       },
       (req, { principal }) => changeRole(ctx, principal, req.params.userId, req.body.role),
     );
@@ -148,7 +144,7 @@ export function organizationRoutes(app: FastifyInstance, ctx: OrganizationsConte
       '/:userId',
       {
         config: { auth: { scope: 'organization', permission: 'organization:manage' } },
-        schema: { tags, params: userIdParams, response: { 200: z.object({ userId: z.string(), removed: z.literal(true) }), ...g.errors(404, 409) } },
+        schema: { params: userIdParams, response: { 200: z.object({ userId: z.string(), removed: z.literal(true) }), ...g.errors(404, 409) } },
       },
       (req, { principal }) => removeMember(ctx, principal, req.params.userId),
     );

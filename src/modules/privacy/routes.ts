@@ -9,7 +9,7 @@ const tags = ['privacy'];
 
 /** Privacy at ingest: the project's settings, and what a typed value is stored as. The nested error shape. */
 export function privacyRoutes(app: FastifyInstance, ctx: PrivacyContext) {
-  routeGroup(app, { prefix: '/api/privacy', errors: 'nested' }, (r) => {
+  routeGroup(app, { prefix: '/api/privacy', errors: 'nested', tag: { name: 'privacy', title: 'Privacy' } }, (r) => {
     const project = projectRoute(r);
 
     project.get(

@@ -22,7 +22,6 @@ import {
   type RunResponse,
 } from './schemas.ts';
 
-const tags = ['prompts'];
 /** A version or tag of a read, as `handle:3` / `handle:production` select them in the path. */
 function selection(q: z.infer<typeof selectionQuery>): VersionSelection {
   if (q.tag !== undefined && q.label !== undefined && q.tag !== q.label) {
@@ -63,7 +62,6 @@ export function promptRoutes(app: FastifyInstance, ctx: PromptsContext) {
       {
         config: { auth: { scope: 'project', permission: 'prompts:view' } },
         schema: {
-          tags,
           summary: "The project's prompts (newest version each), organization-scoped prompts of its organization included",
           response: { 200: z.array(promptSchema), ...errors },
         },
@@ -75,7 +73,6 @@ export function promptRoutes(app: FastifyInstance, ctx: PromptsContext) {
       {
         config: { auth: { scope: 'project', permission: 'prompts:create' } },
         schema: {
-          tags,
           summary: 'Create a prompt with its version 1; a handle is unique per scope (409)',
           body: createPromptBody,
           response: { 200: promptSchema, ...errors },
@@ -84,9 +81,9 @@ export function promptRoutes(app: FastifyInstance, ctx: PromptsContext) {
       (req, scope) => createPrompt(ctx, context(scope), req.body),
     );
   };
-  routeGroup(app, { errors: 'string' }, listAndCreate);
+  routeGroup(app, { errors: 'string', tag: { name: 'prompts', title: 'Prompts' } }, listAndCreate);
 
-  routeGroup(app, { prefix: '/api/prompts', errors: 'string' }, (r, g) => {
+  routeGroup(app, { prefix: '/api/prompts', errors: 'string', tag: { name: 'prompts', title: 'Prompts' } }, (r, g) => {
     listAndCreate(r, g);
     const errors = g.errors(404, 409);
     const project = projectRoute(r);
@@ -95,7 +92,6 @@ export function promptRoutes(app: FastifyInstance, ctx: PromptsContext) {
       {
         config: { auth: { scope: 'project', permission: 'prompts:view' } },
         schema: {
-          tags,
           summary: 'One prompt by id or handle: the newest version, `handle:3` or `?version=3` for version 3, `handle:production` or `?tag=production` for a tag',
           params: idParams,
           querystring: selectionQuery,
@@ -110,7 +106,6 @@ export function promptRoutes(app: FastifyInstance, ctx: PromptsContext) {
       {
         config: { auth: { scope: 'project', permission: 'prompts:update' } },
         schema: {
-          tags,
           summary: 'Save a new version (commitMessage required); fields not sent carry over from the newest version',
           params: idParams,
           body: updatePromptBody,
@@ -125,7 +120,6 @@ export function promptRoutes(app: FastifyInstance, ctx: PromptsContext) {
       {
         config: { auth: { scope: 'project', permission: 'prompts:delete' } },
         schema: {
-          tags,
           summary: 'Delete a prompt with all its versions and tags',
           params: idParams,
           response: { 200: z.object({ id: z.string(), handle: z.string(), deleted: z.literal(true) }), ...errors },
@@ -138,7 +132,7 @@ export function promptRoutes(app: FastifyInstance, ctx: PromptsContext) {
       '/:id/versions',
       {
         config: { auth: { scope: 'project', permission: 'prompts:view' } },
-        schema: { tags, summary: 'Every version of a prompt, newest first', params: idParams, response: { 200: z.array(promptSchema), ...errors } },
+        schema: { summary: 'Every version of a prompt, newest first', params: idParams, response: { 200: z.array(promptSchema), ...errors } },
       },
       (req, scope) => listVersions(ctx, context(scope), req.params.id),
     );
@@ -148,7 +142,6 @@ export function promptRoutes(app: FastifyInstance, ctx: PromptsContext) {
       {
         config: { auth: { scope: 'project', permission: 'prompts:update' } },
         schema: {
-          tags,
           summary: 'Save a new version that copies an old one',
           params: restoreParams,
           body: restoreBody,
@@ -163,7 +156,6 @@ export function promptRoutes(app: FastifyInstance, ctx: PromptsContext) {
       {
         config: { auth: { scope: 'project', permission: 'prompts:update' } },
         schema: {
-          tags,
           summary: 'Point a tag (production, staging, or a custom one) at a version; moves it if it pointed elsewhere',
           params: tagParams,
           body: tagBody,
@@ -178,7 +170,6 @@ export function promptRoutes(app: FastifyInstance, ctx: PromptsContext) {
       {
         config: { auth: { scope: 'project', permission: 'prompts:update' } },
         schema: {
-          tags,
           summary: 'Remove a tag',
           params: tagParams,
           response: { 200: z.object({ promptId: z.string(), tag: z.string(), deleted: z.literal(true) }), ...errors },
@@ -192,7 +183,6 @@ export function promptRoutes(app: FastifyInstance, ctx: PromptsContext) {
       {
         config: { auth: { scope: 'project', permission: 'prompts:view' } },
         schema: {
-          tags,
           summary: 'Render the prompt and messages with {variables}; a variable the template uses is required (400 naming it)',
           params: idParams,
           querystring: selectionQuery,
@@ -204,14 +194,13 @@ export function promptRoutes(app: FastifyInstance, ctx: PromptsContext) {
     );
   });
 
-  routeGroup(app, { prefix: '/api/prompts', errors: 'nested' }, (r, g) => {
+  routeGroup(app, { prefix: '/api/prompts', errors: 'nested', tag: { name: 'prompts', title: 'Prompts' } }, (r, g) => {
     projectRoute(r).post(
       '/:id/run',
       {
         // Costs money and writes a trace: traces:create (MEMBER, ADMIN, project keys; not readonly keys or VIEWERs), and prompts:view.
         config: { auth: { scope: 'project', permission: 'traces:create' } },
         schema: {
-          tags,
           summary: '"Try it" and the playground: run a version with model parameters and tools; the run is recorded as a trace of the project',
           description:
             'With `Accept: text/event-stream` the answer streams as server-sent events, each `data: <json>`: `{type: "text", text}` as tokens arrive, ' +

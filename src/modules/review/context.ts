@@ -2,6 +2,7 @@ import type { Database } from '../../db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { ProjectScope } from '../../platform/http/route-group.ts';
 import type { Executor } from '../../db/index.ts';
+import type { TraceSearch } from '../traces/index.ts';
 import type { AnnotationContext, AnnotationService, ScoreConfigService, ScoreInput, ThreadReviewView } from '../annotations/index.ts';
 
 /** What the review module is given (wired by app.ts): the other modules only through these. */
@@ -11,7 +12,7 @@ export interface ReviewDeps {
   annotations: AnnotationService;
   scoreConfigs: ScoreConfigService;
   /** Ids of the traces matching a search, newest first, at most `limit` (the traces module's search). */
-  matchingTraces(projectId: string, filter: Record<string, unknown>, limit: number): Promise<string[]>;
+  matchingTraces(projectId: string, search: TraceSearch, limit: number): Promise<string[]>;
   /** The trace ids of an experiment run's rows; throws 404 for an unknown experiment or run. */
   experimentRunTraces(projectId: string, slug: string, runId: string): Promise<string[]>;
   /** Thread items: the trace ids of a thread's turns, oldest first (the threads' turns, read by the traces module). */

@@ -23,7 +23,6 @@ import {
   updateQueueBody,
 } from './schemas.ts';
 
-const tags = ['review queues'];
 const view = { scope: 'project', permission: 'reviewQueues:view' } as const;
 /** Reviewing (claiming, completing, skipping, releasing) changes items: update. */
 const review = { scope: 'project', permission: 'reviewQueues:update' } as const;
@@ -31,31 +30,31 @@ const one = z.object({ data: queueSchema });
 
 /** Annotation queues and the reviewer's flow (the house's nested error shape). */
 export function reviewQueueRoutes(app: FastifyInstance, deps: ReviewDeps) {
-  routeGroup(app, { prefix: '/api/queues', errors: 'nested' }, (r, g) => {
+  routeGroup(app, { prefix: '/api/queues', errors: 'nested', tag: { name: 'review queues', title: 'Review queues' } }, (r, g) => {
     const project = projectRoute(r);
     project.get(
       '/',
-      { config: { auth: view }, schema: { tags, summary: "The project's queues with their progress, by name", querystring: listQueuesQuery, response: { 200: z.object({ data: z.array(queueSchema) }) } } },
+      { config: { auth: view }, schema: { summary: "The project's queues with their progress, by name", querystring: listQueuesQuery, response: { 200: z.object({ data: z.array(queueSchema) }) } } },
       async (req, scope) => ({ data: await listQueues(deps, scope, req.query.mine === 'true') }),
     );
     project.post(
       '/',
       {
         config: { auth: { scope: 'project', permission: 'reviewQueues:create' } },
-        schema: { tags, summary: 'Create a queue: a name, the score configs reviewers fill in, the members assigned', body: createQueueBody, response: { 201: one, ...g.errors(409) } },
+        schema: { summary: 'Create a queue: a name, the score configs reviewers fill in, the members assigned', body: createQueueBody, response: { 201: one, ...g.errors(409) } },
       },
       async (req, scope, reply) => reply.status(201).send({ data: await createQueue(deps, scope, req.body) }),
     );
     project.get(
       '/:id',
-      { config: { auth: view }, schema: { tags, summary: 'One queue, with its progress per reviewer', params: queueParams, response: { 200: one, ...g.errors(404) } } },
+      { config: { auth: view }, schema: { summary: 'One queue, with its progress per reviewer', params: queueParams, response: { 200: one, ...g.errors(404) } } },
       async (req, scope) => ({ data: await getQueue(deps, scope, req.params.id) }),
     );
     project.patch(
       '/:id',
       {
         config: { auth: { scope: 'project', permission: 'reviewQueues:update' } },
-        schema: { tags, summary: 'Change the name, description, score configs or members', params: queueParams, body: updateQueueBody, response: { 200: one, ...g.errors(404, 409) } },
+        schema: { summary: 'Change the name, description, score configs or members', params: queueParams, body: updateQueueBody, response: { 200: one, ...g.errors(404, 409) } },
       },
       async (req, scope) => ({ data: await updateQueue(deps, scope, req.params.id, req.body) }),
     );
@@ -63,7 +62,7 @@ export function reviewQueueRoutes(app: FastifyInstance, deps: ReviewDeps) {
       '/:id',
       {
         config: { auth: { scope: 'project', permission: 'reviewQueues:delete' } },
-        schema: { tags, summary: 'Delete a queue and its items (annotations made stay)', params: queueParams, response: { 200: z.object({ id: z.string(), deleted: z.literal(true) }), ...g.errors(404) } },
+        schema: { summary: 'Delete a queue and its items (annotations made stay)', params: queueParams, response: { 200: z.object({ id: z.string(), deleted: z.literal(true) }), ...g.errors(404) } },
       },
       (req, scope) => deleteQueue(deps, scope, req.params.id),
     );
@@ -72,7 +71,6 @@ export function reviewQueueRoutes(app: FastifyInstance, deps: ReviewDeps) {
       {
         config: { auth: { scope: 'project', permission: 'reviewQueues:create' } },
         schema: {
-          tags,
           summary: "Add traces or spans: a list, every trace matching a search, or an experiment run's traces (each once)",
           params: queueParams,
           body: addItemsBody,
@@ -83,12 +81,12 @@ export function reviewQueueRoutes(app: FastifyInstance, deps: ReviewDeps) {
     );
     project.get(
       '/:id/items',
-      { config: { auth: view }, schema: { tags, summary: "The queue's items in queue order (doneBy=me: the caller's, latest first)", params: queueParams, querystring: itemsQuery, response: { 200: itemListResponse, ...g.errors(404) } } },
+      { config: { auth: view }, schema: { summary: "The queue's items in queue order (doneBy=me: the caller's, latest first)", params: queueParams, querystring: itemsQuery, response: { 200: itemListResponse, ...g.errors(404) } } },
       (req, scope) => listItems(deps, scope, req.params.id, req.query),
     );
     project.get(
       '/:id/items/:itemId',
-      { config: { auth: view }, schema: { tags, summary: 'One item, with its annotation once completed', params: itemParams, response: { 200: itemDetailResponse, ...g.errors(404) } } },
+      { config: { auth: view }, schema: { summary: 'One item, with its annotation once completed', params: itemParams, response: { 200: itemDetailResponse, ...g.errors(404) } } },
       (req, scope) => getItem(deps, scope, req.params.id, req.params.itemId),
     );
     project.post(
@@ -96,7 +94,6 @@ export function reviewQueueRoutes(app: FastifyInstance, deps: ReviewDeps) {
       {
         config: { auth: review },
         schema: {
-          tags,
           summary: 'Claim the next pending item for the caller (or the one already held); two reviewers never hold the same item; a claim lapses after claimMs',
           params: queueParams,
           response: { 200: nextResponse, ...g.errors(404) },
@@ -109,7 +106,6 @@ export function reviewQueueRoutes(app: FastifyInstance, deps: ReviewDeps) {
       {
         config: { auth: review },
         schema: {
-          tags,
           summary: "Complete an item with a score for each of the queue's configs and an optional comment (creates the annotation)",
           params: itemParams,
           body: completeItemBody,
@@ -120,12 +116,12 @@ export function reviewQueueRoutes(app: FastifyInstance, deps: ReviewDeps) {
     );
     project.post(
       '/:id/items/:itemId/skip',
-      { config: { auth: review }, schema: { tags, summary: 'Skip an item (done, without scores)', params: itemParams, response: { 200: itemResponse, ...g.errors(404, 409) } } },
+      { config: { auth: review }, schema: { summary: 'Skip an item (done, without scores)', params: itemParams, response: { 200: itemResponse, ...g.errors(404, 409) } } },
       (req, scope) => skipItem(deps, scope, req.params.id, req.params.itemId),
     );
     project.post(
       '/:id/items/:itemId/release',
-      { config: { auth: review }, schema: { tags, summary: 'Give a claimed item back: pending, for anyone to claim', params: itemParams, response: { 200: itemResponse, ...g.errors(404, 409) } } },
+      { config: { auth: review }, schema: { summary: 'Give a claimed item back: pending, for anyone to claim', params: itemParams, response: { 200: itemResponse, ...g.errors(404, 409) } } },
       (req, scope) => releaseItem(deps, scope, req.params.id, req.params.itemId),
     );
   });

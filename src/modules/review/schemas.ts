@@ -1,8 +1,7 @@
 import { z } from 'zod';
-import { dateInput } from '../../platform/date-input.ts';
 import { annotationSchema, threadReviewSchema } from '../annotations/schemas.ts';
 import { scoreInput } from '../annotations/scores.schema.ts';
-import { summaryFilterSchema } from '../traces/schemas.ts';
+import { traceSearchSchema } from '../traces/schemas.ts';
 
 const TRACE_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
 const traceId = z.string().regex(TRACE_ID, 'a trace id is 1..128 letters, digits or _ . : -');
@@ -114,13 +113,7 @@ const threadId = z
 
 export const addItemsBody = z.strictObject({
   items: z.array(itemRef).min(1).max(1000).optional().describe("traces or spans (the traces list's selection), 1..1000"),
-  filter: z
-    .strictObject({
-      query: z.string().max(1000).optional(),
-      startDate: dateInput.optional(),
-      endDate: dateInput.optional(),
-      filters: summaryFilterSchema.optional(),
-    })
+  filter: traceSearchSchema
     .optional()
     .describe('every trace matching this search (as POST /api/traces/search takes it), newest first, up to `limit`'),
   threads: z.array(threadId).min(1).max(1000).optional().describe('whole threads (their ids, as POST /api/threads lists them), 1..1000: the reviewer scores the conversation'),

@@ -30,13 +30,12 @@ import {
   simulationSetsResponse,
 } from './schemas.ts';
 
-const tags = ['Simulations'];
 /** A snapshot carries the whole conversation so far: room for long runs, as LangWatch allows (it takes 50 MB with inline media). */
 const EVENT_BODY_LIMIT = 20 * 1024 * 1024;
 
 /** Agent simulations: the events `@langwatch/scenario` reports, and the runs read back. The nested error shape. */
 export function simulationRoutes(app: FastifyInstance, ctx: SimulationsContext) {
-  routeGroup(app, { prefix: '/api/scenario-events', errors: 'nested' }, (r) => {
+  routeGroup(app, { prefix: '/api/scenario-events', errors: 'nested', tag: { name: 'Simulations', title: 'Simulations' } }, (r) => {
     const project = projectRoute(r);
     project.post(
       '',
@@ -44,7 +43,6 @@ export function simulationRoutes(app: FastifyInstance, ctx: SimulationsContext) 
         bodyLimit: EVENT_BODY_LIMIT,
         config: { auth: { scope: 'project', permission: 'simulations:create' } },
         schema: {
-          tags,
           summary: "One event of a scenario run, as LangWatch's Scenario package posts it: run started, a snapshot of the conversation, run finished with its verdict",
           body: scenarioEvent,
           response: { 201: eventAccepted },
@@ -56,31 +54,31 @@ export function simulationRoutes(app: FastifyInstance, ctx: SimulationsContext) 
       '',
       {
         config: { auth: { scope: 'project', permission: 'simulations:delete' } },
-        schema: { tags, summary: 'Archive every run of a scenario set (scenarioSetId is required)', querystring: archiveQuery, response: { 200: archiveResponse } },
+        schema: { summary: 'Archive every run of a scenario set (scenarioSetId is required)', querystring: archiveQuery, response: { 200: archiveResponse } },
       },
       (req, { projectId }) => archiveSimulationSet(ctx, projectId, req.query.scenarioSetId),
     );
   });
 
-  routeGroup(app, { prefix: '/api/simulations', errors: 'nested' }, (r, g) => {
+  routeGroup(app, { prefix: '/api/simulations', errors: 'nested', tag: { name: 'Simulations', title: 'Simulations' } }, (r, g) => {
     const project = projectRoute(r);
     const view = { auth: { scope: 'project' as const, permission: 'simulations:view' as const } };
-    project.get('/sets', { config: view, schema: { tags, summary: 'Scenario sets with their runs, batches and pass rates', response: { 200: simulationSetsResponse } } }, (_req, { projectId }) =>
+    project.get('/sets', { config: view, schema: { summary: 'Scenario sets with their runs, batches and pass rates', response: { 200: simulationSetsResponse } } }, (_req, { projectId }) =>
       listSimulationSets(ctx, projectId),
     );
     project.get(
       '/sets/:scenarioSetId/batches',
-      { config: view, schema: { tags, summary: "A set's batches, newest first, each with its pass rate", params: setParams, response: { 200: simulationBatchesResponse, ...g.errors(404) } } },
+      { config: view, schema: { summary: "A set's batches, newest first, each with its pass rate", params: setParams, response: { 200: simulationBatchesResponse, ...g.errors(404) } } },
       (req, { projectId }) => listSimulationBatches(ctx, projectId, req.params.scenarioSetId),
     );
     project.get(
       '/batches/:batchRunId/runs',
-      { config: view, schema: { tags, summary: "A batch's scenario runs with status, verdict and duration", params: batchParams, response: { 200: simulationBatchRunsResponse, ...g.errors(404) } } },
+      { config: view, schema: { summary: "A batch's scenario runs with status, verdict and duration", params: batchParams, response: { 200: simulationBatchRunsResponse, ...g.errors(404) } } },
       (req, { projectId }) => listBatchRuns(ctx, projectId, req.params.batchRunId),
     );
     project.get(
       '/runs/:scenarioRunId',
-      { config: view, schema: { tags, summary: 'One run: the conversation, the verdict per criterion and the reasoning, the traces it produced', params: runParams, response: { 200: simulationRun, ...g.errors(404) } } },
+      { config: view, schema: { summary: 'One run: the conversation, the verdict per criterion and the reasoning, the traces it produced', params: runParams, response: { 200: simulationRun, ...g.errors(404) } } },
       (req, { projectId }) => getSimulationRun(ctx, projectId, req.params.scenarioRunId),
     );
 
@@ -90,27 +88,27 @@ export function simulationRoutes(app: FastifyInstance, ctx: SimulationsContext) 
     const origin = (req: FastifyRequest) => (ctx.server.publicUrl ?? `${req.protocol}://${req.host}`).replace(/\/$/, '');
     project.post(
       '/scenarios',
-      { config: create, schema: { tags, summary: 'Define a scenario the server runs: the user\'s persona and goal, the criteria, the maximum turns, the agent', body: scenarioBody, response: { 201: scenarioView, ...g.errors(400, 409) } } },
+      { config: create, schema: { summary: 'Define a scenario the server runs: the user\'s persona and goal, the criteria, the maximum turns, the agent', body: scenarioBody, response: { 201: scenarioView, ...g.errors(400, 409) } } },
       async (req, scope, reply) => reply.status(201).send(await createScenario(ctx, scope, req.body)),
     );
     project.get(
       '/scenarios',
-      { config: view, schema: { tags, summary: 'Scenarios the server runs, by set and name (an agent\'s headers masked)', querystring: scenarioListQuery, response: { 200: scenarioListResponse } } },
+      { config: view, schema: { summary: 'Scenarios the server runs, by set and name (an agent\'s headers masked)', querystring: scenarioListQuery, response: { 200: scenarioListResponse } } },
       (req, { projectId }) => listScenarios(ctx, projectId, req.query.scenarioSetId),
     );
     project.get(
       '/scenarios/:scenarioId',
-      { config: view, schema: { tags, summary: 'One scenario', params: scenarioParams, response: { 200: scenarioView, ...g.errors(404) } } },
+      { config: view, schema: { summary: 'One scenario', params: scenarioParams, response: { 200: scenarioView, ...g.errors(404) } } },
       async (req, { projectId }) => presentScenario(await requireScenario(ctx, projectId, req.params.scenarioId)),
     );
     project.put(
       '/scenarios/:scenarioId',
-      { config: create, schema: { tags, summary: 'Replace a scenario (headers not sent stay as stored)', params: scenarioParams, body: scenarioBody, response: { 200: scenarioView, ...g.errors(400, 404, 409) } } },
+      { config: create, schema: { summary: 'Replace a scenario (headers not sent stay as stored)', params: scenarioParams, body: scenarioBody, response: { 200: scenarioView, ...g.errors(400, 404, 409) } } },
       (req, scope) => replaceScenario(ctx, scope, req.params.scenarioId, req.body),
     );
     project.delete(
       '/scenarios/:scenarioId',
-      { config: remove, schema: { tags, summary: 'Delete a scenario (its runs stay)', params: scenarioParams, response: { 200: deletedResponse, ...g.errors(404) } } },
+      { config: remove, schema: { summary: 'Delete a scenario (its runs stay)', params: scenarioParams, response: { 200: deletedResponse, ...g.errors(404) } } },
       (req, { projectId }) => removeScenario(ctx, projectId, req.params.scenarioId),
     );
     project.post(
@@ -118,7 +116,6 @@ export function simulationRoutes(app: FastifyInstance, ctx: SimulationsContext) 
       {
         config: create,
         schema: {
-          tags,
           summary: "Run a set's scenarios as a batch on the server (each `repeat` times): the runs appear as reported ones do",
           params: setParams,
           body: runSetBody,
@@ -132,7 +129,6 @@ export function simulationRoutes(app: FastifyInstance, ctx: SimulationsContext) 
       {
         config: view,
         schema: {
-          tags,
           summary: 'Two batches of a set compared: pass rate per scenario and overall, the paired difference and its verdict in words',
           params: setParams,
           querystring: compareQuery,

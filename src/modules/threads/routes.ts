@@ -9,7 +9,7 @@ const tags = ['threads'];
 
 /** Threads: the list, and the results of evaluating each as a whole. The nested error shape. */
 export function threadRoutes(app: FastifyInstance, ctx: ThreadsContext) {
-  routeGroup(app, { prefix: '/api/threads', errors: 'nested' }, (r) => {
+  routeGroup(app, { prefix: '/api/threads', errors: 'nested', tag: { name: 'threads', title: 'Threads' } }, (r) => {
     const project = projectRoute(r);
     // Threads are traces read together: no permission of their own.
     const view = { auth: { scope: 'project' as const, permission: 'traces:view' as const } };

@@ -6,18 +6,17 @@ import { requestRebuild } from './rounds.ts';
 import { rebuildResponse, topicSettingsBody, topicSettingsResponse, topicsQuery, topicsResponse } from './schemas.ts';
 import { getTopicSettings, topicsStatus, updateTopicSettings } from './settings.ts';
 
-const tags = ['Topics'];
 
 /** Topics: what users ask about, found by clustering traces' inputs. The nested error shape. */
 export function topicRoutes(app: FastifyInstance, ctx: TopicsContext) {
-  routeGroup(app, { prefix: '/api/topics', errors: 'nested' }, (r) => {
+  routeGroup(app, { prefix: '/api/topics', errors: 'nested', tag: { name: 'Topics', title: 'Topics' } }, (r) => {
     const project = projectRoute(r);
 
     project.get(
       '',
       {
         config: { auth: { scope: 'project', permission: 'traces:view' } },
-        schema: { tags, summary: "The project's topics, with their traces, errors, cost, thumbs, verdicts and traces per day over a range", querystring: topicsQuery, response: { 200: topicsResponse } },
+        schema: { summary: "The project's topics, with their traces, errors, cost, thumbs, verdicts and traces per day over a range", querystring: topicsQuery, response: { 200: topicsResponse } },
       },
       (req, scope) => listTopicsWithMetrics(ctx, scope.projectId, req.query),
     );
@@ -26,7 +25,7 @@ export function topicRoutes(app: FastifyInstance, ctx: TopicsContext) {
       '/settings',
       {
         config: { auth: { scope: 'project', permission: 'project:view' } },
-        schema: { tags, summary: 'Which models find and name the topics, how often they are found again, and how the last build went', response: { 200: topicSettingsResponse } },
+        schema: { summary: 'Which models find and name the topics, how often they are found again, and how the last build went', response: { 200: topicSettingsResponse } },
       },
       (_req, scope) => getTopicSettings(ctx, scope.projectId),
     );
@@ -35,7 +34,7 @@ export function topicRoutes(app: FastifyInstance, ctx: TopicsContext) {
       '/settings',
       {
         config: { auth: { scope: 'project', permission: 'project:update' } },
-        schema: { tags, summary: 'Set the embeddings model (null: topics off), the naming model and the schedule; applies from the next round', body: topicSettingsBody, response: { 200: topicSettingsResponse } },
+        schema: { summary: 'Set the embeddings model (null: topics off), the naming model and the schedule; applies from the next round', body: topicSettingsBody, response: { 200: topicSettingsResponse } },
       },
       (req, scope) => updateTopicSettings(ctx, scope, req.body),
     );
@@ -44,7 +43,7 @@ export function topicRoutes(app: FastifyInstance, ctx: TopicsContext) {
       '/rebuild',
       {
         config: { auth: { scope: 'project', permission: 'project:update' } },
-        schema: { tags, summary: 'Find the topics again at the next round (within a minute), from every embedded trace', response: { 202: rebuildResponse } },
+        schema: { summary: 'Find the topics again at the next round (within a minute), from every embedded trace', response: { 202: rebuildResponse } },
       },
       async (_req, scope, reply) => {
         const requestedAt = await requestRebuild(ctx, scope.projectId);

@@ -27,7 +27,6 @@ import {
   traceViewSchema,
 } from './schemas.ts';
 
-const tags = ['traces'];
 
 /**
  * Hot read routes: the zod response schema documents the answer (OpenAPI) but is not
@@ -61,7 +60,7 @@ export function traceRoutes(app: FastifyInstance, service: TraceService) {
   // LangWatch serves its v1 trace routes under /api/traces, where its SDKs call them
   // (langwatch.traces.get and .search): the same search and detail as /api/trace.
   for (const prefix of ['/api/trace', '/api/traces']) {
-    routeGroup(app, { prefix, errors: 'object' }, (r, g) => {
+    routeGroup(app, { prefix, errors: 'object', tag: { name: 'traces', title: 'Traces' } }, (r, g) => {
       const project = projectRoute(r);
       const alias = prefix === '/api/traces' ? ' (the path of the LangWatch SDKs\' traces.search / traces.get)' : '';
       project.post(
@@ -69,7 +68,7 @@ export function traceRoutes(app: FastifyInstance, service: TraceService) {
         {
           config: view,
           serializerCompiler: plainJson,
-          schema: { tags, summary: `Search traces (keyset paging with scrollId)${alias}`, body: searchRequestSchema, response: { 200: searchResponseSchema } },
+          schema: { summary: `Search traces (keyset paging with scrollId)${alias}`, body: searchRequestSchema, response: { 200: searchResponseSchema } },
         },
         (req, { projectId }) => service.search(projectId, req.body),
       );
@@ -78,14 +77,14 @@ export function traceRoutes(app: FastifyInstance, service: TraceService) {
         {
           config: view,
           serializerCompiler: plainJson,
-          schema: { tags, summary: `A trace with its spans and evaluations${alias}`, params: traceIdParams, response: { 200: traceDetailSchema, ...g.errors(404) } },
+          schema: { summary: `A trace with its spans and evaluations${alias}`, params: traceIdParams, response: { 200: traceDetailSchema, ...g.errors(404) } },
         },
         async (req, { projectId }, reply) => reply.type('application/json; charset=utf-8').send((await service.detailStream(projectId, req.params.id)) as never),
       );
     });
   }
 
-  routeGroup(app, { prefix: '/api/trace', errors: 'object' }, (r, g) => {
+  routeGroup(app, { prefix: '/api/trace', errors: 'object', tag: { name: 'traces', title: 'Traces' } }, (r, g) => {
     const project = projectRoute(r);
 
     project.post(
@@ -94,7 +93,6 @@ export function traceRoutes(app: FastifyInstance, service: TraceService) {
         config: view,
         serializerCompiler: plainJson,
         schema: {
-          tags,
           summary: 'Traces of a search first stored since a time (poll it to follow new traces live; the web app does)',
           body: newTracesRequestSchema,
           response: { 200: newTracesResponseSchema },
@@ -109,7 +107,6 @@ export function traceRoutes(app: FastifyInstance, service: TraceService) {
         config: view,
         serializerCompiler: plainJson,
         schema: {
-          tags,
           summary: 'A trace with every span in outline (no payloads): for span trees of big traces',
           params: traceIdParams,
           response: { 200: traceOutlineSchema, ...g.errors(404) },
@@ -125,7 +122,6 @@ export function traceRoutes(app: FastifyInstance, service: TraceService) {
         config: view,
         serializerCompiler: plainJson,
         schema: {
-          tags,
           summary: 'One span of a trace, whole (input, output, params, attributes, events)',
           params: spanParams,
           response: { 200: spanSchema, ...g.errors(404) },
@@ -140,7 +136,6 @@ export function traceRoutes(app: FastifyInstance, service: TraceService) {
       {
         config: view,
         schema: {
-          tags,
           summary: "Spans of a trace whose name, type, model, input, output, error message or attribute values contain the text (case-insensitive), in start order",
           params: traceIdParams,
           querystring: spanSearchQuery,
@@ -155,7 +150,6 @@ export function traceRoutes(app: FastifyInstance, service: TraceService) {
       {
         config: share,
         schema: {
-          tags,
           summary: 'Publish a trace under a public path (the same path when shared twice; the trace may arrive later)',
           params: traceIdParams,
           body: shareBodySchema,
@@ -169,7 +163,7 @@ export function traceRoutes(app: FastifyInstance, service: TraceService) {
       '/:id/share',
       {
         config: view,
-        schema: { tags, summary: 'Whether a trace is shared, and its public path', params: traceIdParams, response: { 200: shareStateSchema } },
+        schema: { summary: 'Whether a trace is shared, and its public path', params: traceIdParams, response: { 200: shareStateSchema } },
       },
       (req, { projectId }) => service.shareState(projectId, req.params.id),
     );
@@ -178,26 +172,25 @@ export function traceRoutes(app: FastifyInstance, service: TraceService) {
       '/:id/unshare',
       {
         config: share,
-        schema: { tags, summary: 'Withdraw the public path of a trace', params: traceIdParams, response: { 200: z.object({ message: z.string() }) } },
+        schema: { summary: 'Withdraw the public path of a trace', params: traceIdParams, response: { 200: z.object({ message: z.string() }) } },
       },
       (req, { organizationId, projectId }) => service.unshare(organizationId, projectId, req.params.id),
     );
   });
 
   // Saved views of the traces list, shared with the project.
-  routeGroup(app, { prefix: '/api/trace-views', errors: 'object' }, (r, g) => {
+  routeGroup(app, { prefix: '/api/trace-views', errors: 'object', tag: { name: 'trace views', title: 'Trace views' } }, (r, g) => {
     const project = projectRoute(r);
-    const viewTags = ['trace views'];
     project.get(
       '/',
-      { config: view, schema: { tags: viewTags, summary: "The project's saved views of the traces list, by name", response: { 200: z.object({ data: z.array(traceViewSchema) }) } } },
+      { config: view, schema: { summary: "The project's saved views of the traces list, by name", response: { 200: z.object({ data: z.array(traceViewSchema) }) } } },
       (_req, { projectId }) => service.listViews(projectId),
     );
     project.post(
       '/',
       {
         config: { auth: { scope: 'project', permission: 'traces:create' } },
-        schema: { tags: viewTags, summary: 'Save a view: a name, the list search (filters, sort) and the columns', body: createViewBody, response: { 201: traceViewSchema, ...g.errors(409) } },
+        schema: { summary: 'Save a view: a name, the list search (filters, sort) and the columns', body: createViewBody, response: { 201: traceViewSchema, ...g.errors(409) } },
       },
       async (req, { projectId, userId }, reply) => reply.code(201).send(await service.createView(projectId, userId, req.body)),
     );
@@ -205,7 +198,7 @@ export function traceRoutes(app: FastifyInstance, service: TraceService) {
       '/:id',
       {
         config: { auth: { scope: 'project', permission: 'traces:update' } },
-        schema: { tags: viewTags, summary: 'Rename a view or change its search or columns', params: viewIdParams, body: updateViewBody, response: { 200: traceViewSchema, ...g.errors(404, 409) } },
+        schema: { summary: 'Rename a view or change its search or columns', params: viewIdParams, body: updateViewBody, response: { 200: traceViewSchema, ...g.errors(404, 409) } },
       },
       (req, { projectId }) => service.updateView(projectId, req.params.id, req.body),
     );
@@ -213,7 +206,7 @@ export function traceRoutes(app: FastifyInstance, service: TraceService) {
       '/:id',
       {
         config: { auth: { scope: 'project', permission: 'traces:delete' } },
-        schema: { tags: viewTags, summary: 'Delete a saved view', params: viewIdParams, response: { 200: z.object({ id: z.string(), deleted: z.literal(true) }), ...g.errors(404) } },
+        schema: { summary: 'Delete a saved view', params: viewIdParams, response: { 200: z.object({ id: z.string(), deleted: z.literal(true) }), ...g.errors(404) } },
       },
       (req, { projectId }) => service.deleteView(projectId, req.params.id),
     );
@@ -221,7 +214,7 @@ export function traceRoutes(app: FastifyInstance, service: TraceService) {
 
   // The path a share answers is followed by programs as well as by browsers: every client
   // but a browser navigation (web-app.ts serves that one the page) gets the trace's JSON there.
-  routeGroup(app, { errors: 'object' }, (r, g) => {
+  routeGroup(app, { errors: 'object', tag: { name: 'traces', title: 'Traces' } }, (r, g) => {
     const sharedTraceRoutes = [
       { url: '/api/share/:token', summary: 'A shared trace, without credentials' },
       { url: '/share/:token', summary: 'The public path a share answered: the shared trace as GET /api/share/{token} answers it (a browser navigation gets the web page instead)' },
@@ -233,7 +226,7 @@ export function traceRoutes(app: FastifyInstance, service: TraceService) {
         {
           config: { auth: { scope: 'public' } },
           serializerCompiler: plainJson,
-          schema: { tags, summary, params: tokenParams, response: { 200: traceDetailSchema, ...g.errors(404) } },
+          schema: { summary, params: tokenParams, response: { 200: traceDetailSchema, ...g.errors(404) } },
         },
         async (req, reply) => {
           if (!url.startsWith('/api/')) void reply.header('vary', 'accept');
@@ -247,7 +240,7 @@ export function traceRoutes(app: FastifyInstance, service: TraceService) {
       {
         config: { auth: { scope: 'public' } },
         serializerCompiler: plainJson,
-        schema: { tags, summary: 'A shared trace in outline, without credentials', params: tokenParams, response: { 200: traceOutlineSchema, ...g.errors(404) } },
+        schema: { summary: 'A shared trace in outline, without credentials', params: tokenParams, response: { 200: traceOutlineSchema, ...g.errors(404) } },
       },
       async (req, reply) => reply.type('application/json; charset=utf-8').send((await service.sharedStream(req.params.token, { outline: true })) as never),
     );
@@ -257,13 +250,13 @@ export function traceRoutes(app: FastifyInstance, service: TraceService) {
       {
         config: { auth: { scope: 'public' } },
         serializerCompiler: plainJson,
-        schema: { tags, summary: 'One span of a shared trace, without credentials', params: shareSpanParams, response: { 200: spanSchema, ...g.errors(404) } },
+        schema: { summary: 'One span of a shared trace, without credentials', params: shareSpanParams, response: { 200: spanSchema, ...g.errors(404) } },
       },
       async (req, reply) => reply.type('application/json; charset=utf-8').send((await service.sharedSpanJson(req.params.token, req.params.spanId)) as never),
     );
   });
 
-  routeGroup(app, { errors: 'nested' }, (r, g) => {
+  routeGroup(app, { errors: 'nested', tag: { name: 'traces', title: 'Traces' } }, (r, g) => {
     /** Beyond the group's own: the project deleted meanwhile (404), the key's rate (429), the server's ingest queue (503). */
     const ingestErrors = g.errors(404, 413, 415, 429, 503);
     projectRoute(r).post(
@@ -274,7 +267,6 @@ export function traceRoutes(app: FastifyInstance, service: TraceService) {
         onRequest: admitIngest,
         bodyLimit: OTLP_BODY_LIMIT,
         schema: {
-          tags,
           summary: 'Send one trace as JSON (clients without OpenTelemetry)',
           body: collectorBodySchema,
           response: { 200: z.object({ message: z.string(), trace_id: z.string(), spans: z.number().int() }), ...ingestErrors },
@@ -307,7 +299,6 @@ export function traceRoutes(app: FastifyInstance, service: TraceService) {
             onRequest: admitOtlp,
             bodyLimit: OTLP_BODY_LIMIT,
             schema: {
-              tags,
               summary,
               // The answer is bytes the handler encodes (protobuf or JSON, as the request was): described here, never serialized.
               response: { 200: z.unknown().describe('ExportTraceServiceResponse / ExportLogsServiceResponse, in the format of the request'), ...ingestErrors },

@@ -33,8 +33,15 @@ export const searchRequestSchema = z
 
 export type SearchRequest = z.infer<typeof searchRequestSchema>;
 
-export const newTracesRequestSchema = searchRequestSchema
-  .pick({ query: true, startDate: true, endDate: true, filters: true })
+/**
+ * Which traces a search selects, without paging or order: what every module that takes a trace
+ * search takes (review queues and dataset imports from a search, the new-traces poll), so each
+ * accepts the whole filter and reads it as the search does.
+ */
+export const traceSearchSchema = searchRequestSchema.pick({ query: true, startDate: true, endDate: true, filters: true });
+export type TraceSearch = z.infer<typeof traceSearchSchema>;
+
+export const newTracesRequestSchema = traceSearchSchema
   .extend({
     since: z.number().int().nonnegative().describe('Epoch ms: traces first stored at or after this time (timestamps.inserted_at)'),
     pageSize: z.number().int().min(1).max(200).optional().describe('Most recently stored first; default 50'),

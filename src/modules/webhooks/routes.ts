@@ -18,7 +18,6 @@ import {
   updateEndpointBody,
 } from './schemas.ts';
 
-const tags = ['webhooks'];
 const idParams = z.object({ id: z.string().min(1).max(100) });
 const view = { auth: { scope: 'project', permission: 'webhookEndpoints:view' } } as const;
 const manage = { auth: { scope: 'project', permission: 'webhookEndpoints:manage' } } as const;
@@ -28,7 +27,7 @@ const manage = { auth: { scope: 'project', permission: 'webhookEndpoints:manage'
  * keys name the project with X-Project-Id. The nested error shape (spec: Errors).
  */
 export function webhookRoutes(app: FastifyInstance, ctx: WebhooksContext) {
-  routeGroup(app, { prefix: '/api/webhooks/v1', errors: 'nested' }, (r, g) => {
+  routeGroup(app, { prefix: '/api/webhooks/v1', errors: 'nested', tag: { name: 'webhooks', title: 'Webhooks' } }, (r, g) => {
     const project = projectRoute(r);
 
     project.get(
@@ -36,7 +35,6 @@ export function webhookRoutes(app: FastifyInstance, ctx: WebhooksContext) {
       {
         config: view,
         schema: {
-          tags,
           summary: 'Every subscribable event type, grouped by family; is_emitting false: declared, no producer yet',
           response: { 200: z.object({ data: z.array(eventTypeSchema) }) },
         },
@@ -49,7 +47,6 @@ export function webhookRoutes(app: FastifyInstance, ctx: WebhooksContext) {
       {
         config: manage,
         schema: {
-          tags,
           summary: 'Subscribe a URL to events of this project; the whsec_ signing secret is answered once',
           body: createEndpointBody,
           response: { 201: z.object({ data: createdEndpointSchema }), ...g.errors(409) },
@@ -65,14 +62,14 @@ export function webhookRoutes(app: FastifyInstance, ctx: WebhooksContext) {
       '/endpoints',
       {
         config: view,
-        schema: { tags, summary: "The project's webhook endpoints, newest first", response: { 200: z.object({ data: z.array(endpointSchema) }) } },
+        schema: { summary: "The project's webhook endpoints, newest first", response: { 200: z.object({ data: z.array(endpointSchema) }) } },
       },
       async (_req, { projectId }) => ({ data: await listEndpoints(ctx, projectId) }),
     );
 
     project.get(
       '/endpoints/:id',
-      { config: view, schema: { tags, params: idParams, response: { 200: z.object({ data: endpointSchema }), ...g.errors(404) } } },
+      { config: view, schema: { params: idParams, response: { 200: z.object({ data: endpointSchema }), ...g.errors(404) } } },
       async (req, { projectId }) => ({ data: await getEndpoint(ctx, projectId, req.params.id) }),
     );
 
@@ -81,7 +78,6 @@ export function webhookRoutes(app: FastifyInstance, ctx: WebhooksContext) {
       {
         config: manage,
         schema: {
-          tags,
           summary: 'Change an endpoint; {"enabled": true} re-enables one the dispatcher disabled',
           params: idParams,
           body: updateEndpointBody,
@@ -95,7 +91,7 @@ export function webhookRoutes(app: FastifyInstance, ctx: WebhooksContext) {
       '/endpoints/:id',
       {
         config: manage,
-        schema: { tags, summary: 'Delete an endpoint, its queued batches and its delivery log', params: idParams, response: { 204: z.null(), ...g.errors(404) } },
+        schema: { summary: 'Delete an endpoint, its queued batches and its delivery log', params: idParams, response: { 204: z.null(), ...g.errors(404) } },
       },
       async (req, { projectId }, reply) => {
         await deleteEndpoint(ctx, projectId, req.params.id);
@@ -108,7 +104,6 @@ export function webhookRoutes(app: FastifyInstance, ctx: WebhooksContext) {
       {
         config: manage,
         schema: {
-          tags,
           summary: 'Queue a webhook.test event for this endpoint alone; its attempts appear in the deliveries log',
           params: idParams,
           response: { 202: z.object({ data: testDispatchSchema }), ...g.errors(404, 409) },
@@ -122,7 +117,6 @@ export function webhookRoutes(app: FastifyInstance, ctx: WebhooksContext) {
       {
         config: manage,
         schema: {
-          tags,
           summary: 'Replace the signing secret (answered once); the old one keeps verifying for 24 hours',
           params: idParams,
           response: { 200: z.object({ data: rolledSecretSchema }), ...g.errors(404) },
@@ -136,7 +130,6 @@ export function webhookRoutes(app: FastifyInstance, ctx: WebhooksContext) {
       {
         config: view,
         schema: {
-          tags,
           summary: 'Every delivery attempt of the endpoint, newest first',
           params: idParams,
           querystring: deliveriesQuery,

@@ -5,6 +5,8 @@ import { z } from 'zod';
 import { rows, type Database } from '../../db/index.ts';
 import { listMigrations } from '../../db/migrate.ts';
 import { DatabaseProbe } from '../readiness.ts';
+import { META_TAG } from '../metrics.ts';
+import { tagged } from './route-group.ts';
 
 /** The ingest admission queue as readiness sees it: full means ingest answers 503. */
 export interface IngestLoad {
@@ -32,7 +34,7 @@ export function installHealthRoutes(http: FastifyInstance, db: Database, ingestL
     '/healthz',
     {
       config: { auth: { scope: 'public' } },
-      schema: { tags: ['meta'], summary: 'Liveness: answers 200 while the process serves requests (it never waits for the database)', response: { 200: z.object({ status: z.literal('ok') }) } },
+      schema: { ...tagged(META_TAG), summary: 'Liveness: answers 200 while the process serves requests (it never waits for the database)', response: { 200: z.object({ status: z.literal('ok') }) } },
     },
     () => Promise.resolve({ status: 'ok' as const }),
   );
@@ -52,7 +54,7 @@ export function installHealthRoutes(http: FastifyInstance, db: Database, ingestL
     {
       config: { auth: { scope: 'public' } },
       schema: {
-        tags: ['meta'],
+        ...tagged(META_TAG),
         summary: 'Readiness: 200 when the database answers, migrations are done and the ingest queue is below its bound; else 503',
         response: { 200: readiness, 503: readiness },
       },

@@ -23,7 +23,24 @@ import { errorHandler } from './error-handler.ts';
 /** The Fastify instance a group's routes are declared on: zod schemas type requests and answers. */
 export type Router = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, ZodTypeProvider>;
 
+/**
+ * The section of the API reference a route is listed under: `name` is the OpenAPI tag clients
+ * see, `title` the heading people read (docs/api-reference.md, the document's `tags`).
+ */
+export interface ApiTag {
+  name: string;
+  title: string;
+}
+
+/** The extension that carries a tag's title on an operation, gathered into the document's `tags` (openapi-document.ts). */
+export const TAG_TITLE = 'x-tag-title';
+
+/** What a route's schema spells to be listed under `tag`: routes of a group get it from the group; routes outside one (health, metrics, MCP) spread it. */
+export const tagged = (tag: ApiTag) => ({ tags: [tag.name], [TAG_TITLE]: tag.title });
+
 export interface RouteGroupOptions {
+  /** The section of the API reference every route of the group is listed under. */
+  tag: ApiTag;
   /** Prepended to every route's path (`/api/annotations` + `/:id`); omit it when the routes spell whole paths. */
   prefix?: string;
   /** How the group answers every error: one of the interface's three shapes (spec: Errors; platform/errors.ts). */
@@ -45,6 +62,7 @@ export interface RouteGroup {
  * error responses. Inside the group:
  * - every error (thrown by the handler, by authentication, by validation) is answered in
  *   the group's shape (`renderError`);
+ * - every route is listed in the API reference under the group's tag (its name and title);
  * - every route documents the error statuses it can answer without saying so: 400 (input,
  *   or a character PostgreSQL cannot store), 401 and 403 (all but public routes), 404 for
  *   routes about the project named in the path (`projectParam`), 413 and 415 for routes
@@ -54,12 +72,12 @@ export interface RouteGroup {
  * @example
  * // src/modules/datasets/routes.ts
  * export function datasetRoutes(app: FastifyInstance, service: DatasetService) {
- *   routeGroup(app, { prefix: '/api/datasets', errors: 'nested' }, (r, g) => {
+ *   routeGroup(app, { prefix: '/api/datasets', errors: 'nested', tag: { name: 'datasets', title: 'Datasets' } }, (r, g) => {
  *     r.get(
  *       '/:id',
  *       {
  *         config: { auth: { scope: 'project', permission: 'datasets:view' } },
- *         schema: { tags: ['datasets'], params: idParams, response: { 200: datasetSchema, ...g.errors(404) } },
+ *         schema: { params: idParams, response: { 200: datasetSchema, ...g.errors(404) } },
  *       },
  *       projectRoute((req, { projectId }) => service.get(projectId, req.params.id)),
  *     );
@@ -84,7 +102,7 @@ export function routeGroup(app: FastifyInstance, options: RouteGroupOptions, rou
             }
           : handle,
       );
-      child.addHook('onRoute', (route) => documentErrors(route, shape));
+      child.addHook('onRoute', (route) => document(route, shape, options.tag));
       routes(child.withTypeProvider<ZodTypeProvider>(), { errors: (...statuses) => errorResponses(shape, statuses) });
       done();
     },
@@ -92,8 +110,8 @@ export function routeGroup(app: FastifyInstance, options: RouteGroupOptions, rou
   );
 }
 
-/** Adds the error statuses every route of a group can answer to its response schemas. */
-function documentErrors(route: RouteOptions, shape: ErrorShape) {
+/** Lists a route of a group under the group's tag and adds the error statuses every route of a group can answer to its response schemas. */
+function document(route: RouteOptions, shape: ErrorShape, tag: ApiTag) {
   const auth = route.config?.auth;
   if (!route.schema || route.schema.hide) return;
   const statuses = [400];
@@ -102,7 +120,7 @@ function documentErrors(route: RouteOptions, shape: ErrorShape) {
   if (route.schema.body) statuses.push(413, 415);
   const response = (route.schema.response ?? {}) as Record<number, unknown>;
   const added = Object.fromEntries(statuses.filter((s) => !(s in response)).map((s) => [s, errorSchemas[shape]]));
-  route.schema = { ...route.schema, response: { ...response, ...added } };
+  route.schema = { ...route.schema, ...tagged(tag), response: { ...response, ...added } };
 }
 
 /** The scope a request is made in: who calls, and the project (on project routes). */

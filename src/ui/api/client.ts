@@ -1,10 +1,12 @@
 /**
  * The app's only way to the server: the documented JSON API, with the session cookie,
- * `X-Project-Id` on project routes and `X-CSRF-Token` on every change (the contract).
+ * `X-Project-Id` on project routes, `X-CSRF-Token` on every change (the contract) and
+ * `X-Spyglass-Read-After` once a write answered one (lib/read-after.ts).
  */
 import createClient, { type MaybeOptionalInit } from 'openapi-fetch';
 import type { paths } from './openapi.gen.ts';
 import { locate, sentence, type FieldProblem } from '../lib/form-errors.ts';
+import { noteReadAfter, READ_AFTER_HEADER, readAfter } from '../lib/read-after.ts';
 
 /**
  * A refusal of the API, said for people: the server's message without its path prefix
@@ -42,9 +44,6 @@ let csrfToken: string | null = null;
 export function setCsrfToken(token: string | null) {
   csrfToken = token;
 }
-
-/** The token the session gave, for requests not made through the client (file uploads, the playground's stream). */
-export const currentCsrfToken = () => csrfToken;
 
 /** A request index.html's script started before the app's code ran: its key and its answer (null when it failed). */
 interface EarlyRequest {
@@ -86,8 +85,28 @@ const client = createClient<paths>({
 client.use({
   onRequest({ request }) {
     if (request.method !== 'GET' && csrfToken) request.headers.set('x-csrf-token', csrfToken);
+    const after = readAfter();
+    if (after) request.headers.set(READ_AFTER_HEADER, after);
+  },
+  onResponse({ response }) {
+    noteReadAfter(response);
   },
 });
+
+/**
+ * fetch for the few requests the typed client cannot make (a file upload, a download, a
+ * stream): the session cookie, the CSRF token on changes and the read-after position, as the
+ * client sends them.
+ */
+export async function sessionFetch(url: string, init: RequestInit & { headers: Record<string, string> }): Promise<Response> {
+  const headers = { ...init.headers };
+  if ((init.method ?? 'GET') !== 'GET' && csrfToken) headers['x-csrf-token'] = csrfToken;
+  const after = readAfter();
+  if (after) headers[READ_AFTER_HEADER] = after;
+  const response = await fetch(url, { ...init, headers, credentials: 'same-origin' });
+  noteReadAfter(response);
+  return response;
+}
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 type PathsWith<M extends Method> = { [P in keyof paths]: paths[P] extends Record<M, object> ? P : never }[keyof paths];

@@ -1,6 +1,6 @@
 import { useMemo } from 'react';
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { ApiError, DELETE, GET, PATCH, POST, currentCsrfToken, toApiError, type Answer } from './client.ts';
+import { ApiError, DELETE, GET, PATCH, POST, sessionFetch, toApiError, type Answer } from './client.ts';
 import type { ColumnType } from './types.ts';
 
 export type Dataset = Answer<'/api/dataset', 'post'>;
@@ -168,15 +168,12 @@ export interface UploadColumn {
 
 /** POST /api/dataset/upload (a new dataset) or /api/dataset/{id}/upload (append), the mapping part before the file. */
 export async function uploadFile(projectId: string, file: File, mapping: UploadColumn[], target: { name: string } | { datasetId: string }) {
-  const csrf = currentCsrfToken();
   const form = new FormData();
   if ('name' in target) form.append('name', target.name);
   form.append('mapping', JSON.stringify(mapping));
   form.append('file', file, file.name);
   const url = 'name' in target ? '/api/dataset/upload' : `/api/dataset/${encodeURIComponent(target.datasetId)}/upload`;
-  const headers: Record<string, string> = { accept: 'application/json', 'x-project-id': projectId };
-  if (csrf) headers['x-csrf-token'] = csrf;
-  const response = await fetch(url, { method: 'POST', body: form, headers, credentials: 'same-origin' });
+  const response = await sessionFetch(url, { method: 'POST', body: form, headers: { accept: 'application/json', 'x-project-id': projectId } });
   const text = await response.text();
   const body = text ? (JSON.parse(text) as { id?: string; datasetId?: string; recordsCreated: number; error?: { code: string; message: string; meta?: { field?: string } } }) : null;
   if (!response.ok) throw new ApiError(response.status, body?.error?.code ?? 'http_error', body?.error?.message ?? `HTTP ${response.status}`, body?.error?.meta?.field);
@@ -189,7 +186,7 @@ export type ExportCells = 'spreadsheet' | 'exact';
 /** GET /api/dataset/{id}/export saved as a file: fetched with the project header (a plain link cannot send it), then handed to the browser. */
 export async function downloadExport(projectId: string, datasetId: string, format: 'csv' | 'jsonl', cells: ExportCells) {
   const url = `/api/dataset/${encodeURIComponent(datasetId)}/export?format=${format}${format === 'csv' ? `&cells=${cells}` : ''}`;
-  const response = await fetch(url, { headers: { 'x-project-id': projectId }, credentials: 'same-origin' });
+  const response = await sessionFetch(url, { headers: { 'x-project-id': projectId } });
   if (!response.ok) {
     const text = await response.text();
     throw toApiError(response.status, text.startsWith('{') ? JSON.parse(text) : null, text);

@@ -8836,20 +8836,48 @@ export interface paths {
                         }[];
                         /** @description every trace matching this search (as POST /api/traces/search takes it), newest first, up to `limit` */
                         filter?: {
+                            /** @description Full-text: words of trace input or output (case-insensitive); "a phrase", or, -word */
                             query?: string;
+                            /** @description Traces started at or after (epoch ms or ISO 8601) */
                             startDate?: number | string;
+                            /** @description Traces started at or before (epoch ms or ISO 8601) */
                             endDate?: number | string;
                             filters?: {
                                 user_id?: string | string[];
                                 thread_id?: string | string[];
                                 customer_id?: string | string[];
+                                /** @description Any of these labels */
                                 labels?: string | string[];
+                                /** @description Any span used one of these models */
                                 model?: string | string[];
+                                /** @description Any span has one of these types (llm, tool, agent, ...) */
                                 span_type?: string | string[];
                                 has_error?: boolean;
+                                has_annotation?: boolean;
+                                evaluation?: {
+                                    /** @description Evaluator path or name, e.g. pii/pii_detection */
+                                    evaluator?: string;
+                                    passed?: boolean;
+                                    /** @enum {string} */
+                                    status?: "processed" | "skipped" | "error";
+                                };
+                                /** @description key = value on trace metadata */
                                 metadata?: {
                                     [key: string]: string | number | boolean;
                                 };
+                                /** @description Traces with a score of this config (any of their annotations), within min..max or equal to value */
+                                score?: {
+                                    /** @description a score config (GET /api/score-configs) */
+                                    configId: string;
+                                    /** @description numeric: at least */
+                                    min?: number;
+                                    /** @description numeric: at most */
+                                    max?: number;
+                                    /** @description categorical: this category; boolean: true or false */
+                                    value?: string | boolean;
+                                };
+                                /** @description Traces in any of these topics (topic ids, GET /api/topics) */
+                                topic?: string | string[];
                             };
                         };
                         /** @description whole threads (their ids, as POST /api/threads lists them), 1..1000: the reviewer scores the conversation */
@@ -35561,20 +35589,48 @@ export interface paths {
                         }[];
                         /** @description every trace matching this search (as POST /api/traces/search takes it), added by a background job */
                         filter?: {
+                            /** @description Full-text: words of trace input or output (case-insensitive); "a phrase", or, -word */
                             query?: string;
+                            /** @description Traces started at or after (epoch ms or ISO 8601) */
                             startDate?: number | string;
+                            /** @description Traces started at or before (epoch ms or ISO 8601) */
                             endDate?: number | string;
                             filters?: {
                                 user_id?: string | string[];
                                 thread_id?: string | string[];
                                 customer_id?: string | string[];
+                                /** @description Any of these labels */
                                 labels?: string | string[];
+                                /** @description Any span used one of these models */
                                 model?: string | string[];
+                                /** @description Any span has one of these types (llm, tool, agent, ...) */
                                 span_type?: string | string[];
                                 has_error?: boolean;
+                                has_annotation?: boolean;
+                                evaluation?: {
+                                    /** @description Evaluator path or name, e.g. pii/pii_detection */
+                                    evaluator?: string;
+                                    passed?: boolean;
+                                    /** @enum {string} */
+                                    status?: "processed" | "skipped" | "error";
+                                };
+                                /** @description key = value on trace metadata */
                                 metadata?: {
                                     [key: string]: string | number | boolean;
                                 };
+                                /** @description Traces with a score of this config (any of their annotations), within min..max or equal to value */
+                                score?: {
+                                    /** @description a score config (GET /api/score-configs) */
+                                    configId: string;
+                                    /** @description numeric: at least */
+                                    min?: number;
+                                    /** @description numeric: at most */
+                                    max?: number;
+                                    /** @description categorical: this category; boolean: true or false */
+                                    value?: string | boolean;
+                                };
+                                /** @description Traces in any of these topics (topic ids, GET /api/topics) */
+                                topic?: string | string[];
                             };
                         };
                         /**

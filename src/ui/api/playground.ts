@@ -1,4 +1,4 @@
-import { ApiError, currentCsrfToken, toApiError } from './client.ts';
+import { ApiError, sessionFetch, toApiError } from './client.ts';
 import type { ModelParameters, RunBody, RunResponse, ToolCall } from '../../modules/prompts/schemas.ts';
 import type { components } from './openapi.gen.ts';
 
@@ -15,10 +15,8 @@ export type RunEvent = { type: 'text'; text: string } | ({ type: 'tool_call' } &
  * reads answers whole, and this one is read as it comes.
  */
 export async function streamPromptRun(projectId: string, promptId: string, body: RunBody, onEvent: (e: RunEvent) => void, signal?: AbortSignal): Promise<RunResponse> {
-  const headers: Record<string, string> = { accept: 'text/event-stream', 'content-type': 'application/json', 'x-project-id': projectId };
-  const csrf = currentCsrfToken();
-  if (csrf) headers['x-csrf-token'] = csrf;
-  const response = await fetch(`/api/prompts/${encodeURIComponent(promptId)}/run`, { method: 'POST', headers, credentials: 'same-origin', body: JSON.stringify(body), signal });
+  const headers = { accept: 'text/event-stream', 'content-type': 'application/json', 'x-project-id': projectId };
+  const response = await sessionFetch(`/api/prompts/${encodeURIComponent(promptId)}/run`, { method: 'POST', headers, body: JSON.stringify(body), signal });
   if (!response.ok || !(response.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
     const text = await response.text();
     let parsed: unknown = undefined;

@@ -6,11 +6,12 @@ import { TRACE_SOURCES, addFromTraces, fetchImport, useCreateDataset, useDataset
 import { ApiError } from '../api/client.ts';
 import type { DatasetImport } from '../api/datasets.ts';
 import { can, useSession } from '../api/session.ts';
+import type { TraceSearch } from '../lib/list-search.ts';
 
 /** What is added: these traces or spans now, or every trace matching a search (a background job). */
 export type AddSource =
   | { kind: 'items'; items: { traceId: string; spanId?: string }[]; label: string }
-  | { kind: 'choice'; selected: string[]; filter: Record<string, unknown> | null; matching: number; filterProblem?: string };
+  | { kind: 'choice'; selected: string[]; filter: TraceSearch | null; matching: number };
 
 /** A guess for a column with no remembered mapping: by its name. */
 function guess(column: Column, span: boolean): string {
@@ -136,7 +137,7 @@ export function AddToDatasetDialog({ projectId, source, onClose }: { projectId: 
               <Radio.Group label="Traces" value={which} onChange={(v) => setWhich(v)}>
                 <Stack gap={4} mt={4}>
                   <Radio value="selected" label={`The ${source.selected.length} selected`} disabled={source.selected.length === 0 || !!job} />
-                  <Radio value="matching" label={`All ${source.matching.toLocaleString()} matching the search (up to 10,000)`} disabled={!!source.filterProblem || !!job} description={source.filterProblem} />
+                  <Radio value="matching" label={`All ${source.matching.toLocaleString()} matching the search (up to 10,000)`} disabled={!!job} />
                 </Stack>
               </Radio.Group>
             )}

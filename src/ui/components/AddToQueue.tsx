@@ -47,7 +47,6 @@ function AddToQueueDialog({ projectId, source, onClose }: { projectId: string; s
     const r = await addItems.mutateAsync({ id: queueId, body });
     setResult(`${r.added} added${r.alreadyQueued ? `, ${r.alreadyQueued} already in the queue` : ''}.`);
   };
-  const matchingProblem = source.kind === 'choice' && which === 'matching' ? source.filterProblem : undefined;
   // The queue (named by the address: one deleted meanwhile) at its picker; what is sent at the traces chosen.
   const errors = formErrors(addItems.error, ['id', 'traces'], { items: 'traces', filter: 'traces', limit: 'traces', experimentRun: 'traces', threads: 'traces' });
   return (
@@ -87,7 +86,6 @@ function AddToQueueDialog({ projectId, source, onClose }: { projectId: string; s
             </Stack>
           </Radio.Group>
         )}
-        {matchingProblem && <Alert color="yellow">{matchingProblem}</Alert>}
         {errors.elsewhere && <Alert color="red">{errors.elsewhere}</Alert>}
         {result && (
           <Alert color="teal" role="status">
@@ -98,7 +96,7 @@ function AddToQueueDialog({ projectId, source, onClose }: { projectId: string; s
           <Button variant="default" onClick={onClose}>
             {result ? 'Close' : 'Cancel'}
           </Button>
-          <Button onClick={() => void submit().catch(() => undefined)} loading={addItems.isPending} disabled={!queueId || !!matchingProblem}>
+          <Button onClick={() => void submit().catch(() => undefined)} loading={addItems.isPending} disabled={!queueId}>
             Add
           </Button>
         </Group>

@@ -1,10 +1,12 @@
 import { Badge, Group, Text } from '@mantine/core';
-import type { Monitor } from '../api/evaluators.ts';
+import type { SearchFilters } from '../api/types.ts';
+import { filterTextOf, TRACE_FILTER_KEYS, TRACE_FILTERS } from '../lib/trace-filters.ts';
 
-/** A monitor's trace filters, one chip each; "every trace" without any. */
-export function FilterChips({ filters }: { filters: Monitor['filters'] }) {
-  const entries = Object.entries(filters ?? {});
-  if (!entries.length)
+/** A stored trace filter (a monitor's, an alert rule's), one chip per filter as the traces list names it; "every trace" without any. */
+export function FilterChips({ filters }: { filters: SearchFilters | null | undefined }) {
+  const text = filterTextOf(filters);
+  const shown = TRACE_FILTER_KEYS.filter((k) => text[k]);
+  if (!shown.length)
     return (
       <Text size="sm" className="muted">
         every trace
@@ -12,9 +14,9 @@ export function FilterChips({ filters }: { filters: Monitor['filters'] }) {
     );
   return (
     <Group gap={4}>
-      {entries.map(([k, v]) => (
+      {shown.map((k) => (
         <Badge key={k} size="sm" variant="light" color="gray" tt="none">
-          {k}: {typeof v === 'object' && !Array.isArray(v) ? Object.entries(v).map(([a, b]) => `${a}=${String(b)}`).join(', ') : String(v)}
+          {TRACE_FILTERS[k].label}: {text[k]}
         </Badge>
       ))}
     </Group>

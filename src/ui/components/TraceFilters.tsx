@@ -1,12 +1,13 @@
-import { useState, type ReactNode } from 'react';
-import { Badge, Button, CloseButton, Group, NativeSelect, Pill, Popover, SegmentedControl, SimpleGrid, Stack, Text, TextInput } from '@mantine/core';
+import { useState } from 'react';
+import { Badge, Button, CloseButton, Group, NativeSelect, Pill, Popover, Stack, TextInput } from '@mantine/core';
 import { useDebouncedCallback } from '@mantine/hooks';
 import { IconFilter, IconSearch } from '@tabler/icons-react';
 import { useParams } from '@tanstack/react-router';
-import { useScoreConfigs } from '../api/review.ts';
 import type { ScoreConfig } from '../api/review.ts';
 import { useTopicNames } from '../api/topics.ts';
-import { activeFilterCount, formatScoreFilter, parseScoreFilter, RANGE_PRESETS, type ListSearch, type ListSort } from '../lib/list-search.ts';
+import { RANGE_PRESETS, type ListSearch, type ListSort } from '../lib/list-search.ts';
+import { filterCount, parseScoreFilter, TRACE_FILTER_KEYS, TRACE_FILTERS, withoutFilters, type TraceFilterKey } from '../lib/trace-filters.ts';
+import { FilterEditors, useProjectScoreConfigs } from './filter-editors.tsx';
 
 const SORTS = [
   { value: 'time:desc', label: 'Newest first' },
@@ -98,29 +99,6 @@ export function ListToolbar({ search, onChange, forCharts = false, sortable = !f
   );
 }
 
-const FILTER_LABELS: [keyof ListSearch, string][] = [
-  ['user', 'User'],
-  ['thread', 'Thread'],
-  ['customer', 'Customer'],
-  ['labels', 'Labels'],
-  ['model', 'Model'],
-  ['type', 'Span type'],
-  ['error', 'Error'],
-  ['annotated', 'Annotated'],
-  ['eval', 'Evaluation'],
-  ['evaluator', 'Evaluator'],
-  ['meta', 'Metadata'],
-  ['score', 'Score'],
-  ['topic', 'Topic'],
-];
-
-/** The project's score configs, on pages under /p/<projectId> (the list and analytics). */
-function useProjectScoreConfigs(): ScoreConfig[] | undefined {
-  const { projectId } = useParams({ strict: false });
-  const configs = useScoreConfigs(projectId ?? '');
-  return projectId ? configs.data : undefined;
-}
-
 /** A score filter as people read it: "Quality 3..5", "Tone = rude". */
 function describeScoreFilter(text: string, configs: ScoreConfig[] | undefined): string {
   const f = parseScoreFilter(text);
@@ -151,20 +129,17 @@ function describeTopics(ids: string, names: Map<string, string> | undefined): st
 function ActiveFilters({ search, onChange }: { search: ListSearch; onChange: (next: ListSearch) => void }) {
   const configs = useProjectScoreConfigs();
   const topicNames = useProjectTopicNames(!!search.topic);
-  const active = FILTER_LABELS.filter(([k]) => search[k]);
+  const active = TRACE_FILTER_KEYS.filter((k) => search[k]);
   if (!active.length) return null;
+  const shown = (k: TraceFilterKey, text: string) => (k === 'score' ? describeScoreFilter(text, configs) : k === 'topic' ? describeTopics(text, topicNames) : text);
   return (
     <Group gap={6} aria-label="Active filters">
-      {active.map(([k, label]) => (
-        <Pill key={k} withRemoveButton onRemove={() => onChange({ ...search, [k]: undefined })} removeButtonProps={{ 'aria-label': `Remove filter ${label}` }}>
-          {label}: {k === 'score' ? describeScoreFilter(search.score!, configs) : k === 'topic' ? describeTopics(search.topic!, topicNames) : String(search[k])}
+      {active.map((k) => (
+        <Pill key={k} withRemoveButton onRemove={() => onChange({ ...search, [k]: undefined })} removeButtonProps={{ 'aria-label': `Remove filter ${TRACE_FILTERS[k].label}` }}>
+          {TRACE_FILTERS[k].label}: {shown(k, search[k]!)}
         </Pill>
       ))}
-      <Button
-        size="compact-xs"
-        variant="subtle"
-        onClick={() => onChange({ q: search.q, range: search.range, from: search.from, to: search.to, sort: search.sort, dir: search.dir })}
-      >
+      <Button size="compact-xs" variant="subtle" onClick={() => onChange(withoutFilters(search))}>
         Clear filters
       </Button>
     </Group>
@@ -179,35 +154,7 @@ function FiltersPopover({ search, onChange }: { search: ListSearch; onChange: (n
     if (next) setDraft(search);
     setOpened(next);
   };
-  const count = activeFilterCount({ ...search, range: undefined });
-  const text = (key: keyof ListSearch, label: string, placeholder: string, description?: ReactNode) => (
-    <TextInput
-      size="xs"
-      label={label}
-      description={description}
-      placeholder={placeholder}
-      value={draft[key] ?? ''}
-      onChange={(e) => setDraft({ ...draft, [key]: e.currentTarget.value || undefined })}
-    />
-  );
-  const tri = (key: 'error' | 'annotated', label: string) => (
-    <div>
-      <Text size="xs" fw={500} mb={4} id={`f-${key}`}>
-        {label}
-      </Text>
-      <SegmentedControl
-        size="xs"
-        aria-labelledby={`f-${key}`}
-        value={draft[key] ?? 'any'}
-        onChange={(v) => setDraft({ ...draft, [key]: v === 'any' ? undefined : v })}
-        data={[
-          { value: 'any', label: 'Any' },
-          { value: 'yes', label: 'Yes' },
-          { value: 'no', label: 'No' },
-        ]}
-      />
-    </div>
-  );
+  const count = filterCount(search);
 
   return (
     <Popover opened={opened} onChange={open} position="bottom-end" width={440} shadow="md" trapFocus withinPortal>
@@ -232,39 +179,9 @@ function FiltersPopover({ search, onChange }: { search: ListSearch; onChange: (n
           }}
         >
           <Stack gap="xs">
-            <SimpleGrid cols={2} spacing="xs">
-              {text('user', 'User id', 'user-1, user-2')}
-              {text('thread', 'Thread id', 'thread id')}
-              {text('customer', 'Customer id', 'customer id')}
-              {text('labels', 'Labels', 'any of: a, b')}
-              {text('model', 'Model', 'gpt-4o-mini')}
-              {text('type', 'Span type', 'llm, tool, rag')}
-            </SimpleGrid>
-            <Group gap="lg">
-              {tri('error', 'Has error')}
-              {tri('annotated', 'Has annotation')}
-              <div>
-                <Text size="xs" fw={500} mb={4} id="f-eval">
-                  Evaluation
-                </Text>
-                <SegmentedControl
-                  size="xs"
-                  aria-labelledby="f-eval"
-                  value={draft.eval ?? 'any'}
-                  onChange={(v) => setDraft({ ...draft, eval: v === 'any' ? undefined : v })}
-                  data={[
-                    { value: 'any', label: 'Any' },
-                    { value: 'passed', label: 'Passed' },
-                    { value: 'failed', label: 'Failed' },
-                  ]}
-                />
-              </div>
-            </Group>
-            {text('evaluator', 'Evaluator', 'e.g. pii/pii_detection or its name')}
-            {text('meta', 'Metadata', 'key=value, key2=value2', 'Traces whose metadata has every pair')}
-            <ScoreFilterInput value={draft.score} onChange={(score) => setDraft({ ...draft, score })} />
+            <FilterEditors keys={TRACE_FILTER_KEYS} value={draft} onChange={(next) => setDraft({ ...draft, ...next })} size="xs" idPrefix="f" />
             <Group justify="space-between" mt={4}>
-              <Button size="xs" variant="subtle" onClick={() => setDraft({ q: search.q, range: search.range, from: search.from, to: search.to, sort: search.sort, dir: search.dir })}>
+              <Button size="xs" variant="subtle" onClick={() => setDraft(withoutFilters(search))}>
                 Reset
               </Button>
               <Group gap="xs">
@@ -280,46 +197,5 @@ function FiltersPopover({ search, onChange }: { search: ListSearch; onChange: (n
         </form>
       </Popover.Dropdown>
     </Popover>
-  );
-}
-
-/** The score filter: a config, then a range (numeric) or a value (boolean, categorical). The threads list uses it for thread scores. */
-export function ScoreFilterInput({ value, onChange, label = 'Review score' }: { value: string | undefined; onChange: (next: string | undefined) => void; label?: string }) {
-  const configs = useProjectScoreConfigs();
-  const f = parseScoreFilter(value);
-  const config = configs?.find((c) => c.id === f?.configId);
-  if (!configs?.length) return null;
-  const set = (next: { min?: number; max?: number; value?: string }) => config && onChange(formatScoreFilter({ configId: config.id, ...next }));
-  const bound = (text: string) => (text.trim() === '' || !Number.isFinite(Number(text)) ? undefined : Number(text));
-  return (
-    <Group gap="xs" align="flex-end" wrap="nowrap">
-      <NativeSelect
-        size="xs"
-        label={label}
-        value={config?.id ?? ''}
-        onChange={(e) => {
-          const id = e.currentTarget.value;
-          onChange(id ? formatScoreFilter({ configId: id }) : undefined);
-        }}
-        data={[{ value: '', label: 'Any' }, ...configs.map((c) => ({ value: c.id, label: c.name }))]}
-        style={{ flex: '1 1 0', minWidth: 0 }}
-      />
-      {config?.kind === 'numeric' && (
-        <>
-          <TextInput size="xs" label="At least" inputMode="decimal" placeholder={String(config.min ?? '')} value={f?.min ?? ''} onChange={(e) => set({ min: bound(e.currentTarget.value), max: f?.max })} w={80} />
-          <TextInput size="xs" label="At most" inputMode="decimal" placeholder={String(config.max ?? '')} value={f?.max ?? ''} onChange={(e) => set({ min: f?.min, max: bound(e.currentTarget.value) })} w={80} />
-        </>
-      )}
-      {config && config.kind !== 'numeric' && (
-        <NativeSelect
-          size="xs"
-          label="Value"
-          value={f?.value ?? ''}
-          onChange={(e) => set(e.currentTarget.value ? { value: e.currentTarget.value } : {})}
-          data={[{ value: '', label: 'Any' }, ...(config.kind === 'boolean' ? ['true', 'false'] : config.categories).map((v) => ({ value: v, label: v }))]}
-          style={{ flex: '1 1 0', minWidth: 0 }}
-        />
-      )}
-    </Group>
   );
 }

@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { matching, oneOf, searchValidator, words } from './search.ts';
-import type { SearchFilters, SearchRequest } from '../api/types.ts';
+import type { SearchRequest } from '../api/types.ts';
+import { filterCount, toSearchFilters, traceFilterUrl } from './trace-filters.ts';
 
 /**
  * The traces list's filters as they live in the URL (`?q=refund&error=1&sort=cost`), so a
@@ -15,22 +16,8 @@ export const listSearchSchema = z.object({
   range: words(),
   from: words(),
   to: words(),
-  user: words(),
-  thread: words(),
-  customer: words(),
-  labels: words(),
-  model: words(),
-  type: words(),
-  error: oneOf(['yes', 'no']),
-  annotated: oneOf(['yes', 'no']),
-  eval: oneOf(['passed', 'failed']),
-  evaluator: words(),
-  /** key=value pairs, comma-separated */
-  meta: words(),
-  /** A review score (parseScoreFilter): `<config id>:<min>..<max>` or `<config id>:=<value>` */
-  score: words(),
-  /** Topic ids (GET /api/topics), comma-separated */
-  topic: words(),
+  /** The filters (lib/trace-filters.ts): user, thread, customer, labels, model, type, error, annotated, eval, evaluator, meta, score, topic. */
+  ...traceFilterUrl,
   /** A column, or `score:<config id>` (a numeric or boolean score's mean) */
   sort: matching<ListSort>((v) => ['time', 'cost', 'latency'].includes(v) || /^score:.{1,128}$/.test(v)),
   dir: oneOf(['asc', 'desc']),
@@ -43,34 +30,6 @@ export type ListSearch = z.output<typeof listSearchSchema>;
 /** The list's URL search read as its route reads it (router.tsx), and as index.html's early request does (early.ts). */
 // Named, not inline: inferred inside createRoute beside loaderDeps, the type comes out empty.
 export const readListSearch = searchValidator(listSearchSchema);
-
-/** The score filter of the URL: a config and a range (numeric) or a value (boolean, categorical). */
-export interface ScoreFilterText {
-  configId: string;
-  min?: number;
-  max?: number;
-  value?: string;
-}
-
-export function parseScoreFilter(text: string | undefined): ScoreFilterText | null {
-  if (!text) return null;
-  const colon = text.indexOf(':');
-  if (colon <= 0) return null;
-  const configId = text.slice(0, colon);
-  const rest = text.slice(colon + 1);
-  if (rest.startsWith('=')) return rest.length > 1 ? { configId, value: rest.slice(1) } : { configId };
-  const [lo, hi] = rest.split('..');
-  const num = (v: string | undefined) => (v === undefined || v.trim() === '' || !Number.isFinite(Number(v)) ? undefined : Number(v));
-  const out: ScoreFilterText = { configId };
-  if (num(lo) !== undefined) out.min = num(lo);
-  if (num(hi) !== undefined) out.max = num(hi);
-  return out;
-}
-
-export function formatScoreFilter(f: ScoreFilterText): string {
-  if (f.value !== undefined) return `${f.configId}:=${f.value}`;
-  return `${f.configId}:${f.min ?? ''}..${f.max ?? ''}`;
-}
 
 /** Columns in the URL: each one URI-encoded (a metadata key may hold a comma), comma-separated. */
 export const encodeColumns = (columns: readonly string[]) => columns.map((c) => encodeURIComponent(c)).join(',');
@@ -102,18 +61,6 @@ export const RANGE_PRESETS: { value: string; label: string; ms: number }[] = [
   { value: '30d', label: 'Last 30 days', ms: 30 * 86_400_000 },
 ];
 
-const list = (v: string | undefined) => {
-  const items = (v ?? '').split(',').map((s) => s.trim()).filter(Boolean);
-  return items.length ? items : undefined;
-};
-
-export function parseMeta(meta: string | undefined): Record<string, string> | undefined {
-  const pairs = list(meta)
-    ?.map((p) => [p.slice(0, p.indexOf('=')).trim(), p.slice(p.indexOf('=') + 1).trim()] as const)
-    .filter(([k]) => k.length > 0);
-  return pairs?.length ? Object.fromEntries(pairs) : undefined;
-}
-
 /** The anchor the page will take for `search` (useRangeAnchor): a route's loader, and index.html's early request, ask for the page's data with the request the page then makes. */
 export const rangeAnchor = (search: Pick<ListSearch, 'range' | 'from' | 'to'>): number => recentAnchor(anchorKey(search));
 export const anchorKey = ({ range, from, to }: Pick<ListSearch, 'range' | 'from' | 'to'>) => JSON.stringify([range, from, to]);
@@ -139,37 +86,7 @@ function recentAnchor(key: string): number {
  * keeps it fixed while the range stays the same, so the query key does not change every render).
  */
 export function toSearchRequest(s: ListSearch, now: number): Omit<SearchRequest, 'pageSize' | 'scrollId'> {
-  const filters: SearchFilters = {};
-  const users = list(s.user);
-  if (users) filters.user_id = users;
-  const threads = list(s.thread);
-  if (threads) filters.thread_id = threads;
-  const customers = list(s.customer);
-  if (customers) filters.customer_id = customers;
-  const labels = list(s.labels);
-  if (labels) filters.labels = labels;
-  const models = list(s.model);
-  if (models) filters.model = models;
-  const types = list(s.type);
-  if (types) filters.span_type = types;
-  if (s.error) filters.has_error = s.error === 'yes';
-  if (s.annotated) filters.has_annotation = s.annotated === 'yes';
-  if (s.eval || s.evaluator) {
-    filters.evaluation = {
-      ...(s.eval ? { passed: s.eval === 'passed' } : {}),
-      ...(s.evaluator ? { evaluator: s.evaluator } : {}),
-    };
-  }
-  const meta = parseMeta(s.meta);
-  if (meta) filters.metadata = meta;
-  const topics = list(s.topic);
-  if (topics) filters.topic = topics;
-  const score = parseScoreFilter(s.score);
-  if (score) {
-    // Boolean configs take true/false; the server compares a categorical value as text.
-    const value = score.value === 'true' ? true : score.value === 'false' ? false : score.value;
-    filters.score = { configId: score.configId, ...(score.min !== undefined ? { min: score.min } : {}), ...(score.max !== undefined ? { max: score.max } : {}), ...(value !== undefined ? { value } : {}) };
-  }
+  const filters = toSearchFilters(s);
 
   const req: Omit<SearchRequest, 'pageSize' | 'scrollId'> = {};
   if (s.q?.trim()) req.query = s.q.trim();
@@ -194,15 +111,20 @@ export const TRACE_LIST_PAGE = 100;
 /** The body of the list's first page (api/traces.ts traceListQuery): the page and index.html's early request make it here. */
 export const firstPageBody = (request: Omit<SearchRequest, 'pageSize' | 'scrollId'>): SearchRequest => ({ ...request, pageSize: TRACE_LIST_PAGE });
 
+/** Which traces a search selects (the server's TraceSearch): what imports, queues and the new-traces poll take. */
+export type TraceSearch = Pick<SearchRequest, 'query' | 'startDate' | 'endDate' | 'filters'>;
+
 /**
  * Which traces a search selects, without the order it lists them in: what the new-traces poll
  * and imports from a search take, whatever the list is sorted by (they refuse sort keys).
  */
-export function searchConditions(req: Omit<SearchRequest, 'pageSize' | 'scrollId'>): Pick<SearchRequest, 'query' | 'startDate' | 'endDate' | 'filters'> {
+export function searchConditions(req: Omit<SearchRequest, 'pageSize' | 'scrollId'>): TraceSearch {
   const { query, startDate, endDate, filters } = req;
   return { query, startDate, endDate, filters };
 }
 
-/** How many filters (beyond search and sort) are active: the filter button's badge. */
-export const activeFilterCount = (s: ListSearch) =>
-  (['range', 'user', 'thread', 'customer', 'labels', 'model', 'type', 'error', 'annotated', 'eval', 'evaluator', 'meta', 'score', 'topic'] as const).filter((k) => s[k]).length;
+/** How many filters (beyond search and sort) are active, the time range among them. */
+export const activeFilterCount = (s: ListSearch) => (s.range ? 1 : 0) + filterCount(s);
+
+// The dashboards page reads a score filter's text through here.
+export { formatScoreFilter } from './trace-filters.ts';

@@ -53,13 +53,8 @@ export default function TracesPage() {
   const [selection, setSelection] = useState<{ request: unknown; ids: Set<string> }>({ request, ids: new Set() });
   const selected = selection.request === request ? selection.ids : new Set<string>();
   const setSelected = (ids: Set<string>) => setSelection({ request, ids });
-  const importFilter = useMemo(() => {
-    const { filters, ...rest } = searchConditions(request);
-    const { has_annotation, evaluation, score, ...summary } = filters ?? {};
-    const problem = has_annotation !== undefined || evaluation || score ? 'Not with the annotation, evaluation or score filters: tick the traces instead' : undefined;
-    const filter: Record<string, unknown> = { ...rest, ...(Object.keys(summary).length ? { filters: summary } : {}) };
-    return { filter, problem };
-  }, [request]);
+  // Every trace matching the search, the whole filter (imports and queues take what the search takes).
+  const importFilter = useMemo(() => searchConditions(request), [request]);
 
   // Columns: the URL's, else the default ones; a saved view is a name for a search and columns.
   const columns = useMemo(() => (decodeColumns(search.cols) ?? [...DEFAULT_COLUMNS]).filter((c) => columnDef(c) !== null), [search.cols]);
@@ -114,12 +109,12 @@ export default function TracesPage() {
               <AddToDatasetButton
                 projectId={projectId}
                 size="compact-sm"
-                source={{ kind: 'choice', selected: [...selected], filter: importFilter.filter, matching: Math.min(totalHits, 10_000), filterProblem: importFilter.problem }}
+                source={{ kind: 'choice', selected: [...selected], filter: importFilter, matching: Math.min(totalHits, 10_000) }}
               />
               <AddToQueueButton
                 projectId={projectId}
                 size="compact-sm"
-                source={{ kind: 'choice', selected: [...selected], filter: importFilter.filter, matching: totalHits, filterProblem: importFilter.problem }}
+                source={{ kind: 'choice', selected: [...selected], filter: importFilter, matching: totalHits }}
               />
             </>
           )}

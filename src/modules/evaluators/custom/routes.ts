@@ -4,18 +4,17 @@ import { projectRoute, routeGroup } from '../../../platform/http/route-group.ts'
 import type { CustomEvaluatorService } from './service.ts';
 import { createCustomBody, customEvaluatorSchema, customListResponse, customVersionsResponse, slugParams, updateCustomBody, versionQuery } from './schemas.ts';
 
-const tags = ['custom evaluators'];
 
 /** Custom evaluator routes (definitions and versions; running one is POST /api/evaluations/custom/{slug}/evaluate). */
 export function customEvaluatorRoutes(app: FastifyInstance, service: CustomEvaluatorService) {
-  routeGroup(app, { prefix: '/api/custom-evaluators', errors: 'nested' }, (r, g) => {
+  routeGroup(app, { prefix: '/api/custom-evaluators', errors: 'nested', tag: { name: 'custom evaluators', title: 'Custom evaluators' } }, (r, g) => {
     const project = projectRoute(r);
 
     project.get(
       '/',
       {
         config: { auth: { scope: 'project', permission: 'evaluators:view' } },
-        schema: { tags, summary: "The project's custom evaluators, each at its newest version", response: { 200: customListResponse } },
+        schema: { summary: "The project's custom evaluators, each at its newest version", response: { 200: customListResponse } },
       },
       async (_req, { projectId }) => ({ data: await service.list(projectId) }),
     );
@@ -24,7 +23,7 @@ export function customEvaluatorRoutes(app: FastifyInstance, service: CustomEvalu
       '/',
       {
         config: { auth: { scope: 'project', permission: 'evaluators:manage' } },
-        schema: { tags, summary: 'Create a custom LLM judge (its version 1)', body: createCustomBody, response: { 201: customEvaluatorSchema, ...g.errors(409) } },
+        schema: { summary: 'Create a custom LLM judge (its version 1)', body: createCustomBody, response: { 201: customEvaluatorSchema, ...g.errors(409) } },
       },
       async (req, scope, reply) => reply.status(201).send(await service.create(scope, req.body)),
     );
@@ -33,7 +32,7 @@ export function customEvaluatorRoutes(app: FastifyInstance, service: CustomEvalu
       '/:slug',
       {
         config: { auth: { scope: 'project', permission: 'evaluators:view' } },
-        schema: { tags, params: slugParams, querystring: versionQuery, response: { 200: customEvaluatorSchema, ...g.errors(404) } },
+        schema: { params: slugParams, querystring: versionQuery, response: { 200: customEvaluatorSchema, ...g.errors(404) } },
       },
       (req, { projectId }) => service.get(projectId, req.params.slug, req.query.version),
     );
@@ -42,7 +41,7 @@ export function customEvaluatorRoutes(app: FastifyInstance, service: CustomEvalu
       '/:slug',
       {
         config: { auth: { scope: 'project', permission: 'evaluators:manage' } },
-        schema: { tags, summary: 'Change it: a changed prompt, model, parameter or answer saves a new version', params: slugParams, body: updateCustomBody, response: { 200: customEvaluatorSchema, ...g.errors(404) } },
+        schema: { summary: 'Change it: a changed prompt, model, parameter or answer saves a new version', params: slugParams, body: updateCustomBody, response: { 200: customEvaluatorSchema, ...g.errors(404) } },
       },
       (req, scope) => service.update(scope, req.params.slug, req.body),
     );
@@ -51,7 +50,7 @@ export function customEvaluatorRoutes(app: FastifyInstance, service: CustomEvalu
       '/:slug',
       {
         config: { auth: { scope: 'project', permission: 'evaluators:manage' } },
-        schema: { tags, params: slugParams, response: { 200: z.object({ slug: z.string(), deleted: z.literal(true) }), ...g.errors(404) } },
+        schema: { params: slugParams, response: { 200: z.object({ slug: z.string(), deleted: z.literal(true) }), ...g.errors(404) } },
       },
       (req, scope) => service.remove(scope, req.params.slug),
     );
@@ -60,7 +59,7 @@ export function customEvaluatorRoutes(app: FastifyInstance, service: CustomEvalu
       '/:slug/versions',
       {
         config: { auth: { scope: 'project', permission: 'evaluators:view' } },
-        schema: { tags, params: slugParams, response: { 200: customVersionsResponse, ...g.errors(404) } },
+        schema: { params: slugParams, response: { 200: customVersionsResponse, ...g.errors(404) } },
       },
       async (req, { projectId }) => ({ data: await service.versions(projectId, req.params.slug) }),
     );
