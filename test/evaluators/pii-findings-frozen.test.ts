@@ -68,6 +68,11 @@ function phoneShapedTexts(count: number): string[] {
     if (random() < 0.05) number = number.replace(/[0-9]/g, (d) => String.fromCharCode(0xff10 + Number(d)));
     out.push(pick(BEFORE) + number + pick(AFTER));
   }
+  // Another country's numbers dialled with a region's international call prefix (011 from
+  // the US and Canada, 010 from Japan, 00 elsewhere), and Philippine numbers in their forms.
+  const foreign = ['44 20 7946 0958', '33 1 23 45 67 89', '49 30 1234567', '63 917 123 4567', '63 2 8123 4567', '81 3 1234 5678', '61 2 9374 4000', '7 495 123 45 67', '234 803 123 4567'];
+  for (const idd of ['011 ', '010 ', '00', '00 ', '0011 ', '(011) ']) for (const n of foreign) out.push(`Call ${idd}${n} today`);
+  for (const n of ['0917 123 4567', '09171234567', '(02) 8123 4567', '02-8123-4567', '(032) 234 5678', '63 917 123 4567', '639171234567', '1800 1 234 5678', '0917-123-4567 ext. 12']) out.push(`Tawag sa ${n}.`, `mobile no ${n}`);
   return out;
 }
 
