@@ -71,10 +71,15 @@ export function detectPii(text: string, options: DetectOptions): Finding[] {
   if (text.length === 0) return [];
   let nlpCache: NlpEntity[] | null = null;
   let regionsCache: CountryCode[] | null = null;
+  const shared = new Map<object, unknown>();
   const analyzeOptions: AnalyzeOptions = {
     phoneLeniency: options.phoneLeniency ?? 'VALID',
     nlpEntities: () => (nlpCache ??= extractNlpEntities(text)),
     regionsInText: () => (regionsCache ??= countriesNamedIn(text) as CountryCode[]),
+    perText<T>(key: object, compute: () => T): T {
+      if (!shared.has(key)) shared.set(key, compute());
+      return shared.get(key) as T;
+    },
   };
   const recognizers = new Set<Recognizer>();
   for (const entity of options.entities) for (const r of RECOGNIZERS_BY_ENTITY.get(entity) ?? []) recognizers.add(r);

@@ -46,6 +46,11 @@ export interface AnalyzeOptions {
   nlpEntities(): readonly NlpEntity[];
   /** Countries the text names ("Cyprus", "Deutschland"), computed on first use. */
   regionsInText(): readonly CountryCode[];
+  /**
+   * What `compute` gives for this text, computed by the first recognizer that asks and
+   * shared with the others (the phone recognizers' candidate windows); `key` names it.
+   */
+  perText<T>(key: object, compute: () => T): T;
 }
 
 export interface Recognizer {
