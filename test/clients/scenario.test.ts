@@ -72,7 +72,7 @@ describe.each(databaseKinds)("LangWatch's Scenario package reporting to Spyglass
 
     const batches = await read('/api/simulations/sets/geography/batches');
     expect(batches.body.batches).toEqual([
-      { batchRunId, scenarioSetId: 'geography', runs: 2, passed: 1, failed: 1, inProgress: 0, passRate: 0.5, startedAt: expect.any(Number), finishedAt: expect.any(Number) },
+      { batchRunId, scenarioSetId: 'geography', label: null, runs: 2, passed: 1, failed: 1, inProgress: 0, passRate: 0.5, startedAt: expect.any(Number), finishedAt: expect.any(Number) },
     ]);
 
     const runs = await read(`/api/simulations/batches/${batchRunId}/runs`);

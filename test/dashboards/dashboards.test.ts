@@ -109,6 +109,7 @@ describe.each(databaseKinds)('dashboards API (%s)', (kind) => {
     const late = await put({ name: 'Shared, late', charts: [] }, '"2"');
     expect(late.status).toBe(412);
     expect(late.body.error.message).toContain(`saved by ${t.creds.user.email} at `);
+    expect(late.body.error.message).toMatch(/ at \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC \(version \d+/);
     expect(late.body.error.meta).toMatchObject({ version: 3, updatedBy: t.creds.user.id, updatedByEmail: t.creds.user.email });
 
     // Weak and bare forms name the same version; * and no header write over any version.

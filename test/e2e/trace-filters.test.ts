@@ -67,6 +67,8 @@ describe.runIf(hasChromium)('the table of trace filters drives the list', () => 
   it('edits every filter but topic in the Filters popover, and "Clear filters" clears them all', async () => {
     await page.locator('button.list-filters').click();
     const dialog = page.locator('.mantine-Popover-dropdown');
+    // The popover opens with a transition: counting before it is drawn would find nothing.
+    await dialog.locator('[data-filter]').first().waitFor();
     for (const key of TRACE_FILTER_KEYS.filter((k) => k !== 'topic' && k !== 'score')) {
       expect(await dialog.locator(`[data-filter="${key}"]`).count(), key).toBe(1);
     }

@@ -52,7 +52,8 @@ export async function putDashboard(ctx: DashboardsContext, scope: ProjectScope, 
   const now = await store.findDashboard(ctx.db.orm, scope.projectId, id);
   if (!now && id !== DEFAULT_DASHBOARD_ID) throw preconditionFailed('dashboard_changed', `If-Match: dashboard ${id} was deleted after you read it`, { field: 'If-Match', version: null });
   const version = now?.version ?? 0;
-  const when = now ? new Date(now.updated_at).toISOString() : null;
+  // Read by people: the UTC time to the second, not an ISO timestamp (the meta carries the number).
+  const when = now ? `${new Date(now.updated_at).toISOString().slice(0, 19).replace('T', ' ')} UTC` : null;
   // Who: the member's e-mail (a save with an API key has no one to name).
   const email = now?.updated_by ? await userEmail(ctx.db.orm, now.updated_by) : null;
   throw preconditionFailed(
