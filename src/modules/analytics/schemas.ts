@@ -47,6 +47,24 @@ export const timeseriesBucketSchema = z.object({
   thumbs_down: z.number().int(),
 });
 
+/** One score config's scores over time: trace scores and people's thread scores alike. */
+const scoreSeries = (counted: string) =>
+  z.array(
+    z.object({
+      configId: z.string(),
+      name: z.string().describe("The score config's name"),
+      kind: z.enum(['numeric', 'boolean', 'categorical']),
+      buckets: z.array(
+        z.object({
+          start: z.number().int(),
+          count: z.number().int().describe(counted),
+          mean: z.number().nullable().describe('numeric: the mean; boolean: the share of true (0..1); null without scores or when categorical'),
+          counts: z.record(z.string(), z.number().int()).describe('categorical: scores per category; empty otherwise'),
+        }),
+      ),
+    }),
+  );
+
 export const timeseriesResponseSchema = z
   .object({
     interval: z.enum(['minute', 'hour', 'day', 'week']).describe('The interval used'),
@@ -67,23 +85,7 @@ export const timeseriesResponseSchema = z
         buckets: z.array(z.object({ start: z.number().int(), passed: z.number().int(), failed: z.number().int(), pass_rate: z.number().nullable() })),
       }),
     ),
-    scores: z
-      .array(
-        z.object({
-          configId: z.string(),
-          name: z.string().describe("The score config's name"),
-          kind: z.enum(['numeric', 'boolean', 'categorical']),
-          buckets: z.array(
-            z.object({
-              start: z.number().int(),
-              count: z.number().int().describe('Scores given to traces started in the bucket'),
-              mean: z.number().nullable().describe('numeric: the mean; boolean: the share of true (0..1); null without scores or when categorical'),
-              counts: z.record(z.string(), z.number().int()).describe('categorical: scores per category; empty otherwise'),
-            }),
-          ),
-        }),
-      )
-      .describe('Review scores per score config that has any in range (a trace counts in the bucket it started in)'),
+    scores: scoreSeries('Scores given to traces started in the bucket').describe('Review scores per score config that has any in range (a trace counts in the bucket it started in)'),
     threadEvaluations: z
       .array(
         z.object({
@@ -105,23 +107,7 @@ export const timeseriesResponseSchema = z
       .describe(
         "Thread monitors' results (threads evaluated as a whole) per monitor name that has any in range, each in the bucket of when it ran; with query or filters, only threads with a trace they pick. Not split by groupBy",
       ),
-    threadScores: z
-      .array(
-        z.object({
-          configId: z.string(),
-          name: z.string().describe("The score config's name"),
-          kind: z.enum(['numeric', 'boolean', 'categorical']),
-          buckets: z.array(
-            z.object({
-              start: z.number().int(),
-              count: z.number().int().describe('Thread scores given in the bucket'),
-              mean: z.number().nullable().describe('numeric: the mean; boolean: the share of true (0..1); null without scores or when categorical'),
-              counts: z.record(z.string(), z.number().int()).describe('categorical: scores per category; empty otherwise'),
-            }),
-          ),
-        }),
-      )
-      .describe(
+    threadScores: scoreSeries('Thread scores given in the bucket').describe(
         "People's scores of whole threads (review queues' thread items) per score config that has any in range, each in the bucket of when it was given; with query or filters, only threads with a trace they pick. Not split by groupBy",
       ),
     totals: z.object({
