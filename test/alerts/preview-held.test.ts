@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseKinds, ManualClock, startApp, type TestApp } from '../support/harness.ts';
+import { judgedTraces } from '../support/judged-traces.ts';
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;
@@ -23,22 +24,8 @@ describe.each(databaseKinds)('alert preview of a rule that requires a trusted ju
   afterAll(() => t.close());
 
   const call = (method: string, url: string, body?: unknown) => t.request(method, url, { authToken: key, body });
-  let n = 0;
   /** A trace at `at` the judge (exact match) passes or fails, labelled by people when `human` is given. */
-  const judged = async (at: number, passes: boolean, human?: { configId: string; pass: boolean }) => {
-    const id = `ph-${n++}`;
-    const sent = await call('POST', '/api/collector', {
-      trace_id: id,
-      spans: [{ span_id: `${id}-1`, type: 'llm', input: { type: 'text', value: 'q' }, output: { type: 'text', value: 'a' }, timestamps: { started_at: at, finished_at: at + 100 } }],
-    });
-    expect(sent.status, sent.text).toBe(200);
-    const res = await call('POST', '/api/evaluations/langevals/exact_match/evaluate', { data: { output: passes ? 'yes' : 'no', expected_output: 'yes' }, trace_id: id });
-    expect(res.status, res.text).toBe(200);
-    if (human) {
-      const labelled = await call('POST', `/api/annotations/trace/${id}`, { comment: '', isThumbsUp: human.pass, scores: [{ configId: human.configId, value: human.pass }] });
-      expect(labelled.status, labelled.text).toBe(200);
-    }
-  };
+  const judged = judgedTraces(call, 'ph');
 
   it('marks the windows held back while the judge is not trusted, with the reason the history gives, and fires there once it is', async () => {
     const correct = (await call('POST', '/api/score-configs', { name: 'Correct', kind: 'boolean' })).body.data.id as string;

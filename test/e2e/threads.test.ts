@@ -243,6 +243,11 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('threads in a real browser (%
     await idle.fill('60');
     await page.getByRole('button', { name: 'Create monitor' }).click();
     await page.waitForURL('**/monitors/mon_*');
+    // The monitor's page and the list say when it runs.
+    await expect.poll(() => page.getByTestId('monitor-trigger').textContent()).toBe('Runs on threads, once idle 1 h');
+    await page.goto(url('/monitors'));
+    const row = page.getByRole('row').filter({ hasText: 'Consistency (hourly)' });
+    expect(await row.getByTestId('monitor-trigger').textContent()).toBe('threads, once idle 1 h');
     const list = await req('GET', '/api/monitors');
     expect(list.body.data.find((m: { name: string }) => m.name === 'Consistency (hourly)')).toMatchObject({ unit: 'thread', idle_minutes: 60 });
   });
@@ -261,6 +266,12 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('threads in a real browser (%
     await every.fill('15');
     await page.getByRole('button', { name: 'Create monitor' }).click();
     await page.waitForURL('**/monitors/mon_*');
+    // The monitor's page and the list say when it runs.
+    await expect.poll(() => page.getByTestId('monitor-trigger').textContent()).toBe('Runs on threads, every 15 min (UTC)');
+    await page.goto(url('/monitors'));
+    const row = page.getByRole('row').filter({ hasText: 'Consistency (every 15 minutes)' });
+    expect(await row.getByTestId('monitor-trigger').textContent()).toBe('threads, every 15 min (UTC)');
+    await checkBothWidths(page, 'monitors', () => row.waitFor(), false);
     const list = await req('GET', '/api/monitors');
     expect(list.body.data.find((m: { name: string }) => m.name === 'Consistency (every 15 minutes)')).toMatchObject({ unit: 'thread', idle_minutes: null, schedule_minutes: 15 });
   });

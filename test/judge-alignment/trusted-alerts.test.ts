@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { databaseKinds, ManualClock, startApp, type TestApp } from '../support/harness.ts';
+import { judgedTraces } from '../support/judged-traces.ts';
 
 const MIN = 60_000;
 const W = 5 * MIN;
@@ -34,22 +35,8 @@ describe.each(databaseKinds)('alert rules that require a trusted judge (%s)', (k
     clock.set(start + W + 1_000);
     await t.app.services.alerts.alerts.evaluateDue();
   };
-  let n = 0;
   /** A trace at `at` the judge (exact match) passes or fails, labelled by people when `human` is given. */
-  const judged = async (at: number, passes: boolean, human?: { configId: string; pass: boolean }) => {
-    const id = `ta-${n++}`;
-    const sent = await call('POST', '/api/collector', {
-      trace_id: id,
-      spans: [{ span_id: `${id}-1`, type: 'llm', input: { type: 'text', value: 'q' }, output: { type: 'text', value: 'a' }, timestamps: { started_at: at, finished_at: at + 100 } }],
-    });
-    expect(sent.status, sent.text).toBe(200);
-    const res = await call('POST', '/api/evaluations/langevals/exact_match/evaluate', { data: { output: passes ? 'yes' : 'no', expected_output: 'yes' }, trace_id: id });
-    expect(res.status, res.text).toBe(200);
-    if (human) {
-      const labelled = await call('POST', `/api/annotations/trace/${id}`, { comment: '', isThumbsUp: human.pass, scores: [{ configId: human.configId, value: human.pass }] });
-      expect(labelled.status, labelled.text).toBe(200);
-    }
-  };
+  const judged = judgedTraces(call, 'ta');
   const history = async (id: string) => (await call('GET', `/api/alerts/rules/${id}/history?limit=100`)).body.data as Record<string, any>[];
 
   it('holds a rule back while its judge is not trusted, says why, fires once it is; requireTrusted without a judge is a 400 naming the field', async () => {

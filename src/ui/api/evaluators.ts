@@ -11,6 +11,15 @@ export type MonitorStatsResponse = Schemas['MonitorStats'];
 
 export type Evaluator = Answer<'/api/evaluations', 'get'>['evaluators'][number];
 export type Monitor = Answer<'/api/monitors/{id}', 'get'>;
+/** When a monitor runs, in words: on each trace, once a thread is idle, or on its schedule (UTC). */
+export function monitorTrigger(m: Pick<Monitor, 'unit' | 'idle_minutes' | 'schedule_minutes'>): string {
+  if (m.unit !== 'thread') return 'each new trace';
+  if (m.schedule_minutes !== null) return `threads, every ${minutesInWords(m.schedule_minutes)} (UTC)`;
+  return `threads, once idle ${minutesInWords(m.idle_minutes ?? 0)}`;
+}
+
+const minutesInWords = (n: number) => (n % 1440 === 0 ? `${n / 1440} d` : n % 60 === 0 ? `${n / 60} h` : `${n} min`);
+
 export type MonitorBackfill = Answer<'/api/monitors/{id}/backfills', 'get'>['data'][number];
 export type BackfillPreview = Answer<'/api/monitors/{id}/backfill/preview', 'post'>;
 export type BackfillRequest = Partial<BackfillRequestOut> & Pick<BackfillRequestOut, 'startDate'>;

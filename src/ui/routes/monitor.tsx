@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { Alert, Badge, Button, Group, Loader, NativeSelect, Paper, SegmentedControl, Stack, Switch, Table, Text, Title, Tooltip } from '@mantine/core';
 import { IconArrowLeft, IconPencil, IconTrash } from '@tabler/icons-react';
 import { Link, useNavigate, useParams } from '@tanstack/react-router';
-import { resultColor, useCatalogue, useEvaluatorName, useMonitor, useMonitorMutations, useMonitorResults, useMonitorStats } from '../api/evaluators.ts';
+import { monitorTrigger, resultColor, useCatalogue, useEvaluatorName, useMonitor, useMonitorMutations, useMonitorResults, useMonitorStats } from '../api/evaluators.ts';
 import type { MonitorStatsResponse } from '../api/evaluators.ts';
 import { can, useSession } from '../api/session.ts';
 import { FilterChips } from '../components/FilterChips.tsx';
@@ -97,6 +97,7 @@ export default function MonitorPage() {
           </Group>
         </Group>
         <Group gap="md" mt={6}>
+          <Text size="sm" data-testid="monitor-trigger">Runs on {monitorTrigger(m)}</Text>
           <Text size="sm">Sample: {Math.round(m.sample * 1000) / 10}%</Text>
           <FilterChips filters={m.filters} />
         </Group>

@@ -1,7 +1,7 @@
 import { Alert, Group, Loader, Switch, Table, Title } from '@mantine/core';
 import { IconPlus } from '@tabler/icons-react';
 import { Link, useParams } from '@tanstack/react-router';
-import { useEvaluatorName, useMonitorMutations, useMonitors } from '../api/evaluators.ts';
+import { monitorTrigger, useEvaluatorName, useMonitorMutations, useMonitors } from '../api/evaluators.ts';
 import { can, useSession } from '../api/session.ts';
 import { ButtonLink } from '../components/ButtonLink.tsx';
 import { FilterChips } from '../components/FilterChips.tsx';
@@ -47,6 +47,7 @@ export default function MonitorsPage() {
               <Table.Tr>
                 <Table.Th>Name</Table.Th>
                 <Table.Th>Evaluator</Table.Th>
+                <Table.Th>Runs on</Table.Th>
                 <Table.Th>Sample</Table.Th>
                 <Table.Th>Filters</Table.Th>
                 <Table.Th>Enabled</Table.Th>
@@ -62,6 +63,7 @@ export default function MonitorsPage() {
                     </Link>
                   </Table.Td>
                   <Table.Td title={m.evaluator}>{evaluatorName(m.evaluator)}</Table.Td>
+                  <Table.Td data-testid="monitor-trigger">{monitorTrigger(m)}</Table.Td>
                   <Table.Td>{Math.round(m.sample * 1000) / 10}%</Table.Td>
                   <Table.Td>
                     <FilterChips filters={m.filters} />
