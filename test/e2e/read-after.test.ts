@@ -45,6 +45,13 @@ describe.runIf(hasChromium)('the web app sends X-Spyglass-Read-After back', () =
 
   const after = (path: string) => sent.filter((r) => r.url === path);
 
+  /** Reloads the traces list, forgetting what was sent before, until its search has been asked. */
+  const reloadList = async () => {
+    sent = [];
+    await page.reload();
+    await expect.poll(() => after('/api/trace/search').length).toBeGreaterThan(0);
+  };
+
   it('sends the position a write answered on every later request, the traces search among them', async () => {
     inject.set(/\/api\/auth\/signin$/, '0/16B3748');
     await signIn(page, web.baseUrl, web.creds.user, web.creds.project.id);
@@ -59,32 +66,22 @@ describe.runIf(hasChromium)('the web app sends X-Spyglass-Read-After back', () =
   });
 
   it('keeps it across a reload: index.html early requests carry it too', async () => {
-    sent = [];
-    await page.reload();
-    await expect.poll(() => after('/api/trace/search').length).toBeGreaterThan(0);
+    await reloadList();
     expect(after('/api/auth/session')[0]?.readAfter).toBe('0/16B3748');
     expect(after('/api/trace/search')[0]?.readAfter).toBe('0/16B3748');
   });
 
   it('keeps the newest position: an older answer does not replace it, a newer one does', async () => {
     inject.set(/\/api\/auth\/session$/, '0/1');
-    sent = [];
-    await page.reload();
-    await expect.poll(() => after('/api/trace/search').length).toBeGreaterThan(0);
+    await reloadList();
     inject.clear();
-    sent = [];
-    await page.reload();
-    await expect.poll(() => after('/api/trace/search').length).toBeGreaterThan(0);
+    await reloadList();
     expect(sent.map((r) => r.readAfter)).toEqual(sent.map(() => '0/16B3748'));
 
     inject.set(/\/api\/auth\/session$/, '1/0');
-    sent = [];
-    await page.reload();
-    await expect.poll(() => after('/api/trace/search').length).toBeGreaterThan(0);
+    await reloadList();
     inject.clear();
-    sent = [];
-    await page.reload();
-    await expect.poll(() => after('/api/trace/search').length).toBeGreaterThan(0);
+    await reloadList();
     expect(sent.map((r) => r.readAfter)).toEqual(sent.map(() => '1/0'));
   });
 });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 // schemas.ts to schemas.ts: the web app imports these without pulling in any service code.
-import { searchRequestSchema, traceFilterSchema } from '../traces/schemas.ts';
+import { scoreSortField, searchRequestSchema, traceFilterSchema } from '../traces/schemas.ts';
 import { threadReviewSchema } from '../annotations/schemas.ts';
 import { scoreSummarySchema } from '../annotations/scores.schema.ts';
 
@@ -20,14 +20,7 @@ export const threadsRequestSchema = z
       .optional()
       .describe("Threads people scored with this config (review queues' thread items; any of their reviews): within min..max (numeric), or equal to value (boolean: true or false; categorical: a category)"),
     sortBy: z.enum(THREAD_SORTS).default('last_seen'),
-    sortByScore: z
-      .string()
-      .min(1)
-      .max(128)
-      .optional()
-      .describe(
-        "A numeric or boolean score config's id (GET /api/score-configs): sort by each thread's mean review score of it (boolean: the share true), in sortDirection; threads without one come last either way. Replaces sortBy",
-      ),
+    sortByScore: scoreSortField('thread', "each thread's mean review score of it"),
     sortDirection: z.enum(['asc', 'desc']).default('desc'),
     page: z.number().int().min(1).max(100_000).default(1),
     pageSize: z.number().int().min(1).max(500).default(50),

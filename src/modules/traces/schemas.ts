@@ -7,6 +7,17 @@ export { traceFilterSchema, summaryFilterSchema, type TraceFilter, type SummaryF
 
 import { dateInput } from '../../platform/date-input.ts';
 
+/** Sorting a list by a numeric or boolean score config's mean: the traces list and the threads list. */
+export const scoreSortField = (row: 'trace' | 'thread', mean: string) =>
+  z
+    .string()
+    .min(1)
+    .max(128)
+    .optional()
+    .describe(
+      `A numeric or boolean score config's id (GET /api/score-configs): sort by ${mean} (boolean: the share true), in sortDirection; ${row}s without one come last either way. Replaces sortBy`,
+    );
+
 export const searchRequestSchema = z
   .strictObject({
     query: z.string().max(1000).optional().describe('Full-text: words of trace input or output (case-insensitive); "a phrase", or, -word'),
@@ -20,14 +31,7 @@ export const searchRequestSchema = z
       .optional()
       .describe('Default started_at'),
     sortDirection: z.enum(['asc', 'desc']).optional().describe('Default desc'),
-    sortByScore: z
-      .string()
-      .min(1)
-      .max(128)
-      .optional()
-      .describe(
-        "A numeric or boolean score config's id (GET /api/score-configs): sort by each trace's mean score of it (boolean: the share true), in sortDirection; traces without one come last either way. Replaces sortBy",
-      ),
+    sortByScore: scoreSortField('trace', "each trace's mean score of it"),
   })
   .meta({ id: 'SearchRequest' });
 
