@@ -155,7 +155,7 @@ function DashboardView({ projectId, dashboard, search, onSearch }: { projectId: 
       ) : null}
       {editing ? (
         <EditPanel
-          key={dashboard.version}
+          version={dashboard.version}
           definition={definition}
           charts={charts}
           error={stale ? null : put.error}
@@ -450,6 +450,7 @@ const CHART_FIELDS = ['charts.*.title', 'charts.*.metric', 'charts.*.display', '
 
 /** Edit: the dashboard's name, saved range and filter (every chart inherits them), a new chart, deleting the dashboard. */
 function EditPanel({
+  version,
   definition,
   charts,
   error,
@@ -457,6 +458,7 @@ function EditPanel({
   onSave,
   onDelete,
 }: {
+  version: number;
   definition: DashboardDefinitionInput;
   charts: DashboardChart[];
   error: unknown;
@@ -465,18 +467,29 @@ function EditPanel({
   onDelete: () => void;
 }) {
   const errors = formErrors(error, CHART_FIELDS);
+  return (
+    <Paper withBorder p="sm" className="dash-edit">
+      {/* The settings start again from each saved version (a reload shows someone else's); the
+          new chart's fields do not, so what is typed while the previous chart saves is kept. */}
+      <SettingsForm key={version} definition={definition} errors={errors} saving={saving} onSave={onSave} />
+      <AddChartForm charts={charts} errors={errors} saving={saving} onSave={onSave} onDelete={onDelete} />
+      {errors.elsewhere ? (
+        <Text size="sm" c="red" role="alert" mt="xs">
+          {errors.elsewhere}
+        </Text>
+      ) : null}
+    </Paper>
+  );
+}
+
+type FieldErrors = ReturnType<typeof formErrors>;
+
+function SettingsForm({ definition, errors, saving, onSave }: { definition: DashboardDefinitionInput; errors: FieldErrors; saving: boolean; onSave: (next: Partial<DashboardDefinitionInput>) => void }) {
   const [name, setName] = useState(definition.name);
   const [saved, setSaved] = useState<string>(definition.timeRange?.last ?? '24h');
   const [labels, setLabels] = useState(listText(definition.filters?.labels));
   const [user, setUser] = useState(listText(definition.filters?.user_id));
   const [model, setModel] = useState(listText(definition.filters?.model));
-  const [title, setTitle] = useState('');
-  const [metric, setMetric] = useState<DashboardChart['metric']>('traces');
-  const [display, setDisplay] = useState<DashboardChart['display']>('line');
-  const [groupBy, setGroupBy] = useState('none');
-  const [width, setWidth] = useState('6');
-  const [scoreConfigId, setScoreConfigId] = useState('');
-  const [evaluator, setEvaluator] = useState('');
 
   const filters = () => {
     const f: SearchFilters = { ...(definition.filters ?? {}) };
@@ -490,6 +503,47 @@ function EditPanel({
     set('model', model);
     return Object.keys(f).length ? f : undefined;
   };
+  return (
+    <form
+      onSubmit={(e) => {
+        e.preventDefault();
+        onSave({ name, timeRange: { last: saved as (typeof RELATIVE_RANGES)[number] }, filters: filters() });
+      }}
+    >
+      <Group align="flex-end" gap="xs" wrap="wrap">
+        <TextInput label="Name" value={name} onChange={(e) => setName(e.currentTarget.value)} error={errors.at('name')} maxLength={200} />
+        <NativeSelect label="Saved range" value={saved} onChange={(e) => setSaved(e.currentTarget.value)} data={RELATIVE_RANGES.map((r) => ({ value: r, label: `Last ${r}` }))} error={errors.at('timeRange')} />
+        <TextInput label="Labels (any of)" value={labels} onChange={(e) => setLabels(e.currentTarget.value)} placeholder="prod, beta" error={errors.at('filters')} />
+        <TextInput label="Users" value={user} onChange={(e) => setUser(e.currentTarget.value)} placeholder="user ids" />
+        <TextInput label="Models" value={model} onChange={(e) => setModel(e.currentTarget.value)} placeholder="gpt-4o-mini" />
+        <Button type="submit" variant="default" loading={saving}>
+          Save settings
+        </Button>
+      </Group>
+    </form>
+  );
+}
+
+function AddChartForm({
+  charts,
+  errors,
+  saving,
+  onSave,
+  onDelete,
+}: {
+  charts: DashboardChart[];
+  errors: FieldErrors;
+  saving: boolean;
+  onSave: (next: Partial<DashboardDefinitionInput>) => void;
+  onDelete: () => void;
+}) {
+  const [title, setTitle] = useState('');
+  const [metric, setMetric] = useState<DashboardChart['metric']>('traces');
+  const [display, setDisplay] = useState<DashboardChart['display']>('line');
+  const [groupBy, setGroupBy] = useState('none');
+  const [width, setWidth] = useState('6');
+  const [scoreConfigId, setScoreConfigId] = useState('');
+  const [evaluator, setEvaluator] = useState('');
   const addChart = () => {
     const w = Number(width);
     const h = display === 'number' ? 2 : 4;
@@ -516,58 +570,34 @@ function EditPanel({
   const grouped = !UNGROUPED_METRICS.includes(metric);
 
   return (
-    <Paper withBorder p="sm" className="dash-edit">
-      <form
-        onSubmit={(e) => {
-          e.preventDefault();
-          onSave({ name, timeRange: { last: saved as (typeof RELATIVE_RANGES)[number] }, filters: filters() });
-        }}
-      >
-        <Group align="flex-end" gap="xs" wrap="wrap">
-          <TextInput label="Name" value={name} onChange={(e) => setName(e.currentTarget.value)} error={errors.at('name')} maxLength={200} />
-          <NativeSelect label="Saved range" value={saved} onChange={(e) => setSaved(e.currentTarget.value)} data={RELATIVE_RANGES.map((r) => ({ value: r, label: `Last ${r}` }))} error={errors.at('timeRange')} />
-          <TextInput label="Labels (any of)" value={labels} onChange={(e) => setLabels(e.currentTarget.value)} placeholder="prod, beta" error={errors.at('filters')} />
-          <TextInput label="Users" value={user} onChange={(e) => setUser(e.currentTarget.value)} placeholder="user ids" />
-          <TextInput label="Models" value={model} onChange={(e) => setModel(e.currentTarget.value)} placeholder="gpt-4o-mini" />
-          <Button type="submit" variant="default" loading={saving}>
-            Save settings
-          </Button>
-        </Group>
-      </form>
-      <form
-        onSubmit={(e) => {
-          e.preventDefault();
-          addChart();
-        }}
-      >
-        <Group align="flex-end" gap="xs" wrap="wrap" mt="sm">
-          <TextInput label="Chart title" value={title} onChange={(e) => setTitle(e.currentTarget.value)} error={errors.at('charts.*.title')} maxLength={200} />
-          <NativeSelect label="Metric" value={metric} onChange={(e) => setMetric(e.currentTarget.value as DashboardChart['metric'])} data={[...METRICS]} error={errors.at('charts.*.metric')} />
-          <NativeSelect label="Shown as" value={display} onChange={(e) => setDisplay(e.currentTarget.value as DashboardChart['display'])} data={[...DISPLAYS]} error={errors.at('charts.*.display')} />
-          {grouped ? (
-            <NativeSelect label="Group by" value={groupBy} onChange={(e) => setGroupBy(e.currentTarget.value)} data={['none', 'model', 'label', 'user']} error={errors.at('charts.*.groupBy')} />
-          ) : null}
-          {PER_SCORE_CONFIG_METRICS.includes(metric) ? (
-            <TextInput label="Score config id" placeholder="every config" value={scoreConfigId} onChange={(e) => setScoreConfigId(e.currentTarget.value)} error={errors.at('charts.*.scoreConfigId')} />
-          ) : null}
-          {PER_EVALUATION_METRICS.includes(metric) ? (
-            <TextInput label={metric === 'evaluation_pass_rate' ? 'Evaluation' : 'Thread monitor'} placeholder="every one" value={evaluator} onChange={(e) => setEvaluator(e.currentTarget.value)} error={errors.at('charts.*.evaluator')} />
-          ) : null}
-          <NativeSelect label="Width" value={width} onChange={(e) => setWidth(e.currentTarget.value)} data={['3', '4', '6', '8', '12']} error={errors.at('charts.*.layout')} />
-          <Button type="submit" loading={saving}>
-            Add chart
-          </Button>
-          <Button type="button" color="red" variant="subtle" onClick={onDelete}>
-            Delete dashboard
-          </Button>
-        </Group>
-      </form>
-      {errors.elsewhere ? (
-        <Text size="sm" c="red" role="alert" mt="xs">
-          {errors.elsewhere}
-        </Text>
-      ) : null}
-    </Paper>
+    <form
+      onSubmit={(e) => {
+        e.preventDefault();
+        addChart();
+      }}
+    >
+      <Group align="flex-end" gap="xs" wrap="wrap" mt="sm">
+        <TextInput label="Chart title" value={title} onChange={(e) => setTitle(e.currentTarget.value)} error={errors.at('charts.*.title')} maxLength={200} />
+        <NativeSelect label="Metric" value={metric} onChange={(e) => setMetric(e.currentTarget.value as DashboardChart['metric'])} data={[...METRICS]} error={errors.at('charts.*.metric')} />
+        <NativeSelect label="Shown as" value={display} onChange={(e) => setDisplay(e.currentTarget.value as DashboardChart['display'])} data={[...DISPLAYS]} error={errors.at('charts.*.display')} />
+        {grouped ? (
+          <NativeSelect label="Group by" value={groupBy} onChange={(e) => setGroupBy(e.currentTarget.value)} data={['none', 'model', 'label', 'user']} error={errors.at('charts.*.groupBy')} />
+        ) : null}
+        {PER_SCORE_CONFIG_METRICS.includes(metric) ? (
+          <TextInput label="Score config id" placeholder="every config" value={scoreConfigId} onChange={(e) => setScoreConfigId(e.currentTarget.value)} error={errors.at('charts.*.scoreConfigId')} />
+        ) : null}
+        {PER_EVALUATION_METRICS.includes(metric) ? (
+          <TextInput label={metric === 'evaluation_pass_rate' ? 'Evaluation' : 'Thread monitor'} placeholder="every one" value={evaluator} onChange={(e) => setEvaluator(e.currentTarget.value)} error={errors.at('charts.*.evaluator')} />
+        ) : null}
+        <NativeSelect label="Width" value={width} onChange={(e) => setWidth(e.currentTarget.value)} data={['3', '4', '6', '8', '12']} error={errors.at('charts.*.layout')} />
+        <Button type="submit" loading={saving}>
+          Add chart
+        </Button>
+        <Button type="button" color="red" variant="subtle" onClick={onDelete}>
+          Delete dashboard
+        </Button>
+      </Group>
+    </form>
   );
 }
 
