@@ -20,6 +20,8 @@ export interface BenchServer {
   /** OTLP over gRPC: `grpc://127.0.0.1:<port>`. */
   grpcUrl: string;
   creds: InitialCredentials;
+  /** The token hasher its keys were made with: a second process on the same database needs it. */
+  tokenHasher: TokenHasher;
   close(): Promise<void>;
 }
 
@@ -43,7 +45,8 @@ export async function startBenchServer(
   const config = loadConfig({ SPYGLASS_DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}), ...(options.env ?? {}) });
   const db = await openDatabase({ databaseUrl, dataDir: kind === 'pglite' ? dataDir : null, poolSize: 10, durable: options.durable });
   await migrate(db);
-  const app = await buildApp({ config, db, clock: systemClock, logger: pino({ level: 'silent' }), tokenHasher: new TokenHasher(randomBytes(32)) });
+  const tokenHasher = new TokenHasher(randomBytes(32));
+  const app = await buildApp({ config, db, clock: systemClock, logger: pino({ level: 'silent' }), tokenHasher });
   const creds = (await firstStart(config, app.services, new Date()))!;
   await app.http.listen({ port: 0, host: '127.0.0.1' });
   const port = (app.http.server.address() as { port: number }).port;
@@ -55,6 +58,7 @@ export async function startBenchServer(
     baseUrl: `http://127.0.0.1:${port}`,
     grpcUrl: `grpc://127.0.0.1:${grpcPort}`,
     creds,
+    tokenHasher,
     close: async () => {
       await app.http.close();
       await db.close();

@@ -3,9 +3,9 @@
  * writes bench/results/<date>.json. BENCH_SCALE (default 1) scales the data sizes;
  * BENCH_DATABASES (default "pglite,postgres") picks the databases; PostgreSQL comes
  * from BENCH_DATABASE_URL or TEST_DATABASE_URL (skipped when neither is set and the
- * local server does not answer). BENCH_ONLY=traces|grpc|alerts|privacy|detail|compression|webhooks|evaluators|pii|overload|flood|backup|datasets|experiments|experiments-run|experiments-compare|views|span-jumps|first-load|topics|simulations|soak
+ * local server does not answer). BENCH_ONLY=traces|grpc|alerts|privacy|detail|compression|webhooks|evaluators|pii|overload|flood|backup|datasets|experiments|experiments-run|experiments-compare|views|span-jumps|first-load|topics|simulations|scale|soak
  * picks benchmarks (soak runs only when named: the robustness tests at their long sizes; backup: BENCH_BACKUP_MIB, default 1024, the PGlite database's size; privacy:
- * BENCH_PRIVACY_REQUESTS_OFF, default 50, and BENCH_PRIVACY_REQUESTS, default 10, 100-span requests per round; alerts: BENCH_ALERTS_TRACES, default 1,000,000 trace summaries of 5 spans).
+ * BENCH_PRIVACY_REQUESTS_OFF, default 50, and BENCH_PRIVACY_REQUESTS, default 10, 100-span requests per round; alerts: BENCH_ALERTS_TRACES, default 1,000,000 trace summaries of 5 spans; scale: BENCH_SCALE_SPANS, default 5,000,000, PostgreSQL only, with a streaming replica when replication connections are allowed).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -35,6 +35,7 @@ import { benchSpanJumps } from './span-jumps.ts';
 import { benchSoak } from './soak.ts';
 import { benchTopics } from './topics.ts';
 import { benchSimulations } from './simulations.ts';
+import { benchScale } from './scale.ts';
 
 const scale = Number(process.env.BENCH_SCALE ?? '1');
 const pgUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -281,6 +282,27 @@ for (const kind of kinds) {
       row(name, kind, `${a.manyRules.rules} rules due at once: CPU of the poll per minute (as if every rule ran every minute)`, a.manyRules.cpuShareOfOneCore * 100, '% of a core');
       row(name, kind, `${a.manyRules.rules} rules due at once: notification delay after the window closes`, Math.max(...a.manyRules.notificationDelaySeconds), 's', '<= 60');
       results[`alerts_${kind}`] = a;
+    } finally {
+      await server.close();
+    }
+  }
+
+  if (kind === 'postgres' && (!only || only.includes('scale'))) {
+    // A fresh database at a busy team's size (5M spans, 1M traces over 30 days), and a replica of it.
+    const server = await startBenchServer(kind, pgUrl);
+    try {
+      const r = await benchScale(server, pgUrl, { spans: Math.round(Number(process.env.BENCH_SCALE_SPANS ?? '5000000') * scale), searches: 160, runs: 10, replicaRounds: 20 });
+      const name = `${r.traces.toLocaleString('en-US')} traces / ${r.spans.toLocaleString('en-US')} spans over 30 days`;
+      row(`${name}: search, mixed queries`, kind, 'p50', r.search.p50, 'ms');
+      row(`${name}: search, mixed queries`, kind, 'p95', r.search.p95, 'ms', '<= 100');
+      for (const [shape, a] of Object.entries(r.analytics)) row(`${name}: analytics ${shape}`, kind, 'median', a.p50, 'ms', shape.includes('model') ? '<= 500' : '<= 300');
+      row(`${name}: a ${r.detail.spans.toLocaleString('en-US')}-span trace's detail`, kind, 'median', r.detail.p50, 'ms', '<= 500');
+      if (r.replica) {
+        const split = `${name}: a second server reading from a streaming replica, ${r.replica.requests} searches and analytics requests`;
+        row(split, kind, 'statements on the replica, as the server process counts them (less its idle pollers)', r.replica.appShare === null ? '-' : r.replica.appShare * 100, '%', '>= 95');
+        row(split, kind, "transactions on the replica, as each PostgreSQL server counts them (less the process's idle ones)", r.replica.serverShare === null ? '-' : r.replica.serverShare * 100, '%', '>= 95');
+      } else row(`${name}: replica split`, kind, 'no replica could be made (replication connections from 127.0.0.1 allowed? pg_basebackup?)', '-', '');
+      results.scale_postgres = r;
     } finally {
       await server.close();
     }

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { freePort } from './server-process.ts';
+import { freePort } from './free-port.ts';
 
 /**
  * A streaming replica of the test PostgreSQL (TEST_DATABASE_URL), made with pg_basebackup

@@ -1,9 +1,11 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { freePort } from './free-port.ts';
 import { afterAll } from 'vitest';
+
+export { freePort };
 
 /** Spyglass as a user runs it: `bin/spyglass.mjs` in its own process. */
 export const BIN = path.resolve('bin/spyglass.mjs');
@@ -13,15 +15,6 @@ export interface Running {
   baseUrl: string;
   output: () => string;
   exited: Promise<number | null>;
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = net.createServer().listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 /** Servers a test left running (it failed or timed out) are killed after the file's tests. */

@@ -1,6 +1,7 @@
 import type { Database } from '../../db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { TokenHasher } from '../../platform/tokens.ts';
+import type { RecentKeys } from './key-cache.ts';
 import type { Directory } from './types.ts';
 
 /** What the api-keys use cases work with (built by module.ts). */
@@ -11,4 +12,6 @@ export interface ApiKeysContext {
   hasher: TokenHasher;
   /** Memberships and projects, read through the organizations module. */
   directory: Directory;
+  /** Project keys' rows read in the last second (resolve-key.ts). */
+  recentKeys: RecentKeys;
 }

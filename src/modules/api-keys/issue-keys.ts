@@ -44,13 +44,15 @@ export async function addProjectKey(ctx: ApiKeysContext, principal: Principal, p
   return ctx.db.orm.transaction((tx) => mintProjectKey(ctx, tx, { id: projectId, organizationId: principal.organizationId }));
 }
 export async function rotateProjectKey(ctx: ApiKeysContext, principal: Principal, projectId: string): Promise<IssuedKey> {
-  return ctx.db.orm.transaction(async (tx) => {
+  const issued = await ctx.db.orm.transaction(async (tx) => {
     const now = ctx.clock.now();
     for (const old of await store.revokeProjectKeys(tx, projectId, now)) {
       await emitKeyEvent(tx, 'api_key.revoked', keyView(old, [], now), now);
     }
     return mintProjectKey(ctx, tx, { id: projectId, organizationId: principal.organizationId });
   });
+  ctx.recentKeys.forgetAll();
+  return issued;
 }
 /**
  * `spyglass keys replace-token-hash`: every key's stored hash was made with the key being
@@ -62,6 +64,7 @@ export async function rotateProjectKey(ctx: ApiKeysContext, principal: Principal
 export async function reissueAfterHashKeyChange(ctx: ApiKeysContext, tx: Tx, admin: { organizationId: string; userId: string } | null): Promise<{ revoked: number; adminToken: string | null }> {
   const now = ctx.clock.now();
   const revoked = await store.revokeAllKeys(tx, now);
+  ctx.recentKeys.forgetAll();
   const bindings = await store.bindingsOf(tx, revoked.map((k) => k.id));
   for (const key of revoked) {
     await emitKeyEvent(tx, 'api_key.revoked', keyView(key, bindings.filter((b) => b.apiKeyId === key.id), now), now);

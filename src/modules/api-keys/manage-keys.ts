@@ -73,6 +73,7 @@ export async function revokeKey(ctx: ApiKeysContext, principal: Principal, id: s
     if (changed) await emitKeyEvent(tx, 'api_key.revoked', keyView(changed, bindings, now), now);
     return changed ?? row;
   });
+  ctx.recentKeys.forgetAll();
   return keyView(revoked, bindings, now);
 }
 /** The key when the policy lets the caller do `action` to it; keys the caller may not see are 404, not 403. */
@@ -93,6 +94,7 @@ export async function revokeAsOperator(ctx: ApiKeysContext, id: string): Promise
     const changed = await store.revokeKey(tx, key.organizationId, id, now);
     if (changed) await emitKeyEvent(tx, 'api_key.revoked', keyView(changed, bindings, now), now);
   });
+  ctx.recentKeys.forgetAll();
   return true;
 }
 function caller(principal: Principal) {

@@ -5,6 +5,7 @@ import type { ApiKeysContext } from './context.ts';
 import { mintInitialAdminKey, mintProjectKey, mintRecoveryAdminKey, reissueAfterHashKeyChange, type IssuedKey } from './issue-keys.ts';
 import { revokeAsOperator } from './manage-keys.ts';
 import { resolveKey } from './resolve-key.ts';
+import { RecentKeys } from './key-cache.ts';
 import { apiKeyRoutes } from './routes.ts';
 import * as store from './store.ts';
 
@@ -23,8 +24,8 @@ export interface ApiKeys {
   deleteProjectBindings(tx: Executor, projectId: string): Promise<void>;
 }
 
-export function buildApiKeys(ports: ApiKeysContext): ApiKeys {
-  const ctx: ApiKeysContext = { ...ports };
+export function buildApiKeys(ports: Omit<ApiKeysContext, 'recentKeys'>): ApiKeys {
+  const ctx: ApiKeysContext = { ...ports, recentKeys: new RecentKeys() };
   return {
     ctx,
     resolve: (token, now) => resolveKey(ctx, token, now),
@@ -33,7 +34,11 @@ export function buildApiKeys(ports: ApiKeysContext): ApiKeys {
     reissueAfterHashKeyChange: (tx, admin) => reissueAfterHashKeyChange(ctx, tx, admin),
     mintRecoveryAdminKey: () => mintRecoveryAdminKey(ctx),
     revokeAsOperator: (id) => revokeAsOperator(ctx, id),
-    deleteProjectBindings: (tx, projectId) => store.deleteProjectBindings(tx, projectId),
+    deleteProjectBindings: (tx, projectId) => {
+      // The project's own keys go with it (foreign key): none may be answered from memory.
+      ctx.recentKeys.forgetAll();
+      return store.deleteProjectBindings(tx, projectId);
+    },
   };
 }
 

@@ -10,7 +10,8 @@ const LAST_USED_PRECISION_MS = 60_000;
 export async function resolveKey(ctx: ApiKeysContext, token: string, now: Date): Promise<Principal | null> {
   const parsed = parseToken(token);
   if (!parsed) return null;
-  const key = await store.findKey(ctx.db.orm, parsed.id);
+  const key = ctx.recentKeys.get(parsed.id) ?? (await store.findKey(ctx.db.orm, parsed.id));
+  if (key) ctx.recentKeys.keep(key);
   if (!key || !ctx.hasher.verify(parsed.secret, key.secretHash)) return null;
   if (prefixOf(key.keyType) !== parsed.prefix) return null;
   if (key.revokedAt || (key.expiresAt && key.expiresAt.getTime() <= now.getTime())) return null;
