@@ -25,7 +25,7 @@ import { Scheduler } from './platform/periodic.ts';
 import { installNulGuard } from './platform/nul-guard.ts';
 import { JobQueue } from './platform/jobs/index.ts';
 import { BACKFILL_QUEUE, backfillJobPayload, MONITOR_QUEUE, monitorJobPayload, MonitorService, monitorRoutes, THREAD_MONITOR_QUEUE, threadMonitorJobPayload, traceData } from './modules/monitors/index.ts';
-import { annotatedTraceCondition, annotationCountsByTrace, deleteTraceAnnotations, scoredTraceCondition, scoreSortSql, scoresSql, scoreSummariesByTrace, thumbsSql } from './modules/annotations/index.ts';
+import { annotatedTraceCondition, annotationCountsByTrace, deleteTraceAnnotations, scoredTraceCondition, scoreSortSql, scoresRelation, scoreSummariesByTrace, thumbsRelation } from './modules/annotations/index.ts';
 import {
   deleteTraceEvaluations,
   evaluationChipsByTrace,
@@ -36,10 +36,10 @@ import {
   monitorScores,
   tracesEvaluatedByMonitor,
   monitorResults,
-  verdictsSql,
-  evaluationResultsSql,
+  verdictsRelation,
+  evaluationResultsRelation,
 } from './modules/evaluators/index.ts';
-import { AnalyticsService, analyticsRoutes } from './modules/analytics/index.ts';
+import { buildAnalytics, registerAnalytics, type Analytics } from './modules/analytics/index.ts';
 import { installWebApp } from './web-app.ts';
 import { installMetricsRoute, Metrics } from './platform/metrics.ts';
 import { echoRequestId, requestIdOptions } from './platform/request-id.ts';
@@ -71,7 +71,7 @@ import { buildPrivacy, registerPrivacy, type PrivacyPorts } from './modules/priv
 import { registerSimulations, resealAgentHeaders } from './modules/simulations/index.ts';
 import { registerDashboards } from './modules/dashboards/index.ts';
 import { registerThreads, THREAD_MAX_TURNS, threadResultBuckets, threadResultsExist, threadResultWindows, threads as threadEvaluation, type ThreadsContext } from './modules/threads/index.ts';
-import { buildTopicsModule, inTopicsCondition, registerTopics, topicOfTraceSql, type Topics, type TopicsContext } from './modules/topics/index.ts';
+import { buildTopicsModule, inTopicsCondition, registerTopics, topicOfTracesRelation, type Topics, type TopicsContext } from './modules/topics/index.ts';
 import {
   buildJudgeAlignment,
   deleteProjectTrustRule,
@@ -108,7 +108,7 @@ export interface Services {
   monitors: MonitorService;
   /** Threads evaluated as a whole, and listed (the threads module's context). */
   threads: ThreadsContext;
-  analytics: AnalyticsService;
+  analytics: Analytics;
   jobs: JobQueue;
   metrics: Metrics;
   /** Privacy at ingest: redaction for every ingest path. */
@@ -283,13 +283,13 @@ export function buildServices(deps: Deps): Services {
     searchText: (projectId, query) => privacy.privacy.storedForm(projectId, query),
     redactionRecord: (counts) => privacy.privacy.traceRecord(counts),
   });
-  const analytics = new AnalyticsService(deps.db, {
+  const analytics = buildAnalytics(deps.db, {
     searchConditions: (projectId, req) => traces.searchConditions(projectId, req),
-    thumbsSql,
-    verdictsSql,
-    scoresSql,
-    evaluationResultsSql,
-    topicOfTraceSql,
+    thumbs: thumbsRelation,
+    verdicts: verdictsRelation,
+    scores: scoresRelation,
+    evaluationResults: evaluationResultsRelation,
+    topics: topicOfTracesRelation,
     threadResults: threadResultBuckets,
     threadScores: threadScoreBuckets,
   });
@@ -483,7 +483,7 @@ export async function buildApp(deps: Deps): Promise<App> {
   }
   monitorRoutes(http, services.monitors);
   registerThreads(http, services.threads);
-  analyticsRoutes(http, services.analytics);
+  registerAnalytics(http, services.analytics);
   registerAlerts(http, scheduler, services.jobs, services.alerts.ctx, services.alerts.alerts);
   const experimentRuns = platformRuns(deps, services, logger);
   experimentRoutes(http, experimentRuns);

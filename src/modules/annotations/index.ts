@@ -1,7 +1,9 @@
 export { AnnotationService, type AnnotationContext, type AnchorFilter } from './service.ts';
 export type { AnnotationView } from './presenters.ts';
 export { annotationRoutes } from './routes.ts';
-export { annotatedTraceCondition, annotationCountsByTrace, deleteTraceAnnotations, scoredTraceCondition, scoreSortSql, scoresSql, scoreSummariesByTrace, thumbsSql } from './trace-filter.ts';
+export { annotatedTraceCondition, annotationCountsByTrace, deleteTraceAnnotations, scoredTraceCondition, scoreSortSql, scoreSummariesByTrace } from './trace-filter.ts';
+export { thumbsRelation } from './store.ts';
+export { scoresRelation } from './score-store.ts';
 export { annotationSchema, createAnnotationBody, traceParams as annotationTraceParams } from './schemas.ts';
 export { ScoreConfigService } from './score-configs.ts';
 export { scoreConfigRoutes } from './score-config-routes.ts';
