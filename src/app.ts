@@ -14,7 +14,7 @@ import { buildOrganizations, organizationDirectory, organizationStore, PasswordH
 import { smtpMailer } from './platform/mail.ts';
 import { buildApiKeys, registerApiKeys, type ApiKeys } from './modules/api-keys/index.ts';
 import { buildPrompts, registerPrompts, type Prompts } from './modules/prompts/index.ts';
-import { AnnotationService, annotationRoutes, createThreadReviewIn, ScoreConfigService, scoreConfigRoutes, threadReview, threadReviews, scoredThreads, threadScoreBuckets, threadScoreSort, threadScoreSummaries } from './modules/annotations/index.ts';
+import { buildAnnotations, registerAnnotations, type Annotations, createThreadReviewIn, threadReview, threadReviews, scoredThreads, threadScoreBuckets, threadScoreSort, threadScoreSummaries } from './modules/annotations/index.ts';
 import { addItems, addMonitorFailure, createQueue, getQueue, queueExists, registerReview, type ReviewDeps } from './modules/review/index.ts';
 import { buildAgentCache, registerAgentCache, type AgentCache } from './modules/agent-cache/index.ts';
 import { loadKeyring } from './platform/crypto.ts';
@@ -25,7 +25,7 @@ import { Scheduler } from './platform/periodic.ts';
 import { installNulGuard } from './platform/nul-guard.ts';
 import { JobQueue } from './platform/jobs/index.ts';
 import { BACKFILL_QUEUE, backfillJobPayload, MONITOR_QUEUE, monitorJobPayload, MonitorService, monitorRoutes, THREAD_MONITOR_QUEUE, threadMonitorJobPayload, traceData } from './modules/monitors/index.ts';
-import { annotatedTraceCondition, annotationCountsByTrace, deleteTraceAnnotations, scoredTraceCondition, scoreSortSql, scoresSql, scoreSummariesByTrace, thumbsSql } from './modules/annotations/index.ts';
+import { annotatedTraceCondition, annotationCountsByTrace, deleteTraceAnnotations, scoredTraceCondition, scoreSortSql, scoresRelation, scoreSummariesByTrace, thumbsRelation } from './modules/annotations/index.ts';
 import {
   deleteTraceEvaluations,
   evaluationChipsByTrace,
@@ -36,10 +36,10 @@ import {
   monitorScores,
   tracesEvaluatedByMonitor,
   monitorResults,
-  verdictsSql,
-  evaluationResultsSql,
+  verdictsRelation,
+  evaluationResultsRelation,
 } from './modules/evaluators/index.ts';
-import { AnalyticsService, analyticsRoutes } from './modules/analytics/index.ts';
+import { buildAnalytics, registerAnalytics, type Analytics } from './modules/analytics/index.ts';
 import { installWebApp } from './web-app.ts';
 import { installMetricsRoute, Metrics } from './platform/metrics.ts';
 import { echoRequestId, requestIdOptions } from './platform/request-id.ts';
@@ -71,7 +71,7 @@ import { buildPrivacy, registerPrivacy, type PrivacyPorts } from './modules/priv
 import { registerSimulations, resealAgentHeaders } from './modules/simulations/index.ts';
 import { registerDashboards } from './modules/dashboards/index.ts';
 import { registerThreads, THREAD_MAX_TURNS, threadResultBuckets, threadResultsExist, threadResultWindows, threads as threadEvaluation, type ThreadsContext } from './modules/threads/index.ts';
-import { buildTopicsModule, inTopicsCondition, registerTopics, topicOfTraceSql, type Topics, type TopicsContext } from './modules/topics/index.ts';
+import { buildTopicsModule, inTopicsCondition, registerTopics, topicOfTracesRelation, type Topics, type TopicsContext } from './modules/topics/index.ts';
 import {
   buildJudgeAlignment,
   deleteProjectTrustRule,
@@ -96,8 +96,8 @@ export interface Services {
   accounts: Accounts;
   apiKeys: ApiKeys;
   prompts: Prompts;
-  annotations: AnnotationService;
-  scoreConfigs: ScoreConfigService;
+  /** Annotations and score configs: the module's context, and what it offers review, judge alignment and alerts. */
+  annotations: Annotations;
   /** Annotation queues (the review module): what its use cases are given. */
   review: ReviewDeps;
   agentCache: AgentCache;
@@ -108,7 +108,7 @@ export interface Services {
   monitors: MonitorService;
   /** Threads evaluated as a whole, and listed (the threads module's context). */
   threads: ThreadsContext;
-  analytics: AnalyticsService;
+  analytics: Analytics;
   jobs: JobQueue;
   metrics: Metrics;
   /** Privacy at ingest: redaction for every ingest path. */
@@ -177,12 +177,12 @@ export function buildServices(deps: Deps): Services {
   organizations.onProjectDeleted((tx, projectId) => privacy.privacy.deleteProject(projectId, tx));
   organizations.onProjectDeleted((tx, projectId) => deleteProjectTrustRule(tx, projectId));
   organizations.onProjectDeleted((tx, projectId) => deleteProjectVersionComparisons(tx, projectId));
-  const annotations = new AnnotationService(deps.db, deps.clock, (projectId, path) => privacy.privacy.redactorFor(projectId, path));
-  const scoreConfigs = new ScoreConfigService(deps.db, deps.clock);
+  const annotations = buildAnnotations({ db: deps.db, clock: deps.clock, redactor: (projectId, path) => privacy.privacy.redactorFor(projectId, path) });
+  const { scoreConfigs } = annotations;
   const review: ReviewDeps = {
     db: deps.db,
     clock: deps.clock,
-    annotations,
+    annotations: annotations.annotations,
     scoreConfigs,
     matchingTraces: (projectId, filter, limit) => traceSource(traces).matching(projectId, filter, limit),
     experimentRunTraces: (projectId, slug, runId) => runTraceIds({ db: deps.db, clock: deps.clock }, projectId, slug, runId),
@@ -283,13 +283,13 @@ export function buildServices(deps: Deps): Services {
     searchText: (projectId, query) => privacy.privacy.storedForm(projectId, query),
     redactionRecord: (counts) => privacy.privacy.traceRecord(counts),
   });
-  const analytics = new AnalyticsService(deps.db, {
+  const analytics = buildAnalytics(deps.db, {
     searchConditions: (projectId, req) => traces.searchConditions(projectId, req),
-    thumbsSql,
-    verdictsSql,
-    scoresSql,
-    evaluationResultsSql,
-    topicOfTraceSql,
+    thumbs: thumbsRelation,
+    verdicts: verdictsRelation,
+    scores: scoresRelation,
+    evaluationResults: evaluationResultsRelation,
+    topics: topicOfTracesRelation,
     threadResults: threadResultBuckets,
     threadScores: threadScoreBuckets,
   });
@@ -362,7 +362,7 @@ export function buildServices(deps: Deps): Services {
   });
   organizations.onProjectDeleted((tx, projectId) => alerts.alerts.deleteProject(projectId, tx));
   registerGauges(metrics, { db: deps.db, jobs, readPriority, ingest: { queue: () => traces.ingestQueue(), load: () => traces.ingestLoad } });
-  return { organizations, accounts, apiKeys, traces, prompts, annotations, scoreConfigs, review, agentCache, evaluations, modelProviders, webhooks, monitors, threads, analytics, jobs, metrics, privacy, readPriority, alerts, topics, judgeAlignment };
+  return { organizations, accounts, apiKeys, traces, prompts, annotations, review, agentCache, evaluations, modelProviders, webhooks, monitors, threads, analytics, jobs, metrics, privacy, readPriority, alerts, topics, judgeAlignment };
 }
 
 /** The models offered from the server's environment (OPENAI_API_KEY): any openai/<model> works, these are listed. */
@@ -468,8 +468,7 @@ export async function buildApp(deps: Deps): Promise<App> {
   registerOrganizations(http, scheduler, services.organizations, services.accounts);
   registerApiKeys(http, services.apiKeys);
   registerPrompts(http, services.prompts);
-  annotationRoutes(http, services.annotations);
-  scoreConfigRoutes(http, services.scoreConfigs);
+  registerAnnotations(http, services.annotations);
   registerReview(http, services.review);
   registerAgentCache(http, scheduler, services.agentCache, intervals.cacheSweepMs);
   traceRoutes(http, services.traces);
@@ -483,7 +482,7 @@ export async function buildApp(deps: Deps): Promise<App> {
   }
   monitorRoutes(http, services.monitors);
   registerThreads(http, services.threads);
-  analyticsRoutes(http, services.analytics);
+  registerAnalytics(http, services.analytics);
   registerAlerts(http, scheduler, services.jobs, services.alerts.ctx, services.alerts.alerts);
   const experimentRuns = platformRuns(deps, services, logger);
   experimentRoutes(http, experimentRuns);

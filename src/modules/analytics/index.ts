@@ -1,2 +1,2 @@
-export { AnalyticsService, type AnalyticsDeps, type GroupSums, type PeriodQuery, type WindowsQuery } from './service.ts';
-export { analyticsRoutes } from './routes.ts';
+export { buildAnalytics, registerAnalytics, type Analytics } from './module.ts';
+export type { AnalyticsPorts, GroupSums, PeriodQuery, WindowsQuery, ThreadSeriesQuery } from './context.ts';

@@ -1,10 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import { projectRoute, routeGroup } from '../../platform/http/route-group.ts';
-import type { AnalyticsService } from './service.ts';
+import type { AnalyticsContext } from './context.ts';
+import { timeseries } from './timeseries.ts';
+import { users } from './users.ts';
 import { timeseriesRequestSchema, timeseriesResponseSchema, usersRequestSchema, usersResponseSchema } from './schemas.ts';
 
 /** Analytics routes: the nested error shape. */
-export function analyticsRoutes(app: FastifyInstance, service: AnalyticsService) {
+export function analyticsRoutes(app: FastifyInstance, ctx: AnalyticsContext) {
   routeGroup(app, { prefix: '/api/analytics', errors: 'nested', tag: { name: 'analytics', title: 'Analytics' } }, (r) => {
     projectRoute(r).post(
       '/timeseries',
@@ -18,7 +20,7 @@ export function analyticsRoutes(app: FastifyInstance, service: AnalyticsService)
           response: { 200: timeseriesResponseSchema },
         },
       },
-      (req, { projectId }) => service.timeseries(projectId, req.body),
+      (req, scope) => timeseries(ctx, scope, req.body),
     );
     projectRoute(r).post(
       '/users',
@@ -31,7 +33,7 @@ export function analyticsRoutes(app: FastifyInstance, service: AnalyticsService)
           response: { 200: usersResponseSchema },
         },
       },
-      (req, { projectId }) => service.users(projectId, req.body),
+      (req, scope) => users(ctx, scope, req.body),
     );
   });
 }

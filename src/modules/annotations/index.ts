@@ -1,10 +1,10 @@
-export { AnnotationService, type AnnotationContext, type AnchorFilter } from './service.ts';
+export { buildAnnotations, registerAnnotations, type Annotations, type AnnotationService, type ScoreConfigService } from './module.ts';
+export type { AnnotationContext, AnnotationScope, AnchorFilter, AnnotationsContext } from './context.ts';
 export type { AnnotationView } from './presenters.ts';
-export { annotationRoutes } from './routes.ts';
-export { annotatedTraceCondition, annotationCountsByTrace, deleteTraceAnnotations, scoredTraceCondition, scoreSortSql, scoresSql, scoreSummariesByTrace, thumbsSql } from './trace-filter.ts';
+export { annotatedTraceCondition, annotationCountsByTrace, deleteTraceAnnotations, scoredTraceCondition, scoreSortSql, scoreSummariesByTrace } from './trace-filter.ts';
+export { thumbsRelation } from './store.ts';
+export { scoresRelation } from './score-store.ts';
 export { annotationSchema, createAnnotationBody, traceParams as annotationTraceParams } from './schemas.ts';
-export { ScoreConfigService } from './score-configs.ts';
-export { scoreConfigRoutes } from './score-config-routes.ts';
 export { scoreInput, scoreSchema, scoreConfigSchema, scoreSummarySchema, type ScoreInput, type ScoreView, type ScoreConfigView, type ScoreSummary } from './scores.schema.ts';
 export { createThreadReviewIn, threadReview, threadReviews, threadScoreBuckets, threadScoreSort, threadScoreSummaries, scoredThreads, latestThreadScores } from './thread-reviews.ts';
 export { threadReviewSchema, type ThreadReviewView } from './schemas.ts';

@@ -1,16 +1,18 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { projectRoute, routeGroup, type ProjectScope } from '../../platform/http/route-group.ts';
-import type { AnnotationContext, AnnotationService } from './service.ts';
+import { createAnnotation, deleteAnnotation, updateAnnotation } from './annotate.ts';
+import type { AnnotationScope, AnnotationsContext } from './context.ts';
+import { annotationsOfTrace, getAnnotation, listAnnotations } from './read-annotations.ts';
 import { anchorQuery, annotationParams, annotationSchema, createAnnotationBody, traceParams, updateAnnotationBody } from './schemas.ts';
 
 const one = z.object({ data: annotationSchema });
 const many = z.object({ data: z.array(annotationSchema) });
 
-const context = ({ projectId, organizationId, userId }: ProjectScope): AnnotationContext => ({ projectId, organizationId, userId });
+const annotator = ({ projectId, organizationId, userId }: ProjectScope): AnnotationScope => ({ projectId, organizationId, userId });
 
 /** Annotation routes: the shared Error object (spec: Errors). */
-export function annotationRoutes(app: FastifyInstance, service: AnnotationService) {
+export function annotationRoutes(app: FastifyInstance, ctx: AnnotationsContext) {
   routeGroup(app, { prefix: '/api/annotations', errors: 'object', tag: { name: 'annotations', title: 'Annotations' } }, (r, g) => {
     const project = projectRoute(r);
     project.get(
@@ -19,7 +21,7 @@ export function annotationRoutes(app: FastifyInstance, service: AnnotationServic
         config: { auth: { scope: 'project', permission: 'annotations:view' } },
         schema: { summary: "The project's annotations, newest first", querystring: anchorQuery, response: { 200: many } },
       },
-      async (req, scope) => ({ data: await service.list(context(scope), req.query.anchor) }),
+      async (req, scope) => ({ data: await listAnnotations(ctx, annotator(scope), req.query.anchor) }),
     );
 
     project.get(
@@ -33,7 +35,7 @@ export function annotationRoutes(app: FastifyInstance, service: AnnotationServic
           response: { 200: many },
         },
       },
-      async (req, { projectId }) => ({ data: await service.forTrace(projectId, req.params.id, req.query.anchor) }),
+      async (req, { projectId }) => ({ data: await annotationsOfTrace(ctx, { projectId }, req.params.id, req.query.anchor) }),
     );
 
     project.post(
@@ -47,7 +49,7 @@ export function annotationRoutes(app: FastifyInstance, service: AnnotationServic
           response: { 200: one },
         },
       },
-      async (req, scope) => ({ data: await service.create(context(scope), req.params.id, req.body) }),
+      async (req, scope) => ({ data: await createAnnotation(ctx, annotator(scope), req.params.id, req.body) }),
     );
 
     project.get(
@@ -56,7 +58,7 @@ export function annotationRoutes(app: FastifyInstance, service: AnnotationServic
         config: { auth: { scope: 'project', permission: 'annotations:view' } },
         schema: { summary: 'One annotation', params: annotationParams, response: { 200: one, ...g.errors(404) } },
       },
-      async (req, scope) => ({ data: await service.get(context(scope), req.params.id) }),
+      async (req, scope) => ({ data: await getAnnotation(ctx, annotator(scope), req.params.id) }),
     );
 
     project.patch(
@@ -70,7 +72,7 @@ export function annotationRoutes(app: FastifyInstance, service: AnnotationServic
           response: { 200: one, ...g.errors(404) },
         },
       },
-      async (req, scope) => ({ data: await service.update(context(scope), req.params.id, req.body) }),
+      async (req, scope) => ({ data: await updateAnnotation(ctx, annotator(scope), req.params.id, req.body) }),
     );
 
     project.delete(
@@ -83,7 +85,7 @@ export function annotationRoutes(app: FastifyInstance, service: AnnotationServic
           response: { 200: z.object({ status: z.string(), message: z.string() }), ...g.errors(404) },
         },
       },
-      (req, scope) => service.delete(context(scope), req.params.id),
+      (req, scope) => deleteAnnotation(ctx, annotator(scope), req.params.id),
     );
   });
 }

@@ -1,13 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { projectRoute, routeGroup } from '../../platform/http/route-group.ts';
-import type { ScoreConfigService } from './score-configs.ts';
+import type { AnnotationsContext } from './context.ts';
+import { createScoreConfig, deleteScoreConfig, getScoreConfig, listScoreConfigs, updateScoreConfig } from './score-configs.ts';
 import { createScoreConfigBody, scoreConfigParams, scoreConfigSchema, updateScoreConfigBody } from './scores.schema.ts';
 
 const one = z.object({ data: scoreConfigSchema });
 
 /** Score configs: what annotations and review queues score (the house's nested error shape). */
-export function scoreConfigRoutes(app: FastifyInstance, service: ScoreConfigService) {
+export function scoreConfigRoutes(app: FastifyInstance, ctx: AnnotationsContext) {
   routeGroup(app, { prefix: '/api/score-configs', errors: 'nested', tag: { name: 'score configs', title: 'Score configs' } }, (r, g) => {
     const project = projectRoute(r);
     project.get(
@@ -16,7 +17,7 @@ export function scoreConfigRoutes(app: FastifyInstance, service: ScoreConfigServ
         config: { auth: { scope: 'project', permission: 'scoreConfigs:view' } },
         schema: { summary: "The project's score configs, by name", response: { 200: z.object({ data: z.array(scoreConfigSchema) }) } },
       },
-      async (_req, { projectId }) => ({ data: await service.list(projectId) }),
+      async (_req, scope) => ({ data: await listScoreConfigs(ctx, scope) }),
     );
     project.post(
       '/',
@@ -28,7 +29,7 @@ export function scoreConfigRoutes(app: FastifyInstance, service: ScoreConfigServ
           response: { 201: one, ...g.errors(409) },
         },
       },
-      async (req, { projectId }, reply) => reply.status(201).send({ data: await service.create(projectId, req.body) }),
+      async (req, scope, reply) => reply.status(201).send({ data: await createScoreConfig(ctx, scope, req.body) }),
     );
     project.get(
       '/:id',
@@ -36,7 +37,7 @@ export function scoreConfigRoutes(app: FastifyInstance, service: ScoreConfigServ
         config: { auth: { scope: 'project', permission: 'scoreConfigs:view' } },
         schema: { summary: 'One score config', params: scoreConfigParams, response: { 200: one, ...g.errors(404) } },
       },
-      async (req, { projectId }) => ({ data: await service.get(projectId, req.params.id) }),
+      async (req, scope) => ({ data: await getScoreConfig(ctx, scope, req.params.id) }),
     );
     project.patch(
       '/:id',
@@ -49,7 +50,7 @@ export function scoreConfigRoutes(app: FastifyInstance, service: ScoreConfigServ
           response: { 200: one, ...g.errors(404, 409) },
         },
       },
-      async (req, { projectId }) => ({ data: await service.update(projectId, req.params.id, req.body) }),
+      async (req, scope) => ({ data: await updateScoreConfig(ctx, scope, req.params.id, req.body) }),
     );
     project.delete(
       '/:id',
@@ -61,7 +62,7 @@ export function scoreConfigRoutes(app: FastifyInstance, service: ScoreConfigServ
           response: { 200: z.object({ id: z.string(), deleted: z.literal(true) }), ...g.errors(404) },
         },
       },
-      (req, { projectId }) => service.delete(projectId, req.params.id),
+      (req, scope) => deleteScoreConfig(ctx, scope, req.params.id),
     );
   });
 }

@@ -1,103 +1,101 @@
-import type { Database, Executor } from '../../db/index.ts';
+import type { Executor } from '../../db/index.ts';
 import { isUniqueViolation } from '../../db/index.ts';
-import type { Clock } from '../../platform/clock.ts';
+import type { AnnotationsContext, ScoreConfigScope } from './context.ts';
 import { AppError, badRequest, conflict, notFound } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import type { CreateScoreConfigBody, ScoreConfigView, ScoreInput, ScoreView, UpdateScoreConfigBody } from './scores.schema.ts';
 import * as store from './score-store.ts';
 import type { ScoreConfigRow } from './score-store.ts';
 
-/**
+/*
  * Score configs: what a reviewer scores on a trace (a number within a range, yes/no, or one
  * of named categories). Annotations carry scores that follow them (checked here); the
  * review module's queues name the configs their reviewers fill in.
  */
-export class ScoreConfigService {
-  constructor(
-    private readonly db: Database,
-    private readonly clock: Clock,
-  ) {}
 
-  async list(projectId: string): Promise<ScoreConfigView[]> {
-    return (await store.listScoreConfigs(this.db.orm, projectId)).map(presentScoreConfig);
-  }
+export async function listScoreConfigs(ctx: AnnotationsContext, { projectId }: ScoreConfigScope): Promise<ScoreConfigView[]> {
+  return (await store.listScoreConfigs(ctx.db.orm, projectId)).map(presentScoreConfig);
+}
 
-  async get(projectId: string, id: string): Promise<ScoreConfigView> {
-    return presentScoreConfig(await this.find(this.db.orm, projectId, id));
-  }
+export async function getScoreConfig(ctx: AnnotationsContext, { projectId }: ScoreConfigScope, id: string): Promise<ScoreConfigView> {
+  return presentScoreConfig(await findScoreConfig(ctx.db.orm, projectId, id));
+}
 
-  /** The configs named, in the order named; a missing one is a 400 naming `field.<i>`. */
-  async require(db: Executor, projectId: string, ids: string[], field: string): Promise<ScoreConfigView[]> {
-    const found = await store.findScoreConfigs(db, projectId, ids);
-    return ids.map((id, i) => {
-      const row = found.find((c) => c.id === id);
-      if (!row) throw badRequest('unknown_score_config', `${field}.${i}: no score config ${id} in this project`, `${field}.${i}`);
-      return presentScoreConfig(row);
-    });
-  }
-
-  /** For judge alignment: the config, and the latest value of it people gave each trace (booleans as 1/0, categories by name). */
-  async humanScores(projectId: string, id: string): Promise<{ config: ScoreConfigView; scores: { traceId: string; value: number | string }[] } | null> {
-    const [row] = await store.findScoreConfigs(this.db.orm, projectId, [id]);
-    if (!row) return null;
-    const scores = await store.latestScoresOfConfig(this.db.orm, projectId, id);
-    return {
-      config: presentScoreConfig(row),
-      scores: scores.map((s) => ({ traceId: s.traceId, value: row.kind === 'categorical' ? (s.textValue ?? '') : (s.numberValue ?? 0) })),
-    };
-  }
-
-  async create(projectId: string, input: CreateScoreConfigBody): Promise<ScoreConfigView> {
-    const now = this.clock.now();
-    const shape = checkShape(input.kind, input);
-    const row = await store.insertScoreConfig(this.db.orm, {
-      id: newId('score'),
-      projectId,
-      name: input.name,
-      description: input.description ?? null,
-      kind: input.kind,
-      ...shape,
-      createdAt: now,
-      updatedAt: now,
-    });
-    if (!row) throw nameTaken(input.name);
+/** The configs named, in the order named; a missing one is a 400 naming `field.<i>`. */
+export async function requireScoreConfigs(db: Executor, { projectId }: ScoreConfigScope, ids: string[], field: string): Promise<ScoreConfigView[]> {
+  const found = await store.findScoreConfigs(db, projectId, ids);
+  return ids.map((id, i) => {
+    const row = found.find((c) => c.id === id);
+    if (!row) throw badRequest('unknown_score_config', `${field}.${i}: no score config ${id} in this project`, `${field}.${i}`);
     return presentScoreConfig(row);
-  }
+  });
+}
 
-  /** Changes the name, description, range or categories; the kind stays (scores already given keep their meaning). */
-  async update(projectId: string, id: string, input: UpdateScoreConfigBody): Promise<ScoreConfigView> {
-    const current = await this.find(this.db.orm, projectId, id);
-    const shape = checkShape(current.kind, {
-      min: input.min ?? current.minValue ?? undefined,
-      max: input.max ?? current.maxValue ?? undefined,
-      categories: input.categories ?? (current.categories.length > 0 ? current.categories : undefined),
+/** For judge alignment: the config, and the latest value of it people gave each trace (booleans as 1/0, categories by name). */
+export async function humanScores(
+  ctx: AnnotationsContext,
+  { projectId }: ScoreConfigScope,
+  id: string,
+): Promise<{ config: ScoreConfigView; scores: { traceId: string; value: number | string }[] } | null> {
+  const [row] = await store.findScoreConfigs(ctx.db.orm, projectId, [id]);
+  if (!row) return null;
+  const scores = await store.latestScoresOfConfig(ctx.db.orm, projectId, id);
+  return {
+    config: presentScoreConfig(row),
+    scores: scores.map((s) => ({ traceId: s.traceId, value: row.kind === 'categorical' ? (s.textValue ?? '') : (s.numberValue ?? 0) })),
+  };
+}
+
+export async function createScoreConfig(ctx: AnnotationsContext, { projectId }: ScoreConfigScope, input: CreateScoreConfigBody): Promise<ScoreConfigView> {
+  const now = ctx.clock.now();
+  const shape = checkShape(input.kind, input);
+  const row = await store.insertScoreConfig(ctx.db.orm, {
+    id: newId('score'),
+    projectId,
+    name: input.name,
+    description: input.description ?? null,
+    kind: input.kind,
+    ...shape,
+    createdAt: now,
+    updatedAt: now,
+  });
+  if (!row) throw nameTaken(input.name);
+  return presentScoreConfig(row);
+}
+
+/** Changes the name, description, range or categories; the kind stays (scores already given keep their meaning). */
+export async function updateScoreConfig(ctx: AnnotationsContext, { projectId }: ScoreConfigScope, id: string, input: UpdateScoreConfigBody): Promise<ScoreConfigView> {
+  const current = await findScoreConfig(ctx.db.orm, projectId, id);
+  const shape = checkShape(current.kind, {
+    min: input.min ?? current.minValue ?? undefined,
+    max: input.max ?? current.maxValue ?? undefined,
+    categories: input.categories ?? (current.categories.length > 0 ? current.categories : undefined),
+  });
+  try {
+    const row = await store.updateScoreConfig(ctx.db.orm, projectId, id, {
+      ...(input.name !== undefined ? { name: input.name } : {}),
+      ...(input.description !== undefined ? { description: input.description } : {}),
+      ...shape,
+      updatedAt: ctx.clock.now(),
     });
-    try {
-      const row = await store.updateScoreConfig(this.db.orm, projectId, id, {
-        ...(input.name !== undefined ? { name: input.name } : {}),
-        ...(input.description !== undefined ? { description: input.description } : {}),
-        ...shape,
-        updatedAt: this.clock.now(),
-      });
-      if (!row) throw scoreConfigNotFound(id);
-      return presentScoreConfig(row);
-    } catch (err) {
-      if (isUniqueViolation(err)) throw nameTaken(input.name ?? current.name);
-      throw err;
-    }
-  }
-
-  /** Deletes the config with the scores given by it (queues stop asking for it). */
-  async delete(projectId: string, id: string): Promise<{ id: string; deleted: true }> {
-    if (!(await store.deleteScoreConfig(this.db.orm, projectId, id))) throw scoreConfigNotFound(id);
-    return { id, deleted: true };
-  }
-
-  private async find(db: Executor, projectId: string, id: string): Promise<ScoreConfigRow> {
-    const [row] = await store.findScoreConfigs(db, projectId, [id]);
     if (!row) throw scoreConfigNotFound(id);
-    return row;
+    return presentScoreConfig(row);
+  } catch (err) {
+    if (isUniqueViolation(err)) throw nameTaken(input.name ?? current.name);
+    throw err;
   }
+}
+
+/** Deletes the config with the scores given by it (queues stop asking for it). */
+export async function deleteScoreConfig(ctx: AnnotationsContext, { projectId }: ScoreConfigScope, id: string): Promise<{ id: string; deleted: true }> {
+  if (!(await store.deleteScoreConfig(ctx.db.orm, projectId, id))) throw scoreConfigNotFound(id);
+  return { id, deleted: true };
+}
+
+async function findScoreConfig(db: Executor, projectId: string, id: string): Promise<ScoreConfigRow> {
+  const [row] = await store.findScoreConfigs(db, projectId, [id]);
+  if (!row) throw scoreConfigNotFound(id);
+  return row;
 }
 
 /** The columns of a config of this kind: a range for numeric, categories for categorical, nothing else. */

@@ -1,6 +1,7 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import { rows, type Executor, textArray } from '../../db/index.ts';
 import { annotationScores, scoreConfigs } from '../../db/schema/index.ts';
+import { QueryBuilder } from 'drizzle-orm/pg-core';
 
 export type ScoreConfigRow = typeof scoreConfigs.$inferSelect;
 export type ScoreRow = typeof annotationScores.$inferSelect;
@@ -64,4 +65,21 @@ export async function latestScoresOfConfig(db: Executor, projectId: string, conf
         FROM annotation_scores WHERE project_id = ${projectId} AND config_id = ${configId}
         ORDER BY trace_id, created_at DESC, id DESC`,
   );
+}
+
+/** Analytics: a project's scores of traces with their config's name and kind, as a typed relation to join with traces. */
+export function scoresRelation(projectId: string) {
+  return new QueryBuilder()
+    .select({
+      traceId: annotationScores.traceId,
+      configId: annotationScores.configId,
+      name: scoreConfigs.name,
+      kind: scoreConfigs.kind,
+      numberValue: annotationScores.numberValue,
+      textValue: annotationScores.textValue,
+    })
+    .from(annotationScores)
+    .innerJoin(scoreConfigs, eq(scoreConfigs.id, annotationScores.configId))
+    .where(eq(annotationScores.projectId, projectId))
+    .as('trace_scores');
 }

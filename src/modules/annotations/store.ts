@@ -1,6 +1,7 @@
 import { and, asc, desc, eq, isNull } from 'drizzle-orm';
 import type { Executor } from '../../db/index.ts';
 import { annotations } from '../../db/schema/index.ts';
+import { QueryBuilder } from 'drizzle-orm/pg-core';
 
 export type AnnotationRow = typeof annotations.$inferSelect;
 
@@ -54,4 +55,13 @@ export async function deleteAnnotation(db: Executor, projectId: string, id: stri
     .where(and(eq(annotations.projectId, projectId), eq(annotations.id, id)))
     .returning();
   return row ?? null;
+}
+
+/** Analytics: a project's thumbs as a typed relation (one row per annotation), to join with traces. */
+export function thumbsRelation(projectId: string) {
+  return new QueryBuilder()
+    .select({ traceId: annotations.traceId, isThumbsUp: annotations.isThumbsUp })
+    .from(annotations)
+    .where(eq(annotations.projectId, projectId))
+    .as('thumbs');
 }

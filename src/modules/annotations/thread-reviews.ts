@@ -8,7 +8,7 @@ import { checkScores, presentScore } from './score-configs.ts';
 import { summarizeScores } from './score-summaries.ts';
 import type { ScoreInput, ScoreSummary, ScoreView } from './scores.schema.ts';
 import type { ThreadReviewView } from './schemas.ts';
-import type { AnnotationContext } from './service.ts';
+import type { AnnotationContext } from './context.ts';
 import * as store from './thread-review-store.ts';
 
 /**

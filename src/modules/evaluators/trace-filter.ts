@@ -1,10 +1,12 @@
-import { sql, type SQL } from 'drizzle-orm';
+import { and, eq, isNotNull, ne, sql, type SQL } from 'drizzle-orm';
+import { QueryBuilder } from 'drizzle-orm/pg-core';
 import { rows, type Executor, textArray } from '../../db/index.ts';
-import type { EvaluationChip } from '../traces/index.ts';
+import { evaluations } from '../../db/schema/index.ts';
+import type { EvaluationChip, TraceRowRef } from '../traces/index.ts';
 
-/** Trace search filter `evaluation`: some stored result on the trace matches every given field. */
-export function evaluationTraceCondition(f: { evaluator?: string; passed?: boolean; status?: string }): SQL {
-  const parts: SQL[] = [sql`e.project_id = traces.project_id`, sql`e.trace_id = traces.trace_id`];
+/** Trace search filter `evaluation`: some stored result on the caller's trace row matches every given field. */
+export function evaluationTraceCondition(trace: TraceRowRef, f: { evaluator?: string; passed?: boolean; status?: string }): SQL {
+  const parts: SQL[] = [sql`e.project_id = ${trace.projectId}`, sql`e.trace_id = ${trace.traceId}`];
   if (f.evaluator !== undefined) parts.push(sql`(e.evaluator = ${f.evaluator} OR e.name = ${f.evaluator})`);
   if (f.passed !== undefined) parts.push(sql`e.passed = ${f.passed}`);
   if (f.status !== undefined) parts.push(sql`e.status = ${f.status}`);
@@ -27,13 +29,20 @@ export async function evaluationChipsByTrace(db: Executor, projectId: string, tr
   return byTrace;
 }
 
-
-/** Analytics: rows (trace_id, name, evaluator, passed) of a project's evaluations that gave a verdict. */
-export function verdictsSql(projectId: string): SQL {
-  return sql`SELECT trace_id, name, evaluator, passed FROM evaluations WHERE project_id = ${projectId} AND status = 'processed' AND passed IS NOT NULL`;
+/** Analytics: a project's evaluations that gave a verdict, as a typed relation to join with traces. */
+export function verdictsRelation(projectId: string) {
+  return new QueryBuilder()
+    .select({ traceId: evaluations.traceId, name: evaluations.name, evaluator: evaluations.evaluator, passed: evaluations.passed })
+    .from(evaluations)
+    .where(and(eq(evaluations.projectId, projectId), eq(evaluations.status, 'processed'), isNotNull(evaluations.passed)))
+    .as('verdicts');
 }
 
-/** Alerts and reports: rows (trace_id, name, evaluator, status, passed, score) of a project's results that ran (processed or error; skipped ones said nothing). */
-export function evaluationResultsSql(projectId: string): SQL {
-  return sql`SELECT trace_id, name, evaluator, status, passed, score FROM evaluations WHERE project_id = ${projectId} AND status <> 'skipped'`;
+/** Alerts and reports: a project's results that ran (processed or error; skipped ones said nothing), as a typed relation to join with traces. */
+export function evaluationResultsRelation(projectId: string) {
+  return new QueryBuilder()
+    .select({ traceId: evaluations.traceId, name: evaluations.name, evaluator: evaluations.evaluator, status: evaluations.status, passed: evaluations.passed, score: evaluations.score })
+    .from(evaluations)
+    .where(and(eq(evaluations.projectId, projectId), ne(evaluations.status, 'skipped')))
+    .as('results');
 }

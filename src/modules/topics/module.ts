@@ -12,7 +12,7 @@ export const TOPICS_POLL_MS = 30_000;
 /** What the topics module offers the app: a round on demand (tests, operators), the filter and grouping, deletions. */
 export interface Topics {
   runRounds(projectId?: string): Promise<{ embedded: number; built: number }>;
-  topicOfTraceSql: typeof store.topicOfTraceSql;
+  topicOfTracesRelation: typeof store.topicOfTracesRelation;
   inTopicsCondition: typeof store.inTopicsCondition;
   deleteTraces(db: Executor, projectId: string, traceIds: readonly string[]): Promise<void>;
   deleteProject(projectId: string, db: Executor): Promise<void>;
@@ -21,7 +21,7 @@ export interface Topics {
 export function buildTopicsModule(ctx: TopicsContext): Topics {
   return {
     runRounds: (projectId) => runTopicRounds(ctx, projectId),
-    topicOfTraceSql: store.topicOfTraceSql,
+    topicOfTracesRelation: store.topicOfTracesRelation,
     inTopicsCondition: store.inTopicsCondition,
     deleteTraces: store.deleteTraces,
     deleteProject: (projectId, db) => store.deleteProject(db, projectId),

@@ -2,6 +2,8 @@
 import { and, eq, sql, type SQL } from 'drizzle-orm';
 import { rows, textArray, type Executor } from '../../db/index.ts';
 import { topicSettings, topics, traceTopics } from '../../db/schema/index.ts';
+import { QueryBuilder } from 'drizzle-orm/pg-core';
+import type { TraceRowRef } from '../traces/index.ts';
 
 export type SettingsRow = typeof topicSettings.$inferSelect;
 
@@ -153,16 +155,20 @@ export async function nearestTraces(db: Executor, projectId: string, perTopic: n
 }
 
 /**
- * The topic of the `traces` row a query is on (NULL without one): analytics groups by it. Built
- * against the caller's `traces` row, so the traces module runs it without naming this table.
+ * A project's traces with their topic (one row per embedded trace; topic null: in none), as a
+ * typed relation: analytics groups by it, joined by the traces module without naming this table.
  */
-export function topicOfTraceSql(): SQL {
-  return sql`(SELECT tt.topic_id FROM trace_topics tt WHERE tt.project_id = traces.project_id AND tt.trace_id = traces.trace_id)`;
+export function topicOfTracesRelation(projectId: string) {
+  return new QueryBuilder()
+    .select({ traceId: traceTopics.traceId, topicId: traceTopics.topicId })
+    .from(traceTopics)
+    .where(eq(traceTopics.projectId, projectId))
+    .as('trace_topic');
 }
 
-/** Traces (rows of `traces`) in any of these topics: the trace filter's `topic`. */
-export function inTopicsCondition(topicIds: readonly string[]): SQL {
-  return sql`EXISTS (SELECT 1 FROM trace_topics tt WHERE tt.project_id = traces.project_id AND tt.trace_id = traces.trace_id AND tt.topic_id = ANY(${textArray(topicIds)}))`;
+/** The caller's trace rows in any of these topics: the trace filter's `topic`. */
+export function inTopicsCondition(trace: TraceRowRef, topicIds: readonly string[]): SQL {
+  return sql`EXISTS (SELECT 1 FROM trace_topics tt WHERE tt.project_id = ${trace.projectId} AND tt.trace_id = ${trace.traceId} AND tt.topic_id = ANY(${textArray(topicIds)}))`;
 }
 
 /**

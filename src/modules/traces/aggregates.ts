@@ -1,18 +1,53 @@
 /**
  * Time series over a project's trace summaries (analytics' query): the traces table is the
  * traces module's, so the query that reads it lives here, and analytics calls it through
- * the module's face. Thumbs and verdicts come in as SQL from their owners (annotations,
- * evaluators), and the filter's conditions from traces/filter.ts.
+ * the module's face. Thumbs, verdicts, scores and topics come in as typed relations built by
+ * their owners (annotations, evaluators, topics), joined here through their typed columns;
+ * the filter's conditions come from traces/filter.ts.
  */
-import { sql, type SQL } from 'drizzle-orm';
+import { sql, type SQL, type SQLWrapper, type Subquery } from 'drizzle-orm';
 import { rows, textArray, type Executor } from '../../db/index.ts';
+
+/** A column of another module's relation, typed by the values it holds (nullable or not). */
+export type RelationColumn<T> = SQLWrapper & { readonly _: { readonly data: T } };
+
+/**
+ * Another module's rows as a typed drizzle subquery (`select({...}).from(ownTable).where(project).as(alias)`),
+ * built in the owner's store: this module joins it by its columns, never by names in SQL text.
+ */
+export type Relation<Columns extends Record<string, RelationColumn<unknown>>> = Subquery & Columns;
+
+/** A project's thumbs: one row per annotation. */
+export type ThumbsRelation = Relation<{ traceId: RelationColumn<string>; isThumbsUp: RelationColumn<boolean> }>;
+/** A project's evaluations that gave a verdict. */
+export type VerdictsRelation = Relation<{ traceId: RelationColumn<string>; name: RelationColumn<string>; evaluator: RelationColumn<string>; passed: RelationColumn<boolean> }>;
+/** A project's evaluation results that ran (processed or error). */
+export type EvaluationResultsRelation = Relation<{
+  traceId: RelationColumn<string>;
+  name: RelationColumn<string>;
+  evaluator: RelationColumn<string>;
+  status: RelationColumn<string>;
+  passed: RelationColumn<boolean>;
+  score: RelationColumn<number>;
+}>;
+/** A project's review scores of traces, with their config's name and kind. */
+export type ScoresRelation = Relation<{
+  traceId: RelationColumn<string>;
+  configId: RelationColumn<string>;
+  name: RelationColumn<string>;
+  kind: RelationColumn<string>;
+  numberValue: RelationColumn<number>;
+  textValue: RelationColumn<string>;
+}>;
+/** A project's traces with their topic (at most one row per trace; topic null: not in any). */
+export type TopicsRelation = Relation<{ traceId: RelationColumn<string>; topicId: RelationColumn<string> }>;
 
 /** customer: the trace's customer_id; prompt: the prompt version a trace ran (metadata prompt_handle:prompt_version, as a prompt run records it). */
 export type GroupBy = 'model' | 'label' | 'user' | 'customer' | 'prompt' | 'topic' | null;
 
-/** Groups whose value another module owns, as a column of the caller's `traces` row (topics: the trace's topic). */
+/** Groups whose value another module owns, as its typed relation (topics: each trace's topic). */
 export interface ForeignGroups {
-  topic?: SQL;
+  topic?: TopicsRelation;
 }
 
 export interface AggregateQuery {
@@ -25,12 +60,12 @@ export interface AggregateQuery {
   foreignGroups?: ForeignGroups;
   /** Groups with a series of their own (most traces first), the rest as "other"; null: every group. */
   maxGroups: number | null;
-  /** Rows (trace_id, is_thumbs_up) of the project's annotations. */
-  thumbs: SQL;
-  /** Rows (trace_id, name, evaluator, passed) of the project's evaluations that gave a verdict. */
-  verdicts: SQL;
-  /** Rows (trace_id, config_id, name, kind, number_value, text_value) of the project's review scores. */
-  scores: SQL;
+  /** The project's thumbs (the annotations module's relation). */
+  thumbs: ThumbsRelation;
+  /** The project's evaluations that gave a verdict (the evaluators module's relation). */
+  verdicts: VerdictsRelation;
+  /** The project's review scores (the annotations module's relation). */
+  scores: ScoresRelation;
 }
 
 /** Sums of one bucket of one group; token sums are float8 (they outgrow int4 over big ranges). */
@@ -105,10 +140,16 @@ function groupJoin(groupBy: GroupBy, foreign: ForeignGroups = {}): { join: SQL; 
   if (groupBy === 'customer') return { join: sql``, column: sql`traces.customer_id` };
   if (groupBy === 'prompt') return { join: sql``, column: PROMPT_VERSION };
   if (groupBy === 'topic') {
-    if (!foreign.topic) throw new Error('grouping by topic needs the topics module');
-    return { join: sql``, column: foreign.topic };
+    const topics = foreign.topic;
+    if (!topics) throw new Error('grouping by topic needs the topics module');
+    return { join: sql`LEFT JOIN ${topics} ON ${topics.traceId} = traces.trace_id`, column: sql`${topics.topicId}` };
   }
   return { join: sql``, column: sql`NULL::text` };
+}
+
+/** Thumbs up and down counted over the joined rows of a thumbs relation. */
+function thumbCounts(a: ThumbsRelation): SQL {
+  return sql`count(*) FILTER (WHERE ${a.isThumbsUp})::int AS up, count(*) FILTER (WHERE NOT ${a.isThumbsUp})::int AS down`;
 }
 
 /** `handle:version` (the prompts' own reference form), `handle` without a version, null without a prompt. */
@@ -149,31 +190,34 @@ export async function aggregateTraces(db: Executor, q: AggregateQuery): Promise<
   const thumbs = await rows<ThumbsRow>(
     db,
     sql`SELECT ${kept} AS kept, CASE WHEN ${kept} THEN ${group.column} END AS g, ${q.bucket} AS b,
-          count(*) FILTER (WHERE a.is_thumbs_up)::int AS up, count(*) FILTER (WHERE NOT a.is_thumbs_up)::int AS down
-        FROM (${q.thumbs}) a JOIN traces ON traces.project_id = ${q.projectId} AND traces.trace_id = a.trace_id ${group.join}
+          ${thumbCounts(q.thumbs)}
+        FROM ${q.thumbs} JOIN traces ON traces.project_id = ${q.projectId} AND traces.trace_id = ${q.thumbs.traceId} ${group.join}
         WHERE ${where} GROUP BY 1, 2, 3`,
   );
+  const v = q.verdicts;
   const verdicts = await rows<VerdictRow>(
     db,
-    sql`SELECT v.name, v.evaluator, ${q.bucket} AS b, count(*) FILTER (WHERE v.passed)::int AS passed, count(*) FILTER (WHERE NOT v.passed)::int AS failed
-        FROM (${q.verdicts}) v JOIN traces ON traces.project_id = ${q.projectId} AND traces.trace_id = v.trace_id
+    sql`SELECT ${v.name} AS name, ${v.evaluator} AS evaluator, ${q.bucket} AS b, count(*) FILTER (WHERE ${v.passed})::int AS passed, count(*) FILTER (WHERE NOT ${v.passed})::int AS failed
+        FROM ${v} JOIN traces ON traces.project_id = ${q.projectId} AND traces.trace_id = ${v.traceId}
         WHERE ${where} GROUP BY 1, 2, 3`,
   );
   // Scores fall in their trace's bucket (as verdicts do), not at the time of the review.
+  const s = q.scores;
   const scores = await rows<ScoreBucketRow>(
     db,
-    sql`SELECT s.config_id, s.name, s.kind, ${q.bucket} AS b, CASE WHEN s.kind = 'categorical' THEN s.text_value END AS category,
-          count(*)::int AS n, sum(s.number_value)::float8 AS total
-        FROM (${q.scores}) s JOIN traces ON traces.project_id = ${q.projectId} AND traces.trace_id = s.trace_id
+    sql`SELECT ${s.configId} AS config_id, ${s.name} AS name, ${s.kind} AS kind, ${q.bucket} AS b, CASE WHEN ${s.kind} = 'categorical' THEN ${s.textValue} END AS category,
+          count(*)::int AS n, sum(${s.numberValue})::float8 AS total
+        FROM ${s} JOIN traces ON traces.project_id = ${q.projectId} AND traces.trace_id = ${s.traceId}
         WHERE ${where} GROUP BY 1, 2, 3, 4, 5`,
   );
   let totals: Totals | null = null;
   if (q.groupBy === 'model' || q.groupBy === 'label') {
+    const a = q.thumbs;
     [totals] = await rows<Totals>(
       db,
       sql`SELECT ${SUMS},
-            (SELECT count(*) FILTER (WHERE a.is_thumbs_up) FROM (${q.thumbs}) a JOIN traces ON traces.project_id = ${q.projectId} AND traces.trace_id = a.trace_id WHERE ${where})::int AS up,
-            (SELECT count(*) FILTER (WHERE NOT a.is_thumbs_up) FROM (${q.thumbs}) a JOIN traces ON traces.project_id = ${q.projectId} AND traces.trace_id = a.trace_id WHERE ${where})::int AS down
+            (SELECT count(*) FILTER (WHERE ${a.isThumbsUp}) FROM ${a} JOIN traces ON traces.project_id = ${q.projectId} AND traces.trace_id = ${a.traceId} WHERE ${where})::int AS up,
+            (SELECT count(*) FILTER (WHERE NOT ${a.isThumbsUp}) FROM ${a} JOIN traces ON traces.project_id = ${q.projectId} AND traces.trace_id = ${a.traceId} WHERE ${where})::int AS down
           FROM traces WHERE ${where}`,
     );
   }
@@ -195,8 +239,8 @@ export async function groupSums(
   const metrics = await rows<Omit<MetricsRow, 'kept' | 'latency'>>(db, sql`SELECT ${group.column} AS g, ${q.bucket} AS b, ${SUMS} FROM traces ${group.join} WHERE ${where} GROUP BY 1, 2`);
   const thumbs = await rows<Omit<ThumbsRow, 'kept'>>(
     db,
-    sql`SELECT ${group.column} AS g, ${q.bucket} AS b, count(*) FILTER (WHERE a.is_thumbs_up)::int AS up, count(*) FILTER (WHERE NOT a.is_thumbs_up)::int AS down
-        FROM (${q.thumbs}) a JOIN traces ON traces.project_id = ${q.projectId} AND traces.trace_id = a.trace_id ${group.join}
+    sql`SELECT ${group.column} AS g, ${q.bucket} AS b, ${thumbCounts(q.thumbs)}
+        FROM ${q.thumbs} JOIN traces ON traces.project_id = ${q.projectId} AND traces.trace_id = ${q.thumbs.traceId} ${group.join}
         WHERE ${where} GROUP BY 1, 2`,
   );
   return { metrics, thumbs };
@@ -233,14 +277,15 @@ export async function traceValues(
  */
 export async function evaluationValues(
   db: Executor,
-  q: { projectId: string; where: SQL[]; groupBy: GroupBy | 'evaluator'; foreignGroups?: ForeignGroups; results: SQL; evaluator: string | null; limit: number },
+  q: { projectId: string; where: SQL[]; groupBy: GroupBy | 'evaluator'; foreignGroups?: ForeignGroups; results: EvaluationResultsRelation; evaluator: string | null; limit: number },
 ): Promise<{ g: string | null; name: string; status: string; passed: boolean | null; score: number | null }[]> {
-  const group = q.groupBy === 'evaluator' ? { join: sql``, column: sql`e.name` } : groupJoin(q.groupBy, q.foreignGroups);
-  const where = sql.join([sql`traces.project_id = ${q.projectId}`, ...q.where, ...(q.evaluator === null ? [] : [sql`(e.name = ${q.evaluator} OR e.evaluator = ${q.evaluator})`])], sql` AND `);
+  const e = q.results;
+  const group = q.groupBy === 'evaluator' ? { join: sql``, column: sql`${e.name}` } : groupJoin(q.groupBy, q.foreignGroups);
+  const where = sql.join([sql`traces.project_id = ${q.projectId}`, ...q.where, ...(q.evaluator === null ? [] : [sql`(${e.name} = ${q.evaluator} OR ${e.evaluator} = ${q.evaluator})`])], sql` AND `);
   const found = await rows<{ g: string | null; name: string; status: string; passed: boolean | null; score: number | null }>(
     db,
-    sql`SELECT ${group.column} AS g, e.name, e.status, e.passed, e.score::float8 AS score
-        FROM (${q.results}) e JOIN traces ON traces.project_id = ${q.projectId} AND traces.trace_id = e.trace_id ${group.join}
+    sql`SELECT ${group.column} AS g, ${e.name} AS name, ${e.status} AS status, ${e.passed} AS passed, ${e.score}::float8 AS score
+        FROM ${e} JOIN traces ON traces.project_id = ${q.projectId} AND traces.trace_id = ${e.traceId} ${group.join}
         WHERE ${where} LIMIT ${q.limit}`,
   );
   return found.map((r) => ({ ...r, score: r.score === null ? null : Number(r.score) }));
@@ -253,8 +298,8 @@ export interface UsersQuery {
   projectId: string;
   /** The trace search's conditions on `traces` (dates included). */
   where: SQL[];
-  /** Rows (trace_id, is_thumbs_up) of the project's annotations. */
-  thumbs: SQL;
+  /** The project's thumbs (the annotations module's relation). */
+  thumbs: ThumbsRelation;
   /** Part of the user id, case-insensitive. */
   contains: string | null;
   sortBy: UserSort;
@@ -309,8 +354,8 @@ export async function aggregateUsers(db: Executor, q: UsersQuery): Promise<UserR
             count(*) FILTER (WHERE has_error)::int AS errors, min(started_at)::float8 AS first_seen, max(started_at)::float8 AS last_seen
           FROM traces WHERE ${where} GROUP BY traces.user_id
         ), th AS (
-          SELECT traces.user_id, count(*) FILTER (WHERE a.is_thumbs_up)::int AS up, count(*) FILTER (WHERE NOT a.is_thumbs_up)::int AS down
-          FROM (${q.thumbs}) a JOIN traces ON traces.project_id = ${q.projectId} AND traces.trace_id = a.trace_id
+          SELECT traces.user_id, ${thumbCounts(q.thumbs)}
+          FROM ${q.thumbs} JOIN traces ON traces.project_id = ${q.projectId} AND traces.trace_id = ${q.thumbs.traceId}
           WHERE ${where} GROUP BY traces.user_id
         )
         SELECT u.*, coalesce(th.up, 0)::int AS thumbs_up, coalesce(th.down, 0)::int AS thumbs_down, (count(*) OVER ())::int AS total
@@ -318,6 +363,14 @@ export async function aggregateUsers(db: Executor, q: UsersQuery): Promise<UserR
         ORDER BY ${sql.raw(USER_ORDER[q.sortBy])} ${dir} NULLS LAST, u.user_id ${dir}
         LIMIT ${q.limit} OFFSET ${q.offset}`,
   );
+}
+
+/** The time a trace started (epoch ms): what a caller's buckets divide (bucketing's bucketOf). */
+export const TRACE_STARTED_AT: SQL = sql`traces.started_at`;
+
+/** One bucket for a whole period: every trace in the one starting at `start`. */
+export function wholePeriod(start: number): SQL {
+  return sql`${start}::bigint`;
 }
 
 /**
@@ -355,17 +408,18 @@ export async function windowTraceValues(
  */
 export async function windowEvaluationValues(
   db: Executor,
-  q: { projectId: string; where: SQL[]; groupBy: GroupBy | 'evaluator'; foreignGroups?: ForeignGroups; results: SQL; evaluator: string | null; bucket: SQL },
+  q: { projectId: string; where: SQL[]; groupBy: GroupBy | 'evaluator'; foreignGroups?: ForeignGroups; results: EvaluationResultsRelation; evaluator: string | null; bucket: SQL },
 ): Promise<{ b: number; g: string | null; ran: number; errors: number; verdicts: number; passed: number; scores: number[] }[]> {
-  const group = q.groupBy === 'evaluator' ? { join: sql``, column: sql`e.name` } : groupJoin(q.groupBy, q.foreignGroups);
-  const where = sql.join([sql`traces.project_id = ${q.projectId}`, ...q.where, ...(q.evaluator === null ? [] : [sql`(e.name = ${q.evaluator} OR e.evaluator = ${q.evaluator})`])], sql` AND `);
+  const e = q.results;
+  const group = q.groupBy === 'evaluator' ? { join: sql``, column: sql`${e.name}` } : groupJoin(q.groupBy, q.foreignGroups);
+  const where = sql.join([sql`traces.project_id = ${q.projectId}`, ...q.where, ...(q.evaluator === null ? [] : [sql`(${e.name} = ${q.evaluator} OR ${e.evaluator} = ${q.evaluator})`])], sql` AND `);
   const found = await rows<{ b: number; g: string | null; ran: number; errors: number; verdicts: number; passed: number; scores: number[] | null }>(
     db,
-    sql`SELECT ${q.bucket} AS b, ${group.column} AS g, count(*)::int AS ran, count(*) FILTER (WHERE e.status = 'error')::int AS errors,
-          count(*) FILTER (WHERE e.status = 'processed' AND e.passed IS NOT NULL)::int AS verdicts,
-          count(*) FILTER (WHERE e.status = 'processed' AND e.passed)::int AS passed,
-          array_agg(e.score::float8) FILTER (WHERE e.status = 'processed' AND e.score IS NOT NULL) AS scores
-        FROM (${q.results}) e JOIN traces ON traces.project_id = ${q.projectId} AND traces.trace_id = e.trace_id ${group.join}
+    sql`SELECT ${q.bucket} AS b, ${group.column} AS g, count(*)::int AS ran, count(*) FILTER (WHERE ${e.status} = 'error')::int AS errors,
+          count(*) FILTER (WHERE ${e.status} = 'processed' AND ${e.passed} IS NOT NULL)::int AS verdicts,
+          count(*) FILTER (WHERE ${e.status} = 'processed' AND ${e.passed})::int AS passed,
+          array_agg(${e.score}::float8) FILTER (WHERE ${e.status} = 'processed' AND ${e.score} IS NOT NULL) AS scores
+        FROM ${e} JOIN traces ON traces.project_id = ${q.projectId} AND traces.trace_id = ${e.traceId} ${group.join}
         WHERE ${where} GROUP BY 1, 2`,
   );
   return found.map((r) => ({ b: Number(r.b), g: r.g, ran: Number(r.ran), errors: Number(r.errors), verdicts: Number(r.verdicts), passed: Number(r.passed), scores: (r.scores ?? []).map(Number) }));
@@ -379,16 +433,17 @@ export async function windowEvaluationValues(
  */
 export async function windowScoreValues(
   db: Executor,
-  q: { projectId: string; where: SQL[]; scores: SQL; configId: string; category: string | null; bucket: SQL },
+  q: { projectId: string; where: SQL[]; scores: ScoresRelation; configId: string; category: string | null; bucket: SQL },
 ): Promise<{ b: number; kind: string; count: number; total: number; inCategory: number; traceMeans: number[] }[]> {
-  const where = sql.join([sql`traces.project_id = ${q.projectId}`, ...q.where, sql`s.config_id = ${q.configId}`], sql` AND `);
+  const s = q.scores;
+  const where = sql.join([sql`traces.project_id = ${q.projectId}`, ...q.where, sql`${s.configId} = ${q.configId}`], sql` AND `);
   const found = await rows<{ b: number; kind: string; count: number; total: number | null; in_category: number; trace_means: number[] | null }>(
     db,
     sql`SELECT b, max(kind) AS kind, sum(n)::int AS count, sum(total)::float8 AS total, sum(in_category)::int AS in_category,
           array_agg(total / numbers) FILTER (WHERE numbers > 0) AS trace_means
-        FROM (SELECT ${q.bucket} AS b, s.trace_id, max(s.kind) AS kind, count(*) AS n, sum(s.number_value)::float8 AS total, count(s.number_value) AS numbers,
-                count(*) FILTER (WHERE s.text_value = ${q.category ?? ''}) AS in_category
-              FROM (${q.scores}) s JOIN traces ON traces.project_id = ${q.projectId} AND traces.trace_id = s.trace_id
+        FROM (SELECT ${q.bucket} AS b, ${s.traceId} AS trace_id, max(${s.kind}) AS kind, count(*) AS n, sum(${s.numberValue})::float8 AS total, count(${s.numberValue}) AS numbers,
+                count(*) FILTER (WHERE ${s.textValue} = ${q.category ?? ''}) AS in_category
+              FROM ${s} JOIN traces ON traces.project_id = ${q.projectId} AND traces.trace_id = ${s.traceId}
               WHERE ${where} GROUP BY 1, 2) per_trace
         GROUP BY 1`,
   );

@@ -15,7 +15,7 @@
  * pure files, never the database or Node.
  */
 import { z } from 'zod';
-import { sql, type SQL } from 'drizzle-orm';
+import { sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import { textArray } from '../../db/text-array.ts';
 import { canonicalModelName } from './costs/prices.ts';
 
@@ -72,12 +72,21 @@ export type SummaryFilter = z.infer<typeof summaryFilterSchema>;
 export type EvaluationFilter = NonNullable<TraceFilter['evaluation']>;
 export type ScoreFilter = NonNullable<TraceFilter['score']>;
 
-/** Conditions on `traces` rows for the keys whose tables other modules own. */
+/** The trace rows another module's condition is on: the caller's columns (the `traces` table, or an alias of it). */
+export interface TraceRowRef {
+  projectId: SQLWrapper;
+  traceId: SQLWrapper;
+}
+
+/** The rows of `traces` itself, as the search and analytics read them. */
+export const TRACES_ROW: TraceRowRef = { projectId: sql`traces.project_id`, traceId: sql`traces.trace_id` };
+
+/** Conditions on the caller's trace rows for the keys whose tables other modules own: built against `trace`, never a hard-coded name. */
 export interface ForeignFilterConditions {
-  has_annotation?(hasAnnotation: boolean): SQL;
-  evaluation?(filter: EvaluationFilter): SQL;
-  score?(filter: ScoreFilter): SQL;
-  topic?(topicIds: string[]): SQL;
+  has_annotation?(trace: TraceRowRef, hasAnnotation: boolean): SQL;
+  evaluation?(trace: TraceRowRef, filter: EvaluationFilter): SQL;
+  score?(trace: TraceRowRef, filter: ScoreFilter): SQL;
+  topic?(trace: TraceRowRef, topicIds: string[]): SQL;
 }
 
 /** What `matches` reads of a trace summary. */
@@ -100,8 +109,8 @@ function modelNames(wanted: string | string[]): string[] {
   return asList(wanted).map((m) => canonicalModelName(m) ?? m);
 }
 
-/** The filter as SQL conditions on rows of `traces` (ANDed by the caller). */
-export function toSql(f: TraceFilter | undefined, foreign: readonly ForeignFilterConditions[] = []): SQL[] {
+/** The filter as SQL conditions on rows of `traces` (ANDed by the caller); other modules' conditions are on `trace`'s columns. */
+export function toSql(f: TraceFilter | undefined, foreign: readonly ForeignFilterConditions[] = [], trace: TraceRowRef = TRACES_ROW): SQL[] {
   const c: SQL[] = [];
   if (!f) return c;
   const anyOf = (col: string, v: string | string[] | undefined) => {
@@ -121,10 +130,10 @@ export function toSql(f: TraceFilter | undefined, foreign: readonly ForeignFilte
     c.push(sql`metadata @> ${JSON.stringify({ [key]: value })}::jsonb`);
   }
   for (const owner of foreign) {
-    if (f.has_annotation !== undefined && owner.has_annotation) c.push(owner.has_annotation(f.has_annotation));
-    if (f.evaluation && owner.evaluation) c.push(owner.evaluation(f.evaluation));
-    if (f.score && owner.score) c.push(owner.score(f.score));
-    if (f.topic !== undefined && owner.topic) c.push(owner.topic(asList(f.topic)));
+    if (f.has_annotation !== undefined && owner.has_annotation) c.push(owner.has_annotation(trace, f.has_annotation));
+    if (f.evaluation && owner.evaluation) c.push(owner.evaluation(trace, f.evaluation));
+    if (f.score && owner.score) c.push(owner.score(trace, f.score));
+    if (f.topic !== undefined && owner.topic) c.push(owner.topic(trace, asList(f.topic)));
   }
   return c;
 }

@@ -15,8 +15,9 @@ export {
   type SummaryFilter,
   type EvaluationFilter,
   type ForeignFilterConditions,
+  type TraceRowRef,
 } from './filter.ts';
 export { searchRequestSchema, searchResponseSchema, spanParams, spanSchema, traceIdParams, traceOutlineSchema, traceSearchSchema, type TraceSearch } from './schemas.ts';
-export { aggregateTraces, aggregateUsers, evaluationValues, groupSums, traceValues, windowEvaluationValues, windowOf, windowScoreValues, windowTraceValues, type TraceValueColumn, type UserRow, type UserSort, type UsersQuery, type AggregateQuery, type AggregateResult, type GroupBy, type ForeignGroups, type MetricsRow, type ScoreBucketRow, type ThumbsRow, type Totals, type VerdictRow } from './aggregates.ts';
+export { aggregateTraces, aggregateUsers, evaluationValues, groupSums, traceValues, windowEvaluationValues, windowOf, windowScoreValues, windowTraceValues, wholePeriod, TRACE_STARTED_AT, type TraceValueColumn, type UserRow, type UserSort, type UsersQuery, type AggregateQuery, type AggregateResult, type GroupBy, type ForeignGroups, type EvaluationResultsRelation, type MetricsRow, type ScoresRelation, type ThumbsRelation, type TopicsRelation, type VerdictsRelation, type ScoreBucketRow, type ThumbsRow, type Totals, type VerdictRow } from './aggregates.ts';
 export { aggregateThreads, threadIdsSql, threadTurns, type ThreadRow, type ThreadSort, type ThreadsQuery, type ThreadTurnRow } from './thread-store.ts';
 export { traceIdsCondition } from './store.ts';

@@ -1,0 +1,54 @@
+import type { FastifyInstance } from 'fastify';
+import type { Executor } from '../../db/index.ts';
+import { createAnnotationIn, redactedComment } from './annotate.ts';
+import type { AnnotationScope, AnnotationsContext } from './context.ts';
+import type { AnnotationView } from './presenters.ts';
+import { getAnnotation } from './read-annotations.ts';
+import { scoreConfigRoutes } from './score-config-routes.ts';
+import { humanScores, listScoreConfigs, requireScoreConfigs } from './score-configs.ts';
+import { annotationRoutes } from './routes.ts';
+
+/** What the annotations module offers the review module: reading one annotation, and writing one in the review's transaction. */
+export interface AnnotationService {
+  get(scope: AnnotationScope, id: string): Promise<AnnotationView>;
+  redactedComment: <T extends string | null | undefined>(projectId: string, comment: T) => Promise<T>;
+  /** Writes an annotation with its scores and events in the caller's transaction (the comment already redacted). */
+  createIn: typeof createAnnotationIn;
+}
+
+/** What it offers about score configs (review queues, judge alignment, alerts). */
+export interface ScoreConfigService {
+  list: (projectId: string) => ReturnType<typeof listScoreConfigs>;
+  /** The configs named, in the order named, read through `db` (a transaction); a missing one is a 400 naming `field.<i>`. */
+  require: (db: Executor, projectId: string, ids: string[], field: string) => ReturnType<typeof requireScoreConfigs>;
+  humanScores: (projectId: string, id: string) => ReturnType<typeof humanScores>;
+}
+
+/** The module: its context, and the functions it offers the others. */
+export interface Annotations {
+  ctx: AnnotationsContext;
+  annotations: AnnotationService;
+  scoreConfigs: ScoreConfigService;
+}
+
+export function buildAnnotations(ctx: AnnotationsContext): Annotations {
+  return {
+    ctx,
+    annotations: {
+      get: (scope, id) => getAnnotation(ctx, scope, id),
+      redactedComment: (projectId, comment) => redactedComment(ctx, projectId, comment),
+      createIn: createAnnotationIn,
+    },
+    scoreConfigs: {
+      list: (projectId) => listScoreConfigs(ctx, { projectId }),
+      require: (db, projectId, ids, field) => requireScoreConfigs(db, { projectId }, ids, field),
+      humanScores: (projectId, id) => humanScores(ctx, { projectId }, id),
+    },
+  };
+}
+
+/** The annotations module's one entry: the annotation and score-config routes (no queues or schedules). */
+export function registerAnnotations(app: FastifyInstance, annotations: Annotations): void {
+  annotationRoutes(app, annotations.ctx);
+  scoreConfigRoutes(app, annotations.ctx);
+}
