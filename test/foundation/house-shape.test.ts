@@ -50,6 +50,26 @@ const ENTRY_NOT_YET: { module: string; why: string }[] = [
   { module: 'traces', why: 'its service facade is going' },
 ];
 
+/**
+ * The lint's own "not yet" list (eslint.config.js: files outside stores that still write SQL),
+ * read from the config so that an entry whose file no longer writes SQL is caught here.
+ */
+function lintNotYet(): string[] {
+  const config = fs.readFileSync(path.join(ROOT, 'eslint.config.js'), 'utf8');
+  const start = config.indexOf('// NOT YET:');
+  const block = config.slice(start, config.indexOf(']', start));
+  return [...block.matchAll(/^\s*'(src\/[^']+)',/gm)].map((m) => m[1]);
+}
+
+/** Whether a file still does what the store-only lint refuses: imports db/schema's values or sql, or writes SQL. */
+function writesSql(source: string): boolean {
+  return (
+    /^import \{[^}]*\bsql\b[^}]*\} from 'drizzle-orm'/m.test(source) ||
+    /^import (?!type )[^;]*from '[./]*db\/schema/m.test(source) ||
+    /['"`]\s*(SELECT\s|INSERT\s+INTO\s|UPDATE\s+\w+\s+SET\s|DELETE\s+FROM\s|WITH\s+\w+\s+AS\s*\()/.test(source)
+  );
+}
+
 const rel = (file: string) => path.relative(SRC, file).split(path.sep).join('/');
 
 function sourceFiles(dir: string): string[] {
@@ -161,7 +181,12 @@ describe('the house keeps its shape', () => {
   });
 
   it('the "not yet" lists only hold what still breaks the rule (an entry whose code moved leaves)', () => {
+    const lint = lintNotYet();
+    expect(lint.length, "eslint.config.js's NOT YET list is found").toBeGreaterThan(0);
     const stale = [
+      ...lint.filter((file) => !fs.existsSync(path.join(ROOT, file)) || !writesSql(fs.readFileSync(path.join(ROOT, file), 'utf8'))).map(
+        (file) => `${file} no longer writes SQL outside a store: remove it from eslint.config.js's NOT YET list`,
+      ),
       ...CYCLES_NOT_YET.filter((listed) => !found.some((component) => sameFiles(listed.files, component))).map((listed) => `cycle no longer as listed: ${listed.files.join(', ')}`),
       ...ENTRY_NOT_YET.filter((listed) => fs.existsSync(path.join(MODULES, listed.module, 'module.ts')) || !fs.existsSync(path.join(MODULES, listed.module))).map(
         (listed) => `src/modules/${listed.module} has its module.ts (or is gone)`,
