@@ -26,6 +26,9 @@ function moduleOf(file) {
  */
 const isSchemaFile = (file) => /(^|[/\\])(schemas?|[^/\\]+\.schema)\.ts$/.test(file);
 
+/** The start of an SQL statement in a string (an esquery regular expression for the lint's selectors). */
+const SQL_STATEMENT = String.raw`/^\s*(SELECT\s|INSERT\s+INTO\s|UPDATE\s+\w+\s+SET\s|DELETE\s+FROM\s|WITH\s+\w+\s+AS\s*\(|TRUNCATE\s)/`;
+
 const within = (dir, file) => {
   const rel = path.relative(dir, file);
   return !rel.startsWith('..') && !path.isAbsolute(rel);
@@ -105,15 +108,17 @@ export default tseslint.config(
   },
   {
     // Only a module's store files (store.ts, *-store.ts, store/) import db/schema's tables or
-    // write SQL; the rest of a module reaches its data through them (docs/architecture.md).
+    // write SQL (a sql`...` template, or a statement in a plain string); the rest of a module
+    // reaches its data through them (docs/architecture.md). With test/foundation/table-owners
+    // (each table's one owner) and test/foundation/house-shape (no import cycles, module.ts).
     files: ['src/modules/**/*.ts'],
     ignores: [
       'src/modules/**/store.ts',
       'src/modules/**/*-store.ts',
       'src/modules/**/store/**',
-      // Files that still build SQL outside a store: each leaves this list when its module moves
-      // its SQL into store files (the rule tightens module by module).
-      'src/modules/analytics/service.ts',
+      // NOT YET: files that still build SQL outside a store, in modules being moved to the shape
+      // right now (analytics, annotations, evaluators, experiments, monitors, traces). Each leaves
+      // this list when its module moves its SQL into store files; the list only shrinks.
       'src/modules/annotations/trace-filter.ts',
       'src/modules/evaluators/trace-filter.ts',
       'src/modules/experiments/run-traces.ts',
@@ -131,7 +136,14 @@ export default tseslint.config(
           patterns: [{ group: ['**/db/schema', '**/db/schema/**'], allowTypeImports: true, message: 'Tables are read and written in the module\'s store files only (store.ts, *-store.ts).' }],
         },
       ],
-      'no-restricted-syntax': ['error', { selector: "TaggedTemplateExpression[tag.name='sql']", message: 'SQL is written in the module\'s store files only (store.ts, *-store.ts).' }],
+      'no-restricted-syntax': [
+        'error',
+        { selector: "TaggedTemplateExpression[tag.name='sql']", message: 'SQL is written in the module\'s store files only (store.ts, *-store.ts).' },
+        // A statement in a string or template literal (what a driver's query() takes): the
+        // keywords in capitals, as the house writes SQL, so prose ("Select a model") passes.
+        { selector: `Literal[value=${SQL_STATEMENT}]`, message: 'SQL is written in the module\'s store files only (store.ts, *-store.ts).' },
+        { selector: `TemplateElement[value.raw=${SQL_STATEMENT}]`, message: 'SQL is written in the module\'s store files only (store.ts, *-store.ts).' },
+      ],
     },
   },
   {

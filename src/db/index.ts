@@ -2,8 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
-import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
-import { sql, type ExtractTablesWithRelations, type SQL } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import pg from 'pg';
 import * as schema from './schema/index.ts';
 import { lockDataDir, type DataDirLock } from './data-dir-lock.ts';
@@ -12,13 +11,9 @@ import { PGliteClient } from './pglite-client.ts';
 import { PACKAGE_DIR } from '../package-dir.ts';
 import { countStatements, primaryOnly, replicaReads, type Reads } from './replicas.ts';
 import { pooledSession } from './pooled-session.ts';
+import type { Executor, Orm } from './orm.ts';
 
-export type Schema = typeof schema;
-/** The drizzle database, whichever driver is underneath. */
-export type Orm = PgDatabase<PgQueryResultHKT, Schema>;
-export type Tx = PgTransaction<PgQueryResultHKT, Schema, ExtractTablesWithRelations<Schema>>;
-/** Either the database or an open transaction: stores accept both. */
-export type Executor = Orm | Tx;
+export type { Executor, Orm, Schema, Tx } from './orm.ts';
 
 export interface Database {
   kind: 'pglite' | 'postgres';

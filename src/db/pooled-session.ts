@@ -1,6 +1,6 @@
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import type pg from 'pg';
-import type { Orm } from './index.ts';
+import type { Orm } from './orm.ts';
 
 /**
  * One connection of a PostgreSQL pool, held until `release` (session state such as a WITH HOLD

@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import pg from 'pg';
 import * as schema from './schema/index.ts';
-import type { Orm } from './index.ts';
+import type { Orm } from './orm.ts';
 import { pooledSession } from './pooled-session.ts';
 
 /**

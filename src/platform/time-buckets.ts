@@ -1,5 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { AppError, badRequest } from './errors.ts';
+import { epochMs } from './date-input.ts';
 
 /** Bucket widths of time series (analytics, monitor pass rates). */
 export const INTERVAL_MS = { minute: 60_000, hour: 3_600_000, day: 86_400_000, week: 7 * 86_400_000 } as const;
@@ -28,8 +29,7 @@ export interface Bucketing {
 
 /** Epoch ms of a date sent as epoch ms or ISO 8601; 400 naming the field when it is not one. */
 export function toMillis(v: number | string, field: string): number {
-  if (typeof v === 'number') return v;
-  const ms = Date.parse(v);
+  const ms = epochMs(v);
   if (Number.isNaN(ms)) throw badRequest('invalid_date', `${field}: not a date: ${v}`, field);
   return ms;
 }

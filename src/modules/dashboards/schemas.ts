@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { dateInput, epochMs } from '../../platform/date-input.ts';
 import { utcOffsetMinutes } from '../../platform/utc-offset.ts';
 // schemas.ts to schemas.ts: the web app imports these without pulling in any service code.
 import { timeseriesRequestSchema } from '../analytics/schemas.ts';
@@ -60,8 +61,6 @@ export const RELATIVE_RANGE_MS: Record<(typeof RELATIVE_RANGES)[number], number>
   '90d': 90 * 86_400_000,
 };
 
-const dateInput = z.union([z.number().int().nonnegative(), z.iso.datetime({ offset: true })]);
-const toMs = (v: number | string) => (typeof v === 'number' ? v : Date.parse(v));
 
 /** Either the last so long (counted back from when the dashboard is read) or fixed dates. */
 export const timeRangeSchema = z
@@ -77,8 +76,8 @@ export const timeRangeSchema = z
     }
     if (r.from === undefined) return void ctx.addIssue({ code: 'custom', path: ['from'], message: 'required (or last)' });
     if (r.to === undefined) return void ctx.addIssue({ code: 'custom', path: ['to'], message: 'required with from' });
-    const from = toMs(r.from);
-    const to = toMs(r.to);
+    const from = epochMs(r.from);
+    const to = epochMs(r.to);
     if (to < from) ctx.addIssue({ code: 'custom', path: ['to'], message: 'before from' });
     else if (to - from > MAX_RANGE_DAYS * 86_400_000) ctx.addIssue({ code: 'custom', path: ['to'], message: `at most ${MAX_RANGE_DAYS} days after from` });
   })

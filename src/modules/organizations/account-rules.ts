@@ -27,11 +27,6 @@ export interface StartedSession {
   cookieExpiresAt: Date;
 }
 
-export interface Link {
-  url: string;
-  expiresAt: string;
-}
-
 export const INVITATION_LIFETIME_MS = 7 * 86_400_000;
 export const RESET_LIFETIME_MS = 3_600_000;
 /** last_seen_at is written at most this often per session. */

@@ -9,7 +9,15 @@ import { setPassword } from './change-password.ts';
 import { type OrganizationsContext } from './context.ts';
 import { linkBase, sendMail } from './links.ts';
 import { addMember, removeMembership } from './members.ts';
-import { type MemberView, type PendingInvitationView } from './presenters.ts';
+import {
+  presentInvitationInfo,
+  presentInvitationLink,
+  presentPendingInvitation,
+  type AddedMemberView,
+  type InvitationInfoView,
+  type InvitationLinkView,
+  type PendingInvitationView,
+} from './presenters.ts';
 import { startSession } from './sessions.ts';
 
 /**
@@ -21,10 +29,10 @@ export async function inviteMember(
   principal: Principal,
   input: { email: string; name?: string; role: Role },
   origin: string,
-): Promise<MemberView & { invitation: { id: string; url: string; expiresAt: string } | null }> {
+): Promise<AddedMemberView> {
   // Set inside the transaction's callback, which TypeScript's narrowing does not follow: the
   // assertion keeps `null` from narrowing it for good.
-  let invitation = null as { id: string; url: string; expiresAt: string } | null;
+  let invitation = null as InvitationLinkView | null;
   const member = await addMember(ctx, principal, input, async (tx, user) => {
     if (user.passwordHash || !(await ownedBy(ctx, tx, user.id, principal.organizationId))) return;
     const token = randomAlphanumeric(48);
@@ -40,7 +48,7 @@ export async function inviteMember(
       createdAt: now,
       expiresAt,
     });
-    invitation = { id, url: `${linkBase(ctx, origin)}/invite/${token}`, expiresAt: expiresAt.toISOString() };
+    invitation = presentInvitationLink(id, `${linkBase(ctx, origin)}/invite/${token}`, expiresAt);
   });
   if (invitation) {
     const { url, expiresAt } = invitation;
@@ -54,10 +62,10 @@ export async function inviteMember(
   }
   return { ...member, invitation };
 }
-export async function invitationInfo(ctx: OrganizationsContext, token: string) {
+export async function invitationInfo(ctx: OrganizationsContext, token: string): Promise<InvitationInfoView> {
   const found = await store.findPendingInvitation(ctx.db.orm, ctx.hasher.hash(token), ctx.clock.now());
   if (!found || !(await ownedBy(ctx, ctx.db.orm, found.userId, found.organizationId))) throw invitationNotFound();
-  return { email: found.email, organizationName: found.organizationName, role: found.role, expiresAt: found.expiresAt.toISOString() };
+  return presentInvitationInfo(found);
 }
 /** The invitee sets a password and is signed in. */
 export async function acceptInvitation(ctx: OrganizationsContext, token: string, input: { password: string; name?: string }, client: Client): Promise<StartedSession> {
@@ -75,7 +83,7 @@ export async function acceptInvitation(ctx: OrganizationsContext, token: string,
 }
 export async function listInvitations(ctx: OrganizationsContext, principal: Principal): Promise<PendingInvitationView[]> {
   const rows = await store.listPendingInvitations(ctx.db.orm, principal.organizationId, ctx.clock.now());
-  return rows.map((r) => ({ ...r, createdAt: r.createdAt.toISOString(), expiresAt: r.expiresAt.toISOString() }));
+  return rows.map(presentPendingInvitation);
 }
 /**
  * Withdraws a pending invitation: the link stops working, and the invitee, who never set

@@ -7,12 +7,12 @@ import type { Clock } from '../../platform/clock.ts';
 import type { Mailer } from '../../platform/mail.ts';
 import type { Scheduler } from '../../platform/periodic.ts';
 import type { TokenHasher } from '../../platform/tokens.ts';
-import type { AccountOptions, Link } from './account-rules.ts';
+import type { AccountOptions } from './account-rules.ts';
 import type { OrganizationsContext, ProjectKeyIssuer } from './context.ts';
 import { firstAdmin, holdProjectSql, membershipRole, projectOrganization, retentionPolicies } from './directory.ts';
 import { bootstrap, createOrganizationWithAdmin, isSetUp } from './organization.ts';
 import type { PasswordHasher } from './passwords.ts';
-import type { ProjectView } from './presenters.ts';
+import type { ProjectView, ResetLinkView } from './presenters.ts';
 import { onProjectDeleted } from './projects.ts';
 import { issueOperatorReset } from './resets.ts';
 import { organizationRoutes } from './routes.ts';
@@ -69,7 +69,7 @@ export interface Accounts {
   sweep(): Promise<unknown>;
   endAllAfterHashKeyChange(tx: Tx): Promise<{ sessions: number; invitations: number; resets: number }>;
   /** `spyglass users reset-password`: a reset link made by the operator. */
-  issueOperatorReset(email: string, base: string): Promise<Link>;
+  issueOperatorReset(email: string, base: string): Promise<ResetLinkView>;
 }
 
 export interface OrganizationsPorts {

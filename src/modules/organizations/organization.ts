@@ -3,13 +3,13 @@ import { type Principal } from '../../platform/auth/index.ts';
 import { notFound } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import { type OrganizationsContext } from './context.ts';
-import { presentProject, type ProjectView } from './presenters.ts';
+import { presentOrganization, presentProject, type OrganizationView, type ProjectView } from './presenters.ts';
 import * as store from './store.ts';
 
-export async function getOrganization(ctx: OrganizationsContext, principal: Principal) {
+export async function getOrganization(ctx: OrganizationsContext, principal: Principal): Promise<OrganizationView> {
   const org = await store.findOrganization(ctx.db.orm, principal.organizationId);
   if (!org) throw notFound('organization_not_found', 'organization not found');
-  return { id: org.id, name: org.name, createdAt: org.createdAt.toISOString(), updatedAt: org.updatedAt.toISOString() };
+  return presentOrganization(org);
 }
 export async function renameOrganization(ctx: OrganizationsContext, principal: Principal, name: string) {
   await store.renameOrganization(ctx.db.orm, principal.organizationId, name, ctx.clock.now());

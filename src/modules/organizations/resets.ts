@@ -2,7 +2,7 @@ import { type Executor } from '../../db/index.ts';
 import { type Principal } from '../../platform/auth/index.ts';
 import { conflict, notFound } from '../../platform/errors.ts';
 import { newId, randomAlphanumeric } from '../../platform/ids.ts';
-import { type Client, type StartedSession, type Link, RESET_LIFETIME_MS, resetNotFound } from './account-rules.ts';
+import { type Client, type StartedSession, RESET_LIFETIME_MS, resetNotFound } from './account-rules.ts';
 import * as store from './account-store.ts';
 import * as orgStore from './store.ts';
 import { setPassword } from './change-password.ts';
@@ -10,9 +10,10 @@ import { type OrganizationsContext } from './context.ts';
 import { ownedBy } from './invitations.ts';
 import { linkBase, sendMail } from './links.ts';
 import { startSession } from './sessions.ts';
+import { presentResetInfo, presentResetLink, type ResetInfoView, type ResetLinkView } from './presenters.ts';
 
 /** An admin's one-time link for a member of this organization alone. */
-export async function issueReset(ctx: OrganizationsContext, principal: Principal, userId: string, origin: string): Promise<Link> {
+export async function issueReset(ctx: OrganizationsContext, principal: Principal, userId: string, origin: string): Promise<ResetLinkView> {
   if (!(await orgStore.findMembershipRole(ctx.db.orm, principal.organizationId, userId))) {
     throw notFound('member_not_found', `user ${userId} is not a member of this organization`);
   }
@@ -34,7 +35,7 @@ export async function issueReset(ctx: OrganizationsContext, principal: Principal
   return link;
 }
 /** The server operator's link (`spyglass users reset-password <email>`), for any user with an organization. */
-export async function issueOperatorReset(ctx: OrganizationsContext, email: string, base: string): Promise<Link> {
+export async function issueOperatorReset(ctx: OrganizationsContext, email: string, base: string): Promise<ResetLinkView> {
   const user = await orgStore.findUserByEmail(ctx.db.orm, email);
   if (!user) throw notFound('user_not_found', `no user with e-mail ${email}`);
   if (!(await store.userOrganizations(ctx.db.orm, user.id)).length) {
@@ -42,10 +43,10 @@ export async function issueOperatorReset(ctx: OrganizationsContext, email: strin
   }
   return createReset(ctx, user.id, null, null, base.replace(/\/+$/, ''));
 }
-export async function resetInfo(ctx: OrganizationsContext, token: string) {
+export async function resetInfo(ctx: OrganizationsContext, token: string): Promise<ResetInfoView> {
   const found = await store.findPendingReset(ctx.db.orm, ctx.hasher.hash(token), ctx.clock.now());
   if (!found || !(await resetOrganization(ctx, ctx.db.orm, found))) throw resetNotFound();
-  return { email: found.email, expiresAt: found.expiresAt.toISOString() };
+  return presentResetInfo(found);
 }
 /** Sets the new password, ends every session of the user, and signs in. */
 export async function resetPassword(ctx: OrganizationsContext, token: string, input: { password: string }, client: Client): Promise<StartedSession> {
@@ -60,7 +61,7 @@ export async function resetPassword(ctx: OrganizationsContext, token: string, in
     return startSession(ctx, tx, claimed.userId, organizationId, client);
   });
 }
-export async function createReset(ctx: OrganizationsContext, userId: string, organizationId: string | null, createdByUserId: string | null, base: string): Promise<Link> {
+export async function createReset(ctx: OrganizationsContext, userId: string, organizationId: string | null, createdByUserId: string | null, base: string): Promise<ResetLinkView> {
   const token = randomAlphanumeric(48);
   const now = ctx.clock.now();
   const expiresAt = new Date(now.getTime() + RESET_LIFETIME_MS);
@@ -77,7 +78,7 @@ export async function createReset(ctx: OrganizationsContext, userId: string, org
       expiresAt,
     });
   });
-  return { url: `${base}/reset-password/${token}`, expiresAt: expiresAt.toISOString() };
+  return presentResetLink(`${base}/reset-password/${token}`, expiresAt);
 }
 /** Where a reset link signs in: its organization (if the user still belongs to it alone), or an operator link's first one. */
 export async function resetOrganization(ctx: OrganizationsContext, db: Executor, reset: { userId: string; organizationId: string | null }): Promise<string | null> {

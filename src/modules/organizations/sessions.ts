@@ -6,7 +6,7 @@ import { type Client, type StartedSession, TOUCH_INTERVAL_MS, TOKEN_PATTERN, inv
 import * as store from './account-store.ts';
 import * as orgStore from './store.ts';
 import { type OrganizationsContext } from './context.ts';
-import { type SessionView } from './presenters.ts';
+import { presentSession, presentSessionListItem, type SessionListItemView, type SessionView } from './presenters.ts';
 import { countAttempt } from './sign-in-throttle.ts';
 
 export async function signIn(ctx: OrganizationsContext, input: { email: string; password: string }, client: Client): Promise<StartedSession> {
@@ -61,18 +61,10 @@ export async function signOut(ctx: OrganizationsContext, principal: Principal): 
   await store.revokeSession(ctx.db.orm, principal.userId!, principal.keyId, ctx.clock.now());
   return { signedOut: true };
 }
-export async function listSessions(ctx: OrganizationsContext, principal: Principal) {
+export async function listSessions(ctx: OrganizationsContext, principal: Principal): Promise<SessionListItemView[]> {
   const now = ctx.clock.now();
   const sessions = await store.listActiveSessions(ctx.db.orm, principal.userId!, now, ctx.accounts.sessions.idleMs);
-  return sessions.map((s) => ({
-    id: s.id,
-    createdAt: s.createdAt.toISOString(),
-    lastSeenAt: s.lastSeenAt.toISOString(),
-    expiresAt: sessionEnd(ctx, s).toISOString(),
-    userAgent: s.userAgent,
-    ipAddress: s.ipAddress,
-    current: s.id === principal.keyId,
-  }));
+  return sessions.map((s) => presentSessionListItem(s, sessionEnd(ctx, s), s.id === principal.keyId));
 }
 /** Revokes one of the caller's own sessions; another user's session ids answer 404. */
 export async function revokeSession(ctx: OrganizationsContext, principal: Principal, id: string): Promise<{ id: string; revoked: true }> {
@@ -104,16 +96,15 @@ export async function sessionView(ctx: OrganizationsContext, db: Executor, sessi
   const organizations = await store.userOrganizations(db, session.userId);
   const active = organizations.find((o) => o.id === session.organizationId);
   if (!user || !active) throw unauthorized('the session has expired or was revoked: sign in again');
-  return {
-    user: { id: user.id, email: user.email, name: user.name },
-    organization: { id: active.id, name: active.name },
-    role: active.role,
+  return presentSession({
+    user,
+    active,
     permissions: rolePermissions(active.role).expanded(),
     organizations,
     projects: await store.organizationProjects(db, active.id),
     csrfToken: csrfToken(ctx, session.id),
-    expiresAt: sessionEnd(ctx, session).toISOString(),
-  };
+    end: sessionEnd(ctx, session),
+  });
 }
 /** The idle limit from the last request, capped by the absolute limit. */
 export function sessionEnd(ctx: OrganizationsContext, session: { lastSeenAt: Date; expiresAt: Date }): Date {

@@ -1,7 +1,7 @@
 import type { Database } from '../../db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Detector, RedactionMeter } from './redaction.ts';
-import type { PolicyCache } from './redactors.ts';
+import type { Policies } from './policies.ts';
 
 /** What the privacy module's use cases work with. */
 export interface PrivacyContext {
@@ -14,5 +14,5 @@ export interface PrivacyContext {
   budgetMs: number;
   meter: RedactionMeter;
   /** This process's copy of the projects' settings. */
-  policies: PolicyCache;
+  policies: Policies;
 }

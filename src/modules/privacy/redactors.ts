@@ -1,5 +1,6 @@
 import type { EntityType } from '../evaluators/index.ts';
 import type { PrivacyContext } from './context.ts';
+import type { CachedPolicy, Policies } from './policies.ts';
 import { compilePolicy, Redactor, type CompiledPolicy } from './redaction.ts';
 import * as store from './store.ts';
 
@@ -10,15 +11,6 @@ import * as store from './store.ts';
  */
 export const SETTINGS_REFRESH_MS = 1_000;
 
-interface CachedPolicy {
-  policy: CompiledPolicy;
-  /** The settings as read: unchanged ones keep their compiled policy (and what it remembers). */
-  version: string;
-  hashKey: Buffer;
-  /** performance.now() when read from the database. */
-  readAt: number;
-}
-
 const OFF: CompiledPolicy = compilePolicy({ mode: 'off', entities: [], untouchedKeys: [], patterns: [] });
 
 /**
@@ -26,7 +18,7 @@ const OFF: CompiledPolicy = compilePolicy({ mode: 'off', entities: [], untouched
  * database read: a project's copy is read once, renewed on save, and read again after
  * SETTINGS_REFRESH_MS (a change made by another process on the same database).
  */
-export class PolicyCache {
+export class PolicyCache implements Policies {
   private readonly entries = new Map<string, CachedPolicy>();
   /** One read at a time per project: a burst of requests waits for one query, not one each. */
   private readonly reading = new Map<string, Promise<CachedPolicy>>();

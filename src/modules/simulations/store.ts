@@ -1,6 +1,6 @@
 /** The simulations module's SQL: the one table `simulation_runs` (migrations/0043_simulations.sql). */
 import { sql } from 'drizzle-orm';
-import { jsonParam, rows, type Executor } from '../../db/index.ts';
+import { isUniqueViolation, jsonParam, rows, type Executor } from '../../db/index.ts';
 
 export interface RunRow {
   project_id: string;
@@ -219,13 +219,6 @@ export async function saveScenario(db: Executor, projectId: string, s: ScenarioR
     throw err;
   });
   return found !== null;
-}
-
-function isUniqueViolation(err: unknown): boolean {
-  for (let e: unknown = err, depth = 0; e && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
-    if ((e as { code?: unknown }).code === '23505') return true;
-  }
-  return false;
 }
 
 export async function findScenario(db: Executor, projectId: string, id: string): Promise<ScenarioRow | null> {

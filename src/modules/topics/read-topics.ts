@@ -1,4 +1,5 @@
 import { badRequest } from '../../platform/errors.ts';
+import { toMillis } from '../../platform/time-buckets.ts';
 import type { TopicsContext } from './context.ts';
 import type { Topic, TopicsResponse } from './schemas.ts';
 import { topicsStatus } from './settings.ts';
@@ -7,20 +8,14 @@ import * as store from './store.ts';
 const DAY_MS = 86_400_000;
 const MAX_RANGE_DAYS = 400;
 
-const toMs = (v: number | string | undefined, field: string): number | undefined => {
-  if (v === undefined) return undefined;
-  const ms = typeof v === 'number' ? v : Date.parse(v);
-  if (!Number.isFinite(ms)) throw badRequest('invalid_date', `${field}: not a date`, field);
-  return ms;
-};
 
 /**
  * The project's topics with what happened in them over a range: traces (and their share),
  * errors, cost, thumbs, verdicts per evaluator, and traces per day; largest first.
  */
 export async function listTopicsWithMetrics(ctx: TopicsContext, projectId: string, q: { startDate?: number | string; endDate?: number | string }): Promise<TopicsResponse> {
-  const endDate = toMs(q.endDate, 'endDate') ?? ctx.clock.now().getTime();
-  const startDate = toMs(q.startDate, 'startDate') ?? endDate - 7 * DAY_MS;
+  const endDate = q.endDate === undefined ? ctx.clock.now().getTime() : toMillis(q.endDate, 'endDate');
+  const startDate = q.startDate === undefined ? endDate - 7 * DAY_MS : toMillis(q.startDate, 'startDate');
   if (endDate < startDate) throw badRequest('invalid_range', 'endDate: before startDate', 'endDate');
   if (endDate - startDate > MAX_RANGE_DAYS * DAY_MS) throw badRequest('invalid_range', `endDate: at most ${MAX_RANGE_DAYS} days after startDate`, 'endDate');
   const [topics, sizes, sums, verdicts, daily, status] = await Promise.all([

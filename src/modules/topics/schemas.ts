@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { dateQueryInput } from '../../platform/date-input.ts';
 
 const modelName = z
   .string()
@@ -44,11 +45,10 @@ export const topicSettingsResponse = z
 export type TopicSettings = z.infer<typeof topicSettingsResponse>;
 
 /** A query-string date: epoch ms (the query string's digits) or ISO 8601. */
-const dateInput = z.union([z.string().regex(/^\d{1,15}$/).transform(Number), z.number().int().nonnegative(), z.iso.datetime({ offset: true })]);
 
 export const topicsQuery = z.strictObject({
-  startDate: dateInput.optional().describe('Traces started at or after (epoch ms or ISO 8601); default: 7 days before endDate'),
-  endDate: dateInput.optional().describe('Traces started at or before; default: now'),
+  startDate: dateQueryInput.optional().describe('Traces started at or after (epoch ms or ISO 8601); default: 7 days before endDate'),
+  endDate: dateQueryInput.optional().describe('Traces started at or before; default: now'),
 });
 
 export const topicSchema = z.object({

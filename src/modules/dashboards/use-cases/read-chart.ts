@@ -1,3 +1,4 @@
+import { epochMs } from '../../../platform/date-input.ts';
 import { notFound } from '../../../platform/errors.ts';
 import type { timeseriesRequestSchema } from '../../analytics/schemas.ts';
 import type { TraceFilter } from '../../traces/schemas.ts';
@@ -58,8 +59,8 @@ export function chartQuery(
 
 function resolveRange(r: TimeRange, now: number): { startDate: number; endDate: number } {
   if (r.last) return { startDate: now - RELATIVE_RANGE_MS[r.last], endDate: now };
-  const ms = (v: number | string | undefined) => (typeof v === 'number' ? v : Date.parse(String(v)));
-  return { startDate: ms(r.from), endDate: ms(r.to) };
+  // The schema holds both dates when `last` is absent.
+  return { startDate: epochMs(r.from!), endDate: epochMs(r.to!) };
 }
 
 /** The filter picking a series' traces: the chart's, narrowed to its group; null when no filter can say it. */

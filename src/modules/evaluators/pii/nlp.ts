@@ -1,6 +1,7 @@
 import { lookupArea, lookupPlace } from './gazetteer.ts';
 import { isCommonWord, isFirstName, isProperNoun, isSurname } from './lexicon.ts';
 import type { EntityType } from './entities.ts';
+import type { NlpEntity } from './nlp-entity.ts';
 import type { RawResult, Recognizer } from './recognizer.ts';
 import { breaksAfterPost, lexiconTag, ownTags, tokenize, type Term } from './tokens.ts';
 
@@ -22,12 +23,7 @@ import { breaksAfterPost, lexiconTag, ownTags, tokenize, type Term } from './tok
  * gazetteer and the wording cues, while list- and position-only guesses get 0.6 (above the
  * default 0.5). Street addresses are address.ts's.
  */
-export interface NlpEntity {
-  entity: EntityType;
-  start: number;
-  end: number;
-  score: number;
-}
+export type { NlpEntity } from './nlp-entity.ts';
 
 const TAGGED_SCORE = 0.85;
 const NAME_LIST_SCORE = 0.6;

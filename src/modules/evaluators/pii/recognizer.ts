@@ -1,6 +1,6 @@
 import type { EntityType } from './entities.ts';
 import type { CountryCode } from 'libphonenumber-js/max';
-import type { NlpEntity } from './nlp.ts';
+import type { NlpEntity } from './nlp-entity.ts';
 
 /** A candidate before context, overlap resolution and threshold. Offsets are UTF-16 units. */
 export interface RawResult {
