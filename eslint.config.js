@@ -122,7 +122,6 @@ export default tseslint.config(
       'src/modules/annotations/trace-filter.ts',
       'src/modules/evaluators/trace-filter.ts',
       'src/modules/experiments/run-traces.ts',
-      'src/modules/monitors/service.ts',
       'src/modules/traces/aggregates.ts',
       'src/modules/traces/filter.ts',
       'src/modules/traces/retention.ts',

@@ -19,12 +19,12 @@ import { addItems, addMonitorFailure, createQueue, getQueue, queueExists, regist
 import { buildAgentCache, registerAgentCache, type AgentCache } from './modules/agent-cache/index.ts';
 import { loadKeyring } from './platform/crypto.ts';
 import { OtlpGrpcServer, TRACE_CONTENTS_PAGE, TraceService, threadTurns, traceIdsCondition, traceRoutes } from './modules/traces/index.ts';
-import { customEvaluatorRoutes, EvaluationService, evaluationRoutes, findEvaluator } from './modules/evaluators/index.ts';
+import { buildEvaluators, checkMonitorEvaluator, describeForRuns, estimateCost, evaluate, findEvaluator, registerEvaluators, resolveCustom, runDetached, type EvaluatorsContext } from './modules/evaluators/index.ts';
 import { buildAlerts, registerAlerts } from './modules/alerts/index.ts';
 import { Scheduler } from './platform/periodic.ts';
 import { installNulGuard } from './platform/nul-guard.ts';
 import { JobQueue } from './platform/jobs/index.ts';
-import { BACKFILL_QUEUE, backfillJobPayload, MONITOR_QUEUE, monitorJobPayload, MonitorService, monitorRoutes, THREAD_MONITOR_QUEUE, threadMonitorJobPayload, traceData } from './modules/monitors/index.ts';
+import { buildMonitors, enqueueForTraces, listMonitors, registerMonitors, traceData, type MonitorsContext } from './modules/monitors/index.ts';
 import { annotatedTraceCondition, annotationCountsByTrace, deleteTraceAnnotations, scoredTraceCondition, scoreSortSql, scoresRelation, scoreSummariesByTrace, thumbsRelation } from './modules/annotations/index.ts';
 import {
   deleteTraceEvaluations,
@@ -102,10 +102,12 @@ export interface Services {
   review: ReviewDeps;
   agentCache: AgentCache;
   traces: TraceService;
-  evaluations: EvaluationService;
+  /** Evaluators (the module's context; its limits are the model gateway's). */
+  evaluations: EvaluatorsContext;
   modelProviders: ModelProviders;
   webhooks: Webhooks;
-  monitors: MonitorService;
+  /** Monitors (the module's context). */
+  monitors: MonitorsContext;
   /** Threads evaluated as a whole, and listed (the threads module's context). */
   threads: ThreadsContext;
   analytics: Analytics;
@@ -194,30 +196,22 @@ export function buildServices(deps: Deps): Services {
     },
   };
   const agentCache = buildAgentCache({ db: deps.db, clock: deps.clock, keyring: loadKeyring(deps.config.encryptionKey, deps.config.dataDir) });
-  // Model providers and evaluations use each other (a provider's probe calls its model; a judge
-  // resolves its provider): each reaches the other through a function called only once both exist.
+  // The one owner of calls to models: prompts, judges, simulations and topics call through its gateway.
   const modelProviders = buildModelProviders({
     db: deps.db,
     clock: deps.clock,
     keyring: loadKeyring(deps.config.encryptionKey, deps.config.dataDir),
-    probe: (provider, modelId) => evaluations.probe(provider, modelId),
-    listModels: (provider) => evaluations.listModels(provider),
+    env: deps.config.providerEnv,
+    fetch,
     environmentModels: () => (deps.config.providerEnv.OPENAI_API_KEY ? ENVIRONMENT_MODELS : []),
   });
-  const evaluations = new EvaluationService(
-    deps.db,
-    deps.clock,
-    deps.config.providerEnv,
-    { providers: { resolve: (scope, name) => modelProviders.resolve(scope, name) }, redactor: (projectId, path) => privacy.privacy.redactorFor(projectId, path) },
-    {},
-    fetch,
-    metrics,
-  );
+  const models = modelProviders.gateway;
+  const evaluations = buildEvaluators({ db: deps.db, clock: deps.clock, metrics, models, redactor: (projectId, path) => privacy.privacy.redactorFor(projectId, path) });
   const prompts = buildPrompts({
     db: deps.db,
     clock: deps.clock,
     runner: {
-      complete: (scope, model, messages, signal, options) => evaluations.complete(scope, model, messages, signal, options),
+      complete: (scope, model, messages, signal, options) => models.complete(scope, model, messages, signal, options),
       record: (scope, spans) => traces.ingest(scope.organizationId, scope.projectId, spans, 'playground'),
     },
   });
@@ -229,39 +223,34 @@ export function buildServices(deps: Deps): Services {
     clock: deps.clock,
     searchConditions: (projectId, req) => traces.searchConditions(projectId, req as Parameters<TraceService['searchConditions']>[1]),
     contents: (projectId, traceIds) => traces.contents(projectId, traceIds, ['tool']),
-    runEvaluator: (scope, path, data, settings) => evaluations.runDetached(scope, path, data, settings),
-    evaluatorVersion: async (scope, path, settings) => (await evaluations.describeForRuns(scope, path, settings)).version,
+    runEvaluator: (scope, path, data, settings) => runDetached(evaluations, scope, path, data, settings),
+    evaluatorVersion: async (scope, path, settings) => (await describeForRuns(evaluations, scope, path, settings)).version,
     reviewScores: (projectId, threadIds) => threadScoreSummaries(deps.db, projectId, threadIds),
     reviewScoreFilter: (projectId, f, field) => scoredThreads(deps.db, projectId, f, field),
     reviewScoreSort: (projectId, configId, field) => threadScoreSort(deps.db, projectId, configId, field),
     reviews: (projectId, threadId) => threadReviews(deps.db, projectId, threadId),
   };
-  const monitors = new MonitorService(
-    deps.db,
-    deps.clock,
-    {
-      checkEvaluator: (scope, path, settings, unit) => evaluations.checkSettings(scope, path, settings, unit),
-      evaluate: async (scope, path, body, monitorId) => {
-        const outcome = await evaluations.evaluate(scope, path, body, undefined, { monitorId });
-        return { failed: outcome.results.some((r) => r.passed === false), error: outcome.results.some((r) => r.status === 'error') };
-      },
-      evaluatorVersion: async (scope, path, settings) => (await evaluations.describeForRuns(scope, path, settings)).version,
-      evaluatedTraces: (projectId, monitorId, version, traceIds) => tracesEvaluatedByMonitor(deps.db, projectId, monitorId, version, traceIds),
-      matchingTraces: (projectId, search, limit) => traceSource(traces).matching(projectId, search, limit),
-      estimateCost: (scope, path, settings, samples) => evaluations.estimateCost(scope, path, settings, samples),
-      reviewQueueExists: (projectId, queueId) => queueExists(review, projectId, queueId),
-      addToReviewQueue: (projectId, queueId, traceId) => addMonitorFailure(review, projectId, queueId, traceId),
-      traceDetail: (projectId, traceId) => traces.detail(projectId, traceId),
-      evaluateThread: (monitor, threadId) => threadEvaluation(threads).evaluate(monitor, threadId),
-      results: (projectId, monitorId, page) => monitorResults(deps.db, projectId, monitorId, page),
-      outcomeCounts: (projectId, monitorId, range) => monitorOutcomeCounts(deps.db, projectId, monitorId, range),
-      scores: (projectId, monitorId, range) => monitorScores(deps.db, projectId, monitorId, range),
+  const monitors = buildMonitors({
+    db: deps.db,
+    clock: deps.clock,
+    settleMs: deps.config.intervals.monitorSettleMs,
+    checkEvaluator: (scope, path, settings, unit) => checkMonitorEvaluator(evaluations, scope, path, settings, unit),
+    evaluate: async (scope, path, body, monitorId) => {
+      const outcome = await evaluate(evaluations, scope, path, body, undefined, { monitorId });
+      return { failed: outcome.results.some((r) => r.passed === false), error: outcome.results.some((r) => r.status === 'error') };
     },
-    { settleMs: deps.config.intervals.monitorSettleMs },
-  );
-  jobs.handle(MONITOR_QUEUE, monitorJobPayload, (job) => monitors.runJob(job));
-  jobs.handle(BACKFILL_QUEUE, backfillJobPayload, (job) => monitors.backfills.runJob(job));
-  jobs.handle(THREAD_MONITOR_QUEUE, threadMonitorJobPayload, (job) => monitors.runThreadJob(job));
+    evaluatorVersion: async (scope, path, settings) => (await describeForRuns(evaluations, scope, path, settings)).version,
+    evaluatedTraces: (projectId, monitorId, version, traceIds) => tracesEvaluatedByMonitor(deps.db, projectId, monitorId, version, traceIds),
+    matchingTraces: (projectId, search, limit) => traceSource(traces).matching(projectId, search, limit),
+    estimateCost: (scope, path, settings, samples) => estimateCost(evaluations, scope, path, settings, samples),
+    reviewQueueExists: (projectId, queueId) => queueExists(review, projectId, queueId),
+    addToReviewQueue: (projectId, queueId, traceId) => addMonitorFailure(review, projectId, queueId, traceId),
+    traceDetail: (projectId, traceId) => traces.detail(projectId, traceId),
+    evaluateThread: (monitor, threadId) => threadEvaluation(threads).evaluate(monitor, threadId),
+    results: (projectId, monitorId, page) => monitorResults(deps.db, projectId, monitorId, page),
+    outcomeCounts: (projectId, monitorId, range) => monitorOutcomeCounts(deps.db, projectId, monitorId, range),
+    scores: (projectId, monitorId, range) => monitorScores(deps.db, projectId, monitorId, range),
+  });
   traces.extend({
     evaluations: (projectId, traceId) => listTraceEvaluations(deps.db, projectId, traceId),
     filterConditions: { has_annotation: annotatedTraceCondition, evaluation: evaluationTraceCondition, score: scoredTraceCondition, topic: inTopicsCondition },
@@ -271,7 +260,7 @@ export function buildServices(deps: Deps): Services {
       scores: await scoreSummariesByTrace(deps.db.orm, projectId, traceIds),
     }),
     scoreSort: (projectId, configId, field) => scoreSortSql(deps.db.orm, projectId, configId, field),
-    beforeCommit: (tx, batch) => monitors.enqueueForTraces(tx, batch),
+    beforeCommit: (tx, batch) => enqueueForTraces(monitors, tx, batch),
     onTracesDeleted: async (tx, projectId, traceIds) => {
       await deleteTraceEvaluations(tx, projectId, traceIds);
       await deleteTraceAnnotations(tx, projectId, traceIds);
@@ -296,9 +285,9 @@ export function buildServices(deps: Deps): Services {
   const topicsCtx: TopicsContext = {
     db: deps.db,
     clock: deps.clock,
-    embed: (scope, model, texts, field) => evaluations.embed(scope, model, texts, field),
-    checkProvider: async (scope, model, field) => void (await evaluations.providersFor(scope, model, field)),
-    complete: async (scope, model, prompt) => (await evaluations.complete(scope, model, [{ role: 'user', content: prompt }])).text,
+    embed: (scope, model, texts, field) => models.embed(scope, model, texts, field),
+    checkProvider: async (scope, model, field) => void (await models.providersFor(scope, model, field)),
+    complete: async (scope, model, prompt) => (await models.complete(scope, model, [{ role: 'user', content: prompt }])).text,
     traceInputs: (projectId, where, limit, order) => traces.inputs(projectId, where, limit, order),
     traceIdsCondition,
     topicSums: (projectId, range) => analytics.periodSums(projectId, { ...range, groupBy: 'topic' }),
@@ -324,12 +313,12 @@ export function buildServices(deps: Deps): Services {
       },
       versionExists: async (projectId, evaluator, version) => {
         if (!evaluator.startsWith('custom/')) return false;
-        return evaluations.custom.resolve(projectId, evaluator.slice('custom/'.length), version).then(
+        return resolveCustom(evaluations, projectId, evaluator.slice('custom/'.length), version).then(
           (found) => found !== null,
           () => false,
         );
       },
-      run: (scope, evaluator, data, settings) => evaluations.runDetached(scope, evaluator, data, settings),
+      run: (scope, evaluator, data, settings) => runDetached(evaluations, scope, evaluator, data, settings),
     },
   };
   const judgeAlignment = { ctx: judgeAlignmentCtx, trust: buildJudgeAlignment(judgeAlignmentCtx) };
@@ -344,14 +333,14 @@ export function buildServices(deps: Deps): Services {
     windowEvaluations: (projectId, q) => analytics.windowEvaluations(projectId, q),
     windowScores: (projectId, q) => analytics.windowScores(projectId, q),
     windowThreadEvaluations: (projectId, q) => threadResultWindows(deps.db, projectId, q),
-    threadEvaluatorKnown: async (projectId, name) => (await monitors.list(projectId)).some((m) => m.unit === 'thread' && (m.name === name || m.evaluator === name)) || threadResultsExist(deps.db, projectId, name),
+    threadEvaluatorKnown: async (projectId, name) => (await listMonitors(monitors, projectId)).some((m) => m.unit === 'thread' && (m.name === name || m.evaluator === name)) || threadResultsExist(deps.db, projectId, name),
     scoreConfig: async (projectId, id) => (await scoreConfigs.list(projectId)).find((c) => c.id === id) ?? null,
     // a monitor's name stands for its evaluator: trust is measured on the evaluator's results
     judgeTrust: async (projectId, nameOrPath) => {
-      const monitor = (await monitors.list(projectId)).find((m) => m.name === nameOrPath);
+      const monitor = (await listMonitors(monitors, projectId)).find((m) => m.name === nameOrPath);
       return judgeAlignment.trust.trustOf(projectId, { evaluator: monitor?.evaluator ?? nameOrPath, version: null });
     },
-    evaluatorKnown: async (projectId, name) => !!findEvaluator(name) || (await monitors.list(projectId)).some((m) => m.name === name || m.evaluator === name),
+    evaluatorKnown: async (projectId, name) => !!findEvaluator(name) || (await listMonitors(monitors, projectId)).some((m) => m.name === name || m.evaluator === name),
     publicUrl,
     mailer,
     postJson: async (url, body) =>
@@ -473,14 +462,13 @@ export async function buildApp(deps: Deps): Promise<App> {
   registerAgentCache(http, scheduler, services.agentCache, intervals.cacheSweepMs);
   traceRoutes(http, services.traces);
   registerPrivacy(http, services.privacy.ctx);
-  evaluationRoutes(http, services.evaluations);
+  registerEvaluators(http, services.evaluations);
   registerModelProviders(http, services.modelProviders);
-  customEvaluatorRoutes(http, services.evaluations.custom);
   scheduler.every({ name: 'trace retention', intervalMs: intervals.retentionSweepMs, once: true, run: () => services.traces.sweepRetention() });
   if (deps.db.kind === 'pglite') {
     scheduler.every({ name: 'planner statistics', intervalMs: 5 * 60_000, once: false, run: () => services.traces.refreshStatistics() });
   }
-  monitorRoutes(http, services.monitors);
+  registerMonitors(http, services.jobs, services.monitors);
   registerThreads(http, services.threads);
   registerAnalytics(http, services.analytics);
   registerAlerts(http, scheduler, services.jobs, services.alerts.ctx, services.alerts.alerts);
@@ -496,9 +484,9 @@ export async function buildApp(deps: Deps): Promise<App> {
     redactor: (projectId, path) => services.privacy.privacy.redactorFor(projectId, path),
     server: {
       models: {
-        check: async (scope, model, field) => void (await services.evaluations.providersFor(scope, model, field)),
-        chat: async (scope, model, messages, signal) => (await services.evaluations.complete(scope, model, messages, signal)).text,
-        callTool: (scope, model, call, signal) => services.evaluations.callTool(scope, model, call, signal),
+        check: async (scope, model, field) => void (await services.modelProviders.gateway.providersFor(scope, model, field)),
+        chat: async (scope, model, messages, signal) => (await services.modelProviders.gateway.complete(scope, model, messages, signal)).text,
+        callTool: (scope, model, call, signal) => services.modelProviders.gateway.callTool(scope, model, call, signal),
       },
       prompts: {
         version: async (scope, ref, version) => (await experimentRuns.deps.prompts.get(scope, ref, version !== undefined ? { version } : {})).version,
@@ -557,8 +545,8 @@ function platformRuns(deps: Deps, services: Services, logger: FastifyBaseLogger)
       prepare: (scope, ref, select) => services.prompts.prepareRuns(scope, ref, select),
     },
     evaluators: {
-      describe: (scope, path, settings) => services.evaluations.describeForRuns(scope, path, settings),
-      run: (scope, path, data, settings, signal) => services.evaluations.runDetached(scope, path, data, settings, signal),
+      describe: (scope, path, settings) => describeForRuns(services.evaluations, scope, path, settings),
+      run: (scope, path, data, settings, signal) => runDetached(services.evaluations, scope, path, data, settings, signal),
     },
     record: (scope, spans) => services.traces.ingest(scope.organizationId, scope.projectId, spans, 'experiment_runs'),
     traceScores: (projectId, traceIds) => scoreSummariesByTrace(deps.db.orm, projectId, traceIds),

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rows } from '../../src/db/index.ts';
 import { JobQueue, PermanentJobError } from '../../src/platform/jobs/index.ts';
 import { z } from 'zod';
-import { ENABLED_MONITORS_TTL_MS, MONITOR_QUEUE, monitorJobPayload } from '../../src/modules/monitors/index.ts';
+import { ENABLED_MONITORS_TTL_MS, MONITOR_QUEUE, monitorJobPayload, runMonitorJob } from '../../src/modules/monitors/index.ts';
 import { appDatabaseKinds, ManualClock, startApp, type TestApp } from '../support/harness.ts';
 
 const T0 = Date.parse('2026-11-21T09:00:00Z');
@@ -101,7 +101,7 @@ describe.each(appDatabaseKinds)('monitors: evaluators running by themselves on i
     expect(await pendingJobs()).toBe(1);
     // A fresh queue (as after a restart) with the same handler.
     const queue = new JobQueue(t.db, clock);
-    queue.handle('monitor.evaluate', monitorJobPayload, (job) => t.app.services.monitors.runJob(job));
+    queue.handle('monitor.evaluate', monitorJobPayload, (job) => runMonitorJob(t.app.services.monitors, job));
     clock.advance(31_000);
     expect(await queue.runDue()).toBe(1);
     expect((await t.request('GET', '/api/trace/mon-6', { token: key })).body.evaluations[0].name).toBe('restart');

@@ -2,15 +2,16 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { projectRoute, routeGroup } from '../../platform/http/route-group.ts';
 import { isEvaluatorAlias } from './catalogue.ts';
-import type { EvaluationService } from './service.ts';
+import type { EvaluatorsContext } from './context.ts';
+import { projectCatalogue } from './use-cases/list-catalogue.ts';
+import { evaluate } from './use-cases/run-evaluation.ts';
 import { catalogueResponse, evaluateBody, evaluationResultSchema, evaluatorParams } from './schemas.ts';
-
 
 /** The answer header of as_guardrail requests: "true" when the guarded call may proceed. */
 export const GUARDRAIL_HEADER = 'x-guardrail-passed';
 
 /** Evaluator routes: the nested error shape. */
-export function evaluationRoutes(app: FastifyInstance, service: EvaluationService) {
+export function evaluationRoutes(app: FastifyInstance, ctx: EvaluatorsContext) {
   routeGroup(app, { prefix: '/api/evaluations', errors: 'nested', tag: { name: 'evaluations', title: 'Evaluations' } }, (r, g) => {
     const project = projectRoute(r);
 
@@ -23,7 +24,7 @@ export function evaluationRoutes(app: FastifyInstance, service: EvaluationServic
           response: { 200: catalogueResponse },
         },
       },
-      async (_req, { organizationId, projectId }) => ({ evaluators: await service.projectCatalogue({ organizationId, projectId }) }),
+      async (_req, { organizationId, projectId }) => ({ evaluators: await projectCatalogue(ctx, { organizationId, projectId }) }),
     );
 
     project.post(
@@ -48,7 +49,7 @@ export function evaluationRoutes(app: FastifyInstance, service: EvaluationServic
         reply.raw.once('close', onClose);
         try {
           const path = `${req.params.family}/${req.params.name}`;
-          const outcome = await service.evaluate({ organizationId, projectId }, path, req.body, controller.signal);
+          const outcome = await evaluate(ctx, { organizationId, projectId }, path, req.body, controller.signal);
           if (outcome.guardrailPassed !== null) void reply.header(GUARDRAIL_HEADER, String(outcome.guardrailPassed));
           // LangWatch's evaluate route answers one result; its SDKs read `status` of the body.
           const langWatchForm = isEvaluatorAlias(path) || 'span_id' in req.body;

@@ -16,12 +16,19 @@ export interface OpenedProvider {
   baseUrl: string | null;
 }
 
-/** What the module needs of the one calling models (the evaluators' provider client), wired in app.ts. */
+/** Deadline and retries of a model call (a judge's evaluation, a completion, embeddings). */
+export interface ModelCallLimits {
+  /** Deadline of one call, all its retries included (a judge's whole evaluation). */
+  timeoutMs: number;
+  /** Retries of a failed provider call (HTTP 408/429/5xx, network errors). */
+  maxRetries: number;
+}
+
+/** What the module is given when the app is built. */
 export interface ModelProviderPorts {
-  /** One tiny completion with this provider (the "test" route); throws an AppError (502, 504) when it fails. */
-  probe(provider: OpenedProvider, modelId: string): Promise<{ text: string; responseModel: string }>;
-  /** The model ids a provider's own /models lists; throws an AppError (502, 504) when it cannot be read. */
-  listModels(provider: OpenedProvider): Promise<string[]>;
+  /** Provider configuration read from the environment by config.ts (OPENAI_API_KEY, ...): the fallback provider. */
+  env: Readonly<Record<string, string | undefined>>;
+  fetch: typeof fetch;
   /** The server's environment fallback: the models offered without a provider set in the app. */
   environmentModels(): string[];
 }
@@ -29,6 +36,8 @@ export interface ModelProviderPorts {
 /** What the module's use cases work with (built by module.ts). */
 export interface ModelProviderContext extends ModelProviderPorts {
   db: Database;
+  /** One object, read at each call: tests shorten it. */
+  limits: ModelCallLimits;
   clock: Clock;
   /** Provider keys are sealed with their row's id as associated data. */
   keyring: Keyring;

@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { AppError, badRequest } from '../../platform/errors.ts';
 import type { ModelProviderContext, OpenedProvider, Scope } from './context.ts';
+import { listProviderOwnModels, probe } from './gateway.ts';
 import { findProvider, openProvider, redactKey, requireBaseUrl, requireKey, withoutKey } from './providers.ts';
 import type { DiscoverModelsBody, TestProviderResponse } from './schemas.ts';
 
@@ -14,7 +15,7 @@ export async function testProvider(ctx: ModelProviderContext, scope: Scope, id: 
   const provider = openProvider(ctx, row);
   const started = performance.now();
   try {
-    const answer = await ctx.probe(provider, modelId);
+    const answer = await probe(ctx, provider, modelId);
     return { ok: true, model: `${row.name}/${modelId}`, latency_ms: Math.round(performance.now() - started), output: answer.text.slice(0, 200), error: null };
   } catch (err) {
     if (!(err instanceof AppError) || err.status < 500) throw err;
@@ -43,7 +44,7 @@ export async function discoverModels(ctx: ModelProviderContext, body: DiscoverMo
 
 async function listed(ctx: ModelProviderContext, provider: OpenedProvider): Promise<string[]> {
   try {
-    return [...new Set(await ctx.listModels(provider))].sort();
+    return [...new Set(await listProviderOwnModels(ctx, provider))].sort();
   } catch (err) {
     throw withoutKey(err, provider.apiKey);
   }

@@ -1,4 +1,7 @@
-export { MonitorService, MONITOR_QUEUE, monitorJobPayload, type MonitorJobPayload, THREAD_MONITOR_QUEUE, threadMonitorJobPayload, type ThreadMonitor, ENABLED_MONITORS_TTL_MS, type MonitorDeps } from './service.ts';
+export { buildMonitors, registerMonitors } from './module.ts';
+export type { MonitorPorts, MonitorsContext, ThreadMonitor } from './context.ts';
+export { BACKFILL_QUEUE, backfillJobPayload, MONITOR_QUEUE, monitorJobPayload, type MonitorJobPayload, THREAD_MONITOR_QUEUE, threadMonitorJobPayload } from './jobs.ts';
+export { ENABLED_MONITORS_TTL_MS } from './use-cases/enabled-monitors.ts';
+export { enqueueForTraces, runMonitorJob } from './use-cases/live-runs.ts';
+export { listMonitors } from './use-cases/manage-monitors.ts';
 export { traceData } from './trace-data.schema.ts';
-export { monitorRoutes } from './routes.ts';
-export { BACKFILL_QUEUE, backfillJobPayload } from './backfill.ts';

@@ -1,7 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { projectRoute, routeGroup } from '../../platform/http/route-group.ts';
-import type { MonitorService } from './service.ts';
+import type { MonitorsContext } from './context.ts';
+import { cancelBackfill, getBackfill, listBackfills, previewBackfill, startBackfill } from './use-cases/backfills.ts';
+import { createMonitor, getMonitor, listMonitors, removeMonitor, updateMonitor } from './use-cases/manage-monitors.ts';
+import { monitorResultsPage, monitorStats } from './use-cases/monitor-stats.ts';
 import {
   backfillBody,
   backfillPreviewSchema,
@@ -20,7 +23,7 @@ const idParams = z.object({ id: z.string().min(1).max(100) });
 const backfillParams = z.object({ id: z.string().min(1).max(100), backfillId: z.string().min(1).max(100) });
 
 /** Monitor routes: the nested error shape. */
-export function monitorRoutes(app: FastifyInstance, service: MonitorService) {
+export function monitorRoutes(app: FastifyInstance, ctx: MonitorsContext) {
   routeGroup(app, { prefix: '/api/monitors', errors: 'nested', tag: { name: 'monitors', title: 'Monitors' } }, (r, g) => {
     const project = projectRoute(r);
 
@@ -30,7 +33,7 @@ export function monitorRoutes(app: FastifyInstance, service: MonitorService) {
         config: { auth: { scope: 'project', permission: 'monitors:view' } },
         schema: { tags, summary: "The project's monitors", response: { 200: z.object({ data: z.array(monitorSchema) }) } },
       },
-      async (_req, { projectId }) => ({ data: await service.list(projectId) }),
+      async (_req, { projectId }) => ({ data: await listMonitors(ctx, projectId) }),
     );
 
     project.post(
@@ -39,7 +42,7 @@ export function monitorRoutes(app: FastifyInstance, service: MonitorService) {
         config: { auth: { scope: 'project', permission: 'monitors:manage' } },
         schema: { tags, summary: 'Create a monitor: an evaluator that runs by itself on matching incoming traces', body: createMonitorBody, response: { 200: monitorSchema } },
       },
-      (req, { organizationId, projectId }) => service.create({ organizationId, projectId }, req.body),
+      (req, { organizationId, projectId }) => createMonitor(ctx, { organizationId, projectId }, req.body),
     );
 
     project.get(
@@ -48,7 +51,7 @@ export function monitorRoutes(app: FastifyInstance, service: MonitorService) {
         config: { auth: { scope: 'project', permission: 'monitors:view' } },
         schema: { tags, params: idParams, response: { 200: monitorSchema, ...g.errors(404) } },
       },
-      (req, { projectId }) => service.get(projectId, req.params.id),
+      (req, { projectId }) => getMonitor(ctx, projectId, req.params.id),
     );
 
     project.patch(
@@ -57,7 +60,7 @@ export function monitorRoutes(app: FastifyInstance, service: MonitorService) {
         config: { auth: { scope: 'project', permission: 'monitors:manage' } },
         schema: { tags, params: idParams, body: updateMonitorBody, response: { 200: monitorSchema, ...g.errors(404) } },
       },
-      (req, { projectId }) => service.update(projectId, req.params.id, req.body),
+      (req, { projectId }) => updateMonitor(ctx, projectId, req.params.id, req.body),
     );
 
     project.delete(
@@ -66,7 +69,7 @@ export function monitorRoutes(app: FastifyInstance, service: MonitorService) {
         config: { auth: { scope: 'project', permission: 'monitors:manage' } },
         schema: { tags, params: idParams, response: { 200: z.object({ id: z.string(), deleted: z.literal(true) }), ...g.errors(404) } },
       },
-      (req, { projectId }) => service.remove(projectId, req.params.id),
+      (req, { projectId }) => removeMonitor(ctx, projectId, req.params.id),
     );
 
     project.get(
@@ -75,7 +78,7 @@ export function monitorRoutes(app: FastifyInstance, service: MonitorService) {
         config: { auth: { scope: 'project', permission: 'monitors:view' } },
         schema: { tags, summary: "The monitor's results, newest first (each names its trace)", params: idParams, querystring: monitorResultsQuery, response: { 200: monitorResultsResponse, ...g.errors(404) } },
       },
-      (req, { projectId }) => service.results(projectId, req.params.id, req.query),
+      (req, { projectId }) => monitorResultsPage(ctx, projectId, req.params.id, req.query),
     );
 
     project.get(
@@ -84,7 +87,7 @@ export function monitorRoutes(app: FastifyInstance, service: MonitorService) {
         config: { auth: { scope: 'project', permission: 'monitors:view' } },
         schema: { tags, summary: "The monitor's passed, failed, errors and skipped per interval: its pass rate over time", params: idParams, querystring: monitorStatsQuery, response: { 200: monitorStatsResponse, ...g.errors(404) } },
       },
-      (req, { projectId }) => service.stats(projectId, req.params.id, req.query),
+      (req, { projectId }) => monitorStats(ctx, projectId, req.params.id, req.query),
     );
     project.post(
       '/:id/backfill/preview',
@@ -98,7 +101,7 @@ export function monitorRoutes(app: FastifyInstance, service: MonitorService) {
           response: { 200: backfillPreviewSchema, ...g.errors(404) },
         },
       },
-      (req, scope) => service.backfills.preview(scope, req.params.id, req.body),
+      (req, scope) => previewBackfill(ctx, scope, req.params.id, req.body),
     );
 
     project.post(
@@ -113,7 +116,7 @@ export function monitorRoutes(app: FastifyInstance, service: MonitorService) {
           response: { 202: backfillSchema, ...g.errors(404, 409) },
         },
       },
-      async (req, scope, reply) => reply.status(202).send(await service.backfills.start(scope, req.params.id, req.body)),
+      async (req, scope, reply) => reply.status(202).send(await startBackfill(ctx, scope, req.params.id, req.body)),
     );
 
     project.get(
@@ -122,7 +125,7 @@ export function monitorRoutes(app: FastifyInstance, service: MonitorService) {
         config: { auth: { scope: 'project', permission: 'monitors:view' } },
         schema: { tags, summary: "The monitor's runs over past traces, newest first (the last 20)", params: idParams, response: { 200: z.object({ data: z.array(backfillSchema) }), ...g.errors(404) } },
       },
-      async (req, { projectId }) => ({ data: await service.backfills.list(projectId, req.params.id) }),
+      async (req, { projectId }) => ({ data: await listBackfills(ctx, projectId, req.params.id) }),
     );
 
     project.get(
@@ -131,7 +134,7 @@ export function monitorRoutes(app: FastifyInstance, service: MonitorService) {
         config: { auth: { scope: 'project', permission: 'monitors:view' } },
         schema: { tags, summary: 'Progress of a run over past traces: state, total, done, evaluated, skipped, failed', params: backfillParams, response: { 200: backfillSchema, ...g.errors(404) } },
       },
-      (req, { projectId }) => service.backfills.get(projectId, req.params.id, req.params.backfillId),
+      (req, { projectId }) => getBackfill(ctx, projectId, req.params.id, req.params.backfillId),
     );
 
     project.post(
@@ -140,7 +143,7 @@ export function monitorRoutes(app: FastifyInstance, service: MonitorService) {
         config: { auth: { scope: 'project', permission: 'monitors:manage' } },
         schema: { tags, summary: 'Stop a run over past traces after the trace being evaluated (results stored so far stay)', params: backfillParams, response: { 200: backfillSchema, ...g.errors(404) } },
       },
-      (req, { projectId }) => service.backfills.cancel(projectId, req.params.id, req.params.backfillId),
+      (req, { projectId }) => cancelBackfill(ctx, projectId, req.params.id, req.params.backfillId),
     );
   });
 }

@@ -14745,6 +14745,958 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/custom-evaluators": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The project's custom evaluators, each at its newest version */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["CustomEvaluator"][];
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Create a custom LLM judge (its version 1) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Its path: custom/<slug> */
+                        slug: string;
+                        name: string;
+                        description?: string | null;
+                        /** @description The judge prompt; {{input}}, {{output}}, {{contexts}}, {{expected_output}}, {{conversation}} or any dataset column are filled from the evaluation data */
+                        prompt: string;
+                        model: string;
+                        /** @default 0 */
+                        temperature?: number;
+                        /** @default 1024 */
+                        max_output_tokens?: number;
+                        /** @description The kind of answer: pass/fail, a score in a range, or one of named categories; the model gives it through a forced tool call */
+                        answer: {
+                            /** @enum {string} */
+                            type: "pass_fail";
+                        } | {
+                            /** @enum {string} */
+                            type: "score";
+                            /** @default 0 */
+                            min?: number;
+                            /** @default 1 */
+                            max?: number;
+                            /** @description score >= threshold passes; without one the result has no passed */
+                            threshold?: number | null;
+                        } | {
+                            /** @enum {string} */
+                            type: "category";
+                            categories: {
+                                name: string;
+                                /**
+                                 * @description What belongs in this category
+                                 * @default
+                                 */
+                                description?: string;
+                            }[];
+                            /** @description Categories that pass; without them the result has no passed */
+                            passing?: string[] | null;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["CustomEvaluator"];
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/custom-evaluators/{slug}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: {
+                    /** @description A version; default the newest */
+                    version?: number;
+                };
+                header?: never;
+                path: {
+                    slug: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["CustomEvaluator"];
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    slug: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            slug: string;
+                            /** @enum {boolean} */
+                            deleted: true;
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /** Change it: a changed prompt, model, parameter or answer saves a new version */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    slug: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        name?: string;
+                        description?: string | null;
+                        /** @description The judge prompt; {{input}}, {{output}}, {{contexts}}, {{expected_output}}, {{conversation}} or any dataset column are filled from the evaluation data */
+                        prompt?: string;
+                        model?: string;
+                        temperature?: number;
+                        max_output_tokens?: number;
+                        /** @description The kind of answer: pass/fail, a score in a range, or one of named categories; the model gives it through a forced tool call */
+                        answer?: {
+                            /** @enum {string} */
+                            type: "pass_fail";
+                        } | {
+                            /** @enum {string} */
+                            type: "score";
+                            /** @default 0 */
+                            min?: number;
+                            /** @default 1 */
+                            max?: number;
+                            /** @description score >= threshold passes; without one the result has no passed */
+                            threshold?: number | null;
+                        } | {
+                            /** @enum {string} */
+                            type: "category";
+                            categories: {
+                                name: string;
+                                /**
+                                 * @description What belongs in this category
+                                 * @default
+                                 */
+                                description?: string;
+                            }[];
+                            /** @description Categories that pass; without them the result has no passed */
+                            passing?: string[] | null;
+                        };
+                        /** @description Why this version */
+                        commit_message?: string | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["CustomEvaluator"];
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/api/custom-evaluators/{slug}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    slug: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Newest first */
+                            data: {
+                                version: number;
+                                prompt: string;
+                                model: string;
+                                temperature: number;
+                                max_output_tokens: number;
+                                /** @description The kind of answer: pass/fail, a score in a range, or one of named categories; the model gives it through a forced tool call */
+                                answer: {
+                                    /** @enum {string} */
+                                    type: "pass_fail";
+                                } | {
+                                    /** @enum {string} */
+                                    type: "score";
+                                    /** @default 0 */
+                                    min: number;
+                                    /** @default 1 */
+                                    max: number;
+                                    /** @description score >= threshold passes; without one the result has no passed */
+                                    threshold?: number | null;
+                                } | {
+                                    /** @enum {string} */
+                                    type: "category";
+                                    categories: {
+                                        name: string;
+                                        /**
+                                         * @description What belongs in this category
+                                         * @default
+                                         */
+                                        description: string;
+                                    }[];
+                                    /** @description Categories that pass; without them the result has no passed */
+                                    passing?: string[] | null;
+                                };
+                                commit_message: string | null;
+                                created_at: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description the kind of failure, e.g. invalid_request, not_found */
+                                type: string;
+                                /** @description machine-readable code, e.g. validation_error */
+                                code: string;
+                                /** @description what went wrong, naming the field */
+                                message: string;
+                                /** @description field, issues and other details */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id?: string;
+                                span_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/model-providers": {
         parameters: {
             query?: never;
@@ -15862,958 +16814,6 @@ export interface paths {
                 };
             };
         };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/custom-evaluators": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The project's custom evaluators, each at its newest version */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["CustomEvaluator"][];
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        /** Create a custom LLM judge (its version 1) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description Its path: custom/<slug> */
-                        slug: string;
-                        name: string;
-                        description?: string | null;
-                        /** @description The judge prompt; {{input}}, {{output}}, {{contexts}}, {{expected_output}}, {{conversation}} or any dataset column are filled from the evaluation data */
-                        prompt: string;
-                        model: string;
-                        /** @default 0 */
-                        temperature?: number;
-                        /** @default 1024 */
-                        max_output_tokens?: number;
-                        /** @description The kind of answer: pass/fail, a score in a range, or one of named categories; the model gives it through a forced tool call */
-                        answer: {
-                            /** @enum {string} */
-                            type: "pass_fail";
-                        } | {
-                            /** @enum {string} */
-                            type: "score";
-                            /** @default 0 */
-                            min?: number;
-                            /** @default 1 */
-                            max?: number;
-                            /** @description score >= threshold passes; without one the result has no passed */
-                            threshold?: number | null;
-                        } | {
-                            /** @enum {string} */
-                            type: "category";
-                            categories: {
-                                name: string;
-                                /**
-                                 * @description What belongs in this category
-                                 * @default
-                                 */
-                                description?: string;
-                            }[];
-                            /** @description Categories that pass; without them the result has no passed */
-                            passing?: string[] | null;
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["CustomEvaluator"];
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/custom-evaluators/{slug}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query?: {
-                    /** @description A version; default the newest */
-                    version?: number;
-                };
-                header?: never;
-                path: {
-                    slug: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["CustomEvaluator"];
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    slug: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            slug: string;
-                            /** @enum {boolean} */
-                            deleted: true;
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        options?: never;
-        head?: never;
-        /** Change it: a changed prompt, model, parameter or answer saves a new version */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    slug: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name?: string;
-                        description?: string | null;
-                        /** @description The judge prompt; {{input}}, {{output}}, {{contexts}}, {{expected_output}}, {{conversation}} or any dataset column are filled from the evaluation data */
-                        prompt?: string;
-                        model?: string;
-                        temperature?: number;
-                        max_output_tokens?: number;
-                        /** @description The kind of answer: pass/fail, a score in a range, or one of named categories; the model gives it through a forced tool call */
-                        answer?: {
-                            /** @enum {string} */
-                            type: "pass_fail";
-                        } | {
-                            /** @enum {string} */
-                            type: "score";
-                            /** @default 0 */
-                            min?: number;
-                            /** @default 1 */
-                            max?: number;
-                            /** @description score >= threshold passes; without one the result has no passed */
-                            threshold?: number | null;
-                        } | {
-                            /** @enum {string} */
-                            type: "category";
-                            categories: {
-                                name: string;
-                                /**
-                                 * @description What belongs in this category
-                                 * @default
-                                 */
-                                description?: string;
-                            }[];
-                            /** @description Categories that pass; without them the result has no passed */
-                            passing?: string[] | null;
-                        };
-                        /** @description Why this version */
-                        commit_message?: string | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["CustomEvaluator"];
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        trace?: never;
-    };
-    "/api/custom-evaluators/{slug}/versions": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    slug: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Newest first */
-                            data: {
-                                version: number;
-                                prompt: string;
-                                model: string;
-                                temperature: number;
-                                max_output_tokens: number;
-                                /** @description The kind of answer: pass/fail, a score in a range, or one of named categories; the model gives it through a forced tool call */
-                                answer: {
-                                    /** @enum {string} */
-                                    type: "pass_fail";
-                                } | {
-                                    /** @enum {string} */
-                                    type: "score";
-                                    /** @default 0 */
-                                    min: number;
-                                    /** @default 1 */
-                                    max: number;
-                                    /** @description score >= threshold passes; without one the result has no passed */
-                                    threshold?: number | null;
-                                } | {
-                                    /** @enum {string} */
-                                    type: "category";
-                                    categories: {
-                                        name: string;
-                                        /**
-                                         * @description What belongs in this category
-                                         * @default
-                                         */
-                                        description: string;
-                                    }[];
-                                    /** @description Categories that pass; without them the result has no passed */
-                                    passing?: string[] | null;
-                                };
-                                commit_message: string | null;
-                                created_at: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description {error: {type, code, message, meta?, trace_id?, span_id?}} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @description the kind of failure, e.g. invalid_request, not_found */
-                                type: string;
-                                /** @description machine-readable code, e.g. validation_error */
-                                code: string;
-                                /** @description what went wrong, naming the field */
-                                message: string;
-                                /** @description field, issues and other details */
-                                meta?: {
-                                    [key: string]: unknown;
-                                };
-                                trace_id?: string;
-                                span_id?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
         delete?: never;
         options?: never;
         head?: never;

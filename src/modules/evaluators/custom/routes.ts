@@ -1,12 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { projectRoute, routeGroup } from '../../../platform/http/route-group.ts';
-import type { CustomEvaluatorService } from './service.ts';
+import type { EvaluatorsContext } from '../context.ts';
+import { createCustom, customVersions, getCustom, listCustom, removeCustom, updateCustom } from './manage-custom.ts';
 import { createCustomBody, customEvaluatorSchema, customListResponse, customVersionsResponse, slugParams, updateCustomBody, versionQuery } from './schemas.ts';
 
 
 /** Custom evaluator routes (definitions and versions; running one is POST /api/evaluations/custom/{slug}/evaluate). */
-export function customEvaluatorRoutes(app: FastifyInstance, service: CustomEvaluatorService) {
+export function customEvaluatorRoutes(app: FastifyInstance, ctx: EvaluatorsContext) {
   routeGroup(app, { prefix: '/api/custom-evaluators', errors: 'nested', tag: { name: 'custom evaluators', title: 'Custom evaluators' } }, (r, g) => {
     const project = projectRoute(r);
 
@@ -16,7 +17,7 @@ export function customEvaluatorRoutes(app: FastifyInstance, service: CustomEvalu
         config: { auth: { scope: 'project', permission: 'evaluators:view' } },
         schema: { summary: "The project's custom evaluators, each at its newest version", response: { 200: customListResponse } },
       },
-      async (_req, { projectId }) => ({ data: await service.list(projectId) }),
+      async (_req, { projectId }) => ({ data: await listCustom(ctx, projectId) }),
     );
 
     project.post(
@@ -25,7 +26,7 @@ export function customEvaluatorRoutes(app: FastifyInstance, service: CustomEvalu
         config: { auth: { scope: 'project', permission: 'evaluators:manage' } },
         schema: { summary: 'Create a custom LLM judge (its version 1)', body: createCustomBody, response: { 201: customEvaluatorSchema, ...g.errors(409) } },
       },
-      async (req, scope, reply) => reply.status(201).send(await service.create(scope, req.body)),
+      async (req, scope, reply) => reply.status(201).send(await createCustom(ctx, scope, req.body)),
     );
 
     project.get(
@@ -34,7 +35,7 @@ export function customEvaluatorRoutes(app: FastifyInstance, service: CustomEvalu
         config: { auth: { scope: 'project', permission: 'evaluators:view' } },
         schema: { params: slugParams, querystring: versionQuery, response: { 200: customEvaluatorSchema, ...g.errors(404) } },
       },
-      (req, { projectId }) => service.get(projectId, req.params.slug, req.query.version),
+      (req, { projectId }) => getCustom(ctx, projectId, req.params.slug, req.query.version),
     );
 
     project.patch(
@@ -43,7 +44,7 @@ export function customEvaluatorRoutes(app: FastifyInstance, service: CustomEvalu
         config: { auth: { scope: 'project', permission: 'evaluators:manage' } },
         schema: { summary: 'Change it: a changed prompt, model, parameter or answer saves a new version', params: slugParams, body: updateCustomBody, response: { 200: customEvaluatorSchema, ...g.errors(404) } },
       },
-      (req, scope) => service.update(scope, req.params.slug, req.body),
+      (req, scope) => updateCustom(ctx, scope, req.params.slug, req.body),
     );
 
     project.delete(
@@ -52,7 +53,7 @@ export function customEvaluatorRoutes(app: FastifyInstance, service: CustomEvalu
         config: { auth: { scope: 'project', permission: 'evaluators:manage' } },
         schema: { params: slugParams, response: { 200: z.object({ slug: z.string(), deleted: z.literal(true) }), ...g.errors(404) } },
       },
-      (req, scope) => service.remove(scope, req.params.slug),
+      (req, scope) => removeCustom(ctx, scope, req.params.slug),
     );
 
     project.get(
@@ -61,7 +62,7 @@ export function customEvaluatorRoutes(app: FastifyInstance, service: CustomEvalu
         config: { auth: { scope: 'project', permission: 'evaluators:view' } },
         schema: { params: slugParams, response: { 200: customVersionsResponse, ...g.errors(404) } },
       },
-      async (req, { projectId }) => ({ data: await service.versions(projectId, req.params.slug) }),
+      async (req, { projectId }) => ({ data: await customVersions(ctx, projectId, req.params.slug) }),
     );
   });
 }

@@ -106,6 +106,7 @@ export const customVersionSchema = z.object({
   commit_message: z.string().nullable(),
   created_at: z.string(),
 });
+export type CustomVersionView = z.output<typeof customVersionSchema>;
 export const customVersionsResponse = z.object({ data: z.array(customVersionSchema).describe('Newest first') });
 
 export const slugParams = z.object({ slug: z.string().min(1).max(64) });
