@@ -14,11 +14,11 @@ import { buildOrganizations, organizationDirectory, organizationStore, PasswordH
 import { smtpMailer } from './platform/mail.ts';
 import { buildApiKeys, registerApiKeys, type ApiKeys } from './modules/api-keys/index.ts';
 import { buildPrompts, registerPrompts, type Prompts } from './modules/prompts/index.ts';
-import { buildAnnotations, registerAnnotations, type Annotations, createThreadReviewIn, threadReview, threadReviews, scoredThreads, threadScoreBuckets, threadScoreSort, threadScoreSummaries } from './modules/annotations/index.ts';
-import { addItems, addMonitorFailure, createQueue, getQueue, queueExists, registerReview, type ReviewDeps } from './modules/review/index.ts';
+import { buildAnnotations, registerAnnotations, type Annotations, threadReviews, scoredThreads, threadScoreBuckets, threadScoreSort, threadScoreSummaries } from './modules/annotations/index.ts';
+import { addItems, addMonitorFailure, buildReview, createQueue, getQueue, queueExists, registerReview, type ReviewDeps } from './modules/review/index.ts';
 import { buildAgentCache, registerAgentCache, type AgentCache } from './modules/agent-cache/index.ts';
 import { loadKeyring } from './platform/crypto.ts';
-import { OtlpGrpcServer, TRACE_CONTENTS_PAGE, TraceService, threadTurns, traceIdsCondition, traceRoutes } from './modules/traces/index.ts';
+import { buildTraces, OtlpGrpcServer, registerTraces, traceIdsCondition, type Traces } from './modules/traces/index.ts';
 import { buildEvaluators, checkMonitorEvaluator, describeForRuns, estimateCost, evaluate, findEvaluator, registerEvaluators, resolveCustom, runDetached, type EvaluatorsContext } from './modules/evaluators/index.ts';
 import { buildAlerts, registerAlerts } from './modules/alerts/index.ts';
 import { Scheduler } from './platform/periodic.ts';
@@ -44,33 +44,22 @@ import { installWebApp } from './web-app.ts';
 import { installMetricsRoute, Metrics } from './platform/metrics.ts';
 import { echoRequestId, requestIdOptions } from './platform/request-id.ts';
 import { installReadAfter } from './platform/http/read-after.ts';
-import { Admission, RateLimiter } from './platform/admission.ts';
 import { installCompression } from './platform/compression.ts';
 import { ReadPriority } from './platform/read-priority.ts';
 import { registerGauges } from './platform/gauges.ts';
 import { installHealthRoutes } from './platform/http/health.ts';
 import { installReadPriority } from './platform/http/read-priority-hooks.ts';
 import { buildWebhooks, checkHost, deliver, hostOf, registerWebhooks, type Webhooks } from './modules/webhooks/index.ts';
-import { deleteProjectDatasetRecords, registerDatasets, type TraceSource } from './modules/datasets/index.ts';
-import { mcpRoutes } from './modules/mcp/index.ts';
+import { deleteProjectDatasetRecords, registerDatasets } from './modules/datasets/index.ts';
+import { registerMcp } from './modules/mcp/index.ts';
 import { packageVersion } from './package-dir.ts';
-import {
-  experimentRoutes,
-  judgeRunAnswers,
-  PlatformRunner,
-  resealTargetHeaders,
-  RUN_LEASE_MS,
-  runTraceIds,
-  startJudgeRun,
-  TargetHeaders,
-  type PlatformDeps,
-} from './modules/experiments/index.ts';
+import { buildExperiments, registerExperiments, resealTargetHeaders, TargetHeaders } from './modules/experiments/index.ts';
 import type { Resealers } from './ops/key-changes.ts';
 import { buildModelProviders, registerModelProviders, type ModelProviders } from './modules/model-providers/index.ts';
 import { buildPrivacy, registerPrivacy, type PrivacyPorts } from './modules/privacy/index.ts';
 import { registerSimulations, resealAgentHeaders } from './modules/simulations/index.ts';
 import { registerDashboards } from './modules/dashboards/index.ts';
-import { registerThreads, THREAD_MAX_TURNS, threadResultBuckets, threadResultsExist, threadResultWindows, threads as threadEvaluation, type ThreadsContext } from './modules/threads/index.ts';
+import { registerThreads, threadResultBuckets, threadResultsExist, threadResultWindows, threads as threadEvaluation, type ThreadsContext } from './modules/threads/index.ts';
 import { buildTopicsModule, inTopicsCondition, registerTopics, topicOfTracesRelation, type Topics, type TopicsContext } from './modules/topics/index.ts';
 import {
   buildJudgeAlignment,
@@ -101,7 +90,7 @@ export interface Services {
   /** Annotation queues (the review module): what its use cases are given. */
   review: ReviewDeps;
   agentCache: AgentCache;
-  traces: TraceService;
+  traces: Traces;
   /** Evaluators (the module's context; its limits are the model gateway's). */
   evaluations: EvaluatorsContext;
   modelProviders: ModelProviders;
@@ -150,29 +139,7 @@ export function buildServices(deps: Deps): Services {
   });
   const readPriority = new ReadPriority(READ_PRIORITY_MAX_DELAY_MS, READ_PRIORITY_RECENT_MS);
   const privacy = buildPrivacy({ db: deps.db, clock: deps.clock, metrics, keyedHash: (label) => deps.tokenHasher.hash(label), overrides: deps.privacy });
-  const traces = new TraceService(
-    deps.db,
-    deps.clock,
-    {
-      retentionPolicies: () => organizations.retentionPolicies(),
-      holdProjectSql: (projectId) => organizations.holdProjectSql(projectId),
-    },
-    {
-      admission: new Admission({ total: deps.config.ingest.queueSpans, perKey: deps.config.ingest.projectQueueSpans }),
-      otlpBytes: new Admission({
-        total: deps.config.ingest.queueBytes,
-        perKey: deps.config.ingest.queueBytes,
-        full: () => `the server's budget of ${deps.config.ingest.queueBytes} bytes of decompressed OTLP bodies in flight is in use`,
-      }),
-      maxValueBytes: deps.config.ingest.maxAttributeBytes,
-      rateLimiter: new RateLimiter(deps.config.ingest.ratePerSecond),
-      // Only PGlite's one connection makes writes wait for reads; PostgreSQL has connections for both.
-      beforeWrite: deps.db.kind === 'pglite' ? () => readPriority.beforeWrite() : undefined,
-      reading: () => readPriority.reading,
-    },
-    { jobDeadlineMs: deps.config.ingest.decodeTimeoutMs, logger: deps.logger },
-    metrics,
-  );
+  const traces = buildTraces({ db: deps.db, clock: deps.clock, logger: deps.logger, metrics, limits: deps.config.ingest, readPriority, projects: organizations });
   organizations.onProjectDeleted((tx, projectId) => apiKeys.deleteProjectBindings(tx, projectId));
   organizations.onProjectDeleted((tx, projectId) => traces.deleteProjectTraces(tx, projectId));
   organizations.onProjectDeleted((tx, projectId) => deleteProjectDatasetRecords(tx, projectId));
@@ -181,20 +148,7 @@ export function buildServices(deps: Deps): Services {
   organizations.onProjectDeleted((tx, projectId) => deleteProjectVersionComparisons(tx, projectId));
   const annotations = buildAnnotations({ db: deps.db, clock: deps.clock, redactor: (projectId, path) => privacy.privacy.redactorFor(projectId, path) });
   const { scoreConfigs } = annotations;
-  const review: ReviewDeps = {
-    db: deps.db,
-    clock: deps.clock,
-    annotations: annotations.annotations,
-    scoreConfigs,
-    matchingTraces: (projectId, filter, limit) => traceSource(traces).matching(projectId, filter, limit),
-    experimentRunTraces: (projectId, slug, runId) => runTraceIds({ db: deps.db, clock: deps.clock }, projectId, slug, runId),
-    members: (organizationId) => organizationStore.listMembers(deps.db.orm, organizationId),
-    threadTraceIds: async (projectId, threadId) => (await threadTurns(deps.db.orm, projectId, threadId, THREAD_MAX_TURNS)).map((t) => t.trace_id),
-    threadReviews: {
-      createIn: (tx, ctx, threadId, input, now) => createThreadReviewIn(tx, ctx, threadId, input, now),
-      get: (projectId, id) => threadReview(deps.db, projectId, id),
-    },
-  };
+  const review = buildReview({ db: deps.db, clock: deps.clock, annotations: annotations.annotations, scoreConfigs, traces, members: (organizationId) => organizationStore.listMembers(deps.db.orm, organizationId) });
   const agentCache = buildAgentCache({ db: deps.db, clock: deps.clock, keyring: loadKeyring(deps.config.encryptionKey, deps.config.dataDir) });
   // The one owner of calls to models: prompts, judges, simulations and topics call through its gateway.
   const modelProviders = buildModelProviders({
@@ -221,7 +175,7 @@ export function buildServices(deps: Deps): Services {
   const threads: ThreadsContext = {
     db: deps.db,
     clock: deps.clock,
-    searchConditions: (projectId, req) => traces.searchConditions(projectId, req as Parameters<TraceService['searchConditions']>[1]),
+    searchConditions: (projectId, search) => traces.searchConditions(projectId, search),
     contents: (projectId, traceIds) => traces.contents(projectId, traceIds, ['tool']),
     runEvaluator: (scope, path, data, settings) => runDetached(evaluations, scope, path, data, settings),
     evaluatorVersion: async (scope, path, settings) => (await describeForRuns(evaluations, scope, path, settings)).version,
@@ -241,7 +195,7 @@ export function buildServices(deps: Deps): Services {
     },
     evaluatorVersion: async (scope, path, settings) => (await describeForRuns(evaluations, scope, path, settings)).version,
     evaluatedTraces: (projectId, monitorId, version, traceIds) => tracesEvaluatedByMonitor(deps.db, projectId, monitorId, version, traceIds),
-    matchingTraces: (projectId, search, limit) => traceSource(traces).matching(projectId, search, limit),
+    matchingTraces: (projectId, search, limit) => traces.matching(projectId, search, limit),
     estimateCost: (scope, path, settings, samples) => estimateCost(evaluations, scope, path, settings, samples),
     reviewQueueExists: (projectId, queueId) => queueExists(review, projectId, queueId),
     addToReviewQueue: (projectId, queueId, traceId) => addMonitorFailure(review, projectId, queueId, traceId),
@@ -350,7 +304,7 @@ export function buildServices(deps: Deps): Services {
     },
   });
   organizations.onProjectDeleted((tx, projectId) => alerts.alerts.deleteProject(projectId, tx));
-  registerGauges(metrics, { db: deps.db, jobs, readPriority, ingest: { queue: () => traces.ingestQueue(), load: () => traces.ingestLoad } });
+  registerGauges(metrics, { db: deps.db, jobs, readPriority, ingest: { queue: () => traces.ingestion.ingestQueue(), load: () => traces.ingestion.ingestLoad } });
   return { organizations, accounts, apiKeys, traces, prompts, annotations, review, agentCache, evaluations, modelProviders, webhooks, monitors, threads, analytics, jobs, metrics, privacy, readPriority, alerts, topics, judgeAlignment };
 }
 
@@ -445,7 +399,7 @@ export async function buildApp(deps: Deps): Promise<App> {
 
   http.server.maxConnections = deps.config.http.maxConnections;
   installReadPriority(http, services.readPriority);
-  installHealthRoutes(http, deps.db, () => services.traces.ingestLoad);
+  installHealthRoutes(http, deps.db, () => services.traces.ingestion.ingestLoad);
   http.get(
     '/api/openapi.json',
     { config: { auth: { scope: 'public' } }, schema: { hide: true } },
@@ -460,24 +414,29 @@ export async function buildApp(deps: Deps): Promise<App> {
   registerAnnotations(http, services.annotations);
   registerReview(http, services.review);
   registerAgentCache(http, scheduler, services.agentCache, intervals.cacheSweepMs);
-  traceRoutes(http, services.traces);
+  registerTraces(http, scheduler, services.traces, intervals.retentionSweepMs);
   registerPrivacy(http, services.privacy.ctx);
   registerEvaluators(http, services.evaluations);
   registerModelProviders(http, services.modelProviders);
-  scheduler.every({ name: 'trace retention', intervalMs: intervals.retentionSweepMs, once: true, run: () => services.traces.sweepRetention() });
-  if (deps.db.kind === 'pglite') {
-    scheduler.every({ name: 'planner statistics', intervalMs: 5 * 60_000, once: false, run: () => services.traces.refreshStatistics() });
-  }
   registerMonitors(http, services.jobs, services.monitors);
   registerThreads(http, services.threads);
   registerAnalytics(http, services.analytics);
   registerAlerts(http, scheduler, services.jobs, services.alerts.ctx, services.alerts.alerts);
-  const experimentRuns = platformRuns(deps, services, logger);
-  experimentRoutes(http, experimentRuns);
-  registerJudgeAlignment(http, services.judgeAlignment.ctx, {
-    startJudgeRun: (scope, input, origin) => startJudgeRun(experimentRuns.deps, experimentRuns.runner, scope, input, origin),
-    judgeRunAnswers: (projectId, slug, runId) => judgeRunAnswers(experimentRuns.deps, projectId, slug, runId),
+  const experiments = buildExperiments({
+    db: deps.db,
+    clock: deps.clock,
+    logger,
+    metrics: services.metrics,
+    keyring: loadKeyring(deps.config.encryptionKey, deps.config.dataDir),
+    publicUrl: deps.config.publicUrl,
+    prompts: services.prompts,
+    evaluations: services.evaluations,
+    traces: services.traces,
+    traceScores: (projectId, traceIds) => scoreSummariesByTrace(deps.db.orm, projectId, traceIds),
+    redactor: (projectId, path) => services.privacy.privacy.redactorFor(projectId, path),
   });
+  registerExperiments(http, experiments);
+  registerJudgeAlignment(http, services.judgeAlignment.ctx, experiments);
   const simulations = registerSimulations(http, {
     db: deps.db,
     clock: deps.clock,
@@ -489,14 +448,14 @@ export async function buildApp(deps: Deps): Promise<App> {
         callTool: (scope, model, call, signal) => services.modelProviders.gateway.callTool(scope, model, call, signal),
       },
       prompts: {
-        version: async (scope, ref, version) => (await experimentRuns.deps.prompts.get(scope, ref, version !== undefined ? { version } : {})).version,
-        prepare: (scope, ref, select) => experimentRuns.deps.prompts.prepare(scope, ref, select),
+        version: async (scope, ref, version) => (await experiments.deps.prompts.get(scope, ref, version !== undefined ? { version } : {})).version,
+        prepare: (scope, ref, select) => experiments.deps.prompts.prepare(scope, ref, select),
       },
-      agents: experimentRuns.deps,
-      headers: experimentRuns.deps.targetHeaders,
+      agents: experiments.deps,
+      headers: experiments.deps.targetHeaders,
       // Server-run simulations are jobs of the experiments' platform-run queue: claimed, leased and resumed as their runs are.
-      queue: experimentRuns.queue,
-      kick: () => experimentRuns.runner.kick(),
+      queue: experiments.queue,
+      kick: () => experiments.runner.kick(),
       publicUrl: deps.config.publicUrl,
     },
   });
@@ -504,7 +463,6 @@ export async function buildApp(deps: Deps): Promise<App> {
   const dashboards = registerDashboards(http, { db: deps.db, clock: deps.clock, series: (projectId, request) => services.analytics.timeseries(projectId, request) });
   services.organizations.onProjectDeleted((tx, projectId) => dashboards.deleteProject(projectId, tx));
   registerTopics(http, scheduler, services.topics.ctx, services.topics.topics);
-  experimentRuns.runner.attach(http);
   // One process owns a PGlite database: jobs it had claimed when it last stopped (killed) are nobody's now.
   if (deps.db.kind === 'pglite') http.addHook('onReady', async () => void (await services.jobs.releaseClaims()));
   // Every process polls: jobs are claimed one by one (SKIP LOCKED), so each runs once.
@@ -514,48 +472,19 @@ export async function buildApp(deps: Deps): Promise<App> {
     db: deps.db,
     clock: deps.clock,
     limits: deps.config.datasets,
-    traces: traceSource(services.traces),
+    traces: services.traces,
     redactor: (projectId, path) => services.privacy.privacy.redactorFor(projectId, path),
     publicUrl: deps.config.publicUrl,
   });
-  mcpRoutes(http, { routeTable, version: packageVersion() });
+  registerMcp(http, { routeTable, version: packageVersion() });
   await installWebApp(http, { shareShowsTrace: (token) => services.traces.shareShowsTrace(token) });
 
-  const otlpGrpc = new OtlpGrpcServer({ traces: services.traces, credentials, clock: deps.clock, logger: deps.logger });
+  const otlpGrpc = new OtlpGrpcServer({ ingest: services.traces.ingestion, credentials, clock: deps.clock, logger: deps.logger });
   // Before onClose, where the decode workers and the database stop: calls in progress finish first.
   http.addHook('preClose', () => otlpGrpc.close());
 
   await http.ready();
   return { http, services, routeTable, otlpGrpc };
-}
-
-/** Experiments run by the platform: what they need of prompts, evaluators and traces, and their own job queue. */
-function platformRuns(deps: Deps, services: Services, logger: FastifyBaseLogger): { deps: PlatformDeps; runner: PlatformRunner; queue: JobQueue } {
-  const platform: PlatformDeps = {
-    db: deps.db,
-    clock: deps.clock,
-    publicUrl: deps.config.publicUrl,
-    fetch,
-    retry: { attempts: 3, baseMs: 500, maxRetryAfterMs: 60_000 },
-    prompts: {
-      get: async (scope, ref, select) => {
-        const p = await services.prompts.get(scope, ref, select);
-        return { id: p.id, handle: p.handle, version: p.version, model: p.model, inputs: p.inputs.map((i) => i.identifier) };
-      },
-      prepare: (scope, ref, select) => services.prompts.prepareRuns(scope, ref, select),
-    },
-    evaluators: {
-      describe: (scope, path, settings) => describeForRuns(services.evaluations, scope, path, settings),
-      run: (scope, path, data, settings, signal) => runDetached(services.evaluations, scope, path, data, settings, signal),
-    },
-    record: (scope, spans) => services.traces.ingest(scope.organizationId, scope.projectId, spans, 'experiment_runs'),
-    traceScores: (projectId, traceIds) => scoreSummariesByTrace(deps.db.orm, projectId, traceIds),
-    targetHeaders: new TargetHeaders(loadKeyring(deps.config.encryptionKey, deps.config.dataDir)),
-    redactor: (projectId, path) => services.privacy.privacy.redactorFor(projectId, path),
-  };
-  // A queue of its own: a run takes minutes, and must not hold back monitor or import jobs.
-  const queue = new JobQueue(deps.db, deps.clock, services.metrics, RUN_LEASE_MS);
-  return { deps: platform, runner: new PlatformRunner(platform, queue, logger), queue };
 }
 
 /** How each kind of sealed value is sealed again under the keyring's first key (`spyglass keys rotate-encryption`). */
@@ -566,24 +495,5 @@ export function resealers(deps: Deps, services: Services): Resealers {
     providerKeys: () => services.modelProviders.resealKeys(),
     targetHeaders: () => resealTargetHeaders(deps.db, new TargetHeaders(loadKeyring(deps.config.encryptionKey, deps.config.dataDir))),
     agentHeaders: () => resealAgentHeaders(deps.db, new TargetHeaders(loadKeyring(deps.config.encryptionKey, deps.config.dataDir))),
-  };
-}
-
-/** What the datasets module reads of traces: traces a page at a time, and the ids matching a search. */
-function traceSource(traces: TraceService): TraceSource {
-  return {
-    contents: (projectId, traceIds, spanTypes) => traces.contents(projectId, traceIds, spanTypes),
-    pageSize: TRACE_CONTENTS_PAGE,
-    matching: async (projectId, search, limit) => {
-      const ids: string[] = [];
-      let scrollId: string | undefined;
-      while (ids.length < limit) {
-        const page = await traces.search(projectId, { ...search, pageSize: Math.min(1000, limit - ids.length), scrollId });
-        ids.push(...page.traces.map((t) => t.trace_id));
-        scrollId = page.pagination.scrollId ?? undefined;
-        if (!scrollId) break;
-      }
-      return ids;
-    },
   };
 }

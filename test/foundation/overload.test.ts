@@ -125,7 +125,7 @@ describe.each(databaseKinds)('overload: bounded ingest queues (%s)', (kind) => {
 
   it('a decode worker that dies answers its request in progress 503 with Retry-After (nothing stored); the next request gets a new worker and is stored', async () => {
     const post = (traceId: string) => postOtlpTrace(t, traceId);
-    const decoder = t.app.services.traces.otlpDecoder;
+    const decoder = t.app.services.traces.ingestion.otlpDecoder;
     const lost = 'de000000000000000000000000000001';
     const pending = post(lost);
     while (decoder.inProgress === 0) await new Promise((r) => setTimeout(r, 1));
@@ -160,7 +160,7 @@ describe.each(databaseKinds)('overload: a decode worker that stops answering (%s
     expect(answer.status).toBe(503);
     expect(answer.headers.get('retry-after')).toBe('1');
     expect(answer.body.error).toMatchObject({ type: 'unavailable', code: 'ingest_unavailable', message: expect.stringContaining('stopped answering') });
-    expect(t.app.services.traces.otlpDecoder.inProgress).toBe(0);
+    expect(t.app.services.traces.ingestion.otlpDecoder.inProgress).toBe(0);
     expect(await spansOf(t, t.creds.project.id, [slow])).toBe(0);
     // The decoder did not stay stuck on the terminated worker: the next request is answered too
     // (by a new worker, terminated as well at this deadline).

@@ -118,7 +118,7 @@ describe.each(appDatabaseKinds)('ingest: the budget of decompressed bytes in fli
 
   it('past it a request answers 503 with Retry-After before it is inflated, and nothing of it is stored; the server keeps answering, and the request is stored when sent again', async () => {
     const flood = otlpSpan('5b000000000000000000000000000001', '5b00000000000001', { 'app.payload': 'x'.repeat(8_000_000) });
-    const decoder = t.app.services.traces.otlpDecoder;
+    const decoder = t.app.services.traces.ingestion.otlpDecoder;
     const first = postGzip(t, flood);
     while (decoder.inProgress === 0) await new Promise((r) => setTimeout(r, 1));
     const small = otlpSpan('5b000000000000000000000000000002', '5b00000000000002', { 'app.note': 'small' });

@@ -1,4 +1,4 @@
-export { experimentRoutes, type ExperimentRoutesOptions } from './routes.ts';
+export { buildExperiments, registerExperiments, type Experiments, type ExperimentsPorts } from './module.ts';
 export type { ExperimentsContext } from './context.ts';
 export {
   compareQuery,
@@ -15,7 +15,6 @@ export {
   startRunResponse,
 } from './schemas.ts';
 export type { PlatformDeps, PlatformScope, EvaluatorForRuns, PromptForRuns } from './platform-context.ts';
-export { PlatformRunner, RUN_QUEUE, RUN_LEASE_MS } from './run-cells.ts';
 export { TargetHeaders } from './target-headers.ts';
 export { resealTargetHeaders, sealedTargetHeaders } from './reseal-headers.ts';
 export { runTraceIds } from './run-traces.ts';
@@ -27,5 +26,5 @@ export type { SealedHeaders } from './target-headers.ts';
 export type { PreparedPrompt } from './platform-context.ts';
 /** The paired statistics and verdict of comparing runs: simulations compare batches with them. */
 export { minimumDetectableEffect, pairedDifference, sampleSd, verdictOf, MIN_PAIRED_ROWS, type Verdict } from './statistics.ts';
-/** An experiment whose target is a judge (judge alignment's version comparisons): started, then read once it ended. */
-export { startJudgeRun, judgeRunAnswers, type JudgeRunInput } from './judge-run.ts';
+/** An experiment whose target is a judge (judge alignment's version comparisons): started, then read once it ended (Experiments offers both). */
+export type { JudgeRunInput } from './judge-run.ts';

@@ -12,7 +12,8 @@ import type { PlatformDeps, PlatformScope, PreparedPrompt } from './platform-con
 import { RunBus, runKey, type RunEvent } from './run-bus.ts';
 import { runStatus } from './run-status.ts';
 import { runRedaction } from './redaction.ts';
-import { backoff, callHttpAgent, getPath, sleep } from './http-target.ts';
+import { backoff, callHttpAgent, sleep } from './http-target.ts';
+import { resolveSource } from './sources.ts';
 import * as store from './store.ts';
 
 export const RUN_QUEUE = 'experiment-run';
@@ -473,16 +474,4 @@ export function finishedEvent(
   };
 }
 
-/** The prefix of a source that is its own value. */
-export const CONSTANT = 'constant:';
-
 const aborted = (t0: number): CellOutcome => ({ output: null, cost: null, duration: Math.round(performance.now() - t0), traceId: null, error: 'aborted' });
-
-/** `dataset.<column>` from the row, `target.output[.<path>]` from the target's output, `constant:<text>` the text. */
-export function resolveSource(source: string, entry: Record<string, unknown>, output: unknown): unknown {
-  if (source.startsWith('dataset.')) return entry[source.slice('dataset.'.length)] ?? null;
-  if (source.startsWith(CONSTANT)) return source.slice(CONSTANT.length);
-  if (source === 'target.output') return output;
-  if (source.startsWith('target.output.')) return getPath(output, source.slice('target.output.'.length)) ?? null;
-  return null;
-}

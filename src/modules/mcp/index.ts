@@ -1,2 +1,2 @@
-export { mcpRoutes, toolPermissions, type McpRouteOptions } from './routes.ts';
+export { registerMcp, type McpPorts } from './module.ts';
 export { runStdioBridge } from './stdio-bridge.ts';

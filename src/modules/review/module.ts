@@ -1,8 +1,32 @@
 import type { FastifyInstance } from 'fastify';
+import { createThreadReviewIn, threadReview } from '../annotations/index.ts';
+import { runTraceIds } from '../experiments/index.ts';
+import { THREAD_MAX_TURNS } from '../threads/index.ts';
+import type { Traces } from '../traces/index.ts';
 import type { ReviewDeps } from './context.ts';
 import { reviewQueueRoutes } from './routes.ts';
 
-/** The review module's one entry: its routes over the context app.ts wires (annotations, traces, experiments, threads, members). */
+/** What the review module is given (app.ts): annotations, traces' search and threads, and the organization's members. */
+export interface ReviewPorts extends Pick<ReviewDeps, 'db' | 'clock' | 'annotations' | 'scoreConfigs' | 'members'> {
+  traces: Pick<Traces, 'matching' | 'threadTraceIds'>;
+}
+
+/** The review module's context: other modules reached through their ports and index functions only. */
+export function buildReview(ports: ReviewPorts): ReviewDeps {
+  const { traces, ...deps } = ports;
+  return {
+    ...deps,
+    matchingTraces: (projectId, search, limit) => traces.matching(projectId, search, limit),
+    experimentRunTraces: (projectId, slug, runId) => runTraceIds({ db: deps.db, clock: deps.clock }, projectId, slug, runId),
+    threadTraceIds: (projectId, threadId) => traces.threadTraceIds(projectId, threadId, THREAD_MAX_TURNS),
+    threadReviews: {
+      createIn: (tx, ctx, threadId, input, now) => createThreadReviewIn(tx, ctx, threadId, input, now),
+      get: (projectId, id) => threadReview(deps.db, projectId, id),
+    },
+  };
+}
+
+/** The review module's one entry: its routes over its context. */
 export function registerReview(app: FastifyInstance, ctx: ReviewDeps): void {
   reviewQueueRoutes(app, ctx);
 }

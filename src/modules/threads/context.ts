@@ -2,6 +2,7 @@ import type { SQL } from 'drizzle-orm';
 import type { Database } from '../../db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { ScoreSummary, ThreadReviewView } from '../annotations/index.ts';
+import type { TraceSearch } from '../traces/index.ts';
 
 export interface Scope {
   organizationId: string;
@@ -30,7 +31,7 @@ export interface ThreadsContext {
   db: Database;
   clock: Clock;
   /** The trace search's conditions on `traces` (query, filters, dates): the traces module's. */
-  searchConditions(projectId: string, req: { query?: string; filters?: unknown; startDate?: number; endDate?: number }): SQL[];
+  searchConditions(projectId: string, search: TraceSearch): SQL[];
   /** Turns' contents by trace id, with their tool spans (the traces module's). */
   contents(projectId: string, traceIds: readonly string[]): Promise<Map<string, TurnContents>>;
   /** Runs an evaluator without storing its result; bad data or settings answer status error naming why. */

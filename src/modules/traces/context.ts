@@ -68,6 +68,6 @@ export interface TraceContext {
   db: Database;
   clock: Clock;
   projects: ProjectRegistry;
-  /** Filled by TraceService.extend (app.ts), read by every use case. */
+  /** Filled by `Traces.extend` (app.ts), read by every use case. */
   extensions: TraceExtension[];
 }

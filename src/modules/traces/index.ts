@@ -1,7 +1,7 @@
-export { TraceService, type TraceExtension } from './service.ts';
+export { buildTraces, registerTraces, type Traces, type TracesPorts } from './module.ts';
+export type { TraceExtension } from './context.ts';
 export { TRACE_CONTENTS_PAGE, type TraceContents } from './reads.ts';
 export type { TraceSummary } from './summary.ts';
-export { traceRoutes } from './routes.ts';
 export { OtlpGrpcServer } from './otlp-grpc.ts';
 export type { SearchRequest, EvaluationChip, AnnotationCounts } from './schemas.ts';
 export { canonicalModelName, computeCost, estimateTokens, estimateMessagesTokens, findModelPrice, sumCostAmounts } from './costs/index.ts';

@@ -5,7 +5,7 @@ import { authenticateProjectKey, type CredentialStore } from '../../platform/aut
 import { AppError } from '../../platform/errors.ts';
 import { OTLP_DECOMPRESSED_LIMIT } from './ingest/index.ts';
 import { exportOtlp, OTLP_BODY_LIMIT, type OtlpSignal } from './otlp-export.ts';
-import type { TraceService } from './service.ts';
+import type { TraceIngest } from './ingest.ts';
 
 /**
  * OTLP over gRPC: the collector's TraceService and LogsService `Export`, on their own port
@@ -15,7 +15,8 @@ import type { TraceService } from './service.ts';
  * the same headers as over HTTP.
  */
 export interface OtlpGrpcDeps {
-  traces: TraceService;
+  /** The traces module's ingest: the one OTLP path. */
+  ingest: TraceIngest;
   credentials: CredentialStore;
   clock: Clock;
   logger: Logger;
@@ -111,10 +112,10 @@ export class OtlpGrpcServer {
     if ((metadata('grpc-encoding') ?? 'identity') === 'identity' && body.length > OTLP_BODY_LIMIT) {
       throw new AppError(413, 'payload_too_large', `an uncompressed OTLP message may be at most ${OTLP_BODY_LIMIT} bytes (this one is ${body.length}); compress it with gzip`);
     }
-    this.deps.traces.checkOtlpRequest(principal.keyId, projectId);
+    this.deps.ingest.checkOtlpRequest(principal.keyId, projectId);
     const scope = { principal, organizationId: principal.organizationId, userId: principal.userId, projectId };
     // grpc-js has already inflated a compressed message: the body goes on as it is.
-    return exportOtlp(this.deps.traces, scope, signal, { body, contentType: 'application/x-protobuf', contentEncoding: 'identity', format: 'protobuf' });
+    return exportOtlp(this.deps.ingest, scope, signal, { body, contentType: 'application/x-protobuf', contentEncoding: 'identity', format: 'protobuf' });
   }
 
   private toStatus(err: unknown): Partial<grpc.StatusObject> {

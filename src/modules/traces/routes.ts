@@ -5,7 +5,11 @@ import { projectRoute, projectScope, routeGroup } from '../../platform/http/rout
 import { otlpFormat } from './ingest/index.ts';
 import { exportOtlp, OTLP_BODY_LIMIT, type OtlpSignal } from './otlp-export.ts';
 import { checkCollectorTimes, collectorBodySchema, collectorSpans } from './collector.ts';
-import type { TraceService } from './service.ts';
+import type { Traces } from './module.ts';
+import { detailStream, searchSpans, spanJson } from './reads.ts';
+import { newTraces, search } from './search.ts';
+import { share as shareTrace, sharedSpanJson, sharedStream, shareState, unshare } from './shares.ts';
+import { createView, deleteView, listViews, updateView } from './views.ts';
 import {
   newTracesRequestSchema,
   newTracesResponseSchema,
@@ -31,7 +35,7 @@ import {
 /**
  * Hot read routes: the zod response schema documents the answer (OpenAPI) but is not
  * re-validated per object on the way out — a 10,000-span trace would pay for it twice;
- * JSON text made by the service passes through as it is.
+ * JSON text made by the use cases passes through as it is.
  */
 export const plainJson = () => (data: unknown) => (typeof data === 'string' ? data : JSON.stringify(data));
 
@@ -40,8 +44,8 @@ export const plainJson = () => (data: unknown) => (typeof data === 'string' ? da
  * public shared-trace paths answer the shared Error object (spec: Errors); ingestion
  * (collector and OTLP) answers the nested shape.
  */
-export function traceRoutes(app: FastifyInstance, service: TraceService) {
-  app.addHook('onClose', () => service.close());
+export function traceRoutes(app: FastifyInstance, { ctx, ingestion: ingest }: Traces) {
+  app.addHook('onClose', () => ingest.close());
   // After authentication, before the body is read: a shed request costs no memory or decoding.
   const admit = (check: (keyId: string, projectId: string) => void) => (req: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void) => {
     try {
@@ -52,8 +56,8 @@ export function traceRoutes(app: FastifyInstance, service: TraceService) {
       done(err as Error);
     }
   };
-  const admitIngest = admit((keyId, projectId) => service.checkIngestRequest(keyId, projectId));
-  const admitOtlp = admit((keyId, projectId) => service.checkOtlpRequest(keyId, projectId));
+  const admitIngest = admit((keyId, projectId) => ingest.checkIngestRequest(keyId, projectId));
+  const admitOtlp = admit((keyId, projectId) => ingest.checkOtlpRequest(keyId, projectId));
   const view = { auth: { scope: 'project', permission: 'traces:view' } } as const;
   const share = { auth: { scope: 'project', permission: 'traces:share' } } as const;
 
@@ -70,7 +74,7 @@ export function traceRoutes(app: FastifyInstance, service: TraceService) {
           serializerCompiler: plainJson,
           schema: { summary: `Search traces (keyset paging with scrollId)${alias}`, body: searchRequestSchema, response: { 200: searchResponseSchema } },
         },
-        (req, { projectId }) => service.search(projectId, req.body),
+        (req, { projectId }) => search(ctx, projectId, req.body),
       );
       project.get(
         '/:id',
@@ -79,7 +83,7 @@ export function traceRoutes(app: FastifyInstance, service: TraceService) {
           serializerCompiler: plainJson,
           schema: { summary: `A trace with its spans and evaluations${alias}`, params: traceIdParams, response: { 200: traceDetailSchema, ...g.errors(404) } },
         },
-        async (req, { projectId }, reply) => reply.type('application/json; charset=utf-8').send((await service.detailStream(projectId, req.params.id)) as never),
+        async (req, { projectId }, reply) => reply.type('application/json; charset=utf-8').send((await detailStream(ctx, projectId, req.params.id)) as never),
       );
     });
   }
@@ -98,7 +102,7 @@ export function traceRoutes(app: FastifyInstance, service: TraceService) {
           response: { 200: newTracesResponseSchema },
         },
       },
-      (req, { projectId }) => service.newTraces(projectId, req.body),
+      (req, { projectId }) => newTraces(ctx, projectId, req.body),
     );
 
     project.get(
@@ -113,7 +117,7 @@ export function traceRoutes(app: FastifyInstance, service: TraceService) {
         },
       },
       async (req, { projectId }, reply) =>
-        reply.type('application/json; charset=utf-8').send((await service.detailStream(projectId, req.params.id, { outline: true })) as never),
+        reply.type('application/json; charset=utf-8').send((await detailStream(ctx, projectId, req.params.id, { outline: true })) as never),
     );
 
     project.get(
@@ -128,7 +132,7 @@ export function traceRoutes(app: FastifyInstance, service: TraceService) {
         },
       },
       async (req, { projectId }, reply) =>
-        reply.type('application/json; charset=utf-8').send((await service.spanJson(projectId, req.params.id, req.params.spanId)) as never),
+        reply.type('application/json; charset=utf-8').send((await spanJson(ctx, projectId, req.params.id, req.params.spanId)) as never),
     );
 
     project.get(
@@ -142,7 +146,7 @@ export function traceRoutes(app: FastifyInstance, service: TraceService) {
           response: { 200: spanSearchResponseSchema, ...g.errors(404) },
         },
       },
-      (req, { projectId }) => service.searchSpans(projectId, req.params.id, req.query.q),
+      (req, { projectId }) => searchSpans(ctx, projectId, req.params.id, req.query.q),
     );
 
     project.post(
@@ -156,7 +160,7 @@ export function traceRoutes(app: FastifyInstance, service: TraceService) {
           response: { 200: z.object({ path: z.string() }) },
         },
       },
-      (req, { organizationId, projectId }) => service.share(organizationId, projectId, req.params.id, req.body ?? {}),
+      (req, { organizationId, projectId }) => shareTrace(ctx, organizationId, projectId, req.params.id, req.body ?? {}),
     );
 
     project.get(
@@ -165,7 +169,7 @@ export function traceRoutes(app: FastifyInstance, service: TraceService) {
         config: view,
         schema: { summary: 'Whether a trace is shared, and its public path', params: traceIdParams, response: { 200: shareStateSchema } },
       },
-      (req, { projectId }) => service.shareState(projectId, req.params.id),
+      (req, { projectId }) => shareState(ctx, projectId, req.params.id),
     );
 
     project.post(
@@ -174,7 +178,7 @@ export function traceRoutes(app: FastifyInstance, service: TraceService) {
         config: share,
         schema: { summary: 'Withdraw the public path of a trace', params: traceIdParams, response: { 200: z.object({ message: z.string() }) } },
       },
-      (req, { organizationId, projectId }) => service.unshare(organizationId, projectId, req.params.id),
+      (req, { organizationId, projectId }) => unshare(ctx, organizationId, projectId, req.params.id),
     );
   });
 
@@ -184,7 +188,7 @@ export function traceRoutes(app: FastifyInstance, service: TraceService) {
     project.get(
       '/',
       { config: view, schema: { summary: "The project's saved views of the traces list, by name", response: { 200: z.object({ data: z.array(traceViewSchema) }) } } },
-      (_req, { projectId }) => service.listViews(projectId),
+      (_req, { projectId }) => listViews(ctx, projectId),
     );
     project.post(
       '/',
@@ -192,7 +196,7 @@ export function traceRoutes(app: FastifyInstance, service: TraceService) {
         config: { auth: { scope: 'project', permission: 'traces:create' } },
         schema: { summary: 'Save a view: a name, the list search (filters, sort) and the columns', body: createViewBody, response: { 201: traceViewSchema, ...g.errors(409) } },
       },
-      async (req, { projectId, userId }, reply) => reply.code(201).send(await service.createView(projectId, userId, req.body)),
+      async (req, { projectId, userId }, reply) => reply.code(201).send(await createView(ctx, projectId, userId, req.body)),
     );
     project.patch(
       '/:id',
@@ -200,7 +204,7 @@ export function traceRoutes(app: FastifyInstance, service: TraceService) {
         config: { auth: { scope: 'project', permission: 'traces:update' } },
         schema: { summary: 'Rename a view or change its search or columns', params: viewIdParams, body: updateViewBody, response: { 200: traceViewSchema, ...g.errors(404, 409) } },
       },
-      (req, { projectId }) => service.updateView(projectId, req.params.id, req.body),
+      (req, { projectId }) => updateView(ctx, projectId, req.params.id, req.body),
     );
     project.delete(
       '/:id',
@@ -208,7 +212,7 @@ export function traceRoutes(app: FastifyInstance, service: TraceService) {
         config: { auth: { scope: 'project', permission: 'traces:delete' } },
         schema: { summary: 'Delete a saved view', params: viewIdParams, response: { 200: z.object({ id: z.string(), deleted: z.literal(true) }), ...g.errors(404) } },
       },
-      (req, { projectId }) => service.deleteView(projectId, req.params.id),
+      (req, { projectId }) => deleteView(ctx, projectId, req.params.id),
     );
   });
 
@@ -230,7 +234,7 @@ export function traceRoutes(app: FastifyInstance, service: TraceService) {
         },
         async (req, reply) => {
           if (!url.startsWith('/api/')) void reply.header('vary', 'accept');
-          return reply.type('application/json; charset=utf-8').send((await service.sharedStream(req.params.token)) as never);
+          return reply.type('application/json; charset=utf-8').send((await sharedStream(ctx, req.params.token)) as never);
         },
       );
     }
@@ -242,7 +246,7 @@ export function traceRoutes(app: FastifyInstance, service: TraceService) {
         serializerCompiler: plainJson,
         schema: { summary: 'A shared trace in outline, without credentials', params: tokenParams, response: { 200: traceOutlineSchema, ...g.errors(404) } },
       },
-      async (req, reply) => reply.type('application/json; charset=utf-8').send((await service.sharedStream(req.params.token, { outline: true })) as never),
+      async (req, reply) => reply.type('application/json; charset=utf-8').send((await sharedStream(ctx, req.params.token, { outline: true })) as never),
     );
 
     r.get(
@@ -252,7 +256,7 @@ export function traceRoutes(app: FastifyInstance, service: TraceService) {
         serializerCompiler: plainJson,
         schema: { summary: 'One span of a shared trace, without credentials', params: shareSpanParams, response: { 200: spanSchema, ...g.errors(404) } },
       },
-      async (req, reply) => reply.type('application/json; charset=utf-8').send((await service.sharedSpanJson(req.params.token, req.params.spanId)) as never),
+      async (req, reply) => reply.type('application/json; charset=utf-8').send((await sharedSpanJson(ctx, req.params.token, req.params.spanId)) as never),
     );
   });
 
@@ -274,13 +278,13 @@ export function traceRoutes(app: FastifyInstance, service: TraceService) {
       },
       async (req, { organizationId, projectId }) => {
         try {
-          checkCollectorTimes(req.body, service.latestSpanTime());
+          checkCollectorTimes(req.body, ingest.latestSpanTime());
         } catch (err) {
-          service.countRejected(req.body.spans.length);
+          ingest.countRejected(req.body.spans.length);
           throw err;
         }
         const spans = collectorSpans(req.body);
-        await service.ingest(organizationId, projectId, spans);
+        await ingest.ingest(organizationId, projectId, spans);
         return { message: 'Trace received successfully.', trace_id: req.body.trace_id, spans: spans.length };
       },
     );
@@ -309,7 +313,7 @@ export function traceRoutes(app: FastifyInstance, service: TraceService) {
             const format = requestFormat(contentType);
             const body = (req.body as Buffer | undefined) ?? Buffer.alloc(0);
             const contentEncoding = String(req.headers['content-encoding'] ?? 'identity');
-            const answer = await exportOtlp(service, scope, signal, { body, contentType, contentEncoding, format });
+            const answer = await exportOtlp(ingest, scope, signal, { body, contentType, contentEncoding, format });
             void reply.header('content-type', format === 'protobuf' ? 'application/x-protobuf' : 'application/json');
             return reply.send(answer);
           },

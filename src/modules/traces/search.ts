@@ -6,114 +6,111 @@ import * as store from './store.ts';
 import { toSql } from './filter.ts';
 import { traceView } from './presenters.ts';
 import type { ListFacts, TraceContext } from './context.ts';
-import type { AnnotationCounts, EvaluationChip, NewTracesRequest, SearchRequest, TraceScoreSummary } from './schemas.ts';
+import type { AnnotationCounts, EvaluationChip, NewTracesRequest, SearchRequest, TraceScoreSummary, TraceSearch } from './schemas.ts';
 
-/** The trace search (keyset pages under a snapshot), the new-traces poll, and their conditions. */
-export class TraceSearch {
-  constructor(private readonly ctx: TraceContext) {}
+// The trace search (keyset pages under a snapshot), the new-traces poll, and their conditions.
 
-  async search(projectId: string, req: SearchRequest) {
-    const sortBy = SORT_COLUMNS[req.sortBy ?? 'started_at'];
-    const direction = req.sortDirection ?? 'desc';
-    const sortKey = req.sortByScore === undefined ? sortBy : `score:${req.sortByScore}`;
-    const fingerprint = createHash('sha256').update(JSON.stringify([req.query, req.startDate, req.endDate, req.filters, sortKey, direction])).digest('base64url').slice(0, 16);
-    let cursor: ScrollCursor | null = null;
-    if (req.scrollId) {
-      cursor = decodeScroll(req.scrollId);
-      if (cursor.f !== fingerprint) throw badRequest('invalid_scroll_id', 'scrollId belongs to a different query, filters or sort', 'scrollId');
-    }
-    const order: store.SearchQuery['order'] =
-      req.sortByScore === undefined ? { column: sortBy } : { values: await this.scoreSort(projectId, req.sortByScore) };
-    // The first page fixes a snapshot: traces first seen after it never shift later pages.
-    const snapshot = cursor?.s ?? this.ctx.clock.now().getTime();
-    const where: SQL[] = [sql`inserted_at <= ${snapshot}`, ...this.searchConditions(projectId, { ...req, query: await this.searchText(projectId, req.query) })];
-    const pageSize = req.pageSize ?? 25;
-    // A replica when one is past the client's writes (DATABASE_READ_URL), else the primary.
-    const reads = await this.ctx.db.reads.executor();
-    const { rows } = await store.searchTraces(reads, {
-      projectId,
-      where,
-      order,
-      direction,
-      after: cursor ? { value: cursor.v, traceId: cursor.t } : null,
-      limit: pageSize,
-    });
-    // Counted once, on the first page; the snapshot keeps it true for the pages after.
-    const counted = cursor ? cursor.n : await store.countTraces(reads, projectId, where);
-    const last = rows[rows.length - 1];
-    const scrollId =
-      rows.length === pageSize && last
-        ? encodeScroll({ v: 'column' in order ? sortValue(last, order.column) : last.sort_value, t: last.trace_id, s: snapshot, f: fingerprint, n: counted })
-        : null;
-    const capped = counted > store.MAX_COUNTED_HITS;
-    return {
-      traces: await this.listViews(projectId, rows),
-      pagination: { totalHits: capped ? store.MAX_COUNTED_HITS : counted, totalHitsRelation: capped ? ('gte' as const) : ('eq' as const), scrollId },
+export async function search(ctx: TraceContext, projectId: string, req: SearchRequest) {
+  const sortBy = SORT_COLUMNS[req.sortBy ?? 'started_at'];
+  const direction = req.sortDirection ?? 'desc';
+  const sortKey = req.sortByScore === undefined ? sortBy : `score:${req.sortByScore}`;
+  const fingerprint = createHash('sha256').update(JSON.stringify([req.query, req.startDate, req.endDate, req.filters, sortKey, direction])).digest('base64url').slice(0, 16);
+  let cursor: ScrollCursor | null = null;
+  if (req.scrollId) {
+    cursor = decodeScroll(req.scrollId);
+    if (cursor.f !== fingerprint) throw badRequest('invalid_scroll_id', 'scrollId belongs to a different query, filters or sort', 'scrollId');
+  }
+  const order: store.SearchQuery['order'] =
+    req.sortByScore === undefined ? { column: sortBy } : { values: await scoreSort(ctx, projectId, req.sortByScore) };
+  // The first page fixes a snapshot: traces first seen after it never shift later pages.
+  const snapshot = cursor?.s ?? ctx.clock.now().getTime();
+  const where: SQL[] = [sql`inserted_at <= ${snapshot}`, ...searchConditions(ctx, projectId, { ...req, query: await searchText(ctx, projectId, req.query) })];
+  const pageSize = req.pageSize ?? 25;
+  // A replica when one is past the client's writes (DATABASE_READ_URL), else the primary.
+  const reads = await ctx.db.reads.executor();
+  const { rows } = await store.searchTraces(reads, {
+    projectId,
+    where,
+    order,
+    direction,
+    after: cursor ? { value: cursor.v, traceId: cursor.t } : null,
+    limit: pageSize,
+  });
+  // Counted once, on the first page; the snapshot keeps it true for the pages after.
+  const counted = cursor ? cursor.n : await store.countTraces(reads, projectId, where);
+  const last = rows[rows.length - 1];
+  const scrollId =
+    rows.length === pageSize && last
+      ? encodeScroll({ v: 'column' in order ? sortValue(last, order.column) : last.sort_value, t: last.trace_id, s: snapshot, f: fingerprint, n: counted })
+      : null;
+  const capped = counted > store.MAX_COUNTED_HITS;
+  return {
+    traces: await listRows(ctx, projectId, rows),
+    pagination: { totalHits: capped ? store.MAX_COUNTED_HITS : counted, totalHitsRelation: capped ? ('gte' as const) : ('eq' as const), scrollId },
+  };
+}
+
+/** The query as the project stores values (privacy's hash mode: a typed e-mail address finds its token). */
+async function searchText(ctx: TraceContext, projectId: string, query: string | undefined): Promise<string | undefined> {
+  const privacy = ctx.extensions.find((e) => e.searchText !== undefined);
+  return query?.trim() && privacy?.searchText ? privacy.searchText(projectId, query) : query;
+}
+
+/** The rows (trace_id, value) `sortByScore` orders by, from the module that owns scores. */
+async function scoreSort(ctx: TraceContext, projectId: string, configId: string): Promise<SQL> {
+  for (const e of ctx.extensions) if (e.scoreSort) return e.scoreSort(projectId, configId, 'sortByScore');
+  throw badRequest('validation_error', 'sortByScore: scores are not available on this server', 'sortByScore');
+}
+
+/**
+ * Traces first stored at or after `since` that match the search, newest first: the list
+ * polls this to show new traces live. It reads the database only, so it works the same
+ * with any number of processes on one PostgreSQL.
+ */
+export async function newTraces(ctx: TraceContext, projectId: string, req: NewTracesRequest) {
+  const where = [sql`inserted_at >= ${req.since}`, ...searchConditions(ctx, projectId, req)];
+  const now = ctx.clock.now().getTime();
+  const reads = await ctx.db.reads.executor();
+  const [rows, count] = await Promise.all([
+    store.recentlyInserted(reads, projectId, where, req.pageSize ?? 50),
+    store.countTraces(reads, projectId, where),
+  ]);
+  return { traces: await listRows(ctx, projectId, rows), count: Math.min(count, store.MAX_COUNTED_HITS), now };
+}
+
+/** Summaries as the list shows them: with other modules' facts (evaluations, annotations) merged in. */
+async function listRows(ctx: TraceContext, projectId: string, rows: store.TraceRow[]) {
+  const views = rows.map(traceView);
+  if (!views.length) return views;
+  const ids = views.map((v) => v.trace_id);
+  const facts: ListFacts[] = await Promise.all(ctx.extensions.map(async (e) => (await e.listFacts?.(projectId, ids)) ?? {}));
+  return views.map((v) => {
+    const extra: { evaluations: EvaluationChip[]; annotations: AnnotationCounts; scores: TraceScoreSummary[] } = {
+      evaluations: [],
+      annotations: { thumbs_up: 0, thumbs_down: 0 },
+      scores: [],
     };
-  }
+    for (const f of facts) {
+      extra.evaluations.push(...(f.evaluations?.get(v.trace_id) ?? []));
+      if (f.annotations?.has(v.trace_id)) extra.annotations = f.annotations.get(v.trace_id)!;
+      extra.scores.push(...(f.scores?.get(v.trace_id) ?? []));
+    }
+    return { ...v, ...extra };
+  });
+}
 
-  /** The query as the project stores values (privacy's hash mode: a typed e-mail address finds its token). */
-  private async searchText(projectId: string, query: string | undefined): Promise<string | undefined> {
-    const privacy = this.ctx.extensions.find((e) => e.searchText !== undefined);
-    return query?.trim() && privacy?.searchText ? privacy.searchText(projectId, query) : query;
-  }
-
-  /** The rows (trace_id, value) `sortByScore` orders by, from the module that owns scores. */
-  private async scoreSort(projectId: string, configId: string): Promise<SQL> {
-    for (const e of this.ctx.extensions) if (e.scoreSort) return e.scoreSort(projectId, configId, 'sortByScore');
-    throw badRequest('validation_error', 'sortByScore: scores are not available on this server', 'sortByScore');
-  }
-
-  /**
-   * Traces first stored at or after `since` that match the search, newest first: the list
-   * polls this to show new traces live. It reads the database only, so it works the same
-   * with any number of processes on one PostgreSQL.
-   */
-  async newTraces(projectId: string, req: NewTracesRequest) {
-    const where = [sql`inserted_at >= ${req.since}`, ...this.searchConditions(projectId, req)];
-    const now = this.ctx.clock.now().getTime();
-    const reads = await this.ctx.db.reads.executor();
-    const [rows, count] = await Promise.all([
-      store.recentlyInserted(reads, projectId, where, req.pageSize ?? 50),
-      store.countTraces(reads, projectId, where),
-    ]);
-    return { traces: await this.listViews(projectId, rows), count: Math.min(count, store.MAX_COUNTED_HITS), now };
-  }
-
-  /** Summaries as the list shows them: with other modules' facts (evaluations, annotations) merged in. */
-  private async listViews(projectId: string, rows: store.TraceRow[]) {
-    const views = rows.map(traceView);
-    if (!views.length) return views;
-    const ids = views.map((v) => v.trace_id);
-    const facts: ListFacts[] = await Promise.all(this.ctx.extensions.map(async (e) => (await e.listFacts?.(projectId, ids)) ?? {}));
-    return views.map((v) => {
-      const extra: { evaluations: EvaluationChip[]; annotations: AnnotationCounts; scores: TraceScoreSummary[] } = {
-        evaluations: [],
-        annotations: { thumbs_up: 0, thumbs_down: 0 },
-        scores: [],
-      };
-      for (const f of facts) {
-        extra.evaluations.push(...(f.evaluations?.get(v.trace_id) ?? []));
-        if (f.annotations?.has(v.trace_id)) extra.annotations = f.annotations.get(v.trace_id)!;
-        extra.scores.push(...(f.scores?.get(v.trace_id) ?? []));
-      }
-      return { ...v, ...extra };
-    });
-  }
-
-  /**
-   * The trace search's query, dates and filters as SQL conditions on rows of `traces`: the
-   * one filter compiler, also used by analytics so a dashboard and the list agree.
-   */
-  searchConditions(projectId: string, req: Pick<SearchRequest, 'query' | 'startDate' | 'endDate' | 'filters'>): SQL[] {
-    const c: SQL[] = [];
-    // Words of input and output; web-search syntax: "a phrase", or, -excluded.
-    if (req.query?.trim()) c.push(sql`search_tsv @@ websearch_to_tsquery('simple', ${req.query})`);
-    if (req.startDate !== undefined) c.push(sql`started_at >= ${toMillis(req.startDate, 'startDate')}`);
-    if (req.endDate !== undefined) c.push(sql`started_at <= ${toMillis(req.endDate, 'endDate')}`);
-    c.push(...toSql(req.filters, this.ctx.extensions.flatMap((e) => (e.filterConditions ? [e.filterConditions] : []))));
-    return c;
-  }
+/**
+ * The trace search's query, dates and filters as SQL conditions on rows of `traces`: the
+ * one filter compiler, also used by analytics so a dashboard and the list agree.
+ */
+export function searchConditions(ctx: TraceContext, projectId: string, req: TraceSearch): SQL[] {
+  const c: SQL[] = [];
+  // Words of input and output; web-search syntax: "a phrase", or, -excluded.
+  if (req.query?.trim()) c.push(sql`search_tsv @@ websearch_to_tsquery('simple', ${req.query})`);
+  if (req.startDate !== undefined) c.push(sql`started_at >= ${toMillis(req.startDate, 'startDate')}`);
+  if (req.endDate !== undefined) c.push(sql`started_at <= ${toMillis(req.endDate, 'endDate')}`);
+  c.push(...toSql(req.filters, ctx.extensions.flatMap((e) => (e.filterConditions ? [e.filterConditions] : []))));
+  return c;
 }
 
 const SORT_COLUMNS = {
@@ -149,6 +146,19 @@ function decodeScroll(id: string): ScrollCursor {
     /* falls through */
   }
   throw badRequest('invalid_scroll_id', 'scrollId is not one this server issued', 'scrollId');
+}
+
+/** Ids of the traces matching a search, newest first, at most `limit` (review queues, dataset imports, monitor backfills). */
+export async function matchingTraceIds(ctx: TraceContext, projectId: string, trace: TraceSearch, limit: number): Promise<string[]> {
+  const ids: string[] = [];
+  let scrollId: string | undefined;
+  while (ids.length < limit) {
+    const page = await search(ctx, projectId, { ...trace, pageSize: Math.min(1000, limit - ids.length), scrollId });
+    ids.push(...page.traces.map((t) => t.trace_id));
+    scrollId = page.pagination.scrollId ?? undefined;
+    if (!scrollId) break;
+  }
+  return ids;
 }
 
 function sortValue(row: store.TraceRow, column: store.SortColumn): number | null {

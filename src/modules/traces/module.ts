@@ -1,0 +1,119 @@
+import type { FastifyInstance } from 'fastify';
+import type { SQL } from 'drizzle-orm';
+import type { Logger } from 'pino';
+import type { Config } from '../../config.ts';
+import type { Database, Executor } from '../../db/index.ts';
+import { Admission, RateLimiter } from '../../platform/admission.ts';
+import type { Clock } from '../../platform/clock.ts';
+import type { Metrics } from '../../platform/metrics.ts';
+import type { Scheduler } from '../../platform/periodic.ts';
+import type { ReadPriority } from '../../platform/read-priority.ts';
+import type { ProjectRegistry, TraceContext, TraceExtension } from './context.ts';
+import type { NormalizedSpan } from './ingest/index.ts';
+import { TraceIngest, type IngestPath } from './ingest.ts';
+import type { TraceDetail } from './presenters.ts';
+import { contents, detail, TRACE_CONTENTS_PAGE, traceInputs, type TraceContents } from './reads.ts';
+import { deleteProjectTraces, refreshStatistics, sweepRetention } from './retention.ts';
+import { traceRoutes } from './routes.ts';
+import type { TraceSearch } from './schemas.ts';
+import { matchingTraceIds, searchConditions } from './search.ts';
+import { shareShowsTrace } from './shares.ts';
+import { threadTurns } from './thread-store.ts';
+
+/** What the traces module is given (app.ts): its database, the ingest limits, the projects it keeps traces of. */
+export interface TracesPorts {
+  db: Database;
+  clock: Clock;
+  logger: Logger;
+  metrics: Metrics;
+  /** SPYGLASS_INGEST_*: queues, rate, value sizes, the decode deadline. */
+  limits: Config['ingest'];
+  /** PGlite: ingest transactions wait while read requests are in progress. */
+  readPriority: ReadPriority;
+  projects: ProjectRegistry;
+}
+
+/**
+ * What the traces module offers the app and the other modules. The use cases are functions
+ * over `ctx` (reads.ts, search.ts, shares.ts, views.ts, retention.ts); ingest holds state of
+ * its own (admission, the decode workers, group commit).
+ */
+export interface Traces {
+  ctx: TraceContext;
+  ingestion: TraceIngest;
+  /** What other modules add to traces: evaluations on the detail, filter conditions, work done with each ingest. */
+  extend(extension: TraceExtension): void;
+  /** Spans written and committed (prompts' playground, experiment runs). */
+  ingest(organizationId: string, projectId: string, spans: NormalizedSpan[], path?: IngestPath): Promise<void>;
+  /** The trace detail as objects (monitors, judge alignment). */
+  detail(projectId: string, traceId: string): Promise<TraceDetail>;
+  /** Up to `pageSize` traces' contents by id (datasets, threads). */
+  contents(projectId: string, traceIds: readonly string[], spanTypes: readonly string[] | null): Promise<Map<string, TraceContents>>;
+  /** Ids a `contents` call takes at most. */
+  pageSize: number;
+  /** Ids of the traces matching a search, newest first, at most `limit` (review queues, dataset imports, monitor backfills). */
+  matching(projectId: string, search: TraceSearch, limit: number): Promise<string[]>;
+  /** A search's query, dates and filters as conditions on `traces` rows (analytics, threads). */
+  searchConditions(projectId: string, search: TraceSearch): SQL[];
+  /** Traces' inputs under conditions on `traces` rows (topics). */
+  inputs(projectId: string, where: SQL[], limit: number, order?: 'newest' | 'ingested'): ReturnType<typeof traceInputs>;
+  /** The trace ids of a thread's turns, oldest first, at most `limit` (review queues' thread items). */
+  threadTraceIds(projectId: string, threadId: string, limit: number): Promise<string[]>;
+  /** Whether a public share token shows a trace now (the web app's share page). */
+  shareShowsTrace(token: string): Promise<boolean>;
+  /** Every trace of a project, in the transaction that deletes the project. */
+  deleteProjectTraces(tx: Executor, projectId: string): Promise<void>;
+  /** Traces past their project's retention period deleted (the scheduler's sweep); the count. */
+  sweepRetention(): Promise<number>;
+  /** Planner statistics of the trace tables (PGlite has no autovacuum). */
+  refreshStatistics(): Promise<void>;
+}
+
+export function buildTraces(ports: TracesPorts): Traces {
+  const { db, clock, limits, readPriority } = ports;
+  const ctx: TraceContext = { db, clock, projects: ports.projects, extensions: [] };
+  const ingestion = new TraceIngest(
+    ctx,
+    {
+      admission: new Admission({ total: limits.queueSpans, perKey: limits.projectQueueSpans }),
+      otlpBytes: new Admission({
+        total: limits.queueBytes,
+        perKey: limits.queueBytes,
+        full: () => `the server's budget of ${limits.queueBytes} bytes of decompressed OTLP bodies in flight is in use`,
+      }),
+      maxValueBytes: limits.maxAttributeBytes,
+      rateLimiter: new RateLimiter(limits.ratePerSecond),
+      // Only PGlite's one connection makes writes wait for reads; PostgreSQL has connections for both.
+      beforeWrite: db.kind === 'pglite' ? () => readPriority.beforeWrite() : undefined,
+      reading: () => readPriority.reading,
+    },
+    { jobDeadlineMs: limits.decodeTimeoutMs, logger: ports.logger },
+    ports.metrics,
+  );
+  return {
+    ctx,
+    ingestion,
+    extend: (extension) => void ctx.extensions.push(extension),
+    ingest: (organizationId, projectId, spans, path) => ingestion.ingest(organizationId, projectId, spans, path),
+    detail: (projectId, traceId) => detail(ctx, projectId, traceId),
+    contents: (projectId, traceIds, spanTypes) => contents(ctx, projectId, traceIds, spanTypes),
+    pageSize: TRACE_CONTENTS_PAGE,
+    matching: (projectId, search, limit) => matchingTraceIds(ctx, projectId, search, limit),
+    searchConditions: (projectId, search) => searchConditions(ctx, projectId, search),
+    inputs: (projectId, where, limit, order) => traceInputs(ctx, projectId, where, limit, order),
+    threadTraceIds: async (projectId, threadId, limit) => (await threadTurns(db.orm, projectId, threadId, limit)).map((t) => t.trace_id),
+    shareShowsTrace: (token) => shareShowsTrace(ctx, token),
+    deleteProjectTraces,
+    sweepRetention: () => sweepRetention(ctx),
+    refreshStatistics: () => refreshStatistics(ctx),
+  };
+}
+
+/** The traces module's one entry: its routes (search, detail, shares, views, ingest), the retention sweep, and PGlite's planner statistics. */
+export function registerTraces(app: FastifyInstance, scheduler: Scheduler, traces: Traces, retentionSweepMs: number): void {
+  traceRoutes(app, traces);
+  scheduler.every({ name: 'trace retention', intervalMs: retentionSweepMs, once: true, run: () => traces.sweepRetention() });
+  if (traces.ctx.db.kind === 'pglite') {
+    scheduler.every({ name: 'planner statistics', intervalMs: 5 * 60_000, once: false, run: () => traces.refreshStatistics() });
+  }
+}
