@@ -5,7 +5,8 @@ import { projectRoute, projectScope, routeGroup } from '../../platform/http/rout
 import { otlpFormat } from './ingest/index.ts';
 import { exportOtlp, OTLP_BODY_LIMIT, type OtlpSignal } from './otlp-export.ts';
 import { checkCollectorTimes, collectorBodySchema, collectorSpans } from './collector.ts';
-import type { Traces } from './module.ts';
+import type { TraceContext } from './context.ts';
+import type { TraceIngest } from './ingest.ts';
 import { detailStream, searchSpans, spanJson } from './reads.ts';
 import { newTraces, search } from './search.ts';
 import { share as shareTrace, sharedSpanJson, sharedStream, shareState, unshare } from './shares.ts';
@@ -44,7 +45,7 @@ export const plainJson = () => (data: unknown) => (typeof data === 'string' ? da
  * public shared-trace paths answer the shared Error object (spec: Errors); ingestion
  * (collector and OTLP) answers the nested shape.
  */
-export function traceRoutes(app: FastifyInstance, { ctx, ingestion: ingest }: Traces) {
+export function traceRoutes(app: FastifyInstance, { ctx, ingestion: ingest }: { ctx: TraceContext; ingestion: TraceIngest }) {
   app.addHook('onClose', () => ingest.close());
   // After authentication, before the body is read: a shed request costs no memory or decoding.
   const admit = (check: (keyId: string, projectId: string) => void) => (req: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void) => {
