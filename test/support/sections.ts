@@ -6,8 +6,9 @@ import type { Locator, Page } from 'playwright-core';
  * are always shown). Following a link closes the menu again.
  */
 export async function sections(page: Page): Promise<Locator> {
+  // The brand link is drawn at both widths (the folded sections are hidden from role queries until opened).
+  await page.getByRole('link', { name: 'Spyglass: traces' }).waitFor();
   const nav = page.getByRole('navigation', { name: 'Sections' });
-  await nav.waitFor({ state: 'attached' });
   const button = page.getByRole('button', { name: /^Sections/ });
   if ((await button.isVisible()) && (await button.getAttribute('aria-expanded')) !== 'true') await button.click();
   await nav.waitFor({ state: 'visible' });
