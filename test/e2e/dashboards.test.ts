@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page, Response } from 'playwright-core';
 import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
 import { hasChromium, launchBrowser, SCREENSHOT_DIR, signIn } from '../support/browser.ts';
+import { sections } from '../support/sections.ts';
 import { checkBothWidths } from '../support/both-widths.ts';
 import { widerThanScreen } from '../support/phone-width.ts';
 import { inviteAndAccept } from '../support/sessions.ts';
@@ -99,7 +100,7 @@ describe.runIf(hasChromium)('dashboards in a real browser', () => {
   it('builds a dashboard by dragging, saved; reloaded and seen by another member; its numbers are the analytics API', async () => {
     const projectId = web.creds.project.id;
     await signIn(page, web.baseUrl, web.creds.user, projectId);
-    await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Dashboards' }).click();
+    await (await sections(page)).getByRole('link', { name: 'Dashboards' }).click();
     await page.getByRole('heading', { name: 'Dashboards', exact: true }).waitFor();
     // The default dashboard is there from the start.
     await page.getByRole('link', { name: 'Overview' }).waitFor();

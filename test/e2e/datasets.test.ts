@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
 import { SCREENSHOT_DIR, hasChromium, launchBrowser, seriousViolations } from '../support/browser.ts';
+import { sections } from '../support/sections.ts';
 import { checkBothWidths } from '../support/both-widths.ts';
 import { agentTrace } from '../support/sample-traces.ts';
 
@@ -60,7 +61,7 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('the dataset pages in a real 
     await page.locator('input[type=password]').fill(web.creds.user.password);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.waitForURL(`**/p/${projectId}/traces`, { timeout: 30_000 });
-    await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Datasets' }).click();
+    await (await sections(page)).getByRole('link', { name: 'Datasets' }).click();
     await page.waitForURL('**/datasets');
     await page.getByText('No datasets yet').waitFor();
 

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
 import { SCREENSHOT_DIR, hasChromium, launchBrowser, signIn } from '../support/browser.ts';
+import { closeSections, sections } from '../support/sections.ts';
 import { checkBothWidths } from '../support/both-widths.ts';
 import { agentTrace } from '../support/sample-traces.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
@@ -328,9 +329,9 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('evaluation by hand, step by 
     });
     soft(errorWord.needs, `the Error header, cut (${errorWord.room} px for it)`).toBeLessThanOrEqual(errorWord.room);
 
-    // On a phone every section of the top navigation is on the screen, none hidden in a scroll.
+    // On a phone the top navigation's menu puts every section on the screen, none hidden in a scroll.
     await page.setViewportSize({ width: 390, height: 844 });
-    const nav = page.getByRole('navigation', { name: 'Sections' });
+    const nav = await sections(page);
     soft(await nav.evaluate((n) => n.scrollWidth - n.clientWidth), 'the phone navigation, hidden width').toBeLessThanOrEqual(0);
     const unreachable = await nav.getByRole('link').evaluateAll((links) =>
       links
@@ -343,6 +344,7 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('evaluation by hand, step by 
     );
     soft(unreachable, 'sections out of reach on a phone').toEqual([]);
     soft(await nav.getByRole('link').count(), 'sections').toBeGreaterThan(8);
+    await closeSections(page);
     await page.setViewportSize({ width: 1280, height: 800 });
 
     // "Exact match" on every page that names checks/exact_match; its path only as a secondary title.

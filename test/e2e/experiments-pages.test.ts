@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
 import { SCREENSHOT_DIR, hasChromium, launchBrowser, seriousViolations } from '../support/browser.ts';
+import { sections } from '../support/sections.ts';
 import { PHONE, unreachableActions, widerThanScreen } from '../support/phone-width.ts';
 
 /**
@@ -141,7 +142,7 @@ describe.runIf(hasChromium)('experiment pages in a real browser', () => {
   });
 
   it('lists the experiments with their last run and the trend of their main score, 100 runs drawn one by one', async () => {
-    await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Experiments' }).click();
+    await (await sections(page)).getByRole('link', { name: 'Experiments' }).click();
     await page.waitForURL('**/experiments');
     const table = page.getByRole('table', { name: 'Experiments' });
     await table.getByRole('link', { name: 'Support bot accuracy' }).waitFor();
@@ -251,7 +252,7 @@ describe.runIf(hasChromium)('experiment pages in a real browser', () => {
     expect(stored.body).toEqual({ experimentSlug: 'support-bot-accuracy', baselineRunId: 'prompt-v2' });
 
     // The list now says how the last run does against it.
-    await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Experiments' }).click();
+    await (await sections(page)).getByRole('link', { name: 'Experiments' }).click();
     const support = page.getByRole('table', { name: 'Experiments' }).getByRole('row').filter({ hasText: 'Support bot accuracy' });
     await support.getByRole('link', { name: /vs prompt-v2/ }).waitFor();
     await shot('experiments');

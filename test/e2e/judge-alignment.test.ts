@@ -237,5 +237,17 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('judge alignment in a real br
     // the run's rows: each labelled trace with people's label, version 1's answer and version 2's
     await page.getByText('jp-1', { exact: true }).first().waitFor();
     await page.getByText('Please wait a day.').first().waitFor();
+    // No saved setup to run or edit (those led to a missing page): the way back is the judge's alignment page.
+    const back = page.getByRole('link', { name: 'Judge alignment' });
+    await back.waitFor();
+    expect(await page.getByRole('button', { name: /^Run( again)?$/ }).count()).toBe(0);
+    await page.getByRole('link', { name: 'Compare with another run' }).click();
+    await page.getByRole('table', { name: 'Runs' }).waitFor();
+    await back.waitFor();
+    expect(await page.getByRole('link', { name: 'Setup' }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: /^Run( again)?$/ }).count()).toBe(0);
+    await back.click();
+    await page.waitForURL('**/evaluators/alignment?evaluator=custom%2Fpolite**');
+    await page.getByRole('region', { name: 'Compare a new version' }).waitFor();
   }, 240_000);
 });

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
 import { SCREENSHOT_DIR, hasChromium, launchBrowser, seriousViolations } from '../support/browser.ts';
+import { sections } from '../support/sections.ts';
 import { agentTrace } from '../support/sample-traces.ts';
 
 /**
@@ -59,7 +60,7 @@ describe.runIf(hasChromium)('prompts, evaluators, monitors and analytics in a re
   }
 
   it('creates a prompt, saves a second version, shows the diff, tags it production and compiles it', async () => {
-    await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Prompts' }).click();
+    await (await sections(page)).getByRole('link', { name: 'Prompts' }).click();
     await page.waitForURL('**/prompts');
     await page.getByText('No prompts yet').waitFor();
     await page.getByRole('button', { name: 'New prompt' }).click();
@@ -168,7 +169,7 @@ describe.runIf(hasChromium)('prompts, evaluators, monitors and analytics in a re
   }, 120_000);
 
   it('lists the evaluators and runs rag/context_recall in its playground', async () => {
-    await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Evaluators' }).click();
+    await (await sections(page)).getByRole('link', { name: 'Evaluators' }).click();
     const card = page.locator('[data-evaluator="rag/context_recall"]');
     await card.waitFor();
     expect(await card.textContent()).toContain('contexts, expected_contexts');
@@ -213,7 +214,7 @@ describe.runIf(hasChromium)('prompts, evaluators, monitors and analytics in a re
     await result.getByRole('link', { name: 'mon-trace-google' }).click();
     await page.waitForURL('**/traces/mon-trace-google');
 
-    await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Monitors' }).click();
+    await (await sections(page)).getByRole('link', { name: 'Monitors' }).click();
     await page.getByRole('link', { name: 'Competitor watch' }).waitFor();
     await page.getByRole('switch', { name: 'Competitor watch enabled' }).click({ force: true });
     await expect.poll(async () => (await web.request('GET', '/api/monitors', { authToken: key })).body.data[0].enabled).toBe(false);
@@ -224,7 +225,7 @@ describe.runIf(hasChromium)('prompts, evaluators, monitors and analytics in a re
   it('shows the dashboard counting the traces the test sent', async () => {
     await send('dash-1', 'First question');
     await send('dash-2', 'Second question');
-    await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Analytics' }).click();
+    await (await sections(page)).getByRole('link', { name: 'Analytics' }).click();
     await page.waitForURL('**/analytics');
     // Analytics is the default dashboard: its charts read the traces the test sent.
     await page.getByRole('heading', { name: 'Overview' }).waitFor();

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
 import { SCREENSHOT_DIR, hasChromium, launchBrowser, signIn } from '../support/browser.ts';
+import { sections } from '../support/sections.ts';
 import { expectSaidAt } from '../support/field-errors.ts';
 import { checkBothWidths } from '../support/both-widths.ts';
 import { agentTrace } from '../support/sample-traces.ts';
@@ -85,7 +86,7 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('review queues in a real brow
   });
 
   it('the queues page lists the queue with its progress and the score configs', async () => {
-    await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Review' }).click();
+    await (await sections(page)).getByRole('link', { name: 'Review' }).click();
     await page.waitForURL('**/queues');
     const row = page.locator('[data-queue="Support answers"]');
     await checkPage('review-queues', () => row.getByText('0 of 3 done').waitFor());

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
 import { SCREENSHOT_DIR, SPAN_JUMPS, hasChromium, launchBrowser, seriousViolations, timeSpanJump } from '../support/browser.ts';
+import { closeSections, sections } from '../support/sections.ts';
 import { PHONE, unreachableActions, widerThanScreen } from '../support/phone-width.ts';
 import { agentTrace, bigTrace, simpleTrace, threadTurn } from '../support/sample-traces.ts';
 
@@ -82,10 +83,13 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('trace search, threads, users
   async function onPhone(what: string, ready: string, shot: string) {
     await page.setViewportSize(PHONE);
     await page.locator(ready).first().waitFor();
-    // Every section of the top navigation is in view (the row wraps; nothing hides past the edge unhinted).
-    const sections = await page.getByRole('navigation', { name: 'Sections' }).getByRole('link').evaluateAll((links) => links.map((l) => { const r = l.getBoundingClientRect(); return r.left >= 0 && r.right <= l.ownerDocument.documentElement.clientWidth; }));
-    expect(sections.length).toBeGreaterThan(6);
-    expect(sections.every(Boolean), `${what}: a section of the navigation out of view`).toBe(true);
+    // The top navigation is one row: its menu opens with every section in view (nothing hides past the edge unhinted).
+    const header = await page.locator('.shell-header').boundingBox();
+    expect(header?.height, `${what}: the top navigation's height`).toBeLessThanOrEqual(56);
+    const inView = await (await sections(page)).getByRole('link').evaluateAll((links) => links.map((l) => { const r = l.getBoundingClientRect(); return r.left >= 0 && r.right <= l.ownerDocument.documentElement.clientWidth; }));
+    expect(inView.length).toBeGreaterThan(6);
+    expect(inView.every(Boolean), `${what}: a section of the navigation out of view`).toBe(true);
+    await closeSections(page);
     expect(await widerThanScreen(page), `${what}: wider than the screen`).toEqual([]);
     expect(await unreachableActions(page), `${what}: actions out of reach`).toEqual([]);
     await accessible();
@@ -210,7 +214,7 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('trace search, threads, users
 
   it('lists the end users, sortable and paged, each opening the traces list filtered to them', async () => {
     await page.goto(project('/traces'));
-    await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Users' }).click();
+    await (await sections(page)).getByRole('link', { name: 'Users' }).click();
     await page.waitForURL('**/users');
     const table = page.getByTestId('users-table');
     await table.locator('tbody tr').first().waitFor();

@@ -1,10 +1,11 @@
-import { Alert, Button, Group, Loader, Text, Tooltip } from '@mantine/core';
+import { Alert, Button, Group, Text, Tooltip } from '@mantine/core';
 import { IconAlertTriangle, IconExternalLink, IconThumbDown, IconThumbUp } from '@tabler/icons-react';
 import { Link } from '@tanstack/react-router';
 import { useThreadTraces, type TraceSummary } from '../api/traces.ts';
 import type { ThreadEvaluation } from '../api/threads.ts';
 import { formatCost, formatDuration, formatFullTime, formatTime, formatTokens } from '../lib/format.ts';
 import { ThreadScoreChip } from './ThreadScoreChip.tsx';
+import { Unloaded } from './QueryState.tsx';
 
 export const THREAD_PAGE_SIZE = 50;
 
@@ -32,14 +33,8 @@ export function ThreadConversation({ projectId, threadId, evaluations }: { proje
   const total = pages.data?.pages[0]?.pagination.totalHits ?? 0;
   return (
     <>
-      {pages.isError ? (
-        <Alert color="red" title="The thread could not be loaded">
-          {pages.error.message}
-        </Alert>
-      ) : pages.isPending ? (
-        <Group justify="center" p="xl">
-          <Loader size="sm" aria-label="Loading the thread" />
-        </Group>
+      {!pages.isSuccess ? (
+        <Unloaded query={pages} failed="The thread could not be loaded" loading="Loading the thread" />
       ) : turns.length === 0 ? (
         <Alert color="gray" title="No traces in this thread (yet)">
           Traces join a thread by their thread id (metadata <span className="mono">thread_id</span>, or the langwatch.thread.id attribute).

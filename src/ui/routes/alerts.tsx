@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { Alert, Button, Group, Loader, Menu, NativeSelect, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Button, Group, Menu, NativeSelect, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { IconPlus } from '@tabler/icons-react';
 import { Link, useParams } from '@tanstack/react-router';
 import { METRICS, useChannelDeliveries, useChannelMutations, useChannels, useRuleHistory, useRuleMutations, useRules, type AlertChannel, type AlertRule } from '../api/alerts.ts';
@@ -10,6 +10,7 @@ import { RuleJudgeTrust } from '../components/JudgeTrust.tsx';
 import { Sparkline } from '../components/Sparkline.tsx';
 import { formatFullTime, formatRelative } from '../lib/format.ts';
 import { fieldError } from '../lib/form-errors.ts';
+import { QueryState } from '../components/QueryState.tsx';
 
 const HOUR = 3_600_000;
 
@@ -32,37 +33,41 @@ export default function AlertsPage() {
           </ButtonLink>
         )}
       </Group>
-      {rules.isError ? (
-        <Alert color="red" title="The rules could not be loaded">
-          {rules.error.message}
-        </Alert>
-      ) : rules.isPending ? (
-        <Group justify="center" p="xl">
-          <Loader size="sm" aria-label="Loading rules" />
-        </Group>
-      ) : rules.data.length === 0 ? (
-        <Alert color="gray" title="No alert rules yet">
-          A rule watches a metric of your traces window by window (error rate, traffic, cost, an evaluator&apos;s pass rate) and tells your channels when it crosses a threshold or changes beyond chance.
-        </Alert>
-      ) : (
-        <div className="panel" tabIndex={0} role="region" aria-label="Alert rules (scrolls sideways)">
-          <Table striped verticalSpacing={6} aria-label="Alert rules">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Rule</Table.Th>
-                <Table.Th>State</Table.Th>
-                <Table.Th>Recent values</Table.Th>
-                <Table.Th>Actions</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {rules.data.map((r) => (
-                <RuleRow key={r.id} projectId={projectId} rule={r} allowed={allowed} now={now} />
-              ))}
-            </Table.Tbody>
-          </Table>
-        </div>
-      )}
+      <QueryState
+        query={rules}
+        failed="The rules could not be loaded"
+        loading="Loading rules"
+        empty={(list) =>
+          list.length === 0 && {
+            title: 'No alert rules yet',
+            children: (
+            <>
+              A rule watches a metric of your traces window by window (error rate, traffic, cost, an evaluator&apos;s pass rate) and tells your channels when it crosses a threshold or changes beyond chance.
+            </>
+          ),
+          }
+        }
+      >
+        {(list) => (
+          <div className="panel" tabIndex={0} role="region" aria-label="Alert rules (scrolls sideways)">
+            <Table striped verticalSpacing={6} aria-label="Alert rules">
+              <Table.Thead>
+                <Table.Tr>
+                  <Table.Th>Rule</Table.Th>
+                  <Table.Th>State</Table.Th>
+                  <Table.Th>Recent values</Table.Th>
+                  <Table.Th>Actions</Table.Th>
+                </Table.Tr>
+              </Table.Thead>
+              <Table.Tbody>
+                {list.map((r) => (
+                  <RuleRow key={r.id} projectId={projectId} rule={r} allowed={allowed} now={now} />
+                ))}
+              </Table.Tbody>
+            </Table>
+          </div>
+        )}
+      </QueryState>
       <Channels projectId={projectId} allowed={allowed} />
     </div>
   );

@@ -1,8 +1,9 @@
 import { useState } from 'react';
-import { Alert, Button, Group, Loader, Paper, Stack, Text, TextInput, Title } from '@mantine/core';
+import { Button, Group, Paper, Stack, Text, TextInput, Title } from '@mantine/core';
 import { Link, useNavigate, useParams } from '@tanstack/react-router';
 import { useDashboardMutations, useDashboards } from '../api/dashboards.ts';
 import { fieldError } from '../lib/form-errors.ts';
+import { QueryState } from '../components/QueryState.tsx';
 
 /** The project's dashboards, shared with everyone in it: the default one first, then a form for a new one. */
 export default function DashboardsPage() {
@@ -26,28 +27,29 @@ export default function DashboardsPage() {
       <Text size="sm" className="muted">
         Charts of the project&apos;s traces, arranged by your team and seen by everyone in the project.
       </Text>
-      {list.isError ? (
-        <Alert color="red" title="The dashboards could not be loaded">
-          {list.error.message}
-        </Alert>
-      ) : list.isPending ? (
-        <Loader size="sm" aria-label="Loading the dashboards" />
-      ) : (
-        <Stack gap="xs" component="ul" p={0} m={0} style={{ listStyle: 'none' }}>
-          {list.data.map((d) => (
-            <Paper withBorder p="sm" component="li" key={d.id} data-dashboard-id={d.id}>
-              <Link to="/p/$projectId/dashboards/$dashboardId" params={{ projectId, dashboardId: d.id }}>
-                {d.name}
-              </Link>
-              <Text size="xs" className="muted">
-                {d.charts} chart{d.charts === 1 ? '' : 's'}
-                {d.builtIn ? ' · the default dashboard' : ''}
-                {d.description ? ` · ${d.description}` : ''}
-              </Text>
-            </Paper>
-          ))}
-        </Stack>
-      )}
+      <QueryState
+        query={list}
+        failed="The dashboards could not be loaded"
+        loading="Loading the dashboards"
+        inline
+      >
+        {(dashboards) => (
+          <Stack gap="xs" component="ul" p={0} m={0} style={{ listStyle: 'none' }}>
+            {dashboards.map((d) => (
+              <Paper withBorder p="sm" component="li" key={d.id} data-dashboard-id={d.id}>
+                <Link to="/p/$projectId/dashboards/$dashboardId" params={{ projectId, dashboardId: d.id }}>
+                  {d.name}
+                </Link>
+                <Text size="xs" className="muted">
+                  {d.charts} chart{d.charts === 1 ? '' : 's'}
+                  {d.builtIn ? ' · the default dashboard' : ''}
+                  {d.description ? ` · ${d.description}` : ''}
+                </Text>
+              </Paper>
+            ))}
+          </Stack>
+        )}
+      </QueryState>
       <form
         onSubmit={(e) => {
           e.preventDefault();

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { ActionIcon, Alert, Button, Group, Loader, Modal, NativeSelect, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { ActionIcon, Alert, Button, Group, Modal, NativeSelect, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { IconPlus, IconTrash, IconUpload } from '@tabler/icons-react';
 import { Link, useNavigate, useParams } from '@tanstack/react-router';
 import { can, useSession } from '../api/session.ts';
@@ -8,6 +8,7 @@ import type { ColumnType } from '../api/types.ts';
 import { formErrors } from '../lib/form-errors.ts';
 import { formatFullTime, formatRelative } from '../lib/format.ts';
 import { UploadDialog } from '../components/DatasetUpload.tsx';
+import { QueryState } from '../components/QueryState.tsx';
 
 /** The project's datasets: name, records, columns, last change; create one, or upload a file. */
 export default function DatasetsPage() {
@@ -33,55 +34,55 @@ export default function DatasetsPage() {
           </Button>
         </Group>
       </Group>
-      {datasets.isError ? (
-        <Alert color="red" title="The datasets could not be loaded">
-          {datasets.error.message}
-        </Alert>
-      ) : datasets.isPending ? (
-        <Group justify="center" p="xl">
-          <Loader size="sm" aria-label="Loading datasets" />
-        </Group>
-      ) : rows.length === 0 ? (
-        <Alert color="gray" title="No datasets yet">
-          A dataset is a table of examples to evaluate against: create one with its columns, upload a CSV, JSON or JSONL file, or add traces to one from the traces list.
-        </Alert>
-      ) : (
-        <div className="panel">
-          <Table striped highlightOnHover verticalSpacing={6} aria-label="Datasets">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Name</Table.Th>
-                <Table.Th className="num">Records</Table.Th>
-                <Table.Th>Columns</Table.Th>
-                <Table.Th>Last change</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {rows.map((d) => (
-                <Table.Tr key={d.id} data-dataset-id={d.id}>
-                  <Table.Td>
-                    <Link to="/p/$projectId/datasets/$datasetId" params={{ projectId, datasetId: d.id }}>
-                      {d.name}
-                    </Link>
-                    <Text size="xs" className="mono muted">
-                      {d.slug}
-                    </Text>
-                  </Table.Td>
-                  <Table.Td className="num">{d.recordCount.toLocaleString()}</Table.Td>
-                  <Table.Td>
-                    <Text size="sm" className="ellipsis" maw={360} title={d.columnTypes.map((c) => `${c.name} (${c.type})`).join(', ')}>
-                      {d.columnTypes.length === 0 ? <span className="muted">none</span> : d.columnTypes.map((c) => c.name).join(', ')}
-                    </Text>
-                  </Table.Td>
-                  <Table.Td title={formatFullTime(d.updatedAt)} className="nowrap">
-                    {formatRelative(Date.parse(d.updatedAt))}
-                  </Table.Td>
+      <QueryState
+        query={datasets}
+        failed="The datasets could not be loaded"
+        loading="Loading datasets"
+        empty={() =>
+          rows.length === 0 && {
+            title: 'No datasets yet',
+            children: 'A dataset is a table of examples to evaluate against: create one with its columns, upload a CSV, JSON or JSONL file, or add traces to one from the traces list.',
+          }
+        }
+      >
+        {() => (
+          <div className="panel">
+            <Table striped highlightOnHover verticalSpacing={6} aria-label="Datasets">
+              <Table.Thead>
+                <Table.Tr>
+                  <Table.Th>Name</Table.Th>
+                  <Table.Th className="num">Records</Table.Th>
+                  <Table.Th>Columns</Table.Th>
+                  <Table.Th>Last change</Table.Th>
                 </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </div>
-      )}
+              </Table.Thead>
+              <Table.Tbody>
+                {rows.map((d) => (
+                  <Table.Tr key={d.id} data-dataset-id={d.id}>
+                    <Table.Td>
+                      <Link to="/p/$projectId/datasets/$datasetId" params={{ projectId, datasetId: d.id }}>
+                        {d.name}
+                      </Link>
+                      <Text size="xs" className="mono muted">
+                        {d.slug}
+                      </Text>
+                    </Table.Td>
+                    <Table.Td className="num">{d.recordCount.toLocaleString()}</Table.Td>
+                    <Table.Td>
+                      <Text size="sm" className="ellipsis" maw={360} title={d.columnTypes.map((c) => `${c.name} (${c.type})`).join(', ')}>
+                        {d.columnTypes.length === 0 ? <span className="muted">none</span> : d.columnTypes.map((c) => c.name).join(', ')}
+                      </Text>
+                    </Table.Td>
+                    <Table.Td title={formatFullTime(d.updatedAt)} className="nowrap">
+                      {formatRelative(Date.parse(d.updatedAt))}
+                    </Table.Td>
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </Table>
+          </div>
+        )}
+      </QueryState>
       {creating && <NewDatasetModal projectId={projectId} onClose={() => setCreating(false)} />}
       {uploading && <UploadDialog projectId={projectId} target={null} onClose={() => setUploading(false)} />}
     </div>

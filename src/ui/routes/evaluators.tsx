@@ -1,9 +1,10 @@
-import { Alert, Badge, Button, Group, Loader, Paper, Stack, Text, Title, Tooltip } from '@mantine/core';
+import { Badge, Button, Group, Paper, Stack, Text, Title, Tooltip } from '@mantine/core';
 import { IconAlertCircle, IconPencil, IconPlus, IconScale } from '@tabler/icons-react';
 import { useParams } from '@tanstack/react-router';
 import { ButtonLink } from '../components/ButtonLink.tsx';
 import { useCatalogue, type Evaluator } from '../api/evaluators.ts';
 import { can, useSession } from '../api/session.ts';
+import { QueryState } from '../components/QueryState.tsx';
 
 /** Every evaluator: what it does, its data fields, what it needs (LLM, service, variables) and whether it can run here. */
 export default function EvaluatorsPage() {
@@ -31,21 +32,19 @@ export default function EvaluatorsPage() {
         Try one in its playground, or make it a monitor that evaluates incoming traces by itself. Write your own LLM judge with New evaluator. An evaluator whose provider is not
         configured on this server is greyed out, with the variable to set.
       </Text>
-      {catalogue.isError ? (
-        <Alert color="red" title="The catalogue could not be loaded">
-          {catalogue.error.message}
-        </Alert>
-      ) : catalogue.isPending ? (
-        <Group justify="center" p="xl">
-          <Loader size="sm" aria-label="Loading evaluators" />
-        </Group>
-      ) : (
-        <div className="card-grid" role="list" aria-label="Evaluators">
-          {[...catalogue.data].sort((a, b) => Number(b.category === 'custom') - Number(a.category === 'custom')).map((e) => (
-            <EvaluatorCard key={e.path} projectId={projectId} evaluator={e} />
-          ))}
-        </div>
-      )}
+      <QueryState
+        query={catalogue}
+        failed="The catalogue could not be loaded"
+        loading="Loading evaluators"
+      >
+        {(evaluators) => (
+          <div className="card-grid" role="list" aria-label="Evaluators">
+            {[...evaluators].sort((a, b) => Number(b.category === 'custom') - Number(a.category === 'custom')).map((e) => (
+              <EvaluatorCard key={e.path} projectId={projectId} evaluator={e} />
+            ))}
+          </div>
+        )}
+      </QueryState>
     </div>
   );
 }

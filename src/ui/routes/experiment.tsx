@@ -1,13 +1,14 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
-import { ActionIcon, Alert, Breadcrumbs, Button, Checkbox, Group, Loader, NativeSelect, Progress, Table, Text, TextInput, Title } from '@mantine/core';
+import { ActionIcon, Alert, Breadcrumbs, Button, Checkbox, Group, NativeSelect, Progress, Table, Text, TextInput, Title } from '@mantine/core';
 import { useMediaQuery } from '@mantine/hooks';
-import { IconArrowDown, IconArrowUp, IconCheck, IconGitCompare, IconPencil, IconPlayerPlay, IconPlayerStop, IconSettings, IconX } from '@tabler/icons-react';
+import { IconArrowDown, IconArrowUp, IconCheck, IconGitCompare, IconPencil, IconPlayerPlay, IconPlayerStop, IconScale, IconSettings, IconX } from '@tabler/icons-react';
 import { Link, useNavigate, useParams, useSearch } from '@tanstack/react-router';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { RUN_ROWS_PAGE, useExperiments, useRefreshRunRows, useRenameRun, useRunNames, useRunRows, useRunShape, useRunStatus, useRunSummary, useRuns, useStartRun, useStopRun } from '../api/experiments.ts';
 import type { Estimate, ExperimentRun, RunRows } from '../api/experiments.ts';
 import { AddToQueueButton } from '../components/AddToQueue.tsx';
 import { ButtonLink } from '../components/ButtonLink.tsx';
+import { Loading, Unloaded } from '../components/QueryState.tsx';
 import { DeletedDatasetNotice } from '../components/DeletedDataset.tsx';
 import { Stat } from '../components/Stat.tsx';
 import { JudgeTrustList } from '../components/JudgeTrust.tsx';
@@ -28,7 +29,10 @@ export default function ExperimentPage() {
   const experiment = experiments.data?.find((e) => e.slug === slug);
   const title = experiment?.name ?? slug;
   // Only a platform-run experiment has a setup the app can run; an SDK's runs come from its code.
-  const platform = experiment?.type === 'EVALUATIONS_V3';
+  // A judge's version comparisons (its target a judge) have none either: they start from the judge's alignment page.
+  const runs = useRuns(projectId, slug);
+  const judge = runs.data?.runs.flatMap((r) => r.targets).find((t) => t.type === 'evaluator')?.evaluatorId ?? null;
+  const platform = experiment?.type === 'EVALUATIONS_V3' && runs.isSuccess && judge === null;
   const nameOf = useRunNames(projectId, slug);
   return (
     <div className="run-page">
@@ -48,9 +52,9 @@ export default function ExperimentPage() {
         )}
       </Breadcrumbs>
       {search.runId ? (
-        <RunView projectId={projectId} slug={slug} runId={search.runId} search={search} platform={platform} />
+        <RunView projectId={projectId} slug={slug} runId={search.runId} search={search} platform={platform} judge={judge} />
       ) : (
-        <RunsView projectId={projectId} slug={slug} title={title} platform={platform} known={!!experiment} />
+        <RunsView projectId={projectId} slug={slug} title={title} platform={platform} judge={judge} known={!!experiment} />
       )}
     </div>
   );
@@ -83,12 +87,21 @@ function RunButton({ projectId, slug, again }: { projectId: string; slug: string
   );
 }
 
+/** In place of Run and Setup on a judge's version comparisons: the judge's alignment page, where they are started. */
+function JudgeLink({ projectId, judge }: { projectId: string; judge: string }) {
+  return (
+    <ButtonLink to="/p/$projectId/evaluators/alignment" params={{ projectId }} search={{ evaluator: judge }} size="sm" variant="default" leftSection={<IconScale size={14} />}>
+      Judge alignment
+    </ButtonLink>
+  );
+}
+
 /** What a run ran, in a line: per target its prompt and version (or name) and model. */
 export function targetsLine(targets: ExperimentRun['targets']): string {
   return targets.map((t) => [t.promptId ? `${t.promptId}${t.promptVersion !== null ? ` v${t.promptVersion}` : ''}` : t.name, t.model].filter(Boolean).join(' · ')).join('; ');
 }
 
-function RunsView({ projectId, slug, title, platform, known }: { projectId: string; slug: string; title: string; platform: boolean; known: boolean }) {
+function RunsView({ projectId, slug, title, platform, judge, known }: { projectId: string; slug: string; title: string; platform: boolean; judge: string | null; known: boolean }) {
   const runs = useRuns(projectId, slug);
   const list = useMemo(() => runs.data?.runs ?? [], [runs.data]);
   const [picked, setPicked] = useState<string[]>([]);
@@ -107,6 +120,7 @@ function RunsView({ projectId, slug, title, platform, known }: { projectId: stri
             Setup
           </ButtonLink>
         )}
+        {judge !== null && <JudgeLink projectId={projectId} judge={judge} />}
         <ButtonLink
           to="/p/$projectId/experiments/$slug/compare"
           params={{ projectId, slug }}
@@ -122,14 +136,8 @@ function RunsView({ projectId, slug, title, platform, known }: { projectId: stri
         </Group>
       </Group>
       <DeletedDatasetNotice projectId={projectId} slug={slug} />
-      {runs.isError ? (
-        <Alert color="red" title="The runs could not be loaded">
-          {runs.error.message}
-        </Alert>
-      ) : runs.isPending ? (
-        <Group justify="center" p="xl">
-          <Loader size="sm" aria-label="Loading runs" />
-        </Group>
+      {!runs.isSuccess ? (
+        <Unloaded query={runs} what="runs" />
       ) : list.length === 0 ? (
         <Alert color="gray" title="No runs yet">
           {platform
@@ -282,7 +290,7 @@ function RunName({ projectId, slug, runId, name }: { projectId: string; slug: st
   );
 }
 
-function RunView({ projectId, slug, runId, search, platform }: { projectId: string; slug: string; runId: string; search: ExperimentSearch; platform: boolean }) {
+function RunView({ projectId, slug, runId, search, platform, judge }: { projectId: string; slug: string; runId: string; search: ExperimentSearch; platform: boolean; judge: string | null }) {
   const status = useRunStatus(projectId, slug, runId);
   const stop = useStopRun(projectId, slug);
   const runs = useRuns(projectId, slug);
@@ -329,12 +337,13 @@ function RunView({ projectId, slug, runId, search, platform }: { projectId: stri
           )}
         </div>
         <Group gap="xs">
-          {platform && running && (
+          {(platform || judge !== null) && running && (
             <Button size="sm" color="red" variant="light" leftSection={<IconPlayerStop size={14} />} loading={stop.isPending} onClick={() => stop.mutate(runId)}>
               Stop
             </Button>
           )}
           {platform && s && !running && <RunButton projectId={projectId} slug={slug} again />}
+          {judge !== null && <JudgeLink projectId={projectId} judge={judge} />}
           {s && (
             <AddToQueueButton
               projectId={projectId}
@@ -361,9 +370,7 @@ function RunView({ projectId, slug, runId, search, platform }: { projectId: stri
         </div>
       )}
       {!shape.data ? (
-        <Group justify="center" p="xl">
-          <Loader size="sm" aria-label="Loading the run's rows" />
-        </Group>
+        <Loading label="Loading the run's rows" />
       ) : (
         <>
           <Aggregates projectId={projectId} slug={slug} runId={runId} running={running} />
@@ -395,18 +402,7 @@ function Aggregates({ projectId, slug, runId, running }: { projectId: string; sl
     if (wasRunning.current && !running) void summary.refetch();
     wasRunning.current = running;
   }, [running, summary]);
-  if (summary.isError)
-    return (
-      <Alert color="red" title="The run's statistics could not be loaded">
-        {summary.error.message}
-      </Alert>
-    );
-  if (!summary.data)
-    return (
-      <Group justify="center" p="md">
-        <Loader size="sm" aria-label="Loading the run's statistics" />
-      </Group>
-    );
+  if (summary.isError || !summary.data) return <Unloaded query={summary} failed="The run's statistics could not be loaded" loading="Loading the run's statistics" />;
   const s = summary.data;
   const groups = s.targets.length > 1 ? s.targets : [s.overall];
   const many = s.targets.length > 1;

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { Alert, Badge, Button, Group, Loader, Table, Text, TextInput, Title } from '@mantine/core';
+import { Badge, Button, Group, Loader, Table, Text, TextInput, Title } from '@mantine/core';
 import { IconPlus } from '@tabler/icons-react';
 import { Link, useNavigate, useParams } from '@tanstack/react-router';
 import { useBaselines, useExperiments, useRunsOf, useVerdicts } from '../api/experiments.ts';
@@ -9,6 +9,7 @@ import { formatFullTime, formatRelative } from '../lib/format.ts';
 import { fmt, mainScore, pct } from '../lib/experiments.ts';
 import { ScrollPanel } from '../components/ScrollPanel.tsx';
 import './experiments.css';
+import { QueryState } from '../components/QueryState.tsx';
 
 /** How many runs the trend shows, oldest to newest: every one drawn. */
 const TREND_RUNS = 100;
@@ -34,49 +35,53 @@ export default function ExperimentsPage() {
         </Title>
         <NewExperiment projectId={projectId} existing={list} />
       </Group>
-      {experiments.isError ? (
-        <Alert color="red" title="The experiments could not be loaded">
-          {experiments.error.message}
-        </Alert>
-      ) : experiments.isPending ? (
-        <Group justify="center" p="xl">
-          <Loader size="sm" aria-label="Loading experiments" />
-        </Group>
-      ) : list.length === 0 ? (
-        <Alert color="gray" title="No experiments yet">
-          An experiment runs a prompt or your agent over a dataset and scores every row. Name one under New experiment and set it up (a dataset, a prompt
+      <QueryState
+        query={experiments}
+        failed="The experiments could not be loaded"
+        loading="Loading experiments"
+        empty={() =>
+          list.length === 0 && {
+            title: 'No experiments yet',
+            children: (
+            <>
+              An experiment runs a prompt or your agent over a dataset and scores every row. Name one under New experiment and set it up (a dataset, a prompt
           with its variables mapped to the dataset&apos;s columns, evaluators): the app runs it, and runs it again after each change. Or log runs from your own
           code with the LangWatch SDK (<code>langwatch.experiments.init(...)</code>) pointed at this server. Either way its runs, scores and costs appear here.
-        </Alert>
-      ) : (
-        <ScrollPanel label="Experiments">
-          <Table striped highlightOnHover verticalSpacing={6} aria-label="Experiments">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Experiment</Table.Th>
-                <Table.Th>Runs</Table.Th>
-                <Table.Th>Last run</Table.Th>
-                <Table.Th>Last run against the baseline</Table.Th>
-                <Table.Th>Main score, run by run</Table.Th>
-                <Table.Th>Updated</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {list.map((e, i) => (
-                <ExperimentRow
-                  key={e.id}
-                  projectId={projectId}
-                  experiment={e}
-                  runs={runs[i]?.data?.runs}
-                  loading={runs[i]?.isPending ?? true}
-                  baseline={baselines[i]?.data?.baselineRunId}
-                  comparison={verdicts[i]?.data}
-                />
-              ))}
-            </Table.Tbody>
-          </Table>
-        </ScrollPanel>
-      )}
+            </>
+          ),
+          }
+        }
+      >
+        {() => (
+          <ScrollPanel label="Experiments">
+            <Table striped highlightOnHover verticalSpacing={6} aria-label="Experiments">
+              <Table.Thead>
+                <Table.Tr>
+                  <Table.Th>Experiment</Table.Th>
+                  <Table.Th>Runs</Table.Th>
+                  <Table.Th>Last run</Table.Th>
+                  <Table.Th>Last run against the baseline</Table.Th>
+                  <Table.Th>Main score, run by run</Table.Th>
+                  <Table.Th>Updated</Table.Th>
+                </Table.Tr>
+              </Table.Thead>
+              <Table.Tbody>
+                {list.map((e, i) => (
+                  <ExperimentRow
+                    key={e.id}
+                    projectId={projectId}
+                    experiment={e}
+                    runs={runs[i]?.data?.runs}
+                    loading={runs[i]?.isPending ?? true}
+                    baseline={baselines[i]?.data?.baselineRunId}
+                    comparison={verdicts[i]?.data}
+                  />
+                ))}
+              </Table.Tbody>
+            </Table>
+          </ScrollPanel>
+        )}
+      </QueryState>
     </div>
   );
 }

@@ -1,4 +1,4 @@
-import { Alert, Group, Loader, Switch, Table, Title } from '@mantine/core';
+import { Alert, Group, Switch, Table, Title } from '@mantine/core';
 import { IconPlus } from '@tabler/icons-react';
 import { Link, useParams } from '@tanstack/react-router';
 import { monitorTrigger, useEvaluatorName, useMonitorMutations, useMonitors } from '../api/evaluators.ts';
@@ -6,6 +6,7 @@ import { can, useSession } from '../api/session.ts';
 import { ButtonLink } from '../components/ButtonLink.tsx';
 import { FilterChips } from '../components/FilterChips.tsx';
 import { formatFullTime, formatRelative } from '../lib/format.ts';
+import { QueryState } from '../components/QueryState.tsx';
 
 /** The project's monitors: evaluators that run by themselves on matching incoming traces. */
 export default function MonitorsPage() {
@@ -28,63 +29,63 @@ export default function MonitorsPage() {
         )}
       </Group>
       {update.isError && <Alert color="red">{update.error.message}</Alert>}
-      {monitors.isError ? (
-        <Alert color="red" title="The monitors could not be loaded">
-          {monitors.error.message}
-        </Alert>
-      ) : monitors.isPending ? (
-        <Group justify="center" p="xl">
-          <Loader size="sm" aria-label="Loading monitors" />
-        </Group>
-      ) : monitors.data.length === 0 ? (
-        <Alert color="gray" title="No monitors yet">
-          A monitor runs an evaluator on incoming traces (all of them, a sample, or those matching filters) and puts the result on each trace.
-        </Alert>
-      ) : (
-        <div className="panel">
-          <Table striped highlightOnHover verticalSpacing={6} aria-label="Monitors">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Name</Table.Th>
-                <Table.Th>Evaluator</Table.Th>
-                <Table.Th>Runs on</Table.Th>
-                <Table.Th>Sample</Table.Th>
-                <Table.Th>Filters</Table.Th>
-                <Table.Th>Enabled</Table.Th>
-                <Table.Th>Created</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {monitors.data.map((m) => (
-                <Table.Tr key={m.id}>
-                  <Table.Td>
-                    <Link to="/p/$projectId/monitors/$monitorId" params={{ projectId, monitorId: m.id }}>
-                      {m.name}
-                    </Link>
-                  </Table.Td>
-                  <Table.Td title={m.evaluator}>{evaluatorName(m.evaluator)}</Table.Td>
-                  <Table.Td data-testid="monitor-trigger">{monitorTrigger(m)}</Table.Td>
-                  <Table.Td>{Math.round(m.sample * 1000) / 10}%</Table.Td>
-                  <Table.Td>
-                    <FilterChips filters={m.filters} />
-                  </Table.Td>
-                  <Table.Td>
-                    <Switch
-                      aria-label={`${m.name} enabled`}
-                      checked={m.enabled}
-                      disabled={!allowed}
-                      onChange={(e) => update.mutate({ id: m.id, body: { enabled: e.currentTarget.checked } })}
-                    />
-                  </Table.Td>
-                  <Table.Td title={formatFullTime(m.created_at)} className="nowrap">
-                    {formatRelative(Date.parse(m.created_at))}
-                  </Table.Td>
+      <QueryState
+        query={monitors}
+        failed="The monitors could not be loaded"
+        loading="Loading monitors"
+        empty={(list) =>
+          list.length === 0 && {
+            title: 'No monitors yet',
+            children: 'A monitor runs an evaluator on incoming traces (all of them, a sample, or those matching filters) and puts the result on each trace.',
+          }
+        }
+      >
+        {(list) => (
+          <div className="panel">
+            <Table striped highlightOnHover verticalSpacing={6} aria-label="Monitors">
+              <Table.Thead>
+                <Table.Tr>
+                  <Table.Th>Name</Table.Th>
+                  <Table.Th>Evaluator</Table.Th>
+                  <Table.Th>Runs on</Table.Th>
+                  <Table.Th>Sample</Table.Th>
+                  <Table.Th>Filters</Table.Th>
+                  <Table.Th>Enabled</Table.Th>
+                  <Table.Th>Created</Table.Th>
                 </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </div>
-      )}
+              </Table.Thead>
+              <Table.Tbody>
+                {list.map((m) => (
+                  <Table.Tr key={m.id}>
+                    <Table.Td>
+                      <Link to="/p/$projectId/monitors/$monitorId" params={{ projectId, monitorId: m.id }}>
+                        {m.name}
+                      </Link>
+                    </Table.Td>
+                    <Table.Td title={m.evaluator}>{evaluatorName(m.evaluator)}</Table.Td>
+                    <Table.Td data-testid="monitor-trigger">{monitorTrigger(m)}</Table.Td>
+                    <Table.Td>{Math.round(m.sample * 1000) / 10}%</Table.Td>
+                    <Table.Td>
+                      <FilterChips filters={m.filters} />
+                    </Table.Td>
+                    <Table.Td>
+                      <Switch
+                        aria-label={`${m.name} enabled`}
+                        checked={m.enabled}
+                        disabled={!allowed}
+                        onChange={(e) => update.mutate({ id: m.id, body: { enabled: e.currentTarget.checked } })}
+                      />
+                    </Table.Td>
+                    <Table.Td title={formatFullTime(m.created_at)} className="nowrap">
+                      {formatRelative(Date.parse(m.created_at))}
+                    </Table.Td>
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </Table>
+          </div>
+        )}
+      </QueryState>
     </div>
   );
 }

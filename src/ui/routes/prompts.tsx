@@ -1,11 +1,12 @@
 import { useState } from 'react';
-import { Alert, Badge, Button, Group, Loader, Modal, SegmentedControl, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Badge, Button, Group, Modal, SegmentedControl, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { IconPlus, IconSearch } from '@tabler/icons-react';
 import { Link, useNavigate, useParams, useSearch } from '@tanstack/react-router';
 import { can, useSession } from '../api/session.ts';
 import { useCreatePrompt, useMemberNames, usePrompts, tagColor } from '../api/prompts.ts';
 import { formatFullTime, formatRelative } from '../lib/format.ts';
 import { fieldError } from '../lib/form-errors.ts';
+import { QueryState } from '../components/QueryState.tsx';
 
 /** The project's prompts (organization prompts included), newest version each; search by handle. */
 export default function PromptsPage() {
@@ -40,66 +41,70 @@ export default function PromptsPage() {
           </Button>
         </Group>
       </Group>
-      {prompts.isError ? (
-        <Alert color="red" title="The prompts could not be loaded">
-          {prompts.error.message}
-        </Alert>
-      ) : prompts.isPending ? (
-        <Group justify="center" p="xl">
-          <Loader size="sm" aria-label="Loading prompts" />
-        </Group>
-      ) : rows.length === 0 ? (
-        <Alert color="gray" title={needle ? 'No prompt matches' : 'No prompts yet'}>
-          {needle ? 'No handle contains this text.' : 'Create one: a handle, a system prompt, messages with {{variables}}, then fetch it by handle and tag from your code.'}
-        </Alert>
-      ) : (
-        <div className="panel">
-          <Table striped highlightOnHover verticalSpacing={6} aria-label="Prompts">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Handle</Table.Th>
-                <Table.Th>Scope</Table.Th>
-                <Table.Th>Version</Table.Th>
-                <Table.Th>Tags</Table.Th>
-                <Table.Th>Model</Table.Th>
-                <Table.Th>Author</Table.Th>
-                <Table.Th>Updated</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {rows.map((p) => (
-                <Table.Tr key={p.id} data-prompt-id={p.id}>
-                  <Table.Td>
-                    <Link to="/p/$projectId/prompts/$promptId" params={{ projectId, promptId: p.id }} className="mono">
-                      {p.handle ?? p.id}
-                    </Link>
-                  </Table.Td>
-                  <Table.Td>
-                    <Badge size="sm" variant="light" color={p.scope === 'ORGANIZATION' ? 'grape' : 'gray'} tt="none">
-                      {p.scope === 'ORGANIZATION' ? 'organization' : 'project'}
-                    </Badge>
-                  </Table.Td>
-                  <Table.Td>v{p.version}</Table.Td>
-                  <Table.Td>
-                    <Group gap={4}>
-                      {p.tags.map((t) => (
-                        <Badge key={t} size="sm" variant="outline" tt="none" color={tagColor(t)}>
-                          {t}
-                        </Badge>
-                      ))}
-                    </Group>
-                  </Table.Td>
-                  <Table.Td className="mono">{p.model}</Table.Td>
-                  <Table.Td>{author(p.authorId)}</Table.Td>
-                  <Table.Td title={formatFullTime(p.versionCreatedAt)} className="nowrap">
-                    {formatRelative(Date.parse(p.versionCreatedAt))}
-                  </Table.Td>
+      <QueryState
+        query={prompts}
+        failed="The prompts could not be loaded"
+        loading="Loading prompts"
+        empty={() =>
+          rows.length === 0 && {
+            title: needle ? 'No prompt matches' : 'No prompts yet',
+            children: (
+            <>
+              {needle ? 'No handle contains this text.' : 'Create one: a handle, a system prompt, messages with {{variables}}, then fetch it by handle and tag from your code.'}
+            </>
+          ),
+          }
+        }
+      >
+        {() => (
+          <div className="panel">
+            <Table striped highlightOnHover verticalSpacing={6} aria-label="Prompts">
+              <Table.Thead>
+                <Table.Tr>
+                  <Table.Th>Handle</Table.Th>
+                  <Table.Th>Scope</Table.Th>
+                  <Table.Th>Version</Table.Th>
+                  <Table.Th>Tags</Table.Th>
+                  <Table.Th>Model</Table.Th>
+                  <Table.Th>Author</Table.Th>
+                  <Table.Th>Updated</Table.Th>
                 </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </div>
-      )}
+              </Table.Thead>
+              <Table.Tbody>
+                {rows.map((p) => (
+                  <Table.Tr key={p.id} data-prompt-id={p.id}>
+                    <Table.Td>
+                      <Link to="/p/$projectId/prompts/$promptId" params={{ projectId, promptId: p.id }} className="mono">
+                        {p.handle ?? p.id}
+                      </Link>
+                    </Table.Td>
+                    <Table.Td>
+                      <Badge size="sm" variant="light" color={p.scope === 'ORGANIZATION' ? 'grape' : 'gray'} tt="none">
+                        {p.scope === 'ORGANIZATION' ? 'organization' : 'project'}
+                      </Badge>
+                    </Table.Td>
+                    <Table.Td>v{p.version}</Table.Td>
+                    <Table.Td>
+                      <Group gap={4}>
+                        {p.tags.map((t) => (
+                          <Badge key={t} size="sm" variant="outline" tt="none" color={tagColor(t)}>
+                            {t}
+                          </Badge>
+                        ))}
+                      </Group>
+                    </Table.Td>
+                    <Table.Td className="mono">{p.model}</Table.Td>
+                    <Table.Td>{author(p.authorId)}</Table.Td>
+                    <Table.Td title={formatFullTime(p.versionCreatedAt)} className="nowrap">
+                      {formatRelative(Date.parse(p.versionCreatedAt))}
+                    </Table.Td>
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </Table>
+          </div>
+        )}
+      </QueryState>
       <NewPromptModal projectId={projectId} opened={creating} onClose={() => setCreating(false)} />
     </div>
   );

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { Alert, Badge, Button, Group, Loader, Modal, MultiSelect, NativeSelect, NumberInput, Progress, Stack, Table, Text, TextInput, Textarea, Title } from '@mantine/core';
+import { Alert, Badge, Button, Group, Modal, MultiSelect, NativeSelect, NumberInput, Progress, Stack, Table, Text, TextInput, Textarea, Title } from '@mantine/core';
 import { IconListCheck, IconPencil, IconPlus, IconTrash } from '@tabler/icons-react';
 import { useQuery } from '@tanstack/react-query';
 import { useParams } from '@tanstack/react-router';
@@ -10,6 +10,7 @@ import { can, useSession } from '../api/session.ts';
 import type { ReviewQueue, ScoreConfig } from '../api/review.ts';
 import { ButtonLink } from '../components/ButtonLink.tsx';
 import { formErrors } from '../lib/form-errors.ts';
+import { QueryState } from '../components/QueryState.tsx';
 
 /** Annotation queues (with their progress) and the score configs reviewers fill in. */
 export default function QueuesPage() {
@@ -33,107 +34,111 @@ export default function QueuesPage() {
           </Button>
         )}
       </Group>
-      {queues.isError ? (
-        <Alert color="red" title="The queues could not be loaded">
-          {queues.error.message}
-        </Alert>
-      ) : queues.isPending ? (
-        <Group justify="center" p="xl">
-          <Loader size="sm" aria-label="Loading queues" />
-        </Group>
-      ) : queues.data.length === 0 ? (
-        <Alert color="gray" title="No queues yet">
-          A queue is a list of traces for people to review with the scores you define. Add traces from the traces list (tick them, then Add to queue), an experiment
+      <QueryState
+        query={queues}
+        failed="The queues could not be loaded"
+        loading="Loading queues"
+        empty={(list) =>
+          list.length === 0 && {
+            title: 'No queues yet',
+            children: (
+            <>
+              A queue is a list of traces for people to review with the scores you define. Add traces from the traces list (tick them, then Add to queue), an experiment
           run, or a monitor's failures.
-        </Alert>
-      ) : (
-        <div className="panel">
-          <Table verticalSpacing={6} aria-label="Review queues" className="queue-table">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Queue</Table.Th>
-                <Table.Th>Progress</Table.Th>
-                <Table.Th>Reviewers</Table.Th>
-                <Table.Th />
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {queues.data.map((q) => {
-                const done = q.progress.completed + q.progress.skipped;
-                return (
-                  <Table.Tr key={q.id} data-queue={q.name}>
-                    <Table.Td>
-                      <Text size="sm" fw={600}>
-                        {q.name}
-                      </Text>
-                      {q.description && (
-                        <Text size="xs" className="muted">
-                          {q.description}
+            </>
+          ),
+          }
+        }
+      >
+        {(list) => (
+          <div className="panel">
+            <Table verticalSpacing={6} aria-label="Review queues" className="queue-table">
+              <Table.Thead>
+                <Table.Tr>
+                  <Table.Th>Queue</Table.Th>
+                  <Table.Th>Progress</Table.Th>
+                  <Table.Th>Reviewers</Table.Th>
+                  <Table.Th />
+                </Table.Tr>
+              </Table.Thead>
+              <Table.Tbody>
+                {list.map((q) => {
+                  const done = q.progress.completed + q.progress.skipped;
+                  return (
+                    <Table.Tr key={q.id} data-queue={q.name}>
+                      <Table.Td>
+                        <Text size="sm" fw={600}>
+                          {q.name}
                         </Text>
-                      )}
-                      <Group gap={4} mt={2}>
-                        {q.scoreConfigIds.map((id) => (
-                          <Badge key={id} size="xs" variant="light" color="gray">
-                            {configs.data?.find((c) => c.id === id)?.name ?? id}
-                          </Badge>
-                        ))}
-                      </Group>
-                    </Table.Td>
-                    <Table.Td style={{ minWidth: 140 }}>
-                      <Progress value={q.progress.total ? (done / q.progress.total) * 100 : 0} size="sm" aria-label={`${q.name}: ${done} of ${q.progress.total} done`} />
-                      <Text size="xs" className="muted" mt={2}>
-                        {done} of {q.progress.total} done · {q.progress.skipped} skipped · {q.progress.claimed} in review
-                      </Text>
-                    </Table.Td>
-                    <Table.Td>
-                      {q.progress.byReviewer.length === 0 ? (
-                        <Text size="xs" className="muted">
-                          Anyone in the project
-                        </Text>
-                      ) : (
-                        q.progress.byReviewer.map((r) => (
-                          <Text size="xs" key={r.reviewer} className="nowrap">
-                            {r.email ?? (r.reviewer.startsWith('key:') ? 'API key' : r.reviewer)}: {r.completed} done
-                            {r.skipped ? `, ${r.skipped} skipped` : ''}
+                        {q.description && (
+                          <Text size="xs" className="muted">
+                            {q.description}
                           </Text>
-                        ))
-                      )}
-                    </Table.Td>
-                    <Table.Td>
-                      <Group gap={6} wrap="nowrap" justify="flex-end">
-                        <ButtonLink to="/p/$projectId/queues/$queueId/review" params={{ projectId, queueId: q.id }} size="compact-sm" leftSection={<IconListCheck size={14} />}>
-                          Review
-                        </ButtonLink>
-                        {mayManage && (
-                          <>
-                            <Button size="compact-sm" variant="default" onClick={() => setAdding(q)}>
-                              Add items
-                            </Button>
-                            <Button size="compact-sm" variant="subtle" aria-label={`Edit ${q.name}`} onClick={() => setEditing(q)}>
-                              <IconPencil size={14} />
-                            </Button>
-                            <Button
-                              size="compact-sm"
-                              variant="subtle"
-                              color="red"
-                              aria-label={`Delete ${q.name}`}
-                              onClick={() => {
-                                if (window.confirm(`Delete the queue "${q.name}"? Annotations already made stay.`)) remove.mutate(q.id);
-                              }}
-                            >
-                              <IconTrash size={14} />
-                            </Button>
-                          </>
                         )}
-                      </Group>
-                    </Table.Td>
-                  </Table.Tr>
-                );
-              })}
-            </Table.Tbody>
-          </Table>
-        </div>
-      )}
+                        <Group gap={4} mt={2}>
+                          {q.scoreConfigIds.map((id) => (
+                            <Badge key={id} size="xs" variant="light" color="gray">
+                              {configs.data?.find((c) => c.id === id)?.name ?? id}
+                            </Badge>
+                          ))}
+                        </Group>
+                      </Table.Td>
+                      <Table.Td style={{ minWidth: 140 }}>
+                        <Progress value={q.progress.total ? (done / q.progress.total) * 100 : 0} size="sm" aria-label={`${q.name}: ${done} of ${q.progress.total} done`} />
+                        <Text size="xs" className="muted" mt={2}>
+                          {done} of {q.progress.total} done · {q.progress.skipped} skipped · {q.progress.claimed} in review
+                        </Text>
+                      </Table.Td>
+                      <Table.Td>
+                        {q.progress.byReviewer.length === 0 ? (
+                          <Text size="xs" className="muted">
+                            Anyone in the project
+                          </Text>
+                        ) : (
+                          q.progress.byReviewer.map((r) => (
+                            <Text size="xs" key={r.reviewer} className="nowrap">
+                              {r.email ?? (r.reviewer.startsWith('key:') ? 'API key' : r.reviewer)}: {r.completed} done
+                              {r.skipped ? `, ${r.skipped} skipped` : ''}
+                            </Text>
+                          ))
+                        )}
+                      </Table.Td>
+                      <Table.Td>
+                        <Group gap={6} wrap="nowrap" justify="flex-end">
+                          <ButtonLink to="/p/$projectId/queues/$queueId/review" params={{ projectId, queueId: q.id }} size="compact-sm" leftSection={<IconListCheck size={14} />}>
+                            Review
+                          </ButtonLink>
+                          {mayManage && (
+                            <>
+                              <Button size="compact-sm" variant="default" onClick={() => setAdding(q)}>
+                                Add items
+                              </Button>
+                              <Button size="compact-sm" variant="subtle" aria-label={`Edit ${q.name}`} onClick={() => setEditing(q)}>
+                                <IconPencil size={14} />
+                              </Button>
+                              <Button
+                                size="compact-sm"
+                                variant="subtle"
+                                color="red"
+                                aria-label={`Delete ${q.name}`}
+                                onClick={() => {
+                                  if (window.confirm(`Delete the queue "${q.name}"? Annotations already made stay.`)) remove.mutate(q.id);
+                                }}
+                              >
+                                <IconTrash size={14} />
+                              </Button>
+                            </>
+                          )}
+                        </Group>
+                      </Table.Td>
+                    </Table.Tr>
+                  );
+                })}
+              </Table.Tbody>
+            </Table>
+          </div>
+        )}
+      </QueryState>
       <ScoreConfigs projectId={projectId} configs={configs.data ?? []} mayManage={can(session, 'scoreConfigs:create')} />
       {editing && <QueueDialog projectId={projectId} queue={editing === 'new' ? null : editing} configs={configs.data ?? []} onClose={() => setEditing(null)} />}
       {adding && <AddItemsDialog projectId={projectId} queue={adding} onClose={() => setAdding(null)} />}

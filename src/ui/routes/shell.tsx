@@ -1,11 +1,12 @@
-import { useEffect } from 'react';
+import { useEffect, useState } from 'react';
 import { Alert, Avatar, Group, Menu, NativeSelect, Text, UnstyledButton } from '@mantine/core';
-import { IconChevronDown, IconClock, IconLogout, IconSettings, IconTelescope } from '@tabler/icons-react';
-import { Link, Outlet, useNavigate, useParams, useRouteContext } from '@tanstack/react-router';
+import { IconChevronDown, IconClock, IconLogout, IconMenu2, IconSettings, IconTelescope } from '@tabler/icons-react';
+import { Link, Outlet, useLocation, useNavigate, useParams, useRouteContext } from '@tanstack/react-router';
 import { rememberProject, useSession, useSignOut, useSwitchOrganization } from '../api/session.ts';
 import { setTimeZoneChoice, timeZoneChoice } from '../lib/format.ts';
 
-const PART2_SECTIONS = [
+const SECTIONS = [
+  ['/p/$projectId/traces', 'Traces'],
   ['/p/$projectId/datasets', 'Datasets'],
   ['/p/$projectId/queues', 'Review'],
   ['/p/$projectId/threads', 'Threads'],
@@ -31,6 +32,7 @@ export default function Shell() {
   const endSession = useSignOut();
   const sessionIn = useSwitchOrganization();
   const project = session.projects.find((p) => p.id === projectId);
+  const sections = useSectionsMenu();
 
   useEffect(() => {
     if (project) rememberProject(project.id);
@@ -82,19 +84,20 @@ export default function Shell() {
           data={[...(project ? [] : [{ value: '', label: 'Choose a project' }]), ...session.projects.map((p) => ({ value: p.id, label: p.name }))]}
           w={180}
         />
-        <nav aria-label="Sections" className="shell-nav">
-          <Link to="/p/$projectId/traces" params={{ projectId }} className="nav-link" activeProps={{ 'aria-current': 'page' }}>
-            Traces
-          </Link>
-          {PART2_SECTIONS.map(([to, label]) => (
+        {/* On a phone the sections fold behind one button (the header stays one row); at desktop width the button is not drawn and the sections are always shown. */}
+        <button type="button" className="shell-sections-button" aria-label={`Sections: ${sections.current}`} aria-expanded={sections.open} aria-controls="shell-sections" onClick={sections.toggle} id="shell-sections-button">
+          <IconMenu2 size={16} aria-hidden /> <span className="ellipsis">{sections.current}</span>
+        </button>
+        <nav aria-label="Sections" id="shell-sections" className={sections.open ? 'shell-nav open' : 'shell-nav'}>
+          {SECTIONS.map(([to, label]) => (
             <Link key={to} to={to} params={{ projectId }} className="nav-link" activeProps={{ 'aria-current': 'page' }}>
               {label}
             </Link>
           ))}
         </nav>
         <div style={{ flex: 1 }} />
-        <Link to="/p/$projectId/settings" params={{ projectId }} className="nav-link" activeProps={{ 'aria-current': 'page' }}>
-          <IconSettings size={14} aria-hidden style={{ verticalAlign: -2 }} /> Settings
+        <Link to="/p/$projectId/settings" params={{ projectId }} className="nav-link" aria-label="Settings" activeProps={{ 'aria-current': 'page' }}>
+          <IconSettings size={14} aria-hidden style={{ verticalAlign: -2 }} /> <span className="shell-settings-word">Settings</span>
         </Link>
         <Menu position="bottom-end" withinPortal>
           <Menu.Target>
@@ -143,4 +146,39 @@ export default function Shell() {
       </div>
     </div>
   );
+}
+
+/**
+ * The phone's sections menu: open or closed, the section the page belongs to (the button's
+ * word), closed again by a move to another page, Escape (back to the button) or a press outside.
+ */
+function useSectionsMenu() {
+  const { pathname } = useLocation();
+  // Open on the page it was opened on: another page finds it closed.
+  const [openOn, setOpenOn] = useState<string | null>(null);
+  const open = openOn === pathname;
+  const section = pathname.split('/')[3] ?? '';
+  const current = SECTIONS.find(([to]) => to.split('/')[3] === section)?.[1] ?? (section === 'settings' ? 'Settings' : 'Sections');
+
+  useEffect(() => {
+    if (!open) return;
+    const button = () => document.getElementById('shell-sections-button');
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key !== 'Escape') return;
+      setOpenOn(null);
+      button()?.focus();
+    };
+    const onPress = (e: PointerEvent) => {
+      const target = e.target as Node;
+      if (!document.getElementById('shell-sections')?.contains(target) && !button()?.contains(target)) setOpenOn(null);
+    };
+    document.addEventListener('keydown', onKey);
+    document.addEventListener('pointerdown', onPress);
+    return () => {
+      document.removeEventListener('keydown', onKey);
+      document.removeEventListener('pointerdown', onPress);
+    };
+  }, [open]);
+
+  return { open, current, toggle: () => setOpenOn(open ? null : pathname) };
 }

@@ -7,6 +7,7 @@ import { fieldError } from '../lib/form-errors.ts';
 import { pct, points } from '../lib/experiments.ts';
 import { formatRelative } from '../lib/format.ts';
 import './experiments.css';
+import { Unloaded } from '../components/QueryState.tsx';
 
 type Rate = NonNullable<BatchComparison['scenarios'][number]['baseline']>;
 
@@ -45,14 +46,8 @@ export default function SimulationComparePage() {
         <Alert color="gray" title="Pick a scenario set">
           Open a set on the <Link to="/p/$projectId/simulations" params={{ projectId }}>simulations page</Link> and choose “Compare batches”.
         </Alert>
-      ) : batches.isError ? (
-        <Alert color="red" title="The batches could not be loaded">
-          {batches.error.message}
-        </Alert>
       ) : !batches.isSuccess ? (
-        <Group justify="center" p="xl">
-          <Loader size="sm" aria-label="Loading batches" />
-        </Group>
+        <Unloaded query={batches} failed="The batches could not be loaded" loading="Loading batches" />
       ) : list.length < 2 ? (
         <Alert color="gray" title="One batch so far">
           Run the set again (with the new version of the agent) to compare two batches.

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { Alert, Button, Group, Loader, NativeSelect, NumberInput, SegmentedControl, Stack, Text, TextInput, Textarea, Title } from '@mantine/core';
+import { Alert, Button, Group, NativeSelect, NumberInput, SegmentedControl, Stack, Text, TextInput, Textarea, Title } from '@mantine/core';
 import { IconArrowLeft, IconPencil, IconPlayerPlay, IconPlus, IconTrash } from '@tabler/icons-react';
 import { Link, useNavigate, useParams } from '@tanstack/react-router';
 import { useScenarioChanges, useScenarios, type Scenario, type ScenarioBody } from '../api/simulations.ts';
@@ -8,6 +8,7 @@ import { can, useSession } from '../api/session.ts';
 import { ModelPicker } from '../components/ModelPicker.tsx';
 import { formErrors } from '../lib/form-errors.ts';
 import { headersOf, headersText } from '../lib/header-lines.ts';
+import { QueryState } from '../components/QueryState.tsx';
 
 interface Form {
   name: string;
@@ -116,22 +117,26 @@ export default function SimulationScenariosPage() {
         )}
       </Group>
       {editing !== null && <ScenarioForm key={editing === 'new' ? 'new' : editing.id} projectId={projectId} scenario={editing === 'new' ? null : editing} onDone={() => setEditing(null)} />}
-      {scenarios.isError ? (
-        <Alert color="red" title="The scenarios could not be loaded">
-          {scenarios.error.message}
-        </Alert>
-      ) : !scenarios.isSuccess ? (
-        <Group justify="center" p="xl">
-          <Loader size="sm" aria-label="Loading scenarios" />
-        </Group>
-      ) : sets.length === 0 ? (
-        <Alert color="gray" title="No scenarios yet">
-          A scenario describes a user (who they are and what they want), the agent they talk to and what the judge checks. Define one, then run its set: Spyglass plays the user and the judge with the
+      <QueryState
+        query={scenarios}
+        failed="The scenarios could not be loaded"
+        loading="Loading scenarios"
+        empty={() =>
+          sets.length === 0 && {
+            title: 'No scenarios yet',
+            children: (
+            <>
+              A scenario describes a user (who they are and what they want), the agent they talk to and what the judge checks. Define one, then run its set: Spyglass plays the user and the judge with the
           project&apos;s model providers.
-        </Alert>
-      ) : (
-        sets.map((set) => <SetScenarios key={set} projectId={projectId} set={set} scenarios={scenarios.data.filter((s) => s.scenarioSetId === set)} mayEdit={mayEdit} onEdit={setEditing} />)
-      )}
+            </>
+          ),
+          }
+        }
+      >
+        {(list) => (
+          sets.map((set) => <SetScenarios key={set} projectId={projectId} set={set} scenarios={list.filter((s) => s.scenarioSetId === set)} mayEdit={mayEdit} onEdit={setEditing} />)
+        )}
+      </QueryState>
     </div>
   );
 }

@@ -1,23 +1,10 @@
-import { Alert, Group, Loader, Progress, Table, Text, Title } from '@mantine/core';
-import type { UseQueryResult } from '@tanstack/react-query';
+import { Alert, Group, Progress, Table, Text, Title } from '@mantine/core';
 import { IconArrowLeft, IconArrowsDiff, IconListDetails } from '@tabler/icons-react';
 import { ButtonLink } from '../components/ButtonLink.tsx';
+import { Unloaded } from '../components/QueryState.tsx';
 import { Link, useParams, useSearch } from '@tanstack/react-router';
 import { useBatchRuns, useSimulationBatches, useSimulationSets, type SimulationRunSummary } from '../api/simulations.ts';
 import { formatDuration, formatFullTime, formatRelative } from '../lib/format.ts';
-
-/** A list that is still loading, or could not be: the same answer on the three levels. */
-function Unloaded({ query, what }: { query: UseQueryResult; what: string }) {
-  return query.isError ? (
-    <Alert color="red" title={`The ${what} could not be loaded`}>
-      {query.error.message}
-    </Alert>
-  ) : (
-    <Group justify="center" p="xl">
-      <Loader size="sm" aria-label={`Loading ${what}`} />
-    </Group>
-  );
-}
 
 const percent = (rate: number | null) => (rate === null ? '-' : `${Math.round(rate * 100)} %`);
 

@@ -1,5 +1,5 @@
 import { Fragment, useEffect, useMemo, useState } from 'react';
-import { Alert, Button, Group, Loader, Table, Text, TextInput, Title } from '@mantine/core';
+import { Button, Group, Table, Text, TextInput, Title } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { IconSearch } from '@tabler/icons-react';
 import { Link, useNavigate, useParams, useSearch } from '@tanstack/react-router';
@@ -15,6 +15,7 @@ import { parseScoreFilter } from '../lib/trace-filters.ts';
 import { useRangeAnchor } from '../lib/use-range-anchor.ts';
 import type { ThreadsSearch } from '../router.tsx';
 import { formatCost, formatDuration, formatFullTime, formatRelative } from '../lib/format.ts';
+import { QueryState } from '../components/QueryState.tsx';
 
 const PAGE_SIZE = 50;
 type Sort = NonNullable<ThreadsSearch['tsort']>;
@@ -97,97 +98,101 @@ export default function ThreadsPage() {
         Conversations: the traces sharing a thread id. A thread is listed when any of its traces matches the search and filters; its figures count all its turns. Scores come from
         thread monitors; the columns after them are people's scores from review queues.
       </Text>
-      {threads.isError ? (
-        <Alert color="red" title="The threads could not be loaded">
-          {threads.error.message}
-        </Alert>
-      ) : threads.isPending ? (
-        <Group justify="center" p="xl">
-          <Loader size="sm" aria-label="Loading threads" />
-        </Group>
-      ) : threads.data.threads.length === 0 ? (
-        <Alert color="gray" title="No threads match">
-          Traces join a thread by their thread id (metadata <span className="mono">thread_id</span>, or the langwatch.thread.id attribute).
-        </Alert>
-      ) : (
-        <>
-          <div className="panel table-scroll" style={{ flexShrink: 0 }}>
-            <Table striped highlightOnHover verticalSpacing={6} aria-label="Threads" aria-rowcount={total + 1} data-testid="threads-table" style={{ opacity: threads.isPlaceholderData ? 0.6 : 1 }}>
-              <Table.Thead>
-                <Table.Tr>
-                  {header('thread_id', 'Thread')}
-                  {header('turns', 'Turns', true)}
-                  {header('duration', 'Duration', true)}
-                  {header('cost', 'Cost', true)}
-                  {header('errors', 'Errors', true)}
-                  {header('users', 'Users')}
-                  <Table.Th>Scores</Table.Th>
-                  {reviewColumns.map((c) =>
-                    // Numeric and boolean scores sort by their mean (the server's sortByScore); categories do not.
-                    c.kind === 'categorical' ? (
-                      <Table.Th key={c.configId} title="People's score (review queues)">
-                        {c.name}
-                      </Table.Th>
-                    ) : (
-                      <Fragment key={c.configId}>{header(`score:${c.configId}`, c.name, true)}</Fragment>
-                    ),
-                  )}
-                  {header('last_seen', 'Last turn')}
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {threads.data.threads.map((t) => (
-                  <Table.Tr key={t.thread_id} data-thread-id={t.thread_id}>
-                    <Table.Td className="ellipsis mono" style={{ maxWidth: 240 }}>
-                      <Link to="/p/$projectId/threads/$threadId" params={{ projectId, threadId: t.thread_id }} title={`Open thread ${t.thread_id}`}>
-                        {t.thread_id}
-                      </Link>
-                    </Table.Td>
-                    <Table.Td className="num">{t.turns.toLocaleString()}</Table.Td>
-                    <Table.Td className="num nowrap">{formatDuration(t.duration_ms)}</Table.Td>
-                    <Table.Td className="num">{formatCost(t.cost)}</Table.Td>
-                    <Table.Td className="num" style={{ color: t.errors ? '#c92a2a' : undefined }}>
-                      {t.errors.toLocaleString()}
-                    </Table.Td>
-                    <Table.Td className="ellipsis" style={{ maxWidth: 200 }} title={t.users.join(', ')}>
-                      {t.users.length === 0 ? <span className="muted">—</span> : t.users.join(', ')}
-                      {t.user_count > t.users.length && <span className="muted"> +{t.user_count - t.users.length}</span>}
-                    </Table.Td>
-                    <Table.Td>
-                      <Group gap={4} wrap="wrap">
-                        {t.scores.map((s) => (
-                          <ThreadScoreChip key={s.name} score={s} />
-                        ))}
-                      </Group>
-                    </Table.Td>
-                    {reviewColumns.map((c) => (
-                      <Table.Td key={c.configId} className="num nowrap" data-review-score={c.name}>
-                        {reviewCell(t, c.configId)}
-                      </Table.Td>
-                    ))}
-                    <Table.Td className="nowrap" title={formatFullTime(t.last_seen)}>
-                      {formatRelative(t.last_seen)}
-                    </Table.Td>
+      <QueryState
+        query={threads}
+        failed="The threads could not be loaded"
+        loading="Loading threads"
+        empty={(answer) =>
+          answer.threads.length === 0 && {
+            title: 'No threads match',
+            children: (
+            <>
+              Traces join a thread by their thread id (metadata <span className="mono">thread_id</span>, or the langwatch.thread.id attribute).
+            </>
+          ),
+          }
+        }
+      >
+        {(answer) => (
+          <>
+            <div className="panel table-scroll" style={{ flexShrink: 0 }}>
+              <Table striped highlightOnHover verticalSpacing={6} aria-label="Threads" aria-rowcount={total + 1} data-testid="threads-table" style={{ opacity: threads.isPlaceholderData ? 0.6 : 1 }}>
+                <Table.Thead>
+                  <Table.Tr>
+                    {header('thread_id', 'Thread')}
+                    {header('turns', 'Turns', true)}
+                    {header('duration', 'Duration', true)}
+                    {header('cost', 'Cost', true)}
+                    {header('errors', 'Errors', true)}
+                    {header('users', 'Users')}
+                    <Table.Th>Scores</Table.Th>
+                    {reviewColumns.map((c) =>
+                      // Numeric and boolean scores sort by their mean (the server's sortByScore); categories do not.
+                      c.kind === 'categorical' ? (
+                        <Table.Th key={c.configId} title="People's score (review queues)">
+                          {c.name}
+                        </Table.Th>
+                      ) : (
+                        <Fragment key={c.configId}>{header(`score:${c.configId}`, c.name, true)}</Fragment>
+                      ),
+                    )}
+                    {header('last_seen', 'Last turn')}
                   </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
-          </div>
-          <Group justify="space-between" gap="xs">
-            <Text size="sm" className="muted" aria-live="polite" data-testid="threads-count">
-              {total.toLocaleString()} thread{total === 1 ? '' : 's'} · page {page} of {pages}
-            </Text>
-            <Group gap="xs">
-              <Button size="xs" variant="default" disabled={page <= 1} onClick={() => void navigate({ search: { ...search, page: page - 1 > 1 ? page - 1 : undefined }, replace: true })}>
-                Previous
-              </Button>
-              <Button size="xs" variant="default" disabled={page >= pages} onClick={() => void navigate({ search: { ...search, page: page + 1 }, replace: true })}>
-                Next
-              </Button>
+                </Table.Thead>
+                <Table.Tbody>
+                  {answer.threads.map((t) => (
+                    <Table.Tr key={t.thread_id} data-thread-id={t.thread_id}>
+                      <Table.Td className="ellipsis mono" style={{ maxWidth: 240 }}>
+                        <Link to="/p/$projectId/threads/$threadId" params={{ projectId, threadId: t.thread_id }} title={`Open thread ${t.thread_id}`}>
+                          {t.thread_id}
+                        </Link>
+                      </Table.Td>
+                      <Table.Td className="num">{t.turns.toLocaleString()}</Table.Td>
+                      <Table.Td className="num nowrap">{formatDuration(t.duration_ms)}</Table.Td>
+                      <Table.Td className="num">{formatCost(t.cost)}</Table.Td>
+                      <Table.Td className="num" style={{ color: t.errors ? '#c92a2a' : undefined }}>
+                        {t.errors.toLocaleString()}
+                      </Table.Td>
+                      <Table.Td className="ellipsis" style={{ maxWidth: 200 }} title={t.users.join(', ')}>
+                        {t.users.length === 0 ? <span className="muted">—</span> : t.users.join(', ')}
+                        {t.user_count > t.users.length && <span className="muted"> +{t.user_count - t.users.length}</span>}
+                      </Table.Td>
+                      <Table.Td>
+                        <Group gap={4} wrap="wrap">
+                          {t.scores.map((s) => (
+                            <ThreadScoreChip key={s.name} score={s} />
+                          ))}
+                        </Group>
+                      </Table.Td>
+                      {reviewColumns.map((c) => (
+                        <Table.Td key={c.configId} className="num nowrap" data-review-score={c.name}>
+                          {reviewCell(t, c.configId)}
+                        </Table.Td>
+                      ))}
+                      <Table.Td className="nowrap" title={formatFullTime(t.last_seen)}>
+                        {formatRelative(t.last_seen)}
+                      </Table.Td>
+                    </Table.Tr>
+                  ))}
+                </Table.Tbody>
+              </Table>
+            </div>
+            <Group justify="space-between" gap="xs">
+              <Text size="sm" className="muted" aria-live="polite" data-testid="threads-count">
+                {total.toLocaleString()} thread{total === 1 ? '' : 's'} · page {page} of {pages}
+              </Text>
+              <Group gap="xs">
+                <Button size="xs" variant="default" disabled={page <= 1} onClick={() => void navigate({ search: { ...search, page: page - 1 > 1 ? page - 1 : undefined }, replace: true })}>
+                  Previous
+                </Button>
+                <Button size="xs" variant="default" disabled={page >= pages} onClick={() => void navigate({ search: { ...search, page: page + 1 }, replace: true })}>
+                  Next
+                </Button>
+              </Group>
             </Group>
-          </Group>
-        </>
-      )}
+          </>
+        )}
+      </QueryState>
     </div>
   );
 }

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { Alert, Badge, Button, Card, Group, Loader, NumberInput, SegmentedControl, Stack, Table, Text, Title } from '@mantine/core';
+import { Alert, Badge, Button, Card, Group, NumberInput, SegmentedControl, Stack, Table, Text, Title } from '@mantine/core';
 import { IconRefresh } from '@tabler/icons-react';
 import { Link, useNavigate, useParams, useSearch } from '@tanstack/react-router';
 import { useTopicMutations, useTopics, useTopicSettings, type Topic, type TopicSettings } from '../api/topics.ts';
@@ -9,6 +9,7 @@ import { formatCost, formatFullTime, formatRelative } from '../lib/format.ts';
 import { formErrors } from '../lib/form-errors.ts';
 import { useRangeAnchor } from '../lib/use-range-anchor.ts';
 import type { TopicsSearch } from '../router.tsx';
+import { Unloaded } from '../components/QueryState.tsx';
 
 const RANGES = [
   { value: '24h', label: '24 hours', ms: 86_400_000 },
@@ -62,14 +63,8 @@ export default function TopicsPage() {
           {rebuild.error.message}
         </Alert>
       )}
-      {topics.isError ? (
-        <Alert color="red" title="The topics could not be loaded">
-          {topics.error.message}
-        </Alert>
-      ) : topics.isPending ? (
-        <Group justify="center" p="xl">
-          <Loader size="sm" aria-label="Loading topics" />
-        </Group>
+      {!topics.isSuccess ? (
+        <Unloaded query={topics} failed="The topics could not be loaded" loading="Loading topics" />
       ) : topics.data.topics.length === 0 ? (
         status?.enabled ? (
           <Alert color="gray" title="No topics yet">

@@ -17,6 +17,7 @@ import type { ScoreConfig } from '../api/review.ts';
 import { ListToolbar } from '../components/TraceFilters.tsx';
 import { activeFilterCount, decodeColumns, encodeColumns, searchConditions, toSearchRequest, viewSearchOf, type ListSearch, type ListSort } from '../lib/list-search.ts';
 import { useRangeAnchor } from '../lib/use-range-anchor.ts';
+import { Unloaded } from '../components/QueryState.tsx';
 
 const POLL_MS = 1500;
 /** Transactions commit in any order: each poll looks this far behind the server's last `now`. */
@@ -133,14 +134,8 @@ export default function TracesPage() {
           </Text>
         </Group>
       </Group>
-      {pages.isError ? (
-        <Alert color="red" title="The traces could not be loaded">
-          {pages.error.message}
-        </Alert>
-      ) : pages.isPending ? (
-        <Group justify="center" p="xl">
-          <Loader size="sm" aria-label="Loading traces" />
-        </Group>
+      {!pages.isSuccess ? (
+        <Unloaded query={pages} failed="The traces could not be loaded" loading="Loading traces" />
       ) : rows.length === 0 && !filtered ? (
         <FirstRun projectId={projectId} />
       ) : rows.length === 0 ? (

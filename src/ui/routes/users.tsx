@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { Alert, Button, Group, Loader, Table, Text, TextInput, Title } from '@mantine/core';
+import { Button, Group, Table, Text, TextInput, Title } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { IconSearch, IconThumbDown, IconThumbUp } from '@tabler/icons-react';
 import { Link, useNavigate, useParams, useSearch } from '@tanstack/react-router';
@@ -7,6 +7,7 @@ import { sortHeaders } from '../components/SortHeader.tsx';
 import { useEndUsers } from '../api/analytics.ts';
 import type { UsersSearch } from '../router.tsx';
 import { formatCost, formatFullTime, formatRelative, formatTokens } from '../lib/format.ts';
+import { QueryState } from '../components/QueryState.tsx';
 
 const PAGE_SIZE = 50;
 type Sort = NonNullable<UsersSearch['sort']>;
@@ -50,95 +51,99 @@ export default function UsersPage() {
       <Text size="sm" className="muted">
         The people using your application, by the user id your traces carry (metadata <span className="mono">user_id</span>). Open one to see their traces.
       </Text>
-      {users.isError ? (
-        <Alert color="red" title="The users could not be loaded">
-          {users.error.message}
-        </Alert>
-      ) : users.isPending ? (
-        <Group justify="center" p="xl">
-          <Loader size="sm" aria-label="Loading users" />
-        </Group>
-      ) : users.data.users.length === 0 ? (
-        <Alert color="gray" title={search.q ? 'No user matches' : 'No users yet'}>
-          {search.q ? 'No user id contains that text.' : 'Traces with a user id (metadata user_id, or the langwatch.user.id attribute) show their users here.'}
-        </Alert>
-      ) : (
-        <>
-          <div className="panel">
-            <Table striped highlightOnHover verticalSpacing={6} aria-label="Users" aria-rowcount={total + 1} data-testid="users-table" style={{ opacity: users.isPlaceholderData ? 0.6 : 1 }}>
-              <Table.Thead>
-                <Table.Tr>
-                  {header('user_id', 'User')}
-                  {header('traces', 'Traces', true)}
-                  {header('cost', 'Cost', true)}
-                  {header('tokens', 'Tokens', true)}
-                  {header('errors', 'Errors', true)}
-                  {header('thumbs_up', 'Thumbs up', true)}
-                  {header('thumbs_down', 'Thumbs down', true)}
-                  {header('first_seen', 'First seen')}
-                  {header('last_seen', 'Last seen')}
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {users.data.users.map((u) => (
-                  <Table.Tr key={u.user_id} data-user-id={u.user_id}>
-                    <Table.Td className="ellipsis" style={{ maxWidth: 260 }}>
-                      <Link to="/p/$projectId/traces" params={{ projectId }} search={{ user: u.user_id }} title={`Traces of ${u.user_id}`}>
-                        {u.user_id}
-                      </Link>
-                    </Table.Td>
-                    <Table.Td className="num">{u.traces.toLocaleString()}</Table.Td>
-                    <Table.Td className="num">{formatCost(u.cost)}</Table.Td>
-                    <Table.Td className="num" title={`${u.tokens.prompt.toLocaleString()} prompt + ${u.tokens.completion.toLocaleString()} completion`}>
-                      {formatTokens(u.tokens.prompt + u.tokens.completion)}
-                    </Table.Td>
-                    <Table.Td className="num" style={{ color: u.errors ? '#c92a2a' : undefined }}>
-                      {u.errors.toLocaleString()}
-                    </Table.Td>
-                    <Table.Td className="num">
-                      {u.thumbs_up > 0 ? (
-                        <span style={{ color: '#2b8a3e' }}>
-                          <IconThumbUp size={13} aria-hidden style={{ verticalAlign: -2 }} /> {u.thumbs_up}
-                        </span>
-                      ) : (
-                        '0'
-                      )}
-                    </Table.Td>
-                    <Table.Td className="num">
-                      {u.thumbs_down > 0 ? (
-                        <span style={{ color: '#c92a2a' }}>
-                          <IconThumbDown size={13} aria-hidden style={{ verticalAlign: -2 }} /> {u.thumbs_down}
-                        </span>
-                      ) : (
-                        '0'
-                      )}
-                    </Table.Td>
-                    <Table.Td className="nowrap" title={formatFullTime(u.first_seen)}>
-                      {formatRelative(u.first_seen)}
-                    </Table.Td>
-                    <Table.Td className="nowrap" title={formatFullTime(u.last_seen)}>
-                      {formatRelative(u.last_seen)}
-                    </Table.Td>
+      <QueryState
+        query={users}
+        failed="The users could not be loaded"
+        loading="Loading users"
+        empty={(answer) =>
+          answer.users.length === 0 && {
+            title: search.q ? 'No user matches' : 'No users yet',
+            children: (
+            <>
+              {search.q ? 'No user id contains that text.' : 'Traces with a user id (metadata user_id, or the langwatch.user.id attribute) show their users here.'}
+            </>
+          ),
+          }
+        }
+      >
+        {(answer) => (
+          <>
+            <div className="panel">
+              <Table striped highlightOnHover verticalSpacing={6} aria-label="Users" aria-rowcount={total + 1} data-testid="users-table" style={{ opacity: users.isPlaceholderData ? 0.6 : 1 }}>
+                <Table.Thead>
+                  <Table.Tr>
+                    {header('user_id', 'User')}
+                    {header('traces', 'Traces', true)}
+                    {header('cost', 'Cost', true)}
+                    {header('tokens', 'Tokens', true)}
+                    {header('errors', 'Errors', true)}
+                    {header('thumbs_up', 'Thumbs up', true)}
+                    {header('thumbs_down', 'Thumbs down', true)}
+                    {header('first_seen', 'First seen')}
+                    {header('last_seen', 'Last seen')}
                   </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
-          </div>
-          <Group justify="space-between" gap="xs">
-            <Text size="sm" className="muted" aria-live="polite" data-testid="users-count">
-              {total.toLocaleString()} user{total === 1 ? '' : 's'} · page {page} of {pages}
-            </Text>
-            <Group gap="xs">
-              <Button size="xs" variant="default" disabled={page <= 1} onClick={() => void navigate({ search: { ...search, page: page - 1 > 1 ? page - 1 : undefined }, replace: true })}>
-                Previous
-              </Button>
-              <Button size="xs" variant="default" disabled={page >= pages} onClick={() => void navigate({ search: { ...search, page: page + 1 }, replace: true })}>
-                Next
-              </Button>
+                </Table.Thead>
+                <Table.Tbody>
+                  {answer.users.map((u) => (
+                    <Table.Tr key={u.user_id} data-user-id={u.user_id}>
+                      <Table.Td className="ellipsis" style={{ maxWidth: 260 }}>
+                        <Link to="/p/$projectId/traces" params={{ projectId }} search={{ user: u.user_id }} title={`Traces of ${u.user_id}`}>
+                          {u.user_id}
+                        </Link>
+                      </Table.Td>
+                      <Table.Td className="num">{u.traces.toLocaleString()}</Table.Td>
+                      <Table.Td className="num">{formatCost(u.cost)}</Table.Td>
+                      <Table.Td className="num" title={`${u.tokens.prompt.toLocaleString()} prompt + ${u.tokens.completion.toLocaleString()} completion`}>
+                        {formatTokens(u.tokens.prompt + u.tokens.completion)}
+                      </Table.Td>
+                      <Table.Td className="num" style={{ color: u.errors ? '#c92a2a' : undefined }}>
+                        {u.errors.toLocaleString()}
+                      </Table.Td>
+                      <Table.Td className="num">
+                        {u.thumbs_up > 0 ? (
+                          <span style={{ color: '#2b8a3e' }}>
+                            <IconThumbUp size={13} aria-hidden style={{ verticalAlign: -2 }} /> {u.thumbs_up}
+                          </span>
+                        ) : (
+                          '0'
+                        )}
+                      </Table.Td>
+                      <Table.Td className="num">
+                        {u.thumbs_down > 0 ? (
+                          <span style={{ color: '#c92a2a' }}>
+                            <IconThumbDown size={13} aria-hidden style={{ verticalAlign: -2 }} /> {u.thumbs_down}
+                          </span>
+                        ) : (
+                          '0'
+                        )}
+                      </Table.Td>
+                      <Table.Td className="nowrap" title={formatFullTime(u.first_seen)}>
+                        {formatRelative(u.first_seen)}
+                      </Table.Td>
+                      <Table.Td className="nowrap" title={formatFullTime(u.last_seen)}>
+                        {formatRelative(u.last_seen)}
+                      </Table.Td>
+                    </Table.Tr>
+                  ))}
+                </Table.Tbody>
+              </Table>
+            </div>
+            <Group justify="space-between" gap="xs">
+              <Text size="sm" className="muted" aria-live="polite" data-testid="users-count">
+                {total.toLocaleString()} user{total === 1 ? '' : 's'} · page {page} of {pages}
+              </Text>
+              <Group gap="xs">
+                <Button size="xs" variant="default" disabled={page <= 1} onClick={() => void navigate({ search: { ...search, page: page - 1 > 1 ? page - 1 : undefined }, replace: true })}>
+                  Previous
+                </Button>
+                <Button size="xs" variant="default" disabled={page >= pages} onClick={() => void navigate({ search: { ...search, page: page + 1 }, replace: true })}>
+                  Next
+                </Button>
+              </Group>
             </Group>
-          </Group>
-        </>
-      )}
+          </>
+        )}
+      </QueryState>
     </div>
   );
 }

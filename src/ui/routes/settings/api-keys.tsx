@@ -1,5 +1,5 @@
 import { useMemo, useState } from 'react';
-import { ActionIcon, Badge, Button, Checkbox, Group, Loader, Modal, NativeSelect, SegmentedControl, Stack, Table, Text, TextInput, Textarea } from '@mantine/core';
+import { ActionIcon, Badge, Button, Checkbox, Group, Modal, NativeSelect, SegmentedControl, Stack, Table, Text, TextInput, Textarea } from '@mantine/core';
 import { useMediaQuery } from '@mantine/hooks';
 import { notifications } from '@mantine/notifications';
 import { IconKey, IconPlus, IconTrash } from '@tabler/icons-react';
@@ -12,6 +12,7 @@ import type { CreateKeyBody, KeyBinding } from '../../api/types.ts';
 import type { Session } from '../../api/session.ts';
 import { ApiErrorAlert, ConfirmAction, RoleNote, Section, ShownOnce, shortDate } from '../../components/Settings.tsx';
 import { fieldError } from '../../lib/form-errors.ts';
+import { Unloaded } from '../../components/QueryState.tsx';
 
 type Mode = NonNullable<CreateKeyBody['permissionMode']>;
 type BindingRole = NonNullable<KeyBinding['role']>;
@@ -66,10 +67,8 @@ export default function ApiKeysPage() {
           )
         }
       >
-        {keys.isPending ? (
-          <Loader size="sm" aria-label="Loading API keys" />
-        ) : keys.isError ? (
-          <ApiErrorAlert error={keys.error} title="The API keys could not be loaded" />
+        {!keys.isSuccess ? (
+          <Unloaded query={keys} failed="The API keys could not be loaded" loading="Loading API keys" inline />
         ) : keys.data.length === 0 ? (
           <Text size="sm" className="muted">
             No API key yet.

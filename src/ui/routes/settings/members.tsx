@@ -8,6 +8,7 @@ import type { AddedMember, Member } from '../../api/organization.ts';
 import type { Role } from '../../api/types.ts';
 import { ApiErrorAlert, ConfirmAction, RoleNote, Section, ShownOnce, shortDate } from '../../components/Settings.tsx';
 import { fieldError } from '../../lib/form-errors.ts';
+import { Unloaded } from '../../components/QueryState.tsx';
 
 const ROLES: { value: Role; label: string }[] = [
   { value: 'ADMIN', label: 'Admin (everything, settings too)' },
@@ -78,10 +79,8 @@ export default function MembersPage() {
       )}
 
       <Section title="Members" description={`Everyone in ${session?.organization.name ?? 'the organization'} and their role.`}>
-        {members.isPending ? (
-          <Loader size="sm" aria-label="Loading members" />
-        ) : members.isError ? (
-          <ApiErrorAlert error={members.error} title="The members could not be loaded" />
+        {!members.isSuccess ? (
+          <Unloaded query={members} failed="The members could not be loaded" loading="Loading members" inline />
         ) : (
           <div className="table-scroll">
             <Table className="settings-table" striped>

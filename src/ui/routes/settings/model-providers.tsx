@@ -6,6 +6,7 @@ import { can, useSession } from '../../api/session.ts';
 import { fieldError } from '../../lib/form-errors.ts';
 import { useDiscoverModels, useModelProviderMutations, useModelProviders, type CreateProviderInput, type ModelProvider, type ProviderTest } from '../../api/model-providers.ts';
 import { ApiErrorAlert, ConfirmAction, RoleNote, Section, shortDate } from '../../components/Settings.tsx';
+import { Unloaded } from '../../components/QueryState.tsx';
 
 const ROUTE = '/p/$projectId/settings/model-providers';
 const KINDS = [
@@ -50,10 +51,8 @@ export default function ModelProvidersPage() {
           )
         }
       >
-        {providers.isPending ? (
-          <Loader size="sm" aria-label="Loading model providers" />
-        ) : providers.isError ? (
-          <ApiErrorAlert error={providers.error} title="The model providers could not be loaded" />
+        {!providers.isSuccess ? (
+          <Unloaded query={providers} failed="The model providers could not be loaded" loading="Loading model providers" inline />
         ) : providers.data.length === 0 ? (
           <Text size="sm" className="muted">
             No provider set in the app yet.

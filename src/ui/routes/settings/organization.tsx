@@ -1,9 +1,10 @@
 import { useState } from 'react';
-import { Button, Group, Loader, Text, TextInput } from '@mantine/core';
+import { Button, Group, Text, TextInput } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { can, useSession } from '../../api/session.ts';
 import { useOrganization, useRenameOrganization } from '../../api/organization.ts';
 import { ApiErrorAlert, RoleNote, Section, shortDate } from '../../components/Settings.tsx';
+import { Unloaded } from '../../components/QueryState.tsx';
 
 export default function OrganizationPage() {
   const { data: session } = useSession();
@@ -28,10 +29,8 @@ export default function OrganizationPage() {
   return (
     <div className="settings-page">
       <Section title="Organization" description="Its name shows in the header, in invitations and in e-mails.">
-        {organization.isPending ? (
-          <Loader size="sm" aria-label="Loading the organization" />
-        ) : organization.isError ? (
-          <ApiErrorAlert error={organization.error} title="The organization could not be loaded" />
+        {!organization.isSuccess ? (
+          <Unloaded query={organization} failed="The organization could not be loaded" loading="Loading the organization" inline />
         ) : (
           <>
             <form onSubmit={(e) => void save(e).catch(() => undefined)}>

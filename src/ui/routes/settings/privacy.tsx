@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { ActionIcon, Button, Group, Loader, SegmentedControl, Stack, TagsInput, Text, TextInput } from '@mantine/core';
+import { ActionIcon, Button, Group, SegmentedControl, Stack, TagsInput, Text, TextInput } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { IconPlus, IconTrash } from '@tabler/icons-react';
 import { useParams } from '@tanstack/react-router';
@@ -7,6 +7,7 @@ import { fieldError } from '../../lib/form-errors.ts';
 import { usePrivacySettings, useSavePrivacySettings, type PrivacySettings, type PrivacySettingsInput } from '../../api/privacy.ts';
 import { can, useSession } from '../../api/session.ts';
 import { ApiErrorAlert, RoleNote, Section } from '../../components/Settings.tsx';
+import { Unloaded } from '../../components/QueryState.tsx';
 
 const MODES = [
   { value: 'off', label: 'Off' },
@@ -52,10 +53,8 @@ export default function PrivacyPage() {
   return (
     <div className="settings-page">
       <Section title="Privacy at ingest" description="Personal data removed from everything this project receives, before anything is stored, logged or sent to a webhook.">
-        {settings.isPending ? (
-          <Loader size="sm" aria-label="Loading the privacy settings" />
-        ) : settings.isError ? (
-          <ApiErrorAlert error={settings.error} title="The privacy settings could not be loaded" />
+        {!settings.isSuccess ? (
+          <Unloaded query={settings} failed="The privacy settings could not be loaded" loading="Loading the privacy settings" inline />
         ) : form ? (
           <form onSubmit={(e) => void submit(e).catch(() => undefined)}>
             <Stack gap="md">

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { Button, Group, Loader, Modal, NumberInput, Stack, Table, Text, TextInput } from '@mantine/core';
+import { Button, Group, Modal, NumberInput, Stack, Table, Text, TextInput } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { IconKey, IconPencil, IconPlus, IconTrash } from '@tabler/icons-react';
 import { useNavigate, useParams } from '@tanstack/react-router';
@@ -8,6 +8,7 @@ import { useProjectMutations, useProjects } from '../../api/organization.ts';
 import type { Project } from '../../api/organization.ts';
 import { ApiErrorAlert, ConfirmAction, RoleNote, Section, ShownOnce, shortDate } from '../../components/Settings.tsx';
 import { fieldError } from '../../lib/form-errors.ts';
+import { Unloaded } from '../../components/QueryState.tsx';
 
 /** A number field's value as retention days: empty keeps traces forever (null). */
 const retentionOf = (v: string | number) => (v === '' ? null : Number(v));
@@ -88,10 +89,8 @@ export default function ProjectsPage() {
         </ShownOnce>
       )}
       <Section title="Projects" description={`The projects of ${session?.organization.name ?? 'the organization'}.`}>
-        {projects.isPending ? (
-          <Loader size="sm" aria-label="Loading projects" />
-        ) : projects.isError ? (
-          <ApiErrorAlert error={projects.error} title="The projects could not be loaded" />
+        {!projects.isSuccess ? (
+          <Unloaded query={projects} failed="The projects could not be loaded" loading="Loading projects" inline />
         ) : (
           <div className="table-scroll">
             <Table className="settings-table" striped highlightOnHover>

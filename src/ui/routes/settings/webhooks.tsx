@@ -9,6 +9,7 @@ import type { WebhookEndpoint, WebhookEventType } from '../../api/webhooks.ts';
 import { ApiErrorAlert, ConfirmAction, RoleNote, Section, ShownOnce, shortDate } from '../../components/Settings.tsx';
 import { formatDuration } from '../../lib/format.ts';
 import { fieldError } from '../../lib/form-errors.ts';
+import { Unloaded } from '../../components/QueryState.tsx';
 
 /** The reason the API itself writes when someone disables an endpoint (anything else: the dispatcher did). */
 const MANUAL_REASON = 'disabled through the API';
@@ -55,10 +56,8 @@ export default function WebhooksPage() {
           )
         }
       >
-        {endpoints.isPending ? (
-          <Loader size="sm" aria-label="Loading endpoints" />
-        ) : endpoints.isError ? (
-          <ApiErrorAlert error={endpoints.error} title="The endpoints could not be loaded" />
+        {!endpoints.isSuccess ? (
+          <Unloaded query={endpoints} failed="The endpoints could not be loaded" loading="Loading endpoints" inline />
         ) : endpoints.data.length === 0 ? (
           <Text size="sm" className="muted">
             No endpoint yet.
@@ -301,10 +300,8 @@ function CreateEndpoint({ projectId, onClose, onCreated }: { projectId: string; 
         <Stack gap="sm">
           <TextInput label="URL" description="http(s) address of your receiver" required placeholder="https://example.com/hooks/spyglass" value={url} onChange={(e) => setUrl(e.currentTarget.value)} data-autofocus error={fieldError(create.error, 'url')} />
           <Textarea label="Description (optional)" value={description} onChange={(e) => setDescription(e.currentTarget.value)} maxLength={500} autosize minRows={1} />
-          {catalogue.isPending ? (
-            <Loader size="xs" aria-label="Loading event types" />
-          ) : catalogue.isError ? (
-            <ApiErrorAlert error={catalogue.error} title="The event catalogue could not be loaded" />
+          {!catalogue.isSuccess ? (
+            <Unloaded query={catalogue} failed="The event catalogue could not be loaded" loading="Loading event types" inline size="xs" />
           ) : (
             <EventsPicker types={catalogue.data} value={events} onChange={setEvents} />
           )}
