@@ -75,6 +75,11 @@ function tokenAt(tokens: readonly Token[], offset: number): number {
   return lo;
 }
 
+/** A score raised by a context word found around its match. */
+export function withContext(score: number): number {
+  return Math.min(1, Math.max(score + CONTEXT_SIMILARITY_FACTOR, MIN_SCORE_WITH_CONTEXT));
+}
+
 export function enhanceUsingContext(text: string, results: RawResult[]): RawResult[] {
   if (results.length === 0) return results;
   const tokens = tokenize(text);
@@ -111,7 +116,6 @@ export function enhanceUsingContext(text: string, results: RawResult[]): RawResu
       return phraseWindow.includes(cw);
     });
     if (!found) return r;
-    const score = Math.min(1, Math.max(r.score + CONTEXT_SIMILARITY_FACTOR, MIN_SCORE_WITH_CONTEXT));
-    return { ...r, score };
+    return { ...r, score: withContext(r.score) };
   });
 }

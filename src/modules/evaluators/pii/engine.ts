@@ -1,6 +1,6 @@
 import type { CountryCode } from 'libphonenumber-js/max';
 import { addressRecognizer } from './address.ts';
-import { enhanceUsingContext } from './context.ts';
+import { enhanceUsingContext, withContext } from './context.ts';
 import { countriesNamedIn } from './gazetteer.ts';
 import type { EntityType } from './entities.ts';
 import { extractNlpEntities, NLP_RECOGNIZERS, type NlpEntity } from './nlp.ts';
@@ -36,6 +36,11 @@ export interface DetectOptions {
   context?: boolean;
   /** libphonenumber leniency (Presidio's 1 = VALID, 0 = POSSIBLE). */
   phoneLeniency?: 'POSSIBLE' | 'VALID';
+  /**
+   * Patterns whose matches cannot reach `minThreshold` are not searched for (on unless off):
+   * the findings are the same either way, which is what turning it off checks.
+   */
+  prune?: boolean;
 }
 
 export const ALL_RECOGNIZERS: readonly Recognizer[] = [
@@ -80,6 +85,8 @@ export function detectPii(text: string, options: DetectOptions): Finding[] {
       if (!shared.has(key)) shared.set(key, compute());
       return shared.get(key) as T;
     },
+    // The most context can make of a score (enhanceUsingContext), against the threshold applied below.
+    canPass: (score) => options.prune === false || (options.context === false ? score : withContext(score)) >= options.minThreshold,
   };
   const recognizers = new Set<Recognizer>();
   for (const entity of options.entities) for (const r of RECOGNIZERS_BY_ENTITY.get(entity) ?? []) recognizers.add(r);

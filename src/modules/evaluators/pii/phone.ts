@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import type { CountryCode, PhoneNumber } from 'libphonenumber-js/max';
+import type { CountryCode, NumberFound, PhoneNumber } from 'libphonenumber-js/max';
 import type { EntityType } from './entities.ts';
 import { removeDuplicates, VALIDATED, type RawResult, type Recognizer } from './recognizer.ts';
 
@@ -140,8 +140,17 @@ function phoneLib() {
   }
   return loaded;
 }
-const findPhoneNumbersInText = ((...args: Parameters<Libphonenumber['findPhoneNumbersInText']>) =>
-  phoneLib().lib.findPhoneNumbersInText(...args)) as Libphonenumber['findPhoneNumbersInText'];
+/**
+ * libphonenumber's findPhoneNumbersInText without its wrapper: the matcher it makes, given the
+ * same options, iterated as it iterates it (the wrapper's argument handling and option
+ * copying cost about a tenth of a call; the matches are the same).
+ */
+function findPhoneNumbersInText(text: string, options: { defaultCountry: CountryCode; extended: boolean }): NumberFound[] {
+  const matcher = new (phoneLib().lib.PhoneNumberMatcher)(text, { ...options, v2: true });
+  const found: NumberFound[] = [];
+  while (matcher.hasNext()) found.push(matcher.next()!);
+  return found;
+}
 
 const regexCache = new Map<string, RegExp>();
 function cached(source: string): RegExp {

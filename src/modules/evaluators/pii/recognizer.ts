@@ -51,6 +51,14 @@ export interface AnalyzeOptions {
    * shared with the others (the phone recognizers' candidate windows); `key` names it.
    */
   perText<T>(key: object, compute: () => T): T;
+  /**
+   * Whether a result the recognizer scores `score` can still pass the caller's threshold
+   * once context words are counted (engine.ts). A pattern whose results cannot is not run:
+   * a result below the threshold changes nothing that is returned (duplicates are dropped
+   * only by a result scoring at least as much, type conflicts are settled after the
+   * threshold), so the findings stay the same and the text is searched once less.
+   */
+  canPass(score: number): boolean;
 }
 
 export interface Recognizer {
@@ -120,10 +128,12 @@ export function patternRecognizer(spec: PatternRecognizerSpec): Recognizer {
   return {
     name: spec.name,
     entities: [spec.entity],
-    analyze(text) {
+    analyze(text, options) {
       if (requires && !requires.test(text)) return [];
       const results: RawResult[] = [];
       for (const pattern of compiled) {
+        // Validation raises a match to MAX_SCORE; without it, the pattern's score is its best.
+        if (!spec.validate && !options.canPass(pattern.score)) continue;
         if (pattern.contains && !pattern.contains.every((c) => text.includes(c))) continue;
         const re = pattern.regex;
         re.lastIndex = 0;
