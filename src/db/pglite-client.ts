@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type { OpenRequest, PgliteRequest, PgliteResponse } from './pglite-protocol.ts';
 
@@ -22,6 +24,19 @@ interface QueryOptions {
 export interface PgliteQueries {
   query<T = Record<string, unknown>>(sql: string, params?: unknown[], options?: QueryOptions): Promise<Results & { rows: T[] }>;
   exec(sql: string): Promise<Results[]>;
+}
+
+/**
+ * PGlite's WebAssembly (9 MB), compiled once per process: each database's worker thread is
+ * given the compiled module instead of compiling it again. A server opens one database; a test
+ * worker opens one for every file that starts an app of its own.
+ */
+let pgliteWasm: Promise<WebAssembly.Module> | null = null;
+/** The global WebAssembly object (Node has it; the server's TypeScript libraries declare only its types). */
+const wasmApi = (globalThis as unknown as { WebAssembly: { compile(bytes: Uint8Array): Promise<WebAssembly.Module> } }).WebAssembly;
+function compiledPglite(): Promise<WebAssembly.Module> {
+  pgliteWasm ??= fs.promises.readFile(createRequire(import.meta.url).resolve('@electric-sql/pglite/pglite.wasm')).then((bytes) => wasmApi.compile(bytes));
+  return pgliteWasm;
 }
 
 export class PGliteClient implements PgliteQueries {
@@ -50,10 +65,11 @@ export class PGliteClient implements PgliteQueries {
     });
   }
 
-  static async create(options: Omit<OpenRequest, 'op' | 'id'>): Promise<PGliteClient> {
+  static async create(options: Omit<OpenRequest, 'op' | 'id' | 'wasmModule'>): Promise<PGliteClient> {
+    const wasmModule = await compiledPglite();
     const client = new PGliteClient();
     try {
-      await client.call({ op: 'open', ...options }, options.loadDataDir ? [options.loadDataDir.buffer as ArrayBuffer] : []);
+      await client.call({ op: 'open', ...options, wasmModule }, options.loadDataDir ? [options.loadDataDir.buffer as ArrayBuffer] : []);
     } catch (err) {
       await client.worker.terminate();
       throw err;

@@ -10,6 +10,8 @@ export interface OpenRequest {
   loadDataDir: Uint8Array | null;
   durable: boolean;
   conf: string[];
+  /** PGlite's WebAssembly, compiled once by the process (pglite-client.ts). */
+  wasmModule: WebAssembly.Module;
 }
 export type PgliteRequest =
   | OpenRequest

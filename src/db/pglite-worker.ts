@@ -30,6 +30,7 @@ async function open(req: OpenRequest) {
     fs,
     loadDataDir: req.loadDataDir ? new Blob([req.loadDataDir]) : undefined,
     extensions: { pg_trgm },
+    pgliteWasmModule: req.wasmModule,
     postgresqlconf: req.conf,
     startParams: fs && req.durable ? durableStartParams() : undefined,
   });

@@ -1,8 +1,7 @@
-import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { appDatabaseKinds, ManualClock, startApp, type TestApp } from '../support/harness.ts';
-import { hasChromium, launchBrowser, SCREENSHOT_DIR, signIn } from '../support/browser.ts';
+import { hasChromium, launchBrowser, signIn } from '../support/browser.ts';
 import { checkBothWidths } from '../support/both-widths.ts';
 
 const HOUR = 3_600_000;
@@ -26,7 +25,6 @@ describe.runIf(hasChromium)('alert preview of a rule held back by an untrusted j
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     context.setDefaultTimeout(15_000);
     page = await context.newPage();
-    fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
   });
   afterAll(async () => {
     await browser?.close();

@@ -1,9 +1,7 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { appDatabaseKinds, ManualClock, startApp, type TestApp } from '../support/harness.ts';
-import { hasChromium, launchBrowser, SCREENSHOT_DIR, signIn } from '../support/browser.ts';
+import { hasChromium, launchBrowser, signIn, saveScreenshot, SCREENSHOT_DIR } from '../support/browser.ts';
 import { checkBothWidths } from '../support/both-widths.ts';
 import { PHONE } from '../support/phone-width.ts';
 
@@ -27,7 +25,6 @@ describe.runIf(hasChromium)('alerts in a real browser', () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     context.setDefaultTimeout(15_000);
     page = await context.newPage();
-    fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
   });
   afterAll(async () => {
     await browser?.close();
@@ -53,10 +50,10 @@ describe.runIf(hasChromium)('alerts in a real browser', () => {
 
   /** The phone's screenshot again, scrolled to the part shown (the width checks scroll the page). */
   async function phoneShot(name: string, scroll: () => Promise<unknown>) {
-    if (!shots) return;
+    if (!shots || !SCREENSHOT_DIR) return;
     await page.setViewportSize(PHONE);
     await scroll();
-    await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}-phone.png`) });
+    await saveScreenshot(page, `${name}-phone`);
     await page.setViewportSize({ width: 1280, height: 800 });
   }
 

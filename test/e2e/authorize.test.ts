@@ -1,9 +1,7 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
-import { hasChromium, launchBrowser, SCREENSHOT_DIR, seriousViolations } from '../support/browser.ts';
+import { hasChromium, launchBrowser, seriousViolations, saveScreenshot } from '../support/browser.ts';
 
 /**
  * `{endpoint}/authorize`, the URL the LangWatch SDKs' login() prints: signed out it goes
@@ -17,7 +15,6 @@ describe.runIf(hasChromium)('the authorize page in a real browser', () => {
   beforeAll(async () => {
     web = await startApp(kind);
     browser = await launchBrowser();
-    fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
   });
   afterAll(async () => {
     await browser?.close();
@@ -41,7 +38,7 @@ describe.runIf(hasChromium)('the authorize page in a real browser', () => {
       const key = (await page.getByLabel('API key', { exact: true }).innerText()).trim();
       expect(key).toMatch(/^sgp-/);
       expect(await seriousViolations(page)).toEqual([]);
-      await page.screenshot({ path: path.join(SCREENSHOT_DIR, `authorize-${width}.png`) });
+      await saveScreenshot(page, `authorize-${width}`);
       // What login() does with the pasted key.
       const validated = await fetch(`${web.baseUrl}/api/auth/validate`, { method: 'POST', headers: { 'X-Auth-Token': key, 'content-type': 'application/json' }, body: '{}' });
       expect(validated.status).toBe(200);

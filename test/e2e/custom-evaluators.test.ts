@@ -1,9 +1,7 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
-import { SCREENSHOT_DIR, hasChromium, launchBrowser, seriousViolations, signIn } from '../support/browser.ts';
+import { hasChromium, launchBrowser, seriousViolations, signIn, saveScreenshot } from '../support/browser.ts';
 import { PHONE, unreachableActions, widerThanScreen } from '../support/phone-width.ts';
 import { startFakeServer, textReply, toolCallReply, type FakeServer, type RecordedRequest } from '../evaluators/fake-servers.ts';
 
@@ -38,7 +36,6 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('custom evaluators and backfi
     page.setDefaultTimeout(10_000);
     projectId = web.creds.project.id;
     key = web.creds.projectApiKey;
-    fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
     const provider = await web.request('POST', '/api/model-providers', {
       token: web.creds.adminApiKey,
       projectId,
@@ -66,13 +63,13 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('custom evaluators and backfi
   async function checkPage(name: string, ready: () => Promise<unknown>, scope = 'body') {
     await ready();
     expect(await seriousViolations(page)).toEqual([]);
-    if (shots) await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`) });
+    if (shots) await saveScreenshot(page, name);
     await page.setViewportSize(PHONE);
     await ready();
     expect(await widerThanScreen(page), `${name}: wider than the screen`).toEqual([]);
     expect(await unreachableActions(page, scope), `${name}: actions out of reach`).toEqual([]);
     expect(await seriousViolations(page)).toEqual([]);
-    if (shots) await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}-phone.png`), fullPage: true });
+    if (shots) await saveScreenshot(page, `${name}-phone`, { fullPage: true });
     await page.setViewportSize({ width: 1280, height: 800 });
   }
 

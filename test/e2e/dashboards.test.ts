@@ -1,8 +1,7 @@
-import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page, Response } from 'playwright-core';
 import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
-import { hasChromium, launchBrowser, SCREENSHOT_DIR, signIn } from '../support/browser.ts';
+import { hasChromium, launchBrowser, signIn } from '../support/browser.ts';
 import { sections } from '../support/sections.ts';
 import { checkBothWidths } from '../support/both-widths.ts';
 import { widerThanScreen } from '../support/phone-width.ts';
@@ -56,7 +55,6 @@ describe.runIf(hasChromium)('dashboards in a real browser', () => {
     }
     browser = await launchBrowser();
     page = await newPage();
-    fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
   }, 120_000);
   afterAll(async () => {
     await browser?.close();

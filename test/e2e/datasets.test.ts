@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
-import { SCREENSHOT_DIR, hasChromium, launchBrowser, seriousViolations } from '../support/browser.ts';
+import { hasChromium, launchBrowser, seriousViolations, saveScreenshot } from '../support/browser.ts';
 import { sections } from '../support/sections.ts';
 import { checkBothWidths } from '../support/both-widths.ts';
 import { agentTrace } from '../support/sample-traces.ts';
@@ -36,7 +36,6 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('the dataset pages in a real 
     page.setDefaultTimeout(10_000);
     projectId = web.creds.project.id;
     key = web.creds.projectApiKey;
-    fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
   }, 120_000);
   afterAll(async () => {
     await browser?.close();
@@ -201,7 +200,7 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('the dataset pages in a real 
     await page.getByRole('textbox', { name: 'Dataset name' }).fill('Tickets');
     // Nothing stored yet.
     expect((await call('GET', '/api/dataset/tickets')).status).toBe(404);
-    if (shots) await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'dataset-upload.png') });
+    if (shots) await saveScreenshot(page, 'dataset-upload');
     await accessible();
     await page.getByRole('button', { name: 'Upload', exact: true }).click();
     await page.getByText('2 rows uploaded').waitFor();
@@ -253,7 +252,7 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('the dataset pages in a real 
     await dialog.getByLabel('Source of trace').selectOption('trace_id');
     await dialog.getByRole('button', { name: 'Add', exact: true }).click();
     await dialog.getByText('1 row added').waitFor();
-    if (shots) await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'dataset-add-trace.png') });
+    if (shots) await saveScreenshot(page, 'dataset-add-trace');
     await dialog.getByRole('button', { name: 'Done' }).click();
     expect(await entries('from-traces')).toEqual([{ question: 'Question number 0', answer: expect.stringContaining('parcel 4417') as unknown, trace: 'ds-trace-0' }]);
 
@@ -289,7 +288,7 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('the dataset pages in a real 
     await dialog.getByTestId('import-progress').waitFor();
     await dialog.getByTestId('import-progress').getByText('4 rows added.').waitFor({ timeout: 30_000 });
     await accessible();
-    if (shots) await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'dataset-add-traces-list.png') });
+    if (shots) await saveScreenshot(page, 'dataset-add-traces-list');
     await dialog.getByRole('button', { name: 'Done' }).click();
     expect((await entries('from-traces')).length).toBe(8);
   }, 90_000);
@@ -333,7 +332,7 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('the dataset pages in a real 
     console.log(`[datasets e2e ${kind}] scrolled to row ${BIG} reading ${pagesRead} pages`);
     expect(pagesRead).toBeLessThanOrEqual(3);
     expect(reads.every((u) => /limit=200/.test(u))).toBe(true);
-    if (shots) await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'dataset-100k-end.png') });
+    if (shots) await saveScreenshot(page, 'dataset-100k-end');
   }, 240_000);
 
   it('exports a dataset for spreadsheets or exactly, and deletes it after naming the experiment set up on it, which then says so', async () => {
@@ -356,10 +355,10 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('the dataset pages in a real 
     await warning.getByRole('link', { name: 'Formula check' }).waitFor();
     // A modal covers the page by design: axe and the screenshots, not the phone rule's reach of the page behind it.
     await accessible();
-    if (shots) await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'dataset-delete.png') });
+    if (shots) await saveScreenshot(page, 'dataset-delete');
     await page.setViewportSize({ width: 390, height: 844 });
     await accessible();
-    if (shots) await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'dataset-delete-phone.png') });
+    if (shots) await saveScreenshot(page, 'dataset-delete-phone');
     await page.setViewportSize({ width: 1280, height: 800 });
     await page.getByRole('button', { name: 'Delete anyway' }).click();
     await page.waitForURL(/\/datasets$/);

@@ -1,8 +1,7 @@
-import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { databaseKinds, startApp, type TestApp } from '../support/harness.ts';
-import { SCREENSHOT_DIR, hasChromium, launchBrowser, signIn } from '../support/browser.ts';
+import { hasChromium, launchBrowser, signIn } from '../support/browser.ts';
 import { checkBothWidths } from '../support/both-widths.ts';
 import { startFakeServer, type FakeServer, type RecordedRequest, type Reply } from '../evaluators/fake-servers.ts';
 
@@ -73,7 +72,6 @@ describe.runIf(hasChromium).each(databaseKinds)('the evaluation loop in the app 
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     page = await context.newPage();
     page.setDefaultTimeout(15_000);
-    fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
     const now = Date.now();
     for (const [i, [question, answer]] of QA.entries()) {
       const res = await web.request('POST', '/api/collector', {

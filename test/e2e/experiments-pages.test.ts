@@ -1,11 +1,9 @@
-import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
-import { SCREENSHOT_DIR, hasChromium, launchBrowser, seriousViolations } from '../support/browser.ts';
+import { hasChromium, launchBrowser, seriousViolations, saveScreenshot } from '../support/browser.ts';
 import { sections } from '../support/sections.ts';
 import { PHONE, unreachableActions, widerThanScreen } from '../support/phone-width.ts';
 
@@ -35,7 +33,6 @@ describe.runIf(hasChromium)('experiment pages in a real browser', () => {
     page.setDefaultTimeout(10_000);
     projectId = web.creds.project.id;
     key = web.creds.projectApiKey;
-    fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
   });
   afterAll(async () => {
     await browser?.close();
@@ -54,7 +51,7 @@ describe.runIf(hasChromium)('experiment pages in a real browser', () => {
   /** The page from its top, its tables scrolled back to their first column. */
   async function shot(name: string) {
     await page.evaluate(`document.querySelectorAll('.run-page, .page, .run-grid, .panel, .cmp-list').forEach((el) => el.scrollTo(0, 0))`);
-    await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`) });
+    await saveScreenshot(page, name);
   }
   /** Every page: axe at 1280, then the phone-width rule and axe again at 390. */
   async function checkBothWidths(what: string, name?: string) {
@@ -298,7 +295,7 @@ describe.runIf(hasChromium)('experiment pages in a real browser', () => {
       await page.getByRole('status').getByText('Saved.').waitFor();
       await checkBothWidths('experiment setup', 'experiment-setup');
       await page.getByRole('table', { name: 'Data of evaluator 1' }).scrollIntoViewIfNeeded();
-      await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'experiment-setup-evaluators.png') });
+      await saveScreenshot(page, 'experiment-setup-evaluators');
 
       // Saved as the API reads it: the header masked, the mapping as chosen.
       const saved = await web.request('GET', '/api/experiments/agent-shouting/definition', { authToken: key });

@@ -1,10 +1,8 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
 import { startFakeServer, toolCallReply, type FakeServer, type RecordedRequest } from '../evaluators/fake-servers.ts';
-import { SCREENSHOT_DIR, hasChromium, launchBrowser, signIn } from '../support/browser.ts';
+import { hasChromium, launchBrowser, signIn, saveScreenshot, SCREENSHOT_DIR } from '../support/browser.ts';
 import { checkBothWidths } from '../support/both-widths.ts';
 
 /**
@@ -41,7 +39,6 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('judge alignment in a real br
     page.setDefaultTimeout(15_000);
     projectId = web.creds.project.id;
     key = web.creds.projectApiKey;
-    fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
     const call = async (method: string, p: string, body?: unknown) => {
       const res = await web.request(method, p, { authToken: key, body });
       expect(res.status, `${method} ${p}: ${res.text}`).toBeLessThan(300);
@@ -99,12 +96,12 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('judge alignment in a real br
     await page.getByRole('button', { name: 'Propose traces to label' }).click();
     await page.getByTestId('label-more-rule').filter({ hasText: 'The true-negative rate has the widest interval' }).waitFor();
     await checkPage('judge-alignment', () => page.getByTestId('label-more').locator('li').first().waitFor());
-    if (shots) {
+    if (shots && SCREENSHOT_DIR) {
       // The page scrolls inside its frame: its top, where the numbers are, at both widths.
       for (const [width, name] of [[1280, 'judge-alignment-top'], [390, 'judge-alignment-top-phone']] as const) {
         await page.setViewportSize({ width, height: width === 390 ? 1600 : 1100 });
         await page.locator('.page').evaluate((e) => e.scrollTo(0, 0));
-        await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`) });
+        await saveScreenshot(page, name);
       }
       await page.setViewportSize({ width: 1280, height: 800 });
     }

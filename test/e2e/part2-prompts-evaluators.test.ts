@@ -1,9 +1,7 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
-import { SCREENSHOT_DIR, hasChromium, launchBrowser, seriousViolations } from '../support/browser.ts';
+import { hasChromium, launchBrowser, seriousViolations, saveScreenshot, SCREENSHOT_DIR } from '../support/browser.ts';
 import { sections } from '../support/sections.ts';
 import { agentTrace } from '../support/sample-traces.ts';
 
@@ -32,7 +30,6 @@ describe.runIf(hasChromium)('prompts, evaluators, monitors and analytics in a re
     page.setDefaultTimeout(8000);
     projectId = web.creds.project.id;
     key = web.creds.projectApiKey;
-    fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
     await page.goto(url('/signin'));
     await page.getByLabel('E-mail').fill(web.creds.user.email);
     await page.locator('input[type=password]').fill(web.creds.user.password);
@@ -50,8 +47,9 @@ describe.runIf(hasChromium)('prompts, evaluators, monitors and analytics in a re
   }
   /** The page from its top (the form under test may have scrolled it). */
   async function screenshot(name: string) {
+    if (!SCREENSHOT_DIR) return;
     await page.locator('.page').first().evaluate((el) => el.scrollTo(0, 0));
-    await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`) });
+    await saveScreenshot(page, name);
   }
   async function send(traceId: string, question: string, startedAt = Date.now()) {
     const res = await web.request('POST', '/api/collector', { authToken: key, body: agentTrace(traceId, startedAt, { question }) });

@@ -1,9 +1,7 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
-import { SCREENSHOT_DIR, hasChromium, launchBrowser, seriousViolations } from '../support/browser.ts';
+import { hasChromium, launchBrowser, seriousViolations, saveScreenshot } from '../support/browser.ts';
 import { Receiver } from '../webhooks/receiver.ts';
 
 /** Beside the other pages' screenshots (docs/web-app.md shows them). */
@@ -32,7 +30,6 @@ describe.runIf(hasChromium)('the settings pages in a real browser', () => {
     context.setDefaultTimeout(10_000);
     page = await context.newPage();
     projectId = web.creds.project.id;
-    fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
   });
   afterAll(async () => {
     await browser?.close();
@@ -45,7 +42,7 @@ describe.runIf(hasChromium)('the settings pages in a real browser', () => {
   async function accessible(p: Page = page) {
     expect(await seriousViolations(p)).toEqual([]);
   }
-  const screenshot = (name: string, p: Page = page) => p.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`) });
+  const screenshot = (name: string, p: Page = page) => saveScreenshot(p, name);
   const admin = { token: () => web.creds.adminApiKey };
   async function signIn(p: Page, email: string, password: string) {
     await p.goto(url('/signin'));

@@ -1,9 +1,7 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
-import { hasChromium, launchBrowser, SCREENSHOT_DIR, seriousViolations } from '../support/browser.ts';
+import { hasChromium, launchBrowser, seriousViolations, saveScreenshot, SCREENSHOT_DIR } from '../support/browser.ts';
 
 /** The privacy settings page and the trace view's record, in Debian's Chromium against the real server. */
 describe.runIf(hasChromium)('privacy at ingest in a real browser', () => {
@@ -18,7 +16,6 @@ describe.runIf(hasChromium)('privacy at ingest in a real browser', () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     context.setDefaultTimeout(10_000);
     page = await context.newPage();
-    fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
   });
   afterAll(async () => {
     await browser?.close();
@@ -27,9 +24,10 @@ describe.runIf(hasChromium)('privacy at ingest in a real browser', () => {
 
   const url = (p: string) => web.baseUrl + p;
   const shot = async (name: string) => {
-    await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
+    if (!SCREENSHOT_DIR) return;
+    await saveScreenshot(page, name, { fullPage: true });
     await page.setViewportSize({ width: 390, height: 844 });
-    await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}-phone.png`), fullPage: true });
+    await saveScreenshot(page, `${name}-phone`, { fullPage: true });
     await page.setViewportSize({ width: 1280, height: 800 });
   };
 

@@ -1,9 +1,7 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
-import { SCREENSHOT_DIR, hasChromium, launchBrowser, seriousViolations, signIn } from '../support/browser.ts';
+import { hasChromium, launchBrowser, seriousViolations, signIn, saveScreenshot } from '../support/browser.ts';
 import { PHONE, unreachableActions, widerThanScreen } from '../support/phone-width.ts';
 import { agentTrace } from '../support/sample-traces.ts';
 import { startFakeServer, streamReply, streamToolCallReply, type FakeServer } from '../evaluators/fake-servers.ts';
@@ -37,7 +35,6 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('the prompt playground in a r
     page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
     page.setDefaultTimeout(15_000);
     projectId = web.creds.project.id;
-    fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
     const admin = (method: string, p: string, body?: unknown) => web.request(method, p, { token: web.creds.adminApiKey, projectId, body });
     expect((await admin('POST', '/api/model-providers', { name: 'local', kind: 'openai_compatible', api_key: 'sk-e2e-playground-0001', base_url: `${fake.url}/v1`, models: ['gpt-4o-mini', 'llama3'] })).status).toBe(201);
     const prompt = await admin('POST', '/api/prompts', {
@@ -142,7 +139,7 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('the prompt playground in a r
     if (shots) {
       // Tall enough for both columns' answers and the parameters.
       await page.setViewportSize({ width: 1280, height: 1450 });
-      await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'prompt-playground.png') });
+      await saveScreenshot(page, 'prompt-playground');
       await page.setViewportSize({ width: 1280, height: 900 });
     }
   });
@@ -192,7 +189,7 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('the prompt playground in a r
     await accessible();
     if (shots) {
       await column(2).getByRole('heading', { name: 'Column 2' }).scrollIntoViewIfNeeded();
-      await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'prompt-playground-phone.png') });
+      await saveScreenshot(page, 'prompt-playground-phone');
     }
     await page.setViewportSize({ width: 1280, height: 900 });
   });

@@ -1,8 +1,7 @@
-import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
-import { SCREENSHOT_DIR, hasChromium, launchBrowser, signIn } from '../support/browser.ts';
+import { hasChromium, launchBrowser, signIn } from '../support/browser.ts';
 import { sections } from '../support/sections.ts';
 import { expectSaidAt } from '../support/field-errors.ts';
 import { checkBothWidths } from '../support/both-widths.ts';
@@ -31,7 +30,6 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('review queues in a real brow
     page.setDefaultTimeout(10_000);
     projectId = web.creds.project.id;
     key = web.creds.projectApiKey;
-    fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
     const now = Date.now();
     for (const [i, id] of ids.entries()) {
       const res = await web.request('POST', '/api/collector', { authToken: key, body: agentTrace(id, now - i * 60_000, { question: `Question number ${i + 1}` }) });

@@ -1,8 +1,7 @@
-import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
-import { SCREENSHOT_DIR, hasChromium, launchBrowser, signIn } from '../support/browser.ts';
+import { hasChromium, launchBrowser, signIn } from '../support/browser.ts';
 import { checkBothWidths } from '../support/both-widths.ts';
 import { agentTrace } from '../support/sample-traces.ts';
 
@@ -26,7 +25,6 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('review scores in lists, char
     page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
     page.setDefaultTimeout(10_000);
     projectId = web.creds.project.id;
-    fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
     const call = async (method: string, p: string, body?: unknown) => {
       const res = await web.request(method, p, { authToken: web.creds.projectApiKey, body });
       expect(res.status, res.text).toBeLessThan(300);

@@ -1,8 +1,7 @@
-import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
-import { SCREENSHOT_DIR, hasChromium, launchBrowser, signIn } from '../support/browser.ts';
+import { hasChromium, launchBrowser, signIn } from '../support/browser.ts';
 import { checkBothWidths } from '../support/both-widths.ts';
 import { startFakeServer, type FakeServer } from '../evaluators/fake-servers.ts';
 import { scriptedModel, startAgent, type LoopbackAgent } from '../simulations/loopback-agent.ts';
@@ -61,7 +60,6 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('simulations in a real browse
     page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
     page.setDefaultTimeout(10_000);
     projectId = web.creds.project.id;
-    fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
     await report('refund', 'Refund for a broken kettle', said('My kettle arrived broken, I want my money back.', 'I am sorry! I have refunded the full amount to your card.'), 'success');
     await report(
       'angry',

@@ -1,9 +1,8 @@
-import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { startFakeServer, toolCallReply, type FakeServer, type RecordedRequest } from '../evaluators/fake-servers.ts';
 import { appDatabaseKinds, ManualClock, startApp, type TestApp } from '../support/harness.ts';
-import { SCREENSHOT_DIR, hasChromium, launchBrowser, signIn } from '../support/browser.ts';
+import { hasChromium, launchBrowser, signIn } from '../support/browser.ts';
 import { checkBothWidths } from '../support/both-widths.ts';
 
 const MINUTE = 60_000;
@@ -86,7 +85,6 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('threads in a real browser (%
     page = await (await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US' })).newPage();
     page.setDefaultTimeout(15_000);
     page.on('pageerror', (e) => console.log(`page error: ${e.message}`));
-    fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
   }, 150_000);
   afterAll(async () => {
     await browser?.close();

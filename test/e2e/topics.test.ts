@@ -1,9 +1,8 @@
-import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { startFakeServer, type FakeServer } from '../evaluators/fake-servers.ts';
 import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
-import { hasChromium, launchBrowser, SCREENSHOT_DIR, seriousViolations, signIn } from '../support/browser.ts';
+import { hasChromium, launchBrowser, seriousViolations, signIn } from '../support/browser.ts';
 import { checkBothWidths } from '../support/both-widths.ts';
 import { seeded, sentence, subjectTrace, SUBJECTS, topicModel } from '../topics/subjects.ts';
 
@@ -46,7 +45,6 @@ describe.runIf(hasChromium)('topics in a real browser', () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     context.setDefaultTimeout(20_000);
     page = await context.newPage();
-    fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
   }, 120_000);
   afterAll(async () => {
     await browser?.close();

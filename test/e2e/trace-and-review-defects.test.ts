@@ -1,8 +1,7 @@
-import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
-import { SCREENSHOT_DIR, SPAN_JUMPS, hasChromium, launchBrowser, signIn, timeSpanJump } from '../support/browser.ts';
+import { SPAN_JUMPS, hasChromium, launchBrowser, signIn, timeSpanJump } from '../support/browser.ts';
 import { checkBothWidths } from '../support/both-widths.ts';
 import { agentTrace } from '../support/sample-traces.ts';
 
@@ -61,7 +60,6 @@ describe.runIf(hasChromium)('trace page and traces list defects in a real browse
     browser = await launchBrowser();
     page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
     page.setDefaultTimeout(15_000);
-    fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
     await signIn(page, web.baseUrl, web.creds.user, projectId);
   }, 180_000);
   afterAll(async () => {

@@ -1,9 +1,7 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
-import { SCREENSHOT_DIR, SPAN_JUMPS, hasChromium, launchBrowser, seriousViolations, timeSpanJump } from '../support/browser.ts';
+import { SPAN_JUMPS, hasChromium, launchBrowser, seriousViolations, timeSpanJump, saveScreenshot } from '../support/browser.ts';
 import { closeSections, sections } from '../support/sections.ts';
 import { PHONE, unreachableActions, widerThanScreen } from '../support/phone-width.ts';
 import { agentTrace, bigTrace, simpleTrace, threadTurn } from '../support/sample-traces.ts';
@@ -54,7 +52,6 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('trace search, threads, users
     page = await context.newPage();
     page.on('pageerror', (e) => console.log(`page error: ${e.message}`));
     page.on('console', (m) => m.type() === 'error' && console.log(`console: ${m.text()}`));
-    fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
     await page.goto(`${web.baseUrl}/signin`);
     await page.getByLabel('E-mail').fill(web.creds.user.email);
     await page.locator('input[type=password]').fill(web.creds.user.password);
@@ -76,7 +73,7 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('trace search, threads, users
   /** The machine is shared while tests run: waits are generous. */
   const poll = <T,>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 30_000 });
   const project = (p: string) => `${web.baseUrl}/p/${projectId}${p}`;
-  const screenshot = (name: string) => page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`) });
+  const screenshot = (name: string) => saveScreenshot(page, name);
   async function accessible() {
     expect(await seriousViolations(page)).toEqual([]);
   }

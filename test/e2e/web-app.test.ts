@@ -1,9 +1,7 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
-import { SCREENSHOT_DIR, hasChromium, launchBrowser, seriousViolations } from '../support/browser.ts';
+import { hasChromium, launchBrowser, seriousViolations, saveScreenshot } from '../support/browser.ts';
 import { spanAt, withExporter } from '../support/otel.ts';
 import { agentTrace } from '../support/sample-traces.ts';
 
@@ -30,7 +28,6 @@ describe.runIf(hasChromium)('the web app in a real browser', () => {
     context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     page = await context.newPage();
     projectId = web.creds.project.id;
-    fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
   });
   afterAll(async () => {
     await browser?.close();
@@ -42,7 +39,7 @@ describe.runIf(hasChromium)('the web app in a real browser', () => {
   async function accessible(p: Page = page) {
     expect(await seriousViolations(p)).toEqual([]);
   }
-  const screenshot = (name: string, p: Page = page) => p.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`) });
+  const screenshot = (name: string, p: Page = page) => saveScreenshot(p, name);
 
   it('signs in as the first-start admin and lands on the empty project with a first-run panel', async () => {
     await page.goto(url('/'));

@@ -1,7 +1,6 @@
-import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { expect } from 'vitest';
-import { SCREENSHOT_DIR, seriousViolations } from './browser.ts';
+import { seriousViolations, saveScreenshot } from './browser.ts';
 import { PHONE, unreachableActions, widerThanScreen } from './phone-width.ts';
 
 /**
@@ -13,12 +12,12 @@ import { PHONE, unreachableActions, widerThanScreen } from './phone-width.ts';
 export async function checkBothWidths(page: Page, name: string, ready: () => Promise<unknown>, shots: boolean): Promise<void> {
   await ready();
   expect(await seriousViolations(page), `${name}: axe at 1280 px`).toEqual([]);
-  if (shots) await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`) });
+  if (shots) await saveScreenshot(page, name);
   await page.setViewportSize(PHONE);
   await ready();
   expect(await widerThanScreen(page), `${name}: wider than the screen`).toEqual([]);
   expect(await unreachableActions(page), `${name}: actions out of reach`).toEqual([]);
   expect(await seriousViolations(page), `${name}: axe at 390 px`).toEqual([]);
-  if (shots) await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}-phone.png`), fullPage: true });
+  if (shots) await saveScreenshot(page, `${name}-phone`, { fullPage: true });
   await page.setViewportSize({ width: 1280, height: 800 });
 }

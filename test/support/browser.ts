@@ -1,5 +1,4 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { AxeBuilder } from '@axe-core/playwright';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -8,13 +7,18 @@ export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const hasChromium = fs.existsSync(CHROMIUM);
 
 /**
- * Where the browser tests leave a screenshot of every page. `npm run screenshots` points it at
- * docs/screenshots (docs/web-app.md shows them); a plain test run writes to a folder of its own
- * under the system's temporary directory, so running the suite never changes the docs.
+ * Where the browser tests leave a screenshot of every page, when asked to: `npm run screenshots`
+ * sets SPYGLASS_SCREENSHOTS (docs/screenshots, which docs/web-app.md shows). A plain test run
+ * takes none: a full-page screenshot costs Chromium a whole render, and nothing checks them.
  */
-export const SCREENSHOT_DIR = process.env.SPYGLASS_SCREENSHOTS
-  ? path.resolve(process.env.SPYGLASS_SCREENSHOTS)
-  : path.join(os.tmpdir(), 'spyglass-screenshots');
+export const SCREENSHOT_DIR = process.env.SPYGLASS_SCREENSHOTS ? path.resolve(process.env.SPYGLASS_SCREENSHOTS) : null;
+
+/** `<name>.png` of the page in SCREENSHOT_DIR when this run writes screenshots; nothing otherwise. */
+export async function saveScreenshot(page: Page, name: string, options: { fullPage?: boolean } = {}): Promise<void> {
+  if (!SCREENSHOT_DIR) return;
+  fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`), ...options });
+}
 
 /** Debian's Chromium, headless, with the flags this machine's closed network needs. */
 export function launchBrowser(): Promise<Browser> {
