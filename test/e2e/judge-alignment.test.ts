@@ -245,6 +245,9 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('judge alignment in a real br
     expect(await page.getByRole('button', { name: /^Run( again)?$/ }).count()).toBe(0);
     await back.click();
     await page.waitForURL('**/evaluators/alignment?evaluator=custom%2Fpolite**');
+    // The judge is chosen there; people's score is the reader's to choose, then its versions compare again.
+    expect(await page.getByRole('combobox', { name: 'Judge', exact: true }).inputValue()).toBe('custom/polite');
+    await page.getByLabel("People's score").selectOption(polite);
     await page.getByRole('region', { name: 'Compare a new version' }).waitFor();
   }, 240_000);
 });
