@@ -40,15 +40,7 @@ export async function benchAnalytics(s: BenchServer, opts: { spans: number; runs
   console.error(`analytics bench (${s.kind}): ${ingested} spans ingested in ${loadSeconds.toFixed(0)} s; copying`);
   await copyEarlier(s, copies, slice);
   const projectId = s.creds.project.id;
-  // Fixtures the dashboard joins (written directly: their own write paths are not measured here).
-  await s.db.orm.execute(sql`
-    INSERT INTO evaluations (id, project_id, trace_id, evaluator, name, status, passed, score, settings, is_guardrail, inserted_at, updated_at)
-    SELECT 'eval_bench_' || trace_id, project_id, trace_id, 'pii/pii_detection', 'PII', 'processed', abs(hashtext(trace_id)) % 10 <> 0, 1, '{}', false, started_at, started_at
-    FROM traces WHERE project_id = ${projectId} AND abs(hashtext(trace_id)) % 5 = 0`);
-  await s.db.orm.execute(sql`
-    INSERT INTO annotations (id, project_id, trace_id, comment, is_thumbs_up)
-    SELECT 'ann_bench_' || trace_id, project_id, trace_id, 'bench', abs(hashtext(trace_id)) % 3 <> 0
-    FROM traces WHERE project_id = ${projectId} AND abs(hashtext(trace_id)) % 50 = 1`);
+  await judgeAndAnnotate(s);
   await s.app.services.traces.refreshStatistics();
   await s.db.orm.execute(sql`ANALYZE evaluations, annotations`);
   const [{ n }] = await rows<{ n: number }>(s.db.orm, sql`SELECT sum(span_count)::int AS n FROM traces WHERE project_id = ${projectId} AND started_at >= ${end - 30 * DAY}`);
@@ -107,4 +99,20 @@ export async function copyEarlier(s: BenchServer, copies: number, shiftMs: numbe
     const select = columns.map((c) => shifted[c] ?? c).join(', ');
     await s.db.orm.execute(sql.raw(`INSERT INTO ${table} (${list}) SELECT ${select} FROM ${table}, generate_series(1, ${copies}) AS k WHERE project_id = '${s.creds.project.id}'`));
   }
+}
+
+/**
+ * Fixtures the analytics join, written directly (their own write paths are not measured here):
+ * a fifth of the project's traces evaluated (a tenth of those failed), one in fifty annotated.
+ */
+export async function judgeAndAnnotate(s: BenchServer) {
+  const projectId = s.creds.project.id;
+  await s.db.orm.execute(sql`
+    INSERT INTO evaluations (id, project_id, trace_id, evaluator, name, status, passed, score, settings, is_guardrail, inserted_at, updated_at)
+    SELECT 'eval_bench_' || trace_id, project_id, trace_id, 'pii/pii_detection', 'PII', 'processed', abs(hashtext(trace_id)) % 10 <> 0, 1, '{}', false, started_at, started_at
+    FROM traces WHERE project_id = ${projectId} AND abs(hashtext(trace_id)) % 5 = 0`);
+  await s.db.orm.execute(sql`
+    INSERT INTO annotations (id, project_id, trace_id, comment, is_thumbs_up)
+    SELECT 'ann_bench_' || trace_id, project_id, trace_id, 'bench', abs(hashtext(trace_id)) % 3 <> 0
+    FROM traces WHERE project_id = ${projectId} AND abs(hashtext(trace_id)) % 50 = 1`);
 }

@@ -9,7 +9,7 @@ import { loadConfig } from '../src/config.ts';
 import { openDatabase, rows } from '../src/db/index.ts';
 import { systemClock } from '../src/platform/clock.ts';
 import { makeReplica } from '../test/support/replica.ts';
-import { copyEarlier } from './analytics.ts';
+import { copyEarlier, judgeAndAnnotate } from './analytics.ts';
 import { median, percentile, pool, type BenchServer } from './lib.ts';
 import { otlpRequest } from './otlp-payloads.ts';
 import { benchDetail, benchSearch } from './traces.ts';
@@ -60,14 +60,7 @@ export async function benchScale(s: BenchServer, pgUrl: string, opts: { spans: n
   console.error(`scale bench: ${ingested} spans ingested in ${((performance.now() - t0) / 1000).toFixed(0)} s; copying ${copies} times`);
   await copyEarlier(s, copies, slice);
   const projectId = s.creds.project.id;
-  await s.db.orm.execute(sql`
-    INSERT INTO evaluations (id, project_id, trace_id, evaluator, name, status, passed, score, settings, is_guardrail, inserted_at, updated_at)
-    SELECT 'eval_bench_' || trace_id, project_id, trace_id, 'pii/pii_detection', 'PII', 'processed', abs(hashtext(trace_id)) % 10 <> 0, 1, '{}', false, started_at, started_at
-    FROM traces WHERE project_id = ${projectId} AND abs(hashtext(trace_id)) % 5 = 0`);
-  await s.db.orm.execute(sql`
-    INSERT INTO annotations (id, project_id, trace_id, comment, is_thumbs_up)
-    SELECT 'ann_bench_' || trace_id, project_id, trace_id, 'bench', abs(hashtext(trace_id)) % 3 <> 0
-    FROM traces WHERE project_id = ${projectId} AND abs(hashtext(trace_id)) % 50 = 1`);
+  await judgeAndAnnotate(s);
   const loadSeconds = (performance.now() - t0) / 1000;
   // The big trace goes through ingest like any other (benchDetail reads it back).
   const detail = await benchDetail(s, 10_000, opts.runs);
