@@ -421,7 +421,7 @@ export async function buildApp(deps: Deps): Promise<App> {
   registerMonitors(http, services.jobs, services.monitors);
   registerThreads(http, services.threads);
   registerAnalytics(http, services.analytics);
-  registerAlerts(http, scheduler, services.jobs, services.alerts.ctx, services.alerts.alerts);
+  registerAlerts(http, scheduler, services.jobs, services.alerts.ctx, services.alerts.alerts, intervals.alertPollMs);
   const experiments = buildExperiments({
     db: deps.db,
     clock: deps.clock,

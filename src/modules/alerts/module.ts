@@ -54,10 +54,12 @@ export function buildAlerts(ports: AlertsPorts): { ctx: AlertsContext; alerts: A
  * The alerts module's one entry: its routes, its schedule (every process polls; each window is
  * claimed once) and its delivery queue (each message claimed once, retried with backoff).
  */
-export function registerAlerts(app: FastifyInstance, scheduler: Scheduler, jobs: JobQueue, ctx: AlertsContext, alerts: Alerts): void {
+export function registerAlerts(app: FastifyInstance, scheduler: Scheduler, jobs: JobQueue, ctx: AlertsContext, alerts: Alerts, pollMs = ALERTS_POLL_MS): void {
   alertRoutes(app, ctx);
   reportRoutes(app, ctx);
   jobs.handle(DELIVERY_QUEUE, deliveryJobPayload, (job) => runDelivery(ctx, job));
-  scheduler.every({ name: 'alert rules', intervalMs: ALERTS_POLL_MS, once: false, run: () => alerts.evaluateDue() });
-  scheduler.every({ name: 'alert reports', intervalMs: REPORTS_POLL_MS, once: false, run: () => alerts.sendDueReports() });
+  // 0 (SPYGLASS_ALERT_POLL_SECONDS): this process leaves rules and reports to the others.
+  if (pollMs === 0) return;
+  scheduler.every({ name: 'alert rules', intervalMs: pollMs, once: false, run: () => alerts.evaluateDue() });
+  scheduler.every({ name: 'alert reports', intervalMs: pollMs * (REPORTS_POLL_MS / ALERTS_POLL_MS), once: false, run: () => alerts.sendDueReports() });
 }
