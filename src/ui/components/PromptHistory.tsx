@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { TimeCell } from './TimeCell.tsx';
 import { Alert, Badge, Button, CloseButton, Group, Menu, Modal, NativeSelect, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { IconHistory, IconTag } from '@tabler/icons-react';
@@ -6,7 +7,6 @@ import { useMemberNames, usePromptMutations, tagColor } from '../api/prompts.ts'
 import { can, useSession } from '../api/session.ts';
 import type { Prompt } from '../api/prompts.ts';
 import { diffLines } from '../lib/diff.ts';
-import { formatFullTime, formatRelative } from '../lib/format.ts';
 
 interface Props {
   projectId: string;
@@ -58,9 +58,7 @@ export function PromptHistory({ projectId, promptId, versions, compare, onCompar
                 <Table.Td className="nowrap">v{v.version}</Table.Td>
                 <Table.Td>{v.commitMessage ?? <span className="muted">–</span>}</Table.Td>
                 <Table.Td>{author(v.authorId)}</Table.Td>
-                <Table.Td className="nowrap" title={formatFullTime(v.versionCreatedAt)}>
-                  {formatRelative(Date.parse(v.versionCreatedAt))}
-                </Table.Td>
+                <TimeCell at={v.versionCreatedAt} />
                 <Table.Td>
                   <Group gap={4}>
                     {v.tags.map((t) => (

@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { TimeCell } from '../components/TimeCell.tsx';
 import { Alert, Button, Group, Menu, NativeSelect, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { IconPlus } from '@tabler/icons-react';
 import { Link, useParams } from '@tanstack/react-router';
@@ -8,7 +9,6 @@ import { RuleState, windowValues } from '../components/AlertParts.tsx';
 import { ButtonLink } from '../components/ButtonLink.tsx';
 import { RuleJudgeTrust } from '../components/JudgeTrust.tsx';
 import { Sparkline } from '../components/Sparkline.tsx';
-import { formatFullTime, formatRelative } from '../lib/format.ts';
 import { fieldError } from '../lib/form-errors.ts';
 import { QueryState } from '../components/QueryState.tsx';
 
@@ -253,9 +253,7 @@ export function DeliveryTable({ rows, channelNames }: { rows: { id: string; subj
         <Table.Tbody>
           {rows.map((d) => (
             <Table.Tr key={d.id}>
-              <Table.Td className="nowrap" title={formatFullTime(d.createdAt)}>
-                {formatRelative(d.createdAt)}
-              </Table.Td>
+              <TimeCell at={d.createdAt} />
               {channelNames && <Table.Td>{d.channelName}</Table.Td>}
               <Table.Td>{d.subject}</Table.Td>
               <Table.Td>

@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { TimeCell } from '../components/TimeCell.tsx';
 import { ActionIcon, Alert, Button, Group, Modal, NativeSelect, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { IconPlus, IconTrash, IconUpload } from '@tabler/icons-react';
 import { Link, useNavigate, useParams } from '@tanstack/react-router';
@@ -6,7 +7,6 @@ import { can, useSession } from '../api/session.ts';
 import { COLUMN_TYPES, useCreateDataset, useDatasets, type Column } from '../api/datasets.ts';
 import type { ColumnType } from '../api/types.ts';
 import { formErrors } from '../lib/form-errors.ts';
-import { formatFullTime, formatRelative } from '../lib/format.ts';
 import { UploadDialog } from '../components/DatasetUpload.tsx';
 import { QueryState } from '../components/QueryState.tsx';
 
@@ -73,9 +73,7 @@ export default function DatasetsPage() {
                         {d.columnTypes.length === 0 ? <span className="muted">none</span> : d.columnTypes.map((c) => c.name).join(', ')}
                       </Text>
                     </Table.Td>
-                    <Table.Td title={formatFullTime(d.updatedAt)} className="nowrap">
-                      {formatRelative(Date.parse(d.updatedAt))}
-                    </Table.Td>
+                    <TimeCell at={d.updatedAt} />
                   </Table.Tr>
                 ))}
               </Table.Tbody>

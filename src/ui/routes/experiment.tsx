@@ -1,4 +1,5 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
+import { TimeCell } from '../components/TimeCell.tsx';
 import { ActionIcon, Alert, Breadcrumbs, Button, Checkbox, Group, NativeSelect, Progress, Table, Text, TextInput, Title } from '@mantine/core';
 import { useMediaQuery } from '@mantine/hooks';
 import { IconArrowDown, IconArrowUp, IconCheck, IconGitCompare, IconPencil, IconPlayerPlay, IconPlayerStop, IconScale, IconSettings, IconX } from '@tabler/icons-react';
@@ -219,9 +220,7 @@ function RunListRow({
       <Table.Td>
         <RunStateBadge state={state} />
       </Table.Td>
-      <Table.Td className="nowrap" title={formatFullTime(r.timestamps.createdAt)}>
-        {formatRelative(r.timestamps.createdAt)}
-      </Table.Td>
+      <TimeCell at={r.timestamps.createdAt} />
       <Table.Td className="nowrap">
         {r.progress}
         {r.total > r.progress ? ` / ${r.total}` : ''}

@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { TimeCell } from '../components/TimeCell.tsx';
 import { Badge, Button, Group, Loader, Table, Text, TextInput, Title } from '@mantine/core';
 import { IconPlus } from '@tabler/icons-react';
 import { Link, useNavigate, useParams } from '@tanstack/react-router';
@@ -208,9 +209,7 @@ function ExperimentRow({
           <span className="muted">–</span>
         )}
       </Table.Td>
-      <Table.Td title={formatFullTime(e.updatedAt)} className="nowrap">
-        {formatRelative(Date.parse(e.updatedAt))}
-      </Table.Td>
+      <TimeCell at={e.updatedAt} />
     </Table.Tr>
   );
 }

@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { TimeCell } from '../components/TimeCell.tsx';
 import { Alert, Badge, Button, Group, Loader, NativeSelect, Paper, SegmentedControl, Stack, Switch, Table, Text, Title, Tooltip } from '@mantine/core';
 import { IconArrowLeft, IconPencil, IconTrash } from '@tabler/icons-react';
 import { Link, useNavigate, useParams } from '@tanstack/react-router';
@@ -9,7 +10,7 @@ import { FilterChips } from '../components/FilterChips.tsx';
 import { JudgeTrustBadge } from '../components/JudgeTrust.tsx';
 import { MonitorBackfillButton } from '../components/MonitorBackfill.tsx';
 import { Stat } from '../components/Stat.tsx';
-import { asText, dateFormat, formatFullTime, formatRelative, oneLine } from '../lib/format.ts';
+import { asText, dateFormat, oneLine } from '../lib/format.ts';
 import { MonitorForm } from './monitor-new.tsx';
 
 const RANGES = [
@@ -193,9 +194,7 @@ export default function MonitorPage() {
                 const at = r.inserted_at;
                 return (
                   <Table.Tr key={r.evaluation_id} data-trace-id={r.trace_id}>
-                    <Table.Td className="nowrap" title={formatFullTime(at)}>
-                      {formatRelative(at)}
-                    </Table.Td>
+                    <TimeCell at={at} />
                     <Table.Td>
                       <Link to="/p/$projectId/traces/$traceId" params={{ projectId, traceId: r.trace_id }} className="mono">
                         {r.trace_id}

@@ -1,11 +1,11 @@
 import { Alert, Group, Switch, Table, Title } from '@mantine/core';
+import { TimeCell } from '../components/TimeCell.tsx';
 import { IconPlus } from '@tabler/icons-react';
 import { Link, useParams } from '@tanstack/react-router';
 import { monitorTrigger, useEvaluatorName, useMonitorMutations, useMonitors } from '../api/evaluators.ts';
 import { can, useSession } from '../api/session.ts';
 import { ButtonLink } from '../components/ButtonLink.tsx';
 import { FilterChips } from '../components/FilterChips.tsx';
-import { formatFullTime, formatRelative } from '../lib/format.ts';
 import { QueryState } from '../components/QueryState.tsx';
 
 /** The project's monitors: evaluators that run by themselves on matching incoming traces. */
@@ -76,9 +76,7 @@ export default function MonitorsPage() {
                         onChange={(e) => update.mutate({ id: m.id, body: { enabled: e.currentTarget.checked } })}
                       />
                     </Table.Td>
-                    <Table.Td title={formatFullTime(m.created_at)} className="nowrap">
-                      {formatRelative(Date.parse(m.created_at))}
-                    </Table.Td>
+                    <TimeCell at={m.created_at} />
                   </Table.Tr>
                 ))}
               </Table.Tbody>

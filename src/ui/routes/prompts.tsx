@@ -1,10 +1,10 @@
 import { useState } from 'react';
+import { TimeCell } from '../components/TimeCell.tsx';
 import { Alert, Badge, Button, Group, Modal, SegmentedControl, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { IconPlus, IconSearch } from '@tabler/icons-react';
 import { Link, useNavigate, useParams, useSearch } from '@tanstack/react-router';
 import { can, useSession } from '../api/session.ts';
 import { useCreatePrompt, useMemberNames, usePrompts, tagColor } from '../api/prompts.ts';
-import { formatFullTime, formatRelative } from '../lib/format.ts';
 import { fieldError } from '../lib/form-errors.ts';
 import { QueryState } from '../components/QueryState.tsx';
 
@@ -95,9 +95,7 @@ export default function PromptsPage() {
                     </Table.Td>
                     <Table.Td className="mono">{p.model}</Table.Td>
                     <Table.Td>{author(p.authorId)}</Table.Td>
-                    <Table.Td title={formatFullTime(p.versionCreatedAt)} className="nowrap">
-                      {formatRelative(Date.parse(p.versionCreatedAt))}
-                    </Table.Td>
+                    <TimeCell at={p.versionCreatedAt} />
                   </Table.Tr>
                 ))}
               </Table.Tbody>

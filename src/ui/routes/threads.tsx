@@ -1,5 +1,7 @@
 import { Fragment, useEffect, useMemo, useState } from 'react';
-import { Button, Group, Table, Text, TextInput, Title } from '@mantine/core';
+import { ListPager } from '../components/ListPager.tsx';
+import { TimeCell } from '../components/TimeCell.tsx';
+import { Group, Table, Text, TextInput, Title } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { IconSearch } from '@tabler/icons-react';
 import { Link, useNavigate, useParams, useSearch } from '@tanstack/react-router';
@@ -14,7 +16,7 @@ import { toSearchRequest, type ListSearch } from '../lib/list-search.ts';
 import { parseScoreFilter } from '../lib/trace-filters.ts';
 import { useRangeAnchor } from '../lib/use-range-anchor.ts';
 import type { ThreadsSearch } from '../router.tsx';
-import { formatCost, formatDuration, formatFullTime, formatRelative } from '../lib/format.ts';
+import { formatCost, formatDuration } from '../lib/format.ts';
 import { QueryState } from '../components/QueryState.tsx';
 
 const PAGE_SIZE = 50;
@@ -169,27 +171,13 @@ export default function ThreadsPage() {
                           {reviewCell(t, c.configId)}
                         </Table.Td>
                       ))}
-                      <Table.Td className="nowrap" title={formatFullTime(t.last_seen)}>
-                        {formatRelative(t.last_seen)}
-                      </Table.Td>
+                      <TimeCell at={t.last_seen} />
                     </Table.Tr>
                   ))}
                 </Table.Tbody>
               </Table>
             </div>
-            <Group justify="space-between" gap="xs">
-              <Text size="sm" className="muted" aria-live="polite" data-testid="threads-count">
-                {total.toLocaleString()} thread{total === 1 ? '' : 's'} · page {page} of {pages}
-              </Text>
-              <Group gap="xs">
-                <Button size="xs" variant="default" disabled={page <= 1} onClick={() => void navigate({ search: { ...search, page: page - 1 > 1 ? page - 1 : undefined }, replace: true })}>
-                  Previous
-                </Button>
-                <Button size="xs" variant="default" disabled={page >= pages} onClick={() => void navigate({ search: { ...search, page: page + 1 }, replace: true })}>
-                  Next
-                </Button>
-              </Group>
-            </Group>
+            <ListPager total={total} noun="thread" page={page} pages={pages} testId="threads-count" go={(p) => void navigate({ search: { ...search, page: p > 1 ? p : undefined }, replace: true })} />
           </>
         )}
       </QueryState>

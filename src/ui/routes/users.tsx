@@ -1,12 +1,14 @@
 import { useEffect, useState } from 'react';
-import { Button, Group, Table, Text, TextInput, Title } from '@mantine/core';
+import { ListPager } from '../components/ListPager.tsx';
+import { TimeCell } from '../components/TimeCell.tsx';
+import { Group, Table, Text, TextInput, Title } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { IconSearch, IconThumbDown, IconThumbUp } from '@tabler/icons-react';
 import { Link, useNavigate, useParams, useSearch } from '@tanstack/react-router';
 import { sortHeaders } from '../components/SortHeader.tsx';
 import { useEndUsers } from '../api/analytics.ts';
 import type { UsersSearch } from '../router.tsx';
-import { formatCost, formatFullTime, formatRelative, formatTokens } from '../lib/format.ts';
+import { formatCost, formatTokens } from '../lib/format.ts';
 import { QueryState } from '../components/QueryState.tsx';
 
 const PAGE_SIZE = 50;
@@ -117,30 +119,14 @@ export default function UsersPage() {
                           '0'
                         )}
                       </Table.Td>
-                      <Table.Td className="nowrap" title={formatFullTime(u.first_seen)}>
-                        {formatRelative(u.first_seen)}
-                      </Table.Td>
-                      <Table.Td className="nowrap" title={formatFullTime(u.last_seen)}>
-                        {formatRelative(u.last_seen)}
-                      </Table.Td>
+                      <TimeCell at={u.first_seen} />
+                      <TimeCell at={u.last_seen} />
                     </Table.Tr>
                   ))}
                 </Table.Tbody>
               </Table>
             </div>
-            <Group justify="space-between" gap="xs">
-              <Text size="sm" className="muted" aria-live="polite" data-testid="users-count">
-                {total.toLocaleString()} user{total === 1 ? '' : 's'} · page {page} of {pages}
-              </Text>
-              <Group gap="xs">
-                <Button size="xs" variant="default" disabled={page <= 1} onClick={() => void navigate({ search: { ...search, page: page - 1 > 1 ? page - 1 : undefined }, replace: true })}>
-                  Previous
-                </Button>
-                <Button size="xs" variant="default" disabled={page >= pages} onClick={() => void navigate({ search: { ...search, page: page + 1 }, replace: true })}>
-                  Next
-                </Button>
-              </Group>
-            </Group>
+            <ListPager total={total} noun="user" page={page} pages={pages} testId="users-count" go={(p) => void navigate({ search: { ...search, page: p > 1 ? p : undefined }, replace: true })} />
           </>
         )}
       </QueryState>
