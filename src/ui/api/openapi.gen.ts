@@ -40116,6 +40116,30 @@ export interface components {
             /** @description When it ran (epoch ms) */
             inserted_at: number;
         };
+        ThreadEvaluationFilter: {
+            /** @description The thread evaluation's name (its thread monitor's name) */
+            name: string;
+            /** @description Its verdict: true passed, false failed */
+            passed?: boolean;
+            /** @enum {string} */
+            status?: "processed" | "skipped" | "error";
+            /** @description Its score at least */
+            min?: number;
+            /** @description Its score at most */
+            max?: number;
+        };
+        ThreadEvaluationFilterInput: {
+            /** @description The thread evaluation's name (its thread monitor's name) */
+            name: string;
+            /** @description Its verdict: true passed, false failed */
+            passed?: boolean;
+            /** @enum {string} */
+            status?: "processed" | "skipped" | "error";
+            /** @description Its score at least */
+            min?: number;
+            /** @description Its score at most */
+            max?: number;
+        };
         ThreadEvaluationInput: {
             id: string;
             thread_id: string;
@@ -40293,6 +40317,8 @@ export interface components {
                 /** @description categorical: this category; boolean: true or false */
                 value?: string | boolean;
             };
+            /** @description Threads whose newest result of this thread evaluation (a thread monitor's name, as `scores` name it) has this verdict, status or score */
+            evaluation?: components["schemas"]["ThreadEvaluationFilter"];
             /**
              * @default last_seen
              * @enum {string}
@@ -40300,6 +40326,8 @@ export interface components {
             sortBy: "thread_id" | "turns" | "cost" | "duration" | "errors" | "users" | "first_seen" | "last_seen";
             /** @description A numeric or boolean score config's id (GET /api/score-configs): sort by each thread's mean review score of it (boolean: the share true), in sortDirection; threads without one come last either way. Replaces sortBy */
             sortByScore?: string;
+            /** @description A thread evaluation's name (a thread monitor's, as `scores` name it): sort by its newest result's score on each thread (a pass 1, a fail 0), in sortDirection; threads without one, or whose newest one is an error, come last either way. Replaces sortBy and sortByScore */
+            sortByEvaluation?: string;
             /**
              * @default desc
              * @enum {string}
@@ -40368,6 +40396,8 @@ export interface components {
                 /** @description categorical: this category; boolean: true or false */
                 value?: string | boolean;
             };
+            /** @description Threads whose newest result of this thread evaluation (a thread monitor's name, as `scores` name it) has this verdict, status or score */
+            evaluation?: components["schemas"]["ThreadEvaluationFilterInput"];
             /**
              * @default last_seen
              * @enum {string}
@@ -40375,6 +40405,8 @@ export interface components {
             sortBy?: "thread_id" | "turns" | "cost" | "duration" | "errors" | "users" | "first_seen" | "last_seen";
             /** @description A numeric or boolean score config's id (GET /api/score-configs): sort by each thread's mean review score of it (boolean: the share true), in sortDirection; threads without one come last either way. Replaces sortBy */
             sortByScore?: string;
+            /** @description A thread evaluation's name (a thread monitor's, as `scores` name it): sort by its newest result's score on each thread (a pass 1, a fail 0), in sortDirection; threads without one, or whose newest one is an error, come last either way. Replaces sortBy and sortByScore */
+            sortByEvaluation?: string;
             /**
              * @default desc
              * @enum {string}
