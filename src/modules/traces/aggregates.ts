@@ -205,10 +205,10 @@ async function latencyHistogramSums(db: Executor, histogram: SQL): Promise<Metri
 
 /**
  * A few statements over the per-trace summary table, each one pass over the matching
- * traces (no materialized intermediate: on PGlite that cost several times the scan): the
- * groups with most traces first (grouped only), then the sums and percentiles per group and
- * bucket, thumbs and verdicts joined to the same traces, and totals when a trace can be in
- * several groups.
+ * traces (no materialized intermediate: on PGlite that cost several times the scan), read
+ * from its covering index traces_time_sums: the groups with most traces first (grouped
+ * only, with the totals when a trace can be in several groups), then at once the sums and
+ * percentiles per group and bucket, and thumbs, verdicts and scores joined to the same traces.
  */
 export async function aggregateTraces(db: Executor, q: AggregateQuery): Promise<AggregateResult> {
   const where = sql.join([sql`traces.project_id = ${q.projectId}`, ...q.where], sql` AND `);
