@@ -304,6 +304,7 @@ for (const kind of kinds) {
         const split = `${name}: a second server reading from a streaming replica, ${r.replica.requests} searches and analytics requests`;
         row(split, kind, 'statements on the replica, as the server process counts them (less its idle pollers)', r.replica.appShare === null ? '-' : r.replica.appShare * 100, '%', '>= 95');
         row(split, kind, "transactions on the replica, as each PostgreSQL server counts them (less the process's idle ones)", r.replica.serverShare === null ? '-' : r.replica.serverShare * 100, '%', '>= 95');
+        for (const p of r.replica.onPrimary.slice(0, 8)) console.error(`scale bench: on the primary during the load ${p.load}x (idle ${p.idle}x): ${p.statement}`);
       } else row(`${name}: replica split`, kind, 'no replica could be made (replication connections from 127.0.0.1 allowed? pg_basebackup?)', '-', '');
       results.scale_postgres = r;
     } finally {

@@ -206,13 +206,16 @@ export function buildServices(deps: Deps): Services {
     scores: (projectId, monitorId, range) => monitorScores(deps.db, projectId, monitorId, range),
   });
   traces.extend({
-    evaluations: (projectId, traceId) => listTraceEvaluations(deps.db, projectId, traceId),
+    evaluations: (db, projectId, traceId) => listTraceEvaluations(db, projectId, traceId),
     filterConditions: { has_annotation: annotatedTraceCondition, evaluation: evaluationTraceCondition, score: scoredTraceCondition, topic: inTopicsCondition },
-    listFacts: async (projectId, traceIds) => ({
-      evaluations: await evaluationChipsByTrace(deps.db.orm, projectId, traceIds),
-      annotations: await annotationCountsByTrace(deps.db.orm, projectId, traceIds),
-      scores: await scoreSummariesByTrace(deps.db.orm, projectId, traceIds),
-    }),
+    listFacts: async (db, projectId, traceIds) => {
+      const [evaluations, annotations, scores] = await Promise.all([
+        evaluationChipsByTrace(db, projectId, traceIds),
+        annotationCountsByTrace(db, projectId, traceIds),
+        scoreSummariesByTrace(db, projectId, traceIds),
+      ]);
+      return { evaluations, annotations, scores };
+    },
     scoreSort: (projectId, configId, field) => scoreSortSql(deps.db.orm, projectId, configId, field),
     beforeCommit: (tx, batch) => enqueueForTraces(monitors, tx, batch),
     onTracesDeleted: async (tx, projectId, traceIds) => {
