@@ -1,3 +1,4 @@
+import { judgesOf } from './run-judges.ts';
 import type { z } from 'zod';
 import { badRequest } from '../../platform/errors.ts';
 import type { ExperimentsContext } from './context.ts';
@@ -235,6 +236,8 @@ export async function compareRuns(
     methods: METHODS,
     runs,
     comparisons,
+    // the compared runs first: their evaluators are the ones the verdicts are about
+    judges: await judgesOf(ctx.db.orm, experiment.id, [...runIds.slice(1), baseRunId], comparisons.flatMap((c) => c.evaluators.map((e) => e.evaluator))),
   };
 }
 

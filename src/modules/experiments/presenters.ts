@@ -133,6 +133,8 @@ export function presentStatus(
     evaluators: store.EvaluatorAggregate[];
     targets: store.TargetAggregate[];
     runUrl: string;
+    /** a server run's evaluators: what each id ran (none for SDK runs) */
+    judges?: { id: string; evaluator: string; version: number | null }[];
   },
 ): Out<typeof runStatusResponse> {
   const status = r.stoppedAt !== null ? 'stopped' : r.finishedAt !== null ? 'completed' : 'running';
@@ -144,6 +146,10 @@ export function presentStatus(
   const rate = (passed: number, failed: number) => (passed + failed ? (100 * passed) / (passed + failed) : 0);
   const rows = facts.dataset?.rows ?? 0;
   const errors = facts.dataset?.errors ?? 0;
+  const judgeOf = (id: string) => {
+    const j = facts.judges?.find((x) => x.id === id);
+    return j ? { judge: j.evaluator, judgeVersion: j.version } : {};
+  };
   const summary: Out<typeof executionSummarySchema> = {
     runId: r.runId,
     totalCells: rows,
@@ -170,6 +176,7 @@ export function presentStatus(
       failed: e.failed,
       passRate: rate(e.passed, e.failed),
       ...opt('avgScore', e.averageScore),
+      ...judgeOf(e.evaluator),
     })),
     totalPassed,
     totalFailed,

@@ -420,6 +420,17 @@ export async function platformRunEvaluatorVersions(db: Executor, experimentId: s
   return new Map(found.flatMap((f) => (f.version === null ? [] : [[f.id, f.version] as const])));
 }
 
+/** What each evaluator id of these platform runs ran: its catalogue path (or custom/<slug>) and pinned version, newest run first. */
+export async function platformRunJudges(db: Executor, experimentId: string, runIds: string[]): Promise<{ runId: string; id: string; evaluator: string; version: number | null }[]> {
+  if (!runIds.length) return [];
+  return rows(
+    db,
+    sql`SELECT p.run_id AS "runId", e->>'id' AS id, e->>'evaluator' AS evaluator, (e->>'version')::int AS version
+        FROM experiment_platform_runs p, jsonb_array_elements(p.plan->'evaluators') AS e
+        WHERE p.experiment_id = ${experimentId} AND p.run_id = ANY(${textArray(runIds)})`,
+  );
+}
+
 export async function platformRunStatus(db: Executor, experimentId: string, runId: string): Promise<string | null> {
   const [row] = await rows<{ status: string }>(db, sql`SELECT status FROM experiment_platform_runs WHERE experiment_id = ${experimentId} AND run_id = ${runId}`);
   return row?.status ?? null;

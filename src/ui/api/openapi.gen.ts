@@ -23301,6 +23301,10 @@ export interface paths {
                                     failed: number;
                                     passRate: number;
                                     avgScore?: number;
+                                    /** @description Spyglass's own: the judge as its results elsewhere name it (a server run's catalogue path or custom/<slug>) */
+                                    judge?: string;
+                                    /** @description Spyglass's own: the custom judge's version the run pinned */
+                                    judgeVersion?: number | null;
                                 }[];
                                 totalPassed: number;
                                 totalFailed: number;
@@ -23675,6 +23679,10 @@ export interface paths {
                                     failed: number;
                                     passRate: number;
                                     avgScore?: number;
+                                    /** @description Spyglass's own: the judge as its results elsewhere name it (a server run's catalogue path or custom/<slug>) */
+                                    judge?: string;
+                                    /** @description Spyglass's own: the custom judge's version the run pinned */
+                                    judgeVersion?: number | null;
                                 }[];
                                 totalPassed: number;
                                 totalFailed: number;
@@ -25300,6 +25308,14 @@ export interface paths {
                                     } | null;
                                 }[];
                             }[];
+                            judges: {
+                                /** @description the evaluator as the run names it (a server run's evaluator id, or the name an SDK logged) */
+                                evaluator: string;
+                                /** @description the judge as its results elsewhere name it: the catalogue path or custom/<slug> a server run ran; for an SDK-logged evaluator, its own name */
+                                judge: string;
+                                /** @description the custom judge's version the run pinned; null for built-in judges and SDK runs */
+                                version: number | null;
+                            }[];
                         };
                     };
                 };
@@ -25775,6 +25791,14 @@ export interface paths {
                                         summary: string;
                                     } | null;
                                 }[];
+                            }[];
+                            judges: {
+                                /** @description the evaluator as the run names it (a server run's evaluator id, or the name an SDK logged) */
+                                evaluator: string;
+                                /** @description the judge as its results elsewhere name it: the catalogue path or custom/<slug> a server run ran; for an SDK-logged evaluator, its own name */
+                                judge: string;
+                                /** @description the custom judge's version the run pinned; null for built-in judges and SDK runs */
+                                version: number | null;
                             }[];
                         };
                     };
