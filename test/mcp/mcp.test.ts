@@ -321,6 +321,8 @@ describe.each(appDatabaseKinds)('MCP server (%s)', (kind) => {
     const served = textOf(await mcp.callTool({ name: 'get_run', arguments: { runId: second, experimentSlug: 'judged-server' } }));
     expect(served).toContain('1 passed, 1 failed');
     expect(served).toContain(`\nCan the judges be trusted?\n${trustLine} · pass rate 50.0 % corrected for its errors: `);
+    const servedRuns = textOf(await mcp.callTool({ name: 'list_runs', arguments: { experimentSlug: 'judged-server' } }));
+    expect(servedRuns).toContain(`\nCan the judges be trusted?\n${trustLine}`);
     const servedCompared = textOf(await mcp.callTool({ name: 'compare_to_baseline', arguments: { experimentSlug: 'judged-server', runId: second, baseline: first } }));
     expect(servedCompared).toContain(`\nCan the judges be trusted?\n${trustLine}`);
   });

@@ -52,7 +52,13 @@ export function presentAggregate(
   dataset: store.DatasetAggregate | undefined,
   evaluations: store.EvaluationAggregate | undefined,
   evaluators: store.EvaluatorAggregate[],
+  /** a server run's evaluators: what each id ran (none for SDK runs) */
+  judges: { id: string; evaluator: string; version: number | null }[] = [],
 ): Out<typeof runAggregateSchema> {
+  const judgeOf = (id: string) => {
+    const j = judges.find((x) => x.id === id);
+    return j ? { judge: j.evaluator, judgeVersion: j.version } : {};
+  };
   return {
     ...opt('datasetCost', dataset?.costSum),
     ...opt('datasetAverageCost', dataset?.costAvg),
@@ -63,7 +69,7 @@ export function presentAggregate(
     evaluations: Object.fromEntries(
       evaluators
         .filter((e) => e.processed > 0)
-        .map((e) => [e.evaluator, { name: e.name ?? e.evaluator, averageScore: e.averageScore, ...opt('averagePassed', e.averagePassed) }]),
+        .map((e) => [e.evaluator, { name: e.name ?? e.evaluator, averageScore: e.averageScore, ...opt('averagePassed', e.averagePassed), ...judgeOf(e.evaluator) }]),
     ),
   };
 }

@@ -126,7 +126,16 @@ export const runAggregateSchema = z.object({
   evaluationsCost: z.number().optional(),
   evaluationsAverageCost: z.number().optional(),
   evaluationsAverageDuration: z.number().optional(),
-  evaluations: z.record(z.string(), z.object({ name: z.string(), averageScore: z.number().nullable(), averagePassed: z.number().optional() })),
+  evaluations: z.record(
+    z.string(),
+    z.object({
+      name: z.string(),
+      averageScore: z.number().nullable(),
+      averagePassed: z.number().optional(),
+      judge: z.string().optional().describe("Spyglass's own: the judge a server run's evaluator ran (catalogue path or custom/<slug>)"),
+      judgeVersion: z.number().int().nullable().optional().describe("Spyglass's own: the custom judge's version the run pinned"),
+    }),
+  ),
 });
 
 export const targetSchema = z.object({

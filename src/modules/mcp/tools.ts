@@ -404,7 +404,8 @@ export const TOOLS: ToolSpec[] = [
       });
       return [`Runs of ${a.experimentSlug} (${a.pagination.totalHits} in all), newest first:`, ...lines].join('\n');
     },
-    judges: (a: z.infer<typeof runListResponse>) => a.runs.flatMap((r) => Object.keys(r.summary.evaluations).map((evaluator) => ({ evaluator }))),
+    judges: (a: z.infer<typeof runListResponse>) =>
+      a.runs.flatMap((r) => Object.entries(r.summary.evaluations).map(([evaluator, e]) => ({ evaluator: e.judge ?? evaluator, version: e.judgeVersion ?? null }))),
   }),
   tool({
     name: 'get_run',

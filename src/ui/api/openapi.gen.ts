@@ -22925,6 +22925,10 @@ export interface paths {
                                             name: string;
                                             averageScore: number | null;
                                             averagePassed?: number;
+                                            /** @description Spyglass's own: the judge a server run's evaluator ran (catalogue path or custom/<slug>) */
+                                            judge?: string;
+                                            /** @description Spyglass's own: the custom judge's version the run pinned */
+                                            judgeVersion?: number | null;
                                         };
                                     };
                                 };
@@ -24964,6 +24968,10 @@ export interface paths {
                                         name: string;
                                         averageScore: number | null;
                                         averagePassed?: number;
+                                        /** @description Spyglass's own: the judge a server run's evaluator ran (catalogue path or custom/<slug>) */
+                                        judge?: string;
+                                        /** @description Spyglass's own: the custom judge's version the run pinned */
+                                        judgeVersion?: number | null;
                                     };
                                 };
                             };
