@@ -87,4 +87,63 @@ describe.each(databaseKinds)('judge alignment on experiment rows (%s)', (kind) =
     const trust = await call('GET', '/api/judge-alignment/trust?evaluator=langevals/exact_match');
     expect(trust.data[0]).toMatchObject({ n: 16, trust: { state: 'not enough labels', reason: '16 of 50 labels' } });
   }, 300_000);
+
+  it('categories (weighted kappa when ordered) and numbers (Spearman, mean absolute error) over HTTP; a judge of another kind is a 400 naming the evaluator', async () => {
+    const tone = (await call('POST', '/api/score-configs', { name: 'Tone level', kind: 'categorical', categories: ['low', 'mid', 'high'] })).data.id as string;
+    const quality = (await call('POST', '/api/score-configs', { name: 'Quality', kind: 'numeric', min: 1, max: 10 })).data.id as string;
+    const levels = ['low', 'mid', 'high'];
+    // 9 rows: people say low, mid, high by turns; the judge agrees but on row 1 (mid -> high, a near miss) and row 2 (high -> low, a far one).
+    const judgeLevel = (i: number) => (i === 1 ? 'high' : i === 2 ? 'low' : levels[i % 3]);
+    // 10 rows: people score 1..5 twice; the judge scores double (the same order, 3 off on average).
+    await call('POST', '/api/evaluations/batch/log_results', {
+      experiment_slug: 'kinds',
+      run_id: 'k1',
+      dataset: Array.from({ length: 10 }, (_, i) => ({ index: i, entry: { q: `q${i}` }, predicted: { output: 'a' }, trace_id: `kind-${i}` })),
+      evaluations: [
+        ...Array.from({ length: 9 }, (_, i) => ({ evaluator: 'tone-judge', index: i, status: 'processed', label: judgeLevel(i) })),
+        ...Array.from({ length: 10 }, (_, i) => ({ evaluator: 'quality-judge', index: i, status: 'processed', score: 2 * ((i % 5) + 1) })),
+      ],
+      timestamps: { created_at: Date.parse('2026-11-22T10:00:00Z'), finished_at: Date.parse('2026-11-22T10:01:00Z') },
+    });
+    for (let i = 0; i < 10; i++) {
+      const scores = [{ configId: quality, value: (i % 5) + 1 }, ...(i < 9 ? [{ configId: tone, value: levels[i % 3] }] : [])];
+      await call('POST', `/api/annotations/trace/kind-${i}`, { comment: '', isThumbsUp: true, scores });
+    }
+
+    const plain = await call('GET', `/api/judge-alignment?evaluator=tone-judge&scoreConfig=${tone}`);
+    expect(plain).toMatchObject({ n: 9, categories: levels, weighted: false, truePositiveRate: null, spearman: null, passRate: null });
+    expect(plain.confusion).toEqual([
+      [3, 0, 0],
+      [0, 2, 1],
+      [1, 0, 2],
+    ]);
+    expect(plain.accuracy.value).toBeCloseTo(7 / 9, 12);
+    // po = 7/9; the judge says low 4, mid 2, high 3 times, people 3 each: pe = (12 + 6 + 9) / 81
+    const pe = 27 / 81;
+    expect(plain.kappa.value).toBeCloseTo((7 / 9 - pe) / (1 - pe), 12);
+    const ordered = await call('GET', `/api/judge-alignment?evaluator=tone-judge&scoreConfig=${tone}&ordered=true`);
+    expect(ordered.weighted).toBe(true);
+    // the far miss costs more than the near one: weighted kappa differs from the plain one
+    expect(ordered.kappa.value).not.toBeCloseTo(plain.kappa.value, 6);
+    for (const e of [plain.kappa, ordered.kappa]) expect(e.low <= e.value && e.value <= e.high && e.n === 9).toBe(true);
+    expect(plain.disagreements).toContainEqual({ traceId: 'kind-2', human: 'high', judge: 'low', reasoning: null });
+
+    const numbers = await call('GET', `/api/judge-alignment?evaluator=quality-judge&scoreConfig=${quality}`);
+    expect(numbers).toMatchObject({ n: 10, confusion: null, kappa: null, categories: null });
+    expect(numbers.spearman.value).toBeCloseTo(1, 12);
+    expect(numbers.meanAbsoluteError.value).toBeCloseTo(3, 12);
+    expect(numbers.trust.rule.statistic).toBe('spearman');
+    // off by more than a quarter of the range (2.25): rows people scored 3, 4, 5
+    expect(numbers.disagreements).toHaveLength(6);
+
+    // A judge of labels against a numeric score, and one of scores against categories: kinds that cannot match.
+    for (const [evaluator, config] of [
+      ['tone-judge', quality],
+      ['quality-judge', tone],
+    ]) {
+      const bad = await t.request('GET', `/api/judge-alignment?evaluator=${evaluator}&scoreConfig=${config}`, { authToken: t.creds.projectApiKey });
+      expect(bad.status, bad.text).toBe(400);
+      expect(bad.body.error.meta.field).toBe('querystring.evaluator');
+    }
+  }, 300_000);
 });
