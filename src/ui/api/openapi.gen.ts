@@ -22925,6 +22925,10 @@ export interface paths {
                                             name: string;
                                             averageScore: number | null;
                                             averagePassed?: number;
+                                            /** @description Spyglass's own: the judge a server run's evaluator ran (catalogue path or custom/<slug>) */
+                                            judge?: string;
+                                            /** @description Spyglass's own: the custom judge's version the run pinned */
+                                            judgeVersion?: number | null;
                                         };
                                     };
                                 };
@@ -23301,6 +23305,10 @@ export interface paths {
                                     failed: number;
                                     passRate: number;
                                     avgScore?: number;
+                                    /** @description Spyglass's own: the judge as its results elsewhere name it (a server run's catalogue path or custom/<slug>) */
+                                    judge?: string;
+                                    /** @description Spyglass's own: the custom judge's version the run pinned */
+                                    judgeVersion?: number | null;
                                 }[];
                                 totalPassed: number;
                                 totalFailed: number;
@@ -23675,6 +23683,10 @@ export interface paths {
                                     failed: number;
                                     passRate: number;
                                     avgScore?: number;
+                                    /** @description Spyglass's own: the judge as its results elsewhere name it (a server run's catalogue path or custom/<slug>) */
+                                    judge?: string;
+                                    /** @description Spyglass's own: the custom judge's version the run pinned */
+                                    judgeVersion?: number | null;
                                 }[];
                                 totalPassed: number;
                                 totalFailed: number;
@@ -24956,6 +24968,10 @@ export interface paths {
                                         name: string;
                                         averageScore: number | null;
                                         averagePassed?: number;
+                                        /** @description Spyglass's own: the judge a server run's evaluator ran (catalogue path or custom/<slug>) */
+                                        judge?: string;
+                                        /** @description Spyglass's own: the custom judge's version the run pinned */
+                                        judgeVersion?: number | null;
                                     };
                                 };
                             };
@@ -25299,6 +25315,14 @@ export interface paths {
                                         n: number;
                                     } | null;
                                 }[];
+                            }[];
+                            judges: {
+                                /** @description the evaluator as the run names it (a server run's evaluator id, or the name an SDK logged) */
+                                evaluator: string;
+                                /** @description the judge as its results elsewhere name it: the catalogue path or custom/<slug> a server run ran; for an SDK-logged evaluator, its own name */
+                                judge: string;
+                                /** @description the custom judge's version the run pinned; null for built-in judges and SDK runs */
+                                version: number | null;
                             }[];
                         };
                     };
@@ -25775,6 +25799,14 @@ export interface paths {
                                         summary: string;
                                     } | null;
                                 }[];
+                            }[];
+                            judges: {
+                                /** @description the evaluator as the run names it (a server run's evaluator id, or the name an SDK logged) */
+                                evaluator: string;
+                                /** @description the judge as its results elsewhere name it: the catalogue path or custom/<slug> a server run ran; for an SDK-logged evaluator, its own name */
+                                judge: string;
+                                /** @description the custom judge's version the run pinned; null for built-in judges and SDK runs */
+                                version: number | null;
                             }[];
                         };
                     };
