@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { sql } from 'drizzle-orm';
 import pino, { type Logger } from 'pino';
 import { afterAll, beforeAll, inject } from 'vitest';
 import { buildApp, type App } from '../../src/app.ts';
@@ -142,18 +143,19 @@ export interface StartAppOptions {
 /**
  * A real app on a real database, listening on a loopback port.
  *
- * Without options, the app is the test worker's, shared by the files the worker runs one after
- * another (vitest keeps this module between files: `isolate: false`), and the file gets an
- * organization of its own (`creds`) that no other file's keys reach: a whole app per file cost
- * about 6 s of CPU (opening PGlite, building the app, the first start). Any option (a clock, an
- * environment, `fresh`) starts an app of its own on a database of its own.
+ * Without options, or with only a `clock`, the app is the test worker's, shared by the files the
+ * worker runs one after another (vitest keeps this module between files: `isolate: false`), and
+ * the file gets an organization of its own (`creds`) that no other file's keys reach: a whole app
+ * per file cost about 6 s of CPU (opening PGlite, building the app, the first start). The file's
+ * clock (a ManualClock) becomes the shared app's clock until the next file starts; the app's
+ * timers only ever ask the clock it was built with for the time, so they read the file's clock.
+ * Any other option (an environment, `fresh`, ...) starts an app of its own on a database of its own;
+ * `reopen` of a worker app builds a second app on the worker's database, for that file's organization.
  */
 export async function startApp(kind: DatabaseKind, options: StartAppOptions = {}): Promise<TestApp> {
-  const ownApp = Object.values(options).some((v) => v !== undefined && v !== false);
-  if (!ownApp) return tenantOfWorkerApp(kind);
-  if (options.reopen && workerApps.has(options.reopen)) {
-    throw new Error('startApp: reopen takes an app of its own; start the first one with { fresh: true }');
-  }
+  const { clock: fileClock, ...rest } = options;
+  const ownApp = Object.values(rest).some((v) => v !== undefined && v !== false);
+  if (!ownApp) return tenantOfWorkerApp(kind, fileClock ?? systemClock);
   const previous = options.reopen ? sharedResources.get(options.reopen) : undefined;
   if (options.reopen && !previous) throw new Error('startApp: reopen takes an app made by startApp');
   let shared: SharedResources;
@@ -174,7 +176,8 @@ export async function startApp(kind: DatabaseKind, options: StartAppOptions = {}
     tokenHasher,
   });
   if (!previous) shared.creds = (await firstStart(config, app.services, clock.now()))!;
-  const creds = shared.creds;
+  // A second app for a file in the worker's app serves that file's organization.
+  const creds = (options.reopen && tenantCreds.get(options.reopen)) || shared.creds;
   shared.apps++;
   await app.http.listen({ port: 0, host: '127.0.0.1' });
   const address = app.http.server.address();
@@ -208,25 +211,43 @@ export async function startApp(kind: DatabaseKind, options: StartAppOptions = {}
   return testApp;
 }
 
-/** The worker's shared app per database kind, started by the first file that asks. */
-const workerAppByKind = new Map<DatabaseKind, Promise<TestApp>>();
-/** The apps handed to files from a worker's shared app (their `reopen` is refused). */
-const workerApps = new WeakSet<TestApp>();
+/**
+ * The clock of a worker's shared app: it asks the clock of the file being run (files in a worker
+ * run one after another, never at once), the system's unless the file brought its own.
+ */
+class WorkerClock implements Clock {
+  current: Clock = systemClock;
+  now(): Date {
+    return this.current.now();
+  }
+}
 
-async function tenantOfWorkerApp(kind: DatabaseKind): Promise<TestApp> {
-  let started = workerAppByKind.get(kind);
-  if (!started) {
-    started = startApp(kind, { fresh: true }).then((app) => {
+/** The worker's shared app per database kind, started by the first file that asks. */
+const workerAppByKind = new Map<DatabaseKind, { app: Promise<TestApp>; clock: WorkerClock }>();
+/** The apps handed to files from a worker's shared app, with their organization's credentials. */
+const tenantCreds = new WeakMap<TestApp, InitialCredentials>();
+
+async function tenantOfWorkerApp(kind: DatabaseKind, fileClock: Clock): Promise<TestApp> {
+  let worker = workerAppByKind.get(kind);
+  if (!worker) {
+    const clock = new WorkerClock();
+    const started = startApp(kind, { fresh: true, clock }).then((app) => {
       // Its database goes with the worker (PostgreSQL's at the run's end); its files go now.
       process.once('exit', () => fs.rmSync(app.dataDir, { recursive: true, force: true }));
       return app;
     });
-    workerAppByKind.set(kind, started);
+    worker = { app: started, clock };
+    workerAppByKind.set(kind, worker);
   }
-  const shared = await started;
-  const creds = await createTenantCredentials(shared);
+  worker.clock.current = fileClock;
+  const shared = await worker.app;
+  // The earlier files' alert rules stop: the app's poll would evaluate (and catch up) their
+  // windows at this file's clock, costing this file time and changing what a poll counts.
+  await shared.db.orm.execute(sql`UPDATE alert_rules SET enabled = false WHERE enabled`);
+  const creds = await createTenantCredentials({ ...shared, clock: fileClock });
   const tenantApp: TestApp = {
     ...shared,
+    clock: fileClock,
     creds,
     // The app goes on serving the worker's next files; this file's organization stays, out of their reach.
     stop: async () => {
@@ -234,7 +255,8 @@ async function tenantOfWorkerApp(kind: DatabaseKind): Promise<TestApp> {
     },
     close: async () => {},
   };
-  workerApps.add(tenantApp);
+  tenantCreds.set(tenantApp, creds);
+  sharedResources.set(tenantApp, sharedResources.get(shared)!);
   return tenantApp;
 }
 
@@ -333,14 +355,15 @@ const TEST_START = new Date('2026-11-22T10:00:00Z');
 
 /**
  * For a describe block: an app on a ManualClock at TEST_START, started before the block's tests
- * together with a second tenant, and closed after them. `started` receives it once it runs (assign
+ * together with a second tenant, and closed after them (the worker's app unless `options` ask
+ * for one of its own, as a file that stops and restarts it does). `started` receives it once it runs (assign
  * it to the block's variables); the clock is returned for the tests to advance.
  */
-export function useProjectApp(kind: DatabaseKind, started: (app: ProjectApp) => void): ManualClock {
+export function useProjectApp(kind: DatabaseKind, started: (app: ProjectApp) => void, options: Omit<StartAppOptions, 'clock'> = {}): ManualClock {
   const clock = new ManualClock(TEST_START);
   let t: TestApp | undefined;
   beforeAll(async () => {
-    t = await startApp(kind, { clock });
+    t = await startApp(kind, { ...options, clock });
     started({ t, key: t.creds.projectApiKey, other: await createTenant(t) });
   });
   afterAll(() => t?.close());
