@@ -231,7 +231,10 @@ async function tenantOfWorkerApp(kind: DatabaseKind, fileClock: Clock): Promise<
   let worker = workerAppByKind.get(kind);
   if (!worker) {
     const clock = new WorkerClock();
-    const started = startApp(kind, { fresh: true, clock }).then((app) => {
+    // No alert poll of its own: files ask for their rules' windows (alerts.evaluateDue) when
+    // their data is in; a poll at a random phase of the shared app's timers would evaluate a
+    // window while a file is still writing it. The poll is the subject of the files that set it.
+    const started = startApp(kind, { fresh: true, clock, env: { SPYGLASS_ALERT_POLL_SECONDS: '0' } }).then((app) => {
       // Its database goes with the worker (PostgreSQL's at the run's end); its files go now.
       process.once('exit', () => fs.rmSync(app.dataDir, { recursive: true, force: true }));
       return app;
@@ -241,8 +244,8 @@ async function tenantOfWorkerApp(kind: DatabaseKind, fileClock: Clock): Promise<
   }
   worker.clock.current = fileClock;
   const shared = await worker.app;
-  // The earlier files' alert rules stop: the app's poll would evaluate (and catch up) their
-  // windows at this file's clock, costing this file time and changing what a poll counts.
+  // The earlier files' alert rules stop: this file's evaluations (alerts.evaluateDue) would
+  // evaluate (and catch up) their windows at this file's clock, costing time and changing counts.
   await shared.db.orm.execute(sql`UPDATE alert_rules SET enabled = false WHERE enabled`);
   const creds = await createTenantCredentials({ ...shared, clock: fileClock });
   const tenantApp: TestApp = {
