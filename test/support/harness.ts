@@ -149,13 +149,15 @@ export interface StartAppOptions {
  * per file cost about 6 s of CPU (opening PGlite, building the app, the first start). The file's
  * clock (a ManualClock) becomes the shared app's clock until the next file starts; the app's
  * timers only ever ask the clock it was built with for the time, so they read the file's clock.
- * Any other option (an environment, `fresh`, ...) starts an app of its own on a database of its own;
- * `reopen` of a worker app builds a second app on the worker's database, for that file's organization.
+ * Any other option (an environment, `fresh`, ...) starts an app of its own on a database of its own.
  */
 export async function startApp(kind: DatabaseKind, options: StartAppOptions = {}): Promise<TestApp> {
   const { clock: fileClock, ...rest } = options;
   const ownApp = Object.values(rest).some((v) => v !== undefined && v !== false);
   if (!ownApp) return tenantOfWorkerApp(kind, fileClock ?? systemClock);
+  if (options.reopen && workerApps.has(options.reopen)) {
+    throw new Error('startApp: reopen takes an app of its own; start the first one with { fresh: true }');
+  }
   const previous = options.reopen ? sharedResources.get(options.reopen) : undefined;
   if (options.reopen && !previous) throw new Error('startApp: reopen takes an app made by startApp');
   let shared: SharedResources;
@@ -176,8 +178,7 @@ export async function startApp(kind: DatabaseKind, options: StartAppOptions = {}
     tokenHasher,
   });
   if (!previous) shared.creds = (await firstStart(config, app.services, clock.now()))!;
-  // A second app for a file in the worker's app serves that file's organization.
-  const creds = (options.reopen && tenantCreds.get(options.reopen)) || shared.creds;
+  const creds = shared.creds;
   shared.apps++;
   await app.http.listen({ port: 0, host: '127.0.0.1' });
   const address = app.http.server.address();
@@ -224,8 +225,8 @@ class WorkerClock implements Clock {
 
 /** The worker's shared app per database kind, started by the first file that asks. */
 const workerAppByKind = new Map<DatabaseKind, { app: Promise<TestApp>; clock: WorkerClock }>();
-/** The apps handed to files from a worker's shared app, with their organization's credentials. */
-const tenantCreds = new WeakMap<TestApp, InitialCredentials>();
+/** The apps handed to files from a worker's shared app (their `reopen` is refused). */
+const workerApps = new WeakSet<TestApp>();
 
 async function tenantOfWorkerApp(kind: DatabaseKind, fileClock: Clock): Promise<TestApp> {
   let worker = workerAppByKind.get(kind);
@@ -258,8 +259,7 @@ async function tenantOfWorkerApp(kind: DatabaseKind, fileClock: Clock): Promise<
     },
     close: async () => {},
   };
-  tenantCreds.set(tenantApp, creds);
-  sharedResources.set(tenantApp, sharedResources.get(shared)!);
+  workerApps.add(tenantApp);
   return tenantApp;
 }
 
