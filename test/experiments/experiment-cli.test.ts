@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { appDatabaseKinds, useProjectApp, type ProjectApp } from '../support/harness.ts';
-import { runCli, useTmpDirs } from '../support/server-process.ts';
+import { runCliInProcess, useTmpDirs } from '../support/server-process.ts';
 
 const T0 = Date.parse('2026-11-22T10:00:00Z');
 const tmpDir = useTmpDirs();
@@ -15,7 +15,7 @@ describe.each(appDatabaseKinds)('spyglass experiment (%s)', (kind) => {
   let p: ProjectApp;
   useProjectApp(kind, (app) => (p = app));
   const cli = (args: string[], env: Record<string, string> = { SPYGLASS_API_KEY: p.key }, onStderr?: (text: string) => void) =>
-    runCli(['experiment', ...args, '--server', p.t.baseUrl], { HOME: tmpDir(), ...env }, { timeoutMs: 120_000, onStderr });
+    runCliInProcess(['experiment', ...args, '--server', p.t.baseUrl], { HOME: tmpDir(), ...env }, { timeoutMs: 120_000, onStderr });
 
   /**
    * Logs a run of 40 rows as an SDK does; `rows` picks which (default all), `end` how its
