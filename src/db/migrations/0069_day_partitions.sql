@@ -14,7 +14,7 @@
 
 CREATE FUNCTION pg_temp.day_partition(tbl text, d integer) RETURNS void LANGUAGE plpgsql AS $$
 BEGIN
-  EXECUTE format('CREATE TABLE IF NOT EXISTS %I PARTITION OF %I FOR VALUES FROM (%s) TO (%s)',
+  EXECUTE format('CREATE TABLE %I PARTITION OF %I FOR VALUES FROM (%s) TO (%s)',
     tbl || '_d' || to_char(date '1970-01-01' + d, 'YYYYMMDD'), tbl, d, d + 1);
 END $$;
 
