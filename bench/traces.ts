@@ -86,7 +86,7 @@ function startClient(url: string, token: string, bodies: Buffer[], concurrency: 
 const SPAN_COLUMNS = [
   'project_id', 'trace_id', 'span_id', 'parent_id', 'name', 'type', 'model', 'model_name', 'vendor', 'started_at', 'finished_at',
   'first_token_at', 'inserted_at', 'updated_at', 'prompt_tokens', 'completion_tokens', 'cached_input_tokens', 'reasoning_tokens',
-  'tokens_estimated', 'cost', 'has_error', 'error', 'input_text', 'output_text', 'trace_meta', 'data',
+  'tokens_estimated', 'cost', 'has_error', 'error', 'input_text', 'output_text', 'trace_meta', 'data', 'day',
 ];
 /** JSON columns with their type: each value is cast to its column's own (a jsonb cast into the json `data` cost the raw insert ~5 %). */
 const JSON_COLUMNS = new Map([

@@ -4,6 +4,7 @@ import pg from 'pg';
 import { openDatabase, type Database } from '../db/index.ts';
 import type { PGliteClient, PgliteQueries } from '../db/pglite-client.ts';
 import { migrate } from '../db/migrate.ts';
+import { DayPartitions, partitionDays } from '../db/day-partitions.ts';
 import { OpsError } from './errors.ts';
 import { checkKeys, missingRecords, type InstallationKeys } from './key-check.ts';
 
@@ -61,6 +62,12 @@ export async function moveToPostgres(options: {
     try {
       const applied = await migrate(targetDb);
       options.progress(applied.length ? `target: applied ${applied.length} migrations` : 'target: migrations are up to date');
+      // Every day the source has a partition of, the target has too: no row lands in a default partition.
+      for (const table of await partitionedTables(pglite)) {
+        const days = await partitionDays(source.orm, table);
+        await new DayPartitions(targetDb, [table]).ensure(days);
+        if (days.length) options.progress(`target: ${days.length} days of ${table}`);
+      }
     } finally {
       await targetDb.close();
     }
@@ -115,13 +122,25 @@ function ident(name: string): string {
   return `"${name.replace(/"/g, '""')}"`;
 }
 
-/** The public tables of the source, parents before the tables whose foreign keys point at them. */
+/** The source's tables partitioned by day (db/day-partitions.ts). */
+async function partitionedTables(pglite: PGliteClient): Promise<string[]> {
+  const found = await pglite.query<{ name: string }>(
+    `SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE n.nspname = 'public' AND c.relkind = 'p' ORDER BY 1`,
+  );
+  return (found.rows as { name: string }[]).map((r) => r.name);
+}
+
+/**
+ * The public tables of the source, parents before the tables whose foreign keys point at them.
+ * A partitioned table is copied whole, through its parent (its partitions are not listed).
+ */
 async function copyOrder(pglite: PGliteClient): Promise<TableInfo[]> {
   const cols = await pglite.query<{ table: string; column: string; generated: string }>(
     `SELECT c.relname AS table, a.attname AS column, a.attgenerated AS generated
        FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
        JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
-      WHERE n.nspname = 'public' AND c.relkind = 'r' AND c.relname <> 'schema_migrations'
+      WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p') AND NOT c.relispartition AND c.relname <> 'schema_migrations'
       ORDER BY c.relname, a.attnum`,
   );
   const byName = new Map<string, TableInfo>();
@@ -176,7 +195,7 @@ async function refuseNonEmpty(target: pg.Client): Promise<void> {
 async function refuseUnknownTables(target: pg.Client, known: string[]): Promise<void> {
   const { rows } = await target.query<{ name: string }>(
     `SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-      WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p') AND NOT (c.relname = ANY($1::text[])) AND c.relname <> 'schema_migrations'`,
+      WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p') AND NOT c.relispartition AND NOT (c.relname = ANY($1::text[])) AND c.relname <> 'schema_migrations'`,
     [known],
   );
   if (rows.length) {
@@ -254,7 +273,7 @@ async function renumberTransactionIds(pglite: PGliteClient, target: pg.Client): 
   const { rows: found } = await pglite.query<{ col: string }>(
     `SELECT c.relname || '.' || a.attname AS col FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
        JOIN pg_namespace n ON n.oid = c.relnamespace
-      WHERE n.nspname = 'public' AND c.relkind = 'r' AND a.atttypid = 'xid8'::regtype AND NOT a.attisdropped ORDER BY 1`,
+      WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p') AND NOT c.relispartition AND a.atttypid = 'xid8'::regtype AND NOT a.attisdropped ORDER BY 1`,
   );
   const unknown = (found as { col: string }[]).map((r) => r.col).filter((c) => !XID8_COLUMNS.includes(c));
   if (unknown.length) throw new OpsError(`cannot move transaction ids of ${unknown.join(', ')}: this version does not know what they mean`);

@@ -8,7 +8,7 @@ const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' });
  * The traces module's tables. Mirrors migrations 0003_traces.sql, 0008 (spans.data json),
  * 0009 (traces.search_tsv), 0010 (no foreign keys on spans and traces: ingest holds the
  * project instead), 0012 (model names, span_log_events) and 0013 (token kinds, normalized
- * models). Only src/modules/traces/store.ts (and traces/aggregates.ts) read and write them.
+ * models); 0069 partitions spans and traces by day. Only src/modules/traces/store.ts (and traces/aggregates.ts) read and write them.
  */
 export const spans = pgTable(
   'spans',
@@ -40,8 +40,10 @@ export const spans = pgTable(
     /** The rest of the span's API shape, stored and returned whole (json, not jsonb: 0008). */
     data: json('data').notNull(),
     modelName: text('model_name'),
+    /** The trace's UTC day (days since 1970-01-01): the partition (0069). */
+    day: integer('day').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.projectId, t.traceId, t.spanId] })],
+  (t) => [primaryKey({ columns: [t.projectId, t.traceId, t.spanId, t.day] })],
 );
 
 export const traces = pgTable(
@@ -78,9 +80,11 @@ export const traces = pgTable(
     cachedInputTokens: integer('cached_input_tokens'),
     reasoningTokens: integer('reasoning_tokens'),
     normalizedModels: text('normalized_models').array().notNull().default(sql`'{}'`),
+    /** The UTC day the trace started on when first stored, kept: the partition (0069). */
+    day: integer('day').notNull(),
   },
   (t) => [
-    primaryKey({ columns: [t.projectId, t.traceId] }),
+    primaryKey({ columns: [t.projectId, t.traceId, t.day] }),
     index('traces_time').on(t.projectId, t.startedAt.desc(), t.traceId.desc()),
     index('traces_cost').on(t.projectId, t.totalCost.desc().nullsLast(), t.traceId.desc()),
     index('traces_latency').on(t.projectId, t.totalTimeMs.desc().nullsLast(), t.traceId.desc()),

@@ -1,5 +1,6 @@
 import type { SQL } from 'drizzle-orm';
 import type { Database, Executor } from '../../db/index.ts';
+import type { DayPartitions } from '../../db/day-partitions.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { ForeignFilterConditions } from './filter.ts';
 import type { AnnotationCounts, EvaluationChip, TraceScoreSummary } from './schemas.ts';
@@ -67,6 +68,8 @@ export interface ProjectRegistry {
 /** What the traces module's use cases (ingest, reads, search, shares, retention) work with. */
 export interface TraceContext {
   db: Database;
+  /** The day partitions of spans and traces (made ahead, and before an ingest transaction needs them). */
+  days: DayPartitions;
   clock: Clock;
   projects: ProjectRegistry;
   /** Filled by `Traces.extend` (app.ts), read by every use case. */

@@ -1,5 +1,6 @@
 import { notFound } from '../../platform/errors.ts';
 import type { Executor } from '../../db/index.ts';
+import { dayOf } from '../../db/day-partitions.ts';
 import { GroupCommit } from '../../platform/group-commit.ts';
 import type { Metrics } from '../../platform/metrics.ts';
 import type { Admission, RateLimiter } from '../../platform/admission.ts';
@@ -228,7 +229,12 @@ export class TraceIngest {
     const latest = new Map<string, PreparedSpanRow>();
     for (const b of batches) for (const r of splitRows(b.rows)) latest.set(`${r.facts.trace_id}/${r.facts.span_id}`, r);
     const now = this.ctx.clock.now();
-    await this.ctx.db.orm.transaction((tx) => this.writeRows(tx, organizationId, projectId, [...latest.values()], now, true));
+    const rows = [...latest.values()];
+    // The days a new trace of these rows may take, made before the transaction (never in it).
+    const firstStart = new Map<string, number>();
+    for (const { facts: f } of rows) firstStart.set(f.trace_id, Math.min(firstStart.get(f.trace_id) ?? Infinity, f.started_at));
+    await this.ctx.days.ensure([...firstStart.values()].map(dayOf));
+    await this.ctx.db.orm.transaction((tx) => this.writeRows(tx, organizationId, projectId, rows, now, true));
   }
 
   /**
@@ -255,11 +261,15 @@ export class TraceIngest {
     }
     // In one go, not in turns: on PGlite the open transaction holds the only connection (and every read) meanwhile.
     const summaries = traceIds.map((id) => summarizeTrace(id, [...byTrace.get(id)!.values()]));
+    // A stored trace keeps its day; a new one takes the day it starts on.
+    const days = new Map(stored.map((f) => [f.trace_id, f.day]));
+    const created = new Set(traceIds.filter((id) => !days.has(id)));
+    for (const s of summaries) if (created.has(s.trace_id)) days.set(s.trace_id, dayOf(s.started_at));
     // Both statements sent at once (the connection runs them in order): the database does not
     // wait for a round trip to this thread between them.
     await Promise.all([
-      store.upsertSpans(tx, projectId, rows, now.getTime(), replacing),
-      store.upsertSummaries(tx, { organizationId, projectId }, summaries, now),
+      store.upsertSpans(tx, projectId, rows, days, now.getTime(), replacing),
+      store.upsertSummaries(tx, { organizationId, projectId }, summaries, days, created, now),
     ]);
     for (const e of this.ctx.extensions) await e.beforeCommit?.(tx, { organizationId, projectId, summaries, now });
   }

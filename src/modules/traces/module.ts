@@ -3,6 +3,7 @@ import type { SQL } from 'drizzle-orm';
 import type { Logger } from 'pino';
 import type { Config } from '../../config.ts';
 import type { Database, Executor } from '../../db/index.ts';
+import { DayPartitions } from '../../db/day-partitions.ts';
 import { Admission, RateLimiter } from '../../platform/admission.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Metrics } from '../../platform/metrics.ts';
@@ -13,7 +14,7 @@ import type { NormalizedSpan } from './ingest/index.ts';
 import { TraceIngest, type IngestPath } from './ingest.ts';
 import type { TraceDetail } from './presenters.ts';
 import { contents, detail, TRACE_CONTENTS_PAGE, traceInputs, type TraceContents } from './reads.ts';
-import { deleteProjectTraces, refreshStatistics, sweepRetention } from './retention.ts';
+import { deleteProjectTraces, makeDays, refreshStatistics, sweepRetention } from './retention.ts';
 import { traceRoutes } from './routes.ts';
 import type { TraceSearch } from './schemas.ts';
 import { matchingTraceIds, searchConditions } from './search.ts';
@@ -71,7 +72,7 @@ export interface Traces {
 
 export function buildTraces(ports: TracesPorts): Traces {
   const { db, clock, limits, readPriority } = ports;
-  const ctx: TraceContext = { db, clock, projects: ports.projects, extensions: [] };
+  const ctx: TraceContext = { db, clock, days: new DayPartitions(db, ['traces', 'spans']), projects: ports.projects, extensions: [] };
   const ingestion = new TraceIngest(
     ctx,
     {
@@ -112,6 +113,10 @@ export function buildTraces(ports: TracesPorts): Traces {
 /** The traces module's one entry: its routes (search, detail, shares, views, ingest), the retention sweep, and PGlite's planner statistics. */
 export function registerTraces(app: FastifyInstance, scheduler: Scheduler, traces: Traces, retentionSweepMs: number): void {
   traceRoutes(app, traces);
+  // Days ahead (and yesterday, for late spans) have their partitions before ingest needs them.
+  const makeDaysAhead = () => makeDays(traces.ctx);
+  app.addHook('onReady', makeDaysAhead);
+  scheduler.every({ name: 'day partitions', intervalMs: 6 * 3_600_000, once: false, run: makeDaysAhead });
   scheduler.every({ name: 'trace retention', intervalMs: retentionSweepMs, once: true, run: () => traces.sweepRetention() });
   if (traces.ctx.db.kind === 'pglite') {
     scheduler.every({ name: 'planner statistics', intervalMs: 5 * 60_000, once: false, run: () => traces.refreshStatistics() });

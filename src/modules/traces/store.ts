@@ -40,16 +40,18 @@ export async function lockTraces(tx: Executor, db: Database, projectId: string, 
  * the traces' locks): a plain INSERT skips the upsert's speculative insertion, about 10 %
  * of the statement (bench: PGlite and PostgreSQL alike).
  */
-export async function upsertSpans(tx: Executor, projectId: string, spans: PreparedSpanRow[], now: number, replacing: boolean) {
+export async function upsertSpans(tx: Executor, projectId: string, spans: PreparedSpanRow[], days: ReadonlyMap<string, number>, now: number, replacing: boolean) {
   if (!spans.length) return;
+  // Each row's object with its trace's day put first (the rows are JSON text already).
+  const json = spans.map((r) => `{"day":${days.get(r.facts.trace_id)},${r.json.slice(1)}`).join(',');
   await tx.execute(sql`
     INSERT INTO spans (project_id, trace_id, span_id, parent_id, name, type, model, model_name, vendor, started_at, finished_at,
       first_token_at, inserted_at, updated_at, prompt_tokens, completion_tokens, cached_input_tokens, reasoning_tokens,
-      tokens_estimated, cost, has_error, error, input_text, output_text, trace_meta, data)
+      tokens_estimated, cost, has_error, error, input_text, output_text, trace_meta, data, day)
     SELECT ${projectId}, x.trace_id, x.span_id, x.parent_id, x.name, x.type, x.model, x.model_name, x.vendor, x.started_at, x.finished_at,
       x.first_token_at, ${now}::bigint, ${now}::bigint, x.prompt_tokens, x.completion_tokens, x.cached_input_tokens, x.reasoning_tokens,
-      x.tokens_estimated, x.cost, x.has_error, x.error, x.input_text, x.output_text, x.trace_meta, x.data
-    FROM json_to_recordset(${`[${spans.map((r) => r.json).join(',')}]`}::json) AS x(trace_id text, span_id text, parent_id text, name text,
+      x.tokens_estimated, x.cost, x.has_error, x.error, x.input_text, x.output_text, x.trace_meta, x.data, x.day
+    FROM json_to_recordset(${`[${json}]`}::json) AS x(day int, trace_id text, span_id text, parent_id text, name text,
       type text, model text, model_name text, vendor text, started_at bigint, finished_at bigint, first_token_at bigint, prompt_tokens int,
       completion_tokens int, cached_input_tokens int, reasoning_tokens int, tokens_estimated boolean, cost double precision,
       has_error boolean, error jsonb, input_text text, output_text text, trace_meta jsonb, data json)
@@ -57,7 +59,7 @@ export async function upsertSpans(tx: Executor, projectId: string, spans: Prepar
 }
 
 const REPLACE_SPAN = sql.raw(`
-    ON CONFLICT (project_id, trace_id, span_id) DO UPDATE SET
+    ON CONFLICT (project_id, trace_id, span_id, day) DO UPDATE SET
       parent_id = EXCLUDED.parent_id, name = EXCLUDED.name, type = EXCLUDED.type, model = EXCLUDED.model,
       model_name = EXCLUDED.model_name, vendor = EXCLUDED.vendor, started_at = EXCLUDED.started_at, finished_at = EXCLUDED.finished_at,
       first_token_at = EXCLUDED.first_token_at, updated_at = EXCLUDED.updated_at, prompt_tokens = EXCLUDED.prompt_tokens,
@@ -114,7 +116,7 @@ export async function spanFacts(
   traceIds: string[],
   hold: SQL,
   withPending: boolean,
-): Promise<{ projectHeld: boolean; stored: (SpanFacts & { trace_id: string })[]; pending: PendingLogEvents[] }> {
+): Promise<{ projectHeld: boolean; stored: (SpanFacts & { trace_id: string; day: number })[]; pending: PendingLogEvents[] }> {
   const pendingColumn = withPending
     ? sql`, (SELECT coalesce(json_agg(json_build_object('id', e.id, 'trace_id', e.trace_id, 'span_id', e.span_id, 'events', e.events) ORDER BY e.id), '[]'::json)
              FROM span_log_events e WHERE e.project_id = ${projectId} AND e.trace_id = ANY(${textArray(traceIds)})) AS pending`
@@ -123,7 +125,7 @@ export async function spanFacts(
     tx,
     sql`SELECT (SELECT count(*) FROM (${hold}) h)::int AS project_held ${pendingColumn}, f.*
         FROM (SELECT 1) one LEFT JOIN LATERAL (
-          SELECT ${SPAN_BASE_COLUMNS}, has_error, input_text, output_text, trace_meta
+          SELECT ${SPAN_BASE_COLUMNS}, has_error, input_text, output_text, trace_meta, day
           FROM spans
           WHERE project_id = ${projectId} AND trace_id = ANY(${textArray(traceIds)})
         ) f ON true`,
@@ -136,6 +138,7 @@ export async function spanFacts(
       input_text: (r.input_text as string | null) ?? null,
       output_text: (r.output_text as string | null) ?? null,
       trace_meta: (r.trace_meta as SpanFacts['trace_meta']) ?? null,
+      day: Number(r.day),
     }));
   const pending = withPending ? ((result[0]?.pending as PendingLogEvents[] | undefined) ?? []) : [];
   return { projectHeld: Number(result[0]?.project_held) > 0, stored, pending };
@@ -206,11 +209,16 @@ export async function prunePendingLogEvents(db: Executor, before: number): Promi
   return gone.length;
 }
 
-/** Writes summaries and, in the same statement, a `trace.created` event for each trace seen for the first time. */
+/**
+ * Writes summaries and, in the same statement, a `trace.created` event for each trace of
+ * `created` (the caller, holding the traces' locks, found no stored span of them).
+ */
 export async function upsertSummaries(
   tx: Executor,
   scope: { organizationId: string; projectId: string },
   summaries: TraceSummary[],
+  days: ReadonlyMap<string, number>,
+  created: ReadonlySet<string>,
   at: Date,
 ): Promise<void> {
   const { organizationId, projectId } = scope;
@@ -218,7 +226,7 @@ export async function upsertSummaries(
   await tx.execute(
     sql`
     WITH x AS (
-      SELECT * FROM jsonb_to_recordset(${jsonParam(summaries.map((s, ord) => ({ ...s, event_id: newId('evt'), ord })))}::jsonb) AS x(trace_id text,
+      SELECT * FROM jsonb_to_recordset(${jsonParam(summaries.map((s, ord) => ({ ...s, day: days.get(s.trace_id), created: created.has(s.trace_id), event_id: newId('evt'), ord })))}::jsonb) AS x(day int, created boolean, trace_id text,
         started_at bigint, finished_at bigint, inserted_at bigint, updated_at bigint, input text, output text, user_id text,
         thread_id text, customer_id text, labels text[], metadata jsonb, models text[], model_names text[], normalized_models text[], span_types text[], span_count int,
         first_token_ms int, total_time_ms int, prompt_tokens int, completion_tokens int, cached_input_tokens int, reasoning_tokens int, tokens_estimated boolean,
@@ -226,13 +234,13 @@ export async function upsertSummaries(
     ), up AS (
     INSERT INTO traces AS t (project_id, trace_id, started_at, finished_at, inserted_at, updated_at, input, output, user_id,
       thread_id, customer_id, labels, metadata, models, model_names, normalized_models, span_types, span_count, first_token_ms, total_time_ms, prompt_tokens,
-      completion_tokens, cached_input_tokens, reasoning_tokens, tokens_estimated, total_cost, has_error, error, search_text, indexing_md5)
+      completion_tokens, cached_input_tokens, reasoning_tokens, tokens_estimated, total_cost, has_error, error, search_text, indexing_md5, day)
     SELECT ${projectId}, x.trace_id, x.started_at, x.finished_at, x.inserted_at, x.updated_at, x.input, x.output, x.user_id,
       x.thread_id, x.customer_id, x.labels, x.metadata, x.models, x.model_names, x.normalized_models, x.span_types, x.span_count,
       x.first_token_ms, x.total_time_ms, x.prompt_tokens, x.completion_tokens, x.cached_input_tokens, x.reasoning_tokens, x.tokens_estimated, x.total_cost, x.has_error,
-      x.error, x.search_text, x.indexing_md5
+      x.error, x.search_text, x.indexing_md5, x.day
     FROM x
-    ON CONFLICT (project_id, trace_id) DO UPDATE SET
+    ON CONFLICT (project_id, trace_id, day) DO UPDATE SET
       started_at = EXCLUDED.started_at, finished_at = EXCLUDED.finished_at, updated_at = EXCLUDED.updated_at,
       input = EXCLUDED.input, output = EXCLUDED.output, user_id = EXCLUDED.user_id, thread_id = EXCLUDED.thread_id,
       customer_id = EXCLUDED.customer_id, labels = EXCLUDED.labels, metadata = EXCLUDED.metadata, models = EXCLUDED.models,
@@ -243,13 +251,13 @@ export async function upsertSummaries(
       reasoning_tokens = EXCLUDED.reasoning_tokens, tokens_estimated = EXCLUDED.tokens_estimated,
       total_cost = EXCLUDED.total_cost, has_error = EXCLUDED.has_error, error = EXCLUDED.error,
       search_text = EXCLUDED.search_text, indexing_md5 = EXCLUDED.indexing_md5
-    RETURNING trace_id, (xmax = 0) AS created, started_at, span_count
+    RETURNING trace_id, started_at, span_count
     ), created_events AS (
       ${eventsInsertSql(
         'trace.created',
         sql`SELECT x.event_id AS id, ${organizationId}::text AS organization_id, ${projectId}::text AS project_id,
               jsonb_build_object('trace_id', up.trace_id, 'started_at', up.started_at, 'span_count', up.span_count) AS data
-            FROM up JOIN x USING (trace_id) WHERE up.created ORDER BY x.ord`,
+            FROM up JOIN x USING (trace_id) WHERE x.created ORDER BY x.ord`,
         at,
       )}
     )
@@ -603,6 +611,20 @@ export async function deleteTracesBefore(tx: Executor, projectId: string, cutoff
   await tx.execute(sql`DELETE FROM spans WHERE project_id = ${projectId} AND trace_id = ANY(${ids})`);
   await tx.execute(sql`DELETE FROM trace_shares WHERE project_id = ${projectId} AND trace_id = ANY(${ids})`);
   return gone.map((g) => g.trace_id);
+}
+
+/** The traces stored in one day's partition, by project. */
+export async function tracesOfDay(db: Executor, day: number): Promise<{ projectId: string; traceIds: string[] }[]> {
+  const found = await rows<{ project_id: string; trace_ids: string[] }>(
+    db,
+    sql`SELECT project_id, array_agg(trace_id) AS trace_ids FROM traces WHERE day = ${day} GROUP BY project_id`,
+  );
+  return found.map((r) => ({ projectId: r.project_id, traceIds: r.trace_ids }));
+}
+
+/** The shares of these traces (their day is being dropped). */
+export async function deleteShares(tx: Executor, projectId: string, traceIds: string[]): Promise<void> {
+  await tx.execute(sql`DELETE FROM trace_shares WHERE project_id = ${projectId} AND trace_id = ANY(${textArray(traceIds)})`);
 }
 
 /** Every trace and span of a project (the project is being deleted; shares go by foreign key). */

@@ -1,0 +1,98 @@
+import { sql } from 'drizzle-orm';
+import { describe, expect, it } from 'vitest';
+import { rows } from '../../src/db/index.ts';
+import { databaseKinds, useProjectApp, type ProjectApp } from '../support/harness.ts';
+
+/**
+ * Spans and trace summaries are stored by day (docs/operating.md: Retention): a trace stays in
+ * the day it started on, whatever day its later spans start on, and retention drops a day
+ * whole once every project with traces that day is past its retention period.
+ */
+const DAY = 86_400_000;
+
+describe.each(databaseKinds)('traces stored by day (%s)', (kind) => {
+  let p: ProjectApp;
+  const clock = useProjectApp(kind, (started) => (p = started));
+
+  const otlp = (traceId: string, spanId: string, startMs: number, parentSpanId?: string) => ({
+    resourceSpans: [
+      {
+        resource: { attributes: [{ key: 'service.name', value: { stringValue: 'day-test' } }] },
+        scopeSpans: [
+          {
+            scope: { name: 'day-test' },
+            spans: [
+              {
+                traceId,
+                spanId,
+                ...(parentSpanId ? { parentSpanId } : {}),
+                name: `span ${spanId}`,
+                kind: 1,
+                startTimeUnixNano: String(BigInt(startMs) * 1_000_000n),
+                endTimeUnixNano: String(BigInt(startMs + 1_000) * 1_000_000n),
+              },
+            ],
+          },
+        ],
+      },
+    ],
+  });
+  const send = async (token: string, body: object) => {
+    const res = await p.t.request('POST', '/api/otel/v1/traces', { token, body });
+    expect(res.status, res.text).toBe(200);
+  };
+  const suffix = (day: number) => new Date(day * DAY).toISOString().slice(0, 10).replace(/-/g, '');
+  const partitionsOf = async (day: number) =>
+    (
+      await rows<{ name: string }>(
+        p.t.db.orm,
+        sql`SELECT relname AS name FROM pg_class WHERE relname IN (${`traces_d${suffix(day)}`}, ${`spans_d${suffix(day)}`}) ORDER BY 1`,
+      )
+    ).map((r) => r.name);
+  const spansOf = async (traceId: string) =>
+    Number((await rows<{ n: number }>(p.t.db.orm, sql`SELECT count(*)::int AS n FROM spans WHERE trace_id = ${traceId}`))[0].n);
+  const setRetention = async (projectId: string, token: string, retentionDays: number | null) => {
+    const res = await p.t.request('PATCH', `/api/projects/${projectId}`, { token, body: { retentionDays } });
+    expect(res.status, res.text).toBe(200);
+  };
+
+  it('keeps a trace whose spans cross midnight in the day it started, and drops a day whole once every project with traces in it is past its retention', async () => {
+    const now = clock.now().getTime();
+    // A day of this test's own, long past: a minute before its midnight, and two minutes later.
+    const day = Math.floor((now - 100 * DAY) / DAY);
+    const beforeMidnight = (day + 1) * DAY - 60_000;
+    const mine = 'a1'.repeat(16);
+    const theirs = 'b2'.repeat(16);
+    await send(p.key, otlp(mine, '1'.repeat(16), beforeMidnight));
+    await send(p.key, otlp(mine, '2'.repeat(16), beforeMidnight + 120_000, '1'.repeat(16)));
+    await send(p.other.projectToken, otlp(theirs, '3'.repeat(16), beforeMidnight - 3_600_000));
+
+    const trace = await p.t.request('GET', `/api/trace/${mine}`, { token: p.key });
+    expect(trace.status, trace.text).toBe(200);
+    expect(trace.body.spans.map((s: { span_id: string }) => s.span_id).sort()).toEqual(['1'.repeat(16), '2'.repeat(16)]);
+    // The later span went to its trace's day; the next day's partitions exist all the same.
+    const [{ days }] = await rows<{ days: number[] }>(p.t.db.orm, sql`SELECT array_agg(DISTINCT day) AS days FROM spans WHERE trace_id = ${mine}`);
+    expect(days.map(Number)).toEqual([day]);
+    expect(await partitionsOf(day)).toEqual([`spans_d${suffix(day)}`, `traces_d${suffix(day)}`]);
+    expect(await partitionsOf(day + 1)).toHaveLength(2);
+
+    // Only this project expires its traces: the other project's trace keeps the day, so this
+    // project's trace goes row by row, both of its spans with it.
+    await setRetention(p.t.creds.project.id, p.t.creds.adminApiKey, 30);
+    await p.t.app.services.traces.sweepRetention();
+    expect((await p.t.request('GET', `/api/trace/${mine}`, { token: p.key })).status).toBe(404);
+    expect(await spansOf(mine)).toBe(0);
+    expect((await p.t.request('GET', `/api/trace/${theirs}`, { token: p.other.projectToken })).status).toBe(200);
+    expect(await partitionsOf(day)).toHaveLength(2);
+
+    // Once the other project expires its traces too, the day goes whole, and the empty day after it.
+    await setRetention(p.other.projectId, p.other.adminToken, 30);
+    await p.t.app.services.traces.sweepRetention();
+    expect((await p.t.request('GET', `/api/trace/${theirs}`, { token: p.other.projectToken })).status).toBe(404);
+    expect(await partitionsOf(day)).toEqual([]);
+    expect(await partitionsOf(day + 1)).toEqual([]);
+    // Recent days stay.
+    const today = Math.floor(now / DAY);
+    expect(await partitionsOf(today)).toHaveLength(2);
+  });
+});
