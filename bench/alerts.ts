@@ -1,3 +1,4 @@
+import { DayPartitions, dayOf } from '../src/db/day-partitions.ts';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -389,13 +390,16 @@ async function loadTraces(s: BenchServer, projectId: string, o: { first: number;
   const start = o.start + o.offset * step;
   const end = o.end;
   const chunk = 100_000;
+  // The days' partitions first, as ingest makes them: rows of a day without one would go to the default partition.
+  const days = new DayPartitions(s.db, ['traces', 'spans']);
+  await days.ensure(Array.from({ length: dayOf(end) - dayOf(start) + 1 }, (_, k) => dayOf(start) + k));
   for (let from = o.first; from < o.first + o.count; from += chunk) {
     const to = Math.min(o.first + o.count, from + chunk);
     await s.db.orm.execute(sql`
       INSERT INTO traces (project_id, trace_id, started_at, finished_at, inserted_at, updated_at, user_id, customer_id, labels, models, normalized_models, model_names,
-        span_count, first_token_ms, total_time_ms, prompt_tokens, completion_tokens, total_cost, has_error)
+        span_count, first_token_ms, total_time_ms, prompt_tokens, completion_tokens, total_cost, has_error, day)
       SELECT ${projectId}, 'bench-' || i, st, st + lat, st + lat, st + lat, 'user-' || (i % 500), 'customer-' || (i % 50), ARRAY['prod'], ARRAY[m], ARRAY[m], ARRAY[m],
-        5, (lat / 4)::int, lat::int, 200 + i % 300, 50 + i % 100, (200 + i % 300) * 0.000001, (i % 50 = 0) OR (m = 'claude-3-5-haiku' AND i % 10 = 0)
+        5, (lat / 4)::int, lat::int, 200 + i % 300, 50 + i % 100, (200 + i % 300) * 0.000001, (i % 50 = 0) OR (m = 'claude-3-5-haiku' AND i % 10 = 0), floor(st / 86400000.0)::int
       FROM (SELECT i, (${Math.round(start)}::bigint + ((i - ${o.first}) * ${step}::float8)::bigint) AS st, 200 + (i * 7919) % 2800 AS lat,
               (ARRAY['gpt-4o-mini', 'gpt-4o', 'claude-3-5-haiku'])[1 + i % 3] AS m
             FROM generate_series(${from}::bigint, ${to - 1}::bigint) AS i) x`);
