@@ -371,7 +371,7 @@ function ChartBody({ projectId, dashboard, chart, view }: { projectId: string; d
           fmt={fmt}
           tick={tick}
           onPoint={(i, name) => {
-            // A line's dot or a bar: that series' traces; elsewhere at that time: the chart's.
+            // A bar: that series' traces; a line, or elsewhere at that time: the chart's.
             const one = d.series.find((s) => s.name === name) ?? (d.series.length === 1 ? d.series[0] : undefined);
             const start = d.series[0]?.points[i]?.start;
             const to = start === undefined ? null : link(one ? one.filters : (d.query.filters ?? {}), start, start + d.intervalMs - 1);
@@ -403,9 +403,9 @@ function named(d: ChartData, topicNames: Map<string, string> | undefined): Chart
   return { ...d, series };
 }
 
-/** A line or bar chart; a click on it opens the traces behind the point (a dot or a bar: its series alone). */
+/** A line or bar chart; a click on it opens the traces behind the point (a bar: its series alone; a line: every series at that time). */
 function PlotChart({ chart, data, height, fmt, tick, onPoint }: { chart: DashboardChart; data: ChartData; height: number; fmt: (v: number) => string; tick: (ms: number) => string; onPoint: (index: number, series?: string) => void }) {
-  // The series whose dot or bar was clicked: its click comes before the chart's, which knows the point.
+  // The series whose bar was clicked: its click comes before the chart's, which knows the point.
   const hit = useRef<string | undefined>(undefined);
   const names = data.series.map((s) => s.name);
   const rows = (data.series[0]?.points ?? []).map((p, i) => ({ time: tick(p.start), ...Object.fromEntries(data.series.map((s) => [s.name, s.points[i]?.value ?? null])) }));
@@ -417,6 +417,7 @@ function PlotChart({ chart, data, height, fmt, tick, onPoint }: { chart: Dashboa
       if (e && e.activeTooltipIndex !== undefined && e.activeTooltipIndex !== null) onPoint(Number(e.activeTooltipIndex), name);
     },
   };
+  // Drawn at once (no animation): a dashboard redraws every chart whenever its range or filter changes.
   const clickOf = (name: string) => ({ onClick: () => void (hit.current = name), style: { cursor: 'pointer' } });
   const common = {
     h: height,
@@ -431,9 +432,9 @@ function PlotChart({ chart, data, height, fmt, tick, onPoint }: { chart: Dashboa
     ...(PERCENTILE_METRICS.includes(chart.metric) ? { yAxisProps: latencyAxis } : {}),
   };
   return chart.display === 'bar' ? (
-    <BarChart {...common} type={chart.groupBy ? 'stacked' : 'default'} barChartProps={click} barProps={(s) => clickOf(s.name)} />
+    <BarChart {...common} type={chart.groupBy ? 'stacked' : 'default'} barChartProps={click} barProps={(s) => ({ ...clickOf(s.name), isAnimationActive: false })} />
   ) : (
-    <LineChart {...common} withDots={rows.length < 40} lineChartProps={click} lineProps={(s) => ({ activeDot: { r: 5, ...clickOf(s.name) } })} />
+    <LineChart {...common} withDots={rows.length < 40} lineChartProps={click} lineProps={{ isAnimationActive: false }} />
   );
 }
 
