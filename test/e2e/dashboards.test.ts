@@ -210,6 +210,65 @@ describe.runIf(hasChromium)('dashboards in a real browser', () => {
     for (const [i, a] of drawn.entries()) for (const b of drawn.slice(i + 1)) expect(a[0] < b[0] + b[2] && b[0] < a[0] + a[2] && a[1] < b[1] + b[3] && b[1] < a[1] + a[3], `${a} overlaps ${b}`).toBe(false);
   }, 120_000);
 
+  it('a bar opens the traces behind it: that group, that hour', async () => {
+    const projectId = web.creds.project.id;
+    const page = await newPage();
+    await signIn(page, web.baseUrl, web.creds.user, projectId);
+    const made = await web.request('PUT', '/api/dashboards/points', {
+      token: web.creds.projectApiKey,
+      body: {
+        name: 'Points',
+        timeRange: { last: '24h' },
+        charts: [
+          { id: 'bars', title: 'Traces per model (bars)', metric: 'traces', display: 'bar', groupBy: 'model', interval: 'hour', layout: { x: 0, y: 0, w: 12, h: 5 } },
+          { id: 'lines', title: 'Traces per model (lines)', metric: 'traces', display: 'line', groupBy: 'model', interval: 'hour', layout: { x: 0, y: 5, w: 12, h: 5 } },
+        ],
+      },
+    });
+    expect(made.status, made.text).toBe(200);
+    const rows = page.locator('[data-testid=traces-grid] [role=row][data-trace-id]');
+    // The traces the list should show for a URL's model and hour, from what the test sent.
+    const sent = { 'dash-1': ['gpt-4o-mini', 1], 'dash-2': ['gpt-4o-mini', 2], 'dash-3': ['claude-3-5-haiku', 3], 'dash-4': ['claude-3-5-haiku', 5], 'dash-5': ['gpt-4o-mini', 7] } as const;
+    const expectedFor = (url: URL) => {
+      const [from, to] = [Date.parse(url.searchParams.get('from')!), Date.parse(url.searchParams.get('to')!)];
+      return Object.entries(sent)
+        .filter(([, [model, ago]]) => (url.searchParams.get('model') ?? model) === model && now - ago * HOUR >= from && now - ago * HOUR <= to)
+        .map(([id]) => id)
+        .sort();
+    };
+    /** Opens the dashboard; the chart's data (series in the order they are drawn). */
+    const open = async (chartId: string) => {
+      const charts = watchCharts(page);
+      await page.goto(`${web.baseUrl}/p/${projectId}/dashboards/points`);
+      await expect.poll(() => charts.has(chartId), { timeout: 20_000 }).toBe(true);
+      return charts.get(chartId)!;
+    };
+    /** The list opened: that hour's traces, of the series (null: of every series). */
+    const checkList = async (data: Awaited<ReturnType<typeof open>>, series: number | null, point: number) => {
+      await page.waitForURL(/\/traces\?/);
+      const url = new URL(page.url());
+      const start = data.series[0].points[point].start;
+      expect(url.searchParams.get('model')).toBe(series === null ? null : data.series[series].name);
+      expect([Date.parse(url.searchParams.get('from')!), Date.parse(url.searchParams.get('to')!)]).toEqual([start, start + HOUR - 1]);
+      const expected = expectedFor(url);
+      expect(expected.length).toBe(series === null ? data.series.reduce((n, s) => n + (s.points[point].value ?? 0), 0) : data.series[series].points[point].value);
+      await expect.poll(async () => (await rows.evaluateAll((els) => els.map((r) => r.getAttribute('data-trace-id') ?? ''))).sort()).toEqual(expected);
+    };
+    /** A point of a series that has traces, where another series has none (so its mark is its own). */
+    const pick = (data: Awaited<ReturnType<typeof open>>, series: number) => data.series[series].points.findIndex((p, i) => (p.value ?? 0) > 0 && data.series.every((s, k) => k === series || !s.points[i].value));
+
+    // A bar of the second model: that model's traces of that hour.
+    const bars = await open('bars');
+    expect(bars.series.length).toBe(2);
+    const barPoint = pick(bars, 1);
+    expect(barPoint).toBeGreaterThanOrEqual(0);
+    const chart = chartBox(page, 'Traces per model (bars)');
+    const layer = chart.locator('.recharts-bar').nth(1).locator('.recharts-bar-rectangle').nth(barPoint).locator('path');
+    await layer.hover();
+    await layer.click();
+    await checkList(bars, 1, barPoint);
+  }, 120_000);
+
   it('two members edit one dashboard: the later save shows who saved since and offers a reload, after which it saves (1280 and 390 px)', async () => {
     const projectId = web.creds.project.id;
     await inviteAndAccept(web, web.creds.adminApiKey, { email: 'lee@example.com', role: 'MEMBER', password: 'member-password-2' });

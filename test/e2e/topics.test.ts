@@ -18,13 +18,14 @@ describe.runIf(hasChromium)('topics in a real browser', () => {
   let fake: FakeServer;
   let browser: Browser;
   let page: Page;
+  let failEmbeddings = false;
   const PER_SUBJECT = 25;
   const subjects = Object.keys(SUBJECTS);
   const api = (method: string, url: string, body?: unknown) => web.request(method, url, { authToken: web.creds.projectApiKey, ...(body === undefined ? {} : { body }) });
 
   beforeAll(async () => {
     fake = await startFakeServer();
-    fake.fallback = topicModel();
+    fake.fallback = topicModel(() => failEmbeddings);
     web = await startApp(kind);
     const provider = await web.request('POST', '/api/model-providers', {
       token: web.creds.adminApiKey,
@@ -121,5 +122,73 @@ describe.runIf(hasChromium)('topics in a real browser', () => {
     expect(expected.length).toBe(topic.traces);
     await expect.poll(async () => (await rows.evaluateAll((els) => els.map((r) => r.getAttribute('data-trace-id') ?? ''))).sort()).toEqual(expected);
     expect(await seriousViolations(page)).toEqual([]);
+  }, 120_000);
+  it('charts topics on a dashboard: a series per topic, named, whose cells open that topic\'s traces', async () => {
+    const projectId = web.creds.project.id;
+    const made = await api('PUT', '/api/dashboards/by-topic', {
+      name: 'By topic',
+      timeRange: { last: '24h' },
+      charts: [{ id: 'topics', title: 'Traces per topic', metric: 'traces', display: 'table', groupBy: 'topic', interval: 'day', layout: { x: 0, y: 0, w: 12, h: 6 } }],
+    });
+    expect(made.status, made.text).toBe(200);
+    const chartData = (await api('POST', '/api/dashboards/by-topic/charts/topics/data', {})).body as { query: Record<string, unknown>; series: { group: string; total: number }[] };
+    const analytics = (await api('POST', '/api/analytics/timeseries', chartData.query)).body as { series: { group: string; buckets: { traces: number }[] }[] };
+    const topics = (await api('GET', '/api/topics')).body.topics as { id: string; name: string; traces: number }[];
+    // One series per topic, each the analytics API's count and the topics list's.
+    expect(chartData.series.map((x) => x.group).sort()).toEqual(topics.map((x) => x.id).sort());
+    for (const topic of topics) {
+      const a = analytics.series.find((x) => x.group === topic.id)!;
+      expect([chartData.series.find((x) => x.group === topic.id)!.total, a.buckets.reduce((n, b) => n + b.traces, 0)]).toEqual([topic.traces, topic.traces]);
+    }
+
+    await page.goto(`${web.baseUrl}/p/${projectId}/dashboards/by-topic`);
+    const table = page.getByTestId('chart-table-topics');
+    await table.waitFor();
+    // The columns are the topics' names, not their ids.
+    await expect.poll(async () => (await table.locator('thead th').allTextContents()).slice(1).sort()).toEqual(topics.map((x) => x.name).sort());
+    const heads = (await table.locator('thead th').allTextContents()).slice(1);
+    const column = heads.indexOf(topics[0].name);
+    // The column adds up to the topic's traces; its fullest day opens as that topic's traces of that day.
+    const values = (await table.locator('tbody tr').evaluateAll((trs, col) => trs.map((tr) => Number(tr.querySelectorAll('td[data-value]')[col].getAttribute('data-value') || 0)), column));
+    expect(values.reduce((n, v) => n + v, 0)).toBe(topics[0].traces);
+    const fullest = values.indexOf(Math.max(...values));
+    await table.locator('tbody tr').nth(fullest).locator('td[data-value]').nth(column).locator('a').click();
+    await page.waitForURL(new RegExp(`/traces\\?.*topic=${topics[0].id}`));
+    await page.getByText(`Topic: ${topics[0].name}`).first().waitFor();
+    const rows = page.locator('[data-testid=traces-grid] [role=row][data-trace-id]');
+    await expect.poll(() => rows.count()).toBe(values[fullest]);
+  }, 120_000);
+
+  it('says when the topics were last found and why not since, while the embeddings model fails; traces still arrive', async () => {
+    const projectId = web.creds.project.id;
+    const before = (await api('GET', '/api/topics/settings')).body.status as { builtAt: number; embeddedTraces: number };
+    failEmbeddings = true;
+    try {
+      const res = await api('POST', '/api/collector', subjectTrace('ui-late-weather', sentence('weather', seeded(77)), Date.now()));
+      expect(res.status, res.text).toBe(200);
+      await web.app.services.topics.topics.runRounds(projectId);
+      const status = (await api('GET', '/api/topics/settings')).body.status;
+      expect(status).toMatchObject({ builtAt: before.builtAt, embeddedTraces: before.embeddedTraces });
+      expect(status.lastError).toMatch(/embedding new traces failed/);
+      // The trace is stored and listed all the same.
+      expect((await api('GET', '/api/trace/ui-late-weather')).status).toBe(200);
+
+      await page.goto(`${web.baseUrl}/p/${projectId}/topics`);
+      const alert = page.getByTestId('topics-error');
+      await alert.waitFor();
+      expect(await alert.innerText()).toMatch(/Not updated since .*ago/s);
+      expect(await alert.innerText()).toContain(status.lastError);
+      await page.getByTestId('topics-built').filter({ hasText: `${before.embeddedTraces} traces embedded` }).waitFor();
+      await checkBothWidths(page, 'topics-failing', () => alert.waitFor(), true);
+    } finally {
+      failEmbeddings = false;
+    }
+    // The model answers again: the trace is embedded and the warning goes.
+    await web.app.services.topics.topics.runRounds(projectId);
+    const after = (await api('GET', '/api/topics/settings')).body.status;
+    expect(after).toMatchObject({ embeddedTraces: before.embeddedTraces + 1, lastError: null });
+    await page.reload();
+    await page.getByTestId('topics-built').filter({ hasText: `${before.embeddedTraces + 1} traces embedded` }).waitFor();
+    expect(await page.getByTestId('topics-error').count()).toBe(0);
   }, 120_000);
 });

@@ -23,12 +23,14 @@ import {
   type DashboardDefinitionInput,
 } from '../api/dashboards.ts';
 import { ApiError } from '../api/client.ts';
+import { useTopicNames } from '../api/topics.ts';
 import type { SearchFilters } from '../api/types.ts';
 import { ListToolbar } from '../components/TraceFilters.tsx';
 import { formErrors } from '../lib/form-errors.ts';
 import { dateFormat, formatCost, formatDuration, formatTokens, timeZoneChoice, utcOffsetMinutes } from '../lib/format.ts';
 import { placeItem } from '../lib/grid-layout.ts';
-import { formatScoreFilter, RANGE_PRESETS, toSearchRequest } from '../lib/list-search.ts';
+import { RANGE_PRESETS, toSearchRequest } from '../lib/list-search.ts';
+import { filterTextOf } from '../lib/trace-filters.ts';
 import { useRangeAnchor } from '../lib/use-range-anchor.ts';
 import type { DashboardSearch } from '../router.tsx';
 
@@ -297,7 +299,9 @@ function Grid({
 type View = Parameters<typeof useChartData>[4];
 
 function ChartBody({ projectId, dashboard, chart, view }: { projectId: string; dashboard: Dashboard; chart: DashboardChart; view: View }) {
+  const navigate = useNavigate();
   const data = useChartData(projectId, dashboard.id, dashboard.version, chart, view);
+  const topicNames = useTopicNames(projectId, data.data?.chart.groupBy === 'topic');
   const height = chart.layout.h * ROW + (chart.layout.h - 1) * GAP - 64;
   if (data.isError)
     return (
@@ -314,7 +318,7 @@ function ChartBody({ projectId, dashboard, chart, view }: { projectId: string; d
         <Loader size="xs" aria-label={`Loading ${chart.title}`} />
       </>
     );
-  const d = data.data;
+  const d = named(data.data, topicNames);
   const fmt = formatter(chart.metric);
   const summary = d.value === null ? `${d.series.length} series` : fmt(d.value);
   const tick = tickFormat(d.interval, d.startDate, d.endDate);
@@ -360,11 +364,20 @@ function ChartBody({ projectId, dashboard, chart, view }: { projectId: string; d
           </Table>
         </div>
       ) : (
-        <PlotChart chart={{ ...chart, groupBy: d.chart.groupBy }} data={d} height={Math.max(height, 80)} fmt={fmt} tick={tick} onPoint={(i) => {
-          const start = d.series[0]?.points[i]?.start;
-          const to = start === undefined ? null : link(d.series.length === 1 ? d.series[0].filters : (d.query.filters ?? {}), start, start + d.intervalMs - 1);
-          if (to) window.location.assign(`/p/${projectId}/traces?${new URLSearchParams(to).toString()}`);
-        }} />
+        <PlotChart
+          chart={{ ...chart, groupBy: d.chart.groupBy }}
+          data={d}
+          height={Math.max(height, 80)}
+          fmt={fmt}
+          tick={tick}
+          onPoint={(i, name) => {
+            // A bar: that series' traces; a line, or elsewhere at that time: the chart's.
+            const one = d.series.find((s) => s.name === name) ?? (d.series.length === 1 ? d.series[0] : undefined);
+            const start = d.series[0]?.points[i]?.start;
+            const to = start === undefined ? null : link(one ? one.filters : (d.query.filters ?? {}), start, start + d.intervalMs - 1);
+            if (to) void navigate({ to: '/p/$projectId/traces', params: { projectId }, search: to as never });
+          }}
+        />
       )}
       {whole ? (
         <Link to="/p/$projectId/traces" params={{ projectId }} search={whole as never} className="dash-traces-link">
@@ -377,11 +390,35 @@ function ChartBody({ projectId, dashboard, chart, view }: { projectId: string; d
   );
 }
 
-function PlotChart({ chart, data, height, fmt, tick, onPoint }: { chart: DashboardChart; data: ChartData; height: number; fmt: (v: number) => string; tick: (ms: number) => string; onPoint: (index: number) => void }) {
+/** A chart grouped by topic: its series named by the topics' names (the id when a name is not known, or taken). */
+function named(d: ChartData, topicNames: Map<string, string> | undefined): ChartData {
+  if (d.chart.groupBy !== 'topic' || !topicNames) return d;
+  const taken = new Set<string>();
+  const series = d.series.map((s) => {
+    const name = s.group === null ? s.name : (topicNames.get(s.group) ?? s.name);
+    const unique = taken.has(name) ? `${name} (${s.group})` : name;
+    taken.add(unique);
+    return { ...s, name: unique };
+  });
+  return { ...d, series };
+}
+
+/** A line or bar chart; a click on it opens the traces behind the point (a bar: its series alone; a line: every series at that time). */
+function PlotChart({ chart, data, height, fmt, tick, onPoint }: { chart: DashboardChart; data: ChartData; height: number; fmt: (v: number) => string; tick: (ms: number) => string; onPoint: (index: number, series?: string) => void }) {
+  // The series whose bar was clicked: its click comes before the chart's, which knows the point.
+  const hit = useRef<string | undefined>(undefined);
   const names = data.series.map((s) => s.name);
   const rows = (data.series[0]?.points ?? []).map((p, i) => ({ time: tick(p.start), ...Object.fromEntries(data.series.map((s) => [s.name, s.points[i]?.value ?? null])) }));
   const series = names.map((name, i) => ({ name, color: COLORS[i % COLORS.length] }));
-  const click = { onClick: (e: { activeTooltipIndex?: number | string | null } | null) => (e && e.activeTooltipIndex !== undefined && e.activeTooltipIndex !== null ? onPoint(Number(e.activeTooltipIndex)) : undefined) };
+  const click = {
+    onClick: (e: { activeTooltipIndex?: number | string | null } | null) => {
+      const name = hit.current;
+      hit.current = undefined;
+      if (e && e.activeTooltipIndex !== undefined && e.activeTooltipIndex !== null) onPoint(Number(e.activeTooltipIndex), name);
+    },
+  };
+  // Drawn at once (no animation): a dashboard redraws every chart whenever its range or filter changes.
+  const clickOf = (name: string) => ({ onClick: () => void (hit.current = name), style: { cursor: 'pointer' } });
   const common = {
     h: height,
     dataKey: 'time',
@@ -395,9 +432,9 @@ function PlotChart({ chart, data, height, fmt, tick, onPoint }: { chart: Dashboa
     ...(PERCENTILE_METRICS.includes(chart.metric) ? { yAxisProps: latencyAxis } : {}),
   };
   return chart.display === 'bar' ? (
-    <BarChart {...common} type={chart.groupBy ? 'stacked' : 'default'} barChartProps={click} />
+    <BarChart {...common} type={chart.groupBy ? 'stacked' : 'default'} barChartProps={click} barProps={(s) => ({ ...clickOf(s.name), isAnimationActive: false })} />
   ) : (
-    <LineChart {...common} withDots={rows.length < 40} lineChartProps={click} />
+    <LineChart {...common} withDots={rows.length < 40} lineChartProps={click} lineProps={{ isAnimationActive: false }} />
   );
 }
 
@@ -428,22 +465,7 @@ function tickFormat(interval: string, start: number, end: number): (ms: number) 
 
 /** The traces list's URL search for a filter and a time span: the traces behind a point. */
 function tracesSearch(filters: SearchFilters, query: string | undefined, start: number, end: number): Record<string, string> {
-  const list = (v: string | string[]) => (Array.isArray(v) ? v.join(',') : v);
-  const s: Record<string, string> = { range: 'custom', from: new Date(start).toISOString(), to: new Date(end).toISOString() };
-  if (query) s.q = query;
-  if (filters.user_id) s.user = list(filters.user_id);
-  if (filters.thread_id) s.thread = list(filters.thread_id);
-  if (filters.customer_id) s.customer = list(filters.customer_id);
-  if (filters.labels) s.labels = list(filters.labels);
-  if (filters.model) s.model = list(filters.model);
-  if (filters.span_type) s.type = list(filters.span_type);
-  if (filters.has_error !== undefined) s.error = filters.has_error ? 'yes' : 'no';
-  if (filters.has_annotation !== undefined) s.annotated = filters.has_annotation ? 'yes' : 'no';
-  if (filters.evaluation?.passed !== undefined) s.eval = filters.evaluation.passed ? 'passed' : 'failed';
-  if (filters.evaluation?.evaluator) s.evaluator = filters.evaluation.evaluator;
-  if (filters.metadata) s.meta = Object.entries(filters.metadata).map(([k, v]) => `${k}=${String(v)}`).join(',');
-  if (filters.score) s.score = formatScoreFilter({ configId: filters.score.configId, min: filters.score.min, max: filters.score.max, value: filters.score.value === undefined ? undefined : String(filters.score.value) });
-  return s;
+  return { range: 'custom', from: new Date(start).toISOString(), to: new Date(end).toISOString(), ...(query ? { q: query } : {}), ...filterTextOf(filters) };
 }
 
 const CHART_FIELDS = ['charts.*.title', 'charts.*.metric', 'charts.*.display', 'charts.*.groupBy', 'charts.*.scoreConfigId', 'charts.*.evaluator', 'charts.*.layout', 'charts', 'name', 'timeRange', 'filters'] as const;
@@ -557,7 +579,7 @@ function AddChartForm({
           title: title.trim() || metric,
           metric,
           display,
-          groupBy: groupBy === 'none' ? null : (groupBy as 'model' | 'label' | 'user'),
+          groupBy: groupBy === 'none' ? null : (groupBy as NonNullable<DashboardChart['groupBy']>),
           interval: 'auto',
           ...(PER_SCORE_CONFIG_METRICS.includes(metric) && scoreConfigId.trim() ? { scoreConfigId: scoreConfigId.trim() } : {}),
           ...(PER_EVALUATION_METRICS.includes(metric) && evaluator.trim() ? { evaluator: evaluator.trim() } : {}),
@@ -581,7 +603,7 @@ function AddChartForm({
         <NativeSelect label="Metric" value={metric} onChange={(e) => setMetric(e.currentTarget.value as DashboardChart['metric'])} data={[...METRICS]} error={errors.at('charts.*.metric')} />
         <NativeSelect label="Shown as" value={display} onChange={(e) => setDisplay(e.currentTarget.value as DashboardChart['display'])} data={[...DISPLAYS]} error={errors.at('charts.*.display')} />
         {grouped ? (
-          <NativeSelect label="Group by" value={groupBy} onChange={(e) => setGroupBy(e.currentTarget.value)} data={['none', 'model', 'label', 'user']} error={errors.at('charts.*.groupBy')} />
+          <NativeSelect label="Group by" value={groupBy} onChange={(e) => setGroupBy(e.currentTarget.value)} data={['none', 'model', 'label', 'user', 'topic']} error={errors.at('charts.*.groupBy')} />
         ) : null}
         {PER_SCORE_CONFIG_METRICS.includes(metric) ? (
           <TextInput label="Score config id" placeholder="every config" value={scoreConfigId} onChange={(e) => setScoreConfigId(e.currentTarget.value)} error={errors.at('charts.*.scoreConfigId')} />

@@ -99,7 +99,7 @@ function BuildStatus({ status }: { status: TopicSettings['status'] }) {
         )}
       </Text>
       {status.lastError && (
-        <Alert color="yellow" title={status.builtAt ? `Not updated since ${formatRelative(status.builtAt)}` : 'Topics could not be found'} data-testid="topics-error">
+        <Alert color="yellow" title={status.builtAt ? `Not updated since ${formatRelative(status.builtAt)}` : 'Topics could not be found'} data-testid="topics-error" classNames={{ title: 'alert-title' }}>
           {status.lastError} ({status.lastErrorAt ? formatRelative(status.lastErrorAt) : ''}). Traces keep arriving as usual; they are embedded once the model answers again.
         </Alert>
       )}
