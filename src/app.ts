@@ -24,17 +24,9 @@ import { buildAlerts, registerAlerts } from './modules/alerts/index.ts';
 import { Scheduler } from './platform/periodic.ts';
 import { installNulGuard } from './platform/nul-guard.ts';
 import { JobQueue } from './platform/jobs/index.ts';
-import { buildMonitors, enqueueForTraces, listMonitors, registerMonitors, type MonitorsContext } from './modules/monitors/index.ts';
-import { annotatedTraceCondition, annotationCountsByTrace, deleteTraceAnnotations, scoredTraceCondition, scoreSortSql, scoresRelation, scoreSummariesByTrace, thumbsRelation } from './modules/annotations/index.ts';
-import {
-  deleteTraceEvaluations,
-  evaluationChipsByTrace,
-  evaluationTraceCondition,
-  deleteEvaluationsInsertedBefore,
-  listTraceEvaluations,
-  verdictsRelation,
-  evaluationResultsRelation,
-} from './modules/evaluators/index.ts';
+import { buildMonitors, listMonitors, monitorsTraceExtension, registerMonitors, type MonitorsContext } from './modules/monitors/index.ts';
+import { annotationsTraceExtension, scoresRelation, scoreSummariesByTrace, thumbsRelation } from './modules/annotations/index.ts';
+import { evaluationsTraceExtension, verdictsRelation, evaluationResultsRelation } from './modules/evaluators/index.ts';
 import { buildAnalytics, registerAnalytics, type Analytics } from './modules/analytics/index.ts';
 import { installWebApp } from './web-app.ts';
 import { installMetricsRoute, Metrics } from './platform/metrics.ts';
@@ -52,11 +44,11 @@ import { packageVersion } from './package-dir.ts';
 import { buildExperiments, registerExperiments, resealTargetHeaders, TargetHeaders } from './modules/experiments/index.ts';
 import type { Resealers } from './ops/key-changes.ts';
 import { buildModelProviders, registerModelProviders, type ModelProviders } from './modules/model-providers/index.ts';
-import { buildPrivacy, registerPrivacy, type PrivacyPorts } from './modules/privacy/index.ts';
+import { buildPrivacy, privacyTraceExtension, registerPrivacy, type PrivacyPorts } from './modules/privacy/index.ts';
 import { registerSimulations, resealAgentHeaders } from './modules/simulations/index.ts';
 import { registerDashboards } from './modules/dashboards/index.ts';
 import { buildThreads, registerThreads, threadResultBuckets, threadResultsExist, threadResultWindows, type ThreadsContext } from './modules/threads/index.ts';
-import { buildTopicsModule, inTopicsCondition, registerTopics, topicOfTracesRelation, type Topics, type TopicsContext } from './modules/topics/index.ts';
+import { buildTopicsModule, registerTopics, topicsTraceExtension, topicOfTracesRelation, type Topics, type TopicsContext } from './modules/topics/index.ts';
 import {
   buildJudgeAlignment,
   judgeAlignmentContext,
@@ -136,7 +128,17 @@ export function buildServices(deps: Deps): Services {
   });
   const readPriority = new ReadPriority(READ_PRIORITY_MAX_DELAY_MS, READ_PRIORITY_RECENT_MS);
   const privacy = buildPrivacy({ db: deps.db, clock: deps.clock, metrics, keyedHash: (label) => deps.tokenHasher.hash(label), overrides: deps.privacy });
-  const traces = buildTraces({ db: deps.db, clock: deps.clock, logger: deps.logger, metrics, limits: deps.config.ingest, readPriority, projects: organizations });
+  const traces = buildTraces({
+    db: deps.db,
+    clock: deps.clock,
+    logger: deps.logger,
+    metrics,
+    limits: deps.config.ingest,
+    readPriority,
+    projects: organizations,
+    // Evaluations, then annotations, then topics go with deleted traces, in that order.
+    extensions: [evaluationsTraceExtension(deps.db), annotationsTraceExtension(deps.db), topicsTraceExtension, privacyTraceExtension(privacy.privacy), monitorsTraceExtension(() => monitors)],
+  });
   organizations.onProjectDeleted((tx, projectId) => apiKeys.deleteProjectBindings(tx, projectId));
   organizations.onProjectDeleted((tx, projectId) => traces.deleteProjectTraces(tx, projectId));
   organizations.onProjectDeleted((tx, projectId) => deleteProjectDatasetRecords(tx, projectId));
@@ -172,27 +174,7 @@ export function buildServices(deps: Deps): Services {
   const threads = buildThreads({ db: deps.db, clock: deps.clock, traces, evaluations });
   const monitors = buildMonitors({ db: deps.db, clock: deps.clock, settleMs: deps.config.intervals.monitorSettleMs, evaluations, review, traces, threads });
 
-  traces.extend({
-    evaluations: (projectId, traceId) => listTraceEvaluations(deps.db, projectId, traceId),
-    filterConditions: { has_annotation: annotatedTraceCondition, evaluation: evaluationTraceCondition, score: scoredTraceCondition, topic: inTopicsCondition },
-    listFacts: async (projectId, traceIds) => ({
-      evaluations: await evaluationChipsByTrace(deps.db.orm, projectId, traceIds),
-      annotations: await annotationCountsByTrace(deps.db.orm, projectId, traceIds),
-      scores: await scoreSummariesByTrace(deps.db.orm, projectId, traceIds),
-    }),
-    scoreSort: (projectId, configId, field) => scoreSortSql(deps.db.orm, projectId, configId, field),
-    beforeCommit: (tx, batch) => enqueueForTraces(monitors, tx, batch),
-    onTracesDeleted: async (tx, projectId, traceIds) => {
-      await deleteTraceEvaluations(tx, projectId, traceIds);
-      await deleteTraceAnnotations(tx, projectId, traceIds);
-      await topics.topics.deleteTraces(tx, projectId, traceIds);
-    },
-    // Evaluations whose trace never arrived (or came under another id) age out with the traces.
-    sweepBefore: (projectId, cutoffMs) => deleteEvaluationsInsertedBefore(deps.db, projectId, cutoffMs),
-    redactor: (projectId, path) => privacy.privacy.redactorFor(projectId, path),
-    searchText: (projectId, query) => privacy.privacy.storedForm(projectId, query),
-    redactionRecord: (counts) => privacy.privacy.traceRecord(counts),
-  });
+
   const analytics = buildAnalytics(deps.db, {
     searchConditions: (projectId, req) => traces.searchConditions(projectId, req),
     thumbs: thumbsRelation,

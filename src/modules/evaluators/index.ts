@@ -4,6 +4,7 @@ export { evaluate, runDetached, type AnsweredResult, type EvaluationOutcome } fr
 export { checkMonitorEvaluator, describeForRuns, type EvaluatorForRuns } from './use-cases/describe-for-runs.ts';
 export { estimateCost, type CostEstimate } from './use-cases/estimate-cost.ts';
 export { resolveCustom } from './custom/manage-custom.ts';
+export { evaluationsTraceExtension } from './module.ts';
 export {
   listTraceEvaluations,
   judgeResultsByTrace,

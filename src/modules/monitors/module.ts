@@ -5,12 +5,12 @@ import type { JobQueue } from '../../platform/jobs/index.ts';
 import { checkMonitorEvaluator, describeForRuns, estimateCost, evaluate, monitorOutcomeCounts, monitorResults, monitorScores, tracesEvaluatedByMonitor, type EvaluatorsContext } from '../evaluators/index.ts';
 import { addMonitorFailure, queueExists, type ReviewDeps } from '../review/index.ts';
 import { threads, type ThreadsContext } from '../threads/index.ts';
-import type { Traces } from '../traces/index.ts';
+import type { TraceExtension, Traces } from '../traces/index.ts';
 import type { MonitorPorts, MonitorsContext } from './context.ts';
 import { BACKFILL_QUEUE, backfillJobPayload, MONITOR_QUEUE, monitorJobPayload, THREAD_MONITOR_QUEUE, threadMonitorJobPayload } from './jobs.ts';
 import { monitorRoutes } from './routes.ts';
 import { runBackfillJob } from './use-cases/backfills.ts';
-import { runMonitorJob, runThreadMonitorJob } from './use-cases/live-runs.ts';
+import { enqueueForTraces, runMonitorJob, runThreadMonitorJob } from './use-cases/live-runs.ts';
 
 /** What the monitors take from other modules: the evaluators' runs and results, review queues, traces and threads. */
 export interface MonitorsModulePorts {
@@ -53,4 +53,13 @@ export function registerMonitors(app: FastifyInstance, jobs: JobQueue, ctx: Moni
   jobs.handle(MONITOR_QUEUE, monitorJobPayload, (job) => runMonitorJob(ctx, job));
   jobs.handle(BACKFILL_QUEUE, backfillJobPayload, (job) => runBackfillJob(ctx, job));
   jobs.handle(THREAD_MONITOR_QUEUE, threadMonitorJobPayload, (job) => runThreadMonitorJob(ctx, job));
+}
+
+/**
+ * What monitors add to traces: their jobs, enqueued in the ingest transaction (durable exactly
+ * when the spans are). The monitors are built after traces (they read traces), so the
+ * extension takes them when it runs.
+ */
+export function monitorsTraceExtension(monitors: () => MonitorsContext): TraceExtension {
+  return { beforeCommit: (tx, batch) => enqueueForTraces(monitors(), tx, batch) };
 }

@@ -68,6 +68,6 @@ export interface TraceContext {
   db: Database;
   clock: Clock;
   projects: ProjectRegistry;
-  /** Filled by `Traces.extend` (app.ts), read by every use case. */
+  /** Each module's additions (TracesPorts.extensions), read by every use case. */
   extensions: TraceExtension[];
 }
