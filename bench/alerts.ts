@@ -19,6 +19,8 @@ const WINDOW = 5 * MIN;
  *   each evaluating one 5-minute window: the CPU of the server (all its threads, PGlite's
  *   worker included; on PostgreSQL plus the backends of its database) for that round,
  *   counted as if every rule evaluated every minute (5 times what 5-minute windows cost);
+ * - the same sustained: a few minutes of the real scheduler with every rule made due for a new
+ *   window each minute, the server's CPU per minute of wall time (and the idle process's);
  * - a rule's replay over 30 days of windows (the evaluation of each window, as the scheduler
  *   does after downtime) on the same data;
  * - the notification delay: a window ends while every rule is due; the time until a
@@ -26,7 +28,7 @@ const WINDOW = 5 * MIN;
  *   15 s for rules, 2 s for jobs);
  * - `manyRules` rules in one project due at once: the time one poll takes to evaluate them.
  */
-export async function benchAlerts(s: BenchServer, opts: { traces: number; previewTraces: number; rules: number; manyRules: number; rounds: number }) {
+export async function benchAlerts(s: BenchServer, opts: { traces: number; previewTraces: number; rules: number; manyRules: number; rounds: number; sustainedMinutes: number }) {
   const projectId = s.creds.project.id;
   const end = Math.floor(Date.now() / WINDOW) * WINDOW;
   const start = end - 30 * DAY;
@@ -104,6 +106,15 @@ export async function benchAlerts(s: BenchServer, opts: { traces: number; previe
     walls.push(wall);
     console.error(`alerts bench (${s.kind}): ${opts.rules} rules, one window each: ${wall.toFixed(2)} s wall, ${seconds.toFixed(2)} s CPU`);
   }
+
+  // Sustained: the real scheduler (its 15 s poll) with every rule due for a new 5-minute window at
+  // the start of each minute, `sustainedMinutes` minutes long; the CPU of the server process (all
+  // its threads, plus its database's PostgreSQL backends) over the whole wall time, per minute.
+  // Then as long with no rule due: what the process costs when idle (its polls, timers, pool).
+  const sustained = await sustainedCost(s, projectId, opts.rules, opts.sustainedMinutes);
+  console.error(
+    `alerts bench (${s.kind}): sustained ${opts.sustainedMinutes} min, ${sustained.windows} windows evaluated by the scheduler: ${sustained.cpuSeconds.toFixed(2)} s CPU in ${sustained.wallSeconds.toFixed(0)} s wall (${(sustained.cpuShareOfOneCore * 100).toFixed(2)} % of a core); idle ${(sustained.idleShareOfOneCore * 100).toFixed(2)} % of a core; load average ${sustained.load.join(' / ')}`,
+  );
 
   // The same previews on the whole data set (for comparison: the target is at 1M spans).
   const preview = await previews(s);
@@ -188,11 +199,61 @@ export async function benchAlerts(s: BenchServer, opts: { traces: number; previe
     cpuShareOfOneCore: median(cpuShares),
     roundWallSeconds: median(walls),
     wallShareOfOneCore: median(walls) / 60,
+    sustained,
     replay,
     previewAt: { traces: previewSize.traces, spans: previewSize.spans, preview: previewAtTarget },
     preview,
     notificationDelaySeconds: delays,
     manyRules: { rules: many, seconds: manyRound.wall, cpuSeconds: manyRound.seconds, cpuShareOfOneCore: manyRound.seconds / 60, notificationDelaySeconds: manyDelays },
+  };
+}
+
+/**
+ * `minutes` minutes of the running scheduler with every enabled rule of the project (`rules`)
+ * made due for a new 5-minute window (the one ending now, off the grid) at the start of each
+ * minute, as if each rule were evaluated every minute: the server process's CPU (every thread,
+ * PGlite's worker included, plus its database's PostgreSQL backends) over the wall time, and the
+ * windows the scheduler evaluated; then `minutes` minutes with no rule due, the same, for the
+ * idle cost. The machine's load average (1 minute) is read each minute.
+ */
+async function sustainedCost(s: BenchServer, projectId: string, rules: number, minutes: number) {
+  const evaluated = async () =>
+    Number((await rows<{ n: number }>(s.db.orm, sql`SELECT count(*)::int AS n FROM alert_windows WHERE rule_id IN (SELECT id FROM alert_rules WHERE project_id = ${projectId})`))[0].n);
+  const load: string[] = [];
+  const measure = async (due: boolean) => {
+    const before = await evaluated();
+    const cpu = threadCpu();
+    const pg = await postgresCpu(s);
+    const w0 = performance.now();
+    for (let m = 0; m < minutes; m++) {
+      const minuteStart = w0 + m * MIN;
+      if (due) {
+        const now = Date.now();
+        await s.db.orm.execute(sql`UPDATE alert_rules SET evaluated_through = ${now - WINDOW} WHERE project_id = ${projectId} AND enabled`);
+      }
+      load.push(fs.readFileSync('/proc/loadavg', 'utf8').split(' ')[0]);
+      await new Promise((r) => setTimeout(r, Math.max(0, minuteStart + MIN - performance.now())));
+    }
+    const wall = (performance.now() - w0) / 1000;
+    const used = cpu();
+    const seconds = used.main + used.decode + used.busiestOther + used.rest + pg();
+    return { wall, seconds, windows: (await evaluated()) - before };
+  };
+  const busy = await measure(true);
+  // Every rule evaluated past the idle minutes' end: none is due meanwhile.
+  await s.db.orm.execute(sql`UPDATE alert_rules SET evaluated_through = ${Date.now() + minutes * MIN} WHERE project_id = ${projectId} AND enabled`);
+  const idle = await measure(false);
+  return {
+    minutes,
+    rules,
+    windows: busy.windows,
+    wallSeconds: busy.wall,
+    cpuSeconds: busy.seconds,
+    cpuShareOfOneCore: busy.seconds / busy.wall,
+    idleCpuSeconds: idle.seconds,
+    idleShareOfOneCore: idle.seconds / idle.wall,
+    idleWindows: idle.windows,
+    load,
   };
 }
 
@@ -240,24 +301,49 @@ async function previews(s: BenchServer): Promise<Record<string, { seconds: numbe
 
 /**
  * CPU seconds (user + system) of this bench's own PostgreSQL backends from now until the returned
- * function is called: the processes whose title names the bench's database (PostgreSQL titles
- * each backend "postgres: user database host ..."), read from /proc every 100 ms, so a backend
- * that ends meanwhile (the pool closes idle connections) keeps what it used until its last read,
- * and other work on the machine's PostgreSQL does not count. 0 on PGlite (its worker is a
- * thread of the server, counted by threadCpu).
+ * function is called: the postmaster's children whose title names the bench's database
+ * (PostgreSQL titles each backend "postgres: user database host ..."), read from /proc every
+ * 100 ms, so a backend that ends meanwhile (the pool closes idle connections) keeps what it used
+ * until its last read, and other work on the machine's PostgreSQL does not count. Each process's
+ * title is read once and the postmaster's children listed from /proc/<pid>/task/<pid>/children:
+ * the sampling itself (which runs in the server's process and counts in its CPU) costs little;
+ * scanning every process of the machine 10 times a second cost about 2 % of a core. 0 on PGlite
+ * (its worker is a thread of the server, counted by threadCpu).
  */
 async function postgresCpu(s: BenchServer): Promise<() => number> {
   if (s.kind !== 'postgres') return () => 0;
-  const [{ name }] = await rows<{ name: string }>(s.db.orm, sql`SELECT current_database() AS name`);
+  const [{ name, backend }] = await rows<{ name: string; backend: number }>(s.db.orm, sql`SELECT current_database() AS name, pg_backend_pid() AS backend`);
+  const fieldsOf = (pid: string) => {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  };
+  // The postmaster: the parent of this connection's backend (PostgreSQL on this machine, as the bench's URL says).
+  let children: (() => string[]) | null = null;
+  try {
+    const postmaster = fieldsOf(String(backend))[1];
+    const list = `/proc/${postmaster}/task/${postmaster}/children`;
+    fs.readFileSync(list, 'utf8');
+    children = () => fs.readFileSync(list, 'utf8').trim().split(/\s+/).filter(Boolean);
+  } catch {
+    // No such file (or PostgreSQL elsewhere): every process of the machine, each title read once.
+  }
+  const every = () => fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d));
+  const ours = new Map<string, boolean>();
   const read = () => {
     const found = new Map<string, number>();
-    for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    for (const pid of (children ?? every)()) {
       try {
-        const title = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-        if (!title.startsWith('postgres:') || !title.split(' ').includes(name)) continue;
-        const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-        found.set(pid, (Number(fields[11]) + Number(fields[12])) / 100);
+        const fields = fieldsOf(pid);
+        // A process is its pid and start time (a pid may be reused by another backend).
+        const key = `${pid}:${fields[19]}`;
+        let mine = ours.get(key);
+        if (mine === undefined) {
+          const title = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+          mine = title.startsWith('postgres:') && title.split(' ').includes(name);
+          ours.set(key, mine);
+        }
+        if (!mine) continue;
+        found.set(key, (Number(fields[11]) + Number(fields[12])) / 100);
       } catch {
         // The process ended meanwhile: its last read stands.
       }

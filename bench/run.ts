@@ -266,10 +266,13 @@ for (const kind of kinds) {
         rules: 200,
         manyRules: 1000,
         rounds: 3,
+        sustainedMinutes: Number(process.env.BENCH_ALERTS_SUSTAINED_MINUTES ?? '3'),
       });
       const name = `alerts, ${a.traces} traces / ${a.spans} spans over 30 days`;
       row(name, kind, `${a.rules} rules, one window each: CPU of the server process per minute (as if every rule ran every minute)`, a.cpuShareOfOneCore * 100, '% of a core', '<= 10');
       row(name, kind, `${a.rules} rules, one window each: wall time of the round`, a.roundWallSeconds, 's');
+      row(name, kind, `${a.rules} rules due every minute for ${a.sustained.minutes} min, the real scheduler: CPU of the server process per minute of wall time`, a.sustained.cpuShareOfOneCore * 100, '% of a core', '<= 10');
+      row(name, kind, `the same process with no rule due (idle), per minute of wall time`, a.sustained.idleShareOfOneCore * 100, '% of a core');
       for (const [rule, r] of Object.entries(a.replay)) row(name, kind, `replay 30 days of hourly windows (${r.windows}), ${rule}`, r.seconds, 's', '<= 1');
       row(name, kind, 'notification delay after the window closes (3 samples, max)', Math.max(...a.notificationDelaySeconds), 's', '<= 60');
       const atTarget = `alerts preview, ${a.previewAt.traces} traces / ${a.previewAt.spans} spans over 30 days`;
@@ -301,6 +304,7 @@ for (const kind of kinds) {
         const split = `${name}: a second server reading from a streaming replica, ${r.replica.requests} searches and analytics requests`;
         row(split, kind, 'statements on the replica, as the server process counts them (less its idle pollers)', r.replica.appShare === null ? '-' : r.replica.appShare * 100, '%', '>= 95');
         row(split, kind, "transactions on the replica, as each PostgreSQL server counts them (less the process's idle ones)", r.replica.serverShare === null ? '-' : r.replica.serverShare * 100, '%', '>= 95');
+        for (const p of r.replica.onPrimary.slice(0, 8)) console.error(`scale bench: on the primary during the load ${p.load}x (idle ${p.idle}x): ${p.statement}`);
       } else row(`${name}: replica split`, kind, 'no replica could be made (replication connections from 127.0.0.1 allowed? pg_basebackup?)', '-', '');
       results.scale_postgres = r;
     } finally {

@@ -34,7 +34,8 @@ const ANALYTICS_SHAPES = (end: number): Record<string, Record<string, unknown>> 
  * - with a streaming replica (pg_basebackup of the server) and a second server process reading
  *   from it: the share of a mixed search and analytics load's statements that ran on the
  *   replica, counted by the process per pool and by each PostgreSQL server (transactions of the
- *   database), each less what the same process does idle for as long.
+ *   database), each less what the same process does idle for as long; and the statements
+ *   that still ran on the primary, by text, during the load and while idle.
  */
 export async function benchScale(s: BenchServer, pgUrl: string, opts: { spans: number; searches: number; runs: number; replicaRounds: number }) {
   const copies = Math.min(255, Math.max(1, Math.round(opts.spans / 50_000)) - 1);
@@ -126,6 +127,18 @@ async function replicaSplit(s: BenchServer, pgUrl: string, end: number, rounds: 
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'spyglass-bench-replica-'));
   const config = loadConfig({ SPYGLASS_DATA_DIR: dataDir, LOG_LEVEL: 'silent', DATABASE_URL: databaseUrl, DATABASE_READ_URL: replicaUrl });
   const db = await openDatabase({ databaseUrl, dataDir: null, poolSize: 10, replicas: config.readReplicas });
+  // What still runs on the primary, by statement text (the first 100 characters), while the load or the idle wait runs.
+  const onPrimary = { load: new Map<string, number>(), idle: new Map<string, number>(), now: null as Map<string, number> | null };
+  db.pool!.on('connect', (client) => {
+    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+    (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+      if (onPrimary.now) {
+        const text = (typeof args[0] === 'string' ? args[0] : ((args[0] as { text?: string } | null)?.text ?? '')).replace(/\s+/g, ' ').trim().slice(0, 100);
+        onPrimary.now.set(text, (onPrimary.now.get(text) ?? 0) + 1);
+      }
+      return query(...args);
+    };
+  });
   const app = await buildApp({ config, db, clock: systemClock, logger: pino({ level: 'silent' }), tokenHasher: s.tokenHasher });
   try {
     await app.http.listen({ port: 0, host: '127.0.0.1' });
@@ -159,12 +172,16 @@ async function replicaSplit(s: BenchServer, pgUrl: string, end: number, rounds: 
     // What the process does idle (its pollers), over as long as the load takes, is subtracted.
     const l0 = performance.now();
     const before = await counts();
+    onPrimary.now = onPrimary.load;
     await load();
+    onPrimary.now = null;
     const after = await counts();
     const loadMs = performance.now() - l0;
     const busy = diff(before, after);
     const i0 = await counts();
+    onPrimary.now = onPrimary.idle;
     await new Promise((r) => setTimeout(r, loadMs));
+    onPrimary.now = null;
     const idle = diff(i0, await counts());
     const share = (replicaSide: number, primarySide: number, idleReplica: number, idlePrimary: number) => {
       const r = Math.max(0, replicaSide - idleReplica);
@@ -178,6 +195,8 @@ async function replicaSplit(s: BenchServer, pgUrl: string, end: number, rounds: 
       idle,
       appShare: share(busy.appReplica, busy.appPrimary, idle.appReplica, idle.appPrimary),
       serverShare: share(busy.serverReplica, busy.serverPrimary, idle.serverReplica, idle.serverPrimary),
+      // Statements on the primary during the load, most first, each with its count while idle for as long.
+      onPrimary: [...onPrimary.load].sort((x, y) => y[1] - x[1]).map(([statement, n]) => ({ statement, load: n, idle: onPrimary.idle.get(statement) ?? 0 })),
     };
   } finally {
     await app.http.close();

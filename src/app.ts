@@ -173,8 +173,6 @@ export function buildServices(deps: Deps): Services {
   const jobs = new JobQueue(deps.db, deps.clock, metrics);
   const threads = buildThreads({ db: deps.db, clock: deps.clock, traces, evaluations });
   const monitors = buildMonitors({ db: deps.db, clock: deps.clock, settleMs: deps.config.intervals.monitorSettleMs, evaluations, review, traces, threads });
-
-
   const analytics = buildAnalytics(deps.db, {
     searchConditions: (projectId, req) => traces.searchConditions(projectId, req),
     thumbs: thumbsRelation,

@@ -240,9 +240,9 @@ function linkHost(host: string): string {
 }
 
 /** Exit 2 with the message when the configured keys do not fit the data (ops/key-check.ts): nothing was written. */
-export async function main(argv: string[]): Promise<number> {
+export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   try {
-    return await run(argv);
+    return await run(argv, env);
   } catch (err) {
     if (!(err instanceof KeyMismatchError)) throw err;
     process.stderr.write(`spyglass: ${err.message}\n`);
@@ -250,18 +250,18 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-async function run(argv: string[]): Promise<number> {
+async function run(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, strict: false, options: { help: { type: 'boolean', short: 'h' } } });
   if (positionals[0] === 'help') return help(positionals.slice(1));
   if (values.help) return help(positionals);
   const [command = 'serve', sub, arg] = positionals;
   // Clients of a running server: no configuration, no database.
   if (command === 'mcp') return mcpCommand(argv.slice(1));
-  if (command === 'experiment') return experimentCommand(argv.slice(argv.indexOf('experiment') + 1));
-  if (command === 'simulation') return simulationCommand(argv.slice(argv.indexOf('simulation') + 1));
+  if (command === 'experiment') return experimentCommand(argv.slice(argv.indexOf('experiment') + 1), env);
+  if (command === 'simulation') return simulationCommand(argv.slice(argv.indexOf('simulation') + 1), env);
   let config: Config;
   try {
-    config = loadConfig();
+    config = loadConfig(env);
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`spyglass: ${err.message}\n`);

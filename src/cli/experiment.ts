@@ -450,7 +450,11 @@ export async function experimentCommand(argv: string[], env: NodeJS.ProcessEnv =
           const d = ev.decidedBy === 'passRate' ? ev.passRate : ev.decidedBy === 'score' ? ev.score : null;
           const shown = d ? ` ${ev.decidedBy === 'passRate' ? 'pass rate' : 'score'} ${d.difference >= 0 ? '+' : ''}${num(d.difference)} [${num(d.low)}, ${num(d.high)}]` : '';
           const why = d?.notEnoughData ? ` (${d.notEnoughData === 'too few rows' ? `${d.n} shared rows, ${d.rowsNeeded ?? c.minimumRows} needed` : 'every row differs by the same amount'})` : '';
-          process.stdout.write(`  ${ev.evaluator}: ${ev.verdict}${why}${shown}; ${ev.regressions} regressed, ${ev.improvements} improved\n`);
+          // no difference found: the smallest one these rows could have found, so a team reads how little "no change" rests on
+          const mde = ev.verdict === 'no detectable difference' && d?.minimumDetectableEffect != null ? `; could have detected ${num(d.minimumDetectableEffect)} or more` : '';
+          process.stdout.write(`  ${ev.evaluator}: ${ev.verdict}${why}${shown}${mde}; ${ev.regressions} regressed, ${ev.improvements} improved\n`);
+          // repeated rows: the spread within rows (the noise) apart from the spread between rows
+          if (ev.repetitions) process.stdout.write(`    repetitions: ${ev.repetitions.summary}\n`);
           if (ev.verdict === 'worse') worse.push(ev.evaluator);
           if (ev.verdict === 'not enough data') thin.push(ev.evaluator);
         }

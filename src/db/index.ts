@@ -10,6 +10,7 @@ import { fsyncPath, makePrivate, syncTree, unpackTar } from './pglite-fs.ts';
 import { PGliteClient } from './pglite-client.ts';
 import { PACKAGE_DIR } from '../package-dir.ts';
 import { countStatements, primaryOnly, replicaReads, type Reads } from './replicas.ts';
+export { asBookkeeping } from './replicas.ts';
 import { pooledSession } from './pooled-session.ts';
 import type { Executor, Orm } from './orm.ts';
 

@@ -91,6 +91,15 @@ export function countStatements(pool: pg.Pool, counter: { count: number }, marks
   });
 }
 
+/**
+ * Runs `fn` (and what it starts) as the server's own bookkeeping, outside the request it
+ * serves: a write there (a key's "last used") is not the client's, so the client's later
+ * reads do not wait for a replica to replay it.
+ */
+export function asBookkeeping<T>(fn: () => T): T {
+  return readContext.exit(fn);
+}
+
 function markWrote(): void {
   const ctx = readContext.getStore();
   if (ctx) ctx.wrote = true;

@@ -45,7 +45,7 @@ describe.each(appDatabaseKinds)('annotations (%s)', (kind) => {
       createdAt: new Date(clock.now()).toISOString(),
     });
     expect(res.body.data.id).toMatch(/^ann_/);
-    const [{ n }] = await rows<{ n: number }>(t.db.orm, sql`SELECT count(*)::int AS n FROM annotations WHERE trace_id = ${OTLP_TRACE_ID}`);
+    const [{ n }] = await rows<{ n: number }>(t.db.orm, sql`SELECT count(*)::int AS n FROM annotations WHERE trace_id = ${OTLP_TRACE_ID} AND project_id = ${t.creds.project.id}`);
     expect(n).toBe(1);
 
     const list = await call('GET', `/api/annotations/trace/${OTLP_TRACE_ID}`);

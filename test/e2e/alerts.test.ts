@@ -20,7 +20,8 @@ describe.runIf(hasChromium)('alerts in a real browser', () => {
   const shots = true;
 
   beforeAll(async () => {
-    web = await startApp(kind, { clock, env: { SPYGLASS_WEBHOOK_ALLOW_PRIVATE: '1', SPYGLASS_WEBHOOK_POLL_MS: '0' } });
+    // The app's own alert poll is off: the test evaluates the windows when it says.
+    web = await startApp(kind, { clock, env: { SPYGLASS_WEBHOOK_ALLOW_PRIVATE: '1', SPYGLASS_WEBHOOK_POLL_MS: '0', SPYGLASS_ALERT_POLL_SECONDS: '0' } });
     browser = await launchBrowser();
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     context.setDefaultTimeout(15_000);
@@ -59,6 +60,8 @@ describe.runIf(hasChromium)('alerts in a real browser', () => {
 
   it('creates a rule (a field error, a preview that would have fired twice), sees it fire, and opens its history', async () => {
     const projectId = web.creds.project.id;
+    // The rule is made 5 hours before the current window, so that it has windows to show when it fires.
+    clock.set(windowStart - 5 * HOUR + 60_000);
     // The past: errors jumped 3 days and 9 days ago; calm traffic around them.
     await traffic(windowStart - 3 * DAY, 10, 6);
     await traffic(windowStart - 9 * DAY, 12, 7);
@@ -154,10 +157,12 @@ describe.runIf(hasChromium)('alerts in a real browser', () => {
     const saved = await web.request('GET', `/api/alerts/rules/${ruleId}`, { token: web.creds.projectApiKey });
     expect(saved.body).toMatchObject({ name: 'Errors', windowMinutes: 60, channels: [channel.body.id], condition: { kind: 'threshold', value: 0.3, minCount: 5 } });
 
-    // Half the calls fail in the current window; it ends; the scheduler's evaluation runs.
+    // Five calm hours (0 or 10 % errors), then half the calls fail in the current window; it ends;
+    // the scheduler's evaluation runs over the six windows since the rule was made.
+    for (let h = 5; h >= 1; h--) await traffic(windowStart - h * HOUR + 1_000, 10, h % 2);
     await traffic(windowStart + 1_000, 10, 5);
     clock.set(windowStart + HOUR + 1_000);
-    expect((await web.app.services.alerts.alerts.evaluateDue()).windows).toBe(1);
+    expect((await web.app.services.alerts.alerts.evaluateDue()).windows).toBe(6);
 
     await page.reload();
     await page.getByRole('table', { name: 'Evaluations' }).waitFor();
@@ -165,6 +170,7 @@ describe.runIf(hasChromium)('alerts in a real browser', () => {
     expect(await row.textContent()).toContain('50.0 %');
     expect(await row.textContent()).toContain('breach');
     expect(await row.textContent()).toContain('firing');
+    expect(await page.getByRole('table', { name: 'Evaluations' }).locator('tbody tr').count()).toBe(6);
     await page.getByRole('table', { name: 'Deliveries' }).waitFor();
     expect(await page.getByRole('table', { name: 'Deliveries' }).textContent()).toContain('Firing: Errors');
     await checkBothWidths(page, 'alerts-rule-history', () => page.getByRole('table', { name: 'Evaluations' }).waitFor(), shots);
@@ -173,6 +179,9 @@ describe.runIf(hasChromium)('alerts in a real browser', () => {
     const rules = page.getByRole('table', { name: 'Alert rules' });
     await rules.waitFor();
     expect(await rules.textContent()).toContain('firing');
+    // The rule's recent values: the six windows it evaluated.
+    await rules.getByRole('img', { name: 'Errors: the last 6 windows' }).waitFor();
+    expect(await rules.locator('svg.sparkline circle').count()).toBe(7);
     await page.getByRole('button', { name: 'Acknowledge' }).click();
     await rules.getByText('acknowledged').waitFor();
     await checkBothWidths(page, 'alerts', () => rules.waitFor(), shots);

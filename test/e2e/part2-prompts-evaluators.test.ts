@@ -23,7 +23,7 @@ describe.runIf(hasChromium)('prompts, evaluators, monitors and analytics in a re
   const sent: string[] = [];
 
   beforeAll(async () => {
-    web = await startApp(kind, { clock });
+    web = await startApp(kind, { clock, fresh: true });
     browser = await launchBrowser();
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     page = await context.newPage();

@@ -105,8 +105,9 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('threads in a real browser (%
     const cells = await lisbon.locator('td').allTextContents();
     expect(cells[1]).toBe('5');
     expect(cells[5]).toBe('maria');
-    expect(cells[6]).toBe('Consistency ✗');
-    expect(await page.locator('[data-thread-id="refund-order-5521"] td').nth(6).textContent()).toBe('Consistency ✓');
+    // The thread monitor's column: its newest result on each thread.
+    expect(cells[6]).toBe('Fail ✗');
+    expect(await page.locator('[data-thread-id="refund-order-5521"] [data-thread-monitor="Consistency"]').textContent()).toBe('Pass ✓');
     expect(await page.locator('[data-thread-id="password-reset"] td').nth(4).textContent()).toBe('1');
 
     // Sorted by a header: most turns first, then fewest.
@@ -129,6 +130,37 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('threads in a real browser (%
 
     await page.goto(url('/threads'));
     await checkBothWidths(page, 'threads-list', () => expect.poll(ids).toHaveLength(3), shots);
+  });
+
+  it("filters the threads list by a thread monitor's newest result and sorts by it at its header; both kept in the URL", async () => {
+    await page.goto(url('/threads'));
+    await expect.poll(ids).toHaveLength(3);
+    await page.getByLabel('Thread monitor').selectOption('Consistency');
+    await expect.poll(() => decodeURIComponent(page.url())).toContain('teval=any:Consistency');
+    await expect.poll(ids).toHaveLength(3);
+    await page.getByLabel('Its newest result').selectOption('fail');
+    await expect.poll(ids).toEqual(['trip-to-lisbon']);
+    expect(decodeURIComponent(page.url())).toContain('teval=fail:Consistency');
+    await page.reload();
+    await expect.poll(ids, { timeout: 10_000 }).toEqual(['trip-to-lisbon']);
+    await page.getByLabel('Its newest result').selectOption('pass');
+    await expect.poll(ids).toEqual(['password-reset', 'refund-order-5521']);
+    await checkBothWidths(page, 'threads-monitor-filter', () => expect.poll(ids).toHaveLength(2), shots);
+
+    // The monitor's header sorts by its newest result: passes first (then by id), then fails first.
+    await page.goto(url('/threads'));
+    await page.getByRole('button', { name: 'Consistency', exact: true }).click();
+    await expect.poll(ids).toEqual(['refund-order-5521', 'password-reset', 'trip-to-lisbon']);
+    expect(decodeURIComponent(page.url())).toContain('tsort=eval:Consistency');
+    await page.getByRole('button', { name: 'Consistency', exact: true }).click();
+    await expect.poll(ids).toEqual(['trip-to-lisbon', 'password-reset', 'refund-order-5521']);
+
+    // A monitor that never evaluated a thread: refused next to the field.
+    await page.goto(url('/threads?teval=fail:Helpfulness'));
+    const field = page.getByLabel('Thread monitor');
+    // (the app asks once more before it believes a refusal)
+    await expect.poll(() => field.getAttribute('aria-invalid'), { timeout: 10_000 }).toBe('true');
+    expect(await page.locator('.thread-eval-filter').textContent()).toContain('No thread monitor named "Helpfulness" has evaluated a thread of this project.');
   });
 
   it('shows a thread’s evaluations with the turns each covered', async () => {
@@ -225,7 +257,7 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('threads in a real browser (%
     expect(decodeURIComponent(page.url())).toContain(`tscore=${configId}:=false`);
     // The URL alone gives the same list.
     await page.reload();
-    await expect.poll(ids).toEqual(['trip-to-lisbon']);
+    await expect.poll(ids, { timeout: 10_000 }).toEqual(['trip-to-lisbon']);
     await checkBothWidths(page, 'threads-review-score', () => expect.poll(ids).toEqual(['trip-to-lisbon']), shots);
   });
 

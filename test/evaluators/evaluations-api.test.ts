@@ -386,7 +386,7 @@ describe.each(appDatabaseKinds)('evaluations API (%s)', (kind) => {
       await evaluate('llm/llm_score', { data: { output: 'a' }, trace_id: 'trace-events' });
       const events = await rows<{ type: string; data: Record<string, unknown>; project_id: string }>(
         t.db.orm,
-        sql`SELECT type, data, project_id FROM events ORDER BY seq DESC LIMIT 2`,
+        sql`SELECT type, data, project_id FROM events WHERE project_id = ${t.creds.project.id} ORDER BY seq DESC LIMIT 2`,
       );
       expect(await eventCount()).toBe(before + 2);
       expect(events.map((e) => e.type)).toEqual(['evaluation.failed', 'evaluation.completed']);
@@ -428,7 +428,7 @@ describe.each(appDatabaseKinds)('evaluations API (%s)', (kind) => {
       expect(await listTraceEvaluations(t.db, projectId, 'trace-never-came-recent')).toHaveLength(1);
     });
 
-    const eventCount = async () => Number((await rows<{ n: number }>(t.db.orm, sql`SELECT count(*)::int AS n FROM events`))[0].n);
+    const eventCount = async () => Number((await rows<{ n: number }>(t.db.orm, sql`SELECT count(*)::int AS n FROM events WHERE project_id = ${t.creds.project.id}`))[0].n);
   });
 
   describe('as a guardrail', () => {
@@ -441,7 +441,7 @@ describe.each(appDatabaseKinds)('evaluations API (%s)', (kind) => {
       expect(res.status).toBe(200);
       expect(res.headers.get('x-guardrail-passed')).toBe('false');
       expect(res.body).toEqual([expect.objectContaining({ status: 'processed', passed: false, score: 1 })]);
-      const events = await rows<{ type: string }>(t.db.orm, sql`SELECT type FROM events ORDER BY seq DESC LIMIT 2`);
+      const events = await rows<{ type: string }>(t.db.orm, sql`SELECT type FROM events WHERE project_id = ${t.creds.project.id} ORDER BY seq DESC LIMIT 2`);
       expect(events.map((e) => e.type).sort()).toEqual(['evaluation.completed', 'guardrail.triggered']);
       const [stored] = await listTraceEvaluations(t.db, t.creds.project.id, 'trace-guard');
       expect(stored).toMatchObject({ passed: false, is_guardrail: true });

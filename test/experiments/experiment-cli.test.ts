@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { appDatabaseKinds, useProjectApp, type ProjectApp } from '../support/harness.ts';
-import { runCli, useTmpDirs } from '../support/server-process.ts';
+import { runCliInProcess, useTmpDirs } from '../support/server-process.ts';
 
 const T0 = Date.parse('2026-11-22T10:00:00Z');
 const tmpDir = useTmpDirs();
@@ -15,7 +15,7 @@ describe.each(appDatabaseKinds)('spyglass experiment (%s)', (kind) => {
   let p: ProjectApp;
   useProjectApp(kind, (app) => (p = app));
   const cli = (args: string[], env: Record<string, string> = { SPYGLASS_API_KEY: p.key }, onStderr?: (text: string) => void) =>
-    runCli(['experiment', ...args, '--server', p.t.baseUrl], { HOME: tmpDir(), ...env }, { timeoutMs: 120_000, onStderr });
+    runCliInProcess(['experiment', ...args, '--server', p.t.baseUrl], { HOME: tmpDir(), ...env }, { timeoutMs: 120_000, onStderr });
 
   /**
    * Logs a run of 40 rows as an SDK does; `rows` picks which (default all), `end` how its
@@ -122,6 +122,44 @@ describe.each(appDatabaseKinds)('spyglass experiment (%s)', (kind) => {
     expect(full.code, full.out).toBe(1);
     expect(full.stdout).toContain("against run full-a of cli-exp (40 shared rows; verdicts corrected for 2 evaluators compared (Holm)):");
     expect(full.stderr).toContain('exact is worse');
+  }, 600_000);
+
+  it('--no-regression-vs on repeated rows: the spread within rows apart from the spread between rows, and the smallest difference the rows could have found', async () => {
+    // 30 rows tried 3 times in each run; the scores move from try to try, and the two runs do not differ on the whole.
+    const noise = (i: number, r: number) => (((i * 7 + r * 13) % 5) - 2) / 20;
+    const logTries = async (runId: string, phase: number, createdAt: number) => {
+      const tries = Array.from({ length: 30 }, (_, i) => [0, 1, 2].map((r) => ({ index: i, repetition: r, score: 0.5 + ((i % 6) - 2.5) / 10 + noise(i, r + phase) }))).flat();
+      const res = await p.t.request('POST', '/api/evaluations/batch/log_results', {
+        authToken: p.key,
+        body: {
+          experiment_slug: 'cli-rep',
+          run_id: runId,
+          dataset: tries.map((x) => ({ index: x.index, repetition: x.repetition, entry: { q: `q${x.index}` }, predicted: { output: `a${x.index}` } })),
+          evaluations: tries.map((x) => ({ evaluator: 'quality', index: x.index, repetition: x.repetition, status: 'processed', score: x.score })),
+          timestamps: { created_at: createdAt, finished_at: createdAt + 1000 },
+        },
+      });
+      expect(res.status, res.text).toBe(200);
+    };
+    await logTries('rep-a', 0, T0);
+    await logTries('rep-b', 1, T0 + 1000);
+    const api = await p.t.request('GET', '/api/experiments/cli-rep/compare?runs=rep-b&baseline=rep-a', { authToken: p.key });
+    expect(api.status, api.text).toBe(200);
+    const ev = api.body.comparisons[0].evaluators[0];
+    expect(ev).toMatchObject({ evaluator: 'quality', decidedBy: 'score', verdict: 'no detectable difference', repetitions: { baseline: 3, current: 3, rows: 30 } });
+
+    const out = await cli(['check', 'cli-rep', '--run', 'rep-b', '--no-regression-vs', 'rep-a']);
+    expect(out.code, out.out).toBe(0);
+    // the verdict with the smallest difference 30 rows could have found, then the tries in words, as the comparison page says them
+    expect(out.stdout).toContain(`  quality: no detectable difference score ${ev.score.difference >= 0 ? '+' : ''}${ev.score.difference.toFixed(3)} [${ev.score.low.toFixed(3)}, ${ev.score.high.toFixed(3)}]; could have detected ${ev.score.minimumDetectableEffect.toFixed(3)} or more;`);
+    expect(out.stdout).toContain(`\n    repetitions: ${ev.repetitions.summary}\n`);
+    expect(ev.repetitions.summary).toMatch(/^Rows were tried 3 times on average in the baseline and 3 in this run; each row's tries were averaged before pairing, so the interval rests on 30 rows/);
+    // runs without repetitions say nothing of tries
+    await logRun('plain-a', (i) => i % 10 !== 0, T0 + 2000);
+    await logRun('plain-b', (i) => i % 10 !== 0, T0 + 3000);
+    const plain = await cli(['check', 'cli-exp', '--run', 'plain-b', '--no-regression-vs', 'plain-a']);
+    expect(plain.stdout).toContain('exact: no detectable difference');
+    expect(plain.stdout).not.toContain('repetitions:');
   }, 600_000);
 
   it('check waits for a running run to end before it gates: never on the rows logged so far', async () => {

@@ -2,11 +2,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { appDatabaseKinds } from '../support/harness.ts';
-import { runCli, useTmpDirs } from '../support/server-process.ts';
+import { runCli, runCliInProcess, useTmpDirs } from '../support/server-process.ts';
 
 const tmpDir = useTmpDirs();
-/** Help that ran the command instead (`serve` listens for ever) is killed, and fails. */
-const cli = (args: string[], env: Record<string, string>) => runCli(args, env, { timeoutMs: 120_000 });
+/**
+ * Help that ran the command instead (`serve` listens for ever) is stopped waiting for, and fails.
+ * The CLI's main in this process; `spyglass help` also as its own process (bin/spyglass.mjs).
+ */
+const cli = (args: string[], env: Record<string, string>) => runCliInProcess(args, env, { timeoutMs: 120_000 });
 
 /** The commands operators are told about; `spyglass help` must list each (and may list more). */
 const DOCUMENTED = ['serve', 'migrate', 'init', 'keys revoke', 'keys create-admin', 'users reset-password', 'backup', 'restore', 'move-to-postgres'];
@@ -38,7 +41,7 @@ describe.each(appDatabaseKinds)('spyglass --help and wrong calls (%s)', (kind) =
 
   it('help lists every command; each command and group prints its usage for --help and -h on stdout, exit 0, without opening the database', async () => {
     const { env, dataDir } = setUp();
-    const [help, dashHelp, h] = await inPairs([() => cli(['help'], env), () => cli(['--help'], env), () => cli(['-h'], env)]);
+    const [help, dashHelp, h] = await inPairs([() => runCli(['help'], env, { timeoutMs: 120_000 }), () => cli(['--help'], env), () => cli(['-h'], env)]);
     for (const res of [help, dashHelp, h]) {
       expect(res.code, res.out).toBe(0);
       expect(res.stderr).toBe('');

@@ -292,6 +292,39 @@ describe.each(appDatabaseKinds)('MCP server (%s)', (kind) => {
     // The logged run of another judge nobody labelled: said so, not left out.
     const other = textOf(await mcp.callTool({ name: 'get_run', arguments: { runId: 'run-1', experimentSlug: 'triage-eval' } }));
     expect(other).toMatch(/\nCan the judges be trusted\?\n- exact: judge not measured against people \(no human labels on its traces\)$/);
+
+    // A server run's evaluator id (exact) ran that judge: its trust is the judge's, on the run, its summary and its comparison.
+    const agentUrl = `http://127.0.0.1:${(agent.address() as AddressInfo).port}/`;
+    const defined = await t.request('PUT', '/api/experiments/judged-server/definition', {
+      ...key,
+      body: {
+        targets: [{ id: 'agent', type: 'http', url: agentUrl }],
+        evaluators: [{ id: 'exact', evaluator: 'langevals/exact_match', mapping: { output: 'target.output', expected_output: 'dataset.expected' } }],
+      },
+    });
+    expect(defined.status, defined.text).toBe(200);
+    const serverRun = async () => {
+      const data = [{ question: 'rockets', expected: 'Ask Acme about rockets' }, { question: 'boats', expected: 'no' }];
+      const started = await t.request('POST', '/api/experiments/judged-server/run', { ...key, body: { data } });
+      expect(started.status, started.text).toBeLessThan(300);
+      const runId = started.body.runId as string;
+      for (const deadline = Date.now() + 30_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 200))) {
+        if ((await t.request('GET', `/api/experiments/runs/${runId}?experimentSlug=judged-server`, key)).body.status === 'completed') break;
+      }
+      return runId;
+    };
+    const first = await serverRun();
+    const second = await serverRun();
+    const judges = [{ evaluator: 'exact', judge: 'langevals/exact_match', version: null }];
+    expect((await t.request('GET', `/api/experiments/judged-server/runs/${second}/summary`, key)).body.judges).toEqual(judges);
+    expect((await t.request('GET', `/api/experiments/judged-server/compare?runs=${first},${second}`, key)).body.judges).toEqual(judges);
+    const served = textOf(await mcp.callTool({ name: 'get_run', arguments: { runId: second, experimentSlug: 'judged-server' } }));
+    expect(served).toContain('1 passed, 1 failed');
+    expect(served).toContain(`\nCan the judges be trusted?\n${trustLine} · pass rate 50.0 % corrected for its errors: `);
+    const servedRuns = textOf(await mcp.callTool({ name: 'list_runs', arguments: { experimentSlug: 'judged-server' } }));
+    expect(servedRuns).toContain(`\nCan the judges be trusted?\n${trustLine}`);
+    const servedCompared = textOf(await mcp.callTool({ name: 'compare_to_baseline', arguments: { experimentSlug: 'judged-server', runId: second, baseline: first } }));
+    expect(servedCompared).toContain(`\nCan the judges be trusted?\n${trustLine}`);
   });
 
   it('resources and prompts: a trace and a prompt by address; the failed-trace prompt embeds the outline', async () => {

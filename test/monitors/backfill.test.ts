@@ -155,7 +155,7 @@ describe.each(databaseKinds)('a custom judge in a monitor, a backfill and an exp
     expect(byTrace['past-2']).toMatchObject({ status: 'processed', passed: false, evaluator_version: 1 });
     const trace = await req('GET', '/api/trace/past-2');
     expect(trace.body.evaluations).toEqual([expect.objectContaining({ type: 'custom/polite', name: 'Politeness', passed: false })]);
-    const events = await rows<{ n: number }>(t.db.orm, sql`SELECT count(*)::int AS n FROM events WHERE type = 'evaluation.completed' AND data->>'type' = 'custom/polite'`);
+    const events = await rows<{ n: number }>(t.db.orm, sql`SELECT count(*)::int AS n FROM events WHERE type = 'evaluation.completed' AND data->>'type' = 'custom/polite' AND project_id = ${t.creds.project.id}`);
     expect(events[0].n).toBe(3);
     const list = await req('GET', `/api/monitors/${monitorId}/backfills`);
     expect(list.body.data.map((b: { id: string }) => b.id)).toEqual([started.body.id]);

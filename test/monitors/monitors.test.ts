@@ -13,7 +13,7 @@ describe.each(appDatabaseKinds)('monitors: evaluators running by themselves on i
   let key: string;
   const clock = new ManualClock(T0);
   beforeAll(async () => {
-    t = await startApp(kind, { clock });
+    t = await startApp(kind, { clock, fresh: true });
     key = t.creds.projectApiKey;
   });
   afterAll(() => t.close());

@@ -219,6 +219,48 @@ describe.each(databaseKinds)('thread monitors (%s)', (kind) => {
     expect(bad.body.error.meta.field ?? bad.text).toContain('sortBy');
   });
 
+  it("filters and sorts the threads list by each thread's newest result of a thread monitor", async () => {
+    const ids = async (body: unknown) => {
+      const res = await req('POST', '/api/threads', body);
+      expect(res.status, res.text).toBe(200);
+      return res.body.threads.map((x: { thread_id: string }) => x.thread_id);
+    };
+    // trip-consistent passed at 5 turns, then failed at 7: its newest result counts.
+    expect(await ids({ evaluation: { name: 'Consistency', passed: false } })).toEqual(['trip-consistent', 'trip-contradicted']);
+    expect(await ids({ evaluation: { name: 'Consistency', passed: true } })).toEqual(['trip-short']);
+    expect(await ids({ evaluation: { name: 'Consistency', status: 'processed', min: 0.5 } })).toEqual(['trip-short']);
+    expect(await ids({ evaluation: { name: 'Consistency', max: 0.5 }, sortBy: 'thread_id', sortDirection: 'asc' })).toEqual(['trip-consistent', 'trip-contradicted']);
+    expect(await ids({ evaluation: { name: 'Consistency', status: 'error' } })).toEqual([]);
+    // With the trace filters: both must hold.
+    expect(await ids({ evaluation: { name: 'Consistency', passed: false }, filters: { user_id: 'user-trip-contradicted' } })).toEqual(['trip-contradicted']);
+    expect(await ids({ evaluation: { name: 'Consistency', passed: false }, filters: { user_id: 'user-trip-short' } })).toEqual([]);
+    const counted = await req('POST', '/api/threads', { evaluation: { name: 'Consistency', passed: false }, pageSize: 1 });
+    expect(counted.body.pagination.total).toBe(2);
+
+    // Sorted by the newest score (a pass 1, a fail 0); the thread never evaluated comes last either way.
+    expect(await ids({ sortByEvaluation: 'Consistency', sortDirection: 'desc' })).toEqual(['trip-short', 'trip-contradicted', 'trip-consistent', 'trip-error']);
+    expect(await ids({ sortByEvaluation: 'Consistency', sortDirection: 'asc' })).toEqual(['trip-consistent', 'trip-contradicted', 'trip-short', 'trip-error']);
+    expect(await ids({ sortByEvaluation: 'Consistency', sortDirection: 'asc', pageSize: 2, page: 2 })).toEqual(['trip-short', 'trip-error']);
+
+    const cases: [unknown, string][] = [
+      [{ evaluation: { name: 'Helpfulness', passed: false } }, 'body.evaluation.name'],
+      [{ evaluation: { passed: false } }, 'body.evaluation.name'],
+      [{ evaluation: { name: 'Consistency', min: 1, max: 0 } }, 'body.evaluation.max'],
+      [{ evaluation: { name: 'Consistency', passed: 'no' } }, 'body.evaluation.passed'],
+      [{ evaluation: { name: 'Consistency', verdict: 'fail' } }, 'body.evaluation'],
+      [{ sortByEvaluation: 'Helpfulness' }, 'body.sortByEvaluation'],
+      [{ sortByEvaluation: '' }, 'body.sortByEvaluation'],
+    ];
+    for (const [body, field] of cases) {
+      const res = await req('POST', '/api/threads', body);
+      expect(res.status, `${JSON.stringify(body)}: ${res.text}`).toBe(400);
+      expect(res.body.error.meta.field, res.text).toContain(field);
+    }
+    // Another project has no thread monitor of that name.
+    const theirs = await t.request('POST', '/api/threads', { token: other.adminToken, projectId: other.projectId, body: { sortByEvaluation: 'Consistency' } });
+    expect(theirs.status, theirs.text).toBe(400);
+  });
+
   it('gives thread scores as an analytics series over time, per thread monitor', async () => {
     const end = clock.now().getTime();
     const res = await req('POST', '/api/analytics/timeseries', { startDate: end - 3 * 3_600_000, endDate: end, interval: 'hour' });

@@ -10,7 +10,7 @@ const T0 = Date.parse('2026-11-22T09:00:00Z');
 /** Score configs, scores on annotations, annotation queues and the reviewer's flow, over HTTP. */
 describe.each(databaseKinds)('human review (%s)', (kind) => {
   let a: ProjectApp;
-  const clock = useProjectApp(kind, (x) => (a = x));
+  const clock = useProjectApp(kind, (x) => (a = x), { fresh: true });
   let t: TestApp;
   const as = (opts: RequestOptions) => ({ ...opts, projectId: opts.token || opts.headers ? a.t.creds.project.id : undefined });
   const call = (method: string, url: string, body?: unknown, opts: RequestOptions = { authToken: a.key }) => t.request(method, url, { ...as(opts), body });

@@ -90,5 +90,7 @@ function requireWhatCiTests(): void {
   if (!fs.existsSync(chromium)) missing.push(`Chromium (${chromium})`);
   if (!['/usr/bin/strace', '/bin/strace'].some((p) => fs.existsSync(p))) missing.push('strace');
   if (!process.env.TEST_DATABASE_URL) missing.push('PostgreSQL (TEST_DATABASE_URL)');
+  // The web app's build (npm ci's prepare): the page-code checks run only with its manifest.
+  if (!fs.existsSync(path.resolve('dist/ui/.vite/manifest.json'))) missing.push('the web app\'s build (dist/ui: npm run build:ui)');
   if (missing.length > 0) throw new Error(`CI: the suite needs ${missing.join(', ')}; refusing to run with those tests skipped`);
 }

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { sql } from 'drizzle-orm';
 import pino, { type Logger } from 'pino';
 import { afterAll, beforeAll, inject } from 'vitest';
 import { buildApp, type App } from '../../src/app.ts';
@@ -142,15 +143,18 @@ export interface StartAppOptions {
 /**
  * A real app on a real database, listening on a loopback port.
  *
- * Without options, the app is the test worker's, shared by the files the worker runs one after
- * another (vitest keeps this module between files: `isolate: false`), and the file gets an
- * organization of its own (`creds`) that no other file's keys reach: a whole app per file cost
- * about 6 s of CPU (opening PGlite, building the app, the first start). Any option (a clock, an
- * environment, `fresh`) starts an app of its own on a database of its own.
+ * Without options, or with only a `clock`, the app is the test worker's, shared by the files the
+ * worker runs one after another (vitest keeps this module between files: `isolate: false`), and
+ * the file gets an organization of its own (`creds`) that no other file's keys reach: a whole app
+ * per file cost about 6 s of CPU (opening PGlite, building the app, the first start). The file's
+ * clock (a ManualClock) becomes the shared app's clock until the next file starts; the app's
+ * timers only ever ask the clock it was built with for the time, so they read the file's clock.
+ * Any other option (an environment, `fresh`, ...) starts an app of its own on a database of its own.
  */
 export async function startApp(kind: DatabaseKind, options: StartAppOptions = {}): Promise<TestApp> {
-  const ownApp = Object.values(options).some((v) => v !== undefined && v !== false);
-  if (!ownApp) return tenantOfWorkerApp(kind);
+  const { clock: fileClock, ...rest } = options;
+  const ownApp = Object.values(rest).some((v) => v !== undefined && v !== false);
+  if (!ownApp) return tenantOfWorkerApp(kind, fileClock ?? systemClock);
   if (options.reopen && workerApps.has(options.reopen)) {
     throw new Error('startApp: reopen takes an app of its own; start the first one with { fresh: true }');
   }
@@ -208,25 +212,46 @@ export async function startApp(kind: DatabaseKind, options: StartAppOptions = {}
   return testApp;
 }
 
+/**
+ * The clock of a worker's shared app: it asks the clock of the file being run (files in a worker
+ * run one after another, never at once), the system's unless the file brought its own.
+ */
+class WorkerClock implements Clock {
+  current: Clock = systemClock;
+  now(): Date {
+    return this.current.now();
+  }
+}
+
 /** The worker's shared app per database kind, started by the first file that asks. */
-const workerAppByKind = new Map<DatabaseKind, Promise<TestApp>>();
+const workerAppByKind = new Map<DatabaseKind, { app: Promise<TestApp>; clock: WorkerClock }>();
 /** The apps handed to files from a worker's shared app (their `reopen` is refused). */
 const workerApps = new WeakSet<TestApp>();
 
-async function tenantOfWorkerApp(kind: DatabaseKind): Promise<TestApp> {
-  let started = workerAppByKind.get(kind);
-  if (!started) {
-    started = startApp(kind, { fresh: true }).then((app) => {
+async function tenantOfWorkerApp(kind: DatabaseKind, fileClock: Clock): Promise<TestApp> {
+  let worker = workerAppByKind.get(kind);
+  if (!worker) {
+    const clock = new WorkerClock();
+    // No alert poll of its own: files ask for their rules' windows (alerts.evaluateDue) when
+    // their data is in; a poll at a random phase of the shared app's timers would evaluate a
+    // window while a file is still writing it. The poll is the subject of the files that set it.
+    const started = startApp(kind, { fresh: true, clock, env: { SPYGLASS_ALERT_POLL_SECONDS: '0' } }).then((app) => {
       // Its database goes with the worker (PostgreSQL's at the run's end); its files go now.
       process.once('exit', () => fs.rmSync(app.dataDir, { recursive: true, force: true }));
       return app;
     });
-    workerAppByKind.set(kind, started);
+    worker = { app: started, clock };
+    workerAppByKind.set(kind, worker);
   }
-  const shared = await started;
-  const creds = await createTenantCredentials(shared);
+  worker.clock.current = fileClock;
+  const shared = await worker.app;
+  // The earlier files' alert rules stop: this file's evaluations (alerts.evaluateDue) would
+  // evaluate (and catch up) their windows at this file's clock, costing time and changing counts.
+  await shared.db.orm.execute(sql`UPDATE alert_rules SET enabled = false WHERE enabled`);
+  const creds = await createTenantCredentials({ ...shared, clock: fileClock });
   const tenantApp: TestApp = {
     ...shared,
+    clock: fileClock,
     creds,
     // The app goes on serving the worker's next files; this file's organization stays, out of their reach.
     stop: async () => {
@@ -333,14 +358,15 @@ const TEST_START = new Date('2026-11-22T10:00:00Z');
 
 /**
  * For a describe block: an app on a ManualClock at TEST_START, started before the block's tests
- * together with a second tenant, and closed after them. `started` receives it once it runs (assign
+ * together with a second tenant, and closed after them (the worker's app unless `options` ask
+ * for one of its own, as a file that stops and restarts it does). `started` receives it once it runs (assign
  * it to the block's variables); the clock is returned for the tests to advance.
  */
-export function useProjectApp(kind: DatabaseKind, started: (app: ProjectApp) => void): ManualClock {
+export function useProjectApp(kind: DatabaseKind, started: (app: ProjectApp) => void, options: Omit<StartAppOptions, 'clock'> = {}): ManualClock {
   const clock = new ManualClock(TEST_START);
   let t: TestApp | undefined;
   beforeAll(async () => {
-    t = await startApp(kind, { clock });
+    t = await startApp(kind, { ...options, clock });
     started({ t, key: t.creds.projectApiKey, other: await createTenant(t) });
   });
   afterAll(() => t?.close());

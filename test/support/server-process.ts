@@ -103,6 +103,61 @@ export async function runCli(
 }
 
 
+/** The CLI calls run in this process, one after another (they share its stdout, stderr and exit code). */
+let cliInProcess: Promise<unknown> = Promise.resolve();
+
+/**
+ * The CLI's `main` (what bin/spyglass.mjs runs) in this process, with `env` as its whole
+ * environment, its stdout and stderr captured: for tests of what a command says and answers,
+ * where the process around it is not the subject (a spawned CLI costs about 2 s of CPU to load).
+ * Calls wait for each other. With `timeoutMs`, a call still running then answers code null.
+ */
+export function runCliInProcess(
+  args: string[],
+  env: Record<string, string>,
+  options: { timeoutMs?: number; onStderr?: (text: string) => void } = {},
+): Promise<{ code: number | null; out: string; stdout: string; stderr: string }> {
+  const call = cliInProcess.then(async () => {
+    const { main } = await import('../../src/main.ts');
+    let out = '';
+    let stdout = '';
+    let stderr = '';
+    const realOut = process.stdout.write.bind(process.stdout);
+    const realErr = process.stderr.write.bind(process.stderr);
+    const text = (chunk: unknown) => (typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString());
+    const restore = () => {
+      process.stdout.write = realOut;
+      process.stderr.write = realErr;
+    };
+    const toStdout = (chunk: unknown) => ((stdout += text(chunk)), (out += text(chunk)), true);
+    const toStderr = (chunk: unknown) => {
+      stderr += text(chunk);
+      out += text(chunk);
+      options.onStderr?.(stderr);
+      return true;
+    };
+    process.stdout.write = toStdout;
+    process.stderr.write = toStderr;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const code = await Promise.race([
+        main(args, { PATH: process.env.PATH ?? '', SPYGLASS_PASSWORD_HASH_COST: CHEAP_PASSWORD_HASH_COST, ...env }),
+        new Promise<null>((resolve) => options.timeoutMs && (timer = setTimeout(() => resolve(null), options.timeoutMs))),
+      ]);
+      return { code, out, stdout, stderr };
+    } catch (err) {
+      // What bin/spyglass.mjs does with a throw: the stack on stderr, exit 1.
+      const message = err instanceof Error ? (err.stack ?? err.message) : String(err);
+      return { code: 1, out: out + message, stdout, stderr: stderr + message };
+    } finally {
+      clearTimeout(timer);
+      restore();
+    }
+  });
+  cliInProcess = call.catch(() => undefined);
+  return call;
+}
+
 /** A temporary directory removed after the file's tests. */
 export function useTmpDirs(): () => string {
   const dirs: string[] = [];

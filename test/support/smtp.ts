@@ -10,9 +10,9 @@ export interface ReceivedMail {
 
 /**
  * A loopback SMTP server (the edge of the world for mail): accepts `user:pass` over plain
- * SMTP and keeps what it receives.
+ * SMTP and keeps what it receives. `port` (0: any free one) starts it again where one was closed.
  */
-export async function startSmtp(credentials = { user: 'spy', pass: 'glass' }) {
+export async function startSmtp(credentials = { user: 'spy', pass: 'glass' }, port = 0) {
   const received: ReceivedMail[] = [];
   const server = new SMTPServer({
     disabledCommands: ['STARTTLS'],
@@ -36,10 +36,11 @@ export async function startSmtp(credentials = { user: 'spy', pass: 'glass' }) {
       });
     },
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  const bound = (server.server.address() as AddressInfo).port;
   return {
-    url: `smtp://${credentials.user}:${credentials.pass}@127.0.0.1:${port}`,
+    url: `smtp://${credentials.user}:${credentials.pass}@127.0.0.1:${bound}`,
+    port: bound,
     received,
     /** The first mail to `to` (containing `containing`) that arrives within `ms`. */
     async waitFor(to: string, containing = '', ms = 5000): Promise<ReceivedMail> {

@@ -34,7 +34,7 @@ describe.each(databaseKinds)('topics: new traces from the watermark (%s)', (kind
   beforeAll(async () => {
     fake = await startFakeServer();
     fake.fallback = topicModel();
-    t = await startApp(kind, { clock });
+    t = await startApp(kind, { clock, fresh: true });
     const provider = await admin('POST', '/api/model-providers', { name: 'local', kind: 'openai_compatible', api_key: 'sk-local', base_url: `${fake.url}/v1`, models: ['embed-small', 'namer'] });
     expect(provider.status, provider.text).toBe(201);
     const set = await admin('PUT', '/api/topics/settings', { embeddingsModel: 'local/embed-small', namingModel: 'local/namer' });

@@ -69,7 +69,7 @@ describe.each(appDatabaseKinds)('OTLP logs: GenAI events merged into spans (%s)'
     expect(res.status).toBe(200);
     return res.body;
   };
-  const pendingCount = async () => Number((await rows<{ n: number }>(p.t.db.orm, sql`SELECT count(*)::int AS n FROM span_log_events`))[0].n);
+  const pendingCount = async () => Number((await rows<{ n: number }>(p.t.db.orm, sql`SELECT count(*)::int AS n FROM span_log_events WHERE project_id = ${p.t.creds.project.id}`))[0].n);
 
   it('the semantic conventions fixture: logs first (JSON), then the span (protobuf)', async () => {
     const traceId = hex(0x10a1, 32);

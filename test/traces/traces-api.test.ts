@@ -116,7 +116,7 @@ describe.each(databaseKinds)('traces API (%s)', (kind) => {
     expect(d.spans).toHaveLength(2);
     expect(d.spans.find((s: { span_id: string }) => s.span_id === 'trace-b-llm').output).toEqual({ type: 'text', value: 'replaced answer' });
     expect(d.metrics.total_time_ms).toBe(2000);
-    const [{ n }] = await rows<{ n: number }>(t.db.orm, sql`SELECT count(*)::int AS n FROM spans WHERE trace_id = 'trace-b'`);
+    const [{ n }] = await rows<{ n: number }>(t.db.orm, sql`SELECT count(*)::int AS n FROM spans WHERE trace_id = 'trace-b' AND project_id = ${t.creds.project.id}`);
     expect(Number(n)).toBe(2);
   });
 
@@ -266,7 +266,7 @@ describe.each(databaseKinds)('traces API (%s)', (kind) => {
     expect((await t.request('GET', `/api/share/${token}`)).status).toBe(404);
     expect((await t.request('GET', a.body.path, html)).status).toBe(404);
     expect((await t.request('GET', '/api/trace/trace-share/share', { token: key })).body).toEqual({ shared: false, path: null, options: null });
-    const [{ n }] = await rows<{ n: number }>(t.db.orm, sql`SELECT count(*)::int AS n FROM events WHERE type IN ('trace.shared', 'trace.unshared')`);
+    const [{ n }] = await rows<{ n: number }>(t.db.orm, sql`SELECT count(*)::int AS n FROM events WHERE type IN ('trace.shared', 'trace.unshared') AND project_id = ${t.creds.project.id}`);
     expect(Number(n)).toBe(2);
   });
 
@@ -399,11 +399,11 @@ describe.each(databaseKinds)('traces API (%s)', (kind) => {
     expect(deleted).toBeGreaterThanOrEqual(1);
     expect((await t.request('GET', '/api/trace/trace-old', { token: key })).status).toBe(404);
     expect((await t.request('GET', '/api/trace/trace-recent', { token: key })).status).toBe(200);
-    const [{ n }] = await rows<{ n: number }>(t.db.orm, sql`SELECT count(*)::int AS n FROM spans WHERE trace_id = 'trace-old'`);
+    const [{ n }] = await rows<{ n: number }>(t.db.orm, sql`SELECT count(*)::int AS n FROM spans WHERE trace_id = 'trace-old' AND project_id = ${t.creds.project.id}`);
     expect(Number(n)).toBe(0);
     // What belonged to the trace goes with it.
     expect((await t.request('GET', '/api/annotations/trace/trace-old', { token: key })).body.data).toEqual([]);
-    const [{ e }] = await rows<{ e: number }>(t.db.orm, sql`SELECT count(*)::int AS e FROM evaluations WHERE trace_id = 'trace-old'`);
+    const [{ e }] = await rows<{ e: number }>(t.db.orm, sql`SELECT count(*)::int AS e FROM evaluations WHERE trace_id = 'trace-old' AND project_id = ${t.creds.project.id}`);
     expect(Number(e)).toBe(0);
     await t.request('PATCH', `/api/projects/${t.creds.project.id}`, { token: t.creds.adminApiKey, body: { retentionDays: null } });
   });
@@ -411,7 +411,7 @@ describe.each(databaseKinds)('traces API (%s)', (kind) => {
   it('emits trace.created once per new trace', async () => {
     await send(collectorTrace('trace-evt'));
     await send(collectorTrace('trace-evt'));
-    const [{ n }] = await rows<{ n: number }>(t.db.orm, sql`SELECT count(*)::int AS n FROM events WHERE type = 'trace.created' AND data->>'trace_id' = 'trace-evt'`);
+    const [{ n }] = await rows<{ n: number }>(t.db.orm, sql`SELECT count(*)::int AS n FROM events WHERE type = 'trace.created' AND data->>'trace_id' = 'trace-evt' AND project_id = ${t.creds.project.id}`);
     expect(Number(n)).toBe(1);
   });
 

@@ -26,5 +26,7 @@ export const threadEvaluations = pgTable(
   (t) => [index('thread_evaluations_thread').on(t.projectId, t.threadId, sql`inserted_at DESC`), index('thread_evaluations_monitor').on(t.projectId, t.monitorId, sql`inserted_at DESC`),
     // 0062: the analytics series read a project's results over a range.
     index('thread_evaluations_project_time').on(t.projectId, t.insertedAt),
+    // 0066: the threads list filters and sorts by one evaluation's newest result per thread.
+    index('thread_evaluations_name').on(t.projectId, t.name, t.threadId, sql`inserted_at DESC`),
   ],
 );

@@ -61,11 +61,14 @@ async function evaluateRule(ctx: AlertsContext, rule: store.RuleRow, now: number
     const { decisions, next, evaluations } = stepWindow({ resolveAfter: rule.resolve_after }, metric, condition, states, current, baseline, exposure, start, end, leftOut, held);
 
     const events: NewEvent[] = [];
-    if (latest) {
-      const quiet = rule.muted || (rule.snoozed_until !== null && rule.snoozed_until > now);
+    // A muted or snoozed rule tells no one and keeps what it last told: once the mute or snooze
+    // ends, the next window notifies the state it is in then, if that is news (a rule still
+    // firing after its snooze is announced; one that fired and resolved meanwhile says nothing).
+    const quiet = rule.muted || (rule.snoozed_until !== null && rule.snoozed_until > now);
+    if (latest && !quiet) {
       for (const [segment, s] of Object.entries(next)) {
         if (!isNews(s)) continue;
-        if (!quiet) events.push(alertEvent(ctx, rule, metric, condition, segment, s, decisions.find((d) => d.segment === segment) ?? null, start, end));
+        events.push(alertEvent(ctx, rule, metric, condition, segment, s, decisions.find((d) => d.segment === segment) ?? null, start, end));
         next[segment] = { ...s, notified: s.state };
       }
     }

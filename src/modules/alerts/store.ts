@@ -9,7 +9,7 @@ export interface SegmentState {
   /** Windows in a row that breached / were calm. */
   breaches: number;
   calm: number;
-  /** The state last notified (or withheld by a mute or snooze): a change from it is notified. */
+  /** The state last notified (a mute or snooze leaves it as it was): a change from it is notified. */
   notified: AlertState;
 }
 

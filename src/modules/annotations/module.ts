@@ -60,10 +60,10 @@ export function registerAnnotations(app: FastifyInstance, annotations: Annotatio
 export function annotationsTraceExtension(db: Database): TraceExtension {
   return {
     filterConditions: { has_annotation: annotatedTraceCondition, score: scoredTraceCondition },
-    listFacts: async (projectId, traceIds) => ({
-      annotations: await annotationCountsByTrace(db.orm, projectId, traceIds),
-      scores: await scoreSummariesByTrace(db.orm, projectId, traceIds),
-    }),
+    listFacts: async (reader, projectId, traceIds) => {
+      const [annotations, scores] = await Promise.all([annotationCountsByTrace(reader, projectId, traceIds), scoreSummariesByTrace(reader, projectId, traceIds)]);
+      return { annotations, scores };
+    },
     scoreSort: (projectId, configId, field) => scoreSortSql(db.orm, projectId, configId, field),
     onTracesDeleted: (tx, projectId, traceIds) => deleteTraceAnnotations(tx, projectId, traceIds),
   };

@@ -1,5 +1,6 @@
 import { PermissionSet, PROJECT_KEY_PERMISSIONS, rolePermissions, type KeyType, type Principal } from '../../platform/auth/index.ts';
 import { parseToken, type TokenPrefix } from '../../platform/tokens.ts';
+import { asBookkeeping } from '../../db/index.ts';
 import type { ApiKeysContext } from './context.ts';
 import { effectivePermissions } from './mint-key.ts';
 import * as store from './store.ts';
@@ -61,7 +62,10 @@ export async function resolveKey(ctx: ApiKeysContext, token: string, now: Date):
  */
 function recordUse(ctx: ApiKeysContext, key: store.ApiKeyRow, now: Date): void {
   if (key.lastUsedAt && now.getTime() - key.lastUsedAt.getTime() < LAST_USED_PRECISION_MS) return;
-  store.touchKey(ctx.db.orm, key.id, now, LAST_USED_PRECISION_MS).catch(() => undefined);
+  // The process's copy of the key says so too: the next requests within the minute write nothing.
+  key.lastUsedAt = now;
+  // Not the client's write: its next reads need not wait for a replica to have it.
+  void asBookkeeping(() => store.touchKey(ctx.db.orm, key.id, now, LAST_USED_PRECISION_MS).catch(() => undefined));
 }
 function prefixOf(keyType: KeyType): TokenPrefix {
   return keyType === 'project' ? 'sgp-' : 'sg-';

@@ -23,9 +23,9 @@ export function registerEvaluators(app: FastifyInstance, ctx: EvaluatorsContext)
 /** What evaluations add to traces: the detail's evaluations, the `evaluation` filter, the list's chips; they go with their traces. */
 export function evaluationsTraceExtension(db: Database): TraceExtension {
   return {
-    evaluations: (projectId, traceId) => listTraceEvaluations(db, projectId, traceId),
+    evaluations: (reader, projectId, traceId) => listTraceEvaluations(reader, projectId, traceId),
     filterConditions: { evaluation: evaluationTraceCondition },
-    listFacts: async (projectId, traceIds) => ({ evaluations: await evaluationChipsByTrace(db.orm, projectId, traceIds) }),
+    listFacts: async (reader, projectId, traceIds) => ({ evaluations: await evaluationChipsByTrace(reader, projectId, traceIds) }),
     onTracesDeleted: async (tx, projectId, traceIds) => void (await deleteTraceEvaluations(tx, projectId, traceIds)),
     // Evaluations whose trace never arrived (or came under another id) age out with the traces.
     sweepBefore: (projectId, cutoffMs) => deleteEvaluationsInsertedBefore(db, projectId, cutoffMs),

@@ -1,3 +1,4 @@
+import { judgesOf } from './run-judges.ts';
 import type { z } from 'zod';
 import { badRequest } from '../../platform/errors.ts';
 import type { ExperimentsContext } from './context.ts';
@@ -104,6 +105,8 @@ function triesByRow(tries: cstore.TryResult[], runId: string, evaluator: string,
 
 const sd = (variance: number) => Math.sqrt(Math.max(0, variance));
 const round = (x: number) => (Math.abs(x) >= 10 ? x.toFixed(1) : x.toPrecision(2));
+/** tries per row as people count them: 3, or 2.5 on average */
+const triesText = (x: number) => (Number.isInteger(x) ? String(x) : x.toFixed(1));
 
 /**
  * An evaluator compared when either run repeated its rows: each row's tries averaged before
@@ -139,7 +142,7 @@ function compareRepeated(e: EvaluatorComparison, tries: cstore.TryResult[], base
         withinRowSd: sd(spread.withinRowVariance),
         betweenRowSd: sd(spread.betweenRowVariance),
         summary:
-          `Rows were tried ${round(triesOf(deciding.base))} times on average in the baseline and ${round(triesOf(deciding.current))} in this run; ` +
+          `Rows were tried ${triesText(triesOf(deciding.base))} times on average in the baseline and ${triesText(triesOf(deciding.current))} in this run; ` +
           `each row's tries were averaged before pairing, so the interval rests on ${spread.rows} rows, not on every try. ` +
           `The ${decidedBy === 'passRate' ? 'pass-rate' : 'score'} difference varies by ${round(sd(spread.withinRowVariance))} (standard deviation) from one try of a row to the next ` +
           `(the application's and the judge's noise) and by ${round(sd(spread.betweenRowVariance))} from one row to another.`,
@@ -233,6 +236,8 @@ export async function compareRuns(
     methods: METHODS,
     runs,
     comparisons,
+    // the compared runs first: their evaluators are the ones the verdicts are about
+    judges: await judgesOf(ctx.db.orm, experiment.id, [...runIds.slice(1), baseRunId], comparisons.flatMap((c) => c.evaluators.map((e) => e.evaluator))),
   };
 }
 

@@ -28,3 +28,5 @@ export type { PreparedPrompt } from './platform-context.ts';
 export { minimumDetectableEffect, pairedDifference, sampleSd, verdictOf, MIN_PAIRED_ROWS, type Verdict } from './statistics.ts';
 /** An experiment whose target is a judge (judge alignment's version comparisons): started, then read once it ended (Experiments offers both). */
 export type { JudgeRunInput } from './judge-run.ts';
+/** A judge's results on experiment rows with a trace: judge alignment pairs them with people's scores of those traces. */
+export { judgeResultsOnRows, judgesOnRows } from './judged-rows.ts';

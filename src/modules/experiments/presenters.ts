@@ -52,7 +52,13 @@ export function presentAggregate(
   dataset: store.DatasetAggregate | undefined,
   evaluations: store.EvaluationAggregate | undefined,
   evaluators: store.EvaluatorAggregate[],
+  /** a server run's evaluators: what each id ran (none for SDK runs) */
+  judges: { id: string; evaluator: string; version: number | null }[] = [],
 ): Out<typeof runAggregateSchema> {
+  const judgeOf = (id: string) => {
+    const j = judges.find((x) => x.id === id);
+    return j ? { judge: j.evaluator, judgeVersion: j.version } : {};
+  };
   return {
     ...opt('datasetCost', dataset?.costSum),
     ...opt('datasetAverageCost', dataset?.costAvg),
@@ -63,7 +69,7 @@ export function presentAggregate(
     evaluations: Object.fromEntries(
       evaluators
         .filter((e) => e.processed > 0)
-        .map((e) => [e.evaluator, { name: e.name ?? e.evaluator, averageScore: e.averageScore, ...opt('averagePassed', e.averagePassed) }]),
+        .map((e) => [e.evaluator, { name: e.name ?? e.evaluator, averageScore: e.averageScore, ...opt('averagePassed', e.averagePassed), ...judgeOf(e.evaluator) }]),
     ),
   };
 }
@@ -133,6 +139,8 @@ export function presentStatus(
     evaluators: store.EvaluatorAggregate[];
     targets: store.TargetAggregate[];
     runUrl: string;
+    /** a server run's evaluators: what each id ran (none for SDK runs) */
+    judges?: { id: string; evaluator: string; version: number | null }[];
   },
 ): Out<typeof runStatusResponse> {
   const status = r.stoppedAt !== null ? 'stopped' : r.finishedAt !== null ? 'completed' : 'running';
@@ -144,6 +152,10 @@ export function presentStatus(
   const rate = (passed: number, failed: number) => (passed + failed ? (100 * passed) / (passed + failed) : 0);
   const rows = facts.dataset?.rows ?? 0;
   const errors = facts.dataset?.errors ?? 0;
+  const judgeOf = (id: string) => {
+    const j = facts.judges?.find((x) => x.id === id);
+    return j ? { judge: j.evaluator, judgeVersion: j.version } : {};
+  };
   const summary: Out<typeof executionSummarySchema> = {
     runId: r.runId,
     totalCells: rows,
@@ -170,6 +182,7 @@ export function presentStatus(
       failed: e.failed,
       passRate: rate(e.passed, e.failed),
       ...opt('avgScore', e.averageScore),
+      ...judgeOf(e.evaluator),
     })),
     totalPassed,
     totalFailed,

@@ -25,6 +25,11 @@ export async function listRuns(ctx: ExperimentsContext, projectId: string, query
     experiment.id,
     items.map((r) => r.runId),
   );
+  const judges = await store.platformRunJudges(
+    ctx.db.orm,
+    experiment.id,
+    items.map((r) => r.runId),
+  );
   const runs = items.map((r) =>
     presentRun(
       r,
@@ -32,6 +37,7 @@ export async function listRuns(ctx: ExperimentsContext, projectId: string, query
         agg.dataset.find((d) => d.runId === r.runId),
         agg.evaluations.find((d) => d.runId === r.runId),
         agg.evaluators.filter((d) => d.runId === r.runId),
+        judges.filter((j) => j.runId === r.runId),
       ),
     ),
   );

@@ -6,6 +6,7 @@ import type { estimateSchema, evaluatorStatsSchema, groupStatsSchema, intervalMe
 import { slugify } from '../../platform/slug.schema.ts';
 import { derived } from './kept-run-values.ts';
 import { byEvaluator, evaluatorGroup, rowGroup, type EvaluatorGroup, type EvaluatorResults, type RunValues, type TargetRows } from './run-values.ts';
+import { judgesOf } from './run-judges.ts';
 import { bootstrapMean, CONFIDENCE, mean, quantile, RESAMPLES, seedOf, wilson } from './statistics.ts';
 
 type Estimate = z.output<typeof estimateSchema>;
@@ -138,6 +139,12 @@ export async function runSummary(ctx: ExperimentsContext, projectId: string, slu
     methods: METHODS,
     overall: stats.overall,
     targets: stats.targets,
+    judges: await judgesOf(
+      ctx.db.orm,
+      experiment.id,
+      [runId],
+      stats.overall.evaluators.map((e) => e.evaluator),
+    ),
   };
 }
 

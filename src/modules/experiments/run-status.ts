@@ -13,7 +13,9 @@ export async function runStatus(ctx: ExperimentsContext, projectId: string, runI
   const ended = run.finishedAt !== null || run.stoppedAt !== null;
   const agg = ended ? await store.runAggregates(ctx.db.orm, run.experimentId, [run.runId]) : { dataset: [], evaluations: [], evaluators: [] };
   const targets = ended ? await store.targetAggregates(ctx.db.orm, run.experimentId, run.runId) : [];
+  const judges = ended ? await store.platformRunJudges(ctx.db.orm, run.experimentId, [run.runId]) : [];
   return presentStatus(run, {
+    judges,
     dataset: agg.dataset[0],
     evaluations: agg.evaluations[0],
     evaluators: agg.evaluators,

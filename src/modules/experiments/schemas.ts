@@ -126,7 +126,16 @@ export const runAggregateSchema = z.object({
   evaluationsCost: z.number().optional(),
   evaluationsAverageCost: z.number().optional(),
   evaluationsAverageDuration: z.number().optional(),
-  evaluations: z.record(z.string(), z.object({ name: z.string(), averageScore: z.number().nullable(), averagePassed: z.number().optional() })),
+  evaluations: z.record(
+    z.string(),
+    z.object({
+      name: z.string(),
+      averageScore: z.number().nullable(),
+      averagePassed: z.number().optional(),
+      judge: z.string().optional().describe("Spyglass's own: the judge a server run's evaluator ran (catalogue path or custom/<slug>)"),
+      judgeVersion: z.number().int().nullable().optional().describe("Spyglass's own: the custom judge's version the run pinned"),
+    }),
+  ),
 });
 
 export const targetSchema = z.object({
@@ -219,6 +228,8 @@ export const executionSummarySchema = z.object({
       failed: z.number().int(),
       passRate: z.number(),
       avgScore: z.number().optional(),
+      judge: z.string().optional().describe("Spyglass's own: the judge as its results elsewhere name it (a server run's catalogue path or custom/<slug>)"),
+      judgeVersion: z.number().int().nullable().optional().describe("Spyglass's own: the custom judge's version the run pinned"),
     }),
   ),
   totalPassed: z.number().int(),
@@ -296,6 +307,13 @@ export const intervalMethodsSchema = z.object({
   difference: z.string(),
 });
 
+/** Which judge an evaluator of a run is, so its trust can be looked up (GET /api/judge-alignment/trust). */
+export const runJudgeSchema = z.object({
+  evaluator: z.string().describe("the evaluator as the run names it (a server run's evaluator id, or the name an SDK logged)"),
+  judge: z.string().describe('the judge as its results elsewhere name it: the catalogue path or custom/<slug> a server run ran; for an SDK-logged evaluator, its own name'),
+  version: z.number().int().nullable().describe("the custom judge's version the run pinned; null for built-in judges and SDK runs"),
+});
+
 export const runSummaryResponse = z.object({
   experimentId: z.string(),
   experimentSlug: z.string(),
@@ -306,6 +324,8 @@ export const runSummaryResponse = z.object({
   methods: intervalMethodsSchema,
   overall: groupStatsSchema,
   targets: z.array(groupStatsSchema),
+  /** each evaluator's judge (its trust and alignment are the judge's) */
+  judges: z.array(runJudgeSchema),
 });
 
 /** One run's result of one evaluator on a row. */
@@ -443,6 +463,8 @@ export const compareResponse = z.object({
     }),
   ),
   comparisons: z.array(runComparisonSchema),
+  /** each compared evaluator's judge (its trust and alignment are the judge's) */
+  judges: z.array(runJudgeSchema),
 });
 
 export const compareRowsQuery = z.object({ runs: z.string().min(1).max(3000), page: pageParam, pageSize: pageParam, targetId: z.string().max(255).optional() });

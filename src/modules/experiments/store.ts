@@ -420,6 +420,17 @@ export async function platformRunEvaluatorVersions(db: Executor, experimentId: s
   return new Map(found.flatMap((f) => (f.version === null ? [] : [[f.id, f.version] as const])));
 }
 
+/** What each evaluator id of these platform runs ran: its catalogue path (or custom/<slug>) and pinned version, newest run first. */
+export async function platformRunJudges(db: Executor, experimentId: string, runIds: string[]): Promise<{ runId: string; id: string; evaluator: string; version: number | null }[]> {
+  if (!runIds.length) return [];
+  return rows(
+    db,
+    sql`SELECT p.run_id AS "runId", e->>'id' AS id, e->>'evaluator' AS evaluator, (e->>'version')::int AS version
+        FROM experiment_platform_runs p, jsonb_array_elements(p.plan->'evaluators') AS e
+        WHERE p.experiment_id = ${experimentId} AND p.run_id = ANY(${textArray(runIds)})`,
+  );
+}
+
 export async function platformRunStatus(db: Executor, experimentId: string, runId: string): Promise<string | null> {
   const [row] = await rows<{ status: string }>(db, sql`SELECT status FROM experiment_platform_runs WHERE experiment_id = ${experimentId} AND run_id = ${runId}`);
   return row?.status ?? null;
@@ -526,4 +537,52 @@ export async function runTraceIds(db: Executor, experimentId: string, runId: str
         ORDER BY trace_id, idx`,
   );
   return found.map((r) => r.trace_id);
+}
+
+// ---- a judge's results on experiment rows (judge alignment pairs them with people's scores of the rows' traces) ----
+
+/**
+ * Which judge an evaluation of a row is: a server run's evaluator id names the catalogue path (or
+ * custom/<slug>) and version in the run's plan; an SDK-logged one is its own name, at no version.
+ */
+const ROW_JUDGES = sql`
+  SELECT e.experiment_id, e.run_id, e.idx, e.target_id, e.repetition, e.status, e.passed, e.score, e.label, e.details,
+         coalesce(x->>'evaluator', e.evaluator) AS judge, (x->>'version')::int AS version
+  FROM experiment_evaluations e
+  LEFT JOIN experiment_platform_runs p ON p.experiment_id = e.experiment_id AND p.run_id = e.run_id
+  LEFT JOIN LATERAL (SELECT y FROM jsonb_array_elements(p.plan->'evaluators') AS y WHERE y->>'id' = e.evaluator LIMIT 1) AS j(x) ON true`;
+
+export interface RowJudgeResult {
+  traceId: string;
+  passed: boolean | null;
+  score: number | null;
+  label: string | null;
+  details: string | null;
+}
+
+/** A judge's latest processed result per trace on the project's experiment rows that have a trace (at a version when given). */
+export async function judgeResultsOnRows(db: Executor, projectId: string, judge: string, version: number | null): Promise<RowJudgeResult[]> {
+  return rows<RowJudgeResult>(
+    db,
+    sql`SELECT DISTINCT ON (r.trace_id) r.trace_id AS "traceId", j.passed, j.score, j.label, j.details
+        FROM (${ROW_JUDGES}) AS j
+        JOIN experiment_runs ru ON ru.experiment_id = j.experiment_id AND ru.run_id = j.run_id
+        JOIN experiment_results r ON r.experiment_id = j.experiment_id AND r.run_id = j.run_id AND r.idx = j.idx AND r.target_id = j.target_id AND r.repetition = j.repetition
+        WHERE ru.project_id = ${projectId} AND j.status = 'processed' AND r.trace_id IS NOT NULL AND j.judge = ${judge}
+          AND (${version}::int IS NULL OR j.version = ${version}::int)
+        ORDER BY r.trace_id, ru.updated_at DESC, j.repetition DESC`,
+  );
+}
+
+/** The judges with processed results on the project's experiment rows that have a trace: versions and result counts. */
+export async function judgesOnRows(db: Executor, projectId: string): Promise<{ evaluator: string; version: number | null; results: number }[]> {
+  return rows(
+    db,
+    sql`SELECT j.judge AS evaluator, j.version, count(*)::int AS results
+        FROM (${ROW_JUDGES}) AS j
+        JOIN experiment_runs ru ON ru.experiment_id = j.experiment_id AND ru.run_id = j.run_id
+        JOIN experiment_results r ON r.experiment_id = j.experiment_id AND r.run_id = j.run_id AND r.idx = j.idx AND r.target_id = j.target_id AND r.repetition = j.repetition
+        WHERE ru.project_id = ${projectId} AND j.status = 'processed' AND r.trace_id IS NOT NULL
+        GROUP BY j.judge, j.version ORDER BY j.judge, j.version`,
+  );
 }

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { badRequest } from '../../platform/errors.ts';
 import { judgeResultsByTrace, judgeResultVersions, type JudgeResultRow } from '../evaluators/index.ts';
-import { seedOf } from '../experiments/index.ts';
+import { judgeResultsOnRows, judgesOnRows, seedOf } from '../experiments/index.ts';
 import type { JudgeAlignmentContext } from './context.ts';
 import { threadPairs, threadResultVersions, type ThreadResult } from './thread-pairs.ts';
 import { trustRuleOf } from './trust-rule.ts';
@@ -71,13 +71,19 @@ export async function gatherPairs(
   const human = await ctx.scoreConfigs.humanScores(projectId, judge.scoreConfig);
   if (!human) throw badRequest('unknown_score_config', `${fieldOf('scoreConfig')}: no score config ${judge.scoreConfig} in this project`, fieldOf('scoreConfig'));
   const known = async () =>
-    (await judgeResultVersions(ctx.db, projectId, judge.evaluator)).includes(version!) || (!!options.threads && (await threadResultVersions(ctx, projectId, judge.evaluator)).includes(version!));
+    (await judgeResultVersions(ctx.db, projectId, judge.evaluator)).includes(version!) ||
+    (await judgesOnRows(ctx.db, projectId)).some((j) => j.evaluator === judge.evaluator && j.versions.includes(version!)) ||
+    (!!options.threads && (await threadResultVersions(ctx, projectId, judge.evaluator)).includes(version!));
   if (version !== null && !(await known())) {
     throw badRequest('unknown_evaluator_version', `${fieldOf('version')}: ${judge.evaluator} has no results at version ${version}`, fieldOf('version'));
   }
   // With options.threads, the judge's results on whole threads count too, paired with people's scores of those threads.
   const threads = options.threads ? await threadPairs(ctx, projectId, judge.evaluator, version, human.config) : { results: [], scores: [] };
-  const results: Result[] = [...(await judgeResultsByTrace(ctx.db, projectId, judge.evaluator, version)), ...threads.results];
+  // The judge's results on traces, then on experiment rows whose trace it did not judge itself (people score a row's trace).
+  const onTraces = await judgeResultsByTrace(ctx.db, projectId, judge.evaluator, version);
+  const judgedTraces = new Set(onTraces.map((r) => r.traceId));
+  const onRows = (await judgeResultsOnRows(ctx.db, projectId, judge.evaluator, version)).filter((r) => !judgedTraces.has(r.traceId));
+  const results: Result[] = [...onTraces, ...onRows, ...threads.results];
   const { config } = human;
   const { judgeValue, codeOf, show, categories } = codingOf(config);
   const judged = results.filter((r) => judgeValue(r) !== null);

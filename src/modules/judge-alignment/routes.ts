@@ -2,7 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import { projectRoute, routeGroup } from '../../platform/http/route-group.ts';
 import { judgesWithResults } from '../evaluators/index.ts';
 import { threadJudgesWithResults } from '../threads/index.ts';
-import { withThreadJudges } from './thread-pairs.ts';
+import { mergedJudges } from './thread-pairs.ts';
+import { judgesOnRows } from '../experiments/index.ts';
 import type { VersionComparisonContext } from './context.ts';
 import { getVersionComparison, listVersionComparisons, startVersionComparison } from './compare-versions.ts';
 import { judgeTrust } from './judge-trust.ts';
@@ -53,7 +54,9 @@ export function judgeAlignmentRoutes(app: FastifyInstance, ctx: VersionCompariso
     project.get(
       '/judges',
       { config: viewer, schema: { summary: 'The evaluators with results in the project, with their versions: the judges that can be measured', response: { 200: judgesResponse } } },
-      async (_req, scope) => ({ data: withThreadJudges(await judgesWithResults(ctx.db, scope.projectId), await threadJudgesWithResults(ctx.db, scope.projectId)) }),
+      async (_req, scope) => ({
+        data: mergedJudges(await judgesWithResults(ctx.db, scope.projectId), await judgesOnRows(ctx.db, scope.projectId), await threadJudgesWithResults(ctx.db, scope.projectId)),
+      }),
     );
     project.get(
       '/trust',

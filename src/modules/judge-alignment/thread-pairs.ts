@@ -31,15 +31,12 @@ export async function threadResultVersions(ctx: JudgeAlignmentContext, projectId
   return (await threadJudgesWithResults(ctx.db, projectId)).find((j) => j.evaluator === evaluator)?.versions ?? [];
 }
 
-/** The judges list: trace judges and thread judges together (an evaluator used on both is listed once). */
-export function withThreadJudges(
-  traceJudges: { evaluator: string; versions: number[]; results: number }[],
-  threadJudges: { evaluator: string; versions: number[]; results: number }[],
-): { evaluator: string; versions: number[]; results: number }[] {
-  const out = new Map(traceJudges.map((j) => [j.evaluator, { ...j, versions: [...j.versions] }]));
-  for (const j of threadJudges) {
+/** The judges list: judges of traces, of experiment rows and of threads together (a judge used on several is listed once). */
+export function mergedJudges(...lists: { evaluator: string; versions: number[]; results: number }[][]): { evaluator: string; versions: number[]; results: number }[] {
+  const out = new Map<string, { evaluator: string; versions: number[]; results: number }>();
+  for (const j of lists.flat()) {
     const e = out.get(j.evaluator);
-    if (!e) out.set(j.evaluator, { ...j });
+    if (!e) out.set(j.evaluator, { ...j, versions: [...j.versions] });
     else {
       e.versions = [...new Set([...e.versions, ...j.versions])].sort((a, b) => a - b);
       e.results += j.results;

@@ -155,17 +155,19 @@ async function judgesTrust(caller: McpCaller, judges: JudgeOfAnswer[]): Promise<
   const seen = new Set<string>();
   const pct = (v: number) => `${(v * 100).toFixed(1)} %`;
   for (const judge of judges) {
-    if (seen.has(judge.evaluator) || seen.size >= JUDGES_LOOKED_UP) continue;
-    seen.add(judge.evaluator);
+    const name = judge.version == null ? judge.evaluator : `${judge.evaluator} v${judge.version}`;
+    if (seen.has(name) || seen.size >= JUDGES_LOOKED_UP) continue;
+    seen.add(name);
     const counts = judge.counts ? { passed: judge.counts.passed, judged: judge.counts.judged } : {};
-    const answer = await caller.call('GET', { path: '/api/judge-alignment/trust', query: { evaluator: judge.evaluator, ...counts } });
+    const version = judge.version == null ? {} : { version: judge.version };
+    const answer = await caller.call('GET', { path: '/api/judge-alignment/trust', query: { evaluator: judge.evaluator, ...version, ...counts } });
     if (!ok(answer)) continue;
     const best = (answer.body as z.infer<typeof judgeTrustResponse>).data[0];
     lines.push(
       best
-        ? `- ${judge.evaluator}: judge ${best.trust.state} against ${best.scoreConfig.name}: ${best.trust.reason}` +
+        ? `- ${name}: judge ${best.trust.state} against ${best.scoreConfig.name}: ${best.trust.reason}` +
             (best.corrected && judge.counts ? ` · pass rate ${pct(judge.counts.passed / judge.counts.judged)} corrected for its errors: ${pct(best.corrected.value)} [${pct(best.corrected.low)}, ${pct(best.corrected.high)}]` : '')
-        : `- ${judge.evaluator}: judge not measured against people (no human labels on its traces)`,
+        : `- ${name}: judge not measured against people (no human labels on its traces)`,
     );
   }
   return lines.length ? `\nCan the judges be trusted?\n${lines.join('\n')}` : '';

@@ -61,6 +61,8 @@ export interface ToolSpec<S extends z.ZodObject = z.ZodObject, A = unknown> {
 /** A judge behind an answer's numbers: the evaluator as its results name it, and its raw counts there. */
 export interface JudgeOfAnswer {
   evaluator: string;
+  /** a custom judge's version (a server run pins one) */
+  version?: number | null;
   counts?: { passed: number; judged: number };
 }
 
@@ -402,7 +404,8 @@ export const TOOLS: ToolSpec[] = [
       });
       return [`Runs of ${a.experimentSlug} (${a.pagination.totalHits} in all), newest first:`, ...lines].join('\n');
     },
-    judges: (a: z.infer<typeof runListResponse>) => a.runs.flatMap((r) => Object.keys(r.summary.evaluations).map((evaluator) => ({ evaluator }))),
+    judges: (a: z.infer<typeof runListResponse>) =>
+      a.runs.flatMap((r) => Object.entries(r.summary.evaluations).map(([evaluator, e]) => ({ evaluator: e.judge ?? evaluator, version: e.judgeVersion ?? null }))),
   }),
   tool({
     name: 'get_run',
@@ -427,7 +430,7 @@ export const TOOLS: ToolSpec[] = [
     },
     // as the run page: each judge's trust, and its pass rate in this run corrected for its errors
     judges: (a: z.infer<typeof runStatusResponse>) =>
-      (a.summary?.evaluators ?? []).map((e) => ({ evaluator: e.evaluatorId, ...(e.passed + e.failed > 0 ? { counts: { passed: e.passed, judged: e.passed + e.failed } } : {}) })),
+      (a.summary?.evaluators ?? []).map((e) => ({ evaluator: e.judge ?? e.evaluatorId, version: e.judgeVersion ?? null, ...(e.passed + e.failed > 0 ? { counts: { passed: e.passed, judged: e.passed + e.failed } } : {}) })),
   }),
   tool({
     name: 'start_run',
@@ -469,7 +472,14 @@ export const TOOLS: ToolSpec[] = [
       ]);
       return [...lines, 'list_regressions shows the rows that changed.'].join('\n');
     },
-    judges: (a: z.infer<typeof compareResponse>) => a.comparisons.flatMap((c) => c.evaluators.map((e) => ({ evaluator: e.evaluator }))),
+    // a server run's evaluator id (exact) names the judge it ran (langevals/exact_match)
+    judges: (a: z.infer<typeof compareResponse>) =>
+      a.comparisons.flatMap((c) =>
+        c.evaluators.map((e) => {
+          const j = a.judges.find((x) => x.evaluator === e.evaluator);
+          return { evaluator: j?.judge ?? e.evaluator, version: j?.version ?? null };
+        }),
+      ),
   }),
   tool({
     name: 'list_regressions',

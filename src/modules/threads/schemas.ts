@@ -8,6 +8,18 @@ const dateInput = z.union([z.number().int().nonnegative(), z.iso.datetime({ offs
 
 export const THREAD_SORTS = ['thread_id', 'turns', 'cost', 'duration', 'errors', 'users', 'first_seen', 'last_seen'] as const;
 
+/** Picking threads by their newest result of one thread evaluation (the threads list's `evaluation`). */
+export const threadEvaluationFilterSchema = z
+  .strictObject({
+    name: z.string().min(1).max(200).describe("The thread evaluation's name (its thread monitor's name)"),
+    passed: z.boolean().optional().describe('Its verdict: true passed, false failed'),
+    status: z.enum(['processed', 'skipped', 'error']).optional(),
+    min: z.number().optional().describe('Its score at least'),
+    max: z.number().optional().describe('Its score at most'),
+  })
+  .meta({ id: 'ThreadEvaluationFilter' });
+export type ThreadEvaluationFilter = z.output<typeof threadEvaluationFilterSchema>;
+
 export const threadsRequestSchema = z
   .strictObject({
     startDate: dateInput.optional().describe('Threads with a trace started at or after (epoch ms or ISO 8601); default: all'),
@@ -19,8 +31,19 @@ export const threadsRequestSchema = z
       .unwrap()
       .optional()
       .describe("Threads people scored with this config (review queues' thread items; any of their reviews): within min..max (numeric), or equal to value (boolean: true or false; categorical: a category)"),
+    evaluation: threadEvaluationFilterSchema
+      .optional()
+      .describe("Threads whose newest result of this thread evaluation (a thread monitor's name, as `scores` name it) has this verdict, status or score"),
     sortBy: z.enum(THREAD_SORTS).default('last_seen'),
     sortByScore: scoreSortField('thread', "each thread's mean review score of it"),
+    sortByEvaluation: z
+      .string()
+      .min(1)
+      .max(200)
+      .optional()
+      .describe(
+        "A thread evaluation's name (a thread monitor's, as `scores` name it): sort by its newest result's score on each thread (a pass 1, a fail 0), in sortDirection; threads without one, or whose newest one is an error, come last either way. Replaces sortBy and sortByScore",
+      ),
     sortDirection: z.enum(['asc', 'desc']).default('desc'),
     page: z.number().int().min(1).max(100_000).default(1),
     pageSize: z.number().int().min(1).max(500).default(50),

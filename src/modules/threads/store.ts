@@ -168,3 +168,35 @@ export async function hasResultsOf(db: Executor, projectId: string, nameOrPath: 
   const [r] = await rows<{ one: number }>(db, sql`SELECT 1 AS one FROM thread_evaluations WHERE project_id = ${projectId} AND (name = ${nameOrPath} OR evaluator = ${nameOrPath}) LIMIT 1`);
   return r !== undefined;
 }
+
+/** Per thread, its newest result of the evaluation `name` (the threads list's columns): a subquery. */
+function newestOf(projectId: string, name: string): SQL {
+  return sql`SELECT DISTINCT ON (thread_id) thread_id, status, passed, score FROM thread_evaluations
+    WHERE project_id = ${projectId} AND name = ${name} ORDER BY thread_id, inserted_at DESC, id DESC`;
+}
+
+/** Rows (thread_id) of the threads whose newest result of the evaluation `f.name` has the verdict, status and score asked for. */
+export function evaluationFilterRows(projectId: string, f: { name: string; passed?: boolean; status?: string; min?: number; max?: number }): SQL {
+  const c: SQL[] = [sql`true`];
+  if (f.passed !== undefined) c.push(sql`e.passed = ${f.passed}`);
+  if (f.status !== undefined) c.push(sql`e.status = ${f.status}`);
+  if (f.min !== undefined) c.push(sql`e.score >= ${f.min}`);
+  if (f.max !== undefined) c.push(sql`e.score <= ${f.max}`);
+  return sql`SELECT e.thread_id FROM (${newestOf(projectId, f.name)}) e WHERE ${sql.join(c, sql` AND `)}`;
+}
+
+/** Rows (thread_id, value) of each thread's newest result of the evaluation `name`: its score, else its verdict (1 pass, 0 fail); null for an error or a skip. */
+export function evaluationSortRows(projectId: string, name: string): SQL {
+  return sql`SELECT e.thread_id, CASE WHEN e.status = 'processed' THEN coalesce(e.score, e.passed::int::float8) END AS value FROM (${newestOf(projectId, name)}) e`;
+}
+
+/** Rows (thread_id) in both `a` and `b`. */
+export function bothRows(a: SQL, b: SQL): SQL {
+  return sql`(${a}) INTERSECT (${b})`;
+}
+
+/** Whether the project has a thread result of this evaluation name (a thread monitor's name). */
+export async function hasEvaluationNamed(db: Executor, projectId: string, name: string): Promise<boolean> {
+  const [r] = await rows<{ one: number }>(db, sql`SELECT 1 AS one FROM thread_evaluations WHERE project_id = ${projectId} AND name = ${name} LIMIT 1`);
+  return r !== undefined;
+}

@@ -160,16 +160,73 @@ const SUMS = sql.raw(`count(*)::int AS traces, coalesce(sum(span_count), 0)::flo
   coalesce(sum(prompt_tokens), 0)::float8 AS prompt, coalesce(sum(completion_tokens), 0)::float8 AS completion,
   coalesce(sum(cached_input_tokens), 0)::float8 AS cached, coalesce(sum(reasoning_tokens), 0)::float8 AS reasoning`);
 
+/** SUMS per latency value (total_time_ms, `v`): a histogram of latencies with the sums of each bar. */
+const HISTOGRAM_SUMS = sql.raw(`count(*) AS traces, sum(span_count) AS spans, count(*) FILTER (WHERE has_error) AS errors, sum(total_cost) AS cost,
+  sum(prompt_tokens) AS prompt, sum(completion_tokens) AS completion, sum(cached_input_tokens) AS cached, sum(reasoning_tokens) AS reasoning`);
+
+/**
+ * percentile_cont(p) WITHIN GROUP (ORDER BY v) over a histogram's bars (`c`: v, upto = traces
+ * with a latency up to v, n = traces with one), as PostgreSQL computes it: the values at rows
+ * floor and ceil of p * (n - 1), interpolated in float8.
+ */
+function percentileOfBars(p: number): SQL {
+  // n is the same on every bar of a group: per bar inside the aggregates, as max(n) outside.
+  const rowPos = sql.raw(`(${p}::float8 * (n - 1)::float8)`);
+  const pos = sql.raw(`(${p}::float8 * (max(n) - 1)::float8)`);
+  const lo = sql`min(v) FILTER (WHERE upto > floor(${rowPos}))::float8`;
+  const hi = sql`min(v) FILTER (WHERE upto > ceil(${rowPos}))::float8`;
+  return sql`${lo} + (${hi} - ${lo}) * (${pos} - floor(${pos}))`;
+}
+
+/**
+ * The charts' sums and exact latency percentiles per (kept, g, b) from `histogram` (rows kept,
+ * g, b, v and HISTOGRAM_SUMS, one per latency value): hashing the traces into bars is one pass,
+ * where percentile_cont sorts every trace of every bucket. The planner cannot tell how few
+ * buckets an expression of started_at makes (it counts one per trace) and would sort them all:
+ * the statement runs with sorting discouraged (the bars, a few per bucket, are still sorted)
+ * and without JIT compilation.
+ */
+async function latencyHistogramSums(db: Executor, histogram: SQL): Promise<MetricsRow[]> {
+  const statement = sql`WITH h AS (${histogram}),
+      c AS (SELECT h.*, sum(traces) FILTER (WHERE v IS NOT NULL) OVER (PARTITION BY kept, g, b ORDER BY v) AS upto,
+              sum(traces) FILTER (WHERE v IS NOT NULL) OVER (PARTITION BY kept, g, b) AS n FROM h)
+    SELECT kept, g, b, sum(traces)::int AS traces, coalesce(sum(spans), 0)::float8 AS spans, sum(errors)::int AS errors, coalesce(sum(cost), 0)::float8 AS cost,
+      coalesce(sum(prompt), 0)::float8 AS prompt, coalesce(sum(completion), 0)::float8 AS completion,
+      coalesce(sum(cached), 0)::float8 AS cached, coalesce(sum(reasoning), 0)::float8 AS reasoning,
+      CASE WHEN max(n) > 0 THEN ARRAY[${percentileOfBars(0.5)}, ${percentileOfBars(0.95)}, ${percentileOfBars(0.99)}] END AS latency
+    FROM c GROUP BY 1, 2, 3`;
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`SET LOCAL enable_sort = off`);
+    // Discouraging a sort adds to the plan's cost, past the bounds where PostgreSQL compiles it (seconds).
+    await tx.execute(sql`SET LOCAL jit = off`);
+    return rows<MetricsRow>(tx, statement);
+  });
+}
+
 /**
  * A few statements over the per-trace summary table, each one pass over the matching
- * traces (no materialized intermediate: on PGlite that cost several times the scan): the
- * groups with most traces first (grouped only), then the sums and percentiles per group and
- * bucket, thumbs and verdicts joined to the same traces, and totals when a trace can be in
- * several groups.
+ * traces (no materialized intermediate: on PGlite that cost several times the scan), read
+ * from its covering index traces_time_sums: the groups with most traces first (grouped
+ * only, with the totals when a trace can be in several groups), then at once the sums and
+ * percentiles per group and bucket, and thumbs, verdicts and scores joined to the same traces.
  */
 export async function aggregateTraces(db: Executor, q: AggregateQuery): Promise<AggregateResult> {
   const where = sql.join([sql`traces.project_id = ${q.projectId}`, ...q.where], sql` AND `);
   const group = groupJoin(q.groupBy, q.foreignGroups);
+  const a = q.thumbs;
+  // Totals when a trace can be in several groups, read while the groups are.
+  const totalsRead: Promise<Totals | null> =
+    q.groupBy === 'model' || q.groupBy === 'label'
+      ? rows<Totals>(
+          db,
+          sql`SELECT ${SUMS},
+                (SELECT count(*) FILTER (WHERE ${a.isThumbsUp}) FROM ${a} JOIN traces ON traces.project_id = ${q.projectId} AND traces.trace_id = ${a.traceId} WHERE ${where})::int AS up,
+                (SELECT count(*) FILTER (WHERE NOT ${a.isThumbsUp}) FROM ${a} JOIN traces ON traces.project_id = ${q.projectId} AND traces.trace_id = ${a.traceId} WHERE ${where})::int AS down
+              FROM traces WHERE ${where}`,
+        ).then(([t]) => t)
+      : Promise.resolve(null);
+  // Awaited below; a failure before then is not an unhandled one.
+  totalsRead.catch(() => {});
   // Which groups keep a series of their own; the rest fold into "other".
   let kept = sql`true`;
   if (q.groupBy !== null && q.maxGroups !== null) {
@@ -181,46 +238,35 @@ export async function aggregateTraces(db: Executor, q: AggregateQuery): Promise<
     const withNull = top.some((t) => t.g === null);
     kept = sql`coalesce(${group.column} = ANY(${textArray(named)}) ${withNull ? sql`OR ${group.column} IS NULL` : sql``}, false)`;
   }
-  const metrics = await rows<MetricsRow>(
-    db,
-    sql`SELECT ${kept} AS kept, CASE WHEN ${kept} THEN ${group.column} END AS g, ${q.bucket} AS b, ${SUMS},
-          percentile_cont(ARRAY[0.5, 0.95, 0.99]) WITHIN GROUP (ORDER BY total_time_ms) AS latency
-        FROM traces ${group.join} WHERE ${where} GROUP BY 1, 2, 3`,
-  );
-  const thumbs = await rows<ThumbsRow>(
-    db,
-    sql`SELECT ${kept} AS kept, CASE WHEN ${kept} THEN ${group.column} END AS g, ${q.bucket} AS b,
-          ${thumbCounts(q.thumbs)}
-        FROM ${q.thumbs} JOIN traces ON traces.project_id = ${q.projectId} AND traces.trace_id = ${q.thumbs.traceId} ${group.join}
-        WHERE ${where} GROUP BY 1, 2, 3`,
-  );
+  const k = sql`CASE WHEN ${kept} THEN ${group.column} END`;
   const v = q.verdicts;
-  const verdicts = await rows<VerdictRow>(
-    db,
-    sql`SELECT ${v.name} AS name, ${v.evaluator} AS evaluator, ${q.bucket} AS b, count(*) FILTER (WHERE ${v.passed})::int AS passed, count(*) FILTER (WHERE NOT ${v.passed})::int AS failed
-        FROM ${v} JOIN traces ON traces.project_id = ${q.projectId} AND traces.trace_id = ${v.traceId}
-        WHERE ${where} GROUP BY 1, 2, 3`,
-  );
-  // Scores fall in their trace's bucket (as verdicts do), not at the time of the review.
   const s = q.scores;
-  const scores = await rows<ScoreBucketRow>(
-    db,
-    sql`SELECT ${s.configId} AS config_id, ${s.name} AS name, ${s.kind} AS kind, ${q.bucket} AS b, CASE WHEN ${s.kind} = 'categorical' THEN ${s.textValue} END AS category,
-          count(*)::int AS n, sum(${s.numberValue})::float8 AS total
-        FROM ${s} JOIN traces ON traces.project_id = ${q.projectId} AND traces.trace_id = ${s.traceId}
-        WHERE ${where} GROUP BY 1, 2, 3, 4, 5`,
-  );
-  let totals: Totals | null = null;
-  if (q.groupBy === 'model' || q.groupBy === 'label') {
-    const a = q.thumbs;
-    [totals] = await rows<Totals>(
+  // Independent statements: on PostgreSQL each on a connection of its own, at once.
+  const [metrics, thumbs, verdicts, scores, totals] = await Promise.all([
+    latencyHistogramSums(db, sql`SELECT ${kept} AS kept, ${k} AS g, ${q.bucket} AS b, total_time_ms AS v, ${HISTOGRAM_SUMS} FROM traces ${group.join} WHERE ${where} GROUP BY 1, 2, 3, 4`),
+    rows<ThumbsRow>(
       db,
-      sql`SELECT ${SUMS},
-            (SELECT count(*) FILTER (WHERE ${a.isThumbsUp}) FROM ${a} JOIN traces ON traces.project_id = ${q.projectId} AND traces.trace_id = ${a.traceId} WHERE ${where})::int AS up,
-            (SELECT count(*) FILTER (WHERE NOT ${a.isThumbsUp}) FROM ${a} JOIN traces ON traces.project_id = ${q.projectId} AND traces.trace_id = ${a.traceId} WHERE ${where})::int AS down
-          FROM traces WHERE ${where}`,
-    );
-  }
+      sql`SELECT ${kept} AS kept, ${k} AS g, ${q.bucket} AS b,
+            ${thumbCounts(q.thumbs)}
+          FROM ${q.thumbs} JOIN traces ON traces.project_id = ${q.projectId} AND traces.trace_id = ${q.thumbs.traceId} ${group.join}
+          WHERE ${where} GROUP BY 1, 2, 3`,
+    ),
+    rows<VerdictRow>(
+      db,
+      sql`SELECT ${v.name} AS name, ${v.evaluator} AS evaluator, ${q.bucket} AS b, count(*) FILTER (WHERE ${v.passed})::int AS passed, count(*) FILTER (WHERE NOT ${v.passed})::int AS failed
+          FROM ${v} JOIN traces ON traces.project_id = ${q.projectId} AND traces.trace_id = ${v.traceId}
+          WHERE ${where} GROUP BY 1, 2, 3`,
+    ),
+    // Scores fall in their trace's bucket (as verdicts do), not at the time of the review.
+    rows<ScoreBucketRow>(
+      db,
+      sql`SELECT ${s.configId} AS config_id, ${s.name} AS name, ${s.kind} AS kind, ${q.bucket} AS b, CASE WHEN ${s.kind} = 'categorical' THEN ${s.textValue} END AS category,
+            count(*)::int AS n, sum(${s.numberValue})::float8 AS total
+          FROM ${s} JOIN traces ON traces.project_id = ${q.projectId} AND traces.trace_id = ${s.traceId}
+          WHERE ${where} GROUP BY 1, 2, 3, 4, 5`,
+    ),
+    totalsRead,
+  ]);
   return { metrics, thumbs, verdicts, scores, totals };
 }
 

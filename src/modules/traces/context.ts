@@ -7,7 +7,8 @@ import type { TraceSummary } from './summary.ts';
 
 /** What other modules add to traces: evaluations on the detail, search filters, work done with each ingest. */
 export interface TraceExtension {
-  evaluations?(projectId: string, traceId: string): Promise<Record<string, unknown>[]>;
+  /** A trace's evaluations for its detail, read through `db` (a replica when the detail reads one). */
+  evaluations?(db: Executor, projectId: string, traceId: string): Promise<Record<string, unknown>[]>;
   /** SQL conditions on `traces` rows for the filter keys other modules own (annotations, evaluations). */
   filterConditions?: ForeignFilterConditions;
   /** Runs inside the ingest transaction (e.g. enqueue monitor jobs): durable exactly when the spans are. */
@@ -17,8 +18,8 @@ export interface TraceExtension {
    * (a 400 naming `field` when the config cannot sort).
    */
   scoreSort?(projectId: string, configId: string, field: string): Promise<SQL>;
-  /** What the traces list shows of other modules' data, for a page of traces (one query each, not one per trace). */
-  listFacts?(projectId: string, traceIds: string[]): Promise<ListFacts>;
+  /** What the traces list shows of other modules' data, for a page of traces (one query each, not one per trace), read through `db` where the page was. */
+  listFacts?(db: Executor, projectId: string, traceIds: string[]): Promise<ListFacts>;
   /** Runs in the transaction that deletes traces (retention): remove what belongs to them. */
   onTracesDeleted?(tx: Executor, projectId: string, traceIds: string[]): Promise<void>;
   /**

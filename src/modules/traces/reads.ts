@@ -56,7 +56,8 @@ export async function detailStream(ctx: TraceContext, projectId: string, traceId
 }
 
 async function traceEvaluations(ctx: TraceContext, projectId: string, traceId: string): Promise<Record<string, unknown>[]> {
-  const lists = await Promise.all(ctx.extensions.map(async (e) => (await e.evaluations?.(projectId, traceId)) ?? []));
+  const reads = await ctx.db.reads.executor();
+  const lists = await Promise.all(ctx.extensions.map(async (e) => (await e.evaluations?.(reads, projectId, traceId)) ?? []));
   return lists.flat();
 }
 

@@ -6,6 +6,7 @@ import * as store from './store.ts';
 import { toSql } from './filter.ts';
 import { traceView } from './presenters.ts';
 import type { ListFacts, TraceContext } from './context.ts';
+import type { Executor } from '../../db/index.ts';
 import type { AnnotationCounts, EvaluationChip, NewTracesRequest, SearchRequest, TraceScoreSummary, TraceSearch } from './schemas.ts';
 
 // The trace search (keyset pages under a snapshot), the new-traces poll, and their conditions.
@@ -45,7 +46,7 @@ export async function search(ctx: TraceContext, projectId: string, req: SearchRe
       : null;
   const capped = counted > store.MAX_COUNTED_HITS;
   return {
-    traces: await listRows(ctx, projectId, rows),
+    traces: await listRows(ctx, reads, projectId, rows),
     pagination: { totalHits: capped ? store.MAX_COUNTED_HITS : counted, totalHitsRelation: capped ? ('gte' as const) : ('eq' as const), scrollId },
   };
 }
@@ -75,15 +76,15 @@ export async function newTraces(ctx: TraceContext, projectId: string, req: NewTr
     store.recentlyInserted(reads, projectId, where, req.pageSize ?? 50),
     store.countTraces(reads, projectId, where),
   ]);
-  return { traces: await listRows(ctx, projectId, rows), count: Math.min(count, store.MAX_COUNTED_HITS), now };
+  return { traces: await listRows(ctx, reads, projectId, rows), count: Math.min(count, store.MAX_COUNTED_HITS), now };
 }
 
 /** Summaries as the list shows them: with other modules' facts (evaluations, annotations) merged in. */
-async function listRows(ctx: TraceContext, projectId: string, rows: store.TraceRow[]) {
+async function listRows(ctx: TraceContext, reads: Executor, projectId: string, rows: store.TraceRow[]) {
   const views = rows.map(traceView);
   if (!views.length) return views;
   const ids = views.map((v) => v.trace_id);
-  const facts: ListFacts[] = await Promise.all(ctx.extensions.map(async (e) => (await e.listFacts?.(projectId, ids)) ?? {}));
+  const facts: ListFacts[] = await Promise.all(ctx.extensions.map(async (e) => (await e.listFacts?.(reads, projectId, ids)) ?? {}));
   return views.map((v) => {
     const extra: { evaluations: EvaluationChip[]; annotations: AnnotationCounts; scores: TraceScoreSummary[] } = {
       evaluations: [],

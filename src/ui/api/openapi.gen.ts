@@ -22925,6 +22925,10 @@ export interface paths {
                                             name: string;
                                             averageScore: number | null;
                                             averagePassed?: number;
+                                            /** @description Spyglass's own: the judge a server run's evaluator ran (catalogue path or custom/<slug>) */
+                                            judge?: string;
+                                            /** @description Spyglass's own: the custom judge's version the run pinned */
+                                            judgeVersion?: number | null;
                                         };
                                     };
                                 };
@@ -23301,6 +23305,10 @@ export interface paths {
                                     failed: number;
                                     passRate: number;
                                     avgScore?: number;
+                                    /** @description Spyglass's own: the judge as its results elsewhere name it (a server run's catalogue path or custom/<slug>) */
+                                    judge?: string;
+                                    /** @description Spyglass's own: the custom judge's version the run pinned */
+                                    judgeVersion?: number | null;
                                 }[];
                                 totalPassed: number;
                                 totalFailed: number;
@@ -23675,6 +23683,10 @@ export interface paths {
                                     failed: number;
                                     passRate: number;
                                     avgScore?: number;
+                                    /** @description Spyglass's own: the judge as its results elsewhere name it (a server run's catalogue path or custom/<slug>) */
+                                    judge?: string;
+                                    /** @description Spyglass's own: the custom judge's version the run pinned */
+                                    judgeVersion?: number | null;
                                 }[];
                                 totalPassed: number;
                                 totalFailed: number;
@@ -24956,6 +24968,10 @@ export interface paths {
                                         name: string;
                                         averageScore: number | null;
                                         averagePassed?: number;
+                                        /** @description Spyglass's own: the judge a server run's evaluator ran (catalogue path or custom/<slug>) */
+                                        judge?: string;
+                                        /** @description Spyglass's own: the custom judge's version the run pinned */
+                                        judgeVersion?: number | null;
                                     };
                                 };
                             };
@@ -25299,6 +25315,14 @@ export interface paths {
                                         n: number;
                                     } | null;
                                 }[];
+                            }[];
+                            judges: {
+                                /** @description the evaluator as the run names it (a server run's evaluator id, or the name an SDK logged) */
+                                evaluator: string;
+                                /** @description the judge as its results elsewhere name it: the catalogue path or custom/<slug> a server run ran; for an SDK-logged evaluator, its own name */
+                                judge: string;
+                                /** @description the custom judge's version the run pinned; null for built-in judges and SDK runs */
+                                version: number | null;
                             }[];
                         };
                     };
@@ -25775,6 +25799,14 @@ export interface paths {
                                         summary: string;
                                     } | null;
                                 }[];
+                            }[];
+                            judges: {
+                                /** @description the evaluator as the run names it (a server run's evaluator id, or the name an SDK logged) */
+                                evaluator: string;
+                                /** @description the judge as its results elsewhere name it: the catalogue path or custom/<slug> a server run ran; for an SDK-logged evaluator, its own name */
+                                judge: string;
+                                /** @description the custom judge's version the run pinned; null for built-in judges and SDK runs */
+                                version: number | null;
                             }[];
                         };
                     };
@@ -40116,6 +40148,30 @@ export interface components {
             /** @description When it ran (epoch ms) */
             inserted_at: number;
         };
+        ThreadEvaluationFilter: {
+            /** @description The thread evaluation's name (its thread monitor's name) */
+            name: string;
+            /** @description Its verdict: true passed, false failed */
+            passed?: boolean;
+            /** @enum {string} */
+            status?: "processed" | "skipped" | "error";
+            /** @description Its score at least */
+            min?: number;
+            /** @description Its score at most */
+            max?: number;
+        };
+        ThreadEvaluationFilterInput: {
+            /** @description The thread evaluation's name (its thread monitor's name) */
+            name: string;
+            /** @description Its verdict: true passed, false failed */
+            passed?: boolean;
+            /** @enum {string} */
+            status?: "processed" | "skipped" | "error";
+            /** @description Its score at least */
+            min?: number;
+            /** @description Its score at most */
+            max?: number;
+        };
         ThreadEvaluationInput: {
             id: string;
             thread_id: string;
@@ -40293,6 +40349,8 @@ export interface components {
                 /** @description categorical: this category; boolean: true or false */
                 value?: string | boolean;
             };
+            /** @description Threads whose newest result of this thread evaluation (a thread monitor's name, as `scores` name it) has this verdict, status or score */
+            evaluation?: components["schemas"]["ThreadEvaluationFilter"];
             /**
              * @default last_seen
              * @enum {string}
@@ -40300,6 +40358,8 @@ export interface components {
             sortBy: "thread_id" | "turns" | "cost" | "duration" | "errors" | "users" | "first_seen" | "last_seen";
             /** @description A numeric or boolean score config's id (GET /api/score-configs): sort by each thread's mean review score of it (boolean: the share true), in sortDirection; threads without one come last either way. Replaces sortBy */
             sortByScore?: string;
+            /** @description A thread evaluation's name (a thread monitor's, as `scores` name it): sort by its newest result's score on each thread (a pass 1, a fail 0), in sortDirection; threads without one, or whose newest one is an error, come last either way. Replaces sortBy and sortByScore */
+            sortByEvaluation?: string;
             /**
              * @default desc
              * @enum {string}
@@ -40368,6 +40428,8 @@ export interface components {
                 /** @description categorical: this category; boolean: true or false */
                 value?: string | boolean;
             };
+            /** @description Threads whose newest result of this thread evaluation (a thread monitor's name, as `scores` name it) has this verdict, status or score */
+            evaluation?: components["schemas"]["ThreadEvaluationFilterInput"];
             /**
              * @default last_seen
              * @enum {string}
@@ -40375,6 +40437,8 @@ export interface components {
             sortBy?: "thread_id" | "turns" | "cost" | "duration" | "errors" | "users" | "first_seen" | "last_seen";
             /** @description A numeric or boolean score config's id (GET /api/score-configs): sort by each thread's mean review score of it (boolean: the share true), in sortDirection; threads without one come last either way. Replaces sortBy */
             sortByScore?: string;
+            /** @description A thread evaluation's name (a thread monitor's, as `scores` name it): sort by its newest result's score on each thread (a pass 1, a fail 0), in sortDirection; threads without one, or whose newest one is an error, come last either way. Replaces sortBy and sortByScore */
+            sortByEvaluation?: string;
             /**
              * @default desc
              * @enum {string}

@@ -49,8 +49,18 @@ export function JudgeTrustBadge({ projectId, evaluator, version, counts }: { pro
   );
 }
 
-/** Each judge of a run or a comparison with its trust badge (and, given counts, its corrected pass rate). */
-export function JudgeTrustList({ projectId, judges }: { projectId: string; judges: { evaluator: string; name: string; counts?: { passed: number; judged: number } }[] }) {
+/**
+ * Each judge of a run or a comparison with its trust badge (and, given counts, its corrected pass
+ * rate). `judge` (and `version`) name the judge behind a run's evaluator id when they differ: a
+ * server run's `exact` ran langevals/exact_match.
+ */
+export function JudgeTrustList({
+  projectId,
+  judges,
+}: {
+  projectId: string;
+  judges: { evaluator: string; name: string; judge?: string; version?: number | null; counts?: { passed: number; judged: number } }[];
+}) {
   if (!judges.length) return null;
   return (
     <div className="panel judge-trust-list" aria-label="Can the judges be trusted?" role="region">
@@ -60,7 +70,7 @@ export function JudgeTrustList({ projectId, judges }: { projectId: string; judge
       {judges.map((j) => (
         <Group key={j.evaluator} gap="xs" wrap="wrap">
           <Text size="sm">{j.name}</Text>
-          <JudgeTrustBadge projectId={projectId} evaluator={j.evaluator} counts={j.counts} />
+          <JudgeTrustBadge projectId={projectId} evaluator={j.judge ?? j.evaluator} version={j.version ?? undefined} counts={j.counts} />
         </Group>
       ))}
     </div>
@@ -91,4 +101,10 @@ export function RuleJudgeTrust({ projectId, rule }: { projectId: string; rule: {
       )}
     </Group>
   );
+}
+
+/** The judge behind a run's evaluator, from the run's (or comparison's) `judges`. */
+export function judgeOf(judges: { evaluator: string; judge: string; version: number | null }[], evaluator: string): { judge?: string; version?: number | null } {
+  const j = judges.find((x) => x.evaluator === evaluator);
+  return j ? { judge: j.judge, version: j.version } : {};
 }

@@ -15,12 +15,14 @@ export const usersSearch = z.object({
 export type UsersSearch = z.output<typeof usersSearch>;
 
 const THREAD_COLUMNS = ['thread_id', 'turns', 'cost', 'duration', 'errors', 'users', 'first_seen', 'last_seen'];
-type ThreadSort = 'thread_id' | 'turns' | 'cost' | 'duration' | 'errors' | 'users' | 'first_seen' | 'last_seen' | `score:${string}`;
+type ThreadSort = 'thread_id' | 'turns' | 'cost' | 'duration' | 'errors' | 'users' | 'first_seen' | 'last_seen' | `score:${string}` | `eval:${string}`;
 
 /** The threads list: the traces list's filters (a thread is listed when any of its traces matches), its own sort and page. */
 export const threadsSearch = z.extend(listSearchSchema, {
-  /** A column, or `score:<config id>` (a numeric or boolean review score's mean) */
-  tsort: matching<ThreadSort>((v) => THREAD_COLUMNS.includes(v) || /^score:.{1,128}$/.test(v)),
+  /** A column, `score:<config id>` (a numeric or boolean review score's mean) or `eval:<thread monitor name>` (its newest result) */
+  tsort: matching<ThreadSort>((v) => THREAD_COLUMNS.includes(v) || /^score:.{1,128}$/.test(v) || /^eval:.{1,200}$/.test(v)),
+  /** A thread monitor's newest result (parseThreadEvaluationFilter): `<any|pass|fail|error>:<monitor name>` */
+  teval: words(),
   /** A review score of the thread (parseScoreFilter): `<config id>:<min>..<max>` or `<config id>:=<value>` */
   tscore: words(),
   /** Part of the thread id. */

@@ -10,7 +10,7 @@ import { diffLines } from '../lib/diff.ts';
 import { fmt, pct, points, signed } from '../lib/experiments.ts';
 import { asText } from '../lib/format.ts';
 import { EvalResult } from './experiment.tsx';
-import { JudgeTrustList } from '../components/JudgeTrust.tsx';
+import { judgeOf, JudgeTrustList } from '../components/JudgeTrust.tsx';
 import { ScrollPanel } from '../components/ScrollPanel.tsx';
 import './experiments.css';
 
@@ -101,7 +101,7 @@ export default function ComparePage() {
           ) : (
             <>
               <Verdicts comparisons={data.comparisons} nameOf={nameOf} />
-              <JudgeTrustList projectId={projectId} judges={[...new Map(data.comparisons.flatMap((c) => c.evaluators.map((e) => [e.evaluator, { evaluator: e.evaluator, name: e.name }] as const))).values()]} />
+              <JudgeTrustList projectId={projectId} judges={[...new Map(data.comparisons.flatMap((c) => c.evaluators.map((e) => [e.evaluator, { evaluator: e.evaluator, name: e.name, ...judgeOf(data.judges, e.evaluator) }] as const))).values()]} />
             </>
           )}
           <SegmentedControl

@@ -12,7 +12,7 @@ import { ButtonLink } from '../components/ButtonLink.tsx';
 import { Loading, Unloaded } from '../components/QueryState.tsx';
 import { DeletedDatasetNotice } from '../components/DeletedDataset.tsx';
 import { Stat } from '../components/Stat.tsx';
-import { JudgeTrustList } from '../components/JudgeTrust.tsx';
+import { judgeOf, JudgeTrustList } from '../components/JudgeTrust.tsx';
 import { scoreText, scoreTitle } from '../lib/scores.ts';
 import { asText, formatCost, formatDuration, formatFullTime, formatRelative } from '../lib/format.ts';
 import { conditionFor, fmt, outputText, pct, runColumns, type Column, type LineEvaluation, type RunLine } from '../lib/experiments.ts';
@@ -455,7 +455,7 @@ function Aggregates({ projectId, slug, runId, running }: { projectId: string; sl
       )}
       <JudgeTrustList
         projectId={projectId}
-        judges={s.overall.evaluators.map((e) => ({ evaluator: e.evaluator, name: e.name, counts: e.passed + e.failed > 0 ? { passed: e.passed, judged: e.passed + e.failed } : undefined }))}
+        judges={s.overall.evaluators.map((e) => ({ evaluator: e.evaluator, name: e.name, ...judgeOf(s.judges, e.evaluator), counts: e.passed + e.failed > 0 ? { passed: e.passed, judged: e.passed + e.failed } : undefined }))}
       />
       <ScrollPanel label="Targets">
         <Table verticalSpacing={4} aria-label="Targets">

@@ -1,7 +1,7 @@
 import { Fragment, useEffect, useMemo, useState } from 'react';
 import { ListPager } from '../components/ListPager.tsx';
 import { TimeCell } from '../components/TimeCell.tsx';
-import { Group, Table, Text, TextInput, Title } from '@mantine/core';
+import { Group, NativeSelect, Table, Text, TextInput, Title } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { IconSearch } from '@tabler/icons-react';
 import { Link, useNavigate, useParams, useSearch } from '@tanstack/react-router';
@@ -9,6 +9,8 @@ import { AddToQueueButton } from '../components/AddToQueue.tsx';
 import { sortHeaders } from '../components/SortHeader.tsx';
 import { useThreads, type ThreadRow } from '../api/threads.ts';
 import { useScoreConfigs } from '../api/review.ts';
+import { useMonitors } from '../api/evaluators.ts';
+import { fieldError } from '../lib/form-errors.ts';
 import { ThreadScoreChip } from '../components/ThreadScoreChip.tsx';
 import { ListToolbar } from '../components/TraceFilters.tsx';
 import { ScoreFilterInput } from '../components/filter-editors.tsx';
@@ -21,6 +23,23 @@ import { QueryState } from '../components/QueryState.tsx';
 
 const PAGE_SIZE = 50;
 type Sort = NonNullable<ThreadsSearch['tsort']>;
+
+const VERDICTS = { any: 'Any result', pass: 'Passed', fail: 'Failed', error: 'Error' } as const;
+type Verdict = keyof typeof VERDICTS;
+
+/** The URL's thread monitor filter, `<any|pass|fail|error>:<monitor name>`, or null. */
+function parseThreadEvaluationFilter(text: string | undefined): { verdict: Verdict; name: string } | null {
+  const colon = text?.indexOf(':') ?? -1;
+  if (!text || colon <= 0 || colon === text.length - 1) return null;
+  const verdict = text.slice(0, colon);
+  return verdict in VERDICTS ? { verdict: verdict as Verdict, name: text.slice(colon + 1) } : null;
+}
+
+/** The server's `evaluation` filter of a parsed URL filter. */
+function evaluationBody(f: { verdict: Verdict; name: string } | null) {
+  if (!f) return undefined;
+  return { name: f.name, ...(f.verdict === 'pass' ? { passed: true } : f.verdict === 'fail' ? { passed: false } : f.verdict === 'error' ? { status: 'error' as const } : {}) };
+}
 
 /**
  * The project's threads (traces sharing a thread id): turns, duration, cost, errors, users
@@ -47,14 +66,34 @@ export default function ThreadsPage() {
     // Boolean configs take true/false; the server compares a categorical value as text.
     const value = scored?.value === 'true' ? true : scored?.value === 'false' ? false : scored?.value;
     const reviewScore = scored ? { configId: scored.configId, min: scored.min, max: scored.max, value } : undefined;
-    const order = sort.startsWith('score:') ? { sortByScore: sort.slice('score:'.length) } : { sortBy: sort as Exclude<Sort, `score:${string}`> };
-    return { query, filters, startDate, endDate, search: search.tid, reviewScore, ...order, sortDirection: dir, page, pageSize: PAGE_SIZE };
+    const order = sort.startsWith('score:')
+      ? { sortByScore: sort.slice('score:'.length) }
+      : sort.startsWith('eval:')
+        ? { sortByEvaluation: sort.slice('eval:'.length) }
+        : { sortBy: sort as Exclude<Sort, `score:${string}` | `eval:${string}`> };
+    const evaluation = evaluationBody(parseThreadEvaluationFilter(search.teval));
+    return { query, filters, startDate, endDate, search: search.tid, reviewScore, evaluation, ...order, sortDirection: dir, page, pageSize: PAGE_SIZE };
   }, [search, anchor, sort, dir, page]);
   const threads = useThreads(projectId, body);
   const configs = useScoreConfigs(projectId);
+  const monitors = useMonitors(projectId);
+  const evaluated = parseThreadEvaluationFilter(search.teval);
   const total = threads.data?.pagination.total ?? 0;
   const pages = Math.max(1, Math.ceil(total / PAGE_SIZE));
-  const setList = (next: ListSearch) => void navigate({ search: { ...next, tsort: search.tsort, tid: search.tid, tscore: search.tscore, page: undefined }, replace: true });
+  const setList = (next: ListSearch) => void navigate({ search: { ...next, tsort: search.tsort, tid: search.tid, tscore: search.tscore, teval: search.teval, page: undefined }, replace: true });
+
+  // Thread monitors' results: one column per monitor (by the name its results carry), its newest result per thread.
+  const threadMonitorNames = useMemo(() => (monitors.data ?? []).filter((m) => m.unit === 'thread').map((m) => m.name), [monitors.data]);
+  const evalColumns = useMemo(() => {
+    const names = new Set(threadMonitorNames);
+    for (const t of threads.data?.threads ?? []) for (const s of t.scores) names.add(s.name);
+    if (sort.startsWith('eval:')) names.add(sort.slice('eval:'.length));
+    if (evaluated) names.add(evaluated.name);
+    return [...names].sort((a, b) => a.localeCompare(b));
+  }, [threadMonitorNames, threads.data, sort, evaluated]);
+  const setEvaluated = (next: { verdict: Verdict; name: string } | null) =>
+    void navigate({ search: { ...search, teval: next ? `${next.verdict}:${next.name}` : undefined, page: undefined }, replace: true });
+  const evalError = fieldError(threads.error, 'body.evaluation', 'body.sortByEvaluation');
 
   // People's scores (review queues' thread items): one column per score config given on this page.
   // The score sorted or filtered by keeps its column when no thread on the page has it.
@@ -93,12 +132,34 @@ export default function ThreadsPage() {
         />
       </Group>
       <ListToolbar search={search} onChange={setList} sortable={false} />
-      <div className="thread-score-filter" style={{ maxWidth: 520 }}>
-        <ScoreFilterInput label="Thread review score" value={search.tscore} onChange={(tscore) => void navigate({ search: { ...search, tscore, page: undefined }, replace: true })} />
-      </div>
+      <Group gap="md" align="flex-end" wrap="wrap">
+        <Group gap="xs" align="flex-start" wrap="nowrap" className="thread-eval-filter" style={{ flex: '1 1 300px', maxWidth: 420 }}>
+          <NativeSelect
+            size="xs"
+            label="Thread monitor"
+            value={evaluated?.name ?? ''}
+            error={evalError}
+            onChange={(e) => setEvaluated(e.currentTarget.value ? { verdict: evaluated?.verdict ?? 'any', name: e.currentTarget.value } : null)}
+            data={[{ value: '', label: 'Any' }, ...evalColumns.map((n) => ({ value: n, label: n }))]}
+            style={{ flex: '1 1 0', minWidth: 0 }}
+          />
+          <NativeSelect
+            size="xs"
+            label="Its newest result"
+            value={evaluated?.verdict ?? 'any'}
+            disabled={!evaluated}
+            onChange={(e) => evaluated && setEvaluated({ ...evaluated, verdict: e.currentTarget.value as Verdict })}
+            data={Object.entries(VERDICTS).map(([value, label]) => ({ value, label }))}
+            style={{ flex: '1 1 0', minWidth: 0 }}
+          />
+        </Group>
+        <div className="thread-score-filter" style={{ flex: '1 1 300px', maxWidth: 520 }}>
+          <ScoreFilterInput label="Thread review score" value={search.tscore} onChange={(tscore) => void navigate({ search: { ...search, tscore, page: undefined }, replace: true })} />
+        </div>
+      </Group>
       <Text size="sm" className="muted">
-        Conversations: the traces sharing a thread id. A thread is listed when any of its traces matches the search and filters; its figures count all its turns. Scores come from
-        thread monitors; the columns after them are people's scores from review queues.
+        Conversations: the traces sharing a thread id. A thread is listed when any of its traces matches the search and filters; its figures count all its turns. A thread
+        monitor's column shows its newest result on the thread; the columns after them are people's scores from review queues.
       </Text>
       <QueryState
         query={threads}
@@ -127,7 +188,10 @@ export default function ThreadsPage() {
                     {header('cost', 'Cost', true)}
                     {header('errors', 'Errors', true)}
                     {header('users', 'Users')}
-                    <Table.Th>Scores</Table.Th>
+                    {evalColumns.map((name) => (
+                      // Sorted by the newest result's score (a pass 1, a fail 0): the server's sortByEvaluation.
+                      <Fragment key={`eval:${name}`}>{header(`eval:${name}`, name)}</Fragment>
+                    ))}
                     {reviewColumns.map((c) =>
                       // Numeric and boolean scores sort by their mean (the server's sortByScore); categories do not.
                       c.kind === 'categorical' ? (
@@ -159,13 +223,14 @@ export default function ThreadsPage() {
                         {t.users.length === 0 ? <span className="muted">—</span> : t.users.join(', ')}
                         {t.user_count > t.users.length && <span className="muted"> +{t.user_count - t.users.length}</span>}
                       </Table.Td>
-                      <Table.Td>
-                        <Group gap={4} wrap="wrap">
-                          {t.scores.map((s) => (
-                            <ThreadScoreChip key={s.name} score={s} />
-                          ))}
-                        </Group>
-                      </Table.Td>
+                      {evalColumns.map((name) => {
+                        const s = t.scores.find((x) => x.name === name);
+                        return (
+                          <Table.Td key={`eval:${name}`} className="nowrap" data-thread-monitor={name}>
+                            {s ? <ThreadScoreChip score={s} verdictOnly /> : <span className="muted">—</span>}
+                          </Table.Td>
+                        );
+                      })}
                       {reviewColumns.map((c) => (
                         <Table.Td key={c.configId} className="num nowrap" data-review-score={c.name}>
                           {reviewCell(t, c.configId)}

@@ -4,7 +4,7 @@ import { toMillis } from '../../../platform/time-buckets.ts';
 import { aggregateThreads } from '../../traces/index.ts';
 import type { ThreadsContext } from '../context.ts';
 import { presentThread } from '../presenters.ts';
-import type { threadsRequestSchema, ThreadsResponse } from '../schemas.ts';
+import type { ThreadEvaluationFilter, threadsRequestSchema, ThreadsResponse } from '../schemas.ts';
 import * as store from '../store.ts';
 
 /**
@@ -16,8 +16,15 @@ export async function listThreads(ctx: ThreadsContext, projectId: string, req: z
   const startDate = req.startDate === undefined ? undefined : toMillis(req.startDate, 'startDate');
   const endDate = req.endDate === undefined ? undefined : toMillis(req.endDate, 'endDate');
   if (startDate !== undefined && endDate !== undefined && endDate < startDate) throw badRequest('invalid_range', 'body.endDate: before startDate', 'body.endDate');
-  const keep = req.reviewScore ? await ctx.reviewScoreFilter(projectId, req.reviewScore, 'body.reviewScore') : null;
-  const sortValues = req.sortByScore === undefined ? null : await ctx.reviewScoreSort(projectId, req.sortByScore, 'body.sortByScore');
+  const reviewed = req.reviewScore ? await ctx.reviewScoreFilter(projectId, req.reviewScore, 'body.reviewScore') : null;
+  const evaluated = req.evaluation ? await evaluationFilter(ctx, projectId, req.evaluation) : null;
+  const keep = reviewed && evaluated ? store.bothRows(reviewed, evaluated) : (reviewed ?? evaluated);
+  const sortValues =
+    req.sortByEvaluation !== undefined
+      ? await evaluationSort(ctx, projectId, req.sortByEvaluation)
+      : req.sortByScore === undefined
+        ? null
+        : await ctx.reviewScoreSort(projectId, req.sortByScore, 'body.sortByScore');
   const query = (page: number, pageSize: number, sortBy = req.sortBy, byScore = sortValues) =>
     aggregateThreads(ctx.db.orm, {
       projectId,
@@ -35,15 +42,32 @@ export async function listThreads(ctx: ThreadsContext, projectId: string, req: z
   const total = found[0]?.total ?? (req.page > 1 ? ((await query(1, 1, 'thread_id', null))[0]?.total ?? 0) : 0);
   const ids = found.map((t) => t.thread_id);
   const results = await store.latestByThread(ctx.db.orm, projectId, ids);
-  const reviewed = await ctx.reviewScores(projectId, ids);
+  const scored = await ctx.reviewScores(projectId, ids);
   return {
     threads: found.map((t) =>
       presentThread(
         t,
         results.filter((r) => r.thread_id === t.thread_id),
-        reviewed.get(t.thread_id) ?? [],
+        scored.get(t.thread_id) ?? [],
       ),
     ),
     pagination: { page: req.page, pageSize: req.pageSize, total: Number(total) },
   };
+}
+
+/** A thread evaluation's name the project has results of; else a 400 naming `field`. */
+async function knownEvaluation(ctx: ThreadsContext, projectId: string, name: string, field: string): Promise<void> {
+  if (!(await store.hasEvaluationNamed(ctx.db.orm, projectId, name))) throw badRequest('unknown_thread_evaluation', `${field}: no thread monitor named "${name}" has evaluated a thread of this project`, field);
+}
+
+/** Rows (thread_id) of the threads whose newest result of the evaluation matches; 400 naming the field of a filter that cannot match. */
+async function evaluationFilter(ctx: ThreadsContext, projectId: string, f: ThreadEvaluationFilter) {
+  if (f.min !== undefined && f.max !== undefined && f.max < f.min) throw badRequest('invalid_range', 'body.evaluation.max: below min', 'body.evaluation.max');
+  await knownEvaluation(ctx, projectId, f.name, 'body.evaluation.name');
+  return store.evaluationFilterRows(projectId, f);
+}
+
+async function evaluationSort(ctx: ThreadsContext, projectId: string, name: string) {
+  await knownEvaluation(ctx, projectId, name, 'body.sortByEvaluation');
+  return store.evaluationSortRows(projectId, name);
 }
