@@ -14,31 +14,19 @@ import { buildOrganizations, organizationDirectory, organizationStore, PasswordH
 import { smtpMailer } from './platform/mail.ts';
 import { buildApiKeys, registerApiKeys, type ApiKeys } from './modules/api-keys/index.ts';
 import { buildPrompts, registerPrompts, type Prompts } from './modules/prompts/index.ts';
-import { buildAnnotations, registerAnnotations, type Annotations, threadReviews, scoredThreads, threadScoreBuckets, threadScoreSort, threadScoreSummaries } from './modules/annotations/index.ts';
-import { addItems, addMonitorFailure, buildReview, createQueue, getQueue, queueExists, registerReview, type ReviewDeps } from './modules/review/index.ts';
+import { buildAnnotations, registerAnnotations, type Annotations, threadScoreBuckets } from './modules/annotations/index.ts';
+import { buildReview, registerReview, type ReviewDeps } from './modules/review/index.ts';
 import { buildAgentCache, registerAgentCache, type AgentCache } from './modules/agent-cache/index.ts';
 import { loadKeyring } from './platform/crypto.ts';
 import { buildTraces, OtlpGrpcServer, registerTraces, traceIdsCondition, type Traces } from './modules/traces/index.ts';
-import { buildEvaluators, checkMonitorEvaluator, describeForRuns, estimateCost, evaluate, findEvaluator, registerEvaluators, resolveCustom, runDetached, type EvaluatorsContext } from './modules/evaluators/index.ts';
+import { buildEvaluators, findEvaluator, registerEvaluators, type EvaluatorsContext } from './modules/evaluators/index.ts';
 import { buildAlerts, registerAlerts } from './modules/alerts/index.ts';
 import { Scheduler } from './platform/periodic.ts';
 import { installNulGuard } from './platform/nul-guard.ts';
 import { JobQueue } from './platform/jobs/index.ts';
-import { buildMonitors, enqueueForTraces, listMonitors, registerMonitors, traceData, type MonitorsContext } from './modules/monitors/index.ts';
-import { annotatedTraceCondition, annotationCountsByTrace, deleteTraceAnnotations, scoredTraceCondition, scoreSortSql, scoresRelation, scoreSummariesByTrace, thumbsRelation } from './modules/annotations/index.ts';
-import {
-  deleteTraceEvaluations,
-  evaluationChipsByTrace,
-  evaluationTraceCondition,
-  deleteEvaluationsInsertedBefore,
-  listTraceEvaluations,
-  monitorOutcomeCounts,
-  monitorScores,
-  tracesEvaluatedByMonitor,
-  monitorResults,
-  verdictsRelation,
-  evaluationResultsRelation,
-} from './modules/evaluators/index.ts';
+import { buildMonitors, listMonitors, monitorsTraceExtension, registerMonitors, type MonitorsContext } from './modules/monitors/index.ts';
+import { annotationsTraceExtension, scoresRelation, scoreSummariesByTrace, thumbsRelation } from './modules/annotations/index.ts';
+import { evaluationsTraceExtension, verdictsRelation, evaluationResultsRelation } from './modules/evaluators/index.ts';
 import { buildAnalytics, registerAnalytics, type Analytics } from './modules/analytics/index.ts';
 import { installWebApp } from './web-app.ts';
 import { installMetricsRoute, Metrics } from './platform/metrics.ts';
@@ -56,13 +44,14 @@ import { packageVersion } from './package-dir.ts';
 import { buildExperiments, registerExperiments, resealTargetHeaders, TargetHeaders } from './modules/experiments/index.ts';
 import type { Resealers } from './ops/key-changes.ts';
 import { buildModelProviders, registerModelProviders, type ModelProviders } from './modules/model-providers/index.ts';
-import { buildPrivacy, registerPrivacy, type PrivacyPorts } from './modules/privacy/index.ts';
+import { buildPrivacy, privacyTraceExtension, registerPrivacy, type PrivacyPorts } from './modules/privacy/index.ts';
 import { registerSimulations, resealAgentHeaders } from './modules/simulations/index.ts';
 import { registerDashboards } from './modules/dashboards/index.ts';
-import { registerThreads, threadResultBuckets, threadResultsExist, threadResultWindows, threads as threadEvaluation, type ThreadsContext } from './modules/threads/index.ts';
-import { buildTopicsModule, inTopicsCondition, registerTopics, topicOfTracesRelation, type Topics, type TopicsContext } from './modules/topics/index.ts';
+import { buildThreads, registerThreads, threadResultBuckets, threadResultsExist, threadResultWindows, type ThreadsContext } from './modules/threads/index.ts';
+import { buildTopicsModule, registerTopics, topicsTraceExtension, topicOfTracesRelation, type Topics, type TopicsContext } from './modules/topics/index.ts';
 import {
   buildJudgeAlignment,
+  judgeAlignmentContext,
   deleteProjectTrustRule,
   deleteProjectVersionComparisons,
   registerJudgeAlignment,
@@ -139,7 +128,17 @@ export function buildServices(deps: Deps): Services {
   });
   const readPriority = new ReadPriority(READ_PRIORITY_MAX_DELAY_MS, READ_PRIORITY_RECENT_MS);
   const privacy = buildPrivacy({ db: deps.db, clock: deps.clock, metrics, keyedHash: (label) => deps.tokenHasher.hash(label), overrides: deps.privacy });
-  const traces = buildTraces({ db: deps.db, clock: deps.clock, logger: deps.logger, metrics, limits: deps.config.ingest, readPriority, projects: organizations });
+  const traces = buildTraces({
+    db: deps.db,
+    clock: deps.clock,
+    logger: deps.logger,
+    metrics,
+    limits: deps.config.ingest,
+    readPriority,
+    projects: organizations,
+    // Evaluations, then annotations, then topics go with deleted traces, in that order.
+    extensions: [evaluationsTraceExtension(deps.db), annotationsTraceExtension(deps.db), topicsTraceExtension, privacyTraceExtension(privacy.privacy), monitorsTraceExtension(() => monitors)],
+  });
   organizations.onProjectDeleted((tx, projectId) => apiKeys.deleteProjectBindings(tx, projectId));
   organizations.onProjectDeleted((tx, projectId) => traces.deleteProjectTraces(tx, projectId));
   organizations.onProjectDeleted((tx, projectId) => deleteProjectDatasetRecords(tx, projectId));
@@ -172,63 +171,8 @@ export function buildServices(deps: Deps): Services {
   const { pollMs, allowPrivateDestinations } = deps.config.webhooks;
   const webhooks = buildWebhooks({ db: deps.db, clock: deps.clock, logger: deps.logger, keyring: loadKeyring(deps.config.encryptionKey, deps.config.dataDir), metrics, pollMs, allowPrivateDestinations });
   const jobs = new JobQueue(deps.db, deps.clock, metrics);
-  const threads: ThreadsContext = {
-    db: deps.db,
-    clock: deps.clock,
-    searchConditions: (projectId, search) => traces.searchConditions(projectId, search),
-    contents: (projectId, traceIds) => traces.contents(projectId, traceIds, ['tool']),
-    runEvaluator: (scope, path, data, settings) => runDetached(evaluations, scope, path, data, settings),
-    evaluatorVersion: async (scope, path, settings) => (await describeForRuns(evaluations, scope, path, settings)).version,
-    reviewScores: (projectId, threadIds) => threadScoreSummaries(deps.db, projectId, threadIds),
-    reviewScoreFilter: (projectId, f, field) => scoredThreads(deps.db, projectId, f, field),
-    reviewScoreSort: (projectId, configId, field) => threadScoreSort(deps.db, projectId, configId, field),
-    reviews: (projectId, threadId) => threadReviews(deps.db, projectId, threadId),
-  };
-  const monitors = buildMonitors({
-    db: deps.db,
-    clock: deps.clock,
-    settleMs: deps.config.intervals.monitorSettleMs,
-    checkEvaluator: (scope, path, settings, unit) => checkMonitorEvaluator(evaluations, scope, path, settings, unit),
-    evaluate: async (scope, path, body, monitorId) => {
-      const outcome = await evaluate(evaluations, scope, path, body, undefined, { monitorId });
-      return { failed: outcome.results.some((r) => r.passed === false), error: outcome.results.some((r) => r.status === 'error') };
-    },
-    evaluatorVersion: async (scope, path, settings) => (await describeForRuns(evaluations, scope, path, settings)).version,
-    evaluatedTraces: (projectId, monitorId, version, traceIds) => tracesEvaluatedByMonitor(deps.db, projectId, monitorId, version, traceIds),
-    matchingTraces: (projectId, search, limit) => traces.matching(projectId, search, limit),
-    estimateCost: (scope, path, settings, samples) => estimateCost(evaluations, scope, path, settings, samples),
-    reviewQueueExists: (projectId, queueId) => queueExists(review, projectId, queueId),
-    addToReviewQueue: (projectId, queueId, traceId) => addMonitorFailure(review, projectId, queueId, traceId),
-    traceDetail: (projectId, traceId) => traces.detail(projectId, traceId),
-    evaluateThread: (monitor, threadId) => threadEvaluation(threads).evaluate(monitor, threadId),
-    results: (projectId, monitorId, page) => monitorResults(deps.db, projectId, monitorId, page),
-    outcomeCounts: (projectId, monitorId, range) => monitorOutcomeCounts(deps.db, projectId, monitorId, range),
-    scores: (projectId, monitorId, range) => monitorScores(deps.db, projectId, monitorId, range),
-  });
-  traces.extend({
-    evaluations: (db, projectId, traceId) => listTraceEvaluations(db, projectId, traceId),
-    filterConditions: { has_annotation: annotatedTraceCondition, evaluation: evaluationTraceCondition, score: scoredTraceCondition, topic: inTopicsCondition },
-    listFacts: async (db, projectId, traceIds) => {
-      const [evaluations, annotations, scores] = await Promise.all([
-        evaluationChipsByTrace(db, projectId, traceIds),
-        annotationCountsByTrace(db, projectId, traceIds),
-        scoreSummariesByTrace(db, projectId, traceIds),
-      ]);
-      return { evaluations, annotations, scores };
-    },
-    scoreSort: (projectId, configId, field) => scoreSortSql(deps.db.orm, projectId, configId, field),
-    beforeCommit: (tx, batch) => enqueueForTraces(monitors, tx, batch),
-    onTracesDeleted: async (tx, projectId, traceIds) => {
-      await deleteTraceEvaluations(tx, projectId, traceIds);
-      await deleteTraceAnnotations(tx, projectId, traceIds);
-      await topics.topics.deleteTraces(tx, projectId, traceIds);
-    },
-    // Evaluations whose trace never arrived (or came under another id) age out with the traces.
-    sweepBefore: (projectId, cutoffMs) => deleteEvaluationsInsertedBefore(deps.db, projectId, cutoffMs),
-    redactor: (projectId, path) => privacy.privacy.redactorFor(projectId, path),
-    searchText: (projectId, query) => privacy.privacy.storedForm(projectId, query),
-    redactionRecord: (counts) => privacy.privacy.traceRecord(counts),
-  });
+  const threads = buildThreads({ db: deps.db, clock: deps.clock, traces, evaluations });
+  const monitors = buildMonitors({ db: deps.db, clock: deps.clock, settleMs: deps.config.intervals.monitorSettleMs, evaluations, review, traces, threads });
   const analytics = buildAnalytics(deps.db, {
     searchConditions: (projectId, req) => traces.searchConditions(projectId, req),
     thumbs: thumbsRelation,
@@ -253,31 +197,7 @@ export function buildServices(deps: Deps): Services {
   };
   const topics = { ctx: topicsCtx, topics: buildTopicsModule(topicsCtx) };
   organizations.onProjectDeleted((tx, projectId) => topics.topics.deleteProject(projectId, tx));
-  const judgeAlignmentCtx: JudgeAlignmentContext = {
-    db: deps.db,
-    clock: deps.clock,
-    scoreConfigs,
-    review: {
-      queueExists: (projectId, queueId) => queueExists(review, projectId, queueId),
-      queueName: async (scope, queueId) => (await getQueue(review, scope, queueId)).name,
-      createQueue: (scope, name, scoreConfigIds) => createQueue(review, scope, { name, scoreConfigIds, memberUserIds: [] }),
-      addTraces: (scope, queueId, traceIds) => addItems(review, scope, queueId, { items: traceIds.map((traceId) => ({ traceId })), limit: traceIds.length }),
-    },
-    judges: {
-      traceData: async (projectId, traceId) => {
-        const detail = await traces.detail(projectId, traceId).catch(() => null);
-        return detail ? traceData(detail) : null;
-      },
-      versionExists: async (projectId, evaluator, version) => {
-        if (!evaluator.startsWith('custom/')) return false;
-        return resolveCustom(evaluations, projectId, evaluator.slice('custom/'.length), version).then(
-          (found) => found !== null,
-          () => false,
-        );
-      },
-      run: (scope, evaluator, data, settings) => runDetached(evaluations, scope, evaluator, data, settings),
-    },
-  };
+  const judgeAlignmentCtx = judgeAlignmentContext({ db: deps.db, clock: deps.clock, scoreConfigs, review, traces, evaluations });
   const judgeAlignment = { ctx: judgeAlignmentCtx, trust: buildJudgeAlignment(judgeAlignmentCtx) };
   const alerts = buildAlerts({
     db: deps.db,

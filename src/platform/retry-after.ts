@@ -9,3 +9,13 @@ export function parseRetryAfter(value: string | null | undefined, nowMs: number)
   const at = Date.parse(text);
   return Number.isNaN(at) ? null : Math.max(0, at - nowMs);
 }
+
+/**
+ * How long a model or cloud service asks to be left alone, in milliseconds: its `retry-after-ms`
+ * header when readable, else its Retry-After (`parseRetryAfter`). Null when it sends neither.
+ */
+export function retryAfterHeaders(headers: Pick<Headers, 'get'> | null | undefined, nowMs: number): number | null {
+  const ms = headers?.get('retry-after-ms')?.trim();
+  if (ms && /^\d+(\.\d+)?$/.test(ms)) return Math.round(Number(ms));
+  return parseRetryAfter(headers?.get('retry-after'), nowMs);
+}

@@ -3,8 +3,9 @@ import type { QueryClient } from '@tanstack/react-query';
 import { SESSION_KEY, fetchSession, lastProject } from './api/session.ts';
 import { asText } from './lib/format.ts';
 import * as z from 'zod/mini';
-import { listSearchSchema, rangeAnchor, readListSearch, toSearchRequest, type ListSearch } from './lib/list-search.ts';
-import { matching, oneOf, parseSearch, searchValidator, text, wholeNumber, words } from './lib/search.ts';
+import { rangeAnchor, readListSearch, toSearchRequest, type ListSearch } from './lib/list-search.ts';
+import { parseSearch, searchValidator, text, words } from './lib/search.ts';
+import { alignmentSearch, compareSearch, dashboardSearch, datasetSearch, experimentSearch, promptSearch, threadsSearch, topicsSearch, usersSearch, type DatasetSearch } from './lib/page-searches.ts';
 import { traceListQuery, traceOutlineQuery } from './api/traces.ts';
 import { DATASET_PAGE, datasetQuery, prefetchRecords } from './api/datasets.ts';
 
@@ -106,14 +107,6 @@ export const traceRoute = createRoute({
   component: lazyRouteComponent(() => import('./routes/trace.tsx')),
 });
 
-const usersSearch = z.object({
-  q: words(),
-  sort: oneOf(['user_id', 'traces', 'cost', 'tokens', 'errors', 'thumbs_up', 'thumbs_down', 'first_seen', 'last_seen']),
-  dir: oneOf(['asc', 'desc']),
-  /** The first page is the one without `page`. */
-  page: wholeNumber(2),
-});
-export type UsersSearch = z.output<typeof usersSearch>;
 const usersRoute = createRoute({
   getParentRoute: () => projectRoute,
   path: '/users',
@@ -121,23 +114,6 @@ const usersRoute = createRoute({
   component: lazyRouteComponent(() => import('./routes/users.tsx')),
 });
 
-const THREAD_COLUMNS = ['thread_id', 'turns', 'cost', 'duration', 'errors', 'users', 'first_seen', 'last_seen'];
-type ThreadSort = 'thread_id' | 'turns' | 'cost' | 'duration' | 'errors' | 'users' | 'first_seen' | 'last_seen' | `score:${string}` | `eval:${string}`;
-
-/** The threads list: the traces list's filters (a thread is listed when any of its traces matches), its own sort and page. */
-const threadsSearch = z.extend(listSearchSchema, {
-  /** A column, `score:<config id>` (a numeric or boolean review score's mean) or `eval:<thread monitor name>` (its newest result) */
-  tsort: matching<ThreadSort>((v) => THREAD_COLUMNS.includes(v) || /^score:.{1,128}$/.test(v) || /^eval:.{1,200}$/.test(v)),
-  /** A thread monitor's newest result (parseThreadEvaluationFilter): `<any|pass|fail|error>:<monitor name>` */
-  teval: words(),
-  /** A review score of the thread (parseScoreFilter): `<config id>:<min>..<max>` or `<config id>:=<value>` */
-  tscore: words(),
-  /** Part of the thread id. */
-  tid: words(),
-  /** The first page is the one without `page`. */
-  page: wholeNumber(2),
-});
-export type ThreadsSearch = z.output<typeof threadsSearch>;
 const threadsRoute = createRoute({
   getParentRoute: () => projectRoute,
   path: '/threads',
@@ -145,8 +121,6 @@ const threadsRoute = createRoute({
   component: lazyRouteComponent(() => import('./routes/threads.tsx')),
 });
 
-const topicsSearch = z.object({ range: oneOf(['24h', '30d']) });
-export type TopicsSearch = z.output<typeof topicsSearch>;
 const topicsRoute = createRoute({
   getParentRoute: () => projectRoute,
   path: '/topics',
@@ -167,13 +141,6 @@ const promptsRoute = createRoute({
   component: lazyRouteComponent(() => import('./routes/prompts.tsx')),
 });
 
-const promptSearch = z.object({
-  tab: oneOf(['edit', 'history', 'preview', 'code']),
-  /** The two versions the history compares. */
-  a: wholeNumber(1),
-  b: wholeNumber(1),
-});
-export type PromptSearch = z.output<typeof promptSearch>;
 const promptRoute = createRoute({
   getParentRoute: () => projectRoute,
   path: '/prompts/$promptId',
@@ -187,15 +154,6 @@ const datasetsRoute = createRoute({
   component: lazyRouteComponent(() => import('./routes/datasets.tsx')),
 });
 
-const datasetSearch = z.object({
-  /** View the dataset as of this version (read-only). */
-  version: wholeNumber(0),
-  /** Only rows containing this text. */
-  q: words(),
-  /** Rows just uploaded (a notice). */
-  uploaded: wholeNumber(0),
-});
-export type DatasetSearch = z.output<typeof datasetSearch>;
 // Named, not inline: inferred inside createRoute beside loaderDeps, the type comes out empty.
 const readDatasetSearch = searchValidator(datasetSearch);
 const datasetRoute = createRoute({
@@ -235,9 +193,6 @@ const evaluatorRoute = createRoute({
   component: lazyRouteComponent(() => import('./routes/evaluator.tsx')),
 });
 
-/** A judge against people: `evaluator` (as its results name it), its `version`, the human score `config`. */
-const alignmentSearch = z.object({ evaluator: words(), version: wholeNumber(1), config: words() });
-export type AlignmentSearch = z.output<typeof alignmentSearch>;
 const judgeAlignmentRoute = createRoute({
   getParentRoute: () => projectRoute,
   path: '/evaluators/alignment',
@@ -282,9 +237,6 @@ const dashboardsRoute = createRoute({
   component: lazyRouteComponent(() => import('./routes/dashboards.tsx')),
 });
 
-/** A dashboard's viewer's range, filters and grouping (the traces list's, and Group by): kept in the URL, over the saved ones. */
-const dashboardSearch = z.extend(listSearchSchema, { group: oneOf(['none', 'model', 'label', 'user', 'topic']) });
-export type DashboardSearch = z.output<typeof dashboardSearch>;
 const dashboardRoute = createRoute({
   getParentRoute: () => projectRoute,
   path: '/dashboards/$dashboardId',
@@ -348,16 +300,6 @@ const simulationRunRoute = createRoute({
   component: lazyRouteComponent(() => import('./routes/simulation-run.tsx')),
 });
 
-/** The experiment page; with `runId` the run page (the SDKs print this URL), sorted and filtered by column. */
-const experimentSearch = z.object({
-  runId: words(),
-  sort: words(),
-  dir: oneOf(['asc', 'desc']),
-  /** Filter: a column id and what to match (`>0.5`, `fail`, words). */
-  col: words(),
-  f: words(),
-});
-export type ExperimentSearch = z.output<typeof experimentSearch>;
 const experimentRoute = createRoute({
   getParentRoute: () => projectRoute,
   path: '/experiments/$slug',
@@ -374,14 +316,6 @@ const experimentSetupRoute = createRoute({
   component: lazyRouteComponent(() => import('./routes/experiment-setup.tsx')),
 });
 
-/** Runs compared: `runs` is a comma-separated list; the baseline is the experiment's, else `baseline`, else the first. */
-const compareSearch = z.object({
-  runs: words(),
-  /** Compare with this run instead of the experiment's baseline (for a viewer, who cannot mark one). */
-  baseline: words(),
-  view: oneOf(['rows', 'regressions']),
-});
-export type CompareSearch = z.output<typeof compareSearch>;
 const compareRoute = createRoute({
   getParentRoute: () => projectRoute,
   path: '/experiments/$slug/compare',

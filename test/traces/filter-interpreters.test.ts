@@ -80,8 +80,8 @@ describe.each(databaseKinds)('the trace filter: SQL, the search route and in mem
   beforeAll(async () => {
     t = await startApp(kind, { clock: new ManualClock(T0 + 60_000) });
     key = t.creds.projectApiKey;
-    // The summaries ingest computes: what monitors match in memory.
-    t.app.services.traces.extend({
+    // The summaries ingest computes: what monitors match in memory (read as a module's extension would).
+    t.app.services.traces.ctx.extensions.push({
       beforeCommit: async (_tx, batch) => {
         for (const s of batch.summaries) summaries.set(s.trace_id, s);
       },

@@ -1,7 +1,8 @@
-export { buildAnnotations, registerAnnotations, type Annotations, type AnnotationService, type ScoreConfigService } from './module.ts';
+export { annotationsTraceExtension, buildAnnotations, registerAnnotations, type Annotations, type AnnotationService, type ScoreConfigService } from './module.ts';
 export type { AnnotationContext, AnnotationScope, AnchorFilter, AnnotationsContext } from './context.ts';
 export type { AnnotationView } from './presenters.ts';
-export { annotatedTraceCondition, annotationCountsByTrace, deleteTraceAnnotations, scoredTraceCondition, scoreSortSql, scoreSummariesByTrace } from './trace-filter.ts';
+export { annotatedTraceCondition, annotationCountsByTrace, deleteTraceAnnotations, scoredTraceCondition } from './trace-filter-store.ts';
+export { scoreSortSql, scoreSummariesByTrace } from './trace-filter.ts';
 export { thumbsRelation } from './store.ts';
 export { scoresRelation } from './score-store.ts';
 export { annotationSchema, createAnnotationBody, traceParams as annotationTraceParams } from './schemas.ts';

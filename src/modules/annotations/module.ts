@@ -1,5 +1,8 @@
 import type { FastifyInstance } from 'fastify';
-import type { Executor } from '../../db/index.ts';
+import type { Database, Executor } from '../../db/index.ts';
+import type { TraceExtension } from '../traces/index.ts';
+import { annotatedTraceCondition, annotationCountsByTrace, deleteTraceAnnotations, scoredTraceCondition } from './trace-filter-store.ts';
+import { scoreSortSql, scoreSummariesByTrace } from './trace-filter.ts';
 import { createAnnotationIn, redactedComment } from './annotate.ts';
 import type { AnnotationScope, AnnotationsContext } from './context.ts';
 import type { AnnotationView } from './presenters.ts';
@@ -51,4 +54,17 @@ export function buildAnnotations(ctx: AnnotationsContext): Annotations {
 export function registerAnnotations(app: FastifyInstance, annotations: Annotations): void {
   annotationRoutes(app, annotations.ctx);
   scoreConfigRoutes(app, annotations.ctx);
+}
+
+/** What annotations add to traces: the `has_annotation` and `score` filters, the list's thumbs and scores, `sortByScore`; a deleted trace takes its annotations. */
+export function annotationsTraceExtension(db: Database): TraceExtension {
+  return {
+    filterConditions: { has_annotation: annotatedTraceCondition, score: scoredTraceCondition },
+    listFacts: async (reader, projectId, traceIds) => {
+      const [annotations, scores] = await Promise.all([annotationCountsByTrace(reader, projectId, traceIds), scoreSummariesByTrace(reader, projectId, traceIds)]);
+      return { annotations, scores };
+    },
+    scoreSort: (projectId, configId, field) => scoreSortSql(db.orm, projectId, configId, field),
+    onTracesDeleted: (tx, projectId, traceIds) => deleteTraceAnnotations(tx, projectId, traceIds),
+  };
 }

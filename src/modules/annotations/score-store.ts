@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import { rows, type Executor, textArray } from '../../db/index.ts';
 import { annotationScores, scoreConfigs } from '../../db/schema/index.ts';
 import { QueryBuilder } from 'drizzle-orm/pg-core';
@@ -82,4 +82,9 @@ export function scoresRelation(projectId: string) {
     .innerJoin(scoreConfigs, eq(scoreConfigs.id, annotationScores.configId))
     .where(eq(annotationScores.projectId, projectId))
     .as('trace_scores');
+}
+
+/** Rows (trace_id, value): the config's mean number_value per scored trace. */
+export function scoreMeansByTrace(projectId: string, configId: string): SQL {
+  return sql`SELECT trace_id, avg(number_value) AS value FROM annotation_scores WHERE project_id = ${projectId} AND config_id = ${configId} GROUP BY trace_id`;
 }

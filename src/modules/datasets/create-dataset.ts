@@ -4,7 +4,7 @@ import { newId } from '../../platform/ids.ts';
 import { emitDatasetEvent, type DatasetDeps, type Scope } from './context.ts';
 import { presentDataset } from './presenters.ts';
 import type { Column, CreateDatasetBody } from './schemas.ts';
-import { slugify } from '../../platform/slug.ts';
+import { slugify } from '../../platform/slug.schema.ts';
 import * as store from './store.ts';
 import type { DatasetRow } from './store.ts';
 

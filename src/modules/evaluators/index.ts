@@ -4,6 +4,7 @@ export { evaluate, runDetached, type AnsweredResult, type EvaluationOutcome } fr
 export { checkMonitorEvaluator, describeForRuns, type EvaluatorForRuns } from './use-cases/describe-for-runs.ts';
 export { estimateCost, type CostEstimate } from './use-cases/estimate-cost.ts';
 export { resolveCustom } from './custom/manage-custom.ts';
+export { evaluationsTraceExtension } from './module.ts';
 export {
   listTraceEvaluations,
   judgeResultsByTrace,
@@ -23,7 +24,7 @@ export { traceEvaluationSchema, evaluationResultSchema, type TraceEvaluation } f
 export { catalogue, findEvaluator, EVALUATORS, type CatalogueEntry } from './catalogue.ts';
 export { parseInput, runEvaluator, type RunOptions } from './runner.ts';
 export type { EvaluationResult, EvaluatorContext, EvaluatorDefinition } from './types.ts';
-export { evaluationChipsByTrace, evaluationResultsRelation, evaluationTraceCondition, verdictsRelation } from './trace-filter.ts';
+export { evaluationChipsByTrace, evaluationResultsRelation, evaluationTraceCondition, verdictsRelation } from './trace-filter-store.ts';
 export { catalogueResponse, evaluateBody } from './schemas.ts';
 export { TRACE_VARIABLES } from './custom/definition.ts';
 // The LLM provider client, for the one calling models (the model-providers module's gateway).

@@ -2,7 +2,10 @@ import type { FastifyInstance } from 'fastify';
 import type { Database } from '../../db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Metrics } from '../../platform/metrics.ts';
+import type { TraceExtension } from '../traces/index.ts';
 import type { EvaluatorPorts, EvaluatorsContext } from './context.ts';
+import { evaluationChipsByTrace, evaluationTraceCondition } from './trace-filter-store.ts';
+import { deleteEvaluationsInsertedBefore, deleteTraceEvaluations, listTraceEvaluations } from './use-cases/read-results.ts';
 import { customEvaluatorRoutes } from './custom/routes.ts';
 import { evaluationRoutes } from './routes.ts';
 
@@ -15,4 +18,16 @@ export function buildEvaluators(ports: EvaluatorPorts & { db: Database; clock: C
 export function registerEvaluators(app: FastifyInstance, ctx: EvaluatorsContext): void {
   evaluationRoutes(app, ctx);
   customEvaluatorRoutes(app, ctx);
+}
+
+/** What evaluations add to traces: the detail's evaluations, the `evaluation` filter, the list's chips; they go with their traces. */
+export function evaluationsTraceExtension(db: Database): TraceExtension {
+  return {
+    evaluations: (reader, projectId, traceId) => listTraceEvaluations(reader, projectId, traceId),
+    filterConditions: { evaluation: evaluationTraceCondition },
+    listFacts: async (reader, projectId, traceIds) => ({ evaluations: await evaluationChipsByTrace(reader, projectId, traceIds) }),
+    onTracesDeleted: async (tx, projectId, traceIds) => void (await deleteTraceEvaluations(tx, projectId, traceIds)),
+    // Evaluations whose trace never arrived (or came under another id) age out with the traces.
+    sweepBefore: (projectId, cutoffMs) => deleteEvaluationsInsertedBefore(db, projectId, cutoffMs),
+  };
 }

@@ -4,7 +4,7 @@ import { columnsAsOf, datasetForRuns, datasetName, type DatasetForRuns } from '.
 import type { PlatformDeps, PlatformScope } from './platform-context.ts';
 import type { SealedHeaders } from './target-headers.ts';
 import type { definitionResponse, DefinitionBody, TargetDefinition } from './schemas.ts';
-import { slugify } from '../../platform/slug.ts';
+import { slugify } from '../../platform/slug.schema.ts';
 import { CONSTANT } from './sources.ts';
 import * as store from './store.ts';
 import type { z } from 'zod';

@@ -3,7 +3,7 @@ import { newId } from '../../platform/ids.ts';
 import type { Executor } from '../../db/index.ts';
 import { experimentPath, type ExperimentsContext } from './context.ts';
 import type { InitBody } from './schemas.ts';
-import { slugify } from '../../platform/slug.ts';
+import { slugify } from '../../platform/slug.schema.ts';
 import * as store from './store.ts';
 
 export interface ExperimentRef {

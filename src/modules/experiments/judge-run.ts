@@ -1,6 +1,6 @@
 import { AppError, badRequest, conflict } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
-import { slugify } from '../../platform/slug.ts';
+import { slugify } from '../../platform/slug.schema.ts';
 import type { ExperimentsContext } from './context.ts';
 import type { JudgeTarget } from './define-experiment.ts';
 import type { PlatformDeps, PlatformScope } from './platform-context.ts';

@@ -2,7 +2,7 @@ import { badRequest, notFound } from '../../platform/errors.ts';
 import type { ExperimentsContext } from './context.ts';
 import { lenientPaging, pagination } from './paging.ts';
 import { presentAggregate, presentExperiment, presentResults, presentRun } from './presenters.ts';
-import { slugify } from '../../platform/slug.ts';
+import { slugify } from '../../platform/slug.schema.ts';
 import * as store from './store.ts';
 
 type PagingQuery = { page?: string; pageSize?: string };

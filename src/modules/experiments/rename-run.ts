@@ -1,7 +1,7 @@
 import { notFound } from '../../platform/errors.ts';
 import type { ExperimentsContext } from './context.ts';
 import { presentAggregate, presentRun } from './presenters.ts';
-import { slugify } from '../../platform/slug.ts';
+import { slugify } from '../../platform/slug.schema.ts';
 import * as store from './store.ts';
 
 /** PATCH /api/experiments/{slug}/runs/{runId}: a new name, or null for the default one. */

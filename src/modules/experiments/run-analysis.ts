@@ -3,7 +3,7 @@ import { badRequest, notFound } from '../../platform/errors.ts';
 import type { ExperimentsContext } from './context.ts';
 import * as cstore from './comparison-store.ts';
 import type { estimateSchema, evaluatorStatsSchema, groupStatsSchema, intervalMethodsSchema, runSummaryResponse } from './schemas.ts';
-import { slugify } from '../../platform/slug.ts';
+import { slugify } from '../../platform/slug.schema.ts';
 import { derived } from './kept-run-values.ts';
 import { byEvaluator, evaluatorGroup, rowGroup, type EvaluatorGroup, type EvaluatorResults, type RunValues, type TargetRows } from './run-values.ts';
 import { judgesOf } from './run-judges.ts';

@@ -8,7 +8,7 @@ import { requirePlatformExperiment } from './define-experiment.ts';
 import type { PlatformDeps, PlatformScope } from './platform-context.ts';
 import { finishedEvent, RUN_QUEUE, type PlatformRunner, type RunPlan, type RunRow } from './run-cells.ts';
 import type { StartRunBody } from './schemas.ts';
-import { slugify } from '../../platform/slug.ts';
+import { slugify } from '../../platform/slug.schema.ts';
 import { runRedaction } from './redaction.ts';
 import * as store from './store.ts';
 import { notFound } from '../../platform/errors.ts';

@@ -528,6 +528,17 @@ export async function replaceSealedHeaderHolder(db: Executor, kind: 'definition'
   else await db.execute(sql`UPDATE experiment_platform_runs SET plan = ${jsonParam(doc)}::jsonb WHERE experiment_id = ${experimentId} AND run_id = ${runId}`);
 }
 
+/** The trace ids of a run's rows, in row order (rows without a trace left out). */
+export async function runTraceIds(db: Executor, experimentId: string, runId: string): Promise<string[]> {
+  const found = await rows<{ trace_id: string }>(
+    db,
+    sql`SELECT DISTINCT ON (trace_id) trace_id, idx FROM experiment_results
+        WHERE experiment_id = ${experimentId} AND run_id = ${runId} AND trace_id IS NOT NULL
+        ORDER BY trace_id, idx`,
+  );
+  return found.map((r) => r.trace_id);
+}
+
 // ---- a judge's results on experiment rows (judge alignment pairs them with people's scores of the rows' traces) ----
 
 /**

@@ -1,4 +1,4 @@
-export { buildJudgeAlignment, registerJudgeAlignment, type JudgeTrustPort } from './module.ts';
+export { buildJudgeAlignment, judgeAlignmentContext, registerJudgeAlignment, type JudgeAlignmentPorts, type JudgeTrustPort } from './module.ts';
 export type { ReviewQueuePort, ActingScope, JudgeAlignmentContext, JudgeExperimentsPort } from './context.ts';
 export { alignmentResponse, trustSchema, judgeTrustQuery, judgeTrustResponse } from './schemas.ts';
 export { deleteProjectTrustRule, deleteProjectVersionComparisons } from './store.ts';

@@ -1,4 +1,11 @@
 import type { FastifyInstance } from 'fastify';
+import type { Database } from '../../db/index.ts';
+import type { Clock } from '../../platform/clock.ts';
+import type { ScoreConfigService } from '../annotations/index.ts';
+import { resolveCustom, runDetached, type EvaluatorsContext } from '../evaluators/index.ts';
+import { traceData } from '../monitors/index.ts';
+import { addItems, createQueue, getQueue, queueExists, type ReviewDeps } from '../review/index.ts';
+import type { Traces } from '../traces/index.ts';
 import type { JudgeAlignmentContext, JudgeExperimentsPort } from './context.ts';
 import { judgeTrust } from './judge-trust.ts';
 import { judgeAlignmentRoutes } from './routes.ts';
@@ -28,4 +35,44 @@ export function buildJudgeAlignment(ctx: JudgeAlignmentContext): JudgeTrustPort 
 /** The judge-alignment module's one entry: its routes; version comparisons run through the experiments module's judge runs. */
 export function registerJudgeAlignment(app: FastifyInstance, ctx: JudgeAlignmentContext, experiments: JudgeExperimentsPort): void {
   judgeAlignmentRoutes(app, { ...ctx, experiments });
+}
+
+/** The ports the module takes from the others: review queues, traces' detail, the evaluators' runs and score configs. */
+export interface JudgeAlignmentPorts {
+  db: Database;
+  clock: Clock;
+  scoreConfigs: ScoreConfigService;
+  review: ReviewDeps;
+  traces: Pick<Traces, 'detail'>;
+  evaluations: EvaluatorsContext;
+}
+
+/** The module's context over the ports other modules offer. */
+export function judgeAlignmentContext(ports: JudgeAlignmentPorts): JudgeAlignmentContext {
+  const { review, traces, evaluations } = ports;
+  return {
+    db: ports.db,
+    clock: ports.clock,
+    scoreConfigs: ports.scoreConfigs,
+    review: {
+      queueExists: (projectId, queueId) => queueExists(review, projectId, queueId),
+      queueName: async (scope, queueId) => (await getQueue(review, scope, queueId)).name,
+      createQueue: (scope, name, scoreConfigIds) => createQueue(review, scope, { name, scoreConfigIds, memberUserIds: [] }),
+      addTraces: (scope, queueId, traceIds) => addItems(review, scope, queueId, { items: traceIds.map((traceId) => ({ traceId })), limit: traceIds.length }),
+    },
+    judges: {
+      traceData: async (projectId, traceId) => {
+        const detail = await traces.detail(projectId, traceId).catch(() => null);
+        return detail ? traceData(detail) : null;
+      },
+      versionExists: async (projectId, evaluator, version) => {
+        if (!evaluator.startsWith('custom/')) return false;
+        return resolveCustom(evaluations, projectId, evaluator.slice('custom/'.length), version).then(
+          (found) => found !== null,
+          () => false,
+        );
+      },
+      run: (scope, evaluator, data, settings) => runDetached(evaluations, scope, evaluator, data, settings),
+    },
+  };
 }

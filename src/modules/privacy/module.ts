@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Database } from '../../db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Metrics } from '../../platform/metrics.ts';
+import type { TraceExtension } from '../traces/index.ts';
 import type { PrivacyContext } from './context.ts';
 import { presentRecord } from './presenters.ts';
 import { piiDetector, addCounts, type Detector, type RedactionCounts, type Redactor } from './redaction.ts';
@@ -60,5 +61,14 @@ export function buildPrivacy(ports: PrivacyPorts): { ctx: PrivacyContext; privac
         ctx.policies.forget(projectId);
       },
     },
+  };
+}
+
+/** What privacy adds to traces: redaction at ingest, the search's text in the stored form, the trace's redaction record. */
+export function privacyTraceExtension(privacy: Privacy): TraceExtension {
+  return {
+    redactor: (projectId, path) => privacy.redactorFor(projectId, path),
+    searchText: (projectId, query) => privacy.storedForm(projectId, query),
+    redactionRecord: (counts) => privacy.traceRecord(counts),
   };
 }

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Executor } from '../../db/index.ts';
 import type { Scheduler } from '../../platform/periodic.ts';
+import type { TraceExtension } from '../traces/index.ts';
 import type { TopicsContext } from './context.ts';
 import { runTopicRounds } from './rounds.ts';
 import { topicRoutes } from './routes.ts';
@@ -33,3 +34,9 @@ export function registerTopics(app: FastifyInstance, scheduler: Scheduler, ctx: 
   topicRoutes(app, ctx);
   scheduler.every({ name: 'topics', intervalMs: TOPICS_POLL_MS, once: false, run: () => topics.runRounds() });
 }
+
+/** What topics add to traces: the `topic` filter; a deleted trace leaves its topics. */
+export const topicsTraceExtension: TraceExtension = {
+  filterConditions: { topic: store.inTopicsCondition },
+  onTracesDeleted: (tx, projectId, traceIds) => store.deleteTraces(tx, projectId, traceIds),
+};

@@ -72,6 +72,6 @@ export interface TraceContext {
   days: DayPartitions;
   clock: Clock;
   projects: ProjectRegistry;
-  /** Filled by `Traces.extend` (app.ts), read by every use case. */
+  /** Each module's additions (TracesPorts.extensions), read by every use case. */
   extensions: TraceExtension[];
 }

@@ -32,6 +32,8 @@ export interface TracesPorts {
   /** PGlite: ingest transactions wait while read requests are in progress. */
   readPriority: ReadPriority;
   projects: ProjectRegistry;
+  /** What other modules add to traces (each module's own): evaluations on the detail, filter conditions, work done with each ingest. */
+  extensions: TraceExtension[];
 }
 
 /**
@@ -42,8 +44,6 @@ export interface TracesPorts {
 export interface Traces {
   ctx: TraceContext;
   ingestion: TraceIngest;
-  /** What other modules add to traces: evaluations on the detail, filter conditions, work done with each ingest. */
-  extend(extension: TraceExtension): void;
   /** Spans written and committed (prompts' playground, experiment runs). */
   ingest(organizationId: string, projectId: string, spans: NormalizedSpan[], path?: IngestPath): Promise<void>;
   /** The trace detail as objects (monitors, judge alignment). */
@@ -72,7 +72,7 @@ export interface Traces {
 
 export function buildTraces(ports: TracesPorts): Traces {
   const { db, clock, limits, readPriority } = ports;
-  const ctx: TraceContext = { db, clock, days: new DayPartitions(db, ['traces', 'spans']), projects: ports.projects, extensions: [] };
+  const ctx: TraceContext = { db, clock, days: new DayPartitions(db, ['traces', 'spans']), projects: ports.projects, extensions: ports.extensions };
   const ingestion = new TraceIngest(
     ctx,
     {
@@ -94,7 +94,6 @@ export function buildTraces(ports: TracesPorts): Traces {
   return {
     ctx,
     ingestion,
-    extend: (extension) => void ctx.extensions.push(extension),
     ingest: (organizationId, projectId, spans, path) => ingestion.ingest(organizationId, projectId, spans, path),
     detail: (projectId, traceId) => detail(ctx, projectId, traceId),
     contents: (projectId, traceIds, spanTypes) => contents(ctx, projectId, traceIds, spanTypes),

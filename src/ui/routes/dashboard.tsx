@@ -32,7 +32,7 @@ import { placeItem } from '../lib/grid-layout.ts';
 import { RANGE_PRESETS, toSearchRequest } from '../lib/list-search.ts';
 import { filterTextOf } from '../lib/trace-filters.ts';
 import { useRangeAnchor } from '../lib/use-range-anchor.ts';
-import type { DashboardSearch } from '../router.tsx';
+import type { DashboardSearch } from '../lib/page-searches.ts';
 
 /** One grid row, in px; a chart `h` rows tall is h rows and the gaps between them. */
 const ROW = 56;

@@ -16,7 +16,7 @@ import { judgeOf, JudgeTrustList } from '../components/JudgeTrust.tsx';
 import { scoreText, scoreTitle } from '../lib/scores.ts';
 import { asText, formatCost, formatDuration, formatFullTime, formatRelative } from '../lib/format.ts';
 import { conditionFor, fmt, outputText, pct, runColumns, type Column, type LineEvaluation, type RunLine } from '../lib/experiments.ts';
-import type { ExperimentSearch } from '../router.tsx';
+import type { ExperimentSearch } from '../lib/page-searches.ts';
 import { RunStateBadge, runState } from './experiments.tsx';
 import { ScrollPanel } from '../components/ScrollPanel.tsx';
 import './experiments.css';

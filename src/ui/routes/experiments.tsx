@@ -11,6 +11,7 @@ import { fmt, mainScore, pct } from '../lib/experiments.ts';
 import { ScrollPanel } from '../components/ScrollPanel.tsx';
 import './experiments.css';
 import { QueryState } from '../components/QueryState.tsx';
+import { slugify } from '../../platform/slug.schema.ts';
 
 /** How many runs the trend shows, oldest to newest: every one drawn. */
 const TREND_RUNS = 100;
@@ -91,7 +92,7 @@ export default function ExperimentsPage() {
 function NewExperiment({ projectId, existing }: { projectId: string; existing: Experiment[] }) {
   const [name, setName] = useState('');
   const navigate = useNavigate();
-  const slug = slugOf(name);
+  const slug = slugify(name);
   // An SDK's experiment has no setup the app could run: a setup under its slug would be refused.
   const taken = existing.find((e) => e.slug === slug && e.type !== 'EVALUATIONS_V3');
   const error = taken ? `${taken.name ?? taken.slug} is logged by an SDK; choose another name` : undefined;
@@ -112,17 +113,6 @@ function NewExperiment({ projectId, existing }: { projectId: string; existing: E
 }
 
 /** The server's slug rule (lowercase, accents dropped, other characters to -). */
-function slugOf(name: string): string {
-  return name
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
-    .replace(/[_:?&\s]+/g, '-')
-    .replace(/[^a-z0-9-]/g, '')
-    .replace(/-+/g, '-')
-    .replace(/^-|-$/g, '');
-}
-
 export function runState(run: Pick<ExperimentRun, 'timestamps'>): 'running' | 'completed' | 'stopped' {
   return run.timestamps.stoppedAt !== null ? 'stopped' : run.timestamps.finishedAt !== null ? 'completed' : 'running';
 }

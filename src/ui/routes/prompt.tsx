@@ -6,7 +6,7 @@ import { PromptEditor } from '../components/PromptEditor.tsx';
 import { PromptHistory } from '../components/PromptHistory.tsx';
 import { PromptPreview } from '../components/PromptPreview.tsx';
 import { PromptCode } from '../components/PromptCode.tsx';
-import type { PromptSearch } from '../router.tsx';
+import type { PromptSearch } from '../lib/page-searches.ts';
 
 /** One prompt: edit and save versions, history with diff, restore and tags, compile and run, code. */
 export default function PromptPage() {

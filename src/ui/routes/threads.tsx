@@ -17,7 +17,7 @@ import { ScoreFilterInput } from '../components/filter-editors.tsx';
 import { toSearchRequest, type ListSearch } from '../lib/list-search.ts';
 import { parseScoreFilter } from '../lib/trace-filters.ts';
 import { useRangeAnchor } from '../lib/use-range-anchor.ts';
-import type { ThreadsSearch } from '../router.tsx';
+import type { ThreadsSearch } from '../lib/page-searches.ts';
 import { formatCost, formatDuration } from '../lib/format.ts';
 import { QueryState } from '../components/QueryState.tsx';
 

@@ -8,7 +8,7 @@ import { Sparkline } from '../components/Sparkline.tsx';
 import { formatCost, formatFullTime, formatRelative } from '../lib/format.ts';
 import { formErrors } from '../lib/form-errors.ts';
 import { useRangeAnchor } from '../lib/use-range-anchor.ts';
-import type { TopicsSearch } from '../router.tsx';
+import type { TopicsSearch } from '../lib/page-searches.ts';
 import { Unloaded } from '../components/QueryState.tsx';
 
 const RANGES = [

@@ -7,7 +7,7 @@ import { IconSearch, IconThumbDown, IconThumbUp } from '@tabler/icons-react';
 import { Link, useNavigate, useParams, useSearch } from '@tanstack/react-router';
 import { sortHeaders } from '../components/SortHeader.tsx';
 import { useEndUsers } from '../api/analytics.ts';
-import type { UsersSearch } from '../router.tsx';
+import type { UsersSearch } from '../lib/page-searches.ts';
 import { formatCost, formatTokens } from '../lib/format.ts';
 import { QueryState } from '../components/QueryState.tsx';
 

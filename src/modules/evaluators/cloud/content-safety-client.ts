@@ -3,6 +3,7 @@
  * key header, retries of 408/429/5xx (Retry-After honoured) and its error shape. The
  * evaluators that call it (jailbreak, prompt injection, content safety) read its answers.
  */
+import { retryAfterHeaders } from '../../../platform/retry-after.ts';
 import { EvaluatorError, ProviderError } from '../errors.ts';
 import { truncate } from '../llm/provider.ts';
 import type { EvaluatorContext } from '../types.ts';
@@ -72,11 +73,8 @@ export async function contentSafetyCall(url: string, key: string, payload: unkno
 
 /** Retry-After(-ms) when the service sends one (capped at 10 s), else 0.5 s, 1 s, 2 s, ... */
 function backoffMs(attempt: number, headers: Headers | null): number {
-  const ms = Number(headers?.get('retry-after-ms'));
-  if (headers?.get('retry-after-ms') && Number.isFinite(ms) && ms >= 0) return Math.min(ms, 10_000);
-  const seconds = Number(headers?.get('retry-after'));
-  if (headers?.get('retry-after') && Number.isFinite(seconds) && seconds >= 0) return Math.min(seconds * 1000, 10_000);
-  return 500 * 2 ** attempt;
+  const wait = retryAfterHeaders(headers, Date.now());
+  return wait !== null ? Math.min(wait, 10_000) : 500 * 2 ** attempt;
 }
 
 function pause(ms: number, signal?: AbortSignal): Promise<void> {

@@ -5,6 +5,7 @@
  * InvalidProviderResponseError for a 2xx answer without the tool call).
  */
 import { z } from 'zod';
+import { retryAfterHeaders } from '../../../platform/retry-after.ts';
 import { InvalidProviderResponseError, ProviderError } from '../errors.ts';
 import type { EvaluatorContext } from '../types.ts';
 import type { ChatEvent, ChatParameters, JudgeCall, ProviderConfig, ToolCallEvent } from './call-types.ts';
@@ -82,8 +83,9 @@ async function send(config: ProviderConfig, body: Record<string, unknown>, ctx: 
     }
     last = new ProviderError(`the model provider (${where}) answered HTTP ${res.status}${attempt > 1 ? ` after ${attempt} attempts` : ''}: ${message}`, res.status);
     if (!RETRIED.has(res.status)) break;
-    const wait = Number(res.headers.get('retry-after-ms') ?? Number(res.headers.get('retry-after') ?? 0) * 1000);
-    if (attempt < attempts) await new Promise((r) => setTimeout(r, Number.isFinite(wait) && wait >= 0 ? Math.min(wait, 10_000) : 500 * attempt));
+    // The service's wait when it names one (capped at 10 s), else none: the attempts are few.
+    const wait = retryAfterHeaders(res.headers, Date.now()) ?? 0;
+    if (attempt < attempts) await new Promise((r) => setTimeout(r, Math.min(wait, 10_000)));
   }
   throw last ?? new ProviderError(`the model provider (${where}) could not be reached`);
 }
