@@ -203,7 +203,10 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('judge alignment in a real br
       await page.getByText('completed', { exact: true }).first().waitFor({ timeout: 60_000 });
       const list = page.getByRole('region', { name: 'Can the judges be trusted?' });
       const badge = list.getByTestId('judge-trust');
-      await checkPage('judge-trust-server-run', () => badge.getByText('judge not trusted').waitFor());
+      await checkPage('judge-trust-server-run', async () => {
+        await badge.getByText('judge not trusted').waitFor();
+        await list.scrollIntoViewIfNeeded();
+      });
       expect(await badge.getAttribute('data-evaluator')).toBe('langevals/exact_match');
       expect(await list.getByText('judge not measured').count()).toBe(0);
       // 2 of the 4 rows passed: that rate, corrected for the judge's measured errors.
