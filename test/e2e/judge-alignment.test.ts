@@ -1,3 +1,5 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
@@ -171,6 +173,54 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('judge alignment in a real br
     await checkPage('judge-trust-alert-rule', () => trust.getByText('judge not trusted').waitFor());
     expect(await page.getByTestId('rule-requires-trusted').textContent()).toMatch(/^Requires a trusted judge: held back \(kappa's 95 % lower bound is 0\.\d\d on 60 labels; the bar is 0\.6\)\.$/);
   });
+
+  it("a run set up in the app shows the trust of the judge its evaluator ran, not \"not measured\"", async () => {
+    // The team's agent: "yes" to the first two questions, "no" to the others.
+    const agent = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (c) => (body += c));
+      req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ output: ['q0', 'q1'].includes(JSON.parse(body).question) ? 'yes' : 'no' })));
+    });
+    await new Promise<void>((r) => agent.listen(0, '127.0.0.1', r));
+    try {
+      const call = async (method: string, p: string, body?: unknown) => {
+        const res = await web.request(method, p, { authToken: key, body });
+        expect(res.status, `${method} ${p}: ${res.text}`).toBeLessThan(300);
+        return res.body;
+      };
+      const dataset = await call('POST', '/api/dataset', { name: 'Served questions', columnTypes: [{ name: 'question', type: 'string' }, { name: 'expected', type: 'string' }] });
+      await call('POST', `/api/dataset/${dataset.slug}/records`, { entries: ['q0', 'q1', 'q2', 'q3'].map((question) => ({ question, expected: 'yes' })) });
+      // Its evaluator is named "exact"; the judge behind it is langevals/exact_match, measured above.
+      await call('PUT', '/api/experiments/served/definition', {
+        name: 'Served',
+        dataset: { id: dataset.slug },
+        targets: [{ id: 'agent', type: 'http', url: `http://127.0.0.1:${(agent.address() as AddressInfo).port}/` }],
+        evaluators: [{ id: 'exact', evaluator: 'langevals/exact_match', mapping: { output: 'target.output', expected_output: 'dataset.expected' } }],
+      });
+      await page.goto(url(`/p/${projectId}/experiments/served`));
+      await page.getByRole('button', { name: 'Run', exact: true }).click();
+      await page.waitForURL(/runId=/);
+      await page.getByText('completed', { exact: true }).first().waitFor({ timeout: 60_000 });
+      const list = page.getByRole('region', { name: 'Can the judges be trusted?' });
+      const badge = list.getByTestId('judge-trust');
+      await checkPage('judge-trust-server-run', async () => {
+        await badge.getByText('judge not trusted').waitFor();
+        await list.scrollIntoViewIfNeeded();
+      });
+      expect(await badge.getAttribute('data-evaluator')).toBe('langevals/exact_match');
+      expect(await list.getByText('judge not measured').count()).toBe(0);
+      // 2 of the 4 rows passed: that rate, corrected for the judge's measured errors.
+      expect(await badge.getByTestId('judge-corrected').textContent()).toMatch(/^Corrected pass rate [\d.]+ % \([\d.]+ % to [\d.]+ %\)$/);
+      await badge.getByRole('link', { name: 'Alignment' }).click();
+      await page.waitForURL('**/evaluators/alignment**');
+      await page.getByTestId('trust-state').filter({ hasText: 'not trusted' }).waitFor();
+      // the judge chosen once the list of judges has come
+      await expect.poll(() => page.getByRole('combobox', { name: 'Judge', exact: true }).inputValue()).toBe('langevals/exact_match');
+      expect(await page.getByLabel("People's score").inputValue()).toBe(correct);
+    } finally {
+      await new Promise((r) => agent.close(r));
+    }
+  }, 180_000);
 
   it('a custom judge: does it agree with itself, and does its new version agree with people more (an experiment run, row by row)', async () => {
     const call = async (method: string, p: string, body?: unknown) => {
