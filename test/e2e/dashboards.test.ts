@@ -250,6 +250,10 @@ describe.runIf(hasChromium)('dashboards in a real browser', () => {
       const start = data.series[0].points[point].start;
       expect(url.searchParams.get('model')).toBe(series === null ? null : data.series[series].name);
       expect([Date.parse(url.searchParams.get('from')!), Date.parse(url.searchParams.get('to')!)]).toEqual([start, start + HOUR - 1]);
+      // The list's range fields show that hour (the browser's zone, to the minute).
+      const field = (ms: number) => page.evaluate((t) => new Date(t - new Date(t).getTimezoneOffset() * 60_000).toISOString().slice(0, 16), ms);
+      await expect.poll(() => page.getByLabel('From', { exact: true }).inputValue()).toBe(await field(start));
+      expect(await page.getByLabel('To', { exact: true }).inputValue()).toBe(await field(start + HOUR - 1));
       const expected = expectedFor(url);
       expect(expected.length).toBe(series === null ? data.series.reduce((n, s) => n + (s.points[point].value ?? 0), 0) : data.series[series].points[point].value);
       await expect.poll(async () => (await rows.evaluateAll((els) => els.map((r) => r.getAttribute('data-trace-id') ?? ''))).sort()).toEqual(expected);
