@@ -210,7 +210,7 @@ describe.runIf(hasChromium)('dashboards in a real browser', () => {
     for (const [i, a] of drawn.entries()) for (const b of drawn.slice(i + 1)) expect(a[0] < b[0] + b[2] && b[0] < a[0] + a[2] && a[1] < b[1] + b[3] && b[1] < a[1] + a[3], `${a} overlaps ${b}`).toBe(false);
   }, 120_000);
 
-  it('a bar opens the traces behind it: that group, that hour', async () => {
+  it('a bar, or a line\'s dot, opens the traces behind it: that group, that hour', async () => {
     const projectId = web.creds.project.id;
     const page = await newPage();
     await signIn(page, web.baseUrl, web.creds.user, projectId);
@@ -250,6 +250,10 @@ describe.runIf(hasChromium)('dashboards in a real browser', () => {
       const start = data.series[0].points[point].start;
       expect(url.searchParams.get('model')).toBe(series === null ? null : data.series[series].name);
       expect([Date.parse(url.searchParams.get('from')!), Date.parse(url.searchParams.get('to')!)]).toEqual([start, start + HOUR - 1]);
+      // The list's range fields show that hour (the browser's zone, to the minute).
+      const field = (ms: number) => page.evaluate((t) => new Date(t - new Date(t).getTimezoneOffset() * 60_000).toISOString().slice(0, 16), ms);
+      await expect.poll(() => page.getByLabel('From', { exact: true }).inputValue()).toBe(await field(start));
+      expect(await page.getByLabel('To', { exact: true }).inputValue()).toBe(await field(start + HOUR - 1));
       const expected = expectedFor(url);
       expect(expected.length).toBe(series === null ? data.series.reduce((n, s) => n + (s.points[point].value ?? 0), 0) : data.series[series].points[point].value);
       await expect.poll(async () => (await rows.evaluateAll((els) => els.map((r) => r.getAttribute('data-trace-id') ?? ''))).sort()).toEqual(expected);
@@ -267,6 +271,24 @@ describe.runIf(hasChromium)('dashboards in a real browser', () => {
     await layer.hover();
     await layer.click();
     await checkList(bars, 1, barPoint);
+
+    // A line's dot, of the first model: hovered, the tooltip names that hour; clicked, that model's traces of that hour.
+    const lines = await open('lines');
+    expect(lines.series.map((s) => s.name)).toEqual(bars.series.map((s) => s.name));
+    const linePoint = pick(lines, 0);
+    expect(linePoint).toBeGreaterThanOrEqual(0);
+    const lineChart = chartBox(page, 'Traces per model (lines)');
+    const dot = lineChart.locator('.recharts-line-dots').nth(0).locator('circle').nth(linePoint);
+    await dot.hover();
+    // The tooltip names the dot's hour and its model's count there.
+    const hour = await page.evaluate((ms) => new Intl.DateTimeFormat(undefined, { hour: 'numeric', minute: '2-digit' }).format(ms), lines.series[0].points[linePoint].start);
+    const tip = lineChart.locator('.recharts-tooltip-wrapper');
+    await expect.poll(() => tip.innerText()).toContain(hour);
+    expect(await tip.innerText()).toMatch(new RegExp(`${lines.series[0].name}\\s*${lines.series[0].points[linePoint].value}`));
+    // Clicked where the dot is, as a person does (the hovered dot is drawn over it, larger).
+    const at = (await dot.boundingBox())!;
+    await page.mouse.click(at.x + at.width / 2, at.y + at.height / 2);
+    await checkList(lines, 0, linePoint);
   }, 120_000);
 
   it('two members edit one dashboard: the later save shows who saved since and offers a reload, after which it saves (1280 and 390 px)', async () => {

@@ -7,6 +7,7 @@ import type { ScoreConfig } from '../api/review.ts';
 import { useTopicNames } from '../api/topics.ts';
 import { RANGE_PRESETS, type ListSearch, type ListSort } from '../lib/list-search.ts';
 import { filterCount, parseScoreFilter, TRACE_FILTER_KEYS, TRACE_FILTERS, withoutFilters, type TraceFilterKey } from '../lib/trace-filters.ts';
+import { localInputValue } from '../lib/format.ts';
 import { FilterEditors, useProjectScoreConfigs } from './filter-editors.tsx';
 
 const SORTS = [
@@ -90,8 +91,8 @@ export function ListToolbar({ search, onChange, forCharts = false, sortable = !f
       </div>
       {search.range === 'custom' && (
         <Group gap="xs">
-          <TextInput type="datetime-local" size="xs" label="From" value={search.from ?? ''} onChange={(e) => onChange({ ...search, from: e.currentTarget.value || undefined })} />
-          <TextInput type="datetime-local" size="xs" label="To" value={search.to ?? ''} onChange={(e) => onChange({ ...search, to: e.currentTarget.value || undefined })} />
+          <TextInput type="datetime-local" size="xs" label="From" value={inputValue(search.from)} onChange={(e) => onChange({ ...search, from: e.currentTarget.value || undefined })} />
+          <TextInput type="datetime-local" size="xs" label="To" value={inputValue(search.to)} onChange={(e) => onChange({ ...search, to: e.currentTarget.value || undefined })} />
         </Group>
       )}
       <ActiveFilters search={search} onChange={onChange} />
@@ -198,4 +199,11 @@ function FiltersPopover({ search, onChange }: { search: ListSearch; onChange: (n
       </Popover.Dropdown>
     </Popover>
   );
+}
+
+/** A custom range's end in its field: a full time (as a chart's point links it, 2026-11-29T20:00:00.000Z) shown in the browser's zone, to the minute. */
+function inputValue(at: string | undefined): string {
+  if (!at) return '';
+  const ms = Date.parse(at);
+  return /[zZ]|[+-]\d\d:?\d\d$/.test(at) && Number.isFinite(ms) ? localInputValue(ms) : at;
 }

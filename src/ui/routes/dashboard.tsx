@@ -371,7 +371,7 @@ function ChartBody({ projectId, dashboard, chart, view }: { projectId: string; d
           fmt={fmt}
           tick={tick}
           onPoint={(i, name) => {
-            // A bar: that series' traces; a line, or elsewhere at that time: the chart's.
+            // A bar or a line's dot: that series' traces; elsewhere at that time: the chart's.
             const one = d.series.find((s) => s.name === name) ?? (d.series.length === 1 ? d.series[0] : undefined);
             const start = d.series[0]?.points[i]?.start;
             const to = start === undefined ? null : link(one ? one.filters : (d.query.filters ?? {}), start, start + d.intervalMs - 1);
@@ -403,22 +403,35 @@ function named(d: ChartData, topicNames: Map<string, string> | undefined): Chart
   return { ...d, series };
 }
 
-/** A line or bar chart; a click on it opens the traces behind the point (a bar: its series alone; a line: every series at that time). */
+/**
+ * A line or bar chart; a click on it opens the traces behind the point: a bar or a line's dot,
+ * that series alone at that time; elsewhere in the chart, every series at the time under the pointer.
+ */
 function PlotChart({ chart, data, height, fmt, tick, onPoint }: { chart: DashboardChart; data: ChartData; height: number; fmt: (v: number) => string; tick: (ms: number) => string; onPoint: (index: number, series?: string) => void }) {
-  // The series whose bar was clicked: its click comes before the chart's, which knows the point.
-  const hit = useRef<string | undefined>(undefined);
+  // The mark clicked (a bar, a dot): its click comes before the chart's, and names its series and its point.
+  const hit = useRef<{ name: string; index?: number } | undefined>(undefined);
   const names = data.series.map((s) => s.name);
   const rows = (data.series[0]?.points ?? []).map((p, i) => ({ time: tick(p.start), ...Object.fromEntries(data.series.map((s) => [s.name, s.points[i]?.value ?? null])) }));
   const series = names.map((name, i) => ({ name, color: COLORS[i % COLORS.length] }));
   const click = {
     onClick: (e: { activeTooltipIndex?: number | string | null } | null) => {
-      const name = hit.current;
+      const mark = hit.current;
       hit.current = undefined;
-      if (e && e.activeTooltipIndex !== undefined && e.activeTooltipIndex !== null) onPoint(Number(e.activeTooltipIndex), name);
+      // The mark's own point when it names one; else the tooltip's (the time under the pointer).
+      const index = mark?.index ?? (e && e.activeTooltipIndex !== undefined && e.activeTooltipIndex !== null ? Number(e.activeTooltipIndex) : undefined);
+      if (index !== undefined && Number.isInteger(index)) onPoint(index, mark?.name);
     },
   };
-  // Drawn at once (no animation): a dashboard redraws every chart whenever its range or filter changes.
-  const clickOf = (name: string) => ({ onClick: () => void (hit.current = name), style: { cursor: 'pointer' } });
+  const clickOf = (name: string) => ({ onClick: () => void (hit.current = { name }), style: { cursor: 'pointer' } });
+  // A dot's click: recharts hands it the dot's props (its series' dataKey, its point's index): first for a
+  // dot, second for the hovered (larger) dot drawn over it, whose first is the props given here.
+  const dotClick = {
+    onClick: (...args: unknown[]) => {
+      const dot = args.find((a): a is { dataKey: string; index?: unknown } => typeof a === 'object' && a !== null && typeof (a as { dataKey?: unknown }).dataKey === 'string');
+      if (dot) hit.current = { name: dot.dataKey, ...(typeof dot.index === 'number' ? { index: dot.index } : {}) };
+    },
+    style: { cursor: 'pointer' },
+  };
   const common = {
     h: height,
     dataKey: 'time',
@@ -429,12 +442,14 @@ function PlotChart({ chart, data, height, fmt, tick, onPoint }: { chart: Dashboa
     valueFormatter: fmt,
     tickLine: 'y' as const,
     connectNulls: false,
-    ...(PERCENTILE_METRICS.includes(chart.metric) ? { yAxisProps: latencyAxis } : {}),
+    // Room above the highest point, so its dot is not under the legend.
+    yAxisProps: { padding: { top: 8 }, ...(PERCENTILE_METRICS.includes(chart.metric) ? latencyAxis : {}) },
   };
+  // Drawn at once (no animation): a dashboard redraws every chart whenever its range or filter changes.
   return chart.display === 'bar' ? (
     <BarChart {...common} type={chart.groupBy ? 'stacked' : 'default'} barChartProps={click} barProps={(s) => ({ ...clickOf(s.name), isAnimationActive: false })} />
   ) : (
-    <LineChart {...common} withDots={rows.length < 40} lineChartProps={click} lineProps={{ isAnimationActive: false }} />
+    <LineChart {...common} withDots={rows.length < 40} dotProps={dotClick} activeDotProps={{ r: 5, ...dotClick }} lineChartProps={click} lineProps={{ isAnimationActive: false }} />
   );
 }
 
