@@ -175,6 +175,15 @@ export default tseslint.config(
     },
   },
   {
+    // One way to show "still loading" on every page: components/QueryState.tsx's Loading (or
+    // QueryState/Unloaded around a query), so a spinner always has its label and its place.
+    files: ['src/ui/**/*.tsx'],
+    ignores: ['src/ui/components/QueryState.tsx'],
+    rules: {
+      'no-restricted-imports': ['error', { paths: [{ name: '@mantine/core', importNames: ['Loader'], message: "Use Loading, Unloaded or QueryState from components/QueryState.tsx." }] }],
+    },
+  },
+  {
     // Files no tsconfig includes: src/ui/vite.config.ts runs in Node, so the web app's tsconfig
     // (DOM, bundler resolution) leaves it out and the server's excludes src/ui. They are linted
     // without type information rather than typed by the wrong project.

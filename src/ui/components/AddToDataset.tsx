@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useState } from 'react';
-import { Alert, Button, Group, Loader, Modal, NativeSelect, Progress, Radio, Stack, Table, Text, TextInput } from '@mantine/core';
+import { Alert, Button, Group, Modal, NativeSelect, Progress, Radio, Stack, Table, Text, TextInput } from '@mantine/core';
 import { IconDatabasePlus } from '@tabler/icons-react';
 import { Link } from '@tanstack/react-router';
 import { TRACE_SOURCES, addFromTraces, fetchImport, useCreateDataset, useDatasets, useRefreshAfterImport, useTraceMapping, type Column } from '../api/datasets.ts';
@@ -7,6 +7,7 @@ import { ApiError } from '../api/client.ts';
 import type { DatasetImport } from '../api/datasets.ts';
 import { can, useSession } from '../api/session.ts';
 import type { TraceSearch } from '../lib/list-search.ts';
+import { Loading } from './QueryState.tsx';
 
 /** What is added: these traces or spans now, or every trace matching a search (a background job). */
 export type AddSource =
@@ -119,7 +120,7 @@ export function AddToDatasetDialog({ projectId, source, onClose }: { projectId: 
     <Modal opened onClose={onClose} title="Add to a dataset" size="lg">
       <Stack gap="sm">
         {datasets.isPending ? (
-          <Loader size="sm" aria-label="Loading datasets" />
+          <Loading label="Loading datasets" inline />
         ) : creating || !datasets.data?.data.length ? (
           <NewDatasetForm
             projectId={projectId}

@@ -1,10 +1,11 @@
 import { useState } from 'react';
-import { Alert, Badge, Button, Group, Loader, Modal, NativeSelect, Progress, SimpleGrid, Stack, Text, TextInput } from '@mantine/core';
+import { Alert, Badge, Button, Group, Modal, NativeSelect, Progress, SimpleGrid, Stack, Text, TextInput } from '@mantine/core';
 import { IconHistory } from '@tabler/icons-react';
 import { useBackfillMutations, useEvaluatorName, useBackfillPreview, useMonitorBackfills, type BackfillRequest, type MonitorBackfill } from '../api/evaluators.ts';
 import type { Monitor } from '../api/evaluators.ts';
 import { formatCost, formatFullTime, localInputValue } from '../lib/format.ts';
 import { formErrors } from '../lib/form-errors.ts';
+import { Loading } from './QueryState.tsx';
 
 const DAY = 86_400_000;
 const RANGES = [
@@ -104,7 +105,7 @@ function BackfillDialog({ projectId, monitor, allowed, latest, onClose }: { proj
                 {custom}
               </Text>
             )}
-            {request && preview.isPending && <Loader size="sm" aria-label="Counting the matching traces" />}
+            {request && preview.isPending && <Loading label="Counting the matching traces" inline />}
             {previewErrors.elsewhere && <Alert color="red">{previewErrors.elsewhere}</Alert>}
             {p && cost && (
               <div className="result-grid" aria-label="Before starting">

@@ -10,12 +10,12 @@ export interface NothingYet {
 }
 
 /** Still loading: a small spinner named for what it waits for ("Loading prompts"). */
-export function Loading({ label, size = 'sm', inline = false }: { label: string; size?: 'xs' | 'sm'; inline?: boolean }) {
+export function Loading({ label, size = 'sm', inline = false, padding = 'xl' }: { label: string; size?: 'xs' | 'sm'; inline?: boolean; padding?: 'xs' | 'md' | 'xl' }) {
   const spinner = <Loader size={size} aria-label={label} />;
   return inline ? (
     spinner
   ) : (
-    <Group justify="center" p="xl">
+    <Group justify="center" p={padding}>
       {spinner}
     </Group>
   );

@@ -1,9 +1,10 @@
 import { useState } from 'react';
-import { Button, Loader, Modal, Stack, Text, TextInput, UnstyledButton } from '@mantine/core';
+import { Button, Modal, Stack, Text, TextInput, UnstyledButton } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { IconSearch } from '@tabler/icons-react';
 import { useTracePicker } from '../api/traces.ts';
 import { formatTime, oneLine } from '../lib/format.ts';
+import { Loading } from './QueryState.tsx';
 
 /** "Fill from a trace": the project's traces (newest first, searchable); choosing one hands back its id. */
 export function TracePicker({ projectId, onPick }: { projectId: string; onPick: (traceId: string) => void }) {
@@ -20,7 +21,7 @@ export function TracePicker({ projectId, onPick }: { projectId: string; onPick: 
         <Stack gap="xs">
           <TextInput aria-label="Search traces" placeholder="Search input and output" leftSection={<IconSearch size={14} aria-hidden />} value={query} onChange={(e) => setQuery(e.currentTarget.value)} data-autofocus />
           {traces.isPending ? (
-            <Loader size="sm" aria-label="Loading traces" />
+            <Loading label="Loading traces" inline />
           ) : traces.data?.traces.length === 0 ? (
             <Text size="sm" className="muted">
               No trace matches.

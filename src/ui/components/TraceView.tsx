@@ -1,5 +1,5 @@
 import { useMemo, useState, type ReactNode } from 'react';
-import { Alert, Badge, Group, Loader, Spoiler, Tabs, Text, Title } from '@mantine/core';
+import { Alert, Badge, Group, Spoiler, Tabs, Text, Title } from '@mantine/core';
 import { IconAlertTriangle, IconShieldLock } from '@tabler/icons-react';
 import { useSpan, useSpanSearch, type TraceSource } from '../api/traces.ts';
 import type { SpanOutline, TraceOutline } from '../api/traces.ts';
@@ -9,6 +9,7 @@ import { Copy } from './Copy.tsx';
 import { Evaluations } from './Evaluations.tsx';
 import { SpanDetail } from './SpanDetail.tsx';
 import { SpanTimeline, indexSpans } from './SpanTimeline.tsx';
+import { Loading } from './QueryState.tsx';
 
 interface Props {
   trace: TraceOutline;
@@ -87,7 +88,7 @@ function SelectedSpan({ source, outline, actions }: { source: TraceSource; outli
   }
   return (
     <Group p="md" gap="xs">
-      <Loader size="xs" aria-label="Loading the span" />
+      <Loading label="Loading the span" size="xs" inline />
       <Text size="sm">{outline.name ?? outline.span_id}</Text>
     </Group>
   );

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { Alert, Button, Checkbox, Fieldset, Group, Loader, NativeSelect, NumberInput, SegmentedControl, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Button, Checkbox, Fieldset, Group, NativeSelect, NumberInput, SegmentedControl, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core';
 import { IconArrowLeft } from '@tabler/icons-react';
 import { Link, useNavigate, useParams } from '@tanstack/react-router';
 import { METRICS, SEGMENTS, useChannels, useRule, useRuleMutations, type AlertRule, type MetricKind, type RuleBody } from '../api/alerts.ts';
@@ -9,6 +9,7 @@ import { PreviewChart, PreviewMarks } from '../components/AlertParts.tsx';
 import { FilterFields, filterText, filtersOf, type FilterText } from '../components/FilterFields.tsx';
 import { formErrors, type FormErrors } from '../lib/form-errors.ts';
 import { localInputValue } from '../lib/format.ts';
+import { Unloaded } from '../components/QueryState.tsx';
 
 /** The fields of the form, as paths of the request body: a refusal is shown next to its field. */
 const FIELDS = [
@@ -152,13 +153,7 @@ export function NewAlertRulePage() {
 export function EditAlertRulePage() {
   const { projectId, ruleId } = useParams({ from: '/p/$projectId/alerts/$ruleId/edit' });
   const rule = useRule(projectId, ruleId);
-  if (rule.isPending)
-    return (
-      <Group justify="center" p="xl">
-        <Loader size="sm" aria-label="Loading the rule" />
-      </Group>
-    );
-  if (rule.isError) return <Alert color="red">{rule.error.message}</Alert>;
+  if (!rule.isSuccess) return <Unloaded query={rule} loading="Loading the rule" failed="The rule could not be loaded" />;
   return <RuleEditor projectId={projectId} rule={rule.data} />;
 }
 

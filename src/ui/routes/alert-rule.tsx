@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { Alert, Badge, Button, Group, Loader, Stack, Table, Text, Title } from '@mantine/core';
+import { Alert, Badge, Button, Group, Stack, Table, Text, Title } from '@mantine/core';
 import { IconArrowLeft, IconPencil } from '@tabler/icons-react';
 import { Link, useNavigate, useParams } from '@tanstack/react-router';
 import { useQuery } from '@tanstack/react-query';
@@ -13,6 +13,7 @@ import { FilterChips } from '../components/FilterChips.tsx';
 import { Sparkline } from '../components/Sparkline.tsx';
 import { dateFormat, formatFullTime } from '../lib/format.ts';
 import { DeliveryTable } from './alerts.tsx';
+import { Loading } from '../components/QueryState.tsx';
 
 const DECISION_COLOR = { breach: 'red.9', calm: 'teal.9', too_few: 'gray.7', held: 'orange.9' } as const;
 
@@ -40,7 +41,7 @@ export default function AlertRulePage() {
     return (
       <div className="page">
         {back}
-        <Loader size="sm" aria-label="Loading the rule" />
+        <Loading label="Loading the rule" inline />
       </div>
     );
   if (rule.isError)

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { ActionIcon, Alert, Badge, Button, Group, Loader, MultiSelect, NumberInput, Paper, SegmentedControl, SimpleGrid, Stack, Table, Tabs, Text, Textarea, TextInput, Title } from '@mantine/core';
+import { ActionIcon, Alert, Badge, Button, Group, MultiSelect, NumberInput, Paper, SegmentedControl, SimpleGrid, Stack, Table, Tabs, Text, Textarea, TextInput, Title } from '@mantine/core';
 import { IconArrowLeft, IconPlayerPlay, IconPlus, IconTrash } from '@tabler/icons-react';
 import { Link, useNavigate, useParams } from '@tanstack/react-router';
 import { useCustomEvaluator, useCustomEvaluatorMutations, useCustomVersions, type AnswerKind, type CustomEvaluator, type CustomVersion } from '../api/custom-evaluators.ts';
@@ -13,6 +13,7 @@ import { ModelPicker } from '../components/ModelPicker.tsx';
 import { formErrors } from '../lib/form-errors.ts';
 import { formatFullTime } from '../lib/format.ts';
 import { KNOWN_VARIABLES, variablesOf } from '../../modules/evaluators/custom/variables.schema.ts';
+import { Loading, Unloaded } from '../components/QueryState.tsx';
 
 type AnswerType = AnswerKind['type'];
 
@@ -116,11 +117,7 @@ function Existing({ projectId, slug, back }: { projectId: string; slug: string; 
   const [tab, setTab] = useState<string>('edit');
   const [loaded, setLoaded] = useState<CustomVersion | null>(null);
   if (evaluator.isPending)
-    return (
-      <Group justify="center" p="xl">
-        <Loader size="sm" aria-label="Loading the evaluator" />
-      </Group>
-    );
+    return <Loading label="Loading the evaluator" />;
   if (evaluator.isError)
     return (
       <div className="page">
@@ -390,8 +387,7 @@ function Editor({ projectId, initial, existing, onSaved }: { projectId: string; 
 
 function History({ projectId, slug, onLoad }: { projectId: string; slug: string; onLoad: (v: CustomVersion) => void }) {
   const versions = useCustomVersions(projectId, slug);
-  if (versions.isPending) return <Loader size="sm" aria-label="Loading the versions" />;
-  if (versions.isError) return <Alert color="red">{versions.error.message}</Alert>;
+  if (!versions.isSuccess) return <Unloaded query={versions} loading="Loading the versions" failed="The versions could not be loaded" inline />;
   const answer = (a: AnswerKind) => (a.type === 'pass_fail' ? 'pass/fail' : a.type === 'score' ? `score ${a.min}–${a.max}${a.threshold != null ? `, passes from ${a.threshold}` : ''}` : `${a.categories.length} categories`);
   return (
     <div className="panel">
@@ -437,7 +433,7 @@ function TryIt({ projectId, evaluator }: { projectId: string; evaluator: CustomE
   const [missing, setMissing] = useState<string[]>([]);
   const evaluate = useEvaluate(projectId, evaluator.path);
   const refused = formErrors(evaluate.error, ['data.*']);
-  if (!entry) return catalogue.isPending ? <Loader size="sm" aria-label="Loading the evaluator" /> : <Alert color="gray">{evaluator.path} is not in the catalogue.</Alert>;
+  if (!entry) return catalogue.isPending ? <Loading label="Loading the evaluator" inline /> : <Alert color="gray">{evaluator.path} is not in the catalogue.</Alert>;
   return (
     <SimpleGrid cols={{ base: 1, md: 2 }} spacing="lg">
       <Paper withBorder p="md">

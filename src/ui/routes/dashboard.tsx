@@ -1,7 +1,7 @@
 import '@mantine/charts/styles.css';
 import { useMemo, useRef, useState, type KeyboardEvent as ReactKeyboardEvent, type PointerEvent as ReactPointerEvent } from 'react';
 import { BarChart, LineChart } from '@mantine/charts';
-import { ActionIcon, Alert, Button, Group, Loader, NativeSelect, Paper, Table, Text, TextInput, Title } from '@mantine/core';
+import { ActionIcon, Alert, Button, Group, NativeSelect, Paper, Table, Text, TextInput, Title } from '@mantine/core';
 import { IconArrowsDiagonal, IconGripVertical, IconTrash } from '@tabler/icons-react';
 import { Link, useNavigate, useParams, useSearch } from '@tanstack/react-router';
 import {
@@ -33,6 +33,7 @@ import { RANGE_PRESETS, toSearchRequest } from '../lib/list-search.ts';
 import { filterTextOf } from '../lib/trace-filters.ts';
 import { useRangeAnchor } from '../lib/use-range-anchor.ts';
 import type { DashboardSearch } from '../lib/page-searches.ts';
+import { Loading } from '../components/QueryState.tsx';
 
 /** One grid row, in px; a chart `h` rows tall is h rows and the gaps between them. */
 const ROW = 56;
@@ -72,7 +73,7 @@ export function DashboardScreen({ projectId, dashboardId, search, onSearch }: { 
   if (dashboard.isPending)
     return (
       <div className="page">
-        <Loader size="sm" aria-label="Loading the dashboard" />
+        <Loading label="Loading the dashboard" inline />
       </div>
     );
   return <DashboardView projectId={projectId} dashboard={dashboard.data} search={search} onSearch={onSearch} />;
@@ -315,7 +316,7 @@ function ChartBody({ projectId, dashboard, chart, view }: { projectId: string; d
         <Text size="sm" fw={600}>
           {chart.title}
         </Text>
-        <Loader size="xs" aria-label={`Loading ${chart.title}`} />
+        <Loading label={`Loading ${chart.title}`} size="xs" inline />
       </>
     );
   const d = named(data.data, topicNames);

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useId, useMemo, useRef, useState, type ClipboardEvent, type KeyboardEvent } from 'react';
-import { Alert, Badge, Button, Checkbox, Drawer, Group, List, Loader, Menu, Modal, Stack, Table, Text, TextInput, Textarea, Title, Tooltip } from '@mantine/core';
+import { Alert, Badge, Button, Checkbox, Drawer, Group, List, Menu, Modal, Stack, Table, Text, TextInput, Textarea, Title, Tooltip } from '@mantine/core';
 import { useDebouncedCallback, useMediaQuery } from '@mantine/hooks';
 import { notifications } from '@mantine/notifications';
 import { IconArrowLeft, IconChevronDown, IconClipboard, IconColumns, IconDownload, IconHistory, IconPlus, IconSearch, IconTrash, IconUpload } from '@tabler/icons-react';
@@ -14,6 +14,7 @@ import { UploadDialog } from '../components/DatasetUpload.tsx';
 import { cellText, editText, parseCell } from '../lib/cell-values.ts';
 import { parseTsv } from '../lib/file-preview.ts';
 import { formatFullTime, formatRelative } from '../lib/format.ts';
+import { Loading, Unloaded } from '../components/QueryState.tsx';
 
 const PAGE = DATASET_PAGE;
 const ROW_H = 34;
@@ -29,7 +30,7 @@ function DeleteDataset({ projectId, datasetId, name, onCancel, onDeleted }: { pr
       <Stack gap="sm">
         <Text size="sm">The dataset leaves the list and its name is free again. Its rows stay readable by the runs that used them.</Text>
         {experiments.isPending ? (
-          <Loader size="xs" aria-label="Looking for experiments that use it" />
+          <Loading label="Looking for experiments that use it" size="xs" inline />
         ) : used.length > 0 ? (
           <Alert color="orange" title={`${used.length === 1 ? 'One experiment runs' : `${used.length} experiments run`} on this dataset`} role="alert" data-testid="dataset-used-by" classNames={{ title: 'alert-title' }}>
             <List size="sm">
@@ -89,11 +90,7 @@ export default function DatasetPage() {
     </Link>
   );
   if (dataset.isPending) {
-    return (
-      <Group justify="center" p="xl">
-        <Loader size="sm" aria-label="Loading the dataset" />
-      </Group>
-    );
+    return <Loading label="Loading the dataset" />;
   }
   if (dataset.isError) {
     return (
@@ -437,11 +434,7 @@ function RecordGrid({ projectId, datasetId, columns, version, search, readOnly, 
 
   if (failed) return <Alert color="red" title="The rows could not be loaded">{failed}</Alert>;
   if (total === null) {
-    return (
-      <Group justify="center" p="xl">
-        <Loader size="sm" aria-label="Loading rows" />
-      </Group>
-    );
+    return <Loading label="Loading rows" />;
   }
   if (total === 0) {
     return (
@@ -617,8 +610,7 @@ function CellEditor({ column, value, onDone }: { column: Column; value: unknown;
 
 function History({ projectId, datasetId, current, viewing, onView }: { projectId: string; datasetId: string; current: number; viewing?: number; onView: (v: number) => void }) {
   const versions = useVersions(projectId, datasetId, true);
-  if (versions.isPending) return <Loader size="sm" aria-label="Loading versions" />;
-  if (versions.isError) return <Alert color="red">{versions.error.message}</Alert>;
+  if (!versions.isSuccess) return <Unloaded query={versions} loading="Loading versions" failed="The versions could not be loaded" inline />;
   if (!versions.data.data.length) return <Text size="sm">No versions yet: the dataset has had no rows.</Text>;
   const words: Record<string, string> = {
     records_added: 'Rows added',

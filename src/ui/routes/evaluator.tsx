@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { Alert, Badge, Button, Group, Loader, Paper, SimpleGrid, Stack, Text, Title } from '@mantine/core';
+import { Alert, Badge, Button, Group, Paper, SimpleGrid, Stack, Text, Title } from '@mantine/core';
 import { IconArrowLeft, IconPlayerPlay, IconRefresh } from '@tabler/icons-react';
 import { Link, useNavigate, useParams, useSearch } from '@tanstack/react-router';
 import { fetchTrace } from '../api/traces.ts';
@@ -9,6 +9,7 @@ import { ButtonLink } from '../components/ButtonLink.tsx';
 import { EvaluationOutcome, EvaluatorHeading } from '../components/EvaluatorPage.tsx';
 import { TracePicker } from '../components/TracePicker.tsx';
 import { traceData } from '../../modules/monitors/trace-data.schema.ts';
+import { Loading } from '../components/QueryState.tsx';
 
 /** One evaluator's playground: settings from its JSON Schema, data pasted or taken from a trace, Run, the result. */
 export default function EvaluatorPage() {
@@ -22,11 +23,7 @@ export default function EvaluatorPage() {
     </Link>
   );
   if (catalogue.isPending)
-    return (
-      <Group justify="center" p="xl">
-        <Loader size="sm" aria-label="Loading the evaluator" />
-      </Group>
-    );
+    return <Loading label="Loading the evaluator" />;
   if (!evaluator)
     return (
       <div className="page">

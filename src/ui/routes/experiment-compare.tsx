@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
-import { Alert, Box, Breadcrumbs, Button, Group, Loader, NativeSelect, SegmentedControl, Stack, Table, Text, Title } from '@mantine/core';
+import { Alert, Box, Breadcrumbs, Button, Group, NativeSelect, SegmentedControl, Stack, Table, Text, Title } from '@mantine/core';
 import { Link, useNavigate, useParams, useSearch } from '@tanstack/react-router';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useBaseline, useComparison, useCompareRows, useExperiments, useMarkBaseline, useRegressions, useRunNames } from '../api/experiments.ts';
@@ -13,6 +13,7 @@ import { EvalResult } from './experiment.tsx';
 import { judgeOf, JudgeTrustList } from '../components/JudgeTrust.tsx';
 import { ScrollPanel } from '../components/ScrollPanel.tsx';
 import './experiments.css';
+import { Loading } from '../components/QueryState.tsx';
 
 type CompareRow = CompareRows['rows'][number];
 type Regression = Regressions['rows'][number];
@@ -95,9 +96,7 @@ export default function ComparePage() {
               {comparison.error.message}
             </Alert>
           ) : !data ? (
-            <Group justify="center" p="md">
-              <Loader size="sm" aria-label="Comparing the runs" />
-            </Group>
+            <Loading label="Comparing the runs" padding="md" />
           ) : (
             <>
               <Verdicts comparisons={data.comparisons} nameOf={nameOf} />
@@ -300,11 +299,7 @@ function SideBySide({ projectId, slug, runIds, nameOf }: { projectId: string; sl
       </Alert>
     );
   if (!first)
-    return (
-      <Group justify="center" p="md">
-        <Loader size="sm" aria-label="Loading the rows" />
-      </Group>
-    );
+    return <Loading label="Loading the rows" padding="md" />;
   // The server answers runs in the order asked, the baseline first.
   const order = first.runIds;
   return (
@@ -423,9 +418,7 @@ function RegressionsView({ projectId, slug, baseline, others, nameOf }: { projec
           {pages.error.message}
         </Alert>
       ) : !first ? (
-        <Group justify="center" p="md">
-          <Loader size="sm" aria-label="Loading the regressions" />
-        </Group>
+        <Loading label="Loading the regressions" padding="md" />
       ) : rows.length === 0 ? (
         <Alert color="teal" title={direction === 'regressed' ? 'No regressions' : 'No improvements'}>
           {direction === 'regressed' ? `No result that passed in ${nameOf(baseline)} fails in ${nameOf(current)}.` : `No result that failed in ${nameOf(baseline)} passes in ${nameOf(current)}.`}

@@ -1,5 +1,5 @@
 import { useMemo, useState } from 'react';
-import { Alert, Breadcrumbs, Button, Group, Loader, NativeSelect, NumberInput, Paper, SegmentedControl, Stack, Text, Textarea, TextInput, Title } from '@mantine/core';
+import { Alert, Breadcrumbs, Button, Group, NativeSelect, NumberInput, Paper, SegmentedControl, Stack, Text, Textarea, TextInput, Title } from '@mantine/core';
 import { IconPlayerPlay, IconPlus, IconTrash } from '@tabler/icons-react';
 import { Link, useNavigate, useParams, useSearch } from '@tanstack/react-router';
 import { ApiError } from '../api/client.ts';
@@ -15,6 +15,7 @@ import { formErrors } from '../lib/form-errors.ts';
 import { headersOf, headersText } from '../lib/header-lines.ts';
 import { asText } from '../lib/format.ts';
 import './experiments.css';
+import { Loading } from '../components/QueryState.tsx';
 
 /**
  * `/p/<projectId>/experiments/<slug>/setup`: what a platform run runs, edited in the app and
@@ -153,9 +154,7 @@ export default function ExperimentSetupPage() {
           .
         </Alert>
       ) : definition.isPending ? (
-        <Group justify="center" p="xl">
-          <Loader size="sm" aria-label="Loading the setup" />
-        </Group>
+        <Loading label="Loading the setup" />
       ) : definition.isError && !isNew ? (
         <Alert color="red" title="The setup could not be loaded">
           {definition.error.message}

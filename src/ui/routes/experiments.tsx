@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { TimeCell } from '../components/TimeCell.tsx';
-import { Badge, Button, Group, Loader, Table, Text, TextInput, Title } from '@mantine/core';
+import { Badge, Button, Group, Table, Text, TextInput, Title } from '@mantine/core';
 import { IconPlus } from '@tabler/icons-react';
 import { Link, useNavigate, useParams } from '@tanstack/react-router';
 import { useBaselines, useExperiments, useRunsOf, useVerdicts } from '../api/experiments.ts';
@@ -10,7 +10,7 @@ import { formatFullTime, formatRelative } from '../lib/format.ts';
 import { fmt, mainScore, pct } from '../lib/experiments.ts';
 import { ScrollPanel } from '../components/ScrollPanel.tsx';
 import './experiments.css';
-import { QueryState } from '../components/QueryState.tsx';
+import { QueryState, Loading } from '../components/QueryState.tsx';
 import { slugify } from '../../platform/slug.schema.ts';
 
 /** How many runs the trend shows, oldest to newest: every one drawn. */
@@ -166,7 +166,7 @@ function ExperimentRow({
       <Table.Td>{e.runsCount}</Table.Td>
       <Table.Td>
         {loading ? (
-          <Loader size="xs" aria-label={`Loading runs of ${e.name ?? e.slug}`} />
+          <Loading label={`Loading runs of ${e.name ?? e.slug}`} size="xs" inline />
         ) : last ? (
           <Group gap={6} wrap="nowrap">
             <Link to="/p/$projectId/experiments/$slug" params={{ projectId, slug: e.slug }} search={{ runId: last.runId }} className="ellipsis" style={{ maxWidth: 220 }} title={last.runId}>
@@ -209,7 +209,7 @@ function VerdictSummary({ projectId, slug, lastRunId, baseline, comparison }: { 
   if (baseline === undefined || !lastRunId) return <span className="muted">–</span>;
   if (baseline === null) return <span className="muted">no baseline</span>;
   if (baseline === lastRunId) return <span className="muted">the last run is the baseline</span>;
-  if (!comparison) return <Loader size="xs" aria-label="Comparing with the baseline" />;
+  if (!comparison) return <Loading label="Comparing with the baseline" size="xs" inline />;
   const evaluators = comparison.comparisons[0]?.evaluators ?? [];
   const better = evaluators.filter((v) => v.verdict === 'better').map((v) => v.name);
   const worse = evaluators.filter((v) => v.verdict === 'worse').map((v) => v.name);

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { Alert, Badge, Button, Group, Loader, NativeSelect, NumberInput, Paper, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Badge, Button, Group, NativeSelect, NumberInput, Paper, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { IconArrowLeft, IconSend } from '@tabler/icons-react';
 import { Link, useNavigate, useParams, useSearch } from '@tanstack/react-router';
 import { useEvaluatorName } from '../api/evaluators.ts';
@@ -9,6 +9,7 @@ import { can, useSession } from '../api/session.ts';
 import { percent, TRUST_COLOR } from '../components/JudgeTrust.tsx';
 import { fieldError, formErrors } from '../lib/form-errors.ts';
 import { oneLine } from '../lib/format.ts';
+import { Loading, Unloaded } from '../components/QueryState.tsx';
 
 const NEW_QUEUE = '__new__';
 const two = (v: number) => v.toFixed(2);
@@ -85,9 +86,7 @@ export default function JudgeAlignmentPage() {
           Choose a judge and the score people gave the same traces.
         </Text>
       ) : alignment.isPending ? (
-        <Group justify="center" p="xl">
-          <Loader size="sm" aria-label="Measuring the judge" />
-        </Group>
+        <Loading label="Measuring the judge" />
       ) : alignment.isError ? (
         <Alert color="red" title="This judge cannot be measured against this score">
           {alignment.error.message}
@@ -480,8 +479,7 @@ function LabelMorePanel({ projectId, choice }: { projectId: string; choice: Judg
 
 function LabelMoreList({ projectId, choice }: { projectId: string; choice: JudgeChoice }) {
   const more = useLabelMore(projectId, choice);
-  if (more.isPending) return <Loader size="sm" aria-label="Choosing traces" />;
-  if (more.isError) return <Alert color="red">{more.error.message}</Alert>;
+  if (!more.isSuccess) return <Unloaded query={more} loading="Choosing traces" failed="Traces to label could not be chosen" inline />;
   const m = more.data;
   return (
     <Stack gap={6} mt="xs">
@@ -553,7 +551,7 @@ function VersionComparisonPanel({ projectId, choice }: { projectId: string; choi
               <div key={c.id} data-testid="version-comparison" data-status={c.status}>
                 {c.status === 'running' ? (
                   <Group gap={6}>
-                    <Loader size="xs" aria-label="Running the new version" />
+                    <Loading label="Running the new version" size="xs" inline />
                     <Text size="sm">
                       Running version {c.candidateVersion} on up to {c.limit} traces…
                     </Text>

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { Alert, Button, Fieldset, Group, Loader, NativeSelect, NumberInput, Paper, SegmentedControl, Stack, Switch, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Button, Fieldset, Group, NativeSelect, NumberInput, Paper, SegmentedControl, Stack, Switch, Text, TextInput, Title } from '@mantine/core';
 import { IconArrowLeft } from '@tabler/icons-react';
 import { Link, useNavigate, useParams, useSearch } from '@tanstack/react-router';
 import { useCatalogue, useMonitorMutations, type Evaluator } from '../api/evaluators.ts';
@@ -8,6 +8,7 @@ import type { MonitorFilters } from '../api/types.ts';
 import { SchemaForm, type JsonSchema } from '../components/SchemaForm.tsx';
 import { formErrors } from '../lib/form-errors.ts';
 import { FilterFields, filterText, filtersOf } from '../components/FilterFields.tsx';
+import { Loading } from '../components/QueryState.tsx';
 
 /** A monitor: an evaluator with its settings form, a sample share and trace filters. */
 export default function NewMonitorPage() {
@@ -21,11 +22,7 @@ export default function NewMonitorPage() {
     </Link>
   );
   if (catalogue.isPending)
-    return (
-      <Group justify="center" p="xl">
-        <Loader size="sm" aria-label="Loading evaluators" />
-      </Group>
-    );
+    return <Loading label="Loading evaluators" />;
   if (catalogue.isError) return <Alert color="red">{catalogue.error.message}</Alert>;
   const evaluators = catalogue.data;
   const chosen = evaluators.find((e) => e.path === initial) ?? evaluators.find((e) => e.available) ?? evaluators[0];

@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { TimeCell } from '../components/TimeCell.tsx';
-import { Alert, Badge, Button, Group, Loader, NativeSelect, Paper, SegmentedControl, Stack, Switch, Table, Text, Title, Tooltip } from '@mantine/core';
+import { Alert, Badge, Button, Group, NativeSelect, Paper, SegmentedControl, Stack, Switch, Table, Text, Title, Tooltip } from '@mantine/core';
 import { IconArrowLeft, IconPencil, IconTrash } from '@tabler/icons-react';
 import { Link, useNavigate, useParams } from '@tanstack/react-router';
 import { monitorTrigger, resultColor, useCatalogue, useEvaluatorName, useMonitor, useMonitorMutations, useMonitorResults, useMonitorStats } from '../api/evaluators.ts';
@@ -12,6 +12,7 @@ import { MonitorBackfillButton } from '../components/MonitorBackfill.tsx';
 import { Stat } from '../components/Stat.tsx';
 import { asText, dateFormat, oneLine } from '../lib/format.ts';
 import { MonitorForm } from './monitor-new.tsx';
+import { Loading } from '../components/QueryState.tsx';
 
 const RANGES = [
   { value: '86400000', label: 'Last 24 hours' },
@@ -41,11 +42,7 @@ export default function MonitorPage() {
     </Link>
   );
   if (monitor.isPending)
-    return (
-      <Group justify="center" p="xl">
-        <Loader size="sm" aria-label="Loading the monitor" />
-      </Group>
-    );
+    return <Loading label="Loading the monitor" />;
   if (monitor.isError)
     return (
       <div className="page">
@@ -107,7 +104,7 @@ export default function MonitorPage() {
       {editing &&
         (() => {
           const evaluator = catalogue.data?.find((e) => e.path === m.evaluator);
-          if (!evaluator) return catalogue.isPending ? <Loader size="sm" aria-label="Loading the evaluator" /> : <Alert color="gray">{m.evaluator} is not in the catalogue.</Alert>;
+          if (!evaluator) return catalogue.isPending ? <Loading label="Loading the evaluator" inline /> : <Alert color="gray">{m.evaluator} is not in the catalogue.</Alert>;
           return (
             <Paper withBorder p="md" component="section" aria-label="Edit the monitor">
               <Title order={2} size="h5" mb="sm">
@@ -171,7 +168,7 @@ export default function MonitorPage() {
       {results.isError ? (
         <Alert color="red">{results.error.message}</Alert>
       ) : results.isPending ? (
-        <Loader size="sm" aria-label="Loading results" />
+        <Loading label="Loading results" inline />
       ) : rows.length === 0 ? (
         <Text size="sm" className="muted">
           {show === 'failed' ? 'No failed traces.' : 'No results yet: matching traces are evaluated about 30 seconds after their last span arrives.'}

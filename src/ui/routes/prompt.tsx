@@ -1,4 +1,4 @@
-import { Alert, Badge, Group, Loader, Tabs, Text, Title } from '@mantine/core';
+import { Alert, Badge, Group, Tabs, Text, Title } from '@mantine/core';
 import { IconArrowLeft } from '@tabler/icons-react';
 import { Link, useNavigate, useParams, useSearch } from '@tanstack/react-router';
 import { usePromptVersions, tagColor } from '../api/prompts.ts';
@@ -7,6 +7,7 @@ import { PromptHistory } from '../components/PromptHistory.tsx';
 import { PromptPreview } from '../components/PromptPreview.tsx';
 import { PromptCode } from '../components/PromptCode.tsx';
 import type { PromptSearch } from '../lib/page-searches.ts';
+import { Loading } from '../components/QueryState.tsx';
 
 /** One prompt: edit and save versions, history with diff, restore and tags, compile and run, code. */
 export default function PromptPage() {
@@ -23,11 +24,7 @@ export default function PromptPage() {
     </Link>
   );
   if (versions.isPending) {
-    return (
-      <Group justify="center" p="xl">
-        <Loader size="sm" aria-label="Loading the prompt" />
-      </Group>
-    );
+    return <Loading label="Loading the prompt" />;
   }
   if (versions.isError) {
     return (

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useMemo, useState } from 'react';
-import { Alert, Badge, Button, Group, Loader, NumberInput, SegmentedControl, Stack, Text, Textarea, Title } from '@mantine/core';
+import { Alert, Badge, Button, Group, NumberInput, SegmentedControl, Stack, Text, Textarea, Title } from '@mantine/core';
 import { IconArrowLeft, IconCheck, IconChevronLeft, IconChevronRight, IconPlayerSkipForward } from '@tabler/icons-react';
 import { Link, useNavigate, useParams } from '@tanstack/react-router';
 import { review, useClaim, useQueue, useQueueItem, useScoreConfigs } from '../api/review.ts';
@@ -8,6 +8,7 @@ import type { QueueItem, QueueItemDetail, ScoreConfig } from '../api/review.ts';
 import { useThreadEvaluations } from '../api/threads.ts';
 import { ThreadConversation } from '../components/ThreadConversation.tsx';
 import { TraceView } from '../components/TraceView.tsx';
+import { Loading } from '../components/QueryState.tsx';
 
 type Value = number | boolean | string;
 
@@ -130,9 +131,7 @@ export default function QueueReviewPage() {
           {queue.error.message}
         </Alert>
       ) : current === undefined ? (
-        <Group justify="center" p="xl">
-          <Loader size="sm" aria-label="Claiming the next item" />
-        </Group>
+        <Loading label="Claiming the next item" />
       ) : !shown ? (
         <Stack p="md" gap="sm">
           {claimed.error && <Alert color="red">{claimed.error.message}</Alert>}
@@ -268,7 +267,7 @@ function ScoreField({ config, value, onChange }: { config: ScoreConfig; value: V
 }
 
 function DoneScores({ detail }: { detail: QueueItemDetail | null }) {
-  if (!detail) return <Loader size="xs" aria-label="Loading" />;
+  if (!detail) return <Loading label="Loading" size="xs" inline />;
   const done = detail.annotation ?? detail.threadReview;
   if (!done) {
     return (
@@ -319,11 +318,7 @@ function ReviewTrace({ projectId, item, traceId }: { projectId: string; item: Qu
   const outline = useTraceOutline({ projectId, traceId });
   const [span, setSpan] = useState<string | null>(item.spanId);
   if (outline.isPending) {
-    return (
-      <Group justify="center" p="xl">
-        <Loader size="sm" aria-label="Loading the trace" />
-      </Group>
-    );
+    return <Loading label="Loading the trace" />;
   }
   if (outline.isError) {
     return (

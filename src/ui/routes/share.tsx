@@ -1,10 +1,11 @@
 import { useEffect, useState } from 'react';
-import { Group, Loader, Text } from '@mantine/core';
+import { Text } from '@mantine/core';
 import { IconTelescope } from '@tabler/icons-react';
 import { useParams } from '@tanstack/react-router';
 import { ApiError } from '../api/client.ts';
 import { useTraceOutline } from '../api/traces.ts';
 import { TraceView } from '../components/TraceView.tsx';
+import { Loading } from '../components/QueryState.tsx';
 
 /** The public, read-only page of a shared trace: no sign-in, and no link into the project. */
 export default function SharePage() {
@@ -30,9 +31,7 @@ export default function SharePage() {
       </header>
       <main className="shell-main">
         {detail.isPending ? (
-          <Group justify="center" p="xl">
-            <Loader size="sm" aria-label="Loading the trace" />
-          </Group>
+          <Loading label="Loading the trace" />
         ) : pending ? (
           <div className="center-page">
             <h1 style={{ fontSize: 22 }}>Shared trace not available yet</h1>

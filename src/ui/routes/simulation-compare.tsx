@@ -1,4 +1,4 @@
-import { Alert, Box, Group, Loader, NativeSelect, Stack, Table, Text, Title } from '@mantine/core';
+import { Alert, Box, Group, NativeSelect, Stack, Table, Text, Title } from '@mantine/core';
 import { IconArrowLeft } from '@tabler/icons-react';
 import { Link, useNavigate, useParams, useSearch } from '@tanstack/react-router';
 import { useBatchComparison, useSimulationBatches, type BatchComparison } from '../api/simulations.ts';
@@ -7,7 +7,7 @@ import { fieldError } from '../lib/form-errors.ts';
 import { pct, points } from '../lib/experiments.ts';
 import { formatRelative } from '../lib/format.ts';
 import './experiments.css';
-import { Unloaded } from '../components/QueryState.tsx';
+import { Unloaded, Loading } from '../components/QueryState.tsx';
 
 type Rate = NonNullable<BatchComparison['scenarios'][number]['baseline']>;
 
@@ -65,9 +65,7 @@ export default function SimulationComparePage() {
               </Alert>
             )
           ) : !comparison.data ? (
-            <Group justify="center" p="md">
-              <Loader size="sm" aria-label="Comparing the batches" />
-            </Group>
+            <Loading label="Comparing the batches" padding="md" />
           ) : (
             <Comparison data={comparison.data} />
           )}

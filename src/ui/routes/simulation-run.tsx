@@ -1,10 +1,11 @@
-import { Alert, Group, Loader, Text, Title } from '@mantine/core';
+import { Alert, Group, Text, Title } from '@mantine/core';
 import { IconArrowLeft, IconCheck, IconExternalLink, IconX } from '@tabler/icons-react';
 import { Link, useParams } from '@tanstack/react-router';
 import { useSimulationRun } from '../api/simulations.ts';
 import { Metric } from '../components/TraceView.tsx';
 import { formatDuration, formatFullTime } from '../lib/format.ts';
 import { RunStatus } from './simulations.tsx';
+import { Loading } from '../components/QueryState.tsx';
 
 interface ToolCall {
   id: string;
@@ -51,9 +52,7 @@ export default function SimulationRunPage() {
   if (run.isPending) {
     return (
       <div className="page">
-        <Group justify="center" p="xl">
-          <Loader size="sm" aria-label="Loading the run" />
-        </Group>
+        <Loading label="Loading the run" />
       </div>
     );
   }

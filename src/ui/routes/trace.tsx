@@ -1,5 +1,5 @@
 import { useCallback, useState } from 'react';
-import { Alert, Button, Checkbox, Group, Loader, Modal, Stack, Text, Tooltip } from '@mantine/core';
+import { Alert, Button, Checkbox, Group, Modal, Stack, Text, Tooltip } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { IconArrowLeft, IconLink, IconLinkOff, IconShare } from '@tabler/icons-react';
 import { Link, useNavigate, useParams, useSearch } from '@tanstack/react-router';
@@ -8,6 +8,7 @@ import { useShareMutation, useShareState, useTraceOutline, type ShareOptions } f
 import { Copy } from '../components/Copy.tsx';
 import { TraceView } from '../components/TraceView.tsx';
 import { AddToDatasetButton } from '../components/AddToDataset.tsx';
+import { Loading } from '../components/QueryState.tsx';
 
 export default function TracePage() {
   const { projectId, traceId } = useParams({ from: '/p/$projectId/traces/$traceId' });
@@ -36,11 +37,7 @@ export default function TracePage() {
     </Link>
   );
   if (detail.isPending) {
-    return (
-      <Group justify="center" p="xl">
-        <Loader size="sm" aria-label="Loading the trace" />
-      </Group>
-    );
+    return <Loading label="Loading the trace" />;
   }
   if (detail.isError) {
     return (

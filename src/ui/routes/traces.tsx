@@ -1,5 +1,5 @@
 import { Fragment, useEffect, useLayoutEffect, useMemo, useRef, useState, type CSSProperties, type KeyboardEvent, type MouseEvent } from 'react';
-import { Alert, Button, Checkbox, Group, Loader, Text } from '@mantine/core';
+import { Alert, Button, Checkbox, Group, Text } from '@mantine/core';
 import { useMediaQuery } from '@mantine/hooks';
 import { IconArrowDown, IconArrowUp, IconMessages } from '@tabler/icons-react';
 import { Link, useNavigate, useParams, useSearch } from '@tanstack/react-router';
@@ -17,7 +17,7 @@ import type { ScoreConfig } from '../api/review.ts';
 import { ListToolbar } from '../components/TraceFilters.tsx';
 import { activeFilterCount, decodeColumns, encodeColumns, searchConditions, toSearchRequest, viewSearchOf, type ListSearch, type ListSort } from '../lib/list-search.ts';
 import { useRangeAnchor } from '../lib/use-range-anchor.ts';
-import { Unloaded } from '../components/QueryState.tsx';
+import { Unloaded, Loading } from '../components/QueryState.tsx';
 
 const POLL_MS = 1500;
 /** Transactions commit in any order: each poll looks this far behind the server's last `now`. */
@@ -419,9 +419,7 @@ function TraceGrid({ placeKey, projectId, rows, freshIds, selected, onSelect, se
         })}
       </div>
       {loadingMore && (
-        <Group justify="center" p="xs">
-          <Loader size="xs" aria-label="Loading more traces" />
-        </Group>
+        <Loading label="Loading more traces" size="xs" padding="xs" />
       )}
     </div>
   );

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { Alert, Badge, Button, Group, Loader, PasswordInput, Stack, Table, Text } from '@mantine/core';
+import { Alert, Badge, Button, Group, PasswordInput, Stack, Table, Text } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { IconLogout } from '@tabler/icons-react';
 import { useSession } from '../../api/session.ts';
@@ -7,6 +7,7 @@ import { useAccountMutations, useUserSessions } from '../../api/account.ts';
 import type { UserSession } from '../../api/account.ts';
 import { ApiErrorAlert, Section, shortDate } from '../../components/Settings.tsx';
 import { fieldError } from '../../lib/form-errors.ts';
+import { Loading } from '../../components/QueryState.tsx';
 
 /** "Chrome 131 on Linux" from a user agent, enough to tell one's devices apart. */
 function device(userAgent: string | null): string {
@@ -65,7 +66,7 @@ export default function AccountPage() {
         }
       >
         {sessions.isPending ? (
-          <Loader size="sm" aria-label="Loading sessions" />
+          <Loading label="Loading sessions" inline />
         ) : sessions.isError ? (
           <ApiErrorAlert error={sessions.error} />
         ) : (

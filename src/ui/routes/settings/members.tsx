@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { Badge, Button, Group, Loader, NativeSelect, Stack, Table, Text, TextInput } from '@mantine/core';
+import { Badge, Button, Group, NativeSelect, Stack, Table, Text, TextInput } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { IconLink, IconMailPlus, IconUserMinus, IconX } from '@tabler/icons-react';
 import { can, useSession } from '../../api/session.ts';
@@ -8,7 +8,7 @@ import type { AddedMember, Member } from '../../api/organization.ts';
 import type { Role } from '../../api/types.ts';
 import { ApiErrorAlert, ConfirmAction, RoleNote, Section, ShownOnce, shortDate } from '../../components/Settings.tsx';
 import { fieldError } from '../../lib/form-errors.ts';
-import { Unloaded } from '../../components/QueryState.tsx';
+import { Unloaded, Loading } from '../../components/QueryState.tsx';
 
 const ROLES: { value: Role; label: string }[] = [
   { value: 'ADMIN', label: 'Admin (everything, settings too)' },
@@ -150,7 +150,7 @@ export default function MembersPage() {
           description="Invited members who have not set a password yet. Only a hash of each link is kept, so a link is shown once; “New link” replaces it with a fresh one."
         >
           {invitations.isPending ? (
-            <Loader size="sm" aria-label="Loading invitations" />
+            <Loading label="Loading invitations" inline />
           ) : invitations.isError ? (
             <ApiErrorAlert error={invitations.error} />
           ) : invitations.data.length === 0 ? (

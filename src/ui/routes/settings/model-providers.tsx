@@ -1,12 +1,12 @@
 import { useState } from 'react';
-import { Alert, Badge, Button, Group, Loader, Modal, Paper, PasswordInput, Select, Stack, TagsInput, Text, TextInput } from '@mantine/core';
+import { Alert, Badge, Button, Group, Modal, Paper, PasswordInput, Select, Stack, TagsInput, Text, TextInput } from '@mantine/core';
 import { IconBolt, IconPlus, IconTrash } from '@tabler/icons-react';
 import { useParams } from '@tanstack/react-router';
 import { can, useSession } from '../../api/session.ts';
 import { fieldError } from '../../lib/form-errors.ts';
 import { useDiscoverModels, useModelProviderMutations, useModelProviders, type CreateProviderInput, type ModelProvider, type ProviderTest } from '../../api/model-providers.ts';
 import { ApiErrorAlert, ConfirmAction, RoleNote, Section, shortDate } from '../../components/Settings.tsx';
-import { Unloaded } from '../../components/QueryState.tsx';
+import { Unloaded, Loading } from '../../components/QueryState.tsx';
 
 const ROUTE = '/p/$projectId/settings/model-providers';
 const KINDS = [
@@ -89,7 +89,7 @@ export default function ModelProvidersPage() {
                       <Text size="xs" className="muted">
                         Added {shortDate(p.created_at)}
                       </Text>
-                      {test === 'running' && <Loader size="xs" aria-label={`Testing ${p.name}`} />}
+                      {test === 'running' && <Loading label={`Testing ${p.name}`} size="xs" inline />}
                       {test && test !== 'running' && (
                         <Alert color={test.ok ? 'green' : 'red'} p="xs" title={test.ok ? `${test.model} answered in ${test.latency_ms} ms` : `${test.model} failed`}>
                           <Text size="xs" style={{ overflowWrap: 'anywhere' }}>

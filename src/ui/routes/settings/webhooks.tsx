@@ -1,5 +1,5 @@
 import { useMemo, useState } from 'react';
-import { Accordion, Alert, Badge, Button, Checkbox, Group, Loader, Modal, NumberInput, Paper, Stack, Switch, Table, Text, TextInput, Textarea } from '@mantine/core';
+import { Accordion, Alert, Badge, Button, Checkbox, Group, Modal, NumberInput, Paper, Stack, Switch, Table, Text, TextInput, Textarea } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { IconBolt, IconKey, IconList, IconPlus, IconTrash } from '@tabler/icons-react';
 import { useNavigate, useParams, useSearch } from '@tanstack/react-router';
@@ -9,7 +9,7 @@ import type { WebhookEndpoint, WebhookEventType } from '../../api/webhooks.ts';
 import { ApiErrorAlert, ConfirmAction, RoleNote, Section, ShownOnce, shortDate } from '../../components/Settings.tsx';
 import { formatDuration } from '../../lib/format.ts';
 import { fieldError } from '../../lib/form-errors.ts';
-import { Unloaded } from '../../components/QueryState.tsx';
+import { Unloaded, Loading } from '../../components/QueryState.tsx';
 
 /** The reason the API itself writes when someone disables an endpoint (anything else: the dispatcher did). */
 const MANUAL_REASON = 'disabled through the API';
@@ -215,7 +215,7 @@ function Deliveries({ projectId, endpointId }: { projectId: string; endpointId: 
         </Text>
       </Group>
       {pages.isPending ? (
-        <Loader size="xs" aria-label="Loading deliveries" />
+        <Loading label="Loading deliveries" size="xs" inline />
       ) : pages.isError ? (
         <ApiErrorAlert error={pages.error} />
       ) : rows.length === 0 ? (
