@@ -62,7 +62,12 @@ export default function JudgeAlignmentPage() {
           aria-label="Judge"
           value={search.evaluator ?? ''}
           onChange={(e) => choose({ evaluator: e.currentTarget.value || undefined, version: undefined })}
-          data={[{ value: '', label: judges.isPending ? 'Loading…' : 'Choose a judge' }, ...(judges.data ?? []).map((j) => ({ value: j.evaluator, label: `${evaluatorName(j.evaluator)} (${j.results} results)` }))]}
+          data={[
+            { value: '', label: judges.isPending ? 'Loading…' : 'Choose a judge' },
+            ...(judges.data ?? []).map((j) => ({ value: j.evaluator, label: `${evaluatorName(j.evaluator)} (${j.results} results)` })),
+            // The judge the address names shows at once, before (or without) the list's answer.
+            ...(search.evaluator && !judge ? [{ value: search.evaluator, label: evaluatorName(search.evaluator) }] : []),
+          ]}
         />
         {judge && judge.versions.length > 0 && (
           <NativeSelect
@@ -76,7 +81,11 @@ export default function JudgeAlignmentPage() {
           label="People's score"
           value={search.config ?? ''}
           onChange={(e) => choose({ config: e.currentTarget.value || undefined })}
-          data={[{ value: '', label: configs.isPending ? 'Loading…' : 'Choose a score config' }, ...(configs.data ?? []).map((c) => ({ value: c.id, label: `${c.name} (${c.kind})` }))]}
+          data={[
+            { value: '', label: configs.isPending ? 'Loading…' : 'Choose a score config' },
+            ...(configs.data ?? []).map((c) => ({ value: c.id, label: `${c.name} (${c.kind})` })),
+            ...(search.config && !configs.data?.some((c) => c.id === search.config) ? [{ value: search.config, label: configs.isPending ? 'Loading…' : search.config }] : []),
+          ]}
         />
       </Group>
       {judges.data?.length === 0 && <Alert color="gray">No evaluator has results in this project yet: run one on some traces (a monitor, or its playground) first.</Alert>}
