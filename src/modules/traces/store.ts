@@ -219,7 +219,7 @@ export async function prunePendingLogEvents(db: Executor, before: number): Promi
  */
 const SEARCH_PENDING_LIST_KB = 256;
 
-/** For the caller's transaction: the full-text index's pending list merged at SEARCH_PENDING_LIST_KB. */
+/** For the caller's transaction: the full-text index's pending list merged at SEARCH_PENDING_LIST_KB (PGlite, which has no autovacuum). */
 export async function limitSearchPendingList(tx: Executor): Promise<void> {
   await tx.execute(sql.raw(`SET LOCAL gin_pending_list_limit = ${SEARCH_PENDING_LIST_KB}`));
 }
