@@ -12,8 +12,18 @@
  * benchRawInsert) for the ratio ingest / raw, measured in the same run. BENCH_RAW=0 skips that;
  * BENCH_REQUESTS sets the requests of 100 spans per run (default 500).
  * Under `--cpu-prof` it prints the measured window on the profiles' clock (microseconds).
+ *
+ * BENCH_AGAINST=<another checkout>: the same measurement of two versions of the code in one
+ * sitting, alternating (this checkout, that one; then that one first, and so on), each run in a
+ * process of its own started in its checkout (its own bench/ingest-median.ts, one run, no raw
+ * insert); prints each pair and the medians of spans/s and of the server's CPU ms per 1,000
+ * spans (all its threads, and PostgreSQL's backends), with the ratios this / that. For the
+ * day partitions against the unpartitioned build: docs/performance.md.
  */
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
 import { rows } from '../src/db/index.ts';
 import { median, startBenchServer, threadCpu, type BenchServer } from './lib.ts';
@@ -48,6 +58,49 @@ async function backendCpu(s: BenchServer): Promise<Map<number, number>> {
     }
   }
   return out;
+}
+
+const against = process.env.BENCH_AGAINST;
+if (against) {
+  await compareCheckouts(path.resolve(against));
+  process.exit(0);
+}
+
+/** One run of a checkout's own bench/ingest-median.ts in a process of its own: spans/s, and the server's CPU ms per 1,000 spans. */
+function runIn(checkout: string): { spansPerSecond: number; cpuPer1k: number } {
+  const { BENCH_AGAINST: _against, ...rest } = process.env;
+  const env = { ...rest, BENCH_RAW: '0' };
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'bench/ingest-median.ts', kind, '1'], { cwd: checkout, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  if (r.status !== 0) throw new Error(`bench/ingest-median.ts in ${checkout} exited with ${r.status}:\n${r.stdout}`);
+  const rate = /run 1: (\d+) spans\/s/.exec(r.stdout);
+  const cpu = /CPU ms per 1,000 spans: (.*)/.exec(r.stdout);
+  if (!rate || !cpu) throw new Error(`unexpected output from ${checkout}:\n${r.stdout}`);
+  // main, decode worker, busiest other thread, rest (and the PostgreSQL backends): every figure of the line.
+  const cpuPer1k = [...cpu[1].matchAll(/ (\d+)(?=,|$)/g)].reduce((n, m) => n + Number(m[1]), 0);
+  return { spansPerSecond: Number(rate[1]), cpuPer1k };
+}
+
+async function compareCheckouts(other: string) {
+  const here = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+  const os = await import('node:os');
+  const mine: ReturnType<typeof runIn>[] = [];
+  const theirs: ReturnType<typeof runIn>[] = [];
+  const loads: number[] = [os.loadavg()[0]];
+  for (let run = 0; run < runs; run++) {
+    // Alternating which goes first, so a drift of the machine's load favours neither.
+    const order = run % 2 === 0 ? ([here, other] as const) : ([other, here] as const);
+    for (const checkout of order) {
+      const r = runIn(checkout);
+      (checkout === here ? mine : theirs).push(r);
+      loads.push(os.loadavg()[0]);
+      console.log(`${kind} run ${run + 1} ${checkout === here ? 'this checkout' : other}: ${r.spansPerSecond} spans/s, server CPU ${r.cpuPer1k} ms per 1,000 spans`);
+    }
+  }
+  const m = (rs: ReturnType<typeof runIn>[], f: (r: ReturnType<typeof runIn>) => number) => median(rs.map(f));
+  const [a, b] = [m(mine, (r) => r.spansPerSecond), m(theirs, (r) => r.spansPerSecond)];
+  const [ca, cb] = [m(mine, (r) => r.cpuPer1k), m(theirs, (r) => r.cpuPer1k)];
+  console.log(`${kind} medians of ${runs}: this checkout ${Math.round(a)} spans/s, ${ca} CPU ms per 1,000 spans; ${other} ${Math.round(b)} spans/s, ${cb} CPU ms per 1,000 spans`);
+  console.log(`${kind} this / that: spans/s ${(a / b).toFixed(2)}, CPU per span ${(cb / ca).toFixed(2)} (inverse: above 1 is less CPU here); load average (1 min) ${Math.min(...loads).toFixed(1)}-${Math.max(...loads).toFixed(1)}`);
 }
 
 const results: number[] = [];
@@ -88,9 +141,21 @@ for (let run = 0; run < runs; run++) {
     );
     if (profiling) console.log(`  window ${startUs} ${endUs}`);
     if (withRaw) {
+      // The raw insert's CPU as well (its statements' text is made before its clock starts, so this includes a little of that).
+      const rawBackendsBefore = await backendCpu(server);
+      const rawCpu = threadCpu();
       const raw = await benchRawInsert(server, r.spans);
+      const rawUsed = rawCpu();
+      const rawBackendsAfter = await backendCpu(server);
+      let rawBackends = 0;
+      for (const [pid, s] of rawBackendsAfter) rawBackends += s - (rawBackendsBefore.get(pid) ?? 0);
       ratios.push(r.spansPerSecond / raw.rowsPerSecond);
+      const perRow1k = (seconds: number) => ((seconds * 1000 * 1000) / raw.rows).toFixed(0);
       console.log(`  raw multi-row INSERT of the same ${raw.rows} rows (100 per statement, each committed): ${Math.round(raw.rowsPerSecond)} rows/s; ingest / raw ${(r.spansPerSecond / raw.rowsPerSecond).toFixed(2)}`);
+      console.log(
+        `  raw insert CPU ms per 1,000 rows: main ${perRow1k(rawUsed.main)}, busiest other thread${kind === 'pglite' ? ' (PGlite)' : ''} ${perRow1k(rawUsed.busiestOther)}, rest ${perRow1k(rawUsed.rest)}` +
+          (kind === 'postgres' ? `, PostgreSQL backends ${perRow1k(rawBackends)}` : ''),
+      );
     }
   } finally {
     await server.close();

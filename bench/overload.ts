@@ -160,6 +160,7 @@ export interface OverloadResult {
     inFlight: number;
     healthzP99: number;
     healthzMax: number;
+    healthzCount: number;
     readyzP99: number;
     searchP50: number;
     searchP95: number;
@@ -198,15 +199,17 @@ export async function benchOverload(kind: 'pglite' | 'postgres', postgresUrl: st
     dropDb = () => admin(postgresUrl, `DROP DATABASE IF EXISTS ${name}`);
   }
   const rest = () => new Promise((r) => setTimeout(r, 5_000));
+  // BENCH_OVERLOAD_BIN: another checkout's bin/spyglass.mjs (its bundle), to compare two versions in one sitting.
+  const bin = process.env.BENCH_OVERLOAD_BIN;
   try {
-    let server = await startServer(env);
+    let server = await startServer(env, bin);
     const firstStart = { healthyMs: server.healthyMs, readyMs: server.readyMs, cpuMs: server.startCpuMs };
     await rest();
     const afterFirstStart = procStatus(server.child.pid!, 'VmRSS') / 1024;
     const firstPid = server.child.pid!;
     const firstRestAt = Date.now();
     await server.stop();
-    server = await startServer(env);
+    server = await startServer(env, bin);
     const restart = { healthyMs: server.healthyMs, readyMs: server.readyMs, cpuMs: server.startCpuMs };
     await rest();
     const afterRestart = procStatus(server.child.pid!, 'VmRSS') / 1024;
@@ -285,6 +288,7 @@ export async function benchOverload(kind: 'pglite' | 'postgres', postgresUrl: st
         inFlight: perClient * opts.clients,
         healthzP99: percentile(healthz, 99),
         healthzMax: Math.max(...healthz),
+        healthzCount: healthz.length,
         readyzP99: percentile(readyz, 99),
         searchP50: percentile(searches, 50),
         searchP95: percentile(searches, 95),

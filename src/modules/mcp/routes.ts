@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { RouteAuthEntry } from '../../platform/auth/index.ts';
-import { buildMcpServer, type McpCaller, type ToolPermissions } from './server.ts';
+import type { McpCaller, ToolPermissions } from './server.ts';
 import { TOOLS, type ApiRequest } from './tools.ts';
 import { tagged } from '../../platform/http/route-group.ts';
 
@@ -93,6 +92,8 @@ export function mcpRoutes(app: FastifyInstance, { routeTable, version }: McpRout
           return { status: res.statusCode, body: parseJson(res.body) };
         },
       };
+      // The MCP SDK on first use: ~25 MiB of the server's memory that a server no agent talks to does not hold.
+      const [{ buildMcpServer }, { StreamableHTTPServerTransport }] = await Promise.all([import('./server.ts'), import('@modelcontextprotocol/sdk/server/streamableHttp.js')]);
       const server = buildMcpServer(caller, permissions, version);
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       reply.hijack();

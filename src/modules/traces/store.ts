@@ -210,6 +210,21 @@ export async function prunePendingLogEvents(db: Executor, before: number): Promi
 }
 
 /**
+ * New entries of the summaries' full-text index (GIN) wait in its pending list until the list
+ * outgrows this many kB; the writer that outgrows it then merges them all, in its transaction.
+ * At PostgreSQL's default of 4 MB, on PGlite (no autovacuum merges sooner) every text search
+ * read the whole unsorted list, about 4x the CPU of one against 256 kB, and one write in many
+ * paid a merge twice the largest one at 256 kB, while every read waited for it; the writes
+ * cost about the same in all (docs/performance.md: Ingest against a raw insert, and overload).
+ */
+const SEARCH_PENDING_LIST_KB = 256;
+
+/** For the caller's transaction: the full-text index's pending list merged at SEARCH_PENDING_LIST_KB (PGlite, which has no autovacuum). */
+export async function limitSearchPendingList(tx: Executor): Promise<void> {
+  await tx.execute(sql.raw(`SET LOCAL gin_pending_list_limit = ${SEARCH_PENDING_LIST_KB}`));
+}
+
+/**
  * Writes summaries and, in the same statement, a `trace.created` event for each trace of
  * `created` (the caller, holding the traces' locks, found no stored span of them).
  */

@@ -4,7 +4,6 @@
  * The skips, score (how many languages were found), label (the most confident one) and
  * details follow langevals' evaluator.
  */
-import { detectAll } from 'tinyld';
 import { z } from 'zod';
 import { check } from '../checks/index.ts';
 
@@ -19,8 +18,19 @@ function words(text: string): number {
   return Math.max(text.split(' ').length, Math.floor(Buffer.byteLength(text, 'utf8') / 5));
 }
 
+type DetectAll = typeof import('tinyld').detectAll;
+let tinyld: Promise<DetectAll> | null = null;
+/**
+ * tinyld on first use: its language profiles take ~40 MiB of the server's memory and ~0.2 s
+ * of CPU to load, which a server that never runs this evaluator should not pay at every start.
+ */
+function detector(): Promise<DetectAll> {
+  tinyld ??= import('tinyld').then((m) => m.detectAll);
+  return tinyld;
+}
+
 /** The languages found above the threshold, most confident first. */
-function languages(text: string, threshold: number): Map<string, number> {
+function languages(detectAll: DetectAll, text: string, threshold: number): Map<string, number> {
   return new Map(
     detectAll(text)
       .filter((l) => l.accuracy > threshold)
@@ -55,25 +65,26 @@ export const languageDetection = check({
       .describe('Minimum confidence threshold for the language detection. If the confidence is lower than this, the evaluation will be skipped.'),
   }),
   isGuardrail: true,
-  evaluate: ({ data, settings: s }) => {
+  evaluate: async ({ data, settings: s }) => {
     const input = data.input ?? '';
-    const skipped = (details: string) => Promise.resolve({ status: 'skipped' as const, details });
+    const skipped = (details: string) => ({ status: 'skipped' as const, details });
     if (s.check_for === 'input_matches_output' && words(input) < s.min_words) return skipped(`Skipped because the input has less than ${s.min_words} words`);
     if (words(data.output) < s.min_words) return skipped(`Skipped because the output has less than ${s.min_words} words`);
-    const output = languages(data.output, s.threshold);
+    const detectAll = await detector();
+    const output = languages(detectAll, data.output, s.threshold);
     if (output.size === 0) return skipped(`Skipped because no language could be detected on the output with a confidence higher than ${s.threshold}`);
     const expected = s.expected_language ?? null;
     if (s.check_for === 'output_matches_language') {
-      return Promise.resolve({
-        status: 'processed',
+      return {
+        status: 'processed' as const,
         score: output.size,
         passed: expected === null || output.has(expected),
         label: [...output.keys()][0],
         details: `Languages detected: ${[...output.keys()].join(', ')}`,
         raw_response: { output: Object.fromEntries(output) },
-      });
+      };
     }
-    const inputLanguages = languages(input, s.threshold);
+    const inputLanguages = languages(detectAll, input, s.threshold);
     if (inputLanguages.size === 0) return skipped(`Skipped because no language could be detected on the input with a confidence higher than ${s.threshold}`);
     let passed = [...output.keys()].some((l) => inputLanguages.has(l));
     let details = passed ? '' : 'Input and output languages do not match. ';
@@ -81,13 +92,13 @@ export const languageDetection = check({
       passed = passed && output.has(expected);
       if (!passed) details = `Input and output do not match the expected language: ${expected}. `;
     }
-    return Promise.resolve({
-      status: 'processed',
+    return {
+      status: 'processed' as const,
       score: new Set([...output.keys(), ...inputLanguages.keys()]).size,
       passed,
       label: [...inputLanguages.keys()][0],
       details: `${details}Input languages detected: ${[...inputLanguages.keys()].join(', ')}. Output languages detected: ${[...output.keys()].join(', ')}`,
       raw_response: { input: Object.fromEntries(inputLanguages), output: Object.fromEntries(output) },
-    });
+    };
   },
 });
