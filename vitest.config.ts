@@ -36,7 +36,9 @@ export default defineConfig({
       // Worker threads, each file in a fresh one: the forks above keep their modules.
       // @langwatch/scenario's build imports @elevenlabs/elevenlabs-js paths without extensions: it loads only when vitest transforms both.
       { extends: true, test: { name: 'isolated', include: ISOLATED_TESTS, pool: 'threads', server: { deps: { inline: ['@langwatch/scenario', '@elevenlabs/elevenlabs-js'] } } } },
-      { extends: true, test: { name: 'browser', include: BROWSER_TESTS } },
+      // A page drawing under load takes more than expect.poll's default second to show what it
+      // will show: a poll fails only after 15 s (a wrong value still fails, later).
+      { extends: true, test: { name: 'browser', include: BROWSER_TESTS, expect: { poll: { timeout: 15_000 } } } },
     ],
   },
 });
