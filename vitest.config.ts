@@ -11,6 +11,8 @@ const ISOLATED_TESTS = ['test/clients/**/*.test.ts', 'test/evaluators/pii-lazy.t
 export default defineConfig({
   test: {
     globalSetup: ['test/support/global-setup.ts'],
+    // `npm run bench:suite` records each file's CPU seconds (bench/suite.ts); a plain run loads nothing.
+    setupFiles: process.env.SPYGLASS_FILE_CPU_LOG ? ['test/support/file-cpu.ts'] : [],
     pool: 'forks',
     poolOptions: {
       forks: {
