@@ -3,7 +3,7 @@
  * files and projects given, e.g. `-- --project browser` or `-- test/e2e/privacy.test.ts`) and
  * records where its time goes: per file, the wall time and the CPU seconds its worker spent on
  * it (the test process and the processes it started: Chromium, servers, CLIs), with the tests
- * passed and failed; for the run, its wall time and the CPU of the whole process tree. Writes
+ * passed and failed; for the run, its wall time and the CPU of the processes it waited for. Writes
  * bench/results/suite-<date>.json (vitest's JSON report beside it) and prints the slowest files.
  * TEST_DATABASE_URL, CI and the rest of the environment pass through, as `npx vitest run` takes them.
  */
@@ -93,8 +93,12 @@ const result = {
   testDatabase: process.env.TEST_DATABASE_URL ? 'pglite,postgres' : 'pglite',
   exitCode: code,
   wallS: round(wallS),
-  // Every process of the run: vitest, its workers, Chromium, the servers and CLIs the tests started.
+  // Every process of the run that was waited for: vitest, its workers, the servers and CLIs the
+  // tests started. A worker's shared Chromium, ended with the worker, may be left out.
   cpuS: cpuBefore !== null && cpuAfter !== null ? round(cpuAfter - cpuBefore) : null,
+  // The files' own figures summed (each file's worker and child processes, Chromium included);
+  // vitest's main process, the global setup and the workers' start are not in it.
+  filesCpuS: round(files.reduce((sum, f) => sum + (f.cpuS ?? 0), 0)),
   loadAverage: { before: loadBefore.map(round), after: loadAfter.map(round) },
   cpus: os.cpus().length,
   tests: report ? { total: report.numTotalTests, passed: report.numPassedTests, failed: report.numFailedTests } : null,
@@ -103,7 +107,7 @@ const result = {
 const out = path.join(dir, `suite-${stamp}.json`);
 fs.writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);
 
-console.log(`\n${files.length} files, ${result.tests?.passed ?? '?'} of ${result.tests?.total ?? '?'} tests passed; wall ${result.wallS} s, CPU ${result.cpuS ?? '?'} s (every process of the run); load average ${loadBefore.map(round).join(' ')} before, ${loadAfter.map(round).join(' ')} after`);
+console.log(`\n${files.length} files, ${result.tests?.passed ?? '?'} of ${result.tests?.total ?? '?'} tests passed; wall ${result.wallS} s, CPU ${result.cpuS ?? '?'} s (the processes waited for), ${result.filesCpuS} s summed over the files; load average ${loadBefore.map(round).join(' ')} before, ${loadAfter.map(round).join(' ')} after`);
 console.log("The files by CPU (s): CPU = worker + children, loading the file included; duration is vitest's figure for the file's tests and hooks");
 console.table(files.slice(0, Number(process.env.BENCH_SUITE_TOP ?? '25')).map((f) => ({ file: f.file, tests: f.tests, failed: f.failed, duration: f.durationS, cpu: f.cpuS, worker: f.workerCpuS, children: f.childrenCpuS })));
 console.log(`Written: ${path.relative(process.cwd(), out)} (vitest's report: ${path.relative(process.cwd(), reportFile)})`);
