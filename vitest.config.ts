@@ -11,6 +11,8 @@ const ISOLATED_TESTS = ['test/clients/**/*.test.ts', 'test/evaluators/pii-lazy.t
 export default defineConfig({
   test: {
     globalSetup: ['test/support/global-setup.ts'],
+    // `npm run bench:suite` records each file's CPU seconds (bench/suite.ts); a plain run loads nothing.
+    setupFiles: process.env.SPYGLASS_FILE_CPU_LOG ? ['test/support/file-cpu.ts'] : [],
     pool: 'forks',
     poolOptions: {
       forks: {
@@ -36,7 +38,9 @@ export default defineConfig({
       // Worker threads, each file in a fresh one: the forks above keep their modules.
       // @langwatch/scenario's build imports @elevenlabs/elevenlabs-js paths without extensions: it loads only when vitest transforms both.
       { extends: true, test: { name: 'isolated', include: ISOLATED_TESTS, pool: 'threads', server: { deps: { inline: ['@langwatch/scenario', '@elevenlabs/elevenlabs-js'] } } } },
-      { extends: true, test: { name: 'browser', include: BROWSER_TESTS } },
+      // A page drawing under load takes more than expect.poll's default second to show what it
+      // will show: a poll fails only after 15 s (a wrong value still fails, later).
+      { extends: true, test: { name: 'browser', include: BROWSER_TESTS, expect: { poll: { timeout: 15_000 } } } },
     ],
   },
 });

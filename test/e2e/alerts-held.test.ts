@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { appDatabaseKinds, ManualClock, startApp, type TestApp } from '../support/harness.ts';
-import { hasChromium, launchBrowser, signIn } from '../support/browser.ts';
+import { hasChromium, closeContexts, workerBrowser, signInContext } from '../support/browser.ts';
 import { checkBothWidths } from '../support/both-widths.ts';
 
 const HOUR = 3_600_000;
@@ -21,13 +21,13 @@ describe.runIf(hasChromium)('alert preview of a rule held back by an untrusted j
 
   beforeAll(async () => {
     web = await startApp(kind, { clock });
-    browser = await launchBrowser();
+    browser = await workerBrowser();
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     context.setDefaultTimeout(15_000);
     page = await context.newPage();
   });
   afterAll(async () => {
-    await browser?.close();
+    await closeContexts(browser);
     await web?.close();
   });
 
@@ -61,7 +61,7 @@ describe.runIf(hasChromium)('alert preview of a rule held back by an untrusted j
     }
     await call('POST', '/api/monitors', { name: 'Exact answers', evaluator: 'langevals/exact_match', enabled: false });
 
-    await signIn(page, web.baseUrl, web.creds.user, projectId);
+    await signInContext(page.context(), web.baseUrl, web.creds.user);
     await page.goto(`${web.baseUrl}/p/${projectId}/alerts/new`);
     await page.getByRole('heading', { name: 'New alert rule' }).waitFor();
     await page.getByLabel('Name').fill('Exact answers pass less');

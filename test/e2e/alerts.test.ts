@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { appDatabaseKinds, ManualClock, startApp, type TestApp } from '../support/harness.ts';
-import { hasChromium, launchBrowser, signIn, saveScreenshot, SCREENSHOT_DIR } from '../support/browser.ts';
+import { hasChromium, closeContexts, workerBrowser, signIn, saveScreenshot, SCREENSHOT_DIR } from '../support/browser.ts';
 import { checkBothWidths } from '../support/both-widths.ts';
 import { PHONE } from '../support/phone-width.ts';
 
@@ -22,13 +22,13 @@ describe.runIf(hasChromium)('alerts in a real browser', () => {
   beforeAll(async () => {
     // The app's own alert poll is off: the test evaluates the windows when it says.
     web = await startApp(kind, { clock, env: { SPYGLASS_WEBHOOK_ALLOW_PRIVATE: '1', SPYGLASS_WEBHOOK_POLL_MS: '0', SPYGLASS_ALERT_POLL_SECONDS: '0' } });
-    browser = await launchBrowser();
+    browser = await workerBrowser();
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     context.setDefaultTimeout(15_000);
     page = await context.newPage();
   });
   afterAll(async () => {
-    await browser?.close();
+    await closeContexts(browser);
     await web?.close();
   });
 

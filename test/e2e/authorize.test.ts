@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
-import { hasChromium, launchBrowser, seriousViolations, saveScreenshot } from '../support/browser.ts';
+import { hasChromium, closeContexts, workerBrowser, seriousViolations, saveScreenshot } from '../support/browser.ts';
 
 /**
  * `{endpoint}/authorize`, the URL the LangWatch SDKs' login() prints: signed out it goes
@@ -14,10 +14,10 @@ describe.runIf(hasChromium)('the authorize page in a real browser', () => {
   let browser: Browser;
   beforeAll(async () => {
     web = await startApp(kind);
-    browser = await launchBrowser();
+    browser = await workerBrowser();
   });
   afterAll(async () => {
-    await browser?.close();
+    await closeContexts(browser);
     await web?.close();
   });
 

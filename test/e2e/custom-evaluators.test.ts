@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
-import { hasChromium, launchBrowser, seriousViolations, signIn, saveScreenshot } from '../support/browser.ts';
+import { hasChromium, closeContexts, workerBrowser, seriousViolations, signInContext, saveScreenshot } from '../support/browser.ts';
 import { PHONE, unreachableActions, widerThanScreen } from '../support/phone-width.ts';
 import { startFakeServer, textReply, toolCallReply, type FakeServer, type RecordedRequest } from '../evaluators/fake-servers.ts';
 
@@ -31,7 +31,7 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('custom evaluators and backfi
       return textReply('ok');
     };
     web = await startApp(kind);
-    browser = await launchBrowser();
+    browser = await workerBrowser();
     page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
     page.setDefaultTimeout(10_000);
     projectId = web.creds.project.id;
@@ -53,7 +53,7 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('custom evaluators and backfi
     }
   }, 120_000);
   afterAll(async () => {
-    await browser?.close();
+    await closeContexts(browser);
     await web?.close();
     await fake?.close();
   });
@@ -74,7 +74,7 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('custom evaluators and backfi
   }
 
   it('writes a judge: an error shows at its field, then it is created', async () => {
-    await signIn(page, web.baseUrl, web.creds.user, projectId);
+    await signInContext(page.context(), web.baseUrl, web.creds.user);
     await page.goto(url(`/p/${projectId}/evaluators`));
     await page.getByRole('link', { name: 'New evaluator' }).click();
     await page.waitForURL(`**/p/${projectId}/evaluators/new`);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page, Response } from 'playwright-core';
 import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
-import { hasChromium, launchBrowser, signIn } from '../support/browser.ts';
+import { hasChromium, closeContexts, workerBrowser, signIn } from '../support/browser.ts';
 import { sections } from '../support/sections.ts';
 import { checkBothWidths } from '../support/both-widths.ts';
 import { widerThanScreen } from '../support/phone-width.ts';
@@ -53,11 +53,11 @@ describe.runIf(hasChromium)('dashboards in a real browser', () => {
       });
       expect(res.status, res.text).toBe(200);
     }
-    browser = await launchBrowser();
+    browser = await workerBrowser();
     page = await newPage();
   }, 120_000);
   afterAll(async () => {
-    await browser?.close();
+    await closeContexts(browser);
     await web?.close();
   });
 

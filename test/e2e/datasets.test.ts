@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
-import { hasChromium, launchBrowser, seriousViolations, saveScreenshot } from '../support/browser.ts';
+import { hasChromium, closeContexts, workerBrowser, seriousViolations, saveScreenshot } from '../support/browser.ts';
 import { sections } from '../support/sections.ts';
 import { checkBothWidths } from '../support/both-widths.ts';
 import { agentTrace } from '../support/sample-traces.ts';
@@ -29,7 +29,7 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('the dataset pages in a real 
 
   beforeAll(async () => {
     web = await startApp(kind);
-    browser = await launchBrowser();
+    browser = await workerBrowser();
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     await context.grantPermissions(['clipboard-read', 'clipboard-write']);
     page = await context.newPage();
@@ -38,7 +38,7 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('the dataset pages in a real 
     key = web.creds.projectApiKey;
   }, 120_000);
   afterAll(async () => {
-    await browser?.close();
+    await closeContexts(browser);
     await web?.close();
     fs.rmSync(tmp, { recursive: true, force: true });
   });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { databaseKinds, startApp, type TestApp } from '../support/harness.ts';
-import { hasChromium, launchBrowser, signIn } from '../support/browser.ts';
+import { hasChromium, closeContexts, workerBrowser, signIn } from '../support/browser.ts';
 import { checkBothWidths } from '../support/both-widths.ts';
 import { startFakeServer, type FakeServer, type RecordedRequest, type Reply } from '../evaluators/fake-servers.ts';
 
@@ -68,7 +68,7 @@ describe.runIf(hasChromium).each(databaseKinds)('the evaluation loop in the app 
     };
     web = await startApp(kind, { env: { OPENAI_API_KEY: 'test', OPENAI_BASE_URL: `${model.url}/v1` } });
     projectId = web.creds.project.id;
-    browser = await launchBrowser();
+    browser = await workerBrowser();
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     page = await context.newPage();
     page.setDefaultTimeout(15_000);
@@ -97,7 +97,7 @@ describe.runIf(hasChromium).each(databaseKinds)('the evaluation loop in the app 
     await signIn(page, web.baseUrl, web.creds.user, projectId);
   }, 120_000);
   afterAll(async () => {
-    await browser?.close();
+    await closeContexts(browser);
     await web?.close();
     await model?.close();
   });

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
-import { hasChromium, launchBrowser, seriousViolations, saveScreenshot } from '../support/browser.ts';
+import { hasChromium, closeContexts, workerBrowser, seriousViolations, saveScreenshot } from '../support/browser.ts';
 import { sections } from '../support/sections.ts';
 import { PHONE, unreachableActions, widerThanScreen } from '../support/phone-width.ts';
 
@@ -27,7 +27,7 @@ describe.runIf(hasChromium)('experiment pages in a real browser', () => {
 
   beforeAll(async () => {
     web = await startApp(kind);
-    browser = await launchBrowser();
+    browser = await workerBrowser();
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     page = await context.newPage();
     page.setDefaultTimeout(10_000);
@@ -35,7 +35,7 @@ describe.runIf(hasChromium)('experiment pages in a real browser', () => {
     key = web.creds.projectApiKey;
   });
   afterAll(async () => {
-    await browser?.close();
+    await closeContexts(browser);
     await web?.close();
   });
 

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
 import { startFakeServer, toolCallReply, type FakeServer, type RecordedRequest } from '../evaluators/fake-servers.ts';
-import { hasChromium, launchBrowser, signIn, saveScreenshot, SCREENSHOT_DIR } from '../support/browser.ts';
+import { hasChromium, closeContexts, workerBrowser, signIn, saveScreenshot, SCREENSHOT_DIR } from '../support/browser.ts';
 import { checkBothWidths } from '../support/both-widths.ts';
 
 /**
@@ -36,7 +36,7 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('judge alignment in a real br
       return toolCallReply('verdict', { reasoning: 'read the tone', passed });
     };
     web = await startApp(kind);
-    browser = await launchBrowser();
+    browser = await workerBrowser();
     page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
     page.setDefaultTimeout(15_000);
     projectId = web.creds.project.id;
@@ -66,7 +66,7 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('judge alignment in a real br
     }
   }, 180_000);
   afterAll(async () => {
-    await browser?.close();
+    await closeContexts(browser);
     await web?.close();
     await fake?.close();
   });

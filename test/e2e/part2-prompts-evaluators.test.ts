@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
-import { hasChromium, launchBrowser, seriousViolations, saveScreenshot, SCREENSHOT_DIR } from '../support/browser.ts';
+import { hasChromium, closeContexts, workerBrowser, seriousViolations, saveScreenshot, SCREENSHOT_DIR } from '../support/browser.ts';
 import { sections } from '../support/sections.ts';
 import { agentTrace } from '../support/sample-traces.ts';
 
@@ -24,7 +24,7 @@ describe.runIf(hasChromium)('prompts, evaluators, monitors and analytics in a re
 
   beforeAll(async () => {
     web = await startApp(kind, { clock, fresh: true });
-    browser = await launchBrowser();
+    browser = await workerBrowser();
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     page = await context.newPage();
     page.setDefaultTimeout(8000);
@@ -37,7 +37,7 @@ describe.runIf(hasChromium)('prompts, evaluators, monitors and analytics in a re
     await page.waitForURL(`**/p/${projectId}/traces`);
   });
   afterAll(async () => {
-    await browser?.close();
+    await closeContexts(browser);
     await web?.close();
   });
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
-import { hasChromium, launchBrowser, seriousViolations, saveScreenshot } from '../support/browser.ts';
+import { hasChromium, closeContexts, workerBrowser, seriousViolations, saveScreenshot } from '../support/browser.ts';
 import { Receiver } from '../webhooks/receiver.ts';
 
 /** Beside the other pages' screenshots (docs/web-app.md shows them). */
@@ -24,7 +24,7 @@ describe.runIf(hasChromium)('the settings pages in a real browser', () => {
     // Loopback receivers need SPYGLASS_WEBHOOK_ALLOW_PRIVATE; a quick dispatcher keeps the test short.
     web = await startApp(kind, { env: { SPYGLASS_WEBHOOK_ALLOW_PRIVATE: '1', SPYGLASS_WEBHOOK_POLL_MS: '100' } });
     receiver = await Receiver.start();
-    browser = await launchBrowser();
+    browser = await workerBrowser();
     context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     // A step that cannot happen fails naming its locator, well before the test's own limit.
     context.setDefaultTimeout(10_000);
@@ -32,7 +32,7 @@ describe.runIf(hasChromium)('the settings pages in a real browser', () => {
     projectId = web.creds.project.id;
   });
   afterAll(async () => {
-    await browser?.close();
+    await closeContexts(browser);
     await receiver?.close();
     await web?.close();
   });

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
-import { hasChromium, launchBrowser, seriousViolations } from '../support/browser.ts';
+import { hasChromium, closeContexts, workerBrowser, seriousViolations } from '../support/browser.ts';
 import { expectSaidAt } from '../support/field-errors.ts';
 import { PHONE, unreachableActions, widerThanScreen } from '../support/phone-width.ts';
 import { agentTrace, bigTrace, simpleTrace } from '../support/sample-traces.ts';
@@ -74,14 +74,14 @@ describe.runIf(hasChromium)('the web app walked on a desktop and a phone (issue 
     endpointId = endpoint.body.data.id;
     expect((await web.request('POST', `/api/webhooks/v1/endpoints/${endpointId}/test`, { token: web.creds.adminApiKey, projectId })).status).toBeLessThan(300);
 
-    browser = await launchBrowser();
+    browser = await workerBrowser();
     context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US' });
     context.setDefaultTimeout(10_000);
     page = await context.newPage();
     if (SHOTS) fs.mkdirSync(SHOTS, { recursive: true });
   });
   afterAll(async () => {
-    await browser?.close();
+    await closeContexts(browser);
     await web?.close();
     await openai?.close();
   });

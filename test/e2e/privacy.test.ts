@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
-import { hasChromium, launchBrowser, seriousViolations, saveScreenshot, SCREENSHOT_DIR } from '../support/browser.ts';
+import { hasChromium, closeContexts, workerBrowser, seriousViolations, saveScreenshot, SCREENSHOT_DIR } from '../support/browser.ts';
 
 /** The privacy settings page and the trace view's record, in Debian's Chromium against the real server. */
 describe.runIf(hasChromium)('privacy at ingest in a real browser', () => {
@@ -12,13 +12,13 @@ describe.runIf(hasChromium)('privacy at ingest in a real browser', () => {
 
   beforeAll(async () => {
     web = await startApp(kind);
-    browser = await launchBrowser();
+    browser = await workerBrowser();
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     context.setDefaultTimeout(10_000);
     page = await context.newPage();
   });
   afterAll(async () => {
-    await browser?.close();
+    await closeContexts(browser);
     await web?.close();
   });
 

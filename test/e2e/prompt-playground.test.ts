@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
-import { hasChromium, launchBrowser, seriousViolations, signIn, saveScreenshot } from '../support/browser.ts';
+import { hasChromium, closeContexts, workerBrowser, seriousViolations, signIn, saveScreenshot } from '../support/browser.ts';
 import { PHONE, unreachableActions, widerThanScreen } from '../support/phone-width.ts';
 import { agentTrace } from '../support/sample-traces.ts';
 import { startFakeServer, streamReply, streamToolCallReply, type FakeServer } from '../evaluators/fake-servers.ts';
@@ -31,7 +31,7 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('the prompt playground in a r
         ? streamReply(['Your parcel ', 'is on ', 'its way ', 'and arrives ', 'on Friday.'], { gapMs: 250, model: 'llama3', usage: { prompt_tokens: 300, completion_tokens: 14 } })
         : streamReply(['It ', 'arrives ', 'tomorrow ', 'before ', 'noon.'], { gapMs: 250, usage: { prompt_tokens: 300, completion_tokens: 9 } });
     web = await startApp(kind);
-    browser = await launchBrowser();
+    browser = await workerBrowser();
     page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
     page.setDefaultTimeout(15_000);
     projectId = web.creds.project.id;
@@ -51,7 +51,7 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('the prompt playground in a r
     expect((await web.request('POST', '/api/collector', { authToken: web.creds.projectApiKey, body: agentTrace('pg-trace-1', Date.now(), { question: 'When does parcel 4417 arrive?' }) })).status).toBe(200);
   }, 120_000);
   afterAll(async () => {
-    await browser?.close();
+    await closeContexts(browser);
     await web?.close();
     await fake?.close();
   });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page, Request } from 'playwright-core';
 import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
-import { hasChromium, launchBrowser, signIn } from '../support/browser.ts';
+import { hasChromium, closeContexts, workerBrowser, signIn } from '../support/browser.ts';
 
 /**
  * The web app sends back the newest `X-Spyglass-Read-After` it was answered, so a browser reads
@@ -23,7 +23,7 @@ describe.runIf(hasChromium)('the web app sends X-Spyglass-Read-After back', () =
 
   beforeAll(async () => {
     web = await startApp(kind);
-    browser = await launchBrowser();
+    browser = await workerBrowser();
     context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     context.setDefaultTimeout(20_000);
     await context.route('**/api/**', async (route) => {
@@ -39,7 +39,7 @@ describe.runIf(hasChromium)('the web app sends X-Spyglass-Read-After back', () =
     });
   });
   afterAll(async () => {
-    await browser?.close();
+    await closeContexts(browser);
     await web?.close();
   });
 

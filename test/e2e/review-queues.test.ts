@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
-import { hasChromium, launchBrowser, signIn } from '../support/browser.ts';
+import { hasChromium, closeContexts, workerBrowser, signInContext } from '../support/browser.ts';
 import { sections } from '../support/sections.ts';
 import { expectSaidAt } from '../support/field-errors.ts';
 import { checkBothWidths } from '../support/both-widths.ts';
@@ -25,7 +25,7 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('review queues in a real brow
 
   beforeAll(async () => {
     web = await startApp(kind);
-    browser = await launchBrowser();
+    browser = await workerBrowser();
     page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
     page.setDefaultTimeout(10_000);
     projectId = web.creds.project.id;
@@ -45,7 +45,7 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('review queues in a real brow
     expect((await call('POST', `/api/queues/${queueId}/items`, { items: [{ traceId: ids[2] }] })).body.added).toBe(1);
   }, 120_000);
   afterAll(async () => {
-    await browser?.close();
+    await closeContexts(browser);
     await web?.close();
   });
 
@@ -53,7 +53,8 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('review queues in a real brow
   const checkPage = (name: string, ready: () => Promise<unknown>) => checkBothWidths(page, name, ready, shots);
 
   it('adds the ticked traces of the traces list to a queue', async () => {
-    await signIn(page, web.baseUrl, web.creds.user, projectId);
+    await signInContext(page.context(), web.baseUrl, web.creds.user);
+    await page.goto(`${web.baseUrl}/p/${projectId}/traces`);
     await page.getByLabel(`Select the trace ${ids[0]}`).check();
     await page.getByLabel(`Select the trace ${ids[1]}`).check();
     await page.getByRole('button', { name: 'Add to queue' }).click();

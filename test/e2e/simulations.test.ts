@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
-import { hasChromium, launchBrowser, signIn } from '../support/browser.ts';
+import { hasChromium, closeContexts, workerBrowser, signIn } from '../support/browser.ts';
 import { checkBothWidths } from '../support/both-widths.ts';
 import { startFakeServer, type FakeServer } from '../evaluators/fake-servers.ts';
 import { scriptedModel, startAgent, type LoopbackAgent } from '../simulations/loopback-agent.ts';
@@ -56,7 +56,7 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('simulations in a real browse
     openai.fallback = scriptedModel;
     agent = await startAgent();
     web = await startApp(kind, { env: { OPENAI_API_KEY: 'test', OPENAI_BASE_URL: `${openai.url}/v1` } });
-    browser = await launchBrowser();
+    browser = await workerBrowser();
     page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
     page.setDefaultTimeout(10_000);
     projectId = web.creds.project.id;
@@ -76,7 +76,7 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('simulations in a real browse
     await signIn(page, web.baseUrl, web.creds.user, projectId);
   }, 120_000);
   afterAll(async () => {
-    await browser?.close();
+    await closeContexts(browser);
     await web?.close();
     await openai?.close();
     await agent?.close();

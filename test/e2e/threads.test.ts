@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { startFakeServer, toolCallReply, type FakeServer, type RecordedRequest } from '../evaluators/fake-servers.ts';
 import { appDatabaseKinds, ManualClock, startApp, type TestApp } from '../support/harness.ts';
-import { hasChromium, launchBrowser, signIn } from '../support/browser.ts';
+import { hasChromium, closeContexts, workerBrowser, signInContext } from '../support/browser.ts';
 import { checkBothWidths } from '../support/both-widths.ts';
 
 const MINUTE = 60_000;
@@ -81,13 +81,13 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('threads in a real browser (%
     clock.advance(10 * MINUTE);
     for (let i = 0; i < 3; i++) await web.app.services.jobs.runDue();
 
-    browser = await launchBrowser();
+    browser = await workerBrowser();
     page = await (await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US' })).newPage();
     page.setDefaultTimeout(15_000);
     page.on('pageerror', (e) => console.log(`page error: ${e.message}`));
   }, 150_000);
   afterAll(async () => {
-    await browser?.close();
+    await closeContexts(browser);
     await web?.close();
     await fake?.close();
   });
@@ -97,7 +97,8 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('threads in a real browser (%
   const ids = async () => rows().evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-thread-id')));
 
   it('lists threads with their turns, cost, errors, users and thread scores; sorts, filters and finds them', async () => {
-    await signIn(page, web.baseUrl, web.creds.user, projectId);
+    await signInContext(page.context(), web.baseUrl, web.creds.user);
+    await page.goto(`${web.baseUrl}/p/${projectId}/traces`);
     await page.getByRole('link', { name: 'Threads', exact: true }).click();
     await page.waitForURL('**/threads');
     await expect.poll(ids).toEqual(['password-reset', 'refund-order-5521', 'trip-to-lisbon']);

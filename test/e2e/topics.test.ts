@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { startFakeServer, type FakeServer } from '../evaluators/fake-servers.ts';
 import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
-import { hasChromium, launchBrowser, seriousViolations, signIn } from '../support/browser.ts';
+import { hasChromium, closeContexts, workerBrowser, seriousViolations, signIn } from '../support/browser.ts';
 import { checkBothWidths } from '../support/both-widths.ts';
 import { seeded, sentence, subjectTrace, SUBJECTS, topicModel } from '../topics/subjects.ts';
 
@@ -42,13 +42,13 @@ describe.runIf(hasChromium)('topics in a real browser', () => {
         expect(res.status, res.text).toBe(200);
       }
     }
-    browser = await launchBrowser();
+    browser = await workerBrowser();
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     context.setDefaultTimeout(20_000);
     page = await context.newPage();
   }, 120_000);
   afterAll(async () => {
-    await browser?.close();
+    await closeContexts(browser);
     await web?.close();
     await fake?.close();
   });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
-import { SPAN_JUMPS, hasChromium, launchBrowser, signIn, timeSpanJump } from '../support/browser.ts';
+import { SPAN_JUMPS, hasChromium, closeContexts, workerBrowser, signIn, timeSpanJump } from '../support/browser.ts';
 import { checkBothWidths } from '../support/both-widths.ts';
 import { agentTrace } from '../support/sample-traces.ts';
 
@@ -57,13 +57,13 @@ describe.runIf(hasChromium)('trace page and traces list defects in a real browse
     const scored = await call('POST', '/api/annotations/trace/scored', { comment: 'fine', isThumbsUp: true, scores: [{ configId: qualityId, value: 4 }] });
     expect(scored.status, scored.text).toBe(200);
 
-    browser = await launchBrowser();
+    browser = await workerBrowser();
     page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
     page.setDefaultTimeout(15_000);
     await signIn(page, web.baseUrl, web.creds.user, projectId);
   }, 180_000);
   afterAll(async () => {
-    await browser?.close();
+    await closeContexts(browser);
     await web?.close();
   });
 

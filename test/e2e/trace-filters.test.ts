@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
-import { hasChromium, launchBrowser, signIn } from '../support/browser.ts';
+import { hasChromium, closeContexts, workerBrowser, signInContext } from '../support/browser.ts';
 import { MONITOR_FILTER_KEYS, TRACE_FILTER_KEYS, TRACE_FILTERS, toSearchFilters, type TraceFilterKey } from '../../src/ui/lib/trace-filters.ts';
 
 /**
@@ -34,14 +34,14 @@ describe.runIf(hasChromium)('the table of trace filters drives the list', () => 
 
   beforeAll(async () => {
     web = await startApp(kind);
-    browser = await launchBrowser();
+    browser = await workerBrowser();
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     context.setDefaultTimeout(20_000);
     page = await context.newPage();
-    await signIn(page, web.baseUrl, web.creds.user, web.creds.project.id);
+    await signInContext(page.context(), web.baseUrl, web.creds.user);
   });
   afterAll(async () => {
-    await browser?.close();
+    await closeContexts(browser);
     await web?.close();
   });
 

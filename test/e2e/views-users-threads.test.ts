@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
-import { SPAN_JUMPS, hasChromium, launchBrowser, seriousViolations, timeSpanJump, saveScreenshot } from '../support/browser.ts';
+import { SPAN_JUMPS, hasChromium, closeContexts, workerBrowser, seriousViolations, timeSpanJump, saveScreenshot } from '../support/browser.ts';
 import { closeSections, sections } from '../support/sections.ts';
 import { PHONE, unreachableActions, widerThanScreen } from '../support/phone-width.ts';
 import { agentTrace, bigTrace, simpleTrace, threadTurn } from '../support/sample-traces.ts';
@@ -46,7 +46,7 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('trace search, threads, users
     const big = bigTrace('big', now - 5000, SPANS);
     for (let i = 0; i < big.spans.length; i += 2500) await send({ ...big, spans: big.spans.slice(i, i + 2500) });
 
-    browser = await launchBrowser();
+    browser = await workerBrowser();
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US' });
     context.setDefaultTimeout(15_000);
     page = await context.newPage();
@@ -66,7 +66,7 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('trace search, threads, users
   }, 600_000);
   afterAll(async () => {
     for (const [what, ms] of Object.entries(timings)) console.log(`${kind}: ${what}: ${ms.map((m) => m.toFixed(1)).join(', ')} ms`);
-    await browser?.close();
+    await closeContexts(browser);
     await web?.close();
   });
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
-import { hasChromium, launchBrowser, seriousViolations, saveScreenshot } from '../support/browser.ts';
+import { hasChromium, closeContexts, workerBrowser, seriousViolations, saveScreenshot } from '../support/browser.ts';
 import { spanAt, withExporter } from '../support/otel.ts';
 import { agentTrace } from '../support/sample-traces.ts';
 
@@ -24,13 +24,13 @@ describe.runIf(hasChromium)('the web app in a real browser', () => {
   beforeAll(async () => {
     web = await startApp(kind, { fresh: true });
     ingest = await startApp(kind, { reopen: web });
-    browser = await launchBrowser();
+    browser = await workerBrowser();
     context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     page = await context.newPage();
     projectId = web.creds.project.id;
   });
   afterAll(async () => {
-    await browser?.close();
+    await closeContexts(browser);
     await ingest?.close();
     await web?.close();
   });

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { AxeBuilder } from '@axe-core/playwright';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const hasChromium = fs.existsSync(CHROMIUM);
@@ -27,6 +27,50 @@ export function launchBrowser(): Promise<Browser> {
     headless: true,
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
+}
+
+/** The test worker's Chromium, launched by the first browser file the worker runs. */
+let workersBrowser: Promise<Browser> | null = null;
+
+/**
+ * The test worker's Chromium, shared by the browser files the worker runs one after another
+ * (vitest keeps this module between files: `isolate: false`), as the worker's app is: a launch
+ * costs about a second of CPU and several seconds of waiting on a loaded machine. Each file works
+ * in contexts of its own (cookies, storage and pages apart from every other file's); the contexts
+ * an earlier file left open are closed here, so their pages stop polling. A browser that crashed
+ * or was closed is launched again.
+ */
+export async function workerBrowser(): Promise<Browser> {
+  const current = workersBrowser ? await workersBrowser.catch(() => null) : null;
+  if (current?.isConnected()) {
+    await closeContexts(current);
+    return current;
+  }
+  workersBrowser = launchBrowser();
+  return workersBrowser;
+}
+
+/** Closes the contexts (and their pages) of the worker's Chromium: a file's afterAll, instead of closing the browser. */
+export async function closeContexts(browser: Browser | undefined): Promise<void> {
+  if (!browser?.isConnected()) return;
+  await Promise.all(browser.contexts().map((c) => c.close().catch(() => undefined)));
+}
+
+/**
+ * Signs `user` in through the API (`POST /api/auth/signin`, as the sign-in form does) and gives
+ * `context` the session cookie the answer set: the context's pages open signed in, with no sign-in
+ * page loaded and no traces list drawn first. The sign-in form itself is tested in web-app.test.ts.
+ */
+export async function signInContext(context: BrowserContext, baseUrl: string, user: { email: string; password: string }): Promise<void> {
+  const res = await fetch(`${baseUrl}/api/auth/signin`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: user.email, password: user.password }),
+  });
+  const pair = res.headers.getSetCookie().map((c) => c.split(';')[0]).find((c) => c.startsWith('spyglass_session='));
+  if (res.status !== 200 || !pair) throw new Error(`sign-in of ${user.email} answered ${res.status} without a session: ${await res.text()}`);
+  const value = pair.slice(pair.indexOf('=') + 1);
+  await context.addCookies([{ name: 'spyglass_session', value, url: baseUrl, httpOnly: true, sameSite: 'Lax' }]);
 }
 
 /** axe's serious and critical findings on the page as it is now, one line each (the tests expect none). */
