@@ -14,19 +14,19 @@ import { buildOrganizations, organizationDirectory, organizationStore, PasswordH
 import { smtpMailer } from './platform/mail.ts';
 import { buildApiKeys, registerApiKeys, type ApiKeys } from './modules/api-keys/index.ts';
 import { buildPrompts, registerPrompts, type Prompts } from './modules/prompts/index.ts';
-import { buildAnnotations, registerAnnotations, type Annotations, threadScoreBuckets } from './modules/annotations/index.ts';
+import { buildAnnotations, registerAnnotations, type Annotations } from './modules/annotations/index.ts';
 import { buildReview, registerReview, type ReviewDeps } from './modules/review/index.ts';
 import { buildAgentCache, registerAgentCache, type AgentCache } from './modules/agent-cache/index.ts';
 import { loadKeyring } from './platform/crypto.ts';
-import { buildTraces, OtlpGrpcServer, registerTraces, traceIdsCondition, type Traces } from './modules/traces/index.ts';
-import { buildEvaluators, findEvaluator, registerEvaluators, type EvaluatorsContext } from './modules/evaluators/index.ts';
+import { buildTraces, OtlpGrpcServer, registerTraces, type Traces } from './modules/traces/index.ts';
+import { buildEvaluators, registerEvaluators, type EvaluatorsContext } from './modules/evaluators/index.ts';
 import { buildAlerts, registerAlerts } from './modules/alerts/index.ts';
 import { Scheduler } from './platform/periodic.ts';
 import { installNulGuard } from './platform/nul-guard.ts';
 import { JobQueue } from './platform/jobs/index.ts';
-import { buildMonitors, listMonitors, monitorsTraceExtension, registerMonitors, type MonitorsContext } from './modules/monitors/index.ts';
-import { annotationsTraceExtension, scoresRelation, scoreSummariesByTrace, thumbsRelation } from './modules/annotations/index.ts';
-import { evaluationsTraceExtension, verdictsRelation, evaluationResultsRelation } from './modules/evaluators/index.ts';
+import { buildMonitors, monitorsTraceExtension, registerMonitors, type MonitorsContext } from './modules/monitors/index.ts';
+import { annotationsTraceExtension } from './modules/annotations/index.ts';
+import { evaluationsTraceExtension } from './modules/evaluators/index.ts';
 import { buildAnalytics, registerAnalytics, type Analytics } from './modules/analytics/index.ts';
 import { installWebApp } from './web-app.ts';
 import { installMetricsRoute, Metrics } from './platform/metrics.ts';
@@ -37,8 +37,8 @@ import { ReadPriority } from './platform/read-priority.ts';
 import { registerGauges } from './platform/gauges.ts';
 import { installHealthRoutes } from './platform/http/health.ts';
 import { installReadPriority } from './platform/http/read-priority-hooks.ts';
-import { buildWebhooks, checkHost, deliver, hostOf, registerWebhooks, type Webhooks } from './modules/webhooks/index.ts';
-import { deleteProjectDatasetRecords, registerDatasets } from './modules/datasets/index.ts';
+import { buildWebhooks, registerWebhooks, type Webhooks } from './modules/webhooks/index.ts';
+import { registerDatasets } from './modules/datasets/index.ts';
 import { registerMcp } from './modules/mcp/index.ts';
 import { packageVersion } from './package-dir.ts';
 import { buildExperiments, registerExperiments, resealTargetHeaders, TargetHeaders } from './modules/experiments/index.ts';
@@ -47,17 +47,9 @@ import { buildModelProviders, registerModelProviders, type ModelProviders } from
 import { buildPrivacy, privacyTraceExtension, registerPrivacy, type PrivacyPorts } from './modules/privacy/index.ts';
 import { registerSimulations, resealAgentHeaders } from './modules/simulations/index.ts';
 import { registerDashboards } from './modules/dashboards/index.ts';
-import { buildThreads, registerThreads, threadResultBuckets, threadResultsExist, threadResultWindows, type ThreadsContext } from './modules/threads/index.ts';
-import { buildTopicsModule, registerTopics, topicsTraceExtension, topicOfTracesRelation, type Topics, type TopicsContext } from './modules/topics/index.ts';
-import {
-  buildJudgeAlignment,
-  judgeAlignmentContext,
-  deleteProjectTrustRule,
-  deleteProjectVersionComparisons,
-  registerJudgeAlignment,
-  type JudgeAlignmentContext,
-  type JudgeTrustPort,
-} from './modules/judge-alignment/index.ts';
+import { buildThreads, registerThreads, type ThreadsContext } from './modules/threads/index.ts';
+import { buildTopics, registerTopics, topicsTraceExtension, type Topics, type TopicsContext } from './modules/topics/index.ts';
+import { buildJudgeAlignment, judgeAlignmentContext, registerJudgeAlignment, type JudgeAlignmentContext, type JudgeTrustPort } from './modules/judge-alignment/index.ts';
 
 export interface Deps {
   config: Config;
@@ -140,11 +132,7 @@ export function buildServices(deps: Deps): Services {
     extensions: [evaluationsTraceExtension(deps.db), annotationsTraceExtension(deps.db), topicsTraceExtension, privacyTraceExtension(privacy.privacy), monitorsTraceExtension(() => monitors)],
   });
   organizations.onProjectDeleted((tx, projectId) => apiKeys.deleteProjectBindings(tx, projectId));
-  organizations.onProjectDeleted((tx, projectId) => traces.deleteProjectTraces(tx, projectId));
-  organizations.onProjectDeleted((tx, projectId) => deleteProjectDatasetRecords(tx, projectId));
   organizations.onProjectDeleted((tx, projectId) => privacy.privacy.deleteProject(projectId, tx));
-  organizations.onProjectDeleted((tx, projectId) => deleteProjectTrustRule(tx, projectId));
-  organizations.onProjectDeleted((tx, projectId) => deleteProjectVersionComparisons(tx, projectId));
   const annotations = buildAnnotations({ db: deps.db, clock: deps.clock, redactor: (projectId, path) => privacy.privacy.redactorFor(projectId, path) });
   const { scoreConfigs } = annotations;
   const review = buildReview({ db: deps.db, clock: deps.clock, annotations: annotations.annotations, scoreConfigs, traces, members: (organizationId) => organizationStore.listMembers(deps.db.orm, organizationId) });
@@ -173,60 +161,22 @@ export function buildServices(deps: Deps): Services {
   const jobs = new JobQueue(deps.db, deps.clock, metrics);
   const threads = buildThreads({ db: deps.db, clock: deps.clock, traces, evaluations });
   const monitors = buildMonitors({ db: deps.db, clock: deps.clock, settleMs: deps.config.intervals.monitorSettleMs, evaluations, review, traces, threads });
-  const analytics = buildAnalytics(deps.db, {
-    searchConditions: (projectId, req) => traces.searchConditions(projectId, req),
-    thumbs: thumbsRelation,
-    verdicts: verdictsRelation,
-    scores: scoresRelation,
-    evaluationResults: evaluationResultsRelation,
-    topics: topicOfTracesRelation,
-    threadResults: threadResultBuckets,
-    threadScores: threadScoreBuckets,
-  });
-  const topicsCtx: TopicsContext = {
-    db: deps.db,
-    clock: deps.clock,
-    embed: (scope, model, texts, field) => models.embed(scope, model, texts, field),
-    checkProvider: async (scope, model, field) => void (await models.providersFor(scope, model, field)),
-    complete: async (scope, model, prompt) => (await models.complete(scope, model, [{ role: 'user', content: prompt }])).text,
-    traceInputs: (projectId, where, limit, order) => traces.inputs(projectId, where, limit, order),
-    traceIdsCondition,
-    topicSums: (projectId, range) => analytics.periodSums(projectId, { ...range, groupBy: 'topic' }),
-    topicVerdicts: async (projectId, range) =>
-      (await analytics.periodEvaluations(projectId, { ...range, groupBy: 'topic', evaluator: null, limit: 200_000 })).map((r) => ({ g: r.g, evaluator: r.name, passed: r.passed })),
-  };
-  const topics = { ctx: topicsCtx, topics: buildTopicsModule(topicsCtx) };
-  organizations.onProjectDeleted((tx, projectId) => topics.topics.deleteProject(projectId, tx));
-  const judgeAlignmentCtx = judgeAlignmentContext({ db: deps.db, clock: deps.clock, scoreConfigs, review, traces, evaluations });
+  const analytics = buildAnalytics({ db: deps.db, traces });
+  const topics = buildTopics({ db: deps.db, clock: deps.clock, models, traces, analytics, projects: organizations });
+  const judgeAlignmentCtx = judgeAlignmentContext({ db: deps.db, clock: deps.clock, scoreConfigs, review, traces, evaluations, projects: organizations });
   const judgeAlignment = { ctx: judgeAlignmentCtx, trust: buildJudgeAlignment(judgeAlignmentCtx) };
   const alerts = buildAlerts({
     db: deps.db,
     clock: deps.clock,
-    periodSums: (projectId, q) => analytics.periodSums(projectId, q),
-    periodValues: (projectId, q) => analytics.periodValues(projectId, q),
-    periodEvaluations: (projectId, q) => analytics.periodEvaluations(projectId, q),
-    windowSums: (projectId, q) => analytics.windowSums(projectId, q),
-    windowValues: (projectId, q) => analytics.windowValues(projectId, q),
-    windowEvaluations: (projectId, q) => analytics.windowEvaluations(projectId, q),
-    windowScores: (projectId, q) => analytics.windowScores(projectId, q),
-    windowThreadEvaluations: (projectId, q) => threadResultWindows(deps.db, projectId, q),
-    threadEvaluatorKnown: async (projectId, name) => (await listMonitors(monitors, projectId)).some((m) => m.unit === 'thread' && (m.name === name || m.evaluator === name)) || threadResultsExist(deps.db, projectId, name),
-    scoreConfig: async (projectId, id) => (await scoreConfigs.list(projectId)).find((c) => c.id === id) ?? null,
-    // a monitor's name stands for its evaluator: trust is measured on the evaluator's results
-    judgeTrust: async (projectId, nameOrPath) => {
-      const monitor = (await listMonitors(monitors, projectId)).find((m) => m.name === nameOrPath);
-      return judgeAlignment.trust.trustOf(projectId, { evaluator: monitor?.evaluator ?? nameOrPath, version: null });
-    },
-    evaluatorKnown: async (projectId, name) => !!findEvaluator(name) || (await listMonitors(monitors, projectId)).some((m) => m.name === name || m.evaluator === name),
+    analytics,
+    monitors,
+    scoreConfigs,
+    judges: judgeAlignment.trust,
     publicUrl,
     mailer,
-    postJson: async (url, body) =>
-      deliver({ url, headers: {}, body: JSON.stringify(body), timeoutMs: 10_000, allowPrivateDestinations: deps.config.webhooks.allowPrivateDestinations }).then((r) => ({ error: r.error })),
-    checkDestination: async (url) => {
-      if (!deps.config.webhooks.allowPrivateDestinations) await checkHost(hostOf(new URL(url)));
-    },
+    allowPrivateDestinations,
+    projects: organizations,
   });
-  organizations.onProjectDeleted((tx, projectId) => alerts.alerts.deleteProject(projectId, tx));
   registerGauges(metrics, { db: deps.db, jobs, readPriority, ingest: { queue: () => traces.ingestion.ingestQueue(), load: () => traces.ingestion.ingestLoad } });
   return { organizations, accounts, apiKeys, traces, prompts, annotations, review, agentCache, evaluations, modelProviders, webhooks, monitors, threads, analytics, jobs, metrics, privacy, readPriority, alerts, topics, judgeAlignment };
 }
@@ -355,36 +305,20 @@ export async function buildApp(deps: Deps): Promise<App> {
     prompts: services.prompts,
     evaluations: services.evaluations,
     traces: services.traces,
-    traceScores: (projectId, traceIds) => scoreSummariesByTrace(deps.db.orm, projectId, traceIds),
-    redactor: (projectId, path) => services.privacy.privacy.redactorFor(projectId, path),
+    privacy: services.privacy.privacy,
   });
   registerExperiments(http, experiments);
   registerJudgeAlignment(http, services.judgeAlignment.ctx, experiments);
-  const simulations = registerSimulations(http, {
+  registerSimulations(http, {
     db: deps.db,
     clock: deps.clock,
-    redactor: (projectId, path) => services.privacy.privacy.redactorFor(projectId, path),
-    server: {
-      models: {
-        check: async (scope, model, field) => void (await services.modelProviders.gateway.providersFor(scope, model, field)),
-        chat: async (scope, model, messages, signal) => (await services.modelProviders.gateway.complete(scope, model, messages, signal)).text,
-        callTool: (scope, model, call, signal) => services.modelProviders.gateway.callTool(scope, model, call, signal),
-      },
-      prompts: {
-        version: async (scope, ref, version) => (await experiments.deps.prompts.get(scope, ref, version !== undefined ? { version } : {})).version,
-        prepare: (scope, ref, select) => experiments.deps.prompts.prepare(scope, ref, select),
-      },
-      agents: experiments.deps,
-      headers: experiments.deps.targetHeaders,
-      // Server-run simulations are jobs of the experiments' platform-run queue: claimed, leased and resumed as their runs are.
-      queue: experiments.queue,
-      kick: () => experiments.runner.kick(),
-      publicUrl: deps.config.publicUrl,
-    },
+    privacy: services.privacy.privacy,
+    models: services.modelProviders.gateway,
+    experiments,
+    projects: services.organizations,
+    publicUrl: deps.config.publicUrl,
   });
-  services.organizations.onProjectDeleted((tx, projectId) => simulations.deleteProject(projectId, tx));
-  const dashboards = registerDashboards(http, { db: deps.db, clock: deps.clock, series: (projectId, request) => services.analytics.timeseries(projectId, request) });
-  services.organizations.onProjectDeleted((tx, projectId) => dashboards.deleteProject(projectId, tx));
+  registerDashboards(http, { db: deps.db, clock: deps.clock, analytics: services.analytics, projects: services.organizations });
   registerTopics(http, scheduler, services.topics.ctx, services.topics.topics);
   // One process owns a PGlite database: jobs it had claimed when it last stopped (killed) are nobody's now.
   if (deps.db.kind === 'pglite') http.addHook('onReady', async () => void (await services.jobs.releaseClaims()));
@@ -396,7 +330,8 @@ export async function buildApp(deps: Deps): Promise<App> {
     clock: deps.clock,
     limits: deps.config.datasets,
     traces: services.traces,
-    redactor: (projectId, path) => services.privacy.privacy.redactorFor(projectId, path),
+    privacy: services.privacy.privacy,
+    projects: services.organizations,
     publicUrl: deps.config.publicUrl,
   });
   registerMcp(http, { routeTable, version: packageVersion() });

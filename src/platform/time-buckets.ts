@@ -18,11 +18,30 @@ export const MAX_BUCKETS = 2_000;
 const WEEK_ORIGIN = 4 * 86_400_000;
 
 
+/**
+ * Buckets of epoch-ms times as data: `widthMs` wide, aligned to `origin` (a time's bucket is
+ * named by its start). Modules pass this to each other; the store of the module whose column
+ * is bucketed turns it into SQL (bucketSql).
+ */
+export interface BucketSpec {
+  origin: number;
+  widthMs: number;
+}
+
+/** The SQL expression of the bucket start (epoch ms, float8) of a bigint epoch-ms column. */
+export function bucketSql(spec: BucketSpec, column: SQL): SQL {
+  const o = Math.trunc(spec.origin);
+  const ms = Math.trunc(spec.widthMs);
+  return sql`((((${column}) - ${sql.raw(String(o))}::bigint) / ${sql.raw(String(ms))}::bigint) * ${sql.raw(String(ms))}::bigint + ${sql.raw(String(o))}::bigint)::float8`;
+}
+
 export interface Bucketing {
   interval: Interval;
   intervalMs: number;
   /** Bucket starts, oldest first, covering [start, end]. */
   starts: number[];
+  /** The buckets as data (what one module passes another). */
+  spec: BucketSpec;
   /** The SQL expression of the bucket start (epoch ms, float8) of a bigint epoch-ms column. */
   bucketOf(column: SQL): SQL;
 }
@@ -51,8 +70,9 @@ export function bucketing(start: number, end: number, requested: Interval | 'aut
     interval,
     intervalMs: ms,
     starts: Array.from({ length: n }, (_, i) => first + i * ms),
+    spec: { origin: o, widthMs: ms },
     // Integer division of positive bigints floors (times are past 1970-01-02, beyond any
     // offset); the float8 cast reads as a number from PGlite and pg alike.
-    bucketOf: (column) => sql`((((${column}) - ${sql.raw(String(o))}::bigint) / ${sql.raw(String(ms))}::bigint) * ${sql.raw(String(ms))}::bigint + ${sql.raw(String(o))}::bigint)::float8`,
+    bucketOf: (column) => bucketSql({ origin: o, widthMs: ms }, column),
   };
 }

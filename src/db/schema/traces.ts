@@ -8,7 +8,7 @@ const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' });
  * The traces module's tables. Mirrors migrations 0003_traces.sql, 0008 (spans.data json),
  * 0009 (traces.search_tsv), 0010 (no foreign keys on spans and traces: ingest holds the
  * project instead), 0012 (model names, span_log_events) and 0013 (token kinds, normalized
- * models); 0069 partitions spans and traces by day. Only src/modules/traces/store.ts (and traces/aggregates.ts) read and write them.
+ * models); 0069 partitions spans and traces by day. Only the traces module's store files (store.ts, aggregates-store.ts, filter-store.ts, thread-store.ts) read and write them.
  */
 export const spans = pgTable(
   'spans',

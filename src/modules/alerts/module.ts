@@ -2,7 +2,15 @@ import type { FastifyInstance } from 'fastify';
 import type { Database, Executor } from '../../db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { JobQueue } from '../../platform/jobs/index.ts';
+import type { Mailer } from '../../platform/mail.ts';
 import type { Scheduler } from '../../platform/periodic.ts';
+import type { Analytics } from '../analytics/index.ts';
+import type { Annotations } from '../annotations/index.ts';
+import { findEvaluator } from '../evaluators/index.ts';
+import type { JudgeTrustPort } from '../judge-alignment/index.ts';
+import { listMonitors, type MonitorsContext } from '../monitors/index.ts';
+import { threadResultsExist, threadResultWindows } from '../threads/index.ts';
+import { checkHost, deliver, hostOf } from '../webhooks/index.ts';
 import { DELIVERY_QUEUE, deliveryJobPayload, runDelivery } from './channels.ts';
 import type { AlertsContext } from './context.ts';
 import { evaluateDueRules } from './evaluate-rules.ts';
@@ -17,9 +25,56 @@ export const ALERTS_POLL_MS = 15_000;
 /** How often each process looks for a report period due: a digest leaves within a minute of its hour. */
 export const REPORTS_POLL_MS = 60_000;
 
-export interface AlertsPorts extends Omit<AlertsContext, 'db' | 'clock'> {
+/** What the alerts module is given (app.ts): the modules whose data rules and reports read, where messages go, and projects' deletion. */
+export interface AlertsPorts {
   db: Database;
   clock: Clock;
+  /** Sums, values, evaluations and scores of periods and their windows. */
+  analytics: Pick<Analytics, 'periodSums' | 'periodValues' | 'periodEvaluations' | 'windowSums' | 'windowValues' | 'windowEvaluations' | 'windowScores'>;
+  /** Monitors: an evaluation's name stands for a monitor's evaluator. */
+  monitors: MonitorsContext;
+  scoreConfigs: Pick<Annotations['scoreConfigs'], 'list'>;
+  /** Whether a judge can be trusted (the judge alignment module). */
+  judges: JudgeTrustPort;
+  /** Where links in messages point (SPYGLASS_PUBLIC_URL); null: links relative to the app. */
+  publicUrl: string | null;
+  /** The server's SMTP mailer; null: e-mail channels cannot be made. */
+  mailer: Mailer | null;
+  /** The webhook policy for private addresses (SPYGLASS_WEBHOOKS_ALLOW_PRIVATE), which receivers of alerts follow too. */
+  allowPrivateDestinations: boolean;
+  /** The organizations module: a deleted project's rules, reports and channels go in its transaction. */
+  projects: { onProjectDeleted(listener: (tx: Executor, projectId: string) => Promise<void>): void };
+}
+
+/** The alerts module's context over the ports other modules offer. */
+function alertsContext(ports: AlertsPorts): AlertsContext {
+  const { db, clock, analytics, monitors, scoreConfigs, judges, allowPrivateDestinations } = ports;
+  return {
+    db,
+    clock,
+    periodSums: (projectId, q) => analytics.periodSums(projectId, q),
+    periodValues: (projectId, q) => analytics.periodValues(projectId, q),
+    periodEvaluations: (projectId, q) => analytics.periodEvaluations(projectId, q),
+    windowSums: (projectId, q) => analytics.windowSums(projectId, q),
+    windowValues: (projectId, q) => analytics.windowValues(projectId, q),
+    windowEvaluations: (projectId, q) => analytics.windowEvaluations(projectId, q),
+    windowScores: (projectId, q) => analytics.windowScores(projectId, q),
+    windowThreadEvaluations: (projectId, q) => threadResultWindows(db, projectId, q),
+    threadEvaluatorKnown: async (projectId, name) => (await listMonitors(monitors, projectId)).some((m) => m.unit === 'thread' && (m.name === name || m.evaluator === name)) || threadResultsExist(db, projectId, name),
+    scoreConfig: async (projectId, id) => (await scoreConfigs.list(projectId)).find((c) => c.id === id) ?? null,
+    // a monitor's name stands for its evaluator: trust is measured on the evaluator's results
+    judgeTrust: async (projectId, nameOrPath) => {
+      const monitor = (await listMonitors(monitors, projectId)).find((m) => m.name === nameOrPath);
+      return judges.trustOf(projectId, { evaluator: monitor?.evaluator ?? nameOrPath, version: null });
+    },
+    evaluatorKnown: async (projectId, name) => !!findEvaluator(name) || (await listMonitors(monitors, projectId)).some((m) => m.name === name || m.evaluator === name),
+    publicUrl: ports.publicUrl,
+    mailer: ports.mailer,
+    postJson: async (url, body) => deliver({ url, headers: {}, body: JSON.stringify(body), timeoutMs: 10_000, allowPrivateDestinations }).then((r) => ({ error: r.error })),
+    checkDestination: async (url) => {
+      if (!allowPrivateDestinations) await checkHost(hostOf(new URL(url)));
+    },
+  };
 }
 
 /** What the alerts module offers the app: evaluation on demand (tests, operators) and project deletion. */
@@ -33,21 +88,20 @@ export interface Alerts {
 }
 
 export function buildAlerts(ports: AlertsPorts): { ctx: AlertsContext; alerts: Alerts } {
-  const ctx: AlertsContext = { ...ports };
-  return {
-    ctx,
-    alerts: {
-      evaluateDue: () => evaluateDueRules(ctx),
-      sendDueReports: () => sendDueReports(ctx),
-      reportPeriodsSent: (reportId) => reportStore.countPeriods(ctx.db.orm, reportId),
-      windowsEvaluated: (ruleId) => store.countWindows(ctx.db.orm, ruleId),
-      deleteProject: async (projectId, db) => {
-        await store.deleteProjectRules(db, projectId);
-        await reportStore.deleteProjectReports(db, projectId);
-        await store.deleteProjectChannels(db, projectId);
-      },
+  const ctx = alertsContext(ports);
+  const alerts: Alerts = {
+    evaluateDue: () => evaluateDueRules(ctx),
+    sendDueReports: () => sendDueReports(ctx),
+    reportPeriodsSent: (reportId) => reportStore.countPeriods(ctx.db.orm, reportId),
+    windowsEvaluated: (ruleId) => store.countWindows(ctx.db.orm, ruleId),
+    deleteProject: async (projectId, db) => {
+      await store.deleteProjectRules(db, projectId);
+      await reportStore.deleteProjectReports(db, projectId);
+      await store.deleteProjectChannels(db, projectId);
     },
   };
+  ports.projects.onProjectDeleted((tx, projectId) => alerts.deleteProject(projectId, tx));
+  return { ctx, alerts };
 }
 
 /**

@@ -1,7 +1,7 @@
-import type { SQL } from 'drizzle-orm';
 import type { Database, Executor } from '../../db/index.ts';
 import type { ProjectScope } from '../../platform/http/route-group.ts';
-import type { EvaluationResultsRelation, ForeignGroups, GroupBy, ScoreBucketRow, ScoresRelation, ThumbsRelation, TopicsRelation, VerdictsRelation } from '../traces/index.ts';
+import type { BucketSpec } from '../../platform/time-buckets.ts';
+import type { EvaluationResultsRelation, ForeignGroups, GroupBy, ScoreBucketRow, ScoresRelation, ThreadIdsRelation, ThumbsRelation, TopicsRelation, TraceAggregates, VerdictsRelation } from '../traces/index.ts';
 import type { TimeseriesRequest } from './schemas.ts';
 
 /**
@@ -9,8 +9,8 @@ import type { TimeseriesRequest } from './schemas.ts';
  * relations built in their owners' stores; the traces module joins them by their columns.
  */
 export interface AnalyticsPorts {
-  /** The trace search's query, dates and filters as conditions on `traces` (one filter compiler, the traces module's). */
-  searchConditions(projectId: string, req: Pick<TimeseriesRequest, 'query' | 'filters'> & { startDate?: number; endDate?: number }): SQL[];
+  /** Sums and values of the traces a search picks, asked with the search itself (the traces module's; its one filter compiler). */
+  traces: TraceAggregates;
   /** A project's thumbs (the annotations module's). */
   thumbs(projectId: string): ThumbsRelation;
   /** A project's evaluations that gave a verdict (the evaluators module's). */
@@ -36,12 +36,12 @@ export interface AnalyticsContext {
 /** Whose data: analytics read one project's traces. */
 export type AnalyticsScope = Pick<ProjectScope, 'projectId'>;
 
-/** A range of thread series: when results and scores were stored, bucketed; only some threads (rows of thread_id) or all. */
+/** A range of thread series: when results and scores were stored, in these buckets; only the threads a trace search picks, or all. */
 export interface ThreadSeriesQuery {
   start: number;
   end: number;
-  bucketOf: (column: SQL) => SQL;
-  threads: SQL | null;
+  buckets: BucketSpec;
+  threads: ThreadIdsRelation | null;
 }
 
 /** One period (alerts' windows, reports' days) of a project's traces: dates inclusive, the trace filter, and a split. */

@@ -1,6 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { Database } from '../../db/index.ts';
-import type { AnalyticsContext, AnalyticsPorts } from './context.ts';
+import { scoresRelation, threadScoreBuckets, thumbsRelation } from '../annotations/index.ts';
+import { evaluationResultsRelation, verdictsRelation } from '../evaluators/index.ts';
+import { threadResultBuckets } from '../threads/index.ts';
+import { topicOfTracesRelation } from '../topics/index.ts';
+import type { Traces } from '../traces/index.ts';
+import type { AnalyticsContext } from './context.ts';
 import { periodEvaluations, periodSums, periodValues, windowEvaluations, windowScores, windowSums, windowValues } from './periods.ts';
 import { analyticsRoutes } from './routes.ts';
 import { timeseries } from './timeseries.ts';
@@ -20,8 +25,31 @@ export interface Analytics {
   windowScores: ProjectRead<typeof windowScores>;
 }
 
-export function buildAnalytics(db: Database, ports: AnalyticsPorts): Analytics {
-  const ctx: AnalyticsContext = { db, ports };
+/** What analytics takes from the app: its database and the traces module (the statements over trace summaries). */
+export interface AnalyticsNeeds {
+  db: Database;
+  traces: Pick<Traces, 'aggregates'>;
+}
+
+/**
+ * The analytics module over its needs: other modules' rows come as the typed relations their
+ * owners' index.ts offer (thumbs and scores: annotations; verdicts and results: evaluators;
+ * topics; thread series: threads and annotations).
+ */
+export function buildAnalytics({ db, traces }: AnalyticsNeeds): Analytics {
+  const ctx: AnalyticsContext = {
+    db,
+    ports: {
+      traces: traces.aggregates,
+      thumbs: thumbsRelation,
+      verdicts: verdictsRelation,
+      scores: scoresRelation,
+      evaluationResults: evaluationResultsRelation,
+      topics: topicOfTracesRelation,
+      threadResults: threadResultBuckets,
+      threadScores: threadScoreBuckets,
+    },
+  };
   return {
     ctx,
     timeseries: (projectId, req) => timeseries(ctx, { projectId }, req),

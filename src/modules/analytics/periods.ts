@@ -1,5 +1,4 @@
-import type { SQL } from 'drizzle-orm';
-import { evaluationValues, groupSums, traceValues, windowEvaluationValues, windowOf, windowScoreValues, windowTraceValues, wholePeriod, type GroupBy, type TraceValueColumn } from '../traces/index.ts';
+import type { GroupBy, TraceBuckets, TraceSearch, TraceValueColumn } from '../traces/index.ts';
 import { foreignGroups, roundUsd, type AnalyticsContext, type AnalyticsScope, type GroupSums, type PeriodQuery, type WindowsQuery } from './context.ts';
 
 /*
@@ -9,18 +8,18 @@ import { foreignGroups, roundUsd, type AnalyticsContext, type AnalyticsScope, ty
 
 /** Sums per group over one period, every group (no "other"): what a report's period counts. */
 export async function periodSums(ctx: AnalyticsContext, { projectId }: AnalyticsScope, q: PeriodQuery): Promise<GroupSums[]> {
-  return (await sums(ctx, projectId, q, wholePeriod(q.startDate))).map(({ window: _, ...s }) => s);
+  return (await sums(ctx, projectId, q, { period: q.startDate })).map(({ window: _, ...s }) => s);
 }
 
 /** periodSums per window: one statement for every window of the period (a rule's windows). */
 export async function windowSums(ctx: AnalyticsContext, { projectId }: AnalyticsScope, q: WindowsQuery): Promise<(GroupSums & { window: number })[]> {
-  return sums(ctx, projectId, q, windowOf(q.startDate, q.windowMs));
+  return sums(ctx, projectId, q, { origin: q.startDate, widthMs: q.windowMs });
 }
 
-async function sums(ctx: AnalyticsContext, projectId: string, q: PeriodQuery, bucket: SQL): Promise<(GroupSums & { window: number })[]> {
-  const result = await groupSums(await ctx.db.reads.executor(), {
+async function sums(ctx: AnalyticsContext, projectId: string, q: PeriodQuery, bucket: TraceBuckets): Promise<(GroupSums & { window: number })[]> {
+  const result = await ctx.ports.traces.groupSums(await ctx.db.reads.executor(), {
     projectId,
-    where: periodWhere(ctx, projectId, q),
+    search: periodSearch(q),
     bucket,
     groupBy: q.groupBy,
     foreignGroups: foreignGroups(ctx, projectId),
@@ -44,7 +43,7 @@ async function sums(ctx: AnalyticsContext, projectId: string, q: PeriodQuery, bu
 
 /** One value per trace (latency, first-token time, cost, tokens) per window and group: for percentiles and rank tests. */
 export async function windowValues(ctx: AnalyticsContext, { projectId }: AnalyticsScope, q: WindowsQuery & { column: TraceValueColumn }): Promise<{ window: number; g: string | null; values: number[] }[]> {
-  return windowTraceValues(await ctx.db.reads.executor(), { projectId, where: periodWhere(ctx, projectId, q), groupBy: q.groupBy, foreignGroups: foreignGroups(ctx, projectId), column: q.column, bucket: windowOf(q.startDate, q.windowMs) }).then((found) =>
+  return ctx.ports.traces.windowTraceValues(await ctx.db.reads.executor(), { projectId, search: periodSearch(q), groupBy: q.groupBy, foreignGroups: foreignGroups(ctx, projectId), column: q.column, bucket: { origin: q.startDate, widthMs: q.windowMs } }).then((found) =>
     found.map((r) => ({ window: r.b, g: r.g, values: r.v })),
   );
 }
@@ -55,14 +54,14 @@ export async function windowEvaluations(
   { projectId }: AnalyticsScope,
   q: Omit<WindowsQuery, 'groupBy'> & { groupBy: GroupBy | 'evaluator'; evaluator: string | null },
 ): Promise<{ window: number; g: string | null; ran: number; errors: number; verdicts: number; passed: number; scores: number[] }[]> {
-  return windowEvaluationValues(await ctx.db.reads.executor(), {
+  return ctx.ports.traces.windowEvaluationValues(await ctx.db.reads.executor(), {
     projectId,
-    where: periodWhere(ctx, projectId, { ...q, groupBy: null }),
+    search: periodSearch(q),
     groupBy: q.groupBy,
     foreignGroups: foreignGroups(ctx, projectId),
     results: ctx.ports.evaluationResults(projectId),
     evaluator: q.evaluator,
-    bucket: windowOf(q.startDate, q.windowMs),
+    bucket: { origin: q.startDate, widthMs: q.windowMs },
   }).then((found) => found.map(({ b, ...r }) => ({ window: b, ...r })));
 }
 
@@ -72,19 +71,19 @@ export async function windowScores(
   { projectId }: AnalyticsScope,
   q: Omit<WindowsQuery, 'groupBy'> & { configId: string; category: string | null },
 ): Promise<{ window: number; kind: string; count: number; total: number; inCategory: number; traceMeans: number[] }[]> {
-  return windowScoreValues(await ctx.db.reads.executor(), {
+  return ctx.ports.traces.windowScoreValues(await ctx.db.reads.executor(), {
     projectId,
-    where: periodWhere(ctx, projectId, { ...q, groupBy: null }),
+    search: periodSearch(q),
     scores: ctx.ports.scores(projectId),
     configId: q.configId,
     category: q.category,
-    bucket: windowOf(q.startDate, q.windowMs),
+    bucket: { origin: q.startDate, widthMs: q.windowMs },
   }).then((found) => found.map(({ b, ...r }) => ({ window: b, ...r })));
 }
 
 /** One value per trace (latency, first-token time, cost, tokens) and its group, over a period: for percentiles and rank tests. */
 export async function periodValues(ctx: AnalyticsContext, { projectId }: AnalyticsScope, q: PeriodQuery & { column: TraceValueColumn; limit: number }): Promise<{ g: string | null; v: number }[]> {
-  return traceValues(await ctx.db.reads.executor(), { projectId, where: periodWhere(ctx, projectId, q), groupBy: q.groupBy, foreignGroups: foreignGroups(ctx, projectId), column: q.column, limit: q.limit });
+  return ctx.ports.traces.traceValues(await ctx.db.reads.executor(), { projectId, search: periodSearch(q), groupBy: q.groupBy, foreignGroups: foreignGroups(ctx, projectId), column: q.column, limit: q.limit });
 }
 
 /** The evaluation results (status, verdict, score) of a period's traces, grouped by a trace segment or by evaluation name. */
@@ -93,9 +92,9 @@ export async function periodEvaluations(
   { projectId }: AnalyticsScope,
   q: Omit<PeriodQuery, 'groupBy'> & { groupBy: GroupBy | 'evaluator'; evaluator: string | null; limit: number },
 ): Promise<{ g: string | null; name: string; status: string; passed: boolean | null; score: number | null }[]> {
-  return evaluationValues(await ctx.db.reads.executor(), {
+  return ctx.ports.traces.evaluationValues(await ctx.db.reads.executor(), {
     projectId,
-    where: periodWhere(ctx, projectId, { ...q, groupBy: null }),
+    search: periodSearch(q),
     groupBy: q.groupBy,
     foreignGroups: foreignGroups(ctx, projectId),
     results: ctx.ports.evaluationResults(projectId),
@@ -104,6 +103,7 @@ export async function periodEvaluations(
   });
 }
 
-function periodWhere(ctx: AnalyticsContext, projectId: string, q: PeriodQuery): SQL[] {
-  return ctx.ports.searchConditions(projectId, { filters: q.filters, startDate: q.startDate, endDate: q.endDate });
+/** The traces of a period: its dates (inclusive) and the trace filter. */
+function periodSearch(q: Pick<PeriodQuery, 'filters' | 'startDate' | 'endDate'>): TraceSearch {
+  return { filters: q.filters, startDate: q.startDate, endDate: q.endDate };
 }

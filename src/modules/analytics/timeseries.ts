@@ -1,6 +1,6 @@
 import { badRequest } from '../../platform/errors.ts';
 import { bucketing, toMillis } from '../../platform/time-buckets.ts';
-import { aggregateTraces, threadIdsSql, TRACE_STARTED_AT, type MetricsRow, type ScoreBucketRow, type ThumbsRow, type Totals } from '../traces/index.ts';
+import type { MetricsRow, ScoreBucketRow, ThumbsRow, Totals } from '../traces/index.ts';
 import { foreignGroups, roundUsd, type AnalyticsContext, type AnalyticsScope, type ThreadSeriesQuery } from './context.ts';
 import type { TimeseriesBucket, TimeseriesRequest, TimeseriesResponse } from './schemas.ts';
 
@@ -19,13 +19,13 @@ export async function timeseries(ctx: AnalyticsContext, { projectId }: Analytics
   const groupBy = req.groupBy ?? null;
   const reads = await ctx.db.reads.executor();
   // Thread results are dated by when they ran, not by their traces: a search keeps the threads with a trace it picks, at any time.
-  const picked = req.query || (req.filters && Object.keys(req.filters).length) ? ctx.ports.searchConditions(projectId, { query: req.query, filters: req.filters }) : null;
-  const threadQuery: ThreadSeriesQuery = { start: startDate, end: endDate, bucketOf: (column) => buckets.bucketOf(column), threads: picked && threadIdsSql(projectId, picked) };
+  const picked = req.query || (req.filters && Object.keys(req.filters).length) ? ctx.ports.traces.pickedThreads(projectId, { query: req.query, filters: req.filters }) : null;
+  const threadQuery: ThreadSeriesQuery = { start: startDate, end: endDate, buckets: buckets.spec, threads: picked };
   const [result, threadResults, threadScores] = await Promise.all([
-    aggregateTraces(reads, {
+    ctx.ports.traces.aggregateTraces(reads, {
       projectId,
-      where: ctx.ports.searchConditions(projectId, { query: req.query, filters: req.filters, startDate, endDate }),
-      bucket: buckets.bucketOf(TRACE_STARTED_AT),
+      search: { query: req.query, filters: req.filters, startDate, endDate },
+      bucket: buckets.spec,
       groupBy,
       foreignGroups: foreignGroups(ctx, projectId),
       maxGroups: MAX_GROUPS,

@@ -1,7 +1,6 @@
 import type { z } from 'zod';
 import { badRequest } from '../../platform/errors.ts';
 import { toMillis } from '../../platform/time-buckets.ts';
-import { aggregateUsers } from '../traces/index.ts';
 import { roundUsd, type AnalyticsContext, type AnalyticsScope } from './context.ts';
 import type { UsersResponse, usersRequestSchema } from './schemas.ts';
 
@@ -13,9 +12,9 @@ export async function users(ctx: AnalyticsContext, { projectId }: AnalyticsScope
   const startDate = req.startDate === undefined ? undefined : toMillis(req.startDate, 'startDate');
   const endDate = req.endDate === undefined ? undefined : toMillis(req.endDate, 'endDate');
   if (startDate !== undefined && endDate !== undefined && endDate < startDate) throw badRequest('invalid_range', 'endDate: before startDate', 'endDate');
-  const found = await aggregateUsers(await ctx.db.reads.executor(), {
+  const found = await ctx.ports.traces.aggregateUsers(await ctx.db.reads.executor(), {
     projectId,
-    where: ctx.ports.searchConditions(projectId, { query: req.query, filters: req.filters, startDate, endDate }),
+    search: { query: req.query, filters: req.filters, startDate, endDate },
     thumbs: ctx.ports.thumbs(projectId),
     contains: req.search || null,
     sortBy: req.sortBy,
@@ -25,7 +24,7 @@ export async function users(ctx: AnalyticsContext, { projectId }: AnalyticsScope
   });
   let total = found[0]?.total ?? 0;
   // A page past the end has no row to carry the count.
-  if (!found.length && req.page > 1) total = (await aggregateUsers(await ctx.db.reads.executor(), { projectId, where: ctx.ports.searchConditions(projectId, { query: req.query, filters: req.filters, startDate, endDate }), thumbs: ctx.ports.thumbs(projectId), contains: req.search || null, sortBy: 'user_id', direction: 'asc', limit: 1, offset: 0 }))[0]?.total ?? 0;
+  if (!found.length && req.page > 1) total = (await ctx.ports.traces.aggregateUsers(await ctx.db.reads.executor(), { projectId, search: { query: req.query, filters: req.filters, startDate, endDate }, thumbs: ctx.ports.thumbs(projectId), contains: req.search || null, sortBy: 'user_id', direction: 'asc', limit: 1, offset: 0 }))[0]?.total ?? 0;
   return {
     users: found.map((u) => ({
       user_id: u.user_id,

@@ -2,7 +2,7 @@ export { annotationsTraceExtension, buildAnnotations, registerAnnotations, type 
 export type { AnnotationContext, AnnotationScope, AnchorFilter, AnnotationsContext } from './context.ts';
 export type { AnnotationView } from './presenters.ts';
 export { annotatedTraceCondition, annotationCountsByTrace, deleteTraceAnnotations, scoredTraceCondition } from './trace-filter-store.ts';
-export { scoreSortSql, scoreSummariesByTrace } from './trace-filter.ts';
+export { scoreMeans, scoreSummariesByTrace } from './trace-filter.ts';
 export { thumbsRelation } from './store.ts';
 export { scoresRelation } from './score-store.ts';
 export { annotationSchema, createAnnotationBody, traceParams as annotationTraceParams } from './schemas.ts';

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Database, Executor } from '../../db/index.ts';
 import type { TraceExtension } from '../traces/index.ts';
 import { annotatedTraceCondition, annotationCountsByTrace, deleteTraceAnnotations, scoredTraceCondition } from './trace-filter-store.ts';
-import { scoreSortSql, scoreSummariesByTrace } from './trace-filter.ts';
+import { scoreMeans, scoreSummariesByTrace } from './trace-filter.ts';
 import { createAnnotationIn, redactedComment } from './annotate.ts';
 import type { AnnotationScope, AnnotationsContext } from './context.ts';
 import type { AnnotationView } from './presenters.ts';
@@ -64,7 +64,7 @@ export function annotationsTraceExtension(db: Database): TraceExtension {
       const [annotations, scores] = await Promise.all([annotationCountsByTrace(reader, projectId, traceIds), scoreSummariesByTrace(reader, projectId, traceIds)]);
       return { annotations, scores };
     },
-    scoreSort: (projectId, configId, field) => scoreSortSql(db.orm, projectId, configId, field),
+    scoreSort: (projectId, configId, field) => scoreMeans(db.orm, projectId, configId, field),
     onTracesDeleted: (tx, projectId, traceIds) => deleteTraceAnnotations(tx, projectId, traceIds),
   };
 }

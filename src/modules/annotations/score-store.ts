@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import { rows, type Executor, textArray } from '../../db/index.ts';
 import { annotationScores, scoreConfigs } from '../../db/schema/index.ts';
 import { QueryBuilder } from 'drizzle-orm/pg-core';
@@ -84,7 +84,16 @@ export function scoresRelation(projectId: string) {
     .as('trace_scores');
 }
 
-/** Rows (trace_id, value): the config's mean number_value per scored trace. */
-export function scoreMeansByTrace(projectId: string, configId: string): SQL {
-  return sql`SELECT trace_id, avg(number_value) AS value FROM annotation_scores WHERE project_id = ${projectId} AND config_id = ${configId} GROUP BY trace_id`;
+/**
+ * The config's mean number_value per scored trace, as a typed relation (traceId, mean) the trace
+ * search joins to sort by. Its columns have names of their own: the search's unqualified columns
+ * of `traces` (trace_id) must not meet a second one.
+ */
+export function scoreMeansByTrace(projectId: string, configId: string) {
+  return new QueryBuilder()
+    .select({ traceId: sql<string>`${annotationScores.traceId}`.as('sort_trace_id'), mean: sql<number>`avg(${annotationScores.numberValue})::float8`.as('score_mean') })
+    .from(annotationScores)
+    .where(and(eq(annotationScores.projectId, projectId), eq(annotationScores.configId, configId)))
+    .groupBy(annotationScores.traceId)
+    .as('sort_values');
 }

@@ -1,5 +1,7 @@
 import { and, asc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import { rows, type Executor } from '../../db/index.ts';
+import { bucketSql, type BucketSpec } from '../../platform/time-buckets.ts';
+import type { ThreadIdsRelation } from '../traces/index.ts';
 import { scoreConfigs, threadReviewScores, threadReviews } from '../../db/schema/index.ts';
 
 export type ThreadReviewRow = typeof threadReviews.$inferSelect;
@@ -79,18 +81,17 @@ export interface ThreadScoreBucketRow {
 
 /**
  * People's thread scores per config and bucket of when they were given (categories counted
- * apart), only of the threads `threads` lists (rows of thread_id) when given. `bucketOf` takes
- * an epoch-ms column (platform/time-buckets.ts).
+ * apart), only of the threads `threads` holds when given (a trace search's, the traces module's relation).
  */
-export async function threadScoreBuckets(db: Executor, projectId: string, q: { start: number; end: number; bucketOf: (column: SQL) => SQL; threads: SQL | null }): Promise<ThreadScoreBucketRow[]> {
+export async function threadScoreBuckets(db: Executor, projectId: string, q: { start: number; end: number; buckets: BucketSpec; threads: ThreadIdsRelation | null }): Promise<ThreadScoreBucketRow[]> {
   const at = sql`(extract(epoch FROM s.created_at) * 1000)::bigint`;
   return rows<ThreadScoreBucketRow>(
     db,
-    sql`SELECT s.config_id, c.name, c.kind, ${q.bucketOf(at)} AS b, CASE WHEN c.kind = 'categorical' THEN s.text_value END AS category,
+    sql`SELECT s.config_id, c.name, c.kind, ${bucketSql(q.buckets, at)} AS b, CASE WHEN c.kind = 'categorical' THEN s.text_value END AS category,
           count(*)::int AS n, sum(s.number_value)::float8 AS total
         FROM thread_review_scores s JOIN score_configs c ON c.id = s.config_id
         WHERE s.project_id = ${projectId} AND s.created_at >= to_timestamp(${q.start}::float8 / 1000) AND s.created_at <= to_timestamp(${q.end}::float8 / 1000)
-          ${q.threads === null ? sql`` : sql`AND s.thread_id IN (${q.threads})`}
+          ${q.threads === null ? sql`` : sql`AND s.thread_id IN (SELECT ${q.threads.threadId} FROM ${q.threads})`}
         GROUP BY 1, 2, 3, 4, 5`,
   );
 }

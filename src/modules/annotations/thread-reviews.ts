@@ -91,7 +91,7 @@ export async function threadScoreSort(db: Database, projectId: string, configId:
 }
 
 /** Analytics: people's thread scores per config and bucket of when they were given, of the threads `threads` lists when given. */
-export async function threadScoreBuckets(db: Executor, projectId: string, q: { start: number; end: number; bucketOf: (column: SQL) => SQL; threads: SQL | null }) {
+export async function threadScoreBuckets(db: Executor, projectId: string, q: Parameters<typeof store.threadScoreBuckets>[2]) {
   return (await store.threadScoreBuckets(db, projectId, q)).map((r) => ({ ...r, b: Number(r.b), n: Number(r.n), total: r.total === null ? null : Number(r.total) }));
 }
 

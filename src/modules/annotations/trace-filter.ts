@@ -1,4 +1,4 @@
-import type { SQL } from 'drizzle-orm';
+import type { ScoreMeansRelation } from '../traces/index.ts';
 import type { Executor } from '../../db/index.ts';
 import { badRequest } from '../../platform/errors.ts';
 import { findScoreConfigs, scoreMeansByTrace, scoresOfTraces } from './score-store.ts';
@@ -14,10 +14,10 @@ export async function scoreSummariesByTrace(db: Executor, projectId: string, tra
 }
 
 /**
- * Trace search `sortByScore`: rows (trace_id, value) of the config's mean per scored trace
- * (boolean: the share true). A config that is missing or categorical is a 400 naming the field.
+ * Trace search `sortByScore`: the config's mean per scored trace (boolean: the share true), as a
+ * typed relation. A config that is missing or categorical is a 400 naming the field.
  */
-export async function scoreSortSql(db: Executor, projectId: string, configId: string, field: string): Promise<SQL> {
+export async function scoreMeans(db: Executor, projectId: string, configId: string, field: string): Promise<ScoreMeansRelation> {
   const [config] = await findScoreConfigs(db, projectId, [configId]);
   if (!config) throw badRequest('validation_error', `${field}: no score config ${JSON.stringify(configId)} in this project (GET /api/score-configs)`, field);
   if (config.kind === 'categorical') throw badRequest('validation_error', `${field}: ${JSON.stringify(config.name)} is categorical; sort by a numeric or boolean score`, field);

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Keyring } from '../../platform/crypto.ts';
 import { JobQueue } from '../../platform/jobs/index.ts';
 import type { Metrics } from '../../platform/metrics.ts';
+import { scoreSummariesByTrace } from '../annotations/index.ts';
 import { describeForRuns, runDetached, type EvaluatorsContext } from '../evaluators/index.ts';
 import type { Prompts } from '../prompts/index.ts';
 import type { Traces } from '../traces/index.ts';
@@ -12,7 +13,7 @@ import { experimentRoutes } from './routes.ts';
 import { TargetHeaders } from './target-headers.ts';
 
 /** What the experiments module is given (app.ts): the modules its platform runs call, and the installation's keyring. */
-export interface ExperimentsPorts extends Pick<PlatformDeps, 'db' | 'clock' | 'publicUrl' | 'traceScores' | 'redactor'> {
+export interface ExperimentsPorts extends Pick<PlatformDeps, 'db' | 'clock' | 'publicUrl'> {
   logger: { error(obj: unknown, msg: string): void };
   metrics: Metrics;
   /** Seals HTTP targets' headers. */
@@ -23,6 +24,8 @@ export interface ExperimentsPorts extends Pick<PlatformDeps, 'db' | 'clock' | 'p
   evaluations: EvaluatorsContext;
   /** Where the calls of prompt and judge targets are recorded as traces. */
   traces: Pick<Traces, 'ingest'>;
+  /** Privacy at ingest (the privacy module): the project's redaction of what runs record. */
+  privacy: { redactorFor: NonNullable<PlatformDeps['redactor']> };
 }
 
 /** What the experiments module offers: its platform runs (their context, runner and queue), and judge runs for judge alignment. */
@@ -55,9 +58,10 @@ export function buildExperiments(ports: ExperimentsPorts): Experiments {
       run: (scope, path, data, settings, signal) => runDetached(evaluations, scope, path, data, settings, signal),
     },
     record: (scope, spans) => traces.ingest(scope.organizationId, scope.projectId, spans, 'experiment_runs'),
-    traceScores: ports.traceScores,
+    // People's scores of the traces a run recorded (the annotations module's).
+    traceScores: (projectId, traceIds) => scoreSummariesByTrace(ports.db.orm, projectId, traceIds),
     targetHeaders: new TargetHeaders(ports.keyring),
-    redactor: ports.redactor,
+    redactor: (projectId, path) => ports.privacy.redactorFor(projectId, path),
   };
   const queue = new JobQueue(ports.db, ports.clock, ports.metrics, RUN_LEASE_MS);
   const runner = new PlatformRunner(deps, queue, ports.logger);

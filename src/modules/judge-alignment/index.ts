@@ -1,4 +1,3 @@
 export { buildJudgeAlignment, judgeAlignmentContext, registerJudgeAlignment, type JudgeAlignmentPorts, type JudgeTrustPort } from './module.ts';
 export type { ReviewQueuePort, ActingScope, JudgeAlignmentContext, JudgeExperimentsPort } from './context.ts';
 export { alignmentResponse, trustSchema, judgeTrustQuery, judgeTrustResponse } from './schemas.ts';
-export { deleteProjectTrustRule, deleteProjectVersionComparisons } from './store.ts';

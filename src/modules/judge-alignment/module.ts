@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { Database } from '../../db/index.ts';
+import type { Database, Executor } from '../../db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { ScoreConfigService } from '../annotations/index.ts';
 import { resolveCustom, runDetached, type EvaluatorsContext } from '../evaluators/index.ts';
@@ -8,6 +8,7 @@ import { addItems, createQueue, getQueue, queueExists, type ReviewDeps } from '.
 import type { Traces } from '../traces/index.ts';
 import type { JudgeAlignmentContext, JudgeExperimentsPort } from './context.ts';
 import { judgeTrust } from './judge-trust.ts';
+import { deleteProjectTrustRule, deleteProjectVersionComparisons } from './store.ts';
 import { judgeAlignmentRoutes } from './routes.ts';
 import type { Trust } from './statistics.ts';
 
@@ -45,11 +46,15 @@ export interface JudgeAlignmentPorts {
   review: ReviewDeps;
   traces: Pick<Traces, 'detail'>;
   evaluations: EvaluatorsContext;
+  /** The organizations module: a deleted project's trust rule and version comparisons go in its transaction. */
+  projects: { onProjectDeleted(listener: (tx: Executor, projectId: string) => Promise<void>): void };
 }
 
-/** The module's context over the ports other modules offer. */
+/** The module's context over the ports other modules offer (and what goes with a deleted project). */
 export function judgeAlignmentContext(ports: JudgeAlignmentPorts): JudgeAlignmentContext {
   const { review, traces, evaluations } = ports;
+  ports.projects.onProjectDeleted((tx, projectId) => deleteProjectTrustRule(tx, projectId));
+  ports.projects.onProjectDeleted((tx, projectId) => deleteProjectVersionComparisons(tx, projectId));
   return {
     db: ports.db,
     clock: ports.clock,

@@ -2,7 +2,7 @@ import type { SQL } from 'drizzle-orm';
 import type { Database } from '../../db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { ScoreSummary, ThreadReviewView } from '../annotations/index.ts';
-import type { TraceSearch } from '../traces/index.ts';
+import type { TraceAggregates } from '../traces/index.ts';
 
 export interface Scope {
   organizationId: string;
@@ -30,8 +30,8 @@ export interface ThreadVerdict {
 export interface ThreadsContext {
   db: Database;
   clock: Clock;
-  /** The trace search's conditions on `traces` (query, filters, dates): the traces module's. */
-  searchConditions(projectId: string, search: TraceSearch): SQL[];
+  /** A project's threads with a trace the search (query, filters, dates) picks, summed, sorted and paged (the traces module's). */
+  aggregateThreads: TraceAggregates['aggregateThreads'];
   /** Turns' contents by trace id, with their tool spans (the traces module's). */
   contents(projectId: string, traceIds: readonly string[]): Promise<Map<string, TurnContents>>;
   /** Runs an evaluator without storing its result; bad data or settings answer status error naming why. */

@@ -28,7 +28,7 @@ export function threads(ctx: ThreadsContext): Threads {
 export interface ThreadsPorts {
   db: Database;
   clock: Clock;
-  traces: Pick<Traces, 'searchConditions' | 'contents'>;
+  traces: Pick<Traces, 'aggregates' | 'contents'>;
   evaluations: EvaluatorsContext;
 }
 
@@ -38,7 +38,7 @@ export function buildThreads(ports: ThreadsPorts): ThreadsContext {
   return {
     db,
     clock,
-    searchConditions: (projectId, search) => traces.searchConditions(projectId, search),
+    aggregateThreads: (db, q) => traces.aggregates.aggregateThreads(db, q),
     contents: (projectId, traceIds) => traces.contents(projectId, traceIds, ['tool']),
     runEvaluator: (scope, path, data, settings) => runDetached(evaluations, scope, path, data, settings),
     evaluatorVersion: async (scope, path, settings) => (await describeForRuns(evaluations, scope, path, settings)).version,

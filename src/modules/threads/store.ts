@@ -1,5 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { rows, textArray, type Executor } from '../../db/index.ts';
+import { bucketSql, type BucketSpec } from '../../platform/time-buckets.ts';
+import type { ThreadIdsRelation } from '../traces/index.ts';
 
 /** A stored result of evaluating a whole thread (table thread_evaluations). */
 export interface ThreadEvaluationRow {
@@ -88,22 +90,29 @@ export interface ScoreBucketRow {
   mean: number | null;
 }
 
+/** A range of a thread series: when stored (epoch ms, inclusive), in these buckets, of only the threads a trace search picked (or all). */
+export interface ThreadSeriesRange {
+  start: number;
+  end: number;
+  buckets: BucketSpec;
+  threads: ThreadIdsRelation | null;
+}
+
 /**
  * Thread results counted per bucket of when they were stored, per evaluation name; only the
- * threads `threads` lists (rows of thread_id) when given. `bucketOf`: the interval's start of a
- * time column (platform/time-buckets.ts), applied to when each result was stored.
+ * threads `threads` holds when given.
  */
-export async function scoreBuckets(db: Executor, projectId: string, q: { start: number; end: number; bucketOf: (column: SQL) => SQL; threads: SQL | null }): Promise<ScoreBucketRow[]> {
+export async function scoreBuckets(db: Executor, projectId: string, q: ThreadSeriesRange): Promise<ScoreBucketRow[]> {
   return rows<ScoreBucketRow>(
     db,
-    sql`SELECT name, ${q.bucketOf(sql`inserted_at`)} AS b, count(*)::int AS evaluated,
+    sql`SELECT name, ${bucketSql(q.buckets, sql`inserted_at`)} AS b, count(*)::int AS evaluated,
           count(*) FILTER (WHERE status = 'processed' AND passed)::int AS passed,
           count(*) FILTER (WHERE status = 'processed' AND passed = false)::int AS failed,
           count(*) FILTER (WHERE status = 'error')::int AS errors,
           count(score) FILTER (WHERE status = 'processed')::int AS scored,
           avg(score) FILTER (WHERE status = 'processed')::float8 AS mean
         FROM thread_evaluations
-        WHERE project_id = ${projectId} AND inserted_at >= ${q.start} AND inserted_at <= ${q.end} ${q.threads === null ? sql`` : sql`AND thread_id IN (${q.threads})`}
+        WHERE project_id = ${projectId} AND inserted_at >= ${q.start} AND inserted_at <= ${q.end} ${q.threads === null ? sql`` : sql`AND thread_id IN (SELECT ${q.threads.threadId} FROM ${q.threads})`}
         GROUP BY name, b ORDER BY name, b`,
   );
 }

@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { Executor } from '../../db/index.ts';
 import type { Scheduler } from '../../platform/periodic.ts';
-import type { TraceExtension } from '../traces/index.ts';
+import type { ModelGateway } from '../model-providers/index.ts';
+import { traceIdsCondition, type TraceExtension, type Traces } from '../traces/index.ts';
 import type { TopicsContext } from './context.ts';
 import { runTopicRounds } from './rounds.ts';
 import { topicRoutes } from './routes.ts';
@@ -17,6 +18,40 @@ export interface Topics {
   inTopicsCondition: typeof store.inTopicsCondition;
   deleteTraces(db: Executor, projectId: string, traceIds: readonly string[]): Promise<void>;
   deleteProject(projectId: string, db: Executor): Promise<void>;
+}
+
+/** A period of analytics, grouped by topic (what topics read of analytics: declared here, analytics is not imported). */
+type TopicPeriod = { startDate: number; endDate: number; groupBy: 'topic' };
+
+/** What the topics module is given (app.ts): models to embed and name with, traces' inputs, analytics by topic, projects' deletion. */
+export interface TopicsPorts extends Pick<TopicsContext, 'db' | 'clock'> {
+  /** The one owner of calls to models (the model providers module). */
+  models: Pick<ModelGateway, 'embed' | 'providersFor' | 'complete'>;
+  traces: Pick<Traces, 'inputs'>;
+  analytics: {
+    periodSums(projectId: string, q: TopicPeriod): ReturnType<TopicsContext['topicSums']>;
+    periodEvaluations(projectId: string, q: TopicPeriod & { evaluator: null; limit: number }): Promise<{ g: string | null; name: string; passed: boolean | null }[]>;
+  };
+  /** The organizations module: a deleted project's topics go in its transaction. */
+  projects: { onProjectDeleted(listener: (tx: Executor, projectId: string) => Promise<void>): void };
+}
+
+/** The topics module over the ports other modules offer: its context, what it offers, and what goes with a deleted project. */
+export function buildTopics({ models, traces, analytics, projects, ...rest }: TopicsPorts): { ctx: TopicsContext; topics: Topics } {
+  const ctx: TopicsContext = {
+    ...rest,
+    embed: (scope, model, texts, field) => models.embed(scope, model, texts, field),
+    checkProvider: async (scope, model, field) => void (await models.providersFor(scope, model, field)),
+    complete: async (scope, model, prompt) => (await models.complete(scope, model, [{ role: 'user', content: prompt }])).text,
+    traceInputs: (projectId, where, limit, order) => traces.inputs(projectId, where, limit, order),
+    traceIdsCondition,
+    topicSums: (projectId, range) => analytics.periodSums(projectId, { ...range, groupBy: 'topic' }),
+    topicVerdicts: async (projectId, range) =>
+      (await analytics.periodEvaluations(projectId, { ...range, groupBy: 'topic', evaluator: null, limit: 200_000 })).map((r) => ({ g: r.g, evaluator: r.name, passed: r.passed })),
+  };
+  const topics = buildTopicsModule(ctx);
+  projects.onProjectDeleted((tx, projectId) => topics.deleteProject(projectId, tx));
+  return { ctx, topics };
 }
 
 export function buildTopicsModule(ctx: TopicsContext): Topics {

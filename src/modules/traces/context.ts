@@ -2,7 +2,8 @@ import type { SQL } from 'drizzle-orm';
 import type { Database, Executor } from '../../db/index.ts';
 import type { DayPartitions } from '../../db/day-partitions.ts';
 import type { Clock } from '../../platform/clock.ts';
-import type { ForeignFilterConditions } from './filter.ts';
+import type { ForeignFilterConditions } from './filter-store.ts';
+import type { ScoreMeansRelation } from './aggregates-store.ts';
 import type { AnnotationCounts, EvaluationChip, TraceScoreSummary } from './schemas.ts';
 import type { TraceSummary } from './summary.ts';
 
@@ -15,10 +16,10 @@ export interface TraceExtension {
   /** Runs inside the ingest transaction (e.g. enqueue monitor jobs): durable exactly when the spans are. */
   beforeCommit?(tx: Executor, batch: { organizationId: string; projectId: string; summaries: TraceSummary[]; now: Date }): Promise<void>;
   /**
-   * The search's `sortByScore`: rows (trace_id, value) of the config's value per scored trace
+   * The search's `sortByScore`: the config's mean per scored trace, as the owner's typed relation
    * (a 400 naming `field` when the config cannot sort).
    */
-  scoreSort?(projectId: string, configId: string, field: string): Promise<SQL>;
+  scoreSort?(projectId: string, configId: string, field: string): Promise<ScoreMeansRelation>;
   /** What the traces list shows of other modules' data, for a page of traces (one query each, not one per trace), read through `db` where the page was. */
   listFacts?(db: Executor, projectId: string, traceIds: string[]): Promise<ListFacts>;
   /** Runs in the transaction that deletes traces (retention): remove what belongs to them. */
@@ -63,6 +64,8 @@ export interface ProjectRegistry {
   retentionPolicies(): Promise<{ projectId: string; days: number }[]>;
   /** A query answering the project's id, share-locked for the transaction (it cannot be deleted under an ingest). */
   holdProjectSql(projectId: string): SQL;
+  /** Runs `listener` in the transaction that deletes a project (its traces go with it). */
+  onProjectDeleted(listener: (tx: Executor, projectId: string) => Promise<void>): void;
 }
 
 /** What the traces module's use cases (ingest, reads, search, shares, retention) work with. */

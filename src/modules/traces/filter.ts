@@ -1,13 +1,13 @@
 /**
  * The trace filter: one schema and its two interpreters.
  *
- * - `toSql(filter)`: conditions on rows of `traces`, for the search, the new-traces poll and
- *   analytics (so a dashboard and the list agree).
+ * - `toSql(filter)` (filter-store.ts, the SQL interpreter): conditions on rows of `traces`,
+ *   for the search, the new-traces poll and analytics (so a dashboard and the list agree).
  * - `matches(filter, summary)`: the same decision in memory on a trace summary, for monitors,
  *   which pick incoming traces inside the ingest transaction without a query.
  *
  * `has_annotation`, `evaluation`, `score` and `topic` read other modules' tables: their conditions come from
- * those modules (ForeignFilterConditions, wired by app.ts), and a summary alone cannot decide
+ * those modules (ForeignFilterConditions, filter-store.ts, each module's TraceExtension), and a summary alone cannot decide
  * them, so monitors take the summary filter (the trace filter without those four).
  * test/traces/filter-interpreters.test.ts runs one table of cases through both interpreters.
  *
@@ -15,8 +15,6 @@
  * pure files, never the database or Node.
  */
 import { z } from 'zod';
-import { sql, type SQL, type SQLWrapper } from 'drizzle-orm';
-import { textArray } from '../../db/text-array.ts';
 import { canonicalModelName } from './costs/prices.ts';
 
 const stringOrList = z.union([z.string().min(1).max(500), z.array(z.string().min(1).max(500)).min(1).max(100)]);
@@ -72,23 +70,6 @@ export type SummaryFilter = z.infer<typeof summaryFilterSchema>;
 export type EvaluationFilter = NonNullable<TraceFilter['evaluation']>;
 export type ScoreFilter = NonNullable<TraceFilter['score']>;
 
-/** The trace rows another module's condition is on: the caller's columns (the `traces` table, or an alias of it). */
-export interface TraceRowRef {
-  projectId: SQLWrapper;
-  traceId: SQLWrapper;
-}
-
-/** The rows of `traces` itself, as the search and analytics read them. */
-export const TRACES_ROW: TraceRowRef = { projectId: sql`traces.project_id`, traceId: sql`traces.trace_id` };
-
-/** Conditions on the caller's trace rows for the keys whose tables other modules own: built against `trace`, never a hard-coded name. */
-export interface ForeignFilterConditions {
-  has_annotation?(trace: TraceRowRef, hasAnnotation: boolean): SQL;
-  evaluation?(trace: TraceRowRef, filter: EvaluationFilter): SQL;
-  score?(trace: TraceRowRef, filter: ScoreFilter): SQL;
-  topic?(trace: TraceRowRef, topicIds: string[]): SQL;
-}
-
 /** What `matches` reads of a trace summary. */
 export interface FilterableSummary {
   user_id: string | null;
@@ -102,40 +83,11 @@ export interface FilterableSummary {
   metadata: Record<string, unknown>;
 }
 
-const asList = (v: string | string[]) => (Array.isArray(v) ? v : [v]);
+export const asList = (v: string | string[]) => (Array.isArray(v) ? v : [v]);
 
 /** A model filter as both interpreters read it: what was sent (`openai/gpt-4o-mini`, `GPT-4o-mini`) finds its normalized name. */
-function modelNames(wanted: string | string[]): string[] {
+export function modelNames(wanted: string | string[]): string[] {
   return asList(wanted).map((m) => canonicalModelName(m) ?? m);
-}
-
-/** The filter as SQL conditions on rows of `traces` (ANDed by the caller); other modules' conditions are on `trace`'s columns. */
-export function toSql(f: TraceFilter | undefined, foreign: readonly ForeignFilterConditions[] = [], trace: TraceRowRef = TRACES_ROW): SQL[] {
-  const c: SQL[] = [];
-  if (!f) return c;
-  const anyOf = (col: string, v: string | string[] | undefined) => {
-    if (v !== undefined) c.push(sql`${sql.raw(col)} = ANY(${textArray(asList(v))})`);
-  };
-  const overlaps = (col: string, v: string[] | undefined) => {
-    if (v !== undefined) c.push(sql`${sql.raw(col)} && ${textArray(v)}`);
-  };
-  anyOf('user_id', f.user_id);
-  anyOf('thread_id', f.thread_id);
-  anyOf('customer_id', f.customer_id);
-  overlaps('labels', f.labels === undefined ? undefined : asList(f.labels));
-  overlaps('model_names', f.model === undefined ? undefined : modelNames(f.model));
-  overlaps('span_types', f.span_type === undefined ? undefined : asList(f.span_type));
-  if (f.has_error !== undefined) c.push(sql`has_error = ${f.has_error}`);
-  for (const [key, value] of Object.entries(f.metadata ?? {})) {
-    c.push(sql`metadata @> ${JSON.stringify({ [key]: value })}::jsonb`);
-  }
-  for (const owner of foreign) {
-    if (f.has_annotation !== undefined && owner.has_annotation) c.push(owner.has_annotation(trace, f.has_annotation));
-    if (f.evaluation && owner.evaluation) c.push(owner.evaluation(trace, f.evaluation));
-    if (f.score && owner.score) c.push(owner.score(trace, f.score));
-    if (f.topic !== undefined && owner.topic) c.push(owner.topic(trace, asList(f.topic)));
-  }
-  return c;
 }
 
 /** Whether a trace summary passes the filter (null: every trace does). */

@@ -6,18 +6,10 @@ export { OtlpGrpcServer } from './otlp-grpc.ts';
 export type { SearchRequest, EvaluationChip, AnnotationCounts } from './schemas.ts';
 export { canonicalModelName, computeCost, estimateTokens, estimateMessagesTokens, findModelPrice, sumCostAmounts } from './costs/index.ts';
 export type { NormalizedSpan } from './ingest/index.ts';
-export {
-  traceFilterSchema,
-  summaryFilterSchema,
-  toSql as traceFilterSql,
-  matches as matchesTraceFilter,
-  type TraceFilter,
-  type SummaryFilter,
-  type EvaluationFilter,
-  type ForeignFilterConditions,
-  type TraceRowRef,
-} from './filter.ts';
+export { traceFilterSchema, summaryFilterSchema, matches as matchesTraceFilter, type TraceFilter, type SummaryFilter, type EvaluationFilter } from './filter.ts';
+export { toSql as traceFilterSql, type ForeignFilterConditions, type TraceRowRef } from './filter-store.ts';
 export { searchRequestSchema, searchResponseSchema, spanParams, spanSchema, traceIdParams, traceOutlineSchema, traceSearchSchema, type TraceSearch } from './schemas.ts';
-export { aggregateTraces, aggregateUsers, evaluationValues, groupSums, traceValues, windowEvaluationValues, windowOf, windowScoreValues, windowTraceValues, wholePeriod, TRACE_STARTED_AT, type TraceValueColumn, type UserRow, type UserSort, type UsersQuery, type AggregateQuery, type AggregateResult, type GroupBy, type ForeignGroups, type EvaluationResultsRelation, type MetricsRow, type ScoresRelation, type ThumbsRelation, type TopicsRelation, type VerdictsRelation, type ScoreBucketRow, type ThumbsRow, type Totals, type VerdictRow } from './aggregates.ts';
-export { aggregateThreads, threadIdsSql, threadTurns, type ThreadRow, type ThreadSort, type ThreadsQuery, type ThreadTurnRow } from './thread-store.ts';
+export type { TraceAggregates, Asked as AskedOfTraces } from './aggregates.ts';
+export type { TraceBuckets, TraceValueColumn, UserRow, UserSort, UsersQuery, AggregateQuery, AggregateResult, GroupBy, ForeignGroups, EvaluationResultsRelation, MetricsRow, ScoresRelation, ScoreMeansRelation, ThumbsRelation, TopicsRelation, VerdictsRelation, ScoreBucketRow, ThumbsRow, Totals, VerdictRow } from './aggregates-store.ts';
+export { threadTurns, type ThreadIdsRelation, type ThreadRow, type ThreadSort, type ThreadsQuery, type ThreadTurnRow } from './thread-store.ts';
 export { traceIdsCondition } from './store.ts';

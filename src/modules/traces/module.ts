@@ -17,7 +17,8 @@ import { contents, detail, TRACE_CONTENTS_PAGE, traceInputs, type TraceContents 
 import { deleteProjectTraces, makeDays, refreshStatistics, sweepRetention } from './retention.ts';
 import { traceRoutes } from './routes.ts';
 import type { TraceSearch } from './schemas.ts';
-import { matchingTraceIds, searchConditions } from './search.ts';
+import { matchingTraceIds } from './search.ts';
+import { traceAggregates, type TraceAggregates } from './aggregates.ts';
 import { shareShowsTrace } from './shares.ts';
 import { threadTurns } from './thread-store.ts';
 
@@ -54,8 +55,8 @@ export interface Traces {
   pageSize: number;
   /** Ids of the traces matching a search, newest first, at most `limit` (review queues, dataset imports, monitor backfills). */
   matching(projectId: string, search: TraceSearch, limit: number): Promise<string[]>;
-  /** A search's query, dates and filters as conditions on `traces` rows (analytics, threads). */
-  searchConditions(projectId: string, search: TraceSearch): SQL[];
+  /** Sums, values and threads of the traces a search picks (analytics, threads): asked with the search itself. */
+  aggregates: TraceAggregates;
   /** Traces' inputs under conditions on `traces` rows (topics). */
   inputs(projectId: string, where: SQL[], limit: number, order?: 'newest' | 'ingested'): ReturnType<typeof traceInputs>;
   /** The trace ids of a thread's turns, oldest first, at most `limit` (review queues' thread items). */
@@ -91,6 +92,7 @@ export function buildTraces(ports: TracesPorts): Traces {
     { jobDeadlineMs: limits.decodeTimeoutMs, logger: ports.logger },
     ports.metrics,
   );
+  ports.projects.onProjectDeleted((tx, projectId) => deleteProjectTraces(tx, projectId));
   return {
     ctx,
     ingestion,
@@ -99,7 +101,7 @@ export function buildTraces(ports: TracesPorts): Traces {
     contents: (projectId, traceIds, spanTypes) => contents(ctx, projectId, traceIds, spanTypes),
     pageSize: TRACE_CONTENTS_PAGE,
     matching: (projectId, search, limit) => matchingTraceIds(ctx, projectId, search, limit),
-    searchConditions: (projectId, search) => searchConditions(ctx, projectId, search),
+    aggregates: traceAggregates(ctx),
     inputs: (projectId, where, limit, order) => traceInputs(ctx, projectId, where, limit, order),
     threadTraceIds: async (projectId, threadId, limit) => (await threadTurns(db.orm, projectId, threadId, limit)).map((t) => t.trace_id),
     shareShowsTrace: (token) => shareShowsTrace(ctx, token),

@@ -1,5 +1,4 @@
 import { performance } from 'node:perf_hooks';
-import { sql } from 'drizzle-orm';
 import type { Executor } from '../../db/index.ts';
 import { DAY_MS, dayOf } from '../../db/day-partitions.ts';
 import * as store from './store.ts';
@@ -24,7 +23,7 @@ export async function makeDays(ctx: TraceContext): Promise<void> {
  * no autovacuum, so the app runs this periodically (without them search plans go blind).
  */
 export async function refreshStatistics(ctx: TraceContext): Promise<void> {
-  await ctx.db.orm.execute(sql`ANALYZE traces, spans`);
+  await store.analyzeTraceTables(ctx.db.orm);
 }
 
 /** Deletes every trace and span of a project, in the transaction that deletes the project. */

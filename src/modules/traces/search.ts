@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
-import { toMillis } from '../../platform/time-buckets.ts';
-import { sql, type SQL } from 'drizzle-orm';
+import type { SQL } from 'drizzle-orm';
 import { badRequest } from '../../platform/errors.ts';
 import * as store from './store.ts';
-import { toSql } from './filter.ts';
+import { insertedSince, insertedUpTo, searchConditions as filterConditions } from './filter-store.ts';
 import { traceView } from './presenters.ts';
 import type { ListFacts, TraceContext } from './context.ts';
+import type { ScoreMeansRelation } from './aggregates-store.ts';
 import type { Executor } from '../../db/index.ts';
 import type { AnnotationCounts, EvaluationChip, NewTracesRequest, SearchRequest, TraceScoreSummary, TraceSearch } from './schemas.ts';
 
@@ -25,7 +25,7 @@ export async function search(ctx: TraceContext, projectId: string, req: SearchRe
     req.sortByScore === undefined ? { column: sortBy } : { values: await scoreSort(ctx, projectId, req.sortByScore) };
   // The first page fixes a snapshot: traces first seen after it never shift later pages.
   const snapshot = cursor?.s ?? ctx.clock.now().getTime();
-  const where: SQL[] = [sql`inserted_at <= ${snapshot}`, ...searchConditions(ctx, projectId, { ...req, query: await searchText(ctx, projectId, req.query) })];
+  const where: SQL[] = [insertedUpTo(snapshot), ...searchConditions(ctx, projectId, { ...req, query: await searchText(ctx, projectId, req.query) })];
   const pageSize = req.pageSize ?? 25;
   // A replica when one is past the client's writes (DATABASE_READ_URL), else the primary.
   const reads = await ctx.db.reads.executor();
@@ -58,7 +58,7 @@ async function searchText(ctx: TraceContext, projectId: string, query: string | 
 }
 
 /** The rows (trace_id, value) `sortByScore` orders by, from the module that owns scores. */
-async function scoreSort(ctx: TraceContext, projectId: string, configId: string): Promise<SQL> {
+async function scoreSort(ctx: TraceContext, projectId: string, configId: string): Promise<ScoreMeansRelation> {
   for (const e of ctx.extensions) if (e.scoreSort) return e.scoreSort(projectId, configId, 'sortByScore');
   throw badRequest('validation_error', 'sortByScore: scores are not available on this server', 'sortByScore');
 }
@@ -69,7 +69,7 @@ async function scoreSort(ctx: TraceContext, projectId: string, configId: string)
  * with any number of processes on one PostgreSQL.
  */
 export async function newTraces(ctx: TraceContext, projectId: string, req: NewTracesRequest) {
-  const where = [sql`inserted_at >= ${req.since}`, ...searchConditions(ctx, projectId, req)];
+  const where = [insertedSince(req.since), ...searchConditions(ctx, projectId, req)];
   const now = ctx.clock.now().getTime();
   const reads = await ctx.db.reads.executor();
   const [rows, count] = await Promise.all([
@@ -101,17 +101,11 @@ async function listRows(ctx: TraceContext, reads: Executor, projectId: string, r
 }
 
 /**
- * The trace search's query, dates and filters as SQL conditions on rows of `traces`: the
- * one filter compiler, also used by analytics so a dashboard and the list agree.
+ * The trace search's query, dates and filters as SQL conditions on rows of `traces`
+ * (filter-store.ts), with the conditions of the keys other modules own.
  */
 export function searchConditions(ctx: TraceContext, projectId: string, req: TraceSearch): SQL[] {
-  const c: SQL[] = [];
-  // Words of input and output; web-search syntax: "a phrase", or, -excluded.
-  if (req.query?.trim()) c.push(sql`search_tsv @@ websearch_to_tsquery('simple', ${req.query})`);
-  if (req.startDate !== undefined) c.push(sql`started_at >= ${toMillis(req.startDate, 'startDate')}`);
-  if (req.endDate !== undefined) c.push(sql`started_at <= ${toMillis(req.endDate, 'endDate')}`);
-  c.push(...toSql(req.filters, ctx.extensions.flatMap((e) => (e.filterConditions ? [e.filterConditions] : []))));
-  return c;
+  return filterConditions(req, ctx.extensions.flatMap((e) => (e.filterConditions ? [e.filterConditions] : [])));
 }
 
 const SORT_COLUMNS = {

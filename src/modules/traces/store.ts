@@ -7,6 +7,7 @@ import type { SpanEvent } from './ingest/mapping-context.ts';
 import type { PreparedSpanRow, SpanRow } from './span-rows.ts';
 import type { SpanFacts, TraceSummary } from './summary.ts';
 import type { ShareOptions } from './share-redaction.ts';
+import type { ScoreMeansRelation } from './aggregates-store.ts';
 
 /*
  * The traces module's tables (src/db/schema/traces.ts) are read and written here only.
@@ -479,8 +480,8 @@ export type SortColumn = 'started_at' | 'total_cost' | 'total_time_ms';
 export interface SearchQuery {
   projectId: string;
   where: SQL[];
-  /** A column of `traces`, or rows (trace_id, value) of another module's (a score's mean per trace). */
-  order: { column: SortColumn } | { values: SQL };
+  /** A column of `traces`, or another module's value per trace (a score's mean, its typed relation). */
+  order: { column: SortColumn } | { values: ScoreMeansRelation };
   direction: 'asc' | 'desc';
   after: { value: number | null; traceId: string } | null;
   limit: number;
@@ -498,8 +499,8 @@ export async function searchTraces(db: Executor, q: SearchQuery): Promise<{ rows
   const desc = q.direction === 'desc';
   const joined = 'values' in q.order;
   // Qualified: the select list's float8 aliases of the same names would otherwise shadow the indexed columns.
-  const col = 'values' in q.order ? sql`sort_values.sort_value` : sql.raw(`traces.${q.order.column}`);
-  const join = 'values' in q.order ? sql`LEFT JOIN (${q.order.values}) sort_values(sort_trace_id, sort_value) ON sort_values.sort_trace_id = traces.trace_id` : sql``;
+  const col = 'values' in q.order ? sql`${q.order.values.mean}` : sql.raw(`traces.${q.order.column}`);
+  const join = 'values' in q.order ? sql`LEFT JOIN ${q.order.values} ON ${q.order.values.traceId} = traces.trace_id` : sql``;
   const base = sql.join([sql`traces.project_id = ${q.projectId}`, ...q.where], sql` AND `);
   const id = sql`traces.trace_id`;
   let keyset = sql`TRUE`;
@@ -516,7 +517,7 @@ export async function searchTraces(db: Executor, q: SearchQuery): Promise<{ rows
   const order = desc ? sql`${col} DESC${nulls}, ${id} DESC` : sql`${col} ASC${nulls}, ${id} ASC`;
   const page = await rows<Record<string, unknown>>(
     db,
-    sql`SELECT ${TRACE_COLUMNS}, ${joined ? sql`sort_values.sort_value::float8` : sql`NULL::float8`} AS sort_value FROM traces ${join} WHERE ${base} AND ${keyset} ORDER BY ${order} LIMIT ${q.limit}`,
+    sql`SELECT ${TRACE_COLUMNS}, ${joined ? sql`${col}::float8` : sql`NULL::float8`} AS sort_value FROM traces ${join} WHERE ${base} AND ${keyset} ORDER BY ${order} LIMIT ${q.limit}`,
   );
   return { rows: page.map((r) => ({ ...toTraceRow(r), sort_value: num(r.sort_value) })) };
 }
@@ -735,3 +736,8 @@ export async function deleteView(db: Executor, projectId: string, id: string): P
 }
 
 export { isUniqueViolation } from '../../db/index.ts';
+
+/** Planner statistics of the trace tables (retention.ts: refreshStatistics). */
+export async function analyzeTraceTables(db: Executor): Promise<void> {
+  await db.execute(sql`ANALYZE traces, spans`);
+}

@@ -2,7 +2,9 @@
  * Threads (the traces sharing a thread id) read from the traces table, which is this module's:
  * the threads module reaches them through these functions (index.ts), never the table.
  */
-import { sql, type SQL } from 'drizzle-orm';
+import { and, eq, isNotNull, sql, type SQL, type SQLWrapper, type Subquery } from 'drizzle-orm';
+import { QueryBuilder } from 'drizzle-orm/pg-core';
+import { traces as tracesTable } from '../../db/schema/index.ts';
 import { rows, type Executor } from '../../db/index.ts';
 
 export type ThreadSort = 'thread_id' | 'turns' | 'cost' | 'duration' | 'errors' | 'users' | 'first_seen' | 'last_seen';
@@ -83,9 +85,16 @@ export async function aggregateThreads(db: Executor, q: ThreadsQuery): Promise<T
   );
 }
 
-/** Rows (thread_id) of the threads with a trace the conditions on `traces` pick: what a thread series keeps under a trace filter. */
-export function threadIdsSql(projectId: string, where: SQL[]): SQL {
-  return sql`SELECT DISTINCT traces.thread_id FROM traces WHERE ${sql.join([sql`traces.project_id = ${projectId}`, sql`traces.thread_id IS NOT NULL`, ...where], sql` AND `)}`;
+/** The threads with a trace a search picks (thread ids, each once): a typed relation the owners of thread data join. */
+export type ThreadIdsRelation = Subquery & { threadId: SQLWrapper & { readonly _: { readonly data: string } } };
+
+/** The threads with a trace the conditions on `traces` pick: what a thread series keeps under a trace filter. */
+export function pickedThreads(projectId: string, where: SQL[]): ThreadIdsRelation {
+  return new QueryBuilder()
+    .selectDistinct({ threadId: tracesTable.threadId })
+    .from(tracesTable)
+    .where(and(eq(tracesTable.projectId, projectId), isNotNull(tracesTable.threadId), ...where))
+    .as('picked_threads');
 }
 
 export interface ThreadTurnRow {

@@ -1,7 +1,6 @@
 import type { z } from 'zod';
 import { badRequest } from '../../../platform/errors.ts';
 import { toMillis } from '../../../platform/time-buckets.ts';
-import { aggregateThreads } from '../../traces/index.ts';
 import type { ThreadsContext } from '../context.ts';
 import { presentThread } from '../presenters.ts';
 import type { ThreadEvaluationFilter, threadsRequestSchema, ThreadsResponse } from '../schemas.ts';
@@ -26,9 +25,9 @@ export async function listThreads(ctx: ThreadsContext, projectId: string, req: z
         ? null
         : await ctx.reviewScoreSort(projectId, req.sortByScore, 'body.sortByScore');
   const query = (page: number, pageSize: number, sortBy = req.sortBy, byScore = sortValues) =>
-    aggregateThreads(ctx.db.orm, {
+    ctx.aggregateThreads(ctx.db.orm, {
       projectId,
-      where: ctx.searchConditions(projectId, { query: req.query, filters: req.filters, startDate, endDate }),
+      search: { query: req.query, filters: req.filters, startDate, endDate },
       contains: req.search || null,
       sortBy,
       sortValues: byScore,

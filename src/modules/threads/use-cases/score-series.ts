@@ -1,4 +1,3 @@
-import type { SQL } from 'drizzle-orm';
 import type { Executor } from '../../../db/index.ts';
 import * as store from '../store.ts';
 
@@ -6,7 +5,7 @@ import * as store from '../store.ts';
  * Analytics: thread monitors' results per bucket of when they ran, per evaluation name
  * (results, passed, failed, errors, the mean score), of the threads `threads` lists when given.
  */
-export async function threadResultBuckets(db: Executor, projectId: string, q: { start: number; end: number; bucketOf: (column: SQL) => SQL; threads: SQL | null }) {
+export async function threadResultBuckets(db: Executor, projectId: string, q: store.ThreadSeriesRange) {
   return (await store.scoreBuckets(db, projectId, q)).map((r) => ({
     name: r.name,
     b: Number(r.b),
