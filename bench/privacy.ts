@@ -6,7 +6,10 @@
  */
 import { ENTITY_TYPES } from '../src/modules/evaluators/index.ts';
 import { ExportTraceServiceRequestType } from '../src/modules/traces/ingest/otlp-schema.ts';
-import type { BenchServer } from './lib.ts';
+import fs from 'node:fs';
+import { sql } from 'drizzle-orm';
+import { rows } from '../src/db/index.ts';
+import { threadCpu, type BenchServer } from './lib.ts';
 import { benchIngest } from './traces.ts';
 
 const FIRST = ['Maria', 'James', 'Aisha', 'Lukas', 'Sofia', 'Daniel', 'Mei', 'Omar', 'Hannah', 'Carlos', 'Ingrid', 'Tomasz', 'Priya', 'Kwame', 'Elena', 'Noah'];
@@ -84,11 +87,39 @@ export interface PrivacyBenchResult {
   spansPerSecond: Record<PrivacyBenchMode, number>;
   rounds: Record<PrivacyBenchMode, number[]>;
   requestP50: Record<PrivacyBenchMode, number>;
+  /**
+   * CPU time per span of the server (all its threads: main, OTLP decode, PGlite, V8's helpers;
+   * on PostgreSQL also the backends serving its database), ms, median of the rounds, by mode.
+   * Other work on the machine moves it far less than spans per second.
+   */
+  cpuMsPerSpan: Record<PrivacyBenchMode, number>;
+  cpuRounds: Record<PrivacyBenchMode, number[]>;
+  /** The main thread's share of cpuMsPerSpan (where redaction runs), ms per span, median of the rounds. */
+  mainCpuMsPerSpan: Record<PrivacyBenchMode, number>;
+}
+
+/** CPU seconds of the PostgreSQL backends serving the server's database (readable in /proc: same machine), by pid. */
+async function backendCpu(server: BenchServer): Promise<Map<number, number>> {
+  const out = new Map<number, number>();
+  if (server.kind !== 'postgres') return out;
+  const pids = await rows<{ pid: number }>(server.db.orm, sql`SELECT pid FROM pg_stat_activity WHERE datname = current_database()`);
+  for (const { pid } of pids) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out.set(Number(pid), (Number(f[11]) + Number(f[12])) / 100);
+    } catch {
+      // Another machine, or the backend is gone.
+    }
+  }
+  return out;
 }
 
 /**
- * Rounds of each mode interleaved (off, mask, hash, off, ...) on one server, so all meet the
- * same database state; the median round of each mode counts.
+ * Rounds of each mode interleaved (off, mask, hash, off, ...) on one server (in this
+ * process, its clients in their own), so all meet the same database state; the median
+ * round of each mode counts. Each round's requests are different spans made the same way
+ * (new trace ids, texts from the same generator), so no mode writes over another's rows.
  */
 export async function benchPrivacy(
   server: BenchServer,
@@ -103,23 +134,47 @@ export async function benchPrivacy(
     if (res.status !== 200) throw new Error(`privacy settings answered ${res.status}: ${await res.text()}`);
   };
   const modes: PrivacyBenchMode[] = ['off', 'mask', 'hash'];
-  const rounds: Record<PrivacyBenchMode, { spansPerSecond: number; requestP50: number }[]> = { off: [], mask: [], hash: [] };
+  type Round = { spansPerSecond: number; requestP50: number; cpuMsPerSpan: number; mainCpuMsPerSpan: number };
+  const rounds: Record<PrivacyBenchMode, Round[]> = { off: [], mask: [], hash: [] };
   let firstTrace = 0;
   for (let round = 0; round < opts.rounds; round++) {
     for (const mode of modes) {
       await setMode(mode);
       const requests = mode === 'off' ? opts.requestsOff : opts.requestsOn;
-      rounds[mode].push(await benchIngest(server, { requests, clients: opts.clients, inFlight: opts.inFlight, firstTrace, salt: 5, body: privateOtlpRequest }));
+      let cpu = threadCpu();
+      let used = cpu();
+      let backendsBefore = new Map<number, number>();
+      let backends = 0;
+      const r = await benchIngest(
+        server,
+        { requests, clients: opts.clients, inFlight: opts.inFlight, firstTrace, salt: 5, body: privateOtlpRequest },
+        {
+          start: async () => {
+            backendsBefore = await backendCpu(server);
+            cpu = threadCpu();
+          },
+          end: async () => {
+            used = cpu();
+            for (const [pid, s] of await backendCpu(server)) backends += s - (backendsBefore.get(pid) ?? 0);
+          },
+        },
+      );
+      const seconds = used.main + used.decode + used.busiestOther + used.rest + backends;
+      rounds[mode].push({ spansPerSecond: r.spansPerSecond, requestP50: r.requestP50, cpuMsPerSpan: (seconds * 1000) / r.spans, mainCpuMsPerSpan: (used.main * 1000) / r.spans });
       // Past this round's traces and its warm-up's (10,000,000 + firstTrace + 100).
       firstTrace += requests * 20 + 200;
     }
   }
   await setMode('off');
-  const medianOf = (rs: { spansPerSecond: number; requestP50: number }[]) => [...rs].sort((a, b) => a.spansPerSecond - b.spansPerSecond)[Math.floor(rs.length / 2)];
-  const pick = <K extends 'spansPerSecond' | 'requestP50'>(k: K) => Object.fromEntries(modes.map((m) => [m, medianOf(rounds[m])[k]])) as Record<PrivacyBenchMode, number>;
+  const medianOf = (rs: Round[], k: keyof Round) => [...rs].sort((a, b) => a[k] - b[k])[Math.floor(rs.length / 2)][k];
+  const pick = (k: keyof Round) => Object.fromEntries(modes.map((m) => [m, medianOf(rounds[m], k)])) as Record<PrivacyBenchMode, number>;
+  const each = (k: keyof Round, digits: number) => Object.fromEntries(modes.map((m) => [m, rounds[m].map((r) => Number(r[k].toFixed(digits)))])) as Record<PrivacyBenchMode, number[]>;
   return {
     spansPerSecond: pick('spansPerSecond'),
-    requestP50: pick('requestP50'),
-    rounds: Object.fromEntries(modes.map((m) => [m, rounds[m].map((r) => Math.round(r.spansPerSecond))])) as Record<PrivacyBenchMode, number[]>,
+    requestP50: Object.fromEntries(modes.map((m) => [m, [...rounds[m]].sort((a, b) => a.spansPerSecond - b.spansPerSecond)[Math.floor(rounds[m].length / 2)].requestP50])) as Record<PrivacyBenchMode, number>,
+    rounds: each('spansPerSecond', 0),
+    cpuMsPerSpan: pick('cpuMsPerSpan'),
+    cpuRounds: each('cpuMsPerSpan', 2),
+    mainCpuMsPerSpan: pick('mainCpuMsPerSpan'),
   };
 }

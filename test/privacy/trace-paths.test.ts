@@ -109,6 +109,39 @@ describe.each(appDatabaseKinds)('privacy at ingest on the trace paths (%s)', (ki
     expect(await search('<PHONE_NUMBER>')).toEqual(expect.arrayContaining([otlpTrace, collected]));
   });
 
+  it('mask: a span holding no personal data is stored as sent and has no record; a span sent again without any loses its record', async () => {
+    await setPrivacy({ mode: 'mask', entities: ['CREDIT_CARD', 'EMAIL_ADDRESS', 'PHONE_NUMBER'] });
+    const m = markers();
+    const traceId = hex(0xc1ea2, 32);
+    const clean = `What are your opening hours on weekdays? (${m.control})`;
+    const send = async (firstPrompt: string) => {
+      const doc = otlpDoc(traceId, hex(1, 16), firstPrompt, 'We will look into it.');
+      doc.resourceSpans[0].scopeSpans[0].spans.push(otlpDoc(traceId, hex(2, 16), clean, 'From nine to five.', { 'app.note': 'no personal data here' }).resourceSpans[0].scopeSpans[0].spans[0]);
+      const res = await t.request('POST', '/api/otel/v1/traces', { token: key, rawBody: JSON.stringify(doc), headers: { 'content-type': 'application/json' } });
+      expect(res.status, res.text).toBe(200);
+      return detail(traceId);
+    };
+    const spanOf = (d: { spans: (Record<string, unknown> & { span_id: string; attributes: Record<string, unknown> })[] }, n: number) => d.spans.find((s) => s.span_id === hex(n, 16))!;
+
+    const first = await send(m.sentence);
+    for (const needle of m.needles) expect(JSON.stringify(first)).not.toContain(needle);
+    expect(first.redactions.summary).toBe('3 values redacted: 1 CREDIT_CARD in input, 1 EMAIL_ADDRESS in input, 1 PHONE_NUMBER in input');
+    const untouched = spanOf(first, 2);
+    expect(JSON.stringify(untouched.input)).toContain(clean);
+    expect(JSON.stringify(untouched.output)).toContain('From nine to five.');
+    expect(untouched.attributes['app.note']).toBe('no personal data here');
+    expect(untouched.redactions).toBeUndefined();
+    expect(spanOf(first, 1).redactions).toEqual({ input: { CREDIT_CARD: 1, EMAIL_ADDRESS: 1, PHONE_NUMBER: 1 } });
+    expect(await search(m.control)).toEqual([traceId]);
+
+    // The first span again, now without personal data: its record goes with its old contents.
+    const again = await send(`Never mind, ${m.control} is settled.`);
+    expect(again.redactions).toBeNull();
+    expect(spanOf(again, 1).redactions).toBeUndefined();
+    expect(JSON.stringify(spanOf(again, 1).input)).toContain(`Never mind, ${m.control} is settled.`);
+    expect(JSON.stringify(spanOf(again, 2).input)).toContain(clean);
+  });
+
   it('hash: the same value gives the same token within the project, and a search for the typed value finds it', async () => {
     await setPrivacy({ mode: 'hash', entities: ['EMAIL_ADDRESS', 'PHONE_NUMBER'], untouched_keys: ['thread_id'] });
     const m = markers();

@@ -7,8 +7,8 @@ import type { Admission, RateLimiter } from '../../platform/admission.ts';
 import { mapInTurns } from '../../platform/turns.ts';
 import { inflatedSizeBound, mergeGenAiLogEvents, OtlpDecoder, truncateSpan, type DecodedTraces, type OtlpDecoderOptions, type LogsDecodeResult, type NormalizedSpan, type SpanEvent, type SpanLogEvents, type SpanType } from './ingest/index.ts';
 import * as store from './store.ts';
-import { redactSpanRow } from './redact-rows.ts';
-import { INGEST_PIECE_SPANS, joinRows, joinRowsInPieces, prepareSpanRow, splitRows, toSpanRow, unprepareSpanRow, type PreparedRows, type PreparedSpanRow, type SpanRow } from './span-rows.ts';
+import { redactPiece, redactSpanRow } from './redact-rows.ts';
+import { INGEST_PIECE_SPANS, joinRowsInPieces, prepareSpanRow, splitRows, toSpanRow, unprepareSpanRow, type PreparedRows, type PreparedSpanRow, type SpanRow } from './span-rows.ts';
 import { summarizeTrace, type SpanFacts } from './summary.ts';
 import type { TraceContext, ValueRedactor } from './context.ts';
 
@@ -137,29 +137,35 @@ export class TraceIngest {
    */
   async ingest(organizationId: string, projectId: string, spans: NormalizedSpan[], path: IngestPath = 'collector'): Promise<void> {
     if (!spans.length) return;
-    // Only the prepared rows wait for the commit (not `spans`, whose objects can then die young).
-    const toRow = (s: NormalizedSpan) => {
-      truncateSpan(s, this.control.maxValueBytes);
-      return prepareSpanRow(toSpanRow(s));
-    };
-    await this.ingestRows(organizationId, projectId, spans.length, path, async () => joinRowsInPieces(await mapInTurns(spans, SPANS_PER_TURN, toRow)));
+    await this.ingestRows(organizationId, projectId, spans.length, path, async (redactor) => {
+      // Only the prepared rows wait for the commit (not `spans`, whose objects can then die young).
+      // Redacted before they are written as JSON text (privacy at ingest), not read back from it.
+      const toRow = (s: NormalizedSpan) => {
+        truncateSpan(s, this.control.maxValueBytes);
+        const row = toSpanRow(s);
+        return prepareSpanRow(redactor ? redactSpanRow(row, redactor) : row);
+      };
+      return joinRowsInPieces(await mapInTurns(spans, redactor ? REDACTED_SPANS_PER_TURN : SPANS_PER_TURN, toRow));
+    });
   }
 
   /** ingest for spans made into rows already (OTLP requests, by the decode worker), `count` in all. */
   async ingestPrepared(organizationId: string, projectId: string, pieces: PreparedRows[], count: number, path: IngestPath = 'otlp'): Promise<void> {
     if (!count) return;
-    await this.ingestRows(organizationId, projectId, count, path, () => Promise.resolve(pieces));
+    await this.ingestRows(organizationId, projectId, count, path, (redactor) => (redactor ? redactPieces(pieces, redactor) : Promise.resolve(pieces)));
   }
 
   /**
    * Acknowledged once every piece has committed. A piece that fails fails the request, whose
    * retry writes the pieces that did commit again: upserts by span id, so nothing doubles.
+   * `prepare` makes the rows with the project's redaction applied (privacy at ingest, the one
+   * place every span passes before its transaction; null when privacy is off).
    */
-  private async ingestRows(organizationId: string, projectId: string, count: number, path: IngestPath, prepare: () => Promise<PreparedRows[]>): Promise<void> {
+  private async ingestRows(organizationId: string, projectId: string, count: number, path: IngestPath, prepare: (redactor: ValueRedactor | null) => Promise<PreparedRows[]>): Promise<void> {
     const release = this.control.admission.admit(projectId, count);
     try {
       const key = `${organizationId}/${projectId}`;
-      const pieces = await this.redacted(projectId, path, await prepare());
+      const pieces = await prepare(await this.redactor(projectId, path));
       const written = await Promise.allSettled(pieces.map((rows) => this.ingestCommits.submit(key, { organizationId, projectId, rows, count: rows.ends.length })));
       const failed = written.find((w) => w.status === 'rejected');
       if (failed) throw failed.reason;
@@ -170,21 +176,6 @@ export class TraceIngest {
       release();
     }
     this.metrics.spansIngested(count);
-  }
-
-  /**
-   * Privacy at ingest, the one place every span passes before its transaction: each row with
-   * what the project's settings remove from it removed (nothing to do when they are off).
-   */
-  private async redacted(projectId: string, path: IngestPath, pieces: PreparedRows[]): Promise<PreparedRows[]> {
-    const redactor = await this.redactor(projectId, path);
-    if (!redactor) return pieces;
-    const out: PreparedRows[] = [];
-    for (const piece of pieces) {
-      const rows = await mapInTurns(splitRows(piece), REDACTED_SPANS_PER_TURN, (r) => prepareSpanRow(redactSpanRow(unprepareSpanRow(r), redactor)));
-      out.push(joinRows(rows));
-    }
-    return out;
   }
 
   /** The project's redaction as it is now, or null when privacy is off. */
@@ -336,6 +327,13 @@ export class TraceIngest {
       else if (!(await store.projectExists(tx, this.ctx.projects.holdProjectSql(projectId)))) throw notFound('project_not_found', `project ${projectId} no longer exists`);
     });
   }
+}
+
+/** Rows made on the decode worker, each with what the project's settings remove from it removed. */
+async function redactPieces(pieces: PreparedRows[], redactor: ValueRedactor): Promise<PreparedRows[]> {
+  const out: PreparedRows[] = [];
+  for (const piece of pieces) out.push(await redactPiece(piece, redactor, REDACTED_SPANS_PER_TURN));
+  return out;
 }
 
 /** A span's log events with their texts redacted; what was found is counted in /metrics only (the span's record keeps its own). */
