@@ -199,6 +199,10 @@ export async function buildApp(deps: Deps): Promise<App> {
     trustProxy: deps.config.trustProxy,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    // Starting makes the day partitions ahead and releases PGlite's job claims (onReady hooks);
+    // on a machine whose cores are busy that took more than Fastify's default 10 s and the
+    // process exited. Coming up late beats not coming up; a start that hangs still fails.
+    pluginTimeout: 120_000,
     // Slow clients cannot hold the server: headers, the whole request, and idle keep-alive
     // connections each have a deadline (checked every second, not Node's default 30 s).
     requestTimeout: deps.config.http.requestTimeoutMs,
