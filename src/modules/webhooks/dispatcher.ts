@@ -122,9 +122,11 @@ export class WebhookDispatcher {
    * is the fallback (retries coming due, a lost notification). Stops when the app closes.
    */
   attach(app: FastifyInstance): void {
+    let madeDays: Promise<void> = Promise.resolve();
     app.addHook('onReady', async () => {
-      // Every process writes events: the days around today have their partitions before they are needed.
-      await this.makeOutboxDays();
+      // Every process writes events: the days around today get their partitions, off the start
+      // (an event written before they exist goes to the default partition, pruned row by row).
+      madeDays = this.makeOutboxDays().catch((err: unknown) => this.logger.warn({ err }, 'the outbox\'s day partitions could not be made'));
       if (this.options.pollMs <= 0) return;
       // One process owns a PGlite database: batches it was sending when it last stopped (killed) are nobody's now.
       if (this.db.kind === 'pglite') await store.releaseClaims(this.db.orm, this.clock.now());
@@ -136,6 +138,7 @@ export class WebhookDispatcher {
       }
     });
     app.addHook('onClose', async () => {
+      await madeDays;
       await this.stop();
     });
   }
