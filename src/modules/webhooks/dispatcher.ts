@@ -126,7 +126,7 @@ export class WebhookDispatcher {
     app.addHook('onReady', async () => {
       // Every process writes events: the days around today get their partitions, off the start
       // (an event written before they exist goes to the default partition, pruned row by row).
-      madeDays = this.makeOutboxDays().catch((err: unknown) => this.logger.warn({ err }, 'the outbox\'s day partitions could not be made'));
+      madeDays = this.makeOutboxDays();
       if (this.options.pollMs <= 0) return;
       // One process owns a PGlite database: batches it was sending when it last stopped (killed) are nobody's now.
       if (this.db.kind === 'pglite') await store.releaseClaims(this.db.orm, this.clock.now());
@@ -447,7 +447,12 @@ export class WebhookDispatcher {
   /** Makes the outbox's partitions of the days around today (on start, and with each prune). */
   async makeOutboxDays(): Promise<void> {
     const today = dayOf(this.clock.now().getTime());
-    await this.outboxDays.ensure(Array.from({ length: OUTBOX_DAYS_BACK + OUTBOX_DAYS_AHEAD + 1 }, (_, i) => today - OUTBOX_DAYS_BACK + i));
+    try {
+      await this.outboxDays.ensure(Array.from({ length: OUTBOX_DAYS_BACK + OUTBOX_DAYS_AHEAD + 1 }, (_, i) => today - OUTBOX_DAYS_BACK + i));
+    } catch (err) {
+      // Events of a day without its partition go to the default one (pruned row by row): never fatal.
+      this.logger.warn({ err }, "the outbox's day partitions could not be made");
+    }
   }
 
   /**
