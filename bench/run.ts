@@ -3,9 +3,9 @@
  * writes bench/results/<date>.json. BENCH_SCALE (default 1) scales the data sizes;
  * BENCH_DATABASES (default "pglite,postgres") picks the databases; PostgreSQL comes
  * from BENCH_DATABASE_URL or TEST_DATABASE_URL (skipped when neither is set and the
- * local server does not answer). BENCH_ONLY=traces|grpc|alerts|privacy|detail|compression|webhooks|evaluators|pii|overload|flood|backup|datasets|experiments|experiments-run|experiments-compare|views|span-jumps|first-load|topics|simulations|scale|soak
+ * local server does not answer). BENCH_ONLY=traces|grpc|alerts|privacy|detail|compression|webhooks|evaluators|pii|overload|flood|backup|datasets|experiments|experiments-run|experiments-compare|views|span-jumps|first-load|topics|simulations|scale|partitions|soak
  * picks benchmarks (soak runs only when named: the robustness tests at their long sizes; backup: BENCH_BACKUP_MIB, default 1024, the PGlite database's size; privacy:
- * BENCH_PRIVACY_REQUESTS_OFF, default 50, and BENCH_PRIVACY_REQUESTS, default 10, 100-span requests per round; alerts: BENCH_ALERTS_TRACES, default 1,000,000 trace summaries of 5 spans; scale: BENCH_SCALE_SPANS, default 5,000,000, PostgreSQL only, with a streaming replica when replication connections are allowed).
+ * BENCH_PRIVACY_REQUESTS_OFF, default 50, and BENCH_PRIVACY_REQUESTS, default 10, 100-span requests per round; alerts: BENCH_ALERTS_TRACES, default 1,000,000 trace summaries of 5 spans; scale: BENCH_SCALE_SPANS, default 5,000,000, PostgreSQL only, with a streaming replica when replication connections are allowed; partitions: BENCH_CONVERSION_SPANS, default 1,000,000, the in-place conversion, and BENCH_SCALE_SPANS for the day drop, PostgreSQL only).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -36,6 +36,7 @@ import { benchSoak } from './soak.ts';
 import { benchTopics } from './topics.ts';
 import { benchSimulations } from './simulations.ts';
 import { benchScale } from './scale.ts';
+import { benchConversion, benchDayDrop } from './partitions.ts';
 
 const scale = Number(process.env.BENCH_SCALE ?? '1');
 const pgUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -324,6 +325,23 @@ for (const kind of kinds) {
     } finally {
       await server.close();
     }
+  }
+
+  if (kind === 'postgres' && (!only || only.includes('partitions'))) {
+    // Day partitions: an unpartitioned installation converted in place; a day dropped by retention at 5M spans.
+    const spans = Math.round(Number(process.env.BENCH_CONVERSION_SPANS ?? '1000000') * scale);
+    const c = await benchConversion(pgUrl, spans);
+    const cname = `in-place conversion to day partitions, ${c.spans.toLocaleString('en-US')} spans (migrations ${c.migrations.join(', ')})`;
+    row(cname, kind, 'migrations', c.seconds, 's');
+    row(cname, kind, 'rows kept (traces, spans, evaluations, events, annotations)', JSON.stringify(c.after) === JSON.stringify(c.before) ? 'all' : `${JSON.stringify(c.before)} -> ${JSON.stringify(c.after)}`, '', 'all');
+    row(cname, kind, 'indexes of the old tables missing after', c.indexesMissing.length ? c.indexesMissing.join(' ') : 0, '', '0');
+    row(cname, kind, `a search (user filter, ${c.searchHits} hits) answers the same`, c.searchSame ? 'yes' : 'no', '', 'yes');
+    results.partitions_conversion_postgres = c;
+    const d = await benchDayDrop(pgUrl, Math.round(Number(process.env.BENCH_SCALE_SPANS ?? '5000000') * scale));
+    const dname = `retention drops a day (${d.tracesPerDay.toLocaleString('en-US')} traces, their spans, evaluations, annotations) of ${d.spans.toLocaleString('en-US')} spans over 30 days`;
+    row(dname, kind, `whole sweep, median of ${d.sweepsMs.length} days`, d.sweepMedianMs / 1000, 's', '<= 1');
+    row(dname, kind, `the DROP transaction alone, median of ${d.dropsMs.length}`, d.dropMedianMs, 'ms');
+    results.partitions_day_drop_postgres = d;
   }
 
   if (!only || only.includes('analytics')) {

@@ -147,7 +147,14 @@ export function buildServices(deps: Deps): Services {
     environmentModels: () => (deps.config.providerEnv.OPENAI_API_KEY ? ENVIRONMENT_MODELS : []),
   });
   const models = modelProviders.gateway;
-  const evaluations = buildEvaluators({ db: deps.db, clock: deps.clock, metrics, models, redactor: (projectId, path) => privacy.privacy.redactorFor(projectId, path) });
+  const evaluations = buildEvaluators({
+    db: deps.db,
+    clock: deps.clock,
+    metrics,
+    models,
+    redactor: (projectId, path) => privacy.privacy.redactorFor(projectId, path),
+    traceDay: (db, projectId, traceId) => traces.traceDay(db, projectId, traceId),
+  });
   const prompts = buildPrompts({
     db: deps.db,
     clock: deps.clock,

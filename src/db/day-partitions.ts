@@ -52,6 +52,17 @@ export class DayPartitions {
     return partitionDays(exec, this.tables[0]);
   }
 
+  /** Projects with rows of this day in these tables of the set (each has a project_id column). */
+  async projectsOn(day: number, tables: readonly string[], exec: Executor = this.db.orm): Promise<string[]> {
+    const found = new Set<string>();
+    for (const table of tables) {
+      // `day = <constant>` reads that day's partition alone.
+      const held = await rows<{ project_id: string }>(exec, sql`SELECT DISTINCT project_id FROM ${ident(table)} WHERE day = ${sql.raw(String(day))}`);
+      for (const r of held) found.add(r.project_id);
+    }
+    return [...found];
+  }
+
   /**
    * Drops one day's partitions of every table, in the caller's transaction (a lock on each
    * parent until it commits: keep that transaction short). Answers whether the day had them.

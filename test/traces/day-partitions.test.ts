@@ -46,11 +46,21 @@ describe.each(databaseKinds)('traces stored by day (%s)', (kind) => {
     (
       await rows<{ name: string }>(
         p.t.db.orm,
-        sql`SELECT relname AS name FROM pg_class WHERE relname IN (${`traces_d${suffix(day)}`}, ${`spans_d${suffix(day)}`}) ORDER BY 1`,
+        sql`SELECT relname AS name FROM pg_class WHERE relname IN (${`traces_d${suffix(day)}`}, ${`spans_d${suffix(day)}`}, ${`evaluations_d${suffix(day)}`}) ORDER BY 1`,
       )
     ).map((r) => r.name);
   const spansOf = async (traceId: string) =>
     Number((await rows<{ n: number }>(p.t.db.orm, sql`SELECT count(*)::int AS n FROM spans WHERE trace_id = ${traceId}`))[0].n);
+  const evaluate = async (token: string, traceId: string) => {
+    const res = await p.t.request('POST', '/api/evaluations/llm/competitor_blocklist/evaluate', {
+      authToken: token,
+      body: { data: { output: 'we beat Acme' }, settings: { competitors: ['Acme'] }, trace_id: traceId },
+    });
+    expect(res.status, res.text).toBe(200);
+  };
+  // The results kept of a trace, and the days they are kept in.
+  const evaluationsOf = async (traceId: string) =>
+    (await rows<{ day: number }>(p.t.db.orm, sql`SELECT day FROM evaluations WHERE trace_id = ${traceId}`)).map((r) => Number(r.day));
   const setRetention = async (projectId: string, token: string, retentionDays: number | null) => {
     const res = await p.t.request('PATCH', `/api/projects/${projectId}`, { token, body: { retentionDays } });
     expect(res.status, res.text).toBe(200);
@@ -73,8 +83,16 @@ describe.each(databaseKinds)('traces stored by day (%s)', (kind) => {
     // The later span went to its trace's day; the next day's partitions exist all the same.
     const [{ days }] = await rows<{ days: number[] }>(p.t.db.orm, sql`SELECT array_agg(DISTINCT day) AS days FROM spans WHERE trace_id = ${mine}`);
     expect(days.map(Number)).toEqual([day]);
-    expect(await partitionsOf(day)).toEqual([`spans_d${suffix(day)}`, `traces_d${suffix(day)}`]);
-    expect(await partitionsOf(day + 1)).toHaveLength(2);
+    expect(await partitionsOf(day)).toEqual([`evaluations_d${suffix(day)}`, `spans_d${suffix(day)}`, `traces_d${suffix(day)}`]);
+    expect(await partitionsOf(day + 1)).toHaveLength(3);
+    // Evaluation results are kept in their trace's day, whenever they are stored; a result whose
+    // trace has not come is kept in the day it was stored on.
+    await evaluate(p.key, mine);
+    await evaluate(p.other.projectToken, theirs);
+    await evaluate(p.other.projectToken, 'c3'.repeat(16));
+    expect(await evaluationsOf(mine)).toEqual([day]);
+    expect(await evaluationsOf(theirs)).toEqual([day]);
+    expect(await evaluationsOf('c3'.repeat(16))).toEqual([Math.floor(now / DAY)]);
 
     // Only this project expires its traces: the other project's trace keeps the day, so this
     // project's trace goes row by row, both of its spans with it.
@@ -82,8 +100,11 @@ describe.each(databaseKinds)('traces stored by day (%s)', (kind) => {
     await p.t.app.services.traces.sweepRetention();
     expect((await p.t.request('GET', `/api/trace/${mine}`, { token: p.key })).status).toBe(404);
     expect(await spansOf(mine)).toBe(0);
-    expect((await p.t.request('GET', `/api/trace/${theirs}`, { token: p.other.projectToken })).status).toBe(200);
-    expect(await partitionsOf(day)).toHaveLength(2);
+    expect(await evaluationsOf(mine)).toEqual([]);
+    const kept = await p.t.request('GET', `/api/trace/${theirs}`, { token: p.other.projectToken });
+    expect(kept.status).toBe(200);
+    expect(kept.body.evaluations).toHaveLength(1);
+    expect(await partitionsOf(day)).toHaveLength(3);
 
     // Once the other project expires its traces too, the day goes whole, and the empty day after it.
     await setRetention(p.other.projectId, p.other.adminToken, 30);
@@ -91,8 +112,10 @@ describe.each(databaseKinds)('traces stored by day (%s)', (kind) => {
     expect((await p.t.request('GET', `/api/trace/${theirs}`, { token: p.other.projectToken })).status).toBe(404);
     expect(await partitionsOf(day)).toEqual([]);
     expect(await partitionsOf(day + 1)).toEqual([]);
-    // Recent days stay.
+    expect(await evaluationsOf(theirs)).toEqual([]);
+    // Recent days stay, with the result whose trace never came.
     const today = Math.floor(now / DAY);
-    expect(await partitionsOf(today)).toHaveLength(2);
+    expect(await partitionsOf(today)).toHaveLength(3);
+    expect(await evaluationsOf('c3'.repeat(16))).toEqual([today]);
   });
 });

@@ -4,11 +4,11 @@ import { bigint, boolean, doublePrecision, index, integer, jsonb, pgTable, prima
 
 const at = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
-/** Mirrors migrations/0006_evaluations.sql (and 0013's monitor_id). */
+/** Mirrors migrations/0006_evaluations.sql (and 0013's monitor_id); 0070 partitions it by its trace's day. */
 export const evaluations = pgTable(
   'evaluations',
   {
-    id: text('id').primaryKey(),
+    id: text('id').notNull(),
     projectId: text('project_id').notNull(),
     traceId: text('trace_id').notNull(),
     evaluator: text('evaluator').notNull(),
@@ -31,8 +31,10 @@ export const evaluations = pgTable(
     monitorId: text('monitor_id'),
     /** The custom evaluator's version that produced it (0024); null for built-in evaluators. */
     evaluatorVersion: integer('evaluator_version'),
+    /** Its trace's UTC day (days since 1970-01-01), else the day it was stored on: the partition (0070). */
+    day: integer('day').notNull(),
   },
-  (t) => [index('evaluations_project_trace').on(t.projectId, t.traceId, t.insertedAt, t.id)],
+  (t) => [primaryKey({ columns: [t.id, t.day] }), index('evaluations_project_trace').on(t.projectId, t.traceId, t.insertedAt, t.id)],
 );
 
 /** The evaluators module's tables of custom evaluators. Mirrors migrations/0023_custom_evaluators.sql. */

@@ -1,4 +1,4 @@
-import type { Database } from '../../db/index.ts';
+import type { Database, Executor } from '../../db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Metrics } from '../../platform/metrics.ts';
 import type { ProviderConfig } from './llm/call-types.ts';
@@ -40,6 +40,8 @@ export interface EvaluatorPorts {
   models: JudgeModels;
   /** Privacy at ingest (the privacy module): what a stored result and its events say is redacted first. */
   redactor: (projectId: string, path: string) => Promise<ResultRedactor>;
+  /** The day a stored trace is kept in (the traces module), null when it is not stored: a result is kept in its trace's day. */
+  traceDay: (db: Executor, projectId: string, traceId: string) => Promise<number | null>;
 }
 
 /** What the module's use cases work with (built by module.ts). */

@@ -27,6 +27,8 @@ export function evaluationsTraceExtension(db: Database): TraceExtension {
     filterConditions: { evaluation: evaluationTraceCondition },
     listFacts: async (reader, projectId, traceIds) => ({ evaluations: await evaluationChipsByTrace(reader, projectId, traceIds) }),
     onTracesDeleted: async (tx, projectId, traceIds) => void (await deleteTraceEvaluations(tx, projectId, traceIds)),
+    // Results are kept in their trace's day: a day dropped by retention takes them along.
+    dayTables: ['evaluations'],
     // Evaluations whose trace never arrived (or came under another id) age out with the traces.
     sweepBefore: (projectId, cutoffMs) => deleteEvaluationsInsertedBefore(db, projectId, cutoffMs),
   };

@@ -1,4 +1,5 @@
-import { and, asc, eq, lt, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, lt, lte, sql, type SQL } from 'drizzle-orm';
+import { dayOf } from '../../db/day-partitions.ts';
 import { rows, type Executor, textArray } from '../../db/index.ts';
 import { evaluations } from '../../db/schema/index.ts';
 
@@ -29,10 +30,16 @@ export async function deleteByTraces(db: Executor, projectId: string, traceIds: 
   return deleted.length;
 }
 
+/**
+ * Deletes the project's results stored before `beforeMs` (their traces never came, or went
+ * without them). Only days up to that one are read: a result is kept in its trace's day (which
+ * began before it was stored) or, without its trace, the day it was stored on; a result of a
+ * trace dated after it was stored goes when that day is dropped.
+ */
 export async function deleteInsertedBefore(db: Executor, projectId: string, beforeMs: number): Promise<number> {
   const deleted = await db
     .delete(evaluations)
-    .where(and(eq(evaluations.projectId, projectId), lt(evaluations.insertedAt, beforeMs)))
+    .where(and(eq(evaluations.projectId, projectId), lt(evaluations.insertedAt, beforeMs), lte(evaluations.day, dayOf(beforeMs))))
     .returning({ id: evaluations.id });
   return deleted.length;
 }

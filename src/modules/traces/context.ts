@@ -25,6 +25,13 @@ export interface TraceExtension {
   /** Runs in the transaction that deletes traces (retention): remove what belongs to them. */
   onTracesDeleted?(tx: Executor, projectId: string, traceIds: string[]): Promise<void>;
   /**
+   * The module's tables partitioned by their trace's day (db/day-partitions.ts, like spans):
+   * their partitions are made and dropped with the traces' days, so a day dropped by retention
+   * takes their rows along, and onTracesDeleted is not called for it (it still is for traces
+   * deleted row by row).
+   */
+  dayTables?: readonly string[];
+  /**
    * Runs in the retention sweep for each project with a retention period, after its old
    * traces went: remove what the project stored before `cutoffMs` that no trace took with it
    * (e.g. evaluations of traces that never arrived).
@@ -71,7 +78,7 @@ export interface ProjectRegistry {
 /** What the traces module's use cases (ingest, reads, search, shares, retention) work with. */
 export interface TraceContext {
   db: Database;
-  /** The day partitions of spans and traces (made ahead, and before an ingest transaction needs them). */
+  /** The day partitions of spans, traces and the extensions' dayTables (made ahead, and before an ingest transaction needs them). */
   days: DayPartitions;
   clock: Clock;
   projects: ProjectRegistry;

@@ -21,6 +21,7 @@ import { matchingTraceIds } from './search.ts';
 import { traceAggregates, type TraceAggregates } from './aggregates.ts';
 import { shareShowsTrace } from './shares.ts';
 import { threadTurns } from './thread-store.ts';
+import { traceDay as traceDayOf } from './store.ts';
 
 /** What the traces module is given (app.ts): its database, the ingest limits, the projects it keeps traces of. */
 export interface TracesPorts {
@@ -63,6 +64,8 @@ export interface Traces {
   threadTraceIds(projectId: string, threadId: string, limit: number): Promise<string[]>;
   /** Whether a public share token shows a trace now (the web app's share page). */
   shareShowsTrace(token: string): Promise<boolean>;
+  /** The UTC day a stored trace is kept in (its partition), null when it is not stored (evaluation results go in their trace's day). */
+  traceDay(db: Executor, projectId: string, traceId: string): Promise<number | null>;
   /** Every trace of a project, in the transaction that deletes the project. */
   deleteProjectTraces(tx: Executor, projectId: string): Promise<void>;
   /** Traces past their project's retention period deleted (the scheduler's sweep); the count. */
@@ -73,7 +76,9 @@ export interface Traces {
 
 export function buildTraces(ports: TracesPorts): Traces {
   const { db, clock, limits, readPriority } = ports;
-  const ctx: TraceContext = { db, clock, days: new DayPartitions(db, ['traces', 'spans']), projects: ports.projects, extensions: ports.extensions };
+  // Spans, traces and what other modules keep by their trace's day share the days (made and dropped together).
+  const days = new DayPartitions(db, ['traces', 'spans', ...ports.extensions.flatMap((e) => e.dayTables ?? [])]);
+  const ctx: TraceContext = { db, clock, days, projects: ports.projects, extensions: ports.extensions };
   const ingestion = new TraceIngest(
     ctx,
     {
@@ -105,6 +110,7 @@ export function buildTraces(ports: TracesPorts): Traces {
     inputs: (projectId, where, limit, order) => traceInputs(ctx, projectId, where, limit, order),
     threadTraceIds: async (projectId, threadId, limit) => (await threadTurns(db.orm, projectId, threadId, limit)).map((t) => t.trace_id),
     shareShowsTrace: (token) => shareShowsTrace(ctx, token),
+    traceDay: (exec, projectId, traceId) => traceDayOf(exec, projectId, traceId),
     deleteProjectTraces,
     sweepRetention: () => sweepRetention(ctx),
     refreshStatistics: () => refreshStatistics(ctx),

@@ -8,7 +8,7 @@ import type { TraceContext } from './context.ts';
 export const PENDING_LOG_EVENTS_TTL_MS = 3 * 86_400_000;
 // Retention: traces past their project's period, a deleted project's traces, planner statistics.
 
-/** Days made ahead of today (and back), each with its partitions of spans and traces. */
+/** Days made ahead of today (and back), each with its partitions of spans, traces and the extensions' dayTables. */
 const DAYS_AHEAD = 3;
 const DAYS_BACK = 1;
 
@@ -32,8 +32,8 @@ export async function deleteProjectTraces(tx: Executor, projectId: string): Prom
 }
 
 /**
- * Drops whole days: a day's partitions go when every project with traces that day is past its
- * retention period for the whole day (a trace's day is the day it started on, and its start
+ * Drops whole days: a day's partitions go when every project with traces (or other rows kept
+ * by day) that day is past its retention period for the whole day (a trace's day is the day it started on, and its start
  * only moves earlier: all of them are). What other modules keep of those traces goes first,
  * in rounds of their own; then the day's partitions, in one short transaction. A day that
  * also holds traces of a project keeping them longer stays, and its expired traces are
@@ -42,17 +42,23 @@ export async function deleteProjectTraces(tx: Executor, projectId: string): Prom
 async function dropExpiredDays(ctx: TraceContext, cutoffs: Map<string, number>): Promise<number> {
   if (!cutoffs.size) return 0;
   const latest = Math.max(...cutoffs.values());
+  // Other modules' tables kept by their trace's day go with the day's partitions; the rest
+  // remove what they keep of the day's traces first.
+  const dayTables = ctx.extensions.flatMap((e) => e.dayTables ?? []);
+  const removers = ctx.extensions.filter((e) => !e.dayTables?.length);
   let dropped = 0;
   for (const day of await ctx.days.days()) {
     const end = (day + 1) * DAY_MS;
     if (end > latest) break;
     const held = await store.tracesOfDay(ctx.db.orm, day);
-    if (!held.every((p) => end <= (cutoffs.get(p.projectId) ?? -Infinity))) continue;
+    // A project may hold rows of the day in those tables without a trace of it (a result whose trace never came).
+    const holders = new Set([...held.map((p) => p.projectId), ...(await ctx.days.projectsOn(day, dayTables))]);
+    if (![...holders].every((p) => end <= (cutoffs.get(p) ?? -Infinity))) continue;
     for (const { projectId, traceIds } of held) {
       for (let i = 0; i < traceIds.length; i += ROUND) {
         const ids = traceIds.slice(i, i + ROUND);
         await ctx.db.orm.transaction(async (tx) => {
-          for (const e of ctx.extensions) await e.onTracesDeleted?.(tx, projectId, ids);
+          for (const e of removers) await e.onTracesDeleted?.(tx, projectId, ids);
           await store.deleteShares(tx, projectId, ids);
         });
       }

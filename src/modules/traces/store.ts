@@ -638,6 +638,12 @@ export async function tracesOfDay(db: Executor, day: number): Promise<{ projectI
   return found.map((r) => ({ projectId: r.project_id, traceIds: r.trace_ids }));
 }
 
+/** The day a stored trace is kept in; null when it is not stored. */
+export async function traceDay(db: Executor, projectId: string, traceId: string): Promise<number | null> {
+  const [found] = await rows<{ day: number }>(db, sql`SELECT day FROM traces WHERE project_id = ${projectId} AND trace_id = ${traceId} LIMIT 1`);
+  return found ? Number(found.day) : null;
+}
+
 /** The shares of these traces (their day is being dropped). */
 export async function deleteShares(tx: Executor, projectId: string, traceIds: string[]): Promise<void> {
   await tx.execute(sql`DELETE FROM trace_shares WHERE project_id = ${projectId} AND trace_id = ANY(${textArray(traceIds)})`);

@@ -3,6 +3,7 @@ import { performance } from 'node:perf_hooks';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Database, Executor } from '../../db/index.ts';
+import { DAY_MS, DayPartitions, dayOf } from '../../db/day-partitions.ts';
 import type { WebhookEventPayload } from '../../db/schema/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import { EVENTS_CHANNEL } from '../../platform/events/index.ts';
@@ -60,6 +61,9 @@ const WAITING_RETRY_MS = 10;
 const WAITING_RETRY_MAX_MS = 200;
 
 const PRUNE_EVERY_MS = 60 * 60 * 1000;
+/** The outbox's days made ahead of today (and back): events are written in the day of their time. */
+const OUTBOX_DAYS_AHEAD = 3;
+const OUTBOX_DAYS_BACK = 1;
 
 /**
  * Moves events from the outbox to receivers, off the request path:
@@ -94,6 +98,8 @@ export class WebhookDispatcher {
   private waitingRetryMs = WAITING_RETRY_MS;
   private abort: AbortController;
   private lastPruneAt: number | null = null;
+  /** The outbox partitioned by the day events are written on (migration 0070). */
+  private readonly outboxDays: DayPartitions;
 
   constructor(
     private readonly db: Database,
@@ -107,6 +113,7 @@ export class WebhookDispatcher {
     this.fanOutChunk = options.fanOutChunk ?? 500;
     this.leaseMs = options.leaseMs ?? Math.max(60_000, this.requestTimeoutMs * 3);
     this.abort = this.newAbortController();
+    this.outboxDays = new DayPartitions(db, ['events']);
   }
 
   /**
@@ -115,7 +122,11 @@ export class WebhookDispatcher {
    * is the fallback (retries coming due, a lost notification). Stops when the app closes.
    */
   attach(app: FastifyInstance): void {
+    let madeDays: Promise<void> = Promise.resolve();
     app.addHook('onReady', async () => {
+      // Every process writes events: the days around today get their partitions, off the start
+      // (an event written before they exist goes to the default partition, pruned row by row).
+      madeDays = this.makeOutboxDays();
       if (this.options.pollMs <= 0) return;
       // One process owns a PGlite database: batches it was sending when it last stopped (killed) are nobody's now.
       if (this.db.kind === 'pglite') await store.releaseClaims(this.db.orm, this.clock.now());
@@ -127,6 +138,7 @@ export class WebhookDispatcher {
       }
     });
     app.addHook('onClose', async () => {
+      await madeDays;
       await this.stop();
     });
   }
@@ -427,7 +439,34 @@ export class WebhookDispatcher {
     if (this.lastPruneAt !== null && now - this.lastPruneAt < PRUNE_EVERY_MS) return;
     this.lastPruneAt = now;
     await store.prune(this.db.orm, new Date(now - LOG_RETENTION_MS));
+    await this.makeOutboxDays();
+    await this.dropOutboxDays(now - OUTBOX_RETENTION_MS);
     await store.pruneOutbox(this.db.orm, new Date(now - OUTBOX_RETENTION_MS));
+  }
+
+  /** Makes the outbox's partitions of the days around today (on start, and with each prune). */
+  async makeOutboxDays(): Promise<void> {
+    const today = dayOf(this.clock.now().getTime());
+    try {
+      await this.outboxDays.ensure(Array.from({ length: OUTBOX_DAYS_BACK + OUTBOX_DAYS_AHEAD + 1 }, (_, i) => today - OUTBOX_DAYS_BACK + i));
+    } catch (err) {
+      // Events of a day without its partition go to the default one (pruned row by row): never fatal.
+      this.logger.warn({ err }, "the outbox's day partitions could not be made");
+    }
+  }
+
+  /**
+   * Drops the outbox's days that ended before `beforeMs` and whose every event the cursor has
+   * passed (fanned out: each batch keeps its own copy), each in one short transaction. An event
+   * is kept from a day (its day ended after it) to two days (it opened its day).
+   */
+  private async dropOutboxDays(beforeMs: number): Promise<void> {
+    for (const day of await this.outboxDays.days()) {
+      if ((day + 1) * DAY_MS > beforeMs) break;
+      await this.db.orm.transaction(async (tx) => {
+        if (await store.outboxDayPassed(tx, day)) await this.outboxDays.drop(tx, day);
+      });
+    }
   }
 }
 

@@ -331,17 +331,29 @@ export async function attemptsPage(db: Executor, endpointId: string, beforeSeq: 
   return db.select().from(webhookDeliveryAttempts).where(where).orderBy(desc(webhookDeliveryAttempts.seq)).limit(limit);
 }
 
+/** Whether the dispatcher's cursor has passed every outbox event of this day (its partition may go). */
+export async function outboxDayPassed(tx: Executor, day: number): Promise<boolean> {
+  const [row] = await rows<{ passed: boolean }>(
+    tx,
+    sql`SELECT NOT EXISTS (
+          SELECT 1 FROM events e, webhook_outbox_cursor c
+          WHERE c.id = 1 AND e.day = ${sql.raw(String(day))} AND (e.txid, e.seq) > (c.last_txid, c.last_seq)) AS passed`,
+  );
+  return Boolean(row.passed);
+}
+
 /**
- * Deletes outbox events written before `before` that the dispatcher's cursor has passed,
- * oldest first in chunks (the outbox grows by one event per new trace); returns how many.
+ * Deletes outbox events of the default partition (days without a partition of their own:
+ * db/day-partitions.ts) written before `before` that the dispatcher's cursor has passed,
+ * oldest first in chunks; returns how many. The other days go whole (outboxDayPassed).
  */
 export async function pruneOutbox(db: Executor, before: Date, chunk = 10_000): Promise<number> {
   let total = 0;
   for (;;) {
     const gone = await rows<{ seq: number }>(
       db,
-      sql`DELETE FROM events WHERE seq IN (
-            SELECT e.seq FROM events e, webhook_outbox_cursor c
+      sql`DELETE FROM events_default WHERE seq IN (
+            SELECT e.seq FROM events_default e, webhook_outbox_cursor c
             WHERE c.id = 1 AND (e.txid, e.seq) <= (c.last_txid, c.last_seq)
             ORDER BY e.txid, e.seq LIMIT ${chunk})
           AND created_at < ${before}

@@ -1,4 +1,5 @@
 import { jsonParam, type Executor } from '../../db/index.ts';
+import { dayOf } from '../../db/day-partitions.ts';
 import { sql, type SQL } from 'drizzle-orm';
 import { newId } from '../ids.ts';
 import { eventDefinition, type EventType } from './catalog.ts';
@@ -49,8 +50,8 @@ export async function emitEvents(tx: Executor, batch: NewEvent[], at: Date): Pro
   });
   // One parameter for the whole batch: ingestion writes dozens of these per request.
   await tx.execute(sql`
-    INSERT INTO events (id, organization_id, project_id, type, schema_version, data, created_at)
-    SELECT x.id, x.organization_id, x.project_id, x.type, x.schema_version, x.data, ${at}
+    INSERT INTO events (id, organization_id, project_id, type, schema_version, data, created_at, day)
+    SELECT x.id, x.organization_id, x.project_id, x.type, x.schema_version, x.data, ${at}, ${dayOf(at.getTime())}::int
     FROM json_to_recordset(${jsonParam(values)}::json)
       AS x(id text, organization_id text, project_id text, type text, schema_version text, data jsonb)
     ${NOTIFY}`);
@@ -66,7 +67,7 @@ export async function emitEvents(tx: Executor, batch: NewEvent[], at: Date): Pro
 export function eventsInsertSql(type: EventType, source: SQL, at: Date): SQL {
   const def = eventDefinition(type);
   if (!def) throw new Error(`unknown event type ${type}`);
-  return sql`INSERT INTO events (id, organization_id, project_id, type, schema_version, data, created_at)
-    SELECT e.id, e.organization_id, e.project_id, ${type}, ${def.schemaVersion}, e.data, ${at} FROM (${source}) AS e
+  return sql`INSERT INTO events (id, organization_id, project_id, type, schema_version, data, created_at, day)
+    SELECT e.id, e.organization_id, e.project_id, ${type}, ${def.schemaVersion}, e.data, ${at}, ${dayOf(at.getTime())}::int FROM (${source}) AS e
     ${NOTIFY}`;
 }

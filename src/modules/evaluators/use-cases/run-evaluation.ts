@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { Executor } from '../../../db/index.ts';
+import { dayOf } from '../../../db/day-partitions.ts';
 import { AppError } from '../../../platform/errors.ts';
 import { emitEvent, type EventType } from '../../../platform/events/index.ts';
 import { newId } from '../../../platform/ids.ts';
@@ -54,6 +55,8 @@ export async function evaluate(
   const stored = await storedForm(ctx, scope.projectId, result);
   await ctx.db.orm.transaction(async (tx) => {
     if (traceId) {
+      // Kept in its trace's day, dropped with it by retention; a result ahead of its trace takes today.
+      const day = (await ctx.traceDay(tx, scope.projectId, traceId)) ?? dayOf(now.getTime());
       const row = await store.insertEvaluation(tx, {
         id: newId('eval'),
         projectId: scope.projectId,
@@ -76,6 +79,7 @@ export async function evaluate(
         updatedAt: now.getTime(),
         monitorId: origin.monitorId ?? null,
         evaluatorVersion: custom?.version ?? null,
+        day,
       });
       result = { ...result, evaluation_id: row.id };
     }
