@@ -12,6 +12,7 @@ import { PACKAGE_DIR } from '../package-dir.ts';
 import { countStatements, primaryOnly, replicaReads, type Reads } from './replicas.ts';
 export { asBookkeeping } from './replicas.ts';
 import { pooledSession } from './pooled-session.ts';
+import { refreshOnly, watchChanges, type Changes } from './changes.ts';
 import type { Executor, Orm } from './orm.ts';
 
 export type { Executor, Orm, Schema, Tx } from './orm.ts';
@@ -27,6 +28,8 @@ export interface Database {
   dataDirLock: DataDirLock | null;
   /** Where reads that may be a moment behind go: a replica (DATABASE_READ_URL) or the primary (db/replicas.ts). */
   reads: Reads;
+  /** Changes to the small tables every request reads (a key's row, privacy settings), heard from the primary (db/changes.ts). */
+  changes: Changes;
   /**
    * Runs multi-statement SQL scripts (migrations) in one transaction over the simple
    * query protocol, which drizzle's prepared statements cannot carry.
@@ -93,6 +96,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
       countStatements(pool, counter, true);
       reads = replicaReads({ orm, url: options.databaseUrl, counter }, { urls: options.replicas.urls, maxLagMs: options.replicas.maxLagMs, poolSize: options.poolSize });
     }
+    const changes = watchChanges(options.databaseUrl);
     return {
       kind: 'postgres',
       orm,
@@ -100,6 +104,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
       pool,
       dataDirLock: null,
       reads,
+      changes,
       runScripts: async (fn) => {
         const client = await pool.connect();
         try {
@@ -119,6 +124,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
       },
       listen: (channel, onNotify) => listenOnPostgres(options.databaseUrl!, channel, onNotify),
       close: async () => {
+        await changes.close();
         await reads.close();
         await pool.end();
       },
@@ -168,6 +174,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     pool: null,
     dataDirLock: lock,
     reads: primaryOnly(orm),
+    changes: refreshOnly,
     runScripts: (fn) =>
       client.transaction(async (tx) => {
         await fn(async (script) => {

@@ -19,6 +19,7 @@ describe.skipIf(!databaseKinds.includes('postgres'))('read replicas', () => {
   let servers: Running[] = [];
   let drop: () => Promise<void>;
   let replicaUrl: string;
+  let primaryUrl: string;
   let projectId: string;
   const projectKey = `sgp-${alnum(16)}_${alnum(48)}`;
   const adminKey = `sg-${alnum(16)}_${alnum(48)}`;
@@ -30,6 +31,7 @@ describe.skipIf(!databaseKinds.includes('postgres'))('read replicas', () => {
   beforeAll(async () => {
     const database = await openTestDatabase('postgres');
     drop = database.drop;
+    primaryUrl = database.url!;
     // After the copy is made: the base backup holds it.
     replica = await makeReplica(database.url!);
     replicaUrl = replica.urlFor(database.url!);
@@ -86,6 +88,16 @@ describe.skipIf(!databaseKinds.includes('postgres'))('read replicas', () => {
     const text = (await request(server.baseUrl, 'GET', '/metrics')).text;
     const line = text.split('\n').find((l) => l.startsWith(`${name}{${labels}}`));
     return line ? Number(line.split(' ').pop()) : null;
+  }
+
+  async function onPrimary<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
+    const client = new pg.Client({ connectionString: primaryUrl });
+    await client.connect();
+    try {
+      return await fn(client);
+    } finally {
+      await client.end();
+    }
   }
 
   async function onReplica<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
@@ -172,6 +184,31 @@ describe.skipIf(!databaseKinds.includes('postgres'))('read replicas', () => {
     }
     // Replayed: everyone finds it on the replica.
     await replicaState(b, (r) => r.ok && r.lagMs === 0);
+  }, 60_000);
+
+  it('a project key revoked through one process, or by SQL on the primary, is refused by the other, which kept using it from memory', async () => {
+    const [a, b] = servers;
+    for (const how of ['the API', 'SQL'] as const) {
+      const minted = await request(a.baseUrl, 'POST', `/api/projects/${projectId}/api-keys`, { token: adminKey });
+      expect(minted.status, minted.text).toBe(200);
+      const key = { authToken: minted.body.token as string };
+      // The other process reads the key's row once, then answers from its copy.
+      for (let i = 0; i < 3; i++) expect((await search(b, key, `before ${i}`)).status).toBe(200);
+      if (how === 'the API') {
+        const revoked = await request(a.baseUrl, 'DELETE', `/api/api-keys/${minted.body.apiKey.id}`, { token: adminKey });
+        expect(revoked.status, revoked.text).toBe(200);
+      } else {
+        await onPrimary((c) => c.query('UPDATE api_keys SET revoked_at = now() WHERE id = $1', [minted.body.apiKey.id]));
+      }
+      // Used steadily meanwhile, the copy is still dropped (within KEY_REFRESH_MS; the deadline here only stops a broken run).
+      const deadline = Date.now() + 15_000;
+      let status = 200;
+      while (status === 200 && Date.now() < deadline) {
+        status = (await search(b, key, 'after')).status;
+        if (status === 200) await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(status, how).toBe(401);
+    }
   }, 60_000);
 
   it('refuses a malformed X-Spyglass-Read-After, naming the header', async () => {

@@ -12,6 +12,6 @@ export interface ApiKeysContext {
   hasher: TokenHasher;
   /** Memberships and projects, read through the organizations module. */
   directory: Directory;
-  /** Project keys' rows read in the last second (resolve-key.ts). */
+  /** Project keys' rows read lately (resolve-key.ts, key-cache.ts). */
   recentKeys: RecentKeys;
 }

@@ -25,7 +25,7 @@ export interface ApiKeys {
 }
 
 export function buildApiKeys(ports: Omit<ApiKeysContext, 'recentKeys'>): ApiKeys {
-  const ctx: ApiKeysContext = { ...ports, recentKeys: new RecentKeys() };
+  const ctx: ApiKeysContext = { ...ports, recentKeys: new RecentKeys(ports.db.changes) };
   return {
     ctx,
     resolve: (token, now) => resolveKey(ctx, token, now),

@@ -11,8 +11,12 @@ const LAST_USED_PRECISION_MS = 60_000;
 export async function resolveKey(ctx: ApiKeysContext, token: string, now: Date): Promise<Principal | null> {
   const parsed = parseToken(token);
   if (!parsed) return null;
-  const key = ctx.recentKeys.get(parsed.id) ?? (await store.findKey(ctx.db.orm, parsed.id));
-  if (key) ctx.recentKeys.keep(key);
+  let key = ctx.recentKeys.get(parsed.id);
+  if (!key) {
+    const read = ctx.recentKeys.stamp();
+    key = await store.findKey(ctx.db.orm, parsed.id);
+    if (key) ctx.recentKeys.keep(key, read);
+  }
   if (!key || !ctx.hasher.verify(parsed.secret, key.secretHash)) return null;
   if (prefixOf(key.keyType) !== parsed.prefix) return null;
   if (key.revokedAt || (key.expiresAt && key.expiresAt.getTime() <= now.getTime())) return null;

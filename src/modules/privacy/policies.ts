@@ -7,8 +7,10 @@ export interface CachedPolicy {
   /** The settings as read: unchanged ones keep their compiled policy (and what it remembers). */
   version: string;
   hashKey: Buffer;
-  /** performance.now() when read from the database. */
+  /** performance.now() when read from the database (just before). */
   readAt: number;
+  /** db.changes' stamp when read: the copy lives past its refresh interval while no settings changed since. */
+  stamp: number;
 }
 
 /** This process's copy of the projects' settings, as the privacy context holds it. */

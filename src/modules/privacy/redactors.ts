@@ -6,8 +6,9 @@ import * as store from './store.ts';
 
 /**
  * How long a server process uses its copy of a project's settings before reading them
- * again. A save renews the copy of the process that saved at once; other processes on the
- * same PostgreSQL see the change at most this long after it (docs/privacy.md says so).
+ * again, unless it has heard from the primary that no settings changed since (db/changes.ts).
+ * A save renews the copy of the process that saved at once; other processes on the same
+ * PostgreSQL see the change at most this long after it (docs/privacy.md says so).
  */
 export const SETTINGS_REFRESH_MS = 1_000;
 
@@ -27,7 +28,7 @@ export class PolicyCache implements Policies {
 
   async get(projectId: string): Promise<CachedPolicy> {
     const cached = this.entries.get(projectId);
-    if (cached && performance.now() - cached.readAt < SETTINGS_REFRESH_MS) return cached;
+    if (cached && this.ctx.db.changes.current('privacy_settings', cached, SETTINGS_REFRESH_MS)) return cached;
     let pending = this.reading.get(projectId);
     if (!pending) {
       pending = this.read(projectId).finally(() => this.reading.delete(projectId));
@@ -46,11 +47,12 @@ export class PolicyCache implements Policies {
   }
 
   private async read(projectId: string): Promise<CachedPolicy> {
+    const read = { stamp: this.ctx.db.changes.stamp('privacy_settings'), readAt: performance.now() };
     const row = await store.findSettings(this.ctx.db.orm, projectId);
     const previous = this.entries.get(projectId);
     const version = versionOf(row);
     // Unchanged: the same policy, with the findings it remembers.
-    const entry = previous && previous.version === version ? { ...previous, readAt: performance.now() } : this.entry(projectId, row);
+    const entry = previous && previous.version === version ? { ...previous, ...read } : { ...this.entry(projectId, row), ...read };
     this.entries.set(projectId, entry);
     return entry;
   }
@@ -58,7 +60,7 @@ export class PolicyCache implements Policies {
   private entry(projectId: string, row: store.PrivacySettingsRow | null): CachedPolicy {
     const policy = row ? compilePolicy({ mode: row.mode, entities: row.entities as EntityType[], untouchedKeys: row.untouchedKeys, patterns: row.patterns }) : OFF;
     if (policy.mode !== 'off') warmUp(this.ctx, policy);
-    return { policy, version: versionOf(row), hashKey: projectHashKey(this.ctx, projectId), readAt: performance.now() };
+    return { policy, version: versionOf(row), hashKey: projectHashKey(this.ctx, projectId), readAt: performance.now(), stamp: this.ctx.db.changes.stamp('privacy_settings') };
   }
 }
 

@@ -29,16 +29,21 @@ export async function search(ctx: TraceContext, projectId: string, req: SearchRe
   const pageSize = req.pageSize ?? 25;
   // A replica when one is past the client's writes (DATABASE_READ_URL), else the primary.
   const reads = await ctx.db.reads.executor();
-  const { rows } = await store.searchTraces(reads, {
-    projectId,
-    where,
-    order,
-    direction,
-    after: cursor ? { value: cursor.v, traceId: cursor.t } : null,
-    limit: pageSize,
-  });
-  // Counted once, on the first page; the snapshot keeps it true for the pages after.
-  const counted = cursor ? cursor.n : await store.countTraces(reads, projectId, where);
+  // Counted once, on the first page (the snapshot keeps it true for the pages after), on a
+  // connection of its own while the page and its facts are read: a text query's count costs
+  // about what its page does, and the answer waits for the slower of the two, not their sum.
+  const counting = cursor ? Promise.resolve(cursor.n) : store.countTraces(reads, projectId, where);
+  const paging = store
+    .searchTraces(reads, {
+      projectId,
+      where,
+      order,
+      direction,
+      after: cursor ? { value: cursor.v, traceId: cursor.t } : null,
+      limit: pageSize,
+    })
+    .then(async ({ rows }) => ({ rows, traces: await listRows(ctx, reads, projectId, rows) }));
+  const [counted, { rows, traces }] = await Promise.all([counting, paging]);
   const last = rows[rows.length - 1];
   const scrollId =
     rows.length === pageSize && last
@@ -46,7 +51,7 @@ export async function search(ctx: TraceContext, projectId: string, req: SearchRe
       : null;
   const capped = counted > store.MAX_COUNTED_HITS;
   return {
-    traces: await listRows(ctx, reads, projectId, rows),
+    traces,
     pagination: { totalHits: capped ? store.MAX_COUNTED_HITS : counted, totalHitsRelation: capped ? ('gte' as const) : ('eq' as const), scrollId },
   };
 }
