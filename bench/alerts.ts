@@ -391,7 +391,7 @@ async function loadTraces(s: BenchServer, projectId: string, o: { first: number;
   const end = o.end;
   const chunk = 100_000;
   // The days' partitions first, as ingest makes them: rows of a day without one would go to the default partition.
-  const days = new DayPartitions(s.db, ['traces', 'spans']);
+  const days = new DayPartitions(s.db, ['traces', 'spans', 'evaluations']);
   await days.ensure(Array.from({ length: dayOf(end) - dayOf(start) + 1 }, (_, k) => dayOf(start) + k));
   for (let from = o.first; from < o.first + o.count; from += chunk) {
     const to = Math.min(o.first + o.count, from + chunk);

@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm';
+import { DayPartitions, dayOf } from '../src/db/day-partitions.ts';
 import { rows } from '../src/db/index.ts';
 import { median, percentile, pool, type BenchServer } from './lib.ts';
 import { otlpRequest } from './otlp-payloads.ts';
@@ -77,10 +78,17 @@ export async function benchAnalytics(s: BenchServer, opts: { spans: number; runs
 }
 
 /**
- * Copies every trace row (and span row, unless `tables` says otherwise) of the project `copies`
- * times, each copy `shiftMs` earlier than the last, under new trace ids.
+ * Copies every trace row (and span row, unless `tables` says otherwise) of the project `copies` times, each copy `shiftMs` earlier
+ * than the last, under new trace ids, each copy in the day partitions its shifted start time
+ * says (as ingest would have stored it: a trace and its spans in the trace's first day).
  */
 export async function copyEarlier(s: BenchServer, copies: number, shiftMs: number, tables: readonly ('traces' | 'spans')[] = ['traces', 'spans']) {
+  const projectId = s.creds.project.id;
+  const [{ lo, hi }] = await rows<{ lo: number; hi: number }>(s.db.orm, sql`SELECT min(started_at)::float8 AS lo, max(started_at)::float8 AS hi FROM traces WHERE project_id = ${projectId}`);
+  const days = new Set<number>();
+  for (let k = 1; k <= copies; k++) for (let d = dayOf(lo - k * shiftMs); d <= dayOf(hi - k * shiftMs); d++) days.add(d);
+  await new DayPartitions(s.db, ['traces', 'spans', 'evaluations']).ensure(days);
+  const day = (startedAt: string) => `floor((${startedAt} - k * ${shiftMs}::bigint) / 86400000.0)::int`;
   for (const table of tables) {
     const columns = (
       await rows<{ c: string }>(
@@ -89,27 +97,31 @@ export async function copyEarlier(s: BenchServer, copies: number, shiftMs: numbe
       )
     ).map((r) => r.c);
     const shifted: Record<string, string> = {
-      trace_id: `lpad(to_hex(k), 2, '0') || substr(trace_id, 3)`,
-      started_at: `started_at - k * ${shiftMs}::bigint`,
-      finished_at: `finished_at - k * ${shiftMs}::bigint`,
-      first_token_at: `first_token_at - k * ${shiftMs}::bigint`,
-      inserted_at: `inserted_at - k * ${shiftMs}::bigint`,
+      trace_id: `lpad(to_hex(k), 2, '0') || substr(x.trace_id, 3)`,
+      started_at: `x.started_at - k * ${shiftMs}::bigint`,
+      finished_at: `x.finished_at - k * ${shiftMs}::bigint`,
+      first_token_at: `x.first_token_at - k * ${shiftMs}::bigint`,
+      inserted_at: `x.inserted_at - k * ${shiftMs}::bigint`,
+      // A span's day is its trace's.
+      day: table === 'traces' ? day('x.started_at') : day('t.started_at'),
     };
     const list = columns.join(', ');
-    const select = columns.map((c) => shifted[c] ?? c).join(', ');
-    await s.db.orm.execute(sql.raw(`INSERT INTO ${table} (${list}) SELECT ${select} FROM ${table}, generate_series(1, ${copies}) AS k WHERE project_id = '${s.creds.project.id}'`));
+    const select = columns.map((c) => shifted[c] ?? `x.${c}`).join(', ');
+    const from = table === 'traces' ? 'traces x' : `spans x JOIN traces t ON t.project_id = x.project_id AND t.trace_id = x.trace_id`;
+    await s.db.orm.execute(sql.raw(`INSERT INTO ${table} (${list}) SELECT ${select} FROM ${from}, generate_series(1, ${copies}) AS k WHERE x.project_id = '${projectId}'`));
   }
 }
 
 /**
- * Fixtures the analytics join, written directly (their own write paths are not measured here):
+ * Fixtures the analytics join, written directly (their own write paths are not measured here; each
+ * result in its trace's day, as the evaluators store it):
  * a fifth of the project's traces evaluated (a tenth of those failed), one in fifty annotated.
  */
 export async function judgeAndAnnotate(s: BenchServer) {
   const projectId = s.creds.project.id;
   await s.db.orm.execute(sql`
-    INSERT INTO evaluations (id, project_id, trace_id, evaluator, name, status, passed, score, settings, is_guardrail, inserted_at, updated_at)
-    SELECT 'eval_bench_' || trace_id, project_id, trace_id, 'pii/pii_detection', 'PII', 'processed', abs(hashtext(trace_id)) % 10 <> 0, 1, '{}', false, started_at, started_at
+    INSERT INTO evaluations (id, project_id, trace_id, evaluator, name, status, passed, score, settings, is_guardrail, inserted_at, updated_at, day)
+    SELECT 'eval_bench_' || trace_id, project_id, trace_id, 'pii/pii_detection', 'PII', 'processed', abs(hashtext(trace_id)) % 10 <> 0, 1, '{}', false, started_at, started_at, day
     FROM traces WHERE project_id = ${projectId} AND abs(hashtext(trace_id)) % 5 = 0`);
   await s.db.orm.execute(sql`
     INSERT INTO annotations (id, project_id, trace_id, comment, is_thumbs_up)

@@ -9,8 +9,7 @@ import { loadConfig } from '../src/config.ts';
 import { openDatabase, rows } from '../src/db/index.ts';
 import { systemClock } from '../src/platform/clock.ts';
 import { makeReplica } from '../test/support/replica.ts';
-import { judgeAndAnnotate } from './analytics.ts';
-import { DayPartitions, dayOf } from '../src/db/day-partitions.ts';
+import { copyEarlier, judgeAndAnnotate } from './analytics.ts';
 import { median, percentile, pool, type BenchServer } from './lib.ts';
 import { otlpRequest } from './otlp-payloads.ts';
 import { benchDetail, benchSearch } from './traces.ts';
@@ -61,7 +60,7 @@ export async function benchScale(s: BenchServer, pgUrl: string, opts: { spans: n
     4,
   );
   console.error(`scale bench: ${ingested} spans ingested in ${((performance.now() - t0) / 1000).toFixed(0)} s; copying ${copies} times`);
-  await copyIntoTheirDays(s, copies, slice);
+  await copyEarlier(s, copies, slice);
   const projectId = s.creds.project.id;
   await judgeAndAnnotate(s);
   const loadSeconds = (performance.now() - t0) / 1000;
@@ -87,40 +86,6 @@ export async function benchScale(s: BenchServer, pgUrl: string, opts: { spans: n
   return { spans: Number(size.spans), traces: Number(size.traces), loadSeconds, search, analytics, detail, replica };
 }
 
-/**
- * Copies every trace and span row of the project `copies` times, each copy `shiftMs` earlier
- * than the last, under new trace ids, each copy in the day partitions its shifted start time
- * says (as ingest would have stored it: a trace and its spans in the trace's first day).
- */
-export async function copyIntoTheirDays(s: BenchServer, copies: number, shiftMs: number) {
-  const projectId = s.creds.project.id;
-  const [{ lo, hi }] = await rows<{ lo: number; hi: number }>(s.db.orm, sql`SELECT min(started_at)::float8 AS lo, max(started_at)::float8 AS hi FROM traces WHERE project_id = ${projectId}`);
-  const days = new Set<number>();
-  for (let k = 1; k <= copies; k++) for (let d = dayOf(lo - k * shiftMs); d <= dayOf(hi - k * shiftMs); d++) days.add(d);
-  await new DayPartitions(s.db, ['traces', 'spans']).ensure(days);
-  const day = (startedAt: string) => `floor((${startedAt} - k * ${shiftMs}::bigint) / 86400000.0)::int`;
-  for (const table of ['traces', 'spans'] as const) {
-    const columns = (
-      await rows<{ c: string }>(
-        s.db.orm,
-        sql`SELECT column_name AS c FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ${table} AND is_generated = 'NEVER' ORDER BY ordinal_position`,
-      )
-    ).map((r) => r.c);
-    const shifted: Record<string, string> = {
-      trace_id: `lpad(to_hex(k), 2, '0') || substr(x.trace_id, 3)`,
-      started_at: `x.started_at - k * ${shiftMs}::bigint`,
-      finished_at: `x.finished_at - k * ${shiftMs}::bigint`,
-      first_token_at: `x.first_token_at - k * ${shiftMs}::bigint`,
-      inserted_at: `x.inserted_at - k * ${shiftMs}::bigint`,
-      // A span's day is its trace's.
-      day: table === 'traces' ? day('x.started_at') : day('t.started_at'),
-    };
-    const list = columns.join(', ');
-    const select = columns.map((c) => shifted[c] ?? `x.${c}`).join(', ');
-    const from = table === 'traces' ? 'traces x' : `spans x JOIN traces t ON t.project_id = x.project_id AND t.trace_id = x.trace_id`;
-    await s.db.orm.execute(sql.raw(`INSERT INTO ${table} (${list}) SELECT ${select} FROM ${from}, generate_series(1, ${copies}) AS k WHERE x.project_id = '${projectId}'`));
-  }
-}
 
 async function timeseries(baseUrl: string, token: string, body: Record<string, unknown>) {
   const res = await fetch(`${baseUrl}/api/analytics/timeseries`, {
