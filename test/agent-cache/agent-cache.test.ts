@@ -7,6 +7,7 @@ import { sql } from 'drizzle-orm';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { rows } from '../../src/db/index.ts';
+import { everyTableAsText as everyTable } from '../support/every-table.ts';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { firstStart } from '../../src/first-start.ts';
@@ -36,16 +37,8 @@ function expectNested(body: { error: { type: string; code: string; message: stri
 
 /** Every row of every table of the public schema, as text. */
 async function everyTableAsText(t: TestApp): Promise<string> {
-  const tables = await rows<{ table_name: string }>(
-    t.db.orm,
-    sql`SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'`,
-  );
-  expect(tables.map((r) => r.table_name)).toContain('agent_cache_entries');
-  let text = '';
-  for (const { table_name } of tables) {
-    const dump = await rows<{ row: string }>(t.db.orm, sql`SELECT t::text AS row FROM ${sql.identifier(table_name)} t`);
-    text += dump.map((r) => r.row).join('\n');
-  }
+  const { tables, text } = await everyTable(t.db.orm);
+  expect(tables).toContain('agent_cache_entries');
   return text;
 }
 

@@ -13,6 +13,7 @@ import { Receiver } from '../webhooks/receiver.ts';
 import { dispatcherOf, WEBHOOK_TEST_ENV } from '../webhooks/support.ts';
 import { foundIn, sendEverywhere, startMarkerModel } from './every-path.ts';
 import { markers } from './markers.ts';
+import { everyTableAsText } from '../support/every-table.ts';
 
 /** Every file under a folder, searched for the needles. */
 function foundInFolder(dir: string, needles: readonly string[]): string[] {
@@ -30,10 +31,7 @@ function foundInFolder(dir: string, needles: readonly string[]): string[] {
 
 /** Every row of every table, as text. */
 async function everyTable(t: TestApp): Promise<string> {
-  const tables = await rows<{ table_name: string }>(t.db.orm, sql`SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'`);
-  let text = '';
-  for (const { table_name } of tables) text += (await rows<{ row: string }>(t.db.orm, sql`SELECT t::text AS row FROM ${sql.identifier(table_name)} t`)).map((r) => r.row).join('\n');
-  return text;
+  return (await everyTableAsText(t.db.orm)).text;
 }
 
 /** A log sink at trace level: every line the server writes. */
