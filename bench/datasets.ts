@@ -4,9 +4,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { hasChromium, launchBrowser } from '../test/support/browser.ts';
-import { median, percentile } from './lib.ts';
+import { admin, median, percentile } from './lib.ts';
 import { otlpRequest } from './otlp-payloads.ts';
-import { admin, cpuMs, procStatus, sampleRssPeak, startServer } from './overload.ts';
+import { cpuMs, procStatus, sampleRssPeak, startServer } from './overload.ts';
 
 /**
  * Datasets: a 100,000-row CSV of ~50 MB uploaded in one request (time to stored, the

@@ -21,12 +21,9 @@
  * day partitions against the unpartitioned build: docs/performance.md.
  */
 import { spawnSync } from 'node:child_process';
-import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { sql } from 'drizzle-orm';
-import { rows } from '../src/db/index.ts';
-import { median, startBenchServer, threadCpu, type BenchServer } from './lib.ts';
+import { backendCpu, median, startBenchServer, threadCpu } from './lib.ts';
 import { benchIngest, benchRawInsert } from './traces.ts';
 
 const kind = (process.argv[2] ?? 'pglite') as 'pglite' | 'postgres';
@@ -43,22 +40,6 @@ const withRaw = process.env.BENCH_RAW !== '0';
 const serverEnv = Object.fromEntries(Object.entries(process.env).filter(([k, v]) => k.startsWith('SPYGLASS_') && v !== undefined)) as Record<string, string>;
 const profiling = process.execArgv.some((a) => a.startsWith('--cpu-prof'));
 
-/** CPU seconds of the PostgreSQL backends serving this server's database (readable in /proc: same machine). */
-async function backendCpu(s: BenchServer): Promise<Map<number, number>> {
-  const out = new Map<number, number>();
-  if (s.kind !== 'postgres') return out;
-  const pids = await rows<{ pid: number }>(s.db.orm, sql`SELECT pid FROM pg_stat_activity WHERE datname = current_database()`);
-  for (const { pid } of pids) {
-    try {
-      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      out.set(Number(pid), (Number(f[11]) + Number(f[12])) / 100);
-    } catch {
-      // Another machine, or gone.
-    }
-  }
-  return out;
-}
 
 const against = process.env.BENCH_AGAINST;
 if (against) {

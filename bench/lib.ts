@@ -2,11 +2,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { sql } from 'drizzle-orm';
 import pino from 'pino';
 import pg from 'pg';
 import { buildApp, type App } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
-import { openDatabase, type Database } from '../src/db/index.ts';
+import { openDatabase, rows, type Database } from '../src/db/index.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { firstStart, type InitialCredentials } from '../src/first-start.ts';
 import { systemClock } from '../src/platform/clock.ts';
@@ -68,7 +69,7 @@ export async function startBenchServer(
   };
 }
 
-async function admin(url: string, text: string) {
+export async function admin(url: string, text: string) {
   const c = new pg.Client({ connectionString: url });
   await c.connect();
   try {
@@ -155,4 +156,21 @@ export function threadCpu() {
     others.sort((a, b) => b - a);
     return { main, decode, busiestOther: others[0] ?? 0, rest: others.slice(1).reduce((a, b) => a + b, 0) };
   };
+}
+
+/** CPU seconds of the PostgreSQL backends serving the server's database (readable in /proc: same machine), by pid. */
+export async function backendCpu(server: BenchServer): Promise<Map<number, number>> {
+  const out = new Map<number, number>();
+  if (server.kind !== 'postgres') return out;
+  const pids = await rows<{ pid: number }>(server.db.orm, sql`SELECT pid FROM pg_stat_activity WHERE datname = current_database()`);
+  for (const { pid } of pids) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out.set(Number(pid), (Number(f[11]) + Number(f[12])) / 100);
+    } catch {
+      // Another machine, or the backend is gone.
+    }
+  }
+  return out;
 }

@@ -5,8 +5,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import pg from 'pg';
-import { percentile } from './lib.ts';
+import { admin, percentile } from './lib.ts';
 import { ExportTraceServiceRequestType } from '../src/modules/traces/ingest/otlp-schema.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -372,15 +371,6 @@ export async function startFreshServer(kind: 'pglite' | 'postgres', postgresUrl:
   };
 }
 
-export async function admin(url: string, text: string) {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  try {
-    await c.query(text);
-  } finally {
-    await c.end();
-  }
-}
 
 export interface FloodResult {
   requests: number;

@@ -4,7 +4,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { sql } from 'drizzle-orm';
-import pg from 'pg';
 import pino from 'pino';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
@@ -14,7 +13,7 @@ import { listMigrations, migrate } from '../src/db/migrate.ts';
 import { systemClock } from '../src/platform/clock.ts';
 import { TokenHasher } from '../src/platform/tokens.ts';
 import { traceSearchSchema } from '../src/modules/traces/index.ts';
-import { median } from './lib.ts';
+import { admin, median } from './lib.ts';
 
 /**
  * Day partitions at size, on PostgreSQL (rows written by SQL: their shape is what counts here,
@@ -31,15 +30,6 @@ import { median } from './lib.ts';
 const PROJECT = 'proj_partitions_bench';
 const SPANS_PER_TRACE = 5;
 
-async function admin(url: string, text: string) {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  try {
-    await c.query(text);
-  } finally {
-    await c.end();
-  }
-}
 
 async function freshDatabase(pgUrl: string, prefix: string) {
   const name = `${prefix}_${randomBytes(4).toString('hex')}`;

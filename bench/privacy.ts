@@ -6,10 +6,7 @@
  */
 import { ENTITY_TYPES } from '../src/modules/evaluators/index.ts';
 import { ExportTraceServiceRequestType } from '../src/modules/traces/ingest/otlp-schema.ts';
-import fs from 'node:fs';
-import { sql } from 'drizzle-orm';
-import { rows } from '../src/db/index.ts';
-import { threadCpu, type BenchServer } from './lib.ts';
+import { backendCpu, threadCpu, type BenchServer } from './lib.ts';
 import { benchIngest } from './traces.ts';
 
 const FIRST = ['Maria', 'James', 'Aisha', 'Lukas', 'Sofia', 'Daniel', 'Mei', 'Omar', 'Hannah', 'Carlos', 'Ingrid', 'Tomasz', 'Priya', 'Kwame', 'Elena', 'Noah'];
@@ -98,22 +95,6 @@ export interface PrivacyBenchResult {
   mainCpuMsPerSpan: Record<PrivacyBenchMode, number>;
 }
 
-/** CPU seconds of the PostgreSQL backends serving the server's database (readable in /proc: same machine), by pid. */
-async function backendCpu(server: BenchServer): Promise<Map<number, number>> {
-  const out = new Map<number, number>();
-  if (server.kind !== 'postgres') return out;
-  const pids = await rows<{ pid: number }>(server.db.orm, sql`SELECT pid FROM pg_stat_activity WHERE datname = current_database()`);
-  for (const { pid } of pids) {
-    try {
-      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      out.set(Number(pid), (Number(f[11]) + Number(f[12])) / 100);
-    } catch {
-      // Another machine, or the backend is gone.
-    }
-  }
-  return out;
-}
 
 /**
  * Rounds of each mode interleaved (off, mask, hash, off, ...) on one server (in this
