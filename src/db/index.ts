@@ -56,6 +56,7 @@ export async function relationExists(executor: Executor, relation: string): Prom
   return (await rows<{ ok: boolean }>(executor, sql`SELECT to_regclass(${relation}) IS NOT NULL AS ok`))[0].ok;
 }
 
+export { containsPattern } from './like.ts';
 export { textArray } from './text-array.ts';
 export { isUniqueViolation } from './unique-violation.ts';
 export { jsonParam, storableJson } from './json-param.ts';

@@ -1,5 +1,5 @@
 import { and, desc, eq, isNull, sql, type SQL } from 'drizzle-orm';
-import { rows, storableJson, textArray, type Executor } from '../../db/index.ts';
+import { containsPattern, rows, storableJson, textArray, type Executor } from '../../db/index.ts';
 import { datasetImports, datasets, datasetVersions, type DatasetColumn } from '../../db/schema/index.ts';
 
 // The only code that touches the datasets tables (migrations/0018_datasets.sql).
@@ -213,12 +213,9 @@ export function pageRecordsText(db: Executor, datasetId: string, version: number
   );
 }
 
-/** Escapes LIKE's wildcards so the text is matched as it is. */
-const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-
 /** A page of the records (now, or as of `version`) whose entry's JSON text contains `text` (any case), as JSON texts, with their count. */
 export async function searchRecordsText(db: Executor, datasetId: string, version: number | null, text: string, offset: number, limit: number): Promise<{ page: string; total: number }> {
-  const match = sql`dataset_id = ${datasetId} AND ${asOf(version)} AND entry::text ILIKE ${likePattern(text)}`;
+  const match = sql`dataset_id = ${datasetId} AND ${asOf(version)} AND entry::text ILIKE ${containsPattern(text)}`;
   const page = await recordsText(db, sql`SELECT * FROM dataset_records WHERE ${match} ORDER BY position OFFSET ${offset} LIMIT ${limit}`);
   const [count] = await rows<{ n: string | number }>(db, sql`SELECT count(*) AS n FROM dataset_records WHERE ${match}`);
   return { page, total: Number(count?.n ?? 0) };

@@ -6,7 +6,7 @@
  * the filter's conditions come from traces/filter.ts.
  */
 import { sql, type SQL, type SQLWrapper, type Subquery } from 'drizzle-orm';
-import { rows, textArray, type Executor } from '../../db/index.ts';
+import { containsPattern, rows, textArray, type Executor } from '../../db/index.ts';
 import { bucketSql, type BucketSpec } from '../../platform/time-buckets.ts';
 
 /** A column of another module's relation, typed by the values it holds (nullable or not). */
@@ -392,7 +392,7 @@ const USER_ORDER: Record<UserSort, string> = {
  */
 export async function aggregateUsers(db: Executor, q: UsersQuery): Promise<UserRow[]> {
   const conditions = [sql`traces.project_id = ${q.projectId}`, sql`traces.user_id IS NOT NULL`, ...q.where];
-  if (q.contains) conditions.push(sql`traces.user_id ILIKE ${`%${q.contains.replace(/[\\%_]/g, (c) => `\\${c}`)}%`}`);
+  if (q.contains) conditions.push(sql`traces.user_id ILIKE ${containsPattern(q.contains)}`);
   const where = sql.join(conditions, sql` AND `);
   const dir = sql.raw(q.direction === 'asc' ? 'ASC' : 'DESC');
   return rows<UserRow>(

@@ -1,6 +1,6 @@
 import { and, eq, lt, sql, type SQL } from 'drizzle-orm';
 import { spanLogEvents, spans as spansTable, traces as tracesTable, traceShares, traceViews } from '../../db/schema/index.ts';
-import { jsonParam, reserveSession, rows, textArray, type Database, type Executor } from '../../db/index.ts';
+import { containsPattern, jsonParam, reserveSession, rows, textArray, type Database, type Executor } from '../../db/index.ts';
 import { eventsInsertSql } from '../../platform/events/index.ts';
 import { newId } from '../../platform/ids.ts';
 import type { SpanEvent } from './ingest/mapping-context.ts';
@@ -679,7 +679,7 @@ const someMessageLike = (payload: SQL, pattern: string) =>
  * does not find every span with a model attribute, nor "user" every chat.
  */
 export async function matchingSpanIds(db: Executor, projectId: string, traceId: string, needle: string): Promise<{ ids: string[]; truncated: boolean }> {
-  const pattern = `%${needle.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  const pattern = containsPattern(needle);
   // Every `->` parses the span's stored JSON text again. Text without a character JSON escapes
   // (quotes, backslashes, control characters) is in a value only if it is in that stored text
   // as it is: spans whose text lacks it are not parsed at all.

@@ -5,7 +5,7 @@
 import { and, eq, isNotNull, sql, type SQL, type SQLWrapper, type Subquery } from 'drizzle-orm';
 import { QueryBuilder } from 'drizzle-orm/pg-core';
 import { traces as tracesTable } from '../../db/schema/index.ts';
-import { rows, type Executor } from '../../db/index.ts';
+import { containsPattern, rows, type Executor } from '../../db/index.ts';
 
 export type ThreadSort = 'thread_id' | 'turns' | 'cost' | 'duration' | 'errors' | 'users' | 'first_seen' | 'last_seen';
 
@@ -60,7 +60,7 @@ const THREAD_ORDER: Record<ThreadSort, string> = {
  */
 export async function aggregateThreads(db: Executor, q: ThreadsQuery): Promise<ThreadRow[]> {
   const conditions = [sql`traces.project_id = ${q.projectId}`, sql`traces.thread_id IS NOT NULL`, ...q.where];
-  if (q.contains) conditions.push(sql`traces.thread_id ILIKE ${`%${q.contains.replace(/[\\%_]/g, (c) => `\\${c}`)}%`}`);
+  if (q.contains) conditions.push(sql`traces.thread_id ILIKE ${containsPattern(q.contains)}`);
   const dir = sql.raw(q.direction === 'asc' ? 'ASC' : 'DESC');
   if (q.keep) conditions.push(sql`traces.thread_id IN (${q.keep})`);
   const order = q.sortValues ? sql`sv.value ${dir} NULLS LAST, t.thread_id ${dir}` : sql`${sql.raw(THREAD_ORDER[q.sortBy])} ${dir} NULLS LAST, t.thread_id ${dir}`;
