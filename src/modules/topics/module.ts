@@ -55,8 +55,15 @@ export function buildTopics({ models, traces, analytics, projects, ...rest }: To
 }
 
 export function buildTopicsModule(ctx: TopicsContext): Topics {
+  // One round at a time in a process: a round asked for on demand waits for the scheduled one
+  // in flight (which may hold a build's claim) instead of finding the build taken and skipping.
+  let previous: Promise<unknown> = Promise.resolve();
   return {
-    runRounds: (projectId) => runTopicRounds(ctx, projectId),
+    runRounds: (projectId) => {
+      const round = previous.then(() => runTopicRounds(ctx, projectId));
+      previous = round.catch(() => undefined);
+      return round;
+    },
     topicOfTracesRelation: store.topicOfTracesRelation,
     inTopicsCondition: store.inTopicsCondition,
     deleteTraces: store.deleteTraces,

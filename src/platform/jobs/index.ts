@@ -94,6 +94,8 @@ export function backoffMs(attempts: number): number {
 
 export class JobQueue {
   private readonly handlers = new Map<string, QueueHandler>();
+  /** This process's jobs being run now (by any caller of runDue). */
+  private readonly running = new Set<Promise<void>>();
 
   constructor(
     private readonly db: Database,
@@ -118,13 +120,26 @@ export class JobQueue {
     this.handlers.set(queue, { payload, handler: handler as JobHandler<unknown> });
   }
 
-  /** Claims and runs due jobs until none is due (or `limit` ran); answers how many ran. */
+  /**
+   * Claims and runs due jobs until none is due (or `limit` ran); answers how many ran. Jobs
+   * this process is already running (the background round's) are waited for, so that when it
+   * answers nothing due in this process is left half done (what a caller that just enqueued
+   * work, such as a test, expects).
+   */
   async runDue(limit = 100): Promise<number> {
     let ran = 0;
     while (ran < limit) {
       const batch = await this.claim(Math.min(10, limit - ran));
-      if (!batch.length) break;
-      for (const job of batch) await this.run(job);
+      if (!batch.length) {
+        if (!this.running.size) break;
+        await Promise.allSettled(this.running);
+        continue;
+      }
+      for (const job of batch) {
+        const run = this.run(job);
+        this.running.add(run);
+        await run.finally(() => this.running.delete(run));
+      }
       ran += batch.length;
     }
     return ran;
