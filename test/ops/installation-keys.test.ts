@@ -1,14 +1,14 @@
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import v8 from 'node:v8';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/index.ts';
 import { parseKeySpecs } from '../../src/platform/crypto.ts';
 import { tokenHashVerifier } from '../../src/ops/key-check.ts';
 import { copyTemplateDatabase, databaseKinds, request, type DatabaseKind } from '../support/harness.ts';
-import { BIN, signalTree, startServer, useTmpDirs, type Running } from '../support/server-process.ts';
+import { runCliInProcess, startServer, useTmpDirs, type Running } from '../support/server-process.ts';
 
 /**
  * The installation's keys against the data, as an operator meets them: a start with keys
@@ -18,15 +18,15 @@ import { BIN, signalTree, startServer, useTmpDirs, type Running } from '../suppo
  */
 const tmpDir = useTmpDirs();
 
-/** The CLI as a process, killed if it runs longer than `ms` (a start that should have been refused). */
+/**
+ * The CLI in this process (runCliInProcess): the commands and the starts refused before anything
+ * is written answer here as they would in a process of their own, without loading one (about 2 s
+ * of CPU each). The starts that succeed run as processes (startServer): they keep serving.
+ */
 async function run(args: string[], env: Record<string, string>, ms = 120_000): Promise<{ code: number | null; out: string }> {
-  const child = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', PORT: '0', SPYGLASS_OTLP_GRPC_PORT: 'off', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout.on('data', (d) => (out += d));
-  child.stderr.on('data', (d) => (out += d));
-  const timer = setTimeout(() => signalTree(child.pid!, 'SIGKILL'), ms);
-  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
-  clearTimeout(timer);
+  const { code, out } = await runCliInProcess(args, { LOG_LEVEL: 'warn', PORT: '0', SPYGLASS_OTLP_GRPC_PORT: 'off', ...env }, { timeoutMs: ms });
+  // `serve` sets V8's heap growth for a server process; this worker goes on with its default.
+  if (args[0] === 'serve') v8.setFlagsFromString('--heap-growing-percent=0');
   return { code, out };
 }
 
@@ -135,6 +135,38 @@ describe.each(databaseKinds)('installation keys (%s)', { timeout: 600_000 }, (ki
     inst = await install(kind);
   }, 300_000);
   afterAll(async () => inst?.drop());
+
+  // First: an installation as an earlier version left it, upgraded by a start, is what the later tests work on.
+  it('made by an earlier version: its base64 token-hash.key is still read and rewritten in the new form; the record is made on that start; a keyring lacking an id stops it before the migration', async () => {
+    // As an earlier version left it: no record, no key-id index, the key file base64-encoded.
+    await inst.query(`DROP TABLE installation_keys; DROP INDEX agent_cache_entries_key_id; DELETE FROM schema_migrations WHERE name = '0017_installation_keys.sql'`);
+    const text = readKey(inst, 'token-hash.key');
+    const oldForm = Buffer.from(text).toString('base64');
+    fs.writeFileSync(keyFile(inst, 'token-hash.key'), oldForm + '\n', { mode: 0o600 });
+    const oldId = parseKeySpecs(readKey(inst, 'encryption.key'))[0].id;
+
+    const wrong = await run(['serve'], { ...inst.env, SPYGLASS_ENCRYPTION_KEY: randomBytes(32).toString('base64') });
+    expect(wrong.code, wrong.out).toBe(2);
+    expect(wrong.out).toContain(`SPYGLASS_ENCRYPTION_KEY lacks key id ${oldId}`);
+    // Nothing was written, not even the migration.
+    expect((await inst.query<{ name: string }>(`SELECT name FROM schema_migrations`)).map((r) => r.name)).not.toContain('0017_installation_keys.sql');
+    expect(readKey(inst, 'token-hash.key')).toBe(oldForm);
+
+    const srv = await startServer(inst.env);
+    expect((await request(srv.baseUrl, 'GET', '/api/projects', { token: inst.adminKey })).status).toBe(200);
+    await stop(srv);
+    expect(readKey(inst, 'token-hash.key')).toBe(text);
+    expect(await inst.query(`SELECT kind, key_id FROM installation_keys ORDER BY kind`)).toEqual([
+      { kind: 'encryption', key_id: oldId },
+      { kind: 'token-hash', key_id: tokenHashVerifier(text).fingerprint },
+    ]);
+
+    // The trap of the issue: the base64 text in the variable. Refused, with the way out.
+    const trap = await run(['serve'], { ...inst.env, SPYGLASS_TOKEN_HASH_KEY: oldForm });
+    expect(trap.code, trap.out).toBe(2);
+    expect(trap.out).toContain('The value is that key base64-encoded');
+    expect(trap.out).toContain('set the decoded text instead (what `base64 -d` makes of it)');
+  });
 
   it('a token-hash key that does not match stops the start with exit 2 and writes nothing; the key file’s text in the variable works', async () => {
     const fileText = readKey(inst, 'token-hash.key');
@@ -277,43 +309,5 @@ describe.each(databaseKinds)('installation keys (%s)', { timeout: 600_000 }, (ki
     const again = await run(['keys', 'replace-token-hash', '--dry-run'], { ...inst.env, SPYGLASS_TOKEN_HASH_KEY: readKey(inst, 'token-hash.key') });
     expect(again.code, again.out).toBe(1);
     expect(again.out).toContain('nothing to replace');
-  });
-});
-
-describe.each(databaseKinds)('an installation made by an earlier version (%s)', { timeout: 600_000 }, (kind) => {
-  it('its base64 token-hash.key is still read and rewritten in the new form; the record is made on that start; a keyring lacking an id stops it before the migration', async () => {
-    const inst = await install(kind);
-    try {
-      // As an earlier version left it: no record, no key-id index, the key file base64-encoded.
-      await inst.query(`DROP TABLE installation_keys; DROP INDEX agent_cache_entries_key_id; DELETE FROM schema_migrations WHERE name = '0017_installation_keys.sql'`);
-      const text = readKey(inst, 'token-hash.key');
-      const oldForm = Buffer.from(text).toString('base64');
-      fs.writeFileSync(keyFile(inst, 'token-hash.key'), oldForm + '\n', { mode: 0o600 });
-      const oldId = parseKeySpecs(readKey(inst, 'encryption.key'))[0].id;
-
-      const wrong = await run(['serve'], { ...inst.env, SPYGLASS_ENCRYPTION_KEY: randomBytes(32).toString('base64') });
-      expect(wrong.code, wrong.out).toBe(2);
-      expect(wrong.out).toContain(`SPYGLASS_ENCRYPTION_KEY lacks key id ${oldId}`);
-      // Nothing was written, not even the migration.
-      expect((await inst.query<{ name: string }>(`SELECT name FROM schema_migrations`)).map((r) => r.name)).not.toContain('0017_installation_keys.sql');
-      expect(readKey(inst, 'token-hash.key')).toBe(oldForm);
-
-      const srv = await startServer(inst.env);
-      expect((await request(srv.baseUrl, 'GET', '/api/projects', { token: inst.adminKey })).status).toBe(200);
-      await stop(srv);
-      expect(readKey(inst, 'token-hash.key')).toBe(text);
-      expect(await inst.query(`SELECT kind, key_id FROM installation_keys ORDER BY kind`)).toEqual([
-        { kind: 'encryption', key_id: oldId },
-        { kind: 'token-hash', key_id: tokenHashVerifier(text).fingerprint },
-      ]);
-
-      // The trap of the issue: the base64 text in the variable. Refused, with the way out.
-      const trap = await run(['serve'], { ...inst.env, SPYGLASS_TOKEN_HASH_KEY: oldForm });
-      expect(trap.code, trap.out).toBe(2);
-      expect(trap.out).toContain('The value is that key base64-encoded');
-      expect(trap.out).toContain('set the decoded text instead (what `base64 -d` makes of it)');
-    } finally {
-      await inst.drop();
-    }
   });
 });
