@@ -2,7 +2,8 @@
  * The long runs of the robustness tests: the same test files `npm test` runs, at their soak
  * sizes (SPYGLASS_SOAK=1, which only this bench sets): the route fuzz with ~20x more random
  * requests, the collector fuzz with ~15x more random values, five kill-and-restart cycles, and
- * two server processes sharing ten times as many traces. Each file's pass/fail and wall time.
+ * two server processes sharing ten times as many traces, a backup of 3,000 traces of 4 KB taken
+ * under ingest, a move of 3,000 traces to PostgreSQL. Each file's pass/fail and wall time.
  */
 import { spawnSync } from 'node:child_process';
 
@@ -11,6 +12,8 @@ export const SOAK_FILES = [
   'test/traces/collector-fuzz.test.ts',
   'test/foundation/crash-safety.test.ts',
   'test/ops/several-processes.test.ts',
+  'test/ops/backup.test.ts',
+  'test/ops/move-to-postgres.test.ts',
 ];
 
 export interface SoakResult {
