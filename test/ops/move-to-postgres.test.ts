@@ -6,15 +6,22 @@ import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { adminQuery, withDatabase } from '../support/global-setup.ts';
 import { request } from '../support/harness.ts';
-import { BIN, runCli, signalTree, startServer, useTmpDirs, type Running } from '../support/server-process.ts';
+import { BIN, runCliInProcess, signalTree, startServer, useTmpDirs, type Running } from '../support/server-process.ts';
 import { Receiver } from '../webhooks/receiver.ts';
 import { signedWith, waitFor } from '../webhooks/support.ts';
 
 /**
  * `spyglass move-to-postgres` end to end: a PGlite installation is used over HTTP, stopped,
  * moved (once interrupted on purpose), and a server on PostgreSQL then answers everything
- * the old one had made, with the keys the command printed.
+ * the old one had made, with the keys the command printed. The servers, and the run killed
+ * mid-copy, are processes of their own; the other commands run in this process
+ * (runCliInProcess: what they say and copy is the subject, not the process around them).
+ * `BENCH_ONLY=soak npm run bench` moves 3,000 traces instead of 1,100 (SPYGLASS_SOAK, which only
+ * that bench sets).
  */
+const LONG = process.env.SPYGLASS_SOAK === '1';
+/** More than two of the move's batches of 500 rows. */
+const MANY_TRACES = LONG ? 3000 : 1100;
 const pgUrl = process.env.TEST_DATABASE_URL;
 const tmpDir = useTmpDirs();
 
@@ -89,7 +96,7 @@ describe.skipIf(!pgUrl)('move-to-postgres', { timeout: 480_000 }, () => {
       const env = { SPYGLASS_DATA_DIR: dataDir };
       // An interrupted run: the target is already migrated (allowed: still empty); the copy
       // waits on a table another session holds, and the process is killed mid-copy.
-      expect((await runCli(['migrate'], { DATABASE_URL: url, SPYGLASS_DATA_DIR: tmpDir() })).code).toBe(0);
+      expect((await runCliInProcess(['migrate'], { DATABASE_URL: url, SPYGLASS_DATA_DIR: tmpDir() })).code).toBe(0);
       // One session holds the lock; another watches (pg_stat_activity is a snapshot per transaction).
       const [holder, watcher] = [new pg.Client({ connectionString: url }), new pg.Client({ connectionString: url })];
       for (const c of [holder, watcher]) {
@@ -122,7 +129,7 @@ describe.skipIf(!pgUrl)('move-to-postgres', { timeout: 480_000 }, () => {
       await Promise.all([holder.end(), watcher.end()]);
 
       // Started again, it completes.
-      const moved = await runCli(['move-to-postgres', url], env);
+      const moved = await runCliInProcess(['move-to-postgres', url], env);
       expect(moved.code, moved.out).toBe(0);
       expect(moved.out).toMatch(/every row count and checksum matches/);
       expect(moved.out).toMatch(/copied prompt_versions: 2 rows, checksum matches/);
@@ -131,7 +138,7 @@ describe.skipIf(!pgUrl)('move-to-postgres', { timeout: 480_000 }, () => {
       expect(next.DATABASE_URL).toBe(url);
 
       // A second run refuses: the target holds data now.
-      const again = await runCli(['move-to-postgres', url], env);
+      const again = await runCliInProcess(['move-to-postgres', url], env);
       expect(again.code).toBe(1);
       expect(again.out).toContain('the target database is not empty');
 
@@ -178,28 +185,27 @@ describe.skipIf(!pgUrl)('move-to-postgres', { timeout: 480_000 }, () => {
     const dataDir = tmpDir();
     const srv = await startServer({ SPYGLASS_DATA_DIR: dataDir });
     await withFreshDatabase(async (url) => {
-      const busy = await runCli(['move-to-postgres', url], { SPYGLASS_DATA_DIR: dataDir });
+      const busy = await runCliInProcess(['move-to-postgres', url], { SPYGLASS_DATA_DIR: dataDir });
       expect(busy.code).toBe(1);
       expect(busy.out).toContain('in use by process');
       await stop(srv);
 
       await adminQuery(url, 'CREATE TABLE someone_elses (id int); INSERT INTO someone_elses VALUES (1)');
-      const full = await runCli(['move-to-postgres', url], { SPYGLASS_DATA_DIR: dataDir });
+      const full = await runCliInProcess(['move-to-postgres', url], { SPYGLASS_DATA_DIR: dataDir });
       expect(full.code).toBe(1);
       expect(full.out).toContain('the target database is not empty (rows in someone_elses)');
     });
-    const usage = await runCli(['move-to-postgres', 'mysql://nope'], { SPYGLASS_DATA_DIR: dataDir });
+    const usage = await runCliInProcess(['move-to-postgres', 'mysql://nope'], { SPYGLASS_DATA_DIR: dataDir });
     expect(usage.code).toBe(2);
     expect(usage.out).toContain('usage: spyglass move-to-postgres <DATABASE_URL>');
   });
 
-  // Part of every run (38-75 s here): a long case that only some runs made would pass CI unseen.
-  it('long: moves thousands of traces and finds every one on PostgreSQL', { timeout: 900_000 }, async () => {
+  it(`moves ${MANY_TRACES} traces, in several batches, and finds every one on PostgreSQL`, { timeout: 900_000 }, async () => {
     const dataDir = tmpDir();
     const old = await startServer({ SPYGLASS_DATA_DIR: dataDir });
     const creds = JSON.parse(fs.readFileSync(path.join(dataDir, 'initial-credentials.json'), 'utf8'));
     const project = { authToken: creds.projectApiKey as string };
-    const count = 3000;
+    const count = MANY_TRACES;
     for (let i = 0; i < count; i += 20) {
       await Promise.all(
         Array.from({ length: 20 }, (_, j) => request(old.baseUrl, 'POST', '/api/collector', { ...project, body: trace(`long-${i + j}`, `question ${i + j} ${'x'.repeat(2000)}`) })),
@@ -207,7 +213,7 @@ describe.skipIf(!pgUrl)('move-to-postgres', { timeout: 480_000 }, () => {
     }
     await stop(old);
     await withFreshDatabase(async (url) => {
-      const moved = await runCli(['move-to-postgres', url], { SPYGLASS_DATA_DIR: dataDir });
+      const moved = await runCliInProcess(['move-to-postgres', url], { SPYGLASS_DATA_DIR: dataDir });
       expect(moved.code, moved.out).toBe(0);
       expect(moved.out).toContain(`copied traces: ${count} rows, checksum matches`);
       const srv = await startServer({ ...exportsOf(moved.out), SPYGLASS_DATA_DIR: tmpDir() });
