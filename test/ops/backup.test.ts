@@ -11,8 +11,9 @@ import { runCliInProcess, startServer, useTmpDirs, type Running } from '../suppo
  * a backup taken while the server ingests holds every trace acknowledged before it began.
  * The servers run in processes of their own (a backup is of a running server, a restore starts
  * one); the commands run in this process (runCliInProcess: what they say, answer and write is the
- * subject, not the process around them). `BENCH_ONLY=soak npm run bench` backs up a database 15
- * times larger (3,000 traces of 4 KB; SPYGLASS_SOAK, which only that bench sets).
+ * subject, not the process around them). `BENCH_ONLY=soak npm run bench` backs up a larger
+ * database under ingest: 3,000 traces of 4 KB instead of 200 of 1 KB (SPYGLASS_SOAK, which only
+ * that bench sets).
  */
 const LONG = process.env.SPYGLASS_SOAK === '1';
 const PRELOAD = LONG ? 3000 : 200;

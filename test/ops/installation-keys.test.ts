@@ -243,18 +243,20 @@ describe.each(databaseKinds)('installation keys (%s)', { timeout: 600_000 }, (ki
     const after = await snapshot(inst);
     expect(after.record.filter((r) => r.kind === 'encryption')).toEqual([{ kind: 'encryption', key_id: newId, verifier: null }]);
     expect(after.cache.map((r) => r.key_id)).toEqual([newId]);
-    expect(await inst.query(`SELECT secret_key_id FROM webhook_endpoints`)).toEqual([{ secret_key_id: newId }]);
-
-    const [provider] = await inst.query<{ id: string; key_id: string }>(`SELECT id, key_id FROM model_providers`);
-    expect(provider.key_id).toBe(newId);
-    const [definition] = await inst.query<{ key_id: string; doc: string }>(
+    // One opening of the database for what the rotation re-sealed.
+    const [webhooks, providers, definitions, agents] = await inst.queryAll([
+      `SELECT secret_key_id FROM webhook_endpoints`,
+      `SELECT id, key_id FROM model_providers`,
       `SELECT definition->'targets'->0->'sealed_headers'->'sealed'->>'keyId' AS key_id, definition::text AS doc FROM experiment_definitions`,
-    );
+      `SELECT id, target->'sealed_headers'->'sealed'->>'keyId' AS key_id, target::text AS doc FROM simulation_scenarios`,
+    ]);
+    expect(webhooks).toEqual([{ secret_key_id: newId }]);
+    const [provider] = providers as { id: string; key_id: string }[];
+    expect(provider.key_id).toBe(newId);
+    const [definition] = definitions as { key_id: string; doc: string }[];
     expect(definition.key_id).toBe(newId);
     expect(definition.doc).not.toContain('agent-secret-5678');
-    const [agent] = await inst.query<{ id: string; key_id: string; doc: string }>(
-      `SELECT id, target->'sealed_headers'->'sealed'->>'keyId' AS key_id, target::text AS doc FROM simulation_scenarios`,
-    );
+    const [agent] = agents as { id: string; key_id: string; doc: string }[];
     expect(agent.key_id).toBe(newId);
     expect(agent.doc).not.toContain('scenario-secret-4321');
 
