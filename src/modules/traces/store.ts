@@ -1,6 +1,7 @@
 import { and, eq, lt, sql, type SQL } from 'drizzle-orm';
 import { spanLogEvents, spans as spansTable, traces as tracesTable, traceShares, traceViews } from '../../db/schema/index.ts';
 import { containsPattern, jsonParam, reserveSession, rows, textArray, type Database, type Executor } from '../../db/index.ts';
+import { DAY_MS } from '../../db/day-partitions.ts';
 import { eventsInsertSql } from '../../platform/events/index.ts';
 import { newId } from '../../platform/ids.ts';
 import type { SpanEvent } from './ingest/mapping-context.ts';
@@ -208,21 +209,6 @@ export async function deletePendingLogEvents(tx: Executor, projectId: string, id
 export async function prunePendingLogEvents(db: Executor, before: number): Promise<number> {
   const gone = await db.delete(spanLogEvents).where(lt(spanLogEvents.receivedAt, before)).returning({ id: spanLogEvents.id });
   return gone.length;
-}
-
-/**
- * New entries of the summaries' full-text index (GIN) wait in its pending list until the list
- * outgrows this many kB; the writer that outgrows it then merges them all, in its transaction.
- * At PostgreSQL's default of 4 MB, on PGlite (no autovacuum merges sooner) every text search
- * read the whole unsorted list, about 4x the CPU of one against 256 kB, and one write in many
- * paid a merge twice the largest one at 256 kB, while every read waited for it; the writes
- * cost about the same in all (docs/performance.md: Ingest against a raw insert, and overload).
- */
-const SEARCH_PENDING_LIST_KB = 256;
-
-/** For the caller's transaction: the full-text index's pending list merged at SEARCH_PENDING_LIST_KB (PGlite, which has no autovacuum). */
-export async function limitSearchPendingList(tx: Executor): Promise<void> {
-  await tx.execute(sql.raw(`SET LOCAL gin_pending_list_limit = ${SEARCH_PENDING_LIST_KB}`));
 }
 
 /**
@@ -485,7 +471,27 @@ export interface SearchQuery {
   direction: 'asc' | 'desc';
   after: { value: number | null; traceId: string } | null;
   limit: number;
+  /**
+   * Newest first by start time only: where the first page's newest traces start (`from`, the
+   * search's snapshot time), and whether the search has words (a text query). The page is first
+   * looked for among the traces started within a day of `from` (or of the last trace served),
+   * then within 8 days, then among all.
+   */
+  newestFirst?: { from: number; text: boolean };
 }
+
+/**
+ * The time windows a newest-first page is looked for in before all traces are: the page of a
+ * window that fills it is the page of the whole range, since every trace outside it started
+ * earlier than every trace inside. Without them, a text query on a common word read its matches
+ * in every day's partition (a GIN bitmap each) and sorted them all for one page; within a
+ * window, the (project_id, started_at) index finds the day's traces. When 8 days hold less than
+ * a page of a text query's matches, the words are rare: the last try reads them through the
+ * full-text index and sorts them, never walking every trace of every day in time order to test
+ * each (which PostgreSQL chose for a rare word, misjudging how many traces have it: 2.7 s at
+ * 1M traces, none of which matched).
+ */
+const NEWEST_FIRST_WINDOWS_MS = [DAY_MS, 8 * DAY_MS];
 
 /** Exact counts stop here: beyond, totalHits says "at least" (counting 100k rows per page costs more than the page). */
 export const MAX_COUNTED_HITS = 10_000;
@@ -496,6 +502,18 @@ export const MAX_COUNTED_HITS = 10_000;
  * without one come last in both directions: who sorts by a score wants the scored traces.
  */
 export async function searchTraces(db: Executor, q: SearchQuery): Promise<{ rows: (TraceRow & { sort_value: number | null })[] }> {
+  const newest = q.direction === 'desc' && 'column' in q.order && q.order.column === 'started_at' ? q.newestFirst : undefined;
+  if (!newest) return searchPage(db, q, sql`TRUE`, true);
+  const top = q.after?.value ?? newest.from;
+  for (const window of NEWEST_FIRST_WINDOWS_MS) {
+    const page = await searchPage(db, q, sql`traces.started_at >= ${top - window}`, true);
+    if (page.rows.length === q.limit) return page;
+  }
+  return searchPage(db, q, sql`TRUE`, !newest.text);
+}
+
+/** One try of `searchTraces`: its page among the traces `within`; `indexOrder` false: sorted, not read in an index's order. */
+async function searchPage(db: Executor, q: SearchQuery, within: SQL, indexOrder: boolean): Promise<{ rows: (TraceRow & { sort_value: number | null })[] }> {
   const desc = q.direction === 'desc';
   const joined = 'values' in q.order;
   // Qualified: the select list's float8 aliases of the same names would otherwise shadow the indexed columns.
@@ -514,10 +532,12 @@ export async function searchTraces(db: Executor, q: SearchQuery): Promise<{ rows
   }
   // started_at is NOT NULL and its index is plain DESC; the nullable sort columns' indexes are DESC NULLS LAST.
   const nulls = joined ? sql` NULLS LAST` : (q.order as { column: SortColumn }).column === 'started_at' ? sql`` : desc ? sql` NULLS LAST` : sql` NULLS FIRST`;
-  const order = desc ? sql`${col} DESC${nulls}, ${id} DESC` : sql`${col} ASC${nulls}, ${id} ASC`;
+  // `+ 0`: the same values, in no index's order.
+  const sorted = indexOrder ? col : sql`(${col} + 0)`;
+  const order = desc ? sql`${sorted} DESC${nulls}, ${id} DESC` : sql`${sorted} ASC${nulls}, ${id} ASC`;
   const page = await rows<Record<string, unknown>>(
     db,
-    sql`SELECT ${TRACE_COLUMNS}, ${joined ? sql`${col}::float8` : sql`NULL::float8`} AS sort_value FROM traces ${join} WHERE ${base} AND ${keyset} ORDER BY ${order} LIMIT ${q.limit}`,
+    sql`SELECT ${TRACE_COLUMNS}, ${joined ? sql`${col}::float8` : sql`NULL::float8`} AS sort_value FROM traces ${join} WHERE ${base} AND ${keyset} AND ${within} ORDER BY ${order} LIMIT ${q.limit}`,
   );
   return { rows: page.map((r) => ({ ...toTraceRow(r), sort_value: num(r.sort_value) })) };
 }
