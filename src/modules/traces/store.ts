@@ -307,11 +307,16 @@ function toTraceRow(r: Record<string, unknown>): TraceRow {
 }
 
 export async function findTrace(db: Executor, projectId: string, traceId: string): Promise<TraceRow | null> {
+  return (await findTraceAndDay(db, projectId, traceId))?.trace ?? null;
+}
+
+/** A trace and the day its rows are stored in (every span of it is in that day's partition). */
+async function findTraceAndDay(db: Executor, projectId: string, traceId: string): Promise<{ trace: TraceRow; day: number } | null> {
   const [r] = await rows<Record<string, unknown>>(
     db,
-    sql`SELECT ${TRACE_COLUMNS} FROM traces WHERE project_id = ${projectId} AND trace_id = ${traceId}`,
+    sql`SELECT ${TRACE_COLUMNS}, day FROM traces WHERE project_id = ${projectId} AND trace_id = ${traceId}`,
   );
-  return r ? toTraceRow(r) : null;
+  return r ? { trace: toTraceRow(r), day: Number(r.day) } : null;
 }
 
 /** A trace with some of its spans, in order, with only what their contents need (see traceContents). */
@@ -362,7 +367,8 @@ function spanJsonSql(payloads: boolean): SQL {
             'metrics', json_build_object('tokens_estimated', s.tokens_estimated, 'prompt_tokens', s.prompt_tokens,
               'completion_tokens', s.completion_tokens, 'cached_input_tokens', s.cached_input_tokens,
               'reasoning_tokens', s.reasoning_tokens, 'cost', s.cost))::text`;
-  return sql`CASE WHEN s.data::text = '{}' THEN ${base} ELSE left(${base}, -1) || ',' || substr(s.data::text, 2) END`;
+  // right(t, -1): all but the first character, found without counting the others (substr counts them all).
+  return sql`CASE WHEN s.data::text = '{}' THEN ${base} ELSE left(${base}, -1) || ',' || right(s.data::text, -1) END`;
 }
 
 /** One span of a trace, whole, as JSON text; null when the trace has no such span. */
@@ -418,14 +424,15 @@ export async function openTraceSpans(
   try {
     trace = await session.exec.transaction(
       async (tx) => {
-        const found = await findTrace(tx, projectId, traceId);
+        const found = await findTraceAndDay(tx, projectId, traceId);
         if (!found) return null;
+        // The trace's day: its spans' one partition, chosen as the statement is planned (not 30 looked into).
         await tx.execute(sql`DECLARE ${cursor} NO SCROLL CURSOR WITH HOLD FOR
           SELECT CASE WHEN min(p.n) = 0 THEN '' ELSE ',' END || string_agg(p.span, ',' ORDER BY p.n) AS page
           FROM (SELECT ${spanJsonSql(options.payloads)} AS span, row_number() OVER (ORDER BY s.started_at, s.span_id) - 1 AS n
-                FROM spans s WHERE s.project_id = ${projectId} AND s.trace_id = ${traceId}) p
+                FROM spans s WHERE s.project_id = ${projectId} AND s.trace_id = ${traceId} AND s.day = ${found.day}) p
           GROUP BY p.n / ${page} ORDER BY p.n / ${page}`);
-        return found;
+        return found.trace;
       },
       { isolationLevel: 'repeatable read', accessMode: 'read only' },
     );
@@ -728,7 +735,10 @@ export async function traceExists(db: Executor, projectId: string, traceId: stri
 export async function spanRedactions(db: Executor, projectId: string, traceId: string): Promise<Record<string, Record<string, number>>[]> {
   const found = await rows<{ counts: Record<string, Record<string, number>> }>(
     db,
-    sql`SELECT data->'redactions' AS counts FROM spans WHERE project_id = ${projectId} AND trace_id = ${traceId} AND data->'redactions' IS NOT NULL`,
+    // Most spans have none: their payload text is searched for the key (a few µs a span) before
+    // any is parsed as JSON (10 µs a span and more; 100 ms for 10,000, under load).
+    sql`SELECT data->'redactions' AS counts FROM spans WHERE project_id = ${projectId} AND trace_id = ${traceId}
+        AND CASE WHEN strpos(data::text, '"redactions"') > 0 THEN data->'redactions' IS NOT NULL ELSE false END`,
   );
   return found.map((r) => r.counts);
 }
