@@ -91,7 +91,8 @@ export const traces = pgTable(
     index('traces_user').on(t.projectId, t.userId).where(sql`user_id IS NOT NULL`),
     index('traces_thread').on(t.projectId, t.threadId).where(sql`thread_id IS NOT NULL`),
     index('traces_customer').on(t.projectId, t.customerId).where(sql`customer_id IS NOT NULL`),
-    index('traces_fulltext').using('gin', t.searchTsv),
+    // Its pending list merged past 256 kB (migration 0078): every text search reads it whole.
+    index('traces_fulltext').using('gin', t.searchTsv).with({ gin_pending_list_limit: 256 }),
     // traces_time_sums (project_id, started_at) INCLUDE (trace id, latency, sums, models): migration 0068 (drizzle's index has no INCLUDE).
   ],
 );

@@ -259,8 +259,6 @@ export class TraceIngest {
     // Both statements sent at once (the connection runs them in order): the database does not
     // wait for a round trip to this thread between them.
     await Promise.all([
-      // PGlite only: PostgreSQL's autovacuum merges the list in the background.
-      this.ctx.db.kind === 'pglite' ? store.limitSearchPendingList(tx) : undefined,
       store.upsertSpans(tx, projectId, rows, days, now.getTime(), replacing),
       store.upsertSummaries(tx, { organizationId, projectId }, summaries, days, created, now),
     ]);

@@ -41,6 +41,7 @@ export async function search(ctx: TraceContext, projectId: string, req: SearchRe
       direction,
       after: cursor ? { value: cursor.v, traceId: cursor.t } : null,
       limit: pageSize,
+      newestFirst: { from: snapshot, text: !!req.query?.trim() },
     })
     .then(async ({ rows }) => ({ rows, traces: await listRows(ctx, reads, projectId, rows) }));
   const [counted, { rows, traces }] = await Promise.all([counting, paging]);

@@ -1,6 +1,7 @@
 import { and, eq, lt, sql, type SQL } from 'drizzle-orm';
 import { spanLogEvents, spans as spansTable, traces as tracesTable, traceShares, traceViews } from '../../db/schema/index.ts';
 import { containsPattern, jsonParam, reserveSession, rows, textArray, type Database, type Executor } from '../../db/index.ts';
+import { DAY_MS } from '../../db/day-partitions.ts';
 import { eventsInsertSql } from '../../platform/events/index.ts';
 import { newId } from '../../platform/ids.ts';
 import type { SpanEvent } from './ingest/mapping-context.ts';
@@ -211,21 +212,6 @@ export async function prunePendingLogEvents(db: Executor, before: number): Promi
 }
 
 /**
- * New entries of the summaries' full-text index (GIN) wait in its pending list until the list
- * outgrows this many kB; the writer that outgrows it then merges them all, in its transaction.
- * At PostgreSQL's default of 4 MB, on PGlite (no autovacuum merges sooner) every text search
- * read the whole unsorted list, about 4x the CPU of one against 256 kB, and one write in many
- * paid a merge twice the largest one at 256 kB, while every read waited for it; the writes
- * cost about the same in all (docs/performance.md: Ingest against a raw insert, and overload).
- */
-const SEARCH_PENDING_LIST_KB = 256;
-
-/** For the caller's transaction: the full-text index's pending list merged at SEARCH_PENDING_LIST_KB (PGlite, which has no autovacuum). */
-export async function limitSearchPendingList(tx: Executor): Promise<void> {
-  await tx.execute(sql.raw(`SET LOCAL gin_pending_list_limit = ${SEARCH_PENDING_LIST_KB}`));
-}
-
-/**
  * Writes summaries and, in the same statement, a `trace.created` event for each trace of
  * `created` (the caller, holding the traces' locks, found no stored span of them).
  */
@@ -321,11 +307,16 @@ function toTraceRow(r: Record<string, unknown>): TraceRow {
 }
 
 export async function findTrace(db: Executor, projectId: string, traceId: string): Promise<TraceRow | null> {
+  return (await findTraceAndDay(db, projectId, traceId))?.trace ?? null;
+}
+
+/** A trace and the day its rows are stored in (every span of it is in that day's partition). */
+async function findTraceAndDay(db: Executor, projectId: string, traceId: string): Promise<{ trace: TraceRow; day: number } | null> {
   const [r] = await rows<Record<string, unknown>>(
     db,
-    sql`SELECT ${TRACE_COLUMNS} FROM traces WHERE project_id = ${projectId} AND trace_id = ${traceId}`,
+    sql`SELECT ${TRACE_COLUMNS}, day FROM traces WHERE project_id = ${projectId} AND trace_id = ${traceId}`,
   );
-  return r ? toTraceRow(r) : null;
+  return r ? { trace: toTraceRow(r), day: Number(r.day) } : null;
 }
 
 /** A trace with some of its spans, in order, with only what their contents need (see traceContents). */
@@ -376,7 +367,8 @@ function spanJsonSql(payloads: boolean): SQL {
             'metrics', json_build_object('tokens_estimated', s.tokens_estimated, 'prompt_tokens', s.prompt_tokens,
               'completion_tokens', s.completion_tokens, 'cached_input_tokens', s.cached_input_tokens,
               'reasoning_tokens', s.reasoning_tokens, 'cost', s.cost))::text`;
-  return sql`CASE WHEN s.data::text = '{}' THEN ${base} ELSE left(${base}, -1) || ',' || substr(s.data::text, 2) END`;
+  // right(t, -1): all but the first character, found without counting the others (substr counts them all).
+  return sql`CASE WHEN s.data::text = '{}' THEN ${base} ELSE left(${base}, -1) || ',' || right(s.data::text, -1) END`;
 }
 
 /** One span of a trace, whole, as JSON text; null when the trace has no such span. */
@@ -432,14 +424,15 @@ export async function openTraceSpans(
   try {
     trace = await session.exec.transaction(
       async (tx) => {
-        const found = await findTrace(tx, projectId, traceId);
+        const found = await findTraceAndDay(tx, projectId, traceId);
         if (!found) return null;
+        // The trace's day: its spans' one partition, chosen as the statement is planned (not 30 looked into).
         await tx.execute(sql`DECLARE ${cursor} NO SCROLL CURSOR WITH HOLD FOR
           SELECT CASE WHEN min(p.n) = 0 THEN '' ELSE ',' END || string_agg(p.span, ',' ORDER BY p.n) AS page
           FROM (SELECT ${spanJsonSql(options.payloads)} AS span, row_number() OVER (ORDER BY s.started_at, s.span_id) - 1 AS n
-                FROM spans s WHERE s.project_id = ${projectId} AND s.trace_id = ${traceId}) p
+                FROM spans s WHERE s.project_id = ${projectId} AND s.trace_id = ${traceId} AND s.day = ${found.day}) p
           GROUP BY p.n / ${page} ORDER BY p.n / ${page}`);
-        return found;
+        return found.trace;
       },
       { isolationLevel: 'repeatable read', accessMode: 'read only' },
     );
@@ -485,7 +478,27 @@ export interface SearchQuery {
   direction: 'asc' | 'desc';
   after: { value: number | null; traceId: string } | null;
   limit: number;
+  /**
+   * Newest first by start time only: where the first page's newest traces start (`from`, the
+   * search's snapshot time), and whether the search has words (a text query). The page is first
+   * looked for among the traces started within a day of `from` (or of the last trace served),
+   * then within 8 days, then among all.
+   */
+  newestFirst?: { from: number; text: boolean };
 }
+
+/**
+ * The time windows a newest-first page is looked for in before all traces are: the page of a
+ * window that fills it is the page of the whole range, since every trace outside it started
+ * earlier than every trace inside. Without them, a text query on a common word read its matches
+ * in every day's partition (a GIN bitmap each) and sorted them all for one page; within a
+ * window, the (project_id, started_at) index finds the day's traces. When 8 days hold less than
+ * a page of a text query's matches, the words are rare: the last try reads them through the
+ * full-text index and sorts them, never walking every trace of every day in time order to test
+ * each (which PostgreSQL chose for a rare word, misjudging how many traces have it: 2.7 s at
+ * 1M traces, none of which matched).
+ */
+const NEWEST_FIRST_WINDOWS_MS = [DAY_MS, 8 * DAY_MS];
 
 /** Exact counts stop here: beyond, totalHits says "at least" (counting 100k rows per page costs more than the page). */
 export const MAX_COUNTED_HITS = 10_000;
@@ -496,6 +509,18 @@ export const MAX_COUNTED_HITS = 10_000;
  * without one come last in both directions: who sorts by a score wants the scored traces.
  */
 export async function searchTraces(db: Executor, q: SearchQuery): Promise<{ rows: (TraceRow & { sort_value: number | null })[] }> {
+  const newest = q.direction === 'desc' && 'column' in q.order && q.order.column === 'started_at' ? q.newestFirst : undefined;
+  if (!newest) return searchPage(db, q, sql`TRUE`, true);
+  const top = q.after?.value ?? newest.from;
+  for (const window of NEWEST_FIRST_WINDOWS_MS) {
+    const page = await searchPage(db, q, sql`traces.started_at >= ${top - window}`, true);
+    if (page.rows.length === q.limit) return page;
+  }
+  return searchPage(db, q, sql`TRUE`, !newest.text);
+}
+
+/** One try of `searchTraces`: its page among the traces `within`; `indexOrder` false: sorted, not read in an index's order. */
+async function searchPage(db: Executor, q: SearchQuery, within: SQL, indexOrder: boolean): Promise<{ rows: (TraceRow & { sort_value: number | null })[] }> {
   const desc = q.direction === 'desc';
   const joined = 'values' in q.order;
   // Qualified: the select list's float8 aliases of the same names would otherwise shadow the indexed columns.
@@ -514,10 +539,12 @@ export async function searchTraces(db: Executor, q: SearchQuery): Promise<{ rows
   }
   // started_at is NOT NULL and its index is plain DESC; the nullable sort columns' indexes are DESC NULLS LAST.
   const nulls = joined ? sql` NULLS LAST` : (q.order as { column: SortColumn }).column === 'started_at' ? sql`` : desc ? sql` NULLS LAST` : sql` NULLS FIRST`;
-  const order = desc ? sql`${col} DESC${nulls}, ${id} DESC` : sql`${col} ASC${nulls}, ${id} ASC`;
+  // `+ 0`: the same values, in no index's order.
+  const sorted = indexOrder ? col : sql`(${col} + 0)`;
+  const order = desc ? sql`${sorted} DESC${nulls}, ${id} DESC` : sql`${sorted} ASC${nulls}, ${id} ASC`;
   const page = await rows<Record<string, unknown>>(
     db,
-    sql`SELECT ${TRACE_COLUMNS}, ${joined ? sql`${col}::float8` : sql`NULL::float8`} AS sort_value FROM traces ${join} WHERE ${base} AND ${keyset} ORDER BY ${order} LIMIT ${q.limit}`,
+    sql`SELECT ${TRACE_COLUMNS}, ${joined ? sql`${col}::float8` : sql`NULL::float8`} AS sort_value FROM traces ${join} WHERE ${base} AND ${keyset} AND ${within} ORDER BY ${order} LIMIT ${q.limit}`,
   );
   return { rows: page.map((r) => ({ ...toTraceRow(r), sort_value: num(r.sort_value) })) };
 }
@@ -708,7 +735,10 @@ export async function traceExists(db: Executor, projectId: string, traceId: stri
 export async function spanRedactions(db: Executor, projectId: string, traceId: string): Promise<Record<string, Record<string, number>>[]> {
   const found = await rows<{ counts: Record<string, Record<string, number>> }>(
     db,
-    sql`SELECT data->'redactions' AS counts FROM spans WHERE project_id = ${projectId} AND trace_id = ${traceId} AND data->'redactions' IS NOT NULL`,
+    // Most spans have none: their payload text is searched for the key (a few µs a span) before
+    // any is parsed as JSON (10 µs a span and more; 100 ms for 10,000, under load).
+    sql`SELECT data->'redactions' AS counts FROM spans WHERE project_id = ${projectId} AND trace_id = ${traceId}
+        AND CASE WHEN strpos(data::text, '"redactions"') > 0 THEN data->'redactions' IS NOT NULL ELSE false END`,
   );
   return found.map((r) => r.counts);
 }
