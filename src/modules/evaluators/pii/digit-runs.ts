@@ -94,6 +94,11 @@ class Parser {
       const e = s[this.i + 1];
       this.i += 2;
       if (e === 'd') return { kind: 'digit' };
+      if (e >= '0' && e <= '9') {
+        // A back-reference or an octal escape (backslash 1, backslash 12): no digits of the text.
+        while (this.i < s.length && s[this.i] >= '0' && s[this.i] <= '9') this.i++;
+        return { kind: 'other' };
+      }
       if (e === 'b' || e === 'B') return { kind: 'assertion' };
       if ((e === 'p' || e === 'P' || e === 'k') && (s[this.i] === '{' || s[this.i] === '<')) {
         const close = s.indexOf(s[this.i] === '{' ? '}' : '>', this.i);
