@@ -43,7 +43,7 @@ const STOP_WORDS = new Set(
   ).split(' '),
 );
 
-interface Token {
+export interface Token {
   start: number;
   end: number;
   lower: string;
@@ -52,7 +52,8 @@ interface Token {
 
 const WORD = /[\p{L}\p{N}_]+(?:['’\-#][\p{L}\p{N}_]+)*#?/gu;
 
-function tokenize(text: string): Token[] {
+/** The words of a text as context words are looked for among them. */
+export function contextTokens(text: string): Token[] {
   const tokens: Token[] = [];
   WORD.lastIndex = 0;
   let m: RegExpExecArray | null;
@@ -80,9 +81,8 @@ export function withContext(score: number): number {
   return Math.min(1, Math.max(score + CONTEXT_SIMILARITY_FACTOR, MIN_SCORE_WITH_CONTEXT));
 }
 
-export function enhanceUsingContext(text: string, results: RawResult[]): RawResult[] {
+export function enhanceUsingContext(text: string, results: RawResult[], tokens: readonly Token[] = contextTokens(text)): RawResult[] {
   if (results.length === 0) return results;
-  const tokens = tokenize(text);
   if (tokens.length === 0) return results;
   return results.map((r) => {
     if (r.context.length === 0 || r.score >= 1) return r;
@@ -118,4 +118,27 @@ export function enhanceUsingContext(text: string, results: RawResult[]): RawResu
     if (!found) return r;
     return { ...r, score: withContext(r.score) };
   });
+}
+
+/**
+ * Whether one of `words` could count as a context word for a result starting anywhere in
+ * [start, end): every window enhanceUsingContext would look at for such a result lies
+ * between the sixth keyword before the token at `start` and the sixth after the token at
+ * `end - 1`, and a context word it finds there (a substring of a keyword, a stop word, a
+ * phrase of the window) is a substring of those tokens joined by spaces. So false means no
+ * result there can be raised by a context word; true means one might.
+ */
+export function contextMayCount(tokens: readonly Token[], start: number, end: number, words: readonly string[]): boolean {
+  if (tokens.length === 0 || words.length === 0) return false;
+  let first = Math.min(tokenAt(tokens, start), tokens.length - 1);
+  for (let left = CONTEXT_WORDS_BEFORE + 1; first >= 0; first--) {
+    if (tokens[first].keyword && --left === 0) break;
+  }
+  let last = Math.min(tokenAt(tokens, Math.max(start, end - 1)), tokens.length - 1);
+  for (let left = CONTEXT_WORDS_AFTER + 1; last < tokens.length; last++) {
+    if (tokens[last].keyword && --left === 0) break;
+  }
+  let around = '';
+  for (let k = Math.max(first, 0); k <= Math.min(last, tokens.length - 1); k++) around += (k > 0 ? ' ' : '') + tokens[k].lower;
+  return words.some((w) => around.includes(w));
 }

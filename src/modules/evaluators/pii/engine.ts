@@ -1,7 +1,8 @@
 import type { CountryCode } from 'libphonenumber-js/max';
 import { addressRecognizer } from './address.ts';
-import { enhanceUsingContext, withContext } from './context.ts';
+import { contextMayCount, contextTokens, enhanceUsingContext, withContext, type Token } from './context.ts';
 import { countriesNamedIn } from './gazetteer.ts';
+import { longestDigitRun } from './digit-runs.ts';
 import type { EntityType } from './entities.ts';
 import { extractNlpEntities, NLP_RECOGNIZERS, type NlpEntity } from './nlp.ts';
 import { phMobileNumber, phoneNumber } from './phone.ts';
@@ -76,6 +77,9 @@ export function detectPii(text: string, options: DetectOptions): Finding[] {
   if (text.length === 0) return [];
   let nlpCache: NlpEntity[] | null = null;
   let regionsCache: CountryCode[] | null = null;
+  let tokensCache: Token[] | null = null;
+  const tokens = () => (tokensCache ??= contextTokens(text));
+  let digitRun = -1;
   const shared = new Map<object, unknown>();
   const analyzeOptions: AnalyzeOptions = {
     phoneLeniency: options.phoneLeniency ?? 'VALID',
@@ -87,13 +91,16 @@ export function detectPii(text: string, options: DetectOptions): Finding[] {
     },
     // The most context can make of a score (enhanceUsingContext), against the threshold applied below.
     canPass: (score) => options.prune === false || (options.context === false ? score : withContext(score)) >= options.minThreshold,
+    passesAlone: (score) => options.prune === false || score >= options.minThreshold,
+    mayHoldDigitRun: (digits) => options.prune === false || digits <= (digitRun < 0 ? (digitRun = longestDigitRun(text)) : digitRun),
+    contextMayCount: (start, end, words) => options.context !== false && contextMayCount(tokens(), start, end, words),
   };
   const recognizers = new Set<Recognizer>();
   for (const entity of options.entities) for (const r of RECOGNIZERS_BY_ENTITY.get(entity) ?? []) recognizers.add(r);
 
   let results: RawResult[] = [];
   for (const r of recognizers) results.push(...r.analyze(text, analyzeOptions));
-  if (options.context !== false) results = enhanceUsingContext(text, results.map(withEvidence));
+  if (options.context !== false) results = enhanceUsingContext(text, results.map(withEvidence), results.length > 0 ? tokens() : []);
   results = removeDuplicates(results).filter((r) => r.score > 0 && r.score >= options.minThreshold);
   results = resolveTypeConflicts(results);
   results.sort((a, b) => a.start - b.start || a.end - b.end || (a.entity < b.entity ? -1 : a.entity > b.entity ? 1 : 0));

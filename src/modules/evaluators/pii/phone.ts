@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import type { CountryCode, NumberFound, PhoneNumber } from 'libphonenumber-js/max';
 import type { EntityType } from './entities.ts';
-import { removeDuplicates, VALIDATED, type RawResult, type Recognizer } from './recognizer.ts';
+import { removeDuplicates, VALIDATED, type AnalyzeOptions, type RawResult, type Recognizer } from './recognizer.ts';
 
 /**
  * Presidio's PhoneRecognizer: libphonenumber's matcher run once per region, every match
@@ -352,6 +352,7 @@ export function phoneRecognizer(options: {
       };
       let textRegions: readonly CountryCode[] | null = null;
       for (const w of windows) {
+        if (cannotPass(w, options.context, analyzeOptions)) continue;
         const slice = text.slice(w.start, w.end);
         if (w.international) {
           for (const f of findPhoneNumbersInText(slice, { defaultCountry: options.regions[0], extended: true })) {
@@ -389,7 +390,7 @@ export function phoneRecognizer(options: {
             // Six digits or fewer are as often a house or order number; digits grouped as a
             // date ("09.12.2024") are grouped like a date, not like a phone number.
             const strong =
-              valid && (withCountryCode || (grouped(raw) && !DATE_LIKE.test(raw) && digitCount(raw.replace(EXTENSION, '')) >= 7));
+              valid && (withCountryCode || (grouped(raw) && !DATE_LIKE.test(raw) && digitCount(raw.replace(EXTENSION, '')) >= STRONG_MIN_DIGITS));
             add(start, end, PHONE_SCORE, strong ? STRONG_EVIDENCE : undefined, !valid ? 0 : withCountryCode ? PHONE_WITH_COUNTRY_CODE : VALIDATED);
           }
         }
@@ -399,7 +400,7 @@ export function phoneRecognizer(options: {
             const end = start + m[0].length;
             if (overlapsTaken(start, end) || !PHONE_SHAPE.test(m[0]) || DATE_LIKE.test(m[0]) || SSN_SHAPE.test(m[0])) continue;
             const digits = digitCount(m[0].replace(EXTENSION, ''));
-            if (digits < 7 || digits > MAX_NATIONAL_DIGITS) continue;
+            if (digits < STRONG_MIN_DIGITS || digits > MAX_NATIONAL_DIGITS) continue;
             add(start, end, PHONE_SHAPE_SCORE, undefined, 0);
           }
         }
@@ -407,6 +408,33 @@ export function phoneRecognizer(options: {
       return removeDuplicates(results);
     },
   };
+}
+
+/** Fewer digits than this, without a country code, earn no score of their own (`strong` above). */
+const STRONG_MIN_DIGITS = 7;
+const CALL_PREFIX_DIGITS = /00|011/;
+
+/**
+ * Whether nothing the window can give passes the caller's threshold, so it is not scanned
+ * (same findings): every result of a window scores PHONE_SCORE or PHONE_SHAPE_SCORE, raised
+ * only by a context word or by the written form's own evidence. The evidence needs a country
+ * code ("+" makes the window international or unchecked; "00" and "011" are looked for among
+ * its digits) or at least 7 digits, and the phone-shaped fallback needs 7 too; so a window of
+ * fewer digits with neither, and no context word of the recognizer within reach of any result
+ * starting in it, gives only results under a threshold above PHONE_SCORE. Dropping them
+ * changes nothing else: a result under the threshold drops only results scoring no more
+ * (duplicates), conflicts between types are settled after the threshold, and what a
+ * window's results take keeps out only other results of the same window.
+ */
+function cannotPass(w: Window, context: readonly string[], analyzeOptions: AnalyzeOptions): boolean {
+  return (
+    !w.international &&
+    !w.unchecked &&
+    w.digits.length < STRONG_MIN_DIGITS &&
+    !CALL_PREFIX_DIGITS.test(w.digits) &&
+    !analyzeOptions.passesAlone(PHONE_SCORE) &&
+    !analyzeOptions.contextMayCount(w.start, w.end, context)
+  );
 }
 
 function allDigitsTaken(text: string, w: Window, taken: ReadonlyArray<[number, number]>): boolean {

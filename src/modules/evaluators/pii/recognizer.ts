@@ -1,6 +1,7 @@
 import type { EntityType } from './entities.ts';
 import type { CountryCode } from 'libphonenumber-js/max';
 import type { NlpEntity } from './nlp-entity.ts';
+import { minDigitRun } from './digit-runs.ts';
 
 /** A candidate before context, overlap resolution and threshold. Offsets are UTF-16 units. */
 export interface RawResult {
@@ -59,6 +60,21 @@ export interface AnalyzeOptions {
    * threshold), so the findings stay the same and the text is searched once less.
    */
   canPass(score: number): boolean;
+  /**
+   * Whether a result scoring `score`, raised by nothing (no context word, no evidence of its
+   * own), passes the caller's threshold; always true when pruning is off.
+   */
+  passesAlone(score: number): boolean;
+  /**
+   * Whether one of `words` could raise a result starting anywhere in [start, end) as a
+   * context word (false when context words are off): false rules it out, true may not.
+   */
+  contextMayCount(start: number, end: number, words: readonly string[]): boolean;
+  /**
+   * Whether the text may hold `digits` ASCII digits in a row (it does when pruning is off):
+   * a pattern every match of which holds such a run (digit-runs.ts) is not run when it cannot.
+   */
+  mayHoldDigitRun(digits: number): boolean;
 }
 
 export interface Recognizer {
@@ -122,6 +138,7 @@ export function patternRecognizer(spec: PatternRecognizerSpec): Recognizer {
   const compiled = spec.patterns.map((p) => ({
     ...p,
     regex: new RegExp(p.regex.source, flags + (p.regex.unicode ? 'u' : '')),
+    digitRun: minDigitRun(p.regex.source),
   }));
   const requires = spec.requires === undefined ? HAS_DIGIT : spec.requires;
   const context = spec.context.map((w) => w.toLowerCase());
@@ -135,6 +152,7 @@ export function patternRecognizer(spec: PatternRecognizerSpec): Recognizer {
         // Validation raises a match to MAX_SCORE; without it, the pattern's score is its best.
         if (!spec.validate && !options.canPass(pattern.score)) continue;
         if (pattern.contains && !pattern.contains.every((c) => text.includes(c))) continue;
+        if (pattern.digitRun > 1 && !options.mayHoldDigitRun(pattern.digitRun)) continue;
         const re = pattern.regex;
         re.lastIndex = 0;
         let m: RegExpExecArray | null;
