@@ -12,4 +12,4 @@ export { searchRequestSchema, searchResponseSchema, spanParams, spanSchema, trac
 export type { TraceAggregates, Asked as AskedOfTraces } from './aggregates.ts';
 export type { TraceBuckets, TraceValueColumn, UserRow, UserSort, UsersQuery, AggregateQuery, AggregateResult, GroupBy, ForeignGroups, EvaluationResultsRelation, MetricsRow, ScoresRelation, ScoreMeansRelation, ThumbsRelation, TopicsRelation, VerdictsRelation, ScoreBucketRow, ThumbsRow, Totals, VerdictRow } from './aggregates-store.ts';
 export { threadTurns, type ThreadIdsRelation, type ThreadRow, type ThreadSort, type ThreadsPickedRelation, type ThreadsQuery, type ThreadTurnRow, type ThreadValuesRelation } from './thread-store.ts';
-export { traceIdsCondition } from './store.ts';
+export type { TraceIdsRelation, TraceInputsPick } from './store.ts';

@@ -1,4 +1,4 @@
-import { and, eq, lt, sql, type SQL } from 'drizzle-orm';
+import { and, eq, lt, sql, type SQL, type SQLWrapper, type Subquery } from 'drizzle-orm';
 import { spanLogEvents, spans as spansTable, traces as tracesTable, traceShares, traceViews } from '../../db/schema/index.ts';
 import { containsPattern, jsonParam, reserveSession, rows, textArray, type Database, type Executor } from '../../db/index.ts';
 import { eventsInsertSql } from '../../platform/events/index.ts';
@@ -533,27 +533,33 @@ export async function recentlyInserted(db: Executor, projectId: string, where: S
 }
 
 /** Matching traces, counted up to MAX_COUNTED_HITS + 1. */
-/** Rows of `traces` with these ids (a condition for `traceInputs`). */
-export function traceIdsCondition(traceIds: readonly string[]): SQL {
-  return sql`traces.trace_id = ANY(${textArray(traceIds)})`;
-}
+/** Trace ids another module holds (topics: the traces it embedded), as a typed relation its owner's store builds. */
+export type TraceIdsRelation = Subquery & { traceId: SQLWrapper };
 
 /**
- * Traces' inputs, newest first (or in the order they were first ingested): `where` are conditions
- * on `traces` rows (another module's "not yet seen", or a list of ids), so the caller never names
- * this table.
+ * Which traces' inputs `traceInputs` reads: these ids; or those first ingested from
+ * `insertedFrom` (epoch ms; null: any time) whose id `without` does not hold.
  */
+export type TraceInputsPick = { traceIds: readonly string[] } | { insertedFrom: number | null; without: TraceIdsRelation };
+
+/** Traces' inputs, newest first (or in the order they were first ingested), of the traces `pick` names. */
 export async function traceInputs(
   db: Executor,
   projectId: string,
-  where: SQL[],
+  pick: TraceInputsPick,
   limit: number,
   order: 'newest' | 'ingested' = 'newest',
 ): Promise<{ trace_id: string; started_at: number; inserted_at: number; input: string | null }[]> {
+  const where = [sql`project_id = ${projectId}`];
+  if ('traceIds' in pick) where.push(sql`trace_id = ANY(${textArray(pick.traceIds)})`);
+  else {
+    if (pick.insertedFrom !== null) where.push(sql`inserted_at >= ${pick.insertedFrom}`);
+    where.push(sql`NOT EXISTS (SELECT 1 FROM ${pick.without} WHERE ${pick.without.traceId} = traces.trace_id)`);
+  }
   const orderBy = order === 'newest' ? sql`started_at DESC, trace_id` : sql`inserted_at, trace_id`;
   const found = await rows<{ trace_id: string; started_at: number; inserted_at: number; input: string | null }>(
     db,
-    sql`SELECT trace_id, started_at, inserted_at, input FROM traces WHERE ${sql.join([sql`project_id = ${projectId}`, ...where], sql` AND `)} ORDER BY ${orderBy} LIMIT ${limit}`,
+    sql`SELECT trace_id, started_at, inserted_at, input FROM traces WHERE ${sql.join(where, sql` AND `)} ORDER BY ${orderBy} LIMIT ${limit}`,
   );
   return found.map((r) => ({ trace_id: r.trace_id, started_at: Number(r.started_at), inserted_at: Number(r.inserted_at), input: r.input }));
 }
