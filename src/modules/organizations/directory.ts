@@ -22,6 +22,10 @@ export function holdProjectSql(ctx: DirectoryContext, projectId: string): SQL {
 export function retentionPolicies(ctx: DirectoryContext): Promise<{ projectId: string; days: number }[]> {
   return store.retentionPolicies(ctx.db.orm);
 }
+/** An organization's members (ids and e-mails), as review queues list their reviewers. */
+export function members(ctx: DirectoryContext, organizationId: string): Promise<{ userId: string; email: string }[]> {
+  return store.listMembers(ctx.db.orm, organizationId);
+}
 export function firstAdmin(ctx: DirectoryContext): Promise<{ organizationId: string; userId: string } | null> {
   return store.firstAdmin(ctx.db.orm);
 }

@@ -9,7 +9,7 @@ import type { Scheduler } from '../../platform/periodic.ts';
 import type { TokenHasher } from '../../platform/tokens.ts';
 import type { AccountOptions } from './account-rules.ts';
 import type { OrganizationsContext, ProjectKeyIssuer } from './context.ts';
-import { firstAdmin, holdProjectSql, membershipRole, projectOrganization, retentionPolicies } from './directory.ts';
+import { firstAdmin, holdProjectSql, members, membershipRole, projectOrganization, retentionPolicies } from './directory.ts';
 import { bootstrap, createOrganizationWithAdmin, isSetUp } from './organization.ts';
 import type { PasswordHasher } from './passwords.ts';
 import type { ProjectView, ResetLinkView } from './presenters.ts';
@@ -23,6 +23,8 @@ export interface MemberDirectory {
   membershipRole(organizationId: string, userId: string, db?: Executor): Promise<Role | null>;
   projectOrganization(projectId: string): Promise<string | null>;
   firstAdmin(): Promise<{ organizationId: string; userId: string } | null>;
+  /** An organization's members (ids and e-mails). */
+  members(organizationId: string): Promise<{ userId: string; email: string }[]>;
 }
 
 export function organizationDirectory(db: Database): MemberDirectory {
@@ -31,6 +33,7 @@ export function organizationDirectory(db: Database): MemberDirectory {
     membershipRole: (organizationId, userId, on) => membershipRole(ctx, organizationId, userId, on),
     projectOrganization: (projectId) => projectOrganization(ctx, projectId),
     firstAdmin: () => firstAdmin(ctx),
+    members: (organizationId) => members(ctx, organizationId),
   };
 }
 
