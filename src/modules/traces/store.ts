@@ -105,9 +105,12 @@ export interface PendingLogEvents {
 }
 
 
+/** The project's row locked by the statement reading it (the organizations module builds it). */
+export type ProjectHold = Subquery & { id: SQLWrapper };
+
 /**
- * Facts of the stored spans of these traces, whether `hold` (a query locking the project
- * row) found the project, and (`withPending`) the log events waiting for spans of these
+ * Facts of the stored spans of these traces, whether `hold` (the project's row, locked) found
+ * the project, and (`withPending`) the log events waiting for spans of these
  * traces: one statement for all three. The pending events are one uncorrelated subquery,
  * evaluated once: an index probe per trace, on a table that is usually empty.
  */
@@ -115,7 +118,7 @@ export async function spanFacts(
   tx: Executor,
   projectId: string,
   traceIds: string[],
-  hold: SQL,
+  hold: ProjectHold,
   withPending: boolean,
 ): Promise<{ projectHeld: boolean; stored: (SpanFacts & { trace_id: string; day: number })[]; pending: PendingLogEvents[] }> {
   const pendingColumn = withPending
@@ -124,7 +127,7 @@ export async function spanFacts(
     : sql``;
   const result = await rows<Record<string, unknown>>(
     tx,
-    sql`SELECT (SELECT count(*) FROM (${hold}) h)::int AS project_held ${pendingColumn}, f.*
+    sql`SELECT (SELECT count(*) FROM ${hold})::int AS project_held ${pendingColumn}, f.*
         FROM (SELECT 1) one LEFT JOIN LATERAL (
           SELECT ${SPAN_BASE_COLUMNS}, has_error, input_text, output_text, trace_meta, day
           FROM spans
@@ -182,8 +185,8 @@ export async function storedSpanRows(tx: Executor, projectId: string, traceIds: 
   }));
 }
 
-export async function projectExists(tx: Executor, hold: SQL): Promise<boolean> {
-  const [r] = await rows<{ n: number }>(tx, sql`SELECT count(*)::int AS n FROM (${hold}) h`);
+export async function projectExists(tx: Executor, hold: ProjectHold): Promise<boolean> {
+  const [r] = await rows<{ n: number }>(tx, sql`SELECT count(*)::int AS n FROM ${hold}`);
   return Number(r?.n) > 0;
 }
 
