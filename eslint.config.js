@@ -40,6 +40,8 @@ const within = (dir, file) => {
  * - `src/platform/` never imports a module.
  * - The web app (`src/ui/`) imports from the server only schema files (`schemas.ts`,
  *   `*.schema.ts`).
+ * - A module's index.ts only re-exports (`export { ... } from`), and re-exports its one entry,
+ *   module.ts: code and whole files (`export * as`) stay inside the module.
  */
 const boundaries = {
   meta: {
@@ -48,6 +50,8 @@ const boundaries = {
       private: "{{target}} is private to the {{module}} module: import it through src/modules/{{module}}/index.ts",
       platform: 'src/platform/ never imports a module ({{target}}): pass what it needs in from the caller',
       ui: 'the web app imports from the server only schema files ({{target}}): the rest runs on the server',
+      faceOnly: "a module's index.ts only re-exports what other modules may use (export { ... } from): put this in module.ts or another file of the module",
+      entry: "a module's index.ts re-exports its entry, module.ts (its build and register functions)",
     },
     schema: [],
   },
@@ -78,7 +82,17 @@ const boundaries = {
         context.report({ node: node.source, messageId: 'private', data: { target: rel, module: targetModule } });
       }
     }
-    return { ImportDeclaration: check, ExportNamedDeclaration: check, ExportAllDeclaration: check, ImportExpression: check };
+    const face = moduleOf(file) !== null && file === path.join(MODULES, moduleOf(file), 'index.ts');
+    function checkFace(program) {
+      let entry = false;
+      for (const statement of program.body) {
+        const reExport = (statement.type === 'ExportNamedDeclaration' && statement.source) || (statement.type === 'ExportAllDeclaration' && !statement.exported);
+        if (!reExport) context.report({ node: statement, messageId: 'faceOnly' });
+        else if (statement.source.value === './module.ts') entry = true;
+      }
+      if (!entry) context.report({ node: program, messageId: 'entry' });
+    }
+    return { ImportDeclaration: check, ExportNamedDeclaration: check, ExportAllDeclaration: check, ImportExpression: check, ...(face ? { Program: checkFace } : {}) };
   },
 };
 

@@ -10,7 +10,7 @@ import { AppError, renderError } from './platform/errors.ts';
 import { errorHandler } from './platform/http/error-handler.ts';
 import { installAuth, type CredentialStore, type RouteAuthEntry } from './platform/auth/index.ts';
 import type { TokenHasher } from './platform/tokens.ts';
-import { buildOrganizations, organizationDirectory, organizationStore, PasswordHasher, registerOrganizations, type Accounts, type Organizations } from './modules/organizations/index.ts';
+import { buildOrganizations, organizationDirectory, PasswordHasher, registerOrganizations, type Accounts, type Organizations } from './modules/organizations/index.ts';
 import { smtpMailer } from './platform/mail.ts';
 import { buildApiKeys, registerApiKeys, type ApiKeys } from './modules/api-keys/index.ts';
 import { buildPrompts, registerPrompts, type Prompts } from './modules/prompts/index.ts';
@@ -41,7 +41,7 @@ import { buildWebhooks, registerWebhooks, type Webhooks } from './modules/webhoo
 import { registerDatasets } from './modules/datasets/index.ts';
 import { registerMcp } from './modules/mcp/index.ts';
 import { packageVersion } from './package-dir.ts';
-import { buildExperiments, registerExperiments, resealTargetHeaders, TargetHeaders } from './modules/experiments/index.ts';
+import { buildExperiments, registerExperiments, resealTargetHeaders, TargetHeaders, type Experiments } from './modules/experiments/index.ts';
 import type { Resealers } from './ops/key-changes.ts';
 import { buildModelProviders, registerModelProviders, type ModelProviders } from './modules/model-providers/index.ts';
 import { buildPrivacy, privacyTraceExtension, registerPrivacy, type PrivacyPorts } from './modules/privacy/index.ts';
@@ -61,135 +61,117 @@ export interface Deps {
   privacy?: PrivacyPorts['overrides'];
 }
 
-export interface Services {
+/**
+ * The ports modules offer each other (and the CLI, and the tests through `App.services`): one
+ * typed map. `buildPorts` builds each module in order, each taking what it needs of the ports
+ * built before it; a module wires its own hooks (what goes with a deleted project, its trace
+ * extension), so nothing is set on a module after it is built.
+ */
+export interface Ports {
+  /** The process's metrics, its durable job queue, and PGlite's read priority (ingest waits while reads are in progress). */
+  metrics: Metrics;
+  jobs: JobQueue;
+  readPriority: ReadPriority;
   organizations: Organizations;
   accounts: Accounts;
   apiKeys: ApiKeys;
-  prompts: Prompts;
+  /** Privacy at ingest: redaction for every ingest path. */
+  privacy: ReturnType<typeof buildPrivacy>;
+  traces: Traces;
   /** Annotations and score configs: the module's context, and what it offers review, judge alignment and alerts. */
   annotations: Annotations;
   /** Annotation queues (the review module): what its use cases are given. */
   review: ReviewDeps;
   agentCache: AgentCache;
-  traces: Traces;
+  /** The one owner of calls to models: prompts, judges, simulations and topics call through its gateway. */
+  modelProviders: ModelProviders;
   /** Evaluators (the module's context; its limits are the model gateway's). */
   evaluations: EvaluatorsContext;
-  modelProviders: ModelProviders;
+  prompts: Prompts;
   webhooks: Webhooks;
-  /** Monitors (the module's context). */
-  monitors: MonitorsContext;
   /** Threads evaluated as a whole, and listed (the threads module's context). */
   threads: ThreadsContext;
+  /** Monitors (the module's context). */
+  monitors: MonitorsContext;
   analytics: Analytics;
-  jobs: JobQueue;
-  metrics: Metrics;
-  /** Privacy at ingest: redaction for every ingest path. */
-  privacy: ReturnType<typeof buildPrivacy>;
-  /** PGlite: ingest transactions wait while read requests are in progress. */
-  readPriority: ReadPriority;
-  /** Alert rules evaluated window by window. */
-  alerts: ReturnType<typeof buildAlerts>;
   /** Topics: traces' inputs embedded and clustered. */
   topics: { ctx: TopicsContext; topics: Topics };
   /** Judges measured against people: the module's context, and whether a judge can be trusted. */
   judgeAlignment: { ctx: JudgeAlignmentContext; trust: JudgeTrustPort };
+  /** Alert rules evaluated window by window. */
+  alerts: ReturnType<typeof buildAlerts>;
+  /** Experiments' platform runs (their runner and queue) and judge runs. */
+  experiments: Experiments;
 }
 
 export interface App {
   http: FastifyInstance;
-  services: Services;
+  /** The ports map (`buildPorts`). */
+  services: Ports;
   /** Every route with the permission it needs (the auth test matrix reads it). */
   routeTable: RouteAuthEntry[];
   /** OTLP over gRPC, not listening until `listen` (serve starts it on config.otlpGrpcPort); closed with `http`. */
   otlpGrpc: OtlpGrpcServer;
 }
 
-export function buildServices(deps: Deps): Services {
-  const metrics = new Metrics();
-  const apiKeys = buildApiKeys({ db: deps.db, clock: deps.clock, hasher: deps.tokenHasher, directory: organizationDirectory(deps.db) });
-  const { sessions, signIn, publicUrl, smtp } = deps.config;
+export function buildPorts(deps: Deps): Ports {
+  const { db, clock, logger, config } = deps;
+  const { sessions, signIn, publicUrl, smtp } = config;
+  const { pollMs, allowPrivateDestinations } = config.webhooks;
   const mailer = smtp ? smtpMailer(smtp) : null;
-  const { organizations, accounts } = buildOrganizations({
-    db: deps.db,
-    clock: deps.clock,
-    keys: apiKeys,
-    hasher: deps.tokenHasher,
-    accounts: { sessions, signIn, publicUrl, passwords: new PasswordHasher(deps.config.passwordHashCost) },
-    mailer,
-    logger: deps.logger,
-  });
+  const keyring = loadKeyring(config.encryptionKey, config.dataDir);
+  const metrics = new Metrics();
+  const jobs = new JobQueue(db, clock, metrics);
   const readPriority = new ReadPriority(READ_PRIORITY_MAX_DELAY_MS, READ_PRIORITY_RECENT_MS);
-  const privacy = buildPrivacy({ db: deps.db, clock: deps.clock, metrics, keyedHash: (label) => deps.tokenHasher.hash(label), overrides: deps.privacy });
+  const apiKeys = buildApiKeys({ db, clock, hasher: deps.tokenHasher, directory: organizationDirectory(db) });
+  const passwords = new PasswordHasher(config.passwordHashCost);
+  const { organizations, accounts } = buildOrganizations({ db, clock, keys: apiKeys, hasher: deps.tokenHasher, accounts: { sessions, signIn, publicUrl, passwords }, mailer, logger });
+  const projects = organizations;
+  const privacy = buildPrivacy({ db, clock, metrics, hasher: deps.tokenHasher, projects, overrides: deps.privacy });
   const traces = buildTraces({
-    db: deps.db,
-    clock: deps.clock,
-    logger: deps.logger,
+    db,
+    clock,
+    logger,
     metrics,
-    limits: deps.config.ingest,
+    limits: config.ingest,
     readPriority,
-    projects: organizations,
+    projects,
     // Evaluations, then annotations, then topics go with deleted traces, in that order.
-    extensions: [evaluationsTraceExtension(deps.db), annotationsTraceExtension(deps.db), topicsTraceExtension, privacyTraceExtension(privacy.privacy), monitorsTraceExtension(() => monitors)],
+    extensions: [evaluationsTraceExtension(db), annotationsTraceExtension(db), topicsTraceExtension, privacyTraceExtension(privacy.privacy), monitorsTraceExtension(() => monitors)],
   });
-  organizations.onProjectDeleted((tx, projectId) => apiKeys.deleteProjectBindings(tx, projectId));
-  organizations.onProjectDeleted((tx, projectId) => privacy.privacy.deleteProject(projectId, tx));
-  const annotations = buildAnnotations({ db: deps.db, clock: deps.clock, redactor: (projectId, path) => privacy.privacy.redactorFor(projectId, path) });
+  const annotations = buildAnnotations({ db, clock, privacy: privacy.privacy });
   const { scoreConfigs } = annotations;
-  const review = buildReview({ db: deps.db, clock: deps.clock, annotations: annotations.annotations, scoreConfigs, traces, members: (organizationId) => organizationStore.listMembers(deps.db.orm, organizationId) });
-  const agentCache = buildAgentCache({ db: deps.db, clock: deps.clock, keyring: loadKeyring(deps.config.encryptionKey, deps.config.dataDir) });
-  // The one owner of calls to models: prompts, judges, simulations and topics call through its gateway.
-  const modelProviders = buildModelProviders({
-    db: deps.db,
-    clock: deps.clock,
-    keyring: loadKeyring(deps.config.encryptionKey, deps.config.dataDir),
-    env: deps.config.providerEnv,
-    fetch,
-    environmentModels: () => (deps.config.providerEnv.OPENAI_API_KEY ? ENVIRONMENT_MODELS : []),
-  });
+  const review = buildReview({ db, clock, annotations: annotations.annotations, scoreConfigs, traces, organizations });
+  const agentCache = buildAgentCache({ db, clock, keyring });
+  const modelProviders = buildModelProviders({ db, clock, keyring, env: config.providerEnv, fetch, environmentModels: () => (config.providerEnv.OPENAI_API_KEY ? ENVIRONMENT_MODELS : []) });
   const models = modelProviders.gateway;
-  const evaluations = buildEvaluators({
-    db: deps.db,
-    clock: deps.clock,
-    metrics,
-    models,
-    redactor: (projectId, path) => privacy.privacy.redactorFor(projectId, path),
-    traceDay: (db, projectId, traceId) => traces.traceDay(db, projectId, traceId),
-  });
-  const prompts = buildPrompts({
-    db: deps.db,
-    clock: deps.clock,
-    runner: {
-      complete: (scope, model, messages, signal, options) => models.complete(scope, model, messages, signal, options),
-      record: (scope, spans) => traces.ingest(scope.organizationId, scope.projectId, spans, 'playground'),
-    },
-  });
-  const { pollMs, allowPrivateDestinations } = deps.config.webhooks;
-  const webhooks = buildWebhooks({ db: deps.db, clock: deps.clock, logger: deps.logger, keyring: loadKeyring(deps.config.encryptionKey, deps.config.dataDir), metrics, pollMs, allowPrivateDestinations });
-  const jobs = new JobQueue(deps.db, deps.clock, metrics);
-  const threads = buildThreads({ db: deps.db, clock: deps.clock, traces, evaluations });
-  const monitors = buildMonitors({ db: deps.db, clock: deps.clock, settleMs: deps.config.intervals.monitorSettleMs, evaluations, review, traces, threads });
-  const analytics = buildAnalytics({ db: deps.db, traces });
-  const topics = buildTopics({ db: deps.db, clock: deps.clock, models, traces, analytics, projects: organizations });
-  const judgeAlignmentCtx = judgeAlignmentContext({ db: deps.db, clock: deps.clock, scoreConfigs, review, traces, evaluations, projects: organizations });
+  const evaluations = buildEvaluators({ db, clock, metrics, models, privacy: privacy.privacy, traces });
+  const prompts = buildPrompts({ db, clock, models, traces });
+  const webhooks = buildWebhooks({ db, clock, logger, keyring, metrics, pollMs, allowPrivateDestinations });
+  const threads = buildThreads({ db, clock, traces, evaluations });
+  const monitors = buildMonitors({ db, clock, settleMs: config.intervals.monitorSettleMs, evaluations, review, traces, threads });
+  const analytics = buildAnalytics({ db, traces });
+  const topics = buildTopics({ db, clock, models, traces, analytics, projects });
+  const judgeAlignmentCtx = judgeAlignmentContext({ db, clock, scoreConfigs, review, traces, evaluations, projects });
   const judgeAlignment = { ctx: judgeAlignmentCtx, trust: buildJudgeAlignment(judgeAlignmentCtx) };
-  const alerts = buildAlerts({
-    db: deps.db,
-    clock: deps.clock,
-    analytics,
-    monitors,
-    scoreConfigs,
-    judges: judgeAlignment.trust,
-    publicUrl,
-    mailer,
-    allowPrivateDestinations,
-    projects: organizations,
-  });
-  registerGauges(metrics, { db: deps.db, jobs, readPriority, ingest: { queue: () => traces.ingestion.ingestQueue(), load: () => traces.ingestion.ingestLoad } });
-  return { organizations, accounts, apiKeys, traces, prompts, annotations, review, agentCache, evaluations, modelProviders, webhooks, monitors, threads, analytics, jobs, metrics, privacy, readPriority, alerts, topics, judgeAlignment };
+  const alerts = buildAlerts({ db, clock, analytics, monitors, scoreConfigs, judges: judgeAlignment.trust, publicUrl, mailer, allowPrivateDestinations, projects });
+  const experiments = buildExperiments({ db, clock, logger, metrics, keyring, publicUrl, prompts, evaluations, traces, privacy: privacy.privacy });
+  registerGauges(metrics, { db, jobs, readPriority, ingest: traces.ingestion });
+  return { metrics, jobs, readPriority, organizations, accounts, apiKeys, privacy, traces, annotations, review, agentCache, modelProviders, evaluations, prompts, webhooks, threads, monitors, analytics, topics, judgeAlignment, alerts, experiments };
 }
 
 /** The models offered from the server's environment (OPENAI_API_KEY): any openai/<model> works, these are listed. */
 const ENVIRONMENT_MODELS = ['openai/gpt-4o-mini', 'openai/gpt-4o', 'openai/gpt-4.1-mini', 'openai/gpt-4.1'];
+
+/**
+ * The job queue: every process polls it (jobs are claimed one by one, SKIP LOCKED, so each runs
+ * once); one process owns a PGlite database, so jobs it had claimed when it last stopped
+ * (killed) are nobody's now.
+ */
+function registerJobs(http: FastifyInstance, scheduler: Scheduler, db: Database, jobs: JobQueue): void {
+  if (db.kind === 'pglite') http.addHook('onReady', async () => void (await jobs.releaseClaims()));
+  scheduler.every({ name: 'jobs', intervalMs: 2_000, once: false, run: () => jobs.runDue() });
+}
 
 /** How long an ingest transaction waits at most for read requests in progress (PGlite). */
 const READ_PRIORITY_MAX_DELAY_MS = 250;
@@ -262,15 +244,15 @@ export async function buildApp(deps: Deps): Promise<App> {
 
   // Before any route: it attaches itself to each route as the route is added.
   await installCompression(http);
-  const services = buildServices(deps);
+  const ports = buildPorts(deps);
   installNulGuard(http);
   const credentials: CredentialStore = {
-    resolve: (token, now) => services.apiKeys.resolve(token, now),
-    resolveSession: (token, now) => services.accounts.resolveSession(token, now),
-    projectOrganization: (id) => services.organizations.projectOrganization(id),
+    resolve: (token, now) => ports.apiKeys.resolve(token, now),
+    resolveSession: (token, now) => ports.accounts.resolveSession(token, now),
+    projectOrganization: (id) => ports.organizations.projectOrganization(id),
   };
   const routeTable = await installAuth(http, credentials, deps.clock);
-  installMetricsRoute(http, services.metrics, { open: deps.config.metricsPublic });
+  installMetricsRoute(http, ports.metrics, { open: deps.config.metricsPublic });
 
   // Routes outside a route group (health, metrics, the web app) answer errors in the nested
   // shape; each group (platform/http/route-group.ts) sets its own.
@@ -282,86 +264,59 @@ export async function buildApp(deps: Deps): Promise<App> {
   });
 
   http.server.maxConnections = deps.config.http.maxConnections;
-  installReadPriority(http, services.readPriority);
-  installHealthRoutes(http, deps.db, () => services.traces.ingestion.ingestLoad);
+  installReadPriority(http, ports.readPriority);
+  installHealthRoutes(http, deps.db, ports.traces.ingestion);
   http.get(
     '/api/openapi.json',
     { config: { auth: { scope: 'public' } }, schema: { hide: true } },
     () => http.swagger(),
   );
 
-  const scheduler = new Scheduler(http, deps.db, services.metrics);
-  const { intervals } = deps.config;
-  registerOrganizations(http, scheduler, services.organizations, services.accounts);
-  registerApiKeys(http, services.apiKeys);
-  registerPrompts(http, services.prompts);
-  registerAnnotations(http, services.annotations);
-  registerReview(http, services.review);
-  registerAgentCache(http, scheduler, services.agentCache, intervals.cacheSweepMs);
-  registerTraces(http, scheduler, services.traces, intervals.retentionSweepMs);
-  registerPrivacy(http, services.privacy.ctx);
-  registerEvaluators(http, services.evaluations);
-  registerModelProviders(http, services.modelProviders);
-  registerMonitors(http, services.jobs, services.monitors);
-  registerThreads(http, services.threads);
-  registerAnalytics(http, services.analytics);
-  registerAlerts(http, scheduler, services.jobs, services.alerts.ctx, services.alerts.alerts, intervals.alertPollMs);
-  const experiments = buildExperiments({
-    db: deps.db,
-    clock: deps.clock,
-    logger,
-    metrics: services.metrics,
-    keyring: loadKeyring(deps.config.encryptionKey, deps.config.dataDir),
-    publicUrl: deps.config.publicUrl,
-    prompts: services.prompts,
-    evaluations: services.evaluations,
-    traces: services.traces,
-    privacy: services.privacy.privacy,
-  });
-  registerExperiments(http, experiments);
-  registerJudgeAlignment(http, services.judgeAlignment.ctx, experiments);
-  registerSimulations(http, {
-    db: deps.db,
-    clock: deps.clock,
-    privacy: services.privacy.privacy,
-    models: services.modelProviders.gateway,
-    experiments,
-    projects: services.organizations,
-    publicUrl: deps.config.publicUrl,
-  });
-  registerDashboards(http, { db: deps.db, clock: deps.clock, analytics: services.analytics, projects: services.organizations });
-  registerTopics(http, scheduler, services.topics.ctx, services.topics.topics);
-  // One process owns a PGlite database: jobs it had claimed when it last stopped (killed) are nobody's now.
-  if (deps.db.kind === 'pglite') http.addHook('onReady', async () => void (await services.jobs.releaseClaims()));
-  // Every process polls: jobs are claimed one by one (SKIP LOCKED), so each runs once.
-  scheduler.every({ name: 'jobs', intervalMs: 2_000, once: false, run: () => services.jobs.runDue() });
-  registerWebhooks(http, services.webhooks);
-  registerDatasets(http, services.jobs, {
-    db: deps.db,
-    clock: deps.clock,
-    limits: deps.config.datasets,
-    traces: services.traces,
-    privacy: services.privacy.privacy,
-    projects: services.organizations,
-    publicUrl: deps.config.publicUrl,
-  });
+  const scheduler = new Scheduler(http, deps.db, ports.metrics);
+  const { db, clock, config } = deps;
+  const { intervals, publicUrl } = config;
+  const projects = ports.organizations;
+  const privacy = ports.privacy.privacy;
+  // The modules, each registering its routes, job queues and schedules over the ports map.
+  registerOrganizations(http, scheduler, ports.organizations, ports.accounts);
+  registerApiKeys(http, ports.apiKeys);
+  registerPrompts(http, ports.prompts);
+  registerAnnotations(http, ports.annotations);
+  registerReview(http, ports.review);
+  registerAgentCache(http, scheduler, ports.agentCache, intervals.cacheSweepMs);
+  registerTraces(http, scheduler, ports.traces, intervals.retentionSweepMs);
+  registerPrivacy(http, ports.privacy.ctx);
+  registerEvaluators(http, ports.evaluations);
+  registerModelProviders(http, ports.modelProviders);
+  registerMonitors(http, ports.jobs, ports.monitors);
+  registerThreads(http, ports.threads);
+  registerAnalytics(http, ports.analytics);
+  registerAlerts(http, scheduler, ports.jobs, ports.alerts.ctx, ports.alerts.alerts, intervals.alertPollMs);
+  registerExperiments(http, ports.experiments);
+  registerJudgeAlignment(http, ports.judgeAlignment.ctx, ports.experiments);
+  registerSimulations(http, { db, clock, privacy, models: ports.modelProviders.gateway, experiments: ports.experiments, projects, publicUrl });
+  registerDashboards(http, { db, clock, analytics: ports.analytics, projects });
+  registerTopics(http, scheduler, ports.topics.ctx, ports.topics.topics);
+  registerJobs(http, scheduler, db, ports.jobs);
+  registerWebhooks(http, ports.webhooks);
+  registerDatasets(http, ports.jobs, { db, clock, limits: config.datasets, traces: ports.traces, privacy, projects, publicUrl });
   registerMcp(http, { routeTable, version: packageVersion() });
-  await installWebApp(http, { shareShowsTrace: (token) => services.traces.shareShowsTrace(token) });
+  await installWebApp(http, ports.traces);
 
-  const otlpGrpc = new OtlpGrpcServer({ ingest: services.traces.ingestion, credentials, clock: deps.clock, logger: deps.logger });
+  const otlpGrpc = new OtlpGrpcServer({ ingest: ports.traces.ingestion, credentials, clock: deps.clock, logger: deps.logger });
   // Before onClose, where the decode workers and the database stop: calls in progress finish first.
   http.addHook('preClose', () => otlpGrpc.close());
 
   await http.ready();
-  return { http, services, routeTable, otlpGrpc };
+  return { http, services: ports, routeTable, otlpGrpc };
 }
 
 /** How each kind of sealed value is sealed again under the keyring's first key (`spyglass keys rotate-encryption`). */
-export function resealers(deps: Deps, services: Services): Resealers {
+export function resealers(deps: Deps, ports: Ports): Resealers {
   return {
-    values: () => services.agentCache.resealAll(),
-    secrets: () => services.webhooks.resealSecrets(),
-    providerKeys: () => services.modelProviders.resealKeys(),
+    values: () => ports.agentCache.resealAll(),
+    secrets: () => ports.webhooks.resealSecrets(),
+    providerKeys: () => ports.modelProviders.resealKeys(),
     targetHeaders: () => resealTargetHeaders(deps.db, new TargetHeaders(loadKeyring(deps.config.encryptionKey, deps.config.dataDir))),
     agentHeaders: () => resealAgentHeaders(deps.db, new TargetHeaders(loadKeyring(deps.config.encryptionKey, deps.config.dataDir))),
   };

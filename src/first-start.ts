@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from './config.ts';
-import type { Services } from './app.ts';
+import type { Ports } from './app.ts';
 import { randomAlphanumeric } from './platform/ids.ts';
 
 export interface InitialCredentials {
@@ -18,7 +18,7 @@ export interface InitialCredentials {
  * organization admin key (SPYGLASS_INIT_* values replace generated ones). Null when the
  * database was set up before.
  */
-export async function firstStart(config: Config, services: Services, now: Date): Promise<InitialCredentials | null> {
+export async function firstStart(config: Config, services: Ports, now: Date): Promise<InitialCredentials | null> {
   // Every later start ends here, before the (deliberately slow) password hash.
   if (await services.organizations.isSetUp()) return null;
   const password = config.init.userPassword ?? randomAlphanumeric(20);

@@ -164,8 +164,8 @@ async function migrateOnly(config: Config): Promise<string[]> {
 }
 
 async function setUp(deps: Deps, baseUrl: string): Promise<void> {
-  const [{ buildServices }, { credentialsBox, firstStart, writeCredentialsFile }] = await loadApp();
-  const creds = await firstStart(deps.config, buildServices(deps), deps.clock.now());
+  const [{ buildPorts }, { credentialsBox, firstStart, writeCredentialsFile }] = await loadApp();
+  const creds = await firstStart(deps.config, buildPorts(deps), deps.clock.now());
   if (!creds) return;
   const file = writeCredentialsFile(deps.config.dataDir, creds);
   // Secrets never enter log lines: the box goes to a terminal only. When stdout is not a
@@ -283,7 +283,7 @@ async function run(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
       return 0;
     case 'keys': {
       if (sub === 'revoke' && arg) {
-        const ok = await withDeps(config, (deps, { buildServices }) => buildServices(deps).apiKeys.revokeAsOperator(arg));
+        const ok = await withDeps(config, (deps, { buildPorts }) => buildPorts(deps).apiKeys.revokeAsOperator(arg));
         process.stdout.write(ok ? `revoked ${arg}\n` : `no key ${arg}\n`);
         return ok ? 0 : 1;
       }
@@ -291,7 +291,7 @@ async function run(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
       if (sub === 'rotate-encryption') return rotateEncryptionCommand(config, argv.includes('--dry-run'));
       if (sub === 'replace-token-hash') return replaceTokenHashCommand(config, argv.includes('--dry-run'));
       if (sub === 'create-admin') {
-        const token = await withDeps(config, (deps, { buildServices }) => buildServices(deps).apiKeys.mintRecoveryAdminKey());
+        const token = await withDeps(config, (deps, { buildPorts }) => buildPorts(deps).apiKeys.mintRecoveryAdminKey());
         if (!token) {
           process.stderr.write('no organization with an ADMIN member yet; run `spyglass init` first\n');
           return 1;
@@ -304,7 +304,7 @@ async function run(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
     case 'users': {
       if (sub === 'reset-password' && arg) {
         const base = config.publicUrl ?? `http://${linkHost(config.host)}:${config.port}`;
-        const link = await withDeps(config, (deps, { buildServices }) => buildServices(deps).accounts.issueOperatorReset(arg, base)).catch((err: Error) => err);
+        const link = await withDeps(config, (deps, { buildPorts }) => buildPorts(deps).accounts.issueOperatorReset(arg, base)).catch((err: Error) => err);
         if (link instanceof Error) {
           process.stderr.write(`spyglass: ${link.message}\n`);
           return 1;
@@ -375,7 +375,7 @@ async function rotateEncryptionCommand(config: Config, dryRun: boolean): Promise
     }
     prepareRotation(target);
     // The start's own check then runs with the new keyring and records the new key's id.
-    return withDeps(config, (deps, { buildServices, resealers }) => rotate(deps.db, target, resealers(deps, buildServices(deps))));
+    return withDeps(config, (deps, { buildPorts, resealers }) => rotate(deps.db, target, resealers(deps, buildPorts(deps))));
   });
   if (!lines) return 1;
   process.stdout.write(lines.join('\n') + '\n');
@@ -391,9 +391,9 @@ async function replaceTokenHashCommand(config: Config, dryRun: boolean): Promise
       await checkReplacement(db, config, next);
       prepareReplacement(next);
       await migrate(db);
-      const { buildServices } = (await loadApp())[0];
+      const { buildPorts } = (await loadApp())[0];
       const deps: Deps = { config, db, logger: createLogger(config.logLevel), clock: systemClock, tokenHasher: new TokenHasher(Buffer.from(next.text, 'utf8')) };
-      const services = buildServices(deps);
+      const services = buildPorts(deps);
       const admin = await services.organizations.firstAdmin();
       return await replace(db, next, async (tx) => {
         const keys = await services.apiKeys.reissueAfterHashKeyChange(tx, admin);

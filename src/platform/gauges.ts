@@ -8,29 +8,30 @@ export interface GaugeSources {
   db: Database;
   jobs: JobQueue;
   readPriority: ReadPriority;
+  /** The traces module's ingestion. */
   ingest: {
     /** Requests and spans of this process waiting for their transaction (group commit). */
-    queue(): { requests: number; spans: number };
+    ingestQueue(): { requests: number; spans: number };
     /** The admission queue: spans admitted and not yet committed, and its bound. */
-    load(): { queued: number; limit: number };
+    readonly ingestLoad: { queued: number; limit: number };
   };
 }
 
 /** Gauges read when /metrics is scraped: queues, reads in progress, the connection pool. */
 export function registerGauges(metrics: Metrics, s: GaugeSources): void {
   metrics.gauge('spyglass_ingest_queue_requests', 'Ingest requests of this process waiting for their transaction (group commit)', [], () => [
-    { value: s.ingest.queue().requests },
+    { value: s.ingest.ingestQueue().requests },
   ]);
   metrics.gauge('spyglass_ingest_queue_spans', 'Spans of this process waiting for their transaction (group commit)', [], () => [
-    { value: s.ingest.queue().spans },
+    { value: s.ingest.ingestQueue().spans },
   ]);
   metrics.gauge('spyglass_ingest_admitted_spans', 'Spans admitted to ingest and not yet committed (the admission queue); past spyglass_ingest_admission_limit_spans ingest answers 503', [], () => [
-    { value: s.ingest.load().queued },
+    { value: s.ingest.ingestLoad.queued },
   ]);
   metrics.gauge('spyglass_reads_in_progress', 'Read requests working on their answer now (not counting a download waiting for its client); while any are, or were within 1 s, ingest commits in fewer, shorter transactions', [], () => [
     { value: s.readPriority.inProgress },
   ]);
-  metrics.gauge('spyglass_ingest_admission_limit_spans', 'The bound of the admission queue (SPYGLASS_INGEST_QUEUE_SPANS)', [], () => [{ value: s.ingest.load().limit }]);
+  metrics.gauge('spyglass_ingest_admission_limit_spans', 'The bound of the admission queue (SPYGLASS_INGEST_QUEUE_SPANS)', [], () => [{ value: s.ingest.ingestLoad.limit }]);
   metrics.gauge('spyglass_jobs', 'Background jobs in the database by queue and state: queued (due or later), running (claimed), failed (kept after the last attempt)', ['queue', 'state'], async () =>
     (await s.jobs.counts()).flatMap((c) => [
       { labels: { queue: c.queue, state: 'queued' }, value: c.queued },

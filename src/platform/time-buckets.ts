@@ -28,7 +28,11 @@ export interface BucketSpec {
   widthMs: number;
 }
 
-/** The SQL expression of the bucket start (epoch ms, float8) of a bigint epoch-ms column. */
+/**
+ * The SQL expression of the bucket start (epoch ms, float8) of a bigint epoch-ms column. Integer
+ * division of positive bigints floors (times are past 1970-01-02, beyond any offset); the float8
+ * cast reads as a number from PGlite and pg alike.
+ */
 export function bucketSql(spec: BucketSpec, column: SQL): SQL {
   const o = Math.trunc(spec.origin);
   const ms = Math.trunc(spec.widthMs);
@@ -40,10 +44,8 @@ export interface Bucketing {
   intervalMs: number;
   /** Bucket starts, oldest first, covering [start, end]. */
   starts: number[];
-  /** The buckets as data (what one module passes another). */
+  /** The buckets as data (what one module passes another; the store of the bucketed column turns it into SQL). */
   spec: BucketSpec;
-  /** The SQL expression of the bucket start (epoch ms, float8) of a bigint epoch-ms column. */
-  bucketOf(column: SQL): SQL;
 }
 
 /** Epoch ms of a date sent as epoch ms or ISO 8601; 400 naming the field when it is not one. */
@@ -71,8 +73,5 @@ export function bucketing(start: number, end: number, requested: Interval | 'aut
     intervalMs: ms,
     starts: Array.from({ length: n }, (_, i) => first + i * ms),
     spec: { origin: o, widthMs: ms },
-    // Integer division of positive bigints floors (times are past 1970-01-02, beyond any
-    // offset); the float8 cast reads as a number from PGlite and pg alike.
-    bucketOf: (column) => bucketSql({ origin: o, widthMs: ms }, column),
   };
 }

@@ -4,7 +4,7 @@ import type { TraceExtension } from '../traces/index.ts';
 import { annotatedTraceCondition, annotationCountsByTrace, deleteTraceAnnotations, scoredTraceCondition } from './trace-filter-store.ts';
 import { scoreMeans, scoreSummariesByTrace } from './trace-filter.ts';
 import { createAnnotationIn, redactedComment } from './annotate.ts';
-import type { AnnotationScope, AnnotationsContext } from './context.ts';
+import type { AnnotationScope, AnnotationsContext, CommentRedactor } from './context.ts';
 import type { AnnotationView } from './presenters.ts';
 import { getAnnotation } from './read-annotations.ts';
 import { scoreConfigRoutes } from './score-config-routes.ts';
@@ -34,7 +34,13 @@ export interface Annotations {
   scoreConfigs: ScoreConfigService;
 }
 
-export function buildAnnotations(ctx: AnnotationsContext): Annotations {
+/** What the annotations module is given: privacy's redaction (a comment is stored as the project's privacy settings say). */
+export interface AnnotationsPorts extends Omit<AnnotationsContext, 'redactor'> {
+  privacy: { redactorFor(projectId: string, path: string): Promise<CommentRedactor> };
+}
+
+export function buildAnnotations({ privacy, ...rest }: AnnotationsPorts): Annotations {
+  const ctx: AnnotationsContext = { ...rest, redactor: (projectId, path) => privacy.redactorFor(projectId, path) };
   return {
     ctx,
     annotations: {

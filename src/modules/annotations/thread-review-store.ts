@@ -1,7 +1,8 @@
-import { and, asc, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, gte, inArray, lte, sql } from 'drizzle-orm';
+import { QueryBuilder } from 'drizzle-orm/pg-core';
 import { rows, type Executor } from '../../db/index.ts';
 import { bucketSql, type BucketSpec } from '../../platform/time-buckets.ts';
-import type { ThreadIdsRelation } from '../traces/index.ts';
+import type { ThreadIdsRelation, ThreadsPickedRelation, ThreadValuesRelation } from '../traces/index.ts';
 import { scoreConfigs, threadReviewScores, threadReviews } from '../../db/schema/index.ts';
 
 export type ThreadReviewRow = typeof threadReviews.$inferSelect;
@@ -55,18 +56,36 @@ export async function scoresOfThreads(db: Executor, projectId: string, threadIds
   );
 }
 
-/** Rows (thread_id) of the threads with a score of the config within min..max, or equal to value (its text). */
-export function scoredThreadsSql(projectId: string, f: { configId: string; min?: number; max?: number; value?: string }): SQL {
-  const parts = [sql`project_id = ${projectId}`, sql`config_id = ${f.configId}`];
-  if (f.min !== undefined) parts.push(sql`number_value >= ${f.min}`);
-  if (f.max !== undefined) parts.push(sql`number_value <= ${f.max}`);
-  if (f.value !== undefined) parts.push(sql`text_value = ${f.value}`);
-  return sql`SELECT thread_id FROM thread_review_scores WHERE ${sql.join(parts, sql` AND `)}`;
+/** The threads with a score of the config within min..max, or equal to value (its text): a typed relation the threads list keeps. */
+export function scoredThreadsRelation(projectId: string, f: { configId: string; min?: number; max?: number; value?: string }): ThreadsPickedRelation {
+  const s = threadReviewScores;
+  return new QueryBuilder()
+    .selectDistinct({ threadId: s.threadId })
+    .from(s)
+    .where(
+      and(
+        eq(s.projectId, projectId),
+        eq(s.configId, f.configId),
+        f.min === undefined ? undefined : gte(s.numberValue, f.min),
+        f.max === undefined ? undefined : lte(s.numberValue, f.max),
+        f.value === undefined ? undefined : eq(s.textValue, f.value),
+      ),
+    )
+    .as('reviewed_threads');
 }
 
-/** Rows (thread_id, value) of the config's mean per scored thread (boolean: the share true). */
-export function threadScoreMeansSql(projectId: string, configId: string): SQL {
-  return sql`SELECT thread_id, avg(number_value) AS value FROM thread_review_scores WHERE project_id = ${projectId} AND config_id = ${configId} GROUP BY thread_id`;
+/**
+ * The config's mean per scored thread (boolean: the share true), as a typed relation (threadId,
+ * value) the threads list sorts by. Its columns have names of their own, apart from the list's.
+ */
+export function threadScoreMeansRelation(projectId: string, configId: string): ThreadValuesRelation {
+  const s = threadReviewScores;
+  return new QueryBuilder()
+    .select({ threadId: sql<string>`${s.threadId}`.as('sort_thread_id'), value: sql<number>`avg(${s.numberValue})::float8`.as('sort_value') })
+    .from(s)
+    .where(and(eq(s.projectId, projectId), eq(s.configId, configId)))
+    .groupBy(s.threadId)
+    .as('sort_values');
 }
 
 export interface ThreadScoreBucketRow {

@@ -1,4 +1,4 @@
-import type { SQL } from 'drizzle-orm';
+import type { ThreadsPickedRelation, ThreadValuesRelation } from '../traces/index.ts';
 import type { Database, Executor } from '../../db/index.ts';
 import { badRequest } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
@@ -60,11 +60,11 @@ export async function threadScoreSummaries(db: Database, projectId: string, thre
 }
 
 /**
- * The threads list's review score filter: rows (thread_id) of the threads people scored with
+ * The threads list's review score filter: the threads people scored with
  * the config within min..max (numeric) or equal to value (boolean, categorical). A config that
  * is missing, or a bound or value its kind cannot have, is a 400 naming the field.
  */
-export async function scoredThreads(db: Database, projectId: string, f: { configId: string; min?: number; max?: number; value?: string | boolean }, field: string): Promise<SQL> {
+export async function scoredThreads(db: Database, projectId: string, f: { configId: string; min?: number; max?: number; value?: string | boolean }, field: string): Promise<ThreadsPickedRelation> {
   const [config] = await findScoreConfigs(db.orm, projectId, [f.configId]);
   if (!config) throw badRequest('validation_error', `${field}.configId: no score config ${JSON.stringify(f.configId)} in this project (GET /api/score-configs)`, `${field}.configId`);
   if (config.kind !== 'numeric' && (f.min !== undefined || f.max !== undefined)) {
@@ -79,15 +79,15 @@ export async function scoredThreads(db: Database, projectId: string, f: { config
       throw badRequest('validation_error', `${field}.value: one of ${config.categories.map((c) => JSON.stringify(c)).join(', ')} is expected`, `${field}.value`);
     }
   }
-  return store.scoredThreadsSql(projectId, { configId: config.id, min: f.min, max: f.max, value: f.value === undefined ? undefined : String(f.value) });
+  return store.scoredThreadsRelation(projectId, { configId: config.id, min: f.min, max: f.max, value: f.value === undefined ? undefined : String(f.value) });
 }
 
-/** The threads list's sortByScore: rows (thread_id, value) of a numeric or boolean config's mean per thread; a missing or categorical config is a 400 naming the field. */
-export async function threadScoreSort(db: Database, projectId: string, configId: string, field: string): Promise<SQL> {
+/** The threads list's sortByScore: a relation (threadId, value) of a numeric or boolean config's mean per thread; a missing or categorical config is a 400 naming the field. */
+export async function threadScoreSort(db: Database, projectId: string, configId: string, field: string): Promise<ThreadValuesRelation> {
   const [config] = await findScoreConfigs(db.orm, projectId, [configId]);
   if (!config) throw badRequest('validation_error', `${field}: no score config ${JSON.stringify(configId)} in this project (GET /api/score-configs)`, field);
   if (config.kind === 'categorical') throw badRequest('validation_error', `${field}: ${JSON.stringify(config.name)} is categorical; sort by a numeric or boolean score`, field);
-  return store.threadScoreMeansSql(projectId, config.id);
+  return store.threadScoreMeansRelation(projectId, config.id);
 }
 
 /** Analytics: people's thread scores per config and bucket of when they were given, of the threads `threads` lists when given. */

@@ -9,9 +9,23 @@ import { deleteEvaluationsInsertedBefore, deleteTraceEvaluations, listTraceEvalu
 import { customEvaluatorRoutes } from './custom/routes.ts';
 import { evaluationRoutes } from './routes.ts';
 
+/** What the evaluators module is given: models to judge with, privacy's redaction of stored results, the day a trace is kept in. */
+export interface EvaluatorsModulePorts extends Pick<EvaluatorPorts, 'models'> {
+  db: Database;
+  clock: Clock;
+  metrics: Metrics;
+  privacy: { redactorFor(projectId: string, path: string): ReturnType<EvaluatorPorts['redactor']> };
+  traces: Pick<EvaluatorPorts, 'traceDay'>;
+}
+
 /** The evaluators' context: its limits are the model gateway's own (one object). */
-export function buildEvaluators(ports: EvaluatorPorts & { db: Database; clock: Clock; metrics: Metrics }): EvaluatorsContext {
-  return { ...ports, limits: ports.models.limits };
+export function buildEvaluators({ privacy, traces, ...rest }: EvaluatorsModulePorts): EvaluatorsContext {
+  return {
+    ...rest,
+    limits: rest.models.limits,
+    redactor: (projectId, path) => privacy.redactorFor(projectId, path),
+    traceDay: (db, projectId, traceId) => traces.traceDay(db, projectId, traceId),
+  };
 }
 
 /** The evaluators module's one entry: the evaluation routes and the custom evaluators' routes. */

@@ -2,6 +2,7 @@ import { and, asc, eq, lt, lte, sql, type SQL } from 'drizzle-orm';
 import { dayOf } from '../../db/day-partitions.ts';
 import { rows, type Executor, textArray } from '../../db/index.ts';
 import { evaluations } from '../../db/schema/index.ts';
+import { bucketSql, type BucketSpec } from '../../platform/time-buckets.ts';
 
 export type EvaluationRow = typeof evaluations.$inferSelect;
 export type NewEvaluationRow = typeof evaluations.$inferInsert;
@@ -70,11 +71,21 @@ export async function listByMonitor(
     .limit(q.limit);
 }
 
-/** A monitor's results counted per bucket of inserted_at (`bucket`: the bucket start of `inserted_at`). */
-export async function countByMonitor(db: Executor, projectId: string, monitorId: string, range: { start: number; end: number; bucket: SQL }) {
+/** A range of a monitor's results (epoch ms of when stored, inclusive) in buckets of when they were stored; `buckets` null: one bucket, the whole range. */
+export interface MonitorStatsRange {
+  start: number;
+  end: number;
+  buckets: BucketSpec | null;
+}
+
+/** The bucket start of a result's inserted_at (0: the range is one bucket). */
+const storedBucket = (buckets: BucketSpec | null): SQL => (buckets === null ? sql`0` : bucketSql(buckets, sql`inserted_at`));
+
+/** A monitor's results counted per bucket of inserted_at. */
+export async function countByMonitor(db: Executor, projectId: string, monitorId: string, range: MonitorStatsRange) {
   return rows<{ b: number; passed: number; failed: number; errors: number; skipped: number }>(
     db,
-    sql`SELECT ${range.bucket} AS b, count(*) FILTER (WHERE ${OUTCOME_CONDITION.passed})::int AS passed,
+    sql`SELECT ${storedBucket(range.buckets)} AS b, count(*) FILTER (WHERE ${OUTCOME_CONDITION.passed})::int AS passed,
           count(*) FILTER (WHERE ${OUTCOME_CONDITION.failed})::int AS failed, count(*) FILTER (WHERE ${OUTCOME_CONDITION.error})::int AS errors,
           count(*) FILTER (WHERE ${OUTCOME_CONDITION.skipped})::int AS skipped
         FROM evaluations
@@ -84,22 +95,23 @@ export async function countByMonitor(db: Executor, projectId: string, monitorId:
 }
 
 /**
- * A monitor's scores and labels per bucket (`bucket` may be a constant: the whole range):
+ * A monitor's scores and labels per bucket (or over the whole range, `buckets` null):
  * how many scored, their mean and percentiles, and the count of each label. Percentiles are
  * computed per group, never merged from smaller ones. With `distribution`, also how many scores
  * fall in each bin from the range's lowest to its highest score.
  */
-export async function scoresByMonitor(db: Executor, projectId: string, monitorId: string, range: { start: number; end: number; bucket: SQL; distribution?: boolean }) {
+export async function scoresByMonitor(db: Executor, projectId: string, monitorId: string, range: MonitorStatsRange & { distribution?: boolean }) {
+  const bucket = storedBucket(range.buckets);
   const where = sql`project_id = ${projectId} AND monitor_id = ${monitorId} AND inserted_at >= ${range.start} AND inserted_at <= ${range.end} AND status = 'processed'`;
   const scores = await rows<{ b: number; scored: number; mean: number | null; min: number | null; p50: number | null; p90: number | null; max: number | null }>(
     db,
-    sql`SELECT ${range.bucket} AS b, count(score)::int AS scored, avg(score)::float8 AS mean, min(score)::float8 AS min,
+    sql`SELECT ${bucket} AS b, count(score)::int AS scored, avg(score)::float8 AS mean, min(score)::float8 AS min,
           (percentile_cont(0.5) WITHIN GROUP (ORDER BY score))::float8 AS p50, (percentile_cont(0.9) WITHIN GROUP (ORDER BY score))::float8 AS p90, max(score)::float8 AS max
         FROM evaluations WHERE ${where} AND score IS NOT NULL GROUP BY 1`,
   );
   const labels = await rows<{ b: number; label: string; n: number }>(
     db,
-    sql`SELECT ${range.bucket} AS b, label, count(*)::int AS n FROM evaluations WHERE ${where} AND label IS NOT NULL GROUP BY 1, 2`,
+    sql`SELECT ${bucket} AS b, label, count(*)::int AS n FROM evaluations WHERE ${where} AND label IS NOT NULL GROUP BY 1, 2`,
   );
   if (!range.distribution) return { scores, labels, distribution: [] };
   // The scores' distribution over the whole range: one bin per value when every score is a whole

@@ -1,6 +1,6 @@
-import type { SQL } from 'drizzle-orm';
 import type { Database } from '../../db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
+import type { BucketSpec } from '../../platform/time-buckets.ts';
 import type { MonitorFilters, MonitorResultsResponse } from './schemas.ts';
 import type { MonitorRow } from './store.ts';
 import type { TraceDetailLike } from './trace-data.schema.ts';
@@ -73,13 +73,13 @@ export interface MonitorPorts {
   evaluateThread(monitor: ThreadMonitor, threadId: string): Promise<{ changedSince: boolean }>;
   /** The results a monitor produced, newest first (the evaluators module stores them). */
   results(projectId: string, monitorId: string, page: { pageSize: number; cursor?: string; outcome?: 'passed' | 'failed' | 'error' | 'skipped' }): Promise<MonitorResultsResponse>;
-  /** A monitor's results counted per bucket of when they ran. */
-  outcomeCounts(projectId: string, monitorId: string, range: { start: number; end: number; bucket: SQL }): Promise<{ b: number; passed: number; failed: number; errors: number; skipped: number }[]>;
+  /** A monitor's results counted per bucket of when they ran (`buckets` null: the whole range as one). */
+  outcomeCounts(projectId: string, monitorId: string, range: { start: number; end: number; buckets: BucketSpec | null }): Promise<{ b: number; passed: number; failed: number; errors: number; skipped: number }[]>;
   /** A monitor's scores (count, mean, percentiles) and label counts per bucket. */
   scores(
     projectId: string,
     monitorId: string,
-    range: { start: number; end: number; bucket: SQL; distribution?: boolean },
+    range: { start: number; end: number; buckets: BucketSpec | null; distribution?: boolean },
   ): Promise<{ scores: ScoreRow[]; labels: { b: number; label: string; n: number }[]; distribution: DistributionRow[] }>;
 }
 

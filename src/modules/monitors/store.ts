@@ -1,4 +1,4 @@
-import { sql, type SQL } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import { rows, type Executor } from '../../db/index.ts';
 import type { MonitorFilters, MonitorView } from './schemas.ts';
 
@@ -158,8 +158,3 @@ export async function updateBackfill(
   );
   return r ? toBackfill(r) : null;
 }
-
-/** When a monitor's result was stored, as the evaluators' queries of its statistics bucket it (`bucketing().bucketOf`). */
-export const RESULT_STORED_AT: SQL = sql`inserted_at`;
-/** One bucket for the whole range (the statistics' overall figures). */
-export const ONE_BUCKET: SQL = sql`0`;

@@ -12,8 +12,10 @@ export interface IssuedKey {
 }
 
 /** Mints a project's API key inside the transaction that creates or rotates it (the api-keys module, wired in app.ts). */
+/** A project's API keys (the api-keys module): its first key minted when it is made, its keys' bindings removed when it is deleted. */
 export interface ProjectKeyIssuer {
   mintProjectKey(tx: Tx, project: { id: string; organizationId: string }, token?: string): Promise<IssuedKey>;
+  deleteProjectBindings(tx: Executor, projectId: string): Promise<void>;
 }
 
 /** What the reads other modules make of organizations need: the database only. */

@@ -1,7 +1,6 @@
 export { buildOrganizations, organizationDirectory, registerOrganizations, type Accounts, type MemberDirectory, type Organizations } from './module.ts';
 export type { ProjectKeyIssuer, IssuedKey } from './context.ts';
 export { presentProject, type ProjectView } from './presenters.ts';
-export * as organizationStore from './store.ts';
 export { userEmail } from './store.ts';
 export { PasswordHasher } from './passwords.ts';
 export { liveSessionsAndLinks } from './account-store.ts';

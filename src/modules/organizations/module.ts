@@ -1,5 +1,4 @@
 import type { FastifyInstance } from 'fastify';
-import type { SQL } from 'drizzle-orm';
 import type { Logger } from 'pino';
 import type { Database, Executor, Tx } from '../../db/index.ts';
 import type { Principal, Role } from '../../platform/auth/index.ts';
@@ -9,7 +8,7 @@ import type { Scheduler } from '../../platform/periodic.ts';
 import type { TokenHasher } from '../../platform/tokens.ts';
 import type { AccountOptions } from './account-rules.ts';
 import type { OrganizationsContext, ProjectKeyIssuer } from './context.ts';
-import { firstAdmin, holdProjectSql, membershipRole, projectOrganization, retentionPolicies } from './directory.ts';
+import { firstAdmin, holdProject, members, membershipRole, projectOrganization, retentionPolicies } from './directory.ts';
 import { bootstrap, createOrganizationWithAdmin, isSetUp } from './organization.ts';
 import type { PasswordHasher } from './passwords.ts';
 import type { ProjectView, ResetLinkView } from './presenters.ts';
@@ -23,6 +22,8 @@ export interface MemberDirectory {
   membershipRole(organizationId: string, userId: string, db?: Executor): Promise<Role | null>;
   projectOrganization(projectId: string): Promise<string | null>;
   firstAdmin(): Promise<{ organizationId: string; userId: string } | null>;
+  /** An organization's members (ids and e-mails). */
+  members(organizationId: string): Promise<{ userId: string; email: string }[]>;
 }
 
 export function organizationDirectory(db: Database): MemberDirectory {
@@ -31,6 +32,7 @@ export function organizationDirectory(db: Database): MemberDirectory {
     membershipRole: (organizationId, userId, on) => membershipRole(ctx, organizationId, userId, on),
     projectOrganization: (projectId) => projectOrganization(ctx, projectId),
     firstAdmin: () => firstAdmin(ctx),
+    members: (organizationId) => members(ctx, organizationId),
   };
 }
 
@@ -41,10 +43,10 @@ type MintKeys<T> = (tx: Tx, created: { organizationId: string; userId: string; p
 export interface Organizations extends MemberDirectory {
   ctx: OrganizationsContext;
   /**
-   * A query answering the project's id with its row share-locked until the transaction
-   * ends: the project cannot be deleted while the caller writes rows for it.
+   * The project's row (id) share-locked until the transaction ends, as a typed relation the
+   * caller counts: the project cannot be deleted while the caller writes rows for it.
    */
-  holdProjectSql(projectId: string): SQL;
+  holdProject(projectId: string): ReturnType<typeof holdProject>;
   /** Runs `listener` in the transaction that deletes a project (other modules delete what they own of it). */
   onProjectDeleted(listener: (tx: Executor, projectId: string) => Promise<void>): void;
   /** Projects that keep traces for a limited time (the traces module's retention sweep). */
@@ -88,7 +90,7 @@ export function buildOrganizations(ports: OrganizationsPorts): { organizations: 
     organizations: {
       ctx,
       ...organizationDirectory(ctx.db),
-      holdProjectSql: (projectId) => holdProjectSql(ctx, projectId),
+      holdProject: (projectId) => holdProject(ctx, projectId),
       onProjectDeleted: (listener) => onProjectDeleted(ctx, listener),
       retentionPolicies: () => retentionPolicies(ctx),
       isSetUp: () => isSetUp(ctx),

@@ -47,6 +47,7 @@ export async function updateProject(ctx: OrganizationsContext, principal: Princi
 export async function deleteProject(ctx: OrganizationsContext, principal: Principal, id: string): Promise<{ id: string; deleted: true }> {
   const deleted = await ctx.db.orm.transaction(async (tx) => {
     if (!(await store.deleteProject(tx, principal.organizationId, id))) return false;
+    await ctx.keys.deleteProjectBindings(tx, id);
     for (const listener of ctx.projectDeletedListeners) await listener(tx, id);
     return true;
   });

@@ -1,4 +1,5 @@
-import { and, asc, count, eq, isNotNull, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, eq, isNotNull, sql, type SQLWrapper, type Subquery } from 'drizzle-orm';
+import { QueryBuilder } from 'drizzle-orm/pg-core';
 import type { Executor } from '../../db/index.ts';
 import { memberships, organizations, projects, users } from '../../db/schema/index.ts';
 import type { Role } from '../../platform/auth/index.ts';
@@ -158,8 +159,9 @@ export async function firstAdmin(db: Executor): Promise<{ organizationId: string
 }
 
 /** A query answering the project's id, share-locked until the transaction ends (for embedding in a caller's statement). */
-export function holdProjectSql(projectId: string): SQL {
-  return sql`SELECT id FROM projects WHERE id = ${projectId} FOR KEY SHARE`;
+/** The project's row (id), locked FOR KEY SHARE by the statement that reads it: a typed relation the caller counts. */
+export function heldProject(projectId: string): Subquery & { id: SQLWrapper } {
+  return new QueryBuilder().select({ id: projects.id }).from(projects).where(eq(projects.id, projectId)).for('key share').as('held_project');
 }
 
 export async function retentionPolicies(db: Executor): Promise<{ projectId: string; days: number }[]> {

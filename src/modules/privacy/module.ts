@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
-import type { Database } from '../../db/index.ts';
+import type { Database, Executor } from '../../db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Metrics } from '../../platform/metrics.ts';
+import type { TokenHasher } from '../../platform/tokens.ts';
 import type { TraceExtension } from '../traces/index.ts';
 import type { PrivacyContext } from './context.ts';
 import { presentRecord } from './presenters.ts';
@@ -21,7 +22,10 @@ export interface PrivacyPorts {
   db: Database;
   clock: Clock;
   metrics: Metrics;
-  keyedHash: (label: string) => string;
+  /** The installation's keyed hash (hash mode's tokens). */
+  hasher: Pick<TokenHasher, 'hash'>;
+  /** The organizations module: a deleted project's settings go in its transaction. */
+  projects: { onProjectDeleted(listener: (tx: Executor, projectId: string) => Promise<void>): void };
   /** Tests only: a detector that fails, or a smaller budget. */
   overrides?: { detector?: Detector; budgetMs?: number };
 }
@@ -41,27 +45,27 @@ export function registerPrivacy(app: FastifyInstance, ctx: PrivacyContext): void
 }
 
 export function buildPrivacy(ports: PrivacyPorts): { ctx: PrivacyContext; privacy: Privacy } {
+  const { hasher } = ports;
   const ctx = {
     db: ports.db,
     clock: ports.clock,
-    keyedHash: ports.keyedHash,
+    keyedHash: (label: string) => hasher.hash(label),
     detector: ports.overrides?.detector ?? piiDetector,
     budgetMs: ports.overrides?.budgetMs ?? DETECTION_BUDGET_MS,
     meter: { redacted: (type, path, n) => ports.metrics.privacyRedacted(type, path, n), failed: (path, n) => ports.metrics.privacyFailed(path, n) },
   } satisfies Omit<PrivacyContext, 'policies'> as PrivacyContext;
   ctx.policies = new PolicyCache(ctx);
-  return {
-    ctx,
-    privacy: {
-      redactorFor: (projectId, path) => redactorFor(ctx, projectId, path),
-      storedForm: (projectId, text) => storedForm(ctx, projectId, text),
-      traceRecord: (spanCounts) => presentRecord(spanCounts.reduce<RedactionCounts>((all, c) => addCounts(all, c), {})),
-      deleteProject: async (projectId, db) => {
-        await store.deleteSettings(db, projectId);
-        ctx.policies.forget(projectId);
-      },
+  const privacy: Privacy = {
+    redactorFor: (projectId, path) => redactorFor(ctx, projectId, path),
+    storedForm: (projectId, text) => storedForm(ctx, projectId, text),
+    traceRecord: (spanCounts) => presentRecord(spanCounts.reduce<RedactionCounts>((all, c) => addCounts(all, c), {})),
+    deleteProject: async (projectId, db) => {
+      await store.deleteSettings(db, projectId);
+      ctx.policies.forget(projectId);
     },
   };
+  ports.projects.onProjectDeleted((tx, projectId) => privacy.deleteProject(projectId, tx));
+  return { ctx, privacy };
 }
 
 /** What privacy adds to traces: redaction at ingest, the search's text in the stored form, the trace's redaction record. */

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import type { PreparedPromptRun, PromptScope, PromptsContext, VersionSelection } from './context.ts';
+import type { NormalizedSpan } from '../traces/index.ts';
+import type { PreparedPromptRun, PromptRunner, PromptScope, PromptsContext, VersionSelection } from './context.ts';
 import type { PromptView } from './presenters.ts';
 import { getPrompt } from './read-prompts.ts';
 import { promptRoutes } from './routes.ts';
@@ -12,7 +13,20 @@ export interface Prompts {
   prepareRuns(scope: PromptScope, ref: string, select: VersionSelection): Promise<PreparedPromptRun>;
 }
 
-export function buildPrompts(ctx: PromptsContext): Prompts {
+/** What the prompts module is given: the model gateway a run calls, and the traces a run is recorded in. */
+export interface PromptsPorts extends Pick<PromptsContext, 'db' | 'clock'> {
+  models: Pick<PromptRunner, 'complete'>;
+  traces: { ingest(organizationId: string, projectId: string, spans: NormalizedSpan[], path: 'playground'): Promise<unknown> };
+}
+
+export function buildPrompts({ models, traces, ...rest }: PromptsPorts): Prompts {
+  const ctx: PromptsContext = {
+    ...rest,
+    runner: {
+      complete: (scope, model, messages, signal, options) => models.complete(scope, model, messages, signal, options),
+      record: async (scope, spans) => void (await traces.ingest(scope.organizationId, scope.projectId, spans, 'playground')),
+    },
+  };
   return { ctx, get: (scope, ref, select) => getPrompt(ctx, scope, ref, select), prepareRuns: (scope, ref, select) => prepareRuns(ctx, scope, ref, select) };
 }
 

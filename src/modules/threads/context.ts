@@ -1,8 +1,7 @@
-import type { SQL } from 'drizzle-orm';
 import type { Database } from '../../db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { ScoreSummary, ThreadReviewView } from '../annotations/index.ts';
-import type { TraceAggregates } from '../traces/index.ts';
+import type { ThreadsPickedRelation, ThreadValuesRelation, TraceAggregates } from '../traces/index.ts';
 
 export interface Scope {
   organizationId: string;
@@ -38,10 +37,10 @@ export interface ThreadsContext {
   runEvaluator(scope: Scope, path: string, data: Record<string, unknown>, settings: Record<string, unknown>): Promise<ThreadVerdict>;
   /** Per thread, people's review scores summed up per score config (the annotations module's). */
   reviewScores(projectId: string, threadIds: readonly string[]): Promise<Map<string, ScoreSummary[]>>;
-  /** Rows (thread_id) of the threads people scored with a config within min..max or equal to value; 400 naming `field` when the filter cannot fit the config (the annotations module's). */
-  reviewScoreFilter(projectId: string, f: { configId: string; min?: number; max?: number; value?: string | boolean }, field: string): Promise<SQL>;
-  /** Rows (thread_id, value) of a numeric or boolean config's mean per thread; 400 naming `field` otherwise (the annotations module's). */
-  reviewScoreSort(projectId: string, configId: string, field: string): Promise<SQL>;
+  /** The threads people scored with a config within min..max or equal to value, as the annotations module's typed relation; 400 naming `field` when the filter cannot fit the config. */
+  reviewScoreFilter(projectId: string, f: { configId: string; min?: number; max?: number; value?: string | boolean }, field: string): Promise<ThreadsPickedRelation>;
+  /** A numeric or boolean config's mean per thread (threadId, value), the annotations module's typed relation; 400 naming `field` otherwise. */
+  reviewScoreSort(projectId: string, configId: string, field: string): Promise<ThreadValuesRelation>;
   /** A thread's reviews, oldest first (the annotations module's). */
   reviews(projectId: string, threadId: string): Promise<ThreadReviewView[]>;
   /** The custom evaluator version `path` runs (null for a built-in evaluator); a 400 when it no longer can run. */

@@ -1,7 +1,9 @@
-import { sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, gte, lte, sql } from 'drizzle-orm';
+import { QueryBuilder } from 'drizzle-orm/pg-core';
+import { threadEvaluations } from '../../db/schema/index.ts';
 import { rows, textArray, type Executor } from '../../db/index.ts';
 import { bucketSql, type BucketSpec } from '../../platform/time-buckets.ts';
-import type { ThreadIdsRelation } from '../traces/index.ts';
+import type { ThreadIdsRelation, ThreadsPickedRelation, ThreadValuesRelation } from '../traces/index.ts';
 
 /** A stored result of evaluating a whole thread (table thread_evaluations). */
 export interface ThreadEvaluationRow {
@@ -179,29 +181,43 @@ export async function hasResultsOf(db: Executor, projectId: string, nameOrPath: 
 }
 
 /** Per thread, its newest result of the evaluation `name` (the threads list's columns): a subquery. */
-function newestOf(projectId: string, name: string): SQL {
-  return sql`SELECT DISTINCT ON (thread_id) thread_id, status, passed, score FROM thread_evaluations
-    WHERE project_id = ${projectId} AND name = ${name} ORDER BY thread_id, inserted_at DESC, id DESC`;
+function newestOf(projectId: string, name: string) {
+  const e = threadEvaluations;
+  return new QueryBuilder()
+    .selectDistinctOn([e.threadId], { threadId: e.threadId, status: e.status, passed: e.passed, score: e.score })
+    .from(e)
+    .where(and(eq(e.projectId, projectId), eq(e.name, name)))
+    .orderBy(e.threadId, desc(e.insertedAt), desc(e.id))
+    .as('newest_results');
 }
 
-/** Rows (thread_id) of the threads whose newest result of the evaluation `f.name` has the verdict, status and score asked for. */
-export function evaluationFilterRows(projectId: string, f: { name: string; passed?: boolean; status?: string; min?: number; max?: number }): SQL {
-  const c: SQL[] = [sql`true`];
-  if (f.passed !== undefined) c.push(sql`e.passed = ${f.passed}`);
-  if (f.status !== undefined) c.push(sql`e.status = ${f.status}`);
-  if (f.min !== undefined) c.push(sql`e.score >= ${f.min}`);
-  if (f.max !== undefined) c.push(sql`e.score <= ${f.max}`);
-  return sql`SELECT e.thread_id FROM (${newestOf(projectId, f.name)}) e WHERE ${sql.join(c, sql` AND `)}`;
+/** The threads whose newest result of the evaluation `f.name` has the verdict, status and score asked for: a typed relation the threads list keeps. */
+export function evaluationFilterRelation(projectId: string, f: { name: string; passed?: boolean; status?: string; min?: number; max?: number }): ThreadsPickedRelation {
+  const e = newestOf(projectId, f.name);
+  return new QueryBuilder()
+    .select({ threadId: sql<string>`${e.threadId}`.as('evaluated_thread_id') })
+    .from(e)
+    .where(
+      and(
+        f.passed === undefined ? undefined : eq(e.passed, f.passed),
+        f.status === undefined ? undefined : eq(e.status, f.status),
+        f.min === undefined ? undefined : gte(e.score, f.min),
+        f.max === undefined ? undefined : lte(e.score, f.max),
+      ),
+    )
+    .as('evaluated_threads');
 }
 
-/** Rows (thread_id, value) of each thread's newest result of the evaluation `name`: its score, else its verdict (1 pass, 0 fail); null for an error or a skip. */
-export function evaluationSortRows(projectId: string, name: string): SQL {
-  return sql`SELECT e.thread_id, CASE WHEN e.status = 'processed' THEN coalesce(e.score, e.passed::int::float8) END AS value FROM (${newestOf(projectId, name)}) e`;
-}
-
-/** Rows (thread_id) in both `a` and `b`. */
-export function bothRows(a: SQL, b: SQL): SQL {
-  return sql`(${a}) INTERSECT (${b})`;
+/** Each thread's newest result of the evaluation `name` (threadId, value): its score, else its verdict (1 pass, 0 fail); null for an error or a skip. */
+export function evaluationSortRelation(projectId: string, name: string): ThreadValuesRelation {
+  const e = newestOf(projectId, name);
+  return new QueryBuilder()
+    .select({
+      threadId: sql<string>`${e.threadId}`.as('sort_thread_id'),
+      value: sql<number | null>`CASE WHEN ${e.status} = 'processed' THEN coalesce(${e.score}, ${e.passed}::int::float8) END`.as('sort_value'),
+    })
+    .from(e)
+    .as('sort_values');
 }
 
 /** Whether the project has a thread result of this evaluation name (a thread monitor's name). */

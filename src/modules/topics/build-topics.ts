@@ -70,7 +70,7 @@ export async function buildTopics(ctx: TopicsContext, scope: ProjectScope, setti
       if (list.length < SAMPLES_PER_TOPIC) list.push(i);
     }
     const sampleIds = nearest.flat().map((i) => ids[i]);
-    const inputs = new Map((await ctx.traceInputs(scope.projectId, [ctx.traceIdsCondition(sampleIds)], sampleIds.length)).map((t) => [t.trace_id, t.input ?? '']));
+    const inputs = new Map((await ctx.traceInputs(scope.projectId, { traceIds: sampleIds }, sampleIds.length)).map((t) => [t.trace_id, t.input ?? '']));
     const samples = nearest.map((list) => list.map((i) => inputs.get(ids[i]) ?? '').filter(Boolean));
     const keywords = distinctiveWords(samples, 6);
 

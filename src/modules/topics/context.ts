@@ -1,6 +1,6 @@
-import type { SQL } from 'drizzle-orm';
 import type { Database } from '../../db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
+import type { TraceInputsPick } from '../traces/index.ts';
 
 export interface ProjectScope {
   organizationId: string;
@@ -17,10 +17,8 @@ export interface TopicsContext {
   checkProvider(scope: ProjectScope, model: string, field: string): Promise<void>;
   /** A chat model's answer to one user message (naming a topic). */
   complete(scope: ProjectScope, model: string, prompt: string): Promise<string>;
-  /** Traces' inputs under conditions on `traces` rows, newest first or in the order they were first ingested. */
-  traceInputs(projectId: string, where: SQL[], limit: number, order?: 'newest' | 'ingested'): Promise<{ trace_id: string; started_at: number; inserted_at: number; input: string | null }[]>;
-  /** Conditions on `traces` rows: these trace ids. */
-  traceIdsCondition(traceIds: readonly string[]): SQL;
+  /** Traces' inputs (of these ids, or ingested since a time and not embedded yet), newest first or in the order they were first ingested (the traces module's). */
+  traceInputs(projectId: string, pick: TraceInputsPick, limit: number, order?: 'newest' | 'ingested'): Promise<{ trace_id: string; started_at: number; inserted_at: number; input: string | null }[]>;
   /** Per topic sums over a range (analytics, grouped by topic). */
   topicSums(projectId: string, range: { startDate: number; endDate: number }): Promise<{ group: string | null; traces: number; errors: number; cost: number; thumbs_up: number; thumbs_down: number }[]>;
   /** Evaluation verdicts of a range's traces, each with its topic (analytics). */

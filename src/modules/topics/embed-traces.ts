@@ -62,7 +62,7 @@ export async function embedNewTraces(ctx: TopicsContext, scope: ProjectScope, mo
   topics.forEach((t, i) => centroids.set(t.centroid, i * d));
   let embedded = 0;
   for (let round = 0; round < BATCHES_PER_ROUND; round++) {
-    const batch = await ctx.traceInputs(scope.projectId, [store.notEmbeddedSinceCondition(embeddedThrough)], EMBED_BATCH, 'ingested');
+    const batch = await ctx.traceInputs(scope.projectId, store.notEmbeddedSince(scope.projectId, embeddedThrough), EMBED_BATCH, 'ingested');
     if (batch.length === 0) break;
     const withText = batch.filter((t) => (t.input ?? '').trim() !== '');
     let vectors: number[][] = [];

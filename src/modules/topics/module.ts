@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Executor } from '../../db/index.ts';
 import type { Scheduler } from '../../platform/periodic.ts';
 import type { ModelGateway } from '../model-providers/index.ts';
-import { traceIdsCondition, type TraceExtension, type Traces } from '../traces/index.ts';
+import type { TraceExtension, Traces } from '../traces/index.ts';
 import type { TopicsContext } from './context.ts';
 import { runTopicRounds } from './rounds.ts';
 import { topicRoutes } from './routes.ts';
@@ -43,8 +43,7 @@ export function buildTopics({ models, traces, analytics, projects, ...rest }: To
     embed: (scope, model, texts, field) => models.embed(scope, model, texts, field),
     checkProvider: async (scope, model, field) => void (await models.providersFor(scope, model, field)),
     complete: async (scope, model, prompt) => (await models.complete(scope, model, [{ role: 'user', content: prompt }])).text,
-    traceInputs: (projectId, where, limit, order) => traces.inputs(projectId, where, limit, order),
-    traceIdsCondition,
+    traceInputs: (projectId, pick, limit, order) => traces.inputs(projectId, pick, limit, order),
     topicSums: (projectId, range) => analytics.periodSums(projectId, { ...range, groupBy: 'topic' }),
     topicVerdicts: async (projectId, range) =>
       (await analytics.periodEvaluations(projectId, { ...range, groupBy: 'topic', evaluator: null, limit: 200_000 })).map((r) => ({ g: r.g, evaluator: r.name, passed: r.passed })),

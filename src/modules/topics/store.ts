@@ -3,7 +3,7 @@ import { and, eq, sql, type SQL } from 'drizzle-orm';
 import { rows, textArray, type Executor } from '../../db/index.ts';
 import { topicSettings, topics, traceTopics } from '../../db/schema/index.ts';
 import { QueryBuilder } from 'drizzle-orm/pg-core';
-import type { TraceRowRef } from '../traces/index.ts';
+import type { TraceInputsPick, TraceRowRef } from '../traces/index.ts';
 
 export type SettingsRow = typeof topicSettings.$inferSelect;
 
@@ -179,13 +179,15 @@ export function inTopicsCondition(trace: TraceRowRef, topicIds: readonly string[
 export const LATE_COMMIT_MARGIN_MS = 60_000;
 
 /**
- * Traces (rows of `traces`) first ingested since the watermark (less the margin) and not yet
- * embedded: what the next round embeds. Read on the traces' (project_id, inserted_at) index, so
- * a round costs the traces that arrived since, not the whole table.
+ * Which traces the next round embeds: those first ingested since the watermark (less the margin)
+ * that have no row here yet. The traces module reads them on its (project_id, inserted_at)
+ * index, so a round costs the traces that arrived since, not the whole table.
  */
-export function notEmbeddedSinceCondition(embeddedThrough: number | null): SQL {
-  const since = embeddedThrough === null ? sql`` : sql`traces.inserted_at >= ${embeddedThrough - LATE_COMMIT_MARGIN_MS} AND `;
-  return sql`${since}NOT EXISTS (SELECT 1 FROM trace_topics tt WHERE tt.project_id = traces.project_id AND tt.trace_id = traces.trace_id)`;
+export function notEmbeddedSince(projectId: string, embeddedThrough: number | null): TraceInputsPick {
+  return {
+    insertedFrom: embeddedThrough === null ? null : embeddedThrough - LATE_COMMIT_MARGIN_MS,
+    without: new QueryBuilder().select({ traceId: traceTopics.traceId }).from(traceTopics).where(eq(traceTopics.projectId, projectId)).as('embedded_traces'),
+  };
 }
 
 /** Moves the project's watermark forward to `through` (never back: two processes may run rounds). */

@@ -1,4 +1,4 @@
-import type { SQL } from 'drizzle-orm';
+import type { ProjectHold } from './store.ts';
 import type { Database, Executor } from '../../db/index.ts';
 import type { DayPartitions } from '../../db/day-partitions.ts';
 import type { Clock } from '../../platform/clock.ts';
@@ -69,8 +69,8 @@ export interface ListFacts {
 export interface ProjectRegistry {
   /** Which projects keep traces for how many days. */
   retentionPolicies(): Promise<{ projectId: string; days: number }[]>;
-  /** A query answering the project's id, share-locked for the transaction (it cannot be deleted under an ingest). */
-  holdProjectSql(projectId: string): SQL;
+  /** The project's row (id), share-locked for the transaction (it cannot be deleted under an ingest), as the organizations module's typed relation. */
+  holdProject(projectId: string): ProjectHold;
   /** Runs `listener` in the transaction that deletes a project (its traces go with it). */
   onProjectDeleted(listener: (tx: Executor, projectId: string) => Promise<void>): void;
 }

@@ -238,7 +238,7 @@ export class TraceIngest {
     // Facts of the spans already stored (read before the upsert, so a new trace reads
     // nothing); the batch's own spans come from memory and replace stored ones by id.
     // The same statement holds the project, once, as a foreign key would for every row.
-    const { projectHeld, stored, pending } = await store.spanFacts(tx, projectId, traceIds, this.ctx.projects.holdProjectSql(projectId), mergePending);
+    const { projectHeld, stored, pending } = await store.spanFacts(tx, projectId, traceIds, this.ctx.projects.holdProject(projectId), mergePending);
     if (!projectHeld) throw notFound('project_not_found', `project ${projectId} no longer exists`);
     const rows = pending.length > 0 ? await this.takePendingLogEvents(tx, projectId, incoming, pending) : incoming;
     const byTrace = new Map<string, Map<string, SpanFacts>>();
@@ -322,7 +322,7 @@ export class TraceIngest {
       }
       if (waiting.length > 0) await store.insertPendingLogEvents(tx, projectId, waiting, now.getTime());
       if (merged.length > 0) await this.writeRows(tx, organizationId, projectId, merged.map(prepareSpanRow), now, false);
-      else if (!(await store.projectExists(tx, this.ctx.projects.holdProjectSql(projectId)))) throw notFound('project_not_found', `project ${projectId} no longer exists`);
+      else if (!(await store.projectExists(tx, this.ctx.projects.holdProject(projectId)))) throw notFound('project_not_found', `project ${projectId} no longer exists`);
     });
   }
 }

@@ -1,5 +1,4 @@
 import type { FastifyInstance } from 'fastify';
-import type { SQL } from 'drizzle-orm';
 import type { Logger } from 'pino';
 import type { Config } from '../../config.ts';
 import type { Database, Executor } from '../../db/index.ts';
@@ -21,7 +20,7 @@ import { matchingTraceIds } from './search.ts';
 import { traceAggregates, type TraceAggregates } from './aggregates.ts';
 import { shareShowsTrace } from './shares.ts';
 import { threadTurns } from './thread-store.ts';
-import { traceDay as traceDayOf } from './store.ts';
+import { traceDay as traceDayOf, type TraceInputsPick } from './store.ts';
 
 /** What the traces module is given (app.ts): its database, the ingest limits, the projects it keeps traces of. */
 export interface TracesPorts {
@@ -58,8 +57,8 @@ export interface Traces {
   matching(projectId: string, search: TraceSearch, limit: number): Promise<string[]>;
   /** Sums, values and threads of the traces a search picks (analytics, threads): asked with the search itself. */
   aggregates: TraceAggregates;
-  /** Traces' inputs under conditions on `traces` rows (topics). */
-  inputs(projectId: string, where: SQL[], limit: number, order?: 'newest' | 'ingested'): ReturnType<typeof traceInputs>;
+  /** Traces' inputs: of these ids, or of those ingested since a time that another module's ids leave out (topics). */
+  inputs(projectId: string, pick: TraceInputsPick, limit: number, order?: 'newest' | 'ingested'): ReturnType<typeof traceInputs>;
   /** The trace ids of a thread's turns, oldest first, at most `limit` (review queues' thread items). */
   threadTraceIds(projectId: string, threadId: string, limit: number): Promise<string[]>;
   /** Whether a public share token shows a trace now (the web app's share page). */
@@ -107,7 +106,7 @@ export function buildTraces(ports: TracesPorts): Traces {
     pageSize: TRACE_CONTENTS_PAGE,
     matching: (projectId, search, limit) => matchingTraceIds(ctx, projectId, search, limit),
     aggregates: traceAggregates(ctx),
-    inputs: (projectId, where, limit, order) => traceInputs(ctx, projectId, where, limit, order),
+    inputs: (projectId, pick, limit, order) => traceInputs(ctx, projectId, pick, limit, order),
     threadTraceIds: async (projectId, threadId, limit) => (await threadTurns(db.orm, projectId, threadId, limit)).map((t) => t.trace_id),
     shareShowsTrace: (token) => shareShowsTrace(ctx, token),
     traceDay: (exec, projectId, traceId) => traceDayOf(exec, projectId, traceId),

@@ -1,5 +1,4 @@
 import type { Readable } from 'node:stream';
-import type { SQL } from 'drizzle-orm';
 import { json } from 'node:stream/consumers';
 import { notFound } from '../../platform/errors.ts';
 import { pagedStream } from '../../platform/paged-stream.ts';
@@ -109,7 +108,7 @@ export async function detail(ctx: TraceContext, projectId: string, traceId: stri
   return (await json(await detailStream(ctx, projectId, traceId))) as TraceDetail;
 }
 
-/** Traces' inputs, newest first or as first ingested, under conditions on `traces` rows (topics embed what they have not seen). */
-export async function traceInputs(ctx: TraceContext, projectId: string, where: SQL[], limit: number, order?: 'newest' | 'ingested') {
-  return store.traceInputs(ctx.db.orm, projectId, where, limit, order);
+/** Traces' inputs, newest first or as first ingested: of these ids, or of those ingested since a time that another module's ids leave out (topics embed what they have not seen). */
+export async function traceInputs(ctx: TraceContext, projectId: string, pick: store.TraceInputsPick, limit: number, order?: 'newest' | 'ingested') {
+  return store.traceInputs(ctx.db.orm, projectId, pick, limit, order);
 }

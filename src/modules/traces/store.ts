@@ -1,4 +1,4 @@
-import { and, eq, lt, sql, type SQL } from 'drizzle-orm';
+import { and, eq, lt, sql, type SQL, type SQLWrapper, type Subquery } from 'drizzle-orm';
 import { spanLogEvents, spans as spansTable, traces as tracesTable, traceShares, traceViews } from '../../db/schema/index.ts';
 import { containsPattern, jsonParam, reserveSession, rows, textArray, type Database, type Executor } from '../../db/index.ts';
 import { DAY_MS } from '../../db/day-partitions.ts';
@@ -106,9 +106,12 @@ export interface PendingLogEvents {
 }
 
 
+/** The project's row locked by the statement reading it (the organizations module builds it). */
+export type ProjectHold = Subquery & { id: SQLWrapper };
+
 /**
- * Facts of the stored spans of these traces, whether `hold` (a query locking the project
- * row) found the project, and (`withPending`) the log events waiting for spans of these
+ * Facts of the stored spans of these traces, whether `hold` (the project's row, locked) found
+ * the project, and (`withPending`) the log events waiting for spans of these
  * traces: one statement for all three. The pending events are one uncorrelated subquery,
  * evaluated once: an index probe per trace, on a table that is usually empty.
  */
@@ -116,7 +119,7 @@ export async function spanFacts(
   tx: Executor,
   projectId: string,
   traceIds: string[],
-  hold: SQL,
+  hold: ProjectHold,
   withPending: boolean,
 ): Promise<{ projectHeld: boolean; stored: (SpanFacts & { trace_id: string; day: number })[]; pending: PendingLogEvents[] }> {
   const pendingColumn = withPending
@@ -125,7 +128,7 @@ export async function spanFacts(
     : sql``;
   const result = await rows<Record<string, unknown>>(
     tx,
-    sql`SELECT (SELECT count(*) FROM (${hold}) h)::int AS project_held ${pendingColumn}, f.*
+    sql`SELECT (SELECT count(*) FROM ${hold})::int AS project_held ${pendingColumn}, f.*
         FROM (SELECT 1) one LEFT JOIN LATERAL (
           SELECT ${SPAN_BASE_COLUMNS}, has_error, input_text, output_text, trace_meta, day
           FROM spans
@@ -183,8 +186,8 @@ export async function storedSpanRows(tx: Executor, projectId: string, traceIds: 
   }));
 }
 
-export async function projectExists(tx: Executor, hold: SQL): Promise<boolean> {
-  const [r] = await rows<{ n: number }>(tx, sql`SELECT count(*)::int AS n FROM (${hold}) h`);
+export async function projectExists(tx: Executor, hold: ProjectHold): Promise<boolean> {
+  const [r] = await rows<{ n: number }>(tx, sql`SELECT count(*)::int AS n FROM ${hold}`);
   return Number(r?.n) > 0;
 }
 
@@ -560,27 +563,33 @@ export async function recentlyInserted(db: Executor, projectId: string, where: S
 }
 
 /** Matching traces, counted up to MAX_COUNTED_HITS + 1. */
-/** Rows of `traces` with these ids (a condition for `traceInputs`). */
-export function traceIdsCondition(traceIds: readonly string[]): SQL {
-  return sql`traces.trace_id = ANY(${textArray(traceIds)})`;
-}
+/** Trace ids another module holds (topics: the traces it embedded), as a typed relation its owner's store builds. */
+export type TraceIdsRelation = Subquery & { traceId: SQLWrapper };
 
 /**
- * Traces' inputs, newest first (or in the order they were first ingested): `where` are conditions
- * on `traces` rows (another module's "not yet seen", or a list of ids), so the caller never names
- * this table.
+ * Which traces' inputs `traceInputs` reads: these ids; or those first ingested from
+ * `insertedFrom` (epoch ms; null: any time) whose id `without` does not hold.
  */
+export type TraceInputsPick = { traceIds: readonly string[] } | { insertedFrom: number | null; without: TraceIdsRelation };
+
+/** Traces' inputs, newest first (or in the order they were first ingested), of the traces `pick` names. */
 export async function traceInputs(
   db: Executor,
   projectId: string,
-  where: SQL[],
+  pick: TraceInputsPick,
   limit: number,
   order: 'newest' | 'ingested' = 'newest',
 ): Promise<{ trace_id: string; started_at: number; inserted_at: number; input: string | null }[]> {
+  const where = [sql`project_id = ${projectId}`];
+  if ('traceIds' in pick) where.push(sql`trace_id = ANY(${textArray(pick.traceIds)})`);
+  else {
+    if (pick.insertedFrom !== null) where.push(sql`inserted_at >= ${pick.insertedFrom}`);
+    where.push(sql`NOT EXISTS (SELECT 1 FROM ${pick.without} WHERE ${pick.without.traceId} = traces.trace_id)`);
+  }
   const orderBy = order === 'newest' ? sql`started_at DESC, trace_id` : sql`inserted_at, trace_id`;
   const found = await rows<{ trace_id: string; started_at: number; inserted_at: number; input: string | null }>(
     db,
-    sql`SELECT trace_id, started_at, inserted_at, input FROM traces WHERE ${sql.join([sql`project_id = ${projectId}`, ...where], sql` AND `)} ORDER BY ${orderBy} LIMIT ${limit}`,
+    sql`SELECT trace_id, started_at, inserted_at, input FROM traces WHERE ${sql.join(where, sql` AND `)} ORDER BY ${orderBy} LIMIT ${limit}`,
   );
   return found.map((r) => ({ trace_id: r.trace_id, started_at: Number(r.started_at), inserted_at: Number(r.inserted_at), input: r.input }));
 }

@@ -16,14 +16,23 @@ export interface ThreadsQuery {
   /** Part of the thread id (case-insensitive). */
   contains: string | null;
   sortBy: ThreadSort;
-  /** Rows (thread_id, value) to sort by instead of `sortBy` (a review score); threads without one last either way. */
-  sortValues: SQL | null;
-  /** Rows (thread_id) of the only threads to list (a review score filter), or null. */
-  keep: SQL | null;
+  /** Values to sort by instead of `sortBy` (a review score, an evaluation's result); threads without one last either way. */
+  sortValues: ThreadValuesRelation | null;
+  /** Each picks threads (a review score filter, an evaluation filter): only threads every one holds are listed (none: all). */
+  keep: readonly ThreadsPickedRelation[];
   direction: 'asc' | 'desc';
   limit: number;
   offset: number;
 }
+
+/**
+ * Threads another module's data picks (people's review scores, thread evaluations): a typed
+ * relation (threadId) the owner of that data builds in its store, so no module hands this one
+ * SQL text or names its table.
+ */
+export type ThreadsPickedRelation = Subquery & { threadId: SQLWrapper };
+/** A value per thread to sort threads by (threadId, value), built by the store of the module that owns the values. */
+export type ThreadValuesRelation = Subquery & { threadId: SQLWrapper; value: SQLWrapper };
 
 export interface ThreadRow {
   thread_id: string;
@@ -62,8 +71,9 @@ export async function aggregateThreads(db: Executor, q: ThreadsQuery): Promise<T
   const conditions = [sql`traces.project_id = ${q.projectId}`, sql`traces.thread_id IS NOT NULL`, ...q.where];
   if (q.contains) conditions.push(sql`traces.thread_id ILIKE ${containsPattern(q.contains)}`);
   const dir = sql.raw(q.direction === 'asc' ? 'ASC' : 'DESC');
-  if (q.keep) conditions.push(sql`traces.thread_id IN (${q.keep})`);
-  const order = q.sortValues ? sql`sv.value ${dir} NULLS LAST, t.thread_id ${dir}` : sql`${sql.raw(THREAD_ORDER[q.sortBy])} ${dir} NULLS LAST, t.thread_id ${dir}`;
+  for (const picked of q.keep) conditions.push(sql`traces.thread_id IN (SELECT ${picked.threadId} FROM ${picked})`);
+  const sv = q.sortValues;
+  const order = sv ? sql`${sv.value} ${dir} NULLS LAST, t.thread_id ${dir}` : sql`${sql.raw(THREAD_ORDER[q.sortBy])} ${dir} NULLS LAST, t.thread_id ${dir}`;
   return rows<ThreadRow>(
     db,
     sql`WITH m AS (
@@ -79,7 +89,7 @@ export async function aggregateThreads(db: Executor, q: ThreadsQuery): Promise<T
           WHERE tr.project_id = ${q.projectId}
           GROUP BY tr.thread_id
         )
-        SELECT t.*, (count(*) OVER ())::int AS total FROM t ${q.sortValues ? sql`LEFT JOIN (${q.sortValues}) sv ON sv.thread_id = t.thread_id` : sql``}
+        SELECT t.*, (count(*) OVER ())::int AS total FROM t ${sv ? sql`LEFT JOIN ${sv} ON ${sv.threadId} = t.thread_id` : sql``}
         ORDER BY ${order}
         LIMIT ${q.limit} OFFSET ${q.offset}`,
   );

@@ -20,7 +20,7 @@ export interface IngestLoad {
  * database's queue). /healthz: the process answers. /readyz: the database answers, the
  * migrations this version knows are applied, and the ingest queue is below its bound.
  */
-export function installHealthRoutes(http: FastifyInstance, db: Database, ingestLoad: () => IngestLoad): void {
+export function installHealthRoutes(http: FastifyInstance, db: Database, ingest: { readonly ingestLoad: IngestLoad }): void {
   const known = listMigrations().length;
   const probe = new DatabaseProbe(
     async () => {
@@ -61,7 +61,7 @@ export function installHealthRoutes(http: FastifyInstance, db: Database, ingestL
     },
     async (_req, reply) => {
       const database = await probe.status();
-      const load = ingestLoad();
+      const load = ingest.ingestLoad;
       const ingestQueue = {
         ok: !load.full,
         detail: load.full ? 'the ingest queue is full: ingest answers 503' : 'below its bound',

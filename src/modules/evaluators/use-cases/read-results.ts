@@ -1,4 +1,3 @@
-import type { SQL } from 'drizzle-orm';
 import type { Database, Executor } from '../../../db/index.ts';
 import { badRequest } from '../../../platform/errors.ts';
 import { presentMonitorResult, presentTraceEvaluation, type MonitorResult } from '../presenters.ts';
@@ -64,12 +63,12 @@ export function tracesEvaluatedByMonitor(db: Database, projectId: string, monito
 }
 
 /** A monitor's results counted per time bucket (of when they were stored). */
-export async function monitorOutcomeCounts(db: Database, projectId: string, monitorId: string, range: { start: number; end: number; bucket: SQL }) {
+export async function monitorOutcomeCounts(db: Database, projectId: string, monitorId: string, range: store.MonitorStatsRange) {
   return store.countByMonitor(db.orm, projectId, monitorId, range);
 }
 
 /** A monitor's scores (count, mean, percentiles) and label counts per time bucket. */
-export async function monitorScores(db: Database, projectId: string, monitorId: string, range: { start: number; end: number; bucket: SQL; distribution?: boolean }) {
+export async function monitorScores(db: Database, projectId: string, monitorId: string, range: store.MonitorStatsRange & { distribution?: boolean }) {
   return store.scoresByMonitor(db.orm, projectId, monitorId, range);
 }
 

@@ -2,7 +2,6 @@ import { AppError } from '../../../platform/errors.ts';
 import { bucketing, toMillis, type Interval } from '../../../platform/time-buckets.ts';
 import type { DistributionRow, MonitorsContext, ScoreRow } from '../context.ts';
 import type { MonitorResultsResponse, MonitorStatsResponse, ScoreSummary } from '../schemas.ts';
-import { ONE_BUCKET, RESULT_STORED_AT } from '../store.ts';
 import { findMonitor } from './manage-monitors.ts';
 
 /** The monitor's results, newest first: what its page lists (each links to its trace). */
@@ -29,11 +28,11 @@ export async function monitorStats(
   if (end < start) throw new AppError(400, 'invalid_range', 'endDate: before startDate', { field: 'endDate' });
   if (end - start > 400 * 86_400_000) throw new AppError(400, 'invalid_range', 'endDate: at most 400 days after startDate', { field: 'endDate' });
   const b = bucketing(start, end, q.interval ?? 'auto', 'interval', q.utcOffsetMinutes ?? 0);
-  const range = { start, end, bucket: b.bucketOf(RESULT_STORED_AT) };
+  const range = { start, end, buckets: b.spec };
   const [counts, perBucket, whole] = await Promise.all([
     ctx.outcomeCounts(projectId, id, range),
     ctx.scores(projectId, id, range),
-    ctx.scores(projectId, id, { start, end, bucket: ONE_BUCKET, distribution: true }),
+    ctx.scores(projectId, id, { start, end, buckets: null, distribution: true }),
   ]);
   const byStart = new Map(counts.map((c) => [Number(c.b), c]));
   const scoresByStart = new Map(perBucket.scores.map((r) => [Number(r.b), r]));

@@ -17,7 +17,7 @@ export async function listThreads(ctx: ThreadsContext, projectId: string, req: z
   if (startDate !== undefined && endDate !== undefined && endDate < startDate) throw badRequest('invalid_range', 'body.endDate: before startDate', 'body.endDate');
   const reviewed = req.reviewScore ? await ctx.reviewScoreFilter(projectId, req.reviewScore, 'body.reviewScore') : null;
   const evaluated = req.evaluation ? await evaluationFilter(ctx, projectId, req.evaluation) : null;
-  const keep = reviewed && evaluated ? store.bothRows(reviewed, evaluated) : (reviewed ?? evaluated);
+  const keep = [reviewed, evaluated].filter((picked) => picked !== null);
   const sortValues =
     req.sortByEvaluation !== undefined
       ? await evaluationSort(ctx, projectId, req.sortByEvaluation)
@@ -59,14 +59,14 @@ async function knownEvaluation(ctx: ThreadsContext, projectId: string, name: str
   if (!(await store.hasEvaluationNamed(ctx.db.orm, projectId, name))) throw badRequest('unknown_thread_evaluation', `${field}: no thread monitor named "${name}" has evaluated a thread of this project`, field);
 }
 
-/** Rows (thread_id) of the threads whose newest result of the evaluation matches; 400 naming the field of a filter that cannot match. */
+/** The threads whose newest result of the evaluation matches (a typed relation); 400 naming the field of a filter that cannot match. */
 async function evaluationFilter(ctx: ThreadsContext, projectId: string, f: ThreadEvaluationFilter) {
   if (f.min !== undefined && f.max !== undefined && f.max < f.min) throw badRequest('invalid_range', 'body.evaluation.max: below min', 'body.evaluation.max');
   await knownEvaluation(ctx, projectId, f.name, 'body.evaluation.name');
-  return store.evaluationFilterRows(projectId, f);
+  return store.evaluationFilterRelation(projectId, f);
 }
 
 async function evaluationSort(ctx: ThreadsContext, projectId: string, name: string) {
   await knownEvaluation(ctx, projectId, name, 'body.sortByEvaluation');
-  return store.evaluationSortRows(projectId, name);
+  return store.evaluationSortRelation(projectId, name);
 }
