@@ -38,8 +38,10 @@ export async function rollUpHours(tx: Executor, projectId: string, hours: number
   const list = sql`${textArray(hours.map(String))}::bigint[]`;
   await tx.execute(sql`DELETE FROM trace_hours_dirty WHERE project_id = ${projectId} AND hour = ANY(${list})`);
   await tx.execute(sql`DELETE FROM trace_rollups WHERE project_id = ${projectId} AND hour = ANY(${list})`);
+  // Each hour a range of the summaries' covering index (traces_time_sums): no wide row is read.
   const ofHours = sql`FROM unnest(${list}) AS h(hour) CROSS JOIN LATERAL (
-      SELECT * FROM traces WHERE traces.project_id = ${projectId} AND traces.started_at >= h.hour AND traces.started_at < h.hour + ${HOUR_MS}::bigint) t`;
+      SELECT total_time_ms, span_count, has_error, total_cost, prompt_tokens, completion_tokens, cached_input_tokens, reasoning_tokens, normalized_models
+      FROM traces WHERE traces.project_id = ${projectId} AND traces.started_at >= h.hour AND traces.started_at < h.hour + ${HOUR_MS}::bigint) t`;
   await tx.execute(
     sql`INSERT INTO trace_rollups (project_id, hour, by_model, model, latency_ms, traces, spans, errors, cost, prompt_tokens, completion_tokens, cached_input_tokens, reasoning_tokens)
         SELECT ${projectId}, h.hour, false, NULL, t.total_time_ms, ${ROLLUP_SUMS} ${ofHours} GROUP BY h.hour, t.total_time_ms`,
