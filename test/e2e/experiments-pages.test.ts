@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
-import { hasChromium, closeContexts, workerBrowser, seriousViolations, saveScreenshot } from '../support/browser.ts';
+import { hasChromium, closeContexts, workerBrowser, seriousViolations, saveScreenshot, openSignedIn } from '../support/browser.ts';
 import { sections } from '../support/sections.ts';
 import { PHONE, unreachableActions, widerThanScreen } from '../support/phone-width.ts';
 
@@ -131,11 +131,7 @@ describe.runIf(hasChromium)('experiment pages in a real browser', () => {
         timestamps: { created_at: T0 + r * 86_400_000, finished_at: T0 + r * 86_400_000 + 1000 },
       });
     }
-    await page.goto(url('/signin'));
-    await page.getByLabel('E-mail').fill(web.creds.user.email);
-    await page.locator('input[type=password]').fill(web.creds.user.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(`**/p/${projectId}/traces`);
+    await openSignedIn(page, web.baseUrl, web.creds.user, `/p/${projectId}/traces`);
   });
 
   it('lists the experiments with their last run and the trend of their main score, 100 runs drawn one by one', async () => {

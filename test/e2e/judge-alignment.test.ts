@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
 import { startFakeServer, toolCallReply, type FakeServer, type RecordedRequest } from '../evaluators/fake-servers.ts';
-import { hasChromium, closeContexts, workerBrowser, signIn, saveScreenshot, SCREENSHOT_DIR } from '../support/browser.ts';
+import { hasChromium, closeContexts, workerBrowser, saveScreenshot, SCREENSHOT_DIR, openSignedIn } from '../support/browser.ts';
 import { checkBothWidths } from '../support/both-widths.ts';
 
 /**
@@ -75,8 +75,7 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('judge alignment in a real br
   const checkPage = (name: string, ready: () => Promise<unknown>) => checkBothWidths(page, name, ready, shots);
 
   it('the alignment page: choose the judge and the score, read the numbers, the trust state and the pass rates', async () => {
-    await signIn(page, web.baseUrl, web.creds.user, projectId);
-    await page.goto(url(`/p/${projectId}/evaluators`));
+    await openSignedIn(page, web.baseUrl, web.creds.user, `/p/${projectId}/evaluators`);
     await page.getByRole('link', { name: 'Judge alignment' }).click();
     await page.waitForURL('**/evaluators/alignment**');
     await page.getByRole('heading', { name: 'Judge alignment' }).waitFor();

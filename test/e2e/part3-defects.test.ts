@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
-import { hasChromium, closeContexts, workerBrowser, seriousViolations } from '../support/browser.ts';
+import { hasChromium, closeContexts, workerBrowser, seriousViolations, openSignedIn } from '../support/browser.ts';
 import { expectSaidAt } from '../support/field-errors.ts';
 import { PHONE, unreachableActions, widerThanScreen } from '../support/phone-width.ts';
 import { agentTrace, bigTrace, simpleTrace } from '../support/sample-traces.ts';
@@ -103,12 +103,8 @@ describe.runIf(hasChromium)('the web app walked on a desktop and a phone (issue 
   }
   const grid = () => page.getByTestId('traces-grid');
 
-  it('signs in', async () => {
-    await page.goto(url('/signin'));
-    await page.getByLabel('E-mail').fill(web.creds.user.email);
-    await page.locator('input[type=password]').fill(web.creds.user.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(`**/p/${projectId}/traces`);
+  it('opens the traces list signed in', async () => {
+    await openSignedIn(page, web.baseUrl, web.creds.user, `/p/${projectId}/traces`);
     await grid().waitFor();
   });
 

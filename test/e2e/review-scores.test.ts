@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
-import { hasChromium, closeContexts, workerBrowser, signIn } from '../support/browser.ts';
+import { hasChromium, closeContexts, workerBrowser, openSignedIn } from '../support/browser.ts';
 import { checkBothWidths } from '../support/both-widths.ts';
 import { agentTrace } from '../support/sample-traces.ts';
 
@@ -57,7 +57,7 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('review scores in lists, char
   const rowIds = () => page.locator('[data-testid=traces-grid] [role=row][data-trace-id]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-trace-id')));
 
   it('score columns from the column picker, sorted at their header', async () => {
-    await signIn(page, web.baseUrl, web.creds.user, projectId);
+    await openSignedIn(page, web.baseUrl, web.creds.user, `/p/${projectId}/traces`);
     await page.getByTestId('columns-button').click();
     // A ticked column moves from "Hidden" to "Shown, in order".
     await page.getByRole('checkbox', { name: 'Review: Quality' }).click();

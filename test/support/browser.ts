@@ -73,6 +73,15 @@ export async function signInContext(context: BrowserContext, baseUrl: string, us
   await context.addCookies([{ name: 'spyglass_session', value, url: baseUrl, httpOnly: true, sameSite: 'Lax' }]);
 }
 
+/**
+ * `page` opened signed in as `user` at `path` of the app (the project's traces list when left
+ * out): the session cookie from `signInContext`, then one page load, the one under test.
+ */
+export async function openSignedIn(page: Page, baseUrl: string, user: { email: string; password: string }, path: string): Promise<void> {
+  await signInContext(page.context(), baseUrl, user);
+  await page.goto(`${baseUrl}${path}`);
+}
+
 /** axe's serious and critical findings on the page as it is now, one line each (the tests expect none). */
 export async function seriousViolations(page: Page): Promise<string[]> {
   const settle = () =>
