@@ -50,10 +50,13 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('judge alignment in a real br
     // People pass the even traces; the judge passes 24 of their 30 passes and 10 of their 30 fails, and every fourth of 20 unlabelled.
     const humanPass = (i: number) => i % 2 === 0;
     const judgePass = (i: number) => (i >= 60 ? i % 4 === 0 : humanPass(i) ? i % 10 !== 0 : i % 6 === 1);
-    for (let i = 0; i < 80; i++) {
-      await call('POST', '/api/evaluations/langevals/exact_match/evaluate', { data: { output: judgePass(i) ? 'yes' : 'no', expected_output: 'yes' }, trace_id: `ja-${i}` });
-      if (i < 60) await call('POST', `/api/annotations/trace/ja-${i}`, { comment: '', isThumbsUp: humanPass(i), scores: [{ configId: correct, value: humanPass(i) }] });
-    }
+    // Each trace's result, then its label, in order; the traces side by side.
+    await Promise.all(
+      Array.from({ length: 80 }, async (_, i) => {
+        await call('POST', '/api/evaluations/langevals/exact_match/evaluate', { data: { output: judgePass(i) ? 'yes' : 'no', expected_output: 'yes' }, trace_id: `ja-${i}` });
+        if (i < 60) await call('POST', `/api/annotations/trace/ja-${i}`, { comment: '', isThumbsUp: humanPass(i), scores: [{ configId: correct, value: humanPass(i) }] });
+      }),
+    );
     monitorId = (await call('POST', '/api/monitors', { name: 'Exact answers', evaluator: 'langevals/exact_match' })).id;
     for (const runId of ['base', 'next']) {
       await call('POST', '/api/evaluations/batch/log_results', {
