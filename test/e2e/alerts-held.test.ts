@@ -42,23 +42,25 @@ describe.runIf(hasChromium)('alert preview of a rule held back by an untrusted j
     const correct = (await call('POST', '/api/score-configs', { name: 'Correct', kind: 'boolean' })).data.id as string;
     // Three hours ago: people pass the even traces of 60; the judge passes 24 of their 30 passes and 10 of their 30 fails (kappa 0.47, under the default bar).
     const at = windowStart - 3 * HOUR;
-    for (let i = 0; i < 60; i++) {
+    // Each trace's requests in order (the trace, its judge's result, a person's label), the traces
+    // side by side: 300 requests, of which only each trace's own wait for one another.
+    const held = Array.from({ length: 60 }, async (_, i) => {
       const id = `held-${i}`;
       const human = i % 2 === 0;
       const judge = human ? i % 10 !== 0 : i % 6 === 1;
       await call('POST', '/api/collector', { trace_id: id, spans: [{ span_id: `${id}-1`, type: 'llm', input: { type: 'text', value: 'q' }, output: { type: 'text', value: 'a' }, timestamps: { started_at: at + i * 30_000, finished_at: at + i * 30_000 + 100 } }] });
       await call('POST', '/api/evaluations/langevals/exact_match/evaluate', { data: { output: judge ? 'yes' : 'no', expected_output: 'yes' }, trace_id: id, name: 'Exact answers' });
       await call('POST', `/api/annotations/trace/${id}`, { comment: '', isThumbsUp: human, scores: [{ configId: correct, value: human }] });
-    }
+    });
     // Calm hours on the days before (9 of 10 passed each), so the chart has a line.
-    for (let d = 1; d <= 6; d++) {
-      for (let i = 0; i < 10; i++) {
-        const id = `calm-${d}-${i}`;
-        const started = windowStart - d * 24 * HOUR + i * 60_000;
-        await call('POST', '/api/collector', { trace_id: id, spans: [{ span_id: `${id}-1`, type: 'llm', input: { type: 'text', value: 'q' }, output: { type: 'text', value: 'a' }, timestamps: { started_at: started, finished_at: started + 100 } }] });
-        await call('POST', '/api/evaluations/langevals/exact_match/evaluate', { data: { output: i === 0 ? 'no' : 'yes', expected_output: 'yes' }, trace_id: id, name: 'Exact answers' });
-      }
-    }
+    const calm = Array.from({ length: 60 }, async (_, n) => {
+      const [d, i] = [1 + Math.floor(n / 10), n % 10];
+      const id = `calm-${d}-${i}`;
+      const started = windowStart - d * 24 * HOUR + i * 60_000;
+      await call('POST', '/api/collector', { trace_id: id, spans: [{ span_id: `${id}-1`, type: 'llm', input: { type: 'text', value: 'q' }, output: { type: 'text', value: 'a' }, timestamps: { started_at: started, finished_at: started + 100 } }] });
+      await call('POST', '/api/evaluations/langevals/exact_match/evaluate', { data: { output: i === 0 ? 'no' : 'yes', expected_output: 'yes' }, trace_id: id, name: 'Exact answers' });
+    });
+    await Promise.all([...held, ...calm]);
     await call('POST', '/api/monitors', { name: 'Exact answers', evaluator: 'langevals/exact_match', enabled: false });
 
     await signInContext(page.context(), web.baseUrl, web.creds.user);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { appDatabaseKinds, ManualClock, startApp, type TestApp } from '../support/harness.ts';
-import { hasChromium, closeContexts, workerBrowser, signIn, saveScreenshot, SCREENSHOT_DIR } from '../support/browser.ts';
+import { hasChromium, closeContexts, workerBrowser, saveScreenshot, SCREENSHOT_DIR, openSignedIn } from '../support/browser.ts';
 import { checkBothWidths } from '../support/both-widths.ts';
 import { PHONE } from '../support/phone-width.ts';
 
@@ -77,7 +77,7 @@ describe.runIf(hasChromium)('alerts in a real browser', () => {
     const quality = await web.request('POST', '/api/score-configs', { token: web.creds.projectApiKey, body: { name: 'Quality', kind: 'numeric', min: 1, max: 5 } });
     expect(quality.status, quality.text).toBe(201);
 
-    await signIn(page, web.baseUrl, web.creds.user, projectId);
+    await openSignedIn(page, web.baseUrl, web.creds.user, `/p/${projectId}/traces`);
     await page.getByRole('link', { name: 'Alerts', exact: true }).click();
     await page.getByRole('heading', { name: 'Alerts', exact: true }).waitFor();
     await page.getByRole('link', { name: 'New rule' }).click();

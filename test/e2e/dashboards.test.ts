@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page, Response } from 'playwright-core';
 import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
-import { hasChromium, closeContexts, workerBrowser, signIn } from '../support/browser.ts';
+import { hasChromium, closeContexts, workerBrowser, openSignedIn, signInContext } from '../support/browser.ts';
 import { sections } from '../support/sections.ts';
 import { checkBothWidths } from '../support/both-widths.ts';
 import { widerThanScreen } from '../support/phone-width.ts';
@@ -97,7 +97,7 @@ describe.runIf(hasChromium)('dashboards in a real browser', () => {
 
   it('builds a dashboard by dragging, saved; reloaded and seen by another member; its numbers are the analytics API', async () => {
     const projectId = web.creds.project.id;
-    await signIn(page, web.baseUrl, web.creds.user, projectId);
+    await openSignedIn(page, web.baseUrl, web.creds.user, `/p/${projectId}/traces`);
     await (await sections(page)).getByRole('link', { name: 'Dashboards' }).click();
     await page.getByRole('heading', { name: 'Dashboards', exact: true }).waitFor();
     // The default dashboard is there from the start.
@@ -155,8 +155,7 @@ describe.runIf(hasChromium)('dashboards in a real browser', () => {
     expect(member.userId).toBeTruthy();
     const other = await newPage();
     const theirCharts = watchCharts(other);
-    await signIn(other, web.baseUrl, { email: 'mo@example.com', password: 'member-password-1' }, projectId);
-    await other.goto(`${web.baseUrl}/p/${projectId}/dashboards/${dashboardId}`);
+    await openSignedIn(other, web.baseUrl, { email: 'mo@example.com', password: 'member-password-1' }, `/p/${projectId}/dashboards/${dashboardId}`);
     await chartBox(other, 'Error share').waitFor();
     expect(await layoutOf(other, 'Error share')).toBe('3,0,3,2');
     expect(await layoutOf(other, 'Cost per model')).toBe('0,2,9,5');
@@ -213,7 +212,7 @@ describe.runIf(hasChromium)('dashboards in a real browser', () => {
   it('a bar, or a line\'s dot, opens the traces behind it: that group, that hour', async () => {
     const projectId = web.creds.project.id;
     const page = await newPage();
-    await signIn(page, web.baseUrl, web.creds.user, projectId);
+    await signInContext(page.context(), web.baseUrl, web.creds.user);
     const made = await web.request('PUT', '/api/dashboards/points', {
       token: web.creds.projectApiKey,
       body: {
@@ -295,7 +294,7 @@ describe.runIf(hasChromium)('dashboards in a real browser', () => {
     const projectId = web.creds.project.id;
     await inviteAndAccept(web, web.creds.adminApiKey, { email: 'lee@example.com', role: 'MEMBER', password: 'member-password-2' });
     const lee = await newPage();
-    await signIn(lee, web.baseUrl, { email: 'lee@example.com', password: 'member-password-2' }, projectId);
+    await signInContext(lee.context(), web.baseUrl, { email: 'lee@example.com', password: 'member-password-2' });
     const open = async (p: Page) => {
       await p.goto(`${web.baseUrl}/p/${projectId}/dashboards/drag-board`);
       await chartBox(p, 'Alpha').waitFor();

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
-import { hasChromium, closeContexts, workerBrowser, seriousViolations, saveScreenshot } from '../support/browser.ts';
+import { hasChromium, closeContexts, workerBrowser, seriousViolations, saveScreenshot, openSignedIn } from '../support/browser.ts';
 import { sections } from '../support/sections.ts';
 import { checkBothWidths } from '../support/both-widths.ts';
 import { agentTrace } from '../support/sample-traces.ts';
@@ -54,12 +54,8 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('the dataset pages in a real 
   }
   const checkPage = (name: string, ready: () => Promise<unknown>) => checkBothWidths(page, name, ready, shots);
 
-  it('signs in; the Datasets section lists nothing yet; a dataset is created with typed columns', async () => {
-    await page.goto(url('/signin'));
-    await page.getByLabel('E-mail').fill(web.creds.user.email);
-    await page.locator('input[type=password]').fill(web.creds.user.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(`**/p/${projectId}/traces`, { timeout: 30_000 });
+  it('the Datasets section lists nothing yet; a dataset is created with typed columns', async () => {
+    await openSignedIn(page, web.baseUrl, web.creds.user, `/p/${projectId}/traces`);
     await (await sections(page)).getByRole('link', { name: 'Datasets' }).click();
     await page.waitForURL('**/datasets');
     await page.getByText('No datasets yet').waitFor();

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { databaseKinds, startApp, type TestApp } from '../support/harness.ts';
-import { hasChromium, closeContexts, workerBrowser, signIn } from '../support/browser.ts';
+import { hasChromium, closeContexts, workerBrowser, signInContext } from '../support/browser.ts';
 import { checkBothWidths } from '../support/both-widths.ts';
 import { startFakeServer, type FakeServer, type RecordedRequest, type Reply } from '../evaluators/fake-servers.ts';
 
@@ -94,7 +94,7 @@ describe.runIf(hasChromium).each(databaseKinds)('the evaluation loop in the app 
       });
       expect(res.status).toBe(200);
     }
-    await signIn(page, web.baseUrl, web.creds.user, projectId);
+    await signInContext(page.context(), web.baseUrl, web.creds.user);
   }, 120_000);
   afterAll(async () => {
     await closeContexts(browser);

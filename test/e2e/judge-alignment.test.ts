@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
 import { startFakeServer, toolCallReply, type FakeServer, type RecordedRequest } from '../evaluators/fake-servers.ts';
-import { hasChromium, closeContexts, workerBrowser, signIn, saveScreenshot, SCREENSHOT_DIR } from '../support/browser.ts';
+import { hasChromium, closeContexts, workerBrowser, saveScreenshot, SCREENSHOT_DIR, openSignedIn } from '../support/browser.ts';
 import { checkBothWidths } from '../support/both-widths.ts';
 
 /**
@@ -50,10 +50,13 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('judge alignment in a real br
     // People pass the even traces; the judge passes 24 of their 30 passes and 10 of their 30 fails, and every fourth of 20 unlabelled.
     const humanPass = (i: number) => i % 2 === 0;
     const judgePass = (i: number) => (i >= 60 ? i % 4 === 0 : humanPass(i) ? i % 10 !== 0 : i % 6 === 1);
-    for (let i = 0; i < 80; i++) {
-      await call('POST', '/api/evaluations/langevals/exact_match/evaluate', { data: { output: judgePass(i) ? 'yes' : 'no', expected_output: 'yes' }, trace_id: `ja-${i}` });
-      if (i < 60) await call('POST', `/api/annotations/trace/ja-${i}`, { comment: '', isThumbsUp: humanPass(i), scores: [{ configId: correct, value: humanPass(i) }] });
-    }
+    // Each trace's result, then its label, in order; the traces side by side.
+    await Promise.all(
+      Array.from({ length: 80 }, async (_, i) => {
+        await call('POST', '/api/evaluations/langevals/exact_match/evaluate', { data: { output: judgePass(i) ? 'yes' : 'no', expected_output: 'yes' }, trace_id: `ja-${i}` });
+        if (i < 60) await call('POST', `/api/annotations/trace/ja-${i}`, { comment: '', isThumbsUp: humanPass(i), scores: [{ configId: correct, value: humanPass(i) }] });
+      }),
+    );
     monitorId = (await call('POST', '/api/monitors', { name: 'Exact answers', evaluator: 'langevals/exact_match' })).id;
     for (const runId of ['base', 'next']) {
       await call('POST', '/api/evaluations/batch/log_results', {
@@ -75,8 +78,7 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('judge alignment in a real br
   const checkPage = (name: string, ready: () => Promise<unknown>) => checkBothWidths(page, name, ready, shots);
 
   it('the alignment page: choose the judge and the score, read the numbers, the trust state and the pass rates', async () => {
-    await signIn(page, web.baseUrl, web.creds.user, projectId);
-    await page.goto(url(`/p/${projectId}/evaluators`));
+    await openSignedIn(page, web.baseUrl, web.creds.user, `/p/${projectId}/evaluators`);
     await page.getByRole('link', { name: 'Judge alignment' }).click();
     await page.waitForURL('**/evaluators/alignment**');
     await page.getByRole('heading', { name: 'Judge alignment' }).waitFor();

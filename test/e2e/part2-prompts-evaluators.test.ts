@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
-import { hasChromium, closeContexts, workerBrowser, seriousViolations, saveScreenshot, SCREENSHOT_DIR } from '../support/browser.ts';
+import { hasChromium, closeContexts, workerBrowser, seriousViolations, saveScreenshot, SCREENSHOT_DIR, openSignedIn } from '../support/browser.ts';
 import { sections } from '../support/sections.ts';
 import { agentTrace } from '../support/sample-traces.ts';
 
@@ -30,11 +30,7 @@ describe.runIf(hasChromium)('prompts, evaluators, monitors and analytics in a re
     page.setDefaultTimeout(8000);
     projectId = web.creds.project.id;
     key = web.creds.projectApiKey;
-    await page.goto(url('/signin'));
-    await page.getByLabel('E-mail').fill(web.creds.user.email);
-    await page.locator('input[type=password]').fill(web.creds.user.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(`**/p/${projectId}/traces`);
+    await openSignedIn(page, web.baseUrl, web.creds.user, `/p/${projectId}/traces`);
   });
   afterAll(async () => {
     await closeContexts(browser);

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
-import { hasChromium, closeContexts, workerBrowser, seriousViolations } from '../support/browser.ts';
+import { hasChromium, closeContexts, workerBrowser, seriousViolations, openSignedIn } from '../support/browser.ts';
 import { expectSaidAt } from '../support/field-errors.ts';
 import { PHONE, unreachableActions, widerThanScreen } from '../support/phone-width.ts';
 import { agentTrace, bigTrace, simpleTrace } from '../support/sample-traces.ts';
@@ -38,7 +38,8 @@ describe.runIf(hasChromium)('the web app walked on a desktop and a phone (issue 
     key = web.creds.projectApiKey;
     const send = async (body: unknown) => expect((await web.request('POST', '/api/collector', { authToken: key, body })).status).toBe(200);
     // A list long enough to scroll: plain traces a few minutes apart, older than the rest.
-    for (let i = 0; i < 140; i++) await send(simpleTrace(`plain-${i}`, now - 10 * 60_000 - i * 60_000, i));
+    // (Side by side: each is one request, and none needs another.)
+    await Promise.all(Array.from({ length: 140 }, (_, i) => send(simpleTrace(`plain-${i}`, now - 10 * 60_000 - i * 60_000, i))));
     // Agent runs every 30 s (a failing tool every third one), by users known by e-mail.
     for (let i = 0; i < 8; i++) await send(agentTrace(`agent-${i}`, now - 30_000 * i, { failTool: i % 3 === 0, userId: `user${i}@example.com` }));
     // A long trace: 2,500 spans over 100 s (the waterfall's ticks once read "1 min 15 s1 min 40 s").
@@ -103,12 +104,8 @@ describe.runIf(hasChromium)('the web app walked on a desktop and a phone (issue 
   }
   const grid = () => page.getByTestId('traces-grid');
 
-  it('signs in', async () => {
-    await page.goto(url('/signin'));
-    await page.getByLabel('E-mail').fill(web.creds.user.email);
-    await page.locator('input[type=password]').fill(web.creds.user.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(`**/p/${projectId}/traces`);
+  it('opens the traces list signed in', async () => {
+    await openSignedIn(page, web.baseUrl, web.creds.user, `/p/${projectId}/traces`);
     await grid().waitFor();
   });
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
-import { hasChromium, closeContexts, workerBrowser, seriousViolations, saveScreenshot, SCREENSHOT_DIR } from '../support/browser.ts';
+import { hasChromium, closeContexts, workerBrowser, seriousViolations, saveScreenshot, SCREENSHOT_DIR, openSignedIn } from '../support/browser.ts';
 
 /** The privacy settings page and the trace view's record, in Debian's Chromium against the real server. */
 describe.runIf(hasChromium)('privacy at ingest in a real browser', () => {
@@ -33,13 +33,7 @@ describe.runIf(hasChromium)('privacy at ingest in a real browser', () => {
 
   it('an administrator sets masking, sees a refused pattern next to its field, and the trace view shows what was removed', async () => {
     const projectId = web.creds.project.id;
-    await page.goto(url('/signin'));
-    await page.getByLabel('E-mail').fill(web.creds.user.email);
-    await page.locator('input[type=password]').fill(web.creds.user.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(/\/p\/[^/]+\/traces/);
-
-    await page.goto(url(`/p/${projectId}/settings/privacy`));
+    await openSignedIn(page, web.baseUrl, web.creds.user, `/p/${projectId}/settings/privacy`);
     await page.getByRole('heading', { name: 'Privacy at ingest' }).waitFor();
     await page.getByText('Mask', { exact: true }).click();
     await page.getByRole('button', { name: 'Add a pattern' }).click();

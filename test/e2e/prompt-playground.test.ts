@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
-import { hasChromium, closeContexts, workerBrowser, seriousViolations, signIn, saveScreenshot } from '../support/browser.ts';
+import { hasChromium, closeContexts, workerBrowser, seriousViolations, saveScreenshot, openSignedIn } from '../support/browser.ts';
 import { PHONE, unreachableActions, widerThanScreen } from '../support/phone-width.ts';
 import { agentTrace } from '../support/sample-traces.ts';
 import { startFakeServer, streamReply, streamToolCallReply, type FakeServer } from '../evaluators/fake-servers.ts';
@@ -62,8 +62,7 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('the prompt playground in a r
   }
 
   it('fills the variables from a dataset row and from a trace', async () => {
-    await signIn(page, web.baseUrl, web.creds.user, projectId);
-    await page.goto(`${web.baseUrl}/p/${projectId}/prompts/${promptId}?tab=preview`);
+    await openSignedIn(page, web.baseUrl, web.creds.user, `/p/${projectId}/prompts/${promptId}?tab=preview`);
     await page.getByRole('button', { name: 'Try it' }).waitFor();
 
     await page.getByLabel('Dataset', { exact: true }).selectOption({ label: 'Parcel questions' });

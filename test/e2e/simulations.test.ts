@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
-import { hasChromium, closeContexts, workerBrowser, signIn } from '../support/browser.ts';
+import { hasChromium, closeContexts, workerBrowser, openSignedIn } from '../support/browser.ts';
 import { checkBothWidths } from '../support/both-widths.ts';
 import { startFakeServer, type FakeServer } from '../evaluators/fake-servers.ts';
 import { scriptedModel, startAgent, type LoopbackAgent } from '../simulations/loopback-agent.ts';
@@ -73,7 +73,7 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('simulations in a real browse
       'failure',
     );
     await report('running', 'Address change', said('Can I change my delivery address?'));
-    await signIn(page, web.baseUrl, web.creds.user, projectId);
+    await openSignedIn(page, web.baseUrl, web.creds.user, `/p/${projectId}/traces`);
   }, 120_000);
   afterAll(async () => {
     await closeContexts(browser);

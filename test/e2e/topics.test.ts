@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { startFakeServer, type FakeServer } from '../evaluators/fake-servers.ts';
 import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
-import { hasChromium, closeContexts, workerBrowser, seriousViolations, signIn } from '../support/browser.ts';
+import { hasChromium, closeContexts, workerBrowser, seriousViolations, openSignedIn } from '../support/browser.ts';
 import { checkBothWidths } from '../support/both-widths.ts';
 import { seeded, sentence, subjectTrace, SUBJECTS, topicModel } from '../topics/subjects.ts';
 
@@ -55,8 +55,7 @@ describe.runIf(hasChromium)('topics in a real browser', () => {
 
   it('sets the embeddings model in the app, refusing a wrong one at its field', async () => {
     const projectId = web.creds.project.id;
-    await signIn(page, web.baseUrl, web.creds.user, projectId);
-    await page.goto(`${web.baseUrl}/p/${projectId}/topics`);
+    await openSignedIn(page, web.baseUrl, web.creds.user, `/p/${projectId}/topics`);
     await page.getByText('Topics are off').waitFor();
 
     const model = page.getByRole('combobox', { name: 'Embeddings model' });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
-import { SPAN_JUMPS, hasChromium, closeContexts, workerBrowser, signIn, timeSpanJump } from '../support/browser.ts';
+import { SPAN_JUMPS, hasChromium, closeContexts, workerBrowser, timeSpanJump, signInContext } from '../support/browser.ts';
 import { checkBothWidths } from '../support/both-widths.ts';
 import { agentTrace } from '../support/sample-traces.ts';
 
@@ -60,7 +60,7 @@ describe.runIf(hasChromium)('trace page and traces list defects in a real browse
     browser = await workerBrowser();
     page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
     page.setDefaultTimeout(15_000);
-    await signIn(page, web.baseUrl, web.creds.user, projectId);
+    await signInContext(page.context(), web.baseUrl, web.creds.user);
   }, 180_000);
   afterAll(async () => {
     await closeContexts(browser);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
-import { SPAN_JUMPS, hasChromium, closeContexts, workerBrowser, seriousViolations, timeSpanJump, saveScreenshot } from '../support/browser.ts';
+import { SPAN_JUMPS, hasChromium, closeContexts, workerBrowser, seriousViolations, timeSpanJump, saveScreenshot, signInContext } from '../support/browser.ts';
 import { closeSections, sections } from '../support/sections.ts';
 import { PHONE, unreachableActions, widerThanScreen } from '../support/phone-width.ts';
 import { agentTrace, bigTrace, simpleTrace, threadTurn } from '../support/sample-traces.ts';
@@ -52,17 +52,7 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('trace search, threads, users
     page = await context.newPage();
     page.on('pageerror', (e) => console.log(`page error: ${e.message}`));
     page.on('console', (m) => m.type() === 'error' && console.log(`console: ${m.text()}`));
-    await page.goto(`${web.baseUrl}/signin`);
-    await page.getByLabel('E-mail').fill(web.creds.user.email);
-    await page.locator('input[type=password]').fill(web.creds.user.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    try {
-      await page.waitForURL(`**/p/${projectId}/traces`, { timeout: 60_000 });
-    } catch (e) {
-      await page.screenshot({ path: '/tmp/views-signin.png' });
-      console.log(page.url(), await page.locator('body').innerText());
-      throw e;
-    }
+    await signInContext(context, web.baseUrl, web.creds.user);
   }, 600_000);
   afterAll(async () => {
     for (const [what, ms] of Object.entries(timings)) console.log(`${kind}: ${what}: ${ms.map((m) => m.toFixed(1)).join(', ')} ms`);

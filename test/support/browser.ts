@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { AxeBuilder } from '@axe-core/playwright';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
@@ -73,6 +74,43 @@ export async function signInContext(context: BrowserContext, baseUrl: string, us
   await context.addCookies([{ name: 'spyglass_session', value, url: baseUrl, httpOnly: true, sameSite: 'Lax' }]);
 }
 
+/**
+ * `page` opened signed in as `user` at `path` of the app (the project's traces list when left
+ * out): the session cookie from `signInContext`, then one page load, the one under test.
+ */
+export async function openSignedIn(page: Page, baseUrl: string, user: { email: string; password: string }, path: string): Promise<void> {
+  await signInContext(page.context(), baseUrl, user);
+  await page.goto(`${baseUrl}${path}`);
+}
+
+/**
+ * axe-core's own source, as @axe-core/playwright loads it into pages (axe-core is its dependency,
+ * resolved from there).
+ */
+const AXE_SOURCE: string = createRequire(createRequire(import.meta.url).resolve('@axe-core/playwright'))('axe-core').source;
+
+interface AxeViolation {
+  id: string;
+  impact?: string | null;
+  help: string;
+  nodes: { target: unknown[]; failureSummary?: string; html: string }[];
+}
+
+/**
+ * axe's violations on the page as it is now: every rule axe runs by default, over the whole
+ * document, as AxeBuilder's `analyze()` runs them, but cheaper for a page without frames (the
+ * app has none). axe is loaded once per document, not once per scan (AxeBuilder evaluates its
+ * 550 kB source at every call); it runs in the page (AxeBuilder opens a second, blank page per
+ * scan and copies the page's partial results into it to finish there, which only frames from
+ * other origins need); and only the violations are reported in full (`resultTypes`: the
+ * thousands of passing nodes of a big page are not serialized; which rules fail is unchanged).
+ */
+async function axeViolations(page: Page): Promise<AxeViolation[]> {
+  if ((await page.evaluate('typeof window.axe')) !== 'object') await page.evaluate(AXE_SOURCE);
+  if (page.frames().length > 1) throw new Error('axeViolations: the page has frames; scan it with AxeBuilder, which enters them');
+  return page.evaluate<AxeViolation[]>(`window.axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations)`);
+}
+
 /** axe's serious and critical findings on the page as it is now, one line each (the tests expect none). */
 export async function seriousViolations(page: Page): Promise<string[]> {
   const settle = () =>
@@ -84,7 +122,17 @@ export async function seriousViolations(page: Page): Promise<string[]> {
     ])`);
   const serious = async () => {
     await settle();
-    const { violations } = await new AxeBuilder({ page }).analyze();
+    let violations: AxeViolation[];
+    if (process.env.AXE_AB) {
+      // Measuring only: the same state scanned both ways, times and findings logged.
+      const t0 = performance.now();
+      violations = await axeViolations(page);
+      const t1 = performance.now();
+      const before = (await new AxeBuilder({ page }).analyze()).violations;
+      const t2 = performance.now();
+      const ids = (vs: AxeViolation[]) => vs.map((v) => `${v.id}:${v.nodes.length}`).sort().join(',');
+      fs.appendFileSync(process.env.AXE_AB, `${(t2 - t1).toFixed(0)}\t${(t1 - t0).toFixed(0)}\t${ids(before) === ids(violations) ? 'same' : `DIFFER ${ids(before)} | ${ids(violations)}`}\t${page.viewportSize()?.width}\t${page.url()}\n`);
+    } else violations = await axeViolations(page);
     return violations
       .filter((v) => v.impact === 'serious' || v.impact === 'critical')
       .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => `${n.target.join(' ')} ${n.failureSummary ?? ''} ${n.html.slice(0, 200)}`).join(', ')}`);
