@@ -141,38 +141,3 @@ export const traceViews = pgTable(
   },
   (t) => [unique().on(t.projectId, t.name)],
 );
-
-/**
- * Per-hour sums of trace summaries (0076): per project, hour and latency value, over all of
- * the hour's traces (byModel false) and per model group (byModel true). Exact for every hour
- * without a row in trace_hours_dirty (the traces' triggers mark the hours they write).
- */
-export const traceRollups = pgTable(
-  'trace_rollups',
-  {
-    projectId: text('project_id').notNull(),
-    hour: bigint('hour', { mode: 'number' }).notNull(),
-    byModel: boolean('by_model').notNull(),
-    model: text('model'),
-    latencyMs: integer('latency_ms'),
-    traces: bigint('traces', { mode: 'number' }).notNull(),
-    spans: bigint('spans', { mode: 'number' }),
-    errors: bigint('errors', { mode: 'number' }).notNull(),
-    cost: doublePrecision('cost'),
-    promptTokens: bigint('prompt_tokens', { mode: 'number' }),
-    completionTokens: bigint('completion_tokens', { mode: 'number' }),
-    cachedInputTokens: bigint('cached_input_tokens', { mode: 'number' }),
-    reasoningTokens: bigint('reasoning_tokens', { mode: 'number' }),
-  },
-  (t) => [index('trace_rollups_hour').on(t.projectId, t.byModel, t.hour)],
-);
-
-/** Hours of trace summaries changed since their rollup rows were made (0076). */
-export const traceHoursDirty = pgTable(
-  'trace_hours_dirty',
-  {
-    projectId: text('project_id').notNull(),
-    hour: bigint('hour', { mode: 'number' }).notNull(),
-  },
-  (t) => [index('trace_hours_dirty_hour').on(t.projectId, t.hour)],
-);

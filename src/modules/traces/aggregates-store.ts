@@ -8,7 +8,6 @@
 import { sql, type SQL, type SQLWrapper, type Subquery } from 'drizzle-orm';
 import { containsPattern, rows, textArray, type Executor } from '../../db/index.ts';
 import { bucketSql, type BucketSpec } from '../../platform/time-buckets.ts';
-import { HOUR_MS } from './rollup-store.ts';
 
 /** A column of another module's relation, typed by the values it holds (nullable or not). */
 export type RelationColumn<T> = SQLWrapper & { readonly _: { readonly data: T } };
@@ -70,19 +69,6 @@ export interface AggregateQuery {
   verdicts: VerdictsRelation;
   /** The project's review scores (the annotations module's relation). */
   scores: ScoresRelation;
-  /**
-   * The whole hours [from, to) of the range, read from the hourly rollups where clean (the
-   * conditions are the dates alone, grouped by nothing or by model, and `spec`'s buckets are
-   * whole hours: `bucket` is bucketSql(spec, started_at)); absent: every trace is read.
-   */
-  rollup?: RollupRange;
-}
-
-/** Whole hours of a range the rollups may answer, and the buckets as data. */
-export interface RollupRange {
-  from: number;
-  to: number;
-  spec: BucketSpec;
 }
 
 /** Sums of one bucket of one group; token sums are float8 (they outgrow int4 over big ranges). */
@@ -220,39 +206,6 @@ async function latencyHistogramSums(db: Executor, histogram: SQL): Promise<Metri
   });
 }
 
-/** The columns of a summary row the sums read (a source's rows, per trace). */
-const SUMMED_COLUMNS = sql.raw(`traces.started_at, traces.total_time_ms, traces.span_count, traces.has_error, traces.total_cost,
-  traces.prompt_tokens, traces.completion_tokens, traces.cached_input_tokens, traces.reasoning_tokens`);
-
-/**
- * Rows (g, t, v, HISTOGRAM_SUMS) of the matching traces per group `g`, hour `t` and latency `v`:
- * the clean hours of [from, to) from trace_rollups (byModel: its model groups, else all traces),
- * and from the summaries the dirty hours and the range's partial hours at either end. One
- * statement: the dirty hours and the rollup rows it reads are of one snapshot.
- */
-function hourSums(q: { projectId: string; where: SQL; rollup: RollupRange }, group: { join: SQL; column: SQL }, byModel: boolean): SQL {
-  const { from, to } = q.rollup;
-  const live = (extra: SQL) => sql`SELECT ${group.column} AS g, ${SUMMED_COLUMNS} FROM traces ${group.join} WHERE ${q.where} AND ${extra}`;
-  const summed = sql`g, started_at - started_at % ${HOUR_MS}::bigint AS t, total_time_ms AS v, ${HISTOGRAM_SUMS}`;
-  return sql`SELECT r.model AS g, r.hour AS t, r.latency_ms AS v, r.traces, r.spans, r.errors, r.cost,
-        r.prompt_tokens AS prompt, r.completion_tokens AS completion, r.cached_input_tokens AS cached, r.reasoning_tokens AS reasoning
-      FROM trace_rollups r
-      WHERE r.project_id = ${q.projectId} AND r.by_model = ${byModel} AND r.hour >= ${from}::bigint AND r.hour < ${to}::bigint
-        AND NOT EXISTS (SELECT 1 FROM trace_hours_dirty d WHERE d.project_id = ${q.projectId} AND d.hour = r.hour)
-    UNION ALL
-    SELECT ${summed} FROM (${live(sql`traces.started_at < ${from}::bigint`)}) x GROUP BY 1, 2, 3
-    UNION ALL
-    SELECT ${summed} FROM (${live(sql`traces.started_at >= ${to}::bigint`)}) x GROUP BY 1, 2, 3
-    UNION ALL
-    SELECT ${summed}
-      FROM (SELECT DISTINCT hour FROM trace_hours_dirty WHERE project_id = ${q.projectId} AND hour >= ${from}::bigint AND hour < ${to}::bigint) d
-      CROSS JOIN LATERAL (${live(sql`traces.started_at >= d.hour AND traces.started_at < d.hour + ${HOUR_MS}::bigint`)}) x
-      GROUP BY 1, 2, 3`;
-}
-
-/** The groups of a rollup query: model groups (the rollups' by_model rows) or none. */
-const ROLLUP_GROUPS = (groupBy: GroupBy) => (groupBy === 'model' ? groupJoin('model') : groupJoin(null));
-
 /**
  * A few statements over the per-trace summary table, each one pass over the matching
  * traces (no materialized intermediate: on PGlite that cost several times the scan), read
@@ -262,54 +215,38 @@ const ROLLUP_GROUPS = (groupBy: GroupBy) => (groupBy === 'model' ? groupJoin('mo
  */
 export async function aggregateTraces(db: Executor, q: AggregateQuery): Promise<AggregateResult> {
   const where = sql.join([sql`traces.project_id = ${q.projectId}`, ...q.where], sql` AND `);
-  const rollup = q.rollup && (q.groupBy === null || q.groupBy === 'model') ? q.rollup : null;
   const group = groupJoin(q.groupBy, q.foreignGroups);
   const a = q.thumbs;
-  const thumbTotals = sql`(SELECT count(*) FILTER (WHERE ${a.isThumbsUp}) FROM ${a} JOIN traces ON traces.project_id = ${q.projectId} AND traces.trace_id = ${a.traceId} WHERE ${where})::int AS up,
-                (SELECT count(*) FILTER (WHERE NOT ${a.isThumbsUp}) FROM ${a} JOIN traces ON traces.project_id = ${q.projectId} AND traces.trace_id = ${a.traceId} WHERE ${where})::int AS down`;
   // Totals when a trace can be in several groups, read while the groups are.
   const totalsRead: Promise<Totals | null> =
     q.groupBy === 'model' || q.groupBy === 'label'
       ? rows<Totals>(
           db,
-          rollup
-            ? sql`SELECT coalesce(sum(traces), 0)::int AS traces, coalesce(sum(spans), 0)::float8 AS spans, coalesce(sum(errors), 0)::int AS errors, coalesce(sum(cost), 0)::float8 AS cost,
-                    coalesce(sum(prompt), 0)::float8 AS prompt, coalesce(sum(completion), 0)::float8 AS completion,
-                    coalesce(sum(cached), 0)::float8 AS cached, coalesce(sum(reasoning), 0)::float8 AS reasoning, ${thumbTotals}
-                  FROM (${hourSums({ projectId: q.projectId, where, rollup }, groupJoin(null), false)}) u`
-            : sql`SELECT ${SUMS}, ${thumbTotals} FROM traces WHERE ${where}`,
+          sql`SELECT ${SUMS},
+                (SELECT count(*) FILTER (WHERE ${a.isThumbsUp}) FROM ${a} JOIN traces ON traces.project_id = ${q.projectId} AND traces.trace_id = ${a.traceId} WHERE ${where})::int AS up,
+                (SELECT count(*) FILTER (WHERE NOT ${a.isThumbsUp}) FROM ${a} JOIN traces ON traces.project_id = ${q.projectId} AND traces.trace_id = ${a.traceId} WHERE ${where})::int AS down
+              FROM traces WHERE ${where}`,
         ).then(([t]) => t)
       : Promise.resolve(null);
   // Awaited below; a failure before then is not an unhandled one.
   totalsRead.catch(() => {});
-  const sums = rollup ? hourSums({ projectId: q.projectId, where, rollup }, ROLLUP_GROUPS(q.groupBy), q.groupBy === 'model') : null;
   // Which groups keep a series of their own; the rest fold into "other".
-  let keptOf = (_column: SQL) => sql`true`;
+  let kept = sql`true`;
   if (q.groupBy !== null && q.maxGroups !== null) {
     const top = await rows<{ g: string | null }>(
       db,
-      sums
-        ? sql`SELECT g FROM (${sums}) u GROUP BY 1 ORDER BY sum(traces) DESC, 1 NULLS LAST LIMIT ${q.maxGroups}`
-        : sql`SELECT ${group.column} AS g FROM traces ${group.join} WHERE ${where} GROUP BY 1 ORDER BY count(*) DESC, 1 NULLS LAST LIMIT ${q.maxGroups}`,
+      sql`SELECT ${group.column} AS g FROM traces ${group.join} WHERE ${where} GROUP BY 1 ORDER BY count(*) DESC, 1 NULLS LAST LIMIT ${q.maxGroups}`,
     );
     const named = top.map((t) => t.g).filter((g): g is string => g !== null);
     const withNull = top.some((t) => t.g === null);
-    keptOf = (column) => sql`coalesce(${column} = ANY(${textArray(named)}) ${withNull ? sql`OR ${column} IS NULL` : sql``}, false)`;
+    kept = sql`coalesce(${group.column} = ANY(${textArray(named)}) ${withNull ? sql`OR ${group.column} IS NULL` : sql``}, false)`;
   }
-  const kept = keptOf(group.column);
   const k = sql`CASE WHEN ${kept} THEN ${group.column} END`;
   const v = q.verdicts;
   const s = q.scores;
-  // Per hour from the rollups (each hour wholly in one bucket), else per trace.
-  const histogram = sums
-    ? sql`SELECT ${keptOf(sql`u.g`)} AS kept, CASE WHEN ${keptOf(sql`u.g`)} THEN u.g END AS g, ${bucketSql(rollup!.spec, sql`u.t`)} AS b, u.v,
-            sum(traces) AS traces, sum(spans) AS spans, sum(errors) AS errors, sum(cost) AS cost,
-            sum(prompt) AS prompt, sum(completion) AS completion, sum(cached) AS cached, sum(reasoning) AS reasoning
-          FROM (${sums}) u GROUP BY 1, 2, 3, 4`
-    : sql`SELECT ${kept} AS kept, ${k} AS g, ${q.bucket} AS b, total_time_ms AS v, ${HISTOGRAM_SUMS} FROM traces ${group.join} WHERE ${where} GROUP BY 1, 2, 3, 4`;
   // Independent statements: on PostgreSQL each on a connection of its own, at once.
   const [metrics, thumbs, verdicts, scores, totals] = await Promise.all([
-    latencyHistogramSums(db, histogram),
+    latencyHistogramSums(db, sql`SELECT ${kept} AS kept, ${k} AS g, ${q.bucket} AS b, total_time_ms AS v, ${HISTOGRAM_SUMS} FROM traces ${group.join} WHERE ${where} GROUP BY 1, 2, 3, 4`),
     rows<ThumbsRow>(
       db,
       sql`SELECT ${kept} AS kept, ${k} AS g, ${q.bucket} AS b,

@@ -1,7 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { Executor } from '../../db/index.ts';
 import { DAY_MS, dayOf } from '../../db/day-partitions.ts';
-import { markDayDirty } from './rollup-store.ts';
 import * as store from './store.ts';
 import type { TraceContext } from './context.ts';
 
@@ -65,11 +64,7 @@ async function dropExpiredDays(ctx: TraceContext, cutoffs: Map<string, number>):
       }
       dropped += traceIds.length;
     }
-    // Dropping a partition runs no trigger: the hours of its traces are marked for the rollups here.
-    await ctx.db.orm.transaction(async (tx) => {
-      await markDayDirty(tx, day);
-      await ctx.days.drop(tx, day);
-    });
+    await ctx.db.orm.transaction((tx) => ctx.days.drop(tx, day));
   }
   return dropped;
 }
