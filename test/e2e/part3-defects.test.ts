@@ -14,7 +14,7 @@ import { startFakeServer, streamReply, type FakeServer } from '../evaluators/fak
  * phone-width rule on every page (nothing wider than a 390 px screen, every action reachable).
  * Screenshots of the steps go to SPYGLASS_PART3_SHOTS when it names a directory (none otherwise).
  */
-describe.runIf(hasChromium)('the web app walked on a desktop and a phone (issue 26 defects)', () => {
+describe.runIf(hasChromium)('the web app walked on a desktop and a phone: the defects found there stay fixed', () => {
   const kind = appDatabaseKinds[0];
   const SHOTS = process.env.SPYGLASS_PART3_SHOTS;
   let web: TestApp;

@@ -288,7 +288,7 @@ describe('input size', () => {
   });
 });
 
-// --- presidio-research's synthetic corpus (issue 14's measurement) ---------------------
+// --- presidio-research's synthetic corpus (the detection's measurement) ---------------------
 
 describe("presidio-research's synthetic corpus", () => {
   const rows = loadCorpus();

@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 
-/** The phone the web app must fit (issue 26): an iPhone 12-14 class screen. */
+/** The phone the web app must fit: an iPhone 12-14 class screen. */
 export const PHONE = { width: 390, height: 844 };
 
 /**

@@ -9,7 +9,7 @@ import * as store from './store.ts';
 import type { DatasetRow, NewRecord } from './store.ts';
 
 /**
- * Adding traces and spans to a dataset (issue 23, item 2): each becomes a record through a
+ * Adding traces and spans to a dataset: each becomes a record through a
  * column mapping (column -> what to take), remembered per dataset; records keep the trace and
  * span they came from. A list of traces or spans is added at once; every trace matching a
  * search (up to 10,000) is added by a background job whose progress is read by GET.
