@@ -59,7 +59,8 @@ describe.each(databaseKinds)('judge alignment on experiment rows (%s)', (kind) =
     }
     const served = await call('GET', `/api/experiments/served/runs/${started.runId}/rows?pageSize=50`);
     const traceOf = (i: number) => served.rows.find((r: { index: number }) => r.index === i).traceId as string;
-    expect(served.rows.every((r: { traceId: string | null }) => typeof r.traceId === 'string')).toBe(true);
+    expect(served.rows).toHaveLength(4);
+    for (const row of served.rows) expect(typeof row.traceId, `a served row without its trace: ${JSON.stringify(row)}`).toBe('string');
     // people pass the first and the last
     for (const i of [0, 1, 2, 3]) await label(traceOf(i), i === 0 || i === 3);
 
