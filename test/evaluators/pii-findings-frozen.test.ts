@@ -7,6 +7,7 @@ import { loadCorpus } from '../../bench/pii-corpus.ts';
 import { generateTypedSet } from '../../bench/pii-typed-set.ts';
 import { loadVectors } from '../../bench/pii-vectors.ts';
 import { privateText2kb } from '../../bench/privacy.ts';
+import { Rng } from '../support/fuzz.ts';
 
 /**
  * Work that makes detection cheaper must not change what it finds. Every text of the PII
@@ -35,17 +36,11 @@ const PHONE_ONLY: Record<string, Settings> = Object.fromEntries(
   ),
 );
 
-/** A seeded generator, so the phone-shaped texts are the same every run. */
-function rng(seed: number): () => number {
-  let x = seed >>> 0;
-  return () => {
-    x = (x + 0x6d2b79f5) >>> 0;
-    let t = x;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A seeded generator, so the generated texts are the same every run. */
+const rng = (seed: number): (() => number) => {
+  const r = new Rng(seed);
+  return () => r.next();
+};
 
 /**
  * Digit runs as people and machines write them, with the prefixes the phone scans care about

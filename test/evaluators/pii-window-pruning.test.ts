@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { detectPii, ENTITY_TYPES, type DetectOptions, type EntityType } from '../../src/modules/evaluators/pii/index.ts';
 import { loadVectors } from '../../bench/pii-vectors.ts';
+import { Rng } from '../support/fuzz.ts';
 
 /**
  * Detection with a threshold also leaves out (a) a phone window of fewer than 7 digits with
@@ -13,16 +14,11 @@ import { loadVectors } from '../../bench/pii-vectors.ts';
  * as, and one longer than the patterns need. Each is compared with the same detection with
  * nothing left out.
  */
-function rng(seed: number): () => number {
-  let x = seed >>> 0;
-  return () => {
-    x = (x + 0x6d2b79f5) >>> 0;
-    let t = x;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A seeded generator, so the generated texts are the same every run. */
+const rng = (seed: number): (() => number) => {
+  const r = new Rng(seed);
+  return () => r.next();
+};
 
 const random = rng(20261130);
 const pick = <T,>(items: readonly T[]): T => items[Math.floor(random() * items.length)];
