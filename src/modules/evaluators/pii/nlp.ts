@@ -3,7 +3,7 @@ import { isCommonWord, isFirstName, isProperNoun, isSurname } from './lexicon.ts
 import type { EntityType } from './entities.ts';
 import type { NlpEntity } from './nlp-entity.ts';
 import type { RawResult, Recognizer } from './recognizer.ts';
-import { breaksAfterPost, lexiconTag, ownTags, tokenize, type Term } from './tokens.ts';
+import { breaksAfterPost, lexiconTag, tokenize, type Term } from './tokens.ts';
 
 /**
  * PERSON, LOCATION and NRP without model weights. tokens.ts splits sentences and tags words
@@ -188,7 +188,9 @@ function kindOf(t: Term, lowerCaseText: boolean): Kind {
 // kindOf reads only the word and its tags: words whose tags are their own are looked up once.
 const kindCache = new Map<string, Kind>();
 function cachedKindOf(t: Term, lowerCaseText: boolean): Kind {
-  if (lowerCaseText || !ownTags(t)) return kindOf(t, lowerCaseText);
+  // Most words: in a text with capitals, a word that does not start with one is a particle or nothing.
+  if (!lowerCaseText && !startsUpper(t.text)) return CONNECTORS.has(t.normal) ? 'connector' : 'other';
+  if (lowerCaseText || !t.own) return kindOf(t, lowerCaseText);
   let kind = kindCache.get(t.text);
   if (kind === undefined) {
     if (kindCache.size >= 20_000) kindCache.clear();
@@ -209,33 +211,27 @@ export function extractNlpEntities(text: string): NlpEntity[] {
     const asked = /^name$/.test(previousSentence[previousSentence.length - 1]?.normal ?? '') && /[?:]/.test(previousSentence[previousSentence.length - 1].post);
     const found: Array<{ entity: EntityType; i: number; j: number; score: number }> = [];
     const kinds: Kind[] = new Array<Kind>(sentence.length);
-    for (let k = 0; k < sentence.length; k++) kinds[k] = sentence[k].offset ? cachedKindOf(sentence[k], lowerCaseText) : 'other';
-    const nameish = (k: number) => isNameish(kinds[k]);
+    for (let k = 0; k < sentence.length; k++) kinds[k] = cachedKindOf(sentence[k], lowerCaseText);
     const areas = namedAreas(sentence, lowerCaseText);
     let i = 0;
     while (i < sentence.length) {
       const t = sentence[i];
-      const area = areas.get(i);
-      if (area !== undefined) {
+      const area = areas === null ? -1 : areas[i];
+      if (area >= 0) {
         found.push({ entity: 'LOCATION', i, j: area, score: TAGGED_SCORE });
         i = area + 1;
         continue;
       }
-      if (!t.offset) {
-        i++;
-        continue;
-      }
-      if (nameish(i)) {
+      if (isNameish(kinds[i])) {
         // The run: name-like words, with initials and particles inside ("Alvir D. Pušaver", "Willemine ten Pas").
         let j = i;
         // An initial's full stop ("Alvir D. Pušaver") does not end the name.
-        const ends = (k: number) => endsRun(sentence, kinds, k);
-        while (j + 1 < sentence.length && !ends(j) && !areas.has(j + 1)) {
+        while (j + 1 < sentence.length && !endsRun(sentence, kinds, j) && !(areas !== null && areas[j + 1] >= 0)) {
           const k = kinds[j + 1];
-          if (nameish(j + 1)) j++;
-          else if (k === 'initial' && nameish(j + 2)) j++;
-          else if (k === 'connector' && nameish(j + 2) && !ends(j + 1)) j += 2;
-          else if (k === 'connector' && kinds[j + 2] === 'connector' && nameish(j + 3) && !ends(j + 1) && !ends(j + 2)) j += 3;
+          if (isNameish(k)) j++;
+          else if (k === 'initial' && isNameish(kinds[j + 2])) j++;
+          else if (k === 'connector' && isNameish(kinds[j + 2]) && !endsRun(sentence, kinds, j + 1)) j += 2;
+          else if (k === 'connector' && kinds[j + 2] === 'connector' && isNameish(kinds[j + 3]) && !endsRun(sentence, kinds, j + 1) && !endsRun(sentence, kinds, j + 2)) j += 3;
           else break;
         }
         const decided = i === 0 && asked && kinds[0] !== 'other' ? { entity: 'PERSON' as const, score: TAGGED_SCORE } : decide(sentence, kinds, i, j, lowerCaseText);
@@ -274,20 +270,28 @@ function endsRun(sentence: readonly Term[], kinds: readonly Kind[], k: number): 
   return breaksAfter(sentence[k]) && !(kinds[k] === 'initial' && /^\.?\s*$/.test(sentence[k].post) && !/\n/.test(sentence[k].post));
 }
 
+const AREA_JOINERS = new Set(['of', 'and', 'the']);
+
 /**
  * Countries and regions the sentence names, capitalised ("New Zealand", "Czech Republic")
- * or, in a text without capitals, after "in", "from", "to": start index -> end index.
+ * or, in a text without capitals, after "in", "from", "to": for each word starting one, the
+ * index of its last word (-1 for the others); null when there are none.
  */
-function namedAreas(sentence: readonly Term[], lowerCaseText: boolean): Map<number, number> {
-  const areas = new Map<number, number>();
-  const capital = (k: number) => !!sentence[k]?.offset && startsUpper(sentence[k].text);
+function namedAreas(sentence: readonly Term[], lowerCaseText: boolean): Int32Array | null {
+  let areas: Int32Array | null = null;
   for (let i = 0; i < sentence.length; i++) {
     if (lowerCaseText) {
       const lead = sentence[i - 1];
-      if (!(!!lead && PLACE_PREPOSITIONS.has(lead.normal) && !breaksAfter(lead) && !!sentence[i].offset)) continue;
-    } else if (!capital(i)) continue;
+      if (!(!!lead && PLACE_PREPOSITIONS.has(lead.normal) && !breaksAfter(lead))) continue;
+    } else if (!startsUpper(sentence[i].text)) continue;
     let last = i;
-    while (last + 1 < sentence.length && last - i < 3 && !breaksAfter(sentence[last]) && (lowerCaseText || capital(last + 1) || /^(of|and|the)$/.test(sentence[last + 1].normal))) last++;
+    while (
+      last + 1 < sentence.length &&
+      last - i < 3 &&
+      !breaksAfter(sentence[last]) &&
+      (lowerCaseText || startsUpper(sentence[last + 1].text) || AREA_JOINERS.has(sentence[last + 1].normal))
+    )
+      last++;
     for (let j = last; j >= i; j--) {
       let phrase = sentence[i].text;
       for (let k = i + 1; k <= j; k++) phrase += ' ' + sentence[k].text;
@@ -295,7 +299,8 @@ function namedAreas(sentence: readonly Term[], lowerCaseText: boolean): Map<numb
       const place = lowerCaseText ? lookupPlace(phrase) : lookupArea(phrase);
       // One capitalised word alone is left to decide(), which weighs names against places.
       if (place && (place.kind === 'country' || j > i || lowerCaseText)) {
-        areas.set(i, j);
+        if (areas === null) areas = new Int32Array(sentence.length).fill(-1);
+        areas[i] = j;
         i = j;
         break;
       }
@@ -427,8 +432,8 @@ function addLowerCaseNameLists(sentence: readonly Term[], found: Array<{ entity:
     const members = [k];
     let end = k;
     for (;;) {
-      if (/^,\s*$/.test(sentence[end].post) && sentence[end + 1]?.offset && sentence[end + 1].normal !== 'and') end += 1;
-      else if (/^,?\s*$/.test(sentence[end].post) && /^(and|or)$/.test(sentence[end + 1]?.normal ?? '') && sentence[end + 2]?.offset) end += 2;
+      if (/^,\s*$/.test(sentence[end].post) && sentence[end + 1] !== undefined && sentence[end + 1].normal !== 'and') end += 1;
+      else if (/^,?\s*$/.test(sentence[end].post) && /^(and|or)$/.test(sentence[end + 1]?.normal ?? '') && sentence[end + 2] !== undefined) end += 2;
       else break;
       members.push(end);
     }
@@ -452,7 +457,7 @@ function addCoordinatedNames(sentence: readonly Term[], found: Array<{ entity: E
   for (const f of found) for (let k = f.i; k <= f.j; k++) label[k] = f.entity;
   const candidate = (k: number) => {
     const t = sentence[k];
-    return !!t?.offset && label[k] === null && UPPER_WORD.test(t.text) && !/^\p{Lu}+$/u.test(t.text) && NAMEISH.includes(kinds[k]);
+    return t !== undefined && label[k] === null && UPPER_WORD.test(t.text) && !/^\p{Lu}+$/u.test(t.text) && NAMEISH.includes(kinds[k]);
   };
   // Joined to a neighbour by a comma after the left word, or by "and"/"or" between them.
   const listedAfter = (k: number) =>
@@ -491,7 +496,7 @@ function addCoordinatedNames(sentence: readonly Term[], found: Array<{ entity: E
 }
 
 function span(entity: EntityType, first: Term, last: Term, score: number): NlpEntity {
-  return { entity, start: first.offset.start, end: last.offset.start + last.offset.length, score };
+  return { entity, start: first.start, end: last.start + last.text.length, score };
 }
 
 /** One recognizer per NLP entity; the tagging itself runs once per text and is shared. */

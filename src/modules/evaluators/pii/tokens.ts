@@ -21,7 +21,9 @@ export interface Term {
   post: string;
   tags: Set<string>;
   /** UTF-16 offset of `text` in the text. */
-  offset: { start: number; length: number };
+  start: number;
+  /** Are `tags` the word's own, unchanged by its neighbours (so anything worked out from them holds for the word wherever it stands)? */
+  own: boolean;
 }
 
 type LexiconEntry = string | string[] | undefined;
@@ -73,8 +75,7 @@ function normalise(text: string): string {
   return s.includes('.') ? s.replace(/\./g, '') : s;
 }
 
-// A chunk of text without white space; what surrounds a word in it.
-const CHUNK = /\S+/g;
+// What surrounds a word in a chunk of text without white space.
 const LEADING = /^[^\p{L}\p{N}@#$£€+]+/u;
 const TRAILING = /[^\p{L}\p{N}%]+$/u;
 const ABBREVIATED = /^(?:\p{L}\.)+\p{L}?\.?$/u;
@@ -116,17 +117,13 @@ function tagsOf(text: string, normal: string): Set<string> {
   return tags;
 }
 
-/** Are a term's tags the word's own, unchanged by its neighbours (so anything worked out from them holds for the word wherever it stands)? */
-export function ownTags(t: Term): boolean {
-  return tagCache.get(t.text) === t.tags;
-}
-
 /** Changes a term's tags: the removed ones first, then the added ones with what they imply. */
 function retag(t: Term, remove: readonly string[], add: readonly string[]): void {
   const tags = new Set(t.tags);
   for (const n of remove) tags.delete(n);
   for (const a of add) for (const tag of withParents(a)) tags.add(tag);
   t.tags = tags;
+  t.own = false;
 }
 
 /** Is a term one a sentence may not end after (a title, an abbreviation, an initial)? */
@@ -138,10 +135,15 @@ function holdsSentence(t: Term): boolean {
 interface ChunkParse {
   /** Punctuation alone ("-", "..."): no word. */
   punctuationOnly: boolean;
-  /** The words, offsets relative to the chunk; every word but the last is followed by "-". */
-  words: Array<{ text: string; start: number; normal: string }>;
+  /** The words with their own tags, offsets relative to the chunk; every word but the last is followed by "-". */
+  words: Array<{ text: string; start: number; normal: string; tags: Set<string> }>;
   /** Where the last word's trailing punctuation starts in the chunk. */
   tail: number;
+}
+
+function chunkWord(text: string, start: number): ChunkParse['words'][number] {
+  const normal = normalise(text);
+  return { text, start, normal, tags: tagsOf(text, normal) };
 }
 
 function parseChunk(chunk: string): ChunkParse {
@@ -156,13 +158,13 @@ function parseChunk(chunk: string): ChunkParse {
     const parts = word.split('-');
     if (parts.every((p) => /^\p{L}[\p{L}'’]*$/u.test(p)) && !PREFIXES.has(parts[0].toLowerCase())) {
       for (let k = 0; k < parts.length - 1; k++) {
-        words.push({ text: parts[k], start, normal: normalise(parts[k]) });
+        words.push(chunkWord(parts[k], start));
         start += parts[k].length + 1;
       }
       word = parts[parts.length - 1];
     }
   }
-  words.push({ text: word, start, normal: normalise(word) });
+  words.push(chunkWord(word, start));
   return { punctuationOnly: false, words, tail: start + word.length };
 }
 
@@ -202,30 +204,34 @@ function endsSentence(t: Term, spaceAfter: boolean): boolean {
 export function tokenize(text: string): Term[][] {
   const sentences: Term[][] = [];
   let sentence: Term[] = [];
-  CHUNK.lastIndex = 0;
-  let m: RegExpExecArray | null;
-  while ((m = CHUNK.exec(text)) !== null) {
-    const chunk = m[0];
-    const parse = chunkParse(chunk);
+  const n = text.length;
+  // Chunks of text between white space, found by a loop over character codes: no match objects.
+  let pos = 0;
+  while (pos < n && isSpace(text.charCodeAt(pos))) pos++;
+  while (pos < n) {
+    let end = pos + 1;
+    while (end < n && !isSpace(text.charCodeAt(end))) end++;
     // The white space up to the next chunk.
-    const end = m.index + chunk.length;
     let after = end;
-    while (after < text.length && isSpace(text.charCodeAt(after))) after++;
+    while (after < n && isSpace(text.charCodeAt(after))) after++;
+    const chunkStart = pos;
+    pos = after;
+    const parse = chunkParse(text.slice(chunkStart, end));
     if (parse.punctuationOnly) {
       // Punctuation alone ("-", "..."): it belongs after the word before.
       const last = sentence[sentence.length - 1] ?? sentences[sentences.length - 1]?.[sentences[sentences.length - 1].length - 1];
-      if (last) last.post = text.slice(last.offset.start + last.offset.length, after);
+      if (last) last.post = text.slice(last.start + last.text.length, after);
       continue;
     }
     const words = parse.words;
     for (let k = 0; k < words.length - 1; k++) {
       const w = words[k];
-      sentence.push({ text: w.text, normal: w.normal, post: '-', tags: tagsOf(w.text, w.normal), offset: { start: m.index + w.start, length: w.text.length } });
+      sentence.push({ text: w.text, normal: w.normal, post: '-', tags: w.tags, start: chunkStart + w.start, own: true });
     }
     // The post: the word's trailing punctuation and the white space up to the next chunk.
     const w = words[words.length - 1];
-    const start = m.index + w.start;
-    const t: Term = { text: w.text, normal: w.normal, post: text.slice(start + w.text.length, after), tags: tagsOf(w.text, w.normal), offset: { start, length: w.text.length } };
+    const start = chunkStart + w.start;
+    const t: Term = { text: w.text, normal: w.normal, post: text.slice(start + w.text.length, after), tags: w.tags, start, own: true };
     sentence.push(t);
     if (endsSentence(t, after > end)) {
       sentences.push(sentence);
@@ -260,12 +266,16 @@ const breaks = (t: Term) => breaksAfterPost(t.post);
 function contextTags(s: Term[]): void {
   for (let i = 0; i < s.length; i++) {
     const t = s[i];
+    const month = MONTHS.has(t.normal) || t.tags.has('Month');
+    const cap = isCapitalisedWord(t.text);
+    // Every rule below but the first and the one for a sentence's first word needs a capitalised word.
+    if (!cap && !month && i !== 0) continue;
     const prev = s[i - 1];
     const next = s[i + 1];
     // "March 3rd", "in May 2020", "on 3 June": a month; "Jan Jílek", "June Carter": a name.
-    if (MONTHS.has(t.normal) || t.tags.has('Month')) {
+    if (month) {
       const dated = next?.tags.has('Value') || prev?.tags.has('Value') || (!!prev && DATE_LEADS.has(prev.normal) && !breaks(prev));
-      if (dated && capitalised(t)) {
+      if (dated && cap) {
         retag(t, ['Person', 'FirstName', 'LastName', 'MaleName', 'FemaleName', 'Modal'], ['Month']);
         continue;
       }
@@ -274,12 +284,12 @@ function contextTags(s: Term[]): void {
       }
     }
     // "Ravil G Yefimov", "Alvir D. Pušaver": capitalised words around an initial are a name.
-    if (capitalised(t) && isInitial(next) && !breaks(t) && capitalised(s[i + 2]) && !hasAnyTag(t, NOT_NAME) && !hasAnyTag(s[i + 2], NOT_NAME)) {
+    if (cap && isInitial(next) && !breaks(t) && capitalised(s[i + 2]) && !hasAnyTag(t, NOT_NAME) && !hasAnyTag(s[i + 2], NOT_NAME)) {
       retag(t, [], ['FirstName']);
       retag(s[i + 2], [], ['LastName']);
     }
     // "She named him Frank", "called Kenneth": a capitalised word after naming is a name.
-    if (capitalised(t) && prev && !breaks(prev) && !hasAnyTag(t, NOT_NAME) && (NAMING.has(prev.normal) || (NAMING_OBJECTS.has(prev.normal) && NAMING.has(s[i - 2]?.normal ?? '') && !breaks(s[i - 2])))) {
+    if (cap && prev && !breaks(prev) && !hasAnyTag(t, NOT_NAME) && (NAMING.has(prev.normal) || (NAMING_OBJECTS.has(prev.normal) && NAMING.has(s[i - 2]?.normal ?? '') && !breaks(s[i - 2])))) {
       retag(t, [], ['FirstName']);
     }
     // "Mark the box": a first name opening a sentence before an object is a verb.
@@ -290,9 +300,9 @@ function contextTags(s: Term[]): void {
     // "Dr. Okafor", "Maria Szczepańska": a capitalised word after a title or a first name is a surname.
     if (
       prev &&
-      capitalised(t) &&
+      cap &&
       (prev.tags.has('Honorific') || (prev.tags.has('FirstName') && !breaks(prev))) &&
-      !hasAnyTag(t, ['Person', 'Place', 'Date', 'Value', 'Determiner', 'Preposition', 'Conjunction', 'Pronoun', 'Verb', 'Adjective', 'Organization', 'Modal', 'Copula'])
+      !hasAnyTag(t, NOT_SURNAME)
     ) {
       retag(t, [], ['LastName']);
     }
@@ -304,6 +314,9 @@ const NAMING = new Set(['named', 'called']);
 const NAMING_OBJECTS = new Set(['him', 'her', 'me', 'them', 'it', 'us']);
 const isInitial = (t: Term | undefined) => !!t && /^\p{Lu}$/u.test(t.text) && /^\.?\s+$/.test(t.post) && !/\n/.test(t.post);
 
+const NOT_SURNAME = ['Person', 'Place', 'Date', 'Value', 'Determiner', 'Preposition', 'Conjunction', 'Pronoun', 'Verb', 'Adjective', 'Organization', 'Modal', 'Copula'];
+
 function hasAnyTag(t: Term, tags: readonly string[]): boolean {
-  return tags.some((x) => t.tags.has(x));
+  for (const x of tags) if (t.tags.has(x)) return true;
+  return false;
 }
