@@ -69,19 +69,51 @@ function breaksAfter(t: Term): boolean {
   return breaksAfterPost(t.post);
 }
 
-const SEGMENT = /[^\n.!?]*(?:[.!?]+|\n|$)/g;
 // A word: a letter, then letters, apostrophes and hyphens.
-const FIRST_WORD = /\p{L}[\p{L}'’-]*/u;
+const FIRST_WORD = /\p{L}[\p{L}'’-]*/gu;
 // An upper-case letter that starts a word (no letter before it joined by letters, apostrophes or hyphens).
 const WORD_CAPITAL = /\p{Lu}(?<!\p{L}[\p{L}'’-]*\p{Lu})/gu;
 const STARTS_UPPER = /^\p{Lu}/u;
 const NAME_OR_PLACE_TAG = /Name|Person|Place|City|Country|Region|Demonym|Honorific/;
 
-/** Could this sentence hold a name, place or NRP? Only capitalised words can. */
-function mayHoldEntities(segment: string): boolean {
-  const m = FIRST_WORD.exec(segment);
-  if (m === null) return false;
-  const word = m[0];
+/**
+ * Where the next match of a global expression starts at or after a position, remembered:
+ * the next sentence's search starts where this one's did not look yet, so a text is searched
+ * once, not once a sentence. (Neither expression's matches depend on where a search starts:
+ * a word cannot start inside another, and the capital's look-behind reads the text.)
+ */
+class NextMatch {
+  // Where the last search started (none yet) and what it found.
+  private from = Infinity;
+  private at = -1;
+  private length = 0;
+  constructor(
+    private readonly pattern: RegExp,
+    private readonly text: string,
+  ) {}
+
+  /** Index of the first match at or after `from`, or -1; its length in `matched`. */
+  find(from: number): number {
+    if (from < this.from || (this.at >= 0 && from > this.at)) {
+      this.pattern.lastIndex = from;
+      const m = this.pattern.exec(this.text);
+      this.at = m === null ? -1 : m.index;
+      this.length = m === null ? 0 : m[0].length;
+    }
+    this.from = from;
+    return this.at;
+  }
+
+  get matched(): number {
+    return this.length;
+  }
+}
+
+/** Could the sentence text[start, end) hold a name, place or NRP? Only capitalised words can. */
+function mayHoldEntities(text: string, start: number, end: number, words: NextMatch, capitals: NextMatch): boolean {
+  const at = words.find(start);
+  if (at < 0 || at >= end) return false;
+  const word = text.slice(at, at + words.matched);
   if (STARTS_UPPER.test(word)) {
     // A capitalised first word is only a candidate when it is not just any word.
     const lower = word.toLowerCase();
@@ -91,36 +123,40 @@ function mayHoldEntities(segment: string): boolean {
     }
   }
   // Any later word that starts with a capital.
-  WORD_CAPITAL.lastIndex = m.index + word.length;
-  return WORD_CAPITAL.test(segment);
+  const capital = capitals.find(at + word.length);
+  return capital >= 0 && capital < end;
+}
+
+/** Is a character one a sentence ends with: a line break, a full stop, a question or an exclamation mark? */
+function isSentenceEnd(c: number): boolean {
+  return c === 10 || c === 46 || c === 33 || c === 63;
 }
 
 /**
- * Sentences without a capitalised word worth looking at are blanked out first (same length, so offsets stay valid).
- * Returns null when nothing is left to tag.
+ * Sentences (up to a line break or a run of full stops, question and exclamation marks)
+ * without a capitalised word worth looking at: start, end pairs, in order, for tokenize() to
+ * read as blank. Null when no sentence is left to tag.
  */
-function keepCandidateSentences(text: string): string | null {
-  let out = '';
-  // Up to where `out` has the text; nothing is copied while every sentence is kept.
-  let copied = 0;
+function sentencesLeftOut(text: string): number[] | null {
+  const out: number[] = [];
+  const words = new NextMatch(FIRST_WORD, text);
+  const capitals = new NextMatch(WORD_CAPITAL, text);
   let kept = false;
-  SEGMENT.lastIndex = 0;
-  let m: RegExpExecArray | null;
-  while ((m = SEGMENT.exec(text)) !== null) {
-    if (m[0].length === 0) {
-      if (SEGMENT.lastIndex >= text.length) break;
-      SEGMENT.lastIndex++;
-      continue;
+  const n = text.length;
+  let pos = 0;
+  while (pos < n) {
+    let end = pos;
+    while (end < n && !isSentenceEnd(text.charCodeAt(end))) end++;
+    if (end < n) {
+      if (text.charCodeAt(end) === 10) end++;
+      else while (end < n && isSentenceEnd(text.charCodeAt(end)) && text.charCodeAt(end) !== 10) end++;
     }
-    if (mayHoldEntities(m[0])) {
-      kept = true;
-    } else {
-      out += text.slice(copied, m.index) + m[0].replace(/[^\n]/g, ' ');
-      copied = m.index + m[0].length;
-    }
+    if (mayHoldEntities(text, pos, end, words, capitals)) kept = true;
+    else if (out.length > 0 && out[out.length - 1] === pos) out[out.length - 1] = end;
+    else out.push(pos, end);
+    pos = end;
   }
-  if (!kept) return null;
-  return copied === 0 ? text : out + text.slice(copied);
+  return kept ? out : null;
 }
 
 // Words that make a capitalised run an organisation's name, not a person's or a place's.
@@ -202,11 +238,11 @@ function cachedKindOf(t: Term, lowerCaseText: boolean): Kind {
 
 export function extractNlpEntities(text: string): NlpEntity[] {
   const lowerCaseText = !/\p{Lu}/u.test(text);
-  const candidates = lowerCaseText ? text : keepCandidateSentences(text);
-  if (candidates === null) return [];
+  const leftOut = lowerCaseText ? [] : sentencesLeftOut(text);
+  if (leftOut === null) return [];
   const out: NlpEntity[] = [];
   let previousSentence: readonly Term[] = [];
-  for (const sentence of tokenize(candidates)) {
+  for (const sentence of tokenize(text, leftOut)) {
     // "What's your last name? Boyle": a question that asks for a name, answered in the next sentence.
     const asked = /^name$/.test(previousSentence[previousSentence.length - 1]?.normal ?? '') && /[?:]/.test(previousSentence[previousSentence.length - 1].post);
     const found: Array<{ entity: EntityType; i: number; j: number; score: number }> = [];
@@ -235,7 +271,7 @@ export function extractNlpEntities(text: string): NlpEntity[] {
           else break;
         }
         const decided = i === 0 && asked && kinds[0] !== 'other' ? { entity: 'PERSON' as const, score: TAGGED_SCORE } : decide(sentence, kinds, i, j, lowerCaseText);
-        if (decided) found.push({ ...decided, i, j });
+        if (decided) found.push({ entity: decided.entity, i, j, score: decided.score });
         i = j + 1;
         continue;
       }

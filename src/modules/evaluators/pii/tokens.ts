@@ -168,16 +168,27 @@ function parseChunk(chunk: string): ChunkParse {
   return { punctuationOnly: false, words, tail: start + word.length };
 }
 
-// Chunks repeat ("the", "team", "Denver."): each is split once and kept, as word tags are.
-const chunkCache = new Map<string, ChunkParse>();
-const CHUNK_CACHE_SIZE = 20_000;
-function chunkParse(chunk: string): ChunkParse {
-  let parse = chunkCache.get(chunk);
-  if (!parse) {
-    if (chunkCache.size >= CHUNK_CACHE_SIZE) chunkCache.clear();
-    parse = parseChunk(chunk);
-    chunkCache.set(chunk, parse);
+// Chunks repeat ("the", "team", "Denver."): each is split once and kept, as word tags are, in a
+// table indexed by a hash of the chunk's characters taken while the chunk is scanned, so a
+// chunk seen before is found without being copied out of the text. One chunk a slot: a
+// chunk whose slot another took is split again.
+const CHUNK_SLOTS = 1 << 14;
+const chunkKeys: Array<string | undefined> = new Array<string | undefined>(CHUNK_SLOTS);
+const chunkParses: Array<ChunkParse | undefined> = new Array<ChunkParse | undefined>(CHUNK_SLOTS);
+
+/** The split of text[start, end), whose characters hash to `hash`. */
+function chunkParse(text: string, start: number, end: number, hash: number): ChunkParse {
+  const slot = hash & (CHUNK_SLOTS - 1);
+  const key = chunkKeys[slot];
+  if (key !== undefined && key.length === end - start) {
+    let k = 0;
+    while (k < key.length && key.charCodeAt(k) === text.charCodeAt(start + k)) k++;
+    if (k === key.length) return chunkParses[slot]!;
   }
+  const chunk = text.slice(start, end);
+  const parse = parseChunk(chunk);
+  chunkKeys[slot] = chunk;
+  chunkParses[slot] = parse;
   return parse;
 }
 
@@ -200,27 +211,89 @@ function endsSentence(t: Term, spaceAfter: boolean): boolean {
   return !(post.charCodeAt(0) === 46 && !mark && holdsSentence(t));
 }
 
-/** The text's sentences, as lists of words with their tags. */
-export function tokenize(text: string): Term[][] {
+const SPACES = ' '.repeat(256);
+
+/** text[from, to) with every character but a line break written as a space. */
+function blank(text: string, from: number, to: number): string {
+  let out = '';
+  let at = from;
+  for (let k = from; k < to; k++) {
+    if (text.charCodeAt(k) !== 10) continue;
+    out += spaces(k - at) + '\n';
+    at = k + 1;
+  }
+  return out + spaces(to - at);
+}
+
+function spaces(length: number): string {
+  return length <= SPACES.length ? SPACES.slice(0, length) : ' '.repeat(length);
+}
+
+/**
+ * text[from, to) as it reads with the blanked ranges (start, end pairs, in order) of
+ * blanked[0, upTo) written as spaces, line breaks kept; `to` is at or before the start of
+ * the ranges after those.
+ */
+function blankedSlice(text: string, blanked: readonly number[], upTo: number, from: number, to: number): string {
+  let r = upTo;
+  while (r >= 2 && blanked[r - 1] > from) r -= 2;
+  if (r === upTo) return text.slice(from, to);
+  let out = '';
+  let at = from;
+  for (; r < upTo; r += 2) {
+    out += text.slice(at, blanked[r]) + blank(text, blanked[r], blanked[r + 1]);
+    at = blanked[r + 1];
+  }
+  return out + text.slice(at, to);
+}
+
+/**
+ * The text's sentences, as lists of words with their tags. `blanked`: ranges of the text
+ * (start, end pairs, in order) read as if every character in them but a line break were a
+ * space, which is how sentences that cannot hold a name are left out without copying the text.
+ */
+export function tokenize(text: string, blanked: readonly number[] = []): Term[][] {
   const sentences: Term[][] = [];
   let sentence: Term[] = [];
   const n = text.length;
+  // Blanked ranges passed so far (an index into `blanked`).
+  let d = 0;
   // Chunks of text between white space, found by a loop over character codes: no match objects.
   let pos = 0;
-  while (pos < n && isSpace(text.charCodeAt(pos))) pos++;
+  for (;;) {
+    if (d < blanked.length && pos === blanked[d]) {
+      pos = blanked[d + 1];
+      d += 2;
+    } else if (pos < n && isSpace(text.charCodeAt(pos))) pos++;
+    else break;
+  }
   while (pos < n) {
-    let end = pos + 1;
-    while (end < n && !isSpace(text.charCodeAt(end))) end++;
+    const chunkStart = pos;
+    const blankAt = d < blanked.length ? blanked[d] : n;
+    // FNV-1a over the chunk's characters, for the table of chunks seen before.
+    let hash = 0x811c9dc5;
+    let end = pos;
+    while (end < n && end !== blankAt) {
+      const c = text.charCodeAt(end);
+      if (isSpace(c)) break;
+      hash = Math.imul(hash ^ c, 0x01000193);
+      end++;
+    }
     // The white space up to the next chunk.
     let after = end;
-    while (after < n && isSpace(text.charCodeAt(after))) after++;
-    const chunkStart = pos;
+    for (;;) {
+      if (d < blanked.length && after === blanked[d]) {
+        after = blanked[d + 1];
+        d += 2;
+      } else if (after < n && isSpace(text.charCodeAt(after))) after++;
+      else break;
+    }
     pos = after;
-    const parse = chunkParse(text.slice(chunkStart, end));
+    const parse = chunkParse(text, chunkStart, end, hash);
     if (parse.punctuationOnly) {
       // Punctuation alone ("-", "..."): it belongs after the word before.
       const last = sentence[sentence.length - 1] ?? sentences[sentences.length - 1]?.[sentences[sentences.length - 1].length - 1];
-      if (last) last.post = text.slice(last.start + last.text.length, after);
+      if (last) last.post = blankedSlice(text, blanked, d, last.start + last.text.length, after);
       continue;
     }
     const words = parse.words;
@@ -231,7 +304,7 @@ export function tokenize(text: string): Term[][] {
     // The post: the word's trailing punctuation and the white space up to the next chunk.
     const w = words[words.length - 1];
     const start = chunkStart + w.start;
-    const t: Term = { text: w.text, normal: w.normal, post: text.slice(start + w.text.length, after), tags: w.tags, start, own: true };
+    const t: Term = { text: w.text, normal: w.normal, post: blankedSlice(text, blanked, d, start + w.text.length, after), tags: w.tags, start, own: true };
     sentence.push(t);
     if (endsSentence(t, after > end)) {
       sentences.push(sentence);
