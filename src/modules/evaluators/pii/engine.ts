@@ -100,7 +100,7 @@ export function detectPii(text: string, options: DetectOptions): Finding[] {
 
   let results: RawResult[] = [];
   for (const r of recognizers) results.push(...r.analyze(text, analyzeOptions));
-  if (options.context !== false) results = enhanceUsingContext(text, results.map(withEvidence), results.length > 0 ? tokens() : []);
+  if (options.context !== false) results = enhanceUsingContext(text, results.map(withEvidence), results.some((r) => r.context.length > 0) ? tokens() : []);
   results = removeDuplicates(results).filter((r) => r.score > 0 && r.score >= options.minThreshold);
   results = resolveTypeConflicts(results);
   results.sort((a, b) => a.start - b.start || a.end - b.end || (a.entity < b.entity ? -1 : a.entity > b.entity ? 1 : 0));
