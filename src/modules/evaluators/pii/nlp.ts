@@ -3,7 +3,7 @@ import { isCommonWord, isFirstName, isProperNoun, isSurname } from './lexicon.ts
 import type { EntityType } from './entities.ts';
 import type { NlpEntity } from './nlp-entity.ts';
 import type { RawResult, Recognizer } from './recognizer.ts';
-import { breaksAfterPost, lexiconTag, tokenize, type Term } from './tokens.ts';
+import { breaksAfterPost, lexiconTag, startsUpper, tokenize, WORD_DEMONYM, WORD_UPPER, type Term } from './tokens.ts';
 
 /**
  * PERSON, LOCATION and NRP without model weights. tokens.ts splits sentences and tags words
@@ -113,18 +113,30 @@ class NextMatch {
 function mayHoldEntities(text: string, start: number, end: number, words: NextMatch, capitals: NextMatch): boolean {
   const at = words.find(start);
   if (at < 0 || at >= end) return false;
-  const word = text.slice(at, at + words.matched);
-  if (STARTS_UPPER.test(word)) {
-    // A capitalised first word is only a candidate when it is not just any word.
-    const lower = word.toLowerCase();
-    const tag = lexiconTag(lower);
-    if (tag === undefined || NAME_OR_PLACE_TAG.test(tag) || isFirstName(lower) || HONORIFICS.has(lower) || NRP_SET.has(word)) {
-      return true;
-    }
+  const c = text.charCodeAt(at);
+  if (c >= 128 || (c >= 65 && c <= 90)) {
+    if (candidateFirstWord(text.slice(at, at + words.matched))) return true;
   }
   // Any later word that starts with a capital.
-  const capital = capitals.find(at + word.length);
+  const capital = capitals.find(at + words.matched);
   return capital >= 0 && capital < end;
+}
+
+// Whether a sentence's first word makes it a candidate depends on the word alone, and
+// sentences open with the same few words: the answers are kept.
+const firstWordCache = new Map<string, boolean>();
+
+/** A capitalised first word is only a candidate when it is not just any word. */
+function candidateFirstWord(word: string): boolean {
+  let candidate = firstWordCache.get(word);
+  if (candidate === undefined) {
+    if (firstWordCache.size >= 20_000) firstWordCache.clear();
+    const lower = word.toLowerCase();
+    const tag = STARTS_UPPER.test(word) ? lexiconTag(lower) : null;
+    candidate = tag !== null && (tag === undefined || NAME_OR_PLACE_TAG.test(tag) || isFirstName(lower) || HONORIFICS.has(lower) || NRP_SET.has(word));
+    firstWordCache.set(word, candidate);
+  }
+  return candidate;
 }
 
 /** Is a character one a sentence ends with: a line break, a full stop, a question or an exclamation mark? */
@@ -225,7 +237,7 @@ function kindOf(t: Term, lowerCaseText: boolean): Kind {
 const kindCache = new Map<string, Kind>();
 function cachedKindOf(t: Term, lowerCaseText: boolean): Kind {
   // Most words: in a text with capitals, a word that does not start with one is a particle or nothing.
-  if (!lowerCaseText && !startsUpper(t.text)) return CONNECTORS.has(t.normal) ? 'connector' : 'other';
+  if (!lowerCaseText && (t.facts & WORD_UPPER) === 0) return CONNECTORS.has(t.normal) ? 'connector' : 'other';
   if (lowerCaseText || !t.own) return kindOf(t, lowerCaseText);
   let kind = kindCache.get(t.text);
   if (kind === undefined) {
@@ -275,7 +287,8 @@ export function extractNlpEntities(text: string): NlpEntity[] {
         i = j + 1;
         continue;
       }
-      if ((NRP_SET.has(t.text) && !NRP_AMBIGUOUS.has(t.text)) || t.tags.has('Demonym')) {
+      // Every word of NRP_SET starts with a capital.
+      if (((t.facts & WORD_UPPER) !== 0 && NRP_SET.has(t.text) && !NRP_AMBIGUOUS.has(t.text)) || (t.own ? (t.facts & WORD_DEMONYM) !== 0 : t.tags.has('Demonym'))) {
         found.push({ entity: 'NRP', i, j: i, score: NRP_SCORE });
       }
       i++;
@@ -289,13 +302,6 @@ export function extractNlpEntities(text: string): NlpEntity[] {
 }
 
 const POSSESSIVE_END = /['’]s$/;
-
-/** Does a word start with an upper-case letter? */
-function startsUpper(text: string): boolean {
-  const c = text.charCodeAt(0);
-  if (c < 128) return c >= 65 && c <= 90;
-  return STARTS_UPPER.test(text);
-}
 
 function isNameish(kind: Kind | undefined): boolean {
   return kind === 'name' || kind === 'ambiguous' || kind === 'proper' || kind === 'unknown';
@@ -514,9 +520,10 @@ function addCoordinatedNames(sentence: readonly Term[], found: Array<{ entity: E
   }
   for (let k = 0; k < sentence.length; k++) {
     // After "the", "at", "for", or opening a sentence or line ("Owens, Duran and Oneal\n...").
+    if (label[k] !== 'PERSON') continue;
     const lead = sentence[k - 1];
     const opens = !lead || /\n/.test(lead.post) || /^[>?\s]*$/.test(lead.text);
-    if (label[k] !== 'PERSON' || !(opens || /^(the|at|for|of|from|with)$/.test(lead.normal))) continue;
+    if (!(opens || /^(the|at|for|of|from|with)$/.test(lead.normal))) continue;
     let end = k;
     let members = 1;
     for (;;) {

@@ -24,7 +24,19 @@ export interface Term {
   start: number;
   /** Are `tags` the word's own, unchanged by its neighbours (so anything worked out from them holds for the word wherever it stands)? */
   own: boolean;
+  /** WORD_* bits, worked out once per word: those read from its tags hold while `own` does. */
+  facts: number;
 }
+
+/** The word starts with an upper-case letter. */
+export const WORD_UPPER = 1;
+/** An upper-case letter, then a lower-case one (isCapitalisedWord). */
+export const WORD_CAPITALISED = 2;
+/** A month's name, or tagged Month. */
+export const WORD_MONTH = 4;
+/** Tagged Demonym. */
+export const WORD_DEMONYM = 8;
+
 
 type LexiconEntry = string | string[] | undefined;
 interface TagInfo {
@@ -136,14 +148,20 @@ interface ChunkParse {
   /** Punctuation alone ("-", "..."): no word. */
   punctuationOnly: boolean;
   /** The words with their own tags, offsets relative to the chunk; every word but the last is followed by "-". */
-  words: Array<{ text: string; start: number; normal: string; tags: Set<string> }>;
+  words: Array<{ text: string; start: number; normal: string; tags: Set<string>; facts: number }>;
   /** Where the last word's trailing punctuation starts in the chunk. */
   tail: number;
 }
 
 function chunkWord(text: string, start: number): ChunkParse['words'][number] {
   const normal = normalise(text);
-  return { text, start, normal, tags: tagsOf(text, normal) };
+  const tags = tagsOf(text, normal);
+  const facts =
+    (startsUpper(text) ? WORD_UPPER : 0) |
+    (isCapitalisedWord(text) ? WORD_CAPITALISED : 0) |
+    (MONTHS.has(normal) || tags.has('Month') ? WORD_MONTH : 0) |
+    (tags.has('Demonym') ? WORD_DEMONYM : 0);
+  return { text, start, normal, tags, facts };
 }
 
 function parseChunk(chunk: string): ChunkParse {
@@ -299,12 +317,12 @@ export function tokenize(text: string, blanked: readonly number[] = []): Term[][
     const words = parse.words;
     for (let k = 0; k < words.length - 1; k++) {
       const w = words[k];
-      sentence.push({ text: w.text, normal: w.normal, post: '-', tags: w.tags, start: chunkStart + w.start, own: true });
+      sentence.push({ text: w.text, normal: w.normal, post: '-', tags: w.tags, start: chunkStart + w.start, own: true, facts: w.facts });
     }
     // The post: the word's trailing punctuation and the white space up to the next chunk.
     const w = words[words.length - 1];
     const start = chunkStart + w.start;
-    const t: Term = { text: w.text, normal: w.normal, post: blankedSlice(text, blanked, d, start + w.text.length, after), tags: w.tags, start, own: true };
+    const t: Term = { text: w.text, normal: w.normal, post: blankedSlice(text, blanked, d, start + w.text.length, after), tags: w.tags, start, own: true, facts: w.facts };
     sentence.push(t);
     if (endsSentence(t, after > end)) {
       sentences.push(sentence);
@@ -314,6 +332,14 @@ export function tokenize(text: string, blanked: readonly number[] = []): Term[][
   if (sentence.length > 0) sentences.push(sentence);
   for (const s of sentences) contextTags(s);
   return sentences;
+}
+
+const STARTS_UPPER = /^\p{Lu}/u;
+/** Does a word start with an upper-case letter? */
+export function startsUpper(text: string): boolean {
+  const c = text.charCodeAt(0);
+  if (c < 128) return c >= 65 && c <= 90;
+  return STARTS_UPPER.test(text);
 }
 
 const CAPITALISED = /^\p{Lu}\p{Ll}/u;
@@ -339,8 +365,8 @@ const breaks = (t: Term) => breaksAfterPost(t.post);
 function contextTags(s: Term[]): void {
   for (let i = 0; i < s.length; i++) {
     const t = s[i];
-    const month = MONTHS.has(t.normal) || t.tags.has('Month');
-    const cap = isCapitalisedWord(t.text);
+    const month = t.own ? (t.facts & WORD_MONTH) !== 0 : MONTHS.has(t.normal) || t.tags.has('Month');
+    const cap = (t.facts & WORD_CAPITALISED) !== 0;
     // Every rule below but the first and the one for a sentence's first word needs a capitalised word.
     if (!cap && !month && i !== 0) continue;
     const prev = s[i - 1];
