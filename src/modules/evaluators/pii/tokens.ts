@@ -37,7 +37,6 @@ export const WORD_MONTH = 4;
 /** Tagged Demonym. */
 export const WORD_DEMONYM = 8;
 
-
 type LexiconEntry = string | string[] | undefined;
 interface TagInfo {
   parents?: string[];
