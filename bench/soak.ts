@@ -3,7 +3,8 @@
  * sizes (SPYGLASS_SOAK=1, which only this bench sets): the route fuzz with ~20x more random
  * requests, the collector fuzz with ~15x more random values, five kill-and-restart cycles, and
  * two server processes sharing ten times as many traces, a backup of 3,000 traces of 4 KB taken
- * under ingest, a move of 3,000 traces to PostgreSQL. Each file's pass/fail and wall time.
+ * under ingest, a move of 3,000 traces to PostgreSQL, 1,000 alert rules due in one poll. Each
+ * file's pass/fail and wall time.
  */
 import { spawnSync } from 'node:child_process';
 
@@ -14,6 +15,7 @@ export const SOAK_FILES = [
   'test/ops/several-processes.test.ts',
   'test/ops/backup.test.ts',
   'test/ops/move-to-postgres.test.ts',
+  'test/alerts/many-rules.test.ts',
 ];
 
 export interface SoakResult {

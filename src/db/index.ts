@@ -68,6 +68,8 @@ const PGLITE_CONF = ['max_wal_size = 64MB', 'min_wal_size = 32MB', 'shared_buffe
 
 /** A migrated empty PGlite database, made by `prepare` (scripts/pglite-template.ts). */
 export const PGLITE_TEMPLATE = path.join(PACKAGE_DIR, 'dist', 'pglite-template.tar');
+/** Beside it: the digest of the migrations it was made with (`migrationsDigest`). */
+export const PGLITE_TEMPLATE_DIGEST = `${PGLITE_TEMPLATE}.migrations`;
 
 export interface OpenOptions {
   databaseUrl: string | null;

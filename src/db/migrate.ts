@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Database } from './index.ts';
@@ -18,6 +19,13 @@ export function listMigrations(dir = MIGRATIONS_DIR): Migration[] {
     .filter((f) => f.endsWith('.sql'))
     .sort()
     .map((name) => ({ name, sql: fs.readFileSync(path.join(dir, name), 'utf8') }));
+}
+
+/** What a database migrated with `migrations` holds: it changes when a migration is added, renamed or edited. */
+export function migrationsDigest(migrations = listMigrations()): string {
+  const hash = createHash('sha256');
+  for (const m of migrations) hash.update(`${m.name}\0${m.sql}\0`);
+  return hash.digest('hex');
 }
 
 /**

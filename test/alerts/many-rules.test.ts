@@ -4,7 +4,12 @@ import { databaseKinds, ManualClock, startApp, type TestApp } from '../support/h
 const MIN = 60_000;
 /** A whole hour: every rule made in the minute after it starts its first window here. */
 const T0 = Date.parse('2026-11-23T09:00:00Z');
-const RULES = 1_000;
+/**
+ * More than two of a poll's batches of 200 due rules (405 due: two full, then the rest), so the
+ * poll goes on batch after batch; `BENCH_ONLY=soak npm run bench` makes 1,000 (SPYGLASS_SOAK,
+ * which only that bench sets). Each rule costs the test two requests and a read.
+ */
+const RULES = process.env.SPYGLASS_SOAK === '1' ? 1_000 : 450;
 
 /**
  * The kinds of rule the project holds, in turn: a threshold on a rate, a change in traffic
@@ -19,8 +24,8 @@ const shapes = [
 ];
 const hourly = (i: number) => i % 10 === 9;
 
-/** A project with 1,000 rules: one scheduler tick, when their windows end, evaluates each due rule's window once and keeps what it saw. */
-describe.each(databaseKinds)('1,000 alert rules in one project (%s)', (kind) => {
+/** A project with hundreds of rules: one scheduler tick, when their windows end, evaluates each due rule's window once and keeps what it saw. */
+describe.each(databaseKinds)(`${RULES} alert rules in one project (%s)`, (kind) => {
   let t: TestApp;
   const clock = new ManualClock(T0 + MIN);
   const ids: string[] = [];
@@ -53,7 +58,7 @@ describe.each(databaseKinds)('1,000 alert rules in one project (%s)', (kind) => 
     // Nothing has ended yet: a tick evaluates nothing.
     expect((await t.app.services.alerts.alerts.evaluateDue()).windows).toBe(0);
 
-    // The first 5-minute window ends: 900 rules are due, the 100 hourly ones are not.
+    // The first 5-minute window ends: 9 rules in 10 are due, the hourly ones are not.
     const end = T0 + 5 * MIN;
     clock.set(end + 1_000);
     const due = ids.filter((_, i) => !hourly(i));

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { isMainThread } from 'node:worker_threads';
 import { afterAll, beforeAll } from 'vitest';
 
 /**
@@ -7,6 +8,12 @@ import { afterAll, beforeAll } from 'vitest';
  * on it, the worker's own and its child processes' (the Chromium a browser file drives, a server or
  * CLI a file spawns). A worker runs its files one after another, so the differences are the file's.
  * Linux only (/proc); elsewhere the children's CPU is left out.
+ *
+ * A file in a worker thread (the isolated project) shares its process with vitest itself and the
+ * other threads, and that process's children are the fork workers: its figure is its own
+ * thread's CPU (/proc/thread-self), with no children, which leaves out its database's (PGlite
+ * runs in a thread of its own). Counted by process, such a file got the CPU of every worker that
+ * ran beside it.
  */
 const log = process.env.SPYGLASS_FILE_CPU_LOG;
 
@@ -50,25 +57,38 @@ function childrenCpuMs(): number {
   return total;
 }
 
+/** This thread's user and system CPU (/proc/thread-self), in µs as process.cpuUsage() gives them. */
+function threadCpuUsage(): NodeJS.CpuUsage {
+  const stat = fs.readFileSync('/proc/thread-self/stat', 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return { user: Number(fields[11]) * TICK_MS * 1000, system: Number(fields[12]) * TICK_MS * 1000 };
+}
+
+/** The CPU to count for this file: the process's and its children's, or in a worker thread the thread's alone. */
+function sample(): { cpu: NodeJS.CpuUsage; childrenMs: number } {
+  if (isMainThread) return { cpu: process.cpuUsage(), childrenMs: childrenCpuMs() };
+  return { cpu: threadCpuUsage(), childrenMs: 0 };
+}
+
 if (log) {
   // Vitest runs the setup files again before each test file, ahead of loading it: the figures
   // include loading (collecting) the file, which is most of a short file's cost.
-  const start = { wall: performance.now(), cpu: process.cpuUsage(), children: childrenCpuMs() };
+  const start = { wall: performance.now(), ...sample() };
   let file = '';
   beforeAll((suite) => {
     file = 'filepath' in suite && typeof suite.filepath === 'string' ? suite.filepath : suite.name;
   });
   afterAll(() => {
-    const cpu = process.cpuUsage(start.cpu);
+    const end = sample();
     fs.appendFileSync(
       log,
       `${JSON.stringify({
         file: file.startsWith(process.cwd()) ? file.slice(process.cwd().length + 1) : file,
         pid: process.pid,
         wallS: (performance.now() - start.wall) / 1000,
-        userS: cpu.user / 1e6,
-        systemS: cpu.system / 1e6,
-        childrenS: (childrenCpuMs() - start.children) / 1000,
+        userS: (end.cpu.user - start.cpu.user) / 1e6,
+        systemS: (end.cpu.system - start.cpu.system) / 1e6,
+        childrenS: (end.childrenMs - start.childrenMs) / 1000,
       })}\n`,
     );
   });

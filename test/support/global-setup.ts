@@ -4,8 +4,8 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
-import { openDatabase } from '../../src/db/index.ts';
-import { migrate } from '../../src/db/migrate.ts';
+import { openDatabase, PGLITE_TEMPLATE, PGLITE_TEMPLATE_DIGEST } from '../../src/db/index.ts';
+import { listMigrations, migrate, migrationsDigest } from '../../src/db/migrate.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -17,18 +17,25 @@ declare module 'vitest' {
 }
 
 /**
- * Builds one migrated database per run and vitest project (PGlite's initdb alone takes seconds).
- * Both projects (server, browser) set up in one process, so the names carry a random part too.
+ * One migrated database per run and vitest project for the files to copy: PGlite's from `prepare`
+ * when it is current (PGlite's initdb alone takes seconds), PostgreSQL's made here. Both projects
+ * (shared, isolated) set up in one process, so the names carry a random part too.
  */
 export default async function setup(project: TestProject) {
   requireWhatCiTests();
   const run = `${process.pid}_${randomBytes(3).toString('hex')}`;
-  const db = await openDatabase({ databaseUrl: null, dataDir: null });
-  await migrate(db);
-  const dump = await db.pglite!.dumpDataDir();
-  const file = path.join(os.tmpdir(), `spyglass-pglite-template-${run}.tar`);
-  fs.writeFileSync(file, Buffer.from(await dump.arrayBuffer()));
-  await db.close();
+  const migrations = listMigrations();
+  // `prepare`'s template (dist/pglite-template.tar) when it holds exactly these migrations: this
+  // setup runs before any test file starts, and building one costs about 6 s of CPU.
+  const prepared = fs.existsSync(PGLITE_TEMPLATE_DIGEST) && fs.readFileSync(PGLITE_TEMPLATE_DIGEST, 'utf8').trim() === migrationsDigest(migrations);
+  const file = prepared ? PGLITE_TEMPLATE : path.join(os.tmpdir(), `spyglass-pglite-template-${run}.tar`);
+  if (!prepared) {
+    const db = await openDatabase({ databaseUrl: null, dataDir: null });
+    await migrate(db, migrations);
+    const dump = await db.pglite!.dumpDataDir();
+    fs.writeFileSync(file, Buffer.from(await dump.arrayBuffer()));
+    await db.close();
+  }
   project.provide('pgliteTemplate', file);
 
   const url = process.env.TEST_DATABASE_URL;
@@ -45,7 +52,7 @@ export default async function setup(project: TestProject) {
   project.provide('pgTemplate', template);
 
   return async () => {
-    fs.rmSync(file, { force: true });
+    if (!prepared) fs.rmSync(file, { force: true });
     if (!template) return;
     // The copies the workers' shared apps keep open until their process ends, and any a test left.
     const copies = await adminRows(template.url, `SELECT datname FROM pg_database WHERE starts_with(datname, $1)`, [testDatabasePrefix(template.name)]);
