@@ -233,9 +233,9 @@ export async function benchDayDrop(pgUrl: string, spans: number, daysDropped = 3
     try {
       const days = app.services.traces.ctx.days;
       const dropDay = days.drop.bind(days);
-      days.drop = async (tx, day) => {
+      days.drop = async (day, droppable) => {
         const d0 = performance.now();
-        const dropped = await dropDay(tx, day);
+        const dropped = await dropDay(day, droppable);
         dropsMs.push(performance.now() - d0);
         return dropped;
       };

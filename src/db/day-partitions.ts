@@ -1,6 +1,9 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'drizzle-orm';
+import type { Logger } from 'pino';
 import type { Database, Executor } from './index.ts';
-import { rows } from './index.ts';
+import { rows, textArray } from './index.ts';
+import { hasSqlState } from './unique-violation.ts';
 
 /**
  * Tables partitioned by UTC day (migration 0069): a range partition `<table>_dYYYYMMDD` per
@@ -13,11 +16,31 @@ import { rows } from './index.ts';
  * would hold the parent's lock for the whole write, and PGlite's one connection would wait on
  * itself). A day whose partition cannot be made (the default partition holds rows of it) keeps
  * those rows in the default partition, where retention deletes them row by row.
+ *
+ * Making or dropping a partition locks its parent exclusively, on PostgreSQL while other
+ * connections write: a writer that holds one table of the set and waits for another would
+ * deadlock with it, and PostgreSQL would cancel one of the two after deadlock_timeout (the
+ * writer's request answering 500). So the DDL waits for a lock only briefly (lock_timeout under
+ * deadlock_timeout: it is the one that gives way, before any deadlock is detected) and tries
+ * again after a pause. If it still cannot, the writes go on into the default partition: a day
+ * missing its partition, whatever dropped it, never fails a write.
  */
-
 export const DAY_MS = 86_400_000;
 // Any constant: two processes making the same day wait for each other instead of failing.
 const PARTITION_LOCK = 5_560_069;
+/** How long DDL keeps trying to take its locks before it gives up (the writes use the default partition meanwhile). */
+const DDL_PATIENCE_MS = 10_000;
+/** What making a day's partition fails with when the default partition holds rows of that day. */
+const DEFAULT_HOLDS_DAY = '23514';
+/** lock_not_available (lock_timeout ran out), deadlock_detected. */
+const LOCK_CONFLICT = ['55P03', '40P01'];
+/**
+ * In a DDL transaction (PostgreSQL): a lock not granted within half of deadlock_timeout (at
+ * most 200 ms) fails this transaction, and only this one.
+ */
+const GIVE_WAY = sql.raw(
+  `SELECT set_config('lock_timeout', greatest(1, least(200, setting::int / 2)) || 'ms', true) FROM pg_settings WHERE name = 'deadlock_timeout'`,
+);
 
 /** The UTC day (days since 1970-01-01) of an epoch-milliseconds time. */
 export const dayOf = (ms: number): number => Math.floor(ms / DAY_MS);
@@ -30,21 +53,43 @@ const ident = (name: string) => sql.raw(`"${name.replace(/"/g, '""')}"`);
 export class DayPartitions {
   /** Days known to have their partitions in every table (this process made or saw them). */
   private readonly known = new Set<number>();
+  /**
+   * This process's making and dropping take turns: a drop never lands between ensure's reading
+   * of the catalogue and its remembering the day (the day would be remembered, gone).
+   */
+  private turn: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly db: Database,
     readonly tables: readonly string[],
+    private readonly logger?: Logger,
   ) {}
 
-  /** Makes the partitions of these days that this process has not seen yet, each table of the set. */
+  /**
+   * Makes the partitions of these days that this process has not seen yet, each table of the
+   * set. A day whose locks stay taken is left without (its rows go to the default partition)
+   * and tried again by the next call that needs it.
+   */
   async ensure(days: Iterable<number>): Promise<void> {
-    const missing = [...new Set(days)].filter((d) => !this.known.has(d)).sort((a, b) => a - b);
-    if (!missing.length) return;
-    const existing = new Set(await this.days());
-    for (const day of missing) {
-      if (!existing.has(day)) await this.make(day);
-      this.known.add(day);
-    }
+    const wanted = [...new Set(days)].filter((d) => !this.known.has(d)).sort((a, b) => a - b);
+    if (!wanted.length) return;
+    await this.inTurn(async () => {
+      const missing = wanted.filter((d) => !this.known.has(d));
+      if (!missing.length) return;
+      const existing = new Set(await this.days());
+      for (const day of missing) {
+        if (!existing.has(day)) {
+          try {
+            await this.make(day);
+          } catch (err) {
+            if (!hasSqlState(err, LOCK_CONFLICT)) throw err;
+            this.logger?.warn({ err, day, tables: this.tables }, 'a day partition could not be made (its tables stayed locked): its rows go to the default partition for now');
+            continue;
+          }
+        }
+        this.known.add(day);
+      }
+    });
   }
 
   /** Days that have partitions (of the set's first table), ascending. */
@@ -64,26 +109,32 @@ export class DayPartitions {
   }
 
   /**
-   * Drops one day's partitions of every table, in the caller's transaction (a lock on each
-   * parent until it commits: keep that transaction short). Answers whether the day had them.
+   * Drops one day's partitions of every table, in one short transaction of its own (a lock on
+   * each parent until it commits), when `droppable` (asked in that transaction) still says so.
+   * Answers whether the day had them. Another process dropping the same day at once is no error.
    */
-  async drop(tx: Executor, day: number): Promise<boolean> {
-    let dropped = false;
-    for (const table of this.tables) {
-      const name = `${table}_d${daySuffix(day)}`;
-      const [{ exists }] = await rows<{ exists: boolean }>(tx, sql`SELECT to_regclass(${name}) IS NOT NULL AS exists`);
-      if (!exists) continue;
-      await tx.execute(sql`DROP TABLE ${ident(name)}`);
-      dropped = true;
-    }
-    this.known.delete(day);
-    return dropped;
+  async drop(day: number, droppable?: (tx: Executor) => Promise<boolean>): Promise<boolean> {
+    return this.inTurn(async () => {
+      this.known.delete(day);
+      const partitions = this.tables.map((t) => `${t}_d${daySuffix(day)}`);
+      return this.ddl([...this.tables, ...partitions], async (tx) => {
+        if (droppable && !(await droppable(tx))) return false;
+        let dropped = false;
+        for (const name of partitions) {
+          const [{ exists }] = await rows<{ exists: boolean }>(tx, sql`SELECT to_regclass(${name}) IS NOT NULL AS exists`);
+          if (!exists) continue;
+          await tx.execute(sql`DROP TABLE IF EXISTS ${ident(name)}`);
+          dropped = true;
+        }
+        return dropped;
+      });
+    });
   }
 
   private async make(day: number): Promise<void> {
     try {
-      await this.db.orm.transaction(async (tx) => {
-        if (this.db.kind === 'postgres') await tx.execute(sql`SELECT pg_advisory_xact_lock(${PARTITION_LOCK})`);
+      // A new partition locks its parent, and the default partition that it reads for rows of its day.
+      await this.ddl([...this.tables, ...this.tables.map((t) => `${t}_default`)], async (tx) => {
         for (const table of this.tables) {
           await tx.execute(
             sql`CREATE TABLE IF NOT EXISTS ${ident(`${table}_d${daySuffix(day)}`)} PARTITION OF ${ident(table)} FOR VALUES FROM (${sql.raw(String(day))}) TO (${sql.raw(String(day + 1))})`,
@@ -91,9 +142,43 @@ export class DayPartitions {
         }
       });
     } catch (err) {
-      // The default partition holds rows of this day: they stay there (see above).
-      if (!/default partition/i.test((err as Error).message)) throw err;
+      // The default partition holds rows of this day (check_violation): they stay there (see above).
+      if (!hasSqlState(err, [DEFAULT_HOLDS_DAY])) throw err;
     }
+  }
+
+  /**
+   * DDL on the set's tables in a transaction that gives way to writers (see above), tried
+   * again after a pause while its locks are taken, for DDL_PATIENCE_MS at most. Two processes
+   * doing DDL on a set wait for each other (the advisory lock) instead of failing.
+   */
+  private async ddl<T>(relations: string[], work: (tx: Executor) => Promise<T>): Promise<T> {
+    const giveUpAt = Date.now() + DDL_PATIENCE_MS;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.db.orm.transaction(async (tx) => {
+          if (this.db.kind === 'postgres') {
+            await tx.execute(sql`SELECT pg_advisory_xact_lock(${PARTITION_LOCK})`);
+            await tx.execute(GIVE_WAY);
+            // Every lock the DDL needs, taken at once before any of it runs: it never holds one
+            // for long while it waits for another.
+            const present = await rows<{ name: string }>(tx, sql`SELECT n AS name FROM unnest(${textArray(relations)}) AS n WHERE to_regclass(n) IS NOT NULL`);
+            if (present.length) await tx.execute(sql`LOCK TABLE ONLY ${sql.join(present.map((r) => ident(r.name)), sql`, `)} IN ACCESS EXCLUSIVE MODE`);
+          }
+          return work(tx);
+        });
+      } catch (err) {
+        if (!hasSqlState(err, LOCK_CONFLICT) || Date.now() >= giveUpAt) throw err;
+        // Apart from the other DDL waiting: a pause that grows, at random within it.
+        await sleep(Math.random() * Math.min(500, 20 * 2 ** attempt));
+      }
+    }
+  }
+
+  private inTurn<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.turn.then(work, work);
+    this.turn = run.catch(() => {});
+    return run;
   }
 }
 

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { rows } from '../../src/db/index.ts';
-import { databaseKinds, useProjectApp, type ProjectApp } from '../support/harness.ts';
+import { createTenant, databaseKinds, useProjectApp, type ProjectApp } from '../support/harness.ts';
 
 /**
  * Spans and trace summaries are stored by day (docs/operating.md: Retention): a trace stays in
@@ -117,5 +117,82 @@ describe.each(databaseKinds)('traces stored by day (%s)', (kind) => {
     const today = Math.floor(now / DAY);
     expect(await partitionsOf(today)).toHaveLength(3);
     expect(await evaluationsOf('c3'.repeat(16))).toEqual([today]);
+  });
+
+  it('takes spans for days without partitions from several projects at once while two retention sweeps drop days, and makes a dropped day again', async () => {
+    const now = clock.now().getTime();
+    const today = Math.floor(now / DAY);
+    const hex = (n: number, width: number) => n.toString(16).padStart(width, '0');
+    const traceId = (n: number) => `d0${hex(n, 30)}`;
+    const spans = (first: number, count: number, startMs: number) => ({
+      resourceSpans: [
+        {
+          resource: { attributes: [{ key: 'service.name', value: { stringValue: 'day-test' } }] },
+          scopeSpans: [
+            {
+              scope: { name: 'day-test' },
+              spans: Array.from({ length: count }, (_, k) => ({
+                traceId: traceId(first + k),
+                spanId: hex(first + k + 1, 16),
+                name: `span ${first + k}`,
+                kind: 1,
+                startTimeUnixNano: String(BigInt(startMs + k) * 1_000_000n),
+                endTimeUnixNano: String(BigInt(startMs + k + 1_000) * 1_000_000n),
+              })),
+            },
+          ],
+        },
+      ],
+    });
+    // Projects keeping their traces (this file's two expire theirs after 30 days).
+    const tenants = (await Promise.all(['First', 'Second', 'Third', 'Fourth'].map((name) => createTenant(p.t, name)))).map((t) => ({ token: t.projectToken }));
+    // A project past its retention with traces on a day of its own: both sweeps drop that day.
+    const expiring = await createTenant(p.t, 'Expiring');
+    const expiredDay = today - 250;
+    await send(expiring.projectToken, spans(9_000, 5, expiredDay * DAY + 3_600_000));
+    await setRetention(expiring.projectId, expiring.adminToken, 30);
+
+    // Every request below needs a day without partitions yet (its own, long past); on PostgreSQL
+    // the projects' transactions run side by side with the making and the dropping of days.
+    const sent: { token: string; first: number }[] = [];
+    const requests: Promise<{ status: number; text: string }>[] = [];
+    const PER_REQUEST = 40;
+    tenants.forEach(({ token }, i) => {
+      for (let j = 0; j < 4; j++) {
+        const first = (i * 4 + j) * PER_REQUEST;
+        sent.push({ token, first });
+        requests.push(p.t.request('POST', '/api/otel/v1/traces', { token, body: spans(first, PER_REQUEST, (today - 300 - i * 4 - j) * DAY + 3_600_000) }));
+      }
+    });
+    const sweeps = Promise.allSettled([p.t.app.services.traces.sweepRetention(), p.t.app.services.traces.sweepRetention()]);
+    const answers = await Promise.all(requests);
+    expect(answers.map((a) => `${a.status} ${a.status === 200 ? '' : a.text}`)).toEqual(answers.map(() => '200 '));
+    expect((await sweeps).map((s) => (s.status === 'rejected' ? String(s.reason) : s.status))).toEqual(['fulfilled', 'fulfilled']);
+    for (const { token, first } of sent) {
+      for (const id of [traceId(first), traceId(first + PER_REQUEST - 1)]) expect((await p.t.request('GET', `/api/trace/${id}`, { token })).status).toBe(200);
+    }
+    expect((await p.t.request('GET', `/api/trace/${traceId(9_000)}`, { token: expiring.projectToken })).status).toBe(404);
+    expect(await partitionsOf(expiredDay)).toEqual([]);
+
+    // A project that keeps its traces sends spans of the dropped day: the day is made again.
+    await send(tenants[0].token, spans(9_100, 3, expiredDay * DAY + 7_200_000));
+    expect((await p.t.request('GET', `/api/trace/${traceId(9_100)}`, { token: tenants[0].token })).status).toBe(200);
+    expect(await partitionsOf(expiredDay)).toHaveLength(3);
+  });
+
+  it('takes the first trace of a day whose rows sit in the default partition already (a result that came before its trace)', async () => {
+    // Ten days on: past the days made ahead, so the day has no partitions.
+    clock.advance(10 * DAY);
+    const now = clock.now().getTime();
+    const day = Math.floor(now / DAY);
+    const tenant = await createTenant(p.t, 'Late');
+    const first = 'e1'.repeat(16);
+    // A result for a trace not stored yet is kept in the day it was stored on, here in the default partition.
+    await evaluate(tenant.projectToken, first);
+    expect(await partitionsOf(day)).toEqual([]);
+    await send(tenant.projectToken, otlp(first, '4'.repeat(16), now - 60_000));
+    await send(tenant.projectToken, otlp('e2'.repeat(16), '5'.repeat(16), now - 30_000));
+    for (const id of [first, 'e2'.repeat(16)]) expect((await p.t.request('GET', `/api/trace/${id}`, { token: tenant.projectToken })).status).toBe(200);
+    expect(await evaluationsOf(first)).toEqual([day]);
   });
 });

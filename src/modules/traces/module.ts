@@ -76,7 +76,7 @@ export interface Traces {
 export function buildTraces(ports: TracesPorts): Traces {
   const { db, clock, limits, readPriority } = ports;
   // Spans, traces and what other modules keep by their trace's day share the days (made and dropped together).
-  const days = new DayPartitions(db, ['traces', 'spans', ...ports.extensions.flatMap((e) => e.dayTables ?? [])]);
+  const days = new DayPartitions(db, ['traces', 'spans', ...ports.extensions.flatMap((e) => e.dayTables ?? [])], ports.logger);
   const ctx: TraceContext = { db, clock, days, projects: ports.projects, extensions: ports.extensions };
   const ingestion = new TraceIngest(
     ctx,

@@ -64,7 +64,7 @@ async function dropExpiredDays(ctx: TraceContext, cutoffs: Map<string, number>):
       }
       dropped += traceIds.length;
     }
-    await ctx.db.orm.transaction((tx) => ctx.days.drop(tx, day));
+    await ctx.days.drop(day);
   }
   return dropped;
 }

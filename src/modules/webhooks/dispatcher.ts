@@ -113,7 +113,7 @@ export class WebhookDispatcher {
     this.fanOutChunk = options.fanOutChunk ?? 500;
     this.leaseMs = options.leaseMs ?? Math.max(60_000, this.requestTimeoutMs * 3);
     this.abort = this.newAbortController();
-    this.outboxDays = new DayPartitions(db, ['events']);
+    this.outboxDays = new DayPartitions(db, ['events'], logger);
   }
 
   /**
@@ -463,9 +463,7 @@ export class WebhookDispatcher {
   private async dropOutboxDays(beforeMs: number): Promise<void> {
     for (const day of await this.outboxDays.days()) {
       if ((day + 1) * DAY_MS > beforeMs) break;
-      await this.db.orm.transaction(async (tx) => {
-        if (await store.outboxDayPassed(tx, day)) await this.outboxDays.drop(tx, day);
-      });
+      await this.outboxDays.drop(day, (tx) => store.outboxDayPassed(tx, day));
     }
   }
 }
