@@ -42,6 +42,8 @@ const within = (dir, file) => {
  *   `*.schema.ts`).
  * - A module's index.ts only re-exports (`export { ... } from`), and re-exports its one entry,
  *   module.ts: code and whole files (`export * as`) stay inside the module.
+ * - A module's module.ts exports its entry in the one shape every module has:
+ *   `export const <name>Module: SpyglassModule<...>` (src/platform/module.ts), which app.ts lists.
  */
 const boundaries = {
   meta: {
@@ -52,6 +54,7 @@ const boundaries = {
       ui: 'the web app imports from the server only schema files ({{target}}): the rest runs on the server',
       faceOnly: "a module's index.ts only re-exports what other modules may use (export { ... } from): put this in module.ts or another file of the module",
       entry: "a module's index.ts re-exports its entry, module.ts (its build and register functions)",
+      shape: "a module's module.ts exports its entry as `export const {{name}}: SpyglassModule<...> = { name, register }` (src/platform/module.ts)",
     },
     schema: [],
   },
@@ -92,7 +95,20 @@ const boundaries = {
       }
       if (!entry) context.report({ node: program, messageId: 'entry' });
     }
-    return { ImportDeclaration: check, ExportNamedDeclaration: check, ExportAllDeclaration: check, ImportExpression: check, ...(face ? { Program: checkFace } : {}) };
+    const entryFile = moduleOf(file) !== null && file === path.join(MODULES, moduleOf(file), 'module.ts');
+    function checkEntry(program) {
+      const name = `${moduleOf(file).replace(/-(\w)/g, (_, c) => c.toUpperCase())}Module`;
+      const shaped = program.body.some(
+        (s) =>
+          s.type === 'ExportNamedDeclaration' &&
+          s.declaration?.type === 'VariableDeclaration' &&
+          s.declaration.kind === 'const' &&
+          s.declaration.declarations.some((d) => d.id.name === name && d.id.typeAnnotation?.typeAnnotation.type === 'TSTypeReference' && d.id.typeAnnotation.typeAnnotation.typeName.name === 'SpyglassModule'),
+      );
+      if (!shaped) context.report({ node: program, messageId: 'shape', data: { name } });
+    }
+    const program = face ? { Program: checkFace } : entryFile ? { Program: checkEntry } : {};
+    return { ImportDeclaration: check, ExportNamedDeclaration: check, ExportAllDeclaration: check, ImportExpression: check, ...program };
   },
 };
 
