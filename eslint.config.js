@@ -11,6 +11,7 @@ const ROOT = import.meta.dirname;
 const MODULES = path.join(ROOT, 'src/modules');
 const PLATFORM = path.join(ROOT, 'src/platform');
 const UI = path.join(ROOT, 'src/ui');
+const SCHEMA = path.join(ROOT, 'src/db/schema');
 
 /** The module folder (src/modules/<name>) a file belongs to, or null. */
 function moduleOf(file) {
@@ -42,6 +43,8 @@ const within = (dir, file) => {
  *   `*.schema.ts`).
  * - A module's index.ts only re-exports (`export { ... } from`), and re-exports its one entry,
  *   module.ts: code and whole files (`export * as`) stay inside the module.
+ * - A module imports tables only from its own schema file (src/db/schema/<module>.ts): each table
+ *   has one owner (types of other owners' rows may be imported, `import type`).
  * - A module's module.ts exports its entry in the one shape every module has:
  *   `export const <name>Module: SpyglassModule<...>` (src/platform/module.ts), which app.ts lists.
  */
@@ -54,6 +57,7 @@ const boundaries = {
       ui: 'the web app imports from the server only schema files ({{target}}): the rest runs on the server',
       faceOnly: "a module's index.ts only re-exports what other modules may use (export { ... } from): put this in module.ts or another file of the module",
       entry: "a module's index.ts re-exports its entry, module.ts (its build and register functions)",
+      tableOwner: "{{target}} holds another owner's tables: the {{module}} module imports tables only from src/db/schema/{{module}}.ts, and asks the owner's index.ts for the rest",
       shape: "a module's module.ts exports its entry as `export const {{name}}: SpyglassModule<...> = { name, register }` (src/platform/module.ts)",
     },
     schema: [],
@@ -66,6 +70,10 @@ const boundaries = {
       const target = path.resolve(path.dirname(file), source);
       const rel = path.relative(ROOT, target);
       const targetModule = moduleOf(target);
+      const typeOnly = node.importKind === 'type' || node.exportKind === 'type' || (node.specifiers?.length > 0 && node.specifiers.every((s) => s.importKind === 'type' || s.exportKind === 'type'));
+      if (moduleOf(file) && within(SCHEMA, target) && !typeOnly && target !== path.join(SCHEMA, `${moduleOf(file)}.ts`)) {
+        context.report({ node: node.source, messageId: 'tableOwner', data: { target: rel, module: moduleOf(file) } });
+      }
       if (within(UI, file)) {
         if (!within(UI, target) && within(path.join(ROOT, 'src'), target) && !isSchemaFile(target)) {
           context.report({ node: node.source, messageId: 'ui', data: { target: rel } });
