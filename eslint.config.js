@@ -11,6 +11,7 @@ const ROOT = import.meta.dirname;
 const MODULES = path.join(ROOT, 'src/modules');
 const PLATFORM = path.join(ROOT, 'src/platform');
 const UI = path.join(ROOT, 'src/ui');
+const SCHEMA = path.join(ROOT, 'src/db/schema');
 
 /** The module folder (src/modules/<name>) a file belongs to, or null. */
 function moduleOf(file) {
@@ -42,6 +43,10 @@ const within = (dir, file) => {
  *   `*.schema.ts`).
  * - A module's index.ts only re-exports (`export { ... } from`), and re-exports its one entry,
  *   module.ts: code and whole files (`export * as`) stay inside the module.
+ * - A module imports tables only from its own schema file (src/db/schema/<module>.ts): each table
+ *   has one owner (types of other owners' rows may be imported, `import type`).
+ * - A module's module.ts exports its entry in the one shape every module has:
+ *   `export const <name>Module: SpyglassModule<...>` (src/platform/module.ts), which app.ts lists.
  */
 const boundaries = {
   meta: {
@@ -52,6 +57,8 @@ const boundaries = {
       ui: 'the web app imports from the server only schema files ({{target}}): the rest runs on the server',
       faceOnly: "a module's index.ts only re-exports what other modules may use (export { ... } from): put this in module.ts or another file of the module",
       entry: "a module's index.ts re-exports its entry, module.ts (its build and register functions)",
+      tableOwner: "{{target}} holds another owner's tables: the {{module}} module imports tables only from src/db/schema/{{module}}.ts, and asks the owner's index.ts for the rest",
+      shape: "a module's module.ts exports its entry as `export const {{name}}: SpyglassModule<...> = { name, register }` (src/platform/module.ts)",
     },
     schema: [],
   },
@@ -63,6 +70,10 @@ const boundaries = {
       const target = path.resolve(path.dirname(file), source);
       const rel = path.relative(ROOT, target);
       const targetModule = moduleOf(target);
+      const typeOnly = node.importKind === 'type' || node.exportKind === 'type' || (node.specifiers?.length > 0 && node.specifiers.every((s) => s.importKind === 'type' || s.exportKind === 'type'));
+      if (moduleOf(file) && within(SCHEMA, target) && !typeOnly && target !== path.join(SCHEMA, `${moduleOf(file)}.ts`)) {
+        context.report({ node: node.source, messageId: 'tableOwner', data: { target: rel, module: moduleOf(file) } });
+      }
       if (within(UI, file)) {
         if (!within(UI, target) && within(path.join(ROOT, 'src'), target) && !isSchemaFile(target)) {
           context.report({ node: node.source, messageId: 'ui', data: { target: rel } });
@@ -92,7 +103,20 @@ const boundaries = {
       }
       if (!entry) context.report({ node: program, messageId: 'entry' });
     }
-    return { ImportDeclaration: check, ExportNamedDeclaration: check, ExportAllDeclaration: check, ImportExpression: check, ...(face ? { Program: checkFace } : {}) };
+    const entryFile = moduleOf(file) !== null && file === path.join(MODULES, moduleOf(file), 'module.ts');
+    function checkEntry(program) {
+      const name = `${moduleOf(file).replace(/-(\w)/g, (_, c) => c.toUpperCase())}Module`;
+      const shaped = program.body.some(
+        (s) =>
+          s.type === 'ExportNamedDeclaration' &&
+          s.declaration?.type === 'VariableDeclaration' &&
+          s.declaration.kind === 'const' &&
+          s.declaration.declarations.some((d) => d.id.name === name && d.id.typeAnnotation?.typeAnnotation.type === 'TSTypeReference' && d.id.typeAnnotation.typeAnnotation.typeName.name === 'SpyglassModule'),
+      );
+      if (!shaped) context.report({ node: program, messageId: 'shape', data: { name } });
+    }
+    const program = face ? { Program: checkFace } : entryFile ? { Program: checkEntry } : {};
+    return { ImportDeclaration: check, ExportNamedDeclaration: check, ExportAllDeclaration: check, ImportExpression: check, ...program };
   },
 };
 

@@ -9,25 +9,14 @@ import type { Clock } from './platform/clock.ts';
 import { AppError, renderError } from './platform/errors.ts';
 import { errorHandler } from './platform/http/error-handler.ts';
 import { installAuth, type CredentialStore, type RouteAuthEntry } from './platform/auth/index.ts';
+import type { ModuleHost, SpyglassModule } from './platform/module.ts';
+import { pollJobs } from './platform/jobs/poll.ts';
 import type { TokenHasher } from './platform/tokens.ts';
-import { buildOrganizations, organizationDirectory, PasswordHasher, registerOrganizations, type Accounts, type Organizations } from './modules/organizations/index.ts';
 import { smtpMailer } from './platform/mail.ts';
-import { buildApiKeys, registerApiKeys, type ApiKeys } from './modules/api-keys/index.ts';
-import { buildPrompts, registerPrompts, type Prompts } from './modules/prompts/index.ts';
-import { buildAnnotations, registerAnnotations, type Annotations } from './modules/annotations/index.ts';
-import { buildReview, registerReview, type ReviewDeps } from './modules/review/index.ts';
-import { buildAgentCache, registerAgentCache, type AgentCache } from './modules/agent-cache/index.ts';
 import { loadKeyring } from './platform/crypto.ts';
-import { buildTraces, OtlpGrpcServer, registerTraces, type Traces } from './modules/traces/index.ts';
-import { buildEvaluators, registerEvaluators, type EvaluatorsContext } from './modules/evaluators/index.ts';
-import { buildAlerts, registerAlerts } from './modules/alerts/index.ts';
 import { Scheduler } from './platform/periodic.ts';
 import { installNulGuard } from './platform/nul-guard.ts';
 import { JobQueue } from './platform/jobs/index.ts';
-import { buildMonitors, monitorsTraceExtension, registerMonitors, type MonitorsContext } from './modules/monitors/index.ts';
-import { annotationsTraceExtension } from './modules/annotations/index.ts';
-import { evaluationsTraceExtension } from './modules/evaluators/index.ts';
-import { buildAnalytics, registerAnalytics, type Analytics } from './modules/analytics/index.ts';
 import { installWebApp } from './web-app.ts';
 import { installMetricsRoute, Metrics } from './platform/metrics.ts';
 import { echoRequestId, requestIdOptions } from './platform/request-id.ts';
@@ -37,19 +26,28 @@ import { ReadPriority } from './platform/read-priority.ts';
 import { registerGauges } from './platform/gauges.ts';
 import { installHealthRoutes } from './platform/http/health.ts';
 import { installReadPriority } from './platform/http/read-priority-hooks.ts';
-import { buildWebhooks, registerWebhooks, type Webhooks } from './modules/webhooks/index.ts';
-import { registerDatasets } from './modules/datasets/index.ts';
-import { registerMcp } from './modules/mcp/index.ts';
-import { packageVersion } from './package-dir.ts';
-import { buildExperiments, registerExperiments, resealTargetHeaders, TargetHeaders, type Experiments } from './modules/experiments/index.ts';
-import type { Resealers } from './ops/key-changes.ts';
-import { buildModelProviders, registerModelProviders, type ModelProviders } from './modules/model-providers/index.ts';
-import { buildPrivacy, privacyTraceExtension, registerPrivacy, type PrivacyPorts } from './modules/privacy/index.ts';
-import { registerSimulations, resealAgentHeaders } from './modules/simulations/index.ts';
-import { registerDashboards } from './modules/dashboards/index.ts';
-import { buildThreads, registerThreads, type ThreadsContext } from './modules/threads/index.ts';
-import { buildTopics, registerTopics, topicsTraceExtension, type Topics, type TopicsContext } from './modules/topics/index.ts';
-import { buildJudgeAlignment, judgeAlignmentContext, registerJudgeAlignment, type JudgeAlignmentContext, type JudgeTrustPort } from './modules/judge-alignment/index.ts';
+import { apiKeysModule, buildApiKeys, type ApiKeys } from './modules/api-keys/index.ts';
+import { agentCacheModule, buildAgentCache, type AgentCache } from './modules/agent-cache/index.ts';
+import { alertsModule, buildAlerts } from './modules/alerts/index.ts';
+import { analyticsModule, buildAnalytics, type Analytics } from './modules/analytics/index.ts';
+import { annotationsModule, annotationsTraceExtension, buildAnnotations, type Annotations } from './modules/annotations/index.ts';
+import { dashboardsModule } from './modules/dashboards/index.ts';
+import { datasetsModule } from './modules/datasets/index.ts';
+import { buildEvaluators, evaluationsTraceExtension, evaluatorsModule, type EvaluatorsContext } from './modules/evaluators/index.ts';
+import { buildExperiments, experimentsModule, type Experiments } from './modules/experiments/index.ts';
+import { buildJudgeAlignment, judgeAlignmentContext, judgeAlignmentModule, type JudgeAlignmentContext, type JudgeTrustPort } from './modules/judge-alignment/index.ts';
+import { mcpModule } from './modules/mcp/index.ts';
+import { buildModelProviders, modelProvidersModule, type ModelProviders } from './modules/model-providers/index.ts';
+import { buildMonitors, liveMonitors, monitorsModule, monitorsTraceExtension, type MonitorsContext } from './modules/monitors/index.ts';
+import { buildOrganizations, organizationDirectory, organizationsModule, PasswordHasher, type Accounts, type Organizations } from './modules/organizations/index.ts';
+import { buildPrivacy, privacyModule, privacyTraceExtension, type PrivacyPorts } from './modules/privacy/index.ts';
+import { buildPrompts, promptsModule, type Prompts } from './modules/prompts/index.ts';
+import { buildReview, reviewModule, type ReviewDeps } from './modules/review/index.ts';
+import { simulationsModule } from './modules/simulations/index.ts';
+import { buildThreads, threadsModule, type ThreadsContext } from './modules/threads/index.ts';
+import { buildTopics, topicsModule, topicsTraceExtension, type Topics, type TopicsContext } from './modules/topics/index.ts';
+import { buildTraces, OtlpGrpcServer, tracesModule, type Traces } from './modules/traces/index.ts';
+import { buildWebhooks, webhooksModule, type Webhooks } from './modules/webhooks/index.ts';
 
 export interface Deps {
   config: Config;
@@ -74,6 +72,8 @@ export interface Ports {
   readPriority: ReadPriority;
   organizations: Organizations;
   accounts: Accounts;
+  /** API keys and sessions resolved to principals (the auth layer, OTLP over gRPC). */
+  credentials: CredentialStore;
   apiKeys: ApiKeys;
   /** Privacy at ingest: redaction for every ingest path. */
   privacy: ReturnType<typeof buildPrivacy>;
@@ -125,9 +125,10 @@ export function buildPorts(deps: Deps): Ports {
   const readPriority = new ReadPriority(READ_PRIORITY_MAX_DELAY_MS, READ_PRIORITY_RECENT_MS);
   const apiKeys = buildApiKeys({ db, clock, hasher: deps.tokenHasher, directory: organizationDirectory(db) });
   const passwords = new PasswordHasher(config.passwordHashCost);
-  const { organizations, accounts } = buildOrganizations({ db, clock, keys: apiKeys, hasher: deps.tokenHasher, accounts: { sessions, signIn, publicUrl, passwords }, mailer, logger });
+  const { organizations, accounts, credentials } = buildOrganizations({ db, clock, keys: apiKeys, hasher: deps.tokenHasher, accounts: { sessions, signIn, publicUrl, passwords }, mailer, logger });
   const projects = organizations;
   const privacy = buildPrivacy({ db, clock, metrics, hasher: deps.tokenHasher, projects, overrides: deps.privacy });
+  const live = liveMonitors(config.intervals.monitorSettleMs);
   const traces = buildTraces({
     db,
     clock,
@@ -136,8 +137,8 @@ export function buildPorts(deps: Deps): Ports {
     limits: config.ingest,
     readPriority,
     projects,
-    // Evaluations, then annotations, then topics go with deleted traces, in that order.
-    extensions: [evaluationsTraceExtension(db), annotationsTraceExtension(db), topicsTraceExtension, privacyTraceExtension(privacy.privacy), monitorsTraceExtension(() => monitors)],
+    // Each module's own extension. Evaluations, then annotations, then topics go with deleted traces, in that order.
+    extensions: [evaluationsTraceExtension(db), annotationsTraceExtension(db), topicsTraceExtension, privacyTraceExtension(privacy.privacy), monitorsTraceExtension(live)],
   });
   const annotations = buildAnnotations({ db, clock, privacy: privacy.privacy });
   const { scoreConfigs } = annotations;
@@ -149,7 +150,7 @@ export function buildPorts(deps: Deps): Ports {
   const prompts = buildPrompts({ db, clock, models, traces });
   const webhooks = buildWebhooks({ db, clock, logger, keyring, metrics, pollMs, allowPrivateDestinations });
   const threads = buildThreads({ db, clock, traces, evaluations });
-  const monitors = buildMonitors({ db, clock, settleMs: config.intervals.monitorSettleMs, evaluations, review, traces, threads });
+  const monitors = buildMonitors({ db, clock, live, evaluations, review, traces, threads });
   const analytics = buildAnalytics({ db, traces });
   const topics = buildTopics({ db, clock, models, traces, analytics, projects });
   const judgeAlignmentCtx = judgeAlignmentContext({ db, clock, scoreConfigs, review, traces, evaluations, projects });
@@ -157,26 +158,47 @@ export function buildPorts(deps: Deps): Ports {
   const alerts = buildAlerts({ db, clock, analytics, monitors, scoreConfigs, judges: judgeAlignment.trust, publicUrl, mailer, allowPrivateDestinations, projects });
   const experiments = buildExperiments({ db, clock, logger, metrics, keyring, publicUrl, prompts, evaluations, traces, privacy: privacy.privacy });
   registerGauges(metrics, { db, jobs, readPriority, ingest: traces.ingestion });
-  return { metrics, jobs, readPriority, organizations, accounts, apiKeys, privacy, traces, annotations, review, agentCache, modelProviders, evaluations, prompts, webhooks, threads, monitors, analytics, topics, judgeAlignment, alerts, experiments };
+  return { metrics, jobs, readPriority, organizations, accounts, credentials, apiKeys, privacy, traces, annotations, review, agentCache, modelProviders, evaluations, prompts, webhooks, threads, monitors, analytics, topics, judgeAlignment, alerts, experiments };
 }
 
 /** The models offered from the server's environment (OPENAI_API_KEY): any openai/<model> works, these are listed. */
 const ENVIRONMENT_MODELS = ['openai/gpt-4o-mini', 'openai/gpt-4o', 'openai/gpt-4.1-mini', 'openai/gpt-4.1'];
 
-/**
- * The job queue: every process polls it (jobs are claimed one by one, SKIP LOCKED, so each runs
- * once); one process owns a PGlite database, so jobs it had claimed when it last stopped
- * (killed) are nobody's now.
- */
-function registerJobs(http: FastifyInstance, scheduler: Scheduler, db: Database, jobs: JobQueue): void {
-  if (db.kind === 'pglite') http.addHook('onReady', async () => void (await jobs.releaseClaims()));
-  scheduler.every({ name: 'jobs', intervalMs: 2_000, once: false, run: () => jobs.runDue() });
-}
-
 /** How long an ingest transaction waits at most for read requests in progress (PGlite). */
 const READ_PRIORITY_MAX_DELAY_MS = 250;
 /** Reads that ended this recently still count (docs/operating.md: Overload): the next one comes soon. */
 const READ_PRIORITY_RECENT_MS = 1_000;
+
+/**
+ * Every module's one entry, in the order they register (each registers its routes, job queues
+ * and schedules over the ports map). Typed over the whole map: a module that reads a port the
+ * map does not offer fails to compile; test/foundation/house-shape.test.ts fails when a folder
+ * of src/modules is missing here.
+ */
+export const MODULES: readonly SpyglassModule<Ports>[] = [
+  organizationsModule,
+  apiKeysModule,
+  promptsModule,
+  annotationsModule,
+  reviewModule,
+  agentCacheModule,
+  tracesModule,
+  privacyModule,
+  evaluatorsModule,
+  modelProvidersModule,
+  monitorsModule,
+  threadsModule,
+  analyticsModule,
+  alertsModule,
+  experimentsModule,
+  judgeAlignmentModule,
+  simulationsModule,
+  dashboardsModule,
+  topicsModule,
+  webhooksModule,
+  datasetsModule,
+  mcpModule,
+];
 
 export async function buildApp(deps: Deps): Promise<App> {
   // pino's Logger, seen as the logger interface Fastify's own types are written against.
@@ -246,12 +268,7 @@ export async function buildApp(deps: Deps): Promise<App> {
   await installCompression(http);
   const ports = buildPorts(deps);
   installNulGuard(http);
-  const credentials: CredentialStore = {
-    resolve: (token, now) => ports.apiKeys.resolve(token, now),
-    resolveSession: (token, now) => ports.accounts.resolveSession(token, now),
-    projectOrganization: (id) => ports.organizations.projectOrganization(id),
-  };
-  const routeTable = await installAuth(http, credentials, deps.clock);
+  const routeTable = await installAuth(http, ports.credentials, deps.clock);
   installMetricsRoute(http, ports.metrics, { open: deps.config.metricsPublic });
 
   // Routes outside a route group (health, metrics, the web app) answer errors in the nested
@@ -272,52 +289,15 @@ export async function buildApp(deps: Deps): Promise<App> {
     () => http.swagger(),
   );
 
-  const scheduler = new Scheduler(http, deps.db, ports.metrics);
-  const { db, clock, config } = deps;
-  const { intervals, publicUrl } = config;
-  const projects = ports.organizations;
-  const privacy = ports.privacy.privacy;
-  // The modules, each registering its routes, job queues and schedules over the ports map.
-  registerOrganizations(http, scheduler, ports.organizations, ports.accounts);
-  registerApiKeys(http, ports.apiKeys);
-  registerPrompts(http, ports.prompts);
-  registerAnnotations(http, ports.annotations);
-  registerReview(http, ports.review);
-  registerAgentCache(http, scheduler, ports.agentCache, intervals.cacheSweepMs);
-  registerTraces(http, scheduler, ports.traces, intervals.retentionSweepMs);
-  registerPrivacy(http, ports.privacy.ctx);
-  registerEvaluators(http, ports.evaluations);
-  registerModelProviders(http, ports.modelProviders);
-  registerMonitors(http, ports.jobs, ports.monitors);
-  registerThreads(http, ports.threads);
-  registerAnalytics(http, ports.analytics);
-  registerAlerts(http, scheduler, ports.jobs, ports.alerts.ctx, ports.alerts.alerts, intervals.alertPollMs);
-  registerExperiments(http, ports.experiments);
-  registerJudgeAlignment(http, ports.judgeAlignment.ctx, ports.experiments);
-  registerSimulations(http, { db, clock, privacy, models: ports.modelProviders.gateway, experiments: ports.experiments, projects, publicUrl });
-  registerDashboards(http, { db, clock, analytics: ports.analytics, projects });
-  registerTopics(http, scheduler, ports.topics.ctx, ports.topics.topics);
-  registerJobs(http, scheduler, db, ports.jobs);
-  registerWebhooks(http, ports.webhooks);
-  registerDatasets(http, ports.jobs, { db, clock, limits: config.datasets, traces: ports.traces, privacy, projects, publicUrl });
-  registerMcp(http, { routeTable, version: packageVersion() });
+  const host: ModuleHost = { http, scheduler: new Scheduler(http, deps.db, ports.metrics), jobs: ports.jobs, db: deps.db, clock: deps.clock, logger: deps.logger, config: deps.config, routeTable };
+  for (const module of MODULES) module.register(host, ports);
+  pollJobs(host);
   await installWebApp(http, ports.traces);
 
-  const otlpGrpc = new OtlpGrpcServer({ ingest: ports.traces.ingestion, credentials, clock: deps.clock, logger: deps.logger });
+  const otlpGrpc = new OtlpGrpcServer({ ingest: ports.traces.ingestion, credentials: ports.credentials, clock: deps.clock, logger: deps.logger });
   // Before onClose, where the decode workers and the database stop: calls in progress finish first.
   http.addHook('preClose', () => otlpGrpc.close());
 
   await http.ready();
   return { http, services: ports, routeTable, otlpGrpc };
-}
-
-/** How each kind of sealed value is sealed again under the keyring's first key (`spyglass keys rotate-encryption`). */
-export function resealers(deps: Deps, ports: Ports): Resealers {
-  return {
-    values: () => ports.agentCache.resealAll(),
-    secrets: () => ports.webhooks.resealSecrets(),
-    providerKeys: () => ports.modelProviders.resealKeys(),
-    targetHeaders: () => resealTargetHeaders(deps.db, new TargetHeaders(loadKeyring(deps.config.encryptionKey, deps.config.dataDir))),
-    agentHeaders: () => resealAgentHeaders(deps.db, new TargetHeaders(loadKeyring(deps.config.encryptionKey, deps.config.dataDir))),
-  };
 }

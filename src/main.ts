@@ -375,7 +375,7 @@ async function rotateEncryptionCommand(config: Config, dryRun: boolean): Promise
     }
     prepareRotation(target);
     // The start's own check then runs with the new keyring and records the new key's id.
-    return withDeps(config, (deps, { buildPorts, resealers }) => rotate(deps.db, target, resealers(deps, buildPorts(deps))));
+    return withDeps(config, (deps) => rotate(deps.db, deps.clock, target));
   });
   if (!lines) return 1;
   process.stdout.write(lines.join('\n') + '\n');

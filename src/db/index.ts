@@ -92,6 +92,10 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10 });
     // An idle client's error (server restart) must not crash the process; the next query reconnects.
     pool.on('error', () => {});
+    // A client in use when its connection ends (the database dropped or restarted) emits 'error'
+    // besides failing its query; pg-pool listens only while a client is idle, so without a
+    // listener of its own that event would end the process (readiness is to say 503 instead).
+    pool.on('connect', (client) => client.on('error', () => {}));
     const orm = drizzlePg({ client: pool, schema }) as unknown as Orm;
     let reads: Reads = primaryOnly(orm);
     if (options.replicas?.urls.length) {

@@ -4,6 +4,7 @@ import { sql } from 'drizzle-orm';
 import type { Config } from '../config.ts';
 import { rows, textArray, type Database, type Executor, type Tx } from '../db/index.ts';
 import { Keyring, parseKeySpecs } from '../platform/crypto.ts';
+import type { Clock } from '../platform/clock.ts';
 import type { SealedKind } from '../platform/sealed-kinds.ts';
 import { createKeyFile, newEncryptionKeyText, newTokenHashKeyText, readKeyFile, replaceKeyFile } from '../platform/key-files.ts';
 import { OpsError } from './errors.ts';
@@ -65,9 +66,6 @@ async function sealedKinds(): Promise<Record<SealedKindName, SealedKind>> {
     agentHeaders: simulations.sealedAgentHeaders,
   };
 }
-
-/** How each kind is sealed again under the keyring's first key; each answers how many it re-sealed. */
-export type Resealers = Record<SealedKindName, () => Promise<number>>;
 
 /** Sealed values per key id. */
 async function sealedCounts(db: Executor): Promise<Map<string, SealedCounts>> {
@@ -157,14 +155,11 @@ export function prepareRotation(target: RotationTarget): void {
  * key's id): values sealed again under the first key, then the record rewritten to the ids
  * still in use, then (file) the old keys dropped from the file.
  */
-export async function rotate(
-  db: Database,
-  target: RotationTarget,
-  reseal: Resealers,
-): Promise<string[]> {
+export async function rotate(db: Database, clock: Clock, target: RotationTarget): Promise<string[]> {
   const current = target.keyring.currentKeyId;
   const resealed: SealedCounts = { values: 0, secrets: 0, providerKeys: 0, targetHeaders: 0, agentHeaders: 0 };
-  for (const kind of SEALED_KIND_NAMES) resealed[kind] = await reseal[kind]();
+  const kinds = await sealedKinds();
+  for (const kind of SEALED_KIND_NAMES) resealed[kind] = await kinds[kind].reseal({ db, clock, keyring: target.keyring });
   const stillUsed = await db.orm.transaction(async (tx) => {
     if (db.kind === 'postgres') await tx.execute(sql`SELECT pg_advisory_xact_lock(${KEY_RECORD_LOCK})`);
     const inUse = [...(await sealedCounts(tx)).keys()].filter((id) => id !== current);
@@ -172,7 +167,7 @@ export async function rotate(
     await tx.execute(sql`DELETE FROM installation_keys WHERE kind = 'encryption' AND NOT (key_id = ANY(${textArray(keep)}))`);
     return inUse;
   });
-  const lines = [`Re-encrypted ${describeCounts(resealed, await sealedKinds())} under key ${current}.`];
+  const lines = [`Re-encrypted ${describeCounts(resealed, kinds)} under key ${current}.`];
   const old = target.keyring.keyIds.filter((id) => id !== current);
   if (stillUsed.length) {
     lines.push(

@@ -1,4 +1,6 @@
-import type { Executor } from '../db/index.ts';
+import type { Database, Executor } from '../db/index.ts';
+import type { Clock } from './clock.ts';
+import type { Keyring } from './crypto.ts';
 
 /**
  * One kind of value sealed with the installation's keyring, as the module that owns it counts
@@ -11,4 +13,6 @@ export interface SealedKind {
   many: string;
   /** Values of this kind per id of the key that seals them. */
   countByKey(db: Executor): Promise<{ key_id: string; n: number }[]>;
+  /** `spyglass keys rotate-encryption`: every value of this kind sealed again under the keyring's first key; how many were. */
+  reseal(installation: { db: Database; clock: Clock; keyring: Keyring }): Promise<number>;
 }

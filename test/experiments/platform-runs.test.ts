@@ -325,6 +325,39 @@ describe.each(databaseKinds)('experiments run by the platform (%s)', (kind) => {
     expect(results.body.evaluations).toEqual([expect.objectContaining({ index: 3, evaluator: 'recall', status: 'error', details: expect.stringContaining('data.contexts') })]);
   });
 
+  it('a call whose trace cannot be stored: its row says so (trace_not_recorded, no trace), the next run records again', async () => {
+    // The database refuses the spans of this target's calls (a constraint of the test's own), as it
+    // would refuse any write it cannot take: the call was made, its trace was not stored.
+    const def = { targets: [{ id: 'agent', name: 'untraceable', type: 'http', url: agent.url, headers: { 'x-agent-key': 'secret' }, output_field: 'answer' }] };
+    expect((await req('PUT', '/api/experiments/untraced/definition', def)).status).toBe(200);
+    const run = async () => {
+      const start = await req('POST', '/api/experiments/untraced/run', { data: [{ question: 'one' }, { question: 'two' }] });
+      expect(start.status, start.text).toBe(200);
+      const status = await waitFor(start.body.runId, 'untraced');
+      expect(status).toMatchObject({ status: 'completed', progress: 2, total: 2 });
+      const results = await req('GET', `/api/experiments/runs/${start.body.runId}/results?experimentSlug=untraced`);
+      // The rows the experiment page reads (its error column).
+      const page = await req('GET', `/api/experiments/untraced/runs/${start.body.runId}/rows?pageSize=50`);
+      expect(page.status, page.text).toBe(200);
+      return { status, results: results.body.dataset, rows: page.body.rows };
+    };
+    await t.db.orm.execute(sql`ALTER TABLE spans ADD CONSTRAINT test_refuses_untraceable CHECK (name IS DISTINCT FROM 'agent untraceable')`);
+    let refused: Awaited<ReturnType<typeof run>>;
+    try {
+      refused = await run();
+    } finally {
+      await t.db.orm.execute(sql`ALTER TABLE spans DROP CONSTRAINT test_refuses_untraceable`);
+    }
+    expect(refused.status.summary).toMatchObject({ totalCells: 2, failedCells: 2 });
+    expect(refused.results).toHaveLength(2);
+    for (const r of [...refused.results, ...refused.rows]) expect(r).toMatchObject({ traceId: null, error: expect.stringMatching(/^trace_not_recorded: \S/) });
+
+    const recorded = await run();
+    expect(recorded.status.summary).toMatchObject({ totalCells: 2, failedCells: 0 });
+    for (const r of [...recorded.results, ...recorded.rows]) expect(r).toMatchObject({ error: null, traceId: expect.stringMatching(/^[0-9a-f]{32}$/) });
+    expect([...recorded.results].sort((a, b) => a.index - b.index).map((r: { predicted: unknown }) => r.predicted)).toEqual([{ output: 'ONE' }, { output: 'TWO' }]);
+  });
+
   it('stops a run: status stopped with its summary, no cell started after', async () => {
     const def = { targets: [{ id: 'agent', type: 'http', url: agent.url, headers: { 'x-agent-key': 'secret' }, output_field: 'answer', timeout_ms: 10_000 }], concurrency: 1 };
     expect((await req('PUT', '/api/experiments/stoppable/definition', def)).status).toBe(200);

@@ -2,12 +2,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { MODULES as REGISTERED } from '../../src/app.ts';
 
 /**
  * The shape of the house (docs/architecture.md), checked rather than remembered:
  * - no import cycle between files under src/ (type-only imports count: a cycle of types is
  *   still two files that cannot be read, moved or tested one without the other);
- * - every module folder under src/modules has its one entry, `module.ts`.
+ * - every module folder under src/modules has its one entry, `module.ts`, whose
+ *   `<name>Module` (the lint checks its shape, `SpyglassModule`) app.ts registers, once;
  * - only a module's store files (store.ts, *-store.ts, store/) import db/schema or write SQL: the
  *   lint's rule (eslint.config.js), whose only exceptions are those store files; checked here
  *   too, so that a new exception in the config is caught. test/foundation/table-owners.test.ts
@@ -23,9 +25,6 @@ const MODULES = path.join(SRC, 'modules');
 
 /** Import cycles not yet broken, each as the files it joins (relative to src/). */
 const CYCLES_NOT_YET: { files: string[]; why: string }[] = [];
-
-/** Module folders without a module.ts yet. */
-const ENTRY_NOT_YET: { module: string; why: string }[] = [];
 
 /** The files the lint's store-only rule leaves out (eslint.config.js: the `ignores` of its block). */
 function lintStoreExceptions(): string[] {
@@ -150,13 +149,13 @@ describe('the house keeps its shape', () => {
     expect(offenders).toEqual([]);
   });
 
-  it('every module under src/modules has its one entry, module.ts', () => {
+  it('every module under src/modules has its one entry, module.ts, and app.ts registers each once', () => {
     const modules = fs.readdirSync(MODULES, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
     const missing = modules
       .filter((name) => !fs.existsSync(path.join(MODULES, name, 'module.ts')))
-      .filter((name) => !ENTRY_NOT_YET.some((listed) => listed.module === name))
-      .map((name) => `src/modules/${name} has no module.ts (its register(app, ports) entry)`);
+      .map((name) => `src/modules/${name} has no module.ts (its register(host, ports) entry)`);
     expect(missing).toEqual([]);
+    expect([...REGISTERED.map((m) => m.name)].sort()).toEqual([...modules].sort());
   });
 
   it('only store files write SQL or import db/schema, and the lint leaves out nothing but them', () => {
@@ -171,9 +170,6 @@ describe('the house keeps its shape', () => {
   it('the "not yet" lists only hold what still breaks the rule (an entry whose code moved leaves)', () => {
     const stale = [
       ...CYCLES_NOT_YET.filter((listed) => !found.some((component) => sameFiles(listed.files, component))).map((listed) => `cycle no longer as listed: ${listed.files.join(', ')}`),
-      ...ENTRY_NOT_YET.filter((listed) => fs.existsSync(path.join(MODULES, listed.module, 'module.ts')) || !fs.existsSync(path.join(MODULES, listed.module))).map(
-        (listed) => `src/modules/${listed.module} has its module.ts (or is gone)`,
-      ),
     ];
     expect(stale).toEqual([]);
   });

@@ -1,1 +1,1 @@
-export { buildAgentCache, cacheValueKeyIds, registerAgentCache, sealedCacheValues, type AgentCache } from './module.ts';
+export { buildAgentCache, cacheValueKeyIds, agentCacheModule, sealedCacheValues, type AgentCache } from './module.ts';

@@ -1,6 +1,6 @@
 import { and, eq, gt, lte, ne, sql } from 'drizzle-orm';
 import { relationExists, rows, type Executor } from '../../db/index.ts';
-import { agentCacheEntries } from '../../db/schema/index.ts';
+import { agentCacheEntries } from '../../db/schema/agent-cache.ts';
 
 export type EntryRow = typeof agentCacheEntries.$inferSelect;
 

@@ -1,2 +1,2 @@
-export { buildAlerts, registerAlerts, ALERTS_POLL_MS, type Alerts, type AlertsPorts } from './module.ts';
+export { buildAlerts, alertsModule, ALERTS_POLL_MS, type Alerts, type AlertsPorts } from './module.ts';
 export { historyQuery, historyResponse, ruleSchema, type EvaluationView, type RuleView } from './schemas.ts';

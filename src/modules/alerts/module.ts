@@ -1,9 +1,7 @@
-import type { FastifyInstance } from 'fastify';
 import type { Database, Executor } from '../../db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
-import type { JobQueue } from '../../platform/jobs/index.ts';
 import type { Mailer } from '../../platform/mail.ts';
-import type { Scheduler } from '../../platform/periodic.ts';
+import type { SpyglassModule } from '../../platform/module.ts';
 import type { Analytics } from '../analytics/index.ts';
 import type { Annotations } from '../annotations/index.ts';
 import { findEvaluator } from '../evaluators/index.ts';
@@ -108,12 +106,16 @@ export function buildAlerts(ports: AlertsPorts): { ctx: AlertsContext; alerts: A
  * The alerts module's one entry: its routes, its schedule (every process polls; each window is
  * claimed once) and its delivery queue (each message claimed once, retried with backoff).
  */
-export function registerAlerts(app: FastifyInstance, scheduler: Scheduler, jobs: JobQueue, ctx: AlertsContext, alerts: Alerts, pollMs = ALERTS_POLL_MS): void {
-  alertRoutes(app, ctx);
-  reportRoutes(app, ctx);
-  jobs.handle(DELIVERY_QUEUE, deliveryJobPayload, (job) => runDelivery(ctx, job));
-  // 0 (SPYGLASS_ALERT_POLL_SECONDS): this process leaves rules and reports to the others.
-  if (pollMs === 0) return;
-  scheduler.every({ name: 'alert rules', intervalMs: pollMs, once: false, run: () => alerts.evaluateDue() });
-  scheduler.every({ name: 'alert reports', intervalMs: pollMs * (REPORTS_POLL_MS / ALERTS_POLL_MS), once: false, run: () => alerts.sendDueReports() });
-}
+export const alertsModule: SpyglassModule<{ alerts: { ctx: AlertsContext; alerts: Alerts } }> = {
+  name: 'alerts',
+  register: ({ http, scheduler, jobs, config }, { alerts: { ctx, alerts } }) => {
+    alertRoutes(http, ctx);
+    reportRoutes(http, ctx);
+    jobs.handle(DELIVERY_QUEUE, deliveryJobPayload, (job) => runDelivery(ctx, job));
+    // 0 (SPYGLASS_ALERT_POLL_SECONDS): this process leaves rules and reports to the others.
+    const pollMs = config.intervals.alertPollMs;
+    if (pollMs === 0) return;
+    scheduler.every({ name: 'alert rules', intervalMs: pollMs, once: false, run: () => alerts.evaluateDue() });
+    scheduler.every({ name: 'alert reports', intervalMs: pollMs * (REPORTS_POLL_MS / ALERTS_POLL_MS), once: false, run: () => alerts.sendDueReports() });
+  },
+};

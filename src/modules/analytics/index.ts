@@ -1,2 +1,2 @@
-export { buildAnalytics, registerAnalytics, type Analytics } from './module.ts';
+export { buildAnalytics, analyticsModule, type Analytics } from './module.ts';
 export type { AnalyticsPorts, GroupSums, PeriodQuery, WindowsQuery, ThreadSeriesQuery } from './context.ts';

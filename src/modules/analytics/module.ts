@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { SpyglassModule } from '../../platform/module.ts';
 import type { Database } from '../../db/index.ts';
 import { scoresRelation, threadScoreBuckets, thumbsRelation } from '../annotations/index.ts';
 import { evaluationResultsRelation, verdictsRelation } from '../evaluators/index.ts';
@@ -64,6 +64,7 @@ export function buildAnalytics({ db, traces }: AnalyticsNeeds): Analytics {
 }
 
 /** The analytics module's one entry: its routes (no queues or schedules of its own). */
-export function registerAnalytics(app: FastifyInstance, analytics: Analytics): void {
-  analyticsRoutes(app, analytics.ctx);
-}
+export const analyticsModule: SpyglassModule<{ analytics: Analytics }> = {
+  name: 'analytics',
+  register: ({ http }, { analytics }) => analyticsRoutes(http, analytics.ctx),
+};

@@ -1,4 +1,4 @@
-export { annotationsTraceExtension, buildAnnotations, registerAnnotations, type Annotations, type AnnotationService, type ScoreConfigService } from './module.ts';
+export { annotationsTraceExtension, buildAnnotations, annotationsModule, type Annotations, type AnnotationService, type ScoreConfigService } from './module.ts';
 export type { AnnotationContext, AnnotationScope, AnchorFilter, AnnotationsContext } from './context.ts';
 export type { AnnotationView } from './presenters.ts';
 export { annotatedTraceCondition, annotationCountsByTrace, deleteTraceAnnotations, scoredTraceCondition } from './trace-filter-store.ts';

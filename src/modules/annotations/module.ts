@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { SpyglassModule } from '../../platform/module.ts';
 import type { Database, Executor } from '../../db/index.ts';
 import type { TraceExtension } from '../traces/index.ts';
 import { annotatedTraceCondition, annotationCountsByTrace, deleteTraceAnnotations, scoredTraceCondition } from './trace-filter-store.ts';
@@ -57,10 +57,13 @@ export function buildAnnotations({ privacy, ...rest }: AnnotationsPorts): Annota
 }
 
 /** The annotations module's one entry: the annotation and score-config routes (no queues or schedules). */
-export function registerAnnotations(app: FastifyInstance, annotations: Annotations): void {
-  annotationRoutes(app, annotations.ctx);
-  scoreConfigRoutes(app, annotations.ctx);
-}
+export const annotationsModule: SpyglassModule<{ annotations: Annotations }> = {
+  name: 'annotations',
+  register: ({ http }, { annotations }) => {
+    annotationRoutes(http, annotations.ctx);
+    scoreConfigRoutes(http, annotations.ctx);
+  },
+};
 
 /** What annotations add to traces: the `has_annotation` and `score` filters, the list's thumbs and scores, `sortByScore`; a deleted trace takes its annotations. */
 export function annotationsTraceExtension(db: Database): TraceExtension {

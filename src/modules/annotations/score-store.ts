@@ -1,6 +1,6 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import { rows, type Executor, textArray } from '../../db/index.ts';
-import { annotationScores, scoreConfigs } from '../../db/schema/index.ts';
+import { annotationScores, scoreConfigs } from '../../db/schema/annotations.ts';
 import { QueryBuilder } from 'drizzle-orm/pg-core';
 
 export type ScoreConfigRow = typeof scoreConfigs.$inferSelect;

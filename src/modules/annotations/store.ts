@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, isNull } from 'drizzle-orm';
 import type { Executor } from '../../db/index.ts';
-import { annotations } from '../../db/schema/index.ts';
+import { annotations } from '../../db/schema/annotations.ts';
 import { QueryBuilder } from 'drizzle-orm/pg-core';
 
 export type AnnotationRow = typeof annotations.$inferSelect;

@@ -3,7 +3,7 @@ import { QueryBuilder } from 'drizzle-orm/pg-core';
 import { rows, type Executor } from '../../db/index.ts';
 import { bucketSql, type BucketSpec } from '../../platform/time-buckets.ts';
 import type { ThreadIdsRelation, ThreadsPickedRelation, ThreadValuesRelation } from '../traces/index.ts';
-import { scoreConfigs, threadReviewScores, threadReviews } from '../../db/schema/index.ts';
+import { scoreConfigs, threadReviewScores, threadReviews } from '../../db/schema/annotations.ts';
 
 export type ThreadReviewRow = typeof threadReviews.$inferSelect;
 

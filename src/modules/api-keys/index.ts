@@ -1,4 +1,4 @@
-export { buildApiKeys, registerApiKeys, type ApiKeys } from './module.ts';
+export { buildApiKeys, apiKeysModule, type ApiKeys } from './module.ts';
 export { liveKeyCount } from './store.ts';
 export type { IssuedKey } from './issue-keys.ts';
 export type { Directory } from './types.ts';

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { SpyglassModule } from '../../platform/module.ts';
 import type { Executor, Tx } from '../../db/index.ts';
 import type { Principal } from '../../platform/auth/index.ts';
 import type { ApiKeysContext } from './context.ts';
@@ -43,6 +43,7 @@ export function buildApiKeys(ports: Omit<ApiKeysContext, 'recentKeys'>): ApiKeys
 }
 
 /** The api-keys module's one entry: its routes. */
-export function registerApiKeys(app: FastifyInstance, keys: ApiKeys): void {
-  apiKeyRoutes(app, keys.ctx);
-}
+export const apiKeysModule: SpyglassModule<{ apiKeys: ApiKeys }> = {
+  name: 'api-keys',
+  register: ({ http }, { apiKeys }) => apiKeyRoutes(http, apiKeys.ctx),
+};

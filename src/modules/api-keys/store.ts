@@ -1,6 +1,6 @@
 import { and, count, desc, eq, inArray, isNull, lt, or } from 'drizzle-orm';
 import type { Executor } from '../../db/index.ts';
-import { apiKeyBindings, apiKeys } from '../../db/schema/index.ts';
+import { apiKeyBindings, apiKeys } from '../../db/schema/api-keys.ts';
 
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
 export type BindingRow = typeof apiKeyBindings.$inferSelect;

@@ -1,2 +1,2 @@
-export { registerDashboards, type Dashboards } from './module.ts';
+export { dashboardsModule, type DashboardsPorts } from './module.ts';
 export { chartDataBody, chartDataSchema, chartParams, dashboardSchema, type ChartData } from './schemas.ts';

@@ -1,5 +1,5 @@
 // What other modules and app.ts may use of the datasets module.
-export { registerDatasets, type DatasetPorts } from './module.ts';
+export { datasetsModule, type DatasetPorts } from './module.ts';
 export type { DatasetDeps, DatasetLimits } from './context.ts';
 export { deleteProjectRecords as deleteProjectDatasetRecords } from './store.ts';
 export { type TraceSource, type TraceDetailLike } from './from-traces.ts';

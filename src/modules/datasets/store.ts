@@ -1,6 +1,6 @@
 import { and, desc, eq, isNull, sql, type SQL } from 'drizzle-orm';
 import { containsPattern, rows, storableJson, textArray, type Executor } from '../../db/index.ts';
-import { datasetImports, datasets, datasetVersions, type DatasetColumn } from '../../db/schema/index.ts';
+import { datasetImports, datasets, datasetVersions, type DatasetColumn } from '../../db/schema/datasets.ts';
 
 // The only code that touches the datasets tables (migrations/0018_datasets.sql).
 

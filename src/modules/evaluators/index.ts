@@ -1,4 +1,4 @@
-export { buildEvaluators, registerEvaluators } from './module.ts';
+export { buildEvaluators, evaluatorsModule } from './module.ts';
 export type { EvaluationLimits, EvaluationScope, EvaluatorsContext, JudgeModels, ResultRedactor } from './context.ts';
 export { evaluate, runDetached, type AnsweredResult, type EvaluationOutcome } from './use-cases/run-evaluation.ts';
 export { checkMonitorEvaluator, describeForRuns, type EvaluatorForRuns } from './use-cases/describe-for-runs.ts';

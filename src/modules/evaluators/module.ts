@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { SpyglassModule } from '../../platform/module.ts';
 import type { Database } from '../../db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Metrics } from '../../platform/metrics.ts';
@@ -29,10 +29,13 @@ export function buildEvaluators({ privacy, traces, ...rest }: EvaluatorsModulePo
 }
 
 /** The evaluators module's one entry: the evaluation routes and the custom evaluators' routes. */
-export function registerEvaluators(app: FastifyInstance, ctx: EvaluatorsContext): void {
-  evaluationRoutes(app, ctx);
-  customEvaluatorRoutes(app, ctx);
-}
+export const evaluatorsModule: SpyglassModule<{ evaluations: EvaluatorsContext }> = {
+  name: 'evaluators',
+  register: ({ http }, { evaluations }) => {
+    evaluationRoutes(http, evaluations);
+    customEvaluatorRoutes(http, evaluations);
+  },
+};
 
 /** What evaluations add to traces: the detail's evaluations, the `evaluation` filter, the list's chips; they go with their traces. */
 export function evaluationsTraceExtension(db: Database): TraceExtension {

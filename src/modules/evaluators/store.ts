@@ -1,7 +1,7 @@
 import { and, asc, eq, lt, lte, sql, type SQL } from 'drizzle-orm';
 import { dayOf } from '../../db/day-partitions.ts';
 import { rows, type Executor, textArray } from '../../db/index.ts';
-import { evaluations } from '../../db/schema/index.ts';
+import { evaluations } from '../../db/schema/evaluators.ts';
 import { bucketSql, type BucketSpec } from '../../platform/time-buckets.ts';
 
 export type EvaluationRow = typeof evaluations.$inferSelect;

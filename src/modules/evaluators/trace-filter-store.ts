@@ -1,7 +1,7 @@
 import { and, eq, isNotNull, ne, sql, type SQL } from 'drizzle-orm';
 import { QueryBuilder } from 'drizzle-orm/pg-core';
 import { rows, type Executor, textArray } from '../../db/index.ts';
-import { evaluations } from '../../db/schema/index.ts';
+import { evaluations } from '../../db/schema/evaluators.ts';
 import type { EvaluationChip, TraceRowRef } from '../traces/index.ts';
 
 /** Trace search filter `evaluation`: some stored result on the caller's trace row matches every given field. */

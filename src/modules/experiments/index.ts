@@ -1,4 +1,4 @@
-export { buildExperiments, registerExperiments, type Experiments, type ExperimentsPorts } from './module.ts';
+export { buildExperiments, experimentsModule, type Experiments, type ExperimentsPorts } from './module.ts';
 export type { ExperimentsContext } from './context.ts';
 export {
   compareQuery,

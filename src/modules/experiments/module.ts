@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { SpyglassModule } from '../../platform/module.ts';
 import type { Keyring } from '../../platform/crypto.ts';
 import { JobQueue } from '../../platform/jobs/index.ts';
 import type { Metrics } from '../../platform/metrics.ts';
@@ -75,7 +75,10 @@ export function buildExperiments(ports: ExperimentsPorts): Experiments {
 }
 
 /** The experiments module's one entry: its routes, and its runner polling the run queue while the app is up. */
-export function registerExperiments(app: FastifyInstance, experiments: Experiments): void {
-  experimentRoutes(app, experiments);
-  experiments.runner.attach(app);
-}
+export const experimentsModule: SpyglassModule<{ experiments: Experiments }> = {
+  name: 'experiments',
+  register: ({ http }, { experiments }) => {
+    experimentRoutes(http, experiments);
+    experiments.runner.attach(http);
+  },
+};

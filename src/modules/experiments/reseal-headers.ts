@@ -2,7 +2,7 @@ import type { Database } from '../../db/index.ts';
 import type { SealedKind } from '../../platform/sealed-kinds.ts';
 import { sealedHeaderKeyCounts } from './sealed-headers-store.ts';
 import * as store from './store.ts';
-import type { TargetHeaders } from './target-headers.ts';
+import { TargetHeaders } from './target-headers.ts';
 
 /**
  * `spyglass keys rotate-encryption`: every HTTP target's headers, in definitions and in the
@@ -28,4 +28,9 @@ export async function resealTargetHeaders(db: Database, headers: TargetHeaders):
 }
 
 /** HTTP targets' headers as the key tools count them. */
-export const sealedTargetHeaders: SealedKind = { one: "experiment target's headers", many: "experiment targets' headers", countByKey: sealedHeaderKeyCounts };
+export const sealedTargetHeaders: SealedKind = {
+  one: "experiment target's headers",
+  many: "experiment targets' headers",
+  countByKey: sealedHeaderKeyCounts,
+  reseal: ({ db, keyring }) => resealTargetHeaders(db, new TargetHeaders(keyring)),
+};

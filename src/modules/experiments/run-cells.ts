@@ -346,19 +346,20 @@ export class PlatformRunner {
     const called = await callHttpAgent(this.deps, target, headers, row.entry, signal);
     if (called.aborted) return aborted(t0);
     const { answer, output, error, duration } = called;
-    const traceId = await this.recordAgentTrace(scope, plan, runId, row, target, { started, duration, answer, output, error });
-    return { output, cost: null, duration, traceId, error };
+    // Stored before the cell (as a prompt's trace is): a trace that cannot be stored is the cell's error.
+    const { traceId, recorded } = this.recordAgentTrace(scope, plan, runId, row, target, { started, duration, answer, output, error });
+    return { output, cost: null, duration, traceId, error, recorded };
   }
 
-  /** The agent call as a trace of the project (through trace ingest); null when it could not be recorded. */
-  private async recordAgentTrace(
+  /** The agent call as a trace of the project (through trace ingest): its id, and its recording. */
+  private recordAgentTrace(
     scope: PlatformScope,
     plan: RunPlan,
     runId: string,
     row: RunRow,
     target: Extract<Target, { type: 'http' }>,
     call: { started: number; duration: number; answer: unknown; output: unknown; error: string | null },
-  ): Promise<string | null> {
+  ): { traceId: string; recorded: Promise<void> } {
     const traceId = randomBytes(16).toString('hex');
     const span: NormalizedSpan = {
       trace_id: traceId,
@@ -389,13 +390,7 @@ export class PlatformRunner {
       status: call.error === null ? { code: 'ok', message: null } : { code: 'error', message: call.error },
       kind: 'client',
     };
-    try {
-      await this.deps.record(scope, [span]);
-      return traceId;
-    } catch (err) {
-      this.log.error({ err }, 'could not record an experiment target call as a trace');
-      return null;
-    }
+    return { traceId, recorded: this.deps.record(scope, [span]) };
   }
 
   private async evaluate(scope: PlatformScope, plan: RunPlan, row: RunRow, target: Target, repetition: number, outcome: CellOutcome, signal: AbortSignal) {

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { SpyglassModule } from '../../platform/module.ts';
 import type { Database, Executor } from '../../db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { ScoreConfigService } from '../annotations/index.ts';
@@ -34,9 +34,10 @@ export function buildJudgeAlignment(ctx: JudgeAlignmentContext): JudgeTrustPort 
 }
 
 /** The judge-alignment module's one entry: its routes; version comparisons run through the experiments module's judge runs. */
-export function registerJudgeAlignment(app: FastifyInstance, ctx: JudgeAlignmentContext, experiments: JudgeExperimentsPort): void {
-  judgeAlignmentRoutes(app, { ...ctx, experiments });
-}
+export const judgeAlignmentModule: SpyglassModule<{ judgeAlignment: { ctx: JudgeAlignmentContext }; experiments: JudgeExperimentsPort }> = {
+  name: 'judge-alignment',
+  register: ({ http }, { judgeAlignment, experiments }) => judgeAlignmentRoutes(http, { ...judgeAlignment.ctx, experiments }),
+};
 
 /** The ports the module takes from the others: review queues, traces' detail, the evaluators' runs and score configs. */
 export interface JudgeAlignmentPorts {

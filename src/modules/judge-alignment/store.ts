@@ -1,6 +1,6 @@
 import { and, desc, eq } from 'drizzle-orm';
 import type { Executor } from '../../db/index.ts';
-import { judgeTrustRules, judgeVersionComparisons } from '../../db/schema/index.ts';
+import { judgeTrustRules, judgeVersionComparisons } from '../../db/schema/judge-alignment.ts';
 
 export type TrustRuleRow = typeof judgeTrustRules.$inferSelect;
 

@@ -1,1 +1,1 @@
-export { registerMcp, runStdioBridge, type McpPorts } from './module.ts';
+export { mcpModule, runStdioBridge } from './module.ts';

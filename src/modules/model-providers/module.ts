@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { SpyglassModule } from '../../platform/module.ts';
 import type { z } from 'zod';
 import type { Database } from '../../db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
@@ -13,7 +13,12 @@ import { modelProviderRoutes } from './routes.ts';
 import * as store from './store.ts';
 
 /** Provider keys as the key tools count them. */
-export const sealedProviderKeys: SealedKind = { one: 'model provider key', many: 'model provider keys', countByKey: store.sealedKeyCounts };
+export const sealedProviderKeys: SealedKind = {
+  one: 'model provider key',
+  many: 'model provider keys',
+  countByKey: store.sealedKeyCounts,
+  reseal: ({ db, keyring }) => resealKeys({ db, keyring }),
+};
 
 /**
  * The one way other modules call models (prompts' "Try it", judges, simulations, topics): a
@@ -33,13 +38,11 @@ export interface ModelGateway {
   embed(scope: Scope, model: string, texts: string[], field: string): Promise<number[][]>;
 }
 
-/** What the model-providers module offers the others: calls to models, a provider name resolved, and re-sealing. */
+/** What the model-providers module offers the others: calls to models, and a provider name resolved. */
 export interface ModelProviders {
   ctx: ModelProviderContext;
   gateway: ModelGateway;
   resolve(scope: Scope, name: string): Promise<OpenedProvider | null>;
-  /** `spyglass keys rotate-encryption`: every key sealed again under the keyring's first key. */
-  resealKeys(): Promise<number>;
 }
 
 export function buildModelProviders(ports: ModelProviderPorts & { db: Database; clock: Clock; keyring: Keyring; limits?: Partial<ModelCallLimits> }): ModelProviders {
@@ -54,10 +57,11 @@ export function buildModelProviders(ports: ModelProviderPorts & { db: Database; 
     callTool: (scope, model, call, signal) => callTool(ctx, scope, model, call, signal),
     embed: (scope, model, texts, field) => embed(ctx, scope, model, texts, field),
   };
-  return { ctx, gateway, resolve: (scope, name) => resolveProvider(ctx, scope, name), resealKeys: () => resealKeys(ctx) };
+  return { ctx, gateway, resolve: (scope, name) => resolveProvider(ctx, scope, name) };
 }
 
 /** The model-providers module's one entry: its routes. */
-export function registerModelProviders(app: FastifyInstance, providers: ModelProviders): void {
-  modelProviderRoutes(app, providers.ctx);
-}
+export const modelProvidersModule: SpyglassModule<{ modelProviders: ModelProviders }> = {
+  name: 'model-providers',
+  register: ({ http }, { modelProviders }) => modelProviderRoutes(http, modelProviders.ctx),
+};

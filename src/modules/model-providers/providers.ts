@@ -71,9 +71,8 @@ export async function removeProvider(ctx: ModelProviderContext, scope: Scope, id
 }
 
 /** Seals every provider key again under the keyring's first key (`spyglass keys rotate-encryption`). */
-export async function resealKeys(ctx: ModelProviderContext): Promise<number> {
+export async function resealKeys(ctx: Pick<ModelProviderContext, 'db' | 'keyring'>): Promise<number> {
   const current = ctx.keyring.currentKeyId;
-  ctx.resolved.clear();
   return ctx.db.orm.transaction(async (tx) => {
     let resealed = 0;
     for (const row of await store.sealedWithOtherKeys(tx, current)) {

@@ -1,6 +1,6 @@
 import { and, asc, eq, isNull, ne, or, sql } from 'drizzle-orm';
 import { rows, type Executor } from '../../db/index.ts';
-import { modelProviders } from '../../db/schema/index.ts';
+import { modelProviders } from '../../db/schema/model-providers.ts';
 
 export type ProviderRow = typeof modelProviders.$inferSelect;
 

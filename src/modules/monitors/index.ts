@@ -1,4 +1,4 @@
-export { buildMonitors, monitorsTraceExtension, registerMonitors, type MonitorsModulePorts } from './module.ts';
+export { buildMonitors, liveMonitors, monitorsTraceExtension, monitorsModule, type MonitorsModulePorts } from './module.ts';
 export type { MonitorPorts, MonitorsContext, ThreadMonitor } from './context.ts';
 export { BACKFILL_QUEUE, backfillJobPayload, MONITOR_QUEUE, monitorJobPayload, type MonitorJobPayload, THREAD_MONITOR_QUEUE, threadMonitorJobPayload } from './jobs.ts';
 export { ENABLED_MONITORS_TTL_MS } from './use-cases/enabled-monitors.ts';

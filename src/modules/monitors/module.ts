@@ -1,7 +1,6 @@
-import type { FastifyInstance } from 'fastify';
+import type { SpyglassModule } from '../../platform/module.ts';
 import type { Database } from '../../db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
-import type { JobQueue } from '../../platform/jobs/index.ts';
 import { checkMonitorEvaluator, describeForRuns, estimateCost, evaluate, monitorOutcomeCounts, monitorResults, monitorScores, tracesEvaluatedByMonitor, type EvaluatorsContext } from '../evaluators/index.ts';
 import { addMonitorFailure, queueExists, type ReviewDeps } from '../review/index.ts';
 import { threads, type ThreadsContext } from '../threads/index.ts';
@@ -16,7 +15,8 @@ import { enqueueForTraces, runMonitorJob, runThreadMonitorJob } from './use-case
 export interface MonitorsModulePorts {
   db: Database;
   clock: Clock;
-  settleMs?: number;
+  /** The enabled monitors every ingest transaction reads (`liveMonitors`, made before traces). */
+  live: LiveMonitors;
   evaluations: EvaluatorsContext;
   review: ReviewDeps;
   traces: Pick<Traces, 'matching' | 'detail'>;
@@ -44,22 +44,33 @@ export function buildMonitors(modules: MonitorsModulePorts): MonitorsContext {
     outcomeCounts: (projectId, monitorId, range) => monitorOutcomeCounts(db, projectId, monitorId, range),
     scores: (projectId, monitorId, range) => monitorScores(db, projectId, monitorId, range),
   };
-  return { ...ports, db, clock: modules.clock, settleMs: modules.settleMs ?? 30_000, enabledMonitors: new Map(), generations: new Map() };
+  return { ...ports, db, clock: modules.clock, ...modules.live };
 }
 
 /** The monitors module's one entry: its routes, and the jobs of its three queues (live traces, idle threads, backfills). */
-export function registerMonitors(app: FastifyInstance, jobs: JobQueue, ctx: MonitorsContext): void {
-  monitorRoutes(app, ctx);
-  jobs.handle(MONITOR_QUEUE, monitorJobPayload, (job) => runMonitorJob(ctx, job));
-  jobs.handle(BACKFILL_QUEUE, backfillJobPayload, (job) => runBackfillJob(ctx, job));
-  jobs.handle(THREAD_MONITOR_QUEUE, threadMonitorJobPayload, (job) => runThreadMonitorJob(ctx, job));
-}
+export const monitorsModule: SpyglassModule<{ monitors: MonitorsContext }> = {
+  name: 'monitors',
+  register: ({ http, jobs }, { monitors: ctx }) => {
+    monitorRoutes(http, ctx);
+    jobs.handle(MONITOR_QUEUE, monitorJobPayload, (job) => runMonitorJob(ctx, job));
+    jobs.handle(BACKFILL_QUEUE, backfillJobPayload, (job) => runBackfillJob(ctx, job));
+    jobs.handle(THREAD_MONITOR_QUEUE, threadMonitorJobPayload, (job) => runThreadMonitorJob(ctx, job));
+  },
+};
+
+/** What an ingest transaction reads of the monitors: the settle time, and this process's copy of the enabled monitors. */
+export type LiveMonitors = Pick<MonitorsContext, 'settleMs' | 'enabledMonitors' | 'generations'>;
 
 /**
- * What monitors add to traces: their jobs, enqueued in the ingest transaction (durable exactly
- * when the spans are). The monitors are built after traces (they read traces), so the
- * extension takes them when it runs.
+ * The enabled monitors as ingest reads them, made before traces (whose ingest runs monitors'
+ * extension) and then shared with the monitors' context (whose changes forget a project's copy).
+ * `settleMs`: quiet time after a trace's last span before its monitors run.
  */
-export function monitorsTraceExtension(monitors: () => MonitorsContext): TraceExtension {
-  return { beforeCommit: (tx, batch) => enqueueForTraces(monitors(), tx, batch) };
+export function liveMonitors(settleMs = 30_000): LiveMonitors {
+  return { settleMs, enabledMonitors: new Map(), generations: new Map() };
+}
+
+/** What monitors add to traces: their jobs, enqueued in the ingest transaction (durable exactly when the spans are). */
+export function monitorsTraceExtension(live: LiveMonitors): TraceExtension {
+  return { beforeCommit: (tx, batch) => enqueueForTraces(live, tx, batch) };
 }

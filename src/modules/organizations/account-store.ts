@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, gt, isNull, lt, ne, or, sql } from 'drizzle-orm';
 import { rows, type Executor } from '../../db/index.ts';
-import { authThrottle, invitations, memberships, organizations, passwordResets, projects, userSessions, users } from '../../db/schema/index.ts';
+import { authThrottle, invitations, memberships, organizations, passwordResets, projects, userSessions, users } from '../../db/schema/organizations.ts';
 import type { Role } from '../../platform/auth/index.ts';
 
 export type SessionRow = typeof userSessions.$inferSelect;

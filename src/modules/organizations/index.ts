@@ -1,4 +1,4 @@
-export { buildOrganizations, organizationDirectory, registerOrganizations, type Accounts, type MemberDirectory, type Organizations } from './module.ts';
+export { buildOrganizations, organizationDirectory, organizationsModule, type Accounts, type MemberDirectory, type Organizations } from './module.ts';
 export type { ProjectKeyIssuer, IssuedKey } from './context.ts';
 export { presentProject, type ProjectView } from './presenters.ts';
 export { userEmail } from './store.ts';

@@ -1,10 +1,9 @@
-import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Database, Executor, Tx } from '../../db/index.ts';
-import type { Principal, Role } from '../../platform/auth/index.ts';
+import type { CredentialStore, Principal, Role } from '../../platform/auth/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Mailer } from '../../platform/mail.ts';
-import type { Scheduler } from '../../platform/periodic.ts';
+import type { SpyglassModule } from '../../platform/module.ts';
 import type { TokenHasher } from '../../platform/tokens.ts';
 import type { AccountOptions } from './account-rules.ts';
 import type { OrganizationsContext, ProjectKeyIssuer } from './context.ts';
@@ -77,16 +76,26 @@ export interface Accounts {
 export interface OrganizationsPorts {
   db: Database;
   clock: Clock;
-  keys: ProjectKeyIssuer;
+  /** The api-keys module: a project's key minted and its bindings deleted; an API key's token resolved (the credentials). */
+  keys: ProjectKeyIssuer & Pick<CredentialStore, 'resolve'>;
   hasher: TokenHasher;
   accounts: AccountOptions;
   mailer: Mailer | null;
   logger: Logger;
 }
 
-export function buildOrganizations(ports: OrganizationsPorts): { organizations: Organizations; accounts: Accounts } {
+/**
+ * The module's offers: organizations, accounts, and the credentials the auth layer and OTLP
+ * over gRPC resolve (API keys through the api-keys module, sessions here).
+ */
+export function buildOrganizations(ports: OrganizationsPorts): { organizations: Organizations; accounts: Accounts; credentials: CredentialStore } {
   const ctx: OrganizationsContext = { ...ports, projectDeletedListeners: [] };
   return {
+    credentials: {
+      resolve: (token, now) => ports.keys.resolve(token, now),
+      resolveSession: (token, now) => resolveSession(ctx, token, now),
+      projectOrganization: (projectId) => projectOrganization(ctx, projectId),
+    },
     organizations: {
       ctx,
       ...organizationDirectory(ctx.db),
@@ -108,7 +117,10 @@ export function buildOrganizations(ports: OrganizationsPorts): { organizations: 
 }
 
 /** The organizations module's one entry: organization, project, member and account routes, and the expiry of sessions and links. */
-export function registerOrganizations(app: FastifyInstance, scheduler: Scheduler, organizations: Organizations, accounts: Accounts): void {
-  organizationRoutes(app, organizations.ctx);
-  scheduler.every({ name: 'sessions and links expiry', intervalMs: 10 * 60_000, once: true, run: () => accounts.sweep() });
-}
+export const organizationsModule: SpyglassModule<{ organizations: Organizations; accounts: Accounts }> = {
+  name: 'organizations',
+  register: ({ http, scheduler }, { organizations, accounts }) => {
+    organizationRoutes(http, organizations.ctx);
+    scheduler.every({ name: 'sessions and links expiry', intervalMs: 10 * 60_000, once: true, run: () => accounts.sweep() });
+  },
+};

@@ -1,7 +1,7 @@
 import { and, asc, count, eq, isNotNull, sql, type SQLWrapper, type Subquery } from 'drizzle-orm';
 import { QueryBuilder } from 'drizzle-orm/pg-core';
 import type { Executor } from '../../db/index.ts';
-import { memberships, organizations, projects, users } from '../../db/schema/index.ts';
+import { memberships, organizations, projects, users } from '../../db/schema/organizations.ts';
 import type { Role } from '../../platform/auth/index.ts';
 
 export type OrganizationRow = typeof organizations.$inferSelect;

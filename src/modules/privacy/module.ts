@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { SpyglassModule } from '../../platform/module.ts';
 import type { Database, Executor } from '../../db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Metrics } from '../../platform/metrics.ts';
@@ -39,10 +39,11 @@ export interface Privacy {
   deleteProject(projectId: string, db: Parameters<typeof store.deleteSettings>[0]): Promise<void>;
 }
 
-/** The privacy module's one entry: its context, its routes, its ports. */
-export function registerPrivacy(app: FastifyInstance, ctx: PrivacyContext): void {
-  privacyRoutes(app, ctx);
-}
+/** The privacy module's one entry: its routes over the context `buildPrivacy` made. */
+export const privacyModule: SpyglassModule<{ privacy: { ctx: PrivacyContext } }> = {
+  name: 'privacy',
+  register: ({ http }, { privacy }) => privacyRoutes(http, privacy.ctx),
+};
 
 export function buildPrivacy(ports: PrivacyPorts): { ctx: PrivacyContext; privacy: Privacy } {
   const { hasher } = ports;

@@ -1,6 +1,6 @@
 import { eq, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/index.ts';
-import { privacySettings } from '../../db/schema/index.ts';
+import { privacySettings } from '../../db/schema/privacy.ts';
 
 export type PrivacySettingsRow = typeof privacySettings.$inferSelect;
 

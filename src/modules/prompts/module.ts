@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { SpyglassModule } from '../../platform/module.ts';
 import type { NormalizedSpan } from '../traces/index.ts';
 import type { PreparedPromptRun, PromptRunner, PromptScope, PromptsContext, VersionSelection } from './context.ts';
 import type { PromptView } from './presenters.ts';
@@ -31,6 +31,7 @@ export function buildPrompts({ models, traces, ...rest }: PromptsPorts): Prompts
 }
 
 /** The prompts module's one entry: its routes. */
-export function registerPrompts(app: FastifyInstance, prompts: Prompts): void {
-  promptRoutes(app, prompts.ctx);
-}
+export const promptsModule: SpyglassModule<{ prompts: Prompts }> = {
+  name: 'prompts',
+  register: ({ http }, { prompts }) => promptRoutes(http, prompts.ctx),
+};

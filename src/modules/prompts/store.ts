@@ -1,6 +1,6 @@
 import { and, desc, eq, inArray, max, or, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/index.ts';
-import { promptTags, promptVersions, prompts } from '../../db/schema/index.ts';
+import { promptTags, promptVersions, prompts } from '../../db/schema/prompts.ts';
 
 export type PromptRow = typeof prompts.$inferSelect;
 export type VersionRow = typeof promptVersions.$inferSelect;

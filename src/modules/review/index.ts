@@ -1,4 +1,4 @@
-export { buildReview, registerReview, type ReviewPorts } from './module.ts';
+export { buildReview, reviewModule, type ReviewPorts } from './module.ts';
 export { type ReviewDeps, CLAIM_MS } from './context.ts';
 export { addItems, addMonitorFailure } from './add-items.ts';
 export { createQueue, getQueue, queueExists } from './queues.ts';

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { SpyglassModule } from '../../platform/module.ts';
 import { createThreadReviewIn, threadReview } from '../annotations/index.ts';
 import { runTraceIds } from '../experiments/index.ts';
 import { THREAD_MAX_TURNS } from '../threads/index.ts';
@@ -30,6 +30,7 @@ export function buildReview(ports: ReviewPorts): ReviewDeps {
 }
 
 /** The review module's one entry: its routes over its context. */
-export function registerReview(app: FastifyInstance, ctx: ReviewDeps): void {
-  reviewQueueRoutes(app, ctx);
-}
+export const reviewModule: SpyglassModule<{ review: ReviewDeps }> = {
+  name: 'review',
+  register: ({ http }, { review }) => reviewQueueRoutes(http, review),
+};

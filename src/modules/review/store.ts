@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, sql } from 'drizzle-orm';
 import { rows, type Executor, textArray } from '../../db/index.ts';
-import { reviewQueueItems, reviewQueues } from '../../db/schema/index.ts';
+import { reviewQueueItems, reviewQueues } from '../../db/schema/review.ts';
 
 export type QueueRow = typeof reviewQueues.$inferSelect;
 export type ItemRow = typeof reviewQueueItems.$inferSelect;

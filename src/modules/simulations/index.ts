@@ -1,2 +1,2 @@
-export { registerSimulations, type Simulations } from './module.ts';
+export { simulationsModule, type SimulationsPorts } from './module.ts';
 export { resealAgentHeaders, sealedAgentHeaders } from './reseal-headers.ts';

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { ModuleHost, SpyglassModule } from '../../platform/module.ts';
 import type { Executor } from '../../db/index.ts';
 import type { Experiments } from '../experiments/index.ts';
 import type { ModelGateway } from '../model-providers/index.ts';
@@ -7,26 +7,21 @@ import { simulationRoutes } from './routes.ts';
 import { SimulationRunner } from './run-scenario.ts';
 import * as store from './store.ts';
 
-/** What the simulations module offers the app: project deletion. */
-export interface Simulations {
-  deleteProject(projectId: string, db: Executor): Promise<void>;
-}
-
-/** What the simulations module is given (app.ts): the modules server runs call, privacy's redaction, and projects' deletion. */
-export interface SimulationsPorts extends Pick<SimulationsContext, 'db' | 'clock'> {
-  /** Privacy at ingest (the privacy module): the project's redaction of what scenarios store. */
-  privacy: { redactorFor: NonNullable<SimulationsContext['redactor']> };
-  /** The one owner of calls to models (the model providers module). */
-  models: Pick<ModelGateway, 'providersFor' | 'complete' | 'callTool'>;
+/** What the simulations module reads of the ports map: the modules server runs call, privacy's redaction, and projects' deletion. */
+export interface SimulationsPorts {
+  /** Privacy at ingest: the project's redaction of what scenarios store. */
+  privacy: { privacy: { redactorFor: NonNullable<SimulationsContext['redactor']> } };
+  /** The one owner of calls to models. */
+  modelProviders: { gateway: Pick<ModelGateway, 'providersFor' | 'complete' | 'callTool'> };
   /** Prompts, HTTP agents and their sealed headers as experiments run them; server runs are jobs of the experiments' platform-run queue. */
   experiments: Pick<Experiments, 'deps' | 'queue' | 'runner'>;
-  /** The organizations module: a deleted project's scenarios and runs go in its transaction. */
-  projects: { onProjectDeleted(listener: (tx: Executor, projectId: string) => Promise<void>): void };
-  publicUrl: string | null;
+  /** A deleted project's scenarios and runs go in its transaction. */
+  organizations: { onProjectDeleted(listener: (tx: Executor, projectId: string) => Promise<void>): void };
 }
 
 /** The simulations module's context over the ports other modules offer. */
-function simulationsContext({ db, clock, privacy, models, experiments, publicUrl }: SimulationsPorts): SimulationsContext {
+function simulationsContext({ db, clock, config }: ModuleHost, { privacy: { privacy }, modelProviders: { gateway: models }, experiments }: SimulationsPorts): SimulationsContext {
+  const { publicUrl } = config;
   return {
     db,
     clock,
@@ -51,22 +46,21 @@ function simulationsContext({ db, clock, privacy, models, experiments, publicUrl
   };
 }
 
-/** The simulations module's one entry: its routes, the runner of server-run scenarios (jobs of the queue it is given), what goes with a deleted project, and what it offers the app. */
-export function registerSimulations(app: FastifyInstance, ports: SimulationsPorts): Simulations {
-  const ctx = simulationsContext(ports);
-  simulationRoutes(app, ctx);
-  const runner = new SimulationRunner(ctx);
-  // Before the queue's runner waits for its jobs: runs in flight stop and are taken up after the restart.
-  app.addHook('preClose', (done) => {
-    runner.close();
-    done();
-  });
-  const simulations: Simulations = {
-    deleteProject: async (projectId, db) => {
-      await store.deleteProjectRuns(db, projectId);
-      await store.deleteProjectScenarios(db, projectId);
-    },
-  };
-  ports.projects.onProjectDeleted((tx, projectId) => simulations.deleteProject(projectId, tx));
-  return simulations;
-}
+/** The simulations module's one entry: its routes, the runner of server-run scenarios (jobs of the experiments' queue), and what goes with a deleted project. */
+export const simulationsModule: SpyglassModule<SimulationsPorts> = {
+  name: 'simulations',
+  register: (host, ports) => {
+    const ctx = simulationsContext(host, ports);
+    simulationRoutes(host.http, ctx);
+    const runner = new SimulationRunner(ctx);
+    // Before the queue's runner waits for its jobs: runs in flight stop and are taken up after the restart.
+    host.http.addHook('preClose', (done) => {
+      runner.close();
+      done();
+    });
+    ports.organizations.onProjectDeleted(async (tx, projectId) => {
+      await store.deleteProjectRuns(tx, projectId);
+      await store.deleteProjectScenarios(tx, projectId);
+    });
+  },
+};

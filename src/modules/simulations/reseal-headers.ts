@@ -4,7 +4,7 @@
  * experiments' targets' headers are. Answers how many header sets it re-sealed.
  */
 import type { Database } from '../../db/index.ts';
-import type { SealedHeaders, TargetHeaders } from '../experiments/index.ts';
+import { TargetHeaders, type SealedHeaders } from '../experiments/index.ts';
 import { HEADER_TARGET, headerOwner, type StoredAgentTarget } from './define-scenario.ts';
 import type { RunPlan } from './start-batch.ts';
 import type { SealedKind } from '../../platform/sealed-kinds.ts';
@@ -35,4 +35,9 @@ export async function resealAgentHeaders(db: Database, headers: TargetHeaders): 
 }
 
 /** Scenario agents' headers as the key tools count them. */
-export const sealedAgentHeaders: SealedKind = { one: "scenario agent's headers", many: "scenario agents' headers", countByKey: store.sealedHeaderKeyCounts };
+export const sealedAgentHeaders: SealedKind = {
+  one: "scenario agent's headers",
+  many: "scenario agents' headers",
+  countByKey: store.sealedHeaderKeyCounts,
+  reseal: ({ db, keyring }) => resealAgentHeaders(db, new TargetHeaders(keyring)),
+};

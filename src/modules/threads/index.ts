@@ -1,4 +1,4 @@
-export { buildThreads, registerThreads, threads, type Threads, type ThreadsPorts } from './module.ts';
+export { buildThreads, threadsModule, threads, type Threads, type ThreadsPorts } from './module.ts';
 export type { ThreadsContext } from './context.ts';
 export { threadData, conversationText } from './conversation.ts';
 export { MAX_TURNS as THREAD_MAX_TURNS } from './use-cases/evaluate-thread.ts';

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { SpyglassModule } from '../../platform/module.ts';
 import type { Database } from '../../db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import { scoredThreads, threadReviews, threadScoreSort, threadScoreSummaries } from '../annotations/index.ts';
@@ -13,11 +13,11 @@ export interface Threads {
   evaluate(monitor: ThreadMonitorLike, threadId: string): Promise<{ changedSince: boolean }>;
 }
 
-/** The threads module's one entry: its routes, and what it offers the app. */
-export function registerThreads(app: FastifyInstance, ctx: ThreadsContext): Threads {
-  threadRoutes(app, ctx);
-  return threads(ctx);
-}
+/** The threads module's one entry: its routes. */
+export const threadsModule: SpyglassModule<{ threads: ThreadsContext }> = {
+  name: 'threads',
+  register: ({ http }, { threads }) => threadRoutes(http, threads),
+};
 
 /** The module's offer without its routes (the services are built before the HTTP app). */
 export function threads(ctx: ThreadsContext): Threads {

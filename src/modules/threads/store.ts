@@ -1,6 +1,6 @@
 import { and, desc, eq, gte, lte, sql } from 'drizzle-orm';
 import { QueryBuilder } from 'drizzle-orm/pg-core';
-import { threadEvaluations } from '../../db/schema/index.ts';
+import { threadEvaluations } from '../../db/schema/threads.ts';
 import { rows, textArray, type Executor } from '../../db/index.ts';
 import { bucketSql, type BucketSpec } from '../../platform/time-buckets.ts';
 import type { ThreadIdsRelation, ThreadsPickedRelation, ThreadValuesRelation } from '../traces/index.ts';

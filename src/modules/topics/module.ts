@@ -1,6 +1,5 @@
-import type { FastifyInstance } from 'fastify';
 import type { Executor } from '../../db/index.ts';
-import type { Scheduler } from '../../platform/periodic.ts';
+import type { SpyglassModule } from '../../platform/module.ts';
 import type { ModelGateway } from '../model-providers/index.ts';
 import type { TraceExtension, Traces } from '../traces/index.ts';
 import type { TopicsContext } from './context.ts';
@@ -71,10 +70,13 @@ export function buildTopicsModule(ctx: TopicsContext): Topics {
 }
 
 /** The topics module's one entry: its routes and its schedule (every process; a build is claimed once). */
-export function registerTopics(app: FastifyInstance, scheduler: Scheduler, ctx: TopicsContext, topics: Topics): void {
-  topicRoutes(app, ctx);
-  scheduler.every({ name: 'topics', intervalMs: TOPICS_POLL_MS, once: false, run: () => topics.runRounds() });
-}
+export const topicsModule: SpyglassModule<{ topics: { ctx: TopicsContext; topics: Topics } }> = {
+  name: 'topics',
+  register: ({ http, scheduler }, { topics: { ctx, topics } }) => {
+    topicRoutes(http, ctx);
+    scheduler.every({ name: 'topics', intervalMs: TOPICS_POLL_MS, once: false, run: () => topics.runRounds() });
+  },
+};
 
 /** What topics add to traces: the `topic` filter; a deleted trace leaves its topics. */
 export const topicsTraceExtension: TraceExtension = {

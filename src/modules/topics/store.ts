@@ -1,7 +1,7 @@
 /** The topics module's SQL: `topic_settings`, `topics`, `trace_topics` (migrations/0052_topics.sql). */
 import { and, eq, sql, type SQL } from 'drizzle-orm';
 import { rows, textArray, type Executor } from '../../db/index.ts';
-import { topicSettings, topics, traceTopics } from '../../db/schema/index.ts';
+import { topicSettings, topics, traceTopics } from '../../db/schema/topics.ts';
 import { QueryBuilder } from 'drizzle-orm/pg-core';
 import type { TraceInputsPick, TraceRowRef } from '../traces/index.ts';
 

@@ -1,4 +1,4 @@
-export { buildTraces, registerTraces, type Traces, type TracesPorts } from './module.ts';
+export { buildTraces, tracesModule, type Traces, type TracesPorts } from './module.ts';
 export type { TraceExtension } from './context.ts';
 export { TRACE_CONTENTS_PAGE, type TraceContents } from './reads.ts';
 export type { TraceSummary } from './summary.ts';

@@ -1,4 +1,3 @@
-import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from '../../config.ts';
 import type { Database, Executor } from '../../db/index.ts';
@@ -6,7 +5,7 @@ import { DayPartitions } from '../../db/day-partitions.ts';
 import { Admission, RateLimiter } from '../../platform/admission.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Metrics } from '../../platform/metrics.ts';
-import type { Scheduler } from '../../platform/periodic.ts';
+import type { SpyglassModule } from '../../platform/module.ts';
 import type { ReadPriority } from '../../platform/read-priority.ts';
 import type { ProjectRegistry, TraceContext, TraceExtension } from './context.ts';
 import type { NormalizedSpan } from './ingest/index.ts';
@@ -117,14 +116,17 @@ export function buildTraces(ports: TracesPorts): Traces {
 }
 
 /** The traces module's one entry: its routes (search, detail, shares, views, ingest), the retention sweep, and PGlite's planner statistics. */
-export function registerTraces(app: FastifyInstance, scheduler: Scheduler, traces: Traces, retentionSweepMs: number): void {
-  traceRoutes(app, traces);
-  // Days ahead (and yesterday, for late spans) have their partitions before ingest needs them.
-  const makeDaysAhead = () => makeDays(traces.ctx);
-  app.addHook('onReady', makeDaysAhead);
-  scheduler.every({ name: 'day partitions', intervalMs: 6 * 3_600_000, once: false, run: makeDaysAhead });
-  scheduler.every({ name: 'trace retention', intervalMs: retentionSweepMs, once: true, run: () => traces.sweepRetention() });
-  if (traces.ctx.db.kind === 'pglite') {
-    scheduler.every({ name: 'planner statistics', intervalMs: 5 * 60_000, once: false, run: () => traces.refreshStatistics() });
-  }
-}
+export const tracesModule: SpyglassModule<{ traces: Traces }> = {
+  name: 'traces',
+  register: ({ http, scheduler, config }, { traces }) => {
+    traceRoutes(http, traces);
+    // Days ahead (and yesterday, for late spans) have their partitions before ingest needs them.
+    const makeDaysAhead = () => makeDays(traces.ctx);
+    http.addHook('onReady', makeDaysAhead);
+    scheduler.every({ name: 'day partitions', intervalMs: 6 * 3_600_000, once: false, run: makeDaysAhead });
+    scheduler.every({ name: 'trace retention', intervalMs: config.intervals.retentionSweepMs, once: true, run: () => traces.sweepRetention() });
+    if (traces.ctx.db.kind === 'pglite') {
+      scheduler.every({ name: 'planner statistics', intervalMs: 5 * 60_000, once: false, run: () => traces.refreshStatistics() });
+    }
+  },
+};

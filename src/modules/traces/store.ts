@@ -1,5 +1,5 @@
 import { and, eq, lt, sql, type SQL, type SQLWrapper, type Subquery } from 'drizzle-orm';
-import { spanLogEvents, spans as spansTable, traces as tracesTable, traceShares, traceViews } from '../../db/schema/index.ts';
+import { spanLogEvents, spans as spansTable, traces as tracesTable, traceShares, traceViews } from '../../db/schema/traces.ts';
 import { containsPattern, jsonParam, reserveSession, rows, textArray, type Database, type Executor } from '../../db/index.ts';
 import { DAY_MS } from '../../db/day-partitions.ts';
 import { eventsInsertSql } from '../../platform/events/index.ts';

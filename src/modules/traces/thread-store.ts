@@ -4,7 +4,7 @@
  */
 import { and, eq, isNotNull, sql, type SQL, type SQLWrapper, type Subquery } from 'drizzle-orm';
 import { QueryBuilder } from 'drizzle-orm/pg-core';
-import { traces as tracesTable } from '../../db/schema/index.ts';
+import { traces as tracesTable } from '../../db/schema/traces.ts';
 import { containsPattern, rows, type Executor } from '../../db/index.ts';
 
 export type ThreadSort = 'thread_id' | 'turns' | 'cost' | 'duration' | 'errors' | 'users' | 'first_seen' | 'last_seen';

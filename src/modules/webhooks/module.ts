@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { SpyglassModule } from '../../platform/module.ts';
 import type { Logger } from 'pino';
 import type { Database } from '../../db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
@@ -13,7 +13,12 @@ import { EndpointSecrets } from './secrets.ts';
 import * as store from './store.ts';
 
 /** Signing secrets (current and previous) as the key tools count them. */
-export const sealedSecrets: SealedKind = { one: 'webhook secret', many: 'webhook secrets', countByKey: store.sealedKeyCounts };
+export const sealedSecrets: SealedKind = {
+  one: 'webhook secret',
+  many: 'webhook secrets',
+  countByKey: store.sealedKeyCounts,
+  reseal: ({ db, keyring }) => resealSecrets({ db, secrets: new EndpointSecrets(keyring) }),
+};
 /** The key ids on signing secrets, for the start check (which runs before migrations). */
 export const secretKeyIds = store.sealedKeyIds;
 
@@ -29,12 +34,10 @@ export interface WebhooksPorts {
   allowPrivateDestinations: boolean;
 }
 
-/** What the webhooks module offers the app: its dispatcher (tests drive its passes) and re-sealing. */
+/** What the webhooks module offers the app: its dispatcher (tests drive its passes). */
 export interface Webhooks {
   ctx: WebhooksContext;
   dispatcher: WebhookDispatcher;
-  /** `spyglass keys rotate-encryption`: every signing secret sealed again under the keyring's first key. */
-  resealSecrets(): Promise<number>;
 }
 
 /** The module's context and dispatcher, and its gauges on /metrics. */
@@ -50,11 +53,14 @@ export function buildWebhooks(ports: WebhooksPorts): Webhooks {
   ports.metrics.gauge('spyglass_webhook_batches_pending', 'Webhook batches waiting to be sent (open, sending or retrying)', [], async () => [
     { value: await store.pendingDispatches(ports.db.orm) },
   ]);
-  return { ctx, dispatcher, resealSecrets: () => resealSecrets(ctx) };
+  return { ctx, dispatcher };
 }
 
 /** The webhooks module's one entry: its routes, and the dispatcher's loop started and stopped with the app. */
-export function registerWebhooks(app: FastifyInstance, webhooks: Webhooks): void {
-  webhookRoutes(app, webhooks.ctx);
-  webhooks.dispatcher.attach(app);
-}
+export const webhooksModule: SpyglassModule<{ webhooks: Webhooks }> = {
+  name: 'webhooks',
+  register: ({ http }, { webhooks }) => {
+    webhookRoutes(http, webhooks.ctx);
+    webhooks.dispatcher.attach(http);
+  },
+};

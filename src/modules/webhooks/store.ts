@@ -1,6 +1,6 @@
 import { and, desc, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 import { relationExists, rows, type Executor } from '../../db/index.ts';
-import { webhookDeliveryAttempts, webhookDispatches, webhookEndpoints, type WebhookEventPayload } from '../../db/schema/index.ts';
+import { webhookDeliveryAttempts, webhookDispatches, webhookEndpoints, type WebhookEventPayload } from '../../db/schema/webhooks.ts';
 
 export type EndpointRow = typeof webhookEndpoints.$inferSelect;
 export type DispatchRow = typeof webhookDispatches.$inferSelect;

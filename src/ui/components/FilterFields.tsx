@@ -1,5 +1,5 @@
 import type { MonitorFilters } from '../api/types.ts';
-import { filterTextOf, MONITOR_FILTER_KEYS, monitorFilters, type TraceFilterText } from '../lib/trace-filters.ts';
+import { filterTextOf, MONITOR_FILTER_KEYS, monitorFilters, TRACE_FILTERS, type TraceFilterText } from '../lib/trace-filters.ts';
 import { FilterEditors } from './filter-editors.tsx';
 
 /** The filters a monitor or an alert rule keeps, as a form edits them: each filter's URL text (lib/trace-filters.ts). */
@@ -7,6 +7,9 @@ export type FilterText = TraceFilterText;
 
 /** A stored filter as the form's text. */
 export const filterText = (f: MonitorFilters | null | undefined): FilterText => filterTextOf(f, MONITOR_FILTER_KEYS);
+
+/** The request fields a refusal of the stored filter names (`filters.<server key>`), one per field of the form. */
+export const FILTER_FIELDS = MONITOR_FILTER_KEYS.map((k) => `filters.${TRACE_FILTERS[k].serverKey}`);
 
 /** The filter a form's text says; null: every trace. */
 export const filtersOf = (text: FilterText): MonitorFilters | null => monitorFilters(text);

@@ -7,7 +7,7 @@ import type { Monitor } from '../api/evaluators.ts';
 import type { MonitorFilters } from '../api/types.ts';
 import { SchemaForm, type JsonSchema } from '../components/SchemaForm.tsx';
 import { formErrors } from '../lib/form-errors.ts';
-import { FilterFields, filterText, filtersOf } from '../components/FilterFields.tsx';
+import { FILTER_FIELDS, FilterFields, filterText, filtersOf } from '../components/FilterFields.tsx';
 import { Loading } from '../components/QueryState.tsx';
 
 /** A monitor: an evaluator with its settings form, a sample share and trace filters. */
@@ -46,7 +46,7 @@ export default function NewMonitorPage() {
 
 /** The form of a new monitor, or of one being edited (`editing`: saved with PATCH, then `onSaved`). */
 /** The request body's fields the monitor form shows a refusal next to; each of the evaluator's settings at its own control besides. */
-const MONITOR_FIELDS = ['name', 'sample', 'unit', 'idle_minutes', 'schedule_minutes', 'filters.labels', 'filters.user_id', 'filters.model', 'filters.span_type', 'filters.customer_id', 'filters.metadata', 'filters.has_error'];
+const MONITOR_FIELDS = ['name', 'sample', 'unit', 'idle_minutes', 'schedule_minutes', ...FILTER_FIELDS];
 
 export function MonitorForm({ projectId, evaluator, editing, onSaved, onCancel }: { projectId: string; evaluator: Evaluator; editing?: Monitor; onSaved?: () => void; onCancel?: () => void }) {
   const navigate = useNavigate();

@@ -1,6 +1,6 @@
 import { and, asc, desc, eq } from 'drizzle-orm';
 import type { Executor } from '../../../db/index.ts';
-import { customEvaluators, customEvaluatorVersions } from '../../../db/schema/index.ts';
+import { customEvaluators, customEvaluatorVersions } from '../../../db/schema/evaluators.ts';
 
 export type CustomRow = typeof customEvaluators.$inferSelect;
 export type VersionRow = typeof customEvaluatorVersions.$inferSelect;

@@ -16,7 +16,7 @@ export function forgetEnabled(ctx: MonitorsContext, projectId: string): void {
 }
 
 /** The project's enabled monitors, read with `tx` (PGlite would wait on its own transaction otherwise) unless recently read. */
-export async function enabledMonitors(ctx: MonitorsContext, tx: Executor, projectId: string): Promise<store.MonitorRow[]> {
+export async function enabledMonitors(ctx: Pick<MonitorsContext, 'enabledMonitors' | 'generations'>, tx: Executor, projectId: string): Promise<store.MonitorRow[]> {
   const cached = ctx.enabledMonitors.get(projectId);
   if (cached && cached.until > performance.now()) return cached.monitors;
   const generation = ctx.generations.get(projectId) ?? 0;

@@ -11,7 +11,7 @@ import { evaluateTrace } from './evaluate-trace.ts';
  * In the ingest transaction: one pending job per (monitor, matching trace), run once the
  * trace has been quiet for `settleMs`; a later span of the trace pushes it back.
  */
-export async function enqueueForTraces(ctx: MonitorsContext, tx: Executor, batch: { organizationId: string; projectId: string; summaries: TraceSummary[]; now: Date }): Promise<void> {
+export async function enqueueForTraces(ctx: Pick<MonitorsContext, 'settleMs' | 'enabledMonitors' | 'generations'>, tx: Executor, batch: { organizationId: string; projectId: string; summaries: TraceSummary[]; now: Date }): Promise<void> {
   const monitors = await enabledMonitors(ctx, tx, batch.projectId);
   if (!monitors.length) return;
   const runAt = batch.now.getTime() + ctx.settleMs;
