@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type { Executor } from '../../db/index.ts';
 import { DAY_MS, dayOf } from '../../db/day-partitions.ts';
+import { dropDayRollups } from './rollup-store.ts';
 import * as store from './store.ts';
 import type { TraceContext } from './context.ts';
 
@@ -64,7 +65,10 @@ async function dropExpiredDays(ctx: TraceContext, cutoffs: Map<string, number>):
       }
       dropped += traceIds.length;
     }
-    await ctx.db.orm.transaction((tx) => ctx.days.drop(tx, day));
+    await ctx.db.orm.transaction(async (tx) => {
+      await dropDayRollups(tx, day);
+      await ctx.days.drop(tx, day);
+    });
   }
   return dropped;
 }
