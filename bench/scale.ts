@@ -71,7 +71,7 @@ export async function benchScale(s: BenchServer, pgUrl: string, opts: { spans: n
   // The hourly rollups the background task keeps, caught up before the charts are timed.
   const r0 = performance.now();
   const hours = await s.app.services.traces.rollUp(Infinity);
-  console.error(`scale bench: ${hours} hours rolled up in ${((performance.now() - r0) / 1000).toFixed(1)} s`);
+  console.error(`scale bench: ${hours} hours rolled up in ${((performance.now() - r0) / 1000).toFixed(1)} s before timing`);
   const [size] = await rows<{ spans: number; traces: number }>(s.db.orm, sql`SELECT sum(span_count)::float8 AS spans, count(*)::int AS traces FROM traces WHERE project_id = ${projectId}`);
   console.error(`scale bench: ${size.traces} traces / ${size.spans} spans in ${loadSeconds.toFixed(0)} s`);
 
