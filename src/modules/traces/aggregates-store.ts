@@ -8,7 +8,7 @@
 import { sql, type SQL, type SQLWrapper, type Subquery } from 'drizzle-orm';
 import { containsPattern, rows, textArray, type Executor } from '../../db/index.ts';
 import { bucketSql, type BucketSpec } from '../../platform/time-buckets.ts';
-import { HOUR_MS, LATENCY_BUCKET, latencyOfBucket } from './rollup-store.ts';
+import { dirtyHoursIn, HOUR_MS, LATENCY_BUCKET, latencyOfBucket } from './rollup-store.ts';
 
 /** A column of another module's relation, typed by the values it holds (nullable or not). */
 export type RelationColumn<T> = SQLWrapper & { readonly _: { readonly data: T } };
@@ -229,28 +229,47 @@ const SUMMED_COLUMNS = sql`traces.started_at, ${LATENCY_BUCKET} AS latency_bucke
 /**
  * Rows (g, t, v, HISTOGRAM_SUMS) of the matching traces per group `g`, hour `t` and latency sketch bucket `v`:
  * the clean hours of [from, to) from trace_rollups (byModel: its model groups, else all traces),
- * and from the summaries the dirty hours and the range's partial hours at either end. One
- * statement: the dirty hours and the rollup rows it reads are of one snapshot.
+ * and from the summaries the `dirty` hours (read by the caller just before) and the range's
+ * partial hours at either end. The dirty hours are given as ranges of started_at, which the
+ * planner prunes day partitions by (a join to a list of hours scanned every partition).
  */
-function hourSums(q: { projectId: string; where: SQL; rollup: RollupRange }, group: { join: SQL; column: SQL }, byModel: boolean): SQL {
+function hourSums(q: { projectId: string; where: SQL; rollup: RollupRange; dirty: number[] }, group: { join: SQL; column: SQL }, byModel: boolean): SQL {
   const { from, to } = q.rollup;
   const live = (extra: SQL) => sql`SELECT ${group.column} AS g, ${SUMMED_COLUMNS} FROM traces ${group.join} WHERE ${q.where} AND ${extra}`;
   const summed = sql`g, started_at - started_at % ${HOUR_MS}::bigint AS t, latency_bucket AS v, ${HISTOGRAM_SUMS}`;
+  const ranges = hourRanges(q.dirty);
+  const dirtyLive = ranges.length
+    ? sql`UNION ALL
+    SELECT ${summed} FROM (${live(sql`(${sql.join(
+      ranges.map(([a, b]) => sql`(traces.started_at >= ${a}::bigint AND traces.started_at < ${b}::bigint)`),
+      sql` OR `,
+    )})`)}) x GROUP BY 1, 2, 3`
+    : sql``;
   return sql`SELECT r.model AS g, r.hour AS t, r.latency_bucket AS v, r.traces, r.spans, r.errors, r.cost,
         r.prompt_tokens AS prompt, r.completion_tokens AS completion, r.cached_input_tokens AS cached, r.reasoning_tokens AS reasoning
       FROM trace_rollups r
       WHERE r.project_id = ${q.projectId} AND r.by_model = ${byModel} AND r.hour >= ${from}::bigint AND r.hour < ${to}::bigint
-        AND NOT EXISTS (SELECT 1 FROM trace_hours_dirty d WHERE d.project_id = ${q.projectId} AND d.hour = r.hour)
+        AND r.hour <> ALL(${textArray(q.dirty.map(String))}::bigint[])
     UNION ALL
     SELECT ${summed} FROM (${live(sql`traces.started_at < ${from}::bigint`)}) x GROUP BY 1, 2, 3
     UNION ALL
     SELECT ${summed} FROM (${live(sql`traces.started_at >= ${to}::bigint`)}) x GROUP BY 1, 2, 3
-    UNION ALL
-    SELECT ${summed}
-      FROM (SELECT DISTINCT hour FROM trace_hours_dirty WHERE project_id = ${q.projectId} AND hour >= ${from}::bigint AND hour < ${to}::bigint) d
-      CROSS JOIN LATERAL (${live(sql`traces.started_at >= d.hour AND traces.started_at < d.hour + ${HOUR_MS}::bigint`)}) x
-      GROUP BY 1, 2, 3`;
+    ${dirtyLive}`;
 }
+
+/** Sorted hours as [start, end) ranges of consecutive hours. */
+function hourRanges(hours: number[]): [number, number][] {
+  const ranges: [number, number][] = [];
+  for (const h of [...hours].sort((a, b) => a - b)) {
+    const last = ranges[ranges.length - 1];
+    if (last && last[1] === h) last[1] = h + HOUR_MS;
+    else ranges.push([h, h + HOUR_MS]);
+  }
+  return ranges;
+}
+
+/** More dirty hours than this in a range (after an upgrade, a bulk load): the chart reads every summary instead. */
+const MAX_DIRTY_HOURS = 48;
 
 /** The groups of a rollup query: model groups (the rollups' by_model rows) or none. */
 const ROLLUP_GROUPS = (groupBy: GroupBy) => (groupBy === 'model' ? groupJoin('model') : groupJoin(null));
@@ -264,7 +283,11 @@ const ROLLUP_GROUPS = (groupBy: GroupBy) => (groupBy === 'model' ? groupJoin('mo
  */
 export async function aggregateTraces(db: Executor, q: AggregateQuery): Promise<AggregateResult> {
   const where = sql.join([sql`traces.project_id = ${q.projectId}`, ...q.where], sql` AND `);
-  const rollup = q.rollup && (q.groupBy === null || q.groupBy === 'model') ? q.rollup : null;
+  let rollup = q.rollup && (q.groupBy === null || q.groupBy === 'model') ? q.rollup : null;
+  // The hours of the range not rolled up yet. A write committed after this read and before a
+  // statement below is not seen in its hour (as if the chart had been read a moment earlier).
+  const dirty = rollup ? await dirtyHoursIn(db, q.projectId, rollup.from, rollup.to, MAX_DIRTY_HOURS + 1) : [];
+  if (dirty.length > MAX_DIRTY_HOURS) rollup = null;
   const group = groupJoin(q.groupBy, q.foreignGroups);
   const a = q.thumbs;
   const thumbTotals = sql`(SELECT count(*) FILTER (WHERE ${a.isThumbsUp}) FROM ${a} JOIN traces ON traces.project_id = ${q.projectId} AND traces.trace_id = ${a.traceId} WHERE ${where})::int AS up,
@@ -278,13 +301,13 @@ export async function aggregateTraces(db: Executor, q: AggregateQuery): Promise<
             ? sql`SELECT coalesce(sum(traces), 0)::int AS traces, coalesce(sum(spans), 0)::float8 AS spans, coalesce(sum(errors), 0)::int AS errors, coalesce(sum(cost), 0)::float8 AS cost,
                     coalesce(sum(prompt), 0)::float8 AS prompt, coalesce(sum(completion), 0)::float8 AS completion,
                     coalesce(sum(cached), 0)::float8 AS cached, coalesce(sum(reasoning), 0)::float8 AS reasoning, ${thumbTotals}
-                  FROM (${hourSums({ projectId: q.projectId, where, rollup }, groupJoin(null), false)}) u`
+                  FROM (${hourSums({ projectId: q.projectId, where, rollup, dirty }, groupJoin(null), false)}) u`
             : sql`SELECT ${SUMS}, ${thumbTotals} FROM traces WHERE ${where}`,
         ).then(([t]) => t)
       : Promise.resolve(null);
   // Awaited below; a failure before then is not an unhandled one.
   totalsRead.catch(() => {});
-  const sums = rollup ? hourSums({ projectId: q.projectId, where, rollup }, ROLLUP_GROUPS(q.groupBy), q.groupBy === 'model') : null;
+  const sums = rollup ? hourSums({ projectId: q.projectId, where, rollup, dirty }, ROLLUP_GROUPS(q.groupBy), q.groupBy === 'model') : null;
   // Which groups keep a series of their own; the rest fold into "other".
   let keptOf = (_column: SQL) => sql`true`;
   if (q.groupBy !== null && q.maxGroups !== null) {

@@ -30,10 +30,13 @@ export async function dirtyHours(db: Executor, limit: number): Promise<{ project
   return found.map((r) => ({ projectId: r.project_id, hours: r.hours.map(Number) }));
 }
 
-/** How many hours are dirty (all projects). */
-export async function countDirtyHours(db: Executor): Promise<number> {
-  const [r] = await rows<{ n: number }>(db, sql`SELECT count(DISTINCT (project_id, hour))::int AS n FROM trace_hours_dirty`);
-  return Number(r.n);
+/** Up to `limit` distinct dirty hours of a project in [from, to). */
+export async function dirtyHoursIn(db: Executor, projectId: string, from: number, to: number, limit: number): Promise<number[]> {
+  const found = await rows<{ hour: number }>(
+    db,
+    sql`SELECT DISTINCT hour::float8 AS hour FROM trace_hours_dirty WHERE project_id = ${projectId} AND hour >= ${from}::bigint AND hour < ${to}::bigint LIMIT ${limit}`,
+  );
+  return found.map((r) => Number(r.hour));
 }
 
 const ROLLUP_SUMS = sql.raw(`count(*) AS traces, sum(span_count) AS spans, count(*) FILTER (WHERE has_error) AS errors, sum(total_cost) AS cost,
@@ -47,19 +50,26 @@ export async function rollUpHours(tx: Executor, projectId: string, hours: number
   const list = sql`${textArray(hours.map(String))}::bigint[]`;
   await tx.execute(sql`DELETE FROM trace_hours_dirty WHERE project_id = ${projectId} AND hour = ANY(${list})`);
   await tx.execute(sql`DELETE FROM trace_rollups WHERE project_id = ${projectId} AND hour = ANY(${list})`);
-  // Each hour a range of the summaries' covering index (traces_time_sums): no wide row is read.
-  const ofHours = sql`FROM unnest(${list}) AS h(hour) CROSS JOIN LATERAL (
-      SELECT ${LATENCY_BUCKET} AS latency_bucket, span_count, has_error, total_cost, prompt_tokens, completion_tokens, cached_input_tokens, reasoning_tokens, normalized_models
-      FROM traces WHERE traces.project_id = ${projectId} AND traces.started_at >= h.hour AND traces.started_at < h.hour + ${HOUR_MS}::bigint) t`;
+  // One range of the summaries' covering index (traces_time_sums) from the first hour to the
+  // last (the caller passes nearby hours): a range the planner prunes the day partitions by,
+  // where a join to each hour scanned every partition whole.
+  const from = Math.min(...hours);
+  const to = Math.max(...hours) + HOUR_MS;
+  const ofHours = sql`FROM (
+      SELECT traces.started_at - traces.started_at % ${HOUR_MS}::bigint AS hour, ${LATENCY_BUCKET} AS latency_bucket,
+        span_count, has_error, total_cost, prompt_tokens, completion_tokens, cached_input_tokens, reasoning_tokens, normalized_models
+      FROM traces WHERE traces.project_id = ${projectId} AND traces.started_at >= ${from}::bigint AND traces.started_at < ${to}::bigint) t
+    WHERE t.hour = ANY(${list})`;
   await tx.execute(
     sql`INSERT INTO trace_rollups (project_id, hour, by_model, model, latency_bucket, traces, spans, errors, cost, prompt_tokens, completion_tokens, cached_input_tokens, reasoning_tokens)
-        SELECT ${projectId}, h.hour, false, NULL, t.latency_bucket, ${ROLLUP_SUMS} ${ofHours} GROUP BY h.hour, t.latency_bucket`,
+        SELECT ${projectId}, t.hour, false, NULL, t.latency_bucket, ${ROLLUP_SUMS} ${ofHours} GROUP BY t.hour, t.latency_bucket`,
   );
   await tx.execute(
     sql`INSERT INTO trace_rollups (project_id, hour, by_model, model, latency_bucket, traces, spans, errors, cost, prompt_tokens, completion_tokens, cached_input_tokens, reasoning_tokens)
-        SELECT ${projectId}, h.hour, true, grp.g, t.latency_bucket, ${ROLLUP_SUMS} ${ofHours}
+        SELECT ${projectId}, t.hour, true, grp.g, t.latency_bucket, ${ROLLUP_SUMS}
+        FROM (SELECT t.* ${ofHours}) t
           CROSS JOIN LATERAL unnest(CASE WHEN cardinality(t.normalized_models) = 0 THEN ARRAY[NULL]::text[] ELSE t.normalized_models END) AS grp(g)
-        GROUP BY h.hour, grp.g, t.latency_bucket`,
+        GROUP BY t.hour, grp.g, t.latency_bucket`,
   );
 }
 

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { TraceContext } from './context.ts';
-import { dirtyHours, rollUpHours } from './rollup-store.ts';
+import { dirtyHours, HOUR_MS, rollUpHours } from './rollup-store.ts';
 
 /** Dirty hours read per round, and recomputed per transaction (PGlite runs nothing else meanwhile). */
 const ROUND_HOURS = 500;
@@ -21,9 +21,14 @@ export async function rollUpDirtyHours(ctx: TraceContext, budgetMs = 30_000): Pr
     const fresh = found.map((p) => ({ projectId: p.projectId, hours: p.hours.filter((h) => !done.has(`${p.projectId}:${h}`)) })).filter((p) => p.hours.length);
     if (!fresh.length) break;
     for (const { projectId, hours } of fresh) {
+      // Nearby hours together: each transaction reads one range of the summaries, at most `per` hours long.
+      hours.sort((a, b) => a - b);
       const per = HOURS_PER_TRANSACTION[ctx.db.kind];
-      for (let i = 0; i < hours.length; i += per) {
-        const chunk = hours.slice(i, i + per);
+      for (let i = 0; i < hours.length; ) {
+        let n = 1;
+        while (i + n < hours.length && hours[i + n] < hours[i] + per * HOUR_MS) n++;
+        const chunk = hours.slice(i, i + n);
+        i += n;
         await ctx.db.orm.transaction((tx) => rollUpHours(tx, projectId, chunk));
         for (const h of chunk) done.add(`${projectId}:${h}`);
         count += chunk.length;
