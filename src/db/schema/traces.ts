@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigint, bigserial, boolean, customType, doublePrecision, index, integer, json, jsonb, pgTable, primaryKey, text, timestamp, unique } from 'drizzle-orm/pg-core';
+import { bigint, bigserial, boolean, customType, doublePrecision, index, integer, json, jsonb, pgTable, primaryKey, smallint, text, timestamp, unique } from 'drizzle-orm/pg-core';
 
 /** PostgreSQL's tsvector (the full-text document of a trace), read by `@@` only. */
 const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' });
@@ -140,4 +140,40 @@ export const traceViews = pgTable(
     updatedAt: bigint('updated_at', { mode: 'number' }).notNull(),
   },
   (t) => [unique().on(t.projectId, t.name)],
+);
+
+/**
+ * Per-hour sums of trace summaries (0076): per project, hour and latency sketch bucket
+ * (latency_sketch_bucket), over all of the hour's traces (byModel false) and per model group
+ * (byModel true). Exact for every hour without a row in trace_hours_dirty (the traces'
+ * triggers mark the hours they write).
+ */
+export const traceRollups = pgTable(
+  'trace_rollups',
+  {
+    projectId: text('project_id').notNull(),
+    hour: bigint('hour', { mode: 'number' }).notNull(),
+    byModel: boolean('by_model').notNull(),
+    model: text('model'),
+    latencyBucket: smallint('latency_bucket'),
+    traces: bigint('traces', { mode: 'number' }).notNull(),
+    spans: bigint('spans', { mode: 'number' }),
+    errors: bigint('errors', { mode: 'number' }).notNull(),
+    cost: doublePrecision('cost'),
+    promptTokens: bigint('prompt_tokens', { mode: 'number' }),
+    completionTokens: bigint('completion_tokens', { mode: 'number' }),
+    cachedInputTokens: bigint('cached_input_tokens', { mode: 'number' }),
+    reasoningTokens: bigint('reasoning_tokens', { mode: 'number' }),
+  },
+  (t) => [index('trace_rollups_hour').on(t.projectId, t.byModel, t.hour)],
+);
+
+/** Hours of trace summaries changed since their rollup rows were made (0076). */
+export const traceHoursDirty = pgTable(
+  'trace_hours_dirty',
+  {
+    projectId: text('project_id').notNull(),
+    hour: bigint('hour', { mode: 'number' }).notNull(),
+  },
+  (t) => [index('trace_hours_dirty_hour').on(t.projectId, t.hour)],
 );

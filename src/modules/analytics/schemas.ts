@@ -42,7 +42,7 @@ export const timeseriesBucketSchema = z.object({
   tokens: tokensSchema,
   latency_ms: z
     .object({ p50: z.number().nullable(), p95: z.number().nullable(), p99: z.number().nullable() })
-    .describe("Percentiles of the traces' total time; null without traces"),
+    .describe("Percentiles of the traces' total time, each within 1 % of the exact value (from a latency sketch); null without traces"),
   thumbs_up: z.number().int(),
   thumbs_down: z.number().int(),
 });

@@ -8,6 +8,7 @@
 import { sql, type SQL, type SQLWrapper, type Subquery } from 'drizzle-orm';
 import { containsPattern, rows, textArray, type Executor } from '../../db/index.ts';
 import { bucketSql, type BucketSpec } from '../../platform/time-buckets.ts';
+import { dirtyHoursIn, HOUR_MS, LATENCY_BUCKET, latencyOfBucket } from './rollup-store.ts';
 
 /** A column of another module's relation, typed by the values it holds (nullable or not). */
 export type RelationColumn<T> = SQLWrapper & { readonly _: { readonly data: T } };
@@ -69,6 +70,19 @@ export interface AggregateQuery {
   verdicts: VerdictsRelation;
   /** The project's review scores (the annotations module's relation). */
   scores: ScoresRelation;
+  /**
+   * The whole hours [from, to) of the range, read from the hourly rollups where clean (the
+   * conditions are the dates alone, grouped by nothing or by model, and `spec`'s buckets are
+   * whole hours: `bucket` is bucketSql(spec, started_at)); absent: every trace is read.
+   */
+  rollup?: RollupRange;
+}
+
+/** Whole hours of a range the rollups may answer, and the buckets as data. */
+export interface RollupRange {
+  from: number;
+  to: number;
+  spec: BucketSpec;
 }
 
 /** Sums of one bucket of one group; token sums are float8 (they outgrow int4 over big ranges). */
@@ -84,7 +98,7 @@ export interface MetricsRow {
   completion: number;
   cached: number;
   reasoning: number;
-  /** [p50, p95, p99] of total_time_ms */
+  /** [p50, p95, p99] of total_time_ms, from the latency sketch: each within 1 % of the exact one */
   latency: number[] | null;
 }
 
@@ -163,28 +177,30 @@ const SUMS = sql.raw(`count(*)::int AS traces, coalesce(sum(span_count), 0)::flo
   coalesce(sum(prompt_tokens), 0)::float8 AS prompt, coalesce(sum(completion_tokens), 0)::float8 AS completion,
   coalesce(sum(cached_input_tokens), 0)::float8 AS cached, coalesce(sum(reasoning_tokens), 0)::float8 AS reasoning`);
 
-/** SUMS per latency value (total_time_ms, `v`): a histogram of latencies with the sums of each bar. */
+/** SUMS per latency sketch bucket (`v`): a histogram of latencies with the sums of each bar. */
 const HISTOGRAM_SUMS = sql.raw(`count(*) AS traces, sum(span_count) AS spans, count(*) FILTER (WHERE has_error) AS errors, sum(total_cost) AS cost,
   sum(prompt_tokens) AS prompt, sum(completion_tokens) AS completion, sum(cached_input_tokens) AS cached, sum(reasoning_tokens) AS reasoning`);
 
 /**
- * percentile_cont(p) WITHIN GROUP (ORDER BY v) over a histogram's bars (`c`: v, upto = traces
- * with a latency up to v, n = traces with one), as PostgreSQL computes it: the values at rows
- * floor and ceil of p * (n - 1), interpolated in float8.
+ * percentile_cont(p) WITHIN GROUP (ORDER BY latency) over a histogram's bars (`c`: v, a latency
+ * sketch bucket; upto = traces with a bucket up to v, n = traces with one), as PostgreSQL
+ * computes it with each trace's latency replaced by its bucket's value: the values at rows floor
+ * and ceil of p * (n - 1), interpolated in float8. Each value is within 1 % of the latencies of
+ * its bucket, so the percentile is within 1 % of the exact one.
  */
 function percentileOfBars(p: number): SQL {
   // n is the same on every bar of a group: per bar inside the aggregates, as max(n) outside.
   const rowPos = sql.raw(`(${p}::float8 * (n - 1)::float8)`);
   const pos = sql.raw(`(${p}::float8 * (max(n) - 1)::float8)`);
-  const lo = sql`min(v) FILTER (WHERE upto > floor(${rowPos}))::float8`;
-  const hi = sql`min(v) FILTER (WHERE upto > ceil(${rowPos}))::float8`;
+  const lo = latencyOfBucket(sql`min(v) FILTER (WHERE upto > floor(${rowPos}))`);
+  const hi = latencyOfBucket(sql`min(v) FILTER (WHERE upto > ceil(${rowPos}))`);
   return sql`${lo} + (${hi} - ${lo}) * (${pos} - floor(${pos}))`;
 }
 
 /**
- * The charts' sums and exact latency percentiles per (kept, g, b) from `histogram` (rows kept,
- * g, b, v and HISTOGRAM_SUMS, one per latency value): hashing the traces into bars is one pass,
- * where percentile_cont sorts every trace of every bucket. The planner cannot tell how few
+ * The charts' sums and latency percentiles per (kept, g, b) from `histogram` (rows kept, g, b,
+ * v and HISTOGRAM_SUMS, one per latency sketch bucket): hashing the traces into bars is one
+ * pass, where percentile_cont sorts every trace of every bucket. The planner cannot tell how few
  * buckets an expression of started_at makes (it counts one per trace) and would sort them all:
  * the statement runs with sorting discouraged (the bars, a few per bucket, are still sorted)
  * and without JIT compilation.
@@ -206,6 +222,58 @@ async function latencyHistogramSums(db: Executor, histogram: SQL): Promise<Metri
   });
 }
 
+/** The columns of a summary row the sums read (a source's rows, per trace). */
+const SUMMED_COLUMNS = sql`traces.started_at, ${LATENCY_BUCKET} AS latency_bucket, traces.span_count, traces.has_error, traces.total_cost,
+  traces.prompt_tokens, traces.completion_tokens, traces.cached_input_tokens, traces.reasoning_tokens`;
+
+/**
+ * Rows (g, t, v, HISTOGRAM_SUMS) of the matching traces per group `g`, hour `t` and latency sketch bucket `v`:
+ * the clean hours of [from, to) from trace_rollups (byModel: its model groups, else all traces),
+ * and from the summaries the `dirty` hours (read by the caller just before) and the range's
+ * partial hours at either end. The dirty hours are given as ranges of started_at, which the
+ * planner prunes day partitions by (a join to a list of hours scanned every partition).
+ */
+function hourSums(q: { projectId: string; where: SQL; rollup: RollupRange; dirty: number[] }, group: { join: SQL; column: SQL }, byModel: boolean): SQL {
+  const { from, to } = q.rollup;
+  const live = (extra: SQL) => sql`SELECT ${group.column} AS g, ${SUMMED_COLUMNS} FROM traces ${group.join} WHERE ${q.where} AND ${extra}`;
+  const summed = sql`g, started_at - started_at % ${HOUR_MS}::bigint AS t, latency_bucket AS v, ${HISTOGRAM_SUMS}`;
+  const ranges = hourRanges(q.dirty);
+  const dirtyLive = ranges.length
+    ? sql`UNION ALL
+    SELECT ${summed} FROM (${live(sql`(${sql.join(
+      ranges.map(([a, b]) => sql`(traces.started_at >= ${a}::bigint AND traces.started_at < ${b}::bigint)`),
+      sql` OR `,
+    )})`)}) x GROUP BY 1, 2, 3`
+    : sql``;
+  return sql`SELECT r.model AS g, r.hour AS t, r.latency_bucket AS v, r.traces, r.spans, r.errors, r.cost,
+        r.prompt_tokens AS prompt, r.completion_tokens AS completion, r.cached_input_tokens AS cached, r.reasoning_tokens AS reasoning
+      FROM trace_rollups r
+      WHERE r.project_id = ${q.projectId} AND r.by_model = ${byModel} AND r.hour >= ${from}::bigint AND r.hour < ${to}::bigint
+        AND r.hour <> ALL(${textArray(q.dirty.map(String))}::bigint[])
+    UNION ALL
+    SELECT ${summed} FROM (${live(sql`traces.started_at < ${from}::bigint`)}) x GROUP BY 1, 2, 3
+    UNION ALL
+    SELECT ${summed} FROM (${live(sql`traces.started_at >= ${to}::bigint`)}) x GROUP BY 1, 2, 3
+    ${dirtyLive}`;
+}
+
+/** Sorted hours as [start, end) ranges of consecutive hours. */
+function hourRanges(hours: number[]): [number, number][] {
+  const ranges: [number, number][] = [];
+  for (const h of [...hours].sort((a, b) => a - b)) {
+    const last = ranges[ranges.length - 1];
+    if (last && last[1] === h) last[1] = h + HOUR_MS;
+    else ranges.push([h, h + HOUR_MS]);
+  }
+  return ranges;
+}
+
+/** More dirty hours than this in a range (after an upgrade, a bulk load): the chart reads every summary instead. */
+const MAX_DIRTY_HOURS = 48;
+
+/** The groups of a rollup query: model groups (the rollups' by_model rows) or none. */
+const ROLLUP_GROUPS = (groupBy: GroupBy) => (groupBy === 'model' ? groupJoin('model') : groupJoin(null));
+
 /**
  * A few statements over the per-trace summary table, each one pass over the matching
  * traces (no materialized intermediate: on PGlite that cost several times the scan), read
@@ -215,38 +283,58 @@ async function latencyHistogramSums(db: Executor, histogram: SQL): Promise<Metri
  */
 export async function aggregateTraces(db: Executor, q: AggregateQuery): Promise<AggregateResult> {
   const where = sql.join([sql`traces.project_id = ${q.projectId}`, ...q.where], sql` AND `);
+  let rollup = q.rollup && (q.groupBy === null || q.groupBy === 'model') ? q.rollup : null;
+  // The hours of the range not rolled up yet. A write committed after this read and before a
+  // statement below is not seen in its hour (as if the chart had been read a moment earlier).
+  const dirty = rollup ? await dirtyHoursIn(db, q.projectId, rollup.from, rollup.to, MAX_DIRTY_HOURS + 1) : [];
+  if (dirty.length > MAX_DIRTY_HOURS) rollup = null;
   const group = groupJoin(q.groupBy, q.foreignGroups);
   const a = q.thumbs;
+  const thumbTotals = sql`(SELECT count(*) FILTER (WHERE ${a.isThumbsUp}) FROM ${a} JOIN traces ON traces.project_id = ${q.projectId} AND traces.trace_id = ${a.traceId} WHERE ${where})::int AS up,
+                (SELECT count(*) FILTER (WHERE NOT ${a.isThumbsUp}) FROM ${a} JOIN traces ON traces.project_id = ${q.projectId} AND traces.trace_id = ${a.traceId} WHERE ${where})::int AS down`;
   // Totals when a trace can be in several groups, read while the groups are.
   const totalsRead: Promise<Totals | null> =
     q.groupBy === 'model' || q.groupBy === 'label'
       ? rows<Totals>(
           db,
-          sql`SELECT ${SUMS},
-                (SELECT count(*) FILTER (WHERE ${a.isThumbsUp}) FROM ${a} JOIN traces ON traces.project_id = ${q.projectId} AND traces.trace_id = ${a.traceId} WHERE ${where})::int AS up,
-                (SELECT count(*) FILTER (WHERE NOT ${a.isThumbsUp}) FROM ${a} JOIN traces ON traces.project_id = ${q.projectId} AND traces.trace_id = ${a.traceId} WHERE ${where})::int AS down
-              FROM traces WHERE ${where}`,
+          rollup
+            ? sql`SELECT coalesce(sum(traces), 0)::int AS traces, coalesce(sum(spans), 0)::float8 AS spans, coalesce(sum(errors), 0)::int AS errors, coalesce(sum(cost), 0)::float8 AS cost,
+                    coalesce(sum(prompt), 0)::float8 AS prompt, coalesce(sum(completion), 0)::float8 AS completion,
+                    coalesce(sum(cached), 0)::float8 AS cached, coalesce(sum(reasoning), 0)::float8 AS reasoning, ${thumbTotals}
+                  FROM (${hourSums({ projectId: q.projectId, where, rollup, dirty }, groupJoin(null), false)}) u`
+            : sql`SELECT ${SUMS}, ${thumbTotals} FROM traces WHERE ${where}`,
         ).then(([t]) => t)
       : Promise.resolve(null);
   // Awaited below; a failure before then is not an unhandled one.
   totalsRead.catch(() => {});
+  const sums = rollup ? hourSums({ projectId: q.projectId, where, rollup, dirty }, ROLLUP_GROUPS(q.groupBy), q.groupBy === 'model') : null;
   // Which groups keep a series of their own; the rest fold into "other".
-  let kept = sql`true`;
+  let keptOf = (_column: SQL) => sql`true`;
   if (q.groupBy !== null && q.maxGroups !== null) {
     const top = await rows<{ g: string | null }>(
       db,
-      sql`SELECT ${group.column} AS g FROM traces ${group.join} WHERE ${where} GROUP BY 1 ORDER BY count(*) DESC, 1 NULLS LAST LIMIT ${q.maxGroups}`,
+      sums
+        ? sql`SELECT g FROM (${sums}) u GROUP BY 1 ORDER BY sum(traces) DESC, 1 NULLS LAST LIMIT ${q.maxGroups}`
+        : sql`SELECT ${group.column} AS g FROM traces ${group.join} WHERE ${where} GROUP BY 1 ORDER BY count(*) DESC, 1 NULLS LAST LIMIT ${q.maxGroups}`,
     );
     const named = top.map((t) => t.g).filter((g): g is string => g !== null);
     const withNull = top.some((t) => t.g === null);
-    kept = sql`coalesce(${group.column} = ANY(${textArray(named)}) ${withNull ? sql`OR ${group.column} IS NULL` : sql``}, false)`;
+    keptOf = (column) => sql`coalesce(${column} = ANY(${textArray(named)}) ${withNull ? sql`OR ${column} IS NULL` : sql``}, false)`;
   }
+  const kept = keptOf(group.column);
   const k = sql`CASE WHEN ${kept} THEN ${group.column} END`;
   const v = q.verdicts;
   const s = q.scores;
+  // Per hour from the rollups (each hour wholly in one bucket), else per trace.
+  const histogram = sums
+    ? sql`SELECT ${keptOf(sql`u.g`)} AS kept, CASE WHEN ${keptOf(sql`u.g`)} THEN u.g END AS g, ${bucketSql(rollup!.spec, sql`u.t`)} AS b, u.v,
+            sum(traces) AS traces, sum(spans) AS spans, sum(errors) AS errors, sum(cost) AS cost,
+            sum(prompt) AS prompt, sum(completion) AS completion, sum(cached) AS cached, sum(reasoning) AS reasoning
+          FROM (${sums}) u GROUP BY 1, 2, 3, 4`
+    : sql`SELECT ${kept} AS kept, ${k} AS g, ${q.bucket} AS b, ${LATENCY_BUCKET} AS v, ${HISTOGRAM_SUMS} FROM traces ${group.join} WHERE ${where} GROUP BY 1, 2, 3, 4`;
   // Independent statements: on PostgreSQL each on a connection of its own, at once.
   const [metrics, thumbs, verdicts, scores, totals] = await Promise.all([
-    latencyHistogramSums(db, sql`SELECT ${kept} AS kept, ${k} AS g, ${q.bucket} AS b, total_time_ms AS v, ${HISTOGRAM_SUMS} FROM traces ${group.join} WHERE ${where} GROUP BY 1, 2, 3, 4`),
+    latencyHistogramSums(db, histogram),
     rows<ThumbsRow>(
       db,
       sql`SELECT ${kept} AS kept, ${k} AS g, ${q.bucket} AS b,

@@ -7,7 +7,9 @@
  */
 import type { SQL } from 'drizzle-orm';
 import type { Executor } from '../../db/index.ts';
+import { toMillis } from '../../platform/time-buckets.ts';
 import * as aggregates from './aggregates-store.ts';
+import { HOUR_MS } from './rollup-store.ts';
 import type { TraceContext } from './context.ts';
 import type { TraceSearch } from './schemas.ts';
 import { searchConditions } from './search.ts';
@@ -36,6 +38,25 @@ export interface TraceAggregates {
   pickedThreads(projectId: string, search: TraceSearch): ThreadIdsRelation;
 }
 
+/**
+ * The whole hours of a search the hourly rollups answer (buckets of whole hours aligned to
+ * hours: any whole-hour UTC offset), or undefined: a text query or any filter (the rollups
+ * carry neither), groups other than models, buckets finer than an hour or one period.
+ */
+function rollupRange(search: TraceSearch, bucket: aggregates.TraceBuckets, groupBy: aggregates.GroupBy): aggregates.RollupRange | undefined {
+  if (search.query?.trim() || Object.keys(search.filters ?? {}).length) return undefined;
+  if (groupBy !== null && groupBy !== 'model') return undefined;
+  if ('period' in bucket || bucket.widthMs % HOUR_MS !== 0 || ((bucket.origin % HOUR_MS) + HOUR_MS) % HOUR_MS !== 0) return undefined;
+  // An hour's rollup holds a row per latency bucket met: about as many rows as traces when an hour
+  // holds a few hundred, so hourly charts read the traces (1,323 ms live against 1,898 from rollups
+  // over 30 days at 500k spans); a day's bucket sums 24 hours' rows, which pays (994 against 448 ms).
+  if (bucket.widthMs < 24 * HOUR_MS) return undefined;
+  if (search.startDate === undefined || search.endDate === undefined) return undefined;
+  const from = Math.ceil(toMillis(search.startDate, 'startDate') / HOUR_MS) * HOUR_MS;
+  const to = Math.floor((toMillis(search.endDate, 'endDate') + 1) / HOUR_MS) * HOUR_MS;
+  return to > from ? { from, to, spec: bucket } : undefined;
+}
+
 /** The statements bound to the module's context: each turns the search into conditions and the buckets into SQL. */
 export function traceAggregates(ctx: TraceContext): TraceAggregates {
   const ask =
@@ -45,7 +66,14 @@ export function traceAggregates(ctx: TraceContext): TraceAggregates {
       return statement(db, { ...rest, ...bucket, where: searchConditions(ctx, rest.projectId, search) } as unknown as Q);
     };
   return {
-    aggregateTraces: ask(aggregates.aggregateTraces),
+    // The charts' statement reads the hourly rollups when the search is dates alone and the buckets whole hours.
+    aggregateTraces: (db, { search, bucket, ...rest }) =>
+      aggregates.aggregateTraces(db, {
+        ...rest,
+        bucket: aggregates.traceBucket(bucket),
+        where: searchConditions(ctx, rest.projectId, search),
+        rollup: rollupRange(search, bucket, rest.groupBy),
+      }),
     groupSums: ask(aggregates.groupSums),
     traceValues: ask(aggregates.traceValues),
     evaluationValues: ask(aggregates.evaluationValues),

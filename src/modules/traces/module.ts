@@ -18,6 +18,7 @@ import type { TraceSearch } from './schemas.ts';
 import { matchingTraceIds } from './search.ts';
 import { traceAggregates, type TraceAggregates } from './aggregates.ts';
 import { shareShowsTrace } from './shares.ts';
+import { rollUpDirtyHours } from './rollups.ts';
 import { threadTurns } from './thread-store.ts';
 import { traceDay as traceDayOf, type TraceInputsPick } from './store.ts';
 
@@ -70,6 +71,8 @@ export interface Traces {
   sweepRetention(): Promise<number>;
   /** Planner statistics of the trace tables (PGlite has no autovacuum). */
   refreshStatistics(): Promise<void>;
+  /** The hourly rollups of the hours changed since recomputed (the scheduler's task; analytics reads them); the hours done. */
+  rollUp(budgetMs?: number): Promise<number>;
 }
 
 export function buildTraces(ports: TracesPorts): Traces {
@@ -112,6 +115,7 @@ export function buildTraces(ports: TracesPorts): Traces {
     deleteProjectTraces,
     sweepRetention: () => sweepRetention(ctx),
     refreshStatistics: () => refreshStatistics(ctx),
+    rollUp: (budgetMs) => rollUpDirtyHours(ctx, budgetMs),
   };
 }
 
@@ -125,6 +129,7 @@ export const tracesModule: SpyglassModule<{ traces: Traces }> = {
     http.addHook('onReady', makeDaysAhead);
     scheduler.every({ name: 'day partitions', intervalMs: 6 * 3_600_000, once: false, run: makeDaysAhead });
     scheduler.every({ name: 'trace retention', intervalMs: config.intervals.retentionSweepMs, once: true, run: () => traces.sweepRetention() });
+    scheduler.every({ name: 'trace rollups', intervalMs: 60_000, once: true, run: () => traces.rollUp() });
     if (traces.ctx.db.kind === 'pglite') {
       scheduler.every({ name: 'planner statistics', intervalMs: 5 * 60_000, once: false, run: () => traces.refreshStatistics() });
     }

@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type { Executor } from '../../db/index.ts';
 import { DAY_MS, dayOf } from '../../db/day-partitions.ts';
+import { dropDayRollups } from './rollup-store.ts';
 import * as store from './store.ts';
 import type { TraceContext } from './context.ts';
 
@@ -64,7 +65,11 @@ async function dropExpiredDays(ctx: TraceContext, cutoffs: Map<string, number>):
       }
       dropped += traceIds.length;
     }
-    await ctx.days.drop(day);
+    // The day's rollup rows go in the drop's own transaction: its hours are marked dirty, so a chart never reads rows of dropped traces.
+    await ctx.days.drop(day, async (tx) => {
+      await dropDayRollups(tx, day);
+      return true;
+    });
   }
   return dropped;
 }

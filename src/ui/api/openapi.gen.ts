@@ -40626,7 +40626,7 @@ export interface components {
                         /** @description Completion tokens spent reasoning */
                         reasoning: number;
                     };
-                    /** @description Percentiles of the traces' total time; null without traces */
+                    /** @description Percentiles of the traces' total time, each within 1 % of the exact value (from a latency sketch); null without traces */
                     latency_ms: {
                         p50: number | null;
                         p95: number | null;
@@ -40759,7 +40759,7 @@ export interface components {
                         /** @description Completion tokens spent reasoning */
                         reasoning: number;
                     };
-                    /** @description Percentiles of the traces' total time; null without traces */
+                    /** @description Percentiles of the traces' total time, each within 1 % of the exact value (from a latency sketch); null without traces */
                     latency_ms: {
                         p50: number | null;
                         p95: number | null;

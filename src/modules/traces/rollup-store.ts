@@ -1,0 +1,86 @@
+/**
+ * Hourly rollups of trace summaries (migration 0076): trace_rollups holds, per project, hour
+ * and latency sketch bucket (LATENCY_BUCKET), the count and sums of the hour's traces, over all
+ * of them and per model group; trace_hours_dirty the hours changed since (the traces table's triggers mark every
+ * write's hours in its transaction). Recomputing a dirty hour deletes its marks first, then
+ * reads the summaries in a later statement: a writer holding a mark (shared lock) is waited
+ * for, and a writer after it marks the hour again.
+ */
+import { sql, type SQL } from 'drizzle-orm';
+import { rows, textArray, type Executor } from '../../db/index.ts';
+
+/** An hour in epoch ms. */
+export const HOUR_MS = 3_600_000;
+
+/**
+ * The latency sketch's bucket of a trace (0076: log-spaced, each bucket's value within 1 % of
+ * the latencies in it): what the live charts and the rollups both group latencies by, so that
+ * both give the same percentiles.
+ */
+export const LATENCY_BUCKET = sql`latency_sketch_bucket(traces.total_time_ms)`;
+/** The latency a sketch bucket stands for. */
+export const latencyOfBucket = (bucket: SQL) => sql`latency_sketch_value(${bucket})`;
+
+/** Up to `limit` dirty hours, by project (any order). */
+export async function dirtyHours(db: Executor, limit: number): Promise<{ projectId: string; hours: number[] }[]> {
+  const found = await rows<{ project_id: string; hours: string[] }>(
+    db,
+    sql`SELECT project_id, array_agg(DISTINCT hour::text) AS hours FROM (SELECT project_id, hour FROM trace_hours_dirty LIMIT ${limit}) d GROUP BY project_id`,
+  );
+  return found.map((r) => ({ projectId: r.project_id, hours: r.hours.map(Number) }));
+}
+
+/** Up to `limit` distinct dirty hours of a project in [from, to). */
+export async function dirtyHoursIn(db: Executor, projectId: string, from: number, to: number, limit: number): Promise<number[]> {
+  const found = await rows<{ hour: number }>(
+    db,
+    sql`SELECT DISTINCT hour::float8 AS hour FROM trace_hours_dirty WHERE project_id = ${projectId} AND hour >= ${from}::bigint AND hour < ${to}::bigint LIMIT ${limit}`,
+  );
+  return found.map((r) => Number(r.hour));
+}
+
+const ROLLUP_SUMS = sql.raw(`count(*) AS traces, sum(span_count) AS spans, count(*) FILTER (WHERE has_error) AS errors, sum(total_cost) AS cost,
+  sum(prompt_tokens) AS prompt_tokens, sum(completion_tokens) AS completion_tokens, sum(cached_input_tokens) AS cached_input_tokens, sum(reasoning_tokens) AS reasoning_tokens`);
+
+/**
+ * Recomputes these hours of a project, in the caller's transaction: marks deleted first, then
+ * the rows made again from the summaries (each statement reads what is committed when it starts).
+ */
+export async function rollUpHours(tx: Executor, projectId: string, hours: number[]): Promise<void> {
+  const list = sql`${textArray(hours.map(String))}::bigint[]`;
+  await tx.execute(sql`DELETE FROM trace_hours_dirty WHERE project_id = ${projectId} AND hour = ANY(${list})`);
+  await tx.execute(sql`DELETE FROM trace_rollups WHERE project_id = ${projectId} AND hour = ANY(${list})`);
+  // One range of the summaries' covering index (traces_time_sums) from the first hour to the
+  // last (the caller passes nearby hours): a range the planner prunes the day partitions by,
+  // where a join to each hour scanned every partition whole.
+  const from = Math.min(...hours);
+  const to = Math.max(...hours) + HOUR_MS;
+  const ofHours = sql`FROM (
+      SELECT traces.started_at - traces.started_at % ${HOUR_MS}::bigint AS hour, ${LATENCY_BUCKET} AS latency_bucket,
+        span_count, has_error, total_cost, prompt_tokens, completion_tokens, cached_input_tokens, reasoning_tokens, normalized_models
+      FROM traces WHERE traces.project_id = ${projectId} AND traces.started_at >= ${from}::bigint AND traces.started_at < ${to}::bigint) t
+    WHERE t.hour = ANY(${list})`;
+  await tx.execute(
+    sql`INSERT INTO trace_rollups (project_id, hour, by_model, model, latency_bucket, traces, spans, errors, cost, prompt_tokens, completion_tokens, cached_input_tokens, reasoning_tokens)
+        SELECT ${projectId}, t.hour, false, NULL, t.latency_bucket, ${ROLLUP_SUMS} ${ofHours} GROUP BY t.hour, t.latency_bucket`,
+  );
+  await tx.execute(
+    sql`INSERT INTO trace_rollups (project_id, hour, by_model, model, latency_bucket, traces, spans, errors, cost, prompt_tokens, completion_tokens, cached_input_tokens, reasoning_tokens)
+        SELECT ${projectId}, t.hour, true, grp.g, t.latency_bucket, ${ROLLUP_SUMS}
+        FROM (SELECT t.* ${ofHours}) t
+          CROSS JOIN LATERAL unnest(CASE WHEN cardinality(t.normalized_models) = 0 THEN ARRAY[NULL]::text[] ELSE t.normalized_models END) AS grp(g)
+        GROUP BY t.hour, grp.g, t.latency_bucket`,
+  );
+}
+
+/**
+ * In the transaction that drops one day's partitions (which runs no trigger): the hours of the
+ * day's traces (a trace is kept in the day it was first stored in, and its start may have moved
+ * earlier since) are marked dirty, and their rollup rows deleted: read from the summaries left
+ * until the task recomputes them.
+ */
+export async function dropDayRollups(tx: Executor, day: number): Promise<void> {
+  const hours = sql`SELECT DISTINCT project_id, started_at - started_at % ${HOUR_MS}::bigint AS hour FROM traces WHERE day = ${day}`;
+  await tx.execute(sql`INSERT INTO trace_hours_dirty (project_id, hour) ${hours}`);
+  await tx.execute(sql`DELETE FROM trace_rollups r USING (${hours}) h WHERE r.project_id = h.project_id AND r.hour = h.hour`);
+}
