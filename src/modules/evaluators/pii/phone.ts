@@ -386,7 +386,8 @@ export function phoneRecognizer(options: {
             if (!options.anyCountry && !(f.number.country && options.regions.includes(f.number.country))) continue;
             // "00 44 ..." / "011 ...": the country code written after a call prefix.
             const withCountryCode = INTERNATIONAL.test(raw);
-            const valid = f.number.isValid();
+            // At leniency VALID the matcher returns only numbers isValid() accepts.
+            const valid = analyzeOptions.phoneLeniency === 'VALID' || f.number.isValid();
             // Six digits or fewer are as often a house or order number; digits grouped as a
             // date ("09.12.2024") are grouped like a date, not like a phone number.
             const strong =
