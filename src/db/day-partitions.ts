@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Database, Executor } from './index.ts';
 import { rows } from './index.ts';
+import { hasSqlState } from './unique-violation.ts';
 
 /**
  * Tables partitioned by UTC day (migration 0069): a range partition `<table>_dYYYYMMDD` per
@@ -91,8 +92,9 @@ export class DayPartitions {
         }
       });
     } catch (err) {
-      // The default partition holds rows of this day: they stay there (see above).
-      if (!/default partition/i.test((err as Error).message)) throw err;
+      // The default partition holds rows of this day (its constraint would be violated,
+      // SQLSTATE 23514, on the driver's error under drizzle's): they stay there (see above).
+      if (!hasSqlState(err, '23514')) throw err;
     }
   }
 }
