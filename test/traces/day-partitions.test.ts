@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { rows } from '../../src/db/index.ts';
-import { createTenant, databaseKinds, useProjectApp, type ProjectApp } from '../support/harness.ts';
+import { createTenant, databaseKinds, startApp, useProjectApp, type ProjectApp } from '../support/harness.ts';
 
 /**
  * Spans and trace summaries are stored by day (docs/operating.md: Retention): a trace stays in
@@ -194,5 +194,44 @@ describe.each(databaseKinds)('traces stored by day (%s)', (kind) => {
     await send(tenant.projectToken, otlp('e2'.repeat(16), '5'.repeat(16), now - 30_000));
     for (const id of [first, 'e2'.repeat(16)]) expect((await p.t.request('GET', `/api/trace/${id}`, { token: tenant.projectToken })).status).toBe(200);
     expect(await evaluationsOf(first)).toEqual([day]);
+  });
+});
+
+describe.each(databaseKinds)('a day dropped by another server (%s)', (kind) => {
+  it('still stores spans of that day: on the server that had the day, and on one started after', async () => {
+    const a = await startApp(kind, { fresh: true });
+    const apps = [a];
+    try {
+      const key = a.creds.projectApiKey;
+      const day = Math.floor((Date.now() - 200 * DAY) / DAY);
+      const span = (traceId: string, spanId: string, startMs: number) => ({
+        resourceSpans: [{ scopeSpans: [{ spans: [{ traceId, spanId, name: 'late', kind: 1,
+          startTimeUnixNano: String(BigInt(startMs) * 1_000_000n), endTimeUnixNano: String(BigInt(startMs + 1_000) * 1_000_000n) }] }] }],
+      });
+      const send = async (t: typeof a, traceId: string, spanId: string, startMs: number) => {
+        const res = await t.request('POST', '/api/otel/v1/traces', { token: key, body: span(traceId, spanId, startMs) });
+        expect(res.status, res.text).toBe(200);
+      };
+      const spanIds = async (traceId: string) => {
+        const res = await a.request('GET', `/api/trace/${traceId}`, { token: key });
+        expect(res.status, res.text).toBe(200);
+        return res.body.spans.map((s: { span_id: string }) => s.span_id);
+      };
+      await send(a, 'd4'.repeat(16), '4'.repeat(16), day * DAY + 3_600_000);
+      // As the other server's retention does: this one still takes the day's partitions to exist.
+      const suffix = new Date(day * DAY).toISOString().slice(0, 10).replace(/-/g, '');
+      for (const table of ['spans', 'traces', 'evaluations']) await a.db.orm.execute(sql.raw(`DROP TABLE "${table}_d${suffix}"`));
+      await send(a, 'e5'.repeat(16), '5'.repeat(16), day * DAY + 7_200_000);
+      expect(await spanIds('e5'.repeat(16))).toEqual(['5'.repeat(16)]);
+      // A server started now cannot make the day (the default partition holds rows of it): the rows stay there.
+      const b = await startApp(kind, { reopen: a });
+      apps.push(b);
+      await send(b, 'f6'.repeat(16), '6'.repeat(16), day * DAY + 10_800_000);
+      await send(b, 'e5'.repeat(16), '7'.repeat(16), day * DAY + 7_300_000);
+      expect(await spanIds('f6'.repeat(16))).toEqual(['6'.repeat(16)]);
+      expect((await spanIds('e5'.repeat(16))).sort()).toEqual(['5'.repeat(16), '7'.repeat(16)]);
+    } finally {
+      for (const t of apps.reverse()) await t.close();
+    }
   });
 });
