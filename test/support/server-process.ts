@@ -45,7 +45,16 @@ export function signalTree(pid: number, signal: NodeJS.Signals): void {
 export const CHEAP_PASSWORD_HASH_COST = '10';
 
 export async function startServer(env: Record<string, string>, wrapper: string[] = []): Promise<Running> {
-  const port = await freePort();
+  // A port free when asked can be taken by another file's listener before the server binds it
+  // (files run side by side): the server then exits with EADDRINUSE, and it starts again on another.
+  for (let attempt = 1; ; attempt++) {
+    const started = await startServerOn(await freePort(), env, wrapper);
+    if ('child' in started) return started;
+    if (!started.portTaken || attempt === 5) throw new Error(`server exited: ${started.output}`);
+  }
+}
+
+async function startServerOn(port: number, env: Record<string, string>, wrapper: string[]): Promise<Running | { portTaken: boolean; output: string }> {
   // A wrapper (strace, a shell setting the umask) runs the server as its last arguments.
   const [command, ...args] = [...wrapper, process.execPath, BIN, 'serve'];
   const child = spawn(command, args, {
@@ -66,9 +75,11 @@ export async function startServer(env: Record<string, string>, wrapper: string[]
   // A first start on PGlite took over 60 s on the shared 2-core machine at load 20+ (several helpers testing at once).
   const deadline = Date.now() + 120_000;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`server exited: ${out}`);
+    if (child.exitCode !== null) return { portTaken: /EADDRINUSE/.test(out), output: out };
     try {
-      if ((await fetch(`${baseUrl}/healthz`)).ok) return { child, baseUrl, output: () => out, exited };
+      // Spyglass's own answer, from the child still running: not another listener that took the port.
+      const res = await fetch(`${baseUrl}/healthz`);
+      if (res.ok && ((await res.json()) as { status?: string }).status === 'ok' && child.exitCode === null) return { child, baseUrl, output: () => out, exited };
     } catch {
       /* not up yet */
     }

@@ -144,23 +144,29 @@ describe.each(databaseKinds)('trace detail streamed (%s)', (kind) => {
   }, 60_000);
 
   it('a download waiting for its client holds no ingest back: it counts as a read only while it reads from the database', async () => {
-    // The scrape is a read in progress itself: 1 is the scrape alone.
+    // The scrape is a read in progress itself: 1 is the scrape alone. The worker's app is shared
+    // with the files before this one, whose last requests (a page's) may still be ending: the
+    // count here is what it settles at (1 once they have), and the download must add nothing to it.
     const readsInProgress = async () => {
       const text = (await t.request('GET', '/metrics', { token: t.creds.adminApiKey })).text;
       return Number(/^spyglass_reads_in_progress (\d+)$/m.exec(text)![1]);
     };
-    expect(await readsInProgress()).toBe(1);
+    let idle = await readsInProgress();
+    for (let i = 0; i < 100 && idle !== 1; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      idle = await readsInProgress();
+    }
     const res = await fetch(`${t.baseUrl}/api/trace/big`, { headers: auth() });
     const reader = res.body!.getReader();
     const chunks: Uint8Array[] = [(await reader.read()).value!];
     // The client reads nothing more: once the socket's buffers are full the server stops
     // reading pages, and the download stops counting.
     let reads = await readsInProgress();
-    for (let i = 0; i < 100 && reads !== 1; i++) {
+    for (let i = 0; i < 100 && reads > idle; i++) {
       await new Promise((r) => setTimeout(r, 50));
       reads = await readsInProgress();
     }
-    expect(reads).toBe(1);
+    expect(reads).toBeLessThanOrEqual(idle);
     // Ingest meanwhile is acknowledged, and a search answers.
     await send('while-waiting', [span('while-waiting', 0)]);
     expect((await t.request('POST', '/api/trace/search', { token: key, body: {} })).status).toBe(200);
@@ -171,7 +177,7 @@ describe.each(databaseKinds)('trace detail streamed (%s)', (kind) => {
       chunks.push(value);
     }
     expect(JSON.parse(Buffer.concat(chunks).toString('utf8')).spans).toHaveLength(SPANS);
-    expect(await readsInProgress()).toBe(1);
+    expect(await readsInProgress()).toBeLessThanOrEqual(idle);
   }, 60_000);
 
   it('downloads abandoned midway release everything: the server answers and nothing stays held', async () => {
