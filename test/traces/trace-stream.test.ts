@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rows } from '../../src/db/index.ts';
 import { databaseKinds, startApp, type TestApp } from '../support/harness.ts';
+import { idleReads, readsInProgress } from '../support/reads-gauge.ts';
 
 /**
  * The trace detail is streamed page by page (docs/api.md: Traces: reading them). These tests read
@@ -144,27 +145,16 @@ describe.each(databaseKinds)('trace detail streamed (%s)', (kind) => {
   }, 60_000);
 
   it('a download waiting for its client holds no ingest back: it counts as a read only while it reads from the database', async () => {
-    // The scrape is a read in progress itself: 1 is the scrape alone. The worker's app is shared
-    // with the files before this one, whose last requests (a page's) may still be ending: the
-    // count here is what it settles at (1 once they have), and the download must add nothing to it.
-    const readsInProgress = async () => {
-      const text = (await t.request('GET', '/metrics', { token: t.creds.adminApiKey })).text;
-      return Number(/^spyglass_reads_in_progress (\d+)$/m.exec(text)![1]);
-    };
-    let idle = await readsInProgress();
-    for (let i = 0; i < 100 && idle !== 1; i++) {
-      await new Promise((r) => setTimeout(r, 50));
-      idle = await readsInProgress();
-    }
+    const idle = await idleReads(t);
     const res = await fetch(`${t.baseUrl}/api/trace/big`, { headers: auth() });
     const reader = res.body!.getReader();
     const chunks: Uint8Array[] = [(await reader.read()).value!];
     // The client reads nothing more: once the socket's buffers are full the server stops
     // reading pages, and the download stops counting.
-    let reads = await readsInProgress();
+    let reads = await readsInProgress(t);
     for (let i = 0; i < 100 && reads > idle; i++) {
       await new Promise((r) => setTimeout(r, 50));
-      reads = await readsInProgress();
+      reads = await readsInProgress(t);
     }
     expect(reads).toBeLessThanOrEqual(idle);
     // Ingest meanwhile is acknowledged, and a search answers.
@@ -177,7 +167,7 @@ describe.each(databaseKinds)('trace detail streamed (%s)', (kind) => {
       chunks.push(value);
     }
     expect(JSON.parse(Buffer.concat(chunks).toString('utf8')).spans).toHaveLength(SPANS);
-    expect(await readsInProgress()).toBeLessThanOrEqual(idle);
+    expect(await readsInProgress(t)).toBeLessThanOrEqual(idle);
   }, 60_000);
 
   it('downloads abandoned midway release everything: the server answers and nothing stays held', async () => {
