@@ -111,11 +111,10 @@ const out = path.join(dir, `suite-${stamp}.json`);
 fs.writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);
 
 // The figures the suite's order comes from (test/support/sequencer.ts): each file's time in its
-// worker, updated for the files that ran; a file that is gone leaves. A file skipped whole (the
-// PostgreSQL-only ones on PGlite) has no figure: it keeps the one it had, or none (then it runs first).
+// worker, updated for the files that ran; a file that is gone leaves.
 if (process.env.SPYGLASS_WRITE_FILE_SECONDS) {
   const previous: Record<string, number> = fs.existsSync(FILE_SECONDS) ? JSON.parse(fs.readFileSync(FILE_SECONDS, 'utf8')) : {};
-  for (const f of files) if (f.workerWallS !== null) previous[f.file] = f.workerWallS;
+  for (const f of files) previous[f.file] = f.workerWallS ?? f.durationS;
   const kept = Object.entries(previous).filter(([file]) => fs.existsSync(file)).sort(([a], [b]) => a.localeCompare(b));
   fs.writeFileSync(FILE_SECONDS, `${JSON.stringify(Object.fromEntries(kept), null, 2)}\n`);
   console.log(`Written: ${FILE_SECONDS} (${kept.length} files)`);
