@@ -1,19 +1,16 @@
 /**
  * `npm run bench:suite [-- <vitest arguments>]`: runs the test suite (the whole of it, or the
- * files and projects given, e.g. `-- test/e2e` or `-- test/e2e/privacy.test.ts`) and
+ * files and projects given, e.g. `-- --project browser` or `-- test/e2e/privacy.test.ts`) and
  * records where its time goes: per file, the wall time and the CPU seconds its worker spent on
  * it (the test process and the processes it started: Chromium, servers, CLIs), with the tests
  * passed and failed; for the run, its wall time and the CPU of the processes it waited for. Writes
  * bench/results/suite-<date>.json (vitest's JSON report beside it) and prints the slowest files.
  * TEST_DATABASE_URL, CI and the rest of the environment pass through, as `npx vitest run` takes them.
- * With SPYGLASS_WRITE_FILE_SECONDS=1 it also updates test/support/file-seconds.json, the figures the
- * suite's order comes from (the longest files first: test/support/sequencer.ts).
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { FILE_SECONDS } from '../test/support/sequencer.ts';
 
 interface FileCpu {
   file: string;
@@ -109,16 +106,6 @@ const result = {
 };
 const out = path.join(dir, `suite-${stamp}.json`);
 fs.writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);
-
-// The figures the suite's order comes from (test/support/sequencer.ts): each file's time in its
-// worker, updated for the files that ran; a file that is gone leaves.
-if (process.env.SPYGLASS_WRITE_FILE_SECONDS) {
-  const previous: Record<string, number> = fs.existsSync(FILE_SECONDS) ? JSON.parse(fs.readFileSync(FILE_SECONDS, 'utf8')) : {};
-  for (const f of files) previous[f.file] = f.workerWallS ?? f.durationS;
-  const kept = Object.entries(previous).filter(([file]) => fs.existsSync(file)).sort(([a], [b]) => a.localeCompare(b));
-  fs.writeFileSync(FILE_SECONDS, `${JSON.stringify(Object.fromEntries(kept), null, 2)}\n`);
-  console.log(`Written: ${FILE_SECONDS} (${kept.length} files)`);
-}
 
 console.log(`\n${files.length} files, ${result.tests?.passed ?? '?'} of ${result.tests?.total ?? '?'} tests passed; wall ${result.wallS} s, CPU ${result.cpuS ?? '?'} s (the processes waited for), ${result.filesCpuS} s summed over the files; load average ${loadBefore.map(round).join(' ')} before, ${loadAfter.map(round).join(' ')} after`);
 console.log("The files by CPU (s): CPU = worker + children, loading the file included; duration is vitest's figure for the file's tests and hooks");
