@@ -3,7 +3,7 @@ import { sql } from 'drizzle-orm';
 import type { Logger } from 'pino';
 import type { Database, Executor } from './index.ts';
 import { rows, textArray } from './index.ts';
-import { hasSqlState } from './unique-violation.ts';
+import { hasSqlState } from './sql-state.ts';
 
 /**
  * Tables partitioned by UTC day (migration 0069): a range partition `<table>_dYYYYMMDD` per

@@ -58,7 +58,7 @@ export async function relationExists(executor: Executor, relation: string): Prom
 
 export { containsPattern } from './like.ts';
 export { textArray } from './text-array.ts';
-export { isUniqueViolation } from './unique-violation.ts';
+export { isUniqueViolation } from './sql-state.ts';
 export { jsonParam, storableJson } from './json-param.ts';
 
 // PGlite's WAL otherwise grows to its 1 GB default before a checkpoint. Shared buffers: PGlite's
