@@ -110,15 +110,16 @@ export class DayPartitions {
 
   /**
    * Drops one day's partitions of every table, in one short transaction of its own (a lock on
-   * each parent until it commits), when `droppable` (asked in that transaction) still says so.
+   * each parent until it commits). `beforeDrop` runs first in that transaction: the caller's own
+   * work that must go with the day (its rollup rows), or a last check; false keeps the day.
    * Answers whether the day had them. Another process dropping the same day at once is no error.
    */
-  async drop(day: number, droppable?: (tx: Executor) => Promise<boolean>): Promise<boolean> {
+  async drop(day: number, beforeDrop?: (tx: Executor) => Promise<boolean>): Promise<boolean> {
     return this.inTurn(async () => {
       this.known.delete(day);
       const partitions = this.tables.map((t) => `${t}_d${daySuffix(day)}`);
       return this.ddl([...this.tables, ...partitions], async (tx) => {
-        if (droppable && !(await droppable(tx))) return false;
+        if (beforeDrop && !(await beforeDrop(tx))) return false;
         let dropped = false;
         for (const name of partitions) {
           const [{ exists }] = await rows<{ exists: boolean }>(tx, sql`SELECT to_regclass(${name}) IS NOT NULL AS exists`);
