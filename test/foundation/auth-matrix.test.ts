@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rolePermissions, type RouteAuthEntry } from '../../src/platform/auth/index.ts';
-import { createTenant, appDatabaseKinds, ManualClock, startApp, type RequestOptions, type TestApp, type Tenant } from '../support/harness.ts';
+import { createTenant, appDatabaseKinds, injectRequest, ManualClock, startApp, type RequestOptions, type TestApp, type Tenant } from '../support/harness.ts';
 import { asBrowser, inviteAndAccept, signIn, type BrowserSession } from '../support/sessions.ts';
 
 /**
@@ -44,7 +44,8 @@ describe.each(appDatabaseKinds)('authentication matrix over every route (%s)', (
     route.url.replace(/:(\w+)/g, (_, name) =>
       route.auth.scope === 'projectParam' && name === route.auth.param ? t.creds.project.id : `missing_${name}`,
     );
-  const call = (route: RouteAuthEntry, opts: RequestOptions) => t.request(route.method, pathOf(route), opts);
+  // Thousands of calls whose subject is the routes' authorization, not the network: the app's inject.
+  const call = (route: RouteAuthEntry, opts: RequestOptions) => injectRequest(t, route.method, pathOf(route), opts);
   const projectHeader = (route: RouteAuthEntry): RequestOptions => (route.auth.scope === 'project' ? { projectId: t.creds.project.id } : {});
   const permissionOf = (route: RouteAuthEntry) => ('permission' in route.auth ? route.auth.permission : null);
 
