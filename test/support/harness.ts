@@ -300,7 +300,7 @@ export async function request<T = any>(baseUrl: string, method: string, url: str
 /**
  * `t.request` without the socket: the app's own `inject` (Fastify's light-my-request), for files
  * that send thousands of requests whose subject is not the network (the routes' authorization).
- * The same headers, body and answer as `t.request`; test/foundation/auth-matrix.test.ts (about 4,000 calls: some 230 routes, each about 15 times) took 46.5 s of CPU with it against 55.3 s over the socket.
+ * The same headers, body and answer as `t.request`; test/foundation/auth-matrix.test.ts (about 4,000 calls: some 230 routes, each about 15 times) took 43.8-47.0 s of CPU with it against 48.2-55.3 s over the socket (three pairs, medians 46.5 and 54.2).
  */
 export async function injectRequest<T = any>(t: TestApp, method: string, url: string, opts: RequestOptions = {}): Promise<ApiResponse<T>> {
   const headers = requestHeaders(opts);
