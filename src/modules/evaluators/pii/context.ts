@@ -81,67 +81,40 @@ export function withContext(score: number): number {
   return Math.min(1, Math.max(score + CONTEXT_SIMILARITY_FACTOR, MIN_SCORE_WITH_CONTEXT));
 }
 
-/** The words around a token, as enhanceUsingContext reads them (the same for every result starting in it). */
-interface ContextWindow {
-  /** The keywords of the window. */
-  words: string[];
-  /** The same joined by line feeds, which no single-word context word holds. */
-  joined: string;
-  /** Stop words the window passes over, which count only as a recognizer's own context word. */
-  stopWords: string[];
-  first: number;
-  last: number;
-  /** The window's tokens joined by spaces, for phrases (made when first needed). */
-  phrase: string | null;
-  /** What each recognizer's context words found here (by the recognizer's list). */
-  found: Map<readonly string[], boolean>;
-}
-
-function contextWindow(tokens: readonly Token[], i: number): ContextWindow {
-  const words: string[] = [];
-  let first = i;
-  let last = i;
-  const stopWords: string[] = [];
-  for (let j = i, left = CONTEXT_WORDS_BEFORE + 1; j >= 0 && left > 0; j--) {
-    if (tokens[j].keyword) {
-      words.push(tokens[j].lower);
-      left--;
-      first = j;
-    } else stopWords.push(tokens[j].lower);
-  }
-  for (let j = i, left = CONTEXT_WORDS_AFTER + 1; j < tokens.length && left > 0; j++) {
-    if (tokens[j].keyword) {
-      words.push(tokens[j].lower);
-      left--;
-      last = j;
-    } else stopWords.push(tokens[j].lower);
-  }
-  return { words, joined: words.join('\n'), stopWords, first, last, phrase: null, found: new Map() };
-}
-
-function contextFound(tokens: readonly Token[], w: ContextWindow, context: readonly string[]): boolean {
-  return context.some((cw) => {
-    if (!cw.includes(' ')) return (cw.includes('\n') ? w.words.some((x) => x.includes(cw)) : w.joined.includes(cw)) || w.stopWords.includes(cw);
-    w.phrase ??= tokens
-      .slice(w.first, w.last + 1)
-      .map((t) => t.lower)
-      .join(' ');
-    return w.phrase.includes(cw);
-  });
-}
-
 export function enhanceUsingContext(text: string, results: RawResult[], tokens: readonly Token[] = contextTokens(text)): RawResult[] {
   if (results.length === 0) return results;
   if (tokens.length === 0) return results;
-  // Results starting in the same token share their window, and a recognizer's results its words.
-  const windows = new Map<number, ContextWindow>();
   return results.map((r) => {
     if (r.context.length === 0 || r.score >= 1) return r;
     const i = Math.min(tokenAt(tokens, r.start), tokens.length - 1);
-    let w = windows.get(i);
-    if (!w) windows.set(i, (w = contextWindow(tokens, i)));
-    let found = w.found.get(r.context);
-    if (found === undefined) w.found.set(r.context, (found = contextFound(tokens, w, r.context)));
+    const words: string[] = [];
+    let first = i;
+    let last = i;
+    // Stop words the window passes over, which count only as a recognizer's own context word.
+    const stopWords: string[] = [];
+    for (let j = i, left = CONTEXT_WORDS_BEFORE + 1; j >= 0 && left > 0; j--) {
+      if (tokens[j].keyword) {
+        words.push(tokens[j].lower);
+        left--;
+        first = j;
+      } else stopWords.push(tokens[j].lower);
+    }
+    for (let j = i, left = CONTEXT_WORDS_AFTER + 1; j < tokens.length && left > 0; j++) {
+      if (tokens[j].keyword) {
+        words.push(tokens[j].lower);
+        left--;
+        last = j;
+      } else stopWords.push(tokens[j].lower);
+    }
+    let phraseWindow: string | null = null;
+    const found = r.context.some((cw) => {
+      if (!cw.includes(' ')) return words.some((w) => w.includes(cw)) || stopWords.includes(cw);
+      phraseWindow ??= tokens
+        .slice(first, last + 1)
+        .map((t) => t.lower)
+        .join(' ');
+      return phraseWindow.includes(cw);
+    });
     if (!found) return r;
     return { ...r, score: withContext(r.score) };
   });
