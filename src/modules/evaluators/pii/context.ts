@@ -142,3 +142,13 @@ export function contextMayCount(tokens: readonly Token[], start: number, end: nu
   for (let k = Math.max(first, 0); k <= Math.min(last, tokens.length - 1); k++) around += (k > 0 ? ' ' : '') + tokens[k].lower;
   return words.some((w) => around.includes(w));
 }
+
+/**
+ * The text's words joined by spaces: every window `contextMayCount` reads is a part of it,
+ * so a context word that is no substring of it cannot raise any result of the text.
+ */
+export function joinedTokens(tokens: readonly Token[]): string {
+  let all = '';
+  for (let k = 0; k < tokens.length; k++) all += (k > 0 ? ' ' : '') + tokens[k].lower;
+  return all;
+}

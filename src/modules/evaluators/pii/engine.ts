@@ -1,6 +1,6 @@
 import type { CountryCode } from 'libphonenumber-js/max';
 import { addressRecognizer } from './address.ts';
-import { contextMayCount, contextTokens, enhanceUsingContext, withContext, type Token } from './context.ts';
+import { contextMayCount, contextTokens, enhanceUsingContext, joinedTokens, withContext, type Token } from './context.ts';
 import { countriesNamedIn } from './gazetteer.ts';
 import { longestDigitRun } from './digit-runs.ts';
 import type { EntityType } from './entities.ts';
@@ -79,6 +79,7 @@ export function detectPii(text: string, options: DetectOptions): Finding[] {
   let regionsCache: CountryCode[] | null = null;
   let tokensCache: Token[] | null = null;
   const tokens = () => (tokensCache ??= contextTokens(text));
+  let joinedCache: string | null = null;
   let digitRun = -1;
   const shared = new Map<object, unknown>();
   const analyzeOptions: AnalyzeOptions = {
@@ -94,6 +95,7 @@ export function detectPii(text: string, options: DetectOptions): Finding[] {
     passesAlone: (score) => options.prune === false || score >= options.minThreshold,
     mayHoldDigitRun: (digits) => options.prune === false || digits <= (digitRun < 0 ? (digitRun = longestDigitRun(text)) : digitRun),
     contextMayCount: (start, end, words) => options.context !== false && contextMayCount(tokens(), start, end, words),
+    contextInText: (words) => options.context !== false && words.some((w) => (joinedCache ??= joinedTokens(tokens())).includes(w)),
   };
   const recognizers = new Set<Recognizer>();
   for (const entity of options.entities) for (const r of RECOGNIZERS_BY_ENTITY.get(entity) ?? []) recognizers.add(r);

@@ -366,11 +366,17 @@ export function phoneRecognizer(options: {
             add(start, end, PHONE_SCORE, STRONG_EVIDENCE, valid ? PHONE_WITH_COUNTRY_CODE : PHONE_POSSIBLE_WITH_COUNTRY_CODE);
           }
         }
-        const regions = options.anyCountry ? [...options.regions, ...(textRegions ??= analyzeOptions.regionsInText())] : options.regions;
         const windowDigits = w.digits.length;
-        for (const region of regions) {
+        // The recognizer's regions, then (PHONE_NUMBER) the countries the text names, looked up
+        // only when a window gets past the recognizer's own regions.
+        for (let r = 0; ; r++) {
           // Every digit of the window already belongs to a number: the other regions can add nothing.
           if (allDigitsTaken(text, w, taken)) break;
+          const own = options.regions.length;
+          if (r >= own && !options.anyCountry) break;
+          if (r >= own) textRegions ??= analyzeOptions.regionsInText();
+          const region = r < own ? options.regions[r] : textRegions![r - own];
+          if (region === undefined) break;
           if (windowDigits < SHORTEST_INTERNATIONAL && windowDigits < shortestNational(region)) continue;
           if (analyzeOptions.phoneLeniency === 'VALID' && !mayHoldValidNumber(region, w)) continue;
           const found = findPhoneNumbersInText(slice, {

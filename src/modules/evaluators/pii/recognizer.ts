@@ -71,6 +71,11 @@ export interface AnalyzeOptions {
    */
   contextMayCount(start: number, end: number, words: readonly string[]): boolean;
   /**
+   * Whether one of `words` could raise any result of the text as a context word (false when
+   * context words are off): false rules out every result's raise, true may not.
+   */
+  contextInText(words: readonly string[]): boolean;
+  /**
    * Whether the text may hold `digits` ASCII digits in a row (it does when pruning is off):
    * a pattern every match of which holds such a run (digit-runs.ts) is not run when it cannot.
    */
@@ -148,9 +153,13 @@ export function patternRecognizer(spec: PatternRecognizerSpec): Recognizer {
     analyze(text, options) {
       if (requires && !requires.test(text)) return [];
       const results: RawResult[] = [];
+      // Whether a context word of the recognizer is anywhere in the text (asked once, when needed).
+      let contextInText: boolean | null = null;
       for (const pattern of compiled) {
-        // Validation raises a match to MAX_SCORE; without it, the pattern's score is its best.
+        // Validation raises a match to MAX_SCORE; without it, the pattern's score is its best,
+        // raised only by a context word, which the text may lack altogether.
         if (!spec.validate && !options.canPass(pattern.score)) continue;
+        if (!spec.validate && !options.passesAlone(pattern.score) && !(contextInText ??= options.contextInText(context))) continue;
         if (pattern.contains && !pattern.contains.every((c) => text.includes(c))) continue;
         if (pattern.digitRun > 1 && !options.mayHoldDigitRun(pattern.digitRun)) continue;
         const re = pattern.regex;
