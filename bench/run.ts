@@ -170,7 +170,13 @@ for (const kind of kinds) {
     // a request's headers would close connections queued behind it, and the decode worker (at
     // nice 10) can miss its 30 s deadline (503), which is not what this measures.
     const server = await startBenchServer(kind, pgUrl, {
-      env: { SPYGLASS_HEADERS_TIMEOUT_SECONDS: '300', SPYGLASS_REQUEST_TIMEOUT_SECONDS: '600', SPYGLASS_INGEST_DECODE_TIMEOUT_SECONDS: '600' },
+      env: {
+        SPYGLASS_HEADERS_TIMEOUT_SECONDS: '300',
+        SPYGLASS_REQUEST_TIMEOUT_SECONDS: '600',
+        SPYGLASS_INGEST_DECODE_TIMEOUT_SECONDS: '600',
+        // Detection workers (default: one per core); 0 runs detection on the main thread, to compare.
+        ...(process.env.SPYGLASS_PRIVACY_DETECTION_THREADS ? { SPYGLASS_PRIVACY_DETECTION_THREADS: process.env.SPYGLASS_PRIVACY_DETECTION_THREADS } : {}),
+      },
     });
     try {
       const label = `ingest OTLP protobuf, 100 spans of 2 KB text each, ${clients} client processes x ${inFlight} in flight: privacy at ingest`;

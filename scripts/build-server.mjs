@@ -7,11 +7,13 @@
  *
  * Our code only: packages stay imports of node_modules (`packages: 'external'`), so they
  * resolve, load lazily and find their own files (PGlite's wasm and data) as they do from the
- * sources. Code splitting keeps the dynamic imports dynamic. Three entries: the CLI
+ * sources. Code splitting keeps the dynamic imports dynamic. Four entries: the CLI
  * (src/main.ts -> main.mjs), the PGlite worker thread (src/db/pglite-worker.ts ->
- * pglite-worker.entry.mjs, the name src/db/pglite-client.ts starts from the sources too) and
+ * pglite-worker.entry.mjs, the name src/db/pglite-client.ts starts from the sources too),
  * the OTLP decode worker thread (src/modules/traces/ingest/otlp-decode-worker.ts ->
- * otlp-decode-worker.entry.mjs, the name ingest/otlp-decode-pool.ts starts).
+ * otlp-decode-worker.entry.mjs, the name ingest/otlp-decode-pool.ts starts) and the privacy
+ * detection worker thread (src/modules/privacy/detection-worker.ts ->
+ * detection-worker.entry.mjs, the name privacy/detection-pool.ts starts).
  * Every output file sits in dist/server itself: our code that finds files relative to
  * itself goes through src/package-dir.ts, which knows both places.
  *
@@ -43,6 +45,7 @@ const result = await esbuild.build({
     { in: 'src/main.ts', out: 'main' },
     { in: 'src/db/pglite-worker.ts', out: 'pglite-worker.entry' },
     { in: 'src/modules/traces/ingest/otlp-decode-worker.ts', out: 'otlp-decode-worker.entry' },
+    { in: 'src/modules/privacy/detection-worker.ts', out: 'detection-worker.entry' },
   ],
   outdir: out,
   outExtension: { '.js': '.mjs' },

@@ -55,7 +55,7 @@ export interface Deps {
   clock: Clock;
   logger: Logger;
   tokenHasher: TokenHasher;
-  /** Tests only: privacy at ingest with a detector made to fail, or a smaller time budget. */
+  /** Tests only: privacy at ingest with a detector made to fail (on the main thread), detection workers made to fail, or a smaller time budget. */
   privacy?: PrivacyPorts['overrides'];
 }
 
@@ -127,7 +127,7 @@ export function buildPorts(deps: Deps): Ports {
   const passwords = new PasswordHasher(config.passwordHashCost);
   const { organizations, accounts, credentials } = buildOrganizations({ db, clock, keys: apiKeys, hasher: deps.tokenHasher, accounts: { sessions, signIn, publicUrl, passwords }, mailer, logger });
   const projects = organizations;
-  const privacy = buildPrivacy({ db, clock, metrics, hasher: deps.tokenHasher, projects, overrides: deps.privacy });
+  const privacy = buildPrivacy({ db, clock, metrics, logger, hasher: deps.tokenHasher, projects, detectionThreads: config.privacy.detectionThreads, overrides: deps.privacy });
   const live = liveMonitors(config.intervals.monitorSettleMs);
   const traces = buildTraces({
     db,

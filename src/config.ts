@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import os from 'node:os';
 import path from 'node:path';
 import { parseKeySpecs } from './platform/crypto.ts';
 
@@ -132,6 +133,12 @@ const envSchema = z.object({
   SPYGLASS_DATASET_UPLOAD_MAX_BYTES: z.coerce.number().int().min(1024).max(4 * 1024 * 1024 * 1024).default(25 * 1024 * 1024),
   /** ...and at most this many data rows (400 beyond; the spec's 10,000). */
   SPYGLASS_DATASET_UPLOAD_MAX_ROWS: z.coerce.number().int().min(1).max(10_000_000).default(10_000),
+  /**
+   * Worker threads that search ingested texts for personal data (privacy at ingest), started
+   * when a project first has privacy on; unset: one per core (os.availableParallelism()). 0:
+   * detection runs on the main thread, as a test's injected detector does.
+   */
+  SPYGLASS_PRIVACY_DETECTION_THREADS: z.coerce.number().int().min(0).max(256).optional(),
 });
 
 export interface Config {
@@ -179,6 +186,8 @@ export interface Config {
   http: { headersTimeoutMs: number; requestTimeoutMs: number; idleTimeoutMs: number; maxConnections: number };
   /** Dataset file uploads (docs/datasets.md). */
   datasets: { uploadMaxBytes: number; uploadMaxRows: number };
+  /** Privacy at ingest: worker threads of detection (0: the main thread detects). */
+  privacy: { detectionThreads: number };
   /** Provider variables handed to evaluators (OPENAI_API_KEY, AZURE_CONTENT_SAFETY_ENDPOINT, ...). */
   providerEnv: Readonly<Record<string, string | undefined>>;
 }
@@ -258,6 +267,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
       maxConnections: e.SPYGLASS_MAX_CONNECTIONS,
     },
     datasets: { uploadMaxBytes: e.SPYGLASS_DATASET_UPLOAD_MAX_BYTES, uploadMaxRows: e.SPYGLASS_DATASET_UPLOAD_MAX_ROWS },
+    privacy: { detectionThreads: e.SPYGLASS_PRIVACY_DETECTION_THREADS ?? os.availableParallelism() },
     providerEnv,
   };
 }

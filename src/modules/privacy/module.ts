@@ -1,3 +1,4 @@
+import type { Logger } from 'pino';
 import type { SpyglassModule } from '../../platform/module.ts';
 import type { Database, Executor } from '../../db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
@@ -5,6 +6,8 @@ import type { Metrics } from '../../platform/metrics.ts';
 import type { TokenHasher } from '../../platform/tokens.ts';
 import type { TraceExtension } from '../traces/index.ts';
 import type { PrivacyContext } from './context.ts';
+import { DetectionPool } from './detection-pool.ts';
+import type { WorkerFault } from './detection-protocol.ts';
 import { presentRecord } from './presenters.ts';
 import { piiDetector, addCounts, type Detector, type RedactionCounts, type Redactor } from './redaction.ts';
 import { PolicyCache, redactorFor, storedForm } from './redactors.ts';
@@ -13,8 +16,9 @@ import * as store from './store.ts';
 
 /**
  * How long detection in one value may take before the value is stored as [redaction failed]
- * (docs/privacy.md). Detection over every entity type takes ~45 ms per 2 KiB of text here;
- * a span's input is clipped long before it reaches a second.
+ * (docs/privacy.md). Detection over every entity type takes ~1.5 ms of CPU per 2 KiB of text
+ * here; a span's input is clipped long before it reaches a second. On a detection worker the
+ * budget runs from when the worker starts on the text, and a worker past it is terminated.
  */
 const DETECTION_BUDGET_MS = 2_000;
 
@@ -22,12 +26,18 @@ export interface PrivacyPorts {
   db: Database;
   clock: Clock;
   metrics: Metrics;
+  logger?: Pick<Logger, 'warn'>;
+  /** Worker threads of detection (SPYGLASS_PRIVACY_DETECTION_THREADS); 0 or unset: the main thread detects. */
+  detectionThreads?: number;
   /** The installation's keyed hash (hash mode's tokens). */
   hasher: Pick<TokenHasher, 'hash'>;
   /** The organizations module: a deleted project's settings go in its transaction. */
   projects: { onProjectDeleted(listener: (tx: Executor, projectId: string) => Promise<void>): void };
-  /** Tests only: a detector that fails, or a smaller budget. */
-  overrides?: { detector?: Detector; budgetMs?: number };
+  /**
+   * Tests only: a detector (one that fails) run on the main thread instead of the workers; a
+   * smaller budget; workers that hang, throw or die on texts holding given strings.
+   */
+  overrides?: { detector?: Detector; budgetMs?: number; workerFault?: WorkerFault };
 }
 
 /** What the privacy module offers the others: redaction for each ingest path, and the trace record. */
@@ -42,17 +52,26 @@ export interface Privacy {
 /** The privacy module's one entry: its routes over the context `buildPrivacy` made. */
 export const privacyModule: SpyglassModule<{ privacy: { ctx: PrivacyContext } }> = {
   name: 'privacy',
-  register: ({ http }, { privacy }) => privacyRoutes(http, privacy.ctx),
+  register: ({ http }, { privacy }) => {
+    privacyRoutes(http, privacy.ctx);
+    http.addHook('onClose', async () => {
+      await privacy.ctx.detection?.close();
+    });
+  },
 };
 
 export function buildPrivacy(ports: PrivacyPorts): { ctx: PrivacyContext; privacy: Privacy } {
   const { hasher } = ports;
+  const budgetMs = ports.overrides?.budgetMs ?? DETECTION_BUDGET_MS;
+  const threads = ports.overrides?.detector ? 0 : (ports.detectionThreads ?? 0);
   const ctx = {
     db: ports.db,
     clock: ports.clock,
     keyedHash: (label: string) => hasher.hash(label),
     detector: ports.overrides?.detector ?? piiDetector,
-    budgetMs: ports.overrides?.budgetMs ?? DETECTION_BUDGET_MS,
+    // Not started here: its workers start when a project first has privacy on.
+    detection: threads > 0 ? new DetectionPool({ threads, budgetMs, logger: ports.logger, fault: ports.overrides?.workerFault }) : null,
+    budgetMs,
     meter: { redacted: (type, path, n) => ports.metrics.privacyRedacted(type, path, n), failed: (path, n) => ports.metrics.privacyFailed(path, n) },
   } satisfies Omit<PrivacyContext, 'policies'> as PrivacyContext;
   ctx.policies = new PolicyCache(ctx);

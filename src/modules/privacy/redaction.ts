@@ -1,22 +1,19 @@
 import { createHmac, hash as digest } from 'node:crypto';
 import { RE2JS } from 're2js';
-import { anonymize, codePointMapper, detectPii, type EntityType } from '../evaluators/index.ts';
+import { anonymize, type EntityType } from '../evaluators/index.ts';
+import { patternFindings, type CompiledPattern, type Detector, type Finding } from './detect.ts';
+import type { DetectionPool } from './detection-pool.ts';
 import type { PrivacyMode, PrivacyPattern } from './schemas.ts';
+
+export { piiDetector, type Detector } from './detect.ts';
 
 /** What a value becomes when detection failed or ran past its budget: never the value itself. */
 export const REDACTION_FAILED = '[redaction failed]';
 
-/** Findings below this confidence stay (the PII evaluator's default threshold). */
-const MIN_SCORE = 0.5;
 /** Shorter strings hold no entity the engine knows (the shortest, an IP like 1.1.1.1, has 7). */
 const MIN_TEXT_LENGTH = 6;
 /** Hex characters of the keyed hash in a hash-mode token: 48 bits, collisions within a project are not a concern. */
 const HASH_CHARS = 12;
-
-/** What finds entities in a text: the PII engine, or a test's detector made to fail. */
-export type Detector = (text: string, entities: readonly EntityType[]) => { entity_type: string; start: number; end: number; score: number }[];
-
-export const piiDetector: Detector = (text, entities) => detectPii(text, { entities, minThreshold: MIN_SCORE });
 
 /** A project's settings as redaction applies them. */
 export interface PrivacyPolicy {
@@ -29,9 +26,13 @@ export interface PrivacyPolicy {
 /** A policy with what every request would otherwise redo made once: the key set, the compiled patterns, the findings of texts seen. */
 export interface CompiledPolicy extends PrivacyPolicy {
   untouched: ReadonlySet<string>;
-  compiled: readonly { name: string; re: RE2JS }[];
+  compiled: readonly CompiledPattern[];
   seen: FindingsCache;
+  /** The key detection workers remember this policy's entity types and patterns by (one per compiled policy in the process). */
+  detectionKey: number;
 }
+
+let detectionKeys = 0;
 
 export function compilePolicy(policy: PrivacyPolicy): CompiledPolicy {
   return {
@@ -39,12 +40,13 @@ export function compilePolicy(policy: PrivacyPolicy): CompiledPolicy {
     untouched: new Set(policy.untouchedKeys),
     compiled: policy.patterns.map((p) => ({ name: p.name, re: RE2JS.compile(p.pattern) })),
     seen: new FindingsCache(FINDINGS_CACHED),
+    detectionKey: ++detectionKeys,
   };
 }
 
 /** Texts whose findings a project's policy remembers (each a few hundred bytes, without the text). */
 const FINDINGS_CACHED = 2048;
-type Findings = ReturnType<Detector>;
+type Findings = Finding[];
 
 /**
  * What detection found in texts seen lately, by a hash of the text (the text itself is not
@@ -91,9 +93,15 @@ export interface RedactionMeter {
  * Redaction of one project's incoming data, used by every ingest path before anything is
  * written: strings are searched by the PII engine and the project's own patterns (RE2, linear
  * time) and each finding becomes `<TYPE>` (mask), `<TYPE:hash>` (hash) or stays (flag). A
- * string whose detection throws or takes longer than the budget becomes `[redaction failed]`:
- * the check runs after detection (it is synchronous), so a slow value is never stored raw,
- * and the linear-time patterns bound how long that can be.
+ * string whose detection throws or takes longer than the budget becomes `[redaction failed]`.
+ *
+ * Where detection runs: a caller that knows all it will redact first runs `prepare` with the
+ * same calls, and the texts not remembered are searched on the detection pool's worker
+ * threads, in parallel, each within the budget (a worker past it is terminated, see
+ * DetectionPool); the calls that follow find every text's findings ready. A text not prepared
+ * so (or every text, without a pool: a test's injected detector) is searched on the calling
+ * thread, where the budget is checked after detection (it is synchronous), so a slow value is
+ * never stored raw, and the linear-time patterns bound how long that can be.
  *
  * One instance per request: it counts what it removed, per field, until `take()`.
  */
@@ -103,13 +111,17 @@ export class Redactor {
   private readonly unmetered = new Map<string, number>();
   private meterQueued = false;
   private readonly untouched: ReadonlySet<string>;
-  private readonly compiled: readonly { name: string; re: RE2JS }[];
+  private readonly compiled: readonly CompiledPattern[];
+  /** Findings of the texts `prepare` saw (null: detection failed), by the text itself: this request's, not remembered past it. */
+  private readonly prepared = new Map<string, Findings | null>();
+  /** While `prepare` runs its pass: the texts to search, with their key in the policy's cache. */
+  private wanted: Map<string, string> | null = null;
 
   constructor(
     private readonly policy: CompiledPolicy,
     /** The project's key of keyed hashes (hash mode). */
     private readonly hashKey: Buffer,
-    private readonly options: { detector: Detector; budgetMs: number; meter: RedactionMeter; path: string; now?: () => number },
+    private readonly options: { detector: Detector; budgetMs: number; meter: RedactionMeter; path: string; now?: () => number; pool?: DetectionPool | null },
   ) {
     this.untouched = policy.untouched;
     this.compiled = policy.compiled;
@@ -129,9 +141,43 @@ export class Redactor {
     return this.untouched.has(key);
   }
 
+  /**
+   * Runs `pass`, which makes the calls (text, value, take) that will redact the data, to learn
+   * which texts they search; then searches those not remembered on the detection pool, all at
+   * once, and keeps their findings for the calls that follow. Nothing `pass` gets back is
+   * redacted, and nothing is counted. Without a pool (or with privacy off), nothing is done:
+   * the calls search as they go.
+   */
+  async prepare(pass: () => void): Promise<void> {
+    const pool = this.options.pool;
+    if (!pool || !this.active) return;
+    const wanted = new Map<string, string>();
+    const counts = this.counts;
+    this.wanted = wanted;
+    try {
+      pass();
+    } finally {
+      this.wanted = null;
+      this.counts = counts;
+    }
+    if (wanted.size === 0) return;
+    const texts = [...wanted.keys()];
+    const found = await Promise.all(texts.map((text) => pool.detect(text, this.policy)));
+    for (let i = 0; i < texts.length; i++) {
+      const findings = found[i];
+      this.prepared.set(texts[i], findings);
+      // Failures are not remembered: the same text sent again is searched again.
+      if (findings) this.policy.seen.set(wanted.get(texts[i])!, findings);
+    }
+  }
+
   /** A text with what it holds of personal data replaced, counted under `field`. */
   text(text: string, field: string): string {
     if (!this.active || text.length < MIN_TEXT_LENGTH || this.untouched.has(field)) return text;
+    if (this.wanted) {
+      this.want(text);
+      return text;
+    }
     const findings = this.findings(text);
     if (findings === null) {
       this.options.meter.failed(this.options.path, 1);
@@ -200,8 +246,19 @@ export class Redactor {
     return out ?? value;
   }
 
+  /** During prepare's pass: the text is to be searched, unless its findings are known. */
+  private want(text: string): void {
+    const wanted = this.wanted!;
+    if (this.prepared.has(text) || wanted.has(text)) return;
+    const key = FindingsCache.key(text);
+    const seen = this.policy.seen.get(key);
+    if (seen) this.prepared.set(text, seen);
+    else wanted.set(text, key);
+  }
+
   /** What was found since the last call (per field and type), and counted in /metrics. */
   take(): RedactionCounts {
+    if (this.wanted) return {};
     const taken = this.counts;
     this.counts = {};
     for (const field in taken) {
@@ -240,6 +297,8 @@ export class Redactor {
 
   /** What the text holds, remembered per policy; null when detection failed or ran past its budget (never remembered). */
   private findings(text: string): Findings | null {
+    const prepared = this.prepared.get(text);
+    if (prepared !== undefined) return prepared;
     const key = FindingsCache.key(text);
     const seen = this.policy.seen.get(key);
     if (seen) return seen;
@@ -247,25 +306,13 @@ export class Redactor {
     const started = now();
     let findings: Findings;
     try {
-      findings = [...this.options.detector(text, this.policy.entities), ...this.patternFindings(text)];
+      findings = [...this.options.detector(text, this.policy.entities), ...patternFindings(text, this.compiled)];
     } catch {
       return null;
     }
     if (now() - started > this.options.budgetMs) return null;
     this.policy.seen.set(key, findings);
     return findings;
-  }
-
-  private patternFindings(text: string) {
-    if (this.compiled.length === 0) return [];
-    const toCodePoint = codePointMapper(text);
-    const found: ReturnType<Detector> = [];
-    for (const { name, re } of this.compiled) {
-      const m = re.matcher(text);
-      // An empty match would find itself for ever; RE2 moves on past it.
-      while (m.find()) if (m.end() > m.start()) found.push({ entity_type: name, start: toCodePoint(m.start()), end: toCodePoint(m.end()), score: 1 });
-    }
-    return found;
   }
 }
 

@@ -67,9 +67,12 @@ export class PolicyCache implements Policies {
 /**
  * Detection loads what it needs on first use (the name and place tagger takes seconds on a
  * busy machine): done here, outside any value's time budget, so the first span after a start
- * is not stored as [redaction failed] for the loading alone.
+ * is not stored as [redaction failed] for the loading alone. With the detection pool, its
+ * workers start (each loads and warms the engine before it takes a text; the budget runs from
+ * then); the main thread loads nothing.
  */
 function warmUp(ctx: PrivacyContext, policy: CompiledPolicy): void {
+  if (ctx.detection) return ctx.detection.start();
   try {
     ctx.detector('Maria Gonzalez from Denver wrote to maria@example.com, call +1 303 555 0147.', policy.entities);
   } catch {
@@ -88,7 +91,7 @@ function versionOf(row: store.PrivacySettingsRow | null): string {
  */
 export async function redactorFor(ctx: PrivacyContext, projectId: string, path: string): Promise<Redactor> {
   const { policy, hashKey } = await ctx.policies.get(projectId);
-  return new Redactor(policy, hashKey, { detector: ctx.detector, budgetMs: ctx.budgetMs, meter: ctx.meter, path });
+  return new Redactor(policy, hashKey, { detector: ctx.detector, budgetMs: ctx.budgetMs, meter: ctx.meter, path, pool: ctx.detection });
 }
 
 /**
@@ -107,6 +110,7 @@ function projectHashKey(ctx: PrivacyContext, projectId: string): Buffer {
 export async function storedForm(ctx: PrivacyContext, projectId: string, text: string): Promise<string> {
   const redactor = await redactorFor(ctx, projectId, 'search');
   if (redactor.mode !== 'hash') return text;
+  await redactor.prepare(() => redactor.text(text, 'search'));
   const out = redactor.text(text, 'search');
   redactor.discard();
   return out;

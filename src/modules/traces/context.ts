@@ -56,6 +56,11 @@ export interface ValueRedactor {
   value<T>(value: T, field: string): T;
   /** Values found since the last call, per field and entity type (no values). */
   take(): Record<string, Record<string, number>>;
+  /**
+   * Runs `pass` (the calls that will redact, their results ignored) and searches the texts
+   * they name ahead, all at once off the main thread; the same calls after it are quick.
+   */
+  prepare?(pass: () => void): Promise<void>;
 }
 
 /** Per trace id: its evaluations in brief, its annotations counted, its scores summed up. */

@@ -145,6 +145,17 @@ export class TraceIngest {
         const row = toSpanRow(s);
         return prepareSpanRow(redactor ? redactSpanRow(row, redactor) : row);
       };
+      if (redactor?.prepare) {
+        // The texts searched ahead, all at once (privacy's detection workers), then the rows redacted.
+        const rows = await mapInTurns(spans, SPANS_PER_TURN, (s) => {
+          truncateSpan(s, this.control.maxValueBytes);
+          return toSpanRow(s);
+        });
+        await redactor.prepare(() => {
+          for (const row of rows) redactSpanRow(row, redactor);
+        });
+        return joinRowsInPieces(await mapInTurns(rows, REDACTED_SPANS_PER_TURN, (row) => prepareSpanRow(redactSpanRow(row, redactor))));
+      }
       return joinRowsInPieces(await mapInTurns(spans, redactor ? REDACTED_SPANS_PER_TURN : SPANS_PER_TURN, toRow));
     });
   }
@@ -295,6 +306,9 @@ export class TraceIngest {
     try {
       // Redacted before they wait or merge: what they add to a span's input and output is redacted text.
       const redactor = await this.redactor(projectId, 'otlp_logs');
+      await redactor?.prepare?.(() => {
+        for (const g of received) redactLogEvents(g, redactor);
+      });
       const groups = redactor ? await mapInTurns(received, REDACTED_SPANS_PER_TURN, (g) => redactLogEvents(g, redactor)) : received;
       await this.control.beforeWrite?.();
       await this.writeLogEvents(organizationId, projectId, groups);

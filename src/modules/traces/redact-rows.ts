@@ -55,6 +55,9 @@ export function redactSpanRow(row: SpanRow, r: ValueRedactor): SpanRow {
   };
 }
 
+/** Rows read per turn of the event loop before their texts are searched ahead. */
+const PARSED_PER_TURN = 50;
+
 /**
  * Rows as they wait for their transaction (JSON text), redacted: each row's text read once
  * (its facts are in it, so the piece's facts are not read), and a row written again only
@@ -63,9 +66,19 @@ export function redactSpanRow(row: SpanRow, r: ValueRedactor): SpanRow {
 export async function redactPiece(piece: PreparedRows, r: ValueRedactor, perTurn: number): Promise<PreparedRows> {
   const texts = new Array<string>(piece.ends.length);
   for (let i = 0, start = 0; i < texts.length; start = piece.ends[i++] + 1) texts[i] = piece.json.slice(start, piece.ends[i]);
+  // The piece's texts searched ahead, all at once (privacy's detection workers), from the rows read once.
+  let parsed: SpanRow[] | null = null;
+  if (r.prepare) {
+    const rows = await mapInTurns(texts, PARSED_PER_TURN, (json) => JSON.parse(json) as SpanRow);
+    await r.prepare(() => {
+      for (const row of rows) redactSpanRow(row, r);
+    });
+    parsed = rows;
+  }
   let changed = false;
+  let at = 0;
   const rows = await mapInTurns(texts, perTurn, (json) => {
-    const row = JSON.parse(json) as SpanRow;
+    const row = parsed ? parsed[at++] : (JSON.parse(json) as SpanRow);
     const redacted = redactSpanRow(row, r);
     if (redacted === row) return { row, json };
     changed = true;
