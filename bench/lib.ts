@@ -63,7 +63,9 @@ export async function startBenchServer(
     close: async () => {
       await app.http.close();
       await db.close();
-      await dropDb?.();
+      // BENCH_KEEP_DATABASE=1: the PostgreSQL database stays (its URL printed) to be examined after the run; drop it by hand.
+      if (process.env.BENCH_KEEP_DATABASE === '1' && databaseUrl) console.error(`bench: database kept: ${databaseUrl}`);
+      else await dropDb?.();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };

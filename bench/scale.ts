@@ -86,7 +86,8 @@ export async function benchScale(s: BenchServer, pgUrl: string, opts: { spans: n
     }
     analytics[name] = { p50: median(latencies), p95: percentile(latencies, 95) };
   }
-  const replica = await replicaSplit(s, pgUrl, end, opts.replicaRounds);
+  // BENCH_SCALE_REPLICA=0: no replica (the analytics figures alone).
+  const replica = process.env.BENCH_SCALE_REPLICA === '0' ? null : await replicaSplit(s, pgUrl, end, opts.replicaRounds);
   return { spans: Number(size.spans), traces: Number(size.traces), loadSeconds, search, analytics, detail, replica };
 }
 

@@ -10,8 +10,9 @@ import { exactPercentile, expectWithinSketchBound } from '../support/percentiles
  * with the same request plus a text query every trace matches: a text query is always read
  * from the summaries themselves, so both must agree, bucket by bucket and to the percentile,
  * before and after the rollups are recomputed, after late spans, deletions and a dropped day,
- * over fixed and random ranges. The percentiles themselves are checked against the exact ones
- * of the latencies sent (within the latency sketch's 1 %).
+ * over fixed and random ranges, and after thumbs and verdicts come late to old traces, change or
+ * go. The percentiles themselves are checked against the exact ones of the latencies sent
+ * (within the latency sketch's 1 %).
  */
 const H = 3_600_000;
 const DAY = 86_400_000;
@@ -82,7 +83,20 @@ describe.each(databaseKinds)('analytics from hourly rollups (%s)', (kind) => {
   const ask = async (body: Record<string, unknown>) => {
     const res = await t.request('POST', '/api/analytics/timeseries', { authToken: key, body });
     expect(res.status, res.text).toBe(200);
-    return { series: res.body.series, totals: res.body.totals };
+    return { series: res.body.series, totals: res.body.totals, evaluations: res.body.evaluations };
+  };
+  const annotate = async (traceId: string, isThumbsUp: boolean) => {
+    const res = await t.request('POST', `/api/annotations/trace/${traceId}`, { authToken: key, body: { comment: 'c', isThumbsUp } });
+    expect(res.status, res.text).toBe(200);
+    return res.body.data.id as string;
+  };
+  /** A verdict on the trace: failed when the output names the competitor. */
+  const evaluate = async (traceId: string, output: string, name = 'Competitors') => {
+    const res = await t.request('POST', '/api/evaluations/llm/competitor_blocklist/evaluate', {
+      authToken: key,
+      body: { data: { output }, settings: { competitors: ['Acme'] }, trace_id: traceId, name },
+    });
+    expect(res.status, res.text).toBe(200);
   };
   /** Every shape answers as it does read from the summaries (a text query every trace matches). */
   const expectExact = async () => {
@@ -131,6 +145,12 @@ describe.each(databaseKinds)('analytics from hourly rollups (%s)', (kind) => {
       await send(`rt-c${i}`, [{ id: `c${i}`, at: dayC + Math.floor(r() * 20 * H), ms, model: pick(MODELS), cost: 0.001, tokens: [1, 1, 0, 0] }]);
     }
     await send('theirs', [{ id: 'o-0', at: dayA + H, ms: 10, model: 'gpt-4o', cost: 0, tokens: [1, 1, 0, 0] }], other.projectToken);
+    // Thumbs and verdicts (two evaluation names) on every fourth trace, the old days' included.
+    for (let i = 0; i < 172; i += 4) {
+      await annotate(`rt-${i}`, r() < 0.6);
+      await evaluate(`rt-${i + 1}`, r() < 0.3 ? 'Try Acme.' : 'Fine.', i % 8 ? 'Competitors' : 'Rivals');
+    }
+    await annotate('rt-midnight', false);
   });
 
   it('answers as the summaries do while every hour is dirty, and once the hours are rolled up', async () => {
@@ -203,6 +223,57 @@ describe.each(databaseKinds)('analytics from hourly rollups (%s)', (kind) => {
     await expectExact();
     await t.app.services.traces.rollUp();
     await expectExact();
+  });
+
+  it('stays exact after a thumb and a verdict come late to an old trace, change and go', async () => {
+    await t.app.services.traces.rollUp();
+    expect(await dirtyHours()).toBe(0);
+    const day = SHAPES['by day'];
+    const before = await ask(day);
+    const failed = (a: Awaited<ReturnType<typeof ask>>) =>
+      (a.evaluations as { evaluator: string; buckets: { failed: number }[] }[]).filter((e) => e.evaluator === 'Competitors').flatMap((e) => e.buckets).reduce((n, b) => n + b.failed, 0);
+    // A trace of days ago, rolled up without a thumb or verdict.
+    const id = await annotate('rt-7', true);
+    await evaluate('rt-9', 'Try Acme.');
+    expect(await dirtyHours()).toBeGreaterThan(0);
+    const late = await ask(day);
+    expect(late.totals.thumbs_up).toBe(before.totals.thumbs_up + 1);
+    expect(failed(late)).toBe(failed(before) + 1);
+    await expectExact();
+    await t.app.services.traces.rollUp();
+    expect(await dirtyHours()).toBe(0);
+    await expectExact();
+    expect(await ask(day)).toEqual(late);
+    // The thumb turned down, then deleted.
+    const flip = await t.request('PATCH', `/api/annotations/${id}`, { authToken: key, body: { comment: 'c', isThumbsUp: false } });
+    expect(flip.status, flip.text).toBe(200);
+    expect(await dirtyHours()).toBeGreaterThan(0);
+    await t.app.services.traces.rollUp();
+    const flipped = await ask(day);
+    expect(flipped.totals.thumbs_up).toBe(before.totals.thumbs_up);
+    expect(flipped.totals.thumbs_down).toBe(before.totals.thumbs_down + 1);
+    await expectExact();
+    const gone = await t.request('DELETE', `/api/annotations/${id}`, { authToken: key });
+    expect(gone.status, gone.text).toBe(200);
+    expect(await dirtyHours()).toBeGreaterThan(0);
+    await t.app.services.traces.rollUp();
+    expect((await ask(day)).totals.thumbs_down).toBe(before.totals.thumbs_down);
+    await expectExact();
+  });
+
+  it('would answer from stale thumb and verdict rollups if a write left its hour unmarked', async () => {
+    await t.app.services.traces.rollUp();
+    await annotate('rt-11', false);
+    await evaluate('rt-13', 'Fine.', 'Rivals');
+    const marks = await rows<{ hour: number }>(t.db.orm, sql`SELECT hour::float8 AS hour FROM trace_hours_dirty WHERE project_id = ${t.creds.project.id}`);
+    expect(marks.length).toBeGreaterThan(0);
+    await t.db.orm.execute(sql`DELETE FROM trace_hours_dirty WHERE project_id = ${t.creds.project.id}`);
+    const body = SHAPES['by day, grouped by model'];
+    const [rolled, live] = [await ask(body), await ask({ ...body, query: 'probe' })];
+    expect(rolled.series).not.toEqual(live.series);
+    expect(rolled.evaluations).not.toEqual(live.evaluations);
+    for (const m of marks) await t.db.orm.execute(sql`INSERT INTO trace_hours_dirty (project_id, hour) VALUES (${t.creds.project.id}, ${Number(m.hour)})`);
+    expect(await ask(body)).toEqual(await ask({ ...body, query: 'probe' }));
   });
 
   it('would answer from stale rollups if a write left its hour unmarked (what the comparisons above catch)', async () => {

@@ -24,7 +24,7 @@ const module = (name: string, tables: string[]): Owner => ({ dir: `modules/${nam
 const OWNERS: Owner[] = [
   module('organizations', ['organizations', 'users', 'memberships', 'projects', 'user_sessions', 'invitations', 'password_resets', 'auth_throttle']),
   module('api-keys', ['api_keys', 'api_key_bindings']),
-  module('traces', ['traces', 'spans', 'span_log_events', 'trace_shares', 'trace_views', 'trace_rollups', 'trace_hours_dirty']),
+  module('traces', ['traces', 'spans', 'span_log_events', 'trace_shares', 'trace_views', 'trace_rollups', 'trace_thumb_rollups', 'trace_verdict_rollups', 'trace_hours_dirty']),
   module('prompts', ['prompts', 'prompt_versions', 'prompt_tags']),
   module('annotations', ['annotations', 'score_configs', 'annotation_scores', 'thread_reviews', 'thread_review_scores']),
   module('agent-cache', ['agent_cache_entries']),

@@ -168,6 +168,38 @@ export const traceRollups = pgTable(
   (t) => [index('trace_rollups_hour').on(t.projectId, t.byModel, t.hour)],
 );
 
+/**
+ * Per-hour thumbs of the traces (0077): per project and hour, thumbs up and down over all of the
+ * hour's traces (byModel false) and per model group (byModel true); exact, as traceRollups, for
+ * every hour not in trace_hours_dirty (the annotations' triggers mark their traces' hours).
+ */
+export const traceThumbRollups = pgTable(
+  'trace_thumb_rollups',
+  {
+    projectId: text('project_id').notNull(),
+    hour: bigint('hour', { mode: 'number' }).notNull(),
+    byModel: boolean('by_model').notNull(),
+    model: text('model'),
+    up: bigint('up', { mode: 'number' }).notNull(),
+    down: bigint('down', { mode: 'number' }).notNull(),
+  },
+  (t) => [index('trace_thumb_rollups_hour').on(t.projectId, t.byModel, t.hour)],
+);
+
+/** Per-hour verdicts of the traces (0077): per project, hour, evaluation name and evaluator, passed and failed (the evaluations' triggers mark their traces' hours). */
+export const traceVerdictRollups = pgTable(
+  'trace_verdict_rollups',
+  {
+    projectId: text('project_id').notNull(),
+    hour: bigint('hour', { mode: 'number' }).notNull(),
+    name: text('name').notNull(),
+    evaluator: text('evaluator').notNull(),
+    passed: bigint('passed', { mode: 'number' }).notNull(),
+    failed: bigint('failed', { mode: 'number' }).notNull(),
+  },
+  (t) => [index('trace_verdict_rollups_hour').on(t.projectId, t.hour)],
+);
+
 /** Hours of trace summaries changed since their rollup rows were made (0076). */
 export const traceHoursDirty = pgTable(
   'trace_hours_dirty',

@@ -2,6 +2,7 @@ import type { SpyglassModule } from '../../platform/module.ts';
 import type { Database, Executor } from '../../db/index.ts';
 import type { TraceExtension } from '../traces/index.ts';
 import { annotatedTraceCondition, annotationCountsByTrace, deleteTraceAnnotations, scoredTraceCondition } from './trace-filter-store.ts';
+import { thumbsRelation } from './store.ts';
 import { scoreMeans, scoreSummariesByTrace } from './trace-filter.ts';
 import { createAnnotationIn, redactedComment } from './annotate.ts';
 import type { AnnotationScope, AnnotationsContext, CommentRedactor } from './context.ts';
@@ -75,5 +76,6 @@ export function annotationsTraceExtension(db: Database): TraceExtension {
     },
     scoreSort: (projectId, configId, field) => scoreMeans(db.orm, projectId, configId, field),
     onTracesDeleted: (tx, projectId, traceIds) => deleteTraceAnnotations(tx, projectId, traceIds),
+    thumbs: thumbsRelation,
   };
 }

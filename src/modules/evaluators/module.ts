@@ -4,7 +4,7 @@ import type { Clock } from '../../platform/clock.ts';
 import type { Metrics } from '../../platform/metrics.ts';
 import type { TraceExtension } from '../traces/index.ts';
 import type { EvaluatorPorts, EvaluatorsContext } from './context.ts';
-import { evaluationChipsByTrace, evaluationTraceCondition } from './trace-filter-store.ts';
+import { evaluationChipsByTrace, evaluationTraceCondition, verdictsRelation } from './trace-filter-store.ts';
 import { deleteEvaluationsInsertedBefore, deleteTraceEvaluations, listTraceEvaluations } from './use-cases/read-results.ts';
 import { customEvaluatorRoutes } from './custom/routes.ts';
 import { evaluationRoutes } from './routes.ts';
@@ -44,6 +44,7 @@ export function evaluationsTraceExtension(db: Database): TraceExtension {
     filterConditions: { evaluation: evaluationTraceCondition },
     listFacts: async (reader, projectId, traceIds) => ({ evaluations: await evaluationChipsByTrace(reader, projectId, traceIds) }),
     onTracesDeleted: async (tx, projectId, traceIds) => void (await deleteTraceEvaluations(tx, projectId, traceIds)),
+    verdicts: verdictsRelation,
     // Results are kept in their trace's day: a day dropped by retention takes them along.
     dayTables: ['evaluations'],
     // Evaluations whose trace never arrived (or came under another id) age out with the traces.

@@ -226,35 +226,91 @@ async function latencyHistogramSums(db: Executor, histogram: SQL): Promise<Metri
 const SUMMED_COLUMNS = sql`traces.started_at, ${LATENCY_BUCKET} AS latency_bucket, traces.span_count, traces.has_error, traces.total_cost,
   traces.prompt_tokens, traces.completion_tokens, traces.cached_input_tokens, traces.reasoning_tokens`;
 
+/** What the rollup readers below take: the search's conditions, the whole hours, and the dirty ones among them. */
+interface HourQuery {
+  projectId: string;
+  where: SQL;
+  rollup: RollupRange;
+  dirty: number[];
+}
+
+/** A rollup table's (alias `r`) rows of the project's clean hours in [from, to). */
+function cleanHours(q: HourQuery): SQL {
+  const { from, to } = q.rollup;
+  return sql`r.project_id = ${q.projectId} AND r.hour >= ${from}::bigint AND r.hour < ${to}::bigint
+        AND r.hour <> ALL(${textArray(q.dirty.map(String))}::bigint[])`;
+}
+
+/**
+ * Conditions on `traces` for what the rollups do not answer, one per part: the range's partial
+ * hours at either end, and the `dirty` hours (read by the caller just before) as ranges of
+ * started_at, which the planner prunes day partitions by (a join to a list of hours scanned
+ * every partition).
+ */
+function liveParts(q: HourQuery): SQL[] {
+  const { from, to } = q.rollup;
+  const ranges = hourRanges(q.dirty);
+  const dirty = ranges.map(([a, b]) => sql`(traces.started_at >= ${a}::bigint AND traces.started_at < ${b}::bigint)`);
+  return [sql`traces.started_at < ${from}::bigint`, sql`traces.started_at >= ${to}::bigint`, ...(dirty.length ? [sql`(${sql.join(dirty, sql` OR `)})`] : [])];
+}
+
+/** The hour a trace starts in. */
+const TRACE_HOUR = sql`traces.started_at - traces.started_at % ${HOUR_MS}::bigint`;
+
 /**
  * Rows (g, t, v, HISTOGRAM_SUMS) of the matching traces per group `g`, hour `t` and latency sketch bucket `v`:
  * the clean hours of [from, to) from trace_rollups (byModel: its model groups, else all traces),
- * and from the summaries the `dirty` hours (read by the caller just before) and the range's
- * partial hours at either end. The dirty hours are given as ranges of started_at, which the
- * planner prunes day partitions by (a join to a list of hours scanned every partition).
+ * and the rest (liveParts) from the summaries.
  */
-function hourSums(q: { projectId: string; where: SQL; rollup: RollupRange; dirty: number[] }, group: { join: SQL; column: SQL }, byModel: boolean): SQL {
-  const { from, to } = q.rollup;
+function hourSums(q: HourQuery, group: { join: SQL; column: SQL }, byModel: boolean): SQL {
   const live = (extra: SQL) => sql`SELECT ${group.column} AS g, ${SUMMED_COLUMNS} FROM traces ${group.join} WHERE ${q.where} AND ${extra}`;
   const summed = sql`g, started_at - started_at % ${HOUR_MS}::bigint AS t, latency_bucket AS v, ${HISTOGRAM_SUMS}`;
-  const ranges = hourRanges(q.dirty);
-  const dirtyLive = ranges.length
-    ? sql`UNION ALL
-    SELECT ${summed} FROM (${live(sql`(${sql.join(
-      ranges.map(([a, b]) => sql`(traces.started_at >= ${a}::bigint AND traces.started_at < ${b}::bigint)`),
-      sql` OR `,
-    )})`)}) x GROUP BY 1, 2, 3`
-    : sql``;
-  return sql`SELECT r.model AS g, r.hour AS t, r.latency_bucket AS v, r.traces, r.spans, r.errors, r.cost,
+  return sql.join(
+    [
+      sql`SELECT r.model AS g, r.hour AS t, r.latency_bucket AS v, r.traces, r.spans, r.errors, r.cost,
         r.prompt_tokens AS prompt, r.completion_tokens AS completion, r.cached_input_tokens AS cached, r.reasoning_tokens AS reasoning
-      FROM trace_rollups r
-      WHERE r.project_id = ${q.projectId} AND r.by_model = ${byModel} AND r.hour >= ${from}::bigint AND r.hour < ${to}::bigint
-        AND r.hour <> ALL(${textArray(q.dirty.map(String))}::bigint[])
-    UNION ALL
-    SELECT ${summed} FROM (${live(sql`traces.started_at < ${from}::bigint`)}) x GROUP BY 1, 2, 3
-    UNION ALL
-    SELECT ${summed} FROM (${live(sql`traces.started_at >= ${to}::bigint`)}) x GROUP BY 1, 2, 3
-    ${dirtyLive}`;
+      FROM trace_rollups r WHERE ${cleanHours(q)} AND r.by_model = ${byModel}`,
+      ...liveParts(q).map((extra) => sql`SELECT ${summed} FROM (${live(extra)}) x GROUP BY 1, 2, 3`),
+    ],
+    sql` UNION ALL `,
+  );
+}
+
+/**
+ * Rows (g, t, up, down) of the matching traces' thumbs per group `g` and hour `t`: the clean
+ * hours from trace_thumb_rollups (byModel: its model groups), the rest joined to the summaries.
+ */
+function thumbHours(q: HourQuery, thumbs: ThumbsRelation, group: { join: SQL; column: SQL }, byModel: boolean): SQL {
+  return sql.join(
+    [
+      sql`SELECT r.model AS g, r.hour AS t, r.up, r.down FROM trace_thumb_rollups r WHERE ${cleanHours(q)} AND r.by_model = ${byModel}`,
+      ...liveParts(q).map(
+        (extra) => sql`SELECT ${group.column} AS g, ${TRACE_HOUR} AS t, ${thumbCounts(thumbs)}
+          FROM ${thumbs} JOIN traces ON traces.project_id = ${q.projectId} AND traces.trace_id = ${thumbs.traceId} ${group.join}
+          WHERE ${q.where} AND ${extra} GROUP BY 1, 2`,
+      ),
+    ],
+    sql` UNION ALL `,
+  );
+}
+
+/**
+ * Rows (name, evaluator, t, passed, failed) of the matching traces' verdicts per hour `t`: the
+ * clean hours from trace_verdict_rollups, the rest joined to the summaries.
+ */
+function verdictHours(q: HourQuery, v: VerdictsRelation): SQL {
+  return sql.join(
+    [
+      sql`SELECT r.name, r.evaluator, r.hour AS t, r.passed, r.failed FROM trace_verdict_rollups r WHERE ${cleanHours(q)}`,
+      ...liveParts(q).map(
+        (extra) => sql`SELECT ${v.name} AS name, ${v.evaluator} AS evaluator, ${TRACE_HOUR} AS t,
+            count(*) FILTER (WHERE ${v.passed}) AS passed, count(*) FILTER (WHERE NOT ${v.passed}) AS failed
+          FROM ${v} JOIN traces ON traces.project_id = ${q.projectId} AND traces.trace_id = ${v.traceId}
+          WHERE ${q.where} AND ${extra} GROUP BY 1, 2, 3`,
+      ),
+    ],
+    sql` UNION ALL `,
+  );
 }
 
 /** Sorted hours as [start, end) ranges of consecutive hours. */
@@ -290,24 +346,29 @@ export async function aggregateTraces(db: Executor, q: AggregateQuery): Promise<
   if (dirty.length > MAX_DIRTY_HOURS) rollup = null;
   const group = groupJoin(q.groupBy, q.foreignGroups);
   const a = q.thumbs;
-  const thumbTotals = sql`(SELECT count(*) FILTER (WHERE ${a.isThumbsUp}) FROM ${a} JOIN traces ON traces.project_id = ${q.projectId} AND traces.trace_id = ${a.traceId} WHERE ${where})::int AS up,
+  const hq: HourQuery | null = rollup ? { projectId: q.projectId, where, rollup, dirty } : null;
+  // Thumbs of every matching trace (once each, whatever its groups): per hour from the rollups, else joined to each trace.
+  const allThumbs = hq ? thumbHours(hq, a, groupJoin(null), false) : null;
+  const thumbTotals = allThumbs
+    ? sql`(SELECT coalesce(sum(up), 0) FROM (${allThumbs}) x)::int AS up, (SELECT coalesce(sum(down), 0) FROM (${allThumbs}) x)::int AS down`
+    : sql`(SELECT count(*) FILTER (WHERE ${a.isThumbsUp}) FROM ${a} JOIN traces ON traces.project_id = ${q.projectId} AND traces.trace_id = ${a.traceId} WHERE ${where})::int AS up,
                 (SELECT count(*) FILTER (WHERE NOT ${a.isThumbsUp}) FROM ${a} JOIN traces ON traces.project_id = ${q.projectId} AND traces.trace_id = ${a.traceId} WHERE ${where})::int AS down`;
   // Totals when a trace can be in several groups, read while the groups are.
   const totalsRead: Promise<Totals | null> =
     q.groupBy === 'model' || q.groupBy === 'label'
       ? rows<Totals>(
           db,
-          rollup
+          hq
             ? sql`SELECT coalesce(sum(traces), 0)::int AS traces, coalesce(sum(spans), 0)::float8 AS spans, coalesce(sum(errors), 0)::int AS errors, coalesce(sum(cost), 0)::float8 AS cost,
                     coalesce(sum(prompt), 0)::float8 AS prompt, coalesce(sum(completion), 0)::float8 AS completion,
                     coalesce(sum(cached), 0)::float8 AS cached, coalesce(sum(reasoning), 0)::float8 AS reasoning, ${thumbTotals}
-                  FROM (${hourSums({ projectId: q.projectId, where, rollup, dirty }, groupJoin(null), false)}) u`
+                  FROM (${hourSums(hq, groupJoin(null), false)}) u`
             : sql`SELECT ${SUMS}, ${thumbTotals} FROM traces WHERE ${where}`,
         ).then(([t]) => t)
       : Promise.resolve(null);
   // Awaited below; a failure before then is not an unhandled one.
   totalsRead.catch(() => {});
-  const sums = rollup ? hourSums({ projectId: q.projectId, where, rollup, dirty }, ROLLUP_GROUPS(q.groupBy), q.groupBy === 'model') : null;
+  const sums = hq ? hourSums(hq, ROLLUP_GROUPS(q.groupBy), q.groupBy === 'model') : null;
   // Which groups keep a series of their own; the rest fold into "other".
   let keptOf = (_column: SQL) => sql`true`;
   if (q.groupBy !== null && q.maxGroups !== null) {
@@ -326,8 +387,9 @@ export async function aggregateTraces(db: Executor, q: AggregateQuery): Promise<
   const v = q.verdicts;
   const s = q.scores;
   // Per hour from the rollups (each hour wholly in one bucket), else per trace.
+  const hourBucket = hq ? bucketSql(hq.rollup.spec, sql`u.t`) : null;
   const histogram = sums
-    ? sql`SELECT ${keptOf(sql`u.g`)} AS kept, CASE WHEN ${keptOf(sql`u.g`)} THEN u.g END AS g, ${bucketSql(rollup!.spec, sql`u.t`)} AS b, u.v,
+    ? sql`SELECT ${keptOf(sql`u.g`)} AS kept, CASE WHEN ${keptOf(sql`u.g`)} THEN u.g END AS g, ${hourBucket} AS b, u.v,
             sum(traces) AS traces, sum(spans) AS spans, sum(errors) AS errors, sum(cost) AS cost,
             sum(prompt) AS prompt, sum(completion) AS completion, sum(cached) AS cached, sum(reasoning) AS reasoning
           FROM (${sums}) u GROUP BY 1, 2, 3, 4`
@@ -337,14 +399,19 @@ export async function aggregateTraces(db: Executor, q: AggregateQuery): Promise<
     latencyHistogramSums(db, histogram),
     rows<ThumbsRow>(
       db,
-      sql`SELECT ${kept} AS kept, ${k} AS g, ${q.bucket} AS b,
-            ${thumbCounts(q.thumbs)}
-          FROM ${q.thumbs} JOIN traces ON traces.project_id = ${q.projectId} AND traces.trace_id = ${q.thumbs.traceId} ${group.join}
+      hq
+        ? sql`SELECT ${keptOf(sql`u.g`)} AS kept, CASE WHEN ${keptOf(sql`u.g`)} THEN u.g END AS g, ${hourBucket} AS b, sum(up)::int AS up, sum(down)::int AS down
+            FROM (${thumbHours(hq, a, ROLLUP_GROUPS(q.groupBy), q.groupBy === 'model')}) u GROUP BY 1, 2, 3`
+        : sql`SELECT ${kept} AS kept, ${k} AS g, ${q.bucket} AS b,
+            ${thumbCounts(a)}
+          FROM ${a} JOIN traces ON traces.project_id = ${q.projectId} AND traces.trace_id = ${a.traceId} ${group.join}
           WHERE ${where} GROUP BY 1, 2, 3`,
     ),
     rows<VerdictRow>(
       db,
-      sql`SELECT ${v.name} AS name, ${v.evaluator} AS evaluator, ${q.bucket} AS b, count(*) FILTER (WHERE ${v.passed})::int AS passed, count(*) FILTER (WHERE NOT ${v.passed})::int AS failed
+      hq
+        ? sql`SELECT name, evaluator, ${hourBucket} AS b, sum(passed)::int AS passed, sum(failed)::int AS failed FROM (${verdictHours(hq, v)}) u GROUP BY 1, 2, 3`
+        : sql`SELECT ${v.name} AS name, ${v.evaluator} AS evaluator, ${q.bucket} AS b, count(*) FILTER (WHERE ${v.passed})::int AS passed, count(*) FILTER (WHERE NOT ${v.passed})::int AS failed
           FROM ${v} JOIN traces ON traces.project_id = ${q.projectId} AND traces.trace_id = ${v.traceId}
           WHERE ${where} GROUP BY 1, 2, 3`,
     ),

@@ -3,7 +3,7 @@ import type { Database, Executor } from '../../db/index.ts';
 import type { DayPartitions } from '../../db/day-partitions.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { ForeignFilterConditions } from './filter-store.ts';
-import type { ScoreMeansRelation } from './aggregates-store.ts';
+import type { ScoreMeansRelation, ThumbsRelation, VerdictsRelation } from './aggregates-store.ts';
 import type { AnnotationCounts, EvaluationChip, TraceScoreSummary } from './schemas.ts';
 import type { TraceSummary } from './summary.ts';
 
@@ -22,6 +22,10 @@ export interface TraceExtension {
   scoreSort?(projectId: string, configId: string, field: string): Promise<ScoreMeansRelation>;
   /** What the traces list shows of other modules' data, for a page of traces (one query each, not one per trace), read through `db` where the page was. */
   listFacts?(db: Executor, projectId: string, traceIds: string[]): Promise<ListFacts>;
+  /** The project's thumbs as the owner's typed relation: what the hourly rollups count per hour (the charts join the same). */
+  thumbs?: (projectId: string) => ThumbsRelation;
+  /** The project's evaluations that gave a verdict as the owner's typed relation: what the hourly rollups count per hour. */
+  verdicts?: (projectId: string) => VerdictsRelation;
   /** Runs in the transaction that deletes traces (retention): remove what belongs to them. */
   onTracesDeleted?(tx: Executor, projectId: string, traceIds: string[]): Promise<void>;
   /**

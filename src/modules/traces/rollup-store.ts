@@ -1,13 +1,16 @@
 /**
  * Hourly rollups of trace summaries (migration 0076): trace_rollups holds, per project, hour
  * and latency sketch bucket (LATENCY_BUCKET), the count and sums of the hour's traces, over all
- * of them and per model group; trace_hours_dirty the hours changed since (the traces table's triggers mark every
- * write's hours in its transaction). Recomputing a dirty hour deletes its marks first, then
+ * of them and per model group; beside them (0077) trace_thumb_rollups the hour's thumbs (all, and per
+ * model group) and trace_verdict_rollups its verdicts per evaluation name and evaluator; trace_hours_dirty
+ * the hours changed since (the triggers of traces, annotations and evaluations mark every write's hours,
+ * a thumb's or verdict's the hour of its trace, in its transaction). Recomputing a dirty hour deletes its marks first, then
  * reads the summaries in a later statement: a writer holding a mark (shared lock) is waited
  * for, and a writer after it marks the hour again.
  */
 import { sql, type SQL } from 'drizzle-orm';
 import { rows, textArray, type Executor } from '../../db/index.ts';
+import type { ThumbsRelation, VerdictsRelation } from './aggregates-store.ts';
 
 /** An hour in epoch ms. */
 export const HOUR_MS = 3_600_000;
@@ -42,14 +45,23 @@ export async function dirtyHoursIn(db: Executor, projectId: string, from: number
 const ROLLUP_SUMS = sql.raw(`count(*) AS traces, sum(span_count) AS spans, count(*) FILTER (WHERE has_error) AS errors, sum(total_cost) AS cost,
   sum(prompt_tokens) AS prompt_tokens, sum(completion_tokens) AS completion_tokens, sum(cached_input_tokens) AS cached_input_tokens, sum(reasoning_tokens) AS reasoning_tokens`);
 
+/** The project's thumbs and verdicts as their owners' typed relations (absent: no such module, nothing counted). */
+export interface FeedbackRelations {
+  thumbs?: ThumbsRelation;
+  verdicts?: VerdictsRelation;
+}
+
 /**
  * Recomputes these hours of a project, in the caller's transaction: marks deleted first, then
- * the rows made again from the summaries (each statement reads what is committed when it starts).
+ * the rows made again from the summaries, and the thumbs and verdicts joined to the hours'
+ * traces (each statement reads what is committed when it starts).
  */
-export async function rollUpHours(tx: Executor, projectId: string, hours: number[]): Promise<void> {
+export async function rollUpHours(tx: Executor, projectId: string, hours: number[], feedback: FeedbackRelations = {}): Promise<void> {
   const list = sql`${textArray(hours.map(String))}::bigint[]`;
   await tx.execute(sql`DELETE FROM trace_hours_dirty WHERE project_id = ${projectId} AND hour = ANY(${list})`);
   await tx.execute(sql`DELETE FROM trace_rollups WHERE project_id = ${projectId} AND hour = ANY(${list})`);
+  await tx.execute(sql`DELETE FROM trace_thumb_rollups WHERE project_id = ${projectId} AND hour = ANY(${list})`);
+  await tx.execute(sql`DELETE FROM trace_verdict_rollups WHERE project_id = ${projectId} AND hour = ANY(${list})`);
   // One range of the summaries' covering index (traces_time_sums) from the first hour to the
   // last (the caller passes nearby hours): a range the planner prunes the day partitions by,
   // where a join to each hour scanned every partition whole.
@@ -71,16 +83,45 @@ export async function rollUpHours(tx: Executor, projectId: string, hours: number
           CROSS JOIN LATERAL unnest(CASE WHEN cardinality(t.normalized_models) = 0 THEN ARRAY[NULL]::text[] ELSE t.normalized_models END) AS grp(g)
         GROUP BY t.hour, grp.g, t.latency_bucket`,
   );
+  // The hours' traces (id, hour, models), joined by their owners' relations.
+  const ofTraces = sql`(SELECT x.trace_id, x.hour, x.normalized_models FROM (
+      SELECT traces.trace_id, traces.started_at - traces.started_at % ${HOUR_MS}::bigint AS hour, traces.normalized_models
+      FROM traces WHERE traces.project_id = ${projectId} AND traces.started_at >= ${from}::bigint AND traces.started_at < ${to}::bigint) x
+    WHERE x.hour = ANY(${list})) t`;
+  const th = feedback.thumbs;
+  if (th) {
+    const counts = sql`count(*) FILTER (WHERE ${th.isThumbsUp}), count(*) FILTER (WHERE NOT ${th.isThumbsUp})`;
+    await tx.execute(
+      sql`INSERT INTO trace_thumb_rollups (project_id, hour, by_model, model, up, down)
+          SELECT ${projectId}, t.hour, false, NULL, ${counts} FROM ${th} JOIN ${ofTraces} ON t.trace_id = ${th.traceId} GROUP BY t.hour`,
+    );
+    await tx.execute(
+      sql`INSERT INTO trace_thumb_rollups (project_id, hour, by_model, model, up, down)
+          SELECT ${projectId}, t.hour, true, grp.g, ${counts} FROM ${th} JOIN ${ofTraces} ON t.trace_id = ${th.traceId}
+            CROSS JOIN LATERAL unnest(CASE WHEN cardinality(t.normalized_models) = 0 THEN ARRAY[NULL]::text[] ELSE t.normalized_models END) AS grp(g)
+          GROUP BY t.hour, grp.g`,
+    );
+  }
+  const v = feedback.verdicts;
+  if (v) {
+    await tx.execute(
+      sql`INSERT INTO trace_verdict_rollups (project_id, hour, name, evaluator, passed, failed)
+          SELECT ${projectId}, t.hour, ${v.name}, ${v.evaluator}, count(*) FILTER (WHERE ${v.passed}), count(*) FILTER (WHERE NOT ${v.passed})
+          FROM ${v} JOIN ${ofTraces} ON t.trace_id = ${v.traceId} GROUP BY t.hour, ${v.name}, ${v.evaluator}`,
+    );
+  }
 }
 
 /**
  * In the transaction that drops one day's partitions (which runs no trigger): the hours of the
  * day's traces (a trace is kept in the day it was first stored in, and its start may have moved
- * earlier since) are marked dirty, and their rollup rows deleted: read from the summaries left
+ * earlier since) are marked dirty, and their rollup rows (sums, thumbs, verdicts) deleted: read from the summaries left
  * until the task recomputes them.
  */
 export async function dropDayRollups(tx: Executor, day: number): Promise<void> {
   const hours = sql`SELECT DISTINCT project_id, started_at - started_at % ${HOUR_MS}::bigint AS hour FROM traces WHERE day = ${day}`;
   await tx.execute(sql`INSERT INTO trace_hours_dirty (project_id, hour) ${hours}`);
-  await tx.execute(sql`DELETE FROM trace_rollups r USING (${hours}) h WHERE r.project_id = h.project_id AND r.hour = h.hour`);
+  for (const table of ['trace_rollups', 'trace_thumb_rollups', 'trace_verdict_rollups']) {
+    await tx.execute(sql`DELETE FROM ${sql.identifier(table)} r USING (${hours}) h WHERE r.project_id = h.project_id AND r.hour = h.hour`);
+  }
 }

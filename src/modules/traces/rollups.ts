@@ -1,6 +1,13 @@
 import { performance } from 'node:perf_hooks';
 import type { TraceContext } from './context.ts';
-import { dirtyHours, HOUR_MS, rollUpHours } from './rollup-store.ts';
+import { dirtyHours, HOUR_MS, rollUpHours, type FeedbackRelations } from './rollup-store.ts';
+
+/** The project's thumbs and verdicts from the modules that own them (their TraceExtension). */
+function feedbackOf(ctx: TraceContext, projectId: string): FeedbackRelations {
+  const thumbs = ctx.extensions.find((e) => e.thumbs);
+  const verdicts = ctx.extensions.find((e) => e.verdicts);
+  return { thumbs: thumbs?.thumbs?.(projectId), verdicts: verdicts?.verdicts?.(projectId) };
+}
 
 /** Dirty hours read per round, and recomputed per transaction (PGlite runs nothing else meanwhile). */
 const ROUND_HOURS = 500;
@@ -29,7 +36,7 @@ export async function rollUpDirtyHours(ctx: TraceContext, budgetMs = 30_000): Pr
         while (i + n < hours.length && hours[i + n] < hours[i] + per * HOUR_MS) n++;
         const chunk = hours.slice(i, i + n);
         i += n;
-        await ctx.db.orm.transaction((tx) => rollUpHours(tx, projectId, chunk));
+        await ctx.db.orm.transaction((tx) => rollUpHours(tx, projectId, chunk, feedbackOf(ctx, projectId)));
         for (const h of chunk) done.add(`${projectId}:${h}`);
         count += chunk.length;
         if (performance.now() - started > budgetMs) return count;
