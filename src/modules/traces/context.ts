@@ -3,7 +3,7 @@ import type { Database, Executor } from '../../db/index.ts';
 import type { DayPartitions } from '../../db/day-partitions.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { ForeignFilterConditions } from './filter-store.ts';
-import type { ScoreMeansRelation, ThumbsRelation, VerdictsRelation } from './aggregates-store.ts';
+import type { ScoreMeansRelation, ThumbsRelation, VerdictsRelation } from './relations.ts';
 import type { AnnotationCounts, EvaluationChip, TraceScoreSummary } from './schemas.ts';
 import type { TraceSummary } from './summary.ts';
 

@@ -10,6 +10,7 @@ export { traceFilterSchema, summaryFilterSchema, matches as matchesTraceFilter, 
 export { toSql as traceFilterSql, type ForeignFilterConditions, type TraceRowRef } from './filter-store.ts';
 export { searchRequestSchema, searchResponseSchema, spanParams, spanSchema, traceIdParams, traceOutlineSchema, traceSearchSchema, type TraceSearch } from './schemas.ts';
 export type { TraceAggregates, Asked as AskedOfTraces } from './aggregates.ts';
-export type { TraceBuckets, TraceValueColumn, UserRow, UserSort, UsersQuery, AggregateQuery, AggregateResult, GroupBy, ForeignGroups, EvaluationResultsRelation, MetricsRow, ScoresRelation, ScoreMeansRelation, ThumbsRelation, TopicsRelation, VerdictsRelation, ScoreBucketRow, ThumbsRow, Totals, VerdictRow } from './aggregates-store.ts';
+export type { TraceBuckets, TraceValueColumn, UserRow, UserSort, UsersQuery, AggregateQuery, AggregateResult, GroupBy, ForeignGroups, MetricsRow, ScoreBucketRow, ThumbsRow, Totals, VerdictRow } from './aggregates-store.ts';
+export type { EvaluationResultsRelation, ScoresRelation, ScoreMeansRelation, ThumbsRelation, TopicsRelation, VerdictsRelation } from './relations.ts';
 export { threadTurns, type ThreadIdsRelation, type ThreadRow, type ThreadSort, type ThreadsPickedRelation, type ThreadsQuery, type ThreadTurnRow, type ThreadValuesRelation } from './thread-store.ts';
 export type { TraceIdsRelation, TraceInputsPick } from './store.ts';

@@ -10,7 +10,7 @@
  */
 import { sql, type SQL } from 'drizzle-orm';
 import { rows, textArray, type Executor } from '../../db/index.ts';
-import type { ThumbsRelation, VerdictsRelation } from './aggregates-store.ts';
+import type { ThumbsRelation, VerdictsRelation } from './relations.ts';
 
 /** An hour in epoch ms. */
 export const HOUR_MS = 3_600_000;

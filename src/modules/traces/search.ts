@@ -5,7 +5,7 @@ import * as store from './store.ts';
 import { insertedSince, insertedUpTo, searchConditions as filterConditions } from './filter-store.ts';
 import { traceView } from './presenters.ts';
 import type { ListFacts, TraceContext } from './context.ts';
-import type { ScoreMeansRelation } from './aggregates-store.ts';
+import type { ScoreMeansRelation } from './relations.ts';
 import type { Executor } from '../../db/index.ts';
 import type { AnnotationCounts, EvaluationChip, NewTracesRequest, SearchRequest, TraceScoreSummary, TraceSearch } from './schemas.ts';
 

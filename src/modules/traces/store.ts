@@ -8,7 +8,7 @@ import type { SpanEvent } from './ingest/mapping-context.ts';
 import type { PreparedSpanRow, SpanRow } from './span-rows.ts';
 import type { SpanFacts, TraceSummary } from './summary.ts';
 import type { ShareOptions } from './share-redaction.ts';
-import type { ScoreMeansRelation } from './aggregates-store.ts';
+import type { ScoreMeansRelation } from './relations.ts';
 
 /*
  * The traces module's tables (src/db/schema/traces.ts) are read and written here only.
