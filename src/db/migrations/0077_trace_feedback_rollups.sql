@@ -34,27 +34,26 @@ CREATE TABLE trace_verdict_rollups (
 );
 CREATE INDEX trace_verdict_rollups_hour ON trace_verdict_rollups (project_id, hour);
 
--- The hours of the traces of the written (or removed) thumbs, marked as trace_hours_touched
--- marks them (an existing mark is share-locked until the writer commits).
+-- Marks the hours the given traces start in, as trace_hours_touched marks them (an existing
+-- mark is share-locked until the writer commits). Traces not stored yet mark nothing.
+CREATE FUNCTION trace_hours_of_traces(project_ids text[], trace_ids text[]) RETURNS void LANGUAGE sql AS $$
+  WITH touched AS (
+    SELECT DISTINCT t.project_id, t.started_at - t.started_at % 3600000 AS hour
+    FROM (SELECT DISTINCT * FROM unnest(project_ids, trace_ids) AS n(project_id, trace_id)) n
+      JOIN traces t ON t.project_id = n.project_id AND t.trace_id = n.trace_id),
+  marked AS (SELECT d.project_id, d.hour FROM trace_hours_dirty d JOIN touched t ON d.project_id = t.project_id AND d.hour = t.hour FOR SHARE OF d)
+  INSERT INTO trace_hours_dirty (project_id, hour)
+  SELECT t.project_id, t.hour FROM touched t WHERE NOT EXISTS (SELECT 1 FROM marked m WHERE m.project_id = t.project_id AND m.hour = t.hour);
+$$;
+
+-- The hours of the traces of the written (or removed) thumbs: annotations with a thumb set.
 CREATE FUNCTION trace_hours_of_thumbs() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   IF TG_OP = 'INSERT' OR TG_OP = 'UPDATE' THEN
-    WITH touched AS (
-      SELECT DISTINCT t.project_id, t.started_at - t.started_at % 3600000 AS hour
-      FROM (SELECT DISTINCT project_id, trace_id FROM touched_new WHERE is_thumbs_up IS NOT NULL) n
-        JOIN traces t ON t.project_id = n.project_id AND t.trace_id = n.trace_id),
-    marked AS (SELECT d.project_id, d.hour FROM trace_hours_dirty d JOIN touched t ON d.project_id = t.project_id AND d.hour = t.hour FOR SHARE OF d)
-    INSERT INTO trace_hours_dirty (project_id, hour)
-    SELECT t.project_id, t.hour FROM touched t WHERE NOT EXISTS (SELECT 1 FROM marked m WHERE m.project_id = t.project_id AND m.hour = t.hour);
+    PERFORM trace_hours_of_traces(array_agg(project_id), array_agg(trace_id)) FROM touched_new WHERE is_thumbs_up IS NOT NULL;
   END IF;
   IF TG_OP = 'UPDATE' OR TG_OP = 'DELETE' THEN
-    WITH touched AS (
-      SELECT DISTINCT t.project_id, t.started_at - t.started_at % 3600000 AS hour
-      FROM (SELECT DISTINCT project_id, trace_id FROM touched_old WHERE is_thumbs_up IS NOT NULL) n
-        JOIN traces t ON t.project_id = n.project_id AND t.trace_id = n.trace_id),
-    marked AS (SELECT d.project_id, d.hour FROM trace_hours_dirty d JOIN touched t ON d.project_id = t.project_id AND d.hour = t.hour FOR SHARE OF d)
-    INSERT INTO trace_hours_dirty (project_id, hour)
-    SELECT t.project_id, t.hour FROM touched t WHERE NOT EXISTS (SELECT 1 FROM marked m WHERE m.project_id = t.project_id AND m.hour = t.hour);
+    PERFORM trace_hours_of_traces(array_agg(project_id), array_agg(trace_id)) FROM touched_old WHERE is_thumbs_up IS NOT NULL;
   END IF;
   RETURN NULL;
 END $$;
@@ -66,27 +65,15 @@ CREATE TRIGGER annotations_thumb_hours_updated AFTER UPDATE ON annotations REFER
 CREATE TRIGGER annotations_thumb_hours_deleted AFTER DELETE ON annotations REFERENCING OLD TABLE AS touched_old
   FOR EACH STATEMENT EXECUTE FUNCTION trace_hours_of_thumbs();
 
--- The same for verdicts (a result stored before its trace is in another day than the trace's:
--- the join does not name the day).
+-- The same for verdicts: evaluations processed with a verdict (a result stored before its trace
+-- is in another day than the trace's: the join does not name the day).
 CREATE FUNCTION trace_hours_of_verdicts() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   IF TG_OP = 'INSERT' OR TG_OP = 'UPDATE' THEN
-    WITH touched AS (
-      SELECT DISTINCT t.project_id, t.started_at - t.started_at % 3600000 AS hour
-      FROM (SELECT DISTINCT project_id, trace_id FROM touched_new WHERE status = 'processed' AND passed IS NOT NULL) n
-        JOIN traces t ON t.project_id = n.project_id AND t.trace_id = n.trace_id),
-    marked AS (SELECT d.project_id, d.hour FROM trace_hours_dirty d JOIN touched t ON d.project_id = t.project_id AND d.hour = t.hour FOR SHARE OF d)
-    INSERT INTO trace_hours_dirty (project_id, hour)
-    SELECT t.project_id, t.hour FROM touched t WHERE NOT EXISTS (SELECT 1 FROM marked m WHERE m.project_id = t.project_id AND m.hour = t.hour);
+    PERFORM trace_hours_of_traces(array_agg(project_id), array_agg(trace_id)) FROM touched_new WHERE status = 'processed' AND passed IS NOT NULL;
   END IF;
   IF TG_OP = 'UPDATE' OR TG_OP = 'DELETE' THEN
-    WITH touched AS (
-      SELECT DISTINCT t.project_id, t.started_at - t.started_at % 3600000 AS hour
-      FROM (SELECT DISTINCT project_id, trace_id FROM touched_old WHERE status = 'processed' AND passed IS NOT NULL) n
-        JOIN traces t ON t.project_id = n.project_id AND t.trace_id = n.trace_id),
-    marked AS (SELECT d.project_id, d.hour FROM trace_hours_dirty d JOIN touched t ON d.project_id = t.project_id AND d.hour = t.hour FOR SHARE OF d)
-    INSERT INTO trace_hours_dirty (project_id, hour)
-    SELECT t.project_id, t.hour FROM touched t WHERE NOT EXISTS (SELECT 1 FROM marked m WHERE m.project_id = t.project_id AND m.hour = t.hour);
+    PERFORM trace_hours_of_traces(array_agg(project_id), array_agg(trace_id)) FROM touched_old WHERE status = 'processed' AND passed IS NOT NULL;
   END IF;
   RETURN NULL;
 END $$;
