@@ -1,15 +1,7 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { randomBytes } from 'node:crypto';
-import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp, type App, type Deps } from '../../src/app.ts';
-import { loadConfig } from '../../src/config.ts';
-import { firstStart, type InitialCredentials } from '../../src/first-start.ts';
-import { TokenHasher } from '../../src/platform/tokens.ts';
-import { appDatabaseKinds, ManualClock, openTestDatabase, request } from '../support/harness.ts';
+import { appDatabaseKinds } from '../support/harness.ts';
 import { markers } from './markers.ts';
+import { privacyApp } from './privacy-app.ts';
 
 const T0 = Date.parse('2026-11-22T09:00:00Z');
 const str = (stringValue: string) => ({ stringValue });
@@ -21,28 +13,6 @@ const THROW = 'zq-throw-zq';
 const EXIT = 'zq-exit-zq';
 /** A hung worker is terminated this long after it started on the text. */
 const BUDGET_MS = 3_000;
-
-/** An app whose privacy detection runs on two worker threads that misbehave on the strings above. */
-async function appWith(kind: (typeof appDatabaseKinds)[number], privacy: NonNullable<Deps['privacy']>) {
-  const { db, drop } = await openTestDatabase(kind);
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'spyglass-privacy-'));
-  const config = loadConfig({ SPYGLASS_DATA_DIR: dataDir, SPYGLASS_PRIVACY_DETECTION_THREADS: '2' });
-  const app: App = await buildApp({ config, db, clock: new ManualClock(new Date('2026-11-22T10:00:00Z')), logger: pino({ level: 'silent' }), tokenHasher: new TokenHasher(randomBytes(32)), privacy });
-  const creds: InitialCredentials = (await firstStart(config, app.services, new Date()))!;
-  await app.http.listen({ port: 0, host: '127.0.0.1' });
-  const address = app.http.server.address();
-  const baseUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
-  return {
-    creds,
-    call: (method: string, url: string, body?: unknown, token = creds.projectApiKey) => request(baseUrl, method, url, { token, body, projectId: creds.project.id }),
-    otlp: (doc: unknown) => request(baseUrl, 'POST', '/api/otel/v1/traces', { token: creds.projectApiKey, headers: { 'content-type': 'application/json' }, rawBody: JSON.stringify(doc) }),
-    close: async () => {
-      await app.http.close();
-      await drop();
-      fs.rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
-}
 
 /** One OTLP/JSON request: a trace of spans, each with the prompt given (and a completion holding nothing). */
 function otlpDoc(traceNo: number, prompts: string[]) {
@@ -78,9 +48,9 @@ function otlpDoc(traceNo: number, prompts: string[]) {
 }
 
 describe.each(appDatabaseKinds)('privacy detection on worker threads (%s)', (kind) => {
-  let app: Awaited<ReturnType<typeof appWith>>;
+  let app: Awaited<ReturnType<typeof privacyApp>>;
   beforeAll(async () => {
-    app = await appWith(kind, { budgetMs: BUDGET_MS, workerFault: { hangOn: HANG, throwOn: THROW, exitOn: EXIT } });
+    app = await privacyApp(kind, { budgetMs: BUDGET_MS, workerFault: { hangOn: HANG, throwOn: THROW, exitOn: EXIT } }, { SPYGLASS_PRIVACY_DETECTION_THREADS: '2' });
     const set = await app.call('PUT', '/api/privacy/settings', { mode: 'mask' }, app.creds.adminApiKey);
     expect(set.status, set.text).toBe(200);
   });

@@ -1,38 +1,10 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { randomBytes } from 'node:crypto';
-import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp, type App, type Deps } from '../../src/app.ts';
-import { loadConfig } from '../../src/config.ts';
-import { firstStart, type InitialCredentials } from '../../src/first-start.ts';
-import { TokenHasher } from '../../src/platform/tokens.ts';
-import { appDatabaseKinds, ManualClock, openTestDatabase, request } from '../support/harness.ts';
+import type { Deps } from '../../src/app.ts';
+import { appDatabaseKinds } from '../support/harness.ts';
 import { markers } from './markers.ts';
+import { privacyApp } from './privacy-app.ts';
 
 const T0 = Date.parse('2026-11-22T09:00:00Z');
-
-/** An app whose privacy detection is replaced (a test-only hook of buildApp's dependencies). */
-async function appWith(kind: (typeof appDatabaseKinds)[number], privacy: NonNullable<Deps['privacy']>) {
-  const { db, drop } = await openTestDatabase(kind);
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'spyglass-privacy-'));
-  const config = loadConfig({ SPYGLASS_DATA_DIR: dataDir });
-  const app: App = await buildApp({ config, db, clock: new ManualClock(new Date('2026-11-22T10:00:00Z')), logger: pino({ level: 'silent' }), tokenHasher: new TokenHasher(randomBytes(32)), privacy });
-  const creds: InitialCredentials = (await firstStart(config, app.services, new Date()))!;
-  await app.http.listen({ port: 0, host: '127.0.0.1' });
-  const address = app.http.server.address();
-  const baseUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
-  return {
-    creds,
-    call: (method: string, url: string, body?: unknown, token = creds.projectApiKey) => request(baseUrl, method, url, { token, body, projectId: creds.project.id }),
-    close: async () => {
-      await app.http.close();
-      await drop();
-      fs.rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
-}
 
 const cases = {
   'a detector that throws': { detector: () => { throw new Error('detector broke'); } },
@@ -48,9 +20,9 @@ const cases = {
 
 describe.each(appDatabaseKinds)('privacy at ingest fails closed (%s)', (kind) => {
   describe.each(Object.entries(cases))('%s', (_name, privacy) => {
-    let app: Awaited<ReturnType<typeof appWith>>;
+    let app: Awaited<ReturnType<typeof privacyApp>>;
     beforeAll(async () => {
-      app = await appWith(kind, privacy);
+      app = await privacyApp(kind, privacy);
       const set = await app.call('PUT', '/api/privacy/settings', { mode: 'mask' }, app.creds.adminApiKey);
       expect(set.status, set.text).toBe(200);
     });
