@@ -61,7 +61,8 @@ describe.each(databaseKinds)('search across days (%s)', (kind) => {
     return { ids, totals };
   };
 
-  it('pages newest first over 40 days exactly as one ordered list, for text queries, filters and other sorts', async () => {
+  // Hundreds of pages (page sizes down to 1): past the default minute on a slow 2-core machine.
+  it('pages newest first over 40 days exactly as one ordered list, for text queries, filters and other sorts', { timeout: 240_000 }, async () => {
     const now = clock.now().getTime();
     const seeded: Seeded[] = [];
     // 80 traces over the last 40 days, some hours apart, some days; a common word, a rarer one,
