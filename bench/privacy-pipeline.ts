@@ -9,7 +9,8 @@
  */
 import { answer } from '../src/modules/traces/ingest/otlp-decode-worker.ts';
 import { ENTITY_TYPES } from '../src/modules/evaluators/index.ts';
-import { compilePolicy, Redactor, piiDetector, type Detector } from '../src/modules/privacy/redaction.ts';
+import { piiDetector, type Detector } from '../src/modules/privacy/detect.ts';
+import { compilePolicy, Redactor } from '../src/modules/privacy/redaction.ts';
 import { redactPiece } from '../src/modules/traces/redact-rows.ts';
 import type { PreparedRows } from '../src/modules/traces/span-rows.ts';
 import { median } from './lib.ts';

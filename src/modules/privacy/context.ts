@@ -1,7 +1,8 @@
 import type { Database } from '../../db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { DetectionPool } from './detection-pool.ts';
-import type { Detector, RedactionMeter } from './redaction.ts';
+import type { Detector } from './detect.ts';
+import type { RedactionMeter } from './redaction.ts';
 import type { Policies } from './policies.ts';
 
 /** What the privacy module's use cases work with. */

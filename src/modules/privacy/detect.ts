@@ -3,7 +3,7 @@
  * matches. Used on the detection workers (detection-worker.ts) and, when a test injects a
  * detector or the pool is turned off, on the main thread (redaction.ts).
  */
-import type { RE2JS } from 're2js';
+import { RE2JS } from 're2js';
 // The PII engine alone: a detection worker loads this, not the evaluators module around it
 // (its catalogue, model clients and stores would cost every worker start and its memory).
 // eslint-disable-next-line house/boundaries
@@ -31,6 +31,11 @@ export const piiDetector: Detector = (text, entities) => detectPii(text, { entit
 export interface CompiledPattern {
   name: string;
   re: RE2JS;
+}
+
+/** A project's patterns compiled (on the main thread and on each detection worker). */
+export function compilePatterns(patterns: readonly { name: string; pattern: string }[]): CompiledPattern[] {
+  return patterns.map((p) => ({ name: p.name, re: RE2JS.compile(p.pattern) }));
 }
 
 /** The matches of the project's patterns (RE2: linear time), with code point offsets as the engine gives. */

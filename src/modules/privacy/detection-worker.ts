@@ -5,8 +5,7 @@
  * text at a time with what the engine and the project's patterns find in it.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { RE2JS } from 're2js';
-import { ALL_ENTITIES, patternFindings, piiDetector, type CompiledPattern } from './detect.ts';
+import { ALL_ENTITIES, compilePatterns, patternFindings, piiDetector, type CompiledPattern } from './detect.ts';
 import { DETECTION_WORKER_ROLE, type DetectionWorkerData, type FromWorker, type PolicyMessage, type ToWorker, type WorkerFault } from './detection-protocol.ts';
 
 /** Policies a worker keeps (a process serves few projects with privacy on at once; an evicted one is sent again). */
@@ -25,7 +24,7 @@ function serve(port: NonNullable<typeof parentPort>, fault: WorkerFault | undefi
   port.on('message', (m: ToWorker) => {
     if (m.kind === 'policy') {
       if (policies.size >= POLICIES_KEPT) policies.delete(policies.keys().next().value!);
-      policies.set(m.policy, { entities: m.entities, compiled: m.patterns.map((p) => ({ name: p.name, re: RE2JS.compile(p.pattern) })) });
+      policies.set(m.policy, { entities: m.entities, compiled: compilePatterns(m.patterns) });
       return;
     }
     try {

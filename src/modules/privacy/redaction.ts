@@ -1,11 +1,8 @@
 import { createHmac, hash as digest } from 'node:crypto';
-import { RE2JS } from 're2js';
 import { anonymize, type EntityType } from '../evaluators/index.ts';
-import { patternFindings, type CompiledPattern, type Detector, type Finding } from './detect.ts';
+import { compilePatterns, patternFindings, type CompiledPattern, type Detector, type Finding } from './detect.ts';
 import type { DetectionPool } from './detection-pool.ts';
 import type { PrivacyMode, PrivacyPattern } from './schemas.ts';
-
-export { piiDetector, type Detector } from './detect.ts';
 
 /** What a value becomes when detection failed or ran past its budget: never the value itself. */
 export const REDACTION_FAILED = '[redaction failed]';
@@ -38,7 +35,7 @@ export function compilePolicy(policy: PrivacyPolicy): CompiledPolicy {
   return {
     ...policy,
     untouched: new Set(policy.untouchedKeys),
-    compiled: policy.patterns.map((p) => ({ name: p.name, re: RE2JS.compile(p.pattern) })),
+    compiled: compilePatterns(policy.patterns),
     seen: new FindingsCache(FINDINGS_CACHED),
     detectionKey: ++detectionKeys,
   };
