@@ -45,6 +45,9 @@ export async function dirtyHoursIn(db: Executor, projectId: string, from: number
 const ROLLUP_SUMS = sql.raw(`count(*) AS traces, sum(span_count) AS spans, count(*) FILTER (WHERE has_error) AS errors, sum(total_cost) AS cost,
   sum(prompt_tokens) AS prompt_tokens, sum(completion_tokens) AS completion_tokens, sum(cached_input_tokens) AS cached_input_tokens, sum(reasoning_tokens) AS reasoning_tokens`);
 
+/** Each of a trace's model groups (grp.g): its normalized models, or one null group for a trace without one. */
+const MODEL_GROUPS = sql.raw('CROSS JOIN LATERAL unnest(CASE WHEN cardinality(t.normalized_models) = 0 THEN ARRAY[NULL]::text[] ELSE t.normalized_models END) AS grp(g)');
+
 /** The project's thumbs and verdicts as their owners' typed relations (absent: no such module, nothing counted). */
 export interface FeedbackRelations {
   thumbs?: ThumbsRelation;
@@ -80,7 +83,7 @@ export async function rollUpHours(tx: Executor, projectId: string, hours: number
     sql`INSERT INTO trace_rollups (project_id, hour, by_model, model, latency_bucket, traces, spans, errors, cost, prompt_tokens, completion_tokens, cached_input_tokens, reasoning_tokens)
         SELECT ${projectId}, t.hour, true, grp.g, t.latency_bucket, ${ROLLUP_SUMS}
         FROM (SELECT t.* ${ofHours}) t
-          CROSS JOIN LATERAL unnest(CASE WHEN cardinality(t.normalized_models) = 0 THEN ARRAY[NULL]::text[] ELSE t.normalized_models END) AS grp(g)
+          ${MODEL_GROUPS}
         GROUP BY t.hour, grp.g, t.latency_bucket`,
   );
   // The hours' traces (id, hour, models), joined by their owners' relations.
@@ -98,7 +101,7 @@ export async function rollUpHours(tx: Executor, projectId: string, hours: number
     await tx.execute(
       sql`INSERT INTO trace_thumb_rollups (project_id, hour, by_model, model, up, down)
           SELECT ${projectId}, t.hour, true, grp.g, ${counts} FROM ${th} JOIN ${ofTraces} ON t.trace_id = ${th.traceId}
-            CROSS JOIN LATERAL unnest(CASE WHEN cardinality(t.normalized_models) = 0 THEN ARRAY[NULL]::text[] ELSE t.normalized_models END) AS grp(g)
+            ${MODEL_GROUPS}
           GROUP BY t.hour, grp.g`,
     );
   }
