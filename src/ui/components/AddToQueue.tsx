@@ -1,11 +1,12 @@
 import { useState } from 'react';
-import { Alert, Button, Group, Modal, NativeSelect, Radio, Stack, Text } from '@mantine/core';
+import { Alert, Button, Modal, NativeSelect, Radio, Stack, Text } from '@mantine/core';
 import { IconListCheck } from '@tabler/icons-react';
 import { Link } from '@tanstack/react-router';
 import { useQueueMutations, useQueues } from '../api/review.ts';
 import { can, useSession } from '../api/session.ts';
 import type { AddSource } from './AddToDataset.tsx';
 import { formErrors } from '../lib/form-errors.ts';
+import { DialogActions } from './DialogActions.tsx';
 
 /** What goes to a queue: as "Add to dataset" takes, or the traces of an experiment run's rows. */
 export type QueueSource = AddSource | { kind: 'run'; experimentSlug: string; runId: string; label: string } | { kind: 'threads'; threadIds: string[]; label: string };
@@ -92,14 +93,11 @@ function AddToQueueDialog({ projectId, source, onClose }: { projectId: string; s
             {result}
           </Alert>
         )}
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onClose}>
-            {result ? 'Close' : 'Cancel'}
-          </Button>
+        <DialogActions onClose={onClose} closeLabel={result ? 'Close' : 'Cancel'}>
           <Button onClick={() => void submit().catch(() => undefined)} loading={addItems.isPending} disabled={!queueId}>
             Add
           </Button>
-        </Group>
+        </DialogActions>
       </Stack>
     </Modal>
   );

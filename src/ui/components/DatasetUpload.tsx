@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { Alert, Button, Checkbox, FileInput, Group, Modal, NativeSelect, SegmentedControl, Stack, Table, Text, TextInput } from '@mantine/core';
+import { Alert, Button, Checkbox, FileInput, Modal, NativeSelect, SegmentedControl, Stack, Table, Text, TextInput } from '@mantine/core';
 import { IconFile, IconUpload } from '@tabler/icons-react';
 import { useNavigate } from '@tanstack/react-router';
 import { COLUMN_TYPES, uploadFile, useDatasets, useRefreshDatasets, type Column, type UploadColumn } from '../api/datasets.ts';
@@ -7,6 +7,7 @@ import type { ColumnType } from '../api/types.ts';
 import { formErrors } from '../lib/form-errors.ts';
 import { guessType, previewFile, type FilePreview } from '../lib/file-preview.ts';
 import { asText } from '../lib/format.ts';
+import { DialogActions } from './DialogActions.tsx';
 
 interface Mapped {
   from: string;
@@ -205,14 +206,11 @@ export function UploadDialog({ projectId, target, onClose }: { projectId: string
             {errors.elsewhere}
           </Alert>
         )}
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onClose}>
-            Cancel
-          </Button>
+        <DialogActions onClose={onClose}>
           <Button leftSection={<IconUpload size={14} />} onClick={() => void submit()} loading={busy} disabled={!preview || chosen.length === 0 || (mode === 'append' ? !appendTo : !name.trim())}>
             Upload
           </Button>
-        </Group>
+        </DialogActions>
       </Stack>
     </Modal>
   );

@@ -6,6 +6,7 @@ import type { Monitor } from '../api/evaluators.ts';
 import { formatCost, formatFullTime, localInputValue } from '../lib/format.ts';
 import { formErrors } from '../lib/form-errors.ts';
 import { Loading } from './QueryState.tsx';
+import { DialogActions } from './DialogActions.tsx';
 
 const DAY = 86_400_000;
 const RANGES = [
@@ -139,14 +140,11 @@ function BackfillDialog({ projectId, monitor, allowed, latest, onClose }: { proj
               </Text>
             )}
             {startErrors.elsewhere && <Alert color="red">{startErrors.elsewhere}</Alert>}
-            <Group justify="flex-end">
-              <Button variant="default" onClick={onClose}>
-                Close
-              </Button>
+            <DialogActions onClose={onClose} closeLabel="Close">
               <Button onClick={() => request && start.mutate(request)} loading={start.isPending} disabled={!allowed || !request || !p || p.count === 0}>
                 Start
               </Button>
-            </Group>
+            </DialogActions>
             {!allowed && (
               <Text size="xs" className="muted">
                 Your role cannot start a run.

@@ -6,6 +6,7 @@ import { fieldError } from '../lib/form-errors.ts';
 import { useSession } from '../api/session.ts';
 import { asText, formatShortDateTime } from '../lib/format.ts';
 import { Copy } from './Copy.tsx';
+import { DialogActions } from './DialogActions.tsx';
 
 /** One block of a settings page: a heading, what it is for, its content. */
 export function Section({ title, description, actions, children }: { title: string; description?: ReactNode; actions?: ReactNode; children: ReactNode }) {
@@ -104,14 +105,11 @@ export function ConfirmAction<T>({ target, title, children, confirmLabel, color 
       <Stack gap="sm">
         <Text size="sm">{children}</Text>
         <ApiErrorAlert error={error} title={errorTitle} />
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onClose}>
-            Cancel
-          </Button>
+        <DialogActions onClose={onClose}>
           <Button color={color} loading={pending} onClick={() => target !== null && void onConfirm(target).then(onClose).catch(() => undefined)}>
             {confirmLabel}
           </Button>
-        </Group>
+        </DialogActions>
       </Stack>
     </Modal>
   );

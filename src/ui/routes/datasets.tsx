@@ -9,6 +9,7 @@ import type { ColumnType } from '../api/types.ts';
 import { formErrors } from '../lib/form-errors.ts';
 import { UploadDialog } from '../components/DatasetUpload.tsx';
 import { QueryState } from '../components/QueryState.tsx';
+import { DialogActions } from '../components/DialogActions.tsx';
 
 /** The project's datasets: name, records, columns, last change; create one, or upload a file. */
 export default function DatasetsPage() {
@@ -120,25 +121,24 @@ function NewDatasetModal({ projectId, onClose }: { projectId: string; onClose: (
               {errors.elsewhere}
             </Alert>
           )}
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>
-              Cancel
-            </Button>
+          <DialogActions onClose={onClose}>
             <Button type="submit" loading={create.isPending}>
               Create
             </Button>
-          </Group>
+          </DialogActions>
         </Stack>
       </form>
     </Modal>
   );
 }
 
-/** Column names and types, one row each: add, rename, retype, remove. */
-/** The columns of a dataset as a form; `errorAt` says what the API refused about one ("columnTypes.1.name"). */
 /** The fields of a dataset's name-and-columns form, as paths of the request body. */
 export const DATASET_FIELDS = ['name', 'columnTypes.*.name', 'columnTypes.*.type'];
 
+/**
+ * The columns of a dataset as a form, one row each (add, rename, retype, remove); `errorAt`
+ * says what the API refused about one ("columnTypes.1.name").
+ */
 export function ColumnsEditor({ columns, onChange, errorAt }: { columns: Column[]; onChange: (next: Column[]) => void; errorAt?: (path: string) => string | undefined }) {
   const set = (i: number, c: Partial<Column>) => onChange(columns.map((x, j) => (j === i ? { ...x, ...c } : x)));
   return (

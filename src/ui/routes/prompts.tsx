@@ -7,6 +7,7 @@ import { can, useSession } from '../api/session.ts';
 import { useCreatePrompt, useMemberNames, usePrompts, tagColor } from '../api/prompts.ts';
 import { fieldError } from '../lib/form-errors.ts';
 import { QueryState } from '../components/QueryState.tsx';
+import { DialogActions } from '../components/DialogActions.tsx';
 
 /** The project's prompts (organization prompts included), newest version each; search by handle. */
 export default function PromptsPage() {
@@ -151,14 +152,11 @@ function NewPromptModal({ projectId, opened, onClose }: { projectId: string; ope
             />
           </div>
           {create.isError && !fieldError(create.error, 'handle') && <Alert color="red">{create.error.message}</Alert>}
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>
-              Cancel
-            </Button>
+          <DialogActions onClose={onClose}>
             <Button type="submit" loading={create.isPending}>
               Create
             </Button>
-          </Group>
+          </DialogActions>
         </Stack>
       </form>
     </Modal>

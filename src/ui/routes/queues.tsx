@@ -11,6 +11,7 @@ import type { ReviewQueue, ScoreConfig } from '../api/review.ts';
 import { ButtonLink } from '../components/ButtonLink.tsx';
 import { formErrors } from '../lib/form-errors.ts';
 import { QueryState } from '../components/QueryState.tsx';
+import { DialogActions } from '../components/DialogActions.tsx';
 
 /** Annotation queues (with their progress) and the score configs reviewers fill in. */
 export default function QueuesPage() {
@@ -200,14 +201,11 @@ function QueueDialog({ projectId, queue, configs, onClose }: { projectId: string
             {errors.elsewhere}
           </Alert>
         )}
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onClose}>
-            Cancel
-          </Button>
+        <DialogActions onClose={onClose}>
           <Button type="submit" loading={mutation.isPending}>
             {queue ? 'Save' : 'Create queue'}
           </Button>
-        </Group>
+        </DialogActions>
       </Stack>
     </Modal>
   );
@@ -273,14 +271,11 @@ function AddItemsDialog({ projectId, queue, onClose }: { projectId: string; queu
             {result}
           </Alert>
         )}
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onClose}>
-            Close
-          </Button>
+        <DialogActions onClose={onClose} closeLabel="Close">
           <Button loading={addItems.isPending} disabled={from === 'experiment' && !runId} onClick={() => void submit().catch(() => undefined)}>
             Add
           </Button>
-        </Group>
+        </DialogActions>
       </Stack>
     </Modal>
   );

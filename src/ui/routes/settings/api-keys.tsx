@@ -13,6 +13,7 @@ import type { Session } from '../../api/session.ts';
 import { ApiErrorAlert, ConfirmAction, RoleNote, Section, ShownOnce, shortDate } from '../../components/Settings.tsx';
 import { fieldError } from '../../lib/form-errors.ts';
 import { Unloaded } from '../../components/QueryState.tsx';
+import { DialogActions } from '../../components/DialogActions.tsx';
 
 type Mode = NonNullable<CreateKeyBody['permissionMode']>;
 type BindingRole = NonNullable<KeyBinding['role']>;
@@ -393,10 +394,7 @@ function CreateKey({ session, members, onClose, onCreated }: { session: Session;
           )}
 
           <ApiErrorAlert error={create.error} title="The key was not created" shownAt={['name']} />
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>
-              Cancel
-            </Button>
+          <DialogActions onClose={onClose}>
             <Button
               type="submit"
               leftSection={<IconKey size={14} />}
@@ -405,7 +403,7 @@ function CreateKey({ session, members, onClose, onCreated }: { session: Session;
             >
               Create key
             </Button>
-          </Group>
+          </DialogActions>
         </Stack>
       </form>
     </Modal>

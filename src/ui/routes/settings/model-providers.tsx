@@ -7,6 +7,7 @@ import { fieldError } from '../../lib/form-errors.ts';
 import { useDiscoverModels, useModelProviderMutations, useModelProviders, type CreateProviderInput, type ModelProvider, type ProviderTest } from '../../api/model-providers.ts';
 import { ApiErrorAlert, ConfirmAction, RoleNote, Section, shortDate } from '../../components/Settings.tsx';
 import { Unloaded, Loading } from '../../components/QueryState.tsx';
+import { DialogActions } from '../../components/DialogActions.tsx';
 
 const ROUTE = '/p/$projectId/settings/model-providers';
 const KINDS = [
@@ -223,14 +224,11 @@ function CreateProvider({ projectId, onClose, create, pending, error }: { projec
             onChange={(v) => v && setScope(v)}
           />
           {error != null && <ApiErrorAlert error={error} title="The provider could not be added" shownAt={['body.name', 'body.api_key', 'body.base_url', 'body.models']} />}
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>
-              Cancel
-            </Button>
+          <DialogActions onClose={onClose}>
             <Button type="submit" loading={pending}>
               Add
             </Button>
-          </Group>
+          </DialogActions>
         </Stack>
       </form>
     </Modal>

@@ -9,6 +9,7 @@ import type { Project } from '../../api/organization.ts';
 import { ApiErrorAlert, ConfirmAction, RoleNote, Section, ShownOnce, shortDate } from '../../components/Settings.tsx';
 import { fieldError } from '../../lib/form-errors.ts';
 import { Unloaded } from '../../components/QueryState.tsx';
+import { DialogActions } from '../../components/DialogActions.tsx';
 
 /** A number field's value as retention days: empty keeps traces forever (null). */
 const retentionOf = (v: string | number) => (v === '' ? null : Number(v));
@@ -175,14 +176,11 @@ function EditProject({ project, onClose }: { project: Project; onClose: () => vo
           <TextInput label="Project name" required value={name} onChange={(e) => setName(e.currentTarget.value)} maxLength={100} data-autofocus />
           <NumberInput label="Retention (days)" description="Traces older than this are deleted; empty keeps them forever" value={retention} onChange={setRetention} min={1} max={3650} allowDecimal={false} />
           <ApiErrorAlert error={update.error} title="Not saved" />
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>
-              Cancel
-            </Button>
+          <DialogActions onClose={onClose}>
             <Button type="submit" loading={update.isPending} disabled={!name.trim()}>
               Save
             </Button>
-          </Group>
+          </DialogActions>
         </Stack>
       </form>
     </Modal>
@@ -206,14 +204,11 @@ function DeleteProject({ project, pending, error, onClose, onConfirm }: { projec
           </Text>
           <TextInput label={`Type the project name (${project.name}) to confirm`} value={typed} onChange={(e) => setTyped(e.currentTarget.value)} autoComplete="off" data-autofocus />
           <ApiErrorAlert error={error} title="Not deleted" />
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>
-              Cancel
-            </Button>
+          <DialogActions onClose={onClose}>
             <Button type="submit" color="red" loading={pending} disabled={typed !== project.name}>
               Delete project
             </Button>
-          </Group>
+          </DialogActions>
         </Stack>
       </form>
     </Modal>

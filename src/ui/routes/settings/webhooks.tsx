@@ -10,6 +10,7 @@ import { ApiErrorAlert, ConfirmAction, RoleNote, Section, ShownOnce, shortDate }
 import { formatDuration } from '../../lib/format.ts';
 import { fieldError } from '../../lib/form-errors.ts';
 import { Unloaded, Loading } from '../../components/QueryState.tsx';
+import { DialogActions } from '../../components/DialogActions.tsx';
 
 /** The reason the API itself writes when someone disables an endpoint (anything else: the dispatcher did). */
 const MANUAL_REASON = 'disabled through the API';
@@ -310,14 +311,11 @@ function CreateEndpoint({ projectId, onClose, onCreated }: { projectId: string; 
             <NumberInput label="Wait for more events (ms)" value={batchDelay} onChange={setBatchDelay} min={0} max={300000} step={1000} allowDecimal={false} />
           </Group>
           <ApiErrorAlert error={create.error} title="The endpoint was not created" shownAt={['url']} />
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>
-              Cancel
-            </Button>
+          <DialogActions onClose={onClose}>
             <Button type="submit" loading={create.isPending} disabled={!url.trim() || events.length === 0}>
               Add endpoint
             </Button>
-          </Group>
+          </DialogActions>
         </Stack>
       </form>
     </Modal>
