@@ -2,7 +2,7 @@ import type { CountryCode } from 'libphonenumber-js/max';
 import { addressRecognizer } from './address.ts';
 import { contextMayCount, contextTokens, enhanceUsingContext, joinedTokens, withContext, type Token } from './context.ts';
 import { countriesNamedIn } from './gazetteer.ts';
-import { longestDigitRun } from './digit-runs.ts';
+import { longestDigitRun, longestWordRun } from './digit-runs.ts';
 import type { EntityType } from './entities.ts';
 import { extractNlpEntities, NLP_RECOGNIZERS, type NlpEntity } from './nlp.ts';
 import { phMobileNumber, phoneNumber } from './phone.ts';
@@ -81,6 +81,7 @@ export function detectPii(text: string, options: DetectOptions): Finding[] {
   const tokens = () => (tokensCache ??= contextTokens(text));
   let joinedCache: string | null = null;
   let digitRun = -1;
+  let wordRun = -1;
   const shared = new Map<object, unknown>();
   const analyzeOptions: AnalyzeOptions = {
     phoneLeniency: options.phoneLeniency ?? 'VALID',
@@ -94,6 +95,7 @@ export function detectPii(text: string, options: DetectOptions): Finding[] {
     canPass: (score) => options.prune === false || (options.context === false ? score : withContext(score)) >= options.minThreshold,
     passesAlone: (score) => options.prune === false || score >= options.minThreshold,
     mayHoldDigitRun: (digits) => options.prune === false || digits <= (digitRun < 0 ? (digitRun = longestDigitRun(text)) : digitRun),
+    mayHoldWordRun: (chars) => options.prune === false || chars <= (wordRun < 0 ? (wordRun = longestWordRun(text)) : wordRun),
     contextMayCount: (start, end, words) => options.context !== false && contextMayCount(tokens(), start, end, words),
     contextInText: (words) => options.context !== false && words.some((w) => (joinedCache ??= joinedTokens(tokens())).includes(w)),
   };
