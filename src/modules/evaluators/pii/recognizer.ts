@@ -109,9 +109,9 @@ export interface PatternDef {
    */
   contains?: readonly string[];
   /**
-   * A string every match holds within `within` characters of its start ("@" at most 64
-   * characters into an e-mail address): the search for the next match starts `within`
-   * characters before the next occurrence of it, and stops when there is none. No match can
+   * A string every match holds within `within` UTF-16 units of its start ("@" at most 64
+   * code points into an e-mail address): the search for the next match starts `within`
+   * units before the next occurrence of it, and stops when there is none. No match can
    * start earlier (its own occurrence would come before the next one), so the matches are
    * the same, and the text between occurrences is not searched. Must hold for every match.
    */
