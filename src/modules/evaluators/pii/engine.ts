@@ -1,6 +1,6 @@
 import type { CountryCode } from 'libphonenumber-js/max';
 import { addressRecognizer } from './address.ts';
-import { contextMayCount, contextTokens, enhanceUsingContext, joinedTokens, withContext, type Token } from './context.ts';
+import { contextMayCount, contextTokens, ContextWordsInText, enhanceUsingContext, joinedTokens, withContext, type Token } from './context.ts';
 import { countriesNamedIn } from './gazetteer.ts';
 import { longestDigitRun, longestWordRun } from './digit-runs.ts';
 import type { EntityType } from './entities.ts';
@@ -80,6 +80,7 @@ export function detectPii(text: string, options: DetectOptions): Finding[] {
   let tokensCache: Token[] | null = null;
   const tokens = () => (tokensCache ??= contextTokens(text));
   let joinedCache: string | null = null;
+  let wordsInText: ContextWordsInText | null = null;
   let digitRun = -1;
   let wordRun = -1;
   const shared = new Map<object, unknown>();
@@ -97,7 +98,8 @@ export function detectPii(text: string, options: DetectOptions): Finding[] {
     mayHoldDigitRun: (digits) => options.prune === false || digits <= (digitRun < 0 ? (digitRun = longestDigitRun(text)) : digitRun),
     mayHoldWordRun: (chars) => options.prune === false || chars <= (wordRun < 0 ? (wordRun = longestWordRun(text)) : wordRun),
     contextMayCount: (start, end, words) => options.context !== false && contextMayCount(tokens(), start, end, words),
-    contextInText: (words) => options.context !== false && words.some((w) => (joinedCache ??= joinedTokens(tokens())).includes(w)),
+    contextInText: (words) =>
+      options.context !== false && (wordsInText ??= new ContextWordsInText(() => (joinedCache ??= joinedTokens(tokens())))).any(words),
   };
   const recognizers = new Set<Recognizer>();
   for (const entity of options.entities) for (const r of RECOGNIZERS_BY_ENTITY.get(entity) ?? []) recognizers.add(r);
