@@ -170,7 +170,13 @@ function buildFinder(): { pass: RegExp; prefixes: Map<string, readonly string[]>
   const words = [...new Set([...wordLists].flat())].filter((w) => w.length > 0).sort((a, b) => b.length - a.length);
   if (words.length === 0) return null;
   const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-  const prefixes = new Map<string, readonly string[]>(words.map((w) => [w, words.filter((v) => w.startsWith(v))]));
+  const listed = new Set(words);
+  const prefixes = new Map<string, readonly string[]>();
+  for (const w of words) {
+    const own: string[] = [];
+    for (let k = 1; k <= w.length; k++) if (listed.has(w.slice(0, k))) own.push(w.slice(0, k));
+    prefixes.set(w, own);
+  }
   return { pass: new RegExp(`(?=(${words.map(escape).join('|')}))`, 'g'), prefixes };
 }
 
