@@ -17,19 +17,6 @@ export function minDigitRun(source: string): number {
   return p.i === source.length ? run : 0;
 }
 
-/** The longest run of ASCII digits in the text. */
-export function longestDigitRun(text: string): number {
-  let best = 0;
-  let run = 0;
-  for (let k = 0; k < text.length; k++) {
-    const c = text.charCodeAt(k);
-    if (c >= 48 && c <= 57) {
-      if (++run > best) best = run;
-    } else run = 0;
-  }
-  return best;
-}
-
 /**
  * The same for word characters (ASCII letters, digits, "_"): how many in a row every match
  * holds ("\b[A-Z9]{5}[0-9]{6}\b": 11), read the same way, with a letter, "\w" and a class of
@@ -43,17 +30,25 @@ export function minWordRun(source: string): number {
   return p.i === source.length ? run : 0;
 }
 
-/** The longest run of word characters in the text (ASCII letters, digits, "_", "ſ", "K"). */
-export function longestWordRun(text: string): number {
-  let best = 0;
-  let run = 0;
+/** The text's longest run of ASCII digits, and of word characters (ASCII letters, digits, "_", "ſ", "K"), in one pass. */
+export function longestRuns(text: string): { digits: number; word: number } {
+  let digits = 0;
+  let word = 0;
+  let d = 0;
+  let w = 0;
   for (let k = 0; k < text.length; k++) {
     const c = text.charCodeAt(k);
-    if ((c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 0x17f || c === 0x212a) {
-      if (++run > best) best = run;
-    } else run = 0;
+    if (c >= 48 && c <= 57) {
+      if (++d > digits) digits = d;
+      if (++w > word) word = w;
+    } else {
+      d = 0;
+      if ((c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95 || c === 0x17f || c === 0x212a) {
+        if (++w > word) word = w;
+      } else w = 0;
+    }
   }
-  return best;
+  return { digits, word };
 }
 
 /** Digit (0), upper-case (1) or lower-case (2) ASCII letter, "_" (3), or none (-1): a class's range counts only within one kind. */
