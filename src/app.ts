@@ -127,7 +127,7 @@ export function buildPorts(deps: Deps): Ports {
   const passwords = new PasswordHasher(config.passwordHashCost);
   const { organizations, accounts, credentials } = buildOrganizations({ db, clock, keys: apiKeys, hasher: deps.tokenHasher, accounts: { sessions, signIn, publicUrl, passwords }, mailer, logger });
   const projects = organizations;
-  const privacy = buildPrivacy({ db, clock, metrics, logger, hasher: deps.tokenHasher, projects, detectionThreads: config.privacy.detectionThreads, overrides: deps.privacy });
+  const privacy = buildPrivacy({ db, clock, metrics, logger, hasher: deps.tokenHasher, projects, detectionThreads: config.privacy.detectionThreads, detectionIdleMs: config.privacy.detectionIdleMs, overrides: deps.privacy });
   const live = liveMonitors(config.intervals.monitorSettleMs);
   const traces = buildTraces({
     db,

@@ -139,6 +139,8 @@ const envSchema = z.object({
    * detection runs on the main thread, as a test's injected detector does.
    */
   SPYGLASS_PRIVACY_DETECTION_THREADS: z.coerce.number().int().min(0).max(256).optional(),
+  /** Detection workers with nothing to do for this long are stopped (the next text starts them again). */
+  SPYGLASS_PRIVACY_DETECTION_IDLE_SECONDS: z.coerce.number().min(0.1).max(7 * 24 * 3600).default(300),
 });
 
 export interface Config {
@@ -186,8 +188,8 @@ export interface Config {
   http: { headersTimeoutMs: number; requestTimeoutMs: number; idleTimeoutMs: number; maxConnections: number };
   /** Dataset file uploads (docs/datasets.md). */
   datasets: { uploadMaxBytes: number; uploadMaxRows: number };
-  /** Privacy at ingest: worker threads of detection (0: the main thread detects). */
-  privacy: { detectionThreads: number };
+  /** Privacy at ingest: worker threads of detection (0: the main thread detects), stopped after idleMs without work. */
+  privacy: { detectionThreads: number; detectionIdleMs: number };
   /** Provider variables handed to evaluators (OPENAI_API_KEY, AZURE_CONTENT_SAFETY_ENDPOINT, ...). */
   providerEnv: Readonly<Record<string, string | undefined>>;
 }
@@ -267,7 +269,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
       maxConnections: e.SPYGLASS_MAX_CONNECTIONS,
     },
     datasets: { uploadMaxBytes: e.SPYGLASS_DATASET_UPLOAD_MAX_BYTES, uploadMaxRows: e.SPYGLASS_DATASET_UPLOAD_MAX_ROWS },
-    privacy: { detectionThreads: e.SPYGLASS_PRIVACY_DETECTION_THREADS ?? os.availableParallelism() },
+    privacy: { detectionThreads: e.SPYGLASS_PRIVACY_DETECTION_THREADS ?? os.availableParallelism(), detectionIdleMs: e.SPYGLASS_PRIVACY_DETECTION_IDLE_SECONDS * 1000 },
     providerEnv,
   };
 }

@@ -19,6 +19,11 @@ export interface DetectionPoolOptions {
   budgetMs: number;
   /** How long a new worker may take to load the engine before it counts as broken. */
   startTimeoutMs?: number;
+  /**
+   * Workers with nothing to do for this long are stopped (each holds its own engine, about
+   * 90 MB); the next text starts them again. Default 5 minutes.
+   */
+  idleMs?: number;
   logger?: Pick<Logger, 'warn'>;
   /** Tests only: what the workers do with texts holding given strings. */
   fault?: WorkerFault;
@@ -52,6 +57,7 @@ interface Slot {
 const HELD_PER_WORKER = 2;
 /** Loading the engine (word lists, gazetteers, phone metadata) takes seconds on a busy machine. */
 const DEFAULT_START_TIMEOUT_MS = 120_000;
+const DEFAULT_IDLE_MS = 5 * 60_000;
 
 /**
  * PII detection on worker threads (detection-worker.ts), so that the main thread, which answers
@@ -64,12 +70,20 @@ const DEFAULT_START_TIMEOUT_MS = 120_000;
  * stored as [redaction failed]) and the other text it held goes back to the queue. A worker
  * that dies answers null for the text it was on in the same way; one that cannot start at
  * all fails every text waiting (fail closed), and the next text tries again.
+ *
+ * Workers left with nothing to do for `idleMs` (no text waiting or held) are stopped, all
+ * together, and started again by the next text: a server whose projects send nothing to
+ * detect for a while gives their memory back.
  */
 export class DetectionPool {
   private readonly slots: Slot[] = [];
   private readonly queue: Job[] = [];
   private nextId = 1;
   private closed = false;
+  /** While the pool is idle with workers running: fires when they have been idle for `idleMs`. */
+  private idleTimer: NodeJS.Timeout | undefined;
+  /** Times the workers were stopped for being idle (tests, logs). */
+  idleStops = 0;
   /** Workers terminated for running past the budget, or ended otherwise while holding a text (tests, logs). */
   replaced = 0;
 
@@ -88,6 +102,7 @@ export class DetectionPool {
   start(): void {
     if (this.closed) return;
     while (this.slots.length < this.options.threads) this.spawn();
+    this.checkIdle();
   }
 
   /** What the engine and the policy's patterns find in `text`; null when detection failed or ran past the budget. */
@@ -103,6 +118,8 @@ export class DetectionPool {
   /** Stops the workers; texts waiting or in progress answer null. */
   async close(): Promise<void> {
     this.closed = true;
+    clearTimeout(this.idleTimer);
+    this.idleTimer = undefined;
     const slots = this.slots.splice(0);
     for (const job of this.queue.splice(0)) job.done(null);
     for (const s of slots) {
@@ -164,6 +181,28 @@ export class DetectionPool {
     if (slot.held.length > 0) this.watch(slot);
     job.done(m.kind === 'found' ? m.findings : null);
     this.dispatch();
+    this.checkIdle();
+  }
+
+  /** Nothing waiting or held: the workers' idle time starts (once); otherwise it stops. */
+  private checkIdle(): void {
+    const idle = this.queue.length === 0 && this.slots.every((s) => s.held.length === 0);
+    if (!idle || this.slots.length === 0 || this.closed) {
+      clearTimeout(this.idleTimer);
+      this.idleTimer = undefined;
+      return;
+    }
+    if (this.idleTimer) return;
+    this.idleTimer = setTimeout(() => {
+      this.idleTimer = undefined;
+      if (this.closed || this.queue.length > 0 || this.slots.some((s) => s.held.length > 0)) return;
+      this.idleStops++;
+      for (const slot of this.slots.splice(0)) {
+        this.unwatch(slot);
+        void slot.worker.terminate();
+      }
+    }, this.options.idleMs ?? DEFAULT_IDLE_MS);
+    this.idleTimer.unref();
   }
 
   /** Hands queued texts to ready workers with room, the least busy first. */
@@ -178,6 +217,8 @@ export class DetectionPool {
         best.policies.add(policy.detectionKey);
         this.post(best, { kind: 'policy', policy: policy.detectionKey, entities: policy.entities, patterns: policy.patterns });
       }
+      clearTimeout(this.idleTimer);
+      this.idleTimer = undefined;
       best.held.push(job);
       if (best.held.length === 1) {
         best.since = performance.now();
@@ -223,6 +264,7 @@ export class DetectionPool {
     if (this.closed) return;
     if (this.queue.length > 0) this.start();
     this.dispatch();
+    this.checkIdle();
   }
 
   /**
@@ -232,6 +274,7 @@ export class DetectionPool {
    */
   private failedToStart(slot: Slot): void {
     this.remove(slot);
+    this.checkIdle();
     if (this.slots.length > 0) return;
     for (const job of this.queue.splice(0)) job.done(null);
   }

@@ -30,6 +30,8 @@ export interface PrivacyPorts {
   logger?: Pick<Logger, 'warn'>;
   /** Worker threads of detection (SPYGLASS_PRIVACY_DETECTION_THREADS); 0 or unset: the main thread detects. */
   detectionThreads?: number;
+  /** Detection workers idle this long are stopped (SPYGLASS_PRIVACY_DETECTION_IDLE_SECONDS); default 5 minutes. */
+  detectionIdleMs?: number;
   /** The installation's keyed hash (hash mode's tokens). */
   hasher: Pick<TokenHasher, 'hash'>;
   /** The organizations module: a deleted project's settings go in its transaction. */
@@ -71,11 +73,16 @@ export function buildPrivacy(ports: PrivacyPorts): { ctx: PrivacyContext; privac
     keyedHash: (label: string) => hasher.hash(label),
     detector: ports.overrides?.detector ?? piiDetector,
     // Not started here: its workers start when a project first has privacy on.
-    detection: threads > 0 ? new DetectionPool({ threads, budgetMs, logger: ports.logger, fault: ports.overrides?.workerFault }) : null,
+    detection:
+      threads > 0 ? new DetectionPool({ threads, budgetMs, idleMs: ports.detectionIdleMs, logger: ports.logger, fault: ports.overrides?.workerFault }) : null,
     budgetMs,
     meter: { redacted: (type, path, n) => ports.metrics.privacyRedacted(type, path, n), failed: (path, n) => ports.metrics.privacyFailed(path, n) },
   } satisfies Omit<PrivacyContext, 'policies'> as PrivacyContext;
   ctx.policies = new PolicyCache(ctx);
+  const pool = ctx.detection;
+  if (pool) {
+    ports.metrics.gauge('spyglass_privacy_detection_workers', 'Detection worker threads running (started when a project has privacy on, stopped when idle)', [], () => [{ value: pool.size }]);
+  }
   const privacy: Privacy = {
     redactorFor: (projectId, path) => redactorFor(ctx, projectId, path),
     storedForm: (projectId, text) => storedForm(ctx, projectId, text),

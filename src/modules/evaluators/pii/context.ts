@@ -152,3 +152,65 @@ export function joinedTokens(tokens: readonly Token[]): string {
   for (let k = 0; k < tokens.length; k++) all += (k > 0 ? ' ' : '') + tokens[k].lower;
   return all;
 }
+
+/**
+ * The context word lists recognizers ask about for a whole text (`contextInText`: each pattern
+ * recognizer's own list, the same array every time), and which of their words are substrings
+ * of a text's joined tokens, found in one pass over that string instead of one search per
+ * word. The pass is a global expression of every listed word, longest first, in a look-ahead,
+ * tried at each position: at a position where listed words occur, it names the longest; the
+ * others occurring there are its prefixes, listed beside it. So a word is found exactly when
+ * it is a substring (`includes`), with the same code-unit comparison (no flags).
+ */
+const MAX_WORD_LISTS = 256;
+const wordLists = new Set<readonly string[]>();
+let finder: { pass: RegExp; prefixes: Map<string, readonly string[]> } | null = null;
+
+function buildFinder(): { pass: RegExp; prefixes: Map<string, readonly string[]> } | null {
+  const words = [...new Set([...wordLists].flat())].filter((w) => w.length > 0).sort((a, b) => b.length - a.length);
+  if (words.length === 0) return null;
+  const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+  const listed = new Set(words);
+  const prefixes = new Map<string, readonly string[]>();
+  for (const w of words) {
+    const own: string[] = [];
+    for (let k = 1; k <= w.length; k++) if (listed.has(w.slice(0, k))) own.push(w.slice(0, k));
+    prefixes.set(w, own);
+  }
+  return { pass: new RegExp(`(?=(${words.map(escape).join('|')}))`, 'g'), prefixes };
+}
+
+/** Which listed words a text's joined tokens hold (see above), computed on first use. */
+export class ContextWordsInText {
+  private found: Set<string> | null = null;
+
+  constructor(private readonly joined: () => string) {}
+
+  /** Whether one of `words` is a substring of the joined tokens. */
+  any(words: readonly string[]): boolean {
+    if (!wordLists.has(words)) {
+      // A list made anew for each call would grow the expression for ever: searched word by word.
+      if (wordLists.size >= MAX_WORD_LISTS) return words.some((w) => this.joined().includes(w));
+      wordLists.add(words);
+      finder = null;
+      this.found = null;
+    }
+    const found = (this.found ??= this.find());
+    return words.some((w) => w.length === 0 || found.has(w));
+  }
+
+  private find(): Set<string> {
+    const found = new Set<string>();
+    finder ??= buildFinder();
+    if (!finder) return found;
+    const { pass, prefixes } = finder;
+    const joined = this.joined();
+    pass.lastIndex = 0;
+    let m: RegExpExecArray | null;
+    while ((m = pass.exec(joined)) !== null) {
+      for (const w of prefixes.get(m[1])!) found.add(w);
+      pass.lastIndex = m.index + 1;
+    }
+    return found;
+  }
+}

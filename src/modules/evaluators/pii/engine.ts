@@ -1,8 +1,8 @@
 import type { CountryCode } from 'libphonenumber-js/max';
 import { addressRecognizer } from './address.ts';
-import { contextMayCount, contextTokens, enhanceUsingContext, joinedTokens, withContext, type Token } from './context.ts';
+import { contextMayCount, contextTokens, ContextWordsInText, enhanceUsingContext, joinedTokens, withContext, type Token } from './context.ts';
 import { countriesNamedIn } from './gazetteer.ts';
-import { longestDigitRun } from './digit-runs.ts';
+import { longestRuns } from './digit-runs.ts';
 import type { EntityType } from './entities.ts';
 import { extractNlpEntities, NLP_RECOGNIZERS, type NlpEntity } from './nlp.ts';
 import { phMobileNumber, phoneNumber } from './phone.ts';
@@ -80,7 +80,8 @@ export function detectPii(text: string, options: DetectOptions): Finding[] {
   let tokensCache: Token[] | null = null;
   const tokens = () => (tokensCache ??= contextTokens(text));
   let joinedCache: string | null = null;
-  let digitRun = -1;
+  let wordsInText: ContextWordsInText | null = null;
+  let runs: { digits: number; word: number } | null = null;
   const shared = new Map<object, unknown>();
   const analyzeOptions: AnalyzeOptions = {
     phoneLeniency: options.phoneLeniency ?? 'VALID',
@@ -93,9 +94,11 @@ export function detectPii(text: string, options: DetectOptions): Finding[] {
     // The most context can make of a score (enhanceUsingContext), against the threshold applied below.
     canPass: (score) => options.prune === false || (options.context === false ? score : withContext(score)) >= options.minThreshold,
     passesAlone: (score) => options.prune === false || score >= options.minThreshold,
-    mayHoldDigitRun: (digits) => options.prune === false || digits <= (digitRun < 0 ? (digitRun = longestDigitRun(text)) : digitRun),
+    mayHoldDigitRun: (digits) => options.prune === false || digits <= (runs ??= longestRuns(text)).digits,
+    mayHoldWordRun: (chars) => options.prune === false || chars <= (runs ??= longestRuns(text)).word,
     contextMayCount: (start, end, words) => options.context !== false && contextMayCount(tokens(), start, end, words),
-    contextInText: (words) => options.context !== false && words.some((w) => (joinedCache ??= joinedTokens(tokens())).includes(w)),
+    contextInText: (words) =>
+      options.context !== false && (wordsInText ??= new ContextWordsInText(() => (joinedCache ??= joinedTokens(tokens())))).any(words),
   };
   const recognizers = new Set<Recognizer>();
   for (const entity of options.entities) for (const r of RECOGNIZERS_BY_ENTITY.get(entity) ?? []) recognizers.add(r);

@@ -1,7 +1,7 @@
 import type { EntityType } from './entities.ts';
 import type { CountryCode } from 'libphonenumber-js/max';
 import type { NlpEntity } from './nlp-entity.ts';
-import { minDigitRun } from './digit-runs.ts';
+import { minDigitRun, minWordRun } from './digit-runs.ts';
 
 /** A candidate before context, overlap resolution and threshold. Offsets are UTF-16 units. */
 export interface RawResult {
@@ -80,6 +80,12 @@ export interface AnalyzeOptions {
    * a pattern every match of which holds such a run (digit-runs.ts) is not run when it cannot.
    */
   mayHoldDigitRun(digits: number): boolean;
+  /**
+   * Whether the text may hold `chars` word characters in a row (ASCII letters, digits, "_":
+   * digit-runs.ts; it does when pruning is off): a pattern every match of which holds such a
+   * run is not run when it cannot.
+   */
+  mayHoldWordRun(chars: number): boolean;
 }
 
 export interface Recognizer {
@@ -102,6 +108,14 @@ export interface PatternDef {
    * match, or findings are lost.
    */
   contains?: readonly string[];
+  /**
+   * A string every match holds within `within` UTF-16 units of its start ("@" at most 64
+   * code points into an e-mail address): the search for the next match starts `within`
+   * units before the next occurrence of it, and stops when there is none. No match can
+   * start earlier (its own occurrence would come before the next one), so the matches are
+   * the same, and the text between occurrences is not searched. Must hold for every match.
+   */
+  anchor?: { literal: string; within: number };
 }
 
 export interface PatternRecognizerSpec {
@@ -144,6 +158,7 @@ export function patternRecognizer(spec: PatternRecognizerSpec): Recognizer {
     ...p,
     regex: new RegExp(p.regex.source, flags + (p.regex.unicode ? 'u' : '')),
     digitRun: minDigitRun(p.regex.source),
+    wordRun: minWordRun(p.regex.source),
   }));
   const requires = spec.requires === undefined ? HAS_DIGIT : spec.requires;
   const context = spec.context.map((w) => w.toLowerCase());
@@ -162,14 +177,24 @@ export function patternRecognizer(spec: PatternRecognizerSpec): Recognizer {
         if (!spec.validate && !options.passesAlone(pattern.score) && !(contextInText ??= options.contextInText(context))) continue;
         if (pattern.contains && !pattern.contains.every((c) => text.includes(c))) continue;
         if (pattern.digitRun > 1 && !options.mayHoldDigitRun(pattern.digitRun)) continue;
+        if (pattern.wordRun > pattern.digitRun && pattern.wordRun > 1 && !options.mayHoldWordRun(pattern.wordRun)) continue;
         const re = pattern.regex;
-        re.lastIndex = 0;
+        const anchor = pattern.anchor;
+        // Where the next match may start: after the last one (one further after an empty one).
+        let from = 0;
         let m: RegExpExecArray | null;
-        while ((m = re.exec(text)) !== null) {
+        for (;;) {
+          if (anchor) {
+            const at = text.indexOf(anchor.literal, from);
+            if (at < 0) break;
+            re.lastIndex = Math.max(from, at - anchor.within);
+          } else re.lastIndex = from;
+          if ((m = re.exec(text)) === null) break;
           if (m[0].length === 0) {
-            re.lastIndex++;
+            from = m.index + 1;
             continue;
           }
+          from = m.index + m[0].length;
           let score = pattern.score;
           const validation = spec.validate ? spec.validate(m[0]) : null;
           if (validation === true) score = MAX_SCORE;

@@ -42,6 +42,8 @@ export const email = patternRecognizer({
       regex:
         /(?<![\p{L}\p{N}_])((([!#$%&'*+\-/=?^_`{|}~\p{L}\p{N}_])|([!#$%&'*+\-/=?^_`{|}~\p{L}\p{N}_][!#$%&'*+\-/=?^_`{|}~.\p{L}\p{N}_]{0,62}[!#$%&'*+\-/=?^_`{|}~\p{L}\p{N}_]))@[\p{L}\p{N}_]+(?:-+[\p{L}\p{N}_]+)*(?:\.[\p{L}\p{N}_]+(?:-+[\p{L}\p{N}_]+)*)+)(?![\p{L}\p{N}_])/u,
       score: 0.5,
+      // The local part (no "@" in it) is one to 64 code points, two UTF-16 units at most each, then the "@".
+      anchor: { literal: '@', within: 128 },
     },
   ],
   context: ['email'],

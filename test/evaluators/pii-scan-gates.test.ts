@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { detectPii, ENTITY_TYPES, type EntityType } from '../../src/modules/evaluators/pii/index.ts';
+
+/**
+ * The scans the engine leaves out or shortens must find what a full scan finds: e-mail
+ * addresses are searched from shortly before each "@" (at most 64 code points of local part),
+ * and patterns needing a run of N word characters are not run on a text without one.
+ */
+const find = (text: string, entities: readonly EntityType[] = ENTITY_TYPES, prune = true) =>
+  detectPii(text, { entities, minThreshold: 0.5, prune }).map((f) => `${f.entity_type} ${f.text}`);
+
+describe('PII detection: e-mail addresses found from their "@"', () => {
+  const astral = '𝒜'; // one code point, two UTF-16 units, a letter
+  it.each([
+    ['a 64-character local part', `${'a'.repeat(64)}@example.com`, true],
+    ['a 65-character one (too long, and no part of a word is an address)', `${'b'.repeat(65)}@example.com`, false],
+    ['64 astral letters (128 UTF-16 units)', `${astral.repeat(64)}@example.com`, true],
+    ['several "@" in a row', 'x@@y.com and z@example.org', true],
+    ['no domain after the "@"', 'write to someone@ please', false],
+  ])('%s', (_, address, found) => {
+    const text = `Please write to ${address} today; ${'filler words '.repeat(20)}and then to jane.doe@example.com.`;
+    const emails = find(text, ['EMAIL_ADDRESS']);
+    expect(emails).toContain('EMAIL_ADDRESS jane.doe@example.com');
+    expect(emails.length > 1).toBe(found);
+    // The same as a text that puts the address at the start of its own scan.
+    const alone = find(address, ['EMAIL_ADDRESS']);
+    expect(emails.filter((e) => e !== 'EMAIL_ADDRESS jane.doe@example.com')).toEqual(alone);
+    if (address.startsWith('a'.repeat(64))) expect(alone).toEqual([`EMAIL_ADDRESS ${address}`]);
+    if (address.startsWith(astral)) expect(alone).toEqual([`EMAIL_ADDRESS ${address}`]);
+  });
+});
+
+describe('PII detection: patterns needing a run of word characters', () => {
+  it.each([
+    ['a UK driving licence (16 characters in a row)', 'Licence MORGA753116SM9IJ on file', 'UK_DRIVING_LICENCE'],
+    ['a GSTIN (15)', 'GSTIN 22AAAAA0000A1Z5 of the supplier', 'IN_GSTIN'],
+    ['an Italian fiscal code (16)', 'codice fiscale RSSMRA85T10A562S', 'IT_FISCAL_CODE'],
+    ['a Bitcoin address (26 and more)', 'wallet 1BoatSLRHtKNngkdXEeobR76b53LETtpyT please', 'CRYPTO'],
+  ] as const)('%s is found as with nothing left out, and not in a text one character short', (_, text, entity) => {
+    const withGates = find(text, [entity]);
+    expect(withGates).toEqual(find(text, [entity], false));
+    expect(withGates.some((f) => f.startsWith(entity))).toBe(true);
+    // The same value with a space in its middle: no run long enough, nothing found either way.
+    const value = text.split(' ').find((w) => w.length >= 15)!;
+    const broken = text.replace(value, `${value.slice(0, 7)} ${value.slice(7)}`);
+    expect(find(broken, [entity])).toEqual(find(broken, [entity], false));
+  });
+
+  it('counts "ſ" and the Kelvin sign in a run, as case-insensitive Unicode patterns match them', () => {
+    for (const text of ['Licence MORGAſ53116SM9IJ', 'Licence \u212Aorga753116SM9IJ', 'GSTIN 22AAAAA0000A1Zſ and 22AAAAA0000A1Z5']) {
+      expect(find(text)).toEqual(find(text, ENTITY_TYPES, false));
+    }
+  });
+});
