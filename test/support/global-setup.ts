@@ -69,7 +69,7 @@ let bundleChecked = false;
  * The servers and CLIs the tests spawn run `bin/spyglass.mjs`, which runs the server's bundle
  * (dist/server) only while it is as new as the sources, and the sources through tsx otherwise:
  * after an edit to src/, every spawned process compiled the sources again (a server's start cost
- * about 2.4 s more CPU: test/foundation/data-dir.test.ts's 8 servers 47.8 s against 28.4 s). The
+ * about 3 s more CPU: test/foundation/data-dir.test.ts's 6 servers 47.8 s against 28.4 s). The
  * bundle is rebuilt here once per run when stale (a few seconds, in esbuild's own process), as
  * `prepare` built it; test/foundation/bundle.test.ts still checks the bundle itself.
  */
