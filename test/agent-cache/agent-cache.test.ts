@@ -1,25 +1,17 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { sql } from 'drizzle-orm';
 import pino from 'pino';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rows } from '../../src/db/index.ts';
 import { everyTableAsText as everyTable } from '../support/every-table.ts';
-import { buildApp } from '../../src/app.ts';
-import { loadConfig } from '../../src/config.ts';
-import { firstStart } from '../../src/first-start.ts';
 import { buildAgentCache } from '../../src/modules/agent-cache/index.ts';
 import { getEntry, putEntry } from '../../src/modules/agent-cache/entries.ts';
-import { TokenHasher } from '../../src/platform/tokens.ts';
 import { Keyring } from '../../src/platform/crypto.ts';
 import {
   databaseKinds,
-  ManualClock,
-  openTestDatabase,
-  request,
   startApp,
   useProjectApp,
   type RequestOptions,
@@ -297,21 +289,52 @@ describe.each(databaseKinds)('agent cache (%s)', (kind) => {
   });
 });
 
-describe('agent cache keys from the environment and the key file', () => {
-  it('uses SPYGLASS_ENCRYPTION_KEY (first key encrypts) and creates no key file', async () => {
+/**
+ * An app of its own with its keys from the environment and a logger at trace level: the keys'
+ * source and what the log holds are checked on one app (each app of its own opens a database,
+ * about 2 s of CPU).
+ */
+describe('agent cache keys from the environment, and the log', () => {
+  let t: TestApp;
+  let log = '';
+  const sink = new Writable({
+    write(chunk, _enc, done) {
+      log += chunk.toString();
+      done();
+    },
+  });
+  beforeAll(async () => {
     const k1 = randomBytes(32).toString('base64');
     const k2 = randomBytes(32).toString('base64');
-    const t = await startApp('pglite', { env: { SPYGLASS_ENCRYPTION_KEY: `primary:${k1},legacy:${k2}` } });
-    try {
-      expect((await t.request('PUT', '/api/agent-cache/FROM_ENV', { token: t.creds.projectApiKey, body: { value: 'v' } })).status).toBe(200);
-      const [row] = await rows<{ key_id: string }>(t.db.orm, sql`SELECT key_id FROM agent_cache_entries WHERE name = 'FROM_ENV'`);
-      expect(row.key_id).toBe('primary');
-      expect(fs.existsSync(path.join(t.dataDir, 'encryption.key'))).toBe(false);
-    } finally {
-      await t.close();
-    }
+    t = await startApp('pglite', { env: { SPYGLASS_ENCRYPTION_KEY: `primary:${k1},legacy:${k2}` }, logger: pino({ level: 'trace' }, sink) });
+  });
+  afterAll(() => t?.close());
+
+  it('uses SPYGLASS_ENCRYPTION_KEY (first key encrypts) and creates no key file', async () => {
+    expect((await t.request('PUT', '/api/agent-cache/FROM_ENV', { token: t.creds.projectApiKey, body: { value: 'v' } })).status).toBe(200);
+    const [row] = await rows<{ key_id: string }>(t.db.orm, sql`SELECT key_id FROM agent_cache_entries WHERE name = 'FROM_ENV'`);
+    expect(row.key_id).toBe('primary');
+    expect(fs.existsSync(path.join(t.dataDir, 'encryption.key'))).toBe(false);
   });
 
+  it('logs requests, failures and decryption errors at trace level without the value', async () => {
+    const secret = `log-needle-${randomBytes(16).toString('hex')}`;
+    const token = t.creds.projectApiKey;
+    expect((await t.request('PUT', '/api/agent-cache/LOGGED', { token, body: { value: secret } })).status).toBe(200);
+    expect((await t.request('GET', '/api/agent-cache/LOGGED', { token })).body.value).toBe(secret);
+    // Failures that carry the value in the request: bad ttl, unknown field, too large, a row that fails to decrypt.
+    await t.request('PUT', '/api/agent-cache/LOGGED', { token, body: { value: secret, ttl_seconds: 1 } });
+    await t.request('PUT', '/api/agent-cache/LOGGED', { token, body: { value: secret, extra: secret } });
+    await t.request('PUT', '/api/agent-cache/LOGGED', { token, body: { value: secret.repeat(40_000) } });
+    await t.db.orm.execute(sql`UPDATE agent_cache_entries SET name = 'MOVED' WHERE name = 'LOGGED'`);
+    expect((await t.request('GET', '/api/agent-cache/MOVED', { token })).status).toBe(500);
+    expect(log).toContain('request completed');
+    expect(log).toContain('decryption_failed');
+    expect(log).not.toContain(secret);
+  });
+});
+
+describe('agent cache key file', () => {
   it('otherwise keeps a key file with mode 0600 in the data directory', async () => {
     const t = await startApp('pglite');
     try {
@@ -373,45 +396,6 @@ describe('no plaintext cache value reaches the disk (PGlite with a data director
         await t.db.close();
       }
       fs.rmSync(t.dataDir, { recursive: true, force: true });
-    }
-  });
-});
-
-describe('no plaintext cache value reaches the log', () => {
-  it('logs requests, failures and decryption errors at trace level without the value', async () => {
-    let log = '';
-    const sink = new Writable({
-      write(chunk, _enc, done) {
-        log += chunk.toString();
-        done();
-      },
-    });
-    const { db, drop } = await openTestDatabase('pglite');
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'spyglass-log-'));
-    const config = loadConfig({ SPYGLASS_DATA_DIR: dataDir });
-    const app = await buildApp({ config, db, clock: new ManualClock(), logger: pino({ level: 'trace' }, sink), tokenHasher: new TokenHasher(randomBytes(32)) });
-    try {
-      const creds = (await firstStart(config, app.services, new Date()))!;
-      await app.http.listen({ port: 0, host: '127.0.0.1' });
-      const address = app.http.server.address();
-      const baseUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
-      const secret = `log-needle-${randomBytes(16).toString('hex')}`;
-      const token = creds.projectApiKey;
-      expect((await request(baseUrl, 'PUT', '/api/agent-cache/LOGGED', { token, body: { value: secret } })).status).toBe(200);
-      expect((await request(baseUrl, 'GET', '/api/agent-cache/LOGGED', { token })).body.value).toBe(secret);
-      // Failures that carry the value in the request: bad ttl, unknown field, too large, a row that fails to decrypt.
-      await request(baseUrl, 'PUT', '/api/agent-cache/LOGGED', { token, body: { value: secret, ttl_seconds: 1 } });
-      await request(baseUrl, 'PUT', '/api/agent-cache/LOGGED', { token, body: { value: secret, extra: secret } });
-      await request(baseUrl, 'PUT', '/api/agent-cache/LOGGED', { token, body: { value: secret.repeat(40_000) } });
-      await db.orm.execute(sql`UPDATE agent_cache_entries SET name = 'MOVED' WHERE name = 'LOGGED'`);
-      expect((await request(baseUrl, 'GET', '/api/agent-cache/MOVED', { token })).status).toBe(500);
-      expect(log).toContain('request completed');
-      expect(log).toContain('decryption_failed');
-      expect(log).not.toContain(secret);
-    } finally {
-      await app.http.close();
-      await drop();
-      fs.rmSync(dataDir, { recursive: true, force: true });
     }
   });
 });

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
-import { hasChromium, closeContexts, workerBrowser, seriousViolations, openSignedIn } from '../support/browser.ts';
+import { hasChromium, closeContexts, workerBrowser, seriousViolations, openInApp, openSignedIn } from '../support/browser.ts';
 import { expectSaidAt } from '../support/field-errors.ts';
 import { PHONE, unreachableActions, widerThanScreen } from '../support/phone-width.ts';
 import { agentTrace, bigTrace, simpleTrace } from '../support/sample-traces.ts';
@@ -132,7 +132,7 @@ describe.runIf(hasChromium)('the web app walked on a desktop and a phone: the de
     ];
     await phone();
     for (const [name, p, ready] of pages) {
-      await page.goto(project(p));
+      await openInApp(page, project(p));
       await page.locator(ready).first().waitFor();
       await page.waitForLoadState('networkidle');
       await screenshot(`phone-${name.replace(/ /g, '-')}`);

@@ -149,7 +149,7 @@ describe.each(appDatabaseKinds)('cloud/jailbreak against a loopback Prompt Shiel
   });
 
   it('an endpoint that is not a URL: an InvalidConfiguration error result', async () => {
-    const app = await startApp(kind, { env: { AZURE_CONTENT_SAFETY_ENDPOINT: 'my-resource', AZURE_CONTENT_SAFETY_KEY: 'k' } });
+    const app = await startApp(kind, { reopen: t, env: { AZURE_CONTENT_SAFETY_ENDPOINT: 'my-resource', AZURE_CONTENT_SAFETY_KEY: 'k' } });
     try {
       const res = await app.request('POST', '/api/evaluations/cloud/jailbreak/evaluate', { authToken: app.creds.projectApiKey, body: { data: { input: 'x' } } });
       expect(res.body[0]).toMatchObject({ status: 'error', error_type: 'InvalidConfiguration', details: expect.stringContaining('AZURE_CONTENT_SAFETY_ENDPOINT') });
@@ -159,7 +159,7 @@ describe.each(appDatabaseKinds)('cloud/jailbreak against a loopback Prompt Shiel
   });
 
   it('only the key missing: MissingConfiguration naming AZURE_CONTENT_SAFETY_KEY', async () => {
-    const app = await startApp(kind, { env: { AZURE_CONTENT_SAFETY_ENDPOINT: azure.url } });
+    const app = await startApp(kind, { reopen: t, env: { AZURE_CONTENT_SAFETY_ENDPOINT: azure.url } });
     try {
       const res = await app.request('POST', '/api/evaluations/cloud/jailbreak/evaluate', { authToken: app.creds.projectApiKey, body: { data: { input: 'x' } } });
       expect(res.body[0]).toMatchObject({ status: 'error', error_type: 'MissingConfiguration', details: expect.stringMatching(/^AZURE_CONTENT_SAFETY_KEY is not set/) });

@@ -213,7 +213,7 @@ describe.each(appDatabaseKinds)("LangWatch's evaluator names through the langwat
   });
 
   it('Azure evaluators without the endpoint and key: an error naming the variable, never a pass', async () => {
-    const bare = await startApp(kind, { env: { OPENAI_API_KEY: 'test', OPENAI_BASE_URL: `${openai.url}/v1` } });
+    const bare = await startApp(kind, { reopen: t, env: { OPENAI_API_KEY: 'test', OPENAI_BASE_URL: `${openai.url}/v1` } });
     try {
       const sdk = new LangWatch({ apiKey: bare.creds.projectApiKey, endpoint: bare.baseUrl });
       for (const path of ['azure/content_safety', 'azure/prompt_injection']) {

@@ -454,7 +454,7 @@ describe.each(appDatabaseKinds)('LLM judges against a loopback OpenAI-compatible
       const gone = await startFakeServer();
       const url = gone.url;
       await gone.close();
-      const app = await startApp(kind, { env: { OPENAI_API_KEY: 'test', OPENAI_BASE_URL: `${url}/v1` } });
+      const app = await startApp(kind, { reopen: t, env: { OPENAI_API_KEY: 'test', OPENAI_BASE_URL: `${url}/v1` } });
       try {
         app.app.services.evaluations.limits.maxRetries = 0;
         const res = await app.request('POST', '/api/evaluations/llm/llm_score/evaluate', { authToken: app.creds.projectApiKey, body: { data: { output: 'x' } } });

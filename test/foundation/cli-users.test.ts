@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { adminQuery, withDatabase } from '../support/global-setup.ts';
 import { databaseKinds, request } from '../support/harness.ts';
-import { runCli, startServer, useTmpDirs } from '../support/server-process.ts';
+import { runCliInProcess, startServer, useTmpDirs } from '../support/server-process.ts';
 import { sessionOf } from '../support/sessions.ts';
 
 const tmpDir = useTmpDirs();
@@ -29,17 +29,17 @@ describe.each(databaseKinds)('spyglass users reset-password (%s)', (kind) => {
       databases.push(name);
       env.DATABASE_URL = withDatabase(pgTemplate!.url, name);
     }
-    expect((await runCli(['init'], env)).code).toBe(0);
+    expect((await runCliInProcess(['init'], env)).code).toBe(0);
 
-    const unknown = await runCli(['users', 'reset-password', 'nobody@cli.test'], env);
+    const unknown = await runCliInProcess(['users', 'reset-password', 'nobody@cli.test'], env);
     expect(unknown.code).toBe(1);
     expect(unknown.out).toContain('no user with e-mail nobody@cli.test');
 
     // Without SPYGLASS_PUBLIC_URL the link names HOST:PORT.
-    const local = await runCli(['users', 'reset-password', 'root@cli.test'], env);
+    const local = await runCliInProcess(['users', 'reset-password', 'root@cli.test'], env);
     expect(local.code, local.out).toBe(0);
     expect(local.out).toMatch(/^http:\/\/127\.0\.0\.1:5560\/reset-password\/[A-Za-z0-9]{48}$/m);
-    const printed = await runCli(['users', 'reset-password', 'ROOT@cli.test'], { ...env, SPYGLASS_PUBLIC_URL: 'https://spyglass.example.com' });
+    const printed = await runCliInProcess(['users', 'reset-password', 'ROOT@cli.test'], { ...env, SPYGLASS_PUBLIC_URL: 'https://spyglass.example.com' });
     expect(printed.code, printed.out).toBe(0);
     const link = /^https:\/\/spyglass\.example\.com\/reset-password\/([A-Za-z0-9]{48})$/m.exec(printed.out);
     expect(link, printed.out).not.toBeNull();
@@ -63,6 +63,6 @@ describe.each(databaseKinds)('spyglass users reset-password (%s)', (kind) => {
       srv.child.kill('SIGTERM');
       await srv.exited;
     }
-    // Four processes start here (PGlite's initdb alone takes seconds): more than the default 30 s on a busy machine.
+    // The CLI calls (each opening the database) and the server: more than the default 30 s on a busy machine.
   }, 180_000);
 });

@@ -3,7 +3,7 @@ import { gzipSync } from 'node:zlib';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rows } from '../../src/db/index.ts';
-import { createTenant, databaseKinds, startApp, type ApiResponse, type TestApp, type Tenant } from '../support/harness.ts';
+import { createTenant, databaseKinds, startApp, type ApiResponse, type DatabaseKind, type TestApp, type Tenant } from '../support/harness.ts';
 
 /** Floods past the bounds; longer and heavier ones are `npm run bench`'s (BENCH_ONLY=overload,flood). */
 const FLOOD_REQUESTS = 30;
@@ -58,6 +58,16 @@ const postOtlpTrace = (t: TestApp, traceId: string, options: { gzip?: boolean } 
     headers: { 'content-type': 'application/json', ...(options.gzip ? { 'content-encoding': 'gzip' } : {}) },
   });
 
+/**
+ * The file's database per kind, opened by the first block's app: the later blocks' apps (each
+ * with its own limits) reopen it once the block before has stopped, instead of opening a
+ * database each (about 2 s of CPU on PGlite). Closed after the file.
+ */
+const firstApps = new Map<DatabaseKind, TestApp>();
+afterAll(async () => {
+  for (const app of firstApps.values()) await app.close();
+});
+
 describe.each(databaseKinds)('overload: bounded ingest queues (%s)', (kind) => {
   let t: TestApp;
   let other: Tenant;
@@ -65,9 +75,11 @@ describe.each(databaseKinds)('overload: bounded ingest queues (%s)', (kind) => {
     // A queue of 100 spans per project and 1,000 for the process: 100-span requests sent at
     // once cannot all wait for their commit.
     t = await startApp(kind, { env: { SPYGLASS_INGEST_PROJECT_QUEUE_SPANS: '100', SPYGLASS_INGEST_QUEUE_SPANS: '1000' } });
+    firstApps.set(kind, t);
     other = await createTenant(t);
   });
-  afterAll(() => t?.close());
+  // Stopped (its requests and timers end); its database stays for the next blocks.
+  afterAll(() => t?.stop());
 
   it('past the bound ingest answers 503 with Retry-After; what got 200 is stored, what got 503 is not; /healthz and /readyz answer meanwhile', async () => {
     const n = FLOOD_REQUESTS;
@@ -150,7 +162,7 @@ describe.each(databaseKinds)('overload: a decode worker that stops answering (%s
   let t: TestApp;
   beforeAll(async () => {
     // 1 ms: no worker can start and decode a request in that time, so every job outlives it.
-    t = await startApp(kind, { env: { SPYGLASS_INGEST_DECODE_TIMEOUT_SECONDS: '0.001' } });
+    t = await startApp(kind, { reopen: firstApps.get(kind), env: { SPYGLASS_INGEST_DECODE_TIMEOUT_SECONDS: '0.001' } });
   });
   afterAll(() => t?.close());
 
@@ -186,7 +198,7 @@ describe.each(databaseKinds)('overload: per-key rate limit (%s)', (kind) => {
   let other: Tenant;
   beforeAll(async () => {
     // One request every 5 s per key: the second at once is over it.
-    t = await startApp(kind, { env: { SPYGLASS_INGEST_RATE_LIMIT: '0.2' } });
+    t = await startApp(kind, { reopen: firstApps.get(kind), env: { SPYGLASS_INGEST_RATE_LIMIT: '0.2' } });
     other = await createTenant(t);
   });
   afterAll(() => t?.close());
@@ -225,6 +237,7 @@ describe('overload: slow clients cannot hold the server (pglite)', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startApp('pglite', {
+      reopen: firstApps.get('pglite'),
       env: {
         SPYGLASS_HEADERS_TIMEOUT_SECONDS: '0.5',
         SPYGLASS_REQUEST_TIMEOUT_SECONDS: '1',

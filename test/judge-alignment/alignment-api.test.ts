@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { roganGladen } from '../../src/modules/judge-alignment/statistics.ts';
 import { databaseKinds, useProjectApp, type ProjectApp } from '../support/harness.ts';
-import { runCli, useTmpDirs } from '../support/server-process.ts';
+import { runCliInProcess, useTmpDirs } from '../support/server-process.ts';
 
 const tmpDir = useTmpDirs();
 
@@ -99,7 +99,7 @@ describe.each(databaseKinds)('judge alignment API (%s)', (kind) => {
       timestamps: { created_at: Date.parse('2026-11-22T10:00:00Z'), finished_at: Date.parse('2026-11-22T10:01:00Z') },
     });
     expect(logged.status, logged.text).toBe(200);
-    const cli = (args: string[]) => runCli(['experiment', 'check', 'gated', '--run', 'r1', ...args, '--server', p.t.baseUrl], { HOME: tmpDir(), SPYGLASS_API_KEY: p.key }, { timeoutMs: 120_000 });
+    const cli = (args: string[]) => runCliInProcess(['experiment', 'check', 'gated', '--run', 'r1', ...args, '--server', p.t.baseUrl], { HOME: tmpDir(), SPYGLASS_API_KEY: p.key }, { timeoutMs: 120_000 });
     const untrusted = await cli(['--require-trusted', `langevals/exact_match=${correct}`]);
     expect(untrusted.code, untrusted.out).toBe(1);
     expect(untrusted.stdout).toMatch(/judge langevals\/exact_match: not trusted \(kappa's 95 % lower bound is 0\.\d\d on 60 labels; the bar is 0\.6\)/);

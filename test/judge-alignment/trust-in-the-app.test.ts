@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { databaseKinds, useProjectApp, type ProjectApp } from '../support/harness.ts';
-import { runCli, useTmpDirs } from '../support/server-process.ts';
+import { runCliInProcess, useTmpDirs } from '../support/server-process.ts';
 
 const tmpDir = useTmpDirs();
 
@@ -73,7 +73,7 @@ describe.each(databaseKinds)('judge trust in the app (%s)', (kind) => {
     });
     expect(logged.status, logged.text).toBe(200);
     const gate = () =>
-      runCli(['experiment', 'check', 'gated', '--run', 'r1', '--require-trusted', `langevals/exact_match=${correct}`, '--server', p.t.baseUrl], { HOME: tmpDir(), SPYGLASS_API_KEY: p.key }, { timeoutMs: 120_000 });
+      runCliInProcess(['experiment', 'check', 'gated', '--run', 'r1', '--require-trusted', `langevals/exact_match=${correct}`, '--server', p.t.baseUrl], { HOME: tmpDir(), SPYGLASS_API_KEY: p.key }, { timeoutMs: 120_000 });
     const trusted = await gate();
     expect(trusted.code, trusted.out).toBe(0);
     expect(trusted.stdout).toContain('judge langevals/exact_match: trusted (accuracy');

@@ -84,6 +84,25 @@ export async function openSignedIn(page: Page, baseUrl: string, user: { email: s
 }
 
 /**
+ * `url` (of the app `page` shows) drawn the way a link inside the app draws it: the history
+ * changes and the router draws the page, without loading the document, the app's code and its
+ * session again (a `page.goto` does all that, most of a page's cost in Chromium). From another
+ * origin, or before the app is loaded, a `page.goto`.
+ */
+export async function openInApp(page: Page, url: string): Promise<void> {
+  const target = new URL(url);
+  if (new URL(page.url()).origin !== target.origin) {
+    await page.goto(url);
+    return;
+  }
+  await page.evaluate((href) => {
+    const w = globalThis as unknown as { history: { pushState(s: unknown, t: string, u: string): void; state: unknown }; dispatchEvent(e: unknown): void; PopStateEvent: new (type: string, init: { state: unknown }) => unknown };
+    w.history.pushState(w.history.state, '', href);
+    w.dispatchEvent(new w.PopStateEvent('popstate', { state: w.history.state }));
+  }, target.pathname + target.search + target.hash);
+}
+
+/**
  * axe-core's own source, as @axe-core/playwright loads it into pages (axe-core is its dependency,
  * resolved from there).
  */

@@ -1,6 +1,6 @@
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
+import { appDatabaseKinds, startApp, type DatabaseKind, type TestApp } from '../support/harness.ts';
 
 const T0 = Date.now() - 3_600_000;
 const LIMIT = 4096;
@@ -38,12 +38,24 @@ const postGzip = (t: TestApp, body: string | Buffer) =>
 
 const spanOf = (t: TestApp, traceId: string, spanId: string) => t.request('GET', `/api/trace/${traceId}/spans/${spanId}`, { authToken: t.creds.projectApiKey });
 
+/**
+ * The file's database per kind, opened by the first block's app: the next block's app (another
+ * environment) reopens it once the first has stopped, instead of opening a database of its own
+ * (about 2 s of CPU on PGlite). Closed after the file.
+ */
+const firstApps = new Map<DatabaseKind, TestApp>();
+afterAll(async () => {
+  for (const app of firstApps.values()) await app.close();
+});
+
 describe.each(appDatabaseKinds)('ingest: values past SPYGLASS_MAX_ATTRIBUTE_BYTES are cut, not stored whole (%s)', (kind) => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startApp(kind, { env: { SPYGLASS_MAX_ATTRIBUTE_BYTES: String(LIMIT) } });
+    firstApps.set(kind, t);
   });
-  afterAll(() => t?.close());
+  // Stopped (its requests and timers end); its database stays for the next block.
+  afterAll(() => t?.stop());
 
   it('an OTLP attribute and input past the cap keep their first part (cut between UTF-8 characters), the span is marked, and the partial success says so with nothing rejected; a value of exactly the cap is kept whole', async () => {
     // 'é' is 2 bytes and '€' 3 in UTF-8: 4096 bytes fall inside one of them.
@@ -112,7 +124,7 @@ describe.each(appDatabaseKinds)('ingest: the budget of decompressed bytes in fli
   beforeAll(async () => {
     // The smallest budget (1 MiB): one body inflating to 8 MB fills it alone. A decode
     // deadline well past what decoding it takes on a loaded machine.
-    t = await startApp(kind, { env: { SPYGLASS_INGEST_QUEUE_BYTES: String(1024 * 1024), SPYGLASS_INGEST_DECODE_TIMEOUT_SECONDS: '600' } });
+    t = await startApp(kind, { reopen: firstApps.get(kind), env: { SPYGLASS_INGEST_QUEUE_BYTES: String(1024 * 1024), SPYGLASS_INGEST_DECODE_TIMEOUT_SECONDS: '600' } });
   });
   afterAll(() => t?.close());
 

@@ -342,115 +342,113 @@ describe.each(databaseKinds)('webhook delivery (%s)', (kind) => {
     const [batch] = await rows<{ events: { data: { name?: string } }[] }>(t.db.orm, sql`SELECT events FROM webhook_dispatches WHERE endpoint_id = ${endpoint.id} ORDER BY created_at LIMIT 1`);
     expect(JSON.stringify(batch.events)).toContain('outbox old');
   });
-});
 
-describe.each(databaseKinds)('webhook delivery across restarts and processes (%s)', (kind) => {
-  const clock = new ManualClock(Date.now());
-  let receiver: Receiver;
-  beforeEach(async () => {
-    receiver = await Receiver.start();
-  });
-  afterEach(() => receiver.close());
+  /**
+   * Other processes on the file's database (`reopen`: the database stays open, each app is a
+   * process of its own), with the receiver and the clean-up of the tests above: a database of
+   * their own for each test cost an open of PGlite each (about 2 s of CPU).
+   */
+  describe('across restarts and processes', () => {
+    it('an event committed by a process that stops before sending is delivered after restart', async () => {
+      const first = await startApp(kind, { clock, env: WEBHOOK_TEST_ENV, reopen: t });
+      let second: TestApp | null = null;
+      try {
+        const created = await admin(first).createEndpoint({ url: receiver.url, enabled_events: ['api_key.created'] });
+        const secret = created.body.data.secret;
+        const key = await admin(first).mintKey('committed, never sent');
+        // The process goes away between the commit and any dispatch.
+        await first.stop();
+        expect(receiver.received).toHaveLength(0);
 
-  it('an event committed by a process that stops before sending is delivered after restart', async () => {
-    const first = await startApp(kind, { clock, env: WEBHOOK_TEST_ENV });
-    let second: TestApp | null = null;
-    try {
-      const created = await admin(first).createEndpoint({ url: receiver.url, enabled_events: ['api_key.created'] });
-      const secret = created.body.data.secret;
-      const key = await admin(first).mintKey('committed, never sent');
-      // The process goes away between the commit and any dispatch.
-      await first.stop();
-      expect(receiver.received).toHaveLength(0);
+        // The restarted process's own background loop delivers it.
+        second = await startApp(kind, { clock, env: { ...WEBHOOK_TEST_ENV, SPYGLASS_WEBHOOK_POLL_MS: '20' }, reopen: first });
+        await waitFor(() => receiver.received.length > 0);
+        expect(receiver.events().map((e) => e.data.id)).toEqual([key.apiKey.id]);
+        expect(signedWith(secret, receiver.received[0])).toBe(true);
+      } finally {
+        await first.close();
+        await second?.close();
+      }
+    });
 
-      // The restarted process's own background loop delivers it.
-      second = await startApp(kind, { clock, env: { ...WEBHOOK_TEST_ENV, SPYGLASS_WEBHOOK_POLL_MS: '20' }, reopen: first });
-      await waitFor(() => receiver.received.length > 0);
-      expect(receiver.events().map((e) => e.data.id)).toEqual([key.apiKey.id]);
-      expect(signedWith(secret, receiver.received[0])).toBe(true);
-    } finally {
-      await first.close();
-      await second?.close();
-    }
-  });
+    it('a batch claimed by a process that died mid-send is sent again once its lease ends', async () => {
+      const first = await startApp(kind, { clock, env: WEBHOOK_TEST_ENV, reopen: t });
+      let second: TestApp | null = null;
+      try {
+        // A long batch delay: the drain below batches the event without sending it.
+        const created = await admin(first).createEndpoint({ url: receiver.url, enabled_events: ['api_key.created'], max_batch_delay_ms: 300_000 });
+        await admin(first).mintKey('claimed then lost');
+        await dispatcherOf(first).drain();
+        // What a process killed after its claim leaves behind: a batch "sending" under its lease.
+        await first.db.orm.execute(
+          sql`UPDATE webhook_dispatches SET status = 'sending', attempts = 1, claimed_until = ${new Date(clock.now().getTime() + 60_000).toISOString()}::timestamptz WHERE endpoint_id = ${created.body.data.id}`,
+        );
+        await first.stop();
+        second = await startApp(kind, { clock, env: WEBHOOK_TEST_ENV, reopen: first });
+        await dispatcherOf(second).drain();
+        expect(receiver.received).toHaveLength(0);
+        clock.advance(61_000);
+        await dispatcherOf(second).drain();
+        expect(receiver.received).toHaveLength(1);
+        const log = (await admin(second).deliveries(created.body.data.id)).body.data;
+        expect(log[0]).toMatchObject({ attempt: 2, outcome: 'delivered' });
+      } finally {
+        await first.close();
+        await second?.close();
+      }
+    });
 
-  it('a batch claimed by a process that died mid-send is sent again once its lease ends', async () => {
-    const first = await startApp(kind, { clock, env: WEBHOOK_TEST_ENV });
-    let second: TestApp | null = null;
-    try {
-      // A long batch delay: the drain below batches the event without sending it.
-      const created = await admin(first).createEndpoint({ url: receiver.url, enabled_events: ['api_key.created'], max_batch_delay_ms: 300_000 });
-      await admin(first).mintKey('claimed then lost');
-      await dispatcherOf(first).drain();
-      // What a process killed after its claim leaves behind: a batch "sending" under its lease.
-      await first.db.orm.execute(
-        sql`UPDATE webhook_dispatches SET status = 'sending', attempts = 1, claimed_until = ${new Date(clock.now().getTime() + 60_000).toISOString()}::timestamptz WHERE endpoint_id = ${created.body.data.id}`,
-      );
-      await first.stop();
-      second = await startApp(kind, { clock, env: WEBHOOK_TEST_ENV, reopen: first });
-      await dispatcherOf(second).drain();
-      expect(receiver.received).toHaveLength(0);
-      clock.advance(61_000);
-      await dispatcherOf(second).drain();
-      expect(receiver.received).toHaveLength(1);
-      const log = (await admin(second).deliveries(created.body.data.id)).body.data;
-      expect(log[0]).toMatchObject({ attempt: 2, outcome: 'delivered' });
-    } finally {
-      await first.close();
-      await second?.close();
-    }
-  });
+    it('two processes on one database send each batch once', async () => {
+      const one = await startApp(kind, { clock, env: WEBHOOK_TEST_ENV, reopen: t });
+      const two = await startApp(kind, { clock, env: WEBHOOK_TEST_ENV, reopen: one });
+      try {
+        // A slow receiver keeps each process's claims in flight while the other claims.
+        receiver.reply = () => ({ status: 200, delayMs: 300 });
+        await admin(one).createEndpoint({ url: receiver.url, enabled_events: ['api_key.created'], max_batch_size: 1 });
+        const minted = [];
+        for (let i = 0; i < 24; i++) minted.push((await admin(i % 2 ? one : two).mintKey(`k${i}`)).apiKey.id);
+        // Both processes work the queue at once until everything arrived.
+        const attempted = [0, 0];
+        const deadline = Date.now() + 15_000;
+        await Promise.all(
+          [one, two].map(async (app, i) => {
+            while (receiver.received.length < 24 && Date.now() < deadline) {
+              attempted[i] += (await dispatcherOf(app).runOnce()).attempted;
+              await new Promise((r) => setTimeout(r, 5));
+            }
+          }),
+        );
+        await Promise.all([dispatcherOf(one).drain(), dispatcherOf(two).drain()]);
+        // Each process claimed some (at most 16 in flight each), and together every batch exactly once.
+        expect(attempted.every((n) => n > 0)).toBe(true);
+        expect(attempted[0] + attempted[1]).toBe(24);
+        const ids = receiver.received.map((r) => r.headers['webhook-id']);
+        expect(ids).toHaveLength(24);
+        expect(new Set(ids).size).toBe(24);
+        expect(receiver.events().map((e) => e.data.id).sort()).toEqual([...minted].sort());
+      } finally {
+        await one.close();
+        await two.close();
+      }
+    });
 
-  it('two processes on one database send each batch once', async () => {
-    const one = await startApp(kind, { clock, env: WEBHOOK_TEST_ENV });
-    const two = await startApp(kind, { clock, env: WEBHOOK_TEST_ENV, reopen: one });
-    try {
-      // A slow receiver keeps each process's claims in flight while the other claims.
-      receiver.reply = () => ({ status: 200, delayMs: 300 });
-      await admin(one).createEndpoint({ url: receiver.url, enabled_events: ['api_key.created'], max_batch_size: 1 });
-      const minted = [];
-      for (let i = 0; i < 24; i++) minted.push((await admin(i % 2 ? one : two).mintKey(`k${i}`)).apiKey.id);
-      // Both processes work the queue at once until everything arrived.
-      const attempted = [0, 0];
-      const deadline = Date.now() + 15_000;
-      await Promise.all(
-        [one, two].map(async (app, i) => {
-          while (receiver.received.length < 24 && Date.now() < deadline) {
-            attempted[i] += (await dispatcherOf(app).runOnce()).attempted;
-            await new Promise((r) => setTimeout(r, 5));
-          }
-        }),
-      );
-      await Promise.all([dispatcherOf(one).drain(), dispatcherOf(two).drain()]);
-      // Each process claimed some (at most 16 in flight each), and together every batch exactly once.
-      expect(attempted.every((n) => n > 0)).toBe(true);
-      expect(attempted[0] + attempted[1]).toBe(24);
-      const ids = receiver.received.map((r) => r.headers['webhook-id']);
-      expect(ids).toHaveLength(24);
-      expect(new Set(ids).size).toBe(24);
-      expect(receiver.events().map((e) => e.data.id).sort()).toEqual([...minted].sort());
-    } finally {
-      await one.close();
-      await two.close();
-    }
-  });
-
-  it('checks the destination again at send time: a loopback address is refused when private destinations are not allowed', async () => {
-    const permissive = await startApp(kind, { clock, env: WEBHOOK_TEST_ENV });
-    let strict: TestApp | null = null;
-    try {
-      const created = await admin(permissive).createEndpoint({ url: receiver.url, enabled_events: ['api_key.created'] });
-      await admin(permissive).mintKey('to loopback');
-      await permissive.stop();
-      strict = await startApp(kind, { clock, env: { SPYGLASS_WEBHOOK_POLL_MS: '0' }, reopen: permissive });
-      await dispatcherOf(strict).drain();
-      expect(receiver.received).toHaveLength(0);
-      const [attempt] = (await admin(strict).deliveries(created.body.data.id)).body.data;
-      expect(attempt).toMatchObject({ response_status: null, outcome: 'failed' });
-      expect(attempt.error).toBe('refused: 127.0.0.1 is a loopback address');
-    } finally {
-      await permissive.close();
-      await strict?.close();
-    }
+    it('checks the destination again at send time: a loopback address is refused when private destinations are not allowed', async () => {
+      const permissive = await startApp(kind, { clock, env: WEBHOOK_TEST_ENV, reopen: t });
+      let strict: TestApp | null = null;
+      try {
+        const created = await admin(permissive).createEndpoint({ url: receiver.url, enabled_events: ['api_key.created'] });
+        await admin(permissive).mintKey('to loopback');
+        await permissive.stop();
+        strict = await startApp(kind, { clock, env: { SPYGLASS_WEBHOOK_POLL_MS: '0' }, reopen: permissive });
+        await dispatcherOf(strict).drain();
+        expect(receiver.received).toHaveLength(0);
+        const [attempt] = (await admin(strict).deliveries(created.body.data.id)).body.data;
+        expect(attempt).toMatchObject({ response_status: null, outcome: 'failed' });
+        expect(attempt.error).toBe('refused: 127.0.0.1 is a loopback address');
+      } finally {
+        await permissive.close();
+        await strict?.close();
+      }
+    });
   });
 });

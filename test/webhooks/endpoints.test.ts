@@ -2,12 +2,22 @@ import { sql } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { rows } from '../../src/db/index.ts';
 import { EVENT_TYPES } from '../../src/platform/events/index.ts';
-import { createTenant, appDatabaseKinds, ManualClock, startApp, type TestApp, type Tenant } from '../support/harness.ts';
+import { createTenant, appDatabaseKinds, ManualClock, startApp, type DatabaseKind, type TestApp, type Tenant } from '../support/harness.ts';
 import { Receiver } from './receiver.ts';
 import { admin, dispatcherOf, signedWith, WEBHOOK_TEST_ENV } from './support.ts';
 
 const BASE = '/api/webhooks/v1';
 const HOUR = 3600_000;
+
+/**
+ * The file's database per kind, opened by the first block's app: the second block's app (another
+ * environment) reopens it once the first has stopped, instead of opening a database of its own
+ * (about 2 s of CPU on PGlite). Closed after the file.
+ */
+const firstApps = new Map<DatabaseKind, TestApp>();
+afterAll(async () => {
+  for (const app of firstApps.values()) await app.close();
+});
 
 describe.each(appDatabaseKinds)('webhook endpoints and catalogue (%s)', (kind) => {
   let t: TestApp;
@@ -18,10 +28,12 @@ describe.each(appDatabaseKinds)('webhook endpoints and catalogue (%s)', (kind) =
 
   beforeAll(async () => {
     t = await startApp(kind, { clock, env: WEBHOOK_TEST_ENV });
+    firstApps.set(kind, t);
     other = await createTenant(t);
     api = admin(t);
   });
-  afterAll(() => t.close());
+  // Stopped (its requests and timers end); its database stays for the next block.
+  afterAll(() => t?.stop());
   beforeEach(async () => {
     receiver = await Receiver.start();
   });
@@ -312,7 +324,7 @@ describe.each(appDatabaseKinds)('webhook endpoints and catalogue (%s)', (kind) =
 describe.each(appDatabaseKinds)('webhook destinations without SPYGLASS_WEBHOOK_ALLOW_PRIVATE (%s)', (kind) => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await startApp(kind, { env: { SPYGLASS_WEBHOOK_POLL_MS: '0' } });
+    t = await startApp(kind, { reopen: firstApps.get(kind), env: { SPYGLASS_WEBHOOK_POLL_MS: '0' } });
   });
   afterAll(() => t.close());
 
