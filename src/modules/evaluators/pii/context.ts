@@ -50,16 +50,60 @@ export interface Token {
   keyword: boolean;
 }
 
-const WORD = /[\p{L}\p{N}_]+(?:['’\-#][\p{L}\p{N}_]+)*#?/gu;
+// A word is what /[\p{L}\p{N}_]+(?:['’\-#][\p{L}\p{N}_]+)*#?/gu matches: word characters,
+// joined by an apostrophe, a hyphen or "#", and a "#" after. contextTokens reads it with a
+// loop over character codes (no match objects); the expression decides the characters
+// outside ASCII, remembered per character for the Basic Multilingual Plane.
+const WORD_CHAR = /^[\p{L}\p{N}_]$/u;
+// 0: not looked up yet, 1: a word character, 2: not one.
+const bmpWordChar = new Uint8Array(0x10000);
+for (let c = 0; c < 128; c++) bmpWordChar[c] = (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 ? 1 : 2;
+
+/** The length in UTF-16 units of the word character (code point) at `i`, or 0 when there is none. */
+function wordCharAt(text: string, i: number): number {
+  if (i >= text.length) return 0;
+  const c = text.charCodeAt(i);
+  if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
+    const d = text.charCodeAt(i + 1);
+    if (d >= 0xdc00 && d <= 0xdfff) return WORD_CHAR.test(text.slice(i, i + 2)) ? 2 : 0;
+  }
+  let known = bmpWordChar[c];
+  if (known === 0) bmpWordChar[c] = known = WORD_CHAR.test(String.fromCharCode(c)) ? 1 : 2;
+  return known === 1 ? 1 : 0;
+}
+
+/** The end of the run of word characters starting at `i` (`i` when there is none). */
+function wordRunEnd(text: string, i: number): number {
+  let n: number;
+  while ((n = wordCharAt(text, i)) > 0) i += n;
+  return i;
+}
 
 /** The words of a text as context words are looked for among them. */
 export function contextTokens(text: string): Token[] {
   const tokens: Token[] = [];
-  WORD.lastIndex = 0;
-  let m: RegExpExecArray | null;
-  while ((m = WORD.exec(text)) !== null) {
-    const lower = m[0].toLowerCase();
-    tokens.push({ start: m.index, end: m.index + m[0].length, lower, keyword: !STOP_WORDS.has(lower) });
+  const length = text.length;
+  let i = 0;
+  while (i < length) {
+    const c = text.charCodeAt(i);
+    // Not a word character: the next code point (a surrogate pair is one, as with the u flag).
+    const first = c < 128 ? (bmpWordChar[c] === 1 ? 1 : 0) : wordCharAt(text, i);
+    if (first === 0) {
+      i += c >= 0xd800 && c <= 0xdbff && i + 1 < length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00 ? 2 : 1;
+      continue;
+    }
+    const start = i;
+    let end = wordRunEnd(text, i + first);
+    // A joiner followed by a word character continues the word.
+    for (;;) {
+      const j = text.charCodeAt(end);
+      if (!(j === 39 || j === 0x2019 || j === 45 || j === 35) || wordCharAt(text, end + 1) === 0) break;
+      end = wordRunEnd(text, end + 1);
+    }
+    if (text.charCodeAt(end) === 35) end++;
+    const lower = text.slice(start, end).toLowerCase();
+    tokens.push({ start, end, lower, keyword: !STOP_WORDS.has(lower) });
+    i = end;
   }
   return tokens;
 }
