@@ -10,7 +10,7 @@ import { containsPattern, rows, textArray, type Executor } from '../../db/index.
 import { bucketSql, type BucketSpec } from '../../platform/time-buckets.ts';
 import type { EvaluationResultsRelation, ScoresRelation, ThumbsRelation, TopicsRelation, VerdictsRelation } from './relations.ts';
 import { sketchPercentiles } from './latency-sketch.ts';
-import { dirtyHoursIn, HOUR_MS, LATENCY_BUCKET } from './rollup-store.ts';
+import { dirtyHoursIn, HOUR_MS, LATENCY_BUCKET, tracesStartIn } from './rollup-store.ts';
 
 
 /** customer: the trace's customer_id; prompt: the prompt version a trace ran (metadata prompt_handle:prompt_version, as a prompt run records it). */
@@ -49,6 +49,9 @@ export interface AggregateQuery {
 export interface RollupRange {
   from: number;
   to: number;
+  /** The range itself: traces started at `start` up to `end` (inclusive), in epoch ms. */
+  start: number;
+  end: number;
   spec: BucketSpec;
 }
 
@@ -201,10 +204,15 @@ function cleanHours(q: HourQuery): SQL {
  * every partition).
  */
 function liveParts(q: HourQuery): SQL[] {
-  const { from, to } = q.rollup;
+  const { from, to, start, end } = q.rollup;
   const ranges = hourRanges(q.dirty);
   const dirty = ranges.map(([a, b]) => sql`(traces.started_at >= ${a}::bigint AND traces.started_at < ${b}::bigint)`);
-  return [sql`traces.started_at < ${from}::bigint`, sql`traces.started_at >= ${to}::bigint`, ...(dirty.length ? [sql`(${sql.join(dirty, sql` OR `)})`] : [])];
+  // A part at either end only when the range has a partial hour there (each part is planned over every day partition).
+  return [
+    ...(start < from ? [sql`traces.started_at < ${from}::bigint`] : []),
+    ...(end >= to ? [sql`traces.started_at >= ${to}::bigint`] : []),
+    ...(dirty.length ? [sql`(${sql.join(dirty, sql` OR `)})`] : []),
+  ];
 }
 
 /** The hour a trace starts in. */
@@ -320,6 +328,12 @@ const ROLLUP_GROUPS = (groupBy: GroupBy) => (groupBy === 'model' ? groupJoin('mo
 export async function aggregateTraces(db: Executor, q: AggregateQuery): Promise<AggregateResult> {
   const where = sql.join([sql`traces.project_id = ${q.projectId}`, ...q.where], sql` AND `);
   let rollup = q.rollup && (q.groupBy === null || q.groupBy === 'model') ? q.rollup : null;
+  // The range's last hour, partly in the range (a chart that ends now), holds the same traces as
+  // the range's part of it when none of them starts after the range's end: then it is a whole
+  // hour of the range, rolled up (when clean) like the others.
+  if (rollup && rollup.end >= rollup.to && !(await tracesStartIn(db, q.projectId, rollup.end + 1, rollup.to + HOUR_MS))) {
+    rollup = { ...rollup, to: rollup.to + HOUR_MS };
+  }
   // The hours of the range not rolled up yet. A write committed after this read and before a
   // statement below is not seen in its hour (as if the chart had been read a moment earlier).
   const dirty = rollup ? await dirtyHoursIn(db, q.projectId, rollup.from, rollup.to, MAX_DIRTY_HOURS + 1) : [];

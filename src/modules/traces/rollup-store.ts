@@ -40,6 +40,15 @@ export async function dirtyHoursIn(db: Executor, projectId: string, from: number
   return found.map((r) => Number(r.hour));
 }
 
+/** Whether any trace of the project starts in [from, to). */
+export async function tracesStartIn(db: Executor, projectId: string, from: number, to: number): Promise<boolean> {
+  const [found] = await rows<{ any: boolean }>(
+    db,
+    sql`SELECT EXISTS (SELECT 1 FROM traces WHERE project_id = ${projectId} AND started_at >= ${from}::bigint AND started_at < ${to}::bigint) AS any`,
+  );
+  return Boolean(found.any);
+}
+
 /** Per latency bucket: a bar of the hour's histogram (folded by FOLDED_SUMS into one row per hour and group). */
 const ROLLUP_SUMS = sql.raw(`count(*) AS traces, sum(span_count) AS spans, count(*) FILTER (WHERE has_error) AS errors, sum(total_cost) AS cost,
   sum(prompt_tokens) AS prompt_tokens, sum(completion_tokens) AS completion_tokens, sum(cached_input_tokens) AS cached_input_tokens, sum(reasoning_tokens) AS reasoning_tokens`);
