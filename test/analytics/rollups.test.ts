@@ -289,4 +289,28 @@ describe.each(databaseKinds)('analytics from hourly rollups (%s)', (kind) => {
     for (const m of marks) await t.db.orm.execute(sql`INSERT INTO trace_hours_dirty (project_id, hour) VALUES (${t.creds.project.id}, ${Number(m.hour)})`);
     expect(await ask(body)).toEqual(await ask({ ...body, query: 'probe' }));
   });
+
+  it('reads a range ending inside an hour from that hour\'s rollup only when no trace of the hour starts after the end', async () => {
+    // Two traces in an hour of a day nothing else is in: 10 and 40 minutes past.
+    const h0 = Math.floor((NOW - 12 * DAY) / H) * H + 5 * H;
+    await send('rt-end-a', [{ id: 'end-a', at: h0 + 10 * 60_000, ms: 123, model: 'gpt-4o', cost: 0.01, tokens: [1, 1, 0, 0] }]);
+    await send('rt-end-b', [{ id: 'end-b', at: h0 + 40 * 60_000, ms: 456, model: null, cost: 0.02, tokens: [2, 2, 0, 0], error: true }]);
+    await annotate('rt-end-b', true);
+    await evaluate('rt-end-b', 'Try Acme.');
+    await t.app.services.traces.rollUp();
+    expect(await dirtyHours()).toBe(0);
+    // Ending at 20 minutes past, the hour's second trace is after the end; at 50, the hour is whole.
+    for (const [end, traces] of [
+      [h0 + 20 * 60_000, 1],
+      [h0 + 50 * 60_000, 2],
+    ] as const) {
+      for (const groupBy of [{}, { groupBy: 'model' }]) {
+        const body = { startDate: h0 - 2 * DAY, endDate: end, interval: 'day', ...groupBy };
+        const rolled = await ask(body);
+        expect(rolled.totals.traces, JSON.stringify(body)).toBe(traces);
+        expect(rolled.totals.thumbs_up).toBe(traces - 1);
+        expect(rolled, JSON.stringify(body)).toEqual(await ask({ ...body, query: 'probe' }));
+      }
+    }
+  });
 });

@@ -143,10 +143,11 @@ export const traceViews = pgTable(
 );
 
 /**
- * Per-hour sums of trace summaries (0076): per project, hour and latency sketch bucket
- * (latency_sketch_bucket), over all of the hour's traces (byModel false) and per model group
- * (byModel true). Exact for every hour without a row in trace_hours_dirty (the traces'
- * triggers mark the hours they write).
+ * Per-hour sums of trace summaries (0076, one row per hour and group since 0079): per project
+ * and hour, over all of the hour's traces (byModel false) and per model group (byModel true),
+ * with the hour's latency sketch as two arrays (the buckets of latency_sketch_bucket met,
+ * ascending, and the traces in each). Exact for every hour without a row in trace_hours_dirty
+ * (the traces' triggers mark the hours they write).
  */
 export const traceRollups = pgTable(
   'trace_rollups',
@@ -155,7 +156,6 @@ export const traceRollups = pgTable(
     hour: bigint('hour', { mode: 'number' }).notNull(),
     byModel: boolean('by_model').notNull(),
     model: text('model'),
-    latencyBucket: smallint('latency_bucket'),
     traces: bigint('traces', { mode: 'number' }).notNull(),
     spans: bigint('spans', { mode: 'number' }),
     errors: bigint('errors', { mode: 'number' }).notNull(),
@@ -164,6 +164,8 @@ export const traceRollups = pgTable(
     completionTokens: bigint('completion_tokens', { mode: 'number' }),
     cachedInputTokens: bigint('cached_input_tokens', { mode: 'number' }),
     reasoningTokens: bigint('reasoning_tokens', { mode: 'number' }),
+    latencyBuckets: smallint('latency_buckets').array().notNull(),
+    latencyCounts: integer('latency_counts').array().notNull(),
   },
   (t) => [index('trace_rollups_hour').on(t.projectId, t.byModel, t.hour)],
 );

@@ -5,11 +5,12 @@
  * their owners (annotations, evaluators, topics), joined here through their typed columns;
  * the filter's conditions come from traces/filter.ts.
  */
-import { sql, type SQL } from 'drizzle-orm';
+import { sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import { containsPattern, rows, textArray, type Executor } from '../../db/index.ts';
 import { bucketSql, type BucketSpec } from '../../platform/time-buckets.ts';
 import type { EvaluationResultsRelation, ScoresRelation, ThumbsRelation, TopicsRelation, VerdictsRelation } from './relations.ts';
-import { dirtyHoursIn, HOUR_MS, LATENCY_BUCKET, latencyOfBucket } from './rollup-store.ts';
+import { sketchPercentiles } from './latency-sketch.ts';
+import { dirtyHoursIn, HOUR_MS, LATENCY_BUCKET, tracesStartIn } from './rollup-store.ts';
 
 
 /** customer: the trace's customer_id; prompt: the prompt version a trace ran (metadata prompt_handle:prompt_version, as a prompt run records it). */
@@ -48,6 +49,9 @@ export interface AggregateQuery {
 export interface RollupRange {
   from: number;
   to: number;
+  /** The range itself: traces started at `start` up to `end` (inclusive), in epoch ms. */
+  start: number;
+  end: number;
   spec: BucketSpec;
 }
 
@@ -143,49 +147,35 @@ const SUMS = sql.raw(`count(*)::int AS traces, coalesce(sum(span_count), 0)::flo
   coalesce(sum(prompt_tokens), 0)::float8 AS prompt, coalesce(sum(completion_tokens), 0)::float8 AS completion,
   coalesce(sum(cached_input_tokens), 0)::float8 AS cached, coalesce(sum(reasoning_tokens), 0)::float8 AS reasoning`);
 
-/** SUMS per latency sketch bucket (`v`): a histogram of latencies with the sums of each bar. */
-const HISTOGRAM_SUMS = sql.raw(`count(*) AS traces, sum(span_count) AS spans, count(*) FILTER (WHERE has_error) AS errors, sum(total_cost) AS cost,
+/** SUMS per latency sketch bucket (`v`): a histogram of latencies with the sums of each bar (`n` its traces with a latency, the sketch's count). */
+const HISTOGRAM_SUMS = sql.raw(`count(*) AS n, count(*) AS traces, sum(span_count) AS spans, count(*) FILTER (WHERE has_error) AS errors, sum(total_cost) AS cost,
   sum(prompt_tokens) AS prompt, sum(completion_tokens) AS completion, sum(cached_input_tokens) AS cached, sum(reasoning_tokens) AS reasoning`);
 
-/**
- * percentile_cont(p) WITHIN GROUP (ORDER BY latency) over a histogram's bars (`c`: v, a latency
- * sketch bucket; upto = traces with a bucket up to v, n = traces with one), as PostgreSQL
- * computes it with each trace's latency replaced by its bucket's value: the values at rows floor
- * and ceil of p * (n - 1), interpolated in float8. Each value is within 1 % of the latencies of
- * its bucket, so the percentile is within 1 % of the exact one.
- */
-function percentileOfBars(p: number): SQL {
-  // n is the same on every bar of a group: per bar inside the aggregates, as max(n) outside.
-  const rowPos = sql.raw(`(${p}::float8 * (n - 1)::float8)`);
-  const pos = sql.raw(`(${p}::float8 * (max(n) - 1)::float8)`);
-  const lo = latencyOfBucket(sql`min(v) FILTER (WHERE upto > floor(${rowPos}))`);
-  const hi = latencyOfBucket(sql`min(v) FILTER (WHERE upto > ceil(${rowPos}))`);
-  return sql`${lo} + (${hi} - ${lo}) * (${pos} - floor(${pos}))`;
-}
+/** The p50, p95 and p99 of the charts. */
+const PERCENTILES = [0.5, 0.95, 0.99];
 
 /**
- * The charts' sums and latency percentiles per (kept, g, b) from `histogram` (rows kept, g, b,
- * v and HISTOGRAM_SUMS, one per latency sketch bucket): hashing the traces into bars is one
- * pass, where percentile_cont sorts every trace of every bucket. The planner cannot tell how few
- * buckets an expression of started_at makes (it counts one per trace) and would sort them all:
- * the statement runs with sorting discouraged (the bars, a few per bucket, are still sorted)
- * and without JIT compilation.
+ * The charts' sums and latency sketch per (kept, g, b) from `histogram` (rows kept, g, b, v, n and
+ * the sums of HISTOGRAM_SUMS: at most one per latency sketch bucket `v` holding `n` traces, the
+ * sums on any of a (kept, g, b)'s rows), and the percentiles of each sketch (latency-sketch.ts):
+ * hashing the traces into bars is one pass, where percentile_cont sorts every trace of every
+ * bucket. The planner cannot tell how few buckets an expression of started_at makes (it counts
+ * one per trace) and would sort them all: the statement runs with sorting discouraged and
+ * without JIT compilation.
  */
 async function latencyHistogramSums(db: Executor, histogram: SQL): Promise<MetricsRow[]> {
-  const statement = sql`WITH h AS (${histogram}),
-      c AS (SELECT h.*, sum(traces) FILTER (WHERE v IS NOT NULL) OVER (PARTITION BY kept, g, b ORDER BY v) AS upto,
-              sum(traces) FILTER (WHERE v IS NOT NULL) OVER (PARTITION BY kept, g, b) AS n FROM h)
-    SELECT kept, g, b, sum(traces)::int AS traces, coalesce(sum(spans), 0)::float8 AS spans, sum(errors)::int AS errors, coalesce(sum(cost), 0)::float8 AS cost,
-      coalesce(sum(prompt), 0)::float8 AS prompt, coalesce(sum(completion), 0)::float8 AS completion,
+  const statement = sql`SELECT kept, g, b, coalesce(sum(traces), 0)::int AS traces, coalesce(sum(spans), 0)::float8 AS spans, coalesce(sum(errors), 0)::int AS errors,
+      coalesce(sum(cost), 0)::float8 AS cost, coalesce(sum(prompt), 0)::float8 AS prompt, coalesce(sum(completion), 0)::float8 AS completion,
       coalesce(sum(cached), 0)::float8 AS cached, coalesce(sum(reasoning), 0)::float8 AS reasoning,
-      CASE WHEN max(n) > 0 THEN ARRAY[${percentileOfBars(0.5)}, ${percentileOfBars(0.95)}, ${percentileOfBars(0.99)}] END AS latency
-    FROM c GROUP BY 1, 2, 3`;
-  return db.transaction(async (tx) => {
+      array_agg(v::int) FILTER (WHERE v IS NOT NULL) AS vs, array_agg(n::int) FILTER (WHERE v IS NOT NULL) AS ns
+    FROM (${histogram}) h GROUP BY 1, 2, 3`;
+  const found = await db.transaction(async (tx) => {
     await tx.execute(sql`SET LOCAL enable_sort = off`);
     // Discouraging a sort adds to the plan's cost, past the bounds where PostgreSQL compiles it (seconds).
     await tx.execute(sql`SET LOCAL jit = off`);
-    return rows<MetricsRow>(tx, statement);
+    return rows<Omit<MetricsRow, 'latency'> & { vs: number[] | null; ns: number[] | null }>(tx, statement);
   });
+  return found.map(({ vs, ns, ...m }) => ({ ...m, latency: vs && ns ? sketchPercentiles(vs.map(Number), ns.map(Number), PERCENTILES) : null }));
 }
 
 /** The columns of a summary row the sums read (a source's rows, per trace). */
@@ -214,32 +204,65 @@ function cleanHours(q: HourQuery): SQL {
  * every partition).
  */
 function liveParts(q: HourQuery): SQL[] {
-  const { from, to } = q.rollup;
+  const { from, to, start, end } = q.rollup;
   const ranges = hourRanges(q.dirty);
   const dirty = ranges.map(([a, b]) => sql`(traces.started_at >= ${a}::bigint AND traces.started_at < ${b}::bigint)`);
-  return [sql`traces.started_at < ${from}::bigint`, sql`traces.started_at >= ${to}::bigint`, ...(dirty.length ? [sql`(${sql.join(dirty, sql` OR `)})`] : [])];
+  // A part at either end only when the range has a partial hour there (each part is planned over every day partition).
+  return [
+    ...(start < from ? [sql`traces.started_at < ${from}::bigint`] : []),
+    ...(end >= to ? [sql`traces.started_at >= ${to}::bigint`] : []),
+    ...(dirty.length ? [sql`(${sql.join(dirty, sql` OR `)})`] : []),
+  ];
 }
 
 /** The hour a trace starts in. */
 const TRACE_HOUR = sql`traces.started_at - traces.started_at % ${HOUR_MS}::bigint`;
 
+/** The sums' columns of trace_rollups (alias `r`) as the histogram's rows name them. */
+const ROLLED_UP_SUMS = sql.raw(`r.traces, r.spans, r.errors, r.cost, r.prompt_tokens AS prompt, r.completion_tokens AS completion,
+  r.cached_input_tokens AS cached, r.reasoning_tokens AS reasoning`);
+
 /**
- * Rows (g, t, v, HISTOGRAM_SUMS) of the matching traces per group `g`, hour `t` and latency sketch bucket `v`:
- * the clean hours of [from, to) from trace_rollups (byModel: its model groups, else all traces),
- * and the rest (liveParts) from the summaries.
+ * Rows (g, t, v, n, and the sums of HISTOGRAM_SUMS) of the matching traces per group `g` and
+ * hour `t`: the clean hours of [from, to) from trace_rollups (byModel: its model groups, else all
+ * traces), and the rest (liveParts) from the summaries. With `sketch`, the latency sketch's
+ * entries too (bucket `v` holding `n` traces: an hour's, or a bar per hour and bucket from the
+ * summaries); the sums are on other rows, or on any one of an hour's bars. Without it, no row
+ * has a `v`.
  */
-function hourSums(q: HourQuery, group: { join: SQL; column: SQL }, byModel: boolean): SQL {
+function hourSums(q: HourQuery, group: { join: SQL; column: SQL }, byModel: boolean, sketch: boolean): SQL {
   const live = (extra: SQL) => sql`SELECT ${group.column} AS g, ${SUMMED_COLUMNS} FROM traces ${group.join} WHERE ${q.where} AND ${extra}`;
-  const summed = sql`g, started_at - started_at % ${HOUR_MS}::bigint AS t, latency_bucket AS v, ${HISTOGRAM_SUMS}`;
+  const hourOf = sql`started_at - started_at % ${HOUR_MS}::bigint`;
+  const rolled = sql`FROM trace_rollups r WHERE ${cleanHours(q)} AND r.by_model = ${byModel}`;
   return sql.join(
     [
-      sql`SELECT r.model AS g, r.hour AS t, r.latency_bucket AS v, r.traces, r.spans, r.errors, r.cost,
-        r.prompt_tokens AS prompt, r.completion_tokens AS completion, r.cached_input_tokens AS cached, r.reasoning_tokens AS reasoning
-      FROM trace_rollups r WHERE ${cleanHours(q)} AND r.by_model = ${byModel}`,
-      ...liveParts(q).map((extra) => sql`SELECT ${summed} FROM (${live(extra)}) x GROUP BY 1, 2, 3`),
+      sql`SELECT r.model AS g, r.hour AS t, NULL::smallint AS v, NULL::bigint AS n, ${ROLLED_UP_SUMS} ${rolled}`,
+      ...(sketch
+        ? [
+            // unnest in the select list (both arrays in step): no tuplestore per row, as unnest in FROM makes (half the time).
+            sql`SELECT r.model AS g, r.hour AS t, unnest(r.latency_buckets) AS v, unnest(r.latency_counts)::bigint AS n,
+                NULL::bigint, NULL::bigint, NULL::bigint, NULL::float8, NULL::bigint, NULL::bigint, NULL::bigint, NULL::bigint ${rolled}`,
+          ]
+        : []),
+      ...liveParts(q).map((extra) =>
+        sketch
+          ? sql`SELECT g, ${hourOf} AS t, latency_bucket AS v, ${HISTOGRAM_SUMS} FROM (${live(extra)}) x GROUP BY 1, 2, 3`
+          : sql`SELECT g, ${hourOf} AS t, NULL::smallint AS v, ${HISTOGRAM_SUMS} FROM (${live(extra)}) x GROUP BY 1, 2`,
+      ),
     ],
     sql` UNION ALL `,
   );
+}
+
+/**
+ * A condition on another module's trace id column: one of the traces of a live part (a few
+ * hours' traces, as an array read first). The evaluations' index of each day is then probed
+ * for those traces only, where a join reads every verdict of the project (a sequential scan of
+ * each day's evaluations: 100 ms per part at 200,000 verdicts). Thumbs (one table, 20,000 at
+ * 1M traces) measured the same either way and are joined.
+ */
+function ofLiveTraces(q: HourQuery, extra: SQL, traceId: SQL | SQLWrapper): SQL {
+  return sql`${traceId} = ANY(ARRAY(SELECT traces.trace_id FROM traces WHERE ${q.where} AND ${extra}))`;
 }
 
 /**
@@ -272,7 +295,7 @@ function verdictHours(q: HourQuery, v: VerdictsRelation): SQL {
         (extra) => sql`SELECT ${v.name} AS name, ${v.evaluator} AS evaluator, ${TRACE_HOUR} AS t,
             count(*) FILTER (WHERE ${v.passed}) AS passed, count(*) FILTER (WHERE NOT ${v.passed}) AS failed
           FROM ${v} JOIN traces ON traces.project_id = ${q.projectId} AND traces.trace_id = ${v.traceId}
-          WHERE ${q.where} AND ${extra} GROUP BY 1, 2, 3`,
+          WHERE ${q.where} AND ${extra} AND ${ofLiveTraces(q, extra, v.traceId)} GROUP BY 1, 2, 3`,
       ),
     ],
     sql` UNION ALL `,
@@ -306,6 +329,12 @@ const ROLLUP_GROUPS = (groupBy: GroupBy) => (groupBy === 'model' ? groupJoin('mo
 export async function aggregateTraces(db: Executor, q: AggregateQuery): Promise<AggregateResult> {
   const where = sql.join([sql`traces.project_id = ${q.projectId}`, ...q.where], sql` AND `);
   let rollup = q.rollup && (q.groupBy === null || q.groupBy === 'model') ? q.rollup : null;
+  // The range's last hour, partly in the range (a chart that ends now), holds the same traces as
+  // the range's part of it when none of them starts after the range's end: then it is a whole
+  // hour of the range, rolled up (when clean) like the others.
+  if (rollup && rollup.end >= rollup.to && !(await tracesStartIn(db, q.projectId, rollup.end + 1, rollup.to + HOUR_MS))) {
+    rollup = { ...rollup, to: rollup.to + HOUR_MS };
+  }
   // The hours of the range not rolled up yet. A write committed after this read and before a
   // statement below is not seen in its hour (as if the chart had been read a moment earlier).
   const dirty = rollup ? await dirtyHoursIn(db, q.projectId, rollup.from, rollup.to, MAX_DIRTY_HOURS + 1) : [];
@@ -328,13 +357,15 @@ export async function aggregateTraces(db: Executor, q: AggregateQuery): Promise<
             ? sql`SELECT coalesce(sum(traces), 0)::int AS traces, coalesce(sum(spans), 0)::float8 AS spans, coalesce(sum(errors), 0)::int AS errors, coalesce(sum(cost), 0)::float8 AS cost,
                     coalesce(sum(prompt), 0)::float8 AS prompt, coalesce(sum(completion), 0)::float8 AS completion,
                     coalesce(sum(cached), 0)::float8 AS cached, coalesce(sum(reasoning), 0)::float8 AS reasoning, ${thumbTotals}
-                  FROM (${hourSums(hq, groupJoin(null), false)}) u`
+                  FROM (${hourSums(hq, groupJoin(null), false, false)}) u`
             : sql`SELECT ${SUMS}, ${thumbTotals} FROM traces WHERE ${where}`,
         ).then(([t]) => t)
       : Promise.resolve(null);
   // Awaited below; a failure before then is not an unhandled one.
   totalsRead.catch(() => {});
-  const sums = hq ? hourSums(hq, ROLLUP_GROUPS(q.groupBy), q.groupBy === 'model') : null;
+  // The sums per group and hour (for the groups with most traces), and with the latency sketch (for the series).
+  const sums = hq ? hourSums(hq, ROLLUP_GROUPS(q.groupBy), q.groupBy === 'model', false) : null;
+  const sketched = hq ? hourSums(hq, ROLLUP_GROUPS(q.groupBy), q.groupBy === 'model', true) : null;
   // Which groups keep a series of their own; the rest fold into "other".
   let keptOf = (_column: SQL) => sql`true`;
   if (q.groupBy !== null && q.maxGroups !== null) {
@@ -354,11 +385,11 @@ export async function aggregateTraces(db: Executor, q: AggregateQuery): Promise<
   const s = q.scores;
   // Per hour from the rollups (each hour wholly in one bucket), else per trace.
   const hourBucket = hq ? bucketSql(hq.rollup.spec, sql`u.t`) : null;
-  const histogram = sums
-    ? sql`SELECT ${keptOf(sql`u.g`)} AS kept, CASE WHEN ${keptOf(sql`u.g`)} THEN u.g END AS g, ${hourBucket} AS b, u.v,
+  const histogram = sketched
+    ? sql`SELECT ${keptOf(sql`u.g`)} AS kept, CASE WHEN ${keptOf(sql`u.g`)} THEN u.g END AS g, ${hourBucket} AS b, u.v, sum(n) AS n,
             sum(traces) AS traces, sum(spans) AS spans, sum(errors) AS errors, sum(cost) AS cost,
             sum(prompt) AS prompt, sum(completion) AS completion, sum(cached) AS cached, sum(reasoning) AS reasoning
-          FROM (${sums}) u GROUP BY 1, 2, 3, 4`
+          FROM (${sketched}) u GROUP BY 1, 2, 3, 4`
     : sql`SELECT ${kept} AS kept, ${k} AS g, ${q.bucket} AS b, ${LATENCY_BUCKET} AS v, ${HISTOGRAM_SUMS} FROM traces ${group.join} WHERE ${where} GROUP BY 1, 2, 3, 4`;
   // Independent statements: on PostgreSQL each on a connection of its own, at once.
   const [metrics, thumbs, verdicts, scores, totals] = await Promise.all([

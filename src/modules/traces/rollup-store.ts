@@ -1,14 +1,14 @@
 /**
- * Hourly rollups of trace summaries (migration 0076): trace_rollups holds, per project, hour
- * and latency sketch bucket (LATENCY_BUCKET), the count and sums of the hour's traces, over all
- * of them and per model group; beside them (0077) trace_thumb_rollups the hour's thumbs (all, and per
+ * Hourly rollups of trace summaries (migrations 0076, 0079): trace_rollups holds, per project and
+ * hour, the count and sums of the hour's traces and their latency sketch (the buckets of
+ * LATENCY_BUCKET met and the traces in each, as two arrays), over all of them and per model group; beside them (0077) trace_thumb_rollups the hour's thumbs (all, and per
  * model group) and trace_verdict_rollups its verdicts per evaluation name and evaluator; trace_hours_dirty
  * the hours changed since (the triggers of traces, annotations and evaluations mark every write's hours,
  * a thumb's or verdict's the hour of its trace, in its transaction). Recomputing a dirty hour deletes its marks first, then
  * reads the summaries in a later statement: a writer holding a mark (shared lock) is waited
  * for, and a writer after it marks the hour again.
  */
-import { sql, type SQL } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import { rows, textArray, type Executor } from '../../db/index.ts';
 import type { ThumbsRelation, VerdictsRelation } from './relations.ts';
 
@@ -21,8 +21,6 @@ export const HOUR_MS = 3_600_000;
  * both give the same percentiles.
  */
 export const LATENCY_BUCKET = sql`latency_sketch_bucket(traces.total_time_ms)`;
-/** The latency a sketch bucket stands for. */
-export const latencyOfBucket = (bucket: SQL) => sql`latency_sketch_value(${bucket})`;
 
 /** Up to `limit` dirty hours, by project (any order). */
 export async function dirtyHours(db: Executor, limit: number): Promise<{ projectId: string; hours: number[] }[]> {
@@ -42,8 +40,25 @@ export async function dirtyHoursIn(db: Executor, projectId: string, from: number
   return found.map((r) => Number(r.hour));
 }
 
+/** Whether any trace of the project starts in [from, to). */
+export async function tracesStartIn(db: Executor, projectId: string, from: number, to: number): Promise<boolean> {
+  const [found] = await rows<{ any: boolean }>(
+    db,
+    sql`SELECT EXISTS (SELECT 1 FROM traces WHERE project_id = ${projectId} AND started_at >= ${from}::bigint AND started_at < ${to}::bigint) AS any`,
+  );
+  return Boolean(found.any);
+}
+
+/** Per latency bucket: a bar of the hour's histogram (folded by FOLDED_SUMS into one row per hour and group). */
 const ROLLUP_SUMS = sql.raw(`count(*) AS traces, sum(span_count) AS spans, count(*) FILTER (WHERE has_error) AS errors, sum(total_cost) AS cost,
   sum(prompt_tokens) AS prompt_tokens, sum(completion_tokens) AS completion_tokens, sum(cached_input_tokens) AS cached_input_tokens, sum(reasoning_tokens) AS reasoning_tokens`);
+
+/** The bars of an hour and group (rows of ROLLUP_SUMS with latency_bucket) as one row: the sums, and the sketch as two arrays. */
+const FOLDED_SUMS = sql.raw(`sum(traces), sum(spans), sum(errors), sum(cost), sum(prompt_tokens), sum(completion_tokens), sum(cached_input_tokens), sum(reasoning_tokens),
+  coalesce(array_agg(latency_bucket ORDER BY latency_bucket) FILTER (WHERE latency_bucket IS NOT NULL), '{}'),
+  coalesce(array_agg(traces::integer ORDER BY latency_bucket) FILTER (WHERE latency_bucket IS NOT NULL), '{}')`);
+const ROLLUP_COLUMNS = sql.raw(`project_id, hour, by_model, model, traces, spans, errors, cost, prompt_tokens, completion_tokens, cached_input_tokens, reasoning_tokens,
+  latency_buckets, latency_counts`);
 
 /** Each of a trace's model groups (grp.g): its normalized models, or one null group for a trace without one. */
 const MODEL_GROUPS = sql.raw('CROSS JOIN LATERAL unnest(CASE WHEN cardinality(t.normalized_models) = 0 THEN ARRAY[NULL]::text[] ELSE t.normalized_models END) AS grp(g)');
@@ -76,15 +91,19 @@ export async function rollUpHours(tx: Executor, projectId: string, hours: number
       FROM traces WHERE traces.project_id = ${projectId} AND traces.started_at >= ${from}::bigint AND traces.started_at < ${to}::bigint) t
     WHERE t.hour = ANY(${list})`;
   await tx.execute(
-    sql`INSERT INTO trace_rollups (project_id, hour, by_model, model, latency_bucket, traces, spans, errors, cost, prompt_tokens, completion_tokens, cached_input_tokens, reasoning_tokens)
-        SELECT ${projectId}, t.hour, false, NULL, t.latency_bucket, ${ROLLUP_SUMS} ${ofHours} GROUP BY t.hour, t.latency_bucket`,
+    sql`INSERT INTO trace_rollups (${ROLLUP_COLUMNS})
+        SELECT ${projectId}, hour, false, NULL, ${FOLDED_SUMS}
+        FROM (SELECT t.hour, t.latency_bucket, ${ROLLUP_SUMS} ${ofHours} GROUP BY t.hour, t.latency_bucket) bars
+        GROUP BY hour`,
   );
   await tx.execute(
-    sql`INSERT INTO trace_rollups (project_id, hour, by_model, model, latency_bucket, traces, spans, errors, cost, prompt_tokens, completion_tokens, cached_input_tokens, reasoning_tokens)
-        SELECT ${projectId}, t.hour, true, grp.g, t.latency_bucket, ${ROLLUP_SUMS}
-        FROM (SELECT t.* ${ofHours}) t
-          ${MODEL_GROUPS}
-        GROUP BY t.hour, grp.g, t.latency_bucket`,
+    sql`INSERT INTO trace_rollups (${ROLLUP_COLUMNS})
+        SELECT ${projectId}, hour, true, g, ${FOLDED_SUMS}
+        FROM (SELECT t.hour, grp.g, t.latency_bucket, ${ROLLUP_SUMS}
+              FROM (SELECT t.* ${ofHours}) t
+                ${MODEL_GROUPS}
+              GROUP BY t.hour, grp.g, t.latency_bucket) bars
+        GROUP BY hour, g`,
   );
   // The hours' traces (id, hour, models), joined by their owners' relations.
   const ofTraces = sql`(SELECT x.trace_id, x.hour, x.normalized_models FROM (
