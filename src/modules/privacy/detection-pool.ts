@@ -184,10 +184,14 @@ export class DetectionPool {
     this.checkIdle();
   }
 
+  /** No text waiting, none held by a worker. */
+  private get idle(): boolean {
+    return this.queue.length === 0 && this.slots.every((s) => s.held.length === 0);
+  }
+
   /** Nothing waiting or held: the workers' idle time starts (once); otherwise it stops. */
   private checkIdle(): void {
-    const idle = this.queue.length === 0 && this.slots.every((s) => s.held.length === 0);
-    if (!idle || this.slots.length === 0 || this.closed) {
+    if (!this.idle || this.slots.length === 0 || this.closed) {
       clearTimeout(this.idleTimer);
       this.idleTimer = undefined;
       return;
@@ -195,7 +199,7 @@ export class DetectionPool {
     if (this.idleTimer) return;
     this.idleTimer = setTimeout(() => {
       this.idleTimer = undefined;
-      if (this.closed || this.queue.length > 0 || this.slots.some((s) => s.held.length > 0)) return;
+      if (this.closed || !this.idle) return;
       this.idleStops++;
       for (const slot of this.slots.splice(0)) {
         this.unwatch(slot);

@@ -17,8 +17,8 @@ export function latencyOfBucket(bucket: number): number {
 }
 
 /**
- * percentile_cont(p) over the traces of a sketch (`buckets[i]` holding `counts[i]` traces, any
- * order, a bucket at most once or more), each latency replaced by its bucket's value: the
+ * percentile_cont(p) over the traces of a sketch (`buckets[i]` holding `counts[i]` traces, in any
+ * order; a bucket may appear more than once), each latency replaced by its bucket's value: the
  * values at ranks floor and ceil of p * (n - 1), interpolated. Each value is within 1 % of the
  * latencies of its bucket, so each percentile is within 1 % of the exact one. Null when the
  * sketch holds no trace.
