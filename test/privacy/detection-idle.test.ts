@@ -1,38 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appDatabaseKinds } from '../support/harness.ts';
 import { markers } from './markers.ts';
+import { otlpDoc } from './otlp-doc.ts';
 import { privacyApp } from './privacy-app.ts';
-
-const T0 = Date.parse('2026-11-22T09:00:00Z');
-const str = (stringValue: string) => ({ stringValue });
-
-/** One OTLP/JSON span whose prompt is `prompt`. */
-function otlpDoc(traceId: string, prompt: string) {
-  return {
-    resourceSpans: [
-      {
-        resource: { attributes: [{ key: 'service.name', value: str('privacy-idle') }] },
-        scopeSpans: [
-          {
-            spans: [
-              {
-                traceId,
-                spanId: traceId.slice(0, 16),
-                name: 'chat',
-                startTimeUnixNano: String(T0 * 1e6),
-                endTimeUnixNano: String((T0 + 5) * 1e6),
-                attributes: [
-                  { key: 'gen_ai.prompt.0.role', value: str('user') },
-                  { key: 'gen_ai.prompt.0.content', value: str(prompt) },
-                ],
-              },
-            ],
-          },
-        ],
-      },
-    ],
-  };
-}
 
 describe.each(appDatabaseKinds)('privacy detection workers stop when idle (%s)', (kind) => {
   let app: Awaited<ReturnType<typeof privacyApp>>;
@@ -70,7 +40,7 @@ describe.each(appDatabaseKinds)('privacy detection workers stop when idle (%s)',
 
     const m = markers();
     const traceId = 'ad1e'.repeat(8);
-    const sent = app.otlp(otlpDoc(traceId, `Write to ${m.email} please.`));
+    const sent = app.otlp(otlpDoc(traceId, traceId.slice(0, 16), `Write to ${m.email} please.`, ''));
     // The text starts them again (lazily, not before it came).
     expect(await waitFor(2)).toBe(2);
     const res = await sent;

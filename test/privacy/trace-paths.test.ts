@@ -1,43 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { appDatabaseKinds, useProjectApp, type TestApp } from '../support/harness.ts';
 import { markers } from './markers.ts';
+import { otlpDoc, T0 } from './otlp-doc.ts';
 
-/** An hour before the ManualClock of useProjectApp. */
-const T0 = Date.parse('2026-11-22T09:00:00Z');
-const str = (stringValue: string) => ({ stringValue });
 const hex = (n: number, len: number) => n.toString(16).padStart(len, '0');
-
-/** An OTLP/JSON request of one LLM span: prompt and completion as GenAI attributes, plus other attributes. */
-function otlpDoc(traceId: string, spanId: string, prompt: string, completion: string, attributes: Record<string, string> = {}) {
-  return {
-    resourceSpans: [
-      {
-        resource: { attributes: [{ key: 'service.name', value: str('privacy-test') }] },
-        scopeSpans: [
-          {
-            spans: [
-              {
-                traceId,
-                spanId,
-                name: 'chat',
-                startTimeUnixNano: String(T0 * 1e6),
-                endTimeUnixNano: String((T0 + 5) * 1e6),
-                attributes: [
-                  { key: 'gen_ai.request.model', value: str('gpt-4o-mini') },
-                  { key: 'gen_ai.prompt.0.role', value: str('user') },
-                  { key: 'gen_ai.prompt.0.content', value: str(prompt) },
-                  { key: 'gen_ai.completion.0.role', value: str('assistant') },
-                  { key: 'gen_ai.completion.0.content', value: str(completion) },
-                  ...Object.entries(attributes).map(([key, v]) => ({ key, value: str(v) })),
-                ],
-              },
-            ],
-          },
-        ],
-      },
-    ],
-  };
-}
 
 describe.each(appDatabaseKinds)('privacy at ingest on the trace paths (%s)', (kind) => {
   let t: TestApp;
