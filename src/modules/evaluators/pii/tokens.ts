@@ -28,6 +28,24 @@ export interface Term {
   facts: number;
 }
 
+/**
+ * A Term as tokenize() makes it: made by a constructor, not an object literal, so that V8
+ * never decides to allocate terms straight in the old generation (it does so for a literal
+ * whose objects it sees surviving, and terms, garbage once a text is read, then cost full
+ * collections).
+ */
+class Word implements Term {
+  own = true;
+  constructor(
+    public text: string,
+    public normal: string,
+    public post: string,
+    public tags: Set<string>,
+    public start: number,
+    public facts: number,
+  ) {}
+}
+
 /** The word starts with an upper-case letter. */
 export const WORD_UPPER = 1;
 /** An upper-case letter, then a lower-case one (isCapitalisedWord). */
@@ -316,12 +334,12 @@ export function tokenize(text: string, blanked: readonly number[] = []): Term[][
     const words = parse.words;
     for (let k = 0; k < words.length - 1; k++) {
       const w = words[k];
-      sentence.push({ text: w.text, normal: w.normal, post: '-', tags: w.tags, start: chunkStart + w.start, own: true, facts: w.facts });
+      sentence.push(new Word(w.text, w.normal, '-', w.tags, chunkStart + w.start, w.facts));
     }
     // The post: the word's trailing punctuation and the white space up to the next chunk.
     const w = words[words.length - 1];
     const start = chunkStart + w.start;
-    const t: Term = { text: w.text, normal: w.normal, post: blankedSlice(text, blanked, d, start + w.text.length, after), tags: w.tags, start, own: true, facts: w.facts };
+    const t: Term = new Word(w.text, w.normal, blankedSlice(text, blanked, d, start + w.text.length, after), w.tags, start, w.facts);
     sentence.push(t);
     if (endsSentence(t, after > end)) {
       sentences.push(sentence);
