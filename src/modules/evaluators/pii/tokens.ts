@@ -137,6 +137,8 @@ function computeTags(text: string, normal: string): Set<string> {
 const tagCache = new Map<string, Set<string>>();
 const TAG_CACHE_SIZE = 20_000;
 function tagsOf(text: string, normal: string): Set<string> {
+  // Numbers are not kept (see chunkParse).
+  if (isDigit(text.charCodeAt(0))) return computeTags(text, normal);
   let tags = tagCache.get(text);
   if (!tags) {
     if (tagCache.size >= TAG_CACHE_SIZE) tagCache.clear();
@@ -222,9 +224,16 @@ function chunkParse(text: string, start: number, end: number, hash: number): Chu
   }
   const chunk = text.slice(start, end);
   const parse = parseChunk(chunk);
+  // Numbers ("66722", "192.168.4.12.") seldom come back: kept, they would only push out
+  // words that do, and each would outlive young collections to die in the old generation.
+  if (isDigit(text.charCodeAt(start))) return parse;
   chunkKeys[slot] = chunk;
   chunkParses[slot] = parse;
   return parse;
+}
+
+function isDigit(c: number): boolean {
+  return c >= 48 && c <= 57;
 }
 
 /** JavaScript's `\s`, without a regular expression for the usual characters. */
