@@ -144,50 +144,102 @@ function phoneLib() {
  * libphonenumber's findPhoneNumbersInText without its wrapper: the matcher it makes, given the
  * same options, iterated as it iterates it (the wrapper's argument handling and option
  * copying cost about a tenth of a call; the matches are the same).
+ *
+ * One matcher per region and leniency serves every call: making one compiles its
+ * expressions, checks the region and allocates its caches, about a fifth of a call on the
+ * bench's texts. Between texts it is put back into the state its constructor leaves it in
+ * (its text, the iteration state, the search index, the tries left; its expressions set
+ * their own lastIndex before each search, and its cache of expressions is keyed by their
+ * source), so the matches are the same as a new matcher's. The fields are libphonenumber's
+ * own: if a version lacks one, a new matcher is made for every call instead.
  */
+interface ReusableMatcher {
+  text: string;
+  state: string;
+  searchIndex: number;
+  maxTries: number;
+  lastMatch: unknown;
+  options: { maxTries: number };
+  hasNext(): boolean;
+  next(): NumberFound;
+}
+const MATCHER_FIELDS = ['text', 'state', 'searchIndex', 'maxTries', 'options'] as const;
+const matchers = new Map<string, ReusableMatcher | null>();
 function findPhoneNumbersInText(text: string, options: { defaultCountry: CountryCode; extended: boolean }): NumberFound[] {
-  const matcher = new (phoneLib().lib.PhoneNumberMatcher)(text, { ...options, v2: true });
+  const key = options.extended ? `${options.defaultCountry}+` : options.defaultCountry;
+  let matcher = matchers.get(key);
+  if (matcher === undefined) {
+    const made = new (phoneLib().lib.PhoneNumberMatcher)('', { ...options, v2: true }) as unknown as ReusableMatcher;
+    matcher = MATCHER_FIELDS.every((f) => f in made) && made.state === 'NOT_READY' && made.searchIndex === 0 ? made : null;
+    matchers.set(key, matcher);
+  }
+  if (matcher === null) matcher = new (phoneLib().lib.PhoneNumberMatcher)(text, { ...options, v2: true }) as unknown as ReusableMatcher;
+  else {
+    matcher.text = text;
+    matcher.state = 'NOT_READY';
+    matcher.searchIndex = 0;
+    matcher.maxTries = matcher.options.maxTries;
+    matcher.lastMatch = null;
+  }
   const found: NumberFound[] = [];
-  while (matcher.hasNext()) found.push(matcher.next()!);
+  while (matcher.hasNext()) found.push(matcher.next());
   return found;
 }
 
-const regexCache = new Map<string, RegExp>();
-function cached(source: string): RegExp {
-  let re = regexCache.get(source);
-  if (!re) regexCache.set(source, (re = new RegExp(source)));
-  return re;
+/**
+ * What python-phonenumbers' check below needs of a country: its national prefix and its
+ * formats in order (the last leading-digits pattern of each, its pattern, whether it demands
+ * the prefix). Null when no format demands it or there is no prefix: every number of the
+ * country passes, and the check is skipped (the United States' prefix "1" is optional).
+ */
+interface PrefixRule {
+  prefix: string;
+  formats: Array<{ leading: RegExp | null; pattern: RegExp; mandatory: boolean }>;
 }
-
-/** libphonenumber's chooseFormatForNumber (not exported). */
-function chooseFormat(formats: readonly NumberFormat[], national: string): NumberFormat | undefined {
-  return formats.find((f) => {
-    const leading = f.leadingDigitsPatterns();
-    if (leading.length > 0 && national.search(cached(leading[leading.length - 1])) !== 0) return false;
-    return cached(`^(?:${f.pattern()})$`).test(national);
-  });
+const prefixRules = new Map<CountryCode, PrefixRule | null>();
+function prefixRule(country: CountryCode): PrefixRule | null {
+  let rule = prefixRules.get(country);
+  if (rule !== undefined) return rule;
+  const { metadata } = phoneLib();
+  metadata.selectNumberingPlan(country);
+  const plan = metadata.numberingPlan;
+  rule = null;
+  const prefix = plan?.nationalPrefix();
+  if (plan && prefix) {
+    const formats = plan.formats().map((f) => {
+      const leading = f.leadingDigitsPatterns();
+      return {
+        leading: leading.length > 0 ? new RegExp(leading[leading.length - 1]) : null,
+        pattern: new RegExp(`^(?:${f.pattern()})$`),
+        mandatory: f.usesNationalPrefix() && !f.nationalPrefixIsOptionalWhenFormattingInNationalFormat(),
+      };
+    });
+    if (formats.some((f) => f.mandatory)) rule = { prefix, formats };
+  }
+  prefixRules.set(country, rule);
+  return rule;
 }
 
 /**
  * python-phonenumbers' VALID leniency also demands the national prefix where the country
  * writes one ("0917 123 4567" in the Philippines, not "917 123 4567"); libphonenumber-js
- * skips that check ("for simplicity"), so it is redone here as Python does it.
+ * skips that check ("for simplicity"), so it is redone here as Python does it: the format
+ * chosen is the first whose last leading-digits pattern matches at the national number's
+ * start and whose pattern matches all of it (libphonenumber's chooseFormatForNumber).
  */
 function nationalPrefixPresentIfRequired(number: PhoneNumber, raw: string): boolean {
+  if (!number.country) return true;
+  const rule = prefixRule(number.country);
+  if (!rule) return true;
   const trimmed = raw.trimStart();
-  if (trimmed.startsWith('+') || trimmed.startsWith('＋') || !number.country) return true;
+  if (trimmed.startsWith('+') || trimmed.startsWith('＋')) return true;
   const national = number.nationalNumber;
   const rawDigits = raw.replace(/[^0-9]/g, '');
   // Written with an international call prefix and country code ("00 44 ...").
   if (rawDigits.length > national.length && rawDigits.endsWith(number.countryCallingCode + national)) return true;
-  const { metadata } = phoneLib();
-  metadata.selectNumberingPlan(number.country);
-  const plan = metadata.numberingPlan;
-  if (!plan) return true;
-  const format = chooseFormat(plan.formats(), national);
-  if (!format || !format.usesNationalPrefix() || format.nationalPrefixIsOptionalWhenFormattingInNationalFormat()) return true;
-  const prefix = plan.nationalPrefix();
-  return !prefix || rawDigits.startsWith(prefix);
+  const format = rule.formats.find((f) => (!f.leading || national.search(f.leading) === 0) && f.pattern.test(national));
+  if (!format || !format.mandatory) return true;
+  return rawDigits.startsWith(rule.prefix);
 }
 
 const shortestNumber = new Map<CountryCode, number>();
