@@ -393,24 +393,32 @@ export function phoneRecognizer(options: {
     name: options.name,
     entities: [options.entity],
     analyze(text, analyzeOptions) {
-      const windows = analyzeOptions.perText(candidateWindows, () => candidateWindows(text));
+      // Bound rather than an arrow: no function made and named per text (tsx names every arrow it makes).
+      const windows = analyzeOptions.perText(candidateWindows, candidateWindows.bind(null, text));
       if (windows.length === 0) return [];
       const results: RawResult[] = [];
-      const taken: Array<[number, number]> = [];
-      const overlapsTaken = (start: number, end: number) => taken.some(([s, e]) => start < e && s < end);
+      // What the results of the window at hand take ([start, end) pairs, flat): a window's
+      // results lie inside it and windows do not overlap, so only its own results can
+      // overlap a match of it.
+      const taken: number[] = [];
       const add = (start: number, end: number, score: number, evidence: number | undefined, specificity: number) => {
-        taken.push([start, end]);
+        taken.push(start, end);
         results.push({ entity: options.entity, start, end, score, context: options.context, evidence, specificity });
       };
       let textRegions: readonly CountryCode[] | null = null;
       for (const w of windows) {
-        if (cannotPass(w, options.context, analyzeOptions)) continue;
+        if (taken.length !== 0) taken.length = 0;
+        // cannotPass, asked only when the window would cost something: a window it rules out
+        // has fewer than 7 digits and no "+", so its only results would come from the regions'
+        // matchers (the phone-shaped fallback needs 7 digits); the checks before a matcher
+        // call find nothing by themselves.
+        let ruledOut: boolean | undefined;
         const slice = text.slice(w.start, w.end);
         if (w.international) {
           for (const f of findPhoneNumbersInText(slice, { defaultCountry: options.regions[0], extended: true })) {
             const start = w.start + f.startsAt;
             const end = w.start + f.endsAt;
-            if (overlapsTaken(start, end) || !INTERNATIONAL.test(text.slice(start, end))) continue;
+            if (overlapsTaken(taken, start, end) || !INTERNATIONAL.test(text.slice(start, end))) continue;
             const country = f.number.country;
             if (!options.anyCountry && !(country && options.regions.includes(country))) continue;
             const valid = f.number.isValid();
@@ -419,18 +427,26 @@ export function phoneRecognizer(options: {
           }
         }
         const windowDigits = w.digits.length;
+        let allTaken = false;
         // The recognizer's regions, then (PHONE_NUMBER) the countries the text names, looked up
         // only when a window gets past the recognizer's own regions.
         for (let r = 0; ; r++) {
           // Every digit of the window already belongs to a number: the other regions can add nothing.
-          if (allDigitsTaken(text, w, taken)) break;
+          if (allDigitsTaken(text, w, taken)) {
+            allTaken = true;
+            break;
+          }
           const own = options.regions.length;
           if (r >= own && !options.anyCountry) break;
-          if (r >= own) textRegions ??= analyzeOptions.regionsInText();
+          if (r >= own && textRegions === null) {
+            if ((ruledOut ??= cannotPass(w, options.context, analyzeOptions))) break;
+            textRegions = analyzeOptions.regionsInText();
+          }
           const region = r < own ? options.regions[r] : textRegions![r - own];
           if (region === undefined) break;
           if (windowDigits < SHORTEST_INTERNATIONAL && windowDigits < shortestNational(region)) continue;
           if (analyzeOptions.phoneLeniency === 'VALID' && !mayHoldValidNumber(region, w)) continue;
+          if ((ruledOut ??= cannotPass(w, options.context, analyzeOptions))) break;
           const found = findPhoneNumbersInText(slice, {
             defaultCountry: region,
             extended: analyzeOptions.phoneLeniency === 'POSSIBLE',
@@ -438,7 +454,7 @@ export function phoneRecognizer(options: {
           for (const f of found) {
             const start = w.start + f.startsAt;
             const end = w.start + f.endsAt;
-            if (overlapsTaken(start, end)) continue;
+            if (overlapsTaken(taken, start, end)) continue;
             const raw = text.slice(start, end);
             if (analyzeOptions.phoneLeniency === 'VALID' && !nationalPrefixPresentIfRequired(f.number, raw)) continue;
             if (!options.anyCountry && !(f.number.country && options.regions.includes(f.number.country))) continue;
@@ -453,11 +469,13 @@ export function phoneRecognizer(options: {
             add(start, end, PHONE_SCORE, strong ? STRONG_EVIDENCE : undefined, !valid ? 0 : withCountryCode ? PHONE_WITH_COUNTRY_CODE : VALIDATED);
           }
         }
-        if (options.anyCountry) {
+        // The phone-shaped fallback: a match holds at least 7 of the window's digits, and one
+        // holding a digit a number took overlaps it.
+        if (options.anyCountry && !allTaken && windowDigits >= STRONG_MIN_DIGITS) {
           for (const m of slice.matchAll(PHONE_RUN)) {
             const start = w.start + m.index;
             const end = start + m[0].length;
-            if (overlapsTaken(start, end) || !PHONE_SHAPE.test(m[0]) || DATE_LIKE.test(m[0]) || SSN_SHAPE.test(m[0])) continue;
+            if (overlapsTaken(taken, start, end) || !PHONE_SHAPE.test(m[0]) || DATE_LIKE.test(m[0]) || SSN_SHAPE.test(m[0])) continue;
             const digits = digitCount(m[0].replace(EXTENSION, ''));
             if (digits < STRONG_MIN_DIGITS || digits > MAX_NATIONAL_DIGITS) continue;
             add(start, end, PHONE_SHAPE_SCORE, undefined, 0);
@@ -496,11 +514,17 @@ function cannotPass(w: Window, context: readonly string[], analyzeOptions: Analy
   );
 }
 
-function allDigitsTaken(text: string, w: Window, taken: ReadonlyArray<[number, number]>): boolean {
+/** Whether [start, end) overlaps a pair of `taken` ([start, end) pairs, flat). */
+function overlapsTaken(taken: readonly number[], start: number, end: number): boolean {
+  for (let k = 0; k < taken.length; k += 2) if (start < taken[k + 1] && taken[k] < end) return true;
+  return false;
+}
+
+function allDigitsTaken(text: string, w: Window, taken: readonly number[]): boolean {
   if (taken.length === 0) return false;
   for (let k = w.start; k < w.end; k++) {
     const c = text.charCodeAt(k);
-    if (((c >= 48 && c <= 57) || (c >= 0xff10 && c <= 0xff19)) && !taken.some(([s, e]) => k >= s && k < e)) return false;
+    if (((c >= 48 && c <= 57) || (c >= 0xff10 && c <= 0xff19)) && !overlapsTaken(taken, k, k + 1)) return false;
   }
   return true;
 }
