@@ -144,50 +144,102 @@ function phoneLib() {
  * libphonenumber's findPhoneNumbersInText without its wrapper: the matcher it makes, given the
  * same options, iterated as it iterates it (the wrapper's argument handling and option
  * copying cost about a tenth of a call; the matches are the same).
+ *
+ * One matcher per region and leniency serves every call: making one compiles its
+ * expressions, checks the region and allocates its caches, about a fifth of a call on the
+ * bench's texts. Between texts it is put back into the state its constructor leaves it in
+ * (its text, the iteration state, the search index, the tries left; its expressions set
+ * their own lastIndex before each search, and its cache of expressions is keyed by their
+ * source), so the matches are the same as a new matcher's. The fields are libphonenumber's
+ * own: if a version lacks one, a new matcher is made for every call instead.
  */
+interface ReusableMatcher {
+  text: string;
+  state: string;
+  searchIndex: number;
+  maxTries: number;
+  lastMatch: unknown;
+  options: { maxTries: number };
+  hasNext(): boolean;
+  next(): NumberFound;
+}
+const MATCHER_FIELDS = ['text', 'state', 'searchIndex', 'maxTries', 'options'] as const;
+const matchers = new Map<string, ReusableMatcher | null>();
 function findPhoneNumbersInText(text: string, options: { defaultCountry: CountryCode; extended: boolean }): NumberFound[] {
-  const matcher = new (phoneLib().lib.PhoneNumberMatcher)(text, { ...options, v2: true });
+  const key = options.extended ? `${options.defaultCountry}+` : options.defaultCountry;
+  let matcher = matchers.get(key);
+  if (matcher === undefined) {
+    const made = new (phoneLib().lib.PhoneNumberMatcher)('', { ...options, v2: true }) as unknown as ReusableMatcher;
+    matcher = MATCHER_FIELDS.every((f) => f in made) && made.state === 'NOT_READY' && made.searchIndex === 0 ? made : null;
+    matchers.set(key, matcher);
+  }
+  if (matcher === null) matcher = new (phoneLib().lib.PhoneNumberMatcher)(text, { ...options, v2: true }) as unknown as ReusableMatcher;
+  else {
+    matcher.text = text;
+    matcher.state = 'NOT_READY';
+    matcher.searchIndex = 0;
+    matcher.maxTries = matcher.options.maxTries;
+    matcher.lastMatch = null;
+  }
   const found: NumberFound[] = [];
-  while (matcher.hasNext()) found.push(matcher.next()!);
+  while (matcher.hasNext()) found.push(matcher.next());
   return found;
 }
 
-const regexCache = new Map<string, RegExp>();
-function cached(source: string): RegExp {
-  let re = regexCache.get(source);
-  if (!re) regexCache.set(source, (re = new RegExp(source)));
-  return re;
+/**
+ * What python-phonenumbers' check below needs of a country: its national prefix and its
+ * formats in order (the last leading-digits pattern of each, its pattern, whether it demands
+ * the prefix). Null when no format demands it or there is no prefix: every number of the
+ * country passes, and the check is skipped (the United States' prefix "1" is optional).
+ */
+interface PrefixRule {
+  prefix: string;
+  formats: Array<{ leading: RegExp | null; pattern: RegExp; mandatory: boolean }>;
 }
-
-/** libphonenumber's chooseFormatForNumber (not exported). */
-function chooseFormat(formats: readonly NumberFormat[], national: string): NumberFormat | undefined {
-  return formats.find((f) => {
-    const leading = f.leadingDigitsPatterns();
-    if (leading.length > 0 && national.search(cached(leading[leading.length - 1])) !== 0) return false;
-    return cached(`^(?:${f.pattern()})$`).test(national);
-  });
+const prefixRules = new Map<CountryCode, PrefixRule | null>();
+function prefixRule(country: CountryCode): PrefixRule | null {
+  let rule = prefixRules.get(country);
+  if (rule !== undefined) return rule;
+  const { metadata } = phoneLib();
+  metadata.selectNumberingPlan(country);
+  const plan = metadata.numberingPlan;
+  rule = null;
+  const prefix = plan?.nationalPrefix();
+  if (plan && prefix) {
+    const formats = plan.formats().map((f) => {
+      const leading = f.leadingDigitsPatterns();
+      return {
+        leading: leading.length > 0 ? new RegExp(leading[leading.length - 1]) : null,
+        pattern: new RegExp(`^(?:${f.pattern()})$`),
+        mandatory: f.usesNationalPrefix() && !f.nationalPrefixIsOptionalWhenFormattingInNationalFormat(),
+      };
+    });
+    if (formats.some((f) => f.mandatory)) rule = { prefix, formats };
+  }
+  prefixRules.set(country, rule);
+  return rule;
 }
 
 /**
  * python-phonenumbers' VALID leniency also demands the national prefix where the country
  * writes one ("0917 123 4567" in the Philippines, not "917 123 4567"); libphonenumber-js
- * skips that check ("for simplicity"), so it is redone here as Python does it.
+ * skips that check ("for simplicity"), so it is redone here as Python does it: the format
+ * chosen is the first whose last leading-digits pattern matches at the national number's
+ * start and whose pattern matches all of it (libphonenumber's chooseFormatForNumber).
  */
 function nationalPrefixPresentIfRequired(number: PhoneNumber, raw: string): boolean {
+  if (!number.country) return true;
+  const rule = prefixRule(number.country);
+  if (!rule) return true;
   const trimmed = raw.trimStart();
-  if (trimmed.startsWith('+') || trimmed.startsWith('＋') || !number.country) return true;
+  if (trimmed.startsWith('+') || trimmed.startsWith('＋')) return true;
   const national = number.nationalNumber;
   const rawDigits = raw.replace(/[^0-9]/g, '');
   // Written with an international call prefix and country code ("00 44 ...").
   if (rawDigits.length > national.length && rawDigits.endsWith(number.countryCallingCode + national)) return true;
-  const { metadata } = phoneLib();
-  metadata.selectNumberingPlan(number.country);
-  const plan = metadata.numberingPlan;
-  if (!plan) return true;
-  const format = chooseFormat(plan.formats(), national);
-  if (!format || !format.usesNationalPrefix() || format.nationalPrefixIsOptionalWhenFormattingInNationalFormat()) return true;
-  const prefix = plan.nationalPrefix();
-  return !prefix || rawDigits.startsWith(prefix);
+  const format = rule.formats.find((f) => (!f.leading || national.search(f.leading) === 0) && f.pattern.test(national));
+  if (!format || !format.mandatory) return true;
+  return rawDigits.startsWith(rule.prefix);
 }
 
 const shortestNumber = new Map<CountryCode, number>();
@@ -341,24 +393,32 @@ export function phoneRecognizer(options: {
     name: options.name,
     entities: [options.entity],
     analyze(text, analyzeOptions) {
-      const windows = analyzeOptions.perText(candidateWindows, () => candidateWindows(text));
+      // Bound rather than an arrow: no function made and named per text (tsx names every arrow it makes).
+      const windows = analyzeOptions.perText(candidateWindows, candidateWindows.bind(null, text));
       if (windows.length === 0) return [];
       const results: RawResult[] = [];
-      const taken: Array<[number, number]> = [];
-      const overlapsTaken = (start: number, end: number) => taken.some(([s, e]) => start < e && s < end);
+      // What the results of the window at hand take ([start, end) pairs, flat): a window's
+      // results lie inside it and windows do not overlap, so only its own results can
+      // overlap a match of it.
+      const taken: number[] = [];
       const add = (start: number, end: number, score: number, evidence: number | undefined, specificity: number) => {
-        taken.push([start, end]);
+        taken.push(start, end);
         results.push({ entity: options.entity, start, end, score, context: options.context, evidence, specificity });
       };
       let textRegions: readonly CountryCode[] | null = null;
       for (const w of windows) {
-        if (cannotPass(w, options.context, analyzeOptions)) continue;
+        if (taken.length !== 0) taken.length = 0;
+        // cannotPass, asked only when the window would cost something: a window it rules out
+        // has fewer than 7 digits and no "+", so its only results would come from the regions'
+        // matchers (the phone-shaped fallback needs 7 digits); the checks before a matcher
+        // call find nothing by themselves.
+        let ruledOut: boolean | undefined;
         const slice = text.slice(w.start, w.end);
         if (w.international) {
           for (const f of findPhoneNumbersInText(slice, { defaultCountry: options.regions[0], extended: true })) {
             const start = w.start + f.startsAt;
             const end = w.start + f.endsAt;
-            if (overlapsTaken(start, end) || !INTERNATIONAL.test(text.slice(start, end))) continue;
+            if (overlapsTaken(taken, start, end) || !INTERNATIONAL.test(text.slice(start, end))) continue;
             const country = f.number.country;
             if (!options.anyCountry && !(country && options.regions.includes(country))) continue;
             const valid = f.number.isValid();
@@ -367,18 +427,26 @@ export function phoneRecognizer(options: {
           }
         }
         const windowDigits = w.digits.length;
+        let allTaken = false;
         // The recognizer's regions, then (PHONE_NUMBER) the countries the text names, looked up
         // only when a window gets past the recognizer's own regions.
         for (let r = 0; ; r++) {
           // Every digit of the window already belongs to a number: the other regions can add nothing.
-          if (allDigitsTaken(text, w, taken)) break;
+          if (allDigitsTaken(text, w, taken)) {
+            allTaken = true;
+            break;
+          }
           const own = options.regions.length;
           if (r >= own && !options.anyCountry) break;
-          if (r >= own) textRegions ??= analyzeOptions.regionsInText();
+          if (r >= own && textRegions === null) {
+            if ((ruledOut ??= cannotPass(w, options.context, analyzeOptions))) break;
+            textRegions = analyzeOptions.regionsInText();
+          }
           const region = r < own ? options.regions[r] : textRegions![r - own];
           if (region === undefined) break;
           if (windowDigits < SHORTEST_INTERNATIONAL && windowDigits < shortestNational(region)) continue;
           if (analyzeOptions.phoneLeniency === 'VALID' && !mayHoldValidNumber(region, w)) continue;
+          if ((ruledOut ??= cannotPass(w, options.context, analyzeOptions))) break;
           const found = findPhoneNumbersInText(slice, {
             defaultCountry: region,
             extended: analyzeOptions.phoneLeniency === 'POSSIBLE',
@@ -386,7 +454,7 @@ export function phoneRecognizer(options: {
           for (const f of found) {
             const start = w.start + f.startsAt;
             const end = w.start + f.endsAt;
-            if (overlapsTaken(start, end)) continue;
+            if (overlapsTaken(taken, start, end)) continue;
             const raw = text.slice(start, end);
             if (analyzeOptions.phoneLeniency === 'VALID' && !nationalPrefixPresentIfRequired(f.number, raw)) continue;
             if (!options.anyCountry && !(f.number.country && options.regions.includes(f.number.country))) continue;
@@ -401,11 +469,13 @@ export function phoneRecognizer(options: {
             add(start, end, PHONE_SCORE, strong ? STRONG_EVIDENCE : undefined, !valid ? 0 : withCountryCode ? PHONE_WITH_COUNTRY_CODE : VALIDATED);
           }
         }
-        if (options.anyCountry) {
+        // The phone-shaped fallback: a match holds at least 7 of the window's digits, and one
+        // holding a digit a number took overlaps it.
+        if (options.anyCountry && !allTaken && windowDigits >= STRONG_MIN_DIGITS) {
           for (const m of slice.matchAll(PHONE_RUN)) {
             const start = w.start + m.index;
             const end = start + m[0].length;
-            if (overlapsTaken(start, end) || !PHONE_SHAPE.test(m[0]) || DATE_LIKE.test(m[0]) || SSN_SHAPE.test(m[0])) continue;
+            if (overlapsTaken(taken, start, end) || !PHONE_SHAPE.test(m[0]) || DATE_LIKE.test(m[0]) || SSN_SHAPE.test(m[0])) continue;
             const digits = digitCount(m[0].replace(EXTENSION, ''));
             if (digits < STRONG_MIN_DIGITS || digits > MAX_NATIONAL_DIGITS) continue;
             add(start, end, PHONE_SHAPE_SCORE, undefined, 0);
@@ -444,11 +514,17 @@ function cannotPass(w: Window, context: readonly string[], analyzeOptions: Analy
   );
 }
 
-function allDigitsTaken(text: string, w: Window, taken: ReadonlyArray<[number, number]>): boolean {
+/** Whether [start, end) overlaps a pair of `taken` ([start, end) pairs, flat). */
+function overlapsTaken(taken: readonly number[], start: number, end: number): boolean {
+  for (let k = 0; k < taken.length; k += 2) if (start < taken[k + 1] && taken[k] < end) return true;
+  return false;
+}
+
+function allDigitsTaken(text: string, w: Window, taken: readonly number[]): boolean {
   if (taken.length === 0) return false;
   for (let k = w.start; k < w.end; k++) {
     const c = text.charCodeAt(k);
-    if (((c >= 48 && c <= 57) || (c >= 0xff10 && c <= 0xff19)) && !taken.some(([s, e]) => k >= s && k < e)) return false;
+    if (((c >= 48 && c <= 57) || (c >= 0xff10 && c <= 0xff19)) && !overlapsTaken(taken, k, k + 1)) return false;
   }
   return true;
 }
