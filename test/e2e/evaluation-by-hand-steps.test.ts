@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
-import { hasChromium, closeContexts, workerBrowser, signInContext } from '../support/browser.ts';
+import { hasChromium, closeContexts, workerBrowser, signInContext, openInApp } from '../support/browser.ts';
 import { closeSections, sections } from '../support/sections.ts';
 import { checkBothWidths } from '../support/both-widths.ts';
 import { agentTrace } from '../support/sample-traces.ts';
@@ -67,7 +67,7 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('evaluation by hand, step by 
   };
 
   it('17. an OpenAI-compatible server is added without a key (the field says so); its own models are offered wherever a model is chosen', async () => {
-    await page.goto(project('/settings/model-providers'));
+    await openInApp(page, project('/settings/model-providers'));
     await page.getByRole('button', { name: 'Add provider' }).click();
     const dialog = page.getByRole('dialog', { name: 'Add a model provider' });
     await dialog.getByRole('textbox', { name: /^Name/ }).fill('local');
@@ -103,18 +103,18 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('evaluation by hand, step by 
       expect(await picker.inputValue()).toBe('local/qwen-local');
     };
     // A monitor's judge.
-    await page.goto(project('/monitors/new?evaluator=llm/llm_score'));
+    await openInApp(page, project('/monitors/new?evaluator=llm/llm_score'));
     await offers(page.getByRole('combobox', { name: /^model/i }));
     // A custom judge.
-    await page.goto(project('/evaluators/new'));
+    await openInApp(page, project('/evaluators/new'));
     await offers(page.getByRole('combobox', { name: 'Model' }));
     // The playground of a prompt.
     const prompt = await call('POST', '/api/prompts', { handle: 'picker/reply', prompt: 'Answer {{question}}', inputs: [{ identifier: 'question', type: 'str' }], model: 'local/gpt-4o-mini' });
-    await page.goto(project(`/prompts/${prompt.id}?tab=preview`));
+    await openInApp(page, project(`/prompts/${prompt.id}?tab=preview`));
     await offers(page.getByRole('combobox', { name: 'Model' }).first());
     // An experiment's target.
     await call('POST', '/api/dataset', { name: 'Picker questions', columnTypes: [{ name: 'question', type: 'string' }] });
-    await page.goto(project('/experiments'));
+    await openInApp(page, project('/experiments'));
     await page.getByLabel('New experiment').fill('Picker check');
     await page.getByRole('button', { name: 'Set it up' }).click();
     await page.waitForURL('**/experiments/picker-check/setup**');
@@ -123,7 +123,7 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('evaluation by hand, step by 
   });
 
   it('16. a score config refused by the API says why next to its field, in words, not as API text at the bottom of the form', async () => {
-    await page.goto(project('/queues'));
+    await openInApp(page, project('/queues'));
     const form = page.getByRole('form', { name: 'New score config' });
     await form.getByLabel('Name').fill('Quality');
     await form.getByLabel('From').fill('5');
@@ -162,7 +162,7 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('evaluation by hand, step by 
     clock.advance(2 * HOUR);
     await batch([3, 4, 4, 5, 5, 5], 10);
 
-    await page.goto(project(`/monitors/${scores.id}`));
+    await openInApp(page, project(`/monitors/${scores.id}`));
     await page.getByRole('heading', { name: 'Scores over time' }).waitFor();
     const stat = (id: string) => page.getByTestId(id).textContent();
     // Of all ten: mean 3.4; median (3 + 4) / 2; the 90th percentile 5; lowest 1, highest 5.
@@ -189,7 +189,7 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('evaluation by hand, step by 
     expect(bins).toEqual(['1: 1 of 10', '2: 2 of 10', '3: 2 of 10', '4: 2 of 10', '5: 3 of 10']);
     await checkBothWidths(page, shot('monitor-scores'), () => page.getByTestId('monitor-distribution').waitFor(), shots);
 
-    await page.goto(project(`/monitors/${labels.id}`));
+    await openInApp(page, project(`/monitors/${labels.id}`));
     await page.getByRole('heading', { name: 'Labels over time' }).waitFor();
     const counts = await page.getByTestId('monitor-labels').locator('.stat').evaluateAll((s) => s.map((e) => `${e.querySelector('.stat-label')?.textContent}: ${e.querySelector('.stat-value')?.textContent}`));
     expect(counts).toEqual(['friendly: 5', 'rude: 3', 'neutral: 2']);
@@ -261,7 +261,7 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('evaluation by hand, step by 
   it('18. smaller: the empty experiments page tells of server runs; a word in a number cell says why; a queue needs a score; a view name taken is said once; the Error header is whole; the phone navigation reaches every section; an evaluator has one name on every page', async () => {
     const soft = expect.soft;
     // The experiments page before there is one: runs set up in the app, and the SDK.
-    await page.goto(project('/experiments'));
+    await openInApp(page, project('/experiments'));
     const empty = page.getByRole('alert').filter({ hasText: 'No experiments yet' });
     await empty.waitFor();
     soft(await empty.textContent(), 'empty experiments page').toMatch(/Name one under New experiment and set it up.*the app runs it.*SDK/s);
@@ -269,7 +269,7 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('evaluation by hand, step by 
     // A number cell given a word: refused, and why, tied to the cell's editor.
     const dataset = await call('POST', '/api/dataset', { name: 'Capitals', columnTypes: [{ name: 'question', type: 'string' }, { name: 'expected_output', type: 'string' }, { name: 'score', type: 'number' }] });
     await call('POST', `/api/dataset/${dataset.slug}/records`, { entries: [{ question: 'Capital of France?', expected_output: 'Paris', score: 2 }] });
-    await page.goto(project(`/datasets/${dataset.id}`));
+    await openInApp(page, project(`/datasets/${dataset.id}`));
     const scoreCell = page.getByTestId('dataset-grid').locator('[data-cell="0:2"]');
     await scoreCell.dblclick();
     const editor = page.getByLabel('Edit score (number)');
@@ -282,7 +282,7 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('evaluation by hand, step by 
     await checkBothWidths(page, shot('dataset-capitals'), () => scoreCell.waitFor(), shots);
 
     // A review queue without a score: refused before anything is sent, said at the scores.
-    await page.goto(project('/queues'));
+    await openInApp(page, project('/queues'));
     await page.getByRole('button', { name: 'New queue' }).click();
     const queueDialog = page.getByRole('dialog', { name: 'New review queue' });
     await queueDialog.getByRole('textbox', { name: /^Name/ }).fill('Nothing to score');
@@ -296,7 +296,7 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('evaluation by hand, step by 
     await queueDialog.waitFor({ state: 'detached' });
 
     // A saved view's name used again: said once, next to the name.
-    await page.goto(project('/traces'));
+    await openInApp(page, project('/traces'));
     const grid = page.getByTestId('traces-grid');
     await grid.locator('.list-head').waitFor();
     for (const attempt of [1, 2]) {
@@ -365,20 +365,20 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('evaluation by hand, step by 
       return said;
     };
     const named: Record<string, string | null> = {};
-    await page.goto(project('/evaluators'));
+    await openInApp(page, project('/evaluators'));
     named['evaluators list'] = await settled(() => page.locator('[data-evaluator="checks/exact_match"] .card-title').textContent({ timeout: 1000 }));
-    await page.goto(project('/evaluators/checks/exact_match'));
+    await openInApp(page, project('/evaluators/checks/exact_match'));
     named['evaluator page'] = await settled(() => page.getByRole('heading', { level: 1 }).textContent({ timeout: 1000 }));
-    await page.goto(project('/monitors'));
+    await openInApp(page, project('/monitors'));
     named['monitors list'] = await settled(() => page.getByRole('row').filter({ hasText: 'Exact answers' }).locator('td[title="checks/exact_match"]').textContent({ timeout: 1000 }));
-    await page.goto(project(`/monitors/${monitor.id}`));
+    await openInApp(page, project(`/monitors/${monitor.id}`));
     named['monitor page'] = await settled(() => page.locator('a[title="checks/exact_match"]').textContent({ timeout: 1000 }));
-    await page.goto(project('/experiments/capitals/setup'));
+    await openInApp(page, project('/experiments/capitals/setup'));
     named['experiment setup'] = await settled(() =>
       page.getByRole('combobox', { name: 'Evaluator', exact: true }).evaluate((s) => (s as unknown as { selectedOptions: { textContent: string | null }[] }).selectedOptions[0]?.textContent ?? null, undefined, { timeout: 1000 }),
     );
     const run = await call('POST', '/api/experiments/capitals/run', {});
-    await page.goto(project(`/experiments/capitals?runId=${run.runId}`));
+    await openInApp(page, project(`/experiments/capitals?runId=${run.runId}`));
     await page.getByText('completed', { exact: true }).first().waitFor({ timeout: 60_000 });
     const runGrid = page.getByTestId('run-grid');
     await runGrid.locator('[data-row-index="0"]').waitFor();
@@ -395,7 +395,7 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('evaluation by hand, step by 
 
   it('16. an experiment setup refused by the API says each problem next to its field, in words: a target without a prompt, a variable mapped to nothing', async () => {
     await call('POST', '/api/prompts', { handle: 'setup/reply', prompt: 'Answer with the city only.', messages: [{ role: 'user', content: 'Answer {{query}}' }], inputs: [{ identifier: 'query', type: 'str' }], model: 'local/gpt-4o-mini' });
-    await page.goto(project('/experiments'));
+    await openInApp(page, project('/experiments'));
     await page.getByLabel('New experiment').fill('Setup errors');
     await page.getByRole('button', { name: 'Set it up' }).click();
     await page.waitForURL('**/experiments/setup-errors/setup**');

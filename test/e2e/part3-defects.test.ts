@@ -80,7 +80,9 @@ describe.runIf(hasChromium)('the web app walked on a desktop and a phone: the de
     context.setDefaultTimeout(10_000);
     page = await context.newPage();
     if (SHOTS) fs.mkdirSync(SHOTS, { recursive: true });
-  });
+    // Generous, as the other browser files' are: an app of its own and 2,700 spans to store took
+    // over the suite's two minutes once the two cores were shared by three runs.
+  }, 300_000);
   afterAll(async () => {
     await closeContexts(browser);
     await web?.close();

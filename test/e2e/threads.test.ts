@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { startFakeServer, toolCallReply, type FakeServer, type RecordedRequest } from '../evaluators/fake-servers.ts';
 import { appDatabaseKinds, ManualClock, startApp, type TestApp } from '../support/harness.ts';
-import { hasChromium, closeContexts, workerBrowser, signInContext } from '../support/browser.ts';
+import { hasChromium, closeContexts, workerBrowser, signInContext, openInApp } from '../support/browser.ts';
 import { checkBothWidths } from '../support/both-widths.ts';
 
 const MINUTE = 60_000;
@@ -119,22 +119,23 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('threads in a real browser (%
     expect(page.url()).toContain('tsort=turns');
 
     // The traces list's filters: threads with a failed turn; a user.
-    await page.goto(url('/threads?error=yes'));
+    await openInApp(page, url('/threads?error=yes'));
     await expect.poll(ids).toEqual(['password-reset']);
-    await page.goto(url('/threads?user=li'));
+    await openInApp(page, url('/threads?user=li'));
     await expect.poll(ids).toEqual(['refund-order-5521']);
     // Found by part of its id.
-    await page.goto(url('/threads'));
+    await openInApp(page, url('/threads'));
     await page.getByLabel('Find a thread by id').fill('LISB');
     await expect.poll(ids).toEqual(['trip-to-lisbon']);
     expect(await page.getByTestId('threads-count').textContent()).toContain('1 thread');
 
+    // Loaded afresh: the find box, kept by the page, would still hold "LISB".
     await page.goto(url('/threads'));
     await checkBothWidths(page, 'threads-list', () => expect.poll(ids).toHaveLength(3), shots);
   });
 
   it("filters the threads list by a thread monitor's newest result and sorts by it at its header; both kept in the URL", async () => {
-    await page.goto(url('/threads'));
+    await openInApp(page, url('/threads'));
     await expect.poll(ids).toHaveLength(3);
     await page.getByLabel('Thread monitor').selectOption('Consistency');
     await expect.poll(() => decodeURIComponent(page.url())).toContain('teval=any:Consistency');
@@ -149,7 +150,7 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('threads in a real browser (%
     await checkBothWidths(page, 'threads-monitor-filter', () => expect.poll(ids).toHaveLength(2), shots);
 
     // The monitor's header sorts by its newest result: passes first (then by id), then fails first.
-    await page.goto(url('/threads'));
+    await openInApp(page, url('/threads'));
     await page.getByRole('button', { name: 'Consistency', exact: true }).click();
     await expect.poll(ids).toEqual(['refund-order-5521', 'password-reset', 'trip-to-lisbon']);
     expect(decodeURIComponent(page.url())).toContain('tsort=eval:Consistency');
@@ -157,7 +158,7 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('threads in a real browser (%
     await expect.poll(ids).toEqual(['trip-to-lisbon', 'password-reset', 'refund-order-5521']);
 
     // A monitor that never evaluated a thread: refused next to the field.
-    await page.goto(url('/threads?teval=fail:Helpfulness'));
+    await openInApp(page, url('/threads?teval=fail:Helpfulness'));
     const field = page.getByLabel('Thread monitor');
     // (the app asks once more before it believes a refusal)
     await expect.poll(() => field.getAttribute('aria-invalid'), { timeout: 10_000 }).toBe('true');
@@ -165,7 +166,7 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('threads in a real browser (%
   });
 
   it('shows a thread’s evaluations with the turns each covered', async () => {
-    await page.goto(url('/threads'));
+    await openInApp(page, url('/threads'));
     await page.getByRole('link', { name: 'trip-to-lisbon' }).click();
     await page.waitForURL('**/threads/trip-to-lisbon');
     const results = page.getByTestId('thread-evaluations');
@@ -202,7 +203,7 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('threads in a real browser (%
     expect(queue.status, queue.text).toBe(201);
     const queueId = queue.body.data.id as string;
 
-    await page.goto(url('/threads/trip-to-lisbon'));
+    await openInApp(page, url('/threads/trip-to-lisbon'));
     await page.getByRole('button', { name: 'Add to queue' }).click();
     const dialog = page.getByRole('dialog', { name: 'Add to a review queue' });
     await dialog.getByRole('button', { name: 'Add', exact: true }).click();
@@ -210,7 +211,7 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('threads in a real browser (%
     await dialog.getByRole('button', { name: 'Close' }).last().click();
 
     // The reviewer sees the whole conversation (the thread page's view) beside the queue's scores.
-    await page.goto(url(`/queues/${queueId}/review`));
+    await openInApp(page, url(`/queues/${queueId}/review`));
     await expect.poll(() => page.getByTestId('review-trace-id').textContent()).toBe('thread trip-to-lisbon');
     const turns = page.getByTestId('thread-turns').locator('li.turn');
     await expect.poll(() => turns.count()).toBe(6);
@@ -223,12 +224,12 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('threads in a real browser (%
     await form.getByRole('button', { name: 'Done (Enter)' }).click();
     await expect.poll(() => page.getByTestId('review-empty').count()).toBe(1);
 
-    await page.goto(url('/threads/trip-to-lisbon'));
+    await openInApp(page, url('/threads/trip-to-lisbon'));
     const reviews = page.getByTestId('thread-reviews');
     await expect.poll(() => reviews.locator('li').count()).toBe(1);
     expect(await reviews.textContent()).toContain('Turn 5 gives another departure time');
     expect(await reviews.locator('.score-chip').textContent()).toBe('Consistent ✗');
-    await page.goto(url('/threads'));
+    await openInApp(page, url('/threads'));
     await expect.poll(() => page.locator('[data-thread-id="trip-to-lisbon"] [data-review-score="Consistent"]').textContent()).toBe('No');
     expect(await page.locator('[data-thread-id="refund-order-5521"] [data-review-score="Consistent"]').textContent()).toBe('—');
   });
@@ -242,7 +243,7 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('threads in a real browser (%
     const done = await req('POST', `/api/queues/${queue.body.data.id}/items/${next.body.data.id}/complete`, { scores: [{ configId, value: true }] });
     expect(done.status, done.text).toBe(200);
 
-    await page.goto(url('/threads'));
+    await openInApp(page, url('/threads'));
     await expect.poll(ids).toHaveLength(3);
     // The score's header sorts: highest first, unscored last; again: lowest first, unscored still last.
     await page.getByRole('button', { name: 'Consistent', exact: true }).click();
@@ -263,7 +264,7 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('threads in a real browser (%
   });
 
   it('creates a thread monitor in the form; an idle time out of bounds is refused next to its field', async () => {
-    await page.goto(url('/monitors/new?evaluator=custom/consistent'));
+    await openInApp(page, url('/monitors/new?evaluator=custom/consistent'));
     await page.getByText('Whole threads').click();
     const idle = page.getByLabel('Idle time (minutes)');
     await idle.fill('20000');
@@ -276,7 +277,7 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('threads in a real browser (%
     await page.waitForURL('**/monitors/mon_*');
     // The monitor's page and the list say when it runs.
     await expect.poll(() => page.getByTestId('monitor-trigger').textContent()).toBe('Runs on threads, once idle 1 h');
-    await page.goto(url('/monitors'));
+    await openInApp(page, url('/monitors'));
     const row = page.getByRole('row').filter({ hasText: 'Consistency (hourly)' });
     expect(await row.getByTestId('monitor-trigger').textContent()).toBe('threads, once idle 1 h');
     const list = await req('GET', '/api/monitors');
@@ -284,7 +285,7 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('threads in a real browser (%
   });
 
   it('puts a thread monitor on a schedule in the form; a schedule off the clock is refused next to its field', async () => {
-    await page.goto(url('/monitors/new?evaluator=custom/consistent'));
+    await openInApp(page, url('/monitors/new?evaluator=custom/consistent'));
     await page.getByText('Whole threads').click();
     await page.getByText('On a schedule').click();
     const every = page.getByLabel('Every (minutes)');
@@ -299,7 +300,7 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('threads in a real browser (%
     await page.waitForURL('**/monitors/mon_*');
     // The monitor's page and the list say when it runs.
     await expect.poll(() => page.getByTestId('monitor-trigger').textContent()).toBe('Runs on threads, every 15 min (UTC)');
-    await page.goto(url('/monitors'));
+    await openInApp(page, url('/monitors'));
     const row = page.getByRole('row').filter({ hasText: 'Consistency (every 15 minutes)' });
     expect(await row.getByTestId('monitor-trigger').textContent()).toBe('threads, every 15 min (UTC)');
     await checkBothWidths(page, 'monitors', () => row.waitFor(), false);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
-import { SPAN_JUMPS, hasChromium, closeContexts, workerBrowser, seriousViolations, timeSpanJump, saveScreenshot, signInContext } from '../support/browser.ts';
+import { SPAN_JUMPS, hasChromium, closeContexts, workerBrowser, seriousViolations, timeSpanJump, saveScreenshot, signInContext, openInApp } from '../support/browser.ts';
 import { closeSections, sections } from '../support/sections.ts';
 import { PHONE, unreachableActions, widerThanScreen } from '../support/phone-width.ts';
 import { agentTrace, bigTrace, simpleTrace, threadTurn } from '../support/sample-traces.ts';
@@ -98,7 +98,7 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('trace search, threads, users
   }
 
   it('finds spans in a 10,000-span trace by name, type, model and attribute value, stepping with Enter, Shift+Enter, n and N', async () => {
-    await page.goto(project('/traces/big'));
+    await openInApp(page, project('/traces/big'));
     const tree = page.getByTestId('span-tree');
     await tree.locator('[role=treeitem]').first().waitFor();
     expect(await tree.locator('[role=treeitem]').count()).toBeLessThan(200); // virtualized
@@ -131,7 +131,7 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('trace search, threads, users
   });
 
   it('finds a span by an attribute value the outline does not carry (the server searches)', async () => {
-    await page.goto(project('/traces/agent-1'));
+    await openInApp(page, project('/traces/agent-1'));
     await page.getByTestId('span-tree').locator('[role=treeitem]').first().waitFor();
     await page.getByTestId('span-find').fill('carrier.example');
     await poll(() => page.getByTestId('span-find-count').textContent()).toBe('1 found');
@@ -140,7 +140,7 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('trace search, threads, users
   });
 
   it('jumps to the next error and the slowest span, and folds the tree by level, at 10,000 spans', async () => {
-    await page.goto(project('/traces/big'));
+    await openInApp(page, project('/traces/big'));
     const tree = page.getByTestId('span-tree');
     await tree.locator('[role=treeitem]').first().waitFor();
     expect(await timeJump('next error', SPAN_JUMPS.nextError)).toBe('s-997');
@@ -174,7 +174,7 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('trace search, threads, users
   });
 
   it('replays a thread as a conversation, reached from the trace page and the traces list, each turn linked to its trace', async () => {
-    await page.goto(project('/traces/turn-5'));
+    await openInApp(page, project('/traces/turn-5'));
     await page.getByTestId('thread-link').click();
     await page.waitForURL(`**/threads/conv-e2e`);
     const turns = page.getByTestId('thread-turns').locator('li.turn');
@@ -193,14 +193,14 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('trace search, threads, users
     await turns.nth(2).getByRole('link', { name: 'Open the trace of turn 3' }).click();
     await page.waitForURL('**/traces/turn-2');
 
-    await page.goto(project('/traces?thread=conv-e2e'));
+    await openInApp(page, project('/traces?thread=conv-e2e'));
     await page.getByRole('link', { name: 'Read as a conversation' }).click();
     await page.waitForURL('**/threads/conv-e2e');
     await poll(() => turns.count()).toBe(12);
   });
 
   it('lists the end users, sortable and paged, each opening the traces list filtered to them', async () => {
-    await page.goto(project('/traces'));
+    await openInApp(page, project('/traces'));
     await (await sections(page)).getByRole('link', { name: 'Users' }).click();
     await page.waitForURL('**/users');
     const table = page.getByTestId('users-table');
@@ -228,7 +228,7 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('trace search, threads, users
   });
 
   it('chooses and orders columns (a metadata key and a score among them) and saves them with the filters as a view of the project', async () => {
-    await page.goto(project('/traces?labels=support'));
+    await openInApp(page, project('/traces?labels=support'));
     const grid = page.getByTestId('traces-grid');
     await grid.locator('[role=row][data-trace-id]').first().waitFor();
     const headers = () => grid.locator('.list-head [role=columnheader]:not(.c-select)').allTextContents();
