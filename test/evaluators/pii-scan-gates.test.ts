@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { detectPii, ENTITY_TYPES, type EntityType } from '../../src/modules/evaluators/pii/index.ts';
+import { loadCorpus } from '../../bench/pii-corpus.ts';
 
 /**
  * The scans the engine leaves out or shortens must find what a full scan finds: e-mail
@@ -50,5 +51,49 @@ describe('PII detection: patterns needing a run of word characters', () => {
     for (const text of ['Licence MORGAſ53116SM9IJ', 'Licence \u212Aorga753116SM9IJ', 'GSTIN 22AAAAA0000A1Zſ and 22AAAAA0000A1Z5']) {
       expect(find(text)).toEqual(find(text, ENTITY_TYPES, false));
     }
+  });
+});
+
+describe('PII detection: street addresses from their expression\'s alternatives one by one', () => {
+  // Pruning off searches the alternation itself.
+  const addresses = (text: string, prune: boolean) =>
+    detectPii(text, { entities: ['LOCATION'], minThreshold: 0, prune }).map((f) => `${f.start} ${f.end} ${f.text}`);
+
+  it('finds what the alternation finds in the synthetic corpus, as written and in lower case', () => {
+    let found = 0;
+    for (const row of loadCorpus()) {
+      for (const text of [row.text, row.text.toLowerCase()]) {
+        const alone = addresses(text, true);
+        expect(alone, text).toEqual(addresses(text, false));
+        found += alone.length;
+      }
+    }
+    expect(found).toBeGreaterThan(100);
+  });
+
+  it.each([
+    // Two alternatives matching at one position (a number, then a street type either side),
+    // one starting inside another's match, a crossing street, post boxes and military addresses.
+    'Send it to 12 Via Roma 131 or to 3369 24 Clarke Avenue, Springfield.',
+    'At the corner of Katrina and Rúa do Paseo 46 there is 1737 Cheriton Dr.',
+    'PSC 6293, Box 8158 / APO AP 04336, or P.O. Box 77 and USS Nimitz; Hammarvägen 15 and Kálmán Imre u. 12.',
+    '20789 Allika 46 and ul. Miła 53, 26 rue des Lilas, Villacher Strasse 89.',
+  ])('%s', (text) => {
+    expect(addresses(text, true)).toEqual(addresses(text, false));
+    expect(addresses(text, true).length).toBeGreaterThan(0);
+  });
+});
+
+describe('PII detection: card numbers from runs of digit groups', () => {
+  it.each([
+    ['a 12-digit Maestro number, the shortest card', 'Card 675900000000 on file', '675900000000'],
+    ['the same in groups', 'Card 6759 0000 0000 on file', '6759 0000 0000'],
+    ['a Luhn-valid number in no issuer range, with a context word', 'credit card 33333333333330', '33333333333330'],
+  ])('%s', (_, text, card) => {
+    expect(find(text, ['CREDIT_CARD'])).toEqual([`CREDIT_CARD ${card}`]);
+  });
+
+  it('finds none in a run one digit short', () => {
+    expect(find('Card 67590000000 on file', ['CREDIT_CARD'])).toEqual([]);
   });
 });

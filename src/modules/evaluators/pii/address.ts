@@ -84,7 +84,16 @@ const PARTICLE = String.raw`(?:de|do|da|dos|das|del|della|dei|degli|di|du|des|la
 const NAME_WORD = `(?:${CAP}|${PARTICLE})`;
 const LOWER_WORD = String.raw`\p{Ll}[\p{L}'’\-]*\.?`;
 
-function compile(wordsCapitalised: boolean): { street: RegExp; bare: RegExp; cue: RegExp } {
+interface Compiled {
+  /** The street expression's alternatives, in order, each on its own (see `streetMatches`). */
+  streets: RegExp[];
+  /** All of them as one alternation, as they were searched for before (only with pruning off). */
+  street: () => RegExp;
+  bare: RegExp;
+  cue: RegExp;
+}
+
+function compile(wordsCapitalised: boolean): Compiled {
   const word = wordsCapitalised ? NAME_WORD : `(?:${NAME_WORD}|${LOWER_WORD})`;
   const suffixType = `(?:${anyCase(SUFFIX_TYPES)})\\.?`;
   const prefixType = `(?:${anyCase(PREFIX_TYPES)})\\.?`;
@@ -102,7 +111,7 @@ function compile(wordsCapitalised: boolean): { street: RegExp; bare: RegExp; cue
     String.raw`(?:PSC|CMR|Unit)[ \t]+\d{1,5},?[ \t]+Box[ \t]+\d{1,5}`,
     `(?:USNS|USNV|USS|USCGC)[ \\t]+${CAP}(?:[ \\t]+${CAP})?`,
     String.raw`(?:APO|FPO|DPO)[ \t]+(?:AA|AE|AP)[ \t]+\d{5}`,
-  ].join('|');
+  ];
   // 20789 Allika 46, 5850 Jana Nerudy 894: a house number, a name, a street number. No
   // street type confirms it, so it is a pattern ("23 April 1970" has the same shape).
   const bare = `${NUM}[ \\t]+${CAP}(?:[ \\t]+${word}){0,3}[ \\t]+${NUM}\\.?(?![\\p{L}\\d.,]\\d)`;
@@ -112,7 +121,44 @@ function compile(wordsCapitalised: boolean): { street: RegExp; bare: RegExp; cue
     String.raw`(?:[Aa]ddress(?:es)?(?:[ \t]+is)?[ \t:]*|[Ll]ives?[ \t]+(?:on|at|in)|[Ll]ocated[ \t]+(?:at|on)|(?:station|office)[ \t]+is[ \t]+(?:on|at)|[Ee]nter[ \t]+on|drops?[ \t]+you[ \t]+off[ \t]+at|[Ss]top[ \t]+at|[Mm]eet[ \t]+me[ \t]+at|[Ss]ent[ \t]+to)[ \t]+` +
     `((?:${NUM}[ \\t]+)?${CAP}(?:[ \\t]+${word}){0,4}[ \\t]+${NUM})(?![\\p{L}\\d])`;
   const flags = wordsCapitalised ? 'gu' : 'giu';
-  return { street: new RegExp(street, flags), bare: new RegExp(bare, flags), cue: new RegExp(cue, flags) };
+  let whole: RegExp | null = null;
+  return {
+    streets: street.map((alternative) => new RegExp(alternative, flags)),
+    street: () => (whole ??= new RegExp(street.join('|'), flags)),
+    bare: new RegExp(bare, flags),
+    cue: new RegExp(cue, flags),
+  };
+}
+
+/**
+ * The matches of the alternation of `alternatives` (global expressions, no back-references
+ * between them), as `text.matchAll` finds them, from one search per alternative. Where the
+ * alternation's search resumes (at the end of its last match), it matches at the first
+ * position where one of the alternatives does, with the first alternative that matches
+ * there, as that alternative alone matches there: which is each alternative's own next
+ * match from that point, the leftmost of them (the earlier alternative on a tie). An
+ * alternative's next match is searched for again only once the search has passed its
+ * start. The alternation tries every alternative at every position; one of them alone is
+ * cheaper to search for (a literal or a digit to start from).
+ */
+function* alternationMatches(text: string, alternatives: readonly RegExp[]): Generator<RegExpExecArray> {
+  const next: Array<RegExpExecArray | null | undefined> = alternatives.map(() => undefined);
+  let from = 0;
+  while (from <= text.length) {
+    let best: RegExpExecArray | null = null;
+    for (let i = 0; i < alternatives.length; i++) {
+      let m = next[i];
+      if (m === undefined || (m !== null && m.index < from)) {
+        alternatives[i].lastIndex = from;
+        next[i] = m = alternatives[i].exec(text);
+      }
+      if (m && (best === null || m.index < best.index)) best = m;
+    }
+    if (best === null) return;
+    yield best;
+    // An empty match moves on by one code point, as matchAll does with the "u" flag.
+    from = best.index + (best[0].length > 0 ? best[0].length : (text.codePointAt(best.index) ?? 0) > 0xffff ? 2 : 1);
+  }
 }
 
 // Whatever may follow a street on its line or the next lines: apartment, town, region,
@@ -159,15 +205,15 @@ let compiled: { capitalised: ReturnType<typeof compile>; lower: ReturnType<typeo
 export const addressRecognizer: Recognizer = {
   name: 'StreetAddressRecognizer',
   entities: ['LOCATION'],
-  analyze(text) {
+  analyze(text, options) {
     if (!/\d/.test(text)) return [];
     compiled ??= { capitalised: compile(true), lower: compile(false) };
     // A text without capitals (chat written in lower case) gets lower-case names too.
-    const { street, bare, cue } = /\p{Lu}/u.test(text) ? compiled.capitalised : compiled.lower;
+    const { streets, street, bare, cue } = /\p{Lu}/u.test(text) ? compiled.capitalised : compiled.lower;
     const results: RawResult[] = [];
     const push = (start: number, end: number, specificity = STRUCTURED) =>
       results.push({ entity: 'LOCATION', start, end: extend(text, end), score: SCORE, context: [], specificity });
-    for (const m of text.matchAll(street)) {
+    for (const m of options.pruning ? alternationMatches(text, streets) : text.matchAll(street())) {
       const crossing = /^\D/.test(m[0]) ? CROSSING.exec(text.slice(Math.max(0, m.index - 60), m.index)) : null;
       push(crossing ? m.index - crossing[0].length : m.index, m.index + m[0].length);
     }

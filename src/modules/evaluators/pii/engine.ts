@@ -85,6 +85,7 @@ export function detectPii(text: string, options: DetectOptions): Finding[] {
   const shared = new Map<object, unknown>();
   const analyzeOptions: AnalyzeOptions = {
     phoneLeniency: options.phoneLeniency ?? 'VALID',
+    pruning: options.prune !== false,
     nlpEntities: () => (nlpCache ??= extractNlpEntities(text)),
     regionsInText: () => (regionsCache ??= countriesNamedIn(text) as CountryCode[]),
     perText<T>(key: object, compute: () => T): T {

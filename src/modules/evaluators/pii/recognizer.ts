@@ -43,6 +43,11 @@ export const STRUCTURED = 2;
 export interface AnalyzeOptions {
   /** libphonenumber-js leniency; Presidio's default (1) is VALID. */
   phoneLeniency: 'POSSIBLE' | 'VALID';
+  /**
+   * Whether searches may be left out, shortened or split where that provably finds the same
+   * (true unless the caller turns pruning off, which is how tests check that it does).
+   */
+  pruning: boolean;
   /** Named entities of the text, computed on first use and shared by every NLP recognizer. */
   nlpEntities(): readonly NlpEntity[];
   /** Countries the text names ("Cyprus", "Deutschland"), computed on first use. */
