@@ -186,19 +186,50 @@ async function setUp(deps: Deps, baseUrl: string): Promise<void> {
  */
 const HEAP_GROWING_PERCENT = 50;
 
+/** A server as `serve` starts one: its app, listening, and how to stop it (what a SIGTERM does, without exiting). */
+export interface Serving {
+  app: Awaited<ReturnType<typeof import('./app.ts')['buildApp']>>;
+  deps: Deps;
+  /** Stops listening, then closes the database. */
+  close(): Promise<void>;
+}
+
+/**
+ * What `spyglass serve` does before it waits for a signal: open the database (the keys
+ * checked against it, the migrations applied), build the app, the first start's set-up, listen
+ * (HTTP, and OTLP over gRPC unless off). Exported for tests of what a start accepts, which run it
+ * in their own process; `serve` adds the process's part (heap growth, signals, exit code).
+ */
+export async function startServing(config: Config, logger: Logger): Promise<Serving> {
+  const deps = await openDeps(config, logger);
+  try {
+    const [{ buildApp }] = await loadApp();
+    const app = await buildApp(deps);
+    const baseUrl = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
+    await setUp(deps, baseUrl);
+    await app.http.listen({ port: config.port, host: config.host });
+    if (config.otlpGrpcPort !== null) {
+      const grpcPort = await app.otlpGrpc.listen(config.otlpGrpcPort, config.host);
+      logger.info({ port: grpcPort }, 'OTLP over gRPC listening');
+    }
+    return {
+      app,
+      deps,
+      close: async () => {
+        await app.http.close();
+        await deps.db.close();
+      },
+    };
+  } catch (err) {
+    await deps.db.close();
+    throw err;
+  }
+}
+
 async function serve(config: Config): Promise<void> {
   v8.setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
   const logger = createLogger(config.logLevel);
-  const deps = await openDeps(config, logger);
-  const [{ buildApp }] = await loadApp();
-  const app = await buildApp(deps);
-  const baseUrl = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
-  await setUp(deps, baseUrl);
-  await app.http.listen({ port: config.port, host: config.host });
-  if (config.otlpGrpcPort !== null) {
-    const grpcPort = await app.otlpGrpc.listen(config.otlpGrpcPort, config.host);
-    logger.info({ port: grpcPort }, 'OTLP over gRPC listening');
-  }
+  const serving = await startServing(config, logger);
 
   let closing = false;
   const shutdown = async (signal: string) => {
@@ -207,12 +238,11 @@ async function serve(config: Config): Promise<void> {
     logger.info({ signal }, 'shutting down: finishing in-flight requests');
     const force = setTimeout(() => {
       logger.warn('grace period over; closing anyway');
-      void deps.db.close().finally(() => process.exit(1));
+      void serving.deps.db.close().finally(() => process.exit(1));
     }, config.shutdownGraceMs);
     force.unref();
     try {
-      await app.http.close();
-      await deps.db.close();
+      await serving.close();
       logger.info('stopped cleanly');
       process.exit(0);
     } catch (err) {

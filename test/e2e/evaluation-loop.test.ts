@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { databaseKinds, startApp, type TestApp } from '../support/harness.ts';
-import { hasChromium, closeContexts, workerBrowser, signInContext } from '../support/browser.ts';
+import { hasChromium, closeContexts, workerBrowser, signInContext, openInApp } from '../support/browser.ts';
 import { checkBothWidths } from '../support/both-widths.ts';
 import { startFakeServer, type FakeServer, type RecordedRequest, type Reply } from '../evaluators/fake-servers.ts';
 
@@ -131,7 +131,7 @@ describe.runIf(hasChromium).each(databaseKinds)('the evaluation loop in the app 
   });
 
   it('writes a prompt whose variables are named unlike the columns, and a review queue', async () => {
-    await page.goto(project('/prompts'));
+    await openInApp(page, project('/prompts'));
     await page.getByRole('button', { name: 'New prompt' }).click();
     await page.getByRole('textbox', { name: 'Handle', exact: true }).fill('support-answer');
     await page.getByRole('button', { name: 'Create', exact: true }).click();
@@ -146,7 +146,7 @@ describe.runIf(hasChromium).each(databaseKinds)('the evaluation loop in the app 
     await page.getByText('v2 · 2 versions').waitFor();
 
     // A queue is for giving scores: the score reviewers give is defined first, on the same page.
-    await page.goto(project('/queues'));
+    await openInApp(page, project('/queues'));
     const scoreForm = page.getByRole('form', { name: 'New score config' });
     await scoreForm.getByLabel('Name').fill('Better than before');
     await scoreForm.getByLabel('Kind').selectOption('boolean');
@@ -165,7 +165,7 @@ describe.runIf(hasChromium).each(databaseKinds)('the evaluation loop in the app 
   });
 
   it('sets up an experiment, mapping each variable to a column or a constant, previewed on the first row', async () => {
-    await page.goto(project('/experiments'));
+    await openInApp(page, project('/experiments'));
     // The empty state tells of runs set up in the app, not only of the SDK.
     await page.getByText(/Name one under New experiment and set it up/).waitFor();
     await page.getByLabel('New experiment').fill('Support accuracy');
@@ -199,7 +199,7 @@ describe.runIf(hasChromium).each(databaseKinds)('the evaluation loop in the app 
   });
 
   it('runs it with "Run": a named run, verdicts first, rows counted from 1; the run is renamed', async () => {
-    await page.goto(project('/experiments/support-accuracy'));
+    await openInApp(page, project('/experiments/support-accuracy'));
     await page.getByText('No runs yet').waitFor();
     await page.getByRole('button', { name: 'Run', exact: true }).click();
     await page.waitForURL(/runId=/);
@@ -247,7 +247,7 @@ describe.runIf(hasChromium).each(databaseKinds)('the evaluation loop in the app 
   });
 
   it('changes the prompt, runs again, compares the runs by name and sends the regressions to the queue', async () => {
-    await page.goto(project('/prompts'));
+    await openInApp(page, project('/prompts'));
     await page.getByRole('link', { name: /support-answer/ }).first().click();
     await page.getByLabel('System prompt').waitFor();
     await page.getByLabel('System prompt').fill('Answer in a {{tone}} voice, in a full sentence.');
@@ -256,7 +256,7 @@ describe.runIf(hasChromium).each(databaseKinds)('the evaluation loop in the app 
     await page.getByText('v3 · 3 versions').waitFor();
 
     mode = 'sentences';
-    await page.goto(project('/experiments/support-accuracy'));
+    await openInApp(page, project('/experiments/support-accuracy'));
     await page.getByRole('button', { name: 'Run again' }).click();
     await page.waitForURL(/runId=/);
     await page.getByText('completed', { exact: true }).first().waitFor({ timeout: 60_000 });
@@ -264,7 +264,7 @@ describe.runIf(hasChromium).each(databaseKinds)('the evaluation loop in the app 
     await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toMatch(/^support-answer v3 · openai\/gpt-4o-mini · /);
 
     // The runs list: names, not ids.
-    await page.goto(project('/experiments/support-accuracy'));
+    await openInApp(page, project('/experiments/support-accuracy'));
     const runs = page.getByRole('table', { name: 'Runs' });
     await runs.getByRole('link', { name: 'friendly v2' }).waitFor();
     await runs.getByRole('link', { name: /^support-answer v3 · / }).waitFor();
@@ -300,7 +300,7 @@ describe.runIf(hasChromium).each(databaseKinds)('the evaluation loop in the app 
   });
 
   it("adds a run's traces to a queue by picking the experiment and the run by name", async () => {
-    await page.goto(project('/queues'));
+    await openInApp(page, project('/queues'));
     await page.getByRole('button', { name: 'Add items' }).first().click();
     const dialog = page.getByRole('dialog', { name: 'Add to Regressions review' });
     await dialog.getByLabel('From').selectOption('experiment');
@@ -325,14 +325,14 @@ describe.runIf(hasChromium).each(databaseKinds)('the evaluation loop in the app 
       },
     });
     expect(logged.status, JSON.stringify(logged.body)).toBe(200);
-    await page.goto(project('/experiments/sdk-bot'));
+    await openInApp(page, project('/experiments/sdk-bot'));
     await page.getByRole('table', { name: 'Runs' }).waitFor();
     expect(await page.getByRole('link', { name: 'Setup' }).count()).toBe(0);
     expect(await page.getByRole('button', { name: /^Run/ }).count()).toBe(0);
-    await page.goto(project('/experiments/sdk-bot/setup'));
+    await openInApp(page, project('/experiments/sdk-bot/setup'));
     await page.getByText('Logged by an SDK').waitFor();
     expect(await page.getByRole('button', { name: 'Save', exact: true }).count()).toBe(0);
-    await page.goto(project('/experiments'));
+    await openInApp(page, project('/experiments'));
     await page.getByLabel('New experiment').fill('SDK bot');
     await page.getByText('SDK bot is logged by an SDK; choose another name').waitFor();
     expect(await page.getByRole('button', { name: 'Set it up' }).isDisabled()).toBe(true);

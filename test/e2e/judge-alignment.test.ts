@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
 import { startFakeServer, toolCallReply, type FakeServer, type RecordedRequest } from '../evaluators/fake-servers.ts';
-import { hasChromium, closeContexts, workerBrowser, saveScreenshot, SCREENSHOT_DIR, openSignedIn } from '../support/browser.ts';
+import { hasChromium, closeContexts, workerBrowser, saveScreenshot, SCREENSHOT_DIR, openSignedIn, openInApp } from '../support/browser.ts';
 import { checkBothWidths } from '../support/both-widths.ts';
 
 /**
@@ -149,10 +149,10 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('judge alignment in a real br
   });
 
   it("the judge's trust on the monitor and on the run comparison, linked to its alignment", async () => {
-    await page.goto(url(`/p/${projectId}/monitors/${monitorId}`));
+    await openInApp(page, url(`/p/${projectId}/monitors/${monitorId}`));
     const badge = page.getByTestId('judge-trust');
     await checkPage('judge-trust-monitor', () => badge.getByText('judge not trusted').waitFor());
-    await page.goto(url(`/p/${projectId}/experiments/judged/compare?runs=base,next&baseline=base`));
+    await openInApp(page, url(`/p/${projectId}/experiments/judged/compare?runs=base,next&baseline=base`));
     const list = page.getByRole('region', { name: 'Can the judges be trusted?' });
     await checkPage('judge-trust-compare', () => list.getByText('judge not trusted').waitFor());
     await list.getByRole('link', { name: 'Alignment' }).click();
@@ -162,7 +162,7 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('judge alignment in a real br
   });
 
   it("the judge's trust on the experiment's page and on an alert rule that requires a trusted judge", async () => {
-    await page.goto(url(`/p/${projectId}/experiments/judged?runId=next`));
+    await openInApp(page, url(`/p/${projectId}/experiments/judged?runId=next`));
     const list = page.getByRole('region', { name: 'Can the judges be trusted?' });
     await checkPage('judge-trust-experiment', () => list.getByText('judge not trusted').waitFor());
     const rule = await web.request('POST', '/api/alerts/rules', {
@@ -170,7 +170,7 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('judge alignment in a real br
       body: { name: 'Exact answers pass less', metric: { kind: 'evaluator_pass_rate', evaluator: 'langevals/exact_match', requireTrusted: true }, windowMinutes: 60, condition: { kind: 'threshold', operator: 'below', value: 0.8 } },
     });
     expect(rule.status, rule.text).toBe(200);
-    await page.goto(url(`/p/${projectId}/alerts/${rule.body.id}`));
+    await openInApp(page, url(`/p/${projectId}/alerts/${rule.body.id}`));
     const trust = page.getByTestId('rule-judge-trust');
     await checkPage('judge-trust-alert-rule', () => trust.getByText('judge not trusted').waitFor());
     expect(await page.getByTestId('rule-requires-trusted').textContent()).toMatch(/^Requires a trusted judge: held back \(kappa's 95 % lower bound is 0\.\d\d on 60 labels; the bar is 0\.6\)\.$/);
@@ -199,7 +199,7 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('judge alignment in a real br
         targets: [{ id: 'agent', type: 'http', url: `http://127.0.0.1:${(agent.address() as AddressInfo).port}/` }],
         evaluators: [{ id: 'exact', evaluator: 'langevals/exact_match', mapping: { output: 'target.output', expected_output: 'dataset.expected' } }],
       });
-      await page.goto(url(`/p/${projectId}/experiments/served`));
+      await openInApp(page, url(`/p/${projectId}/experiments/served`));
       await page.getByRole('button', { name: 'Run', exact: true }).click();
       await page.waitForURL(/runId=/);
       await page.getByText('completed', { exact: true }).first().waitFor({ timeout: 60_000 });
@@ -251,7 +251,7 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('judge alignment in a real br
     }
     await call('PATCH', '/api/custom-evaluators/polite', { prompt: 'Question: {{input}}\nAnswer: {{output}}\nPolite or thankful?' });
 
-    await page.goto(url(`/p/${projectId}/evaluators/alignment?evaluator=custom%2Fpolite&version=1&config=${polite}`));
+    await openInApp(page, url(`/p/${projectId}/evaluators/alignment?evaluator=custom%2Fpolite&version=1&config=${polite}`));
     await page.getByTestId('trust-state').waitFor();
 
     // Self-consistency: out of range is named at its field; then each trace judged 3 times, the one it wavers on listed.

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
-import { hasChromium, closeContexts, workerBrowser, signInContext } from '../support/browser.ts';
+import { hasChromium, closeContexts, workerBrowser, signInContext, openInApp } from '../support/browser.ts';
 import { sections } from '../support/sections.ts';
 import { expectSaidAt } from '../support/field-errors.ts';
 import { checkBothWidths } from '../support/both-widths.ts';
@@ -144,7 +144,7 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('review queues in a real brow
   });
 
   it("the scores show on the trace's annotations", async () => {
-    await page.goto(url(`/p/${projectId}/traces/${ids[2]}`));
+    await openInApp(page, url(`/p/${projectId}/traces/${ids[2]}`));
     await page.getByRole('tab', { name: 'Annotations' }).click();
     const scores = page.getByTestId('annotation-scores');
     await scores.first().waitFor();

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
-import { hasChromium, closeContexts, workerBrowser, openSignedIn } from '../support/browser.ts';
+import { hasChromium, closeContexts, workerBrowser, openSignedIn, openInApp } from '../support/browser.ts';
 import { checkBothWidths } from '../support/both-widths.ts';
 import { agentTrace } from '../support/sample-traces.ts';
 
@@ -116,7 +116,7 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('review scores in lists, char
   });
 
   it('analytics: the review scores charted per config', async () => {
-    await page.goto(url(`/p/${projectId}/analytics`));
+    await openInApp(page, url(`/p/${projectId}/analytics`));
     // The default dashboard: a mean per numeric config, the scores given per config (2 each).
     const means = page.getByRole('figure', { name: 'Review scores (mean): 1 series' });
     const given = page.getByRole('figure', { name: 'Review scores given: 4' });
@@ -132,7 +132,7 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('review scores in lists, char
   }, 120_000);
 
   it("an experiment run's rows show their traces' scores", async () => {
-    await page.goto(url(`/p/${projectId}/experiments/reviewed-run?runId=run-1`));
+    await openInApp(page, url(`/p/${projectId}/experiments/reviewed-run?runId=run-1`));
     const cells = page.getByTestId('row-scores');
     await checkPage('review-scores-run', () => cells.first().waitFor());
     await expect.poll(() => cells.allTextContents()).toEqual(['Quality: 2Tone: rude', 'Quality: 5Tone: friendly', '–']);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
-import { hasChromium, closeContexts, workerBrowser, openSignedIn } from '../support/browser.ts';
+import { hasChromium, closeContexts, workerBrowser, openSignedIn, openInApp } from '../support/browser.ts';
 import { checkBothWidths } from '../support/both-widths.ts';
 import { startFakeServer, type FakeServer } from '../evaluators/fake-servers.ts';
 import { scriptedModel, startAgent, type LoopbackAgent } from '../simulations/loopback-agent.ts';
@@ -118,7 +118,7 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('simulations in a real browse
   });
 
   it('a running run shows new messages and its verdict without a reload', async () => {
-    await page.goto(url(`/p/${projectId}/simulations/runs/run-running`));
+    await openInApp(page, url(`/p/${projectId}/simulations/runs/run-running`));
     const messages = page.getByTestId('simulation-messages').locator('li');
     await expect.poll(() => messages.count()).toBe(1);
     await post({ type: 'SCENARIO_MESSAGE_SNAPSHOT', timestamp: T0 + 2_000, ...ids('running'), messages: said('Can I change my delivery address?', 'Yes: tell me the new one.') });
@@ -134,7 +134,7 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('simulations in a real browse
   });
 
   it('defines scenarios in the app: a refused field is shown next to it, headers come back masked; edits and deletes them', async () => {
-    await page.goto(url(`/p/${projectId}/simulations`));
+    await openInApp(page, url(`/p/${projectId}/simulations`));
     await page.getByRole('link', { name: 'Scenarios' }).click();
     await page.getByRole('button', { name: 'New scenario' }).click();
     const form = page.getByRole('form', { name: 'New scenario' });
@@ -195,7 +195,7 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('simulations in a real browse
   it('runs the set from its button twice (two agent versions) and compares the batches', async () => {
     const set = page.locator('[data-scenario-set="refunds"]');
     const runSet = async (label: string) => {
-      await page.goto(url(`/p/${projectId}/simulations/scenarios`));
+      await openInApp(page, url(`/p/${projectId}/simulations/scenarios`));
       await set.getByLabel('Agent version').fill(label);
       await set.getByRole('button', { name: 'Run set refunds' }).click();
       // The batch's page, live until both runs end.
@@ -212,7 +212,7 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('simulations in a real browse
     const second = await runSet('v2');
     expect(second.every((t) => t.includes('passed'))).toBe(true);
 
-    await page.goto(url(`/p/${projectId}/simulations?set=refunds`));
+    await openInApp(page, url(`/p/${projectId}/simulations?set=refunds`));
     await page.getByRole('link', { name: 'Compare batches' }).click();
     const verdict = page.getByTestId('sim-verdict');
     await checkPage('simulation-compare', () => verdict.waitFor());

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
-import { hasChromium, closeContexts, workerBrowser, signInContext } from '../support/browser.ts';
+import { hasChromium, closeContexts, workerBrowser, signInContext, openInApp } from '../support/browser.ts';
 import { MONITOR_FILTER_KEYS, TRACE_FILTER_KEYS, TRACE_FILTERS, toSearchFilters, type TraceFilterKey } from '../../src/ui/lib/trace-filters.ts';
 
 /**
@@ -84,7 +84,7 @@ describe.runIf(hasChromium)('the table of trace filters drives the list', () => 
 
   it('the monitor form edits the filters a monitor keeps, thread among them', async () => {
     expect(MONITOR_FILTER_KEYS).toEqual(['user', 'thread', 'customer', 'labels', 'model', 'type', 'error', 'meta']);
-    await page.goto(`${web.baseUrl}/p/${web.creds.project.id}/monitors/new`);
+    await openInApp(page, `${web.baseUrl}/p/${web.creds.project.id}/monitors/new`);
     for (const key of MONITOR_FILTER_KEYS) await page.locator(`[data-filter="${key}"]`).waitFor();
     await page.getByLabel('Thread id').fill('th-9');
     expect(await page.getByLabel('Thread id').inputValue()).toBe('th-9');

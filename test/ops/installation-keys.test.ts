@@ -8,7 +8,8 @@ import { openDatabase } from '../../src/db/index.ts';
 import { parseKeySpecs } from '../../src/platform/crypto.ts';
 import { tokenHashVerifier } from '../../src/ops/key-check.ts';
 import { copyTemplateDatabase, databaseKinds, request, type DatabaseKind } from '../support/harness.ts';
-import { runCliInProcess, startServer, useTmpDirs, type Running } from '../support/server-process.ts';
+import { runCliInProcess, useTmpDirs } from '../support/server-process.ts';
+import { serveInProcess } from '../support/serve-in-process.ts';
 
 /**
  * The installation's keys against the data, as an operator meets them: a start with keys
@@ -21,7 +22,8 @@ const tmpDir = useTmpDirs();
 /**
  * The CLI in this process (runCliInProcess): the commands and the starts refused before anything
  * is written answer here as they would in a process of their own, without loading one (about 2 s
- * of CPU each). The starts that succeed run as processes (startServer): they keep serving.
+ * of CPU each). The starts that succeed are `serve`'s start in this process too (serveInProcess),
+ * stopped as a SIGTERM stops it: what a start accepts is the subject here, not the process.
  */
 async function run(args: string[], env: Record<string, string>, ms = 120_000): Promise<{ code: number | null; out: string }> {
   const { code, out } = await runCliInProcess(args, { LOG_LEVEL: 'warn', PORT: '0', SPYGLASS_OTLP_GRPC_PORT: 'off', ...env }, { timeoutMs: ms });
@@ -30,9 +32,8 @@ async function run(args: string[], env: Record<string, string>, ms = 120_000): P
   return { code, out };
 }
 
-async function stop(srv: Running): Promise<void> {
-  srv.child.kill('SIGTERM');
-  expect(await srv.exited).toBe(0);
+async function stop(srv: { stop(): Promise<void> }): Promise<void> {
+  await srv.stop();
 }
 
 interface Installation {
@@ -52,7 +53,7 @@ async function install(kind: DatabaseKind): Promise<Installation> {
   const dataDir = tmpDir();
   const copy = kind === 'postgres' ? await copyTemplateDatabase() : null;
   const env: Record<string, string> = { SPYGLASS_DATA_DIR: dataDir, SPYGLASS_WEBHOOK_ALLOW_PRIVATE: '1', SPYGLASS_WEBHOOK_POLL_MS: '0', ...(copy ? { DATABASE_URL: copy.url } : {}) };
-  const srv = await startServer(env);
+  const srv = await serveInProcess(env);
   const creds = JSON.parse(fs.readFileSync(path.join(dataDir, 'initial-credentials.json'), 'utf8'));
   const project = { authToken: creds.projectApiKey as string };
   expect((await request(srv.baseUrl, 'PUT', '/api/agent-cache/STATE', { ...project, body: { value: 'sealed state', ttl_seconds: 86400 } })).status).toBe(200);
@@ -130,7 +131,7 @@ async function snapshot(inst: Installation, more: string[] = []) {
   };
 }
 
-async function cacheValue(srv: Running, inst: Installation) {
+async function cacheValue(srv: { baseUrl: string }, inst: Installation) {
   return request(srv.baseUrl, 'GET', '/api/agent-cache/STATE', { authToken: inst.projectKey });
 }
 
@@ -157,7 +158,7 @@ describe.each(databaseKinds)('installation keys (%s)', { timeout: 600_000 }, (ki
     expect((await inst.query<{ name: string }>(`SELECT name FROM schema_migrations`)).map((r) => r.name)).not.toContain('0017_installation_keys.sql');
     expect(readKey(inst, 'token-hash.key')).toBe(oldForm);
 
-    const srv = await startServer(inst.env);
+    const srv = await serveInProcess(inst.env);
     expect((await request(srv.baseUrl, 'GET', '/api/projects', { token: inst.adminKey })).status).toBe(200);
     await stop(srv);
     expect(readKey(inst, 'token-hash.key')).toBe(text);
@@ -205,7 +206,7 @@ describe.each(databaseKinds)('installation keys (%s)', { timeout: 600_000 }, (ki
     if (kind === 'postgres') env.SPYGLASS_DATA_DIR = tmpDir();
     else fs.renameSync(keyFile(inst, 'token-hash.key'), keyFile(inst, 'token-hash.key.aside'));
     try {
-      const srv = await startServer(env);
+      const srv = await serveInProcess(env);
       expect((await request(srv.baseUrl, 'GET', '/api/projects', { token: inst.adminKey })).status).toBe(200);
       expect((await cacheValue(srv, inst)).body.value).toBe('sealed state');
       await stop(srv);
@@ -265,7 +266,7 @@ describe.each(databaseKinds)('installation keys (%s)', { timeout: 600_000 }, (ki
     expect(agent.key_id).toBe(newId);
     expect(agent.doc).not.toContain('scenario-secret-4321');
 
-    const srv = await startServer(inst.env);
+    const srv = await serveInProcess(inst.env);
     expect((await cacheValue(srv, inst)).body.value).toBe('sealed state');
     // The provider's key opens under the new key: the test call gets as far as the network.
     const providerId = provider.id;
@@ -307,7 +308,7 @@ describe.each(databaseKinds)('installation keys (%s)', { timeout: 600_000 }, (ki
     expect(replaced.out).toContain(`Revoked ${live} API keys`);
     expect(fs.existsSync(keyFile(inst, 'token-hash.key.new'))).toBe(false);
 
-    const srv = await startServer(inst.env);
+    const srv = await serveInProcess(inst.env);
     expect((await request(srv.baseUrl, 'GET', '/api/projects', { token: inst.adminKey })).status).toBe(401);
     expect((await request(srv.baseUrl, 'GET', '/api/projects', { token: newAdmin })).status).toBe(200);
     await stop(srv);
