@@ -122,7 +122,7 @@ const boundaries = {
 
 export default tseslint.config(
   // src/ui/api/openapi.gen.ts is openapi-typescript's output (`npm run generate`), not ours to lint.
-  { ignores: ['dist/', 'node_modules/', 'coverage/', 'bench/results/', '**/*.mjs', '**/*.cjs', 'src/ui/api/openapi.gen.ts'] },
+  { ignores: ['dist/', 'node_modules/', 'coverage/', 'bench/results/', 'bench/.before/', '**/*.mjs', '**/*.cjs', 'src/ui/api/openapi.gen.ts'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
