@@ -8,28 +8,13 @@
  *
  *   node --import tsx bench/pii-detect-compare.ts <commit> [runs, default 7]
  */
-import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
 import { createRequire } from 'node:module';
-import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as current from '../src/modules/evaluators/pii/index.ts';
 import { median } from './lib.ts';
+import { alternatedCpu, importBefore, type Engine } from './pii-before.ts';
 import { privateText2kb } from './privacy.ts';
 
-type Engine = Pick<typeof current, 'detectPii'>;
-const here = path.dirname(fileURLToPath(import.meta.url));
-const MODULE = 'src/modules/evaluators/pii/index.ts';
-
-async function before(ref: string): Promise<Engine> {
-  const dir = path.join(here, '.before', `detect-${ref.slice(0, 12)}`);
-  if (!fs.existsSync(path.join(dir, MODULE))) {
-    fs.mkdirSync(dir, { recursive: true });
-    const archive = execFileSync('git', ['archive', ref, 'src/modules/evaluators/pii'], { cwd: path.resolve(here, '..'), maxBuffer: 64 << 20 });
-    execFileSync('tar', ['-x', '-C', dir], { input: archive });
-  }
-  return (await import(pathToFileURL(path.join(dir, MODULE)).href)) as Engine;
-}
+const before = (ref: string) => importBefore<Engine>(ref, 'index.ts');
 
 const NLP: readonly current.EntityType[] = ['PERSON', 'LOCATION', 'NRP'];
 const PARTS: Record<string, readonly current.EntityType[]> = {
@@ -38,11 +23,6 @@ const PARTS: Record<string, readonly current.EntityType[]> = {
   PHONE_NUMBER: ['PHONE_NUMBER'],
   'all but PERSON, LOCATION, NRP': current.ENTITY_TYPES.filter((t) => !NLP.includes(t)),
 };
-
-function cpuMicros(): number {
-  const u = process.cpuUsage();
-  return u.user + u.system;
-}
 
 /** libphonenumber matchers made and global regular expressions run over a whole text (from its start), per text. */
 function counts(engine: Engine, texts: readonly string[]): { matchers: number; scans: number } {
@@ -75,27 +55,8 @@ async function main(): Promise<void> {
   const runs = Number(process.argv[3] ?? '7');
   const old = await before(ref);
   const texts = Array.from({ length: 200 }, (_, n) => privateText2kb(n + 1_000_000));
-  for (const [label, entities] of Object.entries(PARTS)) {
-    const options = { entities, minThreshold: 0.5 };
-    for (const t of texts) {
-      if (JSON.stringify(old.detectPii(t, options)) !== JSON.stringify(current.detectPii(t, options))) throw new Error(`findings differ (${label}): ${t}`);
-    }
-    for (let k = 0; k < 2; k++) {
-      for (const t of texts) {
-        old.detectPii(t, options);
-        current.detectPii(t, options);
-      }
-    }
-    const times: Record<'before' | 'after', number[]> = { before: [], after: [] };
-    for (let r = 0; r < runs; r++) {
-      const order = r % 2 === 0 ? (['before', 'after'] as const) : (['after', 'before'] as const);
-      for (const which of order) {
-        const engine = which === 'before' ? old : current;
-        const start = cpuMicros();
-        for (const t of texts) engine.detectPii(t, options);
-        times[which].push((cpuMicros() - start) / 1000 / texts.length);
-      }
-    }
+  for (const [label, us] of Object.entries(alternatedCpu(old, current, PARTS, texts, runs))) {
+    const times = { before: us.before.map((x) => x / 1000), after: us.after.map((x) => x / 1000) };
     const [b, a] = [median(times.before), median(times.after)];
     const list = (xs: number[]) => xs.map((x) => x.toFixed(2)).join(', ');
     console.log(`${label.padEnd(30)} before ${b.toFixed(2)} ms (${list(times.before)})  after ${a.toFixed(2)} ms (${list(times.after)})  after / before ${(a / b).toFixed(2)}`);

@@ -8,34 +8,17 @@
  *
  *   node --import tsx bench/pii-detect-types.ts <commit> [runs, default 9]
  */
-import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as current from '../src/modules/evaluators/pii/index.ts';
 import { ALL_RECOGNIZERS } from '../src/modules/evaluators/pii/engine.ts';
 import type { AnalyzeOptions } from '../src/modules/evaluators/pii/recognizer.ts';
 import { median } from './lib.ts';
+import { cpuMicros, importBefore } from './pii-before.ts';
 import { privateText2kb } from './privacy.ts';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const PII = 'src/modules/evaluators/pii';
-
 async function before(ref: string): Promise<{ detect: typeof current; recognizers: typeof ALL_RECOGNIZERS }> {
-  const dir = path.join(here, '.before', `detect-${ref.slice(0, 12)}`);
-  if (!fs.existsSync(path.join(dir, PII, 'index.ts'))) {
-    fs.mkdirSync(dir, { recursive: true });
-    const archive = execFileSync('git', ['archive', ref, PII], { cwd: path.resolve(here, '..'), maxBuffer: 64 << 20 });
-    execFileSync('tar', ['-x', '-C', dir], { input: archive });
-  }
-  const detect = (await import(pathToFileURL(path.join(dir, PII, 'index.ts')).href)) as typeof current;
-  const engine = (await import(pathToFileURL(path.join(dir, PII, 'engine.ts')).href)) as { ALL_RECOGNIZERS: typeof ALL_RECOGNIZERS };
+  const detect = await importBefore<typeof current>(ref, 'index.ts');
+  const engine = await importBefore<{ ALL_RECOGNIZERS: typeof ALL_RECOGNIZERS }>(ref, 'engine.ts');
   return { detect, recognizers: engine.ALL_RECOGNIZERS };
-}
-
-function cpuMicros(): number {
-  const u = process.cpuUsage();
-  return u.user + u.system;
 }
 
 async function main(): Promise<void> {
