@@ -141,6 +141,22 @@ function phoneLib() {
   return loaded;
 }
 /**
+ * A fact derived from a region's numbering plan (the metadata given, that plan selected),
+ * worked out on the region's first use and kept: the plans do not change while the process runs.
+ */
+function perRegion<T>(derive: (plan: NumberingPlan | undefined, metadata: MetadataAccess) => T): (region: CountryCode) => T {
+  const known = new Map<CountryCode, T>();
+  return (region) => {
+    if (known.has(region)) return known.get(region)!;
+    const { metadata } = phoneLib();
+    metadata.selectNumberingPlan(region);
+    const value = derive(metadata.numberingPlan, metadata);
+    known.set(region, value);
+    return value;
+  };
+}
+
+/**
  * libphonenumber's findPhoneNumbersInText without its wrapper: the matcher it makes, given the
  * same options, iterated as it iterates it (the wrapper's argument handling and option
  * copying cost about a tenth of a call; the matches are the same).
@@ -196,29 +212,19 @@ interface PrefixRule {
   prefix: string;
   formats: Array<{ leading: RegExp | null; pattern: RegExp; mandatory: boolean }>;
 }
-const prefixRules = new Map<CountryCode, PrefixRule | null>();
-function prefixRule(country: CountryCode): PrefixRule | null {
-  let rule = prefixRules.get(country);
-  if (rule !== undefined) return rule;
-  const { metadata } = phoneLib();
-  metadata.selectNumberingPlan(country);
-  const plan = metadata.numberingPlan;
-  rule = null;
+const prefixRule = perRegion((plan): PrefixRule | null => {
   const prefix = plan?.nationalPrefix();
-  if (plan && prefix) {
-    const formats = plan.formats().map((f) => {
-      const leading = f.leadingDigitsPatterns();
-      return {
-        leading: leading.length > 0 ? new RegExp(leading[leading.length - 1]) : null,
-        pattern: new RegExp(`^(?:${f.pattern()})$`),
-        mandatory: f.usesNationalPrefix() && !f.nationalPrefixIsOptionalWhenFormattingInNationalFormat(),
-      };
-    });
-    if (formats.some((f) => f.mandatory)) rule = { prefix, formats };
-  }
-  prefixRules.set(country, rule);
-  return rule;
-}
+  if (!plan || !prefix) return null;
+  const formats = plan.formats().map((f) => {
+    const leading = f.leadingDigitsPatterns();
+    return {
+      leading: leading.length > 0 ? new RegExp(leading[leading.length - 1]) : null,
+      pattern: new RegExp(`^(?:${f.pattern()})$`),
+      mandatory: f.usesNationalPrefix() && !f.nationalPrefixIsOptionalWhenFormattingInNationalFormat(),
+    };
+  });
+  return formats.some((f) => f.mandatory) ? { prefix, formats } : null;
+});
 
 /**
  * python-phonenumbers' VALID leniency also demands the national prefix where the country
@@ -242,19 +248,12 @@ function nationalPrefixPresentIfRequired(number: PhoneNumber, raw: string): bool
   return rawDigits.startsWith(rule.prefix);
 }
 
-const shortestNumber = new Map<CountryCode, number>();
 /** The fewest digits a national number of the region has (its metadata's possible lengths). */
-function shortestNational(region: CountryCode): number {
-  let n = shortestNumber.get(region);
-  if (n === undefined) {
-    const { metadata } = phoneLib();
-    metadata.selectNumberingPlan(region);
-    const lengths = metadata.numberingPlan?.possibleLengths();
-    n = lengths && lengths.length > 0 ? Math.min(...lengths) : 0;
-    shortestNumber.set(region, n);
-  }
-  return n;
-}
+const shortestNational = perRegion((plan) => {
+  const lengths = plan?.possibleLengths();
+  return lengths && lengths.length > 0 ? Math.min(...lengths) : 0;
+});
+
 /**
  * A number dialled with an international prefix has at least 9 digits ("00" + "683" + 4 for
  * Niue's shortest); a window with fewer digits than that and than the region's shortest
@@ -275,36 +274,22 @@ interface NationalNumbers {
   valid: RegExp;
   idd: RegExp | null;
 }
-const nationalNumbersByRegion = new Map<CountryCode, NationalNumbers | null>();
-function nationalNumbers(region: CountryCode): NationalNumbers | null {
-  let known = nationalNumbersByRegion.get(region);
-  if (known !== undefined) return known;
-  const { metadata } = phoneLib();
-  metadata.selectNumberingPlan(region);
-  const plan = metadata.numberingPlan;
-  known = null;
-  if (plan && !plan.nationalPrefixTransformRule()) {
-    const idd = plan.IDDPrefix();
-    const lengths = new Set<number>();
-    const patterns: string[] = [];
-    let complete = true;
-    for (const country of metadata.metadata.country_calling_codes[plan.callingCode()] ?? []) {
-      metadata.selectNumberingPlan(country);
-      const possible = metadata.numberingPlan?.possibleLengths();
-      const pattern = metadata.numberingPlan?.nationalNumberPattern();
-      if (!possible || !pattern) complete = false;
-      else {
-        for (const n of possible) lengths.add(n);
-        patterns.push(`(?:${pattern})`);
-      }
-    }
-    if (complete && patterns.length > 0) {
-      known = { lengths: [...lengths], valid: new RegExp(`^(?:${patterns.join('|')})$`), idd: idd ? new RegExp(`(?:${idd})`) : null };
-    }
+const nationalNumbers = perRegion((plan, metadata): NationalNumbers | null => {
+  if (!plan || plan.nationalPrefixTransformRule()) return null;
+  const idd = plan.IDDPrefix();
+  const lengths = new Set<number>();
+  const patterns: string[] = [];
+  for (const country of metadata.metadata.country_calling_codes[plan.callingCode()] ?? []) {
+    metadata.selectNumberingPlan(country);
+    const possible = metadata.numberingPlan?.possibleLengths();
+    const pattern = metadata.numberingPlan?.nationalNumberPattern();
+    if (!possible || !pattern) return null;
+    for (const n of possible) lengths.add(n);
+    patterns.push(`(?:${pattern})`);
   }
-  nationalNumbersByRegion.set(region, known);
-  return known;
-}
+  if (patterns.length === 0) return null;
+  return { lengths: [...lengths], valid: new RegExp(`^(?:${patterns.join('|')})$`), idd: idd ? new RegExp(`(?:${idd})`) : null };
+});
 
 /**
  * Whether libphonenumber, scanning the window with this default region at leniency VALID,
