@@ -1,33 +1,18 @@
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appDatabaseKinds, startApp, type DatabaseKind, type TestApp } from '../support/harness.ts';
+import { otlpJsonRequest, stringAttributes } from '../support/otlp-json.ts';
 
 const T0 = Date.now() - 3_600_000;
 const LIMIT = 4096;
 
 /** An OTLP/JSON request of one span with the given attributes. */
 const otlpSpan = (traceId: string, spanId: string, attributes: Record<string, string>) =>
-  JSON.stringify({
-    resourceSpans: [
-      {
-        resource: { attributes: [{ key: 'service.name', value: { stringValue: 'limits' } }] },
-        scopeSpans: [
-          {
-            spans: [
-              {
-                traceId,
-                spanId,
-                name: 'big',
-                startTimeUnixNano: String(T0 * 1e6),
-                endTimeUnixNano: String((T0 + 5) * 1e6),
-                attributes: Object.entries(attributes).map(([key, stringValue]) => ({ key, value: { stringValue } })),
-              },
-            ],
-          },
-        ],
-      },
-    ],
-  });
+  JSON.stringify(
+    otlpJsonRequest('limits', [
+      { traceId, spanId, name: 'big', startTimeUnixNano: String(T0 * 1e6), endTimeUnixNano: String((T0 + 5) * 1e6), attributes: stringAttributes(attributes) },
+    ]),
+  );
 
 const postGzip = (t: TestApp, body: string | Buffer) =>
   t.request('POST', '/v1/traces', {
