@@ -58,25 +58,6 @@ export function cardIssuer(digits: string): string | null {
   return null;
 }
 
-export function isCardNumber(digits: string): boolean {
-  return digits.length >= MIN_LENGTH && digits.length <= MAX_LENGTH && cardIssuer(digits) !== null && luhnValid([...digits].map(Number));
-}
-
-/** Luhn over a string of ASCII digits, as luhnValid over its digits, without making an array. */
-function luhnDigits(digits: string): boolean {
-  if (digits.length === 0) return false;
-  let sum = 0;
-  for (let i = digits.length - 1, odd = false; i >= 0; i--, odd = !odd) {
-    let d = digits.charCodeAt(i) - 48;
-    if (odd) {
-      d *= 2;
-      if (d > 9) d -= 9;
-    }
-    sum += d;
-  }
-  return sum % 10 === 0;
-}
-
 /**
  * Presidio's shape (13 to 19 digits starting 3 to 6) passing Luhn but in no published
  * issuer range: Presidio's weak pattern score, so only a context word ("card") reports it.
@@ -117,7 +98,7 @@ export const creditCard: Recognizer = {
         for (let j = i; j < groups.length && digits.length + groups[j].digits.length <= MAX_LENGTH; j++) {
           digits += groups[j].digits;
           // Both kinds need Luhn, which most digit strings fail: asked first, and once.
-          if (digits.length < MIN_LENGTH || !luhnDigits(digits)) continue;
+          if (digits.length < MIN_LENGTH || !luhnValid(digits)) continue;
           if (cardIssuer(digits) !== null) best = j;
           else if (UNKNOWN_ISSUER.test(digits)) weak = j;
         }

@@ -21,19 +21,24 @@ export function isAllDigits(value: string): boolean {
   return value.length > 0 && /^[0-9]+$/.test(value);
 }
 
-/** Luhn (mod 10) over all digits, check digit last. */
-export function luhnValid(digits: readonly number[]): boolean {
-  if (digits.length === 0) return false;
+/**
+ * Luhn (mod 10) over the ASCII digits of a value, check digit last, everything else ignored
+ * (a card's spaces, an id's dashes). Read from the string itself: card candidates are many and
+ * most fail, so no array of digits is made per candidate.
+ */
+export function luhnValid(value: string): boolean {
   let sum = 0;
-  for (let i = digits.length - 1, k = 0; i >= 0; i--, k++) {
-    let d = digits[i];
-    if (k % 2 === 1) {
+  let k = 0;
+  for (let i = value.length - 1; i >= 0; i--) {
+    let d = value.charCodeAt(i) - 48;
+    if (d < 0 || d > 9) continue;
+    if (k++ % 2 === 1) {
       d *= 2;
       if (d > 9) d -= 9;
     }
     sum += d;
   }
-  return sum % 10 === 0;
+  return k > 0 && sum % 10 === 0;
 }
 
 const VERHOEFF_D = [

@@ -154,7 +154,7 @@ export const fiPersonalIdentityCode = patternRecognizer({
 
 /** Luhn over 10 digits, as both Swedish numbers use it. */
 function swedishLuhn(ten: string): boolean {
-  return luhnValid(digitsOf(ten));
+  return luhnValid(ten);
 }
 
 export const sePersonnummer = patternRecognizer({

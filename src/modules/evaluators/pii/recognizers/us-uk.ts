@@ -119,7 +119,7 @@ export const usNpi = patternRecognizer({
   ],
   context: ['npi', 'national provider', 'provider', 'npi number', 'provider id', 'provider identifier', 'taxonomy'],
   // Luhn over the number prefixed with 80840, per CMS.
-  validate: (m) => luhnValid(digitsOf('80840' + m)),
+  validate: (m) => luhnValid('80840' + m),
   invalidate(m) {
     const body = digitsOf(m).slice(0, -1);
     return body.every((d) => d === body[0]);

@@ -338,7 +338,7 @@ export const caSin = patternRecognizer({
     { name: 'SIN (medium)', regex: /\b[1-79]\d{2}([- ])\d{3}\1\d{3}\b/, score: 0.5 },
   ],
   context: ['sin', 'sin number', 'social insurance', 'social insurance number', 'canada', 'nas', 'numéro nas', "numéro d'assurance sociale", 'assurance sociale'],
-  invalidate: (m) => !luhnValid(digitsOf(m)),
+  invalidate: (m) => !luhnValid(m),
 });
 
 export const trNationalId = patternRecognizer({
@@ -454,7 +454,7 @@ export const zaIdNumber = patternRecognizer({
     const day = Number(m.slice(4, 6));
     if (!isValidDate(year, month, day)) return false;
     if (new Date(Date.UTC(year, month - 1, day)) > now) return false;
-    return luhnValid(digitsOf(m));
+    return luhnValid(m);
   },
 });
 
