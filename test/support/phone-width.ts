@@ -48,12 +48,18 @@ const WIDER_THAN_SCREEN = `(() => {
   return problems.slice(0, 15);
 })()`;
 
+/** A Mantine notification (a toast) on screen. */
+const NOTIFICATION = '.mantine-Notifications-notification';
+
 /**
  * Buttons, links and other controls of the page that cannot be brought into view: after
  * scrolling each one into view (as a finger would), its centre must be on screen and the
  * topmost element there must be it (or its label).
  */
 export async function unreachableActions(page: Page, scope = 'body'): Promise<string[]> {
+  // A notification of an earlier step (they close after 4 s) may sit over the actions for now:
+  // the rule is about the page's layout, so the check waits it out.
+  await page.locator(NOTIFICATION).first().waitFor({ state: 'detached', timeout: 15_000 });
   const problems = await page.evaluate<string[]>(`(${UNREACHABLE_ACTIONS})(${JSON.stringify(scope)})`);
   await page.evaluate('window.scrollTo(0, 0)');
   return problems;
