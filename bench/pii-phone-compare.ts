@@ -8,10 +8,9 @@
  *
  *   node --import tsx bench/pii-phone-compare.ts <commit> [runs, default 31]
  */
-import { createRequire } from 'node:module';
 import * as current from '../src/modules/evaluators/pii/index.ts';
 import { median } from './lib.ts';
-import { alternatedCpu, importBefore, type Engine } from './pii-before.ts';
+import { alternatedCpu, importBefore, phoneSearches, type Engine } from './pii-before.ts';
 import { privateText2kb } from './privacy.ts';
 
 const before = (ref: string) => importBefore<Engine>(ref, 'index.ts');
@@ -21,25 +20,6 @@ const PARTS: Record<string, readonly current.EntityType[]> = {
   PH_MOBILE_NUMBER: ['PH_MOBILE_NUMBER'],
   'both phone recognizers': ['PHONE_NUMBER', 'PH_MOBILE_NUMBER'],
 };
-
-/** Searches by libphonenumber's matchers per text (every entity type): made anew or reused, a search starts at 0. */
-function searches(engine: Engine, texts: readonly string[]): number {
-  const core = createRequire(import.meta.url)('libphonenumber-js/core') as { PhoneNumberMatcher: { prototype: { find(index: number): unknown } } };
-  const proto = core.PhoneNumberMatcher.prototype;
-  // eslint-disable-next-line @typescript-eslint/unbound-method -- put back as it was, below
-  const find = proto.find;
-  let n = 0;
-  proto.find = function (this: unknown, index: number) {
-    if (index === 0) n++;
-    return find.call(this, index);
-  };
-  try {
-    for (const t of texts) engine.detectPii(t, { entities: current.ENTITY_TYPES, minThreshold: 0.5 });
-  } finally {
-    proto.find = find;
-  }
-  return n / texts.length;
-}
 
 async function main(): Promise<void> {
   const ref = process.argv[2];
@@ -51,7 +31,8 @@ async function main(): Promise<void> {
     const [b, a] = [median(times.before), median(times.after)];
     console.log(`${label.padEnd(24)} before ${b.toFixed(1)} µs  after ${a.toFixed(1)} µs  after / before ${(a / b).toFixed(2)}`);
   }
-  console.log(`libphonenumber searches per text: before ${searches(old, texts).toFixed(2)}, after ${searches(current, texts).toFixed(2)}`);
+  const searches = (engine: Engine) => phoneSearches(engine, texts, current.ENTITY_TYPES).toFixed(2);
+  console.log(`libphonenumber searches per text: before ${searches(old)}, after ${searches(current)}`);
 }
 
 await main();
