@@ -31,6 +31,23 @@ describe('PII detection: e-mail addresses found from their "@"', () => {
   });
 });
 
+describe('PII detection: searches started shortly before what every match holds', () => {
+  const host = (units: number) => `${'a'.repeat(units - 4)}.b.c`;
+  it.each([
+    ['a host of 253 characters before its top-level domain (the longest)', `see ${host(253)}.com now`],
+    ['one of 254 characters (too long for one match)', `see ${host(254)}.com now`],
+    ['"www", three digits and a 253-character host', `see www123.${host(253)}.org/path now`],
+    ['a quoted address', `link: '${host(250)}.net' and "x.org"`],
+    ['dots that end sentences only', 'One. Two. Three.Four 1.5 and a.1b'],
+    ['an e-mail local part after a space, a "+" and an astral letter', 'write to x +a𝒜b.c+d@example.com, y@e.org'],
+    ['a combining mark that case-folds to a letter in a local part', 'mail ab\u0345cd@example.com please'],
+    ['a local part longer than 64 code points', `mail ${'z'.repeat(70)}@example.com, then q@example.com`],
+  ])('%s: the same as searching every position', (_, text) => {
+    const entities: EntityType[] = ['URL', 'EMAIL_ADDRESS'];
+    expect(find(text, entities)).toEqual(find(text, entities, false));
+  });
+});
+
 describe('PII detection: patterns needing a run of word characters', () => {
   it.each([
     ['a UK driving licence (16 characters in a row)', 'Licence MORGA753116SM9IJ on file', 'UK_DRIVING_LICENCE'],

@@ -43,7 +43,7 @@ export const email = patternRecognizer({
         /(?<![\p{L}\p{N}_])((([!#$%&'*+\-/=?^_`{|}~\p{L}\p{N}_])|([!#$%&'*+\-/=?^_`{|}~\p{L}\p{N}_][!#$%&'*+\-/=?^_`{|}~.\p{L}\p{N}_]{0,62}[!#$%&'*+\-/=?^_`{|}~\p{L}\p{N}_]))@[\p{L}\p{N}_]+(?:-+[\p{L}\p{N}_]+)*(?:\.[\p{L}\p{N}_]+(?:-+[\p{L}\p{N}_]+)*)+)(?![\p{L}\p{N}_])/u,
       score: 0.5,
       // The local part (no "@" in it) is one to 64 code points, two UTF-16 units at most each, then the "@".
-      anchor: { literal: '@', within: 128 },
+      anchor: { marker: '@', within: 128, between: /^[!#$%&'*+\-/=?^_`{|}~.\p{L}\p{N}_]$/u },
     },
   ],
   context: ['email'],
@@ -88,6 +88,11 @@ const TLD_ALTERNATION =
 // From Presidio, which took it from CommonRegex (Madison May, MIT).
 const BASE_URL = `((www\\d{0,3}[.])?[a-z0-9.\\-]{1,253}[.](?:${TLD_ALTERNATION})(?![a-z0-9-])(?:/[^\\s()<>"']*)?)`;
 
+// The dot before a top-level domain (two letters at least) comes at most 260 units into a
+// match ("www", three digits, a dot and 253 characters of host before it); a text without
+// one, prose whose dots end sentences, is not searched.
+const TOP_LEVEL_DOMAIN_DOT = { marker: /\.[a-z]{2}/, within: 260 };
+
 export const url = patternRecognizer({
   name: 'UrlRecognizer',
   entity: 'URL',
@@ -95,9 +100,9 @@ export const url = patternRecognizer({
     { name: 'Standard Url', regex: new RegExp(`(?:https?://)${BASE_URL}`), score: 0.6, contains: ['://'] },
     // Starting only where a host name can start keeps a long dotted run linear (Presidio
     // retries from every character).
-    { name: 'Non schema URL', regex: new RegExp(`(?<![a-z0-9.\\-])${BASE_URL}`), score: 0.5 },
+    { name: 'Non schema URL', regex: new RegExp(`(?<![a-z0-9.\\-])${BASE_URL}`), score: 0.5, anchor: TOP_LEVEL_DOMAIN_DOT },
     { name: 'Quoted URL', regex: new RegExp(`["'](https?://${BASE_URL})["']`), score: 0.6, contains: ['://'] },
-    { name: 'Quoted Non-schema URL', regex: new RegExp(`["'](${BASE_URL})["']`), score: 0.5 },
+    { name: 'Quoted Non-schema URL', regex: new RegExp(`["'](${BASE_URL})["']`), score: 0.5, anchor: { ...TOP_LEVEL_DOMAIN_DOT, within: 261 } },
   ],
   context: ['url', 'website', 'link'],
   requires: /\./,
