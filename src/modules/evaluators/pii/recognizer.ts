@@ -123,7 +123,9 @@ export interface PatternDef {
    * the characters every match holds from its start up to the occurrence (an e-mail
    * address's local part, one code point tested at a time), the search starts where the run
    * of them before the occurrence does, when that is later. Both are compiled with the
-   * pattern's flags. Must hold for every match.
+   * pattern's flags. A window of at most STICKY_WINDOW units (the "." at most 3 digits into
+   * an IPv4 address) is not searched but tried position by position, so that a text where
+   * no match is near an occurrence is not searched to its end. Must hold for every match.
    */
   anchor?: { marker: string | RegExp; within: number; between?: RegExp };
 }
@@ -161,6 +163,8 @@ export interface PatternRecognizerSpec {
 }
 
 const HAS_DIGIT = /[0-9]/;
+/** The widest anchor window tried position by position rather than searched (PatternDef.anchor). */
+const STICKY_WINDOW = 8;
 
 export function patternRecognizer(spec: PatternRecognizerSpec): Recognizer {
   const flags = `g${spec.caseSensitive ? '' : 'i'}sm`;
@@ -172,6 +176,8 @@ export function patternRecognizer(spec: PatternRecognizerSpec): Recognizer {
     // Compiled as the pattern is, so that their characters match as the pattern's do.
     marker: p.anchor && typeof p.anchor.marker !== 'string' ? new RegExp(p.anchor.marker.source, flags + (p.regex.unicode ? 'u' : '')) : null,
     between: p.anchor?.between ? new RegExp(p.anchor.between.source, flags.replace('g', '') + (p.regex.unicode ? 'u' : '')) : null,
+    // Tried at one position at a time; not with "u", where a search skips the middle of a surrogate pair and a try would not.
+    sticky: p.anchor && p.anchor.within <= STICKY_WINDOW && !p.regex.unicode ? new RegExp(p.regex.source, flags + 'y') : null,
   }));
   const requires = spec.requires === undefined ? HAS_DIGIT : spec.requires;
   const context = spec.context.map((w) => w.toLowerCase());
@@ -197,13 +203,17 @@ export function patternRecognizer(spec: PatternRecognizerSpec): Recognizer {
         let from = 0;
         let m: RegExpExecArray | null;
         for (;;) {
-          if (anchor) {
-            const at = nextOccurrence(text, pattern.marker ?? anchor.marker, from);
-            if (at < 0) break;
-            const earliest = Math.max(from, at - anchor.within);
-            re.lastIndex = pattern.between ? runStart(text, pattern.between, earliest, at) : earliest;
-          } else re.lastIndex = from;
-          if ((m = re.exec(text)) === null) break;
+          if (anchor && pattern.sticky) {
+            if ((m = triedNear(text, pattern.sticky, pattern.marker ?? anchor.marker, anchor.within, from)) === null) break;
+          } else {
+            if (anchor) {
+              const at = nextOccurrence(text, pattern.marker ?? anchor.marker, from);
+              if (at < 0) break;
+              const earliest = Math.max(from, at - anchor.within);
+              re.lastIndex = pattern.between ? runStart(text, pattern.between, earliest, at) : earliest;
+            } else re.lastIndex = from;
+            if ((m = re.exec(text)) === null) break;
+          }
           if (m[0].length === 0) {
             from = m.index + 1;
             continue;
@@ -224,6 +234,27 @@ export function patternRecognizer(spec: PatternRecognizerSpec): Recognizer {
       return removeDuplicates(results);
     },
   };
+}
+
+/**
+ * The first match at or after `from` of the pattern `sticky` tries at one position, when every
+ * match holds `marker` within `within` units of its start: the positions up to `within` units
+ * before each occurrence, in order, each tried once. They hold every match's start, so the
+ * first that matches is where the pattern's search from `from` would find its first match.
+ */
+function triedNear(text: string, sticky: RegExp, marker: string | RegExp, within: number, from: number): RegExpExecArray | null {
+  // The first position not tried yet.
+  let next = from;
+  for (;;) {
+    const at = nextOccurrence(text, marker, next);
+    if (at < 0) return null;
+    for (let start = Math.max(next, at - within); start <= at; start++) {
+      sticky.lastIndex = start;
+      const m = sticky.exec(text);
+      if (m) return m;
+    }
+    next = at + 1;
+  }
 }
 
 /** Where the next occurrence of `marker` (a string, or a global expression) at or after `from` starts, or -1. */

@@ -154,20 +154,21 @@ export const dateTime = patternRecognizer({
       regex:
         /\b(\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])T[0-2]\d:[0-5]\d:[0-5]\d\.\d+([+-][0-2]\d:[0-5]\d|Z))|(\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])T[0-2]\d:[0-5]\d:[0-5]\d([+-][0-2]\d:[0-5]\d|Z))|(\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])T[0-2]\d:[0-5]\d([+-][0-2]\d:[0-5]\d|Z))\b/,
       score: 0.8,
+      anchor: { marker: '-', within: 4 },
       contains: ['-', ':'],
     },
-    { name: 'mm/dd/yyyy or mm/dd/yy', regex: /\b(([1-9]|0[1-9]|1[0-2])\/([1-9]|0[1-9]|[1-2][0-9]|3[0-1])\/(\d{4}|\d{2}))\b/, score: 0.6, contains: ['/'] },
-    { name: 'dd/mm/yyyy or dd/mm/yy', regex: /\b(([1-9]|0[1-9]|[1-2][0-9]|3[0-1])\/([1-9]|0[1-9]|1[0-2])\/(\d{4}|\d{2}))\b/, score: 0.6, contains: ['/'] },
-    { name: 'yyyy/mm/dd', regex: /\b(\d{4}\/([1-9]|0[1-9]|1[0-2])\/([1-9]|0[1-9]|[1-2][0-9]|3[0-1]))\b/, score: 0.6, contains: ['/'] },
-    { name: 'mm-dd-yyyy', regex: /\b(([1-9]|0[1-9]|1[0-2])-([1-9]|0[1-9]|[1-2][0-9]|3[0-1])-\d{4})\b/, score: 0.6, contains: ['-'] },
-    { name: 'dd-mm-yyyy', regex: /\b(([1-9]|0[1-9]|[1-2][0-9]|3[0-1])-([1-9]|0[1-9]|1[0-2])-\d{4})\b/, score: 0.6, contains: ['-'] },
-    { name: 'yyyy-mm-dd', regex: /\b(\d{4}-([1-9]|0[1-9]|1[0-2])-([1-9]|0[1-9]|[1-2][0-9]|3[0-1]))\b/, score: 0.6, contains: ['-'] },
-    { name: 'dd.mm.yyyy or dd.mm.yy', regex: /\b(([1-9]|0[1-9]|[1-2][0-9]|3[0-1])\.([1-9]|0[1-9]|1[0-2])\.(\d{4}|\d{2}))\b/, score: 0.6 },
-    { name: 'dd-MMM-yyyy or dd-MMM-yy', regex: new RegExp(`\\b(([1-9]|0[1-9]|[1-2][0-9]|3[0-1])-(${MONTHS})-(\\d{4}|\\d{2}))\\b`), score: 0.6, contains: ['-'] },
-    { name: 'MMM-yyyy or MMM-yy', regex: new RegExp(`\\b((${MONTHS})-(\\d{4}|\\d{2}))\\b`), score: 0.6, contains: ['-'] },
-    { name: 'dd-MMM or dd-MMM', regex: new RegExp(`\\b(([1-9]|0[1-9]|[1-2][0-9]|3[0-1])-(${MONTHS}))\\b`), score: 0.6, contains: ['-'] },
-    { name: 'mm/yyyy or m/yyyy', regex: /\b(([1-9]|0[1-9]|1[0-2])\/\d{4})\b/, score: 0.2, contains: ['/'] },
-    { name: 'mm/yy or m/yy', regex: /\b(([1-9]|0[1-9]|1[0-2])\/\d{2})\b/, score: 0.1, contains: ['/'] },
+    { name: 'mm/dd/yyyy or mm/dd/yy', regex: /\b(([1-9]|0[1-9]|1[0-2])\/([1-9]|0[1-9]|[1-2][0-9]|3[0-1])\/(\d{4}|\d{2}))\b/, score: 0.6, anchor: { marker: '/', within: 2 }, contains: ['/'] },
+    { name: 'dd/mm/yyyy or dd/mm/yy', regex: /\b(([1-9]|0[1-9]|[1-2][0-9]|3[0-1])\/([1-9]|0[1-9]|1[0-2])\/(\d{4}|\d{2}))\b/, score: 0.6, anchor: { marker: '/', within: 2 }, contains: ['/'] },
+    { name: 'yyyy/mm/dd', regex: /\b(\d{4}\/([1-9]|0[1-9]|1[0-2])\/([1-9]|0[1-9]|[1-2][0-9]|3[0-1]))\b/, score: 0.6, anchor: { marker: '/', within: 4 }, contains: ['/'] },
+    { name: 'mm-dd-yyyy', regex: /\b(([1-9]|0[1-9]|1[0-2])-([1-9]|0[1-9]|[1-2][0-9]|3[0-1])-\d{4})\b/, score: 0.6, anchor: { marker: '-', within: 2 }, contains: ['-'] },
+    { name: 'dd-mm-yyyy', regex: /\b(([1-9]|0[1-9]|[1-2][0-9]|3[0-1])-([1-9]|0[1-9]|1[0-2])-\d{4})\b/, score: 0.6, anchor: { marker: '-', within: 2 }, contains: ['-'] },
+    { name: 'yyyy-mm-dd', regex: /\b(\d{4}-([1-9]|0[1-9]|1[0-2])-([1-9]|0[1-9]|[1-2][0-9]|3[0-1]))\b/, score: 0.6, anchor: { marker: '-', within: 4 }, contains: ['-'] },
+    { name: 'dd.mm.yyyy or dd.mm.yy', regex: /\b(([1-9]|0[1-9]|[1-2][0-9]|3[0-1])\.([1-9]|0[1-9]|1[0-2])\.(\d{4}|\d{2}))\b/, score: 0.6, anchor: { marker: '.', within: 2 } },
+    { name: 'dd-MMM-yyyy or dd-MMM-yy', regex: new RegExp(`\\b(([1-9]|0[1-9]|[1-2][0-9]|3[0-1])-(${MONTHS})-(\\d{4}|\\d{2}))\\b`), score: 0.6, anchor: { marker: '-', within: 2 }, contains: ['-'] },
+    { name: 'MMM-yyyy or MMM-yy', regex: new RegExp(`\\b((${MONTHS})-(\\d{4}|\\d{2}))\\b`), score: 0.6, anchor: { marker: '-', within: 3 }, contains: ['-'] },
+    { name: 'dd-MMM or dd-MMM', regex: new RegExp(`\\b(([1-9]|0[1-9]|[1-2][0-9]|3[0-1])-(${MONTHS}))\\b`), score: 0.6, anchor: { marker: '-', within: 2 }, contains: ['-'] },
+    { name: 'mm/yyyy or m/yyyy', regex: /\b(([1-9]|0[1-9]|1[0-2])\/\d{4})\b/, score: 0.2, anchor: { marker: '/', within: 2 }, contains: ['/'] },
+    { name: 'mm/yy or m/yy', regex: /\b(([1-9]|0[1-9]|1[0-2])\/\d{2})\b/, score: 0.1, anchor: { marker: '/', within: 2 }, contains: ['/'] },
     // Written-out months, which Presidio finds with spaCy's DATE (its NER score, 0.85, would
     // outrank the numeric forms; these stay at their level).
     { name: 'Month d, yyyy', regex: new RegExp(`\\b${MONTH_WORD}\\s+${DAY},?\\s+\\d{4}\\b`), score: 0.6 },
@@ -182,8 +183,8 @@ export const macAddress = patternRecognizer({
   name: 'MacAddressRecognizer',
   entity: 'MAC_ADDRESS',
   patterns: [
-    { name: 'MAC_ADDRESS', regex: /\b([0-9A-Fa-f]{2}[:-]){5}[0-9A-Fa-f]{2}\b/, score: 0.6 },
-    { name: 'MAC_CISCO', regex: /\b[0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4}\b/, score: 0.6 },
+    { name: 'MAC_ADDRESS', regex: /\b([0-9A-Fa-f]{2}[:-]){5}[0-9A-Fa-f]{2}\b/, score: 0.6, anchor: { marker: /[:-]/, within: 2 } },
+    { name: 'MAC_CISCO', regex: /\b[0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4}\b/, score: 0.6, anchor: { marker: '.', within: 4 } },
   ],
   context: ['mac', 'mac address', 'hardware address', 'physical address', 'ethernet'],
   requires: null,
@@ -225,6 +226,7 @@ export const ip = patternRecognizer({
       regex:
         /(?<![0-9A-Za-z_:])::(?:ffff(?::0{1,4})?:)?(?:(?:25[0-5]|2[0-4][0-9]|[01]?[0-9][0-9]?)\.){3}(?:25[0-5]|2[0-4][0-9]|[01]?[0-9][0-9]?)(?:\/\d{1,3}(?!\d|\.\d))?(?![\w]|\.\d)/,
       score: 0.6,
+      anchor: { marker: '::', within: 0 },
       contains: ['::', '.'],
     },
     {
@@ -232,6 +234,7 @@ export const ip = patternRecognizer({
       regex:
         /(?<![0-9A-Za-z:])(?:[0-9A-Fa-f]{1,4}:){1,6}:?(?:[0-9A-Fa-f]{1,4}:){0,4}(?:(?:25[0-5]|2[0-4][0-9]|[01]?[0-9][0-9]?)\.){3}(?:25[0-5]|2[0-4][0-9]|[01]?[0-9][0-9]?)(?:\/\d{1,3}(?!\d|\.\d))?(?![\w]|\.\d)/,
       score: 0.6,
+      anchor: { marker: ':', within: 4 },
       contains: [':', '.'],
     },
     {
@@ -239,15 +242,17 @@ export const ip = patternRecognizer({
       regex:
         /\b(?:25[0-5]|2[0-4][0-9]|[01]?[0-9][0-9]?)\.(?:25[0-5]|2[0-4][0-9]|[01]?[0-9][0-9]?)\.(?:25[0-5]|2[0-4][0-9]|[01]?[0-9][0-9]?)\.(?:25[0-5]|2[0-4][0-9]|[01]?[0-9][0-9]?)(?:\/(?:3[0-2]|[12]?[0-9])(?!\d|\.\d))?\b/,
       score: 0.6,
+      anchor: { marker: '.', within: 3 },
     },
     {
       name: 'IPv6',
       regex:
         /(?<![\w:])(?:(?:[0-9A-Fa-f]{1,4}:){7}[0-9A-Fa-f]{1,4}|(?:[0-9A-Fa-f]{1,4}:){1,7}:|:(?::[0-9A-Fa-f]{1,4}){1,7}|(?:[0-9A-Fa-f]{1,4}:){1,6}:[0-9A-Fa-f]{1,4}|(?:[0-9A-Fa-f]{1,4}:){1,5}(?::[0-9A-Fa-f]{1,4}){1,2}|(?:[0-9A-Fa-f]{1,4}:){1,4}(?::[0-9A-Fa-f]{1,4}){1,3}|(?:[0-9A-Fa-f]{1,4}:){1,3}(?::[0-9A-Fa-f]{1,4}){1,4}|(?:[0-9A-Fa-f]{1,4}:){1,2}(?::[0-9A-Fa-f]{1,4}){1,5}|[0-9A-Fa-f]{1,4}:(?::[0-9A-Fa-f]{1,4}){1,6}|:(?::[0-9A-Fa-f]{1,4}){1,6})(?:%[0-9A-Za-z]+|\/(?:12[0-8]|1[01][0-9]|[1-9]?[0-9])(?!\d|\.\d))?(?![0-9A-Za-z:]|\.\d)/,
       score: 0.6,
+      anchor: { marker: ':', within: 4 },
       contains: [':'],
     },
-    { name: 'IPv6_unspecified', regex: /(?<![\w:])::(?:\/(?:12[0-8]|1[01][0-9]|[1-9]?[0-9]))?(?![\w:])/, score: 0.1, contains: ['::'] },
+    { name: 'IPv6_unspecified', regex: /(?<![\w:])::(?:\/(?:12[0-8]|1[01][0-9]|[1-9]?[0-9]))?(?![\w:])/, score: 0.1, anchor: { marker: '::', within: 0 }, contains: ['::'] },
   ],
   context: ['ip', 'ipv4', 'ipv6'],
   requires: /[0-9:]/,
