@@ -123,9 +123,12 @@ export interface PatternDef {
    * the characters every match holds from its start up to the occurrence (an e-mail
    * address's local part, one code point tested at a time), the search starts where the run
    * of them before the occurrence does, when that is later. Both are compiled with the
-   * pattern's flags. A window of at most STICKY_WINDOW units (the "." at most 3 digits into
-   * an IPv4 address) is not searched but tried position by position, so that a text where
-   * no match is near an occurrence is not searched to its end. Must hold for every match.
+   * pattern's flags; a string is compared as written (no letters in a case-insensitive
+   * pattern). A window of at most STICKY_WINDOW units (the "-" four digits into an ISO date)
+   * is not searched but tried position by position, so that a text where no match is near
+   * an occurrence is not searched to its end. That pays where the marker is rarer than the
+   * pattern's first characters are cheap to skip: a "." (every sentence has one) before a
+   * pattern starting with a digit costs more tries than the search. Must hold for every match.
    */
   anchor?: { marker: string | RegExp; within: number; between?: RegExp };
 }

@@ -163,7 +163,7 @@ export const dateTime = patternRecognizer({
     { name: 'mm-dd-yyyy', regex: /\b(([1-9]|0[1-9]|1[0-2])-([1-9]|0[1-9]|[1-2][0-9]|3[0-1])-\d{4})\b/, score: 0.6, anchor: { marker: '-', within: 2 }, contains: ['-'] },
     { name: 'dd-mm-yyyy', regex: /\b(([1-9]|0[1-9]|[1-2][0-9]|3[0-1])-([1-9]|0[1-9]|1[0-2])-\d{4})\b/, score: 0.6, anchor: { marker: '-', within: 2 }, contains: ['-'] },
     { name: 'yyyy-mm-dd', regex: /\b(\d{4}-([1-9]|0[1-9]|1[0-2])-([1-9]|0[1-9]|[1-2][0-9]|3[0-1]))\b/, score: 0.6, anchor: { marker: '-', within: 4 }, contains: ['-'] },
-    { name: 'dd.mm.yyyy or dd.mm.yy', regex: /\b(([1-9]|0[1-9]|[1-2][0-9]|3[0-1])\.([1-9]|0[1-9]|1[0-2])\.(\d{4}|\d{2}))\b/, score: 0.6, anchor: { marker: '.', within: 2 } },
+    { name: 'dd.mm.yyyy or dd.mm.yy', regex: /\b(([1-9]|0[1-9]|[1-2][0-9]|3[0-1])\.([1-9]|0[1-9]|1[0-2])\.(\d{4}|\d{2}))\b/, score: 0.6 },
     { name: 'dd-MMM-yyyy or dd-MMM-yy', regex: new RegExp(`\\b(([1-9]|0[1-9]|[1-2][0-9]|3[0-1])-(${MONTHS})-(\\d{4}|\\d{2}))\\b`), score: 0.6, anchor: { marker: '-', within: 2 }, contains: ['-'] },
     { name: 'MMM-yyyy or MMM-yy', regex: new RegExp(`\\b((${MONTHS})-(\\d{4}|\\d{2}))\\b`), score: 0.6, anchor: { marker: '-', within: 3 }, contains: ['-'] },
     { name: 'dd-MMM or dd-MMM', regex: new RegExp(`\\b(([1-9]|0[1-9]|[1-2][0-9]|3[0-1])-(${MONTHS}))\\b`), score: 0.6, anchor: { marker: '-', within: 2 }, contains: ['-'] },
@@ -242,7 +242,6 @@ export const ip = patternRecognizer({
       regex:
         /\b(?:25[0-5]|2[0-4][0-9]|[01]?[0-9][0-9]?)\.(?:25[0-5]|2[0-4][0-9]|[01]?[0-9][0-9]?)\.(?:25[0-5]|2[0-4][0-9]|[01]?[0-9][0-9]?)\.(?:25[0-5]|2[0-4][0-9]|[01]?[0-9][0-9]?)(?:\/(?:3[0-2]|[12]?[0-9])(?!\d|\.\d))?\b/,
       score: 0.6,
-      anchor: { marker: '.', within: 3 },
     },
     {
       name: 'IPv6',
