@@ -31,6 +31,26 @@ describe('PII detection: e-mail addresses found from their "@"', () => {
   });
 });
 
+describe('PII detection: searches started shortly before what every match holds, or tried at each position near it', () => {
+  const host = (units: number) => `${'a'.repeat(units - 4)}.b.c`;
+  it.each([
+    ['a host of 253 characters before its top-level domain (the longest)', `see ${host(253)}.com now`],
+    ['one of 254 characters (too long for one match)', `see ${host(254)}.com now`],
+    ['"www", three digits and a 253-character host', `see www123.${host(253)}.org/path now`],
+    ['a quoted address', `link: '${host(250)}.net' and "x.org"`],
+    ['dots that end sentences only', 'One. Two. Three.Four 1.5 and a.1b'],
+    ['an e-mail local part after a space, a "+" and an astral letter', 'write to x +a𝒜b.c+d@example.com, y@e.org'],
+    ['a combining mark that case-folds to a letter in a local part', 'mail ab\u0345cd@example.com please'],
+    ['a local part longer than 64 code points', `mail ${'z'.repeat(70)}@example.com, then q@example.com`],
+    ['addresses and dates whose separators come a few characters in, side by side', '10.0.0.1.2 1.2.3.4/24 01-02-2024-03-04 2024-01-02T10:20Z 2024/1/2 3.4.2020 12-JAN-24 JAN-2024'],
+    ['separators without a value before them', '. - / : :: .1.2.3.4 -01-02-2024 ::ffff:10.0.0.1 fe80::1%eth0 ::'],
+    ['MAC addresses, colon, dash and dotted', 'aa:bb:cc:dd:ee:0f-11-22-33-44-55-66 and 0a1b.2c3d.4e5f.6a7b, ab:cd'],
+  ])('%s: the same as searching every position', (_, text) => {
+    const entities: EntityType[] = ['URL', 'EMAIL_ADDRESS', 'IP_ADDRESS', 'DATE_TIME', 'MAC_ADDRESS'];
+    expect(find(text, entities)).toEqual(find(text, entities, false));
+  });
+});
+
 describe('PII detection: patterns needing a run of word characters', () => {
   it.each([
     ['a UK driving licence (16 characters in a row)', 'Licence MORGA753116SM9IJ on file', 'UK_DRIVING_LICENCE'],

@@ -114,13 +114,23 @@ export interface PatternDef {
    */
   contains?: readonly string[];
   /**
-   * A string every match holds within `within` UTF-16 units of its start ("@" at most 64
-   * code points into an e-mail address): the search for the next match starts `within`
-   * units before the next occurrence of it, and stops when there is none. No match can
-   * start earlier (its own occurrence would come before the next one), so the matches are
-   * the same, and the text between occurrences is not searched. Must hold for every match.
+   * Something every match holds within `within` UTF-16 units of its start, at or after it:
+   * a string ("@" at most 64 code points into an e-mail address), or an expression (a dot
+   * and two letters at most 260 units into a web address). The search for the next match
+   * starts `within` units before the next occurrence of it, and stops when there is none.
+   * No match can start earlier (its own occurrence would come before the next one), so the
+   * matches are the same, and the text between occurrences is not searched. With `between`,
+   * the characters every match holds from its start up to the occurrence (an e-mail
+   * address's local part, one code point tested at a time), the search starts where the run
+   * of them before the occurrence does, when that is later. Both are compiled with the
+   * pattern's flags; a string is compared as written (no letters in a case-insensitive
+   * pattern). A window of at most STICKY_WINDOW units (the "-" four digits into an ISO date)
+   * is not searched but tried position by position, so that a text where no match is near
+   * an occurrence is not searched to its end. That pays where the marker is rarer than the
+   * pattern's first characters are cheap to skip: a "." (every sentence has one) before a
+   * pattern starting with a digit costs more tries than the search. Must hold for every match.
    */
-  anchor?: { literal: string; within: number };
+  anchor?: { marker: string | RegExp; within: number; between?: RegExp };
 }
 
 export interface PatternRecognizerSpec {
@@ -156,6 +166,8 @@ export interface PatternRecognizerSpec {
 }
 
 const HAS_DIGIT = /[0-9]/;
+/** The widest anchor window tried position by position rather than searched (PatternDef.anchor). */
+const STICKY_WINDOW = 8;
 
 export function patternRecognizer(spec: PatternRecognizerSpec): Recognizer {
   const flags = `g${spec.caseSensitive ? '' : 'i'}sm`;
@@ -164,6 +176,11 @@ export function patternRecognizer(spec: PatternRecognizerSpec): Recognizer {
     regex: new RegExp(p.regex.source, flags + (p.regex.unicode ? 'u' : '')),
     digitRun: minDigitRun(p.regex.source),
     wordRun: minWordRun(p.regex.source),
+    // Compiled as the pattern is, so that their characters match as the pattern's do.
+    marker: p.anchor && typeof p.anchor.marker !== 'string' ? new RegExp(p.anchor.marker.source, flags + (p.regex.unicode ? 'u' : '')) : null,
+    between: p.anchor?.between ? new RegExp(p.anchor.between.source, flags.replace('g', '') + (p.regex.unicode ? 'u' : '')) : null,
+    // Tried at one position at a time; not with "u", where a search skips the middle of a surrogate pair and a try would not.
+    sticky: p.anchor && p.anchor.within <= STICKY_WINDOW && !p.regex.unicode ? new RegExp(p.regex.source, flags + 'y') : null,
   }));
   const requires = spec.requires === undefined ? HAS_DIGIT : spec.requires;
   const context = spec.context.map((w) => w.toLowerCase());
@@ -184,17 +201,22 @@ export function patternRecognizer(spec: PatternRecognizerSpec): Recognizer {
         if (pattern.digitRun > 1 && !options.mayHoldDigitRun(pattern.digitRun)) continue;
         if (pattern.wordRun > pattern.digitRun && pattern.wordRun > 1 && !options.mayHoldWordRun(pattern.wordRun)) continue;
         const re = pattern.regex;
-        const anchor = pattern.anchor;
+        const anchor = options.pruning ? pattern.anchor : undefined;
         // Where the next match may start: after the last one (one further after an empty one).
         let from = 0;
         let m: RegExpExecArray | null;
         for (;;) {
-          if (anchor) {
-            const at = text.indexOf(anchor.literal, from);
-            if (at < 0) break;
-            re.lastIndex = Math.max(from, at - anchor.within);
-          } else re.lastIndex = from;
-          if ((m = re.exec(text)) === null) break;
+          if (anchor && pattern.sticky) {
+            if ((m = triedNear(text, pattern.sticky, pattern.marker ?? anchor.marker, anchor.within, from)) === null) break;
+          } else {
+            if (anchor) {
+              const at = nextOccurrence(text, pattern.marker ?? anchor.marker, from);
+              if (at < 0) break;
+              const earliest = Math.max(from, at - anchor.within);
+              re.lastIndex = pattern.between ? runStart(text, pattern.between, earliest, at) : earliest;
+            } else re.lastIndex = from;
+            if ((m = re.exec(text)) === null) break;
+          }
           if (m[0].length === 0) {
             from = m.index + 1;
             continue;
@@ -215,6 +237,46 @@ export function patternRecognizer(spec: PatternRecognizerSpec): Recognizer {
       return removeDuplicates(results);
     },
   };
+}
+
+/**
+ * The first match at or after `from` of the pattern `sticky` tries at one position, when every
+ * match holds `marker` within `within` units of its start: the positions up to `within` units
+ * before each occurrence, in order, each tried once. They hold every match's start, so the
+ * first that matches is where the pattern's search from `from` would find its first match.
+ */
+function triedNear(text: string, sticky: RegExp, marker: string | RegExp, within: number, from: number): RegExpExecArray | null {
+  // The first position not tried yet.
+  let next = from;
+  for (;;) {
+    const at = nextOccurrence(text, marker, next);
+    if (at < 0) return null;
+    for (let start = Math.max(next, at - within); start <= at; start++) {
+      sticky.lastIndex = start;
+      const m = sticky.exec(text);
+      if (m) return m;
+    }
+    next = at + 1;
+  }
+}
+
+/** Where the next occurrence of `marker` (a string, or a global expression) at or after `from` starts, or -1. */
+function nextOccurrence(text: string, marker: string | RegExp, from: number): number {
+  if (typeof marker === 'string') return text.indexOf(marker, from);
+  marker.lastIndex = from;
+  return marker.exec(text)?.index ?? -1;
+}
+
+/** Where the run of code points `chars` matches that ends at `end` starts, going back no further than `earliest`. */
+function runStart(text: string, chars: RegExp, earliest: number, end: number): number {
+  let s = end;
+  while (s > earliest) {
+    const pair = s - 2 >= earliest && (text.charCodeAt(s - 1) & 0xfc00) === 0xdc00 && (text.charCodeAt(s - 2) & 0xfc00) === 0xd800;
+    const back = pair ? 2 : 1;
+    if (!chars.test(text.slice(s - back, s))) break;
+    s -= back;
+  }
+  return s;
 }
 
 /**

@@ -43,7 +43,7 @@ export const email = patternRecognizer({
         /(?<![\p{L}\p{N}_])((([!#$%&'*+\-/=?^_`{|}~\p{L}\p{N}_])|([!#$%&'*+\-/=?^_`{|}~\p{L}\p{N}_][!#$%&'*+\-/=?^_`{|}~.\p{L}\p{N}_]{0,62}[!#$%&'*+\-/=?^_`{|}~\p{L}\p{N}_]))@[\p{L}\p{N}_]+(?:-+[\p{L}\p{N}_]+)*(?:\.[\p{L}\p{N}_]+(?:-+[\p{L}\p{N}_]+)*)+)(?![\p{L}\p{N}_])/u,
       score: 0.5,
       // The local part (no "@" in it) is one to 64 code points, two UTF-16 units at most each, then the "@".
-      anchor: { literal: '@', within: 128 },
+      anchor: { marker: '@', within: 128, between: /^[!#$%&'*+\-/=?^_`{|}~.\p{L}\p{N}_]$/u },
     },
   ],
   context: ['email'],
@@ -88,6 +88,11 @@ const TLD_ALTERNATION =
 // From Presidio, which took it from CommonRegex (Madison May, MIT).
 const BASE_URL = `((www\\d{0,3}[.])?[a-z0-9.\\-]{1,253}[.](?:${TLD_ALTERNATION})(?![a-z0-9-])(?:/[^\\s()<>"']*)?)`;
 
+// The dot before a top-level domain (two letters at least) comes at most 260 units into a
+// match ("www", three digits, a dot and 253 characters of host before it); a text without
+// one, prose whose dots end sentences, is not searched.
+const TOP_LEVEL_DOMAIN_DOT = { marker: /\.[a-z]{2}/, within: 260 };
+
 export const url = patternRecognizer({
   name: 'UrlRecognizer',
   entity: 'URL',
@@ -95,9 +100,9 @@ export const url = patternRecognizer({
     { name: 'Standard Url', regex: new RegExp(`(?:https?://)${BASE_URL}`), score: 0.6, contains: ['://'] },
     // Starting only where a host name can start keeps a long dotted run linear (Presidio
     // retries from every character).
-    { name: 'Non schema URL', regex: new RegExp(`(?<![a-z0-9.\\-])${BASE_URL}`), score: 0.5 },
+    { name: 'Non schema URL', regex: new RegExp(`(?<![a-z0-9.\\-])${BASE_URL}`), score: 0.5, anchor: TOP_LEVEL_DOMAIN_DOT },
     { name: 'Quoted URL', regex: new RegExp(`["'](https?://${BASE_URL})["']`), score: 0.6, contains: ['://'] },
-    { name: 'Quoted Non-schema URL', regex: new RegExp(`["'](${BASE_URL})["']`), score: 0.5 },
+    { name: 'Quoted Non-schema URL', regex: new RegExp(`["'](${BASE_URL})["']`), score: 0.5, anchor: { ...TOP_LEVEL_DOMAIN_DOT, within: 261 } },
   ],
   context: ['url', 'website', 'link'],
   requires: /\./,
@@ -149,20 +154,21 @@ export const dateTime = patternRecognizer({
       regex:
         /\b(\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])T[0-2]\d:[0-5]\d:[0-5]\d\.\d+([+-][0-2]\d:[0-5]\d|Z))|(\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])T[0-2]\d:[0-5]\d:[0-5]\d([+-][0-2]\d:[0-5]\d|Z))|(\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])T[0-2]\d:[0-5]\d([+-][0-2]\d:[0-5]\d|Z))\b/,
       score: 0.8,
+      anchor: { marker: '-', within: 4 },
       contains: ['-', ':'],
     },
-    { name: 'mm/dd/yyyy or mm/dd/yy', regex: /\b(([1-9]|0[1-9]|1[0-2])\/([1-9]|0[1-9]|[1-2][0-9]|3[0-1])\/(\d{4}|\d{2}))\b/, score: 0.6, contains: ['/'] },
-    { name: 'dd/mm/yyyy or dd/mm/yy', regex: /\b(([1-9]|0[1-9]|[1-2][0-9]|3[0-1])\/([1-9]|0[1-9]|1[0-2])\/(\d{4}|\d{2}))\b/, score: 0.6, contains: ['/'] },
-    { name: 'yyyy/mm/dd', regex: /\b(\d{4}\/([1-9]|0[1-9]|1[0-2])\/([1-9]|0[1-9]|[1-2][0-9]|3[0-1]))\b/, score: 0.6, contains: ['/'] },
-    { name: 'mm-dd-yyyy', regex: /\b(([1-9]|0[1-9]|1[0-2])-([1-9]|0[1-9]|[1-2][0-9]|3[0-1])-\d{4})\b/, score: 0.6, contains: ['-'] },
-    { name: 'dd-mm-yyyy', regex: /\b(([1-9]|0[1-9]|[1-2][0-9]|3[0-1])-([1-9]|0[1-9]|1[0-2])-\d{4})\b/, score: 0.6, contains: ['-'] },
-    { name: 'yyyy-mm-dd', regex: /\b(\d{4}-([1-9]|0[1-9]|1[0-2])-([1-9]|0[1-9]|[1-2][0-9]|3[0-1]))\b/, score: 0.6, contains: ['-'] },
+    { name: 'mm/dd/yyyy or mm/dd/yy', regex: /\b(([1-9]|0[1-9]|1[0-2])\/([1-9]|0[1-9]|[1-2][0-9]|3[0-1])\/(\d{4}|\d{2}))\b/, score: 0.6, anchor: { marker: '/', within: 2 }, contains: ['/'] },
+    { name: 'dd/mm/yyyy or dd/mm/yy', regex: /\b(([1-9]|0[1-9]|[1-2][0-9]|3[0-1])\/([1-9]|0[1-9]|1[0-2])\/(\d{4}|\d{2}))\b/, score: 0.6, anchor: { marker: '/', within: 2 }, contains: ['/'] },
+    { name: 'yyyy/mm/dd', regex: /\b(\d{4}\/([1-9]|0[1-9]|1[0-2])\/([1-9]|0[1-9]|[1-2][0-9]|3[0-1]))\b/, score: 0.6, anchor: { marker: '/', within: 4 }, contains: ['/'] },
+    { name: 'mm-dd-yyyy', regex: /\b(([1-9]|0[1-9]|1[0-2])-([1-9]|0[1-9]|[1-2][0-9]|3[0-1])-\d{4})\b/, score: 0.6, anchor: { marker: '-', within: 2 }, contains: ['-'] },
+    { name: 'dd-mm-yyyy', regex: /\b(([1-9]|0[1-9]|[1-2][0-9]|3[0-1])-([1-9]|0[1-9]|1[0-2])-\d{4})\b/, score: 0.6, anchor: { marker: '-', within: 2 }, contains: ['-'] },
+    { name: 'yyyy-mm-dd', regex: /\b(\d{4}-([1-9]|0[1-9]|1[0-2])-([1-9]|0[1-9]|[1-2][0-9]|3[0-1]))\b/, score: 0.6, anchor: { marker: '-', within: 4 }, contains: ['-'] },
     { name: 'dd.mm.yyyy or dd.mm.yy', regex: /\b(([1-9]|0[1-9]|[1-2][0-9]|3[0-1])\.([1-9]|0[1-9]|1[0-2])\.(\d{4}|\d{2}))\b/, score: 0.6 },
-    { name: 'dd-MMM-yyyy or dd-MMM-yy', regex: new RegExp(`\\b(([1-9]|0[1-9]|[1-2][0-9]|3[0-1])-(${MONTHS})-(\\d{4}|\\d{2}))\\b`), score: 0.6, contains: ['-'] },
-    { name: 'MMM-yyyy or MMM-yy', regex: new RegExp(`\\b((${MONTHS})-(\\d{4}|\\d{2}))\\b`), score: 0.6, contains: ['-'] },
-    { name: 'dd-MMM or dd-MMM', regex: new RegExp(`\\b(([1-9]|0[1-9]|[1-2][0-9]|3[0-1])-(${MONTHS}))\\b`), score: 0.6, contains: ['-'] },
-    { name: 'mm/yyyy or m/yyyy', regex: /\b(([1-9]|0[1-9]|1[0-2])\/\d{4})\b/, score: 0.2, contains: ['/'] },
-    { name: 'mm/yy or m/yy', regex: /\b(([1-9]|0[1-9]|1[0-2])\/\d{2})\b/, score: 0.1, contains: ['/'] },
+    { name: 'dd-MMM-yyyy or dd-MMM-yy', regex: new RegExp(`\\b(([1-9]|0[1-9]|[1-2][0-9]|3[0-1])-(${MONTHS})-(\\d{4}|\\d{2}))\\b`), score: 0.6, anchor: { marker: '-', within: 2 }, contains: ['-'] },
+    { name: 'MMM-yyyy or MMM-yy', regex: new RegExp(`\\b((${MONTHS})-(\\d{4}|\\d{2}))\\b`), score: 0.6, anchor: { marker: '-', within: 3 }, contains: ['-'] },
+    { name: 'dd-MMM or dd-MMM', regex: new RegExp(`\\b(([1-9]|0[1-9]|[1-2][0-9]|3[0-1])-(${MONTHS}))\\b`), score: 0.6, anchor: { marker: '-', within: 2 }, contains: ['-'] },
+    { name: 'mm/yyyy or m/yyyy', regex: /\b(([1-9]|0[1-9]|1[0-2])\/\d{4})\b/, score: 0.2, anchor: { marker: '/', within: 2 }, contains: ['/'] },
+    { name: 'mm/yy or m/yy', regex: /\b(([1-9]|0[1-9]|1[0-2])\/\d{2})\b/, score: 0.1, anchor: { marker: '/', within: 2 }, contains: ['/'] },
     // Written-out months, which Presidio finds with spaCy's DATE (its NER score, 0.85, would
     // outrank the numeric forms; these stay at their level).
     { name: 'Month d, yyyy', regex: new RegExp(`\\b${MONTH_WORD}\\s+${DAY},?\\s+\\d{4}\\b`), score: 0.6 },
@@ -177,8 +183,8 @@ export const macAddress = patternRecognizer({
   name: 'MacAddressRecognizer',
   entity: 'MAC_ADDRESS',
   patterns: [
-    { name: 'MAC_ADDRESS', regex: /\b([0-9A-Fa-f]{2}[:-]){5}[0-9A-Fa-f]{2}\b/, score: 0.6 },
-    { name: 'MAC_CISCO', regex: /\b[0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4}\b/, score: 0.6 },
+    { name: 'MAC_ADDRESS', regex: /\b([0-9A-Fa-f]{2}[:-]){5}[0-9A-Fa-f]{2}\b/, score: 0.6, anchor: { marker: /[:-]/, within: 2 } },
+    { name: 'MAC_CISCO', regex: /\b[0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4}\b/, score: 0.6, anchor: { marker: '.', within: 4 } },
   ],
   context: ['mac', 'mac address', 'hardware address', 'physical address', 'ethernet'],
   requires: null,
@@ -220,6 +226,7 @@ export const ip = patternRecognizer({
       regex:
         /(?<![0-9A-Za-z_:])::(?:ffff(?::0{1,4})?:)?(?:(?:25[0-5]|2[0-4][0-9]|[01]?[0-9][0-9]?)\.){3}(?:25[0-5]|2[0-4][0-9]|[01]?[0-9][0-9]?)(?:\/\d{1,3}(?!\d|\.\d))?(?![\w]|\.\d)/,
       score: 0.6,
+      anchor: { marker: '::', within: 0 },
       contains: ['::', '.'],
     },
     {
@@ -227,6 +234,7 @@ export const ip = patternRecognizer({
       regex:
         /(?<![0-9A-Za-z:])(?:[0-9A-Fa-f]{1,4}:){1,6}:?(?:[0-9A-Fa-f]{1,4}:){0,4}(?:(?:25[0-5]|2[0-4][0-9]|[01]?[0-9][0-9]?)\.){3}(?:25[0-5]|2[0-4][0-9]|[01]?[0-9][0-9]?)(?:\/\d{1,3}(?!\d|\.\d))?(?![\w]|\.\d)/,
       score: 0.6,
+      anchor: { marker: ':', within: 4 },
       contains: [':', '.'],
     },
     {
@@ -240,9 +248,10 @@ export const ip = patternRecognizer({
       regex:
         /(?<![\w:])(?:(?:[0-9A-Fa-f]{1,4}:){7}[0-9A-Fa-f]{1,4}|(?:[0-9A-Fa-f]{1,4}:){1,7}:|:(?::[0-9A-Fa-f]{1,4}){1,7}|(?:[0-9A-Fa-f]{1,4}:){1,6}:[0-9A-Fa-f]{1,4}|(?:[0-9A-Fa-f]{1,4}:){1,5}(?::[0-9A-Fa-f]{1,4}){1,2}|(?:[0-9A-Fa-f]{1,4}:){1,4}(?::[0-9A-Fa-f]{1,4}){1,3}|(?:[0-9A-Fa-f]{1,4}:){1,3}(?::[0-9A-Fa-f]{1,4}){1,4}|(?:[0-9A-Fa-f]{1,4}:){1,2}(?::[0-9A-Fa-f]{1,4}){1,5}|[0-9A-Fa-f]{1,4}:(?::[0-9A-Fa-f]{1,4}){1,6}|:(?::[0-9A-Fa-f]{1,4}){1,6})(?:%[0-9A-Za-z]+|\/(?:12[0-8]|1[01][0-9]|[1-9]?[0-9])(?!\d|\.\d))?(?![0-9A-Za-z:]|\.\d)/,
       score: 0.6,
+      anchor: { marker: ':', within: 4 },
       contains: [':'],
     },
-    { name: 'IPv6_unspecified', regex: /(?<![\w:])::(?:\/(?:12[0-8]|1[01][0-9]|[1-9]?[0-9]))?(?![\w:])/, score: 0.1, contains: ['::'] },
+    { name: 'IPv6_unspecified', regex: /(?<![\w:])::(?:\/(?:12[0-8]|1[01][0-9]|[1-9]?[0-9]))?(?![\w:])/, score: 0.1, anchor: { marker: '::', within: 0 }, contains: ['::'] },
   ],
   context: ['ip', 'ipv4', 'ipv6'],
   requires: /[0-9:]/,
