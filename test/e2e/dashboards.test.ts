@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page, Response } from 'playwright-core';
 import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
-import { hasChromium, closeContexts, workerBrowser, openSignedIn, signInContext } from '../support/browser.ts';
+import { hasChromium, closeContexts, workerBrowser, openInApp, openSignedIn, signInContext } from '../support/browser.ts';
 import { sections } from '../support/sections.ts';
 import { checkBothWidths } from '../support/both-widths.ts';
 import { widerThanScreen } from '../support/phone-width.ts';
@@ -65,6 +65,25 @@ describe.runIf(hasChromium)('dashboards in a real browser', () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     context.setDefaultTimeout(20_000);
     return context.newPage();
+  }
+
+  /** A second member of the project, who signs in. */
+  const member = { email: 'mo@example.com', password: 'member-password-1' };
+  let membersPage: Promise<Page> | undefined;
+  /**
+   * The member's page, signed in (nothing opened yet when new): the first test that needs it
+   * invites the member and makes it; the later ones go on in it (a new context and page cost
+   * Chromium about 3 s).
+   */
+  function memberPage(): Promise<Page> {
+    membersPage ??= (async () => {
+      const accepted = await inviteAndAccept(web, web.creds.adminApiKey, { ...member, role: 'MEMBER' });
+      expect(accepted.userId).toBeTruthy();
+      const p = await newPage();
+      await signInContext(p.context(), web.baseUrl, member);
+      return p;
+    })();
+    return membersPage;
   }
 
   /** The chart data answers the page gets, by chart id (the last one of each). */
@@ -151,11 +170,9 @@ describe.runIf(hasChromium)('dashboards in a real browser', () => {
     await checkBothWidths(page, 'dashboard', () => page.getByTestId(`chart-value-${numberChart}`).first().waitFor(), true);
 
     // Another member of the project sees the same dashboard.
-    const member = await inviteAndAccept(web, web.creds.adminApiKey, { email: 'mo@example.com', role: 'MEMBER', password: 'member-password-1' });
-    expect(member.userId).toBeTruthy();
-    const other = await newPage();
+    const other = await memberPage();
     const theirCharts = watchCharts(other);
-    await openSignedIn(other, web.baseUrl, { email: 'mo@example.com', password: 'member-password-1' }, `/p/${projectId}/dashboards/${dashboardId}`);
+    await openInApp(other, `${web.baseUrl}/p/${projectId}/dashboards/${dashboardId}`);
     await chartBox(other, 'Error share').waitFor();
     expect(await layoutOf(other, 'Error share')).toBe('3,0,3,2');
     expect(await layoutOf(other, 'Cost per model')).toBe('0,2,9,5');
@@ -178,7 +195,7 @@ describe.runIf(hasChromium)('dashboards in a real browser', () => {
       body: { name: 'Drag board', charts: [box('alpha', 'Alpha', 'traces', [0, 0, 6, 4]), box('beta', 'Beta', 'cost', [6, 0, 6, 4]), box('gamma', 'Gamma', 'spans', [0, 4, 6, 4])] },
     });
     expect(made.status, made.text).toBe(200);
-    await page.goto(`${web.baseUrl}/p/${projectId}/dashboards/drag-board`);
+    await openInApp(page, `${web.baseUrl}/p/${projectId}/dashboards/drag-board`);
     await chartBox(page, 'Gamma').waitFor();
     await page.getByRole('button', { name: 'Edit', exact: true }).click();
 
@@ -211,8 +228,6 @@ describe.runIf(hasChromium)('dashboards in a real browser', () => {
 
   it('a bar, or a line\'s dot, opens the traces behind it: that group, that hour', async () => {
     const projectId = web.creds.project.id;
-    const page = await newPage();
-    await signInContext(page.context(), web.baseUrl, web.creds.user);
     const made = await web.request('PUT', '/api/dashboards/points', {
       token: web.creds.projectApiKey,
       body: {
@@ -238,7 +253,7 @@ describe.runIf(hasChromium)('dashboards in a real browser', () => {
     /** Opens the dashboard; the chart's data (series in the order they are drawn). */
     const open = async (chartId: string) => {
       const charts = watchCharts(page);
-      await page.goto(`${web.baseUrl}/p/${projectId}/dashboards/points`);
+      await openInApp(page, `${web.baseUrl}/p/${projectId}/dashboards/points`);
       await expect.poll(() => charts.has(chartId), { timeout: 20_000 }).toBe(true);
       return charts.get(chartId)!;
     };
@@ -292,11 +307,9 @@ describe.runIf(hasChromium)('dashboards in a real browser', () => {
 
   it('two members edit one dashboard: the later save shows who saved since and offers a reload, after which it saves (1280 and 390 px)', async () => {
     const projectId = web.creds.project.id;
-    await inviteAndAccept(web, web.creds.adminApiKey, { email: 'lee@example.com', role: 'MEMBER', password: 'member-password-2' });
-    const lee = await newPage();
-    await signInContext(lee.context(), web.baseUrl, { email: 'lee@example.com', password: 'member-password-2' });
+    const second = await memberPage();
     const open = async (p: Page) => {
-      await p.goto(`${web.baseUrl}/p/${projectId}/dashboards/drag-board`);
+      await openInApp(p, `${web.baseUrl}/p/${projectId}/dashboards/drag-board`);
       await chartBox(p, 'Alpha').waitFor();
       await p.getByRole('button', { name: 'Edit', exact: true }).click();
     };
@@ -306,34 +319,34 @@ describe.runIf(hasChromium)('dashboards in a real browser', () => {
     };
     const version = async () => (await web.request('GET', '/api/dashboards/drag-board', { token: web.creds.projectApiKey })).body.version as number;
     await open(page);
-    await open(lee);
-    const stale = lee.getByTestId('dashboard-stale');
+    await open(second);
+    const stale = second.getByTestId('dashboard-stale');
 
     for (const width of ['desktop', 'phone'] as const) {
-      if (width === 'phone') await lee.setViewportSize({ width: 390, height: 844 });
+      if (width === 'phone') await second.setViewportSize({ width: 390, height: 844 });
       const before = await version();
       // The first member saves; the second, still on the version read before, saves too.
       await rename(page, `Drag board (${width}, first)`);
       await expect.poll(version).toBe(before + 1);
-      if (width === 'desktop') await lee.getByRole('button', { name: 'Move Gamma (drag, or arrow keys)' }).press('ArrowRight');
-      else await rename(lee, `Drag board (${width}, second)`);
+      if (width === 'desktop') await second.getByRole('button', { name: 'Move Gamma (drag, or arrow keys)' }).press('ArrowRight');
+      else await rename(second, `Drag board (${width}, second)`);
       await stale.waitFor();
       await stale.getByText(`saved by ${web.creds.user.email} at`).waitFor();
       expect(await version()).toBe(before + 1);
-      if (width === 'desktop') await checkBothWidths(lee, 'dashboard-stale', () => stale.getByRole('button', { name: 'Reload the dashboard' }).waitFor(), true);
-      else expect(await widerThanScreen(lee)).toEqual([]);
+      if (width === 'desktop') await checkBothWidths(second, 'dashboard-stale', () => stale.getByRole('button', { name: 'Reload the dashboard' }).waitFor(), true);
+      else expect(await widerThanScreen(second)).toEqual([]);
       // Reloaded: the first member's change shows, and the second one's, made again, is saved.
       await stale.getByRole('button', { name: 'Reload the dashboard' }).click();
-      await lee.getByRole('heading', { name: `Drag board (${width}, first)` }).waitFor();
+      await second.getByRole('heading', { name: `Drag board (${width}, first)` }).waitFor();
       await stale.waitFor({ state: 'detached' });
       if (width === 'desktop') {
-        await lee.getByRole('button', { name: 'Move Gamma (drag, or arrow keys)' }).press('ArrowRight');
+        await second.getByRole('button', { name: 'Move Gamma (drag, or arrow keys)' }).press('ArrowRight');
         await expect.poll(version).toBe(before + 2);
-        expect(await layoutOf(lee, 'Gamma')).toBe('1,4,6,4');
+        expect(await layoutOf(second, 'Gamma')).toBe('1,4,6,4');
       } else {
-        await rename(lee, `Drag board (${width}, second)`);
+        await rename(second, `Drag board (${width}, second)`);
         await expect.poll(version).toBe(before + 2);
-        await lee.getByRole('heading', { name: `Drag board (${width}, second)` }).waitFor();
+        await second.getByRole('heading', { name: `Drag board (${width}, second)` }).waitFor();
       }
       expect(await stale.count()).toBe(0);
       // The first member's page now holds an old version: theirs would be refused next; a reload brings them up to date.

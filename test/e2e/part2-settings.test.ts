@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
-import { hasChromium, closeContexts, workerBrowser, seriousViolations, saveScreenshot } from '../support/browser.ts';
+import { hasChromium, closeContexts, workerBrowser, seriousViolations, saveScreenshot, openInApp, signInContext } from '../support/browser.ts';
 import { Receiver } from '../webhooks/receiver.ts';
 
 /** Beside the other pages' screenshots (docs/web-app.md shows them). */
@@ -269,9 +269,9 @@ describe.runIf(hasChromium)('the settings pages in a real browser', () => {
     const added = await web.request('POST', '/api/members', { token: admin.token(), body: { email: 'vic@example.com', role: 'VIEWER' } });
     const token = new URL(added.body.invitation.url).pathname.split('/invite/')[1];
     expect((await web.request('POST', `/api/auth/invitations/${token}/accept`, { body: { password: 'viewer-password-1' } })).status).toBe(200);
-    const viewerContext = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    const viewer = await viewerContext.newPage();
-    await signIn(viewer, 'vic@example.com', 'viewer-password-1');
+    // The admin's browser, signed in as the viewer now (its session cookie replaced): a page load shows the viewer's app.
+    await signInContext(context, web.baseUrl, { email: 'vic@example.com', password: 'viewer-password-1' });
+    const viewer = page;
     await viewer.goto(settings('projects'));
     await viewer.getByText('only administrators create, change or delete them').waitFor();
     expect(await viewer.getByRole('button', { name: 'Create project' }).count()).toBe(0);
@@ -280,13 +280,12 @@ describe.runIf(hasChromium)('the settings pages in a real browser', () => {
     const nav = viewer.getByRole('navigation', { name: 'Settings' });
     expect(await nav.getByRole('link', { name: 'API keys' }).count()).toBe(0);
     expect(await nav.getByRole('link', { name: 'Webhooks' }).count()).toBe(0);
-    await viewer.goto(settings('api-keys'));
+    await openInApp(viewer, settings('api-keys'));
     await viewer.getByRole('alert').filter({ hasText: 'does not allow this' }).waitFor();
     await accessible(viewer);
     await screenshot('settings-viewer-forbidden', viewer);
-    await viewer.goto(settings('members'));
+    await openInApp(viewer, settings('members'));
     await viewer.locator('[data-member="vic@example.com"]').waitFor();
     expect(await viewer.getByLabel(/^Role of/).count()).toBe(0);
-    await viewerContext.close();
   });
 });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, ConsoleMessage, Page, Request } from 'playwright-core';
 import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
-import { hasChromium, closeContexts, workerBrowser, seriousViolations, saveScreenshot } from '../support/browser.ts';
+import { hasChromium, closeContexts, workerBrowser, seriousViolations, saveScreenshot, openInApp } from '../support/browser.ts';
 import { spanAt, withExporter } from '../support/otel.ts';
 import { agentTrace } from '../support/sample-traces.ts';
 
@@ -40,6 +40,17 @@ describe.runIf(hasChromium)('the web app in a real browser', () => {
     expect(await seriousViolations(p)).toEqual([]);
   }
   const screenshot = (name: string, p: Page = page) => saveScreenshot(p, name);
+
+  let secondPage: Page | undefined;
+  /**
+   * The page of a second browser, its cookies cleared: the fresh browser that opens the list,
+   * later the visitor's (a new page costs Chromium about 3 s, most of a test).
+   */
+  async function cookielessPage(): Promise<Page> {
+    secondPage ??= await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
+    await secondPage.context().clearCookies();
+    return secondPage;
+  }
 
   it('signs in as the first-start admin and lands on the empty project with a first-run panel', async () => {
     await page.goto(url('/'));
@@ -112,14 +123,15 @@ describe.runIf(hasChromium)('the web app in a real browser', () => {
   });
 
   it("a fresh browser opening the list asks for the session and the list's first page once each, started by the first answer before the app's code runs", async () => {
-    const fresh = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const first = await cookielessPage();
+    await first.context().addCookies(await context.cookies());
+    const problems: string[] = [];
+    const onConsole = (m: ConsoleMessage) => void (m.type() === 'error' && problems.push(m.text()));
+    const asked: string[] = [];
+    const onRequest = (r: Request) => void (r.url().includes('/api/') && asked.push(`${r.method()} ${new URL(r.url()).pathname} ${r.postData() ?? ''}`));
+    first.on('console', onConsole);
+    first.on('request', onRequest);
     try {
-      await fresh.addCookies(await context.cookies());
-      const first = await fresh.newPage();
-      const problems: string[] = [];
-      first.on('console', (m) => void (m.type() === 'error' && problems.push(m.text())));
-      const asked: string[] = [];
-      first.on('request', (r) => void (r.url().includes('/api/') && asked.push(`${r.method()} ${new URL(r.url()).pathname} ${r.postData() ?? ''}`)));
       await first.goto(url(`/p/${projectId}/traces`));
       await first.locator('[data-trace-id="second-trace"]').waitFor();
       expect(asked.filter((a) => a.startsWith('GET /api/auth/session'))).toHaveLength(1);
@@ -134,7 +146,10 @@ describe.runIf(hasChromium)('the web app in a real browser', () => {
       expect(asked.filter((a) => a.startsWith('POST /api/trace/search '))).toHaveLength(1);
       expect(asked.find((a) => a.startsWith('POST /api/trace/search '))).toContain('"query":"parcel"');
     } finally {
-      await fresh.close();
+      first.off('console', onConsole);
+      first.off('request', onRequest);
+      // Blank: the list would go on asking for new traces.
+      await first.goto('about:blank');
     }
   });
 
@@ -153,7 +168,7 @@ describe.runIf(hasChromium)('the web app in a real browser', () => {
     await page.reload();
     await page.getByText('User: customer-829').waitFor();
     await expect.poll(() => page.locator('[role=row][data-trace-id]').count()).toBe(1);
-    await page.goto(url(`/p/${projectId}/traces?user=nobody`));
+    await openInApp(page, url(`/p/${projectId}/traces?user=nobody`));
     await page.getByText('No trace matches').waitFor();
     await page.getByRole('button', { name: 'Clear all' }).click();
     await expect.poll(() => page.locator('[role=row][data-trace-id]').count()).toBe(2);
@@ -224,9 +239,8 @@ describe.runIf(hasChromium)('the web app in a real browser', () => {
     const shared = (await link.getAttribute('href'))!;
     expect(shared).toMatch(/\/share\/[A-Za-z0-9]{32}$/);
 
-    const visitor = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    expect(await visitor.cookies()).toEqual([]);
-    const guest = await visitor.newPage();
+    const guest = await cookielessPage();
+    expect(await guest.context().cookies()).toEqual([]);
     const response = await guest.goto(shared);
     expect(response?.status()).toBe(200);
     expect(response?.headers()['x-robots-tag']).toContain('noindex');
@@ -247,7 +261,6 @@ describe.runIf(hasChromium)('the web app in a real browser', () => {
     expect(gone?.status()).toBe(404);
     await guest.getByText('Shared trace not found').waitFor();
     expect(await guest.locator('#trace-input').count()).toBe(0);
-    await visitor.close();
   });
 
   it('signs out, and the old session is refused', async () => {
@@ -266,8 +279,8 @@ describe.runIf(hasChromium)('the web app in a real browser', () => {
     const added = await web.request('POST', '/api/members', { token: web.creds.adminApiKey, body: { email: 'viewer@example.com', role: 'VIEWER' } });
     expect(added.status).toBe(200);
     const invite = new URL(added.body.invitation.url);
-    const viewerContext = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    const viewer = await viewerContext.newPage();
+    // The browser the admin signed out of (no session left in it, the test before checks).
+    const viewer = page;
     await viewer.goto(url(invite.pathname));
     await viewer.getByRole('heading', { name: /Join/ }).waitFor();
     await accessible(viewer);
@@ -299,10 +312,9 @@ describe.runIf(hasChromium)('the web app in a real browser', () => {
     // The reset link page of the same member (an admin issues it).
     const reset = await web.request('POST', `/api/members/${added.body.userId}/password-reset`, { token: web.creds.adminApiKey });
     expect(reset.status).toBe(200);
-    await viewer.goto(url(new URL(reset.body.url).pathname));
+    await openInApp(viewer, url(new URL(reset.body.url).pathname));
     await viewer.getByRole('heading', { name: 'Choose a new password' }).waitFor();
     await accessible(viewer);
     await screenshot('reset-password', viewer);
-    await viewerContext.close();
   });
 });
