@@ -3,7 +3,7 @@ import { isCommonWord, isFirstName, isProperNoun, isSurname } from './lexicon.ts
 import type { EntityType } from './entities.ts';
 import type { NlpEntity } from './nlp-entity.ts';
 import type { RawResult, Recognizer } from './recognizer.ts';
-import { breaksAfterPost, lexiconTag, startsUpper, tokenize, WORD_DEMONYM, WORD_UPPER, type Term } from './tokens.ts';
+import { breaksAfterPost, isCapitalisedWord, lexiconTag, startsUpper, tokenize, WORD_DEMONYM, WORD_UPPER, type Term } from './tokens.ts';
 
 /**
  * PERSON, LOCATION and NRP without model weights. tokens.ts splits sentences and tags words
@@ -73,7 +73,17 @@ function breaksAfter(t: Term): boolean {
 const FIRST_WORD = /\p{L}[\p{L}'’-]*/gu;
 // An upper-case letter that starts a word (no letter before it joined by letters, apostrophes or hyphens).
 const WORD_CAPITAL = /\p{Lu}(?<!\p{L}[\p{L}'’-]*\p{Lu})/gu;
-const STARTS_UPPER = /^\p{Lu}/u;
+// A regular expression with \p{…} in it is written out as new RegExp(…) where it stands by
+// esbuild (the server bundle, tsx) and so built at every call inside a function: these are
+// built once, here.
+const INITIAL = /^\p{Lu}\.?$/u;
+const CAPITALISED_WORD = /^\p{Lu}[\p{L}'’-]*$/u;
+const LOWER_CASE_WORD = /^\p{Ll}[\p{L}'’-]+$/u;
+const SHORT_CAPITALS = /^\p{Lu}{2,4}$/u;
+const CAPITALS_ONLY = /^\p{Lu}+$/u;
+const LETTERS_ONLY = /^\p{L}+$/u;
+const STARTS_LOWER = /^\p{Ll}/u;
+const ANY_UPPER = /\p{Lu}/u;
 const NAME_OR_PLACE_TAG = /Name|Person|Place|City|Country|Region|Demonym|Honorific/;
 
 /**
@@ -132,7 +142,7 @@ function candidateFirstWord(word: string): boolean {
   if (candidate === undefined) {
     if (firstWordCache.size >= 20_000) firstWordCache.clear();
     const lower = word.toLowerCase();
-    const tag = STARTS_UPPER.test(word) ? lexiconTag(lower) : null;
+    const tag = startsUpper(word) ? lexiconTag(lower) : null;
     candidate = tag !== null && (tag === undefined || NAME_OR_PLACE_TAG.test(tag) || isFirstName(lower) || HONORIFICS.has(lower) || NRP_SET.has(word));
     firstWordCache.set(word, candidate);
   }
@@ -209,10 +219,10 @@ const NAMEISH: readonly Kind[] = ['name', 'ambiguous', 'proper', 'unknown'];
 
 function kindOf(t: Term, lowerCaseText: boolean): Kind {
   const text = t.text;
-  if (/^\p{Lu}\.?$/u.test(text)) return 'initial';
-  if (CONNECTORS.has(t.normal) && !/^\p{Lu}/u.test(text)) return 'connector';
-  const capitalised = /^\p{Lu}[\p{L}'’-]*$/u.test(text) && text.length > 1;
-  if (!capitalised && !(lowerCaseText && /^\p{Ll}[\p{L}'’-]+$/u.test(text))) return 'other';
+  if (INITIAL.test(text)) return 'initial';
+  if (CONNECTORS.has(t.normal) && !startsUpper(text)) return 'connector';
+  const capitalised = CAPITALISED_WORD.test(text) && text.length > 1;
+  if (!capitalised && !(lowerCaseText && LOWER_CASE_WORD.test(text))) return 'other';
   if (hasAny(t.tags, FUNCTION_TAGS) || t.tags.has('Honorific') || NRP_SET.has(text)) return 'other';
   const lower = t.normal.replace(/['’]s$/, '');
   // `normal` drops accents ("sedlackova"); the lists keep them.
@@ -227,7 +237,7 @@ function kindOf(t: Term, lowerCaseText: boolean): Kind {
   const common = isCommonWord(lower) || (lexTag !== undefined && !NAME_TAG.test(lexTag));
   if (!capitalised) return listed && !common ? 'name' : 'other';
   // "IBAN", "NI", "VIC": short capitals are acronyms and codes unless a list has the name.
-  if (/^\p{Lu}{2,4}$/u.test(text) && !listed) return 'other';
+  if (SHORT_CAPITALS.test(text) && !listed) return 'other';
   if (listed) return common ? 'ambiguous' : 'name';
   if (common) return 'other';
   return isProperNoun(lower) ? 'proper' : 'unknown';
@@ -249,7 +259,7 @@ function cachedKindOf(t: Term, lowerCaseText: boolean): Kind {
 }
 
 export function extractNlpEntities(text: string): NlpEntity[] {
-  const lowerCaseText = !/\p{Lu}/u.test(text);
+  const lowerCaseText = !ANY_UPPER.test(text);
   const leftOut = lowerCaseText ? [] : sentencesLeftOut(text);
   if (leftOut === null) return [];
   const out: NlpEntity[] = [];
@@ -375,7 +385,7 @@ function decide(
   // Streets: "Marina Fort Street", "Isaac Lodge Street" (street addresses are address.ts's).
   if (run.length > 1 && STREET_WORDS.has(sentence[j].normal)) return null;
   // Organisations: "Russell Investments", "Thomas and Sons", "Abt Associates".
-  if (run.some(orgWord) || (orgWord(next) && /^\p{Lu}/u.test(next.text) && !breaksAfter(sentence[j]))) return null;
+  if (run.some(orgWord) || (orgWord(next) && startsUpper(next.text) && !breaksAfter(sentence[j]))) return null;
   if (next && !breaksAfter(sentence[j]) && /^(and|&)$/.test(next.normal) && orgWord(sentence[j + 2])) return null;
 
   const place = lookupPlace(phrase);
@@ -400,8 +410,8 @@ function decide(
     if (place) return { entity: 'LOCATION', score: TAGGED_SCORE };
     // A word no list knows after "in", "from", "to": a place, unless it reads as an acronym
     // ("from ATM") or a company ("at Datamarket", "Fuse TV").
-    const acronym = /^\p{Lu}{2,4}$/u.test(phrase);
-    const continues = !!next && /^\p{Lu}/u.test(next.text) && !breaksAfter(sentence[j]);
+    const acronym = SHORT_CAPITALS.test(phrase);
+    const continues = !!next && startsUpper(next.text) && !breaksAfter(sentence[j]);
     if (prevWord !== 'at' && !acronym && !continues) return { entity: 'LOCATION', score: NAME_LIST_SCORE };
   }
   if (lowerCaseText) {
@@ -412,9 +422,9 @@ function decide(
   if (place && place.population >= MAJOR_CITY && !hasName) return { entity: 'LOCATION', score: TAGGED_SCORE };
   // A capitalised word right after the run that is not a name makes it a title or a brand
   // ("Fuse TV", "Nera Economic Consulting").
-  if (next && /^\p{Lu}\p{Ll}/u.test(next.text) && !breaksAfter(sentence[j]) && kinds[j + 1] === 'other') return null;
+  if (next && isCapitalisedWord(next.text) && !breaksAfter(sentence[j]) && kinds[j + 1] === 'other') return null;
   // Inside a title in capitals ("The Big Three Killed My Baby", "Collective Ip") a capitalised word is no name.
-  if (prev && /^\p{Lu}/u.test(prev.text) && kinds[i - 1] === 'other' && !breaksAfter(prev) && (i > 1 || !hasName)) return null;
+  if (prev && startsUpper(prev.text) && kinds[i - 1] === 'other' && !breaksAfter(prev) && (i > 1 || !hasName)) return null;
   // "Mayo-Walters invested": a double-barrelled name alone is a firm's more often than a person's.
   if (run.length === 2 && sentence[i].post === '-') return null;
   if (runKinds.length === 1) {
@@ -460,7 +470,7 @@ function personCue(sentence: readonly Term[], i: number, j: number): boolean {
   }
   if (next && !breaksAfter(sentence[j]) && PERSON_VERBS.has(next.normal)) return true;
   // "Wisława Szczepańska's killers": the possessive of a name of two words or more.
-  if (j > i && /['’]s$/.test(sentence[j].text) && next && /^\p{Ll}/u.test(next.text)) return true;
+  if (j > i && /['’]s$/.test(sentence[j].text) && next && STARTS_LOWER.test(next.text)) return true;
   return false;
 }
 
@@ -481,7 +491,7 @@ function addLowerCaseNameLists(sentence: readonly Term[], found: Array<{ entity:
     }
     const named = members.filter((m) => kinds[m] === 'name').length;
     if (members.length >= 3 && named * 3 >= members.length * 2) {
-      for (const m of members) if (!found.some((f) => m >= f.i && m <= f.j) && /^\p{L}+$/u.test(sentence[m].text)) found.push({ entity: 'PERSON', i: m, j: m, score: NAME_LIST_SCORE });
+      for (const m of members) if (!found.some((f) => m >= f.i && m <= f.j) && LETTERS_ONLY.test(sentence[m].text)) found.push({ entity: 'PERSON', i: m, j: m, score: NAME_LIST_SCORE });
     }
     k = end + 1;
   }
@@ -499,7 +509,7 @@ function addCoordinatedNames(sentence: readonly Term[], found: Array<{ entity: E
   for (const f of found) for (let k = f.i; k <= f.j; k++) label[k] = f.entity;
   const candidate = (k: number) => {
     const t = sentence[k];
-    return t !== undefined && label[k] === null && UPPER_WORD.test(t.text) && !/^\p{Lu}+$/u.test(t.text) && NAMEISH.includes(kinds[k]);
+    return t !== undefined && label[k] === null && UPPER_WORD.test(t.text) && !CAPITALS_ONLY.test(t.text) && NAMEISH.includes(kinds[k]);
   };
   // Joined to a neighbour by a comma after the left word, or by "and"/"or" between them.
   const listedAfter = (k: number) =>

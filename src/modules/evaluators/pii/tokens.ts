@@ -98,9 +98,18 @@ const IMPERATIVE_OBJECTS = new Set(['the', 'a', 'an', 'this', 'that', 'these', '
 // ł, ø, đ ... have no decomposition; compromise's normal form writes them as these.
 const UNDECOMPOSED: Record<string, string> = { ł: 'l', ø: 'o', đ: 'd', ð: 'd', þ: 'th', ß: 'ss', æ: 'ae', œ: 'oe', ı: 'i' };
 
+// A regular expression with \p{…} in it is written out as new RegExp(…) where it stands by
+// esbuild (the server bundle, tsx) and so built at every call inside a function: these are
+// built once, here.
+const MARKS = /\p{M}/gu;
+const STARTS_NUMBER = /^\p{N}/u;
+const STARTS_LETTER = /^\p{L}/u;
+const ONE_CAPITAL = /^\p{Lu}$/u;
+const HYPHENATED_PART = /^\p{L}[\p{L}'’]*$/u;
+
 function normalise(text: string): string {
   let s = text.toLowerCase();
-  if (/[^ -~]/.test(s)) s = s.normalize('NFD').replace(/\p{M}/gu, '').replace(/[łøđðþßæœı]/g, (c) => UNDECOMPOSED[c]);
+  if (/[^ -~]/.test(s)) s = s.normalize('NFD').replace(MARKS, '').replace(/[łøđðþßæœı]/g, (c) => UNDECOMPOSED[c]);
   return s.includes('.') ? s.replace(/\./g, '') : s;
 }
 
@@ -124,7 +133,7 @@ function computeTags(text: string, normal: string): Set<string> {
     if (/['’]s$/.test(normal)) tags.add('Possessive');
   }
   if (entry !== undefined) for (const tag of typeof entry === 'string' ? [entry] : entry) for (const t of withParents(tag)) tags.add(t);
-  if (/^\p{N}/u.test(text)) tags.add('Value');
+  if (STARTS_NUMBER.test(text)) tags.add('Value');
   else if (/@/.test(text)) tags.add('Email');
   else if (/^(?:https?:|www\.)/i.test(text) || /\.(?:com|org|net|io)\b/i.test(text)) tags.add('Url');
   else if (/^[A-Z]{2,5}$/.test(text) && !tags.has('Person') && !tags.has('Place')) tags.add('Acronym');
@@ -159,7 +168,7 @@ function retag(t: Term, remove: readonly string[], add: readonly string[]): void
 
 /** Is a term one a sentence may not end after (a title, an abbreviation, an initial)? */
 function holdsSentence(t: Term): boolean {
-  return t.tags.has('Abbreviation') || t.tags.has('Honorific') || /^\p{Lu}$/u.test(t.text) || ABBREVIATED.test(t.text);
+  return t.tags.has('Abbreviation') || t.tags.has('Honorific') || ONE_CAPITAL.test(t.text) || ABBREVIATED.test(t.text);
 }
 
 /** How a chunk of text without white space splits into words (the same for every occurrence of the chunk). */
@@ -191,9 +200,9 @@ function parseChunk(chunk: string): ChunkParse {
   let start = lead;
   const words: ChunkParse['words'] = [];
   // Words joined by hyphens are apart ("Mayo-Walters", "twenty-one"), but not after a prefix ("re-entered", "e-mail").
-  if (word.includes('-') && /^\p{L}/u.test(word)) {
+  if (word.includes('-') && STARTS_LETTER.test(word)) {
     const parts = word.split('-');
-    if (parts.every((p) => /^\p{L}[\p{L}'’]*$/u.test(p)) && !PREFIXES.has(parts[0].toLowerCase())) {
+    if (parts.every((p) => HYPHENATED_PART.test(p)) && !PREFIXES.has(parts[0].toLowerCase())) {
       for (let k = 0; k < parts.length - 1; k++) {
         words.push(chunkWord(parts[k], start));
         start += parts[k].length + 1;
@@ -437,7 +446,7 @@ function contextTags(s: Term[]): void {
 const NOT_NAME = ['Place', 'Date', 'Value', 'Determiner', 'Preposition', 'Conjunction', 'Pronoun', 'Organization', 'Modal', 'Copula', 'Acronym', 'Honorific', 'Abbreviation'];
 const NAMING = new Set(['named', 'called']);
 const NAMING_OBJECTS = new Set(['him', 'her', 'me', 'them', 'it', 'us']);
-const isInitial = (t: Term | undefined) => !!t && /^\p{Lu}$/u.test(t.text) && /^\.?\s+$/.test(t.post) && !/\n/.test(t.post);
+const isInitial = (t: Term | undefined) => !!t && ONE_CAPITAL.test(t.text) && /^\.?\s+$/.test(t.post) && !/\n/.test(t.post);
 
 const NOT_SURNAME = ['Person', 'Place', 'Date', 'Value', 'Determiner', 'Preposition', 'Conjunction', 'Pronoun', 'Verb', 'Adjective', 'Organization', 'Modal', 'Copula'];
 
