@@ -62,6 +62,9 @@ interface TagInfo {
 
 const require = createRequire(import.meta.url);
 let lexicon: Record<string, LexiconEntry> | null = null;
+// The lexicon's few words that start with a digit ("4chan", "49ers"), apart: looking a number
+// up in the lexicon itself, a large object in dictionary mode, costs far more than in a small map.
+let digitLed: Map<string, LexiconEntry> | null = null;
 let tagSet: Record<string, TagInfo> | null = null;
 const expanded = new Map<string, readonly string[]>();
 
@@ -71,6 +74,7 @@ function load(): Record<string, LexiconEntry> {
   const world = (require('compromise/two') as { world(): { model: { one: { lexicon: Record<string, LexiconEntry>; tagSet: Record<string, TagInfo> } } } }).world();
   tagSet = world.model.one.tagSet;
   lexicon = world.model.one.lexicon;
+  digitLed = new Map(Object.entries(lexicon).filter(([word]) => isDigit(word.charCodeAt(0))));
   return lexicon;
 }
 
@@ -118,18 +122,25 @@ const LEADING = /^[^\p{L}\p{N}@#$£€+]+/u;
 const TRAILING = /[^\p{L}\p{N}%]+$/u;
 const ABBREVIATED = /^(?:\p{L}\.)+\p{L}?\.?$/u;
 
+/** The tags of a number the lexicon does not know ("92647", "555-6655"), shared: tag sets are never changed in place. */
+const VALUE_TAGS: ReadonlySet<string> = new Set(['Value']);
+
 function computeTags(text: string, normal: string): Set<string> {
-  const tags = new Set<string>();
   const lex = load();
-  let entry = lex[normal];
+  // A word that starts with a digit is a Value, and a lexicon entry for it starts with a digit too.
+  const number = isDigit(text.charCodeAt(0));
+  let entry = number ? digitLed!.get(normal) : lex[normal];
   const apostrophe = entry === undefined ? normal.search(/['’]/) : -1;
+  if (number && entry === undefined && apostrophe < 0) return VALUE_TAGS as Set<string>;
+  const tags = new Set<string>();
   if (apostrophe > 0 && /n['’]t$/.test(normal)) {
     // "don't", "CAN'T": a negated verb.
     tags.add('Verb').add('Negative');
     entry = undefined;
   } else if (apostrophe > 0) {
     // "Amanda's", "I'm", "What's": the word before the apostrophe says what it is.
-    entry = lex[normal.slice(0, apostrophe)];
+    const stem = normal.slice(0, apostrophe);
+    entry = number ? digitLed!.get(stem) : lex[stem];
     if (/['’]s$/.test(normal)) tags.add('Possessive');
   }
   if (entry !== undefined) for (const tag of typeof entry === 'string' ? [entry] : entry) for (const t of withParents(tag)) tags.add(t);
