@@ -29,6 +29,29 @@ const TAGGED_SCORE = 0.85;
 const NAME_LIST_SCORE = 0.6;
 const NRP_SCORE = 0.85;
 
+/** What a run of words is, and how sure: decide()'s answers, made once. */
+interface Verdict {
+  entity: EntityType;
+  score: number;
+}
+const PERSON_TAGGED: Verdict = { entity: 'PERSON', score: TAGGED_SCORE };
+const PERSON_LISTED: Verdict = { entity: 'PERSON', score: NAME_LIST_SCORE };
+const LOCATION_TAGGED: Verdict = { entity: 'LOCATION', score: TAGGED_SCORE };
+const LOCATION_LISTED: Verdict = { entity: 'LOCATION', score: NAME_LIST_SCORE };
+
+/**
+ * An entity found in a sentence: its words i to j. Made by a constructor, not an object
+ * literal, for the reason tokens.ts's Word is.
+ */
+class Found {
+  constructor(
+    readonly entity: EntityType,
+    readonly i: number,
+    readonly j: number,
+    readonly score: number,
+  ) {}
+}
+
 // Words compromise knows as these are never (part of) a name, whatever a name list says ("My").
 const FUNCTION_WORD_TAG = /Possessive|Pronoun|Determiner|Preposition|Conjunction|Modal|Copula|Auxiliary|QuestionWord/;
 
@@ -224,9 +247,9 @@ function kindOf(t: Term, lowerCaseText: boolean): Kind {
   const capitalised = CAPITALISED_WORD.test(text) && text.length > 1;
   if (!capitalised && !(lowerCaseText && LOWER_CASE_WORD.test(text))) return 'other';
   if (hasAny(t.tags, FUNCTION_TAGS) || t.tags.has('Honorific') || NRP_SET.has(text)) return 'other';
-  const lower = t.normal.replace(/['’]s$/, '');
+  const lower = withoutPossessive(t.normal);
   // `normal` drops accents ("sedlackova"); the lists keep them.
-  const written = text.normalize('NFC').toLowerCase().replace(/['’]s$/, '');
+  const written = withoutPossessive(text.normalize('NFC').toLowerCase());
   const listedPart = (p: string, q: string | undefined) => isFirstName(p) || isSurname(p) || (!!q && q !== p && (isFirstName(q) || isSurname(q)));
   const parts = lower.split('-').filter(Boolean);
   const writtenParts = written.split('-').filter(Boolean);
@@ -267,7 +290,7 @@ export function extractNlpEntities(text: string): NlpEntity[] {
   for (const sentence of tokenize(text, leftOut)) {
     // "What's your last name? Boyle": a question that asks for a name, answered in the next sentence.
     const asked = /^name$/.test(previousSentence[previousSentence.length - 1]?.normal ?? '') && /[?:]/.test(previousSentence[previousSentence.length - 1].post);
-    const found: Array<{ entity: EntityType; i: number; j: number; score: number }> = [];
+    const found: Found[] = [];
     const kinds: Kind[] = new Array<Kind>(sentence.length);
     for (let k = 0; k < sentence.length; k++) kinds[k] = cachedKindOf(sentence[k], lowerCaseText);
     const areas = namedAreas(sentence, lowerCaseText);
@@ -276,7 +299,7 @@ export function extractNlpEntities(text: string): NlpEntity[] {
       const t = sentence[i];
       const area = areas === null ? -1 : areas[i];
       if (area >= 0) {
-        found.push({ entity: 'LOCATION', i, j: area, score: TAGGED_SCORE });
+        found.push(new Found('LOCATION', i, area, TAGGED_SCORE));
         i = area + 1;
         continue;
       }
@@ -292,14 +315,14 @@ export function extractNlpEntities(text: string): NlpEntity[] {
           else if (k === 'connector' && kinds[j + 2] === 'connector' && isNameish(kinds[j + 3]) && !endsRun(sentence, kinds, j + 1) && !endsRun(sentence, kinds, j + 2)) j += 3;
           else break;
         }
-        const decided = i === 0 && asked && kinds[0] !== 'other' ? { entity: 'PERSON' as const, score: TAGGED_SCORE } : decide(sentence, kinds, i, j, lowerCaseText);
-        if (decided) found.push({ entity: decided.entity, i, j, score: decided.score });
+        const decided = i === 0 && asked && kinds[0] !== 'other' ? PERSON_TAGGED : decide(sentence, kinds, i, j, lowerCaseText);
+        if (decided) found.push(new Found(decided.entity, i, j, decided.score));
         i = j + 1;
         continue;
       }
       // Every word of NRP_SET starts with a capital.
       if (((t.facts & WORD_UPPER) !== 0 && NRP_SET.has(t.text) && !NRP_AMBIGUOUS.has(t.text)) || (t.own ? (t.facts & WORD_DEMONYM) !== 0 : t.tags.has('Demonym'))) {
-        found.push({ entity: 'NRP', i, j: i, score: NRP_SCORE });
+        found.push(new Found('NRP', i, i, NRP_SCORE));
       }
       i++;
     }
@@ -311,7 +334,19 @@ export function extractNlpEntities(text: string): NlpEntity[] {
   return out;
 }
 
-const POSSESSIVE_END = /['’]s$/;
+
+/** Does a word end in "'s" or "’s" ("Amanda's")? Read from its last two characters: a regular expression would read it whole. */
+function isPossessive(word: string): boolean {
+  const n = word.length;
+  if (n < 2 || word.charCodeAt(n - 1) !== 115) return false;
+  const apostrophe = word.charCodeAt(n - 2);
+  return apostrophe === 39 || apostrophe === 0x2019;
+}
+
+/** The words without a final "'s" or "’s". */
+function withoutPossessive(words: string): string {
+  return isPossessive(words) ? words.slice(0, -2) : words;
+}
 
 function isNameish(kind: Kind | undefined): boolean {
   return kind === 'name' || kind === 'ambiguous' || kind === 'proper' || kind === 'unknown';
@@ -347,7 +382,7 @@ function namedAreas(sentence: readonly Term[], lowerCaseText: boolean): Int32Arr
     for (let j = last; j >= i; j--) {
       let phrase = sentence[i].text;
       for (let k = i + 1; k <= j; k++) phrase += ' ' + sentence[k].text;
-      phrase = phrase.replace(POSSESSIVE_END, '');
+      phrase = withoutPossessive(phrase);
       const place = lowerCaseText ? lookupPlace(phrase) : lookupArea(phrase);
       // One capitalised word alone is left to decide(), which weighs names against places.
       if (place && (place.kind === 'country' || j > i || lowerCaseText)) {
@@ -373,9 +408,9 @@ function decide(
   i: number,
   j: number,
   lowerCaseText: boolean,
-): { entity: EntityType; score: number } | null {
+): Verdict | null {
   const run = sentence.slice(i, j + 1);
-  const phrase = run.map((t) => t.text.replace(/['’]s$/, '')).join(' ');
+  const phrase = run.map((t) => withoutPossessive(t.text)).join(' ');
   const runKinds = kinds.slice(i, j + 1).filter((k) => k !== 'initial' && k !== 'connector');
   const prev = before(sentence, i, 1);
   const prev2 = before(sentence, i, 2);
@@ -400,26 +435,26 @@ function decide(
   const cue = personCue(sentence, i, j);
 
   // A region named like a person ("Mary", "Victoria") is the person unless the wording says otherwise.
-  if (area && !cue && !(hasName && place.kind === 'region')) return { entity: 'LOCATION', score: TAGGED_SCORE };
+  if (area && !cue && !(hasName && place.kind === 'region')) return LOCATION_TAGGED;
   const sizeable = !!place && (place.kind !== 'city' || place.population >= MAJOR_CITY);
-  if (strongLead && !cue) return { entity: 'LOCATION', score: place ? TAGGED_SCORE : NAME_LIST_SCORE };
+  if (strongLead && !cue) return place ? LOCATION_TAGGED : LOCATION_LISTED;
   // Two words no list knows after "to" or "from" ("change it to Bekbolat Musliyevich") are more
   // often a name than a place the gazetteer lacks.
   const unknownName = !place && runKinds.length >= 2 && runKinds.every((k) => k === 'unknown' || k === 'name');
   if (placeLead && !cue && (!hasName || sizeable) && !unknownName) {
-    if (place) return { entity: 'LOCATION', score: TAGGED_SCORE };
+    if (place) return LOCATION_TAGGED;
     // A word no list knows after "in", "from", "to": a place, unless it reads as an acronym
     // ("from ATM") or a company ("at Datamarket", "Fuse TV").
     const acronym = SHORT_CAPITALS.test(phrase);
     const continues = !!next && startsUpper(next.text) && !breaksAfter(sentence[j]);
-    if (prevWord !== 'at' && !acronym && !continues) return { entity: 'LOCATION', score: NAME_LIST_SCORE };
+    if (prevWord !== 'at' && !acronym && !continues) return LOCATION_LISTED;
   }
   if (lowerCaseText) {
     // Without capitals only the wording marks a name ("my name is lena andersson").
-    return cue && runKinds.every((k) => k === 'name') ? { entity: 'PERSON', score: TAGGED_SCORE } : null;
+    return cue && runKinds.every((k) => k === 'name') ? PERSON_TAGGED : null;
   }
-  if (cue) return { entity: 'PERSON', score: TAGGED_SCORE };
-  if (place && place.population >= MAJOR_CITY && !hasName) return { entity: 'LOCATION', score: TAGGED_SCORE };
+  if (cue) return PERSON_TAGGED;
+  if (place && place.population >= MAJOR_CITY && !hasName) return LOCATION_TAGGED;
   // A capitalised word right after the run that is not a name makes it a title or a brand
   // ("Fuse TV", "Nera Economic Consulting").
   if (next && isCapitalisedWord(next.text) && !breaksAfter(sentence[j]) && kinds[j + 1] === 'other') return null;
@@ -431,10 +466,10 @@ function decide(
     if (kinds[i] !== 'name' && !(tagged && kinds[i] === 'ambiguous' && i > 0)) return null;
     // Every sentence starts with a capital: a lone first word needs the lexicon's name tag.
     if (i === 0 && !tagged) return null;
-    return { entity: 'PERSON', score: tagged ? TAGGED_SCORE : NAME_LIST_SCORE };
+    return tagged ? PERSON_TAGGED : PERSON_LISTED;
   }
   if (hasName || tagged || runKinds.filter((k) => k === 'unknown').length >= 2 || (runKinds.includes('ambiguous') && runKinds.includes('unknown'))) {
-    return { entity: 'PERSON', score: tagged ? TAGGED_SCORE : NAME_LIST_SCORE };
+    return tagged ? PERSON_TAGGED : PERSON_LISTED;
   }
   return null;
 }
@@ -470,7 +505,7 @@ function personCue(sentence: readonly Term[], i: number, j: number): boolean {
   }
   if (next && !breaksAfter(sentence[j]) && PERSON_VERBS.has(next.normal)) return true;
   // "Wisława Szczepańska's killers": the possessive of a name of two words or more.
-  if (j > i && /['’]s$/.test(sentence[j].text) && next && STARTS_LOWER.test(next.text)) return true;
+  if (j > i && isPossessive(sentence[j].text) && next && STARTS_LOWER.test(next.text)) return true;
   return false;
 }
 
@@ -478,7 +513,7 @@ function personCue(sentence: readonly Term[], i: number, j: number): boolean {
  * Without capitals, a list of three or more single words of which most are listed first
  * names ("silvana, adam, christopher, kristina, chad and caleb") is a list of people.
  */
-function addLowerCaseNameLists(sentence: readonly Term[], found: Array<{ entity: EntityType; i: number; j: number; score: number }>, kinds: readonly Kind[]): void {
+function addLowerCaseNameLists(sentence: readonly Term[], found: Found[], kinds: readonly Kind[]): void {
   let k = 0;
   while (k < sentence.length) {
     const members = [k];
@@ -491,7 +526,7 @@ function addLowerCaseNameLists(sentence: readonly Term[], found: Array<{ entity:
     }
     const named = members.filter((m) => kinds[m] === 'name').length;
     if (members.length >= 3 && named * 3 >= members.length * 2) {
-      for (const m of members) if (!found.some((f) => m >= f.i && m <= f.j) && LETTERS_ONLY.test(sentence[m].text)) found.push({ entity: 'PERSON', i: m, j: m, score: NAME_LIST_SCORE });
+      for (const m of members) if (!found.some((f) => m >= f.i && m <= f.j) && LETTERS_ONLY.test(sentence[m].text)) found.push(new Found('PERSON', m, m, NAME_LIST_SCORE));
     }
     k = end + 1;
   }
@@ -502,7 +537,7 @@ function addLowerCaseNameLists(sentence: readonly Term[], found: Array<{ entity:
  * next to a recognised name is a name too, even one no list knows. Three or more bare
  * names after "the", "at", "for" ("at Jones, Mitchell and Williams") are a firm.
  */
-function addCoordinatedNames(sentence: readonly Term[], found: Array<{ entity: EntityType; i: number; j: number; score: number }>, kinds: readonly Kind[]): void {
+function addCoordinatedNames(sentence: readonly Term[], found: Found[], kinds: readonly Kind[]): void {
   // Everything below starts from a person found.
   if (!found.some((f) => f.entity === 'PERSON')) return;
   const label = new Array<EntityType | null>(sentence.length).fill(null);
@@ -523,7 +558,7 @@ function addCoordinatedNames(sentence: readonly Term[], found: Array<{ entity: E
     for (let k = 0; k < sentence.length; k++) {
       if (!(listedAfter(k) || listedBefore(k)) || !candidate(k)) continue;
       label[k] = 'PERSON';
-      found.push({ entity: 'PERSON', i: k, j: k, score: NAME_LIST_SCORE });
+      found.push(new Found('PERSON', k, k, NAME_LIST_SCORE));
       changed = true;
     }
     if (!changed) break;
@@ -548,8 +583,18 @@ function addCoordinatedNames(sentence: readonly Term[], found: Array<{ entity: E
   }
 }
 
+/** A found entity as the recognizers read it: made by a constructor, as Found is. */
+class Span implements NlpEntity {
+  constructor(
+    readonly entity: EntityType,
+    readonly start: number,
+    readonly end: number,
+    readonly score: number,
+  ) {}
+}
+
 function span(entity: EntityType, first: Term, last: Term, score: number): NlpEntity {
-  return { entity, start: first.start, end: last.start + last.text.length, score };
+  return new Span(entity, first.start, last.start + last.text.length, score);
 }
 
 /** One recognizer per NLP entity; the tagging itself runs once per text and is shared. */
