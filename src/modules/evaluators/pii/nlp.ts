@@ -177,6 +177,9 @@ function isSentenceEnd(c: number): boolean {
   return c === 10 || c === 46 || c === 33 || c === 63;
 }
 
+// Where a sentence ends, found by the regular expression engine, which reads a text far faster than a loop over its characters.
+const SENTENCE_END = /[\n.!?]/g;
+
 /**
  * Sentences (up to a line break or a run of full stops, question and exclamation marks)
  * without a capitalised word worth looking at: start, end pairs, in order, for tokenize() to
@@ -190,8 +193,8 @@ function sentencesLeftOut(text: string): number[] | null {
   const n = text.length;
   let pos = 0;
   while (pos < n) {
-    let end = pos;
-    while (end < n && !isSentenceEnd(text.charCodeAt(end))) end++;
+    SENTENCE_END.lastIndex = pos;
+    let end = SENTENCE_END.test(text) ? SENTENCE_END.lastIndex - 1 : n;
     if (end < n) {
       if (text.charCodeAt(end) === 10) end++;
       else while (end < n && isSentenceEnd(text.charCodeAt(end)) && text.charCodeAt(end) !== 10) end++;

@@ -203,10 +203,23 @@ function chunkWord(text: string, start: number): ChunkParse['words'][number] {
   return { text, start, normal, tags, facts };
 }
 
+/** How many characters at the end of a chunk TRAILING matches: read from the characters while they are ASCII. */
+function trailingPunctuation(chunk: string): number {
+  let k = chunk.length;
+  while (k > 0) {
+    const c = chunk.charCodeAt(k - 1);
+    if (c >= 128) return TRAILING.exec(chunk)?.[0].length ?? 0;
+    if (isDigit(c) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 37) break;
+    k--;
+  }
+  return chunk.length - k;
+}
+
 function parseChunk(chunk: string): ChunkParse {
-  const lead = LEADING.exec(chunk)?.[0].length ?? 0;
+  // A digit is no leading punctuation (most chunks parsed are numbers).
+  const lead = isDigit(chunk.charCodeAt(0)) ? 0 : (LEADING.exec(chunk)?.[0].length ?? 0);
   if (lead === chunk.length) return { punctuationOnly: true, words: [], tail: chunk.length };
-  const trail = TRAILING.exec(chunk)?.[0].length ?? 0;
+  const trail = trailingPunctuation(chunk);
   let word = chunk.slice(lead, chunk.length - trail);
   let start = lead;
   const words: ChunkParse['words'] = [];
