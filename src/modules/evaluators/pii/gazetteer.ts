@@ -210,12 +210,14 @@ export function gazetteerLoaded(): { areas: boolean; cities: boolean } {
   return { areas: areas !== null, cities: cities !== null };
 }
 
+// Built once: esbuild writes a regular expression with \p{…} out as new RegExp(…) where it stands.
+const ANY_UPPER = /\p{Lu}/u;
 // Runs of up to three capitalised words ("New Zealand", "United Kingdom", "CYPRUS").
 const CAPITALISED_RUN = /\p{Lu}[\p{L}'’.-]*(?:[ \t]+(?:\p{Lu}[\p{L}'’.-]*|of|and|the|del|de|la)){0,3}/gu;
 
 /** ISO codes of the countries a text names, in any of the languages above. */
 export function countriesNamedIn(text: string): string[] {
-  if (!/\p{Lu}/u.test(text)) return [];
+  if (!ANY_UPPER.test(text)) return [];
   const found = new Set<string>();
   for (const m of text.matchAll(CAPITALISED_RUN)) {
     const words = m[0].split(/[ \t]+/);

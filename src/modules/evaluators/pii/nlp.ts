@@ -3,7 +3,7 @@ import { isCommonWord, isFirstName, isProperNoun, isSurname } from './lexicon.ts
 import type { EntityType } from './entities.ts';
 import type { NlpEntity } from './nlp-entity.ts';
 import type { RawResult, Recognizer } from './recognizer.ts';
-import { breaksAfterPost, lexiconTag, startsUpper, tokenize, WORD_DEMONYM, WORD_UPPER, type Term } from './tokens.ts';
+import { breaksAfterPost, isCapitalisedWord, lexiconTag, startsUpper, tokenize, WORD_DEMONYM, WORD_UPPER, type Term } from './tokens.ts';
 
 /**
  * PERSON, LOCATION and NRP without model weights. tokens.ts splits sentences and tags words
@@ -28,6 +28,29 @@ export type { NlpEntity } from './nlp-entity.ts';
 const TAGGED_SCORE = 0.85;
 const NAME_LIST_SCORE = 0.6;
 const NRP_SCORE = 0.85;
+
+/** What a run of words is, and how sure: decide()'s answers, made once. */
+interface Verdict {
+  entity: EntityType;
+  score: number;
+}
+const PERSON_TAGGED: Verdict = { entity: 'PERSON', score: TAGGED_SCORE };
+const PERSON_LISTED: Verdict = { entity: 'PERSON', score: NAME_LIST_SCORE };
+const LOCATION_TAGGED: Verdict = { entity: 'LOCATION', score: TAGGED_SCORE };
+const LOCATION_LISTED: Verdict = { entity: 'LOCATION', score: NAME_LIST_SCORE };
+
+/**
+ * An entity found in a sentence: its words i to j. Made by a constructor, not an object
+ * literal, for the reason tokens.ts's Word is.
+ */
+class Found {
+  constructor(
+    readonly entity: EntityType,
+    readonly i: number,
+    readonly j: number,
+    readonly score: number,
+  ) {}
+}
 
 // Words compromise knows as these are never (part of) a name, whatever a name list says ("My").
 const FUNCTION_WORD_TAG = /Possessive|Pronoun|Determiner|Preposition|Conjunction|Modal|Copula|Auxiliary|QuestionWord/;
@@ -73,7 +96,17 @@ function breaksAfter(t: Term): boolean {
 const FIRST_WORD = /\p{L}[\p{L}'’-]*/gu;
 // An upper-case letter that starts a word (no letter before it joined by letters, apostrophes or hyphens).
 const WORD_CAPITAL = /\p{Lu}(?<!\p{L}[\p{L}'’-]*\p{Lu})/gu;
-const STARTS_UPPER = /^\p{Lu}/u;
+// A regular expression with \p{…} in it is written out as new RegExp(…) where it stands by
+// esbuild (the server bundle, tsx) and so built at every call inside a function: these are
+// built once, here.
+const INITIAL = /^\p{Lu}\.?$/u;
+const CAPITALISED_WORD = /^\p{Lu}[\p{L}'’-]*$/u;
+const LOWER_CASE_WORD = /^\p{Ll}[\p{L}'’-]+$/u;
+const SHORT_CAPITALS = /^\p{Lu}{2,4}$/u;
+const CAPITALS_ONLY = /^\p{Lu}+$/u;
+const LETTERS_ONLY = /^\p{L}+$/u;
+const STARTS_LOWER = /^\p{Ll}/u;
+const ANY_UPPER = /\p{Lu}/u;
 const NAME_OR_PLACE_TAG = /Name|Person|Place|City|Country|Region|Demonym|Honorific/;
 
 /**
@@ -132,7 +165,7 @@ function candidateFirstWord(word: string): boolean {
   if (candidate === undefined) {
     if (firstWordCache.size >= 20_000) firstWordCache.clear();
     const lower = word.toLowerCase();
-    const tag = STARTS_UPPER.test(word) ? lexiconTag(lower) : null;
+    const tag = startsUpper(word) ? lexiconTag(lower) : null;
     candidate = tag !== null && (tag === undefined || NAME_OR_PLACE_TAG.test(tag) || isFirstName(lower) || HONORIFICS.has(lower) || NRP_SET.has(word));
     firstWordCache.set(word, candidate);
   }
@@ -143,6 +176,9 @@ function candidateFirstWord(word: string): boolean {
 function isSentenceEnd(c: number): boolean {
   return c === 10 || c === 46 || c === 33 || c === 63;
 }
+
+// Where a sentence ends, found by the regular expression engine, which reads a text far faster than a loop over its characters.
+const SENTENCE_END = /[\n.!?]/g;
 
 /**
  * Sentences (up to a line break or a run of full stops, question and exclamation marks)
@@ -157,8 +193,8 @@ function sentencesLeftOut(text: string): number[] | null {
   const n = text.length;
   let pos = 0;
   while (pos < n) {
-    let end = pos;
-    while (end < n && !isSentenceEnd(text.charCodeAt(end))) end++;
+    SENTENCE_END.lastIndex = pos;
+    let end = SENTENCE_END.test(text) ? SENTENCE_END.lastIndex - 1 : n;
     if (end < n) {
       if (text.charCodeAt(end) === 10) end++;
       else while (end < n && isSentenceEnd(text.charCodeAt(end)) && text.charCodeAt(end) !== 10) end++;
@@ -209,14 +245,14 @@ const NAMEISH: readonly Kind[] = ['name', 'ambiguous', 'proper', 'unknown'];
 
 function kindOf(t: Term, lowerCaseText: boolean): Kind {
   const text = t.text;
-  if (/^\p{Lu}\.?$/u.test(text)) return 'initial';
-  if (CONNECTORS.has(t.normal) && !/^\p{Lu}/u.test(text)) return 'connector';
-  const capitalised = /^\p{Lu}[\p{L}'’-]*$/u.test(text) && text.length > 1;
-  if (!capitalised && !(lowerCaseText && /^\p{Ll}[\p{L}'’-]+$/u.test(text))) return 'other';
+  if (INITIAL.test(text)) return 'initial';
+  if (CONNECTORS.has(t.normal) && !startsUpper(text)) return 'connector';
+  const capitalised = CAPITALISED_WORD.test(text) && text.length > 1;
+  if (!capitalised && !(lowerCaseText && LOWER_CASE_WORD.test(text))) return 'other';
   if (hasAny(t.tags, FUNCTION_TAGS) || t.tags.has('Honorific') || NRP_SET.has(text)) return 'other';
-  const lower = t.normal.replace(/['’]s$/, '');
+  const lower = withoutPossessive(t.normal);
   // `normal` drops accents ("sedlackova"); the lists keep them.
-  const written = text.normalize('NFC').toLowerCase().replace(/['’]s$/, '');
+  const written = withoutPossessive(text.normalize('NFC').toLowerCase());
   const listedPart = (p: string, q: string | undefined) => isFirstName(p) || isSurname(p) || (!!q && q !== p && (isFirstName(q) || isSurname(q)));
   const parts = lower.split('-').filter(Boolean);
   const writtenParts = written.split('-').filter(Boolean);
@@ -227,7 +263,7 @@ function kindOf(t: Term, lowerCaseText: boolean): Kind {
   const common = isCommonWord(lower) || (lexTag !== undefined && !NAME_TAG.test(lexTag));
   if (!capitalised) return listed && !common ? 'name' : 'other';
   // "IBAN", "NI", "VIC": short capitals are acronyms and codes unless a list has the name.
-  if (/^\p{Lu}{2,4}$/u.test(text) && !listed) return 'other';
+  if (SHORT_CAPITALS.test(text) && !listed) return 'other';
   if (listed) return common ? 'ambiguous' : 'name';
   if (common) return 'other';
   return isProperNoun(lower) ? 'proper' : 'unknown';
@@ -249,7 +285,7 @@ function cachedKindOf(t: Term, lowerCaseText: boolean): Kind {
 }
 
 export function extractNlpEntities(text: string): NlpEntity[] {
-  const lowerCaseText = !/\p{Lu}/u.test(text);
+  const lowerCaseText = !ANY_UPPER.test(text);
   const leftOut = lowerCaseText ? [] : sentencesLeftOut(text);
   if (leftOut === null) return [];
   const out: NlpEntity[] = [];
@@ -257,7 +293,7 @@ export function extractNlpEntities(text: string): NlpEntity[] {
   for (const sentence of tokenize(text, leftOut)) {
     // "What's your last name? Boyle": a question that asks for a name, answered in the next sentence.
     const asked = /^name$/.test(previousSentence[previousSentence.length - 1]?.normal ?? '') && /[?:]/.test(previousSentence[previousSentence.length - 1].post);
-    const found: Array<{ entity: EntityType; i: number; j: number; score: number }> = [];
+    const found: Found[] = [];
     const kinds: Kind[] = new Array<Kind>(sentence.length);
     for (let k = 0; k < sentence.length; k++) kinds[k] = cachedKindOf(sentence[k], lowerCaseText);
     const areas = namedAreas(sentence, lowerCaseText);
@@ -266,7 +302,7 @@ export function extractNlpEntities(text: string): NlpEntity[] {
       const t = sentence[i];
       const area = areas === null ? -1 : areas[i];
       if (area >= 0) {
-        found.push({ entity: 'LOCATION', i, j: area, score: TAGGED_SCORE });
+        found.push(new Found('LOCATION', i, area, TAGGED_SCORE));
         i = area + 1;
         continue;
       }
@@ -282,14 +318,14 @@ export function extractNlpEntities(text: string): NlpEntity[] {
           else if (k === 'connector' && kinds[j + 2] === 'connector' && isNameish(kinds[j + 3]) && !endsRun(sentence, kinds, j + 1) && !endsRun(sentence, kinds, j + 2)) j += 3;
           else break;
         }
-        const decided = i === 0 && asked && kinds[0] !== 'other' ? { entity: 'PERSON' as const, score: TAGGED_SCORE } : decide(sentence, kinds, i, j, lowerCaseText);
-        if (decided) found.push({ entity: decided.entity, i, j, score: decided.score });
+        const decided = i === 0 && asked && kinds[0] !== 'other' ? PERSON_TAGGED : decide(sentence, kinds, i, j, lowerCaseText);
+        if (decided) found.push(new Found(decided.entity, i, j, decided.score));
         i = j + 1;
         continue;
       }
       // Every word of NRP_SET starts with a capital.
       if (((t.facts & WORD_UPPER) !== 0 && NRP_SET.has(t.text) && !NRP_AMBIGUOUS.has(t.text)) || (t.own ? (t.facts & WORD_DEMONYM) !== 0 : t.tags.has('Demonym'))) {
-        found.push({ entity: 'NRP', i, j: i, score: NRP_SCORE });
+        found.push(new Found('NRP', i, i, NRP_SCORE));
       }
       i++;
     }
@@ -301,7 +337,19 @@ export function extractNlpEntities(text: string): NlpEntity[] {
   return out;
 }
 
-const POSSESSIVE_END = /['’]s$/;
+
+/** Does a word end in "'s" or "’s" ("Amanda's")? Read from its last two characters: a regular expression would read it whole. */
+function isPossessive(word: string): boolean {
+  const n = word.length;
+  if (n < 2 || word.charCodeAt(n - 1) !== 115) return false;
+  const apostrophe = word.charCodeAt(n - 2);
+  return apostrophe === 39 || apostrophe === 0x2019;
+}
+
+/** The words without a final "'s" or "’s". */
+function withoutPossessive(words: string): string {
+  return isPossessive(words) ? words.slice(0, -2) : words;
+}
 
 function isNameish(kind: Kind | undefined): boolean {
   return kind === 'name' || kind === 'ambiguous' || kind === 'proper' || kind === 'unknown';
@@ -337,7 +385,7 @@ function namedAreas(sentence: readonly Term[], lowerCaseText: boolean): Int32Arr
     for (let j = last; j >= i; j--) {
       let phrase = sentence[i].text;
       for (let k = i + 1; k <= j; k++) phrase += ' ' + sentence[k].text;
-      phrase = phrase.replace(POSSESSIVE_END, '');
+      phrase = withoutPossessive(phrase);
       const place = lowerCaseText ? lookupPlace(phrase) : lookupArea(phrase);
       // One capitalised word alone is left to decide(), which weighs names against places.
       if (place && (place.kind === 'country' || j > i || lowerCaseText)) {
@@ -363,9 +411,9 @@ function decide(
   i: number,
   j: number,
   lowerCaseText: boolean,
-): { entity: EntityType; score: number } | null {
+): Verdict | null {
   const run = sentence.slice(i, j + 1);
-  const phrase = run.map((t) => t.text.replace(/['’]s$/, '')).join(' ');
+  const phrase = run.map((t) => withoutPossessive(t.text)).join(' ');
   const runKinds = kinds.slice(i, j + 1).filter((k) => k !== 'initial' && k !== 'connector');
   const prev = before(sentence, i, 1);
   const prev2 = before(sentence, i, 2);
@@ -375,7 +423,7 @@ function decide(
   // Streets: "Marina Fort Street", "Isaac Lodge Street" (street addresses are address.ts's).
   if (run.length > 1 && STREET_WORDS.has(sentence[j].normal)) return null;
   // Organisations: "Russell Investments", "Thomas and Sons", "Abt Associates".
-  if (run.some(orgWord) || (orgWord(next) && /^\p{Lu}/u.test(next.text) && !breaksAfter(sentence[j]))) return null;
+  if (run.some(orgWord) || (orgWord(next) && startsUpper(next.text) && !breaksAfter(sentence[j]))) return null;
   if (next && !breaksAfter(sentence[j]) && /^(and|&)$/.test(next.normal) && orgWord(sentence[j + 2])) return null;
 
   const place = lookupPlace(phrase);
@@ -390,41 +438,41 @@ function decide(
   const cue = personCue(sentence, i, j);
 
   // A region named like a person ("Mary", "Victoria") is the person unless the wording says otherwise.
-  if (area && !cue && !(hasName && place.kind === 'region')) return { entity: 'LOCATION', score: TAGGED_SCORE };
+  if (area && !cue && !(hasName && place.kind === 'region')) return LOCATION_TAGGED;
   const sizeable = !!place && (place.kind !== 'city' || place.population >= MAJOR_CITY);
-  if (strongLead && !cue) return { entity: 'LOCATION', score: place ? TAGGED_SCORE : NAME_LIST_SCORE };
+  if (strongLead && !cue) return place ? LOCATION_TAGGED : LOCATION_LISTED;
   // Two words no list knows after "to" or "from" ("change it to Bekbolat Musliyevich") are more
   // often a name than a place the gazetteer lacks.
   const unknownName = !place && runKinds.length >= 2 && runKinds.every((k) => k === 'unknown' || k === 'name');
   if (placeLead && !cue && (!hasName || sizeable) && !unknownName) {
-    if (place) return { entity: 'LOCATION', score: TAGGED_SCORE };
+    if (place) return LOCATION_TAGGED;
     // A word no list knows after "in", "from", "to": a place, unless it reads as an acronym
     // ("from ATM") or a company ("at Datamarket", "Fuse TV").
-    const acronym = /^\p{Lu}{2,4}$/u.test(phrase);
-    const continues = !!next && /^\p{Lu}/u.test(next.text) && !breaksAfter(sentence[j]);
-    if (prevWord !== 'at' && !acronym && !continues) return { entity: 'LOCATION', score: NAME_LIST_SCORE };
+    const acronym = SHORT_CAPITALS.test(phrase);
+    const continues = !!next && startsUpper(next.text) && !breaksAfter(sentence[j]);
+    if (prevWord !== 'at' && !acronym && !continues) return LOCATION_LISTED;
   }
   if (lowerCaseText) {
     // Without capitals only the wording marks a name ("my name is lena andersson").
-    return cue && runKinds.every((k) => k === 'name') ? { entity: 'PERSON', score: TAGGED_SCORE } : null;
+    return cue && runKinds.every((k) => k === 'name') ? PERSON_TAGGED : null;
   }
-  if (cue) return { entity: 'PERSON', score: TAGGED_SCORE };
-  if (place && place.population >= MAJOR_CITY && !hasName) return { entity: 'LOCATION', score: TAGGED_SCORE };
+  if (cue) return PERSON_TAGGED;
+  if (place && place.population >= MAJOR_CITY && !hasName) return LOCATION_TAGGED;
   // A capitalised word right after the run that is not a name makes it a title or a brand
   // ("Fuse TV", "Nera Economic Consulting").
-  if (next && /^\p{Lu}\p{Ll}/u.test(next.text) && !breaksAfter(sentence[j]) && kinds[j + 1] === 'other') return null;
+  if (next && isCapitalisedWord(next.text) && !breaksAfter(sentence[j]) && kinds[j + 1] === 'other') return null;
   // Inside a title in capitals ("The Big Three Killed My Baby", "Collective Ip") a capitalised word is no name.
-  if (prev && /^\p{Lu}/u.test(prev.text) && kinds[i - 1] === 'other' && !breaksAfter(prev) && (i > 1 || !hasName)) return null;
+  if (prev && startsUpper(prev.text) && kinds[i - 1] === 'other' && !breaksAfter(prev) && (i > 1 || !hasName)) return null;
   // "Mayo-Walters invested": a double-barrelled name alone is a firm's more often than a person's.
   if (run.length === 2 && sentence[i].post === '-') return null;
   if (runKinds.length === 1) {
     if (kinds[i] !== 'name' && !(tagged && kinds[i] === 'ambiguous' && i > 0)) return null;
     // Every sentence starts with a capital: a lone first word needs the lexicon's name tag.
     if (i === 0 && !tagged) return null;
-    return { entity: 'PERSON', score: tagged ? TAGGED_SCORE : NAME_LIST_SCORE };
+    return tagged ? PERSON_TAGGED : PERSON_LISTED;
   }
   if (hasName || tagged || runKinds.filter((k) => k === 'unknown').length >= 2 || (runKinds.includes('ambiguous') && runKinds.includes('unknown'))) {
-    return { entity: 'PERSON', score: tagged ? TAGGED_SCORE : NAME_LIST_SCORE };
+    return tagged ? PERSON_TAGGED : PERSON_LISTED;
   }
   return null;
 }
@@ -460,7 +508,7 @@ function personCue(sentence: readonly Term[], i: number, j: number): boolean {
   }
   if (next && !breaksAfter(sentence[j]) && PERSON_VERBS.has(next.normal)) return true;
   // "Wisława Szczepańska's killers": the possessive of a name of two words or more.
-  if (j > i && /['’]s$/.test(sentence[j].text) && next && /^\p{Ll}/u.test(next.text)) return true;
+  if (j > i && isPossessive(sentence[j].text) && next && STARTS_LOWER.test(next.text)) return true;
   return false;
 }
 
@@ -468,7 +516,7 @@ function personCue(sentence: readonly Term[], i: number, j: number): boolean {
  * Without capitals, a list of three or more single words of which most are listed first
  * names ("silvana, adam, christopher, kristina, chad and caleb") is a list of people.
  */
-function addLowerCaseNameLists(sentence: readonly Term[], found: Array<{ entity: EntityType; i: number; j: number; score: number }>, kinds: readonly Kind[]): void {
+function addLowerCaseNameLists(sentence: readonly Term[], found: Found[], kinds: readonly Kind[]): void {
   let k = 0;
   while (k < sentence.length) {
     const members = [k];
@@ -481,7 +529,7 @@ function addLowerCaseNameLists(sentence: readonly Term[], found: Array<{ entity:
     }
     const named = members.filter((m) => kinds[m] === 'name').length;
     if (members.length >= 3 && named * 3 >= members.length * 2) {
-      for (const m of members) if (!found.some((f) => m >= f.i && m <= f.j) && /^\p{L}+$/u.test(sentence[m].text)) found.push({ entity: 'PERSON', i: m, j: m, score: NAME_LIST_SCORE });
+      for (const m of members) if (!found.some((f) => m >= f.i && m <= f.j) && LETTERS_ONLY.test(sentence[m].text)) found.push(new Found('PERSON', m, m, NAME_LIST_SCORE));
     }
     k = end + 1;
   }
@@ -492,14 +540,14 @@ function addLowerCaseNameLists(sentence: readonly Term[], found: Array<{ entity:
  * next to a recognised name is a name too, even one no list knows. Three or more bare
  * names after "the", "at", "for" ("at Jones, Mitchell and Williams") are a firm.
  */
-function addCoordinatedNames(sentence: readonly Term[], found: Array<{ entity: EntityType; i: number; j: number; score: number }>, kinds: readonly Kind[]): void {
+function addCoordinatedNames(sentence: readonly Term[], found: Found[], kinds: readonly Kind[]): void {
   // Everything below starts from a person found.
   if (!found.some((f) => f.entity === 'PERSON')) return;
   const label = new Array<EntityType | null>(sentence.length).fill(null);
   for (const f of found) for (let k = f.i; k <= f.j; k++) label[k] = f.entity;
   const candidate = (k: number) => {
     const t = sentence[k];
-    return t !== undefined && label[k] === null && UPPER_WORD.test(t.text) && !/^\p{Lu}+$/u.test(t.text) && NAMEISH.includes(kinds[k]);
+    return t !== undefined && label[k] === null && UPPER_WORD.test(t.text) && !CAPITALS_ONLY.test(t.text) && NAMEISH.includes(kinds[k]);
   };
   // Joined to a neighbour by a comma after the left word, or by "and"/"or" between them.
   const listedAfter = (k: number) =>
@@ -513,7 +561,7 @@ function addCoordinatedNames(sentence: readonly Term[], found: Array<{ entity: E
     for (let k = 0; k < sentence.length; k++) {
       if (!(listedAfter(k) || listedBefore(k)) || !candidate(k)) continue;
       label[k] = 'PERSON';
-      found.push({ entity: 'PERSON', i: k, j: k, score: NAME_LIST_SCORE });
+      found.push(new Found('PERSON', k, k, NAME_LIST_SCORE));
       changed = true;
     }
     if (!changed) break;
@@ -538,8 +586,18 @@ function addCoordinatedNames(sentence: readonly Term[], found: Array<{ entity: E
   }
 }
 
+/** A found entity as the recognizers read it: made by a constructor, as Found is. */
+class Span implements NlpEntity {
+  constructor(
+    readonly entity: EntityType,
+    readonly start: number,
+    readonly end: number,
+    readonly score: number,
+  ) {}
+}
+
 function span(entity: EntityType, first: Term, last: Term, score: number): NlpEntity {
-  return { entity, start: first.start, end: last.start + last.text.length, score };
+  return new Span(entity, first.start, last.start + last.text.length, score);
 }
 
 /** One recognizer per NLP entity; the tagging itself runs once per text and is shared. */

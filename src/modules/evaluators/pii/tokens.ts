@@ -62,6 +62,9 @@ interface TagInfo {
 
 const require = createRequire(import.meta.url);
 let lexicon: Record<string, LexiconEntry> | null = null;
+// The lexicon's few words that start with a digit ("4chan", "49ers"), apart: looking a number
+// up in the lexicon itself, a large object in dictionary mode, costs far more than in a small map.
+let digitLed: Map<string, LexiconEntry> | null = null;
 let tagSet: Record<string, TagInfo> | null = null;
 const expanded = new Map<string, readonly string[]>();
 
@@ -71,6 +74,7 @@ function load(): Record<string, LexiconEntry> {
   const world = (require('compromise/two') as { world(): { model: { one: { lexicon: Record<string, LexiconEntry>; tagSet: Record<string, TagInfo> } } } }).world();
   tagSet = world.model.one.tagSet;
   lexicon = world.model.one.lexicon;
+  digitLed = new Map(Object.entries(lexicon).filter(([word]) => isDigit(word.charCodeAt(0))));
   return lexicon;
 }
 
@@ -98,9 +102,18 @@ const IMPERATIVE_OBJECTS = new Set(['the', 'a', 'an', 'this', 'that', 'these', '
 // ł, ø, đ ... have no decomposition; compromise's normal form writes them as these.
 const UNDECOMPOSED: Record<string, string> = { ł: 'l', ø: 'o', đ: 'd', ð: 'd', þ: 'th', ß: 'ss', æ: 'ae', œ: 'oe', ı: 'i' };
 
+// A regular expression with \p{…} in it is written out as new RegExp(…) where it stands by
+// esbuild (the server bundle, tsx) and so built at every call inside a function: these are
+// built once, here.
+const MARKS = /\p{M}/gu;
+const STARTS_NUMBER = /^\p{N}/u;
+const STARTS_LETTER = /^\p{L}/u;
+const ONE_CAPITAL = /^\p{Lu}$/u;
+const HYPHENATED_PART = /^\p{L}[\p{L}'’]*$/u;
+
 function normalise(text: string): string {
   let s = text.toLowerCase();
-  if (/[^ -~]/.test(s)) s = s.normalize('NFD').replace(/\p{M}/gu, '').replace(/[łøđðþßæœı]/g, (c) => UNDECOMPOSED[c]);
+  if (/[^ -~]/.test(s)) s = s.normalize('NFD').replace(MARKS, '').replace(/[łøđðþßæœı]/g, (c) => UNDECOMPOSED[c]);
   return s.includes('.') ? s.replace(/\./g, '') : s;
 }
 
@@ -109,22 +122,29 @@ const LEADING = /^[^\p{L}\p{N}@#$£€+]+/u;
 const TRAILING = /[^\p{L}\p{N}%]+$/u;
 const ABBREVIATED = /^(?:\p{L}\.)+\p{L}?\.?$/u;
 
+/** The tags of a number the lexicon does not know ("92647", "555-6655"), shared: tag sets are never changed in place. */
+const VALUE_TAGS: ReadonlySet<string> = new Set(['Value']);
+
 function computeTags(text: string, normal: string): Set<string> {
-  const tags = new Set<string>();
   const lex = load();
-  let entry = lex[normal];
+  // A word that starts with a digit is a Value, and a lexicon entry for it starts with a digit too.
+  const number = isDigit(text.charCodeAt(0));
+  let entry = number ? digitLed!.get(normal) : lex[normal];
   const apostrophe = entry === undefined ? normal.search(/['’]/) : -1;
+  if (number && entry === undefined && apostrophe < 0) return VALUE_TAGS as Set<string>;
+  const tags = new Set<string>();
   if (apostrophe > 0 && /n['’]t$/.test(normal)) {
     // "don't", "CAN'T": a negated verb.
     tags.add('Verb').add('Negative');
     entry = undefined;
   } else if (apostrophe > 0) {
     // "Amanda's", "I'm", "What's": the word before the apostrophe says what it is.
-    entry = lex[normal.slice(0, apostrophe)];
+    const stem = normal.slice(0, apostrophe);
+    entry = number ? digitLed!.get(stem) : lex[stem];
     if (/['’]s$/.test(normal)) tags.add('Possessive');
   }
   if (entry !== undefined) for (const tag of typeof entry === 'string' ? [entry] : entry) for (const t of withParents(tag)) tags.add(t);
-  if (/^\p{N}/u.test(text)) tags.add('Value');
+  if (STARTS_NUMBER.test(text)) tags.add('Value');
   else if (/@/.test(text)) tags.add('Email');
   else if (/^(?:https?:|www\.)/i.test(text) || /\.(?:com|org|net|io)\b/i.test(text)) tags.add('Url');
   else if (/^[A-Z]{2,5}$/.test(text) && !tags.has('Person') && !tags.has('Place')) tags.add('Acronym');
@@ -159,7 +179,7 @@ function retag(t: Term, remove: readonly string[], add: readonly string[]): void
 
 /** Is a term one a sentence may not end after (a title, an abbreviation, an initial)? */
 function holdsSentence(t: Term): boolean {
-  return t.tags.has('Abbreviation') || t.tags.has('Honorific') || /^\p{Lu}$/u.test(t.text) || ABBREVIATED.test(t.text);
+  return t.tags.has('Abbreviation') || t.tags.has('Honorific') || ONE_CAPITAL.test(t.text) || ABBREVIATED.test(t.text);
 }
 
 /** How a chunk of text without white space splits into words (the same for every occurrence of the chunk). */
@@ -183,17 +203,30 @@ function chunkWord(text: string, start: number): ChunkParse['words'][number] {
   return { text, start, normal, tags, facts };
 }
 
+/** How many characters at the end of a chunk TRAILING matches: read from the characters while they are ASCII. */
+function trailingPunctuation(chunk: string): number {
+  let k = chunk.length;
+  while (k > 0) {
+    const c = chunk.charCodeAt(k - 1);
+    if (c >= 128) return TRAILING.exec(chunk)?.[0].length ?? 0;
+    if (isDigit(c) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 37) break;
+    k--;
+  }
+  return chunk.length - k;
+}
+
 function parseChunk(chunk: string): ChunkParse {
-  const lead = LEADING.exec(chunk)?.[0].length ?? 0;
+  // A digit is no leading punctuation (most chunks parsed are numbers).
+  const lead = isDigit(chunk.charCodeAt(0)) ? 0 : (LEADING.exec(chunk)?.[0].length ?? 0);
   if (lead === chunk.length) return { punctuationOnly: true, words: [], tail: chunk.length };
-  const trail = TRAILING.exec(chunk)?.[0].length ?? 0;
+  const trail = trailingPunctuation(chunk);
   let word = chunk.slice(lead, chunk.length - trail);
   let start = lead;
   const words: ChunkParse['words'] = [];
   // Words joined by hyphens are apart ("Mayo-Walters", "twenty-one"), but not after a prefix ("re-entered", "e-mail").
-  if (word.includes('-') && /^\p{L}/u.test(word)) {
+  if (word.includes('-') && STARTS_LETTER.test(word)) {
     const parts = word.split('-');
-    if (parts.every((p) => /^\p{L}[\p{L}'’]*$/u.test(p)) && !PREFIXES.has(parts[0].toLowerCase())) {
+    if (parts.every((p) => HYPHENATED_PART.test(p)) && !PREFIXES.has(parts[0].toLowerCase())) {
       for (let k = 0; k < parts.length - 1; k++) {
         words.push(chunkWord(parts[k], start));
         start += parts[k].length + 1;
@@ -437,7 +470,7 @@ function contextTags(s: Term[]): void {
 const NOT_NAME = ['Place', 'Date', 'Value', 'Determiner', 'Preposition', 'Conjunction', 'Pronoun', 'Organization', 'Modal', 'Copula', 'Acronym', 'Honorific', 'Abbreviation'];
 const NAMING = new Set(['named', 'called']);
 const NAMING_OBJECTS = new Set(['him', 'her', 'me', 'them', 'it', 'us']);
-const isInitial = (t: Term | undefined) => !!t && /^\p{Lu}$/u.test(t.text) && /^\.?\s+$/.test(t.post) && !/\n/.test(t.post);
+const isInitial = (t: Term | undefined) => !!t && ONE_CAPITAL.test(t.text) && /^\.?\s+$/.test(t.post) && !/\n/.test(t.post);
 
 const NOT_SURNAME = ['Person', 'Place', 'Date', 'Value', 'Determiner', 'Preposition', 'Conjunction', 'Pronoun', 'Verb', 'Adjective', 'Organization', 'Modal', 'Copula'];
 
