@@ -191,9 +191,14 @@ function extend(text: string, end: number): number {
   }
   // Never end on a separator, or on the full stop of a sentence.
   while (best > end && /[\s,>?]/.test(text[best - 1])) best--;
-  if (text[best - 1] === '.' && /\d/.test(text[best - 2] ?? '') && /^(?:\s+\p{Lu}|\s*$)/u.test(text.slice(best, best + 3))) best--;
+  if (text[best - 1] === '.' && /\d/.test(text[best - 2] ?? '') && CAPITAL_OR_END.test(text.slice(best, best + 3))) best--;
   return best;
 }
+
+// At module level, as every \p{…} expression here: esbuild (tsx) writes one inside a function as
+// new RegExp(…), built again at every call.
+const CAPITAL_OR_END = /^(?:\s+\p{Lu}|\s*$)/u;
+const ANY_CAPITAL = /\p{Lu}/u;
 
 // To the end of the clause: a question mark, a line end, or a full stop before a capital or the end ("St. and" goes on).
 const CORNER = /(?:the[ \t]+)?corner[ \t]+of[ \t]+([^\n?!]{3,120}?)(?=[?!\n]|\.(?=\s+\p{Lu}|\s*$)|$)/giu;
@@ -209,7 +214,7 @@ export const addressRecognizer: Recognizer = {
     if (!/\d/.test(text)) return [];
     compiled ??= { capitalised: compile(true), lower: compile(false) };
     // A text without capitals (chat written in lower case) gets lower-case names too.
-    const { streets, street, bare, cue } = /\p{Lu}/u.test(text) ? compiled.capitalised : compiled.lower;
+    const { streets, street, bare, cue } = ANY_CAPITAL.test(text) ? compiled.capitalised : compiled.lower;
     const results: RawResult[] = [];
     const push = (start: number, end: number, specificity = STRUCTURED) =>
       results.push({ entity: 'LOCATION', start, end: extend(text, end), score: SCORE, context: [], specificity });
@@ -223,7 +228,7 @@ export const addressRecognizer: Recognizer = {
       push(start, start + m[1].length);
     }
     for (const m of text.matchAll(CORNER)) {
-      if (/\d/.test(m[1]) || /\p{Lu}/u.test(m[1])) push(m.index, m.index + m[0].length);
+      if (/\d/.test(m[1]) || ANY_CAPITAL.test(m[1])) push(m.index, m.index + m[0].length);
     }
     return mergeOverlapping(results);
   },
