@@ -84,25 +84,26 @@ describe.runIf(hasChromium)('alerts in a real browser', () => {
     await page.getByRole('heading', { name: 'New alert rule' }).waitFor();
 
     await page.getByLabel('Name').fill('Errors');
-    const options = async (label: string) => page.getByLabel(label, { exact: true }).locator('option').allTextContents();
+    // The pickers fill in once the project's monitors and score configs have loaded: polled.
+    const options = (label: string) => expect.poll(() => page.getByLabel(label, { exact: true }).locator('option').allTextContents());
     // An evaluator's metric: the evaluator is picked from the project's monitors; split by evaluator, it may be every one.
     await page.getByLabel('Metric').selectOption('evaluator_pass_rate');
-    expect(await options('Evaluator')).toEqual(['Choose an evaluator', 'PII check (PII Detection)']);
-    expect(await options('Split by')).toContain('Evaluator');
+    await options('Evaluator').toEqual(['Choose an evaluator', 'PII check (PII Detection)']);
+    await options('Split by').toContain('Evaluator');
     await page.getByLabel('Split by').selectOption('evaluator');
-    expect(await options('Evaluator')).toContain('Every evaluator');
+    await options('Evaluator').toContain('Every evaluator');
     // A category's share: categorical score configs only, then that config's categories; a review score is not split.
     await page.getByLabel('Metric').selectOption('category_share');
-    expect(await options('Score config')).toEqual(['Choose a score config', 'Tone (categorical)']);
+    await options('Score config').toEqual(['Choose a score config', 'Tone (categorical)']);
     expect(await page.getByLabel('Split by').isDisabled()).toBe(true);
     await page.getByLabel('Score config').selectOption({ label: 'Tone (categorical)' });
-    expect(await options('Category')).toEqual(['Choose a category', 'friendly', 'neutral', 'rude']);
+    await options('Category').toEqual(['Choose a category', 'friendly', 'neutral', 'rude']);
     await page.getByLabel('Category', { exact: true }).selectOption('rude');
     const top = () => page.getByLabel('Metric').evaluate((el) => el.scrollIntoView({ block: 'center' }));
     await checkBothWidths(page, 'alerts-rule-editor-score', top, shots);
     await phoneShot('alerts-rule-editor-score', top);
     await page.getByLabel('Metric').selectOption('score_mean');
-    expect(await options('Score config')).toEqual(['Choose a score config', 'Quality (numeric)']);
+    await options('Score config').toEqual(['Choose a score config', 'Quality (numeric)']);
 
     // A change against a reference period: picked with two dates; one that ends before it starts is refused at its field.
     await page.getByLabel('Metric').selectOption('error_rate');
