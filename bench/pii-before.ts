@@ -11,6 +11,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type * as Pii from '../src/modules/evaluators/pii/index.ts';
+import { privateText2kb } from './privacy.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const PII = 'src/modules/evaluators/pii';
@@ -26,6 +27,17 @@ export async function importBefore<T>(ref: string, file: string): Promise<T> {
     execFileSync('tar', ['-x', '-C', dir], { input: archive });
   }
   return (await import(pathToFileURL(path.join(dir, PII, file)).href)) as T;
+}
+
+/**
+ * A comparison bench's command line (`<commit> [runs]`, usage in the error naming `script`) and
+ * the texts it times: 200 of the privacy bench's, no two alike.
+ */
+export function comparisonArgs(script: string, defaultRuns: number): { ref: string; runs: number; texts: string[] } {
+  const ref = process.argv[2];
+  if (!ref) throw new Error(`usage: node --import tsx bench/${script} <commit> [runs]`);
+  const runs = Number(process.argv[3] ?? String(defaultRuns));
+  return { ref, runs, texts: Array.from({ length: 200 }, (_, n) => privateText2kb(n + 1_000_000)) };
 }
 
 /** The part of libphonenumber-js/core the benches' counters hook into. */

@@ -11,8 +11,7 @@
  */
 import * as current from '../src/modules/evaluators/pii/index.ts';
 import { median } from './lib.ts';
-import { alternatedCpu, importBefore, phoneSearches, type Engine } from './pii-before.ts';
-import { privateText2kb } from './privacy.ts';
+import { alternatedCpu, comparisonArgs, importBefore, phoneSearches, type Engine } from './pii-before.ts';
 
 const before = (ref: string) => importBefore<Engine>(ref, 'index.ts');
 
@@ -42,11 +41,8 @@ function wholeTextScans(engine: Engine, texts: readonly string[]): number {
 }
 
 async function main(): Promise<void> {
-  const ref = process.argv[2];
-  if (!ref) throw new Error('usage: node --import tsx bench/pii-detect-compare.ts <commit> [runs]');
-  const runs = Number(process.argv[3] ?? '7');
+  const { ref, runs, texts } = comparisonArgs('pii-detect-compare.ts', 7);
   const old = await before(ref);
-  const texts = Array.from({ length: 200 }, (_, n) => privateText2kb(n + 1_000_000));
   for (const [label, us] of Object.entries(alternatedCpu(old, current, PARTS, texts, runs))) {
     const times = { before: us.before.map((x) => x / 1000), after: us.after.map((x) => x / 1000) };
     const [b, a] = [median(times.before), median(times.after)];

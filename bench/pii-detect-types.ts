@@ -12,8 +12,7 @@ import * as current from '../src/modules/evaluators/pii/index.ts';
 import { ALL_RECOGNIZERS } from '../src/modules/evaluators/pii/engine.ts';
 import type { AnalyzeOptions } from '../src/modules/evaluators/pii/recognizer.ts';
 import { median } from './lib.ts';
-import { cpuMicros, importBefore } from './pii-before.ts';
-import { privateText2kb } from './privacy.ts';
+import { comparisonArgs, cpuMicros, importBefore } from './pii-before.ts';
 
 async function before(ref: string): Promise<{ detect: typeof current; recognizers: typeof ALL_RECOGNIZERS }> {
   const detect = await importBefore<typeof current>(ref, 'index.ts');
@@ -22,11 +21,8 @@ async function before(ref: string): Promise<{ detect: typeof current; recognizer
 }
 
 async function main(): Promise<void> {
-  const ref = process.argv[2];
-  if (!ref) throw new Error('usage: node --import tsx bench/pii-detect-types.ts <commit> [runs]');
-  const runs = Number(process.argv[3] ?? '9');
+  const { ref, runs, texts } = comparisonArgs('pii-detect-types.ts', 9);
   const old = await before(ref);
-  const texts = Array.from({ length: 200 }, (_, n) => privateText2kb(n + 1_000_000));
   const others: readonly current.EntityType[] = ['PERSON', 'LOCATION', 'NRP', 'PHONE_NUMBER', 'PH_MOBILE_NUMBER'];
   const types = current.ENTITY_TYPES.filter((t) => !others.includes(t));
   // The street-address recognizer asks nothing of its options but whether it may prune.

@@ -10,8 +10,7 @@
  */
 import * as current from '../src/modules/evaluators/pii/index.ts';
 import { median } from './lib.ts';
-import { alternatedCpu, importBefore, phoneSearches, type Engine } from './pii-before.ts';
-import { privateText2kb } from './privacy.ts';
+import { alternatedCpu, comparisonArgs, importBefore, phoneSearches, type Engine } from './pii-before.ts';
 
 const before = (ref: string) => importBefore<Engine>(ref, 'index.ts');
 
@@ -22,11 +21,8 @@ const PARTS: Record<string, readonly current.EntityType[]> = {
 };
 
 async function main(): Promise<void> {
-  const ref = process.argv[2];
-  if (!ref) throw new Error('usage: node --import tsx bench/pii-phone-compare.ts <commit> [runs]');
-  const runs = Number(process.argv[3] ?? '31');
+  const { ref, runs, texts } = comparisonArgs('pii-phone-compare.ts', 31);
   const old = await before(ref);
-  const texts = Array.from({ length: 200 }, (_, n) => privateText2kb(n + 1_000_000));
   for (const [label, times] of Object.entries(alternatedCpu(old, current, PARTS, texts, runs))) {
     const [b, a] = [median(times.before), median(times.after)];
     console.log(`${label.padEnd(24)} before ${b.toFixed(1)} µs  after ${a.toFixed(1)} µs  after / before ${(a / b).toFixed(2)}`);
