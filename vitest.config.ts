@@ -1,4 +1,9 @@
 import { defineConfig } from 'vitest/config';
+import { useRamTmpdir } from './test/support/test-tmpdir.ts';
+
+// Before the workers start, so that they and what they spawn inherit it; global-setup.ts removes it.
+const ramTmpdir = useRamTmpdir();
+if (ramTmpdir) process.env.SPYGLASS_TEST_RAM_TMPDIR = ramTmpdir;
 
 /** The files that drive Chromium through the web app. */
 const BROWSER_TESTS = ['test/e2e/**/*.test.ts'];

@@ -22,7 +22,11 @@ declare module 'vitest' {
  * when it is current (PGlite's initdb alone takes seconds), PostgreSQL's made here. Both projects
  * (shared, isolated) set up in one process, so the names carry a random part too.
  */
+/** Projects whose setup has run and whose teardown has not. */
+let projectsSetUp = 0;
+
 export default async function setup(project: TestProject) {
+  projectsSetUp++;
   requireWhatCiTests();
   buildServerBundleIfStale();
   const run = `${process.pid}_${randomBytes(3).toString('hex')}`;
@@ -55,6 +59,10 @@ export default async function setup(project: TestProject) {
 
   return async () => {
     if (!prepared) fs.rmSync(file, { force: true });
+    // The RAM directory vitest.config.ts made for the run's temporary files (test-tmpdir.ts),
+    // when the last project set up is torn down.
+    const ramTmpdir = process.env.SPYGLASS_TEST_RAM_TMPDIR;
+    if (--projectsSetUp === 0 && ramTmpdir) fs.rmSync(ramTmpdir, { recursive: true, force: true });
     if (!template) return;
     // The copies the workers' shared apps keep open until their process ends, and any a test left.
     const copies = await adminRows(template.url, `SELECT datname FROM pg_database WHERE starts_with(datname, $1)`, [testDatabasePrefix(template.name)]);
