@@ -1,4 +1,4 @@
-import { lookupArea, lookupPlace } from './gazetteer.ts';
+import { lookupArea, lookupPlace, mayStartArea } from './gazetteer.ts';
 import { isCommonWord, isFirstName, isProperNoun, isSurname } from './lexicon.ts';
 import type { EntityType } from './entities.ts';
 import type { NlpEntity } from './nlp-entity.ts';
@@ -92,8 +92,9 @@ function breaksAfter(t: Term): boolean {
   return breaksAfterPost(t.post);
 }
 
-// A word: a letter, then letters, apostrophes and hyphens.
-const FIRST_WORD = /\p{L}[\p{L}'’-]*/gu;
+// A word: a letter, then letters, apostrophes and hyphens. Where one starts: a letter.
+const WORD_AT = /\p{L}[\p{L}'’-]*/uy;
+const LETTER = /\p{L}/gu;
 // An upper-case letter that starts a word (no letter before it joined by letters, apostrophes or hyphens).
 const WORD_CAPITAL = /\p{Lu}(?<!\p{L}[\p{L}'’-]*\p{Lu})/gu;
 // A regular expression with \p{…} in it is written out as new RegExp(…) where it stands by
@@ -108,50 +109,69 @@ const LETTERS_ONLY = /^\p{L}+$/u;
 const STARTS_LOWER = /^\p{Ll}/u;
 const ANY_UPPER = /\p{Lu}/u;
 const NAME_OR_PLACE_TAG = /Name|Person|Place|City|Country|Region|Demonym|Honorific/;
+// A regular expression literal makes a new RegExp object each time it is evaluated: the
+// ones read per word or per sentence are made once, here.
+const QUESTION_OR_COLON = /[?:]/;
+const FULL_STOP_THEN_SPACE = /^\.?\s*$/;
+const COMMA_THEN_SPACE = /^,\s*$/;
+const MAYBE_COMMA_THEN_SPACE = /^,?\s*$/;
+const BLANK_OR_QUOTE = /^[>?\s]*$/;
+const PLACE_FIELDS = new Set(['where', 'location', 'city', 'country', 'town']);
+const SPEAKING = new Set(['says', 'said', 'asks', 'asked', 'replied', 'wrote']);
+const FIRM_LEADS = new Set(['the', 'at', 'for', 'of', 'from', 'with']);
+
+/** The word without one final character of `chars` ("st." to "st"): what .replace(/[…]$/, '') makes of it. */
+function withoutLast(word: string, chars: string): string {
+  return word.length > 0 && chars.includes(word[word.length - 1]) ? word.slice(0, -1) : word;
+}
 
 /**
- * Where the next match of a global expression starts at or after a position, remembered:
- * the next sentence's search starts where this one's did not look yet, so a text is searched
- * once, not once a sentence. (Neither expression's matches depend on where a search starts:
- * a word cannot start inside another, and the capital's look-behind reads the text.)
+ * Where the next match of a global expression of one character (one code point) starts at or
+ * after a position, remembered: the next sentence's search starts where this one's did not
+ * look yet, so a text is searched once, not once a sentence. (Neither expression's matches
+ * depend on where a search starts: the capital's look-behind reads the text.) Searched with
+ * test(), which makes no match object, unlike exec(): the match ends at lastIndex.
  */
 class NextMatch {
   // Where the last search started (none yet) and what it found.
   private from = Infinity;
   private at = -1;
-  private length = 0;
   constructor(
     private readonly pattern: RegExp,
     private readonly text: string,
   ) {}
 
-  /** Index of the first match at or after `from`, or -1; its length in `matched`. */
+  /** Index of the first match at or after `from`, or -1. */
   find(from: number): number {
     if (from < this.from || (this.at >= 0 && from > this.at)) {
       this.pattern.lastIndex = from;
-      const m = this.pattern.exec(this.text);
-      this.at = m === null ? -1 : m.index;
-      this.length = m === null ? 0 : m[0].length;
+      this.at = this.pattern.test(this.text) ? matchStart(this.text, this.pattern.lastIndex) : -1;
     }
     this.from = from;
     return this.at;
   }
+}
 
-  get matched(): number {
-    return this.length;
-  }
+/** Where a match of one code point that ends at `end` starts: a letter outside the BMP is two UTF-16 units. */
+function matchStart(text: string, end: number): number {
+  const c = text.charCodeAt(end - 1);
+  return c >= 0xdc00 && c <= 0xdfff ? end - 2 : end - 1;
 }
 
 /** Could the sentence text[start, end) hold a name, place or NRP? Only capitalised words can. */
-function mayHoldEntities(text: string, start: number, end: number, words: NextMatch, capitals: NextMatch): boolean {
-  const at = words.find(start);
+function mayHoldEntities(text: string, start: number, end: number, letters: NextMatch, capitals: NextMatch): boolean {
+  const at = letters.find(start);
   if (at < 0 || at >= end) return false;
+  // The first word: from its first letter on, letters, apostrophes and hyphens.
+  WORD_AT.lastIndex = at;
+  WORD_AT.test(text);
+  const wordEnd = WORD_AT.lastIndex;
   const c = text.charCodeAt(at);
   if (c >= 128 || (c >= 65 && c <= 90)) {
-    if (candidateFirstWord(text.slice(at, at + words.matched))) return true;
+    if (candidateFirstWord(text.slice(at, wordEnd))) return true;
   }
   // Any later word that starts with a capital.
-  const capital = capitals.find(at + words.matched);
+  const capital = capitals.find(wordEnd);
   return capital >= 0 && capital < end;
 }
 
@@ -187,7 +207,7 @@ const SENTENCE_END = /[\n.!?]/g;
  */
 function sentencesLeftOut(text: string): number[] | null {
   const out: number[] = [];
-  const words = new NextMatch(FIRST_WORD, text);
+  const letters = new NextMatch(LETTER, text);
   const capitals = new NextMatch(WORD_CAPITAL, text);
   let kept = false;
   const n = text.length;
@@ -199,7 +219,7 @@ function sentencesLeftOut(text: string): number[] | null {
       if (text.charCodeAt(end) === 10) end++;
       else while (end < n && isSentenceEnd(text.charCodeAt(end)) && text.charCodeAt(end) !== 10) end++;
     }
-    if (mayHoldEntities(text, pos, end, words, capitals)) kept = true;
+    if (mayHoldEntities(text, pos, end, letters, capitals)) kept = true;
     else if (out.length > 0 && out[out.length - 1] === pos) out[out.length - 1] = end;
     else out.push(pos, end);
     pos = end;
@@ -292,7 +312,7 @@ export function extractNlpEntities(text: string): NlpEntity[] {
   let previousSentence: readonly Term[] = [];
   for (const sentence of tokenize(text, leftOut)) {
     // "What's your last name? Boyle": a question that asks for a name, answered in the next sentence.
-    const asked = /^name$/.test(previousSentence[previousSentence.length - 1]?.normal ?? '') && /[?:]/.test(previousSentence[previousSentence.length - 1].post);
+    const asked = previousSentence[previousSentence.length - 1]?.normal === 'name' && QUESTION_OR_COLON.test(previousSentence[previousSentence.length - 1].post);
     const found: Found[] = [];
     const kinds: Kind[] = new Array<Kind>(sentence.length);
     for (let k = 0; k < sentence.length; k++) kinds[k] = cachedKindOf(sentence[k], lowerCaseText);
@@ -351,13 +371,18 @@ function withoutPossessive(words: string): string {
   return isPossessive(words) ? words.slice(0, -2) : words;
 }
 
+/** Is the word "and" or "or"? */
+function isAndOr(t: Term | undefined): boolean {
+  return t !== undefined && (t.normal === 'and' || t.normal === 'or');
+}
+
 function isNameish(kind: Kind | undefined): boolean {
   return kind === 'name' || kind === 'ambiguous' || kind === 'proper' || kind === 'unknown';
 }
 
 /** Does a run of name-like words end after word k? An initial's full stop ("Alvir D. Pušaver") does not end it. */
 function endsRun(sentence: readonly Term[], kinds: readonly Kind[], k: number): boolean {
-  return breaksAfter(sentence[k]) && !(kinds[k] === 'initial' && /^\.?\s*$/.test(sentence[k].post) && !/\n/.test(sentence[k].post));
+  return breaksAfter(sentence[k]) && !(kinds[k] === 'initial' && FULL_STOP_THEN_SPACE.test(sentence[k].post) && !sentence[k].post.includes('\n'));
 }
 
 const AREA_JOINERS = new Set(['of', 'and', 'the']);
@@ -382,6 +407,8 @@ function namedAreas(sentence: readonly Term[], lowerCaseText: boolean): Int32Arr
       (lowerCaseText || startsUpper(sentence[last + 1].text) || AREA_JOINERS.has(sentence[last + 1].normal))
     )
       last++;
+    // A phrase of two words or more is looked up only when a name of the list starts with its first word.
+    if (!lowerCaseText && last > i && !mayStartArea(sentence[i].text)) last = i;
     for (let j = last; j >= i; j--) {
       let phrase = sentence[i].text;
       for (let k = i + 1; k <= j; k++) phrase += ' ' + sentence[k].text;
@@ -402,7 +429,7 @@ function namedAreas(sentence: readonly Term[], lowerCaseText: boolean): Int32Arr
 const STREET_WORDS = new Set(['street', 'avenue', 'road', 'lane', 'drive', 'boulevard', 'st', 'ave', 'rd', 'blvd']);
 const STRONG_PLACE_LEADS = new Set(['in', 'near', 'city', 'town', 'visiting', 'around']);
 
-const orgWord = (t: Term | undefined) => !!t && ORG_WORDS.has(t.normal.replace(/[.,]$/, ''));
+const orgWord = (t: Term | undefined) => !!t && ORG_WORDS.has(withoutLast(t.normal, '.,'));
 
 /** What a run of name-like words is: a person, a place, or (an organisation, a title) nothing. */
 function decide(
@@ -418,13 +445,13 @@ function decide(
   const prev = before(sentence, i, 1);
   const prev2 = before(sentence, i, 2);
   const next = sentence[j + 1];
-  const prevWord = prev?.normal.replace(/[.:,]$/, '') ?? '';
+  const prevWord = prev === undefined ? '' : withoutLast(prev.normal, '.:,');
 
   // Streets: "Marina Fort Street", "Isaac Lodge Street" (street addresses are address.ts's).
   if (run.length > 1 && STREET_WORDS.has(sentence[j].normal)) return null;
   // Organisations: "Russell Investments", "Thomas and Sons", "Abt Associates".
   if (run.some(orgWord) || (orgWord(next) && startsUpper(next.text) && !breaksAfter(sentence[j]))) return null;
-  if (next && !breaksAfter(sentence[j]) && /^(and|&)$/.test(next.normal) && orgWord(sentence[j + 2])) return null;
+  if (next && !breaksAfter(sentence[j]) && (next.normal === 'and' || next.normal === '&') && orgWord(sentence[j + 2])) return null;
 
   const place = lookupPlace(phrase);
   const area = !!place && place.kind !== 'city';
@@ -432,7 +459,7 @@ function decide(
   // Words after which a name is a place's even when it is also a person's ("grew up in Shelly Park").
   const strongLead =
     (!!prev && !breaksAfter(prev) && (STRONG_PLACE_LEADS.has(prevWord) || (prevWord === 'of' && prev2?.normal === 'university'))) ||
-    (!!prev && /^(where|location|city|country|town)$/.test(prevWord) && /:/.test(prev.text + prev.post));
+    (!!prev && PLACE_FIELDS.has(prevWord) && (prev.text.includes(':') || prev.post.includes(':')));
   const hasName = runKinds.includes('name');
   const tagged = run.some((t) => hasAny(t.tags, NAME_TAGS));
   const cue = personCue(sentence, i, j);
@@ -492,17 +519,17 @@ function personCue(sentence: readonly Term[], i: number, j: number): boolean {
   const prev2 = before(sentence, i, 2);
   const next = sentence[j + 1];
   if (prev) {
-    const word = prev.normal.replace(/\.$/, '');
+    const word = withoutLast(prev.normal, '.');
     if (HONORIFICS.has(word) || prev.tags.has('Honorific')) return true;
     if (word === 'named' || word === 'called') return true;
     if (word === 'is' && prev2?.normal === 'name') return true;
     // "Name: X", "What's your last name? X"
-    if (word === 'name' && /[:?]/.test(prev.post)) return true;
-    if (PERSON_LEADS.has(prev.normal + (/:/.test(prev.post) && !prev.normal.endsWith(':') ? ':' : ''))) return true;
+    if (word === 'name' && QUESTION_OR_COLON.test(prev.post)) return true;
+    if (PERSON_LEADS.has(prev.post.includes(':') && !prev.normal.endsWith(':') ? prev.normal + ':' : prev.normal)) return true;
     if ((word === "i'm" || (word === 'am' && prev2?.normal === 'i')) && !breaksAfter(prev)) return true;
     // "calls me X", "says Hartvigsson": a verb of naming or speaking before the name.
-    if (word === 'me' && /^calls?$/.test(prev2?.normal ?? '') && !breaksAfter(prev)) return true;
-    if (/^(says|said|asks|asked|replied|wrote)$/.test(word) && !breaksAfter(prev)) return true;
+    if (word === 'me' && (prev2?.normal === 'call' || prev2?.normal === 'calls') && !breaksAfter(prev)) return true;
+    if (SPEAKING.has(word) && !breaksAfter(prev)) return true;
     // "a song by Elle Sandström": a full name after "by".
     if (word === 'by' && j > i && !breaksAfter(prev)) return true;
   }
@@ -522,8 +549,8 @@ function addLowerCaseNameLists(sentence: readonly Term[], found: Found[], kinds:
     const members = [k];
     let end = k;
     for (;;) {
-      if (/^,\s*$/.test(sentence[end].post) && sentence[end + 1] !== undefined && sentence[end + 1].normal !== 'and') end += 1;
-      else if (/^,?\s*$/.test(sentence[end].post) && /^(and|or)$/.test(sentence[end + 1]?.normal ?? '') && sentence[end + 2] !== undefined) end += 2;
+      if (COMMA_THEN_SPACE.test(sentence[end].post) && sentence[end + 1] !== undefined && sentence[end + 1].normal !== 'and') end += 1;
+      else if (MAYBE_COMMA_THEN_SPACE.test(sentence[end].post) && isAndOr(sentence[end + 1]) && sentence[end + 2] !== undefined) end += 2;
       else break;
       members.push(end);
     }
@@ -551,11 +578,11 @@ function addCoordinatedNames(sentence: readonly Term[], found: Found[], kinds: r
   };
   // Joined to a neighbour by a comma after the left word, or by "and"/"or" between them.
   const listedAfter = (k: number) =>
-    (label[k - 1] === 'PERSON' && /^,\s*$/.test(sentence[k - 1].post)) ||
-    (label[k - 2] === 'PERSON' && /^(and|or|&)$/.test(sentence[k - 1]?.normal ?? '') && !breaksAfter(sentence[k - 2]));
+    (label[k - 1] === 'PERSON' && COMMA_THEN_SPACE.test(sentence[k - 1].post)) ||
+    (label[k - 2] === 'PERSON' && (isAndOr(sentence[k - 1]) || sentence[k - 1]?.normal === '&') && !breaksAfter(sentence[k - 2]));
   const listedBefore = (k: number) =>
-    (label[k + 1] === 'PERSON' && /^,\s*$/.test(sentence[k].post)) ||
-    (label[k + 2] === 'PERSON' && /^(and|or|&)$/.test(sentence[k + 1]?.normal ?? '') && !breaksAfter(sentence[k]));
+    (label[k + 1] === 'PERSON' && COMMA_THEN_SPACE.test(sentence[k].post)) ||
+    (label[k + 2] === 'PERSON' && (isAndOr(sentence[k + 1]) || sentence[k + 1]?.normal === '&') && !breaksAfter(sentence[k]));
   for (let pass = 0; pass < 3; pass++) {
     let changed = false;
     for (let k = 0; k < sentence.length; k++) {
@@ -570,13 +597,13 @@ function addCoordinatedNames(sentence: readonly Term[], found: Found[], kinds: r
     // After "the", "at", "for", or opening a sentence or line ("Owens, Duran and Oneal\n...").
     if (label[k] !== 'PERSON') continue;
     const lead = sentence[k - 1];
-    const opens = !lead || /\n/.test(lead.post) || /^[>?\s]*$/.test(lead.text);
-    if (!(opens || /^(the|at|for|of|from|with)$/.test(lead.normal))) continue;
+    const opens = !lead || lead.post.includes('\n') || BLANK_OR_QUOTE.test(lead.text);
+    if (!(opens || FIRM_LEADS.has(lead.normal))) continue;
     let end = k;
     let members = 1;
     for (;;) {
-      if (/^,\s*$/.test(sentence[end].post) && label[end + 1] === 'PERSON') end += 1;
-      else if (/^(and|&)$/.test(sentence[end + 1]?.normal ?? '') && label[end + 2] === 'PERSON') end += 2;
+      if (COMMA_THEN_SPACE.test(sentence[end].post) && label[end + 1] === 'PERSON') end += 1;
+      else if ((sentence[end + 1]?.normal === 'and' || sentence[end + 1]?.normal === '&') && label[end + 2] === 'PERSON') end += 2;
       else break;
       members++;
     }

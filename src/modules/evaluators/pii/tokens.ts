@@ -110,11 +110,22 @@ const STARTS_NUMBER = /^\p{N}/u;
 const STARTS_LETTER = /^\p{L}/u;
 const ONE_CAPITAL = /^\p{Lu}$/u;
 const HYPHENATED_PART = /^\p{L}[\p{L}'’]*$/u;
+// A regular expression literal makes a new RegExp object each time it is evaluated: the ones
+// read per word are made once, here too.
+const NOT_PRINTABLE_ASCII = /[^ -~]/;
+const UNDECOMPOSED_LETTER = /[łøđðþßæœı]/g;
+const APOSTROPHE = /['’]/;
+const NEGATED = /n['’]t$/;
+const POSSESSIVE = /['’]s$/;
+const URL_START = /^(?:https?:|www\.)/i;
+const URL_DOMAIN = /\.(?:com|org|net|io)\b/i;
+const ASCII_CAPITALS = /^[A-Z]{2,5}$/;
+const FULL_STOP_THEN_SPACE = /^\.?\s+$/;
 
 function normalise(text: string): string {
   let s = text.toLowerCase();
-  if (/[^ -~]/.test(s)) s = s.normalize('NFD').replace(MARKS, '').replace(/[łøđðþßæœı]/g, (c) => UNDECOMPOSED[c]);
-  return s.includes('.') ? s.replace(/\./g, '') : s;
+  if (NOT_PRINTABLE_ASCII.test(s)) s = s.normalize('NFD').replace(MARKS, '').replace(UNDECOMPOSED_LETTER, (c) => UNDECOMPOSED[c]);
+  return s.includes('.') ? s.replaceAll('.', '') : s;
 }
 
 // What surrounds a word in a chunk of text without white space.
@@ -130,10 +141,10 @@ function computeTags(text: string, normal: string): Set<string> {
   // A word that starts with a digit is a Value, and a lexicon entry for it starts with a digit too.
   const number = isDigit(text.charCodeAt(0));
   let entry = number ? digitLed!.get(normal) : lex[normal];
-  const apostrophe = entry === undefined ? normal.search(/['’]/) : -1;
+  const apostrophe = entry === undefined ? normal.search(APOSTROPHE) : -1;
   if (number && entry === undefined && apostrophe < 0) return VALUE_TAGS as Set<string>;
   const tags = new Set<string>();
-  if (apostrophe > 0 && /n['’]t$/.test(normal)) {
+  if (apostrophe > 0 && NEGATED.test(normal)) {
     // "don't", "CAN'T": a negated verb.
     tags.add('Verb').add('Negative');
     entry = undefined;
@@ -141,13 +152,13 @@ function computeTags(text: string, normal: string): Set<string> {
     // "Amanda's", "I'm", "What's": the word before the apostrophe says what it is.
     const stem = normal.slice(0, apostrophe);
     entry = number ? digitLed!.get(stem) : lex[stem];
-    if (/['’]s$/.test(normal)) tags.add('Possessive');
+    if (POSSESSIVE.test(normal)) tags.add('Possessive');
   }
   if (entry !== undefined) for (const tag of typeof entry === 'string' ? [entry] : entry) for (const t of withParents(tag)) tags.add(t);
   if (STARTS_NUMBER.test(text)) tags.add('Value');
-  else if (/@/.test(text)) tags.add('Email');
-  else if (/^(?:https?:|www\.)/i.test(text) || /\.(?:com|org|net|io)\b/i.test(text)) tags.add('Url');
-  else if (/^[A-Z]{2,5}$/.test(text) && !tags.has('Person') && !tags.has('Place')) tags.add('Acronym');
+  else if (text.includes('@')) tags.add('Email');
+  else if (URL_START.test(text) || URL_DOMAIN.test(text)) tags.add('Url');
+  else if (ASCII_CAPITALS.test(text) && !tags.has('Person') && !tags.has('Place')) tags.add('Acronym');
   else if (text.length > 2 && ABBREVIATED.test(text)) tags.add('Acronym');
   return tags;
 }
@@ -256,13 +267,32 @@ function chunkParse(text: string, start: number, end: number, hash: number): Chu
     if (k === key.length) return chunkParses[slot]!;
   }
   const chunk = text.slice(start, end);
-  const parse = parseChunk(chunk);
+  const parse = isDigit(text.charCodeAt(start)) ? (numberParse(chunk) ?? parseChunk(chunk)) : parseChunk(chunk);
   // Numbers ("66722", "192.168.4.12.") seldom come back: kept, they would only push out
   // words that do, and each would outlive young collections to die in the old generation.
   if (isDigit(text.charCodeAt(start))) return parse;
   chunkKeys[slot] = chunk;
   chunkParses[slot] = parse;
   return parse;
+}
+
+/**
+ * The parse of a chunk of digits alone ("66722"), the commonest chunk the table does not keep:
+ * the word itself, its own normal form, a Value unless the lexicon knows it, which is what
+ * parseChunk() makes of it, without reading it through the regular expressions there. One
+ * object, rewritten for each such chunk: tokenize() reads a parse at once and keeps none of it.
+ * Undefined for any other chunk.
+ */
+const NUMBER_WORD: ChunkParse['words'][number] = { text: '', start: 0, normal: '', tags: VALUE_TAGS as Set<string>, facts: 0 };
+const NUMBER_PARSE: ChunkParse = { punctuationOnly: false, words: [NUMBER_WORD], tail: 0 };
+function numberParse(chunk: string): ChunkParse | undefined {
+  for (let k = 0; k < chunk.length; k++) if (!isDigit(chunk.charCodeAt(k))) return undefined;
+  load();
+  if (digitLed!.has(chunk)) return undefined;
+  NUMBER_WORD.text = chunk;
+  NUMBER_WORD.normal = chunk;
+  NUMBER_PARSE.tail = chunk.length;
+  return NUMBER_PARSE;
 }
 
 function isDigit(c: number): boolean {
@@ -288,27 +318,21 @@ function endsSentence(t: Term, spaceAfter: boolean): boolean {
   return !(post.charCodeAt(0) === 46 && !mark && holdsSentence(t));
 }
 
-const SPACES = ' '.repeat(256);
-
-/** text[from, to) with every character but a line break written as a space. */
+/**
+ * text[from, to) as a word's post reads it: one line break if it holds one, else one space.
+ * Every reader of a post asks only which characters it holds (a comma, a full stop, a line
+ * break, only white space) or whether it is exactly " " or "-", and a range of spaces reads as
+ * one space there; a blanked sentence is often hundreds of characters, which a post written
+ * out in full would copy, and every test of the post would read again.
+ */
 function blank(text: string, from: number, to: number): string {
-  let out = '';
-  let at = from;
-  for (let k = from; k < to; k++) {
-    if (text.charCodeAt(k) !== 10) continue;
-    out += spaces(k - at) + '\n';
-    at = k + 1;
-  }
-  return out + spaces(to - at);
-}
-
-function spaces(length: number): string {
-  return length <= SPACES.length ? SPACES.slice(0, length) : ' '.repeat(length);
+  const lineBreak = text.indexOf('\n', from);
+  return lineBreak >= 0 && lineBreak < to ? '\n' : ' ';
 }
 
 /**
  * text[from, to) as it reads with the blanked ranges (start, end pairs, in order) of
- * blanked[0, upTo) written as spaces, line breaks kept; `to` is at or before the start of
+ * blanked[0, upTo) written as blank() writes them; `to` is at or before the start of
  * the ranges after those.
  */
 function blankedSlice(text: string, blanked: readonly number[], upTo: number, from: number, to: number): string {
@@ -470,7 +494,7 @@ function contextTags(s: Term[]): void {
 const NOT_NAME = ['Place', 'Date', 'Value', 'Determiner', 'Preposition', 'Conjunction', 'Pronoun', 'Organization', 'Modal', 'Copula', 'Acronym', 'Honorific', 'Abbreviation'];
 const NAMING = new Set(['named', 'called']);
 const NAMING_OBJECTS = new Set(['him', 'her', 'me', 'them', 'it', 'us']);
-const isInitial = (t: Term | undefined) => !!t && ONE_CAPITAL.test(t.text) && /^\.?\s+$/.test(t.post) && !/\n/.test(t.post);
+const isInitial = (t: Term | undefined) => !!t && ONE_CAPITAL.test(t.text) && FULL_STOP_THEN_SPACE.test(t.post) && !t.post.includes('\n');
 
 const NOT_SURNAME = ['Person', 'Place', 'Date', 'Value', 'Determiner', 'Preposition', 'Conjunction', 'Pronoun', 'Verb', 'Adjective', 'Organization', 'Modal', 'Copula'];
 
