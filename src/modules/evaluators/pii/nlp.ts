@@ -439,18 +439,37 @@ function decide(
   j: number,
   lowerCaseText: boolean,
 ): Verdict | null {
-  const run = sentence.slice(i, j + 1);
-  const phrase = run.map((t) => withoutPossessive(t.text)).join(' ');
-  const runKinds = kinds.slice(i, j + 1).filter((k) => k !== 'initial' && k !== 'connector');
+  // The run's words read in one loop, without arrays: its phrase, whether a word names a firm
+  // or is tagged a name, and how many of its words (initials and particles aside) are of each kind.
+  const runLength = j - i + 1;
+  let phrase = '';
+  let firmWord = false;
+  let tagged = false;
+  let named = 0;
+  let unknown = 0;
+  let ambiguous = 0;
+  let nameWords = 0;
+  for (let k = i; k <= j; k++) {
+    const t = sentence[k];
+    phrase = k === i ? withoutPossessive(t.text) : phrase + ' ' + withoutPossessive(t.text);
+    if (orgWord(t)) firmWord = true;
+    if (hasAny(t.tags, NAME_TAGS)) tagged = true;
+    const kind = kinds[k];
+    if (kind === 'initial' || kind === 'connector') continue;
+    nameWords++;
+    if (kind === 'name') named++;
+    else if (kind === 'unknown') unknown++;
+    else if (kind === 'ambiguous') ambiguous++;
+  }
   const prev = before(sentence, i, 1);
   const prev2 = before(sentence, i, 2);
   const next = sentence[j + 1];
   const prevWord = prev === undefined ? '' : withoutLast(prev.normal, '.:,');
 
   // Streets: "Marina Fort Street", "Isaac Lodge Street" (street addresses are address.ts's).
-  if (run.length > 1 && STREET_WORDS.has(sentence[j].normal)) return null;
+  if (runLength > 1 && STREET_WORDS.has(sentence[j].normal)) return null;
   // Organisations: "Russell Investments", "Thomas and Sons", "Abt Associates".
-  if (run.some(orgWord) || (orgWord(next) && startsUpper(next.text) && !breaksAfter(sentence[j]))) return null;
+  if (firmWord || (orgWord(next) && startsUpper(next.text) && !breaksAfter(sentence[j]))) return null;
   if (next && !breaksAfter(sentence[j]) && (next.normal === 'and' || next.normal === '&') && orgWord(sentence[j + 2])) return null;
 
   const place = lookupPlace(phrase);
@@ -460,8 +479,7 @@ function decide(
   const strongLead =
     (!!prev && !breaksAfter(prev) && (STRONG_PLACE_LEADS.has(prevWord) || (prevWord === 'of' && prev2?.normal === 'university'))) ||
     (!!prev && PLACE_FIELDS.has(prevWord) && (prev.text.includes(':') || prev.post.includes(':')));
-  const hasName = runKinds.includes('name');
-  const tagged = run.some((t) => hasAny(t.tags, NAME_TAGS));
+  const hasName = named > 0;
   const cue = personCue(sentence, i, j);
 
   // A region named like a person ("Mary", "Victoria") is the person unless the wording says otherwise.
@@ -470,7 +488,7 @@ function decide(
   if (strongLead && !cue) return place ? LOCATION_TAGGED : LOCATION_LISTED;
   // Two words no list knows after "to" or "from" ("change it to Bekbolat Musliyevich") are more
   // often a name than a place the gazetteer lacks.
-  const unknownName = !place && runKinds.length >= 2 && runKinds.every((k) => k === 'unknown' || k === 'name');
+  const unknownName = !place && nameWords >= 2 && unknown + named === nameWords;
   if (placeLead && !cue && (!hasName || sizeable) && !unknownName) {
     if (place) return LOCATION_TAGGED;
     // A word no list knows after "in", "from", "to": a place, unless it reads as an acronym
@@ -481,7 +499,7 @@ function decide(
   }
   if (lowerCaseText) {
     // Without capitals only the wording marks a name ("my name is lena andersson").
-    return cue && runKinds.every((k) => k === 'name') ? PERSON_TAGGED : null;
+    return cue && named === nameWords ? PERSON_TAGGED : null;
   }
   if (cue) return PERSON_TAGGED;
   if (place && place.population >= MAJOR_CITY && !hasName) return LOCATION_TAGGED;
@@ -491,14 +509,14 @@ function decide(
   // Inside a title in capitals ("The Big Three Killed My Baby", "Collective Ip") a capitalised word is no name.
   if (prev && startsUpper(prev.text) && kinds[i - 1] === 'other' && !breaksAfter(prev) && (i > 1 || !hasName)) return null;
   // "Mayo-Walters invested": a double-barrelled name alone is a firm's more often than a person's.
-  if (run.length === 2 && sentence[i].post === '-') return null;
-  if (runKinds.length === 1) {
+  if (runLength === 2 && sentence[i].post === '-') return null;
+  if (nameWords === 1) {
     if (kinds[i] !== 'name' && !(tagged && kinds[i] === 'ambiguous' && i > 0)) return null;
     // Every sentence starts with a capital: a lone first word needs the lexicon's name tag.
     if (i === 0 && !tagged) return null;
     return tagged ? PERSON_TAGGED : PERSON_LISTED;
   }
-  if (hasName || tagged || runKinds.filter((k) => k === 'unknown').length >= 2 || (runKinds.includes('ambiguous') && runKinds.includes('unknown'))) {
+  if (hasName || tagged || unknown >= 2 || (ambiguous > 0 && unknown > 0)) {
     return tagged ? PERSON_TAGGED : PERSON_LISTED;
   }
   return null;

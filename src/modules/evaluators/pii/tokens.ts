@@ -21,29 +21,62 @@ export interface Term {
   post: string;
   tags: Set<string>;
   /** UTF-16 offset of `text` in the text. */
-  start: number;
+  readonly start: number;
   /** Are `tags` the word's own, unchanged by its neighbours (so anything worked out from them holds for the word wherever it stands)? */
-  own: boolean;
+  readonly own: boolean;
   /** WORD_* bits, worked out once per word: those read from its tags hold while `own` does. */
-  facts: number;
+  readonly facts: number;
+}
+
+/** A word as a chunk of text splits into it, the same wherever the chunk stands (kept with the chunk's parse). */
+interface ChunkWord {
+  readonly text: string;
+  /** Offset in the chunk. */
+  readonly start: number;
+  readonly normal: string;
+  readonly tags: Set<string>;
+  readonly facts: number;
 }
 
 /**
  * A Term as tokenize() makes it: made by a constructor, not an object literal, so that V8
  * never decides to allocate terms straight in the old generation (it does so for a literal
  * whose objects it sees surviving, and terms, garbage once a text is read, then cost full
- * collections).
+ * collections). What the word is wherever it stands is read from its chunk's word, not copied:
+ * four fields a word, not seven (a text of 2 KB makes a few hundred terms).
  */
 class Word implements Term {
-  own = true;
+  // Tags its neighbours gave it (retag()), or null while its own hold.
+  private retagged: Set<string> | null = null;
   constructor(
-    public text: string,
-    public normal: string,
+    private readonly word: ChunkWord,
     public post: string,
-    public tags: Set<string>,
-    public start: number,
-    public facts: number,
+    readonly start: number,
   ) {}
+
+  get text(): string {
+    return this.word.text;
+  }
+
+  get normal(): string {
+    return this.word.normal;
+  }
+
+  get tags(): Set<string> {
+    return this.retagged ?? this.word.tags;
+  }
+
+  set tags(tags: Set<string>) {
+    this.retagged = tags;
+  }
+
+  get own(): boolean {
+    return this.retagged === null;
+  }
+
+  get facts(): number {
+    return this.word.facts;
+  }
 }
 
 /** The word starts with an upper-case letter. */
@@ -184,8 +217,8 @@ function retag(t: Term, remove: readonly string[], add: readonly string[]): void
   const tags = new Set(t.tags);
   for (const n of remove) tags.delete(n);
   for (const a of add) for (const tag of withParents(a)) tags.add(tag);
+  // The term's own no longer.
   t.tags = tags;
-  t.own = false;
 }
 
 /** Is a term one a sentence may not end after (a title, an abbreviation, an initial)? */
@@ -198,12 +231,12 @@ interface ChunkParse {
   /** Punctuation alone ("-", "..."): no word. */
   punctuationOnly: boolean;
   /** The words with their own tags, offsets relative to the chunk; every word but the last is followed by "-". */
-  words: Array<{ text: string; start: number; normal: string; tags: Set<string>; facts: number }>;
+  words: ChunkWord[];
   /** Where the last word's trailing punctuation starts in the chunk. */
   tail: number;
 }
 
-function chunkWord(text: string, start: number): ChunkParse['words'][number] {
+function chunkWord(text: string, start: number): ChunkWord {
   const normal = normalise(text);
   const tags = tagsOf(text, normal);
   const facts =
@@ -279,18 +312,16 @@ function chunkParse(text: string, start: number, end: number, hash: number): Chu
 /**
  * The parse of a chunk of digits alone ("66722"), the commonest chunk the table does not keep:
  * the word itself, its own normal form, a Value unless the lexicon knows it, which is what
- * parseChunk() makes of it, without reading it through the regular expressions there. One
- * object, rewritten for each such chunk: tokenize() reads a parse at once and keeps none of it.
- * Undefined for any other chunk.
+ * parseChunk() makes of it, without reading it through the regular expressions there. The
+ * parse is one object, rewritten for each such chunk (tokenize() reads a parse at once and
+ * keeps only its words). Undefined for any other chunk.
  */
-const NUMBER_WORD: ChunkParse['words'][number] = { text: '', start: 0, normal: '', tags: VALUE_TAGS as Set<string>, facts: 0 };
-const NUMBER_PARSE: ChunkParse = { punctuationOnly: false, words: [NUMBER_WORD], tail: 0 };
+const NUMBER_PARSE: ChunkParse = { punctuationOnly: false, words: [], tail: 0 };
 function numberParse(chunk: string): ChunkParse | undefined {
   for (let k = 0; k < chunk.length; k++) if (!isDigit(chunk.charCodeAt(k))) return undefined;
   load();
   if (digitLed!.has(chunk)) return undefined;
-  NUMBER_WORD.text = chunk;
-  NUMBER_WORD.normal = chunk;
+  NUMBER_PARSE.words = [{ text: chunk, start: 0, normal: chunk, tags: VALUE_TAGS as Set<string>, facts: 0 }];
   NUMBER_PARSE.tail = chunk.length;
   return NUMBER_PARSE;
 }
@@ -400,12 +431,12 @@ export function tokenize(text: string, blanked: readonly number[] = []): Term[][
     const words = parse.words;
     for (let k = 0; k < words.length - 1; k++) {
       const w = words[k];
-      sentence.push(new Word(w.text, w.normal, '-', w.tags, chunkStart + w.start, w.facts));
+      sentence.push(new Word(w, '-', chunkStart + w.start));
     }
     // The post: the word's trailing punctuation and the white space up to the next chunk.
     const w = words[words.length - 1];
     const start = chunkStart + w.start;
-    const t: Term = new Word(w.text, w.normal, blankedSlice(text, blanked, d, start + w.text.length, after), w.tags, start, w.facts);
+    const t: Term = new Word(w, blankedSlice(text, blanked, d, start + w.text.length, after), start);
     sentence.push(t);
     if (endsSentence(t, after > end)) {
       sentences.push(sentence);
@@ -471,7 +502,8 @@ function contextTags(s: Term[]): void {
       retag(s[i + 2], [], ['LastName']);
     }
     // "She named him Frank", "called Kenneth": a capitalised word after naming is a name.
-    if (cap && prev && !breaks(prev) && !hasAnyTag(t, NOT_NAME) && (NAMING.has(prev.normal) || (NAMING_OBJECTS.has(prev.normal) && NAMING.has(s[i - 2]?.normal ?? '') && !breaks(s[i - 2])))) {
+    // (The naming words first: they are seldom there, and the tags are many to look through.)
+    if (cap && prev && !breaks(prev) && (NAMING.has(prev.normal) || (NAMING_OBJECTS.has(prev.normal) && NAMING.has(s[i - 2]?.normal ?? '') && !breaks(s[i - 2]))) && !hasAnyTag(t, NOT_NAME)) {
       retag(t, [], ['FirstName']);
     }
     // "Mark the box": a first name opening a sentence before an object is a verb.
