@@ -3,7 +3,19 @@ import { isCommonWord, isFirstName, isProperNoun, isSurname } from './lexicon.ts
 import type { EntityType } from './entities.ts';
 import type { NlpEntity } from './nlp-entity.ts';
 import type { RawResult, Recognizer } from './recognizer.ts';
-import { breaksAfterPost, isCapitalisedWord, lexiconTag, startsUpper, tokenize, WORD_DEMONYM, WORD_UPPER, type Term } from './tokens.ts';
+import {
+  breaksAfterPost,
+  isCapitalisedWord,
+  lexiconTag,
+  NRP_SET,
+  startsUpper,
+  tokenize,
+  WORD_CONNECTOR,
+  WORD_DEMONYM,
+  WORD_NRP,
+  WORD_UPPER,
+  type Term,
+} from './tokens.ts';
 
 /**
  * PERSON, LOCATION and NRP without model weights. tokens.ts splits sentences and tags words
@@ -56,32 +68,9 @@ class Found {
 const FUNCTION_WORD_TAG = /Possessive|Pronoun|Determiner|Preposition|Conjunction|Modal|Copula|Auxiliary|QuestionWord/;
 
 function hasAny(tags: Set<string>, list: readonly string[]): boolean {
-  return list.some((t) => tags.has(t));
+  for (const t of list) if (tags.has(t)) return true;
+  return false;
 }
-
-// Nationalities, religions and political groups (Presidio's NRP, from spaCy's NORP).
-const NRP_WORDS = (
-  'Afghan African Albanian Algerian American Andorran Angolan Argentine Argentinian Armenian Asian Australian Austrian ' +
-  'Azerbaijani Bahraini Bangladeshi Belarusian Belgian Bolivian Bosnian Brazilian British Bulgarian Burmese Cambodian ' +
-  'Cameroonian Canadian Chilean Chinese Colombian Congolese Croatian Cuban Cypriot Czech Danish Dominican Dutch ' +
-  'Ecuadorian Egyptian Emirati English Eritrean Estonian Ethiopian European Filipino Finnish French Georgian German ' +
-  'Ghanaian Greek Guatemalan Haitian Honduran Hungarian Icelandic Indian Indonesian Iranian Iraqi Irish Israeli ' +
-  'Italian Ivorian Jamaican Japanese Jordanian Kazakh Kenyan Korean Kosovar Kurdish Kuwaiti Kyrgyz Lao Latvian ' +
-  'Lebanese Liberian Libyan Lithuanian Luxembourgish Macedonian Malagasy Malaysian Maltese Mexican Moldovan ' +
-  'Mongolian Montenegrin Moroccan Mozambican Namibian Nepalese Nepali Nicaraguan Nigerian Norwegian Omani Pakistani ' +
-  'Palestinian Panamanian Paraguayan Persian Peruvian Polish Portuguese Qatari Romanian Russian Rwandan Saudi ' +
-  'Scottish Senegalese Serbian Singaporean Slovak Slovenian Somali Spanish Sudanese Swedish Swiss Syrian Taiwanese ' +
-  'Tajik Tanzanian Thai Tibetan Tunisian Turkish Turkmen Ugandan Ukrainian Uruguayan Uzbek Venezuelan Vietnamese ' +
-  'Welsh Yemeni Zambian Zimbabwean Arab Arabic Hispanic Latino Latina Latinx Caucasian Sikh Hindu Hindus Muslim ' +
-  'Muslims Islamic Christian Christians Catholic Catholics Protestant Protestants Jewish Jew Jews Buddhist Buddhists ' +
-  'Atheist Atheists Orthodox Mormon Mormons Evangelical Evangelicals Lutheran Baptist Methodist Anglican Sunni Shia ' +
-  "Shi'ite Jain Taoist Democrat Democrats Democratic Republican Republicans Conservative Conservatives Liberal " +
-  'Liberals Labour Tory Tories Socialist Socialists Communist Communists Libertarian Libertarians Green Greens'
-).split(' ');
-const NRP_SET = new Set(NRP_WORDS);
-// Words that are NRP only when capitalised mid-sentence and next to a noun are not worth
-// the false positives; these stay out unless the lexicon tags them Demonym.
-const NRP_AMBIGUOUS = new Set(['Green', 'Greens', 'Liberal', 'Conservative', 'Democratic', 'Orthodox', 'Evangelical']);
 
 const HONORIFICS = new Set(['mr', 'mrs', 'ms', 'miss', 'mx', 'dr', 'prof', 'sir', 'madam', 'dame', 'lord', 'lady']);
 // "in Tobel", "flew to LEPPEN": a capitalised word after these is most often a place.
@@ -243,7 +232,6 @@ const PERSON_VERBS = new Set(
 );
 // "Name: X", "Dear X": words before a name.
 const PERSON_LEADS = new Set(['name:', 'dear', 'hi', 'hello', 'thanks,', 'regards,', 'sincerely,']);
-const CONNECTORS = new Set(['van', 'von', 'de', 'der', 'den', 'ten', 'ter', 'da', 'di', 'du', 'del', 'della', 'le', 'la', 'bin', 'ibn', 'al', 'el']);
 const NAME_TAGS = ['Person', 'FirstName', 'LastName', 'MaleName', 'FemaleName'];
 const NAME_TAG = /Name$|^Person$/;
 const PLACE_TAG = /Country|City|Region|Place/;
@@ -266,7 +254,7 @@ const NAMEISH: readonly Kind[] = ['name', 'ambiguous', 'proper', 'unknown'];
 function kindOf(t: Term, lowerCaseText: boolean): Kind {
   const text = t.text;
   if (INITIAL.test(text)) return 'initial';
-  if (CONNECTORS.has(t.normal) && !startsUpper(text)) return 'connector';
+  if ((t.facts & WORD_CONNECTOR) !== 0 && !startsUpper(text)) return 'connector';
   const capitalised = CAPITALISED_WORD.test(text) && text.length > 1;
   if (!capitalised && !(lowerCaseText && LOWER_CASE_WORD.test(text))) return 'other';
   if (hasAny(t.tags, FUNCTION_TAGS) || t.tags.has('Honorific') || NRP_SET.has(text)) return 'other';
@@ -289,17 +277,16 @@ function kindOf(t: Term, lowerCaseText: boolean): Kind {
   return isProperNoun(lower) ? 'proper' : 'unknown';
 }
 
-// kindOf reads only the word and its tags: words whose tags are their own are looked up once.
-const kindCache = new Map<string, Kind>();
+// kindOf reads only the word and its tags: for a word whose tags are its own, the answer is
+// kept with the word (Term.note) and read from there the next time.
 function cachedKindOf(t: Term, lowerCaseText: boolean): Kind {
   // Most words: in a text with capitals, a word that does not start with one is a particle or nothing.
-  if (!lowerCaseText && (t.facts & WORD_UPPER) === 0) return CONNECTORS.has(t.normal) ? 'connector' : 'other';
+  if (!lowerCaseText && (t.facts & WORD_UPPER) === 0) return (t.facts & WORD_CONNECTOR) !== 0 ? 'connector' : 'other';
   if (lowerCaseText || !t.own) return kindOf(t, lowerCaseText);
-  let kind = kindCache.get(t.text);
+  let kind = t.note as Kind | undefined;
   if (kind === undefined) {
-    if (kindCache.size >= 20_000) kindCache.clear();
     kind = kindOf(t, false);
-    kindCache.set(t.text, kind);
+    t.note = kind;
   }
   return kind;
 }
@@ -343,8 +330,7 @@ export function extractNlpEntities(text: string): NlpEntity[] {
         i = j + 1;
         continue;
       }
-      // Every word of NRP_SET starts with a capital.
-      if (((t.facts & WORD_UPPER) !== 0 && NRP_SET.has(t.text) && !NRP_AMBIGUOUS.has(t.text)) || (t.own ? (t.facts & WORD_DEMONYM) !== 0 : t.tags.has('Demonym'))) {
+      if ((t.facts & WORD_NRP) !== 0 || (t.own ? (t.facts & WORD_DEMONYM) !== 0 : t.tags.has('Demonym'))) {
         found.push(new Found('NRP', i, i, NRP_SCORE));
       }
       i++;

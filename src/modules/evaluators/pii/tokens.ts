@@ -26,6 +26,11 @@ export interface Term {
   readonly own: boolean;
   /** WORD_* bits, worked out once per word: those read from its tags hold while `own` does. */
   readonly facts: number;
+  /**
+   * What a reader worked out from the word and its own tags alone, kept with the word's chunk
+   * (so for every occurrence of it) for the next time: to be read and written only while `own`.
+   */
+  note: string | undefined;
 }
 
 /** A word as a chunk of text splits into it, the same wherever the chunk stands (kept with the chunk's parse). */
@@ -36,6 +41,7 @@ interface ChunkWord {
   readonly normal: string;
   readonly tags: Set<string>;
   readonly facts: number;
+  note: string | undefined;
 }
 
 /**
@@ -77,6 +83,14 @@ class Word implements Term {
   get facts(): number {
     return this.word.facts;
   }
+
+  get note(): string | undefined {
+    return this.word.note;
+  }
+
+  set note(note: string | undefined) {
+    this.word.note = note;
+  }
 }
 
 /** The word starts with an upper-case letter. */
@@ -87,6 +101,38 @@ export const WORD_CAPITALISED = 2;
 export const WORD_MONTH = 4;
 /** Tagged Demonym. */
 export const WORD_DEMONYM = 8;
+/** A particle of names (CONNECTORS, by its normal form): read per word by the name detector, which would otherwise look each word up. */
+export const WORD_CONNECTOR = 16;
+/** A nationality, religion or political group of NRP_SET, capitalised, not one of NRP_AMBIGUOUS. */
+export const WORD_NRP = 32;
+
+// Nationalities, religions and political groups (Presidio's NRP, from spaCy's NORP).
+const NRP_WORDS = (
+  'Afghan African Albanian Algerian American Andorran Angolan Argentine Argentinian Armenian Asian Australian Austrian ' +
+  'Azerbaijani Bahraini Bangladeshi Belarusian Belgian Bolivian Bosnian Brazilian British Bulgarian Burmese Cambodian ' +
+  'Cameroonian Canadian Chilean Chinese Colombian Congolese Croatian Cuban Cypriot Czech Danish Dominican Dutch ' +
+  'Ecuadorian Egyptian Emirati English Eritrean Estonian Ethiopian European Filipino Finnish French Georgian German ' +
+  'Ghanaian Greek Guatemalan Haitian Honduran Hungarian Icelandic Indian Indonesian Iranian Iraqi Irish Israeli ' +
+  'Italian Ivorian Jamaican Japanese Jordanian Kazakh Kenyan Korean Kosovar Kurdish Kuwaiti Kyrgyz Lao Latvian ' +
+  'Lebanese Liberian Libyan Lithuanian Luxembourgish Macedonian Malagasy Malaysian Maltese Mexican Moldovan ' +
+  'Mongolian Montenegrin Moroccan Mozambican Namibian Nepalese Nepali Nicaraguan Nigerian Norwegian Omani Pakistani ' +
+  'Palestinian Panamanian Paraguayan Persian Peruvian Polish Portuguese Qatari Romanian Russian Rwandan Saudi ' +
+  'Scottish Senegalese Serbian Singaporean Slovak Slovenian Somali Spanish Sudanese Swedish Swiss Syrian Taiwanese ' +
+  'Tajik Tanzanian Thai Tibetan Tunisian Turkish Turkmen Ugandan Ukrainian Uruguayan Uzbek Venezuelan Vietnamese ' +
+  'Welsh Yemeni Zambian Zimbabwean Arab Arabic Hispanic Latino Latina Latinx Caucasian Sikh Hindu Hindus Muslim ' +
+  'Muslims Islamic Christian Christians Catholic Catholics Protestant Protestants Jewish Jew Jews Buddhist Buddhists ' +
+  'Atheist Atheists Orthodox Mormon Mormons Evangelical Evangelicals Lutheran Baptist Methodist Anglican Sunni Shia ' +
+  "Shi'ite Jain Taoist Democrat Democrats Democratic Republican Republicans Conservative Conservatives Liberal " +
+  'Liberals Labour Tory Tories Socialist Socialists Communist Communists Libertarian Libertarians Green Greens'
+).split(' ');
+export const NRP_SET = new Set(NRP_WORDS);
+// Words that are NRP only when capitalised mid-sentence and next to a noun are not worth
+// the false positives; these stay out unless the lexicon tags them Demonym.
+const NRP_AMBIGUOUS = new Set(['Green', 'Greens', 'Liberal', 'Conservative', 'Democratic', 'Orthodox', 'Evangelical']);
+
+// Particles inside names ("Willemine ten Pas", "Ludwig van Beethoven").
+export const CONNECTORS = new Set(['van', 'von', 'de', 'der', 'den', 'ten', 'ter', 'da', 'di', 'du', 'del', 'della', 'le', 'la', 'bin', 'ibn', 'al', 'el']);
+
 
 type LexiconEntry = string | string[] | undefined;
 interface TagInfo {
@@ -98,6 +144,8 @@ let lexicon: Record<string, LexiconEntry> | null = null;
 // The lexicon's few words that start with a digit ("4chan", "49ers"), apart: looking a number
 // up in the lexicon itself, a large object in dictionary mode, costs far more than in a small map.
 let digitLed: Map<string, LexiconEntry> | null = null;
+// Does any of them have digits alone (none does today)? If not, a number is not looked up there.
+let digitsOnlyLed = true;
 let tagSet: Record<string, TagInfo> | null = null;
 const expanded = new Map<string, readonly string[]>();
 
@@ -108,6 +156,7 @@ function load(): Record<string, LexiconEntry> {
   tagSet = world.model.one.tagSet;
   lexicon = world.model.one.lexicon;
   digitLed = new Map(Object.entries(lexicon).filter(([word]) => isDigit(word.charCodeAt(0))));
+  digitsOnlyLed = [...digitLed.keys()].some((word) => /^[0-9]+$/.test(word));
   return lexicon;
 }
 
@@ -243,8 +292,10 @@ function chunkWord(text: string, start: number): ChunkWord {
     (startsUpper(text) ? WORD_UPPER : 0) |
     (isCapitalisedWord(text) ? WORD_CAPITALISED : 0) |
     (MONTHS.has(normal) || tags.has('Month') ? WORD_MONTH : 0) |
-    (tags.has('Demonym') ? WORD_DEMONYM : 0);
-  return { text, start, normal, tags, facts };
+    (tags.has('Demonym') ? WORD_DEMONYM : 0) |
+    (CONNECTORS.has(normal) ? WORD_CONNECTOR : 0) |
+    (startsUpper(text) && NRP_SET.has(text) && !NRP_AMBIGUOUS.has(text) ? WORD_NRP : 0);
+  return { text, start, normal, tags, facts, note: undefined };
 }
 
 /** How many characters at the end of a chunk TRAILING matches: read from the characters while they are ASCII. */
@@ -320,8 +371,8 @@ const NUMBER_PARSE: ChunkParse = { punctuationOnly: false, words: [], tail: 0 };
 function numberParse(chunk: string): ChunkParse | undefined {
   for (let k = 0; k < chunk.length; k++) if (!isDigit(chunk.charCodeAt(k))) return undefined;
   load();
-  if (digitLed!.has(chunk)) return undefined;
-  NUMBER_PARSE.words = [{ text: chunk, start: 0, normal: chunk, tags: VALUE_TAGS as Set<string>, facts: 0 }];
+  if (digitsOnlyLed && digitLed!.has(chunk)) return undefined;
+  NUMBER_PARSE.words = [{ text: chunk, start: 0, normal: chunk, tags: VALUE_TAGS as Set<string>, facts: 0, note: undefined }];
   NUMBER_PARSE.tail = chunk.length;
   return NUMBER_PARSE;
 }
@@ -526,7 +577,8 @@ function contextTags(s: Term[]): void {
 const NOT_NAME = ['Place', 'Date', 'Value', 'Determiner', 'Preposition', 'Conjunction', 'Pronoun', 'Organization', 'Modal', 'Copula', 'Acronym', 'Honorific', 'Abbreviation'];
 const NAMING = new Set(['named', 'called']);
 const NAMING_OBJECTS = new Set(['him', 'her', 'me', 'them', 'it', 'us']);
-const isInitial = (t: Term | undefined) => !!t && ONE_CAPITAL.test(t.text) && FULL_STOP_THEN_SPACE.test(t.post) && !t.post.includes('\n');
+// (ONE_CAPITAL matches one code point, one or two UTF-16 units: longer words are not read.)
+const isInitial = (t: Term | undefined) => !!t && t.text.length <= 2 && ONE_CAPITAL.test(t.text) && FULL_STOP_THEN_SPACE.test(t.post) && !t.post.includes('\n');
 
 const NOT_SURNAME = ['Person', 'Place', 'Date', 'Value', 'Determiner', 'Preposition', 'Conjunction', 'Pronoun', 'Verb', 'Adjective', 'Organization', 'Modal', 'Copula'];
 
