@@ -382,7 +382,7 @@ function namedAreas(sentence: readonly Term[], lowerCaseText: boolean): Int32Arr
   let areas: Int32Array | null = null;
   for (let i = 0; i < sentence.length; i++) {
     if (lowerCaseText) {
-      const lead = sentence[i - 1];
+      const lead = i > 0 ? sentence[i - 1] : undefined;
       if (!(!!lead && PLACE_PREPOSITIONS.has(lead.normal) && !breaksAfter(lead))) continue;
     } else if (!startsUpper(sentence[i].text)) continue;
     let last = i;
@@ -582,8 +582,9 @@ function addCoordinatedNames(sentence: readonly Term[], found: Found[], kinds: r
   };
   // Joined to a neighbour by a comma after the left word, or by "and"/"or" between them.
   const listedAfter = (k: number) =>
-    (label[k - 1] === 'PERSON' && COMMA_THEN_SPACE.test(sentence[k - 1].post)) ||
-    (label[k - 2] === 'PERSON' && (isAndOr(sentence[k - 1]) || sentence[k - 1]?.normal === '&') && !breaksAfter(sentence[k - 2]));
+    // (Read from index 0 on: an array read below 0 is a property lookup by name, far slower than an element's.)
+    (k >= 1 && label[k - 1] === 'PERSON' && COMMA_THEN_SPACE.test(sentence[k - 1].post)) ||
+    (k >= 2 && label[k - 2] === 'PERSON' && (isAndOr(sentence[k - 1]) || sentence[k - 1]?.normal === '&') && !breaksAfter(sentence[k - 2]));
   const listedBefore = (k: number) =>
     (label[k + 1] === 'PERSON' && COMMA_THEN_SPACE.test(sentence[k].post)) ||
     (label[k + 2] === 'PERSON' && (isAndOr(sentence[k + 1]) || sentence[k + 1]?.normal === '&') && !breaksAfter(sentence[k]));
@@ -600,7 +601,7 @@ function addCoordinatedNames(sentence: readonly Term[], found: Found[], kinds: r
   for (let k = 0; k < sentence.length; k++) {
     // After "the", "at", "for", or opening a sentence or line ("Owens, Duran and Oneal\n...").
     if (label[k] !== 'PERSON') continue;
-    const lead = sentence[k - 1];
+    const lead = k > 0 ? sentence[k - 1] : undefined;
     const opens = !lead || lead.post.includes('\n') || BLANK_OR_QUOTE.test(lead.text);
     if (!(opens || FIRM_LEADS.has(lead.normal))) continue;
     let end = k;

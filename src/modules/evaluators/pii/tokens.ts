@@ -262,13 +262,33 @@ function tagsOf(text: string, normal: string): Set<string> {
 }
 
 /** Changes a term's tags: the removed ones first, then the added ones with what they imply. */
-function retag(t: Term, remove: readonly string[], add: readonly string[]): void {
-  const tags = new Set(t.tags);
-  for (const n of remove) tags.delete(n);
-  for (const a of add) for (const tag of withParents(a)) tags.add(tag);
+function retag(t: Term, change: Retag): void {
+  // The same change to the same tags makes the same tags ("Gonzalez" after a first name, text
+  // after text): kept per set of tags, which the table drops with the set.
+  let tags = change.made.get(t.tags);
+  if (tags === undefined) {
+    tags = new Set(t.tags);
+    for (const n of change.remove) tags.delete(n);
+    for (const a of change.add) for (const tag of withParents(a)) tags.add(tag);
+    change.made.set(t.tags, tags);
+  }
   // The term's own no longer.
   t.tags = tags;
 }
+
+/** A change of tags the context rules make: the tags removed, then those added with what they imply, and its results so far. */
+class Retag {
+  readonly made = new WeakMap<Set<string>, Set<string>>();
+  constructor(
+    readonly remove: readonly string[],
+    readonly add: readonly string[],
+  ) {}
+}
+const TO_MONTH = new Retag(['Person', 'FirstName', 'LastName', 'MaleName', 'FemaleName', 'Modal'], ['Month']);
+const NOT_MONTH = new Retag(['Month', 'Date'], []);
+const TO_FIRST_NAME = new Retag([], ['FirstName']);
+const TO_LAST_NAME = new Retag([], ['LastName']);
+const TO_VERB = new Retag(['Person', 'FirstName', 'MaleName', 'FemaleName', 'ProperNoun'], ['Verb']);
 
 /** Is a term one a sentence may not end after (a title, an abbreviation, an initial)? */
 function holdsSentence(t: Term): boolean {
@@ -534,32 +554,33 @@ function contextTags(s: Term[]): void {
     const cap = (t.facts & WORD_CAPITALISED) !== 0;
     // Every rule below but the first and the one for a sentence's first word needs a capitalised word.
     if (!cap && !month && i !== 0) continue;
-    const prev = s[i - 1];
+    // (Not s[-1]: an array read below index 0 is a property lookup by name, far slower than an element's.)
+    const prev = i > 0 ? s[i - 1] : undefined;
     const next = s[i + 1];
     // "March 3rd", "in May 2020", "on 3 June": a month; "Jan Jílek", "June Carter": a name.
     if (month) {
       const dated = next?.tags.has('Value') || prev?.tags.has('Value') || (!!prev && DATE_LEADS.has(prev.normal) && !breaks(prev));
       if (dated && cap) {
-        retag(t, ['Person', 'FirstName', 'LastName', 'MaleName', 'FemaleName', 'Modal'], ['Month']);
+        retag(t, TO_MONTH);
         continue;
       }
       if (!dated && capitalised(next) && !breaks(t)) {
-        retag(t, ['Month', 'Date'], []);
+        retag(t, NOT_MONTH);
       }
     }
     // "Ravil G Yefimov", "Alvir D. Pušaver": capitalised words around an initial are a name.
     if (cap && isInitial(next) && !breaks(t) && capitalised(s[i + 2]) && !hasAnyTag(t, NOT_NAME) && !hasAnyTag(s[i + 2], NOT_NAME)) {
-      retag(t, [], ['FirstName']);
-      retag(s[i + 2], [], ['LastName']);
+      retag(t, TO_FIRST_NAME);
+      retag(s[i + 2], TO_LAST_NAME);
     }
     // "She named him Frank", "called Kenneth": a capitalised word after naming is a name.
     // (The naming words first: they are seldom there, and the tags are many to look through.)
     if (cap && prev && !breaks(prev) && (NAMING.has(prev.normal) || (NAMING_OBJECTS.has(prev.normal) && NAMING.has(s[i - 2]?.normal ?? '') && !breaks(s[i - 2]))) && !hasAnyTag(t, NOT_NAME)) {
-      retag(t, [], ['FirstName']);
+      retag(t, TO_FIRST_NAME);
     }
     // "Mark the box": a first name opening a sentence before an object is a verb.
     if (i === 0 && t.tags.has('FirstName') && next && IMPERATIVE_OBJECTS.has(next.normal) && !breaks(t)) {
-      retag(t, ['Person', 'FirstName', 'MaleName', 'FemaleName', 'ProperNoun'], ['Verb']);
+      retag(t, TO_VERB);
       continue;
     }
     // "Dr. Okafor", "Maria Szczepańska": a capitalised word after a title or a first name is a surname.
@@ -569,7 +590,7 @@ function contextTags(s: Term[]): void {
       (prev.tags.has('Honorific') || (prev.tags.has('FirstName') && !breaks(prev))) &&
       !hasAnyTag(t, NOT_SURNAME)
     ) {
-      retag(t, [], ['LastName']);
+      retag(t, TO_LAST_NAME);
     }
   }
 }
