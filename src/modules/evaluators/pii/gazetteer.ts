@@ -48,6 +48,8 @@ interface CityIndex {
 const LARGE = 0xffffffff;
 
 let areas: Map<string, Place> | null = null;
+// The first words of the country and region names of two words or more ("new" of "new zealand").
+let areaFirstWords: Set<string> | null = null;
 let cities: CityIndex | null = null;
 
 /** Countries and regions: ~12,000 names, a plain Map. */
@@ -75,6 +77,8 @@ function loadAreas(): Map<string, Place> {
   for (const [code, country] of Object.entries(subdivisions)) {
     for (const sub of Object.values(country.sub)) add(sub.name, { kind: 'region', country: code, population: LARGE });
   }
+  areaFirstWords = new Set();
+  for (const key of map.keys()) if (key.includes(' ')) areaFirstWords.add(key.slice(0, key.indexOf(' ')));
   return (areas = map);
 }
 
@@ -168,6 +172,27 @@ export function lookupArea(name: string): Place | null {
     areaCache.set(name, place);
   }
   return place;
+}
+
+// Words looked up lately, with whether they start a name of the list above.
+const areaStartCache = new Map<string, boolean>();
+
+/**
+ * Could a country or region of two words or more start with this word (one without white
+ * space, in any case)? "New" can ("New Zealand"), "Maria" cannot. The key of words joined by
+ * spaces is the keys of the words joined by spaces (neither composing accents nor lowering
+ * the case reads across a space), so a word that no such name starts with spares building
+ * and looking up each phrase it starts.
+ */
+export function mayStartArea(word: string): boolean {
+  let starts = areaStartCache.get(word);
+  if (starts === undefined) {
+    if (areaStartCache.size >= PLACE_CACHE_SIZE) areaStartCache.clear();
+    loadAreas();
+    starts = areaFirstWords!.has(placeKey(word));
+    areaStartCache.set(word, starts);
+  }
+  return starts;
 }
 
 /** A town of at least 1,000 inhabitants of that name (any case; the largest one), or null. */

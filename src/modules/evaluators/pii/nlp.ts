@@ -1,9 +1,21 @@
-import { lookupArea, lookupPlace } from './gazetteer.ts';
+import { lookupArea, lookupPlace, mayStartArea } from './gazetteer.ts';
 import { isCommonWord, isFirstName, isProperNoun, isSurname } from './lexicon.ts';
 import type { EntityType } from './entities.ts';
 import type { NlpEntity } from './nlp-entity.ts';
 import type { RawResult, Recognizer } from './recognizer.ts';
-import { breaksAfterPost, isCapitalisedWord, lexiconTag, startsUpper, tokenize, WORD_DEMONYM, WORD_UPPER, type Term } from './tokens.ts';
+import {
+  breaksAfterPost,
+  isCapitalisedWord,
+  lexiconTag,
+  NRP_SET,
+  startsUpper,
+  tokenize,
+  WORD_CONNECTOR,
+  WORD_DEMONYM,
+  WORD_NRP,
+  WORD_UPPER,
+  type Term,
+} from './tokens.ts';
 
 /**
  * PERSON, LOCATION and NRP without model weights. tokens.ts splits sentences and tags words
@@ -56,32 +68,9 @@ class Found {
 const FUNCTION_WORD_TAG = /Possessive|Pronoun|Determiner|Preposition|Conjunction|Modal|Copula|Auxiliary|QuestionWord/;
 
 function hasAny(tags: Set<string>, list: readonly string[]): boolean {
-  return list.some((t) => tags.has(t));
+  for (const t of list) if (tags.has(t)) return true;
+  return false;
 }
-
-// Nationalities, religions and political groups (Presidio's NRP, from spaCy's NORP).
-const NRP_WORDS = (
-  'Afghan African Albanian Algerian American Andorran Angolan Argentine Argentinian Armenian Asian Australian Austrian ' +
-  'Azerbaijani Bahraini Bangladeshi Belarusian Belgian Bolivian Bosnian Brazilian British Bulgarian Burmese Cambodian ' +
-  'Cameroonian Canadian Chilean Chinese Colombian Congolese Croatian Cuban Cypriot Czech Danish Dominican Dutch ' +
-  'Ecuadorian Egyptian Emirati English Eritrean Estonian Ethiopian European Filipino Finnish French Georgian German ' +
-  'Ghanaian Greek Guatemalan Haitian Honduran Hungarian Icelandic Indian Indonesian Iranian Iraqi Irish Israeli ' +
-  'Italian Ivorian Jamaican Japanese Jordanian Kazakh Kenyan Korean Kosovar Kurdish Kuwaiti Kyrgyz Lao Latvian ' +
-  'Lebanese Liberian Libyan Lithuanian Luxembourgish Macedonian Malagasy Malaysian Maltese Mexican Moldovan ' +
-  'Mongolian Montenegrin Moroccan Mozambican Namibian Nepalese Nepali Nicaraguan Nigerian Norwegian Omani Pakistani ' +
-  'Palestinian Panamanian Paraguayan Persian Peruvian Polish Portuguese Qatari Romanian Russian Rwandan Saudi ' +
-  'Scottish Senegalese Serbian Singaporean Slovak Slovenian Somali Spanish Sudanese Swedish Swiss Syrian Taiwanese ' +
-  'Tajik Tanzanian Thai Tibetan Tunisian Turkish Turkmen Ugandan Ukrainian Uruguayan Uzbek Venezuelan Vietnamese ' +
-  'Welsh Yemeni Zambian Zimbabwean Arab Arabic Hispanic Latino Latina Latinx Caucasian Sikh Hindu Hindus Muslim ' +
-  'Muslims Islamic Christian Christians Catholic Catholics Protestant Protestants Jewish Jew Jews Buddhist Buddhists ' +
-  'Atheist Atheists Orthodox Mormon Mormons Evangelical Evangelicals Lutheran Baptist Methodist Anglican Sunni Shia ' +
-  "Shi'ite Jain Taoist Democrat Democrats Democratic Republican Republicans Conservative Conservatives Liberal " +
-  'Liberals Labour Tory Tories Socialist Socialists Communist Communists Libertarian Libertarians Green Greens'
-).split(' ');
-const NRP_SET = new Set(NRP_WORDS);
-// Words that are NRP only when capitalised mid-sentence and next to a noun are not worth
-// the false positives; these stay out unless the lexicon tags them Demonym.
-const NRP_AMBIGUOUS = new Set(['Green', 'Greens', 'Liberal', 'Conservative', 'Democratic', 'Orthodox', 'Evangelical']);
 
 const HONORIFICS = new Set(['mr', 'mrs', 'ms', 'miss', 'mx', 'dr', 'prof', 'sir', 'madam', 'dame', 'lord', 'lady']);
 // "in Tobel", "flew to LEPPEN": a capitalised word after these is most often a place.
@@ -92,8 +81,9 @@ function breaksAfter(t: Term): boolean {
   return breaksAfterPost(t.post);
 }
 
-// A word: a letter, then letters, apostrophes and hyphens.
-const FIRST_WORD = /\p{L}[\p{L}'’-]*/gu;
+// A word: a letter, then letters, apostrophes and hyphens. Where one starts: a letter.
+const WORD_AT = /\p{L}[\p{L}'’-]*/uy;
+const LETTER = /\p{L}/gu;
 // An upper-case letter that starts a word (no letter before it joined by letters, apostrophes or hyphens).
 const WORD_CAPITAL = /\p{Lu}(?<!\p{L}[\p{L}'’-]*\p{Lu})/gu;
 // A regular expression with \p{…} in it is written out as new RegExp(…) where it stands by
@@ -108,50 +98,69 @@ const LETTERS_ONLY = /^\p{L}+$/u;
 const STARTS_LOWER = /^\p{Ll}/u;
 const ANY_UPPER = /\p{Lu}/u;
 const NAME_OR_PLACE_TAG = /Name|Person|Place|City|Country|Region|Demonym|Honorific/;
+// A regular expression literal makes a new RegExp object each time it is evaluated: the
+// ones read per word or per sentence are made once, here.
+const QUESTION_OR_COLON = /[?:]/;
+const FULL_STOP_THEN_SPACE = /^\.?\s*$/;
+const COMMA_THEN_SPACE = /^,\s*$/;
+const MAYBE_COMMA_THEN_SPACE = /^,?\s*$/;
+const BLANK_OR_QUOTE = /^[>?\s]*$/;
+const PLACE_FIELDS = new Set(['where', 'location', 'city', 'country', 'town']);
+const SPEAKING = new Set(['says', 'said', 'asks', 'asked', 'replied', 'wrote']);
+const FIRM_LEADS = new Set(['the', 'at', 'for', 'of', 'from', 'with']);
+
+/** The word without one final character of `chars` ("st." to "st"): what .replace(/[…]$/, '') makes of it. */
+function withoutLast(word: string, chars: string): string {
+  return word.length > 0 && chars.includes(word[word.length - 1]) ? word.slice(0, -1) : word;
+}
 
 /**
- * Where the next match of a global expression starts at or after a position, remembered:
- * the next sentence's search starts where this one's did not look yet, so a text is searched
- * once, not once a sentence. (Neither expression's matches depend on where a search starts:
- * a word cannot start inside another, and the capital's look-behind reads the text.)
+ * Where the next match of a global expression of one character (one code point) starts at or
+ * after a position, remembered: the next sentence's search starts where this one's did not
+ * look yet, so a text is searched once, not once a sentence. (Neither expression's matches
+ * depend on where a search starts: the capital's look-behind reads the text.) Searched with
+ * test(), which makes no match object, unlike exec(): the match ends at lastIndex.
  */
 class NextMatch {
   // Where the last search started (none yet) and what it found.
   private from = Infinity;
   private at = -1;
-  private length = 0;
   constructor(
     private readonly pattern: RegExp,
     private readonly text: string,
   ) {}
 
-  /** Index of the first match at or after `from`, or -1; its length in `matched`. */
+  /** Index of the first match at or after `from`, or -1. */
   find(from: number): number {
     if (from < this.from || (this.at >= 0 && from > this.at)) {
       this.pattern.lastIndex = from;
-      const m = this.pattern.exec(this.text);
-      this.at = m === null ? -1 : m.index;
-      this.length = m === null ? 0 : m[0].length;
+      this.at = this.pattern.test(this.text) ? matchStart(this.text, this.pattern.lastIndex) : -1;
     }
     this.from = from;
     return this.at;
   }
+}
 
-  get matched(): number {
-    return this.length;
-  }
+/** Where a match of one code point that ends at `end` starts: a letter outside the BMP is two UTF-16 units. */
+function matchStart(text: string, end: number): number {
+  const c = text.charCodeAt(end - 1);
+  return c >= 0xdc00 && c <= 0xdfff ? end - 2 : end - 1;
 }
 
 /** Could the sentence text[start, end) hold a name, place or NRP? Only capitalised words can. */
-function mayHoldEntities(text: string, start: number, end: number, words: NextMatch, capitals: NextMatch): boolean {
-  const at = words.find(start);
+function mayHoldEntities(text: string, start: number, end: number, letters: NextMatch, capitals: NextMatch): boolean {
+  const at = letters.find(start);
   if (at < 0 || at >= end) return false;
+  // The first word: from its first letter on, letters, apostrophes and hyphens.
+  WORD_AT.lastIndex = at;
+  WORD_AT.test(text);
+  const wordEnd = WORD_AT.lastIndex;
   const c = text.charCodeAt(at);
   if (c >= 128 || (c >= 65 && c <= 90)) {
-    if (candidateFirstWord(text.slice(at, at + words.matched))) return true;
+    if (candidateFirstWord(text.slice(at, wordEnd))) return true;
   }
   // Any later word that starts with a capital.
-  const capital = capitals.find(at + words.matched);
+  const capital = capitals.find(wordEnd);
   return capital >= 0 && capital < end;
 }
 
@@ -187,7 +196,7 @@ const SENTENCE_END = /[\n.!?]/g;
  */
 function sentencesLeftOut(text: string): number[] | null {
   const out: number[] = [];
-  const words = new NextMatch(FIRST_WORD, text);
+  const letters = new NextMatch(LETTER, text);
   const capitals = new NextMatch(WORD_CAPITAL, text);
   let kept = false;
   const n = text.length;
@@ -199,7 +208,7 @@ function sentencesLeftOut(text: string): number[] | null {
       if (text.charCodeAt(end) === 10) end++;
       else while (end < n && isSentenceEnd(text.charCodeAt(end)) && text.charCodeAt(end) !== 10) end++;
     }
-    if (mayHoldEntities(text, pos, end, words, capitals)) kept = true;
+    if (mayHoldEntities(text, pos, end, letters, capitals)) kept = true;
     else if (out.length > 0 && out[out.length - 1] === pos) out[out.length - 1] = end;
     else out.push(pos, end);
     pos = end;
@@ -223,7 +232,6 @@ const PERSON_VERBS = new Set(
 );
 // "Name: X", "Dear X": words before a name.
 const PERSON_LEADS = new Set(['name:', 'dear', 'hi', 'hello', 'thanks,', 'regards,', 'sincerely,']);
-const CONNECTORS = new Set(['van', 'von', 'de', 'der', 'den', 'ten', 'ter', 'da', 'di', 'du', 'del', 'della', 'le', 'la', 'bin', 'ibn', 'al', 'el']);
 const NAME_TAGS = ['Person', 'FirstName', 'LastName', 'MaleName', 'FemaleName'];
 const NAME_TAG = /Name$|^Person$/;
 const PLACE_TAG = /Country|City|Region|Place/;
@@ -246,7 +254,7 @@ const NAMEISH: readonly Kind[] = ['name', 'ambiguous', 'proper', 'unknown'];
 function kindOf(t: Term, lowerCaseText: boolean): Kind {
   const text = t.text;
   if (INITIAL.test(text)) return 'initial';
-  if (CONNECTORS.has(t.normal) && !startsUpper(text)) return 'connector';
+  if ((t.facts & WORD_CONNECTOR) !== 0 && !startsUpper(text)) return 'connector';
   const capitalised = CAPITALISED_WORD.test(text) && text.length > 1;
   if (!capitalised && !(lowerCaseText && LOWER_CASE_WORD.test(text))) return 'other';
   if (hasAny(t.tags, FUNCTION_TAGS) || t.tags.has('Honorific') || NRP_SET.has(text)) return 'other';
@@ -269,17 +277,16 @@ function kindOf(t: Term, lowerCaseText: boolean): Kind {
   return isProperNoun(lower) ? 'proper' : 'unknown';
 }
 
-// kindOf reads only the word and its tags: words whose tags are their own are looked up once.
-const kindCache = new Map<string, Kind>();
+// kindOf reads only the word and its tags: for a word whose tags are its own, the answer is
+// kept with the word (Term.note) and read from there the next time.
 function cachedKindOf(t: Term, lowerCaseText: boolean): Kind {
   // Most words: in a text with capitals, a word that does not start with one is a particle or nothing.
-  if (!lowerCaseText && (t.facts & WORD_UPPER) === 0) return CONNECTORS.has(t.normal) ? 'connector' : 'other';
+  if (!lowerCaseText && (t.facts & WORD_UPPER) === 0) return (t.facts & WORD_CONNECTOR) !== 0 ? 'connector' : 'other';
   if (lowerCaseText || !t.own) return kindOf(t, lowerCaseText);
-  let kind = kindCache.get(t.text);
+  let kind = t.note as Kind | undefined;
   if (kind === undefined) {
-    if (kindCache.size >= 20_000) kindCache.clear();
     kind = kindOf(t, false);
-    kindCache.set(t.text, kind);
+    t.note = kind;
   }
   return kind;
 }
@@ -292,7 +299,7 @@ export function extractNlpEntities(text: string): NlpEntity[] {
   let previousSentence: readonly Term[] = [];
   for (const sentence of tokenize(text, leftOut)) {
     // "What's your last name? Boyle": a question that asks for a name, answered in the next sentence.
-    const asked = /^name$/.test(previousSentence[previousSentence.length - 1]?.normal ?? '') && /[?:]/.test(previousSentence[previousSentence.length - 1].post);
+    const asked = previousSentence[previousSentence.length - 1]?.normal === 'name' && QUESTION_OR_COLON.test(previousSentence[previousSentence.length - 1].post);
     const found: Found[] = [];
     const kinds: Kind[] = new Array<Kind>(sentence.length);
     for (let k = 0; k < sentence.length; k++) kinds[k] = cachedKindOf(sentence[k], lowerCaseText);
@@ -323,8 +330,7 @@ export function extractNlpEntities(text: string): NlpEntity[] {
         i = j + 1;
         continue;
       }
-      // Every word of NRP_SET starts with a capital.
-      if (((t.facts & WORD_UPPER) !== 0 && NRP_SET.has(t.text) && !NRP_AMBIGUOUS.has(t.text)) || (t.own ? (t.facts & WORD_DEMONYM) !== 0 : t.tags.has('Demonym'))) {
+      if ((t.facts & WORD_NRP) !== 0 || (t.own ? (t.facts & WORD_DEMONYM) !== 0 : t.tags.has('Demonym'))) {
         found.push(new Found('NRP', i, i, NRP_SCORE));
       }
       i++;
@@ -351,13 +357,18 @@ function withoutPossessive(words: string): string {
   return isPossessive(words) ? words.slice(0, -2) : words;
 }
 
+/** Is the word "and" or "or"? */
+function isAndOr(t: Term | undefined): boolean {
+  return t !== undefined && (t.normal === 'and' || t.normal === 'or');
+}
+
 function isNameish(kind: Kind | undefined): boolean {
   return kind === 'name' || kind === 'ambiguous' || kind === 'proper' || kind === 'unknown';
 }
 
 /** Does a run of name-like words end after word k? An initial's full stop ("Alvir D. Pušaver") does not end it. */
 function endsRun(sentence: readonly Term[], kinds: readonly Kind[], k: number): boolean {
-  return breaksAfter(sentence[k]) && !(kinds[k] === 'initial' && /^\.?\s*$/.test(sentence[k].post) && !/\n/.test(sentence[k].post));
+  return breaksAfter(sentence[k]) && !(kinds[k] === 'initial' && FULL_STOP_THEN_SPACE.test(sentence[k].post) && !sentence[k].post.includes('\n'));
 }
 
 const AREA_JOINERS = new Set(['of', 'and', 'the']);
@@ -371,7 +382,7 @@ function namedAreas(sentence: readonly Term[], lowerCaseText: boolean): Int32Arr
   let areas: Int32Array | null = null;
   for (let i = 0; i < sentence.length; i++) {
     if (lowerCaseText) {
-      const lead = sentence[i - 1];
+      const lead = i > 0 ? sentence[i - 1] : undefined;
       if (!(!!lead && PLACE_PREPOSITIONS.has(lead.normal) && !breaksAfter(lead))) continue;
     } else if (!startsUpper(sentence[i].text)) continue;
     let last = i;
@@ -382,6 +393,8 @@ function namedAreas(sentence: readonly Term[], lowerCaseText: boolean): Int32Arr
       (lowerCaseText || startsUpper(sentence[last + 1].text) || AREA_JOINERS.has(sentence[last + 1].normal))
     )
       last++;
+    // A phrase of two words or more is looked up only when a name of the list starts with its first word.
+    if (!lowerCaseText && last > i && !mayStartArea(sentence[i].text)) last = i;
     for (let j = last; j >= i; j--) {
       let phrase = sentence[i].text;
       for (let k = i + 1; k <= j; k++) phrase += ' ' + sentence[k].text;
@@ -402,7 +415,7 @@ function namedAreas(sentence: readonly Term[], lowerCaseText: boolean): Int32Arr
 const STREET_WORDS = new Set(['street', 'avenue', 'road', 'lane', 'drive', 'boulevard', 'st', 'ave', 'rd', 'blvd']);
 const STRONG_PLACE_LEADS = new Set(['in', 'near', 'city', 'town', 'visiting', 'around']);
 
-const orgWord = (t: Term | undefined) => !!t && ORG_WORDS.has(t.normal.replace(/[.,]$/, ''));
+const orgWord = (t: Term | undefined) => !!t && ORG_WORDS.has(withoutLast(t.normal, '.,'));
 
 /** What a run of name-like words is: a person, a place, or (an organisation, a title) nothing. */
 function decide(
@@ -412,19 +425,38 @@ function decide(
   j: number,
   lowerCaseText: boolean,
 ): Verdict | null {
-  const run = sentence.slice(i, j + 1);
-  const phrase = run.map((t) => withoutPossessive(t.text)).join(' ');
-  const runKinds = kinds.slice(i, j + 1).filter((k) => k !== 'initial' && k !== 'connector');
+  // The run's words read in one loop, without arrays: its phrase, whether a word names a firm
+  // or is tagged a name, and how many of its words (initials and particles aside) are of each kind.
+  const runLength = j - i + 1;
+  let phrase = '';
+  let firmWord = false;
+  let tagged = false;
+  let named = 0;
+  let unknown = 0;
+  let ambiguous = 0;
+  let nameWords = 0;
+  for (let k = i; k <= j; k++) {
+    const t = sentence[k];
+    phrase = k === i ? withoutPossessive(t.text) : phrase + ' ' + withoutPossessive(t.text);
+    if (orgWord(t)) firmWord = true;
+    if (hasAny(t.tags, NAME_TAGS)) tagged = true;
+    const kind = kinds[k];
+    if (kind === 'initial' || kind === 'connector') continue;
+    nameWords++;
+    if (kind === 'name') named++;
+    else if (kind === 'unknown') unknown++;
+    else if (kind === 'ambiguous') ambiguous++;
+  }
   const prev = before(sentence, i, 1);
   const prev2 = before(sentence, i, 2);
   const next = sentence[j + 1];
-  const prevWord = prev?.normal.replace(/[.:,]$/, '') ?? '';
+  const prevWord = prev === undefined ? '' : withoutLast(prev.normal, '.:,');
 
   // Streets: "Marina Fort Street", "Isaac Lodge Street" (street addresses are address.ts's).
-  if (run.length > 1 && STREET_WORDS.has(sentence[j].normal)) return null;
+  if (runLength > 1 && STREET_WORDS.has(sentence[j].normal)) return null;
   // Organisations: "Russell Investments", "Thomas and Sons", "Abt Associates".
-  if (run.some(orgWord) || (orgWord(next) && startsUpper(next.text) && !breaksAfter(sentence[j]))) return null;
-  if (next && !breaksAfter(sentence[j]) && /^(and|&)$/.test(next.normal) && orgWord(sentence[j + 2])) return null;
+  if (firmWord || (orgWord(next) && startsUpper(next.text) && !breaksAfter(sentence[j]))) return null;
+  if (next && !breaksAfter(sentence[j]) && (next.normal === 'and' || next.normal === '&') && orgWord(sentence[j + 2])) return null;
 
   const place = lookupPlace(phrase);
   const area = !!place && place.kind !== 'city';
@@ -432,9 +464,8 @@ function decide(
   // Words after which a name is a place's even when it is also a person's ("grew up in Shelly Park").
   const strongLead =
     (!!prev && !breaksAfter(prev) && (STRONG_PLACE_LEADS.has(prevWord) || (prevWord === 'of' && prev2?.normal === 'university'))) ||
-    (!!prev && /^(where|location|city|country|town)$/.test(prevWord) && /:/.test(prev.text + prev.post));
-  const hasName = runKinds.includes('name');
-  const tagged = run.some((t) => hasAny(t.tags, NAME_TAGS));
+    (!!prev && PLACE_FIELDS.has(prevWord) && (prev.text.includes(':') || prev.post.includes(':')));
+  const hasName = named > 0;
   const cue = personCue(sentence, i, j);
 
   // A region named like a person ("Mary", "Victoria") is the person unless the wording says otherwise.
@@ -443,7 +474,7 @@ function decide(
   if (strongLead && !cue) return place ? LOCATION_TAGGED : LOCATION_LISTED;
   // Two words no list knows after "to" or "from" ("change it to Bekbolat Musliyevich") are more
   // often a name than a place the gazetteer lacks.
-  const unknownName = !place && runKinds.length >= 2 && runKinds.every((k) => k === 'unknown' || k === 'name');
+  const unknownName = !place && nameWords >= 2 && unknown + named === nameWords;
   if (placeLead && !cue && (!hasName || sizeable) && !unknownName) {
     if (place) return LOCATION_TAGGED;
     // A word no list knows after "in", "from", "to": a place, unless it reads as an acronym
@@ -454,7 +485,7 @@ function decide(
   }
   if (lowerCaseText) {
     // Without capitals only the wording marks a name ("my name is lena andersson").
-    return cue && runKinds.every((k) => k === 'name') ? PERSON_TAGGED : null;
+    return cue && named === nameWords ? PERSON_TAGGED : null;
   }
   if (cue) return PERSON_TAGGED;
   if (place && place.population >= MAJOR_CITY && !hasName) return LOCATION_TAGGED;
@@ -464,14 +495,14 @@ function decide(
   // Inside a title in capitals ("The Big Three Killed My Baby", "Collective Ip") a capitalised word is no name.
   if (prev && startsUpper(prev.text) && kinds[i - 1] === 'other' && !breaksAfter(prev) && (i > 1 || !hasName)) return null;
   // "Mayo-Walters invested": a double-barrelled name alone is a firm's more often than a person's.
-  if (run.length === 2 && sentence[i].post === '-') return null;
-  if (runKinds.length === 1) {
+  if (runLength === 2 && sentence[i].post === '-') return null;
+  if (nameWords === 1) {
     if (kinds[i] !== 'name' && !(tagged && kinds[i] === 'ambiguous' && i > 0)) return null;
     // Every sentence starts with a capital: a lone first word needs the lexicon's name tag.
     if (i === 0 && !tagged) return null;
     return tagged ? PERSON_TAGGED : PERSON_LISTED;
   }
-  if (hasName || tagged || runKinds.filter((k) => k === 'unknown').length >= 2 || (runKinds.includes('ambiguous') && runKinds.includes('unknown'))) {
+  if (hasName || tagged || unknown >= 2 || (ambiguous > 0 && unknown > 0)) {
     return tagged ? PERSON_TAGGED : PERSON_LISTED;
   }
   return null;
@@ -492,17 +523,17 @@ function personCue(sentence: readonly Term[], i: number, j: number): boolean {
   const prev2 = before(sentence, i, 2);
   const next = sentence[j + 1];
   if (prev) {
-    const word = prev.normal.replace(/\.$/, '');
+    const word = withoutLast(prev.normal, '.');
     if (HONORIFICS.has(word) || prev.tags.has('Honorific')) return true;
     if (word === 'named' || word === 'called') return true;
     if (word === 'is' && prev2?.normal === 'name') return true;
     // "Name: X", "What's your last name? X"
-    if (word === 'name' && /[:?]/.test(prev.post)) return true;
-    if (PERSON_LEADS.has(prev.normal + (/:/.test(prev.post) && !prev.normal.endsWith(':') ? ':' : ''))) return true;
+    if (word === 'name' && QUESTION_OR_COLON.test(prev.post)) return true;
+    if (PERSON_LEADS.has(prev.post.includes(':') && !prev.normal.endsWith(':') ? prev.normal + ':' : prev.normal)) return true;
     if ((word === "i'm" || (word === 'am' && prev2?.normal === 'i')) && !breaksAfter(prev)) return true;
     // "calls me X", "says Hartvigsson": a verb of naming or speaking before the name.
-    if (word === 'me' && /^calls?$/.test(prev2?.normal ?? '') && !breaksAfter(prev)) return true;
-    if (/^(says|said|asks|asked|replied|wrote)$/.test(word) && !breaksAfter(prev)) return true;
+    if (word === 'me' && (prev2?.normal === 'call' || prev2?.normal === 'calls') && !breaksAfter(prev)) return true;
+    if (SPEAKING.has(word) && !breaksAfter(prev)) return true;
     // "a song by Elle Sandström": a full name after "by".
     if (word === 'by' && j > i && !breaksAfter(prev)) return true;
   }
@@ -522,8 +553,8 @@ function addLowerCaseNameLists(sentence: readonly Term[], found: Found[], kinds:
     const members = [k];
     let end = k;
     for (;;) {
-      if (/^,\s*$/.test(sentence[end].post) && sentence[end + 1] !== undefined && sentence[end + 1].normal !== 'and') end += 1;
-      else if (/^,?\s*$/.test(sentence[end].post) && /^(and|or)$/.test(sentence[end + 1]?.normal ?? '') && sentence[end + 2] !== undefined) end += 2;
+      if (COMMA_THEN_SPACE.test(sentence[end].post) && sentence[end + 1] !== undefined && sentence[end + 1].normal !== 'and') end += 1;
+      else if (MAYBE_COMMA_THEN_SPACE.test(sentence[end].post) && isAndOr(sentence[end + 1]) && sentence[end + 2] !== undefined) end += 2;
       else break;
       members.push(end);
     }
@@ -551,11 +582,12 @@ function addCoordinatedNames(sentence: readonly Term[], found: Found[], kinds: r
   };
   // Joined to a neighbour by a comma after the left word, or by "and"/"or" between them.
   const listedAfter = (k: number) =>
-    (label[k - 1] === 'PERSON' && /^,\s*$/.test(sentence[k - 1].post)) ||
-    (label[k - 2] === 'PERSON' && /^(and|or|&)$/.test(sentence[k - 1]?.normal ?? '') && !breaksAfter(sentence[k - 2]));
+    // (Read from index 0 on: an array read below 0 is a property lookup by name, far slower than an element's.)
+    (k >= 1 && label[k - 1] === 'PERSON' && COMMA_THEN_SPACE.test(sentence[k - 1].post)) ||
+    (k >= 2 && label[k - 2] === 'PERSON' && (isAndOr(sentence[k - 1]) || sentence[k - 1]?.normal === '&') && !breaksAfter(sentence[k - 2]));
   const listedBefore = (k: number) =>
-    (label[k + 1] === 'PERSON' && /^,\s*$/.test(sentence[k].post)) ||
-    (label[k + 2] === 'PERSON' && /^(and|or|&)$/.test(sentence[k + 1]?.normal ?? '') && !breaksAfter(sentence[k]));
+    (label[k + 1] === 'PERSON' && COMMA_THEN_SPACE.test(sentence[k].post)) ||
+    (label[k + 2] === 'PERSON' && (isAndOr(sentence[k + 1]) || sentence[k + 1]?.normal === '&') && !breaksAfter(sentence[k]));
   for (let pass = 0; pass < 3; pass++) {
     let changed = false;
     for (let k = 0; k < sentence.length; k++) {
@@ -569,14 +601,14 @@ function addCoordinatedNames(sentence: readonly Term[], found: Found[], kinds: r
   for (let k = 0; k < sentence.length; k++) {
     // After "the", "at", "for", or opening a sentence or line ("Owens, Duran and Oneal\n...").
     if (label[k] !== 'PERSON') continue;
-    const lead = sentence[k - 1];
-    const opens = !lead || /\n/.test(lead.post) || /^[>?\s]*$/.test(lead.text);
-    if (!(opens || /^(the|at|for|of|from|with)$/.test(lead.normal))) continue;
+    const lead = k > 0 ? sentence[k - 1] : undefined;
+    const opens = !lead || lead.post.includes('\n') || BLANK_OR_QUOTE.test(lead.text);
+    if (!(opens || FIRM_LEADS.has(lead.normal))) continue;
     let end = k;
     let members = 1;
     for (;;) {
-      if (/^,\s*$/.test(sentence[end].post) && label[end + 1] === 'PERSON') end += 1;
-      else if (/^(and|&)$/.test(sentence[end + 1]?.normal ?? '') && label[end + 2] === 'PERSON') end += 2;
+      if (COMMA_THEN_SPACE.test(sentence[end].post) && label[end + 1] === 'PERSON') end += 1;
+      else if ((sentence[end + 1]?.normal === 'and' || sentence[end + 1]?.normal === '&') && label[end + 2] === 'PERSON') end += 2;
       else break;
       members++;
     }

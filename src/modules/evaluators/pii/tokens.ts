@@ -21,29 +21,76 @@ export interface Term {
   post: string;
   tags: Set<string>;
   /** UTF-16 offset of `text` in the text. */
-  start: number;
+  readonly start: number;
   /** Are `tags` the word's own, unchanged by its neighbours (so anything worked out from them holds for the word wherever it stands)? */
-  own: boolean;
+  readonly own: boolean;
   /** WORD_* bits, worked out once per word: those read from its tags hold while `own` does. */
-  facts: number;
+  readonly facts: number;
+  /**
+   * What a reader worked out from the word and its own tags alone, kept with the word's chunk
+   * (so for every occurrence of it) for the next time: to be read and written only while `own`.
+   */
+  note: string | undefined;
+}
+
+/** A word as a chunk of text splits into it, the same wherever the chunk stands (kept with the chunk's parse). */
+interface ChunkWord {
+  readonly text: string;
+  /** Offset in the chunk. */
+  readonly start: number;
+  readonly normal: string;
+  readonly tags: Set<string>;
+  readonly facts: number;
+  note: string | undefined;
 }
 
 /**
  * A Term as tokenize() makes it: made by a constructor, not an object literal, so that V8
  * never decides to allocate terms straight in the old generation (it does so for a literal
  * whose objects it sees surviving, and terms, garbage once a text is read, then cost full
- * collections).
+ * collections). What the word is wherever it stands is read from its chunk's word, not copied:
+ * four fields a word, not seven (a text of 2 KB makes a few hundred terms).
  */
 class Word implements Term {
-  own = true;
+  // Tags its neighbours gave it (retag()), or null while its own hold.
+  private retagged: Set<string> | null = null;
   constructor(
-    public text: string,
-    public normal: string,
+    private readonly word: ChunkWord,
     public post: string,
-    public tags: Set<string>,
-    public start: number,
-    public facts: number,
+    readonly start: number,
   ) {}
+
+  get text(): string {
+    return this.word.text;
+  }
+
+  get normal(): string {
+    return this.word.normal;
+  }
+
+  get tags(): Set<string> {
+    return this.retagged ?? this.word.tags;
+  }
+
+  set tags(tags: Set<string>) {
+    this.retagged = tags;
+  }
+
+  get own(): boolean {
+    return this.retagged === null;
+  }
+
+  get facts(): number {
+    return this.word.facts;
+  }
+
+  get note(): string | undefined {
+    return this.word.note;
+  }
+
+  set note(note: string | undefined) {
+    this.word.note = note;
+  }
 }
 
 /** The word starts with an upper-case letter. */
@@ -54,6 +101,38 @@ export const WORD_CAPITALISED = 2;
 export const WORD_MONTH = 4;
 /** Tagged Demonym. */
 export const WORD_DEMONYM = 8;
+/** A particle of names (CONNECTORS, by its normal form): read per word by the name detector, which would otherwise look each word up. */
+export const WORD_CONNECTOR = 16;
+/** A nationality, religion or political group of NRP_SET, capitalised, not one of NRP_AMBIGUOUS. */
+export const WORD_NRP = 32;
+
+// Nationalities, religions and political groups (Presidio's NRP, from spaCy's NORP).
+const NRP_WORDS = (
+  'Afghan African Albanian Algerian American Andorran Angolan Argentine Argentinian Armenian Asian Australian Austrian ' +
+  'Azerbaijani Bahraini Bangladeshi Belarusian Belgian Bolivian Bosnian Brazilian British Bulgarian Burmese Cambodian ' +
+  'Cameroonian Canadian Chilean Chinese Colombian Congolese Croatian Cuban Cypriot Czech Danish Dominican Dutch ' +
+  'Ecuadorian Egyptian Emirati English Eritrean Estonian Ethiopian European Filipino Finnish French Georgian German ' +
+  'Ghanaian Greek Guatemalan Haitian Honduran Hungarian Icelandic Indian Indonesian Iranian Iraqi Irish Israeli ' +
+  'Italian Ivorian Jamaican Japanese Jordanian Kazakh Kenyan Korean Kosovar Kurdish Kuwaiti Kyrgyz Lao Latvian ' +
+  'Lebanese Liberian Libyan Lithuanian Luxembourgish Macedonian Malagasy Malaysian Maltese Mexican Moldovan ' +
+  'Mongolian Montenegrin Moroccan Mozambican Namibian Nepalese Nepali Nicaraguan Nigerian Norwegian Omani Pakistani ' +
+  'Palestinian Panamanian Paraguayan Persian Peruvian Polish Portuguese Qatari Romanian Russian Rwandan Saudi ' +
+  'Scottish Senegalese Serbian Singaporean Slovak Slovenian Somali Spanish Sudanese Swedish Swiss Syrian Taiwanese ' +
+  'Tajik Tanzanian Thai Tibetan Tunisian Turkish Turkmen Ugandan Ukrainian Uruguayan Uzbek Venezuelan Vietnamese ' +
+  'Welsh Yemeni Zambian Zimbabwean Arab Arabic Hispanic Latino Latina Latinx Caucasian Sikh Hindu Hindus Muslim ' +
+  'Muslims Islamic Christian Christians Catholic Catholics Protestant Protestants Jewish Jew Jews Buddhist Buddhists ' +
+  'Atheist Atheists Orthodox Mormon Mormons Evangelical Evangelicals Lutheran Baptist Methodist Anglican Sunni Shia ' +
+  "Shi'ite Jain Taoist Democrat Democrats Democratic Republican Republicans Conservative Conservatives Liberal " +
+  'Liberals Labour Tory Tories Socialist Socialists Communist Communists Libertarian Libertarians Green Greens'
+).split(' ');
+export const NRP_SET = new Set(NRP_WORDS);
+// Words that are NRP only when capitalised mid-sentence and next to a noun are not worth
+// the false positives; these stay out unless the lexicon tags them Demonym.
+const NRP_AMBIGUOUS = new Set(['Green', 'Greens', 'Liberal', 'Conservative', 'Democratic', 'Orthodox', 'Evangelical']);
+
+// Particles inside names ("Willemine ten Pas", "Ludwig van Beethoven").
+export const CONNECTORS = new Set(['van', 'von', 'de', 'der', 'den', 'ten', 'ter', 'da', 'di', 'du', 'del', 'della', 'le', 'la', 'bin', 'ibn', 'al', 'el']);
+
 
 type LexiconEntry = string | string[] | undefined;
 interface TagInfo {
@@ -65,6 +144,8 @@ let lexicon: Record<string, LexiconEntry> | null = null;
 // The lexicon's few words that start with a digit ("4chan", "49ers"), apart: looking a number
 // up in the lexicon itself, a large object in dictionary mode, costs far more than in a small map.
 let digitLed: Map<string, LexiconEntry> | null = null;
+// Does any of them have digits alone (none does today)? If not, a number is not looked up there.
+let digitsOnlyLed = true;
 let tagSet: Record<string, TagInfo> | null = null;
 const expanded = new Map<string, readonly string[]>();
 
@@ -75,6 +156,7 @@ function load(): Record<string, LexiconEntry> {
   tagSet = world.model.one.tagSet;
   lexicon = world.model.one.lexicon;
   digitLed = new Map(Object.entries(lexicon).filter(([word]) => isDigit(word.charCodeAt(0))));
+  digitsOnlyLed = [...digitLed.keys()].some((word) => /^[0-9]+$/.test(word));
   return lexicon;
 }
 
@@ -110,11 +192,22 @@ const STARTS_NUMBER = /^\p{N}/u;
 const STARTS_LETTER = /^\p{L}/u;
 const ONE_CAPITAL = /^\p{Lu}$/u;
 const HYPHENATED_PART = /^\p{L}[\p{L}'’]*$/u;
+// A regular expression literal makes a new RegExp object each time it is evaluated: the ones
+// read per word are made once, here too.
+const NOT_PRINTABLE_ASCII = /[^ -~]/;
+const UNDECOMPOSED_LETTER = /[łøđðþßæœı]/g;
+const APOSTROPHE = /['’]/;
+const NEGATED = /n['’]t$/;
+const POSSESSIVE = /['’]s$/;
+const URL_START = /^(?:https?:|www\.)/i;
+const URL_DOMAIN = /\.(?:com|org|net|io)\b/i;
+const ASCII_CAPITALS = /^[A-Z]{2,5}$/;
+const FULL_STOP_THEN_SPACE = /^\.?\s+$/;
 
 function normalise(text: string): string {
   let s = text.toLowerCase();
-  if (/[^ -~]/.test(s)) s = s.normalize('NFD').replace(MARKS, '').replace(/[łøđðþßæœı]/g, (c) => UNDECOMPOSED[c]);
-  return s.includes('.') ? s.replace(/\./g, '') : s;
+  if (NOT_PRINTABLE_ASCII.test(s)) s = s.normalize('NFD').replace(MARKS, '').replace(UNDECOMPOSED_LETTER, (c) => UNDECOMPOSED[c]);
+  return s.includes('.') ? s.replaceAll('.', '') : s;
 }
 
 // What surrounds a word in a chunk of text without white space.
@@ -130,10 +223,10 @@ function computeTags(text: string, normal: string): Set<string> {
   // A word that starts with a digit is a Value, and a lexicon entry for it starts with a digit too.
   const number = isDigit(text.charCodeAt(0));
   let entry = number ? digitLed!.get(normal) : lex[normal];
-  const apostrophe = entry === undefined ? normal.search(/['’]/) : -1;
+  const apostrophe = entry === undefined ? normal.search(APOSTROPHE) : -1;
   if (number && entry === undefined && apostrophe < 0) return VALUE_TAGS as Set<string>;
   const tags = new Set<string>();
-  if (apostrophe > 0 && /n['’]t$/.test(normal)) {
+  if (apostrophe > 0 && NEGATED.test(normal)) {
     // "don't", "CAN'T": a negated verb.
     tags.add('Verb').add('Negative');
     entry = undefined;
@@ -141,13 +234,13 @@ function computeTags(text: string, normal: string): Set<string> {
     // "Amanda's", "I'm", "What's": the word before the apostrophe says what it is.
     const stem = normal.slice(0, apostrophe);
     entry = number ? digitLed!.get(stem) : lex[stem];
-    if (/['’]s$/.test(normal)) tags.add('Possessive');
+    if (POSSESSIVE.test(normal)) tags.add('Possessive');
   }
   if (entry !== undefined) for (const tag of typeof entry === 'string' ? [entry] : entry) for (const t of withParents(tag)) tags.add(t);
   if (STARTS_NUMBER.test(text)) tags.add('Value');
-  else if (/@/.test(text)) tags.add('Email');
-  else if (/^(?:https?:|www\.)/i.test(text) || /\.(?:com|org|net|io)\b/i.test(text)) tags.add('Url');
-  else if (/^[A-Z]{2,5}$/.test(text) && !tags.has('Person') && !tags.has('Place')) tags.add('Acronym');
+  else if (text.includes('@')) tags.add('Email');
+  else if (URL_START.test(text) || URL_DOMAIN.test(text)) tags.add('Url');
+  else if (ASCII_CAPITALS.test(text) && !tags.has('Person') && !tags.has('Place')) tags.add('Acronym');
   else if (text.length > 2 && ABBREVIATED.test(text)) tags.add('Acronym');
   return tags;
 }
@@ -169,13 +262,33 @@ function tagsOf(text: string, normal: string): Set<string> {
 }
 
 /** Changes a term's tags: the removed ones first, then the added ones with what they imply. */
-function retag(t: Term, remove: readonly string[], add: readonly string[]): void {
-  const tags = new Set(t.tags);
-  for (const n of remove) tags.delete(n);
-  for (const a of add) for (const tag of withParents(a)) tags.add(tag);
+function retag(t: Term, change: Retag): void {
+  // The same change to the same tags makes the same tags ("Gonzalez" after a first name, text
+  // after text): kept per set of tags, which the table drops with the set.
+  let tags = change.made.get(t.tags);
+  if (tags === undefined) {
+    tags = new Set(t.tags);
+    for (const n of change.remove) tags.delete(n);
+    for (const a of change.add) for (const tag of withParents(a)) tags.add(tag);
+    change.made.set(t.tags, tags);
+  }
+  // The term's own no longer.
   t.tags = tags;
-  t.own = false;
 }
+
+/** A change of tags the context rules make: the tags removed, then those added with what they imply, and its results so far. */
+class Retag {
+  readonly made = new WeakMap<Set<string>, Set<string>>();
+  constructor(
+    readonly remove: readonly string[],
+    readonly add: readonly string[],
+  ) {}
+}
+const TO_MONTH = new Retag(['Person', 'FirstName', 'LastName', 'MaleName', 'FemaleName', 'Modal'], ['Month']);
+const NOT_MONTH = new Retag(['Month', 'Date'], []);
+const TO_FIRST_NAME = new Retag([], ['FirstName']);
+const TO_LAST_NAME = new Retag([], ['LastName']);
+const TO_VERB = new Retag(['Person', 'FirstName', 'MaleName', 'FemaleName', 'ProperNoun'], ['Verb']);
 
 /** Is a term one a sentence may not end after (a title, an abbreviation, an initial)? */
 function holdsSentence(t: Term): boolean {
@@ -187,20 +300,22 @@ interface ChunkParse {
   /** Punctuation alone ("-", "..."): no word. */
   punctuationOnly: boolean;
   /** The words with their own tags, offsets relative to the chunk; every word but the last is followed by "-". */
-  words: Array<{ text: string; start: number; normal: string; tags: Set<string>; facts: number }>;
+  words: ChunkWord[];
   /** Where the last word's trailing punctuation starts in the chunk. */
   tail: number;
 }
 
-function chunkWord(text: string, start: number): ChunkParse['words'][number] {
+function chunkWord(text: string, start: number): ChunkWord {
   const normal = normalise(text);
   const tags = tagsOf(text, normal);
   const facts =
     (startsUpper(text) ? WORD_UPPER : 0) |
     (isCapitalisedWord(text) ? WORD_CAPITALISED : 0) |
     (MONTHS.has(normal) || tags.has('Month') ? WORD_MONTH : 0) |
-    (tags.has('Demonym') ? WORD_DEMONYM : 0);
-  return { text, start, normal, tags, facts };
+    (tags.has('Demonym') ? WORD_DEMONYM : 0) |
+    (CONNECTORS.has(normal) ? WORD_CONNECTOR : 0) |
+    (startsUpper(text) && NRP_SET.has(text) && !NRP_AMBIGUOUS.has(text) ? WORD_NRP : 0);
+  return { text, start, normal, tags, facts, note: undefined };
 }
 
 /** How many characters at the end of a chunk TRAILING matches: read from the characters while they are ASCII. */
@@ -256,13 +371,30 @@ function chunkParse(text: string, start: number, end: number, hash: number): Chu
     if (k === key.length) return chunkParses[slot]!;
   }
   const chunk = text.slice(start, end);
-  const parse = parseChunk(chunk);
+  const parse = isDigit(text.charCodeAt(start)) ? (numberParse(chunk) ?? parseChunk(chunk)) : parseChunk(chunk);
   // Numbers ("66722", "192.168.4.12.") seldom come back: kept, they would only push out
   // words that do, and each would outlive young collections to die in the old generation.
   if (isDigit(text.charCodeAt(start))) return parse;
   chunkKeys[slot] = chunk;
   chunkParses[slot] = parse;
   return parse;
+}
+
+/**
+ * The parse of a chunk of digits alone ("66722"), the commonest chunk the table does not keep:
+ * the word itself, its own normal form, a Value unless the lexicon knows it, which is what
+ * parseChunk() makes of it, without reading it through the regular expressions there. The
+ * parse is one object, rewritten for each such chunk (tokenize() reads a parse at once and
+ * keeps only its words). Undefined for any other chunk.
+ */
+const NUMBER_PARSE: ChunkParse = { punctuationOnly: false, words: [], tail: 0 };
+function numberParse(chunk: string): ChunkParse | undefined {
+  for (let k = 0; k < chunk.length; k++) if (!isDigit(chunk.charCodeAt(k))) return undefined;
+  load();
+  if (digitsOnlyLed && digitLed!.has(chunk)) return undefined;
+  NUMBER_PARSE.words = [{ text: chunk, start: 0, normal: chunk, tags: VALUE_TAGS as Set<string>, facts: 0, note: undefined }];
+  NUMBER_PARSE.tail = chunk.length;
+  return NUMBER_PARSE;
 }
 
 function isDigit(c: number): boolean {
@@ -288,27 +420,21 @@ function endsSentence(t: Term, spaceAfter: boolean): boolean {
   return !(post.charCodeAt(0) === 46 && !mark && holdsSentence(t));
 }
 
-const SPACES = ' '.repeat(256);
-
-/** text[from, to) with every character but a line break written as a space. */
+/**
+ * text[from, to) as a word's post reads it: one line break if it holds one, else one space.
+ * Every reader of a post asks only which characters it holds (a comma, a full stop, a line
+ * break, only white space) or whether it is exactly " " or "-", and a range of spaces reads as
+ * one space there; a blanked sentence is often hundreds of characters, which a post written
+ * out in full would copy, and every test of the post would read again.
+ */
 function blank(text: string, from: number, to: number): string {
-  let out = '';
-  let at = from;
-  for (let k = from; k < to; k++) {
-    if (text.charCodeAt(k) !== 10) continue;
-    out += spaces(k - at) + '\n';
-    at = k + 1;
-  }
-  return out + spaces(to - at);
-}
-
-function spaces(length: number): string {
-  return length <= SPACES.length ? SPACES.slice(0, length) : ' '.repeat(length);
+  const lineBreak = text.indexOf('\n', from);
+  return lineBreak >= 0 && lineBreak < to ? '\n' : ' ';
 }
 
 /**
  * text[from, to) as it reads with the blanked ranges (start, end pairs, in order) of
- * blanked[0, upTo) written as spaces, line breaks kept; `to` is at or before the start of
+ * blanked[0, upTo) written as blank() writes them; `to` is at or before the start of
  * the ranges after those.
  */
 function blankedSlice(text: string, blanked: readonly number[], upTo: number, from: number, to: number): string {
@@ -376,12 +502,12 @@ export function tokenize(text: string, blanked: readonly number[] = []): Term[][
     const words = parse.words;
     for (let k = 0; k < words.length - 1; k++) {
       const w = words[k];
-      sentence.push(new Word(w.text, w.normal, '-', w.tags, chunkStart + w.start, w.facts));
+      sentence.push(new Word(w, '-', chunkStart + w.start));
     }
     // The post: the word's trailing punctuation and the white space up to the next chunk.
     const w = words[words.length - 1];
     const start = chunkStart + w.start;
-    const t: Term = new Word(w.text, w.normal, blankedSlice(text, blanked, d, start + w.text.length, after), w.tags, start, w.facts);
+    const t: Term = new Word(w, blankedSlice(text, blanked, d, start + w.text.length, after), start);
     sentence.push(t);
     if (endsSentence(t, after > end)) {
       sentences.push(sentence);
@@ -428,31 +554,33 @@ function contextTags(s: Term[]): void {
     const cap = (t.facts & WORD_CAPITALISED) !== 0;
     // Every rule below but the first and the one for a sentence's first word needs a capitalised word.
     if (!cap && !month && i !== 0) continue;
-    const prev = s[i - 1];
+    // (Not s[-1]: an array read below index 0 is a property lookup by name, far slower than an element's.)
+    const prev = i > 0 ? s[i - 1] : undefined;
     const next = s[i + 1];
     // "March 3rd", "in May 2020", "on 3 June": a month; "Jan Jílek", "June Carter": a name.
     if (month) {
       const dated = next?.tags.has('Value') || prev?.tags.has('Value') || (!!prev && DATE_LEADS.has(prev.normal) && !breaks(prev));
       if (dated && cap) {
-        retag(t, ['Person', 'FirstName', 'LastName', 'MaleName', 'FemaleName', 'Modal'], ['Month']);
+        retag(t, TO_MONTH);
         continue;
       }
       if (!dated && capitalised(next) && !breaks(t)) {
-        retag(t, ['Month', 'Date'], []);
+        retag(t, NOT_MONTH);
       }
     }
     // "Ravil G Yefimov", "Alvir D. Pušaver": capitalised words around an initial are a name.
     if (cap && isInitial(next) && !breaks(t) && capitalised(s[i + 2]) && !hasAnyTag(t, NOT_NAME) && !hasAnyTag(s[i + 2], NOT_NAME)) {
-      retag(t, [], ['FirstName']);
-      retag(s[i + 2], [], ['LastName']);
+      retag(t, TO_FIRST_NAME);
+      retag(s[i + 2], TO_LAST_NAME);
     }
     // "She named him Frank", "called Kenneth": a capitalised word after naming is a name.
-    if (cap && prev && !breaks(prev) && !hasAnyTag(t, NOT_NAME) && (NAMING.has(prev.normal) || (NAMING_OBJECTS.has(prev.normal) && NAMING.has(s[i - 2]?.normal ?? '') && !breaks(s[i - 2])))) {
-      retag(t, [], ['FirstName']);
+    // (The naming words first: they are seldom there, and the tags are many to look through.)
+    if (cap && prev && !breaks(prev) && (NAMING.has(prev.normal) || (NAMING_OBJECTS.has(prev.normal) && NAMING.has(s[i - 2]?.normal ?? '') && !breaks(s[i - 2]))) && !hasAnyTag(t, NOT_NAME)) {
+      retag(t, TO_FIRST_NAME);
     }
     // "Mark the box": a first name opening a sentence before an object is a verb.
     if (i === 0 && t.tags.has('FirstName') && next && IMPERATIVE_OBJECTS.has(next.normal) && !breaks(t)) {
-      retag(t, ['Person', 'FirstName', 'MaleName', 'FemaleName', 'ProperNoun'], ['Verb']);
+      retag(t, TO_VERB);
       continue;
     }
     // "Dr. Okafor", "Maria Szczepańska": a capitalised word after a title or a first name is a surname.
@@ -462,7 +590,7 @@ function contextTags(s: Term[]): void {
       (prev.tags.has('Honorific') || (prev.tags.has('FirstName') && !breaks(prev))) &&
       !hasAnyTag(t, NOT_SURNAME)
     ) {
-      retag(t, [], ['LastName']);
+      retag(t, TO_LAST_NAME);
     }
   }
 }
@@ -470,7 +598,8 @@ function contextTags(s: Term[]): void {
 const NOT_NAME = ['Place', 'Date', 'Value', 'Determiner', 'Preposition', 'Conjunction', 'Pronoun', 'Organization', 'Modal', 'Copula', 'Acronym', 'Honorific', 'Abbreviation'];
 const NAMING = new Set(['named', 'called']);
 const NAMING_OBJECTS = new Set(['him', 'her', 'me', 'them', 'it', 'us']);
-const isInitial = (t: Term | undefined) => !!t && ONE_CAPITAL.test(t.text) && /^\.?\s+$/.test(t.post) && !/\n/.test(t.post);
+// (ONE_CAPITAL matches one code point, one or two UTF-16 units: longer words are not read.)
+const isInitial = (t: Term | undefined) => !!t && t.text.length <= 2 && ONE_CAPITAL.test(t.text) && FULL_STOP_THEN_SPACE.test(t.post) && !t.post.includes('\n');
 
 const NOT_SURNAME = ['Person', 'Place', 'Date', 'Value', 'Determiner', 'Preposition', 'Conjunction', 'Pronoun', 'Verb', 'Adjective', 'Organization', 'Modal', 'Copula'];
 
