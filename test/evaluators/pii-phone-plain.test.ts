@@ -6,12 +6,13 @@ import { Rng } from '../support/fuzz.ts';
  * The phone recognizers decide two cases without libphonenumber's matcher: a window holding
  * one national number and only words and punctuation around it (" at (303) 555-0147 or "),
  * whose number is read and validated as the library reads it; and a window whose digits
- * cannot hold a number valid for the region (checked country by country, an international
+ * cannot hold a number valid for the region (checked country by country; an international
  * call prefix only where a written group of digits begins, unless an extension mark could
- * move the matcher's start). Pruning off does neither. Seeded windows at the edges of both
- * (numbers of the +1 countries told apart by their leading digits, national prefixes, call
- * prefixes inside and at the start of groups, letters glued on, extension marks, countries
- * named in the text) must give the same findings either way.
+ * move the matcher's start, and then the number dialled after it). Pruning off does neither.
+ * Seeded windows at the edges of both (numbers of the +1 countries told apart by their
+ * leading digits, national prefixes, call prefixes inside and at the start of groups and
+ * followed by calling codes, letters glued on, extension marks, countries named in the
+ * text) must give the same findings either way.
  */
 const rng = new Rng(20261201);
 const random = () => rng.next();
@@ -25,6 +26,8 @@ function nationalDigits(): string {
   if (r < 0.35) return `${pick(['303', '415', '212', '604', '416', '876', '787', '246', '800', '900', '555', '011', '100', digits(3)])}${digits(7)}`;
   if (r < 0.5) return `0${digits(5 + Math.floor(random() * 7))}`;
   if (r < 0.6) return `${pick(['00', '011', '001', '0011', '010'])}${digits(2 + Math.floor(random() * 9))}`;
+  // Dialled with an international prefix and a calling code (Brazil's and Japan's rewrite their national prefix).
+  if (r < 0.68) return `${pick(['00', '011', '0011', '010'])}${pick(['1', '44', '49', '33', '55', '81', '86', '63', '91', '972', '7', '61', '683', '800'])}${pick(['', '0', '1'])}${digits(4 + Math.floor(random() * 8))}`;
   if (r < 0.7) return `1${digits(10)}`;
   if (r < 0.8) return `${pick(['9', '8', '2', '7'])}${digits(8 + Math.floor(random() * 3))}`;
   return digits(4 + Math.floor(random() * 10));

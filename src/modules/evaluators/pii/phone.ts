@@ -139,6 +139,7 @@ interface NumberingPlan {
 interface MetadataAccess {
   selectNumberingPlan(country: CountryCode): void;
   getCountryCodesForCallingCode(callingCode: string): CountryCode[] | undefined;
+  hasCallingCode(callingCode: string): boolean;
   numberingPlan?: NumberingPlan;
   metadata: { country_calling_codes: Record<string, CountryCode[]> };
 }
@@ -327,8 +328,8 @@ interface NationalNumbers {
   lengths: number[];
   valid: RegExp;
   idd: RegExp | null;
-  /** The same, tried at one place (sticky); null when it looks past what it matches ("$", lookarounds, "\\b"). */
-  iddAt: RegExp | null;
+  /** The same, matching a whole string; null when it looks past what it matches ("$", lookarounds, "\\b"). */
+  iddWhole: RegExp | null;
 }
 const nationalNumbers = perRegion((plan, metadata): NationalNumbers | null => {
   if (!plan || plan.nationalPrefixTransformRule()) return null;
@@ -348,9 +349,60 @@ const nationalNumbers = perRegion((plan, metadata): NationalNumbers | null => {
     lengths: [...lengths],
     valid: new RegExp(`^(?:${patterns.join('|')})$`),
     idd: idd ? new RegExp(`(?:${idd})`) : null,
-    iddAt: idd && !/[$^]|\(\?[=!<]|\\[bB]/.test(idd) ? new RegExp(`(?:${idd})`, 'y') : null,
+    iddWhole: idd && !/[$^]|\(\?[=!<]|\\[bB]/.test(idd) ? new RegExp(`^(?:${idd})$`) : null,
   };
 });
+
+/**
+ * Where the international call prefix begins where a run of the window's digits begins: the
+ * places in the window's digits right after it. A candidate of the matcher starts at the
+ * start of its match, at a bracket or a run's first digit, or after a separator inside it
+ * (its inner matches): its digits start where a run starts, unless the match before ended
+ * inside a run, which only an extension can do (its digits are limited; the caller asks only
+ * for windows without an extension mark). A prefix matched at the start of a candidate's
+ * digits is all of a part of the window's digits starting there (the pattern looks at
+ * nothing past what it matches), and each such part is tried. Full-width digits are counted
+ * as ASCII ones as the library reads them; other scripts' digits split runs here, which only
+ * adds places to try.
+ */
+function afterIddAtRunStart(idd: RegExp, w: Window): number[] {
+  const after: number[] = [];
+  const d = w.digits;
+  for (let k = -1; k < w.runEnds.length; k++) {
+    const start = k < 0 ? 0 : w.runEnds[k];
+    if (start >= d.length) break;
+    for (let end = start + 1; end <= d.length; end++) if (idd.test(d.slice(start, end))) after.push(end);
+  }
+  return after;
+}
+
+/**
+ * Whether a number dialled with the international prefix, its digits following at `at`,
+ * could be found: the library strips the prefix (not when a 0 follows), takes the first 1 to
+ * 3 digits that are a calling code, and strips a national prefix; what remains must be
+ * possible and valid for a country of that calling code, and ends where a run ends (no
+ * extension). Where the calling code is not a country's, or one of its countries rewrites its
+ * national prefix (the number is then no run of the written digits), it could.
+ */
+function internationalMayBeValid(w: Window, at: number): boolean {
+  const d = w.digits;
+  if (at >= d.length || d[at] === '0') return false;
+  for (let k = 1; k <= 3 && at + k <= d.length; k++) {
+    const code = d.slice(at, at + k);
+    if (!phoneLib().metadata.hasCallingCode(code)) continue;
+    const countries = callingCodeNumbers(code);
+    if (!countries) return true;
+    const from = at + k;
+    for (const end of w.runEnds) {
+      if (end < from + 2) continue;
+      for (const c of countries) {
+        for (const n of c.possibleLengths) if (n <= end - from && validFor(c, d.slice(end - n, end))) return true;
+      }
+    }
+    return false;
+  }
+  return false;
+}
 
 /**
  * Whether libphonenumber, scanning the window with this default region at leniency VALID,
@@ -364,42 +416,27 @@ const nationalNumbers = perRegion((plan, metadata): NationalNumbers | null => {
  * together end. To be found it must have a possible length and match the national number
  * pattern of a country with the region's calling code, and be possible and valid for its
  * country, one of them: a possible length of that country and, where its plan has types,
- * the pattern and lengths of one (validFor). A window where no such run is, and that holds
- * no international prefix of the region, is ruled out without calling the library (same
- * findings; libphonenumber costs 25-45 µs a call, the check about a microsecond). The
- * first test (any country's lengths and patterns at once) rules out most runs; the second,
- * country by country, the rest of those a matcher would search in vain, such as order
- * numbers of six digits.
+ * the pattern and lengths of one (validFor). A window where no such run is, and where no
+ * number dialled with the region's international prefix could be found (or, with an
+ * extension mark, that holds no such prefix at all), is ruled out without calling the
+ * library (same findings; libphonenumber costs 25-45 µs a call, the check about a
+ * microsecond). The first test (any country's lengths and patterns at once) rules out most
+ * runs; the second, country by country, the rest of those a matcher would search in vain,
+ * such as order numbers of six digits.
  */
-/**
- * Whether the international call prefix begins where a run of the window's digits begins.
- * A candidate of the matcher starts at the start of its match, at a bracket or a run's first
- * digit, or after a separator inside it (its inner matches): its digits start where a run
- * starts, unless the match before ended inside a run, which only an extension can do (its
- * digits are limited; without an extension mark there is none). A prefix matched at the
- * start of a candidate's digits is matched there in the window's digits, of which the
- * candidate's are the first part (the pattern does not look past what it matches). Full-width
- * digits are counted as ASCII ones as the library reads them; other scripts' digits split runs
- * here, which only adds places to try.
- */
-function iddAtRunStart(idd: RegExp, w: Window): boolean {
-  idd.lastIndex = 0;
-  if (idd.test(w.digits)) return true;
-  for (const end of w.runEnds) {
-    if (end >= w.digits.length) break;
-    idd.lastIndex = end;
-    if (idd.test(w.digits)) return true;
-  }
-  return false;
-}
-
 function mayHoldValidNumber(region: CountryCode, w: Window, pruning: boolean): boolean {
   const plan = w.unchecked ? null : nationalNumbers(region);
   if (!plan) return true;
   const d = w.digits;
-  // With pruning off, the check as it was before the prefix's place and validFor were
-  // looked at (what the differential tests compare with).
-  if (plan.idd && (!pruning || w.extensionMark || !plan.iddAt ? plan.idd.test(d) : iddAtRunStart(plan.iddAt, w))) return true;
+  if (plan.idd) {
+    // With pruning off, the check as it was before the prefix's place and what follows it were
+    // looked at (what the differential tests compare with).
+    if (!pruning || w.extensionMark || !plan.iddWhole) {
+      if (plan.idd.test(d)) return true;
+    } else if (plan.idd.test(d)) {
+      for (const at of afterIddAtRunStart(plan.iddWhole, w)) if (internationalMayBeValid(w, at)) return true;
+    }
+  }
   const countries = pruning ? plainNumbers(region)?.countries : undefined;
   for (const end of w.runEnds) {
     for (const n of plan.lengths) {
@@ -502,6 +539,33 @@ const TIME_STAMP = /[12]\d{3}[-/]?[01]\d[-/]?[0-3]\d +[0-2]\d$/;
 
 function isAsciiLetter(c: number): boolean {
   return (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+}
+
+/**
+ * The countries of a calling code (CountryNumbers), for a number dialled with it; null when
+ * it is no country's (a non-geographic code), a plan lacks what they need, or the code's
+ * main country (the first, whose plan parse reads the national prefix with) rewrites its
+ * national prefix. At most one entry per calling code.
+ */
+const byCallingCode = new Map<string, CountryNumbers[] | null>();
+function callingCodeNumbers(code: string): CountryNumbers[] | null {
+  if (byCallingCode.has(code)) return byCallingCode.get(code)!;
+  const { metadata } = phoneLib();
+  const codes = metadata.getCountryCodesForCallingCode(code) ?? [];
+  let countries: CountryNumbers[] | null = [];
+  if (codes.length > 0) metadata.selectNumberingPlan(codes[0]);
+  if (codes.length === 0 || metadata.numberingPlan?.nationalPrefixTransformRule()) countries = null;
+  for (const country of countries ? codes : []) {
+    const numbers = countryNumbers(metadata, country);
+    if (!numbers) {
+      countries = null;
+      break;
+    }
+    countries!.push(numbers);
+  }
+  if (countries?.length === 0) countries = null;
+  byCallingCode.set(code, countries);
+  return countries;
 }
 
 /** A number of the country's type (getNumberType finds one). */
