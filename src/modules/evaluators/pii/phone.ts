@@ -381,8 +381,9 @@ function afterIddAtRunStart(idd: RegExp, w: Window): number[] {
  * could be found: the library strips the prefix (not when a 0 follows), takes the first 1 to
  * 3 digits that are a calling code, and strips a national prefix; what remains must be
  * possible and valid for a country of that calling code, and ends where a run ends (no
- * extension). Where the calling code is not a country's, or one of its countries rewrites its
- * national prefix (the number is then no run of the written digits), it could.
+ * extension). Where the calling code is not a country's, or its main country (whose plan the
+ * national prefix is read with) rewrites its national prefix, so that the number is no run of
+ * the written digits, it could.
  */
 function internationalMayBeValid(w: Window, at: number): boolean {
   const d = w.digits;
