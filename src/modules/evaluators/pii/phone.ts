@@ -46,7 +46,16 @@ interface Window {
    * reads (Arabic-Indic): the pre-check below does not rule on it.
    */
   unchecked: boolean;
+  /**
+   * Holds a mark that may start an extension ("x", "#", "~", "int", a comma...): its digits,
+   * at most 6 to 20, may end inside a run, and the matcher's next candidate start there.
+   */
+  extensionMark: boolean;
 }
+
+// Every extension libphonenumber's matcher reads begins with one of these (its labels "ext",
+// "anexo", "ｅｘｔ" hold an "x"; ";ext=" a ";"; "12#" a "#"), compared without case.
+const EXTENSION_MARK = /[xｘ#＃~～,;]|int|ｉｎｔ|доб/i;
 
 /**
  * libphonenumber scans the whole text once per region, which costs milliseconds per
@@ -72,7 +81,7 @@ function candidateWindows(text: string): Window[] {
       last.end = Math.max(last.end, end);
       last.international ||= international;
     } else {
-      windows.push({ start, end, international, digits: '', runEnds: [], unchecked: false });
+      windows.push({ start, end, international, digits: '', runEnds: [], unchecked: false, extensionMark: false });
     }
   }
   for (const w of windows) {
@@ -94,6 +103,7 @@ function candidateWindows(text: string): Window[] {
     if (run > 0) w.runEnds.push(digits.length);
     if (run > 20) w.unchecked = true;
     w.digits = digits;
+    w.extensionMark = EXTENSION_MARK.test(text.slice(w.start, w.end));
   }
   return windows;
 }
@@ -109,6 +119,10 @@ interface NumberFormat {
   usesNationalPrefix(): boolean;
   nationalPrefixIsOptionalWhenFormattingInNationalFormat(): boolean;
 }
+interface NumberType {
+  pattern(): string;
+  possibleLengths(): number[] | undefined;
+}
 interface NumberingPlan {
   possibleLengths(): number[] | undefined;
   formats(): NumberFormat[];
@@ -117,9 +131,15 @@ interface NumberingPlan {
   nationalNumberPattern(): string;
   IDDPrefix(): string | undefined;
   nationalPrefixTransformRule(): string | undefined;
+  nationalPrefixForParsing(): string | undefined;
+  leadingDigits(): string | undefined;
+  hasTypes(): boolean;
+  type(name: string): NumberType | undefined;
 }
 interface MetadataAccess {
   selectNumberingPlan(country: CountryCode): void;
+  getCountryCodesForCallingCode(callingCode: string): CountryCode[] | undefined;
+  hasCallingCode(callingCode: string): boolean;
   numberingPlan?: NumberingPlan;
   metadata: { country_calling_codes: Record<string, CountryCode[]> };
 }
@@ -179,13 +199,13 @@ function compilePatternsOnce(require: NodeJS.Require): void {
  * A fact derived from a region's numbering plan (the metadata given, that plan selected),
  * worked out on the region's first use and kept: the plans do not change while the process runs.
  */
-function perRegion<T>(derive: (plan: NumberingPlan | undefined, metadata: MetadataAccess) => T): (region: CountryCode) => T {
+function perRegion<T>(derive: (plan: NumberingPlan | undefined, metadata: MetadataAccess, region: CountryCode) => T): (region: CountryCode) => T {
   const known = new Map<CountryCode, T>();
   return (region) => {
     if (known.has(region)) return known.get(region)!;
     const { metadata } = phoneLib();
     metadata.selectNumberingPlan(region);
-    const value = derive(metadata.numberingPlan, metadata);
+    const value = derive(metadata.numberingPlan, metadata, region);
     known.set(region, value);
     return value;
   };
@@ -268,7 +288,7 @@ const prefixRule = perRegion((plan): PrefixRule | null => {
  * chosen is the first whose last leading-digits pattern matches at the national number's
  * start and whose pattern matches all of it (libphonenumber's chooseFormatForNumber).
  */
-function nationalPrefixPresentIfRequired(number: PhoneNumber, raw: string): boolean {
+function nationalPrefixPresentIfRequired(number: FoundNumber['number'], raw: string): boolean {
   if (!number.country) return true;
   const rule = prefixRule(number.country);
   if (!rule) return true;
@@ -308,6 +328,8 @@ interface NationalNumbers {
   lengths: number[];
   valid: RegExp;
   idd: RegExp | null;
+  /** The same, matching a whole string; null when it looks past what it matches ("$", lookarounds, "\\b"). */
+  iddWhole: RegExp | null;
 }
 const nationalNumbers = perRegion((plan, metadata): NationalNumbers | null => {
   if (!plan || plan.nationalPrefixTransformRule()) return null;
@@ -323,8 +345,65 @@ const nationalNumbers = perRegion((plan, metadata): NationalNumbers | null => {
     patterns.push(`(?:${pattern})`);
   }
   if (patterns.length === 0) return null;
-  return { lengths: [...lengths], valid: new RegExp(`^(?:${patterns.join('|')})$`), idd: idd ? new RegExp(`(?:${idd})`) : null };
+  return {
+    lengths: [...lengths],
+    valid: new RegExp(`^(?:${patterns.join('|')})$`),
+    idd: idd ? new RegExp(`(?:${idd})`) : null,
+    iddWhole: idd && !/[$^]|\(\?[=!<]|\\[bB]/.test(idd) ? new RegExp(`^(?:${idd})$`) : null,
+  };
 });
+
+/**
+ * Where the international call prefix begins where a run of the window's digits begins: the
+ * places in the window's digits right after it. A candidate of the matcher starts at the
+ * start of its match, at a bracket or a run's first digit, or after a separator inside it
+ * (its inner matches): its digits start where a run starts, unless the match before ended
+ * inside a run, which only an extension can do (its digits are limited; the caller asks only
+ * for windows without an extension mark). A prefix matched at the start of a candidate's
+ * digits is all of a part of the window's digits starting there (the pattern looks at
+ * nothing past what it matches), and each such part is tried. Full-width digits are counted
+ * as ASCII ones as the library reads them; other scripts' digits split runs here, which only
+ * adds places to try.
+ */
+function afterIddAtRunStart(idd: RegExp, w: Window): number[] {
+  const after: number[] = [];
+  const d = w.digits;
+  for (let k = -1; k < w.runEnds.length; k++) {
+    const start = k < 0 ? 0 : w.runEnds[k];
+    if (start >= d.length) break;
+    for (let end = start + 1; end <= d.length; end++) if (idd.test(d.slice(start, end))) after.push(end);
+  }
+  return after;
+}
+
+/**
+ * Whether a number dialled with the international prefix, its digits following at `at`,
+ * could be found: the library strips the prefix (not when a 0 follows), takes the first 1 to
+ * 3 digits that are a calling code, and strips a national prefix; what remains must be
+ * possible and valid for a country of that calling code, and ends where a run ends (no
+ * extension). Where the calling code is not a country's, or its main country (whose plan the
+ * national prefix is read with) rewrites its national prefix, so that the number is no run of
+ * the written digits, it could.
+ */
+function internationalMayBeValid(w: Window, at: number): boolean {
+  const d = w.digits;
+  if (at >= d.length || d[at] === '0') return false;
+  for (let k = 1; k <= 3 && at + k <= d.length; k++) {
+    const code = d.slice(at, at + k);
+    if (!phoneLib().metadata.hasCallingCode(code)) continue;
+    const countries = callingCodeNumbers(code);
+    if (!countries) return true;
+    const from = at + k;
+    for (const end of w.runEnds) {
+      if (end < from + 2) continue;
+      for (const c of countries) {
+        for (const n of c.possibleLengths) if (n <= end - from && validFor(c, d.slice(end - n, end))) return true;
+      }
+    }
+    return false;
+  }
+  return false;
+}
 
 /**
  * Whether libphonenumber, scanning the window with this default region at leniency VALID,
@@ -336,20 +415,246 @@ const nationalNumbers = perRegion((plan, metadata): NationalNumbers | null => {
  * what remains of the candidate's digits once a calling code, national prefix or carrier
  * code is taken off the front: a run of the window's digits ending where digits written
  * together end. To be found it must have a possible length and match the national number
- * pattern of a country with the region's calling code. A window where no such run does, and
- * that holds no international prefix of the region, is ruled out without calling the
+ * pattern of a country with the region's calling code, and be possible and valid for its
+ * country, one of them: a possible length of that country and, where its plan has types,
+ * the pattern and lengths of one (validFor). A window where no such run is, and where no
+ * number dialled with the region's international prefix could be found (or, with an
+ * extension mark, that holds no such prefix at all), is ruled out without calling the
  * library (same findings; libphonenumber costs 25-45 µs a call, the check about a
- * microsecond).
+ * microsecond). The first test (any country's lengths and patterns at once) rules out most
+ * runs; the second, country by country, the rest of those a matcher would search in vain,
+ * such as order numbers of six digits.
  */
-function mayHoldValidNumber(region: CountryCode, w: Window): boolean {
+function mayHoldValidNumber(region: CountryCode, w: Window, pruning: boolean): boolean {
   const plan = w.unchecked ? null : nationalNumbers(region);
   if (!plan) return true;
   const d = w.digits;
-  if (plan.idd && plan.idd.test(d)) return true;
+  if (plan.idd) {
+    // With pruning off, the check as it was before the prefix's place and what follows it were
+    // looked at (what the differential tests compare with).
+    if (!pruning || w.extensionMark || !plan.iddWhole) {
+      if (plan.idd.test(d)) return true;
+    } else if (plan.idd.test(d)) {
+      for (const at of afterIddAtRunStart(plan.iddWhole, w)) if (internationalMayBeValid(w, at)) return true;
+    }
+  }
+  const countries = pruning ? plainNumbers(region)?.countries : undefined;
   for (const end of w.runEnds) {
-    for (const n of plan.lengths) if (n <= end && plan.valid.test(d.slice(end - n, end))) return true;
+    for (const n of plan.lengths) {
+      if (n > end) continue;
+      const run = d.slice(end - n, end);
+      if (!plan.valid.test(run)) continue;
+      if (!countries) return true;
+      for (const c of countries) if (possibleLength(c.possibleLengths, n) && validFor(c, run)) return true;
+    }
   }
   return false;
+}
+
+/**
+ * What libphonenumber's parse reads from a country's numbering plan to place and validate a
+ * national number: the leading digits that tell it apart from the other countries of its
+ * calling code, its possible lengths, its national number pattern, and the pattern and
+ * lengths of each number type (null when the plan has no types: then a number matching the
+ * national pattern is valid).
+ */
+interface CountryNumbers {
+  country: CountryCode;
+  leadingDigits: RegExp | null;
+  possibleLengths: number[];
+  national: RegExp;
+  types: Array<{ pattern: RegExp; lengths: number[] | undefined }> | null;
+}
+/**
+ * The same for a default region: its international call prefix, calling code and national
+ * prefix as it is parsed, and the countries of its calling code in the metadata's order
+ * (`own`: the region's own entry). Null where the plan lacks one of them.
+ */
+interface PlainNumbers {
+  idd: RegExp;
+  callingCode: string;
+  prefixForParsing: RegExp | null;
+  countries: CountryNumbers[];
+  own: CountryNumbers;
+}
+// getNumberType's types, tried in this order (a number of any of them is valid).
+const NUMBER_TYPES = ['FIXED_LINE', 'MOBILE', 'PREMIUM_RATE', 'TOLL_FREE', 'SHARED_COST', 'VOIP', 'PERSONAL_NUMBER', 'PAGER', 'UAN', 'VOICEMAIL'];
+
+/** libphonenumber's matchesEntirely, built once: the whole text matches the pattern. */
+function entirely(pattern: string): RegExp {
+  return new RegExp(`^(?:${pattern})$`);
+}
+
+function countryNumbers(metadata: MetadataAccess, country: CountryCode): CountryNumbers | null {
+  metadata.selectNumberingPlan(country);
+  const plan = metadata.numberingPlan;
+  const possibleLengths = plan?.possibleLengths();
+  if (!plan || !possibleLengths || possibleLengths.length === 0) return null;
+  const leading = plan.leadingDigits();
+  let types: CountryNumbers['types'] = null;
+  if (plan.hasTypes()) {
+    types = [];
+    for (const name of NUMBER_TYPES) {
+      const type = plan.type(name);
+      const pattern = type?.pattern();
+      if (type && pattern) types.push({ pattern: entirely(pattern), lengths: type.possibleLengths() });
+    }
+  }
+  return { country, leadingDigits: leading ? new RegExp(leading) : null, possibleLengths, national: entirely(plan.nationalNumberPattern()), types };
+}
+
+const plainNumbers = perRegion((plan, metadata, region): PlainNumbers | null => {
+  if (!plan) return null;
+  const idd = plan.IDDPrefix();
+  const callingCode = plan.callingCode();
+  const prefix = plan.nationalPrefixForParsing();
+  const codes = metadata.getCountryCodesForCallingCode(callingCode);
+  if (!idd || !codes || codes.length === 0) return null;
+  const countries: CountryNumbers[] = [];
+  for (const code of codes) {
+    const numbers = countryNumbers(metadata, code);
+    if (!numbers) return null;
+    countries.push(numbers);
+  }
+  const own = countries.find((c) => c.country === region);
+  if (!own) return null;
+  return { idd: new RegExp(idd), callingCode, prefixForParsing: prefix ? new RegExp(`^(?:${prefix})`) : null, countries, own };
+});
+
+/** A number the matcher found, as far as the recognizers read it. */
+interface FoundNumber {
+  startsAt: number;
+  endsAt: number;
+  number: Pick<PhoneNumber, 'country' | 'nationalNumber' | 'countryCallingCode'>;
+}
+
+/**
+ * A window holding one number written nationally and nothing else that libphonenumber reads:
+ * words, spaces and punctuation that are neither digits (of any script) nor the "(", "[" or
+ * "+" a number may start with, around digits in groups of one separator (space, dot, dash),
+ * the first group perhaps in parentheses: " at (303) 555-0147 or ".
+ */
+const PLAIN_WINDOW = /^([A-Za-z \t\n\r,;:!?'".]*)(\(\d{1,17}\) ?\d{1,17}(?:[ .-]\d{1,17})*|\d{1,17}(?:[ .-]\d{1,17})*)([A-Za-z \t\n\r,;:!?'".]*)$/;
+// libphonenumber's time stamps ("2012-01-02 08"), which its matcher skips when a ":" follows.
+const TIME_STAMP = /[12]\d{3}[-/]?[01]\d[-/]?[0-3]\d +[0-2]\d$/;
+
+function isAsciiLetter(c: number): boolean {
+  return (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+}
+
+/**
+ * The countries of a calling code (CountryNumbers), for a number dialled with it; null when
+ * it is no country's (a non-geographic code), a plan lacks what they need, or the code's
+ * main country (the first, whose plan parse reads the national prefix with) rewrites its
+ * national prefix. At most one entry per calling code.
+ */
+const byCallingCode = new Map<string, CountryNumbers[] | null>();
+function callingCodeNumbers(code: string): CountryNumbers[] | null {
+  if (byCallingCode.has(code)) return byCallingCode.get(code)!;
+  const { metadata } = phoneLib();
+  const codes = metadata.getCountryCodesForCallingCode(code) ?? [];
+  let countries: CountryNumbers[] | null = [];
+  if (codes.length > 0) metadata.selectNumberingPlan(codes[0]);
+  if (codes.length === 0 || metadata.numberingPlan?.nationalPrefixTransformRule()) countries = null;
+  for (const country of countries ? codes : []) {
+    const numbers = countryNumbers(metadata, country);
+    if (!numbers) {
+      countries = null;
+      break;
+    }
+    countries!.push(numbers);
+  }
+  if (countries?.length === 0) countries = null;
+  byCallingCode.set(code, countries);
+  return countries;
+}
+
+/** A number of the country's type (getNumberType finds one). */
+function typed(numbers: CountryNumbers, digits: string): boolean {
+  if (numbers.types === null || !numbers.national.test(digits)) return false;
+  for (const t of numbers.types) if ((!t.lengths || t.lengths.includes(digits.length)) && t.pattern.test(digits)) return true;
+  return false;
+}
+
+/** isValid for a number of the country: a type of its plan accepts it, or the national pattern where it has none. */
+function validFor(numbers: CountryNumbers, digits: string): boolean {
+  return numbers.types === null ? numbers.national.test(digits) : typed(numbers, digits);
+}
+
+/** checkNumberLength's IS_POSSIBLE, as it is worked out. */
+function possibleLength(lengths: readonly number[], n: number): boolean {
+  if (lengths[0] === n) return true;
+  if (lengths[0] > n || lengths[lengths.length - 1] < n) return false;
+  return lengths.indexOf(n, 1) >= 0;
+}
+
+/**
+ * libphonenumber's matcher at leniency VALID on a plain window (PLAIN_WINDOW), worked out
+ * without it where the answer is one number: about half the phone recognizers' cost on
+ * texts like the bench's, where most windows hold a number such as "(303) 555-0147" and
+ * the matcher spends ~10 µs (more in a full detection, where its code is not kept hot) on
+ * what the few pattern tests below decide. Null where it is not that case: the matcher is
+ * asked as before.
+ *
+ * What the matcher does with such a window, step by step (libphonenumber-js 1.x,
+ * PhoneNumberMatcher.find, parse, Leniency.VALID):
+ * - its candidate pattern starts at a digit or at "(", "[", "+" before one, so at the
+ *   number, and takes the number whole: groups joined by up to 4 punctuation marks, and an
+ *   extension only with digits after it, which the rest of the window has none of;
+ * - the candidate has no slash (no date, no second number), brackets that match and none
+ *   after its start (no page range); a time stamp is left to the matcher;
+ * - at VALID, a letter right after the candidate, or right before one that starts with a
+ *   digit, rejects it: left to the matcher;
+ * - parse reads the digits (no "+", no extension, no "tel:" context). Without a "+" it strips
+ *   the region's international call prefix or its calling code written in front when they
+ *   are there, and the national prefix (or carrier code) when its parsing pattern matches
+ *   at the start: any of these is left to the matcher. Otherwise the national number is
+ *   the digits, the country is the first of the calling code's countries whose leading
+ *   digits start the number or, without leading digits, whose types accept it (the only
+ *   one if it is alone), else the region; 2 to 17 digits;
+ * - the number must be possible (a possible length of that country) and valid (it matches
+ *   the country's national pattern and a type's pattern and lengths, or only the national
+ *   pattern in a plan without types), and an "x" it does not have is not looked at. A
+ *   number that is not is searched for inside the candidate: left to the matcher.
+ * Then it is the only match: after it the window has no digit. The patterns are the
+ * metadata's, compiled as libphonenumber's helpers compile them; a differential test
+ * compares detection with this and without it (`prune: false`) on seeded windows.
+ */
+function plainNationalMatch(slice: string, region: CountryCode): FoundNumber[] | null {
+  const plain = plainNumbers(region);
+  if (!plain) return null;
+  const m = PLAIN_WINDOW.exec(slice);
+  if (!m) return null;
+  const [, before, candidate, after] = m;
+  if (after.length > 0 && isAsciiLetter(after.charCodeAt(0))) return null;
+  if (candidate[0] !== '(' && before.length > 0 && isAsciiLetter(before.charCodeAt(before.length - 1))) return null;
+  if (TIME_STAMP.test(candidate)) return null;
+  let digits = '';
+  for (let k = 0; k < candidate.length; k++) {
+    const c = candidate.charCodeAt(k);
+    if (c >= 48 && c <= 57) digits += candidate[k];
+  }
+  if (digits.length < 2 || digits.length > 17) return null;
+  if (digits.search(plain.idd) === 0 || digits.startsWith(plain.callingCode) || plain.prefixForParsing?.test(digits)) return null;
+  let country: CountryNumbers | undefined;
+  if (plain.countries.length === 1) country = plain.countries[0];
+  else {
+    for (const c of plain.countries) {
+      if (c.leadingDigits ? digits.search(c.leadingDigits) === 0 : typed(c, digits)) {
+        country = c;
+        break;
+      }
+    }
+  }
+  country ??= plain.own;
+  if (!possibleLength(country.possibleLengths, digits.length) || !validFor(country, digits)) return null;
+  return [
+    {
+      startsAt: before.length,
+      endsAt: before.length + candidate.length,
+      number: { country: country.country, nationalNumber: digits, countryCallingCode: plain.callingCode },
+    },
+  ];
 }
 
 /** The written form groups its digits ("(415) 555-0132", "0494 92 82 32"), not a bare run. */
@@ -421,10 +726,6 @@ export function phoneRecognizer(options: {
       // results lie inside it and windows do not overlap, so only its own results can
       // overlap a match of it.
       const taken: number[] = [];
-      const add = (start: number, end: number, score: number, evidence: number | undefined, specificity: number) => {
-        taken.push(start, end);
-        results.push({ entity: options.entity, start, end, score, context: options.context, evidence, specificity });
-      };
       let textRegions: readonly CountryCode[] | null = null;
       for (const w of windows) {
         if (taken.length !== 0) taken.length = 0;
@@ -443,7 +744,7 @@ export function phoneRecognizer(options: {
             if (!options.anyCountry && !(country && options.regions.includes(country))) continue;
             const valid = f.number.isValid();
             if (!valid && !(options.anyCountry || analyzeOptions.phoneLeniency === 'POSSIBLE')) continue;
-            add(start, end, PHONE_SCORE, STRONG_EVIDENCE, valid ? PHONE_WITH_COUNTRY_CODE : PHONE_POSSIBLE_WITH_COUNTRY_CODE);
+            addResult(results, taken, options, start, end, PHONE_SCORE, STRONG_EVIDENCE, valid ? PHONE_WITH_COUNTRY_CODE : PHONE_POSSIBLE_WITH_COUNTRY_CODE);
           }
         }
         const windowDigits = w.digits.length;
@@ -465,12 +766,14 @@ export function phoneRecognizer(options: {
           const region = r < own ? options.regions[r] : textRegions![r - own];
           if (region === undefined) break;
           if (windowDigits < SHORTEST_INTERNATIONAL && windowDigits < shortestNational(region)) continue;
-          if (analyzeOptions.phoneLeniency === 'VALID' && !mayHoldValidNumber(region, w)) continue;
+          if (analyzeOptions.phoneLeniency === 'VALID' && !mayHoldValidNumber(region, w, analyzeOptions.pruning)) continue;
           if ((ruledOut ??= cannotPass(w, options.context, analyzeOptions))) break;
-          const found = findPhoneNumbersInText(slice, {
-            defaultCountry: region,
-            extended: analyzeOptions.phoneLeniency === 'POSSIBLE',
-          });
+          const found: FoundNumber[] =
+            (analyzeOptions.phoneLeniency === 'VALID' && analyzeOptions.pruning && plainNationalMatch(slice, region)) ||
+            findPhoneNumbersInText(slice, {
+              defaultCountry: region,
+              extended: analyzeOptions.phoneLeniency === 'POSSIBLE',
+            });
           for (const f of found) {
             const start = w.start + f.startsAt;
             const end = w.start + f.endsAt;
@@ -480,13 +783,14 @@ export function phoneRecognizer(options: {
             if (!options.anyCountry && !(f.number.country && options.regions.includes(f.number.country))) continue;
             // "00 44 ..." / "011 ...": the country code written after a call prefix.
             const withCountryCode = INTERNATIONAL.test(raw);
-            // At leniency VALID the matcher returns only numbers isValid() accepts.
-            const valid = analyzeOptions.phoneLeniency === 'VALID' || f.number.isValid();
+            // At leniency VALID the matcher returns only numbers isValid() accepts; at POSSIBLE
+            // every number is the matcher's (plainNationalMatch answers only at VALID).
+            const valid = analyzeOptions.phoneLeniency === 'VALID' || (f.number as PhoneNumber).isValid();
             // Six digits or fewer are as often a house or order number; digits grouped as a
             // date ("09.12.2024") are grouped like a date, not like a phone number.
             const strong =
               valid && (withCountryCode || (grouped(raw) && !DATE_LIKE.test(raw) && digitCount(raw.replace(EXTENSION, '')) >= STRONG_MIN_DIGITS));
-            add(start, end, PHONE_SCORE, strong ? STRONG_EVIDENCE : undefined, !valid ? 0 : withCountryCode ? PHONE_WITH_COUNTRY_CODE : VALIDATED);
+            addResult(results, taken, options, start, end, PHONE_SCORE, strong ? STRONG_EVIDENCE : undefined, !valid ? 0 : withCountryCode ? PHONE_WITH_COUNTRY_CODE : VALIDATED);
           }
         }
         // The phone-shaped fallback: a match holds at least 7 of the window's digits, and one
@@ -498,13 +802,31 @@ export function phoneRecognizer(options: {
             if (overlapsTaken(taken, start, end) || !PHONE_SHAPE.test(m[0]) || DATE_LIKE.test(m[0]) || SSN_SHAPE.test(m[0])) continue;
             const digits = digitCount(m[0].replace(EXTENSION, ''));
             if (digits < STRONG_MIN_DIGITS || digits > MAX_NATIONAL_DIGITS) continue;
-            add(start, end, PHONE_SHAPE_SCORE, undefined, 0);
+            addResult(results, taken, options, start, end, PHONE_SHAPE_SCORE, undefined, 0);
           }
         }
       }
       return removeDuplicates(results);
     },
   };
+}
+
+/**
+ * A result of the window at hand, and the span it takes. A module function rather than an
+ * arrow made in analyze: tsx names every arrow it makes, a property definition per text.
+ */
+function addResult(
+  results: RawResult[],
+  taken: number[],
+  recognizer: { entity: EntityType; context: readonly string[] },
+  start: number,
+  end: number,
+  score: number,
+  evidence: number | undefined,
+  specificity: number,
+): void {
+  taken.push(start, end);
+  results.push({ entity: recognizer.entity, start, end, score, context: recognizer.context, evidence, specificity });
 }
 
 /** Fewer digits than this, without a country code, earn no score of their own (`strong` above). */
