@@ -177,6 +177,9 @@ describe('PII detection: street addresses tried only at and before their numbers
     '7 Via Roma Alta Bassa Nuova Vecchia 131 and (Hauptstraße 5 and x9Bergstraße 6.',
     'Ask Mac Donald 12 at Kálmán Imre u. 12. or 1737 Cheriton Dr., not at order 92077.',
     'IBAN DE89 3704 0044 0532 0130 00; call (303) 555-1234 on March 17th; 12a rue des Lilas 3.',
+    // A corner with "the" and spaces or a tab before it, inside a word, in capitals, and two in a row.
+    'Meet at the  corner of Main and Elm. Bathe corner of Oak St and 5th? THE\tCORNER OF PINE AND 12TH corner of A and B corner of C and D.',
+    'Send to 12 P.O. Box 77, 12 Postfach 4411, Apartado 9 and APO AE 09012, Unit 4 Box 5, USS Nimitz, Caixa Postal 8 or CMR 4, Box 12.',
   ])('%s', (text) => {
     for (const t of [text, text.toLowerCase()]) expect(addresses(t, true)).toEqual(addresses(t, false));
     expect(addresses(text, true).length).toBeGreaterThan(0);

@@ -86,16 +86,18 @@ const NAME_WORD = `(?:${CAP}|${PARTICLE})`;
 const LOWER_WORD = String.raw`\p{Ll}[\p{L}'’\-]*\.?`;
 
 interface Compiled {
-  /** The street expression's alternatives, in order, each on its own (see `alternationMatches`). */
-  streets: RegExp[];
-  /** All of them as one alternation, as they were searched for before (only with pruning off). */
+  /** The street expression's alternatives as one alternation, as they were searched for before (only with pruning off). */
   street: () => RegExp;
   bare: RegExp;
   cue: RegExp;
-  /** The same alternatives and `bare`, sticky: tried only where a match can start (see `Numbers`). */
+  /** The first five street alternatives and `bare`, sticky: tried only where a match can start (see `Numbers`). */
   sticky: { streets: RegExp[]; bare: RegExp };
-  /** The fifth alternative without its optional house number: where it starts with no number. */
-  postBox: RegExp;
+  /**
+   * The fifth alternative without its optional house number, and the three after it, as one
+   * alternation: at a position at most one of them matches (they start with different words:
+   * "P.O. Box", "Postfach", "PSC"; "Apartado", "APO"; "Caixa", "CMR"; "Unit", "USS"...).
+   */
+  boxes: RegExp;
   /**
    * At a number a match of the third (fourth) street alternative ends with: whether what
    * the alternative holds before its final number is there, written as a lookbehind. A
@@ -106,8 +108,8 @@ interface Compiled {
   endsJoined: RegExp;
   firstLetters: ReadonlySet<number> | null;
   /** Whether the word right before a number (start, end) may end what the third (fourth) street alternative holds before it. */
-  lastWordPrefixed: (text: string, start: number, end: number) => boolean;
-  lastWordJoined: (text: string, start: number, end: number) => boolean;
+  lastWordPrefixed: LastWord;
+  lastWordJoined: LastWord;
 }
 
 const PARTICLE_SET = new Set(PARTICLES);
@@ -151,12 +153,11 @@ function compile(wordsCapitalised: boolean): Compiled {
   let whole: RegExp | null = null;
   const sticky = flags.replace('g', 'y');
   return {
-    streets: street.map((alternative) => new RegExp(alternative, flags)),
     street: () => (whole ??= new RegExp(street.join('|'), flags)),
     bare: new RegExp(bare, flags),
     cue: new RegExp(cue, flags),
-    sticky: { streets: street.map((alternative) => new RegExp(alternative, sticky)), bare: new RegExp(bare, sticky) },
-    postBox: new RegExp(postBox, flags),
+    sticky: { streets: street.slice(0, 5).map((alternative) => new RegExp(alternative, sticky)), bare: new RegExp(bare, sticky) },
+    boxes: new RegExp([postBox, ...street.slice(5)].join('|'), flags),
     // The third and fourth alternatives up to their final number, which starts right after.
     endsPrefixed: new RegExp(`(?<=${prefixType}[ \\t]+${word}(?:[ \\t]+${word}){0,4}[ \\t]+)\\d`, sticky),
     endsJoined: new RegExp(`(?<=${joined}[ \\t]+)\\d`, sticky),
@@ -270,12 +271,12 @@ class Numbers {
   private readonly starts: number[] = [];
   /**
    * Numbers a match of the third or fourth street alternative may end with, each followed by
-   * the start of its window and the start of the word right before the number (after any
-   * character in no match), in text order.
+   * the start and end of the word right before it (after the last character in no match), in
+   * text order.
    */
   private readonly ends: number[] = [];
-  /** Set by `window`: where the word right before the number starts. */
-  private lastWordStart = 0;
+  /** Per number of `ends`, the start of its window, once computed (else -1). */
+  private readonly windows: number[] = [];
 
   constructor(
     private readonly text: string,
@@ -287,8 +288,14 @@ class Numbers {
       const end = NUMBER_RUN.lastIndex;
       if (startsAddress(text, end, firstLetters)) this.starts.push(start);
       if (start > 0 && isBlank(text.charCodeAt(start - 1)) && !(isAsciiLetter(text.charCodeAt(end)) && isAsciiLetterOrDigit(text.charCodeAt(end + 1)))) {
-        const window = this.window(start);
-        if (window >= 0) this.ends.push(start, window, this.lastWordStart);
+        let wordEnd = start - 1;
+        while (wordEnd > 0 && isBlank(text.charCodeAt(wordEnd - 1))) wordEnd--;
+        let wordStart = wordEnd;
+        while (wordStart > 0 && mayBeInWord(text.charCodeAt(wordStart - 1))) wordStart--;
+        if (wordStart < wordEnd) {
+          this.ends.push(start, wordStart, wordEnd);
+          this.windows.push(-1);
+        }
       }
     }
   }
@@ -312,18 +319,15 @@ class Numbers {
    * finds them: tried before numbers whose word right before them (start, end) `lastWord`
    * accepts, and where `ends` (sticky, at the number) finds what the expression holds before it.
    */
-  endingAt(re: RegExp, lastWord: (text: string, start: number, end: number) => boolean, ends: RegExp): Search {
+  endingAt(re: RegExp, lastWord: LastWord, ends: RegExp): Search {
     return (from) => {
       const text = this.text;
       for (let r = 0; r < this.ends.length; r += 3) {
         const q = this.ends[r];
-        if (q <= from) continue;
-        let wordEnd = q - 1;
-        while (isBlank(text.charCodeAt(wordEnd - 1))) wordEnd--;
-        if (!lastWord(text, this.ends[r + 2], wordEnd)) continue;
+        if (q <= from || !lastWord(text, this.ends[r + 1], this.ends[r + 2])) continue;
         ends.lastIndex = q;
         if (!ends.test(text)) continue;
-        for (let s = Math.max(this.ends[r + 1], from); s < q; s++) {
+        for (let s = Math.max(this.window(r), from); s < q; s++) {
           const c = text.charCodeAt(s);
           // A match starts with a digit or a letter: not with a space, a tab, "'", "-", "." or "’".
           if (c === 32 || c === 9 || c === 39 || c === 45 || c === 46 || c === 0x2019) continue;
@@ -336,36 +340,43 @@ class Numbers {
     };
   }
 
-  /** The first position a match ending with the number at `q` (after a space or tab) may start at, or -1 if none can. */
-  private window(q: number): number {
+  /** Whether `lastWord` accepts the word right before some number that may end an expression. */
+  anyEnd(lastWord: LastWord): boolean {
+    for (let r = 0; r < this.ends.length; r += 3) if (lastWord(this.text, this.ends[r + 1], this.ends[r + 2])) return true;
+    return false;
+  }
+
+  /** The first position a match ending with the number `ends[r]` may start at (see the class). */
+  private window(r: number): number {
+    const cached = this.windows[r / 3];
+    if (cached >= 0) return cached;
     const text = this.text;
-    let k = q - 1;
-    let wordStart = q;
-    for (let words = 0; words < WORDS_BEFORE_NUMBER; words++) {
+    let wordStart = this.ends[r + 1];
+    let k = wordStart - 1;
+    // The word right before the number ends at a character in no match (or a digit, which
+    // only a leading NUM may hold, and that is a word of its own): so does the window.
+    if (k >= 0 && !isBlank(text.charCodeAt(k))) return (this.windows[r / 3] = wordStart);
+    for (let words = 1; words < WORDS_BEFORE_NUMBER; words++) {
       while (k >= 0 && isBlank(text.charCodeAt(k))) k--;
-      if (k < 0) return words === 0 ? -1 : wordStart;
-      const last = k;
+      if (k < 0) return (this.windows[r / 3] = wordStart);
       for (let c; k >= 0 && !isBlank((c = text.charCodeAt(k))); k--) {
-        // Digits further back may be the leading NUM; in the word right before the number they
-        // end it as any character that is in no match does.
-        if (isDigit(c) && words > 0) return digitRunStart(text, k);
-        // ASCII other than a letter, "'", "-" or ".": in no match. Anything else may be a letter or "’".
-        if (c < 128 && !isAsciiLetter(c) && c !== 39 && c !== 45 && c !== 46) {
-          if (words > 0) return k + 1;
-          if (k === last) return -1;
-          this.lastWordStart = k + 1;
-          return k + 1;
-        }
+        // Digits may be the leading NUM.
+        if (isDigit(c)) return (this.windows[r / 3] = digitRunStart(text, k));
+        if (!mayBeInWord(c)) return (this.windows[r / 3] = k + 1);
       }
       wordStart = k + 1;
-      if (words === 0) this.lastWordStart = wordStart;
     }
     // Only a leading NUM (digits and maybe one letter) may come before so many words.
     while (k >= 0 && isBlank(text.charCodeAt(k))) k--;
     if (k >= 0 && isAsciiLetter(text.charCodeAt(k))) k--;
-    return k >= 0 && isDigit(text.charCodeAt(k)) ? digitRunStart(text, k) : wordStart;
+    return (this.windows[r / 3] = k >= 0 && isDigit(text.charCodeAt(k)) ? digitRunStart(text, k) : wordStart);
   }
 }
+
+type LastWord = (text: string, start: number, end: number) => boolean;
+
+/** ASCII letters, "'", "-" and "."; anything not ASCII may be a letter or "’". Other ASCII (digits too) is in no name or street type. */
+const mayBeInWord = (c: number) => c >= 128 || isAsciiLetter(c) || c === 39 || c === 45 || c === 46;
 
 /**
  * Whether what follows the digits of a NUM ending at `end` may continue a match of the first
@@ -437,6 +448,24 @@ const ANY_CAPITAL = /\p{Lu}/u;
 
 // To the end of the clause: a question mark, a line end, or a full stop before a capital or the end ("St. and" goes on).
 const CORNER = /(?:the[ \t]+)?corner[ \t]+of[ \t]+([^\n?!]{3,120}?)(?=[?!\n]|\.(?=\s+\p{Lu}|\s*$)|$)/giu;
+// The same from "corner" on. A match of CORNER starts at a "corner" that matches this, or at a
+// "the" and the spaces or tabs right before it (no letter but "t", "h" and "e" of either case
+// matches them case-insensitively), so it is found from the "corner", cheaper to search for.
+const CORNER_WORD = /corner[ \t]+of[ \t]+([^\n?!]{3,120}?)(?=[?!\n]|\.(?=\s+\p{Lu}|\s*$)|$)/giu;
+
+/** The matches of CORNER (start, end, and the place after "of"), as `text.matchAll(CORNER)` finds them. */
+function* cornerMatches(text: string): Generator<{ start: number; end: number; place: string }> {
+  CORNER_WORD.lastIndex = 0;
+  let from = 0;
+  for (let m; (m = CORNER_WORD.exec(text)); from = CORNER_WORD.lastIndex) {
+    let start = m.index;
+    let k = start;
+    while (k > from && isBlank(text.charCodeAt(k - 1))) k--;
+    if (k < start && k - 3 >= from && /^the$/i.test(text.slice(k - 3, k))) start = k - 3;
+    yield { start, end: m.index + m[0].length, place: m[1] };
+  }
+}
+
 // "Katrina and Rúa do Paseo 46": a crossing street written before a street with its number.
 const CROSSING = /(?:\p{Lu}[\p{L}'’-]*[ \t]+){0,2}\p{Lu}[\p{L}'’-]*[ \t]+and[ \t]+$/u;
 
@@ -449,7 +478,7 @@ export const addressRecognizer: Recognizer = {
     if (!/\d/.test(text)) return [];
     compiled ??= { capitalised: compile(true), lower: compile(false) };
     // A text without capitals (chat written in lower case) gets lower-case names too.
-    const { streets, street, bare, cue, sticky, postBox, endsPrefixed, endsJoined, firstLetters, lastWordPrefixed, lastWordJoined } = ANY_CAPITAL.test(text) ? compiled.capitalised : compiled.lower;
+    const { street, bare, cue, sticky, boxes, endsPrefixed, endsJoined, firstLetters, lastWordPrefixed, lastWordJoined } = ANY_CAPITAL.test(text) ? compiled.capitalised : compiled.lower;
     const results: RawResult[] = [];
     const push = (start: number, end: number, specificity = STRUCTURED) =>
       results.push({ entity: 'LOCATION', start, end: extend(text, end), score: SCORE, context: [], specificity });
@@ -460,9 +489,9 @@ export const addressRecognizer: Recognizer = {
           numbers.startingAt(sticky.streets[1]),
           numbers.endingAt(sticky.streets[2], lastWordPrefixed, endsPrefixed),
           numbers.endingAt(sticky.streets[3], lastWordJoined, endsJoined),
-          // A post box after a house number starts at the number, else at the box.
-          leftmost(numbers.startingAt(sticky.streets[4]), searchOf(text, postBox)),
-          ...streets.slice(5).map((re) => searchOf(text, re)),
+          // A post box after a house number starts at the number, else at the box. The last four
+          // alternatives, of which one at most matches at a position, searched for at once.
+          leftmost(numbers.startingAt(sticky.streets[4]), searchOf(text, boxes)),
         ])
       : text.matchAll(street());
     for (const m of streetMatches) {
@@ -470,12 +499,18 @@ export const addressRecognizer: Recognizer = {
       push(crossing ? m.index - crossing[0].length : m.index, m.index + m[0].length);
     }
     for (const m of numbers ? alternationMatches(text, [numbers.startingAt(sticky.bare)]) : text.matchAll(bare)) push(m.index, m.index + m[0].length, PATTERN);
-    for (const m of text.matchAll(cue)) {
+    // A name and a number after a cue end as the third street alternative does (a name or a
+    // particle, then a number): without such a number in the text, there is none to search for.
+    for (const m of numbers === null || numbers.anyEnd(lastWordPrefixed) ? text.matchAll(cue) : []) {
       const start = m.index + m[0].length - m[1].length;
       push(start, start + m[1].length);
     }
-    for (const m of text.matchAll(CORNER)) {
-      if (/\d/.test(m[1]) || ANY_CAPITAL.test(m[1])) push(m.index, m.index + m[0].length);
+    if (numbers) {
+      for (const m of cornerMatches(text)) if (/\d/.test(m.place) || ANY_CAPITAL.test(m.place)) push(m.start, m.end);
+    } else {
+      for (const m of text.matchAll(CORNER)) {
+        if (/\d/.test(m[1]) || ANY_CAPITAL.test(m[1])) push(m.index, m.index + m[0].length);
+      }
     }
     return mergeOverlapping(results);
   },
