@@ -196,6 +196,20 @@ const searchOf =
   };
 
 /**
+ * Whether a text may hold a match of the last four street alternatives: each holds "Box"
+ * ("P.O. Box", "PSC 6293, Box 8158"), "Postfach", "Apartado", "Caixa Postal", "US" ("USS") or
+ * "PO" ("APO") as written, unless the expressions ignore case.
+ */
+const mayHoldBox = (text: string, flags: string) =>
+  flags.includes('i') ||
+  text.includes('Box') ||
+  text.includes('US') ||
+  text.includes('PO') ||
+  text.includes('Postfach') ||
+  text.includes('Apartado') ||
+  text.includes('Caixa Postal');
+
+/**
  * The next match of an expression that matches at each position as `a` or `b` does there, and
  * never as both (one starts with a digit, the other with a letter): the earlier of theirs.
  */
@@ -283,9 +297,10 @@ class Numbers {
     firstLetters: ReadonlySet<number> | null,
   ) {
     NUMBER_RUN.lastIndex = 0;
-    for (let m; (m = NUMBER_RUN.exec(text)); ) {
-      const start = m.index;
+    // `test`, not `exec`: no match object to make for each number.
+    while (NUMBER_RUN.test(text)) {
       const end = NUMBER_RUN.lastIndex;
+      const start = digitRunStart(text, end - 1);
       if (startsAddress(text, end, firstLetters)) this.starts.push(start);
       if (start > 0 && isBlank(text.charCodeAt(start - 1)) && !(isAsciiLetter(text.charCodeAt(end)) && isAsciiLetterOrDigit(text.charCodeAt(end + 1)))) {
         let wordEnd = start - 1;
@@ -490,8 +505,9 @@ export const addressRecognizer: Recognizer = {
           numbers.endingAt(sticky.streets[2], lastWordPrefixed, endsPrefixed),
           numbers.endingAt(sticky.streets[3], lastWordJoined, endsJoined),
           // A post box after a house number starts at the number, else at the box. The last four
-          // alternatives, of which one at most matches at a position, searched for at once.
-          leftmost(numbers.startingAt(sticky.streets[4]), searchOf(text, boxes)),
+          // alternatives, of which one at most matches at a position, searched for at once, in a
+          // text that holds a word every match of one of them holds.
+          mayHoldBox(text, boxes.flags) ? leftmost(numbers.startingAt(sticky.streets[4]), searchOf(text, boxes)) : () => null,
         ])
       : text.matchAll(street());
     for (const m of streetMatches) {
