@@ -106,6 +106,7 @@ interface Compiled {
    */
   endsPrefixed: RegExp;
   endsJoined: RegExp;
+  /** The ASCII letters a word after a house number may start with (null: any; see `startsAddress`). */
   firstLetters: ReadonlySet<number> | null;
   /** Whether the word right before a number (start, end) may end what the third (fourth) street alternative holds before it. */
   lastWordPrefixed: LastWord;
