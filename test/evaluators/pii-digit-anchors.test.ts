@@ -7,8 +7,9 @@ import { Rng } from '../support/fuzz.ts';
 /**
  * A pattern whose every match holds a block of N digits beginning at most `within` units after
  * its start is tried only near the text's runs of at least N digits (digitAnchor, read from the
- * pattern's source). The reading must hold for every match, and detection with it must find
- * what searching every position finds (`prune: false`).
+ * pattern's source). The reading must hold for every match, and detection with it (and with the
+ * anchors of web, MAC and IP addresses) must find what searching every position finds
+ * (`prune: false`).
  */
 
 describe('digitAnchor: where every match holds its block of digits', () => {
@@ -84,6 +85,11 @@ describe('PII detection trying patterns near runs of digits only', () => {
     () => rng.pick(['ssn', 'passport', 'iban', 'license', 'tax', 'id', 'bank', 'account', 'medicare', 'vehicle', 'aadhaar', 'date', 'the', 'number', 'ip']),
     () => rng.pick(['call', 'write', 'order', 'ticket', 'Steuernummer', 'personnummer', 'codice', 'regon', 'pesel', 'hetu']),
     () => rng.pick([' ', ' ', ', ', '. ', ': ', ' (', ') ', ' #', '_', '/']),
+    // Hosts, quotes, hex pairs and groups: the anchors of web, MAC and IP addresses.
+    () => rng.pick(['', '"', "'", 'www', 'www12.', 'a-b.', 'x.']) + rng.pick(['example', 'ex-ample', 'a1.b2', 'mail.server']) + rng.pick(['.com', '.c', '.co.uk', '.xyz1', '.', '']) + rng.pick(['', '"', "'", '/path', '.']),
+    () => Array.from({ length: rng.int(1, 7) }, () => rng.pick(['0a', 'ff', 'B7', '12', 'zz', '0'])).join(rng.pick([':', '-', '.', ':-'])),
+    () => Array.from({ length: rng.int(2, 4) }, () => rng.pick(['abcd', '0123', 'ef01', 'AB', '12345'])).join('.'),
+    () => `${rng.int(0, 300)}.${rng.int(0, 300)}.${rng.int(0, 300)}.${rng.int(0, 300)}${rng.pick(['', '/24', '/33', '.5'])}`,
   ];
   const texts = (count: number) =>
     Array.from({ length: count }, () => Array.from({ length: rng.int(3, 30) }, () => rng.pick(PIECES)()).join(rng.pick([' ', '', ' '])));
@@ -100,6 +106,7 @@ describe('PII detection trying patterns near runs of digits only', () => {
     const all = [...texts(1500), ...vectors];
     const differ: Array<{ text: string; settings: string; pruned: string; full: string }> = [];
     let found = 0;
+    const types = new Set<string>();
     for (const [n, text] of all.entries()) {
       // A turn of the event loop now and then, so the test worker keeps answering its runner.
       if (n % 100 === 0) await new Promise((resolve) => setImmediate(resolve));
@@ -108,10 +115,12 @@ describe('PII detection trying patterns near runs of digits only', () => {
         const full = detectPii(text, { ...s, prune: false });
         if (JSON.stringify(pruned) !== JSON.stringify(full)) differ.push({ text, settings: JSON.stringify(s), pruned: JSON.stringify(pruned), full: JSON.stringify(full) });
         found += full.filter((f) => /[0-9]/.test(f.text)).length;
+        for (const f of full) types.add(f.entity_type);
       }
     }
     expect(differ.slice(0, 10), `${differ.length} detections differ`).toEqual([]);
     // Not vacuous: values holding digits are found by the thousand.
     expect(found).toBeGreaterThan(5000);
+    for (const type of ['URL', 'MAC_ADDRESS', 'IP_ADDRESS', 'SE_PERSONNUMMER', 'FI_PERSONAL_IDENTITY_CODE']) expect(types).toContain(type);
   }, 600_000);
 });
