@@ -91,8 +91,14 @@ describe('PII detection trying patterns near runs of digits only', () => {
     () => Array.from({ length: rng.int(2, 4) }, () => rng.pick(['abcd', '0123', 'ef01', 'AB', '12345'])).join('.'),
     () => `${rng.int(0, 300)}.${rng.int(0, 300)}.${rng.int(0, 300)}.${rng.int(0, 300)}${rng.pick(['', '/24', '/33', '.5'])}`,
   ];
+  // Prose without digits around half of them: a long text with few runs of digits is where the
+  // places near them are tried one by one rather than the text searched.
+  const FILLER = 'the customer wrote to support about a refund and the office answered within the day; ';
   const texts = (count: number) =>
-    Array.from({ length: count }, () => Array.from({ length: rng.int(3, 30) }, () => rng.pick(PIECES)()).join(rng.pick([' ', '', ' '])));
+    Array.from({ length: count }, () => {
+      const pieces = Array.from({ length: rng.int(3, 30) }, () => rng.pick(PIECES)()).join(rng.pick([' ', '', ' ']));
+      return rng.chance(0.5) ? `${FILLER.repeat(rng.int(5, 25))}${pieces} ${FILLER.repeat(rng.int(0, 10))}` : pieces;
+    });
 
   const SETTINGS: Array<Omit<DetectOptions, 'entities'> & { entities: readonly EntityType[] }> = [
     // No threshold: no pattern is left out for its score, so every one is tried near the runs.
