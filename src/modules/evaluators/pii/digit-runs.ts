@@ -34,7 +34,7 @@ export function minWordRun(source: string): number {
  * Where every match of a pattern (written without the `u` flag) holds its run of digits: a
  * block of `digits` ASCII digits in a row (minDigitRun) that begins at most `within` UTF-16
  * units after the match's start, read from its source as minDigitRun reads it, with the most
- * units each part consumes ("\\b[A-Z]{2}\\d{7}\\b": 7 digits within 2). So no match starts more
+ * units each part consumes ("\b[A-Z]{2}\d{7}\b": 7 digits within 2). So no match starts more
  * than `within` units before such a block of the text, nor after the last place one begins:
  * the pattern need only be tried near the text's runs of digits (recognizer.ts). Null when
  * the pattern needs no digit or the place is not bounded (a "+" or "*" before the digits).
@@ -59,7 +59,7 @@ export class TextRuns {
   word = 0;
   /** Start and end (exclusive) of each run of ASCII digits, in order, two numbers a run. */
   readonly bounds: number[] = [];
-  // By length (the last slot: that length and longer), the number of runs and their summed lengths.
+  // By length n, the number of runs at least n digits long and the sum of their lengths (positions).
   private atLeast: { count: number[]; length: number[] } | null = null;
 
   constructor(text: string) {
