@@ -2,7 +2,7 @@ import type { CountryCode } from 'libphonenumber-js/max';
 import { addressRecognizer } from './address.ts';
 import { contextMayCount, contextTokens, ContextWordsInText, enhanceUsingContext, joinedTokens, withContext, type Token } from './context.ts';
 import { countriesNamedIn } from './gazetteer.ts';
-import { longestRuns } from './digit-runs.ts';
+import { TextRuns } from './digit-runs.ts';
 import type { EntityType } from './entities.ts';
 import { extractNlpEntities, NLP_RECOGNIZERS, type NlpEntity } from './nlp.ts';
 import { phMobileNumber, phoneNumber } from './phone.ts';
@@ -81,7 +81,8 @@ export function detectPii(text: string, options: DetectOptions): Finding[] {
   const tokens = () => (tokensCache ??= contextTokens(text));
   let joinedCache: string | null = null;
   let wordsInText: ContextWordsInText | null = null;
-  let runs: { digits: number; word: number } | null = null;
+  let runs: TextRuns | null = null;
+  const textRuns = () => (runs ??= new TextRuns(text));
   const shared = new Map<object, unknown>();
   const analyzeOptions: AnalyzeOptions = {
     phoneLeniency: options.phoneLeniency ?? 'VALID',
@@ -95,8 +96,9 @@ export function detectPii(text: string, options: DetectOptions): Finding[] {
     // The most context can make of a score (enhanceUsingContext), against the threshold applied below.
     canPass: (score) => options.prune === false || (options.context === false ? score : withContext(score)) >= options.minThreshold,
     passesAlone: (score) => options.prune === false || score >= options.minThreshold,
-    mayHoldDigitRun: (digits) => options.prune === false || digits <= (runs ??= longestRuns(text)).digits,
-    mayHoldWordRun: (chars) => options.prune === false || chars <= (runs ??= longestRuns(text)).word,
+    mayHoldDigitRun: (digits) => options.prune === false || digits <= textRuns().digits,
+    mayHoldWordRun: (chars) => options.prune === false || chars <= textRuns().word,
+    digitRuns: textRuns,
     contextMayCount: (start, end, words) => options.context !== false && contextMayCount(tokens(), start, end, words),
     contextInText: (words) =>
       options.context !== false && (wordsInText ??= new ContextWordsInText(() => (joinedCache ??= joinedTokens(tokens())))).any(words),

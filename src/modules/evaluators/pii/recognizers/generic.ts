@@ -90,8 +90,10 @@ const BASE_URL = `((www\\d{0,3}[.])?[a-z0-9.\\-]{1,253}[.](?:${TLD_ALTERNATION})
 
 // The dot before a top-level domain (two letters at least) comes at most 260 units into a
 // match ("www", three digits, a dot and 253 characters of host before it); a text without
-// one, prose whose dots end sentences, is not searched.
-const TOP_LEVEL_DOMAIN_DOT = { marker: /\.[a-z]{2}/, within: 260 };
+// one, prose whose dots end sentences, is not searched. Everything before that dot is host
+// (letters, digits, ".", "-"; "www" and its digits are too): the search starts where the
+// host before the dot does, not 260 units earlier.
+const TOP_LEVEL_DOMAIN_DOT = { marker: /\.[a-z]{2}/, within: 260, between: /[a-z0-9.-]/ };
 
 export const url = patternRecognizer({
   name: 'UrlRecognizer',
@@ -102,7 +104,7 @@ export const url = patternRecognizer({
     // retries from every character).
     { name: 'Non schema URL', regex: new RegExp(`(?<![a-z0-9.\\-])${BASE_URL}`), score: 0.5, anchor: TOP_LEVEL_DOMAIN_DOT },
     { name: 'Quoted URL', regex: new RegExp(`["'](https?://${BASE_URL})["']`), score: 0.6, contains: ['://'] },
-    { name: 'Quoted Non-schema URL', regex: new RegExp(`["'](${BASE_URL})["']`), score: 0.5, anchor: { ...TOP_LEVEL_DOMAIN_DOT, within: 261 } },
+    { name: 'Quoted Non-schema URL', regex: new RegExp(`["'](${BASE_URL})["']`), score: 0.5, anchor: { ...TOP_LEVEL_DOMAIN_DOT, within: 261, between: /["'a-z0-9.-]/ } },
   ],
   context: ['url', 'website', 'link'],
   requires: /\./,
@@ -183,8 +185,10 @@ export const macAddress = patternRecognizer({
   name: 'MacAddressRecognizer',
   entity: 'MAC_ADDRESS',
   patterns: [
-    { name: 'MAC_ADDRESS', regex: /\b([0-9A-Fa-f]{2}[:-]){5}[0-9A-Fa-f]{2}\b/, score: 0.6, anchor: { marker: /[:-]/, within: 2 } },
-    { name: 'MAC_CISCO', regex: /\b[0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4}\b/, score: 0.6, anchor: { marker: '.', within: 4 } },
+    // Two hex digits into a match, a separator, two more and a separator again; four into a
+    // Cisco one, a dot, four more and a dot: rarer than every "-" or sentence's ".".
+    { name: 'MAC_ADDRESS', regex: /\b([0-9A-Fa-f]{2}[:-]){5}[0-9A-Fa-f]{2}\b/, score: 0.6, anchor: { marker: /[:-][0-9A-Fa-f]{2}[:-]/, within: 2 } },
+    { name: 'MAC_CISCO', regex: /\b[0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4}\b/, score: 0.6, anchor: { marker: /\.[0-9A-Fa-f]{4}\./, within: 4 } },
   ],
   context: ['mac', 'mac address', 'hardware address', 'physical address', 'ethernet'],
   requires: null,
@@ -242,6 +246,9 @@ export const ip = patternRecognizer({
       regex:
         /\b(?:25[0-5]|2[0-4][0-9]|[01]?[0-9][0-9]?)\.(?:25[0-5]|2[0-4][0-9]|[01]?[0-9][0-9]?)\.(?:25[0-5]|2[0-4][0-9]|[01]?[0-9][0-9]?)\.(?:25[0-5]|2[0-4][0-9]|[01]?[0-9][0-9]?)(?:\/(?:3[0-2]|[12]?[0-9])(?!\d|\.\d))?\b/,
       score: 0.6,
+      // The first dot comes one to three digits in, with a digit before and after it.
+      anchor: { marker: /[0-9]\.[0-9]/, within: 2 },
+      contains: ['.'],
     },
     {
       name: 'IPv6',
