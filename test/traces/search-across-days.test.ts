@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { databaseKinds, useProjectApp, type ProjectApp } from '../support/harness.ts';
+import { databaseKinds, eachInFlight, useProjectApp, type ProjectApp } from '../support/harness.ts';
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
@@ -66,7 +66,8 @@ describe.each(databaseKinds)('search across days (%s)', (kind) => {
     const now = clock.now().getTime();
     const seeded: Seeded[] = [];
     // 80 traces over the last 40 days, some hours apart, some days; a common word, a rarer one,
-    // and one only in the oldest days.
+    // and one only in the oldest days. Two a day so that pages of 3 and 7 end inside a day and
+    // across days, and 40 days so that the oldest word and the 20-day start date leave days out.
     for (let i = 0; i < 80; i++) {
       const startedAt = now - Math.floor(i / 2) * DAY - (i % 2) * 5 * HOUR - 60_000;
       const words = ['everyday', ...(i % 5 === 0 ? ['seldom'] : []), ...(i >= 70 ? ['ancient'] : [])];
@@ -74,7 +75,8 @@ describe.each(databaseKinds)('search across days (%s)', (kind) => {
     }
     // Three traces starting at the same millisecond a day back: ordered by trace id.
     for (const id of ['across-tie-a', 'across-tie-b', 'across-tie-c']) seeded.push({ id, startedAt: now - DAY, words: ['everyday', 'seldom'], user: 'u0', cost: 1 });
-    for (const s of seeded) await send(s.id, s.startedAt, s.words.join(' '), s.user, s.cost);
+    // Eight at a time: the collector writes what arrives together in one transaction.
+    await eachInFlight(seeded, 8, (s) => send(s.id, s.startedAt, s.words.join(' '), s.user, s.cost));
     // A trace first stored 30 days back whose span, sent again, now starts an hour ago: it
     // stays in its first day's storage but sorts by its new start.
     const moved: Seeded = { id: 'across-moved', startedAt: now - HOUR, words: ['everyday', 'seldom'], user: 'u1', cost: 3 };
@@ -85,17 +87,21 @@ describe.each(databaseKinds)('search across days (%s)', (kind) => {
     clock.advance(1000);
 
     const newestFirst = (list: Seeded[]) => [...list].sort((x, y) => y.startedAt - x.startedAt || (y.id < x.id ? -1 : y.id > x.id ? 1 : 0)).map((s) => s.id);
-    const cases: [object, (s: Seeded) => boolean][] = [
-      [{ filters: { labels: 'across-days' } }, () => true],
-      [{ query: 'everyday' }, (s) => s.words.includes('everyday')],
-      [{ query: 'seldom' }, (s) => s.words.includes('seldom')],
-      [{ query: 'ancient' }, (s) => s.words.includes('ancient')],
-      [{ query: 'everyday', filters: { user_id: ['u1', 'u2'] } }, (s) => s.user !== 'u0'],
-      [{ query: 'seldom', startDate: now - 20 * DAY }, (s) => s.words.includes('seldom') && s.startedAt >= now - 20 * DAY],
+    // Pages of one (each ~30 ms of CPU here, the most of this test's cost) for the two searches
+    // that answer every trace, a filter and a text query: every pair of neighbours in the whole
+    // order, ties and the moved trace included, is then a page boundary on both paths. The narrower
+    // searches walk pages of 3 and 7 (boundaries inside and across days) and one page of 100.
+    const cases: [object, (s: Seeded) => boolean, number[]][] = [
+      [{ filters: { labels: 'across-days' } }, () => true, [1, 3, 7, 100]],
+      [{ query: 'everyday' }, (s) => s.words.includes('everyday'), [1, 3, 7, 100]],
+      [{ query: 'seldom' }, (s) => s.words.includes('seldom'), [3, 7, 100]],
+      [{ query: 'ancient' }, (s) => s.words.includes('ancient'), [3, 7, 100]],
+      [{ query: 'everyday', filters: { user_id: ['u1', 'u2'] } }, (s) => s.user !== 'u0', [3, 7, 100]],
+      [{ query: 'seldom', startDate: now - 20 * DAY }, (s) => s.words.includes('seldom') && s.startedAt >= now - 20 * DAY, [3, 7, 100]],
     ];
-    for (const [body, keep] of cases) {
+    for (const [body, keep, pageSizes] of cases) {
       const expected = newestFirst(seeded.filter(keep));
-      for (const pageSize of [1, 3, 7, 100]) {
+      for (const pageSize of pageSizes) {
         const { ids, totals } = await walk(body, pageSize);
         expect(ids, `${JSON.stringify(body)}, pages of ${pageSize}`).toEqual(expected);
         expect(new Set(totals)).toEqual(new Set([expected.length]));
