@@ -360,15 +360,29 @@ function parseChunk(chunk: string): ChunkParse {
 const CHUNK_SLOTS = 1 << 14;
 const chunkKeys: Array<string | undefined> = new Array<string | undefined>(CHUNK_SLOTS);
 const chunkParses: Array<ChunkParse | undefined> = new Array<ChunkParse | undefined>(CHUNK_SLOTS);
+// Most chunks are ASCII and at most 8 characters long ("the", "Denver."): such a chunk is also
+// written as two numbers while it is scanned (its first four characters, 7 bits each, and the
+// next four with its length in the top bits), which say exactly which chunk it is. Its slot
+// keeps them side by side in a typed array, so a chunk seen before is recognised from two
+// numbers next to each other in memory, not by reading the kept string's characters (a string
+// elsewhere in the heap: memory reads that missed the cache were most of the table's cost).
+// A slot holding a longer chunk or one with other characters has NOT_PACKED (length field 15).
+const chunkPacked = new Int32Array(2 * CHUNK_SLOTS);
+const NOT_PACKED = -1;
+const PACKED_MAX = 8;
 
-/** The split of text[start, end), whose characters hash to `hash`. */
-function chunkParse(text: string, start: number, end: number, hash: number): ChunkParse {
+/** The split of text[start, end), whose characters hash to `hash`, and are packed to `low`, `high` when the chunk is ASCII of at most PACKED_MAX characters (else `high` is NOT_PACKED). */
+function chunkParse(text: string, start: number, end: number, hash: number, low: number, high: number): ChunkParse {
   const slot = hash & (CHUNK_SLOTS - 1);
-  const key = chunkKeys[slot];
-  if (key !== undefined && key.length === end - start) {
-    let k = 0;
-    while (k < key.length && key.charCodeAt(k) === text.charCodeAt(start + k)) k++;
-    if (k === key.length) return chunkParses[slot]!;
+  if (high !== NOT_PACKED) {
+    if (chunkPacked[2 * slot] === low && chunkPacked[2 * slot + 1] === high) return chunkParses[slot]!;
+  } else {
+    const key = chunkKeys[slot];
+    if (key !== undefined && key.length === end - start) {
+      let k = 0;
+      while (k < key.length && key.charCodeAt(k) === text.charCodeAt(start + k)) k++;
+      if (k === key.length) return chunkParses[slot]!;
+    }
   }
   const chunk = text.slice(start, end);
   const parse = isDigit(text.charCodeAt(start)) ? (numberParse(chunk) ?? parseChunk(chunk)) : parseChunk(chunk);
@@ -377,6 +391,8 @@ function chunkParse(text: string, start: number, end: number, hash: number): Chu
   if (isDigit(text.charCodeAt(start))) return parse;
   chunkKeys[slot] = chunk;
   chunkParses[slot] = parse;
+  chunkPacked[2 * slot] = low;
+  chunkPacked[2 * slot + 1] = high;
   return parse;
 }
 
@@ -475,13 +491,22 @@ export function tokenize(text: string, blanked: readonly number[] = []): Term[][
     const blankAt = d < blanked.length ? blanked[d] : n;
     // FNV-1a over the chunk's characters, for the table of chunks seen before.
     let hash = 0x811c9dc5;
+    // The chunk packed as chunkParse() reads it: its first four characters, the next four, and
+    // every character ORed together (128 or more when one is not ASCII).
+    let low = 0;
+    let high = 0;
+    let chars = 0;
     let end = pos;
     while (end < n && end !== blankAt) {
       const c = text.charCodeAt(end);
       if (isSpace(c)) break;
       hash = Math.imul(hash ^ c, 0x01000193);
+      if (end - pos < 4) low = (low << 7) | c;
+      else high = (high << 7) | c;
+      chars |= c;
       end++;
     }
+    high = chars < 128 && end - pos <= PACKED_MAX ? high | ((end - pos) << 28) : NOT_PACKED;
     // The white space up to the next chunk.
     let after = end;
     for (;;) {
@@ -492,7 +517,7 @@ export function tokenize(text: string, blanked: readonly number[] = []): Term[][
       else break;
     }
     pos = after;
-    const parse = chunkParse(text, chunkStart, end, hash);
+    const parse = chunkParse(text, chunkStart, end, hash, low, high);
     if (parse.punctuationOnly) {
       // Punctuation alone ("-", "..."): it belongs after the word before.
       const last = sentence[sentence.length - 1] ?? sentences[sentences.length - 1]?.[sentences[sentences.length - 1].length - 1];
