@@ -42,6 +42,8 @@ interface ChunkWord {
   readonly tags: Set<string>;
   readonly facts: number;
   note: string | undefined;
+  /** False for a term's copy with the tags its neighbours gave it. */
+  readonly own: boolean;
 }
 
 /**
@@ -49,13 +51,12 @@ interface ChunkWord {
  * never decides to allocate terms straight in the old generation (it does so for a literal
  * whose objects it sees surviving, and terms, garbage once a text is read, then cost full
  * collections). What the word is wherever it stands is read from its chunk's word, not copied:
- * four fields a word, not seven (a text of 2 KB makes a few hundred terms).
+ * three fields a word, not seven (a text of 2 KB makes a few hundred terms).
  */
 class Word implements Term {
-  // Tags its neighbours gave it (retag()), or null while its own hold.
-  private retagged: Set<string> | null = null;
   constructor(
-    private readonly word: ChunkWord,
+    // Its chunk's word, or, once its neighbours gave it other tags (retag()), a copy with those.
+    private word: ChunkWord,
     public post: string,
     readonly start: number,
   ) {}
@@ -69,15 +70,19 @@ class Word implements Term {
   }
 
   get tags(): Set<string> {
-    return this.retagged ?? this.word.tags;
+    return this.word.tags;
   }
 
   set tags(tags: Set<string>) {
-    this.retagged = tags;
+    // A copy of the word with the new tags (three fields a term, not four with the new tags
+    // apart: retagging is rare, terms are many). Its facts stay those worked out from the own
+    // tags, as Term.facts says.
+    const w = this.word;
+    this.word = { text: w.text, start: w.start, normal: w.normal, tags, facts: w.facts, note: undefined, own: false };
   }
 
   get own(): boolean {
-    return this.retagged === null;
+    return this.word.own;
   }
 
   get facts(): number {
@@ -315,7 +320,7 @@ function chunkWord(text: string, start: number): ChunkWord {
     (tags.has('Demonym') ? WORD_DEMONYM : 0) |
     (CONNECTORS.has(normal) ? WORD_CONNECTOR : 0) |
     (startsUpper(text) && NRP_SET.has(text) && !NRP_AMBIGUOUS.has(text) ? WORD_NRP : 0);
-  return { text, start, normal, tags, facts, note: undefined };
+  return { text, start, normal, tags, facts, note: undefined, own: true };
 }
 
 /** How many characters at the end of a chunk TRAILING matches: read from the characters while they are ASCII. */
@@ -408,7 +413,7 @@ function numberParse(chunk: string): ChunkParse | undefined {
   for (let k = 0; k < chunk.length; k++) if (!isDigit(chunk.charCodeAt(k))) return undefined;
   load();
   if (digitsOnlyLed && digitLed!.has(chunk)) return undefined;
-  NUMBER_PARSE.words = [{ text: chunk, start: 0, normal: chunk, tags: VALUE_TAGS as Set<string>, facts: 0, note: undefined }];
+  NUMBER_PARSE.words = [{ text: chunk, start: 0, normal: chunk, tags: VALUE_TAGS as Set<string>, facts: 0, note: undefined, own: true }];
   NUMBER_PARSE.tail = chunk.length;
   return NUMBER_PARSE;
 }
