@@ -566,6 +566,35 @@ function addLowerCaseNameLists(sentence: readonly Term[], found: Found[], kinds:
   }
 }
 
+function hasPerson(found: readonly Found[]): boolean {
+  for (const f of found) if (f.entity === 'PERSON') return true;
+  return false;
+}
+
+// addCoordinatedNames()'s tests of a word k, module functions rather than closures made at
+// every call (tsx also names each closure it makes, a call of its own).
+function coordinatedCandidate(sentence: readonly Term[], label: ReadonlyArray<EntityType | null>, kinds: readonly Kind[], k: number): boolean {
+  const t = sentence[k];
+  return t !== undefined && label[k] === null && UPPER_WORD.test(t.text) && !CAPITALS_ONLY.test(t.text) && NAMEISH.includes(kinds[k]);
+}
+
+/** Word k joined to a person before it by a comma after that person, or by "and"/"or"/"&" between them. */
+function listedAfter(sentence: readonly Term[], label: ReadonlyArray<EntityType | null>, k: number): boolean {
+  return (
+    // (Read from index 0 on: an array read below 0 is a property lookup by name, far slower than an element's.)
+    (k >= 1 && label[k - 1] === 'PERSON' && COMMA_THEN_SPACE.test(sentence[k - 1].post)) ||
+    (k >= 2 && label[k - 2] === 'PERSON' && (isAndOr(sentence[k - 1]) || sentence[k - 1]?.normal === '&') && !breaksAfter(sentence[k - 2]))
+  );
+}
+
+/** Word k joined to a person after it by a comma after word k, or by "and"/"or"/"&" between them. */
+function listedBefore(sentence: readonly Term[], label: ReadonlyArray<EntityType | null>, k: number): boolean {
+  return (
+    (label[k + 1] === 'PERSON' && COMMA_THEN_SPACE.test(sentence[k].post)) ||
+    (label[k + 2] === 'PERSON' && (isAndOr(sentence[k + 1]) || sentence[k + 1]?.normal === '&') && !breaksAfter(sentence[k]))
+  );
+}
+
 /**
  * "Gaetane, Hannah, Anthony and Derek", "Marrero and Murphy": a capitalised word listed
  * next to a recognised name is a name too, even one no list knows. Three or more bare
@@ -573,25 +602,19 @@ function addLowerCaseNameLists(sentence: readonly Term[], found: Found[], kinds:
  */
 function addCoordinatedNames(sentence: readonly Term[], found: Found[], kinds: readonly Kind[]): void {
   // Everything below starts from a person found.
-  if (!found.some((f) => f.entity === 'PERSON')) return;
-  const label = new Array<EntityType | null>(sentence.length).fill(null);
+  if (!hasPerson(found)) return;
+  const n = sentence.length;
+  const label = new Array<EntityType | null>(n).fill(null);
   for (const f of found) for (let k = f.i; k <= f.j; k++) label[k] = f.entity;
-  const candidate = (k: number) => {
-    const t = sentence[k];
-    return t !== undefined && label[k] === null && UPPER_WORD.test(t.text) && !CAPITALS_ONLY.test(t.text) && NAMEISH.includes(kinds[k]);
-  };
-  // Joined to a neighbour by a comma after the left word, or by "and"/"or" between them.
-  const listedAfter = (k: number) =>
-    // (Read from index 0 on: an array read below 0 is a property lookup by name, far slower than an element's.)
-    (k >= 1 && label[k - 1] === 'PERSON' && COMMA_THEN_SPACE.test(sentence[k - 1].post)) ||
-    (k >= 2 && label[k - 2] === 'PERSON' && (isAndOr(sentence[k - 1]) || sentence[k - 1]?.normal === '&') && !breaksAfter(sentence[k - 2]));
-  const listedBefore = (k: number) =>
-    (label[k + 1] === 'PERSON' && COMMA_THEN_SPACE.test(sentence[k].post)) ||
-    (label[k + 2] === 'PERSON' && (isAndOr(sentence[k + 1]) || sentence[k + 1]?.normal === '&') && !breaksAfter(sentence[k]));
   for (let pass = 0; pass < 3; pass++) {
     let changed = false;
-    for (let k = 0; k < sentence.length; k++) {
-      if (!(listedAfter(k) || listedBefore(k)) || !candidate(k)) continue;
+    for (let k = 0; k < n; k++) {
+      // Only a word with a person one or two words away can be listed next to one: four reads
+      // of the labels rule out most words before the tests of their punctuation and text.
+      const near =
+        (k >= 1 && label[k - 1] === 'PERSON') || (k >= 2 && label[k - 2] === 'PERSON') || (k + 1 < n && label[k + 1] === 'PERSON') || (k + 2 < n && label[k + 2] === 'PERSON');
+      if (!near) continue;
+      if (!(listedAfter(sentence, label, k) || listedBefore(sentence, label, k)) || !coordinatedCandidate(sentence, label, kinds, k)) continue;
       label[k] = 'PERSON';
       found.push(new Found('PERSON', k, k, NAME_LIST_SCORE));
       changed = true;
@@ -607,8 +630,9 @@ function addCoordinatedNames(sentence: readonly Term[], found: Found[], kinds: r
     let end = k;
     let members = 1;
     for (;;) {
-      if (COMMA_THEN_SPACE.test(sentence[end].post) && label[end + 1] === 'PERSON') end += 1;
-      else if ((sentence[end + 1]?.normal === 'and' || sentence[end + 1]?.normal === '&') && label[end + 2] === 'PERSON') end += 2;
+      // (The labels first: a read of an element, where the tests of words read their text.)
+      if (label[end + 1] === 'PERSON' && COMMA_THEN_SPACE.test(sentence[end].post)) end += 1;
+      else if (label[end + 2] === 'PERSON' && (sentence[end + 1]?.normal === 'and' || sentence[end + 1]?.normal === '&')) end += 2;
       else break;
       members++;
     }

@@ -42,6 +42,8 @@ interface ChunkWord {
   readonly tags: Set<string>;
   readonly facts: number;
   note: string | undefined;
+  /** False for a term's copy with the tags its neighbours gave it. */
+  readonly own: boolean;
 }
 
 /**
@@ -49,13 +51,12 @@ interface ChunkWord {
  * never decides to allocate terms straight in the old generation (it does so for a literal
  * whose objects it sees surviving, and terms, garbage once a text is read, then cost full
  * collections). What the word is wherever it stands is read from its chunk's word, not copied:
- * four fields a word, not seven (a text of 2 KB makes a few hundred terms).
+ * three fields a word, not seven (a text of 2 KB makes a few hundred terms).
  */
 class Word implements Term {
-  // Tags its neighbours gave it (retag()), or null while its own hold.
-  private retagged: Set<string> | null = null;
   constructor(
-    private readonly word: ChunkWord,
+    // Its chunk's word, or, once its neighbours gave it other tags (retag()), a copy with those.
+    private word: ChunkWord,
     public post: string,
     readonly start: number,
   ) {}
@@ -69,15 +70,19 @@ class Word implements Term {
   }
 
   get tags(): Set<string> {
-    return this.retagged ?? this.word.tags;
+    return this.word.tags;
   }
 
   set tags(tags: Set<string>) {
-    this.retagged = tags;
+    // A copy of the word with the new tags (three fields a term, not four with the new tags
+    // apart: retagging is rare, terms are many). Its facts stay those worked out from the own
+    // tags, as Term.facts says.
+    const w = this.word;
+    this.word = { text: w.text, start: w.start, normal: w.normal, tags, facts: w.facts, note: undefined, own: false };
   }
 
   get own(): boolean {
-    return this.retagged === null;
+    return this.word.own;
   }
 
   get facts(): number {
@@ -315,7 +320,7 @@ function chunkWord(text: string, start: number): ChunkWord {
     (tags.has('Demonym') ? WORD_DEMONYM : 0) |
     (CONNECTORS.has(normal) ? WORD_CONNECTOR : 0) |
     (startsUpper(text) && NRP_SET.has(text) && !NRP_AMBIGUOUS.has(text) ? WORD_NRP : 0);
-  return { text, start, normal, tags, facts, note: undefined };
+  return { text, start, normal, tags, facts, note: undefined, own: true };
 }
 
 /** How many characters at the end of a chunk TRAILING matches: read from the characters while they are ASCII. */
@@ -360,15 +365,29 @@ function parseChunk(chunk: string): ChunkParse {
 const CHUNK_SLOTS = 1 << 14;
 const chunkKeys: Array<string | undefined> = new Array<string | undefined>(CHUNK_SLOTS);
 const chunkParses: Array<ChunkParse | undefined> = new Array<ChunkParse | undefined>(CHUNK_SLOTS);
+// Most chunks are ASCII and at most 8 characters long ("the", "Denver."): such a chunk is also
+// written as two numbers while it is scanned (its first four characters, 7 bits each, and the
+// next four with its length in the top bits), which say exactly which chunk it is. Its slot
+// keeps them side by side in a typed array, so a chunk seen before is recognised from two
+// numbers next to each other in memory, not by reading the kept string's characters (a string
+// elsewhere in the heap: memory reads that missed the cache were most of the table's cost).
+// A slot holding a longer chunk or one with other characters has NOT_PACKED (length field 15).
+const chunkPacked = new Int32Array(2 * CHUNK_SLOTS);
+const NOT_PACKED = -1;
+const PACKED_MAX = 8;
 
-/** The split of text[start, end), whose characters hash to `hash`. */
-function chunkParse(text: string, start: number, end: number, hash: number): ChunkParse {
+/** The split of text[start, end), whose characters hash to `hash`, and are packed to `low`, `high` when the chunk is ASCII of at most PACKED_MAX characters (else `high` is NOT_PACKED). */
+function chunkParse(text: string, start: number, end: number, hash: number, low: number, high: number): ChunkParse {
   const slot = hash & (CHUNK_SLOTS - 1);
-  const key = chunkKeys[slot];
-  if (key !== undefined && key.length === end - start) {
-    let k = 0;
-    while (k < key.length && key.charCodeAt(k) === text.charCodeAt(start + k)) k++;
-    if (k === key.length) return chunkParses[slot]!;
+  if (high !== NOT_PACKED) {
+    if (chunkPacked[2 * slot] === low && chunkPacked[2 * slot + 1] === high) return chunkParses[slot]!;
+  } else {
+    const key = chunkKeys[slot];
+    if (key !== undefined && key.length === end - start) {
+      let k = 0;
+      while (k < key.length && key.charCodeAt(k) === text.charCodeAt(start + k)) k++;
+      if (k === key.length) return chunkParses[slot]!;
+    }
   }
   const chunk = text.slice(start, end);
   const parse = isDigit(text.charCodeAt(start)) ? (numberParse(chunk) ?? parseChunk(chunk)) : parseChunk(chunk);
@@ -377,6 +396,8 @@ function chunkParse(text: string, start: number, end: number, hash: number): Chu
   if (isDigit(text.charCodeAt(start))) return parse;
   chunkKeys[slot] = chunk;
   chunkParses[slot] = parse;
+  chunkPacked[2 * slot] = low;
+  chunkPacked[2 * slot + 1] = high;
   return parse;
 }
 
@@ -392,7 +413,7 @@ function numberParse(chunk: string): ChunkParse | undefined {
   for (let k = 0; k < chunk.length; k++) if (!isDigit(chunk.charCodeAt(k))) return undefined;
   load();
   if (digitsOnlyLed && digitLed!.has(chunk)) return undefined;
-  NUMBER_PARSE.words = [{ text: chunk, start: 0, normal: chunk, tags: VALUE_TAGS as Set<string>, facts: 0, note: undefined }];
+  NUMBER_PARSE.words = [{ text: chunk, start: 0, normal: chunk, tags: VALUE_TAGS as Set<string>, facts: 0, note: undefined, own: true }];
   NUMBER_PARSE.tail = chunk.length;
   return NUMBER_PARSE;
 }
@@ -475,13 +496,22 @@ export function tokenize(text: string, blanked: readonly number[] = []): Term[][
     const blankAt = d < blanked.length ? blanked[d] : n;
     // FNV-1a over the chunk's characters, for the table of chunks seen before.
     let hash = 0x811c9dc5;
+    // The chunk packed as chunkParse() reads it: its first four characters, the next four, and
+    // every character ORed together (128 or more when one is not ASCII).
+    let low = 0;
+    let high = 0;
+    let chars = 0;
     let end = pos;
     while (end < n && end !== blankAt) {
       const c = text.charCodeAt(end);
       if (isSpace(c)) break;
       hash = Math.imul(hash ^ c, 0x01000193);
+      if (end - pos < 4) low = (low << 7) | c;
+      else high = (high << 7) | c;
+      chars |= c;
       end++;
     }
+    high = chars < 128 && end - pos <= PACKED_MAX ? high | ((end - pos) << 28) : NOT_PACKED;
     // The white space up to the next chunk.
     let after = end;
     for (;;) {
@@ -492,7 +522,7 @@ export function tokenize(text: string, blanked: readonly number[] = []): Term[][
       else break;
     }
     pos = after;
-    const parse = chunkParse(text, chunkStart, end, hash);
+    const parse = chunkParse(text, chunkStart, end, hash, low, high);
     if (parse.punctuationOnly) {
       // Punctuation alone ("-", "..."): it belongs after the word before.
       const last = sentence[sentence.length - 1] ?? sentences[sentences.length - 1]?.[sentences[sentences.length - 1].length - 1];
