@@ -3,7 +3,7 @@ import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import type { EntityType } from '../evaluators/index.ts';
 import type { Finding } from './detect.ts';
-import { DETECTION_WORKER_ROLE, type DetectionWorkerData, type FromWorker, type ToWorker, type WorkerFault } from './detection-protocol.ts';
+import { DETECTION_WORKER_ROLE, unpackFindings, type DetectionWorkerData, type FromWorker, type ToWorker, type WorkerFault } from './detection-protocol.ts';
 
 /** What a job needs of a project's policy: the engine's entity types and the project's patterns, under a key the workers remember them by. */
 export interface DetectionPolicy {
@@ -179,7 +179,7 @@ export class DetectionPool {
     slot.since = performance.now();
     this.unwatch(slot);
     if (slot.held.length > 0) this.watch(slot);
-    job.done(m.kind === 'found' ? m.findings : null);
+    job.done(m.kind === 'found' ? unpackFindings(m.findings) : null);
     this.dispatch();
     this.checkIdle();
   }

@@ -6,7 +6,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { ALL_ENTITIES, compilePatterns, patternFindings, piiDetector, type CompiledPattern } from './detect.ts';
-import { DETECTION_WORKER_ROLE, type DetectionWorkerData, type FromWorker, type PolicyMessage, type ToWorker, type WorkerFault } from './detection-protocol.ts';
+import { DETECTION_WORKER_ROLE, packFindings, type DetectionWorkerData, type FromWorker, type PolicyMessage, type ToWorker, type WorkerFault } from './detection-protocol.ts';
 
 /** Policies a worker keeps (a process serves few projects with privacy on at once; an evicted one is sent again). */
 const POLICIES_KEPT = 64;
@@ -31,7 +31,9 @@ function serve(port: NonNullable<typeof parentPort>, fault: WorkerFault | undefi
       const policy = policies.get(m.policy);
       if (!policy) throw new Error(`policy ${m.policy} was not sent to this worker`);
       if (fault) injectFault(fault, m.text);
-      send({ kind: 'found', id: m.id, findings: [...piiDetector(m.text, policy.entities), ...patternFindings(m.text, policy.compiled)] });
+      const findings = packFindings([...piiDetector(m.text, policy.entities), ...patternFindings(m.text, policy.compiled)]);
+      // The numbers' memory moves to the main thread rather than being copied.
+      port.postMessage({ kind: 'found', id: m.id, findings } satisfies FromWorker, [findings.numbers.buffer]);
     } catch (err) {
       send({ kind: 'failed', id: m.id, error: err instanceof Error ? err.message : String(err) });
     }

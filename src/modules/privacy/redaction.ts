@@ -11,6 +11,8 @@ export const REDACTION_FAILED = '[redaction failed]';
 const MIN_TEXT_LENGTH = 6;
 /** Hex characters of the keyed hash in a hash-mode token: 48 bits, collisions within a project are not a concern. */
 const HASH_CHARS = 12;
+/** Tokens a request remembers at most (see Redactor.hash). */
+const HASHES_PER_REQUEST = 4096;
 
 /** A project's settings as redaction applies them. */
 export interface PrivacyPolicy {
@@ -113,6 +115,8 @@ export class Redactor {
   private readonly prepared = new Map<string, Findings | null>();
   /** While `prepare` runs its pass: the texts to search, with their key in the policy's cache. */
   private wanted: Map<string, string> | null = null;
+  /** Hash mode: the tokens of values hashed in this request, by what is hashed (see hash()). */
+  private readonly hashes = new Map<string, string>();
 
   constructor(
     private readonly policy: CompiledPolicy,
@@ -284,7 +288,15 @@ export class Redactor {
 
   /** The token hash mode gives a value of a type: the same value, the same token, within a project. */
   hash(entityType: string, value: string): string {
-    return createHmac('sha256', this.hashKey).update(`${entityType}\u0000${normalize(entityType, value)}`).digest('hex').slice(0, HASH_CHARS);
+    const input = `${entityType}\u0000${normalize(entityType, value)}`;
+    // A request's spans repeat values (a customer's name, the company's IBAN, a city): each
+    // keyed hash (a few µs) is made once per request, and forgotten with the request.
+    let token = this.hashes.get(input);
+    if (token === undefined) {
+      token = createHmac('sha256', this.hashKey).update(input).digest('hex').slice(0, HASH_CHARS);
+      if (this.hashes.size < HASHES_PER_REQUEST) this.hashes.set(input, token);
+    }
+    return token;
   }
 
   private count(field: string, type: string) {
