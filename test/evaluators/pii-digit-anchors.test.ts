@@ -100,11 +100,16 @@ describe('PII detection trying patterns near runs of digits only', () => {
       return rng.chance(0.5) ? `${FILLER.repeat(rng.int(5, 25))}${pieces} ${FILLER.repeat(rng.int(0, 10))}` : pieces;
     });
 
+  // Every type but names, places and NRP: no digit anchor finds them (street addresses, which
+  // are LOCATION, have a recognizer of their own, compared in pii-scan-gates.test.ts), and
+  // finding them in both runs cost time for nothing. The types anchors could change are
+  // all here, and the others' findings are the same in both runs.
+  const PATTERN_TYPES = ENTITY_TYPES.filter((t) => t !== 'PERSON' && t !== 'LOCATION' && t !== 'NRP');
   const SETTINGS: Array<Omit<DetectOptions, 'entities'> & { entities: readonly EntityType[] }> = [
     // No threshold: no pattern is left out for its score, so every one is tried near the runs.
-    { entities: ENTITY_TYPES, minThreshold: 0 },
-    { entities: ENTITY_TYPES, minThreshold: 0.5 },
-    { entities: ENTITY_TYPES, minThreshold: 0.3, context: false },
+    { entities: PATTERN_TYPES, minThreshold: 0 },
+    { entities: PATTERN_TYPES, minThreshold: 0.5 },
+    { entities: PATTERN_TYPES, minThreshold: 0.3, context: false },
   ];
 
   it('finds what searching every position finds, on seeded random texts of digits, letters and separators and on the test vectors', async () => {
