@@ -90,20 +90,7 @@ export function percentile(values: number[], p: number): number {
 
 export const median = (values: number[]) => percentile(values, 50);
 
-/** Runs `tasks` with at most `concurrency` in flight. */
-export async function pool<T>(tasks: (() => Promise<T>)[], concurrency: number): Promise<T[]> {
-  const results: T[] = new Array(tasks.length);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < tasks.length) {
-        const i = next++;
-        results[i] = await tasks[i]();
-      }
-    }),
-  );
-  return results;
-}
+export { pool } from '../src/platform/task-pool.ts';
 
 export function table(rows: Record<string, string | number>[]): string {
   const cols = Object.keys(rows[0] ?? {});

@@ -5,19 +5,18 @@
  * texts (40 by default), each pair on new texts, which version runs first alternating.
  */
 import * as current from '../src/modules/evaluators/pii/nlp.ts';
-import { importBefore } from './pii-before.ts';
+import { median } from './lib.ts';
+import { comparisonArgs, cpuMicros, importBefore } from './pii-before.ts';
 import { privateText2kb } from './privacy.ts';
 
 type Nlp = Pick<typeof current, 'extractNlpEntities'>;
-const ref = process.argv[2];
-if (!ref) throw new Error('usage: node --import tsx bench/pii-nlp-compare.ts <commit> [pairs]');
-const pairs = Number(process.argv[3] ?? '40');
+const { ref, runs: pairs, texts: compared } = comparisonArgs('pii-nlp-compare.ts', 40);
 const before = await importBefore<Nlp>(ref, 'nlp.ts');
 const TEXTS = 300;
 let seed = 2_000_000;
 const batch = () => Array.from({ length: TEXTS }, () => privateText2kb(seed++));
 
-for (const text of batch()) {
+for (const text of compared) {
   if (JSON.stringify(before.extractNlpEntities(text)) !== JSON.stringify(current.extractNlpEntities(text))) {
     throw new Error(`findings differ on ${JSON.stringify(text.slice(0, 80))}...`);
   }
@@ -31,10 +30,9 @@ for (let r = 0; r < 3; r++) {
 
 /** CPU microseconds per text. */
 function time(nlp: Nlp, texts: readonly string[]): number {
-  const start = process.cpuUsage();
+  const start = cpuMicros();
   for (const text of texts) nlp.extractNlpEntities(text);
-  const used = process.cpuUsage(start);
-  return (used.user + used.system) / texts.length;
+  return (cpuMicros() - start) / texts.length;
 }
 
 const olds: number[] = [];
@@ -55,7 +53,6 @@ for (let p = 0; p < pairs; p++) {
   news.push(n);
   ratios.push(n / o);
 }
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 console.log(
   `extractNlpEntities: ${ref} ${median(olds).toFixed(1)} us, current ${median(news).toFixed(1)} us per text; ` +
     `current / ${ref} ${median(ratios).toFixed(3)} (median of ${pairs} alternated pairs of ${TEXTS} texts)`,

@@ -1,7 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { rows } from '../../src/db/index.ts';
-import { databaseKinds, eachInFlight, useProjectApp, type TestApp, type Tenant } from '../support/harness.ts';
+import { pool } from '../../src/platform/task-pool.ts';
+import { databaseKinds, useProjectApp, type TestApp, type Tenant } from '../support/harness.ts';
 import { exactPercentile, expectWithinSketchBound } from '../support/percentiles.ts';
 
 /**
@@ -150,14 +151,14 @@ describe.each(databaseKinds)('analytics from hourly rollups (%s)', (kind) => {
       traces.push([`rt-c${i}`, [{ id: `c${i}`, at: dayC + Math.floor(r() * 20 * H), ms, model: pick(MODELS), cost: 0.001, tokens: [1, 1, 0, 0] }]]);
     }
     traces.push(['theirs', [{ id: 'o-0', at: dayA + H, ms: 10, model: 'gpt-4o', cost: 0, tokens: [1, 1, 0, 0] }], other.projectToken]);
-    await eachInFlight(traces, 8, ([id, spans, token]) => send(id, spans, token));
+    await pool(traces.map(([id, spans, token]) => () => send(id, spans, token)), 8);
     // Thumbs and verdicts (two evaluation names) on every fourth trace, the old days' included.
     const reviews: (() => Promise<unknown>)[] = [];
     for (let i = 0; i < 172; i += 4) {
       const [up, named] = [r() < 0.6, r() < 0.3];
       reviews.push(() => annotate(`rt-${i}`, up), () => evaluate(`rt-${i + 1}`, named ? 'Try Acme.' : 'Fine.', i % 8 ? 'Competitors' : 'Rivals'));
     }
-    await eachInFlight(reviews, 8, (review) => review());
+    await pool(reviews, 8);
     await annotate('rt-midnight', false);
   });
 

@@ -405,20 +405,3 @@ export function useProjectApp(kind: DatabaseKind, started: (app: ProjectApp) => 
   afterAll(() => t?.close());
   return clock;
 }
-
-/**
- * `work` for each of `items`, `inFlight` at a time, in their order; resolves when all are done.
- * For seeding: the collector writes the batches of one project that arrive together in one
- * transaction (group commit), so traces sent a few at a time cost less than one by one.
- */
-export async function eachInFlight<T>(items: readonly T[], inFlight: number, work: (item: T, index: number) => Promise<unknown>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(inFlight, items.length) }, async () => {
-      while (next < items.length) {
-        const i = next++;
-        await work(items[i], i);
-      }
-    }),
-  );
-}

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { databaseKinds, eachInFlight, useProjectApp, type ProjectApp } from '../support/harness.ts';
+import { pool } from '../../src/platform/task-pool.ts';
+import { databaseKinds, useProjectApp, type ProjectApp } from '../support/harness.ts';
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
@@ -76,7 +77,7 @@ describe.each(databaseKinds)('search across days (%s)', (kind) => {
     // Three traces starting at the same millisecond a day back: ordered by trace id.
     for (const id of ['across-tie-a', 'across-tie-b', 'across-tie-c']) seeded.push({ id, startedAt: now - DAY, words: ['everyday', 'seldom'], user: 'u0', cost: 1 });
     // Eight at a time: the collector writes what arrives together in one transaction.
-    await eachInFlight(seeded, 8, (s) => send(s.id, s.startedAt, s.words.join(' '), s.user, s.cost));
+    await pool(seeded.map((s) => () => send(s.id, s.startedAt, s.words.join(' '), s.user, s.cost)), 8);
     // A trace first stored 30 days back whose span, sent again, now starts an hour ago: it
     // stays in its first day's storage but sorts by its new start.
     const moved: Seeded = { id: 'across-moved', startedAt: now - HOUR, words: ['everyday', 'seldom'], user: 'u1', cost: 3 };

@@ -4,7 +4,8 @@ import { bootstrapMean, seedOf, wilson } from '../experiments/index.ts';
 import type { JudgeAlignmentContext } from './context.ts';
 import { gatherPairs } from './measure-alignment.ts';
 import type { selfConsistencyBody, selfConsistencyResponse } from './schemas.ts';
-import { pool, PARALLEL_CALLS } from './run-pool.ts';
+import { pool } from '../../platform/task-pool.ts';
+import { PARALLEL_CALLS } from './parallel-calls.ts';
 import { pairwiseDisagreement } from './statistics.ts';
 
 type Answer = z.output<typeof selfConsistencyResponse>;

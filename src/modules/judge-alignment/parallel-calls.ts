@@ -1,0 +1,2 @@
+/** Judge calls in flight at once. */
+export const PARALLEL_CALLS = 4;
