@@ -163,6 +163,11 @@ function phoneLib() {
   return loaded;
 }
 
+/** A metadata pattern as libphonenumber's matchesEntirely reads it: the whole text matches it. */
+function entirely(pattern: string): RegExp {
+  return new RegExp(`^(?:${pattern})$`);
+}
+
 // The metadata's patterns number a few thousand; a caller passing others does not grow the map past this.
 const MAX_COMPILED_PATTERNS = 8192;
 /**
@@ -189,7 +194,7 @@ function compilePatternsOnce(require: NodeJS.Require): void {
   helper.default = (text: string | undefined, pattern: string): boolean => {
     let expression = compiled.get(pattern);
     if (expression === undefined) {
-      expression = new RegExp(`^(?:${pattern})$`);
+      expression = entirely(pattern);
       if (compiled.size < MAX_COMPILED_PATTERNS) compiled.set(pattern, expression);
     }
     return expression.test(text || '');
@@ -274,7 +279,7 @@ const prefixRule = perRegion((plan): PrefixRule | null => {
     const leading = f.leadingDigitsPatterns();
     return {
       leading: leading.length > 0 ? new RegExp(leading[leading.length - 1]) : null,
-      pattern: new RegExp(`^(?:${f.pattern()})$`),
+      pattern: entirely(f.pattern()),
       mandatory: f.usesNationalPrefix() && !f.nationalPrefixIsOptionalWhenFormattingInNationalFormat(),
     };
   });
@@ -347,9 +352,9 @@ const nationalNumbers = perRegion((plan, metadata): NationalNumbers | null => {
   if (patterns.length === 0) return null;
   return {
     lengths: [...lengths],
-    valid: new RegExp(`^(?:${patterns.join('|')})$`),
+    valid: entirely(patterns.join('|')),
     idd: idd ? new RegExp(`(?:${idd})`) : null,
-    iddWhole: idd && !/[$^]|\(\?[=!<]|\\[bB]/.test(idd) ? new RegExp(`^(?:${idd})$`) : null,
+    iddWhole: idd && !/[$^]|\(\?[=!<]|\\[bB]/.test(idd) ? entirely(idd) : null,
   };
 });
 
@@ -479,11 +484,6 @@ interface PlainNumbers {
 }
 // getNumberType's types, tried in this order (a number of any of them is valid).
 const NUMBER_TYPES = ['FIXED_LINE', 'MOBILE', 'PREMIUM_RATE', 'TOLL_FREE', 'SHARED_COST', 'VOIP', 'PERSONAL_NUMBER', 'PAGER', 'UAN', 'VOICEMAIL'];
-
-/** libphonenumber's matchesEntirely, built once: the whole text matches the pattern. */
-function entirely(pattern: string): RegExp {
-  return new RegExp(`^(?:${pattern})$`);
-}
 
 function countryNumbers(metadata: MetadataAccess, country: CountryCode): CountryNumbers | null {
   metadata.selectNumberingPlan(country);
