@@ -38,7 +38,10 @@ export function useRamTmpdir(): string | null {
     if (Number.isInteger(pid) && pid > 0 && !isRunning(pid)) fs.rmSync(path.join(RAM_DIR, name), { recursive: true, force: true });
   }
   const dir = path.join(RAM_DIR, `${PREFIX}${process.pid}`);
-  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  // Others may pass through but not list it, as they may /tmp: the replica tests run PostgreSQL's
+  // tools as the postgres user on a directory inside it.
+  fs.mkdirSync(dir, { recursive: true, mode: 0o711 });
+  fs.chmodSync(dir, 0o711);
   process.env.TMPDIR = dir;
   return dir;
 }
