@@ -1,9 +1,13 @@
+import os from 'node:os';
 import { defineConfig } from 'vitest/config';
 import { useRamTmpdir } from './test/support/test-tmpdir.ts';
 
 // Before the workers start, so that they and what they spawn inherit it; global-setup.ts removes it.
 const ramTmpdir = useRamTmpdir();
 if (ramTmpdir) process.env.SPYGLASS_TEST_RAM_TMPDIR = ramTmpdir;
+
+/** Test workers (see poolOptions.forks); at most six, for memory. */
+const FORKS = Math.min(os.availableParallelism() + 1, 6);
 
 /** The files that drive Chromium through the web app. */
 const BROWSER_TESTS = ['test/e2e/**/*.test.ts'];
@@ -21,9 +25,14 @@ export default defineConfig({
     pool: 'forks',
     poolOptions: {
       forks: {
-        // Two cores: more workers only add PGlite instances competing for them.
-        maxForks: 2,
-        minForks: 1,
+        // One worker more than the cores: a file spends about a third of its time waiting (for
+        // servers it spawned, Chromium, timers), which the extra worker fills. On this project's
+        // 2-core machines `npm test` took 489 s with two workers and 379 s with three (the files'
+        // CPU 652 and 585 s; docs/performance.md). Each worker holds up to about 2 GB.
+        maxForks: FORKS,
+        // As many from the start: with fewer, tinypool stops a worker it counts as idle while a
+        // file still runs in it ("Terminating worker thread"), which ended runs with three.
+        minForks: FORKS,
         // A worker runs file after file in one process: the modules are loaded once (about 8 s
         // per file otherwise) and startApp's shared app serves every file, each in an
         // organization of its own (test/support/harness.ts). No test mocks modules or changes
