@@ -27,8 +27,8 @@ export default defineConfig({
       forks: {
         // One worker more than the cores: a file spends about a third of its time waiting (for
         // servers it spawned, Chromium, timers), which the extra worker fills. On this project's
-        // 2-core machines `npm test` took 489 s with two workers and 379 s with three (the files'
-        // CPU 652 and 585 s; docs/performance.md). Each worker holds up to about 2 GB.
+        // 2-core machines `npm test` took 489 s with two workers and 359-386 s with three (CPU 652
+        // against 543-593 s; docs/performance.md). Each worker holds up to about 2 GB.
         maxForks: FORKS,
         // As many from the start: with fewer, tinypool stops a worker it counts as idle while a
         // file still runs in it ("Terminating worker thread"), which ended runs with three.

@@ -40,7 +40,8 @@ export function useRamTmpdir(): string | null {
   const dir = path.join(RAM_DIR, `${PREFIX}${process.pid}`);
   // Others may pass through but not list it, as they may /tmp: the replica tests run PostgreSQL's
   // tools as the postgres user on a directory inside it.
-  fs.mkdirSync(dir, { recursive: true, mode: 0o711 });
+  // (Set after making it: mkdir's mode passes through the umask.)
+  fs.mkdirSync(dir, { recursive: true });
   fs.chmodSync(dir, 0o711);
   process.env.TMPDIR = dir;
   return dir;
