@@ -2,7 +2,7 @@ import { MessageChannel } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import { privateText2kb } from '../../bench/privacy.ts';
 import { ALL_ENTITIES, compilePatterns, patternFindings, piiDetector, type Finding } from '../../src/modules/privacy/detect.ts';
-import { packFindings, unpackFindings, type PackedFindings } from '../../src/modules/privacy/detection-protocol.ts';
+import { packBatch, packFindings, unpackBatch, unpackFindings, type PackedFindings } from '../../src/modules/privacy/detection-protocol.ts';
 
 /** The packing as the main thread receives it from a worker: through a message port, its numbers moved. */
 async function across(packed: PackedFindings): Promise<PackedFindings> {
@@ -44,6 +44,18 @@ describe('detection answers: findings packed by a worker, unpacked on the main t
       expect(shapes(unpacked!)).toStrictEqual(shapes(expected));
     }
     expect(seen).toBeGreaterThan(1000);
+  });
+
+  it('gives back a batch text by text: the findings of each, null for a text that failed, nothing mixed between texts', async () => {
+    const batch = texts.slice(0, 12).map((text, i) => (i % 5 === 3 ? null : [...piiDetector(text, ALL_ENTITIES), ...patternFindings(text, patterns)]));
+    batch.push([], null);
+    const expected = structuredClone(batch);
+    const unpacked = unpackBatch(await across(packBatch(batch)), batch.length);
+    expect(unpacked).toStrictEqual(expected);
+    expect(unpacked!.map((f) => (f ? shapes(f) : null))).toStrictEqual(expected.map((f) => (f ? shapes(f) : null)));
+    // Read as another number of texts, the packing is not one: every text fails.
+    expect(unpackBatch(packBatch(batch), batch.length - 1)).toBeNull();
+    expect(unpackBatch(packBatch(batch), batch.length + 1)).toBeNull();
   });
 
   it('keeps the exact numbers (-0, fractions, large offsets)', async () => {

@@ -99,6 +99,28 @@ describe.each(appDatabaseKinds)('privacy detection on worker threads (%s)', (kin
     expect((await failures()) - before).toBe(2);
   });
 
+  it('texts go to the workers in batches, each text held to the budget: the one past it, the one that throws and the one its worker dies on fail alone', async () => {
+    const m = markers();
+    const before = await failures();
+    // Enough texts for batches of several (a request's texts are shared out between the workers).
+    const texts = Array.from({ length: 24 }, (_, i) => `Text ${i}: mail ${m.email}.`);
+    texts[3] = `${HANG}: mail ${m.email}, call ${m.phone}.`;
+    texts[10] = `${THROW}: card ${m.card}.`;
+    texts[17] = `${EXIT}: call ${m.phone}.`;
+    const { traceId, doc } = otlpDoc(5, texts);
+    const res = await app.otlp(doc);
+    expect(res.status, res.text).toBe(200);
+    const { all, inputs } = await prompts(traceId);
+    // Span names sort as strings: chat 0, chat 1, chat 10, ...
+    const byIndex = new Map(inputs.map((input, at) => [[...texts.keys()].map(String).sort()[at], input]));
+    for (const [i, input] of byIndex) {
+      if (i === '3' || i === '10' || i === '17') expect(input, `text ${i}`).toContain('[redaction failed]');
+      else expect(input, `text ${i}`).toContain(`Text ${i}: mail <EMAIL_ADDRESS>.`);
+    }
+    for (const needle of [...m.needles, HANG, THROW, EXIT]) expect(all).not.toContain(needle);
+    expect((await failures()) - before).toBe(3);
+  });
+
   it('a worker that dies fails only the text it was on, and the next request is searched by its replacement', async () => {
     const m = markers();
     const before = await failures();

@@ -1,9 +1,8 @@
-import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import type { EntityType } from '../evaluators/index.ts';
 import type { Finding } from './detect.ts';
-import { DETECTION_WORKER_ROLE, unpackFindings, type DetectionWorkerData, type FromWorker, type ToWorker, type WorkerFault } from './detection-protocol.ts';
+import { DETECTION_WORKER_ROLE, DetectionProgress, monotonicMs, PROGRESS_BYTES, unpackBatch, type DetectionWorkerData, type FromWorker, type ToWorker, type WorkerFault } from './detection-protocol.ts';
 
 /** What a job needs of a project's policy: the engine's entity types and the project's patterns, under a key the workers remember them by. */
 export interface DetectionPolicy {
@@ -30,31 +29,44 @@ export interface DetectionPoolOptions {
 }
 
 interface Job {
-  id: number;
   text: string;
   policy: DetectionPolicy;
   done(findings: Finding[] | null): void;
 }
 
+/** Jobs of one policy posted to a worker in one message. */
+interface Batch {
+  seq: number;
+  jobs: Job[];
+}
+
 interface Slot {
   worker: Worker;
   ready: boolean;
-  /** Jobs posted and not answered, oldest first: the worker does the first, the rest wait in its queue. */
-  held: Job[];
-  /** performance.now() when the first held job became the worker's to do (posted to it idle, or its predecessor answered). */
-  since: number;
-  /** While jobs are held: fires when the first one's budget runs out. Before ready: the start's deadline. */
+  /** Batches posted and not answered, oldest first: the worker does the first, the rest wait in its queue. */
+  held: Batch[];
+  /** The seq of the last batch posted to this worker. */
+  seq: number;
+  /** Which text the worker is on, and since when (written by the worker). */
+  progress: DetectionProgress;
+  /** While batches are held: fires when the text the worker is on may have run out of budget. Before ready: the start's deadline. */
   timer: NodeJS.Timeout | undefined;
   /** Policies sent to this worker. */
   policies: Set<number>;
 }
 
 /**
- * Jobs a worker holds at once: while it detects in one text, the next is in its queue, so it
- * never waits for the main thread between texts. Only the first can be the one running past
- * its budget; the other goes back to the queue when the worker is terminated.
+ * Batches a worker holds at once: while it detects in one, the next is in its queue, so it
+ * never waits for the main thread between batches. Only the text the worker is on can be the
+ * one running past its budget; the others held go back to the queue when it is terminated.
  */
 const HELD_PER_WORKER = 2;
+/**
+ * Texts in one batch at most: a message each way per batch instead of per text (posting,
+ * waking the other thread, a timer each), while the texts of one request still spread over
+ * every worker (a batch takes a share of what waits, see dispatch).
+ */
+const BATCH_MAX = 16;
 /** Loading the engine (word lists, gazetteers, phone metadata) takes seconds on a busy machine. */
 const DEFAULT_START_TIMEOUT_MS = 120_000;
 const DEFAULT_IDLE_MS = 5 * 60_000;
@@ -65,11 +77,14 @@ const DEFAULT_IDLE_MS = 5 * 60_000;
  * on all cores at once. Each worker loads the engine once. Workers start when first asked
  * (a project turning privacy on, or the first text), not with the server.
  *
- * The time budget is enforced while detection runs: a worker that has not answered a text
- * within the budget is terminated and replaced, the text answers null (its value is then
- * stored as [redaction failed]) and the other text it held goes back to the queue. A worker
- * that dies answers null for the text it was on in the same way; one that cannot start at
- * all fails every text waiting (fail closed), and the next text tries again.
+ * Texts go to a worker in batches, one message each way per batch; the time budget is still
+ * each text's: the worker writes which text it is on, and since when, to memory the pool
+ * reads (DetectionProgress). A worker on one text for longer than the budget is terminated
+ * and replaced, that text answers null (its value is then stored as [redaction failed]) and
+ * every other text it held, searched or not (their answers went with it), goes back to the
+ * queue. A text whose detection throws answers null alone. A worker that dies answers null
+ * for the text it was on in the same way; one that cannot start at all fails every text
+ * waiting (fail closed), and the next text tries again.
  *
  * Workers left with nothing to do for `idleMs` (no text waiting or held) are stopped, all
  * together, and started again by the next text: a server whose projects send nothing to
@@ -78,7 +93,6 @@ const DEFAULT_IDLE_MS = 5 * 60_000;
 export class DetectionPool {
   private readonly slots: Slot[] = [];
   private readonly queue: Job[] = [];
-  private nextId = 1;
   private closed = false;
   /** While the pool is idle with workers running: fires when they have been idle for `idleMs`. */
   private idleTimer: NodeJS.Timeout | undefined;
@@ -106,10 +120,26 @@ export class DetectionPool {
   }
 
   /** What the engine and the policy's patterns find in `text`; null when detection failed or ran past the budget. */
-  detect(text: string, policy: DetectionPolicy): Promise<Finding[] | null> {
-    if (this.closed) return Promise.resolve(null);
-    return new Promise((done) => {
-      this.queue.push({ id: this.nextId++, text, policy, done });
+  async detect(text: string, policy: DetectionPolicy): Promise<Finding[] | null> {
+    return (await this.detectAll([text], policy))[0];
+  }
+
+  /** detect for each of `texts`, in their order. */
+  detectAll(texts: readonly string[], policy: DetectionPolicy): Promise<(Finding[] | null)[]> {
+    if (this.closed || texts.length === 0) return Promise.resolve(texts.map(() => null));
+    return new Promise((resolve) => {
+      const found = new Array<Finding[] | null>(texts.length);
+      let left = texts.length;
+      for (let i = 0; i < texts.length; i++) {
+        this.queue.push({
+          text: texts[i],
+          policy,
+          done: (findings) => {
+            found[i] = findings;
+            if (--left === 0) resolve(found);
+          },
+        });
+      }
       this.start();
       this.dispatch();
     });
@@ -124,18 +154,20 @@ export class DetectionPool {
     for (const job of this.queue.splice(0)) job.done(null);
     for (const s of slots) {
       clearTimeout(s.timer);
-      for (const job of s.held.splice(0)) job.done(null);
+      for (const batch of s.held.splice(0)) for (const job of batch.jobs) job.done(null);
     }
     await Promise.all(slots.map((s) => s.worker.terminate()));
   }
 
   private spawn(): void {
-    const workerData: DetectionWorkerData = { role: DETECTION_WORKER_ROLE, ...(this.options.fault ? { fault: this.options.fault } : {}) };
+    const progress = new DetectionProgress(new SharedArrayBuffer(PROGRESS_BYTES));
+    const workerData: DetectionWorkerData = { role: DETECTION_WORKER_ROLE, progress: progress.memory, ...(this.options.fault ? { fault: this.options.fault } : {}) };
     const slot: Slot = {
       worker: new Worker(new URL('./detection-worker.entry.mjs', import.meta.url), { workerData }),
       ready: false,
       held: [],
-      since: 0,
+      seq: 0,
+      progress,
       timer: undefined,
       policies: new Set(),
     };
@@ -173,13 +205,13 @@ export class DetectionPool {
       this.dispatch();
       return;
     }
-    const job = slot.held[0];
-    if (!job || job.id !== m.id) return;
+    const batch = slot.held[0];
+    if (!batch || batch.seq !== m.seq) return;
     slot.held.shift();
-    slot.since = performance.now();
     this.unwatch(slot);
     if (slot.held.length > 0) this.watch(slot);
-    job.done(m.kind === 'found' ? unpackFindings(m.findings) : null);
+    const found = m.kind === 'found' ? unpackBatch(m.findings, batch.jobs.length) : null;
+    for (let i = 0; i < batch.jobs.length; i++) batch.jobs[i].done(found ? found[i] : null);
     this.dispatch();
     this.checkIdle();
   }
@@ -209,26 +241,30 @@ export class DetectionPool {
     this.idleTimer.unref();
   }
 
-  /** Hands queued texts to ready workers with room, the least busy first. */
+  /**
+   * Hands queued texts to ready workers with room, the least busy first, in batches of one
+   * policy: each a share of what waits (so that every worker gets some), at most BATCH_MAX.
+   */
   private dispatch(): void {
     while (this.queue.length > 0) {
       let best: Slot | undefined;
       for (const s of this.slots) if (s.ready && s.held.length < HELD_PER_WORKER && (!best || s.held.length < best.held.length)) best = s;
       if (!best) return;
-      const job = this.queue.shift()!;
-      const { policy } = job;
+      const { policy } = this.queue[0];
+      const share = Math.min(BATCH_MAX, Math.ceil(this.queue.length / (this.options.threads * HELD_PER_WORKER)));
+      let size = 1;
+      while (size < share && size < this.queue.length && this.queue[size].policy === policy) size++;
+      const jobs = this.queue.splice(0, size);
       if (!best.policies.has(policy.detectionKey)) {
         best.policies.add(policy.detectionKey);
         this.post(best, { kind: 'policy', policy: policy.detectionKey, entities: policy.entities, patterns: policy.patterns });
       }
       clearTimeout(this.idleTimer);
       this.idleTimer = undefined;
-      best.held.push(job);
-      if (best.held.length === 1) {
-        best.since = performance.now();
-        this.watch(best);
-      }
-      this.post(best, { kind: 'job', id: job.id, policy: policy.detectionKey, text: job.text });
+      const batch: Batch = { seq: ++best.seq, jobs };
+      best.held.push(batch);
+      if (best.held.length === 1) this.watch(best);
+      this.post(best, { kind: 'batch', seq: batch.seq, policy: policy.detectionKey, texts: jobs.map((j) => j.text) });
     }
   }
 
@@ -236,20 +272,27 @@ export class DetectionPool {
     slot.worker.postMessage(m);
   }
 
-  /** Arms the worker's timer for its first held text's budget. */
-  private watch(slot: Slot): void {
-    const left = slot.since + this.options.budgetMs - performance.now();
+  /**
+   * Arms the worker's timer: when it fires, the text the worker is on (of its first held
+   * batch) has run past the budget, or the timer is armed again for when that text would.
+   * A batch not started yet gets a whole budget from now.
+   */
+  private watch(slot: Slot, delay = this.options.budgetMs): void {
     slot.timer = setTimeout(() => {
       slot.timer = undefined;
       if (slot.held.length === 0 || !this.slots.includes(slot)) return;
-      if (performance.now() - slot.since < this.options.budgetMs) return this.watch(slot);
+      const on = slot.progress.read();
+      // Not started on the batch yet, or done with it (its answer not read yet): nothing runs past a budget.
+      if (on.seq !== slot.held[0].seq || on.index >= slot.held[0].jobs.length) return this.watch(slot);
+      const left = on.since + this.options.budgetMs - monotonicMs();
+      if (left > 0) return this.watch(slot, left);
       this.options.logger?.warn(
         { worker: slot.worker.threadId, budgetMs: this.options.budgetMs },
         'privacy detection ran past its time budget: worker terminated and replaced, the text is stored as [redaction failed]',
       );
       this.retire(slot);
       void slot.worker.terminate();
-    }, Math.max(0, left));
+    }, Math.max(0, delay));
     slot.timer.unref();
   }
 
@@ -258,13 +301,21 @@ export class DetectionPool {
     slot.timer = undefined;
   }
 
-  /** A worker gone while holding texts: the first fails (it was on it), the rest wait for another; a new worker replaces it. */
+  /**
+   * A worker gone while holding texts: the one it was on fails (the first held, when it had
+   * not started on any: one text fails rather than a text that kills workers coming back for
+   * ever); the rest wait for another; a new worker replaces it.
+   */
   private retire(slot: Slot): void {
     this.remove(slot);
     this.replaced++;
-    const [first, ...rest] = slot.held.splice(0);
-    this.queue.unshift(...rest);
-    first?.done(null);
+    const held = slot.held.splice(0);
+    const jobs = held.flatMap((b) => b.jobs);
+    const on = slot.progress.read();
+    const at = held.length > 0 && on.seq === held[0].seq && on.index < held[0].jobs.length ? on.index : 0;
+    const [failed] = jobs.splice(at, 1);
+    this.queue.unshift(...jobs);
+    failed?.done(null);
     if (this.closed) return;
     if (this.queue.length > 0) this.start();
     this.dispatch();

@@ -163,7 +163,7 @@ export class Redactor {
     }
     if (wanted.size === 0) return;
     const texts = [...wanted.keys()];
-    const found = await Promise.all(texts.map((text) => pool.detect(text, this.policy)));
+    const found = await pool.detectAll(texts, this.policy);
     for (let i = 0; i < texts.length; i++) {
       const findings = found[i];
       this.prepared.set(texts[i], findings);
