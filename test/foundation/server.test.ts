@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { adminQuery, withDatabase } from '../support/global-setup.ts';
 import { request } from '../support/harness.ts';
-import { BIN, freePort, runCli, signalTree, startServer, useTmpDirs } from '../support/server-process.ts';
+import { BIN, freePort, NODE_FLAGS, runCli, signalTree, startServer, useTmpDirs } from '../support/server-process.ts';
 
 const tmpDir = useTmpDirs();
 
@@ -60,7 +60,7 @@ describe('the server process (PGlite in a data directory)', { timeout: 120_000 }
     const dataDir = tmpDir();
     const port = await freePort();
     // script(1) gives the server a pseudo-terminal as stdout, as an interactive `npm start` has.
-    const child = spawn('script', ['-qfec', `"${process.execPath}" "${BIN}" serve`, '/dev/null'], {
+    const child = spawn('script', ['-qfec', `"${process.execPath}" ${NODE_FLAGS.join(' ')} "${BIN}" serve`, '/dev/null'], {
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', PORT: String(port), SPYGLASS_OTLP_GRPC_PORT: 'off', SPYGLASS_DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

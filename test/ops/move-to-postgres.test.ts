@@ -6,7 +6,7 @@ import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { adminQuery, withDatabase } from '../support/global-setup.ts';
 import { request } from '../support/harness.ts';
-import { BIN, runCliInProcess, signalTree, startServer, useTmpDirs, type Running } from '../support/server-process.ts';
+import { BIN, NODE_FLAGS, runCliInProcess, signalTree, startServer, useTmpDirs, type Running } from '../support/server-process.ts';
 import { Receiver } from '../webhooks/receiver.ts';
 import { signedWith, waitFor } from '../webhooks/support.ts';
 
@@ -105,7 +105,7 @@ describe.skipIf(!pgUrl)('move-to-postgres', { timeout: 480_000 }, () => {
       }
       await holder.query('BEGIN');
       await holder.query('LOCK TABLE prompt_versions IN SHARE MODE');
-      const child = spawn(process.execPath, [BIN, 'move-to-postgres', url], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [...NODE_FLAGS, BIN, 'move-to-postgres', url], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
       let interruptedOut = '';
       child.stdout.on('data', (d) => (interruptedOut += d));
       child.stderr.on('data', (d) => (interruptedOut += d));

@@ -44,6 +44,16 @@ export function signalTree(pid: number, signal: NodeJS.Signals): void {
  */
 export const CHEAP_PASSWORD_HASH_COST = '10';
 
+/**
+ * Node's flags for the servers and CLIs the tests spawn. `--liftoff-only`: PGlite's WebAssembly
+ * runs on V8's baseline compiler alone, without TurboFan recompiling the functions a start makes
+ * hot (initdb, the template's restore): about 2 s less CPU per start (7.4 -> 5.3 s), where the
+ * faster code would pay back only in a long-lived process. It changes how fast the database's code
+ * runs, not what it does. The test workers themselves keep V8's default: there the gain was not
+ * clear (docs/performance.md).
+ */
+export const NODE_FLAGS = ['--liftoff-only'];
+
 export async function startServer(env: Record<string, string>, wrapper: string[] = []): Promise<Running> {
   // A port free when asked can be taken by another file's listener before the server binds it
   // (files run side by side): the server then exits with EADDRINUSE, and it starts again on another.
@@ -56,7 +66,7 @@ export async function startServer(env: Record<string, string>, wrapper: string[]
 
 async function startServerOn(port: number, env: Record<string, string>, wrapper: string[]): Promise<Running | { portTaken: boolean; output: string }> {
   // A wrapper (strace, a shell setting the umask) runs the server as its last arguments.
-  const [command, ...args] = [...wrapper, process.execPath, BIN, 'serve'];
+  const [command, ...args] = [...wrapper, process.execPath, ...NODE_FLAGS, BIN, 'serve'];
   const child = spawn(command, args, {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', PORT: String(port), SPYGLASS_OTLP_GRPC_PORT: 'off', LOG_LEVEL: 'info', SPYGLASS_PASSWORD_HASH_COST: CHEAP_PASSWORD_HASH_COST, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -96,7 +106,7 @@ export async function runCli(
   /** onStderr: the stderr so far, each time more comes (a test acts while the command waits). */
   options: { timeoutMs?: number; onStderr?: (text: string) => void } = {},
 ): Promise<{ code: number | null; out: string; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH ?? '', SPYGLASS_PASSWORD_HASH_COST: CHEAP_PASSWORD_HASH_COST, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...NODE_FLAGS, BIN, ...args], { env: { PATH: process.env.PATH ?? '', SPYGLASS_PASSWORD_HASH_COST: CHEAP_PASSWORD_HASH_COST, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const timer = options.timeoutMs ? setTimeout(() => child.kill('SIGKILL'), options.timeoutMs) : null;
   child.on('exit', () => timer && clearTimeout(timer));
   let out = '';
