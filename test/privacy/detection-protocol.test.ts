@@ -2,7 +2,20 @@ import { MessageChannel } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import { privateText2kb } from '../../bench/privacy.ts';
 import { ALL_ENTITIES, compilePatterns, patternFindings, piiDetector, type Finding } from '../../src/modules/privacy/detect.ts';
-import { packBatch, packFindings, unpackBatch, unpackFindings, type PackedFindings } from '../../src/modules/privacy/detection-protocol.ts';
+import { packBatch, unpackBatch, type PackedFindings } from '../../src/modules/privacy/detection-protocol.ts';
+
+type AnyFinding = Finding & { text?: string };
+
+/** One text's findings packed: a batch of one. */
+function packFindings(findings: readonly AnyFinding[]): PackedFindings {
+  return packBatch([findings]);
+}
+
+/** What packFindings packed; null when what came is not such a packing. */
+function unpackFindings(packed: PackedFindings): Finding[] | null {
+  const texts = unpackBatch(packed, 1);
+  return texts ? texts[0] : null;
+}
 
 /** The packing as the main thread receives it from a worker: through a message port, its numbers moved. */
 async function across(packed: PackedFindings): Promise<PackedFindings> {

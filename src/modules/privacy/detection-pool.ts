@@ -119,12 +119,7 @@ export class DetectionPool {
     this.checkIdle();
   }
 
-  /** What the engine and the policy's patterns find in `text`; null when detection failed or ran past the budget. */
-  async detect(text: string, policy: DetectionPolicy): Promise<Finding[] | null> {
-    return (await this.detectAll([text], policy))[0];
-  }
-
-  /** detect for each of `texts`, in their order. */
+  /** What the engine and the policy's patterns find in each of `texts`, in their order; null for a text whose detection failed or ran past the budget. */
   detectAll(texts: readonly string[], policy: DetectionPolicy): Promise<(Finding[] | null)[]> {
     if (this.closed || texts.length === 0) return Promise.resolve(texts.map(() => null));
     return new Promise((resolve) => {

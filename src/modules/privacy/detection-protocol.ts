@@ -119,17 +119,6 @@ type AnyFinding = Finding & { text?: string };
 
 const PACKED = 5;
 
-/** One text's findings packed (a batch of one: packBatch). */
-export function packFindings(findings: readonly AnyFinding[]): PackedFindings {
-  return packBatch([findings]);
-}
-
-/** What packFindings packed; null (the text then fails, closed) when what came is not such a packing. */
-export function unpackFindings(packed: PackedFindings): Finding[] | null {
-  const texts = unpackBatch(packed, 1);
-  return texts ? texts[0] : null;
-}
-
 /**
  * A batch's findings, text by text, in one packing: before each text's findings, their
  * number, or -1 for a text whose detection failed.
