@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { detectPii } from '../../src/modules/evaluators/pii/index.ts';
+import { contextTokens } from '../../src/modules/evaluators/pii/context.ts';
 
 // What counts as a word decides which words are within reach of a finding (five words before
 // it and five after, besides the word it starts in): letters and digits of any script,
@@ -26,5 +27,26 @@ describe('PII context words among words of other scripts', () => {
     ['stop words between, which use up no room', 'phone the of and to in it 4155550132', 0.75],
   ])('%s', (_name, input, score) => {
     expect(phoneScore(input)).toBeCloseTo(score, 6);
+  });
+});
+
+describe('PII context words, lower-cased with the text once', () => {
+  // Words are lower-cased from one lower-cased copy of the text; where that would differ from
+  // lower-casing each word by itself (a character whose lower case is longer, a final sigma,
+  // which depends on the letters around it), the words are lower-cased one by one.
+  it.each([
+    ['a capital dotted I, longer in lower case, before the context word', 'İstanbul PHONE 4155550132', 0.75],
+    ['a capital dotted I five words before the number', 'PHONE İ b c d e 4155550132', 0.4],
+    ['a capital sigma ending a word', 'ΟΔΟΣ PHONE 4155550132', 0.75],
+    ['a capital sigma after a full stop', 'A.Σ phone 4155550132', 0.75],
+  ])('%s', (_name, input, score) => {
+    expect(phoneScore(input)).toBeCloseTo(score, 6);
+  });
+
+  it('gives every word the lower case it has by itself, on texts of many scripts', () => {
+    const texts = ['İstanbul İZMİR phone', 'ΟΔΟΣ Σ A.Σ ΣΑ', 'Straße STRASSE ǅ ǈ', 'plain ASCII Words #tag it’s well-known'];
+    for (const t of texts) {
+      for (const token of contextTokens(t)) expect(token.lower).toBe(t.slice(token.start, token.end).toLowerCase());
+    }
   });
 });

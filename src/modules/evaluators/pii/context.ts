@@ -74,15 +74,32 @@ function wordCharAt(text: string, i: number): number {
 
 /** The end of the run of word characters starting at `i` (`i` when there is none). */
 function wordRunEnd(text: string, i: number): number {
-  let n: number;
-  while ((n = wordCharAt(text, i)) > 0) i += n;
-  return i;
+  const length = text.length;
+  for (;;) {
+    // ASCII, nearly every character of most texts, without the call.
+    while (i < length) {
+      const c = text.charCodeAt(i);
+      if (c >= 128) break;
+      if (bmpWordChar[c] !== 1) return i;
+      i++;
+    }
+    const n = wordCharAt(text, i);
+    if (n === 0) return i;
+    i += n;
+  }
 }
+
+/** The longest stop word: a longer word is a keyword without looking it up. */
+const LONGEST_STOP_WORD = Math.max(...[...STOP_WORDS].map((w) => w.length));
 
 /** The words of a text as context words are looked for among them. */
 export function contextTokens(text: string): Token[] {
   const tokens: Token[] = [];
   const length = text.length;
+  // Lower-cased once, each word a slice of it: the same as lower-casing each word, unless
+  // lower-casing changes a length ("İ") or looks past the word (a final sigma).
+  const lowered = text.toLowerCase();
+  const lowerText = lowered.length === length && !text.includes('Σ') ? lowered : null;
   let i = 0;
   while (i < length) {
     const c = text.charCodeAt(i);
@@ -101,8 +118,8 @@ export function contextTokens(text: string): Token[] {
       end = wordRunEnd(text, end + 1);
     }
     if (text.charCodeAt(end) === 35) end++;
-    const lower = text.slice(start, end).toLowerCase();
-    tokens.push({ start, end, lower, keyword: !STOP_WORDS.has(lower) });
+    const lower = lowerText !== null ? lowerText.slice(start, end) : text.slice(start, end).toLowerCase();
+    tokens.push({ start, end, lower, keyword: end - start > LONGEST_STOP_WORD || !STOP_WORDS.has(lower) });
     i = end;
   }
   return tokens;
