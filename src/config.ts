@@ -89,6 +89,8 @@ const envSchema = z.object({
   SPYGLASS_MONITOR_SETTLE_SECONDS: z.coerce.number().min(0).max(3_600).default(30),
   /** How often this process evaluates due alert rules (and sends due reports: four times as long); 0: it does not. */
   SPYGLASS_ALERT_POLL_SECONDS: z.coerce.number().min(0).max(3_600).default(15),
+  /** How often this process looks for due queued jobs (monitors, imports, backfills, alert deliveries), in ms; 0: it runs none. */
+  SPYGLASS_JOB_POLL_MS: z.coerce.number().int().min(0).max(60_000).default(2_000),
   /** 1: GET /metrics answers without credentials (a scraper on a private network); else it needs metrics:view. */
   SPYGLASS_METRICS_PUBLIC: z.enum(['0', '1', 'true', 'false']).default('0'),
   SMTP_FROM: z.string().trim().min(3).default('Spyglass <spyglass@localhost>'),
@@ -173,7 +175,7 @@ export interface Config {
   /** SPYGLASS_PUBLIC_URL without a trailing slash; null: links use the request's origin. */
   publicUrl: string | null;
   trustProxy: boolean;
-  intervals: { cacheSweepMs: number; retentionSweepMs: number; monitorSettleMs: number; alertPollMs: number };
+  intervals: { cacheSweepMs: number; retentionSweepMs: number; monitorSettleMs: number; alertPollMs: number; jobPollMs: number };
   /** GET /metrics without credentials. */
   metricsPublic: boolean;
   sessions: { idleMs: number; maxAgeMs: number };
@@ -244,6 +246,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
       retentionSweepMs: e.SPYGLASS_RETENTION_SWEEP_SECONDS * 1000,
       monitorSettleMs: e.SPYGLASS_MONITOR_SETTLE_SECONDS * 1000,
       alertPollMs: e.SPYGLASS_ALERT_POLL_SECONDS * 1000,
+      jobPollMs: e.SPYGLASS_JOB_POLL_MS,
     },
     metricsPublic: e.SPYGLASS_METRICS_PUBLIC === '1' || e.SPYGLASS_METRICS_PUBLIC === 'true',
     sessions: { idleMs: e.SPYGLASS_SESSION_IDLE_HOURS * HOUR, maxAgeMs: e.SPYGLASS_SESSION_MAX_HOURS * HOUR },

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { appDatabaseKinds, startApp, type TestApp } from '../support/harness.ts';
+import { appDatabaseKinds, startApp, type TestApp, JOBS_RUN_BY_HAND } from '../support/harness.ts';
 import { hasChromium, closeContexts, workerBrowser, seriousViolations, saveScreenshot, SCREENSHOT_DIR, openSignedIn } from '../support/browser.ts';
 import { sections } from '../support/sections.ts';
 import { agentTrace } from '../support/sample-traces.ts';
@@ -23,7 +23,7 @@ describe.runIf(hasChromium)('prompts, evaluators, monitors and analytics in a re
   const sent: string[] = [];
 
   beforeAll(async () => {
-    web = await startApp(kind, { clock, fresh: true });
+    web = await startApp(kind, { clock, fresh: true, env: JOBS_RUN_BY_HAND });
     browser = await workerBrowser();
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     page = await context.newPage();

@@ -177,8 +177,9 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('threads in a real browser (%
     expect(await results.textContent()).toContain('Turn 1 says 09:15, a later turn 14:40.');
     expect(await results.locator('.score-chip').textContent()).toBe('Consistency ✗');
     // The mark sits on turn 5, the last it covered.
+    // (the turns come in a request of their own, which may answer after the evaluations')
     const turns = page.getByTestId('thread-turns').locator('li.turn');
-    expect(await turns.count()).toBe(5);
+    await expect.poll(() => turns.count()).toBe(5);
     expect(await turns.nth(4).getByTestId('covered-mark').textContent()).toContain('Evaluated through turn 5');
     expect(await turns.nth(3).getByTestId('covered-mark').count()).toBe(0);
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createTenant, appDatabaseKinds, ManualClock, startApp, type TestApp, type Tenant } from '../support/harness.ts';
+import { createTenant, appDatabaseKinds, ManualClock, startApp, type TestApp, type Tenant, JOBS_RUN_BY_HAND } from '../support/harness.ts';
 import { errorReply, startFakeServer, textReply, toolCallReply, type FakeServer } from './fake-servers.ts';
 
 const JUDGE = {
@@ -19,7 +19,7 @@ describe.each(appDatabaseKinds)('custom evaluators (%s)', (kind) => {
   const clock = new ManualClock(new Date('2026-11-22T10:00:00Z'));
   beforeAll(async () => {
     fake = await startFakeServer();
-    t = await startApp(kind, { clock, fresh: true });
+    t = await startApp(kind, { clock, fresh: true, env: JOBS_RUN_BY_HAND });
     key = t.creds.projectApiKey;
     other = await createTenant(t);
     const provider = await t.request('POST', '/api/model-providers', {

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/platform/logging.ts';
-import { appDatabaseKinds, ManualClock, startApp, type DatabaseKind, type TestApp } from '../support/harness.ts';
+import { appDatabaseKinds, ManualClock, startApp, type DatabaseKind, type TestApp, JOBS_RUN_BY_HAND } from '../support/harness.ts';
 import { Receiver } from '../webhooks/receiver.ts';
 import { admin, dispatcherOf, WEBHOOK_TEST_ENV } from '../webhooks/support.ts';
 
@@ -61,7 +61,7 @@ describe.each(appDatabaseKinds)('GET /metrics and request ids (%s)', (kind) => {
   const logs = captureLogs();
   beforeAll(async () => {
     receiver = await Receiver.start();
-    t = await startApp(kind, { clock, env: WEBHOOK_TEST_ENV, logger: logs.logger });
+    t = await startApp(kind, { clock, env: { ...WEBHOOK_TEST_ENV, ...JOBS_RUN_BY_HAND }, logger: logs.logger });
     firstApps.set(kind, t);
     key = t.creds.projectApiKey;
   });

@@ -4,7 +4,7 @@ import { rows } from '../../src/db/index.ts';
 import { JobQueue, PermanentJobError } from '../../src/platform/jobs/index.ts';
 import { z } from 'zod';
 import { ENABLED_MONITORS_TTL_MS, MONITOR_QUEUE, monitorJobPayload, runMonitorJob } from '../../src/modules/monitors/index.ts';
-import { appDatabaseKinds, ManualClock, startApp, type TestApp } from '../support/harness.ts';
+import { appDatabaseKinds, ManualClock, startApp, type TestApp, JOBS_RUN_BY_HAND } from '../support/harness.ts';
 
 const T0 = Date.parse('2026-11-21T09:00:00Z');
 
@@ -13,7 +13,7 @@ describe.each(appDatabaseKinds)('monitors: evaluators running by themselves on i
   let key: string;
   const clock = new ManualClock(T0);
   beforeAll(async () => {
-    t = await startApp(kind, { clock, fresh: true });
+    t = await startApp(kind, { clock, fresh: true, env: JOBS_RUN_BY_HAND });
     key = t.creds.projectApiKey;
   });
   afterAll(() => t.close());
@@ -106,6 +106,23 @@ describe.each(appDatabaseKinds)('monitors: evaluators running by themselves on i
     expect(await queue.runDue()).toBe(1);
     expect((await t.request('GET', '/api/trace/mon-6', { token: key })).body.evaluations[0].name).toBe('restart');
     await t.request('DELETE', `/api/monitors/${m.body.id}`, { token: key });
+  });
+
+  it('a process whose job poll is 0 leaves queued jobs to a process that polls (SPYGLASS_JOB_POLL_MS)', async () => {
+    const m = await t.request('POST', '/api/monitors', { token: key, body: { name: 'polled', evaluator: 'llm/competitor_blocklist', settings: { competitors: ['Acme'] } } });
+    await trace('mon-polled', 'Acme');
+    clock.advance(31_000);
+    // Longer than the default poll (2 s): a process polling at it would have run the job by now.
+    await new Promise((r) => setTimeout(r, 2_200));
+    expect(await pendingJobs()).toBe(1);
+    const worker = await startApp(kind, { clock, reopen: t, env: { SPYGLASS_JOB_POLL_MS: '50' } });
+    try {
+      await expect.poll(pendingJobs, { timeout: 10_000 }).toBe(0);
+      expect((await t.request('GET', '/api/trace/mon-polled', { token: key })).body.evaluations[0]).toMatchObject({ name: 'polled', status: 'processed' });
+    } finally {
+      await worker.close();
+      await t.request('DELETE', `/api/monitors/${m.body.id}`, { token: key });
+    }
   });
 
   it('another server process on the database picks up a new monitor within ENABLED_MONITORS_TTL_MS', async () => {

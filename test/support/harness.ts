@@ -110,6 +110,13 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
+/**
+ * The environment of an app whose file runs its queued jobs by hand (`app.services.jobs.runDue()`,
+ * after moving a ManualClock): without it the app's own poll, every 2 s of real time, could
+ * claim a job between the clock's move and the file's runDue, which then ran none.
+ */
+export const JOBS_RUN_BY_HAND = { SPYGLASS_JOB_POLL_MS: '0' };
+
 /** What apps reopened on one database share. */
 interface SharedResources {
   db: Database;
