@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { databaseKinds, ManualClock, startApp, type TestApp } from '../support/harness.ts';
+import { databaseKinds, ManualClock, startApp, type TestApp, JOBS_RUN_BY_HAND } from '../support/harness.ts';
 import { startSmtp } from '../support/smtp.ts';
 import { Receiver } from '../webhooks/receiver.ts';
 
@@ -32,7 +32,7 @@ describe.each(databaseKinds)('alert deliveries and quiet rules (%s)', (kind) => 
     smtp = null;
     slack = await Receiver.start('/services/T000/B000/QUIET');
     // The app's own polls are off: the test runs the rules and the delivery jobs itself.
-    t = await startApp(kind, { clock, env: { SMTP_URL: smtpUrl, SPYGLASS_WEBHOOK_ALLOW_PRIVATE: '1', SPYGLASS_WEBHOOK_POLL_MS: '0', SPYGLASS_ALERT_POLL_SECONDS: '0' } });
+    t = await startApp(kind, { clock, env: { SMTP_URL: smtpUrl, SPYGLASS_WEBHOOK_ALLOW_PRIVATE: '1', SPYGLASS_WEBHOOK_POLL_MS: '0', SPYGLASS_ALERT_POLL_SECONDS: '0', ...JOBS_RUN_BY_HAND } });
     key = t.creds.projectApiKey;
   });
   afterAll(async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { databaseKinds, ManualClock, startApp, type TestApp } from '../support/harness.ts';
+import { databaseKinds, ManualClock, startApp, type TestApp, JOBS_RUN_BY_HAND } from '../support/harness.ts';
 import { startSmtp } from '../support/smtp.ts';
 import { Receiver } from '../webhooks/receiver.ts';
 
@@ -21,7 +21,7 @@ describe.each(databaseKinds)('alert reports (%s)', (kind) => {
     slack = await Receiver.start('/services/T000/B000/REPORT');
     // The test moves the clock and calls the rules' and reports' polls itself: the app's own polls,
     // on real time beside it, would evaluate windows in between when the machine is slow.
-    t = await startApp(kind, { clock, env: { SMTP_URL: smtp.url, SPYGLASS_WEBHOOK_ALLOW_PRIVATE: '1', SPYGLASS_WEBHOOK_POLL_MS: '0', SPYGLASS_ALERT_POLL_SECONDS: '0' } });
+    t = await startApp(kind, { clock, env: { SMTP_URL: smtp.url, SPYGLASS_WEBHOOK_ALLOW_PRIVATE: '1', SPYGLASS_WEBHOOK_POLL_MS: '0', SPYGLASS_ALERT_POLL_SECONDS: '0', ...JOBS_RUN_BY_HAND } });
     key = t.creds.projectApiKey;
   });
   afterAll(async () => {
@@ -104,7 +104,7 @@ describe.each(databaseKinds)('alert reports (%s)', (kind) => {
     expect((await t.app.services.alerts.alerts.sendDueReports()).sent).toBe(0);
     // 08:00: two processes look at once; Friday is sent once.
     clock.set(NOV21 + 8 * HOUR + 30_000);
-    const second = await startApp(kind, { clock, reopen: t, env: { SPYGLASS_ALERT_POLL_SECONDS: '0' } });
+    const second = await startApp(kind, { clock, reopen: t, env: { SPYGLASS_ALERT_POLL_SECONDS: '0', ...JOBS_RUN_BY_HAND } });
     try {
       const outcomes = await Promise.all([t.app.services.alerts.alerts.sendDueReports(), second.app.services.alerts.alerts.sendDueReports(), t.app.services.alerts.alerts.sendDueReports()]);
       expect(outcomes.reduce((s, o) => s + o.sent, 0)).toBe(1);

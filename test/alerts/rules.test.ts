@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rows } from '../../src/db/index.ts';
-import { createTenant, databaseKinds, ManualClock, startApp, type TestApp } from '../support/harness.ts';
+import { createTenant, databaseKinds, ManualClock, startApp, type TestApp, JOBS_RUN_BY_HAND } from '../support/harness.ts';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startSmtp } from '../support/smtp.ts';
@@ -22,7 +22,7 @@ describe.each(databaseKinds)('alert rules (%s)', (kind) => {
     smtp = await startSmtp();
     slack = await Receiver.start('/services/T000/B000/XXXX');
     // Loopback receivers: this server may post to private addresses (the policy is tested below).
-    t = await startApp(kind, { clock, env: { SMTP_URL: smtp.url, SPYGLASS_WEBHOOK_ALLOW_PRIVATE: '1', SPYGLASS_WEBHOOK_POLL_MS: '0' } });
+    t = await startApp(kind, { clock, env: { SMTP_URL: smtp.url, SPYGLASS_WEBHOOK_ALLOW_PRIVATE: '1', SPYGLASS_WEBHOOK_POLL_MS: '0', ...JOBS_RUN_BY_HAND } });
     key = t.creds.projectApiKey;
   });
   afterAll(async () => {
@@ -228,7 +228,7 @@ describe.each(databaseKinds)('alert rules (%s)', (kind) => {
     expect((await add({ name: 'x', kind: 'slack', target: 'ftp://example.test/x' })).body.error.meta.field).toBe('target');
     expect((await add({ name: 'x', kind: 'pager', target: 'x@example.test' })).body.error.meta.field).toBe('body.kind');
     // A server under the default policy refuses loopback receivers, and has no SMTP.
-    const strict = await startApp(kind, { clock, reopen: t });
+    const strict = await startApp(kind, { clock, reopen: t, env: JOBS_RUN_BY_HAND });
     try {
       const refused = await add({ name: 'x', kind: 'slack', target: slack.url }, strict);
       expect(refused.status).toBe(400);
@@ -269,7 +269,7 @@ describe.each(databaseKinds)('alert rules (%s)', (kind) => {
   });
 
   it('evaluates each window once with two server processes on one database (counted)', async () => {
-    const second = await startApp(kind, { clock, reopen: t });
+    const second = await startApp(kind, { clock, reopen: t, env: JOBS_RUN_BY_HAND });
     try {
       const created = await post({ name: 'Volume', metric: { kind: 'trace_count' }, windowMinutes: 5, condition: { kind: 'change', baseline: { kind: 'previous' } } });
       const id = created.body.id;

@@ -365,6 +365,8 @@ describe.runIf(hasChromium)('dashboards in a real browser', () => {
       const analytics = await web.request('POST', '/api/analytics/timeseries', { token: web.creds.projectApiKey, body: data.query });
       expect(analytics.status, analytics.text).toBe(200);
       const a = analytics.body;
+      // The answer reached the test; the page may not have drawn it yet (it draws three charts).
+      await p.locator(`[data-testid="chart-value-${chartId}"], [data-testid="chart-table-${chartId}"]`).waitFor();
       const value = p.getByTestId(`chart-value-${chartId}`);
       if (await value.count()) {
         const shown = Number(await value.getAttribute('data-value'));

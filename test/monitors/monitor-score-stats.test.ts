@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeServer, toolCallReply, type FakeServer } from '../evaluators/fake-servers.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
-import { databaseKinds, startApp, type TestApp } from '../support/harness.ts';
+import { databaseKinds, startApp, type TestApp, JOBS_RUN_BY_HAND } from '../support/harness.ts';
 
 const T0 = Date.parse('2026-11-22T10:00:00Z');
 const HOUR = 3_600_000;
@@ -24,7 +24,7 @@ describe.each(databaseKinds)('monitor stats of scores and labels (%s)', (kind) =
       const about = Object.keys(SCORES).find((k) => text.includes(k)) ?? 'answer one';
       return text.includes('"label"') ? toolCallReply('evaluation', { reasoning: 'r', label: LABELS[about] }) : toolCallReply('evaluation', { reasoning: 'r', final_score: SCORES[about] });
     };
-    t = await startApp(kind, { clock, env: { OPENAI_API_KEY: 'test', OPENAI_BASE_URL: `${fake.url}/v1` } });
+    t = await startApp(kind, { clock, env: { OPENAI_API_KEY: 'test', OPENAI_BASE_URL: `${fake.url}/v1`, ...JOBS_RUN_BY_HAND } });
     const key = t.creds.projectApiKey;
     const monitor = async (body: unknown) => {
       const res = await t.request('POST', '/api/monitors', { authToken: key, body });

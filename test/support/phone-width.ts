@@ -29,6 +29,10 @@ const WIDER_THAN_SCREEN = `(() => {
     const r = el.getBoundingClientRect();
     if (r.width === 0 || r.height === 0 || r.right <= width + 0.5) continue;
     if (!el.checkVisibility({ visibilityProperty: true, contentVisibilityAuto: true })) continue;
+    // A toast sliding in or out crosses the edge on its way (its transition moves it sideways);
+    // one at rest must fit like anything else.
+    const toast = el.closest('.mantine-Notifications-notification');
+    if (toast && [toast, toast.parentElement].some((t) => t && t.getAnimations({ subtree: true }).length > 0)) continue;
     const style = getComputedStyle(el);
     // Held by an ancestor that scrolls or clips sideways, on the element's own containing-block
     // chain: an absolutely positioned label whose containing block is outside a table's
