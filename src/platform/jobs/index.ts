@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import { jsonParam, rows, type Database, type Executor, textArray } from '../../db/index.ts';
-import type { Clock } from '../clock.ts';
+import { systemClock, type Clock } from '../clock.ts';
 import { Metrics } from '../metrics.ts';
 
 /**
@@ -86,6 +86,14 @@ export async function pendingJobKeys(db: Executor, keys: readonly string[]): Pro
 
 export const LEASE_MS = 5 * 60_000;
 
+/**
+ * Leases run on the machine's clock, not the app's: a lease says whether the process holding a
+ * job is still alive, which only real time tells. The app's clock decides when a job is due;
+ * a clock moved by hand (a test's) would otherwise end the lease of a job still running, and
+ * another caller ran it a second time (an alert mailed twice).
+ */
+const leaseNow = (): number => systemClock.now().getTime();
+
 /** Backoff before attempt n+1: 10 s, 40 s, 2.7 min, 10.7 min, ... capped at 1 h, with ±20 % jitter. */
 export function backoffMs(attempts: number): number {
   const base = Math.min(3_600_000, 10_000 * 4 ** Math.max(0, attempts - 1));
@@ -107,7 +115,7 @@ export class JobQueue {
 
   /** Keeps a long job claimed by this process (another process takes it over once a lease lapses). */
   async extendLease(jobId: number): Promise<void> {
-    const until = this.clock.now().getTime() + this.leaseMs;
+    const until = leaseNow() + this.leaseMs;
     await this.db.orm.execute(sql`UPDATE jobs SET locked_until = ${until} WHERE id = ${jobId} AND locked_until IS NOT NULL`);
   }
 
@@ -147,14 +155,15 @@ export class JobQueue {
 
   private async claim(n: number): Promise<ClaimedJob[]> {
     const now = this.clock.now().getTime();
+    const leaseAt = leaseNow();
     const queues = textArray([...this.handlers.keys()]);
     const claimed = await rows<Record<string, unknown>>(
       this.db.orm,
-      sql`UPDATE jobs SET locked_until = ${now + this.leaseMs}, attempts = attempts + 1
+      sql`UPDATE jobs SET locked_until = ${leaseAt + this.leaseMs}, attempts = attempts + 1
           WHERE id IN (
             SELECT id FROM jobs
             WHERE queue = ANY(${queues}) AND failed_at IS NULL
-              AND run_at <= ${now} AND (locked_until IS NULL OR locked_until < ${now})
+              AND run_at <= ${now} AND (locked_until IS NULL OR locked_until < ${leaseAt})
             ORDER BY run_at LIMIT ${n} FOR UPDATE SKIP LOCKED)
           RETURNING id::int AS id, queue, payload, attempts, max_attempts`,
     );
@@ -212,7 +221,7 @@ export class JobQueue {
 
   /** Jobs of every queue by state, read from the database (so every process sees the same). */
   async counts(): Promise<{ queue: string; queued: number; running: number; failed: number }[]> {
-    const now = this.clock.now().getTime();
+    const now = leaseNow();
     const found = await rows<{ queue: string; queued: number; running: number; failed: number }>(
       this.db.orm,
       sql`SELECT queue,
