@@ -100,15 +100,19 @@ describe.runIf(hasChromium).each(appDatabaseKinds)('the prompt playground in a r
 
     const before = fake.requests.length;
     await page.getByRole('button', { name: 'Try it' }).click();
-    // Both columns are mid-answer together: some text in, not all of it.
+    // Both columns are mid-answer together: some text in, not all of it, each saying it streams
+    // (read in one look: the streams end about half a second later).
     await expect
       .poll(async () => {
-        const [a, b] = await Promise.all([column(1).getByTestId('answer').textContent(), column(2).getByTestId('answer').textContent()]);
-        return [a, b].every((t) => !!t && t !== '…' && !t.endsWith('noon.') && !t.endsWith('Friday.'));
+        const [a, b, streamingA, streamingB] = await Promise.all([
+          column(1).getByTestId('answer').textContent(),
+          column(2).getByTestId('answer').textContent(),
+          column(1).getByText('streaming').count(),
+          column(2).getByText('streaming').count(),
+        ]);
+        return [a, b].every((t) => !!t && t !== '…' && !t.endsWith('noon.') && !t.endsWith('Friday.')) && streamingA === 1 && streamingB === 1;
       }, { timeout: 10_000, interval: 50 })
       .toBe(true);
-    expect(await column(1).getByText('streaming').count()).toBe(1);
-    expect(await column(2).getByText('streaming').count()).toBe(1);
 
     await column(1).getByTestId('run-stats').waitFor();
     await column(2).getByTestId('run-stats').waitFor();
