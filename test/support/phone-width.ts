@@ -15,6 +15,9 @@ export async function widerThanScreen(page: Page): Promise<string[]> {
   return page.evaluate<string[]>(WIDER_THAN_SCREEN);
 }
 
+/** A Mantine notification (a toast) on screen. */
+const NOTIFICATION = '.mantine-Notifications-notification';
+
 const WIDER_THAN_SCREEN = `(() => {
   const width = window.innerWidth;
   const problems = [];
@@ -31,7 +34,7 @@ const WIDER_THAN_SCREEN = `(() => {
     if (!el.checkVisibility({ visibilityProperty: true, contentVisibilityAuto: true })) continue;
     // A toast sliding in or out crosses the edge on its way (its transition moves it sideways);
     // one at rest must fit like anything else.
-    const toast = el.closest('.mantine-Notifications-notification');
+    const toast = el.closest(${JSON.stringify(NOTIFICATION)});
     if (toast && [toast, toast.parentElement].some((t) => t && t.getAnimations({ subtree: true }).length > 0)) continue;
     const style = getComputedStyle(el);
     // Held by an ancestor that scrolls or clips sideways, on the element's own containing-block
@@ -51,9 +54,6 @@ const WIDER_THAN_SCREEN = `(() => {
   }
   return problems.slice(0, 15);
 })()`;
-
-/** A Mantine notification (a toast) on screen. */
-const NOTIFICATION = '.mantine-Notifications-notification';
 
 /**
  * Buttons, links and other controls of the page that cannot be brought into view: after

@@ -221,12 +221,12 @@ export class JobQueue {
 
   /** Jobs of every queue by state, read from the database (so every process sees the same). */
   async counts(): Promise<{ queue: string; queued: number; running: number; failed: number }[]> {
-    const now = leaseNow();
+    const leaseAt = leaseNow();
     const found = await rows<{ queue: string; queued: number; running: number; failed: number }>(
       this.db.orm,
       sql`SELECT queue,
-            count(*) FILTER (WHERE failed_at IS NULL AND (locked_until IS NULL OR locked_until < ${now}))::int AS queued,
-            count(*) FILTER (WHERE failed_at IS NULL AND locked_until >= ${now})::int AS running,
+            count(*) FILTER (WHERE failed_at IS NULL AND (locked_until IS NULL OR locked_until < ${leaseAt}))::int AS queued,
+            count(*) FILTER (WHERE failed_at IS NULL AND locked_until >= ${leaseAt})::int AS running,
             count(*) FILTER (WHERE failed_at IS NOT NULL)::int AS failed
           FROM jobs GROUP BY queue ORDER BY queue`,
     );
