@@ -8,7 +8,7 @@ import { mapInTurns } from '../../platform/turns.ts';
 import { inflatedSizeBound, mergeGenAiLogEvents, OtlpDecoder, truncateSpan, type DecodedTraces, type OtlpDecoderOptions, type LogsDecodeResult, type NormalizedSpan, type SpanEvent, type SpanLogEvents, type SpanType } from './ingest/index.ts';
 import * as store from './store.ts';
 import { redactPiece, redactSpanRow } from './redact-rows.ts';
-import { INGEST_PIECE_SPANS, joinRowsInPieces, prepareSpanRow, splitRows, toSpanRow, unprepareSpanRow, type PreparedRows, type PreparedSpanRow, type SpanRow } from './span-rows.ts';
+import { INGEST_PIECE_SPANS, joinRowsInPieces, prepareSpanRow, rowCount, splitRows, toSpanRow, unprepareSpanRow, type PreparedRows, type PreparedSpanRow, type RowPiece, type SpanRow } from './span-rows.ts';
 import { summarizeTrace, type SpanFacts } from './summary.ts';
 import type { TraceContext, ValueRedactor } from './context.ts';
 
@@ -62,7 +62,7 @@ export interface IngestControl {
 interface IngestBatch {
   organizationId: string;
   projectId: string;
-  rows: PreparedRows;
+  rows: RowPiece;
   count: number;
 }
 
@@ -172,12 +172,12 @@ export class TraceIngest {
    * `prepare` makes the rows with the project's redaction applied (privacy at ingest, the one
    * place every span passes before its transaction; null when privacy is off).
    */
-  private async ingestRows(organizationId: string, projectId: string, count: number, path: IngestPath, prepare: (redactor: ValueRedactor | null) => Promise<PreparedRows[]>): Promise<void> {
+  private async ingestRows(organizationId: string, projectId: string, count: number, path: IngestPath, prepare: (redactor: ValueRedactor | null) => Promise<RowPiece[]>): Promise<void> {
     const release = this.control.admission.admit(projectId, count);
     try {
       const key = `${organizationId}/${projectId}`;
       const pieces = await prepare(await this.redactor(projectId, path));
-      const written = await Promise.allSettled(pieces.map((rows) => this.ingestCommits.submit(key, { organizationId, projectId, rows, count: rows.ends.length })));
+      const written = await Promise.allSettled(pieces.map((rows) => this.ingestCommits.submit(key, { organizationId, projectId, rows, count: rowCount(rows) })));
       const failed = written.find((w) => w.status === 'rejected');
       if (failed) throw failed.reason;
     } catch (err) {
@@ -342,8 +342,8 @@ export class TraceIngest {
 }
 
 /** Rows made on the decode worker, each with what the project's settings remove from it removed. */
-async function redactPieces(pieces: PreparedRows[], redactor: ValueRedactor): Promise<PreparedRows[]> {
-  const out: PreparedRows[] = [];
+async function redactPieces(pieces: PreparedRows[], redactor: ValueRedactor): Promise<RowPiece[]> {
+  const out: RowPiece[] = [];
   for (const piece of pieces) out.push(await redactPiece(piece, redactor, REDACTED_SPANS_PER_TURN));
   return out;
 }

@@ -6,7 +6,7 @@
 import type { SpanPayload } from './ingest/types.ts';
 import type { ValueRedactor } from './context.ts';
 import { mapInTurns } from '../../platform/turns.ts';
-import { clipSpanText, joinRows, prepareSpanRow, type PreparedRows, type SpanRow, type SpanRowFacts } from './span-rows.ts';
+import { clipSpanText, prepareSpanRow, type PreparedRows, type RowPiece, type SpanRow, type SpanRowFacts } from './span-rows.ts';
 import { payloadText } from './summary.ts';
 
 /** The parts of a row's `data` that hold what an application sent, with the field each is counted under. */
@@ -61,9 +61,10 @@ const PARSED_PER_TURN = 50;
 /**
  * Rows as they wait for their transaction (JSON text), redacted: each row's text read once
  * (its facts are in it, so the piece's facts are not read), and a row written again only
- * when something in it was found. A piece none of whose rows held anything is kept as it came.
+ * when something in it was found. A piece none of whose rows held anything is kept as it
+ * came; the others go on one by one (RowPiece).
  */
-export async function redactPiece(piece: PreparedRows, r: ValueRedactor, perTurn: number): Promise<PreparedRows> {
+export async function redactPiece(piece: PreparedRows, r: ValueRedactor, perTurn: number): Promise<RowPiece> {
   const texts = new Array<string>(piece.ends.length);
   for (let i = 0, start = 0; i < texts.length; start = piece.ends[i++] + 1) texts[i] = piece.json.slice(start, piece.ends[i]);
   // The piece's texts searched ahead, all at once (privacy's detection workers), from the rows read once.
@@ -85,7 +86,7 @@ export async function redactPiece(piece: PreparedRows, r: ValueRedactor, perTurn
     return prepareSpanRow(redacted);
   });
   if (!changed) return piece;
-  return joinRows(rows.map((p) => ('row' in p ? { facts: factsOf(p.row), json: p.json } : p)));
+  return rows.map((p) => ('row' in p ? { facts: factsOf(p.row), json: p.json } : p));
 }
 
 function factsOf(row: SpanRow): SpanRowFacts {

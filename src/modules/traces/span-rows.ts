@@ -45,6 +45,25 @@ export interface PreparedRows {
   facts: string;
 }
 
+/**
+ * The rows of one piece as they wait for their transaction: joined (above), as the decode
+ * worker hands them over, or one by one, as the main thread makes them when it redacts a
+ * piece. Joining those would copy every row into one string of hundreds of kilobytes (and
+ * their facts into another) for the transaction to split again; a string that size takes
+ * memory of its own from the system, which costs more than the copy on machines that hand
+ * freed memory back (see docs/performance.md, Privacy at ingest).
+ */
+export type RowPiece = PreparedRows | readonly PreparedSpanRow[];
+
+/** How many rows a piece holds. */
+export function rowCount(piece: RowPiece): number {
+  return isSeparate(piece) ? piece.length : piece.ends.length;
+}
+
+function isSeparate(piece: RowPiece): piece is readonly PreparedSpanRow[] {
+  return Array.isArray(piece);
+}
+
 export function prepareSpanRow(row: SpanRow): PreparedSpanRow {
   const { data: _data, ...facts } = row;
   return { facts, json: jsonParam(row) };
@@ -101,8 +120,9 @@ export function joinRowsInPieces(rows: readonly PreparedSpanRow[], maxSpans = IN
   return pieces;
 }
 
-/** The rows one by one again, when their transaction is about to be written. */
-export function splitRows(prepared: PreparedRows): PreparedSpanRow[] {
+/** The rows one by one (again, when they were joined), when their transaction is about to be written. */
+export function splitRows(prepared: RowPiece): readonly PreparedSpanRow[] {
+  if (isSeparate(prepared)) return prepared;
   const facts = JSON.parse(prepared.facts) as SpanRowFacts[];
   const { json, ends } = prepared;
   const out = new Array<PreparedSpanRow>(ends.length);
