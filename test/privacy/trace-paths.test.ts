@@ -149,4 +149,46 @@ describe.each(appDatabaseKinds)('privacy at ingest on the trace paths (%s)', (ki
     // What was stored before the change stays as it was.
     expect((await detail('patterned')).input.value).toBe('badge <EMPLOYEE_ID> and <EMPLOYEE_ID>');
   });
+
+  it('mask: requests larger than one transaction piece (OTLP and collector) land whole, every span masked, each trace with its full record', async () => {
+    await setPrivacy({ mode: 'mask', entities: ['EMAIL_ADDRESS'] });
+    const email = (trace: number, i: number) => `buyer${trace}x${i}@example.com`;
+    // OTLP: a 300-span trace between small ones, 350 spans in one request (pieces hold at most 250).
+    const traces = [1, 2, 3, 4, 5, 0, 6, 7, 8, 9, 10];
+    const spans = traces.flatMap((k) =>
+      Array.from({ length: k === 0 ? 300 : 5 }, (_, i) => ({
+        traceId: hex(0xb16a000 + k, 32),
+        spanId: hex(k * 10_000 + i + 1, 16),
+        name: 'chat',
+        kind: 3,
+        startTimeUnixNano: String((T0 + i) * 1e6),
+        endTimeUnixNano: String((T0 + i + 10) * 1e6),
+        attributes: [{ key: 'output.value', value: { stringValue: `Write to ${email(k, i)} today.` } }],
+      })),
+    );
+    const res = await t.request('POST', '/api/otel/v1/traces', { token: key, rawBody: JSON.stringify({ resourceSpans: [{ resource: { attributes: [] }, scopeSpans: [{ scope: { name: 'pieces' }, spans }] }] }), headers: { 'content-type': 'application/json' } });
+    expect(res.status, res.text).toBe(200);
+    const big = await detail(hex(0xb16a000, 32));
+    expect(big.span_count).toBe(300);
+    expect(big.redactions.summary).toBe('300 values redacted: 300 EMAIL_ADDRESS in output');
+    expect(JSON.stringify(big)).not.toMatch(/buyer\d+x\d+@example\.com/);
+    expect(big.spans.filter((s: { output: { value: string } }) => s.output.value === 'Write to <EMAIL_ADDRESS> today.')).toHaveLength(300);
+    for (const k of [1, 5, 6, 10]) {
+      const small = await detail(hex(0xb16a000 + k, 32));
+      expect(small.span_count).toBe(5);
+      expect(small.redactions.summary).toBe('5 values redacted: 5 EMAIL_ADDRESS in output');
+    }
+
+    // The collector: one trace of 300 spans, written in runs of a piece's size.
+    const collected = 'collected-pieces';
+    const body = {
+      trace_id: collected,
+      spans: Array.from({ length: 300 }, (_, i) => ({ span_id: `${collected}-${i}`, type: 'llm', input: { type: 'text', value: `From ${email(99, i)}` }, output: { type: 'text', value: 'ok' }, timestamps: { started_at: T0 + i, finished_at: T0 + i + 10 } })),
+    };
+    expect((await t.request('POST', '/api/collector', { token: key, body })).status).toBe(200);
+    const c = await detail(collected);
+    expect(c.span_count).toBe(300);
+    expect(c.redactions.summary).toBe('300 values redacted: 300 EMAIL_ADDRESS in input');
+    expect(JSON.stringify(c)).not.toMatch(/buyer\d+x\d+@example\.com/);
+  });
 });

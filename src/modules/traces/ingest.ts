@@ -8,7 +8,7 @@ import { mapInTurns } from '../../platform/turns.ts';
 import { inflatedSizeBound, mergeGenAiLogEvents, OtlpDecoder, truncateSpan, type DecodedTraces, type OtlpDecoderOptions, type LogsDecodeResult, type NormalizedSpan, type SpanEvent, type SpanLogEvents, type SpanType } from './ingest/index.ts';
 import * as store from './store.ts';
 import { redactPiece, redactSpanRow } from './redact-rows.ts';
-import { INGEST_PIECE_SPANS, joinRowsInPieces, prepareSpanRow, rowCount, splitRows, toSpanRow, unprepareSpanRow, type PreparedRows, type PreparedSpanRow, type RowPiece, type SpanRow } from './span-rows.ts';
+import { INGEST_PIECE_SPANS, joinRowsInPieces, prepareSpanRow, rowCount, rowsInPieces, splitRows, toSpanRow, unprepareSpanRow, type PreparedRows, type PreparedSpanRow, type RowPiece, type SpanRow } from './span-rows.ts';
 import { summarizeTrace, type SpanFacts } from './summary.ts';
 import type { TraceContext, ValueRedactor } from './context.ts';
 
@@ -154,7 +154,7 @@ export class TraceIngest {
         await redactor.prepare(() => {
           for (const row of rows) redactSpanRow(row, redactor);
         });
-        return joinRowsInPieces(await mapInTurns(rows, REDACTED_SPANS_PER_TURN, (row) => prepareSpanRow(redactSpanRow(row, redactor))));
+        return rowsInPieces(await mapInTurns(rows, REDACTED_SPANS_PER_TURN, (row) => prepareSpanRow(redactSpanRow(row, redactor))));
       }
       return joinRowsInPieces(await mapInTurns(spans, redactor ? REDACTED_SPANS_PER_TURN : SPANS_PER_TURN, toRow));
     });

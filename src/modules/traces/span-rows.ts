@@ -92,31 +92,36 @@ export const INGEST_PIECE_SPANS = 250;
  * transaction merges the spans already stored.
  */
 export function joinRowsInPieces(rows: readonly PreparedSpanRow[], maxSpans = INGEST_PIECE_SPANS): PreparedRows[] {
-  if (rows.length <= maxSpans) return [joinRows(rows)];
+  return rowsInPieces(rows, maxSpans).map(joinRows);
+}
+
+/** The rows in pieces as joinRowsInPieces makes them, each left one by one (RowPiece). */
+export function rowsInPieces(rows: readonly PreparedSpanRow[], maxSpans = INGEST_PIECE_SPANS): PreparedSpanRow[][] {
+  if (rows.length <= maxSpans) return [[...rows]];
   const byTrace = new Map<string, PreparedSpanRow[]>();
   for (const r of rows) {
     const trace = byTrace.get(r.facts.trace_id);
     if (trace) trace.push(r);
     else byTrace.set(r.facts.trace_id, [r]);
   }
-  const pieces: PreparedRows[] = [];
+  const pieces: PreparedSpanRow[][] = [];
   let piece: PreparedSpanRow[] = [];
   for (const trace of byTrace.values()) {
     if (piece.length > 0 && piece.length + trace.length > maxSpans) {
-      pieces.push(joinRows(piece));
+      pieces.push(piece);
       piece = [];
     }
     // A trace larger than a piece goes in runs of maxSpans.
     for (let i = 0; i < trace.length; i += maxSpans) {
       const run = trace.slice(i, i + maxSpans);
       if (piece.length + run.length > maxSpans) {
-        pieces.push(joinRows(piece));
+        pieces.push(piece);
         piece = [];
       }
       piece.push(...run);
     }
   }
-  if (piece.length > 0) pieces.push(joinRows(piece));
+  if (piece.length > 0) pieces.push(piece);
   return pieces;
 }
 
