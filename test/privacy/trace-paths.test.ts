@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { appDatabaseKinds, useProjectApp, type TestApp } from '../support/harness.ts';
+import { otlpJsonRequest, stringAttributes } from '../support/otlp-json.ts';
 import { markers } from './markers.ts';
 import { otlpDoc, T0 } from './otlp-doc.ts';
 
@@ -160,13 +161,12 @@ describe.each(appDatabaseKinds)('privacy at ingest on the trace paths (%s)', (ki
         traceId: hex(0xb16a000 + k, 32),
         spanId: hex(k * 10_000 + i + 1, 16),
         name: 'chat',
-        kind: 3,
         startTimeUnixNano: String((T0 + i) * 1e6),
         endTimeUnixNano: String((T0 + i + 10) * 1e6),
-        attributes: [{ key: 'output.value', value: { stringValue: `Write to ${email(k, i)} today.` } }],
+        attributes: stringAttributes({ 'output.value': `Write to ${email(k, i)} today.` }),
       })),
     );
-    const res = await t.request('POST', '/api/otel/v1/traces', { token: key, rawBody: JSON.stringify({ resourceSpans: [{ resource: { attributes: [] }, scopeSpans: [{ scope: { name: 'pieces' }, spans }] }] }), headers: { 'content-type': 'application/json' } });
+    const res = await t.request('POST', '/api/otel/v1/traces', { token: key, rawBody: JSON.stringify(otlpJsonRequest('pieces', spans)), headers: { 'content-type': 'application/json' } });
     expect(res.status, res.text).toBe(200);
     const big = await detail(hex(0xb16a000, 32));
     expect(big.span_count).toBe(300);
