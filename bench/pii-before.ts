@@ -20,10 +20,12 @@ export type Engine = Pick<typeof Pii, 'detectPii'>;
 
 /** A module of the engine as it was at `ref` (a file under src/modules/evaluators/pii). */
 export async function importBefore<T>(ref: string, file: string): Promise<T> {
-  const dir = path.join(here, '.before', `detect-${ref.slice(0, 12)}`);
+  // By the commit the ref names now: a copy kept under a moving name ("HEAD") would be an older commit's.
+  const commit = execFileSync('git', ['rev-parse', '--verify', `${ref}^{commit}`], { cwd: path.resolve(here, '..'), encoding: 'utf8' }).trim();
+  const dir = path.join(here, '.before', `detect-${commit.slice(0, 12)}`);
   if (!fs.existsSync(path.join(dir, PII, 'index.ts'))) {
     fs.mkdirSync(dir, { recursive: true });
-    const archive = execFileSync('git', ['archive', ref, PII], { cwd: path.resolve(here, '..'), maxBuffer: 64 << 20 });
+    const archive = execFileSync('git', ['archive', commit, PII], { cwd: path.resolve(here, '..'), maxBuffer: 64 << 20 });
     execFileSync('tar', ['-x', '-C', dir], { input: archive });
   }
   return (await import(pathToFileURL(path.join(dir, PII, file)).href)) as T;

@@ -9,10 +9,10 @@
  *
  *   node --import tsx bench/pii-detect-compare.ts <commit> [runs, default 7]
  *
- * Check the ratio against a run of the same code first: with the working tree equal to the
- * commit given, one run on 2026-12-02 read after / before 0.71, not 1 (docs/performance.md,
- * that day's last section), so the two engines side by side do not run alike and a ratio
- * near that says nothing about the change. The findings comparison and the counts hold.
+ * Check a ratio against the same code first: two copies of one commit read 0.69 on every entity
+ * type, not 1, and 1.01-1.14 part by part (docs/performance.md, 2026-12-02, the last section),
+ * so the two engines side by side do not run alike and a ratio near that says nothing about
+ * the change. The findings comparison and the counts hold.
  */
 import * as current from '../src/modules/evaluators/pii/index.ts';
 import { median } from './lib.ts';
