@@ -92,6 +92,22 @@ function wordRunEnd(text: string, i: number): number {
 /** The longest stop word: a longer word is a keyword without looking it up. */
 const LONGEST_STOP_WORD = Math.max(...[...STOP_WORDS].map((w) => w.length));
 
+/**
+ * The stop words by first character (all are ASCII) and length: a word is compared with the
+ * few it could be, not hashed to be looked up in the set (a word is a new string each time,
+ * and hashing it was about half of reading a text's words).
+ */
+const STOP_WORDS_BY_START = new Array<string[] | undefined>(128 * (LONGEST_STOP_WORD + 1));
+for (const w of STOP_WORDS) (STOP_WORDS_BY_START[w.charCodeAt(0) * (LONGEST_STOP_WORD + 1) + w.length] ??= []).push(w);
+
+/** Whether a lower-cased word is a stop word. */
+function isStopWord(lower: string): boolean {
+  const c = lower.charCodeAt(0);
+  if (c >= 128 || lower.length > LONGEST_STOP_WORD) return false;
+  const same = STOP_WORDS_BY_START[c * (LONGEST_STOP_WORD + 1) + lower.length];
+  return same !== undefined && same.includes(lower);
+}
+
 /** The words of a text as context words are looked for among them. */
 export function contextTokens(text: string): Token[] {
   const tokens: Token[] = [];
@@ -119,7 +135,7 @@ export function contextTokens(text: string): Token[] {
     }
     if (text.charCodeAt(end) === 35) end++;
     const lower = lowerText !== null ? lowerText.slice(start, end) : text.slice(start, end).toLowerCase();
-    tokens.push({ start, end, lower, keyword: end - start > LONGEST_STOP_WORD || !STOP_WORDS.has(lower) });
+    tokens.push({ start, end, lower, keyword: !isStopWord(lower) });
     i = end;
   }
   return tokens;
