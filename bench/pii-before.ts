@@ -11,6 +11,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type * as Pii from '../src/modules/evaluators/pii/index.ts';
+import { median } from './lib.ts';
 import { privateText2kb } from './privacy.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -139,4 +140,52 @@ export function alternatedCpu(
     out[label] = times;
   }
   return out;
+}
+
+/**
+ * One function of the engine at an earlier commit against the current one, on texts neither has
+ * seen: what they give is compared first on `compared` (throws when it differs), both are warmed,
+ * then `pairs` pairs of new texts from `batch` are timed (CPU), which version runs first
+ * alternating. Microseconds per text, median of the pairs, and the median of the pairs' ratios.
+ */
+export function alternatedPairs(
+  before: (text: string) => unknown,
+  current: (text: string) => unknown,
+  compared: readonly string[],
+  batch: () => readonly string[],
+  pairs: number,
+): { before: number; current: number; ratio: number } {
+  for (const text of compared) {
+    if (JSON.stringify(before(text)) !== JSON.stringify(current(text))) throw new Error(`results differ on ${JSON.stringify(text.slice(0, 80))}...`);
+  }
+  for (let r = 0; r < 3; r++) {
+    for (const text of batch()) {
+      before(text);
+      current(text);
+    }
+  }
+  const time = (f: (text: string) => unknown, texts: readonly string[]) => {
+    const start = cpuMicros();
+    for (const text of texts) f(text);
+    return (cpuMicros() - start) / texts.length;
+  };
+  const olds: number[] = [];
+  const news: number[] = [];
+  const ratios: number[] = [];
+  for (let p = 0; p < pairs; p++) {
+    const texts = batch();
+    let o: number;
+    let n: number;
+    if (p % 2 === 0) {
+      o = time(before, texts);
+      n = time(current, texts);
+    } else {
+      n = time(current, texts);
+      o = time(before, texts);
+    }
+    olds.push(o);
+    news.push(n);
+    ratios.push(n / o);
+  }
+  return { before: median(olds), current: median(news), ratio: median(ratios) };
 }
