@@ -51,7 +51,8 @@ export interface PreparedRows {
  * piece. Joining those would copy every row into one string of hundreds of kilobytes (and
  * their facts into another) for the transaction to split again; a string that size takes
  * memory of its own from the system, which costs more than the copy on machines that hand
- * freed memory back (see docs/performance.md, Privacy at ingest).
+ * freed memory back (docs/performance.md: Privacy at ingest: redacted rows no longer joined on the
+ * main thread).
  */
 export type RowPiece = PreparedRows | readonly PreparedSpanRow[];
 
@@ -96,15 +97,15 @@ export function joinRowsInPieces(rows: readonly PreparedSpanRow[], maxSpans = IN
 }
 
 /** The rows in pieces as joinRowsInPieces makes them, each left one by one (RowPiece). */
-export function rowsInPieces(rows: readonly PreparedSpanRow[], maxSpans = INGEST_PIECE_SPANS): PreparedSpanRow[][] {
-  if (rows.length <= maxSpans) return [[...rows]];
+export function rowsInPieces(rows: readonly PreparedSpanRow[], maxSpans = INGEST_PIECE_SPANS): (readonly PreparedSpanRow[])[] {
+  if (rows.length <= maxSpans) return [rows];
   const byTrace = new Map<string, PreparedSpanRow[]>();
   for (const r of rows) {
     const trace = byTrace.get(r.facts.trace_id);
     if (trace) trace.push(r);
     else byTrace.set(r.facts.trace_id, [r]);
   }
-  const pieces: PreparedSpanRow[][] = [];
+  const pieces: (readonly PreparedSpanRow[])[] = [];
   let piece: PreparedSpanRow[] = [];
   for (const trace of byTrace.values()) {
     if (piece.length > 0 && piece.length + trace.length > maxSpans) {
