@@ -48,6 +48,54 @@ export function digitAnchor(source: string): { digits: number; within: number } 
   return p.i === source.length && Number.isFinite(runs.at) ? { digits, within: runs.at } : null;
 }
 
+/** Whole-word patterns longer than this are searched as written (TextRuns indexes shorter words). */
+export const LONGEST_WORD_INDEXED = 64;
+
+/**
+ * Whether every match of a pattern (written without the `u` flag) is one whole word of the text,
+ * and of how many characters: each of its alternatives is `\b`, then nothing but word
+ * characters (ASCII letters, digits, "_", as minWordRun reads them) and assertions, then `\b`
+ * ("\b[A-Z]{2}\d{4}\b": 6 to 6; "\b\d{8}[A-Z]\b|\b\d{9}[A-Z]\b": 9 to 10). Without `u`, `\b`
+ * divides [A-Za-z0-9_] from everything else, so such a match starts where a run of those begins
+ * and ends where it ends: the pattern need only be tried at the text's words of that length
+ * (recognizer.ts). Null for any other pattern, or one not understood.
+ */
+export function wholeWord(source: string): { min: number; max: number } | null {
+  let min = Infinity;
+  let max = 0;
+  for (const alternative of topLevelAlternatives(source)) {
+    if (!alternative.startsWith('\\b') || !alternative.endsWith('\\b') || alternative.endsWith('\\\\b')) return null;
+    const p = new Parser(alternative, true);
+    const runs = p.alternatives();
+    if (p.i !== alternative.length || !runs.whole || !Number.isFinite(runs.width) || runs.head < 1) return null;
+    min = Math.min(min, runs.head);
+    max = Math.max(max, runs.width);
+  }
+  return Number.isFinite(min) ? { min, max } : null;
+}
+
+/** A pattern's source cut at each "|" outside groups and classes. */
+function topLevelAlternatives(source: string): string[] {
+  const out: string[] = [];
+  let depth = 0;
+  let inClass = false;
+  let start = 0;
+  for (let i = 0; i < source.length; i++) {
+    const c = source[i];
+    if (c === '\\') i++;
+    else if (inClass) inClass = c !== ']';
+    else if (c === '[') inClass = true;
+    else if (c === '(') depth++;
+    else if (c === ')') depth--;
+    else if (c === '|' && depth === 0) {
+      out.push(source.slice(start, i));
+      start = i + 1;
+    }
+  }
+  out.push(source.slice(start));
+  return out;
+}
+
 /**
  * A text's runs, read in one pass: its longest run of ASCII digits and of word characters
  * (ASCII letters, digits, "_", and "ſ" and the Kelvin sign, which a case-insensitive Unicode
@@ -61,20 +109,30 @@ export class TextRuns {
   readonly bounds: number[] = [];
   // By length n, the number of runs at least n digits long and the sum of their lengths (positions).
   private atLeast: { count: number[]; length: number[] } | null = null;
+  /**
+   * By length n (up to LONGEST_WORD_INDEXED), where the text's words of n characters begin: its
+   * maximal runs of ASCII letters, digits and "_", which is what "\b" divides in an expression
+   * without the `u` flag (wholeWord, recognizer.ts).
+   */
+  private readonly wordsByLength: number[][] = [];
 
   constructor(text: string) {
     // Locals in the loop, not fields: it reads every character of every text.
     const bounds = this.bounds;
+    const wordsByLength = this.wordsByLength;
     let digits = 0;
     let word = 0;
     let d = 0;
     let w = 0;
+    // The ASCII word the loop is in, so far.
+    let a = 0;
     for (let k = 0; k < text.length; k++) {
       const c = text.charCodeAt(k);
       if (c >= 48 && c <= 57) {
         if (d === 0) bounds.push(k);
         d++;
         w++;
+        a++;
         continue;
       }
       if (d > 0) {
@@ -82,18 +140,48 @@ export class TextRuns {
         if (d > digits) digits = d;
         d = 0;
       }
-      if ((c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95 || c === 0x17f || c === 0x212a) w++;
+      if ((c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95) {
+        w++;
+        a++;
+        continue;
+      }
+      if (c === 0x17f || c === 0x212a) w++;
       else {
         if (w > word) word = w;
         w = 0;
+      }
+      if (a > 0) {
+        if (a <= LONGEST_WORD_INDEXED) (wordsByLength[a] ??= []).push(k - a);
+        a = 0;
       }
     }
     if (d > 0) {
       bounds.push(text.length);
       if (d > digits) digits = d;
     }
+    if (a > 0 && a <= LONGEST_WORD_INDEXED) (wordsByLength[a] ??= []).push(text.length - a);
     this.digits = digits;
     this.word = Math.max(word, w);
+  }
+
+  /** Where the words of `min` to `max` characters begin, in order; null when there are more than `most`. */
+  wordStarts(min: number, max: number, most: number): readonly number[] | null {
+    let count = 0;
+    let lists = 0;
+    for (let n = min; n <= max; n++) {
+      const at = this.wordsByLength[n];
+      if (!at) continue;
+      count += at.length;
+      lists++;
+    }
+    if (count > most) return null;
+    if (lists <= 1) {
+      for (let n = min; n <= max; n++) if (this.wordsByLength[n]) return this.wordsByLength[n];
+      return [];
+    }
+    const out: number[] = [];
+    for (let n = min; n <= max; n++) if (this.wordsByLength[n]) out.push(...this.wordsByLength[n]);
+    return out.sort((x, y) => x - y);
   }
 
   /** Where the first block of `digits` digits in a row at or after `from` begins, or -1. */

@@ -1,7 +1,7 @@
 import type { EntityType } from './entities.ts';
 import type { CountryCode } from 'libphonenumber-js/max';
 import type { NlpEntity } from './nlp-entity.ts';
-import { digitAnchor, minDigitRun, minWordRun, type TextRuns } from './digit-runs.ts';
+import { digitAnchor, LONGEST_WORD_INDEXED, minDigitRun, minWordRun, wholeWord, type TextRuns } from './digit-runs.ts';
 
 /** A candidate before context, overlap resolution and threshold. Offsets are UTF-16 units. */
 export interface RawResult {
@@ -201,8 +201,12 @@ export function patternRecognizer(spec: PatternRecognizerSpec): Recognizer {
     // runs of digits, found without a search (TextRuns). Not with "u" (see `sticky`).
     const block = p.anchor || p.regex.unicode ? null : digitAnchor(p.regex.source);
     const digits = block ? { marker: { digits: block.digits }, within: block.within } : null;
+    // A pattern whose every match is one whole word (wholeWord, read from its source) may be
+    // tried only at the text's words of its lengths. Not with "u", where "\b" reads more letters.
+    const word = p.anchor || p.regex.unicode ? null : wholeWord(p.regex.source);
     return {
       ...p,
+      word: word && word.max <= LONGEST_WORD_INDEXED ? word : null,
       regex: new RegExp(p.regex.source, flags + (p.regex.unicode ? 'u' : '')),
       digitRun: minDigitRun(p.regex.source),
       wordRun: minWordRun(p.regex.source),
@@ -211,7 +215,7 @@ export function patternRecognizer(spec: PatternRecognizerSpec): Recognizer {
       marker: p.anchor && typeof p.anchor.marker !== 'string' ? new RegExp(p.anchor.marker.source, flags + (p.regex.unicode ? 'u' : '')) : null,
       between: p.anchor?.between ? new RegExp(p.anchor.between.source, flags.replace('g', '') + (p.regex.unicode ? 'u' : '')) : null,
       // Tried at one position at a time; not with "u", where a search skips the middle of a surrogate pair and a try would not.
-      sticky: (p.anchor && p.anchor.within <= STICKY_WINDOW && !p.regex.unicode) || digits ? new RegExp(p.regex.source, flags + 'y') : null,
+      sticky: (p.anchor && p.anchor.within <= STICKY_WINDOW && !p.regex.unicode) || digits || word ? new RegExp(p.regex.source, flags + 'y') : null,
     };
   });
   const requires = spec.requires === undefined ? HAS_DIGIT : spec.requires;
@@ -242,11 +246,25 @@ export function patternRecognizer(spec: PatternRecognizerSpec): Recognizer {
           ? (pattern.anchor ??
             (runs && runs.positions(pattern.digits!.marker.digits, pattern.digits!.within) * TRY_COST <= text.length ? pattern.digits! : undefined))
           : undefined;
+        // A whole-word pattern is tried at the words of its lengths, when they are few against the
+        // text (TRY_COST): every match starts at one, so the first that matches at or after `from`
+        // is the match a search from `from` finds.
+        const atWords = options.pruning && pattern.word ? options.digitRuns().wordStarts(pattern.word.min, pattern.word.max, Math.floor(text.length / TRY_COST)) : null;
+        let nextWord = 0;
         // Where the next match may start: after the last one (one further after an empty one).
         let from = 0;
         let m: RegExpExecArray | null;
         for (;;) {
-          if (anchor && pattern.sticky) {
+          if (atWords) {
+            m = null;
+            while (nextWord < atWords.length && m === null) {
+              const start = atWords[nextWord++];
+              if (start < from) continue;
+              pattern.sticky!.lastIndex = start;
+              m = pattern.sticky!.exec(text);
+            }
+            if (m === null) break;
+          } else if (anchor && pattern.sticky) {
             if ((m = triedNear(text, pattern.sticky, pattern.marker ?? anchor.marker, anchor.within, from, runs)) === null) break;
           } else {
             if (anchor) {
