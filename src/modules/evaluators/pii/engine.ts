@@ -2,7 +2,7 @@ import type { CountryCode } from 'libphonenumber-js/max';
 import { addressRecognizer } from './address.ts';
 import { contextMayCount, contextTokens, ContextWordsInText, enhanceUsingContext, joinedTokens, withContext, type Token } from './context.ts';
 import { countriesNamedIn } from './gazetteer.ts';
-import { TextRuns } from './digit-runs.ts';
+import { TextRuns } from './text-runs.ts';
 import type { EntityType } from './entities.ts';
 import { extractNlpEntities, NLP_RECOGNIZERS, type NlpEntity } from './nlp.ts';
 import { phMobileNumber, phoneNumber } from './phone.ts';

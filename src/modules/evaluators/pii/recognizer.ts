@@ -1,7 +1,7 @@
 import type { EntityType } from './entities.ts';
 import type { CountryCode } from 'libphonenumber-js/max';
 import type { NlpEntity } from './nlp-entity.ts';
-import { digitAnchor, LONGEST_WORD_INDEXED, minDigitRun, minWordRun, wholeWord, type TextRuns } from './digit-runs.ts';
+import { digitAnchor, LONGEST_WORD_INDEXED, minDigitRun, minWordRun, wholeWord, type TextRuns } from './text-runs.ts';
 
 /** A candidate before context, overlap resolution and threshold. Offsets are UTF-16 units. */
 export interface RawResult {
@@ -82,17 +82,17 @@ export interface AnalyzeOptions {
   contextInText(words: readonly string[]): boolean;
   /**
    * Whether the text may hold `digits` ASCII digits in a row (it does when pruning is off):
-   * a pattern every match of which holds such a run (digit-runs.ts) is not run when it cannot.
+   * a pattern every match of which holds such a run (text-runs.ts) is not run when it cannot.
    */
   mayHoldDigitRun(digits: number): boolean;
   /**
    * Whether the text may hold `chars` word characters in a row (ASCII letters, digits, "_":
-   * digit-runs.ts; it does when pruning is off): a pattern every match of which holds such a
+   * text-runs.ts; it does when pruning is off): a pattern every match of which holds such a
    * run is not run when it cannot.
    */
   mayHoldWordRun(chars: number): boolean;
   /**
-   * The text's runs of digits (digit-runs.ts), read once and shared by every recognizer;
+   * The text's runs of digits (text-runs.ts), read once and shared by every recognizer;
    * asked only when pruning is on.
    */
   digitRuns(): TextRuns;

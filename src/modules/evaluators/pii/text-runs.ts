@@ -1,3 +1,8 @@
+// The runs a pattern needs and a text has, so that a pattern is not run where it cannot match,
+// or is tried only where it can: runs of digits and of word characters read from a pattern's
+// source (minDigitRun, minWordRun, digitAnchor, wholeWord), and a text's runs read in one pass
+// (TextRuns). Used by the pattern recognizers (recognizer.ts) when detection prunes.
+
 /**
  * How many ASCII digits in a row every match of a regular expression holds ("\b\d{9}\b": 9,
  * "\d{3}[\s.-]?\d{4}": 4), read from its source, and the longest such run a text has: a
