@@ -143,11 +143,32 @@ describe.runIf(hasChromium)('dashboards in a real browser', () => {
     expect(await layoutOf(page, 'Cost per model')).toBe('0,2,6,4');
     expect(await layoutOf(page, 'Error share')).toBe('0,6,3,2');
 
-    // Dragged up beside the first chart, then the table made wider by its corner.
+    // Dragged up beside the first chart, then the table made wider by its corner while the first
+    // save is still on its way (held here, as a slow network or a busy server would): the second
+    // waits for it and goes over the version it made, so neither is refused as someone else's.
+    const savesBefore = Number(/Saved (\d+) time/.exec((await page.getByTestId('dashboard-saved').textContent()) ?? '')?.[1]);
+    expect(savesBefore).toBeGreaterThan(0);
+    let releaseFirstSave!: () => void;
+    const firstSaveHeld = new Promise<void>((resolve) => (releaseFirstSave = resolve));
+    const puts: number[] = [];
+    await page.route(`**/api/dashboards/${dashboardId}`, async (route) => {
+      if (route.request().method() === 'PUT' && puts.push(Date.now()) === 1) await firstSaveHeld;
+      await route.continue();
+    });
     await dragBy(page, 'Move Error share (drag, or arrow keys)', 3, -6);
     await expect.poll(() => layoutOf(page, 'Error share')).toBe('3,0,3,2');
+    await expect.poll(() => puts.length).toBe(1);
     await dragBy(page, 'Resize Cost per model (drag, or arrow keys)', 3, 1);
     await expect.poll(() => layoutOf(page, 'Cost per model')).toBe('0,2,9,5');
+    // Shown as it waits: the move is still drawn where it was dropped.
+    expect(await layoutOf(page, 'Error share')).toBe('3,0,3,2');
+    await expect.poll(() => page.getByTestId('dashboard-saved').textContent()).toContain('Saving…');
+    expect(puts).toHaveLength(1);
+    releaseFirstSave();
+    await expect.poll(() => page.getByTestId('dashboard-saved').textContent()).toContain(`Saved ${savesBefore + 2} times`);
+    expect(puts).toHaveLength(2);
+    expect(await page.getByTestId('dashboard-stale').count()).toBe(0);
+    await page.unroute(`**/api/dashboards/${dashboardId}`);
     // Saved as it was drawn.
     await expect
       .poll(async () => (await web.request('GET', `/api/dashboards/${dashboardId}`, { token: web.creds.projectApiKey })).body.definition.charts.map((c: { layout: unknown }) => c.layout))

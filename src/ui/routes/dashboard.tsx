@@ -101,11 +101,42 @@ function DashboardView({ projectId, dashboard, search, onSearch }: { projectId: 
   const [editing, setEditing] = useState(false);
   const anchor = useRangeAnchor(search);
   const view = useMemo(() => viewOf(search, anchor), [search, anchor]);
-  const save = (next: Partial<DashboardDefinitionInput>) => put.mutate({ id: dashboard.id, version: dashboard.version, body: { ...definition, ...next } });
+  // Saves go one at a time, each over the version the one before it made: a change made while
+  // a save is under way (a second drag on a slow network, an arrow key held down) waits for it,
+  // and only the latest such change is sent after it. Sent side by side, the later one would go
+  // over the version on screen and be refused as someone else's save (412), losing this
+  // person's own change.
+  const sending = useRef<DashboardDefinitionInput | null>(null);
+  const waiting = useRef<DashboardDefinitionInput | null>(null);
+  const [queued, setQueued] = useState<DashboardDefinitionInput | null>(null);
+  const wait = (body: DashboardDefinitionInput | null) => {
+    waiting.current = body;
+    setQueued(body);
+  };
+  const send = async (body: DashboardDefinitionInput, version: number) => {
+    try {
+      for (let next: DashboardDefinitionInput | null = body; next; next = waiting.current) {
+        wait(null);
+        sending.current = next;
+        version = (await put.mutateAsync({ id: dashboard.id, version, body: next })).version;
+      }
+    } catch {
+      // Refused or failed: what waited was made on top of it, so it is not sent either (the error says so).
+      wait(null);
+    } finally {
+      sending.current = null;
+    }
+  };
+  const save = (next: Partial<DashboardDefinitionInput>) => {
+    // Over what this page last asked to save.
+    const body = { ...(waiting.current ?? sending.current ?? definition), ...next };
+    if (sending.current) wait(body);
+    else void send(body, dashboard.version);
+  };
   // Someone else saved after this page read the dashboard: theirs is kept; reloading shows it.
   const stale = put.error instanceof ApiError && put.error.status === 412;
-  // While a save is under way the grid shows what is being saved (a dropped chart stays where it was dropped).
-  const charts = (put.isPending && put.variables?.body.charts ? put.variables.body.charts : dashboard.definition.charts) as DashboardChart[];
+  // While a save is under way the grid shows what is being saved, or what waits for it (a dropped chart stays where it was dropped).
+  const charts = ((queued ?? (put.isPending ? put.variables?.body : undefined))?.charts ?? dashboard.definition.charts) as DashboardChart[];
   // The toolbar shows the saved range when the URL names none.
   const savedLast = definition.timeRange?.last;
   const shown = search.range ? search : { ...search, range: RANGE_PRESETS.some((p) => p.value === savedLast) ? savedLast : undefined };
@@ -134,7 +165,7 @@ function DashboardView({ projectId, dashboard, search, onSearch }: { projectId: 
       <ListToolbar search={shown} onChange={(next) => onSearch({ ...next, group: search.group })} forCharts />
       <Text size="xs" className="muted" data-testid="dashboard-saved">
         {dashboard.builtIn ? 'The default dashboard, as shipped.' : `Saved ${dashboard.version} time${dashboard.version === 1 ? '' : 's'}.`} Shared with everyone in the project; times in {zone}.
-        {put.isPending ? ' Saving…' : ''}
+        {put.isPending || queued ? ' Saving…' : ''}
       </Text>
       {stale ? (
         <Alert color="red" title="Someone else saved this dashboard meanwhile" data-testid="dashboard-stale" role="alert">
