@@ -1,3 +1,4 @@
+import { useRef, useState } from 'react';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { z } from 'zod';
 import { DELETE, GET, POST, PUT } from './client.ts';
@@ -57,4 +58,45 @@ export function useDashboardMutations(projectId: string) {
       onSuccess: (_r, id) => Promise.all([client.invalidateQueries({ queryKey: dashboardKeys.list(projectId) }), client.invalidateQueries({ queryKey: dashboardKeys.one(projectId, id) })]),
     }),
   };
+}
+
+/**
+ * A dashboard's saves from one page, one at a time, each over the version the one before it made:
+ * a change made while a save is under way (a second drag on a slow network, an arrow key pressed
+ * again and again) waits for it, and only the latest such change is sent after it. Sent side by
+ * side, the later one would go over the version on screen and be refused as someone else's save
+ * (412), losing this person's own change. `unsaved`: what is being saved, or waits, until it is.
+ */
+export function useDashboardSaves(projectId: string, dashboard: Dashboard) {
+  const { put } = useDashboardMutations(projectId);
+  const definition = dashboard.definition as DashboardDefinitionInput;
+  const sending = useRef<DashboardDefinitionInput | null>(null);
+  const waiting = useRef<DashboardDefinitionInput | null>(null);
+  const [queued, setQueued] = useState<DashboardDefinitionInput | null>(null);
+  const wait = (body: DashboardDefinitionInput | null) => {
+    waiting.current = body;
+    setQueued(body);
+  };
+  const send = async (body: DashboardDefinitionInput, version: number) => {
+    try {
+      for (let next: DashboardDefinitionInput | null = body; next; next = waiting.current) {
+        wait(null);
+        sending.current = next;
+        version = (await put.mutateAsync({ id: dashboard.id, version, body: next })).version;
+      }
+    } catch {
+      // Refused or failed: what waited was made on top of it, so it is not sent either (put.error says so).
+      wait(null);
+    } finally {
+      sending.current = null;
+    }
+  };
+  const save = (next: Partial<DashboardDefinitionInput>) => {
+    // Over what this page last asked to save.
+    const body = { ...(waiting.current ?? sending.current ?? definition), ...next };
+    if (sending.current) wait(body);
+    else void send(body, dashboard.version);
+  };
+  const unsaved = queued ?? (put.isPending ? (put.variables?.body ?? null) : null);
+  return { save, unsaved, put };
 }

@@ -17,6 +17,7 @@ import {
   useChartData,
   useDashboard,
   useDashboardMutations,
+  useDashboardSaves,
   type ChartData,
   type Dashboard,
   type DashboardChart,
@@ -95,48 +96,17 @@ function viewOf(search: DashboardSearch, anchor: number): View {
 }
 
 function DashboardView({ projectId, dashboard, search, onSearch }: { projectId: string; dashboard: Dashboard; search: DashboardSearch; onSearch: (next: DashboardSearch) => void }) {
-  const { put, remove, reload } = useDashboardMutations(projectId);
+  const { remove, reload } = useDashboardMutations(projectId);
+  const { save, unsaved, put } = useDashboardSaves(projectId, dashboard);
   const navigate = useNavigate();
   const definition = dashboard.definition as DashboardDefinitionInput;
   const [editing, setEditing] = useState(false);
   const anchor = useRangeAnchor(search);
   const view = useMemo(() => viewOf(search, anchor), [search, anchor]);
-  // Saves go one at a time, each over the version the one before it made: a change made while
-  // a save is under way (a second drag on a slow network, an arrow key held down) waits for it,
-  // and only the latest such change is sent after it. Sent side by side, the later one would go
-  // over the version on screen and be refused as someone else's save (412), losing this
-  // person's own change.
-  const sending = useRef<DashboardDefinitionInput | null>(null);
-  const waiting = useRef<DashboardDefinitionInput | null>(null);
-  const [queued, setQueued] = useState<DashboardDefinitionInput | null>(null);
-  const wait = (body: DashboardDefinitionInput | null) => {
-    waiting.current = body;
-    setQueued(body);
-  };
-  const send = async (body: DashboardDefinitionInput, version: number) => {
-    try {
-      for (let next: DashboardDefinitionInput | null = body; next; next = waiting.current) {
-        wait(null);
-        sending.current = next;
-        version = (await put.mutateAsync({ id: dashboard.id, version, body: next })).version;
-      }
-    } catch {
-      // Refused or failed: what waited was made on top of it, so it is not sent either (the error says so).
-      wait(null);
-    } finally {
-      sending.current = null;
-    }
-  };
-  const save = (next: Partial<DashboardDefinitionInput>) => {
-    // Over what this page last asked to save.
-    const body = { ...(waiting.current ?? sending.current ?? definition), ...next };
-    if (sending.current) wait(body);
-    else void send(body, dashboard.version);
-  };
   // Someone else saved after this page read the dashboard: theirs is kept; reloading shows it.
   const stale = put.error instanceof ApiError && put.error.status === 412;
   // While a save is under way the grid shows what is being saved, or what waits for it (a dropped chart stays where it was dropped).
-  const charts = ((queued ?? (put.isPending ? put.variables?.body : undefined))?.charts ?? dashboard.definition.charts) as DashboardChart[];
+  const charts = (unsaved?.charts ?? dashboard.definition.charts) as DashboardChart[];
   // The toolbar shows the saved range when the URL names none.
   const savedLast = definition.timeRange?.last;
   const shown = search.range ? search : { ...search, range: RANGE_PRESETS.some((p) => p.value === savedLast) ? savedLast : undefined };
@@ -165,7 +135,7 @@ function DashboardView({ projectId, dashboard, search, onSearch }: { projectId: 
       <ListToolbar search={shown} onChange={(next) => onSearch({ ...next, group: search.group })} forCharts />
       <Text size="xs" className="muted" data-testid="dashboard-saved">
         {dashboard.builtIn ? 'The default dashboard, as shipped.' : `Saved ${dashboard.version} time${dashboard.version === 1 ? '' : 's'}.`} Shared with everyone in the project; times in {zone}.
-        {put.isPending || queued ? ' Saving…' : ''}
+        {unsaved ? ' Saving…' : ''}
       </Text>
       {stale ? (
         <Alert color="red" title="Someone else saved this dashboard meanwhile" data-testid="dashboard-stale" role="alert">
