@@ -5,7 +5,7 @@
  * from BENCH_DATABASE_URL or TEST_DATABASE_URL (skipped when neither is set and the
  * local server does not answer). BENCH_ONLY=traces|grpc|alerts|privacy|detail|compression|webhooks|evaluators|pii|overload|flood|backup|datasets|experiments|experiments-run|experiments-compare|views|span-jumps|first-load|topics|simulations|scale|partitions|soak
  * picks benchmarks (soak runs only when named: the robustness tests at their long sizes; backup: BENCH_BACKUP_MIB, default 1024, the PGlite database's size; privacy:
- * BENCH_PRIVACY_REQUESTS_OFF, default 50, and BENCH_PRIVACY_REQUESTS, default 30, 100-span requests per round; alerts: BENCH_ALERTS_TRACES, default 1,000,000 trace summaries of 5 spans; scale: BENCH_SCALE_SPANS, default 5,000,000, PostgreSQL only, with a streaming replica when replication connections are allowed; partitions: BENCH_CONVERSION_SPANS, default 1,000,000, the in-place conversion, and BENCH_SCALE_SPANS for the day drop, PostgreSQL only).
+ * BENCH_PRIVACY_REQUESTS_OFF, default 50, and BENCH_PRIVACY_REQUESTS, default 30, 100-span requests per round, BENCH_PRIVACY_ROUNDS, default 5, rounds of each mode measured after one that is not; alerts: BENCH_ALERTS_TRACES, default 1,000,000 trace summaries of 5 spans; scale: BENCH_SCALE_SPANS, default 5,000,000, PostgreSQL only, with a streaming replica when replication connections are allowed; partitions: BENCH_CONVERSION_SPANS, default 1,000,000, the in-place conversion, and BENCH_SCALE_SPANS for the day drop, PostgreSQL only).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -188,11 +188,12 @@ for (const kind of kinds) {
       const p = await benchPrivacy(server, {
         requestsOff: Math.max(2, Math.round(Number(process.env.BENCH_PRIVACY_REQUESTS_OFF ?? '50') * scale)),
         requestsOn: Math.max(2, Math.round(Number(process.env.BENCH_PRIVACY_REQUESTS ?? '30') * scale)),
-        rounds: 3,
+        rounds: Number(process.env.BENCH_PRIVACY_ROUNDS ?? '5'),
+        warmUpRounds: 1,
         clients,
         inFlight,
       });
-      row(label, kind, 'off: spans/s, median of 3 rounds', p.spansPerSecond.off, 'spans/s');
+      row(label, kind, `off: spans/s, median of ${p.rounds.off.length} rounds`, p.spansPerSecond.off, 'spans/s');
       row(label, kind, 'mask, every entity type: spans/s', p.spansPerSecond.mask, 'spans/s');
       row(label, kind, 'hash, every entity type: spans/s', p.spansPerSecond.hash, 'spans/s');
       row(label, kind, 'mask / off', p.spansPerSecond.mask / p.spansPerSecond.off, 'x', '>= 0.5');
@@ -200,7 +201,7 @@ for (const kind of kinds) {
       row(label, kind, 'rounds off / mask / hash', `${p.rounds.off.join(' ')} / ${p.rounds.mask.join(' ')} / ${p.rounds.hash.join(' ')}`, 'spans/s');
       row(label, kind, 'request p50 off / mask / hash', `${p.requestP50.off.toFixed(0)} / ${p.requestP50.mask.toFixed(0)} / ${p.requestP50.hash.toFixed(0)}`, 'ms');
       // The server's CPU time per span (all its threads, and PostgreSQL's backends): the ratio ingest reaches when CPU-bound, readable under load.
-      row(label, kind, 'server CPU per span off / mask / hash, median of 3 rounds', `${p.cpuMsPerSpan.off.toFixed(2)} / ${p.cpuMsPerSpan.mask.toFixed(2)} / ${p.cpuMsPerSpan.hash.toFixed(2)}`, 'ms');
+      row(label, kind, `server CPU per span off / mask / hash, median of ${p.rounds.off.length} rounds`, `${p.cpuMsPerSpan.off.toFixed(2)} / ${p.cpuMsPerSpan.mask.toFixed(2)} / ${p.cpuMsPerSpan.hash.toFixed(2)}`, 'ms');
       row(label, kind, 'of it on the main thread off / mask / hash', `${p.mainCpuMsPerSpan.off.toFixed(2)} / ${p.mainCpuMsPerSpan.mask.toFixed(2)} / ${p.mainCpuMsPerSpan.hash.toFixed(2)}`, 'ms');
       row(label, kind, 'CPU per span: off / mask', p.cpuMsPerSpan.off / p.cpuMsPerSpan.mask, 'x', '>= 0.5');
       row(label, kind, 'CPU per span: off / hash', p.cpuMsPerSpan.off / p.cpuMsPerSpan.hash, 'x', '>= 0.5');
