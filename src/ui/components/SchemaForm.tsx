@@ -1,4 +1,4 @@
-import { useMemo, useState } from 'react';
+import { useMemo, useState, type Dispatch, type SetStateAction } from 'react';
 import { Checkbox, Fieldset, Group, NativeSelect, NumberInput, SimpleGrid, Stack, Switch, TagsInput, Text, TextInput, Textarea } from '@mantine/core';
 import { asText } from '../lib/format.ts';
 import { ModelPicker } from './ModelPicker.tsx';
@@ -19,6 +19,12 @@ export interface JsonSchema {
 }
 
 type Values = Record<string, unknown>;
+/**
+ * A form's values are changed by an update of the latest ones (a state setter), not by a copy of
+ * the values this render saw: two changes before the next render (a control that reports twice
+ * in one event, a picker that fills itself) both land.
+ */
+type SetValues = Dispatch<SetStateAction<Values>>;
 
 /** The schema without its `null` alternative (`string | null`, `anyOf: [array, null]`). */
 export function nonNull(schema: JsonSchema): JsonSchema {
@@ -46,7 +52,7 @@ export function SchemaForm({
 }: {
   schema: JsonSchema;
   value: Values;
-  onChange: (next: Values) => void;
+  onChange: SetValues;
   idPrefix: string;
   projectId: string;
   /** What to say next to a property's control (by its name), from the form's refusal (lib/form-errors.ts). */
@@ -57,7 +63,9 @@ export function SchemaForm({
     <Stack gap="sm">
       {properties.map(([name, raw]) => {
         const s = nonNull(raw);
-        const set = (v: unknown) => onChange({ ...value, [name]: v });
+        const set = (v: unknown) => onChange((latest) => ({ ...latest, [name]: v }));
+        /** Changes this property's group of switches, as it is in the latest values. */
+        const setInner = (update: (inner: Values) => Values) => onChange((latest) => ({ ...latest, [name]: update((latest[name] ?? s.default ?? {}) as Values) }));
         const current = value[name] ?? s.default;
         const common = { label: name, description: s.description, error: errorAt?.(name) };
         if (s.enum) return <NativeSelect key={name} {...common} value={asText(current)} data={s.enum.map(String)} onChange={(e) => set(e.currentTarget.value)} />;
@@ -96,7 +104,7 @@ export function SchemaForm({
           if (Object.keys(s.properties).length > 12)
             return (
               <div key={name}>
-                <SwitchGroups name={name} properties={s.properties} value={inner} onChange={(next) => set(next)} />
+                <SwitchGroups name={name} properties={s.properties} value={inner} onChange={setInner} />
                 {refused}
               </div>
             );
@@ -104,7 +112,10 @@ export function SchemaForm({
             <Fieldset key={name} legend={name}>
               <SimpleGrid cols={{ base: 1, sm: 3 }} spacing={6}>
                 {Object.entries(s.properties).map(([key, p]) => (
-                  <Switch key={key} size="xs" label={key} checked={(inner[key] ?? nonNull(p).default) === true} onChange={(e) => set({ ...inner, [key]: e.currentTarget.checked })} />
+                  <Switch key={key} size="xs" label={key} checked={(inner[key] ?? nonNull(p).default) === true} onChange={(e) => {
+                    const on = e.currentTarget.checked;
+                    setInner((latest) => ({ ...latest, [key]: on }));
+                  }} />
                 ))}
               </SimpleGrid>
               {refused}
@@ -195,13 +206,13 @@ export function missingRequired(schema: JsonSchema, value: Values): string[] {
  * An evaluator's data fields: texts, lists of texts one per line, anything else as JSON (a
  * field without a type is text). Required fields are marked; `errorAt` says what is wrong with one.
  */
-export function DataForm({ schema, value, onChange, errorAt }: { schema: JsonSchema; value: Values; onChange: (next: Values) => void; errorAt?: (name: string) => string | undefined }) {
+export function DataForm({ schema, value, onChange, errorAt }: { schema: JsonSchema; value: Values; onChange: SetValues; errorAt?: (name: string) => string | undefined }) {
   const required = new Set(schema.required ?? []);
   return (
     <Stack gap="sm">
       {Object.entries(schema.properties ?? {}).map(([name, raw]) => {
         const s = nonNull(raw);
-        const set = (v: unknown) => onChange({ ...value, [name]: v });
+        const set = (v: unknown) => onChange((latest) => ({ ...latest, [name]: v }));
         const label = name;
         const withAsterisk = required.has(name);
         const error = errorAt?.(name);
@@ -250,7 +261,7 @@ const words = (key: string) => key.replace(/^[a-z]{2}_(?=.)/, (p) => (groupOf(ke
  * Many on/off settings (an evaluator's ~80 PII entities): grouped (by country for region
  * codes), each group with "all of this group", and a search over the names.
  */
-function SwitchGroups({ name, properties, value, onChange }: { name: string; properties: Record<string, JsonSchema>; value: Values; onChange: (next: Values) => void }) {
+function SwitchGroups({ name, properties, value, onChange }: { name: string; properties: Record<string, JsonSchema>; value: Values; onChange: (update: (latest: Values) => Values) => void }) {
   const [query, setQuery] = useState('');
   const isOn = (key: string) => (value[key] ?? nonNull(properties[key]).default) === true;
   const groups = useMemo(() => {
@@ -267,7 +278,7 @@ function SwitchGroups({ name, properties, value, onChange }: { name: string; pro
     .map(([g, keys]) => [g, g.toLowerCase().includes(needle) ? keys : keys.filter((k) => k.includes(needle.replace(/\s+/g, '_')) || words(k).includes(needle))] as const)
     .filter(([, keys]) => keys.length > 0);
   const onCount = Object.keys(properties).filter(isOn).length;
-  const setAll = (keys: readonly string[], on: boolean) => onChange({ ...value, ...Object.fromEntries(keys.map((k) => [k, on])) });
+  const setAll = (keys: readonly string[], on: boolean) => onChange((latest) => ({ ...latest, ...Object.fromEntries(keys.map((k) => [k, on])) }));
   return (
     <Fieldset legend={`${name} (${onCount} of ${Object.keys(properties).length} on)`} style={{ minWidth: 0 }}>
       <TextInput size="xs" mb="xs" aria-label={`Search ${name}`} placeholder="Search (a name or a country)" value={query} onChange={(e) => setQuery(e.currentTarget.value)} />
@@ -295,7 +306,10 @@ function SwitchGroups({ name, properties, value, onChange }: { name: string; pro
               </Group>
               <SimpleGrid cols={{ base: 1, sm: 2 }} spacing={4} verticalSpacing={4}>
                 {keys.map((key) => (
-                  <Checkbox key={key} size="xs" label={words(key)} title={key} aria-label={key} checked={isOn(key)} onChange={(e) => onChange({ ...value, [key]: e.currentTarget.checked })} styles={{ label: { overflowWrap: 'anywhere' } }} />
+                  <Checkbox key={key} size="xs" label={words(key)} title={key} aria-label={key} checked={isOn(key)} onChange={(e) => {
+                    const on = e.currentTarget.checked;
+                    onChange((latest) => ({ ...latest, [key]: on }));
+                  }} styles={{ label: { overflowWrap: 'anywhere' } }} />
                 ))}
               </SimpleGrid>
             </details>

@@ -448,7 +448,7 @@ function TryIt({ projectId, evaluator }: { projectId: string; evaluator: CustomE
         <DataForm
           schema={entry.data}
           value={data}
-          onChange={(next) => (setData(next), setMissing([]))}
+          onChange={(update) => (setData(update), setMissing([]))}
           errorAt={(name) => (missing.includes(name) ? `Required: the judge's prompt uses {{${name}}}.` : refused.at(`data.${name}`))}
         />
         <Button
