@@ -102,8 +102,9 @@ export interface PrivacyBenchResult {
  * round of each mode counts. A first round of every mode is not counted: a server that has
  * run for a while is what is measured, and the detection workers' code is still being
  * optimised through their first few thousand texts (the five warm-up requests of a round do
- * not cover it: the first masked round was the slowest in most runs). Each round's requests are different spans made the same way
- * (new trace ids, texts from the same generator), so no mode writes over another's rows.
+ * not cover them: with three rounds counted, the first masked round was the slowest in five
+ * runs of seven). Each round's requests are different spans made the same way (new trace ids,
+ * texts from the same generator), so no mode writes over another's rows.
  */
 export async function benchPrivacy(
   server: BenchServer,
