@@ -112,10 +112,17 @@ export function SchemaForm({
             <Fieldset key={name} legend={name}>
               <SimpleGrid cols={{ base: 1, sm: 3 }} spacing={6}>
                 {Object.entries(s.properties).map(([key, p]) => (
-                  <Switch key={key} size="xs" label={key} checked={(inner[key] ?? nonNull(p).default) === true} onChange={(e) => {
-                    const on = e.currentTarget.checked;
-                    setInner((latest) => ({ ...latest, [key]: on }));
-                  }} />
+                  <Switch
+                    key={key}
+                    size="xs"
+                    label={key}
+                    checked={(inner[key] ?? nonNull(p).default) === true}
+                    onChange={(e) => {
+                      // Read now: the event's target is gone by the time React runs the update.
+                      const on = e.currentTarget.checked;
+                      setInner((latest) => ({ ...latest, [key]: on }));
+                    }}
+                  />
                 ))}
               </SimpleGrid>
               {refused}
@@ -306,10 +313,19 @@ function SwitchGroups({ name, properties, value, onChange }: { name: string; pro
               </Group>
               <SimpleGrid cols={{ base: 1, sm: 2 }} spacing={4} verticalSpacing={4}>
                 {keys.map((key) => (
-                  <Checkbox key={key} size="xs" label={words(key)} title={key} aria-label={key} checked={isOn(key)} onChange={(e) => {
-                    const on = e.currentTarget.checked;
-                    onChange((latest) => ({ ...latest, [key]: on }));
-                  }} styles={{ label: { overflowWrap: 'anywhere' } }} />
+                  <Checkbox
+                    key={key}
+                    size="xs"
+                    label={words(key)}
+                    title={key}
+                    aria-label={key}
+                    checked={isOn(key)}
+                    onChange={(e) => {
+                      const on = e.currentTarget.checked;
+                      onChange((latest) => ({ ...latest, [key]: on }));
+                    }}
+                    styles={{ label: { overflowWrap: 'anywhere' } }}
+                  />
                 ))}
               </SimpleGrid>
             </details>
