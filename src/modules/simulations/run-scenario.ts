@@ -182,11 +182,20 @@ ${criteria}`,
     if (t.type === 'prompt') {
       const last = conversation.at(-1)?.content ?? '';
       const transcript = conversation.map((m) => `${m.role}: ${m.content}`).join('\n');
+      let recorded: Promise<void> = Promise.resolve();
       const run = await this.model('agent', async () => {
         const prepared = await this.ctx.server.prompts.prepare(scope, t.prompt, { version: t.version });
-        return prepared({ variables: { input: last, conversation: transcript }, ...(t.model ? { model: t.model } : {}) }, signal).answer;
+        const call = prepared({ variables: { input: last, conversation: transcript }, ...(t.model ? { model: t.model } : {}) }, signal);
+        recorded = call.recorded;
+        return call.answer;
       });
-      return { text: run.output.content, traceId: run.trace_id };
+      // The message links the trace only once it is stored, so the link never leads to a 404;
+      // a trace that failed to store is not linked (the answer still counts), as in experiments.
+      const stored = await recorded.then(
+        () => true,
+        () => false,
+      );
+      return { text: run.output.content, traceId: stored ? run.trace_id : null };
     }
     let headers: Record<string, string> = {};
     try {
