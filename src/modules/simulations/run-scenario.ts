@@ -182,20 +182,19 @@ ${criteria}`,
     if (t.type === 'prompt') {
       const last = conversation.at(-1)?.content ?? '';
       const transcript = conversation.map((m) => `${m.role}: ${m.content}`).join('\n');
-      let recorded: Promise<void> = Promise.resolve();
-      const run = await this.model('agent', async () => {
+      const { run, stored } = await this.model('agent', async () => {
         const prepared = await this.ctx.server.prompts.prepare(scope, t.prompt, { version: t.version });
         const call = prepared({ variables: { input: last, conversation: transcript }, ...(t.model ? { model: t.model } : {}) }, signal);
-        recorded = call.recorded;
-        return call.answer;
+        // Handled at once: a failed call's trace may fail to store too, and nothing else awaits it.
+        const stored = call.recorded.then(
+          () => true,
+          () => false,
+        );
+        return { run: await call.answer, stored };
       });
       // The message links the trace only once it is stored, so the link never leads to a 404;
       // a trace that failed to store is not linked (the answer still counts), as in experiments.
-      const stored = await recorded.then(
-        () => true,
-        () => false,
-      );
-      return { text: run.output.content, traceId: stored ? run.trace_id : null };
+      return { text: run.output.content, traceId: (await stored) ? run.trace_id : null };
     }
     let headers: Record<string, string> = {};
     try {
